@@ -1,0 +1,601 @@
+// CPU reference for the conv-T + slice chain: a polyphase, register-tiled float64 conv-T
+// spread over std::threads, the slice, the chain, and the derived float32 error bound.
+// Contracts are in cpu_reference.hpp.
+#include "core/cpu_reference.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define REPRO_CPUREF_X86_DISPATCH 1
+#else
+#define REPRO_CPUREF_X86_DISPATCH 0
+#endif
+
+namespace repro {
+namespace {
+
+// ci per register tile (the tile is kBlockCi ci x 2 vectors of columns).
+constexpr uint32_t kBlockCi = 4;
+// The widest tile's columns (AVX2: 2 x 4 doubles); margins and row padding cover it.
+constexpr uint32_t kMaxTileCols = 8;
+// co per pass over an output row: the input rows one pass touches (kCoChunk * taps rows of
+// float64) stay in L2 while the accumulator row (kBlockCi rows) stays in L1.
+constexpr uint32_t kCoChunk = 8;
+
+// ---- Geometry -------------------------------------------------------------------------
+
+// One output phase along one axis: the big indices first, first + stride, ... whose
+// (index + pad) mod stride is `phase`. Tap t of the phase is kernel index phase + t*stride;
+// output j of the phase reads small index start + j - t.
+struct Phase {
+    uint32_t first = 0;
+    uint32_t count = 0;
+    uint32_t start = 0;
+    uint32_t taps = 0;
+    uint32_t phase = 0;
+};
+
+std::vector<Phase> makePhases(uint32_t bigLen, uint32_t kernel, uint32_t stride, uint32_t pad) {
+    std::vector<Phase> out;
+    const uint32_t n = std::min(stride, bigLen);  // only phases that hold an output
+    for (uint32_t first = 0; first < n; ++first) {
+        const uint64_t shifted = uint64_t{first} + pad;
+        Phase ph;
+        ph.first = first;
+        ph.phase = static_cast<uint32_t>(shifted % stride);
+        ph.count = (bigLen - 1 - first) / stride + 1;
+        ph.start = static_cast<uint32_t>((shifted - ph.phase) / stride);
+        ph.taps = ph.phase < kernel ? (kernel - 1 - ph.phase) / stride + 1 : 0;
+        out.push_back(ph);
+    }
+    return out;
+}
+
+uint32_t roundUp(uint32_t v, uint32_t m) { return (v + m - 1) / m * m; }
+
+struct Geometry {
+    Shape s;
+    ChainSizes z;
+    std::vector<Phase> rows, cols;
+    // The float64 working copy of small: each [H, W] plane sits inside a zero margin so
+    // every tap of every (tile-padded) output reads memory, zero where out of range.
+    uint32_t top = 0, left = 0, paddedH = 0, paddedW = 0;
+    size_t plane = 0;
+    uint32_t ciBlocks = 0;
+    uint32_t maxRowTaps = 0, maxColTaps = 0, maxColCount = 0;
+
+    Geometry(const Shape& shape, const ChainSizes& sizes) : s(shape), z(sizes) {
+        rows = makePhases(z.bigHeight, s.kernelH, s.strideH, s.padH);
+        cols = makePhases(z.bigWidth, s.kernelW, s.strideW, s.padW);
+        int64_t lo = 0, hi = int64_t{s.height} - 1;
+        for (const Phase& p : rows) {
+            if (p.taps == 0) continue;
+            lo = std::min(lo, int64_t{p.start} - (p.taps - 1));
+            hi = std::max(hi, int64_t{p.start} + p.count - 1);
+            maxRowTaps = std::max(maxRowTaps, p.taps);
+        }
+        top = static_cast<uint32_t>(-lo);
+        paddedH = static_cast<uint32_t>(hi - lo + 1);
+        lo = 0;
+        hi = int64_t{s.width} - 1;
+        for (const Phase& p : cols) {
+            maxColCount = std::max(maxColCount, roundUp(p.count, kMaxTileCols));
+            if (p.taps == 0) continue;
+            lo = std::min(lo, int64_t{p.start} - (p.taps - 1));
+            hi = std::max(hi, int64_t{p.start} + roundUp(p.count, kMaxTileCols) - 1);
+            maxColTaps = std::max(maxColTaps, p.taps);
+        }
+        left = static_cast<uint32_t>(-lo);
+        paddedW = static_cast<uint32_t>(hi - lo + 1);
+        plane = size_t{paddedH} * paddedW;
+        ciBlocks = (s.channels + kBlockCi - 1) / kBlockCi;
+    }
+
+    size_t paddedElems() const { return size_t{s.batch} * s.channels * plane; }
+    size_t paddedIndex(size_t nc, uint32_t h, uint32_t w) const {
+        return nc * plane + size_t{h + top} * paddedW + (w + left);
+    }
+};
+
+// Copies float small [batch, C, H, W] into the interior of a zeroed padded buffer.
+void fillPadded(const Geometry& g, std::span<const float> small, std::vector<double>& padded) {
+    const size_t planes = size_t{g.s.batch} * g.s.channels;
+    for (size_t nc = 0; nc < planes; ++nc) {
+        for (uint32_t h = 0; h < g.s.height; ++h) {
+            const float* src = small.data() + (nc * g.s.height + h) * g.s.width;
+            double* dst = padded.data() + g.paddedIndex(nc, h, 0);
+            for (uint32_t w = 0; w < g.s.width; ++w) dst[w] = src[w];
+        }
+    }
+}
+
+// ---- Threads --------------------------------------------------------------------------
+
+unsigned resolveThreads(unsigned threads) {
+    if (threads == 0) threads = std::thread::hardware_concurrency();
+    return std::max(threads, 1u);
+}
+
+// Calls body(unit, worker) for unit in [0, units), units handed out dynamically.
+template <typename F>
+void parallelFor(unsigned workers, size_t units, F&& body) {
+    workers = static_cast<unsigned>(std::min<size_t>(workers, std::max<size_t>(units, 1)));
+    std::atomic<size_t> next{0};
+    auto run = [&](unsigned worker) {
+        for (size_t u = next.fetch_add(1); u < units; u = next.fetch_add(1)) body(u, worker);
+    };
+    if (workers <= 1) {
+        run(0);
+        return;
+    }
+    std::vector<std::jthread> pool;
+    pool.reserve(workers - 1);
+    for (unsigned t = 1; t < workers; ++t) pool.emplace_back(run, t);
+    run(0);
+}
+
+// ---- The conv-T kernel ----------------------------------------------------------------
+
+// Where one step's results go; null pointers are skipped.
+struct StepOut {
+    float* big = nullptr;            // [batch, C, bigH, bigW]
+    double* nextPadded = nullptr;    // the slice, into the next step's padded buffer
+    float* small = nullptr;          // the slice as float [batch, C, H, W]
+};
+
+// Per-worker scratch.
+struct Workspace {
+    std::vector<double> packed;      // weights of one (ci block, phase): [k][kBlockCi][lanes]
+    std::vector<ptrdiff_t> offsets;  // input offset of term k from the tile's base
+    std::vector<double> acc;         // one output row of the phase: [kBlockCi][maxColCount]
+};
+
+using v2d = double __attribute__((vector_size(16)));
+using v4d = double __attribute__((vector_size(32)));
+
+// Unaligned vector load and store (by reference: no vector passes through a call ABI).
+template <typename V>
+[[gnu::always_inline]] inline void loadV(V& v, const double* p) {
+    std::memcpy(&v, p, sizeof v);
+}
+template <typename V>
+[[gnu::always_inline]] inline void storeV(double* p, const V& v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
+// acc[c][0, 2*lanes) += sum over k of packed[k][c] * base[offsets[k] + (0, 2*lanes)], for
+// the kBlockCi rows c of the accumulator (row stride accStride). Eight vector accumulators
+// live in registers across the whole k loop.
+template <typename V>
+[[gnu::always_inline]] inline void tile(double* acc, size_t accStride, const double* base,
+                                        const ptrdiff_t* offsets, const double* packed,
+                                        size_t terms) {
+    constexpr size_t L = sizeof(V) / sizeof(double);
+    V a00, a01, a10, a11, a20, a21, a30, a31;
+    loadV(a00, acc);
+    loadV(a01, acc + L);
+    loadV(a10, acc + accStride);
+    loadV(a11, acc + accStride + L);
+    loadV(a20, acc + 2 * accStride);
+    loadV(a21, acc + 2 * accStride + L);
+    loadV(a30, acc + 3 * accStride);
+    loadV(a31, acc + 3 * accStride + L);
+    for (size_t k = 0; k < terms; ++k) {
+        const double* x = base + offsets[k];
+        V x0, x1, w0, w1, w2, w3;
+        loadV(x0, x);
+        loadV(x1, x + L);
+        const double* w = packed + k * kBlockCi * L;
+        loadV(w0, w);
+        loadV(w1, w + L);
+        loadV(w2, w + 2 * L);
+        loadV(w3, w + 3 * L);
+        a00 += w0 * x0;
+        a01 += w0 * x1;
+        a10 += w1 * x0;
+        a11 += w1 * x1;
+        a20 += w2 * x0;
+        a21 += w2 * x1;
+        a30 += w3 * x0;
+        a31 += w3 * x1;
+    }
+    storeV(acc, a00);
+    storeV(acc + L, a01);
+    storeV(acc + accStride, a10);
+    storeV(acc + accStride + L, a11);
+    storeV(acc + 2 * accStride, a20);
+    storeV(acc + 2 * accStride + L, a21);
+    storeV(acc + 3 * accStride, a30);
+    storeV(acc + 3 * accStride + L, a31);
+}
+
+// One unit: batch item n, ci block cb, every phase; writes its kBlockCi (ci) planes of
+// every output in `out`. Returns the multiply-adds executed.
+template <typename V>
+[[gnu::always_inline]] inline uint64_t convUnit(const Geometry& g, const double* in,
+                                                const double* weight, size_t n, uint32_t cb,
+                                                Workspace& ws, const StepOut& out) {
+    constexpr uint32_t L = sizeof(V) / sizeof(double);
+    constexpr uint32_t tileCols = 2 * L;
+    const Shape& s = g.s;
+    const uint32_t C = s.channels;
+    const uint32_t ci0 = cb * kBlockCi;
+    const uint32_t ciCount = std::min(kBlockCi, C - ci0);
+    const size_t accStride = g.maxColCount;
+    const double* inN = in + n * C * g.plane;
+    uint64_t madds = 0;
+
+    for (const Phase& rp : g.rows) {
+        for (const Phase& cp : g.cols) {
+            const uint32_t taps = rp.taps * cp.taps;
+            const size_t terms = size_t{C} * taps;
+            const uint32_t colsPadded = roundUp(cp.count, tileCols);
+            // Pack the phase's weights [co][l][m][c][lanes] (broadcast across lanes; zero
+            // for ci past C) and the matching input offsets.
+            for (uint32_t co = 0; co < C; ++co) {
+                for (uint32_t l = 0; l < rp.taps; ++l) {
+                    const uint32_t kh = rp.phase + l * s.strideH;
+                    for (uint32_t m = 0; m < cp.taps; ++m) {
+                        const uint32_t kw = cp.phase + m * s.strideW;
+                        const size_t k = (size_t{co} * rp.taps + l) * cp.taps + m;
+                        ws.offsets[k] = static_cast<ptrdiff_t>(co * g.plane) -
+                                        static_cast<ptrdiff_t>(l) * g.paddedW -
+                                        static_cast<ptrdiff_t>(m);
+                        double* dst = ws.packed.data() + k * kBlockCi * L;
+                        for (uint32_t c = 0; c < kBlockCi; ++c) {
+                            const double w =
+                                c < ciCount
+                                    ? weight[((size_t{co} * C + ci0 + c) * s.kernelH + kh) *
+                                                 s.kernelW + kw]
+                                    : 0.0;
+                            for (uint32_t lane = 0; lane < L; ++lane) dst[c * L + lane] = w;
+                        }
+                    }
+                }
+            }
+            for (uint32_t j = 0; j < rp.count; ++j) {
+                std::fill(ws.acc.begin(), ws.acc.end(), 0.0);
+                // Input at (small row start + j, small col start) of plane co = 0; term k
+                // adds its own co, -l and -m.
+                const double* rowBase =
+                    inN + size_t{rp.start + j + g.top} * g.paddedW + (cp.start + g.left);
+                for (uint32_t co0 = 0; co0 < C && taps > 0; co0 += kCoChunk) {
+                    const size_t k0 = size_t{co0} * taps;
+                    const size_t kn = size_t{std::min(kCoChunk, C - co0)} * taps;
+                    for (uint32_t q = 0; q < colsPadded; q += tileCols) {
+                        tile<V>(ws.acc.data() + q, accStride, rowBase + q, ws.offsets.data() + k0,
+                                ws.packed.data() + k0 * kBlockCi * L, kn);
+                    }
+                }
+                madds += uint64_t{colsPadded} * kBlockCi * terms;
+                // Scatter the row into the strided outputs.
+                const uint32_t ih = rp.first + j * s.strideH;
+                const bool sliced = ih >= 1 && ih <= s.height;
+                for (uint32_t c = 0; c < ciCount; ++c) {
+                    const size_t nc = n * C + ci0 + c;
+                    const double* a = ws.acc.data() + c * accStride;
+                    if (out.big) {
+                        float* dst = out.big + (nc * g.z.bigHeight + ih) * g.z.bigWidth;
+                        for (uint32_t t = 0; t < cp.count; ++t) {
+                            dst[cp.first + size_t{t} * s.strideW] = static_cast<float>(a[t]);
+                        }
+                    }
+                    if (!sliced) continue;
+                    // iw = first + t*strideW in [1, W]
+                    const uint32_t tBegin = cp.first >= 1 ? 0 : 1;
+                    const uint32_t tEnd =
+                        cp.first <= s.width
+                            ? std::min(cp.count, (s.width - cp.first) / s.strideW + 1)
+                            : 0;
+                    if (out.nextPadded) {
+                        double* dst = out.nextPadded + g.paddedIndex(nc, ih - 1, 0) - 1;
+                        for (uint32_t t = tBegin; t < tEnd; ++t) {
+                            dst[cp.first + size_t{t} * s.strideW] = a[t];
+                        }
+                    }
+                    if (out.small) {
+                        float* dst = out.small + (nc * s.height + ih - 1) * s.width - 1;
+                        for (uint32_t t = tBegin; t < tEnd; ++t) {
+                            dst[cp.first + size_t{t} * s.strideW] = static_cast<float>(a[t]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return madds;
+}
+
+uint64_t convUnitBaseline(const Geometry& g, const double* in, const double* weight, size_t n,
+                          uint32_t cb, Workspace& ws, const StepOut& out) {
+    return convUnit<v2d>(g, in, weight, n, cb, ws, out);
+}
+
+#if REPRO_CPUREF_X86_DISPATCH
+[[gnu::target("avx2,fma")]] uint64_t convUnitAvx2(const Geometry& g, const double* in,
+                                                  const double* weight, size_t n, uint32_t cb,
+                                                  Workspace& ws, const StepOut& out) {
+    return convUnit<v4d>(g, in, weight, n, cb, ws, out);
+}
+#endif
+
+using ConvUnitFn = uint64_t (*)(const Geometry&, const double*, const double*, size_t, uint32_t,
+                                Workspace&, const StepOut&);
+
+struct Kernel {
+    ConvUnitFn fn;
+    uint32_t lanes;
+    std::string_view name;
+};
+
+// The AVX2+FMA path where the CPU has it, unless REPRO_CPU_KERNEL=baseline.
+Kernel pickKernel() {
+#if REPRO_CPUREF_X86_DISPATCH
+    const char* force = std::getenv("REPRO_CPU_KERNEL");
+    const bool baselineOnly = force != nullptr && std::string_view(force) == "baseline";
+    if (!baselineOnly && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        return {convUnitAvx2, 4, "avx2+fma"};
+    }
+#endif
+    return {convUnitBaseline, 2, "baseline"};
+}
+
+// One conv-T step over all units. Returns the multiply-adds executed.
+uint64_t convStep(const Geometry& g, const Kernel& kernel, const double* in,
+                  const std::vector<double>& weight, unsigned threads, const StepOut& out) {
+    const size_t units = size_t{g.s.batch} * g.ciBlocks;
+    const size_t maxTerms = size_t{g.s.channels} * g.maxRowTaps * g.maxColTaps;
+    std::vector<Workspace> spaces(threads);
+    for (Workspace& ws : spaces) {
+        ws.packed.resize(std::max<size_t>(maxTerms, 1) * kBlockCi * kernel.lanes);
+        ws.offsets.resize(std::max<size_t>(maxTerms, 1));
+        ws.acc.resize(size_t{kBlockCi} * g.maxColCount);
+    }
+    std::vector<uint64_t> madds(threads, 0);
+    parallelFor(threads, units, [&](size_t unit, unsigned worker) {
+        madds[worker] += kernel.fn(g, in, weight.data(), unit / g.ciBlocks,
+                                   static_cast<uint32_t>(unit % g.ciBlocks), spaces[worker], out);
+    });
+    uint64_t total = 0;
+    for (uint64_t m : madds) total += m;
+    return total;
+}
+
+void checkSize(std::string_view what, size_t got, uint64_t want) {
+    if (got != want) {
+        throw std::invalid_argument(
+            fmt::format("cpu reference: {} has {} elements, the shape needs {}", what, got, want));
+    }
+}
+
+std::vector<double> toDouble(std::span<const float> v, bool absolute) {
+    std::vector<double> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) out[i] = absolute ? std::fabs(double(v[i])) : v[i];
+    return out;
+}
+
+// The chain engine shared by cpuChain and cpuTolerance. With `finalValues`, also returns
+// small[N] in float64.
+CpuChain runChain(const Geometry& g, std::span<const float> x0, const std::vector<double>& weight,
+                  uint32_t steps, unsigned threads, bool keep, std::vector<double>* finalValues) {
+    const Kernel kernel = pickKernel();
+    CpuChain chain;
+    chain.threads = static_cast<unsigned>(
+        std::min<size_t>(resolveThreads(threads), size_t{g.s.batch} * g.ciBlocks));
+    chain.kernel = kernel.name;
+    chain.small.resize(size_t{steps} + 1);
+    chain.big.resize(steps);
+
+    std::vector<double> cur(g.paddedElems(), 0.0);
+    std::vector<double> next(steps > 0 ? g.paddedElems() : 0, 0.0);
+    fillPadded(g, x0, cur);
+    if (keep || steps == 0) chain.small[0].assign(x0.begin(), x0.end());
+    for (uint32_t i = 0; i < steps; ++i) {
+        StepOut out;
+        if (keep) {
+            chain.big[i].resize(g.z.bigElems);
+            out.big = chain.big[i].data();
+        }
+        if (keep || i + 1 == steps) {
+            chain.small[i + 1].resize(g.z.smallElems);
+            out.small = chain.small[i + 1].data();
+        }
+        out.nextPadded = next.data();
+        chain.multiplyAdds += convStep(g, kernel, cur.data(), weight, chain.threads, out);
+        std::swap(cur, next);
+    }
+    if (finalValues) {
+        finalValues->resize(g.z.smallElems);
+        const size_t planes = size_t{g.s.batch} * g.s.channels;
+        for (size_t nc = 0; nc < planes; ++nc) {
+            for (uint32_t h = 0; h < g.s.height; ++h) {
+                const double* src = cur.data() + g.paddedIndex(nc, h, 0);
+                std::copy(src, src + g.s.width,
+                          finalValues->data() + (nc * g.s.height + h) * g.s.width);
+            }
+        }
+    }
+    return chain;
+}
+
+}  // namespace
+
+std::vector<float> makeInput(const ChainSizes& sizes) {
+    std::vector<float> v(sizes.smallElems);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = sinf(static_cast<float>(i) * 0.001f) + 1.0f;
+    return v;
+}
+
+std::vector<float> makeWeight(const ChainSizes& sizes) {
+    std::vector<float> v(sizes.weightElems);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = cosf(static_cast<float>(i) * 0.01f) * 0.05f;
+    return v;
+}
+
+void cpuConvT(const Shape& shape, const ChainSizes& sizes, std::span<const float> small,
+              std::span<const float> weight, std::span<float> big, unsigned threads) {
+    checkSize("conv-T input (small)", small.size(), sizes.smallElems);
+    checkSize("conv-T weight", weight.size(), sizes.weightElems);
+    checkSize("conv-T output (big)", big.size(), sizes.bigElems);
+    const Geometry g(shape, sizes);
+    std::vector<double> padded(g.paddedElems(), 0.0);
+    fillPadded(g, small, padded);
+    const std::vector<double> w = toDouble(weight, false);
+    StepOut out;
+    out.big = big.data();
+    const unsigned workers = static_cast<unsigned>(
+        std::min<size_t>(resolveThreads(threads), size_t{g.s.batch} * g.ciBlocks));
+    convStep(g, pickKernel(), padded.data(), w, workers, out);
+}
+
+void cpuSlice(const Shape& shape, const ChainSizes& sizes, std::span<const float> big,
+              std::span<float> small) {
+    checkSize("slice input (big)", big.size(), sizes.bigElems);
+    checkSize("slice output (small)", small.size(), sizes.smallElems);
+    const size_t planes = size_t{shape.batch} * shape.channels;
+    for (size_t nc = 0; nc < planes; ++nc) {
+        for (uint32_t h = 0; h < shape.height; ++h) {
+            const float* src = big.data() + (nc * sizes.bigHeight + h + 1) * sizes.bigWidth + 1;
+            std::copy(src, src + shape.width, small.data() + (nc * shape.height + h) * shape.width);
+        }
+    }
+}
+
+CpuChain cpuChain(const Shape& shape, uint32_t chainLength, unsigned threads,
+                  bool keepIntermediates) {
+    const ChainSizes sizes = computeSizes(shape);
+    const Geometry g(shape, sizes);
+    const std::vector<float> x0 = makeInput(sizes);
+    const std::vector<double> w = toDouble(makeWeight(sizes), false);
+    return runChain(g, x0, w, chainLength, threads, keepIntermediates, nullptr);
+}
+
+uint64_t convTermCount(const Shape& s) {
+    const ChainSizes z = computeSizes(s);
+    // Valid (o, k) pairs along one axis: i = o*stride + k - pad in [0, bigLen).
+    auto axis = [](uint32_t len, uint32_t kernel, uint32_t stride, uint32_t pad, uint32_t bigLen) {
+        uint64_t count = 0;
+        for (uint32_t k = 0; k < kernel; ++k) {
+            for (uint32_t o = 0; o < len; ++o) {
+                const int64_t i = int64_t{o} * stride + k - int64_t{pad};
+                count += (i >= 0 && i < int64_t{bigLen}) ? 1 : 0;
+            }
+        }
+        return count;
+    };
+    return uint64_t{s.batch} * s.channels * s.channels *
+           axis(s.height, s.kernelH, s.strideH, s.padH, z.bigHeight) *
+           axis(s.width, s.kernelW, s.strideW, s.padW, z.bigWidth);
+}
+
+Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned threads) {
+    const ChainSizes sizes = computeSizes(shape);
+    const Geometry g(shape, sizes);
+    const std::vector<float> weightF = makeWeight(sizes);
+    for (float w : weightF) {
+        if (w != 0.0f && std::fabs(w) < FLT_MIN) {
+            // The absolute term assumes the weights themselves are not flushed.
+            throw std::logic_error("cpu reference: a weight is a float32 denormal");
+        }
+    }
+    std::vector<float> x0 = makeInput(sizes);
+    for (float& x : x0) x = std::fabs(x);
+    const std::vector<double> absW = toDouble(weightF, true);
+
+    Tolerance t;
+    t.steps = chainLength;
+    const auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+    t.termsPerOutput = uint64_t{shape.channels} * ceilDiv(shape.kernelH, shape.strideH) *
+                       ceilDiv(shape.kernelW, shape.strideW);
+    const double k = static_cast<double>(t.termsPerOutput);
+    t.unitRoundoff = std::ldexp(1.0, -23);
+    const double ku = k * t.unitRoundoff;
+    t.gamma = ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
+    const double ku64 = k * std::ldexp(1.0, -53);
+    const double gamma64 = ku64 / (1.0 - ku64);
+
+    // S: the largest sum of |w| over the terms one output uses.
+    double S = 0;
+    for (uint32_t ci = 0; ci < shape.channels; ++ci) {
+        for (const Phase& rp : g.rows) {
+            for (const Phase& cp : g.cols) {
+                double sum = 0;
+                for (uint32_t co = 0; co < shape.channels; ++co) {
+                    for (uint32_t l = 0; l < rp.taps; ++l) {
+                        for (uint32_t m = 0; m < cp.taps; ++m) {
+                            const uint32_t kh = rp.phase + l * shape.strideH;
+                            const uint32_t kw = cp.phase + m * shape.strideW;
+                            sum += absW[((size_t{co} * shape.channels + ci) * shape.kernelH + kh) *
+                                            shape.kernelW + kw];
+                        }
+                    }
+                }
+                S = std::max(S, sum);
+            }
+        }
+    }
+    t.weightSum = S;
+
+    const double N = chainLength;
+    const double gpu = std::expm1(N * std::log1p(t.gamma));     // (1+g)^N - 1
+    const double ref = std::expm1(N * std::log1p(gamma64));     // (1+g64)^N - 1
+    const double rounding = std::ldexp(1.0, -24) * (1.0 + ref); // reference -> float
+    // (1 + 2^-40): slack for evaluating these few expressions in float64.
+    t.relative = (gpu + ref + rounding) * (1.0 + ref) * (1.0 + std::ldexp(1.0, -40));
+
+    const double a = (1.0 + t.gamma) * std::ldexp(1.0, -126) * (2.0 * k + 1.0 + S) +
+                     2.0 * k * std::ldexp(1.0, -1074);
+    double A = 0;
+    for (uint32_t i = 0; i < chainLength; ++i) A = (1.0 + t.gamma) * S * A + a;
+    t.absolute = (A + std::ldexp(1.0, -150)) * (1.0 + std::ldexp(1.0, -40));
+
+    std::vector<double> magnitude;
+    runChain(g, x0, absW, chainLength, threads, false, &magnitude);
+    t.magnitude.resize(magnitude.size());
+    for (size_t i = 0; i < magnitude.size(); ++i) {
+        float m = static_cast<float>(magnitude[i]);
+        if (double(m) < magnitude[i]) m = std::nextafter(m, std::numeric_limits<float>::infinity());
+        t.magnitude[i] = m;
+    }
+    return t;
+}
+
+ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const float> cpu,
+                                     const Tolerance& tol) {
+    checkSize("GPU result", gpu.size(), cpu.size());
+    checkSize("tolerance magnitude", tol.magnitude.size(), cpu.size());
+    ToleranceReport r;
+    r.checked = cpu.size();
+    for (size_t j = 0; j < cpu.size(); ++j) {
+        const double allowed = tol.allowed(j);
+        r.maxAllowed = std::max(r.maxAllowed, allowed);
+        r.maxAbsReference = std::max(r.maxAbsReference, std::fabs(double(cpu[j])));
+        double ratio;
+        if (!std::isfinite(gpu[j])) {
+            ++r.nonfinite;
+            ratio = std::numeric_limits<double>::infinity();
+        } else {
+            const double diff = std::fabs(double(gpu[j]) - double(cpu[j]));
+            r.maxAbsDiff = std::max(r.maxAbsDiff, diff);
+            ratio = diff / allowed;
+        }
+        if (!(ratio <= 1.0)) ++r.exceeded;
+        if (ratio > r.worstRatio) {
+            r.worstRatio = ratio;
+            r.worstIndex = j;
+        }
+    }
+    return r;
+}
+
+}  // namespace repro

@@ -1,0 +1,192 @@
+// CLI11 option table and up-front validation of every value.
+#include "core/options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <limits>
+
+#include "repro_version.h"
+
+namespace repro {
+namespace {
+
+constexpr std::string_view kExitTable = R"(Exit status (fits `git bisect run`: 0 good, 125 skip, others bad):
+  0    ran; no mode was wrong (not reproduced)
+  1    usage error: bad flag or value (one line says which and why)
+  2    reproduced: at least one mode's output is wrong (zero, mismatch, nonfinite)
+  3    GPU hang: device lost or a wait timed out (completed results still printed)
+  4    with --validation: the repro's own Vulkan usage drew validation messages
+  125  cannot test here: no Vulkan loader, no usable device, missing feature,
+       not enough device memory, or an inconclusive (underflowed) reference
+Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0.
+
+Where blade's stream is invalid Vulkan the default takes the nearest valid form:
+`params` is a read-only storage block (blade binds a Uniform block through a
+STORAGE_BUFFER descriptor), and the last command buffer of each mode ends with a
+barrier to HOST_READ before the host reads small[N] (blade has none).)";
+
+// Parses a signed decimal integer; nullopt unless the whole text is one.
+std::optional<int64_t> parseInteger(std::string_view text) {
+    int64_t value = 0;
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc{} || ptr != end || text.empty()) return std::nullopt;
+    return value;
+}
+
+// Range-checks a signed value read for an unsigned field.
+uint32_t checkCount(int64_t value, std::string_view flag, int64_t minimum) {
+    if (value < minimum) {
+        throw UsageError(fmt::format("{}: must be at least {} (got {})", flag, minimum, value));
+    }
+    if (value > std::numeric_limits<uint32_t>::max()) {
+        throw UsageError(fmt::format("{}: {} is too large (at most {})", flag, value,
+                                     std::numeric_limits<uint32_t>::max()));
+    }
+    return static_cast<uint32_t>(value);
+}
+
+}  // namespace
+
+std::string_view name(Mode m) {
+    switch (m) {
+        case Mode::Split: return "split";
+        case Mode::Multipass: return "multipass";
+        case Mode::Single: return "single";
+    }
+    return "?";
+}
+
+std::optional<std::vector<Mode>> parseModes(std::string_view text) {
+    if (text == "split") return std::vector{Mode::Split};
+    if (text == "multipass") return std::vector{Mode::Multipass};
+    if (text == "single") return std::vector{Mode::Single};
+    // `single` runs last: it is the one most likely to hang the GPU (SPEC §2).
+    if (text == "all") return std::vector{Mode::Split, Mode::Multipass, Mode::Single};
+    return std::nullopt;
+}
+
+ParseOutcome parseCommandLine(int argc, const char* const* argv,
+                              std::optional<std::string_view> envChain) {
+    ParseOutcome outcome;
+    Options o;
+    for (int i = 0; i < argc; ++i) o.commandLine.emplace_back(argv[i]);
+
+    CLI::App app{"Reproduces a GPU-driver synchronization bug (blade issue #356): a chain of N\n"
+                 "conv-T + slice compute dispatches recorded three ways the Vulkan spec calls\n"
+                 "equivalent, checked, with a verdict in words and in the exit status.",
+                 "repro"};
+    app.get_formatter()->column_width(34);
+
+    std::string modeText = "all";
+    int64_t chain = o.chainLength;
+    std::string preset = o.preset;
+    // Shape fields: read as signed so "-3" is reported as negative, not wrapped.
+    std::optional<int64_t> batch, channels, height, width, kernelH, kernelW, strideH, strideW,
+        padH, padW;
+    std::optional<int64_t> dropDispatch;
+
+    app.add_option("--mode", modeText,
+                   "split | multipass | single | all (all runs split, multipass, single)")
+        ->default_val("all")
+        ->check(CLI::IsMember({"split", "multipass", "single", "all"}));
+    auto* chainOption = app.add_option(
+        "-n,--chain", chain,
+        "chain length N: conv-T + slice steps (environment N is honoured; the flag wins)");
+    chainOption->default_val(6);
+    app.add_option("--preset", preset, "shape preset: spectrostream (the original's) | small | tiny")
+        ->default_val("spectrostream");
+    auto shapeGroup = "Shape (each overrides the preset)";
+    app.add_option("--batch", batch, "batch (spectrostream: 1)")->group(shapeGroup);
+    app.add_option("--channels", channels, "channels C (128)")->group(shapeGroup);
+    app.add_option("--height", height, "small height H (60)")->group(shapeGroup);
+    app.add_option("--width", width, "small width W (480)")->group(shapeGroup);
+    app.add_option("--kernel-h", kernelH, "conv-T kernel height (3)")->group(shapeGroup);
+    app.add_option("--kernel-w", kernelW, "conv-T kernel width (4)")->group(shapeGroup);
+    app.add_option("--stride-h", strideH, "conv-T stride in h (1)")->group(shapeGroup);
+    app.add_option("--stride-w", strideW, "conv-T stride in w (2)")->group(shapeGroup);
+    app.add_option("--pad-h", padH, "conv-T padding in h (0)")->group(shapeGroup);
+    app.add_option("--pad-w", padW, "conv-T padding in w (0)")->group(shapeGroup);
+    app.add_option("--device", o.device,
+                   "device index from --list-devices, or a case-insensitive name substring "
+                   "(default: the first usable device, blade's rule)");
+    app.add_flag("--list-devices", o.listDevices, "list Vulkan devices and whether each can run");
+    app.add_option("--timeout", o.timeoutSeconds,
+                   "seconds to wait for one submit before calling it a GPU hang")
+        ->default_val(kDefaultTimeoutSeconds);
+    app.add_flag("--validation", o.validation,
+                 "enable the Khronos validation layer with synchronization validation; "
+                 "messages are counted and printed");
+    app.add_option("--drop-dispatch", dropDispatch,
+                   "positive control: leave dispatch K (1-based; step s's conv-T is 2s-1, its "
+                   "slice 2s) out of multipass and single, so the checker must report them");
+    app.set_version_flag("--version",
+                         fmt::format("repro {} (git {})", kReproVersion, kReproGitHash));
+    app.footer(std::string{kExitTable});
+
+    try {
+        app.parse(argc, argv);
+        const bool chainGiven = chainOption->count() > 0;
+        if (!chainGiven && envChain) {
+            const auto value = parseInteger(*envChain);
+            if (!value) {
+                throw UsageError(fmt::format(
+                    "environment N='{}': not a chain length (a whole number >= 1)", *envChain));
+            }
+            chain = *value;
+            o.chainLength = checkCount(chain, "environment N", 1);
+        } else {
+            o.chainLength = checkCount(chain, "-n/--chain", 1);
+        }
+        o.modes = *parseModes(modeText);
+        o.preset = preset;
+        o.shape = presetShape(preset);
+        const std::pair<std::optional<int64_t>&, std::pair<uint32_t*, std::string_view>> fields[] = {
+            {batch, {&o.shape.batch, "--batch"}},       {channels, {&o.shape.channels, "--channels"}},
+            {height, {&o.shape.height, "--height"}},    {width, {&o.shape.width, "--width"}},
+            {kernelH, {&o.shape.kernelH, "--kernel-h"}}, {kernelW, {&o.shape.kernelW, "--kernel-w"}},
+            {strideH, {&o.shape.strideH, "--stride-h"}}, {strideW, {&o.shape.strideW, "--stride-w"}},
+            {padH, {&o.shape.padH, "--pad-h"}},          {padW, {&o.shape.padW, "--pad-w"}},
+        };
+        for (const auto& [given, target] : fields) {
+            if (!given) continue;
+            const bool isPadding = target.second.starts_with("--pad");
+            *target.first = checkCount(*given, target.second, isPadding ? 0 : 1);
+        }
+        const ChainSizes sizes = computeSizes(o.shape);  // throws UsageError
+        (void)sizes;
+        if (!(o.timeoutSeconds > 0.0) || o.timeoutSeconds > 1e9) {
+            throw UsageError(fmt::format("--timeout: must be a number of seconds in (0, 1e9] (got {})",
+                                         o.timeoutSeconds));
+        }
+        if (dropDispatch) {
+            const uint64_t dispatches = 2 * uint64_t{o.chainLength};
+            if (*dropDispatch < 1 || uint64_t(*dropDispatch) > dispatches) {
+                throw UsageError(fmt::format("--drop-dispatch: {} is outside 1..{} (2 dispatches per step)",
+                                             *dropDispatch, dispatches));
+            }
+            o.dropDispatch = static_cast<uint32_t>(*dropDispatch);
+        }
+        if (o.device && o.device->empty()) throw UsageError("--device: empty name");
+    } catch (const CLI::CallForHelp&) {
+        outcome.out = app.help();
+        return outcome;
+    } catch (const CLI::CallForVersion& e) {
+        outcome.out = std::string{e.what()} + "\n";
+        return outcome;
+    } catch (const CLI::ParseError& e) {
+        outcome.exitStatus = 1;
+        outcome.err = fmt::format("repro: {} (see --help)", e.what());
+        return outcome;
+    } catch (const UsageError& e) {
+        outcome.exitStatus = 1;
+        outcome.err = fmt::format("repro: {}", e.what());
+        return outcome;
+    }
+    outcome.options = std::move(o);
+    return outcome;
+}
+
+}  // namespace repro

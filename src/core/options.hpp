@@ -1,0 +1,59 @@
+// Command-line options (SPEC §3), parsed with CLI11 and validated up front.
+// Vulkan-free: device-dependent limits are checked later, against the device.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/shape.hpp"
+
+namespace repro {
+
+// Where the barriers and submits go (SPEC §2; blade-command-stream.md §6).
+enum class Mode { Split, Multipass, Single };
+std::string_view name(Mode m);  // "split", "multipass", "single"
+
+// Default `--timeout`, in seconds: how long the host waits for one submit before it
+// calls the GPU hung. Generous so it never fires on a CPU driver running the
+// full-size chain in one submit (see README, "Timeouts").
+inline constexpr double kDefaultTimeoutSeconds = 600.0;
+
+struct Options {
+    std::vector<Mode> modes{Mode::Split, Mode::Multipass, Mode::Single};  // in this order
+    uint32_t chainLength = 6;                                         // N, steps
+    std::string preset = "spectrostream";
+    Shape shape{};
+    std::optional<std::string> device;  // index or case-insensitive name substring
+    bool listDevices = false;
+    double timeoutSeconds = kDefaultTimeoutSeconds;
+    bool validation = false;
+    // Positive control: 1-based dispatch index in chain order (conv-T of step s is
+    // 2s-1, its slice 2s) left out of the non-split modes.
+    std::optional<uint32_t> dropDispatch;
+    std::vector<std::string> commandLine;  // argv as given, for the report
+
+};
+
+// The result of parsing: either options to run with, or an exit status and the text
+// to print (help and version on stdout with status 0; one error line on stderr with
+// status 1).
+struct ParseOutcome {
+    std::optional<Options> options;
+    int exitStatus = 0;
+    std::string out;  // for stdout
+    std::string err;  // for stderr, one line
+};
+
+// Parses argv (argv[0] is the program name). `envChain` is the value of the
+// environment variable N, honoured as the original repro did; the -n flag wins.
+// Never throws: every problem becomes exit status 1 with one line naming it.
+ParseOutcome parseCommandLine(int argc, const char* const* argv,
+                              std::optional<std::string_view> envChain);
+
+// "split", "multipass", "single" or "all" to the modes it runs; nullopt if unknown.
+std::optional<std::vector<Mode>> parseModes(std::string_view text);
+
+}  // namespace repro

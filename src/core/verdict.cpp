@@ -1,0 +1,89 @@
+// Verdict precedence and the result lines.
+#include "core/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include "core/rust_format.hpp"
+
+namespace repro {
+
+std::string modeLine(Mode mode, const BufferStats& s) {
+    // The original computes the percentage in f32: 100.0 * nz as f32 / len as f32.
+    const float percent = 100.0f * static_cast<float>(s.nonZero) / static_cast<float>(s.elements);
+    return fmt::format("  mode={:<9} nz={}/{} ({}%) sum={} max_abs={}", name(mode), s.nonZero,
+                       s.elements, rustFixed(percent, 1), rustExp(s.sum), rustExp(s.maxAbs));
+}
+
+std::string classificationLine(const ModeResult& r) {
+    if (r.kind == Classification::NotRun) return fmt::format("    -> not run: {}", r.reason);
+    return fmt::format("    -> {}: {} ({} submit{}, {:.2f} s)", name(r.kind), r.reason, r.submits,
+                       r.submits == 1 ? "" : "s", r.wallSeconds);
+}
+
+Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
+                      bool referenceUnderflowed, uint64_t validationMessages) {
+    Verdict v;
+    for (const auto& r : results) {
+        if (r.kind == Classification::Hang) {
+            v.exitStatus = kExitHang;
+            v.lines.push_back(fmt::format("--- GPU HANG: mode {} {}", name(r.mode), r.reason));
+            v.lines.push_back("--- results of the modes that completed are above; later modes did "
+                              "not run");
+            return v;
+        }
+    }
+    std::vector<const ModeResult*> wrong;
+    bool anyGood = false;
+    for (const auto& r : results) {
+        if (isWrong(r.kind)) wrong.push_back(&r);
+        if (r.kind == Classification::Ok) anyGood = true;
+    }
+    const bool allZero = !results.empty() && std::all_of(results.begin(), results.end(), [](auto& r) {
+        return r.kind == Classification::Zero;
+    });
+    if (!wrong.empty() && !allZero && !referenceUnderflowed) {
+        v.exitStatus = kExitReproduced;
+        for (const auto* r : wrong) {
+            v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}", name(r->mode),
+                                          name(r->kind), r->reason));
+        }
+        if (anyGood) {
+            std::string good;
+            for (const auto& r : results) {
+                if (r.kind == Classification::Ok) good += fmt::format("{}{}", good.empty() ? "" : ", ", name(r.mode));
+            }
+            v.lines.push_back(fmt::format("--- while {} produced correct non-zero data; the Vulkan "
+                                          "spec makes all three modes equivalent",
+                                          good));
+        }
+        return v;
+    }
+    if (allZero || referenceUnderflowed) {
+        v.exitStatus = kExitCannotTest;
+        v.lines.push_back(fmt::format(
+            "--- INCONCLUSIVE: the reference ({}) is all zero or denormal, which a correct device "
+            "produces once the chain underflows (the signal shrinks ~4x per step)",
+            referenceName.empty() ? "no mode" : referenceName));
+        v.lines.push_back("--- try a shorter chain (-n); a mode cannot be judged against a "
+                          "reference with no signal");
+        return v;
+    }
+    if (validationMessages > 0) {
+        v.exitStatus = kExitValidation;
+        v.lines.push_back(fmt::format("--- VALIDATION: the repro's own Vulkan usage drew {} "
+                                      "validation message{} (see stderr); results are not "
+                                      "trustworthy until they are fixed",
+                                      validationMessages, validationMessages == 1 ? "" : "s"));
+        return v;
+    }
+    v.exitStatus = kExitNotReproduced;
+    v.lines.push_back(
+        referenceName.empty() || results.size() == 1
+            ? "--- NOT REPRODUCED: the output is finite and non-zero (no second mode to compare)"
+            : fmt::format("--- NOT REPRODUCED: every mode produced non-zero output bit-identical "
+                          "to {}",
+                          referenceName));
+    return v;
+}
+
+}  // namespace repro

@@ -1,0 +1,52 @@
+// Per-mode results, the verdict and the exit status (SPEC §4-5). Vulkan-free.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/options.hpp"
+#include "core/stats.hpp"
+
+namespace repro {
+
+// Exit statuses (SPEC §5); they fit `git bisect run`: 0 good, 125 skip, 1-127 bad.
+enum ExitStatus : int {
+    kExitNotReproduced = 0,
+    kExitUsage = 1,
+    kExitReproduced = 2,
+    kExitHang = 3,
+    kExitValidation = 4,
+    kExitCannotTest = 125,
+};
+
+struct ModeResult {
+    Mode mode = Mode::Split;
+    Classification kind = Classification::NotRun;
+    std::string reason;
+    std::optional<BufferStats> stats;  // when the mode completed
+    uint64_t submits = 0;
+    double wallSeconds = 0;
+};
+
+struct Verdict {
+    int exitStatus = kExitNotReproduced;
+    std::vector<std::string> lines;  // each starts with "--- "
+};
+
+// Decides from the modes' results, in the precedence 3 (hang), 2 (a mode is zero,
+// mismatch or nonfinite), 125 (the reference underflowed: inconclusive), 4 (validation
+// messages), 0. `referenceName` names the reference ("split") or is empty when none
+// ran; `referenceUnderflowed` says it is all zero or denormal.
+Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
+                      bool referenceUnderflowed, uint64_t validationMessages);
+
+// The original's result line: `  mode=split     nz=3686400/3686400 (100.0%) sum=…
+// max_abs=…`, Rust number formats, 9-wide left-aligned mode column.
+std::string modeLine(Mode mode, const BufferStats& stats);
+
+// The line under it: `    -> ok: bit-identical to split (2 submits, 1.23 s)`.
+std::string classificationLine(const ModeResult& result);
+
+}  // namespace repro

@@ -1,0 +1,76 @@
+// The chain's buffers and the three ways of recording it (SPEC §2). Each mode is one
+// function that reads top to bottom as the exact Vulkan call sequence it produces.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/options.hpp"
+#include "core/shape.hpp"
+#include "vk/encoder.hpp"
+#include "vk/memory.hpp"
+#include "vk/pipeline.hpp"
+
+namespace repro::vk {
+
+class Device;
+
+// Buffers in the original's creation order (blade-command-stream.md §3): conv params,
+// slice params and weight (Shared), small[0..N] (Shared for 0 and N, Device otherwise),
+// big[0..N) (Device).
+struct ChainBuffers {
+    Buffer convParams;
+    Buffer sliceParams;
+    Buffer weight;
+    std::vector<Buffer> small;  // N + 1
+    std::vector<Buffer> big;    // N
+};
+
+// Creates the buffers and writes the params, the weight and small[0] through their
+// mappings (the original's memcpy; no flush, the types are HOST_COHERENT).
+// Throws CannotTest when memory runs out.
+ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes,
+                                uint32_t chainLength, std::span<const float> input,
+                                std::span<const float> weight);
+
+// Everything a mode needs to record and run the chain.
+struct Chain {
+    const Device& device;
+    Encoder& encoder;
+    const ChainBuffers& buffers;
+    const ComputePipeline& convT;
+    const ComputePipeline& slice;
+    ChainSizes sizes;
+    uint32_t length = 0;           // N
+    double timeoutSeconds = 0;     // per submit
+    std::optional<uint32_t> dropDispatch;  // positive control, non-split modes only
+};
+
+// How a mode's run went.
+struct ModeRun {
+    bool completed = false;      // every submit completed
+    SubmitOutcome failure;       // when not completed: the submit that ended it
+    std::string failedSubmit;    // e.g. "submit 5 of 14 (step 3 conv-T)"
+    uint64_t submits = 0;
+    double wallSeconds = 0;      // record + submit + wait, host time
+    double waitSeconds = 0;      // host time blocked in vkWaitSemaphores
+};
+
+// Runs one mode from fresh state: first a separate submit fills small[1..N] and every
+// big[i] with zeros (and waits), so no data from an earlier mode survives.
+ModeRun runMode(Chain& chain, Mode mode);
+
+// split: 2N submits, each waited on by the host before the next.
+ModeRun runSplit(Chain& chain);
+// multipass: one submit; blade's G before every dispatch (one compute pass each).
+ModeRun runMultipass(Chain& chain);
+// single: one submit, one pass: G once, then blade's C between every two dispatches.
+ModeRun runSingle(Chain& chain);
+
+// Copies the host-visible small[N] out of its mapping (elements).
+std::vector<float> readFinal(const Chain& chain);
+
+}  // namespace repro::vk

@@ -1,0 +1,140 @@
+// Instance, physical-device choice and logical device, as blade-graphics sets them up
+// (blade-command-stream.md §1, blade `vulkan/init.rs` at 72c30c1).
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vk/handles.hpp"
+
+namespace repro::vk {
+
+// Messages from the validation layer's debug-utils messenger (warnings and errors).
+struct ValidationLog {
+    uint64_t errors = 0;
+    uint64_t warnings = 0;
+    std::vector<std::string> messages;  // "<severity> <message-id>: <text>"
+    uint64_t count() const { return errors + warnings; }
+};
+
+// Loads the Vulkan loader through volk and creates the instance: apiVersion
+// min(loader, 1.3.281) as blade asks (ash's header version), no layers unless
+// `validation`, VK_EXT_debug_utils and VK_KHR_get_physical_device_properties2 and
+// VK_KHR_portability_enumeration where the loader lists them.
+// With `validation`: VK_LAYER_KHRONOS_validation with synchronization validation
+// (VkValidationFeaturesEXT) and a messenger that counts and prints to stderr.
+// Throws CannotTest when there is no loader or the layer is missing, VulkanError when
+// vkCreateInstance fails.
+class Instance {
+  public:
+    explicit Instance(bool validation);
+    ~Instance();
+    Instance(const Instance&) = delete;
+    Instance& operator=(const Instance&) = delete;
+
+    VkInstance get() const { return instance_; }
+    uint32_t apiVersion() const { return apiVersion_; }
+    bool hasDebugUtils() const { return debugUtils_; }
+    const ValidationLog& validationLog() const { return *log_; }
+    // After a timed-out wait the device cannot be destroyed, so neither can the instance.
+    void abandon() { abandoned_ = true; }
+
+  private:
+    bool abandoned_ = false;
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    std::unique_ptr<ValidationLog> log_ = std::make_unique<ValidationLog>();
+    uint32_t apiVersion_ = 0;
+    bool debugUtils_ = false;
+};
+
+// Optional features blade turns on where the device has them (init.rs:1005-1125).
+struct BladeFeatures {
+    bool timelineSemaphore = false;
+    bool dynamicRendering = false;
+    bool inlineUniformBlock = false;
+    bool bufferDeviceAddress = false;
+    bool shaderFloat16 = false;
+    bool pipelineExecutableInfo = false;
+    bool dualSrcBlend = false;
+};
+
+// One physical device and whether it can run the repro.
+struct DeviceInfo {
+    uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
+    VkPhysicalDevice handle = VK_NULL_HANDLE;
+    VkPhysicalDeviceProperties properties{};
+    bool hasDriverProperties = false;  // VkPhysicalDeviceDriverProperties filled
+    VkPhysicalDeviceDriverProperties driver{};
+    VkPhysicalDeviceIDProperties ids{};
+    VkPhysicalDeviceMemoryProperties memory{};
+    std::vector<VkQueueFamilyProperties> queueFamilies;
+    std::vector<std::string> extensions;
+    BladeFeatures supported;
+    // blade hard-codes family 0 (init.rs:297); if it cannot do compute, the first that can.
+    std::optional<uint32_t> queueFamily;
+    std::string queueNote;
+    std::string unusable;  // empty when usable, else why not (one line)
+
+    bool hasExtension(const char* name) const;
+    uint32_t apiVersion() const { return properties.apiVersion; }
+};
+
+// Every device the loader returns, in its order, with blade's acceptance rule applied:
+// API >= 1.1, VK_KHR_timeline_semaphore, VK_KHR_descriptor_update_template and
+// VK_KHR_dynamic_rendering (or the core version that promoted each), the
+// timelineSemaphore and dynamicRendering features, and a queue family with compute.
+std::vector<DeviceInfo> enumerateDevices(const Instance& instance);
+
+// `selector` empty: the first usable device (blade's rule). A number: that index. Else
+// the first device whose name contains it, case-insensitively. Throws UsageError when
+// nothing matches, CannotTest when there is no usable device or the chosen one is not.
+const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
+                               const std::optional<std::string>& selector);
+
+// The logical device: one queue (priority 1.0) of `info.queueFamily`, the three
+// extensions blade requires plus those of its optional ones the device lists, and the
+// features the repro needs plus those blade turns on where supported.
+class Device {
+  public:
+    Device(const Instance& instance, const DeviceInfo& info);
+    ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    VkDevice get() const { return life_.device; }
+    const DeviceLife* life() const { return &life_; }
+    VkQueue queue() const { return queue_; }
+    uint32_t queueFamily() const { return queueFamily_; }
+    const DeviceInfo& info() const { return info_; }
+    const std::vector<std::string>& enabledExtensions() const { return extensions_; }
+    bool extensionEnabled(std::string_view name) const;
+    const std::vector<std::string>& enabledFeatures() const { return features_; }
+    const std::vector<std::string>& omittedFeatures() const { return omitted_; }
+    bool debugUtils() const { return debugUtils_; }
+
+    // After VK_ERROR_DEVICE_LOST: wait for idle (finite after loss, per spec) so every
+    // object may be destroyed. After a timeout: leak everything instead.
+    void markLost() { lost_ = true; }
+    void abandon() { life_.abandoned = true; }
+    bool abandoned() const { return life_.abandoned; }
+
+  private:
+    DeviceInfo info_;
+    DeviceLife life_;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t queueFamily_ = 0;
+    std::vector<std::string> extensions_;
+    std::vector<std::string> features_;
+    std::vector<std::string> omitted_;
+    bool debugUtils_ = false;
+    bool lost_ = false;
+};
+
+}  // namespace repro::vk

@@ -1,0 +1,170 @@
+// Command recording plumbing and submit/wait, following blade `vulkan/command.rs`,
+// `vulkan/descriptor.rs` and `vulkan/mod.rs` at 72c30c1.
+#include "vk/encoder.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "vk/check.hpp"
+#include "vk/device.hpp"
+#include "vk/pipeline.hpp"
+
+namespace repro::vk {
+
+Encoder::Encoder(const Device& device) : device_(device) {
+    const VkDevice d = device.get();
+    const VkCommandPoolCreateInfo poolInfo{
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = device.queueFamily(),
+    };
+    VkCommandPool pool = VK_NULL_HANDLE;
+    check(vkCreateCommandPool(d, &poolInfo, nullptr, &pool), "vkCreateCommandPool");
+    commandPool_ = Owned<VkCommandPool>(device.life(), pool);
+    const VkCommandBufferAllocateInfo cbInfo{
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    check(vkAllocateCommandBuffers(d, &cbInfo, &commandBuffer_), "vkAllocateCommandBuffers");
+    addDescriptorPool(16);
+
+    const VkSemaphoreTypeCreateInfo typeInfo{
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+        .initialValue = 0,
+    };
+    const VkSemaphoreCreateInfo semInfo{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                        .pNext = &typeInfo};
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    check(vkCreateSemaphore(d, &semInfo, nullptr, &semaphore), "vkCreateSemaphore");
+    timeline_ = Owned<VkSemaphore>(device.life(), semaphore);
+}
+
+// blade descriptor.rs:20-77: pool sizes for 16 sets, scaled here with maxSets for the
+// larger pools blade adds on overflow (the per-type counts of those are UNVERIFIED).
+void Encoder::addDescriptorPool(uint32_t maxSets) {
+    const uint32_t scale = maxSets / 16;
+    std::vector<VkDescriptorPoolSize> sizes = {
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16 * scale},
+        {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 32 * scale},
+        {VK_DESCRIPTOR_TYPE_SAMPLER, 16 * scale},
+        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 16 * scale},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 16 * scale},
+    };
+    const VkDescriptorPoolCreateInfo info{
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .flags = 0,
+        .maxSets = maxSets,
+        .poolSizeCount = static_cast<uint32_t>(sizes.size()),
+        .pPoolSizes = sizes.data(),
+    };
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    check(vkCreateDescriptorPool(device_.get(), &info, nullptr, &pool), "vkCreateDescriptorPool");
+    descriptorPools_.insert(descriptorPools_.begin(), Owned<VkDescriptorPool>(device_.life(), pool));
+}
+
+void Encoder::begin() {
+    descriptorPools_.resize(1);
+    check(vkResetDescriptorPool(device_.get(), descriptorPools_[0].get(), 0), "vkResetDescriptorPool");
+    const VkCommandBufferBeginInfo info{
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    check(vkBeginCommandBuffer(commandBuffer_, &info), "vkBeginCommandBuffer");
+}
+
+void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline,
+                                     std::initializer_list<VkBuffer> buffers) {
+    vkCmdBindPipeline(commandBuffer_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
+
+    const VkDescriptorSetLayout layout = pipeline.setLayout.get();
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    for (;;) {
+        const VkDescriptorSetAllocateInfo info{
+            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+            .descriptorPool = descriptorPools_[0].get(),
+            .descriptorSetCount = 1,
+            .pSetLayouts = &layout,
+        };
+        const VkResult r = vkAllocateDescriptorSets(device_.get(), &info, &set);
+        if (r == VK_SUCCESS) break;
+        if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL) {
+            throw VulkanError("vkAllocateDescriptorSets", r);
+        }
+        if (poolGrowth_ >= 4) throw VulkanError("vkAllocateDescriptorSets", r, "pool growth exhausted");
+        ++poolGrowth_;
+        uint32_t maxSets = 1;
+        for (uint32_t i = 0; i <= poolGrowth_; ++i) maxSets *= 16;  // 16^(growth+1)
+        addDescriptorPool(maxSets);
+    }
+
+    std::vector<VkDescriptorBufferInfo> infos;
+    for (VkBuffer b : buffers) infos.push_back({.buffer = b, .offset = 0, .range = VK_WHOLE_SIZE});
+    vkUpdateDescriptorSetWithTemplate(device_.get(), set, pipeline.updateTemplate.get(), infos.data());
+    vkCmdBindDescriptorSets(commandBuffer_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout.get(),
+                            /*firstSet=*/0, 1, &set, 0, nullptr);
+}
+
+void Encoder::end() { check(vkEndCommandBuffer(commandBuffer_), "vkEndCommandBuffer"); }
+
+SubmitOutcome Encoder::submitAndWait(double timeoutSeconds) {
+    SubmitOutcome out;
+    out.timelineValue = ++timelineValue_;
+    const VkTimelineSemaphoreSubmitInfo timelineInfo{
+        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .waitSemaphoreValueCount = 0,
+        .signalSemaphoreValueCount = 1,
+        .pSignalSemaphoreValues = &out.timelineValue,
+    };
+    const VkSemaphore semaphore = timeline_.get();
+    const VkSubmitInfo submit{
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .pNext = &timelineInfo,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &commandBuffer_,
+        .signalSemaphoreCount = 1,
+        .pSignalSemaphores = &semaphore,
+    };
+    ++submits_;
+    VkResult r = vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE);
+    if (r != VK_SUCCESS) {
+        out.status = r == VK_ERROR_DEVICE_LOST ? SubmitStatus::DeviceLost : SubmitStatus::Failed;
+        out.result = r;
+        out.call = "vkQueueSubmit";
+        return out;
+    }
+    const VkSemaphoreWaitInfo waitInfo{
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .flags = 0,
+        .semaphoreCount = 1,
+        .pSemaphores = &semaphore,
+        .pValues = &out.timelineValue,
+    };
+    const double ns = std::min(timeoutSeconds * 1e9, 1.8e19);
+    const auto start = std::chrono::steady_clock::now();
+    // blade waits through the KHR entry point (mod.rs:775-800); core where it is absent.
+    auto wait = device_.extensionEnabled(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)
+                    ? vkWaitSemaphoresKHR
+                    : vkWaitSemaphores;
+    r = wait(device_.get(), &waitInfo, static_cast<uint64_t>(ns));
+    out.waitSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.result = r;
+    out.call = "vkWaitSemaphores";
+    if (r == VK_SUCCESS) {
+        out.status = SubmitStatus::Completed;
+    } else if (r == VK_TIMEOUT) {
+        out.status = SubmitStatus::Timeout;
+    } else if (r == VK_ERROR_DEVICE_LOST) {
+        out.status = SubmitStatus::DeviceLost;
+    } else {
+        out.status = SubmitStatus::Failed;
+    }
+    return out;
+}
+
+}  // namespace repro::vk

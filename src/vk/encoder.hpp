@@ -1,0 +1,71 @@
+// One command encoder as blade's `create_command_encoder` makes it: a command pool and
+// one primary command buffer, a growing list of descriptor pools reset at every start,
+// and the context's timeline semaphore for submits (blade-command-stream.md §5-7).
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "vk/handles.hpp"
+
+namespace repro::vk {
+
+class Device;
+struct ComputePipeline;
+
+// How one submit ended. Where the bug can show, these are outcomes, not exceptions.
+enum class SubmitStatus { Completed, Timeout, DeviceLost, Failed };
+
+struct SubmitOutcome {
+    SubmitStatus status = SubmitStatus::Completed;
+    VkResult result = VK_SUCCESS;  // of the call that ended it
+    std::string call;              // "vkQueueSubmit" or "vkWaitSemaphores"
+    uint64_t timelineValue = 0;    // the value this submit signals
+    double waitSeconds = 0;        // host time spent in the wait
+};
+
+class Encoder {
+  public:
+    explicit Encoder(const Device& device);
+
+    VkCommandBuffer cmd() const { return commandBuffer_; }
+
+    // blade `start()`: destroys every descriptor pool but the newest, resets that one,
+    // then vkBeginCommandBuffer(ONE_TIME_SUBMIT), which resets the buffer implicitly.
+    void begin();
+
+    // blade `pass.with(pipeline)` + `bind(0, data)`: vkCmdBindPipeline(COMPUTE), a fresh
+    // descriptor set from the newest pool (a new pool of 16^k sets on
+    // OUT_OF_POOL_MEMORY/FRAGMENTED_POOL), vkUpdateDescriptorSetWithTemplate with one
+    // whole-buffer VkDescriptorBufferInfo per binding, vkCmdBindDescriptorSets(set 0).
+    void bindPipelineAndBuffers(const ComputePipeline& pipeline,
+                                std::initializer_list<VkBuffer> buffers);
+
+    // vkEndCommandBuffer. Throws VulkanError.
+    void end();
+
+    // vkQueueSubmit (1 command buffer, no wait semaphores, fence VK_NULL_HANDLE) signalling
+    // the timeline semaphore with the next value through VkTimelineSemaphoreSubmitInfo,
+    // then vkWaitSemaphores for that value with `timeoutSeconds`.
+    SubmitOutcome submitAndWait(double timeoutSeconds);
+
+    uint64_t submits() const { return submits_; }
+
+  private:
+    void addDescriptorPool(uint32_t maxSets);
+
+    const Device& device_;
+    Owned<VkCommandPool> commandPool_;
+    VkCommandBuffer commandBuffer_ = VK_NULL_HANDLE;  // freed with the pool
+    std::vector<Owned<VkDescriptorPool>> descriptorPools_;  // newest first, as blade
+    uint32_t poolGrowth_ = 0;  // blade's growth_iter, never reset
+    Owned<VkSemaphore> timeline_;
+    uint64_t timelineValue_ = 0;  // blade's last_progress: 1, 2, 3... for the run
+    uint64_t submits_ = 0;
+};
+
+}  // namespace repro::vk

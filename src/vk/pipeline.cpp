@@ -1,0 +1,111 @@
+// Compute pipeline creation in blade's call order.
+#include "vk/pipeline.hpp"
+
+#include <vector>
+
+#include "vk/check.hpp"
+#include "vk/device.hpp"
+
+namespace repro::vk {
+namespace {
+
+void checkSetup(VkResult r, const char* call) {
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+        throw CannotTest(std::string(call) + " ran out of memory: " + resultName(r));
+    }
+    check(r, call);
+}
+
+}  // namespace
+
+ComputePipeline createComputePipeline(const Device& device, std::string name,
+                                      std::span<const uint32_t> spirv, uint32_t bindingCount) {
+    ComputePipeline p;
+    p.name = std::move(name);
+    p.bindingCount = bindingCount;
+    const VkDevice d = device.get();
+
+    const VkShaderModuleCreateInfo moduleInfo{
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = spirv.size_bytes(),
+        .pCode = spirv.data(),
+    };
+    VkShaderModule rawModule = VK_NULL_HANDLE;
+    checkSetup(vkCreateShaderModule(d, &moduleInfo, nullptr, &rawModule), "vkCreateShaderModule");
+    Owned<VkShaderModule> module(device.life(), rawModule);
+
+    std::vector<VkDescriptorSetLayoutBinding> bindings;
+    std::vector<VkDescriptorBindingFlags> bindingFlags(bindingCount, 0);
+    std::vector<VkDescriptorUpdateTemplateEntry> entries;
+    for (uint32_t i = 0; i < bindingCount; ++i) {
+        bindings.push_back({.binding = i,
+                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                            .descriptorCount = 1,
+                            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT});
+        entries.push_back({.dstBinding = i,
+                           .dstArrayElement = 0,
+                           .descriptorCount = 1,
+                           .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                           .offset = i * sizeof(VkDescriptorBufferInfo),  // 24 bytes each
+                           .stride = sizeof(VkDescriptorBufferInfo)});
+    }
+    // blade always chains binding flags (all 0); that struct is core only from 1.2.
+    const VkDescriptorSetLayoutBindingFlagsCreateInfo flagsInfo{
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO,
+        .bindingCount = bindingCount,
+        .pBindingFlags = bindingFlags.data(),
+    };
+    const bool chainFlags = device.info().apiVersion() >= VK_API_VERSION_1_2;
+    const VkDescriptorSetLayoutCreateInfo layoutInfo{
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .pNext = chainFlags ? &flagsInfo : nullptr,
+        .bindingCount = bindingCount,
+        .pBindings = bindings.data(),
+    };
+    VkDescriptorSetLayout rawSetLayout = VK_NULL_HANDLE;
+    checkSetup(vkCreateDescriptorSetLayout(d, &layoutInfo, nullptr, &rawSetLayout),
+               "vkCreateDescriptorSetLayout");
+    p.setLayout = Owned<VkDescriptorSetLayout>(device.life(), rawSetLayout);
+
+    const VkDescriptorUpdateTemplateCreateInfo templateInfo{
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO,
+        .descriptorUpdateEntryCount = bindingCount,
+        .pDescriptorUpdateEntries = entries.data(),
+        .templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET,
+        .descriptorSetLayout = rawSetLayout,
+    };
+    VkDescriptorUpdateTemplate rawTemplate = VK_NULL_HANDLE;
+    checkSetup(vkCreateDescriptorUpdateTemplate(d, &templateInfo, nullptr, &rawTemplate),
+               "vkCreateDescriptorUpdateTemplate");
+    p.updateTemplate = Owned<VkDescriptorUpdateTemplate>(device.life(), rawTemplate);
+
+    const VkPipelineLayoutCreateInfo pipelineLayoutInfo{
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &rawSetLayout,
+    };
+    VkPipelineLayout rawLayout = VK_NULL_HANDLE;
+    checkSetup(vkCreatePipelineLayout(d, &pipelineLayoutInfo, nullptr, &rawLayout),
+               "vkCreatePipelineLayout");
+    p.layout = Owned<VkPipelineLayout>(device.life(), rawLayout);
+
+    const VkComputePipelineCreateInfo pipelineInfo{
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = 0,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = rawModule,
+                  .pName = "main"},
+        .layout = rawLayout,
+        .basePipelineHandle = VK_NULL_HANDLE,
+        .basePipelineIndex = 0,
+    };
+    VkPipeline rawPipeline = VK_NULL_HANDLE;
+    checkSetup(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &rawPipeline),
+               "vkCreateComputePipelines");
+    p.pipeline = Owned<VkPipeline>(device.life(), rawPipeline);
+    // The shader module is destroyed here, right after pipeline creation, as blade does.
+    return p;
+}
+
+}  // namespace repro::vk
