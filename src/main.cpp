@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <new>
 #include <optional>
 #include <span>
@@ -127,12 +129,12 @@ void checkDeviceFits(const vk::DeviceInfo& d, const ChainSizes& sizes, uint32_t 
     }
     // Bytes per heap, with each class placed where blade's rules would put it.
     std::vector<uint64_t> need(d.memory.memoryHeapCount, 0);
-    const uint64_t deviceBytes = (uint64_t{n} - 1) * sizes.smallBytes + uint64_t{n} * sizes.bigBytes;
-    const uint64_t sharedBytes = 2 * sizes.smallBytes + sizes.weightBytes + 96;
-    for (const auto& [cls, bytes] : {std::pair{vk::MemoryClass::Device, deviceBytes},
-                                     std::pair{vk::MemoryClass::Shared, sharedBytes}}) {
+    const ChainMemory memory = chainMemory(sizes, n);
+    for (const auto& [cls, bytes] : {std::pair{vk::MemoryClass::Device, memory.deviceBytes},
+                                     std::pair{vk::MemoryClass::Shared, memory.sharedBytes}}) {
         if (auto type = vk::chooseMemoryType(d.memory, ~0u, cls)) {
-            need[d.memory.memoryTypes[*type].heapIndex] += bytes;
+            uint64_t& heap = need[d.memory.memoryTypes[*type].heapIndex];
+            heap = bytes > UINT64_MAX - heap ? UINT64_MAX : heap + bytes;
         }
     }
     for (uint32_t h = 0; h < need.size(); ++h) {
@@ -145,11 +147,35 @@ void checkDeviceFits(const vk::DeviceInfo& d, const ChainSizes& sizes, uint32_t 
     }
 }
 
-std::string hangReason(const vk::ModeRun& run, double timeoutSeconds) {
+// Makes sure --dump-dir exists and is a directory before any GPU work starts.
+void prepareDumpDir(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir)) {
+        throw UsageError(fmt::format("--dump-dir: cannot use '{}' as a directory ({})", dir,
+                                     ec ? ec.message() : "not a directory"));
+    }
+}
+
+// Writes `values` to DIR/<mode>.f32 as raw float32; false (and a line on stderr) on failure.
+bool dumpFinal(const std::string& dir, Mode mode, const std::vector<float>& values) {
+    const auto path = std::filesystem::path(dir) / fmt::format("{}.f32", name(mode));
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(values.data()),
+              static_cast<std::streamsize>(values.size() * sizeof(float)));
+    out.close();
+    if (!out) {
+        fmt::print(stderr, "repro: --dump-dir: could not write {}\n", path.string());
+        return false;
+    }
+    return true;
+}
+
+std::string hangReason(const vk::ModeRun& run) {
     const auto& f = run.failure;
     if (f.status == vk::SubmitStatus::Timeout) {
-        return fmt::format("hung: {} for {} did not signal within --timeout {} s ({})",
-                           f.call, run.failedSubmit, timeoutSeconds, vk::resultName(f.result));
+        return fmt::format("hung: {} for {} did not signal within the {:.0f} s timeout ({})",
+                           f.call, run.failedSubmit, run.failedTimeout, vk::resultName(f.result));
     }
     return fmt::format("lost the device: {} returned {} at {}", f.call, vk::resultName(f.result),
                        run.failedSubmit);
@@ -166,6 +192,7 @@ int run(const Options& options) {
         return kExitNotReproduced;
     }
     const vk::DeviceInfo& chosen = vk::chooseDevice(devices, options.device);
+    if (options.dumpDir) prepareDumpDir(*options.dumpDir);
     checkDeviceFits(chosen, sizes, n);
 
     say("repro {} (git {}): blade issue #356, conv-T + slice chain", kReproVersion, kReproGitHash);
@@ -196,8 +223,13 @@ int run(const Options& options) {
     say("conv-T wgs=[{}, {}, {}], slice wgs=[{}, {}, {}]", sizes.convWorkgroups[0],
         sizes.convWorkgroups[1], sizes.convWorkgroups[2], sizes.sliceWorkgroups[0],
         sizes.sliceWorkgroups[1], sizes.sliceWorkgroups[2]);
-    say("  shape: preset {}: {}; timeout {} s per submit", options.preset, describe(options.shape),
-        options.timeoutSeconds);
+    const bool cpuDevice = chosen.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    say("  shape: preset {}: {}; timeout per submit: {}", options.preset, describe(options.shape),
+        options.timeoutSeconds
+            ? fmt::format("{} s", *options.timeoutSeconds)
+            : fmt::format("auto ({:.0f} s for one conv-T, {:.0f} s for {})",
+                          submitTimeoutSeconds(std::nullopt, options.shape, 1, cpuDevice),
+                          submitTimeoutSeconds(std::nullopt, options.shape, n, cpuDevice), n));
     if (options.dropDispatch) {
         const uint32_t k = *options.dropDispatch;
         say("  POSITIVE CONTROL: dispatch {} (step {} {}) is left out of multipass and single; "
@@ -212,14 +244,15 @@ int run(const Options& options) {
     const bool splitAfter = !splitAsked;
     if (splitAfter) modes.push_back(Mode::Split);
 
-    vk::Chain chain{device, encoder, buffers, convT, slice, sizes, n, options.timeoutSeconds,
-                    options.dropDispatch};
+    vk::Chain chain{device,  encoder, buffers, convT, slice, sizes, n, options.shape,
+                    options.timeoutSeconds, options.dropDispatch};
     say("--- results ---");
     std::vector<ModeResult> results;
     std::vector<std::vector<float>> finals;
     std::optional<size_t> referenceIndex;
     std::vector<size_t> pending;  // modes waiting for the reference to be classified
     bool deviceGone = false;
+    bool dumpFailed = false;
 
     for (const Mode mode : modes) {
         const bool isReferenceOnly = splitAfter && mode == Mode::Split;
@@ -240,7 +273,7 @@ int run(const Options& options) {
         if (!run.completed) {
             deviceGone = true;
             result.kind = Classification::Hang;
-            result.reason = hangReason(run, options.timeoutSeconds);
+            result.reason = hangReason(run);
             if (run.failure.status == vk::SubmitStatus::Timeout) {
                 device.abandon();
                 instance.abandon();
@@ -255,6 +288,7 @@ int run(const Options& options) {
         }
         std::vector<float> values = vk::readFinal(chain);
         result.stats = computeStats(values);
+        if (options.dumpDir && !dumpFinal(*options.dumpDir, mode, values)) dumpFailed = true;
         if (isReferenceOnly) {
             say("  reference (split, run after the modes under test):");
         }
@@ -310,6 +344,11 @@ int run(const Options& options) {
     }
     const Verdict verdict = decideVerdict(judged, referenceName, referenceUnderflowed, messages);
     for (const auto& line : verdict.lines) say("{}", line);
+    // A dump that could not be written is a usage error unless a hang or a reproduction
+    // says more; the results above are printed either way.
+    if (dumpFailed && verdict.exitStatus != kExitHang && verdict.exitStatus != kExitReproduced) {
+        return kExitUsage;
+    }
     return verdict.exitStatus;
 }
 

@@ -114,14 +114,18 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
                    "(default: the first usable device, blade's rule)");
     app.add_flag("--list-devices", o.listDevices, "list Vulkan devices and whether each can run");
     app.add_option("--timeout", o.timeoutSeconds,
-                   "seconds to wait for one submit before calling it a GPU hang")
-        ->default_val(kDefaultTimeoutSeconds);
+                   "seconds to wait for one submit before calling it a GPU hang "
+                   "(default auto: 120 s + per full-size-equivalent conv-T in the submit 60 s "
+                   "on a GPU, 1800 s on a CPU driver)");
     app.add_flag("--validation", o.validation,
                  "enable the Khronos validation layer with synchronization validation; "
                  "messages are counted and printed");
     app.add_option("--drop-dispatch", dropDispatch,
                    "positive control: leave dispatch K (1-based; step s's conv-T is 2s-1, its "
                    "slice 2s) out of multipass and single, so the checker must report them");
+    app.add_option("--dump-dir", o.dumpDir,
+                   "write each mode's final small[N] to DIR/<mode>.f32 (raw little-endian "
+                   "float32; DIR is created if missing)");
     app.set_version_flag("--version",
                          fmt::format("repro {} (git {})", kReproVersion, kReproGitHash));
     app.footer(std::string{kExitTable});
@@ -157,9 +161,9 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
         }
         const ChainSizes sizes = computeSizes(o.shape);  // throws UsageError
         (void)sizes;
-        if (!(o.timeoutSeconds > 0.0) || o.timeoutSeconds > 1e9) {
+        if (o.timeoutSeconds && (!(*o.timeoutSeconds > 0.0) || *o.timeoutSeconds > 1e9)) {
             throw UsageError(fmt::format("--timeout: must be a number of seconds in (0, 1e9] (got {})",
-                                         o.timeoutSeconds));
+                                         *o.timeoutSeconds));
         }
         if (dropDispatch) {
             const uint64_t dispatches = 2 * uint64_t{o.chainLength};
@@ -170,6 +174,7 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
             o.dropDispatch = static_cast<uint32_t>(*dropDispatch);
         }
         if (o.device && o.device->empty()) throw UsageError("--device: empty name");
+        if (o.dumpDir && o.dumpDir->empty()) throw UsageError("--dump-dir: empty path");
     } catch (const CLI::CallForHelp&) {
         outcome.out = app.help();
         return outcome;

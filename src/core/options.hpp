@@ -16,10 +16,6 @@ namespace repro {
 enum class Mode { Split, Multipass, Single };
 std::string_view name(Mode m);  // "split", "multipass", "single"
 
-// Default `--timeout`, in seconds: how long the host waits for one submit before it
-// calls the GPU hung. Generous so it never fires on a CPU driver running the
-// full-size chain in one submit (see README, "Timeouts").
-inline constexpr double kDefaultTimeoutSeconds = 600.0;
 
 struct Options {
     std::vector<Mode> modes{Mode::Split, Mode::Multipass, Mode::Single};  // in this order
@@ -28,11 +24,16 @@ struct Options {
     Shape shape{};
     std::optional<std::string> device;  // index or case-insensitive name substring
     bool listDevices = false;
-    double timeoutSeconds = kDefaultTimeoutSeconds;
+    // --timeout: seconds the host waits for one submit; nullopt = auto, scaled with the
+    // submit's work (submitTimeoutSeconds in shape.hpp).
+    std::optional<double> timeoutSeconds;
     bool validation = false;
     // Positive control: 1-based dispatch index in chain order (conv-T of step s is
     // 2s-1, its slice 2s) left out of the non-split modes.
     std::optional<uint32_t> dropDispatch;
+    // Directory to write each mode's final small[N] into, as <mode>.f32: raw
+    // little-endian float32, smallElems values (for scripts and the end-to-end tests).
+    std::optional<std::string> dumpDir;
     std::vector<std::string> commandLine;  // argv as given, for the report
 
 };

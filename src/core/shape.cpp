@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "repro_shared.h"
@@ -107,9 +108,30 @@ ChainSizes computeSizes(const Shape& s) {
     return z;
 }
 
+namespace {
+uint64_t saturatingMul(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<uint64_t>::max() : r;
+}
+uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<uint64_t>::max() : r;
+}
+}  // namespace
+
+ChainMemory chainMemory(const ChainSizes& z, uint32_t n) {
+    ChainMemory m;
+    const uint64_t endpoints = n == 0 ? 1 : 2;  // small[0] and small[N]
+    const uint64_t middle = n == 0 ? 0 : uint64_t{n} - 1;
+    m.deviceBytes = saturatingAdd(saturatingMul(middle, z.smallBytes), saturatingMul(n, z.bigBytes));
+    m.sharedBytes = saturatingAdd(endpoints * z.smallBytes,
+                                  z.weightBytes + sizeof(ConvParams) + sizeof(SliceParams));
+    return m;
+}
+
 uint64_t chainBytes(const ChainSizes& z, uint32_t n) {
-    return (uint64_t{n} + 1) * z.smallBytes + uint64_t{n} * z.bigBytes + z.weightBytes +
-           sizeof(ConvParams) + sizeof(SliceParams);
+    const ChainMemory m = chainMemory(z, n);
+    return saturatingAdd(m.deviceBytes, m.sharedBytes);
 }
 
 ConvParams convParams(const Shape& s, const ChainSizes& z) {
@@ -124,6 +146,18 @@ SliceParams sliceParams(const Shape& s, const ChainSizes& z) {
     return SliceParams{.batch = s.batch, .channels = s.channels, .inH = z.bigHeight,
                        .inW = z.bigWidth, .startH = 1, .endH = z.bigHeight - 1 - s.height,
                        .startW = 1, .endW = z.bigWidth - 1 - s.width};
+}
+
+double submitTimeoutSeconds(std::optional<double> fixed, const Shape& shape,
+                            uint32_t convTDispatches, bool cpuDevice) {
+    if (fixed) return *fixed;
+    auto loopWork = [](const Shape& s) {
+        const ChainSizes z = computeSizes(s);
+        return double(z.bigElems) * s.channels * s.kernelH * s.kernelW;
+    };
+    static const double kFullSize = loopWork(Shape{});
+    const double budget = cpuDevice ? 1800.0 : 60.0;
+    return 120.0 + budget * convTDispatches * (loopWork(shape) / kFullSize);
 }
 
 std::string describe(const Shape& s) {

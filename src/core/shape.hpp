@@ -67,8 +67,16 @@ struct ChainSizes {
 // crop at (1, 1), or a count overflows 32-bit shader indices or 64-bit byte sizes.
 ChainSizes computeSizes(const Shape& shape);
 
-// Device memory the chain of `chainLength` steps needs in bytes: small[0..N],
-// big[0..N), the weight and both params blocks.
+// Memory the chain of `chainLength` steps needs, in bytes, by blade memory class:
+// Device holds small[1..N) and big[0..N); Shared holds small[0], small[N], the weight
+// and both params blocks. Saturates at UINT64_MAX instead of wrapping.
+struct ChainMemory {
+    uint64_t deviceBytes = 0;
+    uint64_t sharedBytes = 0;
+};
+ChainMemory chainMemory(const ChainSizes& sizes, uint32_t chainLength);
+
+// All of it: (N+1) small + N big + weight + params, saturating at UINT64_MAX.
 uint64_t chainBytes(const ChainSizes& sizes, uint32_t chainLength);
 
 // The uniform blocks the shaders read, in the original's field order (64 and 32 bytes).
@@ -86,6 +94,16 @@ static_assert(sizeof(ConvParams) == 64 && sizeof(SliceParams) == 32);
 ConvParams convParams(const Shape& shape, const ChainSizes& sizes);
 // slice's params: crop big to small's shape, starting at (1, 1).
 SliceParams sliceParams(const Shape& shape, const ChainSizes& sizes);
+
+// The host's wait limit in seconds for one submit holding `convTDispatches` conv-T
+// dispatches: `fixed` when the user gave --timeout, else auto: 120 s plus a budget per
+// conv-T scaled by its shader loop work (bigElems * C * KH * KW) relative to one
+// full-size (spectrostream) conv-T. The budget is 1800 s on a CPU driver (lavapipe on
+// 2 busy cores measured ~200-450 s per full-size conv-T) and 60 s on a GPU (which takes
+// milliseconds; a real hang on Linux usually ends sooner, in device loss from the
+// kernel's job watchdog).
+double submitTimeoutSeconds(std::optional<double> fixed, const Shape& shape,
+                            uint32_t convTDispatches, bool cpuDevice);
 
 // Human-readable "B x C x H x W" text for messages.
 std::string describe(const Shape& shape);

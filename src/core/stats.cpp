@@ -41,7 +41,9 @@ Difference compareBitExact(std::span<const float> values, std::span<const float>
             d.maxAbs = std::fmax(d.maxAbs, std::fabs(double{values[i]} - double{reference[i]}));
         }
     }
-    d.count += std::max(values.size(), reference.size()) - n;
+    const size_t extra = std::max(values.size(), reference.size()) - n;
+    if (d.count == 0 && extra > 0) d.firstIndex = n;  // the first element only one side has
+    d.count += extra;
     return d;
 }
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/rust_format.hpp"
 
 namespace repro {
@@ -38,10 +40,17 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
         if (isWrong(r.kind)) wrong.push_back(&r);
         if (r.kind == Classification::Ok) anyGood = true;
     }
-    const bool allZero = !results.empty() && std::all_of(results.begin(), results.end(), [](auto& r) {
-        return r.kind == Classification::Zero;
+    // Without a reference, modes that are all zero cannot tell a bug from underflow either.
+    const bool noReference = referenceName.empty();
+    const bool allZero = noReference && !results.empty() &&
+                         std::all_of(results.begin(), results.end(),
+                                     [](auto& r) { return r.kind == Classification::Zero; });
+    // NaN and Inf are wrong whatever the reference holds: underflow only yields zeros
+    // and denormals. Zero and mismatch need a reference with signal to be judged.
+    const bool anyNonFinite = std::any_of(wrong.begin(), wrong.end(), [](const ModeResult* r) {
+        return r->kind == Classification::NonFinite;
     });
-    if (!wrong.empty() && !allZero && !referenceUnderflowed) {
+    if (!wrong.empty() && (anyNonFinite || (!allZero && !referenceUnderflowed))) {
         v.exitStatus = kExitReproduced;
         for (const auto* r : wrong) {
             v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}", name(r->mode),

@@ -53,13 +53,19 @@ void finish(Chain& chain, bool hostReads) {
 }
 
 // Submits, waits and books the outcome into `run`; false when the run must stop.
-bool submit(Chain& chain, ModeRun& run, std::string_view what, uint64_t index, uint64_t total) {
-    const SubmitOutcome out = chain.encoder.submitAndWait(chain.timeoutSeconds);
+// `convTDispatches` sizes the automatic timeout.
+bool submit(Chain& chain, ModeRun& run, std::string_view what, uint64_t index, uint64_t total,
+            uint32_t convTDispatches) {
+    const double timeout = submitTimeoutSeconds(
+        chain.fixedTimeout, chain.shape, convTDispatches,
+        chain.device.info().properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU);
+    const SubmitOutcome out = chain.encoder.submitAndWait(timeout);
     ++run.submits;
     run.waitSeconds += out.waitSeconds;
     if (out.status == SubmitStatus::Completed) return true;
     run.failure = out;
     run.failedSubmit = fmt::format("submit {} of {} ({})", index, total, what);
+    run.failedTimeout = timeout;
     return false;
 }
 
@@ -73,7 +79,7 @@ bool clearChainBuffers(Chain& chain, ModeRun& run) {
     }
     for (const auto& big : chain.buffers.big) vkCmdFillBuffer(cmd, big.get(), 0, VK_WHOLE_SIZE, 0);
     finish(chain, /*hostReads=*/false);
-    return submit(chain, run, "clearing the chain's buffers", 1, 1);
+    return submit(chain, run, "clearing the chain's buffers", 1, 1, 0);
 }
 
 }  // namespace
@@ -112,13 +118,13 @@ ModeRun runSplit(Chain& chain) {
         recordBladeGlobalBarrier(chain.encoder.cmd());
         recordConvT(chain, i);
         finish(chain, /*hostReads=*/false);
-        if (!submit(chain, run, fmt::format("step {} conv-T", i + 1), 2 * i + 1, total)) return run;
+        if (!submit(chain, run, fmt::format("step {} conv-T", i + 1), 2 * i + 1, total, 1)) return run;
         // [begin, G, D(slice, i), G, end], submit, wait
         chain.encoder.begin();
         recordBladeGlobalBarrier(chain.encoder.cmd());
         recordSlice(chain, i);
         finish(chain, /*hostReads=*/last);
-        if (!submit(chain, run, fmt::format("step {} slice", i + 1), 2 * i + 2, total)) return run;
+        if (!submit(chain, run, fmt::format("step {} slice", i + 1), 2 * i + 2, total, 0)) return run;
     }
     run.completed = true;
     return run;
@@ -136,7 +142,7 @@ ModeRun runMultipass(Chain& chain) {
         if (!dropped(chain, 2 * i + 2)) recordSlice(chain, i);
     }
     finish(chain, /*hostReads=*/true);
-    run.completed = submit(chain, run, fmt::format("all {} steps", chain.length), 1, 1);
+    run.completed = submit(chain, run, fmt::format("all {} steps", chain.length), 1, 1, chain.length);
     return run;
 }
 
@@ -152,7 +158,7 @@ ModeRun runSingle(Chain& chain) {
         if (!dropped(chain, 2 * i + 2)) recordSlice(chain, i);
     }
     finish(chain, /*hostReads=*/true);
-    run.completed = submit(chain, run, fmt::format("all {} steps", chain.length), 1, 1);
+    run.completed = submit(chain, run, fmt::format("all {} steps", chain.length), 1, 1, chain.length);
     return run;
 }
 

@@ -45,7 +45,8 @@ struct Chain {
     const ComputePipeline& slice;
     ChainSizes sizes;
     uint32_t length = 0;           // N
-    double timeoutSeconds = 0;     // per submit
+    const Shape& shape;
+    std::optional<double> fixedTimeout;    // --timeout; nullopt = auto per submit
     std::optional<uint32_t> dropDispatch;  // positive control, non-split modes only
 };
 
@@ -54,6 +55,7 @@ struct ModeRun {
     bool completed = false;      // every submit completed
     SubmitOutcome failure;       // when not completed: the submit that ended it
     std::string failedSubmit;    // e.g. "submit 5 of 14 (step 3 conv-T)"
+    double failedTimeout = 0;    // seconds the host waited for that submit
     uint64_t submits = 0;
     double wallSeconds = 0;      // record + submit + wait, host time
     double waitSeconds = 0;      // host time blocked in vkWaitSemaphores

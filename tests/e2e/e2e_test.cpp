@@ -1,0 +1,275 @@
+// End-to-end tests: the real repro executable on the machine's Vulkan driver (lavapipe
+// in CI) under the Khronos validation layer, its final buffers compared with a CPU
+// computation written here, independently of src/ (a direct sum in double).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+#ifndef REPRO_EXECUTABLE
+#error "REPRO_EXECUTABLE must name the repro binary"
+#endif
+
+namespace {
+
+using repro::test::lines;
+using repro::test::ProcessResult;
+using repro::test::runProcess;
+
+ProcessResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+    return runProcess(REPRO_EXECUTABLE, args, env);
+}
+
+// The shapes of the presets, restated here so the test does not trust src/.
+struct TestShape {
+    int batch, channels, height, width, kernelH, kernelW, strideH, strideW, padH, padW;
+    int bigH() const { return (height - 1) * strideH + kernelH - 2 * padH; }
+    int bigW() const { return (width - 1) * strideW + kernelW - 2 * padW; }
+    size_t smallElems() const { return size_t(batch) * channels * height * width; }
+};
+const TestShape kTiny{2, 4, 5, 7, 3, 4, 1, 2, 0, 0};
+const TestShape kSmall{1, 16, 12, 40, 3, 4, 1, 2, 0, 0};
+
+// The chain by definition: conv-T as a direct sum over every (co, kh, kw) whose source
+// position lands on the strided grid, then the crop at (1, 1). Double throughout.
+std::vector<double> cpuChain(const TestShape& s, int n) {
+    std::vector<double> small(s.smallElems());
+    for (size_t i = 0; i < small.size(); ++i) small[i] = std::sin(float(i) * 0.001f) + 1.0f;
+    const size_t weightElems = size_t(s.channels) * s.channels * s.kernelH * s.kernelW;
+    std::vector<double> weight(weightElems);
+    for (size_t i = 0; i < weightElems; ++i) weight[i] = std::cos(float(i) * 0.01f) * 0.05f;
+    const int H = s.height, W = s.width, C = s.channels, BH = s.bigH(), BW = s.bigW();
+    for (int step = 0; step < n; ++step) {
+        std::vector<double> big(size_t(s.batch) * C * BH * BW, 0.0);
+        for (int b = 0; b < s.batch; ++b)
+            for (int ci = 0; ci < C; ++ci)
+                for (int y = 0; y < BH; ++y)
+                    for (int x = 0; x < BW; ++x) {
+                        double acc = 0;
+                        for (int co = 0; co < C; ++co)
+                            for (int kh = 0; kh < s.kernelH; ++kh)
+                                for (int kw = 0; kw < s.kernelW; ++kw) {
+                                    const int hy = y + s.padH - kh, wx = x + s.padW - kw;
+                                    if (hy < 0 || wx < 0 || hy % s.strideH || wx % s.strideW) continue;
+                                    const int oh = hy / s.strideH, ow = wx / s.strideW;
+                                    if (oh >= H || ow >= W) continue;
+                                    acc += small[((size_t(b) * C + co) * H + oh) * W + ow] *
+                                           weight[((size_t(co) * C + ci) * s.kernelH + kh) * s.kernelW + kw];
+                                }
+                        big[((size_t(b) * C + ci) * BH + y) * BW + x] = acc;
+                    }
+        for (int b = 0; b < s.batch; ++b)
+            for (int c = 0; c < C; ++c)
+                for (int y = 0; y < H; ++y)
+                    for (int x = 0; x < W; ++x)
+                        small[((size_t(b) * C + c) * H + y) * W + x] =
+                            big[((size_t(b) * C + c) * BH + y + 1) * BW + x + 1];
+    }
+    return small;
+}
+
+std::vector<float> readDump(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<float> v;
+    float x;
+    while (in.read(reinterpret_cast<char*>(&x), sizeof x)) v.push_back(x);
+    return v;
+}
+
+std::filesystem::path tempDir(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("repro-e2e-dump-" + name);
+    std::filesystem::remove_all(dir);
+    return dir;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+// Tolerance: the GPU sums each output in float32, at most C*ceil(KH/SH)*ceil(KW/SW) = 96
+// terms per step here, over at most 8 steps; each float32 rounding is within 2^-23 of the
+// running value (round-toward-zero is allowed by Vulkan). 1e-4 of the output's largest
+// magnitude bounds 8 steps x 96 terms x 2^-23 (~9e-5) with no margin to hide a wrong term:
+// one missing channel changes outputs by ~1/C = 6% of their size.
+constexpr double kRelativeTolerance = 1e-4;
+
+struct ChainCase {
+    std::string preset;
+    TestShape shape;
+    int n;
+};
+
+class AllModes : public ::testing::TestWithParam<ChainCase> {};
+
+TEST_P(AllModes, ValidationCleanAndEqualToCpuReference) {
+    const auto& c = GetParam();
+    const auto dir = tempDir(c.preset + std::to_string(c.n));
+    const ProcessResult r = repro({"--validation", "--mode", "all", "--preset", c.preset, "-n",
+                                   std::to_string(c.n), "--dump-dir", dir.string()});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << r.out;
+    const std::vector<double> expected = cpuChain(c.shape, c.n);
+    double scale = 0;
+    for (double v : expected) scale = std::max(scale, std::fabs(v));
+    ASSERT_GT(scale, 1e-30);
+    for (const char* mode : {"split", "multipass", "single"}) {
+        const std::vector<float> got = readDump(dir / (std::string(mode) + ".f32"));
+        ASSERT_EQ(got.size(), expected.size()) << mode;
+        double worst = 0;
+        for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - expected[i]));
+        EXPECT_LE(worst, kRelativeTolerance * scale) << mode << " n=" << c.n;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lavapipe, AllModes,
+    ::testing::Values(ChainCase{"tiny", kTiny, 1}, ChainCase{"tiny", kTiny, 2},
+                      ChainCase{"tiny", kTiny, 5}, ChainCase{"small", kSmall, 1},
+                      ChainCase{"small", kSmall, 3}, ChainCase{"small", kSmall, 8}),
+    [](const auto& param) { return param.param.preset + "_n" + std::to_string(param.param.n); });
+
+TEST(OriginalOutput, KeepsTheRustReprosLines) {
+    const ProcessResult r = repro({"--preset", "small", "-n", "2"});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const auto out = lines(r.out);
+    auto has = [&](const std::string& prefix) {
+        return std::any_of(out.begin(), out.end(), [&](auto& l) { return l.rfind(prefix, 0) == 0; });
+    };
+    EXPECT_TRUE(has("Device: "));
+    EXPECT_TRUE(has("small=7680 big=18368 (each conv-T writes 18368 elems = 0 MiB)"));
+    EXPECT_TRUE(has("Chaining 2 conv-T + slice ops"));
+    EXPECT_TRUE(has("conv-T wgs=[6, 1, 16], slice wgs=[30, 1, 1]"));
+    EXPECT_TRUE(has("--- results ---"));
+    EXPECT_TRUE(has("  mode=split     nz=7680/7680 (100.0%) sum="));
+    EXPECT_TRUE(has("  mode=multipass nz=7680/7680 (100.0%) sum="));
+    EXPECT_TRUE(has("  mode=single    nz=7680/7680 (100.0%) sum="));
+    EXPECT_TRUE(has("  driver: driverName "));
+}
+
+TEST(PositiveControl, DroppedDispatchIsCaughtInEveryNonSplitMode) {
+    // Dispatch 3 is step 2's conv-T: big[1] stays zero, so small[2..] are zero.
+    const ProcessResult r = repro({"--validation", "--preset", "tiny", "-n", "3", "--drop-dispatch", "3"});
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "mode=split     nz=280/280")) << r.out;
+}
+
+TEST(PositiveControl, DroppedLastSliceInOneModeIsNamed) {
+    const ProcessResult r = repro({"--preset", "tiny", "-n", "2", "--mode", "multipass",
+                                   "--drop-dispatch", "4"});
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
+    // split ran after multipass as the reference, and is not itself judged.
+    EXPECT_TRUE(contains(r.out, "reference (split, run after the modes under test)")) << r.out;
+}
+
+TEST(Reference, SplitRunsAfterAModeUnderTest) {
+    const ProcessResult r = repro({"--preset", "tiny", "-n", "2", "--mode", "single"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "-> ok: bit-identical to split")) << r.out;
+}
+
+TEST(Environment, ChainLengthFromN) {
+    const ProcessResult r = repro({"--preset", "tiny", "--mode", "split"}, {"N=3"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "Chaining 3 conv-T + slice ops")) << r.out;
+    const ProcessResult flag = repro({"--preset", "tiny", "--mode", "split", "-n", "2"}, {"N=3"});
+    EXPECT_TRUE(contains(flag.out, "Chaining 2 conv-T + slice ops")) << flag.out;
+}
+
+TEST(Devices, ListAndChooseByNameOrIndex) {
+    const ProcessResult list = repro({"--list-devices"});
+    EXPECT_EQ(list.status, 0) << list.err;
+    EXPECT_TRUE(contains(list.out, "0: ")) << list.out;
+    const ProcessResult byIndex = repro({"--preset", "tiny", "-n", "1", "--device", "0"});
+    EXPECT_EQ(byIndex.status, 0) << byIndex.out << byIndex.err;
+}
+
+struct BadInput {
+    std::string label;
+    std::vector<std::string> args;
+    std::vector<std::string> env;
+    std::string mentions;
+};
+
+class UsageErrors : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(UsageErrors, ExitOneWithOneClearLine) {
+    const auto& c = GetParam();
+    const ProcessResult r = repro(c.args, c.env);
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_FALSE(r.signaled);
+    const auto errLines = lines(r.err);
+    ASSERT_EQ(errLines.size(), 1u) << r.err;
+    EXPECT_TRUE(contains(errLines[0], c.mentions)) << errLines[0];
+    EXPECT_TRUE(r.out.find("--- results ---") == std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, UsageErrors,
+    ::testing::Values(
+        BadInput{"unknown_mode", {"--mode", "fast"}, {}, "--mode"},
+        BadInput{"n_zero", {"-n", "0"}, {}, "-n"},
+        BadInput{"n_negative", {"-n", "-3"}, {}, "-3"},
+        BadInput{"n_not_a_number", {"-n", "seven"}, {}, "seven"},
+        BadInput{"env_n_bad", {"--preset", "tiny"}, {"N=abc"}, "environment N"},
+        BadInput{"zero_channels", {"--channels", "0"}, {}, "--channels"},
+        BadInput{"negative_height", {"--height", "-5"}, {}, "--height"},
+        BadInput{"huge_elements", {"--channels", "65536", "--height", "65536"}, {}, "overflows"},
+        BadInput{"kernel_too_big", {"--kernel-h", "8", "--kernel-w", "8"}, {}, "49"},
+        BadInput{"padding_too_big", {"--pad-w", "300"}, {}, "too small"},
+        BadInput{"dispatch_over_device_limit", {"--batch", "4000", "--channels", "1000", "--height", "2", "--width", "2"}, {}, "maxComputeWorkGroupCount"},
+        BadInput{"bad_device_name", {"--device", "no-such-gpu-xyz"}, {}, "--device"},
+        BadInput{"bad_device_index", {"--device", "99"}, {}, "--device"},
+        BadInput{"unknown_flag", {"--frobnicate"}, {}, "frobnicate"},
+        BadInput{"bad_timeout", {"--timeout", "0"}, {}, "--timeout"},
+        BadInput{"drop_out_of_range", {"-n", "2", "--drop-dispatch", "5"}, {}, "--drop-dispatch"}),
+    [](const auto& param) { return param.param.label; });
+
+TEST(CannotTest, MissingDriverIs125) {
+    const ProcessResult r = repro({"--preset", "tiny"}, {"VK_DRIVER_FILES=/nonexistent.json",
+                                                         "VK_ICD_FILENAMES=/nonexistent.json"});
+    EXPECT_EQ(r.status, 125) << r.out << r.err;
+    EXPECT_FALSE(r.signaled);
+    EXPECT_TRUE(contains(r.err, "cannot test here")) << r.err;
+}
+
+TEST(CannotTest, MoreMemoryThanTheHeapsHoldIs125) {
+    // 100 full-size steps need ~4.3 GiB of device memory.
+    const ProcessResult r = repro({"-n", "100"});
+    EXPECT_EQ(r.status, 125) << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "not enough device memory")) << r.err;
+}
+
+TEST(Help, ShowsOptionsDefaultsAndExitTable) {
+    const ProcessResult r = repro({"--help"});
+    EXPECT_EQ(r.status, 0);
+    for (const char* s : {"--mode", "--chain", "--preset", "--device", "--list-devices", "--timeout",
+                          "--validation", "--drop-dispatch", "--version", "125", "git bisect"}) {
+        EXPECT_TRUE(contains(r.out, s)) << s;
+    }
+}
+
+// The original's full size (14 MiB small, 29 MiB big buffers, [61, 4, 128] dispatches), so
+// CI exercises the real input. N=2 keeps it to a few seconds per conv-T on a 2-core CPU.
+TEST(FullSize, OriginalShapesAllModes) {
+    const ProcessResult r = repro({"--mode", "all", "-n", "2"});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "small=3686400 big=7634432 (each conv-T writes 7634432 elems = 29 MiB)"));
+    EXPECT_TRUE(contains(r.out, "conv-T wgs=[61, 4, 128], slice wgs=[14400, 1, 1]"));
+    for (const char* mode : {"split    ", "multipass", "single   "}) {
+        EXPECT_TRUE(contains(r.out, std::string("  mode=") + mode + " nz=3686400/3686400 (100.0%)"))
+            << mode << "\n" << r.out;
+    }
+}
+
+}  // namespace
