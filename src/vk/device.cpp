@@ -12,8 +12,19 @@
 #include "core/shape.hpp"
 #include "vk/check.hpp"
 
+// Test seam (issue: fault injection): test builds link a definition that may replace
+// entries of volk's function table after each load; the normal repro binary has none,
+// so the weak reference stays null and nothing can be injected.
+extern "C" void reproAfterVolkLoad(int stage) __attribute__((weak));
+
 namespace repro::vk {
 namespace {
+
+// Lets a linked test seam adjust volk's function pointers: stage 0 after
+// volkInitialize, 1 after volkLoadInstanceOnly, 2 after volkLoadDevice.
+void afterVolkLoad(int stage) {
+    if (reproAfterVolkLoad) reproAfterVolkLoad(stage);
+}
 
 // ash 0.38's HEADER_VERSION_COMPLETE, the cap blade puts on apiVersion (init.rs:591-782).
 constexpr uint32_t kBladeApiCap = VK_MAKE_API_VERSION(0, 1, 3, 281);
@@ -60,6 +71,7 @@ Instance::Instance(bool validation) {
         throw CannotTest("no Vulkan loader: libvulkan.so.1 could not be loaded "
                          "(install libvulkan1 and a driver, e.g. mesa-vulkan-drivers)");
     }
+    afterVolkLoad(0);
     apiVersion_ = VK_API_VERSION_1_0;
     if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&apiVersion_);
     apiVersion_ = std::min(apiVersion_, kBladeApiCap);
@@ -135,6 +147,7 @@ Instance::Instance(bool validation) {
     const VkResult r = vkCreateInstance(&info, nullptr, &instance_);
     if (r != VK_SUCCESS) throw VulkanError("vkCreateInstance", r);
     volkLoadInstanceOnly(instance_);
+    afterVolkLoad(1);
 
     if (validation) {
         const VkDebugUtilsMessengerCreateInfoEXT messenger{
@@ -416,6 +429,7 @@ Device::Device(const Instance& instance, const DeviceInfo& info) : info_(info) {
     const VkResult r = vkCreateDevice(info.handle, &createInfo, nullptr, &life_.device);
     if (r != VK_SUCCESS) throw VulkanError("vkCreateDevice", r);
     volkLoadDevice(life_.device);
+    afterVolkLoad(2);
     vkGetDeviceQueue(life_.device, queueFamily_, 0, &queue_);
     debugUtils_ = instance.hasDebugUtils();
 }

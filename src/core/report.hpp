@@ -1,0 +1,97 @@
+// The run's report as data: what text, Markdown and JSON render (SPEC §4). Vulkan-free;
+// the Vulkan side fills it in, renderers only read it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/options.hpp"
+#include "core/shape.hpp"
+#include "core/stats.hpp"
+#include "core/verdict.hpp"
+
+namespace repro {
+
+// Where one blade memory class landed.
+struct MemoryPlacement {
+    std::string memoryClass;  // "Device" or "Shared"
+    uint32_t typeIndex = 0;
+    std::string typeFlags;    // "DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT"
+    uint32_t heapIndex = 0;
+    uint64_t heapBytes = 0;
+    std::string heapFlags;    // "DEVICE_LOCAL" or "none"
+};
+
+// Every `vulkaninfo --summary` field of the device used, plus the repro's set-up.
+struct DeviceReport {
+    uint32_t index = 0;
+    std::string deviceName;
+    std::string deviceType;        // "DISCRETE_GPU"
+    std::string apiVersion;        // "1.3.230"
+    std::string driverVersion;     // decoded by the vendor's convention
+    uint32_t driverVersionRaw = 0;
+    uint32_t vendorId = 0, deviceId = 0;
+    std::string driverId;          // "DRIVER_ID_MESA_RADV"; empty if unknown
+    std::string driverName, driverInfo;  // driverInfo carries Mesa's version and git hash
+    std::string conformanceVersion;      // "1.3.1.1"
+    std::string deviceUuid, driverUuid;
+    std::optional<std::string> pciBus;   // "0000:03:00.0" with VK_EXT_pci_bus_info
+    uint32_t queueFamily = 0;
+    std::string queueFlags;        // "GRAPHICS|COMPUTE|TRANSFER"
+    std::string queueNote;         // "family 0, as blade hard-codes it"
+    std::vector<std::string> extensions;  // enabled
+    std::vector<std::string> features;    // enabled
+    std::vector<MemoryPlacement> memory;
+};
+
+// Host-side phase timings in seconds (--timings; always in JSON).
+struct PhaseTimings {
+    double instanceAndDevice = 0, pipelines = 0, buffersAndUpload = 0, recording = 0,
+           gpuWait = 0, readback = 0, verification = 0, total = 0;
+};
+
+// One mode's outcome as the report shows it.
+struct ModeReport {
+    ModeResult result;            // classification, reason, stats, submits, wall time
+    std::string role;             // "under test", "reference (run after)", ...
+    // GPU time from timestamp queries (--timestamps), seconds; empty when not measured.
+    std::vector<double> dispatchGpuSeconds;  // in chain order: conv-T 1, slice 1, conv-T 2...
+    std::vector<double> submitGpuSeconds;
+    std::optional<double> modeGpuSeconds;
+};
+
+struct ValidationSummary {
+    bool enabled = false;
+    uint64_t errors = 0, warnings = 0;
+    std::vector<std::string> messages;
+};
+
+// Environment facts (OS, kernel, CPU, GPU kernel driver, driver env vars), each a
+// name -> value pair in the order found; values that could not be read say so.
+struct EnvironmentReport {
+    std::vector<std::pair<std::string, std::string>> host;        // os, kernel, cpu, cmdline
+    std::vector<std::pair<std::string, std::string>> kernelDriver; // e.g. amdgpu.lockup_timeout
+    std::vector<std::pair<std::string, std::string>> variables;   // RADV_DEBUG=... (set only)
+    std::vector<std::string> notes;  // what could not be read, hang-evidence locations
+};
+
+struct RunReport {
+    std::string version, gitHash;
+    std::vector<std::string> commandLine;
+    EnvironmentReport environment;
+    std::optional<DeviceReport> device;
+    std::string preset;
+    Shape shape;
+    ChainSizes sizes;
+    uint32_t chainLength = 0;
+    std::string referenceName;   // "split", "cpu", "none", "split, run after ..."
+    std::vector<ModeReport> modes;
+    ValidationSummary validation;
+    PhaseTimings timings;
+    Verdict verdict;
+};
+
+}  // namespace repro
