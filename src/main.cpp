@@ -18,11 +18,14 @@
 #include <vector>
 
 #include "core/cpu_reference.hpp"
+#include "core/interrupt.hpp"
 #include "core/options.hpp"
 #include "core/shape.hpp"
 #include "core/stats.hpp"
 #include "core/verdict.hpp"
+#include "output.hpp"
 #include "repro_version.h"
+#include "session.hpp"
 #include "vk/chain.hpp"
 #include "vk/check.hpp"
 #include "vk/describe.hpp"
@@ -38,19 +41,6 @@ extern const size_t slice_spv_words;
 
 namespace repro {
 namespace {
-
-template <typename... Args>
-void say(fmt::format_string<Args...> format, Args&&... args) {
-    fmt::print(format, std::forward<Args>(args)...);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
-}
-
-std::string join(const std::vector<std::string>& items, std::string_view separator = ", ") {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
-    return out.empty() ? "none" : out;
-}
 
 void printDeviceList(const std::vector<vk::DeviceInfo>& devices) {
     if (devices.empty()) say("no Vulkan devices");
@@ -157,30 +147,6 @@ void prepareDumpDir(const std::string& dir) {
     }
 }
 
-// Writes `values` to DIR/<mode>.f32 as raw float32; false (and a line on stderr) on failure.
-bool dumpFinal(const std::string& dir, Mode mode, const std::vector<float>& values) {
-    const auto path = std::filesystem::path(dir) / fmt::format("{}.f32", name(mode));
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(values.data()),
-              static_cast<std::streamsize>(values.size() * sizeof(float)));
-    out.close();
-    if (!out) {
-        fmt::print(stderr, "repro: --dump-dir: could not write {}\n", path.string());
-        return false;
-    }
-    return true;
-}
-
-std::string hangReason(const vk::ModeRun& run) {
-    const auto& f = run.failure;
-    if (f.status == vk::SubmitStatus::Timeout) {
-        return fmt::format("hung: {} for {} did not signal within the {:.0f} s timeout ({})",
-                           f.call, run.failedSubmit, run.failedTimeout, vk::resultName(f.result));
-    }
-    return fmt::format("lost the device: {} returned {} at {}", f.call, vk::resultName(f.result),
-                       run.failedSubmit);
-}
-
 int run(const Options& options) {
     const ChainSizes sizes = computeSizes(options.shape);
     const uint32_t n = options.chainLength;
@@ -206,7 +172,8 @@ int run(const Options& options) {
     const std::vector<float> input = makeInput(sizes);
     const std::vector<float> weight = makeWeight(sizes);
     const vk::ChainBuffers buffers =
-        vk::createChainBuffers(device, options.shape, sizes, n, input, weight);
+        vk::createChainBuffers(device, options.shape, sizes, n, input, weight,
+                               /*withStaging=*/options.checkSteps || options.sweep.has_value());
     vk::Encoder encoder(device);
     printMemory(device, buffers);
     // Declared last, destroyed first: nothing above is destroyed while the GPU may use it.
@@ -219,7 +186,11 @@ int run(const Options& options) {
 
     say("small={} big={} (each conv-T writes {} elems = {} MiB)", sizes.smallElems, sizes.bigElems,
         sizes.bigElems, sizes.bigElems * 4 / 1024 / 1024);
-    say("Chaining {} conv-T + slice ops", n);
+    if (options.sweep) {
+        say("Chaining {}..{} conv-T + slice ops (sweep)", options.sweep->first, options.sweep->second);
+    } else {
+        say("Chaining {} conv-T + slice ops", n);
+    }
     say("conv-T wgs=[{}, {}, {}], slice wgs=[{}, {}, {}]", sizes.convWorkgroups[0],
         sizes.convWorkgroups[1], sizes.convWorkgroups[2], sizes.sliceWorkgroups[0],
         sizes.sliceWorkgroups[1], sizes.sliceWorkgroups[2]);
@@ -237,119 +208,13 @@ int run(const Options& options) {
             k, (k + 1) / 2, k % 2 ? "conv-T" : "slice");
     }
 
-    // split is the reference; when it was not asked for, it runs after the modes under
-    // test, so each of those starts on a fresh device.
-    std::vector<Mode> modes = options.modes;
-    const bool splitAsked = std::find(modes.begin(), modes.end(), Mode::Split) != modes.end();
-    const bool splitAfter = !splitAsked;
-    if (splitAfter) modes.push_back(Mode::Split);
-
+    if (options.reference == ReferenceKind::None) {
+        say("  reference: none: zero and non-finite checks only (the original's semantics)");
+    }
     vk::Chain chain{device,  encoder, buffers, convT, slice, sizes, n, options.shape,
                     options.timeoutSeconds, options.dropDispatch};
-    say("--- results ---");
-    std::vector<ModeResult> results;
-    std::vector<std::vector<float>> finals;
-    std::optional<size_t> referenceIndex;
-    std::vector<size_t> pending;  // modes waiting for the reference to be classified
-    bool deviceGone = false;
-    bool dumpFailed = false;
-
-    for (const Mode mode : modes) {
-        const bool isReferenceOnly = splitAfter && mode == Mode::Split;
-        ModeResult result{.mode = mode};
-        if (deviceGone) {
-            if (!isReferenceOnly) {
-                result.reason = "an earlier mode lost the device";
-                say("  mode={:<9} not run", name(mode));
-                say("{}", classificationLine(result));
-                results.push_back(result);
-                finals.emplace_back();
-            }
-            continue;
-        }
-        const vk::ModeRun run = vk::runMode(chain, mode);
-        result.submits = run.submits;
-        result.wallSeconds = run.wallSeconds;
-        if (!run.completed) {
-            deviceGone = true;
-            result.kind = Classification::Hang;
-            result.reason = hangReason(run);
-            if (run.failure.status == vk::SubmitStatus::Timeout) {
-                device.abandon();
-                instance.abandon();
-            } else {
-                device.markLost();
-            }
-            say("  mode={:<9} HANG", name(mode));
-            say("{}", classificationLine(result));
-            results.push_back(result);
-            finals.emplace_back();
-            continue;
-        }
-        std::vector<float> values = vk::readFinal(chain);
-        result.stats = computeStats(values);
-        if (options.dumpDir && !dumpFinal(*options.dumpDir, mode, values)) dumpFailed = true;
-        if (isReferenceOnly) {
-            say("  reference (split, run after the modes under test):");
-        }
-        say("{}", modeLine(mode, *result.stats));
-        if (mode == Mode::Split) {
-            const Classified c = classify(values, *result.stats, std::nullopt, "");
-            result.kind = c.kind;
-            result.reason = c.kind == Classification::Ok
-                                ? "finite and non-zero; the reference for the other modes"
-                                : c.reason;
-            referenceIndex = results.size();
-            say("{}", classificationLine(result));
-        } else if (referenceIndex) {
-            const Classified c = classify(values, *result.stats, std::span<const float>(finals[*referenceIndex]), "split");
-            result.kind = c.kind;
-            result.reason = c.reason;
-            say("{}", classificationLine(result));
-        } else {
-            pending.push_back(results.size());
-        }
-        results.push_back(result);
-        finals.push_back(std::move(values));
-    }
-
-    for (const size_t i : pending) {
-        ModeResult& r = results[i];
-        const std::optional<std::span<const float>> reference =
-            referenceIndex ? std::optional(std::span<const float>(finals[*referenceIndex])) : std::nullopt;
-        const Classified c = classify(finals[i], *r.stats, reference, "split");
-        r.kind = c.kind;
-        r.reason = c.reason;
-        say("  mode={:<9} (classified against the reference)", name(r.mode));
-        say("{}", classificationLine(r));
-    }
-
-    bool referenceUnderflowed = false;
-    std::string referenceName;
-    if (referenceIndex) {
-        referenceName = splitAfter ? "split, run after the modes under test" : "split";
-        referenceUnderflowed = isUnderflowed(*results[*referenceIndex].stats);
-    }
-    // With split only run as the reference, it is not itself a mode under test.
-    std::vector<ModeResult> judged;
-    for (const auto& r : results) {
-        if (!(splitAfter && r.mode == Mode::Split)) judged.push_back(r);
-        else if (r.kind == Classification::Hang) judged.push_back(r);
-    }
-    const uint64_t messages = options.validation ? instance.validationLog().count() : 0;
-    if (options.validation) {
-        say("validation: {} message{} ({} errors, {} warnings), synchronization validation on",
-            messages, messages == 1 ? "" : "s", instance.validationLog().errors,
-            instance.validationLog().warnings);
-    }
-    const Verdict verdict = decideVerdict(judged, referenceName, referenceUnderflowed, messages);
-    for (const auto& line : verdict.lines) say("{}", line);
-    // A dump that could not be written is a usage error unless a hang or a reproduction
-    // says more; the results above are printed either way.
-    if (dumpFailed && verdict.exitStatus != kExitHang && verdict.exitStatus != kExitReproduced) {
-        return kExitUsage;
-    }
-    return verdict.exitStatus;
+    Session session{options, sizes, instance, device, chain};
+    return options.sweep ? runSweep(session) : runChainLength(session);
 }
 
 }  // namespace
@@ -365,6 +230,7 @@ int main(int argc, char** argv) {
         if (!parsed.err.empty()) fmt::print(stderr, "{}\n", parsed.err);
         return parsed.exitStatus;
     }
+    installInterruptHandlers();
     try {
         return run(*parsed.options);
     } catch (const UsageError& e) {

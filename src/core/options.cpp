@@ -59,6 +59,30 @@ std::string_view name(Mode m) {
     return "?";
 }
 
+std::string_view name(ReferenceKind k) {
+    switch (k) {
+        case ReferenceKind::Auto: return "auto";
+        case ReferenceKind::Split: return "split";
+        case ReferenceKind::Cpu: return "cpu";
+        case ReferenceKind::None: return "none";
+    }
+    return "?";
+}
+
+// "A..B" with 1 <= A <= B; UsageError otherwise.
+std::pair<uint32_t, uint32_t> parseSweep(std::string_view text) {
+    const auto dots = text.find("..");
+    const auto first = dots == std::string_view::npos ? std::nullopt : parseInteger(text.substr(0, dots));
+    const auto last = dots == std::string_view::npos ? std::nullopt : parseInteger(text.substr(dots + 2));
+    if (!first || !last) {
+        throw UsageError(fmt::format("--sweep: '{}' is not a range A..B of chain lengths", text));
+    }
+    const uint32_t a = checkCount(*first, "--sweep start", 1);
+    const uint32_t b = checkCount(*last, "--sweep end", 1);
+    if (a > b) throw UsageError(fmt::format("--sweep: start {} is after end {}", a, b));
+    return {a, b};
+}
+
 std::optional<std::vector<Mode>> parseModes(std::string_view text) {
     if (text == "split") return std::vector{Mode::Split};
     if (text == "multipass") return std::vector{Mode::Multipass};
@@ -126,6 +150,27 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
     app.add_option("--dump-dir", o.dumpDir,
                    "write each mode's final small[N] to DIR/<mode>.f32 (raw little-endian "
                    "float32; DIR is created if missing)");
+    std::string referenceText = "auto";
+    app.add_option("--reference", referenceText,
+                   "what each mode is compared with: auto (split; run after the others when not "
+                   "asked for) | split | cpu (host float64 chain, derived float32 tolerance) | "
+                   "none (zero and non-finite checks only)")
+        ->default_val("auto")
+        ->check(CLI::IsMember({"auto", "split", "cpu", "none"}));
+    app.add_flag("--check-steps", o.checkSteps,
+                 "after each mode, read back every intermediate buffer (separate submits) and "
+                 "name the first dispatch whose output differs from the reference");
+    app.add_flag("--poison", o.poison,
+                 "fill every buffer the chain writes with a NaN sentinel (0x7fc0dead) before "
+                 "each mode, so unwritten output is told apart from zeros");
+    int64_t repeat = 1;
+    app.add_option("--repeat", repeat, "run each mode R times: reproduction rate and whether "
+                                       "the results are bit-identical across runs")
+        ->default_val(1);
+    std::optional<std::string> sweepText;
+    app.add_option("--sweep", sweepText,
+                   "A..B: every chain length from A to B with the chosen modes; a table and the "
+                   "smallest reproducing N per mode (overrides -n)");
     app.set_version_flag("--version",
                          fmt::format("repro {} (git {})", kReproVersion, kReproGitHash));
     app.footer(std::string{kExitTable});
@@ -145,6 +190,15 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
             o.chainLength = checkCount(chain, "-n/--chain", 1);
         }
         o.modes = *parseModes(modeText);
+        o.reference = referenceText == "split" ? ReferenceKind::Split
+                      : referenceText == "cpu" ? ReferenceKind::Cpu
+                      : referenceText == "none" ? ReferenceKind::None
+                                                : ReferenceKind::Auto;
+        o.repeat = checkCount(repeat, "--repeat", 1);
+        if (sweepText) {
+            o.sweep = parseSweep(*sweepText);
+            o.chainLength = o.sweep->second;  // buffers are made once, for the longest chain
+        }
         o.preset = preset;
         o.shape = presetShape(preset);
         const std::pair<std::optional<int64_t>&, std::pair<uint32_t*, std::string_view>> fields[] = {
@@ -166,7 +220,8 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
                                          *o.timeoutSeconds));
         }
         if (dropDispatch) {
-            const uint64_t dispatches = 2 * uint64_t{o.chainLength};
+            // Every chain of a sweep must contain the dispatch.
+            const uint64_t dispatches = 2 * uint64_t{o.sweep ? o.sweep->first : o.chainLength};
             if (*dropDispatch < 1 || uint64_t(*dropDispatch) > dispatches) {
                 throw UsageError(fmt::format("--drop-dispatch: {} is outside 1..{} (2 dispatches per step)",
                                              *dropDispatch, dispatches));

@@ -16,6 +16,19 @@ namespace repro {
 enum class Mode { Split, Multipass, Single };
 std::string_view name(Mode m);  // "split", "multipass", "single"
 
+// What each mode's final buffer is compared with (--reference).
+enum class ReferenceKind {
+    Auto,   // split's result; split runs after the others when it was not asked for
+    Split,  // the same, said explicitly
+    Cpu,    // the host computes the chain (float64) and a derived float32 tolerance
+    None,   // zero and non-finite checks only (the original's semantics)
+};
+std::string_view name(ReferenceKind k);  // "auto", "split", "cpu", "none"
+
+// Bit pattern --poison fills every buffer the chain writes with: a quiet NaN that no
+// arithmetic of the chain produces, so an element still holding it was never written.
+inline constexpr uint32_t kPoisonPattern = 0x7fc0dead;
+
 
 struct Options {
     std::vector<Mode> modes{Mode::Split, Mode::Multipass, Mode::Single};  // in this order
@@ -34,6 +47,12 @@ struct Options {
     // Directory to write each mode's final small[N] into, as <mode>.f32: raw
     // little-endian float32, smallElems values (for scripts and the end-to-end tests).
     std::optional<std::string> dumpDir;
+    ReferenceKind reference = ReferenceKind::Auto;
+    bool checkSteps = false;   // read back every intermediate buffer, find the first bad dispatch
+    bool poison = false;       // fill written buffers with kPoisonPattern instead of zeros
+    uint32_t repeat = 1;       // runs per mode
+    // --sweep A..B: every chain length in [first, second]; overrides -n.
+    std::optional<std::pair<uint32_t, uint32_t>> sweep;
     std::vector<std::string> commandLine;  // argv as given, for the report
 
 };

@@ -69,6 +69,15 @@ struct ValidationSummary {
     std::vector<std::string> messages;
 };
 
+// A DRM card node (/sys/class/drm/cardN) and the PCI device behind it; empty strings
+// and nullopt where sysfs did not say.
+struct DrmCard {
+    std::string name;      // "card0"
+    std::string pciSlot;   // "0000:03:00.0" (PCI_SLOT_NAME in device/uevent)
+    std::optional<uint32_t> vendorId, deviceId;  // device/vendor, device/device
+    std::string driver;    // kernel driver bound to it ("amdgpu"): basename of device/driver
+};
+
 // Environment facts (OS, kernel, CPU, GPU kernel driver, driver env vars), each a
 // name -> value pair in the order found; values that could not be read say so.
 struct EnvironmentReport {
@@ -76,6 +85,7 @@ struct EnvironmentReport {
     std::vector<std::pair<std::string, std::string>> kernelDriver; // e.g. amdgpu.lockup_timeout
     std::vector<std::pair<std::string, std::string>> variables;   // RADV_DEBUG=... (set only)
     std::vector<std::string> notes;  // what could not be read, hang-evidence locations
+    std::vector<DrmCard> drmCards;   // structured form of the card* lines in kernelDriver
 };
 
 struct RunReport {

@@ -7,9 +7,12 @@
 #include <cfloat>
 #include <cmath>
 
+#include "core/options.hpp"
 #include "core/rust_format.hpp"
 
 namespace repro {
+
+bool isPoison(float value) { return std::bit_cast<uint32_t>(value) == kPoisonPattern; }
 
 BufferStats computeStats(std::span<const float> values) {
     BufferStats s;
@@ -17,6 +20,7 @@ BufferStats computeStats(std::span<const float> values) {
     for (const float v : values) {
         if (!std::isfinite(v)) {
             ++s.nonFinite;
+            if (isPoison(v)) ++s.poisoned;
         } else if (v != 0.0f) {
             ++s.nonZero;
             if (std::fabs(v) < FLT_MIN) ++s.denormal;
@@ -53,6 +57,7 @@ std::string_view name(Classification c) {
         case Classification::Zero: return "zero";
         case Classification::Mismatch: return "mismatch";
         case Classification::NonFinite: return "nonfinite";
+        case Classification::Unwritten: return "unwritten";
         case Classification::Hang: return "hang";
         case Classification::NotRun: return "not run";
         case Classification::Inconclusive: return "inconclusive";
@@ -62,7 +67,7 @@ std::string_view name(Classification c) {
 
 bool isWrong(Classification c) {
     return c == Classification::Zero || c == Classification::Mismatch ||
-           c == Classification::NonFinite;
+           c == Classification::NonFinite || c == Classification::Unwritten;
 }
 
 bool isUnderflowed(const BufferStats& s) {
@@ -72,6 +77,11 @@ bool isUnderflowed(const BufferStats& s) {
 Classified classify(std::span<const float> values, const BufferStats& stats,
                     std::optional<std::span<const float>> reference,
                     std::string_view referenceName) {
+    if (stats.poisoned > 0) {
+        return {Classification::Unwritten,
+                fmt::format("{} of {} elements still hold the --poison sentinel: never written",
+                            stats.poisoned, stats.elements)};
+    }
     if (stats.nonFinite > 0) {
         return {Classification::NonFinite,
                 fmt::format("{} of {} elements are NaN or Inf", stats.nonFinite, stats.elements)};
@@ -96,6 +106,40 @@ Classified classify(std::span<const float> values, const BufferStats& stats,
                         "max |diff| {}",
                         d.count, stats.elements, referenceName, d.firstIndex, rustExp(d.first),
                         rustExp(d.firstReference), rustExp(d.maxAbs))};
+}
+
+Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcome& t) {
+    if (stats.poisoned > 0) {
+        return {Classification::Unwritten,
+                fmt::format("{} of {} elements still hold the --poison sentinel: never written",
+                            stats.poisoned, stats.elements)};
+    }
+    if (stats.nonFinite > 0) {
+        return {Classification::NonFinite,
+                fmt::format("{} of {} elements are NaN or Inf", stats.nonFinite, stats.elements)};
+    }
+    const std::string against = fmt::format(
+        "max |gpu - cpu| {} against a tolerance of up to {} (worst ratio {:.3g} at index {}; "
+        "max |cpu| {})",
+        rustExp(t.maxAbsDiff), rustExp(t.maxAllowed), t.worstRatio, t.worstIndex,
+        rustExp(t.maxAbsReference));
+    const std::string vacuous =
+        t.uninformative > 0
+            ? fmt::format("; the derived bound is as large as the value itself at {} of {} "
+                          "elements, so there only zero and NaN are caught",
+                          t.uninformative, stats.elements)
+            : "";
+    if (stats.nonZero == 0 && t.maxAbsReference > 0) {
+        return {Classification::Zero,
+                fmt::format("all {} elements are 0 while the CPU reference is not (max |cpu| {})",
+                            stats.elements, rustExp(t.maxAbsReference))};
+    }
+    if (t.exceeded > 0) {
+        return {Classification::Mismatch,
+                fmt::format("{} of {} elements exceed the tolerance: {}", t.exceeded,
+                            stats.elements, against)};
+    }
+    return {Classification::Ok, fmt::format("within tolerance of the CPU reference: {}{}", against, vacuous)};
 }
 
 }  // namespace repro

@@ -16,6 +16,7 @@ struct BufferStats {
     uint64_t nonZero = 0;    // finite and != 0 (the original's `nz`)
     uint64_t nonFinite = 0;  // NaN or +-Inf
     uint64_t denormal = 0;   // finite, non-zero, below FLT_MIN in magnitude
+    uint64_t poisoned = 0;   // bit-equal to kPoisonPattern (counted in nonFinite too)
     double sum = 0.0;        // f64 sum of every element, NaN included (the original's `sum`)
     float maxAbs = 0.0f;     // max |x|, ignoring NaN as Rust's f32::max does
 };
@@ -32,10 +33,11 @@ struct Difference {
 };
 Difference compareBitExact(std::span<const float> values, std::span<const float> reference);
 
-enum class Classification { Ok, Zero, Mismatch, NonFinite, Hang, NotRun, Inconclusive };
-std::string_view name(Classification c);  // "ok", "zero", "mismatch", "nonfinite", "hang", "not run", "inconclusive"
+enum class Classification { Ok, Zero, Mismatch, NonFinite, Unwritten, Hang, NotRun, Inconclusive };
+// "ok", "zero", "mismatch", "nonfinite", "unwritten", "hang", "not run", "inconclusive"
+std::string_view name(Classification c);
 
-// Wrong output (exit 2): zero, mismatch or nonfinite.
+// Wrong output (exit 2): zero, mismatch, nonfinite or unwritten.
 bool isWrong(Classification c);
 
 struct Classified {
@@ -46,10 +48,28 @@ struct Classified {
 // Classifies a completed mode's final buffer. `reference`, when given, is another
 // mode's final buffer of the same run (bit-exact comparison); `referenceName` names it.
 // Without a reference an all-zero buffer is `zero` (the verdict later decides whether
-// that is a reproduction or an underflowed chain).
+// that is a reproduction or an underflowed chain). Elements still holding the --poison
+// sentinel make it `unwritten`, ahead of every other class.
 Classified classify(std::span<const float> values, const BufferStats& stats,
                     std::optional<std::span<const float>> reference,
                     std::string_view referenceName);
+
+// A comparison with a CPU reference within a per-element tolerance, already made
+// (cpu_reference.hpp's compareWithTolerance): how many elements exceeded it, the worst
+// ratio |gpu - cpu| / allowed, and whether the reference itself is all zero or denormal.
+struct ToleranceOutcome {
+    uint64_t exceeded = 0;
+    uint64_t uninformative = 0;  // elements where the bound is as large as |cpu| itself
+    uint64_t worstIndex = 0;
+    double worstRatio = 0, maxAbsDiff = 0, maxAllowed = 0, maxAbsReference = 0;
+};
+// Classifies against the CPU reference: unwritten / nonfinite first, then `zero` when
+// every element is 0 and the reference has signal, `mismatch` when any element exceeds
+// its tolerance, else `ok`. The reason gives the max error against the tolerance.
+Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcome& tolerance);
+
+// Whether the bits of `value` are the --poison sentinel.
+bool isPoison(float value);
 
 // True when a buffer carries no usable signal: all zero or denormal, so a correct
 // device may legitimately produce it at the end of a long chain (SPEC §1 note).

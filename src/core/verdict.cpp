@@ -53,8 +53,11 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
     if (!wrong.empty() && (anyNonFinite || (!allZero && !referenceUnderflowed))) {
         v.exitStatus = kExitReproduced;
         for (const auto* r : wrong) {
-            v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}", name(r->mode),
-                                          name(r->kind), r->reason));
+            v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}{}", name(r->mode),
+                                          name(r->kind), r->reason,
+                                          r->runs > 1 ? fmt::format(" ({}/{} runs wrong)",
+                                                                    r->wrongRuns, r->runs)
+                                                      : ""));
         }
         if (anyGood) {
             std::string good;
@@ -87,11 +90,15 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
     }
     v.exitStatus = kExitNotReproduced;
     v.lines.push_back(
-        referenceName.empty() || results.size() == 1
-            ? "--- NOT REPRODUCED: the output is finite and non-zero (no second mode to compare)"
-            : fmt::format("--- NOT REPRODUCED: every mode produced non-zero output bit-identical "
-                          "to {}",
-                          referenceName));
+        referenceName.empty()
+            ? "--- NOT REPRODUCED: the output is finite and non-zero (no reference to compare "
+              "with: --reference none)"
+            : referenceName == "cpu"
+                ? "--- NOT REPRODUCED: every mode produced non-zero output within the derived "
+                  "tolerance of the CPU reference"
+                : fmt::format("--- NOT REPRODUCED: every mode produced non-zero output "
+                              "bit-identical to {}",
+                              referenceName));
     return v;
 }
 

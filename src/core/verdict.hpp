@@ -28,6 +28,11 @@ struct ModeResult {
     std::optional<BufferStats> stats;  // when the mode completed
     uint64_t submits = 0;
     double wallSeconds = 0;
+    // --repeat: how many runs there were, how many of them were wrong, and whether
+    // every run's final buffer was bit-identical to the first's.
+    uint32_t runs = 1;
+    uint32_t wrongRuns = 0;
+    bool identicalAcrossRuns = true;
 };
 
 struct Verdict {

@@ -69,15 +69,18 @@ bool submit(Chain& chain, ModeRun& run, std::string_view what, uint64_t index, u
     return false;
 }
 
-// Fresh state: zero every buffer the chain writes, in its own submit, host-waited.
-bool clearChainBuffers(Chain& chain, ModeRun& run) {
+// Fresh state: fill every buffer the chain writes with `pattern`, in its own submit,
+// host-waited.
+bool clearChainBuffers(Chain& chain, ModeRun& run, uint32_t pattern) {
     chain.encoder.begin();
     const VkCommandBuffer cmd = chain.encoder.cmd();
     recordBladeGlobalBarrier(cmd);
     for (uint32_t i = 1; i < chain.buffers.small.size(); ++i) {
-        vkCmdFillBuffer(cmd, chain.buffers.small[i].get(), 0, VK_WHOLE_SIZE, 0);
+        vkCmdFillBuffer(cmd, chain.buffers.small[i].get(), 0, VK_WHOLE_SIZE, pattern);
     }
-    for (const auto& big : chain.buffers.big) vkCmdFillBuffer(cmd, big.get(), 0, VK_WHOLE_SIZE, 0);
+    for (const auto& big : chain.buffers.big) {
+        vkCmdFillBuffer(cmd, big.get(), 0, VK_WHOLE_SIZE, pattern);
+    }
     finish(chain, /*hostReads=*/false);
     return submit(chain, run, "clearing the chain's buffers", 1, 1, 0);
 }
@@ -86,7 +89,7 @@ bool clearChainBuffers(Chain& chain, ModeRun& run) {
 
 ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes,
                                 uint32_t n, std::span<const float> input,
-                                std::span<const float> weight) {
+                                std::span<const float> weight, bool withStaging) {
     ChainBuffers b;
     const ConvParams conv = convParams(shape, sizes);
     const SliceParams slice = sliceParams(shape, sizes);
@@ -105,6 +108,10 @@ ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const 
                                      MemoryClass::Device));
     }
     writeMapped(b.small[0], input.data(), input.size_bytes());
+    if (withStaging) {
+        b.staging = createBuffer(device, "staging", std::max(sizes.bigBytes, sizes.smallBytes),
+                                 MemoryClass::Shared);
+    }
     return b;
 }
 
@@ -162,10 +169,10 @@ ModeRun runSingle(Chain& chain) {
     return run;
 }
 
-ModeRun runMode(Chain& chain, Mode mode) {
+ModeRun runMode(Chain& chain, Mode mode, uint32_t fillPattern) {
     const auto start = Clock::now();
     ModeRun clear;
-    if (!clearChainBuffers(chain, clear)) {
+    if (!clearChainBuffers(chain, clear, fillPattern)) {
         clear.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
         return clear;
     }
@@ -179,11 +186,32 @@ ModeRun runMode(Chain& chain, Mode mode) {
     return run;
 }
 
-std::vector<float> readFinal(const Chain& chain) {
-    const Buffer& final = chain.buffers.small.back();
-    std::vector<float> values(chain.sizes.smallElems);
-    std::memcpy(values.data(), final.mapped, chain.sizes.smallBytes);
-    return values;
+Readback readBuffer(Chain& chain, const Buffer& buffer) {
+    Readback r;
+    r.values.resize(buffer.size / sizeof(float));
+    if (buffer.mapped) {
+        std::memcpy(r.values.data(), buffer.mapped, r.values.size() * sizeof(float));
+        return r;
+    }
+    if (!chain.buffers.staging) throw std::logic_error("readBuffer: no staging buffer");
+    const Buffer& staging = *chain.buffers.staging;
+    chain.encoder.begin();
+    const VkCommandBuffer cmd = chain.encoder.cmd();
+    recordBladeGlobalBarrier(cmd);
+    const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = buffer.size};
+    vkCmdCopyBuffer(cmd, buffer.get(), staging.get(), 1, &region);
+    finish(chain, /*hostReads=*/true);
+    ModeRun run;
+    if (!submit(chain, run, fmt::format("reading back {}", buffer.name), 1, 1, 0)) {
+        r.ok = false;
+        r.failure = run.failure;
+        r.values.clear();
+        return r;
+    }
+    std::memcpy(r.values.data(), staging.mapped, r.values.size() * sizeof(float));
+    return r;
 }
+
+Readback readFinal(Chain& chain) { return readBuffer(chain, chain.buffers.small[chain.length]); }
 
 }  // namespace repro::vk

@@ -27,6 +27,9 @@ struct ChainBuffers {
     Buffer weight;
     std::vector<Buffer> small;  // N + 1
     std::vector<Buffer> big;    // N
+    // Created after the chain's buffers, only when intermediate or device-local results
+    // are read back (--check-steps, --sweep): a Shared buffer of max(big, small) bytes.
+    std::optional<Buffer> staging;
 };
 
 // Creates the buffers and writes the params, the weight and small[0] through their
@@ -34,7 +37,7 @@ struct ChainBuffers {
 // Throws CannotTest when memory runs out.
 ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes,
                                 uint32_t chainLength, std::span<const float> input,
-                                std::span<const float> weight);
+                                std::span<const float> weight, bool withStaging);
 
 // Everything a mode needs to record and run the chain.
 struct Chain {
@@ -44,7 +47,7 @@ struct Chain {
     const ComputePipeline& convT;
     const ComputePipeline& slice;
     ChainSizes sizes;
-    uint32_t length = 0;           // N
+    uint32_t length = 0;           // N of this run; buffers may be sized for a longer chain
     const Shape& shape;
     std::optional<double> fixedTimeout;    // --timeout; nullopt = auto per submit
     std::optional<uint32_t> dropDispatch;  // positive control, non-split modes only
@@ -62,8 +65,9 @@ struct ModeRun {
 };
 
 // Runs one mode from fresh state: first a separate submit fills small[1..N] and every
-// big[i] with zeros (and waits), so no data from an earlier mode survives.
-ModeRun runMode(Chain& chain, Mode mode);
+// big[i] with `fillPattern` (0, or kPoisonPattern for --poison) and waits, so no data
+// from an earlier mode survives.
+ModeRun runMode(Chain& chain, Mode mode, uint32_t fillPattern);
 
 // split: 2N submits, each waited on by the host before the next.
 ModeRun runSplit(Chain& chain);
@@ -72,7 +76,20 @@ ModeRun runMultipass(Chain& chain);
 // single: one submit, one pass: G once, then blade's C between every two dispatches.
 ModeRun runSingle(Chain& chain);
 
-// Copies the host-visible small[N] out of its mapping (elements).
-std::vector<float> readFinal(const Chain& chain);
+// A buffer's contents on the host, or the submit that failed while copying it.
+struct Readback {
+    bool ok = true;
+    SubmitOutcome failure;
+    std::vector<float> values;  // elements
+};
+
+// Reads `buffer` (elements = size / 4): a host-visible buffer straight from its mapping,
+// a device-local one through the staging buffer in its own command buffer (G,
+// vkCmdCopyBuffer, HOST_READ barrier), submitted and waited; the chain's own command
+// stream is unchanged.
+Readback readBuffer(Chain& chain, const Buffer& buffer);
+
+// small[chain.length], the chain's final buffer.
+Readback readFinal(Chain& chain);
 
 }  // namespace repro::vk

@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
+#include "core/interrupt.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
 #include "vk/pipeline.hpp"
@@ -113,6 +115,11 @@ void Encoder::end() { check(vkEndCommandBuffer(commandBuffer_), "vkEndCommandBuf
 
 SubmitOutcome Encoder::submitAndWait(double timeoutSeconds) {
     SubmitOutcome out;
+    if (interruptSignal() != 0) {
+        out.status = SubmitStatus::Interrupted;
+        out.call = "vkQueueSubmit (not made: interrupted)";
+        return out;
+    }
     out.timelineValue = ++timelineValue_;
     const VkTimelineSemaphoreSubmitInfo timelineInfo{
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
@@ -144,17 +151,31 @@ SubmitOutcome Encoder::submitAndWait(double timeoutSeconds) {
         .pSemaphores = &semaphore,
         .pValues = &out.timelineValue,
     };
-    const double ns = std::min(timeoutSeconds * 1e9, 1.8e19);
     const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     // blade waits through the KHR entry point (mod.rs:775-800); core where it is absent.
     auto wait = device_.extensionEnabled(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)
                     ? vkWaitSemaphoresKHR
                     : vkWaitSemaphores;
-    r = wait(device_.get(), &waitInfo, static_cast<uint64_t>(ns));
-    out.waitSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double interruptedAt = -1;
+    for (;;) {
+        const double limit = interruptedAt >= 0 ? interruptedAt + kInterruptDrainSeconds : timeoutSeconds;
+        const double slice = std::clamp(limit - elapsed(), 0.0, 0.1);
+        r = wait(device_.get(), &waitInfo, static_cast<uint64_t>(slice * 1e9));
+        if (r != VK_TIMEOUT) break;
+        if (interruptedAt < 0 && interruptSignal() != 0) interruptedAt = elapsed();
+        if (elapsed() >= limit) break;
+    }
+    out.waitSeconds = elapsed();
     out.result = r;
     out.call = "vkWaitSemaphores";
+    if (interruptedAt >= 0) {
+        out.status = SubmitStatus::Interrupted;
+        out.drained = r == VK_SUCCESS;
+        return out;
+    }
     if (r == VK_SUCCESS) {
         out.status = SubmitStatus::Completed;
     } else if (r == VK_TIMEOUT) {

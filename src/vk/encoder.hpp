@@ -18,7 +18,9 @@ class Device;
 struct ComputePipeline;
 
 // How one submit ended. Where the bug can show, these are outcomes, not exceptions.
-enum class SubmitStatus { Completed, Timeout, DeviceLost, Failed };
+// Interrupted: SIGINT/SIGTERM arrived; the submit then completed or was abandoned after
+// kInterruptDrainSeconds (see `drained`).
+enum class SubmitStatus { Completed, Timeout, DeviceLost, Failed, Interrupted };
 
 struct SubmitOutcome {
     SubmitStatus status = SubmitStatus::Completed;
@@ -26,6 +28,7 @@ struct SubmitOutcome {
     std::string call;              // "vkQueueSubmit" or "vkWaitSemaphores"
     uint64_t timelineValue = 0;    // the value this submit signals
     double waitSeconds = 0;        // host time spent in the wait
+    bool drained = true;           // Interrupted: the submit completed within the bound
 };
 
 class Encoder {
@@ -50,7 +53,9 @@ class Encoder {
 
     // vkQueueSubmit (1 command buffer, no wait semaphores, fence VK_NULL_HANDLE) signalling
     // the timeline semaphore with the next value through VkTimelineSemaphoreSubmitInfo,
-    // then vkWaitSemaphores for that value with `timeoutSeconds`.
+    // then vkWaitSemaphores for that value with `timeoutSeconds`, in slices of at most
+    // 100 ms so that SIGINT/SIGTERM is noticed (core/interrupt.hpp). Nothing is submitted
+    // once a signal has arrived.
     SubmitOutcome submitAndWait(double timeoutSeconds);
 
     uint64_t submits() const { return submits_; }

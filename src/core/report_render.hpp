@@ -1,0 +1,48 @@
+// The run's report as Markdown (a block to paste into a Mesa GitLab issue) and as JSON
+// (the documented, versioned object of docs/report-schema.md and
+// docs/report.schema.json) (SPEC §4). Vulkan-free: both only read a RunReport.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/report.hpp"
+
+namespace repro {
+
+// "schema_version" of renderJson's object. Additive changes (a new field) keep it;
+// a removed, renamed or retyped field, or a changed meaning or unit, bumps it.
+inline constexpr int kReportSchemaVersion = 1;
+
+// One Markdown block ready to paste into a GitLab issue: a heading (verdict, device,
+// driver), the command line in a code block, an environment table (OS, kernel, CPU,
+// GPU, driver, Vulkan, kernel driver and job watchdog), the results table (mode |
+// classification | nz | sum | max_abs | submits | wall s, plus GPU s when any mode was
+// timed), each mode's reason, the verdict lines in a code block, watchdog warnings, and
+// the details in collapsed <details> blocks (device facts, extensions, features,
+// memory placements, shape and sizes, timings, environment variables, host, kernel
+// driver, validation messages, hang evidence, notes). Numbers use the text output's
+// Rust formats (rust_format.hpp). Every value is escaped: table cells never hold an
+// unescaped '|', and report text never opens HTML tags. Ends with a newline; never throws
+// for any report content.
+std::string renderMarkdown(const RunReport& report);
+
+// The report as one JSON object, schema "repro-report", version kReportSchemaVersion;
+// every field is documented in docs/report-schema.md. Times are seconds, sizes bytes,
+// counts elements. JSON has no NaN or infinity: such floats are the strings "NaN",
+// "inf" and "-inf"; every other float is a JSON number.
+nlohmann::json renderJson(const RunReport& report);
+
+// renderJson's object as text: 2-space indented, keys sorted, ending in a newline.
+// Invalid UTF-8 in report strings is replaced by U+FFFD instead of throwing.
+std::string renderJsonText(const RunReport& report);
+
+// Warnings for submits whose GPU time (or, for a mode that hung without timestamps,
+// its wall time) reached half of the kernel's job watchdog (jobWatchdogSeconds):
+// there a "hang" may be the watchdog ending a long submit, not the bug. One line each,
+// without a trailing newline; empty when nothing is near or no watchdog is known.
+std::vector<std::string> watchdogWarnings(const RunReport& report);
+
+}  // namespace repro

@@ -1,0 +1,28 @@
+// Printing for the report: every line is flushed at once, so a hang or crash later in
+// the run cannot lose what was already said (SPEC §4).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace repro {
+
+template <typename... Args>
+void say(fmt::format_string<Args...> format, Args&&... args) {
+    fmt::print(format, std::forward<Args>(args)...);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+inline std::string join(const std::vector<std::string>& items, std::string_view separator = ", ") {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
+    return out.empty() ? "none" : out;
+}
+
+}  // namespace repro

@@ -1,0 +1,168 @@
+// End-to-end tests of the verdict's evidence: the CPU reference, --check-steps,
+// --poison, --repeat, --sweep and the underflow horizon, on the machine's Vulkan driver.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace {
+
+using repro::test::ProcessResult;
+using repro::test::runProcess;
+
+ProcessResult repro(const std::vector<std::string>& args) { return runProcess(REPRO_EXECUTABLE, args); }
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+size_t count(const std::string& haystack, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+    return n;
+}
+
+struct CpuCase {
+    std::string preset;
+    int n;
+};
+class CpuReference : public ::testing::TestWithParam<CpuCase> {};
+
+// lavapipe against the host's float64 chain within the derived float32 tolerance: every
+// mode, split included, is judged against it.
+TEST_P(CpuReference, EveryModeWithinTolerance) {
+    const auto& c = GetParam();
+    const ProcessResult r = repro({"--validation", "--reference", "cpu", "--mode", "all",
+                                   "--preset", c.preset, "-n", std::to_string(c.n)});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(count(r.out, "-> ok: within tolerance of the CPU reference: max |gpu - cpu|"), 3u) << r.out;
+    EXPECT_TRUE(contains(r.out, "within the derived tolerance of the CPU reference")) << r.out;
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lavapipe, CpuReference,
+                         ::testing::Values(CpuCase{"tiny", 1}, CpuCase{"tiny", 4}, CpuCase{"tiny", 8},
+                                           CpuCase{"small", 1}, CpuCase{"small", 4},
+                                           CpuCase{"small", 8}),
+                         [](const auto& param) {
+                             return param.param.preset + "_n" + std::to_string(param.param.n);
+                         });
+
+TEST(CpuReference, CatchesTheBrokenChainInSplitToo) {
+    // With the CPU as the reference, the positive control in multipass is caught while
+    // split (not broken) is judged ok against the host.
+    const ProcessResult r = repro({"--reference", "cpu", "--preset", "tiny", "-n", "3",
+                                   "--drop-dispatch", "6"});
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is zero")) << r.out;
+    EXPECT_EQ(count(r.out, "-> ok: within tolerance"), 1u) << r.out;  // split
+}
+
+struct StepCase {
+    std::string reference;
+    int dropped;
+    std::string named;
+};
+class CheckSteps : public ::testing::TestWithParam<StepCase> {};
+
+// --check-steps names exactly the dispatch the positive control leaves out.
+TEST_P(CheckSteps, NamesTheDroppedDispatch) {
+    const auto& c = GetParam();
+    const ProcessResult r = repro({"--check-steps", "--reference", c.reference, "--preset", "tiny",
+                                   "-n", "3", "--mode", "multipass", "--drop-dispatch",
+                                   std::to_string(c.dropped)});
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "first wrong dispatch " + std::to_string(c.dropped) + ": " + c.named))
+        << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lavapipe, CheckSteps,
+    ::testing::Values(StepCase{"split", 1, "step 1 conv-T"}, StepCase{"split", 4, "step 2 slice"},
+                      StepCase{"split", 5, "step 3 conv-T"}, StepCase{"cpu", 3, "step 2 conv-T"},
+                      StepCase{"cpu", 6, "step 3 slice"}),
+    [](const auto& param) {
+        return param.param.reference + "_drop" + std::to_string(param.param.dropped);
+    });
+
+TEST(CheckSteps, CleanChainMatchesEveryDispatch) {
+    const ProcessResult r = repro({"--check-steps", "--preset", "small", "-n", "3"});
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(count(r.out, "every dispatch's output matches"), 2u) << r.out;  // multipass, single
+    EXPECT_EQ(count(r.out, "      dispatch "), 12u) << r.out;                 // 6 each
+}
+
+TEST(Poison, DroppedDispatchOutputIsUnwritten) {
+    const ProcessResult r = repro({"--poison", "--check-steps", "--preset", "tiny", "-n", "3",
+                                   "--mode", "single", "--drop-dispatch", "3"});
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(contains(r.out, "first wrong dispatch 3: step 2 conv-T is unwritten")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is unwritten")) << r.out;
+    // Without --poison the same chain is `zero`: the two are told apart.
+    const ProcessResult plain = repro({"--check-steps", "--preset", "tiny", "-n", "3", "--mode",
+                                       "single", "--drop-dispatch", "3"});
+    EXPECT_TRUE(contains(plain.out, "first wrong dispatch 3: step 2 conv-T is zero")) << plain.out;
+}
+
+TEST(Poison, CleanChainOverwritesEverySentinel) {
+    const ProcessResult r = repro({"--poison", "--check-steps", "--validation", "--preset", "small", "-n", "4"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_FALSE(contains(r.out, "unwritten")) << r.out;
+}
+
+TEST(Repeat, RatesAndBitIdentity) {
+    const ProcessResult r = repro({"--repeat", "3", "--preset", "tiny", "-n", "2"});
+    EXPECT_EQ(r.status, 0) << r.out;
+    for (const char* mode : {"split", "multipass", "single"}) {
+        EXPECT_TRUE(contains(r.out, std::string("  ") + mode + ": 0/3 runs wrong; results bit-identical across runs"))
+            << mode << "\n" << r.out;
+    }
+    EXPECT_TRUE(contains(r.out, "[run 3/3]")) << r.out;
+    const ProcessResult broken = repro({"--repeat", "2", "--preset", "tiny", "-n", "2", "--mode",
+                                        "multipass", "--drop-dispatch", "2"});
+    EXPECT_EQ(broken.status, 2) << broken.out;
+    EXPECT_TRUE(contains(broken.out, "multipass: 2/2 runs wrong")) << broken.out;
+    EXPECT_TRUE(contains(broken.out, "(2/2 runs wrong)")) << broken.out;
+}
+
+TEST(Sweep, TableAndNoReproductionOnACorrectDriver) {
+    const ProcessResult r = repro({"--sweep", "1..12", "--preset", "small"});
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- sweep: classification by chain length ---")) << r.out;
+    EXPECT_EQ(count(r.out, "--- results for N="), 12u) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- smallest reproducing N: split none, multipass none, single none"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "Chaining 1..12 conv-T + slice ops (sweep)")) << r.out;
+}
+
+TEST(Sweep, SmallestReproducingNPerMode) {
+    // Dispatch 2 (step 1's slice) is in every chain of the sweep.
+    const ProcessResult r = repro({"--sweep", "1..3", "--preset", "tiny", "--drop-dispatch", "2"});
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- smallest reproducing N: split none, multipass N=1, single N=1"))
+        << r.out;
+}
+
+TEST(Underflow, LongChainOnACorrectDeviceIsNotAReproduction) {
+    // small preset: the signal reaches zero in float32 by N = 60 on a correct device.
+    for (const char* reference : {"split", "cpu"}) {
+        const ProcessResult r = repro({"--preset", "small", "-n", "60", "--mode", "split", "--reference", reference});
+        EXPECT_NE(r.status, 2) << reference << "\n" << r.out;
+        EXPECT_EQ(r.status, 125) << reference << "\n" << r.out;
+        EXPECT_TRUE(contains(r.out, "--- INCONCLUSIVE")) << r.out;
+    }
+}
+
+TEST(ReferenceNone, OriginalSemanticsAndTheUnderflowWarning) {
+    const ProcessResult r = repro({"--reference", "none", "--preset", "tiny", "-n", "40", "--mode", "split"});
+    EXPECT_TRUE(contains(r.out, "--- warning: --reference none at N >= 40")) << r.out;
+    const ProcessResult ok = repro({"--reference", "none", "--preset", "tiny", "-n", "3"});
+    EXPECT_EQ(ok.status, 0) << ok.out;
+    EXPECT_TRUE(contains(ok.out, "reference: none")) << ok.out;
+    EXPECT_FALSE(contains(ok.out, "reference (split, run after")) << ok.out;
+}
+
+}  // namespace

@@ -1,0 +1,220 @@
+// Fault injection for the failure-path tests: defines the weak test seam
+// `reproAfterVolkLoad` that src/vk/device.cpp calls after each volk load, and replaces
+// chosen entries of volk's function table with wrappers that make the k-th call of a
+// function return a chosen VkResult. Linked only into `repro_faulty` (tests/CMakeLists.txt);
+// the normal repro binary has no definition of the seam, so nothing can be injected there.
+//
+// REPRO_FAULT="function:k:VK_RESULT_NAME[,function:k:VK_RESULT_NAME...]", k 1-based,
+// counting the calls of that function in this process. Function names are volk's; the
+// KHR alias of a promoted function shares its counter (vkWaitSemaphoresKHR and
+// vkWaitSemaphores count as one function, whichever entry point the repro calls).
+//
+// What an injected call does, so the simulation stays what a real driver could do:
+// - creation and allocation calls, vkQueueSubmit and the waits return the code without
+//   calling the driver (a failed create makes nothing; a failed wait leaves the submit
+//   running, as a hang would);
+// - vkDeviceWaitIdle always calls the driver first (so the CPU driver really drains
+//   before any teardown) and then returns the code;
+// - VK_ERROR_DEVICE_LOST is sticky, as a lost device stays lost (Vulkan spec, "Lost
+//   Device"): afterwards vkQueueSubmit, the waits, vkGetSemaphoreCounterValue and
+//   vkDeviceWaitIdle (after draining) return VK_ERROR_DEVICE_LOST too; destroy and free
+//   calls still reach the driver, as the spec allows them after loss.
+// A malformed REPRO_FAULT ends the process with status 99 and one line on stderr, a
+// status outside repro's table so a test cannot mistake it for the repro's own.
+#include <volk.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+struct Fault {
+    std::string function;  // canonical name (KHR alias folded)
+    unsigned long call = 0;
+    VkResult result = VK_SUCCESS;
+};
+
+constexpr std::pair<std::string_view, VkResult> kResults[] = {
+    {"VK_ERROR_DEVICE_LOST", VK_ERROR_DEVICE_LOST},
+    {"VK_TIMEOUT", VK_TIMEOUT},
+    {"VK_ERROR_OUT_OF_DEVICE_MEMORY", VK_ERROR_OUT_OF_DEVICE_MEMORY},
+    {"VK_ERROR_OUT_OF_HOST_MEMORY", VK_ERROR_OUT_OF_HOST_MEMORY},
+    {"VK_ERROR_INITIALIZATION_FAILED", VK_ERROR_INITIALIZATION_FAILED},
+    {"VK_ERROR_INCOMPATIBLE_DRIVER", VK_ERROR_INCOMPATIBLE_DRIVER},
+    {"VK_ERROR_OUT_OF_POOL_MEMORY", VK_ERROR_OUT_OF_POOL_MEMORY},
+    {"VK_ERROR_FRAGMENTED_POOL", VK_ERROR_FRAGMENTED_POOL},
+    {"VK_ERROR_UNKNOWN", VK_ERROR_UNKNOWN},
+};
+
+[[noreturn]] void badSpec(std::string_view spec, std::string_view why) {
+    std::fprintf(stderr, "repro_faulty: REPRO_FAULT '%.*s': %.*s\n", int(spec.size()), spec.data(),
+                 int(why.size()), why.data());
+    std::_Exit(99);
+}
+
+std::string canonical(std::string_view name) {
+    if (name == "vkWaitSemaphoresKHR") return "vkWaitSemaphores";
+    if (name == "vkGetSemaphoreCounterValueKHR") return "vkGetSemaphoreCounterValue";
+    return std::string(name);
+}
+
+// The functions this file can wrap; a fault naming another is a malformed spec.
+constexpr std::string_view kHookable[] = {
+    "vkCreateInstance",        "vkCreateDevice",           "vkQueueSubmit",
+    "vkWaitSemaphores",        "vkGetSemaphoreCounterValue", "vkDeviceWaitIdle",
+    "vkAllocateMemory",        "vkCreateBuffer",           "vkCreateComputePipelines",
+    "vkCreateDescriptorPool",  "vkAllocateDescriptorSets",
+};
+
+std::vector<Fault> parseFaults() {
+    std::vector<Fault> faults;
+    const char* env = std::getenv("REPRO_FAULT");
+    if (!env || !*env) return faults;
+    std::string_view rest = env;
+    while (!rest.empty()) {
+        const size_t comma = rest.find(',');
+        const std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        const size_t a = item.find(':');
+        const size_t b = a == std::string_view::npos ? a : item.find(':', a + 1);
+        if (b == std::string_view::npos) badSpec(item, "expected function:k:VK_RESULT_NAME");
+        Fault f;
+        f.function = canonical(item.substr(0, a));
+        bool known = false;
+        for (auto h : kHookable) known = known || h == f.function;
+        if (!known) badSpec(item, "this function cannot be hooked");
+        const std::string count(item.substr(a + 1, b - a - 1));
+        char* end = nullptr;
+        f.call = std::strtoul(count.c_str(), &end, 10);
+        if (count.empty() || *end != '\0' || f.call == 0) badSpec(item, "k must be a whole number >= 1");
+        const std::string_view resultName = item.substr(b + 1);
+        bool found = false;
+        for (const auto& [n, r] : kResults) {
+            if (n == resultName) {
+                f.result = r;
+                found = true;
+            }
+        }
+        if (!found) badSpec(item, "unknown VkResult name");
+        faults.push_back(std::move(f));
+    }
+    return faults;
+}
+
+const std::vector<Fault>& faults() {
+    static const std::vector<Fault> parsed = parseFaults();
+    return parsed;
+}
+
+bool deviceLost = false;  // set by an injected VK_ERROR_DEVICE_LOST; never cleared
+
+// The injected result for call `count` of `function`, or VK_SUCCESS for "no fault".
+VkResult injected(std::string_view function, unsigned long count) {
+    for (const Fault& f : faults()) {
+        if (f.function == function && f.call == count) {
+            if (f.result == VK_ERROR_DEVICE_LOST) deviceLost = true;
+            return f.result;
+        }
+    }
+    return VK_SUCCESS;
+}
+
+// How an injected call behaves (see the header comment).
+enum class Kind {
+    Create,     // return the code, the driver never sees the call
+    Queue,      // like Create, and VK_ERROR_DEVICE_LOST once the device is lost
+    DrainIdle,  // vkDeviceWaitIdle: the driver first, then the code
+};
+
+// Calls so far by canonical name, so a KHR alias and its core name share one count.
+unsigned long& callCount(const std::string& name) {
+    static std::vector<std::pair<std::string, unsigned long>> counts;
+    for (auto& [n, c] : counts) {
+        if (n == name) return c;
+    }
+    return counts.emplace_back(name, 0).second;
+}
+
+// One wrapper per volk table slot. `Slot` is the address of volk's global function
+// pointer (e.g. &vkQueueSubmit); the wrapper has exactly its signature.
+template <auto* Slot, const char* Name, Kind K,
+          typename Fn = std::remove_pointer_t<std::remove_reference_t<decltype(*Slot)>>>
+struct Hook;
+
+template <auto* Slot, const char* Name, Kind K, typename... Args>
+struct Hook<Slot, Name, K, VkResult(Args...)> {
+    static inline VkResult (*original)(Args...) = nullptr;
+
+    static VkResult VKAPI_CALL call(Args... args) {
+        static const std::string name = canonical(Name);
+        const VkResult fault = injected(name, ++callCount(name));
+        if constexpr (K == Kind::DrainIdle) {
+            const VkResult real = original(args...);
+            if (fault != VK_SUCCESS) return fault;
+            return deviceLost ? VK_ERROR_DEVICE_LOST : real;
+        } else {
+            if (fault != VK_SUCCESS) return fault;
+            if (K == Kind::Queue && deviceLost) return VK_ERROR_DEVICE_LOST;
+            return original(args...);
+        }
+    }
+
+    // Replaces the slot with the wrapper, keeping the driver's entry point; a slot volk
+    // left null (function absent) stays null.
+    static void install() {
+        if (*Slot == nullptr || *Slot == &call) return;
+        original = *Slot;
+        *Slot = &call;
+    }
+};
+
+// Names with linkage, usable as template arguments.
+constexpr char kCreateInstance[] = "vkCreateInstance";
+constexpr char kCreateDevice[] = "vkCreateDevice";
+constexpr char kQueueSubmit[] = "vkQueueSubmit";
+constexpr char kWaitSemaphores[] = "vkWaitSemaphores";
+constexpr char kWaitSemaphoresKHR[] = "vkWaitSemaphoresKHR";
+constexpr char kGetSemaphoreCounterValue[] = "vkGetSemaphoreCounterValue";
+constexpr char kGetSemaphoreCounterValueKHR[] = "vkGetSemaphoreCounterValueKHR";
+constexpr char kDeviceWaitIdle[] = "vkDeviceWaitIdle";
+constexpr char kAllocateMemory[] = "vkAllocateMemory";
+constexpr char kCreateBuffer[] = "vkCreateBuffer";
+constexpr char kCreateComputePipelines[] = "vkCreateComputePipelines";
+constexpr char kCreateDescriptorPool[] = "vkCreateDescriptorPool";
+constexpr char kAllocateDescriptorSets[] = "vkAllocateDescriptorSets";
+
+}  // namespace
+
+// Stage 0: after volkInitialize (global functions); 1: after volkLoadInstanceOnly
+// (instance functions); 2: after volkLoadDevice (device functions).
+extern "C" void reproAfterVolkLoad(int stage) {
+    if (faults().empty()) return;  // parse REPRO_FAULT now: a bad spec fails before any work
+    switch (stage) {
+        case 0:
+            Hook<&vkCreateInstance, kCreateInstance, Kind::Create>::install();
+            break;
+        case 1:
+            Hook<&vkCreateDevice, kCreateDevice, Kind::Create>::install();
+            break;
+        case 2:
+            Hook<&vkQueueSubmit, kQueueSubmit, Kind::Queue>::install();
+            Hook<&vkWaitSemaphores, kWaitSemaphores, Kind::Queue>::install();
+            Hook<&vkWaitSemaphoresKHR, kWaitSemaphoresKHR, Kind::Queue>::install();
+            Hook<&vkGetSemaphoreCounterValue, kGetSemaphoreCounterValue, Kind::Queue>::install();
+            Hook<&vkGetSemaphoreCounterValueKHR, kGetSemaphoreCounterValueKHR, Kind::Queue>::install();
+            Hook<&vkDeviceWaitIdle, kDeviceWaitIdle, Kind::DrainIdle>::install();
+            Hook<&vkAllocateMemory, kAllocateMemory, Kind::Create>::install();
+            Hook<&vkCreateBuffer, kCreateBuffer, Kind::Create>::install();
+            Hook<&vkCreateComputePipelines, kCreateComputePipelines, Kind::Create>::install();
+            Hook<&vkCreateDescriptorPool, kCreateDescriptorPool, Kind::Create>::install();
+            Hook<&vkAllocateDescriptorSets, kAllocateDescriptorSets, Kind::Create>::install();
+            break;
+        default:
+            break;
+    }
+}

@@ -1,0 +1,409 @@
+// Failure-path tests: runs repro_faulty (repro with the fault-injection seam,
+// tests/fault/fault_injection.cpp) on the machine's Vulkan driver with REPRO_FAULT making
+// the k-th call of one Vulkan function fail, over a generated matrix of
+// (result, function, k, mode), and checks the exit status (SPEC §5), the message, that
+// the results of modes that finished are still printed and that later modes say
+// `not run`. The same table generates docs/failure-matrix.md (FailureMatrixDoc below).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../e2e/process.hpp"
+
+#if !defined(REPRO_FAULTY_EXECUTABLE) || !defined(REPRO_EXECUTABLE) || !defined(REPRO_SOURCE_DIR)
+#error "REPRO_FAULTY_EXECUTABLE, REPRO_EXECUTABLE and REPRO_SOURCE_DIR must be defined"
+#endif
+
+namespace {
+
+using repro::test::lines;
+using repro::test::ProcessResult;
+using repro::test::runProcess;
+
+// Every row runs `--preset tiny -n 3 --mode <mode>`.
+constexpr int kChain = 3;
+const std::vector<std::string> kModes = {"split", "multipass", "single", "all"};
+
+// ---- the repro's call plan, restated here so the expectations do not trust src/ ----------
+
+// One mode's run in the order repro performs them. split is the reference: when it was
+// not asked for, it runs after the mode under test, and is skipped (no line) once the
+// device is gone.
+struct Run {
+    std::string mode;
+    bool referenceOnly = false;
+};
+
+std::vector<Run> runsOf(const std::string& mode) {
+    if (mode == "all") return {{"split"}, {"multipass"}, {"single"}};
+    if (mode == "split") return {{"split"}};
+    return {{mode}, {"split", /*referenceOnly=*/true}};
+}
+
+// Submits (each host-waited) per run: one clearing the chain's buffers, then 2N for
+// split or 1 for multipass and single.
+int submitsIn(const Run& run) { return 1 + (run.mode == "split" ? 2 * kChain : 1); }
+
+// How repro names submit `j` (0-based, 0 = the clear) of a run in its hang message.
+std::string submitLabel(const Run& run, int j) {
+    if (j == 0) return "submit 1 of 1 (clearing the chain's buffers)";
+    if (run.mode != "split") return "submit 1 of 1 (all " + std::to_string(kChain) + " steps)";
+    const int step = (j + 1) / 2;
+    return "submit " + std::to_string(j) + " of " + std::to_string(2 * kChain) + " (step " +
+           std::to_string(step) + (j % 2 ? " conv-T)" : " slice)");
+}
+
+// Descriptor sets allocated per run: one per dispatch, 2N (the clear binds none).
+constexpr int kBindsPerRun = 2 * kChain;
+
+// Buffers in creation order: one vkCreateBuffer and one vkAllocateMemory each.
+std::vector<std::string> bufferNames() {
+    std::vector<std::string> names{"conv_params", "slice_params", "weight"};
+    for (int i = 0; i <= kChain; ++i) names.push_back("small[" + std::to_string(i) + "]");
+    for (int i = 0; i < kChain; ++i) names.push_back("big[" + std::to_string(i) + "]");
+    return names;
+}
+
+// Bytes of each tiny buffer (batch 2, C 4, 5x7, kernel 3x4, stride 1x2: big 7x16).
+uint64_t bufferBytes(const std::string& name) {
+    if (name == "conv_params") return 64;
+    if (name == "slice_params") return 32;
+    if (name == "weight") return 4 * 4 * 3 * 4 * 4;
+    if (name.rfind("small", 0) == 0) return 2 * 4 * 5 * 7 * 4;
+    return 2 * 4 * 7 * 16 * 4;
+}
+
+std::string padded(const std::string& mode) { return mode + std::string(9 - mode.size(), ' '); }
+
+// ---- the matrix -----------------------------------------------------------------------------
+
+struct FaultCase {
+    std::string label;   // test name; "DISABLED_" prefix for a known src/ defect
+    std::string fault;   // REPRO_FAULT
+    std::string mode;    // --mode
+    int status = 0;      // expected exit status
+    std::vector<std::string> messages;  // fragments expected in stdout + stderr
+    std::vector<std::string> completed; // modes whose `  mode=X nz=` line must be printed
+    std::string hung;                   // mode whose `  mode=X HANG` line must be printed
+    std::vector<std::string> notRun;    // modes whose `  mode=X not run` line must be printed
+    bool setupFailure = false;          // no mode started: no `--- results ---`
+    bool timeout = false;               // repro abandons the device by design (leaks)
+    std::string knownIssue;             // why the row is DISABLED_ (empty: enabled)
+};
+
+// gtest prints the parameter in failures: the fault and the mode say it all.
+void PrintTo(const FaultCase& c, std::ostream* os) { *os << "REPRO_FAULT=" << c.fault << " --mode " << c.mode; }
+
+std::string shortResult(const std::string& result) {
+    std::string s = result;
+    for (const char* prefix : {"VK_ERROR_", "VK_"}) {
+        if (s.rfind(prefix, 0) == 0) return s.substr(std::string(prefix).size());
+    }
+    return s;
+}
+
+FaultCase makeCase(const std::string& function, int k, const std::string& result,
+                   const std::string& mode) {
+    FaultCase c;
+    c.fault = function + ":" + std::to_string(k) + ":" + result;
+    c.mode = mode;
+    c.label = function + "_k" + std::to_string(k) + "_" + shortResult(result) + "_" + mode;
+    return c;
+}
+
+// A submit or its wait fails at global submit `k` of `mode`: status 3, the runs before
+// it keep their results, the run itself says HANG, later runs under test say not run.
+FaultCase hangCase(const std::string& function, int k, const std::string& result,
+                   const std::string& mode) {
+    FaultCase c = makeCase(function, k, result, mode);
+    c.status = 3;
+    c.timeout = result == "VK_TIMEOUT";
+    const auto runs = runsOf(mode);
+    int first = 1;
+    size_t r = 0;
+    while (k >= first + submitsIn(runs[r])) first += submitsIn(runs[r++]);
+    const std::string label = submitLabel(runs[r], k - first);
+    for (size_t i = 0; i < r; ++i) c.completed.push_back(runs[i].mode);
+    c.hung = runs[r].mode;
+    for (size_t i = r + 1; i < runs.size(); ++i) {
+        if (!runs[i].referenceOnly) c.notRun.push_back(runs[i].mode);
+    }
+    const std::string head = "--- GPU HANG: mode " + runs[r].mode + " ";
+    // repro names the wait "vkWaitSemaphores" whichever entry point it called.
+    const std::string call = function == "vkQueueSubmit" ? function : "vkWaitSemaphores";
+    if (c.timeout) {
+        c.messages = {head + "hung: " + call + " for " + label + " did not signal within the ",
+                      " s timeout (VK_TIMEOUT)"};
+    } else {
+        c.messages = {head + "lost the device: " + call + " returned " + result + " at " + label};
+    }
+    c.messages.push_back("--- results of the modes that completed are above; later modes did not run");
+    return c;
+}
+
+// A set-up call fails before any mode runs: status 125 with the named call and result.
+FaultCase setupCase(const std::string& function, int k, const std::string& result,
+                    const std::string& mode, std::vector<std::string> messages) {
+    FaultCase c = makeCase(function, k, result, mode);
+    c.status = 125;
+    c.setupFailure = true;
+    c.messages = {"repro: cannot test here: "};
+    c.messages.insert(c.messages.end(), messages.begin(), messages.end());
+    return c;
+}
+
+std::vector<FaultCase> faultMatrix() {
+    std::vector<FaultCase> m;
+    const std::vector<std::string> oom = {"VK_ERROR_OUT_OF_DEVICE_MEMORY", "VK_ERROR_OUT_OF_HOST_MEMORY"};
+    const auto names = bufferNames();
+
+    for (const auto& mode : kModes) {
+        int submits = 0;
+        for (const auto& run : runsOf(mode)) submits += submitsIn(run);
+        // Device loss from the submit, device loss or a timeout from the wait: every submit.
+        for (int k = 1; k <= submits; ++k) m.push_back(hangCase("vkQueueSubmit", k, "VK_ERROR_DEVICE_LOST", mode));
+        for (int k = 1; k <= submits; ++k) m.push_back(hangCase("vkWaitSemaphores", k, "VK_ERROR_DEVICE_LOST", mode));
+        for (int k = 1; k <= submits; ++k) m.push_back(hangCase("vkWaitSemaphores", k, "VK_TIMEOUT", mode));
+        // The KHR entry point (the one repro calls where the extension is enabled) by name.
+        m.push_back(hangCase("vkWaitSemaphoresKHR", submits, "VK_TIMEOUT", mode));
+
+        // repro never reads the counter: the fault cannot fire and every mode completes.
+        {
+            FaultCase c = makeCase("vkGetSemaphoreCounterValue", 1, "VK_ERROR_DEVICE_LOST", mode);
+            c.status = 0;
+            for (const auto& run : runsOf(mode)) c.completed.push_back(run.mode);
+            c.messages = {"--- NOT REPRODUCED"};
+            m.push_back(c);
+        }
+        // The device is lost in the teardown's vkDeviceWaitIdle, after every mode finished.
+        {
+            FaultCase c = makeCase("vkDeviceWaitIdle", 1, "VK_ERROR_DEVICE_LOST", mode);
+            c.status = 3;
+            for (const auto& run : runsOf(mode)) c.completed.push_back(run.mode);
+            c.messages = {"vkDeviceWaitIdle", "VK_ERROR_DEVICE_LOST"};
+            c.knownIssue = "src/main.cpp: IdleBeforeTeardown ignores vkDeviceWaitIdle's result, "
+                           "so a device lost at teardown exits 0 with no word of it";
+            m.push_back(c);
+        }
+
+        for (const auto& result : oom) {
+            // Memory: the first buffer, the first host-visible chain buffer, the last one.
+            for (int k : {1, 4, static_cast<int>(names.size())}) {
+                const std::string& b = names[k - 1];
+                m.push_back(setupCase("vkAllocateMemory", k, result, mode,
+                                      {"not enough device memory: vkAllocateMemory(",
+                                       " bytes for '" + b + "', type ", ") returned " + result +
+                                       "; heap ", " MiB"}));
+                FaultCase c = setupCase("vkCreateBuffer", k, result, mode,
+                                        {"vkCreateBuffer(" + b + ", " + std::to_string(bufferBytes(b)) +
+                                             " bytes): " + result,
+                                         "heap "});
+                c.knownIssue = "src/vk/memory.cpp: the vkCreateBuffer out-of-memory message names "
+                               "the bytes but not what the device's heaps hold";
+                m.push_back(c);
+            }
+            for (int k : {1, 2}) {
+                m.push_back(setupCase("vkCreateComputePipelines", k, result, mode,
+                                      {"vkCreateComputePipelines ran out of memory: " + result}));
+            }
+            m.push_back(setupCase("vkCreateDescriptorPool", 1, result, mode,
+                                  {"vkCreateDescriptorPool failed: " + result}));
+            // A descriptor set while recording: the first and last dispatch of every run.
+            const auto runs = runsOf(mode);
+            for (size_t r = 0; r < runs.size(); ++r) {
+                for (int j : {1, kBindsPerRun}) {
+                    const int k = static_cast<int>(r) * kBindsPerRun + j;
+                    FaultCase c = makeCase("vkAllocateDescriptorSets", k, result, mode);
+                    c.status = 125;
+                    c.messages = {"repro: cannot test here: vkAllocateDescriptorSets failed: " + result};
+                    for (size_t i = 0; i < r; ++i) c.completed.push_back(runs[i].mode);
+                    m.push_back(c);
+                }
+            }
+        }
+
+        for (const std::string result : {"VK_ERROR_INITIALIZATION_FAILED", "VK_ERROR_INCOMPATIBLE_DRIVER"}) {
+            m.push_back(setupCase("vkCreateInstance", 1, result, mode, {"vkCreateInstance failed: " + result}));
+            m.push_back(setupCase("vkCreateDevice", 1, result, mode, {"vkCreateDevice failed: " + result}));
+        }
+    }
+    for (auto& c : m) {
+        if (!c.knownIssue.empty()) c.label = "DISABLED_" + c.label;
+    }
+    return m;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+bool hasLineStartingWith(const std::string& text, const std::string& prefix) {
+    const auto all = lines(text);
+    return std::any_of(all.begin(), all.end(), [&](const auto& l) { return l.rfind(prefix, 0) == 0; });
+}
+
+// The environment for a row: the fault, and for a timeout no leak check, since repro
+// abandons (deliberately leaks) every Vulkan object after a wait timed out
+// (src/vk/handles.hpp) and LeakSanitizer would otherwise change the exit status.
+std::vector<std::string> environmentFor(const FaultCase& c) {
+    std::vector<std::string> env{"REPRO_FAULT=" + c.fault};
+    if (c.timeout) {
+        const char* asan = std::getenv("ASAN_OPTIONS");
+        env.push_back(std::string("ASAN_OPTIONS=") + (asan ? std::string(asan) + ":" : "") +
+                      "detect_leaks=0");
+    }
+    return env;
+}
+
+class FaultMatrix : public ::testing::TestWithParam<FaultCase> {};
+
+TEST_P(FaultMatrix, ExitStatusMessageAndCompletedResults) {
+    const FaultCase& c = GetParam();
+    const ProcessResult r = runProcess(
+        REPRO_FAULTY_EXECUTABLE, {"--preset", "tiny", "-n", std::to_string(kChain), "--mode", c.mode},
+        environmentFor(c));
+    const std::string context = "REPRO_FAULT=" + c.fault + " --mode " + c.mode + "\n--- stdout\n" +
+                                r.out + "--- stderr\n" + r.err;
+    ASSERT_FALSE(r.signaled) << context;
+    EXPECT_NE(r.status, 134) << context;
+    EXPECT_NE(r.status, 255) << context;
+    EXPECT_EQ(r.status, c.status) << context;
+    const std::string all = r.out + r.err;
+    for (const auto& m : c.messages) EXPECT_TRUE(contains(all, m)) << "missing: " << m << "\n" << context;
+    for (const auto& mode : c.completed) {
+        EXPECT_TRUE(hasLineStartingWith(r.out, "  mode=" + padded(mode) + " nz="))
+            << "result of completed mode " << mode << " lost\n" << context;
+    }
+    if (!c.hung.empty()) {
+        EXPECT_TRUE(hasLineStartingWith(r.out, "  mode=" + padded(c.hung) + " HANG")) << context;
+    }
+    for (const auto& mode : c.notRun) {
+        EXPECT_TRUE(hasLineStartingWith(r.out, "  mode=" + padded(mode) + " not run")) << context;
+    }
+    if (c.setupFailure) {
+        EXPECT_FALSE(contains(r.out, "--- results ---")) << context;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Lavapipe, FaultMatrix, ::testing::ValuesIn(faultMatrix()),
+                         [](const auto& param) { return param.param.label; });
+
+// ---- the seam itself ------------------------------------------------------------------------
+
+TEST(Seam, NormalReproIgnoresRequestedFaults) {
+    const ProcessResult r = runProcess(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "1"},
+                                       {"REPRO_FAULT=vkCreateInstance:1:VK_ERROR_INITIALIZATION_FAILED"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+}
+
+TEST(Seam, CommaSeparatedFaultsApplyInTurn) {
+    // The first fault names a call that never comes; the second loses the device at
+    // multipass's submit.
+    const ProcessResult r = runProcess(
+        REPRO_FAULTY_EXECUTABLE, {"--preset", "tiny", "-n", "3"},
+        {"REPRO_FAULT=vkCreateBuffer:99:VK_ERROR_OUT_OF_HOST_MEMORY,vkQueueSubmit:9:VK_ERROR_DEVICE_LOST"});
+    EXPECT_EQ(r.status, 3) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "--- GPU HANG: mode multipass lost the device")) << r.out;
+}
+
+TEST(Seam, MalformedSpecStopsBeforeAnyWork) {
+    for (const char* spec : {"vkQueueSubmit:0:VK_ERROR_DEVICE_LOST", "vkQueueSubmit:1",
+                             "vkCmdDispatch:1:VK_ERROR_DEVICE_LOST", "vkQueueSubmit:1:VK_NOPE"}) {
+        const ProcessResult r =
+            runProcess(REPRO_FAULTY_EXECUTABLE, {"--preset", "tiny", "-n", "1"}, {std::string("REPRO_FAULT=") + spec});
+        EXPECT_EQ(r.status, 99) << spec << "\n" << r.err;
+        EXPECT_TRUE(contains(r.err, "REPRO_FAULT")) << r.err;
+    }
+}
+
+// ---- docs/failure-matrix.md ------------------------------------------------------------------
+
+std::string markdownCell(std::string s) {
+    std::string out;
+    for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    return out;
+}
+
+std::string matrixMarkdown() {
+    const auto m = faultMatrix();
+    std::ostringstream md;
+    md << "# Failure matrix\n\n"
+          "Generated from the table in `tests/fault/fault_test.cpp`; the test\n"
+          "`fault.FailureMatrixDoc.MatchesTheTestTable` fails when this file and the table differ.\n"
+          "Regenerate with `REPRO_UPDATE_FAILURE_MATRIX=1 build/dev/tests/repro_fault_tests "
+          "--gtest_filter=FailureMatrixDoc.*`.\n\n"
+          "Each row runs `repro_faulty --preset tiny -n "
+       << kChain
+       << " --mode MODE` on lavapipe with `REPRO_FAULT=function:k:RESULT`:\n"
+          "the k-th call (1-based, counted over the whole process) of that Vulkan function returns\n"
+          "RESULT (`repro_faulty` is repro built with `tests/fault/fault_injection.cpp`, which\n"
+          "replaces entries of volk's function table; the normal `repro` cannot be made to do it).\n"
+          "An injected `VK_ERROR_DEVICE_LOST` is sticky: later submits, waits and\n"
+          "`vkDeviceWaitIdle` return it too. An injected wait result skips the real wait, as a hang\n"
+          "would leave the submit running. Every row also checks that the process did not end by\n"
+          "a signal, nor with status 134 or 255.\n\n"
+          "Call counts with `-n 3`: each mode's run is one submit clearing the chain's buffers\n"
+          "plus 6 (split) or 1 (multipass, single), each host-waited; `--mode all` runs split,\n"
+          "multipass, single (11 submits); `--mode multipass|single` runs that mode, then split as\n"
+          "the reference (9 submits). Buffers (one vkCreateBuffer + vkAllocateMemory each):\n";
+    const auto names = bufferNames();
+    for (size_t i = 0; i < names.size(); ++i) md << (i ? ", " : "") << i + 1 << " " << names[i];
+    md << ". Descriptor sets: " << kBindsPerRun << " per run, one per dispatch.\n\n"
+          "Columns: *kept* lists the modes whose `  mode=... nz=...` result line must still be\n"
+          "printed; *hang* the mode that must say `HANG`; *not run* the modes that must say\n"
+          "`not run`; *message* the fragments that must appear in stdout or stderr (`…` joins\n"
+          "several).\n\n";
+
+    int enabled = 0, disabled = 0;
+    for (const auto& c : m) (c.knownIssue.empty() ? enabled : disabled)++;
+    md << "## Summary\n\n" << m.size() << " rows: " << enabled << " enabled, " << disabled
+       << " `DISABLED_` (a known defect in src/, expected to fail until fixed; the row states\n"
+          "the specified behaviour).\n\n"
+          "| fault | function | status |\n|---|---|---|\n";
+    std::vector<std::pair<std::string, std::string>> seen;
+    for (const auto& c : m) {
+        const std::string function = c.fault.substr(0, c.fault.find(':'));
+        const std::string result = c.fault.substr(c.fault.rfind(':') + 1);
+        if (std::find(seen.begin(), seen.end(), std::pair{function, result}) != seen.end()) continue;
+        seen.emplace_back(function, result);
+        md << "| " << result << " | " << function << " | " << c.status
+           << (c.knownIssue.empty() ? "" : " (DISABLED_: " + c.knownIssue + ")") << " |\n";
+    }
+
+    auto list = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+        return s;
+    };
+    md << "\n## Rows\n\n| REPRO_FAULT | mode | status | kept | hang | not run | message | state |\n"
+          "|---|---|---|---|---|---|---|---|\n";
+    for (const auto& c : m) {
+        std::string message;
+        for (const auto& f : c.messages) message += (message.empty() ? "" : " … ") + f;
+        md << "| `" << c.fault << "` | " << c.mode << " | " << c.status << " | " << list(c.completed)
+           << " | " << c.hung << " | " << list(c.notRun) << " | " << markdownCell(message) << " | "
+           << (c.knownIssue.empty() ? "enabled" : "DISABLED_") << " |\n";
+    }
+    return md.str();
+}
+
+TEST(FailureMatrixDoc, MatchesTheTestTable) {
+    const std::filesystem::path doc = std::filesystem::path(REPRO_SOURCE_DIR) / "docs" / "failure-matrix.md";
+    const std::string expected = matrixMarkdown();
+    if (std::getenv("REPRO_UPDATE_FAILURE_MATRIX")) {
+        std::ofstream(doc, std::ios::binary | std::ios::trunc) << expected;
+    }
+    std::ifstream in(doc, std::ios::binary);
+    std::stringstream got;
+    got << in.rdbuf();
+    EXPECT_EQ(got.str(), expected) << doc << " is out of date; regenerate it (see its header)";
+}
+
+}  // namespace

@@ -1,0 +1,604 @@
+// Unit tests for src/core/report_render.{hpp,cpp}: the JSON report parsed back field by
+// field and checked against docs/report.schema.json (required properties, types, no
+// undocumented fields), NaN/Inf handling, and the Markdown block's structure.
+#include "core/report_render.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/environment.hpp"
+
+#ifndef REPRO_SOURCE_DIR
+#error "REPRO_SOURCE_DIR must name the source tree (tests/CMakeLists.txt)"
+#endif
+
+namespace repro {
+namespace {
+
+using nlohmann::json;
+
+bool contains(const std::string& text, std::string_view part) {
+    return text.find(part) != std::string::npos;
+}
+
+size_t count(const std::string& text, std::string_view part) {
+    size_t n = 0;
+    for (size_t pos = text.find(part); pos != std::string::npos; pos = text.find(part, pos + 1)) ++n;
+    return n;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+ModeReport mode(Mode m, Classification kind, std::string reason, std::optional<BufferStats> stats,
+                std::string role = "under test") {
+    ModeReport r;
+    r.result.mode = m;
+    r.result.kind = kind;
+    r.result.reason = std::move(reason);
+    r.result.stats = stats;
+    r.result.submits = m == Mode::Single ? 1 : 13;
+    r.result.wallSeconds = 1.25;
+    r.role = std::move(role);
+    return r;
+}
+
+// A full report: RADV on an RX 6800, split ok (run after as the reference), multipass
+// zero, single nonfinite; GPU timestamps on multipass; adversarial strings where a
+// driver or the validation layer could put them.
+RunReport sampleReport() {
+    RunReport r;
+    r.version = "0.1.0";
+    r.gitHash = "abc1234";
+    r.commandLine = {"repro", "-n", "6", "--format", "markdown", "--device", "RX 6800"};
+    r.environment.host = {{"os", "Ubuntu 24.04.1 LTS"}, {"kernel.release", "6.8.0-45-generic"},
+                          {"kernel.machine", "x86_64"}, {"cpu", "AMD Ryzen 9 5950X"},
+                          {"kernel.cmdline", "quiet splash | tee"}};
+    r.environment.kernelDriver = {{"amdgpu.lockup_timeout", "10000"}, {"amdgpu.uni_mes", ""},
+                                  {"card0", "pci 0000:03:00.0, vendor 0x1002, device 0x73bf, driver amdgpu"},
+                                  {"i915", "not present (/sys/module/i915)"}};
+    r.environment.drmCards.push_back(DrmCard{.name = "card0", .pciSlot = "0000:03:00.0", .vendorId = 0x1002,
+                                             .deviceId = 0x73bf, .driver = "amdgpu"});
+    r.environment.variables = {{"RADV_DEBUG", "nocache|syncshaders"}};
+    r.environment.notes = {"amdgpu firmware: /sys/kernel/debug/dri/<minor>/ not read"};
+    DeviceReport d;
+    d.deviceName = "AMD Radeon RX 6800 (RADV NAVI21)";
+    d.deviceType = "DISCRETE_GPU";
+    d.apiVersion = "1.3.274";
+    d.driverVersion = "24.0.5";
+    d.driverVersionRaw = 0x18000005;
+    d.vendorId = 0x1002;
+    d.deviceId = 0x73bf;
+    d.driverId = "DRIVER_ID_MESA_RADV";
+    d.driverName = "radv";
+    d.driverInfo = "Mesa 24.0.5 | git-1234 <details>";
+    d.conformanceVersion = "1.3.0.0";
+    d.deviceUuid = "00000000-0300-0000-0000-000000000000";
+    d.driverUuid = "414d442d-4d45-5341-2d44-525600000000";
+    d.pciBus = "0000:03:00.0";
+    d.queueFamily = 0;
+    d.queueFlags = "GRAPHICS|COMPUTE|TRANSFER";
+    d.queueNote = "family 0, as blade hard-codes it";
+    d.extensions = {"VK_KHR_synchronization2", "VK_EXT_pci_bus_info"};
+    d.features = {"synchronization2"};
+    d.memory = {MemoryPlacement{"Device", 0, "DEVICE_LOCAL", 0, 16ull << 30, "DEVICE_LOCAL"},
+                MemoryPlacement{"Shared", 2, "DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT", 0, 16ull << 30, "DEVICE_LOCAL"}};
+    r.device = d;
+    r.preset = "spectrostream";
+    r.shape = Shape{};
+    r.sizes = computeSizes(r.shape);
+    r.chainLength = 6;
+    r.referenceName = "split, run after the modes under test";
+    ModeReport multipass = mode(Mode::Multipass, Classification::Zero, "every element is 0; split is not",
+                                BufferStats{.elements = 3686400, .nonZero = 0, .sum = 0.0, .maxAbs = 0.0f});
+    multipass.dispatchGpuSeconds = {0.0021, 0.0001};
+    multipass.submitGpuSeconds = {0.0022, 6.5};
+    multipass.modeGpuSeconds = 6.5022;
+    r.modes.push_back(multipass);
+    r.modes.push_back(mode(Mode::Single, Classification::NonFinite, "12 NaN elements",
+                           BufferStats{.elements = 3686400, .nonZero = 3686388, .nonFinite = 12,
+                                       .sum = std::numeric_limits<double>::quiet_NaN(),
+                                       .maxAbs = std::numeric_limits<float>::infinity()}));
+    r.modes.push_back(mode(Mode::Split, Classification::Ok, "finite and non-zero; the reference",
+                           BufferStats{.elements = 3686400, .nonZero = 3686400, .denormal = 3,
+                                       .sum = 0.056694, .maxAbs = 0.00031f},
+                           "reference (run after)"));
+    r.validation.enabled = true;
+    r.validation.warnings = 1;
+    r.validation.messages = {"SYNC-HAZARD-READ-AFTER-WRITE | vkCmdDispatch ``` <b>"};
+    r.timings.instanceAndDevice = 0.25;
+    r.timings.total = -std::numeric_limits<double>::infinity();  // never real; exercises -inf
+    r.verdict.exitStatus = kExitReproduced;
+    r.verdict.lines = {"--- BUG REPRODUCED: mode multipass is zero: every element is 0; split is not",
+                       "--- while split produced correct non-zero data; the Vulkan spec makes all three modes equivalent"};
+    return r;
+}
+
+// A report from a run that never got a device.
+RunReport minimalReport() {
+    RunReport r;
+    r.version = "0.1.0";
+    r.gitHash = "unknown";
+    r.commandLine = {"repro"};
+    r.sizes = computeSizes(r.shape);
+    r.verdict.exitStatus = kExitCannotTest;
+    r.verdict.lines = {"--- cannot test here: no Vulkan loader"};
+    return r;
+}
+
+json parsedJson(const RunReport& r) {
+    const std::string text = renderJsonText(r);
+    EXPECT_TRUE(text.ends_with("\n"));
+    return json::parse(text);
+}
+
+json loadSchema() {
+    std::ifstream in(std::string(REPRO_SOURCE_DIR) + "/docs/report.schema.json");
+    EXPECT_TRUE(in.good()) << "cannot open docs/report.schema.json";
+    return json::parse(in);
+}
+
+// A small JSON Schema (2020-12) checker for the keywords docs/report.schema.json uses:
+// $ref (to #/$defs), type, const, enum, anyOf, required, properties,
+// additionalProperties, items, minItems, maxItems, minimum. It is strict: an instance
+// property the schema does not declare is an error, so the schema documents every field.
+class SchemaChecker {
+public:
+    explicit SchemaChecker(const json& root) : root_(root) {}
+
+    std::vector<std::string> check(const json& instance) {
+        std::vector<std::string> errors;
+        check(root_, instance, "$", errors);
+        return errors;
+    }
+
+private:
+    const json& resolve(const std::string& ref) const {
+        const std::string prefix = "#/$defs/";
+        if (ref.rfind(prefix, 0) != 0) throw std::runtime_error("unsupported $ref " + ref);
+        return root_.at("$defs").at(ref.substr(prefix.size()));
+    }
+
+    static bool hasType(const json& v, const std::string& type) {
+        if (type == "object") return v.is_object();
+        if (type == "array") return v.is_array();
+        if (type == "string") return v.is_string();
+        if (type == "integer") return v.is_number_integer();
+        if (type == "number") return v.is_number();
+        if (type == "boolean") return v.is_boolean();
+        if (type == "null") return v.is_null();
+        throw std::runtime_error("unknown type " + type);
+    }
+
+    void check(const json& schema, const json& v, const std::string& path, std::vector<std::string>& errors) {
+        if (schema.contains("$ref")) check(resolve(schema["$ref"]), v, path, errors);
+        if (schema.contains("type")) {
+            const json& t = schema["type"];
+            bool ok = false;
+            if (t.is_string()) ok = hasType(v, t);
+            for (const auto& one : t.is_array() ? t : json::array()) ok = ok || hasType(v, one);
+            if (!ok) {
+                errors.push_back(path + ": expected type " + t.dump() + ", got " + v.dump());
+                return;
+            }
+        }
+        if (schema.contains("const") && v != schema["const"]) errors.push_back(path + ": expected " + schema["const"].dump());
+        if (schema.contains("enum")) {
+            const auto& e = schema["enum"];
+            if (std::find(e.begin(), e.end(), v) == e.end()) errors.push_back(path + ": " + v.dump() + " not in " + e.dump());
+        }
+        if (schema.contains("anyOf")) {
+            bool any = false;
+            for (const auto& branch : schema["anyOf"]) {
+                std::vector<std::string> branchErrors;
+                check(branch, v, path, branchErrors);
+                any = any || branchErrors.empty();
+            }
+            if (!any) errors.push_back(path + ": matches no anyOf branch: " + v.dump());
+        }
+        if (schema.contains("minimum") && v.is_number() && v.get<double>() < schema["minimum"].get<double>()) {
+            errors.push_back(path + ": below minimum");
+        }
+        if (v.is_object()) {
+            for (const auto& key : schema.value("required", json::array())) {
+                if (!v.contains(key.get<std::string>())) errors.push_back(path + ": missing required " + key.dump());
+            }
+            const json properties = schema.value("properties", json::object());
+            for (const auto& [key, value] : v.items()) {
+                if (properties.contains(key)) {
+                    check(properties[key], value, path + "." + key, errors);
+                } else if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object()) {
+                    check(schema["additionalProperties"], value, path + "." + key, errors);
+                } else if (schema.contains("properties") || schema.contains("additionalProperties")) {
+                    errors.push_back(path + ": property '" + key + "' is not in the schema");
+                }
+            }
+        }
+        if (v.is_array()) {
+            if (schema.contains("minItems") && v.size() < schema["minItems"].get<size_t>()) errors.push_back(path + ": too few items");
+            if (schema.contains("maxItems") && v.size() > schema["maxItems"].get<size_t>()) errors.push_back(path + ": too many items");
+            if (schema.contains("items")) {
+                for (size_t i = 0; i < v.size(); ++i) check(schema["items"], v[i], path + "[" + std::to_string(i) + "]", errors);
+            }
+        }
+    }
+
+    const json& root_;
+};
+
+std::string joinErrors(const std::vector<std::string>& errors) {
+    std::string out;
+    for (const auto& e : errors) out += e + "\n";
+    return out;
+}
+
+TEST(ReportJson, TopLevelAndVersion) {
+    const json j = parsedJson(sampleReport());
+    EXPECT_EQ(j["schema"], "repro-report");
+    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(kReportSchemaVersion, 1);
+    EXPECT_EQ(j["repro"]["version"], "0.1.0");
+    EXPECT_EQ(j["repro"]["git"], "abc1234");
+    EXPECT_EQ(j["command_line"], json({"repro", "-n", "6", "--format", "markdown", "--device", "RX 6800"}));
+    EXPECT_EQ(j["chain_length"], 6);
+    EXPECT_EQ(j["reference"], "split, run after the modes under test");
+    EXPECT_EQ(j["verdict"]["exit_status"], 2);
+    ASSERT_EQ(j["verdict"]["lines"].size(), 2u);
+    EXPECT_EQ(j["verdict"]["lines"][0], "--- BUG REPRODUCED: mode multipass is zero: every element is 0; split is not");
+}
+
+TEST(ReportJson, DeviceShapeSizes) {
+    const RunReport r = sampleReport();
+    const json j = parsedJson(r);
+    const json& d = j["device"];
+    EXPECT_EQ(d["device_name"], "AMD Radeon RX 6800 (RADV NAVI21)");
+    EXPECT_EQ(d["device_type"], "DISCRETE_GPU");
+    EXPECT_EQ(d["api_version"], "1.3.274");
+    EXPECT_EQ(d["driver_version"], "24.0.5");
+    EXPECT_EQ(d["driver_version_raw"], 0x18000005);
+    EXPECT_EQ(d["vendor_id"], 0x1002);
+    EXPECT_EQ(d["device_id"], 0x73bf);
+    EXPECT_EQ(d["driver_id"], "DRIVER_ID_MESA_RADV");
+    EXPECT_EQ(d["driver_name"], "radv");
+    EXPECT_EQ(d["driver_info"], "Mesa 24.0.5 | git-1234 <details>");
+    EXPECT_EQ(d["pci_bus"], "0000:03:00.0");
+    EXPECT_EQ(d["queue_flags"], "GRAPHICS|COMPUTE|TRANSFER");
+    EXPECT_EQ(d["extensions"], json({"VK_KHR_synchronization2", "VK_EXT_pci_bus_info"}));
+    ASSERT_EQ(d["memory"].size(), 2u);
+    EXPECT_EQ(d["memory"][1]["memory_class"], "Shared");
+    EXPECT_EQ(d["memory"][1]["type_index"], 2);
+    EXPECT_EQ(d["memory"][1]["heap_bytes"], 16ull << 30);
+
+    EXPECT_EQ(j["shape"]["preset"], "spectrostream");
+    EXPECT_EQ(j["shape"]["channels"], 128);
+    EXPECT_EQ(j["shape"]["stride_w"], 2);
+    EXPECT_EQ(j["sizes"]["small_elements"], r.sizes.smallElems);
+    EXPECT_EQ(j["sizes"]["big_elements"], r.sizes.bigElems);
+    EXPECT_EQ(j["sizes"]["big_bytes"], r.sizes.bigBytes);
+    EXPECT_EQ(j["sizes"]["conv_workgroups"], json({r.sizes.convWorkgroups[0], r.sizes.convWorkgroups[1],
+                                                   r.sizes.convWorkgroups[2]}));
+}
+
+TEST(ReportJson, ModesStatsAndNonFinite) {
+    const json j = parsedJson(sampleReport());
+    const json& modes = j["modes"];
+    ASSERT_EQ(modes.size(), 3u);
+    EXPECT_EQ(modes[0]["mode"], "multipass");
+    EXPECT_EQ(modes[0]["role"], "under test");
+    EXPECT_EQ(modes[0]["classification"], "zero");
+    EXPECT_EQ(modes[0]["reason"], "every element is 0; split is not");
+    EXPECT_EQ(modes[0]["submits"], 13);
+    EXPECT_EQ(modes[0]["wall_seconds"], 1.25);
+    EXPECT_EQ(modes[0]["stats"]["elements"], 3686400);
+    EXPECT_EQ(modes[0]["stats"]["non_zero"], 0);
+    EXPECT_EQ(modes[0]["stats"]["sum"], 0.0);
+    EXPECT_EQ(modes[0]["gpu"]["dispatch_seconds"], json({0.0021, 0.0001}));
+    EXPECT_EQ(modes[0]["gpu"]["submit_seconds"], json({0.0022, 6.5}));
+    EXPECT_EQ(modes[0]["gpu"]["mode_seconds"], 6.5022);
+
+    EXPECT_EQ(modes[1]["classification"], "nonfinite");
+    EXPECT_EQ(modes[1]["stats"]["non_finite"], 12);
+    EXPECT_EQ(modes[1]["stats"]["sum"], "NaN");
+    EXPECT_EQ(modes[1]["stats"]["max_abs"], "inf");
+    EXPECT_TRUE(modes[1]["gpu"].is_null());
+
+    EXPECT_EQ(modes[2]["mode"], "split");
+    EXPECT_EQ(modes[2]["role"], "reference (run after)");
+    EXPECT_EQ(modes[2]["stats"]["denormal"], 3);
+    EXPECT_DOUBLE_EQ(modes[2]["stats"]["sum"].get<double>(), 0.056694);
+    // A float32 is written in its shortest form and reads back as the same float32.
+    EXPECT_EQ(modes[2]["stats"]["max_abs"].get<double>(), 0.00031);
+    EXPECT_EQ(modes[2]["stats"]["max_abs"].get<float>(), 0.00031f);
+
+    EXPECT_EQ(j["timings"]["instance_and_device"], 0.25);
+    EXPECT_EQ(j["timings"]["total"], "-inf");
+    // Nothing non-finite leaks out as JSON null.
+    EXPECT_FALSE(contains(renderJsonText(sampleReport()), "\"sum\": null"));
+}
+
+TEST(ReportJson, HangModeHasNullStats) {
+    RunReport r = minimalReport();
+    r.modes.push_back(mode(Mode::Multipass, Classification::Hang, "lost the device", std::nullopt));
+    r.modes.push_back(mode(Mode::Single, Classification::NotRun, "an earlier mode lost the device", std::nullopt));
+    const json j = parsedJson(r);
+    EXPECT_TRUE(j["modes"][0]["stats"].is_null());
+    EXPECT_EQ(j["modes"][0]["classification"], "hang");
+    EXPECT_EQ(j["modes"][1]["classification"], "not run");
+    EXPECT_TRUE(j["device"].is_null());
+    EXPECT_TRUE(j["reference"].is_null());
+}
+
+TEST(ReportJson, EnvironmentValidationWatchdog) {
+    const json j = parsedJson(sampleReport());
+    const json& e = j["environment"];
+    EXPECT_EQ(e["host"]["os"], "Ubuntu 24.04.1 LTS");
+    EXPECT_EQ(e["kernel_driver"]["amdgpu.lockup_timeout"], "10000");
+    EXPECT_EQ(e["kernel_driver"]["i915"], "not present (/sys/module/i915)");
+    EXPECT_EQ(e["variables"]["RADV_DEBUG"], "nocache|syncshaders");
+    ASSERT_EQ(e["drm_cards"].size(), 1u);
+    EXPECT_EQ(e["drm_cards"][0]["driver"], "amdgpu");
+    EXPECT_EQ(e["drm_cards"][0]["vendor_id"], 0x1002);
+    EXPECT_EQ(e["job_watchdog"]["driver"], "amdgpu");
+    EXPECT_EQ(e["job_watchdog"]["seconds"], 10.0);
+    EXPECT_EQ(e["job_watchdog"]["read"], true);
+    EXPECT_FALSE(e["hang_evidence"].empty());
+    EXPECT_TRUE(contains(e["hang_evidence"].dump(), "RADV_DEBUG=hang"));
+    EXPECT_EQ(j["validation"]["enabled"], true);
+    EXPECT_EQ(j["validation"]["warnings"], 1);
+    ASSERT_EQ(j["validation"]["messages"].size(), 1u);
+    // multipass's second submit ran 6.5 s on the GPU: 65% of the 10 s watchdog.
+    ASSERT_EQ(j["warnings"].size(), 1u);
+    const std::string warning = j["warnings"][0].get<std::string>();
+    EXPECT_TRUE(contains(warning, "mode multipass submit 2")) << warning;
+    EXPECT_TRUE(contains(warning, "amdgpu job watchdog (10 s")) << warning;
+}
+
+TEST(ReportJson, InvalidUtf8DoesNotThrow) {
+    RunReport r = minimalReport();
+    r.commandLine.push_back("\xff\xfe bad");
+    std::string text;
+    EXPECT_NO_THROW(text = renderJsonText(r));
+    json parsed;
+    EXPECT_NO_THROW(parsed = json::parse(text));
+    EXPECT_EQ(parsed["schema_version"], 1);
+}
+
+TEST(ReportSchema, EveryOutputMatchesTheSchema) {
+    const json schema = loadSchema();
+    EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    EXPECT_EQ(schema["properties"]["schema_version"]["const"], kReportSchemaVersion);
+    SchemaChecker checker(schema);
+    RunReport hung = minimalReport();
+    hung.modes.push_back(mode(Mode::Multipass, Classification::Hang, "lost the device", std::nullopt));
+    hung.environment.drmCards.push_back(DrmCard{.name = "card0"});
+    for (const RunReport& r : {sampleReport(), minimalReport(), hung}) {
+        const auto errors = checker.check(parsedJson(r));
+        EXPECT_TRUE(errors.empty()) << joinErrors(errors);
+    }
+}
+
+TEST(ReportSchema, RequiredPropertiesArePresent) {
+    // Every top-level required property, and every required property of the objects
+    // they hold, is in the output (the checker above recurses; this states it plainly).
+    const json schema = loadSchema();
+    const json j = parsedJson(sampleReport());
+    for (const auto& key : schema["required"]) EXPECT_TRUE(j.contains(key.get<std::string>())) << key;
+    for (const auto& key : schema["$defs"]["mode"]["required"]) {
+        for (const auto& m : j["modes"]) EXPECT_TRUE(m.contains(key.get<std::string>())) << key;
+    }
+    for (const auto& key : schema["$defs"]["device"]["required"]) EXPECT_TRUE(j["device"].contains(key.get<std::string>())) << key;
+}
+
+TEST(ReportSchema, EnumsCoverEveryName) {
+    const json schema = loadSchema();
+    const json& classes = schema["$defs"]["mode"]["properties"]["classification"]["enum"];
+    for (int c = 0; c <= static_cast<int>(Classification::Inconclusive); ++c) {
+        const std::string n(name(static_cast<Classification>(c)));
+        EXPECT_NE(std::find(classes.begin(), classes.end(), n), classes.end()) << n;
+    }
+    const json& modes = schema["$defs"]["mode"]["properties"]["mode"]["enum"];
+    for (const Mode m : {Mode::Split, Mode::Multipass, Mode::Single}) {
+        EXPECT_NE(std::find(modes.begin(), modes.end(), std::string(name(m))), modes.end()) << name(m);
+    }
+}
+
+// Every property name the schema declares, at any depth.
+void propertyNames(const json& schema, std::set<std::string>& out) {
+    if (schema.is_object()) {
+        if (schema.contains("properties")) {
+            for (const auto& [key, value] : schema["properties"].items()) out.insert(key);
+        }
+        for (const auto& [key, value] : schema.items()) propertyNames(value, out);
+    } else if (schema.is_array()) {
+        for (const auto& value : schema) propertyNames(value, out);
+    }
+}
+
+TEST(ReportSchema, MarkdownDocumentationNamesEveryProperty) {
+    std::ifstream in(std::string(REPRO_SOURCE_DIR) + "/docs/report-schema.md");
+    ASSERT_TRUE(in.good()) << "cannot open docs/report-schema.md";
+    const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::set<std::string> names;
+    propertyNames(loadSchema(), names);
+    EXPECT_GT(names.size(), 50u);
+    for (const auto& n : names) EXPECT_TRUE(contains(doc, "`" + n + "`")) << n << " is not documented";
+}
+
+// Cells of a Markdown table row: split on '|' not escaped by a backslash.
+std::vector<std::string> cells(const std::string& row) {
+    std::vector<std::string> out;
+    std::string cell;
+    for (size_t i = 0; i < row.size(); ++i) {
+        if (row[i] == '\\' && i + 1 < row.size()) {
+            cell += row[i];
+            cell += row[++i];
+        } else if (row[i] == '|') {
+            out.push_back(cell);
+            cell.clear();
+        } else {
+            cell += row[i];
+        }
+    }
+    out.push_back(cell);
+    // "| a | b |" splits into "", " a ", " b ", "".
+    if (!out.empty() && out.front().empty()) out.erase(out.begin());
+    if (!out.empty() && out.back().empty()) out.pop_back();
+    return out;
+}
+
+TEST(ReportMarkdown, ResultsTable) {
+    const std::string md = renderMarkdown(sampleReport());
+    const auto all = lines(md);
+    const auto header = std::find_if(all.begin(), all.end(),
+                                     [](const std::string& l) { return l.starts_with("| mode | classification |"); });
+    ASSERT_NE(header, all.end()) << md;
+    EXPECT_EQ(*header, "| mode | classification | nz | sum | max_abs | submits | wall s | GPU s |");
+    ASSERT_LT(header + 5, all.end());
+    EXPECT_EQ(*(header + 1), "|---|---|---|---|---|---|---|---|");
+    EXPECT_TRUE((header + 2)->starts_with("| multipass | zero | 0/3686400 (0.0%) | 0.0000e0 | 0.0000e0 | 13 | 1.25 | 6.502200 |"))
+        << *(header + 2);
+    EXPECT_TRUE((header + 3)->starts_with("| single | nonfinite | 3686388/3686400 (100.0%) | NaN | inf | 1 |")) << *(header + 3);
+    EXPECT_TRUE((header + 4)->starts_with("| split, reference (run after) | ok | 3686400/3686400 (100.0%) | 5.6694e-2 | 3.1000e-4 |"))
+        << *(header + 4);
+    EXPECT_TRUE((header + 5)->empty()) << "one row per mode, then the table ends";
+}
+
+TEST(ReportMarkdown, GpuColumnOnlyWhenMeasured) {
+    RunReport r = sampleReport();
+    for (auto& m : r.modes) {
+        m.dispatchGpuSeconds.clear();
+        m.submitGpuSeconds.clear();
+        m.modeGpuSeconds.reset();
+    }
+    const std::string md = renderMarkdown(r);
+    EXPECT_TRUE(contains(md, "| mode | classification | nz | sum | max_abs | submits | wall s |\n|---|---|---|---|---|---|---|\n"))
+        << md;
+    EXPECT_FALSE(contains(md, "GPU s"));
+}
+
+TEST(ReportMarkdown, EveryTableRowHasItsHeadersCellCount) {
+    for (const RunReport& r : {sampleReport(), minimalReport()}) {
+        const auto all = lines(renderMarkdown(r));
+        size_t expected = 0;
+        size_t tables = 0;
+        for (size_t i = 0; i < all.size(); ++i) {
+            if (!all[i].starts_with("|")) {
+                expected = 0;
+                continue;
+            }
+            if (expected == 0) {  // a header row, then the separator
+                expected = cells(all[i]).size();
+                ++tables;
+                ASSERT_LT(i + 1, all.size());
+                EXPECT_EQ(cells(all[i + 1]).size(), expected) << all[i + 1];
+                for (const auto& c : cells(all[i + 1])) EXPECT_EQ(c, "---");
+                ++i;  // past the separator
+                continue;
+            }
+            EXPECT_EQ(cells(all[i]).size(), expected) << "unescaped '|' in a cell: " << all[i];
+            EXPECT_TRUE(all[i].ends_with(" |")) << all[i];
+        }
+        EXPECT_GE(tables, 3u);
+    }
+}
+
+TEST(ReportMarkdown, DetailsAreBalancedAndContentCannotOpenTags) {
+    const std::string md = renderMarkdown(sampleReport());
+    size_t opened = 0, closed = 0;
+    int depth = 0;
+    for (const auto& line : lines(md)) {
+        if (line.starts_with("<details")) {
+            ++opened;
+            ++depth;
+            EXPECT_EQ(depth, 1) << "nested <details>";
+            EXPECT_TRUE(contains(line, "<summary>") && line.ends_with("</summary>")) << line;
+        }
+        if (line == "</details>") {
+            ++closed;
+            --depth;
+            EXPECT_GE(depth, 0);
+        }
+    }
+    EXPECT_EQ(opened, closed);
+    EXPECT_GE(opened, 8u);
+    // driverInfo's "<details>" is escaped, so every "<details" in the text is one of ours.
+    EXPECT_EQ(count(md, "<details"), opened);
+    EXPECT_TRUE(contains(md, "git-1234 &lt;details&gt;"));
+    EXPECT_EQ(count(md, "<b>"), 1u) << "the validation message's <b>, inside its code block";
+}
+
+TEST(ReportMarkdown, HeadingCommandVerdictAndDetails) {
+    const RunReport r = sampleReport();
+    const std::string md = renderMarkdown(r);
+    EXPECT_TRUE(md.starts_with("### repro: BUG REPRODUCED (exit 2) on AMD Radeon RX 6800 (RADV NAVI21), radv Mesa 24.0.5"))
+        << md.substr(0, 200);
+    EXPECT_TRUE(contains(md, "```sh\nrepro -n 6 --format markdown --device 'RX 6800'\n```\n"));
+    for (const auto& line : r.verdict.lines) EXPECT_TRUE(contains(md, "\n" + line + "\n")) << line;
+    // Validation text holds ``` itself: the fence around it is longer.
+    EXPECT_TRUE(contains(md, "````text\nSYNC-HAZARD-READ-AFTER-WRITE | vkCmdDispatch ``` <b>\n````\n"));
+    for (const char* summary : {"Device: every field", "Enabled extensions (2)", "Enabled features (1)",
+                                "Memory placements", "Shape and sizes", "Timings", "Driver environment variables (1)",
+                                "Host", "Kernel driver parameters and firmware", "Validation messages (0 errors, 1 warnings)",
+                                "Where a hang leaves evidence", "Environment notes"}) {
+        EXPECT_TRUE(contains(md, std::string("<summary>") + summary + "</summary>")) << summary;
+    }
+    EXPECT_TRUE(contains(md, "| amdgpu.lockup_timeout | 10000 |"));
+    EXPECT_TRUE(contains(md, "| RADV_DEBUG | nocache\\|syncshaders |"));
+    EXPECT_TRUE(contains(md, "| amdgpu.uni_mes | (empty) |"));
+    EXPECT_TRUE(contains(md, "- VK_KHR_synchronization2\n"));
+    EXPECT_TRUE(contains(md, "RADV_DEBUG=hang"));
+    EXPECT_TRUE(contains(md, "**WARNING: mode multipass submit 2 ran 6.500 s on the GPU, 65% of the amdgpu job watchdog"));
+    EXPECT_TRUE(contains(md, "- **multipass**, under test: zero: every element is 0; split is not\n"));
+    EXPECT_TRUE(md.ends_with("\n"));
+}
+
+TEST(ReportMarkdown, MinimalReportSaysWhatIsMissing) {
+    const std::string md = renderMarkdown(minimalReport());
+    EXPECT_TRUE(md.starts_with("### repro: cannot test / inconclusive (exit 125) on no device")) << md.substr(0, 120);
+    EXPECT_TRUE(contains(md, "| GPU | no device was created |"));
+    EXPECT_TRUE(contains(md, "| driver env vars | none set |"));
+    EXPECT_TRUE(contains(md, "<summary>Driver environment variables (0)</summary>\n\nnone set\n"));
+    EXPECT_TRUE(contains(md, "--- cannot test here: no Vulkan loader"));
+    EXPECT_FALSE(contains(md, "Validation messages")) << "validation was off";
+    EXPECT_FALSE(contains(md, "| mode | classification | nz | sum | max_abs | submits | wall s | GPU s |"));
+}
+
+TEST(ReportMarkdown, HangOpensTheEvidenceBlock) {
+    RunReport r = sampleReport();
+    r.verdict.exitStatus = kExitHang;
+    EXPECT_TRUE(contains(renderMarkdown(r), "<details open><summary>Where a hang leaves evidence</summary>"));
+}
+
+TEST(WatchdogWarnings, OnlyNearTheLimit) {
+    RunReport r = sampleReport();
+    EXPECT_EQ(watchdogWarnings(r).size(), 1u);
+    r.modes[0].submitGpuSeconds = {0.5, 4.9};  // under half of 10 s
+    EXPECT_TRUE(watchdogWarnings(r).empty());
+    // A hang without timestamps after most of the watchdog's time is suspicious too.
+    r.modes[1].result.kind = Classification::Hang;
+    r.modes[1].result.wallSeconds = 9.8;
+    const auto w = watchdogWarnings(r);
+    ASSERT_EQ(w.size(), 1u);
+    EXPECT_TRUE(contains(w[0], "mode single lost the device after 9.80 s")) << w[0];
+    // No card known: no watchdog, no warnings.
+    r.environment.drmCards.clear();
+    EXPECT_TRUE(watchdogWarnings(r).empty());
+}
+
+}  // namespace
+}  // namespace repro
