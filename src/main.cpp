@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -18,7 +19,10 @@
 #include <vector>
 
 #include "core/cpu_reference.hpp"
+#include "core/environment.hpp"
 #include "core/interrupt.hpp"
+#include "core/report.hpp"
+#include "core/report_render.hpp"
 #include "core/options.hpp"
 #include "core/shape.hpp"
 #include "core/stats.hpp"
@@ -53,40 +57,79 @@ void printDeviceList(const std::vector<vk::DeviceInfo>& devices) {
     }
 }
 
-void printDevice(const vk::Device& device) {
+// Every device fact the report carries (vulkaninfo --summary's fields and the set-up).
+DeviceReport describeDevice(const vk::Device& device, const vk::ChainBuffers& buffers) {
     const vk::DeviceInfo& d = device.info();
-    say("Device: {}", d.properties.deviceName);
+    DeviceReport r;
+    r.index = d.index;
+    r.deviceName = d.properties.deviceName;
+    r.deviceType = vk::deviceTypeName(d.properties.deviceType);
+    r.apiVersion = vk::apiVersionText(d.apiVersion());
+    r.driverVersion = vk::driverVersionText(d);
+    r.driverVersionRaw = d.properties.driverVersion;
+    r.vendorId = d.properties.vendorID;
+    r.deviceId = d.properties.deviceID;
     if (d.hasDriverProperties) {
-        say("  driver: driverName {} | driverInfo {} | driverID {} | driverVersion {} (0x{:x})",
-            d.driver.driverName, d.driver.driverInfo, vk::driverIdName(d.driver.driverID),
-            vk::driverVersionText(d), d.properties.driverVersion);
+        r.driverId = vk::driverIdName(d.driver.driverID);
+        r.driverName = d.driver.driverName;
+        r.driverInfo = d.driver.driverInfo;
         const auto& c = d.driver.conformanceVersion;
-        say("  Vulkan {} | vendorID 0x{:04x} deviceID 0x{:04x} | {} | conformance {}.{}.{}.{}",
-            vk::apiVersionText(d.apiVersion()), d.properties.vendorID, d.properties.deviceID,
-            vk::deviceTypeName(d.properties.deviceType), c.major, c.minor, c.subminor, c.patch);
-    } else {
-        say("  driverVersion {} (0x{:x}) | Vulkan {} | vendorID 0x{:04x} deviceID 0x{:04x} | {}",
-            vk::driverVersionText(d), d.properties.driverVersion, vk::apiVersionText(d.apiVersion()),
-            d.properties.vendorID, d.properties.deviceID, vk::deviceTypeName(d.properties.deviceType));
+        r.conformanceVersion = fmt::format("{}.{}.{}.{}", c.major, c.minor, c.subminor, c.patch);
     }
-    say("  deviceUUID {} driverUUID {}", vk::uuidText(d.ids.deviceUUID), vk::uuidText(d.ids.driverUUID));
-    say("  queue: {} ({})", d.queueNote, vk::queueFlagsText(d.queueFamilies[device.queueFamily()].queueFlags));
-    say("  extensions: {}", join(device.enabledExtensions()));
-    say("  features: {}", join(device.enabledFeatures()));
+    r.deviceUuid = vk::uuidText(d.ids.deviceUUID);
+    r.driverUuid = vk::uuidText(d.ids.driverUUID);
+    r.pciBus = d.pciBus;
+    r.queueFamily = device.queueFamily();
+    r.queueFlags = vk::queueFlagsText(d.queueFamilies[device.queueFamily()].queueFlags);
+    r.queueNote = d.queueNote;
+    r.extensions = device.enabledExtensions();
+    r.features = device.enabledFeatures();
+    for (const vk::Buffer* b : {&buffers.big.front(), &buffers.weight}) {
+        const auto& type = d.memory.memoryTypes[b->memoryType];
+        const auto& heap = d.memory.memoryHeaps[type.heapIndex];
+        r.memory.push_back({.memoryClass = std::string(vk::name(b->memoryClass)),
+                            .typeIndex = b->memoryType,
+                            .typeFlags = vk::memoryFlagsText(type.propertyFlags),
+                            .heapIndex = type.heapIndex,
+                            .heapBytes = heap.size,
+                            .heapFlags = (heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) ? "DEVICE_LOCAL"
+                                                                                         : "none"});
+    }
+    return r;
 }
 
-void printMemory(const vk::Device& device, const vk::ChainBuffers& buffers) {
-    const auto& props = device.info().memory;
+void printDevice(const DeviceReport& d) {
+    say("Device: {}", d.deviceName);
+    say("  driver: driverName {} | driverInfo {} | driverID {} | driverVersion {} (0x{:x})",
+        d.driverName.empty() ? "?" : d.driverName, d.driverInfo.empty() ? "?" : d.driverInfo,
+        d.driverId.empty() ? "?" : d.driverId, d.driverVersion, d.driverVersionRaw);
+    say("  Vulkan {} | vendorID 0x{:04x} deviceID 0x{:04x} | {} | conformance {}{}", d.apiVersion,
+        d.vendorId, d.deviceId, d.deviceType, d.conformanceVersion.empty() ? "?" : d.conformanceVersion,
+        d.pciBus ? fmt::format(" | PCI {}", *d.pciBus) : "");
+    say("  deviceUUID {} driverUUID {}", d.deviceUuid, d.driverUuid);
+    say("  queue: {} ({})", d.queueNote, d.queueFlags);
+    say("  extensions: {}", join(d.extensions));
+    say("  features: {}", join(d.features));
     std::vector<std::string> parts;
-    auto describeClass = [&](const vk::Buffer& b) {
-        const auto& type = props.memoryTypes[b.memoryType];
-        parts.push_back(fmt::format("{} -> type {} ({}) heap {} ({} MiB)", vk::name(b.memoryClass),
-                                    b.memoryType, vk::memoryFlagsText(type.propertyFlags),
-                                    type.heapIndex, props.memoryHeaps[type.heapIndex].size >> 20));
-    };
-    describeClass(buffers.big.front());  // Device
-    describeClass(buffers.weight);       // Shared
+    for (const auto& m : d.memory) {
+        parts.push_back(fmt::format("{} -> type {} ({}) heap {} ({} MiB)", m.memoryClass, m.typeIndex,
+                                    m.typeFlags, m.heapIndex, m.heapBytes >> 20));
+    }
     say("  memory: {}", join(parts, "; "));
+}
+
+// The environment block of the text report.
+void printEnvironment(const EnvironmentReport& e) {
+    auto pairs = [](const std::vector<std::pair<std::string, std::string>>& items) {
+        std::vector<std::string> out;
+        for (const auto& [k, v] : items) out.push_back(fmt::format("{}={}", k, v));
+        return out;
+    };
+    say("  host: {}", join(pairs(e.host), " | "));
+    say("  kernel driver: {}",
+        e.kernelDriver.empty() ? "nothing readable" : join(pairs(e.kernelDriver), " | "));
+    say("  driver environment: {}", e.variables.empty() ? "none set" : join(pairs(e.variables), " "));
+    for (const auto& note : e.notes) say("  note: {}", note);
 }
 
 // Device limits the shapes must fit (exit 1: the values are impossible on this device)
@@ -147,9 +190,55 @@ void prepareDumpDir(const std::string& dir) {
     }
 }
 
-int run(const Options& options) {
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Gives every object its name for captures and hang dumps (--labels).
+void nameObjects(const vk::Device& device, const vk::ChainBuffers& buffers,
+                 const vk::ComputePipeline& convT, const vk::ComputePipeline& slice,
+                 const vk::Encoder& encoder) {
+    auto setName = [&](VkObjectType type, uint64_t handle, const std::string& name) {
+        const VkDebugUtilsObjectNameInfoEXT info{
+            .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+            .objectType = type,
+            .objectHandle = handle,
+            .pObjectName = name.c_str()};
+        vkSetDebugUtilsObjectNameEXT(device.get(), &info);
+    };
+    auto nameBuffer = [&](const vk::Buffer& b) {
+        setName(VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(b.get()), b.name);
+        setName(VK_OBJECT_TYPE_DEVICE_MEMORY, reinterpret_cast<uint64_t>(b.memory.get()),
+                b.name + " memory");
+    };
+    for (const vk::Buffer* b : {&buffers.convParams, &buffers.sliceParams, &buffers.weight}) {
+        nameBuffer(*b);
+    }
+    for (const auto& b : buffers.small) nameBuffer(b);
+    for (const auto& b : buffers.big) nameBuffer(b);
+    setName(VK_OBJECT_TYPE_PIPELINE, reinterpret_cast<uint64_t>(convT.pipeline.get()), "conv_t");
+    setName(VK_OBJECT_TYPE_PIPELINE, reinterpret_cast<uint64_t>(slice.pipeline.get()), "slice");
+    setName(VK_OBJECT_TYPE_COMMAND_BUFFER, reinterpret_cast<uint64_t>(encoder.cmd()), "repro");
+}
+
+// Writes the JSON report to --output; false (one line on stderr) when it cannot.
+bool writeJsonReport(const std::string& path, const RunReport& report) {
+    std::ofstream out(path, std::ios::trunc);
+    out << renderJsonText(report);
+    out.close();
+    if (!out) {
+        fmt::print(stderr, "repro: --output: cannot write '{}'\n", path);
+        return false;
+    }
+    return true;
+}
+
+int run(const Options& options, RunReport& report) {
+    const auto begin = Clock::now();
     const ChainSizes sizes = computeSizes(options.shape);
     const uint32_t n = options.chainLength;
+    report.environment = captureEnvironment();
 
     vk::Instance instance(options.validation);
     const auto devices = vk::enumerateDevices(instance);
@@ -162,20 +251,27 @@ int run(const Options& options) {
     checkDeviceFits(chosen, sizes, n);
 
     say("repro {} (git {}): blade issue #356, conv-T + slice chain", kReproVersion, kReproGitHash);
-    vk::Device device(instance, chosen);
-    printDevice(device);
+    vk::Device device(instance, chosen, /*deviceFault=*/options.breadcrumbs);
+    report.timings.instanceAndDevice = secondsSince(begin);
 
+    auto phase = Clock::now();
     const auto convT = vk::createComputePipeline(
         device, "conv_t", std::span(conv_t_spv, conv_t_spv_words), 4);
     const auto slice = vk::createComputePipeline(
         device, "slice", std::span(slice_spv, slice_spv_words), 3);
+    report.timings.pipelines = secondsSince(phase);
+    phase = Clock::now();
     const std::vector<float> input = makeInput(sizes);
     const std::vector<float> weight = makeWeight(sizes);
     const vk::ChainBuffers buffers =
         vk::createChainBuffers(device, options.shape, sizes, n, input, weight,
                                /*withStaging=*/options.checkSteps || options.sweep.has_value());
     vk::Encoder encoder(device);
-    printMemory(device, buffers);
+    std::vector<std::string> instrumentationNotes;
+    vk::Instrumentation instrumentation = vk::createInstrumentation(
+        device, options.timestamps, options.breadcrumbs, options.labels, n, instrumentationNotes);
+    report.timings.buffersAndUpload = secondsSince(phase);
+    if (instrumentation.labels) nameObjects(device, buffers, convT, slice, encoder);
     // Declared last, destroyed first: nothing above is destroyed while the GPU may use it.
     struct IdleBeforeTeardown {
         const vk::Device& device;
@@ -184,6 +280,12 @@ int run(const Options& options) {
         }
     } idleGuard{device};
 
+    report.device = describeDevice(device, buffers);
+    printDevice(*report.device);
+    for (const auto& note : hangEvidenceNotes(report.device->driverName)) {
+        report.environment.notes.push_back("hang evidence: " + note);
+    }
+    printEnvironment(report.environment);
     say("small={} big={} (each conv-T writes {} elems = {} MiB)", sizes.smallElems, sizes.bigElems,
         sizes.bigElems, sizes.bigElems * 4 / 1024 / 1024);
     if (options.sweep) {
@@ -201,20 +303,40 @@ int run(const Options& options) {
             : fmt::format("auto ({:.0f} s for one conv-T, {:.0f} s for {})",
                           submitTimeoutSeconds(std::nullopt, options.shape, 1, cpuDevice),
                           submitTimeoutSeconds(std::nullopt, options.shape, n, cpuDevice), n));
+    std::vector<std::string> added;
+    if (instrumentation.timestamps) added.push_back("timestamp queries around every dispatch");
+    if (instrumentation.breadcrumbs) added.push_back("a VK_AMD_buffer_marker after every dispatch");
+    if (instrumentation.labels) added.push_back("debug-utils labels around dispatches and barriers");
+    if (!added.empty()) say("  added to blade's command stream: {}", join(added, "; "));
+    for (const auto& note : instrumentationNotes) say("  note: {}", note);
     if (options.dropDispatch) {
         const uint32_t k = *options.dropDispatch;
         say("  POSITIVE CONTROL: dispatch {} (step {} {}) is left out of multipass and single; "
             "the checker must report them wrong",
             k, (k + 1) / 2, k % 2 ? "conv-T" : "slice");
     }
-
     if (options.reference == ReferenceKind::None) {
         say("  reference: none: zero and non-finite checks only (the original's semantics)");
     }
     vk::Chain chain{device,  encoder, buffers, convT, slice, sizes, n, options.shape,
-                    options.timeoutSeconds, options.dropDispatch};
-    Session session{options, sizes, instance, device, chain};
-    return options.sweep ? runSweep(session) : runChainLength(session);
+                    options.timeoutSeconds, options.dropDispatch, &instrumentation};
+    Session session{options, sizes, instance, device, chain, report};
+    const int status = options.sweep ? runSweep(session) : runChainLength(session);
+
+    report.validation.enabled = options.validation;
+    report.validation.errors = instance.validationLog().errors;
+    report.validation.warnings = instance.validationLog().warnings;
+    report.validation.messages = instance.validationLog().messages;
+    report.timings.total = secondsSince(begin);
+    for (const auto& warning : watchdogWarnings(report)) say("--- warning: {}", warning);
+    if (options.timings) {
+        const PhaseTimings& t = report.timings;
+        say("timings (host, s): instance+device {:.3f} | pipelines {:.3f} | buffers+upload {:.3f} | "
+            "recording {:.3f} | gpu wait {:.3f} | readback {:.3f} | verification {:.3f} | total {:.3f}",
+            t.instanceAndDevice, t.pipelines, t.buffersAndUpload, t.recording, t.gpuWait, t.readback,
+            t.verification, t.total);
+    }
+    return status;
 }
 
 }  // namespace
@@ -223,34 +345,61 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
     using namespace repro;
     const char* envChain = std::getenv("N");
-    ParseOutcome parsed = parseCommandLine(argc, argv, envChain ? std::optional<std::string_view>(envChain)
-                                                                : std::nullopt);
+    ParseOutcome parsed = parseCommandLine(
+        argc, argv, envChain ? std::optional<std::string_view>(envChain) : std::nullopt);
     if (!parsed.options) {
         if (!parsed.out.empty()) fmt::print("{}", parsed.out);
         if (!parsed.err.empty()) fmt::print(stderr, "{}\n", parsed.err);
         return parsed.exitStatus;
     }
     installInterruptHandlers();
+    const Options& options = *parsed.options;
+    // With --format markdown or json, stdout carries only that document.
+    if (options.format != Format::Text) textStream() = stderr;
+    RunReport report{.version = kReproVersion,
+                     .gitHash = kReproGitHash,
+                     .commandLine = options.commandLine,
+                     .preset = options.preset,
+                     .shape = options.shape,
+                     .chainLength = options.chainLength};
+    int status = kExitCannotTest;
     try {
-        return run(*parsed.options);
+        report.sizes = computeSizes(options.shape);
+        status = run(options, report);
     } catch (const UsageError& e) {
         fmt::print(stderr, "repro: {}\n", e.what());
         return kExitUsage;
     } catch (const vk::CannotTest& e) {
         fmt::print(stderr, "repro: cannot test here: {}\n", e.what());
-        return kExitCannotTest;
+        status = kExitCannotTest;
+        report.verdict.lines.push_back(fmt::format("--- CANNOT TEST HERE: {}", e.what()));
     } catch (const vk::VulkanError& e) {
-        if (e.result == VK_ERROR_DEVICE_LOST) {
-            fmt::print(stderr, "repro: GPU hang during set-up: {}\n", e.what());
-            return kExitHang;
-        }
-        fmt::print(stderr, "repro: cannot test here: {}\n", e.what());
-        return kExitCannotTest;
+        const bool lost = e.result == VK_ERROR_DEVICE_LOST;
+        fmt::print(stderr, "repro: {}: {}\n", lost ? "GPU hang during set-up" : "cannot test here",
+                   e.what());
+        status = lost ? kExitHang : kExitCannotTest;
+        report.verdict.lines.push_back(fmt::format("--- {}: {}", lost ? "GPU HANG" : "CANNOT TEST HERE",
+                                                   e.what()));
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "repro: cannot test here: out of host memory\n");
-        return kExitCannotTest;
+        status = kExitCannotTest;
     } catch (const std::exception& e) {
         fmt::print(stderr, "repro: cannot test here: internal error: {}\n", e.what());
-        return kExitCannotTest;
+        status = kExitCannotTest;
     }
+    if (options.listDevices) return status;
+    report.verdict.exitStatus = status;
+    if (options.format == Format::Markdown) {
+        fmt::print("{}", renderMarkdown(report));
+    } else if (options.format == Format::Json) {
+        fmt::print("{}", renderJsonText(report));
+    }
+    std::fflush(stdout);
+    // An unwritable --output is a usage error unless a hang or a reproduction says more;
+    // every result is printed either way.
+    if (options.output && !writeJsonReport(*options.output, report) && status != kExitHang &&
+        status != kExitReproduced) {
+        return kExitUsage;
+    }
+    return status;
 }

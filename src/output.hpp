@@ -12,11 +12,18 @@
 
 namespace repro {
 
+// Where the text report goes: stdout, or stderr when --format markdown/json owns stdout.
+inline FILE*& textStream() {
+    static FILE* stream = stdout;
+    return stream;
+}
+
 template <typename... Args>
 void say(fmt::format_string<Args...> format, Args&&... args) {
-    fmt::print(format, std::forward<Args>(args)...);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
+    FILE* out = textStream();
+    fmt::print(out, format, std::forward<Args>(args)...);
+    std::fputc('\n', out);
+    std::fflush(out);
 }
 
 inline std::string join(const std::vector<std::string>& items, std::string_view separator = ", ") {

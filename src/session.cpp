@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/interrupt.hpp"
 #include "core/judge.hpp"
 #include "core/rust_format.hpp"
@@ -40,6 +41,7 @@ struct RunRecord {
     bool referenceOnly = false;  // split run only to be the reference (not judged)
     ModeResult result;
     ChainResult buffers;         // final, plus intermediates with --check-steps
+    std::vector<double> dispatchGpuSeconds, submitGpuSeconds;  // --timestamps
 };
 
 // How a chain length's runs ended.
@@ -72,6 +74,18 @@ bool dumpFinal(const std::string& dir, Mode mode, const std::vector<float>& valu
     return true;
 }
 
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t end = text.find('\n', start);
+        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
 bool bitIdentical(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() &&
            std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
@@ -91,6 +105,7 @@ class LengthRun {
     void classifyRecord(RunRecord& record);
     void printClassification(const RunRecord& record) const;
     void printStepReport(const RunRecord& record) const;
+    void printGpuTimes(const RunRecord& record) const;
     ModeResult aggregate(Mode mode) const;
 
     Session& s_;
@@ -131,6 +146,11 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
     const vk::ModeRun run = vk::runMode(chain, mode, pattern);
     record.result.submits = run.submits;
     record.result.wallSeconds = run.wallSeconds;
+    record.dispatchGpuSeconds = run.dispatchGpuSeconds;
+    record.submitGpuSeconds = run.submitGpuSeconds;
+    s_.report.timings.recording += run.recordSeconds;
+    s_.report.timings.gpuWait += run.waitSeconds;
+    const auto readbackStart = Clock::now();
 
     std::optional<std::pair<vk::SubmitOutcome, std::string>> failure;
     if (!run.completed) {
@@ -151,6 +171,7 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
             record.buffers.big[i] = std::move(r.values);
         }
     }
+    s_.report.timings.readback += secondsSince(readbackStart);
     if (failure && failure->first.status == vk::SubmitStatus::Interrupted) {
         interrupted_ = true;
         deviceGone_ = true;  // nothing more is submitted
@@ -189,10 +210,20 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
         if (progress_) fmt::print(stderr, "\r\x1b[K");
         say("  mode={:<9} HANG", name(mode));
         say("{}", classificationLine(record.result));
+        if (!run.forensics.empty()) {
+            record.result.reason += "; " + run.forensics;
+            for (const auto& line : lines(run.forensics)) say("    {}", line);
+        }
+        for (const auto& note : hangEvidenceNotes(s_.device.info().hasDriverProperties
+                                                      ? s_.device.info().driver.driverName
+                                                      : "")) {
+            say("    hang evidence: {}", note);
+        }
         records_.push_back(std::move(record));
         return false;
     }
 
+    const auto verifyStart = Clock::now();
     const std::vector<float>& final = record.buffers.final();
     record.result.stats = computeStats(final);
     if (s_.options.dumpDir && !dumpFinal(*s_.options.dumpDir, mode, final)) dumpFailed_ = true;
@@ -219,8 +250,29 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
     } else {
         pending_.push_back(records_.size());
     }
+    printGpuTimes(record);
+    s_.report.timings.verification += secondsSince(verifyStart);
     records_.push_back(std::move(record));
     return true;
+}
+
+void LengthRun::printGpuTimes(const RunRecord& record) const {
+    if (record.submitGpuSeconds.empty()) return;
+    double convT = 0, slice = 0, submits = 0;
+    size_t convTCount = 0, sliceCount = 0;
+    // Dispatch times come in chain order; with --drop-dispatch one is missing, so the
+    // conv-T/slice split is by position only when none was dropped.
+    for (size_t i = 0; i < record.dispatchGpuSeconds.size(); ++i) {
+        (i % 2 == 0 ? convT : slice) += record.dispatchGpuSeconds[i];
+        ++(i % 2 == 0 ? convTCount : sliceCount);
+    }
+    for (double t : record.submitGpuSeconds) submits += t;
+    say("    gpu: {:.3f} ms in {} submit{}; conv-T {:.3f} ms each, slice {:.3f} ms each (mean of "
+        "{} and {}){}",
+        submits * 1e3, record.submitGpuSeconds.size(), record.submitGpuSeconds.size() == 1 ? "" : "s",
+        convTCount ? convT / double(convTCount) * 1e3 : 0.0,
+        sliceCount ? slice / double(sliceCount) * 1e3 : 0.0, convTCount, sliceCount,
+        s_.options.dropDispatch && record.mode != Mode::Split ? " (a dispatch was dropped)" : "");
 }
 
 void LengthRun::classifyRecord(RunRecord& record) {
@@ -348,6 +400,24 @@ LengthOutcome LengthRun::run() {
     const std::string referenceName = judge_ && judge_->hasReference() ? judge_->label() : "";
     const uint64_t messages = s_.options.validation ? s_.instance.validationLog().count() : 0;
     out.verdict = decideVerdict(out.judged, referenceName, underflowed, messages);
+    s_.report.referenceName = judge_ ? judge_->label() : "none";
+    for (const RunRecord& r : records_) {
+        ModeReport m;
+        m.result = r.result;
+        m.role = r.referenceOnly ? "reference (run after the modes under test)"
+                                 : (s_.options.repeat > 1
+                                        ? fmt::format("under test, run {}/{}", r.index, s_.options.repeat)
+                                        : "under test");
+        if (s_.options.sweep) m.role += fmt::format(", N={}", n_);
+        m.dispatchGpuSeconds = r.dispatchGpuSeconds;
+        m.submitGpuSeconds = r.submitGpuSeconds;
+        if (!r.submitGpuSeconds.empty()) {
+            double total = 0;
+            for (double t : r.submitGpuSeconds) total += t;
+            m.modeGpuSeconds = total;
+        }
+        s_.report.modes.push_back(std::move(m));
+    }
     if (s_.options.reference == ReferenceKind::None && n_ >= 40) {
         out.verdict.lines.insert(out.verdict.lines.begin(),
                                  "--- warning: --reference none at N >= 40: with the default data "
@@ -381,7 +451,11 @@ int runChainLength(Session& s) {
     LengthRun run(s, s.options.chainLength, /*progress=*/false);
     const LengthOutcome out = run.run();
     printValidation(s);
-    if (const int status = interruptedStatus()) return status;
+    s.report.verdict = out.verdict;
+    if (const int status = interruptedStatus()) {
+        s.report.verdict.lines = {"--- INTERRUPTED: no verdict"};
+        return status;
+    }
     for (const auto& line : out.verdict.lines) say("{}", line);
     // A dump that could not be written is a usage error unless a hang or a reproduction
     // says more; the results above are printed either way.
@@ -457,11 +531,16 @@ int runSweep(Session& s) {
     } else if (s.options.validation && s.instance.validationLog().count() > 0) {
         status = kExitValidation;
     }
-    say("--- sweep verdict: {}", status == kExitHang         ? "GPU HANG"
-                                 : status == kExitReproduced  ? "BUG REPRODUCED"
-                                 : status == kExitCannotTest  ? "INCONCLUSIVE at every N"
-                                 : status == kExitValidation  ? "VALIDATION messages"
-                                                              : "NOT REPRODUCED at any N");
+    const std::string verdict = fmt::format(
+        "--- sweep verdict: {}; smallest reproducing N: {}",
+        status == kExitHang          ? "GPU HANG"
+        : status == kExitReproduced  ? "BUG REPRODUCED"
+        : status == kExitCannotTest  ? "INCONCLUSIVE at every N"
+        : status == kExitValidation  ? "VALIDATION messages"
+                                     : "NOT REPRODUCED at any N",
+        join(parts));
+    say("{}", verdict);
+    s.report.verdict = Verdict{.exitStatus = status, .lines = {verdict}};
     return status;
 }
 

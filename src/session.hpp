@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/options.hpp"
+#include "core/report.hpp"
 #include "core/shape.hpp"
 #include "vk/chain.hpp"
 
@@ -23,6 +24,7 @@ struct Session {
     vk::Instance& instance;
     vk::Device& device;
     vk::Chain& chain;
+    RunReport& report;  // filled with every mode's results, the reference and the verdict
 };
 
 // Runs options.modes at options.chainLength, prints results as they finish, prints the

@@ -59,6 +59,15 @@ std::string_view name(Mode m) {
     return "?";
 }
 
+std::string_view name(Format f) {
+    switch (f) {
+        case Format::Text: return "text";
+        case Format::Markdown: return "markdown";
+        case Format::Json: return "json";
+    }
+    return "?";
+}
+
 std::string_view name(ReferenceKind k) {
     switch (k) {
         case ReferenceKind::Auto: return "auto";
@@ -171,6 +180,29 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
     app.add_option("--sweep", sweepText,
                    "A..B: every chain length from A to B with the chosen modes; a table and the "
                    "smallest reproducing N per mode (overrides -n)");
+    std::string formatText = "text";
+    auto reportGroup = "Report and forensics";
+    app.add_option("--format", formatText,
+                   "text | markdown (a block to paste into a Mesa issue) | json (docs/report-schema.md); "
+                   "with markdown or json the progress lines go to stderr")
+        ->default_val("text")
+        ->check(CLI::IsMember({"text", "markdown", "json"}))
+        ->group(reportGroup);
+    app.add_option("--output", o.output, "also write the JSON report to FILE")->group(reportGroup);
+    app.add_flag("--timings", o.timings, "host phase timings in the text report (always in JSON)")
+        ->group(reportGroup);
+    app.add_flag("--timestamps", o.timestamps,
+                 "GPU time per dispatch, submit and mode from timestamp queries (adds query "
+                 "commands to the stream)")
+        ->group(reportGroup);
+    app.add_flag("--breadcrumbs", o.breadcrumbs,
+                 "write a marker after every dispatch (VK_AMD_buffer_marker) and, on a hang, "
+                 "name the last dispatch the GPU finished; queries VK_EXT_device_fault on loss")
+        ->group(reportGroup);
+    app.add_flag("--labels", o.labels,
+                 "name every object and wrap every dispatch and barrier in a VK_EXT_debug_utils "
+                 "label, for captures and hang dumps")
+        ->group(reportGroup);
     app.set_version_flag("--version",
                          fmt::format("repro {} (git {})", kReproVersion, kReproGitHash));
     app.footer(std::string{kExitTable});
@@ -195,6 +227,10 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
                       : referenceText == "none" ? ReferenceKind::None
                                                 : ReferenceKind::Auto;
         o.repeat = checkCount(repeat, "--repeat", 1);
+        o.format = formatText == "markdown" ? Format::Markdown
+                   : formatText == "json"   ? Format::Json
+                                            : Format::Text;
+        if (o.output && o.output->empty()) throw UsageError("--output: empty path");
         if (sweepText) {
             o.sweep = parseSweep(*sweepText);
             o.chainLength = o.sweep->second;  // buffers are made once, for the longest chain

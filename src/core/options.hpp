@@ -25,6 +25,10 @@ enum class ReferenceKind {
 };
 std::string_view name(ReferenceKind k);  // "auto", "split", "cpu", "none"
 
+// How the report is written on stdout (--format).
+enum class Format { Text, Markdown, Json };
+std::string_view name(Format f);  // "text", "markdown", "json"
+
 // Bit pattern --poison fills every buffer the chain writes with: a quiet NaN that no
 // arithmetic of the chain produces, so an element still holding it was never written.
 inline constexpr uint32_t kPoisonPattern = 0x7fc0dead;
@@ -53,6 +57,12 @@ struct Options {
     uint32_t repeat = 1;       // runs per mode
     // --sweep A..B: every chain length in [first, second]; overrides -n.
     std::optional<std::pair<uint32_t, uint32_t>> sweep;
+    Format format = Format::Text;
+    std::optional<std::string> output;  // --output FILE: the JSON report, text stays on stdout
+    bool timings = false;      // host phase timings in the text report (always in JSON)
+    bool timestamps = false;   // GPU timestamp queries around every dispatch (adds commands)
+    bool breadcrumbs = false;  // a marker after every dispatch (VK_AMD_buffer_marker)
+    bool labels = false;       // debug-utils object names and command labels
     std::vector<std::string> commandLine;  // argv as given, for the report
 
 };

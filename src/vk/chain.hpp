@@ -39,6 +39,28 @@ ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const 
                                 uint32_t chainLength, std::span<const float> input,
                                 std::span<const float> weight, bool withStaging);
 
+// Opt-in additions to the command stream; without them the stream is exactly blade's.
+struct Instrumentation {
+    bool timestamps = false;   // vkCmdWriteTimestamp(BOTTOM_OF_PIPE) at each command-buffer
+                               // start and before and after every dispatch
+    bool breadcrumbs = false;  // vkCmdWriteBufferMarkerAMD(BOTTOM_OF_PIPE) after every dispatch
+    bool labels = false;       // vkCmdBegin/EndDebugUtilsLabelEXT around dispatches and barriers
+    Owned<VkQueryPool> queryPool;
+    uint32_t queryCapacity = 0;
+    double nsPerTick = 1;      // VkPhysicalDeviceLimits::timestampPeriod
+    uint64_t validMask = ~0ull;
+    std::optional<Buffer> markers;  // one uint32 slot per dispatch number (breadcrumbs.hpp)
+    uint32_t runId = 0;
+    uint32_t queriesUsed = 0;       // in the command buffer being recorded
+};
+
+// Creates what the requested instrumentation needs for chains of up to `maxSteps`.
+// Timestamps need a queue family with timestampValidBits > 0 and breadcrumbs need
+// VK_AMD_buffer_marker: without them the flag is turned off and `notes` says why.
+Instrumentation createInstrumentation(const Device& device, bool timestamps, bool breadcrumbs,
+                                      bool labels, uint32_t maxSteps,
+                                      std::vector<std::string>& notes);
+
 // Everything a mode needs to record and run the chain.
 struct Chain {
     const Device& device;
@@ -51,6 +73,7 @@ struct Chain {
     const Shape& shape;
     std::optional<double> fixedTimeout;    // --timeout; nullopt = auto per submit
     std::optional<uint32_t> dropDispatch;  // positive control, non-split modes only
+    Instrumentation* instrumentation = nullptr;
 };
 
 // How a mode's run went.
@@ -62,6 +85,12 @@ struct ModeRun {
     uint64_t submits = 0;
     double wallSeconds = 0;      // record + submit + wait, host time
     double waitSeconds = 0;      // host time blocked in vkWaitSemaphores
+    double recordSeconds = 0;    // host time recording the chain's command buffers
+    // --timestamps: GPU seconds per dispatch (chain order, dropped ones left out) and per
+    // submit of the chain (the clearing submit not included).
+    std::vector<double> dispatchGpuSeconds;
+    std::vector<double> submitGpuSeconds;
+    std::string forensics;       // --breadcrumbs / device-fault findings after a hang
 };
 
 // Runs one mode from fresh state: first a separate submit fills small[1..N] and every

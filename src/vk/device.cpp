@@ -203,11 +203,20 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
             d.driver = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
             d.ids = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
                      .pNext = d.hasDriverProperties ? &d.driver : nullptr};
+            VkPhysicalDevicePCIBusInfoPropertiesEXT pci{
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT,
+                .pNext = &d.ids};
+            const bool hasPci = d.hasExtension(VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
             VkPhysicalDeviceProperties2 props2{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                               .pNext = &d.ids};
+                                               .pNext = hasPci ? static_cast<void*>(&pci)
+                                                               : static_cast<void*>(&d.ids)};
             vkGetPhysicalDeviceProperties2(d.handle, &props2);
             d.ids.pNext = nullptr;
             d.driver.pNext = nullptr;
+            if (hasPci) {
+                d.pciBus = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", pci.pciDomain, pci.pciBus,
+                                       pci.pciDevice, pci.pciFunction);
+            }
         }
         vkGetPhysicalDeviceMemoryProperties(d.handle, &d.memory);
         uint32_t familyCount = 0;
@@ -231,6 +240,8 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
                 .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
             VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{
                 .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+            VkPhysicalDeviceFaultFeaturesEXT fault{
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT};
             // Chain only structs whose extension or core version the device has.
             void* chain = nullptr;
             auto link = [&chain](auto& s, bool present) {
@@ -244,6 +255,7 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
             link(bda, v12 || d.hasExtension(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME));
             link(f16, v12 || d.hasExtension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME));
             link(exec, d.hasExtension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME));
+            link(fault, d.hasExtension(VK_EXT_DEVICE_FAULT_EXTENSION_NAME));
             VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                                .pNext = chain};
             vkGetPhysicalDeviceFeatures2(d.handle, &features);
@@ -257,6 +269,7 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
                 .pipelineExecutableInfo = exec.pipelineExecutableInfo == VK_TRUE,
                 .dualSrcBlend = features.features.dualSrcBlend == VK_TRUE,
             };
+            d.deviceFaultSupported = fault.deviceFault == VK_TRUE;
         }
 
         if (!d.queueFamilies.empty() && (d.queueFamilies[0].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
@@ -332,7 +345,7 @@ const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
     return *match;
 }
 
-Device::Device(const Instance& instance, const DeviceInfo& info) : info_(info) {
+Device::Device(const Instance& instance, const DeviceInfo& info, bool deviceFault) : info_(info) {
     const bool v12 = info.apiVersion() >= VK_API_VERSION_1_2;
     const bool v13 = info.apiVersion() >= VK_API_VERSION_1_3;
     // blade's extension list, in its push order (init.rs:933-998): the three it requires,
@@ -358,6 +371,8 @@ Device::Device(const Instance& instance, const DeviceInfo& info) : info_(info) {
     }
     enable(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
     enable(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    const bool withFault = deviceFault && info.deviceFaultSupported;
+    if (withFault) enable(VK_EXT_DEVICE_FAULT_EXTENSION_NAME);
 
     // Features: blade passes pEnabledFeatures = NULL and chains VkPhysicalDeviceFeatures2;
     // every boolean it does not name stays VK_FALSE (robustBufferAccess included).
@@ -396,6 +411,9 @@ Device::Device(const Instance& instance, const DeviceInfo& info) : info_(info) {
     link(exec, s.pipelineExecutableInfo && info.hasExtension(
                                                VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME),
          "pipelineExecutableInfo");
+    VkPhysicalDeviceFaultFeaturesEXT fault{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT,
+                                           .deviceFault = VK_TRUE};
+    link(fault, withFault, "deviceFault (--breadcrumbs; not blade's)");
     VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                        .pNext = chain};
     if (s.dualSrcBlend) {

@@ -73,6 +73,8 @@ struct DeviceInfo {
     bool hasDriverProperties = false;  // VkPhysicalDeviceDriverProperties filled
     VkPhysicalDeviceDriverProperties driver{};
     VkPhysicalDeviceIDProperties ids{};
+    std::optional<std::string> pciBus;  // "0000:03:00.0", with VK_EXT_pci_bus_info
+    bool deviceFaultSupported = false;  // VK_EXT_device_fault and its deviceFault feature
     VkPhysicalDeviceMemoryProperties memory{};
     std::vector<VkQueueFamilyProperties> queueFamilies;
     std::vector<std::string> extensions;
@@ -103,7 +105,9 @@ const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
 // features the repro needs plus those blade turns on where supported.
 class Device {
   public:
-    Device(const Instance& instance, const DeviceInfo& info);
+    // `deviceFault`: also enable VK_EXT_device_fault where supported (--breadcrumbs),
+    // which blade does not.
+    Device(const Instance& instance, const DeviceInfo& info, bool deviceFault = false);
     ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;

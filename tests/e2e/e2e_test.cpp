@@ -260,16 +260,19 @@ TEST(Help, ShowsOptionsDefaultsAndExitTable) {
 }
 
 // The original's full size (14 MiB small, 29 MiB big buffers, [61, 4, 128] dispatches), so
-// CI exercises the real input. N=2 keeps it to a few seconds per conv-T on a 2-core CPU.
-TEST(FullSize, OriginalShapesAllModes) {
-    const ProcessResult r = repro({"--mode", "all", "-n", "2"});
+// CI exercises the real input: `single` (the mode that hangs RADV) at N=2, with split run
+// after it as the reference. lavapipe needs about 2-3 minutes per full-size conv-T on a
+// 2-core machine, so this is the suite's one slow test (4 conv-Ts).
+TEST(FullSize, OriginalShapesSingleAgainstSplit) {
+    const ProcessResult r = repro({"--mode", "single", "-n", "2"});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "small=3686400 big=7634432 (each conv-T writes 7634432 elems = 29 MiB)"));
     EXPECT_TRUE(contains(r.out, "conv-T wgs=[61, 4, 128], slice wgs=[14400, 1, 1]"));
-    for (const char* mode : {"split    ", "multipass", "single   "}) {
+    for (const char* mode : {"split    ", "single   "}) {
         EXPECT_TRUE(contains(r.out, std::string("  mode=") + mode + " nz=3686400/3686400 (100.0%)"))
             << mode << "\n" << r.out;
     }
+    EXPECT_TRUE(contains(r.out, "-> ok: bit-identical to split")) << r.out;
 }
 
 }  // namespace
