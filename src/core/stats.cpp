@@ -74,18 +74,30 @@ bool isUnderflowed(const BufferStats& s) {
     return s.nonFinite == 0 && s.nonZero == s.denormal;
 }
 
+namespace {
+
+// The checks every classification starts with, whatever the reference: elements that
+// were never written (the --poison sentinel), then NaN or Inf.
+std::optional<Classified> checkWritten(const BufferStats& stats) {
+    if (stats.poisoned > 0) {
+        return Classified{Classification::Unwritten,
+                          fmt::format("{} of {} elements still hold the --poison sentinel: never "
+                                      "written",
+                                      stats.poisoned, stats.elements)};
+    }
+    if (stats.nonFinite > 0) {
+        return Classified{Classification::NonFinite, fmt::format("{} of {} elements are NaN or Inf",
+                                                                 stats.nonFinite, stats.elements)};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 Classified classify(std::span<const float> values, const BufferStats& stats,
                     std::optional<std::span<const float>> reference,
                     std::string_view referenceName) {
-    if (stats.poisoned > 0) {
-        return {Classification::Unwritten,
-                fmt::format("{} of {} elements still hold the --poison sentinel: never written",
-                            stats.poisoned, stats.elements)};
-    }
-    if (stats.nonFinite > 0) {
-        return {Classification::NonFinite,
-                fmt::format("{} of {} elements are NaN or Inf", stats.nonFinite, stats.elements)};
-    }
+    if (auto bad = checkWritten(stats)) return *bad;
     if (!reference) {
         if (stats.nonZero == 0) {
             return {Classification::Zero,
@@ -109,15 +121,7 @@ Classified classify(std::span<const float> values, const BufferStats& stats,
 }
 
 Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcome& t) {
-    if (stats.poisoned > 0) {
-        return {Classification::Unwritten,
-                fmt::format("{} of {} elements still hold the --poison sentinel: never written",
-                            stats.poisoned, stats.elements)};
-    }
-    if (stats.nonFinite > 0) {
-        return {Classification::NonFinite,
-                fmt::format("{} of {} elements are NaN or Inf", stats.nonFinite, stats.elements)};
-    }
+    if (auto bad = checkWritten(stats)) return *bad;
     const std::string against = fmt::format(
         "max |gpu - cpu| {} against a tolerance of up to {} (worst ratio {:.3g} at index {}; "
         "max |cpu| {})",
