@@ -321,7 +321,21 @@ int run(const Options& options, RunReport& report) {
     vk::Chain chain{device,  encoder, buffers, convT, slice, sizes, n, options.shape,
                     options.timeoutSeconds, options.dropDispatch, &instrumentation};
     Session session{options, sizes, instance, device, chain, report};
-    const int status = options.sweep ? runSweep(session) : runChainLength(session);
+    int status = options.sweep ? runSweep(session) : runChainLength(session);
+    // Teardown starts by waiting for the queue; a device lost there is still a hang.
+    if (!device.abandoned()) {
+        const VkResult idle = vkDeviceWaitIdle(device.get());
+        if (idle == VK_ERROR_DEVICE_LOST && status != kExitHang) {
+            device.markLost();
+            const std::string line = "--- GPU HANG: vkDeviceWaitIdle returned VK_ERROR_DEVICE_LOST at "
+                                     "teardown, after the results above";
+            say("{}", line);
+            report.verdict.lines.push_back(line);
+            if (status < 128) status = kExitHang;  // an interrupt's 130/143 stays
+        } else if (idle != VK_SUCCESS) {
+            say("--- warning: vkDeviceWaitIdle returned {} at teardown", vk::resultName(idle));
+        }
+    }
 
     report.validation.enabled = options.validation;
     report.validation.errors = instance.validationLog().errors;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -67,10 +69,18 @@ std::string lower(std::string s) {
 }  // namespace
 
 Instance::Instance(bool validation) {
-    if (volkInitialize() != VK_SUCCESS) {
+    // volk's own volkInitialize calls whatever vkGetInstanceProcAddr it finds without a
+    // null check; load the loader here and hand volk a checked entry point.
+    void* loader = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!loader) loader = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
+    auto getInstanceProcAddr =
+        loader ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(loader, "vkGetInstanceProcAddr"))
+               : nullptr;
+    if (!getInstanceProcAddr) {
         throw CannotTest("no Vulkan loader: libvulkan.so.1 could not be loaded "
                          "(install libvulkan1 and a driver, e.g. mesa-vulkan-drivers)");
     }
+    volkInitializeCustom(getInstanceProcAddr);  // the loader stays loaded for the process
     afterVolkLoad(0);
     apiVersion_ = VK_API_VERSION_1_0;
     if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&apiVersion_);

@@ -75,7 +75,15 @@ Buffer createBuffer(const Device& device, std::string name, VkDeviceSize bytes, 
     VkBuffer raw = VK_NULL_HANDLE;
     VkResult r = vkCreateBuffer(device.get(), &info, nullptr, &raw);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-        throw CannotTest(fmt::format("vkCreateBuffer({}, {} bytes): {}", b.name, bytes, resultName(r)));
+        const auto& props = device.info().memory;
+        std::string heaps;
+        if (const auto type = chooseMemoryType(props, ~0u, cls)) {
+            const uint32_t heap = props.memoryTypes[*type].heapIndex;
+            heaps = fmt::format("; {} memory would come from heap {}, which holds {} MiB",
+                                repro::vk::name(cls), heap, props.memoryHeaps[heap].size >> 20);
+        }
+        throw CannotTest(fmt::format("vkCreateBuffer({}, {} bytes): {}{}", b.name, bytes,
+                                     resultName(r), heaps));
     }
     if (r != VK_SUCCESS) throw VulkanError("vkCreateBuffer", r, b.name);
     b.buffer = Owned<VkBuffer>(device.life(), raw);

@@ -18,17 +18,26 @@
 // - VK_ERROR_DEVICE_LOST is sticky, as a lost device stays lost (Vulkan spec, "Lost
 //   Device"): afterwards vkQueueSubmit, the waits, vkGetSemaphoreCounterValue and
 //   vkDeviceWaitIdle (after draining) return VK_ERROR_DEVICE_LOST too; destroy and free
-//   calls still reach the driver, as the spec allows them after loss.
+//   calls still reach the driver, as the spec allows them after loss;
+// - VK_TIMEOUT from a wait is sticky too, as a hung GPU stays hung: that wait and every
+//   later one sleep for their timeout (at most 1 s each) and return VK_TIMEOUT, so a
+//   caller that waits in slices sees a hang that lasts until its own deadline.
 // A malformed REPRO_FAULT ends the process with status 99 and one line on stderr, a
 // status outside repro's table so a test cannot mistake it for the repro's own.
 #include <volk.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -112,6 +121,7 @@ const std::vector<Fault>& faults() {
 }
 
 bool deviceLost = false;  // set by an injected VK_ERROR_DEVICE_LOST; never cleared
+bool hung = false;        // set by an injected VK_TIMEOUT from a wait; never cleared
 
 // The injected result for call `count` of `function`, or VK_SUCCESS for "no fault".
 VkResult injected(std::string_view function, unsigned long count) {
@@ -128,6 +138,7 @@ VkResult injected(std::string_view function, unsigned long count) {
 enum class Kind {
     Create,     // return the code, the driver never sees the call
     Queue,      // like Create, and VK_ERROR_DEVICE_LOST once the device is lost
+    Wait,       // like Queue, and VK_TIMEOUT (after sleeping its timeout) once hung
     DrainIdle,  // vkDeviceWaitIdle: the driver first, then the code
 };
 
@@ -157,6 +168,17 @@ struct Hook<Slot, Name, K, VkResult(Args...)> {
             const VkResult real = original(args...);
             if (fault != VK_SUCCESS) return fault;
             return deviceLost ? VK_ERROR_DEVICE_LOST : real;
+        } else if constexpr (K == Kind::Wait) {
+            if (fault == VK_TIMEOUT) hung = true;
+            if (fault != VK_SUCCESS && fault != VK_TIMEOUT) return fault;
+            if (deviceLost) return VK_ERROR_DEVICE_LOST;
+            if (hung) {
+                // The last argument of vkWaitSemaphores is the timeout in nanoseconds.
+                const uint64_t ns = std::get<sizeof...(Args) - 1>(std::tuple<Args...>(args...));
+                std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(ns, 1'000'000'000)));
+                return VK_TIMEOUT;
+            }
+            return original(args...);
         } else {
             if (fault != VK_SUCCESS) return fault;
             if (K == Kind::Queue && deviceLost) return VK_ERROR_DEVICE_LOST;
@@ -203,8 +225,8 @@ extern "C" void reproAfterVolkLoad(int stage) {
             break;
         case 2:
             Hook<&vkQueueSubmit, kQueueSubmit, Kind::Queue>::install();
-            Hook<&vkWaitSemaphores, kWaitSemaphores, Kind::Queue>::install();
-            Hook<&vkWaitSemaphoresKHR, kWaitSemaphoresKHR, Kind::Queue>::install();
+            Hook<&vkWaitSemaphores, kWaitSemaphores, Kind::Wait>::install();
+            Hook<&vkWaitSemaphoresKHR, kWaitSemaphoresKHR, Kind::Wait>::install();
             Hook<&vkGetSemaphoreCounterValue, kGetSemaphoreCounterValue, Kind::Queue>::install();
             Hook<&vkGetSemaphoreCounterValueKHR, kGetSemaphoreCounterValueKHR, Kind::Queue>::install();
             Hook<&vkDeviceWaitIdle, kDeviceWaitIdle, Kind::DrainIdle>::install();

@@ -36,14 +36,14 @@ void expectUsageError(const ParseOutcome& o, std::string_view mention) {
     EXPECT_TRUE(o.out.empty()) << o.out;
 }
 
-// The outcome is options to run with.
-const Options& expectOptions(const ParseOutcome& o) {
+// The outcome is options to run with. Returned by value: callers bind the result of
+// expectOptions(parse(...)) to a reference, which must outlive the parsed temporary.
+Options expectOptions(const ParseOutcome& o) {
     EXPECT_EQ(o.exitStatus, 0) << o.err;
     EXPECT_TRUE(o.err.empty()) << o.err;
     if (!o.options) {
-        static const Options none{};
         ADD_FAILURE() << "no options; err: " << o.err;
-        return none;
+        return Options{};
     }
     return *o.options;
 }

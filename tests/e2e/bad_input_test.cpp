@@ -1,0 +1,337 @@
+// Every input repro rejects, end to end: the real executable with each bad flag, value,
+// environment or installation, checked for its exit status (SPEC §5: 1 for a usage error,
+// 125 for "cannot test here") and its one exact line on stderr. The table generates
+// docs/bad-input.md (BadInputDoc below); rows that only a synthetic device list can reach
+// (src/vk/device.cpp chooseDevice) are covered by tests/unit/device_choice_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+#if !defined(REPRO_EXECUTABLE) || !defined(REPRO_FAKE_LOADER_DIR) || !defined(REPRO_BAD_INPUT_DOC)
+#error "REPRO_EXECUTABLE, REPRO_FAKE_LOADER_DIR and REPRO_BAD_INPUT_DOC must be defined"
+#endif
+
+namespace {
+
+using repro::test::lines;
+using repro::test::ProcessResult;
+using repro::test::runProcess;
+
+struct Rejection {
+    std::string label;                 // test name
+    std::string where;                 // the source that rejects it
+    std::vector<std::string> args;
+    std::vector<std::string> env;      // "NAME=value"
+    int status = 1;
+    // The whole stderr line. "…" stands for text from the device (name, limits, heap
+    // sizes) or from CLI11 (whose wording varies between versions); the parts around it
+    // must appear in order, the first at the start and the last at the end.
+    std::string message;
+    std::string alsoCoveredBy;         // other tests of the same input
+    std::string knownIssue;            // the src/ defect that DISABLED_ the row (empty: enabled)
+    bool endToEnd = true;              // false: unreachable on lavapipe, unit-tested only
+    std::string situation;             // for the doc, when no command line can produce it
+};
+
+void PrintTo(const Rejection& r, std::ostream* os) { *os << r.label; }
+
+std::string fakeLoader(const std::string& kind) {
+    return std::string("LD_LIBRARY_PATH=") + REPRO_FAKE_LOADER_DIR + "/" + kind;
+}
+
+const std::string kOptions = "src/core/options.cpp";
+const std::string kCli11 = "src/core/options.cpp (CLI11)";
+const std::string kShape = "src/core/shape.cpp";
+const std::string kFits = "src/main.cpp checkDeviceFits";
+const std::string kDevice = "src/vk/device.cpp";
+
+std::vector<Rejection> rejections() {
+    const std::string u = "e2e.BadInputs/UsageErrors.ExitOneWithOneClearLine/";
+    std::vector<Rejection> t = {
+        // ---- command-line syntax (CLI11) ----
+        {"unknown_flag", kCli11, {"--frobnicate"}, {}, 1, "repro: …--frobnicate (see --help)", u + "unknown_flag"},
+        {"unexpected_argument", kCli11, {"extra"}, {}, 1, "repro: …extra (see --help)"},
+        {"option_given_twice", kCli11, {"-n", "2", "-n", "3"}, {}, 1, "repro: --chain: … (see --help)"},
+        {"missing_value", kCli11, {"-n"}, {}, 1, "repro: --chain: …missing (see --help)"},
+        {"empty_value_after_equals", kCli11, {"--device="}, {}, 1, "repro: --device: …missing (see --help)"},
+        {"unknown_mode", kCli11, {"--mode", "fast"}, {}, 1,
+         "repro: --mode: fast not in {split,multipass,single,all} (see --help)", u + "unknown_mode"},
+        {"unknown_reference", kCli11, {"--reference", "bogus"}, {}, 1,
+         "repro: --reference: bogus not in {auto,split,cpu,none} (see --help)"},
+        {"n_not_a_number", kCli11, {"-n", "seven"}, {}, 1, "repro: …--chain…seven (see --help)", u + "n_not_a_number"},
+        {"timeout_not_a_number", kCli11, {"--timeout", "abc"}, {}, 1, "repro: …--timeout…abc (see --help)"},
+        {"shape_not_a_number", kCli11, {"--channels", "abc"}, {}, 1, "repro: …--channels…abc (see --help)"},
+        // ---- chain length: -n and the environment variable N ----
+        {"n_zero", kOptions, {"-n", "0"}, {}, 1, "repro: -n/--chain: must be at least 1 (got 0)", u + "n_zero"},
+        {"n_negative", kOptions, {"-n", "-3"}, {}, 1, "repro: -n/--chain: must be at least 1 (got -3)", u + "n_negative"},
+        {"n_too_large", kOptions, {"-n", "4294967296"}, {}, 1,
+         "repro: -n/--chain: 4294967296 is too large (at most 4294967295)"},
+        {"env_n_not_a_number", kOptions, {}, {"N=abc"}, 1,
+         "repro: environment N='abc': not a chain length (a whole number >= 1)", u + "env_n_bad"},
+        {"env_n_empty", kOptions, {}, {"N="}, 1,
+         "repro: environment N='': not a chain length (a whole number >= 1)"},
+        {"env_n_zero", kOptions, {}, {"N=0"}, 1, "repro: environment N: must be at least 1 (got 0)"},
+        {"env_n_negative", kOptions, {}, {"N=-2"}, 1, "repro: environment N: must be at least 1 (got -2)"},
+        {"env_n_too_large", kOptions, {}, {"N=99999999999"}, 1,
+         "repro: environment N: 99999999999 is too large (at most 4294967295)"},
+        // ---- shape ----
+        {"unknown_preset", kShape, {"--preset", "huge"}, {}, 1,
+         "repro: --preset: unknown preset 'huge' (known: spectrostream, small, tiny)",
+         "unit.OptionsShape.UnknownPresetIsRejected"},
+    };
+    for (const char* field : {"--batch", "--channels", "--height", "--width", "--kernel-h", "--kernel-w",
+                              "--stride-h", "--stride-w"}) {
+        std::string label = std::string(field).substr(2) + "_zero";
+        for (char& c : label) c = c == '-' ? '_' : c;
+        t.push_back({label, kOptions, {field, "0"}, {}, 1, std::string("repro: ") + field + ": must be at least 1 (got 0)",
+                     (label == "channels_zero" ? u + "zero_channels; " : std::string()) +
+                         "unit.OptionsShape.NegativeAndZeroShapeValuesAreRejected"});
+    }
+    const std::vector<Rejection> more = {
+        {"height_negative", kOptions, {"--height", "-5"}, {}, 1, "repro: --height: must be at least 1 (got -5)", u + "negative_height"},
+        {"pad_h_negative", kOptions, {"--pad-h", "-1"}, {}, 1, "repro: --pad-h: must be at least 0 (got -1)"},
+        {"pad_w_negative", kOptions, {"--pad-w", "-1"}, {}, 1, "repro: --pad-w: must be at least 0 (got -1)"},
+        {"shape_value_too_large", kOptions, {"--width", "4294967296"}, {}, 1,
+         "repro: --width: 4294967296 is too large (at most 4294967295)"},
+        {"stride_over_int32", kShape, {"--stride-h", "2147483648"}, {}, 1,
+         "repro: --stride-h: 2147483648 does not fit conv-T's signed 32-bit arithmetic"},
+        {"pad_over_int32", kShape, {"--pad-w", "2147483648"}, {}, 1,
+         "repro: --pad-w: 2147483648 does not fit conv-T's signed 32-bit arithmetic"},
+        {"kernel_over_weight_tile", kShape, {"--kernel-h", "8", "--kernel-w", "8"}, {}, 1,
+         "repro: shape: kernel 8x8 has 64 weights, more than conv-T's 49-float shared tile", u + "kernel_too_big"},
+        {"output_too_small_for_crop", kShape, {"--pad-w", "300"}, {}, 1,
+         "repro: shape: conv-T output 62x362 is too small for slice to crop 60x480 at (1, 1); reduce padding or "
+         "grow the kernel or stride",
+         u + "padding_too_big"},
+        {"output_over_32bit", kShape, {"--height", "4294967295", "--stride-h", "2"}, {}, 1,
+         "repro: shape: conv-T output 8589934591x962 overflows 32-bit indices"},
+        {"batch_x_channels_overflow", kShape, {"--batch", "65536", "--channels", "65536"}, {}, 1,
+         "repro: shape: batch x channels overflows (65536 x 65536 > 4294967295)"},
+        {"small_elements_overflow", kShape, {"--channels", "65536", "--height", "65536"}, {}, 1,
+         "repro: shape: small element count overflows (65536 x 65536 > 4294967295)", u + "huge_elements"},
+        {"big_elements_overflow", kShape, {"--channels", "1", "--height", "60000", "--width", "60000"}, {}, 1,
+         "repro: shape: big element count overflows (60002 x 120002 > 4294967295)"},
+        {"weight_elements_overflow", kShape, {"--channels", "70000"}, {}, 1,
+         "repro: shape: weight element count overflows (70000 x 70000 > 4294967295)"},
+        // ---- other options ----
+        {"timeout_zero", kOptions, {"--timeout", "0"}, {}, 1,
+         "repro: --timeout: must be a number of seconds in (0, 1e9] (got 0)", u + "bad_timeout"},
+        {"timeout_negative", kOptions, {"--timeout", "-1"}, {}, 1,
+         "repro: --timeout: must be a number of seconds in (0, 1e9] (got -1)"},
+        {"timeout_over_1e9", kOptions, {"--timeout", "1e10"}, {}, 1,
+         "repro: --timeout: must be a number of seconds in (0, 1e9] (got 10000000000)"},
+        {"timeout_nan", kOptions, {"--timeout", "nan"}, {}, 1,
+         "repro: --timeout: must be a number of seconds in (0, 1e9] (got nan)"},
+        {"drop_dispatch_zero", kOptions, {"--drop-dispatch", "0"}, {}, 1,
+         "repro: --drop-dispatch: 0 is outside 1..12 (2 dispatches per step)"},
+        {"drop_dispatch_past_chain", kOptions, {"-n", "2", "--drop-dispatch", "5"}, {}, 1,
+         "repro: --drop-dispatch: 5 is outside 1..4 (2 dispatches per step)", u + "drop_out_of_range"},
+        {"drop_dispatch_past_sweep_start", kOptions, {"--sweep", "1..3", "--drop-dispatch", "5"}, {}, 1,
+         "repro: --drop-dispatch: 5 is outside 1..2 (2 dispatches per step)"},
+        {"device_empty", kOptions, {"--device", ""}, {}, 1, "repro: --device: empty name"},
+        {"dump_dir_empty", kOptions, {"--dump-dir", ""}, {}, 1, "repro: --dump-dir: empty path"},
+        {"sweep_not_a_range", kOptions, {"--sweep", "3"}, {}, 1,
+         "repro: --sweep: '3' is not a range A..B of chain lengths"},
+        {"sweep_end_not_a_number", kOptions, {"--sweep", "1..x"}, {}, 1,
+         "repro: --sweep: '1..x' is not a range A..B of chain lengths"},
+        {"sweep_start_zero", kOptions, {"--sweep", "0..3"}, {}, 1, "repro: --sweep start: must be at least 1 (got 0)"},
+        {"sweep_reversed", kOptions, {"--sweep", "5..3"}, {}, 1, "repro: --sweep: start 5 is after end 3"},
+        {"repeat_zero", kOptions, {"--repeat", "0"}, {}, 1, "repro: --repeat: must be at least 1 (got 0)"},
+        // ---- against the device (after the instance is made, before any GPU work) ----
+        {"device_name_unmatched", kDevice, {"--preset", "tiny", "--device", "no-such-gpu-xyz"}, {}, 1,
+         "repro: --device: no device matches 'no-such-gpu-xyz' (devices: 0: …)", u + "bad_device_name"},
+        {"device_index_unmatched", kDevice, {"--preset", "tiny", "--device", "99"}, {}, 1,
+         "repro: --device: no device matches '99' (devices: 0: …)", u + "bad_device_index"},
+        {"conv_dispatch_over_device_limit", kFits, {"--batch", "4000", "--channels", "1000", "--height", "2", "--width", "2"},
+         {}, 1, "repro: shape: conv-T dispatch [1, 1, 4000000] exceeds the device's maxComputeWorkGroupCount [… in axis 2",
+         u + "dispatch_over_device_limit"},
+        {"slice_dispatch_over_device_limit", kFits, {"--batch", "8", "-n", "1"}, {}, 1,
+         "repro: shape: slice dispatch [115200, 1, 1] exceeds the device's maxComputeWorkGroupCount [… in axis 0"},
+        {"big_buffer_over_storage_range", kFits, {"--height", "150", "--stride-h", "2", "-n", "1"}, {}, 125,
+         "repro: cannot test here: a big buffer is 148255744 bytes, over the device's maxStorageBufferRange …"},
+        {"too_many_allocations", kFits, {"--preset", "tiny", "-n", "3000000000"}, {}, 125,
+         "repro: cannot test here: -n 3000000000 needs 6000000004 memory allocations, over the device's "
+         "maxMemoryAllocationCount …"},
+        {"chain_over_heap", kFits, {"-n", "100"}, {}, 125,
+         "repro: cannot test here: not enough device memory: the chain needs 4333 MiB in heap …, which holds … MiB "
+         "(try a smaller -n or --preset)",
+         "e2e.CannotTest.MoreMemoryThanTheHeapsHoldIs125"},
+        {"dump_dir_not_a_directory", "src/main.cpp prepareDumpDir", {"--preset", "tiny", "--dump-dir", "/dev/null/x"},
+         {}, 1, "repro: --dump-dir: cannot use '/dev/null/x' as a directory (Not a directory)"},
+        // ---- the installation ----
+        {"no_loader", kDevice, {"--preset", "tiny"}, {fakeLoader("unloadable")}, 125,
+         "repro: cannot test here: no Vulkan loader: libvulkan.so.1 could not be loaded (install libvulkan1 "
+         "and a driver, e.g. mesa-vulkan-drivers)"},
+        {"not_a_loader", kDevice, {"--preset", "tiny"}, {fakeLoader("no_entry")}, 125,
+         "repro: cannot test here: no Vulkan loader: libvulkan.so.1 could not be loaded (install libvulkan1 "
+         "and a driver, e.g. mesa-vulkan-drivers)"},
+        {"loader_vulkan_1_0", kDevice, {"--preset", "tiny"}, {fakeLoader("api_1_0")}, 125,
+         "repro: cannot test here: the Vulkan loader supports only 1.0; the repro needs 1.1"},
+        {"no_driver", kDevice, {"--preset", "tiny"}, {"VK_DRIVER_FILES=/nonexistent.json", "VK_ICD_FILENAMES=/nonexistent.json"},
+         125, "repro: cannot test here: vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER",
+         "e2e.CannotTest.MissingDriverIs125"},
+        {"validation_layer_missing", kDevice, {"--preset", "tiny", "--validation"}, {"VK_LAYER_PATH=/nonexistent"}, 125,
+         "repro: cannot test here: --validation: VK_LAYER_KHRONOS_validation is not installed (package "
+         "vulkan-validationlayers)"},
+        // ---- unreachable on lavapipe: tests/unit/device_choice_test.cpp ----
+        {"no_device", kDevice, {}, {}, 125,
+         "repro: cannot test here: no Vulkan device: the loader found no driver (check VK_DRIVER_FILES / "
+         "VK_ICD_FILENAMES and the installed ICDs)",
+         "unit.ChooseDevice.NoDeviceCannotTest", "", false, "the loader lists no device"},
+        {"no_usable_device", kDevice, {}, {}, 125,
+         "repro: cannot test here: no usable Vulkan device: … (device 0): …", "unit.ChooseDevice.NoUsableDeviceCannotTest",
+         "", false, "no device passes blade's acceptance rule"},
+        {"chosen_device_unusable", kDevice, {"--device", "SELECTOR"}, {}, 125,
+         "repro: cannot test here: device … (…) cannot run the repro: …", "unit.ChooseDevice.ChosenUnusableDeviceCannotTest",
+         "", false, "the selected device fails blade's acceptance rule"},
+        {"validation_without_debug_utils", kDevice, {"--validation"}, {}, 125,
+         "repro: cannot test here: --validation: VK_EXT_debug_utils is not available to count messages",
+         "none: the Khronos loader itself provides VK_EXT_debug_utils", "", false,
+         "the validation layer is installed but VK_EXT_debug_utils is not offered"},
+    };
+    t.insert(t.end(), more.begin(), more.end());
+    return t;
+}
+
+// `line` matches `pattern` with "…" standing for any text (see Rejection::message).
+bool matches(const std::string& line, const std::string& pattern) {
+    const std::string ellipsis = "…";
+    std::vector<std::string> parts;
+    size_t from = 0;
+    for (size_t at; (at = pattern.find(ellipsis, from)) != std::string::npos; from = at + ellipsis.size()) {
+        parts.push_back(pattern.substr(from, at - from));
+    }
+    parts.push_back(pattern.substr(from));
+    if (parts.size() == 1) return line == pattern;
+    if (line.rfind(parts.front(), 0) != 0) return false;
+    size_t pos = parts.front().size();
+    for (size_t i = 1; i + 1 < parts.size(); ++i) {
+        pos = line.find(parts[i], pos);
+        if (pos == std::string::npos) return false;
+        pos += parts[i].size();
+    }
+    return line.size() >= pos + parts.back().size() &&
+           line.compare(line.size() - parts.back().size(), parts.back().size(), parts.back()) == 0;
+}
+
+// Rows run end to end: those without a known defect, or only those with one.
+std::vector<Rejection> endToEndRows(bool knownIssues) {
+    std::vector<Rejection> rows;
+    for (auto& r : rejections()) {
+        if (r.endToEnd && r.knownIssue.empty() != knownIssues) rows.push_back(r);
+    }
+    return rows;
+}
+
+void checkRow(const Rejection& c) {
+    const ProcessResult r = runProcess(REPRO_EXECUTABLE, c.args, c.env);
+    ASSERT_FALSE(r.signaled) << r.out << r.err;
+    EXPECT_EQ(r.status, c.status) << r.out << r.err;
+    const auto errLines = lines(r.err);
+    ASSERT_EQ(errLines.size(), 1u) << r.err;
+    EXPECT_TRUE(matches(errLines[0], c.message)) << "got:      " << errLines[0] << "\nexpected: " << c.message;
+    EXPECT_EQ(r.out.find("--- results ---"), std::string::npos) << r.out;
+}
+
+class Rejects : public ::testing::TestWithParam<Rejection> {};
+TEST_P(Rejects, WithItsStatusAndExactLine) { checkRow(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(BadInput, Rejects, ::testing::ValuesIn(endToEndRows(false)),
+                         [](const auto& param) { return param.param.label; });
+
+// Rows that state the specified behaviour where src/ does not have it yet (knownIssue
+// says what); DISABLED_ in the test name, so gtest and CTest skip them until fixed.
+class RejectsKnownIssue : public ::testing::TestWithParam<Rejection> {};
+// Empty while src/ has no known defect among the rejections.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RejectsKnownIssue);
+TEST_P(RejectsKnownIssue, DISABLED_WithItsStatusAndExactLine) { checkRow(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(BadInput, RejectsKnownIssue, ::testing::ValuesIn(endToEndRows(true)),
+                         [](const auto& param) { return param.param.label; });
+
+TEST(BadInputPattern, EllipsisStandsForAnyText) {
+    EXPECT_TRUE(matches("a b c", "a b c"));
+    EXPECT_TRUE(matches("repro: x --flag y (see --help)", "repro: …--flag… (see --help)"));
+    EXPECT_FALSE(matches("repro: x --flag y (see --help) and more", "repro: …--flag… (see --help)"));
+    EXPECT_FALSE(matches("prefix repro: --flag (see --help)", "repro: …--flag (see --help)"));
+}
+
+// ---- docs/bad-input.md ---------------------------------------------------------------------
+
+std::string shellWord(const std::string& s) {
+    if (s.empty()) return "''";
+    for (char c : s) {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string("-_./=:,").find(c) != std::string::npos)) {
+            return "'" + s + "'";
+        }
+    }
+    return s;
+}
+
+std::string cell(const std::string& s) {
+    std::string out;
+    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
+}
+
+std::string badInputMarkdown() {
+    std::ostringstream md;
+    md << "# Inputs repro rejects\n\n"
+          "Generated from the table in `tests/e2e/bad_input_test.cpp`; the test\n"
+          "`e2e.BadInputDoc.MatchesTheTestTable` fails when this file and the table differ.\n"
+          "Regenerate with `REPRO_UPDATE_BAD_INPUT_DOC=1 build/dev/tests/repro_e2e_tests "
+          "--gtest_filter=BadInputDoc.*`.\n\n"
+          "Every rejection is one line on stderr and an exit status: 1 for a usage error (the\n"
+          "value is wrong whatever the machine), 125 for \"cannot test here\" (this machine or\n"
+          "installation cannot run it; `git bisect run` skips). No GPU work starts, so stdout has no\n"
+          "`--- results ---`. Each row below is run end to end by `e2e.BadInput/Rejects.*` on\n"
+          "lavapipe, which checks the status and the exact line, except the last rows, which no\n"
+          "real device here can produce and unit tests cover. In a message, `…` stands for text from\n"
+          "the device (its name, limits, heap sizes) or from CLI11, whose wording varies between\n"
+          "versions (with CLI11 2.1.2: `The following argument was not expected: --frobnicate`,\n"
+          "`Could not convert: --chain = seven`, `--chain: 1 required INT missing`,\n"
+          "`--chain: At Most 1 required but received 2`).\n\n"
+          "`fake-loader/KIND` is a stand-in for libvulkan.so.1 built with the tests\n"
+          "(`tests/e2e/fake_loader.c`): `unloadable` cannot be loaded, `api_1_0` knows no\n"
+          "function, `no_entry` has no `vkGetInstanceProcAddr`.\n\n"
+          "| input | status | message (stderr) | rejected in | tests |\n|---|---|---|---|---|\n";
+    for (const auto& r : rejections()) {
+        std::string input;
+        for (const auto& e : r.env) {
+            const auto fake = e.find(REPRO_FAKE_LOADER_DIR);
+            input += (fake == std::string::npos ? shellWord(e)
+                                                : "LD_LIBRARY_PATH=fake-loader/" +
+                                                      e.substr(fake + std::string(REPRO_FAKE_LOADER_DIR).size() + 1)) +
+                     " ";
+        }
+        if (!r.situation.empty()) input += "(" + r.situation + ") ";
+        input += "repro";
+        for (const auto& a : r.args) input += " " + shellWord(a);
+        std::string tests = !r.endToEnd ? "" : (r.knownIssue.empty() ? "e2e.BadInput/Rejects.*/" : "e2e.BadInput/RejectsKnownIssue.DISABLED_*/") + r.label;
+        if (!r.alsoCoveredBy.empty()) tests += (tests.empty() ? "" : "; ") + r.alsoCoveredBy;
+        if (!r.knownIssue.empty()) tests += " (DISABLED_: " + r.knownIssue + ")";
+        md << "| `" << cell(input) << "` | " << r.status << " | `" << cell(r.message) << "` | " << r.where
+           << " | " << cell(tests) << " |\n";
+    }
+    return md.str();
+}
+
+TEST(BadInputDoc, MatchesTheTestTable) {
+    const std::string expected = badInputMarkdown();
+    if (std::getenv("REPRO_UPDATE_BAD_INPUT_DOC")) {
+        std::ofstream(REPRO_BAD_INPUT_DOC, std::ios::binary | std::ios::trunc) << expected;
+    }
+    std::ifstream in(REPRO_BAD_INPUT_DOC, std::ios::binary);
+    std::stringstream got;
+    got << in.rdbuf();
+    EXPECT_EQ(got.str(), expected) << REPRO_BAD_INPUT_DOC << " is out of date; regenerate it (see its header)";
+}
+
+}  // namespace
