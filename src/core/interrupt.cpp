@@ -23,6 +23,4 @@ void installInterruptHandlers() {
 
 int interruptSignal() { return gSignal; }
 
-void clearInterrupt() { gSignal = 0; }
-
 }  // namespace repro

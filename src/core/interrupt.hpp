@@ -11,9 +11,6 @@ void installInterruptHandlers();
 // The signal received (SIGINT or SIGTERM), or 0. Async-signal-safe to set, cheap to read.
 int interruptSignal();
 
-// For tests: forget a received signal.
-void clearInterrupt();
-
 // Seconds the host still waits for the queue after an interrupt before abandoning it.
 inline constexpr double kInterruptDrainSeconds = 10.0;
 

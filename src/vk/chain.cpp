@@ -398,6 +398,4 @@ Readback readBuffer(Chain& chain, const Buffer& buffer) {
     return r;
 }
 
-Readback readFinal(Chain& chain) { return readBuffer(chain, chain.buffers.small[chain.length]); }
-
 }  // namespace repro::vk

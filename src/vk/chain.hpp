@@ -118,7 +118,5 @@ struct Readback {
 // stream is unchanged.
 Readback readBuffer(Chain& chain, const Buffer& buffer);
 
-// small[chain.length], the chain's final buffer.
-Readback readFinal(Chain& chain);
 
 }  // namespace repro::vk
