@@ -15,11 +15,13 @@ namespace {
 constexpr std::string_view kExitTable = R"(Exit status (fits `git bisect run`: 0 good, 125 skip, others bad):
   0    ran; no mode was wrong (not reproduced)
   1    usage error: bad flag or value (one line says which and why)
-  2    reproduced: at least one mode's output is wrong (zero, mismatch, nonfinite)
+  2    reproduced: at least one mode's output is wrong (zero, mismatch, nonfinite,
+       unwritten)
   3    GPU hang: device lost or a wait timed out (completed results still printed)
   4    with --validation: the repro's own Vulkan usage drew validation messages
   125  cannot test here: no Vulkan loader, no usable device, missing feature,
        not enough device memory, or an inconclusive (underflowed) reference
+  130, 143  interrupted by SIGINT or SIGTERM (completed results printed, no verdict)
 Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0.
 
 Where blade's stream is invalid Vulkan the default takes the nearest valid form:
