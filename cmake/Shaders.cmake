@@ -6,32 +6,40 @@
 
 set(REPRO_SPIRV_ENV vulkan1.1)  # SPIR-V 1.3, as naga emits for blade (blade-command-stream.md §4)
 
-function(repro_add_shaders target)
+# repro_add_shader(<target> <glsl> <name> [<define>...]) compiles one variant of a shader
+# with -D<define> for each define and embeds it as <name>_spv.
+function(repro_add_shader target glsl name)
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
   file(MAKE_DIRECTORY ${out_dir})
-  set(sources)
+  get_filename_component(abs ${glsl} ABSOLUTE)
+  set(spv ${out_dir}/${name}.spv)
+  set(cpp ${out_dir}/${name}_spv.cpp)
+  set(defines)
+  foreach(def IN LISTS ARGN)
+    list(APPEND defines -D${def})
+  endforeach()
+  add_custom_command(
+    OUTPUT ${spv}
+    COMMAND ${GLSLANG_VALIDATOR} --target-env ${REPRO_SPIRV_ENV} --quiet ${defines}
+            --depfile ${spv}.d -o ${spv} ${abs}
+    COMMAND ${SPIRV_VAL} --target-env ${REPRO_SPIRV_ENV} ${spv}
+    DEPENDS ${abs}
+    DEPFILE ${spv}.d
+    COMMENT "glslangValidator + spirv-val: ${name}"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT ${cpp}
+    COMMAND ${CMAKE_COMMAND} -DSPV=${spv} -DOUT=${cpp} -DNAME=${name}
+            -P ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake
+    DEPENDS ${spv} ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake
+    COMMENT "embed ${name}.spv"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${cpp})
+endfunction()
+
+function(repro_add_shaders target)
   foreach(glsl IN LISTS ARGN)
     get_filename_component(name ${glsl} NAME_WE)
-    get_filename_component(abs ${glsl} ABSOLUTE)
-    set(spv ${out_dir}/${name}.spv)
-    set(cpp ${out_dir}/${name}_spv.cpp)
-    add_custom_command(
-      OUTPUT ${spv}
-      COMMAND ${GLSLANG_VALIDATOR} --target-env ${REPRO_SPIRV_ENV} --quiet
-              --depfile ${spv}.d -o ${spv} ${abs}
-      COMMAND ${SPIRV_VAL} --target-env ${REPRO_SPIRV_ENV} ${spv}
-      DEPENDS ${abs}
-      DEPFILE ${spv}.d
-      COMMENT "glslangValidator + spirv-val: ${name}"
-      VERBATIM)
-    add_custom_command(
-      OUTPUT ${cpp}
-      COMMAND ${CMAKE_COMMAND} -DSPV=${spv} -DOUT=${cpp} -DNAME=${name}
-              -P ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake
-      DEPENDS ${spv} ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake
-      COMMENT "embed ${name}.spv"
-      VERBATIM)
-    list(APPEND sources ${cpp})
+    repro_add_shader(${target} ${glsl} ${name})
   endforeach()
-  target_sources(${target} PRIVATE ${sources})
 endfunction()

@@ -45,9 +45,17 @@ layout(set = 0, binding = REPRO_CONV_BINDING_WEIGHT, std430) readonly buffer Wei
 layout(set = 0, binding = REPRO_CONV_BINDING_DST, std430) buffer Dst {
     float dst[];
 };
+#ifdef REPRO_PARAMS_UNIFORM
+// conv_t_uniform.spv (--profile blade-exact): a Uniform block, as naga declares
+// `var<uniform> params`, which blade binds through a STORAGE_BUFFER descriptor.
+layout(set = 0, binding = REPRO_CONV_BINDING_PARAMS, std140) uniform ParamsBlock {
+    Params params;
+};
+#else
 layout(set = 0, binding = REPRO_CONV_BINDING_PARAMS, std430) readonly buffer ParamsBlock {
     Params params;
 };
+#endif
 
 shared float wg_weight[REPRO_WEIGHT_TILE];
 

@@ -27,9 +27,16 @@ layout(set = 0, binding = REPRO_SLICE_BINDING_SRC, std430) readonly buffer Slice
 layout(set = 0, binding = REPRO_SLICE_BINDING_DST, std430) buffer SliceDst {
     float slice_dst[];
 };
+#ifdef REPRO_PARAMS_UNIFORM
+// slice_uniform.spv (--profile blade-exact): a Uniform block, as naga declares it.
+layout(set = 0, binding = REPRO_SLICE_BINDING_PARAMS, std140) uniform SliceParamsBlock {
+    SliceParams slice_params;
+};
+#else
 layout(set = 0, binding = REPRO_SLICE_BINDING_PARAMS, std430) readonly buffer SliceParamsBlock {
     SliceParams slice_params;
 };
+#endif
 
 uint guardedDiv(uint a, uint b) { return a / (b == 0u ? 1u : b); }
 uint guardedRem(uint a, uint b) { return a % (b == 0u ? 1u : b); }

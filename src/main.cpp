@@ -25,10 +25,14 @@
 #include "core/report_render.hpp"
 #include "core/options.hpp"
 #include "core/shape.hpp"
+#include "core/spirv_module.hpp"
+#include "core/variant.hpp"
 #include "core/stats.hpp"
 #include "core/verdict.hpp"
 #include "output.hpp"
+#include "repro_shared.h"
 #include "repro_version.h"
+#include "experiments.hpp"
 #include "session.hpp"
 #include "vk/chain.hpp"
 #include "vk/check.hpp"
@@ -42,6 +46,10 @@ extern const uint32_t conv_t_spv[];
 extern const size_t conv_t_spv_words;
 extern const uint32_t slice_spv[];
 extern const size_t slice_spv_words;
+extern const uint32_t conv_t_uniform_spv[];
+extern const size_t conv_t_uniform_spv_words;
+extern const uint32_t slice_uniform_spv[];
+extern const size_t slice_uniform_spv_words;
 
 namespace repro {
 namespace {
@@ -84,10 +92,11 @@ DeviceReport describeDevice(const vk::Device& device, const vk::ChainBuffers& bu
     r.queueNote = d.queueNote;
     r.extensions = device.enabledExtensions();
     r.features = device.enabledFeatures();
-    for (const vk::Buffer* b : {&buffers.big.front(), &buffers.weight}) {
+    for (const vk::Buffer* b : {&buffers.small.front(), &buffers.small.back(), &buffers.big.front(),
+                                &buffers.weight}) {
         const auto& type = d.memory.memoryTypes[b->memoryType];
         const auto& heap = d.memory.memoryHeaps[type.heapIndex];
-        r.memory.push_back({.memoryClass = std::string(vk::name(b->memoryClass)),
+        r.memory.push_back({.memoryClass = fmt::format("{} ({})", b->name, vk::name(b->memoryClass)),
                             .typeIndex = b->memoryType,
                             .typeFlags = vk::memoryFlagsText(type.propertyFlags),
                             .heapIndex = type.heapIndex,
@@ -180,6 +189,46 @@ void checkDeviceFits(const vk::DeviceInfo& d, const ChainSizes& sizes, uint32_t 
     }
 }
 
+// The SPIR-V of one shader: built in, or --spirv DIR/<file>, checked against what the host
+// records (UsageError with one line otherwise).
+struct ShaderSource {
+    SpirvModule module;
+    std::string origin;  // "built in" or the path
+};
+
+ShaderSource shaderSource(const Options& options, const char* file, std::span<const uint32_t> builtIn,
+                          std::span<const uint32_t> builtInUniform, std::array<uint32_t, 3> localSize,
+                          uint32_t bindings) {
+    ShaderSource source;
+    if (options.spirvDir) {
+        const auto path = std::filesystem::path(*options.spirvDir) / file;
+        source.module = loadSpirvFile(path);
+        source.origin = path.string();
+    } else {
+        const bool uniform = options.profile == Profile::BladeExact;
+        const auto words = uniform ? builtInUniform : builtIn;
+        source.module = parseSpirv(std::vector<uint32_t>(words.begin(), words.end()),
+                                   uniform ? fmt::format("built-in {} (params Uniform)", file)
+                                           : fmt::format("built-in {}", file));
+        source.origin = uniform ? "built in, params declared Uniform as naga does" : "built in";
+    }
+    checkComputeInterface(source.module, "--spirv " + source.origin, localSize, bindings);
+    return source;
+}
+
+// Descriptor types for a module's bindings: the default profile matches the SPIR-V (a
+// Uniform block gets UNIFORM_BUFFER); blade-exact writes STORAGE_BUFFER for every binding,
+// as blade does (blade-command-stream.md §5).
+std::vector<VkDescriptorType> descriptorTypes(const SpirvModule& module, Profile profile) {
+    std::vector<VkDescriptorType> types;
+    for (const SpirvBinding& b : module.bindings) {
+        types.push_back(profile == Profile::Default && b.kind == SpirvResourceKind::UniformBuffer
+                            ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                            : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    }
+    return types;
+}
+
 // Makes sure --dump-dir exists and is a directory before any GPU work starts.
 void prepareDumpDir(const std::string& dir) {
     std::error_code ec;
@@ -209,8 +258,10 @@ void nameObjects(const vk::Device& device, const vk::ChainBuffers& buffers,
     };
     auto nameBuffer = [&](const vk::Buffer& b) {
         setName(VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(b.get()), b.name);
-        setName(VK_OBJECT_TYPE_DEVICE_MEMORY, reinterpret_cast<uint64_t>(b.memory.get()),
-                b.name + " memory");
+        if (b.memory) {  // a dedicated allocation; shared chunks hold several buffers
+            setName(VK_OBJECT_TYPE_DEVICE_MEMORY, reinterpret_cast<uint64_t>(b.memory.get()),
+                    b.name + " memory");
+        }
     };
     for (const vk::Buffer* b : {&buffers.convParams, &buffers.sliceParams, &buffers.weight}) {
         nameBuffer(*b);
@@ -234,6 +285,92 @@ bool writeJsonReport(const std::string& path, const RunReport& report) {
     return true;
 }
 
+// The experiment settings in force (SPEC: say what was recorded), blade-exact's quirks, and
+// whether the run can be validation-clean.
+void printExperiment(const Options& o, const vk::Device& device, const vk::ChainBuffers& buffers,
+                     const vk::ComputePipeline& convT, const vk::ComputePipeline& slice,
+                     const ShaderSource& convTSource, const ShaderSource& sliceSource) {
+    std::vector<std::string> parts;
+    if (o.barrier != BarrierKind::Blade) parts.push_back(fmt::format("--barrier {}", name(o.barrier)));
+    if (o.submit.every) parts.push_back(fmt::format("--submit-every {}", o.submit.every));
+    if (o.submit.splitMiB) parts.push_back(fmt::format("--split-mib {}", *o.submit.splitMiB));
+    if (o.submit.cuts()) parts.push_back(o.submit.hostWait ? "--host-wait" : "--no-host-wait");
+    if (o.dispatchRepeat > 1) parts.push_back(fmt::format("--dispatch-repeat {}", o.dispatchRepeat));
+    if (o.memory != BufferMemory::Blade) parts.push_back(fmt::format("--memory {}", name(o.memory)));
+    if (o.profile != Profile::Default) parts.push_back(fmt::format("--profile {}", name(o.profile)));
+    if (!parts.empty()) {
+        say("  experiment: {} (multipass and single; split stays blade's stream as the reference)",
+            join(parts, " "));
+    }
+    if (isControl(o.barrier)) {
+        say("  CONTROL: --barrier {} is INVALID Vulkan on purpose (no {} between dependent "
+            "dispatches); a wrong result here says nothing about the driver, and --validation "
+            "must report hazards",
+            name(o.barrier), o.barrier == BarrierKind::None ? "barrier" : "memory barrier");
+    }
+    if (o.spirvDir || o.profile == Profile::BladeExact) {
+        for (const ShaderSource* src : {&convTSource, &sliceSource}) {
+            std::vector<std::string> bindings;
+            for (const auto& b : src->module.bindings) {
+                bindings.push_back(fmt::format("{}={}{}", b.binding, name(b.kind),
+                                               b.nonWritable ? " (read-only)" : ""));
+            }
+            say("  spirv: {}: entry point '{}', SPIR-V {}.{}, {} words, bindings {}", src->origin,
+                src->module.entryPoint, (src->module.version >> 16) & 0xff,
+                (src->module.version >> 8) & 0xff, src->module.words.size(), join(bindings, ", "));
+        }
+    }
+    if (o.profile == Profile::BladeExact) {
+        auto hasUniform = [](const ShaderSource& src) {
+            return std::any_of(src.module.bindings.begin(), src.module.bindings.end(),
+                               [](const SpirvBinding& b) { return b.kind == SpirvResourceKind::UniformBuffer; });
+        };
+        const bool mismatch = hasUniform(convTSource) || hasUniform(sliceSource);
+        std::vector<std::string> quirks;
+        if (mismatch) {
+            quirks.push_back("params declared Uniform in SPIR-V, written through a STORAGE_BUFFER "
+                             "descriptor (descriptor type mismatch: INVALID, undefined behaviour; "
+                             "validation reports it)");
+        }
+        quirks.insert(quirks.end(), {
+            "no HOST_READ barrier before the host reads small[N] (INVALID: the closing G's "
+            "ALL_COMMANDS scope does not include HOST; synchronization validation does not check "
+            "host reads)",
+            "gpu-alloc 0.6 layout: buffers under min(32 MiB, heap/32) share power-of-two chunks",
+            "queue family 0 whatever its flags",
+            "a 1 MiB Shared _scratch buffer after the chain's buffers",
+        });
+        if (device.featureEnabled("bufferDeviceAddress")) {
+            quirks.push_back("SHADER_DEVICE_ADDRESS usage on every buffer, DEVICE_ADDRESS flag on "
+                             "every allocation");
+        }
+        if (device.featureEnabled("pipelineExecutableInfo")) {
+            quirks.push_back("pipelines created with CAPTURE_STATISTICS");
+        }
+        if (!convT.statistics.empty()) {
+            quirks.push_back(fmt::format("vkGetShaderInfoAMD statistics: conv_t {}, slice {}",
+                                         convT.statistics, slice.statistics));
+        }
+        if (std::find_if(device.enabledFeatures().begin(), device.enabledFeatures().end(),
+                         [](const std::string& f) { return f.starts_with("shaderStorageBufferArray"); }) !=
+            device.enabledFeatures().end()) {
+            quirks.push_back("descriptor-indexing features of blade's binding arrays");
+        }
+        say("  profile blade-exact: quirks in force:");
+        for (const auto& q : quirks) say("    - {}", q);
+        say("    not reproduced: {}", join(device.omittedFeatures(), "; "));
+        if (mismatch) {
+            say("    NOT validation-clean: the descriptor type mismatch draws validation errors "
+                "(with --validation, exit 4 unless something worse happens)");
+        } else {
+            say("    validation-clean as far as the layer checks: the missing HOST_READ barrier "
+                "is not checked by it");
+        }
+        say("  memory layout:");
+        for (const auto& line : buffers.allocator->describeLayout()) say("    {}", line);
+    }
+}
+
 int run(const Options& options, RunReport& report) {
     const auto begin = Clock::now();
     const ChainSizes sizes = computeSizes(options.shape);
@@ -251,25 +388,46 @@ int run(const Options& options, RunReport& report) {
     checkDeviceFits(chosen, sizes, n);
 
     say("repro {} (git {}): blade issue #356, conv-T + slice chain", kReproVersion, kReproGitHash);
-    vk::Device device(instance, chosen, /*deviceFault=*/options.breadcrumbs);
+    const bool bladeExact = options.profile == Profile::BladeExact;
+    const ShaderSource convTSource =
+        shaderSource(options, "conv_t.spv", std::span(conv_t_spv, conv_t_spv_words),
+                     std::span(conv_t_uniform_spv, conv_t_uniform_spv_words),
+                     {REPRO_CONV_WORKGROUP_X, REPRO_CONV_WORKGROUP_Y, 1}, 4);
+    const ShaderSource sliceSource =
+        shaderSource(options, "slice.spv", std::span(slice_spv, slice_spv_words),
+                     std::span(slice_uniform_spv, slice_uniform_spv_words),
+                     {REPRO_SLICE_WORKGROUP_X, 1, 1}, 3);
+    const bool sync2 = options.barrier == BarrierKind::Sync2 || options.barrier == BarrierKind::Full;
+    vk::Device device(instance, chosen,
+                      {.deviceFault = options.breadcrumbs, .synchronization2 = sync2,
+                       .bladeExact = bladeExact});
     report.timings.instanceAndDevice = secondsSince(begin);
 
     auto phase = Clock::now();
     const auto convT = vk::createComputePipeline(
-        device, "conv_t", std::span(conv_t_spv, conv_t_spv_words), 4);
+        device, "conv_t", convTSource.module.words, 4,
+        {.entryPoint = convTSource.module.entryPoint,
+         .descriptorTypes = descriptorTypes(convTSource.module, options.profile),
+         .bladeExact = bladeExact});
     const auto slice = vk::createComputePipeline(
-        device, "slice", std::span(slice_spv, slice_spv_words), 3);
+        device, "slice", sliceSource.module.words, 3,
+        {.entryPoint = sliceSource.module.entryPoint,
+         .descriptorTypes = descriptorTypes(sliceSource.module, options.profile),
+         .bladeExact = bladeExact});
     report.timings.pipelines = secondsSince(phase);
     phase = Clock::now();
     const std::vector<float> input = makeInput(sizes);
     const std::vector<float> weight = makeWeight(sizes);
-    const vk::ChainBuffers buffers =
-        vk::createChainBuffers(device, options.shape, sizes, n, input, weight,
-                               /*withStaging=*/options.checkSteps || options.sweep.has_value());
+    const vk::ChainBuffers buffers = vk::createChainBuffers(
+        device, options.shape, sizes, n, input, weight,
+        {.placement = options.memory,
+         .bladeExact = bladeExact,
+         .withStaging = options.checkSteps || options.sweep.has_value()});
     vk::Encoder encoder(device);
     std::vector<std::string> instrumentationNotes;
-    vk::Instrumentation instrumentation = vk::createInstrumentation(
-        device, options.timestamps, options.breadcrumbs, options.labels, n, instrumentationNotes);
+    vk::Instrumentation instrumentation =
+        vk::createInstrumentation(device, options.timestamps, options.breadcrumbs, options.labels, n,
+                                  options.dispatchRepeat, instrumentationNotes);
     report.timings.buffersAndUpload = secondsSince(phase);
     if (instrumentation.labels) nameObjects(device, buffers, convT, slice, encoder);
     // Declared last, destroyed first: nothing above is destroyed while the GPU may use it.
@@ -318,8 +476,22 @@ int run(const Options& options, RunReport& report) {
     if (options.reference == ReferenceKind::None) {
         say("  reference: none: zero and non-finite checks only (the original's semantics)");
     }
-    vk::Chain chain{device,  encoder, buffers, convT, slice, sizes, n, options.shape,
-                    options.timeoutSeconds, options.dropDispatch, &instrumentation};
+    printExperiment(options, device, buffers, convT, slice, convTSource, sliceSource);
+    vk::Chain chain{.device = device,
+                    .encoder = encoder,
+                    .buffers = buffers,
+                    .convT = convT,
+                    .slice = slice,
+                    .sizes = sizes,
+                    .length = n,
+                    .shape = options.shape,
+                    .fixedTimeout = options.timeoutSeconds,
+                    .dropDispatch = options.dropDispatch,
+                    .instrumentation = &instrumentation,
+                    .barrier = options.barrier,
+                    .submit = options.submit,
+                    .dispatchRepeat = options.dispatchRepeat,
+                    .hostReadBarrier = !bladeExact};
     Session session{options, sizes, instance, device, chain, report};
     int status = options.sweep ? runSweep(session) : runChainLength(session);
     // Teardown starts by waiting for the queue; a device lost there is still a hang.
@@ -379,6 +551,8 @@ int main(int argc, char** argv) {
     int status = kExitCannotTest;
     try {
         report.sizes = computeSizes(options.shape);
+        if (options.matrix) return runMatrix(options);
+        if (options.driverEnvSweep) return runDriverEnvSweep(options);
         status = run(options, report);
     } catch (const UsageError& e) {
         fmt::print(stderr, "repro: {}\n", e.what());

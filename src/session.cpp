@@ -42,6 +42,7 @@ struct RunRecord {
     ModeResult result;
     ChainResult buffers;         // final, plus intermediates with --check-steps
     std::vector<double> dispatchGpuSeconds, submitGpuSeconds;  // --timestamps
+    std::vector<bool> dispatchIsConvT;                          // parallel to dispatchGpuSeconds
 };
 
 // How a chain length's runs ended.
@@ -147,6 +148,7 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
     record.result.submits = run.submits;
     record.result.wallSeconds = run.wallSeconds;
     record.dispatchGpuSeconds = run.dispatchGpuSeconds;
+    record.dispatchIsConvT = run.dispatchIsConvT;
     record.submitGpuSeconds = run.submitGpuSeconds;
     s_.report.timings.recording += run.recordSeconds;
     s_.report.timings.gpuWait += run.waitSeconds;
@@ -260,11 +262,12 @@ void LengthRun::printGpuTimes(const RunRecord& record) const {
     if (record.submitGpuSeconds.empty()) return;
     double convT = 0, slice = 0, submits = 0;
     size_t convTCount = 0, sliceCount = 0;
-    // Dispatch times come in chain order; with --drop-dispatch one is missing, so the
-    // conv-T/slice split is by position only when none was dropped.
+    // Dispatch times come in recording order, each tagged conv-T or slice (a conv-T
+    // recorded R times with --dispatch-repeat counts R times).
     for (size_t i = 0; i < record.dispatchGpuSeconds.size(); ++i) {
-        (i % 2 == 0 ? convT : slice) += record.dispatchGpuSeconds[i];
-        ++(i % 2 == 0 ? convTCount : sliceCount);
+        const bool isConvT = i < record.dispatchIsConvT.size() && record.dispatchIsConvT[i];
+        (isConvT ? convT : slice) += record.dispatchGpuSeconds[i];
+        ++(isConvT ? convTCount : sliceCount);
     }
     for (double t : record.submitGpuSeconds) submits += t;
     say("    gpu: {:.3f} ms in {} submit{}; conv-T {:.3f} ms each, slice {:.3f} ms each (mean of "

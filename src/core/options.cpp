@@ -205,6 +205,66 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
                  "name every object and wrap every dispatch and barrier in a VK_EXT_debug_utils "
                  "label, for captures and hang dumps")
         ->group(reportGroup);
+    auto experimentGroup = "Workaround and hypothesis experiments (multipass and single; split stays the reference)";
+    std::string barrierText = "blade";
+    app.add_option("--barrier", barrierText,
+                   "what orders each dispatch after the one before: blade (G in multipass, C in "
+                   "single) | sync2 (vkCmdPipelineBarrier2, COMPUTE_SHADER, SHADER_STORAGE_WRITE -> "
+                   "SHADER_STORAGE_READ|WRITE) | buffer (VkBufferMemoryBarrier on the buffer just "
+                   "written) | full (sync2 ALL_COMMANDS, MEMORY_WRITE -> MEMORY_READ|WRITE) | "
+                   "execution-only, none (INVALID on purpose: controls)")
+        ->default_val("blade")
+        ->check(CLI::IsMember({"blade", "sync2", "buffer", "full", "execution-only", "none"}))
+        ->group(experimentGroup);
+    std::optional<int64_t> submitEvery;
+    app.add_option("--submit-every", submitEvery,
+                   "K: close and submit the command buffer after every K chain dispatches "
+                   "(blade's G at its start and end)")
+        ->group(experimentGroup);
+    std::optional<double> splitMiB;
+    app.add_option("--split-mib", splitMiB,
+                   "X: close and submit once the bytes written since the last submit pass X MiB")
+        ->group(experimentGroup);
+    app.add_flag("--host-wait,!--no-host-wait", o.submit.hostWait,
+                 "between the submits of --submit-every/--split-mib, the host waits for each "
+                 "(default) or only for the last")
+        ->group(experimentGroup);
+    std::string memoryText = "blade";
+    app.add_option("--memory", memoryText,
+                   "where small[0..N] and big[] live: blade (its Shared/Device classes) | "
+                   "device-local | host-visible (write-combined where offered) | host-cached; "
+                   "the memory types chosen are printed")
+        ->default_val("blade")
+        ->check(CLI::IsMember({"blade", "device-local", "host-visible", "host-cached"}))
+        ->group(experimentGroup);
+    int64_t dispatchRepeat = 1;
+    app.add_option("--dispatch-repeat", dispatchRepeat,
+                   "R: record each conv-T R times (same output): more GPU time per submit, "
+                   "same bytes written")
+        ->default_val(1)
+        ->group(experimentGroup);
+    std::string profileText = "default";
+    app.add_option("--profile", profileText,
+                   "default (valid Vulkan) | blade-exact (blade 72c30c1's set-up with its "
+                   "quirks, listed when it runs; not validation-clean)")
+        ->default_val("default")
+        ->check(CLI::IsMember({"default", "blade-exact"}))
+        ->group(experimentGroup);
+    app.add_option("--spirv", o.spirvDir,
+                   "DIR: load conv_t.spv and slice.spv from DIR (e.g. naga's output for the "
+                   "original WGSL) instead of the built-in SPIR-V; checked before use")
+        ->group(experimentGroup);
+    app.add_flag("--matrix", o.matrix,
+                 "run the documented variant set (mode x barrier x submit structure x memory x "
+                 "profile) as child processes at -n N and print variant -> classification")
+        ->group(experimentGroup);
+    app.add_flag("--driver-env-sweep", o.driverEnvSweep,
+                 "re-run as child processes under each driver setting known to change "
+                 "synchronization for this device's driver, and say which make the bug disappear")
+        ->group(experimentGroup);
+    app.add_flag("--all-drivers", o.allDrivers,
+                 "with --driver-env-sweep: every driver's settings, not only this device's")
+        ->group(experimentGroup);
     app.set_version_flag("--version",
                          fmt::format("repro {} (git {})", kReproVersion, kReproGitHash));
     app.footer(std::string{kExitTable});
@@ -267,6 +327,61 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
             o.dropDispatch = static_cast<uint32_t>(*dropDispatch);
         }
         if (o.device && o.device->empty()) throw UsageError("--device: empty name");
+        o.barrier = *parseBarrier(barrierText);
+        o.memory = *parseBufferMemory(memoryText);
+        o.profile = *parseProfile(profileText);
+        o.dispatchRepeat = checkCount(dispatchRepeat, "--dispatch-repeat", 1);
+        if (o.dispatchRepeat > 64) {
+            throw UsageError(fmt::format("--dispatch-repeat: at most 64 (got {})", o.dispatchRepeat));
+        }
+        if (submitEvery) o.submit.every = checkCount(*submitEvery, "--submit-every", 1);
+        if (splitMiB) {
+            if (!(*splitMiB > 0.0) || *splitMiB > 1e9) {
+                throw UsageError(fmt::format("--split-mib: must be a number of MiB in (0, 1e9] (got {})",
+                                             *splitMiB));
+            }
+            o.submit.splitMiB = *splitMiB;
+        }
+        if (!o.submit.hostWait && !o.submit.cuts()) {
+            throw UsageError("--no-host-wait: there is only one submit to wait for; add "
+                             "--submit-every K or --split-mib X");
+        }
+        const bool onlySplit = o.modes.size() == 1 && o.modes[0] == Mode::Split;
+        const bool recordingChanged = o.barrier != BarrierKind::Blade || o.submit.cuts() ||
+                                      o.dispatchRepeat > 1;
+        if (onlySplit && recordingChanged) {
+            throw UsageError("--barrier, --submit-every, --split-mib and --dispatch-repeat change "
+                             "multipass and single; --mode split is the reference and keeps "
+                             "blade's stream");
+        }
+        if (o.spirvDir && o.spirvDir->empty()) throw UsageError("--spirv: empty path");
+        if (o.allDrivers && !o.driverEnvSweep) {
+            throw UsageError("--all-drivers: only with --driver-env-sweep");
+        }
+        if (o.matrix || o.driverEnvSweep) {
+            const char* what = o.matrix ? "--matrix" : "--driver-env-sweep";
+            if (o.matrix && o.driverEnvSweep) {
+                throw UsageError("--matrix and --driver-env-sweep: choose one");
+            }
+            if (o.sweep) throw UsageError(fmt::format("{}: not with --sweep", what));
+            if (o.format != Format::Text || o.output) {
+                throw UsageError(fmt::format("{}: prints a text table; --format and --output are "
+                                             "for single runs",
+                                             what));
+            }
+            if (o.listDevices) throw UsageError(fmt::format("{}: not with --list-devices", what));
+            if (o.dumpDir) throw UsageError(fmt::format("{}: not with --dump-dir", what));
+        }
+        if (o.matrix) {
+            const bool variantFlags = modeText != "all" || o.barrier != BarrierKind::Blade ||
+                                      o.submit.cuts() || !o.submit.hostWait ||
+                                      o.memory != BufferMemory::Blade || o.dispatchRepeat > 1 ||
+                                      o.profile != Profile::Default;
+            if (variantFlags) {
+                throw UsageError("--matrix: chooses --mode, --barrier, --submit-every, --split-mib, "
+                                 "--no-host-wait, --memory, --dispatch-repeat and --profile itself");
+            }
+        }
         if (o.dumpDir && o.dumpDir->empty()) throw UsageError("--dump-dir: empty path");
     } catch (const CLI::CallForHelp&) {
         outcome.out = app.help();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/shape.hpp"
+#include "core/variant.hpp"
 
 namespace repro {
 
@@ -65,6 +66,17 @@ struct Options {
     bool labels = false;       // debug-utils object names and command labels
     std::vector<std::string> commandLine;  // argv as given, for the report
 
+    // Workaround and hypothesis experiments (core/variant.hpp). They change how multipass
+    // and single are recorded; split stays blade's 2N waited submits, the reference.
+    BarrierKind barrier = BarrierKind::Blade;      // --barrier
+    SubmitStructure submit;                        // --submit-every, --split-mib, --[no-]host-wait
+    BufferMemory memory = BufferMemory::Blade;  // --memory (split too: buffers are shared)
+    uint32_t dispatchRepeat = 1;                   // --dispatch-repeat: each conv-T recorded R times
+    Profile profile = Profile::Default;            // --profile (split too)
+    std::optional<std::string> spirvDir;           // --spirv DIR: conv_t.spv and slice.spv
+    bool matrix = false;                           // --matrix: the variant set, as child processes
+    bool driverEnvSweep = false;                   // --driver-env-sweep: the driver settings, as children
+    bool allDrivers = false;                       // --all-drivers: every driver's settings
 };
 
 // The result of parsing: either options to run with, or an exit status and the text

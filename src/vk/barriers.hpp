@@ -37,6 +37,66 @@ inline void recordBladeComputeBarrier(VkCommandBuffer cmd) {
                          /*dependencyFlags=*/0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
+// --barrier sync2: the storage-specific synchronization2 barrier the original report lists
+// as an untried workaround. VkMemoryBarrier2 COMPUTE_SHADER/SHADER_STORAGE_WRITE ->
+// COMPUTE_SHADER/SHADER_STORAGE_READ|SHADER_STORAGE_WRITE (Vulkan 1.3 or
+// VK_KHR_synchronization2; the device must enable the synchronization2 feature).
+inline void recordSync2StorageBarrier(VkCommandBuffer cmd) {
+    const VkMemoryBarrier2 barrier{
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+    };
+    const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                                      .memoryBarrierCount = 1,
+                                      .pMemoryBarriers = &barrier};
+    vkCmdPipelineBarrier2(cmd, &dependency);
+}
+
+// --barrier full: synchronization2 with everything in both scopes: ALL_COMMANDS,
+// MEMORY_WRITE -> ALL_COMMANDS, MEMORY_READ|MEMORY_WRITE.
+inline void recordSync2FullBarrier(VkCommandBuffer cmd) {
+    const VkMemoryBarrier2 barrier{
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+        .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+        .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+        .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
+    };
+    const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                                      .memoryBarrierCount = 1,
+                                      .pMemoryBarriers = &barrier};
+    vkCmdPipelineBarrier2(cmd, &dependency);
+}
+
+// --barrier buffer: a VkBufferMemoryBarrier on exactly the buffer the previous dispatch
+// wrote (whole range, no queue-family transfer): COMPUTE_SHADER, SHADER_WRITE ->
+// COMPUTE_SHADER, SHADER_READ|SHADER_WRITE.
+inline void recordBufferBarrier(VkCommandBuffer cmd, VkBuffer written) {
+    const VkBufferMemoryBarrier barrier{
+        .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .buffer = written,
+        .offset = 0,
+        .size = VK_WHOLE_SIZE,
+    };
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 1, &barrier, 0, nullptr);
+}
+
+// --barrier execution-only, a control: orders execution COMPUTE_SHADER -> COMPUTE_SHADER but
+// carries no memory barrier, so writes are not made available or visible (Vulkan spec,
+// "Execution and Memory Dependencies"): invalid for a read-after-write on purpose.
+inline void recordExecutionOnlyBarrier(VkCommandBuffer cmd) {
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 0, nullptr);
+}
+
 // Not in blade: makes device writes visible to the host before it reads the mapped
 // result (Vulkan spec, "Host Write Ordering Guarantees" covers only host->device; a
 // device->host read needs HOST_READ in a dependency's second access scope, which G's

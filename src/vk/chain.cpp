@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -49,13 +50,12 @@ void writeTimestamp(Chain& chain) {
                         i->queryPool.get(), i->queriesUsed++);
 }
 
-// A chain command buffer's begin: blade's start(), then (opt-in) the query reset and
-// the command buffer's first timestamp.
+// A chain command buffer's begin: blade's start(), then (opt-in) the command buffer's
+// first timestamp.
 void begin(Chain& chain) {
     chain.encoder.begin();
     if (Instrumentation* i = instrumented(chain, &Instrumentation::timestamps)) {
-        vkCmdResetQueryPool(chain.encoder.cmd(), i->queryPool.get(), 0, i->queryCapacity);
-        i->queriesUsed = 0;
+        i->commandBufferFirstQuery.push_back(i->queriesUsed);
         writeTimestamp(chain);
     }
 }
@@ -65,6 +65,10 @@ void begin(Chain& chain) {
 template <typename Record>
 void instrumentedDispatch(Chain& chain, uint32_t number, Record&& record) {
     beginLabel(chain, describeDispatch(number));
+    Instrumentation* t = instrumented(chain, &Instrumentation::timestamps);
+    if (t && t->queriesUsed + 2 <= t->queryCapacity) {
+        t->dispatches.push_back({.before = t->queriesUsed, .convT = number % 2 == 1});
+    }
     writeTimestamp(chain);
     record();
     writeTimestamp(chain);
@@ -84,6 +88,29 @@ void barrierG(Chain& chain) {
 void barrierC(Chain& chain) {
     beginLabel(chain, "blade barrier C");
     recordBladeComputeBarrier(chain.encoder.cmd());
+    endLabel(chain);
+}
+
+// The barrier between two dispatches of one command buffer (--barrier): blade's own is G
+// in multipass and C in single. `written`: the buffer the dispatch before wrote.
+void barrierBetween(Chain& chain, Mode mode, VkBuffer written) {
+    const VkCommandBuffer cmd = chain.encoder.cmd();
+    switch (chain.barrier) {
+        case BarrierKind::Blade:
+            mode == Mode::Single ? barrierC(chain) : barrierG(chain);
+            return;
+        case BarrierKind::None: return;
+        default: break;
+    }
+    beginLabel(chain, fmt::format("--barrier {}", name(chain.barrier)));
+    switch (chain.barrier) {
+        case BarrierKind::Sync2: recordSync2StorageBarrier(cmd); break;
+        case BarrierKind::Buffer: recordBufferBarrier(cmd, written); break;
+        case BarrierKind::Full: recordSync2FullBarrier(cmd); break;
+        case BarrierKind::ExecutionOnly: recordExecutionOnlyBarrier(cmd); break;
+        case BarrierKind::Blade:
+        case BarrierKind::None: break;
+    }
     endLabel(chain);
 }
 
@@ -110,8 +137,8 @@ void recordSlice(Chain& chain, uint32_t step) {
     });
 }
 
-// GPU seconds from this command buffer's timestamps: the submit (first to last) and each
-// dispatch (its before/after pair), appended to `run`.
+// GPU seconds from the mode's timestamps, once every command buffer has completed: each
+// submit (its first to its last query) and each dispatch (its before/after pair).
 void collectTimestamps(Chain& chain, ModeRun& run) {
     Instrumentation* i = instrumented(chain, &Instrumentation::timestamps);
     if (!i || i->queriesUsed < 3) return;
@@ -124,9 +151,14 @@ void collectTimestamps(Chain& chain, ModeRun& run) {
     auto seconds = [&](uint64_t from, uint64_t to) {
         return double((to - from) & i->validMask) * i->nsPerTick * 1e-9;
     };
-    run.submitGpuSeconds.push_back(seconds(ticks.front(), ticks.back()));
-    for (uint32_t q = 1; q + 1 < i->queriesUsed; q += 2) {
-        run.dispatchGpuSeconds.push_back(seconds(ticks[q], ticks[q + 1]));
+    const auto& firsts = i->commandBufferFirstQuery;
+    for (size_t c = 0; c < firsts.size(); ++c) {
+        const uint32_t last = (c + 1 < firsts.size() ? firsts[c + 1] : i->queriesUsed) - 1;
+        if (last > firsts[c]) run.submitGpuSeconds.push_back(seconds(ticks[firsts[c]], ticks[last]));
+    }
+    for (const auto& d : i->dispatches) {
+        run.dispatchGpuSeconds.push_back(seconds(ticks[d.before], ticks[d.before + 1]));
+        run.dispatchIsConvT.push_back(d.convT);
     }
 }
 
@@ -134,7 +166,7 @@ void collectTimestamps(Chain& chain, ModeRun& run) {
 // command buffer's results, so the default also records the HOST_READ barrier.
 void finish(Chain& chain, bool hostReads) {
     barrierG(chain);
-    if (hostReads) recordHostReadBarrier(chain.encoder.cmd());
+    if (hostReads && chain.hostReadBarrier) recordHostReadBarrier(chain.encoder.cmd());
     chain.encoder.end();
 }
 
@@ -148,10 +180,7 @@ bool submit(Chain& chain, ModeRun& run, std::string_view what, uint64_t index, u
     const SubmitOutcome out = chain.encoder.submitAndWait(timeout);
     ++run.submits;
     run.waitSeconds += out.waitSeconds;
-    if (out.status == SubmitStatus::Completed) {
-        collectTimestamps(chain, run);
-        return true;
-    }
+    if (out.status == SubmitStatus::Completed) return true;
     run.failure = out;
     run.failedSubmit = fmt::format("submit {} of {} ({})", index, total, what);
     run.failedTimeout = timeout;
@@ -162,9 +191,18 @@ bool submit(Chain& chain, ModeRun& run, std::string_view what, uint64_t index, u
 // host-waited.
 bool clearChainBuffers(Chain& chain, ModeRun& run, uint32_t pattern) {
     chain.encoder.begin();
-    if (chain.instrumentation) chain.instrumentation->queriesUsed = 0;
     const VkCommandBuffer cmd = chain.encoder.cmd();
+    if (Instrumentation* i = instrumented(chain, &Instrumentation::timestamps)) {
+        vkCmdResetQueryPool(cmd, i->queryPool.get(), 0, i->queryCapacity);
+        i->queriesUsed = 0;
+        i->commandBufferFirstQuery.clear();
+        i->dispatches.clear();
+    }
     recordBladeGlobalBarrier(cmd);
+    if (chain.buffers.upload) {
+        const VkBufferCopy region{.size = chain.buffers.upload->size};
+        vkCmdCopyBuffer(cmd, chain.buffers.upload->get(), chain.buffers.small[0].get(), 1, &region);
+    }
     for (uint32_t i = 1; i < chain.buffers.small.size(); ++i) {
         vkCmdFillBuffer(cmd, chain.buffers.small[i].get(), 0, VK_WHOLE_SIZE, pattern);
     }
@@ -179,28 +217,41 @@ bool clearChainBuffers(Chain& chain, ModeRun& run, uint32_t pattern) {
 
 ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes,
                                 uint32_t n, std::span<const float> input,
-                                std::span<const float> weight, bool withStaging) {
+                                std::span<const float> weight, const ChainBufferOptions& options) {
     ChainBuffers b;
+    b.allocator.emplace(device, options.bladeExact);
+    Allocator& a = *b.allocator;
+    const BufferOptions blade{.deviceAddress = options.bladeExact &&
+                                               device.featureEnabled("bufferDeviceAddress")};
+    BufferOptions chain = blade;
+    chain.placement = options.placement;
     const ConvParams conv = convParams(shape, sizes);
     const SliceParams slice = sliceParams(shape, sizes);
-    b.convParams = createBuffer(device, "conv_params", sizeof conv, MemoryClass::Shared);
+    b.convParams = a.create("conv_params", sizeof conv, MemoryClass::Shared, blade);
     writeMapped(b.convParams, &conv, sizeof conv);
-    b.sliceParams = createBuffer(device, "slice_params", sizeof slice, MemoryClass::Shared);
+    b.sliceParams = a.create("slice_params", sizeof slice, MemoryClass::Shared, blade);
     writeMapped(b.sliceParams, &slice, sizeof slice);
-    b.weight = createBuffer(device, "weight", sizes.weightBytes, MemoryClass::Shared);
+    b.weight = a.create("weight", sizes.weightBytes, MemoryClass::Shared, blade);
     writeMapped(b.weight, weight.data(), weight.size_bytes());
     for (uint32_t i = 0; i <= n; ++i) {
         const MemoryClass cls = (i == 0 || i == n) ? MemoryClass::Shared : MemoryClass::Device;
-        b.small.push_back(createBuffer(device, fmt::format("small[{}]", i), sizes.smallBytes, cls));
+        b.small.push_back(a.create(fmt::format("small[{}]", i), sizes.smallBytes, cls, chain));
     }
     for (uint32_t i = 0; i < n; ++i) {
-        b.big.push_back(createBuffer(device, fmt::format("big[{}]", i), sizes.bigBytes,
-                                     MemoryClass::Device));
+        b.big.push_back(a.create(fmt::format("big[{}]", i), sizes.bigBytes, MemoryClass::Device, chain));
     }
-    writeMapped(b.small[0], input.data(), input.size_bytes());
-    if (withStaging) {
-        b.staging = createBuffer(device, "staging", std::max(sizes.bigBytes, sizes.smallBytes),
-                                 MemoryClass::Shared);
+    if (options.bladeExact) {
+        b.scratch = a.create("_scratch", 1 << 20, MemoryClass::Shared, blade);
+    }
+    if (b.small[0].mapped) {
+        writeMapped(b.small[0], input.data(), input.size_bytes());
+    } else {
+        b.upload = a.create("upload", sizes.smallBytes, MemoryClass::Shared, blade);
+        writeMapped(*b.upload, input.data(), input.size_bytes());
+    }
+    if (options.withStaging || !b.small[n].mapped) {
+        b.staging = a.create("staging", std::max(sizes.bigBytes, sizes.smallBytes),
+                             MemoryClass::Shared, blade);
     }
     return b;
 }
@@ -228,42 +279,104 @@ ModeRun runSplit(Chain& chain) {
         if (!submit(chain, run, fmt::format("step {} slice", i + 1), 2 * i + 2, total, 0)) return run;
     }
     run.completed = true;
+    collectTimestamps(chain, run);
     return run;
 }
 
-ModeRun runMultipass(Chain& chain) {
-    ModeRun run;
-    const auto start = Clock::now();
-    begin(chain);
-    for (uint32_t i = 0; i < chain.length; ++i) {
-        // One compute pass per dispatch: blade's begin_pass emits G first, every time.
-        barrierG(chain);
-        if (!dropped(chain, 2 * i + 1)) recordConvT(chain, i);
-        barrierG(chain);
-        if (!dropped(chain, 2 * i + 2)) recordSlice(chain, i);
+namespace {
+
+// One chain dispatch as multipass and single record it.
+struct PlannedDispatch {
+    uint32_t number = 0;  // 1-based, chain order
+    uint32_t step = 0;    // 0-based
+    bool convT = false;
+};
+
+// Records one dispatch of the chain (a conv-T `repeat` times, the barrier in between).
+void recordPlanned(Chain& chain, Mode mode, const PlannedDispatch& d) {
+    if (!d.convT) {
+        recordSlice(chain, d.step);
+        return;
     }
-    finish(chain, /*hostReads=*/true);
-    run.recordSeconds = std::chrono::duration<double>(Clock::now() - start).count();
-    run.completed = submit(chain, run, fmt::format("all {} steps", chain.length), 1, 1, chain.length);
+    for (uint32_t r = 0; r < chain.dispatchRepeat; ++r) {
+        if (r > 0) barrierBetween(chain, mode, chain.buffers.big[d.step].get());
+        recordConvT(chain, d.step);
+    }
+}
+
+VkBuffer writtenBy(const Chain& chain, const PlannedDispatch& d) {
+    return d.convT ? chain.buffers.big[d.step].get() : chain.buffers.small[d.step + 1].get();
+}
+
+// multipass and single: the chain's dispatches (dropped one left out), cut into command
+// buffers by chain.submit, each submitted and, with host waits, waited before the next.
+ModeRun runOneQueue(Chain& chain, Mode mode) {
+    ModeRun run;
+    std::vector<PlannedDispatch> plan;
+    std::vector<uint64_t> written;
+    for (uint32_t i = 0; i < chain.length; ++i) {
+        for (const bool convT : {true, false}) {
+            const uint32_t number = 2 * i + (convT ? 1 : 2);
+            if (dropped(chain, number)) continue;
+            plan.push_back({.number = number, .step = i, .convT = convT});
+            written.push_back(convT ? chain.sizes.bigBytes : chain.sizes.smallBytes);
+        }
+    }
+    if (plan.empty()) {  // --drop-dispatch on a one-step chain leaves one dispatch at least
+        run.completed = true;
+        return run;
+    }
+    const std::vector<size_t> ends = commandBufferEnds(written, chain.submit);
+    const bool bladeMultipass = mode == Mode::Multipass && chain.barrier == BarrierKind::Blade;
+    size_t first = 0;
+    uint32_t convTsSinceWait = 0;
+    for (size_t c = 0; c < ends.size(); ++c) {
+        const bool lastBuffer = c + 1 == ends.size();
+        const auto start = Clock::now();
+        begin(chain);
+        // multipass with blade's barrier: each dispatch's own pass-start G comes first;
+        // otherwise the command buffer's (single's one pass) G.
+        if (!bladeMultipass) barrierG(chain);
+        uint32_t convTs = 0;
+        for (size_t d = first; d <= ends[c]; ++d) {
+            if (bladeMultipass) {
+                barrierG(chain);
+            } else if (d > first) {
+                barrierBetween(chain, mode, writtenBy(chain, plan[d - 1]));
+            }
+            recordPlanned(chain, mode, plan[d]);
+            convTs += plan[d].convT ? chain.dispatchRepeat : 0;
+        }
+        finish(chain, /*hostReads=*/lastBuffer);
+        run.recordSeconds += std::chrono::duration<double>(Clock::now() - start).count();
+        convTsSinceWait += convTs;
+        const std::string what =
+            ends.size() == 1 ? fmt::format("all {} steps", chain.length)
+                             : fmt::format("dispatches {}..{}", plan[first].number, plan[ends[c]].number);
+        if (chain.submit.hostWait || lastBuffer) {
+            if (!submit(chain, run, what, c + 1, ends.size(), convTsSinceWait)) return run;
+            convTsSinceWait = 0;
+        } else {
+            const SubmitOutcome out = chain.encoder.submitNoWait();
+            ++run.submits;
+            if (out.status != SubmitStatus::Completed) {
+                run.failure = out;
+                run.failedSubmit = fmt::format("submit {} of {} ({})", c + 1, ends.size(), what);
+                return run;
+            }
+        }
+        first = ends[c] + 1;
+    }
+    run.completed = true;
+    collectTimestamps(chain, run);
     return run;
 }
 
-ModeRun runSingle(Chain& chain) {
-    ModeRun run;
-    const auto start = Clock::now();
-    begin(chain);
-    barrierG(chain);  // the one pass's begin_pass
-    for (uint32_t i = 0; i < chain.length; ++i) {
-        if (i > 0) barrierC(chain);
-        if (!dropped(chain, 2 * i + 1)) recordConvT(chain, i);
-        barrierC(chain);
-        if (!dropped(chain, 2 * i + 2)) recordSlice(chain, i);
-    }
-    finish(chain, /*hostReads=*/true);
-    run.recordSeconds = std::chrono::duration<double>(Clock::now() - start).count();
-    run.completed = submit(chain, run, fmt::format("all {} steps", chain.length), 1, 1, chain.length);
-    return run;
-}
+}  // namespace
+
+ModeRun runMultipass(Chain& chain) { return runOneQueue(chain, Mode::Multipass); }
+
+ModeRun runSingle(Chain& chain) { return runOneQueue(chain, Mode::Single); }
 
 // After a failed submit: what the breadcrumbs and VK_EXT_device_fault say.
 std::string forensics(Chain& chain, const ModeRun& run) {
@@ -309,7 +422,7 @@ std::string forensics(Chain& chain, const ModeRun& run) {
 }
 
 Instrumentation createInstrumentation(const Device& device, bool timestamps, bool breadcrumbs,
-                                      bool labels, uint32_t maxSteps,
+                                      bool labels, uint32_t maxSteps, uint32_t dispatchRepeat,
                                       std::vector<std::string>& notes) {
     Instrumentation i;
     const DeviceInfo& info = device.info();
@@ -319,7 +432,11 @@ Instrumentation createInstrumentation(const Device& device, bool timestamps, boo
             notes.push_back("--timestamps: the queue family has timestampValidBits 0; no GPU times");
         } else {
             i.timestamps = true;
-            i.queryCapacity = 1 + 4 * maxSteps;
+            // Per mode: at most one command buffer per dispatch (split: 2N), each with a
+            // start query, and two queries per recorded dispatch (N conv-Ts R times, N slices).
+            const uint64_t capacity = 2 * uint64_t{maxSteps} +
+                                      2 * (uint64_t{maxSteps} * dispatchRepeat + maxSteps);
+            i.queryCapacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 1u << 20));
             i.nsPerTick = info.properties.limits.timestampPeriod;
             i.validMask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
             const VkQueryPoolCreateInfo poolInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -381,12 +498,14 @@ Readback readBuffer(Chain& chain, const Buffer& buffer) {
     if (!chain.buffers.staging) throw std::logic_error("readBuffer: no staging buffer");
     const Buffer& staging = *chain.buffers.staging;
     chain.encoder.begin();
-    if (chain.instrumentation) chain.instrumentation->queriesUsed = 0;
     const VkCommandBuffer cmd = chain.encoder.cmd();
     recordBladeGlobalBarrier(cmd);
     const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = buffer.size};
     vkCmdCopyBuffer(cmd, buffer.get(), staging.get(), 1, &region);
-    finish(chain, /*hostReads=*/true);
+    // Not blade's stream: the readback always makes the copy visible to the host.
+    recordBladeGlobalBarrier(cmd);
+    recordHostReadBarrier(cmd);
+    chain.encoder.end();
     ModeRun run;
     if (!submit(chain, run, fmt::format("reading back {}", buffer.name), 1, 1, 0)) {
         r.ok = false;

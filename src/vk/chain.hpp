@@ -20,24 +20,39 @@ class Device;
 
 // Buffers in the original's creation order (blade-command-stream.md §3): conv params,
 // slice params and weight (Shared), small[0..N] (Shared for 0 and N, Device otherwise),
-// big[0..N) (Device).
+// big[0..N) (Device). --memory moves small[] and big[] (params and weight stay Shared).
 struct ChainBuffers {
+    std::optional<Allocator> allocator;  // first: its shared chunks outlive every buffer
     Buffer convParams;
     Buffer sliceParams;
     Buffer weight;
     std::vector<Buffer> small;  // N + 1
     std::vector<Buffer> big;    // N
+    // blade-exact: the 1 MiB Shared "_scratch" buffer blade's create_command_encoder makes
+    // (mod.rs:537-553); never bound, but it takes allocator space.
+    std::optional<Buffer> scratch;
+    // When small[0] is not host-visible (--memory device-local): a Shared copy of the input,
+    // copied into small[0] by every mode's clearing submit.
+    std::optional<Buffer> upload;
     // Created after the chain's buffers, only when intermediate or device-local results
-    // are read back (--check-steps, --sweep): a Shared buffer of max(big, small) bytes.
+    // are read back (--check-steps, --sweep, --memory device-local): a Shared buffer of
+    // max(big, small) bytes.
     std::optional<Buffer> staging;
 };
 
+// How createChainBuffers makes the buffers.
+struct ChainBufferOptions {
+    BufferMemory placement = BufferMemory::Blade;  // --memory
+    bool bladeExact = false;     // gpu-alloc layout, device-address usage, the scratch buffer
+    bool withStaging = false;
+};
+
 // Creates the buffers and writes the params, the weight and small[0] through their
-// mappings (the original's memcpy; no flush, the types are HOST_COHERENT).
-// Throws CannotTest when memory runs out.
+// mappings (the original's memcpy; no flush, the types are HOST_COHERENT), or into
+// `upload` when small[0] is not mapped. Throws CannotTest when memory runs out.
 ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes,
                                 uint32_t chainLength, std::span<const float> input,
-                                std::span<const float> weight, bool withStaging);
+                                std::span<const float> weight, const ChainBufferOptions& options);
 
 // Opt-in additions to the command stream; without them the stream is exactly blade's.
 struct Instrumentation {
@@ -51,14 +66,23 @@ struct Instrumentation {
     uint64_t validMask = ~0ull;
     std::optional<Buffer> markers;  // one uint32 slot per dispatch number (breadcrumbs.hpp)
     uint32_t runId = 0;
-    uint32_t queriesUsed = 0;       // in the command buffer being recorded
+    // Queries of the mode being run: the pool is reset in the mode's clearing submit and
+    // filled in order across all its command buffers, read once the mode has completed.
+    uint32_t queriesUsed = 0;
+    std::vector<uint32_t> commandBufferFirstQuery;  // per chain command buffer
+    struct DispatchQueries {
+        uint32_t before = 0;  // query index; `after` is before + 1
+        bool convT = false;
+    };
+    std::vector<DispatchQueries> dispatches;  // per recorded dispatch, repeats included
 };
 
-// Creates what the requested instrumentation needs for chains of up to `maxSteps`.
+// Creates what the requested instrumentation needs for chains of up to `maxSteps` with
+// each conv-T recorded `dispatchRepeat` times.
 // Timestamps need a queue family with timestampValidBits > 0 and breadcrumbs need
 // VK_AMD_buffer_marker: without them the flag is turned off and `notes` says why.
 Instrumentation createInstrumentation(const Device& device, bool timestamps, bool breadcrumbs,
-                                      bool labels, uint32_t maxSteps,
+                                      bool labels, uint32_t maxSteps, uint32_t dispatchRepeat,
                                       std::vector<std::string>& notes);
 
 // Everything a mode needs to record and run the chain.
@@ -74,6 +98,13 @@ struct Chain {
     std::optional<double> fixedTimeout;    // --timeout; nullopt = auto per submit
     std::optional<uint32_t> dropDispatch;  // positive control, non-split modes only
     Instrumentation* instrumentation = nullptr;
+    // Experiments (core/variant.hpp), for multipass and single only.
+    BarrierKind barrier = BarrierKind::Blade;
+    SubmitStructure submit;
+    uint32_t dispatchRepeat = 1;
+    // Record the HOST_READ barrier before the host reads results (blade-exact leaves it
+    // out, as blade does).
+    bool hostReadBarrier = true;
 };
 
 // How a mode's run went.
@@ -89,6 +120,7 @@ struct ModeRun {
     // --timestamps: GPU seconds per dispatch (chain order, dropped ones left out) and per
     // submit of the chain (the clearing submit not included).
     std::vector<double> dispatchGpuSeconds;
+    std::vector<bool> dispatchIsConvT;  // parallel to dispatchGpuSeconds
     std::vector<double> submitGpuSeconds;
     std::string forensics;       // --breadcrumbs / device-fault findings after a hang
 };
@@ -101,8 +133,12 @@ ModeRun runMode(Chain& chain, Mode mode, uint32_t fillPattern);
 // split: 2N submits, each waited on by the host before the next.
 ModeRun runSplit(Chain& chain);
 // multipass: one submit; blade's G before every dispatch (one compute pass each).
-ModeRun runMultipass(Chain& chain);
 // single: one submit, one pass: G once, then blade's C between every two dispatches.
+// With chain.barrier other than Blade, every command buffer starts with G and the chosen
+// barrier goes between every two dispatches (so multipass and single record the same
+// stream); chain.submit cuts the chain into several submits, each ending with G;
+// chain.dispatchRepeat records each conv-T that many times with the barrier in between.
+ModeRun runMultipass(Chain& chain);
 ModeRun runSingle(Chain& chain);
 
 // A buffer's contents on the host, or the submit that failed while copying it.

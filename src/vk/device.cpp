@@ -252,6 +252,10 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
                 .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
             VkPhysicalDeviceFaultFeaturesEXT fault{
                 .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT};
+            VkPhysicalDeviceDescriptorIndexingFeatures indexing{
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES};
+            VkPhysicalDeviceSynchronization2Features sync2{
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
             // Chain only structs whose extension or core version the device has.
             void* chain = nullptr;
             auto link = [&chain](auto& s, bool present) {
@@ -266,6 +270,8 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
             link(f16, v12 || d.hasExtension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME));
             link(exec, d.hasExtension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME));
             link(fault, d.hasExtension(VK_EXT_DEVICE_FAULT_EXTENSION_NAME));
+            link(indexing, v12 || d.hasExtension(VK_EXT_DESCRIPTOR_INDEXING_EXTENSION_NAME));
+            link(sync2, v13 || d.hasExtension(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME));
             VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                                .pNext = chain};
             vkGetPhysicalDeviceFeatures2(d.handle, &features);
@@ -278,6 +284,10 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
                 .shaderFloat16 = f16.shaderFloat16 == VK_TRUE,
                 .pipelineExecutableInfo = exec.pipelineExecutableInfo == VK_TRUE,
                 .dualSrcBlend = features.features.dualSrcBlend == VK_TRUE,
+                .bindingArray = indexing.shaderStorageBufferArrayNonUniformIndexing == VK_TRUE &&
+                                indexing.shaderSampledImageArrayNonUniformIndexing == VK_TRUE &&
+                                indexing.descriptorBindingPartiallyBound == VK_TRUE,
+                .synchronization2 = sync2.synchronization2 == VK_TRUE,
             };
             d.deviceFaultSupported = fault.deviceFault == VK_TRUE;
         }
@@ -355,9 +365,20 @@ const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
     return *match;
 }
 
-Device::Device(const Instance& instance, const DeviceInfo& info, bool deviceFault) : info_(info) {
+Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOptions& options)
+    : info_(info) {
     const bool v12 = info.apiVersion() >= VK_API_VERSION_1_2;
     const bool v13 = info.apiVersion() >= VK_API_VERSION_1_3;
+    const bool deviceFault = options.deviceFault;
+    if (options.synchronization2 && !info.supported.synchronization2) {
+        throw CannotTest("--barrier sync2/full need the synchronization2 feature (Vulkan 1.3 or "
+                         "VK_KHR_synchronization2), which this device lacks");
+    }
+    if (options.bladeExact && *info.queueFamily != 0) {
+        throw CannotTest(fmt::format("--profile blade-exact: blade records on queue family 0, which "
+                                     "has no compute here ({})",
+                                     info.queueNote));
+    }
     // blade's extension list, in its push order (init.rs:933-998): the three it requires,
     // then the optional ones the device lists.
     auto enable = [&](const char* name) {
@@ -383,6 +404,8 @@ Device::Device(const Instance& instance, const DeviceInfo& info, bool deviceFaul
     enable(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     const bool withFault = deviceFault && info.deviceFaultSupported;
     if (withFault) enable(VK_EXT_DEVICE_FAULT_EXTENSION_NAME);
+    const bool withSync2 = options.synchronization2;
+    if (withSync2 && !v13) enable(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
 
     // Features: blade passes pEnabledFeatures = NULL and chains VkPhysicalDeviceFeatures2;
     // every boolean it does not name stays VK_FALSE (robustBufferAccess included).
@@ -424,6 +447,20 @@ Device::Device(const Instance& instance, const DeviceInfo& info, bool deviceFaul
     VkPhysicalDeviceFaultFeaturesEXT fault{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT,
                                            .deviceFault = VK_TRUE};
     link(fault, withFault, "deviceFault (--breadcrumbs; not blade's)");
+    VkPhysicalDeviceSynchronization2Features sync2{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES,
+        .synchronization2 = VK_TRUE};
+    link(sync2, withSync2, "synchronization2 (--barrier; not blade's)");
+    // blade turns binding arrays on where all three features exist (init.rs:1005-1125);
+    // the default profile leaves them off, blade-exact follows blade.
+    VkPhysicalDeviceDescriptorIndexingFeatures indexing{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES,
+        .shaderSampledImageArrayNonUniformIndexing = VK_TRUE,
+        .shaderStorageBufferArrayNonUniformIndexing = VK_TRUE,
+        .descriptorBindingPartiallyBound = VK_TRUE};
+    link(indexing, options.bladeExact && s.bindingArray,
+         "shaderStorageBufferArrayNonUniformIndexing+shaderSampledImageArrayNonUniformIndexing+"
+         "descriptorBindingPartiallyBound");
     VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                        .pNext = chain};
     if (s.dualSrcBlend) {
@@ -433,7 +470,10 @@ Device::Device(const Instance& instance, const DeviceInfo& info, bool deviceFaul
     (void)v13;
     omitted_ = {"cooperativeMatrix + vulkanMemoryModel (blade: only with a usable f16 tile)",
                 "storageBuffer16BitAccess (blade: only with cooperative matrix)",
-                "unifiedImageLayouts", "descriptor-indexing features (blade: binding arrays)"};
+                "unifiedImageLayouts"};
+    if (!(options.bladeExact && s.bindingArray)) {
+        omitted_.push_back("descriptor-indexing features (blade: binding arrays)");
+    }
 
     queueFamily_ = *info.queueFamily;
     const float priority = 1.0f;
@@ -464,6 +504,10 @@ Device::Device(const Instance& instance, const DeviceInfo& info, bool deviceFaul
 
 bool Device::extensionEnabled(std::string_view name) const {
     return std::find(extensions_.begin(), extensions_.end(), name) != extensions_.end();
+}
+
+bool Device::featureEnabled(std::string_view name) const {
+    return std::find(features_.begin(), features_.end(), name) != features_.end();
 }
 
 Device::~Device() {

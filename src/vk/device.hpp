@@ -63,6 +63,10 @@ struct BladeFeatures {
     bool shaderFloat16 = false;
     bool pipelineExecutableInfo = false;
     bool dualSrcBlend = false;
+    // blade's binding_array: shaderStorageBufferArrayNonUniformIndexing,
+    // shaderSampledImageArrayNonUniformIndexing and descriptorBindingPartiallyBound.
+    bool bindingArray = false;
+    bool synchronization2 = false;  // not blade's; needed by --barrier sync2/full
 };
 
 // One physical device and whether it can run the repro.
@@ -100,14 +104,21 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance);
 const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
                                const std::optional<std::string>& selector);
 
+// What the logical device enables beyond the default.
+struct DeviceOptions {
+    bool deviceFault = false;       // VK_EXT_device_fault where supported (--breadcrumbs); not blade's
+    bool synchronization2 = false;  // the synchronization2 feature (--barrier sync2|full); not
+                                    // blade's. CannotTest where unsupported.
+    bool bladeExact = false;        // --profile blade-exact: queue family 0 whatever its flags,
+                                    // and blade's descriptor-indexing features
+};
+
 // The logical device: one queue (priority 1.0) of `info.queueFamily`, the three
 // extensions blade requires plus those of its optional ones the device lists, and the
 // features the repro needs plus those blade turns on where supported.
 class Device {
   public:
-    // `deviceFault`: also enable VK_EXT_device_fault where supported (--breadcrumbs),
-    // which blade does not.
-    Device(const Instance& instance, const DeviceInfo& info, bool deviceFault = false);
+    Device(const Instance& instance, const DeviceInfo& info, const DeviceOptions& options = {});
     ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
@@ -119,6 +130,8 @@ class Device {
     const DeviceInfo& info() const { return info_; }
     const std::vector<std::string>& enabledExtensions() const { return extensions_; }
     bool extensionEnabled(std::string_view name) const;
+    // Whether the feature named as in enabledFeatures() (e.g. "bufferDeviceAddress") is on.
+    bool featureEnabled(std::string_view name) const;
     const std::vector<std::string>& enabledFeatures() const { return features_; }
     const std::vector<std::string>& omittedFeatures() const { return omitted_; }
     bool debugUtils() const { return debugUtils_; }

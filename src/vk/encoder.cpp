@@ -25,14 +25,7 @@ Encoder::Encoder(const Device& device) : device_(device) {
     VkCommandPool pool = VK_NULL_HANDLE;
     check(vkCreateCommandPool(d, &poolInfo, nullptr, &pool), "vkCreateCommandPool");
     commandPool_ = Owned<VkCommandPool>(device.life(), pool);
-    const VkCommandBufferAllocateInfo cbInfo{
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = pool,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    check(vkAllocateCommandBuffers(d, &cbInfo, &commandBuffer_), "vkAllocateCommandBuffers");
-    addDescriptorPool(16);
+    addSlot();
 
     const VkSemaphoreTypeCreateInfo typeInfo{
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -46,9 +39,23 @@ Encoder::Encoder(const Device& device) : device_(device) {
     timeline_ = Owned<VkSemaphore>(device.life(), semaphore);
 }
 
+void Encoder::addSlot() {
+    Slot slot;
+    const VkCommandBufferAllocateInfo cbInfo{
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = commandPool_.get(),
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    check(vkAllocateCommandBuffers(device_.get(), &cbInfo, &slot.commandBuffer),
+          "vkAllocateCommandBuffers");
+    addDescriptorPool(slot, 16);
+    slots_.push_back(std::move(slot));
+}
+
 // blade descriptor.rs:20-77: pool sizes for 16 sets, scaled here with maxSets for the
 // larger pools blade adds on overflow (the per-type counts of those are UNVERIFIED).
-void Encoder::addDescriptorPool(uint32_t maxSets) {
+void Encoder::addDescriptorPool(Slot& slot, uint32_t maxSets) {
     const uint32_t scale = maxSets / 16;
     std::vector<VkDescriptorPoolSize> sizes = {
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16 * scale},
@@ -66,29 +73,35 @@ void Encoder::addDescriptorPool(uint32_t maxSets) {
     };
     VkDescriptorPool pool = VK_NULL_HANDLE;
     check(vkCreateDescriptorPool(device_.get(), &info, nullptr, &pool), "vkCreateDescriptorPool");
-    descriptorPools_.insert(descriptorPools_.begin(), Owned<VkDescriptorPool>(device_.life(), pool));
+    slot.descriptorPools.insert(slot.descriptorPools.begin(),
+                                Owned<VkDescriptorPool>(device_.life(), pool));
 }
 
 void Encoder::begin() {
-    descriptorPools_.resize(1);
-    check(vkResetDescriptorPool(device_.get(), descriptorPools_[0].get(), 0), "vkResetDescriptorPool");
+    if (inFlight_ == slots_.size()) addSlot();
+    current_ = inFlight_;
+    Slot& slot = slots_[current_];
+    slot.descriptorPools.resize(1);
+    check(vkResetDescriptorPool(device_.get(), slot.descriptorPools[0].get(), 0),
+          "vkResetDescriptorPool");
     const VkCommandBufferBeginInfo info{
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
     };
-    check(vkBeginCommandBuffer(commandBuffer_, &info), "vkBeginCommandBuffer");
+    check(vkBeginCommandBuffer(slot.commandBuffer, &info), "vkBeginCommandBuffer");
 }
 
 void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline,
                                      std::initializer_list<VkBuffer> buffers) {
-    vkCmdBindPipeline(commandBuffer_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
+    Slot& slot = slots_[current_];
+    vkCmdBindPipeline(slot.commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
 
     const VkDescriptorSetLayout layout = pipeline.setLayout.get();
     VkDescriptorSet set = VK_NULL_HANDLE;
     for (;;) {
         const VkDescriptorSetAllocateInfo info{
             .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-            .descriptorPool = descriptorPools_[0].get(),
+            .descriptorPool = slot.descriptorPools[0].get(),
             .descriptorSetCount = 1,
             .pSetLayouts = &layout,
         };
@@ -97,23 +110,41 @@ void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline,
         if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL) {
             throw VulkanError("vkAllocateDescriptorSets", r);
         }
-        if (poolGrowth_ >= 4) throw VulkanError("vkAllocateDescriptorSets", r, "pool growth exhausted");
-        ++poolGrowth_;
+        if (slot.poolGrowth >= 4) {
+            throw VulkanError("vkAllocateDescriptorSets", r, "pool growth exhausted");
+        }
+        ++slot.poolGrowth;
         uint32_t maxSets = 1;
-        for (uint32_t i = 0; i <= poolGrowth_; ++i) maxSets *= 16;  // 16^(growth+1)
-        addDescriptorPool(maxSets);
+        for (uint32_t i = 0; i <= slot.poolGrowth; ++i) maxSets *= 16;  // 16^(growth+1)
+        addDescriptorPool(slot, maxSets);
     }
 
     std::vector<VkDescriptorBufferInfo> infos;
     for (VkBuffer b : buffers) infos.push_back({.buffer = b, .offset = 0, .range = VK_WHOLE_SIZE});
     vkUpdateDescriptorSetWithTemplate(device_.get(), set, pipeline.updateTemplate.get(), infos.data());
-    vkCmdBindDescriptorSets(commandBuffer_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout.get(),
+    vkCmdBindDescriptorSets(slot.commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout.get(),
                             /*firstSet=*/0, 1, &set, 0, nullptr);
 }
 
-void Encoder::end() { check(vkEndCommandBuffer(commandBuffer_), "vkEndCommandBuffer"); }
+void Encoder::end() { check(vkEndCommandBuffer(cmd()), "vkEndCommandBuffer"); }
 
 SubmitOutcome Encoder::submitAndWait(double timeoutSeconds) {
+    SubmitOutcome out = submit();
+    if (out.status != SubmitStatus::Completed) return out;
+    return wait(out.timelineValue, timeoutSeconds);
+}
+
+SubmitOutcome Encoder::submitNoWait() {
+    SubmitOutcome out = submit();
+    if (out.status == SubmitStatus::Completed) ++inFlight_;
+    return out;
+}
+
+SubmitOutcome Encoder::waitForAll(double timeoutSeconds) {
+    return wait(timelineValue_, timeoutSeconds);
+}
+
+SubmitOutcome Encoder::submit() {
     SubmitOutcome out;
     if (interruptSignal() != 0) {
         out.status = SubmitStatus::Interrupted;
@@ -128,22 +159,29 @@ SubmitOutcome Encoder::submitAndWait(double timeoutSeconds) {
         .pSignalSemaphoreValues = &out.timelineValue,
     };
     const VkSemaphore semaphore = timeline_.get();
+    const VkCommandBuffer commandBuffer = cmd();
     const VkSubmitInfo submit{
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .pNext = &timelineInfo,
         .commandBufferCount = 1,
-        .pCommandBuffers = &commandBuffer_,
+        .pCommandBuffers = &commandBuffer,
         .signalSemaphoreCount = 1,
         .pSignalSemaphores = &semaphore,
     };
     ++submits_;
-    VkResult r = vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE);
+    const VkResult r = vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE);
     if (r != VK_SUCCESS) {
         out.status = r == VK_ERROR_DEVICE_LOST ? SubmitStatus::DeviceLost : SubmitStatus::Failed;
         out.result = r;
         out.call = "vkQueueSubmit";
-        return out;
     }
+    return out;
+}
+
+SubmitOutcome Encoder::wait(uint64_t value, double timeoutSeconds) {
+    SubmitOutcome out;
+    out.timelineValue = value;
+    const VkSemaphore semaphore = timeline_.get();
     const VkSemaphoreWaitInfo waitInfo{
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
         .flags = 0,
@@ -151,6 +189,7 @@ SubmitOutcome Encoder::submitAndWait(double timeoutSeconds) {
         .pSemaphores = &semaphore,
         .pValues = &out.timelineValue,
     };
+    VkResult r = VK_SUCCESS;
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -178,6 +217,7 @@ SubmitOutcome Encoder::submitAndWait(double timeoutSeconds) {
     }
     if (r == VK_SUCCESS) {
         out.status = SubmitStatus::Completed;
+        inFlight_ = 0;  // every command buffer up to `value` has completed
     } else if (r == VK_TIMEOUT) {
         out.status = SubmitStatus::Timeout;
     } else if (r == VK_ERROR_DEVICE_LOST) {

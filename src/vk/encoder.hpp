@@ -35,10 +35,14 @@ class Encoder {
   public:
     explicit Encoder(const Device& device);
 
-    VkCommandBuffer cmd() const { return commandBuffer_; }
+    // The command buffer being recorded (after begin()).
+    VkCommandBuffer cmd() const { return slots_[current_].commandBuffer; }
 
     // blade `start()`: destroys every descriptor pool but the newest, resets that one,
     // then vkBeginCommandBuffer(ONE_TIME_SUBMIT), which resets the buffer implicitly.
+    // blade has one command buffer per encoder; while earlier submits are in flight
+    // (submitNoWait), the next begin() takes another command buffer with its own
+    // descriptor pools, allocated the first time it is needed, as a second blade encoder would.
     void begin();
 
     // blade `pass.with(pipeline)` + `bind(0, data)`: vkCmdBindPipeline(COMPUTE), a fresh
@@ -58,16 +62,33 @@ class Encoder {
     // once a signal has arrived.
     SubmitOutcome submitAndWait(double timeoutSeconds);
 
+    // The same vkQueueSubmit without the host wait (--no-host-wait). Completed means
+    // submitted; the command buffer stays in flight until waitForAll().
+    SubmitOutcome submitNoWait();
+
+    // vkWaitSemaphores for the last value signalled, as submitAndWait waits.
+    SubmitOutcome waitForAll(double timeoutSeconds);
+
     uint64_t submits() const { return submits_; }
+    size_t commandBuffers() const { return slots_.size(); }
 
   private:
-    void addDescriptorPool(uint32_t maxSets);
+    // One command buffer and the descriptor pools its sets come from.
+    struct Slot {
+        VkCommandBuffer commandBuffer = VK_NULL_HANDLE;  // freed with the pool
+        std::vector<Owned<VkDescriptorPool>> descriptorPools;  // newest first, as blade
+        uint32_t poolGrowth = 0;  // blade's growth_iter, never reset
+    };
+    void addSlot();
+    void addDescriptorPool(Slot& slot, uint32_t maxSets);
+    SubmitOutcome submit();
+    SubmitOutcome wait(uint64_t value, double timeoutSeconds);
 
     const Device& device_;
     Owned<VkCommandPool> commandPool_;
-    VkCommandBuffer commandBuffer_ = VK_NULL_HANDLE;  // freed with the pool
-    std::vector<Owned<VkDescriptorPool>> descriptorPools_;  // newest first, as blade
-    uint32_t poolGrowth_ = 0;  // blade's growth_iter, never reset
+    std::vector<Slot> slots_;
+    size_t current_ = 0;
+    size_t inFlight_ = 0;  // slots submitted and not yet waited for
     Owned<VkSemaphore> timeline_;
     uint64_t timelineValue_ = 0;  // blade's last_progress: 1, 2, 3... for the run
     uint64_t submits_ = 0;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "vk/check.hpp"
 #include "vk/device.hpp"
 
@@ -61,7 +63,101 @@ std::string memoryFlagsText(VkMemoryPropertyFlags flags) {
     return text.empty() ? "none" : text;
 }
 
-Buffer createBuffer(const Device& device, std::string name, VkDeviceSize bytes, MemoryClass cls) {
+std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperties& memory,
+                                            uint32_t typeBits, BufferMemory placement) {
+    if (placement == BufferMemory::Blade) return std::nullopt;
+    std::optional<uint32_t> best;
+    int bestScore = 1 << 30;
+    for (uint32_t i = 0; i < memory.memoryTypeCount && i < 32; ++i) {
+        if (!(typeBits & (1u << i))) continue;
+        const VkMemoryPropertyFlags f = memory.memoryTypes[i].propertyFlags;
+        const bool deviceLocal = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+        const bool hostVisible = f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+        const bool coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        const bool cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        if (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT)) continue;
+        int score = 0;
+        switch (placement) {
+            case BufferMemory::DeviceLocal:
+                if (!deviceLocal) continue;
+                score = hostVisible;
+                break;
+            case BufferMemory::HostVisible:
+                if (!hostVisible || !coherent) continue;
+                score = 2 * cached + deviceLocal;
+                break;
+            case BufferMemory::HostCached:
+                if (!hostVisible || !coherent || !cached) continue;
+                score = deviceLocal;
+                break;
+            case BufferMemory::Blade: break;
+        }
+        if (score < bestScore) {
+            bestScore = score;
+            best = i;
+        }
+    }
+    return best;
+}
+
+namespace {
+
+// The memory type and whether the buffer is mapped, or CannotTest.
+std::pair<uint32_t, bool> chooseType(const Device& device, const std::string& bufferName,
+                                     uint32_t typeBits, MemoryClass cls, BufferMemory placement) {
+    const auto& props = device.info().memory;
+    if (placement == BufferMemory::Blade) {
+        const auto type = chooseMemoryType(props, typeBits, cls);
+        if (!type) {
+            throw CannotTest(fmt::format("no memory type for {} buffer '{}' among types 0x{:x} under "
+                                         "blade's rules",
+                                         repro::vk::name(cls), bufferName, typeBits));
+        }
+        return {*type, cls == MemoryClass::Shared};
+    }
+    const auto type = choosePlacementType(props, typeBits, placement);
+    if (!type) {
+        throw CannotTest(fmt::format("--memory {}: the device offers no such memory type for '{}' "
+                                     "(types 0x{:x})",
+                                     repro::name(placement), bufferName, typeBits));
+    }
+    return {*type, placement != BufferMemory::DeviceLocal};
+}
+
+// vkAllocateMemory, with CannotTest for out-of-memory results.
+Owned<VkDeviceMemory> allocate(const Device& device, const std::string& what, VkDeviceSize bytes,
+                               uint32_t type, bool deviceAddress) {
+    const auto& props = device.info().memory;
+    const VkMemoryAllocateFlagsInfo flags{.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                          .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
+    const VkMemoryAllocateInfo alloc{
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = deviceAddress ? &flags : nullptr,
+        .allocationSize = bytes,
+        .memoryTypeIndex = type,
+    };
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    const VkResult r = vkAllocateMemory(device.get(), &alloc, nullptr, &memory);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+        const uint32_t heap = props.memoryTypes[type].heapIndex;
+        throw CannotTest(fmt::format(
+            "not enough device memory: vkAllocateMemory({} bytes for '{}', type {}) returned {}; "
+            "heap {} holds {} MiB",
+            bytes, what, type, resultName(r), heap, props.memoryHeaps[heap].size >> 20));
+    }
+    if (r != VK_SUCCESS) throw VulkanError("vkAllocateMemory", r, what);
+    return Owned<VkDeviceMemory>(device.life(), memory);
+}
+
+}  // namespace
+
+Allocator::Allocator(const Device& device, bool gpuAllocLayout) : device_(&device) {
+    if (gpuAllocLayout) planner_.emplace();
+}
+
+Buffer Allocator::create(std::string name, VkDeviceSize bytes, MemoryClass cls,
+                         const BufferOptions& options) {
+    const Device& device = *device_;
     Buffer b;
     b.name = std::move(name);
     b.size = bytes;
@@ -69,7 +165,9 @@ Buffer createBuffer(const Device& device, std::string name, VkDeviceSize bytes, 
     const VkBufferCreateInfo info{
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = bytes,
-        .usage = kBladeBufferUsage,
+        .usage = kBladeBufferUsage |
+                 (options.deviceAddress ? VkBufferUsageFlags{VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT}
+                                        : VkBufferUsageFlags{0}),
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
     VkBuffer raw = VK_NULL_HANDLE;
@@ -90,35 +188,64 @@ Buffer createBuffer(const Device& device, std::string name, VkDeviceSize bytes, 
 
     VkMemoryRequirements req{};
     vkGetBufferMemoryRequirements(device.get(), raw, &req);
+    const auto [type, mapped] = chooseType(device, b.name, req.memoryTypeBits, cls, options.placement);
+    b.memoryType = type;
     const auto& props = device.info().memory;
-    const auto type = chooseMemoryType(props, req.memoryTypeBits, cls);
-    if (!type) {
-        throw CannotTest(fmt::format("no memory type for {} buffer '{}' among types 0x{:x} under "
-                                     "blade's rules",
-                                     repro::vk::name(cls), b.name, req.memoryTypeBits));
+    const VkDeviceSize heapSize = props.memoryHeaps[props.memoryTypes[type].heapIndex].size;
+
+    std::optional<Placement> place;
+    if (planner_) {
+        place = planner_->place(type, heapSize,
+                                cls == MemoryClass::Shared ? GpuAllocUsage::Shared : GpuAllocUsage::Device,
+                                req.size, std::max<VkDeviceSize>(req.alignment, 1));
     }
-    b.memoryType = *type;
-    const VkMemoryAllocateInfo alloc{
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-        .memoryTypeIndex = *type,
-    };
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    r = vkAllocateMemory(device.get(), &alloc, nullptr, &memory);
-    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-        const uint32_t heap = props.memoryTypes[*type].heapIndex;
-        throw CannotTest(fmt::format(
-            "not enough device memory: vkAllocateMemory({} bytes for '{}', type {}) returned {}; "
-            "heap {} holds {} MiB",
-            req.size, b.name, *type, resultName(r), heap, props.memoryHeaps[heap].size >> 20));
+    if (!place || place->dedicated) {
+        b.memory = allocate(device, b.name, req.size, type, options.deviceAddress);
+        b.memoryHandle = b.memory.get();
+        check(vkBindBufferMemory(device.get(), raw, b.memoryHandle, 0), "vkBindBufferMemory");
+        if (mapped) {
+            check(vkMapMemory(device.get(), b.memoryHandle, 0, req.size, 0, &b.mapped), "vkMapMemory");
+        }
+        dedicated_.push_back(fmt::format("type {}: {} bytes, dedicated: {}", type, req.size, b.name));
+        return b;
     }
-    if (r != VK_SUCCESS) throw VulkanError("vkAllocateMemory", r, b.name);
-    b.memory = Owned<VkDeviceMemory>(device.life(), memory);
-    check(vkBindBufferMemory(device.get(), raw, memory, 0), "vkBindBufferMemory");
-    if (cls == MemoryClass::Shared) {
-        check(vkMapMemory(device.get(), memory, 0, req.size, 0, &b.mapped), "vkMapMemory");
+    if (place->newChunk) {
+        const uint64_t chunkBytes = planner_->chunks()[place->chunk].size;
+        Chunk chunk{.memory = allocate(device, fmt::format("chunk {} for '{}'", place->chunk, b.name),
+                                       chunkBytes, type, options.deviceAddress),
+                    .type = type,
+                    .size = chunkBytes};
+        // gpu-alloc maps a host-visible chunk once, whole (blade resource.rs:203-218).
+        if (mapped) {
+            check(vkMapMemory(device.get(), chunk.memory.get(), 0, chunkBytes, 0, &chunk.mapped),
+                  "vkMapMemory");
+        }
+        if (chunks_.size() <= place->chunk) chunks_.resize(place->chunk + 1);
+        chunks_[place->chunk] = std::move(chunk);
     }
+    Chunk& chunk = chunks_.at(place->chunk);
+    b.memoryHandle = chunk.memory.get();
+    b.memoryOffset = place->offset;
+    check(vkBindBufferMemory(device.get(), raw, b.memoryHandle, b.memoryOffset), "vkBindBufferMemory");
+    if (chunk.mapped) b.mapped = static_cast<char*>(chunk.mapped) + place->offset;
+    chunk.contents.push_back(fmt::format("{}@{}", b.name, place->offset));
     return b;
+}
+
+std::vector<std::string> Allocator::describeLayout() const {
+    std::vector<std::string> lines = dedicated_;
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+        const Chunk& c = chunks_[i];
+        if (!c.memory) continue;
+        std::string contents;
+        for (const auto& item : c.contents) contents += (contents.empty() ? "" : ", ") + item;
+        lines.push_back(fmt::format("type {}: {} bytes, shared chunk {}: {}", c.type, c.size, i, contents));
+    }
+    return lines;
+}
+
+Buffer createBuffer(const Device& device, std::string name, VkDeviceSize bytes, MemoryClass cls) {
+    return Allocator(device, false).create(std::move(name), bytes, cls);
 }
 
 }  // namespace repro::vk

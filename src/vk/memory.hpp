@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/gpu_alloc.hpp"
+#include "core/variant.hpp"
 #include "vk/handles.hpp"
 
 namespace repro::vk {
@@ -34,6 +36,16 @@ std::string_view name(MemoryClass c);  // "Device", "Shared"
 std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties& memory,
                                          uint32_t typeBits, MemoryClass cls);
 
+// Pure function: the memory type for a --memory placement other than blade's classes.
+// Requirements: DeviceLocal needs DEVICE_LOCAL; HostVisible needs HOST_VISIBLE|HOST_COHERENT;
+// HostCached needs HOST_VISIBLE|HOST_COHERENT|HOST_CACHED; none may be PROTECTED or
+// LAZILY_ALLOCATED. Preferences among those, in order: DeviceLocal: not HOST_VISIBLE;
+// HostVisible: not HOST_CACHED (write-combined), then not DEVICE_LOCAL (system memory);
+// HostCached: not DEVICE_LOCAL. Ties go to the lowest index. `Blade` is answered with
+// nullopt: use chooseMemoryType with the buffer's class.
+std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperties& memory,
+                                            uint32_t typeBits, BufferMemory placement);
+
 // "DEVICE_LOCAL|HOST_VISIBLE|..." or "none".
 std::string memoryFlagsText(VkMemoryPropertyFlags flags);
 
@@ -45,24 +57,64 @@ inline constexpr VkBufferUsageFlags kBladeBufferUsage =
     VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
     VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
 
-// A buffer with its own VkDeviceMemory (one vkAllocateMemory per buffer; blade's
-// power-of-two sub-allocation is not reproduced here). Shared buffers stay mapped.
+// A buffer and where its memory is: its own VkDeviceMemory (the default), or a block of a
+// chunk shared with other buffers (--profile blade-exact, gpu-alloc's buddy layout).
 struct Buffer {
     std::string name;
     VkDeviceSize size = 0;  // bytes
     MemoryClass memoryClass = MemoryClass::Device;
     uint32_t memoryType = 0;
     Owned<VkBuffer> buffer;
-    Owned<VkDeviceMemory> memory;
-    void* mapped = nullptr;  // Shared only: persistently mapped whole allocation
+    Owned<VkDeviceMemory> memory;  // a dedicated allocation; empty when sub-allocated
+    VkDeviceMemory memoryHandle = VK_NULL_HANDLE;  // what the buffer is bound to
+    VkDeviceSize memoryOffset = 0;                 // bytes into memoryHandle
+    void* mapped = nullptr;  // host-visible placements: the buffer's first byte, persistently mapped
 
     VkBuffer get() const { return buffer.get(); }
 };
 
-// vkCreateBuffer -> vkGetBufferMemoryRequirements -> vkAllocateMemory -> vkBindBufferMemory
-// (-> vkMapMemory for Shared). Throws CannotTest when no memory type fits or the
-// allocation runs out of memory (naming the bytes needed and the heap), VulkanError
-// for other failures.
+// How a buffer is made beyond its class.
+struct BufferOptions {
+    // --memory: a placement other than Blade overrides the class's type choice; host
+    // placements are mapped, DeviceLocal never is.
+    BufferMemory placement = BufferMemory::Blade;
+    // --profile blade-exact with bufferDeviceAddress enabled: SHADER_DEVICE_ADDRESS usage and
+    // VkMemoryAllocateFlagsInfo{DEVICE_ADDRESS} on the allocation (blade resource.rs:363-426).
+    bool deviceAddress = false;
+};
+
+// Makes buffers and their memory. The default gives each buffer its own vkAllocateMemory of
+// exactly its requirement. With `gpuAllocLayout` (--profile blade-exact) the decisions of
+// gpu-alloc 0.6 as blade configures it are replayed (core/gpu_alloc.hpp): large buffers get
+// their own allocation, the others share power-of-two chunks per memory type, host-visible
+// chunks mapped once whole. Buffers must be destroyed before their allocator.
+class Allocator {
+  public:
+    Allocator(const Device& device, bool gpuAllocLayout);
+
+    // vkCreateBuffer -> vkGetBufferMemoryRequirements -> (vkAllocateMemory) ->
+    // vkBindBufferMemory (-> vkMapMemory). Throws CannotTest when no memory type fits or an
+    // allocation runs out of memory (naming the bytes and the heap), VulkanError otherwise.
+    Buffer create(std::string name, VkDeviceSize bytes, MemoryClass cls, const BufferOptions& options = {});
+
+    // One line per VkDeviceMemory: type, bytes, and the buffers in it with their offsets.
+    std::vector<std::string> describeLayout() const;
+
+  private:
+    struct Chunk {
+        Owned<VkDeviceMemory> memory;
+        uint32_t type = 0;
+        VkDeviceSize size = 0;
+        void* mapped = nullptr;
+        std::vector<std::string> contents;  // "name@offset"
+    };
+    const Device* device_;
+    std::optional<GpuAllocPlanner> planner_;
+    std::vector<Chunk> chunks_;
+    std::vector<std::string> dedicated_;  // layout lines of dedicated allocations
+};
+
+// A buffer with its own allocation and the default usage (Allocator(device, false).create).
 Buffer createBuffer(const Device& device, std::string name, VkDeviceSize bytes, MemoryClass cls);
 
 }  // namespace repro::vk

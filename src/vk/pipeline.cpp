@@ -19,10 +19,13 @@ void checkSetup(VkResult r, const char* call) {
 }  // namespace
 
 ComputePipeline createComputePipeline(const Device& device, std::string name,
-                                      std::span<const uint32_t> spirv, uint32_t bindingCount) {
+                                      std::span<const uint32_t> spirv, uint32_t bindingCount,
+                                      const PipelineOptions& options) {
     ComputePipeline p;
     p.name = std::move(name);
     p.bindingCount = bindingCount;
+    p.descriptorTypes = options.descriptorTypes;
+    p.descriptorTypes.resize(bindingCount, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     const VkDevice d = device.get();
 
     const VkShaderModuleCreateInfo moduleInfo{
@@ -39,13 +42,13 @@ ComputePipeline createComputePipeline(const Device& device, std::string name,
     std::vector<VkDescriptorUpdateTemplateEntry> entries;
     for (uint32_t i = 0; i < bindingCount; ++i) {
         bindings.push_back({.binding = i,
-                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                            .descriptorType = p.descriptorTypes[i],
                             .descriptorCount = 1,
                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT});
         entries.push_back({.dstBinding = i,
                            .dstArrayElement = 0,
                            .descriptorCount = 1,
-                           .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                           .descriptorType = p.descriptorTypes[i],
                            .offset = i * sizeof(VkDescriptorBufferInfo),  // 24 bytes each
                            .stride = sizeof(VkDescriptorBufferInfo)});
     }
@@ -89,13 +92,16 @@ ComputePipeline createComputePipeline(const Device& device, std::string name,
                "vkCreatePipelineLayout");
     p.layout = Owned<VkPipelineLayout>(device.life(), rawLayout);
 
+    const bool captureStatistics =
+        options.bladeExact && device.featureEnabled("pipelineExecutableInfo");
     const VkComputePipelineCreateInfo pipelineInfo{
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .flags = 0,
+        .flags = captureStatistics ? VkPipelineCreateFlags{VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR}
+                                   : VkPipelineCreateFlags{0},
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = rawModule,
-                  .pName = "main"},
+                  .pName = options.entryPoint.c_str()},
         .layout = rawLayout,
         .basePipelineHandle = VK_NULL_HANDLE,
         .basePipelineIndex = 0,
@@ -104,6 +110,16 @@ ComputePipeline createComputePipeline(const Device& device, std::string name,
     checkSetup(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &rawPipeline),
                "vkCreateComputePipelines");
     p.pipeline = Owned<VkPipeline>(device.life(), rawPipeline);
+    if (options.bladeExact && device.extensionEnabled(VK_AMD_SHADER_INFO_EXTENSION_NAME)) {
+        // blade only logs these (pipeline.rs); the call itself is what is reproduced.
+        VkShaderStatisticsInfoAMD stats{};
+        size_t size = sizeof stats;
+        if (vkGetShaderInfoAMD(d, rawPipeline, VK_SHADER_STAGE_COMPUTE_BIT,
+                               VK_SHADER_INFO_TYPE_STATISTICS_AMD, &size, &stats) == VK_SUCCESS) {
+            p.statistics = "VGPRs " + std::to_string(stats.resourceUsage.numUsedVgprs) + ", SGPRs " +
+                           std::to_string(stats.resourceUsage.numUsedSgprs);
+        }
+    }
     // The shader module is destroyed here, right after pipeline creation, as blade does.
     return p;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "vk/handles.hpp"
 
@@ -16,19 +17,33 @@ class Device;
 
 struct ComputePipeline {
     std::string name;
-    uint32_t bindingCount = 0;  // STORAGE_BUFFER bindings 0..bindingCount-1 in set 0
+    uint32_t bindingCount = 0;  // bindings 0..bindingCount-1 in set 0
+    std::vector<VkDescriptorType> descriptorTypes;  // per binding
     Owned<VkDescriptorSetLayout> setLayout;
     Owned<VkDescriptorUpdateTemplate> updateTemplate;  // one VkDescriptorBufferInfo per binding
     Owned<VkPipelineLayout> layout;                    // 1 set layout, no push constants
     Owned<VkPipeline> pipeline;
+    std::string statistics;  // blade-exact with VK_AMD_shader_info: "VGPRs .. SGPRs .."
+};
+
+// What createComputePipeline does beyond blade's defaults.
+struct PipelineOptions {
+    std::string entryPoint = "main";  // OpEntryPoint name (pName)
+    // Per binding; empty: STORAGE_BUFFER for every one, as blade declares every BufferPiece
+    // (blade pipeline.rs:224-229), whatever the SPIR-V says.
+    std::vector<VkDescriptorType> descriptorTypes;
+    // blade-exact: VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR (when
+    // VK_KHR_pipeline_executable_properties is enabled) and vkGetShaderInfoAMD(STATISTICS)
+    // (when VK_AMD_shader_info is), as blade pipeline.rs:384-443 does.
+    bool bladeExact = false;
 };
 
 // vkCreateShaderModule -> vkCreateDescriptorSetLayout -> vkCreateDescriptorUpdateTemplate
-// -> vkCreatePipelineLayout -> vkCreateComputePipelines (no cache, flags 0, entry "main")
-// -> vkDestroyShaderModule. Every binding is a STORAGE_BUFFER with count 1 and stage
-// COMPUTE, as blade declares every BufferPiece. `spirv` is in 32-bit words.
+// -> vkCreatePipelineLayout -> vkCreateComputePipelines (no cache) -> vkDestroyShaderModule.
+// Every binding has count 1 and stage COMPUTE. `spirv` is in 32-bit words.
 // Throws VulkanError (CannotTest on out-of-memory).
 ComputePipeline createComputePipeline(const Device& device, std::string name,
-                                      std::span<const uint32_t> spirv, uint32_t bindingCount);
+                                      std::span<const uint32_t> spirv, uint32_t bindingCount,
+                                      const PipelineOptions& options = {});
 
 }  // namespace repro::vk

@@ -1,0 +1,469 @@
+// SPIR-V module reading: header, instruction stream, entry point, workgroup size and
+// descriptor bindings. Numbers below are from the SPIR-V specification (unified): the
+// header and instruction layout from §2.3, the enumerants and opcodes from §3.
+#include "core/spirv_module.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <span>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace repro {
+namespace {
+
+// §2.3: header words.
+constexpr uint32_t kMagic = 0x07230203;
+constexpr uint32_t kMagicSwapped = 0x03022307;
+constexpr size_t kHeaderWords = 5;
+
+// §3.52 (Instructions): opcodes.
+constexpr uint32_t kOpName = 5;
+constexpr uint32_t kOpEntryPoint = 15;
+constexpr uint32_t kOpExecutionMode = 16;
+constexpr uint32_t kOpTypeArray = 28;
+constexpr uint32_t kOpTypeRuntimeArray = 29;
+constexpr uint32_t kOpTypeStruct = 30;
+constexpr uint32_t kOpTypePointer = 32;
+constexpr uint32_t kOpConstant = 43;
+constexpr uint32_t kOpConstantComposite = 44;
+constexpr uint32_t kOpSpecConstant = 50;
+constexpr uint32_t kOpSpecConstantComposite = 51;
+constexpr uint32_t kOpVariable = 59;
+constexpr uint32_t kOpDecorate = 71;
+constexpr uint32_t kOpMemberDecorate = 72;
+constexpr uint32_t kOpExecutionModeId = 331;  // SPIR-V 1.2; LocalSizeId is declared with it
+
+// §3.4 Execution Model, §3.6 Execution Mode.
+constexpr uint32_t kGLCompute = 5;
+constexpr uint32_t kLocalSize = 17;
+constexpr uint32_t kLocalSizeId = 38;
+
+// §3.20 Decoration, §3.21 BuiltIn.
+constexpr uint32_t kBlock = 2;
+constexpr uint32_t kBufferBlock = 3;
+constexpr uint32_t kBuiltIn = 11;
+constexpr uint32_t kNonWritable = 24;
+constexpr uint32_t kBinding = 33;
+constexpr uint32_t kDescriptorSet = 34;
+constexpr uint32_t kWorkgroupSize = 25;
+
+// §3.7 Storage Class.
+constexpr uint32_t kUniform = 2;
+constexpr uint32_t kStorageBuffer = 12;
+
+using Instruction = std::span<const uint32_t>;  // word 0 is (wordCount << 16) | opcode
+
+struct Decorations {
+    bool block = false;
+    bool bufferBlock = false;
+    bool nonWritable = false;
+    bool workgroupSize = false;  // BuiltIn WorkgroupSize
+    std::optional<uint32_t> set, binding;
+    std::unordered_set<uint32_t> nonWritableMembers;
+};
+
+struct EntryPoint {
+    uint32_t function = 0;
+    std::string name;
+};
+
+struct ExecutionMode {
+    uint32_t mode = 0;
+    std::vector<uint32_t> operands;
+};
+
+struct Pointer {
+    uint32_t storageClass = 0;
+    uint32_t pointee = 0;
+};
+
+struct Variable {
+    uint32_t id = 0;
+    uint32_t type = 0;
+};
+
+// What one pass over the instruction stream collects; resolved after it (constants and
+// types come after the entry point and modes that refer to them, §2.4).
+struct Collected {
+    std::vector<EntryPoint> glCompute;
+    std::unordered_map<uint32_t, std::vector<ExecutionMode>> modes;  // by entry function
+    std::unordered_map<uint32_t, std::string> names;
+    std::unordered_map<uint32_t, Decorations> decorations;
+    std::unordered_map<uint32_t, uint32_t> structMembers;  // struct id -> member count
+    std::unordered_map<uint32_t, uint32_t> arrayElement;   // (runtime) array id -> element type
+    std::unordered_map<uint32_t, Pointer> pointers;
+    std::unordered_map<uint32_t, std::optional<uint32_t>> constants;  // value if one 32-bit word
+    std::unordered_map<uint32_t, std::vector<uint32_t>> composites;   // constant composites
+    std::vector<Variable> variables;
+};
+
+class Parser {
+public:
+    explicit Parser(std::string_view what) : what_(what) {}
+
+    template <typename... Args>
+    [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) const {
+        throw UsageError(
+            fmt::format("{}: {}", what_, fmt::format(format, std::forward<Args>(args)...)));
+    }
+
+    // Fails unless `inst` has at least `words` words.
+    void need(Instruction inst, size_t words, std::string_view opName) const {
+        if (inst.size() < words) {
+            fail("malformed {}: {} words, needs at least {}", opName, inst.size(), words);
+        }
+    }
+
+    // §2.2.1: a literal string is UTF-8 octets packed four per word, the first in the
+    // lowest-order 8 bits, ending in a NUL and padded to a word boundary with NULs.
+    // Reads one from `words`; sets `used` to the words it took.
+    std::string literalString(Instruction words, std::string_view opName, size_t& used) const {
+        std::string s;
+        for (size_t i = 0; i < words.size(); ++i) {
+            for (int b = 0; b < 4; ++b) {
+                const auto c = static_cast<char>((words[i] >> (8 * b)) & 0xffu);
+                if (c == '\0') {
+                    used = i + 1;
+                    return s;
+                }
+                s.push_back(c);
+            }
+        }
+        fail("malformed {}: its string has no terminating NUL", opName);
+    }
+
+    // "%12" or "%12 ("name")" for messages.
+    std::string describeId(const Collected& c, uint32_t id) const {
+        const auto it = c.names.find(id);
+        if (it == c.names.end() || it->second.empty()) return fmt::format("%{}", id);
+        return fmt::format("%{} (\"{}\")", id, it->second);
+    }
+
+    void instruction(Instruction inst, Collected& c) const {
+        const uint32_t opcode = inst[0] & 0xffffu;
+        switch (opcode) {
+        case kOpName: {
+            need(inst, 3, "OpName");
+            size_t used = 0;
+            c.names[inst[1]] = literalString(inst.subspan(2), "OpName", used);
+            break;
+        }
+        case kOpEntryPoint: {
+            need(inst, 4, "OpEntryPoint");
+            size_t used = 0;
+            std::string entryName = literalString(inst.subspan(3), "OpEntryPoint", used);
+            if (inst[1] == kGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
+            break;
+        }
+        case kOpExecutionMode:
+        case kOpExecutionModeId:
+            need(inst, 3, opcode == kOpExecutionMode ? "OpExecutionMode" : "OpExecutionModeId");
+            c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
+            break;
+        case kOpTypeArray:
+        case kOpTypeRuntimeArray:
+            need(inst, 3, opcode == kOpTypeArray ? "OpTypeArray" : "OpTypeRuntimeArray");
+            c.arrayElement[inst[1]] = inst[2];
+            break;
+        case kOpTypeStruct:
+            need(inst, 2, "OpTypeStruct");
+            c.structMembers[inst[1]] = static_cast<uint32_t>(inst.size() - 2);
+            break;
+        case kOpTypePointer:
+            need(inst, 4, "OpTypePointer");
+            c.pointers[inst[1]] = {inst[2], inst[3]};
+            break;
+        case kOpConstant:
+        case kOpSpecConstant:
+            need(inst, 4, opcode == kOpConstant ? "OpConstant" : "OpSpecConstant");
+            c.constants[inst[2]] = inst.size() == 4 ? std::optional(inst[3]) : std::nullopt;
+            break;
+        case kOpConstantComposite:
+        case kOpSpecConstantComposite:
+            need(inst, 3, opcode == kOpConstantComposite ? "OpConstantComposite"
+                                                          : "OpSpecConstantComposite");
+            c.composites[inst[2]] = {inst.begin() + 3, inst.end()};
+            break;
+        case kOpVariable:
+            need(inst, 4, "OpVariable");
+            c.variables.push_back({inst[2], inst[1]});
+            break;
+        case kOpDecorate: {
+            need(inst, 3, "OpDecorate");
+            Decorations& d = c.decorations[inst[1]];
+            const uint32_t decoration = inst[2];
+            if (decoration == kBlock) d.block = true;
+            if (decoration == kBufferBlock) d.bufferBlock = true;
+            if (decoration == kNonWritable) d.nonWritable = true;
+            if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet) {
+                need(inst, 4, "OpDecorate");
+                if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
+                if (decoration == kBinding) d.binding = inst[3];
+                if (decoration == kDescriptorSet) d.set = inst[3];
+            }
+            break;
+        }
+        case kOpMemberDecorate:
+            need(inst, 4, "OpMemberDecorate");
+            if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
+            break;
+        default:
+            break;
+        }
+    }
+
+    // The 32-bit value of constant `id`, or nullopt when it is not a one-word OpConstant or
+    // OpSpecConstant (a specialisation constant keeps its default: repro specialises nothing).
+    static std::optional<uint32_t> constantValue(const Collected& c, uint32_t id) {
+        const auto it = c.constants.find(id);
+        return it == c.constants.end() ? std::nullopt : it->second;
+    }
+
+    std::array<uint32_t, 3> localSize(const Collected& c, const EntryPoint& entry) const {
+        // §3.21: an object decorated WorkgroupSize takes precedence over LocalSize(Id).
+        for (const auto& [id, d] : c.decorations) {
+            if (!d.workgroupSize) continue;
+            const auto composite = c.composites.find(id);
+            std::array<uint32_t, 3> size{};
+            bool ok = composite != c.composites.end() && composite->second.size() == 3;
+            for (size_t i = 0; ok && i < 3; ++i) {
+                const auto v = constantValue(c, composite->second[i]);
+                ok = v.has_value();
+                if (ok) size[i] = *v;
+            }
+            if (!ok) {
+                fail("the WorkgroupSize built-in %{} is not a composite of three 32-bit constants",
+                     id);
+            }
+            return size;
+        }
+        const auto modes = c.modes.find(entry.function);
+        if (modes != c.modes.end()) {
+            for (const ExecutionMode& m : modes->second) {
+                if (m.mode == kLocalSize) {
+                    if (m.operands.size() != 3) {
+                        fail("malformed LocalSize: {} operands, needs 3", m.operands.size());
+                    }
+                    return {m.operands[0], m.operands[1], m.operands[2]};
+                }
+                if (m.mode == kLocalSizeId) {
+                    if (m.operands.size() != 3) {
+                        fail("malformed LocalSizeId: {} operands, needs 3", m.operands.size());
+                    }
+                    std::array<uint32_t, 3> size{};
+                    for (size_t i = 0; i < 3; ++i) {
+                        const auto v = constantValue(c, m.operands[i]);
+                        if (!v) {
+                            fail("LocalSizeId not supported: %{} is not a 32-bit OpConstant or "
+                                 "OpSpecConstant",
+                                 m.operands[i]);
+                        }
+                        size[i] = *v;
+                    }
+                    return size;
+                }
+            }
+        }
+        fail("no LocalSize for entry point \"{}\"", entry.name);
+    }
+
+    SpirvBinding binding(const Collected& c, const Variable& v, const Decorations& vd) const {
+        if (!vd.set || !vd.binding) {
+            const bool hasBinding = vd.binding.has_value();
+            fail("variable {} has {} but no {}", describeId(c, v.id),
+                 hasBinding ? "Binding" : "DescriptorSet",
+                 hasBinding ? "DescriptorSet" : "Binding");
+        }
+        SpirvBinding b{.set = *vd.set, .binding = *vd.binding, .nonWritable = vd.nonWritable};
+
+        // The variable's type is a pointer (§3.52 OpVariable); its pointee is the block, or
+        // an array of blocks (a descriptor array: Other, repro binds one buffer per binding).
+        std::optional<Pointer> pointer;
+        if (const auto p = c.pointers.find(v.type); p != c.pointers.end()) pointer = p->second;
+        uint32_t pointee = pointer ? pointer->pointee : 0;
+        bool array = false;
+        for (auto a = c.arrayElement.find(pointee); a != c.arrayElement.end();
+             a = c.arrayElement.find(pointee)) {
+            array = true;
+            pointee = a->second;
+        }
+        const auto members = c.structMembers.find(pointee);
+        const bool isStruct = pointer && members != c.structMembers.end();
+        const auto typeDecorations = c.decorations.find(pointee);
+        const Decorations none;
+        const Decorations& td =
+            isStruct && typeDecorations != c.decorations.end() ? typeDecorations->second : none;
+
+        if (isStruct && !array) {
+            const uint32_t sc = pointer->storageClass;
+            if ((sc == kStorageBuffer && td.block) || (sc == kUniform && td.bufferBlock)) {
+                b.kind = SpirvResourceKind::StorageBuffer;
+            } else if (sc == kUniform && td.block) {
+                b.kind = SpirvResourceKind::UniformBuffer;
+            }
+        }
+        if (isStruct && members->second > 0) {
+            bool all = true;
+            for (uint32_t m = 0; m < members->second; ++m) {
+                all = all && td.nonWritableMembers.contains(m);
+            }
+            b.nonWritable = b.nonWritable || all;
+        }
+        if (const auto n = c.names.find(v.id); n != c.names.end() && !n->second.empty()) {
+            b.name = n->second;
+        } else if (const auto tn = c.names.find(pointee); isStruct && tn != c.names.end()) {
+            b.name = tn->second;
+        }
+        return b;
+    }
+
+    SpirvModule parse(std::vector<uint32_t> words) const {
+        if (words.size() < kHeaderWords) {
+            fail("{} words, fewer than the 5 of a SPIR-V header", words.size());
+        }
+        if (words[0] == kMagicSwapped) {
+            fail("magic number 0x{:08x} is byte-swapped: the module is in the other byte order",
+                 words[0]);
+        }
+        if (words[0] != kMagic) {
+            fail("magic number 0x{:08x}, not SPIR-V's 0x{:08x}", words[0], kMagic);
+        }
+
+        Collected c;
+        const std::span<const uint32_t> all(words);
+        for (size_t pos = kHeaderWords; pos < words.size();) {
+            const uint32_t wordCount = words[pos] >> 16;
+            const uint32_t opcode = words[pos] & 0xffffu;
+            if (wordCount == 0) {
+                fail("instruction at word {} (opcode {}) has word count 0", pos, opcode);
+            }
+            if (wordCount > words.size() - pos) {
+                fail("instruction at word {} (opcode {}) has {} words, running past the end of "
+                     "the module ({} words; truncated?)",
+                     pos, opcode, wordCount, words.size());
+            }
+            instruction(all.subspan(pos, wordCount), c);
+            pos += wordCount;
+        }
+
+        if (c.glCompute.empty()) fail("no GLCompute entry point");
+        if (c.glCompute.size() > 1) {
+            std::string list;
+            for (const EntryPoint& e : c.glCompute) {
+                list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", e.name);
+            }
+            fail("{} GLCompute entry points ({}); repro needs exactly one", c.glCompute.size(),
+                 list);
+        }
+
+        SpirvModule module;
+        module.version = words[1];
+        module.entryPoint = c.glCompute[0].name;
+        module.localSize = localSize(c, c.glCompute[0]);
+        for (const Variable& v : c.variables) {
+            const auto d = c.decorations.find(v.id);
+            if (d == c.decorations.end() || (!d->second.set && !d->second.binding)) continue;
+            module.bindings.push_back(binding(c, v, d->second));
+        }
+        std::stable_sort(module.bindings.begin(), module.bindings.end(),
+                         [](const SpirvBinding& a, const SpirvBinding& b) {
+                             return std::tie(a.set, a.binding) < std::tie(b.set, b.binding);
+                         });
+        module.words = std::move(words);
+        return module;
+    }
+
+private:
+    std::string_view what_;
+};
+
+std::string describeBinding(const SpirvBinding& b) {
+    std::string s = fmt::format("set {} binding {}", b.set, b.binding);
+    if (!b.name.empty()) s += fmt::format(" (\"{}\")", b.name);
+    return s;
+}
+
+}  // namespace
+
+std::string_view name(SpirvResourceKind k) {
+    switch (k) {
+    case SpirvResourceKind::StorageBuffer: return "storage buffer";
+    case SpirvResourceKind::UniformBuffer: return "uniform buffer";
+    case SpirvResourceKind::Other: return "other";
+    }
+    return "other";
+}
+
+SpirvModule parseSpirv(std::vector<uint32_t> words, std::string_view what) {
+    return Parser(what).parse(std::move(words));
+}
+
+SpirvModule loadSpirvFile(const std::filesystem::path& path) {
+    const std::string p = path.string();
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (status.type() == std::filesystem::file_type::not_found) {
+        throw UsageError(fmt::format("{}: cannot read: no such file", p));
+    }
+    if (status.type() == std::filesystem::file_type::directory) {
+        throw UsageError(fmt::format("{}: cannot read: it is a directory, not a file", p));
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError(fmt::format("{}: cannot read: {}", p, std::strerror(errno)));
+    const std::vector<char> bytes{std::istreambuf_iterator<char>(in),
+                                  std::istreambuf_iterator<char>()};
+    if (in.bad()) throw UsageError(fmt::format("{}: cannot read: {}", p, std::strerror(errno)));
+    if (bytes.empty()) throw UsageError(fmt::format("{}: empty file (0 bytes)", p));
+    if (bytes.size() % 4 != 0) {
+        throw UsageError(fmt::format(
+            "{}: {} bytes, not a whole number of 32-bit words (truncated?)", p, bytes.size()));
+    }
+    std::vector<uint32_t> words(bytes.size() / 4);
+    std::memcpy(words.data(), bytes.data(), bytes.size());
+    return parseSpirv(std::move(words), p);
+}
+
+void checkComputeInterface(const SpirvModule& module, std::string_view what,
+                           std::array<uint32_t, 3> localSize, uint32_t bindingCount) {
+    const auto fail = [what](const std::string& problem) {
+        throw UsageError(fmt::format("{}: {}", what, problem));
+    };
+    if (module.localSize != localSize) {
+        fail(fmt::format("local size {}x{}x{}, the host dispatches for {}x{}x{}",
+                         module.localSize[0], module.localSize[1], module.localSize[2],
+                         localSize[0], localSize[1], localSize[2]));
+    }
+    const std::string expected =
+        bindingCount == 0 ? std::string("repro binds no descriptors")
+                          : fmt::format("repro binds set 0, bindings 0..{}", bindingCount - 1);
+
+    // Walk the sorted bindings against (0, 0) .. (0, bindingCount-1).
+    const auto& bs = module.bindings;
+    size_t j = 0;
+    for (uint32_t i = 0; i < bindingCount; ++i) {
+        if (j == bs.size() || bs[j].set != 0 || bs[j].binding != i) {
+            fail(fmt::format("binding {} missing ({})", i, expected));
+        }
+        if (bs[j].kind == SpirvResourceKind::Other) {
+            fail(fmt::format("{} is {}, not a storage or uniform buffer", describeBinding(bs[j]),
+                             name(bs[j].kind)));
+        }
+        ++j;
+        if (j < bs.size() && bs[j].set == 0 && bs[j].binding == i) {
+            fail(fmt::format("set 0 binding {} is declared by more than one variable", i));
+        }
+    }
+    if (j < bs.size()) {
+        fail(fmt::format("{} is not used by repro ({})", describeBinding(bs[j]), expected));
+    }
+}
+
+}  // namespace repro

@@ -1,0 +1,31 @@
+// Child processes for --matrix and --driver-env-sweep: each variant runs in its own
+// process, so a hang or a crash in one cannot take the others' results with it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace repro {
+
+struct ChildResult {
+    bool started = false;    // posix_spawn succeeded
+    int status = -1;         // exit status when it exited normally
+    int signal = 0;          // the signal that ended it, else 0
+    bool timedOut = false;   // killed (SIGKILL) after the time limit
+    bool interrupted = false;  // the parent got SIGINT/SIGTERM while it ran (forwarded as SIGTERM)
+    double seconds = 0;      // wall time
+    std::string error;       // why it did not start
+};
+
+// Runs `argv` (argv[0] is the executable's path; no shell) with the parent's environment
+// plus `env` ("NAME=value" entries replace a variable of that name), stdout and stderr both
+// appended to the file `logPath`. Waits at most `timeoutSeconds` (then SIGKILL). When the
+// parent has received SIGINT or SIGTERM (core/interrupt.hpp) the child gets SIGTERM and is
+// waited for, so its results are flushed. Never throws for child failures.
+ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                     const std::string& logPath, double timeoutSeconds);
+
+// This process's executable, from /proc/self/exe; `fallback` (argv[0]) if unreadable.
+std::string selfExecutable(const std::string& fallback);
+
+}  // namespace repro

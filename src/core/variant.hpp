@@ -1,0 +1,101 @@
+// The workaround and hypothesis dimensions of a run (issue 5): which instruction orders
+// one dispatch after another, how the chain is cut into submits, where the chain's
+// buffers live, and how closely blade's own set-up is followed. Vulkan-free: the Vulkan
+// calls each value stands for are in vk/barriers.hpp, vk/chain.cpp and vk/memory.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace repro {
+
+// --barrier: what every dependency between two dispatches of one command buffer is.
+enum class BarrierKind {
+    Blade,          // blade's own: G before every dispatch (multipass), C between (single)
+    Sync2,          // vkCmdPipelineBarrier2, COMPUTE_SHADER, SHADER_STORAGE_WRITE ->
+                    // SHADER_STORAGE_READ|SHADER_STORAGE_WRITE (VkMemoryBarrier2)
+    Buffer,         // VkBufferMemoryBarrier on exactly the buffer the dispatch before wrote,
+                    // COMPUTE_SHADER, SHADER_WRITE -> SHADER_READ|SHADER_WRITE
+    Full,           // vkCmdPipelineBarrier2, ALL_COMMANDS, MEMORY_WRITE -> MEMORY_READ|MEMORY_WRITE
+    ExecutionOnly,  // control: COMPUTE_SHADER -> COMPUTE_SHADER with no memory barrier (invalid)
+    None,           // control: nothing at all (invalid)
+};
+std::string_view name(BarrierKind b);  // "blade", "sync2", "buffer", "full", "execution-only", "none"
+std::optional<BarrierKind> parseBarrier(std::string_view text);
+// True for the two encodings the Vulkan memory model calls insufficient: their results
+// prove nothing about the driver, and validation must flag them.
+bool isControl(BarrierKind b);
+
+// --memory: where small[0..N] and big[0..N) live (params and weight stay blade's Shared).
+enum class BufferMemory {
+    Blade,        // blade's classes: small[0] and small[N] Shared, the rest Device
+    DeviceLocal,  // all DEVICE_LOCAL, preferring types that are not HOST_VISIBLE
+    HostVisible,  // all HOST_VISIBLE|HOST_COHERENT, preferring not HOST_CACHED (write-combined)
+                  // and then not DEVICE_LOCAL (system memory)
+    HostCached,   // all HOST_VISIBLE|HOST_COHERENT|HOST_CACHED, preferring not DEVICE_LOCAL
+};
+std::string_view name(BufferMemory m);  // "blade", "device-local", "host-visible", "host-cached"
+std::optional<BufferMemory> parseBufferMemory(std::string_view text);
+
+// --profile: the repro's valid default, or blade 72c30c1's set-up with its quirks.
+enum class Profile { Default, BladeExact };
+std::string_view name(Profile p);  // "default", "blade-exact"
+std::optional<Profile> parseProfile(std::string_view text);
+
+// How multipass and single are cut into submits (split keeps its 2N waited submits: it is
+// the reference). Empty (every == 0, no splitMiB): one submit, as blade records them.
+struct SubmitStructure {
+    uint32_t every = 0;                // --submit-every K: at most K chain dispatches per command buffer
+    std::optional<double> splitMiB;    // --split-mib X: close once the bytes written pass X MiB
+    bool hostWait = true;              // --host-wait (default) / --no-host-wait between the submits
+    bool cuts() const { return every > 0 || splitMiB.has_value(); }
+};
+
+// Where command buffers end, for a chain whose dispatch d (0-based, chain order) writes
+// writtenBytes[d] bytes: the indices d after which a command buffer is closed and submitted.
+// The last dispatch always closes one. A command buffer closes after dispatch d when it holds
+// `every` dispatches (every > 0), or when the bytes written since the last submit are more
+// than splitMiB * 2^20 (a dispatch that alone passes X MiB gets a command buffer of its own
+// end). Bytes count what a dispatch writes once, whatever --dispatch-repeat is: repeating a
+// conv-T rewrites the same bytes. Never empty when writtenBytes is not.
+std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
+                                      const SubmitStructure& structure);
+
+// One run configuration of the modes under test, as the flags that select it.
+struct Variant {
+    std::string label;              // e.g. "single barrier=sync2"
+    std::vector<std::string> args;  // flags added to the child's command line
+    bool control = false;           // an invalid-on-purpose encoding (results not judged)
+    bool bladeQuirks = false;       // --profile blade-exact: blade's own invalid usage (reported,
+                                    // not judged: a wrong result there need not be the driver's)
+};
+
+// --matrix: the documented set, one factor at a time around blade's own stream, for each of
+// multipass and single: blade's stream itself; every other --barrier (sync2, buffer, full,
+// and the two controls); --submit-every 2 with and without host waits and --split-mib
+// `splitMiB`; --memory device-local, host-visible, host-cached; --dispatch-repeat 4;
+// --profile blade-exact. `splitMiB`: the --split-mib value (MiB, printed with 3 decimals);
+// the caller passes 90% of one big buffer, so every conv-T passes it and closes a submit.
+std::vector<Variant> matrixVariants(double splitMiB);
+
+// --driver-env-sweep: one driver setting documented to change synchronization or the
+// code the driver emits for this workload.
+struct DriverSetting {
+    std::string driver;    // the VkDriverId name it is for, e.g. "MESA_RADV"
+    std::string variable;  // environment variable
+    std::string value;
+    std::string effect;    // what the driver documents it to do, one line
+    std::string source;    // where that is documented
+};
+// Every known setting, in a fixed order (RADV, ANV, NVK, ...).
+const std::vector<DriverSetting>& driverSettings();
+// The settings for `driverId` (a VkDriverId name without VK_DRIVER_ID_, e.g. "MESA_RADV",
+// "INTEL_OPEN_SOURCE_MESA", "MESA_NVK"); all of them when
+// `all` is true.
+std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all);
+
+}  // namespace repro

@@ -1,0 +1,375 @@
+// --matrix and --driver-env-sweep: the parent starts one child process per run (so a hang
+// or crash in one cannot lose the others), reads each child's JSON report and prints a
+// table as the children finish.
+#include "experiments.hpp"
+
+#include <nlohmann/json.hpp>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/interrupt.hpp"
+#include "core/subprocess.hpp"
+#include "core/variant.hpp"
+#include "core/verdict.hpp"
+#include "output.hpp"
+#include "repro_version.h"
+#include "vk/describe.hpp"
+#include "vk/device.hpp"
+
+namespace repro {
+namespace {
+
+// What the parent needs to know of the device the children will pick.
+struct ProbedDevice {
+    std::string name;
+    std::string driverId;  // VkDriverId name without "DRIVER_ID_", e.g. "MESA_RADV"
+    std::string driver;    // "driverName driverInfo"
+    bool cpu = false;
+};
+
+ProbedDevice probe(const Options& options) {
+    vk::Instance instance(false);
+    const auto devices = vk::enumerateDevices(instance);
+    const vk::DeviceInfo& d = vk::chooseDevice(devices, options.device);
+    ProbedDevice p;
+    p.name = d.properties.deviceName;
+    if (d.hasDriverProperties) {
+        p.driverId = vk::driverIdName(d.driver.driverID);
+        if (p.driverId.starts_with("DRIVER_ID_")) p.driverId = p.driverId.substr(10);
+        p.driver = fmt::format("{} {}", d.driver.driverName, d.driver.driverInfo);
+    } else {
+        p.driver = vk::driverVersionText(d);
+    }
+    p.cpu = d.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    return p;
+}
+
+// The user's arguments for a child: argv without the program name and the flags that
+// made this process the parent.
+std::vector<std::string> baseChildArgs(const Options& options) {
+    std::vector<std::string> args;
+    for (size_t i = 1; i < options.commandLine.size(); ++i) {
+        const std::string& a = options.commandLine[i];
+        if (a == "--matrix" || a == "--driver-env-sweep" || a == "--all-drivers") continue;
+        args.push_back(a);
+    }
+    return args;
+}
+
+// A folder for the children's logs and reports, kept after the run.
+std::filesystem::path makeLogDir(const char* what) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = fmt::format("{}/repro-{}-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
+    if (!::mkdtemp(pattern.data())) {
+        throw UsageError(fmt::format("cannot create a folder for the children's logs ({})", pattern));
+    }
+    return pattern;
+}
+
+// How one child run went, from its exit and its JSON report.
+struct ChildOutcome {
+    ChildResult process;
+    int status = -1;             // the child's exit status, -1 if it did not exit
+    bool report = false;         // the JSON report was read
+    std::vector<std::string> classifications;  // "multipass zero", per mode under test
+    bool anyWrong = false;       // a mode under test was wrong or hung
+    std::string reason;          // of the first wrong mode, or the verdict's first line
+    uint64_t validationMessages = 0;
+    uint64_t hazards = 0;        // messages naming a SYNC-HAZARD
+    std::optional<double> gpuSeconds;  // modes under test, --timestamps
+    std::string memory;          // small[0] and big[0] memory types
+    std::string log;             // path of the child's output
+};
+
+// The time limit for one child: its modes' submit timeouts (conv-Ts scaled by the
+// largest repeat used), twice, plus 10 minutes for set-up and checking.
+double childTimeLimit(const Options& o, bool cpu) {
+    const uint32_t convTs = o.chainLength * 4 * std::max(o.dispatchRepeat, 1u);
+    const double perMode = submitTimeoutSeconds(o.timeoutSeconds, o.shape, convTs, cpu);
+    return 2.0 * perMode * 3 * o.repeat + 600.0;
+}
+
+ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args,
+                    const std::vector<std::string>& env, const std::filesystem::path& dir,
+                    const std::string& tag, double limit) {
+    ChildOutcome out;
+    const auto json = dir / (tag + ".json");
+    out.log = (dir / (tag + ".log")).string();
+    std::vector<std::string> argv{exe};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--output", json.string()});
+    {
+        std::ofstream log(out.log);
+        log << "env:";
+        for (const auto& e : env) log << ' ' << e;
+        log << "\nargv:";
+        for (const auto& a : argv) log << ' ' << a;
+        log << "\n\n";
+    }
+    out.process = runChild(argv, env, out.log, limit);
+    out.status = out.process.signal == 0 && out.process.started ? out.process.status : -1;
+    std::ifstream in(json);
+    if (!in) return out;
+    const nlohmann::json r = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (r.is_discarded()) return out;
+    out.report = true;
+    double gpu = 0;
+    bool haveGpu = false;
+    for (const auto& m : r.value("modes", nlohmann::json::array())) {
+        if (!m.value("role", "").starts_with("under test")) continue;
+        const std::string kind = m.value("classification", "?");
+        out.classifications.push_back(fmt::format("{} {}", m.value("mode", "?"), kind));
+        const bool wrong = kind != "ok" && kind != "not run";
+        if (wrong && !out.anyWrong) {
+            out.anyWrong = true;
+            out.reason = m.value("reason", "");
+        }
+        const auto& g = m["gpu"];
+        if (g.is_object() && g["mode_seconds"].is_number()) {
+            gpu += g["mode_seconds"].get<double>();
+            haveGpu = true;
+        }
+    }
+    if (haveGpu) out.gpuSeconds = gpu;
+    const auto& v = r["validation"];
+    if (v.is_object()) {
+        out.validationMessages = v.value("errors", uint64_t{0}) + v.value("warnings", uint64_t{0});
+        for (const auto& msg : v.value("messages", nlohmann::json::array())) {
+            if (msg.is_string() && msg.get<std::string>().find("SYNC-HAZARD") != std::string::npos) {
+                ++out.hazards;
+            }
+        }
+    }
+    if (out.reason.empty()) {
+        const auto lines = r["verdict"].value("lines", nlohmann::json::array());
+        if (!lines.empty() && lines[0].is_string()) out.reason = lines[0].get<std::string>();
+    }
+    const auto& device = r["device"];
+    if (device.is_object()) {
+        std::vector<std::string> types;
+        for (const auto& m : device.value("memory", nlohmann::json::array())) {
+            const std::string cls = m.value("memory_class", "");
+            if (cls.starts_with("small[0]") || cls.starts_with("big[0]")) {
+                types.push_back(fmt::format("{}: type {} {}", cls.substr(0, cls.find(' ')),
+                                            m.value("type_index", 0), m.value("type_flags", "")));
+            }
+        }
+        out.memory = join(types, "; ");
+    }
+    return out;
+}
+
+// The result cell: what the modes under test were, or why there is nothing.
+std::string resultText(const ChildOutcome& c) {
+    if (!c.process.started) return "did not start: " + c.process.error;
+    if (c.process.timedOut) return fmt::format("killed after {:.0f} s", c.process.seconds);
+    if (c.process.signal) return fmt::format("crashed (signal {})", c.process.signal);
+    if (c.status == kExitCannotTest) return "cannot test";
+    if (c.status == kExitUsage) return "usage error";
+    if (!c.report) return fmt::format("no report (exit {})", c.status);
+    std::vector<std::string> kinds;
+    for (const auto& k : c.classifications) kinds.push_back(k.substr(k.find(' ') + 1));
+    return join(kinds, ", ");
+}
+
+std::string validationText(const Options& o, const ChildOutcome& c) {
+    if (!o.validation) return "-";
+    if (!c.report) return "?";
+    if (c.validationMessages == 0) return "clean";
+    return fmt::format("{} msgs{}", c.validationMessages,
+                       c.hazards ? fmt::format(" ({} hazards)", c.hazards) : "");
+}
+
+std::string gpuText(const ChildOutcome& c) {
+    return c.gpuSeconds ? fmt::format("{:.3f} ms", *c.gpuSeconds * 1e3) : "-";
+}
+
+void printHeader(const char* what, const Options& o, const ProbedDevice& device,
+                 const std::filesystem::path& dir) {
+    say("repro {} (git {}): {} at N={}, preset {} ({})", kReproVersion, kReproGitHash, what,
+        o.chainLength, o.preset, describe(o.shape));
+    say("Device: {} | driver: {} | driverID {}", device.name, device.driver,
+        device.driverId.empty() ? "?" : device.driverId);
+    say("  each run is a child process of this binary with its own device; logs and JSON "
+        "reports in {}",
+        dir.string());
+}
+
+int interruptedExit() {
+    const int signal = interruptSignal();
+    say("--- INTERRUPTED by {}: the rows above are complete; no verdict",
+        signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + signal;
+}
+
+}  // namespace
+
+int runMatrix(const Options& o) {
+    const ProbedDevice device = probe(o);
+    const auto dir = makeLogDir("matrix");
+    printHeader("--matrix", o, device, dir);
+    const ChainSizes sizes = computeSizes(o.shape);
+    const double splitMiB = 0.9 * double(sizes.bigBytes) / 1048576.0;
+    const std::vector<Variant> variants = matrixVariants(splitMiB);
+    const size_t controls =
+        std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.control; });
+    const size_t quirks =
+        std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.bladeQuirks; });
+    const size_t valid = variants.size() - controls - quirks;
+    say("  {} variants ({} valid, {} controls, {} with blade's own quirks), one factor at a time "
+        "around blade's own stream, for multipass and single; each child also runs split, "
+        "blade's stream, as its reference. Only the valid variants decide the exit status.",
+        variants.size(), valid, controls, quirks);
+    if (!o.validation) say("  (add --validation to check that every valid variant is validation-clean)");
+    if (!o.timestamps) say("  (add --timestamps for GPU time per variant; it adds query commands)");
+
+    const std::string exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
+    const std::vector<std::string> base = baseChildArgs(o);
+    const double limit = childTimeLimit(o, device.cpu);
+    say("--- matrix ---");
+    say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}", "#", "variant", "result", "exit", "validation",
+        "gpu");
+    int hangs = 0, wrong = 0, ran = 0, unclean = 0, racedControls = 0, hazardControls = 0;
+    std::vector<std::string> quirkResults;
+    std::vector<std::string> wrongNames, uncleanNames, notRun;
+    for (size_t i = 0; i < variants.size(); ++i) {
+        if (interruptSignal() != 0) return interruptedExit();
+        const Variant& v = variants[i];
+        std::vector<std::string> args = base;
+        args.insert(args.end(), v.args.begin(), v.args.end());
+        const ChildOutcome c = runOne(exe, args, {}, dir, fmt::format("variant-{:02}", i + 1), limit);
+        if (c.process.interrupted) return interruptedExit();
+        std::string note;
+        if (v.control) {
+            note = c.anyWrong ? "control: raced (wrong output without a valid barrier)"
+                              : "control: correct anyway";
+            if (c.anyWrong) ++racedControls;
+            if (c.hazards) ++hazardControls;
+        } else if (v.bladeQuirks) {
+            note = "blade's quirks, not valid Vulkan: not judged";
+            if (c.anyWrong) note += "; " + c.reason;
+            quirkResults.push_back(fmt::format("{}: {} (exit {})", v.label, resultText(c), c.status));
+        } else if (c.report || c.status == kExitHang) {
+            if (c.status != kExitCannotTest) ++ran;
+            if (c.status == kExitHang || c.process.timedOut) {
+                ++hangs;
+                wrongNames.push_back(v.label);
+            } else if (c.anyWrong && c.status == kExitReproduced) {
+                ++wrong;
+                wrongNames.push_back(v.label);
+            }
+            if (o.validation && c.validationMessages > 0) {
+                ++unclean;
+                uncleanNames.push_back(v.label);
+            }
+            if (c.status == kExitCannotTest) notRun.push_back(fmt::format("{}: {}", v.label, c.reason));
+        } else {
+            notRun.push_back(fmt::format("{}: {} (log {})", v.label, resultText(c), c.log));
+        }
+        const bool memory = std::find(v.args.begin(), v.args.end(), "--memory") != v.args.end();
+        if (memory && !c.memory.empty()) note += (note.empty() ? "" : "; ") + c.memory;
+        if (c.anyWrong && !v.control && !v.bladeQuirks) note += (note.empty() ? "" : "; ") + c.reason;
+        say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, resultText(c),
+            c.status >= 0 ? std::to_string(c.status) : "-", validationText(o, c), gpuText(c),
+            note.empty() ? "" : "  " + note);
+    }
+    say("--- matrix: {} variants: {} valid ({} ran, {} reproduced the bug, {} hung), {} controls "
+        "({} raced, {} drew hazard messages), {} with blade's quirks",
+        variants.size(), valid, ran, wrong, hangs, controls, racedControls, hazardControls, quirks);
+    for (const auto& line : quirkResults) say("    blade's quirks: {}", line);
+    for (const auto& line : notRun) say("    not tested: {}", line);
+    if (o.validation) {
+        say("--- validation: {} of the valid default-profile variants drew messages{}", unclean,
+            unclean ? ": " + join(uncleanNames) : "");
+    }
+    int status = kExitNotReproduced;
+    std::string verdict;
+    if (hangs > 0) {
+        status = kExitHang;
+        verdict = "GPU HANG in a valid variant";
+    } else if (wrong > 0) {
+        status = kExitReproduced;
+        verdict = "BUG REPRODUCED by a valid variant";
+    } else if (ran == 0) {
+        status = kExitCannotTest;
+        verdict = "CANNOT TEST: no valid variant ran";
+    } else if (unclean > 0) {
+        status = kExitValidation;
+        verdict = "VALIDATION messages in a valid variant";
+    } else {
+        verdict = "NOT REPRODUCED by any valid variant";
+    }
+    say("--- matrix verdict: {}{}", verdict, wrongNames.empty() ? "" : ": " + join(wrongNames));
+    return status;
+}
+
+int runDriverEnvSweep(const Options& o) {
+    const ProbedDevice device = probe(o);
+    const auto dir = makeLogDir("driver-env");
+    printHeader("--driver-env-sweep", o, device, dir);
+    const std::vector<DriverSetting> settings = driverSettingsFor(device.driverId, o.allDrivers);
+    say("  note: RADV_DEBUG=hang itself adds synchronization (it waits after every command to "
+        "find the hanging one), so a bug that disappears under it cannot be caught with it");
+    if (settings.empty()) {
+        say("  no documented synchronization setting for driver {}; --all-drivers runs every "
+            "driver's settings (they should change nothing here)",
+            device.driverId.empty() ? "?" : device.driverId);
+    } else if (o.allDrivers) {
+        say("  --all-drivers: settings of other drivers are expected to change nothing here");
+    }
+    const std::string exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
+    const std::vector<std::string> base = baseChildArgs(o);
+    const double limit = childTimeLimit(o, device.cpu);
+    say("--- driver settings ---");
+    say("  {:<28} {:<40} {:>4}  {:<10} {}", "setting", "result", "exit", "gpu", "effect");
+
+    auto run = [&](const std::string& tag, std::vector<std::string> env) {
+        return runOne(exe, base, env, dir, tag, limit);
+    };
+    const ChildOutcome baseline = run("baseline", {});
+    if (baseline.process.interrupted) return interruptedExit();
+    say("  {:<28} {:<40} {:>4}  {:<10} {}", "(none)", resultText(baseline),
+        baseline.status >= 0 ? std::to_string(baseline.status) : "-", gpuText(baseline),
+        "the driver as it is");
+    const bool baselineReproduces =
+        baseline.status == kExitReproduced || baseline.status == kExitHang || baseline.process.timedOut;
+    std::vector<std::string> cures, stillFailing;
+    for (size_t i = 0; i < settings.size(); ++i) {
+        if (interruptSignal() != 0) return interruptedExit();
+        const DriverSetting& s = settings[i];
+        std::string value = s.value;
+        if (const char* existing = std::getenv(s.variable.c_str()); existing && *existing) {
+            value = std::string(existing) + "," + s.value;  // Mesa's debug lists are comma-separated
+        }
+        const std::string assignment = s.variable + "=" + value;
+        const ChildOutcome c = run(fmt::format("setting-{:02}", i + 1), {assignment});
+        if (c.process.interrupted) return interruptedExit();
+        const bool reproduces =
+            c.status == kExitReproduced || c.status == kExitHang || c.process.timedOut;
+        if (baselineReproduces && !reproduces && c.status == kExitNotReproduced) cures.push_back(assignment);
+        if (baselineReproduces && reproduces) stillFailing.push_back(assignment);
+        say("  {:<28} {:<40} {:>4}  {:<10} {}{}", assignment, resultText(c),
+            c.status >= 0 ? std::to_string(c.status) : "-", gpuText(c), s.effect,
+            s.driver == device.driverId ? "" : " (not this device's driver)");
+    }
+    if (!baselineReproduces) {
+        say("--- driver-env-sweep: the run without a setting does not reproduce (exit {}); there "
+            "is no failure for a setting to remove",
+            baseline.status);
+    } else {
+        say("--- driver-env-sweep: the bug reproduces without a setting; it disappears under: {}",
+            cures.empty() ? "none of them" : join(cures));
+        if (!stillFailing.empty()) say("    still reproduces under: {}", join(stillFailing));
+    }
+    return baseline.status >= 0 ? baseline.status : kExitHang;
+}
+
+}  // namespace repro
