@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "core/interrupt.hpp"
+#include "core/spirv_module.hpp"
 #include "core/subprocess.hpp"
 #include "core/variant.hpp"
 #include "core/verdict.hpp"
 #include "output.hpp"
+#include "repro_shared.h"
 #include "repro_version.h"
 #include "vk/describe.hpp"
 #include "vk/device.hpp"
@@ -35,7 +37,18 @@ struct ProbedDevice {
     bool cpu = false;
 };
 
+// --spirv is checked once here, so a bad file is one usage error, not one per child.
+void checkSpirvDir(const Options& options) {
+    if (!options.spirvDir) return;
+    const std::filesystem::path dir(*options.spirvDir);
+    checkComputeInterface(loadSpirvFile(dir / "conv_t.spv"), "--spirv " + (dir / "conv_t.spv").string(),
+                          {REPRO_CONV_WORKGROUP_X, REPRO_CONV_WORKGROUP_Y, 1}, 4);
+    checkComputeInterface(loadSpirvFile(dir / "slice.spv"), "--spirv " + (dir / "slice.spv").string(),
+                          {REPRO_SLICE_WORKGROUP_X, 1, 1}, 3);
+}
+
 ProbedDevice probe(const Options& options) {
+    checkSpirvDir(options);
     vk::Instance instance(false);
     const auto devices = vk::enumerateDevices(instance);
     const vk::DeviceInfo& d = vk::chooseDevice(devices, options.device);
@@ -86,6 +99,7 @@ struct ChildOutcome {
     uint64_t hazards = 0;        // messages naming a SYNC-HAZARD
     std::optional<double> gpuSeconds;  // modes under test, --timestamps
     std::string memory;          // small[0] and big[0] memory types
+    std::string verdictLine;     // the report's first verdict line, without "--- "
     std::string log;             // path of the child's output
 };
 
@@ -148,18 +162,20 @@ ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args
             }
         }
     }
-    if (out.reason.empty()) {
-        const auto lines = r["verdict"].value("lines", nlohmann::json::array());
-        if (!lines.empty() && lines[0].is_string()) out.reason = lines[0].get<std::string>();
+    const auto lines = r["verdict"].value("lines", nlohmann::json::array());
+    if (!lines.empty() && lines[0].is_string()) {
+        out.verdictLine = lines[0].get<std::string>();
+        if (out.verdictLine.starts_with("--- ")) out.verdictLine = out.verdictLine.substr(4);
     }
+    if (out.reason.empty()) out.reason = out.verdictLine;
     const auto& device = r["device"];
     if (device.is_object()) {
         std::vector<std::string> types;
         for (const auto& m : device.value("memory", nlohmann::json::array())) {
-            const std::string cls = m.value("memory_class", "");
-            if (cls.starts_with("small[0]") || cls.starts_with("big[0]")) {
-                types.push_back(fmt::format("{}: type {} {}", cls.substr(0, cls.find(' ')),
-                                            m.value("type_index", 0), m.value("type_flags", "")));
+            const std::string buffer = m.value("buffer", "");
+            if (buffer == "small[0]" || buffer == "big[0]") {
+                types.push_back(fmt::format("{}: type {} {}", buffer, m.value("type_index", 0),
+                                            m.value("type_flags", "")));
             }
         }
         out.memory = join(types, "; ");
@@ -167,14 +183,16 @@ ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args
     return out;
 }
 
-// The result cell: what the modes under test were, or why there is nothing.
-std::string resultText(const ChildOutcome& c) {
+// The result cell: what the modes under test were ("zero"; with `withModes`
+// "multipass zero, single ok"), or why there is nothing.
+std::string resultText(const ChildOutcome& c, bool withModes = false) {
     if (!c.process.started) return "did not start: " + c.process.error;
     if (c.process.timedOut) return fmt::format("killed after {:.0f} s", c.process.seconds);
     if (c.process.signal) return fmt::format("crashed (signal {})", c.process.signal);
     if (c.status == kExitCannotTest) return "cannot test";
     if (c.status == kExitUsage) return "usage error";
     if (!c.report) return fmt::format("no report (exit {})", c.status);
+    if (withModes) return join(c.classifications, ", ");
     std::vector<std::string> kinds;
     for (const auto& k : c.classifications) kinds.push_back(k.substr(k.find(' ') + 1));
     return join(kinds, ", ");
@@ -255,14 +273,18 @@ int runMatrix(const Options& o) {
             if (c.hazards) ++hazardControls;
         } else if (v.bladeQuirks) {
             note = "blade's quirks, not valid Vulkan: not judged";
-            if (c.anyWrong) note += "; " + c.reason;
+            if (!c.verdictLine.empty()) note += "; " + c.verdictLine;
             quirkResults.push_back(fmt::format("{}: {} (exit {})", v.label, resultText(c), c.status));
-        } else if (c.report || c.status == kExitHang) {
+        } else if (c.status == kExitHang || c.process.timedOut || c.process.signal != 0) {
+            // A hang, a child killed at its time limit, or a crash (a driver fault takes the
+            // process with it) in a valid variant.
+            ++ran;
+            ++hangs;
+            wrongNames.push_back(fmt::format("{} ({})", v.label, resultText(c)));
+            note = c.reason.empty() ? "log " + c.log : c.reason;
+        } else if (c.report) {
             if (c.status != kExitCannotTest) ++ran;
-            if (c.status == kExitHang || c.process.timedOut) {
-                ++hangs;
-                wrongNames.push_back(v.label);
-            } else if (c.anyWrong && c.status == kExitReproduced) {
+            if (c.anyWrong && c.status == kExitReproduced) {
                 ++wrong;
                 wrongNames.push_back(v.label);
             }
@@ -270,7 +292,7 @@ int runMatrix(const Options& o) {
                 ++unclean;
                 uncleanNames.push_back(v.label);
             }
-            if (c.status == kExitCannotTest) notRun.push_back(fmt::format("{}: {}", v.label, c.reason));
+            if (c.status == kExitCannotTest) notRun.push_back(fmt::format("{}: {}", v.label, c.verdictLine));
         } else {
             notRun.push_back(fmt::format("{}: {} (log {})", v.label, resultText(c), c.log));
         }
@@ -336,7 +358,7 @@ int runDriverEnvSweep(const Options& o) {
     };
     const ChildOutcome baseline = run("baseline", {});
     if (baseline.process.interrupted) return interruptedExit();
-    say("  {:<28} {:<40} {:>4}  {:<10} {}", "(none)", resultText(baseline),
+    say("  {:<28} {:<40} {:>4}  {:<10} {}", "(none)", resultText(baseline, true),
         baseline.status >= 0 ? std::to_string(baseline.status) : "-", gpuText(baseline),
         "the driver as it is");
     const bool baselineReproduces =
@@ -356,7 +378,7 @@ int runDriverEnvSweep(const Options& o) {
             c.status == kExitReproduced || c.status == kExitHang || c.process.timedOut;
         if (baselineReproduces && !reproduces && c.status == kExitNotReproduced) cures.push_back(assignment);
         if (baselineReproduces && reproduces) stillFailing.push_back(assignment);
-        say("  {:<28} {:<40} {:>4}  {:<10} {}{}", assignment, resultText(c),
+        say("  {:<28} {:<40} {:>4}  {:<10} {}{}", assignment, resultText(c, true),
             c.status >= 0 ? std::to_string(c.status) : "-", gpuText(c), s.effect,
             s.driver == device.driverId ? "" : " (not this device's driver)");
     }
@@ -369,7 +391,8 @@ int runDriverEnvSweep(const Options& o) {
             cures.empty() ? "none of them" : join(cures));
         if (!stillFailing.empty()) say("    still reproduces under: {}", join(stillFailing));
     }
-    return baseline.status >= 0 ? baseline.status : kExitHang;
+    if (baseline.status >= 0) return baseline.status;
+    return baseline.process.timedOut ? kExitHang : kExitCannotTest;
 }
 
 }  // namespace repro

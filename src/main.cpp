@@ -96,7 +96,8 @@ DeviceReport describeDevice(const vk::Device& device, const vk::ChainBuffers& bu
                                 &buffers.weight}) {
         const auto& type = d.memory.memoryTypes[b->memoryType];
         const auto& heap = d.memory.memoryHeaps[type.heapIndex];
-        r.memory.push_back({.memoryClass = fmt::format("{} ({})", b->name, vk::name(b->memoryClass)),
+        r.memory.push_back({.buffer = b->name,
+                            .memoryClass = std::string(vk::name(b->memoryClass)),
                             .typeIndex = b->memoryType,
                             .typeFlags = vk::memoryFlagsText(type.propertyFlags),
                             .heapIndex = type.heapIndex,
@@ -121,7 +122,7 @@ void printDevice(const DeviceReport& d) {
     say("  features: {}", join(d.features));
     std::vector<std::string> parts;
     for (const auto& m : d.memory) {
-        parts.push_back(fmt::format("{} -> type {} ({}) heap {} ({} MiB)", m.memoryClass, m.typeIndex,
+        parts.push_back(fmt::format("{} ({}) -> type {} ({}) heap {} ({} MiB)", m.buffer, m.memoryClass, m.typeIndex,
                                     m.typeFlags, m.heapIndex, m.heapBytes >> 20));
     }
     say("  memory: {}", join(parts, "; "));
@@ -287,21 +288,33 @@ bool writeJsonReport(const std::string& path, const RunReport& report) {
 
 // The experiment settings in force (SPEC: say what was recorded), blade-exact's quirks, and
 // whether the run can be validation-clean.
-void printExperiment(const Options& o, const vk::Device& device, const vk::ChainBuffers& buffers,
-                     const vk::ComputePipeline& convT, const vk::ComputePipeline& slice,
-                     const ShaderSource& convTSource, const ShaderSource& sliceSource) {
-    std::vector<std::string> parts;
-    if (o.barrier != BarrierKind::Blade) parts.push_back(fmt::format("--barrier {}", name(o.barrier)));
-    if (o.submit.every) parts.push_back(fmt::format("--submit-every {}", o.submit.every));
-    if (o.submit.splitMiB) parts.push_back(fmt::format("--split-mib {}", *o.submit.splitMiB));
-    if (o.submit.cuts()) parts.push_back(o.submit.hostWait ? "--host-wait" : "--no-host-wait");
-    if (o.dispatchRepeat > 1) parts.push_back(fmt::format("--dispatch-repeat {}", o.dispatchRepeat));
-    if (o.memory != BufferMemory::Blade) parts.push_back(fmt::format("--memory {}", name(o.memory)));
-    if (o.profile != Profile::Default) parts.push_back(fmt::format("--profile {}", name(o.profile)));
-    if (!parts.empty()) {
+ExperimentReport printExperiment(const Options& o, const vk::Device& device,
+                                 const vk::ChainBuffers& buffers, const vk::ComputePipeline& convT,
+                                 const vk::ComputePipeline& slice, const ShaderSource& convTSource,
+                                 const ShaderSource& sliceSource) {
+    ExperimentReport report{.barrier = std::string(name(o.barrier)),
+                            .submitEvery = o.submit.every,
+                            .splitMiB = o.submit.splitMiB,
+                            .hostWait = o.submit.hostWait,
+                            .memory = std::string(name(o.memory)),
+                            .dispatchRepeat = o.dispatchRepeat,
+                            .profile = std::string(name(o.profile)),
+                            .spirvDir = o.spirvDir,
+                            .control = isControl(o.barrier)};
+    std::vector<std::string> recording, setup;
+    if (o.barrier != BarrierKind::Blade) recording.push_back(fmt::format("--barrier {}", name(o.barrier)));
+    if (o.submit.every) recording.push_back(fmt::format("--submit-every {}", o.submit.every));
+    if (o.submit.splitMiB) recording.push_back(fmt::format("--split-mib {}", *o.submit.splitMiB));
+    if (o.submit.cuts()) recording.push_back(o.submit.hostWait ? "--host-wait" : "--no-host-wait");
+    if (o.dispatchRepeat > 1) recording.push_back(fmt::format("--dispatch-repeat {}", o.dispatchRepeat));
+    if (o.memory != BufferMemory::Blade) setup.push_back(fmt::format("--memory {}", name(o.memory)));
+    if (o.profile != Profile::Default) setup.push_back(fmt::format("--profile {}", name(o.profile)));
+    if (o.spirvDir) setup.push_back(fmt::format("--spirv {}", *o.spirvDir));
+    if (!recording.empty()) {
         say("  experiment: {} (multipass and single; split stays blade's stream as the reference)",
-            join(parts, " "));
+            join(recording, " "));
     }
+    if (!setup.empty()) say("  experiment: {} (every mode, split included)", join(setup, " "));
     if (isControl(o.barrier)) {
         say("  CONTROL: --barrier {} is INVALID Vulkan on purpose (no {} between dependent "
             "dispatches); a wrong result here says nothing about the driver, and --validation "
@@ -358,6 +371,7 @@ void printExperiment(const Options& o, const vk::Device& device, const vk::Chain
         }
         say("  profile blade-exact: quirks in force:");
         for (const auto& q : quirks) say("    - {}", q);
+        report.quirks = quirks;
         say("    not reproduced: {}", join(device.omittedFeatures(), "; "));
         if (mismatch) {
             say("    NOT validation-clean: the descriptor type mismatch draws validation errors "
@@ -369,12 +383,23 @@ void printExperiment(const Options& o, const vk::Device& device, const vk::Chain
         say("  memory layout:");
         for (const auto& line : buffers.allocator->describeLayout()) say("    {}", line);
     }
+    return report;
 }
 
 int run(const Options& options, RunReport& report) {
     const auto begin = Clock::now();
     const ChainSizes sizes = computeSizes(options.shape);
     const uint32_t n = options.chainLength;
+    // --spirv files are checked before anything else happens (UsageError, exit 1).
+    const bool bladeExact = options.profile == Profile::BladeExact;
+    const ShaderSource convTSource =
+        shaderSource(options, "conv_t.spv", std::span(conv_t_spv, conv_t_spv_words),
+                     std::span(conv_t_uniform_spv, conv_t_uniform_spv_words),
+                     {REPRO_CONV_WORKGROUP_X, REPRO_CONV_WORKGROUP_Y, 1}, 4);
+    const ShaderSource sliceSource =
+        shaderSource(options, "slice.spv", std::span(slice_spv, slice_spv_words),
+                     std::span(slice_uniform_spv, slice_uniform_spv_words),
+                     {REPRO_SLICE_WORKGROUP_X, 1, 1}, 3);
     report.environment = captureEnvironment();
 
     vk::Instance instance(options.validation);
@@ -388,15 +413,6 @@ int run(const Options& options, RunReport& report) {
     checkDeviceFits(chosen, sizes, n);
 
     say("repro {} (git {}): blade issue #356, conv-T + slice chain", kReproVersion, kReproGitHash);
-    const bool bladeExact = options.profile == Profile::BladeExact;
-    const ShaderSource convTSource =
-        shaderSource(options, "conv_t.spv", std::span(conv_t_spv, conv_t_spv_words),
-                     std::span(conv_t_uniform_spv, conv_t_uniform_spv_words),
-                     {REPRO_CONV_WORKGROUP_X, REPRO_CONV_WORKGROUP_Y, 1}, 4);
-    const ShaderSource sliceSource =
-        shaderSource(options, "slice.spv", std::span(slice_spv, slice_spv_words),
-                     std::span(slice_uniform_spv, slice_uniform_spv_words),
-                     {REPRO_SLICE_WORKGROUP_X, 1, 1}, 3);
     const bool sync2 = options.barrier == BarrierKind::Sync2 || options.barrier == BarrierKind::Full;
     vk::Device device(instance, chosen,
                       {.deviceFault = options.breadcrumbs, .synchronization2 = sync2,
@@ -476,7 +492,7 @@ int run(const Options& options, RunReport& report) {
     if (options.reference == ReferenceKind::None) {
         say("  reference: none: zero and non-finite checks only (the original's semantics)");
     }
-    printExperiment(options, device, buffers, convT, slice, convTSource, sliceSource);
+    report.experiment = printExperiment(options, device, buffers, convT, slice, convTSource, sliceSource);
     vk::Chain chain{.device = device,
                     .encoder = encoder,
                     .buffers = buffers,
@@ -492,7 +508,13 @@ int run(const Options& options, RunReport& report) {
                     .submit = options.submit,
                     .dispatchRepeat = options.dispatchRepeat,
                     .hostReadBarrier = !bladeExact};
-    Session session{options, sizes, instance, device, chain, report};
+    auto declaresUniform = [](const ShaderSource& src) {
+        return std::any_of(src.module.bindings.begin(), src.module.bindings.end(), [](const SpirvBinding& b) {
+            return b.kind == SpirvResourceKind::UniformBuffer;
+        });
+    };
+    Session session{options, sizes, instance, device, chain, report,
+                    bladeExact && (declaresUniform(convTSource) || declaresUniform(sliceSource))};
     int status = options.sweep ? runSweep(session) : runChainLength(session);
     // Teardown starts by waiting for the queue; a device lost there is still a hang.
     if (!device.abandoned()) {

@@ -403,6 +403,23 @@ LengthOutcome LengthRun::run() {
     const std::string referenceName = judge_ && judge_->hasReference() ? judge_->label() : "";
     const uint64_t messages = s_.options.validation ? s_.instance.validationLog().count() : 0;
     out.verdict = decideVerdict(out.judged, referenceName, underflowed, messages);
+    // blade-exact's params descriptor mismatch is undefined behaviour: when split, blade's
+    // plainest stream, is wrong too, the profile cannot test this driver.
+    const auto splitWrong = std::find_if(records_.begin(), records_.end(), [](const RunRecord& r) {
+        return r.mode == Mode::Split && isWrong(r.result.kind);
+    });
+    if (s_.paramsDescriptorMismatch && out.verdict.exitStatus != kExitHang &&
+        (splitWrong != records_.end() || underflowed)) {
+        out.verdict = Verdict{
+            .exitStatus = kExitCannotTest,
+            .lines = {fmt::format(
+                "--- CANNOT TEST WITH --profile blade-exact: split, blade's plainest stream, is {} "
+                "too. blade's params is a Uniform block written through a STORAGE_BUFFER descriptor "
+                "(undefined behaviour), and this driver gives it no usable data; drop the profile, or "
+                "give --spirv modules that declare params as a storage block",
+                splitWrong != records_.end() ? std::string(name(splitWrong->result.kind))
+                                             : std::string("zero or denormal"))}};
+    }
     s_.report.referenceName = judge_ ? judge_->label() : "none";
     for (const RunRecord& r : records_) {
         ModeReport m;

@@ -25,6 +25,9 @@ struct Session {
     vk::Device& device;
     vk::Chain& chain;
     RunReport& report;  // filled with every mode's results, the reference and the verdict
+    // --profile blade-exact with params declared Uniform and written through a
+    // STORAGE_BUFFER descriptor: undefined behaviour, so a wrong split is not the driver's.
+    bool paramsDescriptorMismatch = false;
 };
 
 // Runs options.modes at options.chainLength, prints results as they finish, prints the

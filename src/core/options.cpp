@@ -23,6 +23,10 @@ constexpr std::string_view kExitTable = R"(Exit status (fits `git bisect run`: 0
        not enough device memory, or an inconclusive (underflowed) reference
   130, 143  interrupted by SIGINT or SIGTERM (completed results printed, no verdict)
 Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0.
+--matrix: the same statuses over its valid variants only (the two --barrier controls and
+--profile blade-exact are reported, never counted). --driver-env-sweep: the status of the
+run without a driver setting. --profile blade-exact: 125 when split is wrong too (its
+params descriptor mismatch is undefined behaviour).
 
 Where blade's stream is invalid Vulkan the default takes the nearest valid form:
 `params` is a read-only storage block (blade binds a Uniform block through a

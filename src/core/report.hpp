@@ -15,8 +15,9 @@
 
 namespace repro {
 
-// Where one blade memory class landed.
+// Where one buffer of a blade memory class landed.
 struct MemoryPlacement {
+    std::string buffer;       // "small[0]", "small[N]", "big[0]", "weight"
     std::string memoryClass;  // "Device" or "Shared"
     uint32_t typeIndex = 0;
     std::string typeFlags;    // "DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT"
@@ -88,6 +89,21 @@ struct EnvironmentReport {
     std::vector<DrmCard> drmCards;   // structured form of the card* lines in kernelDriver
 };
 
+// The experiment settings of the run (docs/experiments.md): what multipass and single
+// recorded and how the buffers and pipelines were made.
+struct ExperimentReport {
+    std::string barrier = "blade";
+    uint32_t submitEvery = 0;               // 0: no --submit-every
+    std::optional<double> splitMiB;
+    bool hostWait = true;
+    std::string memory = "blade";
+    uint32_t dispatchRepeat = 1;
+    std::string profile = "default";
+    std::optional<std::string> spirvDir;
+    bool control = false;                   // --barrier execution-only|none
+    std::vector<std::string> quirks;        // blade-exact's quirks in force
+};
+
 struct RunReport {
     std::string version, gitHash;
     std::vector<std::string> commandLine;
@@ -97,6 +113,7 @@ struct RunReport {
     Shape shape;
     ChainSizes sizes;
     uint32_t chainLength = 0;
+    ExperimentReport experiment;
     std::string referenceName;   // "split", "cpu", "none", "split, run after ..."
     std::vector<ModeReport> modes;
     ValidationSummary validation;

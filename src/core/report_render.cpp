@@ -60,7 +60,8 @@ json workgroups(const std::array<uint32_t, 3>& w) { return json::array({w[0], w[
 json deviceJson(const DeviceReport& d) {
     json memory = json::array();
     for (const auto& m : d.memory) {
-        memory.push_back({{"memory_class", m.memoryClass},
+        memory.push_back({{"buffer", m.buffer},
+                          {"memory_class", m.memoryClass},
                           {"type_index", m.typeIndex},
                           {"type_flags", m.typeFlags},
                           {"heap_index", m.heapIndex},
@@ -412,7 +413,8 @@ std::string deviceDetails(const DeviceReport& d) {
 std::string memoryDetails(const DeviceReport& d) {
     Table t{{"class", "type", "type flags", "heap", "heap MiB", "heap flags"}, {}};
     for (const auto& m : d.memory) {
-        t.rows.push_back({escapeText(m.memoryClass), fmt::to_string(m.typeIndex), escapeText(m.typeFlags),
+        t.rows.push_back({escapeText(m.buffer.empty() ? m.memoryClass : m.buffer + " (" + m.memoryClass + ")"),
+                          fmt::to_string(m.typeIndex), escapeText(m.typeFlags),
                           fmt::to_string(m.heapIndex), fmt::to_string(m.heapBytes >> 20), escapeText(m.heapFlags)});
     }
     return t.render();
@@ -427,6 +429,17 @@ std::string shapeDetails(const RunReport& r) {
     row("shape (B x C x H x W)", fmt::format("{} x {} x {} x {}", s.batch, s.channels, s.height, s.width));
     row("kernel, stride, padding", fmt::format("{}x{}, {}x{}, {}x{}", s.kernelH, s.kernelW, s.strideH, s.strideW, s.padH, s.padW));
     row("chain length", fmt::to_string(r.chainLength));
+    const ExperimentReport& e = r.experiment;
+    std::string experiment = fmt::format("barrier {}{}, memory {}, profile {}", e.barrier,
+                                         e.control ? " (CONTROL: invalid on purpose)" : "", e.memory,
+                                         e.profile);
+    if (e.submitEvery) experiment += fmt::format(", submit every {}", e.submitEvery);
+    if (e.splitMiB) experiment += fmt::format(", split at {} MiB", *e.splitMiB);
+    if (e.submitEvery || e.splitMiB) experiment += e.hostWait ? ", host waits" : ", no host waits";
+    if (e.dispatchRepeat > 1) experiment += fmt::format(", each conv-T x{}", e.dispatchRepeat);
+    if (e.spirvDir) experiment += ", SPIR-V from " + *e.spirvDir;
+    row("experiment", experiment);
+    for (const auto& q : e.quirks) row("blade-exact quirk", q);
     row("reference", valueOr(r.referenceName, "none"));
     row("small", fmt::format("{} elements, {} bytes", z.smallElems, z.smallBytes));
     row("big", fmt::format("{} elements ({} x {}), {} bytes", z.bigElems, z.bigHeight, z.bigWidth, z.bigBytes));
@@ -494,6 +507,19 @@ std::vector<std::string> watchdogWarnings(const RunReport& r) {
     return out;
 }
 
+json experimentJson(const ExperimentReport& e) {
+    return {{"barrier", e.barrier},
+            {"control", e.control},
+            {"submit_every", e.submitEvery ? json(e.submitEvery) : json(nullptr)},
+            {"split_mib", e.splitMiB ? number(*e.splitMiB) : json(nullptr)},
+            {"host_wait", e.hostWait},
+            {"memory", e.memory},
+            {"dispatch_repeat", e.dispatchRepeat},
+            {"profile", e.profile},
+            {"spirv_dir", e.spirvDir ? json(*e.spirvDir) : json(nullptr)},
+            {"quirks", e.quirks}};
+}
+
 json renderJson(const RunReport& r) {
     json modes = json::array();
     for (const auto& m : r.modes) modes.push_back(modeJson(m));
@@ -517,6 +543,7 @@ json renderJson(const RunReport& r) {
           {"big_bytes", z.bigBytes}, {"weight_bytes", z.weightBytes},
           {"conv_workgroups", workgroups(z.convWorkgroups)}, {"slice_workgroups", workgroups(z.sliceWorkgroups)}}},
         {"chain_length", r.chainLength},
+        {"experiment", experimentJson(r.experiment)},
         {"reference", stringOrNull(r.referenceName)},
         {"modes", modes},
         {"validation",

@@ -112,8 +112,9 @@ std::vector<Variant> matrixVariants(double splitMiB) {
 }
 
 const std::vector<DriverSetting>& driverSettings() {
-    // Effects as Mesa's docs/envvars.rst words them (RADV_DEBUG, RADV_PERFTEST, ACO_DEBUG,
-    // INTEL_DEBUG, NVK_DEBUG sections); paraphrased.
+    // Effects as Mesa's documentation states them, paraphrased: docs/envvars.rst (RADV_DEBUG,
+    // RADV_PERFTEST, ACO_DEBUG, INTEL_DEBUG), docs/drivers/nvk.rst (NVK_DEBUG), and the RADV
+    // hang-debugging notes (RADV_DEBUG=hang also turns on syncshaders).
     static const std::vector<DriverSetting> settings = {
         {"MESA_RADV", "RADV_DEBUG", "syncshaders",
          "waits for every draw and dispatch to finish before the next starts", "Mesa envvars.rst, RADV_DEBUG"},
@@ -126,7 +127,8 @@ const std::vector<DriverSetting>& driverSettings() {
          "Mesa envvars.rst, RADV_DEBUG"},
         {"MESA_RADV", "RADV_DEBUG", "hang",
          "hang detection and dumps; it also synchronizes after every command, so a bug that "
-         "vanishes under it cannot be caught by it", "Mesa envvars.rst, RADV_DEBUG"},
+         "vanishes under it cannot be caught by it",
+         "Mesa envvars.rst, RADV_DEBUG; Mesa RADV hang-debugging notes (hang implies syncshaders)"},
         {"MESA_RADV", "ACO_DEBUG", "force-waitcnt",
          "ACO emits a wait for outstanding memory operations wherever there is one",
          "Mesa envvars.rst, ACO_DEBUG"},
@@ -137,7 +139,7 @@ const std::vector<DriverSetting>& driverSettings() {
         {"INTEL_OPEN_SOURCE_MESA", "INTEL_DEBUG", "stall",
          "a GPU stall after every draw and dispatch", "Mesa envvars.rst, INTEL_DEBUG"},
         {"MESA_NVK", "NVK_DEBUG", "push_sync",
-         "waits for every push buffer to complete", "Mesa envvars.rst, NVK_DEBUG"},
+         "waits for every push buffer to complete", "Mesa docs/drivers/nvk.rst, NVK_DEBUG"},
     };
     return settings;
 }

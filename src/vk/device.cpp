@@ -497,6 +497,9 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
     const VkResult r = vkCreateDevice(info.handle, &createInfo, nullptr, &life_.device);
     if (r != VK_SUCCESS) throw VulkanError("vkCreateDevice", r);
     volkLoadDevice(life_.device);
+    // On a Vulkan 1.2 device with VK_KHR_synchronization2 only the KHR entry point exists;
+    // barriers.hpp calls the core name, so point it there (same signature).
+    if (withSync2 && !v13) vkCmdPipelineBarrier2 = vkCmdPipelineBarrier2KHR;
     afterVolkLoad(2);
     vkGetDeviceQueue(life_.device, queueFamily_, 0, &queue_);
     debugUtils_ = instance.hasDebugUtils();

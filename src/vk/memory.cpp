@@ -75,7 +75,12 @@ std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperti
         const bool hostVisible = f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
         const bool coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         const bool cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
-        if (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT)) continue;
+        // PROTECTED and LAZILY_ALLOCATED never hold a storage buffer here; the AMD
+        // device-coherent types need the deviceCoherentMemory feature, which is not enabled.
+        if (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT |
+                 VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD | VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD)) {
+            continue;
+        }
         int score = 0;
         switch (placement) {
             case BufferMemory::DeviceLocal:

@@ -38,8 +38,8 @@ std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties&
 
 // Pure function: the memory type for a --memory placement other than blade's classes.
 // Requirements: DeviceLocal needs DEVICE_LOCAL; HostVisible needs HOST_VISIBLE|HOST_COHERENT;
-// HostCached needs HOST_VISIBLE|HOST_COHERENT|HOST_CACHED; none may be PROTECTED or
-// LAZILY_ALLOCATED. Preferences among those, in order: DeviceLocal: not HOST_VISIBLE;
+// HostCached needs HOST_VISIBLE|HOST_COHERENT|HOST_CACHED; none may be PROTECTED,
+// LAZILY_ALLOCATED or AMD device-coherent/uncached (that needs deviceCoherentMemory). Preferences among those, in order: DeviceLocal: not HOST_VISIBLE;
 // HostVisible: not HOST_CACHED (write-combined), then not DEVICE_LOCAL (system memory);
 // HostCached: not DEVICE_LOCAL. Ties go to the lowest index. `Blade` is answered with
 // nullopt: use chooseMemoryType with the buffer's class.

@@ -53,9 +53,11 @@ const std::string kCli11 = "src/core/options.cpp (CLI11)";
 const std::string kShape = "src/core/shape.cpp";
 const std::string kFits = "src/main.cpp checkDeviceFits";
 const std::string kDevice = "src/vk/device.cpp";
+const std::string kSpirv = "src/core/spirv_module.cpp";
 
 std::vector<Rejection> rejections() {
     const std::string u = "e2e.BadInputs/UsageErrors.ExitOneWithOneClearLine/";
+    const std::string e = "unit.OptionsExperiments.";
     std::vector<Rejection> t = {
         // ---- command-line syntax (CLI11) ----
         {"unknown_flag", kCli11, {"--frobnicate"}, {}, 1, "repro: …--frobnicate (see --help)", u + "unknown_flag"},
@@ -146,6 +148,66 @@ std::vector<Rejection> rejections() {
         {"sweep_start_zero", kOptions, {"--sweep", "0..3"}, {}, 1, "repro: --sweep start: must be at least 1 (got 0)"},
         {"sweep_reversed", kOptions, {"--sweep", "5..3"}, {}, 1, "repro: --sweep: start 5 is after end 3"},
         {"repeat_zero", kOptions, {"--repeat", "0"}, {}, 1, "repro: --repeat: must be at least 1 (got 0)"},
+        // ---- experiments (docs/experiments.md) ----
+        {"barrier_unknown", kCli11, {"--barrier", "strong"}, {}, 1,
+         "repro: --barrier: strong not in {blade,sync2,buffer,full,execution-only,none} (see --help)",
+         e + "BadValuesAreOneLineUsageErrors"},
+        {"memory_unknown", kCli11, {"--memory", "vram"}, {}, 1,
+         "repro: --memory: vram not in {blade,device-local,host-visible,host-cached} (see --help)"},
+        {"profile_unknown", kCli11, {"--profile", "blade"}, {}, 1,
+         "repro: --profile: blade not in {default,blade-exact} (see --help)"},
+        {"submit_every_zero", kOptions, {"--submit-every", "0"}, {}, 1,
+         "repro: --submit-every: must be at least 1 (got 0)", e + "BadValuesAreOneLineUsageErrors"},
+        {"split_mib_zero", kOptions, {"--split-mib", "0"}, {}, 1,
+         "repro: --split-mib: must be a number of MiB in (0, 1e9] (got 0)"},
+        {"split_mib_nan", kOptions, {"--split-mib", "nan"}, {}, 1,
+         "repro: --split-mib: must be a number of MiB in (0, 1e9] (got nan)"},
+        {"dispatch_repeat_zero", kOptions, {"--dispatch-repeat", "0"}, {}, 1,
+         "repro: --dispatch-repeat: must be at least 1 (got 0)"},
+        {"dispatch_repeat_over_64", kOptions, {"--dispatch-repeat", "65"}, {}, 1,
+         "repro: --dispatch-repeat: at most 64 (got 65)"},
+        {"no_host_wait_with_one_submit", kOptions, {"--no-host-wait"}, {}, 1,
+         "repro: --no-host-wait: there is only one submit to wait for; add --submit-every K or --split-mib X",
+         e + "CombinationsThatMeanNothingAreRejected"},
+        {"split_mode_with_recording_flag", kOptions, {"--mode", "split", "--barrier", "sync2"}, {}, 1,
+         "repro: --barrier, --submit-every, --split-mib and --dispatch-repeat change multipass and single; "
+         "--mode split is the reference and keeps blade's stream"},
+        {"spirv_empty", kOptions, {"--spirv", ""}, {}, 1, "repro: --spirv: empty path"},
+        {"all_drivers_without_sweep", kOptions, {"--all-drivers"}, {}, 1,
+         "repro: --all-drivers: only with --driver-env-sweep"},
+        {"matrix_and_driver_env_sweep", kOptions, {"--matrix", "--driver-env-sweep"}, {}, 1,
+         "repro: --matrix and --driver-env-sweep: choose one"},
+        {"matrix_with_a_variant_flag", kOptions, {"--matrix", "--mode", "single"}, {}, 1,
+         "repro: --matrix: chooses --mode, --barrier, --submit-every, --split-mib, --no-host-wait, --memory, "
+         "--dispatch-repeat and --profile itself"},
+        {"matrix_with_format", kOptions, {"--matrix", "--format", "json"}, {}, 1,
+         "repro: --matrix: prints a text table; --format and --output are for single runs"},
+        {"spirv_folder_missing", kSpirv, {"--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}, {}, 1,
+         "repro: /nonexistent-repro-spirv/conv_t.spv: cannot read: no such file",
+         "e2e.Spirv.MissingFolderIsOneUsageError"},
+        {"spirv_truncated", kSpirv, {"--spirv", "DIR"}, {}, 1,
+         "repro: DIR/conv_t.spv: instruction at word … running past the end of the module (…; truncated?)",
+         "e2e.Spirv.TruncatedModuleIsOneUsageErrorNamingTheFile; unit.Spirv*", "", false,
+         "DIR/conv_t.spv is cut short on a word boundary"},
+        {"spirv_not_whole_words", kSpirv, {"--spirv", "DIR"}, {}, 1,
+         "repro: DIR/conv_t.spv: … bytes, not a whole number of 32-bit words (truncated?)",
+         "e2e.Spirv.TruncatedModuleIsOneUsageErrorNamingTheFile", "", false,
+         "DIR/conv_t.spv is 4n+2 bytes long"},
+        {"spirv_wrong_magic", kSpirv, {"--spirv", "DIR"}, {}, 1, "repro: DIR/conv_t.spv: …magic…",
+         "e2e.Spirv.WrongMagicIsOneUsageErrorNamingTheValue", "", false,
+         "DIR/conv_t.spv does not start with the SPIR-V magic number"},
+        {"spirv_wrong_interface", kSpirv, {"--spirv", "DIR"}, {}, 1,
+         "repro: --spirv DIR/conv_t.spv: local size …, the host dispatches for 16x16x1",
+         "unit.Spirv* (checkComputeInterface)", "", false,
+         "DIR/conv_t.spv declares another workgroup size (or other bindings)"},
+        {"sync2_unsupported", kDevice, {"--barrier", "sync2"}, {}, 125,
+         "repro: cannot test here: --barrier sync2/full need the synchronization2 feature (Vulkan 1.3 or "
+         "VK_KHR_synchronization2), which this device lacks",
+         "none: lavapipe has synchronization2", "", false, "the device lacks synchronization2"},
+        {"blade_exact_family_0_without_compute", kDevice, {"--profile", "blade-exact"}, {}, 125,
+         "repro: cannot test here: --profile blade-exact: blade records on queue family 0, which has no "
+         "compute here (…)",
+         "none: lavapipe's family 0 has compute", "", false, "queue family 0 has no compute"},
         // ---- against the device (after the instance is made, before any GPU work) ----
         {"device_name_unmatched", kDevice, {"--preset", "tiny", "--device", "no-such-gpu-xyz"}, {}, 1,
          "repro: --device: no device matches 'no-such-gpu-xyz' (devices: 0: …)", u + "bad_device_name"},

@@ -213,5 +213,40 @@ TEST(MemoryClassName, Names) {
     EXPECT_EQ(name(MemoryClass::Shared), "Shared");
 }
 
+// --memory placements (choosePlacementType), on the same synthetic devices.
+TEST(ChoosePlacementType, DiscreteGpuTakesVramWriteCombinedAndCachedSystemMemory) {
+    EXPECT_EQ(choosePlacementType(kDiscrete, kAllTypes, BufferMemory::DeviceLocal), std::optional(0u));
+    // Write-combined system memory (HV|HC, type 1) before the BAR window (type 3).
+    EXPECT_EQ(choosePlacementType(kDiscrete, kAllTypes, BufferMemory::HostVisible), std::optional(1u));
+    EXPECT_EQ(choosePlacementType(kDiscrete, kAllTypes, BufferMemory::HostCached), std::optional(2u));
+    // Blade is answered by chooseMemoryType, not here.
+    EXPECT_EQ(choosePlacementType(kDiscrete, kAllTypes, BufferMemory::Blade), std::nullopt);
+}
+
+TEST(ChoosePlacementType, FallsBackWithinTheRequirementsOnly) {
+    // Without system memory, host-visible lands in the BAR window; without VRAM-only,
+    // device-local lands there too; host-cached has nothing left.
+    EXPECT_EQ(choosePlacementType(kDiscrete, 0b1001, BufferMemory::HostVisible), std::optional(3u));
+    EXPECT_EQ(choosePlacementType(kDiscrete, 0b1110, BufferMemory::DeviceLocal), std::optional(3u));
+    EXPECT_EQ(choosePlacementType(kDiscrete, 0b1001, BufferMemory::HostCached), std::nullopt);
+    // Host-visible memory must be coherent: HV alone never qualifies.
+    const auto nonCoherent = layout({DL, HV, HV | CACHED});
+    EXPECT_EQ(choosePlacementType(nonCoherent, kAllTypes, BufferMemory::HostVisible), std::nullopt);
+    EXPECT_EQ(choosePlacementType(nonCoherent, kAllTypes, BufferMemory::HostCached), std::nullopt);
+}
+
+TEST(ChoosePlacementType, ProtectedAndLazyTypesAreNeverChosen) {
+    const auto odd = layout({DL | PROTECTED, DL | LAZY, DL | AMD_COHERENT | AMD_UNCACHED, DL});
+    EXPECT_EQ(choosePlacementType(odd, kAllTypes, BufferMemory::DeviceLocal), std::optional(3u));
+}
+
+TEST(ChoosePlacementType, UnifiedMemoryDeviceOffersOneTypeForEverything) {
+    // lavapipe: a single DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT|HOST_CACHED type.
+    const auto unified = layout({DL | HV | HC | CACHED});
+    for (auto m : {BufferMemory::DeviceLocal, BufferMemory::HostVisible, BufferMemory::HostCached}) {
+        EXPECT_EQ(choosePlacementType(unified, kAllTypes, m), std::optional(0u));
+    }
+}
+
 }  // namespace
 }  // namespace repro::vk

@@ -333,3 +333,85 @@ TEST(OptionsHelp, Version) {
 
 }  // namespace
 }  // namespace repro
+
+namespace repro {
+namespace {
+
+TEST(OptionsExperiments, DefaultsAreBladesOwnStream) {
+    const Options o = expectOptions(parse({}));
+    EXPECT_EQ(o.barrier, BarrierKind::Blade);
+    EXPECT_FALSE(o.submit.cuts());
+    EXPECT_TRUE(o.submit.hostWait);
+    EXPECT_EQ(o.memory, BufferMemory::Blade);
+    EXPECT_EQ(o.dispatchRepeat, 1u);
+    EXPECT_EQ(o.profile, Profile::Default);
+    EXPECT_FALSE(o.spirvDir);
+    EXPECT_FALSE(o.matrix);
+    EXPECT_FALSE(o.driverEnvSweep);
+}
+
+TEST(OptionsExperiments, EveryFlagIsParsed) {
+    const Options o = expectOptions(parse({"--barrier", "execution-only", "--submit-every", "3",
+                                           "--split-mib", "12.5", "--no-host-wait", "--memory",
+                                           "host-cached", "--dispatch-repeat", "4", "--profile",
+                                           "blade-exact", "--spirv", "dir"}));
+    EXPECT_EQ(o.barrier, BarrierKind::ExecutionOnly);
+    EXPECT_EQ(o.submit.every, 3u);
+    EXPECT_EQ(o.submit.splitMiB, 12.5);
+    EXPECT_FALSE(o.submit.hostWait);
+    EXPECT_EQ(o.memory, BufferMemory::HostCached);
+    EXPECT_EQ(o.dispatchRepeat, 4u);
+    EXPECT_EQ(o.profile, Profile::BladeExact);
+    EXPECT_EQ(o.spirvDir, "dir");
+    EXPECT_TRUE(expectOptions(parse({"--submit-every", "2", "--host-wait"})).submit.hostWait);
+}
+
+TEST(OptionsExperiments, BadValuesAreOneLineUsageErrors) {
+    expectUsageError(parse({"--barrier", "strong"}), "--barrier");
+    expectUsageError(parse({"--memory", "vram"}), "--memory");
+    expectUsageError(parse({"--profile", "blade"}), "--profile");
+    expectUsageError(parse({"--submit-every", "0"}), "--submit-every: must be at least 1");
+    expectUsageError(parse({"--submit-every", "-2"}), "--submit-every: must be at least 1");
+    expectUsageError(parse({"--split-mib", "0"}), "--split-mib: must be a number of MiB in (0, 1e9]");
+    expectUsageError(parse({"--split-mib", "-1"}), "--split-mib");
+    expectUsageError(parse({"--split-mib", "nan"}), "--split-mib");
+    expectUsageError(parse({"--split-mib", "1e10"}), "--split-mib");
+    expectUsageError(parse({"--dispatch-repeat", "0"}), "--dispatch-repeat: must be at least 1");
+    expectUsageError(parse({"--dispatch-repeat", "65"}), "--dispatch-repeat: at most 64");
+    expectUsageError(parse({"--spirv", ""}), "--spirv: empty path");
+}
+
+TEST(OptionsExperiments, CombinationsThatMeanNothingAreRejected) {
+    expectUsageError(parse({"--no-host-wait"}), "--no-host-wait: there is only one submit");
+    expectUsageError(parse({"--mode", "split", "--barrier", "sync2"}), "split is the reference");
+    expectUsageError(parse({"--mode", "split", "--submit-every", "2"}), "split is the reference");
+    expectUsageError(parse({"--mode", "split", "--dispatch-repeat", "2"}), "split is the reference");
+    // split with a placement or profile is fine: those change the buffers, not the stream.
+    expectOptions(parse({"--mode", "split", "--memory", "device-local", "--profile", "blade-exact"}));
+    expectUsageError(parse({"--all-drivers"}), "--all-drivers: only with --driver-env-sweep");
+    expectUsageError(parse({"--matrix", "--driver-env-sweep"}), "choose one");
+    expectUsageError(parse({"--matrix", "--sweep", "1..3"}), "--matrix: not with --sweep");
+    expectUsageError(parse({"--matrix", "--format", "json"}), "--matrix: prints a text table");
+    expectUsageError(parse({"--driver-env-sweep", "--output", "x.json"}), "--driver-env-sweep: prints a text table");
+    expectUsageError(parse({"--matrix", "--dump-dir", "d"}), "--matrix: not with --dump-dir");
+    expectUsageError(parse({"--matrix", "--mode", "single"}), "--matrix: chooses --mode");
+    expectUsageError(parse({"--matrix", "--barrier", "sync2"}), "--matrix: chooses");
+    expectUsageError(parse({"--matrix", "--profile", "blade-exact"}), "--matrix: chooses");
+    // The sweep passes the experiment flags on to its children.
+    const Options o = expectOptions(parse({"--driver-env-sweep", "--all-drivers", "--barrier", "sync2"}));
+    EXPECT_TRUE(o.driverEnvSweep);
+    EXPECT_TRUE(o.allDrivers);
+    EXPECT_EQ(o.barrier, BarrierKind::Sync2);
+}
+
+TEST(OptionsExperiments, HelpListsTheExperimentFlags) {
+    const ParseOutcome o = parse({"--help"});
+    for (const char* flag : {"--barrier", "--submit-every", "--split-mib", "--no-host-wait", "--memory",
+                             "--dispatch-repeat", "--profile", "--spirv", "--matrix",
+                             "--driver-env-sweep", "--all-drivers"}) {
+        EXPECT_TRUE(contains(o.out, flag)) << flag;
+    }
+}
+
+}  // namespace
+}  // namespace repro

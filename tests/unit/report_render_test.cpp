@@ -96,8 +96,9 @@ RunReport sampleReport() {
     d.queueNote = "family 0, as blade hard-codes it";
     d.extensions = {"VK_KHR_synchronization2", "VK_EXT_pci_bus_info"};
     d.features = {"synchronization2"};
-    d.memory = {MemoryPlacement{"Device", 0, "DEVICE_LOCAL", 0, 16ull << 30, "DEVICE_LOCAL"},
-                MemoryPlacement{"Shared", 2, "DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT", 0, 16ull << 30, "DEVICE_LOCAL"}};
+    d.memory = {MemoryPlacement{"big[0]", "Device", 0, "DEVICE_LOCAL", 0, 16ull << 30, "DEVICE_LOCAL"},
+                MemoryPlacement{"weight", "Shared", 2, "DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT", 0, 16ull << 30,
+                                "DEVICE_LOCAL"}};
     r.device = d;
     r.preset = "spectrostream";
     r.shape = Shape{};
@@ -280,6 +281,7 @@ TEST(ReportJson, DeviceShapeSizes) {
     EXPECT_EQ(d["queue_flags"], "GRAPHICS|COMPUTE|TRANSFER");
     EXPECT_EQ(d["extensions"], json({"VK_KHR_synchronization2", "VK_EXT_pci_bus_info"}));
     ASSERT_EQ(d["memory"].size(), 2u);
+    EXPECT_EQ(d["memory"][1]["buffer"], "weight");
     EXPECT_EQ(d["memory"][1]["memory_class"], "Shared");
     EXPECT_EQ(d["memory"][1]["type_index"], 2);
     EXPECT_EQ(d["memory"][1]["heap_bytes"], 16ull << 30);

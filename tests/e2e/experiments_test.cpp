@@ -1,0 +1,298 @@
+// End-to-end tests of the workaround and hypothesis experiments (issue 5) on the machine's
+// Vulkan driver (lavapipe in CI), under the validation layer with synchronization
+// validation: every valid variant is validation-clean and equal to the chain the test
+// computes itself; the two invalid controls draw hazard messages (proving validation is
+// live); --spirv accepts good modules and rejects truncated and wrong-magic ones with one
+// line; --matrix and --driver-env-sweep print their tables and can fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "independent_chain.hpp"
+#include "process.hpp"
+
+#if !defined(REPRO_EXECUTABLE) || !defined(REPRO_BUILT_SPIRV_DIR)
+#error "REPRO_EXECUTABLE and REPRO_BUILT_SPIRV_DIR must be defined"
+#endif
+
+namespace {
+
+using repro::test::cpuChain;
+using repro::test::kRelativeTolerance;
+using repro::test::kSmall;
+using repro::test::lines;
+using repro::test::ProcessResult;
+using repro::test::readDump;
+using repro::test::runProcess;
+
+ProcessResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+    return runProcess(REPRO_EXECUTABLE, args, env);
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+size_t count(const std::string& haystack, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+    return n;
+}
+
+std::filesystem::path freshDir(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("repro-e2e-experiments-" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+// The largest |dump - independent chain| over small[N] of `mode`, relative to the chain's
+// largest magnitude.
+double relativeError(const std::filesystem::path& dir, const char* mode, int n) {
+    const std::vector<double> expected = cpuChain(kSmall, n);
+    double scale = 0;
+    for (double v : expected) scale = std::max(scale, std::fabs(v));
+    const std::vector<float> got = readDump(dir / (std::string(mode) + ".f32"));
+    if (got.size() != expected.size() || scale == 0) return INFINITY;
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - expected[i]));
+    return worst / scale;
+}
+
+struct VariantCase {
+    std::string name;
+    std::vector<std::string> flags;
+};
+
+void PrintTo(const VariantCase& c, std::ostream* os) { *os << c.name; }
+
+class ValidVariant : public ::testing::TestWithParam<VariantCase> {};
+
+// All three modes at small size, N=3, the variant applied to multipass and single (split is
+// the reference): exit 0, zero validation messages, each mode equal to the test's chain.
+TEST_P(ValidVariant, ValidationCleanAndEqualToTheIndependentChain) {
+    const auto& c = GetParam();
+    const auto dir = freshDir(c.name);
+    std::vector<std::string> args = {"--validation", "--mode", "all", "--preset", "small", "-n", "3",
+                                     "--dump-dir", dir.string()};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    const ProcessResult r = repro(args);
+    ASSERT_FALSE(r.signaled) << r.err;
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
+    EXPECT_TRUE(contains(r.out, "  experiment: ")) << "the variant is not stated: " << r.out;
+    for (const char* mode : {"split", "multipass", "single"}) {
+        EXPECT_LE(relativeError(dir, mode, 3), kRelativeTolerance) << mode;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lavapipe, ValidVariant,
+    ::testing::Values(
+        VariantCase{"barrier_sync2", {"--barrier", "sync2"}},
+        VariantCase{"barrier_buffer", {"--barrier", "buffer"}},
+        VariantCase{"barrier_full", {"--barrier", "full"}},
+        VariantCase{"submit_every_2_host_wait", {"--submit-every", "2"}},
+        VariantCase{"submit_every_1_no_host_wait", {"--submit-every", "1", "--no-host-wait"}},
+        VariantCase{"split_mib_no_host_wait", {"--split-mib", "0.06", "--no-host-wait"}},
+        VariantCase{"memory_device_local", {"--memory", "device-local", "--check-steps"}},
+        VariantCase{"memory_host_visible", {"--memory", "host-visible", "--check-steps"}},
+        VariantCase{"memory_host_cached", {"--memory", "host-cached"}},
+        VariantCase{"dispatch_repeat_3_buffer_barrier", {"--dispatch-repeat", "3", "--barrier", "buffer"}},
+        VariantCase{"all_at_once_with_instrumentation",
+                    {"--barrier", "sync2", "--submit-every", "3", "--no-host-wait", "--dispatch-repeat",
+                     "2", "--memory", "device-local", "--timestamps", "--labels", "--breadcrumbs"}},
+        // blade-exact's sub-allocation, device addresses and CAPTURE_STATISTICS with the
+        // storage-block SPIR-V: only the params descriptor mismatch is left out.
+        VariantCase{"blade_exact_layout_with_storage_params",
+                    {"--profile", "blade-exact", "--spirv", REPRO_BUILT_SPIRV_DIR}}),
+    [](const auto& p) { return p.param.name; });
+
+// The controls record no memory dependency between dependent dispatches: synchronization
+// validation must say so (this is what proves validation is live for the valid variants).
+class ControlVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ControlVariant, DrawsReadAfterWriteHazardsAndSaysItIsAControl) {
+    const ProcessResult r = repro({"--validation", "--mode", "single", "--preset", "small", "-n", "3",
+                                   "--barrier", GetParam()});
+    ASSERT_FALSE(r.signaled) << r.err;
+    EXPECT_TRUE(contains(r.out, "CONTROL: --barrier " + GetParam() + " is INVALID Vulkan on purpose")) << r.out;
+    EXPECT_TRUE(contains(r.err, "SYNC-HAZARD-READ-AFTER-WRITE")) << r.err;
+    // Five dependencies inside the one command buffer of a 3-step chain, one hazard each.
+    EXPECT_GE(count(r.err, "SYNC-HAZARD-READ-AFTER-WRITE"), 5u) << r.err;
+    EXPECT_EQ(r.status, 4) << "validation messages and nothing worse: " << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lavapipe, ControlVariant, ::testing::Values("none", "execution-only"),
+                         [](const auto& p) {
+                             std::string n = p.param;
+                             std::replace(n.begin(), n.end(), '-', '_');
+                             return n;
+                         });
+
+TEST(BladeExact, ListsItsQuirksAndIsNotValidationClean) {
+    const ProcessResult r = repro({"--validation", "--mode", "single", "--preset", "small", "-n", "2",
+                                   "--profile", "blade-exact"});
+    ASSERT_FALSE(r.signaled) << r.err;
+    EXPECT_TRUE(contains(r.out, "profile blade-exact: quirks in force:")) << r.out;
+    EXPECT_TRUE(contains(r.out, "written through a STORAGE_BUFFER descriptor")) << r.out;
+    EXPECT_TRUE(contains(r.out, "no HOST_READ barrier")) << r.out;
+    EXPECT_TRUE(contains(r.out, "NOT validation-clean")) << r.out;
+    EXPECT_TRUE(contains(r.out, "entry point 'main'")) << r.out;
+    EXPECT_TRUE(contains(r.out, "=uniform buffer")) << "params is declared Uniform: " << r.out;
+    // gpu-alloc's buddy layout: the small buffers share one chunk.
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(shared chunk \d+: conv_params@0, slice_params@\d+)")))
+        << r.out;
+    // The descriptor type mismatch is what validation reports.
+    EXPECT_TRUE(contains(r.err, "VUID-VkComputePipelineCreateInfo-layout-00703")) << r.err;
+    EXPECT_NE(r.status, 0) << r.out;
+}
+
+// --spirv with the modules the build made from shaders/: accepted, described, correct.
+TEST(Spirv, GoodModulesAreCheckedDescribedAndUsed) {
+    const auto dir = freshDir("spirv-good-dump");
+    const ProcessResult r = repro({"--validation", "--mode", "all", "--preset", "small", "-n", "2",
+                                   "--spirv", REPRO_BUILT_SPIRV_DIR, "--dump-dir", dir.string()});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "conv_t.spv: entry point 'main', SPIR-V 1.3")) << r.out;
+    EXPECT_TRUE(contains(r.out, "slice.spv: entry point 'main', SPIR-V 1.3")) << r.out;
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
+    for (const char* mode : {"split", "multipass", "single"}) EXPECT_LE(relativeError(dir, mode, 2), kRelativeTolerance);
+    std::filesystem::remove_all(dir);
+}
+
+// A folder holding conv_t.spv and slice.spv, copied from the build, then `edit`ed.
+std::filesystem::path spirvFolder(const std::string& name, void (*edit)(std::vector<char>&)) {
+    const auto dir = freshDir(name);
+    for (const char* file : {"conv_t.spv", "slice.spv"}) {
+        std::ifstream in(std::filesystem::path(REPRO_BUILT_SPIRV_DIR) / file, std::ios::binary);
+        std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (std::string(file) == "conv_t.spv") edit(bytes);
+        std::ofstream(dir / file, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    }
+    return dir;
+}
+
+void expectOneLineUsageError(const ProcessResult& r, const std::string& pattern) {
+    ASSERT_FALSE(r.signaled) << r.err;
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    const auto errLines = lines(r.err);
+    ASSERT_EQ(errLines.size(), 1u) << r.err;
+    EXPECT_TRUE(std::regex_search(errLines[0], std::regex(pattern))) << errLines[0];
+    EXPECT_FALSE(contains(r.out, "--- results ---")) << r.out;
+}
+
+TEST(Spirv, TruncatedModuleIsOneUsageErrorNamingTheFile) {
+    // Cut in the middle of the last instruction, on a word boundary.
+    const auto dir = spirvFolder("spirv-truncated", [](std::vector<char>& b) { b.resize(b.size() - 8); });
+    expectOneLineUsageError(repro({"--preset", "tiny", "--spirv", dir.string()}),
+                            R"(^repro: .*conv_t\.spv: instruction at word \d+ .*running past the end)");
+    // Not a whole number of words.
+    const auto odd = spirvFolder("spirv-odd-size", [](std::vector<char>& b) { b.resize(b.size() - 2); });
+    expectOneLineUsageError(repro({"--preset", "tiny", "--spirv", odd.string()}),
+                            R"(^repro: .*conv_t\.spv: \d+ bytes, not a whole number of 32-bit words)");
+    std::filesystem::remove_all(dir);
+    std::filesystem::remove_all(odd);
+}
+
+TEST(Spirv, WrongMagicIsOneUsageErrorNamingTheValue) {
+    const auto dir = spirvFolder("spirv-magic", [](std::vector<char>& b) { b[0] = 0x11; });
+    expectOneLineUsageError(repro({"--preset", "tiny", "--spirv", dir.string()}),
+                            R"(^repro: .*conv_t\.spv: .*magic.*0x07230211)");
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Spirv, MissingFolderIsOneUsageError) {
+    expectOneLineUsageError(repro({"--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}),
+                            R"(^repro: /nonexistent-repro-spirv/conv_t\.spv: cannot read)");
+    // The parents check once, before any child runs.
+    expectOneLineUsageError(repro({"--matrix", "--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}),
+                            R"(^repro: /nonexistent-repro-spirv/conv_t\.spv: cannot read)");
+}
+
+// The matrix rows: "  <#>  <label> <result> <exit> <validation> <gpu>...".
+std::vector<std::string> matrixRows(const std::string& out) {
+    std::vector<std::string> rows;
+    for (const auto& line : lines(out)) {
+        if (std::regex_search(line, std::regex(R"(^\s+\d+\s+(multipass|single) )"))) rows.push_back(line);
+    }
+    return rows;
+}
+
+TEST(Matrix, PrintsEveryVariantAndPassesOnACorrectDriver) {
+    const ProcessResult r = repro({"--matrix", "-n", "2", "--preset", "tiny", "--validation"});
+    ASSERT_FALSE(r.signaled) << r.err;
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const auto rows = matrixRows(r.out);
+    ASSERT_EQ(rows.size(), 28u) << r.out;
+    EXPECT_TRUE(contains(r.out, "28 variants (22 valid, 4 controls, 2 with blade's own quirks)")) << r.out;
+    size_t validClean = 0;
+    for (const auto& row : rows) {
+        const bool control = contains(row, "(control)");
+        const bool quirks = contains(row, "blade-exact");
+        if (control) {
+            EXPECT_TRUE(contains(row, "hazards)")) << row;
+        } else if (!quirks) {
+            EXPECT_TRUE(std::regex_search(row, std::regex(R"( ok\s+0\s+clean)"))) << row;
+            validClean += std::regex_search(row, std::regex(R"( ok\s+0\s+clean)"));
+        }
+    }
+    EXPECT_EQ(validClean, 22u);
+    EXPECT_TRUE(contains(r.out, "4 drew hazard messages")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- validation: 0 of the valid default-profile variants drew messages")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- matrix verdict: NOT REPRODUCED by any valid variant")) << r.out;
+}
+
+// A chain broken on purpose in every variant (--drop-dispatch passes through to the
+// children): the matrix must report it and exit 2.
+TEST(Matrix, ReportsABrokenChainAndExitsTwo) {
+    const ProcessResult r = repro({"--matrix", "-n", "2", "--preset", "tiny", "--drop-dispatch", "3"});
+    ASSERT_FALSE(r.signaled) << r.err;
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "--- matrix verdict: BUG REPRODUCED by a valid variant")) << r.out;
+    EXPECT_TRUE(contains(r.out, "multipass blade (as recorded by blade)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "22 valid (22 ran, 22 reproduced the bug, 0 hung)")) << r.out;
+}
+
+TEST(DriverEnvSweep, NoSettingForLavapipeUnlessAllDrivers) {
+    const ProcessResult r = repro({"--driver-env-sweep", "--preset", "tiny", "-n", "2", "--mode", "single"});
+    ASSERT_FALSE(r.signaled) << r.err;
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "RADV_DEBUG=hang itself adds synchronization")) << r.out;
+    EXPECT_TRUE(contains(r.out, "no documented synchronization setting for driver MESA_LLVMPIPE")) << r.out;
+    EXPECT_TRUE(contains(r.out, "the run without a setting does not reproduce")) << r.out;
+}
+
+TEST(DriverEnvSweep, AllDriversRunsEverySettingAsAChild) {
+    const ProcessResult r =
+        repro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2", "--mode", "single"});
+    ASSERT_FALSE(r.signaled) << r.err;
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    for (const char* setting : {"RADV_DEBUG=syncshaders", "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram",
+                                "ACO_DEBUG=force-waitcnt", "RADV_PERFTEST=cswave32", "INTEL_DEBUG=sync",
+                                "NVK_DEBUG=push_sync"}) {
+        EXPECT_TRUE(std::regex_search(r.out, std::regex(std::string(R"(\n  )") + setting +
+                                                         R"( +single ok +0 )")))
+            << setting << "\n" << r.out;
+    }
+    EXPECT_TRUE(contains(r.out, "(not this device's driver)")) << r.out;
+}
+
+TEST(DriverEnvSweep, AReproducingRunIsReportedWithTheSettingsThatDidNotCureIt) {
+    const ProcessResult r = repro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2",
+                                   "--mode", "multipass", "--drop-dispatch", "2"});
+    ASSERT_FALSE(r.signaled) << r.err;
+    EXPECT_EQ(r.status, 2) << "the baseline's status: " << r.out;
+    EXPECT_TRUE(contains(r.out, "it disappears under: none of them")) << r.out;
+    EXPECT_TRUE(contains(r.out, "still reproduces under: RADV_DEBUG=syncshaders")) << r.out;
+}
+
+}  // namespace

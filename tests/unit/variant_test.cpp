@@ -1,0 +1,146 @@
+// The experiment dimensions (src/core/variant.hpp): names, where --submit-every and
+// --split-mib close command buffers, the --matrix set and the driver settings.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/variant.hpp"
+
+namespace repro {
+namespace {
+
+constexpr uint64_t kMiB = 1048576;
+
+TEST(VariantNames, EveryBarrierRoundTripsAndOnlyTheTwoControlsAreControls) {
+    const std::vector<std::pair<std::string, bool>> expected = {
+        {"blade", false}, {"sync2", false}, {"buffer", false},
+        {"full", false},  {"execution-only", true}, {"none", true}};
+    for (const auto& [text, control] : expected) {
+        const auto b = parseBarrier(text);
+        ASSERT_TRUE(b) << text;
+        EXPECT_EQ(name(*b), text);
+        EXPECT_EQ(isControl(*b), control) << text;
+    }
+    EXPECT_FALSE(parseBarrier("Sync2"));
+    EXPECT_FALSE(parseBarrier(""));
+}
+
+TEST(VariantNames, MemoryAndProfileRoundTrip) {
+    for (const char* text : {"blade", "device-local", "host-visible", "host-cached"}) {
+        ASSERT_TRUE(parseBufferMemory(text)) << text;
+        EXPECT_EQ(name(*parseBufferMemory(text)), text);
+    }
+    EXPECT_FALSE(parseBufferMemory("vram"));
+    EXPECT_EQ(parseProfile("blade-exact"), Profile::BladeExact);
+    EXPECT_EQ(parseProfile("default"), Profile::Default);
+    EXPECT_FALSE(parseProfile("blade"));
+}
+
+TEST(CommandBufferEnds, WithoutCutsTheWholeChainIsOneCommandBuffer) {
+    const std::vector<uint64_t> written(14, 30 * kMiB);
+    EXPECT_EQ(commandBufferEnds(written, {}), (std::vector<size_t>{13}));
+    EXPECT_TRUE(commandBufferEnds({}, {}).empty());
+}
+
+TEST(CommandBufferEnds, SubmitEveryKClosesAfterEachKDispatchesAndAtTheEnd) {
+    const std::vector<uint64_t> written(7, 1);
+    EXPECT_EQ(commandBufferEnds(written, {.every = 2}), (std::vector<size_t>{1, 3, 5, 6}));
+    EXPECT_EQ(commandBufferEnds(written, {.every = 1}), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(commandBufferEnds(written, {.every = 7}), (std::vector<size_t>{6}));
+    EXPECT_EQ(commandBufferEnds(written, {.every = 100}), (std::vector<size_t>{6}));
+}
+
+TEST(CommandBufferEnds, SplitMibClosesOnlyOnceTheBytesPassTheLimit) {
+    // Exactly X MiB written (after dispatch 1) does not pass X; the next dispatch does.
+    const std::vector<uint64_t> exact = {kMiB / 2, kMiB / 2, kMiB / 2, kMiB / 2};
+    EXPECT_EQ(commandBufferEnds(exact, {.splitMiB = 1.0}), (std::vector<size_t>{2, 3}));
+    // One byte more passes it at dispatch 1.
+    const std::vector<uint64_t> over = {kMiB / 2, kMiB / 2 + 1, kMiB / 2, kMiB / 2};
+    EXPECT_EQ(commandBufferEnds(over, {.splitMiB = 1.0}), (std::vector<size_t>{1, 3}));
+    // The count restarts after each submit.
+    const std::vector<uint64_t> steady(6, kMiB);
+    EXPECT_EQ(commandBufferEnds(steady, {.splitMiB = 1.5}), (std::vector<size_t>{1, 3, 5}));
+}
+
+TEST(CommandBufferEnds, ADispatchThatAlonePassesTheLimitEndsItsOwnCommandBuffer) {
+    // The original's sizes: conv-T writes 30,537,728 B, slice 14,745,600 B.
+    std::vector<uint64_t> chain;
+    for (int i = 0; i < 3; ++i) chain.insert(chain.end(), {30537728, 14745600});
+    EXPECT_EQ(commandBufferEnds(chain, {.splitMiB = 16}), (std::vector<size_t>{0, 2, 4, 5}));
+    EXPECT_EQ(commandBufferEnds(chain, {.splitMiB = 0.001}), (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+    EXPECT_EQ(commandBufferEnds(chain, {.splitMiB = 1e9}), (std::vector<size_t>{5}));
+}
+
+TEST(CommandBufferEnds, EveryAndSplitMibTogetherCloseOnWhicheverComesFirst) {
+    const std::vector<uint64_t> written = {kMiB, 3 * kMiB, kMiB, kMiB, kMiB, kMiB};
+    EXPECT_EQ(commandBufferEnds(written, {.every = 3, .splitMiB = 2.0}), (std::vector<size_t>{1, 4, 5}));
+}
+
+TEST(CommandBufferEnds, HostWaitDoesNotChangeWhereCommandBuffersEnd) {
+    const std::vector<uint64_t> written(5, kMiB);
+    EXPECT_EQ(commandBufferEnds(written, {.every = 2, .hostWait = false}),
+              commandBufferEnds(written, {.every = 2, .hostWait = true}));
+}
+
+TEST(MatrixVariants, TheDocumentedSetForBothModes) {
+    const auto variants = matrixVariants(26.2);
+    ASSERT_EQ(variants.size(), 28u);
+    std::set<std::string> labels;
+    int controls = 0, quirks = 0;
+    for (const auto& v : variants) {
+        EXPECT_TRUE(labels.insert(v.label).second) << "duplicate " << v.label;
+        ASSERT_GE(v.args.size(), 2u);
+        EXPECT_EQ(v.args[0], "--mode");
+        EXPECT_TRUE(v.args[1] == "multipass" || v.args[1] == "single") << v.label;
+        controls += v.control;
+        quirks += v.bladeQuirks;
+        EXPECT_FALSE(v.control && v.bladeQuirks) << v.label;
+    }
+    EXPECT_EQ(controls, 4);
+    EXPECT_EQ(quirks, 2);
+    // The first row of each mode is blade's own stream: no flag but --mode.
+    EXPECT_EQ(variants[0].args, (std::vector<std::string>{"--mode", "multipass"}));
+    EXPECT_EQ(variants[14].args, (std::vector<std::string>{"--mode", "single"}));
+    // The split-mib row carries the value it was given, with three decimals.
+    bool sawSplit = false;
+    for (const auto& v : variants) {
+        for (size_t i = 0; i + 1 < v.args.size(); ++i) {
+            if (v.args[i] == "--split-mib") {
+                EXPECT_EQ(v.args[i + 1], "26.200");
+                sawSplit = true;
+            }
+        }
+    }
+    EXPECT_TRUE(sawSplit);
+}
+
+TEST(DriverSettings, RadvGetsTheSettingsTheIssueNames) {
+    std::set<std::string> radv;
+    for (const auto& s : driverSettingsFor("MESA_RADV", false)) {
+        EXPECT_EQ(s.driver, "MESA_RADV");
+        EXPECT_FALSE(s.effect.empty());
+        EXPECT_FALSE(s.source.empty());
+        radv.insert(s.variable + "=" + s.value);
+    }
+    for (const char* want : {"RADV_DEBUG=syncshaders", "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram",
+                             "ACO_DEBUG=force-waitcnt", "RADV_PERFTEST=cswave32"}) {
+        EXPECT_TRUE(radv.count(want)) << want;
+    }
+}
+
+TEST(DriverSettings, EachDriverGetsOnlyItsOwnAndAllGetsEveryOne) {
+    const auto anv = driverSettingsFor("INTEL_OPEN_SOURCE_MESA", false);
+    ASSERT_FALSE(anv.empty());
+    for (const auto& s : anv) EXPECT_EQ(s.variable, "INTEL_DEBUG");
+    const auto nvk = driverSettingsFor("MESA_NVK", false);
+    ASSERT_EQ(nvk.size(), 1u);
+    EXPECT_EQ(nvk[0].variable + "=" + nvk[0].value, "NVK_DEBUG=push_sync");
+    EXPECT_TRUE(driverSettingsFor("MESA_LLVMPIPE", false).empty());
+    EXPECT_TRUE(driverSettingsFor("NVIDIA_PROPRIETARY", false).empty());
+    EXPECT_EQ(driverSettingsFor("MESA_LLVMPIPE", true).size(), driverSettings().size());
+}
+
+}  // namespace
+}  // namespace repro
