@@ -248,6 +248,7 @@ int runMatrix(const Options& o) {
         variants.size(), valid, controls, quirks);
     if (!o.validation) say("  (add --validation to check that every valid variant is validation-clean)");
     if (!o.timestamps) say("  (add --timestamps for GPU time per variant; it adds query commands)");
+    if (o.timestamps || o.breadcrumbs) say("  note: {}", kInstrumentationCaveat);
 
     const std::string exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
     const std::vector<std::string> base = baseChildArgs(o);

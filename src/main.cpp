@@ -481,7 +481,10 @@ int run(const Options& options, RunReport& report) {
     if (instrumentation.timestamps) added.push_back("timestamp queries around every dispatch");
     if (instrumentation.breadcrumbs) added.push_back("a VK_AMD_buffer_marker after every dispatch");
     if (instrumentation.labels) added.push_back("debug-utils labels around dispatches and barriers");
-    if (!added.empty()) say("  added to blade's command stream: {}", join(added, "; "));
+    if (!added.empty()) {
+        say("  added to blade's command stream: {}", join(added, "; "));
+        if (instrumentation.timestamps || instrumentation.breadcrumbs) say("  note: {}", kInstrumentationCaveat);
+    }
     for (const auto& note : instrumentationNotes) say("  note: {}", note);
     if (options.dropDispatch) {
         const uint32_t k = *options.dropDispatch;

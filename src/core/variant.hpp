@@ -74,6 +74,15 @@ struct Variant {
                                     // not judged: a wrong result there need not be the driver's)
 };
 
+// Said wherever timestamps or breadcrumbs are added: they can hide the race they measure.
+// Measured (bench/h200-experiments/control-none-repeat5*.txt): on the H200 with NVIDIA
+// 580.159.04, --barrier none at N=7 was wrong in 10 of 10 runs without instrumentation and
+// in 0 of 10 with --timestamps or with --breadcrumbs.
+inline constexpr const char* kInstrumentationCaveat =
+    "timestamp and marker writes at BOTTOM_OF_PIPE can wait for earlier work and hide a race: "
+    "on the H200 (NVIDIA 580.159.04) --barrier none went wrong in 10/10 runs without them and "
+    "0/10 with either; if the bug disappears with them, that is a clue, not a fix";
+
 // --matrix: the documented set, one factor at a time around blade's own stream, for each of
 // multipass and single: blade's stream itself; every other --barrier (sync2, buffer, full,
 // and the two controls); --submit-every 2 with and without host waits and --split-mib
