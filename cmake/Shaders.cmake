@@ -6,18 +6,23 @@
 
 set(REPRO_SPIRV_ENV vulkan1.1)  # SPIR-V 1.3, as naga emits for blade (blade-command-stream.md §4)
 
-# repro_add_shader(<target> <glsl> <name> [<define>...]) compiles one variant of a shader
-# with -D<define> for each define and embeds it as <name>_spv.
+# repro_add_shader(<target> <glsl> <name> [ENTRY <entry>] [<define>...]) compiles one variant
+# of a shader with -D<define> for each define and embeds it as <name>_spv. ENTRY renames the
+# GLSL `main` to <entry> in the SPIR-V (as naga names entry points after the WGSL function).
 function(repro_add_shader target glsl name)
+  cmake_parse_arguments(PARSE_ARGV 3 ARG "" "ENTRY" "")
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
   file(MAKE_DIRECTORY ${out_dir})
   get_filename_component(abs ${glsl} ABSOLUTE)
   set(spv ${out_dir}/${name}.spv)
   set(cpp ${out_dir}/${name}_spv.cpp)
   set(defines)
-  foreach(def IN LISTS ARGN)
+  foreach(def IN LISTS ARG_UNPARSED_ARGUMENTS)
     list(APPEND defines -D${def})
   endforeach()
+  if(ARG_ENTRY)
+    list(APPEND defines -e ${ARG_ENTRY} --source-entrypoint main)
+  endif()
   add_custom_command(
     OUTPUT ${spv}
     COMMAND ${GLSLANG_VALIDATOR} --target-env ${REPRO_SPIRV_ENV} --quiet ${defines}

@@ -211,7 +211,8 @@ ShaderSource shaderSource(const Options& options, const char* file, std::span<co
         source.module = parseSpirv(std::vector<uint32_t>(words.begin(), words.end()),
                                    uniform ? fmt::format("built-in {} (params Uniform)", file)
                                            : fmt::format("built-in {}", file));
-        source.origin = uniform ? "built in, params declared Uniform as naga does" : "built in";
+        source.origin = uniform ? "built in, params declared Uniform and the entry point named as naga does"
+                                : "built in";
     }
     checkComputeInterface(source.module, "--spirv " + source.origin, localSize, bindings);
     return source;

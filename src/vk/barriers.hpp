@@ -37,38 +37,37 @@ inline void recordBladeComputeBarrier(VkCommandBuffer cmd) {
                          /*dependencyFlags=*/0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
-// --barrier sync2: the storage-specific synchronization2 barrier the original report lists
-// as an untried workaround. VkMemoryBarrier2 COMPUTE_SHADER/SHADER_STORAGE_WRITE ->
-// COMPUTE_SHADER/SHADER_STORAGE_READ|SHADER_STORAGE_WRITE (Vulkan 1.3 or
+// One global VkMemoryBarrier2 through vkCmdPipelineBarrier2 (Vulkan 1.3 or
 // VK_KHR_synchronization2; the device must enable the synchronization2 feature).
-inline void recordSync2StorageBarrier(VkCommandBuffer cmd) {
-    const VkMemoryBarrier2 barrier{
-        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-        .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-        .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-        .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-        .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-    };
+inline void recordMemoryBarrier2(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                                 VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
+                                 VkAccessFlags2 dstAccess) {
+    const VkMemoryBarrier2 barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                                   .srcStageMask = srcStage,
+                                   .srcAccessMask = srcAccess,
+                                   .dstStageMask = dstStage,
+                                   .dstAccessMask = dstAccess};
     const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
                                       .memoryBarrierCount = 1,
                                       .pMemoryBarriers = &barrier};
     vkCmdPipelineBarrier2(cmd, &dependency);
 }
 
+// --barrier sync2: the storage-specific synchronization2 barrier the original report lists
+// as an untried workaround: COMPUTE_SHADER/SHADER_STORAGE_WRITE ->
+// COMPUTE_SHADER/SHADER_STORAGE_READ|SHADER_STORAGE_WRITE.
+inline void recordSync2StorageBarrier(VkCommandBuffer cmd) {
+    recordMemoryBarrier2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                         VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+}
+
 // --barrier full: synchronization2 with everything in both scopes: ALL_COMMANDS,
 // MEMORY_WRITE -> ALL_COMMANDS, MEMORY_READ|MEMORY_WRITE.
 inline void recordSync2FullBarrier(VkCommandBuffer cmd) {
-    const VkMemoryBarrier2 barrier{
-        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-        .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-        .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
-        .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-        .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
-    };
-    const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-                                      .memoryBarrierCount = 1,
-                                      .pMemoryBarriers = &barrier};
-    vkCmdPipelineBarrier2(cmd, &dependency);
+    recordMemoryBarrier2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                         VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                         VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
 
 // --barrier buffer: a VkBufferMemoryBarrier on exactly the buffer the previous dispatch

@@ -12,37 +12,55 @@ namespace repro::vk {
 
 std::string_view name(MemoryClass c) { return c == MemoryClass::Device ? "Device" : "Shared"; }
 
+namespace {
+
+// The properties a memory type's choice depends on.
+struct TypeFlags {
+    VkMemoryPropertyFlags all;
+    bool deviceLocal, hostVisible, coherent, cached;
+};
+
+// The lowest-scoring type among `typeBits` (ties: the lowest index); `score` returns -1
+// for a type that is not allowed.
+template <typename Score>
+std::optional<uint32_t> lowestScore(const VkPhysicalDeviceMemoryProperties& memory, uint32_t typeBits,
+                                    Score&& score) {
+    std::optional<uint32_t> best;
+    int bestScore = 1 << 30;
+    for (uint32_t i = 0; i < memory.memoryTypeCount && i < 32; ++i) {
+        if (!(typeBits & (1u << i))) continue;
+        const VkMemoryPropertyFlags f = memory.memoryTypes[i].propertyFlags;
+        const int s = score(TypeFlags{.all = f,
+                                      .deviceLocal = (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0,
+                                      .hostVisible = (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0,
+                                      .coherent = (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0,
+                                      .cached = (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0});
+        if (s >= 0 && s < bestScore) {
+            bestScore = s;
+            best = i;
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
 std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties& memory,
                                          uint32_t typeBits, MemoryClass cls) {
     constexpr VkMemoryPropertyFlags kAllowed =
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT |
         VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT;
-    std::optional<uint32_t> best;
-    int bestScore = 1 << 30;
-    for (uint32_t i = 0; i < memory.memoryTypeCount && i < 32; ++i) {
-        if (!(typeBits & (1u << i))) continue;
-        const VkMemoryPropertyFlags f = memory.memoryTypes[i].propertyFlags;
-        const bool deviceLocal = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-        const bool hostVisible = f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
-        const bool coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        const bool cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
-        if ((f & ~kAllowed) != 0) continue;             // e.g. DEVICE_COHERENT_AMD, PROTECTED
-        if (hostVisible && !coherent) continue;         // blade drops non-coherent host types
-        if (f & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) continue;
-        if (cls == MemoryClass::Shared && !hostVisible) continue;
-        int score = 0;
+    return lowestScore(memory, typeBits, [cls](const TypeFlags& t) {
+        if ((t.all & ~kAllowed) != 0) return -1;        // e.g. DEVICE_COHERENT_AMD, PROTECTED
+        if (t.hostVisible && !t.coherent) return -1;    // blade drops non-coherent host types
+        if (t.all & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) return -1;
+        if (cls == MemoryClass::Shared && !t.hostVisible) return -1;
         if (cls == MemoryClass::Device) {
-            score = 8 * !deviceLocal + 4 * hostVisible + 2 * cached + 1 * coherent;
-        } else {
-            score = 8 * !deviceLocal + 2 * !cached + 1 * !coherent;
+            return 8 * !t.deviceLocal + 4 * t.hostVisible + 2 * t.cached + 1 * t.coherent;
         }
-        if (score < bestScore) {
-            bestScore = score;
-            best = i;
-        }
-    }
-    return best;
+        return 8 * !t.deviceLocal + 2 * !t.cached + 1 * !t.coherent;
+    });
 }
 
 std::string memoryFlagsText(VkMemoryPropertyFlags flags) {
@@ -66,43 +84,23 @@ std::string memoryFlagsText(VkMemoryPropertyFlags flags) {
 std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperties& memory,
                                             uint32_t typeBits, BufferMemory placement) {
     if (placement == BufferMemory::Blade) return std::nullopt;
-    std::optional<uint32_t> best;
-    int bestScore = 1 << 30;
-    for (uint32_t i = 0; i < memory.memoryTypeCount && i < 32; ++i) {
-        if (!(typeBits & (1u << i))) continue;
-        const VkMemoryPropertyFlags f = memory.memoryTypes[i].propertyFlags;
-        const bool deviceLocal = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-        const bool hostVisible = f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
-        const bool coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        const bool cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    return lowestScore(memory, typeBits, [placement](const TypeFlags& t) {
         // PROTECTED and LAZILY_ALLOCATED never hold a storage buffer here; the AMD
         // device-coherent types need the deviceCoherentMemory feature, which is not enabled.
-        if (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT |
-                 VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD | VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD)) {
-            continue;
+        if (t.all & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT |
+                     VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD | VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD)) {
+            return -1;
         }
-        int score = 0;
         switch (placement) {
-            case BufferMemory::DeviceLocal:
-                if (!deviceLocal) continue;
-                score = hostVisible;
-                break;
+            case BufferMemory::DeviceLocal: return t.deviceLocal ? int{t.hostVisible} : -1;
             case BufferMemory::HostVisible:
-                if (!hostVisible || !coherent) continue;
-                score = 2 * cached + deviceLocal;
-                break;
+                return t.hostVisible && t.coherent ? 2 * t.cached + t.deviceLocal : -1;
             case BufferMemory::HostCached:
-                if (!hostVisible || !coherent || !cached) continue;
-                score = deviceLocal;
-                break;
+                return t.hostVisible && t.coherent && t.cached ? int{t.deviceLocal} : -1;
             case BufferMemory::Blade: break;
         }
-        if (score < bestScore) {
-            bestScore = score;
-            best = i;
-        }
-    }
-    return best;
+        return -1;
+    });
 }
 
 namespace {

@@ -19,6 +19,7 @@
 
 namespace {
 
+using repro::test::contains;
 using repro::test::cpuChain;
 using repro::test::kRelativeTolerance;
 using repro::test::kSmall;
@@ -37,10 +38,6 @@ std::filesystem::path tempDir(const std::string& name) {
     auto dir = std::filesystem::temp_directory_path() / ("repro-e2e-dump-" + name);
     std::filesystem::remove_all(dir);
     return dir;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
 }
 
 

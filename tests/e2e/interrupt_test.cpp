@@ -9,12 +9,9 @@
 
 namespace {
 
+using repro::test::contains;
 using repro::test::ProcessResult;
 using repro::test::runProcess;
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
 
 // Starts repro with `args` in the background, sends `signal` after `delay` seconds and
 // reports how it ended.
@@ -45,6 +42,16 @@ TEST(Interrupt, SigtermBetweenSubmitsKeepsCompletedResults) {
     EXPECT_TRUE(contains(r.out, "--- results for N=1 ---")) << r.out;
     EXPECT_TRUE(contains(r.out, "  mode=split     nz=7680/7680 (100.0%)")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- INTERRUPTED by SIGTERM")) << r.out;
+}
+
+TEST(Interrupt, SigtermDuringMatrixStopsTheChildAndKeepsTheRowsPrinted) {
+    // The matrix takes about 10 s here; the signal reaches the parent mid-way and is
+    // passed on to the running child, which exits 143 with its results.
+    const ProcessResult r = interrupted("--matrix --preset small -n 3", "TERM", 3);
+    EXPECT_EQ(r.status, 143) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "    1  multipass blade (as recorded by blade)       ok")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- INTERRUPTED by SIGTERM: the rows above are complete; no verdict")) << r.out;
+    EXPECT_FALSE(contains(r.out, "--- matrix verdict")) << r.out;
 }
 
 }  // namespace

@@ -17,6 +17,10 @@ struct ProcessResult {
 ProcessResult runProcess(const std::string& executable, const std::vector<std::string>& args,
                          const std::vector<std::string>& env = {});
 
+// Whether `needle` occurs in `haystack`, and how many times (overlapping occurrences count).
+bool contains(const std::string& haystack, const std::string& needle);
+size_t count(const std::string& haystack, const std::string& needle);
+
 // Lines of `text` (without their '\n').
 std::vector<std::string> lines(const std::string& text);
 

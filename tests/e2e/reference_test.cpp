@@ -9,20 +9,12 @@
 
 namespace {
 
+using repro::test::contains;
+using repro::test::count;
 using repro::test::ProcessResult;
 using repro::test::runProcess;
 
 ProcessResult repro(const std::vector<std::string>& args) { return runProcess(REPRO_EXECUTABLE, args); }
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
-
-size_t count(const std::string& haystack, const std::string& needle) {
-    size_t n = 0;
-    for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
-    return n;
-}
 
 struct CpuCase {
     std::string preset;

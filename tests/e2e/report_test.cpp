@@ -12,15 +12,12 @@
 
 namespace {
 
+using repro::test::contains;
 using repro::test::lines;
 using repro::test::ProcessResult;
 using repro::test::runProcess;
 
 ProcessResult repro(const std::vector<std::string>& args) { return runProcess(REPRO_EXECUTABLE, args); }
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
 
 TEST(JsonReport, StdoutIsOneJsonObjectWithEveryMode) {
     const ProcessResult r = repro({"--format", "json", "--preset", "tiny", "-n", "2", "--timestamps"});

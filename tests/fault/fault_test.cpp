@@ -23,6 +23,7 @@
 
 namespace {
 
+using repro::test::contains;
 using repro::test::lines;
 using repro::test::ProcessResult;
 using repro::test::runProcess;
@@ -238,10 +239,6 @@ std::vector<FaultCase> faultMatrix() {
         }
     }
     return m;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
 }
 
 bool hasLineStartingWith(const std::string& text, const std::string& prefix) {
