@@ -365,6 +365,14 @@ ExperimentReport printExperiment(const Options& o, const vk::Device& device,
             quirks.push_back(fmt::format("vkGetShaderInfoAMD statistics: conv_t {}, slice {}",
                                          convT.statistics, slice.statistics));
         }
+        if (device.featureEnabled("cooperativeMatrix")) {
+            quirks.push_back("VK_KHR_cooperative_matrix with cooperativeMatrix and vulkanMemoryModel "
+                             "(no DeviceScope), as blade enables them for a usable tile");
+        }
+        if (device.featureEnabled("storageBuffer16BitAccess+uniformAndStorageBuffer16BitAccess")) {
+            quirks.push_back("storageBuffer16BitAccess and uniformAndStorageBuffer16BitAccess (blade: "
+                             "with an f16 cooperative-matrix tile)");
+        }
         if (std::find_if(device.enabledFeatures().begin(), device.enabledFeatures().end(),
                          [](const std::string& f) { return f.starts_with("shaderStorageBufferArray"); }) !=
             device.enabledFeatures().end()) {
@@ -373,7 +381,7 @@ ExperimentReport printExperiment(const Options& o, const vk::Device& device,
         say("  profile blade-exact: quirks in force:");
         for (const auto& q : quirks) say("    - {}", q);
         report.quirks = quirks;
-        say("    not reproduced: {}", join(device.omittedFeatures(), "; "));
+        say("    not in force here (each says why): {}", join(device.omittedFeatures(), "; "));
         if (mismatch) {
             say("    NOT validation-clean: the descriptor type mismatch draws validation errors "
                 "(with --validation, exit 4 unless something worse happens)");

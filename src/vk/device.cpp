@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -26,6 +27,115 @@ namespace {
 // volkInitialize, 1 after volkLoadInstanceOnly, 2 after volkLoadDevice.
 void afterVolkLoad(int stage) {
     if (reproAfterVolkLoad) reproAfterVolkLoad(stage);
+}
+
+#ifndef VK_KHR_cooperative_matrix
+// VK_KHR_cooperative_matrix, absent from the distribution's Vulkan headers (1.3.239): these
+// are KhronosGroup/Vulkan-Headers v1.3.255 include/vulkan/vulkan_core.h, the first release
+// with the extension (spec version 2; unchanged through 1.4.359 apart from enumerators
+// added to VkComponentTypeKHR and VkScopeKHR). With newer headers their own are used.
+constexpr const char* VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME = "VK_KHR_cooperative_matrix";
+constexpr auto VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR =
+    static_cast<VkStructureType>(1000506000);
+constexpr auto VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR =
+    static_cast<VkStructureType>(1000506001);
+
+typedef enum VkComponentTypeKHR {
+    VK_COMPONENT_TYPE_FLOAT16_KHR = 0,
+    VK_COMPONENT_TYPE_FLOAT32_KHR = 1,
+    VK_COMPONENT_TYPE_FLOAT64_KHR = 2,
+    VK_COMPONENT_TYPE_SINT8_KHR = 3,
+    VK_COMPONENT_TYPE_SINT16_KHR = 4,
+    VK_COMPONENT_TYPE_SINT32_KHR = 5,
+    VK_COMPONENT_TYPE_SINT64_KHR = 6,
+    VK_COMPONENT_TYPE_UINT8_KHR = 7,
+    VK_COMPONENT_TYPE_UINT16_KHR = 8,
+    VK_COMPONENT_TYPE_UINT32_KHR = 9,
+    VK_COMPONENT_TYPE_UINT64_KHR = 10,
+    VK_COMPONENT_TYPE_MAX_ENUM_KHR = 0x7FFFFFFF
+} VkComponentTypeKHR;
+
+typedef enum VkScopeKHR {
+    VK_SCOPE_DEVICE_KHR = 1,
+    VK_SCOPE_WORKGROUP_KHR = 2,
+    VK_SCOPE_SUBGROUP_KHR = 3,
+    VK_SCOPE_QUEUE_FAMILY_KHR = 5,
+    VK_SCOPE_MAX_ENUM_KHR = 0x7FFFFFFF
+} VkScopeKHR;
+
+typedef struct VkCooperativeMatrixPropertiesKHR {
+    VkStructureType sType;
+    void* pNext;
+    uint32_t MSize;
+    uint32_t NSize;
+    uint32_t KSize;
+    VkComponentTypeKHR AType;
+    VkComponentTypeKHR BType;
+    VkComponentTypeKHR CType;
+    VkComponentTypeKHR ResultType;
+    VkBool32 saturatingAccumulation;
+    VkScopeKHR scope;
+} VkCooperativeMatrixPropertiesKHR;
+
+typedef struct VkPhysicalDeviceCooperativeMatrixFeaturesKHR {
+    VkStructureType sType;
+    void* pNext;
+    VkBool32 cooperativeMatrix;
+    VkBool32 cooperativeMatrixRobustBufferAccess;
+} VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
+
+typedef VkResult(VKAPI_PTR* PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)(
+    VkPhysicalDevice physicalDevice, uint32_t* pPropertyCount,
+    VkCooperativeMatrixPropertiesKHR* pProperties);
+#endif  // VK_KHR_cooperative_matrix
+
+// The first Vulkan-Headers release with VK_KHR_cooperative_matrix; a validation layer
+// generated from an older one does not know its structures.
+constexpr uint32_t kCoopMatrixHeaderVersion = VK_MAKE_API_VERSION(0, 1, 3, 255);
+
+// The numbers device.hpp uses so that it needs no new headers.
+static_assert(kComponentTypeFloat16 == VK_COMPONENT_TYPE_FLOAT16_KHR);
+static_assert(kComponentTypeFloat32 == VK_COMPONENT_TYPE_FLOAT32_KHR);
+static_assert(kScopeSubgroup == VK_SCOPE_SUBGROUP_KHR);
+// The C layout on LP64 (Linux x86-64 and AArch64), where the driver writes these.
+static_assert(sizeof(void*) != 8 || (sizeof(VkCooperativeMatrixPropertiesKHR) == 56 &&
+                                     offsetof(VkCooperativeMatrixPropertiesKHR, scope) == 48));
+static_assert(sizeof(void*) != 8 || sizeof(VkPhysicalDeviceCooperativeMatrixFeaturesKHR) == 24);
+
+// vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR's list, as blade reads it through ash
+// 0.38 (read_into_defaulted_vector: count, then fill, again while VK_INCOMPLETE) and
+// `.unwrap_or_default()` (init.rs:492-497): any failure gives an empty list. volk has no
+// entry for it with these headers, so it is loaded through vkGetInstanceProcAddr, as ash's
+// khr::cooperative_matrix::Instance does (init.rs:760).
+std::vector<CoopMatrixProps> cooperativeMatrixProperties(VkInstance instance,
+                                                         VkPhysicalDevice device) {
+    const auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
+        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+    if (!get) return {};
+    std::vector<VkCooperativeMatrixPropertiesKHR> raw;
+    VkResult r = VK_SUCCESS;
+    do {
+        uint32_t count = 0;
+        if (get(device, &count, nullptr) != VK_SUCCESS) return {};
+        raw.assign(count, VkCooperativeMatrixPropertiesKHR{
+                              .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+        r = get(device, &count, raw.data());
+        raw.resize(count);
+    } while (r == VK_INCOMPLETE);
+    if (r != VK_SUCCESS) return {};
+    std::vector<CoopMatrixProps> props;
+    for (const auto& p : raw) {
+        props.push_back({.mSize = p.MSize,
+                         .nSize = p.NSize,
+                         .kSize = p.KSize,
+                         .aType = static_cast<uint32_t>(p.AType),
+                         .bType = static_cast<uint32_t>(p.BType),
+                         .cType = static_cast<uint32_t>(p.CType),
+                         .resultType = static_cast<uint32_t>(p.ResultType),
+                         .saturatingAccumulation = p.saturatingAccumulation == VK_TRUE,
+                         .scope = static_cast<uint32_t>(p.scope)});
+    }
+    return props;
 }
 
 // ash 0.38's HEADER_VERSION_COMPLETE, the cap blade puts on apiVersion (init.rs:591-782).
@@ -119,9 +229,11 @@ Instance::Instance(bool validation) {
         vkEnumerateInstanceLayerProperties(&count, nullptr);
         std::vector<VkLayerProperties> props(count);
         vkEnumerateInstanceLayerProperties(&count, props.data());
-        const bool present = std::any_of(props.begin(), props.end(), [&](const auto& p) {
+        const auto layer = std::find_if(props.begin(), props.end(), [&](const auto& p) {
             return std::strcmp(p.layerName, kLayer) == 0;
         });
+        const bool present = layer != props.end();
+        if (present) validationLayerSpec_ = layer->specVersion;
         if (!present) {
             throw CannotTest("--validation: VK_LAYER_KHRONOS_validation is not installed "
                              "(package vulkan-validationlayers)");
@@ -182,6 +294,25 @@ Instance::~Instance() {
 }
 
 bool DeviceInfo::hasExtension(const char* name) const { return contains(extensions, name); }
+
+CooperativeMatrixTiles bladeCooperativeTiles(std::span<const CoopMatrixProps> props, bool f16Inputs) {
+    // blade's find_tile closure (init.rs:498-511).
+    auto findTile = [&](uint32_t a, uint32_t b, uint32_t c, uint32_t result) -> uint32_t {
+        for (const uint32_t size : {8u, 16u}) {
+            const bool listed = std::any_of(props.begin(), props.end(), [&](const CoopMatrixProps& p) {
+                return p.mSize == size && p.nSize == size && p.kSize == size && p.aType == a &&
+                       p.bType == b && p.cType == c && p.resultType == result &&
+                       p.scope == kScopeSubgroup;
+            });
+            if (listed) return size;
+        }
+        return 0;
+    };
+    constexpr uint32_t f32 = kComponentTypeFloat32;
+    constexpr uint32_t f16 = kComponentTypeFloat16;
+    return {.f32Tile = findTile(f32, f32, f32, f32),
+            .f16Tile = f16Inputs ? findTile(f16, f16, f32, f32) : 0};
+}
 
 std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
     uint32_t count = 0;
@@ -256,6 +387,14 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
                 .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES};
             VkPhysicalDeviceSynchronization2Features sync2{
                 .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
+            // What blade's cooperative-matrix decision reads (init.rs:318-335, 474-521).
+            VkPhysicalDeviceVulkanMemoryModelFeatures memoryModel{
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+            VkPhysicalDevice16BitStorageFeatures storage16{
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+            VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopMatrix{
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+            const bool coopMatrixExt = d.hasExtension(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
             // Chain only structs whose extension or core version the device has.
             void* chain = nullptr;
             auto link = [&chain](auto& s, bool present) {
@@ -272,6 +411,12 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
             link(fault, d.hasExtension(VK_EXT_DEVICE_FAULT_EXTENSION_NAME));
             link(indexing, v12 || d.hasExtension(VK_EXT_DESCRIPTOR_INDEXING_EXTENSION_NAME));
             link(sync2, v13 || d.hasExtension(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME));
+            link(memoryModel, v12 || d.hasExtension(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME));
+            link(storage16, true);  // core since 1.1, which this branch has
+            // Safe under validation layers older than the extension: their
+            // vkGetPhysicalDeviceFeatures2 checks only pFeatures->sType, not the chain
+            // (Vulkan-ValidationLayers v1.3.239 layers/generated/parameter_validation.cpp:8708-8715).
+            link(coopMatrix, coopMatrixExt);
             VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                                .pNext = chain};
             vkGetPhysicalDeviceFeatures2(d.handle, &features);
@@ -288,8 +433,37 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
                                 indexing.shaderSampledImageArrayNonUniformIndexing == VK_TRUE &&
                                 indexing.descriptorBindingPartiallyBound == VK_TRUE,
                 .synchronization2 = sync2.synchronization2 == VK_TRUE,
+                .vulkanMemoryModel = memoryModel.vulkanMemoryModel == VK_TRUE,
+                .storageBuffer16BitAccess = storage16.storageBuffer16BitAccess == VK_TRUE,
+                .uniformAndStorageBuffer16BitAccess =
+                    storage16.uniformAndStorageBuffer16BitAccess == VK_TRUE,
+                .cooperativeMatrix = coopMatrixExt && coopMatrix.cooperativeMatrix == VK_TRUE,
             };
             d.deviceFaultSupported = fault.deviceFault == VK_TRUE;
+            // blade's capabilities.cooperative_matrix (init.rs:474-538): the gates in its
+            // order, then the property query and the tile choice.
+            const BladeFeatures& s = d.supported;
+            if (!coopMatrixExt) {
+                d.cooperativeMatrixNote = "device lacks VK_KHR_cooperative_matrix";
+            } else if (!s.cooperativeMatrix) {
+                d.cooperativeMatrixNote = "VK_KHR_cooperative_matrix without its cooperativeMatrix feature";
+            } else if (!s.vulkanMemoryModel) {
+                d.cooperativeMatrixNote = "no vulkanMemoryModel feature, which blade requires with it";
+            } else {
+                d.cooperativeMatrixProperties = cooperativeMatrixProperties(instance.get(), d.handle);
+                d.supported.cooperativeMatrixTiles =
+                    bladeCooperativeTiles(d.cooperativeMatrixProperties,
+                                          s.shaderFloat16 && s.storageBuffer16BitAccess);
+                if (!d.supported.cooperativeMatrixTiles.supported()) {
+                    d.cooperativeMatrixNote = fmt::format(
+                        "device has no usable tile: none of its {} configurations is 8x8x8 or "
+                        "16x16x16, subgroup scope, all-f32{}",
+                        d.cooperativeMatrixProperties.size(),
+                        s.shaderFloat16 && s.storageBuffer16BitAccess
+                            ? " or f16 A/B with f32 C/Result"
+                            : " (f16 not looked for: shaderFloat16 or storageBuffer16BitAccess missing)");
+                }
+            }
         }
 
         if (!d.queueFamilies.empty() && (d.queueFamilies[0].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
@@ -379,6 +553,30 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
                                      "has no compute here ({})",
                                      info.queueNote));
     }
+    // blade-exact only: blade's cooperative matrix, decided in enumerateDevices as blade
+    // decides it (init.rs:474-538) and enabled as it enables it (init.rs:986-991, 1062-1094).
+    const BladeFeatures& s = info.supported;
+    const CooperativeMatrixTiles& tiles = s.cooperativeMatrixTiles;
+    const bool withCoopMatrix = options.bladeExact && tiles.supported();
+    const bool withStorage16 = options.bladeExact && tiles.f16Tile > 0;
+    // A validation layer generated from headers older than the extension rejects
+    // VkPhysicalDeviceCooperativeMatrixFeaturesKHR in vkCreateDevice's pNext
+    // (VUID-VkDeviceCreateInfo-pNext-pNext, "unknown VkStructureType") and then fails the
+    // call with VK_ERROR_VALIDATION_FAILED_EXT (Vulkan-ValidationLayers v1.3.239
+    // layers/generated/parameter_validation.cpp:5483, layers/stateless_validation.h:565-572,
+    // layers/generated/chassis.cpp:439-440).
+    // There the extension and its struct are withheld; the rest of blade's set stays.
+    const uint32_t layerSpec = instance.validationLayerSpecVersion();
+    const bool coopWithheld = withCoopMatrix && layerSpec != 0 && layerSpec < kCoopMatrixHeaderVersion;
+    if (withStorage16 && !s.uniformAndStorageBuffer16BitAccess) {
+        // blade checks only storageBuffer16BitAccess (init.rs:515-516) but enables both
+        // (init.rs:1071-1078), so its own vkCreateDevice would be asking for a missing feature.
+        throw CannotTest(fmt::format(
+            "--profile blade-exact: blade's f16 cooperative-matrix tile ({}) makes it enable "
+            "uniformAndStorageBuffer16BitAccess, which this device lacks (blade's own "
+            "vkCreateDevice would fail here)",
+            tiles.f16Tile));
+    }
     // blade's extension list, in its push order (init.rs:933-998): the three it requires,
     // then the optional ones the device lists.
     auto enable = [&](const char* name) {
@@ -401,6 +599,10 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
         enable(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     }
     enable(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    if (withCoopMatrix) {  // init.rs:986-991; a tile implies the device lists both
+        if (!coopWithheld) enable(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+        if (!v12) enable(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+    }
     enable(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     const bool withFault = deviceFault && info.deviceFaultSupported;
     if (withFault) enable(VK_EXT_DEVICE_FAULT_EXTENSION_NAME);
@@ -409,7 +611,6 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
 
     // Features: blade passes pEnabledFeatures = NULL and chains VkPhysicalDeviceFeatures2;
     // every boolean it does not name stays VK_FALSE (robustBufferAccess included).
-    const BladeFeatures& s = info.supported;
     VkPhysicalDeviceTimelineSemaphoreFeatures timeline{
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
         .timelineSemaphore = VK_TRUE};
@@ -428,6 +629,26 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
         .pipelineExecutableInfo = VK_TRUE};
+    // blade turns binding arrays on where all three features exist (init.rs:1026-1035);
+    // the default profile leaves them off, blade-exact follows blade.
+    VkPhysicalDeviceDescriptorIndexingFeatures indexing{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES,
+        .shaderSampledImageArrayNonUniformIndexing = VK_TRUE,
+        .shaderStorageBufferArrayNonUniformIndexing = VK_TRUE,
+        .descriptorBindingPartiallyBound = VK_TRUE};
+    // With an f16 tile (init.rs:1071-1078).
+    VkPhysicalDevice16BitStorageFeatures storage16{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .storageBuffer16BitAccess = VK_TRUE,
+        .uniformAndStorageBuffer16BitAccess = VK_TRUE};
+    // With any tile (init.rs:1080-1094): vulkanMemoryModel alone, not
+    // vulkanMemoryModelDeviceScope, and not cooperativeMatrixRobustBufferAccess.
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopMatrix{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+        .cooperativeMatrix = VK_TRUE};
+    VkPhysicalDeviceVulkanMemoryModelFeatures memoryModel{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
+        .vulkanMemoryModel = VK_TRUE};
     void* chain = nullptr;
     auto link = [&](auto& st, bool on, const char* name) {
         if (!on) return;
@@ -435,12 +656,21 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
         chain = &st;
         features_.emplace_back(name);
     };
-    // ash's push_next prepends, so blade's chain runs in reverse push order; same here.
+    // ash's push_next prepends, so blade's chain runs in reverse push order; same here,
+    // linked in blade's push order (init.rs:1017-1125).
     link(timeline, true, "timelineSemaphore");
     link(rendering, true, "dynamicRendering");
     link(inlineBlock, s.inlineUniformBlock, "inlineUniformBlock");
+    link(indexing, options.bladeExact && s.bindingArray,
+         "shaderStorageBufferArrayNonUniformIndexing+shaderSampledImageArrayNonUniformIndexing+"
+         "descriptorBindingPartiallyBound");
     link(bda, s.bufferDeviceAddress, "bufferDeviceAddress");
+    // blade: shaderFloat16 where supported or where the f16 tile is > 0 (init.rs:538,
+    // 1064-1070); a tile needs shaderFloat16 supported, so that is "where supported".
     link(f16, s.shaderFloat16, "shaderFloat16");
+    link(storage16, withStorage16, "storageBuffer16BitAccess+uniformAndStorageBuffer16BitAccess");
+    link(coopMatrix, withCoopMatrix && !coopWithheld, "cooperativeMatrix");
+    link(memoryModel, withCoopMatrix, "vulkanMemoryModel");
     link(exec, s.pipelineExecutableInfo && info.hasExtension(
                                                VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME),
          "pipelineExecutableInfo");
@@ -451,16 +681,6 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES,
         .synchronization2 = VK_TRUE};
     link(sync2, withSync2, "synchronization2 (--barrier; not blade's)");
-    // blade turns binding arrays on where all three features exist (init.rs:1005-1125);
-    // the default profile leaves them off, blade-exact follows blade.
-    VkPhysicalDeviceDescriptorIndexingFeatures indexing{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES,
-        .shaderSampledImageArrayNonUniformIndexing = VK_TRUE,
-        .shaderStorageBufferArrayNonUniformIndexing = VK_TRUE,
-        .descriptorBindingPartiallyBound = VK_TRUE};
-    link(indexing, options.bladeExact && s.bindingArray,
-         "shaderStorageBufferArrayNonUniformIndexing+shaderSampledImageArrayNonUniformIndexing+"
-         "descriptorBindingPartiallyBound");
     VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                        .pNext = chain};
     if (s.dualSrcBlend) {
@@ -468,9 +688,31 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
         features_.insert(features_.begin(), "dualSrcBlend");
     }
     (void)v13;
-    omitted_ = {"cooperativeMatrix + vulkanMemoryModel (blade: only with a usable f16 tile)",
-                "storageBuffer16BitAccess (blade: only with cooperative matrix)",
-                "unifiedImageLayouts"};
+    // What blade would enable and this device does not get, with the reason.
+    omitted_.clear();
+    if (!withCoopMatrix) {
+        omitted_.push_back(fmt::format(
+            "cooperativeMatrix + vulkanMemoryModel (blade: with an 8x8 or 16x16 tile; {})",
+            !options.bladeExact && tiles.supported() ? "only with --profile blade-exact"
+                                                      : info.cooperativeMatrixNote));
+    } else if (coopWithheld) {
+        omitted_.push_back(fmt::format(
+            "VK_KHR_cooperative_matrix + cooperativeMatrix (blade: f32 tile {}, f16 tile {}; "
+            "withheld: the validation layer {}.{}.{} predates the extension (1.3.255) and fails "
+            "vkCreateDevice with its feature struct; run without --validation to get it)",
+            tiles.f32Tile, tiles.f16Tile, VK_API_VERSION_MAJOR(layerSpec),
+            VK_API_VERSION_MINOR(layerSpec), VK_API_VERSION_PATCH(layerSpec)));
+    }
+    if (!withStorage16) {
+        std::string why = !options.bladeExact && tiles.f16Tile > 0 ? "only with --profile blade-exact"
+                          : tiles.supported() ? fmt::format("device has an f32 tile ({}) only", tiles.f32Tile)
+                                              : info.cooperativeMatrixNote;
+        omitted_.push_back(fmt::format(
+            "storageBuffer16BitAccess+uniformAndStorageBuffer16BitAccess (blade: with an f16 "
+            "cooperative-matrix tile; {})",
+            why));
+    }
+    omitted_.push_back("unifiedImageLayouts");
     if (!(options.bladeExact && s.bindingArray)) {
         omitted_.push_back("descriptor-indexing features (blade: binding arrays)");
     }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,9 @@ class Instance {
     VkInstance get() const { return instance_; }
     uint32_t apiVersion() const { return apiVersion_; }
     bool hasDebugUtils() const { return debugUtils_; }
+    // VkLayerProperties::specVersion of VK_LAYER_KHRONOS_validation (the Vulkan header it
+    // was generated from) when `validation`; 0 without the layer.
+    uint32_t validationLayerSpecVersion() const { return validationLayerSpec_; }
     const ValidationLog& validationLog() const { return *log_; }
     // After a timed-out wait the device cannot be destroyed, so neither can the instance.
     void abandon() { abandoned_ = true; }
@@ -51,8 +55,50 @@ class Instance {
     VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
     std::unique_ptr<ValidationLog> log_ = std::make_unique<ValidationLog>();
     uint32_t apiVersion_ = 0;
+    uint32_t validationLayerSpec_ = 0;
     bool debugUtils_ = false;
 };
+
+// VK_KHR_cooperative_matrix enum values that the tile choice compares, as plain numbers so
+// that this header works with Vulkan headers older than 1.3.255, the first to define the
+// extension (KhronosGroup/Vulkan-Headers v1.3.255 include/vulkan/vulkan_core.h;
+// device.cpp checks them against the real or locally defined enums).
+inline constexpr uint32_t kComponentTypeFloat16 = 0;  // VK_COMPONENT_TYPE_FLOAT16_KHR
+inline constexpr uint32_t kComponentTypeFloat32 = 1;  // VK_COMPONENT_TYPE_FLOAT32_KHR
+inline constexpr uint32_t kScopeSubgroup = 3;         // VK_SCOPE_SUBGROUP_KHR
+
+// One VkCooperativeMatrixPropertiesKHR from vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR,
+// field for field (types are VkComponentTypeKHR values, scope a VkScopeKHR value).
+struct CoopMatrixProps {
+    uint32_t mSize = 0;
+    uint32_t nSize = 0;
+    uint32_t kSize = 0;
+    uint32_t aType = 0;
+    uint32_t bType = 0;
+    uint32_t cType = 0;
+    uint32_t resultType = 0;
+    bool saturatingAccumulation = false;
+    uint32_t scope = 0;
+};
+
+// blade's crate::CooperativeMatrix (lib.rs:223-240 at 72c30c1): each field a square tile
+// size, 8 or 16, or 0 when there is no such configuration.
+struct CooperativeMatrixTiles {
+    uint32_t f32Tile = 0;  // A, B, C and Result all FLOAT32
+    uint32_t f16Tile = 0;  // A and B FLOAT16, C and Result FLOAT32
+    // blade's is_supported(): VK_KHR_cooperative_matrix is enabled exactly when this holds.
+    bool supported() const { return f32Tile > 0 || f16Tile > 0; }
+    bool operator==(const CooperativeMatrixTiles&) const = default;
+};
+
+// blade's tile choice (init.rs:498-521): for each kind, the first size of 8 then 16 with
+// an entry whose M = N = K = size, whose A/B/C/Result types match, and whose scope is
+// SUBGROUP; saturatingAccumulation is not looked at. So 8 wins when both are listed. The
+// f16 tile is looked for only when `f16Inputs` (blade: shaderFloat16 and
+// storageBuffer16BitAccess both supported, init.rs:515-516), else it is 0.
+// Pure; the caller applies blade's gates first (extension, cooperativeMatrix and
+// vulkanMemoryModel features, init.rs:474-488).
+CooperativeMatrixTiles bladeCooperativeTiles(std::span<const CoopMatrixProps> props, bool f16Inputs);
 
 // Optional features blade turns on where the device has them (init.rs:1005-1125).
 struct BladeFeatures {
@@ -67,6 +113,19 @@ struct BladeFeatures {
     // shaderSampledImageArrayNonUniformIndexing and descriptorBindingPartiallyBound.
     bool bindingArray = false;
     bool synchronization2 = false;  // not blade's; needed by --barrier sync2/full
+    // VkPhysicalDeviceVulkanMemoryModelFeatures::vulkanMemoryModel (Vulkan 1.2 or
+    // VK_KHR_vulkan_memory_model listed; else false).
+    bool vulkanMemoryModel = false;
+    // VkPhysicalDevice16BitStorageFeatures (core in 1.1).
+    bool storageBuffer16BitAccess = false;
+    bool uniformAndStorageBuffer16BitAccess = false;
+    // VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrix, where the device
+    // lists VK_KHR_cooperative_matrix; else false.
+    bool cooperativeMatrix = false;
+    // blade's capabilities.cooperative_matrix (init.rs:474-538): zero unless the extension,
+    // cooperativeMatrix and vulkanMemoryModel are all there, then bladeCooperativeTiles
+    // over the device's property list.
+    CooperativeMatrixTiles cooperativeMatrixTiles;
 };
 
 // One physical device and whether it can run the repro.
@@ -83,6 +142,11 @@ struct DeviceInfo {
     std::vector<VkQueueFamilyProperties> queueFamilies;
     std::vector<std::string> extensions;
     BladeFeatures supported;
+    // vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR's list, queried only where blade
+    // queries it: extension listed, cooperativeMatrix and vulkanMemoryModel supported.
+    std::vector<CoopMatrixProps> cooperativeMatrixProperties;
+    // Why supported.cooperativeMatrixTiles is zero (one line); empty when blade has a tile.
+    std::string cooperativeMatrixNote;
     // blade hard-codes family 0 (init.rs:297); if it cannot do compute, the first that can.
     std::optional<uint32_t> queueFamily;
     std::string queueNote;
@@ -96,6 +160,9 @@ struct DeviceInfo {
 // API >= 1.1, VK_KHR_timeline_semaphore, VK_KHR_descriptor_update_template and
 // VK_KHR_dynamic_rendering (or the core version that promoted each), the
 // timelineSemaphore and dynamicRendering features, and a queue family with compute.
+// Also blade's cooperative-matrix decision (supported.cooperativeMatrixTiles, init.rs:474-538),
+// with vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR loaded through the instance.
+
 std::vector<DeviceInfo> enumerateDevices(const Instance& instance);
 
 // `selector` empty: the first usable device (blade's rule). A number: that index. Else
@@ -110,7 +177,16 @@ struct DeviceOptions {
     bool synchronization2 = false;  // the synchronization2 feature (--barrier sync2|full); not
                                     // blade's. CannotTest where unsupported.
     bool bladeExact = false;        // --profile blade-exact: queue family 0 whatever its flags,
-                                    // and blade's descriptor-indexing features
+                                    // blade's descriptor-indexing features, and, where blade
+                                    // finds a cooperative-matrix tile, VK_KHR_cooperative_matrix
+                                    // (+ VK_KHR_vulkan_memory_model below 1.2) with the
+                                    // cooperativeMatrix and vulkanMemoryModel features, and
+                                    // with an f16 tile the two 16-bit storage features.
+                                    // CannotTest where the f16 tile would make blade ask for
+                                    // uniformAndStorageBuffer16BitAccess the device lacks.
+                                    // Under a validation layer older than 1.3.255 the
+                                    // extension and cooperativeMatrix are withheld (the layer
+                                    // would fail vkCreateDevice); omittedFeatures() says so.
 };
 
 // The logical device: one queue (priority 1.0) of `info.queueFamily`, the three

@@ -2,6 +2,7 @@
 // field and checked against docs/report.schema.json (required properties, types, no
 // undocumented fields), NaN/Inf handling, and the Markdown block's structure.
 #include "core/report_render.hpp"
+#include "core/variant.hpp"
 
 #include <gtest/gtest.h>
 
@@ -406,12 +407,74 @@ TEST(ReportSchema, RequiredPropertiesArePresent) {
     for (const auto& key : schema["$defs"]["device"]["required"]) EXPECT_TRUE(j["device"].contains(key.get<std::string>())) << key;
 }
 
+// A report of a non-default experiment: every experiment field set.
+RunReport experimentReport() {
+    RunReport r = sampleReport();
+    r.experiment = ExperimentReport{.barrier = "none",
+                                    .submitEvery = 3,
+                                    .splitMiB = 26.211,
+                                    .hostWait = false,
+                                    .memory = "host-cached",
+                                    .dispatchRepeat = 4,
+                                    .profile = "blade-exact",
+                                    .spirvDir = "naga-out",
+                                    .control = true,
+                                    .quirks = {"no HOST_READ barrier", "queue family 0"}};
+    return r;
+}
+
+TEST(ReportJson, ExperimentBlockDefaultsAndEveryField) {
+    const json d = parsedJson(sampleReport())["experiment"];
+    EXPECT_EQ(d["barrier"], "blade");
+    EXPECT_EQ(d["control"], false);
+    EXPECT_TRUE(d["submit_every"].is_null());
+    EXPECT_TRUE(d["split_mib"].is_null());
+    EXPECT_EQ(d["host_wait"], true);
+    EXPECT_EQ(d["profile"], "default");
+    EXPECT_TRUE(d["spirv_dir"].is_null());
+    EXPECT_TRUE(d["quirks"].empty());
+    const json e = parsedJson(experimentReport())["experiment"];
+    EXPECT_EQ(e["barrier"], "none");
+    EXPECT_EQ(e["control"], true);
+    EXPECT_EQ(e["submit_every"], 3);
+    EXPECT_DOUBLE_EQ(e["split_mib"].get<double>(), 26.211);
+    EXPECT_EQ(e["host_wait"], false);
+    EXPECT_EQ(e["memory"], "host-cached");
+    EXPECT_EQ(e["dispatch_repeat"], 4);
+    EXPECT_EQ(e["profile"], "blade-exact");
+    EXPECT_EQ(e["spirv_dir"], "naga-out");
+    EXPECT_EQ(e["quirks"].size(), 2u);
+    const json schema = loadSchema();  // the checker keeps a reference to it
+    SchemaChecker checker(schema);
+    const auto errors = checker.check(parsedJson(experimentReport()));
+    EXPECT_TRUE(errors.empty()) << joinErrors(errors);
+}
+
+TEST(ReportMarkdown, ExperimentRowSaysWhatChangedAndMarksControls) {
+    const std::string md = renderMarkdown(experimentReport());
+    EXPECT_TRUE(contains(md, "| experiment | barrier none (CONTROL: invalid on purpose), memory host-cached, "
+                             "profile blade-exact, submit every 3, split at 26.211 MiB, no host waits, "
+                             "each conv-T x4, SPIR-V from naga-out |"))
+        << md;
+    EXPECT_TRUE(contains(md, "| blade-exact quirk | no HOST_READ barrier |")) << md;
+}
+
 TEST(ReportSchema, EnumsCoverEveryName) {
     const json schema = loadSchema();
     const json& classes = schema["$defs"]["mode"]["properties"]["classification"]["enum"];
     for (int c = 0; c <= static_cast<int>(Classification::Inconclusive); ++c) {
         const std::string n(name(static_cast<Classification>(c)));
         EXPECT_NE(std::find(classes.begin(), classes.end(), n), classes.end()) << n;
+    }
+    const json& experiment = schema["properties"]["experiment"]["properties"];
+    for (const char* b : {"blade", "sync2", "buffer", "full", "execution-only", "none"}) {
+        EXPECT_EQ(std::string(name(*parseBarrier(b))), b);
+        const json& e = experiment["barrier"]["enum"];
+        EXPECT_NE(std::find(e.begin(), e.end(), b), e.end()) << b;
+    }
+    for (const char* m : {"blade", "device-local", "host-visible", "host-cached"}) {
+        const json& e = experiment["memory"]["enum"];
+        EXPECT_NE(std::find(e.begin(), e.end(), m), e.end()) << m;
     }
     const json& modes = schema["$defs"]["mode"]["properties"]["mode"]["enum"];
     for (const Mode m : {Mode::Split, Mode::Multipass, Mode::Single}) {
