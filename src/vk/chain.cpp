@@ -322,7 +322,7 @@ ModeRun runOneQueue(Chain& chain, Mode mode) {
             written.push_back(convT ? chain.sizes.bigBytes : chain.sizes.smallBytes);
         }
     }
-    if (plan.empty()) {  // --drop-dispatch on a one-step chain leaves one dispatch at least
+    if (plan.empty()) {  // not reached: N >= 1 gives 2 dispatches, --drop-dispatch removes 1
         run.completed = true;
         return run;
     }
