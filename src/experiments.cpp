@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/interrupt.hpp"
+#include "core/report_render.hpp"
 #include "core/spirv_module.hpp"
 #include "core/subprocess.hpp"
 #include "core/variant.hpp"
@@ -221,6 +222,27 @@ void printHeader(const char* what, const Options& o, const ProbedDevice& device,
         dir.string());
 }
 
+// --format markdown: the table and the summary lines as one block to paste into an issue,
+// on stdout (the text went to stderr as it ran).
+void printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
+                   const std::vector<std::string>& header,
+                   const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<std::string>& summary) {
+    if (o.format != Format::Markdown) return;
+    std::string command = "repro";
+    for (size_t i = 1; i < o.commandLine.size(); ++i) command += " " + o.commandLine[i];
+    const std::string& verdict = summary.back();  // "matrix verdict: ...": the heading says the rest
+    std::string out = fmt::format("### repro {}: {}\n\n", what,
+                                  markdownText(verdict.substr(verdict.find(": ") + 2)));
+    out += fmt::format("`{}` on **{}** ({}, driverID {}), repro {} (git {})\n\n", command,
+                       markdownText(device.name), markdownText(device.driver),
+                       device.driverId.empty() ? "?" : device.driverId, kReproVersion, kReproGitHash);
+    out += markdownTable(header, rows) + "\n";
+    for (const auto& line : summary) out += "- " + markdownText(line) + "\n";
+    fmt::print("{}", out);
+    std::fflush(stdout);
+}
+
 int interruptedExit() {
     const int signal = interruptSignal();
     say("--- INTERRUPTED by {}: the rows above are complete; no verdict",
@@ -258,6 +280,7 @@ int runMatrix(const Options& o) {
         "gpu");
     int hangs = 0, wrong = 0, ran = 0, unclean = 0, racedControls = 0, hazardControls = 0;
     std::vector<std::string> quirkResults;
+    std::vector<std::vector<std::string>> rows;  // for --format markdown
     std::vector<std::string> wrongNames, uncleanNames, notRun;
     for (size_t i = 0; i < variants.size(); ++i) {
         if (interruptSignal() != 0) return interruptedExit();
@@ -300,18 +323,26 @@ int runMatrix(const Options& o) {
         const bool memory = std::find(v.args.begin(), v.args.end(), "--memory") != v.args.end();
         if (memory && !c.memory.empty()) note += (note.empty() ? "" : "; ") + c.memory;
         if (c.anyWrong && !v.control && !v.bladeQuirks) note += (note.empty() ? "" : "; ") + c.reason;
-        say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, resultText(c),
-            c.status >= 0 ? std::to_string(c.status) : "-", validationText(o, c), gpuText(c),
-            note.empty() ? "" : "  " + note);
+        const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
+        say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, resultText(c), exit,
+            validationText(o, c), gpuText(c), note.empty() ? "" : "  " + note);
+        rows.push_back({std::to_string(i + 1), v.label, resultText(c), exit, validationText(o, c),
+                        gpuText(c), note});
     }
-    say("--- matrix: {} variants: {} valid ({} ran, {} reproduced the bug, {} hung), {} controls "
-        "({} raced, {} drew hazard messages), {} with blade's quirks",
-        variants.size(), valid, ran, wrong, hangs, controls, racedControls, hazardControls, quirks);
-    for (const auto& line : quirkResults) say("    blade's quirks: {}", line);
-    for (const auto& line : notRun) say("    not tested: {}", line);
+    std::vector<std::string> summary;
+    auto line = [&](std::string text) {
+        say("{}", text);
+        summary.push_back(text.substr(text.find_first_not_of("- ")));
+    };
+    line(fmt::format("--- matrix: {} variants: {} valid ({} ran, {} reproduced the bug, {} hung), "
+                     "{} controls ({} raced, {} drew hazard messages), {} with blade's quirks",
+                     variants.size(), valid, ran, wrong, hangs, controls, racedControls,
+                     hazardControls, quirks));
+    for (const auto& text : quirkResults) line("    blade's quirks: " + text);
+    for (const auto& text : notRun) line("    not tested: " + text);
     if (o.validation) {
-        say("--- validation: {} of the valid default-profile variants drew messages{}", unclean,
-            unclean ? ": " + join(uncleanNames) : "");
+        line(fmt::format("--- validation: {} of the valid default-profile variants drew messages{}",
+                         unclean, unclean ? ": " + join(uncleanNames) : ""));
     }
     int status = kExitNotReproduced;
     std::string verdict;
@@ -330,7 +361,9 @@ int runMatrix(const Options& o) {
     } else {
         verdict = "NOT REPRODUCED by any valid variant";
     }
-    say("--- matrix verdict: {}{}", verdict, wrongNames.empty() ? "" : ": " + join(wrongNames));
+    line(fmt::format("--- matrix verdict: {}{}", verdict, wrongNames.empty() ? "" : ": " + join(wrongNames)));
+    printMarkdown("--matrix", o, device, {"#", "variant", "result", "exit", "validation", "GPU", "note"},
+                  rows, summary);
     return status;
 }
 
@@ -357,11 +390,14 @@ int runDriverEnvSweep(const Options& o) {
     auto run = [&](const std::string& tag, std::vector<std::string> env) {
         return runOne(exe, base, env, dir, tag, limit);
     };
+    std::vector<std::vector<std::string>> rows;  // for --format markdown
     const ChildOutcome baseline = run("baseline", {});
     if (baseline.process.interrupted) return interruptedExit();
-    say("  {:<28} {:<40} {:>4}  {:<10} {}", "(none)", resultText(baseline, true),
-        baseline.status >= 0 ? std::to_string(baseline.status) : "-", gpuText(baseline),
-        "the driver as it is");
+    const std::string baselineExit = baseline.status >= 0 ? std::to_string(baseline.status) : "-";
+    say("  {:<28} {:<40} {:>4}  {:<10} {}", "(none)", resultText(baseline, true), baselineExit,
+        gpuText(baseline), "the driver as it is");
+    rows.push_back({"(none)", resultText(baseline, true), baselineExit, gpuText(baseline),
+                    "the driver as it is"});
     const bool baselineReproduces =
         baseline.status == kExitReproduced || baseline.status == kExitHang || baseline.process.timedOut;
     std::vector<std::string> cures, stillFailing;
@@ -379,19 +415,30 @@ int runDriverEnvSweep(const Options& o) {
             c.status == kExitReproduced || c.status == kExitHang || c.process.timedOut;
         if (baselineReproduces && !reproduces && c.status == kExitNotReproduced) cures.push_back(assignment);
         if (baselineReproduces && reproduces) stillFailing.push_back(assignment);
-        say("  {:<28} {:<40} {:>4}  {:<10} {}{}", assignment, resultText(c, true),
-            c.status >= 0 ? std::to_string(c.status) : "-", gpuText(c), s.effect,
-            s.driver == device.driverId ? "" : " (not this device's driver)");
+        const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
+        const std::string effect = s.effect + (s.driver == device.driverId ? "" : " (not this device's driver)");
+        say("  {:<28} {:<40} {:>4}  {:<10} {}", assignment, resultText(c, true), exit, gpuText(c), effect);
+        rows.push_back({assignment, resultText(c, true), exit, gpuText(c), effect});
     }
+    std::vector<std::string> summary;
+    std::string verdict;
     if (!baselineReproduces) {
-        say("--- driver-env-sweep: the run without a setting does not reproduce (exit {}); there "
-            "is no failure for a setting to remove",
-            baseline.status);
+        verdict = fmt::format("--- driver-env-sweep: the run without a setting does not reproduce "
+                              "(exit {}); there is no failure for a setting to remove",
+                              baseline.status);
     } else {
-        say("--- driver-env-sweep: the bug reproduces without a setting; it disappears under: {}",
-            cures.empty() ? "none of them" : join(cures));
-        if (!stillFailing.empty()) say("    still reproduces under: {}", join(stillFailing));
+        verdict = fmt::format("--- driver-env-sweep: the bug reproduces without a setting; it "
+                              "disappears under: {}",
+                              cures.empty() ? "none of them" : join(cures));
+        if (!stillFailing.empty()) summary.push_back("still reproduces under: " + join(stillFailing));
     }
+    say("{}", verdict);
+    for (const auto& text : summary) say("    {}", text);
+    summary.insert(summary.begin(), "RADV_DEBUG=hang itself adds synchronization, so a bug that "
+                                    "disappears under it cannot be caught with it");
+    summary.push_back(verdict.substr(4));
+    printMarkdown("--driver-env-sweep", o, device, {"setting", "result", "exit", "GPU", "effect"}, rows,
+                  summary);
     if (baseline.status >= 0) return baseline.status;
     return baseline.process.timedOut ? kExitHang : kExitCannotTest;
 }

@@ -368,9 +368,9 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
                 throw UsageError("--matrix and --driver-env-sweep: choose one");
             }
             if (o.sweep) throw UsageError(fmt::format("{}: not with --sweep", what));
-            if (o.format != Format::Text || o.output) {
-                throw UsageError(fmt::format("{}: prints a text table; --format and --output are "
-                                             "for single runs",
+            if (o.format == Format::Json || o.output) {
+                throw UsageError(fmt::format("{}: prints a table (text, or --format markdown); "
+                                             "--format json and --output are for single runs",
                                              what));
             }
             if (o.listDevices) throw UsageError(fmt::format("{}: not with --list-devices", what));

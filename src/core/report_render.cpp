@@ -563,6 +563,20 @@ std::string renderJsonText(const RunReport& r) {
     return renderJson(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+std::string markdownText(std::string_view text) { return escapeText(text); }
+
+std::string markdownTable(const std::vector<std::string>& header,
+                          const std::vector<std::vector<std::string>>& rows) {
+    Table t;
+    for (const auto& h : header) t.header.push_back(escapeText(h));
+    for (const auto& row : rows) {
+        std::vector<std::string> cells;
+        for (const auto& cell : row) cells.push_back(escapeText(cell));
+        t.rows.push_back(std::move(cells));
+    }
+    return t.render();
+}
+
 std::string renderMarkdown(const RunReport& r) {
     const auto watchdog = watchdogOf(r);
     std::string out;

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/report.hpp"
@@ -28,6 +29,13 @@ inline constexpr int kReportSchemaVersion = 1;
 // unescaped '|', and report text never opens HTML tags. Ends with a newline; never throws
 // for any report content.
 std::string renderMarkdown(const RunReport& report);
+
+// A Markdown table: `header` cells, then one row per entry of `rows` (each as many cells as
+// the header). Cells are plain text, escaped for Markdown and HTML; newlines become spaces.
+std::string markdownTable(const std::vector<std::string>& header,
+                          const std::vector<std::vector<std::string>>& rows);
+// Plain text escaped for a Markdown paragraph or list item (as in table cells).
+std::string markdownText(std::string_view text);
 
 // The report as one JSON object, schema "repro-report", version kReportSchemaVersion;
 // every field is documented in docs/report-schema.md. Times are seconds, sizes bytes,

@@ -181,7 +181,8 @@ std::vector<Rejection> rejections() {
          "repro: --matrix: chooses --mode, --barrier, --submit-every, --split-mib, --no-host-wait, --memory, "
          "--dispatch-repeat and --profile itself"},
         {"matrix_with_format", kOptions, {"--matrix", "--format", "json"}, {}, 1,
-         "repro: --matrix: prints a text table; --format and --output are for single runs"},
+         "repro: --matrix: prints a table (text, or --format markdown); --format json and --output are for "
+         "single runs"},
         {"spirv_folder_missing", kSpirv, {"--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}, {}, 1,
          "repro: /nonexistent-repro-spirv/conv_t.spv: cannot read: no such file",
          "e2e.Spirv.MissingFolderIsOneUsageError"},

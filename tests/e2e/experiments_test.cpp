@@ -244,6 +244,18 @@ TEST(Matrix, PrintsEveryVariantAndPassesOnACorrectDriver) {
     EXPECT_TRUE(contains(r.out, "--- matrix verdict: NOT REPRODUCED by any valid variant")) << r.out;
 }
 
+TEST(Matrix, MarkdownBlockOnStdoutTextOnStderr) {
+    const ProcessResult r = repro({"--matrix", "-n", "1", "--preset", "tiny", "--format", "markdown"});
+    ASSERT_FALSE(r.signaled) << r.err;
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.rfind("### repro --matrix: NOT REPRODUCED by any valid variant\n", 0), 0u) << r.out;
+    EXPECT_TRUE(contains(r.out, "| # | variant | result | exit | validation | GPU | note |")) << r.out;
+    EXPECT_TRUE(contains(r.out, "| 20 | single barrier=none (control) | ok | 0 |")) << r.out;
+    EXPECT_EQ(count(r.out, "\n| "), 29u) << "header and 28 rows: " << r.out;
+    EXPECT_TRUE(matrixRows(r.out).empty()) << "the text table belongs on stderr";
+    EXPECT_EQ(matrixRows(r.err).size(), 28u) << r.err;
+}
+
 // A chain broken on purpose in every variant (--drop-dispatch passes through to the
 // children): the matrix must report it and exit 2.
 TEST(Matrix, ReportsABrokenChainAndExitsTwo) {

@@ -391,8 +391,9 @@ TEST(OptionsExperiments, CombinationsThatMeanNothingAreRejected) {
     expectUsageError(parse({"--all-drivers"}), "--all-drivers: only with --driver-env-sweep");
     expectUsageError(parse({"--matrix", "--driver-env-sweep"}), "choose one");
     expectUsageError(parse({"--matrix", "--sweep", "1..3"}), "--matrix: not with --sweep");
-    expectUsageError(parse({"--matrix", "--format", "json"}), "--matrix: prints a text table");
-    expectUsageError(parse({"--driver-env-sweep", "--output", "x.json"}), "--driver-env-sweep: prints a text table");
+    expectUsageError(parse({"--matrix", "--format", "json"}), "--matrix: prints a table (text, or --format markdown)");
+    expectUsageError(parse({"--driver-env-sweep", "--output", "x.json"}), "--driver-env-sweep: prints a table");
+    EXPECT_EQ(expectOptions(parse({"--matrix", "--format", "markdown"})).format, Format::Markdown);
     expectUsageError(parse({"--matrix", "--dump-dir", "d"}), "--matrix: not with --dump-dir");
     expectUsageError(parse({"--matrix", "--mode", "single"}), "--matrix: chooses --mode");
     expectUsageError(parse({"--matrix", "--barrier", "sync2"}), "--matrix: chooses");

@@ -459,6 +459,12 @@ TEST(ReportMarkdown, ExperimentRowSaysWhatChangedAndMarksControls) {
     EXPECT_TRUE(contains(md, "| blade-exact quirk | no HOST_READ barrier |")) << md;
 }
 
+TEST(ReportMarkdown, TableEscapesEveryCellAndHeader) {
+    const std::string t = markdownTable({"a|b", "c"}, {{"x|y", "<b>"}, {"", "`z`"}});
+    EXPECT_EQ(t, "| a\\|b | c |\n|---|---|\n| x\\|y | &lt;b&gt; |\n|   | \\`z\\` |\n");
+    EXPECT_EQ(markdownText("a*b\nc"), "a\\*b c");
+}
+
 TEST(ReportSchema, EnumsCoverEveryName) {
     const json schema = loadSchema();
     const json& classes = schema["$defs"]["mode"]["properties"]["classification"]["enum"];
