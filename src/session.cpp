@@ -1,21 +1,18 @@
-// The run of one invocation: which modes run in which order, against which reference,
-// how often, and what the results mean. Vulkan calls stay in vk/chain.cpp.
+// The run of one chain length: which modes run in which order, against which reference,
+// how often, and what the results mean. Vulkan calls stay in src/vk.
 #include "session.hpp"
-
-#include <unistd.h>
 
 #include <csignal>
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "core/environment.hpp"
 #include "core/interrupt.hpp"
 #include "core/judge.hpp"
@@ -23,16 +20,10 @@
 #include "core/verdict.hpp"
 #include "output.hpp"
 #include "vk/check.hpp"
-#include "vk/device.hpp"
+#include "vk/readback.hpp"
 
 namespace repro {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // One run of one mode.
 struct RunRecord {
@@ -41,24 +32,23 @@ struct RunRecord {
     bool referenceOnly = false;  // split run only to be the reference (not judged)
     ModeResult result;
     ChainResult buffers;         // final, plus intermediates with --check-steps
-    std::vector<double> dispatchGpuSeconds, submitGpuSeconds;  // --timestamps
-    std::vector<bool> dispatchIsConvT;                          // parallel to dispatchGpuSeconds
+    vk::GpuTimes gpu;            // --timestamps
 };
 
-// How a chain length's runs ended.
-struct LengthOutcome {
-    std::vector<ModeResult> judged;  // one per mode under test, runs aggregated
-    Verdict verdict;
-    bool deviceGone = false;
+// A failed submit or readback: what ended it and where.
+struct Failure {
+    vk::SubmitOutcome outcome;
+    std::string where;
+    double timeout = 0;
 };
 
-std::string hangReason(const vk::SubmitOutcome& f, const std::string& where, double timeout) {
-    if (f.status == vk::SubmitStatus::Timeout) {
-        return fmt::format("hung: {} for {} did not signal within the {:.0f} s timeout ({})",
-                           f.call, where, timeout, vk::resultName(f.result));
+std::string hangReason(const Failure& f) {
+    if (f.outcome.status == vk::SubmitStatus::Timeout) {
+        return fmt::format("hung: {} for {} did not signal within the {:.0f} s timeout ({})", f.outcome.call,
+                           f.where, f.timeout, vk::resultName(f.outcome.result));
     }
-    return fmt::format("lost the device: {} returned {} at {}", f.call, vk::resultName(f.result),
-                       where);
+    return fmt::format("lost the device: {} returned {} at {}", f.outcome.call,
+                       vk::resultName(f.outcome.result), f.where);
 }
 
 // Writes `values` to DIR/<mode>.f32 as raw float32; false (and a line on stderr) on failure.
@@ -75,7 +65,7 @@ bool dumpFinal(const std::string& dir, Mode mode, const std::vector<float>& valu
     return true;
 }
 
-std::vector<std::string> lines(const std::string& text) {
+std::vector<std::string> splitLines(const std::string& text) {
     std::vector<std::string> out;
     size_t start = 0;
     while (start <= text.size()) {
@@ -88,26 +78,49 @@ std::vector<std::string> lines(const std::string& text) {
 }
 
 bool bitIdentical(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
                return std::bit_cast<uint32_t>(x) == std::bit_cast<uint32_t>(y);
            });
+}
+
+ModeReport toModeReport(const RunRecord& r, const Options& o, uint32_t n) {
+    ModeReport m{.result = r.result};
+    m.role = r.referenceOnly ? "reference (run after the modes under test)"
+             : o.repeat > 1  ? fmt::format("under test, run {}/{}", r.index, o.repeat)
+                             : "under test";
+    if (o.sweep) m.role += fmt::format(", N={}", n);
+    for (const auto& d : r.gpu.dispatches) {
+        if (d.finished) m.dispatchGpuSeconds.push_back(d.seconds);
+    }
+    m.submitGpuSeconds = r.gpu.submitSeconds;
+    if (!r.gpu.submitSeconds.empty()) {
+        double total = 0;
+        for (double t : r.gpu.submitSeconds) total += t;
+        m.modeGpuSeconds = total;
+    }
+    return m;
 }
 
 class LengthRun {
   public:
     LengthRun(Session& s, uint32_t n, bool progress) : s_(s), n_(n), progress_(progress) {}
-
     LengthOutcome run();
 
   private:
-    void makeCpuJudge();
+    void makeReference();
     bool runOnce(Mode mode, uint32_t index, bool referenceOnly);
-    void classifyRecord(RunRecord& record);
+    std::optional<Failure> execute(RunRecord& record);
+    void recordInterrupted(RunRecord& record, const Failure& f);
+    void recordFailure(RunRecord& record, const Failure& f, const std::string& forensics);
+    void judgeCompleted(RunRecord& record);
+    void judgePending();
+    void classifyRecord(RunRecord& record) const;
     void printClassification(const RunRecord& record) const;
     void printStepReport(const RunRecord& record) const;
     void printGpuTimes(const RunRecord& record) const;
+    void clearProgress() const;
     ModeResult aggregate(Mode mode) const;
+    Verdict decide() const;
 
     Session& s_;
     uint32_t n_;
@@ -118,131 +131,116 @@ class LengthRun {
     bool deviceGone_ = false;
     bool interrupted_ = false;
     bool dumpFailed_ = false;
-
-  public:
-    bool dumpFailed() const { return dumpFailed_; }
-    bool interrupted() const { return interrupted_; }
+    std::string lastForensics_;
 };
 
-void LengthRun::makeCpuJudge() {
+void LengthRun::makeReference() {
+    if (s_.options.reference == ReferenceKind::None) judge_ = Judge::none();
+    if (s_.options.reference != ReferenceKind::Cpu) return;
     const auto start = Clock::now();
     judge_ = Judge::cpu(s_.options.shape, n_, s_.options.checkSteps);
     say("  reference: cpu (the chain in float64 on the host, derived float32 tolerance; {:.1f} s)",
         secondsSince(start));
 }
 
-// Runs `mode` once from fresh state and reads back what it wrote. False when the device
-// is gone (hang, loss, or a failed readback).
-bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
-    RunRecord record{.mode = mode, .index = index, .referenceOnly = referenceOnly};
-    record.result.mode = mode;
-    if (progress_) {
-        fmt::print(stderr, "\r\x1b[Krepro: N={} mode {} run {}/{}", n_, name(mode), index,
-                   s_.options.repeat);
-        std::fflush(stderr);
-    }
-    vk::Chain& chain = s_.chain;
-    chain.length = n_;
-    const uint32_t pattern = s_.options.poison ? kPoisonPattern : 0u;
-    const vk::ModeRun run = vk::runMode(chain, mode, pattern);
+void LengthRun::clearProgress() const {
+    if (progress_) fmt::print(stderr, "\r\x1b[K");
+}
+
+// Runs the mode and reads back small[N] (every intermediate with --check-steps).
+std::optional<Failure> LengthRun::execute(RunRecord& record) {
+    Rig& rig = s_.rig;
+    const vk::WaitTimeout timeout = rig.waitTimeout(s_.options);
+    const vk::ModeSettings settings{
+        .steps = n_,
+        .recording = {.barrier = s_.options.barrier, .submit = s_.options.submit,
+                      .dispatchRepeat = s_.options.dispatchRepeat, .dropDispatch = s_.options.dropDispatch},
+        .timeout = timeout,
+        .hostReadBarrier = rig.profile.hostReadBarrier,
+        .fillPattern = s_.options.poison ? kPoisonPattern : 0u};
+    const vk::ModeRun run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, record.mode);
     record.result.submits = run.submits;
     record.result.wallSeconds = run.wallSeconds;
-    record.dispatchGpuSeconds = run.dispatchGpuSeconds;
-    record.dispatchIsConvT = run.dispatchIsConvT;
-    record.submitGpuSeconds = run.submitGpuSeconds;
-    s_.report.timings.recording += run.recordSeconds;
-    s_.report.timings.gpuWait += run.waitSeconds;
-    const auto readbackStart = Clock::now();
+    record.gpu = run.gpu;
+    s_.timings.recording += run.recordSeconds;
+    s_.timings.gpuWait += run.waitSeconds;
+    lastForensics_ = run.forensics;
+    if (!run.completed) return Failure{run.failure, run.failedSubmit, run.failedTimeout};
+    const auto start = Clock::now();
+    const bool steps = s_.options.checkSteps;
+    auto read = [&](const vk::Buffer& buffer, std::vector<float>& into) -> std::optional<Failure> {
+        vk::Readback r = vk::readBuffer(rig.resources, rig.encoder, timeout, buffer);
+        if (!r.ok) return Failure{r.failure, "reading back " + buffer.name, timeout.seconds(s_.options.shape, 0)};
+        into = std::move(r.values);
+        return std::nullopt;
+    };
+    record.buffers.small.resize(n_ + 1);
+    record.buffers.big.resize(steps ? n_ : 0);
+    std::optional<Failure> failure;
+    for (uint32_t i = steps ? 1 : n_; i <= n_ && !failure; ++i) {
+        failure = read(rig.buffers.small[i], record.buffers.small[i]);
+    }
+    for (uint32_t i = 0; steps && i < n_ && !failure; ++i) failure = read(rig.buffers.big[i], record.buffers.big[i]);
+    s_.timings.readback += secondsSince(start);
+    return failure;
+}
 
-    std::optional<std::pair<vk::SubmitOutcome, std::string>> failure;
-    if (!run.completed) {
-        failure = {run.failure, run.failedSubmit};
+void LengthRun::recordInterrupted(RunRecord& record, const Failure& f) {
+    interrupted_ = true;
+    deviceGone_ = true;  // nothing more is submitted
+    if (!f.outcome.drained) {
+        // The queue did not finish within the bound: its objects may still be in use.
+        s_.rig.device.abandon();
+        s_.instance.abandon();
+    }
+    clearProgress();
+    record.result.kind = Classification::NotRun;
+    record.result.reason = fmt::format(
+        "interrupted by {} at {}; {}", interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", f.where,
+        f.outcome.drained ? "the queue drained"
+                          : fmt::format("the queue did not drain within {:.0f} s", kInterruptDrainSeconds));
+    say("  mode={:<9} interrupted", name(record.mode));
+    say("{}", classificationLine(record.result));
+}
+
+void LengthRun::recordFailure(RunRecord& record, const Failure& f, const std::string& forensics) {
+    deviceGone_ = true;
+    if (f.outcome.status == vk::SubmitStatus::Timeout) {
+        s_.rig.device.abandon();
+        s_.instance.abandon();
     } else {
-        // Read back small[N], and every intermediate with --check-steps.
-        const bool steps = s_.options.checkSteps;
-        record.buffers.small.resize(n_ + 1);
-        record.buffers.big.resize(steps ? n_ : 0);
-        for (uint32_t i = steps ? 1 : n_; i <= n_ && !failure; ++i) {
-            vk::Readback r = vk::readBuffer(chain, chain.buffers.small[i]);
-            if (!r.ok) failure = {r.failure, fmt::format("reading back small[{}]", i)};
-            record.buffers.small[i] = std::move(r.values);
-        }
-        for (uint32_t i = 0; steps && i < n_ && !failure; ++i) {
-            vk::Readback r = vk::readBuffer(chain, chain.buffers.big[i]);
-            if (!r.ok) failure = {r.failure, fmt::format("reading back big[{}]", i)};
-            record.buffers.big[i] = std::move(r.values);
-        }
+        s_.rig.device.markLost();
     }
-    s_.report.timings.readback += secondsSince(readbackStart);
-    if (failure && failure->first.status == vk::SubmitStatus::Interrupted) {
-        interrupted_ = true;
-        deviceGone_ = true;  // nothing more is submitted
-        if (!failure->first.drained) {
-            // The queue did not finish within the bound: its objects may still be in use.
-            s_.device.abandon();
-            s_.instance.abandon();
-        }
-        if (progress_) fmt::print(stderr, "\r\x1b[K");
-        record.result.kind = Classification::NotRun;
-        record.result.reason = fmt::format(
-            "interrupted by {} at {}; {}", interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT",
-            failure->second,
-            failure->first.drained ? "the queue drained"
-                                   : fmt::format("the queue did not drain within {:.0f} s",
-                                                 kInterruptDrainSeconds));
-        say("  mode={:<9} interrupted", name(mode));
-        say("{}", classificationLine(record.result));
-        records_.push_back(std::move(record));
-        return false;
+    record.result.kind = Classification::Hang;
+    record.result.reason = hangReason(f);
+    clearProgress();
+    say("  mode={:<9} HANG", name(record.mode));
+    say("{}", classificationLine(record.result));
+    if (!forensics.empty()) {
+        record.result.reason += "; " + forensics;
+        for (const auto& line : splitLines(forensics)) say("    {}", line);
     }
-    if (failure) {
-        deviceGone_ = true;
-        if (failure->first.status == vk::SubmitStatus::Timeout) {
-            s_.device.abandon();
-            s_.instance.abandon();
-        } else {
-            s_.device.markLost();
-        }
-        record.result.kind = Classification::Hang;
-        const double timeout = submitTimeoutSeconds(
-            s_.options.timeoutSeconds, s_.options.shape, n_,
-            s_.device.info().properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU);
-        record.result.reason = hangReason(failure->first, failure->second,
-                                          run.completed ? timeout : run.failedTimeout);
-        if (progress_) fmt::print(stderr, "\r\x1b[K");
-        say("  mode={:<9} HANG", name(mode));
-        say("{}", classificationLine(record.result));
-        if (!run.forensics.empty()) {
-            record.result.reason += "; " + run.forensics;
-            for (const auto& line : lines(run.forensics)) say("    {}", line);
-        }
-        for (const auto& note : hangEvidenceNotes(s_.device.info().hasDriverProperties
-                                                      ? s_.device.info().driver.driverName
-                                                      : "")) {
-            say("    hang evidence: {}", note);
-        }
-        records_.push_back(std::move(record));
-        return false;
+    const vk::DeviceInfo& info = s_.rig.device.info();
+    for (const auto& note : hangEvidenceNotes(info.hasDriverProperties ? info.driver.driverName : "")) {
+        say("    hang evidence: {}", note);
     }
+}
 
-    const auto verifyStart = Clock::now();
+void LengthRun::judgeCompleted(RunRecord& record) {
+    const auto start = Clock::now();
     const std::vector<float>& final = record.buffers.final();
     record.result.stats = computeStats(final);
-    if (s_.options.dumpDir && !dumpFinal(*s_.options.dumpDir, mode, final)) dumpFailed_ = true;
-    if (progress_) fmt::print(stderr, "\r\x1b[K");
-    if (referenceOnly) say("  reference (split, run after the modes under test):");
-    say("{}", modeLine(mode, *record.result.stats));
-
-    const bool isReferenceSource = mode == Mode::Split && !judge_ &&
-                                   s_.options.reference != ReferenceKind::Cpu &&
-                                   s_.options.reference != ReferenceKind::None;
-    if (isReferenceSource) {
+    if (s_.options.dumpDir && !dumpFinal(*s_.options.dumpDir, record.mode, final)) dumpFailed_ = true;
+    clearProgress();
+    if (record.referenceOnly) say("  reference (split, run after the modes under test):");
+    say("{}", modeLine(record.mode, *record.result.stats));
+    if (record.mode == Mode::Split && !judge_) {
+        // Split is the reference for the other modes (auto, split).
         const Classified c = classify(final, *record.result.stats, std::nullopt, "");
         record.result.kind = c.kind;
-        record.result.reason = c.kind == Classification::Ok
-                                   ? "finite and non-zero; the reference for the other modes"
-                                   : c.reason;
-        judge_ = Judge::fromRun(referenceOnly ? "split (run after the modes under test)" : "split",
+        record.result.reason =
+            c.kind == Classification::Ok ? "finite and non-zero; the reference for the other modes" : c.reason;
+        judge_ = Judge::fromRun(record.referenceOnly ? "split (run after the modes under test)" : "split",
                                 record.buffers);
         printClassification(record);
     } else if (judge_) {
@@ -253,32 +251,49 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
         pending_.push_back(records_.size());
     }
     printGpuTimes(record);
-    s_.report.timings.verification += secondsSince(verifyStart);
+    s_.timings.verification += secondsSince(start);
+}
+
+// Runs `mode` once from fresh state. False when nothing more may run (hang, loss, a
+// failed readback, an interrupt).
+bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
+    RunRecord record{.mode = mode, .index = index, .referenceOnly = referenceOnly};
+    record.result.mode = mode;
+    if (progress_) {
+        fmt::print(stderr, "\r\x1b[Krepro: N={} mode {} run {}/{}", n_, name(mode), index, s_.options.repeat);
+        std::fflush(stderr);
+    }
+    const std::optional<Failure> failure = execute(record);
+    if (failure && failure->outcome.status == vk::SubmitStatus::Interrupted) {
+        recordInterrupted(record, *failure);
+    } else if (failure) {
+        recordFailure(record, *failure, lastForensics_);
+    } else {
+        judgeCompleted(record);
+    }
     records_.push_back(std::move(record));
-    return true;
+    return !failure;
 }
 
 void LengthRun::printGpuTimes(const RunRecord& record) const {
-    if (record.submitGpuSeconds.empty()) return;
+    if (record.gpu.submitSeconds.empty()) return;
     double convT = 0, slice = 0, submits = 0;
     size_t convTCount = 0, sliceCount = 0;
-    // Dispatch times come in recording order, each tagged conv-T or slice (a conv-T
-    // recorded R times with --dispatch-repeat counts R times).
-    for (size_t i = 0; i < record.dispatchGpuSeconds.size(); ++i) {
-        const bool isConvT = i < record.dispatchIsConvT.size() && record.dispatchIsConvT[i];
-        (isConvT ? convT : slice) += record.dispatchGpuSeconds[i];
-        ++(isConvT ? convTCount : sliceCount);
+    // A conv-T recorded R times with --dispatch-repeat counts R times.
+    for (const auto& d : record.gpu.dispatches) {
+        if (!d.finished) continue;
+        (d.convT ? convT : slice) += d.seconds;
+        ++(d.convT ? convTCount : sliceCount);
     }
-    for (double t : record.submitGpuSeconds) submits += t;
-    say("    gpu: {:.3f} ms in {} submit{}; conv-T {:.3f} ms each, slice {:.3f} ms each (mean of "
-        "{} and {}){}",
-        submits * 1e3, record.submitGpuSeconds.size(), record.submitGpuSeconds.size() == 1 ? "" : "s",
-        convTCount ? convT / double(convTCount) * 1e3 : 0.0,
+    for (double t : record.gpu.submitSeconds) submits += t;
+    const size_t count = record.gpu.submitSeconds.size();
+    say("    gpu: {:.3f} ms in {} submit{}; conv-T {:.3f} ms each, slice {:.3f} ms each (mean of {} and {}){}",
+        submits * 1e3, count, count == 1 ? "" : "s", convTCount ? convT / double(convTCount) * 1e3 : 0.0,
         sliceCount ? slice / double(sliceCount) * 1e3 : 0.0, convTCount, sliceCount,
         s_.options.dropDispatch && record.mode != Mode::Split ? " (a dispatch was dropped)" : "");
 }
 
-void LengthRun::classifyRecord(RunRecord& record) {
+void LengthRun::classifyRecord(RunRecord& record) const {
     const Classified c = judge_->classifyFinal(record.buffers.final(), *record.result.stats);
     record.result.kind = c.kind;
     record.result.reason = c.reason;
@@ -297,21 +312,18 @@ void LengthRun::printStepReport(const RunRecord& record) const {
     const StepReport steps = judge_->checkSteps(s_.options.shape, s_.sizes, record.buffers);
     if (steps.firstWrong) {
         const DispatchCheck& d = steps.dispatches[*steps.firstWrong];
-        say("    check-steps against {}: first wrong dispatch {}: step {} {} is {}: {}",
-            judge_->label(), d.dispatchNumber(), d.step, d.convT ? "conv-T" : "slice",
-            name(d.verdict.kind), d.verdict.reason);
+        say("    check-steps against {}: first wrong dispatch {}: step {} {} is {}: {}", judge_->label(),
+            d.dispatchNumber(), d.step, d.convT ? "conv-T" : "slice", name(d.verdict.kind), d.verdict.reason);
     } else {
         say("    check-steps against {}: every dispatch's output matches", judge_->label());
     }
     for (const DispatchCheck& d : steps.dispatches) {
-        const float percent = d.stats.elements == 0
-                                  ? 0.0f
-                                  : 100.0f * static_cast<float>(d.stats.nonZero) /
-                                        static_cast<float>(d.stats.elements);
-        say("      dispatch {:>3} step {:>3} {:<6} nz={}/{} ({}%) sum={} max_abs={} -> {}",
-            d.dispatchNumber(), d.step, d.convT ? "conv-T" : "slice", d.stats.nonZero,
-            d.stats.elements, rustFixed(percent, 1), rustExp(d.stats.sum), rustExp(d.stats.maxAbs),
-            name(d.verdict.kind));
+        const float percent = d.stats.elements == 0 ? 0.0f
+                                                    : 100.0f * static_cast<float>(d.stats.nonZero) /
+                                                          static_cast<float>(d.stats.elements);
+        say("      dispatch {:>3} step {:>3} {:<6} nz={}/{} ({}%) sum={} max_abs={} -> {}", d.dispatchNumber(),
+            d.step, d.convT ? "conv-T" : "slice", d.stats.nonZero, d.stats.elements, rustFixed(percent, 1),
+            rustExp(d.stats.sum), rustExp(d.stats.maxAbs), name(d.verdict.kind));
     }
 }
 
@@ -347,35 +359,15 @@ ModeResult LengthRun::aggregate(Mode mode) const {
     return total;
 }
 
-LengthOutcome LengthRun::run() {
-    if (s_.options.reference == ReferenceKind::Cpu) makeCpuJudge();
-    if (s_.options.reference == ReferenceKind::None) judge_ = Judge::none();
-
-    std::vector<Mode> modes = s_.options.modes;
-    const bool splitAsked = std::find(modes.begin(), modes.end(), Mode::Split) != modes.end();
-    const bool splitAfter = !splitAsked && (s_.options.reference == ReferenceKind::Auto ||
-                                            s_.options.reference == ReferenceKind::Split);
-    for (const Mode mode : modes) {
-        for (uint32_t r = 1; r <= s_.options.repeat && !deviceGone_; ++r) runOnce(mode, r, false);
-        if (deviceGone_ && std::none_of(records_.begin(), records_.end(),
-                                        [&](const RunRecord& rec) { return rec.mode == mode; })) {
-            ModeResult notRun{.mode = mode, .kind = Classification::NotRun,
-                              .reason = interrupted_ ? "interrupted before it started"
-                                                     : "an earlier mode lost the device"};
-            say("  mode={:<9} not run", name(mode));
-            say("{}", classificationLine(notRun));
-        }
-    }
-    if (splitAfter && !deviceGone_) runOnce(Mode::Split, 1, true);
-
+// The records that waited for a reference that came after them (split run last).
+void LengthRun::judgePending() {
     for (const size_t i : pending_) {
         RunRecord& record = records_[i];
         if (judge_) {
             classifyRecord(record);
         } else {
             // The reference never came (the device was lost first): self-checks only.
-            const Classified c = classify(record.buffers.final(), *record.result.stats,
-                                          std::nullopt, "");
+            const Classified c = classify(record.buffers.final(), *record.result.stats, std::nullopt, "");
             record.result.kind = c.kind;
             record.result.reason = c.reason;
         }
@@ -384,33 +376,27 @@ LengthOutcome LengthRun::run() {
         printClassification(record);
         printStepReport(record);
     }
+}
 
-    LengthOutcome out;
-    out.deviceGone = deviceGone_;
-    for (const Mode mode : modes) {
-        ModeResult m = aggregate(mode);
-        if (m.runs > 1) {
-            say("  {}: {}/{} runs wrong; results {} across runs", name(mode), m.wrongRuns, m.runs,
-                m.identicalAcrossRuns ? "bit-identical" : "NOT bit-identical");
-        }
-        out.judged.push_back(std::move(m));
-    }
+Verdict LengthRun::decide() const {
+    std::vector<ModeResult> judged;
+    for (const Mode mode : s_.options.modes) judged.push_back(aggregate(mode));
     // A hang in the reference-only split still decides the verdict.
     for (const RunRecord& r : records_) {
-        if (r.referenceOnly && r.result.kind == Classification::Hang) out.judged.push_back(r.result);
+        if (r.referenceOnly && r.result.kind == Classification::Hang) judged.push_back(r.result);
     }
     const bool underflowed = judge_ && judge_->underflowed();
     const std::string referenceName = judge_ && judge_->hasReference() ? judge_->label() : "";
     const uint64_t messages = s_.options.validation ? s_.instance.validationLog().count() : 0;
-    out.verdict = decideVerdict(out.judged, referenceName, underflowed, messages);
+    Verdict verdict = decideVerdict(judged, referenceName, underflowed, messages);
     // blade-exact's params descriptor mismatch is undefined behaviour: when split, blade's
     // plainest stream, is wrong too, the profile cannot test this driver.
     const auto splitWrong = std::find_if(records_.begin(), records_.end(), [](const RunRecord& r) {
         return r.mode == Mode::Split && isWrong(r.result.kind);
     });
-    if (s_.paramsDescriptorMismatch && out.verdict.exitStatus != kExitHang &&
+    if (s_.rig.paramsDescriptorMismatch && verdict.exitStatus != kExitHang &&
         (splitWrong != records_.end() || underflowed)) {
-        out.verdict = Verdict{
+        verdict = Verdict{
             .exitStatus = kExitCannotTest,
             .lines = {fmt::format(
                 "--- CANNOT TEST WITH --profile blade-exact: split, blade's plainest stream, is {} "
@@ -420,148 +406,90 @@ LengthOutcome LengthRun::run() {
                 splitWrong != records_.end() ? std::string(name(splitWrong->result.kind))
                                              : std::string("zero or denormal"))}};
     }
-    s_.report.referenceName = judge_ ? judge_->label() : "none";
-    for (const RunRecord& r : records_) {
-        ModeReport m;
-        m.result = r.result;
-        m.role = r.referenceOnly ? "reference (run after the modes under test)"
-                                 : (s_.options.repeat > 1
-                                        ? fmt::format("under test, run {}/{}", r.index, s_.options.repeat)
-                                        : "under test");
-        if (s_.options.sweep) m.role += fmt::format(", N={}", n_);
-        m.dispatchGpuSeconds = r.dispatchGpuSeconds;
-        m.submitGpuSeconds = r.submitGpuSeconds;
-        if (!r.submitGpuSeconds.empty()) {
-            double total = 0;
-            for (double t : r.submitGpuSeconds) total += t;
-            m.modeGpuSeconds = total;
-        }
-        s_.report.modes.push_back(std::move(m));
-    }
     if (s_.options.reference == ReferenceKind::None && n_ >= 40) {
-        out.verdict.lines.insert(out.verdict.lines.begin(),
-                                 "--- warning: --reference none at N >= 40: with the default data "
-                                 "the signal shrinks ~4x per step and float32 underflows from "
-                                 "about N = 60, where a correct device also gives zeros");
+        verdict.lines.insert(verdict.lines.begin(),
+                             "--- warning: --reference none at N >= 40: with the default data the signal "
+                             "shrinks ~4x per step and float32 underflows from about N = 60, where a "
+                             "correct device also gives zeros");
     }
-    return out;
+    return verdict;
 }
 
-void printValidation(const Session& s) {
-    if (!s.options.validation) return;
-    const auto& log = s.instance.validationLog();
-    say("validation: {} message{} ({} errors, {} warnings), synchronization validation on",
-        log.count(), log.count() == 1 ? "" : "s", log.errors, log.warnings);
+LengthOutcome LengthRun::run() {
+    makeReference();
+    const std::vector<Mode>& modes = s_.options.modes;
+    const bool splitAsked = std::find(modes.begin(), modes.end(), Mode::Split) != modes.end();
+    const bool splitAfter = !splitAsked && (s_.options.reference == ReferenceKind::Auto ||
+                                            s_.options.reference == ReferenceKind::Split);
+    for (const Mode mode : modes) {
+        for (uint32_t r = 1; r <= s_.options.repeat && !deviceGone_; ++r) runOnce(mode, r, false);
+        const bool ran = std::any_of(records_.begin(), records_.end(),
+                                     [&](const RunRecord& rec) { return rec.mode == mode; });
+        if (deviceGone_ && !ran) {
+            const ModeResult notRun{.mode = mode, .kind = Classification::NotRun,
+                                    .reason = interrupted_ ? "interrupted before it started"
+                                                           : "an earlier mode lost the device"};
+            say("  mode={:<9} not run", name(mode));
+            say("{}", classificationLine(notRun));
+        }
+    }
+    if (splitAfter && !deviceGone_) runOnce(Mode::Split, 1, true);
+    judgePending();
+
+    LengthOutcome out{.deviceGone = deviceGone_, .interrupted = interrupted_, .dumpFailed = dumpFailed_};
+    for (const Mode mode : modes) {
+        ModeResult m = aggregate(mode);
+        if (m.runs > 1) {
+            say("  {}: {}/{} runs wrong; results {} across runs", name(mode), m.wrongRuns, m.runs,
+                m.identicalAcrossRuns ? "bit-identical" : "NOT bit-identical");
+        }
+        out.judged.push_back(std::move(m));
+    }
+    out.verdict = decide();
+    out.referenceName = judge_ ? judge_->label() : "none";
+    for (const RunRecord& r : records_) out.modes.push_back(toModeReport(r, s_.options, n_));
+    return out;
 }
 
 }  // namespace
 
-// 128 + the signal, after saying so, when the run was interrupted; 0 otherwise.
+void printValidation(const Session& s) {
+    if (!s.options.validation) return;
+    const auto& log = s.instance.validationLog();
+    say("validation: {} message{} ({} errors, {} warnings), synchronization validation on", log.count(),
+        log.count() == 1 ? "" : "s", log.errors, log.warnings);
+}
+
+LengthOutcome runLength(Session& session, uint32_t n, bool progress) {
+    return LengthRun(session, n, progress).run();
+}
+
 int interruptedStatus() {
     const int signal = interruptSignal();
     if (signal == 0) return 0;
-    say("--- INTERRUPTED by {}: the results above are complete for the modes that finished; "
-        "no verdict",
+    say("--- INTERRUPTED by {}: the results above are complete for the modes that finished; no verdict",
         signal == SIGTERM ? "SIGTERM" : "SIGINT");
     return 128 + signal;
 }
 
-int runChainLength(Session& s) {
+int runChainLength(Session& s, RunReport& report) {
     say("--- results ---");
-    LengthRun run(s, s.options.chainLength, /*progress=*/false);
-    const LengthOutcome out = run.run();
+    LengthOutcome out = runLength(s, s.options.chainLength, /*progress=*/false);
     printValidation(s);
-    s.report.verdict = out.verdict;
+    report.modes = std::move(out.modes);
+    report.referenceName = out.referenceName;
+    report.verdict = out.verdict;
     if (const int status = interruptedStatus()) {
-        s.report.verdict.lines = {"--- INTERRUPTED: no verdict"};
+        report.verdict.lines = {"--- INTERRUPTED: no verdict"};
         return status;
     }
     for (const auto& line : out.verdict.lines) say("{}", line);
     // A dump that could not be written is a usage error unless a hang or a reproduction
     // says more; the results above are printed either way.
-    if (run.dumpFailed() && out.verdict.exitStatus != kExitHang &&
-        out.verdict.exitStatus != kExitReproduced) {
+    if (out.dumpFailed && out.verdict.exitStatus != kExitHang && out.verdict.exitStatus != kExitReproduced) {
         return kExitUsage;
     }
     return out.verdict.exitStatus;
-}
-
-int runSweep(Session& s) {
-    const auto [first, last] = *s.options.sweep;
-    const bool progress = ::isatty(STDERR_FILENO) != 0;
-    std::map<uint32_t, std::vector<ModeResult>> table;
-    std::map<uint32_t, int> statuses;
-    bool hang = false;
-    for (uint32_t n = first; n <= last && !hang; ++n) {
-        say("--- results for N={} ---", n);
-        LengthRun run(s, n, progress);
-        const LengthOutcome out = run.run();
-        if (run.interrupted()) break;
-        for (const auto& line : out.verdict.lines) say("{}", line);
-        table[n] = out.judged;
-        statuses[n] = out.verdict.exitStatus;
-        hang = out.deviceGone;
-    }
-    if (const int status = interruptedStatus()) return status;
-    if (progress) fmt::print(stderr, "\r\x1b[K");
-
-    say("--- sweep: classification by chain length ---");
-    std::string header = fmt::format("  {:>4}", "N");
-    for (const Mode m : s.options.modes) header += fmt::format("  {:<12}", name(m));
-    say("{}", header);
-    std::map<Mode, std::optional<uint32_t>> smallest;
-    for (const auto& [n, results] : table) {
-        std::string row = fmt::format("  {:>4}", n);
-        for (const ModeResult& r : results) {
-            if (std::find(s.options.modes.begin(), s.options.modes.end(), r.mode) ==
-                s.options.modes.end()) {
-                continue;
-            }
-            std::string cell{name(r.kind)};
-            if (statuses[n] == kExitCannotTest && isWrong(r.kind)) cell = "inconclusive";
-            if (r.runs > 1) cell += fmt::format(" {}/{}", r.wrongRuns, r.runs);
-            row += fmt::format("  {:<12}", cell);
-            const bool reproduces = (isWrong(r.kind) && statuses[n] == kExitReproduced) ||
-                                    r.kind == Classification::Hang;
-            if (reproduces && !smallest[r.mode]) smallest[r.mode] = n;
-        }
-        say("{}", row);
-    }
-    std::vector<std::string> parts;
-    for (const Mode m : s.options.modes) {
-        parts.push_back(fmt::format("{} {}", name(m),
-                                    smallest[m] ? fmt::format("N={}", *smallest[m]) : "none"));
-    }
-    say("--- smallest reproducing N: {}", join(parts));
-    printValidation(s);
-
-    int status = kExitNotReproduced;
-    const auto any = [&](int code) {
-        return std::any_of(statuses.begin(), statuses.end(), [&](auto& kv) { return kv.second == code; });
-    };
-    const bool allInconclusive = std::all_of(statuses.begin(), statuses.end(), [](auto& kv) {
-        return kv.second == kExitCannotTest;
-    });
-    if (any(kExitHang)) {
-        status = kExitHang;
-    } else if (any(kExitReproduced)) {
-        status = kExitReproduced;
-    } else if (allInconclusive) {
-        status = kExitCannotTest;
-    } else if (s.options.validation && s.instance.validationLog().count() > 0) {
-        status = kExitValidation;
-    }
-    const std::string verdict = fmt::format(
-        "--- sweep verdict: {}; smallest reproducing N: {}",
-        status == kExitHang          ? "GPU HANG"
-        : status == kExitReproduced  ? "BUG REPRODUCED"
-        : status == kExitCannotTest  ? "INCONCLUSIVE at every N"
-        : status == kExitValidation  ? "VALIDATION messages"
-                                     : "NOT REPRODUCED at any N",
-        join(parts));
-    say("{}", verdict);
-    s.report.verdict = Verdict{.exitStatus = status, .lines = {verdict}};
-    return status;
 }
 
 }  // namespace repro

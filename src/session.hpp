@@ -1,41 +1,55 @@
-// Runs the modes of one invocation on a device that is already set up: the reference,
-// repeats, --check-steps, --sweep, and the verdict. The Vulkan calls of each mode live
-// in vk/chain.cpp; this file decides what runs, in which order, and what it means.
+// The modes of one invocation on a device that is already set up: the reference, repeats,
+// --check-steps, --sweep, and the verdict. The Vulkan calls of each mode live in src/vk
+// (modes.hpp); this file decides what runs, in which order, and what it means.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/options.hpp"
 #include "core/report.hpp"
 #include "core/shape.hpp"
-#include "vk/chain.hpp"
+#include "rig.hpp"
 
 namespace repro {
 
-namespace vk {
-class Device;
-class Instance;
-}  // namespace vk
-
-// What the run needs, made once per invocation (for a sweep too).
+// What the modes run on, made once per invocation (for a sweep too).
 struct Session {
     const Options& options;
     ChainSizes sizes;
     vk::Instance& instance;
-    vk::Device& device;
-    vk::Chain& chain;
-    RunReport& report;  // filled with every mode's results, the reference and the verdict
-    // --profile blade-exact with params declared Uniform and written through a
-    // STORAGE_BUFFER descriptor: undefined behaviour, so a wrong split is not the driver's.
-    bool paramsDescriptorMismatch = false;
+    Rig& rig;
+    PhaseTimings& timings;  // recording, gpu wait, readback and verification add up here
 };
 
-// Runs options.modes at options.chainLength, prints results as they finish, prints the
-// verdict and returns the exit status (SPEC §5).
-int runChainLength(Session& session);
+// How one chain length's runs ended.
+struct LengthOutcome {
+    std::vector<ModeReport> modes;   // every run in order (a reference-only split included)
+    std::vector<ModeResult> judged;  // one per mode under test, runs aggregated
+    Verdict verdict;
+    std::string referenceName;       // "split", "cpu", "none", ...
+    bool deviceGone = false;         // a hang or loss: nothing more may be submitted
+    bool interrupted = false;        // SIGINT/SIGTERM
+    bool dumpFailed = false;         // a --dump-dir file could not be written
+};
+
+// Runs options.modes at chain length `n` (options.repeat times each, plus split after them
+// as the reference when needed), printing results as they finish.
+LengthOutcome runLength(Session& session, uint32_t n, bool progress);
+
+// Runs options.modes at options.chainLength, prints the verdict, fills the report's modes,
+// reference and verdict, and returns the exit status.
+int runChainLength(Session& session, RunReport& report);
 
 // --sweep A..B: every N in the range, a table N x mode -> classification, the smallest
 // reproducing N per mode; returns the combined exit status.
-int runSweep(Session& session);
+int runSweep(Session& session, RunReport& report);
+
+// With --validation: the "validation: N messages ..." line.
+void printValidation(const Session& session);
+
+// 128 + the signal, after saying so, when the run was interrupted; 0 otherwise.
+int interruptedStatus();
 
 }  // namespace repro

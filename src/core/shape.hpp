@@ -10,13 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace repro {
+#include "core/errors.hpp"
 
-// A usage error: bad flag, value or shape. Its message is one line saying what is
-// wrong; main() prints it and exits with status 1.
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+namespace repro {
 
 // One chain step's shapes, all in elements. conv-T reads `small` [batch, channels,
 // height, width] and the weight [channels, channels, kernelH, kernelW] and writes

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/errors.hpp"
+
 namespace repro::vk {
 
 // "VK_ERROR_DEVICE_LOST" etc.; "VkResult(<n>)" for values this build does not know.
@@ -17,12 +19,6 @@ std::string resultName(VkResult result);
 struct VulkanError : std::runtime_error {
     VulkanError(std::string_view call, VkResult result, std::string_view detail = {});
     VkResult result;
-};
-
-// The device cannot run the repro (missing feature, not enough memory, no device):
-// exit status 125 with this one-line message.
-struct CannotTest : std::runtime_error {
-    using std::runtime_error::runtime_error;
 };
 
 // Throws VulkanError unless `result` is VK_SUCCESS. For setup calls only: the calls

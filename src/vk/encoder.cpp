@@ -195,7 +195,7 @@ SubmitOutcome Encoder::wait(uint64_t value, double timeoutSeconds) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     // blade waits through the KHR entry point (mod.rs:775-800); core where it is absent.
-    auto wait = device_.extensionEnabled(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)
+    auto wait = device_.extensions().timelineSemaphore
                     ? vkWaitSemaphoresKHR
                     : vkWaitSemaphores;
     double interruptedAt = -1;

@@ -93,7 +93,7 @@ ComputePipeline createComputePipeline(const Device& device, std::string name,
     p.layout = Owned<VkPipelineLayout>(device.life(), rawLayout);
 
     const bool captureStatistics =
-        options.bladeExact && device.featureEnabled("pipelineExecutableInfo");
+        options.statistics && device.features().pipelineExecutableInfo;
     const VkComputePipelineCreateInfo pipelineInfo{
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .flags = captureStatistics ? VkPipelineCreateFlags{VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR}
@@ -110,7 +110,7 @@ ComputePipeline createComputePipeline(const Device& device, std::string name,
     checkSetup(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &rawPipeline),
                "vkCreateComputePipelines");
     p.pipeline = Owned<VkPipeline>(device.life(), rawPipeline);
-    if (options.bladeExact && device.extensionEnabled(VK_AMD_SHADER_INFO_EXTENSION_NAME)) {
+    if (options.statistics && device.extensions().amdShaderInfo) {
         // blade only logs these (pipeline.rs); the call itself is what is reproduced.
         VkShaderStatisticsInfoAMD stats{};
         size_t size = sizeof stats;

@@ -1,5 +1,5 @@
 // Compute pipelines with their descriptor-set layout and update template, created in
-// blade's order (blade-command-stream.md §4-5: blade `vulkan/pipeline.rs:384-443`).
+// blade's order (blade `vulkan/pipeline.rs:384-443` at 72c30c1; docs/blade-stream.md "Pipelines").
 #pragma once
 
 #include <volk.h>
@@ -32,10 +32,10 @@ struct PipelineOptions {
     // Per binding; empty: STORAGE_BUFFER for every one, as blade declares every BufferPiece
     // (blade pipeline.rs:224-229), whatever the SPIR-V says.
     std::vector<VkDescriptorType> descriptorTypes;
-    // blade-exact: VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR (when
-    // VK_KHR_pipeline_executable_properties is enabled) and vkGetShaderInfoAMD(STATISTICS)
-    // (when VK_AMD_shader_info is), as blade pipeline.rs:384-443 does.
-    bool bladeExact = false;
+    // ProfileSettings::pipelineStatistics: VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR
+    // (when pipelineExecutableInfo is enabled) and vkGetShaderInfoAMD(STATISTICS) (when
+    // VK_AMD_shader_info is), as blade pipeline.rs:384-443 does.
+    bool statistics = false;
 };
 
 // vkCreateShaderModule -> vkCreateDescriptorSetLayout -> vkCreateDescriptorUpdateTemplate

@@ -1,0 +1,212 @@
+// The text report's header blocks (see text_report.hpp).
+#include "text_report.hpp"
+
+#include <fmt/format.h>
+
+#include "output.hpp"
+#include "vk/describe.hpp"
+
+namespace repro {
+namespace {
+
+std::vector<std::string> pairs(const std::vector<std::pair<std::string, std::string>>& items) {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : items) out.push_back(fmt::format("{}={}", k, v));
+    return out;
+}
+
+// The flags that change the recording of multipass and single, and those that change the
+// set-up of every mode.
+std::pair<std::vector<std::string>, std::vector<std::string>> experimentFlags(const Options& o) {
+    std::vector<std::string> recording, setup;
+    if (o.barrier != BarrierKind::Blade) recording.push_back(fmt::format("--barrier {}", name(o.barrier)));
+    if (o.submit.every) recording.push_back(fmt::format("--submit-every {}", o.submit.every));
+    if (o.submit.splitMiB) recording.push_back(fmt::format("--split-mib {}", *o.submit.splitMiB));
+    if (o.submit.cuts()) recording.push_back(o.submit.hostWait ? "--host-wait" : "--no-host-wait");
+    if (o.dispatchRepeat > 1) recording.push_back(fmt::format("--dispatch-repeat {}", o.dispatchRepeat));
+    if (o.memory != BufferMemory::Blade) setup.push_back(fmt::format("--memory {}", name(o.memory)));
+    if (o.profile != Profile::Default) setup.push_back(fmt::format("--profile {}", name(o.profile)));
+    if (o.spirvDir) setup.push_back(fmt::format("--spirv {}", *o.spirvDir));
+    return {recording, setup};
+}
+
+void printSpirv(const ShaderSources& shaders) {
+    for (const ShaderSource* src : {&shaders.convT, &shaders.slice}) {
+        std::vector<std::string> bindings;
+        for (const auto& b : src->module.bindings) {
+            bindings.push_back(fmt::format("{}={}{}", b.binding, name(b.kind), b.nonWritable ? " (read-only)" : ""));
+        }
+        say("  spirv: {}: entry point '{}', SPIR-V {}.{}, {} words, bindings {}", src->origin,
+            src->module.entryPoint, (src->module.version >> 16) & 0xff, (src->module.version >> 8) & 0xff,
+            src->module.words.size(), join(bindings, ", "));
+    }
+}
+
+// blade-exact's quirks in force on this device, one line each.
+std::vector<std::string> bladeQuirks(const Rig& rig) {
+    std::vector<std::string> quirks;
+    if (rig.paramsDescriptorMismatch) {
+        quirks.push_back("params declared Uniform in SPIR-V, written through a STORAGE_BUFFER "
+                         "descriptor (descriptor type mismatch: INVALID, undefined behaviour; "
+                         "validation reports it)");
+    }
+    quirks.insert(quirks.end(), {
+        "no HOST_READ barrier before the host reads small[N] (INVALID: the closing G's "
+        "ALL_COMMANDS scope does not include HOST; synchronization validation does not check "
+        "host reads)",
+        "gpu-alloc 0.6 layout: buffers under min(32 MiB, heap/32) share power-of-two chunks",
+        "queue family 0 whatever its flags",
+        "a 1 MiB Shared _scratch buffer after the chain's buffers",
+    });
+    const vk::EnabledFeatures& f = rig.device.features();
+    if (f.bufferDeviceAddress) {
+        quirks.push_back("SHADER_DEVICE_ADDRESS usage on every buffer, DEVICE_ADDRESS flag on every allocation");
+    }
+    if (f.pipelineExecutableInfo) quirks.push_back("pipelines created with CAPTURE_STATISTICS");
+    if (!rig.convT.statistics.empty()) {
+        quirks.push_back(fmt::format("vkGetShaderInfoAMD statistics: conv_t {}, slice {}", rig.convT.statistics,
+                                     rig.slice.statistics));
+    }
+    if (f.cooperativeMatrix) {
+        quirks.push_back("VK_KHR_cooperative_matrix with cooperativeMatrix and vulkanMemoryModel "
+                         "(no DeviceScope), as blade enables them for a usable tile");
+    }
+    if (f.storage16Bit) {
+        quirks.push_back("storageBuffer16BitAccess and uniformAndStorageBuffer16BitAccess (blade: "
+                         "with an f16 cooperative-matrix tile)");
+    }
+    if (f.bindingArray) quirks.push_back("descriptor-indexing features of blade's binding arrays");
+    return quirks;
+}
+
+void printBladeExact(const Rig& rig, ExperimentReport& report) {
+    report.quirks = bladeQuirks(rig);
+    say("  profile blade-exact: quirks in force:");
+    for (const auto& q : report.quirks) say("    - {}", q);
+    say("    not in force here (each says why): {}", join(rig.device.omittedFeatures(), "; "));
+    if (rig.paramsDescriptorMismatch) {
+        say("    NOT validation-clean: the descriptor type mismatch draws validation errors "
+            "(with --validation, exit 4 unless something worse happens)");
+    } else {
+        say("    validation-clean as far as the layer checks: the missing HOST_READ barrier "
+            "is not checked by it");
+    }
+    say("  memory layout:");
+    for (const auto& line : rig.buffers.allocator->describeLayout()) say("    {}", line);
+}
+
+}  // namespace
+
+void printDeviceList(const std::vector<vk::DeviceInfo>& devices) {
+    if (devices.empty()) say("no Vulkan devices");
+    for (const auto& d : devices) {
+        say("{}: {} [{}, Vulkan {}, {} {}] {}", d.index, d.properties.deviceName,
+            vk::deviceTypeName(d.properties.deviceType), vk::apiVersionText(d.apiVersion()),
+            d.hasDriverProperties ? d.driver.driverName : "driver",
+            d.hasDriverProperties ? d.driver.driverInfo : vk::driverVersionText(d),
+            d.unusable.empty() ? "usable" : "NOT usable: " + d.unusable);
+    }
+}
+
+void printDevice(const DeviceReport& d) {
+    say("Device: {}", d.deviceName);
+    say("  driver: driverName {} | driverInfo {} | driverID {} | driverVersion {} (0x{:x})",
+        d.driverName.empty() ? "?" : d.driverName, d.driverInfo.empty() ? "?" : d.driverInfo,
+        d.driverId.empty() ? "?" : d.driverId, d.driverVersion, d.driverVersionRaw);
+    say("  Vulkan {} | vendorID 0x{:04x} deviceID 0x{:04x} | {} | conformance {}{}", d.apiVersion, d.vendorId,
+        d.deviceId, d.deviceType, d.conformanceVersion.empty() ? "?" : d.conformanceVersion,
+        d.pciBus ? fmt::format(" | PCI {}", *d.pciBus) : "");
+    say("  deviceUUID {} driverUUID {}", d.deviceUuid, d.driverUuid);
+    say("  queue: {} ({})", d.queueNote, d.queueFlags);
+    say("  extensions: {}", join(d.extensions));
+    say("  features: {}", join(d.features));
+    std::vector<std::string> parts;
+    for (const auto& m : d.memory) {
+        parts.push_back(fmt::format("{} ({}) -> type {} ({}) heap {} ({} MiB)", m.buffer, m.memoryClass,
+                                    m.typeIndex, m.typeFlags, m.heapIndex, m.heapBytes >> 20));
+    }
+    say("  memory: {}", join(parts, "; "));
+}
+
+void printEnvironment(const EnvironmentReport& e) {
+    say("  host: {}", join(pairs(e.host), " | "));
+    say("  kernel driver: {}", e.kernelDriver.empty() ? "nothing readable" : join(pairs(e.kernelDriver), " | "));
+    say("  driver environment: {}", e.variables.empty() ? "none set" : join(pairs(e.variables), " "));
+    for (const auto& note : e.notes) say("  note: {}", note);
+}
+
+void printChain(const Options& o, const ChainSizes& sizes, bool cpuDevice) {
+    const uint32_t n = o.chainLength;
+    say("small={} big={} (each conv-T writes {} elems = {} MiB)", sizes.smallElems, sizes.bigElems,
+        sizes.bigElems, sizes.bigElems * 4 / 1024 / 1024);
+    if (o.sweep) {
+        say("Chaining {}..{} conv-T + slice ops (sweep)", o.sweep->first, o.sweep->second);
+    } else {
+        say("Chaining {} conv-T + slice ops", n);
+    }
+    say("conv-T wgs=[{}, {}, {}], slice wgs=[{}, {}, {}]", sizes.convWorkgroups[0], sizes.convWorkgroups[1],
+        sizes.convWorkgroups[2], sizes.sliceWorkgroups[0], sizes.sliceWorkgroups[1], sizes.sliceWorkgroups[2]);
+    say("  shape: preset {}: {}; timeout per submit: {}", o.preset, describe(o.shape),
+        o.timeoutSeconds ? fmt::format("{} s", *o.timeoutSeconds)
+                         : fmt::format("auto ({:.0f} s for one conv-T, {:.0f} s for {})",
+                                       submitTimeoutSeconds(std::nullopt, o.shape, 1, cpuDevice),
+                                       submitTimeoutSeconds(std::nullopt, o.shape, n, cpuDevice), n));
+}
+
+void printAdditions(const Options& o, const Rig& rig) {
+    std::vector<std::string> added;
+    const vk::Instrumentation& i = rig.instrumentation;
+    if (i.timestamps()) added.push_back("timestamp queries around every dispatch");
+    if (i.breadcrumbs()) added.push_back("a VK_AMD_buffer_marker after every dispatch");
+    if (i.labels()) added.push_back("debug-utils labels around dispatches and barriers");
+    if (!added.empty()) {
+        say("  added to blade's command stream: {}", join(added, "; "));
+        if (i.timestamps() || i.breadcrumbs()) say("  note: {}", kInstrumentationCaveat);
+    }
+    for (const auto& note : rig.instrumentationNotes) say("  note: {}", note);
+    if (o.dropDispatch) {
+        const uint32_t k = *o.dropDispatch;
+        say("  POSITIVE CONTROL: dispatch {} (step {} {}) is left out of multipass and single; "
+            "the checker must report them wrong",
+            k, (k + 1) / 2, k % 2 ? "conv-T" : "slice");
+    }
+    if (o.reference == ReferenceKind::None) {
+        say("  reference: none: zero and non-finite checks only (the original's semantics)");
+    }
+}
+
+ExperimentReport printExperiment(const Options& o, const Rig& rig, const ShaderSources& shaders) {
+    ExperimentReport report{.barrier = std::string(name(o.barrier)),
+                            .submitEvery = o.submit.every,
+                            .splitMiB = o.submit.splitMiB,
+                            .hostWait = o.submit.hostWait,
+                            .memory = std::string(name(o.memory)),
+                            .dispatchRepeat = o.dispatchRepeat,
+                            .profile = std::string(name(o.profile)),
+                            .spirvDir = o.spirvDir,
+                            .control = isControl(o.barrier)};
+    const auto [recording, setup] = experimentFlags(o);
+    if (!recording.empty()) {
+        say("  experiment: {} (multipass and single; split stays blade's stream as the reference)",
+            join(recording, " "));
+    }
+    if (!setup.empty()) say("  experiment: {} (every mode, split included)", join(setup, " "));
+    if (isControl(o.barrier)) {
+        say("  CONTROL: --barrier {} is INVALID Vulkan on purpose (no {} between dependent "
+            "dispatches); a wrong result here says nothing about the driver, and --validation "
+            "must report hazards",
+            name(o.barrier), o.barrier == BarrierKind::None ? "barrier" : "memory barrier");
+    }
+    if (o.spirvDir || rig.profile.bladeExact()) printSpirv(shaders);
+    if (rig.profile.bladeExact()) printBladeExact(rig, report);
+    return report;
+}
+
+void printTimings(const PhaseTimings& t) {
+    say("timings (host, s): instance+device {:.3f} | pipelines {:.3f} | buffers+upload {:.3f} | "
+        "recording {:.3f} | gpu wait {:.3f} | readback {:.3f} | verification {:.3f} | total {:.3f}",
+        t.instanceAndDevice, t.pipelines, t.buffersAndUpload, t.recording, t.gpuWait, t.readback,
+        t.verification, t.total);
+}
+
+}  // namespace repro

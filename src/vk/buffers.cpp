@@ -1,0 +1,61 @@
+// The chain's buffers (see buffers.hpp).
+#include "vk/buffers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "vk/device.hpp"
+
+namespace repro::vk {
+namespace {
+
+void writeMapped(const Buffer& buffer, const void* data, size_t bytes) {
+    std::memcpy(buffer.mapped, data, bytes);
+}
+
+}  // namespace
+
+ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes,
+                                uint32_t n, std::span<const float> input,
+                                std::span<const float> weight, const ChainBufferOptions& options) {
+    ChainBuffers b;
+    b.allocator.emplace(device, options.profile.gpuAllocLayout);
+    Allocator& a = *b.allocator;
+    const BufferOptions blade{.deviceAddress = options.profile.deviceAddress &&
+                                               device.features().bufferDeviceAddress};
+    BufferOptions chain = blade;
+    chain.placement = options.placement;
+    const ConvParams conv = convParams(shape, sizes);
+    const SliceParams slice = sliceParams(shape, sizes);
+    b.convParams = a.create("conv_params", sizeof conv, MemoryClass::Shared, blade);
+    writeMapped(b.convParams, &conv, sizeof conv);
+    b.sliceParams = a.create("slice_params", sizeof slice, MemoryClass::Shared, blade);
+    writeMapped(b.sliceParams, &slice, sizeof slice);
+    b.weight = a.create("weight", sizes.weightBytes, MemoryClass::Shared, blade);
+    writeMapped(b.weight, weight.data(), weight.size_bytes());
+    for (uint32_t i = 0; i <= n; ++i) {
+        const MemoryClass cls = (i == 0 || i == n) ? MemoryClass::Shared : MemoryClass::Device;
+        b.small.push_back(a.create(fmt::format("small[{}]", i), sizes.smallBytes, cls, chain));
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        b.big.push_back(a.create(fmt::format("big[{}]", i), sizes.bigBytes, MemoryClass::Device, chain));
+    }
+    if (options.profile.scratchBuffer) {
+        b.scratch = a.create("_scratch", 1 << 20, MemoryClass::Shared, blade);
+    }
+    if (b.small[0].mapped) {
+        writeMapped(b.small[0], input.data(), input.size_bytes());
+    } else {
+        b.upload = a.create("upload", sizes.smallBytes, MemoryClass::Shared, blade);
+        writeMapped(*b.upload, input.data(), input.size_bytes());
+    }
+    if (options.withStaging || !b.small[n].mapped) {
+        b.staging = a.create("staging", std::max(sizes.bigBytes, sizes.smallBytes),
+                             MemoryClass::Shared, blade);
+    }
+    return b;
+}
+
+}  // namespace repro::vk

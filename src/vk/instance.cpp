@@ -1,0 +1,185 @@
+// Loader and instance creation following blade-graphics `vulkan/init.rs` at 72c30c1.
+#include "vk/instance.hpp"
+
+#include <fmt/format.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "core/errors.hpp"
+#include "vk/check.hpp"
+
+// Test seam: test builds link a definition that may replace entries of volk's function
+// table after each load; the normal repro binary has none, so the weak reference stays
+// null and nothing can be injected.
+extern "C" void reproAfterVolkLoad(int stage) __attribute__((weak));
+
+namespace repro::vk {
+namespace {
+
+// ash 0.38's HEADER_VERSION_COMPLETE, the cap blade puts on apiVersion (init.rs:591-782).
+constexpr uint32_t kBladeApiCap = VK_MAKE_API_VERSION(0, 1, 3, 281);
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+    auto* log = static_cast<ValidationLog*>(user);
+    const bool error = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0;
+    (error ? log->errors : log->warnings)++;
+    std::string text = fmt::format("{} {}: {}", error ? "error" : "warning",
+                                   data->pMessageIdName ? data->pMessageIdName : "-",
+                                   data->pMessage ? data->pMessage : "");
+    std::fprintf(stderr, "validation: %s\n", text.c_str());
+    std::fflush(stderr);
+    log->messages.push_back(std::move(text));
+    return VK_FALSE;
+}
+
+std::vector<std::string> instanceExtensions(const char* layer) {
+    uint32_t count = 0;
+    if (vkEnumerateInstanceExtensionProperties(layer, &count, nullptr) != VK_SUCCESS) return {};
+    std::vector<VkExtensionProperties> props(count);
+    if (vkEnumerateInstanceExtensionProperties(layer, &count, props.data()) != VK_SUCCESS) return {};
+    std::vector<std::string> names;
+    for (const auto& p : props) names.emplace_back(p.extensionName);
+    return names;
+}
+
+bool listed(const std::vector<std::string>& list, const char* name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+}  // namespace
+
+void afterVolkLoad(int stage) {
+    if (reproAfterVolkLoad) reproAfterVolkLoad(stage);
+}
+
+// volk's own volkInitialize calls whatever vkGetInstanceProcAddr it finds without a null
+// check; load the loader here and hand volk a checked entry point.
+void Instance::loadLoader() {
+    void* loader = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!loader) loader = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
+    auto getInstanceProcAddr =
+        loader ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(loader, "vkGetInstanceProcAddr"))
+               : nullptr;
+    if (!getInstanceProcAddr) {
+        throw CannotTest("no Vulkan loader: libvulkan.so.1 could not be loaded "
+                         "(install libvulkan1 and a driver, e.g. mesa-vulkan-drivers)");
+    }
+    volkInitializeCustom(getInstanceProcAddr);  // the loader stays loaded for the process
+    afterVolkLoad(0);
+    loaderVersion_ = VK_API_VERSION_1_0;
+    if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&loaderVersion_);
+    apiVersion_ = std::min(loaderVersion_, kBladeApiCap);
+    if (apiVersion_ < VK_API_VERSION_1_1) {
+        throw CannotTest(fmt::format("the Vulkan loader supports only {}.{}; the repro needs 1.1",
+                                     VK_API_VERSION_MAJOR(apiVersion_),
+                                     VK_API_VERSION_MINOR(apiVersion_)));
+    }
+}
+
+// blade's instance extensions (init.rs:615-660): debug utils, properties2 where listed,
+// portability enumeration (with its create flag) where the loader lists it.
+std::vector<const char*> Instance::chooseExtensions(VkInstanceCreateFlags& flags) {
+    const auto available = instanceExtensions(nullptr);
+    std::vector<const char*> extensions;
+    debugUtils_ = listed(available, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (debugUtils_) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (listed(available, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME)) {
+        extensions.push_back(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+    }
+    if (listed(available, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
+        extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+        flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+    }
+    return extensions;
+}
+
+// --validation: the Khronos layer with synchronization validation. Returns the pNext for
+// VkInstanceCreateInfo (the validation features, where the layer offers them).
+const void* Instance::enableValidation(std::vector<const char*>& layers,
+                                       std::vector<const char*>& extensions) {
+    uint32_t count = 0;
+    vkEnumerateInstanceLayerProperties(&count, nullptr);
+    std::vector<VkLayerProperties> props(count);
+    vkEnumerateInstanceLayerProperties(&count, props.data());
+    const auto layer = std::find_if(props.begin(), props.end(), [&](const auto& p) {
+        return std::strcmp(p.layerName, kValidationLayer) == 0;
+    });
+    if (layer == props.end()) {
+        throw CannotTest("--validation: VK_LAYER_KHRONOS_validation is not installed "
+                         "(package vulkan-validationlayers)");
+    }
+    validationLayerSpec_ = layer->specVersion;
+    if (!debugUtils_) {
+        throw CannotTest("--validation: VK_EXT_debug_utils is not available to count messages");
+    }
+    layers.push_back(kValidationLayer);
+    if (!listed(instanceExtensions(kValidationLayer), VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
+        return nullptr;
+    }
+    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    validationFeatures_ = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+                           .enabledValidationFeatureCount = 1,
+                           .pEnabledValidationFeatures = &syncValidation_};
+    return &validationFeatures_;
+}
+
+void Instance::createMessenger() {
+    const VkDebugUtilsMessengerCreateInfoEXT messenger{
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = onValidationMessage,
+        .pUserData = log_.get(),
+    };
+    check(vkCreateDebugUtilsMessengerEXT(instance_, &messenger, nullptr, &messenger_),
+          "vkCreateDebugUtilsMessengerEXT");
+}
+
+Instance::Instance(bool validation) {
+    loadLoader();
+    VkInstanceCreateFlags flags = 0;
+    std::vector<const char*> extensions = chooseExtensions(flags);
+    std::vector<const char*> layers;
+    const void* next = validation ? enableValidation(layers, extensions) : nullptr;
+    const VkApplicationInfo app{
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "repro",
+        .applicationVersion = 1,
+        .pEngineName = "blade",  // as blade names itself; drivers may key workarounds on it
+        .engineVersion = 1,
+        .apiVersion = apiVersion_,
+    };
+    const VkInstanceCreateInfo info{
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pNext = next,
+        .flags = flags,
+        .pApplicationInfo = &app,
+        .enabledLayerCount = static_cast<uint32_t>(layers.size()),
+        .ppEnabledLayerNames = layers.data(),
+        .enabledExtensionCount = static_cast<uint32_t>(extensions.size()),
+        .ppEnabledExtensionNames = extensions.data(),
+    };
+    const VkResult r = vkCreateInstance(&info, nullptr, &instance_);
+    if (r != VK_SUCCESS) throw VulkanError("vkCreateInstance", r);
+    volkLoadInstanceOnly(instance_);
+    afterVolkLoad(1);
+    if (validation) createMessenger();
+}
+
+Instance::~Instance() {
+    if (abandoned_) return;
+    if (messenger_ != VK_NULL_HANDLE) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+    if (instance_ != VK_NULL_HANDLE) vkDestroyInstance(instance_, nullptr);
+}
+
+}  // namespace repro::vk

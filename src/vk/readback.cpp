@@ -1,0 +1,41 @@
+// Readback (see readback.hpp).
+#include "vk/readback.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "vk/barriers.hpp"
+
+namespace repro::vk {
+
+Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeout& timeout,
+                    const Buffer& buffer) {
+    Readback r;
+    r.values.resize(buffer.size / sizeof(float));
+    if (buffer.mapped) {
+        std::memcpy(r.values.data(), buffer.mapped, r.values.size() * sizeof(float));
+        return r;
+    }
+    if (!res.buffers.staging) throw std::logic_error("readBuffer: no staging buffer");
+    const Buffer& staging = *res.buffers.staging;
+    encoder.begin();
+    const VkCommandBuffer cmd = encoder.cmd();
+    recordBladeGlobalBarrier(cmd);
+    const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = buffer.size};
+    vkCmdCopyBuffer(cmd, buffer.get(), staging.get(), 1, &region);
+    // Not blade's stream: the readback always makes the copy visible to the host.
+    recordBladeGlobalBarrier(cmd);
+    recordHostReadBarrier(cmd);
+    encoder.end();
+    const SubmitOutcome out = encoder.submitAndWait(timeout.seconds(res.shape, 0));
+    if (out.status != SubmitStatus::Completed) {
+        r.ok = false;
+        r.failure = out;
+        r.values.clear();
+        return r;
+    }
+    std::memcpy(r.values.data(), staging.mapped, r.values.size() * sizeof(float));
+    return r;
+}
+
+}  // namespace repro::vk

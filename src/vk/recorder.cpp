@@ -1,0 +1,145 @@
+// The recording vocabulary (see recorder.hpp).
+#include "vk/recorder.hpp"
+
+#include <fmt/format.h>
+
+#include "core/breadcrumbs.hpp"
+#include "vk/barriers.hpp"
+#include "vk/device.hpp"
+
+namespace repro::vk {
+
+Recorder::Recorder(const ChainResources& resources, Encoder& encoder, Instrumentation& instrumentation,
+                   const WaitTimeout& timeout, bool hostReadBarrier, uint64_t totalSubmits)
+    : res_(resources), encoder_(encoder), instrumentation_(instrumentation), timeout_(timeout),
+      hostReadBarrier_(hostReadBarrier), totalSubmits_(totalSubmits) {}
+
+void Recorder::begin() {
+    recordStart_ = Clock::now();
+    firstInBuffer_ = lastInBuffer_ = 0;
+    encoder_.begin();
+    instrumentation_.commandBufferStarted(encoder_.cmd());
+}
+
+void Recorder::barrierG() {
+    instrumentation_.beginLabel(encoder_.cmd(), "blade barrier G");
+    recordBladeGlobalBarrier(encoder_.cmd());
+    instrumentation_.endLabel(encoder_.cmd());
+}
+
+void Recorder::barrierC() {
+    instrumentation_.beginLabel(encoder_.cmd(), "blade barrier C");
+    recordBladeComputeBarrier(encoder_.cmd());
+    instrumentation_.endLabel(encoder_.cmd());
+}
+
+void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
+    const VkCommandBuffer cmd = encoder_.cmd();
+    switch (kind) {
+        case PlanBarrier::BladeGlobal: barrierG(); return;
+        case PlanBarrier::BladeCompute: barrierC(); return;
+        default: break;
+    }
+    instrumentation_.beginLabel(cmd, describe(PlanStep{.kind = PlanStep::Kind::Barrier, .barrier = kind,
+                                                       .dispatch = covers}));
+    switch (kind) {
+        case PlanBarrier::Sync2Storage: recordSync2StorageBarrier(cmd); break;
+        case PlanBarrier::Buffer: {
+            // The buffer dispatch `covers` wrote: conv-T k writes big[k], slice k small[k+1].
+            const uint32_t step = (covers - 1) / 2;
+            const bool convT = covers % 2 == 1;
+            recordBufferBarrier(cmd, convT ? res_.buffers.big[step].get() : res_.buffers.small[step + 1].get());
+            break;
+        }
+        case PlanBarrier::Sync2Full: recordSync2FullBarrier(cmd); break;
+        case PlanBarrier::ExecutionOnly: recordExecutionOnlyBarrier(cmd); break;
+        case PlanBarrier::BladeGlobal:
+        case PlanBarrier::BladeCompute: break;
+    }
+    instrumentation_.endLabel(cmd);
+}
+
+void Recorder::noteDispatch(uint32_t number) {
+    if (firstInBuffer_ == 0) firstInBuffer_ = number;
+    lastInBuffer_ = number;
+}
+
+void Recorder::convT(uint32_t step) {
+    const uint32_t number = 2 * step + 1;
+    const ChainBuffers& b = res_.buffers;
+    instrumentation_.beforeDispatch(encoder_.cmd(), number);
+    encoder_.bindPipelineAndBuffers(res_.convT, {b.small[step].get(), b.weight.get(), b.big[step].get(),
+                                                 b.convParams.get()});
+    const auto& g = res_.sizes.convWorkgroups;
+    vkCmdDispatch(encoder_.cmd(), g[0], g[1], g[2]);
+    instrumentation_.afterDispatch(encoder_.cmd(), number);
+    noteDispatch(number);
+}
+
+void Recorder::slice(uint32_t step) {
+    const uint32_t number = 2 * step + 2;
+    const ChainBuffers& b = res_.buffers;
+    instrumentation_.beforeDispatch(encoder_.cmd(), number);
+    encoder_.bindPipelineAndBuffers(res_.slice, {b.big[step].get(), b.small[step + 1].get(),
+                                                 b.sliceParams.get()});
+    const auto& g = res_.sizes.sliceWorkgroups;
+    vkCmdDispatch(encoder_.cmd(), g[0], g[1], g[2]);
+    instrumentation_.afterDispatch(encoder_.cmd(), number);
+    noteDispatch(number);
+}
+
+void Recorder::dispatch(uint32_t number) {
+    if (number % 2 == 1) {
+        convT((number - 1) / 2);
+    } else {
+        slice((number - 2) / 2);
+    }
+}
+
+void Recorder::finish(bool hostReads) {
+    barrierG();
+    if (hostReads && hostReadBarrier_) recordHostReadBarrier(encoder_.cmd());
+    encoder_.end();
+    run_.recordSeconds += secondsSince(recordStart_);
+}
+
+void Recorder::noteSubmitted(const std::string& what, bool waited, double seconds) {
+    ++run_.submits;
+    run_.submitRecords.push_back({.what = what, .firstDispatch = firstInBuffer_,
+                                  .lastDispatch = lastInBuffer_, .hostWaited = waited,
+                                  .hostSeconds = seconds});
+}
+
+bool Recorder::failed(const SubmitOutcome& out, const std::string& what, double timeout) {
+    run_.failure = out;
+    run_.failedSubmit = fmt::format("submit {} of {} ({})", run_.submits, totalSubmits_, what);
+    run_.failedTimeout = timeout;
+    return false;
+}
+
+bool Recorder::submitAndWait(const std::string& what, uint32_t convTs) {
+    const double timeout = timeout_.seconds(res_.shape, convTs);
+    const auto start = Clock::now();
+    const SubmitOutcome out = encoder_.submitAndWait(timeout);
+    noteSubmitted(what, /*waited=*/true, secondsSince(start));
+    run_.waitSeconds += out.waitSeconds;
+    return out.status == SubmitStatus::Completed || failed(out, what, timeout);
+}
+
+bool Recorder::submitNoWait(const std::string& what) {
+    const SubmitOutcome out = encoder_.submitNoWait();
+    noteSubmitted(what, /*waited=*/false, 0);
+    return out.status == SubmitStatus::Completed || failed(out, what, 0);
+}
+
+ModeRun Recorder::completed() {
+    run_.completed = true;
+    return stopped();
+}
+
+ModeRun Recorder::stopped() {
+    run_.gpu = instrumentation_.readTimes(res_.device);
+    return std::move(run_);
+}
+
+}  // namespace repro::vk

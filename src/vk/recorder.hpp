@@ -1,0 +1,124 @@
+// The vocabulary the mode recorders are written in: one call per blade operation (start,
+// the barriers G and C, a dispatch with its pipeline and descriptor set, finish, submit and
+// wait), each recording exactly the Vulkan calls blade records for it (blade
+// `vulkan/command.rs` at 72c30c1; docs/blade-stream.md "Recording"), with the opt-in
+// instrumentation around them as hooks that do nothing when off.
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/shape.hpp"
+#include "core/stream_plan.hpp"
+#include "vk/buffers.hpp"
+#include "vk/encoder.hpp"
+#include "vk/instrumentation.hpp"
+#include "vk/pipeline.hpp"
+
+namespace repro::vk {
+
+class Device;
+
+// What every mode records with: made once per process (buffers sized for the longest chain).
+struct ChainResources {
+    const Device& device;
+    const ChainBuffers& buffers;
+    const ComputePipeline& convT;
+    const ComputePipeline& slice;
+    ChainSizes sizes;
+    Shape shape;
+};
+
+// How long the host waits for one submit (--timeout; automatic from the submit's conv-Ts).
+struct WaitTimeout {
+    std::optional<double> fixed;  // --timeout seconds; nullopt: auto (shape.hpp submitTimeoutSeconds)
+    bool cpuDevice = false;
+    double seconds(const Shape& shape, uint32_t convTs) const {
+        return submitTimeoutSeconds(fixed, shape, convTs, cpuDevice);
+    }
+};
+
+// One submit of a mode as the host saw it.
+struct SubmitRecord {
+    std::string what;          // "step 3 conv-T", "all 7 steps", "dispatches 1..4"
+    uint32_t firstDispatch = 0, lastDispatch = 0;  // chain numbers recorded in it
+    bool hostWaited = true;
+    double hostSeconds = 0;    // from vkQueueSubmit to the wait's return (waited submits)
+};
+
+// How a mode's run went.
+struct ModeRun {
+    bool completed = false;      // every submit completed
+    SubmitOutcome failure;       // when not completed: the submit that ended it
+    std::string failedSubmit;    // e.g. "submit 5 of 14 (step 3 conv-T)"
+    double failedTimeout = 0;    // seconds the host waited for that submit
+    uint64_t submits = 0;
+    double wallSeconds = 0;      // clear + record + submit + wait, host time
+    double waitSeconds = 0;      // host time blocked in vkWaitSemaphores
+    double recordSeconds = 0;    // host time recording the chain's command buffers
+    std::vector<SubmitRecord> submitRecords;  // the chain's submits (not the clearing one)
+    GpuTimes gpu;                // --timestamps
+    std::string forensics;       // --breadcrumbs / device-fault findings after a failure
+};
+
+class Recorder {
+  public:
+    // `totalSubmits`: how many chain submits the mode makes (for "submit 5 of 14").
+    Recorder(const ChainResources& resources, Encoder& encoder, Instrumentation& instrumentation,
+             const WaitTimeout& timeout, bool hostReadBarrier, uint64_t totalSubmits);
+
+    // blade start(): descriptor pool reset, vkBeginCommandBuffer(ONE_TIME_SUBMIT); then the
+    // command buffer's start timestamp (--timestamps).
+    void begin();
+    // blade's global barrier G (CommandEncoder::barrier, command.rs:369-389).
+    void barrierG();
+    // blade's compute-pass barrier C (ComputeCommandEncoder::barrier, command.rs:859-876).
+    void barrierC();
+    // An experiment's barrier (stream_plan.hpp); Buffer covers the output of dispatch `covers`.
+    void barrier(PlanBarrier kind, uint32_t covers);
+    // D(conv-T, step): bind conv_t, a fresh descriptor set (small[step], weight, big[step],
+    // conv_params), bind it, dispatch the conv-T workgroups. `step` 0-based.
+    void convT(uint32_t step);
+    // D(slice, step): bind slice, a fresh set (big[step], small[step+1], slice_params),
+    // bind it, dispatch the slice workgroups.
+    void slice(uint32_t step);
+    // Either dispatch by its 1-based chain number.
+    void dispatch(uint32_t number);
+    // blade finish(): G, then vkEndCommandBuffer; with `hostReads` and the default profile,
+    // the HOST_READ barrier after G (not blade's).
+    void finish(bool hostReads);
+    // vkQueueSubmit signalling the timeline semaphore, then the host wait (timeout sized by
+    // `convTs`, the conv-Ts since the last wait). False when the run must stop.
+    bool submitAndWait(const std::string& what, uint32_t convTs);
+    // vkQueueSubmit without a host wait (--no-host-wait). False when the submit failed.
+    bool submitNoWait(const std::string& what);
+
+    uint32_t steps() const { return steps_; }
+    void setSteps(uint32_t n) { steps_ = n; }
+    // The run so far: completed() marks it complete first.
+    ModeRun completed();
+    ModeRun stopped();
+
+  private:
+    void noteDispatch(uint32_t number);
+    void noteSubmitted(const std::string& what, bool waited, double seconds);
+    bool failed(const SubmitOutcome& out, const std::string& what, double timeout);
+
+    const ChainResources& res_;
+    Encoder& encoder_;
+    Instrumentation& instrumentation_;
+    WaitTimeout timeout_;
+    bool hostReadBarrier_;
+    uint64_t totalSubmits_;
+    uint32_t steps_ = 0;
+    ModeRun run_;
+    uint32_t firstInBuffer_ = 0, lastInBuffer_ = 0;  // dispatch numbers of the open command buffer
+    Clock::time_point recordStart_{};
+};
+
+}  // namespace repro::vk

@@ -1,0 +1,85 @@
+// One mode from fresh state (see modes.hpp).
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/clock.hpp"
+#include "vk/barriers.hpp"
+#include "vk/device.hpp"
+#include "vk/modes.hpp"
+
+namespace repro::vk {
+namespace {
+
+// Fresh state: fill every buffer the chain writes with `pattern`, in its own submit,
+// host-waited. Not blade's stream: the original makes new buffers for each run instead.
+bool clearChainBuffers(const ChainResources& res, Encoder& encoder, Instrumentation& instrumentation,
+                       const ModeSettings& settings, ModeRun& run) {
+    encoder.begin();
+    const VkCommandBuffer cmd = encoder.cmd();
+    instrumentation.startMode(cmd);
+    recordBladeGlobalBarrier(cmd);
+    const ChainBuffers& b = res.buffers;
+    if (b.upload) {
+        const VkBufferCopy region{.size = b.upload->size};
+        vkCmdCopyBuffer(cmd, b.upload->get(), b.small[0].get(), 1, &region);
+    }
+    for (size_t i = 1; i < b.small.size(); ++i) vkCmdFillBuffer(cmd, b.small[i].get(), 0, VK_WHOLE_SIZE, settings.fillPattern);
+    for (const auto& big : b.big) vkCmdFillBuffer(cmd, big.get(), 0, VK_WHOLE_SIZE, settings.fillPattern);
+    recordBladeGlobalBarrier(cmd);
+    encoder.end();
+    const double timeout = settings.timeout.seconds(res.shape, 0);
+    const SubmitOutcome out = encoder.submitAndWait(timeout);
+    run.waitSeconds += out.waitSeconds;
+    if (out.status == SubmitStatus::Completed) return true;
+    run.submits = 1;
+    run.failure = out;
+    run.failedSubmit = "submit 1 of 1 (clearing the chain's buffers)";
+    run.failedTimeout = timeout;
+    return false;
+}
+
+uint64_t submitCount(Mode mode, uint32_t steps, std::span<const PlanStep> plan) {
+    if (mode == Mode::Split) return 2 * uint64_t{steps};
+    if (plan.empty()) return 1;
+    uint64_t submits = 0;
+    for (const PlanStep& s : plan) submits += s.kind == PlanStep::Kind::Submit;
+    return submits;
+}
+
+}  // namespace
+
+ModeRun runMode(const ChainResources& res, Encoder& encoder, Instrumentation& instrumentation,
+                const ModeSettings& settings, Mode mode) {
+    const auto start = Clock::now();
+    ModeRun run;
+    if (!clearChainBuffers(res, encoder, instrumentation, settings, run)) {
+        run.wallSeconds = secondsSince(start);
+        return run;
+    }
+    const bool blade = mode == Mode::Split || isBladeStream(settings.recording);
+    const std::vector<PlanStep> plan =
+        blade ? std::vector<PlanStep>{}
+              : planExperiment(mode, settings.steps, settings.recording, res.sizes, settings.predictedSeconds);
+    Recorder recorder(res, encoder, instrumentation, settings.timeout, settings.hostReadBarrier,
+                      submitCount(mode, settings.steps, plan));
+    recorder.setSteps(settings.steps);
+    if (!blade) {
+        run = recordPlan(recorder, plan);
+    } else if (mode == Mode::Split) {
+        run = recordSplit(recorder);
+    } else {
+        run = mode == Mode::Multipass ? recordMultipass(recorder) : recordSingle(recorder);
+    }
+    if (!run.completed) {
+        run.forensics = instrumentation.breadcrumbReport(2 * settings.steps);
+        if (run.failure.status == SubmitStatus::DeviceLost) {
+            const std::string fault = deviceFaultReport(res.device);
+            if (!fault.empty()) run.forensics += (run.forensics.empty() ? "" : "\n") + fault;
+        }
+    }
+    run.wallSeconds = secondsSince(start);
+    return run;
+}
+
+}  // namespace repro::vk
