@@ -23,6 +23,7 @@
 #include "core/verdict.hpp"
 #include "experiments.hpp"
 #include "output.hpp"
+#include "print_stream.hpp"
 #include "repro_version.h"
 #include "rig.hpp"
 #include "session.hpp"
@@ -112,6 +113,7 @@ int runRepro(const Options& o, RunReport& report) {
     Rig rig(instance, chosen, o, shaders, report.timings);
     printHeader(o, rig, shaders, report);
     Session session{.options = o, .sizes = report.sizes, .instance = instance, .rig = rig, .timings = report.timings};
+    if (o.printStream) return printStreams(session, report);
     int status = o.sweep ? runSweep(session, report) : runChainLength(session, report);
     status = checkTeardown(rig, status, report);
     recordValidation(instance, o, report);

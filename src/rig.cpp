@@ -11,7 +11,9 @@
 #include "core/cpu_reference.hpp"
 #include "repro_shared.h"
 #include "vk/check.hpp"
+#include "print_stream.hpp"
 #include "vk/describe.hpp"
+#include "vk/trace.hpp"
 
 extern const uint32_t conv_t_spv[];
 extern const size_t conv_t_spv_words;
@@ -70,7 +72,8 @@ vk::ComputePipeline makePipeline(const vk::Device& device, const char* name, con
 vk::DeviceOptions deviceOptions(const Options& o, const ProfileSettings& profile) {
     return {.deviceFault = o.breadcrumbs,
             .synchronization2 = o.barrier == BarrierKind::Sync2 || o.barrier == BarrierKind::Full,
-            .profile = profile};
+            .profile = profile,
+            .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>()};
 }
 
 vk::ChainBuffers makeBuffers(const vk::Device& device, const Options& o, const ProfileSettings& profile) {
@@ -172,7 +175,23 @@ Rig::Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Optio
                 .sizes = computeSizes(o.shape), .shape = o.shape},
       paramsDescriptorMismatch(profile.nagaInterface &&
                                (shaders.convT.declaresUniform() || shaders.slice.declaresUniform())) {
+    nameForTrace();
     if (instrumentation.labels()) nameObjects();
+}
+
+void Rig::nameForTrace() const {
+    auto name = [](const auto& handle, const std::string& text) {
+        vk::trace::nameObject(reinterpret_cast<uint64_t>(handle), text);
+    };
+    for (const vk::Buffer* b : {&buffers.convParams, &buffers.sliceParams, &buffers.weight}) name(b->get(), b->name);
+    for (const auto& b : buffers.small) name(b.get(), b.name);
+    for (const auto& b : buffers.big) name(b.get(), b.name);
+    for (const auto* b : {&buffers.scratch, &buffers.upload, &buffers.staging}) {
+        if (*b) name((*b)->get(), (*b)->name);
+    }
+    if (const vk::Buffer* m = instrumentation.markers()) name(m->get(), m->name);
+    name(convT.pipeline.get(), "conv_t");
+    name(slice.pipeline.get(), "slice");
 }
 
 Rig::~Rig() {

@@ -71,6 +71,10 @@ class Rig {
     DeviceReport describeDevice() const;
     // Debug-utils names on every object (--labels).
     void nameObjects() const;
+
+  private:
+    // Names for the command-stream tracer (vk/trace.hpp).
+    void nameForTrace() const;
 };
 
 }  // namespace repro

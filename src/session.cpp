@@ -17,6 +17,7 @@
 #include "core/interrupt.hpp"
 #include "core/judge.hpp"
 #include "core/rust_format.hpp"
+#include "core/underflow.hpp"
 #include "core/verdict.hpp"
 #include "output.hpp"
 #include "vk/check.hpp"
@@ -388,7 +389,9 @@ Verdict LengthRun::decide() const {
     const bool underflowed = judge_ && judge_->underflowed();
     const std::string referenceName = judge_ && judge_->hasReference() ? judge_->label() : "";
     const uint64_t messages = s_.options.validation ? s_.instance.validationLog().count() : 0;
-    Verdict verdict = decideVerdict(judged, referenceName, underflowed, messages);
+    const UnderflowEstimate underflow = referenceName.empty() ? underflowEstimate(s_.options.shape, n_)
+                                                              : UnderflowEstimate{};
+    Verdict verdict = decideVerdict(judged, referenceName, underflowed, messages, underflow);
     // blade-exact's params descriptor mismatch is undefined behaviour: when split, blade's
     // plainest stream, is wrong too, the profile cannot test this driver.
     const auto splitWrong = std::find_if(records_.begin(), records_.end(), [](const RunRecord& r) {
@@ -406,11 +409,11 @@ Verdict LengthRun::decide() const {
                 splitWrong != records_.end() ? std::string(name(splitWrong->result.kind))
                                              : std::string("zero or denormal"))}};
     }
-    if (s_.options.reference == ReferenceKind::None && n_ >= 40) {
+    if (s_.options.reference == ReferenceKind::None && underflow.possible) {
         verdict.lines.insert(verdict.lines.begin(),
-                             "--- warning: --reference none at N >= 40: with the default data the signal "
-                             "shrinks ~4x per step and float32 underflows from about N = 60, where a "
-                             "correct device also gives zeros");
+                             fmt::format("--- warning: --reference none at N = {}: a correct device may give "
+                                         "zeros here ({}); all-zero output is not judged",
+                                         n_, underflow.basis));
     }
     return verdict;
 }

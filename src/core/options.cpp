@@ -269,6 +269,10 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
     app.add_flag("--all-drivers", o.allDrivers,
                  "with --driver-env-sweep: every driver's settings, not only this device's")
         ->group(experimentGroup);
+    app.add_flag("--print-stream", o.printStream,
+                 "print the exact command stream of each selected mode, one Vulkan call per line, "
+                 "and exit without running it")
+        ->group(reportGroup);
     app.set_version_flag("--version",
                          fmt::format("repro {} (git {})", kReproVersion, kReproGitHash));
     app.footer(std::string{kExitTable});

@@ -77,6 +77,7 @@ struct Options {
     bool matrix = false;                           // --matrix: the variant set, as child processes
     bool driverEnvSweep = false;                   // --driver-env-sweep: the driver settings, as children
     bool allDrivers = false;                       // --all-drivers: every driver's settings
+    bool printStream = false;                      // --print-stream: print each mode's command stream, run nothing
 };
 
 // The result of parsing: either options to run with, or an exit status and the text

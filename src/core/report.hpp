@@ -104,6 +104,12 @@ struct ExperimentReport {
     std::vector<std::string> quirks;        // blade-exact's quirks in force
 };
 
+// --print-stream: one mode's command stream as the tracer printed it (src/vk/trace.hpp).
+struct StreamReport {
+    std::string title;               // "mode single, N=2: blade's stream (...)"
+    std::vector<std::string> calls;  // one Vulkan call per line
+};
+
 struct RunReport {
     std::string version, gitHash;
     std::vector<std::string> commandLine;
@@ -119,6 +125,7 @@ struct RunReport {
     ValidationSummary validation;
     PhaseTimings timings;
     Verdict verdict;
+    std::vector<StreamReport> streams;  // --print-stream only
 };
 
 }  // namespace repro

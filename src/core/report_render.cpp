@@ -520,6 +520,12 @@ json experimentJson(const ExperimentReport& e) {
             {"quirks", e.quirks}};
 }
 
+json streamsJson(const std::vector<StreamReport>& streams) {
+    json out = json::array();
+    for (const auto& st : streams) out.push_back({{"title", st.title}, {"calls", st.calls}});
+    return out;
+}
+
 json renderJson(const RunReport& r) {
     json modes = json::array();
     for (const auto& m : r.modes) modes.push_back(modeJson(m));
@@ -556,6 +562,7 @@ json renderJson(const RunReport& r) {
           {"verification", number(p.verification)}, {"total", number(p.total)}}},
         {"warnings", watchdogWarnings(r)},
         {"verdict", {{"exit_status", r.verdict.exitStatus}, {"lines", r.verdict.lines}}},
+        {"streams", streamsJson(r.streams)},
     };
 }
 
@@ -604,6 +611,11 @@ std::string renderMarkdown(const RunReport& r) {
     for (const auto& line : r.verdict.lines) verdict += line + "\n";
     out += "Verdict:\n\n" + codeBlock(verdict.empty() ? "(no verdict lines)\n" : verdict, "text") + "\n";
     for (const auto& w : watchdogWarnings(r)) out += "**" + escapeText(w) + "**\n\n";
+    for (const auto& st : r.streams) {
+        std::string calls;
+        for (const auto& c : st.calls) calls += c + "\n";
+        out += details("Command stream: " + escapeText(st.title), codeBlock(calls, "text"));
+    }
 
     if (r.device) {
         out += details("Device: every field", deviceDetails(*r.device));

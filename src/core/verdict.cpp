@@ -23,7 +23,7 @@ std::string classificationLine(const ModeResult& r) {
 }
 
 Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
-                      bool referenceUnderflowed, uint64_t validationMessages) {
+                      bool referenceUnderflowed, uint64_t validationMessages, const UnderflowEstimate& underflow) {
     Verdict v;
     for (const auto& r : results) {
         if (r.kind == Classification::Hang) {
@@ -42,7 +42,7 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
     }
     // Without a reference, modes that are all zero cannot tell a bug from underflow either.
     const bool noReference = referenceName.empty();
-    const bool allZero = noReference && !results.empty() &&
+    const bool allZero = noReference && underflow.possible && !results.empty() &&
                          std::all_of(results.begin(), results.end(),
                                      [](auto& r) { return r.kind == Classification::Zero; });
     // NaN and Inf are wrong whatever the reference holds: underflow only yields zeros
@@ -70,12 +70,21 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
         }
         return v;
     }
-    if (allZero || referenceUnderflowed) {
+    if (allZero) {
+        v.exitStatus = kExitCannotTest;
+        v.lines.push_back(fmt::format(
+            "--- INCONCLUSIVE: every mode is all zero and there is no reference; at this chain length a "
+            "correct device may underflow to zero ({})",
+            underflow.basis.empty() ? "no estimate" : underflow.basis));
+        v.lines.push_back("--- try a shorter chain (-n), or --reference cpu or split");
+        return v;
+    }
+    if (referenceUnderflowed) {
         v.exitStatus = kExitCannotTest;
         v.lines.push_back(fmt::format(
             "--- INCONCLUSIVE: the reference ({}) is all zero or denormal, which a correct device "
             "produces once the chain underflows (the signal shrinks ~4x per step)",
-            referenceName.empty() ? "no mode" : referenceName));
+            referenceName));
         v.lines.push_back("--- try a shorter chain (-n); a mode cannot be judged against a "
                           "reference with no signal");
         return v;

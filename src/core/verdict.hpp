@@ -8,6 +8,7 @@
 
 #include "core/options.hpp"
 #include "core/stats.hpp"
+#include "core/underflow.hpp"
 
 namespace repro {
 
@@ -43,9 +44,13 @@ struct Verdict {
 // Decides from the modes' results, in the precedence 3 (hang), 2 (a mode is zero,
 // mismatch or nonfinite), 125 (the reference underflowed: inconclusive), 4 (validation
 // messages), 0. `referenceName` names the reference ("split") or is empty when none
-// ran; `referenceUnderflowed` says it is all zero or denormal.
+// ran; `referenceUnderflowed` says it is all zero or denormal. Without a reference,
+// all-zero modes are inconclusive only when `underflow` (core/underflow.hpp) says a correct
+// device may return zeros at this chain length; otherwise they reproduce the bug, as in the
+// original (whose multipass is all zero at N = 7).
 Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
-                      bool referenceUnderflowed, uint64_t validationMessages);
+                      bool referenceUnderflowed, uint64_t validationMessages,
+                      const UnderflowEstimate& underflow = {});
 
 // The original's result line: `  mode=split     nz=3686400/3686400 (100.0%) sum=…
 // max_abs=…`, Rust number formats, 9-wide left-aligned mode column.

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
+
 #include "vk/device.hpp"
 
 namespace repro::vk {
@@ -89,6 +91,62 @@ std::string uuidText(const uint8_t (&u)[VK_UUID_SIZE]) {
         s += fmt::format("{:02x}", u[i]);
     }
     return s;
+}
+
+namespace {
+
+struct BitName {
+    uint64_t bit;
+    const char* name;
+};
+
+std::string maskText(uint64_t mask, std::initializer_list<BitName> names) {
+    if (mask == 0) return "0";
+    std::string out;
+    for (const BitName& n : names) {
+        if ((mask & n.bit) != n.bit) continue;
+        out += (out.empty() ? "" : "|") + std::string(n.name);
+        mask &= ~n.bit;
+    }
+    if (mask != 0) out += fmt::format("{}0x{:x}", out.empty() ? "" : "|", mask);
+    return out;
+}
+
+}  // namespace
+
+std::string stageMaskText(VkPipelineStageFlags mask) { return stageMask2Text(mask); }
+
+std::string stageMask2Text(VkPipelineStageFlags2 mask) {
+    // The synchronization2 stage bits below 2^32 equal the legacy ones (Vulkan spec,
+    // VkPipelineStageFlagBits2); ALL_COMMANDS first so it is not spelled out bit by bit.
+    return maskText(mask, {{VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, "ALL_COMMANDS"},
+                           {VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, "TOP_OF_PIPE"},
+                           {VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, "DRAW_INDIRECT"},
+                           {VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, "COMPUTE_SHADER"},
+                           {VK_PIPELINE_STAGE_2_TRANSFER_BIT, "TRANSFER"},
+                           {VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, "BOTTOM_OF_PIPE"},
+                           {VK_PIPELINE_STAGE_2_HOST_BIT, "HOST"},
+                           {VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, "ALL_GRAPHICS"},
+                           {VK_PIPELINE_STAGE_2_COPY_BIT, "COPY"},
+                           {VK_PIPELINE_STAGE_2_CLEAR_BIT, "CLEAR"}});
+}
+
+std::string accessMaskText(VkAccessFlags mask) { return accessMask2Text(mask); }
+
+std::string accessMask2Text(VkAccessFlags2 mask) {
+    return maskText(mask, {{VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT, "INDIRECT_COMMAND_READ"},
+                           {VK_ACCESS_2_UNIFORM_READ_BIT, "UNIFORM_READ"},
+                           {VK_ACCESS_2_SHADER_READ_BIT, "SHADER_READ"},
+                           {VK_ACCESS_2_SHADER_WRITE_BIT, "SHADER_WRITE"},
+                           {VK_ACCESS_2_TRANSFER_READ_BIT, "TRANSFER_READ"},
+                           {VK_ACCESS_2_TRANSFER_WRITE_BIT, "TRANSFER_WRITE"},
+                           {VK_ACCESS_2_HOST_READ_BIT, "HOST_READ"},
+                           {VK_ACCESS_2_HOST_WRITE_BIT, "HOST_WRITE"},
+                           {VK_ACCESS_2_MEMORY_READ_BIT, "MEMORY_READ"},
+                           {VK_ACCESS_2_MEMORY_WRITE_BIT, "MEMORY_WRITE"},
+                           {VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, "SHADER_SAMPLED_READ"},
+                           {VK_ACCESS_2_SHADER_STORAGE_READ_BIT, "SHADER_STORAGE_READ"},
+                           {VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, "SHADER_STORAGE_WRITE"}});
 }
 
 }  // namespace repro::vk

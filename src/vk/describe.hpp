@@ -18,4 +18,13 @@ std::string driverVersionText(const DeviceInfo& info);
 std::string queueFlagsText(VkQueueFlags flags);   // "GRAPHICS|COMPUTE|TRANSFER"
 std::string uuidText(const uint8_t (&uuid)[VK_UUID_SIZE]);
 
+// Pipeline stage and access masks by their Vulkan names without the VK_ prefix and _BIT
+// suffix, '|'-joined in bit order ("COMPUTE_SHADER", "MEMORY_WRITE|TRANSFER_WRITE"; "0"
+// for an empty mask, "0x..." for bits this build does not name). The *2 forms take the
+// 64-bit synchronization2 masks.
+std::string stageMaskText(VkPipelineStageFlags mask);
+std::string accessMaskText(VkAccessFlags mask);
+std::string stageMask2Text(VkPipelineStageFlags2 mask);
+std::string accessMask2Text(VkAccessFlags2 mask);
+
 }  // namespace repro::vk

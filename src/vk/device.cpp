@@ -288,6 +288,7 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
     // On a Vulkan 1.2 device with VK_KHR_synchronization2 only the KHR entry point exists;
     // barriers.hpp calls the core name, so point it there (same signature).
     if (extensions_.synchronization2) vkCmdPipelineBarrier2 = vkCmdPipelineBarrier2KHR;
+    if (options.afterLoad) options.afterLoad();
     afterVolkLoad(2);
     vkGetDeviceQueue(life_.device, queueFamily_, 0, &queue_);
     debugUtils_ = instance.hasDebugUtils();

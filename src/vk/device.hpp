@@ -6,6 +6,7 @@
 #include <volk.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,9 @@ struct DeviceOptions {
     // uniformAndStorageBuffer16BitAccess the device lacks; withheld under a validation
     // layer older than 1.3.255, which would fail vkCreateDevice: omittedFeatures() says so).
     ProfileSettings profile;
+    // Called right after volkLoadDevice, before any other call on the device (the
+    // command-stream tracer installs itself there: vk/trace.hpp).
+    std::function<void()> afterLoad;
 };
 
 // The choice, as pure functions of the device's facts and the options (unit-tested).

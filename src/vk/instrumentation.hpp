@@ -56,6 +56,8 @@ class Instrumentation {
     bool timestamps() const { return timestamps_; }
     bool breadcrumbs() const { return breadcrumbs_; }
     bool labels() const { return labels_; }
+    // The breadcrumb buffer (--breadcrumbs), else nullptr.
+    const Buffer* markers() const { return markers_ ? &*markers_ : nullptr; }
 
     // Before a mode: a new breadcrumb run id and zeroed markers (host), and the query
     // reset, recorded into the mode's clearing command buffer `cmd`.

@@ -7,6 +7,7 @@
 #include "vk/barriers.hpp"
 #include "vk/device.hpp"
 #include "vk/modes.hpp"
+#include "vk/trace.hpp"
 
 namespace repro::vk {
 namespace {
@@ -53,6 +54,7 @@ ModeRun runMode(const ChainResources& res, Encoder& encoder, Instrumentation& in
                 const ModeSettings& settings, Mode mode) {
     const auto start = Clock::now();
     ModeRun run;
+    trace::note(fmt::format("mode {}: repro's clearing submit (not blade's)", name(mode)));
     if (!clearChainBuffers(res, encoder, instrumentation, settings, run)) {
         run.wallSeconds = secondsSince(start);
         return run;
@@ -64,6 +66,7 @@ ModeRun runMode(const ChainResources& res, Encoder& encoder, Instrumentation& in
     Recorder recorder(res, encoder, instrumentation, settings.timeout, settings.hostReadBarrier,
                       submitCount(mode, settings.steps, plan));
     recorder.setSteps(settings.steps);
+    trace::note(fmt::format("mode {}: {}", name(mode), blade ? "blade's stream" : "the experiment plan"));
     if (!blade) {
         run = recordPlan(recorder, plan);
     } else if (mode == Mode::Split) {

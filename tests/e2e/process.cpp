@@ -1,22 +1,24 @@
 // Process helper for the end-to-end tests.
 #include "process.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <thread>
+
+extern char** environ;
 
 namespace repro::test {
 namespace {
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
 
 std::string slurp(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -25,31 +27,85 @@ std::string slurp(const std::filesystem::path& p) {
     return ss.str();
 }
 
+std::vector<std::string> mergedEnvironment(const std::vector<std::string>& extra) {
+    std::map<std::string, std::string> vars;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string entry(*e);
+        const auto eq = entry.find('=');
+        if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    for (const std::string& entry : extra) {
+        const auto eq = entry.find('=');
+        if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    std::vector<std::string> out;
+    for (const auto& [k, v] : vars) out.push_back(k + "=" + v);
+    return out;
+}
+
+// In the child, between fork and exec: only async-signal-safe calls.
+[[noreturn]] void execChild(const char* exe, char* const* argv, char* const* envp, const char* out,
+                            const char* err) {
+    setpgid(0, 0);
+    const int in = open("/dev/null", O_RDONLY);
+    const int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || o < 0 || e < 0) _exit(127);
+    dup2(in, STDIN_FILENO);
+    dup2(o, STDOUT_FILENO);
+    dup2(e, STDERR_FILENO);
+    signal(SIGPIPE, SIG_DFL);
+    execve(exe, argv, envp);
+    _exit(127);
+}
+
 }  // namespace
 
 ProcessResult runProcess(const std::string& executable, const std::vector<std::string>& args,
-                         const std::vector<std::string>& env) {
+                         const std::vector<std::string>& env, double limitSeconds) {
     static int counter = 0;
     const auto dir = std::filesystem::temp_directory_path() /
                      ("repro-e2e-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::create_directories(dir);
-    std::string command = "env";
-    for (const auto& e : env) command += " " + quote(e);
-    command += " " + quote(executable);
-    for (const auto& a : args) command += " " + quote(a);
-    command += " >" + quote((dir / "out").string()) + " 2>" + quote((dir / "err").string()) +
-               " </dev/null";
-    const int raw = std::system(command.c_str());
+    const std::string outPath = (dir / "out").string(), errPath = (dir / "err").string();
+    std::vector<std::string> argStrings{executable};
+    argStrings.insert(argStrings.end(), args.begin(), args.end());
+    std::vector<std::string> envStrings = mergedEnvironment(env);
+    std::vector<char*> argv, envp;
+    for (auto& a : argStrings) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : envStrings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
     ProcessResult r;
-    if (raw != -1 && WIFEXITED(raw)) {
-        r.status = WEXITSTATUS(raw);
-        // sh reports a child killed by signal N as 128+N; repro's own statuses are below 128.
-        r.signaled = r.status >= 128;
-    } else {
-        r.signaled = true;
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) execChild(executable.c_str(), argv.data(), envp.data(), outPath.c_str(), errPath.c_str());
+    if (pid < 0) {
+        r.err = std::string("fork: ") + std::strerror(errno);
+        return r;
     }
-    r.out = slurp(dir / "out");
-    r.err = slurp(dir / "err");
+    setpgid(pid, pid);  // also in the parent, so the group exists before any kill
+    int wstatus = 0;
+    for (;;) {
+        const pid_t done = waitpid(pid, &wstatus, WNOHANG);
+        if (done == pid) break;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!r.timedOut && elapsed > limitSeconds) {
+            kill(-pid, SIGKILL);
+            r.timedOut = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill(-pid, SIGKILL);  // anything the process left behind in its group
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus)) {
+        r.signaled = true;
+        r.signal = WTERMSIG(wstatus);
+    }
+    r.out = slurp(outPath);
+    r.err = slurp(errPath);
     std::filesystem::remove_all(dir);
     return r;
 }

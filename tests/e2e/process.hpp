@@ -1,4 +1,4 @@
-// Runs the real repro executable for the end-to-end tests and captures what it says.
+// Runs an executable for the end-to-end tests and captures what it says.
 #pragma once
 
 #include <string>
@@ -8,14 +8,18 @@ namespace repro::test {
 
 struct ProcessResult {
     int status = -1;        // exit status; -1 if it did not exit normally
-    bool signaled = false;  // ended by a signal
+    bool signaled = false;  // ended by a signal (the time limit's SIGKILL included)
+    int signal = 0;         // that signal
+    bool timedOut = false;  // killed after the time limit
+    double seconds = 0;     // wall time
     std::string out, err;
 };
 
-// Runs `executable args...` through /bin/sh with `env` ("NAME=value" entries) added to
-// the environment; stdout and stderr are captured through temporary files.
+// Runs `executable args...` (no shell) with `env` ("NAME=value" entries replace or add
+// variables) in its own process group, stdin from /dev/null, stdout and stderr captured
+// through temporary files. After `limitSeconds` the whole group gets SIGKILL.
 ProcessResult runProcess(const std::string& executable, const std::vector<std::string>& args,
-                         const std::vector<std::string>& env = {});
+                         const std::vector<std::string>& env = {}, double limitSeconds = 600);
 
 // Whether `needle` occurs in `haystack`, and how many times (overlapping occurrences count).
 bool contains(const std::string& haystack, const std::string& needle);

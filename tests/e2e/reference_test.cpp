@@ -149,12 +149,33 @@ TEST(Underflow, LongChainOnACorrectDeviceIsNotAReproduction) {
 }
 
 TEST(ReferenceNone, OriginalSemanticsAndTheUnderflowWarning) {
-    const ProcessResult r = repro({"--reference", "none", "--preset", "tiny", "-n", "40", "--mode", "split"});
-    EXPECT_TRUE(contains(r.out, "--- warning: --reference none at N >= 40")) << r.out;
+    // tiny: the float64 chain's maximum is 3.5e-39 at N = 80 (below float32's normal range).
+    const ProcessResult r = repro({"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "split"});
+    EXPECT_TRUE(contains(r.out, "--- warning: --reference none at N = 80: a correct device may give zeros here "
+                                "(the float64 CPU chain's max |small[80]| is 3.5376e-39)"))
+        << r.out;
+    const ProcessResult early = repro({"--reference", "none", "--preset", "tiny", "-n", "40", "--mode", "split"});
+    EXPECT_FALSE(contains(early.out, "--- warning: --reference none")) << early.out;
     const ProcessResult ok = repro({"--reference", "none", "--preset", "tiny", "-n", "3"});
     EXPECT_EQ(ok.status, 0) << ok.out;
     EXPECT_TRUE(contains(ok.out, "reference: none")) << ok.out;
     EXPECT_FALSE(contains(ok.out, "reference (split, run after")) << ok.out;
+}
+
+TEST(ReferenceNone, AllZeroBeforeTheUnderflowHorizonReproduces) {
+    // The original's own symptom without a reference: multipass all zero at a short chain,
+    // where no correct device underflows (dispatch 3 dropped: step 2's input is never written).
+    const ProcessResult r =
+        repro({"--reference", "none", "--preset", "tiny", "-n", "3", "--mode", "multipass", "--drop-dispatch", "3"});
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
+    EXPECT_FALSE(contains(r.out, "INCONCLUSIVE")) << r.out;
+    EXPECT_FALSE(contains(r.out, "no mode")) << r.out;
+    // Past the horizon the same zeros are not judged.
+    const ProcessResult late =
+        repro({"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "multipass", "--drop-dispatch", "3"});
+    EXPECT_EQ(late.status, 125) << late.out;
+    EXPECT_TRUE(contains(late.out, "--- INCONCLUSIVE: every mode is all zero and there is no reference")) << late.out;
 }
 
 }  // namespace

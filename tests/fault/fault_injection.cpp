@@ -22,9 +22,12 @@
 // - VK_TIMEOUT from a wait is sticky too, as a hung GPU stays hung: that wait and every
 //   later one sleep for their timeout (at most 1 s each) and return VK_TIMEOUT, so a
 //   caller that waits in slices sees a hang that lasts until its own deadline.
+// REPRO_TRACE=FILE also logs the command stream (installTrace below).
 // A malformed REPRO_FAULT ends the process with status 99 and one line on stderr, a
 // status outside repro's table so a test cannot mistake it for the repro's own.
 #include <volk.h>
+
+#include "vk/trace.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -214,7 +217,25 @@ constexpr char kAllocateDescriptorSets[] = "vkAllocateDescriptorSets";
 
 // Stage 0: after volkInitialize (global functions); 1: after volkLoadInstanceOnly
 // (instance functions); 2: after volkLoadDevice (device functions).
+// REPRO_TRACE=FILE: the command-stream tracer (src/vk/trace.hpp) in forward mode, every
+// traced call appended to FILE as one line, for the golden stream tests
+// (tests/e2e/stream_test.cpp). Installed after the device's function table is loaded.
+static void installTrace() {
+    const char* path = std::getenv("REPRO_TRACE");
+    if (!path || !*path) return;
+    static FILE* out = std::fopen(path, "w");
+    if (!out) {
+        std::fprintf(stderr, "repro_faulty: REPRO_TRACE: cannot open %s\n", path);
+        std::exit(99);
+    }
+    repro::vk::trace::install(repro::vk::trace::Mode::Forward, [](const std::string& line) {
+        std::fprintf(out, "%s\n", line.c_str());
+        std::fflush(out);
+    });
+}
+
 extern "C" void reproAfterVolkLoad(int stage) {
+    if (stage == 2) installTrace();
     if (faults().empty()) return;  // parse REPRO_FAULT now: a bad spec fails before any work
     switch (stage) {
         case 0:

@@ -156,12 +156,19 @@ TEST(DecideVerdict, ZeroAgainstAnUnderflowedReferenceIsInconclusive) {
     expectLines(v);
 }
 
-TEST(DecideVerdict, EveryModeZeroIsInconclusive) {
-    // One mode run, no reference, all zero: could be the bug or an underflowed chain.
-    const Verdict one = decideVerdict({result(Mode::Multipass, Classification::Zero)}, "", false, 0);
+TEST(DecideVerdict, EveryModeZeroIsInconclusiveOnlyPastTheUnderflowHorizon) {
+    // One mode run, no reference, all zero: past the horizon it could be an underflowed chain.
+    const UnderflowEstimate past{.possible = true, .basis = "max |small[80]| is 3.5e-39"};
+    const Verdict one = decideVerdict({result(Mode::Multipass, Classification::Zero)}, "", false, 0, past);
     EXPECT_EQ(one.exitStatus, 125);
     expectLines(one);
-    EXPECT_TRUE(contains(one.lines[0], "no mode")) << one.lines[0];  // empty reference name
+    EXPECT_TRUE(contains(one.lines[0], "there is no reference")) << one.lines[0];
+    EXPECT_TRUE(contains(one.lines[0], "max |small[80]| is 3.5e-39")) << one.lines[0];
+    EXPECT_FALSE(contains(one.lines[0], "no mode")) << one.lines[0];
+    // Before it, all-zero output is the original's symptom: reproduced.
+    const UnderflowEstimate before{.possible = false, .basis = "max |small[3]| is 1e-2"};
+    const Verdict early = decideVerdict({result(Mode::Multipass, Classification::Zero)}, "", false, 0, before);
+    EXPECT_EQ(early.exitStatus, 2);
     const Verdict all = decideVerdict({result(Mode::Split, Classification::Zero),
                                        result(Mode::Multipass, Classification::Zero),
                                        result(Mode::Single, Classification::Zero)},

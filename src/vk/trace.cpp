@@ -1,0 +1,374 @@
+// The command-stream tracer (see trace.hpp).
+#include "vk/trace.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "vk/describe.hpp"
+
+namespace repro::vk::trace {
+namespace {
+
+// The driver's entry points the wrappers forward to.
+struct Originals {
+    PFN_vkBeginCommandBuffer begin = nullptr;
+    PFN_vkEndCommandBuffer end = nullptr;
+    PFN_vkCmdPipelineBarrier barrier = nullptr;
+    PFN_vkCmdPipelineBarrier2 barrier2 = nullptr;
+    PFN_vkCmdBindPipeline bindPipeline = nullptr;
+    PFN_vkCmdBindDescriptorSets bindSets = nullptr;
+    PFN_vkCmdDispatch dispatch = nullptr;
+    PFN_vkCmdFillBuffer fill = nullptr;
+    PFN_vkCmdCopyBuffer copy = nullptr;
+    PFN_vkCmdWriteTimestamp timestamp = nullptr;
+    PFN_vkCmdResetQueryPool resetQueries = nullptr;
+    PFN_vkCmdWriteBufferMarkerAMD marker = nullptr;
+    PFN_vkCmdBeginDebugUtilsLabelEXT beginLabel = nullptr;
+    PFN_vkCmdEndDebugUtilsLabelEXT endLabel = nullptr;
+    PFN_vkQueueSubmit submit = nullptr;
+    PFN_vkWaitSemaphores wait = nullptr;
+    PFN_vkWaitSemaphoresKHR waitKhr = nullptr;
+    PFN_vkCreateDescriptorUpdateTemplate createTemplate = nullptr;
+    PFN_vkCreateDescriptorUpdateTemplateKHR createTemplateKhr = nullptr;
+    PFN_vkUpdateDescriptorSetWithTemplate update = nullptr;
+    PFN_vkUpdateDescriptorSetWithTemplateKHR updateKhr = nullptr;
+    PFN_vkGetQueryPoolResults queryResults = nullptr;
+};
+
+struct State {
+    Mode mode = Mode::Forward;
+    std::function<void(const std::string&)> sink;
+    Originals next;
+    bool installed = false;
+    std::map<uint64_t, std::string> names;
+    std::map<std::string, uint32_t> unnamedCounts;
+    std::map<uint64_t, std::string> commandBuffers;                    // "cb0", "cb1"...
+    std::map<uint64_t, std::vector<std::pair<size_t, uint32_t>>> templates;  // offset, count per entry
+    std::map<uint64_t, std::vector<std::string>> sets;                 // buffers written, by binding
+    std::pair<uint64_t, uint64_t> lastWait{0, 0};                      // semaphore, value
+};
+
+State& state() {
+    static State s;
+    return s;
+}
+
+template <typename Handle>
+uint64_t key(Handle h) {
+    return reinterpret_cast<uint64_t>(h);
+}
+
+template <typename Handle>
+std::string named(Handle h, const char* kind) {
+    State& s = state();
+    auto it = s.names.find(key(h));
+    if (it != s.names.end()) return it->second;
+    const std::string name = fmt::format("{}#{}", kind, ++s.unnamedCounts[kind]);
+    s.names[key(h)] = name;
+    return name;
+}
+
+std::string cbName(VkCommandBuffer cb) {
+    State& s = state();
+    auto [it, added] = s.commandBuffers.try_emplace(key(cb), "");
+    if (added) it->second = fmt::format("cb{}", s.commandBuffers.size() - 1);
+    return it->second;
+}
+
+void emit(const std::string& line) {
+    State& s = state();
+    s.lastWait = {0, 0};
+    if (s.sink) s.sink(line);
+}
+
+bool forward() { return state().mode == Mode::Forward; }
+
+// What blade's and repro's own barriers are, so a reader sees the name beside the masks.
+std::string barrierName(VkPipelineStageFlags src, VkPipelineStageFlags dst, VkAccessFlags srcAccess,
+                        VkAccessFlags dstAccess) {
+    constexpr VkAccessFlags gSrc = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    constexpr VkAccessFlags gDst = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT |
+                                   VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    const bool all = src == VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    if (all && dst == VK_PIPELINE_STAGE_ALL_COMMANDS_BIT && srcAccess == gSrc && dstAccess == gDst) return "  # G";
+    if (src == VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT && dst == src && srcAccess == VK_ACCESS_SHADER_WRITE_BIT &&
+        dstAccess == (VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT)) {
+        return "  # C";
+    }
+    if (all && dst == VK_PIPELINE_STAGE_HOST_BIT && dstAccess == VK_ACCESS_HOST_READ_BIT) {
+        return "  # host read (not blade's)";
+    }
+    return "";
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL beginCb(VkCommandBuffer cb, const VkCommandBufferBeginInfo* info) {
+    const bool once = info && (info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+    emit(fmt::format("vkBeginCommandBuffer({}{})", cbName(cb), once ? ", ONE_TIME_SUBMIT" : ""));
+    return state().next.begin(cb, info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL endCb(VkCommandBuffer cb) {
+    emit(fmt::format("vkEndCommandBuffer({})", cbName(cb)));
+    return state().next.end(cb);
+}
+
+VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst,
+                                   VkDependencyFlags flags, uint32_t memoryCount, const VkMemoryBarrier* memory,
+                                   uint32_t bufferCount, const VkBufferMemoryBarrier* buffers,
+                                   uint32_t imageCount, const VkImageMemoryBarrier* images) {
+    std::string line = fmt::format("  vkCmdPipelineBarrier({} -> {}", stageMaskText(src), stageMaskText(dst));
+    if (flags) line += fmt::format(", dependencyFlags 0x{:x}", flags);
+    for (uint32_t i = 0; i < memoryCount; ++i) {
+        line += fmt::format(", memory {} -> {}", accessMaskText(memory[i].srcAccessMask),
+                            accessMaskText(memory[i].dstAccessMask));
+    }
+    for (uint32_t i = 0; i < bufferCount; ++i) {
+        line += fmt::format(", buffer {} {} -> {}", named(buffers[i].buffer, "buffer"),
+                            accessMaskText(buffers[i].srcAccessMask), accessMaskText(buffers[i].dstAccessMask));
+    }
+    if (imageCount) line += fmt::format(", {} image barriers", imageCount);
+    if (memoryCount == 0 && bufferCount == 0 && imageCount == 0) line += ", execution only";
+    line += ")";
+    if (memoryCount == 1 && bufferCount == 0 && imageCount == 0) {
+        line += barrierName(src, dst, memory[0].srcAccessMask, memory[0].dstAccessMask);
+    }
+    emit(line);
+    if (forward()) state().next.barrier(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers, imageCount, images);
+}
+
+VKAPI_ATTR void VKAPI_CALL barrier2(VkCommandBuffer cb, const VkDependencyInfo* dep) {
+    std::string line = "  vkCmdPipelineBarrier2(";
+    for (uint32_t i = 0; i < dep->memoryBarrierCount; ++i) {
+        const VkMemoryBarrier2& m = dep->pMemoryBarriers[i];
+        line += fmt::format("{}memory {} {} -> {} {}", i ? ", " : "", stageMask2Text(m.srcStageMask),
+                            accessMask2Text(m.srcAccessMask), stageMask2Text(m.dstStageMask),
+                            accessMask2Text(m.dstAccessMask));
+    }
+    line += fmt::format("{})", dep->bufferMemoryBarrierCount || dep->imageMemoryBarrierCount
+                                   ? fmt::format(", {} buffer and {} image barriers", dep->bufferMemoryBarrierCount,
+                                                 dep->imageMemoryBarrierCount)
+                                   : "");
+    emit(line);
+    if (forward()) state().next.barrier2(cb, dep);
+}
+
+VKAPI_ATTR void VKAPI_CALL bindPipeline(VkCommandBuffer cb, VkPipelineBindPoint point, VkPipeline pipeline) {
+    emit(fmt::format("  vkCmdBindPipeline({}, {})", point == VK_PIPELINE_BIND_POINT_COMPUTE ? "COMPUTE" : "GRAPHICS",
+                     named(pipeline, "pipeline")));
+    if (forward()) state().next.bindPipeline(cb, point, pipeline);
+}
+
+VKAPI_ATTR void VKAPI_CALL bindSets(VkCommandBuffer cb, VkPipelineBindPoint point, VkPipelineLayout layout,
+                                    uint32_t first, uint32_t count, const VkDescriptorSet* sets,
+                                    uint32_t dynamicCount, const uint32_t* dynamicOffsets) {
+    std::string line = "  vkCmdBindDescriptorSets(COMPUTE";
+    for (uint32_t i = 0; i < count; ++i) {
+        const auto& contents = state().sets[key(sets[i])];
+        std::string list;
+        for (const auto& b : contents) list += (list.empty() ? "" : ", ") + b;
+        line += fmt::format(", set {}: {}", first + i, list.empty() ? "?" : list);
+    }
+    if (dynamicCount) line += fmt::format(", {} dynamic offsets", dynamicCount);
+    emit(line + ")");
+    if (forward()) state().next.bindSets(cb, point, layout, first, count, sets, dynamicCount, dynamicOffsets);
+}
+
+VKAPI_ATTR void VKAPI_CALL dispatch(VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z) {
+    emit(fmt::format("  vkCmdDispatch({}, {}, {})", x, y, z));
+    if (forward()) state().next.dispatch(cb, x, y, z);
+}
+
+VKAPI_ATTR void VKAPI_CALL fill(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
+                                uint32_t data) {
+    emit(fmt::format("  vkCmdFillBuffer({}, offset {}, {}, 0x{:08x})", named(buffer, "buffer"), offset,
+                     size == VK_WHOLE_SIZE ? std::string("WHOLE_SIZE") : std::to_string(size), data));
+    if (forward()) state().next.fill(cb, buffer, offset, size, data);
+}
+
+VKAPI_ATTR void VKAPI_CALL copy(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count,
+                                const VkBufferCopy* regions) {
+    emit(fmt::format("  vkCmdCopyBuffer({} -> {}, {} bytes)", named(src, "buffer"), named(dst, "buffer"),
+                     count ? regions[0].size : 0));
+    if (forward()) state().next.copy(cb, src, dst, count, regions);
+}
+
+VKAPI_ATTR void VKAPI_CALL timestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage, VkQueryPool pool,
+                                     uint32_t query) {
+    emit(fmt::format("  vkCmdWriteTimestamp({}, query {})", stageMaskText(stage), query));
+    if (forward()) state().next.timestamp(cb, stage, pool, query);
+}
+
+VKAPI_ATTR void VKAPI_CALL resetQueries(VkCommandBuffer cb, VkQueryPool pool, uint32_t first, uint32_t count) {
+    emit(fmt::format("  vkCmdResetQueryPool(queries {}..{})", first, first + count - 1));
+    if (forward()) state().next.resetQueries(cb, pool, first, count);
+}
+
+VKAPI_ATTR void VKAPI_CALL marker(VkCommandBuffer cb, VkPipelineStageFlagBits stage, VkBuffer buffer,
+                                  VkDeviceSize offset, uint32_t value) {
+    emit(fmt::format("  vkCmdWriteBufferMarkerAMD({}, {} + {}, {})", stageMaskText(stage), named(buffer, "buffer"),
+                     offset, value));
+    if (forward()) state().next.marker(cb, stage, buffer, offset, value);
+}
+
+VKAPI_ATTR void VKAPI_CALL beginLabel(VkCommandBuffer cb, const VkDebugUtilsLabelEXT* label) {
+    emit(fmt::format("  vkCmdBeginDebugUtilsLabelEXT(\"{}\")", label && label->pLabelName ? label->pLabelName : ""));
+    if (forward()) state().next.beginLabel(cb, label);
+}
+
+VKAPI_ATTR void VKAPI_CALL endLabel(VkCommandBuffer cb) {
+    emit("  vkCmdEndDebugUtilsLabelEXT()");
+    if (forward()) state().next.endLabel(cb);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL submit(VkQueue queue, uint32_t count, const VkSubmitInfo* infos, VkFence fence) {
+    for (uint32_t i = 0; i < count; ++i) {
+        const VkSubmitInfo& s = infos[i];
+        std::string cbs;
+        for (uint32_t c = 0; c < s.commandBufferCount; ++c) {
+            cbs += (cbs.empty() ? "" : ", ") + cbName(s.pCommandBuffers[c]);
+        }
+        std::string signal;
+        for (auto* next = static_cast<const VkBaseInStructure*>(s.pNext); next; next = next->pNext) {
+            if (next->sType != VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) continue;
+            const auto* t = reinterpret_cast<const VkTimelineSemaphoreSubmitInfo*>(next);
+            for (uint32_t v = 0; v < t->signalSemaphoreValueCount; ++v) {
+                signal += fmt::format("{}timeline = {}", signal.empty() ? "" : ", ", t->pSignalSemaphoreValues[v]);
+            }
+        }
+        emit(fmt::format("vkQueueSubmit({}; wait {}; signal {}; fence {})", cbs, s.waitSemaphoreCount,
+                         signal.empty() ? std::to_string(s.signalSemaphoreCount) : signal,
+                         fence == VK_NULL_HANDLE ? "none" : "yes"));
+    }
+    return forward() ? state().next.submit(queue, count, infos, fence) : VK_SUCCESS;
+}
+
+// One line per (semaphore, value) however many timeout slices the host waits in.
+void noteWait(const VkSemaphoreWaitInfo* info) {
+    State& s = state();
+    const std::pair<uint64_t, uint64_t> now{key(info->pSemaphores[0]), info->pValues[0]};
+    if (now == s.lastWait) return;
+    std::string values;
+    for (uint32_t i = 0; i < info->semaphoreCount; ++i) {
+        values += fmt::format("{}timeline >= {}", i ? ", " : "", info->pValues[i]);
+    }
+    emit(fmt::format("vkWaitSemaphores({})", values));
+    s.lastWait = now;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wait(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+    noteWait(info);
+    return forward() ? state().next.wait(device, info, timeout) : VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL waitKhr(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+    noteWait(info);
+    return forward() ? state().next.waitKhr(device, info, timeout) : VK_SUCCESS;
+}
+
+void rememberTemplate(const VkDescriptorUpdateTemplateCreateInfo* info, VkDescriptorUpdateTemplate* out) {
+    std::vector<std::pair<size_t, uint32_t>> entries;
+    for (uint32_t i = 0; i < info->descriptorUpdateEntryCount; ++i) {
+        entries.emplace_back(info->pDescriptorUpdateEntries[i].offset, info->pDescriptorUpdateEntries[i].descriptorCount);
+    }
+    state().templates[key(*out)] = std::move(entries);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL createTemplate(VkDevice d, const VkDescriptorUpdateTemplateCreateInfo* info,
+                                              const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* out) {
+    const VkResult r = state().next.createTemplate(d, info, a, out);
+    if (r == VK_SUCCESS) rememberTemplate(info, out);
+    return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL createTemplateKhr(VkDevice d, const VkDescriptorUpdateTemplateCreateInfo* info,
+                                                 const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* out) {
+    const VkResult r = state().next.createTemplateKhr(d, info, a, out);
+    if (r == VK_SUCCESS) rememberTemplate(info, out);
+    return r;
+}
+
+// The buffers a template update writes: repro's templates hold VkDescriptorBufferInfo
+// entries (src/vk/pipeline.cpp).
+void rememberSet(VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
+    std::vector<std::string> buffers;
+    for (const auto& [offset, count] : state().templates[key(t)]) {
+        for (uint32_t i = 0; i < count; ++i) {
+            VkDescriptorBufferInfo info{};
+            std::memcpy(&info, static_cast<const char*>(data) + offset + i * sizeof info, sizeof info);
+            buffers.push_back(named(info.buffer, "buffer"));
+        }
+    }
+    state().sets[key(set)] = std::move(buffers);
+}
+
+VKAPI_ATTR void VKAPI_CALL update(VkDevice d, VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
+    rememberSet(set, t, data);
+    state().next.update(d, set, t, data);
+}
+
+VKAPI_ATTR void VKAPI_CALL updateKhr(VkDevice d, VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
+    rememberSet(set, t, data);
+    state().next.updateKhr(d, set, t, data);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL queryResults(VkDevice d, VkQueryPool pool, uint32_t first, uint32_t count,
+                                            size_t size, void* data, VkDeviceSize stride, VkQueryResultFlags flags) {
+    if (forward()) return state().next.queryResults(d, pool, first, count, size, data, stride, flags);
+    std::memset(data, 0, size);  // nothing ran: nothing is available
+    return VK_NOT_READY;
+}
+
+template <typename Fn>
+void hook(Fn& entry, Fn& saved, Fn wrapper) {
+    if (!entry || entry == wrapper) return;
+    saved = entry;
+    entry = wrapper;
+}
+
+}  // namespace
+
+void install(Mode mode, std::function<void(const std::string&)> sink) {
+    State& s = state();
+    s.mode = mode;
+    s.sink = std::move(sink);
+    if (s.installed) return;
+    s.installed = true;
+    Originals& n = s.next;
+    hook(vkBeginCommandBuffer, n.begin, &beginCb);
+    hook(vkEndCommandBuffer, n.end, &endCb);
+    hook(vkCmdPipelineBarrier, n.barrier, &barrier);
+    hook(vkCmdPipelineBarrier2, n.barrier2, &barrier2);
+    hook(vkCmdBindPipeline, n.bindPipeline, &bindPipeline);
+    hook(vkCmdBindDescriptorSets, n.bindSets, &bindSets);
+    hook(vkCmdDispatch, n.dispatch, &dispatch);
+    hook(vkCmdFillBuffer, n.fill, &fill);
+    hook(vkCmdCopyBuffer, n.copy, &copy);
+    hook(vkCmdWriteTimestamp, n.timestamp, &timestamp);
+    hook(vkCmdResetQueryPool, n.resetQueries, &resetQueries);
+    hook(vkCmdWriteBufferMarkerAMD, n.marker, &marker);
+    hook(vkCmdBeginDebugUtilsLabelEXT, n.beginLabel, &beginLabel);
+    hook(vkCmdEndDebugUtilsLabelEXT, n.endLabel, &endLabel);
+    hook(vkQueueSubmit, n.submit, &submit);
+    hook(vkWaitSemaphores, n.wait, &wait);
+    hook(vkWaitSemaphoresKHR, n.waitKhr, &waitKhr);
+    hook(vkCreateDescriptorUpdateTemplate, n.createTemplate, &createTemplate);
+    hook(vkCreateDescriptorUpdateTemplateKHR, n.createTemplateKhr, &createTemplateKhr);
+    hook(vkUpdateDescriptorSetWithTemplate, n.update, &update);
+    hook(vkUpdateDescriptorSetWithTemplateKHR, n.updateKhr, &updateKhr);
+    hook(vkGetQueryPoolResults, n.queryResults, &queryResults);
+}
+
+bool installed() { return state().installed; }
+
+void nameObject(uint64_t handle, std::string name) { state().names[handle] = std::move(name); }
+
+void breakWaitRun() { state().lastWait = {0, 0}; }
+
+void note(const std::string& text) {
+    if (state().installed) emit("# " + text);
+}
+
+}  // namespace repro::vk::trace
