@@ -4,7 +4,7 @@
 # repro_add_shaders(<target> <glsl>...) adds to <target> a generated source that
 # defines `const uint32_t <name>_spv[]` and `<name>_spv_words` for each shader.
 
-set(REPRO_SPIRV_ENV vulkan1.1)  # SPIR-V 1.3, as naga emits for blade (blade-command-stream.md §4)
+set(REPRO_SPIRV_ENV vulkan1.1)  # SPIR-V 1.3, as naga emits for blade (docs/blade-stream.md, "Pipelines")
 
 # repro_add_shader(<target> <glsl> <name> [ENTRY <entry>] [<define>...]) compiles one variant
 # of a shader with -D<define> for each define and embeds it as <name>_spv. ENTRY renames the

@@ -1,5 +1,5 @@
 // Printing for the report: every line is flushed at once, so a hang or crash later in
-// the run cannot lose what was already said (SPEC §4).
+// the run cannot lose what was already said (docs/contract.md, "Output").
 #pragma once
 
 #include <fmt/format.h>

@@ -1,4 +1,5 @@
-// The run's report as data: what text, Markdown and JSON render (SPEC §4). Vulkan-free;
+// The run's report as data: what text, Markdown and JSON render (docs/contract.md,
+// "Output"). Vulkan-free;
 // the Vulkan side fills it in, renderers only read it.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The run's report as Markdown (a block to paste into a Mesa GitLab issue) and as JSON
 // (the documented, versioned object of docs/report-schema.md and
-// docs/report.schema.json) (SPEC §4). Vulkan-free: both only read a RunReport.
+// docs/report.schema.json; docs/contract.md "Output"). Vulkan-free: both only read a RunReport.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

@@ -1,4 +1,5 @@
-// Per-mode results, the verdict and the exit status (SPEC §4-5). Vulkan-free.
+// Per-mode results, the verdict and the exit status (docs/contract.md, "Verdict and exit
+// status"). Vulkan-free.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 
 namespace repro {
 
-// Exit statuses (SPEC §5); they fit `git bisect run`: 0 good, 125 skip, 1-127 bad.
+// Exit statuses (docs/contract.md); they fit `git bisect run`: 0 good, 125 skip, 1-127 bad.
 enum ExitStatus : int {
     kExitNotReproduced = 0,
     kExitUsage = 1,

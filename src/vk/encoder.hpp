@@ -1,6 +1,7 @@
 // One command encoder as blade's `create_command_encoder` makes it: a command pool and
 // one primary command buffer, a growing list of descriptor pools reset at every start,
-// and the context's timeline semaphore for submits (blade-command-stream.md §5-7).
+// and the context's timeline semaphore for submits (docs/blade-stream.md "Recording and
+// submission", "Descriptor pool").
 #pragma once
 
 #include <volk.h>

@@ -152,87 +152,90 @@ Owned<VkDeviceMemory> allocate(const Device& device, const std::string& what, Vk
     return Owned<VkDeviceMemory>(device.life(), memory);
 }
 
+// vkCreateBuffer with blade's usage; out of memory is CannotTest naming the heap the
+// class would come from.
+Owned<VkBuffer> createRawBuffer(const Device& device, const std::string& name, VkDeviceSize bytes,
+                                MemoryClass cls, bool deviceAddress) {
+    const VkBufferCreateInfo info{
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = bytes,
+        .usage = kBladeBufferUsage |
+                 (deviceAddress ? VkBufferUsageFlags{VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT} : VkBufferUsageFlags{0}),
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkBuffer raw = VK_NULL_HANDLE;
+    const VkResult r = vkCreateBuffer(device.get(), &info, nullptr, &raw);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+        const auto& props = device.info().memory;
+        std::string heaps;
+        if (const auto type = chooseMemoryType(props, ~0u, cls)) {
+            const uint32_t heap = props.memoryTypes[*type].heapIndex;
+            heaps = fmt::format("; {} memory would come from heap {}, which holds {} MiB", repro::vk::name(cls), heap,
+                                props.memoryHeaps[heap].size >> 20);
+        }
+        throw CannotTest(fmt::format("vkCreateBuffer({}, {} bytes): {}{}", name, bytes, resultName(r), heaps));
+    }
+    if (r != VK_SUCCESS) throw VulkanError("vkCreateBuffer", r, name);
+    return Owned<VkBuffer>(device.life(), raw);
+}
+
 }  // namespace
 
 Allocator::Allocator(const Device& device, bool gpuAllocLayout) : device_(&device) {
     if (gpuAllocLayout) planner_.emplace();
 }
 
-Buffer Allocator::create(std::string name, VkDeviceSize bytes, MemoryClass cls,
-                         const BufferOptions& options) {
+Buffer Allocator::create(std::string name, VkDeviceSize bytes, MemoryClass cls, const BufferOptions& options) {
     const Device& device = *device_;
-    Buffer b;
-    b.name = std::move(name);
-    b.size = bytes;
-    b.memoryClass = cls;
-    const VkBufferCreateInfo info{
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = bytes,
-        .usage = kBladeBufferUsage |
-                 (options.deviceAddress ? VkBufferUsageFlags{VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT}
-                                        : VkBufferUsageFlags{0}),
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-    };
-    VkBuffer raw = VK_NULL_HANDLE;
-    VkResult r = vkCreateBuffer(device.get(), &info, nullptr, &raw);
-    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-        const auto& props = device.info().memory;
-        std::string heaps;
-        if (const auto type = chooseMemoryType(props, ~0u, cls)) {
-            const uint32_t heap = props.memoryTypes[*type].heapIndex;
-            heaps = fmt::format("; {} memory would come from heap {}, which holds {} MiB",
-                                repro::vk::name(cls), heap, props.memoryHeaps[heap].size >> 20);
-        }
-        throw CannotTest(fmt::format("vkCreateBuffer({}, {} bytes): {}{}", b.name, bytes,
-                                     resultName(r), heaps));
-    }
-    if (r != VK_SUCCESS) throw VulkanError("vkCreateBuffer", r, b.name);
-    b.buffer = Owned<VkBuffer>(device.life(), raw);
-
+    Buffer b{.name = std::move(name), .size = bytes, .memoryClass = cls};
+    b.buffer = createRawBuffer(device, b.name, bytes, cls, options.deviceAddress);
     VkMemoryRequirements req{};
-    vkGetBufferMemoryRequirements(device.get(), raw, &req);
+    vkGetBufferMemoryRequirements(device.get(), b.get(), &req);
     const auto [type, mapped] = chooseType(device, b.name, req.memoryTypeBits, cls, options.placement);
     b.memoryType = type;
     const auto& props = device.info().memory;
     const VkDeviceSize heapSize = props.memoryHeaps[props.memoryTypes[type].heapIndex].size;
-
     std::optional<Placement> place;
     if (planner_) {
-        place = planner_->place(type, heapSize,
-                                cls == MemoryClass::Shared ? GpuAllocUsage::Shared : GpuAllocUsage::Device,
+        place = planner_->place(type, heapSize, cls == MemoryClass::Shared ? GpuAllocUsage::Shared : GpuAllocUsage::Device,
                                 req.size, std::max<VkDeviceSize>(req.alignment, 1));
     }
     if (!place || place->dedicated) {
-        b.memory = allocate(device, b.name, req.size, type, options.deviceAddress);
-        b.memoryHandle = b.memory.get();
-        check(vkBindBufferMemory(device.get(), raw, b.memoryHandle, 0), "vkBindBufferMemory");
-        if (mapped) {
-            check(vkMapMemory(device.get(), b.memoryHandle, 0, req.size, 0, &b.mapped), "vkMapMemory");
-        }
-        dedicated_.push_back(fmt::format("type {}: {} bytes, dedicated: {}", type, req.size, b.name));
-        return b;
+        bindDedicated(b, req.size, mapped, options.deviceAddress);
+    } else {
+        bindInChunk(b, *place, mapped, options.deviceAddress);
     }
-    if (place->newChunk) {
-        const uint64_t chunkBytes = planner_->chunks()[place->chunk].size;
-        Chunk chunk{.memory = allocate(device, fmt::format("chunk {} for '{}'", place->chunk, b.name),
-                                       chunkBytes, type, options.deviceAddress),
-                    .type = type,
+    return b;
+}
+
+void Allocator::bindDedicated(Buffer& b, VkDeviceSize bytes, bool mapped, bool deviceAddress) {
+    const Device& device = *device_;
+    b.memory = allocate(device, b.name, bytes, b.memoryType, deviceAddress);
+    b.memoryHandle = b.memory.get();
+    check(vkBindBufferMemory(device.get(), b.get(), b.memoryHandle, 0), "vkBindBufferMemory");
+    if (mapped) check(vkMapMemory(device.get(), b.memoryHandle, 0, bytes, 0, &b.mapped), "vkMapMemory");
+    dedicated_.push_back(fmt::format("type {}: {} bytes, dedicated: {}", b.memoryType, bytes, b.name));
+}
+
+void Allocator::bindInChunk(Buffer& b, const Placement& place, bool mapped, bool deviceAddress) {
+    const Device& device = *device_;
+    if (place.newChunk) {
+        const uint64_t chunkBytes = planner_->chunks()[place.chunk].size;
+        Chunk chunk{.memory = allocate(device, fmt::format("chunk {} for '{}'", place.chunk, b.name), chunkBytes,
+                                       b.memoryType, deviceAddress),
+                    .type = b.memoryType,
                     .size = chunkBytes};
         // gpu-alloc maps a host-visible chunk once, whole (blade resource.rs:203-218).
-        if (mapped) {
-            check(vkMapMemory(device.get(), chunk.memory.get(), 0, chunkBytes, 0, &chunk.mapped),
-                  "vkMapMemory");
-        }
-        if (chunks_.size() <= place->chunk) chunks_.resize(place->chunk + 1);
-        chunks_[place->chunk] = std::move(chunk);
+        if (mapped) check(vkMapMemory(device.get(), chunk.memory.get(), 0, chunkBytes, 0, &chunk.mapped), "vkMapMemory");
+        if (chunks_.size() <= place.chunk) chunks_.resize(place.chunk + 1);
+        chunks_[place.chunk] = std::move(chunk);
     }
-    Chunk& chunk = chunks_.at(place->chunk);
+    Chunk& chunk = chunks_.at(place.chunk);
     b.memoryHandle = chunk.memory.get();
-    b.memoryOffset = place->offset;
-    check(vkBindBufferMemory(device.get(), raw, b.memoryHandle, b.memoryOffset), "vkBindBufferMemory");
-    if (chunk.mapped) b.mapped = static_cast<char*>(chunk.mapped) + place->offset;
-    chunk.contents.push_back(fmt::format("{}@{}", b.name, place->offset));
-    return b;
+    b.memoryOffset = place.offset;
+    check(vkBindBufferMemory(device.get(), b.get(), b.memoryHandle, b.memoryOffset), "vkBindBufferMemory");
+    if (chunk.mapped) b.mapped = static_cast<char*>(chunk.mapped) + place.offset;
+    chunk.contents.push_back(fmt::format("{}@{}", b.name, place.offset));
 }
 
 std::vector<std::string> Allocator::describeLayout() const {

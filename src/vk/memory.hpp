@@ -1,5 +1,5 @@
 // Buffers and their memory, placed as blade-graphics places them
-// (blade-command-stream.md §3: blade `vulkan/resource.rs`, gpu-alloc 0.6 usage.rs).
+// (blade `vulkan/resource.rs`, gpu-alloc 0.6 usage.rs; docs/blade-stream.md "Buffers").
 #pragma once
 
 #include <volk.h>
@@ -101,6 +101,9 @@ class Allocator {
     std::vector<std::string> describeLayout() const;
 
   private:
+    void bindDedicated(Buffer& b, VkDeviceSize bytes, bool mapped, bool deviceAddress);
+    void bindInChunk(Buffer& b, const Placement& place, bool mapped, bool deviceAddress);
+
     struct Chunk {
         Owned<VkDeviceMemory> memory;
         uint32_t type = 0;

@@ -16,84 +16,85 @@ void checkSetup(VkResult r, const char* call) {
     check(r, call);
 }
 
-}  // namespace
-
-ComputePipeline createComputePipeline(const Device& device, std::string name,
-                                      std::span<const uint32_t> spirv, uint32_t bindingCount,
-                                      const PipelineOptions& options) {
-    ComputePipeline p;
-    p.name = std::move(name);
-    p.bindingCount = bindingCount;
-    p.descriptorTypes = options.descriptorTypes;
-    p.descriptorTypes.resize(bindingCount, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    const VkDevice d = device.get();
-
-    const VkShaderModuleCreateInfo moduleInfo{
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = spirv.size_bytes(),
-        .pCode = spirv.data(),
-    };
-    VkShaderModule rawModule = VK_NULL_HANDLE;
-    checkSetup(vkCreateShaderModule(d, &moduleInfo, nullptr, &rawModule), "vkCreateShaderModule");
-    Owned<VkShaderModule> module(device.life(), rawModule);
-
+// The descriptor-set layout (one binding per buffer, count 1, stage COMPUTE; blade always
+// chains binding flags, all 0, a struct that is core only from 1.2) and the update template
+// (one VkDescriptorBufferInfo per binding, 24 bytes each), in blade's order.
+void createSetLayoutAndTemplate(const Device& device, ComputePipeline& p) {
+    const uint32_t count = p.bindingCount;
     std::vector<VkDescriptorSetLayoutBinding> bindings;
-    std::vector<VkDescriptorBindingFlags> bindingFlags(bindingCount, 0);
+    std::vector<VkDescriptorBindingFlags> bindingFlags(count, 0);
     std::vector<VkDescriptorUpdateTemplateEntry> entries;
-    for (uint32_t i = 0; i < bindingCount; ++i) {
-        bindings.push_back({.binding = i,
-                            .descriptorType = p.descriptorTypes[i],
-                            .descriptorCount = 1,
+    for (uint32_t i = 0; i < count; ++i) {
+        bindings.push_back({.binding = i, .descriptorType = p.descriptorTypes[i], .descriptorCount = 1,
                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT});
-        entries.push_back({.dstBinding = i,
-                           .dstArrayElement = 0,
-                           .descriptorCount = 1,
-                           .descriptorType = p.descriptorTypes[i],
-                           .offset = i * sizeof(VkDescriptorBufferInfo),  // 24 bytes each
+        entries.push_back({.dstBinding = i, .dstArrayElement = 0, .descriptorCount = 1,
+                           .descriptorType = p.descriptorTypes[i], .offset = i * sizeof(VkDescriptorBufferInfo),
                            .stride = sizeof(VkDescriptorBufferInfo)});
     }
-    // blade always chains binding flags (all 0); that struct is core only from 1.2.
     const VkDescriptorSetLayoutBindingFlagsCreateInfo flagsInfo{
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO,
-        .bindingCount = bindingCount,
+        .bindingCount = count,
         .pBindingFlags = bindingFlags.data(),
     };
     const bool chainFlags = device.info().apiVersion() >= VK_API_VERSION_1_2;
     const VkDescriptorSetLayoutCreateInfo layoutInfo{
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .pNext = chainFlags ? &flagsInfo : nullptr,
-        .bindingCount = bindingCount,
+        .bindingCount = count,
         .pBindings = bindings.data(),
     };
     VkDescriptorSetLayout rawSetLayout = VK_NULL_HANDLE;
-    checkSetup(vkCreateDescriptorSetLayout(d, &layoutInfo, nullptr, &rawSetLayout),
+    checkSetup(vkCreateDescriptorSetLayout(device.get(), &layoutInfo, nullptr, &rawSetLayout),
                "vkCreateDescriptorSetLayout");
     p.setLayout = Owned<VkDescriptorSetLayout>(device.life(), rawSetLayout);
-
     const VkDescriptorUpdateTemplateCreateInfo templateInfo{
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO,
-        .descriptorUpdateEntryCount = bindingCount,
+        .descriptorUpdateEntryCount = count,
         .pDescriptorUpdateEntries = entries.data(),
         .templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET,
         .descriptorSetLayout = rawSetLayout,
     };
     VkDescriptorUpdateTemplate rawTemplate = VK_NULL_HANDLE;
-    checkSetup(vkCreateDescriptorUpdateTemplate(d, &templateInfo, nullptr, &rawTemplate),
+    checkSetup(vkCreateDescriptorUpdateTemplate(device.get(), &templateInfo, nullptr, &rawTemplate),
                "vkCreateDescriptorUpdateTemplate");
     p.updateTemplate = Owned<VkDescriptorUpdateTemplate>(device.life(), rawTemplate);
+}
 
+// blade only logs these (pipeline.rs); the call itself is what is reproduced.
+std::string shaderStatistics(const Device& device, VkPipeline pipeline) {
+    VkShaderStatisticsInfoAMD stats{};
+    size_t size = sizeof stats;
+    if (vkGetShaderInfoAMD(device.get(), pipeline, VK_SHADER_STAGE_COMPUTE_BIT, VK_SHADER_INFO_TYPE_STATISTICS_AMD,
+                           &size, &stats) != VK_SUCCESS) {
+        return "";
+    }
+    return "VGPRs " + std::to_string(stats.resourceUsage.numUsedVgprs) + ", SGPRs " +
+           std::to_string(stats.resourceUsage.numUsedSgprs);
+}
+
+}  // namespace
+
+ComputePipeline createComputePipeline(const Device& device, std::string name, std::span<const uint32_t> spirv,
+                                      uint32_t bindingCount, const PipelineOptions& options) {
+    ComputePipeline p;
+    p.name = std::move(name);
+    p.bindingCount = bindingCount;
+    p.descriptorTypes = options.descriptorTypes;
+    p.descriptorTypes.resize(bindingCount, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    const VkDevice d = device.get();
+    const VkShaderModuleCreateInfo moduleInfo{
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spirv.size_bytes(), .pCode = spirv.data()};
+    VkShaderModule rawModule = VK_NULL_HANDLE;
+    checkSetup(vkCreateShaderModule(d, &moduleInfo, nullptr, &rawModule), "vkCreateShaderModule");
+    const Owned<VkShaderModule> module(device.life(), rawModule);  // destroyed on return, as blade does
+    createSetLayoutAndTemplate(device, p);
+    const VkDescriptorSetLayout setLayout = p.setLayout.get();
     const VkPipelineLayoutCreateInfo pipelineLayoutInfo{
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 1,
-        .pSetLayouts = &rawSetLayout,
-    };
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &setLayout};
     VkPipelineLayout rawLayout = VK_NULL_HANDLE;
-    checkSetup(vkCreatePipelineLayout(d, &pipelineLayoutInfo, nullptr, &rawLayout),
-               "vkCreatePipelineLayout");
+    checkSetup(vkCreatePipelineLayout(d, &pipelineLayoutInfo, nullptr, &rawLayout), "vkCreatePipelineLayout");
     p.layout = Owned<VkPipelineLayout>(device.life(), rawLayout);
-
-    const bool captureStatistics =
-        options.statistics && device.features().pipelineExecutableInfo;
+    const bool captureStatistics = options.statistics && device.features().pipelineExecutableInfo;
     const VkComputePipelineCreateInfo pipelineInfo{
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .flags = captureStatistics ? VkPipelineCreateFlags{VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR}
@@ -110,17 +111,7 @@ ComputePipeline createComputePipeline(const Device& device, std::string name,
     checkSetup(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &rawPipeline),
                "vkCreateComputePipelines");
     p.pipeline = Owned<VkPipeline>(device.life(), rawPipeline);
-    if (options.statistics && device.extensions().amdShaderInfo) {
-        // blade only logs these (pipeline.rs); the call itself is what is reproduced.
-        VkShaderStatisticsInfoAMD stats{};
-        size_t size = sizeof stats;
-        if (vkGetShaderInfoAMD(d, rawPipeline, VK_SHADER_STAGE_COMPUTE_BIT,
-                               VK_SHADER_INFO_TYPE_STATISTICS_AMD, &size, &stats) == VK_SUCCESS) {
-            p.statistics = "VGPRs " + std::to_string(stats.resourceUsage.numUsedVgprs) + ", SGPRs " +
-                           std::to_string(stats.resourceUsage.numUsedSgprs);
-        }
-    }
-    // The shader module is destroyed here, right after pipeline creation, as blade does.
+    if (options.statistics && device.extensions().amdShaderInfo) p.statistics = shaderStatistics(device, rawPipeline);
     return p;
 }
 

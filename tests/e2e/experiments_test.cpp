@@ -1,4 +1,4 @@
-// End-to-end tests of the workaround and hypothesis experiments (issue 5) on the machine's
+// End-to-end tests of the workaround and hypothesis experiments on the machine's
 // Vulkan driver (lavapipe in CI), under the validation layer with synchronization
 // validation: every valid variant is validation-clean and equal to the chain the test
 // computes itself; the two invalid controls draw hazard messages (proving validation is

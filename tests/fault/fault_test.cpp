@@ -1,7 +1,7 @@
 // Failure-path tests: runs repro_faulty (repro with the fault-injection seam,
 // tests/fault/fault_injection.cpp) on the machine's Vulkan driver with REPRO_FAULT making
 // the k-th call of one Vulkan function fail, over a generated matrix of
-// (result, function, k, mode), and checks the exit status (SPEC §5), the message, that
+// (result, function, k, mode), and checks the exit status (docs/contract.md), the message, that
 // the results of modes that finished are still printed and that later modes say
 // `not run`. The same table generates docs/failure-matrix.md (FailureMatrixDoc below).
 #include <gtest/gtest.h>

@@ -20,7 +20,7 @@ constexpr uint64_t kKiB = 1024;
 constexpr uint64_t kMiB = 1024 * kKiB;
 constexpr uint64_t kGiB = 1024 * kMiB;
 
-// The original repro's buffer sizes (shared/blade-command-stream.md §3).
+// The original repro's buffer sizes (docs/blade-stream.md, "Buffers").
 constexpr uint64_t kConvParams = 64;
 constexpr uint64_t kSliceParams = 32;
 constexpr uint64_t kWeight = 786'432;
