@@ -10,12 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "independent_chain.hpp"
-#include "process.hpp"
+#include "harness.hpp"
 
-#ifndef REPRO_EXECUTABLE
-#error "REPRO_EXECUTABLE must name the repro binary"
-#endif
 
 namespace {
 
@@ -28,17 +24,8 @@ using repro::test::lines;
 using repro::test::readDump;
 using repro::test::TestShape;
 using repro::test::ProcessResult;
-using repro::test::runProcess;
-
-ProcessResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-    return runProcess(REPRO_EXECUTABLE, args, env);
-}
-
-std::filesystem::path tempDir(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("repro-e2e-dump-" + name);
-    std::filesystem::remove_all(dir);
-    return dir;
-}
+using repro::test::runRepro;
+using repro::test::TempDir;
 
 
 struct ChainCase {
@@ -51,9 +38,9 @@ class AllModes : public ::testing::TestWithParam<ChainCase> {};
 
 TEST_P(AllModes, ValidationCleanAndEqualToCpuReference) {
     const auto& c = GetParam();
-    const auto dir = tempDir(c.preset + std::to_string(c.n));
-    const ProcessResult r = repro({"--validation", "--mode", "all", "--preset", c.preset, "-n",
-                                   std::to_string(c.n), "--dump-dir", dir.string()});
+    const TempDir dir(c.preset + std::to_string(c.n));
+    const ProcessResult r = runRepro({"--validation", "--mode", "all", "--preset", c.preset, "-n",
+                                   std::to_string(c.n), "--dump-dir", dir.path().string()});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << r.out;
@@ -68,7 +55,6 @@ TEST_P(AllModes, ValidationCleanAndEqualToCpuReference) {
         for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - expected[i]));
         EXPECT_LE(worst, kRelativeTolerance * scale) << mode << " n=" << c.n;
     }
-    std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -79,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& param) { return param.param.preset + "_n" + std::to_string(param.param.n); });
 
 TEST(OriginalOutput, KeepsTheRustReprosLines) {
-    const ProcessResult r = repro({"--preset", "small", "-n", "2"});
+    const ProcessResult r = runRepro({"--preset", "small", "-n", "2"});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     const auto out = lines(r.out);
     auto has = [&](const std::string& prefix) {
@@ -98,7 +84,7 @@ TEST(OriginalOutput, KeepsTheRustReprosLines) {
 
 TEST(PositiveControl, DroppedDispatchIsCaughtInEveryNonSplitMode) {
     // Dispatch 3 is step 2's conv-T: big[1] stays zero, so small[2..] are zero.
-    const ProcessResult r = repro({"--validation", "--preset", "tiny", "-n", "3", "--drop-dispatch", "3"});
+    const ProcessResult r = runRepro({"--validation", "--preset", "tiny", "-n", "3", "--drop-dispatch", "3"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is zero")) << r.out;
@@ -106,7 +92,7 @@ TEST(PositiveControl, DroppedDispatchIsCaughtInEveryNonSplitMode) {
 }
 
 TEST(PositiveControl, DroppedLastSliceInOneModeIsNamed) {
-    const ProcessResult r = repro({"--preset", "tiny", "-n", "2", "--mode", "multipass",
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--mode", "multipass",
                                    "--drop-dispatch", "4"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
@@ -115,24 +101,24 @@ TEST(PositiveControl, DroppedLastSliceInOneModeIsNamed) {
 }
 
 TEST(Reference, SplitRunsAfterAModeUnderTest) {
-    const ProcessResult r = repro({"--preset", "tiny", "-n", "2", "--mode", "single"});
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--mode", "single"});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "-> ok: bit-identical to split")) << r.out;
 }
 
 TEST(Environment, ChainLengthFromN) {
-    const ProcessResult r = repro({"--preset", "tiny", "--mode", "split"}, {"N=3"});
+    const ProcessResult r = runRepro({"--preset", "tiny", "--mode", "split"}, {"N=3"});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "Chaining 3 conv-T + slice ops")) << r.out;
-    const ProcessResult flag = repro({"--preset", "tiny", "--mode", "split", "-n", "2"}, {"N=3"});
+    const ProcessResult flag = runRepro({"--preset", "tiny", "--mode", "split", "-n", "2"}, {"N=3"});
     EXPECT_TRUE(contains(flag.out, "Chaining 2 conv-T + slice ops")) << flag.out;
 }
 
 TEST(Devices, ListAndChooseByNameOrIndex) {
-    const ProcessResult list = repro({"--list-devices"});
+    const ProcessResult list = runRepro({"--list-devices"});
     EXPECT_EQ(list.status, 0) << list.err;
     EXPECT_TRUE(contains(list.out, "0: ")) << list.out;
-    const ProcessResult byIndex = repro({"--preset", "tiny", "-n", "1", "--device", "0"});
+    const ProcessResult byIndex = runRepro({"--preset", "tiny", "-n", "1", "--device", "0"});
     EXPECT_EQ(byIndex.status, 0) << byIndex.out << byIndex.err;
 }
 
@@ -147,7 +133,7 @@ class UsageErrors : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(UsageErrors, ExitOneWithOneClearLine) {
     const auto& c = GetParam();
-    const ProcessResult r = repro(c.args, c.env);
+    const ProcessResult r = runRepro(c.args, c.env);
     EXPECT_EQ(r.status, 1) << r.out << r.err;
     EXPECT_FALSE(r.signaled);
     const auto errLines = lines(r.err);
@@ -178,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& param) { return param.param.label; });
 
 TEST(CannotTest, MissingDriverIs125) {
-    const ProcessResult r = repro({"--preset", "tiny"}, {"VK_DRIVER_FILES=/nonexistent.json",
+    const ProcessResult r = runRepro({"--preset", "tiny"}, {"VK_DRIVER_FILES=/nonexistent.json",
                                                          "VK_ICD_FILENAMES=/nonexistent.json"});
     EXPECT_EQ(r.status, 125) << r.out << r.err;
     EXPECT_FALSE(r.signaled);
@@ -187,13 +173,13 @@ TEST(CannotTest, MissingDriverIs125) {
 
 TEST(CannotTest, MoreMemoryThanTheHeapsHoldIs125) {
     // 100 full-size steps need ~4.3 GiB of device memory.
-    const ProcessResult r = repro({"-n", "100"});
+    const ProcessResult r = runRepro({"-n", "100"});
     EXPECT_EQ(r.status, 125) << r.out << r.err;
     EXPECT_TRUE(contains(r.err, "not enough device memory")) << r.err;
 }
 
 TEST(Help, ShowsOptionsDefaultsAndExitTable) {
-    const ProcessResult r = repro({"--help"});
+    const ProcessResult r = runRepro({"--help"});
     EXPECT_EQ(r.status, 0);
     for (const char* s : {"--mode", "--chain", "--preset", "--device", "--list-devices", "--timeout",
                           "--validation", "--drop-dispatch", "--version", "125", "git bisect"}) {
@@ -206,7 +192,7 @@ TEST(Help, ShowsOptionsDefaultsAndExitTable) {
 // after it as the reference. lavapipe needs about 2-3 minutes per full-size conv-T on a
 // 2-core machine, so this is the suite's one slow test (4 conv-Ts).
 TEST(FullSize, OriginalShapesSingleAgainstSplit) {
-    const ProcessResult r = repro({"--mode", "single", "-n", "2"});
+    const ProcessResult r = runRepro({"--mode", "single", "-n", "2"});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "small=3686400 big=7634432 (each conv-T writes 7634432 elems = 29 MiB)"));
     EXPECT_TRUE(contains(r.out, "conv-T wgs=[61, 4, 128], slice wgs=[14400, 1, 1]"));

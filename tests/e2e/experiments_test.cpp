@@ -15,11 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "independent_chain.hpp"
-#include "process.hpp"
+#include "harness.hpp"
 
-#if !defined(REPRO_EXECUTABLE) || !defined(REPRO_BUILT_SPIRV_DIR)
-#error "REPRO_EXECUTABLE and REPRO_BUILT_SPIRV_DIR must be defined"
+#if !defined(REPRO_BUILT_SPIRV_DIR)
+#error "REPRO_BUILT_SPIRV_DIR must be defined"
 #endif
 
 namespace {
@@ -32,18 +31,8 @@ using repro::test::kSmall;
 using repro::test::lines;
 using repro::test::ProcessResult;
 using repro::test::readDump;
-using repro::test::runProcess;
-
-ProcessResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-    return runProcess(REPRO_EXECUTABLE, args, env);
-}
-
-std::filesystem::path freshDir(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("repro-e2e-experiments-" + name);
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
+using repro::test::runRepro;
+using repro::test::TempDir;
 
 // The largest |dump - independent chain| over small[N] of `mode`, relative to the chain's
 // largest magnitude.
@@ -71,19 +60,18 @@ class ValidVariant : public ::testing::TestWithParam<VariantCase> {};
 // the reference): exit 0, zero validation messages, each mode equal to the test's chain.
 TEST_P(ValidVariant, ValidationCleanAndEqualToTheIndependentChain) {
     const auto& c = GetParam();
-    const auto dir = freshDir(c.name);
+    const TempDir dir(c.name);
     std::vector<std::string> args = {"--validation", "--mode", "all", "--preset", "small", "-n", "3",
-                                     "--dump-dir", dir.string()};
+                                     "--dump-dir", dir.path().string()};
     args.insert(args.end(), c.flags.begin(), c.flags.end());
-    const ProcessResult r = repro(args);
+    const ProcessResult r = runRepro(args);
     ASSERT_FALSE(r.signaled) << r.err;
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
     EXPECT_TRUE(contains(r.out, "  experiment: ")) << "the variant is not stated: " << r.out;
     for (const char* mode : {"split", "multipass", "single"}) {
-        EXPECT_LE(relativeError(dir, mode, 3), kRelativeTolerance) << mode;
+        EXPECT_LE(relativeError(dir.path(), mode, 3), kRelativeTolerance) << mode;
     }
-    std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -113,7 +101,7 @@ INSTANTIATE_TEST_SUITE_P(
 class ControlVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ControlVariant, DrawsReadAfterWriteHazardsAndSaysItIsAControl) {
-    const ProcessResult r = repro({"--validation", "--mode", "single", "--preset", "small", "-n", "3",
+    const ProcessResult r = runRepro({"--validation", "--mode", "single", "--preset", "small", "-n", "3",
                                    "--barrier", GetParam()});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_TRUE(contains(r.out, "CONTROL: --barrier " + GetParam() + " is INVALID Vulkan on purpose")) << r.out;
@@ -131,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(Lavapipe, ControlVariant, ::testing::Values("none", "ex
                          });
 
 TEST(BladeExact, ListsItsQuirksAndIsNotValidationClean) {
-    const ProcessResult r = repro({"--validation", "--mode", "single", "--preset", "small", "-n", "2",
+    const ProcessResult r = runRepro({"--validation", "--mode", "single", "--preset", "small", "-n", "2",
                                    "--profile", "blade-exact"});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_TRUE(contains(r.out, "profile blade-exact: quirks in force:")) << r.out;
@@ -151,27 +139,24 @@ TEST(BladeExact, ListsItsQuirksAndIsNotValidationClean) {
 
 // --spirv with the modules the build made from shaders/: accepted, described, correct.
 TEST(Spirv, GoodModulesAreCheckedDescribedAndUsed) {
-    const auto dir = freshDir("spirv-good-dump");
-    const ProcessResult r = repro({"--validation", "--mode", "all", "--preset", "small", "-n", "2",
-                                   "--spirv", REPRO_BUILT_SPIRV_DIR, "--dump-dir", dir.string()});
+    const TempDir dir("spirv-good-dump");
+    const ProcessResult r = runRepro({"--validation", "--mode", "all", "--preset", "small", "-n", "2",
+                                   "--spirv", REPRO_BUILT_SPIRV_DIR, "--dump-dir", dir.path().string()});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "conv_t.spv: entry point 'main', SPIR-V 1.3")) << r.out;
     EXPECT_TRUE(contains(r.out, "slice.spv: entry point 'main', SPIR-V 1.3")) << r.out;
     EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
-    for (const char* mode : {"split", "multipass", "single"}) EXPECT_LE(relativeError(dir, mode, 2), kRelativeTolerance);
-    std::filesystem::remove_all(dir);
+    for (const char* mode : {"split", "multipass", "single"}) EXPECT_LE(relativeError(dir.path(), mode, 2), kRelativeTolerance);
 }
 
-// A folder holding conv_t.spv and slice.spv, copied from the build, then `edit`ed.
-std::filesystem::path spirvFolder(const std::string& name, void (*edit)(std::vector<char>&)) {
-    const auto dir = freshDir(name);
+// Fills `dir` with conv_t.spv and slice.spv, copied from the build, then `edit`ed.
+void fillSpirvFolder(const TempDir& dir, void (*edit)(std::vector<char>&)) {
     for (const char* file : {"conv_t.spv", "slice.spv"}) {
         std::ifstream in(std::filesystem::path(REPRO_BUILT_SPIRV_DIR) / file, std::ios::binary);
         std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         if (std::string(file) == "conv_t.spv") edit(bytes);
         std::ofstream(dir / file, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
     }
-    return dir;
 }
 
 void expectOneLineUsageError(const ProcessResult& r, const std::string& pattern) {
@@ -185,29 +170,29 @@ void expectOneLineUsageError(const ProcessResult& r, const std::string& pattern)
 
 TEST(Spirv, TruncatedModuleIsOneUsageErrorNamingTheFile) {
     // Cut in the middle of the last instruction, on a word boundary.
-    const auto dir = spirvFolder("spirv-truncated", [](std::vector<char>& b) { b.resize(b.size() - 8); });
-    expectOneLineUsageError(repro({"--preset", "tiny", "--spirv", dir.string()}),
+    const TempDir dir("spirv-truncated");
+    fillSpirvFolder(dir, [](std::vector<char>& b) { b.resize(b.size() - 8); });
+    expectOneLineUsageError(runRepro({"--preset", "tiny", "--spirv", dir.path().string()}),
                             R"(^repro: .*conv_t\.spv: instruction at word \d+ .*running past the end)");
     // Not a whole number of words.
-    const auto odd = spirvFolder("spirv-odd-size", [](std::vector<char>& b) { b.resize(b.size() - 2); });
-    expectOneLineUsageError(repro({"--preset", "tiny", "--spirv", odd.string()}),
+    const TempDir odd("spirv-odd-size");
+    fillSpirvFolder(odd, [](std::vector<char>& b) { b.resize(b.size() - 2); });
+    expectOneLineUsageError(runRepro({"--preset", "tiny", "--spirv", odd.path().string()}),
                             R"(^repro: .*conv_t\.spv: \d+ bytes, not a whole number of 32-bit words)");
-    std::filesystem::remove_all(dir);
-    std::filesystem::remove_all(odd);
 }
 
 TEST(Spirv, WrongMagicIsOneUsageErrorNamingTheValue) {
-    const auto dir = spirvFolder("spirv-magic", [](std::vector<char>& b) { b[0] = 0x11; });
-    expectOneLineUsageError(repro({"--preset", "tiny", "--spirv", dir.string()}),
+    const TempDir dir("spirv-magic");
+    fillSpirvFolder(dir, [](std::vector<char>& b) { b[0] = 0x11; });
+    expectOneLineUsageError(runRepro({"--preset", "tiny", "--spirv", dir.path().string()}),
                             R"(^repro: .*conv_t\.spv: .*magic.*0x07230211)");
-    std::filesystem::remove_all(dir);
 }
 
 TEST(Spirv, MissingFolderIsOneUsageError) {
-    expectOneLineUsageError(repro({"--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}),
+    expectOneLineUsageError(runRepro({"--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}),
                             R"(^repro: /nonexistent-repro-spirv/conv_t\.spv: cannot read)");
     // The parents check once, before any child runs.
-    expectOneLineUsageError(repro({"--matrix", "--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}),
+    expectOneLineUsageError(runRepro({"--matrix", "--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}),
                             R"(^repro: /nonexistent-repro-spirv/conv_t\.spv: cannot read)");
 }
 
@@ -221,7 +206,7 @@ std::vector<std::string> matrixRows(const std::string& out) {
 }
 
 TEST(Matrix, PrintsEveryVariantAndPassesOnACorrectDriver) {
-    const ProcessResult r = repro({"--matrix", "-n", "2", "--preset", "tiny", "--validation"});
+    const ProcessResult r = runRepro({"--matrix", "-n", "2", "--preset", "tiny", "--validation"});
     ASSERT_FALSE(r.signaled) << r.err;
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     const auto rows = matrixRows(r.out);
@@ -245,7 +230,7 @@ TEST(Matrix, PrintsEveryVariantAndPassesOnACorrectDriver) {
 }
 
 TEST(Matrix, MarkdownBlockOnStdoutTextOnStderr) {
-    const ProcessResult r = repro({"--matrix", "-n", "1", "--preset", "tiny", "--format", "markdown"});
+    const ProcessResult r = runRepro({"--matrix", "-n", "1", "--preset", "tiny", "--format", "markdown"});
     ASSERT_FALSE(r.signaled) << r.err;
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_EQ(r.out.rfind("### repro --matrix: NOT REPRODUCED by any valid variant\n", 0), 0u) << r.out;
@@ -259,7 +244,7 @@ TEST(Matrix, MarkdownBlockOnStdoutTextOnStderr) {
 // A chain broken on purpose in every variant (--drop-dispatch passes through to the
 // children): the matrix must report it and exit 2.
 TEST(Matrix, ReportsABrokenChainAndExitsTwo) {
-    const ProcessResult r = repro({"--matrix", "-n", "2", "--preset", "tiny", "--drop-dispatch", "3"});
+    const ProcessResult r = runRepro({"--matrix", "-n", "2", "--preset", "tiny", "--drop-dispatch", "3"});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_EQ(r.status, 2) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- matrix verdict: BUG REPRODUCED by a valid variant")) << r.out;
@@ -268,7 +253,7 @@ TEST(Matrix, ReportsABrokenChainAndExitsTwo) {
 }
 
 TEST(DriverEnvSweep, NoSettingForLavapipeUnlessAllDrivers) {
-    const ProcessResult r = repro({"--driver-env-sweep", "--preset", "tiny", "-n", "2", "--mode", "single"});
+    const ProcessResult r = runRepro({"--driver-env-sweep", "--preset", "tiny", "-n", "2", "--mode", "single"});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "RADV_DEBUG=hang itself adds synchronization")) << r.out;
@@ -278,7 +263,7 @@ TEST(DriverEnvSweep, NoSettingForLavapipeUnlessAllDrivers) {
 
 TEST(DriverEnvSweep, AllDriversRunsEverySettingAsAChild) {
     const ProcessResult r =
-        repro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2", "--mode", "single"});
+        runRepro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2", "--mode", "single"});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     for (const char* setting : {"RADV_DEBUG=syncshaders", "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram",
@@ -292,7 +277,7 @@ TEST(DriverEnvSweep, AllDriversRunsEverySettingAsAChild) {
 }
 
 TEST(DriverEnvSweep, AReproducingRunIsReportedWithTheSettingsThatDidNotCureIt) {
-    const ProcessResult r = repro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2",
+    const ProcessResult r = runRepro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2",
                                    "--mode", "multipass", "--drop-dispatch", "2"});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_EQ(r.status, 2) << "the baseline's status: " << r.out;

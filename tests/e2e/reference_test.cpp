@@ -5,16 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "process.hpp"
+#include "harness.hpp"
 
 namespace {
 
 using repro::test::contains;
 using repro::test::count;
 using repro::test::ProcessResult;
-using repro::test::runProcess;
-
-ProcessResult repro(const std::vector<std::string>& args) { return runProcess(REPRO_EXECUTABLE, args); }
+using repro::test::runRepro;
+using repro::test::TempDir;
 
 struct CpuCase {
     std::string preset;
@@ -26,7 +25,7 @@ class CpuReference : public ::testing::TestWithParam<CpuCase> {};
 // mode, split included, is judged against it.
 TEST_P(CpuReference, EveryModeWithinTolerance) {
     const auto& c = GetParam();
-    const ProcessResult r = repro({"--validation", "--reference", "cpu", "--mode", "all",
+    const ProcessResult r = runRepro({"--validation", "--reference", "cpu", "--mode", "all",
                                    "--preset", c.preset, "-n", std::to_string(c.n)});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_EQ(count(r.out, "-> ok: within tolerance of the CPU reference: max |gpu - cpu|"), 3u) << r.out;
@@ -45,7 +44,7 @@ INSTANTIATE_TEST_SUITE_P(Lavapipe, CpuReference,
 TEST(CpuReference, CatchesTheBrokenChainInSplitToo) {
     // With the CPU as the reference, the positive control in multipass is caught while
     // split (not broken) is judged ok against the host.
-    const ProcessResult r = repro({"--reference", "cpu", "--preset", "tiny", "-n", "3",
+    const ProcessResult r = runRepro({"--reference", "cpu", "--preset", "tiny", "-n", "3",
                                    "--drop-dispatch", "6"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
@@ -63,7 +62,7 @@ class CheckSteps : public ::testing::TestWithParam<StepCase> {};
 // --check-steps names exactly the dispatch the positive control leaves out.
 TEST_P(CheckSteps, NamesTheDroppedDispatch) {
     const auto& c = GetParam();
-    const ProcessResult r = repro({"--check-steps", "--reference", c.reference, "--preset", "tiny",
+    const ProcessResult r = runRepro({"--check-steps", "--reference", c.reference, "--preset", "tiny",
                                    "-n", "3", "--mode", "multipass", "--drop-dispatch",
                                    std::to_string(c.dropped)});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
@@ -81,39 +80,39 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CheckSteps, CleanChainMatchesEveryDispatch) {
-    const ProcessResult r = repro({"--check-steps", "--preset", "small", "-n", "3"});
+    const ProcessResult r = runRepro({"--check-steps", "--preset", "small", "-n", "3"});
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(count(r.out, "every dispatch's output matches"), 2u) << r.out;  // multipass, single
     EXPECT_EQ(count(r.out, "      dispatch "), 12u) << r.out;                 // 6 each
 }
 
 TEST(Poison, DroppedDispatchOutputIsUnwritten) {
-    const ProcessResult r = repro({"--poison", "--check-steps", "--preset", "tiny", "-n", "3",
+    const ProcessResult r = runRepro({"--poison", "--check-steps", "--preset", "tiny", "-n", "3",
                                    "--mode", "single", "--drop-dispatch", "3"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "first wrong dispatch 3: step 2 conv-T is unwritten")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is unwritten")) << r.out;
     // Without --poison the same chain is `zero`: the two are told apart.
-    const ProcessResult plain = repro({"--check-steps", "--preset", "tiny", "-n", "3", "--mode",
+    const ProcessResult plain = runRepro({"--check-steps", "--preset", "tiny", "-n", "3", "--mode",
                                        "single", "--drop-dispatch", "3"});
     EXPECT_TRUE(contains(plain.out, "first wrong dispatch 3: step 2 conv-T is zero")) << plain.out;
 }
 
 TEST(Poison, CleanChainOverwritesEverySentinel) {
-    const ProcessResult r = repro({"--poison", "--check-steps", "--validation", "--preset", "small", "-n", "4"});
+    const ProcessResult r = runRepro({"--poison", "--check-steps", "--validation", "--preset", "small", "-n", "4"});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_FALSE(contains(r.out, "unwritten")) << r.out;
 }
 
 TEST(Repeat, RatesAndBitIdentity) {
-    const ProcessResult r = repro({"--repeat", "3", "--preset", "tiny", "-n", "2"});
+    const ProcessResult r = runRepro({"--repeat", "3", "--preset", "tiny", "-n", "2"});
     EXPECT_EQ(r.status, 0) << r.out;
     for (const char* mode : {"split", "multipass", "single"}) {
         EXPECT_TRUE(contains(r.out, std::string("  ") + mode + ": 0/3 runs wrong; results bit-identical across runs"))
             << mode << "\n" << r.out;
     }
     EXPECT_TRUE(contains(r.out, "[run 3/3]")) << r.out;
-    const ProcessResult broken = repro({"--repeat", "2", "--preset", "tiny", "-n", "2", "--mode",
+    const ProcessResult broken = runRepro({"--repeat", "2", "--preset", "tiny", "-n", "2", "--mode",
                                         "multipass", "--drop-dispatch", "2"});
     EXPECT_EQ(broken.status, 2) << broken.out;
     EXPECT_TRUE(contains(broken.out, "multipass: 2/2 runs wrong")) << broken.out;
@@ -121,7 +120,7 @@ TEST(Repeat, RatesAndBitIdentity) {
 }
 
 TEST(Sweep, TableAndNoReproductionOnACorrectDriver) {
-    const ProcessResult r = repro({"--sweep", "1..12", "--preset", "small"});
+    const ProcessResult r = runRepro({"--sweep", "1..12", "--preset", "small"});
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_TRUE(contains(r.out, "--- sweep: classification by chain length ---")) << r.out;
     EXPECT_EQ(count(r.out, "--- results for N="), 12u) << r.out;
@@ -132,7 +131,7 @@ TEST(Sweep, TableAndNoReproductionOnACorrectDriver) {
 
 TEST(Sweep, SmallestReproducingNPerMode) {
     // Dispatch 2 (step 1's slice) is in every chain of the sweep.
-    const ProcessResult r = repro({"--sweep", "1..3", "--preset", "tiny", "--drop-dispatch", "2"});
+    const ProcessResult r = runRepro({"--sweep", "1..3", "--preset", "tiny", "--drop-dispatch", "2"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "--- smallest reproducing N: split none, multipass N=1, single N=1"))
         << r.out;
@@ -141,7 +140,7 @@ TEST(Sweep, SmallestReproducingNPerMode) {
 TEST(Underflow, LongChainOnACorrectDeviceIsNotAReproduction) {
     // small preset: the signal reaches zero in float32 by N = 60 on a correct device.
     for (const char* reference : {"split", "cpu"}) {
-        const ProcessResult r = repro({"--preset", "small", "-n", "60", "--mode", "split", "--reference", reference});
+        const ProcessResult r = runRepro({"--preset", "small", "-n", "60", "--mode", "split", "--reference", reference});
         EXPECT_NE(r.status, 2) << reference << "\n" << r.out;
         EXPECT_EQ(r.status, 125) << reference << "\n" << r.out;
         EXPECT_TRUE(contains(r.out, "--- INCONCLUSIVE")) << r.out;
@@ -150,13 +149,13 @@ TEST(Underflow, LongChainOnACorrectDeviceIsNotAReproduction) {
 
 TEST(ReferenceNone, OriginalSemanticsAndTheUnderflowWarning) {
     // tiny: the float64 chain's maximum is 3.5e-39 at N = 80 (below float32's normal range).
-    const ProcessResult r = repro({"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "split"});
+    const ProcessResult r = runRepro({"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "split"});
     EXPECT_TRUE(contains(r.out, "--- warning: --reference none at N = 80: a correct device may give zeros here "
                                 "(the float64 CPU chain's max |small[80]| is 3.5376e-39)"))
         << r.out;
-    const ProcessResult early = repro({"--reference", "none", "--preset", "tiny", "-n", "40", "--mode", "split"});
+    const ProcessResult early = runRepro({"--reference", "none", "--preset", "tiny", "-n", "40", "--mode", "split"});
     EXPECT_FALSE(contains(early.out, "--- warning: --reference none")) << early.out;
-    const ProcessResult ok = repro({"--reference", "none", "--preset", "tiny", "-n", "3"});
+    const ProcessResult ok = runRepro({"--reference", "none", "--preset", "tiny", "-n", "3"});
     EXPECT_EQ(ok.status, 0) << ok.out;
     EXPECT_TRUE(contains(ok.out, "reference: none")) << ok.out;
     EXPECT_FALSE(contains(ok.out, "reference (split, run after")) << ok.out;
@@ -166,14 +165,14 @@ TEST(ReferenceNone, AllZeroBeforeTheUnderflowHorizonReproduces) {
     // The original's own symptom without a reference: multipass all zero at a short chain,
     // where no correct device underflows (dispatch 3 dropped: step 2's input is never written).
     const ProcessResult r =
-        repro({"--reference", "none", "--preset", "tiny", "-n", "3", "--mode", "multipass", "--drop-dispatch", "3"});
+        runRepro({"--reference", "none", "--preset", "tiny", "-n", "3", "--mode", "multipass", "--drop-dispatch", "3"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
     EXPECT_FALSE(contains(r.out, "INCONCLUSIVE")) << r.out;
     EXPECT_FALSE(contains(r.out, "no mode")) << r.out;
     // Past the horizon the same zeros are not judged.
     const ProcessResult late =
-        repro({"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "multipass", "--drop-dispatch", "3"});
+        runRepro({"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "multipass", "--drop-dispatch", "3"});
     EXPECT_EQ(late.status, 125) << late.out;
     EXPECT_TRUE(contains(late.out, "--- INCONCLUSIVE: every mode is all zero and there is no reference")) << late.out;
 }

@@ -8,19 +8,18 @@
 #include <string>
 #include <vector>
 
-#include "process.hpp"
+#include "harness.hpp"
 
 namespace {
 
 using repro::test::contains;
 using repro::test::lines;
 using repro::test::ProcessResult;
-using repro::test::runProcess;
-
-ProcessResult repro(const std::vector<std::string>& args) { return runProcess(REPRO_EXECUTABLE, args); }
+using repro::test::runRepro;
+using repro::test::TempDir;
 
 TEST(JsonReport, StdoutIsOneJsonObjectWithEveryMode) {
-    const ProcessResult r = repro({"--format", "json", "--preset", "tiny", "-n", "2", "--timestamps"});
+    const ProcessResult r = runRepro({"--format", "json", "--preset", "tiny", "-n", "2", "--timestamps"});
     ASSERT_EQ(r.status, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);  // throws (fails) if stdout is not pure JSON
     EXPECT_EQ(j.at("schema"), "repro-report");
@@ -40,7 +39,7 @@ TEST(JsonReport, StdoutIsOneJsonObjectWithEveryMode) {
 TEST(JsonReport, OutputFileKeepsTextOnStdout) {
     const auto path = std::filesystem::temp_directory_path() / "repro-e2e-report.json";
     std::filesystem::remove(path);
-    const ProcessResult r = repro({"--preset", "tiny", "-n", "2", "--output", path.string(),
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--output", path.string(),
                                    "--drop-dispatch", "2"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED")) << r.out;
@@ -54,7 +53,7 @@ TEST(JsonReport, OutputFileKeepsTextOnStdout) {
 }
 
 TEST(JsonReport, UnwritableOutputIsExitOneWithResultsPrinted) {
-    const ProcessResult r = repro({"--preset", "tiny", "-n", "2", "--output", "/nonexistent-dir/r.json"});
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--output", "/nonexistent-dir/r.json"});
     EXPECT_EQ(r.status, 1) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "  mode=single    nz=280/280")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << r.out;
@@ -62,7 +61,7 @@ TEST(JsonReport, UnwritableOutputIsExitOneWithResultsPrinted) {
 }
 
 TEST(MarkdownReport, OneBlockWithAResultsTableAndBalancedDetails) {
-    const ProcessResult r = repro({"--format", "markdown", "--preset", "tiny", "-n", "2", "--timings"});
+    const ProcessResult r = runRepro({"--format", "markdown", "--preset", "tiny", "-n", "2", "--timings"});
     ASSERT_EQ(r.status, 0) << r.err;
     const auto out = lines(r.out);
     ASSERT_FALSE(out.empty());
@@ -87,7 +86,7 @@ TEST(MarkdownReport, OneBlockWithAResultsTableAndBalancedDetails) {
 }
 
 TEST(Timestamps, PerDispatchTimesArePositiveAndWithinTheirSubmit) {
-    const ProcessResult r = repro({"--format", "json", "--preset", "small", "-n", "3", "--timestamps"});
+    const ProcessResult r = runRepro({"--format", "json", "--preset", "small", "-n", "3", "--timestamps"});
     ASSERT_EQ(r.status, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     for (const auto& m : j.at("modes")) {
@@ -107,7 +106,7 @@ TEST(Timestamps, PerDispatchTimesArePositiveAndWithinTheirSubmit) {
 }
 
 TEST(Forensics, FlagsOnACleanRunChangeNothingButSayWhatTheyAdd) {
-    const ProcessResult r = repro({"--validation", "--preset", "small", "-n", "2", "--labels",
+    const ProcessResult r = runRepro({"--validation", "--preset", "small", "-n", "2", "--labels",
                                    "--breadcrumbs", "--timestamps"});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
