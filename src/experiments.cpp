@@ -21,7 +21,7 @@
 #include "core/subprocess.hpp"
 #include "core/variant.hpp"
 #include "core/verdict.hpp"
-#include "output.hpp"
+#include "core/output.hpp"
 #include "repro_shared.h"
 #include "repro_version.h"
 #include "vk/describe.hpp"
@@ -239,8 +239,7 @@ void printMarkdown(const char* what, const Options& o, const ProbedDevice& devic
                        device.driverId.empty() ? "?" : device.driverId, kReproVersion, kReproGitHash);
     out += markdownTable(header, rows) + "\n";
     for (const auto& line : summary) out += "- " + markdownText(line) + "\n";
-    fmt::print("{}", out);
-    std::fflush(stdout);
+    writeText(stdout, out);
 }
 
 int interruptedExit() {

@@ -22,7 +22,7 @@
 #include "core/report_render.hpp"
 #include "core/verdict.hpp"
 #include "experiments.hpp"
-#include "output.hpp"
+#include "core/output.hpp"
 #include "print_stream.hpp"
 #include "repro_version.h"
 #include "rig.hpp"
@@ -49,7 +49,7 @@ bool writeJsonReport(const std::string& path, const RunReport& report) {
     out << renderJsonText(report);
     out.close();
     if (!out) {
-        fmt::print(stderr, "repro: --output: cannot write '{}'\n", path);
+        sayError("repro: --output: cannot write '{}'", path);
         return false;
     }
     return true;
@@ -129,20 +129,20 @@ int runGuarded(const Options& o, RunReport& report) {
         report.sizes = computeSizes(o.shape);
         return runRepro(o, report);
     } catch (const UsageError& e) {
-        fmt::print(stderr, "repro: {}\n", e.what());
+        sayError("repro: {}", e.what());
         return kExitUsage;
     } catch (const CannotTest& e) {
-        fmt::print(stderr, "repro: cannot test here: {}\n", e.what());
+        sayError("repro: cannot test here: {}", e.what());
         report.verdict.lines.push_back(fmt::format("--- CANNOT TEST HERE: {}", e.what()));
     } catch (const vk::VulkanError& e) {
         const bool lost = e.result == VK_ERROR_DEVICE_LOST;
-        fmt::print(stderr, "repro: {}: {}\n", lost ? "GPU hang during set-up" : "cannot test here", e.what());
+        sayError("repro: {}: {}", lost ? "GPU hang during set-up" : "cannot test here", e.what());
         report.verdict.lines.push_back(fmt::format("--- {}: {}", lost ? "GPU HANG" : "CANNOT TEST HERE", e.what()));
         if (lost) return kExitHang;
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "repro: cannot test here: out of host memory\n");
+        sayError("repro: cannot test here: out of host memory");
     } catch (const std::exception& e) {
-        fmt::print(stderr, "repro: cannot test here: internal error: {}\n", e.what());
+        sayError("repro: cannot test here: internal error: {}", e.what());
     }
     return kExitCannotTest;
 }
@@ -151,11 +151,10 @@ int runGuarded(const Options& o, RunReport& report) {
 int writeReports(const Options& o, RunReport& report, int status) {
     report.verdict.exitStatus = status;
     if (o.format == Format::Markdown) {
-        fmt::print("{}", renderMarkdown(report));
+        writeText(stdout, renderMarkdown(report));
     } else if (o.format == Format::Json) {
-        fmt::print("{}", renderJsonText(report));
+        writeText(stdout, renderJsonText(report));
     }
-    std::fflush(stdout);
     // An unwritable --output is a usage error unless a hang or a reproduction says more;
     // every result is printed either way.
     if (o.output && !writeJsonReport(*o.output, report) && status != kExitHang && status != kExitReproduced) {
@@ -173,8 +172,8 @@ int main(int argc, char** argv) {
     ParseOutcome parsed =
         parseCommandLine(argc, argv, envChain ? std::optional<std::string_view>(envChain) : std::nullopt);
     if (!parsed.options) {
-        if (!parsed.out.empty()) fmt::print("{}", parsed.out);
-        if (!parsed.err.empty()) fmt::print(stderr, "{}\n", parsed.err);
+        if (!parsed.out.empty()) writeText(stdout, parsed.out);
+        if (!parsed.err.empty()) sayError("{}", parsed.err);
         return parsed.exitStatus;
     }
     installInterruptHandlers();
@@ -184,10 +183,10 @@ int main(int argc, char** argv) {
         try {
             return options.matrix ? runMatrix(options) : runDriverEnvSweep(options);
         } catch (const UsageError& e) {
-            fmt::print(stderr, "repro: {}\n", e.what());
+            sayError("repro: {}", e.what());
             return kExitUsage;
         } catch (const std::exception& e) {
-            fmt::print(stderr, "repro: cannot test here: {}\n", e.what());
+            sayError("repro: cannot test here: {}", e.what());
             return kExitCannotTest;
         }
     }

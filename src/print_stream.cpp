@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/verdict.hpp"
-#include "output.hpp"
+#include "core/output.hpp"
 #include "vk/modes.hpp"
 #include "vk/trace.hpp"
 

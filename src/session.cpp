@@ -19,7 +19,7 @@
 #include "core/rust_format.hpp"
 #include "core/underflow.hpp"
 #include "core/verdict.hpp"
-#include "output.hpp"
+#include "core/output.hpp"
 #include "vk/check.hpp"
 #include "vk/readback.hpp"
 
@@ -60,7 +60,7 @@ bool dumpFinal(const std::string& dir, Mode mode, const std::vector<float>& valu
               static_cast<std::streamsize>(values.size() * sizeof(float)));
     out.close();
     if (!out) {
-        fmt::print(stderr, "repro: --dump-dir: could not write {}\n", path.string());
+        sayError("repro: --dump-dir: could not write {}", path.string());
         return false;
     }
     return true;
@@ -145,7 +145,7 @@ void LengthRun::makeReference() {
 }
 
 void LengthRun::clearProgress() const {
-    if (progress_) fmt::print(stderr, "\r\x1b[K");
+    if (progress_) writeText(stderr, "\r\x1b[K");
 }
 
 // Runs the mode and reads back small[N] (every intermediate with --check-steps).
@@ -261,7 +261,7 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
     RunRecord record{.mode = mode, .index = index, .referenceOnly = referenceOnly};
     record.result.mode = mode;
     if (progress_) {
-        fmt::print(stderr, "\r\x1b[Krepro: N={} mode {} run {}/{}", n_, name(mode), index, s_.options.repeat);
+        writeText(stderr, fmt::format("\r\x1b[Krepro: N={} mode {} run {}/{}", n_, name(mode), index, s_.options.repeat));
         std::fflush(stderr);
     }
     const std::optional<Failure> failure = execute(record);

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "core/verdict.hpp"
-#include "output.hpp"
+#include "core/output.hpp"
 #include "session.hpp"
 
 namespace repro {
@@ -91,7 +91,7 @@ int runSweep(Session& s, RunReport& report) {
         hang = out.deviceGone;
     }
     if (const int status = interruptedStatus()) return status;
-    if (progress) fmt::print(stderr, "\r\x1b[K");
+    if (progress) writeText(stderr, "\r\x1b[K");
     const std::vector<std::string> smallest = printTable(s.options, table);
     say("--- smallest reproducing N: {}", join(smallest));
     printValidation(s);

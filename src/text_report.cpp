@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "output.hpp"
+#include "core/output.hpp"
 #include "vk/describe.hpp"
 
 namespace repro {

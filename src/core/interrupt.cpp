@@ -1,14 +1,19 @@
-// Signal handlers that record SIGINT/SIGTERM for the run to notice.
+// Signal handlers that record SIGINT/SIGTERM/SIGHUP for the run to notice.
 #include "core/interrupt.hpp"
 
 #include <csignal>
+#include <initializer_list>
 
 namespace repro {
 namespace {
 
 volatile std::sig_atomic_t gSignal = 0;
+volatile std::sig_atomic_t gCount = 0;
 
-extern "C" void onInterrupt(int signal) { gSignal = signal; }
+extern "C" void onInterrupt(int signal) {
+    if (gSignal == 0) gSignal = signal == SIGHUP ? SIGTERM : signal;
+    gCount = gCount + 1;
+}
 
 }  // namespace
 
@@ -17,10 +22,15 @@ void installInterruptHandlers() {
     action.sa_handler = onInterrupt;
     sigemptyset(&action.sa_mask);
     action.sa_flags = 0;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    for (const int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, nullptr);
 }
 
 int interruptSignal() { return gSignal; }
+
+int interruptCount() { return gCount; }
 
 }  // namespace repro

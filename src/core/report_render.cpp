@@ -645,4 +645,214 @@ std::string renderMarkdown(const RunReport& r) {
     return out;
 }
 
+// ---------------------------------------------------------------- reading JSON back
+
+namespace {
+
+// j[key] when j is an object holding it, else null.
+const json& member(const json& j, const char* key) {
+    static const json none;
+    if (!j.is_object()) return none;
+    const auto it = j.find(key);
+    return it == j.end() ? none : *it;
+}
+
+// The elements of j[key] when it is an array, else none.
+std::vector<json> elements(const json& j, const char* key) {
+    const json& m = member(j, key);
+    return m.is_array() ? m.get<std::vector<json>>() : std::vector<json>{};
+}
+
+template <typename T>
+T get(const json& j, const char* key, T fallback = T{}) {
+    if (!j.is_object() || !j.contains(key)) return fallback;
+    try {
+        return j.at(key).get<T>();
+    } catch (const json::exception&) {
+        return fallback;
+    }
+}
+
+double getNumber(const json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key)) return 0;
+    const json& v = j.at(key);
+    if (v.is_number()) return v.get<double>();
+    if (v == "NaN") return std::nan("");
+    if (v == "inf") return HUGE_VAL;
+    if (v == "-inf") return -HUGE_VAL;
+    return 0;
+}
+
+std::optional<double> getOptionalNumber(const json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key) || j.at(key).is_null()) return std::nullopt;
+    return getNumber(j, key);
+}
+
+std::vector<double> getNumbers(const json& j, const char* key) {
+    std::vector<double> out;
+    if (!j.is_object() || !j.contains(key) || !j.at(key).is_array()) return out;
+    for (const json& v : j.at(key)) {
+        out.push_back(v.is_number() ? v.get<double>() : getNumber(json{{"v", v}}, "v"));
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> getPairs(const json& j, const char* key) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!j.is_object() || !j.contains(key) || !j.at(key).is_object()) return out;
+    for (const auto& [k, v] : j.at(key).items()) out.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    return out;
+}
+
+template <typename Enum, size_t N>
+Enum byName(const std::string& text, const Enum (&values)[N], Enum fallback) {
+    for (Enum v : values) {
+        if (name(v) == text) return v;
+    }
+    return fallback;
+}
+
+DeviceReport parseDevice(const json& j) {
+    DeviceReport d{.index = get<uint32_t>(j, "index"),
+                   .deviceName = get<std::string>(j, "device_name"),
+                   .deviceType = get<std::string>(j, "device_type"),
+                   .apiVersion = get<std::string>(j, "api_version"),
+                   .driverVersion = get<std::string>(j, "driver_version"),
+                   .driverVersionRaw = get<uint32_t>(j, "driver_version_raw"),
+                   .vendorId = get<uint32_t>(j, "vendor_id"),
+                   .deviceId = get<uint32_t>(j, "device_id"),
+                   .driverId = get<std::string>(j, "driver_id"),
+                   .driverName = get<std::string>(j, "driver_name"),
+                   .driverInfo = get<std::string>(j, "driver_info"),
+                   .conformanceVersion = get<std::string>(j, "conformance_version"),
+                   .deviceUuid = get<std::string>(j, "device_uuid"),
+                   .driverUuid = get<std::string>(j, "driver_uuid"),
+                   .queueFamily = get<uint32_t>(j, "queue_family"),
+                   .queueFlags = get<std::string>(j, "queue_flags"),
+                   .queueNote = get<std::string>(j, "queue_note"),
+                   .extensions = get<std::vector<std::string>>(j, "extensions"),
+                   .features = get<std::vector<std::string>>(j, "features")};
+    if (member(j, "pci_bus").is_string()) d.pciBus = member(j, "pci_bus").get<std::string>();
+    for (const json& m : elements(j, "memory")) {
+        d.memory.push_back({.buffer = get<std::string>(m, "buffer"),
+                            .memoryClass = get<std::string>(m, "memory_class"),
+                            .typeIndex = get<uint32_t>(m, "type_index"),
+                            .typeFlags = get<std::string>(m, "type_flags"),
+                            .heapIndex = get<uint32_t>(m, "heap_index"),
+                            .heapBytes = get<uint64_t>(m, "heap_bytes"),
+                            .heapFlags = get<std::string>(m, "heap_flags")});
+    }
+    return d;
+}
+
+EnvironmentReport parseEnvironment(const json& j) {
+    EnvironmentReport e{.host = getPairs(j, "host"),
+                        .kernelDriver = getPairs(j, "kernel_driver"),
+                        .variables = getPairs(j, "variables"),
+                        .notes = get<std::vector<std::string>>(j, "notes")};
+    for (const json& c : elements(j, "drm_cards")) {
+        DrmCard card{.name = get<std::string>(c, "name"), .pciSlot = get<std::string>(c, "pci_slot"),
+                     .driver = get<std::string>(c, "driver")};
+        if (member(c, "vendor_id").is_number()) card.vendorId = get<uint32_t>(c, "vendor_id");
+        if (member(c, "device_id").is_number()) card.deviceId = get<uint32_t>(c, "device_id");
+        e.drmCards.push_back(std::move(card));
+    }
+    return e;
+}
+
+ModeReport parseMode(const json& j) {
+    constexpr Mode modes[] = {Mode::Split, Mode::Multipass, Mode::Single};
+    constexpr Classification kinds[] = {Classification::Ok, Classification::Zero, Classification::Mismatch,
+                                        Classification::NonFinite, Classification::Unwritten, Classification::Hang,
+                                        Classification::NotRun, Classification::Inconclusive};
+    ModeReport m;
+    ModeResult& r = m.result;
+    r.mode = byName(get<std::string>(j, "mode"), modes, Mode::Split);
+    r.kind = byName(get<std::string>(j, "classification"), kinds, Classification::NotRun);
+    r.reason = get<std::string>(j, "reason");
+    r.submits = get<uint64_t>(j, "submits");
+    r.wallSeconds = getNumber(j, "wall_seconds");
+    r.runs = get<uint32_t>(j, "runs", 1);
+    r.wrongRuns = get<uint32_t>(j, "wrong_runs");
+    r.identicalAcrossRuns = get<bool>(j, "identical_across_runs", true);
+    m.role = get<std::string>(j, "role");
+    if (member(j, "stats").is_object()) {
+        const json& s = member(j, "stats");
+        r.stats = BufferStats{.elements = get<uint64_t>(s, "elements"), .nonZero = get<uint64_t>(s, "non_zero"),
+                              .nonFinite = get<uint64_t>(s, "non_finite"), .denormal = get<uint64_t>(s, "denormal"),
+                              .poisoned = get<uint64_t>(s, "poisoned"), .sum = getNumber(s, "sum"),
+                              .maxAbs = static_cast<float>(getNumber(s, "max_abs"))};
+    }
+    if (const json& gpu = member(j, "gpu"); gpu.is_object()) {
+        m.dispatchGpuSeconds = getNumbers(gpu, "dispatch_seconds");
+        m.submitGpuSeconds = getNumbers(gpu, "submit_seconds");
+        m.modeGpuSeconds = getOptionalNumber(gpu, "mode_seconds");
+    }
+    return m;
+}
+
+ExperimentReport parseExperiment(const json& j) {
+    ExperimentReport e{.barrier = get<std::string>(j, "barrier", "blade"),
+                       .submitEvery = get<uint32_t>(j, "submit_every"),
+                       .splitMiB = getOptionalNumber(j, "split_mib"),
+                       .hostWait = get<bool>(j, "host_wait", true),
+                       .memory = get<std::string>(j, "memory", "blade"),
+                       .dispatchRepeat = get<uint32_t>(j, "dispatch_repeat", 1),
+                       .profile = get<std::string>(j, "profile", "default"),
+                       .control = get<bool>(j, "control"),
+                       .quirks = get<std::vector<std::string>>(j, "quirks")};
+    if (member(j, "spirv_dir").is_string()) e.spirvDir = get<std::string>(j, "spirv_dir");
+    return e;
+}
+
+Shape parseShape(const json& j) {
+    return Shape{.batch = get<uint32_t>(j, "batch"), .channels = get<uint32_t>(j, "channels"),
+                 .height = get<uint32_t>(j, "height"), .width = get<uint32_t>(j, "width"),
+                 .kernelH = get<uint32_t>(j, "kernel_h"), .kernelW = get<uint32_t>(j, "kernel_w"),
+                 .strideH = get<uint32_t>(j, "stride_h"), .strideW = get<uint32_t>(j, "stride_w"),
+                 .padH = get<uint32_t>(j, "pad_h"), .padW = get<uint32_t>(j, "pad_w")};
+}
+
+ChainSizes parseSizes(const json& j) {
+    ChainSizes z{.bigHeight = get<uint32_t>(j, "big_height"), .bigWidth = get<uint32_t>(j, "big_width"),
+                 .smallElems = get<uint64_t>(j, "small_elements"), .bigElems = get<uint64_t>(j, "big_elements"),
+                 .weightElems = get<uint64_t>(j, "weight_elements"), .smallBytes = get<uint64_t>(j, "small_bytes"),
+                 .bigBytes = get<uint64_t>(j, "big_bytes"), .weightBytes = get<uint64_t>(j, "weight_bytes")};
+    z.convWorkgroups = get<std::array<uint32_t, 3>>(j, "conv_workgroups");
+    z.sliceWorkgroups = get<std::array<uint32_t, 3>>(j, "slice_workgroups");
+    return z;
+}
+
+}  // namespace
+
+RunReport parseReport(const json& j) {
+    RunReport r;
+    r.version = get<std::string>(member(j, "repro"), "version");
+    r.gitHash = get<std::string>(member(j, "repro"), "git");
+    r.commandLine = get<std::vector<std::string>>(j, "command_line");
+    r.environment = parseEnvironment(member(j, "environment"));
+    if (member(j, "device").is_object()) r.device = parseDevice(member(j, "device"));
+    r.preset = get<std::string>(member(j, "shape"), "preset");
+    r.shape = parseShape(member(j, "shape"));
+    r.sizes = parseSizes(member(j, "sizes"));
+    r.chainLength = get<uint32_t>(j, "chain_length");
+    r.experiment = parseExperiment(member(j, "experiment"));
+    r.referenceName = get<std::string>(j, "reference");
+    for (const json& m : elements(j, "modes")) r.modes.push_back(parseMode(m));
+    const json& v = member(j, "validation");
+    r.validation = {.enabled = get<bool>(v, "enabled"), .errors = get<uint64_t>(v, "errors"),
+                    .warnings = get<uint64_t>(v, "warnings"), .messages = get<std::vector<std::string>>(v, "messages")};
+    const json& t = member(j, "timings");
+    r.timings = {.instanceAndDevice = getNumber(t, "instance_and_device"), .pipelines = getNumber(t, "pipelines"),
+                 .buffersAndUpload = getNumber(t, "buffers_and_upload"), .recording = getNumber(t, "recording"),
+                 .gpuWait = getNumber(t, "gpu_wait"), .readback = getNumber(t, "readback"),
+                 .verification = getNumber(t, "verification"), .total = getNumber(t, "total")};
+    const json& verdict = member(j, "verdict");
+    r.verdict = {.exitStatus = get<int>(verdict, "exit_status"), .lines = get<std::vector<std::string>>(verdict, "lines")};
+    for (const json& st : elements(j, "streams")) {
+        r.streams.push_back({.title = get<std::string>(st, "title"), .calls = get<std::vector<std::string>>(st, "calls")});
+    }
+    return r;
+}
+
 }  // namespace repro

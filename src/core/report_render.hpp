@@ -47,6 +47,13 @@ nlohmann::json renderJson(const RunReport& report);
 // Invalid UTF-8 in report strings is replaced by U+FFFD instead of throwing.
 std::string renderJsonText(const RunReport& report);
 
+// The inverse of renderJson: a report read back from its JSON object (the supervised
+// child streams its report to the parent this way, src/supervisor.cpp). Fields the object
+// lacks or holds with another type keep their defaults; never throws. Derived fields
+// (environment.job_watchdog, hang_evidence, warnings) are not read: the renderers derive
+// them again. renderJson(parseReport(renderJson(r))) == renderJson(r).
+RunReport parseReport(const nlohmann::json& object);
+
 // Warnings for submits whose GPU time (or, for a mode that hung without timestamps,
 // its wall time) reached half of the kernel's job watchdog (jobWatchdogSeconds):
 // there a "hang" may be the watchdog ending a long submit, not the bug. One line each,

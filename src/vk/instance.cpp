@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/errors.hpp"
+#include "core/output.hpp"
 #include "vk/check.hpp"
 
 // Test seam: test builds link a definition that may replace entries of volk's function
@@ -33,8 +34,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(
     std::string text = fmt::format("{} {}: {}", error ? "error" : "warning",
                                    data->pMessageIdName ? data->pMessageIdName : "-",
                                    data->pMessage ? data->pMessage : "");
-    std::fprintf(stderr, "validation: %s\n", text.c_str());
-    std::fflush(stderr);
+    writeText(stderr, "validation: " + text + "\n");
     log->messages.push_back(std::move(text));
     return VK_FALSE;
 }

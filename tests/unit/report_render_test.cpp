@@ -673,3 +673,30 @@ TEST(WatchdogWarnings, OnlyNearTheLimit) {
 
 }  // namespace
 }  // namespace repro
+
+namespace repro {
+namespace {
+
+// The supervised child streams its report to the parent as JSON; the parent renders the
+// documents from what it read back, so nothing may be lost on the way.
+TEST(ReportJson, ParseIsTheInverseOfRender) {
+    for (RunReport r : {sampleReport(), minimalReport(), experimentReport()}) {
+        r.streams.push_back({.title = "mode single, N=2", .calls = {"vkBeginCommandBuffer(cb0, ONE_TIME_SUBMIT)"}});
+        const nlohmann::json once = renderJson(r);
+        const RunReport back = parseReport(once);
+        EXPECT_EQ(renderJson(back).dump(), once.dump());
+        EXPECT_EQ(renderMarkdown(back), renderMarkdown(parseReport(renderJson(back))));
+    }
+}
+
+TEST(ReportJson, ParseNeverThrowsOnForeignInput) {
+    for (const char* text : {"null", "[]", "{}", "{\"modes\": 3}", "{\"device\": {\"index\": \"x\"}}",
+                             "{\"modes\": [{\"stats\": {\"sum\": \"NaN\", \"max_abs\": \"inf\"}}]}"}) {
+        const RunReport r = parseReport(nlohmann::json::parse(text));
+        (void)renderMarkdown(r);
+        (void)renderJson(r);
+    }
+}
+
+}  // namespace
+}  // namespace repro

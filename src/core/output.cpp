@@ -1,0 +1,48 @@
+// Checked writes to the standard streams (see output.hpp).
+#include "core/output.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace repro {
+namespace {
+
+bool gFailed = false;
+std::string gFailedStream;
+
+}  // namespace
+
+FILE*& textStream() {
+    static FILE* stream = stdout;
+    return stream;
+}
+
+bool writeText(FILE* stream, std::string_view text) {
+    const size_t written = std::fwrite(text.data(), 1, text.size(), stream);
+    const bool ok = written == text.size() && std::fflush(stream) == 0 && !std::ferror(stream);
+    if (!ok && !gFailed) {
+        gFailed = true;
+        gFailedStream = stream == stdout ? "stdout" : stream == stderr ? "stderr" : "a stream";
+    }
+    if (!ok) std::clearerr(stream);
+    return ok;
+}
+
+bool writeFailed() { return gFailed; }
+
+std::string failedStream() { return gFailedStream; }
+
+void ensureStandardStreams() {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        const int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (opened >= 0 && opened != fd) {
+            dup2(opened, fd);
+            close(opened);
+        }
+    }
+}
+
+}  // namespace repro
