@@ -1,57 +1,431 @@
-// CLI11 option table and up-front validation of every value.
+// The command line: a syntax check, CLI11 reading every option of the table as text, then
+// the values of each group of options, then the rules between options.
 #include "core/options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <charconv>
+#include <algorithm>
 #include <limits>
+#include <utility>
 
+#include "core/help.hpp"
+#include "core/option_table.hpp"
+#include "core/text.hpp"
 #include "repro_version.h"
 
 namespace repro {
 namespace {
 
-constexpr std::string_view kExitTable = R"(Exit status (fits `git bisect run`: 0 good, 125 skip, others bad):
-  0    ran; no mode was wrong (not reproduced)
-  1    usage error: bad flag or value (one line says which and why)
-  2    reproduced: at least one mode's output is wrong (zero, mismatch, nonfinite,
-       unwritten)
-  3    GPU hang: device lost or a wait timed out (completed results still printed)
-  4    with --validation: the repro's own Vulkan usage drew validation messages
-  125  cannot test here: no Vulkan loader, no usable device, missing feature,
-       not enough device memory, or an inconclusive (underflowed) reference
-  130, 143  interrupted by SIGINT or SIGTERM (completed results printed, no verdict)
-Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0.
---matrix: the same statuses over its valid variants only (the two --barrier controls and
---profile blade-exact are reported, never counted). --driver-env-sweep: the status of the
-run without a driver setting. --profile blade-exact: 125 when split is wrong too (its
-params descriptor mismatch is undefined behaviour).
+[[noreturn]] void fail(const std::string& message) { throw UsageError(message); }
 
-Where blade's stream is invalid Vulkan the default takes the nearest valid form:
-`params` is a read-only storage block (blade binds a Uniform block through a
-STORAGE_BUFFER descriptor), and the last command buffer of each mode ends with a
-barrier to HOST_READ before the host reads small[N] (blade has none).)";
+// ---- numbers and names -------------------------------------------------------------------
 
-// Parses a signed decimal integer; nullopt unless the whole text is one.
-std::optional<int64_t> parseInteger(std::string_view text) {
-    int64_t value = 0;
-    const auto* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (ec != std::errc{} || ptr != end || text.empty()) return std::nullopt;
+// Range-checks `value`, which the user wrote as `text` (plain decimal), for an unsigned
+// 32-bit field named `label`.
+uint32_t checkCount(int64_t value, std::string_view text, std::string_view label, int64_t minimum) {
+    if (value < minimum) fail(fmt::format("{}: must be at least {} (got {})", label, minimum, text));
+    if (value > std::numeric_limits<uint32_t>::max()) {
+        fail(fmt::format("{}: {} is too large (at most {})", label, text,
+                         std::numeric_limits<uint32_t>::max()));
+    }
+    return static_cast<uint32_t>(value);
+}
+
+// A whole number of at least `minimum` (and at most UINT32_MAX) in plain decimal.
+uint32_t readCount(std::string_view text, std::string_view label, int64_t minimum) {
+    const auto value = parseDecimal(text);
+    if (!value) fail(fmt::format("{}: {} is not a whole number (decimal digits only)", label, quote(text)));
+    return checkCount(*value, text, label, minimum);
+}
+
+// A plain decimal number (text.hpp parseDecimalNumber) of `unit`s.
+double readNumber(std::string_view text, std::string_view label, std::string_view unit) {
+    const auto value = parseDecimalNumber(text);
+    if (!value) fail(fmt::format("{}: {} is not a decimal number of {}", label, quote(text), unit));
+    return *value;
+}
+
+// A decimal number of `unit`s in (0, 1e9].
+double readPositive(std::string_view text, std::string_view label, std::string_view unit) {
+    const double value = readNumber(text, label, unit);
+    if (!(value > 0.0) || value > 1e9) {
+        fail(fmt::format("{}: must be a number of {} in (0, 1e9] (got {})", label, unit, text));
+    }
     return value;
 }
 
-// Range-checks a signed value read for an unsigned field.
-uint32_t checkCount(int64_t value, std::string_view flag, int64_t minimum) {
-    if (value < minimum) {
-        throw UsageError(fmt::format("{}: must be at least {} (got {})", flag, minimum, value));
+// The enum value called `text` by name(); `text` is one of the table's choices, so it is
+// always found (the first value is a fallback that is never reached).
+template <typename Enum, size_t N>
+Enum named(std::string_view text, const Enum (&values)[N]) {
+    for (const Enum v : values) {
+        if (name(v) == text) return v;
     }
-    if (value > std::numeric_limits<uint32_t>::max()) {
-        throw UsageError(fmt::format("{}: {} is too large (at most {})", flag, value,
-                                     std::numeric_limits<uint32_t>::max()));
+    return values[0];
+}
+
+// "A..B" with 1 <= A <= B.
+std::pair<uint32_t, uint32_t> parseSweep(std::string_view text) {
+    const auto dots = text.find("..");
+    const auto first = dots == std::string_view::npos ? std::nullopt : parseDecimal(text.substr(0, dots));
+    const auto last = dots == std::string_view::npos ? std::nullopt : parseDecimal(text.substr(dots + 2));
+    if (!first || !last) {
+        fail(fmt::format("--sweep: {} is not a range A..B of chain lengths", quote(text)));
     }
-    return static_cast<uint32_t>(value);
+    const uint32_t a = checkCount(*first, text.substr(0, dots), "--sweep start", 1);
+    const uint32_t b = checkCount(*last, text.substr(dots + 2), "--sweep end", 1);
+    if (a > b) fail(fmt::format("--sweep: start {} is after end {}", a, b));
+    return {a, b};
+}
+
+QueueChoice parseQueue(std::string_view text) {
+    if (text == "gfx") return {.kind = QueueChoice::Kind::Gfx};
+    if (text == "compute") return {.kind = QueueChoice::Kind::Compute};
+    if (!parseDecimal(text)) {
+        fail(fmt::format("--queue: {} is not gfx, compute or a queue family index", quote(text)));
+    }
+    return {.kind = QueueChoice::Kind::Index, .index = readCount(text, "--queue", 0)};
+}
+
+// ---- syntax ------------------------------------------------------------------------------
+
+// CLI11's test for the character after "-" or "--" (CLI/StringTools.hpp valid_first_char).
+bool validFirstChar(char c) { return c != '-' && c != '!' && c != ' ' && c != '\n'; }
+
+// A long option "--name[=value]": the number of following arguments it takes (0 or 1).
+size_t checkLong(std::string_view arg, bool valueFollows) {
+    const size_t eq = arg.find('=');
+    const OptionSpec* spec = findLongOption(arg.substr(0, eq));
+    if (spec == nullptr) fail(fmt::format("unknown option {} (see --help)", quote(arg)));
+    const std::string label = optionLabel(*spec);
+    if (spec->flag != nullptr) {
+        if (eq != std::string_view::npos) fail(fmt::format("{}: takes no value (got {})", label, quote(arg)));
+        return 0;
+    }
+    if (eq != std::string_view::npos) {
+        if (eq + 1 == arg.size()) fail(fmt::format("{}: empty value (expected {})", label, spec->placeholder));
+        return 0;
+    }
+    if (!valueFollows) fail(fmt::format("{}: missing value (expected {})", label, spec->placeholder));
+    return 1;
+}
+
+// Walks the arguments as CLI11 2.x reads them (CLI/App.hpp _recognize and _parse_arg):
+// "--name", "--name=value", "-x", "-xVALUE", clusters of short flags ("-vq", read as "-v"
+// then "-q"); an option's value is the next argument whatever it looks like; "--" ends
+// the options. Throws UsageError for the first argument CLI11 would reject or would read
+// otherwise than meant: an unknown option, a stray argument, a value missing at the end,
+// an empty "--name=" (CLI11 would take the next argument instead), a value on a flag.
+void checkSyntax(std::vector<std::string> pending) {  // in reverse: the next one is last
+    while (!pending.empty()) {
+        const std::string arg = std::move(pending.back());
+        pending.pop_back();
+        if (arg == "--") {
+            if (!pending.empty()) fail(fmt::format("unexpected argument {} (see --help)", quote(pending.back())));
+            return;
+        }
+        if (arg.size() > 2 && arg.starts_with("--") && validFirstChar(arg[2])) {
+            if (checkLong(arg, !pending.empty()) == 1) pending.pop_back();
+            continue;
+        }
+        const bool isShort = arg.size() > 1 && arg[0] == '-' && validFirstChar(arg[1]) &&
+                             (findShortOption(arg[1]) != nullptr || arg[1] < '0' || arg[1] > '9');
+        if (!isShort) fail(fmt::format("unexpected argument {} (see --help)", quote(arg)));
+        const OptionSpec* spec = findShortOption(arg[1]);
+        if (spec == nullptr) fail(fmt::format("unknown option {} (see --help)", quote(arg.substr(0, 2))));
+        const std::string rest = arg.substr(2);
+        if (spec->flag != nullptr) {
+            if (!rest.empty()) pending.push_back("-" + rest);  // the rest of a cluster
+        } else if (rest.empty()) {
+            if (pending.empty()) {
+                fail(fmt::format("{}: missing value (expected {})", optionLabel(*spec), spec->placeholder));
+            }
+            pending.pop_back();
+        }
+    }
+}
+
+// ---- CLI11 -------------------------------------------------------------------------------
+
+// The value of one option as CLI11 collected it, checked for what is syntax for every
+// option: given at most once, and not empty.
+std::optional<std::string> singleValue(const OptionSpec& spec, const CLI::Option& option) {
+    const std::vector<std::string>& results = option.results();
+    if (results.empty()) return std::nullopt;
+    const std::string label = optionLabel(spec);
+    if (results.size() > 1) fail(fmt::format("{}: given {} times; give it once", label, results.size()));
+    if (results.front().empty()) fail(fmt::format("{}: empty value (expected {})", label, spec.placeholder));
+    return results.front();
+}
+
+// Every value of an option that takes only the words of its `choices` is one of them.
+void checkChoices(const RawArgs& raw) {
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            if (spec.value == nullptr || spec.choices.empty() || !spec.onlyChoices) continue;
+            const std::optional<std::string>& value = raw.*(spec.value);
+            if (!value || std::find(spec.choices.begin(), spec.choices.end(), *value) != spec.choices.end()) {
+                continue;
+            }
+            std::string known;
+            for (const std::string_view c : spec.choices) known += (known.empty() ? "" : ", ") + std::string(c);
+            fail(fmt::format("{}: {} is not one of {}", optionLabel(spec), quote(*value), known));
+        }
+    }
+}
+
+// Registers every option of the table with CLI11, parses `args` (argv without the program
+// name) and reads each option's text back.
+RawArgs readRawArgs(const std::vector<std::string>& args) {
+    CLI::App app{"", "repro"};
+    app.set_help_flag();  // -h/--help is an ordinary flag of the table
+    std::vector<std::pair<const OptionSpec*, CLI::Option*>> registered;
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            std::string names(spec.longName);
+            if (spec.shortName != 0) names = std::string{'-', spec.shortName} + "," + names;
+            CLI::Option* option = spec.value != nullptr
+                                      ? app.add_option(names)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                                      : app.add_flag(names);
+            registered.emplace_back(&spec, option);
+        }
+    }
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them reversed
+    RawArgs raw;
+    for (const auto& [spec, option] : registered) {
+        if (spec->flag != nullptr) {
+            raw.*(spec->flag) = option->count() > 0;
+        } else {
+            raw.*(spec->value) = singleValue(*spec, *option);
+        }
+    }
+    return raw;
+}
+
+// ---- each group's values -----------------------------------------------------------------
+
+void readChainAndShape(const RawArgs& raw, std::optional<std::string_view> envChain, Options& o) {
+    if (raw.mode) o.modes = *parseModes(*raw.mode);
+    if (raw.chain) {
+        o.chainLength = readCount(*raw.chain, "-n/--chain", 1);
+    } else if (envChain) {
+        const auto value = parseDecimal(*envChain);
+        if (!value) {
+            fail(fmt::format("environment N={}: not a chain length (a whole number >= 1)", quote(*envChain)));
+        }
+        o.chainLength = checkCount(*value, *envChain, "environment N", 1);
+    }
+    if (raw.preset) o.preset = *raw.preset;
+    o.shape = presetShape(o.preset);
+    const struct {
+        std::optional<std::string> RawArgs::*text;
+        uint32_t Shape::*field;
+        std::string_view label;
+    } fields[] = {
+        {&RawArgs::batch, &Shape::batch, "--batch"},         {&RawArgs::channels, &Shape::channels, "--channels"},
+        {&RawArgs::height, &Shape::height, "--height"},      {&RawArgs::width, &Shape::width, "--width"},
+        {&RawArgs::kernelH, &Shape::kernelH, "--kernel-h"},  {&RawArgs::kernelW, &Shape::kernelW, "--kernel-w"},
+        {&RawArgs::strideH, &Shape::strideH, "--stride-h"},  {&RawArgs::strideW, &Shape::strideW, "--stride-w"},
+        {&RawArgs::padH, &Shape::padH, "--pad-h"},           {&RawArgs::padW, &Shape::padW, "--pad-w"},
+    };
+    for (const auto& f : fields) {
+        const std::optional<std::string>& text = raw.*(f.text);
+        if (text) o.shape.*(f.field) = readCount(*text, f.label, f.label.starts_with("--pad") ? 0 : 1);
+    }
+    (void)computeSizes(o.shape);  // UsageError for a shape the chain cannot have
+}
+
+void readDevice(const RawArgs& raw, Options& o) {
+    o.device = raw.device;
+    o.listDevices = raw.listDevices;
+    if (raw.queue) o.queue = parseQueue(*raw.queue);
+    o.expectDriver = raw.expectDriver;
+    o.validation = raw.validation;
+}
+
+double readTimeout(std::string_view text) {
+    const double seconds = readNumber(text, "--timeout", "seconds");
+    if (!(seconds >= 1.0)) {
+        fail(fmt::format("--timeout: must be at least 1 second (got {}): a shorter wait calls a submit "
+                         "that is still running a GPU hang",
+                         text));
+    }
+    if (seconds > 1e9) fail(fmt::format("--timeout: must be at most 1e9 seconds (got {})", text));
+    return seconds;
+}
+
+void readRun(const RawArgs& raw, Options& o) {
+    constexpr ReferenceKind references[] = {ReferenceKind::Auto, ReferenceKind::Split, ReferenceKind::Cpu,
+                                            ReferenceKind::None};
+    if (raw.reference) o.reference = named(*raw.reference, references);
+    o.checkSteps = raw.checkSteps;
+    o.poison = raw.poison;
+    if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
+    if (raw.sweep) {
+        o.sweep = parseSweep(*raw.sweep);
+        o.chainLength = o.sweep->second;  // buffers are made once, for the longest chain
+    }
+    if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
+    if (raw.dropDispatch) {
+        const auto value = parseDecimal(*raw.dropDispatch);
+        if (!value) fail(fmt::format("--drop-dispatch: {} is not a whole number (decimal digits only)",
+                                     quote(*raw.dropDispatch)));
+        // Every chain of a sweep must contain the dispatch.
+        const int64_t dispatches = 2 * int64_t{o.sweep ? o.sweep->first : o.chainLength};
+        if (*value < 1 || *value > dispatches) {
+            fail(fmt::format("--drop-dispatch: {} is outside 1..{} (2 dispatches per step)",
+                             *raw.dropDispatch, dispatches));
+        }
+        o.dropDispatch = static_cast<uint32_t>(*value);
+    }
+    o.dumpDir = raw.dumpDir;
+    o.printStream = raw.printStream;
+    o.invert = raw.invert;
+}
+
+void readReport(const RawArgs& raw, Options& o) {
+    constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Json};
+    if (raw.format) o.format = named(*raw.format, formats);
+    o.output = raw.output;
+    o.timings = raw.timings;
+    o.timestamps = raw.timestamps;
+    o.breadcrumbs = raw.breadcrumbs;
+    o.labels = raw.labels;
+    o.verbose = raw.verbose;
+    o.quiet = raw.quiet;
+}
+
+void readExperiments(const RawArgs& raw, Options& o) {
+    if (raw.barrier) o.barrier = *parseBarrier(*raw.barrier);
+    if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
+    if (raw.splitMib) o.submit.splitMiB = readPositive(*raw.splitMib, "--split-mib", "MiB");
+    if (raw.splitMs) o.submit.splitMs = readPositive(*raw.splitMs, "--split-ms", "milliseconds");
+    o.submit.hostWait = !raw.noHostWait;
+    if (raw.memory) o.memory = *parseBufferMemory(*raw.memory);
+    if (raw.dispatchRepeat) {
+        o.dispatchRepeat = readCount(*raw.dispatchRepeat, "--dispatch-repeat", 1);
+        if (o.dispatchRepeat > 64) fail(fmt::format("--dispatch-repeat: at most 64 (got {})", o.dispatchRepeat));
+    }
+    if (raw.profile) o.profile = *parseProfile(*raw.profile);
+    o.spirvDir = raw.spirv;
+}
+
+void readMultiRun(const RawArgs& raw, Options& o) {
+    o.matrix = raw.matrix;
+    o.triage = raw.triage;
+    o.watchdogProbe = raw.watchdogProbe;
+    o.driverEnvSweep = raw.driverEnvSweep;
+    o.allDrivers = raw.allDrivers;
+    o.keepLogs = raw.keepLogs;
+}
+
+// ---- rules between options ---------------------------------------------------------------
+
+struct Given {
+    bool given;
+    std::string_view name;
+};
+
+// The options --matrix, --triage and --watchdog-probe choose for each of their runs.
+std::vector<Given> variantOptions(const RawArgs& raw) {
+    return {{raw.mode.has_value(), "--mode"},         {raw.barrier.has_value(), "--barrier"},
+            {raw.submitEvery.has_value(), "--submit-every"}, {raw.splitMib.has_value(), "--split-mib"},
+            {raw.splitMs.has_value(), "--split-ms"},   {raw.hostWait, "--host-wait"},
+            {raw.noHostWait, "--no-host-wait"},        {raw.memory.has_value(), "--memory"},
+            {raw.dispatchRepeat.has_value(), "--dispatch-repeat"}, {raw.profile.has_value(), "--profile"}};
+}
+
+// --matrix, --triage, --watchdog-probe: they choose the variant options themselves.
+void checkChoosesVariants(const RawArgs& raw, std::string_view what) {
+    const std::vector<Given> options = variantOptions(raw);
+    const auto given = std::find_if(options.begin(), options.end(), [](const Given& g) { return g.given; });
+    if (given == options.end()) return;
+    std::string list;
+    for (size_t i = 0; i < options.size(); ++i) {
+        list += (i == 0 ? "" : i + 1 == options.size() ? " and " : ", ") + std::string(options[i].name);
+    }
+    fail(fmt::format("{}: chooses {} itself; leave out {}", what, list, given->name));
+}
+
+// The runs made of child processes: at most one, and what none of them goes with.
+void checkMultiRunRules(const RawArgs& raw, const Options& o) {
+    const Given runs[] = {{o.matrix, "--matrix"}, {o.triage, "--triage"},
+                          {o.watchdogProbe, "--watchdog-probe"}, {o.driverEnvSweep, "--driver-env-sweep"}};
+    for (size_t i = 0; i < std::size(runs); ++i) {
+        for (size_t j = i + 1; j < std::size(runs); ++j) {
+            if (runs[i].given && runs[j].given) fail(fmt::format("{} and {}: choose one", runs[i].name, runs[j].name));
+        }
+    }
+    const auto run = std::find_if(std::begin(runs), std::end(runs), [](const Given& g) { return g.given; });
+    if (run == std::end(runs)) return;
+    const std::string_view what = run->name;
+    if (o.sweep) fail(fmt::format("{}: not with --sweep", what));
+    if (o.listDevices) fail(fmt::format("{}: not with --list-devices", what));
+    if (o.printStream) fail(fmt::format("--print-stream: not with {}", what));
+    if (o.dumpDir && !o.watchdogProbe) fail(fmt::format("{}: not with --dump-dir", what));
+    if ((o.matrix || o.driverEnvSweep) && (o.format == Format::Json || o.output)) {
+        fail(fmt::format("{}: prints a table (text, or --format markdown); --format json and --output "
+                         "are for single runs and --triage",
+                         what));
+    }
+    if (!o.driverEnvSweep) checkChoosesVariants(raw, what);
+}
+
+// How multipass and single are recorded, and what split (the reference) keeps.
+void checkRecordingRules(const RawArgs& raw, const Options& o) {
+    if (raw.hostWait && raw.noHostWait) fail("--host-wait and --no-host-wait: choose one");
+    if (!o.submit.hostWait && !o.submit.cuts()) {
+        fail("--no-host-wait: there is only one submit to wait for; add --submit-every K, "
+             "--split-mib MIB or --split-ms MS");
+    }
+    const bool onlySplit = o.modes.size() == 1 && o.modes[0] == Mode::Split;
+    if (!onlySplit) return;
+    if (o.barrier != BarrierKind::Blade || o.submit.cuts() || o.dispatchRepeat > 1) {
+        fail("--barrier, --submit-every, --split-mib, --split-ms and --dispatch-repeat change "
+             "multipass and single; --mode split is the reference and keeps blade's stream");
+    }
+    if (o.dropDispatch) {
+        fail("--drop-dispatch: leaves a dispatch out of multipass and single; --mode split is the "
+             "reference and runs every dispatch");
+    }
+}
+
+void checkOtherRules(const Options& o) {
+    if (o.verbose && o.quiet) fail("-v/--verbose and -q/--quiet: choose one");
+    if (o.printStream) {
+        if (o.sweep) fail("--print-stream: not with --sweep");
+        if (o.listDevices) fail("--print-stream: not with --list-devices");
+        if (o.repeat > 1) fail("--print-stream: not with --repeat above 1 (every run records the same stream)");
+    }
+    if (o.invert && o.listDevices) fail("--invert: not with --list-devices (nothing runs, nothing reproduces)");
+    if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
+    if (o.keepLogs && !(o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe)) {
+        fail("--keep-logs: only with --matrix, --triage, --driver-env-sweep or --watchdog-probe");
+    }
+    if (o.allDrivers && !o.driverEnvSweep) fail("--all-drivers: only with --driver-env-sweep");
+}
+
+Options readOptions(const RawArgs& raw, std::optional<std::string_view> envChain) {
+    checkChoices(raw);
+    Options o;
+    readChainAndShape(raw, envChain, o);
+    readDevice(raw, o);
+    readRun(raw, o);
+    readReport(raw, o);
+    readExperiments(raw, o);
+    readMultiRun(raw, o);
+    checkOtherRules(o);
+    checkMultiRunRules(raw, o);
+    checkRecordingRules(raw, o);
+    return o;
+}
+
+ParseOutcome usageError(std::string line) {
+    ParseOutcome outcome;
+    outcome.exitStatus = 1;
+    outcome.err = std::move(line);
+    return outcome;
 }
 
 }  // namespace
@@ -84,330 +458,41 @@ std::string_view name(ReferenceKind k) {
     return "?";
 }
 
-// "A..B" with 1 <= A <= B; UsageError otherwise.
-std::pair<uint32_t, uint32_t> parseSweep(std::string_view text) {
-    const auto dots = text.find("..");
-    const auto first = dots == std::string_view::npos ? std::nullopt : parseInteger(text.substr(0, dots));
-    const auto last = dots == std::string_view::npos ? std::nullopt : parseInteger(text.substr(dots + 2));
-    if (!first || !last) {
-        throw UsageError(fmt::format("--sweep: '{}' is not a range A..B of chain lengths", text));
-    }
-    const uint32_t a = checkCount(*first, "--sweep start", 1);
-    const uint32_t b = checkCount(*last, "--sweep end", 1);
-    if (a > b) throw UsageError(fmt::format("--sweep: start {} is after end {}", a, b));
-    return {a, b};
-}
-
 std::optional<std::vector<Mode>> parseModes(std::string_view text) {
     if (text == "split") return std::vector{Mode::Split};
     if (text == "multipass") return std::vector{Mode::Multipass};
     if (text == "single") return std::vector{Mode::Single};
-    // `single` runs last: it is the one most likely to hang the GPU (SPEC §2).
+    // `single` runs last: it is the one most likely to hang the GPU.
     if (text == "all") return std::vector{Mode::Split, Mode::Multipass, Mode::Single};
     return std::nullopt;
 }
 
 ParseOutcome parseCommandLine(int argc, const char* const* argv,
-                              std::optional<std::string_view> envChain) {
-    ParseOutcome outcome;
-    Options o;
-    for (int i = 0; i < argc; ++i) o.commandLine.emplace_back(argv[i]);
-
-    CLI::App app{"Reproduces a GPU-driver synchronization bug (blade issue #356): a chain of N\n"
-                 "conv-T + slice compute dispatches recorded three ways the Vulkan spec calls\n"
-                 "equivalent, checked, with a verdict in words and in the exit status.",
-                 "repro"};
-    app.get_formatter()->column_width(34);
-
-    std::string modeText = "all";
-    int64_t chain = o.chainLength;
-    std::string preset = o.preset;
-    // Shape fields: read as signed so "-3" is reported as negative, not wrapped.
-    std::optional<int64_t> batch, channels, height, width, kernelH, kernelW, strideH, strideW,
-        padH, padW;
-    std::optional<int64_t> dropDispatch;
-
-    app.add_option("--mode", modeText,
-                   "split | multipass | single | all (all runs split, multipass, single)")
-        ->default_val("all")
-        ->check(CLI::IsMember({"split", "multipass", "single", "all"}));
-    auto* chainOption = app.add_option(
-        "-n,--chain", chain,
-        "chain length N: conv-T + slice steps (environment N is honoured; the flag wins)");
-    chainOption->default_val(6);
-    app.add_option("--preset", preset, "shape preset: spectrostream (the original's) | small | tiny")
-        ->default_val("spectrostream");
-    auto shapeGroup = "Shape (each overrides the preset)";
-    app.add_option("--batch", batch, "batch (spectrostream: 1)")->group(shapeGroup);
-    app.add_option("--channels", channels, "channels C (128)")->group(shapeGroup);
-    app.add_option("--height", height, "small height H (60)")->group(shapeGroup);
-    app.add_option("--width", width, "small width W (480)")->group(shapeGroup);
-    app.add_option("--kernel-h", kernelH, "conv-T kernel height (3)")->group(shapeGroup);
-    app.add_option("--kernel-w", kernelW, "conv-T kernel width (4)")->group(shapeGroup);
-    app.add_option("--stride-h", strideH, "conv-T stride in h (1)")->group(shapeGroup);
-    app.add_option("--stride-w", strideW, "conv-T stride in w (2)")->group(shapeGroup);
-    app.add_option("--pad-h", padH, "conv-T padding in h (0)")->group(shapeGroup);
-    app.add_option("--pad-w", padW, "conv-T padding in w (0)")->group(shapeGroup);
-    app.add_option("--device", o.device,
-                   "device index from --list-devices, or a case-insensitive name substring "
-                   "(default: the first usable device, blade's rule)");
-    app.add_flag("--list-devices", o.listDevices, "list Vulkan devices and whether each can run");
-    app.add_option("--timeout", o.timeoutSeconds,
-                   "seconds to wait for one submit before calling it a GPU hang "
-                   "(default auto: 120 s + per full-size-equivalent conv-T in the submit 60 s "
-                   "on a GPU, 1800 s on a CPU driver)");
-    app.add_flag("--validation", o.validation,
-                 "enable the Khronos validation layer with synchronization validation; "
-                 "messages are counted and printed");
-    app.add_option("--drop-dispatch", dropDispatch,
-                   "positive control: leave dispatch K (1-based; step s's conv-T is 2s-1, its "
-                   "slice 2s) out of multipass and single, so the checker must report them");
-    app.add_option("--dump-dir", o.dumpDir,
-                   "write each mode's final small[N] to DIR/<mode>.f32 (raw little-endian "
-                   "float32; DIR is created if missing)");
-    std::string referenceText = "auto";
-    app.add_option("--reference", referenceText,
-                   "what each mode is compared with: auto (split; run after the others when not "
-                   "asked for) | split | cpu (host float64 chain, derived float32 tolerance) | "
-                   "none (zero and non-finite checks only)")
-        ->default_val("auto")
-        ->check(CLI::IsMember({"auto", "split", "cpu", "none"}));
-    app.add_flag("--check-steps", o.checkSteps,
-                 "after each mode, read back every intermediate buffer (separate submits) and "
-                 "name the first dispatch whose output differs from the reference");
-    app.add_flag("--poison", o.poison,
-                 "fill every buffer the chain writes with a NaN sentinel (0x7fc0dead) before "
-                 "each mode, so unwritten output is told apart from zeros");
-    int64_t repeat = 1;
-    app.add_option("--repeat", repeat, "run each mode R times: reproduction rate and whether "
-                                       "the results are bit-identical across runs")
-        ->default_val(1);
-    std::optional<std::string> sweepText;
-    app.add_option("--sweep", sweepText,
-                   "A..B: every chain length from A to B with the chosen modes; a table and the "
-                   "smallest reproducing N per mode (overrides -n)");
-    std::string formatText = "text";
-    auto reportGroup = "Report and forensics";
-    app.add_option("--format", formatText,
-                   "text | markdown (a block to paste into a Mesa issue) | json (docs/report-schema.md); "
-                   "with markdown or json the progress lines go to stderr")
-        ->default_val("text")
-        ->check(CLI::IsMember({"text", "markdown", "json"}))
-        ->group(reportGroup);
-    app.add_option("--output", o.output, "also write the JSON report to FILE")->group(reportGroup);
-    app.add_flag("--timings", o.timings, "host phase timings in the text report (always in JSON)")
-        ->group(reportGroup);
-    app.add_flag("--timestamps", o.timestamps,
-                 "GPU time per dispatch, submit and mode from timestamp queries (adds query "
-                 "commands to the stream)")
-        ->group(reportGroup);
-    app.add_flag("--breadcrumbs", o.breadcrumbs,
-                 "write a marker after every dispatch (VK_AMD_buffer_marker) and, on a hang, "
-                 "name the last dispatch the GPU finished; queries VK_EXT_device_fault on loss")
-        ->group(reportGroup);
-    app.add_flag("--labels", o.labels,
-                 "name every object and wrap every dispatch and barrier in a VK_EXT_debug_utils "
-                 "label, for captures and hang dumps")
-        ->group(reportGroup);
-    auto experimentGroup = "Workaround and hypothesis experiments (multipass and single; split stays the reference)";
-    std::string barrierText = "blade";
-    app.add_option("--barrier", barrierText,
-                   "what orders each dispatch after the one before: blade (G in multipass, C in "
-                   "single) | sync2 (vkCmdPipelineBarrier2, COMPUTE_SHADER, SHADER_STORAGE_WRITE -> "
-                   "SHADER_STORAGE_READ|WRITE) | buffer (VkBufferMemoryBarrier on the buffer just "
-                   "written) | full (sync2 ALL_COMMANDS, MEMORY_WRITE -> MEMORY_READ|WRITE) | "
-                   "execution-only, none (INVALID on purpose: controls)")
-        ->default_val("blade")
-        ->check(CLI::IsMember({"blade", "sync2", "buffer", "full", "execution-only", "none"}))
-        ->group(experimentGroup);
-    std::optional<int64_t> submitEvery;
-    app.add_option("--submit-every", submitEvery,
-                   "K: close and submit the command buffer after every K chain dispatches "
-                   "(blade's G at its start and end)")
-        ->group(experimentGroup);
-    std::optional<double> splitMiB;
-    app.add_option("--split-mib", splitMiB,
-                   "X: close and submit once the bytes written since the last submit pass X MiB")
-        ->group(experimentGroup);
-    app.add_flag("--host-wait,!--no-host-wait", o.submit.hostWait,
-                 "between the submits of --submit-every/--split-mib, the host waits for each "
-                 "(default) or only for the last")
-        ->group(experimentGroup);
-    std::string memoryText = "blade";
-    app.add_option("--memory", memoryText,
-                   "where small[0..N] and big[] live: blade (its Shared/Device classes) | "
-                   "device-local | host-visible (write-combined where offered) | host-cached; "
-                   "the memory types chosen are printed")
-        ->default_val("blade")
-        ->check(CLI::IsMember({"blade", "device-local", "host-visible", "host-cached"}))
-        ->group(experimentGroup);
-    int64_t dispatchRepeat = 1;
-    app.add_option("--dispatch-repeat", dispatchRepeat,
-                   "R: record each conv-T R times (same output): more GPU time per submit, "
-                   "same bytes written")
-        ->default_val(1)
-        ->group(experimentGroup);
-    std::string profileText = "default";
-    app.add_option("--profile", profileText,
-                   "default (valid Vulkan) | blade-exact (blade 72c30c1's set-up with its "
-                   "quirks, listed when it runs; not validation-clean)")
-        ->default_val("default")
-        ->check(CLI::IsMember({"default", "blade-exact"}))
-        ->group(experimentGroup);
-    app.add_option("--spirv", o.spirvDir,
-                   "DIR: load conv_t.spv and slice.spv from DIR (e.g. naga's output for the "
-                   "original WGSL) instead of the built-in SPIR-V; checked before use")
-        ->group(experimentGroup);
-    app.add_flag("--matrix", o.matrix,
-                 "run the documented variant set (mode x barrier x submit structure x memory x "
-                 "profile) as child processes at -n N and print variant -> classification")
-        ->group(experimentGroup);
-    app.add_flag("--driver-env-sweep", o.driverEnvSweep,
-                 "re-run as child processes under each driver setting known to change "
-                 "synchronization for this device's driver, and say which make the bug disappear")
-        ->group(experimentGroup);
-    app.add_flag("--all-drivers", o.allDrivers,
-                 "with --driver-env-sweep: every driver's settings, not only this device's")
-        ->group(experimentGroup);
-    app.add_flag("--print-stream", o.printStream,
-                 "print the exact command stream of each selected mode, one Vulkan call per line, "
-                 "and exit without running it")
-        ->group(reportGroup);
-    app.set_version_flag("--version",
-                         fmt::format("repro {} (git {})", kReproVersion, kReproGitHash));
-    app.footer(std::string{kExitTable});
-
+                              std::optional<std::string_view> envChain, std::optional<int> helpWidth) {
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
     try {
-        app.parse(argc, argv);
-        const bool chainGiven = chainOption->count() > 0;
-        if (!chainGiven && envChain) {
-            const auto value = parseInteger(*envChain);
-            if (!value) {
-                throw UsageError(fmt::format(
-                    "environment N='{}': not a chain length (a whole number >= 1)", *envChain));
-            }
-            chain = *value;
-            o.chainLength = checkCount(chain, "environment N", 1);
+        checkSyntax(std::vector<std::string>(args.rbegin(), args.rend()));
+        const RawArgs raw = readRawArgs(args);
+        ParseOutcome outcome;
+        if (raw.help) {
+            outcome.out = renderHelp(helpWidth.value_or(helpColumns()));
+        } else if (raw.version) {
+            outcome.out = fmt::format("repro {} (git {})\n", kReproVersion, kReproGitHash);
+        } else if (raw.bashCompletion) {
+            outcome.out = renderBashCompletion();
         } else {
-            o.chainLength = checkCount(chain, "-n/--chain", 1);
+            outcome.options = readOptions(raw, envChain);
+            for (int i = 0; i < argc; ++i) outcome.options->commandLine.emplace_back(argv[i]);
         }
-        o.modes = *parseModes(modeText);
-        o.reference = referenceText == "split" ? ReferenceKind::Split
-                      : referenceText == "cpu" ? ReferenceKind::Cpu
-                      : referenceText == "none" ? ReferenceKind::None
-                                                : ReferenceKind::Auto;
-        o.repeat = checkCount(repeat, "--repeat", 1);
-        o.format = formatText == "markdown" ? Format::Markdown
-                   : formatText == "json"   ? Format::Json
-                                            : Format::Text;
-        if (o.output && o.output->empty()) throw UsageError("--output: empty path");
-        if (sweepText) {
-            o.sweep = parseSweep(*sweepText);
-            o.chainLength = o.sweep->second;  // buffers are made once, for the longest chain
-        }
-        o.preset = preset;
-        o.shape = presetShape(preset);
-        const std::pair<std::optional<int64_t>&, std::pair<uint32_t*, std::string_view>> fields[] = {
-            {batch, {&o.shape.batch, "--batch"}},       {channels, {&o.shape.channels, "--channels"}},
-            {height, {&o.shape.height, "--height"}},    {width, {&o.shape.width, "--width"}},
-            {kernelH, {&o.shape.kernelH, "--kernel-h"}}, {kernelW, {&o.shape.kernelW, "--kernel-w"}},
-            {strideH, {&o.shape.strideH, "--stride-h"}}, {strideW, {&o.shape.strideW, "--stride-w"}},
-            {padH, {&o.shape.padH, "--pad-h"}},          {padW, {&o.shape.padW, "--pad-w"}},
-        };
-        for (const auto& [given, target] : fields) {
-            if (!given) continue;
-            const bool isPadding = target.second.starts_with("--pad");
-            *target.first = checkCount(*given, target.second, isPadding ? 0 : 1);
-        }
-        const ChainSizes sizes = computeSizes(o.shape);  // throws UsageError
-        (void)sizes;
-        if (o.timeoutSeconds && (!(*o.timeoutSeconds > 0.0) || *o.timeoutSeconds > 1e9)) {
-            throw UsageError(fmt::format("--timeout: must be a number of seconds in (0, 1e9] (got {})",
-                                         *o.timeoutSeconds));
-        }
-        if (dropDispatch) {
-            // Every chain of a sweep must contain the dispatch.
-            const uint64_t dispatches = 2 * uint64_t{o.sweep ? o.sweep->first : o.chainLength};
-            if (*dropDispatch < 1 || uint64_t(*dropDispatch) > dispatches) {
-                throw UsageError(fmt::format("--drop-dispatch: {} is outside 1..{} (2 dispatches per step)",
-                                             *dropDispatch, dispatches));
-            }
-            o.dropDispatch = static_cast<uint32_t>(*dropDispatch);
-        }
-        if (o.device && o.device->empty()) throw UsageError("--device: empty name");
-        o.barrier = *parseBarrier(barrierText);
-        o.memory = *parseBufferMemory(memoryText);
-        o.profile = *parseProfile(profileText);
-        o.dispatchRepeat = checkCount(dispatchRepeat, "--dispatch-repeat", 1);
-        if (o.dispatchRepeat > 64) {
-            throw UsageError(fmt::format("--dispatch-repeat: at most 64 (got {})", o.dispatchRepeat));
-        }
-        if (submitEvery) o.submit.every = checkCount(*submitEvery, "--submit-every", 1);
-        if (splitMiB) {
-            if (!(*splitMiB > 0.0) || *splitMiB > 1e9) {
-                throw UsageError(fmt::format("--split-mib: must be a number of MiB in (0, 1e9] (got {})",
-                                             *splitMiB));
-            }
-            o.submit.splitMiB = *splitMiB;
-        }
-        if (!o.submit.hostWait && !o.submit.cuts()) {
-            throw UsageError("--no-host-wait: there is only one submit to wait for; add "
-                             "--submit-every K or --split-mib X");
-        }
-        const bool onlySplit = o.modes.size() == 1 && o.modes[0] == Mode::Split;
-        const bool recordingChanged = o.barrier != BarrierKind::Blade || o.submit.cuts() ||
-                                      o.dispatchRepeat > 1;
-        if (onlySplit && recordingChanged) {
-            throw UsageError("--barrier, --submit-every, --split-mib and --dispatch-repeat change "
-                             "multipass and single; --mode split is the reference and keeps "
-                             "blade's stream");
-        }
-        if (o.spirvDir && o.spirvDir->empty()) throw UsageError("--spirv: empty path");
-        if (o.allDrivers && !o.driverEnvSweep) {
-            throw UsageError("--all-drivers: only with --driver-env-sweep");
-        }
-        if (o.matrix || o.driverEnvSweep) {
-            const char* what = o.matrix ? "--matrix" : "--driver-env-sweep";
-            if (o.matrix && o.driverEnvSweep) {
-                throw UsageError("--matrix and --driver-env-sweep: choose one");
-            }
-            if (o.sweep) throw UsageError(fmt::format("{}: not with --sweep", what));
-            if (o.format == Format::Json || o.output) {
-                throw UsageError(fmt::format("{}: prints a table (text, or --format markdown); "
-                                             "--format json and --output are for single runs",
-                                             what));
-            }
-            if (o.listDevices) throw UsageError(fmt::format("{}: not with --list-devices", what));
-            if (o.dumpDir) throw UsageError(fmt::format("{}: not with --dump-dir", what));
-        }
-        if (o.matrix) {
-            const bool variantFlags = modeText != "all" || o.barrier != BarrierKind::Blade ||
-                                      o.submit.cuts() || !o.submit.hostWait ||
-                                      o.memory != BufferMemory::Blade || o.dispatchRepeat > 1 ||
-                                      o.profile != Profile::Default;
-            if (variantFlags) {
-                throw UsageError("--matrix: chooses --mode, --barrier, --submit-every, --split-mib, "
-                                 "--no-host-wait, --memory, --dispatch-repeat and --profile itself");
-            }
-        }
-        if (o.dumpDir && o.dumpDir->empty()) throw UsageError("--dump-dir: empty path");
-    } catch (const CLI::CallForHelp&) {
-        outcome.out = app.help();
-        return outcome;
-    } catch (const CLI::CallForVersion& e) {
-        outcome.out = std::string{e.what()} + "\n";
-        return outcome;
-    } catch (const CLI::ParseError& e) {
-        outcome.exitStatus = 1;
-        outcome.err = fmt::format("repro: {} (see --help)", e.what());
         return outcome;
     } catch (const UsageError& e) {
-        outcome.exitStatus = 1;
-        outcome.err = fmt::format("repro: {}", e.what());
-        return outcome;
+        return usageError(fmt::format("repro: {}", e.what()));
+    } catch (const CLI::ParseError& e) {  // not reached: checkSyntax rejects what CLI11 would
+        return usageError(fmt::format("repro: {} (see --help)", escaped(e.what())));
+    } catch (const std::exception& e) {
+        return usageError(fmt::format("repro: internal error reading the command line: {}", escaped(e.what())));
     }
-    outcome.options = std::move(o);
-    return outcome;
 }
 
 }  // namespace repro

@@ -1,5 +1,6 @@
-// Command-line options (SPEC §3), parsed with CLI11 and validated up front.
-// Vulkan-free: device-dependent limits are checked later, against the device.
+// Command-line options, parsed with CLI11 from the option table (option_table.hpp) and
+// validated up front. Vulkan-free: device-dependent limits are checked later, against the
+// device.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,8 @@
 
 namespace repro {
 
-// Where the barriers and submits go (SPEC §2; blade-command-stream.md §6).
+// Where the barriers and submits go (README.md "The modes and what they send to Vulkan";
+// docs/blade-mapping.md).
 enum class Mode { Split, Multipass, Single };
 std::string_view name(Mode m);  // "split", "multipass", "single"
 
@@ -34,6 +36,18 @@ std::string_view name(Format f);  // "text", "markdown", "json"
 // arithmetic of the chain produces, so an element still holding it was never written.
 inline constexpr uint32_t kPoisonPattern = 0x7fc0dead;
 
+// --queue: the queue family the chain is submitted to.
+struct QueueChoice {
+    enum class Kind {
+        Default,  // family 0, as blade hard-codes it (blade-graphics src/vulkan/init.rs:297)
+        Gfx,      // --queue gfx: the first family with both GRAPHICS and COMPUTE
+        Compute,  // --queue compute: the first family with COMPUTE and without GRAPHICS
+        Index,    // --queue INDEX: family `index`, whatever its flags (it must have COMPUTE)
+    };
+    Kind kind = Kind::Default;
+    uint32_t index = 0;  // the family index for Kind::Index; 0 otherwise
+    bool operator==(const QueueChoice&) const = default;
+};
 
 struct Options {
     std::vector<Mode> modes{Mode::Split, Mode::Multipass, Mode::Single};  // in this order
@@ -77,7 +91,32 @@ struct Options {
     bool matrix = false;                           // --matrix: the variant set, as child processes
     bool driverEnvSweep = false;                   // --driver-env-sweep: the driver settings, as children
     bool allDrivers = false;                       // --all-drivers: every driver's settings
-    bool printStream = false;                      // --print-stream: print each mode's command stream, run nothing
+
+    // --print-stream: print the exact command stream of each selected mode, one call per
+    // line, and exit 0 without creating a device's work (never with --matrix, --triage,
+    // --watchdog-probe, --driver-env-sweep, --sweep, --list-devices or --repeat > 1).
+    bool printStream = false;
+    // --triage: test each hypothesis about the cause in child processes and conclude. Chooses
+    // the modes and experiment flags itself (none of them is given); --format json and
+    // --output are allowed. Never with --matrix, --sweep, --list-devices, --dump-dir,
+    // --print-stream, --driver-env-sweep or --watchdog-probe.
+    bool triage = false;
+    // --watchdog-probe: a positive control for the kernel's GPU job timeout, in child
+    // processes. Chooses the modes and experiment flags itself; never with --matrix,
+    // --triage, --sweep, --driver-env-sweep, --list-devices or --print-stream.
+    bool watchdogProbe = false;
+    QueueChoice queue;                              // --queue gfx|compute|INDEX
+    // --expect-driver NAME (non-empty): cannot test (125) unless the chosen device's driver
+    // matches NAME, a case-insensitive substring of its driverName or of its VkDriverId name.
+    std::optional<std::string> expectDriver;
+    // --invert: exit 0 when the bug reproduces (2) and 1 when it does not (0); every other
+    // status unchanged. Never with --list-devices or --print-stream.
+    bool invert = false;
+    // --keep-logs: keep the folder of the children's logs and reports (only with --matrix,
+    // --triage, --driver-env-sweep or --watchdog-probe).
+    bool keepLogs = false;
+    bool verbose = false;  // -v: also print each submit, wait and readback as it happens
+    bool quiet = false;    // -q: only the result lines, the verdict and errors (never with -v)
 };
 
 // The result of parsing: either options to run with, or an exit status and the text
@@ -92,9 +131,18 @@ struct ParseOutcome {
 
 // Parses argv (argv[0] is the program name). `envChain` is the value of the
 // environment variable N, honoured as the original repro did; the -n flag wins.
-// Never throws: every problem becomes exit status 1 with one line naming it.
+// `helpWidth`: the columns --help is wrapped to; nullopt: the terminal's (help.hpp helpColumns).
+//
+// Never throws. A malformed command line (an unknown option, a stray argument, a missing
+// or empty value, a value given to a flag, an option given twice) is status 1 whatever
+// else it holds, --help and --version included. On a well-formed one, -h/--help prints
+// the help and -V/--version the version on stdout with status 0, without checking the
+// other values. Otherwise every value is checked (integers are plain decimal, numbers
+// plain decimal without inf or nan), then the rules between options; the first problem
+// is status 1 with one line on err, user text in it quoted (text.hpp quote()).
 ParseOutcome parseCommandLine(int argc, const char* const* argv,
-                              std::optional<std::string_view> envChain);
+                              std::optional<std::string_view> envChain,
+                              std::optional<int> helpWidth = std::nullopt);
 
 // "split", "multipass", "single" or "all" to the modes it runs; nullopt if unknown.
 std::optional<std::vector<Mode>> parseModes(std::string_view text);

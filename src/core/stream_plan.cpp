@@ -100,11 +100,20 @@ bool isBladeStream(const RecordingOptions& o) {
 std::vector<PlanStep> planExperiment(Mode mode, uint32_t steps, const RecordingOptions& o,
                                      const ChainSizes& sizes, std::span<const double> predictedSeconds) {
     if (mode == Mode::Split) throw std::invalid_argument("planExperiment: split has no plan");
-    (void)predictedSeconds;
     const std::vector<PlannedDispatch> dispatches = chainDispatches(steps, o, sizes);
     std::vector<uint64_t> written;
-    for (const auto& d : dispatches) written.push_back(d.writtenBytes);
-    const std::vector<size_t> ends = commandBufferEnds(written, o.submit);
+    std::vector<double> predicted;
+    for (const auto& d : dispatches) {
+        written.push_back(d.writtenBytes);
+        if (d.number <= predictedSeconds.size()) {
+            predicted.push_back(predictedSeconds[d.number - 1] * (d.convT ? o.dispatchRepeat : 1));
+        }
+    }
+    if (predicted.size() != written.size()) predicted.clear();
+    if (o.submit.splitMs && predicted.empty()) {
+        throw std::invalid_argument("planExperiment: --split-ms needs a predicted time for every dispatch");
+    }
+    const std::vector<size_t> ends = commandBufferEnds(written, predicted, o.submit);
     PlanWriter writer(mode, o);
     size_t first = 0;
     for (size_t c = 0; c < ends.size(); ++c) {

@@ -61,8 +61,9 @@ struct PlanStep {
 // puts that barrier between every two dispatches (so multipass and single plan the same
 // stream; --barrier none puts nothing there). A repeated conv-T has the mode's barrier
 // between its repeats. Command buffers end as commandBufferEnds decides, with
-// `predictedSeconds[d]` (chain dispatch d, 0-based; empty when unknown) for --split-ms.
-// Throws std::invalid_argument for mode Split.
+// `predictedSeconds[d]` (GPU seconds of chain dispatch d, 0-based, one recording; a
+// repeated conv-T counts R times) for --split-ms. Throws std::invalid_argument for mode
+// Split, and for --split-ms without a prediction for every dispatch.
 std::vector<PlanStep> planExperiment(Mode mode, uint32_t steps, const RecordingOptions& options,
                                      const ChainSizes& sizes,
                                      std::span<const double> predictedSeconds = {});

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 
 namespace repro {
 namespace {
@@ -61,26 +63,41 @@ std::optional<Profile> parseProfile(std::string_view text) {
 }
 
 std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
+                                      std::span<const double> predictedSeconds,
                                       const SubmitStructure& structure) {
+    if (structure.splitMs && predictedSeconds.size() != writtenBytes.size()) {
+        throw std::invalid_argument(fmt::format(
+            "commandBufferEnds: --split-ms needs a predicted time per dispatch ({} for {} dispatches)",
+            predictedSeconds.size(), writtenBytes.size()));
+    }
     std::vector<size_t> ends;
-    if (writtenBytes.empty()) return ends;
     // X MiB in bytes; a value too large for 64 bits never cuts.
     const double limitBytes = structure.splitMiB ? *structure.splitMiB * 1048576.0 : 0.0;
+    const double limitSeconds = structure.splitMs ? *structure.splitMs / 1000.0 : 0.0;
     uint64_t written = 0;
+    double seconds = 0.0;
     uint32_t inBuffer = 0;
     for (size_t d = 0; d < writtenBytes.size(); ++d) {
         written = writtenBytes[d] > UINT64_MAX - written ? UINT64_MAX : written + writtenBytes[d];
+        if (structure.splitMs) seconds += predictedSeconds[d];
         ++inBuffer;
         const bool last = d + 1 == writtenBytes.size();
         const bool full = structure.every > 0 && inBuffer >= structure.every;
-        const bool passed = structure.splitMiB && static_cast<double>(written) > limitBytes;
-        if (last || full || passed) {
+        const bool passedBytes = structure.splitMiB && static_cast<double>(written) > limitBytes;
+        const bool passedTime = structure.splitMs && seconds > limitSeconds;
+        if (last || full || passedBytes || passedTime) {
             ends.push_back(d);
             written = 0;
+            seconds = 0.0;
             inBuffer = 0;
         }
     }
     return ends;
+}
+
+std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
+                                      const SubmitStructure& structure) {
+    return commandBufferEnds(writtenBytes, {}, structure);
 }
 
 std::vector<Variant> matrixVariants(double splitMiB) {

@@ -1,4 +1,4 @@
-// The workaround and hypothesis dimensions of a run (issue 5): which instruction orders
+// The workaround and hypothesis dimensions of a run: which instruction orders
 // one dispatch after another, how the chain is cut into submits, where the chain's
 // buffers live, and how closely blade's own set-up is followed. Vulkan-free: the Vulkan
 // calls each value stands for are in vk/barriers.hpp, vk/chain.cpp and vk/memory.cpp.
@@ -47,21 +47,34 @@ std::string_view name(Profile p);  // "default", "blade-exact"
 std::optional<Profile> parseProfile(std::string_view text);
 
 // How multipass and single are cut into submits (split keeps its 2N waited submits: it is
-// the reference). Empty (every == 0, no splitMiB): one submit, as blade records them.
+// the reference). Empty (every == 0, no splitMiB, no splitMs): one submit, as blade records
+// them.
 struct SubmitStructure {
     uint32_t every = 0;                // --submit-every K: at most K chain dispatches per command buffer
     std::optional<double> splitMiB;    // --split-mib X: close once the bytes written pass X MiB
+    // --split-ms T, in milliseconds, (0, 1e9]: close once the predicted GPU time of the
+    // dispatches recorded since the last submit passes T.
+    std::optional<double> splitMs;
     bool hostWait = true;              // --host-wait (default) / --no-host-wait between the submits
-    bool cuts() const { return every > 0 || splitMiB.has_value(); }
+    bool cuts() const { return every > 0 || splitMiB.has_value() || splitMs.has_value(); }
 };
 
 // Where command buffers end, for a chain whose dispatch d (0-based, chain order) writes
-// writtenBytes[d] bytes: the indices d after which a command buffer is closed and submitted.
-// The last dispatch always closes one. A command buffer closes after dispatch d when it holds
-// `every` dispatches (every > 0), or when the bytes written since the last submit are more
-// than splitMiB * 2^20 (a dispatch that alone passes X MiB gets a command buffer of its own
-// end). Bytes count what a dispatch writes once, whatever --dispatch-repeat is: repeating a
-// conv-T rewrites the same bytes. Never empty when writtenBytes is not.
+// writtenBytes[d] bytes and is predicted to take predictedSeconds[d] seconds of GPU time
+// (with --dispatch-repeat, all its repeats; finite, >= 0): the indices d after which a
+// command buffer is closed and submitted. The last dispatch always closes one. A command
+// buffer closes after dispatch d when it holds `every` dispatches (every > 0), when the
+// bytes written since the last submit are more than splitMiB * 2^20, or when the predicted
+// time since the last submit is more than splitMs milliseconds; a dispatch that alone
+// passes a limit gets a command buffer end of its own. Bytes count what a dispatch writes
+// once, whatever --dispatch-repeat is: repeating a conv-T rewrites the same bytes.
+// predictedSeconds may be empty when splitMs is unset; otherwise it must be as long as
+// writtenBytes (std::invalid_argument if not). Never empty when writtenBytes is not.
+std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
+                                      std::span<const double> predictedSeconds,
+                                      const SubmitStructure& structure);
+// The same without predictions, for a structure with no splitMs (std::invalid_argument if
+// it has one).
 std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
                                       const SubmitStructure& structure);
 

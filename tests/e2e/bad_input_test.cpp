@@ -1,5 +1,5 @@
 // Every input repro rejects, end to end: the real executable with each bad flag, value,
-// environment or installation, checked for its exit status (SPEC §5: 1 for a usage error,
+// environment or installation, checked for its exit status (1 for a usage error,
 // 125 for "cannot test here") and its one exact line on stderr. The table generates
 // docs/bad-input.md (BadInputDoc below); rows that only a synthetic device list can reach
 // (src/vk/device.cpp chooseDevice) are covered by tests/unit/device_choice_test.cpp.
@@ -33,8 +33,8 @@ struct Rejection {
     std::vector<std::string> env;      // "NAME=value"
     int status = 1;
     // The whole stderr line. "…" stands for text from the device (name, limits, heap
-    // sizes) or from CLI11 (whose wording varies between versions); the parts around it
-    // must appear in order, the first at the start and the last at the end.
+    // sizes); the parts around it must appear in order, the first at the start and the
+    // last at the end.
     std::string message;
     std::string alsoCoveredBy;         // other tests of the same input
     std::string knownIssue;            // the src/ defect that DISABLED_ the row (empty: enabled)
@@ -49,7 +49,7 @@ std::string fakeLoader(const std::string& kind) {
 }
 
 const std::string kOptions = "src/core/options.cpp";
-const std::string kCli11 = "src/core/options.cpp (CLI11)";
+const std::string kSyntax = "src/core/options.cpp checkSyntax";
 const std::string kShape = "src/core/shape.cpp";
 const std::string kFits = "src/main.cpp checkDeviceFits";
 const std::string kDevice = "src/vk/device.cpp";
@@ -58,20 +58,58 @@ const std::string kSpirv = "src/core/spirv_module.cpp";
 std::vector<Rejection> rejections() {
     const std::string u = "e2e.BadInputs/UsageErrors.ExitOneWithOneClearLine/";
     const std::string e = "unit.OptionsExperiments.";
+    const std::string n = "unit.OptionsNew.";
     std::vector<Rejection> t = {
-        // ---- command-line syntax (CLI11) ----
-        {"unknown_flag", kCli11, {"--frobnicate"}, {}, 1, "repro: …--frobnicate (see --help)", u + "unknown_flag"},
-        {"unexpected_argument", kCli11, {"extra"}, {}, 1, "repro: …extra (see --help)"},
-        {"option_given_twice", kCli11, {"-n", "2", "-n", "3"}, {}, 1, "repro: --chain: … (see --help)"},
-        {"missing_value", kCli11, {"-n"}, {}, 1, "repro: --chain: …missing (see --help)"},
-        {"empty_value_after_equals", kCli11, {"--device="}, {}, 1, "repro: --device: …missing (see --help)"},
-        {"unknown_mode", kCli11, {"--mode", "fast"}, {}, 1,
-         "repro: --mode: fast not in {split,multipass,single,all} (see --help)", u + "unknown_mode"},
-        {"unknown_reference", kCli11, {"--reference", "bogus"}, {}, 1,
-         "repro: --reference: bogus not in {auto,split,cpu,none} (see --help)"},
-        {"n_not_a_number", kCli11, {"-n", "seven"}, {}, 1, "repro: …--chain…seven (see --help)", u + "n_not_a_number"},
-        {"timeout_not_a_number", kCli11, {"--timeout", "abc"}, {}, 1, "repro: …--timeout…abc (see --help)"},
-        {"shape_not_a_number", kCli11, {"--channels", "abc"}, {}, 1, "repro: …--channels…abc (see --help)"},
+        // ---- command-line syntax: one line whatever else is given, --help and --version too ----
+        {"unknown_flag", kSyntax, {"--frobnicate"}, {}, 1, "repro: unknown option '--frobnicate' (see --help)",
+         u + "unknown_flag"},
+        {"unknown_flag_with_version", kSyntax, {"--version", "--frobnicate"}, {}, 1,
+         "repro: unknown option '--frobnicate' (see --help)", "unit.OptionsSyntax.UnknownOptionsWinOverVersionAndHelp"},
+        {"unknown_flag_with_help", kSyntax, {"--help", "--frobnicate"}, {}, 1,
+         "repro: unknown option '--frobnicate' (see --help)"},
+        {"unknown_short_option", kSyntax, {"-x"}, {}, 1, "repro: unknown option '-x' (see --help)"},
+        {"unknown_flag_with_control_bytes", kSyntax, {"--fr\nob\x1b"}, {}, 1,
+         "repro: unknown option '--fr\\nob\\x1b' (see --help)", "unit.OptionsQuoting.UserTextIsQuotedWithEscapes"},
+        {"unexpected_argument", kSyntax, {"extra"}, {}, 1, "repro: unexpected argument 'extra' (see --help)"},
+        {"argument_after_end_of_options", kSyntax, {"--", "--mode"}, {}, 1,
+         "repro: unexpected argument '--mode' (see --help)"},
+        {"missing_value", kSyntax, {"-n"}, {}, 1, "repro: -n/--chain: missing value (expected N)",
+         "unit.OptionsSyntax.MissingValueAtTheEnd"},
+        {"flag_with_value", kSyntax, {"--poison=1"}, {}, 1, "repro: --poison: takes no value (got '--poison=1')"},
+        {"empty_value_after_equals", kSyntax, {"--device="}, {}, 1, "repro: --device: empty value (expected INDEX|NAME)",
+         "unit.OptionsSyntax.EveryValueOptionRejectsAnEmptyValue"},
+        {"empty_value_after_equals_then_value", kSyntax, {"--drop-dispatch=", "3"}, {}, 1,
+         "repro: --drop-dispatch: empty value (expected K)"},
+        {"option_given_twice", kOptions, {"-n", "2", "-n", "3"}, {}, 1, "repro: -n/--chain: given 2 times; give it once",
+         "unit.OptionsSyntax.EveryValueOptionIsGivenOnce"},
+        // ---- values that are not what the option takes ----
+        {"unknown_mode", kOptions, {"--mode", "fast"}, {}, 1,
+         "repro: --mode: 'fast' is not one of split, multipass, single, all", u + "unknown_mode"},
+        {"unknown_mode_with_escape", kOptions, {"--mode", "\x1b[31mfast"}, {}, 1,
+         "repro: --mode: '\\x1b[31mfast' is not one of split, multipass, single, all"},
+        {"unknown_reference", kOptions, {"--reference", "bogus"}, {}, 1,
+         "repro: --reference: 'bogus' is not one of auto, split, cpu, none",
+         "unit.OptionsQuoting.ChoicesAreNamedInMessages"},
+        {"unknown_format", kOptions, {"--format", "yaml"}, {}, 1,
+         "repro: --format: 'yaml' is not one of text, markdown, json"},
+        {"n_not_a_number", kOptions, {"-n", "seven"}, {}, 1,
+         "repro: -n/--chain: 'seven' is not a whole number (decimal digits only)", u + "n_not_a_number"},
+        {"n_hexadecimal", kOptions, {"-n", "0x3"}, {}, 1,
+         "repro: -n/--chain: '0x3' is not a whole number (decimal digits only)",
+         "unit.OptionsDecimal.EveryIntegerOptionRejectsNonDecimalText"},
+        {"n_plus_sign", kOptions, {"-n", "+5"}, {}, 1,
+         "repro: -n/--chain: '+5' is not a whole number (decimal digits only)"},
+        {"n_leading_space", kOptions, {"-n", " 7"}, {}, 1,
+         "repro: -n/--chain: ' 7' is not a whole number (decimal digits only)"},
+        {"drop_dispatch_hexadecimal", kOptions, {"--drop-dispatch", "0x3"}, {}, 1,
+         "repro: --drop-dispatch: '0x3' is not a whole number (decimal digits only)"},
+        {"shape_not_a_number", kOptions, {"--channels", "abc"}, {}, 1,
+         "repro: --channels: 'abc' is not a whole number (decimal digits only)"},
+        {"timeout_not_a_number", kOptions, {"--timeout", "abc"}, {}, 1,
+         "repro: --timeout: 'abc' is not a decimal number of seconds", "unit.OptionsTimeout.NonDecimalNumbersRejected"},
+        {"timeout_hex_float", kOptions, {"--timeout", "0x1p3"}, {}, 1,
+         "repro: --timeout: '0x1p3' is not a decimal number of seconds"},
+        {"timeout_inf", kOptions, {"--timeout", "inf"}, {}, 1, "repro: --timeout: 'inf' is not a decimal number of seconds"},
         // ---- chain length: -n and the environment variable N ----
         {"n_zero", kOptions, {"-n", "0"}, {}, 1, "repro: -n/--chain: must be at least 1 (got 0)", u + "n_zero"},
         {"n_negative", kOptions, {"-n", "-3"}, {}, 1, "repro: -n/--chain: must be at least 1 (got -3)", u + "n_negative"},
@@ -83,11 +121,16 @@ std::vector<Rejection> rejections() {
          "repro: environment N='': not a chain length (a whole number >= 1)"},
         {"env_n_zero", kOptions, {}, {"N=0"}, 1, "repro: environment N: must be at least 1 (got 0)"},
         {"env_n_negative", kOptions, {}, {"N=-2"}, 1, "repro: environment N: must be at least 1 (got -2)"},
+        {"env_n_hexadecimal", kOptions, {}, {"N=0x3"}, 1,
+         "repro: environment N='0x3': not a chain length (a whole number >= 1)"},
+        {"env_n_with_newline", kOptions, {}, {"N=3\nx"}, 1,
+         "repro: environment N='3\\nx': not a chain length (a whole number >= 1)",
+         "unit.OptionsQuoting.UserTextIsQuotedWithEscapes"},
         {"env_n_too_large", kOptions, {}, {"N=99999999999"}, 1,
          "repro: environment N: 99999999999 is too large (at most 4294967295)"},
         // ---- shape ----
-        {"unknown_preset", kShape, {"--preset", "huge"}, {}, 1,
-         "repro: --preset: unknown preset 'huge' (known: spectrostream, small, tiny)",
+        {"unknown_preset", kOptions, {"--preset", "huge"}, {}, 1,
+         "repro: --preset: 'huge' is not one of spectrostream, small, tiny",
          "unit.OptionsShape.UnknownPresetIsRejected"},
     };
     for (const char* field : {"--batch", "--channels", "--height", "--width", "--kernel-h", "--kernel-w",
@@ -97,6 +140,18 @@ std::vector<Rejection> rejections() {
         t.push_back({label, kOptions, {field, "0"}, {}, 1, std::string("repro: ") + field + ": must be at least 1 (got 0)",
                      (label == "channels_zero" ? u + "zero_channels; " : std::string()) +
                          "unit.OptionsShape.NegativeAndZeroShapeValuesAreRejected"});
+    }
+    // Empty values: none runs as if the option were absent (--drop-dispatch "" would run
+    // without its control).
+    for (const auto& [option, placeholder] : std::vector<std::pair<std::string, std::string>>{
+             {"--drop-dispatch", "K"}, {"--submit-every", "K"}, {"--split-mib", "MIB"}, {"--split-ms", "MS"},
+             {"--timeout", "SECONDS"}, {"--batch", "N"}, {"--pad-w", "N"}, {"--output", "FILE"},
+             {"--queue", "KIND|INDEX"}, {"--expect-driver", "NAME"}}) {
+        std::string label = option.substr(2) + "_empty";
+        for (char& c : label) c = c == '-' ? '_' : c;
+        const std::string shown = option == "--output" ? "-o/--output" : option;
+        t.push_back({label, kOptions, {option, ""}, {}, 1, "repro: " + shown + ": empty value (expected " + placeholder + ")",
+                     label == "drop_dispatch_empty" ? "unit.OptionsSyntax.EveryValueOptionRejectsAnEmptyValue" : ""});
     }
     const std::vector<Rejection> more = {
         {"height_negative", kOptions, {"--height", "-5"}, {}, 1, "repro: --height: must be at least 1 (got -5)", u + "negative_height"},
@@ -126,63 +181,130 @@ std::vector<Rejection> rejections() {
          "repro: shape: weight element count overflows (70000 x 70000 > 4294967295)"},
         // ---- other options ----
         {"timeout_zero", kOptions, {"--timeout", "0"}, {}, 1,
-         "repro: --timeout: must be a number of seconds in (0, 1e9] (got 0)", u + "bad_timeout"},
+         "repro: --timeout: must be at least 1 second (got 0): a shorter wait calls a submit that is still running a "
+         "GPU hang",
+         u + "bad_timeout"},
+        {"timeout_under_a_second", kOptions, {"--timeout", "0.001"}, {}, 1,
+         "repro: --timeout: must be at least 1 second (got 0.001): a shorter wait calls a submit that is still "
+         "running a GPU hang",
+         "unit.OptionsTimeout.UnderOneSecondIsRejectedWithTheReason"},
         {"timeout_negative", kOptions, {"--timeout", "-1"}, {}, 1,
-         "repro: --timeout: must be a number of seconds in (0, 1e9] (got -1)"},
+         "repro: --timeout: must be at least 1 second (got -1): a shorter wait calls a submit that is still running a "
+         "GPU hang"},
         {"timeout_over_1e9", kOptions, {"--timeout", "1e10"}, {}, 1,
-         "repro: --timeout: must be a number of seconds in (0, 1e9] (got 10000000000)"},
+         "repro: --timeout: must be at most 1e9 seconds (got 1e10)"},
         {"timeout_nan", kOptions, {"--timeout", "nan"}, {}, 1,
-         "repro: --timeout: must be a number of seconds in (0, 1e9] (got nan)"},
+         "repro: --timeout: 'nan' is not a decimal number of seconds"},
         {"drop_dispatch_zero", kOptions, {"--drop-dispatch", "0"}, {}, 1,
          "repro: --drop-dispatch: 0 is outside 1..12 (2 dispatches per step)"},
         {"drop_dispatch_past_chain", kOptions, {"-n", "2", "--drop-dispatch", "5"}, {}, 1,
          "repro: --drop-dispatch: 5 is outside 1..4 (2 dispatches per step)", u + "drop_out_of_range"},
         {"drop_dispatch_past_sweep_start", kOptions, {"--sweep", "1..3", "--drop-dispatch", "5"}, {}, 1,
          "repro: --drop-dispatch: 5 is outside 1..2 (2 dispatches per step)"},
-        {"device_empty", kOptions, {"--device", ""}, {}, 1, "repro: --device: empty name"},
-        {"dump_dir_empty", kOptions, {"--dump-dir", ""}, {}, 1, "repro: --dump-dir: empty path"},
+        {"device_empty", kOptions, {"--device", ""}, {}, 1, "repro: --device: empty value (expected INDEX|NAME)"},
+        {"dump_dir_empty", kOptions, {"--dump-dir", ""}, {}, 1, "repro: --dump-dir: empty value (expected DIR)"},
         {"sweep_not_a_range", kOptions, {"--sweep", "3"}, {}, 1,
          "repro: --sweep: '3' is not a range A..B of chain lengths"},
+        {"sweep_hexadecimal", kOptions, {"--sweep", "0x1..3"}, {}, 1,
+         "repro: --sweep: '0x1..3' is not a range A..B of chain lengths", "unit.OptionsDecimal.SweepEndsAreDecimalToo"},
         {"sweep_end_not_a_number", kOptions, {"--sweep", "1..x"}, {}, 1,
          "repro: --sweep: '1..x' is not a range A..B of chain lengths"},
         {"sweep_start_zero", kOptions, {"--sweep", "0..3"}, {}, 1, "repro: --sweep start: must be at least 1 (got 0)"},
         {"sweep_reversed", kOptions, {"--sweep", "5..3"}, {}, 1, "repro: --sweep: start 5 is after end 3"},
         {"repeat_zero", kOptions, {"--repeat", "0"}, {}, 1, "repro: --repeat: must be at least 1 (got 0)"},
         // ---- experiments (docs/experiments.md) ----
-        {"barrier_unknown", kCli11, {"--barrier", "strong"}, {}, 1,
-         "repro: --barrier: strong not in {blade,sync2,buffer,full,execution-only,none} (see --help)",
+        {"barrier_unknown", kOptions, {"--barrier", "strong"}, {}, 1,
+         "repro: --barrier: 'strong' is not one of blade, sync2, buffer, full, execution-only, none",
          e + "BadValuesAreOneLineUsageErrors"},
-        {"memory_unknown", kCli11, {"--memory", "vram"}, {}, 1,
-         "repro: --memory: vram not in {blade,device-local,host-visible,host-cached} (see --help)"},
-        {"profile_unknown", kCli11, {"--profile", "blade"}, {}, 1,
-         "repro: --profile: blade not in {default,blade-exact} (see --help)"},
+        {"memory_unknown", kOptions, {"--memory", "vram"}, {}, 1,
+         "repro: --memory: 'vram' is not one of blade, device-local, host-visible, host-cached"},
+        {"profile_unknown", kOptions, {"--profile", "blade"}, {}, 1,
+         "repro: --profile: 'blade' is not one of default, blade-exact"},
         {"submit_every_zero", kOptions, {"--submit-every", "0"}, {}, 1,
          "repro: --submit-every: must be at least 1 (got 0)", e + "BadValuesAreOneLineUsageErrors"},
         {"split_mib_zero", kOptions, {"--split-mib", "0"}, {}, 1,
          "repro: --split-mib: must be a number of MiB in (0, 1e9] (got 0)"},
         {"split_mib_nan", kOptions, {"--split-mib", "nan"}, {}, 1,
-         "repro: --split-mib: must be a number of MiB in (0, 1e9] (got nan)"},
+         "repro: --split-mib: 'nan' is not a decimal number of MiB", "unit.OptionsDecimal.DecimalNumbersAreStrict"},
+        {"split_ms_zero", kOptions, {"--split-ms", "0"}, {}, 1,
+         "repro: --split-ms: must be a number of milliseconds in (0, 1e9] (got 0)", n + "SplitMsRange"},
+        {"split_ms_over_1e9", kOptions, {"--split-ms", "2e9"}, {}, 1,
+         "repro: --split-ms: must be a number of milliseconds in (0, 1e9] (got 2e9)"},
+        {"split_ms_not_a_number", kOptions, {"--split-ms", "5ms"}, {}, 1,
+         "repro: --split-ms: '5ms' is not a decimal number of milliseconds"},
         {"dispatch_repeat_zero", kOptions, {"--dispatch-repeat", "0"}, {}, 1,
          "repro: --dispatch-repeat: must be at least 1 (got 0)"},
         {"dispatch_repeat_over_64", kOptions, {"--dispatch-repeat", "65"}, {}, 1,
          "repro: --dispatch-repeat: at most 64 (got 65)"},
         {"no_host_wait_with_one_submit", kOptions, {"--no-host-wait"}, {}, 1,
-         "repro: --no-host-wait: there is only one submit to wait for; add --submit-every K or --split-mib X",
+         "repro: --no-host-wait: there is only one submit to wait for; add --submit-every K, --split-mib MIB or "
+         "--split-ms MS",
          e + "CombinationsThatMeanNothingAreRejected"},
         {"split_mode_with_recording_flag", kOptions, {"--mode", "split", "--barrier", "sync2"}, {}, 1,
-         "repro: --barrier, --submit-every, --split-mib and --dispatch-repeat change multipass and single; "
-         "--mode split is the reference and keeps blade's stream"},
-        {"spirv_empty", kOptions, {"--spirv", ""}, {}, 1, "repro: --spirv: empty path"},
+         "repro: --barrier, --submit-every, --split-mib, --split-ms and --dispatch-repeat change multipass and "
+         "single; --mode split is the reference and keeps blade's stream"},
+        {"split_mode_with_split_ms", kOptions, {"--mode", "split", "--split-ms", "5"}, {}, 1,
+         "repro: --barrier, --submit-every, --split-mib, --split-ms and --dispatch-repeat change multipass and "
+         "single; --mode split is the reference and keeps blade's stream",
+         n + "SplitMsIsACutForMultipassAndSingleOnly"},
+        {"split_mode_with_drop_dispatch", kOptions, {"--mode", "split", "--drop-dispatch", "3"}, {}, 1,
+         "repro: --drop-dispatch: leaves a dispatch out of multipass and single; --mode split is the reference and "
+         "runs every dispatch",
+         n + "DropDispatchWithSplitOnlyTestsNothing"},
+        {"host_wait_and_no_host_wait", kOptions, {"--submit-every", "2", "--host-wait", "--no-host-wait"}, {}, 1,
+         "repro: --host-wait and --no-host-wait: choose one", n + "HostWaitAndNoHostWaitExcludeEachOther"},
+        {"spirv_empty", kOptions, {"--spirv", ""}, {}, 1, "repro: --spirv: empty value (expected DIR)"},
         {"all_drivers_without_sweep", kOptions, {"--all-drivers"}, {}, 1,
          "repro: --all-drivers: only with --driver-env-sweep"},
         {"matrix_and_driver_env_sweep", kOptions, {"--matrix", "--driver-env-sweep"}, {}, 1,
          "repro: --matrix and --driver-env-sweep: choose one"},
         {"matrix_with_a_variant_flag", kOptions, {"--matrix", "--mode", "single"}, {}, 1,
-         "repro: --matrix: chooses --mode, --barrier, --submit-every, --split-mib, --no-host-wait, --memory, "
-         "--dispatch-repeat and --profile itself"},
+         "repro: --matrix: chooses --mode, --barrier, --submit-every, --split-mib, --split-ms, --host-wait, "
+         "--no-host-wait, --memory, --dispatch-repeat and --profile itself; leave out --mode",
+         n + "MatrixTriageAndWatchdogProbeChooseTheVariantOptions"},
+        {"matrix_with_a_default_variant_flag", kOptions, {"--matrix", "--host-wait"}, {}, 1,
+         "repro: --matrix: chooses --mode, --barrier, --submit-every, --split-mib, --split-ms, --host-wait, "
+         "--no-host-wait, --memory, --dispatch-repeat and --profile itself; leave out --host-wait"},
         {"matrix_with_format", kOptions, {"--matrix", "--format", "json"}, {}, 1,
-         "repro: --matrix: prints a table (text, or --format markdown); --format json and --output are for "
-         "single runs"},
+         "repro: --matrix: prints a table (text, or --format markdown); --format json and --output are for single "
+         "runs and --triage"},
+        // ---- new options (parsed here; what they do is src/main.cpp's) ----
+        {"print_stream_with_matrix", kOptions, {"--print-stream", "--matrix"}, {}, 1,
+         "repro: --print-stream: not with --matrix", n + "PrintStreamRules"},
+        {"print_stream_with_sweep", kOptions, {"--print-stream", "--sweep", "1..3"}, {}, 1,
+         "repro: --print-stream: not with --sweep"},
+        {"print_stream_with_list_devices", kOptions, {"--print-stream", "--list-devices"}, {}, 1,
+         "repro: --print-stream: not with --list-devices"},
+        {"print_stream_with_repeat", kOptions, {"--print-stream", "--repeat", "3"}, {}, 1,
+         "repro: --print-stream: not with --repeat above 1 (every run records the same stream)"},
+        {"triage_and_matrix", kOptions, {"--triage", "--matrix"}, {}, 1, "repro: --matrix and --triage: choose one",
+         n + "TriageRules"},
+        {"triage_with_a_variant_flag", kOptions, {"--triage", "--barrier", "sync2"}, {}, 1,
+         "repro: --triage: chooses --mode, --barrier, --submit-every, --split-mib, --split-ms, --host-wait, "
+         "--no-host-wait, --memory, --dispatch-repeat and --profile itself; leave out --barrier"},
+        {"triage_with_sweep", kOptions, {"--triage", "--sweep", "1..3"}, {}, 1, "repro: --triage: not with --sweep"},
+        {"triage_with_dump_dir", kOptions, {"--triage", "--dump-dir", "d"}, {}, 1, "repro: --triage: not with --dump-dir"},
+        {"watchdog_probe_and_driver_env_sweep", kOptions, {"--watchdog-probe", "--driver-env-sweep"}, {}, 1,
+         "repro: --watchdog-probe and --driver-env-sweep: choose one", n + "WatchdogProbeRules"},
+        {"watchdog_probe_with_list_devices", kOptions, {"--watchdog-probe", "--list-devices"}, {}, 1,
+         "repro: --watchdog-probe: not with --list-devices"},
+        {"watchdog_probe_with_a_variant_flag", kOptions, {"--watchdog-probe", "--mode", "single"}, {}, 1,
+         "repro: --watchdog-probe: chooses --mode, --barrier, --submit-every, --split-mib, --split-ms, --host-wait, "
+         "--no-host-wait, --memory, --dispatch-repeat and --profile itself; leave out --mode"},
+        {"queue_unknown", kOptions, {"--queue", "transfer"}, {}, 1,
+         "repro: --queue: 'transfer' is not gfx, compute or a queue family index", n + "Queue"},
+        {"queue_hexadecimal", kOptions, {"--queue", "0x1"}, {}, 1,
+         "repro: --queue: '0x1' is not gfx, compute or a queue family index"},
+        {"queue_negative", kOptions, {"--queue", "-1"}, {}, 1, "repro: --queue: must be at least 0 (got -1)"},
+        {"invert_with_list_devices", kOptions, {"--invert", "--list-devices"}, {}, 1,
+         "repro: --invert: not with --list-devices (nothing runs, nothing reproduces)", n + "Invert"},
+        {"invert_with_print_stream", kOptions, {"--invert", "--print-stream"}, {}, 1,
+         "repro: --invert: not with --print-stream (nothing runs, nothing reproduces)"},
+        {"keep_logs_without_children", kOptions, {"--keep-logs"}, {}, 1,
+         "repro: --keep-logs: only with --matrix, --triage, --driver-env-sweep or --watchdog-probe",
+         n + "KeepLogsOnlyWithChildProcesses"},
+        {"verbose_and_quiet", kOptions, {"-v", "-q"}, {}, 1, "repro: -v/--verbose and -q/--quiet: choose one",
+         n + "VerboseAndQuietExcludeEachOther"},
         {"spirv_folder_missing", kSpirv, {"--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}, {}, 1,
          "repro: /nonexistent-repro-spirv/conv_t.spv: cannot read: no such file",
          "e2e.Spirv.MissingFolderIsOneUsageError"},
@@ -328,8 +450,31 @@ TEST(BadInputPattern, EllipsisStandsForAnyText) {
 
 // ---- docs/bad-input.md ---------------------------------------------------------------------
 
+// `s` in bash's $'...' form, with C escapes for its control characters.
+std::string ansiCQuoted(const std::string& s) {
+    std::string out = "$'";
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\\' || c == '\'') {
+            out += std::string("\\") + c;
+        } else if (u < 0x20 || u == 0x7f) {
+            out += "\\x" + std::string{"0123456789abcdef"[u >> 4], "0123456789abcdef"[u & 15]};
+        } else {
+            out += c;
+        }
+    }
+    return out + "'";
+}
+
+// `s` as a shell word: bare when it is safe, '...' otherwise, and $'...' when it holds
+// control characters (so that each row stays one line of the table).
 std::string shellWord(const std::string& s) {
     if (s.empty()) return "''";
+    for (const char c : s) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return ansiCQuoted(s);
+    }
     for (char c : s) {
         if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string("-_./=:,").find(c) != std::string::npos)) {
             return "'" + s + "'";
@@ -357,10 +502,10 @@ std::string badInputMarkdown() {
           "`--- results ---`. Each row below is run end to end by `e2e.BadInput/Rejects.*` on\n"
           "lavapipe, which checks the status and the exact line, except the last rows, which no\n"
           "real device here can produce and unit tests cover. In a message, `…` stands for text from\n"
-          "the device (its name, limits, heap sizes) or from CLI11, whose wording varies between\n"
-          "versions (with CLI11 2.1.2: `The following argument was not expected: --frobnicate`,\n"
-          "`Could not convert: --chain = seven`, `--chain: 1 required INT missing`,\n"
-          "`--chain: At Most 1 required but received 2`).\n\n"
+          "the device (its name, limits, heap sizes). Text the user gave is quoted with C escapes\n"
+          "(`'3\\nx'`), so every message stays one line. A malformed command line (unknown option,\n"
+          "stray argument, missing or empty value) is rejected whatever else it holds, `--help` and\n"
+          "`--version` included.\n\n"
           "`fake-loader/KIND` is a stand-in for libvulkan.so.1 built with the tests\n"
           "(`tests/e2e/fake_loader.c`): `unloadable` cannot be loaded, `api_1_0` knows no\n"
           "function, `no_entry` has no `vkGetInstanceProcAddr`.\n\n"
@@ -369,7 +514,9 @@ std::string badInputMarkdown() {
         std::string input;
         for (const auto& e : r.env) {
             const auto fake = e.find(REPRO_FAKE_LOADER_DIR);
-            input += (fake == std::string::npos ? shellWord(e)
+            const size_t eq = e.find('=');
+            const std::string value = e.substr(eq + 1);
+            input += (fake == std::string::npos ? e.substr(0, eq + 1) + (value.empty() ? "" : shellWord(value))
                                                 : "LD_LIBRARY_PATH=fake-loader/" +
                                                       e.substr(fake + std::string(REPRO_FAKE_LOADER_DIR).size() + 1)) +
                      " ";

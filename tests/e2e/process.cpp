@@ -55,7 +55,7 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& extra
     dup2(o, STDOUT_FILENO);
     dup2(e, STDERR_FILENO);
     signal(SIGPIPE, SIG_DFL);
-    execve(exe, argv, envp);
+    execvpe(exe, argv, envp);  // a bare name is looked up on PATH
     _exit(127);
 }
 

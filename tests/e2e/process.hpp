@@ -15,7 +15,7 @@ struct ProcessResult {
     std::string out, err;
 };
 
-// Runs `executable args...` (no shell) with `env` ("NAME=value" entries replace or add
+// Runs `executable args...` (no shell; a name without a slash is looked up on PATH) with `env` ("NAME=value" entries replace or add
 // variables) in its own process group, stdin from /dev/null, stdout and stderr captured
 // through temporary files. After `limitSeconds` the whole group gets SIGKILL.
 ProcessResult runProcess(const std::string& executable, const std::vector<std::string>& args,

@@ -1,8 +1,9 @@
-// The experiment dimensions (src/core/variant.hpp): names, where --submit-every and
-// --split-mib close command buffers, the --matrix set and the driver settings.
+// The experiment dimensions (src/core/variant.hpp): names, where --submit-every,
+// --split-mib and --split-ms close command buffers, the --matrix set and the driver settings.
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,64 @@ TEST(CommandBufferEnds, HostWaitDoesNotChangeWhereCommandBuffersEnd) {
     const std::vector<uint64_t> written(5, kMiB);
     EXPECT_EQ(commandBufferEnds(written, {.every = 2, .hostWait = false}),
               commandBufferEnds(written, {.every = 2, .hostWait = true}));
+}
+
+TEST(CommandBufferEnds, SplitMsClosesOnlyOnceThePredictedTimePassesTheLimit) {
+    const std::vector<uint64_t> written(4, 1);
+    // Exactly T predicted (after dispatch 1) does not pass T; the next dispatch does.
+    const std::vector<double> exact = {0.25, 0.25, 0.25, 0.25};
+    EXPECT_EQ(commandBufferEnds(written, exact, {.splitMs = 500.0}), (std::vector<size_t>{2, 3}));
+    // A little more passes it at dispatch 1.
+    const std::vector<double> over = {0.25, 0.2501, 0.25, 0.25};
+    EXPECT_EQ(commandBufferEnds(written, over, {.splitMs = 500.0}), (std::vector<size_t>{1, 3}));
+    // The time restarts after each submit.
+    const std::vector<double> steady(6, 1.0);
+    EXPECT_EQ(commandBufferEnds(std::vector<uint64_t>(6, 1), steady, {.splitMs = 1500.0}),
+              (std::vector<size_t>{1, 3, 5}));
+}
+
+TEST(CommandBufferEnds, ADispatchPredictedPastTheTimeLimitEndsItsOwnCommandBuffer) {
+    // A conv-T of 400 ms and a slice of 2 ms, three steps, cut at 100 ms: each conv-T
+    // closes a command buffer by itself and the slice goes with the next conv-T.
+    std::vector<double> predicted;
+    for (int i = 0; i < 3; ++i) predicted.insert(predicted.end(), {0.4, 0.002});
+    const std::vector<uint64_t> written(6, 1);
+    EXPECT_EQ(commandBufferEnds(written, predicted, {.splitMs = 100}), (std::vector<size_t>{0, 2, 4, 5}));
+    EXPECT_EQ(commandBufferEnds(written, predicted, {.splitMs = 0.001}), (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+    EXPECT_EQ(commandBufferEnds(written, predicted, {.splitMs = 1e9}), (std::vector<size_t>{5}));
+}
+
+TEST(CommandBufferEnds, EveryBytesAndTimeTogetherCloseOnWhicheverComesFirst) {
+    const std::vector<uint64_t> written = {kMiB, 3 * kMiB, kMiB, kMiB, kMiB, kMiB, kMiB};
+    const std::vector<double> predicted = {0.001, 0.001, 0.001, 0.001, 0.5, 0.001, 0.001};
+    // Bytes close after 1 (4 MiB > 2); three dispatches after 4; time closes 4 too (0.503 s);
+    // then the end.
+    EXPECT_EQ(commandBufferEnds(written, predicted, {.every = 3, .splitMiB = 2.0, .splitMs = 100.0}),
+              (std::vector<size_t>{1, 4, 6}));
+    // Time alone: after 4, where 504 ms have passed 100.
+    EXPECT_EQ(commandBufferEnds(written, predicted, {.splitMs = 100.0}), (std::vector<size_t>{4, 6}));
+}
+
+TEST(CommandBufferEnds, WithoutSplitMsThePredictionsAreNotNeededOrUsed) {
+    const std::vector<uint64_t> written(5, kMiB);
+    const std::vector<double> predicted(5, 100.0);
+    EXPECT_EQ(commandBufferEnds(written, predicted, {.every = 2}), commandBufferEnds(written, {.every = 2}));
+    EXPECT_EQ(commandBufferEnds(written, {}, {.splitMiB = 1.5}), (std::vector<size_t>{1, 3, 4}));
+}
+
+TEST(CommandBufferEnds, SplitMsWithoutAPredictionPerDispatchIsAProgrammingError) {
+    const std::vector<uint64_t> written(3, 1);
+    EXPECT_THROW(commandBufferEnds(written, {.splitMs = 1.0}), std::invalid_argument);
+    const std::vector<double> tooFew = {0.1, 0.1};
+    EXPECT_THROW(commandBufferEnds(written, tooFew, {.splitMs = 1.0}), std::invalid_argument);
+}
+
+TEST(SubmitStructure, EachCutOptionIsACut) {
+    EXPECT_FALSE(SubmitStructure{}.cuts());
+    EXPECT_TRUE(SubmitStructure{.every = 1}.cuts());
+    EXPECT_TRUE(SubmitStructure{.splitMiB = 1.0}.cuts());
+    EXPECT_TRUE(SubmitStructure{.splitMs = 1.0}.cuts());
+    EXPECT_FALSE(SubmitStructure{.hostWait = false}.cuts());
 }
 
 TEST(MatrixVariants, TheDocumentedSetForBothModes) {

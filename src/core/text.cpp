@@ -1,0 +1,182 @@
+// Quoting of user text for one-line messages, and the strict decimal parsers.
+#include "core/text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace repro {
+namespace {
+
+// The length of the well-formed UTF-8 sequence at the start of `s` (Unicode 15, table 3-7,
+// "Well-Formed UTF-8 Byte Sequences"), or 0 when it is not one.
+size_t utf8Length(std::string_view s) {
+    const auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+    const auto within = [&](size_t i, unsigned lo, unsigned hi) {
+        return i < s.size() && byte(i) >= lo && byte(i) <= hi;
+    };
+    const unsigned lead = byte(0);
+    if (lead < 0x80) return 1;
+    if (lead >= 0xc2 && lead <= 0xdf) return within(1, 0x80, 0xbf) ? 2 : 0;
+    if (lead >= 0xe0 && lead <= 0xef) {
+        const unsigned lo = lead == 0xe0 ? 0xa0 : 0x80;  // no overlong forms
+        const unsigned hi = lead == 0xed ? 0x9f : 0xbf;  // no surrogates
+        return within(1, lo, hi) && within(2, 0x80, 0xbf) ? 3 : 0;
+    }
+    if (lead >= 0xf0 && lead <= 0xf4) {
+        const unsigned lo = lead == 0xf0 ? 0x90 : 0x80;  // no overlong forms
+        const unsigned hi = lead == 0xf4 ? 0x8f : 0xbf;  // nothing past U+10FFFF
+        return within(1, lo, hi) && within(2, 0x80, 0xbf) && within(3, 0x80, 0xbf) ? 4 : 0;
+    }
+    return 0;
+}
+
+// The code point of a well-formed sequence of `length` bytes.
+char32_t decode(std::string_view s, size_t length) {
+    const auto byte = [&](size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(s[i])); };
+    if (length == 1) return byte(0);
+    const char32_t leadBits = length == 2 ? 0x1f : length == 3 ? 0x0f : 0x07;
+    char32_t cp = byte(0) & leadBits;
+    for (size_t i = 1; i < length; ++i) cp = (cp << 6) | (byte(i) & 0x3f);
+    return cp;
+}
+
+// Valid code points that a terminal would not show as themselves: C1 controls, line and
+// paragraph separators, the bidirectional formatting controls (Unicode UAX #9) and the
+// byte-order mark.
+bool hidesText(char32_t cp) {
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0x200e ||
+           cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+           cp == 0xfeff;
+}
+
+// The C escape of an ASCII byte that is not printable as itself in a quoted message, or
+// empty when it is.
+std::string_view asciiEscape(char c) {
+    switch (c) {
+        case '\n': return "\\n";
+        case '\t': return "\\t";
+        case '\r': return "\\r";
+        case '\0': return "\\0";
+        case '\a': return "\\a";
+        case '\b': return "\\b";
+        case '\f': return "\\f";
+        case '\v': return "\\v";
+        case '\\': return "\\\\";
+        case '\'': return "\\'";
+        default: return {};
+    }
+}
+
+}  // namespace
+
+std::string escaped(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size();) {
+        const unsigned char byte = static_cast<unsigned char>(text[i]);
+        if (const std::string_view e = asciiEscape(text[i]); !e.empty()) {
+            out += e;
+            ++i;
+            continue;
+        }
+        const size_t length = utf8Length(text.substr(i));
+        if (length == 0 || byte < 0x20 || byte == 0x7f) {
+            out += fmt::format("\\x{:02x}", byte);
+            ++i;
+            continue;
+        }
+        const char32_t cp = decode(text.substr(i), length);
+        if (hidesText(cp)) {
+            out += fmt::format("\\u{:04x}", static_cast<uint32_t>(cp));
+        } else {
+            out += text.substr(i, length);
+        }
+        i += length;
+    }
+    return out;
+}
+
+std::string quote(std::string_view text) { return "'" + escaped(text) + "'"; }
+
+std::optional<int64_t> parseDecimal(std::string_view text) {
+    const bool negative = !text.empty() && text.front() == '-';
+    const std::string_view digits = negative ? text.substr(1) : text;
+    if (digits.empty()) return std::nullopt;
+    for (const char c : digits) {
+        if (c < '0' || c > '9') return std::nullopt;
+    }
+    int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc::result_out_of_range) {
+        return negative ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+    }
+    if (ec != std::errc{} || ptr != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+namespace {
+
+// Whether `text` is of the form parseDecimalNumber accepts (before conversion).
+bool isDecimalNumber(std::string_view text) {
+    size_t i = text.starts_with('-') ? 1 : 0;
+    size_t mantissaDigits = 0;
+    bool point = false;
+    for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
+        if (text[i] == '.' && !point) {
+            point = true;
+        } else if (text[i] >= '0' && text[i] <= '9') {
+            ++mantissaDigits;
+        } else {
+            return false;
+        }
+    }
+    if (mantissaDigits == 0) return false;
+    if (i == text.size()) return true;
+    ++i;  // the 'e'
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (i == text.size()) return false;
+    for (; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9') return false;
+    }
+    return true;
+}
+
+// For a decimal number std::from_chars found out of range: whether it is too large (true)
+// or too small (false) for double, from the decimal exponent of its first non-zero digit.
+bool overflows(std::string_view text) {
+    if (text.starts_with('-')) text.remove_prefix(1);
+    const size_t e = std::min(text.find_first_of("eE"), text.size());
+    const std::string_view mantissa = text.substr(0, e);
+    std::string_view exponentText = e < text.size() ? text.substr(e + 1) : std::string_view{"0"};
+    if (exponentText.starts_with('+')) exponentText.remove_prefix(1);
+    const int64_t exponent = parseDecimal(exponentText).value_or(0);  // saturated
+    const size_t point = std::min(mantissa.find('.'), mantissa.size());
+    const size_t first = mantissa.find_first_of("123456789");
+    if (first == std::string_view::npos) return false;  // zero is never out of range
+    // The first non-zero digit stands for 10^lead; the value is at least 1 when
+    // lead + exponent >= 0 (written so that a saturated exponent cannot overflow).
+    const int64_t lead = first < point ? static_cast<int64_t>(point - first) - 1
+                                       : -static_cast<int64_t>(first - point);
+    return exponent >= -lead;
+}
+
+}  // namespace
+
+std::optional<double> parseDecimalNumber(std::string_view text) {
+    if (!isDecimalNumber(text)) return std::nullopt;
+    double value = 0.0;
+    const auto [ptr, ec] =
+        std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);
+    if (ec == std::errc::result_out_of_range) {
+        const double magnitude = overflows(text) ? std::numeric_limits<double>::infinity() : 0.0;
+        return text.starts_with('-') ? -magnitude : magnitude;
+    }
+    if (ec != std::errc{} || ptr != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+}  // namespace repro

@@ -1,0 +1,38 @@
+// Text helpers for messages and for reading numbers the user typed: quoting user text so
+// an error stays one printable line, and strict decimal parsers shared by every integer
+// and decimal option and by the environment variable N.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace repro {
+
+// `text` with C-style escapes, safe to print inside one line of a message: \n \t \r \0 \a
+// \b \f \v, backslash as \\, ' as \', other control bytes and DEL as \xHH, every byte of an
+// invalid UTF-8 sequence (overlong, surrogate, past U+10FFFF, cut short) as \xHH, and the
+// valid code points that move or hide text (C1 controls U+0080..U+009F, U+2028, U+2029, the
+// bidirectional controls U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, U+FEFF) as \uHHHH.
+// Printable ASCII and other valid UTF-8 pass through unchanged. The result holds no byte
+// below 0x20 and no 0x7f.
+std::string escaped(std::string_view text);
+
+// escaped(text) between single quotes, for user text in a message: quote("3\nx") is the
+// 7 characters '3\nx' (not std::quoted, which does not escape control bytes).
+std::string quote(std::string_view text);
+
+// A plain decimal integer: an optional '-', then one or more ASCII digits, and nothing else
+// (no '+', no spaces, no 0x/0b prefixes, no separators). Leading zeros are decimal ("010" is
+// 10). A value beyond int64_t saturates at INT64_MIN or INT64_MAX, so a range check reports
+// it as too large or too small. nullopt when the text is not of that form.
+std::optional<int64_t> parseDecimal(std::string_view text);
+
+// A plain decimal number: an optional '-', digits with at most one '.', at least one digit,
+// then optionally 'e' or 'E', an optional sign and digits ("2.5", ".5", "1e9", "1e-3").
+// Rejected: '+' in front, spaces, hex floats, inf, nan and trailing text (nullopt). A value
+// too large for double is +-infinity and one too small is 0, so range checks report it.
+std::optional<double> parseDecimalNumber(std::string_view text);
+
+}  // namespace repro

@@ -1,0 +1,141 @@
+// Unit tests for src/core/text.{hpp,cpp}: quoting user text for one-line messages, and the
+// strict decimal parsers every integer and decimal option uses.
+#include "core/text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace repro {
+namespace {
+
+// ---- escaped / quote ---------------------------------------------------------------------
+
+TEST(Quote, PrintableTextIsOnlyQuoted) {
+    EXPECT_EQ(quote("huge"), "'huge'");
+    EXPECT_EQ(quote(""), "''");
+    EXPECT_EQ(quote("a b/c-d_e.f=1..3"), "'a b/c-d_e.f=1..3'");
+    EXPECT_EQ(escaped("llvmpipe (LLVM 15.0.6, 256 bits)"), "llvmpipe (LLVM 15.0.6, 256 bits)");
+}
+
+TEST(Quote, ControlCharactersGetCEscapes) {
+    EXPECT_EQ(quote("3\nx"), "'3\\nx'");
+    EXPECT_EQ(escaped("\t\r\a\b\f\v"), "\\t\\r\\a\\b\\f\\v");
+    EXPECT_EQ(escaped(std::string("a\0b", 3)), "a\\0b");
+    EXPECT_EQ(escaped("\x1b[31mred"), "\\x1b[31mred");  // a terminal colour sequence
+    EXPECT_EQ(escaped("\x01\x1f\x7f"), "\\x01\\x1f\\x7f");
+}
+
+TEST(Quote, BackslashAndQuoteAreEscaped) {
+    EXPECT_EQ(quote("it's"), "'it\\'s'");
+    EXPECT_EQ(escaped("a\\nb"), "a\\\\nb");  // a real backslash, not a newline
+    EXPECT_EQ(escaped("\"x\""), "\"x\"");
+}
+
+TEST(Quote, ValidUtf8PassesThrough) {
+    EXPECT_EQ(escaped("Radeon\xe2\x84\xa2 890M"), "Radeon\xe2\x84\xa2 890M");  // U+2122
+    EXPECT_EQ(escaped("caf\xc3\xa9"), "caf\xc3\xa9");                          // U+00E9
+    EXPECT_EQ(escaped("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");                // U+1F600
+    EXPECT_EQ(escaped("\xf4\x8f\xbf\xbf"), "\xf4\x8f\xbf\xbf");                // U+10FFFF
+}
+
+TEST(Quote, InvalidUtf8BytesAreHexEscaped) {
+    EXPECT_EQ(escaped("\xff"), "\\xff");
+    EXPECT_EQ(escaped("a\x80z"), "a\\x80z");               // a lone continuation byte
+    EXPECT_EQ(escaped("\xc3"), "\\xc3");                   // cut short at the end
+    EXPECT_EQ(escaped("\xc3z"), "\\xc3z");                 // cut short before ASCII
+    EXPECT_EQ(escaped("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
+    EXPECT_EQ(escaped("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");  // overlong, three bytes
+    EXPECT_EQ(escaped("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+    EXPECT_EQ(escaped("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+    EXPECT_EQ(escaped("\xf5\x80\x80\x80"), "\\xf5\\x80\\x80\\x80");
+}
+
+TEST(Quote, CodePointsThatMoveOrHideTextAreEscaped) {
+    EXPECT_EQ(escaped("\xc2\x85"), "\\u0085");          // NEL, a C1 control
+    EXPECT_EQ(escaped("\xc2\x9b" "31m"), "\\u009b31m");  // CSI, a C1 control
+    EXPECT_EQ(escaped("a\xe2\x80\xa8" "b"), "a\\u2028b");  // line separator
+    EXPECT_EQ(escaped("\xe2\x80\xa9"), "\\u2029");
+    EXPECT_EQ(escaped("\xe2\x80\xae" "evil"), "\\u202eevil");  // right-to-left override
+    EXPECT_EQ(escaped("\xe2\x81\xa6"), "\\u2066");
+    EXPECT_EQ(escaped("\xe2\x80\x8f"), "\\u200f");
+    EXPECT_EQ(escaped("\xef\xbb\xbf" "x"), "\\ufeffx");
+    EXPECT_EQ(escaped("\xc2\xa0"), "\xc2\xa0");  // no-break space is printable
+}
+
+TEST(Quote, EveryByteGivesPrintableOutput) {
+    for (int b = 0; b < 256; ++b) {
+        const std::string one(1, static_cast<char>(b));
+        for (const char c : escaped(one)) {
+            const auto u = static_cast<unsigned char>(c);
+            EXPECT_TRUE(u >= 0x20 && u != 0x7f) << "byte " << b << " gives " << escaped(one);
+        }
+    }
+}
+
+// ---- parseDecimal ------------------------------------------------------------------------
+
+TEST(ParseDecimal, PlainDigitsWithAnOptionalMinus) {
+    EXPECT_EQ(parseDecimal("0"), 0);
+    EXPECT_EQ(parseDecimal("7"), 7);
+    EXPECT_EQ(parseDecimal("-3"), -3);
+    EXPECT_EQ(parseDecimal("4294967296"), 4294967296);
+    EXPECT_EQ(parseDecimal("9223372036854775807"), std::numeric_limits<int64_t>::max());
+}
+
+TEST(ParseDecimal, LeadingZerosAreDecimalNotOctal) {
+    EXPECT_EQ(parseDecimal("010"), 10);
+    EXPECT_EQ(parseDecimal("08"), 8);
+    EXPECT_EQ(parseDecimal("-007"), -7);
+    EXPECT_EQ(parseDecimal("000"), 0);
+}
+
+TEST(ParseDecimal, EverythingElseIsRejected) {
+    for (const char* bad : {"", "-", "+5", " 7", "7 ", "7\n", "0x3", "0X3", "0b1", "0o7", "1_000",
+                            "1,000", "1'000", "1.0", "1e3", "--3", "- 3", "x", "7x", "\xd9\xa3"}) {
+        EXPECT_EQ(parseDecimal(bad), std::nullopt) << '"' << bad << '"';
+    }
+}
+
+TEST(ParseDecimal, OutOfRangeSaturates) {
+    EXPECT_EQ(parseDecimal("9223372036854775808"), std::numeric_limits<int64_t>::max());
+    EXPECT_EQ(parseDecimal("99999999999999999999999"), std::numeric_limits<int64_t>::max());
+    EXPECT_EQ(parseDecimal("-99999999999999999999999"), std::numeric_limits<int64_t>::min());
+}
+
+// ---- parseDecimalNumber ------------------------------------------------------------------
+
+TEST(ParseDecimalNumber, DecimalForms) {
+    EXPECT_EQ(parseDecimalNumber("2"), 2.0);
+    EXPECT_EQ(parseDecimalNumber("2.5"), 2.5);
+    EXPECT_EQ(parseDecimalNumber(".5"), 0.5);
+    EXPECT_EQ(parseDecimalNumber("5."), 5.0);
+    EXPECT_EQ(parseDecimalNumber("-1"), -1.0);
+    EXPECT_EQ(parseDecimalNumber("1e9"), 1e9);
+    EXPECT_EQ(parseDecimalNumber("1E+3"), 1e3);
+    EXPECT_EQ(parseDecimalNumber("25e-3"), 0.025);
+    EXPECT_EQ(parseDecimalNumber("010"), 10.0);
+}
+
+TEST(ParseDecimalNumber, EverythingElseIsRejected) {
+    for (const char* bad : {"", ".", "-", "+2", " 2", "2 ", "2s", "1,5", "1e", "1e+", "e5", "1..2",
+                            "1.2.3", "0x10", "0x1p3", "inf", "-inf", "infinity", "nan", "NaN",
+                            "1e5e5", "1_0"}) {
+        EXPECT_EQ(parseDecimalNumber(bad), std::nullopt) << '"' << bad << '"';
+    }
+}
+
+TEST(ParseDecimalNumber, OutOfRangeIsInfinityOrZero) {
+    EXPECT_EQ(parseDecimalNumber("1e999"), std::numeric_limits<double>::infinity());
+    EXPECT_EQ(parseDecimalNumber("-1e999"), -std::numeric_limits<double>::infinity());
+    EXPECT_EQ(parseDecimalNumber("123456e9223372036854775807"), std::numeric_limits<double>::infinity());
+    EXPECT_EQ(parseDecimalNumber("1e-999"), 0.0);
+    EXPECT_EQ(parseDecimalNumber("0.0001e-999"), 0.0);
+    EXPECT_EQ(parseDecimalNumber("1000e-99999999999999999999"), 0.0);
+    EXPECT_EQ(parseDecimalNumber("0e999999"), 0.0);
+}
+
+}  // namespace
+}  // namespace repro
