@@ -25,10 +25,13 @@
 #include "core/output.hpp"
 #include "print_stream.hpp"
 #include "repro_version.h"
+#include "device_choice.hpp"
 #include "rig.hpp"
 #include "session.hpp"
+#include "supervisor.hpp"
 #include "text_report.hpp"
 #include "vk/check.hpp"
+#include "vk/watch.hpp"
 
 namespace repro {
 namespace {
@@ -57,8 +60,9 @@ bool writeJsonReport(const std::string& path, const RunReport& report) {
 
 // Everything printed before the results: device, environment, chain, what the run adds to
 // or changes in blade's stream.
-void printHeader(const Options& o, const Rig& rig, const ShaderSources& shaders, RunReport& report) {
-    report.device = rig.describeDevice();
+void printHeader(const Options& o, const Rig& rig, const ShaderSources& shaders, const vk::Instance& instance,
+                 RunReport& report) {
+    report.device = rig.describeDevice(instance.loaderMessages());
     printDevice(*report.device);
     for (const auto& note : hangEvidenceNotes(report.device->driverName)) {
         report.environment.notes.push_back("hang evidence: " + note);
@@ -99,22 +103,34 @@ int runRepro(const Options& o, RunReport& report) {
     const auto begin = Clock::now();
     const ShaderSources shaders = loadShaders(o, profileSettings(o.profile));  // --spirv: usage errors first
     report.environment = captureEnvironment();
+    watch::detail("loading the Vulkan loader and creating the instance");
     vk::Instance instance(o.validation);
+    watch::detail("enumerating the physical devices");
     const auto devices = vk::enumerateDevices(instance);
     if (o.listDevices) {
         printDeviceList(devices);
         return kExitNotReproduced;
     }
-    const vk::DeviceInfo& chosen = vk::chooseDevice(devices, o.device);
+    report.loader = describeLoader(instance);
+    const vk::DeviceInfo& chosen = selectDevice(instance, devices, o, report.environment.notes);
     if (o.dumpDir) prepareDumpDir(*o.dumpDir);
     checkDeviceFits(chosen, report.sizes, o.chainLength);
-    say("repro {} (git {}): blade issue #356, conv-T + slice chain", kReproVersion, kReproGitHash);
+    say("repro {} (git {}): blade issue #356, conv-T + slice chain; Vulkan loader {}", kReproVersion, kReproGitHash,
+        report.loader.version);
     report.timings.instanceAndDevice = secondsSince(begin);
     Rig rig(instance, chosen, o, shaders, report.timings);
-    printHeader(o, rig, shaders, report);
-    Session session{.options = o, .sizes = report.sizes, .instance = instance, .rig = rig, .timings = report.timings};
+    printHeader(o, rig, shaders, instance, report);
+    checkExpectedDriver(o, *report.device);
+    watch::publishReport(renderJsonLine(report));
+    RunReport live = report;  // what the parent gets if this process dies
+    Session session{.options = o, .sizes = report.sizes, .instance = instance, .rig = rig, .timings = report.timings,
+                    .modeDone = [&live](const ModeReport& m) {
+                        live.modes.push_back(m);
+                        watch::publishReport(renderJsonLine(live));
+                    }};
     if (o.printStream) return printStreams(session, report);
     int status = o.sweep ? runSweep(session, report) : runChainLength(session, report);
+    watch::stage(watch::Stage::Teardown, "waiting for the device to go idle and destroying it");
     status = checkTeardown(rig, status, report);
     recordValidation(instance, o, report);
     report.timings.total = secondsSince(begin);
@@ -147,7 +163,8 @@ int runGuarded(const Options& o, RunReport& report) {
     return kExitCannotTest;
 }
 
-// The Markdown or JSON document on stdout and the --output file, after the run.
+// The Markdown or JSON document on stdout and the --output file, after the run; a failed
+// write of the report is exit 1 unless a hang or a reproduction says more.
 int writeReports(const Options& o, RunReport& report, int status) {
     report.verdict.exitStatus = status;
     if (o.format == Format::Markdown) {
@@ -157,31 +174,23 @@ int writeReports(const Options& o, RunReport& report, int status) {
     }
     // An unwritable --output is a usage error unless a hang or a reproduction says more;
     // every result is printed either way.
-    if (o.output && !writeJsonReport(*o.output, report) && status != kExitHang && status != kExitReproduced) {
+    const bool outputFailed = o.output && !writeJsonReport(*o.output, report);
+    const bool strongerStatus = status == kExitHang || status == kExitReproduced || status > 125;
+    if (writeFailed() && !strongerStatus) {
+        sayError("repro: the report could not be written to {}", failedStream());
         return kExitUsage;
     }
+    if (outputFailed && !strongerStatus) return kExitUsage;
     return status;
 }
 
-}  // namespace
-}  // namespace repro
-
-int main(int argc, char** argv) {
-    using namespace repro;
-    const char* envChain = std::getenv("N");
-    ParseOutcome parsed =
-        parseCommandLine(argc, argv, envChain ? std::optional<std::string_view>(envChain) : std::nullopt);
-    if (!parsed.options) {
-        if (!parsed.out.empty()) writeText(stdout, parsed.out);
-        if (!parsed.err.empty()) sayError("{}", parsed.err);
-        return parsed.exitStatus;
-    }
-    installInterruptHandlers();
-    const Options& options = *parsed.options;
-    if (options.format != Format::Text) textStream() = stderr;  // stdout carries only the document
+// The supervised child's work: everything that touches Vulkan.
+int runInChild(const Options& options) {
+    watch::stage(watch::Stage::Setup, "set-up");
     if (options.matrix || options.driverEnvSweep) {
         try {
-            return options.matrix ? runMatrix(options) : runDriverEnvSweep(options);
+            const int status = options.matrix ? runMatrix(options) : runDriverEnvSweep(options);
+            return writeFailed() && status == kExitNotReproduced ? kExitUsage : status;
         } catch (const UsageError& e) {
             sayError("repro: {}", e.what());
             return kExitUsage;
@@ -197,6 +206,28 @@ int main(int argc, char** argv) {
                      .shape = options.shape,
                      .chainLength = options.chainLength};
     const int status = runGuarded(options, report);
-    if (options.listDevices) return status;
+    if (options.listDevices) return writeFailed() && status == kExitNotReproduced ? kExitUsage : status;
     return writeReports(options, report, status);
+}
+
+}  // namespace
+}  // namespace repro
+
+int main(int argc, char** argv) {
+    using namespace repro;
+    ensureStandardStreams();
+    const char* envChain = std::getenv("N");
+    ParseOutcome parsed =
+        parseCommandLine(argc, argv, envChain ? std::optional<std::string_view>(envChain) : std::nullopt);
+    if (!parsed.options) {
+        if (!parsed.out.empty()) writeText(stdout, parsed.out);
+        if (!parsed.err.empty()) sayError("{}", parsed.err);
+        return parsed.exitStatus;
+    }
+    installInterruptHandlers();
+    const Options& options = *parsed.options;
+    if (options.format != Format::Text) textStream() = stderr;  // stdout carries only the document
+    return superviseRun(
+        options, [&] { return runInChild(options); },
+        [&](RunReport& report, int status) { return writeReports(options, report, status); });
 }

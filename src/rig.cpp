@@ -14,6 +14,7 @@
 #include "print_stream.hpp"
 #include "vk/describe.hpp"
 #include "vk/trace.hpp"
+#include "vk/watch.hpp"
 
 extern const uint32_t conv_t_spv[];
 extern const size_t conv_t_spv_words;
@@ -161,10 +162,21 @@ Rig::Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Optio
          const ShaderSources& shaders, PhaseTimings& timings)
     : profile(profileSettings(o.profile)),
       device(timed(timings.instanceAndDevice,
-                   [&] { return vk::Device(instance, chosen, deviceOptions(o, profile)); })),
-      convT(timed(timings.pipelines, [&] { return makePipeline(device, "conv_t", shaders.convT, 4, profile); })),
+                   [&] {
+                       watch::detail("creating the device");
+                       return vk::Device(instance, chosen, deviceOptions(o, profile));
+                   })),
+      convT(timed(timings.pipelines,
+                  [&] {
+                      watch::detail("creating the pipelines");
+                      return makePipeline(device, "conv_t", shaders.convT, 4, profile);
+                  })),
       slice(timed(timings.pipelines, [&] { return makePipeline(device, "slice", shaders.slice, 3, profile); })),
-      buffers(timed(timings.buffersAndUpload, [&] { return makeBuffers(device, o, profile); })),
+      buffers(timed(timings.buffersAndUpload,
+                    [&] {
+                        watch::detail("creating and filling the buffers");
+                        return makeBuffers(device, o, profile);
+                    })),
       encoder(device),
       instrumentation(timed(timings.buffersAndUpload, [&] {
           return vk::Instrumentation(device, {.timestamps = o.timestamps, .breadcrumbs = o.breadcrumbs,
@@ -203,7 +215,7 @@ vk::WaitTimeout Rig::waitTimeout(const Options& o) const {
     return {.fixed = o.timeoutSeconds, .cpuDevice = device.info().isCpu()};
 }
 
-DeviceReport Rig::describeDevice() const {
+DeviceReport Rig::describeDevice(const std::vector<LoaderMessage>& loader) const {
     const vk::DeviceInfo& d = device.info();
     DeviceReport r;
     r.index = d.index;
@@ -229,6 +241,8 @@ DeviceReport Rig::describeDevice() const {
     r.queueNote = d.queueNote;
     for (const char* e : device.extensions().names()) r.extensions.emplace_back(e);
     r.features = device.features().names();
+    r.driverLibrary = driverLibraryInUse(loader);
+    if (r.driverLibrary) r.driverManifest = manifestOf(loader, *r.driverLibrary);
     for (const vk::Buffer* b : {&buffers.small.front(), &buffers.small.back(), &buffers.big.front(),
                                 &buffers.weight}) {
         const auto& type = d.memory.memoryTypes[b->memoryType];

@@ -67,8 +67,9 @@ class Rig {
 
     // The wait timeout of `options` on this device.
     vk::WaitTimeout waitTimeout(const Options& options) const;
-    // Every device fact the report carries (vulkaninfo --summary's fields and the set-up).
-    DeviceReport describeDevice() const;
+    // Every device fact the report carries (vulkaninfo --summary's fields and the set-up),
+    // with the driver library and manifest from the loader's messages.
+    DeviceReport describeDevice(const std::vector<LoaderMessage>& loader) const;
     // Debug-utils names on every object (--labels).
     void nameObjects() const;
 

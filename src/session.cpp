@@ -273,6 +273,7 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
         judgeCompleted(record);
     }
     records_.push_back(std::move(record));
+    if (s_.modeDone) s_.modeDone(toModeReport(records_.back(), s_.options, n_));
     return !failure;
 }
 

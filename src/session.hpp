@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct Session {
     vk::Instance& instance;
     Rig& rig;
     PhaseTimings& timings;  // recording, gpu wait, readback and verification add up here
+    // Called with each run of a mode as soon as it has its result (the supervised child
+    // streams it to the parent, so a later crash cannot lose it); may be empty.
+    std::function<void(const ModeReport&)> modeDone;
 };
 
 // How one chain length's runs ended.

@@ -118,6 +118,12 @@ void printDevice(const DeviceReport& d) {
         d.pciBus ? fmt::format(" | PCI {}", *d.pciBus) : "");
     say("  deviceUUID {} driverUUID {}", d.deviceUuid, d.driverUuid);
     say("  queue: {} ({})", d.queueNote, d.queueFlags);
+    if (d.driverLibrary) {
+        say("  driver library: {}{}", *d.driverLibrary,
+            d.driverManifest ? fmt::format(" (manifest {})", *d.driverManifest) : std::string());
+    } else {
+        say("  driver library: not reported by the loader");
+    }
     say("  extensions: {}", join(d.extensions));
     say("  features: {}", join(d.features));
     std::vector<std::string> parts;

@@ -47,6 +47,16 @@ struct DeviceReport {
     std::vector<std::string> extensions;  // enabled
     std::vector<std::string> features;    // enabled
     std::vector<MemoryPlacement> memory;
+    // The driver library the loader says the device runs on, and the manifest that named
+    // it (core/loader_log.hpp); nothing when the loader did not say.
+    std::optional<std::string> driverLibrary, driverManifest;
+};
+
+// The Vulkan loader: its version and what it said about the drivers.
+struct LoaderReport {
+    std::string version;                       // "1.3.239" (vkEnumerateInstanceVersion)
+    std::vector<std::string> driverLibraries;  // every driver library a manifest named
+    std::vector<std::string> problems;         // its warnings and errors, in its words
 };
 
 // Host-side phase timings in seconds (--timings; always in JSON).
@@ -115,6 +125,7 @@ struct RunReport {
     std::string version, gitHash;
     std::vector<std::string> commandLine;
     EnvironmentReport environment;
+    LoaderReport loader;
     std::optional<DeviceReport> device;
     std::string preset;
     Shape shape;

@@ -88,7 +88,9 @@ json deviceJson(const DeviceReport& d) {
             {"queue_note", d.queueNote},
             {"extensions", d.extensions},
             {"features", d.features},
-            {"memory", memory}};
+            {"memory", memory},
+            {"driver_library", d.driverLibrary ? json(*d.driverLibrary) : json(nullptr)},
+            {"driver_manifest", d.driverManifest ? json(*d.driverManifest) : json(nullptr)}};
 }
 
 json watchdogJson(const std::optional<JobWatchdog>& w) {
@@ -407,6 +409,8 @@ std::string deviceDetails(const DeviceReport& d) {
     row("PCI bus", d.pciBus ? *d.pciBus : std::string("unknown (no VK_EXT_pci_bus_info)"));
     row("queue", fmt::format("family {} ({}){}", d.queueFamily, d.queueFlags,
                              d.queueNote.empty() ? std::string() : ": " + d.queueNote));
+    row("driver library", d.driverLibrary ? *d.driverLibrary : std::string("not reported by the loader"));
+    row("driver manifest", d.driverManifest ? *d.driverManifest : std::string("not reported by the loader"));
     return t.render();
 }
 
@@ -538,6 +542,9 @@ json renderJson(const RunReport& r) {
         {"repro", {{"version", r.version}, {"git", r.gitHash}}},
         {"command_line", r.commandLine},
         {"environment", environmentJson(r)},
+        {"loader",
+         {{"version", r.loader.version}, {"driver_libraries", r.loader.driverLibraries},
+          {"problems", r.loader.problems}}},
         {"device", r.device ? deviceJson(*r.device) : json(nullptr)},
         {"shape",
          {{"preset", stringOrNull(r.preset)}, {"batch", s.batch}, {"channels", s.channels}, {"height", s.height},
@@ -564,6 +571,10 @@ json renderJson(const RunReport& r) {
         {"verdict", {{"exit_status", r.verdict.exitStatus}, {"lines", r.verdict.lines}}},
         {"streams", streamsJson(r.streams)},
     };
+}
+
+std::string renderJsonLine(const RunReport& r) {
+    return renderJson(r).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string renderJsonText(const RunReport& r) {
@@ -733,6 +744,8 @@ DeviceReport parseDevice(const json& j) {
                    .extensions = get<std::vector<std::string>>(j, "extensions"),
                    .features = get<std::vector<std::string>>(j, "features")};
     if (member(j, "pci_bus").is_string()) d.pciBus = member(j, "pci_bus").get<std::string>();
+    if (member(j, "driver_library").is_string()) d.driverLibrary = get<std::string>(j, "driver_library");
+    if (member(j, "driver_manifest").is_string()) d.driverManifest = get<std::string>(j, "driver_manifest");
     for (const json& m : elements(j, "memory")) {
         d.memory.push_back({.buffer = get<std::string>(m, "buffer"),
                             .memoryClass = get<std::string>(m, "memory_class"),
@@ -831,6 +844,10 @@ RunReport parseReport(const json& j) {
     r.gitHash = get<std::string>(member(j, "repro"), "git");
     r.commandLine = get<std::vector<std::string>>(j, "command_line");
     r.environment = parseEnvironment(member(j, "environment"));
+    const json& loader = member(j, "loader");
+    r.loader = {.version = get<std::string>(loader, "version"),
+                .driverLibraries = get<std::vector<std::string>>(loader, "driver_libraries"),
+                .problems = get<std::vector<std::string>>(loader, "problems")};
     if (member(j, "device").is_object()) r.device = parseDevice(member(j, "device"));
     r.preset = get<std::string>(member(j, "shape"), "preset");
     r.shape = parseShape(member(j, "shape"));

@@ -43,6 +43,9 @@ std::string markdownText(std::string_view text);
 // "inf" and "-inf"; every other float is a JSON number.
 nlohmann::json renderJson(const RunReport& report);
 
+// renderJson's object as one line of text (no newline), for the supervision pipe.
+std::string renderJsonLine(const RunReport& report);
+
 // renderJson's object as text: 2-space indented, keys sorted, ending in a newline.
 // Invalid UTF-8 in report strings is replaced by U+FFFD instead of throwing.
 std::string renderJsonText(const RunReport& report);

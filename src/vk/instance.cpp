@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/errors.hpp"
 #include "core/output.hpp"
+#include "core/text.hpp"
 #include "vk/check.hpp"
+#include "vk/watch.hpp"
 
 // Test seam: test builds link a definition that may replace entries of volk's function
 // table after each load; the normal repro binary has none, so the weak reference stays
@@ -25,9 +28,27 @@ namespace {
 constexpr uint32_t kBladeApiCap = VK_MAKE_API_VERSION(0, 1, 3, 281);
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 
+bool isLoaderMessage(const VkDebugUtilsMessengerCallbackDataEXT* data) {
+    return data->pMessageIdName && std::strcmp(data->pMessageIdName, "Loader Message") == 0;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL onLoaderMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                               VkDebugUtilsMessageTypeFlagsEXT,
+                                               const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+    if (!isLoaderMessage(data) || !data->pMessage) return VK_FALSE;
+    using S = LoaderMessage::Severity;
+    const S s = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)     ? S::Error
+                : (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) ? S::Warning
+                : (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT)    ? S::Info
+                                                                                 : S::Verbose;
+    static_cast<std::vector<LoaderMessage>*>(user)->push_back({.severity = s, .text = data->pMessage});
+    return VK_FALSE;
+}
+
 VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(
     VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
     const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+    if (isLoaderMessage(data)) return VK_FALSE;  // the loader's, kept by onLoaderMessage
     auto* log = static_cast<ValidationLog*>(user);
     const bool error = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0;
     (error ? log->errors : log->warnings)++;
@@ -56,6 +77,7 @@ bool listed(const std::vector<std::string>& list, const char* name) {
 }  // namespace
 
 void afterVolkLoad(int stage) {
+    watch::wrapVolk(stage);
     if (reproAfterVolkLoad) reproAfterVolkLoad(stage);
 }
 
@@ -130,7 +152,27 @@ const void* Instance::enableValidation(std::vector<const char*>& layers,
     return &validationFeatures_;
 }
 
-void Instance::createMessenger() {
+// A VK_DRIVER_FILES or VK_ICD_FILENAMES entry that names nothing makes the loader use no
+// driver from it without a word: under `git bisect run` a typo would skip every revision.
+void checkDriverFiles() {
+    for (const char* variable : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) {
+        const char* value = std::getenv(variable);
+        if (!value || !*value) continue;
+        const std::vector<std::string> missing = missingDriverFiles(value);
+        if (missing.empty()) continue;
+        throw CannotTest(fmt::format("{} names {}, which does not exist: the loader would load no driver "
+                                     "from it (check the path; for a Mesa build tree, the absolute path of its "
+                                     "*_devenv_icd.*.json)",
+                                     variable, quote(missing.front())));
+    }
+}
+
+void Instance::createMessengers(bool validation) {
+    if (debugUtils_) {
+        check(vkCreateDebugUtilsMessengerEXT(instance_, &loaderMessengerInfo_, nullptr, &loaderMessenger_),
+              "vkCreateDebugUtilsMessengerEXT");
+    }
+    if (!validation) return;
     const VkDebugUtilsMessengerCreateInfoEXT messenger{
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -145,12 +187,38 @@ void Instance::createMessenger() {
           "vkCreateDebugUtilsMessengerEXT");
 }
 
+namespace {
+
+// The loader's problems, for a failed vkCreateInstance: "; the loader says: ...".
+std::string loaderSays(const std::vector<LoaderMessage>& log) {
+    const std::vector<std::string> problems = loaderProblems(log);
+    if (problems.empty()) return "";
+    std::string text;
+    for (const auto& p : problems) text += (text.empty() ? "" : " | ") + p;
+    return "the loader says: " + text;
+}
+
+}  // namespace
+
 Instance::Instance(bool validation) {
+    checkDriverFiles();
     loadLoader();
     VkInstanceCreateFlags flags = 0;
     std::vector<const char*> extensions = chooseExtensions(flags);
     std::vector<const char*> layers;
     const void* next = validation ? enableValidation(layers, extensions) : nullptr;
+    // The loader reports what it finds and fails on to a messenger chained here, during
+    // vkCreateInstance itself, and to the one createMessengers makes afterwards.
+    loaderMessengerInfo_ = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .pNext = next,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        .pfnUserCallback = onLoaderMessage,
+        .pUserData = loaderLog_.get(),
+    };
+    if (debugUtils_) next = &loaderMessengerInfo_;
     const VkApplicationInfo app{
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
         .pApplicationName = "repro",
@@ -170,15 +238,17 @@ Instance::Instance(bool validation) {
         .ppEnabledExtensionNames = extensions.data(),
     };
     const VkResult r = vkCreateInstance(&info, nullptr, &instance_);
-    if (r != VK_SUCCESS) throw VulkanError("vkCreateInstance", r);
+    if (r != VK_SUCCESS) throw VulkanError("vkCreateInstance", r, loaderSays(*loaderLog_));
     volkLoadInstanceOnly(instance_);
     afterVolkLoad(1);
-    if (validation) createMessenger();
+    loaderMessengerInfo_.pNext = nullptr;
+    createMessengers(validation);
 }
 
 Instance::~Instance() {
     if (abandoned_) return;
     if (messenger_ != VK_NULL_HANDLE) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+    if (loaderMessenger_ != VK_NULL_HANDLE) vkDestroyDebugUtilsMessengerEXT(instance_, loaderMessenger_, nullptr);
     if (instance_ != VK_NULL_HANDLE) vkDestroyInstance(instance_, nullptr);
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/loader_log.hpp"
+
 namespace repro::vk {
 
 // Messages from the validation layer's debug-utils messenger (warnings and errors).
@@ -25,8 +27,11 @@ struct ValidationLog {
 // VK_KHR_portability_enumeration where the loader lists them.
 // With `validation`: VK_LAYER_KHRONOS_validation with synchronization validation
 // (VkValidationFeaturesEXT) and a messenger that counts and prints to stderr.
-// Throws CannotTest when there is no loader or the layer is missing, VulkanError when
-// vkCreateInstance fails.
+// The loader's own messages are kept (loaderMessages()) from the first call on, through a
+// messenger chained into VkInstanceCreateInfo and one created after it.
+// Throws CannotTest when there is no loader, the layer is missing, or VK_DRIVER_FILES /
+// VK_ICD_FILENAMES names a file that does not exist; VulkanError (with the loader's
+// problems in its message) when vkCreateInstance fails.
 class Instance {
   public:
     explicit Instance(bool validation);
@@ -43,6 +48,7 @@ class Instance {
     // was generated from) when `validation`; 0 without the layer.
     uint32_t validationLayerSpecVersion() const { return validationLayerSpec_; }
     const ValidationLog& validationLog() const { return *log_; }
+    const std::vector<LoaderMessage>& loaderMessages() const { return *loaderLog_; }
     // After a timed-out wait the device cannot be destroyed, so neither can the instance.
     void abandon() { abandoned_ = true; }
 
@@ -50,12 +56,15 @@ class Instance {
     void loadLoader();
     std::vector<const char*> chooseExtensions(VkInstanceCreateFlags& flags);
     const void* enableValidation(std::vector<const char*>& layers, std::vector<const char*>& extensions);
-    void createMessenger();
+    void createMessengers(bool validation);
 
     bool abandoned_ = false;
     VkInstance instance_ = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT loaderMessenger_ = VK_NULL_HANDLE;
     std::unique_ptr<ValidationLog> log_ = std::make_unique<ValidationLog>();
+    std::unique_ptr<std::vector<LoaderMessage>> loaderLog_ = std::make_unique<std::vector<LoaderMessage>>();
+    VkDebugUtilsMessengerCreateInfoEXT loaderMessengerInfo_{};
     uint32_t apiVersion_ = 0;
     uint32_t loaderVersion_ = 0;
     uint32_t validationLayerSpec_ = 0;

@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "vk/check.hpp"
 #include "vk/instance.hpp"
 #include "vk/khr_cooperative_matrix.hpp"
@@ -319,7 +320,7 @@ const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
         for (const auto& d : devices) {
             known += fmt::format("{}{}: {}", known.empty() ? "" : ", ", d.index, d.properties.deviceName);
         }
-        throw UsageError(fmt::format("--device: no device matches '{}' (devices: {})", *selector, known));
+        throw CannotTest(fmt::format("--device: no device matches {} (devices: {})", quote(*selector), known));
     }
     if (!match->unusable.empty()) {
         throw CannotTest(fmt::format("device {} ({}) cannot run the repro: {}", match->index,

@@ -124,8 +124,9 @@ struct DeviceInfo {
 std::vector<DeviceInfo> enumerateDevices(const Instance& instance);
 
 // `selector` empty: the first usable device (blade's rule). A number: that index. Else
-// the first device whose name contains it, case-insensitively. Throws UsageError when
-// nothing matches, CannotTest when there is no usable device or the chosen one is not.
+// the first device whose name contains it, case-insensitively. Throws CannotTest when
+// nothing matches (under `git bisect run` a revision whose driver offers no such device
+// cannot be tested), when there is no usable device, or when the chosen one is not.
 const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
                                const std::optional<std::string>& selector);
 

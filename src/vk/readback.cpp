@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "vk/barriers.hpp"
+#include "vk/watch.hpp"
 
 namespace repro::vk {
 
@@ -12,7 +13,9 @@ Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeo
                     const Buffer& buffer) {
     Readback r;
     r.values.resize(buffer.size / sizeof(float));
+    watch::detail("reading back " + buffer.name);
     if (buffer.mapped) {
+        const watch::Scope scope("reading mapped memory", watch::kCallSeconds);
         std::memcpy(r.values.data(), buffer.mapped, r.values.size() * sizeof(float));
         return r;
     }
@@ -34,6 +37,7 @@ Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeo
         r.values.clear();
         return r;
     }
+    const watch::Scope scope("reading mapped memory", watch::kCallSeconds);
     std::memcpy(r.values.data(), staging.mapped, r.values.size() * sizeof(float));
     return r;
 }

@@ -6,6 +6,7 @@
 #include "core/breadcrumbs.hpp"
 #include "vk/barriers.hpp"
 #include "vk/device.hpp"
+#include "vk/watch.hpp"
 
 namespace repro::vk {
 
@@ -118,6 +119,7 @@ bool Recorder::failed(const SubmitOutcome& out, const std::string& what, double 
 }
 
 bool Recorder::submitAndWait(const std::string& what, uint32_t convTs) {
+    watch::detail(fmt::format("submit {} of {} ({})", run_.submits + 1, totalSubmits_, what));
     const double timeout = timeout_.seconds(res_.shape, convTs);
     const auto start = Clock::now();
     const SubmitOutcome out = encoder_.submitAndWait(timeout);
@@ -127,6 +129,7 @@ bool Recorder::submitAndWait(const std::string& what, uint32_t convTs) {
 }
 
 bool Recorder::submitNoWait(const std::string& what) {
+    watch::detail(fmt::format("submit {} of {} ({}), no host wait", run_.submits + 1, totalSubmits_, what));
     const SubmitOutcome out = encoder_.submitNoWait();
     noteSubmitted(what, /*waited=*/false, 0);
     return out.status == SubmitStatus::Completed || failed(out, what, 0);

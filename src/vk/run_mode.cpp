@@ -8,6 +8,7 @@
 #include "vk/device.hpp"
 #include "vk/modes.hpp"
 #include "vk/trace.hpp"
+#include "vk/watch.hpp"
 
 namespace repro::vk {
 namespace {
@@ -54,6 +55,7 @@ ModeRun runMode(const ChainResources& res, Encoder& encoder, Instrumentation& in
                 const ModeSettings& settings, Mode mode) {
     const auto start = Clock::now();
     ModeRun run;
+    watch::stage(watch::Stage::Modes, fmt::format("mode {}: the clearing submit", name(mode)), name(mode));
     trace::note(fmt::format("mode {}: repro's clearing submit (not blade's)", name(mode)));
     if (!clearChainBuffers(res, encoder, instrumentation, settings, run)) {
         run.wallSeconds = secondsSince(start);

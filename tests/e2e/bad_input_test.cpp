@@ -332,10 +332,11 @@ std::vector<Rejection> rejections() {
          "compute here (…)",
          "none: lavapipe's family 0 has compute", "", false, "queue family 0 has no compute"},
         // ---- against the device (after the instance is made, before any GPU work) ----
-        {"device_name_unmatched", kDevice, {"--preset", "tiny", "--device", "no-such-gpu-xyz"}, {}, 1,
-         "repro: --device: no device matches 'no-such-gpu-xyz' (devices: 0: …)", u + "bad_device_name"},
-        {"device_index_unmatched", kDevice, {"--preset", "tiny", "--device", "99"}, {}, 1,
-         "repro: --device: no device matches '99' (devices: 0: …)", u + "bad_device_index"},
+        {"device_name_unmatched", kDevice, {"--preset", "tiny", "--device", "no-such-gpu-xyz"}, {}, 125,
+         "repro: cannot test here: --device: no device matches 'no-such-gpu-xyz' (devices: 0: …)",
+         ""},
+        {"device_index_unmatched", kDevice, {"--preset", "tiny", "--device", "99"}, {}, 125,
+         "repro: cannot test here: --device: no device matches '99' (devices: 0: …)", ""},
         {"conv_dispatch_over_device_limit", kFits, {"--batch", "4000", "--channels", "1000", "--height", "2", "--width", "2"},
          {}, 1, "repro: shape: conv-T dispatch [1, 1, 4000000] exceeds the device's maxComputeWorkGroupCount [… in axis 2",
          u + "dispatch_over_device_limit"},
@@ -361,8 +362,11 @@ std::vector<Rejection> rejections() {
          "and a driver, e.g. mesa-vulkan-drivers)"},
         {"loader_vulkan_1_0", kDevice, {"--preset", "tiny"}, {fakeLoader("api_1_0")}, 125,
          "repro: cannot test here: the Vulkan loader supports only 1.0; the repro needs 1.1"},
-        {"no_driver", kDevice, {"--preset", "tiny"}, {"VK_DRIVER_FILES=/nonexistent.json", "VK_ICD_FILENAMES=/nonexistent.json"},
-         125, "repro: cannot test here: vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER",
+        {"no_driver", "src/vk/instance.cpp", {"--preset", "tiny"},
+         {"VK_DRIVER_FILES=/nonexistent.json", "VK_ICD_FILENAMES=/nonexistent.json"}, 125,
+         "repro: cannot test here: VK_DRIVER_FILES names '/nonexistent.json', which does not exist: the loader "
+         "would load no driver from it (check the path; for a Mesa build tree, the absolute path of its "
+         "*_devenv_icd.*.json)",
          "e2e.CannotTest.MissingDriverIs125"},
         {"validation_layer_missing", kDevice, {"--preset", "tiny", "--validation"}, {"VK_LAYER_PATH=/nonexistent"}, 125,
          "repro: cannot test here: --validation: VK_LAYER_KHRONOS_validation is not installed (package "

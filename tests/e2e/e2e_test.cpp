@@ -156,8 +156,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"kernel_too_big", {"--kernel-h", "8", "--kernel-w", "8"}, {}, "49"},
         BadInput{"padding_too_big", {"--pad-w", "300"}, {}, "too small"},
         BadInput{"dispatch_over_device_limit", {"--batch", "4000", "--channels", "1000", "--height", "2", "--width", "2"}, {}, "maxComputeWorkGroupCount"},
-        BadInput{"bad_device_name", {"--device", "no-such-gpu-xyz"}, {}, "--device"},
-        BadInput{"bad_device_index", {"--device", "99"}, {}, "--device"},
         BadInput{"unknown_flag", {"--frobnicate"}, {}, "frobnicate"},
         BadInput{"bad_timeout", {"--timeout", "0"}, {}, "--timeout"},
         BadInput{"drop_out_of_range", {"-n", "2", "--drop-dispatch", "5"}, {}, "--drop-dispatch"}),

@@ -62,9 +62,9 @@ TEST(ChooseDevice, ChosenUnusableDeviceCannotTest) {
 
 TEST(ChooseDevice, UnmatchedSelectorIsAUsageErrorListingTheDevices) {
     const std::vector<DeviceInfo> devices{device(0, "Good GPU"), device(1, "Old GPU", "too old")};
-    EXPECT_EQ(thrown<UsageError>([&] { chooseDevice(devices, std::string("nvidia")); }),
+    EXPECT_EQ(thrown<CannotTest>([&] { chooseDevice(devices, std::string("nvidia")); }),
               "--device: no device matches 'nvidia' (devices: 0: Good GPU, 1: Old GPU)");
-    EXPECT_EQ(thrown<UsageError>([&] { chooseDevice(devices, std::string("99999999999")); }),
+    EXPECT_EQ(thrown<CannotTest>([&] { chooseDevice(devices, std::string("99999999999")); }),
               "--device: no device matches '99999999999' (devices: 0: Good GPU, 1: Old GPU)");
 }
 

@@ -1,0 +1,69 @@
+// The supervision protocol, parent side (see child_protocol.hpp and src/vk/watch.cpp).
+#include "core/child_protocol.hpp"
+
+#include <charconv>
+#include <vector>
+
+namespace repro {
+namespace {
+
+std::vector<std::string_view> fields(std::string_view text) {
+    std::vector<std::string_view> out;
+    size_t start = 0;
+    while (true) {
+        const size_t tab = text.find('\t', start);
+        out.push_back(text.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+        if (tab == std::string_view::npos) return out;
+        start = tab + 1;
+    }
+}
+
+}  // namespace
+
+std::optional<double> ChildState::overdue(double now) const {
+    if (!inCall) return std::nullopt;
+    const double late = now - inCall->since - inCall->limitSeconds;
+    return late > 0 ? std::optional<double>(late) : std::nullopt;
+}
+
+void ChildProtocol::feed(std::string_view bytes, double now) {
+    partial_.append(bytes);
+    size_t start = 0;
+    for (size_t end = partial_.find('\n'); end != std::string::npos; end = partial_.find('\n', start)) {
+        line(std::string_view(partial_).substr(start, end - start), now);
+        start = end + 1;
+    }
+    partial_.erase(0, start);
+}
+
+void ChildProtocol::line(std::string_view text, double now) {
+    const std::vector<std::string_view> f = fields(text);
+    if (f.empty() || f[0].size() != 1) return;
+    switch (f[0][0]) {
+        case 'E': {
+            if (f.size() != 3) return;
+            double limit = 0;
+            const auto [ptr, ec] = std::from_chars(f[1].data(), f[1].data() + f[1].size(), limit);
+            if (ec != std::errc{}) return;
+            state_.inCall = ChildState::Call{.name = std::string(f[2]), .limitSeconds = limit, .since = now};
+            return;
+        }
+        case 'L': state_.inCall.reset(); return;
+        case 'S':
+            if (f.size() != 4) return;
+            state_.stage = std::string(f[1]);
+            state_.mode = f[2] == "-" ? "" : std::string(f[2]);
+            state_.what = std::string(f[3]);
+            if (state_.stage == "modes") state_.modesBegan = true;
+            return;
+        case 'D':
+            if (f.size() == 2) state_.what = std::string(f[1]);
+            return;
+        case 'R':
+            if (f.size() == 2) state_.report = std::string(f[1]);
+            return;
+        default: return;
+    }
+}
+
+}  // namespace repro

@@ -1,0 +1,42 @@
+// What the Vulkan loader says about itself while repro creates the instance and the device
+// (its "Loader Message"s, received through VK_EXT_debug_utils messengers without any
+// VK_LOADER_DEBUG setting): which driver manifests it found, which driver library the
+// device runs on, and why a driver failed to load. Vulkan-free; the messages are plain text.
+// The forms read here are the Khronos loader's (KhronosGroup/Vulkan-Loader, loader.c and
+// loader_linux.c, 1.3.2xx): `Found ICD manifest file <path>, version "<v>"`, `Searching for
+// ICD drivers named <library>`, `Using "<device>" with driver: "<library>"`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace repro {
+
+struct LoaderMessage {
+    enum class Severity { Verbose, Info, Warning, Error };
+    Severity severity = Severity::Info;
+    std::string text;
+};
+
+// The driver library the loader says the device runs on (the last `Using ... with driver`
+// line), or nothing.
+std::optional<std::string> driverLibraryInUse(const std::vector<LoaderMessage>& log);
+
+// The manifest that named `library` (`Found ICD manifest file` followed by `Searching for
+// ICD drivers named <library>`), or nothing.
+std::optional<std::string> manifestOf(const std::vector<LoaderMessage>& log, std::string_view library);
+
+// The distinct libraries the loader searched for (one per driver manifest it read).
+std::vector<std::string> driverLibraries(const std::vector<LoaderMessage>& log);
+
+// The warnings and errors, in order, each once: the loader's own words for a driver that
+// failed to load, a manifest it could not read, a missing file.
+std::vector<std::string> loaderProblems(const std::vector<LoaderMessage>& log);
+
+// VK_DRIVER_FILES / VK_ICD_FILENAMES: the entries of `value` (':'-separated) that name no
+// existing file or directory (empty entries are skipped, as the loader skips them).
+std::vector<std::string> missingDriverFiles(std::string_view value);
+
+}  // namespace repro

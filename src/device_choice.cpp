@@ -1,0 +1,100 @@
+// Device selection for a run (see device_choice.hpp).
+#include "device_choice.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "core/errors.hpp"
+#include "core/loader_log.hpp"
+#include "core/output.hpp"
+#include "core/text.hpp"
+#include "vk/describe.hpp"
+
+namespace repro {
+namespace {
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::string driverOf(const vk::DeviceInfo& d) {
+    return d.hasDriverProperties ? fmt::format("{} ({})", d.driver.driverName, vk::driverIdName(d.driver.driverID))
+                                 : std::string("driver unknown");
+}
+
+std::string deviceList(const std::vector<vk::DeviceInfo>& devices) {
+    std::string out;
+    for (const auto& d : devices) {
+        out += fmt::format("{}{}: {}, {}", out.empty() ? "" : "; ", d.index, d.properties.deviceName, driverOf(d));
+    }
+    return out.empty() ? "none" : out;
+}
+
+std::string loaderSays(const vk::Instance& instance) {
+    const std::vector<std::string> problems = loaderProblems(instance.loaderMessages());
+    if (problems.empty()) return "";
+    std::string text;
+    for (const auto& p : problems) text += (text.empty() ? "" : " | ") + p;
+    return "; the loader says: " + text;
+}
+
+bool matchesDriver(std::string_view expected, const std::string& driverName, const std::string& driverId,
+                   const std::string& library) {
+    const std::string e = lower(expected);
+    for (const std::string& candidate : {driverName, driverId, library}) {
+        if (!candidate.empty() && lower(candidate).find(e) != std::string::npos) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+const vk::DeviceInfo& selectDevice(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
+                                   const Options& o, std::vector<std::string>& notes) {
+    const vk::DeviceInfo* chosen = nullptr;
+    try {
+        chosen = &vk::chooseDevice(devices, o.device);
+    } catch (const CannotTest& e) {
+        throw CannotTest(std::string(e.what()) + loaderSays(instance));
+    }
+    if (o.expectDriver) {
+        const std::string id = chosen->hasDriverProperties ? vk::driverIdName(chosen->driver.driverID) : "";
+        const std::string name = chosen->hasDriverProperties ? chosen->driver.driverName : "";
+        if (!matchesDriver(*o.expectDriver, name, id, "")) {
+            throw CannotTest(fmt::format("--expect-driver {}: the device that would run is {} ({}); devices: {}",
+                                         quote(*o.expectDriver), chosen->properties.deviceName, driverOf(*chosen),
+                                         deviceList(devices)));
+        }
+    }
+    std::set<std::string> drivers;
+    for (const auto& d : devices) {
+        if (d.unusable.empty()) drivers.insert(driverOf(d));
+    }
+    if (!o.device && drivers.size() > 1) {
+        notes.push_back(fmt::format("{} drivers offer a usable device ({}); took device {} ({}), blade's rule: the "
+                                    "first usable one; use --device or --expect-driver to choose",
+                                    drivers.size(), deviceList(devices), chosen->index, chosen->properties.deviceName));
+    }
+    return *chosen;
+}
+
+void checkExpectedDriver(const Options& o, const DeviceReport& d) {
+    if (!o.expectDriver) return;
+    if (matchesDriver(*o.expectDriver, d.driverName, d.driverId, d.driverLibrary.value_or(""))) return;
+    throw CannotTest(fmt::format("--expect-driver {}: the device runs on {} ({}, library {})", quote(*o.expectDriver),
+                                 d.driverName, d.driverId, d.driverLibrary.value_or("unknown")));
+}
+
+LoaderReport describeLoader(const vk::Instance& instance) {
+    const auto& log = instance.loaderMessages();
+    return {.version = vk::apiVersionText(instance.loaderVersion()),
+            .driverLibraries = driverLibraries(log),
+            .problems = loaderProblems(log)};
+}
+
+}  // namespace repro

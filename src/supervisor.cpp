@@ -1,0 +1,197 @@
+// The supervising parent (see supervisor.hpp) and the forked child's start.
+#include "supervisor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "core/child_protocol.hpp"
+#include "core/clock.hpp"
+#include "core/interrupt.hpp"
+#include "core/output.hpp"
+#include "core/report_render.hpp"
+#include "core/verdict.hpp"
+#include "vk/watch.hpp"
+
+namespace repro {
+namespace {
+
+// After an interrupt the child drains the queue (kInterruptDrainSeconds) and reports.
+constexpr double kInterruptGraceSeconds = kInterruptDrainSeconds + 5.0;
+
+// How the child ended, as the parent saw it.
+struct ChildEnd {
+    enum class Kind { Exited, Crashed, Stalled, Interrupted };
+    Kind kind = Kind::Exited;
+    int status = 0;   // Exited: the child's exit status
+    int signal = 0;   // Crashed: the signal that ended it
+    std::optional<ChildState::Call> stalledIn;
+    double overdueSeconds = 0;
+};
+
+[[noreturn]] void runChild(int writeFd, pid_t parent, const std::function<int()>& work) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the supervisor
+    if (getppid() != parent) _exit(kExitCannotTest);
+    setpgid(0, 0);  // terminal signals reach the parent only; it passes them on
+    installInterruptHandlers();
+    watch::attach(writeFd);
+    std::exit(work());
+}
+
+std::string signalName(int signal) {
+    const char* abbrev = sigabbrev_np(signal);
+    return abbrev ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
+}
+
+// Reads what the child wrote, passes interrupts on, enforces the call deadlines.
+ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol) {
+    const auto start = Clock::now();
+    int forwarded = 0;  // interrupts passed on
+    std::optional<double> killAt;
+    ChildEnd end;
+    for (;;) {
+        pollfd pfd{.fd = readFd, .events = POLLIN};
+        const int ready = ::poll(&pfd, 1, 50);
+        const double now = secondsSince(start);
+        if (ready > 0) {
+            char buffer[65536];
+            const ssize_t n = ::read(readFd, buffer, sizeof buffer);
+            if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), now);
+        }
+        int status = 0;
+        if (::waitpid(child, &status, WNOHANG) == child) {
+            for (ssize_t n = 1; n > 0;) {  // what the child wrote before it ended
+                char buffer[65536];
+                n = ::read(readFd, buffer, sizeof buffer);
+                if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), now);
+            }
+            if (end.kind == ChildEnd::Kind::Stalled || end.kind == ChildEnd::Kind::Interrupted) return end;
+            if (WIFEXITED(status)) return {.kind = ChildEnd::Kind::Exited, .status = WEXITSTATUS(status)};
+            return {.kind = ChildEnd::Kind::Crashed, .signal = WTERMSIG(status)};
+        }
+        if (interruptCount() > forwarded) {
+            if (forwarded == 0) {
+                ::kill(child, interruptSignal());
+                killAt = now + kInterruptGraceSeconds;
+            } else {
+                ::kill(child, SIGKILL);  // a second interrupt: at once
+                end.kind = ChildEnd::Kind::Interrupted;
+            }
+            forwarded = interruptCount();
+        }
+        if (killAt && now > *killAt && end.kind == ChildEnd::Kind::Exited) {
+            ::kill(child, SIGKILL);
+            end.kind = ChildEnd::Kind::Interrupted;
+        }
+        if (const auto late = protocol.state().overdue(now); late && end.kind == ChildEnd::Kind::Exited) {
+            ::kill(child, SIGKILL);
+            end.kind = ChildEnd::Kind::Stalled;
+            end.stalledIn = protocol.state().inCall;
+            end.overdueSeconds = *late;
+        }
+    }
+}
+
+// What the child was doing: "mode multipass, submit 1 of 1 (all 7 steps)".
+std::string duringText(const ChildState& s) {
+    if (s.mode.empty() || s.what.starts_with("mode ")) return s.what;
+    return fmt::format("mode {}, {}", s.mode, s.what);
+}
+
+// Where the child was, in words: "in vkQueueSubmit during mode multipass (submit 1 of 1)".
+std::string whereText(const ChildState& s, const std::optional<ChildState::Call>& call) {
+    const std::string in = call ? fmt::format("in {} ", call->name) : "outside any Vulkan call, ";
+    return fmt::format("{}during {}", in, duringText(s));
+}
+
+// The verdict line for a child that did not end by itself, and its status.
+std::pair<int, std::string> verdictFor(const ChildEnd& end, const ChildState& s) {
+    const bool modes = s.stage != "setup";
+    const int status = modes ? kExitHang : kExitCannotTest;
+    const char* head = modes ? "--- GPU HANG" : "--- CANNOT TEST HERE";
+    const char* tail = modes ? "; the results above are complete for the modes that finished"
+                             : " (before the first submit of the modes under test: this revision cannot be tested)";
+    if (end.kind == ChildEnd::Kind::Stalled) {
+        return {status, fmt::format("{}: the driver stalled: {} did not return within {:.0f} s, during {}{}", head,
+                                    end.stalledIn->name, end.stalledIn->limitSeconds, duringText(s), tail)};
+    }
+    const bool inCall = s.inCall.has_value();
+    const std::string what = end.signal == SIGABRT ? "aborted" : "crashed";
+    return {status, fmt::format("{}: the {} {} ({}) {}{}", head, inCall ? "driver" : "repro child process", what,
+                                signalName(end.signal), whereText(s, s.inCall), tail)};
+}
+
+// The report the child streamed, with the mode that was running and the parent's verdict.
+RunReport rebuildReport(const ChildState& s, int status, const std::string& line, const Options& o) {
+    RunReport r;
+    if (!s.report.empty()) {
+        const nlohmann::json j = nlohmann::json::parse(s.report, nullptr, /*allow_exceptions=*/false);
+        if (!j.is_discarded()) r = parseReport(j);
+    }
+    if (r.commandLine.empty()) r.commandLine = o.commandLine;
+    if (s.modesBegan && !s.mode.empty() && status == kExitHang) {
+        ModeReport m{.role = "under test"};
+        m.result.kind = Classification::Hang;
+        if (const auto mode = parseModes(s.mode); mode && mode->size() == 1) m.result.mode = mode->front();
+        m.result.reason = line.substr(line.find(": ") + 2);
+        r.modes.push_back(std::move(m));
+    }
+    r.verdict = Verdict{.exitStatus = status, .lines = {line}};
+    return r;
+}
+
+}  // namespace
+
+int superviseRun(const Options& options, const std::function<int()>& work,
+                 const std::function<int(RunReport&, int)>& writeReports) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+        sayError("repro: cannot create the pipe to the supervised child ({})", std::strerror(errno));
+        return kExitCannotTest;
+    }
+    std::fflush(nullptr);  // nothing buffered is written twice
+    const pid_t parent = ::getpid();
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(fds[0]);
+        runChild(fds[1], parent, work);
+    }
+    ::close(fds[1]);
+    if (child < 0) {
+        sayError("repro: cannot fork the supervised child ({})", std::strerror(errno));
+        ::close(fds[0]);
+        return kExitCannotTest;
+    }
+    ChildProtocol protocol;
+    const ChildEnd end = watchChild(child, fds[0], protocol);
+    ::close(fds[0]);
+    if (end.kind == ChildEnd::Kind::Exited) return end.status;
+    const ChildState& s = protocol.state();
+    if (end.kind == ChildEnd::Kind::Interrupted) {
+        const int status = 128 + interruptSignal();
+        const std::string line = fmt::format(
+            "--- INTERRUPTED by {}: the child was stopped {}; the results above are complete for the modes "
+            "that finished; no verdict",
+            interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", whereText(s, s.inCall));
+        say("{}", line);
+        RunReport r = rebuildReport(s, status, line, options);
+        return writeReports(r, status);
+    }
+    const auto [status, line] = verdictFor(end, s);
+    say("{}", line);
+    RunReport r = rebuildReport(s, status, line, options);
+    return writeReports(r, status);
+}
+
+}  // namespace repro

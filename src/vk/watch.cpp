@@ -1,0 +1,188 @@
+// The child's side of the supervision (see watch.hpp). Protocol, one line per message:
+//   E <seconds> <call>          entering a call that must return within <seconds>
+//   L                           left it
+//   S <stage> <mode> <what>     tab-separated: the stage, the mode running ("-" when none), words
+//   D <what>                    what is happening within the stage
+//   R <json>                    the report so far
+// (src/core/child_protocol.hpp parses them.) Every message is written whole with one
+// write(2) to a pipe (atomic below PIPE_BUF bytes), so a crash cannot interleave them.
+#include "vk/watch.hpp"
+
+#include <volk.h>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <type_traits>
+
+namespace repro::watch {
+namespace {
+
+int gFd = -1;
+
+void send(const std::string& line) {
+    if (gFd < 0) return;
+    const char* p = line.data();
+    size_t left = line.size();
+    while (left > 0) {
+        const ssize_t n = ::write(gFd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            gFd = -1;  // the parent is gone: nothing left to tell
+            return;
+        }
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+}
+
+std::string oneLine(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) {
+        if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+    }
+    return out;
+}
+
+// The saved driver entry point behind each wrapped volk slot, and the slot's name.
+template <auto* Slot>
+std::remove_pointer_t<decltype(Slot)> next = nullptr;
+template <auto* Slot>
+const char* slotName = "";
+
+template <auto* Slot, typename Fn>
+struct Wrapper;
+template <auto* Slot, typename R, typename... A>
+struct Wrapper<Slot, R(VKAPI_PTR*)(A...)> {
+    static R VKAPI_CALL call(A... args) {
+        const Scope scope(slotName<Slot>, kCallSeconds);
+        return next<Slot>(args...);
+    }
+};
+
+template <auto* Slot>
+void wrap(const char* name) {
+    using Fn = std::remove_pointer_t<decltype(Slot)>;
+    if (!*Slot || *Slot == &Wrapper<Slot, Fn>::call) return;
+    next<Slot> = *Slot;
+    slotName<Slot> = name;
+    *Slot = &Wrapper<Slot, Fn>::call;
+}
+
+// The waits: their own timeout plus the grace.
+template <auto* Slot>
+VkResult VKAPI_CALL waitWrapper(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+    const Scope scope(slotName<Slot>, kCallSeconds + double(timeout) * 1e-9);
+    return next<Slot>(device, info, timeout);
+}
+
+template <auto* Slot>
+void wrapWait(const char* name) {
+    if (!*Slot || *Slot == &waitWrapper<Slot>) return;
+    next<Slot> = *Slot;
+    slotName<Slot> = name;
+    *Slot = &waitWrapper<Slot>;
+}
+
+#define REPRO_WRAP(fn) wrap<&fn>(#fn)
+
+void wrapGlobal() {
+    REPRO_WRAP(vkCreateInstance);
+    REPRO_WRAP(vkEnumerateInstanceVersion);
+    REPRO_WRAP(vkEnumerateInstanceLayerProperties);
+    REPRO_WRAP(vkEnumerateInstanceExtensionProperties);
+}
+
+void wrapInstance() {
+    REPRO_WRAP(vkEnumeratePhysicalDevices);
+    REPRO_WRAP(vkGetPhysicalDeviceProperties);
+    REPRO_WRAP(vkGetPhysicalDeviceProperties2);
+    REPRO_WRAP(vkGetPhysicalDeviceFeatures2);
+    REPRO_WRAP(vkGetPhysicalDeviceMemoryProperties);
+    REPRO_WRAP(vkGetPhysicalDeviceQueueFamilyProperties);
+    REPRO_WRAP(vkEnumerateDeviceExtensionProperties);
+    REPRO_WRAP(vkCreateDevice);
+    REPRO_WRAP(vkDestroyInstance);
+}
+
+void wrapDevice() {
+    REPRO_WRAP(vkCreateShaderModule);
+    REPRO_WRAP(vkCreateDescriptorSetLayout);
+    REPRO_WRAP(vkCreateDescriptorUpdateTemplate);
+    REPRO_WRAP(vkCreatePipelineLayout);
+    REPRO_WRAP(vkCreateComputePipelines);
+    REPRO_WRAP(vkCreateBuffer);
+    REPRO_WRAP(vkAllocateMemory);
+    REPRO_WRAP(vkBindBufferMemory);
+    REPRO_WRAP(vkMapMemory);
+    REPRO_WRAP(vkCreateCommandPool);
+    REPRO_WRAP(vkAllocateCommandBuffers);
+    REPRO_WRAP(vkCreateDescriptorPool);
+    REPRO_WRAP(vkResetDescriptorPool);
+    REPRO_WRAP(vkAllocateDescriptorSets);
+    REPRO_WRAP(vkUpdateDescriptorSetWithTemplate);
+    REPRO_WRAP(vkCreateSemaphore);
+    REPRO_WRAP(vkCreateQueryPool);
+    REPRO_WRAP(vkBeginCommandBuffer);
+    REPRO_WRAP(vkEndCommandBuffer);
+    REPRO_WRAP(vkCmdPipelineBarrier);
+    REPRO_WRAP(vkCmdPipelineBarrier2);
+    REPRO_WRAP(vkCmdBindPipeline);
+    REPRO_WRAP(vkCmdBindDescriptorSets);
+    REPRO_WRAP(vkCmdDispatch);
+    REPRO_WRAP(vkCmdFillBuffer);
+    REPRO_WRAP(vkCmdCopyBuffer);
+    REPRO_WRAP(vkQueueSubmit);
+    REPRO_WRAP(vkDeviceWaitIdle);
+    REPRO_WRAP(vkQueueWaitIdle);
+    REPRO_WRAP(vkGetQueryPoolResults);
+    REPRO_WRAP(vkDestroyDevice);
+    wrapWait<&vkWaitSemaphores>("vkWaitSemaphores");
+    wrapWait<&vkWaitSemaphoresKHR>("vkWaitSemaphoresKHR");
+}
+
+#undef REPRO_WRAP
+
+}  // namespace
+
+std::string_view name(Stage s) {
+    switch (s) {
+        case Stage::Setup: return "setup";
+        case Stage::Modes: return "modes";
+        case Stage::Teardown: return "teardown";
+    }
+    return "?";
+}
+
+void attach(int fd) { gFd = fd; }
+
+bool attached() { return gFd >= 0; }
+
+void stage(Stage s, std::string_view what, std::string_view mode) {
+    send(fmt::format("S\t{}\t{}\t{}\n", name(s), mode.empty() ? "-" : oneLine(mode), oneLine(what)));
+}
+
+void detail(std::string_view what) { send(fmt::format("D\t{}\n", oneLine(what))); }
+
+void publishReport(const std::string& json) { send("R\t" + oneLine(json) + "\n"); }
+
+Scope::Scope(const char* call, double seconds) {
+    if (gFd >= 0) send(fmt::format("E\t{:.3f}\t{}\n", seconds, call));
+}
+
+Scope::~Scope() {
+    if (gFd >= 0) send("L\n");
+}
+
+void wrapVolk(int stage) {
+    if (gFd < 0) return;  // not supervised: nothing to tell
+    switch (stage) {
+        case 0: wrapGlobal(); break;
+        case 1: wrapInstance(); break;
+        case 2: wrapDevice(); break;
+        default: break;
+    }
+}
+
+}  // namespace repro::watch

@@ -1,0 +1,51 @@
+// The supervised child's side of the supervision (src/supervisor.hpp): every Vulkan call
+// that can reach the driver is bracketed by a message to the parent ("entering vkQueueSubmit,
+// which must return within 20 s"; "left"), so the parent can name the call a crashing or
+// stalling driver was in and enforce a deadline on it; the run's stage (set-up, the modes,
+// teardown) and its report so far are sent too. The brackets wrap entries of volk's
+// function table, so no call site can forget them. Without attach() nothing is sent.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace repro::watch {
+
+// Seconds a set-up call, a submit, a recording call or a readback may take before the
+// parent calls it a stall. A wait's own timeout is added for the waits. Generous: a
+// pipeline compile or a device creation of a debug build of Mesa takes well under a
+// second here (lavapipe) and on the H200; well inside the 60 s of `timeout 60 repro`.
+inline constexpr double kCallSeconds = 20.0;
+
+// Where the run is: before the first submit of the modes (a driver failure there means this
+// revision cannot be tested: 125), during the modes (3), or tearing down after them (3).
+enum class Stage { Setup, Modes, Teardown };
+std::string_view name(Stage stage);  // "setup", "modes", "teardown"
+
+// Messages go to `fd` (a pipe to the supervising parent) from now on.
+void attach(int fd);
+bool attached();
+
+// The stage, and what is happening in words ("creating the device", "mode multipass:
+// submit 1 of 1 (all 7 steps)"); `mode` names the mode running, when one is.
+void stage(Stage stage, std::string_view what, std::string_view mode = {});
+// What is happening, within the current stage.
+void detail(std::string_view what);
+
+// The report so far (renderJson's object as one line of text).
+void publishReport(const std::string& json);
+
+// A watched stretch of host work that can fault on a driver's memory (reading a mapping).
+class Scope {
+  public:
+    Scope(const char* call, double seconds);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+};
+
+// Wraps volk's entries after each of its loads (0: global, 1: instance, 2: device), when
+// attached.
+void wrapVolk(int stage);
+
+}  // namespace repro::watch
