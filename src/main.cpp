@@ -5,6 +5,7 @@
 // each mode finishes, so a hang or crash in a later mode cannot lose them.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -122,11 +123,12 @@ int runRepro(const Options& o, RunReport& report) {
     printHeader(o, rig, shaders, instance, report);
     checkExpectedDriver(o, *report.device);
     watch::publishReport(renderJsonLine(report));
-    RunReport live = report;  // what the parent gets if this process dies
+    // Each run of a mode goes into the report as soon as it has a result, and to the
+    // supervising parent, so neither a crash nor an exception later can lose it.
     Session session{.options = o, .sizes = report.sizes, .instance = instance, .rig = rig, .timings = report.timings,
-                    .modeDone = [&live](const ModeReport& m) {
-                        live.modes.push_back(m);
-                        watch::publishReport(renderJsonLine(live));
+                    .modeDone = [&report](const ModeReport& m) {
+                        report.modes.push_back(m);
+                        watch::publishReport(renderJsonLine(report));
                     }};
     if (o.printStream) return printStreams(session, report);
     int status = o.sweep ? runSweep(session, report) : runChainLength(session, report);
@@ -140,6 +142,28 @@ int runRepro(const Options& o, RunReport& report) {
 }
 
 // runRepro with every set-up failure turned into its status and one line (docs/contract.md).
+// After a set-up failure or an exception mid-run: the modes that did not run, said so with
+// the reason, and the verdict line, in the text report and the report's data.
+int failedRun(const Options& o, RunReport& report, int status, const std::string& headline,
+              const std::string& reason) {
+    sayError("repro: {}: {}", status == kExitHang ? "GPU hang during set-up" : "cannot test here", reason);
+    if (!report.modes.empty()) {  // the run was under way: the text report gets the ending too
+        for (const Mode mode : o.modes) {
+            const bool ran = std::any_of(report.modes.begin(), report.modes.end(),
+                                         [&](const ModeReport& m) { return m.result.mode == mode; });
+            if (ran) continue;
+            const ModeResult notRun{.mode = mode, .kind = Classification::NotRun, .reason = reason};
+            say("  mode={:<9} not run", name(mode));
+            say("{}", classificationLine(notRun));
+            report.modes.push_back({.result = notRun, .role = "under test"});
+        }
+        say("--- {}: {}", headline, reason);
+    }
+    report.verdict.lines.push_back(fmt::format("--- {}: {}", headline, reason));
+    return status;
+}
+
+// runRepro with every set-up failure turned into its status and one line (docs/contract.md).
 int runGuarded(const Options& o, RunReport& report) {
     try {
         report.sizes = computeSizes(o.shape);
@@ -148,19 +172,16 @@ int runGuarded(const Options& o, RunReport& report) {
         sayError("repro: {}", e.what());
         return kExitUsage;
     } catch (const CannotTest& e) {
-        sayError("repro: cannot test here: {}", e.what());
-        report.verdict.lines.push_back(fmt::format("--- CANNOT TEST HERE: {}", e.what()));
+        return failedRun(o, report, kExitCannotTest, "CANNOT TEST HERE", e.what());
     } catch (const vk::VulkanError& e) {
         const bool lost = e.result == VK_ERROR_DEVICE_LOST;
-        sayError("repro: {}: {}", lost ? "GPU hang during set-up" : "cannot test here", e.what());
-        report.verdict.lines.push_back(fmt::format("--- {}: {}", lost ? "GPU HANG" : "CANNOT TEST HERE", e.what()));
-        if (lost) return kExitHang;
+        return failedRun(o, report, lost ? kExitHang : kExitCannotTest, lost ? "GPU HANG" : "CANNOT TEST HERE",
+                         e.what());
     } catch (const std::bad_alloc&) {
-        sayError("repro: cannot test here: out of host memory");
+        return failedRun(o, report, kExitCannotTest, "CANNOT TEST HERE", "out of host memory");
     } catch (const std::exception& e) {
-        sayError("repro: cannot test here: internal error: {}", e.what());
+        return failedRun(o, report, kExitCannotTest, "CANNOT TEST HERE", fmt::format("internal error: {}", e.what()));
     }
-    return kExitCannotTest;
 }
 
 // The Markdown or JSON document on stdout and the --output file, after the run; a failed

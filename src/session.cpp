@@ -3,6 +3,7 @@
 #include "session.hpp"
 
 #include <csignal>
+#include <cstring>
 
 #include <algorithm>
 #include <bit>
@@ -17,6 +18,7 @@
 #include "core/interrupt.hpp"
 #include "core/judge.hpp"
 #include "core/rust_format.hpp"
+#include "core/text.hpp"
 #include "core/underflow.hpp"
 #include "core/verdict.hpp"
 #include "core/output.hpp"
@@ -52,15 +54,17 @@ std::string hangReason(const Failure& f) {
                        vk::resultName(f.outcome.result), f.where);
 }
 
-// Writes `values` to DIR/<mode>.f32 as raw float32; false (and a line on stderr) on failure.
-bool dumpFinal(const std::string& dir, Mode mode, const std::vector<float>& values) {
-    const auto path = std::filesystem::path(dir) / fmt::format("{}.f32", name(mode));
+// Writes `values` to DIR/<mode>.f32 (with --sweep DIR/<mode>-n<N>.f32, one file per chain
+// length) as raw float32; false (and a line on stderr) on failure.
+bool dumpFinal(const std::string& dir, Mode mode, std::optional<uint32_t> sweepLength, const std::vector<float>& values) {
+    const auto path = std::filesystem::path(dir) /
+                      (sweepLength ? fmt::format("{}-n{}.f32", name(mode), *sweepLength) : fmt::format("{}.f32", name(mode)));
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(values.data()),
               static_cast<std::streamsize>(values.size() * sizeof(float)));
     out.close();
     if (!out) {
-        sayError("repro: --dump-dir: could not write {}", path.string());
+        sayError("repro: --dump-dir: could not write {} ({})", quote(path.string()), std::strerror(errno));
         return false;
     }
     return true;
@@ -231,7 +235,8 @@ void LengthRun::judgeCompleted(RunRecord& record) {
     const auto start = Clock::now();
     const std::vector<float>& final = record.buffers.final();
     record.result.stats = computeStats(final);
-    if (s_.options.dumpDir && !dumpFinal(*s_.options.dumpDir, record.mode, final)) dumpFailed_ = true;
+    const std::optional<uint32_t> sweepLength = s_.options.sweep ? std::optional<uint32_t>(n_) : std::nullopt;
+    if (s_.options.dumpDir && !dumpFinal(*s_.options.dumpDir, record.mode, sweepLength, final)) dumpFailed_ = true;
     clearProgress();
     if (record.referenceOnly) say("  reference (split, run after the modes under test):");
     say("{}", modeLine(record.mode, *record.result.stats));
@@ -335,7 +340,8 @@ ModeResult LengthRun::aggregate(Mode mode) const {
     const RunRecord* firstWrong = nullptr;
     total.runs = 0;
     for (const RunRecord& r : records_) {
-        if (r.mode != mode || r.referenceOnly) continue;
+        // A run stopped by an interrupt did not run: only completed runs count.
+        if (r.mode != mode || r.referenceOnly || r.result.kind == Classification::NotRun) continue;
         if (!first) first = &r;
         ++total.runs;
         total.submits += r.result.submits;
@@ -478,9 +484,11 @@ int interruptedStatus() {
 
 int runChainLength(Session& s, RunReport& report) {
     say("--- results ---");
+    const size_t first = report.modes.size();  // modeDone adds each run as it ends
     LengthOutcome out = runLength(s, s.options.chainLength, /*progress=*/false);
     printValidation(s);
-    report.modes = std::move(out.modes);
+    report.modes.resize(first);  // replaced by the final classifications
+    report.modes.insert(report.modes.end(), out.modes.begin(), out.modes.end());
     report.referenceName = out.referenceName;
     report.verdict = out.verdict;
     if (const int status = interruptedStatus()) {

@@ -79,13 +79,17 @@ int runSweep(Session& s, RunReport& report) {
     const bool progress = ::isatty(STDERR_FILENO) != 0;
     SweepTable table;
     bool hang = false;
+    bool dumpFailed = false;
     for (uint32_t n = first; n <= last && !hang; ++n) {
         say("--- results for N={} ---", n);
+        const size_t kept = report.modes.size();  // modeDone adds each run as it ends
         LengthOutcome out = runLength(s, n, progress);
+        report.modes.resize(kept);
         report.modes.insert(report.modes.end(), out.modes.begin(), out.modes.end());
         report.referenceName = out.referenceName;
         if (out.interrupted) break;
         for (const auto& line : out.verdict.lines) say("{}", line);
+        dumpFailed = dumpFailed || out.dumpFailed;
         table.results[n] = out.judged;
         table.statuses[n] = out.verdict.exitStatus;
         hang = out.deviceGone;
@@ -100,6 +104,9 @@ int runSweep(Session& s, RunReport& report) {
         fmt::format("--- sweep verdict: {}; smallest reproducing N: {}", sweepVerdictName(status), join(smallest));
     say("{}", verdict);
     report.verdict = Verdict{.exitStatus = status, .lines = {verdict}};
+    // A dump that could not be written is a usage error unless a hang or a reproduction
+    // says more; the results above are printed either way.
+    if (dumpFailed && status != kExitHang && status != kExitReproduced) return kExitUsage;
     return status;
 }
 

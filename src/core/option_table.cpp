@@ -117,8 +117,8 @@ OptionSection runSection() {
                  "is 2s-1, its slice 2s), so that the checker must call them wrong",
          .value = &R::dropDispatch},
         {.longName = "--dump-dir", .placeholder = "DIR",
-         .help = "write each mode's final small[N] to DIR/MODE.f32, raw little-endian float32 "
-                 "(DIR is created if missing)",
+         .help = "write each mode's final small[N] to DIR/MODE.f32 (with --sweep DIR/MODE-nN.f32), "
+                 "raw little-endian float32 (DIR is created if missing)",
          .completion = ValueCompletion::Directory, .value = &R::dumpDir},
         {.longName = "--print-stream",
          .help = "print the exact command stream of each selected mode, one call per line, and "

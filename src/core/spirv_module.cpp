@@ -3,7 +3,13 @@
 // header and instruction layout from §2.3, the enumerants and opcodes from §3.
 #include "core/spirv_module.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
+
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -407,28 +413,44 @@ SpirvModule parseSpirv(std::vector<uint32_t> words, std::string_view what) {
 }
 
 SpirvModule loadSpirvFile(const std::filesystem::path& path) {
-    const std::string p = path.string();
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (status.type() == std::filesystem::file_type::not_found) {
-        throw UsageError(fmt::format("{}: cannot read: no such file", p));
+    const std::string p = quote(path.string());
+    // Only a regular file of a bounded size is read: a link to /dev/zero or a FIFO would
+    // otherwise eat memory or block for ever. O_NONBLOCK keeps the open of a FIFO from
+    // waiting for a writer.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        const int error = errno;
+        throw UsageError(fmt::format("{}: cannot read: {}", p, error == ENOENT ? "no such file" : std::strerror(error)));
     }
-    if (status.type() == std::filesystem::file_type::directory) {
-        throw UsageError(fmt::format("{}: cannot read: it is a directory, not a file", p));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        throw UsageError(fmt::format("{}: cannot read: {}", p,
+                                     S_ISDIR(info.st_mode) ? "it is a directory, not a file" : "not a regular file"));
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError(fmt::format("{}: cannot read: {}", p, std::strerror(errno)));
-    const std::vector<char> bytes{std::istreambuf_iterator<char>(in),
-                                  std::istreambuf_iterator<char>()};
-    if (in.bad()) throw UsageError(fmt::format("{}: cannot read: {}", p, std::strerror(errno)));
+    if (info.st_size > kMaxSpirvBytes) {
+        ::close(fd);
+        throw UsageError(fmt::format("{}: {} bytes, more than a compute shader's SPIR-V can be here (at most {} MiB)", p,
+                                     info.st_size, kMaxSpirvBytes >> 20));
+    }
+    std::vector<char> bytes(static_cast<size_t>(info.st_size));
+    size_t got = 0;
+    while (got < bytes.size()) {
+        const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<size_t>(n);
+    }
+    const int readError = errno;
+    ::close(fd);
+    if (got != bytes.size()) throw UsageError(fmt::format("{}: cannot read: {}", p, std::strerror(readError)));
     if (bytes.empty()) throw UsageError(fmt::format("{}: empty file (0 bytes)", p));
     if (bytes.size() % 4 != 0) {
-        throw UsageError(fmt::format(
-            "{}: {} bytes, not a whole number of 32-bit words (truncated?)", p, bytes.size()));
+        throw UsageError(fmt::format("{}: {} bytes, not a whole number of 32-bit words (truncated?)", p, bytes.size()));
     }
     std::vector<uint32_t> words(bytes.size() / 4);
     std::memcpy(words.data(), bytes.data(), bytes.size());
-    return parseSpirv(std::move(words), p);
+    return parseSpirv(std::move(words), path.string());
 }
 
 void checkComputeInterface(const SpirvModule& module, std::string_view what,

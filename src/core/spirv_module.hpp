@@ -62,10 +62,14 @@ struct SpirvModule {
 // with DescriptorSet and Binding, whether or not the entry point uses them.
 SpirvModule parseSpirv(std::vector<uint32_t> words, std::string_view what);
 
+// The largest --spirv file read: the built-in conv_t.spv is about 8 KiB.
+inline constexpr long kMaxSpirvBytes = 4 << 20;
+
 // Reads the file at `path` (its bytes are the module's words in host byte order) and
-// parses it with `what` = the path. UsageError naming the path for a missing file, a
-// directory or a file that cannot be read, an empty file, or a size that is not a
-// multiple of 4 bytes (the message gives the size in bytes); then parseSpirv's errors.
+// parses it with `what` = the path. UsageError naming the path (quoted) for a missing
+// file, anything but a regular file (a directory, a FIFO, a device such as /dev/zero), a
+// file over kMaxSpirvBytes, a file that cannot be read, an empty file, or a size that is
+// not a multiple of 4 bytes (the message gives the size in bytes); then parseSpirv's errors.
 SpirvModule loadSpirvFile(const std::filesystem::path& path);
 
 // Checks a parsed module against what the host records: `localSize` must match exactly

@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "vk/check.hpp"
+#include "vk/entry_points.hpp"
 #include "vk/khr_cooperative_matrix.hpp"
 
 namespace repro::vk {
@@ -285,9 +286,9 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
     const VkResult r = vkCreateDevice(info.handle, &createInfo, nullptr, &life_.device);
     if (r != VK_SUCCESS) throw VulkanError("vkCreateDevice", r);
     volkLoadDevice(life_.device);
-    // On a Vulkan 1.2 device with VK_KHR_synchronization2 only the KHR entry point exists;
-    // barriers.hpp calls the core name, so point it there (same signature).
-    if (extensions_.synchronization2) vkCmdPipelineBarrier2 = vkCmdPipelineBarrier2KHR;
+    // Every entry point repro calls, promoted ones from their KHR aliases where the core
+    // name is missing (a 1.0 or 1.2 driver): CannotTest naming one that is not there.
+    resolveDeviceEntryPoints(extensions_);
     if (options.afterLoad) options.afterLoad();
     afterVolkLoad(2);
     vkGetDeviceQueue(life_.device, queueFamily_, 0, &queue_);

@@ -14,6 +14,7 @@
 #include "core/output.hpp"
 #include "core/text.hpp"
 #include "vk/check.hpp"
+#include "vk/entry_points.hpp"
 #include "vk/watch.hpp"
 
 // Test seam: test builds link a definition that may replace entries of volk's function
@@ -240,6 +241,7 @@ Instance::Instance(bool validation) {
     const VkResult r = vkCreateInstance(&info, nullptr, &instance_);
     if (r != VK_SUCCESS) throw VulkanError("vkCreateInstance", r, loaderSays(*loaderLog_));
     volkLoadInstanceOnly(instance_);
+    resolveInstanceEntryPoints();
     afterVolkLoad(1);
     loaderMessengerInfo_.pNext = nullptr;
     createMessengers(validation);

@@ -178,7 +178,7 @@ TEST(Spirv, TruncatedModuleIsOneUsageErrorNamingTheFile) {
     const TempDir odd("spirv-odd-size");
     fillSpirvFolder(odd, [](std::vector<char>& b) { b.resize(b.size() - 2); });
     expectOneLineUsageError(runRepro({"--preset", "tiny", "--spirv", odd.path().string()}),
-                            R"(^repro: .*conv_t\.spv: \d+ bytes, not a whole number of 32-bit words)");
+                            R"(^repro: .*conv_t\.spv': \d+ bytes, not a whole number of 32-bit words)");
 }
 
 TEST(Spirv, WrongMagicIsOneUsageErrorNamingTheValue) {
@@ -190,10 +190,10 @@ TEST(Spirv, WrongMagicIsOneUsageErrorNamingTheValue) {
 
 TEST(Spirv, MissingFolderIsOneUsageError) {
     expectOneLineUsageError(runRepro({"--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}),
-                            R"(^repro: /nonexistent-repro-spirv/conv_t\.spv: cannot read)");
+                            R"(^repro: '/nonexistent-repro-spirv/conv_t\.spv': cannot read)");
     // The parents check once, before any child runs.
     expectOneLineUsageError(runRepro({"--matrix", "--preset", "tiny", "--spirv", "/nonexistent-repro-spirv"}),
-                            R"(^repro: /nonexistent-repro-spirv/conv_t\.spv: cannot read)");
+                            R"(^repro: '/nonexistent-repro-spirv/conv_t\.spv': cannot read)");
 }
 
 // The matrix rows: "  <#>  <label> <result> <exit> <validation> <gpu>...".

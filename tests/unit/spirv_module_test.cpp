@@ -517,7 +517,7 @@ TEST(SpirvFile, MissingFileIsAnError) {
 TEST(SpirvFile, ADirectoryIsAnError) {
     const auto path = tempPath("_dir");
     std::filesystem::create_directories(path);
-    EXPECT_EQ(loadError(path), path.string() + ": cannot read: it is a directory, not a file");
+    EXPECT_EQ(loadError(path), "'" + path.string() + "': cannot read: it is a directory, not a file");
     std::filesystem::remove(path);
 }
 
