@@ -450,7 +450,7 @@ SpirvModule loadSpirvFile(const std::filesystem::path& path) {
     }
     std::vector<uint32_t> words(bytes.size() / 4);
     std::memcpy(words.data(), bytes.data(), bytes.size());
-    return parseSpirv(std::move(words), path.string());
+    return parseSpirv(std::move(words), p);
 }
 
 void checkComputeInterface(const SpirvModule& module, std::string_view what,

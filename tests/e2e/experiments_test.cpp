@@ -173,7 +173,7 @@ TEST(Spirv, TruncatedModuleIsOneUsageErrorNamingTheFile) {
     const TempDir dir("spirv-truncated");
     fillSpirvFolder(dir, [](std::vector<char>& b) { b.resize(b.size() - 8); });
     expectOneLineUsageError(runRepro({"--preset", "tiny", "--spirv", dir.path().string()}),
-                            R"(^repro: .*conv_t\.spv: instruction at word \d+ .*running past the end)");
+                            R"(^repro: .*conv_t\.spv': instruction at word \d+ .*running past the end)");
     // Not a whole number of words.
     const TempDir odd("spirv-odd-size");
     fillSpirvFolder(odd, [](std::vector<char>& b) { b.resize(b.size() - 2); });
@@ -185,7 +185,7 @@ TEST(Spirv, WrongMagicIsOneUsageErrorNamingTheValue) {
     const TempDir dir("spirv-magic");
     fillSpirvFolder(dir, [](std::vector<char>& b) { b[0] = 0x11; });
     expectOneLineUsageError(runRepro({"--preset", "tiny", "--spirv", dir.path().string()}),
-                            R"(^repro: .*conv_t\.spv: .*magic.*0x07230211)");
+                            R"(^repro: .*conv_t\.spv': .*magic.*0x07230211)");
 }
 
 TEST(Spirv, MissingFolderIsOneUsageError) {

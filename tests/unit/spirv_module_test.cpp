@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "repro_shared.h"
 
 extern const uint32_t conv_t_spv[];
@@ -498,20 +500,20 @@ TEST(SpirvFile, SizeNotAMultipleOfFourIsTruncated) {
     const auto words = convT();
     const auto path = writeFile(".spv", words.data(), 4 * 10 + 2);
     EXPECT_EQ(loadError(path),
-              path.string() + ": 42 bytes, not a whole number of 32-bit words (truncated?)");
+              "'" + path.string() + "': 42 bytes, not a whole number of 32-bit words (truncated?)");
     std::filesystem::remove(path);
 }
 
 TEST(SpirvFile, EmptyFileIsAnError) {
     const auto path = writeFile(".spv", nullptr, 0);
-    EXPECT_EQ(loadError(path), path.string() + ": empty file (0 bytes)");
+    EXPECT_EQ(loadError(path), "'" + path.string() + "': empty file (0 bytes)");
     std::filesystem::remove(path);
 }
 
 TEST(SpirvFile, MissingFileIsAnError) {
     const auto path = tempPath("_absent.spv");
     std::filesystem::remove(path);
-    EXPECT_EQ(loadError(path), path.string() + ": cannot read: no such file");
+    EXPECT_EQ(loadError(path), "'" + path.string() + "': cannot read: no such file");
 }
 
 TEST(SpirvFile, ADirectoryIsAnError) {
@@ -524,8 +526,34 @@ TEST(SpirvFile, ADirectoryIsAnError) {
 TEST(SpirvFile, ParseErrorsNameThePath) {
     const auto words = convT();
     const auto path = writeFile(".spv", words.data(), 4 * 3);
-    EXPECT_EQ(loadError(path), path.string() + ": 3 words, fewer than the 5 of a SPIR-V header");
+    EXPECT_EQ(loadError(path), "'" + path.string() + "': 3 words, fewer than the 5 of a SPIR-V header");
     std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace repro
+
+namespace repro {
+namespace {
+
+// A link to /dev/zero or a FIFO would make a plain read eat memory or block for ever:
+// only a bounded regular file is read.
+TEST(SpirvFile, OnlyABoundedRegularFileIsRead) {
+    const auto dir = std::filesystem::temp_directory_path() / "spirv_module_test_special";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto zero = dir / "zero.spv";
+    std::filesystem::create_symlink("/dev/zero", zero);
+    EXPECT_EQ(loadError(zero), "'" + zero.string() + "': cannot read: not a regular file");
+    const auto fifo = dir / "fifo.spv";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_EQ(loadError(fifo), "'" + fifo.string() + "': cannot read: not a regular file");
+    const auto big = dir / "big.spv";
+    std::ofstream(big).put('x');
+    std::filesystem::resize_file(big, kMaxSpirvBytes + 4);
+    EXPECT_EQ(loadError(big), "'" + big.string() + "': " + std::to_string(kMaxSpirvBytes + 4) +
+                                  " bytes, more than a compute shader's SPIR-V can be here (at most 4 MiB)");
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
