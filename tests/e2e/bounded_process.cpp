@@ -42,7 +42,8 @@ std::vector<std::string> environmentWith(const std::vector<std::string>& overrid
 
 // In the child: its own process group, stdio redirected, then exec. Never returns.
 [[noreturn]] void execChild(const std::string& executable, const std::vector<std::string>& args,
-                            const std::vector<std::string>& env, const std::string& out, const std::string& err) {
+                            const std::vector<std::string>& env, const std::string& out,
+                            const std::string& err) {
     setpgid(0, 0);
     const int in = open("/dev/null", O_RDONLY);
     const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -95,7 +96,9 @@ BoundedResult runBounded(const std::string& executable, const std::vector<std::s
 }
 
 std::string describeEnd(const BoundedResult& r) {
-    if (r.timedOut) return "killed after " + std::to_string(static_cast<int>(r.seconds)) + " s (still running)";
+    if (r.timedOut) {
+        return "killed after " + std::to_string(static_cast<int>(r.seconds)) + " s (still running)";
+    }
     if (r.signal) return "signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
     return "exit " + std::to_string(r.status);
 }

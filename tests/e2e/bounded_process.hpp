@@ -16,9 +16,9 @@ struct BoundedResult {
 };
 
 // Runs `executable args...` directly (no shell) with `env` ("NAME=value", replacing a
-// variable of that name; the later of two for one name wins) added to this process's environment, stdin from /dev/null,
-// stdout and stderr captured. After `limitSeconds` the process and everything it
-// started (its own process group) get SIGKILL.
+// variable of that name; the later of two for one name wins) added to this process's environment, stdin from
+// /dev/null, stdout and stderr captured. After `limitSeconds` the process and everything it started (its own
+// process group) get SIGKILL.
 BoundedResult runBounded(const std::string& executable, const std::vector<std::string>& args,
                          const std::vector<std::string>& env, double limitSeconds);
 

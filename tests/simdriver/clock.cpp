@@ -57,7 +57,8 @@ void SemaphoreTimeline::prune(Nanoseconds now) {
 }
 
 uint64_t timestampTicks(Nanoseconds at, double nsPerTick, uint32_t validBits) {
-    const long double ticks = static_cast<long double>(at) / static_cast<long double>(nsPerTick > 0 ? nsPerTick : 1.0);
+    const long double ticks =
+        static_cast<long double>(at) / static_cast<long double>(nsPerTick > 0 ? nsPerTick : 1.0);
     const uint64_t value = ticks <= 0 ? 0 : static_cast<uint64_t>(ticks);
     if (validBits >= 64) return value;
     return value & ((uint64_t{1} << validBits) - 1);
@@ -99,7 +100,9 @@ VkResult composeQueryResults(const QueryRequest& request, std::span<const QueryS
     bool unavailable = false;
     for (uint32_t i = 0; i < request.count; ++i) {
         const uint64_t base = uint64_t{i} * request.stride;
-        if (base + perQuery > out.size() || base + perQuery > below.size()) break;  // the caller's buffer is too small
+        if (base + perQuery > out.size() || base + perQuery > below.size()) {
+            break;  // the caller's buffer is too small
+        }
         const QuerySlot* s = slotOf(slots, uint64_t{request.first} + i);
         if (!s || !s->tracked) {
             std::memcpy(out.data() + base, below.data() + base, perQuery);
@@ -107,7 +110,8 @@ VkResult composeQueryResults(const QueryRequest& request, std::span<const QueryS
         }
         const bool written = !s->never && s->at <= now;
         if (written) {
-            writeResult(out.data() + base, width, timestampTicks(s->at, request.nsPerTick, request.validBits));
+            writeResult(out.data() + base, width,
+                        timestampTicks(s->at, request.nsPerTick, request.validBits));
         } else {
             unavailable = true;
         }

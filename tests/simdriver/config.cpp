@@ -18,12 +18,14 @@ namespace {
 // every simulated time far inside int64 nanoseconds.
 constexpr double kMaxDecimal = 1e9;
 
+// clang-format off
 constexpr std::array<std::string_view, kFaultCallCount> kCallNames = {
     "vkEnumeratePhysicalDevices", "vkCreateDevice",  "vkCreateComputePipelines",
     "vkCreateShaderModule",       "vkAllocateMemory", "vkMapMemory",
     "vkQueueSubmit",              "vkQueueSubmit2",   "vkWaitSemaphores",
     "vkQueueWaitIdle",            "vkDeviceWaitIdle", "vkGetQueryPoolResults",
     "vkDestroyDevice"};
+// clang-format on
 
 // VkDriverId names of the 1.3.239 headers, without "VK_DRIVER_ID_" (vulkan_core.h).
 constexpr std::pair<std::string_view, VkDriverId> kDriverIds[] = {
@@ -163,9 +165,13 @@ class ArgumentReader {
         for (size_t i = 0; i < items.size(); ++i) {
             const std::string_view item = items[i];
             const size_t eq = item.find('=');
-            if (item.empty()) return fail("empty item in " + quoted(text) + " (two ',' in a row, or one at an end)");
+            if (item.empty()) {
+                return fail("empty item in " + quoted(text) + " (two ',' in a row, or one at an end)");
+            }
             if (eq == std::string_view::npos) {
-                if (!positionalTaken) return fail(quoted(item) + " is not key=value (keys: " + keyList(keys) + ")");
+                if (!positionalTaken) {
+                    return fail(quoted(item) + " is not key=value (keys: " + keyList(keys) + ")");
+                }
                 if (out.positional) return fail(quoted(item) + ": only one value without a key is taken");
                 if (i != 0) return fail(quoted(item) + " must come first, before the key=value settings");
                 out.positional = item;
@@ -174,7 +180,8 @@ class ArgumentReader {
             const std::string_view key = item.substr(0, eq);
             const std::string_view value = item.substr(eq + 1);
             if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-                return fail("unknown key " + quoted(key) + (keys.empty() ? " (it takes no keys)" : " (keys: " + keyList(keys) + ")"));
+                return fail("unknown key " + quoted(key) +
+                            (keys.empty() ? " (it takes no keys)" : " (keys: " + keyList(keys) + ")"));
             }
             const bool repeated = std::any_of(out.settings.begin(), out.settings.end(),
                                               [&](const auto& s) { return s.first == key; });
@@ -254,11 +261,15 @@ bool Parser::identitySetting(ArgumentReader& r, Identity& id, std::string_view k
     if (key == "driver-info") return text(id.driverInfo);
     if (key == "driver-id") {
         id.driverId = parseDriverId(value);
-        return id.driverId || badValue(r, key, value, "not a VkDriverId of the Vulkan 1.3.239 headers (e.g. DRIVER_ID_MESA_RADV or MESA_RADV)");
+        return id.driverId ||
+               badValue(
+                   r, key, value,
+                   "not a VkDriverId of the Vulkan 1.3.239 headers (e.g. DRIVER_ID_MESA_RADV or MESA_RADV)");
     }
     if (key == "vendor" || key == "device") {
         (key == "vendor" ? id.vendorId : id.deviceId) = parseHex(value);
-        return (key == "vendor" ? id.vendorId : id.deviceId) || badValue(r, key, value, "not 0x and 1 to 8 hexadecimal digits");
+        return (key == "vendor" ? id.vendorId : id.deviceId) ||
+               badValue(r, key, value, "not 0x and 1 to 8 hexadecimal digits");
     }
     if (key == "type") {
         for (const auto& [n, t] : kDeviceTypes) {
@@ -276,8 +287,9 @@ bool Parser::identitySetting(ArgumentReader& r, Identity& id, std::string_view k
     if (key == "driver-version") {  // Mesa's packing, or the raw number of any other
         const auto v = parseDotted(value, {1023, 1023, 4095});
         id.driverVersion = v ? std::optional(VK_MAKE_VERSION((*v)[0], (*v)[1], (*v)[2])) : parseHex(value);
-        return id.driverVersion ||
-               badValue(r, key, value, "not MAJOR.MINOR.PATCH (packed as VK_MAKE_VERSION, at most 1023.1023.4095) or 0x and 1 to 8 hexadecimal digits");
+        return id.driverVersion || badValue(r, key, value,
+                                            "not MAJOR.MINOR.PATCH (packed as VK_MAKE_VERSION, at most "
+                                            "1023.1023.4095) or 0x and 1 to 8 hexadecimal digits");
     }
     if (key == "conformance") {
         const auto v = parseDotted(value, {255, 255, 255, 255});
@@ -335,7 +347,11 @@ bool Parser::flaky(ArgumentReader& r, std::optional<std::string_view> arg) {
     f.probability = *p;
     if (!eachSetting(args, [&](auto k, auto v) {
             const auto n = parseUnsigned(v, k == "seed" ? UINT64_MAX : UINT32_MAX);
-            if (!n) return badValue(r, k, v, k == "seed" ? "not a whole number (0 to 2^64-1)" : "not a whole number of dispatches (0 to 4294967295)");
+            if (!n) {
+                return badValue(r, k, v,
+                                k == "seed" ? "not a whole number (0 to 2^64-1)"
+                                            : "not a whole number of dispatches (0 to 4294967295)");
+            }
             if (k == "seed") {
                 f.seed = *n;
             } else {
@@ -375,8 +391,14 @@ bool Parser::clock(ArgumentReader& r, std::optional<std::string_view> arg) {
 bool Parser::watchdog(ArgumentReader& r, std::optional<std::string_view> arg) {
     Watchdog w;
     Arguments args;
-    if (!arg) return r.fail("needs timeout=MS: watchdog:timeout=MS[,us-per-wg=U][,ms-per-dispatch=M][,recovery=soft|hard][,kmsg=FILE]");
-    if (!r.read(*arg, false, {"timeout", "us-per-wg", "ms-per-dispatch", "recovery", "kmsg"}, args)) return false;
+    if (!arg) {
+        return r.fail(
+            "needs timeout=MS: "
+            "watchdog:timeout=MS[,us-per-wg=U][,ms-per-dispatch=M][,recovery=soft|hard][,kmsg=FILE]");
+    }
+    if (!r.read(*arg, false, {"timeout", "us-per-wg", "ms-per-dispatch", "recovery", "kmsg"}, args)) {
+        return false;
+    }
     bool hasTimeout = false;
     if (!eachSetting(args, [&](std::string_view k, std::string_view v) {
             if (k == "us-per-wg" || k == "ms-per-dispatch") return costSetting(r, w.cost, k, v);
@@ -391,13 +413,15 @@ bool Parser::watchdog(ArgumentReader& r, std::optional<std::string_view> arg) {
             const auto ms = parseDecimal(v);
             hasTimeout = true;
             w.timeoutMs = ms.value_or(0);
-            return (ms && *ms > 0) || badValue(r, k, v, "not a number of milliseconds above 0 (digits, optionally one '.')");
+            return (ms && *ms > 0) ||
+                   badValue(r, k, v, "not a number of milliseconds above 0 (digits, optionally one '.')");
         })) {
         return false;
     }
     if (!hasTimeout) return r.fail("needs timeout=MS");
     if (w.cost.usPerWorkgroup == 0 && w.cost.msPerDispatch == 0) {
-        return r.fail("no dispatch costs time, so nothing can time out (give us-per-wg or ms-per-dispatch above 0)");
+        return r.fail(
+            "no dispatch costs time, so nothing can time out (give us-per-wg or ms-per-dispatch above 0)");
     }
     config_.watchdog = w;
     return true;
@@ -409,13 +433,15 @@ bool Parser::stale(ArgumentReader& r, std::optional<std::string_view> arg) {
     if (!r.read(*arg, false, {"dispatch"}, args)) return false;
     if (args.settings.empty()) return r.fail("needs dispatch=D: stale:dispatch=D");
     const auto d = parseUnsigned(args.settings[0].second, UINT32_MAX);
-    if (!d || *d == 0) return badValue(r, "dispatch", args.settings[0].second, "not a dispatch number (1-based)");
+    if (!d || *d == 0) {
+        return badValue(r, "dispatch", args.settings[0].second, "not a dispatch number (1-based)");
+    }
     config_.stale = Stale{.dispatch = static_cast<uint32_t>(*d)};
     return true;
 }
 
 bool Parser::fault(ArgumentReader& r, std::string_view name, std::optional<std::string_view> arg) {
-    const FaultKind kind = name == "crash" ? FaultKind::Crash
+    const FaultKind kind = name == "crash"   ? FaultKind::Crash
                            : name == "abort" ? FaultKind::Abort
                            : name == "stall" ? FaultKind::Stall
                                              : FaultKind::Lost;
@@ -427,12 +453,14 @@ bool Parser::fault(ArgumentReader& r, std::string_view name, std::optional<std::
     const auto parts = split(*args.positional, ':');
     if (parts.size() > 2) return r.fail(quoted(*args.positional) + " is not CALL or CALL:k");
     if (parts[0] == "vkCreateInstance") {
-        return r.fail("vkCreateInstance cannot be a fault point: the layer reads REPRO_SIMULATE there (the earliest is vkEnumeratePhysicalDevices)");
+        return r.fail(
+            "vkCreateInstance cannot be a fault point: the layer reads REPRO_SIMULATE there (the earliest is "
+            "vkEnumeratePhysicalDevices)");
     }
     // An extension alias is the same entry point.
     const std::string_view call = parts[0] == "vkWaitSemaphoresKHR" ? "vkWaitSemaphores"
-                                  : parts[0] == "vkQueueSubmit2KHR"  ? "vkQueueSubmit2"
-                                                                     : parts[0];
+                                  : parts[0] == "vkQueueSubmit2KHR" ? "vkQueueSubmit2"
+                                                                    : parts[0];
     const auto it = std::find(kCallNames.begin(), kCallNames.end(), call);
     if (it == kCallNames.end()) {
         std::string known;
@@ -477,8 +505,9 @@ bool Parser::behaviour(std::string_view item) {
     if (colon != std::string_view::npos) arg = item.substr(colon + 1);
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
-    static const std::vector<std::string_view> kNames = {"identity", "seed-bug", "watchdog", "clock", "stale", "crash",
-                                                         "abort", "stall", "lost", "flaky", "api"};
+    static const std::vector<std::string_view> kNames = {"identity", "seed-bug", "watchdog", "clock",
+                                                         "stale",    "crash",    "abort",    "stall",
+                                                         "lost",     "flaky",    "api"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -512,8 +541,9 @@ bool Parser::conflicts() {
         return fail("identity's api= and api:1.0 conflict: both set apiVersion");
     }
     if (c.lost && c.processFault && c.lost->call == c.processFault->call && c.lost->k == c.processFault->k) {
-        return fail("lost and " + std::string(faultName(c.processFault->kind)) + " conflict: both act in call " +
-                    std::to_string(c.lost->k) + " of " + std::string(callName(c.lost->call)));
+        return fail("lost and " + std::string(faultName(c.processFault->kind)) +
+                    " conflict: both act in call " + std::to_string(c.lost->k) + " of " +
+                    std::string(callName(c.lost->call)));
     }
     return true;
 }
@@ -543,10 +573,14 @@ bool isWait(FaultCall call) {
 
 std::string_view faultName(FaultKind kind) {
     switch (kind) {
-        case FaultKind::Crash: return "crash";
-        case FaultKind::Abort: return "abort";
-        case FaultKind::Stall: return "stall";
-        case FaultKind::Lost: return "lost";
+        case FaultKind::Crash:
+            return "crash";
+        case FaultKind::Abort:
+            return "abort";
+        case FaultKind::Stall:
+            return "stall";
+        case FaultKind::Lost:
+            return "lost";
     }
     return "?";
 }
@@ -569,7 +603,8 @@ Identity defaultIdentity() {
 }
 
 bool Config::empty() const {
-    return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !processFault && !lost && !api10;
+    return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !processFault && !lost &&
+           !api10;
 }
 
 std::optional<ClockCost> Config::cost() const {

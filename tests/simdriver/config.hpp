@@ -62,15 +62,15 @@ std::string pciText(const PciAddress& pci);
 // keep the driver's own value. `identity` alone is the original report's device
 // (defaultIdentity()).
 struct Identity {
-    std::optional<std::string> name;         // deviceName, < 256 bytes
+    std::optional<std::string> name;  // deviceName, < 256 bytes
     std::optional<VkDriverId> driverId;
-    std::optional<std::string> driverName;   // < 256 bytes
-    std::optional<std::string> driverInfo;   // < 256 bytes
+    std::optional<std::string> driverName;  // < 256 bytes
+    std::optional<std::string> driverInfo;  // < 256 bytes
     std::optional<uint32_t> vendorId;
     std::optional<uint32_t> deviceId;
     std::optional<VkPhysicalDeviceType> type;
-    std::optional<uint32_t> apiVersion;      // VK_MAKE_API_VERSION(0, major, minor, patch)
-    std::optional<uint32_t> driverVersion;   // VK_MAKE_VERSION(major, minor, patch) as Mesa packs it, or raw
+    std::optional<uint32_t> apiVersion;     // VK_MAKE_API_VERSION(0, major, minor, patch)
+    std::optional<uint32_t> driverVersion;  // VK_MAKE_VERSION(major, minor, patch) as Mesa packs it, or raw
     std::optional<VkConformanceVersion> conformance;
     std::optional<PciAddress> pci;
 };
@@ -126,7 +126,7 @@ struct Config {
     std::optional<Stale> stale;
     std::optional<Fault> processFault;  // crash, abort or stall
     std::optional<Fault> lost;
-    bool api10 = false;                 // api:1.0
+    bool api10 = false;  // api:1.0
 
     bool empty() const;
     // The clock that costs dispatches (clock or watchdog), if any.

@@ -17,7 +17,8 @@ constexpr std::array<std::string_view, 65> kPromoted = {
     "vkCmdDispatchBase", "vkGetImageMemoryRequirements2", "vkGetBufferMemoryRequirements2",
     "vkGetImageSparseMemoryRequirements2", "vkTrimCommandPool", "vkGetDeviceQueue2",
     "vkCreateSamplerYcbcrConversion", "vkDestroySamplerYcbcrConversion", "vkCreateDescriptorUpdateTemplate",
-    "vkDestroyDescriptorUpdateTemplate", "vkUpdateDescriptorSetWithTemplate", "vkGetDescriptorSetLayoutSupport",
+    "vkDestroyDescriptorUpdateTemplate", "vkUpdateDescriptorSetWithTemplate",
+    "vkGetDescriptorSetLayoutSupport",
     // 1.2
     "vkCmdDrawIndirectCount", "vkCmdDrawIndexedIndirectCount", "vkCreateRenderPass2", "vkCmdBeginRenderPass2",
     "vkCmdNextSubpass2", "vkCmdEndRenderPass2", "vkResetQueryPool", "vkGetSemaphoreCounterValue",
@@ -87,7 +88,8 @@ void applyIdentity(const Identity* identity, bool api10, VkPhysicalDevicePropert
                     pci->pciFunction = identity->pci->function;
                 }
                 break;
-            default: break;
+            default:
+                break;
         }
     }
 }

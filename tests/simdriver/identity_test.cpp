@@ -63,18 +63,23 @@ TEST(Api10, KeepsThePatchNumber) {
 }
 
 TEST(Identity, PatchesTheChainedStructures) {
-    VkPhysicalDevicePCIBusInfoPropertiesEXT pci{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+    VkPhysicalDevicePCIBusInfoPropertiesEXT pci{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
     VkPhysicalDeviceIDProperties ids{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES, .pNext = &pci};
     ids.deviceUUID[0] = 7;
-    VkPhysicalDeviceVulkan12Properties v12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES, .pNext = &ids};
-    VkPhysicalDeviceDriverProperties driver{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, .pNext = &v12};
+    VkPhysicalDeviceVulkan12Properties v12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES,
+                                           .pNext = &ids};
+    VkPhysicalDeviceDriverProperties driver{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+                                            .pNext = &v12};
     driver.driverID = VK_DRIVER_ID_MESA_LLVMPIPE;
     std::strcpy(driver.driverName, "llvmpipe");
     driver.conformanceVersion = {1, 3, 1, 1};
-    VkPhysicalDeviceProperties2 p2{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &driver,
+    VkPhysicalDeviceProperties2 p2{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                   .pNext = &driver,
                                    .properties = driverProperties()};
-    const Identity id = identityOf("identity:driver-id=MESA_RADV,driver-name=radv,driver-info=Mesa 26.0.2,"
-                                   "conformance=1.4.0.0,pci=0000:c4:00.0,name=GPU");
+    const Identity id = identityOf(
+        "identity:driver-id=MESA_RADV,driver-name=radv,driver-info=Mesa 26.0.2,"
+        "conformance=1.4.0.0,pci=0000:c4:00.0,name=GPU");
     applyIdentity(&id, false, p2);
     EXPECT_STREQ(p2.properties.deviceName, "GPU");
     for (const auto* d : {&driver.driverID, &v12.driverID}) EXPECT_EQ(*d, VK_DRIVER_ID_MESA_RADV);
@@ -99,14 +104,16 @@ TEST(Identity, PatchesTheChainedStructures) {
 }
 
 TEST(Api10, HidesTheCoreNamesOfPromotedDeviceCommandsOnly) {
-    for (const char* name : {"vkCreateDescriptorUpdateTemplate", "vkUpdateDescriptorSetWithTemplate", "vkWaitSemaphores",
-                             "vkGetSemaphoreCounterValue", "vkGetBufferDeviceAddress", "vkQueueSubmit2",
-                             "vkCmdPipelineBarrier2", "vkCmdDispatchBase", "vkGetDeviceQueue2", "vkResetQueryPool"}) {
+    for (const char* name :
+         {"vkCreateDescriptorUpdateTemplate", "vkUpdateDescriptorSetWithTemplate", "vkWaitSemaphores",
+          "vkGetSemaphoreCounterValue", "vkGetBufferDeviceAddress", "vkQueueSubmit2", "vkCmdPipelineBarrier2",
+          "vkCmdDispatchBase", "vkGetDeviceQueue2", "vkResetQueryPool"}) {
         EXPECT_TRUE(isPromotedDeviceCommand(name)) << name;
     }
-    for (const char* name : {"vkCreateDescriptorUpdateTemplateKHR", "vkWaitSemaphoresKHR", "vkGetBufferDeviceAddressKHR",
-                             "vkQueueSubmit2KHR", "vkCmdDispatch", "vkQueueSubmit", "vkCreateDevice",
-                             "vkGetPhysicalDeviceProperties2", "vkEnumerateInstanceVersion"}) {
+    for (const char* name :
+         {"vkCreateDescriptorUpdateTemplateKHR", "vkWaitSemaphoresKHR", "vkGetBufferDeviceAddressKHR",
+          "vkQueueSubmit2KHR", "vkCmdDispatch", "vkQueueSubmit", "vkCreateDevice",
+          "vkGetPhysicalDeviceProperties2", "vkEnumerateInstanceVersion"}) {
         EXPECT_FALSE(isPromotedDeviceCommand(name)) << name;
     }
 }

@@ -45,8 +45,8 @@ struct KillReport {
     uint64_t signaledSeq = 0;  // the last job of the ring that completed
     uint64_t emittedSeq = 0;   // the killed job
     Recovery recovery = Recovery::Soft;
-    uint32_t resetCount = 1;   // the device's GPU reset counter after this reset
-    std::string processName;   // /proc/self/comm
+    uint32_t resetCount = 1;  // the device's GPU reset counter after this reset
+    std::string processName;  // /proc/self/comm
     int pid = 0;
     std::string threadName;
     int tid = 0;

@@ -43,7 +43,8 @@ Nanoseconds monotonicNow() {
 
 void sleepUntil(Nanoseconds when) {
     if (when == kNever) return;
-    const timespec t{.tv_sec = static_cast<time_t>(when / 1'000'000'000), .tv_nsec = static_cast<long>(when % 1'000'000'000)};
+    const timespec t{.tv_sec = static_cast<time_t>(when / 1'000'000'000),
+                     .tv_nsec = static_cast<long>(when % 1'000'000'000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nullptr) == EINTR) {
     }
 }
@@ -60,7 +61,9 @@ const TraceTarget& traceTarget() {
     static const TraceTarget target = [] {
         const char* v = std::getenv("REPRO_SIMULATE_TRACE");
         if (!v || !*v || std::strcmp(v, "0") == 0) return TraceTarget{};
-        if (std::strcmp(v, "1") == 0 || std::strcmp(v, "stderr") == 0) return TraceTarget{.on = true, .path = {}};
+        if (std::strcmp(v, "1") == 0 || std::strcmp(v, "stderr") == 0) {
+            return TraceTarget{.on = true, .path = {}};
+        }
         return TraceTarget{.on = true, .path = v};
     }();
     return target;
@@ -107,7 +110,9 @@ bool active(const Intercept& intercept, const Config& config, uint32_t groups) {
 
 namespace {
 
-const Identity* identityOf(const InstanceState& s) { return s.config->identity ? &*s.config->identity : nullptr; }
+const Identity* identityOf(const InstanceState& s) {
+    return s.config->identity ? &*s.config->identity : nullptr;
+}
 
 template <typename Info, typename Link>
 Link* findLink(const Info* info, VkStructureType type) {
@@ -133,7 +138,8 @@ InstanceDispatch loadInstance(PFN_vkGetInstanceProcAddr gipa, VkInstance instanc
     load(d.getPhysicalDeviceProperties2, gipa, instance, "vkGetPhysicalDeviceProperties2");
     load(d.getPhysicalDeviceProperties2KHR, gipa, instance, "vkGetPhysicalDeviceProperties2KHR");
     load(d.enumerateDeviceExtensionProperties, gipa, instance, "vkEnumerateDeviceExtensionProperties");
-    load(d.getPhysicalDeviceQueueFamilyProperties, gipa, instance, "vkGetPhysicalDeviceQueueFamilyProperties");
+    load(d.getPhysicalDeviceQueueFamilyProperties, gipa, instance,
+         "vkGetPhysicalDeviceQueueFamilyProperties");
     load(d.getPhysicalDeviceMemoryProperties, gipa, instance, "vkGetPhysicalDeviceMemoryProperties");
     return d;
 }
@@ -148,21 +154,25 @@ std::string apiAboveDriver(const InstanceDispatch& next, VkInstance instance, ui
     for (uint32_t i = 0; i < count; ++i) {
         VkPhysicalDeviceProperties p{};
         next.getPhysicalDeviceProperties(devices[i], &p);
-        const uint32_t have = VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(p.apiVersion), VK_API_VERSION_MINOR(p.apiVersion), 0);
+        const uint32_t have =
+            VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(p.apiVersion), VK_API_VERSION_MINOR(p.apiVersion), 0);
         if (VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(wanted), VK_API_VERSION_MINOR(wanted), 0) > have) {
             return "identity: api=" + std::to_string(VK_API_VERSION_MAJOR(wanted)) + "." +
-                   std::to_string(VK_API_VERSION_MINOR(wanted)) + "." + std::to_string(VK_API_VERSION_PATCH(wanted)) +
-                   " is above device " + std::to_string(i) + " ('" + p.deviceName + "', Vulkan " +
-                   std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
-                   std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) + "): a layer cannot add a newer Vulkan's entry points";
+                   std::to_string(VK_API_VERSION_MINOR(wanted)) + "." +
+                   std::to_string(VK_API_VERSION_PATCH(wanted)) + " is above device " + std::to_string(i) +
+                   " ('" + p.deviceName + "', Vulkan " + std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) +
+                   "." + std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) +
+                   "): a layer cannot add a newer Vulkan's entry points";
         }
     }
     return {};
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simCreateInstance(const VkInstanceCreateInfo* info, const VkAllocationCallbacks* allocator,
+VKAPI_ATTR VkResult VKAPI_CALL simCreateInstance(const VkInstanceCreateInfo* info,
+                                                 const VkAllocationCallbacks* allocator,
                                                  VkInstance* instance) {
-    auto* link = findLink<VkInstanceCreateInfo, VkLayerInstanceCreateInfo>(info, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+    auto* link = findLink<VkInstanceCreateInfo, VkLayerInstanceCreateInfo>(
+        info, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
     if (!link || !link->u.pLayerInfo) return VK_ERROR_INITIALIZATION_FAILED;
     const PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     const char* text = std::getenv("REPRO_SIMULATE");
@@ -183,8 +193,9 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateInstance(const VkInstanceCreateInfo* inf
     state->config = std::make_shared<const Config>(*parsed.config);
     state->groups = groupsOf(*state->config);
     const Config& c = *state->config;
-    trace("loaded (pid %d); REPRO_SIMULATE%s%s%s", static_cast<int>(getpid()), text && *text ? "='" : " unset",
-          text && *text ? text : ": every call passes through unchanged", text && *text ? "'" : "");
+    trace("loaded (pid %d); REPRO_SIMULATE%s%s%s", static_cast<int>(getpid()),
+          text && *text ? "='" : " unset", text && *text ? text : ": every call passes through unchanged",
+          text && *text ? "'" : "");
     std::lock_guard lock(globals().mutex);
     if (!globals().faults) globals().faults = std::make_unique<FaultCounter>(c.processFault, c.lost);
     globals().instances[dispatchKey(*instance)] = std::move(state);
@@ -207,7 +218,8 @@ VKAPI_ATTR void VKAPI_CALL simDestroyInstance(VkInstance instance, const VkAlloc
 // once the instance exists, and a layer cannot fail vkCreateInstance after the layers and
 // driver below created theirs (Vulkan-Loader 1.3.239's vkCreateInstance then frees what
 // the destruction already freed), so the line comes here, with the same form.
-VKAPI_ATTR VkResult VKAPI_CALL simEnumeratePhysicalDevices(VkInstance instance, uint32_t* count, VkPhysicalDevice* devices) {
+VKAPI_ATTR VkResult VKAPI_CALL simEnumeratePhysicalDevices(VkInstance instance, uint32_t* count,
+                                                           VkPhysicalDevice* devices) {
     InstanceState* s = nullptr;
     {
         std::lock_guard lock(globals().mutex);
@@ -220,7 +232,8 @@ VKAPI_ATTR VkResult VKAPI_CALL simEnumeratePhysicalDevices(VkInstance instance, 
         const std::string error = apiAboveDriver(s->next, instance, *c.identity->apiVersion);
         if (!error.empty()) {
             const char* text = std::getenv("REPRO_SIMULATE");
-            std::fprintf(stderr, "repro-simulate: REPRO_SIMULATE='%s': %s\n", text ? text : "", error.c_str());
+            std::fprintf(stderr, "repro-simulate: REPRO_SIMULATE='%s': %s\n", text ? text : "",
+                         error.c_str());
             std::fflush(stderr);
             return VK_ERROR_INITIALIZATION_FAILED;
         }
@@ -233,7 +246,8 @@ InstanceState* lockedInstance(const void* handle) {
     return instanceOf(handle);
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties(VkPhysicalDevice device, VkPhysicalDeviceProperties* p) {
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties(VkPhysicalDevice device,
+                                                          VkPhysicalDeviceProperties* p) {
     InstanceState* s = lockedInstance(device);
     s->next.getPhysicalDeviceProperties(device, p);
     applyIdentity(identityOf(*s), s->config->api10, *p);
@@ -242,9 +256,13 @@ VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties(VkPhysicalDevice devic
 // Whether the driver below lists VK_EXT_pci_bus_info for `device`.
 bool driverHasPciBusInfo(const InstanceState& s, VkPhysicalDevice device) {
     uint32_t count = 0;
-    if (s.next.enumerateDeviceExtensionProperties(device, nullptr, &count, nullptr) != VK_SUCCESS) return false;
+    if (s.next.enumerateDeviceExtensionProperties(device, nullptr, &count, nullptr) != VK_SUCCESS) {
+        return false;
+    }
     std::vector<VkExtensionProperties> list(count);
-    if (s.next.enumerateDeviceExtensionProperties(device, nullptr, &count, list.data()) != VK_SUCCESS) return false;
+    if (s.next.enumerateDeviceExtensionProperties(device, nullptr, &count, list.data()) != VK_SUCCESS) {
+        return false;
+    }
     for (const auto& e : list) {
         if (std::strcmp(e.extensionName, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME) == 0) return true;
     }
@@ -255,7 +273,8 @@ bool driverHasPciBusInfo(const InstanceState& s, VkPhysicalDevice device) {
 // chain, without VkPhysicalDevicePCIBusInfoPropertiesEXT when pci= is simulated on a
 // driver that lacks the extension (it is unlinked for the call), then the identity is
 // applied.
-void properties2(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p, PFN_vkGetPhysicalDeviceProperties2 next) {
+void properties2(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p,
+                 PFN_vkGetPhysicalDeviceProperties2 next) {
     InstanceState* s = lockedInstance(device);
     VkBaseOutStructure* before = nullptr;
     VkBaseOutStructure* pci = nullptr;
@@ -274,18 +293,21 @@ void properties2(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p, PFN_vk
     applyIdentity(identityOf(*s), s->config->api10, *p);
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties2(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p) {
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties2(VkPhysicalDevice device,
+                                                           VkPhysicalDeviceProperties2* p) {
     properties2(device, p, lockedInstance(device)->next.getPhysicalDeviceProperties2);
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties2KHR(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p) {
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties2KHR(VkPhysicalDevice device,
+                                                              VkPhysicalDeviceProperties2* p) {
     properties2(device, p, lockedInstance(device)->next.getPhysicalDeviceProperties2KHR);
 }
 
 // The driver's device extensions plus VK_EXT_pci_bus_info (identity with pci=); the
 // layer itself provides no extension under its own name.
-VKAPI_ATTR VkResult VKAPI_CALL simEnumerateDeviceExtensionProperties(VkPhysicalDevice device, const char* layerName,
-                                                                     uint32_t* count, VkExtensionProperties* properties) {
+VKAPI_ATTR VkResult VKAPI_CALL simEnumerateDeviceExtensionProperties(VkPhysicalDevice device,
+                                                                     const char* layerName, uint32_t* count,
+                                                                     VkExtensionProperties* properties) {
     InstanceState* s = lockedInstance(device);
     if (layerName && std::strcmp(layerName, kLayerName) == 0) {
         *count = 0;
@@ -335,7 +357,8 @@ void loadDevice(DeviceState& d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device) {
 VKAPI_ATTR VkResult VKAPI_CALL simCreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo* info,
                                                const VkAllocationCallbacks* allocator, VkDevice* device) {
     InstanceState* s = lockedInstance(physical);
-    auto* link = findLink<VkDeviceCreateInfo, VkLayerDeviceCreateInfo>(info, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
+    auto* link = findLink<VkDeviceCreateInfo, VkLayerDeviceCreateInfo>(
+        info, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
     if (!s || !link || !link->u.pLayerInfo) return VK_ERROR_INITIALIZATION_FAILED;
     const VkResult fault = faultBefore(FaultCall::CreateDevice, nullptr);
     if (fault != VK_SUCCESS) return fault;
@@ -347,7 +370,8 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateDevice(VkPhysicalDevice physical, const 
     std::vector<const char*> extensions(info->ppEnabledExtensionNames,
                                         info->ppEnabledExtensionNames + info->enabledExtensionCount);
     if ((s->groups & kPciExtension) && !driverHasPciBusInfo(*s, physical)) {
-        std::erase_if(extensions, [](const char* e) { return std::strcmp(e, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME) == 0; });
+        std::erase_if(extensions,
+                      [](const char* e) { return std::strcmp(e, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME) == 0; });
     }
     VkDeviceCreateInfo down = *info;
     down.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
@@ -393,20 +417,21 @@ VKAPI_ATTR void VKAPI_CALL simDestroyDevice(VkDevice device, const VkAllocationC
 const Intercept kInstanceIntercepts[] = {
     {"vkDestroyInstance", reinterpret_cast<PFN_vkVoidFunction>(simDestroyInstance), kAlways, std::nullopt},
     {"vkCreateDevice", reinterpret_cast<PFN_vkVoidFunction>(simCreateDevice), kAlways, std::nullopt},
-    {"vkEnumeratePhysicalDevices", reinterpret_cast<PFN_vkVoidFunction>(simEnumeratePhysicalDevices), kProperties,
-     FaultCall::EnumeratePhysicalDevices},
-    {"vkGetPhysicalDeviceProperties", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties), kProperties,
-     std::nullopt},
-    {"vkGetPhysicalDeviceProperties2", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2), kProperties,
-     std::nullopt},
-    {"vkGetPhysicalDeviceProperties2KHR", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2KHR),
+    {"vkEnumeratePhysicalDevices", reinterpret_cast<PFN_vkVoidFunction>(simEnumeratePhysicalDevices),
+     kProperties, FaultCall::EnumeratePhysicalDevices},
+    {"vkGetPhysicalDeviceProperties", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties),
      kProperties, std::nullopt},
-    {"vkEnumerateDeviceExtensionProperties", reinterpret_cast<PFN_vkVoidFunction>(simEnumerateDeviceExtensionProperties),
-     kPciExtension, std::nullopt},
+    {"vkGetPhysicalDeviceProperties2", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2),
+     kProperties, std::nullopt},
+    {"vkGetPhysicalDeviceProperties2KHR",
+     reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2KHR), kProperties, std::nullopt},
+    {"vkEnumerateDeviceExtensionProperties",
+     reinterpret_cast<PFN_vkVoidFunction>(simEnumerateDeviceExtensionProperties), kPciExtension,
+     std::nullopt},
 };
 
-const Intercept kDestroyDevice{"vkDestroyDevice", reinterpret_cast<PFN_vkVoidFunction>(simDestroyDevice), kAlways,
-                               std::nullopt};
+const Intercept kDestroyDevice{"vkDestroyDevice", reinterpret_cast<PFN_vkVoidFunction>(simDestroyDevice),
+                               kAlways, std::nullopt};
 
 // The layer's function for a device-level `name`, if it stands in front of it under
 // `config`; null otherwise.
@@ -423,12 +448,18 @@ PFN_vkVoidFunction deviceIntercept(const char* name, const Config& config, uint3
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL simGetDeviceProcAddr(VkDevice device, const char* name);
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL simGetInstanceProcAddr(VkInstance instance, const char* name) {
-    if (std::strcmp(name, "vkCreateInstance") == 0) return reinterpret_cast<PFN_vkVoidFunction>(simCreateInstance);
-    if (std::strcmp(name, "vkGetInstanceProcAddr") == 0) return reinterpret_cast<PFN_vkVoidFunction>(simGetInstanceProcAddr);
+    if (std::strcmp(name, "vkCreateInstance") == 0) {
+        return reinterpret_cast<PFN_vkVoidFunction>(simCreateInstance);
+    }
+    if (std::strcmp(name, "vkGetInstanceProcAddr") == 0) {
+        return reinterpret_cast<PFN_vkVoidFunction>(simGetInstanceProcAddr);
+    }
     if (!instance) return nullptr;
     InstanceState* s = lockedInstance(instance);
     if (!s) return nullptr;
-    if (std::strcmp(name, "vkGetDeviceProcAddr") == 0) return reinterpret_cast<PFN_vkVoidFunction>(simGetDeviceProcAddr);
+    if (std::strcmp(name, "vkGetDeviceProcAddr") == 0) {
+        return reinterpret_cast<PFN_vkVoidFunction>(simGetDeviceProcAddr);
+    }
     if (s->config->api10 && isPromotedDeviceCommand(name)) return nullptr;
     const PFN_vkVoidFunction next = s->next.getInstanceProcAddr(instance, name);
     if (!next) return nullptr;
@@ -440,7 +471,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL simGetInstanceProcAddr(VkInstance insta
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL simGetDeviceProcAddr(VkDevice device, const char* name) {
-    if (std::strcmp(name, "vkGetDeviceProcAddr") == 0) return reinterpret_cast<PFN_vkVoidFunction>(simGetDeviceProcAddr);
+    if (std::strcmp(name, "vkGetDeviceProcAddr") == 0) {
+        return reinterpret_cast<PFN_vkVoidFunction>(simGetDeviceProcAddr);
+    }
     DeviceState* d = nullptr;
     {
         std::lock_guard lock(globals().mutex);
@@ -462,7 +495,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL simGetDeviceProcAddr(VkDevice device, c
 // vkGetInstanceProcAddr and vkGetDeviceProcAddr serve loaders that look them up by name.
 extern "C" {
 
-VK_LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
+VK_LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
     if (!v || v->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT) return VK_ERROR_INITIALIZATION_FAILED;
     if (v->loaderLayerInterfaceVersion >= 2) {
         v->pfnGetInstanceProcAddr = repro::simdriver::layer::simGetInstanceProcAddr;
@@ -473,11 +507,13 @@ VK_LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkNegotiateLoaderLayerInterfaceVe
     return VK_SUCCESS;
 }
 
-VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char* name) {
+VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance,
+                                                                               const char* name) {
     return repro::simdriver::layer::simGetInstanceProcAddr(instance, name);
 }
 
-VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char* name) {
+VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device,
+                                                                             const char* name) {
     return repro::simdriver::layer::simGetDeviceProcAddr(device, name);
 }
 

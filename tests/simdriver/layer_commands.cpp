@@ -18,13 +18,16 @@ DeviceState* lockedDevice(Handle handle) {
 
 CommandBufferState& commandBufferOf(DeviceState& d, VkCommandBuffer cb) { return d.commandBuffers[cb]; }
 
-VKAPI_ATTR VkResult VKAPI_CALL simAllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo* info,
+VKAPI_ATTR VkResult VKAPI_CALL simAllocateCommandBuffers(VkDevice device,
+                                                         const VkCommandBufferAllocateInfo* info,
                                                          VkCommandBuffer* out) {
     DeviceState* d = lockedDevice(device);
     const VkResult r = d->next.AllocateCommandBuffers(device, info, out);
     if (r != VK_SUCCESS) return r;
     std::lock_guard lock(globals().mutex);
-    for (uint32_t i = 0; i < info->commandBufferCount; ++i) d->commandBuffers[out[i]] = {.pool = info->commandPool};
+    for (uint32_t i = 0; i < info->commandBufferCount; ++i) {
+        d->commandBuffers[out[i]] = {.pool = info->commandPool};
+    }
     return r;
 }
 
@@ -56,13 +59,15 @@ void forEachOfPool(DeviceState& d, VkCommandPool pool, bool erase) {
     }
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simResetCommandPool(VkDevice device, VkCommandPool pool, VkCommandPoolResetFlags flags) {
+VKAPI_ATTR VkResult VKAPI_CALL simResetCommandPool(VkDevice device, VkCommandPool pool,
+                                                   VkCommandPoolResetFlags flags) {
     DeviceState* d = lockedDevice(device);
     forEachOfPool(*d, pool, false);
     return d->next.ResetCommandPool(device, pool, flags);
 }
 
-VKAPI_ATTR void VKAPI_CALL simDestroyCommandPool(VkDevice device, VkCommandPool pool, const VkAllocationCallbacks* a) {
+VKAPI_ATTR void VKAPI_CALL simDestroyCommandPool(VkDevice device, VkCommandPool pool,
+                                                 const VkAllocationCallbacks* a) {
     DeviceState* d = lockedDevice(device);
     forEachOfPool(*d, pool, true);
     d->next.DestroyCommandPool(device, pool, a);
@@ -78,7 +83,8 @@ void restart(DeviceState& d, CommandBufferState& s, bool flakyDrawn) {
     s.tracedSkip = false;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* info) {
+VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb,
+                                                     const VkCommandBufferBeginInfo* info) {
     DeviceState* d = lockedDevice(cb);
     {
         std::lock_guard lock(globals().mutex);
@@ -86,8 +92,10 @@ VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb, const V
         const bool drawn = d->rules.flaky && d->flakyDraws.nextUnit() < d->rules.flaky->probability;
         CommandBufferState& s = commandBufferOf(*d, cb);
         restart(*d, s, drawn);
-        if (drawn) trace("flaky: command buffer %p drawn: dispatches past %u will not be forwarded",
-                         static_cast<void*>(cb), d->rules.flaky->dispatches);
+        if (drawn) {
+            trace("flaky: command buffer %p drawn: dispatches past %u will not be forwarded",
+                  static_cast<void*>(cb), d->rules.flaky->dispatches);
+        }
     }
     return d->next.BeginCommandBuffer(cb, info);
 }
@@ -110,8 +118,8 @@ void fullBarrier(DeviceState& d, VkCommandBuffer cb) {
     const VkMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                   .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
                                   .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
-    d.next.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &barrier,
-                              0, nullptr, 0, nullptr);
+    d.next.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                              1, &barrier, 0, nullptr, 0, nullptr);
 }
 
 void copyWhole(DeviceState& d, VkCommandBuffer cb, VkBuffer from, VkBuffer to, VkDeviceSize size) {
@@ -124,7 +132,9 @@ std::optional<uint32_t> copyMemoryType(const VkPhysicalDeviceMemoryProperties& m
     std::optional<uint32_t> any;
     for (uint32_t i = 0; i < m.memoryTypeCount; ++i) {
         const VkMemoryPropertyFlags f = m.memoryTypes[i].propertyFlags;
-        if (!(typeBits & (1u << i)) || (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT))) continue;
+        if (!(typeBits & (1u << i)) ||
+            (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT)))
+            continue;
         if (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) return i;
         if (!any) any = i;
     }
@@ -135,10 +145,11 @@ std::optional<uint32_t> copyMemoryType(const VkPhysicalDeviceMemoryProperties& m
 // nullopt (and one line on stderr) when the driver refuses.
 std::optional<OwnedBuffer> makeBuffer(DeviceState& d, VkDeviceSize size) {
     OwnedBuffer b{.size = size};
-    const VkBufferCreateInfo info{.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                                  .size = size,
-                                  .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                  .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    const VkBufferCreateInfo info{
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     VkResult r = d.next.CreateBuffer(d.handle, &info, nullptr, &b.buffer);
     if (r == VK_SUCCESS) {
         VkMemoryRequirements req{};
@@ -147,11 +158,14 @@ std::optional<OwnedBuffer> makeBuffer(DeviceState& d, VkDeviceSize size) {
         const VkMemoryAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                          .allocationSize = req.size,
                                          .memoryTypeIndex = type.value_or(0)};
-        r = type ? d.next.AllocateMemory(d.handle, &alloc, nullptr, &b.memory) : VK_ERROR_OUT_OF_DEVICE_MEMORY;
+        r = type ? d.next.AllocateMemory(d.handle, &alloc, nullptr, &b.memory)
+                 : VK_ERROR_OUT_OF_DEVICE_MEMORY;
         if (r == VK_SUCCESS) r = d.next.BindBufferMemory(d.handle, b.buffer, b.memory, 0);
     }
     if (r == VK_SUCCESS) return b;
-    std::fprintf(stderr, "repro-simulate: stale: no memory for a %llu-byte copy (VkResult %d); the dispatch reads current contents\n",
+    std::fprintf(stderr,
+                 "repro-simulate: stale: no memory for a %llu-byte copy (VkResult %d); the dispatch reads "
+                 "current contents\n",
                  static_cast<unsigned long long>(size), static_cast<int>(r));
     if (b.memory) d.next.FreeMemory(d.handle, b.memory, nullptr);
     if (b.buffer) d.next.DestroyBuffer(d.handle, b.buffer, nullptr);
@@ -165,7 +179,9 @@ std::vector<VkBuffer> boundStorageBuffers(const DeviceState& d, const CommandBuf
         const auto it = d.sets.find(set);
         if (it == d.sets.end()) continue;
         for (const auto& [slot, buffer] : it->second) {
-            if (d.bufferSizes.count(buffer) && std::find(out.begin(), out.end(), buffer) == out.end()) out.push_back(buffer);
+            if (d.bufferSizes.count(buffer) && std::find(out.begin(), out.end(), buffer) == out.end()) {
+                out.push_back(buffer);
+            }
         }
     }
     return out;
@@ -189,7 +205,8 @@ void snapshotBefore(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s) {
 // Dispatch D+1 reading what its inputs shared with dispatch D held before D: D's real
 // output saved, the old contents put back, D+1 recorded, D's output restored. Returns
 // whether `forward` was called.
-bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, const std::function<void()>& forward) {
+bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s,
+                   const std::function<void()>& forward) {
     std::vector<std::pair<VkBuffer, OwnedBuffer>> shared;  // (buffer, its pre-D copy)
     for (const VkBuffer b : boundStorageBuffers(d, s)) {
         for (const auto& [before, copy] : s.staleBefore) {
@@ -205,13 +222,17 @@ bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, co
         s.owned.push_back(*copy);
     }
     fullBarrier(d, cb);
-    for (size_t i = 0; i < shared.size(); ++i) copyWhole(d, cb, shared[i].first, saved[i].buffer, saved[i].size);
+    for (size_t i = 0; i < shared.size(); ++i) {
+        copyWhole(d, cb, shared[i].first, saved[i].buffer, saved[i].size);
+    }
     fullBarrier(d, cb);
     for (const auto& [b, before] : shared) copyWhole(d, cb, before.buffer, b, before.size);
     fullBarrier(d, cb);
     forward();
     fullBarrier(d, cb);
-    for (size_t i = 0; i < shared.size(); ++i) copyWhole(d, cb, saved[i].buffer, shared[i].first, saved[i].size);
+    for (size_t i = 0; i < shared.size(); ++i) {
+        copyWhole(d, cb, saved[i].buffer, shared[i].first, saved[i].size);
+    }
     fullBarrier(d, cb);
     trace("stale: command buffer %p: dispatch %u reads the pre-dispatch-%u contents of %zu buffer(s)",
           static_cast<void*>(cb), d.config->stale->dispatch + 1, d.config->stale->dispatch, shared.size());
@@ -220,7 +241,9 @@ bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, co
 
 // ---- dispatches -------------------------------------------------------------------------
 
-const char* reasonText(SkipReason r) { return r == SkipReason::Watchdog ? "watchdog kill point" : "seed-bug"; }
+const char* reasonText(SkipReason r) {
+    return r == SkipReason::Watchdog ? "watchdog kill point" : "seed-bug";
+}
 
 // Every vkCmdDispatch* goes through here: the model decides, stale copies around it.
 void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void()>& forward) {
@@ -230,8 +253,8 @@ void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void(
     const DispatchDecision decision = s.model.dispatch(workgroups);
     if (!decision.forward) {
         if (!s.tracedSkip) {
-            trace("command buffer %p: dispatch %u and every later one not forwarded (%s)", static_cast<void*>(cb),
-                  decision.number, reasonText(decision.reason));
+            trace("command buffer %p: dispatch %u and every later one not forwarded (%s)",
+                  static_cast<void*>(cb), decision.number, reasonText(decision.reason));
         }
         s.tracedSkip = true;
         return;
@@ -249,14 +272,14 @@ VKAPI_ATTR void VKAPI_CALL simCmdDispatch(VkCommandBuffer cb, uint32_t x, uint32
     dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatch(cb, x, y, z); });
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdDispatchBase(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz, uint32_t x,
-                                              uint32_t y, uint32_t z) {
+VKAPI_ATTR void VKAPI_CALL simCmdDispatchBase(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz,
+                                              uint32_t x, uint32_t y, uint32_t z) {
     DeviceState* d = lockedDevice(cb);
     dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatchBase(cb, bx, by, bz, x, y, z); });
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdDispatchBaseKHR(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz, uint32_t x,
-                                                 uint32_t y, uint32_t z) {
+VKAPI_ATTR void VKAPI_CALL simCmdDispatchBaseKHR(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz,
+                                                 uint32_t x, uint32_t y, uint32_t z) {
     DeviceState* d = lockedDevice(cb);
     dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatchBaseKHR(cb, bx, by, bz, x, y, z); });
 }
@@ -276,25 +299,26 @@ void recordQueryOp(VkCommandBuffer cb, QueryOp op) {
     s.queryOps.push_back(op);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage, VkQueryPool pool,
-                                                uint32_t query) {
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage,
+                                                VkQueryPool pool, uint32_t query) {
     recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
     lockedDevice(cb)->next.CmdWriteTimestamp(cb, stage, pool, query);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2(VkCommandBuffer cb, VkPipelineStageFlags2 stage, VkQueryPool pool,
-                                                 uint32_t query) {
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2(VkCommandBuffer cb, VkPipelineStageFlags2 stage,
+                                                 VkQueryPool pool, uint32_t query) {
     recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
     lockedDevice(cb)->next.CmdWriteTimestamp2(cb, stage, pool, query);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2KHR(VkCommandBuffer cb, VkPipelineStageFlags2 stage, VkQueryPool pool,
-                                                    uint32_t query) {
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2KHR(VkCommandBuffer cb, VkPipelineStageFlags2 stage,
+                                                    VkQueryPool pool, uint32_t query) {
     recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
     lockedDevice(cb)->next.CmdWriteTimestamp2KHR(cb, stage, pool, query);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdResetQueryPool(VkCommandBuffer cb, VkQueryPool pool, uint32_t first, uint32_t count) {
+VKAPI_ATTR void VKAPI_CALL simCmdResetQueryPool(VkCommandBuffer cb, VkQueryPool pool, uint32_t first,
+                                                uint32_t count) {
     recordQueryOp(cb, {.reset = true, .pool = pool, .first = first, .count = count});
     lockedDevice(cb)->next.CmdResetQueryPool(cb, pool, first, count);
 }
@@ -315,7 +339,8 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateBuffer(VkDevice device, const VkBufferCr
     return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* a) {
+VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer,
+                                            const VkAllocationCallbacks* a) {
     DeviceState* d = lockedDevice(device);
     {
         std::lock_guard lock(globals().mutex);
@@ -324,13 +349,16 @@ VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer, co
     d->next.DestroyBuffer(device, buffer, a);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simAllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* info,
+VKAPI_ATTR VkResult VKAPI_CALL simAllocateDescriptorSets(VkDevice device,
+                                                         const VkDescriptorSetAllocateInfo* info,
                                                          VkDescriptorSet* sets) {
     DeviceState* d = lockedDevice(device);
     const VkResult r = d->next.AllocateDescriptorSets(device, info, sets);
     if (r == VK_SUCCESS) {
         std::lock_guard lock(globals().mutex);
-        for (uint32_t i = 0; i < info->descriptorSetCount; ++i) d->sets[sets[i]].clear();  // a new set holds nothing
+        for (uint32_t i = 0; i < info->descriptorSetCount; ++i) {
+            d->sets[sets[i]].clear();  // a new set holds nothing
+        }
     }
     return r;
 }
@@ -339,32 +367,35 @@ bool isStorageBuffer(VkDescriptorType t) {
     return t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
 }
 
-VkResult createTemplate(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info, const VkAllocationCallbacks* a,
-                        VkDescriptorUpdateTemplate* t, PFN_vkCreateDescriptorUpdateTemplate next) {
+VkResult createTemplate(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info,
+                        const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* t,
+                        PFN_vkCreateDescriptorUpdateTemplate next) {
     const VkResult r = next(device, info, a, t);
     if (r != VK_SUCCESS || info->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET) return r;
     std::vector<TemplateEntry> entries;
     for (uint32_t i = 0; i < info->descriptorUpdateEntryCount; ++i) {
         const VkDescriptorUpdateTemplateEntry& e = info->pDescriptorUpdateEntries[i];
-        entries.push_back({.binding = e.dstBinding, .arrayElement = e.dstArrayElement, .count = e.descriptorCount,
-                           .type = e.descriptorType, .offset = e.offset, .stride = e.stride});
+        entries.push_back({.binding = e.dstBinding,
+                           .arrayElement = e.dstArrayElement,
+                           .count = e.descriptorCount,
+                           .type = e.descriptorType,
+                           .offset = e.offset,
+                           .stride = e.stride});
     }
     std::lock_guard lock(globals().mutex);
     deviceOf(device)->templates[*t] = std::move(entries);
     return r;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simCreateDescriptorUpdateTemplate(VkDevice device,
-                                                                 const VkDescriptorUpdateTemplateCreateInfo* info,
-                                                                 const VkAllocationCallbacks* a,
-                                                                 VkDescriptorUpdateTemplate* t) {
+VKAPI_ATTR VkResult VKAPI_CALL
+simCreateDescriptorUpdateTemplate(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info,
+                                  const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* t) {
     return createTemplate(device, info, a, t, lockedDevice(device)->next.CreateDescriptorUpdateTemplate);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simCreateDescriptorUpdateTemplateKHR(VkDevice device,
-                                                                    const VkDescriptorUpdateTemplateCreateInfo* info,
-                                                                    const VkAllocationCallbacks* a,
-                                                                    VkDescriptorUpdateTemplate* t) {
+VKAPI_ATTR VkResult VKAPI_CALL
+simCreateDescriptorUpdateTemplateKHR(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info,
+                                     const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* t) {
     return createTemplate(device, info, a, t, lockedDevice(device)->next.CreateDescriptorUpdateTemplateKHR);
 }
 
@@ -379,7 +410,8 @@ VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplate(VkDevice device, V
     lockedDevice(device)->next.DestroyDescriptorUpdateTemplate(device, t, a);
 }
 
-VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplateKHR(VkDevice device, VkDescriptorUpdateTemplate t,
+VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplateKHR(VkDevice device,
+                                                                 VkDescriptorUpdateTemplate t,
                                                                  const VkAllocationCallbacks* a) {
     forgetTemplate(device, t);
     lockedDevice(device)->next.DestroyDescriptorUpdateTemplateKHR(device, t, a);
@@ -388,7 +420,8 @@ VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplateKHR(VkDevice device
 // The storage buffers a template update writes: for entry e and element j, the
 // VkDescriptorBufferInfo at data + e.offset + j * e.stride (Vulkan spec,
 // vkUpdateDescriptorSetWithTemplate).
-void recordTemplateUpdate(VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
+void recordTemplateUpdate(VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate t,
+                          const void* data) {
     std::lock_guard lock(globals().mutex);
     DeviceState* d = deviceOf(device);
     const auto it = d->templates.find(t);
@@ -404,13 +437,15 @@ void recordTemplateUpdate(VkDevice device, VkDescriptorSet set, VkDescriptorUpda
 }
 
 VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSetWithTemplate(VkDevice device, VkDescriptorSet set,
-                                                              VkDescriptorUpdateTemplate t, const void* data) {
+                                                              VkDescriptorUpdateTemplate t,
+                                                              const void* data) {
     recordTemplateUpdate(device, set, t, data);
     lockedDevice(device)->next.UpdateDescriptorSetWithTemplate(device, set, t, data);
 }
 
 VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSetWithTemplateKHR(VkDevice device, VkDescriptorSet set,
-                                                                 VkDescriptorUpdateTemplate t, const void* data) {
+                                                                 VkDescriptorUpdateTemplate t,
+                                                                 const void* data) {
     recordTemplateUpdate(device, set, t, data);
     lockedDevice(device)->next.UpdateDescriptorSetWithTemplateKHR(device, set, t, data);
 }
@@ -418,30 +453,36 @@ VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSetWithTemplateKHR(VkDevice device
 // Writes and copies of storage-buffer descriptors. A write that runs past its binding's
 // array into the next binding is recorded under the first binding (the layer does not
 // know the layouts); repro writes one descriptor per binding.
-VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSets(VkDevice device, uint32_t writeCount, const VkWriteDescriptorSet* writes,
-                                                   uint32_t copyCount, const VkCopyDescriptorSet* copies) {
+VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSets(VkDevice device, uint32_t writeCount,
+                                                   const VkWriteDescriptorSet* writes, uint32_t copyCount,
+                                                   const VkCopyDescriptorSet* copies) {
     DeviceState* d = lockedDevice(device);
     {
         std::lock_guard lock(globals().mutex);
         for (uint32_t i = 0; i < writeCount; ++i) {
             const VkWriteDescriptorSet& w = writes[i];
             if (!isStorageBuffer(w.descriptorType) || !w.pBufferInfo) continue;
-            for (uint32_t j = 0; j < w.descriptorCount; ++j) d->sets[w.dstSet][{w.dstBinding, w.dstArrayElement + j}] = w.pBufferInfo[j].buffer;
+            for (uint32_t j = 0; j < w.descriptorCount; ++j) {
+                d->sets[w.dstSet][{w.dstBinding, w.dstArrayElement + j}] = w.pBufferInfo[j].buffer;
+            }
         }
         for (uint32_t i = 0; i < copyCount; ++i) {
             const VkCopyDescriptorSet& c = copies[i];
             for (uint32_t j = 0; j < c.descriptorCount; ++j) {
                 const auto from = d->sets[c.srcSet].find({c.srcBinding, c.srcArrayElement + j});
-                if (from != d->sets[c.srcSet].end()) d->sets[c.dstSet][{c.dstBinding, c.dstArrayElement + j}] = from->second;
+                if (from != d->sets[c.srcSet].end()) {
+                    d->sets[c.dstSet][{c.dstBinding, c.dstArrayElement + j}] = from->second;
+                }
             }
         }
     }
     d->next.UpdateDescriptorSets(device, writeCount, writes, copyCount, copies);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint point, VkPipelineLayout layout,
-                                                    uint32_t first, uint32_t count, const VkDescriptorSet* sets,
-                                                    uint32_t dynamicCount, const uint32_t* dynamicOffsets) {
+VKAPI_ATTR void VKAPI_CALL simCmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint point,
+                                                    VkPipelineLayout layout, uint32_t first, uint32_t count,
+                                                    const VkDescriptorSet* sets, uint32_t dynamicCount,
+                                                    const uint32_t* dynamicOffsets) {
     DeviceState* d = lockedDevice(cb);
     if (point == VK_PIPELINE_BIND_POINT_COMPUTE) {
         std::lock_guard lock(globals().mutex);
@@ -454,9 +495,11 @@ VKAPI_ATTR void VKAPI_CALL simCmdBindDescriptorSets(VkCommandBuffer cb, VkPipeli
 
 // ---- creation calls that are fault points ------------------------------------------------
 
-VKAPI_ATTR VkResult VKAPI_CALL simCreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
+VKAPI_ATTR VkResult VKAPI_CALL simCreateComputePipelines(VkDevice device, VkPipelineCache cache,
+                                                         uint32_t count,
                                                          const VkComputePipelineCreateInfo* infos,
-                                                         const VkAllocationCallbacks* a, VkPipeline* pipelines) {
+                                                         const VkAllocationCallbacks* a,
+                                                         VkPipeline* pipelines) {
     DeviceState* d = lockedDevice(device);
     const VkResult fault = faultBefore(FaultCall::CreateComputePipelines, d);
     if (fault != VK_SUCCESS) return fault;
@@ -479,8 +522,8 @@ VKAPI_ATTR VkResult VKAPI_CALL simAllocateMemory(VkDevice device, const VkMemory
     return d->next.AllocateMemory(device, info, a, memory);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simMapMemory(VkDevice device, VkDeviceMemory memory, VkDeviceSize offset, VkDeviceSize size,
-                                            VkMemoryMapFlags flags, void** data) {
+VKAPI_ATTR VkResult VKAPI_CALL simMapMemory(VkDevice device, VkDeviceMemory memory, VkDeviceSize offset,
+                                            VkDeviceSize size, VkMemoryMapFlags flags, void** data) {
     DeviceState* d = lockedDevice(device);
     const VkResult fault = faultBefore(FaultCall::MapMemory, d);
     if (fault != VK_SUCCESS) return fault;

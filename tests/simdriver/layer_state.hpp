@@ -39,12 +39,12 @@ inline constexpr const char* kLayerName = "VK_LAYER_REPRO_simulate";
 // leaves only instance and device creation and destruction passing through the layer.
 enum Group : uint32_t {
     kAlways = 0,
-    kProperties = 1u << 0,  // identity or api:1.0
+    kProperties = 1u << 0,    // identity or api:1.0
     kPciExtension = 1u << 1,  // identity with pci=
-    kRecording = 1u << 2,   // seed-bug, flaky, clock, watchdog, stale
-    kClockGroup = 1u << 3,  // clock or watchdog: submits, waits, timestamps
-    kLoss = 1u << 4,        // lost, clock or watchdog: a lost device's submits and waits
-    kStale = 1u << 5,       // stale: buffers and descriptor sets
+    kRecording = 1u << 2,     // seed-bug, flaky, clock, watchdog, stale
+    kClockGroup = 1u << 3,    // clock or watchdog: submits, waits, timestamps
+    kLoss = 1u << 4,          // lost, clock or watchdog: a lost device's submits and waits
+    kStale = 1u << 5,         // stale: buffers and descriptor sets
 };
 uint32_t groupsOf(const Config& config);
 
@@ -72,6 +72,7 @@ struct InstanceState {
 
 // The device-level functions of the next layer or driver, loaded by name; a name the
 // next one does not have stays null.
+// clang-format off
 #define REPRO_SIM_DEVICE_FUNCTIONS(X)                                                           \
     X(DestroyDevice) X(GetDeviceQueue) X(GetDeviceQueue2) X(QueueSubmit) X(QueueSubmit2)           \
     X(QueueSubmit2KHR) X(QueueWaitIdle) X(DeviceWaitIdle) X(WaitSemaphores) X(WaitSemaphoresKHR)   \
@@ -88,6 +89,7 @@ struct InstanceState {
     X(DestroyDescriptorUpdateTemplateKHR) X(UpdateDescriptorSetWithTemplate)                       \
     X(UpdateDescriptorSetWithTemplateKHR) X(UpdateDescriptorSets) X(CmdBindDescriptorSets)         \
     X(AllocateDescriptorSets) X(CreateComputePipelines) X(CreateShaderModule)
+// clang-format on
 
 struct DeviceDispatch {
 #define REPRO_SIM_MEMBER(name) PFN_vk##name name = nullptr;
@@ -216,7 +218,7 @@ VkResult faultAfterWait(FaultCall call, DeviceState* device, VkResult result);
 struct Intercept {
     const char* name;
     PFN_vkVoidFunction function;
-    uint32_t groups;                    // active when any of these groups is
+    uint32_t groups;                     // active when any of these groups is
     std::optional<FaultCall> faultCall;  // ... or when a fault targets this entry point
 };
 std::span<const Intercept> commandIntercepts();  // layer_commands.cpp

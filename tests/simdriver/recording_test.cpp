@@ -66,7 +66,8 @@ TEST(Cost, MillisecondsPlusMicrosecondsPerWorkgroup) {
     EXPECT_EQ(dispatchCost({.usPerWorkgroup = 1, .msPerDispatch = 0}, 0), 0);  // an indirect dispatch
     // The original's conv-T [61, 4, 128] at 1 us per workgroup: 31.232 ms.
     EXPECT_EQ(dispatchCost({.usPerWorkgroup = 1, .msPerDispatch = 0}, 61 * 4 * 128), 31'232'000);
-    EXPECT_EQ(dispatchCost({.usPerWorkgroup = 1e9, .msPerDispatch = 1e9}, ~0ull), Nanoseconds{1} << 62);  // capped
+    EXPECT_EQ(dispatchCost({.usPerWorkgroup = 1e9, .msPerDispatch = 1e9}, ~0ull),
+              Nanoseconds{1} << 62);  // capped
 }
 
 TEST(SeedBug, DispatchesPastKAreNotForwarded) {
@@ -155,7 +156,7 @@ TEST(Watchdog, EndingExactlyAtTheTimeoutIsNotAKill) {
 TEST(Watchdog, ASingleDispatchOverTheTimeoutIsKilledAtOnce) {
     CommandBufferModel m;
     m.begin(rules("watchdog:timeout=2000,us-per-wg=100"), false);
-    EXPECT_TRUE(m.timestamp().available);  // before the kill point
+    EXPECT_TRUE(m.timestamp().available);            // before the kill point
     EXPECT_FALSE(m.dispatch(61 * 4 * 128).forward);  // 3123 ms
     EXPECT_TRUE(m.killed());
     EXPECT_EQ(m.duration(), 2000 * kMs);
