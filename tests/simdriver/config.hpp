@@ -1,0 +1,156 @@
+// The simulated driver's settings: what REPRO_SIMULATE asks for, and its parser.
+// tests/README.md ("The simulated driver") documents the grammar; this header is its
+// exact statement. Pure: no Vulkan calls, so the unit tests cover every rule.
+#pragma once
+
+#include <vulkan/vulkan_core.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace repro::simdriver {
+
+// The entry points a fault (crash, abort, stall, lost) can be put in. vkWaitSemaphores
+// stands for vkWaitSemaphores and vkWaitSemaphoresKHR, vkQueueSubmit2 for vkQueueSubmit2
+// and vkQueueSubmit2KHR: an alias is the same entry point.
+enum class FaultCall {
+    EnumeratePhysicalDevices,
+    CreateDevice,
+    CreateComputePipelines,
+    CreateShaderModule,
+    AllocateMemory,
+    MapMemory,
+    QueueSubmit,
+    QueueSubmit2,
+    WaitSemaphores,
+    QueueWaitIdle,
+    DeviceWaitIdle,
+    GetQueryPoolResults,
+    DestroyDevice,
+};
+inline constexpr int kFaultCallCount = 13;
+
+// The Vulkan name of `call` ("vkQueueSubmit").
+std::string_view callName(FaultCall call);
+// A wait counts only calls that returned VK_SUCCESS from the driver below (see faults.hpp).
+bool isWait(FaultCall call);
+
+enum class FaultKind { Crash, Abort, Stall, Lost };
+std::string_view faultName(FaultKind kind);
+
+// crash:CALL[:k], abort:CALL[:k], stall:CALL[:k], lost:CALL[:k]: the k-th call (1-based).
+struct Fault {
+    FaultKind kind = FaultKind::Crash;
+    FaultCall call = FaultCall::QueueSubmit;
+    uint64_t k = 1;
+};
+
+// pci=DOMAIN:BUS:DEV.FN, hexadecimal, as lspci prints it ("0000:c4:00.0").
+struct PciAddress {
+    uint32_t domain = 0;
+    uint32_t bus = 0;       // 0..0xff
+    uint32_t device = 0;    // 0..0x1f
+    uint32_t function = 0;  // 0..7
+    bool operator==(const PciAddress&) const = default;
+};
+// "0000:c4:00.0"
+std::string pciText(const PciAddress& pci);
+
+// identity[:key=value,...]: what vkGetPhysicalDeviceProperties(2) report. Unset fields
+// keep the driver's own value. `identity` alone is the original report's device
+// (defaultIdentity()).
+struct Identity {
+    std::optional<std::string> name;  // deviceName, < 256 bytes
+    std::optional<VkDriverId> driverId;
+    std::optional<std::string> driverName;  // < 256 bytes
+    std::optional<std::string> driverInfo;  // < 256 bytes
+    std::optional<uint32_t> vendorId;
+    std::optional<uint32_t> deviceId;
+    std::optional<VkPhysicalDeviceType> type;
+    std::optional<uint32_t> apiVersion;     // VK_MAKE_API_VERSION(0, major, minor, patch)
+    std::optional<uint32_t> driverVersion;  // VK_MAKE_VERSION(major, minor, patch) as Mesa packs it, or raw
+    std::optional<VkConformanceVersion> conformance;
+    std::optional<PciAddress> pci;
+};
+
+// The original report's device (blade issue #356): AMD Radeon 890M Graphics (RADV STRIX1),
+// DRIVER_ID_MESA_RADV, driverName "radv", driverInfo "Mesa 26.0.2", vendor 0x1002, device
+// 0x150e, integrated GPU, driverVersion 26.0.2 (Mesa's vk_get_driver_version() packs its
+// release as VK_MAKE_VERSION, src/vulkan/util/vk_util.c).
+Identity defaultIdentity();
+
+// A simulated GPU clock: each dispatch costs msPerDispatch + usPerWorkgroup * (x*y*z) / 1000
+// milliseconds.
+struct ClockCost {
+    double usPerWorkgroup = 0;
+    double msPerDispatch = 0;
+};
+
+enum class Recovery { Soft, Hard };
+
+// watchdog:timeout=MS[,us-per-wg=U][,ms-per-dispatch=M][,recovery=soft|hard][,kmsg=FILE]
+struct Watchdog {
+    double timeoutMs = 0;  // > 0
+    ClockCost cost;
+    Recovery recovery = Recovery::Soft;
+    std::optional<std::string> kmsgPath;
+};
+
+// seed-bug[:dispatches=K] and flaky:P[,dispatches=K][,seed=S]: dispatches past the K-th of
+// a command buffer are not forwarded (flaky: in a fraction P of the command buffers).
+struct SeedBug {
+    uint32_t dispatches = 12;
+};
+struct Flaky {
+    double probability = 0;  // 0..1
+    uint32_t dispatches = 12;
+    uint64_t seed = 1;
+};
+
+// stale:dispatch=D: the dispatch after dispatch D (same command buffer) reads the contents
+// its inputs had before dispatch D ran.
+struct Stale {
+    uint32_t dispatch = 1;  // >= 1
+};
+
+// Everything REPRO_SIMULATE asked for. Empty (the variable unset or empty): the layer
+// forwards every call unchanged.
+struct Config {
+    std::optional<Identity> identity;
+    std::optional<SeedBug> seedBug;
+    std::optional<Flaky> flaky;
+    std::optional<ClockCost> clock;
+    std::optional<Watchdog> watchdog;
+    std::optional<Stale> stale;
+    std::optional<Fault> processFault;  // crash, abort or stall
+    std::optional<Fault> lost;
+    bool api10 = false;  // api:1.0
+
+    bool empty() const;
+    // The clock that costs dispatches (clock or watchdog), if any.
+    std::optional<ClockCost> cost() const;
+};
+
+// Either a Config or the one line to print on stderr, exactly
+// "repro-simulate: REPRO_SIMULATE='<text>': <what is wrong>".
+struct ParseResult {
+    std::optional<Config> config;
+    std::string error;
+};
+
+// Parses REPRO_SIMULATE. Grammar (tests/README.md states it with examples):
+//   value     = "" | behaviour *( ";" behaviour )
+//   behaviour = name [ ":" argument ]
+//   argument  = positional *( "," setting ) | setting *( "," setting )
+//   setting   = key "=" value
+// Nothing is trimmed or case-folded; an unknown behaviour, an unknown or repeated key, a
+// malformed value or a conflicting combination is an error.
+ParseResult parseSimulate(std::string_view text);
+
+// The VkDriverId of a name with or without the "VK_" and "DRIVER_ID_" prefixes
+// ("DRIVER_ID_MESA_RADV", "MESA_RADV"); nullopt when the 1.3.239 headers have no such id.
+std::optional<VkDriverId> parseDriverId(std::string_view name);
+
+}  // namespace repro::simdriver

@@ -1,0 +1,583 @@
+// The layer while command buffers are recorded: which dispatches reach the driver
+// (seed-bug, flaky, watchdog; recording.hpp decides), where timestamps fall on the
+// simulated clock, stale's copies around dispatches D and D+1, the descriptor tracking
+// stale needs, and the creation calls that only matter as fault points.
+#include <cstring>
+#include <functional>
+
+#include "layer_state.hpp"
+
+namespace repro::simdriver::layer {
+namespace {
+
+template <typename Handle>
+DeviceState* lockedDevice(Handle handle) {
+    std::lock_guard lock(globals().mutex);
+    return deviceOf(handle);
+}
+
+CommandBufferState& commandBufferOf(DeviceState& d, VkCommandBuffer cb) { return d.commandBuffers[cb]; }
+
+VKAPI_ATTR VkResult VKAPI_CALL simAllocateCommandBuffers(VkDevice device,
+                                                         const VkCommandBufferAllocateInfo* info,
+                                                         VkCommandBuffer* out) {
+    DeviceState* d = lockedDevice(device);
+    const VkResult r = d->next.AllocateCommandBuffers(device, info, out);
+    if (r != VK_SUCCESS) return r;
+    std::lock_guard lock(globals().mutex);
+    for (uint32_t i = 0; i < info->commandBufferCount; ++i) {
+        d->commandBuffers[out[i]] = {.pool = info->commandPool};
+    }
+    return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL simFreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
+                                                 const VkCommandBuffer* cbs) {
+    DeviceState* d = lockedDevice(device);
+    {
+        std::lock_guard lock(globals().mutex);
+        for (uint32_t i = 0; i < count; ++i) {
+            const auto it = d->commandBuffers.find(cbs[i]);
+            if (it == d->commandBuffers.end()) continue;
+            releaseOwned(*d, it->second);
+            d->commandBuffers.erase(it);
+        }
+    }
+    d->next.FreeCommandBuffers(device, pool, count, cbs);
+}
+
+// Drops the layer's state of every command buffer of `pool` (erasing them when `erase`).
+void forEachOfPool(DeviceState& d, VkCommandPool pool, bool erase) {
+    std::lock_guard lock(globals().mutex);
+    for (auto it = d.commandBuffers.begin(); it != d.commandBuffers.end();) {
+        if (it->second.pool != pool) {
+            ++it;
+            continue;
+        }
+        releaseOwned(d, it->second);
+        it = erase ? d.commandBuffers.erase(it) : std::next(it);
+    }
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL simResetCommandPool(VkDevice device, VkCommandPool pool,
+                                                   VkCommandPoolResetFlags flags) {
+    DeviceState* d = lockedDevice(device);
+    forEachOfPool(*d, pool, false);
+    return d->next.ResetCommandPool(device, pool, flags);
+}
+
+VKAPI_ATTR void VKAPI_CALL simDestroyCommandPool(VkDevice device, VkCommandPool pool,
+                                                 const VkAllocationCallbacks* a) {
+    DeviceState* d = lockedDevice(device);
+    forEachOfPool(*d, pool, true);
+    d->next.DestroyCommandPool(device, pool, a);
+}
+
+// Back to the initial state: the layer's copies released, nothing recorded.
+void restart(DeviceState& d, CommandBufferState& s, bool flakyDrawn) {
+    releaseOwned(d, s);
+    s.model.begin(d.rules, flakyDrawn);
+    s.queryOps.clear();
+    s.computeSets.clear();
+    s.staleBefore.clear();
+    s.tracedSkip = false;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb,
+                                                     const VkCommandBufferBeginInfo* info) {
+    DeviceState* d = lockedDevice(cb);
+    {
+        std::lock_guard lock(globals().mutex);
+        // flaky: one draw per begin, from the device's generator (seeded with S).
+        const bool drawn = d->rules.flaky && d->flakyDraws.nextUnit() < d->rules.flaky->probability;
+        CommandBufferState& s = commandBufferOf(*d, cb);
+        restart(*d, s, drawn);
+        if (drawn) {
+            trace("flaky: command buffer %p drawn: dispatches past %u will not be forwarded",
+                  static_cast<void*>(cb), d->rules.flaky->dispatches);
+        }
+    }
+    return d->next.BeginCommandBuffer(cb, info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL simResetCommandBuffer(VkCommandBuffer cb, VkCommandBufferResetFlags flags) {
+    DeviceState* d = lockedDevice(cb);
+    {
+        std::lock_guard lock(globals().mutex);
+        restart(*d, commandBufferOf(*d, cb), false);
+    }
+    return d->next.ResetCommandBuffer(cb, flags);
+}
+
+// ---- stale ------------------------------------------------------------------------------
+
+// A barrier between the layer's copies and everything around them: every earlier write
+// made available and visible to every later access (ALL_COMMANDS -> ALL_COMMANDS,
+// MEMORY_WRITE -> MEMORY_READ|MEMORY_WRITE; Vulkan spec, "Memory Barriers").
+void fullBarrier(DeviceState& d, VkCommandBuffer cb) {
+    const VkMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                  .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                                  .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
+    d.next.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                              1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+void copyWhole(DeviceState& d, VkCommandBuffer cb, VkBuffer from, VkBuffer to, VkDeviceSize size) {
+    const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = size};
+    d.next.CmdCopyBuffer(cb, from, to, 1, &region);
+}
+
+// A memory type for a copy: device-local first, never protected or lazily allocated.
+std::optional<uint32_t> copyMemoryType(const VkPhysicalDeviceMemoryProperties& m, uint32_t typeBits) {
+    std::optional<uint32_t> any;
+    for (uint32_t i = 0; i < m.memoryTypeCount; ++i) {
+        const VkMemoryPropertyFlags f = m.memoryTypes[i].propertyFlags;
+        if (!(typeBits & (1u << i)) ||
+            (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT)))
+            continue;
+        if (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) return i;
+        if (!any) any = i;
+    }
+    return any;
+}
+
+// A layer-owned TRANSFER_SRC|TRANSFER_DST buffer of `size` bytes with its own memory;
+// nullopt (and one line on stderr) when the driver refuses.
+std::optional<OwnedBuffer> makeBuffer(DeviceState& d, VkDeviceSize size) {
+    OwnedBuffer b{.size = size};
+    const VkBufferCreateInfo info{
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    VkResult r = d.next.CreateBuffer(d.handle, &info, nullptr, &b.buffer);
+    if (r == VK_SUCCESS) {
+        VkMemoryRequirements req{};
+        d.next.GetBufferMemoryRequirements(d.handle, b.buffer, &req);
+        const auto type = copyMemoryType(d.memory, req.memoryTypeBits);
+        const VkMemoryAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                         .allocationSize = req.size,
+                                         .memoryTypeIndex = type.value_or(0)};
+        r = type ? d.next.AllocateMemory(d.handle, &alloc, nullptr, &b.memory)
+                 : VK_ERROR_OUT_OF_DEVICE_MEMORY;
+        if (r == VK_SUCCESS) r = d.next.BindBufferMemory(d.handle, b.buffer, b.memory, 0);
+    }
+    if (r == VK_SUCCESS) return b;
+    std::fprintf(stderr,
+                 "repro-simulate: stale: no memory for a %llu-byte copy (VkResult %d); the dispatch reads "
+                 "current contents\n",
+                 static_cast<unsigned long long>(size), static_cast<int>(r));
+    if (b.memory) d.next.FreeMemory(d.handle, b.memory, nullptr);
+    if (b.buffer) d.next.DestroyBuffer(d.handle, b.buffer, nullptr);
+    return std::nullopt;
+}
+
+// Every storage buffer bound at the compute bind point, once each, with a known size.
+std::vector<VkBuffer> boundStorageBuffers(const DeviceState& d, const CommandBufferState& s) {
+    std::vector<VkBuffer> out;
+    for (const VkDescriptorSet set : s.computeSets) {
+        const auto it = d.sets.find(set);
+        if (it == d.sets.end()) continue;
+        for (const auto& [slot, buffer] : it->second) {
+            if (d.bufferSizes.count(buffer) && std::find(out.begin(), out.end(), buffer) == out.end()) {
+                out.push_back(buffer);
+            }
+        }
+    }
+    return out;
+}
+
+// Before dispatch D: a copy of each of its storage buffers.
+void snapshotBefore(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s) {
+    const std::vector<VkBuffer> buffers = boundStorageBuffers(d, s);
+    if (buffers.empty()) return;
+    fullBarrier(d, cb);
+    for (const VkBuffer b : buffers) {
+        const auto copy = makeBuffer(d, d.bufferSizes.at(b));
+        if (!copy) continue;
+        copyWhole(d, cb, b, copy->buffer, copy->size);
+        s.staleBefore.emplace_back(b, *copy);
+        s.owned.push_back(*copy);
+    }
+    fullBarrier(d, cb);
+}
+
+// Dispatch D+1 reading what its inputs shared with dispatch D held before D: D's real
+// output saved, the old contents put back, D+1 recorded, D's output restored. Returns
+// whether `forward` was called.
+bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s,
+                   const std::function<void()>& forward) {
+    std::vector<std::pair<VkBuffer, OwnedBuffer>> shared;  // (buffer, its pre-D copy)
+    for (const VkBuffer b : boundStorageBuffers(d, s)) {
+        for (const auto& [before, copy] : s.staleBefore) {
+            if (before == b) shared.emplace_back(b, copy);
+        }
+    }
+    if (shared.empty()) return false;
+    std::vector<OwnedBuffer> saved;
+    for (const auto& [b, before] : shared) {
+        const auto copy = makeBuffer(d, before.size);
+        if (!copy) return false;
+        saved.push_back(*copy);
+        s.owned.push_back(*copy);
+    }
+    fullBarrier(d, cb);
+    for (size_t i = 0; i < shared.size(); ++i) {
+        copyWhole(d, cb, shared[i].first, saved[i].buffer, saved[i].size);
+    }
+    fullBarrier(d, cb);
+    for (const auto& [b, before] : shared) copyWhole(d, cb, before.buffer, b, before.size);
+    fullBarrier(d, cb);
+    forward();
+    fullBarrier(d, cb);
+    for (size_t i = 0; i < shared.size(); ++i) {
+        copyWhole(d, cb, saved[i].buffer, shared[i].first, saved[i].size);
+    }
+    fullBarrier(d, cb);
+    trace("stale: command buffer %p: dispatch %u reads the pre-dispatch-%u contents of %zu buffer(s)",
+          static_cast<void*>(cb), d.config->stale->dispatch + 1, d.config->stale->dispatch, shared.size());
+    return true;
+}
+
+// ---- dispatches -------------------------------------------------------------------------
+
+const char* reasonText(SkipReason r) {
+    return r == SkipReason::Watchdog ? "watchdog kill point" : "seed-bug";
+}
+
+// Every vkCmdDispatch* goes through here: the model decides, stale copies around it.
+void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void()>& forward) {
+    std::lock_guard lock(globals().mutex);
+    DeviceState* d = deviceOf(cb);
+    CommandBufferState& s = commandBufferOf(*d, cb);
+    const DispatchDecision decision = s.model.dispatch(workgroups);
+    if (!decision.forward) {
+        if (!s.tracedSkip) {
+            trace("command buffer %p: dispatch %u and every later one not forwarded (%s)",
+                  static_cast<void*>(cb), decision.number, reasonText(decision.reason));
+        }
+        s.tracedSkip = true;
+        return;
+    }
+    const uint32_t staleAt = d->config->stale ? d->config->stale->dispatch : 0;
+    if (staleAt && decision.number == staleAt) snapshotBefore(*d, cb, s);
+    if (staleAt && decision.number == staleAt + 1 && staleConsumer(*d, cb, s, forward)) return;
+    forward();
+}
+
+uint64_t workgroupsOf(uint32_t x, uint32_t y, uint32_t z) { return uint64_t{x} * y * z; }
+
+VKAPI_ATTR void VKAPI_CALL simCmdDispatch(VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z) {
+    DeviceState* d = lockedDevice(cb);
+    dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatch(cb, x, y, z); });
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdDispatchBase(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz,
+                                              uint32_t x, uint32_t y, uint32_t z) {
+    DeviceState* d = lockedDevice(cb);
+    dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatchBase(cb, bx, by, bz, x, y, z); });
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdDispatchBaseKHR(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz,
+                                                 uint32_t x, uint32_t y, uint32_t z) {
+    DeviceState* d = lockedDevice(cb);
+    dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatchBaseKHR(cb, bx, by, bz, x, y, z); });
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdDispatchIndirect(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset) {
+    DeviceState* d = lockedDevice(cb);
+    dispatch(cb, 0, [&] { d->next.CmdDispatchIndirect(cb, buffer, offset); });
+}
+
+// ---- timestamps -------------------------------------------------------------------------
+
+void recordQueryOp(VkCommandBuffer cb, QueryOp op) {
+    std::lock_guard lock(globals().mutex);
+    DeviceState* d = deviceOf(cb);
+    CommandBufferState& s = commandBufferOf(*d, cb);
+    if (!op.reset) op.timestamp = s.model.timestamp();
+    s.queryOps.push_back(op);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage,
+                                                VkQueryPool pool, uint32_t query) {
+    recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
+    lockedDevice(cb)->next.CmdWriteTimestamp(cb, stage, pool, query);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2(VkCommandBuffer cb, VkPipelineStageFlags2 stage,
+                                                 VkQueryPool pool, uint32_t query) {
+    recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
+    lockedDevice(cb)->next.CmdWriteTimestamp2(cb, stage, pool, query);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2KHR(VkCommandBuffer cb, VkPipelineStageFlags2 stage,
+                                                    VkQueryPool pool, uint32_t query) {
+    recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
+    lockedDevice(cb)->next.CmdWriteTimestamp2KHR(cb, stage, pool, query);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdResetQueryPool(VkCommandBuffer cb, VkQueryPool pool, uint32_t first,
+                                                uint32_t count) {
+    recordQueryOp(cb, {.reset = true, .pool = pool, .first = first, .count = count});
+    lockedDevice(cb)->next.CmdResetQueryPool(cb, pool, first, count);
+}
+
+// ---- descriptors and buffers (stale) ----------------------------------------------------
+
+// stale copies every storage buffer, so each gets TRANSFER_SRC and TRANSFER_DST as well.
+VKAPI_ATTR VkResult VKAPI_CALL simCreateBuffer(VkDevice device, const VkBufferCreateInfo* info,
+                                               const VkAllocationCallbacks* a, VkBuffer* buffer) {
+    DeviceState* d = lockedDevice(device);
+    VkBufferCreateInfo down = *info;
+    down.usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    const VkResult r = d->next.CreateBuffer(device, &down, a, buffer);
+    if (r == VK_SUCCESS) {
+        std::lock_guard lock(globals().mutex);
+        d->bufferSizes[*buffer] = info->size;
+    }
+    return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer,
+                                            const VkAllocationCallbacks* a) {
+    DeviceState* d = lockedDevice(device);
+    {
+        std::lock_guard lock(globals().mutex);
+        d->bufferSizes.erase(buffer);
+    }
+    d->next.DestroyBuffer(device, buffer, a);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL simAllocateDescriptorSets(VkDevice device,
+                                                         const VkDescriptorSetAllocateInfo* info,
+                                                         VkDescriptorSet* sets) {
+    DeviceState* d = lockedDevice(device);
+    const VkResult r = d->next.AllocateDescriptorSets(device, info, sets);
+    if (r == VK_SUCCESS) {
+        std::lock_guard lock(globals().mutex);
+        for (uint32_t i = 0; i < info->descriptorSetCount; ++i) {
+            d->sets[sets[i]].clear();  // a new set holds nothing
+        }
+    }
+    return r;
+}
+
+bool isStorageBuffer(VkDescriptorType t) {
+    return t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+}
+
+VkResult createTemplate(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info,
+                        const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* t,
+                        PFN_vkCreateDescriptorUpdateTemplate next) {
+    const VkResult r = next(device, info, a, t);
+    if (r != VK_SUCCESS || info->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET) return r;
+    std::vector<TemplateEntry> entries;
+    for (uint32_t i = 0; i < info->descriptorUpdateEntryCount; ++i) {
+        const VkDescriptorUpdateTemplateEntry& e = info->pDescriptorUpdateEntries[i];
+        entries.push_back({.binding = e.dstBinding,
+                           .arrayElement = e.dstArrayElement,
+                           .count = e.descriptorCount,
+                           .type = e.descriptorType,
+                           .offset = e.offset,
+                           .stride = e.stride});
+    }
+    std::lock_guard lock(globals().mutex);
+    deviceOf(device)->templates[*t] = std::move(entries);
+    return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+simCreateDescriptorUpdateTemplate(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info,
+                                  const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* t) {
+    return createTemplate(device, info, a, t, lockedDevice(device)->next.CreateDescriptorUpdateTemplate);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+simCreateDescriptorUpdateTemplateKHR(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info,
+                                     const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* t) {
+    return createTemplate(device, info, a, t, lockedDevice(device)->next.CreateDescriptorUpdateTemplateKHR);
+}
+
+void forgetTemplate(VkDevice device, VkDescriptorUpdateTemplate t) {
+    std::lock_guard lock(globals().mutex);
+    deviceOf(device)->templates.erase(t);
+}
+
+VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplate(VkDevice device, VkDescriptorUpdateTemplate t,
+                                                              const VkAllocationCallbacks* a) {
+    forgetTemplate(device, t);
+    lockedDevice(device)->next.DestroyDescriptorUpdateTemplate(device, t, a);
+}
+
+VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplateKHR(VkDevice device,
+                                                                 VkDescriptorUpdateTemplate t,
+                                                                 const VkAllocationCallbacks* a) {
+    forgetTemplate(device, t);
+    lockedDevice(device)->next.DestroyDescriptorUpdateTemplateKHR(device, t, a);
+}
+
+// The storage buffers a template update writes: for entry e and element j, the
+// VkDescriptorBufferInfo at data + e.offset + j * e.stride (Vulkan spec,
+// vkUpdateDescriptorSetWithTemplate).
+void recordTemplateUpdate(VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate t,
+                          const void* data) {
+    std::lock_guard lock(globals().mutex);
+    DeviceState* d = deviceOf(device);
+    const auto it = d->templates.find(t);
+    if (it == d->templates.end() || !data) return;
+    for (const TemplateEntry& e : it->second) {
+        if (!isStorageBuffer(e.type)) continue;
+        for (uint32_t j = 0; j < e.count; ++j) {
+            VkDescriptorBufferInfo info{};
+            std::memcpy(&info, static_cast<const std::byte*>(data) + e.offset + j * e.stride, sizeof info);
+            d->sets[set][{e.binding, e.arrayElement + j}] = info.buffer;
+        }
+    }
+}
+
+VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSetWithTemplate(VkDevice device, VkDescriptorSet set,
+                                                              VkDescriptorUpdateTemplate t,
+                                                              const void* data) {
+    recordTemplateUpdate(device, set, t, data);
+    lockedDevice(device)->next.UpdateDescriptorSetWithTemplate(device, set, t, data);
+}
+
+VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSetWithTemplateKHR(VkDevice device, VkDescriptorSet set,
+                                                                 VkDescriptorUpdateTemplate t,
+                                                                 const void* data) {
+    recordTemplateUpdate(device, set, t, data);
+    lockedDevice(device)->next.UpdateDescriptorSetWithTemplateKHR(device, set, t, data);
+}
+
+// Writes and copies of storage-buffer descriptors. A write that runs past its binding's
+// array into the next binding is recorded under the first binding (the layer does not
+// know the layouts); repro writes one descriptor per binding.
+VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSets(VkDevice device, uint32_t writeCount,
+                                                   const VkWriteDescriptorSet* writes, uint32_t copyCount,
+                                                   const VkCopyDescriptorSet* copies) {
+    DeviceState* d = lockedDevice(device);
+    {
+        std::lock_guard lock(globals().mutex);
+        for (uint32_t i = 0; i < writeCount; ++i) {
+            const VkWriteDescriptorSet& w = writes[i];
+            if (!isStorageBuffer(w.descriptorType) || !w.pBufferInfo) continue;
+            for (uint32_t j = 0; j < w.descriptorCount; ++j) {
+                d->sets[w.dstSet][{w.dstBinding, w.dstArrayElement + j}] = w.pBufferInfo[j].buffer;
+            }
+        }
+        for (uint32_t i = 0; i < copyCount; ++i) {
+            const VkCopyDescriptorSet& c = copies[i];
+            for (uint32_t j = 0; j < c.descriptorCount; ++j) {
+                const auto from = d->sets[c.srcSet].find({c.srcBinding, c.srcArrayElement + j});
+                if (from != d->sets[c.srcSet].end()) {
+                    d->sets[c.dstSet][{c.dstBinding, c.dstArrayElement + j}] = from->second;
+                }
+            }
+        }
+    }
+    d->next.UpdateDescriptorSets(device, writeCount, writes, copyCount, copies);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint point,
+                                                    VkPipelineLayout layout, uint32_t first, uint32_t count,
+                                                    const VkDescriptorSet* sets, uint32_t dynamicCount,
+                                                    const uint32_t* dynamicOffsets) {
+    DeviceState* d = lockedDevice(cb);
+    if (point == VK_PIPELINE_BIND_POINT_COMPUTE) {
+        std::lock_guard lock(globals().mutex);
+        CommandBufferState& s = commandBufferOf(*d, cb);
+        if (s.computeSets.size() < first + count) s.computeSets.resize(first + count, VK_NULL_HANDLE);
+        for (uint32_t i = 0; i < count; ++i) s.computeSets[first + i] = sets[i];
+    }
+    d->next.CmdBindDescriptorSets(cb, point, layout, first, count, sets, dynamicCount, dynamicOffsets);
+}
+
+// ---- creation calls that are fault points ------------------------------------------------
+
+VKAPI_ATTR VkResult VKAPI_CALL simCreateComputePipelines(VkDevice device, VkPipelineCache cache,
+                                                         uint32_t count,
+                                                         const VkComputePipelineCreateInfo* infos,
+                                                         const VkAllocationCallbacks* a,
+                                                         VkPipeline* pipelines) {
+    DeviceState* d = lockedDevice(device);
+    const VkResult fault = faultBefore(FaultCall::CreateComputePipelines, d);
+    if (fault != VK_SUCCESS) return fault;
+    return d->next.CreateComputePipelines(device, cache, count, infos, a, pipelines);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL simCreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo* info,
+                                                     const VkAllocationCallbacks* a, VkShaderModule* module) {
+    DeviceState* d = lockedDevice(device);
+    const VkResult fault = faultBefore(FaultCall::CreateShaderModule, d);
+    if (fault != VK_SUCCESS) return fault;
+    return d->next.CreateShaderModule(device, info, a, module);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL simAllocateMemory(VkDevice device, const VkMemoryAllocateInfo* info,
+                                                 const VkAllocationCallbacks* a, VkDeviceMemory* memory) {
+    DeviceState* d = lockedDevice(device);
+    const VkResult fault = faultBefore(FaultCall::AllocateMemory, d);
+    if (fault != VK_SUCCESS) return fault;
+    return d->next.AllocateMemory(device, info, a, memory);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL simMapMemory(VkDevice device, VkDeviceMemory memory, VkDeviceSize offset,
+                                            VkDeviceSize size, VkMemoryMapFlags flags, void** data) {
+    DeviceState* d = lockedDevice(device);
+    const VkResult fault = faultBefore(FaultCall::MapMemory, d);
+    if (fault != VK_SUCCESS) return fault;
+    return d->next.MapMemory(device, memory, offset, size, flags, data);
+}
+
+template <typename Fn>
+PFN_vkVoidFunction fn(Fn f) {
+    return reinterpret_cast<PFN_vkVoidFunction>(f);
+}
+
+const Intercept kCommandIntercepts[] = {
+    {"vkAllocateCommandBuffers", fn(simAllocateCommandBuffers), kRecording, std::nullopt},
+    {"vkFreeCommandBuffers", fn(simFreeCommandBuffers), kRecording, std::nullopt},
+    {"vkResetCommandPool", fn(simResetCommandPool), kRecording, std::nullopt},
+    {"vkDestroyCommandPool", fn(simDestroyCommandPool), kRecording, std::nullopt},
+    {"vkBeginCommandBuffer", fn(simBeginCommandBuffer), kRecording, std::nullopt},
+    {"vkResetCommandBuffer", fn(simResetCommandBuffer), kRecording, std::nullopt},
+    {"vkCmdDispatch", fn(simCmdDispatch), kRecording, std::nullopt},
+    {"vkCmdDispatchBase", fn(simCmdDispatchBase), kRecording, std::nullopt},
+    {"vkCmdDispatchBaseKHR", fn(simCmdDispatchBaseKHR), kRecording, std::nullopt},
+    {"vkCmdDispatchIndirect", fn(simCmdDispatchIndirect), kRecording, std::nullopt},
+    {"vkCmdWriteTimestamp", fn(simCmdWriteTimestamp), kClockGroup, std::nullopt},
+    {"vkCmdWriteTimestamp2", fn(simCmdWriteTimestamp2), kClockGroup, std::nullopt},
+    {"vkCmdWriteTimestamp2KHR", fn(simCmdWriteTimestamp2KHR), kClockGroup, std::nullopt},
+    {"vkCmdResetQueryPool", fn(simCmdResetQueryPool), kClockGroup, std::nullopt},
+    {"vkCreateBuffer", fn(simCreateBuffer), kStale, std::nullopt},
+    {"vkDestroyBuffer", fn(simDestroyBuffer), kStale, std::nullopt},
+    {"vkAllocateDescriptorSets", fn(simAllocateDescriptorSets), kStale, std::nullopt},
+    {"vkCreateDescriptorUpdateTemplate", fn(simCreateDescriptorUpdateTemplate), kStale, std::nullopt},
+    {"vkCreateDescriptorUpdateTemplateKHR", fn(simCreateDescriptorUpdateTemplateKHR), kStale, std::nullopt},
+    {"vkDestroyDescriptorUpdateTemplate", fn(simDestroyDescriptorUpdateTemplate), kStale, std::nullopt},
+    {"vkDestroyDescriptorUpdateTemplateKHR", fn(simDestroyDescriptorUpdateTemplateKHR), kStale, std::nullopt},
+    {"vkUpdateDescriptorSetWithTemplate", fn(simUpdateDescriptorSetWithTemplate), kStale, std::nullopt},
+    {"vkUpdateDescriptorSetWithTemplateKHR", fn(simUpdateDescriptorSetWithTemplateKHR), kStale, std::nullopt},
+    {"vkUpdateDescriptorSets", fn(simUpdateDescriptorSets), kStale, std::nullopt},
+    {"vkCmdBindDescriptorSets", fn(simCmdBindDescriptorSets), kStale, std::nullopt},
+    {"vkCreateComputePipelines", fn(simCreateComputePipelines), 0, FaultCall::CreateComputePipelines},
+    {"vkCreateShaderModule", fn(simCreateShaderModule), 0, FaultCall::CreateShaderModule},
+    {"vkAllocateMemory", fn(simAllocateMemory), 0, FaultCall::AllocateMemory},
+    {"vkMapMemory", fn(simMapMemory), 0, FaultCall::MapMemory},
+};
+
+}  // namespace
+
+void releaseOwned(DeviceState& d, CommandBufferState& s) {
+    for (const OwnedBuffer& b : s.owned) {
+        d.next.DestroyBuffer(d.handle, b.buffer, nullptr);
+        d.next.FreeMemory(d.handle, b.memory, nullptr);
+    }
+    s.owned.clear();
+    s.staleBefore.clear();
+}
+
+std::span<const Intercept> commandIntercepts() { return kCommandIntercepts; }
+
+}  // namespace repro::simdriver::layer

@@ -1,0 +1,96 @@
+// What the simulated driver decides while a command buffer is recorded: which dispatches
+// it forwards (seed-bug, flaky, the watchdog's cut point) and what each costs on the
+// simulated clock. Pure; the layer (layer_commands.cpp) acts on these decisions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "config.hpp"
+
+namespace repro::simdriver {
+
+// Nanoseconds on CLOCK_MONOTONIC, the host's clock that simulated GPU time runs on.
+using Nanoseconds = int64_t;
+
+// splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+// OOPSLA 2014; the finaliser constants as published by Sebastiano Vigna): a 64-bit state
+// advanced by a fixed odd increment, then mixed. The same seed gives the same sequence.
+class SplitMix64 {
+  public:
+    explicit SplitMix64(uint64_t seed) : state_(seed) {}
+    uint64_t next();
+    // Uniform in [0, 1): the top 53 bits of next() times 2^-53.
+    double nextUnit();
+
+  private:
+    uint64_t state_;
+};
+
+// The record-time rules of a Config: seed-bug's K, flaky, the clock's costs and the
+// watchdog's timeout.
+struct RecordRules {
+    std::optional<uint32_t> skipAfter;   // seed-bug: forward at most K dispatches
+    std::optional<Flaky> flaky;          // flaky: forward at most K in a drawn command buffer
+    std::optional<ClockCost> cost;       // clock or watchdog
+    std::optional<Nanoseconds> timeout;  // watchdog
+
+    static RecordRules from(const Config& config);
+    // Whether the layer needs to follow recording at all.
+    bool any() const { return skipAfter || flaky || cost; }
+};
+
+// One dispatch's simulated cost: msPerDispatch + usPerWorkgroup * workgroups / 1000 ms,
+// rounded to the nearest nanosecond and capped at 2^62 ns (146 years).
+Nanoseconds dispatchCost(const ClockCost& cost, uint64_t workgroups);
+
+enum class SkipReason { None, SeedBug, Watchdog };
+
+struct DispatchDecision {
+    uint32_t number = 0;  // 1-based, counted since the command buffer's begin
+    bool forward = true;  // false: not passed to the driver below, writes nothing
+    SkipReason reason = SkipReason::None;
+    Nanoseconds start = 0;  // offset from the command buffer's start
+    Nanoseconds cost = 0;   // 0 when skipped
+};
+
+// A timestamp written at this point of the command buffer: its offset from the command
+// buffer's start, or never written (after the watchdog's kill point).
+struct TimestampDecision {
+    bool available = true;
+    Nanoseconds offset = 0;
+};
+
+// One command buffer from vkBeginCommandBuffer on.
+//  - seed-bug K (and flaky K in a drawn command buffer): dispatches numbered above K are
+//    skipped; a skipped dispatch costs nothing.
+//  - clock: dispatches run one after another, each at its cost (fills, copies and
+//    barriers cost nothing).
+//  - watchdog: the first dispatch whose end would pass the timeout, and every dispatch
+//    after it, is skipped; the command buffer then lasts exactly the timeout.
+class CommandBufferModel {
+  public:
+    // Starts over (vkBeginCommandBuffer). `flakyDrawn`: flaky's draw for this command
+    // buffer, ignored without flaky.
+    void begin(const RecordRules& rules, bool flakyDrawn);
+    // vkCmdDispatch* with x*y*z `workgroups` (0 for an indirect dispatch: its count is
+    // not known at record time, so it costs msPerDispatch only).
+    DispatchDecision dispatch(uint64_t workgroups);
+    TimestampDecision timestamp() const;
+    // Simulated time from start to completion.
+    Nanoseconds duration() const { return killed_ ? *rules_.timeout : elapsed_; }
+    bool killed() const { return killed_; }
+    bool drawn() const { return drawn_; }
+    uint32_t dispatches() const { return dispatches_; }
+    uint32_t skipped() const { return skipped_; }
+
+  private:
+    RecordRules rules_;
+    bool drawn_ = false;
+    bool killed_ = false;
+    uint32_t dispatches_ = 0;
+    uint32_t skipped_ = 0;
+    Nanoseconds elapsed_ = 0;
+};
+
+}  // namespace repro::simdriver
