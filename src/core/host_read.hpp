@@ -93,8 +93,9 @@ std::optional<HostReadKernel> parseReadKernel(const char* text);
 //   kernel:  see HostReadKernel; Auto honours REPRO_READ_KERNEL.
 // The caller must have made the device's writes visible to the host first (a host-read
 // barrier before the fence it waited for, and vkInvalidateMappedMemoryRanges for memory
-// that is not HOST_COHERENT). Each block starts with MFENCE, which the SDM asks for when
-// streaming loads from WC memory must be ordered after another agent's writes.
+// that is not HOST_COHERENT). Each block a stream-load kernel reads starts with MFENCE,
+// which the SDM asks for when streaming loads from WC memory must be ordered after another
+// agent's writes.
 // No exceptions; the pool's threads are back asleep when it returns (parallel.hpp).
 HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned threads = 0,
                             HostReadKernel kernel = HostReadKernel::Auto);

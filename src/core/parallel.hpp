@@ -39,7 +39,8 @@ void runParallelTasks(size_t tasks, unsigned threads, TaskFunction fn, void* con
 // after every task already started has returned (tasks not yet started are skipped), so
 // no pool thread still touches the caller's data once the exception leaves. One call at a
 // time: a second caller waits for the first; a call made from inside a body runs serially
-// on that thread.
+// on that thread. Pool threads block asynchronous signals (SIGINT, SIGTERM, ...), so the
+// process's handlers run on the session's own threads.
 template <typename Body>
 void parallelTasks(size_t tasks, unsigned threads, Body&& body) {
     using B = std::remove_reference_t<Body>;

@@ -1,12 +1,16 @@
 // Unit tests for src/core/parallel.{hpp,cpp}: every task runs once, on several threads when
 // asked, exceptions reach the caller only after every started task has returned, nested and
-// concurrent calls complete, and thread-count overrides parse strictly.
+// concurrent calls complete, pool threads block asynchronous signals, and thread-count
+// overrides parse strictly.
 #include "core/parallel.hpp"
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -44,6 +48,26 @@ TEST(ParallelTasks, RunsTasksConcurrentlyWhenAskedForThreads) {
         }
     });
     EXPECT_TRUE(bothSeen.load());
+}
+
+// SIGINT and SIGTERM must reach the session's threads, not a pool thread; faults stay open.
+TEST(ParallelTasks, PoolThreadsBlockAsynchronousSignalsOnly) {
+    const auto caller = std::this_thread::get_id();
+    std::atomic<int> started{0}, checked{0}, blocked{0}, faultsOpen{0};
+    parallelTasks(2, 2, [&](size_t) {
+        started.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        if (std::this_thread::get_id() == caller) return;
+        sigset_t now;
+        pthread_sigmask(SIG_BLOCK, nullptr, &now);
+        checked.fetch_add(1);
+        if (sigismember(&now, SIGINT) == 1 && sigismember(&now, SIGTERM) == 1) blocked.fetch_add(1);
+        if (sigismember(&now, SIGSEGV) == 0 && sigismember(&now, SIGBUS) == 0) faultsOpen.fetch_add(1);
+    });
+    ASSERT_EQ(checked.load(), 1);  // one task ran on a pool thread
+    EXPECT_EQ(blocked.load(), 1);
+    EXPECT_EQ(faultsOpen.load(), 1);
 }
 
 TEST(ParallelTasks, OneThreadRunsOnTheCaller) {
