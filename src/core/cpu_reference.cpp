@@ -3,6 +3,10 @@
 // Contracts are in cpu_reference.hpp.
 #include "core/cpu_reference.hpp"
 
+#include "core/parallel.hpp"
+#include "core/simd_lanes.hpp"
+#include "core/stats.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -506,6 +510,117 @@ CpuChain runChain(const Geometry& g, std::span<const float> x0, const std::vecto
     return chain;
 }
 
+// ---- Comparison with the tolerance --------------------------------------------------
+//
+// compareWithTolerance's element rule, the one Tolerance::allowed states, written lane-wise
+// with GCC vector types (simd_lanes.hpp) and instantiated for AVX2 and baseline registers
+// (the same values either way: every operation is lane-wise IEEE float64, no FMA), plus its
+// scalar form for a chunk's last elements.
+
+struct ToleranceInputs {
+    const float* gpu;
+    const float* cpu;
+    const float* magnitude;
+    const float* deviation;
+    double relative, absolute, coverage;
+};
+
+// One element: exactly the statements of the sequential loop.
+[[gnu::always_inline]] inline void toleranceElement(ToleranceReport& r, const ToleranceInputs& in,
+                                                    size_t j) {
+    const double worstCase = in.relative * double(in.magnitude[j]) + in.absolute;
+    const double probable = in.coverage * double(in.deviation[j]) +
+                            std::ldexp(std::fabs(double(in.cpu[j])), -24) + in.absolute;
+    const double allowed = std::min(worstCase, probable);
+    r.maxAllowed = std::max(r.maxAllowed, allowed);
+    r.maxAbsReference = std::max(r.maxAbsReference, std::fabs(double(in.cpu[j])));
+    double ratio;
+    if (!std::isfinite(in.gpu[j])) {
+        ++r.nonfinite;
+        ratio = std::numeric_limits<double>::infinity();
+    } else {
+        const double diff = std::fabs(double(in.gpu[j]) - double(in.cpu[j]));
+        r.maxAbsDiff = std::max(r.maxAbsDiff, diff);
+        ratio = diff / allowed;
+    }
+    if (!(ratio <= 1.0)) ++r.exceeded;
+    if (allowed >= std::fabs(double(in.cpu[j]))) ++r.uninformative;
+    if (ratio > r.worstRatio) {
+        r.worstRatio = ratio;
+        r.worstIndex = j;
+    }
+}
+
+// Elements [begin, begin + n). std::max(a, b) is `a < b ? b : a` and std::min(a, b)
+// `b < a ? b : a`; the lanes use the same comparisons, so NaN is handled as there. Each
+// lane keeps the first index of its largest ratio; the lanes then pick the largest ratio
+// and, among equal ones, the smallest index: the sequential loop's first maximum.
+template <typename S>
+[[gnu::always_inline]] inline ToleranceReport toleranceChunk(const ToleranceInputs& in, size_t begin,
+                                                            size_t n) {
+    using Double = typename S::Double;
+    using Long = typename S::Long;
+    constexpr size_t kD = simd::kLanesOf<Double>;
+    Double maxAllowed{}, maxRef{}, maxDiff{}, worst{};
+    Long worstIndex{}, exceeded{}, nonfinite{}, uninformative{}, index{};
+    for (size_t l = 0; l < kD; ++l) index[l] = static_cast<int64_t>(begin + l);
+    const Double inf = Double{} + std::numeric_limits<double>::infinity();
+    size_t j = begin;
+    for (; j + kD <= begin + n; j += kD, index += static_cast<int64_t>(kD)) {
+        Double cpu, magnitude, deviation, gpu;
+        simd::widenLanes<S>(cpu, in.cpu + j);
+        simd::widenLanes<S>(magnitude, in.magnitude + j);
+        simd::widenLanes<S>(deviation, in.deviation + j);
+        simd::widenLanes<S>(gpu, in.gpu + j);
+        Double absCpu = cpu, absGpu = gpu;
+        simd::absLanes<S>(absCpu);
+        simd::absLanes<S>(absGpu);
+        const Double worstCase = in.relative * magnitude + in.absolute;
+        const Double probable = in.coverage * deviation + absCpu * 0x1p-24 + in.absolute;
+        const Double allowed = probable < worstCase ? probable : worstCase;
+        maxAllowed = maxAllowed < allowed ? allowed : maxAllowed;
+        maxRef = maxRef < absCpu ? absCpu : maxRef;
+        const Long finite = absGpu < inf;  // false for NaN and +-inf
+        nonfinite -= ~finite;
+        Double diff = gpu - cpu;
+        simd::absLanes<S>(diff);
+        maxDiff = finite & (maxDiff < diff) ? diff : maxDiff;
+        const Double ratio = finite ? diff / allowed : inf;
+        exceeded -= ~(ratio <= 1.0);
+        uninformative -= allowed >= absCpu;
+        const Long better = ratio > worst;
+        worst = better ? ratio : worst;
+        worstIndex = better ? index : worstIndex;
+    }
+    ToleranceReport r;
+    r.exceeded = simd::laneSum(exceeded);
+    r.nonfinite = simd::laneSum(nonfinite);
+    r.uninformative = simd::laneSum(uninformative);
+    for (size_t l = 0; l < kD; ++l) {
+        r.maxAllowed = std::max(r.maxAllowed, maxAllowed[l]);
+        r.maxAbsReference = std::max(r.maxAbsReference, maxRef[l]);
+        r.maxAbsDiff = std::max(r.maxAbsDiff, maxDiff[l]);
+        const auto at = static_cast<size_t>(worstIndex[l]);
+        if (worst[l] > r.worstRatio || (worst[l] == r.worstRatio && worst[l] > 0 && at < r.worstIndex)) {
+            r.worstRatio = worst[l];
+            r.worstIndex = at;
+        }
+    }
+    for (; j < begin + n; ++j) toleranceElement(r, in, j);
+    return r;
+}
+
+ToleranceReport toleranceChunkBaseline(const ToleranceInputs& in, size_t begin, size_t n) {
+    return toleranceChunk<simd::Narrow>(in, begin, n);
+}
+
+#if REPRO_CPUREF_X86_DISPATCH
+[[gnu::target("avx2")]] ToleranceReport toleranceChunkAvx2(const ToleranceInputs& in, size_t begin,
+                                                           size_t n) {
+    return toleranceChunk<simd::Wide>(in, begin, n);
+}
+#endif
+
 }  // namespace
 
 std::vector<float> makeInput(const ChainSizes& sizes) {
@@ -694,30 +809,41 @@ Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned thread
 }
 
 ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const float> cpu,
-                                     const Tolerance& tol) {
+                                     const Tolerance& tol, unsigned threads) {
     checkSize("GPU result", gpu.size(), cpu.size());
     checkSize("tolerance magnitude", tol.magnitude.size(), cpu.size());
     checkSize("tolerance deviation", tol.deviation.size(), cpu.size());
+    const size_t chunks = (cpu.size() + kVerifyChunk - 1) / kVerifyChunk;
+    std::vector<ToleranceReport> parts(chunks);
+    const ToleranceInputs in{.gpu = gpu.data(), .cpu = cpu.data(), .magnitude = tol.magnitude.data(),
+                             .deviation = tol.deviation.data(), .relative = tol.relative,
+                             .absolute = tol.absolute, .coverage = tol.coverage};
+    auto* kernel = toleranceChunkBaseline;
+#if REPRO_CPUREF_X86_DISPATCH
+    const char* force = std::getenv("REPRO_CPU_KERNEL");
+    const bool baselineOnly = force != nullptr && std::string_view(force) == "baseline";
+    if (!baselineOnly && __builtin_cpu_supports("avx2")) kernel = toleranceChunkAvx2;
+#endif
+    if (threads == 0) threads = verificationThreads();
+    parallelTasks(chunks, static_cast<unsigned>(std::min<size_t>(threads, chunks)), [&](size_t c) {
+        const size_t begin = c * kVerifyChunk;
+        parts[c] = kernel(in, begin, std::min(kVerifyChunk, cpu.size() - begin));
+    });
+    // Every field but the worst is order-free (counts, maxima that ignore NaN as std::max
+    // does); the worst is the first index of the largest ratio, so chunks combine in order
+    // with a strict comparison.
     ToleranceReport r;
     r.checked = cpu.size();
-    for (size_t j = 0; j < cpu.size(); ++j) {
-        const double allowed = tol.allowed(j, cpu[j]);
-        r.maxAllowed = std::max(r.maxAllowed, allowed);
-        r.maxAbsReference = std::max(r.maxAbsReference, std::fabs(double(cpu[j])));
-        double ratio;
-        if (!std::isfinite(gpu[j])) {
-            ++r.nonfinite;
-            ratio = std::numeric_limits<double>::infinity();
-        } else {
-            const double diff = std::fabs(double(gpu[j]) - double(cpu[j]));
-            r.maxAbsDiff = std::max(r.maxAbsDiff, diff);
-            ratio = diff / allowed;
-        }
-        if (!(ratio <= 1.0)) ++r.exceeded;
-        if (allowed >= std::fabs(double(cpu[j]))) ++r.uninformative;
-        if (ratio > r.worstRatio) {
-            r.worstRatio = ratio;
-            r.worstIndex = j;
+    for (const ToleranceReport& p : parts) {
+        r.exceeded += p.exceeded;
+        r.nonfinite += p.nonfinite;
+        r.uninformative += p.uninformative;
+        r.maxAbsDiff = std::max(r.maxAbsDiff, p.maxAbsDiff);
+        r.maxAllowed = std::max(r.maxAllowed, p.maxAllowed);
+        r.maxAbsReference = std::max(r.maxAbsReference, p.maxAbsReference);
+        if (p.worstRatio > r.worstRatio) {
+            r.worstRatio = p.worstRatio;
+            r.worstIndex = p.worstIndex;
         }
     }
     return r;

@@ -169,7 +169,12 @@ struct ToleranceReport {
 };
 
 // Errors: std::invalid_argument when gpu, cpu, tol.magnitude and tol.deviation differ in size.
+// Vectorised (AVX2 where the CPU has it, else SSE2; REPRO_CPU_KERNEL=baseline forces SSE2)
+// and spread over `threads` threads (0 = verificationThreads() of stats.hpp), one
+// kVerifyChunk chunk per task; the result is exactly the element-by-element loop's
+// (Tolerance::allowed, std::max/std::min, the first index of the worst ratio) for any
+// thread count.
 ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const float> cpu,
-                                     const Tolerance& tol);
+                                     const Tolerance& tol, unsigned threads = 0);
 
 }  // namespace repro

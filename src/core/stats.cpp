@@ -3,47 +3,250 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
-#include <cfloat>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
 
 #include "core/options.hpp"
+#include "core/parallel.hpp"
+#include "core/simd_lanes.hpp"
 #include "core/rust_format.hpp"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define REPRO_STATS_X86_DISPATCH 1
+#else
+#define REPRO_STATS_X86_DISPATCH 0
+#endif
 
 namespace repro {
 
 bool isPoison(float value) { return std::bit_cast<uint32_t>(value) == kPoisonPattern; }
 
-BufferStats computeStats(std::span<const float> values) {
+namespace {
+
+// ---- Vectorised kernels ------------------------------------------------------------------
+//
+// Written once over GCC vector types and instantiated for two register widths: 256-bit
+// (AVX2, in wrappers compiled for it) and 128-bit (the x86-64 baseline, SSE2). Either way
+// an iteration takes 8 elements, and element i of a chunk always lands in float64 sum lane
+// i mod 8, so both paths compute exactly the same values.
+
+using simd::kLanesOf;
+using simd::laneSum;
+using simd::loadLanes;
+using simd::Narrow;
+using simd::Wide;
+using simd::widenLanes;
+
+constexpr size_t kStep = 8;  // elements per iteration, and float64 sum lanes
+
+constexpr int32_t kAbsMask = 0x7fffffff;
+constexpr int32_t kInfBits = 0x7f800000;       // +inf: every |bits| at or above is non-finite
+constexpr int32_t kMinNormalBits = 0x00800000;  // FLT_MIN
+
+// Chunk results, combined by the caller in chunk order.
+struct StatsPartial {
+    uint64_t nonZero = 0, nonFinite = 0, denormal = 0, poisoned = 0;
+    double sum = 0;
+    uint32_t maxAbsBits = 0;  // bits of the largest |x| that is not NaN: for such x the
+                              // order of the bits is the order of the values
+};
+
+// One element, the scalar form of the lane-wise rules below.
+[[gnu::always_inline]] inline void statsElement(StatsPartial& p, float v) {
+    const uint32_t bits = std::bit_cast<uint32_t>(v);
+    const uint32_t a = bits & uint32_t{kAbsMask};
+    if (a >= uint32_t{kInfBits}) {
+        ++p.nonFinite;
+        if (bits == kPoisonPattern) ++p.poisoned;
+    } else if (a != 0) {
+        ++p.nonZero;
+        if (a < uint32_t{kMinNormalBits}) ++p.denormal;
+    }
+    p.sum += static_cast<double>(v);
+    if (a <= uint32_t{kInfBits} && a > p.maxAbsBits) p.maxAbsBits = a;
+}
+
+// Masks are -1 where true, so `count -= mask` counts. Counts fit int32 lanes: a chunk has
+// at most kVerifyChunk elements.
+template <typename S>
+[[gnu::always_inline]] inline StatsPartial statsChunk(const float* p, size_t n) {
+    using Int = typename S::Int;
+    using Double = typename S::Double;
+    constexpr size_t kI = kLanesOf<Int>, kD = kLanesOf<Double>;
+    Int nonZero{}, nonFinite{}, denormal{}, poisoned{}, maxBits{};
+    Double sum[kStep / kD] = {};
+    const auto poison = static_cast<int32_t>(kPoisonPattern);
+    size_t i = 0;
+    for (; i + kStep <= n; i += kStep) {
+        for (size_t k = 0; k < kStep / kI; ++k) {
+            Int bits;
+            loadLanes(bits, p + i + k * kI);
+            const Int a = bits & kAbsMask;
+            const Int finite = a < kInfBits;
+            const Int nonzero = a != 0;
+            nonFinite -= ~finite;
+            poisoned -= bits == poison;
+            nonZero -= finite & nonzero;
+            denormal -= nonzero & (a < kMinNormalBits);
+            const Int candidate = a & (a <= kInfBits);
+            maxBits = candidate > maxBits ? candidate : maxBits;
+        }
+        for (size_t k = 0; k < kStep / kD; ++k) {
+            Double wide;
+            widenLanes<S>(wide, p + i + k * kD);
+            sum[k] += wide;
+        }
+    }
+    StatsPartial out{.nonZero = laneSum(nonZero), .nonFinite = laneSum(nonFinite),
+                     .denormal = laneSum(denormal), .poisoned = laneSum(poisoned)};
+    double lane[kStep];
+    for (size_t l = 0; l < kStep; ++l) lane[l] = sum[l / kD][l % kD];
+    out.sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    for (size_t l = 0; l < kI; ++l) out.maxAbsBits = std::max(out.maxAbsBits, static_cast<uint32_t>(maxBits[l]));
+    for (; i < n; ++i) statsElement(out, p[i]);
+    return out;
+}
+
+// compareBitExact on one chunk that differs: the count and max |a - b| over finite pairs
+// (equal finite pairs give 0, which never raises the maximum).
+struct DiffPartial {
+    uint64_t count = 0;
+    double maxAbs = 0;
+};
+
+template <typename S>
+[[gnu::always_inline]] inline DiffPartial diffChunk(const float* a, const float* b, size_t n) {
+    using Int = typename S::Int;
+    using Double = typename S::Double;
+    constexpr size_t kI = kLanesOf<Int>, kD = kLanesOf<Double>;
+    Int count{};
+    Double maxAbs{};
+    const Double inf = Double{} + std::numeric_limits<double>::infinity();
+    size_t i = 0;
+    for (; i + kStep <= n; i += kStep) {
+        for (size_t k = 0; k < kStep / kI; ++k) {
+            Int ab, bb;
+            loadLanes(ab, a + i + k * kI);
+            loadLanes(bb, b + i + k * kI);
+            count -= ab != bb;
+        }
+        for (size_t k = 0; k < kStep / kD; ++k) {
+            Double wa, wb;
+            widenLanes<S>(wa, a + i + k * kD);
+            widenLanes<S>(wb, b + i + k * kD);
+            // Finite minus finite is finite in float64; inf or NaN on either side is not.
+            Double diff = wa - wb;
+            diff = diff < 0 ? -diff : diff;
+            maxAbs = (diff > maxAbs) & (diff < inf) ? diff : maxAbs;  // strict: never -0
+        }
+    }
+    DiffPartial out{.count = laneSum(count)};
+    for (size_t l = 0; l < kD; ++l) out.maxAbs = maxAbs[l] > out.maxAbs ? maxAbs[l] : out.maxAbs;
+    for (; i < n; ++i) {
+        if (std::bit_cast<uint32_t>(a[i]) == std::bit_cast<uint32_t>(b[i])) continue;
+        ++out.count;
+        if (std::isfinite(a[i]) && std::isfinite(b[i])) {
+            out.maxAbs = std::fmax(out.maxAbs, std::fabs(double{a[i]} - double{b[i]}));
+        }
+    }
+    return out;
+}
+
+StatsPartial statsChunkBaseline(const float* p, size_t n) { return statsChunk<Narrow>(p, n); }
+DiffPartial diffChunkBaseline(const float* a, const float* b, size_t n) {
+    return diffChunk<Narrow>(a, b, n);
+}
+
+#if REPRO_STATS_X86_DISPATCH
+[[gnu::target("avx2")]] StatsPartial statsChunkAvx2(const float* p, size_t n) {
+    return statsChunk<Wide>(p, n);
+}
+[[gnu::target("avx2")]] DiffPartial diffChunkAvx2(const float* a, const float* b, size_t n) {
+    return diffChunk<Wide>(a, b, n);
+}
+#endif
+
+bool useAvx2() {
+#if REPRO_STATS_X86_DISPATCH
+    const char* force = std::getenv("REPRO_CPU_KERNEL");
+    return !(force != nullptr && std::string_view(force) == "baseline") && __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+size_t chunkCount(size_t elements) { return (elements + kVerifyChunk - 1) / kVerifyChunk; }
+
+unsigned threadsFor(unsigned threads, size_t chunks) {
+    if (threads == 0) threads = verificationThreads();
+    return static_cast<unsigned>(std::min<size_t>(threads, chunks));
+}
+
+}  // namespace
+
+unsigned verificationThreads() {
+    if (const auto forced = parseThreadCount(std::getenv("REPRO_VERIFY_THREADS"))) return *forced;
+    return std::min(availableCpus(), 16u);
+}
+
+BufferStats computeStats(std::span<const float> values, unsigned threads) {
+    const size_t chunks = chunkCount(values.size());
+    std::vector<StatsPartial> parts(chunks);
+    auto* kernel = statsChunkBaseline;
+#if REPRO_STATS_X86_DISPATCH
+    if (useAvx2()) kernel = statsChunkAvx2;
+#endif
+    parallelTasks(chunks, threadsFor(threads, chunks), [&](size_t c) {
+        const size_t begin = c * kVerifyChunk;
+        parts[c] = kernel(values.data() + begin, std::min(kVerifyChunk, values.size() - begin));
+    });
     BufferStats s;
     s.elements = values.size();
-    for (const float v : values) {
-        if (!std::isfinite(v)) {
-            ++s.nonFinite;
-            if (isPoison(v)) ++s.poisoned;
-        } else if (v != 0.0f) {
-            ++s.nonZero;
-            if (std::fabs(v) < FLT_MIN) ++s.denormal;
-        }
-        s.sum += static_cast<double>(v);
-        s.maxAbs = std::fmax(s.maxAbs, std::fabs(v));
+    uint32_t maxBits = 0;
+    for (const StatsPartial& p : parts) {
+        s.nonZero += p.nonZero;
+        s.nonFinite += p.nonFinite;
+        s.denormal += p.denormal;
+        s.poisoned += p.poisoned;
+        s.sum += p.sum;
+        maxBits = std::max(maxBits, p.maxAbsBits);
     }
+    s.maxAbs = std::bit_cast<float>(maxBits);
     return s;
 }
 
-Difference compareBitExact(std::span<const float> values, std::span<const float> reference) {
+Difference compareBitExact(std::span<const float> values, std::span<const float> reference,
+                           unsigned threads) {
     Difference d;
     const size_t n = std::min(values.size(), reference.size());
-    for (size_t i = 0; i < n; ++i) {
-        if (std::bit_cast<uint32_t>(values[i]) == std::bit_cast<uint32_t>(reference[i])) continue;
-        if (d.count++ == 0) {
+    const size_t chunks = chunkCount(n);
+    std::vector<DiffPartial> parts(chunks);
+    auto* kernel = diffChunkBaseline;
+#if REPRO_STATS_X86_DISPATCH
+    if (useAvx2()) kernel = diffChunkAvx2;
+#endif
+    parallelTasks(chunks, threadsFor(threads, chunks), [&](size_t c) {
+        const size_t begin = c * kVerifyChunk, count = std::min(kVerifyChunk, n - begin);
+        const float* a = values.data() + begin;
+        const float* b = reference.data() + begin;
+        if (std::memcmp(a, b, count * sizeof(float)) != 0) parts[c] = kernel(a, b, count);
+    });
+    for (size_t c = 0; c < chunks; ++c) {
+        if (parts[c].count == 0) continue;
+        if (d.count == 0) {
+            size_t i = c * kVerifyChunk;
+            while (std::bit_cast<uint32_t>(values[i]) == std::bit_cast<uint32_t>(reference[i])) ++i;
             d.firstIndex = i;
             d.first = values[i];
             d.firstReference = reference[i];
         }
-        if (std::isfinite(values[i]) && std::isfinite(reference[i])) {
-            d.maxAbs = std::fmax(d.maxAbs, std::fabs(double{values[i]} - double{reference[i]}));
-        }
+        d.count += parts[c].count;
+        d.maxAbs = parts[c].maxAbs > d.maxAbs ? parts[c].maxAbs : d.maxAbs;
     }
     const size_t extra = std::max(values.size(), reference.size()) - n;
     if (d.count == 0 && extra > 0) d.firstIndex = n;  // the first element only one side has

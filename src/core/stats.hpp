@@ -2,6 +2,7 @@
 // (SPEC §5). Vulkan-free.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -21,8 +22,26 @@ struct BufferStats {
     float maxAbs = 0.0f;     // max |x|, ignoring NaN as Rust's f32::max does
 };
 
-// One pass over `values` (elements, any length).
-BufferStats computeStats(std::span<const float> values);
+// Threads the verification kernels use by default: REPRO_VERIFY_THREADS when it holds an
+// integer 1..64 (parseThreadCount in parallel.hpp), else min(availableCpus(), 16) (on the
+// H200 host, 16 threads ran computeStats on a full-size small[N] in 0.20 ms, 8 in 0.37 ms,
+// 1 in 1.8 ms: bench/RESULTS.md). An input of n elements uses at most ceil(n / kVerifyChunk)
+// threads, so one shorter than two chunks is checked on the calling thread.
+unsigned verificationThreads();
+
+// Elements per chunk of the verification kernels. Fixed: computeStats's sum is associated
+// chunk by chunk, so it must not depend on the thread count.
+inline constexpr size_t kVerifyChunk = size_t{1} << 16;
+
+// Statistics of `values` (elements, any length), vectorised (AVX2 where the CPU has it,
+// else SSE2; REPRO_CPU_KERNEL=baseline forces SSE2) and spread over `threads` threads
+// (0 = verificationThreads()) one kVerifyChunk chunk per task. The counts and maxAbs are
+// exact. `sum` is deterministic, the same for any thread count and either SIMD path: each
+// chunk adds its elements into 8 float64 lanes (element i into lane i mod 8, in order),
+// combines the lanes as ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)) then adds the chunk's last
+// n mod 8 elements in order, and the chunk sums are added in chunk order. It differs from a
+// strictly sequential float64 sum only by rounding (it is the more accurate of the two).
+BufferStats computeStats(std::span<const float> values, unsigned threads = 0);
 
 // Where two buffers of equal length differ bit for bit (+0 and -0 differ too).
 struct Difference {
@@ -31,7 +50,11 @@ struct Difference {
     float first = 0, firstReference = 0;
     double maxAbs = 0;         // max |a - b| over finite pairs
 };
-Difference compareBitExact(std::span<const float> values, std::span<const float> reference);
+// Buffers of unequal length: the elements only one side has count as differing (and are the
+// first difference when the common part is equal). Vectorised and threaded as
+// computeStats; chunks that memcmp equal are skipped. Every field is exact.
+Difference compareBitExact(std::span<const float> values, std::span<const float> reference,
+                           unsigned threads = 0);
 
 enum class Classification { Ok, Zero, Mismatch, NonFinite, Unwritten, Hang, NotRun, Inconclusive };
 // "ok", "zero", "mismatch", "nonfinite", "unwritten", "hang", "not run", "inconclusive"

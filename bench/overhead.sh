@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# How much of repro's wall time is repro's own: for `--mode all -n 7`, `--sweep 1..20` and
+# `--repeat 20 -n 7`, prints the wall time, instance and device creation, GPU busy time,
+# readback (seconds and GB/s of small[N] read), verification, and the overhead ratio
+# (wall - instance/device - GPU busy) / wall; also the host's GPU wait, for comparison.
+#
+# Each configuration runs twice: plainly, for the wall time and the host phases (the JSON
+# report's "timings"), and again with --timestamps for the GPU busy time (the sum of every
+# mode's "gpu"."mode_seconds"), because timestamp queries change the command stream.
+# Bytes read: the report's sizes.small_bytes for every mode run that completed (one entry
+# of "modes" each). The figures come from the JSON report (--output), not from the text.
+#
+# Usage: bench/overhead.sh [--preset NAME] [--device INDEX|NAME] [REPRO]
+#   REPRO    the repro binary (default build/release/src/repro)
+#   --preset the shapes (default spectrostream, the full size; `--preset small` for a quick
+#            run on lavapipe)
+# REPRO_READ_THREADS and REPRO_READ_KERNEL pass through to repro (src/core/host_read.hpp).
+# On the H200 machine: carry a release build of repro, unpack the Vulkan loader, then
+#   bench/overhead.sh <checkout>/repro
+# Needs python3 (json and subprocess from its standard library). Exit status 0, or 1 when
+# the binary is missing, an argument is wrong, or a run fails to write its report.
+set -euo pipefail
+
+preset="spectrostream"
+device=()
+bin="build/release/src/repro"
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --preset) preset="$2"; shift 2 ;;
+        --device) device=(--device "$2"); shift 2 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -*) echo "overhead.sh: unknown option $1" >&2; exit 1 ;;
+        *) bin="$1"; shift ;;
+    esac
+done
+if [[ ! -x "$bin" ]]; then
+    echo "overhead.sh: $bin not found; build it first: cmake --build --preset release --target repro" >&2
+    exit 1
+fi
+python3 -c 'import json, subprocess' || { echo "overhead.sh: python3 with json is needed" >&2; exit 1; }
+
+exec python3 - "$bin" "$preset" "${device[@]}" <<'PY'
+import json, os, subprocess, sys, tempfile, time
+
+repro, preset, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
+configs = [["--mode", "all", "-n", "7"], ["--sweep", "1..20"], ["--repeat", "20", "-n", "7"]]
+
+def run(args, out):
+    cmd = [repro, *args, "--preset", preset, *extra, "--output", out]
+    start = time.monotonic()
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - start
+    if done.returncode not in (0, 2) or not os.path.exists(out):
+        sys.exit(f"overhead.sh: {' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    with open(out) as f:
+        return wall, done.returncode, json.load(f)
+
+def gpu_busy(report):
+    total = 0.0
+    for m in report["modes"]:
+        gpu = m.get("gpu")
+        if gpu:
+            total += gpu["mode_seconds"] if gpu.get("mode_seconds") is not None else sum(gpu["submit_seconds"])
+    return total
+
+env = {k: os.environ[k] for k in ("REPRO_READ_THREADS", "REPRO_READ_KERNEL") if k in os.environ}
+with tempfile.TemporaryDirectory() as tmp:
+    first = None
+    rows = []
+    for args in configs:
+        wall, status, plain = run(args, os.path.join(tmp, "plain.json"))
+        _, _, stamped = run(args + ["--timestamps"], os.path.join(tmp, "stamped.json"))
+        first = first or plain
+        t = plain["timings"]
+        reads = sum(1 for m in plain["modes"] if m.get("stats"))
+        read_bytes = reads * plain["sizes"]["small_bytes"]
+        busy = gpu_busy(stamped)
+        rate = read_bytes / t["readback"] * 1e-9 if t["readback"] > 0 else float("inf")
+        overhead = (wall - t["instance_and_device"] - busy) / wall
+        rows.append((" ".join(args), status, wall, t["instance_and_device"], t["gpu_wait"], busy,
+                     t["readback"], rate, reads, t["verification"], overhead))
+    dev = first.get("device") or {}
+    print(f"repro overhead: {dev.get('device_name', 'no device')} ({dev.get('driver_name', '?')} "
+          f"{dev.get('driver_version', '?')}), preset {preset}, small[N] {first['sizes']['small_bytes']} bytes; "
+          f"host-read environment: {env or 'none set'}")
+    print(f"{'configuration':<22} {'exit':>4} {'wall s':>8} {'inst+dev':>9} {'GPU wait':>9} {'GPU busy':>9} "
+          f"{'readback':>9} {'GB/s':>7} {'reads':>6} {'verify':>8} {'overhead':>9}")
+    for name, status, wall, inst, wait, busy, rb, rate, reads, ver, ovh in rows:
+        print(f"{name:<22} {status:>4} {wall:>8.3f} {inst:>9.3f} {wait:>9.3f} {busy:>9.3f} {rb:>9.3f} "
+              f"{rate:>7.2f} {reads:>6} {ver:>8.3f} {ovh * 100:>8.1f}%")
+    print("seconds. GPU wait: the host's wait for submits (timings.gpu_wait); GPU busy: timestamps, from a\n"
+          "second run with --timestamps; GB/s = reads x small[N] bytes / readback;\n"
+          "overhead = (wall - instance/device - GPU busy) / wall")
+    if any(r[-1] < 0 for r in rows):
+        print("a negative overhead: the --timestamps run's GPU time exceeded the plain run's wall time "
+              "(a noisy machine, or a CPU device such as lavapipe, where timestamps are host time)")
+PY

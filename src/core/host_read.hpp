@@ -1,0 +1,103 @@
+// The host's read of mapped device memory (a vkMapMemory pointer) into ordinary cached
+// host memory: streaming loads (MOVNTDQA) spread over threads, because plain loads from
+// write-combined memory (host-visible VRAM through the PCIe BAR) are uncached and slow.
+// Vulkan-free: the caller passes the mapped pointer.
+//
+// Why it stays a host read of the mapping the chain wrote. repro looks for a driver that
+// fails to make the chain's writes available: a missing cache flush or barrier. Reading the
+// bytes through the CPU's own path to that memory is the same access the original program
+// makes and the Vulkan memory model describes (a device write, made available and visible
+// to the host by the barrier and fence, then a host read of the mapping). A GPU copy into
+// cached host memory (vkCmdCopyBuffer to a staging buffer) would instead read small[N]
+// through the GPU's caches, where data a driver forgot to flush to memory is still found,
+// and so could hide exactly the bug the tool exists to show.
+//
+// Why streaming loads. The CPU does not cache write-combined (WC) memory for reads: every
+// ordinary load is its own uncached bus read of at most the load's width, so a memcpy from
+// the BAR runs at tens of MB/s. MOVNTDQA (SSE4.1, _mm_stream_load_si128) on WC memory
+// instead fetches the whole 64-byte line into a streaming-load buffer, and the next loads
+// of that line are served from the buffer; a few such line fills are in flight per core,
+// so more cores read faster. Sources: Intel 64 and IA-32 Architectures Software
+// Developer's Manual, Vol. 2B, MOVNTDQA ("provides a non-temporal hint that can cause
+// adjacent 16-byte items within an aligned 64-byte region (a streaming line) to be fetched
+// and held in a small set of temporary buffers"), and Intel's white paper "Increasing
+// Memory Throughput With Intel Streaming SIMD Extensions 4 (Intel SSE4) Streaming Load"
+// (2007), which reads each line with four back-to-back 16-byte streaming loads (VMOVNTDQA
+// ymm, AVX2, does the same with two 32-byte loads). On write-back (cached) memory the hint
+// is ignored and MOVNTDQA is an ordinary load, so the same path is correct on every
+// host-visible memory type, and there its threads make it faster than one memcpy.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace repro {
+
+// How copyFromMapped reads.
+enum class HostReadKernel {
+    Auto,             // the widest stream-load kernel this CPU has; REPRO_READ_KERNEL overrides
+    StreamLoadAvx2,   // VMOVNTDQA ymm: two 32-byte streaming loads per 64-byte line (AVX2)
+    StreamLoadSse41,  // MOVNTDQA xmm: four 16-byte streaming loads per 64-byte line (SSE4.1)
+    Memcpy,           // std::memcpy per block
+};
+// A kernel the CPU lacks falls back along AVX2 -> SSE4.1 -> memcpy; on other architectures
+// than x86 everything is Memcpy.
+
+// "auto", "stream-load-avx2", "stream-load-sse4.1", "memcpy".
+std::string_view name(HostReadKernel kernel);
+
+// What one copy did.
+struct HostReadInfo {
+    HostReadKernel kernel = HostReadKernel::Memcpy;  // the kernel that ran (never Auto)
+    unsigned threads = 1;  // threads asked to read, the caller included (fewer run when the
+                           // system refuses a thread: parallel.hpp)
+};
+
+// Whether this CPU can run a stream-load kernel (x86 with SSE4.1; false elsewhere).
+bool streamLoadSupported();
+
+// Default most threads: min(availableCpus(), 16). Reading WC memory scales with threads
+// (on the H200 host: 0.6 to 0.7 GB/s on 1 thread, 6.5 to 9 GB/s on 16; bench/RESULTS.md),
+// and 16 is all that host has; oversubscribing it (32) gained nothing.
+inline constexpr unsigned kDefaultReadThreadCap = 16;
+// Fewest bytes per thread: smaller copies use fewer threads (one below 128 KiB).
+inline constexpr size_t kMinReadBytesPerThread = 64 * 1024;
+// The unit of work: threads take 16 KiB blocks of the source, in address order, from a
+// shared counter, so at any moment they read neighbouring blocks. Measured on the H200
+// host: 6.5 to 9 GB/s, against 1 to 2.8 GB/s when each thread reads one contiguous
+// 1/16th of the buffer (why the BAR reads prefer locality across threads is not known
+// here; the GPU's address translation for BAR accesses is a plausible cause). 1 KiB blocks
+// were slower, 4 KiB about the same.
+inline constexpr size_t kReadBlockBytes = 16 * 1024;
+
+// The default thread count: REPRO_READ_THREADS when it holds an integer 1..64
+// (parseThreadCount), else min(availableCpus(), kDefaultReadThreadCap). The variable is
+// for benchmarking; an unusable value is ignored.
+unsigned defaultReadThreads();
+
+// Parses a REPRO_READ_KERNEL value: "stream-load-avx2", "stream-load-sse4.1" or "memcpy",
+// or nullopt.
+std::optional<HostReadKernel> parseReadKernel(const char* text);
+
+// Copies `bytes` bytes from `src` to `dst` and returns what ran.
+//   src:     host-visible device memory mapped by vkMapMemory (any memory type: WC,
+//            uncached or cached), or any other readable memory; any alignment.
+//   dst:     ordinary host memory, `bytes` long, not overlapping src; any alignment.
+//   bytes:   any size; 0 copies nothing.
+//   threads: 0 = defaultReadThreads(); 1 = the calling thread alone; fewer are used when
+//            bytes / kMinReadBytesPerThread is smaller. They take kReadBlockBytes blocks
+//            (boundaries at multiples of 16 KiB of the source address); the partial lines
+//            at either end of a block are read with 16-byte streaming loads and, for the
+//            bytes off a 16-byte boundary, ordinary loads.
+//   kernel:  see HostReadKernel; Auto honours REPRO_READ_KERNEL.
+// The caller must have made the device's writes visible to the host first (a host-read
+// barrier before the fence it waited for, and vkInvalidateMappedMemoryRanges for memory
+// that is not HOST_COHERENT). Each block a stream-load kernel reads starts with MFENCE,
+// which the SDM asks for when streaming loads from WC memory must be ordered after another
+// agent's writes.
+// No exceptions; the pool's threads are back asleep when it returns (parallel.hpp).
+HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned threads = 0,
+                            HostReadKernel kernel = HostReadKernel::Auto);
+
+}  // namespace repro

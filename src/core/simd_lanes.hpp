@@ -1,0 +1,58 @@
+// GCC vector types of one register width for the verification kernels (stats.cpp,
+// compareWithTolerance in cpu_reference.cpp), so one kernel template is instantiated for
+// 128-bit (SSE2, the x86-64 baseline) and 256-bit (AVX2) registers. Internal to src/core.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace repro::simd {
+
+// 128-bit registers: 4 int32 or 2 float64 lanes.
+struct Narrow {
+    using Int = int32_t __attribute__((vector_size(16)));
+    using Long = int64_t __attribute__((vector_size(16)));
+    using Double = double __attribute__((vector_size(16)));
+    using HalfFloat = float __attribute__((vector_size(8)));  // the floats one Double widens
+};
+// 256-bit registers: 8 int32 or 4 float64 lanes.
+struct Wide {
+    using Int = int32_t __attribute__((vector_size(32)));
+    using Long = int64_t __attribute__((vector_size(32)));
+    using Double = double __attribute__((vector_size(32)));
+    using HalfFloat = float __attribute__((vector_size(16)));
+};
+
+template <typename V>
+constexpr size_t kLanesOf = sizeof(V) / sizeof(V{}[0]);
+
+// Unaligned loads by reference: no vector passes through a call ABI.
+template <typename V>
+[[gnu::always_inline]] inline void loadLanes(V& v, const float* p) {
+    std::memcpy(&v, p, sizeof v);
+}
+template <typename S>
+[[gnu::always_inline]] inline void widenLanes(typename S::Double& v, const float* p) {
+    typename S::HalfFloat f;
+    loadLanes(f, p);
+    v = __builtin_convertvector(f, typename S::Double);
+}
+
+// |v| lane-wise, by clearing the sign bit (so -0 becomes +0, as std::fabs does).
+template <typename S>
+[[gnu::always_inline]] inline void absLanes(typename S::Double& v) {
+    typename S::Long bits;
+    std::memcpy(&bits, &v, sizeof v);
+    bits &= INT64_MAX;
+    std::memcpy(&v, &bits, sizeof v);
+}
+
+template <typename V>
+[[gnu::always_inline]] inline uint64_t laneSum(const V& v) {
+    uint64_t total = 0;
+    for (size_t l = 0; l < kLanesOf<V>; ++l) total += static_cast<uint64_t>(v[l]);
+    return total;
+}
+
+}  // namespace repro::simd
