@@ -61,7 +61,7 @@ std::vector<std::string> driverLibraries(const std::vector<LoaderMessage>& log) 
 std::vector<std::string> loaderProblems(const std::vector<LoaderMessage>& log) {
     std::vector<std::string> out;
     for (const auto& m : log) {
-        if (m.severity != LoaderMessage::Severity::Warning && m.severity != LoaderMessage::Severity::Error) continue;
+        if (m.severity != LoaderMessage::Severity::Error) continue;
         const std::string text(trim(m.text));
         if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
     }

@@ -31,8 +31,9 @@ std::optional<std::string> manifestOf(const std::vector<LoaderMessage>& log, std
 // The distinct libraries the loader searched for (one per driver manifest it read).
 std::vector<std::string> driverLibraries(const std::vector<LoaderMessage>& log);
 
-// The warnings and errors, in order, each once: the loader's own words for a driver that
-// failed to load, a manifest it could not read, a missing file.
+// The errors, in order, each once: the loader's own words for a driver that failed to
+// load, a manifest it could not read, a missing file. (Its warnings are notes such as
+// "env var 'VK_INSTANCE_LAYERS' defined and adding layers ...", not problems.)
 std::vector<std::string> loaderProblems(const std::vector<LoaderMessage>& log);
 
 // VK_DRIVER_FILES / VK_ICD_FILENAMES: the entries of `value` (':'-separated) that name no

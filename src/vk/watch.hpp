@@ -13,9 +13,10 @@ namespace repro::watch {
 
 // Seconds a set-up call, a submit, a recording call or a readback may take before the
 // parent calls it a stall. A wait's own timeout is added for the waits. Generous: a
-// pipeline compile or a device creation of a debug build of Mesa takes well under a
-// second here (lavapipe) and on the H200; well inside the 60 s of `timeout 60 repro`.
-inline constexpr double kCallSeconds = 20.0;
+// pipeline compile or a device creation takes well under a second here (lavapipe) and on
+// the H200, and a debug build of Mesa a few times that; and well inside the 60 s of a
+// `timeout 60 repro ...` in a bisect script.
+inline constexpr double kCallSeconds = 10.0;
 
 // Where the run is: before the first submit of the modes (a driver failure there means this
 // revision cannot be tested: 125), during the modes (3), or tearing down after them (3).

@@ -287,7 +287,9 @@ struct FaultCase {
 };
 
 constexpr const char* kNotSupervised = "repro does not yet supervise the driver in a child process";
-constexpr double kFaultLimitSeconds = 20;
+// A stall ends by the supervisor's call deadline (src/vk/watch.hpp kCallSeconds, 10 s):
+// well inside the 60 s a `timeout 60 repro ...` would allow.
+constexpr double kFaultLimitSeconds = 40;
 
 class DriverFault : public ::testing::TestWithParam<FaultCase> {};
 
@@ -310,19 +312,22 @@ TEST_P(DriverFault, EndsWithADocumentedStatusAndNamesTheCall) {
     EXPECT_EQ(r.signal, 0) << shown(r);
     EXPECT_EQ(r.status, c.status) << shown(r);
     EXPECT_TRUE(namesCall) << shown(r);
+    if (c.kind == "stall") {
+        EXPECT_LT(r.seconds, 30) << "a stall must end well inside 60 s: " << shown(r);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Contract, DriverFault,
     ::testing::Values(  // kind, call, wanted status, expected to fail today
-        FaultCase{"crash", "vkCreateDevice", 125, true}, FaultCase{"abort", "vkCreateDevice", 125, true},
-        FaultCase{"stall", "vkCreateDevice", 125, true},
-        FaultCase{"crash", "vkCreateComputePipelines", 125, true},
-        FaultCase{"abort", "vkCreateComputePipelines", 125, true},
-        FaultCase{"stall", "vkCreateComputePipelines", 125, true},
-        FaultCase{"crash", "vkQueueSubmit", 3, true}, FaultCase{"abort", "vkQueueSubmit", 3, true},
-        FaultCase{"stall", "vkQueueSubmit", 3, true}, FaultCase{"crash", "vkWaitSemaphores", 3, true},
-        FaultCase{"abort", "vkWaitSemaphores", 3, true}, FaultCase{"stall", "vkWaitSemaphores", 3, true}),
+        FaultCase{"crash", "vkCreateDevice", 125, false}, FaultCase{"abort", "vkCreateDevice", 125, false},
+        FaultCase{"stall", "vkCreateDevice", 125, false},
+        FaultCase{"crash", "vkCreateComputePipelines", 125, false},
+        FaultCase{"abort", "vkCreateComputePipelines", 125, false},
+        FaultCase{"stall", "vkCreateComputePipelines", 125, false},
+        FaultCase{"crash", "vkQueueSubmit", 3, false}, FaultCase{"abort", "vkQueueSubmit", 3, false},
+        FaultCase{"stall", "vkQueueSubmit", 3, false}, FaultCase{"crash", "vkWaitSemaphores", 3, false},
+        FaultCase{"abort", "vkWaitSemaphores", 3, false}, FaultCase{"stall", "vkWaitSemaphores", 3, false}),
     [](const auto& p) { return p.param.kind + "_" + p.param.call; });
 
 // The layer's own half of that contract, through the probe: each fault happens where it
