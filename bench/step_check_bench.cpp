@@ -26,6 +26,35 @@ double maxAbs(const std::vector<float>& v) {
     return m;
 }
 
+// What dropping input channel 5 from each conv-T would change, against each element's
+// own bound (the largest ratio, and how many elements it takes over: those are caught).
+void printSensitivity(const repro::Shape& shape, const repro::ChainSizes& sizes, const std::vector<float>& weight,
+                      const repro::ChainResult& gpu, uint32_t steps, unsigned threads) {
+    const repro::StepBound bound = repro::stepBound(shape, sizes, weight);
+    const size_t perCo = size_t{shape.channels} * shape.kernelH * shape.kernelW;
+    std::vector<float> onlyChannel(weight.size(), 0.0f), absW(weight.size());
+    std::copy_n(weight.begin() + 5 * perCo, perCo, onlyChannel.begin() + 5 * perCo);
+    for (size_t i = 0; i < weight.size(); ++i) absW[i] = std::fabs(weight[i]);
+    for (uint32_t k = 1; k <= steps; ++k) {
+        const std::vector<float>& x = gpu.small[k - 1];
+        std::vector<float> absX(x.size());
+        for (size_t i = 0; i < x.size(); ++i) absX[i] = std::fabs(x[i]);
+        std::vector<float> contribution(sizes.bigElems), value(sizes.bigElems), magnitude(sizes.bigElems);
+        repro::cpuConvT(shape, sizes, x, onlyChannel, contribution, threads);
+        repro::cpuConvT(shape, sizes, x, weight, value, threads);
+        repro::cpuConvT(shape, sizes, absX, absW, magnitude, threads);
+        double worst = 0;
+        uint64_t caught = 0;
+        for (size_t j = 0; j < value.size(); ++j) {
+            const double r = std::fabs(double(contribution[j])) / bound.allowed(magnitude[j], value[j]);
+            worst = std::max(worst, r);
+            caught += r > 1.0 ? 1 : 0;
+        }
+        fmt::print("    dropping input channel 5 from conv-T {}: up to {:.3g}x the bound, {:.1f}% of elements over it\n", k,
+                   worst, 100.0 * double(caught) / double(value.size()));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,30 +92,7 @@ int main(int argc, char** argv) {
             }
         }
         const repro::StepCheckReport& report = quick;
-        // Sensitivity at full size: what dropping input channel 5 from conv-T k would change,
-        // against each element's own bound (the largest ratio; > 1 is caught).
-        for (uint32_t k = 1; k <= steps; ++k) {
-            const std::vector<float>& x = gpu.small[k - 1];
-            std::vector<float> onlyChannel(weight.size(), 0.0f), absX(x.size()), absW(weight.size());
-            const size_t perCo = size_t{shape.channels} * shape.kernelH * shape.kernelW;
-            std::copy_n(weight.begin() + 5 * perCo, perCo, onlyChannel.begin() + 5 * perCo);
-            for (size_t i = 0; i < x.size(); ++i) absX[i] = std::fabs(x[i]);
-            for (size_t i = 0; i < weight.size(); ++i) absW[i] = std::fabs(weight[i]);
-            std::vector<float> contribution(sizes.bigElems), value(sizes.bigElems), magnitude(sizes.bigElems);
-            repro::cpuConvT(shape, sizes, x, onlyChannel, contribution, threads);
-            repro::cpuConvT(shape, sizes, x, weight, value, threads);
-            repro::cpuConvT(shape, sizes, absX, absW, magnitude, threads);
-            const repro::StepBound bound = repro::stepBound(shape, sizes, weight);
-            double worst = 0;
-            uint64_t caught = 0;
-            for (size_t j = 0; j < value.size(); ++j) {
-                const double r = std::fabs(double(contribution[j])) / bound.allowed(magnitude[j], value[j]);
-                worst = std::max(worst, r);
-                caught += r > 1.0 ? 1 : 0;
-            }
-            fmt::print("    dropping input channel 5 from conv-T {}: up to {:.3g}x the bound, {:.1f}% of elements over it\n",
-                       k, worst, 100.0 * double(caught) / double(value.size()));
-        }
+        printSensitivity(shape, sizes, weight, gpu, steps, threads);
         if (chained) {
             const repro::Tolerance tol = repro::cpuTolerance(shape, steps, threads);
             const std::vector<float>& out = gpu.small.back();

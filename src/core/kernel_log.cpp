@@ -290,7 +290,7 @@ KernelReadResult KernelLogReader::readKmsg() {
         }
         if (n == 0) break;
         if (errno == EINTR) continue;
-        if (errno == EPIPE) {  // records were overwritten; the next read continues after them
+        if (errno == EPIPE && r.lost < kMaxRecordsPerRead) {  // overwritten; the next read goes on after them
             ++r.lost;
             continue;
         }

@@ -261,13 +261,28 @@ void recheck(const Shape& shape, const ChainSizes& sizes, const StepBound& bound
         r.magnitudePass = true;
     }
     const ElementCheck check(bound);
-    DispatchStepCheck part;
-    for (const size_t j : failing) {
-        const double m = direct ? double(directMagnitude(shape, sizes, input, weight, j)) : double(magnitude[j]);
-        check.apply(part, exact[j], m, gpuBig[j], j, false, shape, sizes);
+    const unsigned workers = workerCount(threads);
+    const size_t chunk = (failing.size() + workers - 1) / workers;
+    std::vector<DispatchStepCheck> parts(workers);
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned w = 0; w < workers; ++w) {
+            auto work = [&, w] {
+                for (size_t i = w * chunk; i < std::min(failing.size(), (w + 1) * chunk); ++i) {
+                    const size_t j = failing[i];
+                    const double m = direct ? double(directMagnitude(shape, sizes, input, weight, j)) : double(magnitude[j]);
+                    check.apply(parts[w], exact[j], m, gpuBig[j], j, false, shape, sizes);
+                }
+            };
+            if (w + 1 < workers) {
+                pool.emplace_back(work);
+            } else {
+                work();
+            }
+        }
     }
     r.rechecked = failing.size();
-    merge(r, part);
+    for (const auto& p : parts) merge(r, p);
 }
 
 }  // namespace
