@@ -266,6 +266,10 @@ std::string KernelLogReader::afterwardsCommand() const {
                        localTimeForJournal(runStart_), localTimeIso(runStart_));
 }
 
+std::string KernelLogReader::unreadableLine() const {
+    return readable() ? std::string() : fmt::format("{}; afterwards run {}", problem_, afterwardsCommand());
+}
+
 KernelReadResult KernelLogReader::readNew() {
     if (fd_ < 0) {
         KernelReadResult r;

@@ -82,6 +82,9 @@ class KernelLogReader {
     // "`sudo journalctl -k --since '2026-09-02 09:32:41'` (or `sudo dmesg --time-format iso
     // | tail -n 200`, the lines from 2026-09-02T09:32:41+02:00 on)", local time.
     std::string afterwardsCommand() const;
+    // The one line to print when the log cannot be read: problem() and "; afterwards run "
+    // afterwardsCommand(). Empty when readable.
+    std::string unreadableLine() const;
     // The records written since opening or since the previous call; empty and with
     // `problem` set when not readable. Reads at most 64 MiB or 100000 records a call.
     KernelReadResult readNew();

@@ -182,6 +182,7 @@ TEST(KernelLogReaderTest, DevKmsgEitherReadsOrSaysWhy) {
         EXPECT_TRUE(contains(reader.problem(), "cannot read the kernel log /dev/kmsg: ")) << reader.problem();
         return;
     }
+    EXPECT_TRUE(reader.unreadableLine().empty());
     // Positioned at the end: whatever comes back was written after opening, and the read
     // stops at EAGAIN instead of blocking.
     const KernelReadResult r = reader.readNew();
@@ -197,6 +198,10 @@ TEST(KernelLogReaderTest, AfterwardsCommandCarriesTheRunStart) {
     EXPECT_EQ(localTimeIso(t), "2026-09-02T09:32:41+00:00");
     const KernelLogReader reader("/nonexistent/repro-kmsg", t);
     EXPECT_EQ(reader.afterwardsCommand(),
+              "`sudo journalctl -k --since '2026-09-02 09:32:41'` (or `sudo dmesg --time-format iso | tail -n 200`, "
+              "the lines from 2026-09-02T09:32:41+00:00 on)");
+    EXPECT_EQ(reader.unreadableLine(),
+              "cannot read the kernel log /nonexistent/repro-kmsg: No such file or directory; afterwards run "
               "`sudo journalctl -k --since '2026-09-02 09:32:41'` (or `sudo dmesg --time-format iso | tail -n 200`, "
               "the lines from 2026-09-02T09:32:41+00:00 on)");
     ::unsetenv("TZ");
