@@ -40,8 +40,8 @@ std::string_view name(AmdgpuQueue q);  // "gfx", "compute", "sdma", "video"
 // Which rules the running kernel applies. Boundaries (see docs/watchdog.md for sources):
 //  - before 5.14: gfx/sdma/video 10000 ms; bare-metal compute has no timeout (the 60 s
 //    default of "drm/amdgpu: change the default timeout for kernel compute queues" was
-//    merged for 5.14 and backported to the 5.12 and 5.13 stable series, so 5.12 and 5.13
-//    are ambiguous);
+//    backported to the 5.12 and 5.13 stable series in July 2021, during 5.14's merge
+//    window, hence 5.14 (inferred, not read from a tag); 5.12 and 5.13 are ambiguous);
 //  - 5.14 to 6.16: gfx/sdma/video 10000 ms, compute 60000 ms on bare metal and in
 //    passthrough; under SR-IOV compute is 60000 ms in the one-VF mode, else 10000 ms. One
 //    value alone sets gfx, sdma and video (and compute too under SR-IOV or passthrough);
