@@ -5,7 +5,10 @@
 //
 // Usage: step_check_bench [N [THREADS [chained]]]   N: chain length (default 7); THREADS:
 // 0 (default) = hardware concurrency; "chained" also derives the chained bound (four more
-// chain runs). Exit status 0, or 1 with one line on stderr for a bad argument.
+// chain runs). Prints wall and process CPU time (on a shared machine the CPU time, divided
+// by the threads, is the steadier figure). Exit status 0, 2 when a dispatch fails (the
+// stand-in buffers are right, so that would be a bug), or 1 with one line on stderr for a
+// bad argument.
 #include "core/cpu_reference.hpp"
 #include "core/judge.hpp"
 #include "core/step_check.hpp"
@@ -14,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <exception>
 #include <string>
@@ -71,14 +75,18 @@ int main(int argc, char** argv) {
         repro::ChainResult gpu{std::move(chain.small), std::move(chain.big)};
         const std::vector<float> weight = repro::makeWeight(sizes);
 
+        const std::clock_t c0 = std::clock();
         const repro::StepCheckReport quick = repro::checkEachDispatch(shape, sizes, weight, gpu, threads, false);
+        const double quickCpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
+        const std::clock_t c1 = std::clock();
         const repro::StepCheckReport exact = repro::checkEachDispatch(shape, sizes, weight, gpu, threads, true);
+        const double exactCpu = double(std::clock() - c1) / CLOCKS_PER_SEC;
         fmt::print("step check bench: {}, N={}, kernel {}, {} threads\n", repro::describe(shape), steps, chain.kernel,
                    chain.threads);
         fmt::print("  chain with intermediates (the stand-in GPU buffers): {:.3f} s\n", chainSeconds);
         fmt::print("  per-dispatch check of all {} dispatches: {:.3f} s (default), {:.3f} s (exact bounds: two passes a "
-                   "step)\n",
-                   quick.dispatches.size(), quick.seconds, exact.seconds);
+                   "step); process CPU {:.3f} s and {:.3f} s\n",
+                   quick.dispatches.size(), quick.seconds, exact.seconds, quickCpu, exactCpu);
         for (size_t i = 0; i < exact.dispatches.size(); ++i) {
             const auto& q = quick.dispatches[i];
             const auto& d = exact.dispatches[i];
