@@ -2,6 +2,8 @@
 // kernel job watchdog (see environment.hpp). Reads only what an unprivileged user may.
 #include "core/environment.hpp"
 
+#include "core/watchdog.hpp"
+
 #include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -494,53 +496,33 @@ std::optional<long long> parseInteger(const std::string& text) {
     return value;
 }
 
-JobWatchdog amdgpuWatchdog(const EnvironmentReport& env, bool graphics) {
-    constexpr std::string_view kPath = "/sys/module/amdgpu/parameters/lockup_timeout";
-    JobWatchdog w{.driver = "amdgpu"};
-    const char* ring = graphics ? "gfx" : "compute";
-    const auto fallback = [&](const std::string& why) {
-        w.read = false;
-        if (graphics) {
-            w.seconds = 10.0;
-            w.source = fmt::format("common default, not read: 10000 ms for the gfx ring ({})", why);
-        } else {
-            w.seconds = 60.0;
-            w.source = fmt::format(
-                "common default, not read: 60000 ms for compute rings on most kernels, 10000 ms "
-                "on kernels with 2025's 'drm/amdgpu: make compute timeouts consistent' ({})",
-                why);
-        }
-        return w;
-    };
+// The amdgpu timeout of `queue` from the captured lockup_timeout and kernel release
+// (watchdog.hpp has the kernel's rules).
+QueueTimeout amdgpuTimeout(const EnvironmentReport& env, AmdgpuQueue queue) {
+    AmdgpuTimeoutInput in;
     const std::string* value = lookup(env.kernelDriver, "amdgpu.lockup_timeout");
-    if (!value) return fallback("amdgpu.lockup_timeout was not captured");
-    if (isProblem(*value)) return fallback(fmt::format("{} {}", kPath, *value));
-    const std::string text = trimmed(*value);
-    if (text.empty()) return fallback(fmt::format("{} is empty: the kernel default applies", kPath));
-    std::vector<std::string> fields;
-    size_t pos = 0;
-    while (true) {
-        const size_t comma = text.find(',', pos);
-        fields.push_back(trimmed(std::string_view(text).substr(pos, comma == std::string::npos ? std::string::npos : comma - pos)));
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
+    if (!value) {
+        in.parameterProblem = "was not captured";
+    } else if (isProblem(*value)) {
+        in.parameterProblem = *value;
+    } else {
+        in.parameter = *value;
     }
-    // One value covers the non-compute rings only (and compute under SR-IOV/passthrough).
-    const size_t index = graphics ? 0 : 1;
-    if (index >= fields.size()) {
-        return fallback(fmt::format("{} '{}' sets no {} value", kPath, text, ring));
-    }
-    const auto ms = parseInteger(fields[index]);
-    if (!ms) return fallback(fmt::format("{} '{}': cannot parse the {} value", kPath, text, ring));
-    if (*ms == 0) return fallback(fmt::format("{} '{}': 0 keeps the kernel default", kPath, text));
-    w.read = true;
-    if (*ms < 0) {
-        w.seconds.reset();
-        w.source = fmt::format("read from {} ('{}', {} value): negative = no timeout", kPath, text, ring);
-        return w;
-    }
-    w.seconds = static_cast<double>(*ms) / 1000.0;
-    w.source = fmt::format("read from {} ('{}', {} value, ms)", kPath, text, ring);
+    const std::string* release = lookup(env.host, "kernel.release");
+    in.kernelRelease = release ? *release : std::string("(not captured)");
+    return amdgpuQueueTimeout(queue, in);
+}
+
+// The job watchdog of the amdgpu queue `kind` runs on; nullopt when its timeout is unknown.
+std::optional<JobWatchdog> amdgpuWatchdog(const EnvironmentReport& env, QueueKind kind) {
+    const auto queue = amdgpuQueueFor(kind);
+    if (!queue) return std::nullopt;
+    const QueueTimeout t = amdgpuTimeout(env, *queue);
+    if (t.kind == TimeoutKind::Unknown) return std::nullopt;
+    JobWatchdog w{.driver = "amdgpu"};
+    w.read = t.fromParameter;
+    if (t.kind == TimeoutKind::Limit) w.seconds = t.seconds();
+    w.source = t.source;
     return w;
 }
 
@@ -728,37 +710,107 @@ const DrmCard* findDrmCard(const EnvironmentReport& env, const DeviceReport& dev
     return found;
 }
 
-std::optional<JobWatchdog> jobWatchdogSeconds(const EnvironmentReport& env, const DeviceReport* device) {
+namespace {
+
+// The kernel driver (and card) behind `device`; without one, the first card or loaded
+// module of amdgpu, xe or i915, else the first card with a driver. Empty: none found.
+struct DriverMatch {
     std::string driver, card;
-    bool graphics = true;
+};
+
+DriverMatch matchDriver(const EnvironmentReport& env, const DeviceReport* device) {
+    DriverMatch m;
     if (device) {
-        if (device->deviceType == "CPU") return std::nullopt;
-        if (!device->queueFlags.empty()) graphics = device->queueFlags.find("GRAPHICS") != std::string::npos;
-        const DrmCard* match = findDrmCard(env, *device);
-        if (!match) return std::nullopt;
-        driver = match->driver;
-        card = match->name;
-    } else {
-        for (const auto& c : env.drmCards) {
-            if (c.driver == "amdgpu" || c.driver == "xe" || c.driver == "i915") {
-                driver = c.driver;
-                card = c.name;
-                break;
-            }
-        }
-        if (driver.empty()) {
-            for (const auto module : {"amdgpu", "xe", "i915"}) {
-                if (moduleLoaded(env, module)) {
-                    driver = module;
-                    break;
-                }
-            }
-        }
+        if (const DrmCard* card = findDrmCard(env, *device)) m = {card->driver, card->name};
+        return m;
     }
-    if (driver == "amdgpu") return amdgpuWatchdog(env, graphics);
-    if (driver == "xe") return xeWatchdog(env, card, graphics);
-    if (driver == "i915") return i915Watchdog(env, card, graphics);
+    for (const auto& c : env.drmCards) {
+        if (c.driver == "amdgpu" || c.driver == "xe" || c.driver == "i915") return {c.driver, c.name};
+    }
+    for (const auto module : {"amdgpu", "xe", "i915"}) {
+        if (moduleLoaded(env, module)) return {module, ""};
+    }
+    for (const auto& c : env.drmCards) {
+        if (!c.driver.empty()) return {c.driver, c.name};
+    }
+    return m;
+}
+
+QueueKind kindOf(const DeviceReport* device) {
+    return device && !device->queueFlags.empty() ? queueKindFromFlags(device->queueFlags) : QueueKind::Gfx;
+}
+
+QueueTimeout fromJobWatchdog(const JobWatchdog& w) {
+    QueueTimeout t;
+    t.kind = w.seconds ? TimeoutKind::Limit : TimeoutKind::NoLimit;
+    t.milliseconds = w.seconds ? static_cast<int64_t>(*w.seconds * 1000.0 + 0.5) : 0;
+    t.fromParameter = w.read;
+    t.source = w.source;
+    return t;
+}
+
+QueueTimeout fromFact(std::string_view driver, TimeoutKind kind) {
+    QueueTimeout t;
+    t.kind = kind;
+    if (const DriverWatchdogFact* f = otherDriverWatchdogFact(driver)) t.source = f->summary + "; " + f->source;
+    return t;
+}
+
+std::string ringName(std::string_view driver, QueueKind kind) {
+    if (driver == "amdgpu") {
+        if (kind == QueueKind::Gfx) return "amdgpu gfx ring (gfx_0.0.0 on RADV)";
+        if (kind == QueueKind::Compute) return "amdgpu compute ring (comp_X.Y.Z)";
+        return "an amdgpu ring";
+    }
+    if (driver == "i915" || driver == "xe") return fmt::format("{} {} engine", driver, kind == QueueKind::Gfx ? "render (rcs)" : "compute (ccs)");
+    return std::string(driver);
+}
+
+}  // namespace
+
+std::optional<JobWatchdog> jobWatchdogSeconds(const EnvironmentReport& env, const DeviceReport* device) {
+    if (device && device->deviceType == "CPU") return std::nullopt;
+    const DriverMatch m = matchDriver(env, device);
+    const QueueKind kind = kindOf(device);
+    const bool graphics = kind == QueueKind::Gfx;
+    if (m.driver == "amdgpu") return amdgpuWatchdog(env, kind);
+    if (m.driver == "xe") return xeWatchdog(env, m.card, graphics);
+    if (m.driver == "i915") return i915Watchdog(env, m.card, graphics);
     return std::nullopt;
+}
+
+QueueWatchdog queueWatchdog(const EnvironmentReport& env, const DeviceReport* device, std::optional<QueueKind> queue) {
+    const QueueKind kind = queue ? *queue : kindOf(device);
+    QueueWatchdog w;
+    if (device && device->deviceType == "CPU") {
+        w.driver = "lavapipe";
+        w.timeout = fromFact("lavapipe", TimeoutKind::NoLimit);
+        return w;
+    }
+    const DriverMatch m = matchDriver(env, device);
+    w.driver = m.driver;
+    w.ring = ringName(m.driver, kind);
+    const bool graphics = kind != QueueKind::Compute;
+    if (m.driver == "amdgpu") {
+        const auto q = amdgpuQueueFor(kind);
+        if (q) {
+            w.timeout = amdgpuTimeout(env, *q);
+        } else {
+            w.timeout.source = "the amdgpu ring of a queue family without GRAPHICS or COMPUTE is not modelled";
+        }
+    } else if (m.driver == "xe") {
+        w.timeout = fromJobWatchdog(xeWatchdog(env, m.card, graphics));
+    } else if (m.driver == "i915") {
+        w.timeout = fromJobWatchdog(i915Watchdog(env, m.card, graphics));
+    } else if (m.driver == "nvidia") {
+        w.timeout = fromFact("nvidia", TimeoutKind::Unknown);
+    } else if (m.driver == "nouveau") {
+        w.timeout = fromFact("nouveau", TimeoutKind::NoLimit);
+    } else {
+        w.timeout.source = m.driver.empty() ? "no DRM card matches the device, so its kernel driver is unknown"
+                                            : fmt::format("no job-timeout facts for kernel driver {}", m.driver);
+    }
+    return w;
 }
 
 }  // namespace repro

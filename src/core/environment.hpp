@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/report.hpp"
+#include "core/watchdog.hpp"
 
 namespace repro {
 
@@ -72,32 +73,52 @@ std::vector<std::string> hangEvidenceNotes(const std::string& driverName);
 const DrmCard* findDrmCard(const EnvironmentReport& env, const DeviceReport& device);
 
 // The kernel's job watchdog for the queue the repro submits to: how long one submit
-// may run on the GPU before the kernel declares a hang and resets.
+// may run on the GPU before the kernel kills it (soft recovery, ring reset or GPU reset).
 struct JobWatchdog {
     std::string driver;             // kernel driver: "amdgpu", "xe", "i915"
     std::optional<double> seconds;  // nullopt: the watchdog is disabled (no limit)
-    bool read = false;              // true: from this system; false: a common default
-    // "read from /sys/module/amdgpu/parameters/lockup_timeout (gfx value, ...)" or
-    // "common default, not read (...)": where `seconds` comes from.
+    // true: the value was read from this system's parameter files; false: a default (for
+    // amdgpu the running kernel's, by version; for xe and i915 a common one, not read)
+    bool read = false;
+    // "read from /sys/module/amdgpu/parameters/lockup_timeout '5000' (one value: ...)",
+    // "kernel default for Linux 6.19+: 2000 ms (lockup_timeout empty)" or "common
+    // default, not read (...)": where `seconds` comes from.
     std::string source;
 };
 
 // The job watchdog for `device`'s kernel driver (the card found by findDrmCard; with
-// no device, or no match, the first card whose driver is amdgpu, xe or i915). Parses:
-//  - amdgpu lockup_timeout, in ms: "" (unset), "T" (all non-compute rings), or
-//    "GFX,Compute,SDMA,Video"; 0 keeps the default, a negative value disables the
-//    timeout. Defaults when not set or not read: 10000 ms for gfx ("common default");
-//    compute 60000 ms on most kernels up to 2025, 10000 ms after ("common default, not
-//    read"). The repro's queue family 0 is the GFX ring on amdgpu (its queueFlags
-//    include GRAPHICS), so the gfx value applies unless the family has no GRAPHICS.
+// no device, or no match, the first card whose driver is amdgpu, xe or i915):
+//  - amdgpu: amdgpuQueueTimeout (watchdog.hpp) of the queue the device's family runs on
+//    (GRAPHICS in queueFlags: the gfx ring; COMPUTE without GRAPHICS: a compute ring; no
+//    flags: gfx), from the captured `amdgpu.lockup_timeout` and `kernel.release`, with the
+//    rules of the running kernel's era (6.19+: 2000 ms for every queue, one value sets
+//    all; before: 10000 ms for gfx, compute by era, one value sets the non-compute
+//    queues). `read` is true when the value came from lockup_timeout itself, false for
+//    the kernel's default. nullopt when the timeout is unknown (queueWatchdog says why).
 //  - xe: the render engine's job_timeout_ms (rcs, else ccs) of the matched card;
-//    common default 5000 ms.
+//    common default 5000 ms (xe_hw_engine.c) when not read.
 //  - i915: enable_hangcheck N disables it; else the render engine's
 //    heartbeat_interval_ms (the engine is declared hung when a heartbeat does not
-//    complete within an interval or two); common default 2500 ms.
+//    complete within an interval or two); common default 2500 ms (Kconfig.profile).
 // nullopt when the driver has no watchdog this function knows (nvidia, nouveau,
 // lavapipe, no card at all).
 std::optional<JobWatchdog> jobWatchdogSeconds(const EnvironmentReport& env,
                                               const DeviceReport* device = nullptr);
+
+// The queue repro submits to, as the kernel driver sees it.
+struct QueueWatchdog {
+    std::string driver;    // kernel driver ("amdgpu", "i915", "xe", "nvidia", "nouveau",
+                           // "lavapipe" for a CPU device); empty when no card matched
+    std::string ring;      // "amdgpu gfx ring (gfx_0.0.0 on RADV)", "i915 render (rcs) engine"
+    QueueTimeout timeout;  // Limit, NoLimit ("no known timeout" for nouveau and lavapipe)
+                           // or Unknown, always with its source
+};
+
+// The full answer behind jobWatchdogSeconds, unknown cases included, for the queue of
+// kind `queue` (nullopt: the kind of `device`'s queue flags, gfx without flags). A CPU
+// device is lavapipe (no known timeout); nvidia is Unknown (its display watchdog's length
+// is not documented); nouveau has no known timeout. Never throws.
+QueueWatchdog queueWatchdog(const EnvironmentReport& env, const DeviceReport* device,
+                            std::optional<QueueKind> queue = std::nullopt);
 
 }  // namespace repro

@@ -1,7 +1,8 @@
 // The workaround and hypothesis dimensions of a run: which instruction orders
 // one dispatch after another, how the chain is cut into submits, where the chain's
-// buffers live, and how closely blade's own set-up is followed. Vulkan-free: the Vulkan
-// calls each value stands for are in vk/barriers.hpp, vk/chain.cpp and vk/memory.cpp.
+// buffers live, and how closely blade's own set-up is followed, and the driver settings
+// the sweep tries (with a check that the installed driver knows their names). Vulkan-free:
+// the Vulkan calls each value stands for are in vk/barriers.hpp, vk/chain.cpp and vk/memory.cpp.
 #pragma once
 
 #include <cstdint>
@@ -109,15 +110,47 @@ std::vector<Variant> matrixVariants(double splitMiB);
 struct DriverSetting {
     std::string driver;    // the VkDriverId name it is for, e.g. "MESA_RADV"
     std::string variable;  // environment variable
-    std::string value;
+    std::string value;     // one option of the variable's list (Mesa parses comma-separated names)
     std::string effect;    // what the driver documents it to do, one line
     std::string source;    // where that is documented
+    // The Mesa releases whose option table has this name, as far as read (e.g. "Mesa 22.3.6
+    // (Debian 12's library) to the 26.x tables; renamed noibchaining in 26.x"); Mesa's
+    // parser ignores a name it does not know, so a stale name silently tests nothing
+    // (optionKnownToLibrary checks the installed driver).
+    std::string releases;
 };
-// Every known setting, in a fixed order (RADV, ANV, NVK, ...).
+// Every known setting, in a fixed order (RADV, ACO, ANV, NVK).
 const std::vector<DriverSetting>& driverSettings();
 // The settings for `driverId` (a VkDriverId name without VK_DRIVER_ID_, e.g. "MESA_RADV",
 // "INTEL_OPEN_SOURCE_MESA", "MESA_NVK"); all of them when
 // `all` is true.
 std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all);
+
+// Whether a driver library knows an option name. Mesa keeps each debug table's names as
+// NUL-terminated C strings in the library's read-only data (struct debug_control in
+// util/u_debug.h, parsed by parse_debug_string), so a name the library parses is found as
+// "\0name\0". Its presence is necessary, not sufficient (the bytes could belong to another
+// string); its absence proves the library does not parse that name.
+enum class OptionPresence {
+    Known,        // found as a whole NUL-terminated string
+    TailOnly,     // found only as the tail of a longer string ("syncshaders" in
+                  // "nosyncshaders"): the linker merges a string into a longer one's tail,
+                  // so it may still be there; undecided
+    NotKnown,     // not in the library at all
+    Unreadable,   // the library could not be read
+};
+std::string_view name(OptionPresence p);  // "known", "tail only", "not known", "unreadable"
+
+// The search over a library's bytes. An empty option is NotKnown.
+OptionPresence optionNameInBytes(std::string_view bytes, std::string_view option);
+
+struct LibraryOptionCheck {
+    OptionPresence presence = OptionPresence::Unreadable;
+    std::string detail;  // "libvulkan_radeon.so knows RADV_DEBUG option 'syncshaders'", or why unreadable
+};
+// Reads `libraryPath` (mmap, read-only; at most 1 GiB) and searches it for `option`, the
+// name of one of `variable`'s options (for the detail line). Never throws.
+LibraryOptionCheck optionKnownToLibrary(const std::string& libraryPath, std::string_view variable,
+                                        std::string_view option);
 
 }  // namespace repro

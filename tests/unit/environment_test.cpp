@@ -182,13 +182,30 @@ TEST_F(FakeRoot, UnreadableFilesSaySoWithTheReason) {
     // The rest is still captured.
     EXPECT_EQ(valueOf(env.kernelDriver, "amdgpu.mes"), "0");
 
-    // The watchdog falls back to the common default and says why.
-    const auto watchdog = jobWatchdogSeconds(env);
-    ASSERT_TRUE(watchdog);
-    EXPECT_FALSE(watchdog->read);
-    EXPECT_EQ(watchdog->seconds, 10.0);
-    EXPECT_TRUE(watchdog->source.starts_with("common default, not read")) << watchdog->source;
-    EXPECT_TRUE(contains(watchdog->source, "unreadable")) << watchdog->source;
+    // The watchdog's timeout is unknown then (the default cannot be told from an explicit
+    // value), and the full answer says why.
+    EXPECT_FALSE(jobWatchdogSeconds(env));
+    const QueueWatchdog w = queueWatchdog(env, nullptr);
+    EXPECT_EQ(w.driver, "amdgpu");
+    EXPECT_EQ(w.timeout.kind, TimeoutKind::Unknown);
+    EXPECT_TRUE(contains(w.timeout.source, "unreadable (")) << w.timeout.source;
+}
+
+TEST_F(FakeRoot, AmdgpuHostWatchdogUsesTheKernelRelease) {
+    buildAmdgpuHost();
+    EnvironmentSources s = sources();
+    const EnvironmentReport env68 = captureEnvironment(s);
+    const auto w68 = jobWatchdogSeconds(env68);
+    ASSERT_TRUE(w68);
+    EXPECT_EQ(w68->seconds, 10.0);
+    EXPECT_TRUE(w68->read);
+    write("/sys/module/amdgpu/parameters/lockup_timeout", "\n");
+    s.uname.release = "6.19.0-rc3-foo";
+    const auto w619 = jobWatchdogSeconds(captureEnvironment(s));
+    ASSERT_TRUE(w619);
+    EXPECT_EQ(w619->seconds, 2.0);
+    EXPECT_FALSE(w619->read);
+    EXPECT_EQ(w619->source, "kernel default for Linux 6.19+: 2000 ms (lockup_timeout empty)");
 }
 
 TEST_F(FakeRoot, EmptyRootReportsEverythingAsNotPresent) {
@@ -350,9 +367,11 @@ TEST(DefaultSources, AreThisHost) {
     EXPECT_FALSE(s.uname.release.empty());
 }
 
-// An environment report holding only `lockup` as amdgpu.lockup_timeout and one amdgpu card.
-EnvironmentReport amdgpuEnv(std::optional<std::string> lockup) {
+// An environment report holding only `lockup` as amdgpu.lockup_timeout, the kernel release
+// and one amdgpu card.
+EnvironmentReport amdgpuEnv(std::optional<std::string> lockup, std::string release = "6.19.0-rc3-foo") {
     EnvironmentReport env;
+    env.host.emplace_back("kernel.release", std::move(release));
     if (lockup) env.kernelDriver.emplace_back("amdgpu.lockup_timeout", *lockup);
     env.kernelDriver.emplace_back("card0", "pci 0000:03:00.0, vendor 0x1002, device 0x73bf, driver amdgpu");
     env.drmCards.push_back(DrmCard{.name = "card0", .pciSlot = "0000:03:00.0", .vendorId = 0x1002,
@@ -371,19 +390,24 @@ DeviceReport radv(std::string queueFlags = "GRAPHICS|COMPUTE|TRANSFER") {
 }
 
 TEST(JobWatchdog, AmdgpuSingleValue) {
+    // Linux 6.19+: one value sets every queue.
     const auto w = jobWatchdogSeconds(amdgpuEnv("10000"));
     ASSERT_TRUE(w);
     EXPECT_EQ(w->driver, "amdgpu");
     EXPECT_EQ(w->seconds, 10.0);
     EXPECT_TRUE(w->read);
     EXPECT_TRUE(w->source.starts_with("read from /sys/module/amdgpu/parameters/lockup_timeout")) << w->source;
-    // One value covers the non-compute rings only: a compute-only queue keeps its default.
     const DeviceReport compute = radv("COMPUTE|TRANSFER");
     const auto c = jobWatchdogSeconds(amdgpuEnv("10000"), &compute);
     ASSERT_TRUE(c);
-    EXPECT_EQ(c->seconds, 60.0);
-    EXPECT_FALSE(c->read);
-    EXPECT_TRUE(c->source.starts_with("common default, not read")) << c->source;
+    EXPECT_EQ(c->seconds, 10.0);
+    EXPECT_TRUE(c->read);
+    // Before 6.19 one value covers the non-compute queues only: compute keeps its default.
+    const auto old = jobWatchdogSeconds(amdgpuEnv("10000", "6.8.0-45-generic"), &compute);
+    ASSERT_TRUE(old);
+    EXPECT_EQ(old->seconds, 60.0);
+    EXPECT_FALSE(old->read);
+    EXPECT_TRUE(old->source.starts_with("kernel default for Linux 5.14-6.16: 60000 ms")) << old->source;
 }
 
 TEST(JobWatchdog, AmdgpuPerRingList) {
@@ -392,35 +416,51 @@ TEST(JobWatchdog, AmdgpuPerRingList) {
     ASSERT_TRUE(g);
     EXPECT_EQ(g->seconds, 10.0);
     EXPECT_TRUE(g->read);
-    EXPECT_TRUE(contains(g->source, "gfx value")) << g->source;
+    EXPECT_TRUE(contains(g->source, "the gfx value")) << g->source;
     const DeviceReport compute = radv("COMPUTE|TRANSFER");
     const auto c = jobWatchdogSeconds(amdgpuEnv("2000,60000,10000,10000"), &compute);
     ASSERT_TRUE(c);
     EXPECT_EQ(c->seconds, 60.0);
     EXPECT_TRUE(c->read);
-    EXPECT_TRUE(contains(c->source, "compute value")) << c->source;
-    EXPECT_EQ(jobWatchdogSeconds(amdgpuEnv(" 2500 , 5000 "), &gfx)->seconds, 2.5);
+    EXPECT_TRUE(contains(c->source, "the compute value")) << c->source;
+    EXPECT_EQ(jobWatchdogSeconds(amdgpuEnv("2500,5000"), &gfx)->seconds, 2.5);
+    // The kernel accepts no spaces: with this value amdgpu initialises no device.
+    EXPECT_FALSE(jobWatchdogSeconds(amdgpuEnv(" 2500 , 5000 "), &gfx));
 }
 
 TEST(JobWatchdog, AmdgpuZeroKeepsTheDefault) {
-    const auto w = jobWatchdogSeconds(amdgpuEnv("0"));
+    const auto w = jobWatchdogSeconds(amdgpuEnv("0", "6.8.0"));
     ASSERT_TRUE(w);
     EXPECT_EQ(w->seconds, 10.0);
     EXPECT_FALSE(w->read);
-    EXPECT_TRUE(w->source.starts_with("common default, not read")) << w->source;
-    EXPECT_TRUE(contains(w->source, "0 keeps the kernel default")) << w->source;
+    EXPECT_TRUE(w->source.starts_with("kernel default for Linux 5.14-6.16: 10000 ms")) << w->source;
+    EXPECT_EQ(jobWatchdogSeconds(amdgpuEnv("0,5000"))->seconds, 2.0);
+    // A lone 0 on 6.19+ is ambiguous (see watchdog.hpp): unknown.
+    EXPECT_FALSE(jobWatchdogSeconds(amdgpuEnv("0")));
 }
 
-TEST(JobWatchdog, AmdgpuUnsetOrMissing) {
-    for (const auto& lockup : {std::optional<std::string>(""), std::optional<std::string>(),
+TEST(JobWatchdog, AmdgpuEmptyIsTheKernelsDefault) {
+    const auto now = jobWatchdogSeconds(amdgpuEnv(""));
+    ASSERT_TRUE(now);
+    EXPECT_EQ(now->seconds, 2.0);
+    EXPECT_FALSE(now->read);
+    const auto before = jobWatchdogSeconds(amdgpuEnv("", "6.18.1"));
+    ASSERT_TRUE(before);
+    EXPECT_EQ(before->seconds, 10.0);
+}
+
+TEST(JobWatchdog, AmdgpuUnknownWhenNotReadableRejectedOrNoKernel) {
+    for (const auto& lockup : {std::optional<std::string>(),
                                std::optional<std::string>("not present (/sys/module/amdgpu/parameters/lockup_timeout)"),
+                               std::optional<std::string>("unreadable (Permission denied)"),
                                std::optional<std::string>("garbage")}) {
-        const auto w = jobWatchdogSeconds(amdgpuEnv(lockup));
-        ASSERT_TRUE(w) << lockup.value_or("<missing>");
-        EXPECT_EQ(w->seconds, 10.0) << lockup.value_or("<missing>");
-        EXPECT_FALSE(w->read) << lockup.value_or("<missing>");
-        EXPECT_TRUE(w->source.starts_with("common default, not read")) << w->source;
+        const EnvironmentReport env = amdgpuEnv(lockup);
+        EXPECT_FALSE(jobWatchdogSeconds(env)) << lockup.value_or("<missing>");
+        const QueueWatchdog w = queueWatchdog(env, nullptr);
+        EXPECT_EQ(w.timeout.kind, TimeoutKind::Unknown) << lockup.value_or("<missing>");
+        EXPECT_FALSE(w.timeout.source.empty());
     }
+    EXPECT_FALSE(jobWatchdogSeconds(amdgpuEnv("5000", "garbage")));
 }
 
 TEST(JobWatchdog, AmdgpuNegativeDisablesIt) {
@@ -429,6 +469,31 @@ TEST(JobWatchdog, AmdgpuNegativeDisablesIt) {
     EXPECT_FALSE(w->seconds);
     EXPECT_TRUE(w->read);
     EXPECT_TRUE(contains(w->source, "no timeout")) << w->source;
+}
+
+TEST(QueueWatchdog, NamesTheRingAndCarriesTheFullAnswer) {
+    const DeviceReport gfx = radv();
+    const QueueWatchdog w = queueWatchdog(amdgpuEnv(""), &gfx);
+    EXPECT_EQ(w.driver, "amdgpu");
+    EXPECT_EQ(w.ring, "amdgpu gfx ring (gfx_0.0.0 on RADV)");
+    EXPECT_EQ(w.timeout.kind, TimeoutKind::Limit);
+    EXPECT_EQ(w.timeout.milliseconds, 2000);
+    EXPECT_EQ(queueWatchdog(amdgpuEnv(""), &gfx, QueueKind::Compute).ring, "amdgpu compute ring (comp_X.Y.Z)");
+    EXPECT_EQ(queueWatchdog(amdgpuEnv(""), &gfx, QueueKind::Other).timeout.kind, TimeoutKind::Unknown);
+
+    DeviceReport lavapipe;
+    lavapipe.deviceType = "CPU";
+    const QueueWatchdog cpu = queueWatchdog(amdgpuEnv(""), &lavapipe);
+    EXPECT_EQ(cpu.driver, "lavapipe");
+    EXPECT_EQ(cpu.timeout.kind, TimeoutKind::NoLimit);
+    EXPECT_TRUE(contains(cpu.timeout.source, "no known timeout")) << cpu.timeout.source;
+
+    EnvironmentReport nv;
+    nv.drmCards.push_back(DrmCard{.name = "card0", .vendorId = 0x10de, .deviceId = 0x2684, .driver = "nvidia"});
+    EXPECT_EQ(queueWatchdog(nv, nullptr).timeout.kind, TimeoutKind::Unknown);
+    nv.drmCards[0].driver = "nouveau";
+    EXPECT_EQ(queueWatchdog(nv, nullptr).timeout.kind, TimeoutKind::NoLimit);
+    EXPECT_EQ(queueWatchdog(EnvironmentReport{}, nullptr).timeout.kind, TimeoutKind::Unknown);
 }
 
 TEST(JobWatchdog, DeviceSelectsTheCard) {

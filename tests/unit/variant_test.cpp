@@ -2,6 +2,7 @@
 // --split-mib and --split-ms close command buffers, the --matrix set and the driver settings.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -184,9 +185,85 @@ TEST(DriverSettings, RadvGetsTheSettingsTheIssueNames) {
         radv.insert(s.variable + "=" + s.value);
     }
     for (const char* want : {"RADV_DEBUG=syncshaders", "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram",
-                             "ACO_DEBUG=force-waitcnt", "RADV_PERFTEST=cswave32"}) {
+                             "ACO_DEBUG=force-waitcnt", "RADV_PERFTEST=cswave32", "RADV_DEBUG=llvm",
+                             "RADV_DEBUG=noibs", "RADV_DEBUG=noibchaining", "ACO_DEBUG=nosched", "ACO_DEBUG=noopt"}) {
         EXPECT_TRUE(radv.count(want)) << want;
     }
+}
+
+TEST(DriverSettings, EverySettingSaysWhichReleasesKnowItsName) {
+    std::set<std::string> seen;
+    for (const auto& s : driverSettings()) {
+        EXPECT_FALSE(s.releases.empty()) << s.variable << "=" << s.value;
+        EXPECT_TRUE(seen.insert(s.variable + "=" + s.value).second) << "duplicate " << s.value;
+        EXPECT_EQ(s.value.find(','), std::string::npos) << "one option per setting: " << s.value;
+    }
+    // The renamed option says so on both sides.
+    for (const auto& s : driverSettingsFor("MESA_RADV", false)) {
+        if (s.value == "noibs") {
+            EXPECT_NE(s.releases.find("renamed noibchaining"), std::string::npos) << s.releases;
+        }
+        if (s.value == "llvm") {
+            EXPECT_NE(s.source.find("issue_templates"), std::string::npos) << s.source;
+        }
+    }
+}
+
+// "\0...\0" boundaries as a library's string table has them.
+std::string strings(std::initializer_list<std::string_view> names) {
+    std::string out(1, '\0');
+    for (const auto n : names) {
+        out += n;
+        out += '\0';
+    }
+    return out;
+}
+
+TEST(OptionPresenceInBytes, WholeStringsTailsAndAbsence) {
+    const std::string table = strings({"nofastclears", "syncshaders", "nosyncshaders2", "llvm", "force-waitcnt"});
+    EXPECT_EQ(optionNameInBytes(table, "syncshaders"), OptionPresence::Known);
+    EXPECT_EQ(optionNameInBytes(table, "llvm"), OptionPresence::Known);
+    EXPECT_EQ(optionNameInBytes(table, "force-waitcnt"), OptionPresence::Known);
+    EXPECT_EQ(optionNameInBytes(table, "noibchaining"), OptionPresence::NotKnown);
+    EXPECT_EQ(optionNameInBytes(table, "clears"), OptionPresence::TailOnly);     // tail of "nofastclears"
+    EXPECT_EQ(optionNameInBytes(table, "nosyncshaders"), OptionPresence::NotKnown);  // prefix, not NUL-terminated
+    EXPECT_EQ(optionNameInBytes(table, ""), OptionPresence::NotKnown);
+    // At the very start a name needs no NUL before it; at the very end it needs one after.
+    EXPECT_EQ(optionNameInBytes(std::string_view("hang\0x", 6), "hang"), OptionPresence::Known);
+    EXPECT_EQ(optionNameInBytes(std::string_view("\0hang", 5), "hang"), OptionPresence::NotKnown);
+    EXPECT_EQ(name(OptionPresence::TailOnly), "tail only");
+}
+
+TEST(OptionPresenceInLibrary, UnreadablePathSaysWhy) {
+    const LibraryOptionCheck c = optionKnownToLibrary("/nonexistent/libvulkan_radeon.so", "RADV_DEBUG", "syncshaders");
+    EXPECT_EQ(c.presence, OptionPresence::Unreadable);
+    EXPECT_EQ(c.detail, "cannot read /nonexistent/libvulkan_radeon.so: No such file or directory");
+    EXPECT_EQ(optionKnownToLibrary("/", "RADV_DEBUG", "syncshaders").presence, OptionPresence::Unreadable);
+}
+
+// The distribution's own drivers, where installed (Debian's mesa-vulkan-drivers ships both).
+TEST(OptionPresenceInLibrary, InstalledRadvKnowsItsOptions) {
+    const std::string radv = "/usr/lib/x86_64-linux-gnu/libvulkan_radeon.so";
+    if (!std::filesystem::exists(radv)) GTEST_SKIP() << radv << " is not installed";
+    // Names every RADV and ACO table read has (whatever the installed Mesa's version).
+    for (const auto& [variable, option] : {std::pair{"RADV_DEBUG", "syncshaders"}, std::pair{"RADV_DEBUG", "zerovram"},
+                                           std::pair{"RADV_DEBUG", "llvm"}, std::pair{"ACO_DEBUG", "force-waitcnt"},
+                                           std::pair{"RADV_PERFTEST", "cswave32"}}) {
+        const LibraryOptionCheck c = optionKnownToLibrary(radv, variable, option);
+        EXPECT_EQ(c.presence, OptionPresence::Known) << c.detail;
+        EXPECT_EQ(c.detail, std::string("libvulkan_radeon.so knows ") + variable + " option '" + option + "'");
+    }
+    const LibraryOptionCheck none = optionKnownToLibrary(radv, "RADV_DEBUG", "no-such-radv-option-name");
+    EXPECT_EQ(none.presence, OptionPresence::NotKnown);
+    EXPECT_NE(none.detail.find("setting it tests nothing"), std::string::npos) << none.detail;
+}
+
+TEST(OptionPresenceInLibrary, InstalledLavapipeKnowsItsPerfOptions) {
+    const std::string lvp = "/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so";
+    if (!std::filesystem::exists(lvp)) GTEST_SKIP() << lvp << " is not installed";
+    // LP_PERF names are in release builds (LP_DEBUG's only in debug builds of llvmpipe).
+    EXPECT_EQ(optionKnownToLibrary(lvp, "LP_PERF", "no_mipmap").presence, OptionPresence::Known);
+    EXPECT_EQ(optionKnownToLibrary(lvp, "RADV_DEBUG", "syncshaders").presence, OptionPresence::NotKnown);
 }
 
 TEST(DriverSettings, EachDriverGetsOnlyItsOwnAndAllGetsEveryOne) {

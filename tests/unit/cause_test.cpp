@@ -1,0 +1,444 @@
+// Unit tests for src/core/cause.{hpp,cpp}: every rule of decideCause (job timeout, a hang
+// the timeout ended, synchronization, shader compiler, blade's quirks), the thresholds at
+// their edges, contradictions and missing evidence, predictions, the warning and JSON.
+#include "core/cause.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace repro {
+namespace {
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+bool anyContains(const std::vector<std::string>& lines, std::string_view part) {
+    for (const auto& l : lines) {
+        if (contains(l, part)) return true;
+    }
+    return false;
+}
+
+QueueTimeout limitMs(int64_t ms) {
+    return {TimeoutKind::Limit, ms, false, "kernel default for Linux 6.19+: 2000 ms (lockup_timeout empty)"};
+}
+
+GpuEvent event(std::string_view line, std::optional<int64_t> pid = std::nullopt) {
+    auto e = classifyGpuRecord(*parseLogLine(line));
+    EXPECT_TRUE(e) << line;
+    GpuEvent out = e.value_or(GpuEvent{});
+    if (pid) out.pid = pid;
+    return out;
+}
+
+SubmitEvidence submit(std::optional<double> measured, std::optional<double> predicted,
+                      PredictionBasis basis = PredictionBasis::Timestamps, uint32_t summed = 14) {
+    SubmitEvidence s;
+    s.measuredSeconds = measured;
+    if (predicted) s.predicted = Prediction{*predicted, basis, summed};
+    s.dispatches = summed;
+    return s;
+}
+
+KernelLogEvidence cleanLog() {
+    KernelLogEvidence log;
+    log.readable = true;
+    return log;
+}
+
+KernelLogEvidence unreadableLog() {
+    KernelLogEvidence log;
+    log.problem = "cannot read the kernel log /dev/kmsg: Operation not permitted (with kernel.dmesg_restrict = 1 only "
+                  "root or CAP_SYSLOG may read it)";
+    log.command = "`sudo journalctl -k --since '2026-09-02 09:32:41'`";
+    return log;
+}
+
+// The original's multipass at N = 7 on a 6.19+ kernel: zeros, the submit ended at the
+// 2 s timeout of its predicted 2.9 s, and the log has the soft recovery.
+CauseInput killedMultipass() {
+    CauseInput in;
+    in.mode = "multipass";
+    in.output = OutputVerdict::Zero;
+    in.submits = {submit(2.00, 2.90)};
+    in.timeout = limitMs(2000);
+    in.kernelLog = cleanLog();
+    in.kernelLog.events = {event("amdgpu 0000:03:00.0: ring gfx_0.0.0 timeout, but soft recovered")};
+    in.ownPid = 4242;
+    return in;
+}
+
+CauseInput synchronizedMultipass() {
+    CauseInput in;
+    in.output = OutputVerdict::Zero;
+    in.submits = {submit(0.31, 0.30)};
+    in.timeout = limitMs(2000);
+    in.kernelLog = cleanLog();
+    return in;
+}
+
+TEST(Cause, JobTimeoutFromTheLogAndTheTime) {
+    const CauseInput in = killedMultipass();
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::JobTimeout);
+    EXPECT_TRUE(c.killed);
+    EXPECT_EQ(c.verdict,
+              "cause: the kernel's job timeout (2000 ms, gfx queue): the submit ended after 2.00 s of a predicted 2.90 s, "
+              "kernel log 'ring gfx_0.0.0 timeout, but soft recovered'");
+    EXPECT_TRUE(c.contradictions.empty());
+    EXPECT_TRUE(c.missing.empty());
+    EXPECT_EQ(c.decisiveSubmit, 0u);
+    EXPECT_TRUE(anyContains(c.evidence, "69% of the prediction, from timestamps")) << c.evidence[0];
+}
+
+TEST(Cause, JobTimeoutWithARingResetAndOwnProcess) {
+    CauseInput in = killedMultipass();
+    in.kernelLog.events = {
+        event("amdgpu 0000:c2:00.0: ring gfx_0.0.0 timeout, signaled seq=166926, emitted seq=166928", 4242),
+        event("amdgpu 0000:c2:00.0: Starting gfx_0.0.0 ring reset"),
+        event("amdgpu 0000:c2:00.0: Ring gfx_0.0.0 reset succeeded"),
+    };
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::JobTimeout);
+    EXPECT_TRUE(contains(c.verdict, "kernel log 'ring gfx_0.0.0 timeout, signaled seq=166926, emitted seq=166928', "
+                                    "'Starting gfx_0.0.0 ring reset' and 1 more"))
+        << c.verdict;
+}
+
+TEST(Cause, AnotherProcessesTimeoutIsNotRepros) {
+    CauseInput in = killedMultipass();
+    in.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, signaled seq=9, emitted seq=10", 777),
+                           event("amdgpu: Ring gfx_0.0.0 reset succeeded")};
+    in.kernelLog.events[0].process = "gnome-shell";
+    const Cause c = decideCause(in);
+    // It still ended at the timeout, and the readable log has no record of repro's.
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_FALSE(c.killed);
+    EXPECT_TRUE(anyContains(c.evidence, "for another process (gnome-shell pid 777), not repro"));
+    EXPECT_TRUE(anyContains(c.contradictions, "readable kernel log has no job-timeout record for repro"));
+}
+
+TEST(Cause, HangEndedByTheTimeout) {
+    CauseInput in = killedMultipass();
+    in.submits = {submit(2.05, 0.30)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::HangKilled);
+    EXPECT_TRUE(c.killed);
+    EXPECT_EQ(c.verdict,
+              "cause: a GPU hang, ended by the kernel's job timeout (2000 ms, gfx queue): the submit was predicted to take "
+              "0.30 s but ran until the timeout (2.05 s), kernel log 'ring gfx_0.0.0 timeout, but soft recovered'");
+}
+
+TEST(Cause, SynchronizationWhenTheSubmitRanItsFullTime) {
+    const Cause c = decideCause(synchronizedMultipass());
+    EXPECT_EQ(c.kind, CauseKind::Synchronization);
+    EXPECT_FALSE(c.killed);
+    EXPECT_EQ(c.verdict,
+              "cause: synchronization: the submit ran its full predicted time (0.31 s of 0.30 s) and its output is wrong; "
+              "no job-timeout record in the kernel log");
+    EXPECT_TRUE(anyContains(c.evidence, "split runs the same shaders, one dispatch per submit"));
+}
+
+TEST(Cause, SynchronizationNeedsNoLogWhenTheTimeoutCannotHaveFired) {
+    CauseInput in = synchronizedMultipass();
+    in.kernelLog = unreadableLog();
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Synchronization);
+    EXPECT_TRUE(contains(c.verdict, "every submit completed before the 2000 ms timeout could fire")) << c.verdict;
+    EXPECT_TRUE(c.missing.empty());
+}
+
+TEST(Cause, SynchronizationWithOverlappedDispatches) {
+    CauseInput in = synchronizedMultipass();
+    in.submits = {submit(0.18, 0.30)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Synchronization);
+    EXPECT_TRUE(contains(c.verdict, "the submit ran 60% of its predicted time (0.18 s of 0.30 s;")) << c.verdict;
+}
+
+TEST(Cause, PerSubmitOverheadOnTinyShapesIsNotShort) {
+    // Split's 14 host waits of about 1.4 ms each over-count what one submit takes.
+    CauseInput in = synchronizedMultipass();
+    in.submits = {submit(0.004, 0.020, PredictionBasis::HostWaits, 14)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Synchronization) << c.verdict;
+    EXPECT_FALSE(c.killed);
+}
+
+TEST(Cause, ShortSubmitWithNoErrorIsUndeterminedButKilled) {
+    CauseInput in = synchronizedMultipass();
+    in.submits = {submit(0.01, 0.30)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(c.killed);
+    EXPECT_EQ(c.verdict,
+              "cause undetermined: the submit ended after 0.01 s of a predicted 0.30 s with no error, with no job-timeout "
+              "record: its work did not all run, and the job timeout cannot have fired that early");
+}
+
+TEST(Cause, ShortThresholdEdges) {
+    // Timestamps, margin 0.01 s: short up to 0.5 * 0.30 - 0.01 = 0.14 s, full from
+    // 0.75 * 0.30 - 0.01 = 0.215 s.
+    CauseInput in = synchronizedMultipass();
+    in.submits = {submit(0.139, 0.30)};
+    EXPECT_TRUE(decideCause(in).killed);
+    in.submits = {submit(0.141, 0.30)};
+    EXPECT_FALSE(decideCause(in).killed);
+    in.submits = {submit(0.214, 0.30)};
+    EXPECT_TRUE(contains(decideCause(in).verdict, "% of its predicted time"));
+    in.submits = {submit(0.216, 0.30)};
+    EXPECT_TRUE(contains(decideCause(in).verdict, "ran its full predicted time"));
+    // Host waits of 14 submits, margin 0.05 + 0.028 s: short up to 0.15 - 0.078 = 0.072 s.
+    in.submits = {submit(0.071, 0.30, PredictionBasis::HostWaits, 14)};
+    EXPECT_TRUE(decideCause(in).killed);
+    in.submits = {submit(0.073, 0.30, PredictionBasis::HostWaits, 14)};
+    EXPECT_FALSE(decideCause(in).killed);
+}
+
+TEST(Cause, UnfinishedBreadcrumbsMeanCutShort) {
+    CauseInput in = synchronizedMultipass();
+    in.submits[0].lastFinishedDispatch = 5;
+    in.submits[0].lastFinishedSeconds = 0.12;
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(c.killed);
+    EXPECT_TRUE(anyContains(c.evidence, "breadcrumbs: the last dispatch that finished was 5 of 14, 0.12 s after the submit began"));
+}
+
+TEST(Cause, KillRecordButCompletedBeforeTheTimeoutContradicts) {
+    CauseInput in = synchronizedMultipass();
+    in.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, but soft recovered")};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_FALSE(c.killed);
+    EXPECT_TRUE(anyContains(c.contradictions, "every submit completed before the 2000 ms timeout could fire"));
+    EXPECT_TRUE(c.verdict.starts_with("cause undetermined: a job-timeout record of repro's during the mode (contradicts: "))
+        << c.verdict;
+}
+
+TEST(Cause, KillRecordButEveryBreadcrumbFinishedContradicts) {
+    CauseInput in = killedMultipass();
+    in.submits[0].lastFinishedDispatch = 14;
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(anyContains(c.contradictions, "breadcrumbs say every dispatch finished"));
+}
+
+TEST(Cause, EndedAtTheTimeoutWithACleanLogContradicts) {
+    CauseInput in = killedMultipass();
+    in.kernelLog.events.clear();
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_FALSE(c.killed);
+    EXPECT_EQ(c.verdict,
+              "cause undetermined: the submit ended after 2.00 s of a predicted 2.90 s, at the 2000 ms timeout, which points "
+              "at the kernel's job timeout (contradicts: the submit ended at the 2000 ms timeout, but the readable kernel log "
+              "has no job-timeout record for repro)");
+}
+
+TEST(Cause, EndedAtTheTimeoutWithTheLogUnreadableIsMissing) {
+    CauseInput in = killedMultipass();
+    in.kernelLog = unreadableLog();
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(c.killed);
+    EXPECT_EQ(c.verdict,
+              "cause undetermined: the submit ended after 2.00 s of a predicted 2.90 s, at the 2000 ms timeout, which points "
+              "at the kernel's job timeout (missing: the kernel log (cannot read the kernel log /dev/kmsg: Operation not "
+              "permitted (with kernel.dmesg_restrict = 1 only root or CAP_SYSLOG may read it); run `sudo journalctl -k "
+              "--since '2026-09-02 09:32:41'`))");
+    // Lost records count as a log that cannot be trusted to be complete.
+    CauseInput lost = killedMultipass();
+    lost.kernelLog.events.clear();
+    lost.kernelLog.lost = 1;
+    const Cause l = decideCause(lost);
+    EXPECT_TRUE(l.killed);
+    EXPECT_TRUE(anyContains(l.missing, "records were overwritten before repro read them"));
+}
+
+TEST(Cause, NearTimeoutWindowEdges) {
+    // T = 2 s: window 0.3 s. T = 0.5 s: the 0.1 s floor.
+    CauseInput in = killedMultipass();
+    in.kernelLog = unreadableLog();
+    in.submits = {submit(1.71, 2.90)};
+    EXPECT_TRUE(decideCause(in).killed);
+    in.submits = {submit(2.29, 2.90)};
+    EXPECT_TRUE(decideCause(in).killed);
+    in.submits = {submit(1.69, 2.90)};
+    EXPECT_FALSE(decideCause(in).killed);
+    in.timeout = limitMs(500);
+    in.submits = {submit(0.41, 0.60)};
+    EXPECT_TRUE(decideCause(in).killed);
+    in.submits = {submit(0.39, 0.60)};
+    EXPECT_FALSE(decideCause(in).killed);
+}
+
+TEST(Cause, OutlivingTheTimeoutWithoutARecordContradicts) {
+    CauseInput in = synchronizedMultipass();
+    in.submits = {submit(8.0, 7.5)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(anyContains(c.contradictions, "past the 2000 ms timeout"));
+    // A full GPU reset makes the wait longer; that still is the job timeout.
+    CauseInput reset = killedMultipass();
+    reset.submits = {submit(5.5, 2.90)};
+    reset.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=2"), event("amdgpu: GPU reset begin!"),
+                              event("amdgpu: GPU reset(1) succeeded!")};
+    EXPECT_EQ(decideCause(reset).kind, CauseKind::JobTimeout);
+}
+
+TEST(Cause, UnknownTimeoutNeedsTheLog) {
+    CauseInput in = synchronizedMultipass();
+    in.timeout = QueueTimeout{TimeoutKind::Unknown, 0, false, "lockup_timeout unreadable (Permission denied)"};
+    in.kernelLog = unreadableLog();
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(anyContains(c.missing, "the gfx queue's job timeout (lockup_timeout unreadable (Permission denied))"));
+    EXPECT_TRUE(anyContains(c.missing, "the kernel log ("));
+    // A readable, complete log with no kill record excludes the timeout on its own.
+    in.kernelLog = cleanLog();
+    EXPECT_EQ(decideCause(in).kind, CauseKind::Synchronization);
+}
+
+TEST(Cause, NoPredictionIsMissing) {
+    CauseInput in = synchronizedMultipass();
+    in.submits = {submit(0.31, std::nullopt)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(anyContains(c.missing, "a prediction of the submit's GPU time"));
+    // Breadcrumbs that say every dispatch finished stand in for it.
+    in.submits[0].lastFinishedDispatch = 14;
+    const Cause crumbs = decideCause(in);
+    EXPECT_EQ(crumbs.kind, CauseKind::Synchronization);
+    EXPECT_TRUE(contains(crumbs.verdict, "every dispatch finished (breadcrumbs)"));
+}
+
+TEST(Cause, NoTimeoutOnThisQueue) {
+    CauseInput in = synchronizedMultipass();
+    in.timeout = QueueTimeout{TimeoutKind::NoLimit, 0, true, "read from ... '-1'"};
+    in.kernelLog = unreadableLog();
+    EXPECT_TRUE(contains(decideCause(in).verdict, "no job timeout applies to the gfx queue"));
+    in.kernelLog = cleanLog();
+    in.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, but soft recovered")};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(anyContains(c.contradictions, "no job timeout applies to the gfx queue"));
+}
+
+TEST(Cause, ShaderCompilerWhenSplitFailsItsOwnStepCheck) {
+    CauseInput in = synchronizedMultipass();
+    in.splitStepCheck = StepCheckState::Failed;
+    in.splitStepCheckDetail = "conv-T 3: max |gpu - cpu| 2.1e-03 of allowed 4.5e-07";
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::ShaderCompiler);
+    EXPECT_TRUE(contains(c.verdict, "(conv-T 3: max |gpu - cpu| 2.1e-03 of allowed 4.5e-07)")) << c.verdict;
+}
+
+TEST(Cause, CpuReferenceNeedsTheStepCheck) {
+    CauseInput in = synchronizedMultipass();
+    in.reference = ReferenceKind::Cpu;
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Undetermined);
+    EXPECT_TRUE(anyContains(c.missing, "split's per-dispatch CPU check"));
+    in.splitStepCheck = StepCheckState::Passed;
+    EXPECT_EQ(decideCause(in).kind, CauseKind::Synchronization);
+}
+
+TEST(Cause, BladeExactQuirksUnlessKilled) {
+    CauseInput in = synchronizedMultipass();
+    in.bladeExact = true;
+    EXPECT_EQ(decideCause(in).kind, CauseKind::BladeQuirks);
+    CauseInput killed = killedMultipass();
+    killed.bladeExact = true;
+    EXPECT_EQ(decideCause(killed).kind, CauseKind::JobTimeout);
+}
+
+TEST(Cause, CancelledAfterAnEarlierKill) {
+    CauseInput in = synchronizedMultipass();
+    in.mode = "single";
+    in.deviceLost = true;
+    in.earlierKill = true;
+    in.submits = {submit(0.001, 0.30)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::JobTimeout);
+    EXPECT_TRUE(c.killed);
+    EXPECT_TRUE(contains(c.verdict, "in an earlier mode")) << c.verdict;
+    // Without the earlier kill, a lost device with a clean log is not explained.
+    in.earlierKill = false;
+    in.submits = {submit(0.31, 0.30)};
+    EXPECT_EQ(decideCause(in).kind, CauseKind::Undetermined);
+}
+
+TEST(Cause, CorrectOutputNeedsNoCause) {
+    CauseInput in = killedMultipass();
+    in.output = OutputVerdict::Correct;
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::NoFailure);
+    EXPECT_FALSE(c.killed);
+    EXPECT_EQ(c.verdict, "cause: none (the output is correct)");
+    EXPECT_TRUE(anyContains(c.evidence, "kernel log during the mode: 'ring gfx_0.0.0 timeout, but soft recovered'"));
+}
+
+TEST(Cause, TheLongestSubmitDecides) {
+    CauseInput in = killedMultipass();
+    in.submits = {submit(0.50, 0.9), submit(2.00, 2.9), submit(0.40, 0.8)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.decisiveSubmit, 1u);
+    EXPECT_TRUE(contains(c.verdict, "submit 2 of 3 ended after 2.00 s of a predicted 2.90 s")) << c.verdict;
+}
+
+TEST(Prediction, TimestampsFirstThenHostWaits) {
+    const SplitTimes both{{0.1, 0.001, 0.1, 0.001}, {0.2, 0.01, 0.2, 0.01}};
+    const auto p = predictSubmit(both, 0, 4);
+    ASSERT_TRUE(p);
+    EXPECT_DOUBLE_EQ(p->seconds, 0.202);
+    EXPECT_EQ(p->basis, PredictionBasis::Timestamps);
+    EXPECT_EQ(p->summed, 4u);
+    const SplitTimes waits{{}, {0.2, 0.01, 0.2, 0.01}};
+    const auto w = predictSubmit(waits, 2, 2);
+    ASSERT_TRUE(w);
+    EXPECT_DOUBLE_EQ(w->seconds, 0.21);
+    EXPECT_EQ(w->basis, PredictionBasis::HostWaits);
+    EXPECT_FALSE(predictSubmit(waits, 3, 2));
+    EXPECT_FALSE(predictSubmit(waits, 0, 0));
+    EXPECT_FALSE(predictSubmit(SplitTimes{{}, {0.1, -1.0}}, 0, 2));
+    EXPECT_EQ(name(PredictionBasis::HostWaits), "host waits");
+}
+
+TEST(Prediction, WarningNearTheLimit) {
+    const QueueTimeout t = limitMs(2000);
+    EXPECT_EQ(predictionWarning("multipass", {2.9, PredictionBasis::Timestamps, 14}, "gfx", t),
+              "multipass will keep the gfx queue busy about 2.9 s in one submit; this kernel kills a job after 2000 ms");
+    EXPECT_EQ(predictionWarning("single", {1.2, PredictionBasis::HostWaits, 14}, "gfx", t),
+              "single will keep the gfx queue busy about 1.2 s in one submit, 60% of the 2000 ms after which this kernel "
+              "kills a job (an upper bound: split's host waits)");
+    EXPECT_FALSE(predictionWarning("multipass", {0.9, PredictionBasis::Timestamps, 14}, "gfx", t));
+    EXPECT_FALSE(predictionWarning("multipass", {9.0, PredictionBasis::Timestamps, 14}, "gfx",
+                                   QueueTimeout{TimeoutKind::Unknown, 0, false, "?"}));
+}
+
+TEST(CauseJson, StringsNumbersAndNulls) {
+    const CauseInput in = killedMultipass();
+    const nlohmann::json j = causeJson(decideCause(in), in);
+    EXPECT_EQ(j["kind"], "job_timeout");
+    EXPECT_EQ(j["killed"], true);
+    EXPECT_TRUE(j["verdict"].is_string());
+    EXPECT_TRUE(j["evidence"].is_array());
+    EXPECT_TRUE(j["missing"].empty());
+    EXPECT_EQ(j["timeout"]["kind"], "limit");
+    EXPECT_EQ(j["timeout"]["ms"], 2000);
+    EXPECT_EQ(j["decisive_submit"]["index"], 0);
+    EXPECT_DOUBLE_EQ(j["decisive_submit"]["measured_seconds"].get<double>(), 2.0);
+    EXPECT_EQ(j["decisive_submit"]["basis"], "timestamps");
+    EXPECT_EQ(j["kernel_log"]["kill_records"][0], "amdgpu 0000:03:00.0: ring gfx_0.0.0 timeout, but soft recovered");
+    CauseInput none;
+    none.timeout = QueueTimeout{TimeoutKind::Unknown, 0, false, "unknown"};
+    const nlohmann::json n = causeJson(decideCause(none), none);
+    EXPECT_TRUE(n["decisive_submit"].is_null());
+    EXPECT_TRUE(n["timeout"]["ms"].is_null());
+    EXPECT_EQ(n["kind"], "no_failure");
+}
+
+}  // namespace
+}  // namespace repro
