@@ -259,15 +259,15 @@ Cause synchronization(const CauseInput& in, const Analysis& a, Cause c) {
         if (!t.predicted) c.missing.push_back("a prediction of the submit's GPU time (split's timestamps or waits)");
         if (!t.measured) c.missing.push_back("the submit's measured duration");
     }
-    if (in.reference == ReferenceKind::Cpu && in.splitStepCheck == StepCheckState::NotRun) {
+    if (in.reference == JudgedAgainst::Cpu && in.splitStepCheck == StepCheckState::NotRun) {
         c.missing.push_back("split's per-dispatch CPU check (whether one dispatch alone computes right)");
     }
-    if (in.reference == ReferenceKind::None && in.splitStepCheck != StepCheckState::Passed) {
+    if (in.reference == JudgedAgainst::None && in.splitStepCheck != StepCheckState::Passed) {
         c.missing.push_back("a reference (split) or split's per-dispatch CPU check");
     }
     if (!c.missing.empty()) return undetermined(std::move(c), "the job timeout is excluded, but whether the submit did its work "
                                                               "with correct shaders is not known");
-    if (in.reference == ReferenceKind::Split) c.evidence.push_back("split runs the same shaders, one dispatch per submit");
+    if (in.reference == JudgedAgainst::Split) c.evidence.push_back("split runs the same shaders, one dispatch per submit");
     if (in.splitStepCheck == StepCheckState::Passed) c.evidence.push_back("split passes the per-dispatch CPU check");
     std::string ran;
     if (!timed) {

@@ -337,7 +337,7 @@ TEST(Cause, ShaderCompilerWhenSplitFailsItsOwnStepCheck) {
 
 TEST(Cause, CpuReferenceNeedsTheStepCheck) {
     CauseInput in = synchronizedMultipass();
-    in.reference = ReferenceKind::Cpu;
+    in.reference = JudgedAgainst::Cpu;
     const Cause c = decideCause(in);
     EXPECT_EQ(c.kind, CauseKind::Undetermined);
     EXPECT_TRUE(anyContains(c.missing, "split's per-dispatch CPU check"));
