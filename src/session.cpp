@@ -18,6 +18,8 @@
 #include "core/interrupt.hpp"
 #include "core/judge.hpp"
 #include "core/rust_format.hpp"
+#include "core/step_check.hpp"
+#include "core/cpu_reference.hpp"
 #include "core/text.hpp"
 #include "core/underflow.hpp"
 #include "evidence.hpp"
@@ -126,6 +128,7 @@ class LengthRun {
     void recordInterrupted(RunRecord& record, const Failure& f);
     void recordFailure(RunRecord& record, const Failure& f, const std::string& forensics);
     void judgeCompleted(RunRecord& record);
+    void checkEachDispatchOnCpu(const RunRecord& record);
     void judgePending();
     void classifyRecord(RunRecord& record) const;
     void printClassification(const RunRecord& record) const;
@@ -271,7 +274,9 @@ std::optional<Failure> LengthRun::execute(RunRecord& record) {
     record.buffers.small.resize(n_ + 1);
     record.buffers.big.resize(steps ? n_ : 0);
     std::optional<Failure> failure;
-    for (uint32_t i = steps ? 1 : n_; i <= n_ && !failure; ++i) {
+    // small[0] too with --check-steps: the per-dispatch CPU check starts from the input as
+    // the GPU holds it.
+    for (uint32_t i = steps ? 0 : n_; i <= n_ && !failure; ++i) {
         failure = read(rig.buffers.small[i], record.buffers.small[i]);
     }
     for (uint32_t i = 0; steps && i < n_ && !failure; ++i) failure = read(rig.buffers.big[i], record.buffers.big[i]);
@@ -346,7 +351,28 @@ void LengthRun::judgeCompleted(RunRecord& record) {
         pending_.push_back(records_.size());
     }
     printGpuTimes(record);
+    if (s_.options.checkSteps) checkEachDispatchOnCpu(record);
     s_.timings.verification += secondsSince(start);
+}
+
+// --check-steps: every dispatch checked on the CPU from the GPU's own input to it, against
+// a one-step float32 bound that stays sharp at any chain length (core/step_check.hpp).
+// Split's outcome tells the cause whether the shaders compute right one dispatch at a time.
+void LengthRun::checkEachDispatchOnCpu(const RunRecord& record) {
+    const std::vector<float> weight = makeWeight(s_.sizes);
+    const StepCheckReport report = checkEachDispatch(s_.options.shape, s_.sizes, weight, record.buffers);
+    if (report.firstWrong) {
+        say("    per-dispatch CPU check (each dispatch from the GPU's own input): first wrong: {} ({:.1f} s)",
+            report.dispatches[*report.firstWrong].line(), report.seconds);
+    } else {
+        say("    per-dispatch CPU check (each dispatch from the GPU's own input): every dispatch within its "
+            "one-step bound ({:.1f} s)",
+            report.seconds);
+    }
+    for (const DispatchStepCheck& d : report.dispatches) say("      {}", d.line());
+    if (record.mode != Mode::Split) return;
+    splitStepCheck_ = report.firstWrong ? StepCheckState::Failed : StepCheckState::Passed;
+    splitStepCheckDetail_ = report.firstWrong ? report.dispatches[*report.firstWrong].line() : "";
 }
 
 // Runs `mode` once from fresh state. False when nothing more may run (hang, loss, a
