@@ -15,7 +15,7 @@
 //     revision's manifest in place, as a failed Mesa build leaves its old driver);
 //   - the layer's own variables (VK_ADD_LAYER_PATH, VK_INSTANCE_LAYERS) are exported by
 //     the test into git's environment; the step passes them on untouched;
-//   - REPRO_SIMULATE comes from a three-line launcher given as --repro: it reads
+//   - REPRO_SIMULATE comes from a small launcher script given as --repro: it reads
 //     ./behaviour (the step runs repro from the checkout's top level, where git bisect
 //     run starts it) and execs the real repro.
 // A `behaviour` read by the step script itself (say, a sourced env file) would have put a
@@ -147,9 +147,10 @@ std::string readFile(const fs::path& path) {
     return ss.str();
 }
 
-// Lavapipe's manifest where the loader looks for drivers on Linux ($XDG_DATA_DIRS, by
-// default /usr/local/share:/usr/share, then /etc, each + /vulkan/icd.d: Vulkan-Loader
-// docs/LoaderDriverInterface.md, "Driver Discovery on Linux"); "" when it is not installed.
+// Lavapipe's manifest in two of the folders where the loader looks for drivers on Linux
+// ($XDG_DATA_DIRS, by default /usr/local/share:/usr/share, and /etc, each + /vulkan/icd.d:
+// Vulkan-Loader docs/LoaderDriverInterface.md, "Driver Discovery on Linux"); "" when it is
+// not installed there.
 std::string lavapipeManifest() {
     const char* xdg = std::getenv("XDG_DATA_DIRS");
     std::stringstream dirs(xdg && *xdg ? xdg : "/usr/local/share:/usr/share");
@@ -503,6 +504,23 @@ std::string checkMarks(const FakeMesa& mesa, const History& h, const std::string
     return visited;
 }
 
+// git's conclusion, with the revisions it names, for the test's log.
+void printConclusion(const FakeMesa& mesa, const std::string& out) {
+    for (const std::string& line : lines(out)) {
+        if (!contains(line, " is the first ") && !contains(line, "could be any of") &&
+            !std::regex_match(line, std::regex("[0-9a-f]{40}"))) {
+            continue;
+        }
+        const auto at = std::find_if(mesa.shas().begin(), mesa.shas().end(),
+                                     [&](const std::string& sha) { return contains(line, sha); });
+        std::cout << "[ git      ] " << line;
+        if (at != mesa.shas().end()) {
+            std::cout << "   (r" << (at - mesa.shas().begin()) << " " << spec(mesa.kindOf().at(*at)).name << ")";
+        }
+        std::cout << "\n";
+    }
+}
+
 class Bisect : public ::testing::TestWithParam<History> {};
 
 TEST_P(Bisect, NamesTheRevisionThatChangedItAndNeverStopsEarly) {
@@ -529,12 +547,7 @@ TEST_P(Bisect, NamesTheRevisionThatChangedItAndNeverStopsEarly) {
         EXPECT_EQ(couldBeAnyOf(r.out), expected) << shown(r);
     }
     std::cout << "[ visited  ] " << checkMarks(mesa, h, log) << " (" << r.seconds << " s)\n";
-    for (const std::string& line : lines(r.out)) {  // git's conclusion, for the log
-        if (contains(line, " is the first ") || contains(line, "could be any of") ||
-            std::regex_match(line, std::regex("[0-9a-f]{40}"))) {
-            std::cout << "[ git      ] " << line << "\n";
-        }
-    }
+    printConclusion(mesa, r.out);
 }
 
 using K = Kind;
