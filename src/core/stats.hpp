@@ -1,5 +1,5 @@
 // Statistics of a result buffer and its classification against a reference
-// (SPEC §5). Vulkan-free.
+// (docs/contract.md, "Verdict and exit status"). Vulkan-free.
 #pragma once
 
 #include <cstddef>
@@ -97,7 +97,7 @@ Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcom
 bool isPoison(float value);
 
 // True when a buffer carries no usable signal: all zero or denormal, so a correct
-// device may legitimately produce it at the end of a long chain (SPEC §1 note).
+// device may legitimately produce it at the end of a long chain (docs/contract.md, "The chain").
 bool isUnderflowed(const BufferStats& stats);
 
 }  // namespace repro
