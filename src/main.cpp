@@ -238,6 +238,17 @@ int runInChild(const Options& options) {
     return writeReports(options, report, status);
 }
 
+// --invert, applied to the final status and said in one line (the report keeps the
+// uninverted status in verdict.exit_status).
+int invertStatus(int status) {
+    const int inverted = invertedExitStatus(status);
+    if (inverted != status) {
+        say("--- --invert: exit {} for exit {} ({})", inverted, status,
+            status == kExitReproduced ? "the bug reproduced: the old behaviour" : "not reproduced: the new behaviour");
+    }
+    return inverted;
+}
+
 }  // namespace
 }  // namespace repro
 
@@ -255,7 +266,8 @@ int main(int argc, char** argv) {
     installInterruptHandlers();
     const Options& options = *parsed.options;
     if (options.format != Format::Text) textStream() = stderr;  // stdout carries only the document
-    return superviseRun(
+    const int status = superviseRun(
         options, [&] { return runInChild(options); },
         [&](RunReport& report, int status) { return writeReports(options, report, status); });
+    return options.invert ? invertStatus(status) : status;
 }

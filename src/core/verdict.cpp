@@ -16,6 +16,12 @@ std::string modeLine(Mode mode, const BufferStats& s) {
                        s.elements, rustFixed(percent, 1), rustExp(s.sum), rustExp(s.maxAbs));
 }
 
+int invertedExitStatus(int status) {
+    if (status == kExitReproduced) return kExitNotReproduced;
+    if (status == kExitNotReproduced) return kExitUsage;
+    return status;
+}
+
 std::string classificationLine(const ModeResult& r) {
     if (r.kind == Classification::NotRun) return fmt::format("    -> not run: {}", r.reason);
     return fmt::format("    -> {}: {} ({} submit{}, {:.2f} s)", name(r.kind), r.reason, r.submits,

@@ -23,6 +23,11 @@ enum ExitStatus : int {
     kExitCannotTest = 125,
 };
 
+// --invert, for bisecting a fix: a reproduction (2) becomes 0 and no reproduction (0)
+// becomes 1; every other status (1, 3, 4, 125, 128 + signal) is returned unchanged, so a
+// hang or an untestable revision means the same in both directions (docs/bisect.md).
+int invertedExitStatus(int status);
+
 struct ModeResult {
     Mode mode = Mode::Split;
     Classification kind = Classification::NotRun;
