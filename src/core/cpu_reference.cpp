@@ -260,7 +260,7 @@ template <uint32_t P>
                                                     uint32_t blocks, Workspace& ws) {
     const Shape& s = g.s;
     const uint32_t C = s.channels;
-    const size_t terms = size_t{C} * rp.taps * cp.taps;
+    const size_t terms = size_t{C} * (rp.taps * cp.taps);
     for (uint32_t co = 0; co < C; ++co) {
         for (uint32_t l = 0; l < rp.taps; ++l) {
             const uint32_t kh = rp.phase + l * s.strideH;
