@@ -250,6 +250,105 @@ struct Split {
     size_t units = 0;
 };
 
+// Packs phase (rp, cp)'s weights for ci [ci0, ci0 + ciCount) into ws.packed as
+// [block][co][l][m][c][P lanes] (broadcast across lanes; zero past ciCount) and the input
+// offset of each term (co, l, m) into ws.offsets.
+template <uint32_t P>
+[[gnu::always_inline]] inline void packPhaseWeights(const Geometry& g, const Phase& rp,
+                                                    const Phase& cp, const double* weight,
+                                                    uint32_t ci0, uint32_t ciCount,
+                                                    uint32_t blocks, Workspace& ws) {
+    const Shape& s = g.s;
+    const uint32_t C = s.channels;
+    const size_t terms = size_t{C} * (rp.taps * cp.taps);
+    for (uint32_t co = 0; co < C; ++co) {
+        for (uint32_t l = 0; l < rp.taps; ++l) {
+            const uint32_t kh = rp.phase + l * s.strideH;
+            for (uint32_t m = 0; m < cp.taps; ++m) {
+                const uint32_t kw = cp.phase + m * s.strideW;
+                const size_t k = (size_t{co} * rp.taps + l) * cp.taps + m;
+                ws.offsets[k] = static_cast<ptrdiff_t>(co * g.plane) -
+                                static_cast<ptrdiff_t>(l) * g.paddedW -
+                                static_cast<ptrdiff_t>(m);
+                for (uint32_t c = 0; c < blocks * kBlockCi; ++c) {
+                    const double w =
+                        c < ciCount
+                            ? weight[((size_t{co} * C + ci0 + c) * s.kernelH + kh) *
+                                         s.kernelW + kw]
+                            : 0.0;
+                    double* dst = ws.packed.data() +
+                                  ((c / kBlockCi * terms + k) * kBlockCi + c % kBlockCi) * P;
+                    for (uint32_t lane = 0; lane < P; ++lane) dst[lane] = w;
+                }
+            }
+        }
+    }
+}
+
+// Accumulates into ws.acc (zeroed first) the column block [q0, q0 + width) of one output
+// row whose input starts at rowBase, over every co and tap of a phase with `taps` taps.
+template <typename V>
+[[gnu::always_inline]] inline void accumulateColumnBlock(const Split& split, uint32_t C,
+                                                         uint32_t taps, uint32_t blocks,
+                                                         const double* rowBase, uint32_t q0,
+                                                         uint32_t width, Workspace& ws) {
+    constexpr uint32_t L = sizeof(V) / sizeof(double);
+    constexpr uint32_t P = kStoredLanes<V>;
+    constexpr uint32_t tileCols = 2 * L;
+    const size_t terms = size_t{C} * taps;
+    std::fill(ws.acc.begin(), ws.acc.end(), 0.0);
+    for (uint32_t co0 = 0; co0 < C && taps > 0; co0 += split.coChunk) {
+        const size_t k0 = size_t{co0} * taps;
+        const size_t kn = size_t{std::min(split.coChunk, C - co0)} * taps;
+        for (uint32_t b = 0; b < blocks; ++b) {
+            double* acc = ws.acc.data() + size_t{b} * kBlockCi * kColBlock;
+            const double* packed = ws.packed.data() + (b * terms + k0) * kBlockCi * P;
+            for (uint32_t q = 0; q < width; q += tileCols) {
+                tile<V>(acc + q, kColBlock, rowBase + q0 + q, ws.offsets.data() + k0, packed, kn);
+            }
+        }
+    }
+}
+
+// Scatters the column block's outputs t in [q0, q0 + width) of output row ih (column phase
+// cp) from ws.acc to every output in `out`, for planes n*C + ci0 + [0, ciCount).
+[[gnu::always_inline]] inline void scatterColumnBlock(const Geometry& g, const Phase& cp,
+                                                      size_t n, uint32_t ci0, uint32_t ciCount,
+                                                      uint32_t ih, uint32_t q0, uint32_t width,
+                                                      const Workspace& ws, const StepOut& out) {
+    const Shape& s = g.s;
+    const uint32_t C = s.channels;
+    const bool sliced = ih >= 1 && ih <= s.height;
+    // Scatter the block's outputs t in [tBegin, tEnd) (iw = first + t*strideW).
+    const uint32_t tBegin = q0;
+    const uint32_t tEnd = std::min(cp.count, q0 + width);
+    // The slice keeps iw in [1, W].
+    const uint32_t sBegin = std::max(tBegin, cp.first >= 1 ? 0u : 1u);
+    const uint32_t sEnd =
+        cp.first <= s.width ? std::min(tEnd, (s.width - cp.first) / s.strideW + 1) : 0;
+    for (uint32_t c = 0; c < ciCount; ++c) {
+        const size_t nc = n * C + ci0 + c;
+        const double* a = ws.acc.data() + size_t{c} * kColBlock;
+        if (out.big) {
+            float* dst = out.big + (nc * g.z.bigHeight + ih) * g.z.bigWidth;
+            for (uint32_t t = tBegin; t < tEnd; ++t) {
+                dst[cp.first + size_t{t} * s.strideW] = static_cast<float>(a[t - q0]);
+            }
+        }
+        if (!sliced) continue;
+        if (out.nextPadded) {
+            double* dst = out.nextPadded + g.paddedIndex(nc, ih - 1, 0) - 1;
+            for (uint32_t t = sBegin; t < sEnd; ++t) dst[cp.first + size_t{t} * s.strideW] = a[t - q0];
+        }
+        if (out.small) {
+            float* dst = out.small + (nc * s.height + ih - 1) * s.width - 1;
+            for (uint32_t t = sBegin; t < sEnd; ++t) {
+                dst[cp.first + size_t{t} * s.strideW] = static_cast<float>(a[t - q0]);
+            }
+        }
+    }
+}
+
 // One unit: batch item n, ci [ci0, ci0 + groupCi) (clipped to C), every phase; writes its
 // ci planes of every output in `out`. Returns the multiply-adds executed (tile padding and
 // clipped ci included).
@@ -259,7 +358,6 @@ template <typename V>
                                                 size_t n, uint32_t group, Workspace& ws,
                                                 const StepOut& out) {
     constexpr uint32_t L = sizeof(V) / sizeof(double);
-    constexpr uint32_t P = kStoredLanes<V>;
     constexpr uint32_t tileCols = 2 * L;
     const Shape& s = g.s;
     const uint32_t C = s.channels;
@@ -274,86 +372,18 @@ template <typename V>
             const uint32_t taps = rp.taps * cp.taps;
             const size_t terms = size_t{C} * taps;
             const uint32_t colsPadded = roundUp(cp.count, tileCols);
-            // Pack the phase's weights [block][co][l][m][c][lanes] (broadcast across lanes;
-            // zero past C) and the input offset of each term (co, l, m).
-            for (uint32_t co = 0; co < C; ++co) {
-                for (uint32_t l = 0; l < rp.taps; ++l) {
-                    const uint32_t kh = rp.phase + l * s.strideH;
-                    for (uint32_t m = 0; m < cp.taps; ++m) {
-                        const uint32_t kw = cp.phase + m * s.strideW;
-                        const size_t k = (size_t{co} * rp.taps + l) * cp.taps + m;
-                        ws.offsets[k] = static_cast<ptrdiff_t>(co * g.plane) -
-                                        static_cast<ptrdiff_t>(l) * g.paddedW -
-                                        static_cast<ptrdiff_t>(m);
-                        for (uint32_t c = 0; c < blocks * kBlockCi; ++c) {
-                            const double w =
-                                c < ciCount
-                                    ? weight[((size_t{co} * C + ci0 + c) * s.kernelH + kh) *
-                                                 s.kernelW + kw]
-                                    : 0.0;
-                            double* dst = ws.packed.data() +
-                                          ((c / kBlockCi * terms + k) * kBlockCi + c % kBlockCi) * P;
-                            for (uint32_t lane = 0; lane < P; ++lane) dst[lane] = w;
-                        }
-                    }
-                }
-            }
+            packPhaseWeights<kStoredLanes<V>>(g, rp, cp, weight, ci0, ciCount, blocks, ws);
             for (uint32_t j = 0; j < rp.count; ++j) {
                 // Input at (small row start + j, small col start) of plane co = 0; term k
                 // adds its own co, -l and -m.
                 const double* rowBase =
                     inN + size_t{rp.start + j + g.top} * g.paddedW + (cp.start + g.left);
                 const uint32_t ih = rp.first + j * s.strideH;
-                const bool sliced = ih >= 1 && ih <= s.height;
                 for (uint32_t q0 = 0; q0 < colsPadded; q0 += kColBlock) {
                     const uint32_t width = std::min(kColBlock, colsPadded - q0);
-                    std::fill(ws.acc.begin(), ws.acc.end(), 0.0);
-                    for (uint32_t co0 = 0; co0 < C && taps > 0; co0 += split.coChunk) {
-                        const size_t k0 = size_t{co0} * taps;
-                        const size_t kn = size_t{std::min(split.coChunk, C - co0)} * taps;
-                        for (uint32_t b = 0; b < blocks; ++b) {
-                            double* acc = ws.acc.data() + size_t{b} * kBlockCi * kColBlock;
-                            const double* packed =
-                                ws.packed.data() + (b * terms + k0) * kBlockCi * P;
-                            for (uint32_t q = 0; q < width; q += tileCols) {
-                                tile<V>(acc + q, kColBlock, rowBase + q0 + q,
-                                        ws.offsets.data() + k0, packed, kn);
-                            }
-                        }
-                    }
+                    accumulateColumnBlock<V>(split, C, taps, blocks, rowBase, q0, width, ws);
                     madds += uint64_t{width} * blocks * kBlockCi * terms;
-                    // Scatter the block's outputs t in [tBegin, tEnd) (iw = first + t*strideW).
-                    const uint32_t tBegin = q0;
-                    const uint32_t tEnd = std::min(cp.count, q0 + width);
-                    // The slice keeps iw in [1, W].
-                    const uint32_t sBegin = std::max(tBegin, cp.first >= 1 ? 0u : 1u);
-                    const uint32_t sEnd =
-                        cp.first <= s.width
-                            ? std::min(tEnd, (s.width - cp.first) / s.strideW + 1)
-                            : 0;
-                    for (uint32_t c = 0; c < ciCount; ++c) {
-                        const size_t nc = n * C + ci0 + c;
-                        const double* a = ws.acc.data() + size_t{c} * kColBlock;
-                        if (out.big) {
-                            float* dst = out.big + (nc * g.z.bigHeight + ih) * g.z.bigWidth;
-                            for (uint32_t t = tBegin; t < tEnd; ++t) {
-                                dst[cp.first + size_t{t} * s.strideW] = static_cast<float>(a[t - q0]);
-                            }
-                        }
-                        if (!sliced) continue;
-                        if (out.nextPadded) {
-                            double* dst = out.nextPadded + g.paddedIndex(nc, ih - 1, 0) - 1;
-                            for (uint32_t t = sBegin; t < sEnd; ++t) {
-                                dst[cp.first + size_t{t} * s.strideW] = a[t - q0];
-                            }
-                        }
-                        if (out.small) {
-                            float* dst = out.small + (nc * s.height + ih - 1) * s.width - 1;
-                            for (uint32_t t = sBegin; t < sEnd; ++t) {
-                                dst[cp.first + size_t{t} * s.strideW] = static_cast<float>(a[t - q0]);
-                            }
-                        }
-                    }
+                    scatterColumnBlock(g, cp, n, ci0, ciCount, ih, q0, width, ws, out);
                 }
             }
         }
@@ -689,36 +719,20 @@ uint64_t convTermCount(const Shape& s) {
            axis(s.width, s.kernelW, s.strideW, s.padW, z.bigWidth);
 }
 
-Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned threads) {
-    const ChainSizes sizes = computeSizes(shape);
-    const Geometry g(shape, sizes);
-    const std::vector<float> weightF = makeWeight(sizes);
+namespace {
+
+// Throws std::logic_error when a weight is a float32 denormal.
+void requireNormalWeights(const std::vector<float>& weightF) {
     for (float w : weightF) {
         if (w != 0.0f && std::fabs(w) < FLT_MIN) {
             // The absolute term assumes the weights themselves are not flushed.
             throw std::logic_error("cpu reference: a weight is a float32 denormal");
         }
     }
-    const std::vector<float> x0 = makeInput(sizes);
-    const std::vector<double> w = toDouble(weightF, false);
-    const std::vector<double> absW = toDouble(weightF, true);
-    std::vector<double> sqW(w.size());
-    for (size_t i = 0; i < w.size(); ++i) sqW[i] = w[i] * w[i];
+}
 
-    Tolerance t;
-    t.steps = chainLength;
-    const auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
-    t.termsPerOutput = uint64_t{shape.channels} * ceilDiv(shape.kernelH, shape.strideH) *
-                       ceilDiv(shape.kernelW, shape.strideW);
-    const double k = static_cast<double>(t.termsPerOutput);
-    t.unitRoundoff = std::ldexp(1.0, -23);
-    const double u = t.unitRoundoff;
-    const double ku = k * u;
-    t.gamma = ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
-    const double ku64 = k * std::ldexp(1.0, -53);
-    const double gamma64 = ku64 / (1.0 - ku64);
-
-    // S: the largest sum of |w| over the terms one output uses.
+// S: the largest sum of |w| over the terms one output uses.
+double largestWeightSum(const Shape& shape, const Geometry& g, const std::vector<double>& absW) {
     double S = 0;
     for (uint32_t ci = 0; ci < shape.channels; ++ci) {
         for (const Phase& rp : g.rows) {
@@ -738,9 +752,12 @@ Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned thread
             }
         }
     }
-    t.weightSum = S;
+    return S;
+}
 
-    // Worst case.
+// Fills t.relative and t.absolute (the worst case); t.gamma and t.weightSum are set.
+void setWorstCase(Tolerance& t, uint32_t chainLength, double k, double gamma64) {
+    const double S = t.weightSum;
     const double N = chainLength;
     const double gpu = std::expm1(N * std::log1p(t.gamma));     // (1+g)^N - 1
     const double ref = std::expm1(N * std::log1p(gamma64));     // (1+g64)^N - 1
@@ -753,13 +770,22 @@ Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned thread
     double A = 0;
     for (uint32_t i = 0; i < chainLength; ++i) A = (1.0 + t.gamma) * S * A + a;
     t.absolute = (A + std::ldexp(1.0, -150)) * slack;
+}
 
-    // Probable: the coverage factor for a per-element tail of 2 exp(-lambda^2 / 2).
-    t.coverage = 9.0;
-    const double localScale = u * u * (k + 1.0);
+// The probable chains' results, padded: the magnitude M and the variance scale V.
+struct ProbableChains {
+    std::vector<double> m;
+    std::vector<double> v;
+};
 
-    // Four chains side by side: the signal x (L), the magnitude M (|L| on |x0|), the local
-    // sum of |terms| T = |L| |x_i|, and the variance scale V ((L o L) V + u^2 (k+1) T^2).
+// Runs the four chains side by side over chainLength steps: the signal x (L), the magnitude
+// M (|L| on |x0|), the local sum of |terms| T = |L| |x_i|, and the variance scale V
+// ((L o L) V + localScale T^2).
+ProbableChains runProbableChains(const Geometry& g, const std::vector<float>& x0,
+                                 const std::vector<double>& w, const std::vector<double>& absW,
+                                 uint32_t chainLength, unsigned threads, double localScale) {
+    std::vector<double> sqW(w.size());
+    for (size_t i = 0; i < w.size(); ++i) sqW[i] = w[i] * w[i];
     const Kernel kernel = pickKernel();
     const unsigned workers = resolveThreads(threads);
     const size_t elems = g.paddedElems();
@@ -788,23 +814,62 @@ Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned thread
         std::swap(m, mNext);
         std::swap(v, vNext);
     }
+    return ProbableChains{.m = std::move(m), .v = std::move(v)};
+}
 
-    // Round up to float.
-    const auto up = [](double d) {
-        float f = static_cast<float>(d);
-        if (double(f) < d) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-        return f;
-    };
-    const std::vector<double> magnitude = interior(g, m);
-    const std::vector<double> variance = interior(g, v);
+// The smallest float not below d.
+float roundUpToFloat(double d) {
+    float f = static_cast<float>(d);
+    if (double(f) < d) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+}
+
+// Fills t.magnitude and t.deviation, rounded up to float, from the chains' interiors.
+void setProbable(Tolerance& t, const Geometry& g, const ProbableChains& chains) {
+    const std::vector<double> magnitude = interior(g, chains.m);
+    const std::vector<double> variance = interior(g, chains.v);
     t.magnitude.resize(magnitude.size());
     t.deviation.resize(variance.size());
     for (size_t i = 0; i < magnitude.size(); ++i) {
-        t.magnitude[i] = up(magnitude[i]);
+        t.magnitude[i] = roundUpToFloat(magnitude[i]);
         // (1 + 2^-29): the float64 reference's own error under the same model, u64/u = 2^-30,
         // and the square root's rounding.
-        t.deviation[i] = up(std::sqrt(variance[i]) * (1.0 + std::ldexp(1.0, -29)));
+        t.deviation[i] = roundUpToFloat(std::sqrt(variance[i]) * (1.0 + std::ldexp(1.0, -29)));
     }
+}
+
+}  // namespace
+
+Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned threads) {
+    const ChainSizes sizes = computeSizes(shape);
+    const Geometry g(shape, sizes);
+    const std::vector<float> weightF = makeWeight(sizes);
+    requireNormalWeights(weightF);
+    const std::vector<float> x0 = makeInput(sizes);
+    const std::vector<double> w = toDouble(weightF, false);
+    const std::vector<double> absW = toDouble(weightF, true);
+
+    Tolerance t;
+    t.steps = chainLength;
+    const auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+    t.termsPerOutput = uint64_t{shape.channels} * ceilDiv(shape.kernelH, shape.strideH) *
+                       ceilDiv(shape.kernelW, shape.strideW);
+    const double k = static_cast<double>(t.termsPerOutput);
+    t.unitRoundoff = std::ldexp(1.0, -23);
+    const double u = t.unitRoundoff;
+    const double ku = k * u;
+    t.gamma = ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
+    const double ku64 = k * std::ldexp(1.0, -53);
+    const double gamma64 = ku64 / (1.0 - ku64);
+    t.weightSum = largestWeightSum(shape, g, absW);
+
+    // Worst case.
+    setWorstCase(t, chainLength, k, gamma64);
+
+    // Probable: the coverage factor for a per-element tail of 2 exp(-lambda^2 / 2).
+    t.coverage = 9.0;
+    const double localScale = u * u * (k + 1.0);
+    setProbable(t, g, runProbableChains(g, x0, w, absW, chainLength, threads, localScale));
     return t;
 }
 

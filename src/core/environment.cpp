@@ -374,8 +374,9 @@ void captureXeCard(const Tree& tree, const std::string& card, Pairs& out) {
     if (!any) out.emplace_back(card + ".engines", fmt::format("not present (no {}/tile*/gt*/engines/rcs or ccs)", device));
 }
 
-void captureCards(const Tree& tree, EnvironmentReport& env) {
-    std::string error;
+// The card names under /sys/class/drm in card-number order; sets `error` when the
+// directory cannot be listed.
+std::vector<std::string> listCards(const Tree& tree, std::string& error) {
     std::vector<std::string> cards;
     for (const auto& name : tree.list("/sys/class/drm", &error)) {
         if (isCardName(name)) cards.push_back(name);
@@ -383,53 +384,67 @@ void captureCards(const Tree& tree, EnvironmentReport& env) {
     std::sort(cards.begin(), cards.end(), [](const std::string& a, const std::string& b) {
         return std::strtoul(a.c_str() + 4, nullptr, 10) < std::strtoul(b.c_str() + 4, nullptr, 10);
     });
+    return cards;
+}
+
+// Reads card `name`'s PCI slot, ids and driver into env (its kernelDriver line, its
+// driver's own facts, its DrmCard); returns whether its driver is amdgpu.
+bool captureCard(const Tree& tree, const std::string& name, EnvironmentReport& env) {
+    const std::string device = fmt::format("/sys/class/drm/{}/device", name);
+    DrmCard card{.name = name};
+    const FileRead uevent = tree.read(device + "/uevent");
+    std::string ueventDriver;
+    if (uevent.text) {
+        card.pciSlot = osReleaseValue(*uevent.text, "PCI_SLOT_NAME").value_or("");
+        ueventDriver = osReleaseValue(*uevent.text, "DRIVER").value_or("");
+    }
+    const FileRead vendor = tree.read(device + "/vendor");
+    const FileRead dev = tree.read(device + "/device");
+    if (vendor.text) card.vendorId = parseHex(*vendor.text);
+    if (dev.text) card.deviceId = parseHex(*dev.text);
+    std::string driverText;
+    if (const auto link = tree.linkBasename(device + "/driver")) {
+        card.driver = *link;
+        driverText = *link;
+    } else if (!ueventDriver.empty()) {
+        card.driver = ueventDriver;
+        driverText = ueventDriver;
+    } else {
+        driverText = fmt::format("not present ({}/driver)", device);
+    }
+    const std::string pci = !card.pciSlot.empty() ? card.pciSlot
+                            : uevent.text         ? fmt::format("not present (no PCI_SLOT_NAME in {}/uevent)", device)
+                                                  : uevent.problem;
+    const auto id = [](const FileRead& r, const std::optional<uint32_t>& v) {
+        if (v) return fmt::format("0x{:04x}", *v);
+        return r.text ? fmt::format("unreadable (not hex: '{}')", *r.text) : r.problem;
+    };
+    env.kernelDriver.emplace_back(name, fmt::format("pci {}, vendor {}, device {}, driver {}", pci,
+                                                    id(vendor, card.vendorId), id(dev, card.deviceId),
+                                                    driverText));
+    bool amdgpu = false;
+    if (card.driver == "amdgpu") {
+        captureAmdgpuCard(tree, name, env.kernelDriver);
+        amdgpu = true;
+    } else if (card.driver == "i915") {
+        captureI915Card(tree, name, env.kernelDriver);
+    } else if (card.driver == "xe") {
+        captureXeCard(tree, name, env.kernelDriver);
+    }
+    env.drmCards.push_back(std::move(card));
+    return amdgpu;
+}
+
+void captureCards(const Tree& tree, EnvironmentReport& env) {
+    std::string error;
+    const std::vector<std::string> cards = listCards(tree, error);
     if (cards.empty()) {
         env.kernelDriver.emplace_back("drm", error.empty() ? "not present (no /sys/class/drm/card*)" : error);
         return;
     }
     bool amdgpuSeen = false;
     for (const auto& name : cards) {
-        const std::string device = fmt::format("/sys/class/drm/{}/device", name);
-        DrmCard card{.name = name};
-        const FileRead uevent = tree.read(device + "/uevent");
-        std::string ueventDriver;
-        if (uevent.text) {
-            card.pciSlot = osReleaseValue(*uevent.text, "PCI_SLOT_NAME").value_or("");
-            ueventDriver = osReleaseValue(*uevent.text, "DRIVER").value_or("");
-        }
-        const FileRead vendor = tree.read(device + "/vendor");
-        const FileRead dev = tree.read(device + "/device");
-        if (vendor.text) card.vendorId = parseHex(*vendor.text);
-        if (dev.text) card.deviceId = parseHex(*dev.text);
-        std::string driverText;
-        if (const auto link = tree.linkBasename(device + "/driver")) {
-            card.driver = *link;
-            driverText = *link;
-        } else if (!ueventDriver.empty()) {
-            card.driver = ueventDriver;
-            driverText = ueventDriver;
-        } else {
-            driverText = fmt::format("not present ({}/driver)", device);
-        }
-        const std::string pci = !card.pciSlot.empty() ? card.pciSlot
-                                : uevent.text         ? fmt::format("not present (no PCI_SLOT_NAME in {}/uevent)", device)
-                                                      : uevent.problem;
-        const auto id = [](const FileRead& r, const std::optional<uint32_t>& v) {
-            if (v) return fmt::format("0x{:04x}", *v);
-            return r.text ? fmt::format("unreadable (not hex: '{}')", *r.text) : r.problem;
-        };
-        env.kernelDriver.emplace_back(name, fmt::format("pci {}, vendor {}, device {}, driver {}", pci,
-                                                        id(vendor, card.vendorId), id(dev, card.deviceId),
-                                                        driverText));
-        if (card.driver == "amdgpu") {
-            captureAmdgpuCard(tree, name, env.kernelDriver);
-            amdgpuSeen = true;
-        } else if (card.driver == "i915") {
-            captureI915Card(tree, name, env.kernelDriver);
-        } else if (card.driver == "xe") {
-            captureXeCard(tree, name, env.kernelDriver);
-        }
-        env.drmCards.push_back(std::move(card));
+        if (captureCard(tree, name, env)) amdgpuSeen = true;
     }
     if (amdgpuSeen) {
         std::error_code ec;

@@ -23,6 +23,62 @@ uint32_t log2Exact(uint64_t powerOfTwo) {
     return static_cast<uint32_t>(std::countr_zero(powerOfTwo));
 }
 
+// Throws std::invalid_argument for a request place() rejects before it looks at its state:
+// size 0, heapSize 0, size > heapSize, memoryType >= 32 or a non-power-of-two alignment
+// (after 0 is read as 1).
+void checkRequest(uint32_t memoryType, uint64_t heapSize, uint64_t size, uint64_t alignment) {
+    if (size == 0) throw std::invalid_argument("gpu-alloc placement: buffer size 0");
+    if (heapSize == 0) throw std::invalid_argument("gpu-alloc placement: heap size 0");
+    if (size > heapSize) {
+        // allocator.rs:205-208: the type is skipped; the request fails if no other fits.
+        throw std::invalid_argument("gpu-alloc placement: " + std::to_string(size) +
+                                    " bytes exceed the heap's " + std::to_string(heapSize));
+    }
+    if (memoryType >= 32) {
+        // VK_MAX_MEMORY_TYPES; gpu-alloc asserts at most 32 types (usage.rs:67-70).
+        throw std::invalid_argument("gpu-alloc placement: memory type " + std::to_string(memoryType));
+    }
+    alignment = std::max<uint64_t>(alignment, 1);  // blade resource.rs:399 (min_buffer_alignment 1)
+    if (!std::has_single_bit(alignment)) {
+        throw std::invalid_argument("gpu-alloc placement: alignment " + std::to_string(alignment) +
+                                    " is not a power of two");
+    }
+}
+
+// A new buddy allocator's shape: its minimal block (bytes) and number of size classes.
+struct BuddyLayout {
+    uint64_t minimal = 0;
+    uint32_t classes = 0;
+};
+
+// The buddy allocator gpu-alloc creates for a type on its heap (allocator.rs:344-368).
+BuddyLayout buddyLayout(const GpuAllocConfig& config, uint64_t heapSize) {
+    const uint64_t minimal = nextPowerOfTwo(std::min(config.minimalBuddySize, heapSize / 1024));
+    const uint64_t initial = nextPowerOfTwo(std::min(config.initialBuddyDedicatedSize, heapSize / 32));
+    // buddy.rs:291-298: one size class per power of two from `minimal` below `initial`
+    // (saturating: none when initial <= minimal).
+    const uint32_t classes =
+        log2Exact(initial) > log2Exact(minimal) ? log2Exact(initial) - log2Exact(minimal) : 0;
+    return BuddyLayout{.minimal = minimal, .classes = classes};
+}
+
+// The buddy block (bytes, a power of two) for `size` bytes at `alignment` (a power of two)
+// with minimal block `minimalSize`; throws std::invalid_argument when it would overflow.
+uint64_t buddyBlockSize(uint64_t size, uint64_t alignment, uint64_t minimalSize) {
+    // buddy.rs:315-321: align_mask |= minimal - 1 (the atom mask is 0 for blade's types,
+    // buddy.rs:301), size = next_power_of_two(align_up(size, align_mask)), at least minimal.
+    const uint64_t alignMask = (alignment - 1) | (minimalSize - 1);
+    if (size > UINT64_MAX - alignMask) {
+        throw std::invalid_argument("gpu-alloc placement: size + alignment overflow");
+    }
+    const uint64_t aligned = (size + alignMask) & ~alignMask;
+    // A block of 2^63 would need a chunk of 2^64 (buddy.rs:351 would overflow).
+    if (aligned > (uint64_t{1} << 62)) {
+        throw std::invalid_argument("gpu-alloc placement: buddy block would not fit in 64 bits");
+    }
+    return std::max(nextPowerOfTwo(aligned), minimalSize);
+}
+
 }  // namespace
 
 GpuAllocConfig prototypingConfig() {
@@ -55,22 +111,8 @@ Placement GpuAllocPlanner::place(uint32_t memoryType, uint64_t heapSize, GpuAllo
     // (allocator.rs:165, 603-611), so the strategy below is the same for both.
     (void)usage;
 
-    if (size == 0) throw std::invalid_argument("gpu-alloc placement: buffer size 0");
-    if (heapSize == 0) throw std::invalid_argument("gpu-alloc placement: heap size 0");
-    if (size > heapSize) {
-        // allocator.rs:205-208: the type is skipped; the request fails if no other fits.
-        throw std::invalid_argument("gpu-alloc placement: " + std::to_string(size) +
-                                    " bytes exceed the heap's " + std::to_string(heapSize));
-    }
-    if (memoryType >= 32) {
-        // VK_MAX_MEMORY_TYPES; gpu-alloc asserts at most 32 types (usage.rs:67-70).
-        throw std::invalid_argument("gpu-alloc placement: memory type " + std::to_string(memoryType));
-    }
+    checkRequest(memoryType, heapSize, size, alignment);
     alignment = std::max<uint64_t>(alignment, 1);  // blade resource.rs:399 (min_buffer_alignment 1)
-    if (!std::has_single_bit(alignment)) {
-        throw std::invalid_argument("gpu-alloc placement: alignment " + std::to_string(alignment) +
-                                    " is not a power of two");
-    }
     if (memoryType >= heapSizes_.size()) {
         heapSizes_.resize(memoryType + 1, 0);
         buddies_.resize(memoryType + 1);
@@ -92,36 +134,21 @@ Placement GpuAllocPlanner::place(uint32_t memoryType, uint64_t heapSize, GpuAllo
                          .offset = 0,
                          .blockSize = size};
     }
+    return placeInBuddy(memoryType, heapSize, size, alignment);
+}
 
+Placement GpuAllocPlanner::placeInBuddy(uint32_t memoryType, uint64_t heapSize, uint64_t size,
+                                        uint64_t alignment) {
     // Strategy::Buddy. The type's allocator is created on its first buddy request
     // (allocator.rs:344-368).
     std::optional<Buddy>& buddy = buddies_[memoryType];
     if (!buddy) {
-        const uint64_t minimal = nextPowerOfTwo(std::min(config_.minimalBuddySize, heapSize / 1024));
-        const uint64_t initial =
-            nextPowerOfTwo(std::min(config_.initialBuddyDedicatedSize, heapSize / 32));
-        // buddy.rs:291-298: one size class per power of two from `minimal` below `initial`
-        // (saturating: none when initial <= minimal).
-        const uint32_t classes = log2Exact(initial) > log2Exact(minimal)
-                                     ? log2Exact(initial) - log2Exact(minimal)
-                                     : 0;
-        buddy = Buddy{.minimalSize = minimal, .free = {}};
-        buddy->free.resize(classes);
+        const BuddyLayout layout = buddyLayout(config_, heapSize);
+        buddy = Buddy{.minimalSize = layout.minimal, .free = {}};
+        buddy->free.resize(layout.classes);
     }
     Buddy& b = *buddy;
-
-    // buddy.rs:315-321: align_mask |= minimal - 1 (the atom mask is 0 for blade's types,
-    // buddy.rs:301), size = next_power_of_two(align_up(size, align_mask)), at least minimal.
-    const uint64_t alignMask = (alignment - 1) | (b.minimalSize - 1);
-    if (size > UINT64_MAX - alignMask) {
-        throw std::invalid_argument("gpu-alloc placement: size + alignment overflow");
-    }
-    const uint64_t aligned = (size + alignMask) & ~alignMask;
-    // A block of 2^63 would need a chunk of 2^64 (buddy.rs:351 would overflow).
-    if (aligned > (uint64_t{1} << 62)) {
-        throw std::invalid_argument("gpu-alloc placement: buddy block would not fit in 64 bits");
-    }
-    const uint64_t block = std::max(nextPowerOfTwo(aligned), b.minimalSize);
+    const uint64_t block = buddyBlockSize(size, alignment, b.minimalSize);
     const uint32_t sizeIndex = log2Exact(block) - log2Exact(b.minimalSize);
 
     // buddy.rs:327-329: size classes grow to include the block's, and stay.

@@ -119,6 +119,10 @@ class GpuAllocPlanner {
         std::vector<std::optional<FreeBlock>> free;  // one slot per size class (`sizes`)
     };
 
+    // place()'s Strategy::Buddy arm for a checked request; `alignment` is at least 1.
+    Placement placeInBuddy(uint32_t memoryType, uint64_t heapSize, uint64_t size,
+                           uint64_t alignment);
+
     GpuAllocConfig config_;
     std::vector<Chunk> chunks_;
     std::vector<uint64_t> heapSizes_;            // by memory type; 0 until its first request

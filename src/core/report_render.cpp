@@ -596,6 +596,42 @@ std::string markdownTable(const std::vector<std::string>& header,
     return t.render();
 }
 
+namespace {
+
+// The collapsed <details> sections after the verdict: device, shape, timings, environment,
+// validation, hang evidence and environment notes.
+std::string detailSections(const RunReport& r) {
+    std::string out;
+    if (r.device) {
+        out += details("Device: every field", deviceDetails(*r.device));
+        out += details(fmt::format("Enabled extensions ({})", r.device->extensions.size()),
+                       bulletList(r.device->extensions));
+        out += details(fmt::format("Enabled features ({})", r.device->features.size()), bulletList(r.device->features));
+        out += details("Memory placements", memoryDetails(*r.device));
+    }
+    out += details("Shape and sizes", shapeDetails(r));
+    out += details("Timings", timingDetails(r));
+    const EnvironmentReport& e = r.environment;
+    out += details(fmt::format("Driver environment variables ({})", e.variables.size()),
+                   e.variables.empty() ? std::string("none set\n") : pairsTable(e.variables, "variable"));
+    out += details("Host", e.host.empty() ? std::string("not captured\n") : pairsTable(e.host, "fact"));
+    out += details("Kernel driver parameters and firmware",
+                   e.kernelDriver.empty() ? std::string("not captured\n") : pairsTable(e.kernelDriver, "fact"));
+    const ValidationSummary& v = r.validation;
+    if (v.enabled) {
+        std::string messages;
+        for (const auto& m : v.messages) messages += m + "\n";
+        out += details(fmt::format("Validation messages ({} errors, {} warnings)", v.errors, v.warnings),
+                       v.messages.empty() ? std::string("none\n") : codeBlock(messages, "text"));
+    }
+    out += details("Where a hang leaves evidence", bulletList(hangEvidenceNotes(hangEvidenceKey(r)), true),
+                   r.verdict.exitStatus == kExitHang);
+    if (!e.notes.empty()) out += details("Environment notes", bulletList(e.notes, true));
+    return out;
+}
+
+}  // namespace
+
 std::string renderMarkdown(const RunReport& r) {
     const auto watchdog = watchdogOf(r);
     std::string out;
@@ -630,31 +666,7 @@ std::string renderMarkdown(const RunReport& r) {
         out += details("Command stream: " + escapeText(st.title), codeBlock(calls, "text"));
     }
 
-    if (r.device) {
-        out += details("Device: every field", deviceDetails(*r.device));
-        out += details(fmt::format("Enabled extensions ({})", r.device->extensions.size()),
-                       bulletList(r.device->extensions));
-        out += details(fmt::format("Enabled features ({})", r.device->features.size()), bulletList(r.device->features));
-        out += details("Memory placements", memoryDetails(*r.device));
-    }
-    out += details("Shape and sizes", shapeDetails(r));
-    out += details("Timings", timingDetails(r));
-    const EnvironmentReport& e = r.environment;
-    out += details(fmt::format("Driver environment variables ({})", e.variables.size()),
-                   e.variables.empty() ? std::string("none set\n") : pairsTable(e.variables, "variable"));
-    out += details("Host", e.host.empty() ? std::string("not captured\n") : pairsTable(e.host, "fact"));
-    out += details("Kernel driver parameters and firmware",
-                   e.kernelDriver.empty() ? std::string("not captured\n") : pairsTable(e.kernelDriver, "fact"));
-    const ValidationSummary& v = r.validation;
-    if (v.enabled) {
-        std::string messages;
-        for (const auto& m : v.messages) messages += m + "\n";
-        out += details(fmt::format("Validation messages ({} errors, {} warnings)", v.errors, v.warnings),
-                       v.messages.empty() ? std::string("none\n") : codeBlock(messages, "text"));
-    }
-    out += details("Where a hang leaves evidence", bulletList(hangEvidenceNotes(hangEvidenceKey(r)), true),
-                   r.verdict.exitStatus == kExitHang);
-    if (!e.notes.empty()) out += details("Environment notes", bulletList(e.notes, true));
+    out += detailSections(r);
     return out;
 }
 

@@ -153,22 +153,47 @@ public:
         return fmt::format("%{} (\"{}\")", id, it->second);
     }
 
+    // OpName: records the id's debug name.
+    void debugName(Instruction inst, Collected& c) const {
+        need(inst, 3, "OpName");
+        size_t used = 0;
+        c.names[inst[1]] = literalString(inst.subspan(2), "OpName", used);
+    }
+
+    // OpEntryPoint: records a GLCompute entry point (others are skipped).
+    void entryPoint(Instruction inst, Collected& c) const {
+        need(inst, 4, "OpEntryPoint");
+        size_t used = 0;
+        std::string entryName = literalString(inst.subspan(3), "OpEntryPoint", used);
+        if (inst[1] == kGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
+    }
+
+    // OpDecorate: records the decorations repro reads on the target id.
+    void decorate(Instruction inst, Collected& c) const {
+        need(inst, 3, "OpDecorate");
+        Decorations& d = c.decorations[inst[1]];
+        const uint32_t decoration = inst[2];
+        if (decoration == kBlock) d.block = true;
+        if (decoration == kBufferBlock) d.bufferBlock = true;
+        if (decoration == kNonWritable) d.nonWritable = true;
+        if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet) {
+            need(inst, 4, "OpDecorate");
+            if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
+            if (decoration == kBinding) d.binding = inst[3];
+            if (decoration == kDescriptorSet) d.set = inst[3];
+        }
+    }
+
+    // Collects what repro reads from one instruction into `c`; fails on a malformed one.
     void instruction(Instruction inst, Collected& c) const {
         const uint32_t opcode = inst[0] & 0xffffu;
         switch (opcode) {
-        case kOpName: {
-            need(inst, 3, "OpName");
-            size_t used = 0;
-            c.names[inst[1]] = literalString(inst.subspan(2), "OpName", used);
+        case kOpName:
+            debugName(inst, c);
             break;
-        }
-        case kOpEntryPoint: {
-            need(inst, 4, "OpEntryPoint");
-            size_t used = 0;
-            std::string entryName = literalString(inst.subspan(3), "OpEntryPoint", used);
-            if (inst[1] == kGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
+        case kOpEntryPoint:
+            entryPoint(inst, c);
             break;
-        }
         case kOpExecutionMode:
         case kOpExecutionModeId:
             need(inst, 3, opcode == kOpExecutionMode ? "OpExecutionMode" : "OpExecutionModeId");
@@ -202,21 +227,9 @@ public:
             need(inst, 4, "OpVariable");
             c.variables.push_back({inst[2], inst[1]});
             break;
-        case kOpDecorate: {
-            need(inst, 3, "OpDecorate");
-            Decorations& d = c.decorations[inst[1]];
-            const uint32_t decoration = inst[2];
-            if (decoration == kBlock) d.block = true;
-            if (decoration == kBufferBlock) d.bufferBlock = true;
-            if (decoration == kNonWritable) d.nonWritable = true;
-            if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet) {
-                need(inst, 4, "OpDecorate");
-                if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
-                if (decoration == kBinding) d.binding = inst[3];
-                if (decoration == kDescriptorSet) d.set = inst[3];
-            }
+        case kOpDecorate:
+            decorate(inst, c);
             break;
-        }
         case kOpMemberDecorate:
             need(inst, 4, "OpMemberDecorate");
             if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);

@@ -19,10 +19,11 @@
 extern char** environ;
 
 namespace repro {
+namespace {
 
-ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                     const std::string& logPath, double timeoutSeconds) {
-    ChildResult result;
+// This process's environment with `env`'s NAME=VALUE entries set over it, as NAME=VALUE
+// strings sorted by name (entries without '=' are dropped).
+std::vector<std::string> mergedEnvironment(const std::vector<std::string>& env) {
     std::map<std::string, std::string> vars;
     for (char** e = environ; e && *e; ++e) {
         const std::string entry(*e);
@@ -35,6 +36,15 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
     }
     std::vector<std::string> envStrings;
     for (const auto& [k, v] : vars) envStrings.push_back(k + "=" + v);
+    return envStrings;
+}
+
+}  // namespace
+
+ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                     const std::string& logPath, double timeoutSeconds) {
+    ChildResult result;
+    std::vector<std::string> envStrings = mergedEnvironment(env);
     std::vector<char*> envp, args;
     for (auto& s : envStrings) envp.push_back(s.data());
     envp.push_back(nullptr);

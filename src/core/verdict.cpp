@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/rust_format.hpp"
 
@@ -28,11 +29,13 @@ std::string classificationLine(const ModeResult& r) {
                        r.submits == 1 ? "" : "s", r.wallSeconds);
 }
 
-Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
-                      bool referenceUnderflowed, uint64_t validationMessages, const UnderflowEstimate& underflow) {
-    Verdict v;
+namespace {
+
+// The verdict of the first mode that hung, if one did.
+std::optional<Verdict> hangVerdict(const std::vector<ModeResult>& results) {
     for (const auto& r : results) {
         if (r.kind == Classification::Hang) {
+            Verdict v;
             v.exitStatus = kExitHang;
             v.lines.push_back(fmt::format("--- GPU HANG: mode {} {}{}", name(r.mode), r.reason,
                                           r.cause.empty() ? "" : "; " + r.cause));
@@ -41,50 +44,50 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
             return v;
         }
     }
-    std::vector<const ModeResult*> wrong;
-    bool anyGood = false;
+    return std::nullopt;
+}
+
+// The "while ... produced correct non-zero data" line naming the good modes.
+std::string goodModesLine(const std::vector<ModeResult>& results,
+                          const std::vector<const ModeResult*>& wrong) {
+    std::string good;
     for (const auto& r : results) {
-        if (isWrong(r.kind)) wrong.push_back(&r);
-        if (r.kind == Classification::Ok) anyGood = true;
+        if (r.kind == Classification::Ok) good += fmt::format("{}{}", good.empty() ? "" : ", ", name(r.mode));
     }
-    // Without a reference, modes that are all zero cannot tell a bug from underflow either.
-    const bool noReference = referenceName.empty();
-    const bool allZero = noReference && underflow.possible && !results.empty() &&
-                         std::all_of(results.begin(), results.end(),
-                                     [](auto& r) { return r.kind == Classification::Zero; });
-    // NaN and Inf are wrong whatever the reference holds: underflow only yields zeros
-    // and denormals. Zero and mismatch need a reference with signal to be judged.
-    const bool anyNonFinite = std::any_of(wrong.begin(), wrong.end(), [](const ModeResult* r) {
-        return r->kind == Classification::NonFinite;
+    const bool allTimedOut = std::all_of(wrong.begin(), wrong.end(), [](const ModeResult* r) {
+        return r->causeKind == "job_timeout" || r->causeKind == "hang_killed";
     });
-    if (!wrong.empty() && (anyNonFinite || (!allZero && !referenceUnderflowed))) {
-        v.exitStatus = kExitReproduced;
-        for (const auto* r : wrong) {
-            v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}{}{}", name(r->mode),
-                                          name(r->kind), r->reason,
-                                          r->runs > 1 ? fmt::format(" ({}/{} runs wrong)",
-                                                                    r->wrongRuns, r->runs)
-                                                      : "",
-                                          r->cause.empty() ? "" : "; " + r->cause));
-        }
-        if (anyGood) {
-            std::string good;
-            for (const auto& r : results) {
-                if (r.kind == Classification::Ok) good += fmt::format("{}{}", good.empty() ? "" : ", ", name(r.mode));
-            }
-            const bool allTimedOut = std::all_of(wrong.begin(), wrong.end(), [](const ModeResult* r) {
-                return r->causeKind == "job_timeout" || r->causeKind == "hang_killed";
-            });
-            v.lines.push_back(
-                allTimedOut ? fmt::format("--- while {} produced correct non-zero data: its submits stay far below the "
-                                          "kernel's job timeout (docs/watchdog.md: the reboot experiment that decides it)",
-                                          good)
-                            : fmt::format("--- while {} produced correct non-zero data; the Vulkan spec makes all three "
-                                          "modes equivalent",
-                                          good));
-        }
-        return v;
+    return allTimedOut ? fmt::format("--- while {} produced correct non-zero data: its submits stay far below the "
+                                     "kernel's job timeout (docs/watchdog.md: the reboot experiment that decides it)",
+                                     good)
+                       : fmt::format("--- while {} produced correct non-zero data; the Vulkan spec makes all three "
+                                     "modes equivalent",
+                                     good);
+}
+
+// The reproduced verdict: one line per wrong mode, then the good modes' line if any.
+Verdict reproducedVerdict(const std::vector<ModeResult>& results,
+                          const std::vector<const ModeResult*>& wrong, bool anyGood) {
+    Verdict v;
+    v.exitStatus = kExitReproduced;
+    for (const auto* r : wrong) {
+        v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}{}{}", name(r->mode),
+                                      name(r->kind), r->reason,
+                                      r->runs > 1 ? fmt::format(" ({}/{} runs wrong)",
+                                                                r->wrongRuns, r->runs)
+                                                  : "",
+                                      r->cause.empty() ? "" : "; " + r->cause));
     }
+    if (anyGood) v.lines.push_back(goodModesLine(results, wrong));
+    return v;
+}
+
+// The verdict when no mode is wrong enough to judge: inconclusive, validation or not
+// reproduced, in that order.
+Verdict unreproducedVerdict(const std::string& referenceName, bool allZero,
+                            bool referenceUnderflowed, uint64_t validationMessages,
+                            const UnderflowEstimate& underflow) {
+    Verdict v;
     if (allZero) {
         v.exitStatus = kExitCannotTest;
         v.lines.push_back(fmt::format(
@@ -124,6 +127,34 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
                               "bit-identical to {}",
                               referenceName));
     return v;
+}
+
+}  // namespace
+
+Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
+                      bool referenceUnderflowed, uint64_t validationMessages, const UnderflowEstimate& underflow) {
+    if (std::optional<Verdict> hang = hangVerdict(results)) return *hang;
+    std::vector<const ModeResult*> wrong;
+    bool anyGood = false;
+    for (const auto& r : results) {
+        if (isWrong(r.kind)) wrong.push_back(&r);
+        if (r.kind == Classification::Ok) anyGood = true;
+    }
+    // Without a reference, modes that are all zero cannot tell a bug from underflow either.
+    const bool noReference = referenceName.empty();
+    const bool allZero = noReference && underflow.possible && !results.empty() &&
+                         std::all_of(results.begin(), results.end(),
+                                     [](auto& r) { return r.kind == Classification::Zero; });
+    // NaN and Inf are wrong whatever the reference holds: underflow only yields zeros
+    // and denormals. Zero and mismatch need a reference with signal to be judged.
+    const bool anyNonFinite = std::any_of(wrong.begin(), wrong.end(), [](const ModeResult* r) {
+        return r->kind == Classification::NonFinite;
+    });
+    if (!wrong.empty() && (anyNonFinite || (!allZero && !referenceUnderflowed))) {
+        return reproducedVerdict(results, wrong, anyGood);
+    }
+    return unreproducedVerdict(referenceName, allZero, referenceUnderflowed, validationMessages,
+                               underflow);
 }
 
 }  // namespace repro

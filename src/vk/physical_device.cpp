@@ -92,11 +92,9 @@ void queryExtendedProperties(DeviceInfo& d) {
     }
 }
 
-// The feature structs blade reads, each chained only where the device has its extension
-// or core version, and what they say (1.1 devices).
-void querySupportedFeatures(DeviceInfo& d) {
-    const bool v12 = d.apiVersion() >= VK_API_VERSION_1_2;
-    const bool v13 = d.apiVersion() >= VK_API_VERSION_1_3;
+// The feature structs blade reads, and whether the device has the extension or core
+// version of the three whose presence gates the answer.
+struct FeatureQuery {
     VkPhysicalDeviceTimelineSemaphoreFeatures timeline{
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
     VkPhysicalDeviceDynamicRenderingFeatures rendering{
@@ -121,52 +119,75 @@ void querySupportedFeatures(DeviceInfo& d) {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopMatrix{
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
-    const bool timelineExt = v12 || d.hasExtension(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
-    const bool renderingExt = v13 || d.hasExtension(VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME);
-    const bool coopMatrixExt = d.hasExtension(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    bool timelineExt = false;
+    bool renderingExt = false;
+    bool coopMatrixExt = false;
+};
+
+// Chains q's structs, each only where d has its extension or core version (1.1 devices),
+// and returns the chain's head (null when none is chained). q must outlive the chain.
+void* linkFeatureChain(FeatureQuery& q, const DeviceInfo& d) {
+    const bool v12 = d.apiVersion() >= VK_API_VERSION_1_2;
+    const bool v13 = d.apiVersion() >= VK_API_VERSION_1_3;
+    q.timelineExt = v12 || d.hasExtension(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
+    q.renderingExt = v13 || d.hasExtension(VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME);
+    q.coopMatrixExt = d.hasExtension(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
     void* chain = nullptr;
     auto link = [&chain](auto& s, bool present) {
         if (!present) return;
         s.pNext = chain;
         chain = &s;
     };
-    link(timeline, timelineExt);
-    link(rendering, renderingExt);
-    link(inlineBlock, v13 || d.hasExtension(VK_EXT_INLINE_UNIFORM_BLOCK_EXTENSION_NAME));
-    link(bda, v12 || d.hasExtension(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME));
-    link(f16, v12 || d.hasExtension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME));
-    link(exec, d.hasExtension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME));
-    link(fault, d.hasExtension(VK_EXT_DEVICE_FAULT_EXTENSION_NAME));
-    link(indexing, v12 || d.hasExtension(VK_EXT_DESCRIPTOR_INDEXING_EXTENSION_NAME));
-    link(sync2, v13 || d.hasExtension(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME));
-    link(memoryModel, v12 || d.hasExtension(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME));
-    link(storage16, true);  // core since 1.1, which every queried device has
+    link(q.timeline, q.timelineExt);
+    link(q.rendering, q.renderingExt);
+    link(q.inlineBlock, v13 || d.hasExtension(VK_EXT_INLINE_UNIFORM_BLOCK_EXTENSION_NAME));
+    link(q.bda, v12 || d.hasExtension(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME));
+    link(q.f16, v12 || d.hasExtension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME));
+    link(q.exec, d.hasExtension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME));
+    link(q.fault, d.hasExtension(VK_EXT_DEVICE_FAULT_EXTENSION_NAME));
+    link(q.indexing, v12 || d.hasExtension(VK_EXT_DESCRIPTOR_INDEXING_EXTENSION_NAME));
+    link(q.sync2, v13 || d.hasExtension(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME));
+    link(q.memoryModel, v12 || d.hasExtension(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME));
+    link(q.storage16, true);  // core since 1.1, which every queried device has
     // Safe under validation layers older than the extension: their
     // vkGetPhysicalDeviceFeatures2 checks only pFeatures->sType, not the chain
     // (Vulkan-ValidationLayers v1.3.239 layers/generated/parameter_validation.cpp:8708-8715).
-    link(coopMatrix, coopMatrixExt);
-    VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                       .pNext = chain};
-    vkGetPhysicalDeviceFeatures2(d.handle, &features);
-    d.supported = SupportedFeatures{
-        .timelineSemaphore = timelineExt && timeline.timelineSemaphore,
-        .dynamicRendering = renderingExt && rendering.dynamicRendering,
-        .inlineUniformBlock = inlineBlock.inlineUniformBlock == VK_TRUE &&
-                              d.properties.vendorID != 0x5143,  // not on Qualcomm (blade)
-        .bufferDeviceAddress = bda.bufferDeviceAddress == VK_TRUE,
-        .shaderFloat16 = f16.shaderFloat16 == VK_TRUE,
-        .pipelineExecutableInfo = exec.pipelineExecutableInfo == VK_TRUE,
+    link(q.coopMatrix, q.coopMatrixExt);
+    return chain;
+}
+
+// What the filled structs say, as blade reads them (`vendorID` from the device's properties).
+SupportedFeatures readSupportedFeatures(const FeatureQuery& q, const VkPhysicalDeviceFeatures2& features,
+                                        uint32_t vendorID) {
+    return SupportedFeatures{
+        .timelineSemaphore = q.timelineExt && q.timeline.timelineSemaphore,
+        .dynamicRendering = q.renderingExt && q.rendering.dynamicRendering,
+        .inlineUniformBlock = q.inlineBlock.inlineUniformBlock == VK_TRUE &&
+                              vendorID != 0x5143,  // not on Qualcomm (blade)
+        .bufferDeviceAddress = q.bda.bufferDeviceAddress == VK_TRUE,
+        .shaderFloat16 = q.f16.shaderFloat16 == VK_TRUE,
+        .pipelineExecutableInfo = q.exec.pipelineExecutableInfo == VK_TRUE,
         .dualSrcBlend = features.features.dualSrcBlend == VK_TRUE,
-        .bindingArray = indexing.shaderStorageBufferArrayNonUniformIndexing == VK_TRUE &&
-                        indexing.shaderSampledImageArrayNonUniformIndexing == VK_TRUE &&
-                        indexing.descriptorBindingPartiallyBound == VK_TRUE,
-        .synchronization2 = sync2.synchronization2 == VK_TRUE,
-        .deviceFault = fault.deviceFault == VK_TRUE,
-        .vulkanMemoryModel = memoryModel.vulkanMemoryModel == VK_TRUE,
-        .storageBuffer16BitAccess = storage16.storageBuffer16BitAccess == VK_TRUE,
-        .uniformAndStorageBuffer16BitAccess = storage16.uniformAndStorageBuffer16BitAccess == VK_TRUE,
-        .cooperativeMatrix = coopMatrixExt && coopMatrix.cooperativeMatrix == VK_TRUE,
+        .bindingArray = q.indexing.shaderStorageBufferArrayNonUniformIndexing == VK_TRUE &&
+                        q.indexing.shaderSampledImageArrayNonUniformIndexing == VK_TRUE &&
+                        q.indexing.descriptorBindingPartiallyBound == VK_TRUE,
+        .synchronization2 = q.sync2.synchronization2 == VK_TRUE,
+        .deviceFault = q.fault.deviceFault == VK_TRUE,
+        .vulkanMemoryModel = q.memoryModel.vulkanMemoryModel == VK_TRUE,
+        .storageBuffer16BitAccess = q.storage16.storageBuffer16BitAccess == VK_TRUE,
+        .uniformAndStorageBuffer16BitAccess = q.storage16.uniformAndStorageBuffer16BitAccess == VK_TRUE,
+        .cooperativeMatrix = q.coopMatrixExt && q.coopMatrix.cooperativeMatrix == VK_TRUE,
     };
+}
+
+// The feature structs blade reads, each chained only where the device has its extension
+// or core version, and what they say (1.1 devices).
+void querySupportedFeatures(DeviceInfo& d) {
+    FeatureQuery q;
+    VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                       .pNext = linkFeatureChain(q, d)};
+    vkGetPhysicalDeviceFeatures2(d.handle, &features);
+    d.supported = readSupportedFeatures(q, features, d.properties.vendorID);
 }
 
 // blade's capabilities.cooperative_matrix (init.rs:474-538): the gates in its order, then
