@@ -266,8 +266,8 @@ int main(int argc, char** argv) {
     installInterruptHandlers();
     const Options& options = *parsed.options;
     if (options.format != Format::Text) textStream() = stderr;  // stdout carries only the document
-    const int status = superviseRun(
+    const int finalStatus = superviseRun(
         options, [&] { return runInChild(options); },
         [&](RunReport& report, int status) { return writeReports(options, report, status); });
-    return options.invert ? invertStatus(status) : status;
+    return options.invert ? invertStatus(finalStatus) : finalStatus;
 }

@@ -281,19 +281,6 @@ const std::string& lavapipe() {
     return manifest;
 }
 
-// Why --invert cannot be tested, or "": the seed bug with --invert must exit 0.
-const std::string& invertProblem() {
-    static const std::string problem = [] {
-        std::vector<std::string> env = bisectEnv();
-        env.push_back("REPRO_SIMULATE=seed-bug");
-        const ProcessResult r =
-            runProcess(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "7", "--mode", "multipass", "--invert"}, env, 60);
-        return r.status == 2 ? std::string("repro accepts --invert but does not apply it: a reproduction still exits 2")
-                             : std::string();
-    }();
-    return problem;
-}
-
 // ---- one step per kind of revision -------------------------------------------------------
 
 // What the step's output must say for each kind, besides its status.
@@ -341,7 +328,6 @@ TEST(BisectStep, EachKindOfRevisionGetsItsStatus) {
 
 TEST(BisectStep, InvertTurnsReproducedAndNotReproducedAroundAndLeavesTheRest) {
     REQUIRE_LAVAPIPE(lavapipe());
-    if (!invertProblem().empty()) GTEST_SKIP() << invertProblem();  // remove once repro applies --invert
     const std::vector<Kind> kinds = {Kind::Good, Kind::Bug, Kind::Crash, Kind::Api10};
     Scratch dir("invert");
     FakeMesa mesa(dir.path(), lavapipe(), kinds);
@@ -526,7 +512,6 @@ class Bisect : public ::testing::TestWithParam<History> {};
 TEST_P(Bisect, NamesTheRevisionThatChangedItAndNeverStopsEarly) {
     const History& h = GetParam();
     REQUIRE_LAVAPIPE(lavapipe());
-    if (h.fix && !invertProblem().empty()) GTEST_SKIP() << invertProblem();  // remove once repro applies --invert
     Scratch dir(h.name);
     FakeMesa mesa(dir.path(), lavapipe(), h.kinds);
     const ProcessResult r = bisect(mesa, h);

@@ -286,5 +286,13 @@ TEST(ClassificationLine, Hang) {
     EXPECT_EQ(classificationLine(r), "    -> hang: VK_ERROR_DEVICE_LOST (1 submit, 3.00 s)");
 }
 
+// --invert turns the two outcomes around and nothing else: a hang, a usage error, an
+// untestable revision and an interrupt mean the same in both bisect directions.
+TEST(Verdict, InvertSwapsReproducedAndNotReproducedOnly) {
+    EXPECT_EQ(invertedExitStatus(kExitReproduced), kExitNotReproduced);
+    EXPECT_EQ(invertedExitStatus(kExitNotReproduced), kExitUsage);
+    for (const int status : {1, 3, 4, 125, 130, 143}) EXPECT_EQ(invertedExitStatus(status), status) << status;
+}
+
 }  // namespace
 }  // namespace repro
