@@ -557,3 +557,54 @@ TEST(Stale, CheckStepsNamesTheConsumerAsTheFirstWrongDispatch) {
 }
 
 }  // namespace
+
+// ---- the cause of a wrong one-submit mode, through the simulated driver -----------------
+// repro reads the kernel log from REPRO_TEST_KMSG (the file the simulated watchdog writes
+// its amdgpu lines to), so each run sees exactly the records its own submits caused.
+
+// The run with the simulated RADV identity and the kernel log at DIR/kmsg (created empty,
+// as /dev/kmsg always exists).
+namespace {
+BoundedResult triageRun(const std::filesystem::path& dir, const std::string& behaviour) {
+    const auto kmsg = dir / "kmsg";
+    std::ofstream(kmsg).close();
+    return repro({"--preset", "tiny", "-n", "4", "--mode", "all"},
+                 "identity;" + behaviour + (behaviour.starts_with("watchdog") ? ",kmsg=" + kmsg.string() : ""), 120,
+                 {"REPRO_TEST_KMSG=" + kmsg.string()});
+}
+}  // namespace
+
+TEST(Cause, SoftWatchdogKillIsTheJobTimeoutWithItsKernelLine) {
+    const auto dir = freshDir("cause-watchdog");
+    const BoundedResult r = triageRun(dir, "watchdog:timeout=500,ms-per-dispatch=100");
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is killed")) << r.out;
+    EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout")) << r.out;
+    EXPECT_TRUE(contains(r.out, "evidence: kernel log during the mode: 'ring gfx_0.0.0 timeout, but soft recovered'"))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "cause: synchronization")) << r.out;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Cause, StaleInputWithTheFullTimeIsSynchronizationNotTheWatchdog) {
+    const auto dir = freshDir("cause-stale");
+    const BoundedResult r = triageRun(dir, "clock:us-per-wg=1,ms-per-dispatch=100;stale:dispatch=3");
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=multipass cause: synchronization: the submit ran its full predicted time"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "evidence: no job-timeout record in the kernel log during the mode")) << r.out;
+    EXPECT_FALSE(contains(r.out, "is killed")) << r.out;
+    EXPECT_FALSE(contains(r.out, "cause: the kernel's job timeout")) << r.out;
+    std::filesystem::remove_all(dir);
+}
+
+// The seed bug on lavapipe's real times: the submits are far too short to measure, so the
+// cause stays open and says what would decide it, rather than guess.
+TEST(Cause, SeedBugWithoutMeasurableTimesIsUndeterminedAndSaysWhatIsMissing) {
+    const auto dir = freshDir("cause-seed-bug");
+    const BoundedResult r = triageRun(dir, "seed-bug:dispatches=4");
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=multipass cause undetermined: the job timeout is excluded")) << r.out;
+    EXPECT_TRUE(contains(r.out, "missing: a prediction above the host's timing margin")) << r.out;
+    std::filesystem::remove_all(dir);
+}

@@ -5,7 +5,10 @@
 // the normal repro binary has no definition of the seam, so nothing can be injected there.
 //
 // REPRO_FAULT="function:k:VK_RESULT_NAME[,function:k:VK_RESULT_NAME...]", k 1-based,
-// counting the calls of that function in this process. Function names are volk's; the
+// counting the calls of that function in this process. For the semaphore waits k counts
+// waits, not calls: repro waits in slices of at most 100 ms (src/vk/encoder.hpp), so on a
+// loaded machine one wait can take several calls; a call for the same value right after
+// a call that timed out continues that wait and is not counted. Function names are volk's; the
 // KHR alias of a promoted function shares its counter (vkWaitSemaphoresKHR and
 // vkWaitSemaphores count as one function, whichever entry point the repro calls).
 //
@@ -154,6 +157,28 @@ unsigned long& callCount(const std::string& name) {
     return counts.emplace_back(name, 0).second;
 }
 
+// The semaphore waits' state shared by vkWaitSemaphores and its KHR alias: the value the
+// last call waited for, and whether it timed out (the next call for it is a continuation).
+struct WaitSlices {
+    uint64_t value = 0;
+    bool timedOut = false;
+};
+WaitSlices& waitSlices() {
+    static WaitSlices s;
+    return s;
+}
+
+// The first timeline value a wait's VkSemaphoreWaitInfo names (0 when it names none).
+template <typename... Args>
+uint64_t waitedValue(Args... args) {
+    const auto tuple = std::tuple<Args...>(args...);
+    if constexpr (sizeof...(Args) == 3) {
+        const VkSemaphoreWaitInfo* info = std::get<1>(tuple);
+        if (info && info->semaphoreCount > 0 && info->pValues) return info->pValues[0];
+    }
+    return 0;
+}
+
 // One wrapper per volk table slot. `Slot` is the address of volk's global function
 // pointer (e.g. &vkQueueSubmit); the wrapper has exactly its signature.
 template <auto* Slot, const char* Name, Kind K,
@@ -166,27 +191,41 @@ struct Hook<Slot, Name, K, VkResult(Args...)> {
 
     static VkResult VKAPI_CALL call(Args... args) {
         static const std::string name = canonical(Name);
+        if constexpr (K == Kind::Wait) {
+            WaitSlices& slices = waitSlices();
+            const uint64_t value = waitedValue(args...);
+            const bool continuation = slices.timedOut && value == slices.value;
+            slices.value = value;
+            const VkResult fault = continuation ? VK_SUCCESS : injected(name, ++callCount(name));
+            const VkResult r = wait(fault, args...);
+            slices.timedOut = r == VK_TIMEOUT;
+            return r;
+        }
         const VkResult fault = injected(name, ++callCount(name));
         if constexpr (K == Kind::DrainIdle) {
             const VkResult real = original(args...);
             if (fault != VK_SUCCESS) return fault;
             return deviceLost ? VK_ERROR_DEVICE_LOST : real;
-        } else if constexpr (K == Kind::Wait) {
-            if (fault == VK_TIMEOUT) hung = true;
-            if (fault != VK_SUCCESS && fault != VK_TIMEOUT) return fault;
-            if (deviceLost) return VK_ERROR_DEVICE_LOST;
-            if (hung) {
-                // The last argument of vkWaitSemaphores is the timeout in nanoseconds.
-                const uint64_t ns = std::get<sizeof...(Args) - 1>(std::tuple<Args...>(args...));
-                std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(ns, 1'000'000'000)));
-                return VK_TIMEOUT;
-            }
-            return original(args...);
         } else {
             if (fault != VK_SUCCESS) return fault;
             if (K == Kind::Queue && deviceLost) return VK_ERROR_DEVICE_LOST;
             return original(args...);
         }
+    }
+
+    // A wait with `fault` decided: the code, a lost device, a hung GPU's VK_TIMEOUT after
+    // sleeping the timeout (at most 1 s), or the driver's own answer.
+    static VkResult wait(VkResult fault, Args... args) {
+        if (fault == VK_TIMEOUT) hung = true;
+        if (fault != VK_SUCCESS && fault != VK_TIMEOUT) return fault;
+        if (deviceLost) return VK_ERROR_DEVICE_LOST;
+        if (hung) {
+            // The last argument of vkWaitSemaphores is the timeout in nanoseconds.
+            const uint64_t ns = std::get<sizeof...(Args) - 1>(std::tuple<Args...>(args...));
+            std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(ns, 1'000'000'000)));
+            return VK_TIMEOUT;
+        }
+        return original(args...);
     }
 
     // Replaces the slot with the wrapper, keeping the driver's entry point; a slot volk
