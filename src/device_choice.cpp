@@ -54,8 +54,41 @@ bool matchesDriver(std::string_view expected, const std::string& driverName, con
 
 }  // namespace
 
-const vk::DeviceInfo& selectDevice(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
-                                   const Options& o, std::vector<std::string>& notes) {
+void applyQueueChoice(vk::DeviceInfo& d, const QueueChoice& choice) {
+    using K = QueueChoice::Kind;
+    if (choice.kind == K::Default) return;
+    auto families = [&] {
+        std::string out;
+        for (uint32_t f = 0; f < d.queueFamilies.size(); ++f) {
+            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", f, vk::queueFlagsText(d.queueFamilies[f].queueFlags));
+        }
+        return out;
+    };
+    auto fits = [&](uint32_t f) {
+        const VkQueueFlags flags = d.queueFamilies[f].queueFlags;
+        if (!(flags & VK_QUEUE_COMPUTE_BIT)) return false;
+        if (choice.kind == K::Gfx) return (flags & VK_QUEUE_GRAPHICS_BIT) != 0;
+        if (choice.kind == K::Compute) return (flags & VK_QUEUE_GRAPHICS_BIT) == 0;
+        return f == choice.index;
+    };
+    for (uint32_t f = 0; f < d.queueFamilies.size(); ++f) {
+        if (!fits(f)) continue;
+        d.queueFamily = f;
+        d.queueNote = fmt::format("family {}, chosen by --queue{}", f,
+                                  f == 0 ? " (blade's family 0)" : " (NOT blade's family 0)");
+        return;
+    }
+    const char* wanted = choice.kind == K::Gfx       ? "no family with graphics and compute"
+                         : choice.kind == K::Compute ? "no compute-only family"
+                                                     : "no such family with compute";
+    throw CannotTest(fmt::format("--queue {}: the device has {} (families: {})",
+                                 choice.kind == K::Index ? std::to_string(choice.index)
+                                 : choice.kind == K::Gfx ? std::string("gfx") : std::string("compute"),
+                                 wanted, families()));
+}
+
+vk::DeviceInfo selectDevice(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
+                            const Options& o, std::vector<std::string>& notes) {
     const vk::DeviceInfo* chosen = nullptr;
     try {
         chosen = &vk::chooseDevice(devices, o.device);
@@ -80,7 +113,12 @@ const vk::DeviceInfo& selectDevice(const vk::Instance& instance, const std::vect
                                     "first usable one; use --device or --expect-driver to choose",
                                     drivers.size(), deviceList(devices), chosen->index, chosen->properties.deviceName));
     }
-    return *chosen;
+    if (o.queue.kind != QueueChoice::Kind::Default && o.profile == Profile::BladeExact) {
+        throw UsageError("--queue: --profile blade-exact records on queue family 0, as blade does");
+    }
+    vk::DeviceInfo device = *chosen;
+    applyQueueChoice(device, o.queue);
+    return device;
 }
 
 void checkExpectedDriver(const Options& o, const DeviceReport& d) {

@@ -14,11 +14,19 @@
 namespace repro {
 
 // The device for `options` (vk::chooseDevice), checked against --expect-driver (a
-// case-insensitive part of its driverName or VkDriverId name). Throws CannotTest naming
-// the devices there are, with the loader's problems, when nothing fits. Adds a note
-// when several drivers offer a usable device and none was asked for.
-const vk::DeviceInfo& selectDevice(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
-                                   const Options& options, std::vector<std::string>& notes);
+// case-insensitive part of its driverName or VkDriverId name), with the queue family of
+// --queue (applyQueueChoice). Throws CannotTest naming the devices there are, with the
+// loader's problems, when nothing fits. Adds a note when several drivers offer a usable
+// device and none was asked for.
+vk::DeviceInfo selectDevice(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
+                            const Options& options, std::vector<std::string>& notes);
+
+// --queue: the family to submit to. Default keeps blade's family 0 (or the first with
+// compute, said in queueNote); gfx: the first family with GRAPHICS and COMPUTE; compute: the
+// first with COMPUTE and without GRAPHICS (on RADV a different hardware ring, with its
+// own kernel timeout on older kernels); INDEX: that family. CannotTest when the device has
+// no such family or it cannot do compute.
+void applyQueueChoice(vk::DeviceInfo& device, const QueueChoice& choice);
 
 // After the device is made: CannotTest when --expect-driver matches neither the device's
 // names nor the driver library the loader says it loaded.

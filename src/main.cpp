@@ -27,6 +27,7 @@
 #include "print_stream.hpp"
 #include "repro_version.h"
 #include "device_choice.hpp"
+#include "evidence.hpp"
 #include "rig.hpp"
 #include "session.hpp"
 #include "supervisor.hpp"
@@ -103,7 +104,8 @@ void recordValidation(const vk::Instance& instance, const Options& o, RunReport&
 int runRepro(const Options& o, RunReport& report) {
     const auto begin = Clock::now();
     const ShaderSources shaders = loadShaders(o, profileSettings(o.profile));  // --spirv: usage errors first
-    report.environment = captureEnvironment();
+    KernelLogReader kernelLog = openRunKernelLog();  // from the run's start
+    report.environment = captureEnvironment(processEnvironmentSources());
     watch::detail("loading the Vulkan loader and creating the instance");
     vk::Instance instance(o.validation);
     watch::detail("enumerating the physical devices");
@@ -113,7 +115,7 @@ int runRepro(const Options& o, RunReport& report) {
         return kExitNotReproduced;
     }
     report.loader = describeLoader(instance);
-    const vk::DeviceInfo& chosen = selectDevice(instance, devices, o, report.environment.notes);
+    const vk::DeviceInfo chosen = selectDevice(instance, devices, o, report.environment.notes);
     if (o.dumpDir) prepareDumpDir(*o.dumpDir);
     checkDeviceFits(chosen, report.sizes, o.chainLength);
     say("repro {} (git {}): blade issue #356, conv-T + slice chain; Vulkan loader {}", kReproVersion, kReproGitHash,
@@ -122,14 +124,19 @@ int runRepro(const Options& o, RunReport& report) {
     Rig rig(instance, chosen, o, shaders, report.timings);
     printHeader(o, rig, shaders, instance, report);
     checkExpectedDriver(o, *report.device);
+    Evidence evidence(report.environment, *report.device, std::move(kernelLog));
+    say("  job timeout: {}", evidence.queueLine().substr(std::string_view("queue: ").size()));
+    if (!evidence.kernelLogNote().empty()) say("  note: {}", evidence.kernelLogNote());
     watch::publishReport(renderJsonLine(report));
     // Each run of a mode goes into the report as soon as it has a result, and to the
     // supervising parent, so neither a crash nor an exception later can lose it.
     Session session{.options = o, .sizes = report.sizes, .instance = instance, .rig = rig, .timings = report.timings,
-                    .modeDone = [&report](const ModeReport& m) {
-                        report.modes.push_back(m);
-                        watch::publishReport(renderJsonLine(report));
-                    }};
+                    .modeDone =
+                        [&report](const ModeReport& m) {
+                            report.modes.push_back(m);
+                            watch::publishReport(renderJsonLine(report));
+                        },
+                    .evidence = &evidence};
     if (o.printStream) return printStreams(session, report);
     int status = o.sweep ? runSweep(session, report) : runChainLength(session, report);
     watch::stage(watch::Stage::Teardown, "waiting for the device to go idle and destroying it");

@@ -18,8 +18,11 @@
 #include "core/interrupt.hpp"
 #include "core/judge.hpp"
 #include "core/rust_format.hpp"
+#include "core/step_check.hpp"
+#include "core/cpu_reference.hpp"
 #include "core/text.hpp"
 #include "core/underflow.hpp"
+#include "evidence.hpp"
 #include "core/verdict.hpp"
 #include "core/output.hpp"
 #include "vk/check.hpp"
@@ -36,7 +39,11 @@ struct RunRecord {
     ModeResult result;
     ChainResult buffers;         // final, plus intermediates with --check-steps
     vk::GpuTimes gpu;            // --timestamps
+    vk::ModeRun run;             // its submits, as the host saw them (for the cause)
+    KernelLogEvidence log;       // the kernel log during it
 };
+
+bool oneSubmitMode(Mode m) { return m != Mode::Split; }
 
 // A failed submit or readback: what ended it and where.
 struct Failure {
@@ -113,11 +120,15 @@ class LengthRun {
 
   private:
     void makeReference();
+    void calibrate();
+    void predict(Mode mode);
+    void decideCauses();
     bool runOnce(Mode mode, uint32_t index, bool referenceOnly);
     std::optional<Failure> execute(RunRecord& record);
     void recordInterrupted(RunRecord& record, const Failure& f);
     void recordFailure(RunRecord& record, const Failure& f, const std::string& forensics);
     void judgeCompleted(RunRecord& record);
+    void checkEachDispatchOnCpu(const RunRecord& record);
     void judgePending();
     void classifyRecord(RunRecord& record) const;
     void printClassification(const RunRecord& record) const;
@@ -137,6 +148,9 @@ class LengthRun {
     bool interrupted_ = false;
     bool dumpFailed_ = false;
     std::string lastForensics_;
+    std::vector<double> predicted_;  // per chain dispatch, for --split-ms
+    StepCheckState splitStepCheck_ = StepCheckState::NotRun;  // split's per-dispatch CPU check
+    std::string splitStepCheckDetail_;
 };
 
 void LengthRun::makeReference() {
@@ -152,6 +166,82 @@ void LengthRun::clearProgress() const {
     if (progress_) writeText(stderr, "\r\x1b[K");
 }
 
+// Before a one-submit mode that runs ahead of split at this length, one step recorded as
+// split measures what its dispatches take, so the mode's GPU time can be predicted: for
+// --split-ms, and for the job-timeout warning and cause where the queue has a known
+// timeout (elsewhere the split run after the modes gives the causes their predictions).
+void LengthRun::calibrate() {
+    if (!s_.evidence || s_.evidence->splitTimes(n_)) return;
+    const std::vector<Mode>& modes = s_.options.modes;
+    if (modes.empty() || !oneSubmitMode(modes.front())) return;  // split runs first and measures
+    const bool limit = s_.evidence->watchdog().timeout.kind == TimeoutKind::Limit;
+    if (!s_.options.submit.splitMs && !limit) return;
+    Rig& rig = s_.rig;
+    const vk::ModeSettings settings{.steps = 1, .timeout = rig.waitTimeout(s_.options),
+                                    .hostReadBarrier = rig.profile.hostReadBarrier};
+    const vk::ModeRun run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, Mode::Split);
+    if (!run.completed) {
+        say("  calibration: one step as split did not complete ({} at {}): no prediction",
+            vk::resultName(run.failure.result), run.failedSubmit);
+        return;
+    }
+    const SplitTimes one = splitTimesOf(run);
+    s_.evidence->recordSplit(n_, repeatCalibration(one, n_));
+    const bool timed = one.dispatchGpuSeconds.size() == 2;
+    const auto& t = timed ? one.dispatchGpuSeconds : one.submitWaitSeconds;
+    say("  calibration: one step as split (2 submits): conv-T {:.3f} ms, slice {:.3f} ms ({}), for the "
+        "predictions below",
+        t[0] * 1e3, t[1] * 1e3, timed ? "GPU time, timestamps" : "host waits, an upper bound of the GPU time");
+}
+
+// The predicted GPU time of the mode's one submit, and the warning when it comes near the
+// queue's job timeout (core/cause.hpp predictionWarning). Also what --split-ms cuts by.
+void LengthRun::predict(Mode mode) {
+    predicted_ = s_.evidence->predictedDispatchSeconds(n_);
+    const std::optional<SplitTimes> split = s_.evidence->splitTimes(n_);
+    if (!split || s_.options.submit.cuts()) return;
+    SplitTimes times = *split;
+    for (size_t d = 0; d < times.dispatchGpuSeconds.size(); d += 2) times.dispatchGpuSeconds[d] *= s_.options.dispatchRepeat;
+    for (size_t d = 0; d < times.submitWaitSeconds.size(); d += 2) times.submitWaitSeconds[d] *= s_.options.dispatchRepeat;
+    const std::optional<Prediction> p = predictSubmit(times, 0, 2 * size_t{n_});
+    if (!p) return;
+    say("  prediction: {} will keep the {} queue busy about {:.3f} s in one submit (from split's {})", name(mode),
+        name(s_.evidence->queueKind()), p->seconds, name(p->basis));
+    const QueueTimeout& timeout = s_.evidence->watchdog().timeout;
+    if (auto w = predictionWarning(name(mode), *p, name(s_.evidence->queueKind()), timeout)) say("--- warning: {}", *w);
+}
+
+// After the length's runs: why each wrong or hung run of a mode went wrong, from the
+// evidence (core/cause.hpp); a run the evidence says was cut short becomes `killed`.
+void LengthRun::decideCauses() {
+    if (!s_.evidence) return;
+    bool earlierKill = false;
+    for (RunRecord& r : records_) {
+        const bool wrong = isWrong(r.result.kind) || r.result.kind == Classification::Hang;
+        if (!wrong || r.referenceOnly || r.mode == Mode::Split) continue;
+        CauseInput in = causeInputFor(r.result, r.run, s_.evidence->splitTimes(n_), s_.options.dispatchRepeat,
+                                      *s_.evidence, r.log);
+        in.bladeExact = s_.rig.profile.bladeExact();
+        in.reference = s_.options.reference == ReferenceKind::Cpu    ? JudgedAgainst::Cpu
+                       : s_.options.reference == ReferenceKind::None ? JudgedAgainst::None
+                                                                     : JudgedAgainst::Split;
+        in.splitStepCheck = splitStepCheck_;
+        in.splitStepCheckDetail = splitStepCheckDetail_;
+        in.earlierKill = earlierKill;
+        const Cause c = decideCause(in);
+        r.result.cause = c.verdict;
+        r.result.causeKind = std::string(name(c.kind));
+        r.result.causeJson = causeJson(c, in).dump();
+        if (c.killed && isWrong(r.result.kind)) r.result.kind = Classification::Killed;
+        earlierKill = earlierKill || c.killed;
+        say("  mode={:<9} {}{}", name(r.mode), c.verdict,
+            s_.options.repeat > 1 ? fmt::format(" [run {}/{}]", r.index, s_.options.repeat) : "");
+        for (const auto& line : c.evidence) say("      evidence: {}", line);
+        for (const auto& line : c.contradictions) say("      contradicts: {}", line);
+        for (const auto& line : c.missing) say("      missing: {}", line);
+    }
+}
+
 // Runs the mode and reads back small[N] (every intermediate with --check-steps).
 std::optional<Failure> LengthRun::execute(RunRecord& record) {
     Rig& rig = s_.rig;
@@ -162,8 +252,10 @@ std::optional<Failure> LengthRun::execute(RunRecord& record) {
                       .dispatchRepeat = s_.options.dispatchRepeat, .dropDispatch = s_.options.dropDispatch},
         .timeout = timeout,
         .hostReadBarrier = rig.profile.hostReadBarrier,
-        .fillPattern = s_.options.poison ? kPoisonPattern : 0u};
-    const vk::ModeRun run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, record.mode);
+        .fillPattern = s_.options.poison ? kPoisonPattern : 0u,
+        .predictedSeconds = predicted_};
+    record.run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, record.mode);
+    const vk::ModeRun& run = record.run;
     record.result.submits = run.submits;
     record.result.wallSeconds = run.wallSeconds;
     record.gpu = run.gpu;
@@ -182,7 +274,9 @@ std::optional<Failure> LengthRun::execute(RunRecord& record) {
     record.buffers.small.resize(n_ + 1);
     record.buffers.big.resize(steps ? n_ : 0);
     std::optional<Failure> failure;
-    for (uint32_t i = steps ? 1 : n_; i <= n_ && !failure; ++i) {
+    // small[0] too with --check-steps: the per-dispatch CPU check starts from the input as
+    // the GPU holds it.
+    for (uint32_t i = steps ? 0 : n_; i <= n_ && !failure; ++i) {
         failure = read(rig.buffers.small[i], record.buffers.small[i]);
     }
     for (uint32_t i = 0; steps && i < n_ && !failure; ++i) failure = read(rig.buffers.big[i], record.buffers.big[i]);
@@ -257,7 +351,28 @@ void LengthRun::judgeCompleted(RunRecord& record) {
         pending_.push_back(records_.size());
     }
     printGpuTimes(record);
+    if (s_.options.checkSteps) checkEachDispatchOnCpu(record);
     s_.timings.verification += secondsSince(start);
+}
+
+// --check-steps: every dispatch checked on the CPU from the GPU's own input to it, against
+// a one-step float32 bound that stays sharp at any chain length (core/step_check.hpp).
+// Split's outcome tells the cause whether the shaders compute right one dispatch at a time.
+void LengthRun::checkEachDispatchOnCpu(const RunRecord& record) {
+    const std::vector<float> weight = makeWeight(s_.sizes);
+    const StepCheckReport report = checkEachDispatch(s_.options.shape, s_.sizes, weight, record.buffers);
+    if (report.firstWrong) {
+        say("    per-dispatch CPU check (each dispatch from the GPU's own input): first wrong: {} ({:.1f} s)",
+            report.dispatches[*report.firstWrong].line(), report.seconds);
+    } else {
+        say("    per-dispatch CPU check (each dispatch from the GPU's own input): every dispatch within its "
+            "one-step bound ({:.1f} s)",
+            report.seconds);
+    }
+    for (const DispatchStepCheck& d : report.dispatches) say("      {}", d.line());
+    if (record.mode != Mode::Split) return;
+    splitStepCheck_ = report.firstWrong ? StepCheckState::Failed : StepCheckState::Passed;
+    splitStepCheckDetail_ = report.firstWrong ? report.dispatches[*report.firstWrong].line() : "";
 }
 
 // Runs `mode` once from fresh state. False when nothing more may run (hang, loss, a
@@ -269,7 +384,13 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
         writeText(stderr, fmt::format("\r\x1b[Krepro: N={} mode {} run {}/{}", n_, name(mode), index, s_.options.repeat));
         std::fflush(stderr);
     }
+    if (s_.evidence && oneSubmitMode(mode)) predict(mode);
+    if (s_.evidence) s_.evidence->beforeMode();
     const std::optional<Failure> failure = execute(record);
+    if (s_.evidence) record.log = s_.evidence->afterMode();
+    if (s_.evidence && mode == Mode::Split && record.run.completed) {
+        s_.evidence->recordSplit(n_, splitTimesOf(record.run));
+    }
     if (failure && failure->outcome.status == vk::SubmitStatus::Interrupted) {
         recordInterrupted(record, *failure);
     } else if (failure) {
@@ -364,6 +485,9 @@ ModeResult LengthRun::aggregate(Mode mode) const {
     total.kind = shown->result.kind;
     total.reason = shown->result.reason;
     total.stats = shown->result.stats;
+    total.cause = shown->result.cause;
+    total.causeKind = shown->result.causeKind;
+    total.causeJson = shown->result.causeJson;
     return total;
 }
 
@@ -427,6 +551,7 @@ Verdict LengthRun::decide() const {
 
 LengthOutcome LengthRun::run() {
     makeReference();
+    calibrate();
     const std::vector<Mode>& modes = s_.options.modes;
     const bool splitAsked = std::find(modes.begin(), modes.end(), Mode::Split) != modes.end();
     const bool splitAfter = !splitAsked && (s_.options.reference == ReferenceKind::Auto ||
@@ -445,6 +570,7 @@ LengthOutcome LengthRun::run() {
     }
     if (splitAfter && !deviceGone_) runOnce(Mode::Split, 1, true);
     judgePending();
+    decideCauses();
 
     LengthOutcome out{.deviceGone = deviceGone_, .interrupted = interrupted_, .dumpFailed = dumpFailed_};
     for (const Mode mode : modes) {

@@ -15,6 +15,8 @@
 
 namespace repro {
 
+class Evidence;
+
 // What the modes run on, made once per invocation (for a sweep too).
 struct Session {
     const Options& options;
@@ -25,6 +27,8 @@ struct Session {
     // Called with each run of a mode as soon as it has its result (the supervised child
     // streams it to the parent, so a later crash cannot lose it); may be empty.
     std::function<void(const ModeReport&)> modeDone;
+    // The job timeout, the kernel log and split's times (evidence.hpp); null: no causes.
+    Evidence* evidence = nullptr;
 };
 
 // How one chain length's runs ended.

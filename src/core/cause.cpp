@@ -30,6 +30,7 @@ struct Timing {
     bool endedAtTimeout = false;   // within the window around T
     bool shortRun = false;         // measured <= 0.5 P - margin
     bool fullRun = false;          // measured >= 0.75 P - margin
+    bool measurable = false;       // the prediction is larger than twice the timing margin
     bool unfinishedCrumbs = false; // breadcrumbs: not every dispatch finished
     bool allCrumbs = false;        // breadcrumbs: every dispatch finished
 };
@@ -74,6 +75,9 @@ Timing submitTiming(const SubmitEvidence& s, const Analysis& a) {
         const double m = margin(*t.predicted);
         t.shortRun = *t.measured <= kShortFraction * t.predicted->seconds - m;
         t.fullRun = *t.measured >= kFullFraction * t.predicted->seconds - m;
+        // Below twice the margin the host cannot tell a submit that did its work from one
+        // that did not: the comparison says nothing either way.
+        t.measurable = t.predicted->seconds > 2 * m;
     }
     if (s.lastFinishedDispatch && s.dispatches > 0) {
         t.unfinishedCrumbs = *s.lastFinishedDispatch < s.dispatches;
@@ -254,20 +258,25 @@ Cause synchronization(const CauseInput& in, const Analysis& a, Cause c) {
         return undetermined(std::move(c), in.deviceLost ? "the mode lost the device without a job-timeout record"
                                                         : "the host's wait gave up without a job-timeout record");
     }
-    const bool timed = t.measured && t.predicted;
+    const bool timed = t.measured && t.predicted && t.measurable;
     if (!timed && !t.allCrumbs) {
         if (!t.predicted) c.missing.push_back("a prediction of the submit's GPU time (split's timestamps or waits)");
         if (!t.measured) c.missing.push_back("the submit's measured duration");
+        if (t.measured && t.predicted && !t.measurable) {
+            c.missing.push_back(fmt::format("a prediction above the host's timing margin (predicted {} is within {} of "
+                                            "noise; --timestamps or a larger shape give one)",
+                                            seconds(t.predicted->seconds), seconds(2 * margin(*t.predicted))));
+        }
     }
-    if (in.reference == ReferenceKind::Cpu && in.splitStepCheck == StepCheckState::NotRun) {
+    if (in.reference == JudgedAgainst::Cpu && in.splitStepCheck == StepCheckState::NotRun) {
         c.missing.push_back("split's per-dispatch CPU check (whether one dispatch alone computes right)");
     }
-    if (in.reference == ReferenceKind::None && in.splitStepCheck != StepCheckState::Passed) {
+    if (in.reference == JudgedAgainst::None && in.splitStepCheck != StepCheckState::Passed) {
         c.missing.push_back("a reference (split) or split's per-dispatch CPU check");
     }
     if (!c.missing.empty()) return undetermined(std::move(c), "the job timeout is excluded, but whether the submit did its work "
                                                               "with correct shaders is not known");
-    if (in.reference == ReferenceKind::Split) c.evidence.push_back("split runs the same shaders, one dispatch per submit");
+    if (in.reference == JudgedAgainst::Split) c.evidence.push_back("split runs the same shaders, one dispatch per submit");
     if (in.splitStepCheck == StepCheckState::Passed) c.evidence.push_back("split passes the per-dispatch CPU check");
     std::string ran;
     if (!timed) {

@@ -105,7 +105,8 @@ struct KernelLogEvidence {
 };
 
 enum class StepCheckState { NotRun, Passed, Failed };
-enum class ReferenceKind { Split, Cpu, None };
+// What the mode's output was judged against (options.hpp ReferenceKind, auto folded into Split).
+enum class JudgedAgainst { Split, Cpu, None };
 
 struct CauseInput {
     std::string mode = "multipass";
@@ -118,7 +119,7 @@ struct CauseInput {
     KernelLogEvidence kernelLog;
     std::optional<int64_t> ownPid;  // repro's pid: a kill record naming another process is not its
     bool bladeExact = false;        // --profile blade-exact
-    ReferenceKind reference = ReferenceKind::Split;  // what the output was judged against
+    JudgedAgainst reference = JudgedAgainst::Split;  // what the output was judged against
     StepCheckState splitStepCheck = StepCheckState::NotRun;  // split's per-dispatch CPU check
     std::string splitStepCheckDetail;  // its first failing dispatch, one line
     bool earlierKill = false;  // an earlier mode of this run was killed (its context is lost)

@@ -1,5 +1,6 @@
-// CPU reference for the conv-T + slice chain (SPEC §1): float64 results, and the derived
-// per-element error bound that a float32 GPU result of the same chain must meet.
+// CPU reference for the conv-T + slice chain (docs/contract.md, "The chain"): float64
+// results, and the derived per-element error bound that a float32 GPU result of the same
+// chain must meet.
 // Vulkan-free; everything is row-major NCHW, sizes in elements.
 #pragma once
 

@@ -442,8 +442,8 @@ void captureCards(const Tree& tree, EnvironmentReport& env) {
     }
 }
 
-constexpr std::array<std::string_view, 10> kVariablePrefixes{"RADV_", "ACO_",   "RADEON_", "AMD_", "MESA_",
-                                                             "INTEL_", "ANV_", "NVK_",    "NAK_", "VK_LOADER_"};
+constexpr std::array<std::string_view, 11> kVariablePrefixes{"RADV_", "ACO_", "RADEON_", "AMD_",       "MESA_", "INTEL_",
+                                                             "ANV_",  "NVK_", "NAK_",    "VK_LOADER_", "REPRO_"};
 constexpr std::array<std::string_view, 5> kVariableNames{"VK_ICD_FILENAMES", "VK_DRIVER_FILES",
                                                          "VK_INSTANCE_LAYERS", "VK_LAYER_PATH",
                                                          "VK_ADD_LAYER_PATH"};
@@ -462,7 +462,7 @@ void captureVariables(const std::vector<std::string>& environment, EnvironmentRe
     if (env.variables.empty()) {
         env.notes.push_back(
             "driver environment variables: none set (checked RADV_*, ACO_*, RADEON_*, AMD_*, "
-            "MESA_*, INTEL_*, ANV_*, NVK_*, NAK_*, VK_LOADER_*, VK_ICD_FILENAMES, "
+            "MESA_*, INTEL_*, ANV_*, NVK_*, NAK_*, VK_LOADER_*, REPRO_*, VK_ICD_FILENAMES, "
             "VK_DRIVER_FILES, VK_INSTANCE_LAYERS, VK_LAYER_PATH, VK_ADD_LAYER_PATH)");
     }
 }
@@ -626,6 +626,18 @@ bool isDriverVariable(std::string_view name) {
                        [&](std::string_view prefix) { return startsWith(name, prefix); });
 }
 
+EnvironmentSources processEnvironmentSources() {
+    EnvironmentSources sources;
+    const char* root = std::getenv("REPRO_TEST_ROOT");
+    if (!root || !*root) return sources;
+    sources.root = root;
+    sources.seamNote = fmt::format("test seam in force: REPRO_TEST_ROOT={} (/etc, /proc and /sys are read from there)",
+                                   root);
+    const FileRead release = Tree(sources.root).read("/proc/sys/kernel/osrelease");
+    if (release.text && !release.text->empty()) sources.uname.release = *release.text;
+    return sources;
+}
+
 EnvironmentReport captureEnvironment(const EnvironmentSources& sources) {
     EnvironmentReport env;
     try {
@@ -637,6 +649,7 @@ EnvironmentReport captureEnvironment(const EnvironmentSources& sources) {
         captureModules(tree, env.kernelDriver, env.notes);
         captureCards(tree, env);
         captureVariables(sources.environment, env);
+        if (!sources.seamNote.empty()) env.notes.insert(env.notes.begin(), sources.seamNote);
     } catch (const std::exception& e) {
         env.notes.push_back(fmt::format("environment capture stopped early: {}", e.what()));
     }

@@ -33,7 +33,14 @@ struct EnvironmentSources {
     std::filesystem::path root = "/";  // prefixed to /etc, /proc, /sys
     std::vector<std::string> environment = processEnvironment();  // "NAME=value"
     UnameFacts uname = hostUname();
+    std::string seamNote;  // said first in the notes when a test seam is in force
 };
+
+// This process's sources: the host, or, with the test seam REPRO_TEST_ROOT=DIR, a fake tree
+// (DIR/etc, DIR/proc, DIR/sys; the kernel release from DIR/proc/sys/kernel/osrelease when
+// it exists), said in the report's notes. For tests of the watchdog facts through the
+// simulated driver (tests/README.md).
+EnvironmentSources processEnvironmentSources();
 
 // Reads the environment facts. Never throws and never guesses: a value that cannot be
 // read is "unreadable (<reason>)", one that does not exist "not present (<path>)";

@@ -163,7 +163,8 @@ json modeJson(const ModeReport& m) {
             {"runs", r.runs},
             {"wrong_runs", r.wrongRuns},
             {"identical_across_runs", r.identicalAcrossRuns},
-            {"gpu", gpu}};
+            {"gpu", gpu},
+            {"cause", r.causeJson.empty() ? json(nullptr) : json::parse(r.causeJson, nullptr, false)}};
 }
 
 // ---------------------------------------------------------------- Markdown helpers
@@ -616,6 +617,7 @@ std::string renderMarkdown(const RunReport& r) {
         out += fmt::format("- **{}**{}: {}: {}\n", name(m.result.mode),
                            m.role.empty() ? std::string() : ", " + escapeText(m.role), name(m.result.kind),
                            escapeText(valueOr(m.result.reason, "no reason given")));
+        if (!m.result.cause.empty()) out += fmt::format("  - {}\n", escapeText(m.result.cause));
     }
     if (!r.modes.empty()) out += "\n";
     std::string verdict;
@@ -777,7 +779,8 @@ ModeReport parseMode(const json& j) {
     constexpr Mode modes[] = {Mode::Split, Mode::Multipass, Mode::Single};
     constexpr Classification kinds[] = {Classification::Ok, Classification::Zero, Classification::Mismatch,
                                         Classification::NonFinite, Classification::Unwritten, Classification::Hang,
-                                        Classification::NotRun, Classification::Inconclusive};
+                                        Classification::NotRun, Classification::Inconclusive,
+                                        Classification::Killed};
     ModeReport m;
     ModeResult& r = m.result;
     r.mode = byName(get<std::string>(j, "mode"), modes, Mode::Split);
@@ -788,6 +791,11 @@ ModeReport parseMode(const json& j) {
     r.runs = get<uint32_t>(j, "runs", 1);
     r.wrongRuns = get<uint32_t>(j, "wrong_runs");
     r.identicalAcrossRuns = get<bool>(j, "identical_across_runs", true);
+    if (const json& cause = member(j, "cause"); cause.is_object()) {
+        r.causeJson = cause.dump();
+        r.cause = get<std::string>(cause, "verdict");
+        r.causeKind = get<std::string>(cause, "kind");
+    }
     m.role = get<std::string>(j, "role");
     if (member(j, "stats").is_object()) {
         const json& s = member(j, "stats");

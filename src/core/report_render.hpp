@@ -15,7 +15,9 @@ namespace repro {
 
 // "schema_version" of renderJson's object. Additive changes (a new field) keep it;
 // a removed, renamed or retyped field, or a changed meaning or unit, bumps it.
-inline constexpr int kReportSchemaVersion = 1;
+// Version 2 added modes[].cause and the "killed" classification (additive; bumped so
+// consumers that switch on classification see the new value announced).
+inline constexpr int kReportSchemaVersion = 2;
 
 // One Markdown block ready to paste into a GitLab issue: a heading (verdict, device,
 // driver), the command line in a code block, an environment table (OS, kernel, CPU,

@@ -264,13 +264,14 @@ std::string_view name(Classification c) {
         case Classification::Hang: return "hang";
         case Classification::NotRun: return "not run";
         case Classification::Inconclusive: return "inconclusive";
+        case Classification::Killed: return "killed";
     }
     return "?";
 }
 
 bool isWrong(Classification c) {
-    return c == Classification::Zero || c == Classification::Mismatch ||
-           c == Classification::NonFinite || c == Classification::Unwritten;
+    return c == Classification::Zero || c == Classification::Mismatch || c == Classification::NonFinite ||
+           c == Classification::Unwritten || c == Classification::Killed;
 }
 
 bool isUnderflowed(const BufferStats& s) {

@@ -1,5 +1,5 @@
 // Statistics of a result buffer and its classification against a reference
-// (SPEC §5). Vulkan-free.
+// (docs/contract.md, "Verdict and exit status"). Vulkan-free.
 #pragma once
 
 #include <cstddef>
@@ -56,11 +56,13 @@ struct Difference {
 Difference compareBitExact(std::span<const float> values, std::span<const float> reference,
                            unsigned threads = 0);
 
-enum class Classification { Ok, Zero, Mismatch, NonFinite, Unwritten, Hang, NotRun, Inconclusive };
-// "ok", "zero", "mismatch", "nonfinite", "unwritten", "hang", "not run", "inconclusive"
+// Killed: wrong output from a submit the evidence says was cut short (the kernel's job
+// timeout; core/cause.hpp), named so with its cause.
+enum class Classification { Ok, Zero, Mismatch, NonFinite, Unwritten, Hang, NotRun, Inconclusive, Killed };
+// "ok", "zero", "mismatch", "nonfinite", "unwritten", "hang", "not run", "inconclusive", "killed"
 std::string_view name(Classification c);
 
-// Wrong output (exit 2): zero, mismatch, nonfinite or unwritten.
+// Wrong output (exit 2): zero, mismatch, nonfinite, unwritten or killed.
 bool isWrong(Classification c);
 
 struct Classified {
@@ -95,7 +97,7 @@ Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcom
 bool isPoison(float value);
 
 // True when a buffer carries no usable signal: all zero or denormal, so a correct
-// device may legitimately produce it at the end of a long chain (SPEC §1 note).
+// device may legitimately produce it at the end of a long chain (docs/contract.md, "The chain").
 bool isUnderflowed(const BufferStats& stats);
 
 }  // namespace repro

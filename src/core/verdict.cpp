@@ -28,7 +28,8 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
     for (const auto& r : results) {
         if (r.kind == Classification::Hang) {
             v.exitStatus = kExitHang;
-            v.lines.push_back(fmt::format("--- GPU HANG: mode {} {}", name(r.mode), r.reason));
+            v.lines.push_back(fmt::format("--- GPU HANG: mode {} {}{}", name(r.mode), r.reason,
+                                          r.cause.empty() ? "" : "; " + r.cause));
             v.lines.push_back("--- results of the modes that completed are above; later modes did "
                               "not run");
             return v;
@@ -53,19 +54,27 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
     if (!wrong.empty() && (anyNonFinite || (!allZero && !referenceUnderflowed))) {
         v.exitStatus = kExitReproduced;
         for (const auto* r : wrong) {
-            v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}{}", name(r->mode),
+            v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}{}{}", name(r->mode),
                                           name(r->kind), r->reason,
                                           r->runs > 1 ? fmt::format(" ({}/{} runs wrong)",
                                                                     r->wrongRuns, r->runs)
-                                                      : ""));
+                                                      : "",
+                                          r->cause.empty() ? "" : "; " + r->cause));
         }
         if (anyGood) {
             std::string good;
             for (const auto& r : results) {
                 if (r.kind == Classification::Ok) good += fmt::format("{}{}", good.empty() ? "" : ", ", name(r.mode));
             }
-            v.lines.push_back(fmt::format("--- while {} produced correct non-zero data; the Vulkan "
-                                          "spec makes all three modes equivalent",
+            const bool allTimedOut = std::all_of(wrong.begin(), wrong.end(), [](const ModeResult* r) {
+                return r->causeKind == "job_timeout" || r->causeKind == "hang_killed";
+            });
+            v.lines.push_back(
+                allTimedOut ? fmt::format("--- while {} produced correct non-zero data: its submits stay far below the "
+                                          "kernel's job timeout (docs/watchdog.md: the reboot experiment that decides it)",
+                                          good)
+                            : fmt::format("--- while {} produced correct non-zero data; the Vulkan spec makes all three "
+                                          "modes equivalent",
                                           good));
         }
         return v;

@@ -30,6 +30,11 @@ struct ModeResult {
     std::optional<BufferStats> stats;  // when the mode completed
     uint64_t submits = 0;
     double wallSeconds = 0;
+    // Why it is wrong (core/cause.hpp): the verdict's "cause: ..." line, and the cause as a
+    // JSON object's text (causeJson), for the report; empty when not decided.
+    std::string cause;
+    std::string causeKind;  // core/cause.hpp name(CauseKind): "job_timeout", "synchronization", ...
+    std::string causeJson;
     // --repeat: how many runs there were, how many of them were wrong, and whether
     // every run's final buffer was bit-identical to the first's.
     uint32_t runs = 1;

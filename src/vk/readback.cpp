@@ -1,9 +1,9 @@
 // Readback (see readback.hpp).
 #include "vk/readback.hpp"
 
-#include <cstring>
 #include <stdexcept>
 
+#include "core/host_read.hpp"
 #include "vk/barriers.hpp"
 #include "vk/watch.hpp"
 
@@ -16,7 +16,9 @@ Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeo
     watch::detail("reading back " + buffer.name);
     if (buffer.mapped) {
         const watch::Scope scope("reading mapped memory", watch::kCallSeconds);
-        std::memcpy(r.values.data(), buffer.mapped, r.values.size() * sizeof(float));
+        // Streaming loads on several threads: mapped device memory is write-combined or
+        // uncached, where one memcpy reads at a small fraction of the bus (core/host_read.hpp).
+        copyFromMapped(r.values.data(), buffer.mapped, r.values.size() * sizeof(float));
         return r;
     }
     if (!res.buffers.staging) throw std::logic_error("readBuffer: no staging buffer");
@@ -38,7 +40,7 @@ Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeo
         return r;
     }
     const watch::Scope scope("reading mapped memory", watch::kCallSeconds);
-    std::memcpy(r.values.data(), staging.mapped, r.values.size() * sizeof(float));
+    copyFromMapped(r.values.data(), staging.mapped, r.values.size() * sizeof(float));
     return r;
 }
 

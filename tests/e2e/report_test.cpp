@@ -23,7 +23,7 @@ TEST(JsonReport, StdoutIsOneJsonObjectWithEveryMode) {
     ASSERT_EQ(r.status, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);  // throws (fails) if stdout is not pure JSON
     EXPECT_EQ(j.at("schema"), "repro-report");
-    EXPECT_EQ(j.at("schema_version"), 1);
+    EXPECT_EQ(j.at("schema_version"), 2);
     EXPECT_EQ(j.at("chain_length"), 2);
     EXPECT_EQ(j.at("verdict").at("exit_status"), 0);
     ASSERT_EQ(j.at("modes").size(), 3u);

@@ -252,8 +252,8 @@ std::string joinErrors(const std::vector<std::string>& errors) {
 TEST(ReportJson, TopLevelAndVersion) {
     const json j = parsedJson(sampleReport());
     EXPECT_EQ(j["schema"], "repro-report");
-    EXPECT_EQ(j["schema_version"], 1);
-    EXPECT_EQ(kReportSchemaVersion, 1);
+    EXPECT_EQ(j["schema_version"], 2);
+    EXPECT_EQ(kReportSchemaVersion, 2);
     EXPECT_EQ(j["repro"]["version"], "0.1.0");
     EXPECT_EQ(j["repro"]["git"], "abc1234");
     EXPECT_EQ(j["command_line"], json({"repro", "-n", "6", "--format", "markdown", "--device", "RX 6800"}));
@@ -378,7 +378,7 @@ TEST(ReportJson, InvalidUtf8DoesNotThrow) {
     EXPECT_NO_THROW(text = renderJsonText(r));
     json parsed;
     EXPECT_NO_THROW(parsed = json::parse(text));
-    EXPECT_EQ(parsed["schema_version"], 1);
+    EXPECT_EQ(parsed["schema_version"], 2);
 }
 
 TEST(ReportSchema, EveryOutputMatchesTheSchema) {
