@@ -17,6 +17,7 @@
 
 #include "core/clock.hpp"
 #include "core/environment.hpp"
+#include "core/help.hpp"
 #include "core/interrupt.hpp"
 #include "core/options.hpp"
 #include "core/report.hpp"
@@ -33,6 +34,7 @@
 #include "supervisor.hpp"
 #include "text_report.hpp"
 #include "vk/check.hpp"
+#include "version_info.hpp"
 #include "vk/watch.hpp"
 
 namespace repro {
@@ -60,16 +62,21 @@ bool writeJsonReport(const std::string& path, const RunReport& report) {
     return true;
 }
 
-// Everything printed before the results: device, environment, chain, what the run adds to
-// or changes in blade's stream.
-void printHeader(const Options& o, const Rig& rig, const ShaderSources& shaders, const vk::Instance& instance,
-                 RunReport& report) {
+// The device and environment blocks of the header; the report gets the device.
+void printDeviceHeader(const Options& o, const Rig& rig, const vk::Instance& instance, RunReport& report) {
     report.device = rig.describeDevice(instance.loaderMessages());
-    printDevice(*report.device);
+    printDevice(o, *report.device);
     for (const auto& note : hangEvidenceNotes(report.device->driverName)) {
         report.environment.notes.push_back("hang evidence: " + note);
     }
-    printEnvironment(report.environment);
+    printEnvironment(o, report.environment);
+}
+
+// The rest of the header: queue and job timeout, chain, what the run adds to or changes in
+// blade's stream.
+void printRunHeader(const Options& o, const Rig& rig, const ShaderSources& shaders, const Evidence& evidence,
+                    RunReport& report) {
+    printQueue(o, evidence.queueLine(), evidence.kernelLogNote());
     printChain(o, report.sizes, rig.device.info().isCpu());
     printAdditions(o, rig);
     report.experiment = printExperiment(o, rig, shaders);
@@ -118,15 +125,13 @@ int runRepro(const Options& o, RunReport& report) {
     const vk::DeviceInfo chosen = selectDevice(instance, devices, o, report.environment.notes);
     if (o.dumpDir) prepareDumpDir(*o.dumpDir);
     checkDeviceFits(chosen, report.sizes, o.chainLength);
-    say("repro {} (git {}): blade issue #356, conv-T + slice chain; Vulkan loader {}", kReproVersion, kReproGitHash,
-        report.loader.version);
+    printBanner(o, report.loader.version);
     report.timings.instanceAndDevice = secondsSince(begin);
     Rig rig(instance, chosen, o, shaders, report.timings);
-    printHeader(o, rig, shaders, instance, report);
+    printDeviceHeader(o, rig, instance, report);
     checkExpectedDriver(o, *report.device);
     Evidence evidence(report.environment, *report.device, std::move(kernelLog));
-    say("  job timeout: {}", evidence.queueLine().substr(std::string_view("queue: ").size()));
-    if (!evidence.kernelLogNote().empty()) say("  note: {}", evidence.kernelLogNote());
+    printRunHeader(o, rig, shaders, evidence, report);
     watch::publishReport(renderJsonLine(report));
     // Each run of a mode goes into the report as soon as it has a result, and to the
     // supervising parent, so neither a crash nor an exception later can lose it.
@@ -259,6 +264,7 @@ int main(int argc, char** argv) {
     ParseOutcome parsed =
         parseCommandLine(argc, argv, envChain ? std::optional<std::string_view>(envChain) : std::nullopt);
     if (!parsed.options) {
+        if (parsed.version) parsed.out = versionText(loaderVersionText());
         if (!parsed.out.empty()) writeText(stdout, parsed.out);
         if (!parsed.err.empty()) sayError("{}", parsed.err);
         return parsed.exitStatus;

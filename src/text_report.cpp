@@ -4,10 +4,14 @@
 #include <fmt/format.h>
 
 #include "core/output.hpp"
+#include "repro_version.h"
 #include "vk/describe.hpp"
 
 namespace repro {
 namespace {
+
+bool showsShort(const Options& o) { return headerDetail(o) != HeaderDetail::None; }
+bool showsFull(const Options& o) { return headerDetail(o) == HeaderDetail::Full; }
 
 std::vector<std::string> pairs(const std::vector<std::pair<std::string, std::string>>& items) {
     std::vector<std::string> out;
@@ -108,8 +112,28 @@ void printDeviceList(const std::vector<vk::DeviceInfo>& devices) {
     }
 }
 
-void printDevice(const DeviceReport& d) {
+HeaderDetail headerDetail(const Options& o) {
+    if (o.quiet) return HeaderDetail::None;
+    return o.verbose ? HeaderDetail::Full : HeaderDetail::Short;
+}
+
+void printBanner(const Options& o, const std::string& loaderVersion) {
+    if (!showsShort(o)) return;
+    say("repro {} (git {}): blade issue #356, conv-T + slice chain; Vulkan loader {}", kReproVersion, kReproGitHash,
+        loaderVersion);
+}
+
+void printDevice(const Options& o, const DeviceReport& d) {
+    if (!showsShort(o)) return;
     say("Device: {}", d.deviceName);
+    if (!showsFull(o)) {
+        // A vendorID above 0xffff is a Khronos vendor ID, not a PCI one (Vulkan spec,
+        // VkPhysicalDeviceProperties: "vendorID").
+        say("  driver: {} {} ({}) | Vulkan {} | {} | {} {:04x}:{:04x}", d.driverName.empty() ? "?" : d.driverName,
+            d.driverInfo.empty() ? d.driverVersion : d.driverInfo, d.driverId.empty() ? "driverID ?" : d.driverId,
+            d.apiVersion, d.deviceType, d.vendorId > 0xffff ? "vendor:device" : "PCI ID", d.vendorId, d.deviceId);
+        return;
+    }
     say("  driver: driverName {} | driverInfo {} | driverID {} | driverVersion {} (0x{:x})",
         d.driverName.empty() ? "?" : d.driverName, d.driverInfo.empty() ? "?" : d.driverInfo,
         d.driverId.empty() ? "?" : d.driverId, d.driverVersion, d.driverVersionRaw);
@@ -117,7 +141,7 @@ void printDevice(const DeviceReport& d) {
         d.deviceId, d.deviceType, d.conformanceVersion.empty() ? "?" : d.conformanceVersion,
         d.pciBus ? fmt::format(" | PCI {}", *d.pciBus) : "");
     say("  deviceUUID {} driverUUID {}", d.deviceUuid, d.driverUuid);
-    say("  queue: {} ({})", d.queueNote, d.queueFlags);
+    say("  queue choice: {} ({})", d.queueNote, d.queueFlags);
     if (d.driverLibrary) {
         say("  driver library: {}{}", *d.driverLibrary,
             d.driverManifest ? fmt::format(" (manifest {})", *d.driverManifest) : std::string());
@@ -134,24 +158,36 @@ void printDevice(const DeviceReport& d) {
     say("  memory: {}", join(parts, "; "));
 }
 
-void printEnvironment(const EnvironmentReport& e) {
+void printEnvironment(const Options& o, const EnvironmentReport& e) {
+    if (!showsFull(o)) return;
     say("  host: {}", join(pairs(e.host), " | "));
     say("  kernel driver: {}", e.kernelDriver.empty() ? "nothing readable" : join(pairs(e.kernelDriver), " | "));
     say("  driver environment: {}", e.variables.empty() ? "none set" : join(pairs(e.variables), " "));
     for (const auto& note : e.notes) say("  note: {}", note);
 }
 
+void printQueue(const Options& o, const std::string& queueLine, const std::string& kernelLogNote) {
+    if (!showsShort(o)) return;
+    say("  {}", queueLine);
+    if (showsFull(o) && !kernelLogNote.empty()) say("  note: {}", kernelLogNote);
+}
+
 void printChain(const Options& o, const ChainSizes& sizes, bool cpuDevice) {
+    if (!showsShort(o)) return;
     const uint32_t n = o.chainLength;
-    say("small={} big={} (each conv-T writes {} elems = {} MiB)", sizes.smallElems, sizes.bigElems,
-        sizes.bigElems, sizes.bigElems * 4 / 1024 / 1024);
+    if (showsFull(o)) {
+        say("small={} big={} (each conv-T writes {} elems = {} MiB)", sizes.smallElems, sizes.bigElems,
+            sizes.bigElems, sizes.bigElems * 4 / 1024 / 1024);
+    }
     if (o.sweep) {
         say("Chaining {}..{} conv-T + slice ops (sweep)", o.sweep->first, o.sweep->second);
     } else {
         say("Chaining {} conv-T + slice ops", n);
     }
-    say("conv-T wgs=[{}, {}, {}], slice wgs=[{}, {}, {}]", sizes.convWorkgroups[0], sizes.convWorkgroups[1],
-        sizes.convWorkgroups[2], sizes.sliceWorkgroups[0], sizes.sliceWorkgroups[1], sizes.sliceWorkgroups[2]);
+    if (showsFull(o)) {
+        say("conv-T wgs=[{}, {}, {}], slice wgs=[{}, {}, {}]", sizes.convWorkgroups[0], sizes.convWorkgroups[1],
+            sizes.convWorkgroups[2], sizes.sliceWorkgroups[0], sizes.sliceWorkgroups[1], sizes.sliceWorkgroups[2]);
+    }
     say("  shape: preset {}: {}; timeout per submit: {}", o.preset, describe(o.shape),
         o.timeoutSeconds ? fmt::format("{} s", *o.timeoutSeconds)
                          : fmt::format("auto ({:.0f} s for one conv-T, {:.0f} s for {})",
@@ -160,6 +196,7 @@ void printChain(const Options& o, const ChainSizes& sizes, bool cpuDevice) {
 }
 
 void printAdditions(const Options& o, const Rig& rig) {
+    if (!showsShort(o)) return;
     std::vector<std::string> added;
     const vk::Instrumentation& i = rig.instrumentation;
     if (i.timestamps()) added.push_back("timestamp queries around every dispatch");
@@ -191,7 +228,12 @@ ExperimentReport printExperiment(const Options& o, const Rig& rig, const ShaderS
                             .profile = std::string(name(o.profile)),
                             .spirvDir = o.spirvDir,
                             .control = isControl(o.barrier)};
+    if (!showsShort(o)) {
+        if (rig.profile.bladeExact()) report.quirks = bladeQuirks(rig);
+        return report;
+    }
     const auto [recording, setup] = experimentFlags(o);
+    if (recording.empty() && setup.empty()) say("  experiment flags: none (blade's stream)");
     if (!recording.empty()) {
         say("  experiment: {} (multipass and single; split stays blade's stream as the reference)",
             join(recording, " "));

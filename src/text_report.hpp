@@ -11,18 +11,35 @@
 
 namespace repro {
 
+// How much of the header the text report prints (the Markdown and JSON documents always
+// carry everything): -q nothing before the results, the default the short header (version,
+// device and driver, queue and its job timeout, chain and shape, experiment flags), -v all
+// of it (extensions, features, memory types, host, kernel driver, driver environment, notes,
+// and the original repro's size and workgroup lines).
+enum class HeaderDetail { None, Short, Full };
+
+// The detail -q / -v / neither asks for.
+HeaderDetail headerDetail(const Options& options);
+
+// The first line: repro's version and git commit, and the Vulkan loader's version.
+void printBanner(const Options& options, const std::string& loaderVersion);
+
 // --list-devices: one line per device with why it can or cannot run the repro.
 void printDeviceList(const std::vector<vk::DeviceInfo>& devices);
 
-// "Device: <name>" (the original's line) and the driver, queue, extension, feature and
-// memory lines under it.
-void printDevice(const DeviceReport& device);
+// "Device: <name>" (the original's line) and one driver line; with -v also the ids, UUIDs,
+// queue, driver library, extension, feature and memory lines.
+void printDevice(const Options& options, const DeviceReport& device);
 
-// The host, kernel driver, driver environment and note lines.
-void printEnvironment(const EnvironmentReport& environment);
+// -v only: the host, kernel driver, driver environment and note lines.
+void printEnvironment(const Options& options, const EnvironmentReport& environment);
 
-// The original's chain lines (sizes, "Chaining N conv-T + slice ops", workgroups) and the
-// shape and timeout line under them.
+// The queue submitted to and how long the kernel lets a job on it run (`queueLine`, from
+// core/watchdog.hpp's queueLine), and the kernel log's note when it cannot be read.
+void printQueue(const Options& options, const std::string& queueLine, const std::string& kernelLogNote);
+
+// "Chaining N conv-T + slice ops" (the original's line) and the shape and timeout line
+// under it; with -v also the original's size and workgroup lines around it.
 void printChain(const Options& options, const ChainSizes& sizes, bool cpuDevice);
 
 // What the instrumentation adds to blade's stream, the positive control, the reference.

@@ -1,6 +1,7 @@
 // Environment capture from procfs/sysfs under a chosen root, hang-evidence notes and the
 // kernel job watchdog (see environment.hpp). Reads only what an unprivileged user may.
 #include "core/environment.hpp"
+#include "core/kernel_cmdline.hpp"
 
 #include "core/watchdog.hpp"
 
@@ -252,7 +253,8 @@ void captureCpu(const Tree& tree, Pairs& host, std::vector<std::string>& notes) 
 
 void captureCmdline(const Tree& tree, Pairs& host, std::vector<std::string>& notes) {
     const FileRead cmdline = tree.read("/proc/cmdline");
-    host.emplace_back("kernel.cmdline", cmdline.fact());
+    // Only the GPU-relevant parameters: the rest (root=UUID=..., hostnames) is private.
+    host.emplace_back("kernel.cmdline", cmdline.text ? gpuKernelParameters(*cmdline.text) : cmdline.problem);
     if (!cmdline.text) notes.push_back(fmt::format("kernel command line: /proc/cmdline {}", cmdline.problem));
 }
 
@@ -422,6 +424,10 @@ bool captureCard(const Tree& tree, const std::string& name, EnvironmentReport& e
     env.kernelDriver.emplace_back(name, fmt::format("pci {}, vendor {}, device {}, driver {}", pci,
                                                     id(vendor, card.vendorId), id(dev, card.deviceId),
                                                     driverText));
+    // The PCI revision ID (Linux drivers/pci/pci-sysfs.c, "revision"): the Mesa issue
+    // template asks for it beside vendor:device. Only when readable.
+    const FileRead revision = tree.read(device + "/revision");
+    if (revision.text) env.kernelDriver.emplace_back(name + ".revision", trimmed(*revision.text));
     bool amdgpu = false;
     if (card.driver == "amdgpu") {
         captureAmdgpuCard(tree, name, env.kernelDriver);

@@ -1,14 +1,18 @@
 // --help and the bash completion script, both rendered from the option table.
 #include "core/help.hpp"
 
+#include <gnu/libc-version.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <string_view>
 #include <vector>
 
 #include "core/option_table.hpp"
+#include "repro_version.h"
 
 namespace repro {
 namespace {
@@ -268,6 +272,31 @@ std::string renderBashCompletion() {
            "    mapfile -t COMPREPLY < <(compgen -W '" + joined(options, " ") + "' -- \"$cur\")\n"
            "}\n"
            "complete -F _repro repro\n";
+}
+
+namespace {
+
+// The compiler, from its predefined macros (GCC: __VERSION__ "12.2.0"; Clang's __VERSION__
+// starts with "Clang", so it is checked first).
+std::string compilerText() {
+#if defined(__clang__)
+    return fmt::format("Clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+    return fmt::format("GCC {}", __VERSION__);
+#else
+    return "unknown compiler";
+#endif
+}
+
+}  // namespace
+
+std::string versionText(const std::optional<std::string>& loaderVersion) {
+    std::string out = fmt::format("repro {} (git {})\n", kReproVersion, kReproGitHash);
+    if (loaderVersion) out += fmt::format("Vulkan loader: {}\n", *loaderVersion);
+    out += fmt::format("built with: {}, C++ {}\n", compilerText(), __cplusplus);
+    out += fmt::format("glibc: {} at run time, built against {}.{}\n", gnu_get_libc_version(), __GLIBC__,
+                       __GLIBC_MINOR__);
+    return out;
 }
 
 }  // namespace repro

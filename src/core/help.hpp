@@ -3,6 +3,7 @@
 // from the same table.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace repro {
@@ -25,5 +26,13 @@ std::string renderHelp(int columns);
 // options that take a FILE or a DIR. Source it, or install it as
 // share/bash-completion/completions/repro.
 std::string renderBashCompletion();
+
+// --version: repro's version and the git commit it was built from (generated at build time by
+// cmake/WriteVersion.cmake: "unknown" without git, "-dirty" with uncommitted changes), the
+// Vulkan loader's version (`loaderVersion`, e.g. "1.3.239" or "no loader (...)"; nullopt:
+// the line is left out), the compiler that built it, and glibc's version at run time
+// (gnu_get_libc_version) and at build time (__GLIBC__.__GLIBC_MINOR__), so that a binary
+// carried to another machine says what it was built with and needs. Lines end in '\n'.
+std::string versionText(const std::optional<std::string>& loaderVersion);
 
 }  // namespace repro

@@ -194,9 +194,11 @@ std::string localTime(std::chrono::system_clock::time_point t, const char* forma
     if (::localtime_r(&tt, &tm) == nullptr) return "(unknown time)";
     std::array<char, 64> buf{};
     const size_t n = std::strftime(buf.data(), buf.size(), format, &tm);
-    std::string out(buf.data(), n);
-    if (isoZone && out.size() >= 5) out.insert(out.size() - 2, ":");  // +0200 -> +02:00
-    return out;
+    const std::string_view text(buf.data(), n);
+    if (!isoZone || text.size() < 5) return std::string(text);
+    // +0200 -> +02:00. Built by fmt rather than std::string::insert, which GCC 12's
+    // -Wrestrict misreads at -O2 (a false positive, GCC bug 105329).
+    return fmt::format("{}:{}", text.substr(0, text.size() - 2), text.substr(text.size() - 2));
 }
 
 std::string openProblem(const std::string& path, int error) {

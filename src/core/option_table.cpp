@@ -158,9 +158,13 @@ OptionSection reportSection() {
                  "barrier, for captures and hang dumps",
          .flag = &R::labels},
         {.longName = "--verbose", .shortName = 'v',
-         .help = "also print each submit, wait and readback as it happens", .flag = &R::verbose},
+         .help = "the whole header: the ids, extensions, features and memory types of the "
+                 "device, the host, the kernel driver's parameters, the driver environment, the "
+                 "notes and the original repro's size and workgroup lines (the Markdown and JSON "
+                 "reports always have them)",
+         .flag = &R::verbose},
         {.longName = "--quiet", .shortName = 'q',
-         .help = "print only the result lines, the verdict and errors", .flag = &R::quiet},
+         .help = "no header: only the result lines, the verdict and errors", .flag = &R::quiet},
     }};
 }
 

@@ -478,7 +478,8 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv,
         if (raw.help) {
             outcome.out = renderHelp(helpWidth.value_or(helpColumns()));
         } else if (raw.version) {
-            outcome.out = fmt::format("repro {} (git {})\n", kReproVersion, kReproGitHash);
+            outcome.out = versionText(std::nullopt);
+            outcome.version = true;
         } else if (raw.bashCompletion) {
             outcome.out = renderBashCompletion();
         } else {

@@ -115,8 +115,8 @@ struct Options {
     // --keep-logs: keep the folder of the children's logs and reports (only with --matrix,
     // --triage, --driver-env-sweep or --watchdog-probe).
     bool keepLogs = false;
-    bool verbose = false;  // -v: also print each submit, wait and readback as it happens
-    bool quiet = false;    // -q: only the result lines, the verdict and errors (never with -v)
+    bool verbose = false;  // -v: the whole text header (text_report.hpp, HeaderDetail)
+    bool quiet = false;    // -q: no header, only the result lines, the verdict and errors (never with -v)
 };
 
 // The result of parsing: either options to run with, or an exit status and the text
@@ -127,6 +127,7 @@ struct ParseOutcome {
     int exitStatus = 0;
     std::string out;  // for stdout
     std::string err;  // for stderr, one line
+    bool version = false;  // --version: `out` is versionText() without the loader's line (main adds it)
 };
 
 // Parses argv (argv[0] is the program name). `envChain` is the value of the
