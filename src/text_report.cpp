@@ -166,9 +166,21 @@ void printEnvironment(const Options& o, const EnvironmentReport& e) {
     for (const auto& note : e.notes) say("  note: {}", note);
 }
 
+// `line` without its last parenthesised part, the source of the job timeout ("... after
+// 2000 ms (kernel default for Linux 6.19+: ...)"): the short header's form.
+static std::string withoutSource(const std::string& line) {
+    if (line.empty() || line.back() != ')') return line;
+    int depth = 0;
+    for (size_t i = line.size(); i-- > 0;) {
+        if (line[i] == ')') ++depth;
+        if (line[i] == '(' && --depth == 0) return i > 0 && line[i - 1] == ' ' ? line.substr(0, i - 1) : line;
+    }
+    return line;
+}
+
 void printQueue(const Options& o, const std::string& queueLine, const std::string& kernelLogNote) {
     if (!showsShort(o)) return;
-    say("  {}", queueLine);
+    say("  {}", showsFull(o) ? queueLine : withoutSource(queueLine));
     if (showsFull(o) && !kernelLogNote.empty()) say("  note: {}", kernelLogNote);
 }
 

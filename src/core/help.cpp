@@ -276,6 +276,51 @@ std::string renderBashCompletion() {
 
 namespace {
 
+std::string cell(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '|') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+void appendMarkdownSection(std::string& out, const OptionSection& section) {
+    out += "\n## " + std::string(section.title) + "\n\n";
+    if (!section.note.empty()) out += std::string(section.note) + "\n\n";
+    out += "| option | default | meaning |\n|---|---|---|\n";
+    for (const OptionSpec& spec : section.options) {
+        if (spec.hidden) continue;
+        std::string name = spec.shortName != 0 ? std::string("`-") + spec.shortName + "`, " : "";
+        name += "`" + std::string(spec.longName) + (spec.placeholder.empty() ? "" : " ") +
+                std::string(spec.placeholder) + "`";
+        std::string meaning(spec.help);
+        if (!spec.choices.empty()) {
+            std::vector<std::string> words;
+            for (const std::string_view c : spec.choices) words.push_back("`" + std::string(c) + "`");
+            meaning += (spec.onlyChoices ? "; one of " : "; or one of ") + joined(words, ", ");
+        }
+        out += "| " + cell(name) + " | " + cell(spec.defaultText) + " | " + cell(meaning) + " |\n";
+    }
+}
+
+}  // namespace
+
+std::string renderOptionsMarkdown() {
+    std::string out;
+    for (const OptionSection& section : optionTable()) appendMarkdownSection(out, section);
+    out += "\n## Exit status\n\n| status | meaning |\n|---|---|\n";
+    for (const ExitRow& row : kExitRows) out += "| " + std::string(row.status) + " | " + cell(row.meaning) + " |\n";
+    out += "\n";
+    for (const std::string_view note : kExitNotes) out += cell(note) + "\n\n";
+    out += "## Examples\n\n```sh\n";
+    for (const Example& e : kExamples) out += "# " + std::string(e.comment) + "\n" + std::string(e.command) + "\n";
+    out += "```\n";
+    return out;
+}
+
+namespace {
+
 // The compiler, from its predefined macros (GCC: __VERSION__ "12.2.0"; Clang's __VERSION__
 // starts with "Clang", so it is checked first).
 std::string compilerText() {

@@ -27,6 +27,11 @@ std::string renderHelp(int columns);
 // share/bash-completion/completions/repro.
 std::string renderBashCompletion();
 
+// docs/options.md's generated part: one Markdown table per section of the option table
+// (option with its short form and placeholder, default, meaning, the choices), then the exit
+// statuses, the notes and the examples of --help. '|' in a text is escaped as "\|".
+std::string renderOptionsMarkdown();
+
 // --version: repro's version and the git commit it was built from (generated at build time by
 // cmake/WriteVersion.cmake: "unknown" without git, "-dirty" with uncommitted changes), the
 // Vulkan loader's version (`loaderVersion`, e.g. "1.3.239" or "no loader (...)"; nullopt:

@@ -279,10 +279,25 @@ const std::string* hostFact(const EnvironmentReport& e, std::string_view key) {
     return nullptr;
 }
 
+// `text` as a code span for a table cell: nothing in it is read as Markdown, so a kernel
+// version's "#1 SMP" cannot become a link to issue 1 (GitLab Flavored Markdown turns a bare
+// #N into an issue reference; GitLab docs, "GitLab-specific references"). '|' is escaped, as
+// GFM tables need even inside a span; a span holding a backtick is fenced with two and
+// padded (CommonMark 0.30, "Code spans"); new lines become spaces.
+std::string codeSpan(std::string_view text) {
+    std::string inner;
+    for (const char c : text) {
+        if (c == '|') inner += '\\';
+        inner += (c == '\n' || c == '\r') ? ' ' : c;
+    }
+    if (inner.find('`') == std::string::npos) return "`" + inner + "`";
+    return "`` " + inner + " ``";
+}
+
 std::string pairsTable(const std::vector<std::pair<std::string, std::string>>& pairs,
                        std::string_view keyHeader) {
     Table t{{std::string(keyHeader), "value"}, {}};
-    for (const auto& [k, v] : pairs) t.rows.push_back({escapeText(k), v.empty() ? "(empty)" : escapeText(v)});
+    for (const auto& [k, v] : pairs) t.rows.push_back({escapeText(k), v.empty() ? "(empty)" : codeSpan(v)});
     return t.render();
 }
 
@@ -318,6 +333,20 @@ std::string seconds(double x, int decimals) {
 
 std::string hex(uint32_t v) { return fmt::format("0x{:04x}", v); }
 
+// "1002:73bf rev c1": the PCI vendor:device and revision the Mesa issue template asks for,
+// from the DRM card that matches the device (its sysfs "revision", core/environment.cpp);
+// "unknown" parts where a CPU driver or an unreadable sysfs gives none.
+std::string pciIdText(const EnvironmentReport& e, const DeviceReport& d) {
+    if (d.vendorId > 0xffff) return fmt::format("none: vendorID 0x{:x} is not a PCI vendor", d.vendorId);
+    std::string revision = "unknown";
+    if (const DrmCard* card = findDrmCard(e, d)) {
+        for (const auto& [k, v] : e.kernelDriver) {
+            if (k == card->name + ".revision") revision = v.starts_with("0x") ? v.substr(2) : v;
+        }
+    }
+    return fmt::format("{:04x}:{:04x} rev {}", d.vendorId, d.deviceId, revision);
+}
+
 std::string environmentTable(const RunReport& r, const std::optional<JobWatchdog>& watchdog) {
     const EnvironmentReport& e = r.environment;
     const auto fact = [&](std::string_view key) {
@@ -326,18 +355,21 @@ std::string environmentTable(const RunReport& r, const std::optional<JobWatchdog
     };
     Table t{{"environment", "value"}, {}};
     const auto row = [&](std::string_view k, const std::string& v) { t.rows.push_back({std::string(k), escapeText(v)}); };
-    row("repro", fmt::format("{} (git {})", valueOr(r.version, "unknown"), valueOr(r.gitHash, "unknown")));
+    // Version strings go in code spans (codeSpan): they carry '#', '*' and '_'.
+    const auto code = [&](std::string_view k, const std::string& v) { t.rows.push_back({std::string(k), codeSpan(v)}); };
+    code("repro", fmt::format("{} (git {})", valueOr(r.version, "unknown"), valueOr(r.gitHash, "unknown")));
     row("OS", fact("os"));
-    row("kernel", fmt::format("{} {}", fact("kernel.release"), fact("kernel.machine")));
+    code("kernel", fmt::format("{} {} {}", fact("kernel.release"), fact("kernel.version"), fact("kernel.machine")));
     row("CPU", fact("cpu"));
     if (r.device) {
         const DeviceReport& d = *r.device;
         row("GPU", fmt::format("{} ({}, {}:{}{})", d.deviceName, d.deviceType, hex(d.vendorId), hex(d.deviceId),
                                d.pciBus ? ", " + *d.pciBus : std::string()));
-        row("driver", fmt::format("{}; {}; {}", valueOr(d.driverName, "unknown"), valueOr(d.driverInfo, "no driverInfo"),
-                                  valueOr(d.driverId, "driverID unknown")));
-        row("driver version", fmt::format("{} (0x{:x})", d.driverVersion, d.driverVersionRaw));
-        row("Vulkan", d.apiVersion);
+        row("PCI ID", pciIdText(e, d));
+        code("driver", fmt::format("{}; {}; {}", valueOr(d.driverName, "unknown"), valueOr(d.driverInfo, "no driverInfo"),
+                                   valueOr(d.driverId, "driverID unknown")));
+        code("driver version", fmt::format("{} (0x{:x})", d.driverVersion, d.driverVersionRaw));
+        code("Vulkan", d.apiVersion);
     } else {
         row("GPU", "no device was created");
     }
@@ -598,6 +630,22 @@ std::string markdownTable(const std::vector<std::string>& header,
 
 namespace {
 
+// The RADV issue template's "Steps to reproduce": the exact command line, preceded by the
+// driver environment variables it ran under, as one shell command.
+std::string stepsToReproduce(const RunReport& r) {
+    std::string command;
+    for (const auto& [k, v] : r.environment.variables) command += k + "=" + shellQuote(v) + " ";
+    std::string args;
+    for (const auto& arg : r.commandLine) args += (args.empty() ? "" : " ") + shellQuote(arg);
+    command += args.empty() ? "repro" : args;
+    return "#### Steps to reproduce\n\n" + codeBlock(command, "sh") + "\n";
+}
+
+// The answer to the RADV template's "does it happen with RADV_DEBUG=llvm?", from a --triage
+// run's results; empty when the report has none. A hook: RunReport carries no triage
+// results yet, so this prints nothing until --triage records its RADV_DEBUG=llvm child here.
+std::string triageLlvmAnswer(const RunReport&) { return {}; }
+
 // The collapsed <details> sections after the verdict: device, shape, timings, environment,
 // validation, hang evidence and environment notes.
 std::string detailSections(const RunReport& r) {
@@ -644,9 +692,7 @@ std::string renderMarkdown(const RunReport& r) {
     }
     out += fmt::format("### repro: {} (exit {}) on {}\n\n", statusWord(r.verdict.exitStatus), r.verdict.exitStatus,
                        escapeText(device));
-    std::string command;
-    for (const auto& arg : r.commandLine) command += (command.empty() ? "" : " ") + shellQuote(arg);
-    out += "Command:\n\n" + codeBlock(command.empty() ? "repro" : command, "sh") + "\n";
+    out += stepsToReproduce(r);
     out += environmentTable(r, watchdog) + "\n";
     out += resultsTable(r) + "\n";
     for (const auto& m : r.modes) {
@@ -660,6 +706,10 @@ std::string renderMarkdown(const RunReport& r) {
     for (const auto& line : r.verdict.lines) verdict += line + "\n";
     out += "Verdict:\n\n" + codeBlock(verdict.empty() ? "(no verdict lines)\n" : verdict, "text") + "\n";
     for (const auto& w : watchdogWarnings(r)) out += "**" + escapeText(w) + "**\n\n";
+    if (const std::string llvm = triageLlvmAnswer(r); !llvm.empty()) {
+        out += "Does it happen with `RADV_DEBUG=llvm`? " + escapeProse(llvm) + "\n\n";
+    }
+    out += "Regression: last known good Mesa version or commit: (fill in, or \"unknown\")\n\n";
     for (const auto& st : r.streams) {
         std::string calls;
         for (const auto& c : st.calls) calls += c + "\n";

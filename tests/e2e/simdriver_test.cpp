@@ -367,7 +367,8 @@ TEST(Identity, ListDevicesShowsTheSimulatedRadv) {
 }
 
 TEST(Identity, MarkdownReportShowsTheSimulatedRadv) {
-    const BoundedResult r = repro({"--preset", "tiny", "-n", "1", "--format", "markdown"}, "identity");
+    // -v: the text report on stderr carries the whole driver line.
+    const BoundedResult r = repro({"-v", "--preset", "tiny", "-n", "1", "--format", "markdown"}, "identity");
     EXPECT_EQ(r.status, 0) << shown(r);
     for (const char* s : {"AMD Radeon 890M Graphics (RADV STRIX1)", "DRIVER_ID_MESA_RADV", "Mesa 26.0.2",
                           "0x1002", "0x150e", "INTEGRATED_GPU"}) {
@@ -380,7 +381,7 @@ TEST(Identity, MarkdownReportShowsTheSimulatedRadv) {
 }
 
 TEST(Identity, PciAddressIsReportedAndItsExtensionListed) {
-    const BoundedResult r = repro({"--preset", "tiny", "-n", "1"}, "identity:pci=0000:c4:00.0");
+    const BoundedResult r = repro({"-v", "--preset", "tiny", "-n", "1"}, "identity:pci=0000:c4:00.0");
     EXPECT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "| PCI 0000:c4:00.0")) << r.out;
     const BoundedResult probe =

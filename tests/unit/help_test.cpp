@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -261,6 +263,39 @@ TEST(BashCompletion, OffersEveryOptionAndChoice) {
     }
     EXPECT_FALSE(contains(script, "--bash-completion "));
     EXPECT_TRUE(script.ends_with("complete -F _repro repro\n"));
+}
+
+
+// docs/options.md: the part between its markers is renderOptionsMarkdown(), so the options
+// reference cannot drift from the table that the parser, --help and the completion use.
+// Regenerate with REPRO_UPDATE_OPTIONS_DOC=1 build/dev/tests/repro_unit_tests --gtest_filter=OptionsDoc.*
+TEST(OptionsDoc, MatchesTheOptionTable) {
+    const std::string path = std::string(REPRO_SOURCE_DIR) + "/docs/options.md";
+    constexpr std::string_view kBegin = "<!-- generated from src/core/option_table.cpp: begin -->\n";
+    constexpr std::string_view kEnd = "<!-- generated from src/core/option_table.cpp: end -->\n";
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << path;
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    const size_t begin = doc.find(kBegin), end = doc.find(kEnd);
+    ASSERT_NE(begin, std::string::npos) << path << " has no begin marker";
+    ASSERT_NE(end, std::string::npos) << path << " has no end marker";
+    ASSERT_LT(begin, end);
+    const size_t from = begin + kBegin.size();
+    const std::string expected = renderOptionsMarkdown();
+    if (std::getenv("REPRO_UPDATE_OPTIONS_DOC") != nullptr) {
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << doc.substr(0, from) << expected << doc.substr(end);
+        return;
+    }
+    EXPECT_EQ(doc.substr(from, end - from), expected) << path << " is out of date; regenerate it (see its header)";
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            if (!spec.hidden) {
+                EXPECT_TRUE(contains(doc, "`" + std::string(spec.longName))) << spec.longName;
+            }
+        }
+    }
 }
 
 }  // namespace

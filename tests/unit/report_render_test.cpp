@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -57,6 +58,34 @@ ModeReport mode(Mode m, Classification kind, std::string reason, std::optional<B
     r.result.wallSeconds = 1.25;
     r.role = std::move(role);
     return r;
+}
+
+// The Markdown with its fenced blocks and code spans taken out: what GitLab reads as
+// Markdown (references such as #1 included).
+std::string outsideCode(const std::string& md) {
+    std::string out;
+    bool fenced = false;
+    std::istringstream in(md);
+    for (std::string line; std::getline(in, line);) {
+        if (line.starts_with("```")) {
+            fenced = !fenced;
+            continue;
+        }
+        if (fenced) continue;
+        bool span = false;
+        for (size_t i = 0; i < line.size(); ++i) {
+            if (line[i] == '\\' && i + 1 < line.size()) {
+                if (!span) out += line.substr(i, 2);
+                ++i;
+            } else if (line[i] == '`') {
+                span = !span;
+            } else if (!span) {
+                out += line[i];
+            }
+        }
+        out += '\n';
+    }
+    return out;
 }
 
 // A full report: RADV on an RX 6800, split ok (run after as the reference), multipass
@@ -607,8 +636,9 @@ TEST(ReportMarkdown, DetailsAreBalancedAndContentCannotOpenTags) {
     }
     EXPECT_EQ(opened, closed);
     EXPECT_GE(opened, 8u);
-    // driverInfo's "<details>" is escaped, so every "<details" in the text is one of ours.
-    EXPECT_EQ(count(md, "<details"), opened);
+    // driverInfo's "<details>" is escaped, or literal inside a code span (CommonMark reads no
+    // HTML there), so every "<details" outside code is one of ours.
+    EXPECT_EQ(count(outsideCode(md), "<details"), opened);
     EXPECT_TRUE(contains(md, "git-1234 &lt;details&gt;"));
     EXPECT_EQ(count(md, "<b>"), 1u) << "the validation message's <b>, inside its code block";
 }
@@ -618,7 +648,7 @@ TEST(ReportMarkdown, HeadingCommandVerdictAndDetails) {
     const std::string md = renderMarkdown(r);
     EXPECT_TRUE(md.starts_with("### repro: BUG REPRODUCED (exit 2) on AMD Radeon RX 6800 (RADV NAVI21), radv Mesa 24.0.5"))
         << md.substr(0, 200);
-    EXPECT_TRUE(contains(md, "```sh\nrepro -n 6 --format markdown --device 'RX 6800'\n```\n"));
+    EXPECT_TRUE(contains(md, "```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 --format markdown --device 'RX 6800'\n```\n"));
     for (const auto& line : r.verdict.lines) EXPECT_TRUE(contains(md, "\n" + line + "\n")) << line;
     // Validation text holds ``` itself: the fence around it is longer.
     EXPECT_TRUE(contains(md, "````text\nSYNC-HAZARD-READ-AFTER-WRITE | vkCmdDispatch ``` <b>\n````\n"));
@@ -628,8 +658,8 @@ TEST(ReportMarkdown, HeadingCommandVerdictAndDetails) {
                                 "Where a hang leaves evidence", "Environment notes"}) {
         EXPECT_TRUE(contains(md, std::string("<summary>") + summary + "</summary>")) << summary;
     }
-    EXPECT_TRUE(contains(md, "| amdgpu.lockup_timeout | 10000 |"));
-    EXPECT_TRUE(contains(md, "| RADV_DEBUG | nocache\\|syncshaders |"));
+    EXPECT_TRUE(contains(md, "| amdgpu.lockup_timeout | `10000` |"));
+    EXPECT_TRUE(contains(md, "| RADV_DEBUG | `nocache\\|syncshaders` |"));
     EXPECT_TRUE(contains(md, "| amdgpu.uni_mes | (empty) |"));
     EXPECT_TRUE(contains(md, "- VK_KHR_synchronization2\n"));
     EXPECT_TRUE(contains(md, "RADV_DEBUG=hang"));
@@ -696,6 +726,35 @@ TEST(ReportJson, ParseNeverThrowsOnForeignInput) {
         (void)renderMarkdown(r);
         (void)renderJson(r);
     }
+}
+
+// The RADV issue template's fields: steps to reproduce with the driver environment, the PCI
+// ID and revision, a regression line, and version strings that GitLab cannot turn into
+// issue links.
+TEST(Markdown, FollowsTheRadvIssueTemplate) {
+    RunReport r = sampleReport();
+    r.environment.host.emplace_back("kernel.version", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1");
+    r.environment.kernelDriver.emplace_back("card0.revision", "0xc1");
+    const std::string md = renderMarkdown(r);
+    EXPECT_TRUE(contains(md, "#### Steps to reproduce\n\n```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 "
+                             "--format markdown --device 'RX 6800'\n```\n"))
+        << md;
+    EXPECT_TRUE(contains(md, "| PCI ID | 1002:73bf rev c1 |")) << md;
+    EXPECT_TRUE(contains(md, "| kernel | `6.8.0-45-generic #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 x86_64` |")) << md;
+    EXPECT_TRUE(contains(md, "| repro | `0.1.0 (git abc1234)` |")) << md;
+    EXPECT_TRUE(contains(md, "\nRegression: last known good Mesa version or commit: ")) << md;
+    EXPECT_FALSE(contains(md, "RADV_DEBUG=llvm")) << "no triage ran, so no llvm answer: " << md;
+    const std::regex issueReference("(^|[^&\\w])#[0-9]");
+    const std::string prose = outsideCode(md);
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(prose, m, issueReference)) << "a bare #N outside code: ..." << m.suffix().str().substr(0, 80);
+}
+
+TEST(Markdown, PciIdIsUnknownWithoutSysfsAndNoneForACpuDriver) {
+    RunReport r = sampleReport();
+    EXPECT_TRUE(contains(renderMarkdown(r), "| PCI ID | 1002:73bf rev unknown |"));
+    r.device->vendorId = 0x10005;
+    EXPECT_TRUE(contains(renderMarkdown(r), "| PCI ID | none: vendorID 0x10005 is not a PCI vendor |"));
 }
 
 }  // namespace
