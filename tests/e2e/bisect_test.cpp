@@ -350,7 +350,8 @@ TEST(BisectStep, ABrokenBuildBesideAnInstalledDriverIsNotTestedOnThatDriver) {
     FakeMesa mesa(dir.path(), lavapipe(), {Kind::MissingLibrary});
     std::vector<std::string> env = bisectEnv();
     env.push_back("VK_DRIVER_FILES=" + (mesa.checkout() / "manifest.json").string() + ":" + lavapipe());
-    const std::vector<std::string> args = {"--preset", "tiny", "-n", "7", "--mode", "all"};
+    // -v: the verbose header's "driverName" field names the driver the run was on.
+    const std::vector<std::string> args = {"-v", "--preset", "tiny", "-n", "7", "--mode", "all"};
     const ProcessResult unchecked = runProcess(REPRO_EXECUTABLE, args, env, 120);
     EXPECT_EQ(unchecked.status, 0) << shown(unchecked);
     EXPECT_TRUE(contains(unchecked.out, "driverName llvmpipe")) << "the run was on lavapipe\n" << shown(unchecked);

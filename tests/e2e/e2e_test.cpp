@@ -64,8 +64,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ChainCase{"small", kSmall, 3}, ChainCase{"small", kSmall, 8}),
     [](const auto& param) { return param.param.preset + "_n" + std::to_string(param.param.n); });
 
+// With -v, every line the Rust repro printed is there (the default header keeps "Device:"
+// and "Chaining"; -v adds the size and workgroup lines).
 TEST(OriginalOutput, KeepsTheRustReprosLines) {
-    const ProcessResult r = runRepro({"--preset", "small", "-n", "2"});
+    const ProcessResult r = runRepro({"-v", "--preset", "small", "-n", "2"});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     const auto out = lines(r.out);
     auto has = [&](const std::string& prefix) {

@@ -106,7 +106,8 @@ TEST(Timestamps, PerDispatchTimesArePositiveAndWithinTheirSubmit) {
 }
 
 TEST(Forensics, FlagsOnACleanRunChangeNothingButSayWhatTheyAdd) {
-    const ProcessResult r = runRepro({"--validation", "--preset", "small", "-n", "2", "--labels",
+    // -v: the host and driver environment lines are the verbose header's.
+    const ProcessResult r = runRepro({"-v", "--validation", "--preset", "small", "-n", "2", "--labels",
                                    "--breadcrumbs", "--timestamps"});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
