@@ -26,7 +26,7 @@ struct ExitRow {
     std::string_view status, meaning;
 };
 
-// The exit statuses (README.md "Exit status" says the same in more words).
+// The exit statuses (README.md "Exit status" and docs/contract.md say the same in more words).
 constexpr ExitRow kExitRows[] = {
     {"0", "ran; no mode was wrong (not reproduced)"},
     {"1", "usage error: a bad option or value; one line on stderr says which and why"},

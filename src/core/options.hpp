@@ -14,7 +14,7 @@
 
 namespace repro {
 
-// Where the barriers and submits go (README.md "The modes and what they send to Vulkan";
+// Where the barriers and submits go (docs/modes.md, "The three modes and what they send to Vulkan";
 // docs/blade-mapping.md).
 enum class Mode { Split, Multipass, Single };
 std::string_view name(Mode m);  // "split", "multipass", "single"

@@ -99,6 +99,28 @@ TEST(Header, KernelCommandLineKeepsOnlyGpuParameters) {
     }
 }
 
+// The Markdown report of a real run: the RADV template's sections, and no bare "#N" outside
+// code (GitLab would link it to issue N; the kernel version carries "#1 SMP").
+TEST(MarkdownReport, PastesIntoAMesaIssueWithoutStrayReferences) {
+    const ProcessResult r = runRepro({"--format", "markdown", "--preset", "tiny", "-n", "1", "--mode", "split"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "#### Steps to reproduce\n\n```sh\n")) << r.out;
+    EXPECT_TRUE(contains(r.out, "\n| PCI ID | ")) << r.out;
+    EXPECT_TRUE(contains(r.out, "\nRegression: last known good Mesa version or commit: ")) << r.out;
+    std::string prose;
+    bool fenced = false;
+    for (const std::string& line : lines(r.out)) {
+        if (line.starts_with("```")) fenced = !fenced;
+        if (!fenced && !line.starts_with("```")) {
+            prose += std::regex_replace(std::regex_replace(line, std::regex("``.*?``"), ""), std::regex("`[^`]*`"), "") +
+                     "\n";
+        }
+    }
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(prose, m, std::regex(R"((^|[^&\w])#[0-9])"))) << "bare reference: " << m.str()
+                                                                                 << "\n" << r.out;
+}
+
 TEST(Version, NamesLoaderCompilerAndGlibc) {
     const ProcessResult r = runRepro({"--version"});
     ASSERT_EQ(r.status, 0) << r.err;
