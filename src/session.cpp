@@ -3,6 +3,7 @@
 #include "session.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include <algorithm>
@@ -361,7 +362,12 @@ void LengthRun::judgeCompleted(RunRecord& record) {
 // Split's outcome tells the cause whether the shaders compute right one dispatch at a time.
 void LengthRun::checkEachDispatchOnCpu(const RunRecord& record) {
     const std::vector<float> weight = makeWeight(s_.sizes);
-    const StepCheckReport report = checkEachDispatch(s_.options.shape, s_.sizes, weight, record.buffers);
+    // REPRO_STEP_CHECK=exact: every element's bound from its own T_j (a second cpuConvT pass
+    // a step), so each conv-T line shows the bound itself beside the measured difference.
+    const char* mode = std::getenv("REPRO_STEP_CHECK");
+    const bool exact = mode && std::string_view(mode) == "exact";
+    const StepCheckReport report =
+        checkEachDispatch(s_.options.shape, s_.sizes, weight, record.buffers, 0, /*exactBounds=*/exact);
     if (report.firstWrong) {
         say("    per-dispatch CPU check (each dispatch from the GPU's own input): first wrong: {} ({:.1f} s)",
             report.dispatches[*report.firstWrong].line(), report.seconds);
