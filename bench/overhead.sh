@@ -77,19 +77,27 @@ with tempfile.TemporaryDirectory() as tmp:
         busy = gpu_busy(stamped)
         rate = read_bytes / t["readback"] * 1e-9 if t["readback"] > 0 else float("inf")
         overhead = (wall - t["instance_and_device"] - busy) / wall
+        # Everything else of repro's own: set-up after the device (pipelines, buffers and
+        # upload), recording, the teardown after the verdict, and process start and exit.
+        setup = t["pipelines"] + t["buffers_and_upload"] + t["recording"]
+        rest = wall - t["total"] - t.get("teardown", 0.0)
         rows.append((" ".join(args), status, wall, t["instance_and_device"], t["gpu_wait"], busy,
-                     t["readback"], rate, reads, t["verification"], overhead))
+                     t["readback"], rate, reads, t["verification"], setup, t.get("teardown", 0.0), rest,
+                     overhead))
     dev = first.get("device") or {}
     print(f"repro overhead: {dev.get('device_name', 'no device')} ({dev.get('driver_name', '?')} "
           f"{dev.get('driver_version', '?')}), preset {preset}, small[N] {first['sizes']['small_bytes']} bytes; "
           f"host-read environment: {env or 'none set'}")
     print(f"{'configuration':<22} {'exit':>4} {'wall s':>8} {'inst+dev':>9} {'GPU wait':>9} {'GPU busy':>9} "
-          f"{'readback':>9} {'GB/s':>7} {'reads':>6} {'verify':>8} {'overhead':>9}")
-    for name, status, wall, inst, wait, busy, rb, rate, reads, ver, ovh in rows:
+          f"{'readback':>9} {'GB/s':>7} {'reads':>6} {'verify':>8} {'set-up':>7} {'teardown':>9} {'process':>8} "
+          f"{'overhead':>9}")
+    for name, status, wall, inst, wait, busy, rb, rate, reads, ver, setup, down, rest, ovh in rows:
         print(f"{name:<22} {status:>4} {wall:>8.3f} {inst:>9.3f} {wait:>9.3f} {busy:>9.3f} {rb:>9.3f} "
-              f"{rate:>7.2f} {reads:>6} {ver:>8.3f} {ovh * 100:>8.1f}%")
+              f"{rate:>7.2f} {reads:>6} {ver:>8.3f} {setup:>7.3f} {down:>9.3f} {rest:>8.3f} {ovh * 100:>8.1f}%")
     print("seconds. GPU wait: the host's wait for submits (timings.gpu_wait); GPU busy: timestamps, from a\n"
-          "second run with --timestamps; GB/s = reads x small[N] bytes / readback;\n"
+          "second run with --timestamps; GB/s = reads x small[N] bytes / readback; set-up: pipelines,\n"
+          "buffers and upload, recording; teardown: destroying the Vulkan objects after the verdict;\n"
+          "process: wall - total - teardown (process start and exit, the supervising parent);\n"
           "overhead = (wall - instance/device - GPU busy) / wall")
     if any(r[-1] < 0 for r in rows):
         print("a negative overhead: the --timestamps run's GPU time exceeded the plain run's wall time "

@@ -24,7 +24,7 @@
 
 namespace {
 
-double maxAbs(const std::vector<float>& v) {
+double maxAbs(std::span<const float> v) {
     double m = 0;
     for (float x : v) m = std::max(m, double(std::fabs(x)));
     return m;
@@ -40,7 +40,7 @@ void printSensitivity(const repro::Shape& shape, const repro::ChainSizes& sizes,
     std::copy_n(weight.begin() + 5 * perCo, perCo, onlyChannel.begin() + 5 * perCo);
     for (size_t i = 0; i < weight.size(); ++i) absW[i] = std::fabs(weight[i]);
     for (uint32_t k = 1; k <= steps; ++k) {
-        const std::vector<float>& x = gpu.small[k - 1];
+        const repro::HostFloats& x = gpu.small[k - 1];
         std::vector<float> absX(x.size());
         for (size_t i = 0; i < x.size(); ++i) absX[i] = std::fabs(x[i]);
         std::vector<float> contribution(sizes.bigElems), value(sizes.bigElems), magnitude(sizes.bigElems);
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
         printSensitivity(shape, sizes, weight, gpu, steps, threads);
         if (chained) {
             const repro::Tolerance tol = repro::cpuTolerance(shape, steps, threads);
-            const std::vector<float>& out = gpu.small.back();
+            const repro::HostFloats& out = gpu.small.back();
             double maxAllowed = 0;
             for (size_t j = 0; j < out.size(); ++j) maxAllowed = std::max(maxAllowed, tol.allowed(j, out[j]));
             fmt::print("  chained tolerance at N={}: max allowed / max|small[N]| = {:.2e}\n", steps, maxAllowed / maxAbs(out));

@@ -179,7 +179,11 @@ int failedRun(const Options& o, RunReport& report, int status, const std::string
 int runGuarded(const Options& o, RunReport& report) {
     try {
         report.sizes = computeSizes(o.shape);
-        return runRepro(o, report);
+        const auto start = Clock::now();
+        const int status = runRepro(o, report);
+        // runRepro's Vulkan objects are destroyed by now; `total` ended before that.
+        if (report.timings.total > 0) report.timings.teardown = std::max(0.0, secondsSince(start) - report.timings.total);
+        return status;
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
         return kExitUsage;

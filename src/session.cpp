@@ -3,6 +3,7 @@
 #include "session.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,7 +65,7 @@ std::string hangReason(const Failure& f) {
 
 // Writes `values` to DIR/<mode>.f32 (with --sweep DIR/<mode>-n<N>.f32, one file per chain
 // length) as raw float32; false (and a line on stderr) on failure.
-bool dumpFinal(const std::string& dir, Mode mode, std::optional<uint32_t> sweepLength, const std::vector<float>& values) {
+bool dumpFinal(const std::string& dir, Mode mode, std::optional<uint32_t> sweepLength, std::span<const float> values) {
     const auto path = std::filesystem::path(dir) /
                       (sweepLength ? fmt::format("{}-n{}.f32", name(mode), *sweepLength) : fmt::format("{}.f32", name(mode)));
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -89,7 +91,7 @@ std::vector<std::string> splitLines(const std::string& text) {
     return out;
 }
 
-bool bitIdentical(const std::vector<float>& a, const std::vector<float>& b) {
+bool bitIdentical(std::span<const float> a, std::span<const float> b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
                return std::bit_cast<uint32_t>(x) == std::bit_cast<uint32_t>(y);
            });
@@ -265,7 +267,7 @@ std::optional<Failure> LengthRun::execute(RunRecord& record) {
     if (!run.completed) return Failure{run.failure, run.failedSubmit, run.failedTimeout};
     const auto start = Clock::now();
     const bool steps = s_.options.checkSteps;
-    auto read = [&](const vk::Buffer& buffer, std::vector<float>& into) -> std::optional<Failure> {
+    auto read = [&](const vk::Buffer& buffer, HostFloats& into) -> std::optional<Failure> {
         vk::Readback r = vk::readBuffer(rig.resources, rig.encoder, timeout, buffer);
         if (!r.ok) return Failure{r.failure, "reading back " + buffer.name, timeout.seconds(s_.options.shape, 0)};
         into = std::move(r.values);
@@ -327,7 +329,7 @@ void LengthRun::recordFailure(RunRecord& record, const Failure& f, const std::st
 
 void LengthRun::judgeCompleted(RunRecord& record) {
     const auto start = Clock::now();
-    const std::vector<float>& final = record.buffers.final();
+    const HostFloats& final = record.buffers.final();
     record.result.stats = computeStats(final);
     const std::optional<uint32_t> sweepLength = s_.options.sweep ? std::optional<uint32_t>(n_) : std::nullopt;
     if (s_.options.dumpDir && !dumpFinal(*s_.options.dumpDir, record.mode, sweepLength, final)) dumpFailed_ = true;
@@ -360,7 +362,12 @@ void LengthRun::judgeCompleted(RunRecord& record) {
 // Split's outcome tells the cause whether the shaders compute right one dispatch at a time.
 void LengthRun::checkEachDispatchOnCpu(const RunRecord& record) {
     const std::vector<float> weight = makeWeight(s_.sizes);
-    const StepCheckReport report = checkEachDispatch(s_.options.shape, s_.sizes, weight, record.buffers);
+    // REPRO_STEP_CHECK=exact: every element's bound from its own T_j (a second cpuConvT pass
+    // a step), so each conv-T line shows the bound itself beside the measured difference.
+    const char* mode = std::getenv("REPRO_STEP_CHECK");
+    const bool exact = mode && std::string_view(mode) == "exact";
+    const StepCheckReport report =
+        checkEachDispatch(s_.options.shape, s_.sizes, weight, record.buffers, 0, /*exactBounds=*/exact);
     if (report.firstWrong) {
         say("    per-dispatch CPU check (each dispatch from the GPU's own input): first wrong: {} ({:.1f} s)",
             report.dispatches[*report.firstWrong].line(), report.seconds);

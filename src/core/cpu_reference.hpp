@@ -66,11 +66,12 @@ struct CpuChain {
 };
 
 // Runs the chain from makeInput/makeWeight for `chainLength` steps (0 is allowed: small[0]
-// only). Memory: with keepIntermediates, (N + 1) small + N big floats; without, one small
-// plus two float64 working copies of small (with margins). Throws UsageError from
-// computeSizes for an invalid shape.
+// only). Memory: with keepIntermediates, (N + 1) small + N big floats (big only with
+// keepBig: at full size, N = 20, the bigs are 580 MiB of the 870); without, one small plus
+// two float64 working copies of small (with margins). Throws UsageError from computeSizes
+// for an invalid shape.
 CpuChain cpuChain(const Shape& shape, uint32_t chainLength, unsigned threads = 0,
-                  bool keepIntermediates = true);
+                  bool keepIntermediates = true, bool keepBig = true);
 
 // The exact number of multiply-adds one conv-T step needs (terms whose oh, ow and ih, iw
 // are all in range): batch * C * C * (sum over kh of valid rows) * (sum over kw of valid cols).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/cpu_reference.hpp"
+#include "core/host_floats.hpp"
 #include "core/options.hpp"
 #include "core/shape.hpp"
 #include "core/stats.hpp"
@@ -19,9 +20,22 @@ namespace repro {
 // small[0..N] (small[0] is the input) and big[0..N); intermediates only with
 // --check-steps, otherwise small holds just small[N] at index N and the rest is empty.
 struct ChainResult {
-    std::vector<std::vector<float>> small;
-    std::vector<std::vector<float>> big;
-    const std::vector<float>& final() const { return small.back(); }
+    std::vector<HostFloats> small;
+    std::vector<HostFloats> big;
+    const HostFloats& final() const { return small.back(); }
+
+    ChainResult() = default;
+    // A copy of host-computed buffers (a CpuChain's small and big), for tests and benches.
+    ChainResult(const std::vector<std::vector<float>>& smallIn, const std::vector<std::vector<float>>& bigIn)
+        : small(copyAll(smallIn)), big(copyAll(bigIn)) {}
+
+  private:
+    static std::vector<HostFloats> copyAll(const std::vector<std::vector<float>>& in) {
+        std::vector<HostFloats> out;
+        out.reserve(in.size());
+        for (const auto& v : in) out.emplace_back(v.begin(), v.end());
+        return out;
+    }
 };
 
 // One dispatch's output checked against the reference.

@@ -59,10 +59,13 @@ struct LoaderReport {
     std::vector<std::string> problems;         // its warnings and errors, in its words
 };
 
-// Host-side phase timings in seconds (--timings; always in JSON).
+// Host-side phase timings in seconds (--timings; always in JSON). `total` ends when the
+// verdict is known; `teardown` follows it: destroying the Vulkan objects, the device and
+// the instance (the driver unloads), measured after the text report was printed, so it is
+// in Markdown and JSON only.
 struct PhaseTimings {
     double instanceAndDevice = 0, pipelines = 0, buffersAndUpload = 0, recording = 0,
-           gpuWait = 0, readback = 0, verification = 0, total = 0;
+           gpuWait = 0, readback = 0, verification = 0, total = 0, teardown = 0;
 };
 
 // One mode's outcome as the report shows it.

@@ -492,7 +492,8 @@ std::string timingDetails(const RunReport& r) {
     for (const auto& [k, v] : {std::pair{"instance and device", p.instanceAndDevice}, std::pair{"pipelines", p.pipelines},
                                std::pair{"buffers and upload", p.buffersAndUpload}, std::pair{"recording", p.recording},
                                std::pair{"GPU wait", p.gpuWait}, std::pair{"readback", p.readback},
-                               std::pair{"verification", p.verification}, std::pair{"total", p.total}}) {
+                               std::pair{"verification", p.verification}, std::pair{"total", p.total},
+                               std::pair{"teardown, after the total", p.teardown}}) {
         t.rows.push_back({k, escapeText(seconds(v, 3))});
     }
     std::string out = t.render();
@@ -599,7 +600,8 @@ json renderJson(const RunReport& r) {
          {{"instance_and_device", number(p.instanceAndDevice)}, {"pipelines", number(p.pipelines)},
           {"buffers_and_upload", number(p.buffersAndUpload)}, {"recording", number(p.recording)},
           {"gpu_wait", number(p.gpuWait)}, {"readback", number(p.readback)},
-          {"verification", number(p.verification)}, {"total", number(p.total)}}},
+          {"verification", number(p.verification)}, {"total", number(p.total)},
+          {"teardown", number(p.teardown)}}},
         {"warnings", watchdogWarnings(r)},
         {"verdict", {{"exit_status", r.verdict.exitStatus}, {"lines", r.verdict.lines}}},
         {"streams", streamsJson(r.streams)},
@@ -933,7 +935,8 @@ RunReport parseReport(const json& j) {
     r.timings = {.instanceAndDevice = getNumber(t, "instance_and_device"), .pipelines = getNumber(t, "pipelines"),
                  .buffersAndUpload = getNumber(t, "buffers_and_upload"), .recording = getNumber(t, "recording"),
                  .gpuWait = getNumber(t, "gpu_wait"), .readback = getNumber(t, "readback"),
-                 .verification = getNumber(t, "verification"), .total = getNumber(t, "total")};
+                 .verification = getNumber(t, "verification"), .total = getNumber(t, "total"),
+                 .teardown = getNumber(t, "teardown")};
     const json& verdict = member(j, "verdict");
     r.verdict = {.exitStatus = get<int>(verdict, "exit_status"), .lines = get<std::vector<std::string>>(verdict, "lines")};
     for (const json& st : elements(j, "streams")) {

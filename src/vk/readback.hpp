@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "core/host_floats.hpp"
 #include "vk/recorder.hpp"
 
 namespace repro::vk {
@@ -11,7 +12,7 @@ namespace repro::vk {
 struct Readback {
     bool ok = true;
     SubmitOutcome failure;
-    std::vector<float> values;  // elements
+    HostFloats values;  // elements, uninitialised until the read fills them
 };
 
 // Reads `buffer` (elements = size / 4): a host-visible buffer straight from its mapping (a

@@ -86,6 +86,20 @@ TEST(CheckSteps, CleanChainMatchesEveryDispatch) {
     EXPECT_EQ(count(r.out, "      dispatch "), 12u) << r.out;                 // 6 each
 }
 
+// REPRO_STEP_CHECK=exact: each conv-T line states its bound beside the measured difference
+// (the default fast path only says the worst ratio is at most 0.5).
+TEST(CheckSteps, ExactBoundsShowTheBoundOfEveryConvT) {
+    const ProcessResult plain = runRepro({"--check-steps", "--preset", "tiny", "-n", "2", "--mode", "split"});
+    EXPECT_EQ(plain.status, 0) << plain.out << plain.err;
+    EXPECT_EQ(count(plain.out, "allowed up to"), 0u) << plain.out;
+    EXPECT_EQ(count(plain.out, "worst ratio at most"), 2u) << plain.out;
+    const ProcessResult exact =
+        runRepro({"--check-steps", "--preset", "tiny", "-n", "2", "--mode", "split"}, {"REPRO_STEP_CHECK=exact"});
+    EXPECT_EQ(exact.status, 0) << exact.out << exact.err;
+    EXPECT_EQ(count(exact.out, "allowed up to"), 2u) << exact.out;  // conv-T 1 and 2
+    EXPECT_EQ(count(exact.out, "worst ratio at most"), 0u) << exact.out;
+}
+
 TEST(Poison, DroppedDispatchOutputIsUnwritten) {
     const ProcessResult r = runRepro({"--poison", "--check-steps", "--preset", "tiny", "-n", "3",
                                    "--mode", "single", "--drop-dispatch", "3"});

@@ -185,6 +185,15 @@ TEST(CpuReferenceData, InputAndWeightValues) {
     EXPECT_NEAR(w[157], 0.0f, 1e-4f);   // cos(1.57) ~ 0
 }
 
+// makeInput fills in chunks on the thread pool: every element, chunk edges included, is the
+// element's own formula.
+TEST(CpuReferenceData, EveryInputElementIsItsFormula) {
+    const std::vector<float> x = makeInput(computeSizes(Shape{}));
+    size_t wrong = 0;
+    for (size_t i = 0; i < x.size(); ++i) wrong += x[i] != sinf(float(i) * 0.001f) + 1.0f ? 1 : 0;
+    EXPECT_EQ(wrong, 0u);
+}
+
 TEST(CpuReferenceData, ConvTermCountMatchesBruteForce) {
     std::mt19937 rng(7);
     for (int t = 0; t < 30; ++t) {
@@ -312,6 +321,12 @@ TEST_P(CpuReference, ChainMatchesBruteForceOnRandomShapes) {
             EXPECT_TRUE(lean.big[i].empty());
         }
         EXPECT_EQ(lean.output(), chain.output()) << describe(s);
+        // Intermediates without the bigs (what --check-steps --reference cpu keeps): every
+        // small bit-identical, no big held.
+        const CpuChain smallsOnly = cpuChain(s, steps, 2, /*keepIntermediates=*/true, /*keepBig=*/false);
+        ASSERT_EQ(smallsOnly.small.size(), steps + 1u);
+        for (uint32_t i = 0; i < steps; ++i) EXPECT_TRUE(smallsOnly.big[i].empty());
+        for (uint32_t i = 0; i <= steps; ++i) EXPECT_EQ(smallsOnly.small[i], chain.small[i]) << describe(s);
         EXPECT_GT(chain.multiplyAdds, 0u);
     }
 }
