@@ -30,14 +30,6 @@
 namespace repro {
 namespace {
 
-// What the parent needs to know of the device the children will pick.
-struct ProbedDevice {
-    std::string name;
-    std::string driverId;  // VkDriverId name without "DRIVER_ID_", e.g. "MESA_RADV"
-    std::string driver;    // "driverName driverInfo"
-    bool cpu = false;
-};
-
 // --spirv is checked once here, so a bad file is one usage error, not one per child.
 void checkSpirvDir(const Options& options) {
     if (!options.spirvDir) return;
@@ -47,6 +39,8 @@ void checkSpirvDir(const Options& options) {
     checkComputeInterface(loadSpirvFile(dir / "slice.spv"), "--spirv " + (dir / "slice.spv").string(),
                           {REPRO_SLICE_WORKGROUP_X, 1, 1}, 3);
 }
+
+}  // namespace
 
 ProbedDevice probe(const Options& options) {
     checkSpirvDir(options);
@@ -63,23 +57,30 @@ ProbedDevice probe(const Options& options) {
         p.driver = vk::driverVersionText(d);
     }
     p.cpu = d.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    p.memoryTypes = d.memory.memoryTypeCount;
     return p;
 }
 
-// The user's arguments for a child: argv without the program name and the flags that
-// made this process the parent.
 std::vector<std::string> baseChildArgs(const Options& options) {
+    // Flags of the parent alone (--invert applies once, to the parent's status), and the
+    // document flags: each child writes its own JSON report where the parent says.
+    static const char* const parentOnly[] = {"--matrix", "--driver-env-sweep", "--all-drivers", "--invert",
+                                             "--triage", "--watchdog-probe", "--keep-logs"};
+    static const char* const withValue[] = {"--format", "--output", "-o"};
     std::vector<std::string> args;
     for (size_t i = 1; i < options.commandLine.size(); ++i) {
         const std::string& a = options.commandLine[i];
-        // --invert applies once, to the parent's status, not to each child's.
-        if (a == "--matrix" || a == "--driver-env-sweep" || a == "--all-drivers" || a == "--invert") continue;
+        if (std::find(std::begin(parentOnly), std::end(parentOnly), a) != std::end(parentOnly)) continue;
+        if (std::find(std::begin(withValue), std::end(withValue), a) != std::end(withValue)) {
+            ++i;  // and its value
+            continue;
+        }
+        if (a.starts_with("--format=") || a.starts_with("--output=") || (a.starts_with("-o") && a.size() > 2)) continue;
         args.push_back(a);
     }
     return args;
 }
 
-// A folder for the children's logs and reports, kept after the run.
 std::filesystem::path makeLogDir(const char* what) {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = fmt::format("{}/repro-{}-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
@@ -89,29 +90,23 @@ std::filesystem::path makeLogDir(const char* what) {
     return pattern;
 }
 
-// How one child run went, from its exit and its JSON report.
-struct ChildOutcome {
-    ChildResult process;
-    int status = -1;             // the child's exit status, -1 if it did not exit
-    bool report = false;         // the JSON report was read
-    std::vector<std::string> classifications;  // "multipass zero", per mode under test
-    bool anyWrong = false;       // a mode under test was wrong or hung
-    std::string reason;          // of the first wrong mode, or the verdict's first line
-    uint64_t validationMessages = 0;
-    uint64_t hazards = 0;        // messages naming a SYNC-HAZARD
-    std::optional<double> gpuSeconds;  // modes under test, --timestamps
-    std::string memory;          // small[0] and big[0] memory types
-    std::string verdictLine;     // the report's first verdict line, without "--- "
-    std::string log;             // path of the child's output
-};
+void finishLogDir(const Options& options, const std::filesystem::path& dir) {
+    if (options.keepLogs) {
+        say("  logs and reports kept in {} (--keep-logs)", dir.string());
+        return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec) say("  could not remove {}: {}", dir.string(), ec.message());
+}
 
-// The time limit for one child: its modes' submit timeouts (conv-Ts scaled by the
-// largest repeat used), twice, plus 10 minutes for set-up and checking.
-double childTimeLimit(const Options& o, bool cpu) {
-    const uint32_t convTs = o.chainLength * 4 * std::max(o.dispatchRepeat, 1u);
+double childTimeLimit(const Options& o, bool cpu, uint32_t dispatchRepeat) {
+    const uint32_t convTs = o.chainLength * 4 * std::max({o.dispatchRepeat, dispatchRepeat, 1u});
     const double perMode = submitTimeoutSeconds(o.timeoutSeconds, o.shape, convTs, cpu);
     return 2.0 * perMode * 3 * o.repeat + 600.0;
 }
+
+namespace {
 
 // The child's log starts with the environment and the command line it ran with.
 void writeChildLogHeader(const std::string& path, const std::vector<std::string>& env,
@@ -135,6 +130,7 @@ void readModes(const nlohmann::json& r, ChildOutcome& out) {
         const bool wrong = kind != "ok" && kind != "not run";
         if (wrong && !out.anyWrong) {
             out.anyWrong = true;
+            out.wrongMode = m.value("mode", "");
             out.reason = m.value("reason", "");
         }
         const auto& g = m["gpu"];
@@ -179,8 +175,8 @@ void readVerdictAndMemory(const nlohmann::json& r, ChildOutcome& out) {
     out.memory = join(types, "; ");
 }
 
-// Runs this binary with `args` (plus --output DIR/TAG.json) and `env` added to the
-// environment, its output in DIR/TAG.log, for at most `limit` seconds; then reads its report.
+}  // namespace
+
 ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args,
                     const std::vector<std::string>& env, const std::filesystem::path& dir,
                     const std::string& tag, double limit) {
@@ -196,17 +192,16 @@ ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args
     std::ifstream in(json);
     if (!in) return out;
     const nlohmann::json r = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (r.is_discarded()) return out;
+    if (r.is_discarded() || !r.is_object()) return out;
     out.report = true;
+    out.json = r;
     readModes(r, out);
     readValidation(r, out);
     readVerdictAndMemory(r, out);
     return out;
 }
 
-// The result cell: what the modes under test were ("zero"; with `withModes`
-// "multipass zero, single ok"), or why there is nothing.
-std::string resultText(const ChildOutcome& c, bool withModes = false) {
+std::string resultText(const ChildOutcome& c, bool withModes) {
     if (!c.process.started) return "did not start: " + c.process.error;
     if (c.process.timedOut) return fmt::format("killed after {:.0f} s", c.process.seconds);
     if (c.process.signal) return fmt::format("crashed (signal {})", c.process.signal);
@@ -218,6 +213,8 @@ std::string resultText(const ChildOutcome& c, bool withModes = false) {
     for (const auto& k : c.classifications) kinds.push_back(k.substr(k.find(' ') + 1));
     return join(kinds, ", ");
 }
+
+namespace {
 
 std::string validationText(const Options& o, const ChildOutcome& c) {
     if (!o.validation) return "-";
@@ -242,8 +239,9 @@ void printHeader(const char* what, const Options& o, const ProbedDevice& device,
         dir.string());
 }
 
-// --format markdown: the table and the summary lines as one block to paste into an issue,
-// on stdout (the text went to stderr as it ran).
+}  // namespace
+
+// The text went to stderr as it ran; the block goes to stdout.
 void printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
                    const std::vector<std::string>& header,
                    const std::vector<std::vector<std::string>>& rows,
@@ -268,6 +266,8 @@ int interruptedExit() {
         signal == SIGTERM ? "SIGTERM" : "SIGINT");
     return 128 + signal;
 }
+
+namespace {
 
 // What the matrix has seen so far, row by row.
 struct MatrixTally {
