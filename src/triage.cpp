@@ -74,14 +74,19 @@ Children startChildren(const Options& o, const char* what) {
     return c;
 }
 
-// A child's result for one experiment.
-RunResult runResult(const ChildOutcome& c) {
-    if (c.process.timedOut || c.process.signal != 0 || c.status == kExitHang) return RunResult::Hang;
-    if (!c.report) return RunResult::NotRun;
+}  // namespace
+
+RunResult childRunResult(const ChildOutcome& c) {
+    if (c.process.timedOut || c.status == kExitHang) return RunResult::Hang;
+    if (c.process.signal != 0 || !c.report) return RunResult::NotRun;  // a crash of this binary: no result
     if (c.status == kExitReproduced && c.anyWrong) return RunResult::Wrong;
     if ((c.status == kExitNotReproduced || c.status == kExitValidation) && !c.anyWrong) return RunResult::Correct;
     return RunResult::NotRun;
 }
+
+namespace {
+
+RunResult runResult(const ChildOutcome& c) { return childRunResult(c); }
 
 std::string outcomeText(const ChildOutcome& c) {
     const std::string exit = c.status >= 0 ? fmt::format(" (exit {})", c.status) : "";
@@ -427,8 +432,9 @@ int writeDocument(const Options& o, const json& doc, int status) {
 
 // ---- --triage ---------------------------------------------------------------------------
 
-// The baseline's result and cause into the triage's input.
-void readBaseline(const ChildOutcome& b, TriageInput& in) {
+}  // namespace
+
+void readTriageBaseline(const ChildOutcome& b, TriageInput& in) {
     in.baseline = runResult(b);
     in.baselineDetail = outcomeText(b);
     in.failingMode = b.wrongMode.empty() ? "multipass" : b.wrongMode;
@@ -443,6 +449,8 @@ void readBaseline(const ChildOutcome& b, TriageInput& in) {
     const json& d = cause.value("decisive_submit", json(nullptr));
     if (d.is_object() && d["measured_seconds"].is_number()) in.baselineSubmitSeconds = d["measured_seconds"].get<double>();
 }
+
+namespace {
 
 std::vector<Planned> planTriage(const Children& c, const TriageInput& in, std::optional<double> timeout) {
     std::vector<Planned> plan;
@@ -504,7 +512,7 @@ int runTriage(const Options& o) {
     const ChildOutcome baseline = c.run("baseline", {});
     if (baseline.process.interrupted) return interruptedExit();
     TriageInput in;
-    readBaseline(baseline, in);
+    readTriageBaseline(baseline, in);
     say("  baseline: {} in {:.1f} s", in.baselineDetail, baseline.process.seconds);
     const std::optional<double> timeout = timeoutSeconds(baseline, in.failingMode);
     const std::vector<Planned> plan = planTriage(c, in, timeout);
