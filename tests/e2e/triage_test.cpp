@@ -3,7 +3,15 @@
 // undetermined with what is missing, and the probe must show what a kill looks like.
 // Every run is bounded in time (bounded_process.hpp).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
+
+#include <fcntl.h>
 
 #include <filesystem>
 #include <fstream>
@@ -160,6 +168,56 @@ TEST(Triage, DeviceLossWithoutAKernelRecordIsUndetermined) {
     EXPECT_TRUE(contains(r.out, "mode=multipass cause undetermined: the mode lost the device without a job-timeout record"))
         << r.out;
     EXPECT_FALSE(contains(r.out, "cause: none (the output is correct)")) << r.out;
+}
+
+// The processes whose command line mentions `text` (the children name their report there).
+std::vector<pid_t> processesMentioning(const std::string& text) {
+    std::vector<pid_t> out;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        if (ss.str().find(text) != std::string::npos) out.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+    return out;
+}
+
+// Killing repro (SIGKILL: no handler runs) must take its triage children with it. Each
+// simulated dispatch takes a second, so a child left behind would still be running
+// after the 3 s this allows.
+TEST(Triage, ChildrenDieWithTheParent) {
+    const Scratch s("orphans");
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::setenv("VK_ADD_LAYER_PATH", REPRO_SIMDRIVER_LAYER_DIR, 1);
+        ::setenv("VK_INSTANCE_LAYERS", "VK_LAYER_REPRO_simulate", 1);
+        ::setenv("REPRO_SIMULATE", "identity;clock:us-per-wg=1,ms-per-dispatch=1000", 1);
+        ::setenv("REPRO_TEST_KMSG", s.kmsg.string().c_str(), 1);
+        ::setenv("TMPDIR", s.dir.string().c_str(), 1);
+        const int devNull = ::open("/dev/null", O_WRONLY);
+        ::dup2(devNull, STDOUT_FILENO);
+        ::dup2(devNull, STDERR_FILENO);
+        ::execl(REPRO_EXECUTABLE, REPRO_EXECUTABLE, "--triage", "--preset", "tiny", "-n", "5", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const std::string marker = (s.dir / "repro-triage-").string();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (processesMentioning(marker).empty() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const bool sawChild = !processesMentioning(marker).empty();
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(sawChild) << "no triage child appeared within 60 s";
+    const auto gone = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (!processesMentioning(marker).empty() && std::chrono::steady_clock::now() < gone) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(processesMentioning(marker).empty()) << "a child outlived its parent";
 }
 
 TEST(WatchdogProbe, PlainLavapipeHasNoKnownTimeoutAndNoKill) {
