@@ -476,7 +476,9 @@ TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, cons
         const std::optional<ExperimentKind> kind = experimentOf(v);
         const bool folded = v.label.starts_with("multipass = single");
         if (!kind || (modeOf(v) != mode && !folded)) continue;
-        ExperimentOutcome e{.kind = *kind, .label = v.label.substr(v.label.find(' ') + 1), .result = childRunResult(c),
+        const std::string label = folded ? v.label.substr(std::string("multipass = single ").size())
+                                         : v.label.substr(v.label.find(' ') + 1);
+        ExperimentOutcome e{.kind = *kind, .label = label, .result = childRunResult(c),
                             .detail = resultText(c, true)};
         if (!noEffectNote(o, device, v).empty() && e.result != RunResult::Wrong) {
             e.result = RunResult::NoEffect;

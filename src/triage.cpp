@@ -117,13 +117,15 @@ std::optional<double> timeoutSeconds(const ChildOutcome& c, const std::string& m
     return std::nullopt;
 }
 
-// Where the timeout figure came from, or why none is known.
-std::string timeoutSource(const ChildOutcome& c) {
+// Where the timeout figure came from, or why none is known (environment.job_watchdog is
+// null for lavapipe, nvidia, nouveau and a device no DRM card matches).
+std::string timeoutSource(const ChildOutcome& c, bool cpu) {
     if (c.json.is_object() && c.json.contains("environment") && c.json["environment"].is_object()) {
         const json& w = c.json["environment"].value("job_watchdog", json(nullptr));
         if (w.is_object()) return w.value("source", "");
     }
-    return "no job watchdog is known for this device's kernel driver";
+    return cpu ? "a CPU device: no kernel GPU scheduler runs its work, so nothing times it out"
+               : "no job watchdog is known for its kernel driver (nvidia, nouveau, or no DRM card matches the device)";
 }
 
 std::optional<double> modeWallSeconds(const ChildOutcome& c, const std::string& mode) {
@@ -314,7 +316,7 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
         }
         if (r == 1 && announce) {
             l.timeout = timeoutSeconds(child, "single");
-            l.source = l.timeout ? timeoutSource(child) : timeoutSource(child).empty() ? "none reported" : timeoutSource(child);
+            l.source = timeoutSource(child, c.device.cpu);
             sayLadderBound(l);
         }
         if (!judgeRung(l, r, child, predicted)) break;
@@ -348,8 +350,9 @@ std::string probeVerdict(const Ladder& l) {
 // ---- printing -----------------------------------------------------------------------------
 
 void printHeader(const char* what, const Children& c) {
-    say("repro {} (git {}): {} at N={}, preset {} ({})", kReproVersion, kReproGitHash, what, c.o.chainLength,
-        c.o.preset, describe(c.o.shape));
+    const std::string at = c.o.watchdogProbe ? std::string("one step") : fmt::format("N={}", c.o.chainLength);
+    say("repro {} (git {}): {} at {}, preset {} ({})", kReproVersion, kReproGitHash, what, at, c.o.preset,
+        describe(c.o.shape));
     say("Device: {} | driver: {} | driverID {}", c.device.name, c.device.driver,
         c.device.driverId.empty() ? "?" : c.device.driverId);
     say("  each run is a child process of this binary with its own device; logs and JSON reports in {}{}",
@@ -382,38 +385,13 @@ std::vector<std::string> sayConclusion(const TriageConclusion& t) {
 
 // ---- the JSON document ----------------------------------------------------------------------
 
-json findingsJson(const TriageConclusion& t) {
-    json rows = json::array(), hypotheses = json::array();
-    for (const TriageRow& r : t.rows) {
-        rows.push_back({{"hypothesis", code(r.hypothesis)}, {"experiment", r.experiment}, {"outcome", r.outcome},
-                        {"points_to", name(r.finding)}, {"why", r.why}});
-    }
-    for (const HypothesisFinding& h : t.hypotheses) {
-        hypotheses.push_back({{"hypothesis", code(h.hypothesis)}, {"description", describe(h.hypothesis)},
-                              {"finding", name(h.finding)}, {"why", h.why}});
-    }
-    return {{"rows", rows}, {"hypotheses", hypotheses}, {"conclusion", {{"kind", name(t.kind)}, {"line", t.line}}}};
-}
-
 json triageJson(const Children& c, const TriageInput& in, const TriageConclusion& t, const Ladder* ladder, int status) {
-    json doc = {{"schema", "repro-triage"},
-                {"schema_version", 1},
-                {"repro", {{"version", kReproVersion}, {"git", kReproGitHash}}},
-                {"command_line", c.o.commandLine},
-                {"device", {{"name", c.device.name}, {"driver", c.device.driver}, {"driver_id", c.device.driverId}}},
-                {"chain_length", c.o.chainLength},
-                {"baseline", {{"result", name(in.baseline)}, {"detail", in.baselineDetail}, {"failing_mode", in.failingMode},
-                              {"cause_kind", in.causeKind}, {"cause_verdict", in.causeVerdict}}},
-                {"probe", nullptr},
-                {"exit_status", status}};
-    doc.update(findingsJson(t));
-    if (ladder && in.probe.result != ProbeResult::NotRun) {
-        doc["probe"] = {{"result", name(in.probe.result)}, {"detail", in.probe.detail},
-                        {"longest_seconds", in.probe.longestSeconds},
-                        {"timeout_seconds", ladder->timeout ? json(*ladder->timeout) : json(nullptr)},
-                        {"timeout_source", ladder->source}};
-    }
-    return doc;
+    const TriageRunFacts facts{.version = kReproVersion, .git = kReproGitHash, .commandLine = c.o.commandLine,
+                               .deviceName = c.device.name, .driver = c.device.driver, .driverId = c.device.driverId,
+                               .chainLength = c.o.chainLength,
+                               .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
+                               .timeoutSource = ladder ? ladder->source : std::string(), .exitStatus = status};
+    return triageDocument(facts, in, t);
 }
 
 // --format json on stdout and --output; an unwritable --output is exit 1 unless the
@@ -529,7 +507,7 @@ int runTriage(const Options& o) {
     std::optional<Ladder> ladder;
     if (timeout && (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang)) {
         say("--- watchdog probe ---");
-        ladder = runLadder(c, timeout, timeoutSource(baseline), false);
+        ladder = runLadder(c, timeout, timeoutSource(baseline, c.device.cpu), false);
         if (ladder->interrupted) return interruptedExit();
         in.probe = ladder->outcome;
         const TriageConclusion sofar = concludeTriage(in);
@@ -547,8 +525,10 @@ int runTriage(const Options& o) {
 int runWatchdogProbe(const Options& o) {
     Children c = startChildren(o, "watchdog-probe");
     printHeader("--watchdog-probe", c);
-    say("  one step (-n 1) as single, its conv-T recorded R times, R doubling from 1: a submit made longer than the "
-        "queue's job timeout on purpose, to show what a kill looks like here");
+    say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: one "
+        "step as single with its conv-T recorded R times, the conv-Ts doubling from 1 (past R = {}, the steps "
+        "double instead)",
+        kMaxDispatchRepeat);
     say("--- watchdog probe ---");
     const Ladder l = runLadder(c, std::nullopt, "", true);
     if (l.interrupted) return interruptedExit();

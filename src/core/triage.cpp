@@ -369,9 +369,23 @@ TriageConclusion concludeTriage(const TriageInput& in) {
     if (in.probe.result != ProbeResult::NotRun) out.rows.push_back(probeRow(in));
     Weighed w;
     for (Hypothesis h : kHypotheses) w[h].hypothesis = h;
+    const bool failed = in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang;
+    if (!failed) {
+        // Nothing to cure: an experiment that is correct too says nothing about a cause.
+        for (TriageRow& r : out.rows) {
+            if (r.hypothesis == Hypothesis::BladeQuirks) continue;
+            r.finding = Finding::NoEvidence;
+            r.why = "the baseline is not wrong either";
+        }
+    }
     weighJobTimeout(in, out.rows, w);
     weighSubmitSize(in, w);
     weighOthers(in, w);
+    if (!failed) {
+        for (HypothesisFinding& h : w.h) {
+            if (h.hypothesis != Hypothesis::BladeQuirks) h = {h.hypothesis, Finding::NoEvidence, "nothing failed to explain"};
+        }
+    }
     out.hypotheses.assign(std::begin(w.h), std::end(w.h));
     auto conclude = [&](ConclusionKind kind, std::string text) {
         out.kind = kind;
@@ -398,6 +412,48 @@ TriageConclusion concludeTriage(const TriageInput& in) {
     }
     if (found.size() == 1) return conclude(found[0].kind, found[0].line);
     return conclude(ConclusionKind::Undetermined, undeterminedLine(in, w));
+}
+
+}  // namespace repro
+
+namespace repro {
+
+nlohmann::json triageDocument(const TriageRunFacts& f, const TriageInput& in, const TriageConclusion& t) {
+    using nlohmann::json;
+    json experiments = json::array(), rows = json::array(), hypotheses = json::array();
+    for (const ExperimentOutcome& e : in.experiments) {
+        experiments.push_back({{"hypothesis", code(hypothesisOf(e.kind))}, {"experiment", e.label},
+                               {"result", name(e.result)}, {"detail", e.detail}});
+    }
+    for (const TriageRow& r : t.rows) {
+        rows.push_back({{"hypothesis", code(r.hypothesis)}, {"experiment", r.experiment}, {"outcome", r.outcome},
+                        {"points_to", name(r.finding)}, {"why", r.why}});
+    }
+    for (const HypothesisFinding& h : t.hypotheses) {
+        hypotheses.push_back({{"hypothesis", code(h.hypothesis)}, {"description", describe(h.hypothesis)},
+                              {"finding", name(h.finding)}, {"why", h.why}});
+    }
+    json probe = nullptr;
+    if (in.probe.result != ProbeResult::NotRun) {
+        probe = {{"result", name(in.probe.result)}, {"detail", in.probe.detail},
+                 {"longest_seconds", in.probe.longestSeconds},
+                 {"timeout_seconds", f.timeoutSeconds ? json(*f.timeoutSeconds) : json(nullptr)},
+                 {"timeout_source", f.timeoutSource}};
+    }
+    return {{"schema", "repro-triage"},
+            {"schema_version", 1},
+            {"repro", {{"version", f.version}, {"git", f.git}}},
+            {"command_line", f.commandLine},
+            {"device", {{"name", f.deviceName}, {"driver", f.driver}, {"driver_id", f.driverId}}},
+            {"chain_length", f.chainLength},
+            {"baseline", {{"result", name(in.baseline)}, {"detail", in.baselineDetail}, {"failing_mode", in.failingMode},
+                          {"cause_kind", in.causeKind}, {"cause_verdict", in.causeVerdict}}},
+            {"experiments", experiments},
+            {"probe", probe},
+            {"rows", rows},
+            {"hypotheses", hypotheses},
+            {"conclusion", {{"kind", name(t.kind)}, {"line", t.line}}},
+            {"exit_status", f.exitStatus}};
 }
 
 }  // namespace repro

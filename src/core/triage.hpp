@@ -4,10 +4,13 @@
 // only when the evidence does and otherwise says what is missing. Pure logic; Vulkan-free.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace repro {
 
@@ -148,5 +151,25 @@ struct TriageConclusion {
 //    cause "synchronization"): a submit boundary that fixes it while the baseline's cause
 //    is undetermined stays undetermined, with the cause's missing evidence.
 TriageConclusion concludeTriage(const TriageInput& input);
+
+// What the triage's JSON document says besides the input and the conclusion.
+struct TriageRunFacts {
+    std::string version, git;              // repro's
+    std::vector<std::string> commandLine;  // argv as given
+    std::string deviceName, driver, driverId;
+    uint32_t chainLength = 0;
+    std::optional<double> timeoutSeconds;  // the queue's job timeout, when known
+    std::string timeoutSource;
+    int exitStatus = 0;
+};
+
+// The "repro-triage" document, schema_version 1 (docs/report-schema.md, "The triage
+// document"; docs/report.schema.json $defs/triageDocument): repro, command_line, device,
+// chain_length, baseline {result, detail, failing_mode, cause_kind, cause_verdict},
+// experiments [{hypothesis, experiment, result, detail}], probe {result, detail,
+// longest_seconds, timeout_seconds, timeout_source} or null, rows [{hypothesis,
+// experiment, outcome, points_to, why}], hypotheses [{hypothesis, description, finding,
+// why}], conclusion {kind, line}, exit_status.
+nlohmann::json triageDocument(const TriageRunFacts& facts, const TriageInput& input, const TriageConclusion& conclusion);
 
 }  // namespace repro

@@ -44,6 +44,18 @@ TEST(Triage, NotReproducedHasNothingToTriage) {
     EXPECT_EQ(c.line, "conclusion: not reproduced; nothing to triage");
 }
 
+// Experiments that are correct on a correct baseline cure nothing.
+TEST(Triage, ACorrectBaselineGivesNoEvidenceForAnyCause) {
+    TriageInput in;
+    in.baseline = RunResult::Correct;
+    in.experiments = {run(ExperimentKind::Barrier, "barrier=sync2", RunResult::Correct),
+                      run(ExperimentKind::SubmitEveryWait, "submit-every=2", RunResult::Correct)};
+    const TriageConclusion c = concludeTriage(in);
+    EXPECT_EQ(c.kind, ConclusionKind::NotReproduced);
+    for (const HypothesisFinding& h : c.hypotheses) EXPECT_EQ(h.finding, Finding::NoEvidence) << code(h.hypothesis);
+    for (const TriageRow& r : c.rows) EXPECT_EQ(r.finding, Finding::NoEvidence) << r.experiment;
+}
+
 TEST(Triage, OnlyBladeExactWrongIsBladesQuirks) {
     TriageInput in;
     in.baseline = RunResult::Correct;
