@@ -197,7 +197,9 @@ void planSubmits(const Children& c, const std::string& mode, std::optional<doubl
 }
 
 void planOthers(const Children& c, const std::string& mode, std::vector<Planned>& out) {
-    out.push_back({ExperimentKind::CheckSteps, "split check-steps", {"--mode", "split", "--check-steps"}});
+    std::vector<std::string> steps{"--mode", "split"};
+    if (std::find(c.base.begin(), c.base.end(), "--check-steps") == c.base.end()) steps.push_back("--check-steps");
+    out.push_back({ExperimentKind::CheckSteps, "split check-steps", steps});
     Planned llvm{ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", {"--mode", mode}, {withDebugOption("RADV_DEBUG", "llvm")}};
     if (c.device.driverId != "MESA_RADV") {
         llvm.skip = fmt::format("not run: the driver is {}, not RADV", c.device.driverId.empty() ? "?" : c.device.driverId);
@@ -487,6 +489,11 @@ int runTriage(const Options& o) {
     say("  runs the command as given (every mode) as the baseline; when it reproduces, one child per experiment on the "
         "failing mode at N={}, each changing one thing, and the watchdog probe where the queue has a known job timeout",
         o.chainLength);
+    if (o.dropDispatch) {
+        say("  note: --drop-dispatch {} leaves a dispatch out of every run on purpose (a positive control): the "
+            "experiments then test that broken chain, not the driver",
+            *o.dropDispatch);
+    }
     const ChildOutcome baseline = c.run("baseline", {});
     if (baseline.process.interrupted) return interruptedExit();
     TriageInput in;
