@@ -15,6 +15,9 @@ OutputVerdict outputOf(Classification kind) {
         case Classification::Mismatch: return OutputVerdict::Mismatch;
         case Classification::NonFinite: return OutputVerdict::NonFinite;
         case Classification::Unwritten: return OutputVerdict::Unwritten;
+        // A hung mode's output was never read back: it is not known to be correct, and a
+        // cause must still be decided from the timing and the kernel log.
+        case Classification::Hang: return OutputVerdict::Unwritten;
         default: return OutputVerdict::Correct;
     }
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/interrupt.hpp"
+#include "core/triage.hpp"
 #include "core/report_render.hpp"
 #include "core/spirv_module.hpp"
 #include "core/subprocess.hpp"
@@ -23,20 +24,13 @@
 #include "core/verdict.hpp"
 #include "core/output.hpp"
 #include "repro_shared.h"
+#include "triage.hpp"
 #include "repro_version.h"
 #include "vk/describe.hpp"
 #include "vk/device.hpp"
 
 namespace repro {
 namespace {
-
-// What the parent needs to know of the device the children will pick.
-struct ProbedDevice {
-    std::string name;
-    std::string driverId;  // VkDriverId name without "DRIVER_ID_", e.g. "MESA_RADV"
-    std::string driver;    // "driverName driverInfo"
-    bool cpu = false;
-};
 
 // --spirv is checked once here, so a bad file is one usage error, not one per child.
 void checkSpirvDir(const Options& options) {
@@ -47,6 +41,8 @@ void checkSpirvDir(const Options& options) {
     checkComputeInterface(loadSpirvFile(dir / "slice.spv"), "--spirv " + (dir / "slice.spv").string(),
                           {REPRO_SLICE_WORKGROUP_X, 1, 1}, 3);
 }
+
+}  // namespace
 
 ProbedDevice probe(const Options& options) {
     checkSpirvDir(options);
@@ -63,23 +59,30 @@ ProbedDevice probe(const Options& options) {
         p.driver = vk::driverVersionText(d);
     }
     p.cpu = d.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    p.memoryTypes = d.memory.memoryTypeCount;
     return p;
 }
 
-// The user's arguments for a child: argv without the program name and the flags that
-// made this process the parent.
 std::vector<std::string> baseChildArgs(const Options& options) {
+    // Flags of the parent alone (--invert applies once, to the parent's status), and the
+    // document flags: each child writes its own JSON report where the parent says.
+    static const char* const parentOnly[] = {"--matrix", "--driver-env-sweep", "--all-drivers", "--invert",
+                                             "--triage", "--watchdog-probe", "--keep-logs"};
+    static const char* const withValue[] = {"--format", "--output", "-o"};
     std::vector<std::string> args;
     for (size_t i = 1; i < options.commandLine.size(); ++i) {
         const std::string& a = options.commandLine[i];
-        // --invert applies once, to the parent's status, not to each child's.
-        if (a == "--matrix" || a == "--driver-env-sweep" || a == "--all-drivers" || a == "--invert") continue;
+        if (std::find(std::begin(parentOnly), std::end(parentOnly), a) != std::end(parentOnly)) continue;
+        if (std::find(std::begin(withValue), std::end(withValue), a) != std::end(withValue)) {
+            ++i;  // and its value
+            continue;
+        }
+        if (a.starts_with("--format=") || a.starts_with("--output=") || (a.starts_with("-o") && a.size() > 2)) continue;
         args.push_back(a);
     }
     return args;
 }
 
-// A folder for the children's logs and reports, kept after the run.
 std::filesystem::path makeLogDir(const char* what) {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = fmt::format("{}/repro-{}-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
@@ -89,29 +92,23 @@ std::filesystem::path makeLogDir(const char* what) {
     return pattern;
 }
 
-// How one child run went, from its exit and its JSON report.
-struct ChildOutcome {
-    ChildResult process;
-    int status = -1;             // the child's exit status, -1 if it did not exit
-    bool report = false;         // the JSON report was read
-    std::vector<std::string> classifications;  // "multipass zero", per mode under test
-    bool anyWrong = false;       // a mode under test was wrong or hung
-    std::string reason;          // of the first wrong mode, or the verdict's first line
-    uint64_t validationMessages = 0;
-    uint64_t hazards = 0;        // messages naming a SYNC-HAZARD
-    std::optional<double> gpuSeconds;  // modes under test, --timestamps
-    std::string memory;          // small[0] and big[0] memory types
-    std::string verdictLine;     // the report's first verdict line, without "--- "
-    std::string log;             // path of the child's output
-};
+void finishLogDir(const Options& options, const std::filesystem::path& dir) {
+    if (options.keepLogs) {
+        say("  logs and reports kept in {} (--keep-logs)", dir.string());
+        return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec) say("  could not remove {}: {}", dir.string(), ec.message());
+}
 
-// The time limit for one child: its modes' submit timeouts (conv-Ts scaled by the
-// largest repeat used), twice, plus 10 minutes for set-up and checking.
-double childTimeLimit(const Options& o, bool cpu) {
-    const uint32_t convTs = o.chainLength * 4 * std::max(o.dispatchRepeat, 1u);
+double childTimeLimit(const Options& o, bool cpu, uint32_t dispatchRepeat) {
+    const uint32_t convTs = o.chainLength * 4 * std::max({o.dispatchRepeat, dispatchRepeat, 1u});
     const double perMode = submitTimeoutSeconds(o.timeoutSeconds, o.shape, convTs, cpu);
     return 2.0 * perMode * 3 * o.repeat + 600.0;
 }
+
+namespace {
 
 // The child's log starts with the environment and the command line it ran with.
 void writeChildLogHeader(const std::string& path, const std::vector<std::string>& env,
@@ -135,6 +132,7 @@ void readModes(const nlohmann::json& r, ChildOutcome& out) {
         const bool wrong = kind != "ok" && kind != "not run";
         if (wrong && !out.anyWrong) {
             out.anyWrong = true;
+            out.wrongMode = m.value("mode", "");
             out.reason = m.value("reason", "");
         }
         const auto& g = m["gpu"];
@@ -179,8 +177,8 @@ void readVerdictAndMemory(const nlohmann::json& r, ChildOutcome& out) {
     out.memory = join(types, "; ");
 }
 
-// Runs this binary with `args` (plus --output DIR/TAG.json) and `env` added to the
-// environment, its output in DIR/TAG.log, for at most `limit` seconds; then reads its report.
+}  // namespace
+
 ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args,
                     const std::vector<std::string>& env, const std::filesystem::path& dir,
                     const std::string& tag, double limit) {
@@ -196,17 +194,16 @@ ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args
     std::ifstream in(json);
     if (!in) return out;
     const nlohmann::json r = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (r.is_discarded()) return out;
+    if (r.is_discarded() || !r.is_object()) return out;
     out.report = true;
+    out.json = r;
     readModes(r, out);
     readValidation(r, out);
     readVerdictAndMemory(r, out);
     return out;
 }
 
-// The result cell: what the modes under test were ("zero"; with `withModes`
-// "multipass zero, single ok"), or why there is nothing.
-std::string resultText(const ChildOutcome& c, bool withModes = false) {
+std::string resultText(const ChildOutcome& c, bool withModes) {
     if (!c.process.started) return "did not start: " + c.process.error;
     if (c.process.timedOut) return fmt::format("killed after {:.0f} s", c.process.seconds);
     if (c.process.signal) return fmt::format("crashed (signal {})", c.process.signal);
@@ -218,6 +215,8 @@ std::string resultText(const ChildOutcome& c, bool withModes = false) {
     for (const auto& k : c.classifications) kinds.push_back(k.substr(k.find(' ') + 1));
     return join(kinds, ", ");
 }
+
+namespace {
 
 std::string validationText(const Options& o, const ChildOutcome& c) {
     if (!o.validation) return "-";
@@ -242,8 +241,9 @@ void printHeader(const char* what, const Options& o, const ProbedDevice& device,
         dir.string());
 }
 
-// --format markdown: the table and the summary lines as one block to paste into an issue,
-// on stdout (the text went to stderr as it ran).
+}  // namespace
+
+// The text went to stderr as it ran; the block goes to stdout.
 void printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
                    const std::vector<std::string>& header,
                    const std::vector<std::vector<std::string>>& rows,
@@ -269,49 +269,121 @@ int interruptedExit() {
     return 128 + signal;
 }
 
+namespace {
+
 // What the matrix has seen so far, row by row.
 struct MatrixTally {
-    size_t controls = 0, quirks = 0, valid = 0;  // variants of each kind
+    size_t controls = 0, quirks = 0, valid = 0, folded = 0;  // variants of each kind; folded duplicates
     int hangs = 0, wrong = 0, ran = 0, unclean = 0, racedControls = 0, hazardControls = 0;
+    int validNotRun = 0;  // valid variants that gave no result (could not test, crashed, no report)
+    std::vector<std::pair<Variant, ChildOutcome>> outcomes;  // every row, for the conclusion
     std::vector<std::string> quirkResults, wrongNames, uncleanNames, notRun;
     std::vector<std::vector<std::string>> rows;  // for --format markdown
 };
 
+// The reference the children use, in words for the matrix's introduction.
+std::string childReference(const Options& o) {
+    switch (o.reference) {
+        case ReferenceKind::Cpu: return "each child checks against the CPU reference (--reference cpu) and runs no split";
+        case ReferenceKind::None:
+            return "each child checks for zeros and non-finite values only (--reference none) and runs no split";
+        default: return "each child also runs split, blade's stream, as its reference";
+    }
+}
+
 // Counts the kinds of variant and says what the matrix will run.
-MatrixTally introduceMatrix(const Options& o, const std::vector<Variant>& variants) {
+MatrixTally introduceMatrix(const Options& o, const std::vector<Variant>& variants, size_t folded) {
     MatrixTally t;
+    t.folded = folded;
     t.controls = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.control; }));
     t.quirks =
         size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.bladeQuirks; }));
     t.valid = variants.size() - t.controls - t.quirks;
     say("  {} variants ({} valid, {} controls, {} with blade's own quirks), one factor at a time "
-        "around blade's own stream, for multipass and single; each child also runs split, "
-        "blade's stream, as its reference. Only the valid variants decide the exit status.",
-        variants.size(), t.valid, t.controls, t.quirks);
+        "around blade's own stream, for multipass and single; {}. Only the valid variants decide the exit status.",
+        variants.size(), t.valid, t.controls, t.quirks, childReference(o));
+    if (folded > 0) {
+        say("  {} more variants are folded into the ones they repeat: with a --barrier other than blade's, multipass "
+            "and single record the same stream, so each such stream is listed once (as multipass = single)",
+            folded);
+    }
+    if (o.dropDispatch) {
+        say("  --drop-dispatch {}: every variant leaves that dispatch out, so wrong output is expected everywhere; "
+            "a wrong control shows the dropped dispatch, not a race",
+            *o.dropDispatch);
+    }
     if (!o.validation) say("  (add --validation to check that every valid variant is validation-clean)");
     if (!o.timestamps) say("  (add --timestamps for GPU time per variant; it adds query commands)");
     if (o.timestamps || o.breadcrumbs) say("  note: {}", kInstrumentationCaveat);
     return t;
 }
 
-// Counts one child's outcome into the tally and returns the row's note.
-std::string judgeVariant(const Options& o, const Variant& v, const ChildOutcome& c, MatrixTally& t) {
-    std::string note;
-    if (v.control) {
-        note = c.anyWrong ? "control: raced (wrong output without a valid barrier)" : "control: correct anyway";
-        if (c.anyWrong) ++t.racedControls;
-        if (c.hazards) ++t.hazardControls;
-    } else if (v.bladeQuirks) {
-        note = "blade's quirks, not valid Vulkan: not judged";
-        if (!c.verdictLine.empty()) note += "; " + c.verdictLine;
-        t.quirkResults.push_back(fmt::format("{}: {} (exit {})", v.label, resultText(c), c.status));
-    } else if (c.status == kExitHang || c.process.timedOut || c.process.signal != 0) {
-        // A hang, a child killed at its time limit, or a crash (a driver fault takes the
-        // process with it) in a valid variant.
+// With a --barrier other than blade's, multipass and single record the same stream
+// (vk/experiment_recorder.cpp plays one plan for both): the single variant of such a pair
+// is folded into the multipass one. Returns the variants kept and how many were folded.
+std::pair<std::vector<Variant>, size_t> foldSameStreams(const std::vector<Variant>& all) {
+    auto barrierOf = [](const Variant& v) -> std::string {
+        const auto it = std::find(v.args.begin(), v.args.end(), "--barrier");
+        return it != v.args.end() && it + 1 != v.args.end() ? *(it + 1) : "blade";
+    };
+    auto withoutMode = [](const Variant& v) {
+        std::vector<std::string> a = v.args;
+        if (a.size() >= 2 && a[0] == "--mode") a.erase(a.begin(), a.begin() + 2);
+        return a;
+    };
+    std::vector<Variant> kept;
+    size_t folded = 0;
+    for (const Variant& v : all) {
+        const bool single = v.args.size() >= 2 && v.args[1] == "single";
+        const bool same = single && barrierOf(v) != "blade" &&
+                          std::any_of(kept.begin(), kept.end(), [&](const Variant& k) {
+                              return k.args.size() >= 2 && k.args[1] == "multipass" && withoutMode(k) == withoutMode(v);
+                          });
+        if (same) {
+            ++folded;
+            continue;
+        }
+        kept.push_back(v);
+        if (kept.back().args.size() >= 2 && kept.back().args[1] == "multipass" && barrierOf(v) != "blade") {
+            kept.back().label = "multipass = single " + kept.back().label.substr(10);
+        }
+    }
+    return {kept, folded};
+}
+
+// A control's note: with a dropped dispatch, wrong output is that dispatch's doing.
+std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t) {
+    if (c.hazards) ++t.hazardControls;
+    if (!c.anyWrong) return "control: correct anyway";
+    if (o.dropDispatch) return fmt::format("control: wrong, as --drop-dispatch {} makes every variant", *o.dropDispatch);
+    ++t.racedControls;
+    return "control: raced (wrong output without a valid barrier)";
+}
+
+// What a row changes nothing about on this device, or "".
+std::string noEffectNote(const Options& o, const ProbedDevice& device, const Variant& v) {
+    const bool memory = std::find(v.args.begin(), v.args.end(), "--memory") != v.args.end();
+    if (memory && device.memoryTypes <= 1) return "changes nothing here: the device has one memory type";
+    const auto every = std::find(v.args.begin(), v.args.end(), "--submit-every");
+    if (every != v.args.end() && every + 1 != v.args.end() && std::stoul(*(every + 1)) >= 2ul * o.chainLength) {
+        return fmt::format("changes nothing here: {} dispatches fit in one submit of {}", 2 * o.chainLength, *(every + 1));
+    }
+    return "";
+}
+
+// A valid variant's outcome into the tally.
+void countValid(const Options& o, const Variant& v, const ChildOutcome& c, MatrixTally& t, std::string& note) {
+    if (c.status == kExitHang || c.process.timedOut) {
+        // A hang, or a child killed at its time limit, in a valid variant.
         ++t.ran;
         ++t.hangs;
         t.wrongNames.push_back(fmt::format("{} ({})", v.label, resultText(c)));
         note = c.reason.empty() ? "log " + c.log : c.reason;
+    } else if (c.process.signal != 0) {
+        // The child itself died of a signal: a crash of this binary, not a GPU hang (a
+        // driver fault inside the child's Vulkan calls ends in 125 or 3 through its supervisor).
+        ++t.validNotRun;
+        t.notRun.push_back(fmt::format("{}: crashed (signal {}; log {})", v.label, c.process.signal, c.log));
     } else if (c.report) {
         if (c.status != kExitCannotTest) ++t.ran;
         if (c.anyWrong && c.status == kExitReproduced) {
@@ -322,13 +394,37 @@ std::string judgeVariant(const Options& o, const Variant& v, const ChildOutcome&
             ++t.unclean;
             t.uncleanNames.push_back(v.label);
         }
-        if (c.status == kExitCannotTest) t.notRun.push_back(fmt::format("{}: {}", v.label, c.verdictLine));
+        if (c.status == kExitCannotTest) {
+            ++t.validNotRun;
+            t.notRun.push_back(fmt::format("{}: {}", v.label, c.verdictLine));
+        }
     } else {
+        ++t.validNotRun;
         t.notRun.push_back(fmt::format("{}: {} (log {})", v.label, resultText(c), c.log));
     }
+}
+
+// Counts one child's outcome into the tally and returns the row's note.
+std::string judgeVariant(const Options& o, const ProbedDevice& device, const Variant& v, const ChildOutcome& c,
+                         MatrixTally& t) {
+    std::string note;
+    if (v.control) {
+        note = controlNote(o, c, t);
+    } else if (v.bladeQuirks) {
+        note = "blade's quirks, not valid Vulkan: not judged";
+        if (!c.verdictLine.empty()) note += "; " + c.verdictLine;
+        t.quirkResults.push_back(fmt::format("{}: {} (exit {})", v.label, resultText(c), c.status));
+    } else {
+        countValid(o, v, c, t, note);
+    }
+    auto add = [&](const std::string& text) {
+        if (!text.empty()) note += (note.empty() ? "" : "; ") + text;
+    };
     const bool memory = std::find(v.args.begin(), v.args.end(), "--memory") != v.args.end();
-    if (memory && !c.memory.empty()) note += (note.empty() ? "" : "; ") + c.memory;
-    if (c.anyWrong && !v.control && !v.bladeQuirks) note += (note.empty() ? "" : "; ") + c.reason;
+    if (memory && !c.memory.empty()) add(c.memory);
+    add(noEffectNote(o, device, v));
+    if (c.anyWrong && !v.control && !v.bladeQuirks) add(c.reason);
+    t.outcomes.emplace_back(v, c);
     return note;
 }
 
@@ -337,8 +433,60 @@ std::pair<int, std::string> matrixVerdict(const MatrixTally& t) {
     if (t.hangs > 0) return {kExitHang, "GPU HANG in a valid variant"};
     if (t.wrong > 0) return {kExitReproduced, "BUG REPRODUCED by a valid variant"};
     if (t.ran == 0) return {kExitCannotTest, "CANNOT TEST: no valid variant ran"};
+    // "Not reproduced" (or validation messages) speaks for every valid variant only when
+    // every one of them ran.
+    if (t.validNotRun > 0) {
+        return {kExitCannotTest, fmt::format("CANNOT TEST: {} of the {} valid variants gave no result", t.validNotRun,
+                                             t.valid)};
+    }
     if (t.unclean > 0) return {kExitValidation, "VALIDATION messages in a valid variant"};
     return {kExitNotReproduced, "NOT REPRODUCED by any valid variant"};
+}
+
+// The experiment a matrix row is, for the conclusion; nullopt for rows it does not weigh
+// (blade's own stream, the controls, --dispatch-repeat alone).
+std::optional<ExperimentKind> experimentOf(const Variant& v) {
+    auto has = [&](const char* flag) { return std::find(v.args.begin(), v.args.end(), flag) != v.args.end(); };
+    if (v.control) return std::nullopt;
+    if (v.bladeQuirks) return ExperimentKind::BladeExact;
+    if (has("--barrier")) return ExperimentKind::Barrier;
+    if (has("--memory")) return ExperimentKind::Memory;
+    if (has("--split-mib")) return ExperimentKind::SplitMib;
+    if (has("--submit-every")) return has("--no-host-wait") ? ExperimentKind::SubmitEveryNoWait : ExperimentKind::SubmitEveryWait;
+    return std::nullopt;
+}
+
+// The triage's input from the matrix's rows: blade's stream of the first mode it fails in
+// as the baseline (with its cause), that mode's rows as the experiments.
+TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, const MatrixTally& t) {
+    auto modeOf = [](const Variant& v) { return v.args.size() >= 2 ? v.args[1] : std::string(); };
+    auto isBlade = [](const Variant& v) { return v.args.size() == 2; };
+    TriageInput in;
+    std::string mode = "multipass";
+    for (const auto& [v, c] : t.outcomes) {
+        if (!isBlade(v)) continue;
+        const RunResult r = childRunResult(c);
+        if (modeOf(v) == "multipass" || r == RunResult::Wrong || r == RunResult::Hang) {
+            readTriageBaseline(c, in);
+            mode = modeOf(v);
+            if (r == RunResult::Wrong || r == RunResult::Hang) break;
+        }
+    }
+    for (const auto& [v, c] : t.outcomes) {
+        const std::optional<ExperimentKind> kind = experimentOf(v);
+        const bool folded = v.label.starts_with("multipass = single");
+        if (!kind || (modeOf(v) != mode && !folded)) continue;
+        const std::string label = folded ? v.label.substr(std::string("multipass = single ").size())
+                                         : v.label.substr(v.label.find(' ') + 1);
+        ExperimentOutcome e{.kind = *kind, .label = label, .result = childRunResult(c),
+                            .detail = resultText(c, true)};
+        if (!noEffectNote(o, device, v).empty() && e.result != RunResult::Wrong) {
+            e.result = RunResult::NoEffect;
+            e.detail = noEffectNote(o, device, v);
+        }
+        in.experiments.push_back(e);
+    }
+    return in;
 }
 
 // The summary lines after the table, ending with the verdict; returns the exit status.
@@ -358,6 +506,13 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
         line(fmt::format("--- validation: {} of the valid default-profile variants drew messages{}", t.unclean,
                          t.unclean ? ": " + join(t.uncleanNames) : ""));
     }
+    const TriageConclusion triage = concludeTriage(matrixTriageInput(o, device, t));
+    line("--- hypotheses (from the rows above; --triage runs more experiments) ---");
+    for (const HypothesisFinding& h : triage.hypotheses) {
+        line(fmt::format("  {} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
+                         h.why.empty() ? "" : " (" + h.why + ")"));
+    }
+    line("--- " + triage.line);
     const auto [status, verdict] = matrixVerdict(t);
     line(fmt::format("--- matrix verdict: {}{}", verdict, t.wrongNames.empty() ? "" : ": " + join(t.wrongNames)));
     printMarkdown("--matrix", o, device, {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows,
@@ -441,8 +596,8 @@ int runMatrix(const Options& o) {
     printHeader("--matrix", o, device, dir);
     const ChainSizes sizes = computeSizes(o.shape);
     const double splitMiB = 0.9 * double(sizes.bigBytes) / 1048576.0;
-    const std::vector<Variant> variants = matrixVariants(splitMiB);
-    MatrixTally t = introduceMatrix(o, variants);
+    const auto [variants, folded] = foldSameStreams(matrixVariants(splitMiB));
+    MatrixTally t = introduceMatrix(o, variants, folded);
     const std::string exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
     const std::vector<std::string> base = baseChildArgs(o);
     const double limit = childTimeLimit(o, device.cpu);
@@ -455,13 +610,15 @@ int runMatrix(const Options& o) {
         args.insert(args.end(), v.args.begin(), v.args.end());
         const ChildOutcome c = runOne(exe, args, {}, dir, fmt::format("variant-{:02}", i + 1), limit);
         if (c.process.interrupted) return interruptedExit();
-        const std::string note = judgeVariant(o, v, c, t);
+        const std::string note = judgeVariant(o, device, v, c, t);
         const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
         say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, resultText(c), exit,
             validationText(o, c), gpuText(c), note.empty() ? "" : "  " + note);
         t.rows.push_back({std::to_string(i + 1), v.label, resultText(c), exit, validationText(o, c), gpuText(c), note});
     }
-    return concludeMatrix(o, device, variants.size(), t);
+    const int status = concludeMatrix(o, device, variants.size(), t);
+    finishLogDir(o, dir);
+    return status;
 }
 
 int runDriverEnvSweep(const Options& o) {
@@ -489,7 +646,9 @@ int runDriverEnvSweep(const Options& o) {
         if (reproduces(baseline) && reproduces(c)) t.stillFailing.push_back(assignment);
         sweepRow(t, assignment, c, s.effect + (s.driver == device.driverId ? "" : " (not this device's driver)"));
     }
-    return concludeDriverEnvSweep(o, device, baseline, t);
+    const int status = concludeDriverEnvSweep(o, device, baseline, t);
+    finishLogDir(o, dir);
+    return status;
 }
 
 }  // namespace repro

@@ -24,6 +24,7 @@
 #include "core/report_render.hpp"
 #include "core/verdict.hpp"
 #include "experiments.hpp"
+#include "triage.hpp"
 #include "core/output.hpp"
 #include "print_stream.hpp"
 #include "repro_version.h"
@@ -224,9 +225,12 @@ int writeReports(const Options& o, RunReport& report, int status) {
 // The supervised child's work: everything that touches Vulkan.
 int runInChild(const Options& options) {
     watch::stage(watch::Stage::Setup, "set-up");
-    if (options.matrix || options.driverEnvSweep) {
+    if (options.matrix || options.driverEnvSweep || options.triage || options.watchdogProbe) {
         try {
-            const int status = options.matrix ? runMatrix(options) : runDriverEnvSweep(options);
+            const int status = options.matrix          ? runMatrix(options)
+                               : options.triage        ? runTriage(options)
+                               : options.watchdogProbe ? runWatchdogProbe(options)
+                                                       : runDriverEnvSweep(options);
             return writeFailed() && status == kExitNotReproduced ? kExitUsage : status;
         } catch (const UsageError& e) {
             sayError("repro: {}", e.what());

@@ -517,6 +517,29 @@ void LengthRun::judgePending() {
     }
 }
 
+namespace {
+
+// What the verdict must add for experiments that change nothing or are invalid on purpose:
+// a control's validation messages are its deliberate hazards, and --submit-every K with
+// K >= 2N leaves multipass and single one submit each.
+void explainNoOps(const Options& o, uint32_t n, Verdict& verdict) {
+    if (isControl(o.barrier) && verdict.exitStatus == kExitValidation && !verdict.lines.empty()) {
+        verdict.lines.front() = fmt::format(
+            "--- VALIDATION: the messages (see stderr) are the ones --barrier {} is for: a control leaves out the "
+            "barrier's memory dependency on purpose, so its hazards are deliberate and its results say nothing "
+            "about the driver",
+            name(o.barrier));
+    }
+    if (o.submit.every >= 2 * n) {
+        verdict.lines.insert(verdict.lines.begin(),
+                             fmt::format("--- note: --submit-every {} changes nothing at N = {}: multipass and single "
+                                         "have {} dispatches, one submit each, as without it",
+                                         o.submit.every, n, 2 * n));
+    }
+}
+
+}  // namespace
+
 Verdict LengthRun::decide() const {
     std::vector<ModeResult> judged;
     for (const Mode mode : s_.options.modes) judged.push_back(aggregate(mode));
@@ -547,6 +570,16 @@ Verdict LengthRun::decide() const {
                 splitWrong != records_.end() ? std::string(name(splitWrong->result.kind))
                                              : std::string("zero or denormal"))}};
     }
+    // Without split there is nothing to tell blade's undefined behaviour from the driver's.
+    const bool splitRan = std::any_of(records_.begin(), records_.end(), [](const RunRecord& r) { return r.mode == Mode::Split; });
+    if (s_.rig.paramsDescriptorMismatch && verdict.exitStatus == kExitReproduced && !splitRan) {
+        verdict = Verdict{.exitStatus = kExitCannotTest,
+                          .lines = {"--- CANNOT TEST WITH --profile blade-exact here: a mode is wrong, but split did not run "
+                                    "to show whether blade's params descriptor (a Uniform block written through a "
+                                    "STORAGE_BUFFER descriptor, undefined behaviour) already breaks this driver; add "
+                                    "--mode all (or --reference split), or drop the profile"}};
+    }
+    explainNoOps(s_.options, n_, verdict);
     if (s_.options.reference == ReferenceKind::None && underflow.possible) {
         verdict.lines.insert(verdict.lines.begin(),
                              fmt::format("--- warning: --reference none at N = {}: a correct device may give "

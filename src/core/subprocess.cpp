@@ -1,8 +1,9 @@
-// posix_spawn with the output sent to a log file, a time limit and signal forwarding.
+// fork and execve with the output sent to a log file, the child bound to its parent's life
+// (PR_SET_PDEATHSIG), a time limit and signal forwarding.
 #include "core/subprocess.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,22 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& env) 
     return envStrings;
 }
 
+// In the forked child (only async-signal-safe calls): dies with the parent (SIGKILL when
+// the thread that forked it ends, man 2 prctl), output to the log, stdin from /dev/null,
+// then the program; 127 when any of it fails, as a shell reports a command it cannot run.
+[[noreturn]] void execChild(pid_t parent, const char* logPath, char* const* argv, char* const* envp) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    const int log = ::open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (log < 0 || null < 0 || ::dup2(log, STDOUT_FILENO) < 0 || ::dup2(log, STDERR_FILENO) < 0 ||
+        ::dup2(null, STDIN_FILENO) < 0) {
+        ::_exit(127);
+    }
+    ::execve(argv[0], argv, envp);
+    ::_exit(127);
+}
+
 }  // namespace
 
 ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
@@ -52,20 +69,18 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
     for (auto& s : argvCopy) args.push_back(s.data());
     args.push_back(nullptr);
 
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, logPath.c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    pid_t pid = 0;
-    const auto start = std::chrono::steady_clock::now();
-    const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-        result.error = std::strerror(rc);
+    if (::access(args[0], X_OK) != 0) {  // what posix_spawn would have said; after fork it is only 127
+        result.error = std::strerror(errno);
         return result;
     }
+    const pid_t parent = ::getpid();
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        result.error = std::strerror(errno);
+        return result;
+    }
+    if (pid == 0) execChild(parent, logPath.c_str(), args.data(), envp.data());
     result.started = true;
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

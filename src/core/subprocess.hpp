@@ -8,7 +8,7 @@
 namespace repro {
 
 struct ChildResult {
-    bool started = false;    // posix_spawn succeeded
+    bool started = false;    // the executable was found and the child forked
     int status = -1;         // exit status when it exited normally
     int signal = 0;          // the signal that ended it, else 0
     bool timedOut = false;   // killed (SIGKILL) after the time limit
@@ -19,7 +19,9 @@ struct ChildResult {
 
 // Runs `argv` (argv[0] is the executable's path; no shell) with the parent's environment
 // plus `env` ("NAME=value" entries replace a variable of that name), stdout and stderr both
-// appended to the file `logPath`. Waits at most `timeoutSeconds` (then SIGKILL). When the
+// appended to the file `logPath`. The child is killed (SIGKILL) if the thread that started
+// it dies (PR_SET_PDEATHSIG), so no child outlives a killed parent; it exits 127 when the
+// log cannot be opened or the program cannot be executed. Waits at most `timeoutSeconds` (then SIGKILL). When the
 // parent has received SIGINT or SIGTERM (core/interrupt.hpp) the child gets SIGTERM and is
 // waited for, so its results are flushed. Never throws for child failures.
 ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,

@@ -2,6 +2,7 @@
 // field and checked against docs/report.schema.json (required properties, types, no
 // undocumented fields), NaN/Inf handling, and the Markdown block's structure.
 #include "core/report_render.hpp"
+#include "core/triage.hpp"
 #include "core/variant.hpp"
 
 #include <gtest/gtest.h>
@@ -422,6 +423,37 @@ TEST(ReportSchema, EveryOutputMatchesTheSchema) {
         const auto errors = checker.check(parsedJson(r));
         EXPECT_TRUE(errors.empty()) << joinErrors(errors);
     }
+}
+
+// --triage's document, checked against $defs/triageDocument with the same strict checker.
+TEST(ReportSchema, TriageDocumentMatchesItsSchema) {
+    const json schema = loadSchema();
+    const json root = {{"$ref", "#/$defs/triageDocument"}, {"$defs", schema["$defs"]}};
+    TriageInput in;
+    in.baseline = RunResult::Wrong;
+    in.baselineDetail = "split ok, multipass killed (exit 2)";
+    in.failingMode = "multipass";
+    in.causeKind = "job_timeout";
+    in.causeVerdict = "cause: the kernel's job timeout (2000 ms, gfx queue): ...";
+    in.experiments = {{.kind = ExperimentKind::Barrier, .label = "barrier=full", .result = RunResult::Wrong, .detail = "x"},
+                      {.kind = ExperimentKind::Memory, .label = "memory=host-cached", .result = RunResult::NoEffect}};
+    in.probe = {.result = ProbeResult::SoftKill, .longestSeconds = 2.0, .detail = "soft kill"};
+    const TriageConclusion t = concludeTriage(in);
+    for (const bool withTimeout : {true, false}) {
+        const TriageRunFacts facts{.version = "0.1.0", .git = "abc", .commandLine = {"repro", "--triage"},
+                                   .deviceName = "GPU", .driver = "radv", .driverId = "MESA_RADV", .chainLength = 7,
+                                   .timeoutSeconds = withTimeout ? std::optional<double>(2.0) : std::nullopt,
+                                   .timeoutSource = "kernel default", .exitStatus = 2};
+        const json doc = triageDocument(facts, in, t);
+        SchemaChecker checker(root);
+        EXPECT_EQ(joinErrors(checker.check(doc)), "") << doc.dump(2);
+        EXPECT_EQ(doc["conclusion"]["kind"], "job_timeout");
+    }
+    in.probe = {};
+    const json noProbe = triageDocument({.chainLength = 1}, in, concludeTriage(in));
+    SchemaChecker checker(root);
+    EXPECT_EQ(joinErrors(checker.check(noProbe)), "") << noProbe.dump(2);
+    EXPECT_TRUE(noProbe["probe"].is_null());
 }
 
 TEST(ReportSchema, RequiredPropertiesArePresent) {

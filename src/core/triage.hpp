@@ -1,0 +1,175 @@
+// The reasoning of --triage (and of --matrix's closing section): from the outcomes of
+// experiments that each change one thing about the failing run, which hypothesis about
+// the cause each outcome supports or rules out, and one conclusion line that names a cause
+// only when the evidence does and otherwise says what is missing. Pure logic; Vulkan-free.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace repro {
+
+// The hypotheses, in the order they are printed.
+enum class Hypothesis {
+    MissingFlush,     // H1: a cache flush or invalidation the driver does not emit
+    SubmitBoundary,   // H2: state that drains only at a submit boundary
+    JobTimeout,       // H3: the kernel's job watchdog kills the long submit
+    BytesPerSubmit,   // H4: the bytes one submit writes
+    ShaderCompiler,   // H5: the shader compiler
+    BladeQuirks,      // H6: blade's own invalid usage
+};
+std::string_view code(Hypothesis h);       // "H1" .. "H6"
+std::string_view describe(Hypothesis h);   // "a cache flush or invalidation the driver does not emit", ...
+inline constexpr Hypothesis kHypotheses[] = {Hypothesis::MissingFlush, Hypothesis::SubmitBoundary,
+                                             Hypothesis::JobTimeout,   Hypothesis::BytesPerSubmit,
+                                             Hypothesis::ShaderCompiler, Hypothesis::BladeQuirks};
+
+// What one child run of the failing mode gave.
+enum class RunResult {
+    Wrong,     // the mode under test was wrong (exit 2)
+    Correct,   // every mode under test was right (exit 0, or 4: validation messages only)
+    Hang,      // a GPU hang or device loss (exit 3), killed at its time limit, or a crash
+    NotRun,    // could not run here (125, a usage error, no report) or was not started
+    NoEffect,  // not run: the experiment changes nothing on this device (said in the detail)
+};
+std::string_view name(RunResult r);  // "wrong", "correct", "hang", "not run", "no effect"
+
+// The experiments, by what they change.
+enum class ExperimentKind {
+    Barrier,            // --barrier sync2|buffer|full
+    Memory,             // --memory device-local|host-visible|host-cached
+    SubmitEveryWait,    // --submit-every K with host waits
+    SubmitEveryNoWait,  // --submit-every K without host waits
+    SplitMs,            // --split-ms T, T half the queue's timeout
+    SplitMib,           // --split-mib X
+    OneStepRepeat,      // -n 1 --dispatch-repeat 2N: at least the baseline's conv-T work in
+                        // one submit, 1/N of its bytes
+    CheckSteps,         // split's per-dispatch CPU check: Wrong = a dispatch failed it
+    CompilerSwitch,     // RADV_DEBUG=llvm: the other shader compiler
+    BladeExact,         // --profile blade-exact
+};
+Hypothesis hypothesisOf(ExperimentKind k);
+
+struct ExperimentOutcome {
+    ExperimentKind kind = ExperimentKind::Barrier;
+    std::string label;   // "barrier=full", "RADV_DEBUG=llvm"
+    RunResult result = RunResult::NotRun;
+    std::string detail;  // one line: the child's result or why it was not run
+};
+
+// The watchdog probe (--watchdog-probe): what a submit longer than the timeout did.
+enum class ProbeResult {
+    NotRun,
+    SoftKill,  // zeros (or wrong output) with no error, the submit ended near the timeout
+    HardKill,  // device lost
+    NoKill,    // every rung correct, up to the longest submit it made
+};
+std::string_view name(ProbeResult r);  // "not run", "soft kill", "hard kill", "no kill"
+
+struct ProbeOutcome {
+    ProbeResult result = ProbeResult::NotRun;
+    double longestSeconds = 0;  // the longest submit it measured, seconds (NoKill: its bound)
+    std::string detail;         // one line
+};
+
+// Everything the conclusion is drawn from. The baseline is the user's command (blade's
+// stream, default profile) with every mode.
+struct TriageInput {
+    RunResult baseline = RunResult::NotRun;
+    std::string baselineDetail;  // "multipass zero, single zero (exit 2)"
+    std::string failingMode;     // the first wrong mode, "multipass"
+    // The baseline's `cause` (report schema 2) for the failing mode: kind ("job_timeout",
+    // "hang_killed", "synchronization", "shader_compiler", "blade_quirks", "undetermined"),
+    // its verdict line and what it lists as missing; empty kind when the report has none.
+    std::string causeKind;
+    std::string causeVerdict;
+    std::vector<std::string> causeMissing;
+    // The longest submit of the failing mode the baseline measured (seconds), if known.
+    std::optional<double> baselineSubmitSeconds;
+    std::vector<ExperimentOutcome> experiments;
+    ProbeOutcome probe;
+};
+
+enum class Finding { Supports, RulesOut, NoEvidence };
+std::string_view name(Finding f);  // "supports", "rules out", "no evidence"
+
+// One row of the table: hypothesis -> experiment -> outcome -> points to.
+struct TriageRow {
+    Hypothesis hypothesis = Hypothesis::MissingFlush;
+    std::string experiment;
+    std::string outcome;
+    Finding finding = Finding::NoEvidence;
+    std::string why;  // one short clause
+};
+
+struct HypothesisFinding {
+    Hypothesis hypothesis = Hypothesis::MissingFlush;
+    Finding finding = Finding::NoEvidence;
+    std::string why;
+};
+
+enum class ConclusionKind {
+    NotReproduced, JobTimeout, Synchronization, BytesPerSubmit, ShaderCompiler, BladeQuirks, Undetermined
+};
+// "not_reproduced", "job_timeout", "synchronization", "bytes_per_submit", "shader_compiler",
+// "blade_quirks", "undetermined" (the JSON names)
+std::string_view name(ConclusionKind k);
+
+struct TriageConclusion {
+    std::vector<TriageRow> rows;                 // the baseline's cause, the experiments, the probe
+    std::vector<HypothesisFinding> hypotheses;   // H1..H6, in order
+    ConclusionKind kind = ConclusionKind::Undetermined;
+    std::string line;                            // "conclusion: ..."
+};
+
+// Draws the conclusion. Rules (each experiment changes one thing of a wrong baseline):
+//  - a baseline that is correct: NotReproduced (BladeQuirks when blade-exact alone is
+//    wrong); one with no result: Undetermined;
+//  - H1: a barrier or memory variant that makes it correct supports it; one that stays
+//    wrong is no evidence (the driver may miss the flush for that barrier too);
+//  - H2/H4 (submit-every, split-mib): correct supports "shorter submits", which H2, H3
+//    and H4 share; it counts for H2/H4 only once H3 is ruled out, and for H3 only with
+//    the kernel's evidence; one step with its conv-T repeated 2N times (as much work in one
+//    submit, 1/N of the bytes) tells bytes (correct: with split-mib correct, supports H4)
+//    from work (wrong: rules out H4); H4 is concluded alone only without a synchronization
+//    cause (a cache that overflows with the bytes of a submit is a synchronization bug);
+//  - H3: the baseline's cause job_timeout or hang_killed supports it; synchronization, or
+//    an undetermined cause that excluded the timeout, rules it out; split-ms correct
+//    corroborates and wrong rules out; a probe with no kill past the baseline's submit
+//    rules it out;
+//  - H5: split failing the per-dispatch check, or RADV_DEBUG=llvm correct, supports it;
+//    split passing the check rules it out;
+//  - H6: the default profile reproducing rules it out;
+//  - one cause supported and nothing contradicting it: that cause; several, or none:
+//    Undetermined, naming the contradiction or what is missing. Synchronization needs
+//    direct evidence (a barrier or memory variant that fixes it, or the baseline's own
+//    cause "synchronization"): a submit boundary that fixes it while the baseline's cause
+//    is undetermined stays undetermined, with the cause's missing evidence.
+TriageConclusion concludeTriage(const TriageInput& input);
+
+// What the triage's JSON document says besides the input and the conclusion.
+struct TriageRunFacts {
+    std::string version, git;              // repro's
+    std::vector<std::string> commandLine;  // argv as given
+    std::string deviceName, driver, driverId;
+    uint32_t chainLength = 0;
+    std::optional<double> timeoutSeconds;  // the queue's job timeout, when known
+    std::string timeoutSource;
+    int exitStatus = 0;
+};
+
+// The "repro-triage" document, schema_version 1 (docs/report-schema.md, "The triage
+// document"; docs/report.schema.json $defs/triageDocument): repro, command_line, device,
+// chain_length, baseline {result, detail, failing_mode, cause_kind, cause_verdict},
+// experiments [{hypothesis, experiment, result, detail}], probe {result, detail,
+// longest_seconds, timeout_seconds, timeout_source} or null, rows [{hypothesis,
+// experiment, outcome, points_to, why}], hypotheses [{hypothesis, description, finding,
+// why}], conclusion {kind, line}, exit_status.
+nlohmann::json triageDocument(const TriageRunFacts& facts, const TriageInput& input, const TriageConclusion& conclusion);
+
+}  // namespace repro

@@ -1,0 +1,549 @@
+// --triage and --watchdog-probe: child runs of this binary (experiments.hpp's runOne), read
+// back through their JSON reports, and core/triage.hpp's conclusion printed as text,
+// Markdown and JSON.
+#include "triage.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/interrupt.hpp"
+#include "core/output.hpp"
+#include "core/report_render.hpp"
+#include "core/triage.hpp"
+#include "core/verdict.hpp"
+#include "experiments.hpp"
+#include "repro_version.h"
+
+namespace repro {
+namespace {
+
+using nlohmann::json;
+
+// The bounds of the probe's ladder: the conv-Ts in its one submit double up to
+// kProbeMaxRepeat; it stops once the submit passes 1.5 times the timeout, or
+// kProbeNoTimeoutSeconds without one. Past --dispatch-repeat's limit of kMaxDispatchRepeat,
+// the ladder doubles the steps (-n) instead, each with kMaxDispatchRepeat conv-Ts: a kill
+// still skips the chain's last slice, so it still shows.
+constexpr uint32_t kProbeMaxRepeat = 4096;
+constexpr uint32_t kMaxDispatchRepeat = 64;
+constexpr double kProbeTimeoutFactor = 1.5;
+constexpr double kProbeNoTimeoutSeconds = 2.0;
+
+// The user's arguments without -n/--chain (the probe runs one step).
+std::vector<std::string> withoutChainLength(std::vector<std::string> args) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "-n" || args[i] == "--chain") {
+            ++i;
+            continue;
+        }
+        if (args[i].starts_with("--chain=") || (args[i].starts_with("-n") && args[i].size() > 2)) continue;
+        out.push_back(args[i]);
+    }
+    return out;
+}
+
+// What the runs of one --triage or --watchdog-probe share.
+struct Children {
+    const Options& o;
+    ProbedDevice device;
+    std::filesystem::path dir;
+    std::string exe;
+    std::vector<std::string> base;  // the user's arguments
+    int next = 0;                   // numbers the children's files
+
+    ChildOutcome run(const std::string& what, std::vector<std::string> args, std::vector<std::string> env = {},
+                     uint32_t repeat = 1, bool oneStep = false) {
+        std::vector<std::string> all = oneStep ? withoutChainLength(base) : base;
+        all.insert(all.end(), args.begin(), args.end());
+        const std::string tag = fmt::format("{:02}-{}", ++next, what);
+        return runOne(exe, all, env, dir, tag, childTimeLimit(o, device.cpu, repeat));
+    }
+};
+
+Children startChildren(const Options& o, const char* what) {
+    Children c{.o = o, .device = probe(o), .dir = makeLogDir(what),
+               .exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]), .base = baseChildArgs(o)};
+    return c;
+}
+
+}  // namespace
+
+RunResult childRunResult(const ChildOutcome& c) {
+    if (c.process.timedOut || c.status == kExitHang) return RunResult::Hang;
+    if (c.process.signal != 0 || !c.report) return RunResult::NotRun;  // a crash of this binary: no result
+    if (c.status == kExitReproduced && c.anyWrong) return RunResult::Wrong;
+    if ((c.status == kExitNotReproduced || c.status == kExitValidation) && !c.anyWrong) return RunResult::Correct;
+    return RunResult::NotRun;
+}
+
+namespace {
+
+RunResult runResult(const ChildOutcome& c) { return childRunResult(c); }
+
+std::string outcomeText(const ChildOutcome& c) {
+    const std::string exit = c.status >= 0 ? fmt::format(" (exit {})", c.status) : "";
+    return resultText(c, true) + exit;
+}
+
+// The failing mode's entry in a report's modes[], or null.
+const json* modeEntry(const ChildOutcome& c, const std::string& mode) {
+    if (!c.json.is_object() || !c.json.contains("modes") || !c.json["modes"].is_array()) return nullptr;
+    for (const json& m : c.json["modes"]) {
+        if (m.is_object() && m.value("mode", "") == mode) return &m;
+    }
+    return nullptr;
+}
+
+// The queue's job timeout from a report: environment.job_watchdog.seconds, else the
+// failing mode's cause.timeout; nullopt when unknown or disabled.
+std::optional<double> timeoutSeconds(const ChildOutcome& c, const std::string& mode) {
+    if (c.json.is_object() && c.json.contains("environment") && c.json["environment"].is_object()) {
+        const json& w = c.json["environment"].value("job_watchdog", json(nullptr));
+        if (w.is_object() && w["seconds"].is_number()) return w["seconds"].get<double>();
+    }
+    const json* m = modeEntry(c, mode);
+    if (m && (*m).contains("cause") && (*m)["cause"].is_object()) {
+        const json& t = (*m)["cause"].value("timeout", json(nullptr));
+        if (t.is_object() && t.value("kind", "") == "limit" && t["ms"].is_number()) return t["ms"].get<double>() / 1000.0;
+    }
+    return std::nullopt;
+}
+
+// Where the timeout figure came from, or why none is known (environment.job_watchdog is
+// null for lavapipe, nvidia, nouveau and a device no DRM card matches).
+std::string timeoutSource(const ChildOutcome& c, bool cpu) {
+    if (c.json.is_object() && c.json.contains("environment") && c.json["environment"].is_object()) {
+        const json& w = c.json["environment"].value("job_watchdog", json(nullptr));
+        if (w.is_object()) return w.value("source", "");
+    }
+    return cpu ? "a CPU device: no kernel GPU scheduler runs its work, so nothing times it out"
+               : "no job watchdog is known for its kernel driver (nvidia, nouveau, or no DRM card matches the device)";
+}
+
+std::optional<double> modeWallSeconds(const ChildOutcome& c, const std::string& mode) {
+    const json* m = modeEntry(c, mode);
+    if (m && (*m)["wall_seconds"].is_number()) return (*m)["wall_seconds"].get<double>();
+    return std::nullopt;
+}
+
+// ---- the experiments --------------------------------------------------------------------
+
+struct Planned {
+    ExperimentKind kind;
+    std::string label;
+    std::vector<std::string> args;  // added to the user's
+    std::vector<std::string> env;
+    std::string skip;       // not run, and why ("changes nothing on this device: ...")
+    bool noEffect = false;  // the skip is "changes nothing here" rather than "cannot run"
+    uint32_t repeat = 1;    // --dispatch-repeat, for the child's time limit
+    bool oneStep = false;   // -n 1 instead of the user's N
+};
+
+// "RADV_DEBUG=llvm", appended to a RADV_DEBUG already set (Mesa's lists are comma-separated).
+std::string withDebugOption(const char* variable, const char* option) {
+    const char* existing = std::getenv(variable);
+    return fmt::format("{}={}{}", variable, existing && *existing ? std::string(existing) + "," : "", option);
+}
+
+void planFlush(const Children& c, const std::string& mode, std::vector<Planned>& out) {
+    for (const char* b : {"sync2", "buffer", "full"}) {
+        out.push_back({ExperimentKind::Barrier, fmt::format("barrier={}", b), {"--mode", mode, "--barrier", b}});
+    }
+    for (const char* m : {"device-local", "host-visible", "host-cached"}) {
+        Planned p{ExperimentKind::Memory, fmt::format("memory={}", m), {"--mode", mode, "--memory", m}};
+        if (c.device.memoryTypes <= 1) {
+            p.skip = "not run: the device has one memory type, so every --memory choice is blade's";
+            p.noEffect = true;
+        }
+        out.push_back(p);
+    }
+}
+
+void planSubmits(const Children& c, const std::string& mode, std::optional<double> timeout, std::vector<Planned>& out) {
+    const std::string split = fmt::format("{:.3f}", 0.9 * double(computeSizes(c.o.shape).bigBytes) / 1048576.0);
+    for (const bool wait : {true, false}) {
+        Planned p{wait ? ExperimentKind::SubmitEveryWait : ExperimentKind::SubmitEveryNoWait,
+                  wait ? "submit-every=2 host-wait" : "submit-every=2 no-host-wait", {"--mode", mode, "--submit-every", "2"}};
+        if (!wait) p.args.push_back("--no-host-wait");
+        if (2 * c.o.chainLength <= 2) {
+            p.skip = fmt::format("not run: {} dispatches fit in one submit of 2", 2 * c.o.chainLength);
+            p.noEffect = true;
+        }
+        out.push_back(p);
+    }
+    Planned ms{ExperimentKind::SplitMs, "split-ms (half the timeout)", {}};
+    if (timeout) {
+        const std::string half = fmt::format("{:.0f}", *timeout * 500.0);
+        ms.label = "split-ms=" + half;
+        ms.args = {"--mode", mode, "--split-ms", half, "--no-host-wait"};
+    } else {
+        ms.skip = "not run: no known job timeout on this device to halve";
+    }
+    out.push_back(ms);
+    out.push_back({ExperimentKind::SplitMib, fmt::format("split-mib={} no-host-wait", split),
+                   {"--mode", mode, "--split-mib", split, "--no-host-wait"}});
+    // As much conv-T work in one submit as the baseline's N steps, with 1/N of its bytes.
+    const uint32_t repeat = std::min(2 * c.o.chainLength, kMaxDispatchRepeat);
+    out.push_back({ExperimentKind::OneStepRepeat, fmt::format("n=1 dispatch-repeat={}", repeat),
+                   {"-n", "1", "--mode", mode, "--dispatch-repeat", std::to_string(repeat)}, {}, "", false, repeat, true});
+}
+
+void planOthers(const Children& c, const std::string& mode, std::vector<Planned>& out) {
+    std::vector<std::string> steps{"--mode", "split"};
+    if (std::find(c.base.begin(), c.base.end(), "--check-steps") == c.base.end()) steps.push_back("--check-steps");
+    out.push_back({ExperimentKind::CheckSteps, "split check-steps", steps});
+    Planned llvm{ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", {"--mode", mode}, {withDebugOption("RADV_DEBUG", "llvm")}};
+    if (c.device.driverId != "MESA_RADV") {
+        llvm.skip = fmt::format("not run: the driver is {}, not RADV", c.device.driverId.empty() ? "?" : c.device.driverId);
+    }
+    out.push_back(llvm);
+    out.push_back({ExperimentKind::BladeExact, "profile=blade-exact", {"--mode", mode, "--profile", "blade-exact"}});
+}
+
+// split's per-dispatch CPU check, from the child's log (session.cpp prints one of two lines).
+RunResult checkStepsResult(const ChildOutcome& c) {
+    if (c.process.timedOut || c.process.signal != 0 || c.status == kExitHang) return RunResult::Hang;
+    std::ifstream in(c.log);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.find("per-dispatch CPU check (each dispatch from the GPU's own input): first wrong") != std::string::npos) {
+            return RunResult::Wrong;
+        }
+        if (line.find("per-dispatch CPU check (each dispatch from the GPU's own input): every dispatch within") !=
+            std::string::npos) {
+            return RunResult::Correct;
+        }
+    }
+    return RunResult::NotRun;
+}
+
+ExperimentOutcome runPlanned(Children& c, const Planned& p, size_t index) {
+    ExperimentOutcome e{.kind = p.kind, .label = p.label};
+    if (!p.skip.empty()) {
+        e.result = p.noEffect ? RunResult::NoEffect : RunResult::NotRun;
+        e.detail = p.skip;
+        return e;
+    }
+    const ChildOutcome child = c.run(fmt::format("experiment-{:02}", index + 1), p.args, p.env, p.repeat, p.oneStep);
+    if (child.process.interrupted) {
+        e.detail = "interrupted";
+        return e;
+    }
+    e.result = p.kind == ExperimentKind::CheckSteps ? checkStepsResult(child) : runResult(child);
+    e.detail = p.kind == ExperimentKind::CheckSteps
+                   ? (e.result == RunResult::Correct ? "every dispatch within its one-step bound"
+                      : e.result == RunResult::Wrong ? "a dispatch outside its one-step bound"
+                                                     : outcomeText(child))
+                   : outcomeText(child);
+    return e;
+}
+
+// ---- the watchdog probe -----------------------------------------------------------------
+
+struct Ladder {
+    std::optional<double> timeout;  // seconds
+    std::string source;             // where the timeout came from, or why none is known
+    ProbeOutcome outcome;
+    uint32_t lastRepeat = 0;
+    bool interrupted = false;
+    bool firstRan = false;  // the first rung gave a result
+};
+
+double ladderBound(const Ladder& l) { return l.timeout ? kProbeTimeoutFactor * *l.timeout : kProbeNoTimeoutSeconds; }
+
+void sayLadderBound(const Ladder& l) {
+    if (l.timeout) {
+        say("  job timeout: {:.0f} ms ({}); the ladder stops once a submit passes {:.2f} s (1.5x) or {} conv-Ts",
+            *l.timeout * 1000.0, l.source, ladderBound(l), kProbeMaxRepeat);
+    } else {
+        say("  no known job timeout on this device ({}); the ladder stops once a submit passes {:.1f} s or {} conv-Ts",
+            l.source, kProbeNoTimeoutSeconds, kProbeMaxRepeat);
+    }
+}
+
+// One rung's outcome (`repeat` conv-Ts in one submit) into the ladder; true when it goes on.
+bool judgeRung(Ladder& l, uint32_t repeat, const ChildOutcome& child, std::optional<double> predicted) {
+    const std::optional<double> measured = modeWallSeconds(child, "single");
+    const RunResult result = runResult(child);
+    const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
+    say("  {:>7}  {:>10}  {:>10}  {}", repeat, predicted ? fmt::format("{:.3f} s", *predicted) : "-", took,
+        outcomeText(child));
+    l.lastRepeat = repeat;
+    if (result == RunResult::Wrong || result == RunResult::Hang) {
+        const bool hard = result == RunResult::Hang;
+        l.outcome.result = hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
+        l.outcome.detail = fmt::format("{} at {} conv-Ts in one submit: {} after {}", hard ? "hard kill" : "soft kill", repeat,
+                                       hard ? "the device was lost (" + resultText(child, true) + ")"
+                                            : resultText(child, true) + " with no error",
+                                       took);
+        return false;
+    }
+    if (result != RunResult::Correct || !measured) {
+        if (!l.firstRan) l.outcome.detail = "the first rung gave no result: " + outcomeText(child);
+        return false;
+    }
+    l.firstRan = true;
+    l.outcome.result = ProbeResult::NoKill;
+    l.outcome.longestSeconds = std::max(l.outcome.longestSeconds, *measured);
+    l.outcome.detail = fmt::format("no kill up to a {:.2f} s submit ({} conv-Ts)", l.outcome.longestSeconds, repeat);
+    return *measured <= ladderBound(l) && repeat * 2 <= kProbeMaxRepeat;
+}
+
+// The ladder R = 1, 2, 4, ...; the timeout comes from `known` or from the first rung's report.
+Ladder runLadder(Children& c, std::optional<double> known, const std::string& source, bool announce) {
+    Ladder l{.timeout = known, .source = source};
+    say("  {:>7}  {:>10}  {:>10}  {}", "conv-Ts", "predicted", "measured", "single, one submit (-n S --dispatch-repeat R)");
+    std::optional<double> predicted;
+    for (uint32_t r = 1;; r *= 2) {
+        const uint32_t repeat = std::min(r, kMaxDispatchRepeat), steps = r / repeat;
+        if (interruptSignal() != 0) {
+            l.interrupted = true;
+            break;
+        }
+        const ChildOutcome child = c.run(fmt::format("probe-{}", r),
+                                         {"-n", std::to_string(steps), "--mode", "single", "--dispatch-repeat",
+                                          std::to_string(repeat)},
+                                         {}, repeat, true);
+        if (child.process.interrupted) {
+            l.interrupted = true;
+            break;
+        }
+        if (r == 1 && announce) {
+            l.timeout = timeoutSeconds(child, "single");
+            l.source = timeoutSource(child, c.device.cpu);
+            sayLadderBound(l);
+        }
+        if (!judgeRung(l, r, child, predicted)) break;
+        // The conv-T dominates: twice its repeats, at most twice the time.
+        predicted = 2.0 * *modeWallSeconds(child, "single");
+    }
+    return l;
+}
+
+// The probe's closing line.
+std::string probeVerdict(const Ladder& l) {
+    const ProbeOutcome& p = l.outcome;
+    const std::string limit = l.timeout ? fmt::format("this kernel's {:.0f} ms job timeout", *l.timeout * 1000.0)
+                                        : std::string("no known job timeout on this device");
+    switch (p.result) {
+        case ProbeResult::SoftKill:
+            return fmt::format("watchdog probe: a kill here is soft, zeros (wrong output) with no error: {} ({})", p.detail,
+                               limit);
+        case ProbeResult::HardKill:
+            return fmt::format("watchdog probe: a kill here is hard, the device is lost: {} ({})", p.detail, limit);
+        case ProbeResult::NoKill:
+            return fmt::format("watchdog probe: no kill: {}; {}{}", p.detail, limit,
+                               l.timeout && p.longestSeconds > ladderBound(l)
+                                   ? ", although the submit passed 1.5x that timeout: the timeout does not apply as stated"
+                                   : "");
+        case ProbeResult::NotRun: break;
+    }
+    return "watchdog probe: no result: " + (p.detail.empty() ? std::string("interrupted") : p.detail);
+}
+
+// ---- printing -----------------------------------------------------------------------------
+
+void printHeader(const char* what, const Children& c) {
+    const std::string at = c.o.watchdogProbe ? std::string("one step") : fmt::format("N={}", c.o.chainLength);
+    say("repro {} (git {}): {} at {}, preset {} ({})", kReproVersion, kReproGitHash, what, at, c.o.preset,
+        describe(c.o.shape));
+    say("Device: {} | driver: {} | driverID {}", c.device.name, c.device.driver,
+        c.device.driverId.empty() ? "?" : c.device.driverId);
+    say("  each run is a child process of this binary with its own device; logs and JSON reports in {}{}",
+        c.dir.string(), c.o.keepLogs ? " (kept: --keep-logs)" : " (removed at the end; --keep-logs keeps them)");
+}
+
+void sayRow(const TriageRow& r) {
+    say("  {:<3} {:<42} {:<40} {:<12} {}", code(r.hypothesis), r.experiment, r.outcome, name(r.finding), r.why);
+}
+
+std::vector<std::string> rowCells(const TriageRow& r) {
+    return {std::string(code(r.hypothesis)), r.experiment, r.outcome, std::string(name(r.finding)), r.why};
+}
+
+// The per-hypothesis lines and the conclusion, on stderr/stdout as text; returns them
+// for the Markdown block.
+std::vector<std::string> sayConclusion(const TriageConclusion& t) {
+    std::vector<std::string> summary;
+    say("--- hypotheses ---");
+    for (const HypothesisFinding& h : t.hypotheses) {
+        const std::string line = fmt::format("{} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
+                                             h.why.empty() ? "" : " (" + h.why + ")");
+        say("  {}", line);
+        summary.push_back(line);
+    }
+    say("--- {}", t.line);
+    summary.push_back(t.line);
+    return summary;
+}
+
+// ---- the JSON document ----------------------------------------------------------------------
+
+json triageJson(const Children& c, const TriageInput& in, const TriageConclusion& t, const Ladder* ladder, int status) {
+    const TriageRunFacts facts{.version = kReproVersion, .git = kReproGitHash, .commandLine = c.o.commandLine,
+                               .deviceName = c.device.name, .driver = c.device.driver, .driverId = c.device.driverId,
+                               .chainLength = c.o.chainLength,
+                               .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
+                               .timeoutSource = ladder ? ladder->source : std::string(), .exitStatus = status};
+    return triageDocument(facts, in, t);
+}
+
+// --format json on stdout and --output; an unwritable --output is exit 1 unless the
+// status says more (a reproduction or a hang).
+int writeDocument(const Options& o, const json& doc, int status) {
+    const std::string text = doc.dump(2) + "\n";
+    if (o.format == Format::Json) writeText(stdout, text);
+    if (!o.output) return status;
+    std::ofstream out(*o.output, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (out) return status;
+    sayError("repro: cannot write the triage document to {}", *o.output);
+    return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
+}
+
+// ---- --triage ---------------------------------------------------------------------------
+
+}  // namespace
+
+void readTriageBaseline(const ChildOutcome& b, TriageInput& in) {
+    in.baseline = runResult(b);
+    in.baselineDetail = outcomeText(b);
+    in.failingMode = b.wrongMode.empty() ? "multipass" : b.wrongMode;
+    const json* m = modeEntry(b, in.failingMode);
+    if (!m || !(*m).contains("cause") || !(*m)["cause"].is_object()) return;
+    const json& cause = (*m)["cause"];
+    in.causeKind = cause.value("kind", "");
+    in.causeVerdict = cause.value("verdict", "");
+    for (const json& x : cause.value("missing", json::array())) {
+        if (x.is_string()) in.causeMissing.push_back(x.get<std::string>());
+    }
+    const json& d = cause.value("decisive_submit", json(nullptr));
+    if (d.is_object() && d["measured_seconds"].is_number()) in.baselineSubmitSeconds = d["measured_seconds"].get<double>();
+}
+
+namespace {
+
+std::vector<Planned> planTriage(const Children& c, const TriageInput& in, std::optional<double> timeout) {
+    std::vector<Planned> plan;
+    if (in.baseline == RunResult::Correct) {
+        plan.push_back({ExperimentKind::BladeExact, "profile=blade-exact", {"--profile", "blade-exact"}});
+    } else if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) {
+        planFlush(c, in.failingMode, plan);
+        planSubmits(c, in.failingMode, timeout, plan);
+        planOthers(c, in.failingMode, plan);
+    }
+    return plan;
+}
+
+// What will run and about how long it takes, from the baseline's own time.
+void sayEstimate(const std::vector<Planned>& plan, const ChildOutcome& baseline, std::optional<double> timeout) {
+    double factor = 0;
+    size_t runs = 0;
+    for (const Planned& p : plan) {
+        if (!p.skip.empty()) continue;
+        ++runs;
+        factor += p.oneStep ? 2.0 : double(p.repeat);  // one step of 2N conv-Ts: about 2 runs
+    }
+    const double probe = timeout ? 8.0 * kProbeTimeoutFactor * *timeout : 0.0;
+    say("  {} experiment{} to run ({} not run here): about {:.0f} s at most at the baseline's {:.1f} s a run{}", runs,
+        runs == 1 ? "" : "s", plan.size() - runs, factor * baseline.process.seconds + probe, baseline.process.seconds,
+        timeout ? fmt::format(", the watchdog probe's ladder included (up to {:.0f} s of submits)", probe) : "");
+}
+
+// Runs the plan, printing each row as it finishes; false when interrupted.
+bool runExperiments(Children& c, const std::vector<Planned>& plan, TriageInput& in, std::vector<std::vector<std::string>>& rows) {
+    for (size_t i = 0; i < plan.size(); ++i) {
+        if (interruptSignal() != 0) return false;
+        in.experiments.push_back(runPlanned(c, plan[i], i));
+        if (in.experiments.back().detail == "interrupted") return false;
+        const TriageConclusion sofar = concludeTriage(in);
+        sayRow(sofar.rows.back());
+        rows.push_back(rowCells(sofar.rows.back()));
+    }
+    return true;
+}
+
+int triageStatus(RunResult baseline) {
+    switch (baseline) {
+        case RunResult::Wrong: return kExitReproduced;
+        case RunResult::Hang: return kExitHang;
+        case RunResult::Correct: return kExitNotReproduced;
+        default: return kExitCannotTest;
+    }
+}
+
+}  // namespace
+
+int runTriage(const Options& o) {
+    Children c = startChildren(o, "triage");
+    printHeader("--triage", c);
+    say("  runs the command as given (every mode) as the baseline; when it reproduces, one child per experiment on the "
+        "failing mode at N={}, each changing one thing, and the watchdog probe where the queue has a known job timeout",
+        o.chainLength);
+    if (o.dropDispatch) {
+        say("  note: --drop-dispatch {} leaves a dispatch out of every run on purpose (a positive control): the "
+            "experiments then test that broken chain, not the driver",
+            *o.dropDispatch);
+    }
+    const ChildOutcome baseline = c.run("baseline", {});
+    if (baseline.process.interrupted) return interruptedExit();
+    TriageInput in;
+    readTriageBaseline(baseline, in);
+    say("  baseline: {} in {:.1f} s", in.baselineDetail, baseline.process.seconds);
+    const std::optional<double> timeout = timeoutSeconds(baseline, in.failingMode);
+    const std::vector<Planned> plan = planTriage(c, in, timeout);
+    sayEstimate(plan, baseline, timeout);
+    say("--- triage ---");
+    say("  {:<3} {:<42} {:<40} {:<12} {}", "H", "experiment", "outcome", "points to", "why");
+    std::vector<std::vector<std::string>> rows;
+    if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) {
+        const TriageRow cause = concludeTriage(in).rows.front();
+        sayRow(cause);
+        rows.push_back(rowCells(cause));
+    }
+    if (!runExperiments(c, plan, in, rows)) return interruptedExit();
+    std::optional<Ladder> ladder;
+    if (timeout && (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang)) {
+        say("--- watchdog probe ---");
+        ladder = runLadder(c, timeout, timeoutSource(baseline, c.device.cpu), false);
+        if (ladder->interrupted) return interruptedExit();
+        in.probe = ladder->outcome;
+        const TriageConclusion sofar = concludeTriage(in);
+        sayRow(sofar.rows.back());
+        rows.push_back(rowCells(sofar.rows.back()));
+    }
+    const TriageConclusion t = concludeTriage(in);
+    const std::vector<std::string> summary = sayConclusion(t);
+    const int status = triageStatus(in.baseline);
+    printMarkdown("--triage", o, c.device, {"H", "experiment", "outcome", "points to", "why"}, rows, summary);
+    finishLogDir(o, c.dir);
+    return writeDocument(o, triageJson(c, in, t, ladder ? &*ladder : nullptr, status), status);
+}
+
+int runWatchdogProbe(const Options& o) {
+    Children c = startChildren(o, "watchdog-probe");
+    printHeader("--watchdog-probe", c);
+    say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: one "
+        "step as single with its conv-T recorded R times, the conv-Ts doubling from 1 (past R = {}, the steps "
+        "double instead)",
+        kMaxDispatchRepeat);
+    say("--- watchdog probe ---");
+    const Ladder l = runLadder(c, std::nullopt, "", true);
+    if (l.interrupted) return interruptedExit();
+    const std::string verdict = probeVerdict(l);
+    say("--- {}", verdict);
+    finishLogDir(o, c.dir);
+    if (o.format == Format::Markdown) writeText(stdout, "### repro --watchdog-probe\n\n- " + markdownText(verdict) + "\n");
+    return l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
+}
+
+}  // namespace repro

@@ -1,0 +1,244 @@
+// End-to-end tests of --triage and --watchdog-probe through the simulated driver
+// (tests/simdriver): each simulated cause must be named as that cause, or left
+// undetermined with what is missing, and the probe must show what a kill looks like.
+// Every run is bounded in time (bounded_process.hpp).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
+
+#include <fcntl.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bounded_process.hpp"
+#include "process.hpp"
+
+#if !defined(REPRO_EXECUTABLE) || !defined(REPRO_SIMDRIVER_LAYER_DIR)
+#error "REPRO_EXECUTABLE and REPRO_SIMDRIVER_LAYER_DIR must be defined"
+#endif
+
+namespace {
+
+using repro::test::BoundedResult;
+using repro::test::contains;
+using repro::test::describeEnd;
+using repro::test::runBounded;
+
+std::string shown(const BoundedResult& r) {
+    return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
+}
+
+// A fresh folder with an empty kernel-log file for the simulated watchdog (it must exist
+// before the run) and for repro's kernel-log seam REPRO_TEST_KMSG.
+struct Scratch {
+    std::filesystem::path dir, kmsg;
+    explicit Scratch(const std::string& name)
+        : dir(std::filesystem::temp_directory_path() / ("repro-triage-test-" + std::to_string(getpid()) + "-" + name)),
+          kmsg(dir / "kmsg") {
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+        std::ofstream(kmsg).close();
+    }
+    ~Scratch() { std::filesystem::remove_all(dir); }
+};
+
+// repro with `args` through the simulated driver set to `simulate`, its children too (they
+// inherit the environment), the kernel log read from `s.kmsg`.
+BoundedResult simulated(const std::vector<std::string>& args, const std::string& simulate, const Scratch& s,
+                        double limit = 240) {
+    return runBounded(REPRO_EXECUTABLE, args,
+                      {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+                       "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=" + simulate,
+                       "REPRO_SIMULATE_TRACE=", "REPRO_TEST_KMSG=" + s.kmsg.string(), "TMPDIR=" + s.dir.string()},
+                      limit);
+}
+
+BoundedResult plain(const std::vector<std::string>& args, const Scratch& s) {
+    return runBounded(REPRO_EXECUTABLE, args,
+                      {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=", "TMPDIR=" + s.dir.string()},
+                      240);
+}
+
+// The children's folder the run named, which must be gone afterwards (no --keep-logs).
+void expectLogFolderRemoved(const BoundedResult& r) {
+    const std::string all = r.err + r.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(all, m, std::regex(R"(logs and JSON reports in (\S+) \(removed)"))) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(m[1].str())) << m[1].str();
+}
+
+// us-per-wg=12500: a tiny conv-T (8 workgroups) takes 100 ms, a slice (2) 25 ms; at N=5 one
+// submit of the chain takes 625 ms, past the 500 ms timeout, while split's stay far below.
+constexpr const char* kSoftWatchdog = "identity;watchdog:timeout=500,us-per-wg=12500,kmsg=";
+
+TEST(Triage, SoftWatchdogKillConcludesTheJobTimeoutWithItsKernelLine) {
+    const Scratch s("watchdog");
+    const auto doc = s.dir / "triage.json";
+    const BoundedResult r = simulated({"--triage", "--preset", "tiny", "-n", "5", "--output", doc.string()},
+                                      kSoftWatchdog + s.kmsg.string(), s);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- conclusion: the kernel's job timeout (H3)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "kernel log 'ring gfx_0.0.0 timeout, but soft recovered'")) << r.out;
+    // The one-step control with as much work and 1/N of the bytes is killed too: not H4.
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(H4  n=1 dispatch-repeat=10 +multipass killed \(exit 2\) +rules out)")))
+        << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(H2  submit-every=2 host-wait +multipass ok \(exit 0\) +supports)")))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "H2 state that drains only at a submit boundary: no evidence")) << r.out;
+    EXPECT_FALSE(contains(r.out, "conclusion: a synchronization bug")) << r.out;
+    std::ifstream in(doc);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << "no JSON document at " << doc;
+    EXPECT_EQ(j["schema"], "repro-triage");
+    EXPECT_EQ(j["conclusion"]["kind"], "job_timeout");
+    EXPECT_EQ(j["exit_status"], 2);
+    EXPECT_EQ(j["hypotheses"][2]["finding"], "supports");
+    expectLogFolderRemoved(r);
+}
+
+TEST(Triage, StaleInputIsASynchronizationBugNotTheWatchdog) {
+    const Scratch s("stale");
+    const BoundedResult r = simulated({"--triage", "--preset", "tiny", "-n", "4", "--format", "markdown"},
+                                      "identity;clock:us-per-wg=1,ms-per-dispatch=100;stale:dispatch=3", s);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.err, "--- conclusion: a synchronization bug (the baseline's own evidence")) << r.err;
+    EXPECT_TRUE(contains(r.err, "the submit ran its full predicted time")) << r.err;
+    EXPECT_TRUE(contains(r.err, "H3 the kernel's job watchdog: rules out")) << r.err;
+    EXPECT_FALSE(contains(r.err, "conclusion: the kernel's job timeout")) << r.err;
+    // --format markdown: one block on stdout, headed by the conclusion.
+    EXPECT_TRUE(r.out.starts_with("### repro --triage: a synchronization bug")) << r.out;
+    EXPECT_TRUE(contains(r.out, "| H3 | baseline's cause (multipass) | synchronization | rules out |")) << r.out;
+}
+
+// The seed bug on lavapipe's real, unmeasurably short times: a submit boundary fixes it, but
+// nothing says whether the long submit did its work, so no cause is named.
+TEST(Triage, SeedBugWithoutKernelLinesIsUndeterminedAndSaysWhatIsMissing) {
+    const Scratch s("seed-bug");
+    const BoundedResult r = simulated({"--triage", "--preset", "tiny", "-n", "4"}, "identity;seed-bug:dispatches=4", s);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- conclusion: undetermined: a submit boundary makes it correct (H2); missing: "
+                                "evidence that the long submit did all its work"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "a prediction above the host's timing margin")) << r.out;
+    EXPECT_FALSE(contains(r.out, "conclusion: the kernel's job timeout")) << r.out;
+    EXPECT_FALSE(contains(r.out, "conclusion: a synchronization bug")) << r.out;
+}
+
+TEST(Triage, PlainLavapipeIsNotReproducedAndRunsNoExperiments) {
+    const Scratch s("plain");
+    const BoundedResult r = plain({"--triage", "--preset", "tiny", "-n", "2", "--keep-logs"}, s);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- conclusion: not reproduced; nothing to triage")) << r.out;
+    EXPECT_FALSE(contains(r.out, "barrier=full")) << r.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(logs and reports kept in (\S+) \(--keep-logs\))"))) << r.out;
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(m[1].str()) / "01-baseline.log")) << m[1].str();
+}
+
+// A hard kill loses the device: exit 3, and the cause still names the job timeout from the
+// kernel's lines (a hung mode's output is unknown, not correct).
+TEST(Triage, HardWatchdogKillIsAHangWhoseCauseIsTheJobTimeout) {
+    const Scratch s("hard");
+    const BoundedResult r = simulated({"--preset", "tiny", "-n", "5", "--mode", "all"},
+                                      "identity;watchdog:timeout=500,us-per-wg=12500,recovery=hard,kmsg=" + s.kmsg.string(),
+                                      s);
+    EXPECT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout")) << r.out;
+    EXPECT_TRUE(contains(r.out, "'ring gfx_0.0.0 timeout, signaled seq=")) << r.out;
+    EXPECT_FALSE(contains(r.out, "cause: none (the output is correct)")) << r.out;
+}
+
+// A device loss with no kernel record: no cause is guessed.
+TEST(Triage, DeviceLossWithoutAKernelRecordIsUndetermined) {
+    const Scratch s("lost");
+    const BoundedResult r = simulated({"--preset", "tiny", "-n", "3", "--mode", "all"}, "lost:vkWaitSemaphores:9", s);
+    EXPECT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=multipass cause undetermined: the mode lost the device without a job-timeout record"))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "cause: none (the output is correct)")) << r.out;
+}
+
+// The processes whose command line mentions `text` (the children name their report there).
+std::vector<pid_t> processesMentioning(const std::string& text) {
+    std::vector<pid_t> out;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        if (ss.str().find(text) != std::string::npos) out.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+    return out;
+}
+
+// Killing repro (SIGKILL: no handler runs) must take its triage children with it. Each
+// simulated dispatch takes a second, so a child left behind would still be running
+// after the 3 s this allows.
+TEST(Triage, ChildrenDieWithTheParent) {
+    const Scratch s("orphans");
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::setenv("VK_ADD_LAYER_PATH", REPRO_SIMDRIVER_LAYER_DIR, 1);
+        ::setenv("VK_INSTANCE_LAYERS", "VK_LAYER_REPRO_simulate", 1);
+        ::setenv("REPRO_SIMULATE", "identity;clock:us-per-wg=1,ms-per-dispatch=1000", 1);
+        ::setenv("REPRO_TEST_KMSG", s.kmsg.string().c_str(), 1);
+        ::setenv("TMPDIR", s.dir.string().c_str(), 1);
+        const int devNull = ::open("/dev/null", O_WRONLY);
+        ::dup2(devNull, STDOUT_FILENO);
+        ::dup2(devNull, STDERR_FILENO);
+        ::execl(REPRO_EXECUTABLE, REPRO_EXECUTABLE, "--triage", "--preset", "tiny", "-n", "5", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const std::string marker = (s.dir / "repro-triage-").string();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (processesMentioning(marker).empty() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const bool sawChild = !processesMentioning(marker).empty();
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(sawChild) << "no triage child appeared within 60 s";
+    const auto gone = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (!processesMentioning(marker).empty() && std::chrono::steady_clock::now() < gone) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(processesMentioning(marker).empty()) << "a child outlived its parent";
+}
+
+TEST(WatchdogProbe, PlainLavapipeHasNoKnownTimeoutAndNoKill) {
+    const Scratch s("probe-plain");
+    const BoundedResult r = plain({"--watchdog-probe", "--preset", "tiny"}, s);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "no known job timeout on this device")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- watchdog probe: no kill: no kill up to a ")) << r.out;
+    expectLogFolderRemoved(r);
+}
+
+// R = 1, 2, 4: 125 ms, 225 ms, 425 ms; R = 8 (825 ms) passes the 500 ms timeout and is
+// soft-recovered: zeros without an error after 0.5 s.
+TEST(WatchdogProbe, SimulatedSoftWatchdogShowsASoftKill) {
+    const Scratch s("probe-soft");
+    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny"}, kSoftWatchdog + s.kmsg.string(), s);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- watchdog probe: a kill here is soft, zeros (wrong output) with no error: soft kill "
+                                "at 8 conv-Ts in one submit: single killed with no error after 0.5"))
+        << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +4 +\S+ s +0\.4\d\d s +single ok \(exit 0\))"))) << r.out;
+}
+
+}  // namespace

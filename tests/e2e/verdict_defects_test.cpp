@@ -1,0 +1,60 @@
+// Verdicts that used to say the wrong thing, each run on the machine's driver (lavapipe):
+// blade-exact without split, the matrix's reference sentence, a control's deliberate
+// hazards, and experiments that change nothing on this device or at this N.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace {
+
+using repro::test::contains;
+using repro::test::runRepro;
+
+// blade-exact's params descriptor is undefined behaviour; without split nothing tells that
+// from a driver bug, so the run cannot test (125), whatever the reference.
+TEST(VerdictDefects, BladeExactWithoutSplitCannotTestRatherThanReproduce) {
+    REPRO_REQUIRE_LAVAPIPE();
+    const auto r = runRepro({"--preset", "tiny", "-n", "3", "--profile", "blade-exact", "--mode", "multipass",
+                             "--reference", "cpu"});
+    EXPECT_EQ(r.status, 125) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "--- CANNOT TEST WITH --profile blade-exact here: a mode is wrong, but split did not run"))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << r.out;
+}
+
+TEST(VerdictDefects, AControlsValidationMessagesAreCalledDeliberate) {
+    const auto r = runRepro({"--preset", "tiny", "-n", "3", "--barrier", "none", "--validation"});
+    EXPECT_EQ(r.status, 4) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "the ones --barrier none is for: a control leaves out the barrier's memory dependency "
+                                "on purpose, so its hazards are deliberate"))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "not trustworthy until they are fixed")) << r.out;
+}
+
+TEST(VerdictDefects, SubmitEveryAtLeastTheDispatchCountSaysItChangesNothing) {
+    const auto r = runRepro({"--preset", "tiny", "-n", "3", "--submit-every", "6"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "--- note: --submit-every 6 changes nothing at N = 3: multipass and single have 6 "
+                                "dispatches, one submit each, as without it"))
+        << r.out;
+    const auto cut = runRepro({"--preset", "tiny", "-n", "3", "--submit-every", "5"});
+    EXPECT_FALSE(contains(cut.out, "changes nothing")) << cut.out;
+}
+
+// --reference cpu: the children run no split, and the matrix must not say they do; at
+// N = 1 submit-every 2 is one submit, and lavapipe has one memory type: said per row.
+TEST(VerdictDefects, MatrixSaysWhatItsChildrenRunAndWhatChangesNothing) {
+    REPRO_REQUIRE_LAVAPIPE();
+    const auto r = runRepro({"--matrix", "--preset", "tiny", "-n", "1", "--reference", "cpu"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "each child checks against the CPU reference (--reference cpu) and runs no split"))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "each child also runs split")) << r.out;
+    EXPECT_TRUE(contains(r.out, "changes nothing here: 2 dispatches fit in one submit of 2")) << r.out;
+    EXPECT_TRUE(contains(r.out, "changes nothing here: the device has one memory type")) << r.out;
+}
+
+}  // namespace
