@@ -522,7 +522,11 @@ int runTriage(const Options& o) {
         rows.push_back(rowCells(sofar.rows.back()));
     }
     const TriageConclusion t = concludeTriage(in);
-    const std::vector<std::string> summary = sayConclusion(t);
+    std::vector<std::string> summary = sayConclusion(t);
+    // RADV's issue template asks it; the conclusion stays last (the Markdown heading).
+    if (const std::string llvm = llvmAnswer(in); !llvm.empty()) {
+        summary.insert(summary.end() - 1, "Does it happen with RADV_DEBUG=llvm? " + llvm);
+    }
     const int status = triageStatus(in.baseline);
     printMarkdown("--triage", o, c.device, {"H", "experiment", "outcome", "points to", "why"}, rows, summary);
     finishLogDir(o, c.dir);

@@ -643,11 +643,6 @@ std::string stepsToReproduce(const RunReport& r) {
     return "#### Steps to reproduce\n\n" + codeBlock(command, "sh") + "\n";
 }
 
-// The answer to the RADV template's "does it happen with RADV_DEBUG=llvm?", from a --triage
-// run's results; empty when the report has none. A hook: RunReport carries no triage
-// results yet, so this prints nothing until --triage records its RADV_DEBUG=llvm child here.
-std::string triageLlvmAnswer(const RunReport&) { return {}; }
-
 // The collapsed <details> sections after the verdict: device, shape, timings, environment,
 // validation, hang evidence and environment notes.
 std::string detailSections(const RunReport& r) {
@@ -708,9 +703,8 @@ std::string renderMarkdown(const RunReport& r) {
     for (const auto& line : r.verdict.lines) verdict += line + "\n";
     out += "Verdict:\n\n" + codeBlock(verdict.empty() ? "(no verdict lines)\n" : verdict, "text") + "\n";
     for (const auto& w : watchdogWarnings(r)) out += "**" + escapeText(w) + "**\n\n";
-    if (const std::string llvm = triageLlvmAnswer(r); !llvm.empty()) {
-        out += "Does it happen with `RADV_DEBUG=llvm`? " + escapeProse(llvm) + "\n\n";
-    }
+    // RADV's template also asks whether RADV_DEBUG=llvm changes it: `--triage` answers that
+    // in its own block (core/triage.hpp llvmAnswer).
     out += "Regression: last known good Mesa version or commit: (fill in, or \"unknown\")\n\n";
     for (const auto& st : r.streams) {
         std::string calls;

@@ -362,6 +362,21 @@ std::string undeterminedLine(const TriageInput& in, const Weighed& w) {
 
 }  // namespace
 
+std::string llvmAnswer(const TriageInput& in) {
+    if (in.baseline != RunResult::Wrong && in.baseline != RunResult::Hang) return {};
+    for (const ExperimentOutcome& e : in.experiments) {
+        if (e.kind != ExperimentKind::CompilerSwitch) continue;
+        switch (e.result) {
+            case RunResult::Wrong:
+            case RunResult::Hang: return "yes: with RADV_DEBUG=llvm it is still " + e.detail;
+            case RunResult::Correct: return "no: with RADV_DEBUG=llvm it is correct (" + e.detail + "), so ACO is the suspect";
+            case RunResult::NotRun:
+            case RunResult::NoEffect: return "not tested: " + e.detail;
+        }
+    }
+    return "not tested: triage ran no RADV_DEBUG=llvm child";
+}
+
 TriageConclusion concludeTriage(const TriageInput& in) {
     TriageConclusion out;
     if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) out.rows.push_back(causeRow(in));

@@ -152,6 +152,12 @@ struct TriageConclusion {
 //    is undetermined stays undetermined, with the cause's missing evidence.
 TriageConclusion concludeTriage(const TriageInput& input);
 
+// The answer to RADV's issue template question "does it happen with RADV_DEBUG=llvm?", from
+// the CompilerSwitch experiment: "yes: ..." (LLVM gives the same wrong or hung result), "no:
+// ..." (correct with LLVM: the default compiler, ACO, is the suspect), or "not tested: ..."
+// with the child's detail; empty when the baseline was not wrong or hung (nothing to ask).
+std::string llvmAnswer(const TriageInput& input);
+
 // What the triage's JSON document says besides the input and the conclusion.
 struct TriageRunFacts {
     std::string version, git;              // repro's

@@ -73,8 +73,10 @@ void Encoder::addDescriptorPool(Slot& slot, uint32_t maxSets) {
     };
     VkDescriptorPool pool = VK_NULL_HANDLE;
     check(vkCreateDescriptorPool(device_.get(), &info, nullptr, &pool), "vkCreateDescriptorPool");
-    slot.descriptorPools.insert(slot.descriptorPools.begin(),
-                                Owned<VkDescriptorPool>(device_.life(), pool));
+    // The new pool goes first, as blade inserts it; appended and rotated to the front, because
+    // GCC 12 -O2 reads vector::insert at begin() as a null dereference (-Wnull-dereference).
+    slot.descriptorPools.emplace_back(device_.life(), pool);
+    std::rotate(slot.descriptorPools.begin(), slot.descriptorPools.end() - 1, slot.descriptorPools.end());
 }
 
 void Encoder::begin() {

@@ -148,6 +148,21 @@ TEST(Triage, TheOtherCompilerFixingItIsTheShaderCompiler) {
     EXPECT_EQ(concludeTriage(in).kind, ConclusionKind::ShaderCompiler);
 }
 
+// RADV's template question, answered from the RADV_DEBUG=llvm child.
+TEST(Triage, LlvmAnswerFollowsTheCompilerSwitchChild) {
+    TriageInput in = wrongBaseline("undetermined", kUndeterminedExcluded);
+    EXPECT_EQ(llvmAnswer(in), "not tested: triage ran no RADV_DEBUG=llvm child");
+    in.experiments = {run(ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", RunResult::Wrong)};
+    EXPECT_EQ(llvmAnswer(in), "yes: with RADV_DEBUG=llvm it is still wrong");
+    in.experiments = {run(ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", RunResult::Correct)};
+    EXPECT_EQ(llvmAnswer(in), "no: with RADV_DEBUG=llvm it is correct (correct), so ACO is the suspect");
+    in.experiments = {{.kind = ExperimentKind::CompilerSwitch, .label = "RADV_DEBUG=llvm", .result = RunResult::NotRun,
+                       .detail = "not run: the driver is MESA_LLVMPIPE, not RADV"}};
+    EXPECT_EQ(llvmAnswer(in), "not tested: not run: the driver is MESA_LLVMPIPE, not RADV");
+    in.baseline = RunResult::Correct;
+    EXPECT_EQ(llvmAnswer(in), "");  // nothing to ask about
+}
+
 TEST(Triage, FewerBytesFixingItWithMoreWorkIsBytesPerSubmit) {
     TriageInput in = wrongBaseline("synchronization", kSync);
     in.causeKind = "undetermined";
