@@ -5,31 +5,16 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "temp_folder.hpp"
+
 namespace repro {
 namespace {
 
-// A fresh folder removed with its contents at the end of the test.
-struct Folder {
-    std::filesystem::path path;
-    Folder() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "repro-loader-log-XXXXXX").string();
-        path = ::mkdtemp(pattern.data()) ? pattern : "";
-    }
-    ~Folder() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-    std::string write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name) << text;
-        return (path / name).string();
-    }
-};
+using Folder = test::TempFolder;
 
 TEST(DriverVariables, EmptyDriverFilesNamesTheVariable) {
     EXPECT_EQ(driverVariableProblem("", nullptr).value_or(""),
@@ -39,7 +24,7 @@ TEST(DriverVariables, EmptyDriverFilesNamesTheVariable) {
 }
 
 TEST(DriverVariables, IcdFilenamesCountsOnlyWithoutDriverFiles) {
-    Folder f;
+    Folder f("loader-log");
     const std::string manifest = f.write("icd.json", "{}");
     EXPECT_EQ(driverVariableProblem(nullptr, "").value_or("").rfind("VK_ICD_FILENAMES is set but empty", 0), 0u);
     // The loader reads VK_DRIVER_FILES when it is set; VK_ICD_FILENAMES is then ignored.
@@ -60,11 +45,11 @@ TEST(LibraryMatches, PartOfThePathCaseInsensitiveOrTheSameFile) {
     EXPECT_FALSE(libraryMatches("libvulkan_radeon", "/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"));
     EXPECT_FALSE(libraryMatches("", "/usr/lib/libvulkan_lvp.so"));
     EXPECT_FALSE(libraryMatches("lvp", ""));
-    Folder f;
+    Folder f("loader-log");
     const std::string real = f.write("libvulkan_built.so", "");
-    std::filesystem::create_symlink(real, f.path / "link.so");
+    std::filesystem::create_symlink(real, f.path() / "link.so");
     // A symbolic link to the library the manifest names is the same driver.
-    EXPECT_TRUE(libraryMatches((f.path / "link.so").string(), real));
+    EXPECT_TRUE(libraryMatches((f.path() / "link.so").string(), real));
 }
 
 TEST(DriverLibraries, FromTheLoadersSearchLines) {
@@ -81,7 +66,7 @@ TEST(DriverLibraries, FromTheLoadersSearchLines) {
 }
 
 TEST(UnreadableManifests, CorruptJsonIsNamedWithWhereItBreaks) {
-    Folder f;
+    Folder f("loader-log");
     const std::string good = f.write("good.json", R"({"file_format_version": "1.0.0", "ICD": {}})");
     const std::string bad = f.write("bad.json", R"({"file_format_version": "1.0.0", "ICD": )");
     const std::string empty = f.write("empty.json", "");
@@ -90,7 +75,7 @@ TEST(UnreadableManifests, CorruptJsonIsNamedWithWhereItBreaks) {
     ASSERT_EQ(one.size(), 1u);
     EXPECT_EQ(one[0].rfind("'" + bad + "' is not valid JSON (parse error at byte ", 0), 0u) << one[0];
     // A folder is read as the loader reads it: every *.json in it.
-    const auto all = unreadableDriverManifests(f.path.string());
+    const auto all = unreadableDriverManifests(f.path().string());
     ASSERT_EQ(all.size(), 2u);
     EXPECT_EQ(all[0], "'" + bad + "' is not valid JSON (parse error at byte 41)");  // past its 40 bytes
     EXPECT_EQ(all[1], "'" + empty + "' is not valid JSON (the file is empty)");

@@ -13,20 +13,12 @@
 #include <sstream>
 #include <string>
 
+#include "temp_folder.hpp"
+
 namespace repro {
 namespace {
 
-struct Folder {
-    std::filesystem::path path;
-    Folder() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "repro-output-paths-XXXXXX").string();
-        path = ::mkdtemp(pattern.data()) ? pattern : "";
-    }
-    ~Folder() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
+using Folder = test::TempFolder;
 
 // Sets an environment variable for one test and restores it after.
 class ScopedEnv {
@@ -49,11 +41,11 @@ TEST(OutputPaths, FileInAMissingFolderIsNamedWithStrerror) {
 }
 
 TEST(OutputPaths, CheckingLeavesNoFileAndKeepsAnExistingOne) {
-    Folder f;
-    const std::string fresh = (f.path / "r.json").string();
+    Folder f("output-paths");
+    const std::string fresh = (f.path() / "r.json").string();
     EXPECT_FALSE(fileWriteProblem(fresh).has_value());
     EXPECT_FALSE(std::filesystem::exists(fresh)) << "the check must not leave the file it made";
-    const std::string kept = (f.path / "kept.json").string();
+    const std::string kept = (f.path() / "kept.json").string();
     std::ofstream(kept) << "old report";
     EXPECT_FALSE(fileWriteProblem(kept).has_value());
     std::stringstream text;
@@ -62,14 +54,14 @@ TEST(OutputPaths, CheckingLeavesNoFileAndKeepsAnExistingOne) {
 }
 
 TEST(OutputPaths, DumpDirIsCreatedOrRefusedWithTheReason) {
-    Folder f;
-    const std::string nested = (f.path / "a" / "b").string();
+    Folder f("output-paths");
+    const std::string nested = (f.path() / "a" / "b").string();
     EXPECT_FALSE(directoryWriteProblem(nested).has_value());
     EXPECT_TRUE(std::filesystem::is_directory(nested));
     EXPECT_TRUE(std::filesystem::is_empty(nested)) << "the write probe is removed";
     EXPECT_EQ(directoryWriteProblem("/dev/null/x").value_or(""), "Not a directory");
-    std::ofstream(f.path / "file") << "x";
-    EXPECT_EQ(directoryWriteProblem((f.path / "file").string()).value_or(""), "Not a directory");
+    std::ofstream(f.path() / "file") << "x";
+    EXPECT_EQ(directoryWriteProblem((f.path() / "file").string()).value_or(""), "Not a directory");
 }
 
 TEST(OutputPaths, OptionsNameTheFirstUnwritablePathQuoted) {
