@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -180,7 +181,9 @@ int runGuarded(const Options& o, RunReport& report) {
         sayError("repro: {}", e.what());
         return kExitUsage;
     } catch (const Interrupted& e) {  // answered in a long host loop (the CPU reference)
-        return failedRun(o, report, 128 + interruptSignal(), "INTERRUPTED", e.what());
+        return failedRun(o, report, 128 + interruptSignal(),
+                         interruptSignal() == SIGTERM ? "INTERRUPTED by SIGTERM" : "INTERRUPTED by SIGINT",
+                         e.where() + "; the results above are complete for the modes that finished; no verdict");
     } catch (const CannotTest& e) {
         return failedRun(o, report, kExitCannotTest, "CANNOT TEST HERE", e.what());
     } catch (const vk::VulkanError& e) {
@@ -262,7 +265,11 @@ int main(int argc, char** argv) {
     ParseOutcome parsed =
         parseCommandLine(argc, argv, envChain ? std::optional<std::string_view>(envChain) : std::nullopt);
     if (!parsed.options) {
-        if (!parsed.out.empty()) writeText(stdout, parsed.out);
+        // --help and --version: a lost write (`repro --help > /dev/full`) is exit 1, not 0.
+        if (!parsed.out.empty() && !writeText(stdout, parsed.out)) {
+            sayError("repro: the output could not be written to stdout");
+            return kExitUsage;
+        }
         if (!parsed.err.empty()) sayError("{}", parsed.err);
         return parsed.exitStatus;
     }

@@ -37,7 +37,7 @@ int interruptCount() { return gCount; }
 void throwIfInterrupted(const char* where) {
     const int signal = interruptSignal();
     if (signal == 0) return;
-    throw Interrupted(std::string(signal == SIGTERM ? "SIGTERM" : "SIGINT") + " during " + where);
+    throw Interrupted(signal == SIGTERM ? "SIGTERM" : "SIGINT", std::string("during ") + where);
 }
 
 }  // namespace repro

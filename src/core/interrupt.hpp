@@ -24,10 +24,15 @@ int interruptCount();
 // Thrown by the long host loops (the float64 CPU reference, the per-dispatch check, the
 // underflow estimate) when an interrupt has arrived, so that SIGINT/SIGTERM is answered
 // within a fraction of a second there as it is at submit boundaries. what(): "SIGTERM
-// during WHERE". The run ends with 128 + the signal.
+// during WHERE"; where(): "during WHERE". The run ends with 128 + the signal.
 class Interrupted : public std::runtime_error {
   public:
-    using std::runtime_error::runtime_error;
+    Interrupted(const std::string& signalName, const std::string& where)
+        : std::runtime_error(signalName + " " + where), where_(where) {}
+    const std::string& where() const { return where_; }
+
+  private:
+    std::string where_;
 };
 
 // Throws Interrupted naming `where` when an interrupt has arrived; nothing otherwise.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -155,7 +156,7 @@ TEST(Interrupt, SigtermDuringTheCpuReferenceIsAnsweredThere) {
                                            "--- results ---", 1.0, "TERM", dir);
     EXPECT_EQ(r.status, 143) << r.out << r.err;
     EXPECT_FALSE(contains(r.out, "  reference: cpu (")) << "the reference ran to its end: " << r.out;
-    EXPECT_TRUE(contains(r.out, "--- INTERRUPTED: SIGTERM during the host's float64 conv-T")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- INTERRUPTED by SIGTERM: during the host's float64 conv-T")) << r.out;
     EXPECT_TRUE(contains(r.out, "  mode=split     not run")) << r.out;
     EXPECT_LT(r.seconds, 60.0) << "generous: the reference alone takes 8-16 s, the split run minutes";
     const nlohmann::json report = nlohmann::json::parse(readText(jsonPath));
@@ -182,6 +183,51 @@ TEST(Interrupt, RepeatCountsCompletedRunsAndTheJsonReportValidates) {
     const nlohmann::json report = nlohmann::json::parse(late.out);
     EXPECT_EQ(report.at("verdict").at("exit_status"), 143);
     EXPECT_EQ(schemaErrors(report), "");
+}
+
+// `command` under /bin/sh, with "REPRO" standing for the executable.
+ProcessResult shell(std::string command) {
+    for (size_t at; (at = command.find("REPRO")) != std::string::npos;) {
+        command.replace(at, 5, std::string("\"") + REPRO_EXECUTABLE + "\"");
+    }
+    return runProcess("/bin/sh", {"-c", command}, {}, 120);
+}
+
+TEST(UnwritableStreams, EveryLostWriteIsExitOneNeverAnAbort) {
+    // --help and --version to a full device, a report to a full device in both forms, and
+    // a closed stderr with a usage error.
+    for (const std::string& command :
+         {std::string("REPRO --help > /dev/full"), std::string("REPRO --version > /dev/full"),
+          std::string("REPRO --preset tiny -n 1 --mode split > /dev/full"),
+          std::string("REPRO --preset tiny -n 1 --mode split --format json > /dev/full"),
+          std::string("REPRO -n 0 2>&-")}) {
+        const ProcessResult r = shell(command);
+        EXPECT_EQ(r.status, 1) << command << "\n" << r.err;
+    }
+    EXPECT_EQ(shell("REPRO --help > /dev/full").err, "repro: the output could not be written to stdout\n");
+}
+
+TEST(UnwritableStreams, AClosedPipeStillWritesTheOutputFile) {
+    // `| head -1` closes the pipe after the first line: SIGPIPE is ignored, the write error
+    // is exit 1, and --output is still written.
+    TempDir dir("closed-pipe");
+    const std::string file = (dir / "r.json").string(), status = (dir / "status").string();
+    const ProcessResult r =
+        shell("{ REPRO --preset tiny -n 2 --output '" + file + "'; echo $? > '" + status + "'; } | head -1");
+    EXPECT_EQ(readText(status), "1\n") << r.err;
+    const json j = json::parse(readText(file));
+    EXPECT_EQ(j.at("verdict").at("exit_status"), 0);
+    EXPECT_EQ(j.at("modes").size(), 3u);
+}
+
+TEST(SweepDumps, AreNamedPerChainLength) {
+    TempDir dir("sweep-dumps");
+    const ProcessResult r = runRepro(
+        {"--preset", "tiny", "--sweep", "1..3", "--mode", "split", "--dump-dir", (dir / "d").string()}, {}, 120);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    for (const char* name : {"split-n1.f32", "split-n2.f32", "split-n3.f32"}) {
+        EXPECT_TRUE(std::filesystem::is_regular_file(dir / "d" / name)) << name;
+    }
 }
 
 }  // namespace

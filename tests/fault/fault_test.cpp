@@ -372,7 +372,7 @@ struct EnvironmentCase {
 std::vector<EnvironmentCase> environmentCases() {
     return {
         {"SIGTERM during the float64 CPU reference", "`repro --mode split -n 1 --reference cpu`, then `kill -TERM`",
-         143, "--- INTERRUPTED: SIGTERM during the host's float64 conv-T", "e2e.Interrupt.SigtermDuringTheCpuReferenceIsAnsweredThere"},
+         143, "--- INTERRUPTED by SIGTERM: during the host's float64 conv-T", "e2e.Interrupt.SigtermDuringTheCpuReferenceIsAnsweredThere"},
         {"SIGTERM during `--repeat`", "`repro --preset small --mode multipass --repeat 500 --reference none --format json`, then "
          "`kill -TERM`", 143, "`multipass: 0/K runs wrong` with K the completed runs; the JSON report validates",
          "e2e.Interrupt.RepeatCountsCompletedRunsAndTheJsonReportValidates"},
@@ -391,6 +391,11 @@ std::vector<EnvironmentCase> environmentCases() {
          "e2e.BadInput/Rejects.*/output_in_missing_folder, dump_dir_under_proc, tmpdir_missing_for_matrix"},
         {"a report write that fails after the run", "`repro --output /dev/full`", 1,
          "--output: cannot write, after the results", "e2e.JsonReport.UnwritableOutputIsExitOneWithResultsPrinted"},
+        {"stdout on a full device, stderr closed", "`repro --help > /dev/full`, `repro --format json > /dev/full`, "
+         "`repro -n 0 2>&-`", 1, "the output could not be written to stdout (never 134)",
+         "e2e.UnwritableStreams.EveryLostWriteIsExitOneNeverAnAbort"},
+        {"a pipe closed early", "`repro --output r.json | head -1`", 1, "r.json is still written (SIGPIPE ignored)",
+         "e2e.UnwritableStreams.AClosedPipeStillWritesTheOutputFile"},
     };
 }
 
