@@ -185,6 +185,22 @@ TEST(Interrupt, RepeatCountsCompletedRunsAndTheJsonReportValidates) {
     EXPECT_EQ(schemaErrors(report), "");
 }
 
+
+TEST(Interrupt, SighupCountsAsSigtermAndTheOutputFileIsWritten) {
+    // A terminal closing under a long sweep: exit 143 as for SIGTERM, with --output written
+    // from the lengths that finished.
+    TempDir dir("sighup");
+    const std::string file = (dir / "r.json").string();
+    const ProcessResult r = signalledAfter("--preset small --sweep 1..2000 --mode split --output '" + file + "'", "out",
+                                           "--- results for N=2 ---", 0.2, "HUP", dir);
+    EXPECT_EQ(r.status, 143) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "--- INTERRUPTED by SIGTERM")) << r.out;
+    const json j = json::parse(readText(file));
+    EXPECT_EQ(j.at("verdict").at("exit_status"), 143);
+    EXPECT_FALSE(j.at("modes").empty());
+    EXPECT_EQ(schemaErrors(j), "");
+}
+
 // `command` under /bin/sh, with "REPRO" standing for the executable.
 ProcessResult shell(std::string command) {
     for (size_t at; (at = command.find("REPRO")) != std::string::npos;) {

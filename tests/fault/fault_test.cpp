@@ -376,6 +376,9 @@ std::vector<EnvironmentCase> environmentCases() {
         {"SIGTERM during `--repeat`", "`repro --preset small --mode multipass --repeat 500 --reference none --format json`, then "
          "`kill -TERM`", 143, "`multipass: 0/K runs wrong` with K the completed runs; the JSON report validates",
          "e2e.Interrupt.RepeatCountsCompletedRunsAndTheJsonReportValidates"},
+        {"SIGHUP during a sweep (a closed terminal)", "`repro --preset small --sweep 1..2000 --output r.json`, then "
+         "`kill -HUP`", 143, "--- INTERRUPTED by SIGTERM; r.json written and valid",
+         "e2e.Interrupt.SighupCountsAsSigtermAndTheOutputFileIsWritten"},
         {"a driver library that fails to load", "`VK_DRIVER_FILES=lvp.json:missing-library.json repro`", 0,
          "`note: the Vulkan loader reports: ...` in the header", "e2e.LoaderProblems.ADriverThatFailedToLoadIsInTheTextHeader"},
         {"a driver manifest that is not JSON", "`VK_DRIVER_FILES=cut-short.json repro`", 125,
