@@ -5,12 +5,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <set>
 
+#include "core/device_list.hpp"
 #include "core/errors.hpp"
 #include "core/loader_log.hpp"
 #include "core/output.hpp"
 #include "core/text.hpp"
+#include "repro_version.h"
+#include "text_report.hpp"
 #include "vk/describe.hpp"
 
 namespace repro {
@@ -46,10 +50,31 @@ std::string loaderSays(const vk::Instance& instance) {
 bool matchesDriver(std::string_view expected, const std::string& driverName, const std::string& driverId,
                    const std::string& library) {
     const std::string e = lower(expected);
-    for (const std::string& candidate : {driverName, driverId, library}) {
+    for (const std::string& candidate : {driverName, driverId}) {
         if (!candidate.empty() && lower(candidate).find(e) != std::string::npos) return true;
     }
-    return false;
+    return libraryMatches(expected, library);
+}
+
+// --expect-driver before the device is made: the loader names the library a device runs
+// on only at vkCreateDevice ("Using ... with driver"), so here a library path matches when
+// it names one of the driver libraries the loader loaded; checkExpectedDriver confirms it
+// against the device's own library once the device exists.
+void checkExpectedBeforeDevice(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
+                               const std::string& expected, const vk::DeviceInfo& chosen) {
+    const std::string id = chosen.hasDriverProperties ? vk::driverIdName(chosen.driver.driverID) : "";
+    const std::string name = chosen.hasDriverProperties ? chosen.driver.driverName : "";
+    if (matchesDriver(expected, name, id, "")) return;
+    const std::vector<std::string> libraries = driverLibraries(instance.loaderMessages());
+    for (const auto& library : libraries) {
+        if (libraryMatches(expected, library)) return;
+    }
+    std::vector<std::string> quoted;
+    for (const auto& library : libraries) quoted.push_back(quote(library));
+    throw CannotTest(fmt::format("--expect-driver {}: the device that would run is {} ({}); devices: {}; driver "
+                                 "libraries the loader read: {}",
+                                 quote(expected), chosen.properties.deviceName, driverOf(chosen), deviceList(devices),
+                                 join(quoted)));
 }
 
 }  // namespace
@@ -95,14 +120,11 @@ vk::DeviceInfo selectDevice(const vk::Instance& instance, const std::vector<vk::
     } catch (const CannotTest& e) {
         throw CannotTest(std::string(e.what()) + loaderSays(instance));
     }
-    if (o.expectDriver) {
-        const std::string id = chosen->hasDriverProperties ? vk::driverIdName(chosen->driver.driverID) : "";
-        const std::string name = chosen->hasDriverProperties ? chosen->driver.driverName : "";
-        if (!matchesDriver(*o.expectDriver, name, id, "")) {
-            throw CannotTest(fmt::format("--expect-driver {}: the device that would run is {} ({}); devices: {}",
-                                         quote(*o.expectDriver), chosen->properties.deviceName, driverOf(*chosen),
-                                         deviceList(devices)));
-        }
+    if (o.expectDriver) checkExpectedBeforeDevice(instance, devices, *o.expectDriver, *chosen);
+    // A driver that failed to load is in the header's notes too, not only in the JSON
+    // report's loader.problems: one line for each of the loader's own messages.
+    for (const auto& problem : loaderProblems(instance.loaderMessages())) {
+        notes.push_back("the Vulkan loader reports: " + problem);
     }
     std::set<std::string> drivers;
     for (const auto& d : devices) {
@@ -125,7 +147,7 @@ void checkExpectedDriver(const Options& o, const DeviceReport& d) {
     if (!o.expectDriver) return;
     if (matchesDriver(*o.expectDriver, d.driverName, d.driverId, d.driverLibrary.value_or(""))) return;
     throw CannotTest(fmt::format("--expect-driver {}: the device runs on {} ({}, library {})", quote(*o.expectDriver),
-                                 d.driverName, d.driverId, d.driverLibrary.value_or("unknown")));
+                                 d.driverName, d.driverId, d.driverLibrary ? quote(*d.driverLibrary) : "unknown"));
 }
 
 LoaderReport describeLoader(const vk::Instance& instance) {
@@ -133,6 +155,35 @@ LoaderReport describeLoader(const vk::Instance& instance) {
     return {.version = vk::apiVersionText(instance.loaderVersion()),
             .driverLibraries = driverLibraries(log),
             .problems = loaderProblems(log)};
+}
+
+int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices, const Options& o) {
+    printDeviceList(devices);
+    if (o.format != Format::Json && !o.output) return kExitNotReproduced;
+    std::vector<ListedDevice> listed;
+    for (const auto& d : devices) {
+        listed.push_back({.index = d.index,
+                          .deviceName = d.properties.deviceName,
+                          .deviceType = vk::deviceTypeName(d.properties.deviceType),
+                          .apiVersion = vk::apiVersionText(d.apiVersion()),
+                          .driverName = d.hasDriverProperties ? std::optional<std::string>(d.driver.driverName)
+                                                              : std::nullopt,
+                          .driverInfo = d.hasDriverProperties ? std::optional<std::string>(d.driver.driverInfo)
+                                                              : std::nullopt,
+                          .driverId = d.hasDriverProperties ? std::optional(vk::driverIdName(d.driver.driverID))
+                                                            : std::nullopt,
+                          .driverVersion = vk::driverVersionText(d),
+                          .unusable = d.unusable});
+    }
+    const std::string document = renderDeviceListJson(kReproVersion, kReproGitHash, describeLoader(instance), listed);
+    if (o.format == Format::Json) writeText(stdout, document);
+    if (!o.output) return kExitNotReproduced;
+    std::ofstream out(*o.output, std::ios::trunc);
+    out << document;
+    out.close();
+    if (out) return kExitNotReproduced;
+    sayError("repro: -o/--output: cannot write {}", quote(*o.output));
+    return kExitUsage;
 }
 
 }  // namespace repro

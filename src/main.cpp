@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -26,6 +27,7 @@
 #include "experiments.hpp"
 #include "triage.hpp"
 #include "core/output.hpp"
+#include "core/output_paths.hpp"
 #include "print_stream.hpp"
 #include "repro_version.h"
 #include "device_choice.hpp"
@@ -118,10 +120,7 @@ int runRepro(const Options& o, RunReport& report) {
     vk::Instance instance(o.validation);
     watch::detail("enumerating the physical devices");
     const auto devices = vk::enumerateDevices(instance);
-    if (o.listDevices) {
-        printDeviceList(devices);
-        return kExitNotReproduced;
-    }
+    if (o.listDevices) return listDevices(instance, devices, o);
     report.loader = describeLoader(instance);
     const vk::DeviceInfo chosen = selectDevice(instance, devices, o, report.environment.notes);
     if (o.dumpDir) prepareDumpDir(*o.dumpDir);
@@ -159,8 +158,11 @@ int runRepro(const Options& o, RunReport& report) {
 // the reason, and the verdict line, in the text report and the report's data.
 int failedRun(const Options& o, RunReport& report, int status, const std::string& headline,
               const std::string& reason) {
-    sayError("repro: {}: {}", status == kExitHang ? "GPU hang during set-up" : "cannot test here", reason);
-    if (!report.modes.empty()) {  // the run was under way: the text report gets the ending too
+    sayError("repro: {}: {}",
+             status == kExitHang ? "GPU hang during set-up" : status > 128 ? "interrupted" : "cannot test here", reason);
+    // The run was under way (or an interrupt stopped the CPU reference before the first
+    // mode): the text report gets the ending too.
+    if (!report.modes.empty() || status > 128) {
         for (const Mode mode : o.modes) {
             const bool ran = std::any_of(report.modes.begin(), report.modes.end(),
                                          [&](const ModeReport& m) { return m.result.mode == mode; });
@@ -188,6 +190,10 @@ int runGuarded(const Options& o, RunReport& report) {
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
         return kExitUsage;
+    } catch (const Interrupted& e) {  // answered in a long host loop (the CPU reference)
+        return failedRun(o, report, 128 + interruptSignal(),
+                         interruptSignal() == SIGTERM ? "INTERRUPTED by SIGTERM" : "INTERRUPTED by SIGINT",
+                         e.where() + "; the results above are complete for the modes that finished; no verdict");
     } catch (const CannotTest& e) {
         return failedRun(o, report, kExitCannotTest, "CANNOT TEST HERE", e.what());
     } catch (const vk::VulkanError& e) {
@@ -273,12 +279,20 @@ int main(int argc, char** argv) {
         parseCommandLine(argc, argv, envChain ? std::optional<std::string_view>(envChain) : std::nullopt);
     if (!parsed.options) {
         if (parsed.version) parsed.out = versionText(loaderVersionText());
-        if (!parsed.out.empty()) writeText(stdout, parsed.out);
+        // --help and --version: a lost write (`repro --help > /dev/full`) is exit 1, not 0.
+        if (!parsed.out.empty() && !writeText(stdout, parsed.out)) {
+            sayError("repro: the output could not be written to stdout");
+            return kExitUsage;
+        }
         if (!parsed.err.empty()) sayError("{}", parsed.err);
         return parsed.exitStatus;
     }
     installInterruptHandlers();
     const Options& options = *parsed.options;
+    if (const auto problem = outputPathProblem(options)) {  // before any GPU work
+        sayError("repro: {}", *problem);
+        return kExitUsage;
+    }
     if (options.format != Format::Text) textStream() = stderr;  // stdout carries only the document
     const int finalStatus = superviseRun(
         options, [&] { return runInChild(options); },

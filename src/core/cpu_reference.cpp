@@ -3,6 +3,7 @@
 // Contracts are in cpu_reference.hpp.
 #include "core/cpu_reference.hpp"
 
+#include "core/interrupt.hpp"
 #include "core/parallel.hpp"
 #include "core/simd_lanes.hpp"
 #include "core/stats.hpp"
@@ -455,11 +456,15 @@ uint64_t convStep(const Geometry& g, const Kernel& kernel, const double* in,
         ws.acc.resize(size_t{split.groupCi} * kColBlock);
     }
     std::vector<uint64_t> madds(threads, 0);
+    // An interrupt stops handing out units (each is a small part of one step), and the
+    // step ends in Interrupted: SIGINT/SIGTERM is answered within a unit's time.
     parallelFor(threads, split.units, [&](size_t unit, unsigned worker) {
+        if (interruptSignal() != 0) return;
         madds[worker] +=
             kernel.fn(g, split, in, weight.data(), unit / split.groups,
                       static_cast<uint32_t>(unit % split.groups), spaces[worker], out);
     });
+    throwIfInterrupted("the host's float64 conv-T (the CPU reference or the per-dispatch check)");
     uint64_t total = 0;
     for (uint64_t m : madds) total += m;
     return total;

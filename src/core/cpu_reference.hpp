@@ -1,7 +1,9 @@
 // CPU reference for the conv-T + slice chain (docs/contract.md, "The chain"): float64
 // results, and the derived per-element error bound that a float32 GPU result of the same
 // chain must meet.
-// Vulkan-free; everything is row-major NCHW, sizes in elements.
+// Vulkan-free; everything is row-major NCHW, sizes in elements. Every conv-T here (so
+// cpuConvT, cpuChain and cpuTolerance) stops within one small unit of work when SIGINT or
+// SIGTERM arrives and throws Interrupted (core/interrupt.hpp).
 #pragma once
 
 #include "core/shape.hpp"

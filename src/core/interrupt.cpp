@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <initializer_list>
+#include <string>
 
 namespace repro {
 namespace {
@@ -32,5 +33,11 @@ void installInterruptHandlers() {
 int interruptSignal() { return gSignal; }
 
 int interruptCount() { return gCount; }
+
+void throwIfInterrupted(const char* where) {
+    const int signal = interruptSignal();
+    if (signal == 0) return;
+    throw Interrupted(signal == SIGTERM ? "SIGTERM" : "SIGINT", std::string("during ") + where);
+}
 
 }  // namespace repro

@@ -40,4 +40,30 @@ std::vector<std::string> loaderProblems(const std::vector<LoaderMessage>& log);
 // existing file or directory (empty entries are skipped, as the loader skips them).
 std::vector<std::string> missingDriverFiles(std::string_view value);
 
+// Why the loader would load no driver from its driver-list variables, as one line naming
+// the variable; nothing when they are unset or name existing files. `driverFiles` and
+// `icdFilenames` are the values of VK_DRIVER_FILES and VK_ICD_FILENAMES (null: unset). The
+// loader reads VK_DRIVER_FILES when it is set, even to "" (then it loads no driver), and
+// VK_ICD_FILENAMES only otherwise (Vulkan-Loader docs/LoaderInterfaceArchitecture.md,
+// "Table of Debug Environment Variables"; loader.c, loader_icd_scan, 1.3.239).
+std::optional<std::string> driverVariableProblem(const char* driverFiles, const char* icdFilenames);
+
+// Whether `expected` (--expect-driver) names `library`: a case-insensitive part of its path,
+// or a path to the same file.
+bool libraryMatches(std::string_view expected, std::string_view library);
+
+// The driver manifests (*.json) the loader would read that are not valid JSON, each as
+// "'PATH' is not valid JSON (REASON)". `searchPath`: the VK_DRIVER_FILES or
+// VK_ICD_FILENAMES value in use (':'-separated files or folders), or the loader's default
+// folders when empty. Loader 1.3.239 reports such a file only as
+// VK_ERROR_OUT_OF_HOST_MEMORY ("loader_get_json: Failed to parse JSON file ..., this is
+// usually because something ran out of memory"; loader.c, loader_get_json).
+std::vector<std::string> unreadableDriverManifests(std::string_view searchPath);
+
+// The loader's default driver-manifest folders on Linux, in its order: XDG_CONFIG_DIRS
+// (default /etc/xdg), SYSCONFDIR (/etc), XDG_DATA_HOME's parent folders and XDG_DATA_DIRS
+// (default /usr/local/share:/usr/share), each with vulkan/icd.d appended
+// (Vulkan-Loader docs/LoaderDriverInterface.md, "Driver Discovery on Linux").
+std::string defaultDriverManifestPath();
+
 }  // namespace repro

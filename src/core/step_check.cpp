@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/cpu_reference.hpp"
+#include "core/interrupt.hpp"
 
 namespace repro {
 namespace {
@@ -269,6 +270,7 @@ void recheck(const Shape& shape, const ChainSizes& sizes, const StepBound& bound
         for (unsigned w = 0; w < workers; ++w) {
             auto work = [&, w] {
                 for (size_t i = w * chunk; i < std::min(failing.size(), (w + 1) * chunk); ++i) {
+                    if (interruptSignal() != 0) break;  // answered below
                     const size_t j = failing[i];
                     const double m = direct ? double(directMagnitude(shape, sizes, input, weight, j)) : double(magnitude[j]);
                     check.apply(parts[w], exact[j], m, gpuBig[j], j, false, shape, sizes);
@@ -281,6 +283,7 @@ void recheck(const Shape& shape, const ChainSizes& sizes, const StepBound& bound
             }
         }
     }
+    throwIfInterrupted("the per-dispatch check's recheck of the elements over the bound");
     r.rechecked = failing.size();
     for (const auto& p : parts) merge(r, p);
 }

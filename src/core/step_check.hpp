@@ -1,7 +1,8 @@
 // The per-dispatch CPU check from the GPU's own input: each conv-T recomputed on the CPU
 // from the small[k-1] the GPU left behind (read back after the mode), so its tolerance is
 // one step's and stays sharp however long the chain, and each slice compared bit for bit
-// with the crop of the GPU's own big[k-1]. Vulkan-free: buffers are float spans.
+// with the crop of the GPU's own big[k-1]. Vulkan-free: buffers are float spans. An
+// interrupt (SIGINT/SIGTERM) during a check throws Interrupted (core/interrupt.hpp).
 #pragma once
 
 #include <cstdint>

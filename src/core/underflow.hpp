@@ -3,7 +3,7 @@
 // shapes, measured on the H200: max |small[7]| 5.07e-4, max |small[20]| 3.63e-14), so a
 // long enough chain underflows float32 and a correct device returns zeros. Without a
 // reference (--reference none) this decides whether all-zero output is the bug or that.
-// Vulkan-free.
+// Vulkan-free. Its float64 chain throws Interrupted on SIGINT/SIGTERM (cpu_reference.hpp).
 #pragma once
 
 #include <cstdint>

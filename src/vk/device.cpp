@@ -7,71 +7,56 @@
 #include "core/errors.hpp"
 #include "vk/check.hpp"
 #include "vk/entry_points.hpp"
+#include "vk/feature_structs.hpp"
 #include "vk/khr_cooperative_matrix.hpp"
 
 namespace repro::vk {
 namespace {
 
-// Every feature struct blade chains, filled with VK_TRUE for what it enables; linked into
-// VkPhysicalDeviceFeatures2's chain by link() in blade's push order.
-struct FeatureChain {
-    VkPhysicalDeviceTimelineSemaphoreFeatures timeline{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, .timelineSemaphore = VK_TRUE};
-    VkPhysicalDeviceDynamicRenderingFeatures rendering{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES, .dynamicRendering = VK_TRUE};
-    VkPhysicalDeviceInlineUniformBlockFeatures inlineBlock{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES, .inlineUniformBlock = VK_TRUE};
-    // blade turns binding arrays on where all three exist (init.rs:1026-1035).
-    VkPhysicalDeviceDescriptorIndexingFeatures indexing{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES,
-        .shaderSampledImageArrayNonUniformIndexing = VK_TRUE,
-        .shaderStorageBufferArrayNonUniformIndexing = VK_TRUE,
-        .descriptorBindingPartiallyBound = VK_TRUE};
-    VkPhysicalDeviceBufferDeviceAddressFeatures bda{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES, .bufferDeviceAddress = VK_TRUE};
-    VkPhysicalDeviceShaderFloat16Int8Features f16{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, .shaderFloat16 = VK_TRUE};
-    // With an f16 tile (init.rs:1071-1078).
-    VkPhysicalDevice16BitStorageFeatures storage16{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
-        .storageBuffer16BitAccess = VK_TRUE,
-        .uniformAndStorageBuffer16BitAccess = VK_TRUE};
-    // With any tile (init.rs:1080-1094): not cooperativeMatrixRobustBufferAccess.
-    VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopMatrix{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR, .cooperativeMatrix = VK_TRUE};
-    // vulkanMemoryModel alone, not vulkanMemoryModelDeviceScope (init.rs:1080-1094).
-    VkPhysicalDeviceVulkanMemoryModelFeatures memoryModel{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, .vulkanMemoryModel = VK_TRUE};
-    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
-        .pipelineExecutableInfo = VK_TRUE};
-    VkPhysicalDeviceFaultFeaturesEXT fault{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT, .deviceFault = VK_TRUE};
-    VkPhysicalDeviceSynchronization2Features sync2{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES, .synchronization2 = VK_TRUE};
+// Every feature struct blade chains (feature_structs.hpp), with VK_TRUE for what it enables;
+// linked into VkPhysicalDeviceFeatures2's chain by link() in blade's push order.
+struct FeatureChain : FeatureStructs {
     VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+
+    void enableAll() {
+        timeline.timelineSemaphore = VK_TRUE;
+        rendering.dynamicRendering = VK_TRUE;
+        inlineBlock.inlineUniformBlock = VK_TRUE;
+        // blade turns binding arrays on where all three exist (init.rs:1026-1035).
+        indexing.shaderSampledImageArrayNonUniformIndexing = VK_TRUE;
+        indexing.shaderStorageBufferArrayNonUniformIndexing = VK_TRUE;
+        indexing.descriptorBindingPartiallyBound = VK_TRUE;
+        bda.bufferDeviceAddress = VK_TRUE;
+        f16.shaderFloat16 = VK_TRUE;
+        // With an f16 tile (init.rs:1071-1078).
+        storage16.storageBuffer16BitAccess = VK_TRUE;
+        storage16.uniformAndStorageBuffer16BitAccess = VK_TRUE;
+        // With any tile (init.rs:1080-1094): not cooperativeMatrixRobustBufferAccess.
+        coopMatrix.cooperativeMatrix = VK_TRUE;
+        // vulkanMemoryModel alone, not vulkanMemoryModelDeviceScope (init.rs:1080-1094).
+        memoryModel.vulkanMemoryModel = VK_TRUE;
+        exec.pipelineExecutableInfo = VK_TRUE;
+        fault.deviceFault = VK_TRUE;
+        sync2.synchronization2 = VK_TRUE;
+    }
 
     // ash's push_next prepends, so blade's chain runs in reverse push order; linked here
     // in blade's push order (init.rs:1017-1125). The structs must not move afterwards.
     VkPhysicalDeviceFeatures2* link(const EnabledFeatures& on) {
+        enableAll();
         void* chain = nullptr;
-        auto add = [&](auto& s, bool enabled) {
-            if (!enabled) return;
-            s.pNext = chain;
-            chain = &s;
-        };
-        add(timeline, on.timelineSemaphore);
-        add(rendering, on.dynamicRendering);
-        add(inlineBlock, on.inlineUniformBlock);
-        add(indexing, on.bindingArray);
-        add(bda, on.bufferDeviceAddress);
-        add(f16, on.shaderFloat16);
-        add(storage16, on.storage16Bit);
-        add(coopMatrix, on.cooperativeMatrix);
-        add(memoryModel, on.vulkanMemoryModel);
-        add(exec, on.pipelineExecutableInfo);
-        add(fault, on.deviceFault);
-        add(sync2, on.synchronization2);
+        prependIf(chain, timeline, on.timelineSemaphore);
+        prependIf(chain, rendering, on.dynamicRendering);
+        prependIf(chain, inlineBlock, on.inlineUniformBlock);
+        prependIf(chain, indexing, on.bindingArray);
+        prependIf(chain, bda, on.bufferDeviceAddress);
+        prependIf(chain, f16, on.shaderFloat16);
+        prependIf(chain, storage16, on.storage16Bit);
+        prependIf(chain, coopMatrix, on.cooperativeMatrix);
+        prependIf(chain, memoryModel, on.vulkanMemoryModel);
+        prependIf(chain, exec, on.pipelineExecutableInfo);
+        prependIf(chain, fault, on.deviceFault);
+        prependIf(chain, sync2, on.synchronization2);
         features.pNext = chain;
         features.features.dualSrcBlend = on.dualSrcBlend ? VK_TRUE : VK_FALSE;
         return &features;

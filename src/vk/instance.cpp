@@ -153,18 +153,11 @@ const void* Instance::enableValidation(std::vector<const char*>& layers,
     return &validationFeatures_;
 }
 
-// A VK_DRIVER_FILES or VK_ICD_FILENAMES entry that names nothing makes the loader use no
-// driver from it without a word: under `git bisect run` a typo would skip every revision.
+// A VK_DRIVER_FILES or VK_ICD_FILENAMES that is empty or names nothing makes the loader use
+// no driver from it without a word: under `git bisect run` a typo would skip every revision.
 void checkDriverFiles() {
-    for (const char* variable : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) {
-        const char* value = std::getenv(variable);
-        if (!value || !*value) continue;
-        const std::vector<std::string> missing = missingDriverFiles(value);
-        if (missing.empty()) continue;
-        throw CannotTest(fmt::format("{} names {}, which does not exist: the loader would load no driver "
-                                     "from it (check the path; for a Mesa build tree, the absolute path of its "
-                                     "*_devenv_icd.*.json)",
-                                     variable, quote(missing.front())));
+    if (auto problem = driverVariableProblem(std::getenv("VK_DRIVER_FILES"), std::getenv("VK_ICD_FILENAMES"))) {
+        throw CannotTest(*problem);
     }
 }
 
@@ -190,13 +183,22 @@ void Instance::createMessengers(bool validation) {
 
 namespace {
 
-// The loader's problems, for a failed vkCreateInstance: "; the loader says: ...".
+// The loader's problems, for a failed vkCreateInstance: "the loader says: ...". A driver
+// manifest that is not JSON fails before any messenger exists (the loader reads the
+// manifests in vkEnumerateInstanceExtensionProperties too), so its words are not in `log`:
+// then the manifests are read here and the loader's own line for them is quoted.
 std::string loaderSays(const std::vector<LoaderMessage>& log) {
-    const std::vector<std::string> problems = loaderProblems(log);
-    if (problems.empty()) return "";
     std::string text;
-    for (const auto& p : problems) text += (text.empty() ? "" : " | ") + p;
-    return "the loader says: " + text;
+    for (const auto& p : loaderProblems(log)) text += (text.empty() ? "" : " | ") + p;
+    if (!text.empty()) return "the loader says: " + text;
+    const char* driverFiles = std::getenv("VK_DRIVER_FILES");
+    const char* searchPath = driverFiles ? driverFiles : std::getenv("VK_ICD_FILENAMES");
+    for (const std::string& bad : unreadableDriverManifests(searchPath ? searchPath : defaultDriverManifestPath())) {
+        text += (text.empty() ? "driver manifest " : " | driver manifest ") + bad;
+    }
+    if (text.empty()) return "";
+    return text + ": the loader calls that \"Failed to parse JSON file\" and returns VK_ERROR_OUT_OF_HOST_MEMORY, "
+                  "though no memory ran out";
 }
 
 }  // namespace

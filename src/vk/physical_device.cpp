@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "vk/check.hpp"
 #include "vk/instance.hpp"
+#include "vk/feature_structs.hpp"
 #include "vk/khr_cooperative_matrix.hpp"
 
 namespace repro::vk {
@@ -92,33 +93,9 @@ void queryExtendedProperties(DeviceInfo& d) {
     }
 }
 
-// The feature structs blade reads, and whether the device has the extension or core
-// version of the three whose presence gates the answer.
-struct FeatureQuery {
-    VkPhysicalDeviceTimelineSemaphoreFeatures timeline{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
-    VkPhysicalDeviceDynamicRenderingFeatures rendering{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES};
-    VkPhysicalDeviceInlineUniformBlockFeatures inlineBlock{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES};
-    VkPhysicalDeviceBufferDeviceAddressFeatures bda{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
-    VkPhysicalDeviceShaderFloat16Int8Features f16{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
-    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-    VkPhysicalDeviceFaultFeaturesEXT fault{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT};
-    VkPhysicalDeviceDescriptorIndexingFeatures indexing{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES};
-    VkPhysicalDeviceSynchronization2Features sync2{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
-    // What blade's cooperative-matrix decision reads (init.rs:318-335, 474-521).
-    VkPhysicalDeviceVulkanMemoryModelFeatures memoryModel{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
-    VkPhysicalDevice16BitStorageFeatures storage16{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
-    VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopMatrix{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+// The feature structs blade reads (feature_structs.hpp), and whether the device has the
+// extension or core version of the three whose presence gates the answer.
+struct FeatureQuery : FeatureStructs {
     bool timelineExt = false;
     bool renderingExt = false;
     bool coopMatrixExt = false;
@@ -133,11 +110,7 @@ void* linkFeatureChain(FeatureQuery& q, const DeviceInfo& d) {
     q.renderingExt = v13 || d.hasExtension(VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME);
     q.coopMatrixExt = d.hasExtension(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
     void* chain = nullptr;
-    auto link = [&chain](auto& s, bool present) {
-        if (!present) return;
-        s.pNext = chain;
-        chain = &s;
-    };
+    auto link = [&chain](auto& s, bool present) { prependIf(chain, s, present); };
     link(q.timeline, q.timelineExt);
     link(q.rendering, q.renderingExt);
     link(q.inlineBlock, v13 || d.hasExtension(VK_EXT_INLINE_UNIFORM_BLOCK_EXTENSION_NAME));

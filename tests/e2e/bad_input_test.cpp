@@ -54,6 +54,8 @@ const std::string kShape = "src/core/shape.cpp";
 const std::string kFits = "src/main.cpp checkDeviceFits";
 const std::string kDevice = "src/vk/device.cpp";
 const std::string kSpirv = "src/core/spirv_module.cpp";
+const std::string kPaths = "src/core/output_paths.cpp";
+const std::string kLoaderLog = "src/core/loader_log.cpp driverVariableProblem";
 
 std::vector<Rejection> rejections() {
     const std::string u = "e2e.BadInputs/UsageErrors.ExitOneWithOneClearLine/";
@@ -351,8 +353,30 @@ std::vector<Rejection> rejections() {
          "repro: cannot test here: not enough device memory: the chain needs 4333 MiB in heap …, which holds … MiB "
          "(try a smaller -n or --preset)",
          "e2e.CannotTest.MoreMemoryThanTheHeapsHoldIs125"},
-        {"dump_dir_not_a_directory", "src/main.cpp prepareDumpDir", {"--preset", "tiny", "--dump-dir", "/dev/null/x"},
+        {"device_name_with_newline", kDevice, {"--preset", "tiny", "--device", "a\nb"}, {}, 125,
+         "repro: cannot test here: --device: no device matches 'a\\nb' (devices: 0: …)"},
+        {"expect_driver_with_escape", "src/device_choice.cpp", {"--preset", "tiny", "--expect-driver", "\x1b[31mnone"},
+         {}, 125, "repro: cannot test here: --expect-driver '\\x1b[31mnone': the device that would run is …"},
+        {"expect_driver_other_library", "src/device_choice.cpp",
+         {"--preset", "tiny", "--expect-driver", "/nonexistent-mesa-build/libvulkan_radeon.so"}, {}, 125,
+         "repro: cannot test here: --expect-driver '/nonexistent-mesa-build/libvulkan_radeon.so': the device that "
+         "would run is …; devices: 0: …; driver libraries the loader read: …",
+         "e2e.ExpectDriver.AnotherLibraryPathIs125WithTheDeviceList"},
+        // ---- output paths: checked before any GPU work ----
+        {"output_in_missing_folder", kPaths, {"--preset", "tiny", "--output", "/nonexistent-repro-dir/r.json"}, {}, 1,
+         "repro: -o/--output: cannot write '/nonexistent-repro-dir/r.json' (No such file or directory)",
+         "e2e.OutputPaths.UnwritableOutputIsRefusedBeforeAnyWork; unit.OutputPaths.*"},
+        {"dump_dir_not_a_directory", kPaths, {"--preset", "tiny", "--dump-dir", "/dev/null/x"},
          {}, 1, "repro: --dump-dir: cannot use '/dev/null/x' as a directory (Not a directory)"},
+        {"dump_dir_under_proc", kPaths, {"--preset", "tiny", "--dump-dir", "/proc/x"}, {}, 1,
+         "repro: --dump-dir: cannot use '/proc/x' as a directory (No such file or directory)"},
+        {"tmpdir_missing_for_matrix", kPaths, {"--preset", "tiny", "--matrix"}, {"TMPDIR=/nonexistent-repro-tmp"}, 1,
+         "repro: TMPDIR: cannot create the children's log folder in '/nonexistent-repro-tmp' (No such file or "
+         "directory)",
+         "unit.OutputPaths.TmpdirIsCheckedOnlyForChildProcesses"},
+        {"tmpdir_missing_for_triage", kPaths, {"--preset", "tiny", "--triage"}, {"TMPDIR=/nonexistent-repro-tmp"}, 1,
+         "repro: TMPDIR: cannot create the children's log folder in '/nonexistent-repro-tmp' (No such file or "
+         "directory)"},
         // ---- the installation ----
         {"no_loader", kDevice, {"--preset", "tiny"}, {fakeLoader("unloadable")}, 125,
          "repro: cannot test here: no Vulkan loader: libvulkan.so.1 could not be loaded (install libvulkan1 "
@@ -368,6 +392,21 @@ std::vector<Rejection> rejections() {
          "would load no driver from it (check the path; for a Mesa build tree, the absolute path of its "
          "*_devenv_icd.*.json)",
          "e2e.CannotTest.MissingDriverIs125"},
+        {"driver_files_empty", kLoaderLog, {"--preset", "tiny"}, {"VK_DRIVER_FILES="}, 125,
+         "repro: cannot test here: VK_DRIVER_FILES is set but empty: the loader loads no driver (unset it to use "
+         "the installed drivers, or name a driver manifest)",
+         "unit.DriverVariables.EmptyDriverFilesNamesTheVariable"},
+        {"icd_filenames_empty", kLoaderLog, {"--preset", "tiny"}, {"VK_ICD_FILENAMES="}, 125,
+         "repro: cannot test here: VK_ICD_FILENAMES is set but empty: the loader loads no driver (unset it to use "
+         "the installed drivers, or name a driver manifest)",
+         "unit.DriverVariables.IcdFilenamesCountsOnlyWithoutDriverFiles"},
+        {"corrupt_driver_manifest", "src/vk/instance.cpp loaderSays", {"--preset", "tiny"},
+         {"VK_DRIVER_FILES=DIR/icd.json"}, 125,
+         "repro: cannot test here: vkCreateInstance failed: VK_ERROR_OUT_OF_HOST_MEMORY (driver manifest "
+         "'DIR/icd.json' is not valid JSON (parse error at byte …): the loader calls that \"Failed to parse JSON "
+         "file\" and returns VK_ERROR_OUT_OF_HOST_MEMORY, though no memory ran out)",
+         "e2e.LoaderProblems.CorruptManifestIsExplainedNotOutOfMemoryAlone; unit.UnreadableManifests.*", "", false,
+         "DIR/icd.json is cut short"},
         {"validation_layer_missing", kDevice, {"--preset", "tiny", "--validation"}, {"VK_LAYER_PATH=/nonexistent"}, 125,
          "repro: cannot test here: --validation: VK_LAYER_KHRONOS_validation is not installed (package "
          "vulkan-validationlayers)"},

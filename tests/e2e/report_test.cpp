@@ -53,7 +53,9 @@ TEST(JsonReport, OutputFileKeepsTextOnStdout) {
 }
 
 TEST(JsonReport, UnwritableOutputIsExitOneWithResultsPrinted) {
-    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--output", "/nonexistent-dir/r.json"});
+    // /dev/full opens, so the check before the run passes (a path that cannot be opened is
+    // refused at once: e2e.OutputPaths.*); the write after the run fails with ENOSPC.
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--output", "/dev/full"});
     EXPECT_EQ(r.status, 1) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "  mode=single    nz=280/280")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << r.out;

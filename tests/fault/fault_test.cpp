@@ -357,6 +357,51 @@ std::string markdownCell(std::string s) {
     return out;
 }
 
+// Failures that no injected Vulkan result produces: the environment a bisect runs in, and
+// interrupts inside repro's own host loops. Each row names the test that runs it end to end
+// (with the real repro on lavapipe, or the simulated driver); the doc lists them after the
+// injected faults.
+struct EnvironmentCase {
+    std::string situation;  // what is wrong, or what happens
+    std::string command;    // how to produce it
+    int status;
+    std::string says;       // what repro says (a fragment of its line)
+    std::string test;       // the test that checks it
+};
+
+std::vector<EnvironmentCase> environmentCases() {
+    return {
+        {"SIGTERM during the float64 CPU reference", "`repro --mode split -n 1 --reference cpu`, then `kill -TERM`",
+         143, "--- INTERRUPTED by SIGTERM: during the host's float64 conv-T", "e2e.Interrupt.SigtermDuringTheCpuReferenceIsAnsweredThere"},
+        {"SIGTERM during `--repeat`", "`repro --preset small --mode multipass --repeat 500 --reference none --format json`, then "
+         "`kill -TERM`", 143, "`multipass: 0/K runs wrong` with K the completed runs; the JSON report validates",
+         "e2e.Interrupt.RepeatCountsCompletedRunsAndTheJsonReportValidates"},
+        {"SIGHUP during a sweep (a closed terminal)", "`repro --preset small --sweep 1..2000 --output r.json`, then "
+         "`kill -HUP`", 143, "--- INTERRUPTED by SIGTERM; r.json written and valid",
+         "e2e.Interrupt.SighupCountsAsSigtermAndTheOutputFileIsWritten"},
+        {"a driver library that fails to load", "`VK_DRIVER_FILES=lvp.json:missing-library.json repro`", 0,
+         "`note: the Vulkan loader reports: ...` in the header", "e2e.LoaderProblems.ADriverThatFailedToLoadIsInTheTextHeader"},
+        {"a driver manifest that is not JSON", "`VK_DRIVER_FILES=cut-short.json repro`", 125,
+         "driver manifest '...' is not valid JSON (parse error at byte N)",
+         "e2e.LoaderProblems.CorruptManifestIsExplainedNotOutOfMemoryAlone"},
+        {"an empty driver variable", "`VK_DRIVER_FILES= repro` (or `VK_ICD_FILENAMES=`)", 125,
+         "VK_DRIVER_FILES is set but empty: the loader loads no driver", "e2e.BadInput/Rejects.*/driver_files_empty"},
+        {"--expect-driver naming another driver library", "`repro --expect-driver /mesa/build/libvulkan_radeon.so`",
+         125, "--expect-driver ...: the device that would run is ...; devices: ...",
+         "e2e.ExpectDriver.AnotherLibraryPathIs125WithTheDeviceList"},
+        {"an unwritable --output, --dump-dir or TMPDIR", "`repro --output /nonexistent/r.json`, `--dump-dir /proc/x`, "
+         "`TMPDIR=/nonexistent repro --matrix`", 1, "-o/--output: cannot write '...' (No such file or directory)",
+         "e2e.BadInput/Rejects.*/output_in_missing_folder, dump_dir_under_proc, tmpdir_missing_for_matrix"},
+        {"a report write that fails after the run", "`repro --output /dev/full`", 1,
+         "--output: cannot write, after the results", "e2e.JsonReport.UnwritableOutputIsExitOneWithResultsPrinted"},
+        {"stdout on a full device, stderr closed", "`repro --help > /dev/full`, `repro --format json > /dev/full`, "
+         "`repro -n 0 2>&-`", 1, "the output could not be written to stdout (never 134)",
+         "e2e.UnwritableStreams.EveryLostWriteIsExitOneNeverAnAbort"},
+        {"a pipe closed early", "`repro --output r.json | head -1`", 1, "r.json is still written (SIGPIPE ignored)",
+         "e2e.UnwritableStreams.AClosedPipeStillWritesTheOutputFile"},
+    };
+}
+
 std::string matrixMarkdown() {
     const auto m = faultMatrix();
     std::ostringstream md;
@@ -422,6 +467,13 @@ std::string matrixMarkdown() {
         md << "| `" << c.fault << "` | " << c.mode << (c.timeout ? " `--timeout " + std::to_string(kTimeoutSeconds) + "`" : std::string()) << " | " << c.status << " | " << list(c.completed)
            << " | " << c.hung << " | " << list(c.notRun) << " | " << markdownCell(message) << " | "
            << (c.knownIssue.empty() ? "enabled" : "DISABLED_") << " |\n";
+    }
+    md << "\n## Environments and interrupts\n\n"
+          "Failures no injected Vulkan result produces, each run end to end by the test named.\n\n"
+          "| situation | how | status | repro says | test |\n|---|---|---|---|---|\n";
+    for (const auto& e : environmentCases()) {
+        md << "| " << markdownCell(e.situation) << " | " << markdownCell(e.command) << " | " << e.status << " | "
+           << markdownCell(e.says) << " | " << markdownCell(e.test) << " |\n";
     }
     return md.str();
 }

@@ -565,33 +565,28 @@ VKAPI_ATTR void VKAPI_CALL simDestroyQueryPool(VkDevice device, VkQueryPool pool
     lockedDevice(device)->next.DestroyQueryPool(device, pool, a);
 }
 
-template <typename Fn>
-PFN_vkVoidFunction fn(Fn f) {
-    return reinterpret_cast<PFN_vkVoidFunction>(f);
-}
-
 const Intercept kQueueIntercepts[] = {
-    {"vkGetDeviceQueue", fn(simGetDeviceQueue), kClockGroup, std::nullopt},
-    {"vkGetDeviceQueue2", fn(simGetDeviceQueue2), kClockGroup, std::nullopt},
-    {"vkQueueSubmit", fn(simQueueSubmit), kLoss, FaultCall::QueueSubmit},
-    {"vkQueueSubmit2", fn(simQueueSubmit2), kLoss, FaultCall::QueueSubmit2},
-    {"vkQueueSubmit2KHR", fn(simQueueSubmit2KHR), kLoss, FaultCall::QueueSubmit2},
-    {"vkWaitSemaphores", fn(simWaitSemaphores), kLoss, FaultCall::WaitSemaphores},
-    {"vkWaitSemaphoresKHR", fn(simWaitSemaphoresKHR), kLoss, FaultCall::WaitSemaphores},
-    {"vkQueueWaitIdle", fn(simQueueWaitIdle), kLoss, FaultCall::QueueWaitIdle},
-    {"vkDeviceWaitIdle", fn(simDeviceWaitIdle), kLoss, FaultCall::DeviceWaitIdle},
-    {"vkGetSemaphoreCounterValue", fn(simGetSemaphoreCounterValue), kLoss, std::nullopt},
-    {"vkGetSemaphoreCounterValueKHR", fn(simGetSemaphoreCounterValueKHR), kLoss, std::nullopt},
-    {"vkCreateSemaphore", fn(simCreateSemaphore), kClockGroup, std::nullopt},
-    {"vkDestroySemaphore", fn(simDestroySemaphore), kClockGroup, std::nullopt},
-    {"vkWaitForFences", fn(simWaitForFences), kLoss, std::nullopt},
-    {"vkGetFenceStatus", fn(simGetFenceStatus), kLoss, std::nullopt},
-    {"vkResetFences", fn(simResetFences), kClockGroup, std::nullopt},
-    {"vkDestroyFence", fn(simDestroyFence), kClockGroup, std::nullopt},
-    {"vkGetQueryPoolResults", fn(simGetQueryPoolResults), kLoss, FaultCall::GetQueryPoolResults},
-    {"vkResetQueryPool", fn(simResetQueryPool), kClockGroup, std::nullopt},
-    {"vkResetQueryPoolEXT", fn(simResetQueryPoolEXT), kClockGroup, std::nullopt},
-    {"vkDestroyQueryPool", fn(simDestroyQueryPool), kClockGroup, std::nullopt},
+    {"vkGetDeviceQueue", interceptFn(simGetDeviceQueue), kClockGroup, std::nullopt},
+    {"vkGetDeviceQueue2", interceptFn(simGetDeviceQueue2), kClockGroup, std::nullopt},
+    {"vkQueueSubmit", interceptFn(simQueueSubmit), kLoss, FaultCall::QueueSubmit},
+    {"vkQueueSubmit2", interceptFn(simQueueSubmit2), kLoss, FaultCall::QueueSubmit2},
+    {"vkQueueSubmit2KHR", interceptFn(simQueueSubmit2KHR), kLoss, FaultCall::QueueSubmit2},
+    {"vkWaitSemaphores", interceptFn(simWaitSemaphores), kLoss, FaultCall::WaitSemaphores},
+    {"vkWaitSemaphoresKHR", interceptFn(simWaitSemaphoresKHR), kLoss, FaultCall::WaitSemaphores},
+    {"vkQueueWaitIdle", interceptFn(simQueueWaitIdle), kLoss, FaultCall::QueueWaitIdle},
+    {"vkDeviceWaitIdle", interceptFn(simDeviceWaitIdle), kLoss, FaultCall::DeviceWaitIdle},
+    {"vkGetSemaphoreCounterValue", interceptFn(simGetSemaphoreCounterValue), kLoss, std::nullopt},
+    {"vkGetSemaphoreCounterValueKHR", interceptFn(simGetSemaphoreCounterValueKHR), kLoss, std::nullopt},
+    {"vkCreateSemaphore", interceptFn(simCreateSemaphore), kClockGroup, std::nullopt},
+    {"vkDestroySemaphore", interceptFn(simDestroySemaphore), kClockGroup, std::nullopt},
+    {"vkWaitForFences", interceptFn(simWaitForFences), kLoss, std::nullopt},
+    {"vkGetFenceStatus", interceptFn(simGetFenceStatus), kLoss, std::nullopt},
+    {"vkResetFences", interceptFn(simResetFences), kClockGroup, std::nullopt},
+    {"vkDestroyFence", interceptFn(simDestroyFence), kClockGroup, std::nullopt},
+    {"vkGetQueryPoolResults", interceptFn(simGetQueryPoolResults), kLoss, FaultCall::GetQueryPoolResults},
+    {"vkResetQueryPool", interceptFn(simResetQueryPool), kClockGroup, std::nullopt},
+    {"vkResetQueryPoolEXT", interceptFn(simResetQueryPoolEXT), kClockGroup, std::nullopt},
+    {"vkDestroyQueryPool", interceptFn(simDestroyQueryPool), kClockGroup, std::nullopt},
 };
 
 }  // namespace

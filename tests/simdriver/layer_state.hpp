@@ -214,6 +214,13 @@ void flushKills(DeviceState& device, Nanoseconds upTo);
 VkResult faultBefore(FaultCall call, DeviceState* device);
 VkResult faultAfterWait(FaultCall call, DeviceState* device, VkResult result);
 
+// `f`, one of the layer's entry points, as the PFN_vkVoidFunction vkGet*ProcAddr returns
+// (the caller casts it back to the entry point's own type).
+template <typename Fn>
+PFN_vkVoidFunction interceptFn(Fn f) {
+    return reinterpret_cast<PFN_vkVoidFunction>(f);
+}
+
 // An entry point the layer may put itself in front of.
 struct Intercept {
     const char* name;

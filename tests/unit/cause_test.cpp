@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu_event_builder.hpp"
+
 namespace repro {
 namespace {
 
@@ -24,13 +26,7 @@ QueueTimeout limitMs(int64_t ms) {
     return {TimeoutKind::Limit, ms, false, "kernel default for Linux 6.19+: 2000 ms (lockup_timeout empty)"};
 }
 
-GpuEvent event(std::string_view line, std::optional<int64_t> pid = std::nullopt) {
-    auto e = classifyGpuRecord(*parseLogLine(line));
-    EXPECT_TRUE(e) << line;
-    GpuEvent out = e.value_or(GpuEvent{});
-    if (pid) out.pid = pid;
-    return out;
-}
+GpuEvent event(std::string_view line, std::optional<int64_t> pid = std::nullopt) { return test::gpuEvent(line, pid); }
 
 SubmitEvidence submit(std::optional<double> measured, std::optional<double> predicted,
                       PredictionBasis basis = PredictionBasis::Timestamps, uint32_t summed = 14) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cpu_kernel_param.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -123,32 +125,9 @@ Shape randomShape(std::mt19937& rng) {
 }
 
 // Runs the tests once per SIMD path: the automatic choice, and the forced baseline.
-class CpuReference : public ::testing::TestWithParam<const char*> {
-protected:
-    void SetUp() override {
-        if (const char* old = std::getenv("REPRO_CPU_KERNEL")) saved_ = old;
-        if (GetParam()[0] != '\0') {
-            setenv("REPRO_CPU_KERNEL", GetParam(), 1);
-        } else {
-            unsetenv("REPRO_CPU_KERNEL");
-        }
-    }
-    void TearDown() override {
-        if (saved_) {
-            setenv("REPRO_CPU_KERNEL", saved_->c_str(), 1);
-        } else {
-            unsetenv("REPRO_CPU_KERNEL");
-        }
-    }
+class CpuReference : public test::PerCpuKernel {};
 
-private:
-    std::optional<std::string> saved_;
-};
-
-INSTANTIATE_TEST_SUITE_P(Kernels, CpuReference, ::testing::Values("", "baseline"),
-                         [](const auto& param) {
-                             return std::string(param.param[0] ? param.param : "auto");
-                         });
+INSTANTIATE_TEST_SUITE_P(Kernels, CpuReference, test::cpuKernels(), test::cpuKernelName);
 
 // The float64-accumulated result rounded to float agrees with the brute double sum within
 // the float rounding plus float64 summation error.

@@ -12,8 +12,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "gpu_event_builder.hpp"
 
 namespace repro {
 namespace {
@@ -47,38 +50,48 @@ TEST(KmsgRecord, RejectsOtherText) {
     }
 }
 
+// One line of a kernel log and what parseLogLine must make of it.
+struct ParsedLine {
+    const char* line;
+    std::optional<double> monotonicSeconds;
+    std::string wallClock, text;
+};
+
+void expectParsed(const std::vector<ParsedLine>& cases) {
+    for (const ParsedLine& c : cases) {
+        const auto r = parseLogLine(c.line);
+        ASSERT_TRUE(r) << c.line;
+        if (c.monotonicSeconds) {
+            ASSERT_TRUE(r->monotonicSeconds) << c.line;
+            EXPECT_DOUBLE_EQ(*r->monotonicSeconds, *c.monotonicSeconds) << c.line;
+        }
+        EXPECT_EQ(r->wallClock, c.wallClock) << c.line;
+        EXPECT_EQ(r->text, c.text) << c.line;
+    }
+}
+
 TEST(LogLine, DmesgFormats) {
-    const auto plain = parseLogLine("[ 5071.443221] amdgpu 0000:c2:00.0: amdgpu: [gfxhub] page fault");
-    ASSERT_TRUE(plain);
-    EXPECT_DOUBLE_EQ(*plain->monotonicSeconds, 5071.443221);
-    EXPECT_EQ(plain->text, "amdgpu 0000:c2:00.0: amdgpu: [gfxhub] page fault");
-
-    const auto human = parseLogLine("[Wed Sep  2 09:32:42 2026] amdgpu 0000:c5:00.0: Starting comp_1.1.0 ring reset");
-    ASSERT_TRUE(human);
-    EXPECT_EQ(human->wallClock, "Wed Sep  2 09:32:42 2026");
-    EXPECT_EQ(human->text, "amdgpu 0000:c5:00.0: Starting comp_1.1.0 ring reset");
-
-    const auto iso = parseLogLine("2026-09-02T09:32:42,123456+02:00 amdgpu 0000:c5:00.0: GPU reset begin!");
-    ASSERT_TRUE(iso);
-    EXPECT_EQ(iso->wallClock, "2026-09-02T09:32:42,123456+02:00");
-    EXPECT_EQ(iso->text, "amdgpu 0000:c5:00.0: GPU reset begin!");
+    expectParsed({
+        {"[ 5071.443221] amdgpu 0000:c2:00.0: amdgpu: [gfxhub] page fault", 5071.443221, "",
+         "amdgpu 0000:c2:00.0: amdgpu: [gfxhub] page fault"},
+        {"[Wed Sep  2 09:32:42 2026] amdgpu 0000:c5:00.0: Starting comp_1.1.0 ring reset", std::nullopt,
+         "Wed Sep  2 09:32:42 2026", "amdgpu 0000:c5:00.0: Starting comp_1.1.0 ring reset"},
+        {"2026-09-02T09:32:42,123456+02:00 amdgpu 0000:c5:00.0: GPU reset begin!", std::nullopt,
+         "2026-09-02T09:32:42,123456+02:00", "amdgpu 0000:c5:00.0: GPU reset begin!"},
+    });
 }
 
 TEST(LogLine, JournalctlFormats) {
-    // Localised month and a host name, as journalctl prints them (llama.cpp #21724).
-    const auto j = parseLogLine("maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: Ring gfx_0.0.0 reset succeeded");
-    ASSERT_TRUE(j);
-    EXPECT_EQ(j->wallClock, "maj 08 19:27:35");
-    EXPECT_EQ(j->text, "amdgpu 0000:c2:00.0: Ring gfx_0.0.0 reset succeeded");
-    // A kernel timestamp after "kernel: " is kept.
-    const auto k = parseLogLine("Oct 23 15:24:29 111 kernel: [15879.824397] NVRM: Xid (0000:00:05): 13, 0000");
-    ASSERT_TRUE(k);
-    EXPECT_DOUBLE_EQ(*k->monotonicSeconds, 15879.824397);
-    EXPECT_EQ(k->text, "NVRM: Xid (0000:00:05): 13, 0000");
-    const auto shortIso = parseLogLine("2026-07-23T13:37:49+0200 host kernel: amdgpu: ring gfx_0.0.0 timeout");
-    ASSERT_TRUE(shortIso);
-    EXPECT_EQ(shortIso->wallClock, "2026-07-23T13:37:49+0200");
-    EXPECT_EQ(shortIso->text, "amdgpu: ring gfx_0.0.0 timeout");
+    expectParsed({
+        // Localised month and a host name, as journalctl prints them (llama.cpp #21724).
+        {"maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: Ring gfx_0.0.0 reset succeeded", std::nullopt,
+         "maj 08 19:27:35", "amdgpu 0000:c2:00.0: Ring gfx_0.0.0 reset succeeded"},
+        // A kernel timestamp after "kernel: " is kept.
+        {"Oct 23 15:24:29 111 kernel: [15879.824397] NVRM: Xid (0000:00:05): 13, 0000", 15879.824397,
+         "Oct 23 15:24:29", "NVRM: Xid (0000:00:05): 13, 0000"},
+        {"2026-07-23T13:37:49+0200 host kernel: amdgpu: ring gfx_0.0.0 timeout", std::nullopt,
+         "2026-07-23T13:37:49+0200", "amdgpu: ring gfx_0.0.0 timeout"},
+    });
 }
 
 TEST(LogLine, BareMessagesAndBlanks) {
@@ -210,13 +223,7 @@ TEST(KernelLogReaderTest, AfterwardsCommandCarriesTheRunStart) {
 
 // ---- Events ---------------------------------------------------------------------------
 
-GpuEvent event(std::string_view line) {
-    const auto record = parseLogLine(line);
-    EXPECT_TRUE(record) << line;
-    const auto e = record ? classifyGpuRecord(*record) : std::nullopt;
-    EXPECT_TRUE(e) << "not classified: " << line;
-    return e.value_or(GpuEvent{});
-}
+GpuEvent event(std::string_view line) { return test::gpuEvent(line); }
 
 void expectNoEvent(std::string_view line) {
     const auto record = parseLogLine(line);

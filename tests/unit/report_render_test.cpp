@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/environment.hpp"
+#include "schema_checker.hpp"
 
 #ifndef REPRO_SOURCE_DIR
 #error "REPRO_SOURCE_DIR must name the source tree (tests/CMakeLists.txt)"
@@ -30,6 +31,8 @@ namespace repro {
 namespace {
 
 using nlohmann::json;
+using test::joinErrors;
+using test::SchemaChecker;
 
 bool contains(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;
@@ -183,100 +186,6 @@ json loadSchema() {
     std::ifstream in(std::string(REPRO_SOURCE_DIR) + "/docs/report.schema.json");
     EXPECT_TRUE(in.good()) << "cannot open docs/report.schema.json";
     return json::parse(in);
-}
-
-// A small JSON Schema (2020-12) checker for the keywords docs/report.schema.json uses:
-// $ref (to #/$defs), type, const, enum, anyOf, required, properties,
-// additionalProperties, items, minItems, maxItems, minimum. It is strict: an instance
-// property the schema does not declare is an error, so the schema documents every field.
-class SchemaChecker {
-public:
-    explicit SchemaChecker(const json& root) : root_(root) {}
-
-    std::vector<std::string> check(const json& instance) {
-        std::vector<std::string> errors;
-        check(root_, instance, "$", errors);
-        return errors;
-    }
-
-private:
-    const json& resolve(const std::string& ref) const {
-        const std::string prefix = "#/$defs/";
-        if (ref.rfind(prefix, 0) != 0) throw std::runtime_error("unsupported $ref " + ref);
-        return root_.at("$defs").at(ref.substr(prefix.size()));
-    }
-
-    static bool hasType(const json& v, const std::string& type) {
-        if (type == "object") return v.is_object();
-        if (type == "array") return v.is_array();
-        if (type == "string") return v.is_string();
-        if (type == "integer") return v.is_number_integer();
-        if (type == "number") return v.is_number();
-        if (type == "boolean") return v.is_boolean();
-        if (type == "null") return v.is_null();
-        throw std::runtime_error("unknown type " + type);
-    }
-
-    void check(const json& schema, const json& v, const std::string& path, std::vector<std::string>& errors) {
-        if (schema.contains("$ref")) check(resolve(schema["$ref"]), v, path, errors);
-        if (schema.contains("type")) {
-            const json& t = schema["type"];
-            bool ok = false;
-            if (t.is_string()) ok = hasType(v, t);
-            for (const auto& one : t.is_array() ? t : json::array()) ok = ok || hasType(v, one);
-            if (!ok) {
-                errors.push_back(path + ": expected type " + t.dump() + ", got " + v.dump());
-                return;
-            }
-        }
-        if (schema.contains("const") && v != schema["const"]) errors.push_back(path + ": expected " + schema["const"].dump());
-        if (schema.contains("enum")) {
-            const auto& e = schema["enum"];
-            if (std::find(e.begin(), e.end(), v) == e.end()) errors.push_back(path + ": " + v.dump() + " not in " + e.dump());
-        }
-        if (schema.contains("anyOf")) {
-            bool any = false;
-            for (const auto& branch : schema["anyOf"]) {
-                std::vector<std::string> branchErrors;
-                check(branch, v, path, branchErrors);
-                any = any || branchErrors.empty();
-            }
-            if (!any) errors.push_back(path + ": matches no anyOf branch: " + v.dump());
-        }
-        if (schema.contains("minimum") && v.is_number() && v.get<double>() < schema["minimum"].get<double>()) {
-            errors.push_back(path + ": below minimum");
-        }
-        if (v.is_object()) {
-            for (const auto& key : schema.value("required", json::array())) {
-                if (!v.contains(key.get<std::string>())) errors.push_back(path + ": missing required " + key.dump());
-            }
-            const json properties = schema.value("properties", json::object());
-            for (const auto& [key, value] : v.items()) {
-                if (properties.contains(key)) {
-                    check(properties[key], value, path + "." + key, errors);
-                } else if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object()) {
-                    check(schema["additionalProperties"], value, path + "." + key, errors);
-                } else if (schema.contains("properties") || schema.contains("additionalProperties")) {
-                    errors.push_back(path + ": property '" + key + "' is not in the schema");
-                }
-            }
-        }
-        if (v.is_array()) {
-            if (schema.contains("minItems") && v.size() < schema["minItems"].get<size_t>()) errors.push_back(path + ": too few items");
-            if (schema.contains("maxItems") && v.size() > schema["maxItems"].get<size_t>()) errors.push_back(path + ": too many items");
-            if (schema.contains("items")) {
-                for (size_t i = 0; i < v.size(); ++i) check(schema["items"], v[i], path + "[" + std::to_string(i) + "]", errors);
-            }
-        }
-    }
-
-    const json& root_;
-};
-
-std::string joinErrors(const std::vector<std::string>& errors) {
-    std::string out;
-    for (const auto& e : errors) out += e + "\n";
-    return out;
 }
 
 TEST(ReportJson, TopLevelAndVersion) {

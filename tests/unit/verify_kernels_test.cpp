@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cpu_kernel_param.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cfloat>
@@ -132,32 +134,9 @@ const std::vector<size_t> kSizes = {0,          1,          7,          8,      
 const std::vector<unsigned> kThreads = {1, 2, 3, 8, 64, 0};
 
 // Runs a test body once per SIMD path: the automatic choice and the forced baseline.
-class VerifyKernels : public ::testing::TestWithParam<const char*> {
-protected:
-    void SetUp() override {
-        if (const char* old = std::getenv("REPRO_CPU_KERNEL")) saved_ = old;
-        if (GetParam()[0] != '\0') {
-            setenv("REPRO_CPU_KERNEL", GetParam(), 1);
-        } else {
-            unsetenv("REPRO_CPU_KERNEL");
-        }
-    }
-    void TearDown() override {
-        if (saved_) {
-            setenv("REPRO_CPU_KERNEL", saved_->c_str(), 1);
-        } else {
-            unsetenv("REPRO_CPU_KERNEL");
-        }
-    }
+class VerifyKernels : public test::PerCpuKernel {};
 
-private:
-    std::optional<std::string> saved_;
-};
-
-INSTANTIATE_TEST_SUITE_P(Kernels, VerifyKernels, ::testing::Values("", "baseline"),
-                         [](const auto& param) {
-                             return std::string(param.param[0] ? param.param : "auto");
-                         });
+INSTANTIATE_TEST_SUITE_P(Kernels, VerifyKernels, test::cpuKernels(), test::cpuKernelName);
 
 // Counts and maxAbs exactly; the sum to the last digit repro prints and within 1e-12 of the
 // sequential sum relative to the sum of |x| (both are rounded sums of the same terms).

@@ -1,0 +1,71 @@
+// Checking the run's output paths before any work (see output_paths.hpp).
+#include "core/output_paths.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "core/text.hpp"
+
+namespace repro {
+
+std::optional<std::string> fileWriteProblem(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {  // it did not exist: remove what this check made
+        ::close(fd);
+        ::unlink(path.c_str());
+        return std::nullopt;
+    }
+    if (errno != EEXIST) return std::string(std::strerror(errno));
+    const int existing = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+    if (existing < 0) return std::string(std::strerror(errno));
+    ::close(existing);
+    return std::nullopt;
+}
+
+std::optional<std::string> directoryWriteProblem(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return ec.message();
+    if (!std::filesystem::is_directory(dir, ec)) return std::string("not a directory");
+    std::string probe = dir + "/.repro-write-check-XXXXXX";
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) return std::string(std::strerror(errno));
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return std::nullopt;
+}
+
+std::string childLogRoot() {
+    const char* tmp = std::getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+std::optional<std::string> outputPathProblem(const Options& o) {
+    if (o.output) {
+        if (auto why = fileWriteProblem(*o.output)) return fmt::format("-o/--output: cannot write {} ({})", quote(*o.output), *why);
+    }
+    if (o.dumpDir) {
+        if (auto why = directoryWriteProblem(*o.dumpDir)) {
+            return fmt::format("--dump-dir: cannot use {} as a directory ({})", quote(*o.dumpDir), *why);
+        }
+    }
+    if (o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe) {
+        const std::string root = childLogRoot();
+        std::string probe = root + "/repro-check-XXXXXX";
+        if (!::mkdtemp(probe.data())) {
+            return fmt::format("TMPDIR: cannot create the children's log folder in {} ({})", quote(root),
+                               std::strerror(errno));
+        }
+        ::rmdir(probe.c_str());
+    }
+    return std::nullopt;
+}
+
+}  // namespace repro

@@ -1,0 +1,32 @@
+// The paths a run writes to, checked before any GPU work: --output, --dump-dir, and the
+// temporary folder (TMPDIR) where --matrix, --triage, --driver-env-sweep and
+// --watchdog-probe keep their children's logs. A path that cannot be written is a usage
+// error (exit 1) at once, not a lost report after a long run.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/options.hpp"
+
+namespace repro {
+
+// Whether a file can be written at `path`: opens it for writing (creating it when absent,
+// then removing what it created; never truncating an existing file). Returns the reason,
+// strerror(errno), when it cannot; nothing when it can.
+std::optional<std::string> fileWriteProblem(const std::string& path);
+
+// Whether `dir` can hold new files: creates it (and its parents) when absent, then creates
+// and removes a file in it. Returns strerror(errno) (or "not a directory") when it cannot.
+std::optional<std::string> directoryWriteProblem(const std::string& dir);
+
+// The folder children's logs go in: $TMPDIR when set and not empty, else /tmp (as
+// mkdtemp(3) callers in src/experiments.cpp choose it).
+std::string childLogRoot();
+
+// The first unwritable path among those `options` writes to, as the one line to print
+// ("--output: cannot write 'PATH' (REASON)"); nothing when all can be written. TMPDIR is
+// checked only for the options that start child processes.
+std::optional<std::string> outputPathProblem(const Options& options);
+
+}  // namespace repro

@@ -1,0 +1,92 @@
+// Unit tests for src/core/output_paths.{hpp,cpp}: the pre-flight check of --output,
+// --dump-dir and the children's TMPDIR, with the reason strerror gives.
+#include "core/output_paths.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "temp_folder.hpp"
+
+namespace repro {
+namespace {
+
+using Folder = test::TempFolder;
+
+// Sets an environment variable for one test and restores it after.
+class ScopedEnv {
+  public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        ::setenv(name, value, 1);
+    }
+    ~ScopedEnv() { old_ ? ::setenv(name_, old_->c_str(), 1) : ::unsetenv(name_); }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+  private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+TEST(OutputPaths, FileInAMissingFolderIsNamedWithStrerror) {
+    EXPECT_EQ(fileWriteProblem("/nonexistent-repro-dir/r.json").value_or(""), "No such file or directory");
+}
+
+TEST(OutputPaths, CheckingLeavesNoFileAndKeepsAnExistingOne) {
+    Folder f("output-paths");
+    const std::string fresh = (f.path() / "r.json").string();
+    EXPECT_FALSE(fileWriteProblem(fresh).has_value());
+    EXPECT_FALSE(std::filesystem::exists(fresh)) << "the check must not leave the file it made";
+    const std::string kept = (f.path() / "kept.json").string();
+    std::ofstream(kept) << "old report";
+    EXPECT_FALSE(fileWriteProblem(kept).has_value());
+    std::stringstream text;
+    text << std::ifstream(kept).rdbuf();
+    EXPECT_EQ(text.str(), "old report") << "the check must not truncate";
+}
+
+TEST(OutputPaths, DumpDirIsCreatedOrRefusedWithTheReason) {
+    Folder f("output-paths");
+    const std::string nested = (f.path() / "a" / "b").string();
+    EXPECT_FALSE(directoryWriteProblem(nested).has_value());
+    EXPECT_TRUE(std::filesystem::is_directory(nested));
+    EXPECT_TRUE(std::filesystem::is_empty(nested)) << "the write probe is removed";
+    EXPECT_EQ(directoryWriteProblem("/dev/null/x").value_or(""), "Not a directory");
+    std::ofstream(f.path() / "file") << "x";
+    EXPECT_EQ(directoryWriteProblem((f.path() / "file").string()).value_or(""), "Not a directory");
+}
+
+TEST(OutputPaths, OptionsNameTheFirstUnwritablePathQuoted) {
+    Options o;
+    EXPECT_FALSE(outputPathProblem(o).has_value());
+    o.output = "/nonexistent-repro-dir/a\nb.json";
+    EXPECT_EQ(outputPathProblem(o).value_or(""),
+              "-o/--output: cannot write '/nonexistent-repro-dir/a\\nb.json' (No such file or directory)");
+    o.output.reset();
+    o.dumpDir = "/dev/null/x";
+    EXPECT_EQ(outputPathProblem(o).value_or(""), "--dump-dir: cannot use '/dev/null/x' as a directory (Not a directory)");
+}
+
+TEST(OutputPaths, TmpdirIsCheckedOnlyForChildProcesses) {
+    const ScopedEnv tmp("TMPDIR", "/nonexistent-repro-tmp");
+    Options o;
+    EXPECT_FALSE(outputPathProblem(o).has_value()) << "a single run starts no children";
+    for (bool Options::*flag : {&Options::matrix, &Options::triage, &Options::driverEnvSweep, &Options::watchdogProbe}) {
+        Options children;
+        children.*flag = true;
+        EXPECT_EQ(outputPathProblem(children).value_or(""),
+                  "TMPDIR: cannot create the children's log folder in '/nonexistent-repro-tmp' (No such file or "
+                  "directory)");
+    }
+}
+
+}  // namespace
+}  // namespace repro
