@@ -66,9 +66,15 @@ bool writeJsonReport(const std::string& path, const RunReport& report) {
 }
 
 // The device and environment blocks of the header; the report gets the device.
-void printDeviceHeader(const Options& o, const Rig& rig, const vk::Instance& instance, RunReport& report) {
+// `selectionNotes` (which driver was taken, drivers that failed to load) are shown in the
+// short header too: under a bisect they say that the build under test was not the one run.
+void printDeviceHeader(const Options& o, const Rig& rig, const vk::Instance& instance,
+                       const std::vector<std::string>& selectionNotes, RunReport& report) {
     report.device = rig.describeDevice(instance.loaderMessages());
     printDevice(o, *report.device);
+    if (headerDetail(o) == HeaderDetail::Short) {
+        for (const auto& note : selectionNotes) say("  note: {}", note);
+    }
     for (const auto& note : hangEvidenceNotes(report.device->driverName)) {
         report.environment.notes.push_back("hang evidence: " + note);
     }
@@ -122,13 +128,15 @@ int runRepro(const Options& o, RunReport& report) {
     const auto devices = vk::enumerateDevices(instance);
     if (o.listDevices) return listDevices(instance, devices, o);
     report.loader = describeLoader(instance);
-    const vk::DeviceInfo chosen = selectDevice(instance, devices, o, report.environment.notes);
+    std::vector<std::string> selectionNotes;
+    const vk::DeviceInfo chosen = selectDevice(instance, devices, o, selectionNotes);
+    report.environment.notes.insert(report.environment.notes.end(), selectionNotes.begin(), selectionNotes.end());
     if (o.dumpDir) prepareDumpDir(*o.dumpDir);
     checkDeviceFits(chosen, report.sizes, o.chainLength);
     printBanner(o, report.loader.version);
     report.timings.instanceAndDevice = secondsSince(begin);
     Rig rig(instance, chosen, o, shaders, report.timings);
-    printDeviceHeader(o, rig, instance, report);
+    printDeviceHeader(o, rig, instance, selectionNotes, report);
     checkExpectedDriver(o, *report.device);
     Evidence evidence(report.environment, *report.device, std::move(kernelLog));
     printRunHeader(o, rig, shaders, evidence, report);
