@@ -192,14 +192,22 @@ void planSubmits(const Children& c, const std::string& mode, std::optional<doubl
                    {"--mode", mode, "--split-mib", split, "--no-host-wait"}});
     // As much conv-T work in one submit as the baseline's N steps, with 1/N of its bytes.
     const uint32_t repeat = std::min(2 * c.o.chainLength, kMaxDispatchRepeat);
-    out.push_back({ExperimentKind::OneStepRepeat, fmt::format("n=1 dispatch-repeat={}", repeat),
-                   {"-n", "1", "--mode", mode, "--dispatch-repeat", std::to_string(repeat)}, {}, "", false, repeat, true});
+    Planned one{ExperimentKind::OneStepRepeat, fmt::format("n=1 dispatch-repeat={}", repeat),
+                {"-n", "1", "--mode", mode, "--dispatch-repeat", std::to_string(repeat)}, {}, "", false, repeat, true};
+    if (c.o.dropDispatch && *c.o.dropDispatch > 2) {
+        one.skip = fmt::format("not run: --drop-dispatch {} is past the 2 dispatches of one step", *c.o.dropDispatch);
+    }
+    out.push_back(one);
 }
 
 void planOthers(const Children& c, const std::string& mode, std::vector<Planned>& out) {
     std::vector<std::string> steps{"--mode", "split"};
     if (std::find(c.base.begin(), c.base.end(), "--check-steps") == c.base.end()) steps.push_back("--check-steps");
-    out.push_back({ExperimentKind::CheckSteps, "split check-steps", steps});
+    Planned check{ExperimentKind::CheckSteps, "split check-steps", steps};
+    // split takes no --drop-dispatch (it records no positive control), so the child would be
+    // a usage error.
+    if (c.o.dropDispatch) check.skip = "not run: split takes no --drop-dispatch";
+    out.push_back(check);
     Planned llvm{ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", {"--mode", mode}, {withDebugOption("RADV_DEBUG", "llvm")}};
     if (c.device.driverId != "MESA_RADV") {
         llvm.skip = fmt::format("not run: the driver is {}, not RADV", c.device.driverId.empty() ? "?" : c.device.driverId);

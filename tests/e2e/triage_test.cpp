@@ -147,6 +147,17 @@ TEST(Triage, PlainLavapipeIsNotReproducedAndRunsNoExperiments) {
     EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(m[1].str()) / "01-baseline.log")) << m[1].str();
 }
 
+// A positive control (--drop-dispatch) makes every run wrong: the experiments that cannot
+// take it are not run with a reason, never children that fail with a usage error.
+TEST(Triage, APositiveControlSkipsTheExperimentsThatCannotTakeIt) {
+    const Scratch s("control");
+    const BoundedResult r = plain({"--triage", "--preset", "tiny", "-n", "2", "--drop-dispatch", "3"}, s);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_FALSE(contains(r.out, "usage error")) << r.out;
+    EXPECT_TRUE(contains(r.out, "split takes no --drop-dispatch")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--drop-dispatch 3 is past the 2 dispatches of one step")) << r.out;
+}
+
 // A hard kill loses the device: exit 3, and the cause still names the job timeout from the
 // kernel's lines (a hung mode's output is unknown, not correct).
 TEST(Triage, HardWatchdogKillIsAHangWhoseCauseIsTheJobTimeout) {
