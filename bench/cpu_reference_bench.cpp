@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
                    wall > 0 ? useful / wall * 1e-9 : 0.0, useful);
         fmt::print("  executed:   {:.2f} GFLOP/s  ({:.3g} flops incl. margins and tile padding)\n",
                    wall > 0 ? executed / wall * 1e-9 : 0.0, executed);
-        fmt::print("  checksum:   sum={:.9e} sum_abs={:.9e} max_abs={:.9e} nz={}/{}\n", sum, sumAbs,
-                   maxAbs, nonzero, chain.output().size());
+        fmt::print("  checksum:   sum={:.9e} sum_abs={:.9e} max_abs={:.9e} nz={}/{}\n", sum, sumAbs, maxAbs, nonzero,
+                   chain.output().size());
         return 0;
     } catch (const std::exception& e) {
         fmt::print(stderr, "cpu_reference_bench: {}\n", e.what());

@@ -153,8 +153,8 @@ struct Timing {
 
 // Calls `read` (which fills dst) once, then `runs` times; checks every copy. dst is zeroed
 // before each read, untimed, as repro's readback writes into a fresh zeroed vector.
-Timing timeReads(const std::function<void()>& read, std::vector<uint32_t>& dst,
-                 const std::vector<uint32_t>& expected, unsigned runs, bool& wrong) {
+Timing timeReads(const std::function<void()>& read, std::vector<uint32_t>& dst, const std::vector<uint32_t>& expected,
+                 unsigned runs, bool& wrong) {
     const double bytes = double(expected.size() * 4);
     std::vector<double> rates;
     for (unsigned r = 0; r <= runs; ++r) {
@@ -212,15 +212,15 @@ bool benchSource(const std::string& label, const void* src, const Args& a) {
     std::vector<Timing> cols;
     cols.push_back(timeReads([&] { std::memcpy(dst.data(), src, a.bytes); }, dst, expected, a.runs, wrong));
     for (const unsigned t : a.threads) {
-        cols.push_back(timeReads([&] { repro::copyFromMapped(dst.data(), src, a.bytes, t); }, dst, expected,
-                                 a.runs, wrong));
+        cols.push_back(
+            timeReads([&] { repro::copyFromMapped(dst.data(), src, a.bytes, t); }, dst, expected, a.runs, wrong));
     }
     const unsigned most = *std::max_element(a.threads.begin(), a.threads.end());
     cols.push_back(timeReads(
-        [&] { repro::copyFromMapped(dst.data(), src, a.bytes, most, repro::HostReadKernel::StreamLoadSse41); },
-        dst, expected, a.runs, wrong));
-    cols.push_back(timeReads([&] { copyWithSpawnedThreads(dst.data(), src, a.bytes, most); }, dst, expected,
-                             a.runs, wrong));
+        [&] { repro::copyFromMapped(dst.data(), src, a.bytes, most, repro::HostReadKernel::StreamLoadSse41); }, dst,
+        expected, a.runs, wrong));
+    cols.push_back(
+        timeReads([&] { copyWithSpawnedThreads(dst.data(), src, a.bytes, most); }, dst, expected, a.runs, wrong));
     cols.push_back(timeFreshReads(src, expected, most, true, a.runs, wrong));
     cols.push_back(timeFreshReads(src, expected, most, false, a.runs, wrong));
     std::string median = fmt::format("{:<60}", label), first = fmt::format("{:<60}", "    first read");
@@ -237,29 +237,30 @@ void printHeader(const Args& a, const std::string& what) {
     std::vector<unsigned char> probe(64);
     const repro::HostReadInfo info = repro::copyFromMapped(probe.data(), probe.data() + 32, 32, 1);
     const unsigned most = *std::max_element(a.threads.begin(), a.threads.end());
-    fmt::print("read bench: {}; {} bytes ({:.2f} MiB) per read; median of {} reads after a first\n", what,
-               a.bytes, double(a.bytes) / (1 << 20), a.runs);
-    fmt::print("GB/s (1e9 bytes/s). memcpy: one std::memcpy; xT: copyFromMapped on T threads, its default\n"
-               "kernel ({}); sse4.1 x{}: the SSE4.1 kernel; spawn x{}: the default kernel on threads started\n"
-               "for each read instead of the persistent pool; new vec, new[]: x{} into fresh memory, a\n"
-               "zero-filled std::vector or uninitialised new[], allocation timed too. {} CPUs available\n",
-               repro::name(info.kernel), most, most, most, repro::availableCpus());
+    fmt::print("read bench: {}; {} bytes ({:.2f} MiB) per read; median of {} reads after a first\n", what, a.bytes,
+               double(a.bytes) / (1 << 20), a.runs);
+    fmt::print(
+        "GB/s (1e9 bytes/s). memcpy: one std::memcpy; xT: copyFromMapped on T threads, its default\n"
+        "kernel ({}); sse4.1 x{}: the SSE4.1 kernel; spawn x{}: the default kernel on threads started\n"
+        "for each read instead of the persistent pool; new vec, new[]: x{} into fresh memory, a\n"
+        "zero-filled std::vector or uninitialised new[], allocation timed too. {} CPUs available\n",
+        repro::name(info.kernel), most, most, most, repro::availableCpus());
     if (!a.cpuOnly) {
-        fmt::print("memory: type index, flags (DL DEVICE_LOCAL, HV HOST_VISIBLE, HC HOST_COHERENT, "
-                   "CACHED HOST_CACHED), heap index and size\n");
+        fmt::print(
+            "memory: type index, flags (DL DEVICE_LOCAL, HV HOST_VISIBLE, HC HOST_COHERENT, "
+            "CACHED HOST_CACHED), heap index and size\n");
     }
     std::string header = fmt::format("{:<60} {:>7}", "memory", "memcpy");
     for (const unsigned t : a.threads) header += fmt::format(" {:>7}", fmt::format("x{}", t));
-    header += fmt::format(" {:>10} {:>9} {:>9} {:>9}", fmt::format("sse4.1 x{}", most),
-                          fmt::format("spawn x{}", most), "new vec", "new[]");
+    header += fmt::format(" {:>10} {:>9} {:>9} {:>9}", fmt::format("sse4.1 x{}", most), fmt::format("spawn x{}", most),
+                          "new vec", "new[]");
     fmt::print("{}\n", header);
 }
 
 int cpuOnly(const Args& a) {
     printHeader(a, "CPU only (malloc'd, cached host memory)");
     const std::vector<uint32_t> pattern = expectedPattern(a.bytes);
-    std::unique_ptr<void, decltype(&std::free)> buffer(std::aligned_alloc(64, (a.bytes + 63) / 64 * 64),
-                                                       &std::free);
+    std::unique_ptr<void, decltype(&std::free)> buffer(std::aligned_alloc(64, (a.bytes + 63) / 64 * 64), &std::free);
     if (!buffer) throw std::runtime_error("out of memory");
     std::memcpy(buffer.get(), pattern.data(), a.bytes);
     return benchSource("malloc'd host memory", buffer.get(), a) ? 0 : 2;
@@ -269,16 +270,26 @@ int cpuOnly(const Args& a) {
 
 const char* resultName(VkResult r) {
     switch (r) {
-        case VK_SUCCESS: return "VK_SUCCESS";
-        case VK_TIMEOUT: return "VK_TIMEOUT";
-        case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-        case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-        case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-        case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
-        case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
-        case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-        case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
-        default: return "another VkResult";
+        case VK_SUCCESS:
+            return "VK_SUCCESS";
+        case VK_TIMEOUT:
+            return "VK_TIMEOUT";
+        case VK_ERROR_OUT_OF_HOST_MEMORY:
+            return "VK_ERROR_OUT_OF_HOST_MEMORY";
+        case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+            return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+        case VK_ERROR_INITIALIZATION_FAILED:
+            return "VK_ERROR_INITIALIZATION_FAILED";
+        case VK_ERROR_DEVICE_LOST:
+            return "VK_ERROR_DEVICE_LOST";
+        case VK_ERROR_MEMORY_MAP_FAILED:
+            return "VK_ERROR_MEMORY_MAP_FAILED";
+        case VK_ERROR_INCOMPATIBLE_DRIVER:
+            return "VK_ERROR_INCOMPATIBLE_DRIVER";
+        case VK_ERROR_TOO_MANY_OBJECTS:
+            return "VK_ERROR_TOO_MANY_OBJECTS";
+        default:
+            return "another VkResult";
     }
 }
 
@@ -315,13 +326,13 @@ struct Context {
 
 void createInstance(Context& c) {
     void* loader = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
-    auto gipa = loader ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(loader, "vkGetInstanceProcAddr"))
-                       : nullptr;
+    auto gipa = loader ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(loader, "vkGetInstanceProcAddr")) : nullptr;
     if (!gipa) {
         throw std::runtime_error("no Vulkan loader: libvulkan.so.1 could not be loaded (try --cpu-only)");
     }
     volkInitializeCustom(gipa);
-    const VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "read_bench",
+    const VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                                .pApplicationName = "read_bench",
                                 .apiVersion = VK_API_VERSION_1_1};
     const VkInstanceCreateInfo info{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
     check(vkCreateInstance(&info, nullptr, &c.instance), "vkCreateInstance");
@@ -352,15 +363,15 @@ void createDevice(Context& c, uint32_t index) {
     if (family == families) throw std::runtime_error("no graphics or compute queue family");
     const float priority = 1.0f;
     const VkDeviceQueueCreateInfo queue{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                        .queueFamilyIndex = family, .queueCount = 1,
+                                        .queueFamilyIndex = family,
+                                        .queueCount = 1,
                                         .pQueuePriorities = &priority};
-    const VkDeviceCreateInfo info{.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                                  .pQueueCreateInfos = &queue};
+    const VkDeviceCreateInfo info{
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue};
     check(vkCreateDevice(c.physical, &info, nullptr, &c.device), "vkCreateDevice");
     volkLoadDevice(c.device);
     vkGetDeviceQueue(c.device, family, 0, &c.queue);
-    const VkCommandPoolCreateInfo pool{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                       .queueFamilyIndex = family};
+    const VkCommandPoolCreateInfo pool{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = family};
     check(vkCreateCommandPool(c.device, &pool, nullptr, &c.pool), "vkCreateCommandPool");
     const VkFenceCreateInfo fence{.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     check(vkCreateFence(c.device, &fence, nullptr, &c.fence), "vkCreateFence");
@@ -386,15 +397,16 @@ struct MappedBuffer {
 // Empty string, or why the type cannot hold the buffer.
 std::string allocate(const Context& c, uint32_t type, size_t bytes, MappedBuffer& b) {
     b.device = c.device;
-    const VkBufferCreateInfo info{.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = bytes,
+    const VkBufferCreateInfo info{.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                  .size = bytes,
                                   .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                   .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     check(vkCreateBuffer(c.device, &info, nullptr, &b.buffer), "vkCreateBuffer");
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(c.device, b.buffer, &req);
     if (!(req.memoryTypeBits & (1u << type))) return "not allowed for a transfer-destination buffer";
-    const VkMemoryAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                     .allocationSize = req.size, .memoryTypeIndex = type};
+    const VkMemoryAllocateInfo alloc{
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
     const VkResult r = vkAllocateMemory(c.device, &alloc, nullptr, &b.memory);
     if (r != VK_SUCCESS) return fmt::format("vkAllocateMemory: {}", resultName(r));
     check(vkBindBufferMemory(c.device, b.buffer, b.memory, 0), "vkBindBufferMemory");
@@ -406,7 +418,8 @@ std::string allocate(const Context& c, uint32_t type, size_t bytes, MappedBuffer
 // (Vulkan spec, "Host Access to Device Memory Objects": HOST_READ in the second scope).
 void fillFromGpu(const Context& c, const MappedBuffer& b, size_t bytes, bool coherent) {
     const VkCommandBufferAllocateInfo info{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                           .commandPool = c.pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                           .commandPool = c.pool,
+                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                            .commandBufferCount = 1};
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     check(vkAllocateCommandBuffers(c.device, &info, &cmd), "vkAllocateCommandBuffers");
@@ -419,18 +432,17 @@ void fillFromGpu(const Context& c, const MappedBuffer& b, size_t bytes, bool coh
     const VkMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                   .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                                   .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                         nullptr, 0, nullptr);
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                         nullptr);
     check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
-    const VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
-                              .pCommandBuffers = &cmd};
+    const VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
     check(vkQueueSubmit(c.queue, 1, &submit, c.fence), "vkQueueSubmit");
     check(vkWaitForFences(c.device, 1, &c.fence, VK_TRUE, 60'000'000'000ull), "vkWaitForFences (60 s)");
     check(vkResetFences(c.device, 1, &c.fence), "vkResetFences");
     vkFreeCommandBuffers(c.device, c.pool, 1, &cmd);
     if (!coherent) {
-        const VkMappedMemoryRange range{.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = b.memory,
-                                        .offset = 0, .size = VK_WHOLE_SIZE};
+        const VkMappedMemoryRange range{
+            .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = b.memory, .offset = 0, .size = VK_WHOLE_SIZE};
         check(vkInvalidateMappedMemoryRanges(c.device, 1, &range), "vkInvalidateMappedMemoryRanges");
     }
 }
@@ -453,19 +465,18 @@ int vulkanBench(const Args& a) {
     Context c;
     createInstance(c);
     createDevice(c, a.device);
-    printHeader(a, fmt::format("device {} {} (Vulkan {}.{}.{}, driverVersion 0x{:x})", a.device,
-                               c.properties.deviceName, VK_API_VERSION_MAJOR(c.properties.apiVersion),
-                               VK_API_VERSION_MINOR(c.properties.apiVersion),
-                               VK_API_VERSION_PATCH(c.properties.apiVersion), c.properties.driverVersion));
+    printHeader(
+        a, fmt::format("device {} {} (Vulkan {}.{}.{}, driverVersion 0x{:x})", a.device, c.properties.deviceName,
+                       VK_API_VERSION_MAJOR(c.properties.apiVersion), VK_API_VERSION_MINOR(c.properties.apiVersion),
+                       VK_API_VERSION_PATCH(c.properties.apiVersion), c.properties.driverVersion));
     bool allRight = true;
     for (uint32_t t = 0; t < c.memory.memoryTypeCount; ++t) {
         const VkMemoryType& type = c.memory.memoryTypes[t];
         if (!(type.propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) continue;
         const VkMemoryHeap& heap = c.memory.memoryHeaps[type.heapIndex];
-        const std::string label = fmt::format("type {:>2} {:<16} heap {} ({:.0f} MiB{})", t,
-                                              flagNames(type.propertyFlags), type.heapIndex,
-                                              double(heap.size) / (1 << 20),
-                                              heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT ? ", DL" : "");
+        const std::string label =
+            fmt::format("type {:>2} {:<16} heap {} ({:.0f} MiB{})", t, flagNames(type.propertyFlags), type.heapIndex,
+                        double(heap.size) / (1 << 20), heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT ? ", DL" : "");
         MappedBuffer b;
         const std::string why = allocate(c, t, a.bytes, b);
         if (!why.empty()) {

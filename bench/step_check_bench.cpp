@@ -54,8 +54,9 @@ void printSensitivity(const repro::Shape& shape, const repro::ChainSizes& sizes,
             worst = std::max(worst, r);
             caught += r > 1.0 ? 1 : 0;
         }
-        fmt::print("    dropping input channel 5 from conv-T {}: up to {:.3g}x the bound, {:.1f}% of elements over it\n", k,
-                   worst, 100.0 * double(caught) / double(value.size()));
+        fmt::print(
+            "    dropping input channel 5 from conv-T {}: up to {:.3g}x the bound, {:.1f}% of elements over it\n", k,
+            worst, 100.0 * double(caught) / double(value.size()));
     }
 }
 
@@ -84,17 +85,19 @@ int main(int argc, char** argv) {
         fmt::print("step check bench: {}, N={}, kernel {}, {} threads\n", repro::describe(shape), steps, chain.kernel,
                    chain.threads);
         fmt::print("  chain with intermediates (the stand-in GPU buffers): {:.3f} s\n", chainSeconds);
-        fmt::print("  per-dispatch check of all {} dispatches: {:.3f} s (default), {:.3f} s (exact bounds: two passes a "
-                   "step); process CPU {:.3f} s and {:.3f} s\n",
-                   quick.dispatches.size(), quick.seconds, exact.seconds, quickCpu, exactCpu);
+        fmt::print(
+            "  per-dispatch check of all {} dispatches: {:.3f} s (default), {:.3f} s (exact bounds: two passes a "
+            "step); process CPU {:.3f} s and {:.3f} s\n",
+            quick.dispatches.size(), quick.seconds, exact.seconds, quickCpu, exactCpu);
         for (size_t i = 0; i < exact.dispatches.size(); ++i) {
             const auto& q = quick.dispatches[i];
             const auto& d = exact.dispatches[i];
             if (d.convT) {
-                fmt::print("    conv-T {}: {:.3f} s ({} rechecked{}) / {:.3f} s exact, bound/max|value| {:.2e}, worst "
-                           "ratio {:.3g}, {}\n",
-                           d.step, q.seconds, q.rechecked, q.magnitudePass ? ", magnitude pass" : "", d.seconds,
-                           d.boundRatio(), d.worstRatio, d.ok() && q.ok() ? "ok" : "MISMATCH");
+                fmt::print(
+                    "    conv-T {}: {:.3f} s ({} rechecked{}) / {:.3f} s exact, bound/max|value| {:.2e}, worst "
+                    "ratio {:.3g}, {}\n",
+                    d.step, q.seconds, q.rechecked, q.magnitudePass ? ", magnitude pass" : "", d.seconds,
+                    d.boundRatio(), d.worstRatio, d.ok() && q.ok() ? "ok" : "MISMATCH");
             } else {
                 fmt::print("    slice  {}: {:.3f} s, {}\n", d.step, q.seconds, d.ok() ? "exact" : "MISMATCH");
             }
@@ -106,7 +109,8 @@ int main(int argc, char** argv) {
             const repro::HostFloats& out = gpu.small.back();
             double maxAllowed = 0;
             for (size_t j = 0; j < out.size(); ++j) maxAllowed = std::max(maxAllowed, tol.allowed(j, out[j]));
-            fmt::print("  chained tolerance at N={}: max allowed / max|small[N]| = {:.2e}\n", steps, maxAllowed / maxAbs(out));
+            fmt::print("  chained tolerance at N={}: max allowed / max|small[N]| = {:.2e}\n", steps,
+                       maxAllowed / maxAbs(out));
         }
         return report.firstWrong ? 2 : 0;
     } catch (const std::exception& e) {

@@ -82,10 +82,8 @@ int main(int argc, char** argv) {
         row("compareBitExact (equal)", 8, [&] { return double(repro::compareBitExact(values, same).count); });
         row("compareBitExact (last differs)", 8,
             [&] { return double(repro::compareBitExact(values, lastDiffers).count); });
-        row("compareBitExact (all differ)", 8,
-            [&] { return double(repro::compareBitExact(values, allDiffer).count); });
-        row("compareWithTolerance", 16,
-            [&] { return repro::compareWithTolerance(allDiffer, values, tol).worstRatio; });
+        row("compareBitExact (all differ)", 8, [&] { return double(repro::compareBitExact(values, allDiffer).count); });
+        row("compareWithTolerance", 16, [&] { return repro::compareWithTolerance(allDiffer, values, tol).worstRatio; });
         return 0;
     } catch (const std::exception& e) {
         fmt::print(stderr, "verify_bench: {}\n", e.what());

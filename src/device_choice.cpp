@@ -71,10 +71,10 @@ void checkExpectedBeforeDevice(const vk::Instance& instance, const std::vector<v
     }
     std::vector<std::string> quoted;
     for (const auto& library : libraries) quoted.push_back(quote(library));
-    throw CannotTest(fmt::format("--expect-driver {}: the device that would run is {} ({}); devices: {}; driver "
-                                 "libraries the loader read: {}",
-                                 quote(expected), chosen.properties.deviceName, driverOf(chosen), deviceList(devices),
-                                 join(quoted)));
+    throw CannotTest(fmt::format(
+        "--expect-driver {}: the device that would run is {} ({}); devices: {}; driver "
+        "libraries the loader read: {}",
+        quote(expected), chosen.properties.deviceName, driverOf(chosen), deviceList(devices), join(quoted)));
 }
 
 }  // namespace
@@ -85,7 +85,8 @@ void applyQueueChoice(vk::DeviceInfo& d, const QueueChoice& choice) {
     auto families = [&] {
         std::string out;
         for (uint32_t f = 0; f < d.queueFamilies.size(); ++f) {
-            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", f, vk::queueFlagsText(d.queueFamilies[f].queueFlags));
+            out +=
+                fmt::format("{}{}: {}", out.empty() ? "" : ", ", f, vk::queueFlagsText(d.queueFamilies[f].queueFlags));
         }
         return out;
     };
@@ -108,12 +109,13 @@ void applyQueueChoice(vk::DeviceInfo& d, const QueueChoice& choice) {
                                                      : "no such family with compute";
     throw CannotTest(fmt::format("--queue {}: the device has {} (families: {})",
                                  choice.kind == K::Index ? std::to_string(choice.index)
-                                 : choice.kind == K::Gfx ? std::string("gfx") : std::string("compute"),
+                                 : choice.kind == K::Gfx ? std::string("gfx")
+                                                         : std::string("compute"),
                                  wanted, families()));
 }
 
-vk::DeviceInfo selectDevice(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
-                            const Options& o, std::vector<std::string>& notes) {
+vk::DeviceInfo selectDevice(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices, const Options& o,
+                            std::vector<std::string>& notes) {
     const vk::DeviceInfo* chosen = nullptr;
     try {
         chosen = &vk::chooseDevice(devices, o.device);
@@ -131,9 +133,10 @@ vk::DeviceInfo selectDevice(const vk::Instance& instance, const std::vector<vk::
         if (d.unusable.empty()) drivers.insert(driverOf(d));
     }
     if (!o.device && drivers.size() > 1) {
-        notes.push_back(fmt::format("{} drivers offer a usable device ({}); took device {} ({}), blade's rule: the "
-                                    "first usable one; use --device or --expect-driver to choose",
-                                    drivers.size(), deviceList(devices), chosen->index, chosen->properties.deviceName));
+        notes.push_back(
+            fmt::format("{} drivers offer a usable device ({}); took device {} ({}), blade's rule: the "
+                        "first usable one; use --device or --expect-driver to choose",
+                        drivers.size(), deviceList(devices), chosen->index, chosen->properties.deviceName));
     }
     if (o.queue.kind != QueueChoice::Kind::Default && o.profile == Profile::BladeExact) {
         throw UsageError("--queue: --profile blade-exact records on queue family 0, as blade does");
@@ -162,18 +165,16 @@ int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>&
     if (o.format != Format::Json && !o.output) return kExitNotReproduced;
     std::vector<ListedDevice> listed;
     for (const auto& d : devices) {
-        listed.push_back({.index = d.index,
-                          .deviceName = d.properties.deviceName,
-                          .deviceType = vk::deviceTypeName(d.properties.deviceType),
-                          .apiVersion = vk::apiVersionText(d.apiVersion()),
-                          .driverName = d.hasDriverProperties ? std::optional<std::string>(d.driver.driverName)
-                                                              : std::nullopt,
-                          .driverInfo = d.hasDriverProperties ? std::optional<std::string>(d.driver.driverInfo)
-                                                              : std::nullopt,
-                          .driverId = d.hasDriverProperties ? std::optional(vk::driverIdName(d.driver.driverID))
-                                                            : std::nullopt,
-                          .driverVersion = vk::driverVersionText(d),
-                          .unusable = d.unusable});
+        listed.push_back(
+            {.index = d.index,
+             .deviceName = d.properties.deviceName,
+             .deviceType = vk::deviceTypeName(d.properties.deviceType),
+             .apiVersion = vk::apiVersionText(d.apiVersion()),
+             .driverName = d.hasDriverProperties ? std::optional<std::string>(d.driver.driverName) : std::nullopt,
+             .driverInfo = d.hasDriverProperties ? std::optional<std::string>(d.driver.driverInfo) : std::nullopt,
+             .driverId = d.hasDriverProperties ? std::optional(vk::driverIdName(d.driver.driverID)) : std::nullopt,
+             .driverVersion = vk::driverVersionText(d),
+             .unusable = d.unusable});
     }
     const std::string document = renderDeviceListJson(kReproVersion, kReproGitHash, describeLoader(instance), listed);
     if (o.format == Format::Json) writeText(stdout, document);

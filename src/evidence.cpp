@@ -11,14 +11,20 @@ namespace {
 
 OutputVerdict outputOf(Classification kind) {
     switch (kind) {
-        case Classification::Zero: return OutputVerdict::Zero;
-        case Classification::Mismatch: return OutputVerdict::Mismatch;
-        case Classification::NonFinite: return OutputVerdict::NonFinite;
-        case Classification::Unwritten: return OutputVerdict::Unwritten;
+        case Classification::Zero:
+            return OutputVerdict::Zero;
+        case Classification::Mismatch:
+            return OutputVerdict::Mismatch;
+        case Classification::NonFinite:
+            return OutputVerdict::NonFinite;
+        case Classification::Unwritten:
+            return OutputVerdict::Unwritten;
         // A hung mode's output was never read back: it is not known to be correct, and a
         // cause must still be decided from the timing and the kernel log.
-        case Classification::Hang: return OutputVerdict::Unwritten;
-        default: return OutputVerdict::Correct;
+        case Classification::Hang:
+            return OutputVerdict::Unwritten;
+        default:
+            return OutputVerdict::Correct;
     }
 }
 
@@ -52,9 +58,8 @@ std::string Evidence::queueLine() const {
 void Evidence::beforeMode() { (void)reader_.readNew(); }
 
 KernelLogEvidence Evidence::afterMode() {
-    KernelLogEvidence log{.readable = reader_.readable(),
-                          .problem = reader_.problem(),
-                          .command = reader_.afterwardsCommand()};
+    KernelLogEvidence log{
+        .readable = reader_.readable(), .problem = reader_.problem(), .command = reader_.afterwardsCommand()};
     if (!log.readable) return log;
     const KernelReadResult read = reader_.readNew();
     log.lost = read.lost;
@@ -116,7 +121,8 @@ CauseInput causeInputFor(const ModeResult& result, const vk::ModeRun& run, const
                   .queue = std::string(name(evidence.queueKind())),
                   .kernelLog = log,
                   .ownPid = static_cast<int64_t>(::getpid())};
-    const std::optional<SplitTimes> times = split ? std::optional<SplitTimes>(scaled(*split, dispatchRepeat)) : std::nullopt;
+    const std::optional<SplitTimes> times =
+        split ? std::optional<SplitTimes>(scaled(*split, dispatchRepeat)) : std::nullopt;
     for (size_t i = 0; i < run.submitRecords.size(); ++i) {
         const vk::SubmitRecord& s = run.submitRecords[i];
         SubmitEvidence e;

@@ -67,7 +67,7 @@ std::vector<std::string> baseChildArgs(const Options& options) {
     // Flags of the parent alone (--invert applies once, to the parent's status), and the
     // document flags: each child writes its own JSON report where the parent says.
     static const char* const parentOnly[] = {"--matrix", "--driver-env-sweep", "--all-drivers", "--invert",
-                                             "--triage", "--watchdog-probe", "--keep-logs"};
+                                             "--triage", "--watchdog-probe",   "--keep-logs"};
     static const char* const withValue[] = {"--format", "--output", "-o"};
     std::vector<std::string> args;
     for (size_t i = 1; i < options.commandLine.size(); ++i) {
@@ -170,8 +170,7 @@ void readVerdictAndMemory(const nlohmann::json& r, ChildOutcome& out) {
     for (const auto& m : device.value("memory", nlohmann::json::array())) {
         const std::string buffer = m.value("buffer", "");
         if (buffer == "small[0]" || buffer == "big[0]") {
-            types.push_back(fmt::format("{}: type {} {}", buffer, m.value("type_index", 0),
-                                        m.value("type_flags", "")));
+            types.push_back(fmt::format("{}: type {} {}", buffer, m.value("type_index", 0), m.value("type_flags", "")));
         }
     }
     out.memory = join(types, "; ");
@@ -179,9 +178,8 @@ void readVerdictAndMemory(const nlohmann::json& r, ChildOutcome& out) {
 
 }  // namespace
 
-ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args,
-                    const std::vector<std::string>& env, const std::filesystem::path& dir,
-                    const std::string& tag, double limit) {
+ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
+                    const std::filesystem::path& dir, const std::string& tag, double limit) {
     ChildOutcome out;
     const auto json = dir / (tag + ".json");
     out.log = (dir / (tag + ".log")).string();
@@ -222,18 +220,16 @@ std::string validationText(const Options& o, const ChildOutcome& c) {
     if (!o.validation) return "-";
     if (!c.report) return "?";
     if (c.validationMessages == 0) return "clean";
-    return fmt::format("{} msgs{}", c.validationMessages,
-                       c.hazards ? fmt::format(" ({} hazards)", c.hazards) : "");
+    return fmt::format("{} msgs{}", c.validationMessages, c.hazards ? fmt::format(" ({} hazards)", c.hazards) : "");
 }
 
 std::string gpuText(const ChildOutcome& c) {
     return c.gpuSeconds ? fmt::format("{:.3f} ms", *c.gpuSeconds * 1e3) : "-";
 }
 
-void printHeader(const char* what, const Options& o, const ProbedDevice& device,
-                 const std::filesystem::path& dir) {
-    say("repro {} (git {}): {} at N={}, preset {} ({})", kReproVersion, kReproGitHash, what,
-        o.chainLength, o.preset, describe(o.shape));
+void printHeader(const char* what, const Options& o, const ProbedDevice& device, const std::filesystem::path& dir) {
+    say("repro {} (git {}): {} at N={}, preset {} ({})", kReproVersion, kReproGitHash, what, o.chainLength, o.preset,
+        describe(o.shape));
     say("Device: {} | driver: {} | driverID {}", device.name, device.driver,
         device.driverId.empty() ? "?" : device.driverId);
     say("  each run is a child process of this binary with its own device; logs and JSON "
@@ -245,18 +241,16 @@ void printHeader(const char* what, const Options& o, const ProbedDevice& device,
 
 // The text went to stderr as it ran; the block goes to stdout.
 void printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
-                   const std::vector<std::string>& header,
-                   const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
                    const std::vector<std::string>& summary) {
     if (o.format != Format::Markdown) return;
     std::string command = "repro";
     for (size_t i = 1; i < o.commandLine.size(); ++i) command += " " + o.commandLine[i];
     const std::string& verdict = summary.back();  // "matrix verdict: ...": the heading says the rest
-    std::string out = fmt::format("### repro {}: {}\n\n", what,
-                                  markdownText(verdict.substr(verdict.find(": ") + 2)));
-    out += fmt::format("`{}` on **{}** ({}, driverID {}), repro {} (git {})\n\n", command,
-                       markdownText(device.name), markdownText(device.driver),
-                       device.driverId.empty() ? "?" : device.driverId, kReproVersion, kReproGitHash);
+    std::string out = fmt::format("### repro {}: {}\n\n", what, markdownText(verdict.substr(verdict.find(": ") + 2)));
+    out += fmt::format("`{}` on **{}** ({}, driverID {}), repro {} (git {})\n\n", command, markdownText(device.name),
+                       markdownText(device.driver), device.driverId.empty() ? "?" : device.driverId, kReproVersion,
+                       kReproGitHash);
     out += markdownTable(header, rows) + "\n";
     for (const auto& line : summary) out += "- " + markdownText(line) + "\n";
     writeText(stdout, out);
@@ -264,8 +258,7 @@ void printMarkdown(const char* what, const Options& o, const ProbedDevice& devic
 
 int interruptedExit() {
     const int signal = interruptSignal();
-    say("--- INTERRUPTED by {}: the rows above are complete; no verdict",
-        signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    say("--- INTERRUPTED by {}: the rows above are complete; no verdict", signal == SIGTERM ? "SIGTERM" : "SIGINT");
     return 128 + signal;
 }
 
@@ -284,10 +277,12 @@ struct MatrixTally {
 // The reference the children use, in words for the matrix's introduction.
 std::string childReference(const Options& o) {
     switch (o.reference) {
-        case ReferenceKind::Cpu: return "each child checks against the CPU reference (--reference cpu) and runs no split";
+        case ReferenceKind::Cpu:
+            return "each child checks against the CPU reference (--reference cpu) and runs no split";
         case ReferenceKind::None:
             return "each child checks for zeros and non-finite values only (--reference none) and runs no split";
-        default: return "each child also runs split, blade's stream, as its reference";
+        default:
+            return "each child also runs split, blade's stream, as its reference";
     }
 }
 
@@ -296,8 +291,7 @@ MatrixTally introduceMatrix(const Options& o, const std::vector<Variant>& varian
     MatrixTally t;
     t.folded = folded;
     t.controls = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.control; }));
-    t.quirks =
-        size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.bladeQuirks; }));
+    t.quirks = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.bladeQuirks; }));
     t.valid = variants.size() - t.controls - t.quirks;
     say("  {} variants ({} valid, {} controls, {} with blade's own quirks), one factor at a time "
         "around blade's own stream, for multipass and single; {}. Only the valid variants decide the exit status.",
@@ -335,10 +329,10 @@ std::pair<std::vector<Variant>, size_t> foldSameStreams(const std::vector<Varian
     size_t folded = 0;
     for (const Variant& v : all) {
         const bool single = v.args.size() >= 2 && v.args[1] == "single";
-        const bool same = single && barrierOf(v) != "blade" &&
-                          std::any_of(kept.begin(), kept.end(), [&](const Variant& k) {
-                              return k.args.size() >= 2 && k.args[1] == "multipass" && withoutMode(k) == withoutMode(v);
-                          });
+        const bool same =
+            single && barrierOf(v) != "blade" && std::any_of(kept.begin(), kept.end(), [&](const Variant& k) {
+                return k.args.size() >= 2 && k.args[1] == "multipass" && withoutMode(k) == withoutMode(v);
+            });
         if (same) {
             ++folded;
             continue;
@@ -355,7 +349,8 @@ std::pair<std::vector<Variant>, size_t> foldSameStreams(const std::vector<Varian
 std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t) {
     if (c.hazards) ++t.hazardControls;
     if (!c.anyWrong) return "control: correct anyway";
-    if (o.dropDispatch) return fmt::format("control: wrong, as --drop-dispatch {} makes every variant", *o.dropDispatch);
+    if (o.dropDispatch)
+        return fmt::format("control: wrong, as --drop-dispatch {} makes every variant", *o.dropDispatch);
     ++t.racedControls;
     return "control: raced (wrong output without a valid barrier)";
 }
@@ -366,7 +361,8 @@ std::string noEffectNote(const Options& o, const ProbedDevice& device, const Var
     if (memory && device.memoryTypes <= 1) return "changes nothing here: the device has one memory type";
     const auto every = std::find(v.args.begin(), v.args.end(), "--submit-every");
     if (every != v.args.end() && every + 1 != v.args.end() && std::stoul(*(every + 1)) >= 2ul * o.chainLength) {
-        return fmt::format("changes nothing here: {} dispatches fit in one submit of {}", 2 * o.chainLength, *(every + 1));
+        return fmt::format("changes nothing here: {} dispatches fit in one submit of {}", 2 * o.chainLength,
+                           *(every + 1));
     }
     return "";
 }
@@ -436,8 +432,8 @@ std::pair<int, std::string> matrixVerdict(const MatrixTally& t) {
     // "Not reproduced" (or validation messages) speaks for every valid variant only when
     // every one of them ran.
     if (t.validNotRun > 0) {
-        return {kExitCannotTest, fmt::format("CANNOT TEST: {} of the {} valid variants gave no result", t.validNotRun,
-                                             t.valid)};
+        return {kExitCannotTest,
+                fmt::format("CANNOT TEST: {} of the {} valid variants gave no result", t.validNotRun, t.valid)};
     }
     if (t.unclean > 0) return {kExitValidation, "VALIDATION messages in a valid variant"};
     return {kExitNotReproduced, "NOT REPRODUCED by any valid variant"};
@@ -452,7 +448,8 @@ std::optional<ExperimentKind> experimentOf(const Variant& v) {
     if (has("--barrier")) return ExperimentKind::Barrier;
     if (has("--memory")) return ExperimentKind::Memory;
     if (has("--split-mib")) return ExperimentKind::SplitMib;
-    if (has("--submit-every")) return has("--no-host-wait") ? ExperimentKind::SubmitEveryNoWait : ExperimentKind::SubmitEveryWait;
+    if (has("--submit-every"))
+        return has("--no-host-wait") ? ExperimentKind::SubmitEveryNoWait : ExperimentKind::SubmitEveryWait;
     return std::nullopt;
 }
 
@@ -476,10 +473,9 @@ TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, cons
         const std::optional<ExperimentKind> kind = experimentOf(v);
         const bool folded = v.label.starts_with("multipass = single");
         if (!kind || (modeOf(v) != mode && !folded)) continue;
-        const std::string label = folded ? v.label.substr(std::string("multipass = single ").size())
-                                         : v.label.substr(v.label.find(' ') + 1);
-        ExperimentOutcome e{.kind = *kind, .label = label, .result = childRunResult(c),
-                            .detail = resultText(c, true)};
+        const std::string label =
+            folded ? v.label.substr(std::string("multipass = single ").size()) : v.label.substr(v.label.find(' ') + 1);
+        ExperimentOutcome e{.kind = *kind, .label = label, .result = childRunResult(c), .detail = resultText(c, true)};
         if (!noEffectNote(o, device, v).empty() && e.result != RunResult::Wrong) {
             e.result = RunResult::NoEffect;
             e.detail = noEffectNote(o, device, v);
@@ -496,10 +492,10 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
         say("{}", text);
         summary.push_back(text.substr(text.find_first_not_of("- ")));
     };
-    line(fmt::format("--- matrix: {} variants: {} valid ({} ran, {} reproduced the bug, {} hung), "
-                     "{} controls ({} raced, {} drew hazard messages), {} with blade's quirks",
-                     variants, t.valid, t.ran, t.wrong, t.hangs, t.controls, t.racedControls, t.hazardControls,
-                     t.quirks));
+    line(fmt::format(
+        "--- matrix: {} variants: {} valid ({} ran, {} reproduced the bug, {} hung), "
+        "{} controls ({} raced, {} drew hazard messages), {} with blade's quirks",
+        variants, t.valid, t.ran, t.wrong, t.hangs, t.controls, t.racedControls, t.hazardControls, t.quirks));
     for (const auto& text : t.quirkResults) line("    blade's quirks: " + text);
     for (const auto& text : t.notRun) line("    not tested: " + text);
     if (o.validation) {
@@ -521,8 +517,7 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
 }
 
 // Says what the sweep will set, and what RADV_DEBUG=hang does to the result.
-void introduceDriverEnvSweep(const Options& o, const ProbedDevice& device,
-                             const std::vector<DriverSetting>& settings) {
+void introduceDriverEnvSweep(const Options& o, const ProbedDevice& device, const std::vector<DriverSetting>& settings) {
     say("  note: RADV_DEBUG=hang itself adds synchronization (it waits after every command to "
         "find the hanging one), so a bug that disappears under it cannot be caught with it");
     if (settings.empty()) {
@@ -568,22 +563,24 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
     std::vector<std::string> summary;
     std::string verdict;
     if (!reproduces(baseline)) {
-        verdict = fmt::format("--- driver-env-sweep: the run without a setting does not reproduce "
-                              "(exit {}); there is no failure for a setting to remove",
-                              baseline.status);
+        verdict = fmt::format(
+            "--- driver-env-sweep: the run without a setting does not reproduce "
+            "(exit {}); there is no failure for a setting to remove",
+            baseline.status);
     } else {
-        verdict = fmt::format("--- driver-env-sweep: the bug reproduces without a setting; it "
-                              "disappears under: {}",
-                              t.cures.empty() ? "none of them" : join(t.cures));
+        verdict = fmt::format(
+            "--- driver-env-sweep: the bug reproduces without a setting; it "
+            "disappears under: {}",
+            t.cures.empty() ? "none of them" : join(t.cures));
         if (!t.stillFailing.empty()) summary.push_back("still reproduces under: " + join(t.stillFailing));
     }
     say("{}", verdict);
     for (const auto& text : summary) say("    {}", text);
-    summary.insert(summary.begin(), "RADV_DEBUG=hang itself adds synchronization, so a bug that "
-                                    "disappears under it cannot be caught with it");
+    summary.insert(summary.begin(),
+                   "RADV_DEBUG=hang itself adds synchronization, so a bug that "
+                   "disappears under it cannot be caught with it");
     summary.push_back(verdict.substr(4));
-    printMarkdown("--driver-env-sweep", o, device, {"setting", "result", "exit", "GPU", "effect"}, t.rows,
-                  summary);
+    printMarkdown("--driver-env-sweep", o, device, {"setting", "result", "exit", "GPU", "effect"}, t.rows, summary);
     if (baseline.status >= 0) return baseline.status;
     return baseline.process.timedOut ? kExitHang : kExitCannotTest;
 }
@@ -612,8 +609,8 @@ int runMatrix(const Options& o) {
         if (c.process.interrupted) return interruptedExit();
         const std::string note = judgeVariant(o, device, v, c, t);
         const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
-        say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, resultText(c), exit,
-            validationText(o, c), gpuText(c), note.empty() ? "" : "  " + note);
+        say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, resultText(c), exit, validationText(o, c),
+            gpuText(c), note.empty() ? "" : "  " + note);
         t.rows.push_back({std::to_string(i + 1), v.label, resultText(c), exit, validationText(o, c), gpuText(c), note});
     }
     const int status = concludeMatrix(o, device, variants.size(), t);

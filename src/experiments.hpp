@@ -42,19 +42,19 @@ void finishLogDir(const Options& options, const std::filesystem::path& dir);
 // How one child run went, from its exit and its JSON report.
 struct ChildOutcome {
     ChildResult process;
-    int status = -1;             // the child's exit status, -1 if it did not exit
-    bool report = false;         // the JSON report was read
+    int status = -1;                           // the child's exit status, -1 if it did not exit
+    bool report = false;                       // the JSON report was read
     std::vector<std::string> classifications;  // "multipass zero", per mode under test
-    bool anyWrong = false;       // a mode under test was wrong or hung
-    std::string wrongMode;       // the first wrong mode under test ("multipass")
-    std::string reason;          // of the first wrong mode, or the verdict's first line
+    bool anyWrong = false;                     // a mode under test was wrong or hung
+    std::string wrongMode;                     // the first wrong mode under test ("multipass")
+    std::string reason;                        // of the first wrong mode, or the verdict's first line
     uint64_t validationMessages = 0;
-    uint64_t hazards = 0;        // messages naming a SYNC-HAZARD
+    uint64_t hazards = 0;              // messages naming a SYNC-HAZARD
     std::optional<double> gpuSeconds;  // modes under test, --timestamps
-    std::string memory;          // small[0] and big[0] memory types
-    std::string verdictLine;     // the report's first verdict line, without "--- "
-    std::string log;             // path of the child's output
-    nlohmann::json json;         // the whole report (null when not read)
+    std::string memory;                // small[0] and big[0] memory types
+    std::string verdictLine;           // the report's first verdict line, without "--- "
+    std::string log;                   // path of the child's output
+    nlohmann::json json;               // the whole report (null when not read)
 };
 
 // The time limit for one child, seconds: its modes' submit timeouts (conv-Ts scaled by
@@ -63,9 +63,8 @@ double childTimeLimit(const Options& options, bool cpu, uint32_t dispatchRepeat 
 
 // Runs `exe` with `args` (plus --output DIR/TAG.json) and `env` ("NAME=value") added to the
 // environment, its output in DIR/TAG.log, for at most `limit` seconds; then reads its report.
-ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args,
-                    const std::vector<std::string>& env, const std::filesystem::path& dir,
-                    const std::string& tag, double limit);
+ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
+                    const std::filesystem::path& dir, const std::string& tag, double limit);
 
 // The result cell: what the modes under test were ("zero"; with `withModes` "multipass
 // zero, single ok"), or why there is nothing ("crashed (signal 11)", "cannot test").

@@ -48,8 +48,8 @@ void prepareDumpDir(const std::string& dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec || !std::filesystem::is_directory(dir)) {
-        throw UsageError(fmt::format("--dump-dir: cannot use '{}' as a directory ({})", dir,
-                                     ec ? ec.message() : "not a directory"));
+        throw UsageError(
+            fmt::format("--dump-dir: cannot use '{}' as a directory ({})", dir, ec ? ec.message() : "not a directory"));
     }
 }
 
@@ -97,8 +97,9 @@ int checkTeardown(Rig& rig, int status, RunReport& report) {
     const VkResult idle = vkDeviceWaitIdle(rig.device.get());
     if (idle == VK_ERROR_DEVICE_LOST && status != kExitHang) {
         rig.device.markLost();
-        const std::string line = "--- GPU HANG: vkDeviceWaitIdle returned VK_ERROR_DEVICE_LOST at teardown, "
-                                 "after the results above";
+        const std::string line =
+            "--- GPU HANG: vkDeviceWaitIdle returned VK_ERROR_DEVICE_LOST at teardown, "
+            "after the results above";
         say("{}", line);
         report.verdict.lines.push_back(line);
         if (status < 128) status = kExitHang;  // an interrupt's 130/143 stays
@@ -120,7 +121,7 @@ void recordValidation(const vk::Instance& instance, const Options& o, RunReport&
 int runRepro(const Options& o, RunReport& report) {
     const auto begin = Clock::now();
     const ShaderSources shaders = loadShaders(o, profileSettings(o.profile));  // --spirv: usage errors first
-    KernelLogReader kernelLog = openRunKernelLog();  // from the run's start
+    KernelLogReader kernelLog = openRunKernelLog();                            // from the run's start
     report.environment = captureEnvironment(processEnvironmentSources());
     watch::detail("loading the Vulkan loader and creating the instance");
     vk::Instance instance(o.validation);
@@ -143,7 +144,11 @@ int runRepro(const Options& o, RunReport& report) {
     watch::publishReport(renderJsonLine(report));
     // Each run of a mode goes into the report as soon as it has a result, and to the
     // supervising parent, so neither a crash nor an exception later can lose it.
-    Session session{.options = o, .sizes = report.sizes, .instance = instance, .rig = rig, .timings = report.timings,
+    Session session{.options = o,
+                    .sizes = report.sizes,
+                    .instance = instance,
+                    .rig = rig,
+                    .timings = report.timings,
                     .modeDone =
                         [&report](const ModeReport& m) {
                             report.modes.push_back(m);
@@ -164,10 +169,12 @@ int runRepro(const Options& o, RunReport& report) {
 // runRepro with every set-up failure turned into its status and one line (docs/contract.md).
 // After a set-up failure or an exception mid-run: the modes that did not run, said so with
 // the reason, and the verdict line, in the text report and the report's data.
-int failedRun(const Options& o, RunReport& report, int status, const std::string& headline,
-              const std::string& reason) {
+int failedRun(const Options& o, RunReport& report, int status, const std::string& headline, const std::string& reason) {
     sayError("repro: {}: {}",
-             status == kExitHang ? "GPU hang during set-up" : status > 128 ? "interrupted" : "cannot test here", reason);
+             status == kExitHang ? "GPU hang during set-up"
+             : status > 128      ? "interrupted"
+                                 : "cannot test here",
+             reason);
     // The run was under way (or an interrupt stopped the CPU reference before the first
     // mode): the text report gets the ending too.
     if (!report.modes.empty() || status > 128) {
@@ -193,7 +200,8 @@ int runGuarded(const Options& o, RunReport& report) {
         const auto start = Clock::now();
         const int status = runRepro(o, report);
         // runRepro's Vulkan objects are destroyed by now; `total` ended before that.
-        if (report.timings.total > 0) report.timings.teardown = std::max(0.0, secondsSince(start) - report.timings.total);
+        if (report.timings.total > 0)
+            report.timings.teardown = std::max(0.0, secondsSince(start) - report.timings.total);
         return status;
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());

@@ -20,8 +20,8 @@ std::vector<std::string>& captured() {
 }
 
 std::string modeTitle(const Options& o, Mode mode) {
-    const RecordingOptions recording{.barrier = o.barrier, .submit = o.submit, .dispatchRepeat = o.dispatchRepeat,
-                                     .dropDispatch = o.dropDispatch};
+    const RecordingOptions recording{
+        .barrier = o.barrier, .submit = o.submit, .dispatchRepeat = o.dispatchRepeat, .dropDispatch = o.dropDispatch};
     const bool blade = mode == Mode::Split || isBladeStream(recording);
     return fmt::format("mode {}, N={}: {}", name(mode), o.chainLength,
                        blade ? "blade's stream (src/vk/blade_modes.cpp)"
@@ -42,13 +42,14 @@ int printStreams(Session& s, RunReport& report) {
     Rig& rig = s.rig;
     for (const Mode mode : o.modes) {
         captured().clear();
-        const vk::ModeSettings settings{
-            .steps = o.chainLength,
-            .recording = {.barrier = o.barrier, .submit = o.submit, .dispatchRepeat = o.dispatchRepeat,
-                          .dropDispatch = o.dropDispatch},
-            .timeout = rig.waitTimeout(o),
-            .hostReadBarrier = rig.profile.hostReadBarrier,
-            .fillPattern = o.poison ? kPoisonPattern : 0u};
+        const vk::ModeSettings settings{.steps = o.chainLength,
+                                        .recording = {.barrier = o.barrier,
+                                                      .submit = o.submit,
+                                                      .dispatchRepeat = o.dispatchRepeat,
+                                                      .dropDispatch = o.dropDispatch},
+                                        .timeout = rig.waitTimeout(o),
+                                        .hostReadBarrier = rig.profile.hostReadBarrier,
+                                        .fillPattern = o.poison ? kPoisonPattern : 0u};
         vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, mode);
         vk::trace::breakWaitRun();
         const std::string title = modeTitle(o, mode);

@@ -39,11 +39,10 @@ ShaderSource shaderSource(const Options& options, const ProfileSettings& profile
     } else {
         const bool naga = profile.nagaInterface;
         const auto words = naga ? builtInNaga : builtIn;
-        source.module = parseSpirv(std::vector<uint32_t>(words.begin(), words.end()),
-                                   naga ? fmt::format("built-in {} (params Uniform)", file)
-                                        : fmt::format("built-in {}", file));
-        source.origin = naga ? "built in, params declared Uniform and the entry point named as naga does"
-                             : "built in";
+        source.module =
+            parseSpirv(std::vector<uint32_t>(words.begin(), words.end()),
+                       naga ? fmt::format("built-in {} (params Uniform)", file) : fmt::format("built-in {}", file));
+        source.origin = naga ? "built in, params declared Uniform and the entry point named as naga does" : "built in";
     }
     checkComputeInterface(source.module, "--spirv " + source.origin, localSize, bindings);
     return source;
@@ -81,10 +80,9 @@ vk::ChainBuffers makeBuffers(const vk::Device& device, const Options& o, const P
     const ChainSizes sizes = computeSizes(o.shape);
     const std::vector<float> input = makeInput(sizes);
     const std::vector<float> weight = makeWeight(sizes);
-    return vk::createChainBuffers(device, o.shape, sizes, o.chainLength, input, weight,
-                                  {.placement = o.memory,
-                                   .profile = profile,
-                                   .withStaging = o.checkSteps || o.sweep.has_value()});
+    return vk::createChainBuffers(
+        device, o.shape, sizes, o.chainLength, input, weight,
+        {.placement = o.memory, .profile = profile, .withStaging = o.checkSteps || o.sweep.has_value()});
 }
 
 // Adds the host time `make` takes to `seconds` and returns what it makes (guaranteed copy
@@ -118,16 +116,16 @@ ShaderSources loadShaders(const Options& options, const ProfileSettings& profile
 
 void checkDeviceFits(const vk::DeviceInfo& d, const ChainSizes& sizes, uint32_t n) {
     const auto& limits = d.properties.limits;
-    const std::pair<const std::array<uint32_t, 3>&, const char*> dispatches[] = {
-        {sizes.convWorkgroups, "conv-T"}, {sizes.sliceWorkgroups, "slice"}};
+    const std::pair<const std::array<uint32_t, 3>&, const char*> dispatches[] = {{sizes.convWorkgroups, "conv-T"},
+                                                                                 {sizes.sliceWorkgroups, "slice"}};
     for (const auto& [groups, what] : dispatches) {
         for (int axis = 0; axis < 3; ++axis) {
             if (groups[axis] <= limits.maxComputeWorkGroupCount[axis]) continue;
-            throw UsageError(fmt::format(
-                "shape: {} dispatch [{}, {}, {}] exceeds the device's maxComputeWorkGroupCount "
-                "[{}, {}, {}] in axis {}",
-                what, groups[0], groups[1], groups[2], limits.maxComputeWorkGroupCount[0],
-                limits.maxComputeWorkGroupCount[1], limits.maxComputeWorkGroupCount[2], axis));
+            throw UsageError(
+                fmt::format("shape: {} dispatch [{}, {}, {}] exceeds the device's maxComputeWorkGroupCount "
+                            "[{}, {}, {}] in axis {}",
+                            what, groups[0], groups[1], groups[2], limits.maxComputeWorkGroupCount[0],
+                            limits.maxComputeWorkGroupCount[1], limits.maxComputeWorkGroupCount[2], axis));
         }
     }
     if (sizes.bigBytes > limits.maxStorageBufferRange) {
@@ -136,9 +134,10 @@ void checkDeviceFits(const vk::DeviceInfo& d, const ChainSizes& sizes, uint32_t 
     }
     const uint64_t allocations = 2 * uint64_t{n} + 4;
     if (allocations > limits.maxMemoryAllocationCount) {
-        throw CannotTest(fmt::format("-n {} needs {} memory allocations, over the device's "
-                                     "maxMemoryAllocationCount {}",
-                                     n, allocations, limits.maxMemoryAllocationCount));
+        throw CannotTest(
+            fmt::format("-n {} needs {} memory allocations, over the device's "
+                        "maxMemoryAllocationCount {}",
+                        n, allocations, limits.maxMemoryAllocationCount));
     }
     // Bytes per heap, with each class placed where blade's rules would put it.
     std::vector<uint64_t> need(d.memory.memoryHeapCount, 0);
@@ -152,14 +151,15 @@ void checkDeviceFits(const vk::DeviceInfo& d, const ChainSizes& sizes, uint32_t 
     }
     for (uint32_t h = 0; h < need.size(); ++h) {
         if (need[h] <= d.memory.memoryHeaps[h].size) continue;
-        throw CannotTest(fmt::format("not enough device memory: the chain needs {} MiB in heap {}, which "
-                                     "holds {} MiB (try a smaller -n or --preset)",
-                                     need[h] >> 20, h, d.memory.memoryHeaps[h].size >> 20));
+        throw CannotTest(
+            fmt::format("not enough device memory: the chain needs {} MiB in heap {}, which "
+                        "holds {} MiB (try a smaller -n or --preset)",
+                        need[h] >> 20, h, d.memory.memoryHeaps[h].size >> 20));
     }
 }
 
-Rig::Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Options& o,
-         const ShaderSources& shaders, PhaseTimings& timings)
+Rig::Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Options& o, const ShaderSources& shaders,
+         PhaseTimings& timings)
     : profile(profileSettings(o.profile)),
       device(timed(timings.instanceAndDevice,
                    [&] {
@@ -178,13 +178,19 @@ Rig::Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Optio
                         return makeBuffers(device, o, profile);
                     })),
       encoder(device),
-      instrumentation(timed(timings.buffersAndUpload, [&] {
-          return vk::Instrumentation(device, {.timestamps = o.timestamps, .breadcrumbs = o.breadcrumbs,
-                                              .labels = o.labels},
-                                     o.chainLength, o.dispatchRepeat, instrumentationNotes);
-      })),
-      resources{.device = device, .buffers = buffers, .convT = convT, .slice = slice,
-                .sizes = computeSizes(o.shape), .shape = o.shape},
+      instrumentation(timed(timings.buffersAndUpload,
+                            [&] {
+                                return vk::Instrumentation(
+                                    device,
+                                    {.timestamps = o.timestamps, .breadcrumbs = o.breadcrumbs, .labels = o.labels},
+                                    o.chainLength, o.dispatchRepeat, instrumentationNotes);
+                            })),
+      resources{.device = device,
+                .buffers = buffers,
+                .convT = convT,
+                .slice = slice,
+                .sizes = computeSizes(o.shape),
+                .shape = o.shape},
       paramsDescriptorMismatch(profile.nagaInterface &&
                                (shaders.convT.declaresUniform() || shaders.slice.declaresUniform())) {
     nameForTrace();
@@ -243,8 +249,7 @@ DeviceReport Rig::describeDevice(const std::vector<LoaderMessage>& loader) const
     r.features = device.features().names();
     r.driverLibrary = driverLibraryInUse(loader);
     if (r.driverLibrary) r.driverManifest = manifestOf(loader, *r.driverLibrary);
-    for (const vk::Buffer* b : {&buffers.small.front(), &buffers.small.back(), &buffers.big.front(),
-                                &buffers.weight}) {
+    for (const vk::Buffer* b : {&buffers.small.front(), &buffers.small.back(), &buffers.big.front(), &buffers.weight}) {
         const auto& type = d.memory.memoryTypes[b->memoryType];
         const auto& heap = d.memory.memoryHeaps[type.heapIndex];
         r.memory.push_back({.buffer = b->name,

@@ -23,7 +23,7 @@ namespace repro {
 // records.
 struct ShaderSource {
     SpirvModule module;
-    std::string origin;  // "built in" or the path
+    std::string origin;            // "built in" or the path
     bool declaresUniform() const;  // a binding is a Uniform block
 };
 

@@ -39,10 +39,10 @@ struct RunRecord {
     uint32_t index = 1;          // 1..R
     bool referenceOnly = false;  // split run only to be the reference (not judged)
     ModeResult result;
-    ChainResult buffers;         // final, plus intermediates with --check-steps
-    vk::GpuTimes gpu;            // --timestamps
-    vk::ModeRun run;             // its submits, as the host saw them (for the cause)
-    KernelLogEvidence log;       // the kernel log during it
+    ChainResult buffers;    // final, plus intermediates with --check-steps
+    vk::GpuTimes gpu;       // --timestamps
+    vk::ModeRun run;        // its submits, as the host saw them (for the cause)
+    KernelLogEvidence log;  // the kernel log during it
 };
 
 bool oneSubmitMode(Mode m) { return m != Mode::Split; }
@@ -56,18 +56,18 @@ struct Failure {
 
 std::string hangReason(const Failure& f) {
     if (f.outcome.status == vk::SubmitStatus::Timeout) {
-        return fmt::format("hung: {} for {} did not signal within the {:.0f} s timeout ({})", f.outcome.call,
-                           f.where, f.timeout, vk::resultName(f.outcome.result));
+        return fmt::format("hung: {} for {} did not signal within the {:.0f} s timeout ({})", f.outcome.call, f.where,
+                           f.timeout, vk::resultName(f.outcome.result));
     }
-    return fmt::format("lost the device: {} returned {} at {}", f.outcome.call,
-                       vk::resultName(f.outcome.result), f.where);
+    return fmt::format("lost the device: {} returned {} at {}", f.outcome.call, vk::resultName(f.outcome.result),
+                       f.where);
 }
 
 // Writes `values` to DIR/<mode>.f32 (with --sweep DIR/<mode>-n<N>.f32, one file per chain
 // length) as raw float32; false (and a line on stderr) on failure.
 bool dumpFinal(const std::string& dir, Mode mode, std::optional<uint32_t> sweepLength, std::span<const float> values) {
-    const auto path = std::filesystem::path(dir) /
-                      (sweepLength ? fmt::format("{}-n{}.f32", name(mode), *sweepLength) : fmt::format("{}.f32", name(mode)));
+    const auto path = std::filesystem::path(dir) / (sweepLength ? fmt::format("{}-n{}.f32", name(mode), *sweepLength)
+                                                                : fmt::format("{}.f32", name(mode)));
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(values.data()),
               static_cast<std::streamsize>(values.size() * sizeof(float)));
@@ -150,7 +150,7 @@ class LengthRun {
     bool interrupted_ = false;
     bool dumpFailed_ = false;
     std::string lastForensics_;
-    std::vector<double> predicted_;  // per chain dispatch, for --split-ms
+    std::vector<double> predicted_;                           // per chain dispatch, for --split-ms
     StepCheckState splitStepCheck_ = StepCheckState::NotRun;  // split's per-dispatch CPU check
     std::string splitStepCheckDetail_;
 };
@@ -179,8 +179,8 @@ void LengthRun::calibrate() {
     const bool limit = s_.evidence->watchdog().timeout.kind == TimeoutKind::Limit;
     if (!s_.options.submit.splitMs && !limit) return;
     Rig& rig = s_.rig;
-    const vk::ModeSettings settings{.steps = 1, .timeout = rig.waitTimeout(s_.options),
-                                    .hostReadBarrier = rig.profile.hostReadBarrier};
+    const vk::ModeSettings settings{
+        .steps = 1, .timeout = rig.waitTimeout(s_.options), .hostReadBarrier = rig.profile.hostReadBarrier};
     const vk::ModeRun run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, Mode::Split);
     if (!run.completed) {
         say("  calibration: one step as split did not complete ({} at {}): no prediction",
@@ -203,8 +203,10 @@ void LengthRun::predict(Mode mode) {
     const std::optional<SplitTimes> split = s_.evidence->splitTimes(n_);
     if (!split || s_.options.submit.cuts()) return;
     SplitTimes times = *split;
-    for (size_t d = 0; d < times.dispatchGpuSeconds.size(); d += 2) times.dispatchGpuSeconds[d] *= s_.options.dispatchRepeat;
-    for (size_t d = 0; d < times.submitWaitSeconds.size(); d += 2) times.submitWaitSeconds[d] *= s_.options.dispatchRepeat;
+    for (size_t d = 0; d < times.dispatchGpuSeconds.size(); d += 2)
+        times.dispatchGpuSeconds[d] *= s_.options.dispatchRepeat;
+    for (size_t d = 0; d < times.submitWaitSeconds.size(); d += 2)
+        times.submitWaitSeconds[d] *= s_.options.dispatchRepeat;
     const std::optional<Prediction> p = predictSubmit(times, 0, 2 * size_t{n_});
     if (!p) return;
     say("  prediction: {} will keep the {} queue busy about {:.3f} s in one submit (from split's {})", name(mode),
@@ -221,8 +223,8 @@ void LengthRun::decideCauses() {
     for (RunRecord& r : records_) {
         const bool wrong = isWrong(r.result.kind) || r.result.kind == Classification::Hang;
         if (!wrong || r.referenceOnly || r.mode == Mode::Split) continue;
-        CauseInput in = causeInputFor(r.result, r.run, s_.evidence->splitTimes(n_), s_.options.dispatchRepeat,
-                                      *s_.evidence, r.log);
+        CauseInput in =
+            causeInputFor(r.result, r.run, s_.evidence->splitTimes(n_), s_.options.dispatchRepeat, *s_.evidence, r.log);
         in.bladeExact = s_.rig.profile.bladeExact();
         in.reference = s_.options.reference == ReferenceKind::Cpu    ? JudgedAgainst::Cpu
                        : s_.options.reference == ReferenceKind::None ? JudgedAgainst::None
@@ -248,14 +250,15 @@ void LengthRun::decideCauses() {
 std::optional<Failure> LengthRun::execute(RunRecord& record) {
     Rig& rig = s_.rig;
     const vk::WaitTimeout timeout = rig.waitTimeout(s_.options);
-    const vk::ModeSettings settings{
-        .steps = n_,
-        .recording = {.barrier = s_.options.barrier, .submit = s_.options.submit,
-                      .dispatchRepeat = s_.options.dispatchRepeat, .dropDispatch = s_.options.dropDispatch},
-        .timeout = timeout,
-        .hostReadBarrier = rig.profile.hostReadBarrier,
-        .fillPattern = s_.options.poison ? kPoisonPattern : 0u,
-        .predictedSeconds = predicted_};
+    const vk::ModeSettings settings{.steps = n_,
+                                    .recording = {.barrier = s_.options.barrier,
+                                                  .submit = s_.options.submit,
+                                                  .dispatchRepeat = s_.options.dispatchRepeat,
+                                                  .dropDispatch = s_.options.dropDispatch},
+                                    .timeout = timeout,
+                                    .hostReadBarrier = rig.profile.hostReadBarrier,
+                                    .fillPattern = s_.options.poison ? kPoisonPattern : 0u,
+                                    .predictedSeconds = predicted_};
     record.run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, record.mode);
     const vk::ModeRun& run = record.run;
     record.result.submits = run.submits;
@@ -296,10 +299,10 @@ void LengthRun::recordInterrupted(RunRecord& record, const Failure& f) {
     }
     clearProgress();
     record.result.kind = Classification::NotRun;
-    record.result.reason = fmt::format(
-        "interrupted by {} at {}; {}", interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", f.where,
-        f.outcome.drained ? "the queue drained"
-                          : fmt::format("the queue did not drain within {:.0f} s", kInterruptDrainSeconds));
+    record.result.reason =
+        fmt::format("interrupted by {} at {}; {}", interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", f.where,
+                    f.outcome.drained ? "the queue drained"
+                                      : fmt::format("the queue did not drain within {:.0f} s", kInterruptDrainSeconds));
     say("  mode={:<9} interrupted", name(record.mode));
     say("{}", classificationLine(record.result));
 }
@@ -342,8 +345,8 @@ void LengthRun::judgeCompleted(RunRecord& record) {
         record.result.kind = c.kind;
         record.result.reason =
             c.kind == Classification::Ok ? "finite and non-zero; the reference for the other modes" : c.reason;
-        judge_ = Judge::fromRun(record.referenceOnly ? "split (run after the modes under test)" : "split",
-                                record.buffers);
+        judge_ =
+            Judge::fromRun(record.referenceOnly ? "split (run after the modes under test)" : "split", record.buffers);
         printClassification(record);
     } else if (judge_) {
         classifyRecord(record);
@@ -388,7 +391,8 @@ bool LengthRun::runOnce(Mode mode, uint32_t index, bool referenceOnly) {
     RunRecord record{.mode = mode, .index = index, .referenceOnly = referenceOnly};
     record.result.mode = mode;
     if (progress_) {
-        writeText(stderr, fmt::format("\r\x1b[Krepro: N={} mode {} run {}/{}", n_, name(mode), index, s_.options.repeat));
+        writeText(stderr,
+                  fmt::format("\r\x1b[Krepro: N={} mode {} run {}/{}", n_, name(mode), index, s_.options.repeat));
         std::fflush(stderr);
     }
     if (s_.evidence && oneSubmitMode(mode)) predict(mode);
@@ -453,11 +457,11 @@ void LengthRun::printStepReport(const RunRecord& record) const {
         say("    check-steps against {}: every dispatch's output matches", judge_->label());
     }
     for (const DispatchCheck& d : steps.dispatches) {
-        const float percent = d.stats.elements == 0 ? 0.0f
-                                                    : 100.0f * static_cast<float>(d.stats.nonZero) /
-                                                          static_cast<float>(d.stats.elements);
-        say("      dispatch {:>3} step {:>3} {:<6} nz={}/{} ({}%) sum={} max_abs={} -> {}", d.dispatchNumber(),
-            d.step, d.convT ? "conv-T" : "slice", d.stats.nonZero, d.stats.elements, rustFixed(percent, 1),
+        const float percent = d.stats.elements == 0
+                                  ? 0.0f
+                                  : 100.0f * static_cast<float>(d.stats.nonZero) / static_cast<float>(d.stats.elements);
+        say("      dispatch {:>3} step {:>3} {:<6} nz={}/{} ({}%) sum={} max_abs={} -> {}", d.dispatchNumber(), d.step,
+            d.convT ? "conv-T" : "slice", d.stats.nonZero, d.stats.elements, rustFixed(percent, 1),
             rustExp(d.stats.sum), rustExp(d.stats.maxAbs), name(d.verdict.kind));
     }
 }
@@ -550,8 +554,8 @@ Verdict LengthRun::decide() const {
     const bool underflowed = judge_ && judge_->underflowed();
     const std::string referenceName = judge_ && judge_->hasReference() ? judge_->label() : "";
     const uint64_t messages = s_.options.validation ? s_.instance.validationLog().count() : 0;
-    const UnderflowEstimate underflow = referenceName.empty() ? underflowEstimate(s_.options.shape, n_)
-                                                              : UnderflowEstimate{};
+    const UnderflowEstimate underflow =
+        referenceName.empty() ? underflowEstimate(s_.options.shape, n_) : UnderflowEstimate{};
     Verdict verdict = decideVerdict(judged, referenceName, underflowed, messages, underflow);
     // blade-exact's params descriptor mismatch is undefined behaviour: when split, blade's
     // plainest stream, is wrong too, the profile cannot test this driver.
@@ -560,24 +564,25 @@ Verdict LengthRun::decide() const {
     });
     if (s_.rig.paramsDescriptorMismatch && verdict.exitStatus != kExitHang &&
         (splitWrong != records_.end() || underflowed)) {
-        verdict = Verdict{
-            .exitStatus = kExitCannotTest,
-            .lines = {fmt::format(
-                "--- CANNOT TEST WITH --profile blade-exact: split, blade's plainest stream, is {} "
-                "too. blade's params is a Uniform block written through a STORAGE_BUFFER descriptor "
-                "(undefined behaviour), and this driver gives it no usable data; drop the profile, or "
-                "give --spirv modules that declare params as a storage block",
-                splitWrong != records_.end() ? std::string(name(splitWrong->result.kind))
-                                             : std::string("zero or denormal"))}};
+        verdict = Verdict{.exitStatus = kExitCannotTest,
+                          .lines = {fmt::format(
+                              "--- CANNOT TEST WITH --profile blade-exact: split, blade's plainest stream, is {} "
+                              "too. blade's params is a Uniform block written through a STORAGE_BUFFER descriptor "
+                              "(undefined behaviour), and this driver gives it no usable data; drop the profile, or "
+                              "give --spirv modules that declare params as a storage block",
+                              splitWrong != records_.end() ? std::string(name(splitWrong->result.kind))
+                                                           : std::string("zero or denormal"))}};
     }
     // Without split there is nothing to tell blade's undefined behaviour from the driver's.
-    const bool splitRan = std::any_of(records_.begin(), records_.end(), [](const RunRecord& r) { return r.mode == Mode::Split; });
+    const bool splitRan =
+        std::any_of(records_.begin(), records_.end(), [](const RunRecord& r) { return r.mode == Mode::Split; });
     if (s_.rig.paramsDescriptorMismatch && verdict.exitStatus == kExitReproduced && !splitRan) {
-        verdict = Verdict{.exitStatus = kExitCannotTest,
-                          .lines = {"--- CANNOT TEST WITH --profile blade-exact here: a mode is wrong, but split did not run "
-                                    "to show whether blade's params descriptor (a Uniform block written through a "
-                                    "STORAGE_BUFFER descriptor, undefined behaviour) already breaks this driver; add "
-                                    "--mode all (or --reference split), or drop the profile"}};
+        verdict =
+            Verdict{.exitStatus = kExitCannotTest,
+                    .lines = {"--- CANNOT TEST WITH --profile blade-exact here: a mode is wrong, but split did not run "
+                              "to show whether blade's params descriptor (a Uniform block written through a "
+                              "STORAGE_BUFFER descriptor, undefined behaviour) already breaks this driver; add "
+                              "--mode all (or --reference split), or drop the profile"}};
     }
     explainNoOps(s_.options, n_, verdict);
     if (s_.options.reference == ReferenceKind::None && underflow.possible) {
@@ -594,16 +599,17 @@ LengthOutcome LengthRun::run() {
     calibrate();
     const std::vector<Mode>& modes = s_.options.modes;
     const bool splitAsked = std::find(modes.begin(), modes.end(), Mode::Split) != modes.end();
-    const bool splitAfter = !splitAsked && (s_.options.reference == ReferenceKind::Auto ||
-                                            s_.options.reference == ReferenceKind::Split);
+    const bool splitAfter =
+        !splitAsked && (s_.options.reference == ReferenceKind::Auto || s_.options.reference == ReferenceKind::Split);
     for (const Mode mode : modes) {
         for (uint32_t r = 1; r <= s_.options.repeat && !deviceGone_; ++r) runOnce(mode, r, false);
-        const bool ran = std::any_of(records_.begin(), records_.end(),
-                                     [&](const RunRecord& rec) { return rec.mode == mode; });
+        const bool ran =
+            std::any_of(records_.begin(), records_.end(), [&](const RunRecord& rec) { return rec.mode == mode; });
         if (deviceGone_ && !ran) {
-            const ModeResult notRun{.mode = mode, .kind = Classification::NotRun,
-                                    .reason = interrupted_ ? "interrupted before it started"
-                                                           : "an earlier mode lost the device"};
+            const ModeResult notRun{
+                .mode = mode,
+                .kind = Classification::NotRun,
+                .reason = interrupted_ ? "interrupted before it started" : "an earlier mode lost the device"};
             say("  mode={:<9} not run", name(mode));
             say("{}", classificationLine(notRun));
         }
@@ -636,9 +642,7 @@ void printValidation(const Session& s) {
         log.count() == 1 ? "" : "s", log.errors, log.warnings);
 }
 
-LengthOutcome runLength(Session& session, uint32_t n, bool progress) {
-    return LengthRun(session, n, progress).run();
-}
+LengthOutcome runLength(Session& session, uint32_t n, bool progress) { return LengthRun(session, n, progress).run(); }
 
 int interruptedStatus() {
     const int signal = interruptSignal();

@@ -36,10 +36,10 @@ struct LengthOutcome {
     std::vector<ModeReport> modes;   // every run in order (a reference-only split included)
     std::vector<ModeResult> judged;  // one per mode under test, runs aggregated
     Verdict verdict;
-    std::string referenceName;       // "split", "cpu", "none", ...
-    bool deviceGone = false;         // a hang or loss: nothing more may be submitted
-    bool interrupted = false;        // SIGINT/SIGTERM
-    bool dumpFailed = false;         // a --dump-dir file could not be written
+    std::string referenceName;  // "split", "cpu", "none", ...
+    bool deviceGone = false;    // a hang or loss: nothing more may be submitted
+    bool interrupted = false;   // SIGINT/SIGTERM
+    bool dumpFailed = false;    // a --dump-dir file could not be written
 };
 
 // Runs options.modes at chain length `n` (options.repeat times each, plus split after them

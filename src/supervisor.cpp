@@ -34,8 +34,8 @@ constexpr double kInterruptGraceSeconds = kInterruptDrainSeconds + 5.0;
 struct ChildEnd {
     enum class Kind { Exited, Crashed, Stalled, Interrupted };
     Kind kind = Kind::Exited;
-    int status = 0;   // Exited: the child's exit status
-    int signal = 0;   // Crashed: the signal that ended it
+    int status = 0;  // Exited: the child's exit status
+    int signal = 0;  // Crashed: the signal that ended it
     std::optional<ChildState::Call> stalledIn;
     double overdueSeconds = 0;
 };

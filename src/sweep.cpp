@@ -55,8 +55,8 @@ int sweepStatus(const Session& s, const SweepTable& t) {
     };
     if (any(kExitHang)) return kExitHang;
     if (any(kExitReproduced)) return kExitReproduced;
-    const bool allInconclusive = std::all_of(t.statuses.begin(), t.statuses.end(),
-                                             [](auto& kv) { return kv.second == kExitCannotTest; });
+    const bool allInconclusive =
+        std::all_of(t.statuses.begin(), t.statuses.end(), [](auto& kv) { return kv.second == kExitCannotTest; });
     if (allInconclusive) return kExitCannotTest;
     if (s.options.validation && s.instance.validationLog().count() > 0) return kExitValidation;
     return kExitNotReproduced;
@@ -64,11 +64,16 @@ int sweepStatus(const Session& s, const SweepTable& t) {
 
 const char* sweepVerdictName(int status) {
     switch (status) {
-        case kExitHang: return "GPU HANG";
-        case kExitReproduced: return "BUG REPRODUCED";
-        case kExitCannotTest: return "INCONCLUSIVE at every N";
-        case kExitValidation: return "VALIDATION messages";
-        default: return "NOT REPRODUCED at any N";
+        case kExitHang:
+            return "GPU HANG";
+        case kExitReproduced:
+            return "BUG REPRODUCED";
+        case kExitCannotTest:
+            return "INCONCLUSIVE at every N";
+        case kExitValidation:
+            return "VALIDATION messages";
+        default:
+            return "NOT REPRODUCED at any N";
     }
 }
 

@@ -40,9 +40,9 @@ void printSpirv(const ShaderSources& shaders) {
         for (const auto& b : src->module.bindings) {
             bindings.push_back(fmt::format("{}={}{}", b.binding, name(b.kind), b.nonWritable ? " (read-only)" : ""));
         }
-        say("  spirv: {}: entry point '{}', SPIR-V {}.{}, {} words, bindings {}", src->origin,
-            src->module.entryPoint, (src->module.version >> 16) & 0xff, (src->module.version >> 8) & 0xff,
-            src->module.words.size(), join(bindings, ", "));
+        say("  spirv: {}: entry point '{}', SPIR-V {}.{}, {} words, bindings {}", src->origin, src->module.entryPoint,
+            (src->module.version >> 16) & 0xff, (src->module.version >> 8) & 0xff, src->module.words.size(),
+            join(bindings, ", "));
     }
 }
 
@@ -50,18 +50,20 @@ void printSpirv(const ShaderSources& shaders) {
 std::vector<std::string> bladeQuirks(const Rig& rig) {
     std::vector<std::string> quirks;
     if (rig.paramsDescriptorMismatch) {
-        quirks.push_back("params declared Uniform in SPIR-V, written through a STORAGE_BUFFER "
-                         "descriptor (descriptor type mismatch: INVALID, undefined behaviour; "
-                         "validation reports it)");
+        quirks.push_back(
+            "params declared Uniform in SPIR-V, written through a STORAGE_BUFFER "
+            "descriptor (descriptor type mismatch: INVALID, undefined behaviour; "
+            "validation reports it)");
     }
-    quirks.insert(quirks.end(), {
-        "no HOST_READ barrier before the host reads small[N] (INVALID: the closing G's "
-        "ALL_COMMANDS scope does not include HOST; synchronization validation does not check "
-        "host reads)",
-        "gpu-alloc 0.6 layout: buffers under min(32 MiB, heap/32) share power-of-two chunks",
-        "queue family 0 whatever its flags",
-        "a 1 MiB Shared _scratch buffer after the chain's buffers",
-    });
+    quirks.insert(quirks.end(),
+                  {
+                      "no HOST_READ barrier before the host reads small[N] (INVALID: the closing G's "
+                      "ALL_COMMANDS scope does not include HOST; synchronization validation does not check "
+                      "host reads)",
+                      "gpu-alloc 0.6 layout: buffers under min(32 MiB, heap/32) share power-of-two chunks",
+                      "queue family 0 whatever its flags",
+                      "a 1 MiB Shared _scratch buffer after the chain's buffers",
+                  });
     const vk::EnabledFeatures& f = rig.device.features();
     if (f.bufferDeviceAddress) {
         quirks.push_back("SHADER_DEVICE_ADDRESS usage on every buffer, DEVICE_ADDRESS flag on every allocation");
@@ -72,12 +74,14 @@ std::vector<std::string> bladeQuirks(const Rig& rig) {
                                      rig.slice.statistics));
     }
     if (f.cooperativeMatrix) {
-        quirks.push_back("VK_KHR_cooperative_matrix with cooperativeMatrix and vulkanMemoryModel "
-                         "(no DeviceScope), as blade enables them for a usable tile");
+        quirks.push_back(
+            "VK_KHR_cooperative_matrix with cooperativeMatrix and vulkanMemoryModel "
+            "(no DeviceScope), as blade enables them for a usable tile");
     }
     if (f.storage16Bit) {
-        quirks.push_back("storageBuffer16BitAccess and uniformAndStorageBuffer16BitAccess (blade: "
-                         "with an f16 cooperative-matrix tile)");
+        quirks.push_back(
+            "storageBuffer16BitAccess and uniformAndStorageBuffer16BitAccess (blade: "
+            "with an f16 cooperative-matrix tile)");
     }
     if (f.bindingArray) quirks.push_back("descriptor-indexing features of blade's binding arrays");
     return quirks;
@@ -152,8 +156,8 @@ void printDevice(const Options& o, const DeviceReport& d) {
     say("  features: {}", join(d.features));
     std::vector<std::string> parts;
     for (const auto& m : d.memory) {
-        parts.push_back(fmt::format("{} ({}) -> type {} ({}) heap {} ({} MiB)", m.buffer, m.memoryClass,
-                                    m.typeIndex, m.typeFlags, m.heapIndex, m.heapBytes >> 20));
+        parts.push_back(fmt::format("{} ({}) -> type {} ({}) heap {} ({} MiB)", m.buffer, m.memoryClass, m.typeIndex,
+                                    m.typeFlags, m.heapIndex, m.heapBytes >> 20));
     }
     say("  memory: {}", join(parts, "; "));
 }
@@ -188,8 +192,8 @@ void printChain(const Options& o, const ChainSizes& sizes, bool cpuDevice) {
     if (!showsShort(o)) return;
     const uint32_t n = o.chainLength;
     if (showsFull(o)) {
-        say("small={} big={} (each conv-T writes {} elems = {} MiB)", sizes.smallElems, sizes.bigElems,
-            sizes.bigElems, sizes.bigElems * 4 / 1024 / 1024);
+        say("small={} big={} (each conv-T writes {} elems = {} MiB)", sizes.smallElems, sizes.bigElems, sizes.bigElems,
+            sizes.bigElems * 4 / 1024 / 1024);
     }
     if (o.sweep) {
         say("Chaining {}..{} conv-T + slice ops (sweep)", o.sweep->first, o.sweep->second);
@@ -265,8 +269,8 @@ ExperimentReport printExperiment(const Options& o, const Rig& rig, const ShaderS
 void printTimings(const PhaseTimings& t) {
     say("timings (host, s): instance+device {:.3f} | pipelines {:.3f} | buffers+upload {:.3f} | "
         "recording {:.3f} | gpu wait {:.3f} | readback {:.3f} | verification {:.3f} | total {:.3f}",
-        t.instanceAndDevice, t.pipelines, t.buffersAndUpload, t.recording, t.gpuWait, t.readback,
-        t.verification, t.total);
+        t.instanceAndDevice, t.pipelines, t.buffersAndUpload, t.recording, t.gpuWait, t.readback, t.verification,
+        t.total);
 }
 
 }  // namespace repro

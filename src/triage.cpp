@@ -69,8 +69,11 @@ struct Children {
 };
 
 Children startChildren(const Options& o, const char* what) {
-    Children c{.o = o, .device = probe(o), .dir = makeLogDir(what),
-               .exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]), .base = baseChildArgs(o)};
+    Children c{.o = o,
+               .device = probe(o),
+               .dir = makeLogDir(what),
+               .exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]),
+               .base = baseChildArgs(o)};
     return c;
 }
 
@@ -112,7 +115,8 @@ std::optional<double> timeoutSeconds(const ChildOutcome& c, const std::string& m
     const json* m = modeEntry(c, mode);
     if (m && (*m).contains("cause") && (*m)["cause"].is_object()) {
         const json& t = (*m)["cause"].value("timeout", json(nullptr));
-        if (t.is_object() && t.value("kind", "") == "limit" && t["ms"].is_number()) return t["ms"].get<double>() / 1000.0;
+        if (t.is_object() && t.value("kind", "") == "limit" && t["ms"].is_number())
+            return t["ms"].get<double>() / 1000.0;
     }
     return std::nullopt;
 }
@@ -171,7 +175,8 @@ void planSubmits(const Children& c, const std::string& mode, std::optional<doubl
     const std::string split = fmt::format("{:.3f}", 0.9 * double(computeSizes(c.o.shape).bigBytes) / 1048576.0);
     for (const bool wait : {true, false}) {
         Planned p{wait ? ExperimentKind::SubmitEveryWait : ExperimentKind::SubmitEveryNoWait,
-                  wait ? "submit-every=2 host-wait" : "submit-every=2 no-host-wait", {"--mode", mode, "--submit-every", "2"}};
+                  wait ? "submit-every=2 host-wait" : "submit-every=2 no-host-wait",
+                  {"--mode", mode, "--submit-every", "2"}};
         if (!wait) p.args.push_back("--no-host-wait");
         if (2 * c.o.chainLength <= 2) {
             p.skip = fmt::format("not run: {} dispatches fit in one submit of 2", 2 * c.o.chainLength);
@@ -188,12 +193,19 @@ void planSubmits(const Children& c, const std::string& mode, std::optional<doubl
         ms.skip = "not run: no known job timeout on this device to halve";
     }
     out.push_back(ms);
-    out.push_back({ExperimentKind::SplitMib, fmt::format("split-mib={} no-host-wait", split),
+    out.push_back({ExperimentKind::SplitMib,
+                   fmt::format("split-mib={} no-host-wait", split),
                    {"--mode", mode, "--split-mib", split, "--no-host-wait"}});
     // As much conv-T work in one submit as the baseline's N steps, with 1/N of its bytes.
     const uint32_t repeat = std::min(2 * c.o.chainLength, kMaxDispatchRepeat);
-    Planned one{ExperimentKind::OneStepRepeat, fmt::format("n=1 dispatch-repeat={}", repeat),
-                {"-n", "1", "--mode", mode, "--dispatch-repeat", std::to_string(repeat)}, {}, "", false, repeat, true};
+    Planned one{ExperimentKind::OneStepRepeat,
+                fmt::format("n=1 dispatch-repeat={}", repeat),
+                {"-n", "1", "--mode", mode, "--dispatch-repeat", std::to_string(repeat)},
+                {},
+                "",
+                false,
+                repeat,
+                true};
     if (c.o.dropDispatch && *c.o.dropDispatch > 2) {
         one.skip = fmt::format("not run: --drop-dispatch {} is past the 2 dispatches of one step", *c.o.dropDispatch);
     }
@@ -208,9 +220,11 @@ void planOthers(const Children& c, const std::string& mode, std::vector<Planned>
     // a usage error.
     if (c.o.dropDispatch) check.skip = "not run: split takes no --drop-dispatch";
     out.push_back(check);
-    Planned llvm{ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", {"--mode", mode}, {withDebugOption("RADV_DEBUG", "llvm")}};
+    Planned llvm{
+        ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", {"--mode", mode}, {withDebugOption("RADV_DEBUG", "llvm")}};
     if (c.device.driverId != "MESA_RADV") {
-        llvm.skip = fmt::format("not run: the driver is {}, not RADV", c.device.driverId.empty() ? "?" : c.device.driverId);
+        llvm.skip =
+            fmt::format("not run: the driver is {}, not RADV", c.device.driverId.empty() ? "?" : c.device.driverId);
     }
     out.push_back(llvm);
     out.push_back({ExperimentKind::BladeExact, "profile=blade-exact", {"--mode", mode, "--profile", "blade-exact"}});
@@ -222,7 +236,8 @@ RunResult checkStepsResult(const ChildOutcome& c) {
     std::ifstream in(c.log);
     std::string line;
     while (std::getline(in, line)) {
-        if (line.find("per-dispatch CPU check (each dispatch from the GPU's own input): first wrong") != std::string::npos) {
+        if (line.find("per-dispatch CPU check (each dispatch from the GPU's own input): first wrong") !=
+            std::string::npos) {
             return RunResult::Wrong;
         }
         if (line.find("per-dispatch CPU check (each dispatch from the GPU's own input): every dispatch within") !=
@@ -288,10 +303,10 @@ bool judgeRung(Ladder& l, uint32_t repeat, const ChildOutcome& child, std::optio
     if (result == RunResult::Wrong || result == RunResult::Hang) {
         const bool hard = result == RunResult::Hang;
         l.outcome.result = hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
-        l.outcome.detail = fmt::format("{} at {} conv-Ts in one submit: {} after {}", hard ? "hard kill" : "soft kill", repeat,
-                                       hard ? "the device was lost (" + resultText(child, true) + ")"
-                                            : resultText(child, true) + " with no error",
-                                       took);
+        l.outcome.detail = fmt::format(
+            "{} at {} conv-Ts in one submit: {} after {}", hard ? "hard kill" : "soft kill", repeat,
+            hard ? "the device was lost (" + resultText(child, true) + ")" : resultText(child, true) + " with no error",
+            took);
         return false;
     }
     if (result != RunResult::Correct || !measured) {
@@ -308,7 +323,8 @@ bool judgeRung(Ladder& l, uint32_t repeat, const ChildOutcome& child, std::optio
 // The ladder R = 1, 2, 4, ...; the timeout comes from `known` or from the first rung's report.
 Ladder runLadder(Children& c, std::optional<double> known, const std::string& source, bool announce) {
     Ladder l{.timeout = known, .source = source};
-    say("  {:>7}  {:>10}  {:>10}  {}", "conv-Ts", "predicted", "measured", "single, one submit (-n S --dispatch-repeat R)");
+    say("  {:>7}  {:>10}  {:>10}  {}", "conv-Ts", "predicted", "measured",
+        "single, one submit (-n S --dispatch-repeat R)");
     std::optional<double> predicted;
     for (uint32_t r = 1;; r *= 2) {
         const uint32_t repeat = std::min(r, kMaxDispatchRepeat), steps = r / repeat;
@@ -316,10 +332,10 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
             l.interrupted = true;
             break;
         }
-        const ChildOutcome child = c.run(fmt::format("probe-{}", r),
-                                         {"-n", std::to_string(steps), "--mode", "single", "--dispatch-repeat",
-                                          std::to_string(repeat)},
-                                         {}, repeat, true);
+        const ChildOutcome child =
+            c.run(fmt::format("probe-{}", r),
+                  {"-n", std::to_string(steps), "--mode", "single", "--dispatch-repeat", std::to_string(repeat)}, {},
+                  repeat, true);
         if (child.process.interrupted) {
             l.interrupted = true;
             break;
@@ -343,16 +359,18 @@ std::string probeVerdict(const Ladder& l) {
                                         : std::string("no known job timeout on this device");
     switch (p.result) {
         case ProbeResult::SoftKill:
-            return fmt::format("watchdog probe: a kill here is soft, zeros (wrong output) with no error: {} ({})", p.detail,
-                               limit);
+            return fmt::format("watchdog probe: a kill here is soft, zeros (wrong output) with no error: {} ({})",
+                               p.detail, limit);
         case ProbeResult::HardKill:
             return fmt::format("watchdog probe: a kill here is hard, the device is lost: {} ({})", p.detail, limit);
         case ProbeResult::NoKill:
-            return fmt::format("watchdog probe: no kill: {}; {}{}", p.detail, limit,
-                               l.timeout && p.longestSeconds > ladderBound(l)
-                                   ? ", although the submit passed 1.5x that timeout: the timeout does not apply as stated"
-                                   : "");
-        case ProbeResult::NotRun: break;
+            return fmt::format(
+                "watchdog probe: no kill: {}; {}{}", p.detail, limit,
+                l.timeout && p.longestSeconds > ladderBound(l)
+                    ? ", although the submit passed 1.5x that timeout: the timeout does not apply as stated"
+                    : "");
+        case ProbeResult::NotRun:
+            break;
     }
     return "watchdog probe: no result: " + (p.detail.empty() ? std::string("interrupted") : p.detail);
 }
@@ -396,11 +414,16 @@ std::vector<std::string> sayConclusion(const TriageConclusion& t) {
 // ---- the JSON document ----------------------------------------------------------------------
 
 json triageJson(const Children& c, const TriageInput& in, const TriageConclusion& t, const Ladder* ladder, int status) {
-    const TriageRunFacts facts{.version = kReproVersion, .git = kReproGitHash, .commandLine = c.o.commandLine,
-                               .deviceName = c.device.name, .driver = c.device.driver, .driverId = c.device.driverId,
+    const TriageRunFacts facts{.version = kReproVersion,
+                               .git = kReproGitHash,
+                               .commandLine = c.o.commandLine,
+                               .deviceName = c.device.name,
+                               .driver = c.device.driver,
+                               .driverId = c.device.driverId,
                                .chainLength = c.o.chainLength,
                                .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
-                               .timeoutSource = ladder ? ladder->source : std::string(), .exitStatus = status};
+                               .timeoutSource = ladder ? ladder->source : std::string(),
+                               .exitStatus = status};
     return triageDocument(facts, in, t);
 }
 
@@ -435,7 +458,8 @@ void readTriageBaseline(const ChildOutcome& b, TriageInput& in) {
         if (x.is_string()) in.causeMissing.push_back(x.get<std::string>());
     }
     const json& d = cause.value("decisive_submit", json(nullptr));
-    if (d.is_object() && d["measured_seconds"].is_number()) in.baselineSubmitSeconds = d["measured_seconds"].get<double>();
+    if (d.is_object() && d["measured_seconds"].is_number())
+        in.baselineSubmitSeconds = d["measured_seconds"].get<double>();
 }
 
 namespace {
@@ -468,7 +492,8 @@ void sayEstimate(const std::vector<Planned>& plan, const ChildOutcome& baseline,
 }
 
 // Runs the plan, printing each row as it finishes; false when interrupted.
-bool runExperiments(Children& c, const std::vector<Planned>& plan, TriageInput& in, std::vector<std::vector<std::string>>& rows) {
+bool runExperiments(Children& c, const std::vector<Planned>& plan, TriageInput& in,
+                    std::vector<std::vector<std::string>>& rows) {
     for (size_t i = 0; i < plan.size(); ++i) {
         if (interruptSignal() != 0) return false;
         in.experiments.push_back(runPlanned(c, plan[i], i));
@@ -482,10 +507,14 @@ bool runExperiments(Children& c, const std::vector<Planned>& plan, TriageInput& 
 
 int triageStatus(RunResult baseline) {
     switch (baseline) {
-        case RunResult::Wrong: return kExitReproduced;
-        case RunResult::Hang: return kExitHang;
-        case RunResult::Correct: return kExitNotReproduced;
-        default: return kExitCannotTest;
+        case RunResult::Wrong:
+            return kExitReproduced;
+        case RunResult::Hang:
+            return kExitHang;
+        case RunResult::Correct:
+            return kExitNotReproduced;
+        default:
+            return kExitCannotTest;
     }
 }
 
@@ -554,7 +583,8 @@ int runWatchdogProbe(const Options& o) {
     const std::string verdict = probeVerdict(l);
     say("--- {}", verdict);
     finishLogDir(o, c.dir);
-    if (o.format == Format::Markdown) writeText(stdout, "### repro --watchdog-probe\n\n- " + markdownText(verdict) + "\n");
+    if (o.format == Format::Markdown)
+        writeText(stdout, "### repro --watchdog-probe\n\n- " + markdownText(verdict) + "\n");
     return l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
 }
 

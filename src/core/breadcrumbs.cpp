@@ -5,8 +5,7 @@
 
 namespace repro {
 
-BreadcrumbReading readBreadcrumbs(std::span<const uint32_t> slots, uint32_t dispatches,
-                                  uint32_t runId) {
+BreadcrumbReading readBreadcrumbs(std::span<const uint32_t> slots, uint32_t dispatches, uint32_t runId) {
     BreadcrumbReading r;
     for (uint32_t k = 1; k <= dispatches; ++k) {
         const bool done = k < slots.size() && slots[k] == runId;
@@ -29,9 +28,10 @@ std::string describeBreadcrumbs(const BreadcrumbReading& r, uint32_t dispatches)
     if (!r.lastFinished) {
         return fmt::format("breadcrumbs: the GPU finished none of the {} dispatches", dispatches);
     }
-    std::string line = fmt::format("breadcrumbs: the GPU finished {} of {} dispatches; the last "
-                                   "was {}",
-                                   r.finished, dispatches, describeDispatch(*r.lastFinished));
+    std::string line = fmt::format(
+        "breadcrumbs: the GPU finished {} of {} dispatches; the last "
+        "was {}",
+        r.finished, dispatches, describeDispatch(*r.lastFinished));
     if (r.firstUnfinished) {
         line += fmt::format("; the first unfinished is {}", describeDispatch(*r.firstUnfinished));
     }

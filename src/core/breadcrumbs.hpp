@@ -14,15 +14,14 @@ namespace repro {
 // of the run with id `runId` it writes `runId` into slot k (VK_AMD_buffer_marker at
 // BOTTOM_OF_PIPE). Slots are reset to 0 on the host before each run.
 struct BreadcrumbReading {
-    std::optional<uint32_t> lastFinished;  // highest dispatch number whose slot holds runId
-    uint32_t finished = 0;                 // slots holding runId
+    std::optional<uint32_t> lastFinished;     // highest dispatch number whose slot holds runId
+    uint32_t finished = 0;                    // slots holding runId
     std::optional<uint32_t> firstUnfinished;  // lowest dispatch number whose slot does not
-    bool inOrder = true;  // every finished dispatch comes before every unfinished one
+    bool inOrder = true;                      // every finished dispatch comes before every unfinished one
 };
 
 // `slots` as read back; `dispatches` = how many dispatches the run recorded (2N).
-BreadcrumbReading readBreadcrumbs(std::span<const uint32_t> slots, uint32_t dispatches,
-                                  uint32_t runId);
+BreadcrumbReading readBreadcrumbs(std::span<const uint32_t> slots, uint32_t dispatches, uint32_t runId);
 
 // "dispatch 5 (step 3 conv-T)".
 std::string describeDispatch(uint32_t dispatchNumber);

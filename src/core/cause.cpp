@@ -27,12 +27,12 @@ struct Timing {
     std::optional<size_t> index;
     std::optional<double> measured;
     std::optional<Prediction> predicted;
-    bool endedAtTimeout = false;   // within the window around T
-    bool shortRun = false;         // measured <= 0.5 P - margin
-    bool fullRun = false;          // measured >= 0.75 P - margin
-    bool measurable = false;       // the prediction is larger than twice the timing margin
-    bool unfinishedCrumbs = false; // breadcrumbs: not every dispatch finished
-    bool allCrumbs = false;        // breadcrumbs: every dispatch finished
+    bool endedAtTimeout = false;    // within the window around T
+    bool shortRun = false;          // measured <= 0.5 P - margin
+    bool fullRun = false;           // measured >= 0.75 P - margin
+    bool measurable = false;        // the prediction is larger than twice the timing margin
+    bool unfinishedCrumbs = false;  // breadcrumbs: not every dispatch finished
+    bool allCrumbs = false;         // breadcrumbs: every dispatch finished
 };
 
 struct Analysis {
@@ -117,8 +117,9 @@ Analysis analyze(const CauseInput& in) {
 std::string excerpt(const GpuEvent& e) {
     std::string_view t = e.text;
     size_t first = std::string_view::npos;
-    for (const std::string_view word : {"ring ", "Starting ", "Ring ", "GPU reset", "GPU Recovery", "device wedged",
-                                        "GPU HANG", "Resetting ", "Timedout job", "Engine reset", "NVRM: Xid", "fifo:"}) {
+    for (const std::string_view word :
+         {"ring ", "Starting ", "Ring ", "GPU reset", "GPU Recovery", "device wedged", "GPU HANG", "Resetting ",
+          "Timedout job", "Engine reset", "NVRM: Xid", "fifo:"}) {
         first = std::min(first, t.find(word));
     }
     if (first != std::string_view::npos) t = t.substr(first);
@@ -162,21 +163,28 @@ void addEvidence(const CauseInput& in, const Analysis& a, Cause& c) {
     } else if (t.index) {
         c.evidence.push_back(endedPhrase(in, t));
     }
-    if (a.limit) c.evidence.push_back(fmt::format("the {} queue's job timeout: {} ms ({})", in.queue, in.timeout.milliseconds, in.timeout.source));
-    if (a.noLimit) c.evidence.push_back(fmt::format("no job timeout applies to the {} queue ({})", in.queue, in.timeout.source));
+    if (a.limit)
+        c.evidence.push_back(fmt::format("the {} queue's job timeout: {} ms ({})", in.queue, in.timeout.milliseconds,
+                                         in.timeout.source));
+    if (a.noLimit)
+        c.evidence.push_back(fmt::format("no job timeout applies to the {} queue ({})", in.queue, in.timeout.source));
     if (t.index && in.submits[*t.index].lastFinishedDispatch) {
         const auto& s = in.submits[*t.index];
-        c.evidence.push_back(fmt::format("breadcrumbs: the last dispatch that finished was {} of {}{}", *s.lastFinishedDispatch,
-                                         s.dispatches, s.lastFinishedSeconds ? fmt::format(", {} after the submit began", seconds(*s.lastFinishedSeconds)) : ""));
+        c.evidence.push_back(fmt::format(
+            "breadcrumbs: the last dispatch that finished was {} of {}{}", *s.lastFinishedDispatch, s.dispatches,
+            s.lastFinishedSeconds ? fmt::format(", {} after the submit began", seconds(*s.lastFinishedSeconds)) : ""));
     }
     if (!a.ourKills.empty()) c.evidence.push_back("kernel log during the mode: " + killRecords(a.ourKills));
     if (!a.otherKills.empty()) {
         const GpuEvent& e = *a.otherKills.front();
-        c.evidence.push_back(fmt::format("kernel log: {} for another process ({} pid {}), not repro", killRecords(a.otherKills),
+        c.evidence.push_back(fmt::format("kernel log: {} for another process ({} pid {}), not repro",
+                                         killRecords(a.otherKills),
                                          e.process.empty() ? std::string("unnamed") : e.process, e.pid.value_or(-1)));
     }
-    if (!a.faults.empty()) c.evidence.push_back("kernel log: GPU page fault during the mode: '" + excerpt(*a.faults.front()) + "'");
-    if (a.logComplete && a.ourKills.empty()) c.evidence.push_back("no job-timeout record in the kernel log during the mode");
+    if (!a.faults.empty())
+        c.evidence.push_back("kernel log: GPU page fault during the mode: '" + excerpt(*a.faults.front()) + "'");
+    if (a.logComplete && a.ourKills.empty())
+        c.evidence.push_back("no job-timeout record in the kernel log during the mode");
     if (in.deviceLost) c.evidence.push_back("the mode ended in VK_ERROR_DEVICE_LOST");
     if (in.waitTimedOut) c.evidence.push_back("the host's wait gave up before the GPU finished");
 }
@@ -192,9 +200,11 @@ Cause finish(Cause c, CauseKind kind, std::string verdict, bool killed = false) 
 Cause undetermined(Cause c, const std::string& main, bool killed = false) {
     std::string tail;
     if (!c.contradictions.empty()) tail += "contradicts: " + fmt::format("{}", fmt::join(c.contradictions, "; "));
-    if (!c.missing.empty()) tail += std::string(tail.empty() ? "" : "; ") + "missing: " + fmt::format("{}", fmt::join(c.missing, "; "));
+    if (!c.missing.empty())
+        tail += std::string(tail.empty() ? "" : "; ") + "missing: " + fmt::format("{}", fmt::join(c.missing, "; "));
     return finish(std::move(c), CauseKind::Undetermined,
-                  tail.empty() ? "cause undetermined: " + main : fmt::format("cause undetermined: {} ({})", main, tail), killed);
+                  tail.empty() ? "cause undetermined: " + main : fmt::format("cause undetermined: {} ({})", main, tail),
+                  killed);
 }
 
 // The log says the kernel stopped a job of this process during the mode.
@@ -202,37 +212,46 @@ std::optional<Cause> byKillRecords(const CauseInput& in, const Analysis& a, Caus
     if (a.ourKills.empty()) return std::nullopt;
     const Timing& t = a.t;
     const std::string records = killRecords(a.ourKills);
-    if (a.noLimit) c.contradictions.push_back(fmt::format("the log has {} but no job timeout applies to the {} queue", records, in.queue));
+    if (a.noLimit)
+        c.contradictions.push_back(
+            fmt::format("the log has {} but no job timeout applies to the {} queue", records, in.queue));
     if (a.limit && a.allBeforeTimeout) {
-        c.contradictions.push_back(fmt::format("the log has {} but every submit completed before the {} ms timeout could fire",
-                                               records, in.timeout.milliseconds));
+        c.contradictions.push_back(
+            fmt::format("the log has {} but every submit completed before the {} ms timeout could fire", records,
+                        in.timeout.milliseconds));
     }
-    if (t.allCrumbs) c.contradictions.push_back(fmt::format("the log has {} but the breadcrumbs say every dispatch finished", records));
+    if (t.allCrumbs)
+        c.contradictions.push_back(
+            fmt::format("the log has {} but the breadcrumbs say every dispatch finished", records));
     if (!c.contradictions.empty()) return undetermined(std::move(c), "a job-timeout record of repro's during the mode");
     if (!t.predicted) c.missing.push_back("a prediction of the submit's GPU time (split's timestamps or waits)");
     if (!t.measured) c.missing.push_back("the submit's measured duration");
     const std::string limit = a.limit ? fmt::format("{} ms, {} queue", in.timeout.milliseconds, in.queue)
                                       : fmt::format("{} queue, timeout unknown", in.queue);
     if (t.endedAtTimeout && t.predicted && t.predicted->seconds <= a.T - a.d) {
-        return finish(std::move(c), CauseKind::HangKilled,
-                      fmt::format("cause: a GPU hang, ended by the kernel's job timeout ({}): the submit was predicted to take "
-                                  "{} but ran until the timeout ({}), kernel log {}",
-                                  limit, seconds(t.predicted->seconds), seconds(*t.measured), records),
-                      true);
+        return finish(
+            std::move(c), CauseKind::HangKilled,
+            fmt::format("cause: a GPU hang, ended by the kernel's job timeout ({}): the submit was predicted to take "
+                        "{} but ran until the timeout ({}), kernel log {}",
+                        limit, seconds(t.predicted->seconds), seconds(*t.measured), records),
+            true);
     }
-    return finish(std::move(c), CauseKind::JobTimeout,
-                  fmt::format("cause: the kernel's job timeout ({}): {}, kernel log {}", limit, endedPhrase(in, t), records), true);
+    return finish(
+        std::move(c), CauseKind::JobTimeout,
+        fmt::format("cause: the kernel's job timeout ({}): {}, kernel log {}", limit, endedPhrase(in, t), records),
+        true);
 }
 
 // Ended at the timeout, but the log has no kill record of repro's.
 std::optional<Cause> byTimeAtTimeout(const CauseInput& in, const Analysis& a, Cause c) {
     if (!a.t.endedAtTimeout) return std::nullopt;
-    const std::string main = fmt::format("{}, at the {} ms timeout, which points at the kernel's job timeout", endedPhrase(in, a.t),
-                                         in.timeout.milliseconds);
+    const std::string main = fmt::format("{}, at the {} ms timeout, which points at the kernel's job timeout",
+                                         endedPhrase(in, a.t), in.timeout.milliseconds);
     if (a.logComplete) {
-        c.contradictions.push_back(fmt::format("the submit ended at the {} ms timeout, but the readable kernel log has no "
-                                               "job-timeout record for repro",
-                                               in.timeout.milliseconds));
+        c.contradictions.push_back(
+            fmt::format("the submit ended at the {} ms timeout, but the readable kernel log has no "
+                        "job-timeout record for repro",
+                        in.timeout.milliseconds));
         return undetermined(std::move(c), main);
     }
     c.missing.push_back(logMissing(in));
@@ -243,11 +262,12 @@ std::optional<Cause> byTimeAtTimeout(const CauseInput& in, const Analysis& a, Ca
 std::optional<Cause> byEarlierKill(const CauseInput& in, const Analysis& a, Cause c) {
     if (!in.earlierKill || !in.deviceLost) return std::nullopt;
     c.evidence.push_back("an earlier mode of this run was killed; the kernel then refuses the context's submits");
-    return finish(std::move(c), CauseKind::JobTimeout,
-                  fmt::format("cause: the kernel's job timeout, in an earlier mode: {} in VK_ERROR_DEVICE_LOST because the "
-                              "context was lost to that kill",
-                              endedPhrase(in, a.t)),
-                  true);
+    return finish(
+        std::move(c), CauseKind::JobTimeout,
+        fmt::format("cause: the kernel's job timeout, in an earlier mode: {} in VK_ERROR_DEVICE_LOST because the "
+                    "context was lost to that kill",
+                    endedPhrase(in, a.t)),
+        true);
 }
 
 // The rest of the way to a synchronization verdict: the submit must have done its work
@@ -263,9 +283,10 @@ Cause synchronization(const CauseInput& in, const Analysis& a, Cause c) {
         if (!t.predicted) c.missing.push_back("a prediction of the submit's GPU time (split's timestamps or waits)");
         if (!t.measured) c.missing.push_back("the submit's measured duration");
         if (t.measured && t.predicted && !t.measurable) {
-            c.missing.push_back(fmt::format("a prediction above the host's timing margin (predicted {} is within {} of "
-                                            "noise; --timestamps or a larger shape give one)",
-                                            seconds(t.predicted->seconds), seconds(2 * margin(*t.predicted))));
+            c.missing.push_back(
+                fmt::format("a prediction above the host's timing margin (predicted {} is within {} of "
+                            "noise; --timestamps or a larger shape give one)",
+                            seconds(t.predicted->seconds), seconds(2 * margin(*t.predicted))));
         }
     }
     if (in.reference == JudgedAgainst::Cpu && in.splitStepCheck == StepCheckState::NotRun) {
@@ -274,19 +295,24 @@ Cause synchronization(const CauseInput& in, const Analysis& a, Cause c) {
     if (in.reference == JudgedAgainst::None && in.splitStepCheck != StepCheckState::Passed) {
         c.missing.push_back("a reference (split) or split's per-dispatch CPU check");
     }
-    if (!c.missing.empty()) return undetermined(std::move(c), "the job timeout is excluded, but whether the submit did its work "
-                                                              "with correct shaders is not known");
-    if (in.reference == JudgedAgainst::Split) c.evidence.push_back("split runs the same shaders, one dispatch per submit");
+    if (!c.missing.empty())
+        return undetermined(std::move(c),
+                            "the job timeout is excluded, but whether the submit did its work "
+                            "with correct shaders is not known");
+    if (in.reference == JudgedAgainst::Split)
+        c.evidence.push_back("split runs the same shaders, one dispatch per submit");
     if (in.splitStepCheck == StepCheckState::Passed) c.evidence.push_back("split passes the per-dispatch CPU check");
     std::string ran;
     if (!timed) {
         ran = "every dispatch finished (breadcrumbs)";
     } else if (t.fullRun) {
-        ran = fmt::format("the submit ran its full predicted time ({} of {})", seconds(*t.measured), seconds(t.predicted->seconds));
+        ran = fmt::format("the submit ran its full predicted time ({} of {})", seconds(*t.measured),
+                          seconds(t.predicted->seconds));
     } else {
-        ran = fmt::format("the submit ran {:.0f}% of its predicted time ({} of {}; dispatches that overlap, as a missing "
-                          "dependency lets them, take less)",
-                          100.0 * *t.measured / t.predicted->seconds, seconds(*t.measured), seconds(t.predicted->seconds));
+        ran = fmt::format(
+            "the submit ran {:.0f}% of its predicted time ({} of {}; dispatches that overlap, as a missing "
+            "dependency lets them, take less)",
+            100.0 * *t.measured / t.predicted->seconds, seconds(*t.measured), seconds(t.predicted->seconds));
     }
     const std::string why = a.logComplete && a.ourKills.empty() ? std::string("no job-timeout record in the kernel log")
                             : a.noLimit ? fmt::format("no job timeout applies to the {} queue", in.queue)
@@ -302,33 +328,38 @@ Cause otherCauses(const CauseInput& in, const Analysis& a, Cause c) {
     const Timing& t = a.t;
     const bool excluded = a.allBeforeTimeout || (a.logComplete && a.ourKills.empty());
     if (!excluded) {
-        if (!a.limit && !a.noLimit) c.missing.push_back(fmt::format("the {} queue's job timeout ({})", in.queue, in.timeout.source));
+        if (!a.limit && !a.noLimit)
+            c.missing.push_back(fmt::format("the {} queue's job timeout ({})", in.queue, in.timeout.source));
         if (!a.logComplete) c.missing.push_back(logMissing(in));
         if (a.limit && !t.measured) c.missing.push_back("the submit's measured duration");
         return undetermined(std::move(c), "the kernel's job timeout cannot be excluded");
     }
     if (a.limit && t.measured && *t.measured > a.T + a.d + (a.gpuReset ? kGpuResetAllowanceSeconds : 0.0)) {
-        c.contradictions.push_back(fmt::format("{} without a job-timeout record, past the {} ms timeout: the kernel applies "
-                                               "a longer one, or the submit waited behind other work",
-                                               endedPhrase(in, t), in.timeout.milliseconds));
+        c.contradictions.push_back(
+            fmt::format("{} without a job-timeout record, past the {} ms timeout: the kernel applies "
+                        "a longer one, or the submit waited behind other work",
+                        endedPhrase(in, t), in.timeout.milliseconds));
         return undetermined(std::move(c), "a submit that outlived the job timeout");
     }
     if (t.shortRun || t.unfinishedCrumbs) {
-        const std::string main = fmt::format("{}{}, with no job-timeout record: its work did not all run, and the job timeout "
-                                             "cannot have fired that early",
-                                             endedPhrase(in, t), in.deviceLost ? " in VK_ERROR_DEVICE_LOST" : " with no error");
+        const std::string main = fmt::format(
+            "{}{}, with no job-timeout record: its work did not all run, and the job timeout "
+            "cannot have fired that early",
+            endedPhrase(in, t), in.deviceLost ? " in VK_ERROR_DEVICE_LOST" : " with no error");
         return undetermined(std::move(c), main, true);
     }
     if (in.splitStepCheck == StepCheckState::Failed) {
-        return finish(std::move(c), CauseKind::ShaderCompiler,
-                      fmt::format("cause: the shader compiler (or the device's arithmetic): split, one dispatch per submit, "
-                                  "fails the per-dispatch CPU check ({})",
-                                  in.splitStepCheckDetail.empty() ? "see the step check" : in.splitStepCheckDetail));
+        return finish(
+            std::move(c), CauseKind::ShaderCompiler,
+            fmt::format("cause: the shader compiler (or the device's arithmetic): split, one dispatch per submit, "
+                        "fails the per-dispatch CPU check ({})",
+                        in.splitStepCheckDetail.empty() ? "see the step check" : in.splitStepCheckDetail));
     }
     if (in.bladeExact) {
-        return finish(std::move(c), CauseKind::BladeQuirks,
-                      "cause: blade's own invalid usage (--profile blade-exact): its quirks can make the output wrong without "
-                      "a driver bug; rerun with --profile default");
+        return finish(
+            std::move(c), CauseKind::BladeQuirks,
+            "cause: blade's own invalid usage (--profile blade-exact): its quirks can make the output wrong without "
+            "a driver bug; rerun with --profile default");
     }
     return synchronization(in, a, std::move(c));
 }
@@ -339,24 +370,36 @@ std::string_view name(PredictionBasis b) { return b == PredictionBasis::Timestam
 
 std::string_view name(OutputVerdict v) {
     switch (v) {
-        case OutputVerdict::Correct: return "correct";
-        case OutputVerdict::Zero: return "zero";
-        case OutputVerdict::Mismatch: return "mismatch";
-        case OutputVerdict::NonFinite: return "nonfinite";
-        case OutputVerdict::Unwritten: return "unwritten";
+        case OutputVerdict::Correct:
+            return "correct";
+        case OutputVerdict::Zero:
+            return "zero";
+        case OutputVerdict::Mismatch:
+            return "mismatch";
+        case OutputVerdict::NonFinite:
+            return "nonfinite";
+        case OutputVerdict::Unwritten:
+            return "unwritten";
     }
     return "?";
 }
 
 std::string_view name(CauseKind k) {
     switch (k) {
-        case CauseKind::NoFailure: return "no_failure";
-        case CauseKind::JobTimeout: return "job_timeout";
-        case CauseKind::HangKilled: return "hang_killed";
-        case CauseKind::Synchronization: return "synchronization";
-        case CauseKind::ShaderCompiler: return "shader_compiler";
-        case CauseKind::BladeQuirks: return "blade_quirks";
-        case CauseKind::Undetermined: return "undetermined";
+        case CauseKind::NoFailure:
+            return "no_failure";
+        case CauseKind::JobTimeout:
+            return "job_timeout";
+        case CauseKind::HangKilled:
+            return "hang_killed";
+        case CauseKind::Synchronization:
+            return "synchronization";
+        case CauseKind::ShaderCompiler:
+            return "shader_compiler";
+        case CauseKind::BladeQuirks:
+            return "blade_quirks";
+        case CauseKind::Undetermined:
+            return "undetermined";
     }
     return "?";
 }
@@ -371,8 +414,10 @@ std::optional<Prediction> predictSubmit(const SplitTimes& split, size_t first, s
         }
         return total;
     };
-    if (const auto t = sum(split.dispatchGpuSeconds)) return Prediction{*t, PredictionBasis::Timestamps, static_cast<uint32_t>(count)};
-    if (const auto w = sum(split.submitWaitSeconds)) return Prediction{*w, PredictionBasis::HostWaits, static_cast<uint32_t>(count)};
+    if (const auto t = sum(split.dispatchGpuSeconds))
+        return Prediction{*t, PredictionBasis::Timestamps, static_cast<uint32_t>(count)};
+    if (const auto w = sum(split.submitWaitSeconds))
+        return Prediction{*w, PredictionBasis::HostWaits, static_cast<uint32_t>(count)};
     return std::nullopt;
 }
 
@@ -381,13 +426,14 @@ std::optional<std::string> predictionWarning(std::string_view mode, const Predic
     if (timeout.kind != TimeoutKind::Limit || timeout.milliseconds <= 0) return std::nullopt;
     const double T = timeout.seconds();
     const std::string bound = p.basis == PredictionBasis::HostWaits ? " (an upper bound: split's host waits)" : "";
-    const std::string head = fmt::format("{} will keep the {} queue busy about {:.1f} s in one submit", mode, queue, p.seconds);
+    const std::string head =
+        fmt::format("{} will keep the {} queue busy about {:.1f} s in one submit", mode, queue, p.seconds);
     if (p.seconds >= T - window(T)) {
         return fmt::format("{}; this kernel kills a job after {} ms{}", head, timeout.milliseconds, bound);
     }
     if (p.seconds >= 0.5 * T) {
-        return fmt::format("{}, {:.0f}% of the {} ms after which this kernel kills a job{}", head, 100.0 * p.seconds / T,
-                           timeout.milliseconds, bound);
+        return fmt::format("{}, {:.0f}% of the {} ms after which this kernel kills a job{}", head,
+                           100.0 * p.seconds / T, timeout.milliseconds, bound);
     }
     return std::nullopt;
 }
@@ -397,7 +443,8 @@ Cause decideCause(const CauseInput& in) {
     Cause c;
     c.decisiveSubmit = a.t.index;
     addEvidence(in, a, c);
-    if (in.output == OutputVerdict::Correct) return finish(std::move(c), CauseKind::NoFailure, "cause: none (the output is correct)");
+    if (in.output == OutputVerdict::Correct)
+        return finish(std::move(c), CauseKind::NoFailure, "cause: none (the output is correct)");
     if (auto r = byKillRecords(in, a, c)) return std::move(*r);
     if (auto r = byTimeAtTimeout(in, a, c)) return std::move(*r);
     if (auto r = byEarlierKill(in, a, c)) return std::move(*r);
@@ -413,25 +460,30 @@ nlohmann::json causeJson(const Cause& c, const CauseInput& in) {
         submit = {{"index", *c.decisiveSubmit},
                   {"measured_seconds", opt(s.measuredSeconds)},
                   {"predicted_seconds", s.predicted ? json(s.predicted->seconds) : json(nullptr)},
-                  {"basis", s.predicted ? json(s.predicted->basis == PredictionBasis::Timestamps ? "timestamps" : "host_waits")
-                                        : json(nullptr)}};
+                  {"basis", s.predicted
+                                ? json(s.predicted->basis == PredictionBasis::Timestamps ? "timestamps" : "host_waits")
+                                : json(nullptr)}};
     }
     json kills = json::array();
     for (const GpuEvent& e : in.kernelLog.events) {
         if (isKillEvent(e)) kills.push_back(e.text);
     }
-    const char* kind = in.timeout.kind == TimeoutKind::Limit ? "limit" : in.timeout.kind == TimeoutKind::NoLimit ? "no_limit" : "unknown";
+    const char* kind = in.timeout.kind == TimeoutKind::Limit     ? "limit"
+                       : in.timeout.kind == TimeoutKind::NoLimit ? "no_limit"
+                                                                 : "unknown";
     return {{"kind", std::string(name(c.kind))},
             {"killed", c.killed},
             {"verdict", c.verdict},
             {"evidence", c.evidence},
             {"missing", c.missing},
             {"contradictions", c.contradictions},
-            {"timeout", {{"kind", kind},
-                         {"ms", in.timeout.kind == TimeoutKind::Limit ? json(in.timeout.milliseconds) : json(nullptr)},
-                         {"source", in.timeout.source}}},
+            {"timeout",
+             {{"kind", kind},
+              {"ms", in.timeout.kind == TimeoutKind::Limit ? json(in.timeout.milliseconds) : json(nullptr)},
+              {"source", in.timeout.source}}},
             {"decisive_submit", submit},
-            {"kernel_log", {{"readable", in.kernelLog.readable}, {"problem", in.kernelLog.problem}, {"kill_records", kills}}}};
+            {"kernel_log",
+             {{"readable", in.kernelLog.readable}, {"problem", in.kernelLog.problem}, {"kill_records", kills}}}};
 }
 
 }  // namespace repro

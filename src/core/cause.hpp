@@ -86,9 +86,9 @@ std::string_view name(OutputVerdict v);  // "correct", "zero", "mismatch", "nonf
 
 // One submit of the mode.
 struct SubmitEvidence {
-    std::optional<Prediction> predicted;      // predictSubmit of its dispatches
-    std::optional<double> measuredSeconds;    // host: vkQueueSubmit to its wait's completion
-    uint32_t dispatches = 0;                  // chain dispatches it holds
+    std::optional<Prediction> predicted;    // predictSubmit of its dispatches
+    std::optional<double> measuredSeconds;  // host: vkQueueSubmit to its wait's completion
+    uint32_t dispatches = 0;                // chain dispatches it holds
     // Breadcrumbs or timestamps: the last dispatch that finished (1-based, of
     // `dispatches`; 0 = none) and when, in seconds since the submit began.
     std::optional<uint32_t> lastFinishedDispatch;
@@ -98,9 +98,9 @@ struct SubmitEvidence {
 // The kernel log during the mode (KernelLogReader::readNew after it, gpuEvents of that).
 struct KernelLogEvidence {
     bool readable = false;
-    std::string problem;   // why not ("cannot read the kernel log /dev/kmsg: ...")
-    std::string command;   // what to run afterwards (KernelLogReader::afterwardsCommand)
-    uint64_t lost = 0;     // lost-record reports during the mode
+    std::string problem;  // why not ("cannot read the kernel log /dev/kmsg: ...")
+    std::string command;  // what to run afterwards (KernelLogReader::afterwardsCommand)
+    uint64_t lost = 0;    // lost-record reports during the mode
     std::vector<GpuEvent> events;
 };
 
@@ -117,11 +117,11 @@ struct CauseInput {
     QueueTimeout timeout;       // the queue's job timeout (queueWatchdog)
     std::string queue = "gfx";  // its name in verdicts: "the gfx queue"
     KernelLogEvidence kernelLog;
-    std::optional<int64_t> ownPid;  // repro's pid: a kill record naming another process is not its
-    bool bladeExact = false;        // --profile blade-exact
+    std::optional<int64_t> ownPid;                   // repro's pid: a kill record naming another process is not its
+    bool bladeExact = false;                         // --profile blade-exact
     JudgedAgainst reference = JudgedAgainst::Split;  // what the output was judged against
     StepCheckState splitStepCheck = StepCheckState::NotRun;  // split's per-dispatch CPU check
-    std::string splitStepCheckDetail;  // its first failing dispatch, one line
+    std::string splitStepCheckDetail;                        // its first failing dispatch, one line
     bool earlierKill = false;  // an earlier mode of this run was killed (its context is lost)
 };
 

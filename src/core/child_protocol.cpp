@@ -48,7 +48,9 @@ void ChildProtocol::line(std::string_view text, double now) {
             state_.inCall = ChildState::Call{.name = std::string(f[2]), .limitSeconds = limit, .since = now};
             return;
         }
-        case 'L': state_.inCall.reset(); return;
+        case 'L':
+            state_.inCall.reset();
+            return;
         case 'S':
             if (f.size() != 4) return;
             state_.stage = std::string(f[1]);
@@ -62,7 +64,8 @@ void ChildProtocol::line(std::string_view text, double now) {
         case 'R':
             if (f.size() == 2) state_.report = std::string(f[1]);
             return;
-        default: return;
+        default:
+            return;
     }
 }
 

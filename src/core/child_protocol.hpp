@@ -10,16 +10,16 @@ namespace repro {
 
 struct ChildState {
     struct Call {
-        std::string name;       // "vkQueueSubmit"
+        std::string name;  // "vkQueueSubmit"
         double limitSeconds = 0;
-        double since = 0;       // the parent's clock when it was entered, seconds
+        double since = 0;  // the parent's clock when it was entered, seconds
     };
-    std::optional<Call> inCall;  // the call the child is in, if any
-    std::string stage = "setup"; // "setup", "modes" or "teardown"
-    std::string mode;            // the mode running, when one is
-    std::string what = "starting"; // what is happening, in words
-    std::string report;          // the last report the child sent (renderJson text), or ""
-    bool modesBegan = false;     // a mode under test has started
+    std::optional<Call> inCall;     // the call the child is in, if any
+    std::string stage = "setup";    // "setup", "modes" or "teardown"
+    std::string mode;               // the mode running, when one is
+    std::string what = "starting";  // what is happening, in words
+    std::string report;             // the last report the child sent (renderJson text), or ""
+    bool modesBegan = false;        // a mode under test has started
 
     // Seconds past the deadline of the call the child is in at `now`, or nothing.
     std::optional<double> overdue(double now) const;

@@ -156,9 +156,9 @@ void parallelFor(unsigned workers, size_t units, F&& body) {
 
 // Where one step's results go; null pointers are skipped.
 struct StepOut {
-    float* big = nullptr;            // [batch, C, bigH, bigW]
-    double* nextPadded = nullptr;    // the slice, into the next step's padded buffer
-    float* small = nullptr;          // the slice as float [batch, C, H, W]
+    float* big = nullptr;          // [batch, C, bigH, bigW]
+    double* nextPadded = nullptr;  // the slice, into the next step's padded buffer
+    float* small = nullptr;        // the slice as float [batch, C, H, W]
 };
 
 // Per-worker scratch.
@@ -189,7 +189,7 @@ constexpr uint32_t kStoredLanes = sizeof(V) == 2 * sizeof(double) ? 2 : 1;
 
 template <typename V>
 [[gnu::always_inline]] inline void weightV(V& v, const double* p) {
-    if constexpr (kStoredLanes<V> > 1) {
+    if constexpr (kStoredLanes < V >> 1) {
         loadV(v, p);
     } else {
         v = V{*p, *p, *p, *p};
@@ -199,9 +199,8 @@ template <typename V>
 // the kBlockCi rows c of the accumulator (row stride accStride). Eight vector accumulators
 // live in registers across the whole k loop.
 template <typename V>
-[[gnu::always_inline]] inline void tile(double* acc, size_t accStride, const double* base,
-                                        const ptrdiff_t* offsets, const double* packed,
-                                        size_t terms) {
+[[gnu::always_inline]] inline void tile(double* acc, size_t accStride, const double* base, const ptrdiff_t* offsets,
+                                        const double* packed, size_t terms) {
     constexpr size_t L = sizeof(V) / sizeof(double);
     V a00, a01, a10, a11, a20, a21, a30, a31;
     loadV(a00, acc);
@@ -245,9 +244,9 @@ template <typename V>
 
 // Work split: unit u = (batch item u / groups, ci group u % groups) of groupCi ci each.
 struct Split {
-    uint32_t groupCi = 0;   // multiple of kBlockCi
-    uint32_t groups = 0;    // per batch item
-    uint32_t coChunk = 0;   // co per pass over a column block
+    uint32_t groupCi = 0;  // multiple of kBlockCi
+    uint32_t groups = 0;   // per batch item
+    uint32_t coChunk = 0;  // co per pass over a column block
     size_t units = 0;
 };
 
@@ -255,9 +254,8 @@ struct Split {
 // [block][co][l][m][c][P lanes] (broadcast across lanes; zero past ciCount) and the input
 // offset of each term (co, l, m) into ws.offsets.
 template <uint32_t P>
-[[gnu::always_inline]] inline void packPhaseWeights(const Geometry& g, const Phase& rp,
-                                                    const Phase& cp, const double* weight,
-                                                    uint32_t ci0, uint32_t ciCount,
+[[gnu::always_inline]] inline void packPhaseWeights(const Geometry& g, const Phase& rp, const Phase& cp,
+                                                    const double* weight, uint32_t ci0, uint32_t ciCount,
                                                     uint32_t blocks, Workspace& ws) {
     const Shape& s = g.s;
     const uint32_t C = s.channels;
@@ -268,17 +266,12 @@ template <uint32_t P>
             for (uint32_t m = 0; m < cp.taps; ++m) {
                 const uint32_t kw = cp.phase + m * s.strideW;
                 const size_t k = (size_t{co} * rp.taps + l) * cp.taps + m;
-                ws.offsets[k] = static_cast<ptrdiff_t>(co * g.plane) -
-                                static_cast<ptrdiff_t>(l) * g.paddedW -
+                ws.offsets[k] = static_cast<ptrdiff_t>(co * g.plane) - static_cast<ptrdiff_t>(l) * g.paddedW -
                                 static_cast<ptrdiff_t>(m);
                 for (uint32_t c = 0; c < blocks * kBlockCi; ++c) {
                     const double w =
-                        c < ciCount
-                            ? weight[((size_t{co} * C + ci0 + c) * s.kernelH + kh) *
-                                         s.kernelW + kw]
-                            : 0.0;
-                    double* dst = ws.packed.data() +
-                                  ((c / kBlockCi * terms + k) * kBlockCi + c % kBlockCi) * P;
+                        c < ciCount ? weight[((size_t{co} * C + ci0 + c) * s.kernelH + kh) * s.kernelW + kw] : 0.0;
+                    double* dst = ws.packed.data() + ((c / kBlockCi * terms + k) * kBlockCi + c % kBlockCi) * P;
                     for (uint32_t lane = 0; lane < P; ++lane) dst[lane] = w;
                 }
             }
@@ -289,10 +282,9 @@ template <uint32_t P>
 // Accumulates into ws.acc (zeroed first) the column block [q0, q0 + width) of one output
 // row whose input starts at rowBase, over every co and tap of a phase with `taps` taps.
 template <typename V>
-[[gnu::always_inline]] inline void accumulateColumnBlock(const Split& split, uint32_t C,
-                                                         uint32_t taps, uint32_t blocks,
-                                                         const double* rowBase, uint32_t q0,
-                                                         uint32_t width, Workspace& ws) {
+[[gnu::always_inline]] inline void accumulateColumnBlock(const Split& split, uint32_t C, uint32_t taps, uint32_t blocks,
+                                                         const double* rowBase, uint32_t q0, uint32_t width,
+                                                         Workspace& ws) {
     constexpr uint32_t L = sizeof(V) / sizeof(double);
     constexpr uint32_t P = kStoredLanes<V>;
     constexpr uint32_t tileCols = 2 * L;
@@ -313,9 +305,8 @@ template <typename V>
 
 // Scatters the column block's outputs t in [q0, q0 + width) of output row ih (column phase
 // cp) from ws.acc to every output in `out`, for planes n*C + ci0 + [0, ciCount).
-[[gnu::always_inline]] inline void scatterColumnBlock(const Geometry& g, const Phase& cp,
-                                                      size_t n, uint32_t ci0, uint32_t ciCount,
-                                                      uint32_t ih, uint32_t q0, uint32_t width,
+[[gnu::always_inline]] inline void scatterColumnBlock(const Geometry& g, const Phase& cp, size_t n, uint32_t ci0,
+                                                      uint32_t ciCount, uint32_t ih, uint32_t q0, uint32_t width,
                                                       const Workspace& ws, const StepOut& out) {
     const Shape& s = g.s;
     const uint32_t C = s.channels;
@@ -325,8 +316,7 @@ template <typename V>
     const uint32_t tEnd = std::min(cp.count, q0 + width);
     // The slice keeps iw in [1, W].
     const uint32_t sBegin = std::max(tBegin, cp.first >= 1 ? 0u : 1u);
-    const uint32_t sEnd =
-        cp.first <= s.width ? std::min(tEnd, (s.width - cp.first) / s.strideW + 1) : 0;
+    const uint32_t sEnd = cp.first <= s.width ? std::min(tEnd, (s.width - cp.first) / s.strideW + 1) : 0;
     for (uint32_t c = 0; c < ciCount; ++c) {
         const size_t nc = n * C + ci0 + c;
         const double* a = ws.acc.data() + size_t{c} * kColBlock;
@@ -354,9 +344,8 @@ template <typename V>
 // ci planes of every output in `out`. Returns the multiply-adds executed (tile padding and
 // clipped ci included).
 template <typename V>
-[[gnu::always_inline]] inline uint64_t convUnit(const Geometry& g, const Split& split,
-                                                const double* in, const double* weight,
-                                                size_t n, uint32_t group, Workspace& ws,
+[[gnu::always_inline]] inline uint64_t convUnit(const Geometry& g, const Split& split, const double* in,
+                                                const double* weight, size_t n, uint32_t group, Workspace& ws,
                                                 const StepOut& out) {
     constexpr uint32_t L = sizeof(V) / sizeof(double);
     constexpr uint32_t tileCols = 2 * L;
@@ -377,8 +366,7 @@ template <typename V>
             for (uint32_t j = 0; j < rp.count; ++j) {
                 // Input at (small row start + j, small col start) of plane co = 0; term k
                 // adds its own co, -l and -m.
-                const double* rowBase =
-                    inN + size_t{rp.start + j + g.top} * g.paddedW + (cp.start + g.left);
+                const double* rowBase = inN + size_t{rp.start + j + g.top} * g.paddedW + (cp.start + g.left);
                 const uint32_t ih = rp.first + j * s.strideH;
                 for (uint32_t q0 = 0; q0 < colsPadded; q0 += kColBlock) {
                     const uint32_t width = std::min(kColBlock, colsPadded - q0);
@@ -392,23 +380,21 @@ template <typename V>
     return madds;
 }
 
-uint64_t convUnitBaseline(const Geometry& g, const Split& split, const double* in,
-                          const double* weight, size_t n, uint32_t group, Workspace& ws,
-                          const StepOut& out) {
+uint64_t convUnitBaseline(const Geometry& g, const Split& split, const double* in, const double* weight, size_t n,
+                          uint32_t group, Workspace& ws, const StepOut& out) {
     return convUnit<v2d>(g, split, in, weight, n, group, ws, out);
 }
 
 #if REPRO_CPUREF_X86_DISPATCH
-[[gnu::target("avx2,fma")]] uint64_t convUnitAvx2(const Geometry& g, const Split& split,
-                                                  const double* in, const double* weight,
-                                                  size_t n, uint32_t group, Workspace& ws,
+[[gnu::target("avx2,fma")]] uint64_t convUnitAvx2(const Geometry& g, const Split& split, const double* in,
+                                                  const double* weight, size_t n, uint32_t group, Workspace& ws,
                                                   const StepOut& out) {
     return convUnit<v4d>(g, split, in, weight, n, group, ws, out);
 }
 #endif
 
-using ConvUnitFn = uint64_t (*)(const Geometry&, const Split&, const double*, const double*,
-                                size_t, uint32_t, Workspace&, const StepOut&);
+using ConvUnitFn = uint64_t (*)(const Geometry&, const Split&, const double*, const double*, size_t, uint32_t,
+                                Workspace&, const StepOut&);
 
 struct Kernel {
     ConvUnitFn fn;
@@ -433,8 +419,7 @@ Split makeSplit(const Geometry& g, unsigned threads) {
     Split sp;
     const uint32_t C = g.s.channels;
     const uint64_t want = (uint64_t{C} + 2 * uint64_t{threads} - 1) / (2 * uint64_t{threads});
-    sp.groupCi = roundUp(static_cast<uint32_t>(std::clamp<uint64_t>(want, kBlockCi, kMaxGroupCi)),
-                         kBlockCi);
+    sp.groupCi = roundUp(static_cast<uint32_t>(std::clamp<uint64_t>(want, kBlockCi, kMaxGroupCi)), kBlockCi);
     sp.groups = (C + sp.groupCi - 1) / sp.groupCi;
     sp.units = size_t{g.s.batch} * sp.groups;
     const size_t rowBytes = size_t{kColBlock + g.maxColTaps} * sizeof(double);
@@ -444,8 +429,8 @@ Split makeSplit(const Geometry& g, unsigned threads) {
 }
 
 // One conv-T step over all units. Returns the multiply-adds executed.
-uint64_t convStep(const Geometry& g, const Kernel& kernel, const double* in,
-                  const std::vector<double>& weight, unsigned threads, const StepOut& out) {
+uint64_t convStep(const Geometry& g, const Kernel& kernel, const double* in, const std::vector<double>& weight,
+                  unsigned threads, const StepOut& out) {
     const Split split = makeSplit(g, threads);
     const size_t maxTerms = std::max<size_t>(size_t{g.s.channels} * g.maxRowTaps * g.maxColTaps, 1);
     threads = static_cast<unsigned>(std::min<size_t>(threads, split.units));
@@ -460,9 +445,8 @@ uint64_t convStep(const Geometry& g, const Kernel& kernel, const double* in,
     // step ends in Interrupted: SIGINT/SIGTERM is answered within a unit's time.
     parallelFor(threads, split.units, [&](size_t unit, unsigned worker) {
         if (interruptSignal() != 0) return;
-        madds[worker] +=
-            kernel.fn(g, split, in, weight.data(), unit / split.groups,
-                      static_cast<uint32_t>(unit % split.groups), spaces[worker], out);
+        madds[worker] += kernel.fn(g, split, in, weight.data(), unit / split.groups,
+                                   static_cast<uint32_t>(unit % split.groups), spaces[worker], out);
     });
     throwIfInterrupted("the host's float64 conv-T (the CPU reference or the per-dispatch check)");
     uint64_t total = 0;
@@ -514,8 +498,8 @@ unsigned workersFor(const Geometry& g, unsigned threads) {
 }
 
 // The chain from x0: float copies as `keep` asks (big[] only with keepBig; small[N] always).
-CpuChain runChain(const Geometry& g, std::span<const float> x0, const std::vector<double>& weight,
-                  uint32_t steps, unsigned threads, bool keep, bool keepBig) {
+CpuChain runChain(const Geometry& g, std::span<const float> x0, const std::vector<double>& weight, uint32_t steps,
+                  unsigned threads, bool keep, bool keepBig) {
     const Kernel kernel = pickKernel();
     CpuChain chain;
     const unsigned workers = resolveThreads(threads);
@@ -561,11 +545,10 @@ struct ToleranceInputs {
 };
 
 // One element: exactly the statements of the sequential loop.
-[[gnu::always_inline]] inline void toleranceElement(ToleranceReport& r, const ToleranceInputs& in,
-                                                    size_t j) {
+[[gnu::always_inline]] inline void toleranceElement(ToleranceReport& r, const ToleranceInputs& in, size_t j) {
     const double worstCase = in.relative * double(in.magnitude[j]) + in.absolute;
-    const double probable = in.coverage * double(in.deviation[j]) +
-                            std::ldexp(std::fabs(double(in.cpu[j])), -24) + in.absolute;
+    const double probable =
+        in.coverage * double(in.deviation[j]) + std::ldexp(std::fabs(double(in.cpu[j])), -24) + in.absolute;
     const double allowed = std::min(worstCase, probable);
     r.maxAllowed = std::max(r.maxAllowed, allowed);
     r.maxAbsReference = std::max(r.maxAbsReference, std::fabs(double(in.cpu[j])));
@@ -591,8 +574,7 @@ struct ToleranceInputs {
 // lane keeps the first index of its largest ratio; the lanes then pick the largest ratio
 // and, among equal ones, the smallest index: the sequential loop's first maximum.
 template <typename S>
-[[gnu::always_inline]] inline ToleranceReport toleranceChunk(const ToleranceInputs& in, size_t begin,
-                                                            size_t n) {
+[[gnu::always_inline]] inline ToleranceReport toleranceChunk(const ToleranceInputs& in, size_t begin, size_t n) {
     using Double = typename S::Double;
     using Long = typename S::Long;
     constexpr size_t kD = simd::kLanesOf<Double>;
@@ -650,8 +632,7 @@ ToleranceReport toleranceChunkBaseline(const ToleranceInputs& in, size_t begin, 
 }
 
 #if REPRO_CPUREF_X86_DISPATCH
-[[gnu::target("avx2")]] ToleranceReport toleranceChunkAvx2(const ToleranceInputs& in, size_t begin,
-                                                           size_t n) {
+[[gnu::target("avx2")]] ToleranceReport toleranceChunkAvx2(const ToleranceInputs& in, size_t begin, size_t n) {
     return toleranceChunk<simd::Wide>(in, begin, n);
 }
 #endif
@@ -676,8 +657,8 @@ std::vector<float> makeWeight(const ChainSizes& sizes) {
     return v;
 }
 
-void cpuConvT(const Shape& shape, const ChainSizes& sizes, std::span<const float> small,
-              std::span<const float> weight, std::span<float> big, unsigned threads) {
+void cpuConvT(const Shape& shape, const ChainSizes& sizes, std::span<const float> small, std::span<const float> weight,
+              std::span<float> big, unsigned threads) {
     checkSize("conv-T input (small)", small.size(), sizes.smallElems);
     checkSize("conv-T weight", weight.size(), sizes.weightElems);
     checkSize("conv-T output (big)", big.size(), sizes.bigElems);
@@ -690,8 +671,7 @@ void cpuConvT(const Shape& shape, const ChainSizes& sizes, std::span<const float
     convStep(g, pickKernel(), padded.data(), w, resolveThreads(threads), out);
 }
 
-void cpuSlice(const Shape& shape, const ChainSizes& sizes, std::span<const float> big,
-              std::span<float> small) {
+void cpuSlice(const Shape& shape, const ChainSizes& sizes, std::span<const float> big, std::span<float> small) {
     checkSize("slice input (big)", big.size(), sizes.bigElems);
     checkSize("slice output (small)", small.size(), sizes.smallElems);
     const size_t planes = size_t{shape.batch} * shape.channels;
@@ -703,8 +683,7 @@ void cpuSlice(const Shape& shape, const ChainSizes& sizes, std::span<const float
     }
 }
 
-CpuChain cpuChain(const Shape& shape, uint32_t chainLength, unsigned threads,
-                  bool keepIntermediates, bool keepBig) {
+CpuChain cpuChain(const Shape& shape, uint32_t chainLength, unsigned threads, bool keepIntermediates, bool keepBig) {
     const ChainSizes sizes = computeSizes(shape);
     const Geometry g(shape, sizes);
     const std::vector<float> x0 = makeInput(sizes);
@@ -725,8 +704,7 @@ uint64_t convTermCount(const Shape& s) {
         }
         return count;
     };
-    return uint64_t{s.batch} * s.channels * s.channels *
-           axis(s.height, s.kernelH, s.strideH, s.padH, z.bigHeight) *
+    return uint64_t{s.batch} * s.channels * s.channels * axis(s.height, s.kernelH, s.strideH, s.padH, z.bigHeight) *
            axis(s.width, s.kernelW, s.strideW, s.padW, z.bigWidth);
 }
 
@@ -754,8 +732,7 @@ double largestWeightSum(const Shape& shape, const Geometry& g, const std::vector
                         for (uint32_t m = 0; m < cp.taps; ++m) {
                             const uint32_t kh = rp.phase + l * shape.strideH;
                             const uint32_t kw = cp.phase + m * shape.strideW;
-                            sum += absW[((size_t{co} * shape.channels + ci) * shape.kernelH + kh) *
-                                            shape.kernelW + kw];
+                            sum += absW[((size_t{co} * shape.channels + ci) * shape.kernelH + kh) * shape.kernelW + kw];
                         }
                     }
                 }
@@ -770,14 +747,13 @@ double largestWeightSum(const Shape& shape, const Geometry& g, const std::vector
 void setWorstCase(Tolerance& t, uint32_t chainLength, double k, double gamma64) {
     const double S = t.weightSum;
     const double N = chainLength;
-    const double gpu = std::expm1(N * std::log1p(t.gamma));     // (1+g)^N - 1
-    const double ref = std::expm1(N * std::log1p(gamma64));     // (1+g64)^N - 1
-    const double rounding = std::ldexp(1.0, -24) * (1.0 + ref); // reference -> float
+    const double gpu = std::expm1(N * std::log1p(t.gamma));      // (1+g)^N - 1
+    const double ref = std::expm1(N * std::log1p(gamma64));      // (1+g64)^N - 1
+    const double rounding = std::ldexp(1.0, -24) * (1.0 + ref);  // reference -> float
     // (1 + 2^-40): slack for evaluating these few expressions in float64.
     const double slack = 1.0 + std::ldexp(1.0, -40);
     t.relative = (gpu + ref + rounding) * (1.0 + ref) * slack;
-    const double a = (1.0 + t.gamma) * std::ldexp(1.0, -126) * (2.0 * k + 1.0 + S) +
-                     2.0 * k * std::ldexp(1.0, -1074);
+    const double a = (1.0 + t.gamma) * std::ldexp(1.0, -126) * (2.0 * k + 1.0 + S) + 2.0 * k * std::ldexp(1.0, -1074);
     double A = 0;
     for (uint32_t i = 0; i < chainLength; ++i) A = (1.0 + t.gamma) * S * A + a;
     t.absolute = (A + std::ldexp(1.0, -150)) * slack;
@@ -792,9 +768,9 @@ struct ProbableChains {
 // Runs the four chains side by side over chainLength steps: the signal x (L), the magnitude
 // M (|L| on |x0|), the local sum of |terms| T = |L| |x_i|, and the variance scale V
 // ((L o L) V + localScale T^2).
-ProbableChains runProbableChains(const Geometry& g, const std::vector<float>& x0,
-                                 const std::vector<double>& w, const std::vector<double>& absW,
-                                 uint32_t chainLength, unsigned threads, double localScale) {
+ProbableChains runProbableChains(const Geometry& g, const std::vector<float>& x0, const std::vector<double>& w,
+                                 const std::vector<double>& absW, uint32_t chainLength, unsigned threads,
+                                 double localScale) {
     std::vector<double> sqW(w.size());
     for (size_t i = 0; i < w.size(); ++i) sqW[i] = w[i] * w[i];
     const Kernel kernel = pickKernel();
@@ -863,8 +839,8 @@ Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned thread
     Tolerance t;
     t.steps = chainLength;
     const auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
-    t.termsPerOutput = uint64_t{shape.channels} * ceilDiv(shape.kernelH, shape.strideH) *
-                       ceilDiv(shape.kernelW, shape.strideW);
+    t.termsPerOutput =
+        uint64_t{shape.channels} * ceilDiv(shape.kernelH, shape.strideH) * ceilDiv(shape.kernelW, shape.strideW);
     const double k = static_cast<double>(t.termsPerOutput);
     t.unitRoundoff = std::ldexp(1.0, -23);
     const double u = t.unitRoundoff;
@@ -884,16 +860,20 @@ Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned thread
     return t;
 }
 
-ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const float> cpu,
-                                     const Tolerance& tol, unsigned threads) {
+ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const float> cpu, const Tolerance& tol,
+                                     unsigned threads) {
     checkSize("GPU result", gpu.size(), cpu.size());
     checkSize("tolerance magnitude", tol.magnitude.size(), cpu.size());
     checkSize("tolerance deviation", tol.deviation.size(), cpu.size());
     const size_t chunks = (cpu.size() + kVerifyChunk - 1) / kVerifyChunk;
     std::vector<ToleranceReport> parts(chunks);
-    const ToleranceInputs in{.gpu = gpu.data(), .cpu = cpu.data(), .magnitude = tol.magnitude.data(),
-                             .deviation = tol.deviation.data(), .relative = tol.relative,
-                             .absolute = tol.absolute, .coverage = tol.coverage};
+    const ToleranceInputs in{.gpu = gpu.data(),
+                             .cpu = cpu.data(),
+                             .magnitude = tol.magnitude.data(),
+                             .deviation = tol.deviation.data(),
+                             .relative = tol.relative,
+                             .absolute = tol.absolute,
+                             .coverage = tol.coverage};
     auto* kernel = toleranceChunkBaseline;
 #if REPRO_CPUREF_X86_DISPATCH
     const char* force = std::getenv("REPRO_CPU_KERNEL");

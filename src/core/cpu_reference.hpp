@@ -43,12 +43,11 @@ std::vector<float> makeWeight(const ChainSizes& sizes);
 // units handed to std::jthreads. SIMD: AVX2+FMA where the CPU has it (GCC target
 // attribute, chosen at run time), else baseline SSE2; REPRO_CPU_KERNEL=baseline forces the
 // latter. The two paths agree to float64 rounding (FMA), not bit for bit.
-void cpuConvT(const Shape& shape, const ChainSizes& sizes, std::span<const float> small,
-              std::span<const float> weight, std::span<float> big, unsigned threads = 0);
+void cpuConvT(const Shape& shape, const ChainSizes& sizes, std::span<const float> small, std::span<const float> weight,
+              std::span<float> big, unsigned threads = 0);
 
 // slice: small[n, c, h, w] = big[n, c, h + 1, w + 1] for h < H, w < W (an exact copy).
-void cpuSlice(const Shape& shape, const ChainSizes& sizes, std::span<const float> big,
-              std::span<float> small);
+void cpuSlice(const Shape& shape, const ChainSizes& sizes, std::span<const float> big, std::span<float> small);
 
 // ---- The chain ------------------------------------------------------------------------
 
@@ -60,9 +59,9 @@ struct CpuChain {
     // cpuSlice(cpuConvT(small[i])) computed from the float small[i].
     std::vector<std::vector<float>> small;
     std::vector<std::vector<float>> big;
-    unsigned threads = 0;            // worker threads used
-    uint64_t multiplyAdds = 0;       // executed, including zero-margin and tile-tail work
-    std::string_view kernel;         // SIMD path that ran: "avx2+fma" or "baseline"
+    unsigned threads = 0;       // worker threads used
+    uint64_t multiplyAdds = 0;  // executed, including zero-margin and tile-tail work
+    std::string_view kernel;    // SIMD path that ran: "avx2+fma" or "baseline"
 
     const std::vector<float>& output() const { return small.back(); }
 };
@@ -72,8 +71,8 @@ struct CpuChain {
 // keepBig: at full size, N = 20, the bigs are 580 MiB of the 870); without, one small plus
 // two float64 working copies of small (with margins). Throws UsageError from computeSizes
 // for an invalid shape.
-CpuChain cpuChain(const Shape& shape, uint32_t chainLength, unsigned threads = 0,
-                  bool keepIntermediates = true, bool keepBig = true);
+CpuChain cpuChain(const Shape& shape, uint32_t chainLength, unsigned threads = 0, bool keepIntermediates = true,
+                  bool keepBig = true);
 
 // The exact number of multiply-adds one conv-T step needs (terms whose oh, ow and ih, iw
 // are all in range): batch * C * C * (sum over kh of valid rows) * (sum over kw of valid cols).
@@ -137,9 +136,9 @@ struct Tolerance {
     double weightSum = 0;         // S
     double relative = 0;
     double absolute = 0;
-    double coverage = 0;          // lambda
-    std::vector<float> magnitude; // M_N, smallElems floats, rounded up from float64
-    std::vector<float> deviation; // sqrt(V_N) (1 + 2^-29), smallElems floats, rounded up
+    double coverage = 0;           // lambda
+    std::vector<float> magnitude;  // M_N, smallElems floats, rounded up from float64
+    std::vector<float> deviation;  // sqrt(V_N) (1 + 2^-29), smallElems floats, rounded up
 
     double worstCase(size_t j) const { return relative * double(magnitude[j]) + absolute; }
     double probable(size_t j, float cpu) const {
@@ -157,10 +156,10 @@ Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned thread
 // Element-by-element check of a GPU result against the reference.
 struct ToleranceReport {
     uint64_t checked = 0;
-    uint64_t exceeded = 0;     // |gpu - cpu| > allowed, NaN and Inf included
-    uint64_t nonfinite = 0;    // NaN or Inf in gpu
-    size_t worstIndex = 0;     // largest |gpu - cpu| / allowed
-    double worstRatio = 0;     // that ratio (> 1 means out of tolerance; inf for NaN/Inf)
+    uint64_t exceeded = 0;   // |gpu - cpu| > allowed, NaN and Inf included
+    uint64_t nonfinite = 0;  // NaN or Inf in gpu
+    size_t worstIndex = 0;   // largest |gpu - cpu| / allowed
+    double worstRatio = 0;   // that ratio (> 1 means out of tolerance; inf for NaN/Inf)
     double maxAbsDiff = 0;
     double maxAllowed = 0;
     double maxAbsReference = 0;
@@ -178,7 +177,7 @@ struct ToleranceReport {
 // kVerifyChunk chunk per task; the result is exactly the element-by-element loop's
 // (Tolerance::allowed, std::max/std::min, the first index of the worst ratio) for any
 // thread count.
-ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const float> cpu,
-                                     const Tolerance& tol, unsigned threads = 0);
+ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const float> cpu, const Tolerance& tol,
+                                     unsigned threads = 0);
 
 }  // namespace repro

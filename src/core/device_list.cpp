@@ -22,14 +22,13 @@ std::string renderDeviceListJson(const std::string& version, const std::string& 
                         {"usable", d.unusable.empty()},
                         {"unusable_reason", d.unusable.empty() ? json(nullptr) : json(d.unusable)}});
     }
-    const json doc = {{"schema", "repro-device-list"},
-                      {"schema_version", kDeviceListSchemaVersion},
-                      {"repro", {{"version", version}, {"git", gitHash}}},
-                      {"loader",
-                       {{"version", loader.version},
-                        {"driver_libraries", loader.driverLibraries},
-                        {"problems", loader.problems}}},
-                      {"devices", list}};
+    const json doc = {
+        {"schema", "repro-device-list"},
+        {"schema_version", kDeviceListSchemaVersion},
+        {"repro", {{"version", version}, {"git", gitHash}}},
+        {"loader",
+         {{"version", loader.version}, {"driver_libraries", loader.driverLibraries}, {"problems", loader.problems}}},
+        {"devices", list}};
     // Replacement of invalid UTF-8 (a device name is driver text): the document stays JSON.
     return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

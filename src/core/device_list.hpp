@@ -17,15 +17,15 @@ inline constexpr int kDeviceListSchemaVersion = 1;
 
 // One physical device, in the loader's order.
 struct ListedDevice {
-    uint32_t index = 0;                      // its --device INDEX
-    std::string deviceName;                  // VkPhysicalDeviceProperties::deviceName
-    std::string deviceType;                  // "DISCRETE_GPU", "CPU", ...
-    std::string apiVersion;                  // "1.3.230"
-    std::optional<std::string> driverName;   // VkPhysicalDeviceDriverProperties (absent before Vulkan 1.2)
+    uint32_t index = 0;                     // its --device INDEX
+    std::string deviceName;                 // VkPhysicalDeviceProperties::deviceName
+    std::string deviceType;                 // "DISCRETE_GPU", "CPU", ...
+    std::string apiVersion;                 // "1.3.230"
+    std::optional<std::string> driverName;  // VkPhysicalDeviceDriverProperties (absent before Vulkan 1.2)
     std::optional<std::string> driverInfo;
-    std::optional<std::string> driverId;     // "DRIVER_ID_MESA_RADV"
-    std::string driverVersion;               // decoded as the vendor encodes it
-    std::string unusable;                    // why blade's rule refuses it; empty: usable
+    std::optional<std::string> driverId;  // "DRIVER_ID_MESA_RADV"
+    std::string driverVersion;            // decoded as the vendor encodes it
+    std::string unusable;                 // why blade's rule refuses it; empty: usable
 };
 
 // The document: repro's version, the loader, the devices. One JSON object and a newline.

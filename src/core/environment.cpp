@@ -52,14 +52,12 @@ std::string errnoText(int error) { return std::generic_category().message(error)
 bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 class Tree {
-public:
+  public:
     explicit Tree(fs::path root) : root_(std::move(root)) {}
 
     // `path` is absolute as on the real host ("/sys/module/amdgpu"); it is looked up
     // under the root.
-    fs::path real(std::string_view path) const {
-        return root_ / fs::path(std::string(path)).relative_path();
-    }
+    fs::path real(std::string_view path) const { return root_ / fs::path(std::string(path)).relative_path(); }
 
     // Reads at most `limit` bytes of a file. Never throws.
     FileRead read(std::string_view path, size_t limit = size_t{1} << 20) const {
@@ -114,9 +112,8 @@ public:
         fs::directory_iterator it(real(path), ec);
         if (ec) {
             if (error) {
-                *error = ec == std::errc::no_such_file_or_directory
-                             ? fmt::format("not present ({})", path)
-                             : fmt::format("unreadable ({})", ec.message());
+                *error = ec == std::errc::no_such_file_or_directory ? fmt::format("not present ({})", path)
+                                                                    : fmt::format("unreadable ({})", ec.message());
             }
             return names;
         }
@@ -136,7 +133,7 @@ public:
         return target.filename().string();
     }
 
-private:
+  private:
     fs::path root_;
 };
 
@@ -197,8 +194,7 @@ void captureOs(const Tree& tree, Pairs& host, std::vector<std::string>& notes) {
     if (const auto v = osReleaseValue(*release.text, "VERSION_ID")) host.emplace_back("os.version_id", *v);
 }
 
-void captureKernel(const UnameFacts& uname, Pairs& host,
-                   std::vector<std::string>& notes) {
+void captureKernel(const UnameFacts& uname, Pairs& host, std::vector<std::string>& notes) {
     if (!uname.error.empty()) {
         const std::string problem = fmt::format("unreadable (uname: {})", uname.error);
         host.emplace_back("kernel.release", problem);
@@ -221,7 +217,7 @@ void captureCpu(const Tree& tree, Pairs& host, std::vector<std::string>& notes) 
     }
     // x86 "model name"; other architectures name the CPU under other keys.
     static constexpr std::array<std::string_view, 6> kModelKeys{"model name", "Model", "Hardware",
-                                                                "cpu model", "cpu", "uarch"};
+                                                                "cpu model",  "cpu",   "uarch"};
     std::vector<std::pair<std::string, std::string>> fields;
     uint64_t processors = 0;
     size_t pos = 0;
@@ -266,12 +262,11 @@ struct ModuleSpec {
 const std::vector<ModuleSpec>& moduleSpecs() {
     static const std::vector<ModuleSpec> specs{
         {"amdgpu",
-         {"lockup_timeout", "gpu_recovery", "reset_method", "mes", "mes_kiq", "uni_mes",
-          "sched_hw_submission", "sched_jobs", "job_hang_limit", "noretry", "vm_fault_stop",
-          "vm_update_mode", "cwsr_enable", "runpm", "ppfeaturemask", "debug_mask",
-          "timeout_fatal_disable", "timeout_period"}},
-        {"i915", {"enable_hangcheck", "reset", "enable_guc", "guc_log_level", "error_capture",
-                  "force_probe", "mitigations"}},
+         {"lockup_timeout", "gpu_recovery", "reset_method", "mes", "mes_kiq", "uni_mes", "sched_hw_submission",
+          "sched_jobs", "job_hang_limit", "noretry", "vm_fault_stop", "vm_update_mode", "cwsr_enable", "runpm",
+          "ppfeaturemask", "debug_mask", "timeout_fatal_disable", "timeout_period"}},
+        {"i915",
+         {"enable_hangcheck", "reset", "enable_guc", "guc_log_level", "error_capture", "force_probe", "mitigations"}},
         {"xe", {"force_probe", "wedged_mode", "guc_log_level", "guc_firmware_path", "max_vfs"}},
         {"nouveau", {"config", "debug", "noaccel", "runpm", "modeset"}},
         {"nvidia", {}},
@@ -317,8 +312,9 @@ std::optional<uint32_t> parseHex(const std::string& text) {
 }
 
 bool isCardName(const std::string& name) {
-    return name.size() > 4 && startsWith(name, "card") &&
-           std::all_of(name.begin() + 4, name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    return name.size() > 4 && startsWith(name, "card") && std::all_of(name.begin() + 4, name.end(), [](char c) {
+               return std::isdigit(static_cast<unsigned char>(c)) != 0;
+           });
 }
 
 void captureAmdgpuCard(const Tree& tree, const std::string& card, Pairs& out) {
@@ -336,9 +332,7 @@ void captureAmdgpuCard(const Tree& tree, const std::string& card, Pairs& out) {
     }
 }
 
-bool isComputeOrRender(std::string_view engine) {
-    return startsWith(engine, "rcs") || startsWith(engine, "ccs");
-}
+bool isComputeOrRender(std::string_view engine) { return startsWith(engine, "rcs") || startsWith(engine, "ccs"); }
 
 void captureI915Card(const Tree& tree, const std::string& card, Pairs& out) {
     const std::string engines = fmt::format("/sys/class/drm/{}/engine", card);
@@ -373,7 +367,8 @@ void captureXeCard(const Tree& tree, const std::string& card, Pairs& out) {
             }
         }
     }
-    if (!any) out.emplace_back(card + ".engines", fmt::format("not present (no {}/tile*/gt*/engines/rcs or ccs)", device));
+    if (!any)
+        out.emplace_back(card + ".engines", fmt::format("not present (no {}/tile*/gt*/engines/rcs or ccs)", device));
 }
 
 // The card names under /sys/class/drm in card-number order; sets `error` when the
@@ -422,8 +417,7 @@ bool captureCard(const Tree& tree, const std::string& name, EnvironmentReport& e
         return r.text ? fmt::format("unreadable (not hex: '{}')", *r.text) : r.problem;
     };
     env.kernelDriver.emplace_back(name, fmt::format("pci {}, vendor {}, device {}, driver {}", pci,
-                                                    id(vendor, card.vendorId), id(dev, card.deviceId),
-                                                    driverText));
+                                                    id(vendor, card.vendorId), id(dev, card.deviceId), driverText));
     // The PCI revision ID (Linux drivers/pci/pci-sysfs.c, "revision"): the Mesa issue
     // template asks for it beside vendor:device. Only when readable.
     const FileRead revision = tree.read(device + "/revision");
@@ -455,19 +449,18 @@ void captureCards(const Tree& tree, EnvironmentReport& env) {
     if (amdgpuSeen) {
         std::error_code ec;
         fs::directory_iterator probe(tree.real("/sys/kernel/debug/dri"), ec);
-        env.notes.push_back(fmt::format(
-            "amdgpu firmware: the fw_version files are what sysfs shows without root; the full "
-            "table (amdgpu_firmware_info) and ring state are in `/sys/kernel/debug/dri/<minor>/`, "
-            "which is root-only, and were not read ({})",
-            ec ? ec.message() : "readable here, but repro does not read debugfs"));
+        env.notes.push_back(
+            fmt::format("amdgpu firmware: the fw_version files are what sysfs shows without root; the full "
+                        "table (amdgpu_firmware_info) and ring state are in `/sys/kernel/debug/dri/<minor>/`, "
+                        "which is root-only, and were not read ({})",
+                        ec ? ec.message() : "readable here, but repro does not read debugfs"));
     }
 }
 
-constexpr std::array<std::string_view, 11> kVariablePrefixes{"RADV_", "ACO_", "RADEON_", "AMD_",       "MESA_", "INTEL_",
-                                                             "ANV_",  "NVK_", "NAK_",    "VK_LOADER_", "REPRO_"};
-constexpr std::array<std::string_view, 5> kVariableNames{"VK_ICD_FILENAMES", "VK_DRIVER_FILES",
-                                                         "VK_INSTANCE_LAYERS", "VK_LAYER_PATH",
-                                                         "VK_ADD_LAYER_PATH"};
+constexpr std::array<std::string_view, 11> kVariablePrefixes{
+    "RADV_", "ACO_", "RADEON_", "AMD_", "MESA_", "INTEL_", "ANV_", "NVK_", "NAK_", "VK_LOADER_", "REPRO_"};
+constexpr std::array<std::string_view, 5> kVariableNames{"VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_INSTANCE_LAYERS",
+                                                         "VK_LAYER_PATH", "VK_ADD_LAYER_PATH"};
 
 void captureVariables(const std::vector<std::string>& environment, EnvironmentReport& env) {
     for (const auto& entry : environment) {
@@ -475,8 +468,8 @@ void captureVariables(const std::vector<std::string>& environment, EnvironmentRe
         if (eq == std::string::npos || eq == 0) continue;
         std::string name = entry.substr(0, eq);
         if (!isDriverVariable(name)) continue;
-        const bool seen = std::any_of(env.variables.begin(), env.variables.end(),
-                                      [&](const auto& p) { return p.first == name; });
+        const bool seen =
+            std::any_of(env.variables.begin(), env.variables.end(), [&](const auto& p) { return p.first == name; });
         if (!seen) env.variables.emplace_back(std::move(name), entry.substr(eq + 1));
     }
     std::sort(env.variables.begin(), env.variables.end());
@@ -505,9 +498,7 @@ const std::string* lookup(const Pairs& pairs, std::string_view key) {
     return nullptr;
 }
 
-bool isProblem(const std::string& value) {
-    return startsWith(value, "unreadable") || startsWith(value, "not present");
-}
+bool isProblem(const std::string& value) { return startsWith(value, "unreadable") || startsWith(value, "not present"); }
 
 std::optional<long long> parseInteger(const std::string& text) {
     const std::string t = trimmed(text);
@@ -592,11 +583,12 @@ JobWatchdog i915Watchdog(const EnvironmentReport& env, const std::string& card, 
     const auto ms = fact ? parseInteger(fact->second) : std::nullopt;
     if (!ms || *ms < 0) {
         w.seconds = 2.5;
-        w.source = fmt::format("common default, not read: heartbeat_interval_ms 2500; the engine is "
-                               "declared hung when a heartbeat does not complete within an interval "
-                               "or two ({})",
-                               fact ? fmt::format("{} = '{}'", fact->first, fact->second)
-                                    : fmt::format("no heartbeat_interval_ms for {}", card.empty() ? "any card" : card));
+        w.source = fmt::format(
+            "common default, not read: heartbeat_interval_ms 2500; the engine is "
+            "declared hung when a heartbeat does not complete within an interval "
+            "or two ({})",
+            fact ? fmt::format("{} = '{}'", fact->first, fact->second)
+                 : fmt::format("no heartbeat_interval_ms for {}", card.empty() ? "any card" : card));
         return w;
     }
     w.read = true;
@@ -605,9 +597,10 @@ JobWatchdog i915Watchdog(const EnvironmentReport& env, const std::string& card, 
         return w;
     }
     w.seconds = static_cast<double>(*ms) / 1000.0;
-    w.source = fmt::format("read from {} (ms); the engine is declared hung when a heartbeat does "
-                           "not complete within an interval or two",
-                           fact->first);
+    w.source = fmt::format(
+        "read from {} (ms); the engine is declared hung when a heartbeat does "
+        "not complete within an interval or two",
+        fact->first);
     return w;
 }
 
@@ -652,8 +645,8 @@ EnvironmentSources processEnvironmentSources() {
     const char* root = std::getenv("REPRO_TEST_ROOT");
     if (!root || !*root) return sources;
     sources.root = root;
-    sources.seamNote = fmt::format("test seam in force: REPRO_TEST_ROOT={} (/etc, /proc and /sys are read from there)",
-                                   root);
+    sources.seamNote =
+        fmt::format("test seam in force: REPRO_TEST_ROOT={} (/etc, /proc and /sys are read from there)", root);
     const FileRead release = Tree(sources.root).read("/proc/sys/kernel/osrelease");
     if (release.text && !release.text->empty()) sources.uname.release = *release.text;
     return sources;
@@ -684,9 +677,10 @@ std::vector<std::string> hangEvidenceNotes(const std::string& driverName) {
         "kernel log: `sudo dmesg -T` or `journalctl -k -b` (after a reboot, the previous boot: "
         "`journalctl -k -b -1`); attach the lines around the hang";
     if (containsWord(name, "llvmpipe") || containsWord(name, "lavapipe")) {
-        notes.push_back("none from the kernel: lavapipe runs on the CPU, so a 'hang' is the host's "
-                        "wait timing out; a backtrace of the stuck process (`gdb -p <pid> -batch "
-                        "-ex 'thread apply all bt'`) is the evidence");
+        notes.push_back(
+            "none from the kernel: lavapipe runs on the CPU, so a 'hang' is the host's "
+            "wait timing out; a backtrace of the stuck process (`gdb -p <pid> -batch "
+            "-ex 'thread apply all bt'`) is the evidence");
         return notes;
     }
     const bool amd = containsWord(name, "radv") || containsWord(name, "amd") || containsWord(name, "radeon");
@@ -694,33 +688,43 @@ std::vector<std::string> hangEvidenceNotes(const std::string& driverName) {
     const bool nvk = containsWord(name, "nvk") || containsWord(name, "nouveau");
     const bool nvidia = !nvk && containsWord(name, "nvidia");
     if (amd) {
-        notes.push_back(kernelLog + ": amdgpu job timeouts read `[drm:amdgpu_job_timedout [amdgpu]] "
-                                    "*ERROR* ring gfx_0.0.0 timeout` (the repro's queue family 0 is "
-                                    "the gfx ring; compute rings are `comp_1.x.x`), followed by "
-                                    "`GPU reset begin!` and `GPU reset(N) succeeded!` or a failure");
-        notes.push_back("`RADV_DEBUG=hang`: RADV waits after each submit and, on a hang, writes a "
-                        "report (rings, registers, command buffers) to `$HOME/radv_dumps_<pid>_<time>/`; "
-                        "slow, so run the one failing mode");
-        notes.push_back("umr (gitlab.freedesktop.org/tomstdenis/umr), as root while the GPU is hung: "
-                        "`umr -R gfx_0.0.0` dumps the ring and `umr -O halt_waves -wa` the waves");
-        notes.push_back("devcoredump: kernels with CONFIG_DEV_COREDUMP leave the reset's state in "
-                        "`/sys/class/drm/card<N>/device/devcoredump/data` (root) for a few minutes");
+        notes.push_back(kernelLog +
+                        ": amdgpu job timeouts read `[drm:amdgpu_job_timedout [amdgpu]] "
+                        "*ERROR* ring gfx_0.0.0 timeout` (the repro's queue family 0 is "
+                        "the gfx ring; compute rings are `comp_1.x.x`), followed by "
+                        "`GPU reset begin!` and `GPU reset(N) succeeded!` or a failure");
+        notes.push_back(
+            "`RADV_DEBUG=hang`: RADV waits after each submit and, on a hang, writes a "
+            "report (rings, registers, command buffers) to `$HOME/radv_dumps_<pid>_<time>/`; "
+            "slow, so run the one failing mode");
+        notes.push_back(
+            "umr (gitlab.freedesktop.org/tomstdenis/umr), as root while the GPU is hung: "
+            "`umr -R gfx_0.0.0` dumps the ring and `umr -O halt_waves -wa` the waves");
+        notes.push_back(
+            "devcoredump: kernels with CONFIG_DEV_COREDUMP leave the reset's state in "
+            "`/sys/class/drm/card<N>/device/devcoredump/data` (root) for a few minutes");
     } else if (intel) {
-        notes.push_back(kernelLog + ": i915 logs `GPU HANG: ecode ...` and `Resetting rcs0 for ...`; "
-                                    "xe logs `Timedout job` and the engine reset");
-        notes.push_back("i915 error state: `sudo cat /sys/class/drm/card0/error > i915_error.txt` "
-                        "(the card of the device) right after the hang; attach it");
-        notes.push_back("xe: the reset's state is in `/sys/class/drm/card<N>/device/devcoredump/data` "
-                        "(root) for a few minutes after the hang");
+        notes.push_back(kernelLog +
+                        ": i915 logs `GPU HANG: ecode ...` and `Resetting rcs0 for ...`; "
+                        "xe logs `Timedout job` and the engine reset");
+        notes.push_back(
+            "i915 error state: `sudo cat /sys/class/drm/card0/error > i915_error.txt` "
+            "(the card of the device) right after the hang; attach it");
+        notes.push_back(
+            "xe: the reset's state is in `/sys/class/drm/card<N>/device/devcoredump/data` "
+            "(root) for a few minutes after the hang");
     } else if (nvk) {
-        notes.push_back(kernelLog + ": nouveau reports channel errors, faults and timeouts "
-                                    "(`nouveau 0000:...: ... fifo: ...`, `... timeout`)");
+        notes.push_back(kernelLog +
+                        ": nouveau reports channel errors, faults and timeouts "
+                        "(`nouveau 0000:...: ... fifo: ...`, `... timeout`)");
     } else if (nvidia) {
-        notes.push_back(kernelLog + ": the NVIDIA driver logs `NVRM: Xid (PCI:...): <n>, ...`; the "
-                                    "Xid number says what failed (e.g. 13 graphics exception, 31 MMU "
-                                    "fault, 109 context-switch timeout)");
-        notes.push_back("`sudo nvidia-bug-report.sh` gathers the kernel log, driver state and "
-                        "configuration into nvidia-bug-report.log.gz");
+        notes.push_back(kernelLog +
+                        ": the NVIDIA driver logs `NVRM: Xid (PCI:...): <n>, ...`; the "
+                        "Xid number says what failed (e.g. 13 graphics exception, 31 MMU "
+                        "fault, 109 context-switch timeout)");
+        notes.push_back(
+            "`sudo nvidia-bug-report.sh` gathers the kernel log, driver state and "
+            "configuration into nvidia-bug-report.log.gz");
     } else {
         notes.push_back(kernelLog + ": look for the GPU driver's job timeout and reset messages");
     }
@@ -796,7 +800,8 @@ std::string ringName(std::string_view driver, QueueKind kind) {
         if (kind == QueueKind::Compute) return "amdgpu compute ring (comp_X.Y.Z)";
         return "an amdgpu ring";
     }
-    if (driver == "i915" || driver == "xe") return fmt::format("{} {} engine", driver, kind == QueueKind::Gfx ? "render (rcs)" : "compute (ccs)");
+    if (driver == "i915" || driver == "xe")
+        return fmt::format("{} {} engine", driver, kind == QueueKind::Gfx ? "render (rcs)" : "compute (ccs)");
     return std::string(driver);
 }
 

@@ -30,7 +30,7 @@ std::vector<std::string> processEnvironment();
 
 // Where captureEnvironment reads from. The defaults are this host; tests replace them.
 struct EnvironmentSources {
-    std::filesystem::path root = "/";  // prefixed to /etc, /proc, /sys
+    std::filesystem::path root = "/";                             // prefixed to /etc, /proc, /sys
     std::vector<std::string> environment = processEnvironment();  // "NAME=value"
     UnameFacts uname = hostUname();
     std::string seamNote;  // said first in the notes when a test seam is in force
@@ -109,8 +109,7 @@ struct JobWatchdog {
 //    complete within an interval or two); common default 2500 ms (Kconfig.profile).
 // nullopt when the driver has no watchdog this function knows (nvidia, nouveau,
 // lavapipe, no card at all).
-std::optional<JobWatchdog> jobWatchdogSeconds(const EnvironmentReport& env,
-                                              const DeviceReport* device = nullptr);
+std::optional<JobWatchdog> jobWatchdogSeconds(const EnvironmentReport& env, const DeviceReport* device = nullptr);
 
 // The queue repro submits to, as the kernel driver sees it.
 struct QueueWatchdog {

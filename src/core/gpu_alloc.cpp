@@ -14,14 +14,10 @@ constexpr uint64_t kKiB = 1024;
 constexpr uint64_t kMiB = 1024 * kKiB;
 
 // Rust's u64::next_power_of_two for the values used here: 0 gives 1.
-uint64_t nextPowerOfTwo(uint64_t value) {
-    return value <= 1 ? 1 : std::bit_ceil(value);
-}
+uint64_t nextPowerOfTwo(uint64_t value) { return value <= 1 ? 1 : std::bit_ceil(value); }
 
 // Index of a power of two (its trailing zeros).
-uint32_t log2Exact(uint64_t powerOfTwo) {
-    return static_cast<uint32_t>(std::countr_zero(powerOfTwo));
-}
+uint32_t log2Exact(uint64_t powerOfTwo) { return static_cast<uint32_t>(std::countr_zero(powerOfTwo)); }
 
 // Throws std::invalid_argument for a request place() rejects before it looks at its state:
 // size 0, heapSize 0, size > heapSize, memoryType >= 32 or a non-power-of-two alignment
@@ -31,8 +27,8 @@ void checkRequest(uint32_t memoryType, uint64_t heapSize, uint64_t size, uint64_
     if (heapSize == 0) throw std::invalid_argument("gpu-alloc placement: heap size 0");
     if (size > heapSize) {
         // allocator.rs:205-208: the type is skipped; the request fails if no other fits.
-        throw std::invalid_argument("gpu-alloc placement: " + std::to_string(size) +
-                                    " bytes exceed the heap's " + std::to_string(heapSize));
+        throw std::invalid_argument("gpu-alloc placement: " + std::to_string(size) + " bytes exceed the heap's " +
+                                    std::to_string(heapSize));
     }
     if (memoryType >= 32) {
         // VK_MAX_MEMORY_TYPES; gpu-alloc asserts at most 32 types (usage.rs:67-70).
@@ -57,8 +53,7 @@ BuddyLayout buddyLayout(const GpuAllocConfig& config, uint64_t heapSize) {
     const uint64_t initial = nextPowerOfTwo(std::min(config.initialBuddyDedicatedSize, heapSize / 32));
     // buddy.rs:291-298: one size class per power of two from `minimal` below `initial`
     // (saturating: none when initial <= minimal).
-    const uint32_t classes =
-        log2Exact(initial) > log2Exact(minimal) ? log2Exact(initial) - log2Exact(minimal) : 0;
+    const uint32_t classes = log2Exact(initial) > log2Exact(minimal) ? log2Exact(initial) - log2Exact(minimal) : 0;
     return BuddyLayout{.minimal = minimal, .classes = classes};
 }
 
@@ -101,12 +96,10 @@ uint64_t dedicatedThreshold(uint64_t heapSize, const GpuAllocConfig& config) {
 
 GpuAllocPlanner::GpuAllocPlanner(GpuAllocConfig config) : config_(config) {}
 
-const std::vector<Chunk>& GpuAllocPlanner::chunks() const {
-    return chunks_;
-}
+const std::vector<Chunk>& GpuAllocPlanner::chunks() const { return chunks_; }
 
-Placement GpuAllocPlanner::place(uint32_t memoryType, uint64_t heapSize, GpuAllocUsage usage,
-                                 uint64_t size, uint64_t alignment) {
+Placement GpuAllocPlanner::place(uint32_t memoryType, uint64_t heapSize, GpuAllocUsage usage, uint64_t size,
+                                 uint64_t alignment) {
     // Neither class carries TRANSIENT, and DOWNLOAD/UPLOAD only add HOST_ACCESS
     // (allocator.rs:165, 603-611), so the strategy below is the same for both.
     (void)usage;
@@ -137,8 +130,7 @@ Placement GpuAllocPlanner::place(uint32_t memoryType, uint64_t heapSize, GpuAllo
     return placeInBuddy(memoryType, heapSize, size, alignment);
 }
 
-Placement GpuAllocPlanner::placeInBuddy(uint32_t memoryType, uint64_t heapSize, uint64_t size,
-                                        uint64_t alignment) {
+Placement GpuAllocPlanner::placeInBuddy(uint32_t memoryType, uint64_t heapSize, uint64_t size, uint64_t alignment) {
     // Strategy::Buddy. The type's allocator is created on its first buddy request
     // (allocator.rs:344-368).
     std::optional<Buddy>& buddy = buddies_[memoryType];

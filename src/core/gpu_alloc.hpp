@@ -101,8 +101,7 @@ class GpuAllocPlanner {
     // Throws std::invalid_argument for memoryType >= 32, size 0, heapSize 0, size > heapSize (gpu-alloc
     // skips such a type, allocator.rs:205-208), a non-power-of-two alignment, a block that
     // would not fit in 64 bits, or a heapSize that differs from an earlier call's.
-    Placement place(uint32_t memoryType, uint64_t heapSize, GpuAllocUsage usage, uint64_t size,
-                    uint64_t alignment);
+    Placement place(uint32_t memoryType, uint64_t heapSize, GpuAllocUsage usage, uint64_t size, uint64_t alignment);
 
     // Every VkDeviceMemory to allocate, in allocation order (dedicated ones included).
     const std::vector<Chunk>& chunks() const;
@@ -120,8 +119,7 @@ class GpuAllocPlanner {
     };
 
     // place()'s Strategy::Buddy arm for a checked request; `alignment` is at least 1.
-    Placement placeInBuddy(uint32_t memoryType, uint64_t heapSize, uint64_t size,
-                           uint64_t alignment);
+    Placement placeInBuddy(uint32_t memoryType, uint64_t heapSize, uint64_t size, uint64_t alignment);
 
     GpuAllocConfig config_;
     std::vector<Chunk> chunks_;

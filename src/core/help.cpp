@@ -30,16 +30,19 @@ struct ExitRow {
 constexpr ExitRow kExitRows[] = {
     {"0", "ran; no mode was wrong (not reproduced)"},
     {"1", "usage error: a bad option or value; one line on stderr says which and why"},
-    {"2", "reproduced: at least one mode's output is wrong (zero, mismatch, nonfinite, "
-          "unwritten)"},
-    {"3", "GPU hang: the device was lost or a wait timed out (completed results are still "
-          "printed); also: the driver crashed or stalled during the modes' submits, waits or "
-          "readback"},
+    {"2",
+     "reproduced: at least one mode's output is wrong (zero, mismatch, nonfinite, "
+     "unwritten)"},
+    {"3",
+     "GPU hang: the device was lost or a wait timed out (completed results are still "
+     "printed); also: the driver crashed or stalled during the modes' submits, waits or "
+     "readback"},
     {"4", "with --validation: the repro's own Vulkan usage drew validation messages"},
-    {"125", "cannot test here: no Vulkan loader, no usable device, a missing feature, not "
-            "enough device memory, or an inconclusive (underflowed) reference; also: this "
-            "revision cannot be tested: the driver crashed, aborted or stalled before the first "
-            "submit of the modes under test"},
+    {"125",
+     "cannot test here: no Vulkan loader, no usable device, a missing feature, not "
+     "enough device memory, or an inconclusive (underflowed) reference; also: this "
+     "revision cannot be tested: the driver crashed, aborted or stalled before the first "
+     "submit of the modes under test"},
     {"130, 143", "interrupted by SIGINT or SIGTERM (completed results are printed, no verdict)"},
 };
 
@@ -64,11 +67,9 @@ struct Example {
 constexpr Example kExamples[] = {
     {"repro --mode multipass -n 7", "the original report's failing case"},
     {"N=6 repro --mode single", "the hang case; split runs after it as the reference"},
-    {"repro --preset small -n 3 --validation",
-     "quick, and validation-clean on any conformant driver"},
+    {"repro --preset small -n 3 --validation", "quick, and validation-clean on any conformant driver"},
     {"repro --triage -n 7", "tests each hypothesis in child processes and concludes"},
-    {"repro --print-stream --mode single -n 2",
-     "the calls single records, one per line, without running them"},
+    {"repro --print-stream --mode single -n 2", "the calls single records, one per line, without running them"},
     {"git bisect run sh -c 'ninja -C build || exit 125; repro --mode multipass -n 7'",
      "in a Mesa checkout, with VK_DRIVER_FILES exported as the absolute path of the built "
      "driver's ICD file (for RADV, build/src/amd/vulkan/radeon_devenv_icd.x86_64.json)"},
@@ -82,8 +83,7 @@ void trimRight(std::string& line) {
 // Appends `text` wrapped at spaces to lines of at most `width` columns: the first line
 // starts with `first`, the others with `indent` spaces. A word longer than a line gets a
 // line of its own.
-void appendWrapped(std::string& out, std::string first, std::string_view text, size_t indent,
-                   size_t width) {
+void appendWrapped(std::string& out, std::string first, std::string_view text, size_t indent, size_t width) {
     std::string line = std::move(first);
     bool lineHasWord = false;
     for (size_t pos = 0; pos < text.size();) {
@@ -143,8 +143,7 @@ void appendSection(std::string& out, const OptionSection& section, size_t column
 
 void appendExitStatus(std::string& out, size_t width) {
     out += "\n";
-    appendWrapped(out, "", "Exit status (for git bisect run: 0 good, 125 skip, any other up to 127 bad):", 0,
-                  width);
+    appendWrapped(out, "", "Exit status (for git bisect run: 0 good, 125 skip, any other up to 127 bad):", 0, width);
     constexpr size_t column = 12;  // "  130, 143  "
     for (const ExitRow& row : kExitRows) {
         std::string first = "  " + std::string(row.status);
@@ -187,8 +186,7 @@ void appendExamples(std::string& out, size_t width) {
 int helpColumns() {
     int columns = 80;
     winsize size{};
-    if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 &&
-        size.ws_col > 0) {
+    if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
         columns = size.ws_col;
     }
     return std::clamp(columns, kMinHelpColumns, kMaxHelpColumns);
@@ -269,7 +267,9 @@ std::string renderBashCompletion() {
            "    case $prev in\n" +
            cases +
            "    esac\n"
-           "    mapfile -t COMPREPLY < <(compgen -W '" + joined(options, " ") + "' -- \"$cur\")\n"
+           "    mapfile -t COMPREPLY < <(compgen -W '" +
+           joined(options, " ") +
+           "' -- \"$cur\")\n"
            "}\n"
            "complete -F _repro repro\n";
 }
@@ -339,8 +339,8 @@ std::string versionText(const std::optional<std::string>& loaderVersion) {
     std::string out = fmt::format("repro {} (git {})\n", kReproVersion, kReproGitHash);
     if (loaderVersion) out += fmt::format("Vulkan loader: {}\n", *loaderVersion);
     out += fmt::format("built with: {}, C++ {}\n", compilerText(), __cplusplus);
-    out += fmt::format("glibc: {} at run time, built against {}.{}\n", gnu_get_libc_version(), __GLIBC__,
-                       __GLIBC_MINOR__);
+    out +=
+        fmt::format("glibc: {} at run time, built against {}.{}\n", gnu_get_libc_version(), __GLIBC__, __GLIBC_MINOR__);
     return out;
 }
 

@@ -44,8 +44,8 @@ constexpr size_t kLoad = 16;  // one MOVNTDQA xmm
 // the first and after the last 16-byte boundary, 16-byte streaming loads for the rest.
 // copyHead copies up to the first 64-byte boundary and returns where it stopped; copyTail
 // copies from `from` to the end.
-[[gnu::target("sse4.1"), gnu::always_inline]] inline size_t copyHead(unsigned char* dst,
-                                                                     const unsigned char* src, size_t bytes) {
+[[gnu::target("sse4.1"), gnu::always_inline]] inline size_t copyHead(unsigned char* dst, const unsigned char* src,
+                                                                     size_t bytes) {
     const auto address = reinterpret_cast<uintptr_t>(src);
     const size_t head = std::min(bytes, (kLoad - address % kLoad) % kLoad);
     std::memcpy(dst, src, head);
@@ -55,9 +55,8 @@ constexpr size_t kLoad = 16;  // one MOVNTDQA xmm
     }
     return i;
 }
-[[gnu::target("sse4.1"), gnu::always_inline]] inline void copyTail(unsigned char* dst,
-                                                                   const unsigned char* src, size_t from,
-                                                                   size_t bytes) {
+[[gnu::target("sse4.1"), gnu::always_inline]] inline void copyTail(unsigned char* dst, const unsigned char* src,
+                                                                   size_t from, size_t bytes) {
     size_t i = from;
     for (; i + kLoad <= bytes; i += kLoad) store16(dst + i, streamLoad16(src + i));
     std::memcpy(dst + i, src + i, bytes - i);
@@ -93,18 +92,19 @@ constexpr size_t kLoad = 16;  // one MOVNTDQA xmm
 }
 #endif
 
-void memcpyCopy(unsigned char* dst, const unsigned char* src, size_t bytes) {
-    std::memcpy(dst, src, bytes);
-}
+void memcpyCopy(unsigned char* dst, const unsigned char* src, size_t bytes) { std::memcpy(dst, src, bytes); }
 
 using CopyFunction = void (*)(unsigned char*, const unsigned char*, size_t);
 
 bool supported(HostReadKernel kernel) {
 #if REPRO_HOST_READ_X86
     switch (kernel) {
-        case HostReadKernel::StreamLoadAvx2: return __builtin_cpu_supports("avx2");
-        case HostReadKernel::StreamLoadSse41: return __builtin_cpu_supports("sse4.1");
-        default: return true;
+        case HostReadKernel::StreamLoadAvx2:
+            return __builtin_cpu_supports("avx2");
+        case HostReadKernel::StreamLoadSse41:
+            return __builtin_cpu_supports("sse4.1");
+        default:
+            return true;
     }
 #else
     return kernel == HostReadKernel::Memcpy || kernel == HostReadKernel::Auto;
@@ -135,10 +135,14 @@ CopyFunction copyFunction(HostReadKernel kernel) {
 
 std::string_view name(HostReadKernel kernel) {
     switch (kernel) {
-        case HostReadKernel::Auto: return "auto";
-        case HostReadKernel::StreamLoadAvx2: return "stream-load-avx2";
-        case HostReadKernel::StreamLoadSse41: return "stream-load-sse4.1";
-        case HostReadKernel::Memcpy: return "memcpy";
+        case HostReadKernel::Auto:
+            return "auto";
+        case HostReadKernel::StreamLoadAvx2:
+            return "stream-load-avx2";
+        case HostReadKernel::StreamLoadSse41:
+            return "stream-load-sse4.1";
+        case HostReadKernel::Memcpy:
+            return "memcpy";
     }
     return "?";
 }
@@ -159,8 +163,7 @@ unsigned defaultReadThreads() {
     return std::min(availableCpus(), kDefaultReadThreadCap);
 }
 
-HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned threads,
-                            HostReadKernel kernel) {
+HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned threads, HostReadKernel kernel) {
     HostReadInfo info{.kernel = resolveKernel(kernel), .threads = 1};
     if (bytes == 0) return info;
     const CopyFunction copy = copyFunction(info.kernel);
@@ -172,8 +175,8 @@ HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned t
     const size_t blocks = bytes <= lead ? 1 : 2 + (bytes - lead - 1) / kReadBlockBytes;
     auto bound = [&](size_t k) { return k == 0 ? 0 : std::min(bytes, lead + (k - 1) * kReadBlockBytes); };
     if (threads == 0) threads = defaultReadThreads();
-    info.threads = static_cast<unsigned>(std::min<size_t>(
-        {threads, blocks, std::max<size_t>(bytes / kMinReadBytesPerThread, 1), kMaxParallelThreads}));
+    info.threads = static_cast<unsigned>(
+        std::min<size_t>({threads, blocks, std::max<size_t>(bytes / kMinReadBytesPerThread, 1), kMaxParallelThreads}));
     parallelTasks(blocks, info.threads, [&](size_t k) {
         const size_t begin = bound(k);
         copy(out + begin, in + begin, bound(k + 1) - begin);

@@ -50,8 +50,8 @@ std::string_view name(HostReadKernel kernel);
 // What one copy did.
 struct HostReadInfo {
     HostReadKernel kernel = HostReadKernel::Memcpy;  // the kernel that ran (never Auto)
-    unsigned threads = 1;  // threads asked to read, the caller included (fewer run when the
-                           // system refuses a thread: parallel.hpp)
+    unsigned threads = 1;                            // threads asked to read, the caller included (fewer run when the
+                                                     // system refuses a thread: parallel.hpp)
 };
 
 // Whether this CPU can run a stream-load kernel (x86 with SSE4.1; false elsewhere).

@@ -50,9 +50,12 @@ Judge Judge::cpu(const Shape& shape, uint32_t n, bool perStep) {
 
 std::span<const float> Judge::referenceFinal() const {
     switch (kind_) {
-        case Kind::Run: return run_.final();
-        case Kind::Cpu: return cpu_.output();
-        case Kind::None: break;
+        case Kind::Run:
+            return run_.final();
+        case Kind::Cpu:
+            return cpu_.output();
+        case Kind::None:
+            break;
     }
     return {};
 }
@@ -61,8 +64,10 @@ bool Judge::underflowed() const { return hasReference() && isUnderflowed(referen
 
 Classified Judge::classifyFinal(std::span<const float> values, const BufferStats& stats) const {
     switch (kind_) {
-        case Kind::None: return classify(values, stats, std::nullopt, "");
-        case Kind::Run: return classify(values, stats, referenceFinal(), label_);
+        case Kind::None:
+            return classify(values, stats, std::nullopt, "");
+        case Kind::Run:
+            return classify(values, stats, referenceFinal(), label_);
         case Kind::Cpu: {
             const Tolerance& t = tolerances_.back();
             return classifyWithTolerance(stats, toOutcome(compareWithTolerance(values, cpu_.output(), t)));

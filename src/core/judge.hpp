@@ -40,10 +40,10 @@ struct ChainResult {
 
 // One dispatch's output checked against the reference.
 struct DispatchCheck {
-    uint32_t step = 0;        // 1-based
-    bool convT = true;        // conv-T (writes big[step-1]) or slice (writes small[step])
+    uint32_t step = 0;  // 1-based
+    bool convT = true;  // conv-T (writes big[step-1]) or slice (writes small[step])
     BufferStats stats;
-    Classified verdict;       // ok / zero / mismatch / nonfinite / unwritten
+    Classified verdict;  // ok / zero / mismatch / nonfinite / unwritten
     uint32_t dispatchNumber() const { return 2 * step - (convT ? 1 : 0); }
 };
 
@@ -85,9 +85,9 @@ class Judge {
     enum class Kind { None, Run, Cpu };
     Kind kind_ = Kind::None;
     std::string label_ = "none";
-    ChainResult run_;                     // Kind::Run
-    CpuChain cpu_;                        // Kind::Cpu
-    std::vector<Tolerance> tolerances_;   // Kind::Cpu: [k] for small[k], k = 1..N (0 unused)
+    ChainResult run_;                    // Kind::Run
+    CpuChain cpu_;                       // Kind::Cpu
+    std::vector<Tolerance> tolerances_;  // Kind::Cpu: [k] for small[k], k = 1..N (0 unused)
     BufferStats referenceStats_;
 };
 

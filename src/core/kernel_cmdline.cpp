@@ -15,8 +15,9 @@ namespace {
 // drivers/gpu/drm/{amd/amdgpu,radeon,i915,xe,nouveau} and drm itself, which the kernel
 // accepts on its command line as <module>.<parameter>=.
 constexpr std::array<std::string_view, 15> kPrefixes = {
-    "amdgpu.", "radeon.", "i915.", "xe.", "nouveau.", "nvidia", "drm.", "drm_kms_helper.",
-    "iommu", "intel_iommu", "amd_iommu", "video=", "pci=", "modprobe.blacklist=", "nomodeset",
+    "amdgpu.",         "radeon.", "i915.",       "xe.",       "nouveau.", "nvidia", "drm.",
+    "drm_kms_helper.", "iommu",   "intel_iommu", "amd_iommu", "video=",   "pci=",   "modprobe.blacklist=",
+    "nomodeset",
 };
 
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }

@@ -156,7 +156,8 @@ std::optional<KernelRecord> parseLogLine(std::string_view line) {
     if (const size_t k = s.find(" kernel: "); k != std::string_view::npos && k < 80) {
         const std::string_view head = trimmed(s.substr(0, k));
         const size_t hostStart = head.rfind(' ');
-        if (r.wallClock.empty()) r.wallClock = std::string(hostStart == std::string_view::npos ? head : head.substr(0, hostStart));
+        if (r.wallClock.empty())
+            r.wallClock = std::string(hostStart == std::string_view::npos ? head : head.substr(0, hostStart));
         s.remove_prefix(k + 9);
         if (const auto secs = takeBracketSeconds(s)) r.monotonicSeconds = secs;
     }
@@ -212,7 +213,9 @@ std::string openProblem(const std::string& path, int error) {
 
 }  // namespace
 
-std::string localTimeForJournal(std::chrono::system_clock::time_point t) { return localTime(t, "%Y-%m-%d %H:%M:%S", false); }
+std::string localTimeForJournal(std::chrono::system_clock::time_point t) {
+    return localTime(t, "%Y-%m-%d %H:%M:%S", false);
+}
 std::string localTimeIso(std::chrono::system_clock::time_point t) { return localTime(t, "%Y-%m-%dT%H:%M:%S%z", true); }
 
 KernelLogReader::KernelLogReader(std::string path, std::chrono::system_clock::time_point runStart)
@@ -244,8 +247,12 @@ KernelLogReader::~KernelLogReader() {
 }
 
 KernelLogReader::KernelLogReader(KernelLogReader&& o) noexcept
-    : path_(std::move(o.path_)), runStart_(o.runStart_), fd_(std::exchange(o.fd_, -1)),
-      regularFile_(o.regularFile_), offset_(o.offset_), partial_(std::move(o.partial_)),
+    : path_(std::move(o.path_)),
+      runStart_(o.runStart_),
+      fd_(std::exchange(o.fd_, -1)),
+      regularFile_(o.regularFile_),
+      offset_(o.offset_),
+      partial_(std::move(o.partial_)),
       problem_(std::move(o.problem_)) {}
 
 KernelLogReader& KernelLogReader::operator=(KernelLogReader&& o) noexcept {
@@ -263,9 +270,10 @@ KernelLogReader& KernelLogReader::operator=(KernelLogReader&& o) noexcept {
 }
 
 std::string KernelLogReader::afterwardsCommand() const {
-    return fmt::format("`sudo journalctl -k --since '{}'` (or `sudo dmesg --time-format iso | tail -n 200`, the lines "
-                       "from {} on)",
-                       localTimeForJournal(runStart_), localTimeIso(runStart_));
+    return fmt::format(
+        "`sudo journalctl -k --since '{}'` (or `sudo dmesg --time-format iso | tail -n 200`, the lines "
+        "from {} on)",
+        localTimeForJournal(runStart_), localTimeIso(runStart_));
 }
 
 std::string KernelLogReader::unreadableLine() const {
@@ -357,9 +365,7 @@ std::string_view tokenAt(std::string_view s, size_t pos) {
     return s.substr(pos, end - pos);
 }
 
-bool isRingName(std::string_view t) {
-    return !t.empty() && std::all_of(t.begin(), t.end(), isRingChar);
-}
+bool isRingName(std::string_view t) { return !t.empty() && std::all_of(t.begin(), t.end(), isRingChar); }
 
 // The ring of "<lead><ring><tail>" in `text`, e.g. lead "Starting ", tail " ring reset".
 std::optional<std::string> ringBetween(std::string_view text, std::string_view lead, std::string_view tail) {
@@ -443,7 +449,8 @@ std::optional<GpuEvent> classifyNvidia(std::string_view t, GpuEvent e) {
     e.kind = GpuEventKind::NvidiaXid;
     e.xid = static_cast<int>(*xid);
     if (const size_t p = t.find("pid=", close); p != std::string_view::npos) e.pid = numberAt(t, p + 4);
-    if (const size_t n = t.find("name=", close); n != std::string_view::npos) e.process = std::string(tokenAt(t, n + 5));
+    if (const size_t n = t.find("name=", close); n != std::string_view::npos)
+        e.process = std::string(tokenAt(t, n + 5));
     return e;
 }
 
@@ -542,28 +549,50 @@ std::optional<GpuEvent> classifyIntel(std::string_view t, GpuEvent e) {
 
 std::string_view name(GpuEventKind kind) {
     switch (kind) {
-        case GpuEventKind::RingTimeout: return "ring timeout";
-        case GpuEventKind::SoftRecovered: return "soft recovered";
-        case GpuEventKind::RingResetStarted: return "ring reset started";
-        case GpuEventKind::RingResetSucceeded: return "ring reset succeeded";
-        case GpuEventKind::RingResetFailed: return "ring reset failed";
-        case GpuEventKind::GpuResetBegin: return "GPU reset begin";
-        case GpuEventKind::GpuResetSucceeded: return "GPU reset succeeded";
-        case GpuEventKind::GpuResetFailed: return "GPU reset failed";
-        case GpuEventKind::DeviceWedged: return "device wedged";
-        case GpuEventKind::PageFault: return "page fault";
-        case GpuEventKind::VmFaultStatus: return "VM fault status";
-        case GpuEventKind::FenceFallback: return "fence fallback timer";
-        case GpuEventKind::Devcoredump: return "devcoredump";
-        case GpuEventKind::ProcessInfo: return "process";
-        case GpuEventKind::GuiltyContext: return "guilty context";
-        case GpuEventKind::I915Hang: return "i915 GPU hang";
-        case GpuEventKind::I915EngineReset: return "i915 engine reset";
-        case GpuEventKind::I915ContextReset: return "i915 context reset";
-        case GpuEventKind::XeJobTimeout: return "xe job timeout";
-        case GpuEventKind::XeEngineReset: return "xe engine reset";
-        case GpuEventKind::NvidiaXid: return "Xid";
-        case GpuEventKind::NouveauError: return "nouveau error";
+        case GpuEventKind::RingTimeout:
+            return "ring timeout";
+        case GpuEventKind::SoftRecovered:
+            return "soft recovered";
+        case GpuEventKind::RingResetStarted:
+            return "ring reset started";
+        case GpuEventKind::RingResetSucceeded:
+            return "ring reset succeeded";
+        case GpuEventKind::RingResetFailed:
+            return "ring reset failed";
+        case GpuEventKind::GpuResetBegin:
+            return "GPU reset begin";
+        case GpuEventKind::GpuResetSucceeded:
+            return "GPU reset succeeded";
+        case GpuEventKind::GpuResetFailed:
+            return "GPU reset failed";
+        case GpuEventKind::DeviceWedged:
+            return "device wedged";
+        case GpuEventKind::PageFault:
+            return "page fault";
+        case GpuEventKind::VmFaultStatus:
+            return "VM fault status";
+        case GpuEventKind::FenceFallback:
+            return "fence fallback timer";
+        case GpuEventKind::Devcoredump:
+            return "devcoredump";
+        case GpuEventKind::ProcessInfo:
+            return "process";
+        case GpuEventKind::GuiltyContext:
+            return "guilty context";
+        case GpuEventKind::I915Hang:
+            return "i915 GPU hang";
+        case GpuEventKind::I915EngineReset:
+            return "i915 engine reset";
+        case GpuEventKind::I915ContextReset:
+            return "i915 context reset";
+        case GpuEventKind::XeJobTimeout:
+            return "xe job timeout";
+        case GpuEventKind::XeEngineReset:
+            return "xe engine reset";
+        case GpuEventKind::NvidiaXid:
+            return "Xid";
+        case GpuEventKind::NouveauError:
+            return "nouveau error";
     }
     return "?";
 }
@@ -578,7 +607,8 @@ std::optional<GpuEvent> classifyGpuRecord(const KernelRecord& record) {
     if (contains(t, "timeout, but ")) return std::nullopt;
     if (auto reset = classifyReset(t, e)) return reset;
     if (auto intel = classifyIntel(t, e)) return intel;
-    if (contains(t, "nouveau") && (contains(t, "SCHED_ERROR") || contains(t, ": killed") || contains(t, "CTXSW_TIMEOUT"))) {
+    if (contains(t, "nouveau") &&
+        (contains(t, "SCHED_ERROR") || contains(t, ": killed") || contains(t, "CTXSW_TIMEOUT"))) {
         e.kind = GpuEventKind::NouveauError;
         return e;
     }
@@ -631,10 +661,14 @@ bool isKillEvent(const GpuEvent& e) {
         case GpuEventKind::I915EngineReset:
         case GpuEventKind::I915ContextReset:
         case GpuEventKind::XeJobTimeout:
-        case GpuEventKind::XeEngineReset: return true;
-        case GpuEventKind::NvidiaXid: return e.xid == 8 || e.xid == 109;
-        case GpuEventKind::NouveauError: return contains(e.text, ": killed");
-        default: return false;
+        case GpuEventKind::XeEngineReset:
+            return true;
+        case GpuEventKind::NvidiaXid:
+            return e.xid == 8 || e.xid == 109;
+        case GpuEventKind::NouveauError:
+            return contains(e.text, ": killed");
+        default:
+            return false;
     }
 }
 

@@ -21,10 +21,10 @@ namespace repro {
 // One kernel log record: when, as far as the format says, and what.
 struct KernelRecord {
     std::optional<double> monotonicSeconds;  // since boot: /dev/kmsg's usec, dmesg's "[ 12.34]"
-    std::string wallClock;       // as printed by `dmesg -T`, `--time-format iso` or journalctl
-    std::optional<uint64_t> sequence;  // /dev/kmsg's sequence number
-    std::optional<int> level;    // syslog level 0 (emerg) .. 7 (debug), /dev/kmsg only
-    std::string text;            // the message, without the prefix
+    std::string wallClock;                   // as printed by `dmesg -T`, `--time-format iso` or journalctl
+    std::optional<uint64_t> sequence;        // /dev/kmsg's sequence number
+    std::optional<int> level;                // syslog level 0 (emerg) .. 7 (debug), /dev/kmsg only
+    std::string text;                        // the message, without the prefix
 };
 
 // One /dev/kmsg record (Documentation/ABI/testing/dev-kmsg): "PRI,SEQ,USEC,FLAGS[,...];
@@ -97,8 +97,8 @@ class KernelLogReader {
     std::chrono::system_clock::time_point runStart_;
     int fd_ = -1;
     bool regularFile_ = false;
-    uint64_t offset_ = 0;    // regular file: bytes consumed
-    std::string partial_;    // regular file: an incomplete last line
+    uint64_t offset_ = 0;  // regular file: bytes consumed
+    std::string partial_;  // regular file: an incomplete last line
     std::string problem_;
 };
 
@@ -145,7 +145,7 @@ struct GpuEvent {
     std::optional<int64_t> pid;  // the process the kernel names for it, when it does
     std::string process;         // and its name
     std::optional<double> monotonicSeconds;
-    std::string text;            // the record's message
+    std::string text;  // the record's message
 };
 
 // The event a record is, or nullopt when it is none of the above (e.g. "ring gfx_0.0.0

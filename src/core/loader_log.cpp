@@ -41,8 +41,8 @@ std::vector<std::string> entriesOf(std::string_view value) {
     size_t start = 0;
     while (start <= value.size()) {
         const size_t colon = value.find(':', start);
-        const std::string_view entry = value.substr(start, colon == std::string_view::npos ? std::string_view::npos
-                                                                                          : colon - start);
+        const std::string_view entry =
+            value.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
         if (!entry.empty()) out.emplace_back(entry);
         if (colon == std::string_view::npos) break;
         start = colon + 1;
@@ -126,15 +126,17 @@ std::optional<std::string> driverVariableProblem(const char* driverFiles, const 
     const char* value = driverFiles ? driverFiles : icdFilenames;
     if (!value) return std::nullopt;
     if (entriesOf(value).empty()) {
-        return fmt::format("{} is set but empty: the loader loads no driver (unset it to use the installed drivers, "
-                           "or name a driver manifest)",
-                           variable);
+        return fmt::format(
+            "{} is set but empty: the loader loads no driver (unset it to use the installed drivers, "
+            "or name a driver manifest)",
+            variable);
     }
     const std::vector<std::string> missing = missingDriverFiles(value);
     if (missing.empty()) return std::nullopt;
-    return fmt::format("{} names {}, which does not exist: the loader would load no driver from it (check the "
-                       "path; for a Mesa build tree, the absolute path of its *_devenv_icd.*.json)",
-                       variable, quote(missing.front()));
+    return fmt::format(
+        "{} names {}, which does not exist: the loader would load no driver from it (check the "
+        "path; for a Mesa build tree, the absolute path of its *_devenv_icd.*.json)",
+        variable, quote(missing.front()));
 }
 
 bool libraryMatches(std::string_view expected, std::string_view library) {

@@ -4,6 +4,8 @@
 
 #include "core/shape.hpp"
 
+// Tables of designated initializers, laid out by hand, not by clang-format.
+// clang-format off
 namespace repro {
 namespace {
 
@@ -299,3 +301,4 @@ std::string optionLabel(const OptionSpec& spec) {
 }
 
 }  // namespace repro
+// clang-format on

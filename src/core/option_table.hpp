@@ -16,8 +16,7 @@ namespace repro {
 struct RawArgs {
     // Chain and shape
     std::optional<std::string> mode, chain, preset;
-    std::optional<std::string> batch, channels, height, width, kernelH, kernelW, strideH, strideW,
-        padH, padW;
+    std::optional<std::string> batch, channels, height, width, kernelH, kernelW, strideH, strideW, padH, padW;
     // Device
     std::optional<std::string> device, queue, expectDriver;
     bool listDevices = false, validation = false;
@@ -26,15 +25,13 @@ struct RawArgs {
     bool checkSteps = false, poison = false, printStream = false, invert = false;
     // Report
     std::optional<std::string> format, output;
-    bool timings = false, timestamps = false, breadcrumbs = false, labels = false, verbose = false,
-         quiet = false;
+    bool timings = false, timestamps = false, breadcrumbs = false, labels = false, verbose = false, quiet = false;
     // Experiments
-    std::optional<std::string> barrier, submitEvery, splitMib, splitMs, memory, dispatchRepeat,
-        profile, spirv;
+    std::optional<std::string> barrier, submitEvery, splitMib, splitMs, memory, dispatchRepeat, profile, spirv;
     bool hostWait = false, noHostWait = false;
     // Multi-run
-    bool matrix = false, triage = false, watchdogProbe = false, driverEnvSweep = false,
-         allDrivers = false, keepLogs = false;
+    bool matrix = false, triage = false, watchdogProbe = false, driverEnvSweep = false, allDrivers = false,
+         keepLogs = false;
     // General
     bool help = false, version = false, bashCompletion = false;
 };
@@ -49,11 +46,11 @@ enum class ValueCompletion {
 
 // One option. Exactly one of `value` (an option that takes a value) and `flag` is set.
 struct OptionSpec {
-    std::string_view longName;     // "--chain"
-    char shortName = 0;            // 'n' for -n; 0: none
-    std::string_view placeholder;  // the value's name in help ("N", "FILE"); empty for a flag
-    std::string_view help;         // what it does, one or two sentences, ASCII
-    std::string_view defaultText;  // the default in words; empty: none shown
+    std::string_view longName;              // "--chain"
+    char shortName = 0;                     // 'n' for -n; 0: none
+    std::string_view placeholder;           // the value's name in help ("N", "FILE"); empty for a flag
+    std::string_view help;                  // what it does, one or two sentences, ASCII
+    std::string_view defaultText;           // the default in words; empty: none shown
     std::vector<std::string_view> choices;  // the words the value may be (help names each)
     // false: a value outside `choices` is also allowed (--queue takes an index too).
     bool onlyChoices = true;

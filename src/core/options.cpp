@@ -26,8 +26,7 @@ namespace {
 uint32_t checkCount(int64_t value, std::string_view text, std::string_view label, int64_t minimum) {
     if (value < minimum) fail(fmt::format("{}: must be at least {} (got {})", label, minimum, text));
     if (value > std::numeric_limits<uint32_t>::max()) {
-        fail(fmt::format("{}: {} is too large (at most {})", label, text,
-                         std::numeric_limits<uint32_t>::max()));
+        fail(fmt::format("{}: {} is too large (at most {})", label, text, std::numeric_limits<uint32_t>::max()));
     }
     return static_cast<uint32_t>(value);
 }
@@ -223,11 +222,11 @@ void readChainAndShape(const RawArgs& raw, std::optional<std::string_view> envCh
         uint32_t Shape::*field;
         std::string_view label;
     } fields[] = {
-        {&RawArgs::batch, &Shape::batch, "--batch"},         {&RawArgs::channels, &Shape::channels, "--channels"},
-        {&RawArgs::height, &Shape::height, "--height"},      {&RawArgs::width, &Shape::width, "--width"},
-        {&RawArgs::kernelH, &Shape::kernelH, "--kernel-h"},  {&RawArgs::kernelW, &Shape::kernelW, "--kernel-w"},
-        {&RawArgs::strideH, &Shape::strideH, "--stride-h"},  {&RawArgs::strideW, &Shape::strideW, "--stride-w"},
-        {&RawArgs::padH, &Shape::padH, "--pad-h"},           {&RawArgs::padW, &Shape::padW, "--pad-w"},
+        {&RawArgs::batch, &Shape::batch, "--batch"},        {&RawArgs::channels, &Shape::channels, "--channels"},
+        {&RawArgs::height, &Shape::height, "--height"},     {&RawArgs::width, &Shape::width, "--width"},
+        {&RawArgs::kernelH, &Shape::kernelH, "--kernel-h"}, {&RawArgs::kernelW, &Shape::kernelW, "--kernel-w"},
+        {&RawArgs::strideH, &Shape::strideH, "--stride-h"}, {&RawArgs::strideW, &Shape::strideW, "--stride-w"},
+        {&RawArgs::padH, &Shape::padH, "--pad-h"},          {&RawArgs::padW, &Shape::padW, "--pad-w"},
     };
     for (const auto& f : fields) {
         const std::optional<std::string>& text = raw.*(f.text);
@@ -247,9 +246,10 @@ void readDevice(const RawArgs& raw, Options& o) {
 double readTimeout(std::string_view text) {
     const double seconds = readNumber(text, "--timeout", "seconds");
     if (!(seconds >= 1.0)) {
-        fail(fmt::format("--timeout: must be at least 1 second (got {}): a shorter wait calls a submit "
-                         "that is still running a GPU hang",
-                         text));
+        fail(
+            fmt::format("--timeout: must be at least 1 second (got {}): a shorter wait calls a submit "
+                        "that is still running a GPU hang",
+                        text));
     }
     if (seconds > 1e9) fail(fmt::format("--timeout: must be at most 1e9 seconds (got {})", text));
     return seconds;
@@ -269,13 +269,14 @@ void readRun(const RawArgs& raw, Options& o) {
     if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
     if (raw.dropDispatch) {
         const auto value = parseDecimal(*raw.dropDispatch);
-        if (!value) fail(fmt::format("--drop-dispatch: {} is not a whole number (decimal digits only)",
-                                     quote(*raw.dropDispatch)));
+        if (!value)
+            fail(fmt::format("--drop-dispatch: {} is not a whole number (decimal digits only)",
+                             quote(*raw.dropDispatch)));
         // Every chain of a sweep must contain the dispatch.
         const int64_t dispatches = 2 * int64_t{o.sweep ? o.sweep->first : o.chainLength};
         if (*value < 1 || *value > dispatches) {
-            fail(fmt::format("--drop-dispatch: {} is outside 1..{} (2 dispatches per step)",
-                             *raw.dropDispatch, dispatches));
+            fail(fmt::format("--drop-dispatch: {} is outside 1..{} (2 dispatches per step)", *raw.dropDispatch,
+                             dispatches));
         }
         o.dropDispatch = static_cast<uint32_t>(*value);
     }
@@ -329,11 +330,16 @@ struct Given {
 
 // The options --matrix, --triage and --watchdog-probe choose for each of their runs.
 std::vector<Given> variantOptions(const RawArgs& raw) {
-    return {{raw.mode.has_value(), "--mode"},         {raw.barrier.has_value(), "--barrier"},
-            {raw.submitEvery.has_value(), "--submit-every"}, {raw.splitMib.has_value(), "--split-mib"},
-            {raw.splitMs.has_value(), "--split-ms"},   {raw.hostWait, "--host-wait"},
-            {raw.noHostWait, "--no-host-wait"},        {raw.memory.has_value(), "--memory"},
-            {raw.dispatchRepeat.has_value(), "--dispatch-repeat"}, {raw.profile.has_value(), "--profile"}};
+    return {{raw.mode.has_value(), "--mode"},
+            {raw.barrier.has_value(), "--barrier"},
+            {raw.submitEvery.has_value(), "--submit-every"},
+            {raw.splitMib.has_value(), "--split-mib"},
+            {raw.splitMs.has_value(), "--split-ms"},
+            {raw.hostWait, "--host-wait"},
+            {raw.noHostWait, "--no-host-wait"},
+            {raw.memory.has_value(), "--memory"},
+            {raw.dispatchRepeat.has_value(), "--dispatch-repeat"},
+            {raw.profile.has_value(), "--profile"}};
 }
 
 // --matrix, --triage, --watchdog-probe: they choose the variant options themselves.
@@ -350,8 +356,10 @@ void checkChoosesVariants(const RawArgs& raw, std::string_view what) {
 
 // The runs made of child processes: at most one, and what none of them goes with.
 void checkMultiRunRules(const RawArgs& raw, const Options& o) {
-    const Given runs[] = {{o.matrix, "--matrix"}, {o.triage, "--triage"},
-                          {o.watchdogProbe, "--watchdog-probe"}, {o.driverEnvSweep, "--driver-env-sweep"}};
+    const Given runs[] = {{o.matrix, "--matrix"},
+                          {o.triage, "--triage"},
+                          {o.watchdogProbe, "--watchdog-probe"},
+                          {o.driverEnvSweep, "--driver-env-sweep"}};
     for (size_t i = 0; i < std::size(runs); ++i) {
         for (size_t j = i + 1; j < std::size(runs); ++j) {
             if (runs[i].given && runs[j].given) fail(fmt::format("{} and {}: choose one", runs[i].name, runs[j].name));
@@ -365,9 +373,10 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
     if (o.printStream) fail(fmt::format("--print-stream: not with {}", what));
     if (o.dumpDir && !o.watchdogProbe) fail(fmt::format("{}: not with --dump-dir", what));
     if ((o.matrix || o.driverEnvSweep) && (o.format == Format::Json || o.output)) {
-        fail(fmt::format("{}: prints a table (text, or --format markdown); --format json and --output "
-                         "are for single runs and --triage",
-                         what));
+        fail(
+            fmt::format("{}: prints a table (text, or --format markdown); --format json and --output "
+                        "are for single runs and --triage",
+                        what));
     }
     if (!o.driverEnvSweep) checkChoosesVariants(raw, what);
 }
@@ -376,18 +385,21 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
 void checkRecordingRules(const RawArgs& raw, const Options& o) {
     if (raw.hostWait && raw.noHostWait) fail("--host-wait and --no-host-wait: choose one");
     if (!o.submit.hostWait && !o.submit.cuts()) {
-        fail("--no-host-wait: there is only one submit to wait for; add --submit-every K, "
-             "--split-mib MIB or --split-ms MS");
+        fail(
+            "--no-host-wait: there is only one submit to wait for; add --submit-every K, "
+            "--split-mib MIB or --split-ms MS");
     }
     const bool onlySplit = o.modes.size() == 1 && o.modes[0] == Mode::Split;
     if (!onlySplit) return;
     if (o.barrier != BarrierKind::Blade || o.submit.cuts() || o.dispatchRepeat > 1) {
-        fail("--barrier, --submit-every, --split-mib, --split-ms and --dispatch-repeat change "
-             "multipass and single; --mode split is the reference and keeps blade's stream");
+        fail(
+            "--barrier, --submit-every, --split-mib, --split-ms and --dispatch-repeat change "
+            "multipass and single; --mode split is the reference and keeps blade's stream");
     }
     if (o.dropDispatch) {
-        fail("--drop-dispatch: leaves a dispatch out of multipass and single; --mode split is the "
-             "reference and runs every dispatch");
+        fail(
+            "--drop-dispatch: leaves a dispatch out of multipass and single; --mode split is the "
+            "reference and runs every dispatch");
     }
 }
 
@@ -432,28 +444,38 @@ ParseOutcome usageError(std::string line) {
 
 std::string_view name(Mode m) {
     switch (m) {
-        case Mode::Split: return "split";
-        case Mode::Multipass: return "multipass";
-        case Mode::Single: return "single";
+        case Mode::Split:
+            return "split";
+        case Mode::Multipass:
+            return "multipass";
+        case Mode::Single:
+            return "single";
     }
     return "?";
 }
 
 std::string_view name(Format f) {
     switch (f) {
-        case Format::Text: return "text";
-        case Format::Markdown: return "markdown";
-        case Format::Json: return "json";
+        case Format::Text:
+            return "text";
+        case Format::Markdown:
+            return "markdown";
+        case Format::Json:
+            return "json";
     }
     return "?";
 }
 
 std::string_view name(ReferenceKind k) {
     switch (k) {
-        case ReferenceKind::Auto: return "auto";
-        case ReferenceKind::Split: return "split";
-        case ReferenceKind::Cpu: return "cpu";
-        case ReferenceKind::None: return "none";
+        case ReferenceKind::Auto:
+            return "auto";
+        case ReferenceKind::Split:
+            return "split";
+        case ReferenceKind::Cpu:
+            return "cpu";
+        case ReferenceKind::None:
+            return "none";
     }
     return "?";
 }
@@ -467,8 +489,8 @@ std::optional<std::vector<Mode>> parseModes(std::string_view text) {
     return std::nullopt;
 }
 
-ParseOutcome parseCommandLine(int argc, const char* const* argv,
-                              std::optional<std::string_view> envChain, std::optional<int> helpWidth) {
+ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<std::string_view> envChain,
+                              std::optional<int> helpWidth) {
     std::vector<std::string> args;
     for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
     try {

@@ -51,7 +51,7 @@ struct QueueChoice {
 
 struct Options {
     std::vector<Mode> modes{Mode::Split, Mode::Multipass, Mode::Single};  // in this order
-    uint32_t chainLength = 6;                                         // N, steps
+    uint32_t chainLength = 6;                                             // N, steps
     std::string preset = "spectrostream";
     Shape shape{};
     std::optional<std::string> device;  // index or case-insensitive name substring
@@ -67,30 +67,30 @@ struct Options {
     // little-endian float32, smallElems values (for scripts and the end-to-end tests).
     std::optional<std::string> dumpDir;
     ReferenceKind reference = ReferenceKind::Auto;
-    bool checkSteps = false;   // read back every intermediate buffer, find the first bad dispatch
-    bool poison = false;       // fill written buffers with kPoisonPattern instead of zeros
-    uint32_t repeat = 1;       // runs per mode
+    bool checkSteps = false;  // read back every intermediate buffer, find the first bad dispatch
+    bool poison = false;      // fill written buffers with kPoisonPattern instead of zeros
+    uint32_t repeat = 1;      // runs per mode
     // --sweep A..B: every chain length in [first, second]; overrides -n.
     std::optional<std::pair<uint32_t, uint32_t>> sweep;
     Format format = Format::Text;
-    std::optional<std::string> output;  // --output FILE: the JSON report, text stays on stdout
-    bool timings = false;      // host phase timings in the text report (always in JSON)
-    bool timestamps = false;   // GPU timestamp queries around every dispatch (adds commands)
-    bool breadcrumbs = false;  // a marker after every dispatch (VK_AMD_buffer_marker)
-    bool labels = false;       // debug-utils object names and command labels
+    std::optional<std::string> output;     // --output FILE: the JSON report, text stays on stdout
+    bool timings = false;                  // host phase timings in the text report (always in JSON)
+    bool timestamps = false;               // GPU timestamp queries around every dispatch (adds commands)
+    bool breadcrumbs = false;              // a marker after every dispatch (VK_AMD_buffer_marker)
+    bool labels = false;                   // debug-utils object names and command labels
     std::vector<std::string> commandLine;  // argv as given, for the report
 
     // Workaround and hypothesis experiments (core/variant.hpp). They change how multipass
     // and single are recorded; split stays blade's 2N waited submits, the reference.
-    BarrierKind barrier = BarrierKind::Blade;      // --barrier
-    SubmitStructure submit;                        // --submit-every, --split-mib, --[no-]host-wait
+    BarrierKind barrier = BarrierKind::Blade;   // --barrier
+    SubmitStructure submit;                     // --submit-every, --split-mib, --[no-]host-wait
     BufferMemory memory = BufferMemory::Blade;  // --memory (split too: buffers are shared)
-    uint32_t dispatchRepeat = 1;                   // --dispatch-repeat: each conv-T recorded R times
-    Profile profile = Profile::Default;            // --profile (split too)
-    std::optional<std::string> spirvDir;           // --spirv DIR: conv_t.spv and slice.spv
-    bool matrix = false;                           // --matrix: the variant set, as child processes
-    bool driverEnvSweep = false;                   // --driver-env-sweep: the driver settings, as children
-    bool allDrivers = false;                       // --all-drivers: every driver's settings
+    uint32_t dispatchRepeat = 1;                // --dispatch-repeat: each conv-T recorded R times
+    Profile profile = Profile::Default;         // --profile (split too)
+    std::optional<std::string> spirvDir;        // --spirv DIR: conv_t.spv and slice.spv
+    bool matrix = false;                        // --matrix: the variant set, as child processes
+    bool driverEnvSweep = false;                // --driver-env-sweep: the driver settings, as children
+    bool allDrivers = false;                    // --all-drivers: every driver's settings
 
     // --print-stream: print the exact command stream of each selected mode, one call per
     // line, and exit 0 without creating a device's work (never with --matrix, --triage,
@@ -105,7 +105,7 @@ struct Options {
     // processes. Chooses the modes and experiment flags itself; never with --matrix,
     // --triage, --sweep, --driver-env-sweep, --list-devices or --print-stream.
     bool watchdogProbe = false;
-    QueueChoice queue;                              // --queue gfx|compute|INDEX
+    QueueChoice queue;  // --queue gfx|compute|INDEX
     // --expect-driver NAME (non-empty): cannot test (125) unless the chosen device's driver
     // matches NAME, a case-insensitive substring of its driverName or of its VkDriverId name.
     std::optional<std::string> expectDriver;
@@ -125,8 +125,8 @@ struct Options {
 struct ParseOutcome {
     std::optional<Options> options;
     int exitStatus = 0;
-    std::string out;  // for stdout
-    std::string err;  // for stderr, one line
+    std::string out;       // for stdout
+    std::string err;       // for stderr, one line
     bool version = false;  // --version: `out` is versionText() without the loader's line (main adds it)
 };
 
@@ -141,8 +141,7 @@ struct ParseOutcome {
 // other values. Otherwise every value is checked (integers are plain decimal, numbers
 // plain decimal without inf or nan), then the rules between options; the first problem
 // is status 1 with one line on err, user text in it quoted (text.hpp quote()).
-ParseOutcome parseCommandLine(int argc, const char* const* argv,
-                              std::optional<std::string_view> envChain,
+ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<std::string_view> envChain,
                               std::optional<int> helpWidth = std::nullopt);
 
 // "split", "multipass", "single" or "all" to the modes it runs; nullopt if unknown.

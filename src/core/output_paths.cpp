@@ -49,7 +49,8 @@ std::string childLogRoot() {
 
 std::optional<std::string> outputPathProblem(const Options& o) {
     if (o.output) {
-        if (auto why = fileWriteProblem(*o.output)) return fmt::format("-o/--output: cannot write {} ({})", quote(*o.output), *why);
+        if (auto why = fileWriteProblem(*o.output))
+            return fmt::format("-o/--output: cannot write {} ({})", quote(*o.output), *why);
     }
     if (o.dumpDir) {
         if (auto why = directoryWriteProblem(*o.dumpDir)) {

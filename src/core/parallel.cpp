@@ -28,10 +28,10 @@ namespace {
 thread_local bool insideParallelTasks = false;
 
 class WorkerPool {
-public:
+  public:
     void run(size_t tasks, unsigned threads, TaskFunction fn, void* context);
 
-private:
+  private:
     void grow(unsigned helpers);
     void workerLoop(const std::stop_token& stop, unsigned index);
     void drain();
@@ -40,7 +40,7 @@ private:
     std::mutex mutex_;      // guards the job below and the counts
     std::condition_variable_any wake_;
     std::condition_variable done_;
-    uint64_t generation_ = 0;  // bumped for every job
+    uint64_t generation_ = 0;    // bumped for every job
     unsigned participants_ = 0;  // workers 0 .. participants_-1 take part in the job
     unsigned running_ = 0;       // of those, the ones not yet done
     TaskFunction fn_ = nullptr;
@@ -111,8 +111,7 @@ void WorkerPool::drain() {
 void WorkerPool::run(size_t tasks, unsigned threads, TaskFunction fn, void* context) {
     std::lock_guard call(callMutex_);
     grow(threads - 1);
-    const auto helpers = static_cast<unsigned>(
-        std::min<size_t>({size_t{threads} - 1, workers_.size(), tasks - 1}));
+    const auto helpers = static_cast<unsigned>(std::min<size_t>({size_t{threads} - 1, workers_.size(), tasks - 1}));
     {
         std::lock_guard lock(mutex_);
         fn_ = fn;

@@ -21,29 +21,29 @@ struct MemoryPlacement {
     std::string buffer;       // "small[0]", "small[N]", "big[0]", "weight"
     std::string memoryClass;  // "Device" or "Shared"
     uint32_t typeIndex = 0;
-    std::string typeFlags;    // "DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT"
+    std::string typeFlags;  // "DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT"
     uint32_t heapIndex = 0;
     uint64_t heapBytes = 0;
-    std::string heapFlags;    // "DEVICE_LOCAL" or "none"
+    std::string heapFlags;  // "DEVICE_LOCAL" or "none"
 };
 
 // Every `vulkaninfo --summary` field of the device used, plus the repro's set-up.
 struct DeviceReport {
     uint32_t index = 0;
     std::string deviceName;
-    std::string deviceType;        // "DISCRETE_GPU"
-    std::string apiVersion;        // "1.3.230"
-    std::string driverVersion;     // decoded by the vendor's convention
+    std::string deviceType;     // "DISCRETE_GPU"
+    std::string apiVersion;     // "1.3.230"
+    std::string driverVersion;  // decoded by the vendor's convention
     uint32_t driverVersionRaw = 0;
     uint32_t vendorId = 0, deviceId = 0;
-    std::string driverId;          // "DRIVER_ID_MESA_RADV"; empty if unknown
+    std::string driverId;                // "DRIVER_ID_MESA_RADV"; empty if unknown
     std::string driverName, driverInfo;  // driverInfo carries Mesa's version and git hash
     std::string conformanceVersion;      // "1.3.1.1"
     std::string deviceUuid, driverUuid;
-    std::optional<std::string> pciBus;   // "0000:03:00.0" with VK_EXT_pci_bus_info
+    std::optional<std::string> pciBus;  // "0000:03:00.0" with VK_EXT_pci_bus_info
     uint32_t queueFamily = 0;
-    std::string queueFlags;        // "GRAPHICS|COMPUTE|TRANSFER"
-    std::string queueNote;         // "family 0, as blade hard-codes it"
+    std::string queueFlags;               // "GRAPHICS|COMPUTE|TRANSFER"
+    std::string queueNote;                // "family 0, as blade hard-codes it"
     std::vector<std::string> extensions;  // enabled
     std::vector<std::string> features;    // enabled
     std::vector<MemoryPlacement> memory;
@@ -64,14 +64,14 @@ struct LoaderReport {
 // the instance (the driver unloads), measured after the text report was printed, so it is
 // in Markdown and JSON only.
 struct PhaseTimings {
-    double instanceAndDevice = 0, pipelines = 0, buffersAndUpload = 0, recording = 0,
-           gpuWait = 0, readback = 0, verification = 0, total = 0, teardown = 0;
+    double instanceAndDevice = 0, pipelines = 0, buffersAndUpload = 0, recording = 0, gpuWait = 0, readback = 0,
+           verification = 0, total = 0, teardown = 0;
 };
 
 // One mode's outcome as the report shows it.
 struct ModeReport {
-    ModeResult result;            // classification, reason, stats, submits, wall time
-    std::string role;             // "under test", "reference (run after)", ...
+    ModeResult result;  // classification, reason, stats, submits, wall time
+    std::string role;   // "under test", "reference (run after)", ...
     // GPU time from timestamp queries (--timestamps), seconds; empty when not measured.
     std::vector<double> dispatchGpuSeconds;  // in chain order: conv-T 1, slice 1, conv-T 2...
     std::vector<double> submitGpuSeconds;
@@ -87,35 +87,35 @@ struct ValidationSummary {
 // A DRM card node (/sys/class/drm/cardN) and the PCI device behind it; empty strings
 // and nullopt where sysfs did not say.
 struct DrmCard {
-    std::string name;      // "card0"
-    std::string pciSlot;   // "0000:03:00.0" (PCI_SLOT_NAME in device/uevent)
+    std::string name;                            // "card0"
+    std::string pciSlot;                         // "0000:03:00.0" (PCI_SLOT_NAME in device/uevent)
     std::optional<uint32_t> vendorId, deviceId;  // device/vendor, device/device
-    std::string driver;    // kernel driver bound to it ("amdgpu"): basename of device/driver
+    std::string driver;                          // kernel driver bound to it ("amdgpu"): basename of device/driver
 };
 
 // Environment facts (OS, kernel, CPU, GPU kernel driver, driver env vars), each a
 // name -> value pair in the order found; values that could not be read say so.
 struct EnvironmentReport {
-    std::vector<std::pair<std::string, std::string>> host;        // os, kernel, cpu, cmdline
-    std::vector<std::pair<std::string, std::string>> kernelDriver; // e.g. amdgpu.lockup_timeout
-    std::vector<std::pair<std::string, std::string>> variables;   // RADV_DEBUG=... (set only)
-    std::vector<std::string> notes;  // what could not be read, hang-evidence locations
-    std::vector<DrmCard> drmCards;   // structured form of the card* lines in kernelDriver
+    std::vector<std::pair<std::string, std::string>> host;          // os, kernel, cpu, cmdline
+    std::vector<std::pair<std::string, std::string>> kernelDriver;  // e.g. amdgpu.lockup_timeout
+    std::vector<std::pair<std::string, std::string>> variables;     // RADV_DEBUG=... (set only)
+    std::vector<std::string> notes;                                 // what could not be read, hang-evidence locations
+    std::vector<DrmCard> drmCards;  // structured form of the card* lines in kernelDriver
 };
 
 // The experiment settings of the run (docs/experiments.md): what multipass and single
 // recorded and how the buffers and pipelines were made.
 struct ExperimentReport {
     std::string barrier = "blade";
-    uint32_t submitEvery = 0;               // 0: no --submit-every
+    uint32_t submitEvery = 0;  // 0: no --submit-every
     std::optional<double> splitMiB;
     bool hostWait = true;
     std::string memory = "blade";
     uint32_t dispatchRepeat = 1;
     std::string profile = "default";
     std::optional<std::string> spirvDir;
-    bool control = false;                   // --barrier execution-only|none
-    std::vector<std::string> quirks;        // blade-exact's quirks in force
+    bool control = false;             // --barrier execution-only|none
+    std::vector<std::string> quirks;  // blade-exact's quirks in force
 };
 
 // --print-stream: one mode's command stream as the tracer printed it (src/vk/trace.hpp).
@@ -135,7 +135,7 @@ struct RunReport {
     ChainSizes sizes;
     uint32_t chainLength = 0;
     ExperimentReport experiment;
-    std::string referenceName;   // "split", "cpu", "none", "split, run after ..."
+    std::string referenceName;  // "split", "cpu", "none", "split, run after ..."
     std::vector<ModeReport> modes;
     ValidationSummary validation;
     PhaseTimings timings;

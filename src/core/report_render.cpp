@@ -136,9 +136,8 @@ json environmentJson(const RunReport& r) {
 }
 
 json statsJson(const BufferStats& s) {
-    return {{"elements", s.elements}, {"non_zero", s.nonZero},  {"non_finite", s.nonFinite},
-            {"denormal", s.denormal}, {"poisoned", s.poisoned}, {"sum", number(s.sum)},
-            {"max_abs", number(s.maxAbs)}};
+    return {{"elements", s.elements}, {"non_zero", s.nonZero}, {"non_finite", s.nonFinite},  {"denormal", s.denormal},
+            {"poisoned", s.poisoned}, {"sum", number(s.sum)},  {"max_abs", number(s.maxAbs)}};
 }
 
 bool hasGpuTimes(const ModeReport& m) {
@@ -176,15 +175,31 @@ std::string escapeText(std::string_view s) {
     out.reserve(s.size());
     for (const char c : s) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '\\': case '`': case '*': case '|': case '[': case ']': case '~':
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '\\':
+            case '`':
+            case '*':
+            case '|':
+            case '[':
+            case ']':
+            case '~':
                 out += '\\';
                 out += c;
                 break;
-            case '\n': case '\r': out += ' '; break;
-            default: out += c;
+            case '\n':
+            case '\r':
+                out += ' ';
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -233,7 +248,8 @@ std::string codeBlock(std::string_view text, std::string_view info = "") {
 // A word the shell reads back unchanged.
 std::string shellQuote(const std::string& arg) {
     const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("_./=:,+-@%").find(c) != std::string_view::npos;
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+               std::string_view("_./=:,+-@%").find(c) != std::string_view::npos;
     });
     if (plain) return arg;
     std::string out = "'";
@@ -294,8 +310,7 @@ std::string codeSpan(std::string_view text) {
     return "`` " + inner + " ``";
 }
 
-std::string pairsTable(const std::vector<std::pair<std::string, std::string>>& pairs,
-                       std::string_view keyHeader) {
+std::string pairsTable(const std::vector<std::pair<std::string, std::string>>& pairs, std::string_view keyHeader) {
     Table t{{std::string(keyHeader), "value"}, {}};
     for (const auto& [k, v] : pairs) t.rows.push_back({escapeText(k), v.empty() ? "(empty)" : codeSpan(v)});
     return t.render();
@@ -310,13 +325,20 @@ std::string bulletList(const std::vector<std::string>& items, bool prose = false
 
 std::string statusWord(int exitStatus) {
     switch (exitStatus) {
-        case kExitNotReproduced: return "not reproduced";
-        case kExitUsage: return "usage error";
-        case kExitReproduced: return "BUG REPRODUCED";
-        case kExitHang: return "GPU HANG";
-        case kExitValidation: return "validation messages";
-        case kExitCannotTest: return "cannot test / inconclusive";
-        default: return "unknown status";
+        case kExitNotReproduced:
+            return "not reproduced";
+        case kExitUsage:
+            return "usage error";
+        case kExitReproduced:
+            return "BUG REPRODUCED";
+        case kExitHang:
+            return "GPU HANG";
+        case kExitValidation:
+            return "validation messages";
+        case kExitCannotTest:
+            return "cannot test / inconclusive";
+        default:
+            return "unknown status";
     }
 }
 
@@ -354,9 +376,13 @@ std::string environmentTable(const RunReport& r, const std::optional<JobWatchdog
         return v ? *v : std::string("not captured");
     };
     Table t{{"environment", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) { t.rows.push_back({std::string(k), escapeText(v)}); };
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
     // Version strings go in code spans (codeSpan): they carry '#', '*' and '_'.
-    const auto code = [&](std::string_view k, const std::string& v) { t.rows.push_back({std::string(k), codeSpan(v)}); };
+    const auto code = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), codeSpan(v)});
+    };
     code("repro", fmt::format("{} (git {})", valueOr(r.version, "unknown"), valueOr(r.gitHash, "unknown")));
     row("OS", fact("os"));
     code("kernel", fmt::format("{} {} {}", fact("kernel.release"), fact("kernel.version"), fact("kernel.machine")));
@@ -366,8 +392,8 @@ std::string environmentTable(const RunReport& r, const std::optional<JobWatchdog
         row("GPU", fmt::format("{} ({}, {}:{}{})", d.deviceName, d.deviceType, hex(d.vendorId), hex(d.deviceId),
                                d.pciBus ? ", " + *d.pciBus : std::string()));
         row("PCI ID", pciIdText(e, d));
-        code("driver", fmt::format("{}; {}; {}", valueOr(d.driverName, "unknown"), valueOr(d.driverInfo, "no driverInfo"),
-                                   valueOr(d.driverId, "driverID unknown")));
+        code("driver", fmt::format("{}; {}; {}", valueOr(d.driverName, "unknown"),
+                                   valueOr(d.driverInfo, "no driverInfo"), valueOr(d.driverId, "driverID unknown")));
         code("driver version", fmt::format("{} (0x{:x})", d.driverVersion, d.driverVersionRaw));
         code("Vulkan", d.apiVersion);
     } else {
@@ -385,11 +411,12 @@ std::string environmentTable(const RunReport& r, const std::optional<JobWatchdog
                                     watchdog->source);
     }
     row("kernel driver", kernelDriver);
-    row("driver env vars", e.variables.empty() ? std::string("none set") : [&] {
-        std::string s;
-        for (const auto& [k, v] : e.variables) s += (s.empty() ? "" : " ") + k + "=" + v;
-        return s;
-    }());
+    row(
+        "driver env vars", e.variables.empty() ? std::string("none set") : [&] {
+            std::string s;
+            for (const auto& [k, v] : e.variables) s += (s.empty() ? "" : " ") + k + "=" + v;
+            return s;
+        }());
     return t.render();
 }
 
@@ -414,7 +441,7 @@ std::string resultsTable(const RunReport& r) {
         if (gpu) {
             double total = 0;
             for (const double s : m.submitGpuSeconds) total += s;
-            row.push_back(m.modeGpuSeconds ? escapeText(seconds(*m.modeGpuSeconds, 6))
+            row.push_back(m.modeGpuSeconds              ? escapeText(seconds(*m.modeGpuSeconds, 6))
                           : !m.submitGpuSeconds.empty() ? escapeText(seconds(total, 6))
                                                         : std::string("-"));
         }
@@ -425,7 +452,9 @@ std::string resultsTable(const RunReport& r) {
 
 std::string deviceDetails(const DeviceReport& d) {
     Table t{{"field", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) { t.rows.push_back({std::string(k), escapeText(v)}); };
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
     row("index", fmt::to_string(d.index));
     row("deviceName", d.deviceName);
     row("deviceType", d.deviceType);
@@ -451,8 +480,8 @@ std::string memoryDetails(const DeviceReport& d) {
     Table t{{"class", "type", "type flags", "heap", "heap MiB", "heap flags"}, {}};
     for (const auto& m : d.memory) {
         t.rows.push_back({escapeText(m.buffer.empty() ? m.memoryClass : m.buffer + " (" + m.memoryClass + ")"),
-                          fmt::to_string(m.typeIndex), escapeText(m.typeFlags),
-                          fmt::to_string(m.heapIndex), fmt::to_string(m.heapBytes >> 20), escapeText(m.heapFlags)});
+                          fmt::to_string(m.typeIndex), escapeText(m.typeFlags), fmt::to_string(m.heapIndex),
+                          fmt::to_string(m.heapBytes >> 20), escapeText(m.heapFlags)});
     }
     return t.render();
 }
@@ -461,15 +490,17 @@ std::string shapeDetails(const RunReport& r) {
     const Shape& s = r.shape;
     const ChainSizes& z = r.sizes;
     Table t{{"field", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) { t.rows.push_back({std::string(k), escapeText(v)}); };
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
     row("preset", valueOr(r.preset, "none"));
     row("shape (B x C x H x W)", fmt::format("{} x {} x {} x {}", s.batch, s.channels, s.height, s.width));
-    row("kernel, stride, padding", fmt::format("{}x{}, {}x{}, {}x{}", s.kernelH, s.kernelW, s.strideH, s.strideW, s.padH, s.padW));
+    row("kernel, stride, padding",
+        fmt::format("{}x{}, {}x{}, {}x{}", s.kernelH, s.kernelW, s.strideH, s.strideW, s.padH, s.padW));
     row("chain length", fmt::to_string(r.chainLength));
     const ExperimentReport& e = r.experiment;
     std::string experiment = fmt::format("barrier {}{}, memory {}, profile {}", e.barrier,
-                                         e.control ? " (CONTROL: invalid on purpose)" : "", e.memory,
-                                         e.profile);
+                                         e.control ? " (CONTROL: invalid on purpose)" : "", e.memory, e.profile);
     if (e.submitEvery) experiment += fmt::format(", submit every {}", e.submitEvery);
     if (e.splitMiB) experiment += fmt::format(", split at {} MiB", *e.splitMiB);
     if (e.submitEvery || e.splitMiB) experiment += e.hostWait ? ", host waits" : ", no host waits";
@@ -481,19 +512,21 @@ std::string shapeDetails(const RunReport& r) {
     row("small", fmt::format("{} elements, {} bytes", z.smallElems, z.smallBytes));
     row("big", fmt::format("{} elements ({} x {}), {} bytes", z.bigElems, z.bigHeight, z.bigWidth, z.bigBytes));
     row("weight", fmt::format("{} elements, {} bytes", z.weightElems, z.weightBytes));
-    row("conv-T workgroups", fmt::format("[{}, {}, {}]", z.convWorkgroups[0], z.convWorkgroups[1], z.convWorkgroups[2]));
-    row("slice workgroups", fmt::format("[{}, {}, {}]", z.sliceWorkgroups[0], z.sliceWorkgroups[1], z.sliceWorkgroups[2]));
+    row("conv-T workgroups",
+        fmt::format("[{}, {}, {}]", z.convWorkgroups[0], z.convWorkgroups[1], z.convWorkgroups[2]));
+    row("slice workgroups",
+        fmt::format("[{}, {}, {}]", z.sliceWorkgroups[0], z.sliceWorkgroups[1], z.sliceWorkgroups[2]));
     return t.render();
 }
 
 std::string timingDetails(const RunReport& r) {
     const PhaseTimings& p = r.timings;
     Table t{{"phase", "seconds"}, {}};
-    for (const auto& [k, v] : {std::pair{"instance and device", p.instanceAndDevice}, std::pair{"pipelines", p.pipelines},
-                               std::pair{"buffers and upload", p.buffersAndUpload}, std::pair{"recording", p.recording},
-                               std::pair{"GPU wait", p.gpuWait}, std::pair{"readback", p.readback},
-                               std::pair{"verification", p.verification}, std::pair{"total", p.total},
-                               std::pair{"teardown, after the total", p.teardown}}) {
+    for (const auto& [k, v] : {std::pair{"instance and device", p.instanceAndDevice},
+                               std::pair{"pipelines", p.pipelines}, std::pair{"buffers and upload", p.buffersAndUpload},
+                               std::pair{"recording", p.recording}, std::pair{"GPU wait", p.gpuWait},
+                               std::pair{"readback", p.readback}, std::pair{"verification", p.verification},
+                               std::pair{"total", p.total}, std::pair{"teardown, after the total", p.teardown}}) {
         t.rows.push_back({k, escapeText(seconds(v, 3))});
     }
     std::string out = t.render();
@@ -526,20 +559,20 @@ std::vector<std::string> watchdogWarnings(const RunReport& r) {
         for (size_t i = 0; i < m.submitGpuSeconds.size(); ++i) {
             const double s = m.submitGpuSeconds[i];
             if (s >= 0.5 * limit) {
-                out.push_back(fmt::format(
-                    "WARNING: mode {} submit {} ran {:.3f} s on the GPU, {:.0f}% of {}: near it the "
-                    "kernel resets the GPU and the mode reports a hang that is the watchdog's, not the "
-                    "bug's; try a shorter chain (-n) or a smaller --preset",
-                    mode, i + 1, s, 100.0 * s / limit, what));
+                out.push_back(
+                    fmt::format("WARNING: mode {} submit {} ran {:.3f} s on the GPU, {:.0f}% of {}: near it the "
+                                "kernel resets the GPU and the mode reports a hang that is the watchdog's, not the "
+                                "bug's; try a shorter chain (-n) or a smaller --preset",
+                                mode, i + 1, s, 100.0 * s / limit, what));
             }
         }
         if (m.result.kind == Classification::Hang && m.submitGpuSeconds.empty() &&
             m.result.wallSeconds >= 0.5 * limit) {
-            out.push_back(fmt::format(
-                "WARNING: mode {} lost the device after {:.2f} s (wall time of all its submits), at "
-                "least half of {}: the hang may be the watchdog ending a long submit; rerun with "
-                "--timestamps or a shorter chain (-n)",
-                mode, m.result.wallSeconds, what));
+            out.push_back(
+                fmt::format("WARNING: mode {} lost the device after {:.2f} s (wall time of all its submits), at "
+                            "least half of {}: the hang may be the watchdog ending a long submit; rerun with "
+                            "--timestamps or a shorter chain (-n)",
+                            mode, m.result.wallSeconds, what));
         }
     }
     return out;
@@ -564,11 +597,41 @@ json streamsJson(const std::vector<StreamReport>& streams) {
     return out;
 }
 
+namespace {
+
+// The report's "shape" and "sizes" objects (docs/report-schema.md).
+json shapeJson(const std::string& preset, const Shape& s) {
+    return {{"preset", stringOrNull(preset)},
+            {"batch", s.batch},
+            {"channels", s.channels},
+            {"height", s.height},
+            {"width", s.width},
+            {"kernel_h", s.kernelH},
+            {"kernel_w", s.kernelW},
+            {"stride_h", s.strideH},
+            {"stride_w", s.strideW},
+            {"pad_h", s.padH},
+            {"pad_w", s.padW}};
+}
+
+json sizesJson(const ChainSizes& z) {
+    return {{"big_height", z.bigHeight},
+            {"big_width", z.bigWidth},
+            {"small_elements", z.smallElems},
+            {"big_elements", z.bigElems},
+            {"weight_elements", z.weightElems},
+            {"small_bytes", z.smallBytes},
+            {"big_bytes", z.bigBytes},
+            {"weight_bytes", z.weightBytes},
+            {"conv_workgroups", workgroups(z.convWorkgroups)},
+            {"slice_workgroups", workgroups(z.sliceWorkgroups)}};
+}
+
+}  // namespace
+
 json renderJson(const RunReport& r) {
     json modes = json::array();
     for (const auto& m : r.modes) modes.push_back(modeJson(m));
-    const Shape& s = r.shape;
-    const ChainSizes& z = r.sizes;
     const PhaseTimings& p = r.timings;
     return {
         {"schema", "repro-report"},
@@ -577,30 +640,30 @@ json renderJson(const RunReport& r) {
         {"command_line", r.commandLine},
         {"environment", environmentJson(r)},
         {"loader",
-         {{"version", r.loader.version}, {"driver_libraries", r.loader.driverLibraries},
+         {{"version", r.loader.version},
+          {"driver_libraries", r.loader.driverLibraries},
           {"problems", r.loader.problems}}},
         {"device", r.device ? deviceJson(*r.device) : json(nullptr)},
-        {"shape",
-         {{"preset", stringOrNull(r.preset)}, {"batch", s.batch}, {"channels", s.channels}, {"height", s.height},
-          {"width", s.width}, {"kernel_h", s.kernelH}, {"kernel_w", s.kernelW}, {"stride_h", s.strideH},
-          {"stride_w", s.strideW}, {"pad_h", s.padH}, {"pad_w", s.padW}}},
-        {"sizes",
-         {{"big_height", z.bigHeight}, {"big_width", z.bigWidth}, {"small_elements", z.smallElems},
-          {"big_elements", z.bigElems}, {"weight_elements", z.weightElems}, {"small_bytes", z.smallBytes},
-          {"big_bytes", z.bigBytes}, {"weight_bytes", z.weightBytes},
-          {"conv_workgroups", workgroups(z.convWorkgroups)}, {"slice_workgroups", workgroups(z.sliceWorkgroups)}}},
+        {"shape", shapeJson(r.preset, r.shape)},
+        {"sizes", sizesJson(r.sizes)},
         {"chain_length", r.chainLength},
         {"experiment", experimentJson(r.experiment)},
         {"reference", stringOrNull(r.referenceName)},
         {"modes", modes},
         {"validation",
-         {{"enabled", r.validation.enabled}, {"errors", r.validation.errors}, {"warnings", r.validation.warnings},
+         {{"enabled", r.validation.enabled},
+          {"errors", r.validation.errors},
+          {"warnings", r.validation.warnings},
           {"messages", r.validation.messages}}},
         {"timings",
-         {{"instance_and_device", number(p.instanceAndDevice)}, {"pipelines", number(p.pipelines)},
-          {"buffers_and_upload", number(p.buffersAndUpload)}, {"recording", number(p.recording)},
-          {"gpu_wait", number(p.gpuWait)}, {"readback", number(p.readback)},
-          {"verification", number(p.verification)}, {"total", number(p.total)},
+         {{"instance_and_device", number(p.instanceAndDevice)},
+          {"pipelines", number(p.pipelines)},
+          {"buffers_and_upload", number(p.buffersAndUpload)},
+          {"recording", number(p.recording)},
+          {"gpu_wait", number(p.gpuWait)},
+          {"readback", number(p.readback)},
+          {"verification", number(p.verification)},
+          {"total", number(p.total)},
           {"teardown", number(p.teardown)}}},
         {"warnings", watchdogWarnings(r)},
         {"verdict", {{"exit_status", r.verdict.exitStatus}, {"lines", r.verdict.lines}}},
@@ -618,8 +681,7 @@ std::string renderJsonText(const RunReport& r) {
 
 std::string markdownText(std::string_view text) { return escapeText(text); }
 
-std::string markdownTable(const std::vector<std::string>& header,
-                          const std::vector<std::vector<std::string>>& rows) {
+std::string markdownTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
     Table t;
     for (const auto& h : header) t.header.push_back(escapeText(h));
     for (const auto& row : rows) {
@@ -824,7 +886,8 @@ EnvironmentReport parseEnvironment(const json& j) {
                         .variables = getPairs(j, "variables"),
                         .notes = get<std::vector<std::string>>(j, "notes")};
     for (const json& c : elements(j, "drm_cards")) {
-        DrmCard card{.name = get<std::string>(c, "name"), .pciSlot = get<std::string>(c, "pci_slot"),
+        DrmCard card{.name = get<std::string>(c, "name"),
+                     .pciSlot = get<std::string>(c, "pci_slot"),
                      .driver = get<std::string>(c, "driver")};
         if (member(c, "vendor_id").is_number()) card.vendorId = get<uint32_t>(c, "vendor_id");
         if (member(c, "device_id").is_number()) card.deviceId = get<uint32_t>(c, "device_id");
@@ -835,10 +898,10 @@ EnvironmentReport parseEnvironment(const json& j) {
 
 ModeReport parseMode(const json& j) {
     constexpr Mode modes[] = {Mode::Split, Mode::Multipass, Mode::Single};
-    constexpr Classification kinds[] = {Classification::Ok, Classification::Zero, Classification::Mismatch,
-                                        Classification::NonFinite, Classification::Unwritten, Classification::Hang,
-                                        Classification::NotRun, Classification::Inconclusive,
-                                        Classification::Killed};
+    constexpr Classification kinds[] = {
+        Classification::Ok,        Classification::Zero,         Classification::Mismatch,
+        Classification::NonFinite, Classification::Unwritten,    Classification::Hang,
+        Classification::NotRun,    Classification::Inconclusive, Classification::Killed};
     ModeReport m;
     ModeResult& r = m.result;
     r.mode = byName(get<std::string>(j, "mode"), modes, Mode::Split);
@@ -857,9 +920,12 @@ ModeReport parseMode(const json& j) {
     m.role = get<std::string>(j, "role");
     if (member(j, "stats").is_object()) {
         const json& s = member(j, "stats");
-        r.stats = BufferStats{.elements = get<uint64_t>(s, "elements"), .nonZero = get<uint64_t>(s, "non_zero"),
-                              .nonFinite = get<uint64_t>(s, "non_finite"), .denormal = get<uint64_t>(s, "denormal"),
-                              .poisoned = get<uint64_t>(s, "poisoned"), .sum = getNumber(s, "sum"),
+        r.stats = BufferStats{.elements = get<uint64_t>(s, "elements"),
+                              .nonZero = get<uint64_t>(s, "non_zero"),
+                              .nonFinite = get<uint64_t>(s, "non_finite"),
+                              .denormal = get<uint64_t>(s, "denormal"),
+                              .poisoned = get<uint64_t>(s, "poisoned"),
+                              .sum = getNumber(s, "sum"),
                               .maxAbs = static_cast<float>(getNumber(s, "max_abs"))};
     }
     if (const json& gpu = member(j, "gpu"); gpu.is_object()) {
@@ -885,18 +951,27 @@ ExperimentReport parseExperiment(const json& j) {
 }
 
 Shape parseShape(const json& j) {
-    return Shape{.batch = get<uint32_t>(j, "batch"), .channels = get<uint32_t>(j, "channels"),
-                 .height = get<uint32_t>(j, "height"), .width = get<uint32_t>(j, "width"),
-                 .kernelH = get<uint32_t>(j, "kernel_h"), .kernelW = get<uint32_t>(j, "kernel_w"),
-                 .strideH = get<uint32_t>(j, "stride_h"), .strideW = get<uint32_t>(j, "stride_w"),
-                 .padH = get<uint32_t>(j, "pad_h"), .padW = get<uint32_t>(j, "pad_w")};
+    return Shape{.batch = get<uint32_t>(j, "batch"),
+                 .channels = get<uint32_t>(j, "channels"),
+                 .height = get<uint32_t>(j, "height"),
+                 .width = get<uint32_t>(j, "width"),
+                 .kernelH = get<uint32_t>(j, "kernel_h"),
+                 .kernelW = get<uint32_t>(j, "kernel_w"),
+                 .strideH = get<uint32_t>(j, "stride_h"),
+                 .strideW = get<uint32_t>(j, "stride_w"),
+                 .padH = get<uint32_t>(j, "pad_h"),
+                 .padW = get<uint32_t>(j, "pad_w")};
 }
 
 ChainSizes parseSizes(const json& j) {
-    ChainSizes z{.bigHeight = get<uint32_t>(j, "big_height"), .bigWidth = get<uint32_t>(j, "big_width"),
-                 .smallElems = get<uint64_t>(j, "small_elements"), .bigElems = get<uint64_t>(j, "big_elements"),
-                 .weightElems = get<uint64_t>(j, "weight_elements"), .smallBytes = get<uint64_t>(j, "small_bytes"),
-                 .bigBytes = get<uint64_t>(j, "big_bytes"), .weightBytes = get<uint64_t>(j, "weight_bytes")};
+    ChainSizes z{.bigHeight = get<uint32_t>(j, "big_height"),
+                 .bigWidth = get<uint32_t>(j, "big_width"),
+                 .smallElems = get<uint64_t>(j, "small_elements"),
+                 .bigElems = get<uint64_t>(j, "big_elements"),
+                 .weightElems = get<uint64_t>(j, "weight_elements"),
+                 .smallBytes = get<uint64_t>(j, "small_bytes"),
+                 .bigBytes = get<uint64_t>(j, "big_bytes"),
+                 .weightBytes = get<uint64_t>(j, "weight_bytes")};
     z.convWorkgroups = get<std::array<uint32_t, 3>>(j, "conv_workgroups");
     z.sliceWorkgroups = get<std::array<uint32_t, 3>>(j, "slice_workgroups");
     return z;
@@ -923,18 +998,26 @@ RunReport parseReport(const json& j) {
     r.referenceName = get<std::string>(j, "reference");
     for (const json& m : elements(j, "modes")) r.modes.push_back(parseMode(m));
     const json& v = member(j, "validation");
-    r.validation = {.enabled = get<bool>(v, "enabled"), .errors = get<uint64_t>(v, "errors"),
-                    .warnings = get<uint64_t>(v, "warnings"), .messages = get<std::vector<std::string>>(v, "messages")};
+    r.validation = {.enabled = get<bool>(v, "enabled"),
+                    .errors = get<uint64_t>(v, "errors"),
+                    .warnings = get<uint64_t>(v, "warnings"),
+                    .messages = get<std::vector<std::string>>(v, "messages")};
     const json& t = member(j, "timings");
-    r.timings = {.instanceAndDevice = getNumber(t, "instance_and_device"), .pipelines = getNumber(t, "pipelines"),
-                 .buffersAndUpload = getNumber(t, "buffers_and_upload"), .recording = getNumber(t, "recording"),
-                 .gpuWait = getNumber(t, "gpu_wait"), .readback = getNumber(t, "readback"),
-                 .verification = getNumber(t, "verification"), .total = getNumber(t, "total"),
+    r.timings = {.instanceAndDevice = getNumber(t, "instance_and_device"),
+                 .pipelines = getNumber(t, "pipelines"),
+                 .buffersAndUpload = getNumber(t, "buffers_and_upload"),
+                 .recording = getNumber(t, "recording"),
+                 .gpuWait = getNumber(t, "gpu_wait"),
+                 .readback = getNumber(t, "readback"),
+                 .verification = getNumber(t, "verification"),
+                 .total = getNumber(t, "total"),
                  .teardown = getNumber(t, "teardown")};
     const json& verdict = member(j, "verdict");
-    r.verdict = {.exitStatus = get<int>(verdict, "exit_status"), .lines = get<std::vector<std::string>>(verdict, "lines")};
+    r.verdict = {.exitStatus = get<int>(verdict, "exit_status"),
+                 .lines = get<std::vector<std::string>>(verdict, "lines")};
     for (const json& st : elements(j, "streams")) {
-        r.streams.push_back({.title = get<std::string>(st, "title"), .calls = get<std::vector<std::string>>(st, "calls")});
+        r.streams.push_back(
+            {.title = get<std::string>(st, "title"), .calls = get<std::vector<std::string>>(st, "calls")});
     }
     return r;
 }

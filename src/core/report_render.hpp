@@ -34,8 +34,7 @@ std::string renderMarkdown(const RunReport& report);
 
 // A Markdown table: `header` cells, then one row per entry of `rows` (each as many cells as
 // the header). Cells are plain text, escaped for Markdown and HTML; newlines become spaces.
-std::string markdownTable(const std::vector<std::string>& header,
-                          const std::vector<std::vector<std::string>>& rows);
+std::string markdownTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 // Plain text escaped for a Markdown paragraph or list item (as in table cells).
 std::string markdownText(std::string_view text);
 

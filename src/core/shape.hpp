@@ -43,11 +43,11 @@ Shape presetShape(std::string_view name);
 // buffer's byte size fits VkDeviceSize and every element index fits the shaders'
 // 32-bit uint arithmetic.
 struct ChainSizes {
-    uint32_t bigHeight = 0;   // (height-1)*strideH + kernelH - 2*padH
-    uint32_t bigWidth = 0;    // (width-1)*strideW + kernelW - 2*padW
-    uint64_t smallElems = 0;  // batch*channels*height*width
-    uint64_t bigElems = 0;    // batch*channels*bigHeight*bigWidth
-    uint64_t weightElems = 0; // channels*channels*kernelH*kernelW
+    uint32_t bigHeight = 0;    // (height-1)*strideH + kernelH - 2*padH
+    uint32_t bigWidth = 0;     // (width-1)*strideW + kernelW - 2*padW
+    uint64_t smallElems = 0;   // batch*channels*height*width
+    uint64_t bigElems = 0;     // batch*channels*bigHeight*bigWidth
+    uint64_t weightElems = 0;  // channels*channels*kernelH*kernelW
     uint64_t smallBytes = 0;
     uint64_t bigBytes = 0;
     uint64_t weightBytes = 0;
@@ -77,8 +77,8 @@ uint64_t chainBytes(const ChainSizes& sizes, uint32_t chainLength);
 
 // The uniform blocks the shaders read, in the original's field order (64 and 32 bytes).
 struct ConvParams {
-    uint32_t batch, inChannels, inH, inW, outChannels, kernelH, kernelW, strideH, paddingH,
-        outH, outW, paddingW, strideW, pad0, pad1, pad2;
+    uint32_t batch, inChannels, inH, inW, outChannels, kernelH, kernelW, strideH, paddingH, outH, outW, paddingW,
+        strideW, pad0, pad1, pad2;
 };
 struct SliceParams {
     uint32_t batch, channels, inH, inW, startH, endH, startW, endW;
@@ -98,8 +98,7 @@ SliceParams sliceParams(const Shape& shape, const ChainSizes& sizes);
 // 2 busy cores measured ~200-450 s per full-size conv-T) and 60 s on a GPU (which takes
 // milliseconds; a real hang on Linux usually ends sooner, in device loss from the
 // kernel's job watchdog).
-double submitTimeoutSeconds(std::optional<double> fixed, const Shape& shape,
-                            uint32_t convTDispatches, bool cpuDevice);
+double submitTimeoutSeconds(std::optional<double> fixed, const Shape& shape, uint32_t convTDispatches, bool cpuDevice);
 
 // Human-readable "B x C x H x W" text for messages.
 std::string describe(const Shape& shape);

@@ -112,13 +112,12 @@ struct Collected {
 };
 
 class Parser {
-public:
+  public:
     explicit Parser(std::string_view what) : what_(what) {}
 
     template <typename... Args>
     [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) const {
-        throw UsageError(
-            fmt::format("{}: {}", what_, fmt::format(format, std::forward<Args>(args)...)));
+        throw UsageError(fmt::format("{}: {}", what_, fmt::format(format, std::forward<Args>(args)...)));
     }
 
     // Fails unless `inst` has at least `words` words.
@@ -188,54 +187,53 @@ public:
     void instruction(Instruction inst, Collected& c) const {
         const uint32_t opcode = inst[0] & 0xffffu;
         switch (opcode) {
-        case kOpName:
-            debugName(inst, c);
-            break;
-        case kOpEntryPoint:
-            entryPoint(inst, c);
-            break;
-        case kOpExecutionMode:
-        case kOpExecutionModeId:
-            need(inst, 3, opcode == kOpExecutionMode ? "OpExecutionMode" : "OpExecutionModeId");
-            c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
-            break;
-        case kOpTypeArray:
-        case kOpTypeRuntimeArray:
-            need(inst, 3, opcode == kOpTypeArray ? "OpTypeArray" : "OpTypeRuntimeArray");
-            c.arrayElement[inst[1]] = inst[2];
-            break;
-        case kOpTypeStruct:
-            need(inst, 2, "OpTypeStruct");
-            c.structMembers[inst[1]] = static_cast<uint32_t>(inst.size() - 2);
-            break;
-        case kOpTypePointer:
-            need(inst, 4, "OpTypePointer");
-            c.pointers[inst[1]] = {inst[2], inst[3]};
-            break;
-        case kOpConstant:
-        case kOpSpecConstant:
-            need(inst, 4, opcode == kOpConstant ? "OpConstant" : "OpSpecConstant");
-            c.constants[inst[2]] = inst.size() == 4 ? std::optional(inst[3]) : std::nullopt;
-            break;
-        case kOpConstantComposite:
-        case kOpSpecConstantComposite:
-            need(inst, 3, opcode == kOpConstantComposite ? "OpConstantComposite"
-                                                          : "OpSpecConstantComposite");
-            c.composites[inst[2]] = {inst.begin() + 3, inst.end()};
-            break;
-        case kOpVariable:
-            need(inst, 4, "OpVariable");
-            c.variables.push_back({inst[2], inst[1]});
-            break;
-        case kOpDecorate:
-            decorate(inst, c);
-            break;
-        case kOpMemberDecorate:
-            need(inst, 4, "OpMemberDecorate");
-            if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
-            break;
-        default:
-            break;
+            case kOpName:
+                debugName(inst, c);
+                break;
+            case kOpEntryPoint:
+                entryPoint(inst, c);
+                break;
+            case kOpExecutionMode:
+            case kOpExecutionModeId:
+                need(inst, 3, opcode == kOpExecutionMode ? "OpExecutionMode" : "OpExecutionModeId");
+                c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
+                break;
+            case kOpTypeArray:
+            case kOpTypeRuntimeArray:
+                need(inst, 3, opcode == kOpTypeArray ? "OpTypeArray" : "OpTypeRuntimeArray");
+                c.arrayElement[inst[1]] = inst[2];
+                break;
+            case kOpTypeStruct:
+                need(inst, 2, "OpTypeStruct");
+                c.structMembers[inst[1]] = static_cast<uint32_t>(inst.size() - 2);
+                break;
+            case kOpTypePointer:
+                need(inst, 4, "OpTypePointer");
+                c.pointers[inst[1]] = {inst[2], inst[3]};
+                break;
+            case kOpConstant:
+            case kOpSpecConstant:
+                need(inst, 4, opcode == kOpConstant ? "OpConstant" : "OpSpecConstant");
+                c.constants[inst[2]] = inst.size() == 4 ? std::optional(inst[3]) : std::nullopt;
+                break;
+            case kOpConstantComposite:
+            case kOpSpecConstantComposite:
+                need(inst, 3, opcode == kOpConstantComposite ? "OpConstantComposite" : "OpSpecConstantComposite");
+                c.composites[inst[2]] = {inst.begin() + 3, inst.end()};
+                break;
+            case kOpVariable:
+                need(inst, 4, "OpVariable");
+                c.variables.push_back({inst[2], inst[1]});
+                break;
+            case kOpDecorate:
+                decorate(inst, c);
+                break;
+            case kOpMemberDecorate:
+                need(inst, 4, "OpMemberDecorate");
+                if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
+                break;
+            default:
+                break;
         }
     }
 
@@ -259,8 +257,7 @@ public:
                 if (ok) size[i] = *v;
             }
             if (!ok) {
-                fail("the WorkgroupSize built-in %{} is not a composite of three 32-bit constants",
-                     id);
+                fail("the WorkgroupSize built-in %{} is not a composite of three 32-bit constants", id);
             }
             return size;
         }
@@ -281,9 +278,10 @@ public:
                     for (size_t i = 0; i < 3; ++i) {
                         const auto v = constantValue(c, m.operands[i]);
                         if (!v) {
-                            fail("LocalSizeId not supported: %{} is not a 32-bit OpConstant or "
-                                 "OpSpecConstant",
-                                 m.operands[i]);
+                            fail(
+                                "LocalSizeId not supported: %{} is not a 32-bit OpConstant or "
+                                "OpSpecConstant",
+                                m.operands[i]);
                         }
                         size[i] = *v;
                     }
@@ -297,8 +295,7 @@ public:
     SpirvBinding binding(const Collected& c, const Variable& v, const Decorations& vd) const {
         if (!vd.set || !vd.binding) {
             const bool hasBinding = vd.binding.has_value();
-            fail("variable {} has {} but no {}", describeId(c, v.id),
-                 hasBinding ? "Binding" : "DescriptorSet",
+            fail("variable {} has {} but no {}", describeId(c, v.id), hasBinding ? "Binding" : "DescriptorSet",
                  hasBinding ? "DescriptorSet" : "Binding");
         }
         SpirvBinding b{.set = *vd.set, .binding = *vd.binding, .nonWritable = vd.nonWritable};
@@ -309,8 +306,7 @@ public:
         if (const auto p = c.pointers.find(v.type); p != c.pointers.end()) pointer = p->second;
         uint32_t pointee = pointer ? pointer->pointee : 0;
         bool array = false;
-        for (auto a = c.arrayElement.find(pointee); a != c.arrayElement.end();
-             a = c.arrayElement.find(pointee)) {
+        for (auto a = c.arrayElement.find(pointee); a != c.arrayElement.end(); a = c.arrayElement.find(pointee)) {
             array = true;
             pointee = a->second;
         }
@@ -318,8 +314,7 @@ public:
         const bool isStruct = pointer && members != c.structMembers.end();
         const auto typeDecorations = c.decorations.find(pointee);
         const Decorations none;
-        const Decorations& td =
-            isStruct && typeDecorations != c.decorations.end() ? typeDecorations->second : none;
+        const Decorations& td = isStruct && typeDecorations != c.decorations.end() ? typeDecorations->second : none;
 
         if (isStruct && !array) {
             const uint32_t sc = pointer->storageClass;
@@ -349,8 +344,7 @@ public:
             fail("{} words, fewer than the 5 of a SPIR-V header", words.size());
         }
         if (words[0] == kMagicSwapped) {
-            fail("magic number 0x{:08x} is byte-swapped: the module is in the other byte order",
-                 words[0]);
+            fail("magic number 0x{:08x} is byte-swapped: the module is in the other byte order", words[0]);
         }
         if (words[0] != kMagic) {
             fail("magic number 0x{:08x}, not SPIR-V's 0x{:08x}", words[0], kMagic);
@@ -365,9 +359,10 @@ public:
                 fail("instruction at word {} (opcode {}) has word count 0", pos, opcode);
             }
             if (wordCount > words.size() - pos) {
-                fail("instruction at word {} (opcode {}) has {} words, running past the end of "
-                     "the module ({} words; truncated?)",
-                     pos, opcode, wordCount, words.size());
+                fail(
+                    "instruction at word {} (opcode {}) has {} words, running past the end of "
+                    "the module ({} words; truncated?)",
+                    pos, opcode, wordCount, words.size());
             }
             instruction(all.subspan(pos, wordCount), c);
             pos += wordCount;
@@ -379,8 +374,7 @@ public:
             for (const EntryPoint& e : c.glCompute) {
                 list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", e.name);
             }
-            fail("{} GLCompute entry points ({}); repro needs exactly one", c.glCompute.size(),
-                 list);
+            fail("{} GLCompute entry points ({}); repro needs exactly one", c.glCompute.size(), list);
         }
 
         SpirvModule module;
@@ -400,7 +394,7 @@ public:
         return module;
     }
 
-private:
+  private:
     std::string_view what_;
 };
 
@@ -414,9 +408,12 @@ std::string describeBinding(const SpirvBinding& b) {
 
 std::string_view name(SpirvResourceKind k) {
     switch (k) {
-    case SpirvResourceKind::StorageBuffer: return "storage buffer";
-    case SpirvResourceKind::UniformBuffer: return "uniform buffer";
-    case SpirvResourceKind::Other: return "other";
+        case SpirvResourceKind::StorageBuffer:
+            return "storage buffer";
+        case SpirvResourceKind::UniformBuffer:
+            return "uniform buffer";
+        case SpirvResourceKind::Other:
+            return "other";
     }
     return "other";
 }
@@ -433,7 +430,8 @@ SpirvModule loadSpirvFile(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         const int error = errno;
-        throw UsageError(fmt::format("{}: cannot read: {}", p, error == ENOENT ? "no such file" : std::strerror(error)));
+        throw UsageError(
+            fmt::format("{}: cannot read: {}", p, error == ENOENT ? "no such file" : std::strerror(error)));
     }
     struct stat info {};
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -443,8 +441,8 @@ SpirvModule loadSpirvFile(const std::filesystem::path& path) {
     }
     if (info.st_size > kMaxSpirvBytes) {
         ::close(fd);
-        throw UsageError(fmt::format("{}: {} bytes, more than a compute shader's SPIR-V can be here (at most {} MiB)", p,
-                                     info.st_size, kMaxSpirvBytes >> 20));
+        throw UsageError(fmt::format("{}: {} bytes, more than a compute shader's SPIR-V can be here (at most {} MiB)",
+                                     p, info.st_size, kMaxSpirvBytes >> 20));
     }
     std::vector<char> bytes(static_cast<size_t>(info.st_size));
     size_t got = 0;
@@ -466,19 +464,15 @@ SpirvModule loadSpirvFile(const std::filesystem::path& path) {
     return parseSpirv(std::move(words), p);
 }
 
-void checkComputeInterface(const SpirvModule& module, std::string_view what,
-                           std::array<uint32_t, 3> localSize, uint32_t bindingCount) {
-    const auto fail = [what](const std::string& problem) {
-        throw UsageError(fmt::format("{}: {}", what, problem));
-    };
+void checkComputeInterface(const SpirvModule& module, std::string_view what, std::array<uint32_t, 3> localSize,
+                           uint32_t bindingCount) {
+    const auto fail = [what](const std::string& problem) { throw UsageError(fmt::format("{}: {}", what, problem)); };
     if (module.localSize != localSize) {
-        fail(fmt::format("local size {}x{}x{}, the host dispatches for {}x{}x{}",
-                         module.localSize[0], module.localSize[1], module.localSize[2],
-                         localSize[0], localSize[1], localSize[2]));
+        fail(fmt::format("local size {}x{}x{}, the host dispatches for {}x{}x{}", module.localSize[0],
+                         module.localSize[1], module.localSize[2], localSize[0], localSize[1], localSize[2]));
     }
-    const std::string expected =
-        bindingCount == 0 ? std::string("repro binds no descriptors")
-                          : fmt::format("repro binds set 0, bindings 0..{}", bindingCount - 1);
+    const std::string expected = bindingCount == 0 ? std::string("repro binds no descriptors")
+                                                   : fmt::format("repro binds set 0, bindings 0..{}", bindingCount - 1);
 
     // Walk the sorted bindings against (0, 0) .. (0, bindingCount-1).
     const auto& bs = module.bindings;
@@ -488,8 +482,7 @@ void checkComputeInterface(const SpirvModule& module, std::string_view what,
             fail(fmt::format("binding {} missing ({})", i, expected));
         }
         if (bs[j].kind == SpirvResourceKind::Other) {
-            fail(fmt::format("{} is {}, not a storage or uniform buffer", describeBinding(bs[j]),
-                             name(bs[j].kind)));
+            fail(fmt::format("{} is {}, not a storage or uniform buffer", describeBinding(bs[j]), name(bs[j].kind)));
         }
         ++j;
         if (j < bs.size() && bs[j].set == 0 && bs[j].binding == i) {

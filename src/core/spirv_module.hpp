@@ -78,7 +78,7 @@ SpirvModule loadSpirvFile(const std::filesystem::path& path);
 // Throws UsageError("<what>: <problem>") naming the first difference, e.g.
 // "local size 8x8x1, the host dispatches for 16x16x1", "binding 3 missing",
 // "set 1 binding 0 is not used by repro (...)". Bindings are checked in (set, binding) order.
-void checkComputeInterface(const SpirvModule& module, std::string_view what,
-                           std::array<uint32_t, 3> localSize, uint32_t bindingCount);
+void checkComputeInterface(const SpirvModule& module, std::string_view what, std::array<uint32_t, 3> localSize,
+                           uint32_t bindingCount);
 
 }  // namespace repro

@@ -45,7 +45,7 @@ using simd::widenLanes;
 constexpr size_t kStep = 8;  // elements per iteration, and float64 sum lanes
 
 constexpr int32_t kAbsMask = 0x7fffffff;
-constexpr int32_t kInfBits = 0x7f800000;       // +inf: every |bits| at or above is non-finite
+constexpr int32_t kInfBits = 0x7f800000;        // +inf: every |bits| at or above is non-finite
 constexpr int32_t kMinNormalBits = 0x00800000;  // FLT_MIN
 
 // Chunk results, combined by the caller in chunk order.
@@ -102,8 +102,10 @@ template <typename S>
             sum[k] += wide;
         }
     }
-    StatsPartial out{.nonZero = laneSum(nonZero), .nonFinite = laneSum(nonFinite),
-                     .denormal = laneSum(denormal), .poisoned = laneSum(poisoned)};
+    StatsPartial out{.nonZero = laneSum(nonZero),
+                     .nonFinite = laneSum(nonFinite),
+                     .denormal = laneSum(denormal),
+                     .poisoned = laneSum(poisoned)};
     double lane[kStep];
     for (size_t l = 0; l < kStep; ++l) lane[l] = sum[l / kD][l % kD];
     out.sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
@@ -158,14 +160,10 @@ template <typename S>
 }
 
 StatsPartial statsChunkBaseline(const float* p, size_t n) { return statsChunk<Narrow>(p, n); }
-DiffPartial diffChunkBaseline(const float* a, const float* b, size_t n) {
-    return diffChunk<Narrow>(a, b, n);
-}
+DiffPartial diffChunkBaseline(const float* a, const float* b, size_t n) { return diffChunk<Narrow>(a, b, n); }
 
 #if REPRO_STATS_X86_DISPATCH
-[[gnu::target("avx2")]] StatsPartial statsChunkAvx2(const float* p, size_t n) {
-    return statsChunk<Wide>(p, n);
-}
+[[gnu::target("avx2")]] StatsPartial statsChunkAvx2(const float* p, size_t n) { return statsChunk<Wide>(p, n); }
 [[gnu::target("avx2")]] DiffPartial diffChunkAvx2(const float* a, const float* b, size_t n) {
     return diffChunk<Wide>(a, b, n);
 }
@@ -220,8 +218,7 @@ BufferStats computeStats(std::span<const float> values, unsigned threads) {
     return s;
 }
 
-Difference compareBitExact(std::span<const float> values, std::span<const float> reference,
-                           unsigned threads) {
+Difference compareBitExact(std::span<const float> values, std::span<const float> reference, unsigned threads) {
     Difference d;
     const size_t n = std::min(values.size(), reference.size());
     const size_t chunks = chunkCount(n);
@@ -256,15 +253,24 @@ Difference compareBitExact(std::span<const float> values, std::span<const float>
 
 std::string_view name(Classification c) {
     switch (c) {
-        case Classification::Ok: return "ok";
-        case Classification::Zero: return "zero";
-        case Classification::Mismatch: return "mismatch";
-        case Classification::NonFinite: return "nonfinite";
-        case Classification::Unwritten: return "unwritten";
-        case Classification::Hang: return "hang";
-        case Classification::NotRun: return "not run";
-        case Classification::Inconclusive: return "inconclusive";
-        case Classification::Killed: return "killed";
+        case Classification::Ok:
+            return "ok";
+        case Classification::Zero:
+            return "zero";
+        case Classification::Mismatch:
+            return "mismatch";
+        case Classification::NonFinite:
+            return "nonfinite";
+        case Classification::Unwritten:
+            return "unwritten";
+        case Classification::Hang:
+            return "hang";
+        case Classification::NotRun:
+            return "not run";
+        case Classification::Inconclusive:
+            return "inconclusive";
+        case Classification::Killed:
+            return "killed";
     }
     return "?";
 }
@@ -274,9 +280,7 @@ bool isWrong(Classification c) {
            c == Classification::Unwritten || c == Classification::Killed;
 }
 
-bool isUnderflowed(const BufferStats& s) {
-    return s.nonFinite == 0 && s.nonZero == s.denormal;
-}
+bool isUnderflowed(const BufferStats& s) { return s.nonFinite == 0 && s.nonZero == s.denormal; }
 
 namespace {
 
@@ -290,8 +294,8 @@ std::optional<Classified> checkWritten(const BufferStats& stats) {
                                       stats.poisoned, stats.elements)};
     }
     if (stats.nonFinite > 0) {
-        return Classified{Classification::NonFinite, fmt::format("{} of {} elements are NaN or Inf",
-                                                                 stats.nonFinite, stats.elements)};
+        return Classified{Classification::NonFinite,
+                          fmt::format("{} of {} elements are NaN or Inf", stats.nonFinite, stats.elements)};
     }
     return std::nullopt;
 }
@@ -299,8 +303,7 @@ std::optional<Classified> checkWritten(const BufferStats& stats) {
 }  // namespace
 
 Classified classify(std::span<const float> values, const BufferStats& stats,
-                    std::optional<std::span<const float>> reference,
-                    std::string_view referenceName) {
+                    std::optional<std::span<const float>> reference, std::string_view referenceName) {
     if (auto bad = checkWritten(stats)) return *bad;
     if (!reference) {
         if (stats.nonZero == 0) {
@@ -317,11 +320,10 @@ Classified classify(std::span<const float> values, const BufferStats& stats,
         return {Classification::Zero,
                 fmt::format("all {} elements are 0 while {} is not", stats.elements, referenceName)};
     }
-    return {Classification::Mismatch,
-            fmt::format("{} of {} elements differ from {}; first at index {} ({} vs {}), "
-                        "max |diff| {}",
-                        d.count, stats.elements, referenceName, d.firstIndex, rustExp(d.first),
-                        rustExp(d.firstReference), rustExp(d.maxAbs))};
+    return {Classification::Mismatch, fmt::format("{} of {} elements differ from {}; first at index {} ({} vs {}), "
+                                                  "max |diff| {}",
+                                                  d.count, stats.elements, referenceName, d.firstIndex,
+                                                  rustExp(d.first), rustExp(d.firstReference), rustExp(d.maxAbs))};
 }
 
 Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcome& t) {
@@ -329,23 +331,20 @@ Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcom
     const std::string against = fmt::format(
         "max |gpu - cpu| {} against a tolerance of up to {} (worst ratio {:.3g} at index {}; "
         "max |cpu| {})",
-        rustExp(t.maxAbsDiff), rustExp(t.maxAllowed), t.worstRatio, t.worstIndex,
-        rustExp(t.maxAbsReference));
-    const std::string vacuous =
-        t.uninformative > 0
-            ? fmt::format("; the derived bound is as large as the value itself at {} of {} "
-                          "elements, so there only zero and NaN are caught",
-                          t.uninformative, stats.elements)
-            : "";
+        rustExp(t.maxAbsDiff), rustExp(t.maxAllowed), t.worstRatio, t.worstIndex, rustExp(t.maxAbsReference));
+    const std::string vacuous = t.uninformative > 0
+                                    ? fmt::format(
+                                          "; the derived bound is as large as the value itself at {} of {} "
+                                          "elements, so there only zero and NaN are caught",
+                                          t.uninformative, stats.elements)
+                                    : "";
     if (stats.nonZero == 0 && t.maxAbsReference > 0) {
-        return {Classification::Zero,
-                fmt::format("all {} elements are 0 while the CPU reference is not (max |cpu| {})",
-                            stats.elements, rustExp(t.maxAbsReference))};
+        return {Classification::Zero, fmt::format("all {} elements are 0 while the CPU reference is not (max |cpu| {})",
+                                                  stats.elements, rustExp(t.maxAbsReference))};
     }
     if (t.exceeded > 0) {
         return {Classification::Mismatch,
-                fmt::format("{} of {} elements exceed the tolerance: {}", t.exceeded,
-                            stats.elements, against)};
+                fmt::format("{} of {} elements exceed the tolerance: {}", t.exceeded, stats.elements, against)};
     }
     return {Classification::Ok, fmt::format("within tolerance of the CPU reference: {}{}", against, vacuous)};
 }

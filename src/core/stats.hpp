@@ -45,16 +45,15 @@ BufferStats computeStats(std::span<const float> values, unsigned threads = 0);
 
 // Where two buffers of equal length differ bit for bit (+0 and -0 differ too).
 struct Difference {
-    uint64_t count = 0;        // elements whose bits differ
-    uint64_t firstIndex = 0;   // index of the first one (valid when count > 0)
+    uint64_t count = 0;       // elements whose bits differ
+    uint64_t firstIndex = 0;  // index of the first one (valid when count > 0)
     float first = 0, firstReference = 0;
-    double maxAbs = 0;         // max |a - b| over finite pairs
+    double maxAbs = 0;  // max |a - b| over finite pairs
 };
 // Buffers of unequal length: the elements only one side has count as differing (and are the
 // first difference when the common part is equal). Vectorised and threaded as
 // computeStats; chunks that memcmp equal are skipped. Every field is exact.
-Difference compareBitExact(std::span<const float> values, std::span<const float> reference,
-                           unsigned threads = 0);
+Difference compareBitExact(std::span<const float> values, std::span<const float> reference, unsigned threads = 0);
 
 // Killed: wrong output from a submit the evidence says was cut short (the kernel's job
 // timeout; core/cause.hpp), named so with its cause.
@@ -76,8 +75,7 @@ struct Classified {
 // that is a reproduction or an underflowed chain). Elements still holding the --poison
 // sentinel make it `unwritten`, ahead of every other class.
 Classified classify(std::span<const float> values, const BufferStats& stats,
-                    std::optional<std::span<const float>> reference,
-                    std::string_view referenceName);
+                    std::optional<std::span<const float>> reference, std::string_view referenceName);
 
 // A comparison with a CPU reference within a per-element tolerance, already made
 // (cpu_reference.hpp's compareWithTolerance): how many elements exceeded it, the worst

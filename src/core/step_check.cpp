@@ -42,7 +42,8 @@ double largestWeightSum(const Shape& s, std::span<const float> weight) {
                 for (uint32_t co = 0; co < s.channels; ++co) {
                     for (uint32_t kh = ph; kh < s.kernelH; kh += s.strideH) {
                         for (uint32_t kw = pw; kw < s.kernelW; kw += s.strideW) {
-                            sum += std::fabs(double(weight[((size_t{co} * s.channels + ci) * s.kernelH + kh) * s.kernelW + kw]));
+                            sum += std::fabs(
+                                double(weight[((size_t{co} * s.channels + ci) * s.kernelH + kh) * s.kernelW + kw]));
                         }
                     }
                 }
@@ -70,7 +71,9 @@ namespace {
 constexpr double kMagnitudeSlack = 1.0 + 0x1p-22;
 
 // The part both bounds share: the reference's rounding to float and the absolute term.
-double sharedTerms(const StepBound& b, float cpu) { return std::fabs(double(cpu)) * 0x1p-24 * (1.0 + 0x1p-23) + b.absolute; }
+double sharedTerms(const StepBound& b, float cpu) {
+    return std::fabs(double(cpu)) * 0x1p-24 * (1.0 + 0x1p-23) + b.absolute;
+}
 
 double worstCoefficient(const StepBound& b) { return (b.gamma + b.gamma64) * kMagnitudeSlack; }
 
@@ -104,7 +107,8 @@ StepBound stepBound(const Shape& shape, const ChainSizes& sizes, std::span<const
     b.gamma64 = ku64 / (1.0 - ku64);
     b.weightSum = largestWeightSum(shape, weight);
     const double slack = 1.0 + std::ldexp(1.0, -40);
-    b.absolute = ((1.0 + b.gamma) * std::ldexp(1.0, -126) * (2.0 * k + 1.0 + b.weightSum) + std::ldexp(1.0, -149)) * slack;
+    b.absolute =
+        ((1.0 + b.gamma) * std::ldexp(1.0, -126) * (2.0 * k + 1.0 + b.weightSum) + std::ldexp(1.0, -149)) * slack;
     return b;
 }
 
@@ -120,7 +124,10 @@ struct ElementCheck {
     const StepBound& bound;
     double worstK, probableK, allowedK;
     explicit ElementCheck(const StepBound& b)
-        : bound(b), worstK(worstCoefficient(b)), probableK(probableCoefficient(b)), allowedK(std::min(worstK, probableK)) {}
+        : bound(b),
+          worstK(worstCoefficient(b)),
+          probableK(probableCoefficient(b)),
+          allowedK(std::min(worstK, probableK)) {}
 
     bool apply(DispatchStepCheck& r, float cpu, double m, float gpu, size_t j, bool estimated, const Shape& shape,
                const ChainSizes& sizes) const {
@@ -155,8 +162,8 @@ struct ElementCheck {
 // (T_j = sum |x w| >= |sum x w|; cpuConvT's float T_j is >= |cpu_j| (1 - 2^-22)): an element
 // within that smaller bound is within the true one; the others go to `failing`.
 DispatchStepCheck compareRange(const Shape& shape, const ChainSizes& sizes, const StepBound& bound,
-                               std::span<const float> exact, std::span<const float> magnitude, std::span<const float> gpuBig,
-                               size_t begin, size_t end, std::vector<size_t>& failing) {
+                               std::span<const float> exact, std::span<const float> magnitude,
+                               std::span<const float> gpuBig, size_t begin, size_t end, std::vector<size_t>& failing) {
     const ElementCheck check(bound);
     const bool estimated = magnitude.empty();
     DispatchStepCheck r;
@@ -191,9 +198,9 @@ void merge(DispatchStepCheck& into, const DispatchStepCheck& part) {
 unsigned workerCount(unsigned threads) { return std::max(1u, threads ? threads : std::thread::hardware_concurrency()); }
 
 // compareRange over every element, spread over the workers in order; `failing` in order.
-DispatchStepCheck compareAll(const Shape& shape, const ChainSizes& sizes, const StepBound& bound, std::span<const float> exact,
-                             std::span<const float> magnitude, std::span<const float> gpuBig, unsigned threads,
-                             std::vector<size_t>& failing) {
+DispatchStepCheck compareAll(const Shape& shape, const ChainSizes& sizes, const StepBound& bound,
+                             std::span<const float> exact, std::span<const float> magnitude,
+                             std::span<const float> gpuBig, unsigned threads, std::vector<size_t>& failing) {
     const unsigned workers = workerCount(threads);
     const size_t chunk = (exact.size() + workers - 1) / workers;
     std::vector<DispatchStepCheck> parts(workers);
@@ -202,7 +209,9 @@ DispatchStepCheck compareAll(const Shape& shape, const ChainSizes& sizes, const 
         std::vector<std::jthread> pool;
         for (unsigned w = 0; w < workers; ++w) {
             const size_t b = std::min(exact.size(), w * chunk), e = std::min(exact.size(), (w + 1) * chunk);
-            auto work = [&, w, b, e] { parts[w] = compareRange(shape, sizes, bound, exact, magnitude, gpuBig, b, e, fails[w]); };
+            auto work = [&, w, b, e] {
+                parts[w] = compareRange(shape, sizes, bound, exact, magnitude, gpuBig, b, e, fails[w]);
+            };
             if (w + 1 < workers) {
                 pool.emplace_back(work);
             } else {
@@ -272,7 +281,8 @@ void recheck(const Shape& shape, const ChainSizes& sizes, const StepBound& bound
                 for (size_t i = w * chunk; i < std::min(failing.size(), (w + 1) * chunk); ++i) {
                     if (interruptSignal() != 0) break;  // answered below
                     const size_t j = failing[i];
-                    const double m = direct ? double(directMagnitude(shape, sizes, input, weight, j)) : double(magnitude[j]);
+                    const double m =
+                        direct ? double(directMagnitude(shape, sizes, input, weight, j)) : double(magnitude[j]);
                     check.apply(parts[w], exact[j], m, gpuBig[j], j, false, shape, sizes);
                 }
             };
@@ -339,7 +349,8 @@ DispatchStepCheck checkSliceStep(const Shape& shape, const ChainSizes& sizes, st
             continue;
         }
         ++r.exceeded;
-        if (std::isfinite(got) && std::isfinite(want)) r.maxAbsDiff = std::max(r.maxAbsDiff, std::fabs(double(got) - double(want)));
+        if (std::isfinite(got) && std::isfinite(want))
+            r.maxAbsDiff = std::max(r.maxAbsDiff, std::fabs(double(got) - double(want)));
         if (r.worstRatio == 0) {
             r.worstRatio = std::numeric_limits<double>::infinity();
             r.worstIndex = j;
@@ -353,11 +364,13 @@ std::string DispatchStepCheck::line() const {
     if (!convT) {
         std::string extra = flushedDenormals ? fmt::format(" ({} denormals copied as 0)", flushedDenormals) : "";
         if (ok()) return fmt::format("slice {}: an exact copy of big[{}]'s crop{}: ok", step, step - 1, extra);
-        return fmt::format("slice {}: {} of {} elements differ from big[{}]'s crop (first at {}){}: mismatch", step, exceeded,
-                           checked, step - 1, worstIndex, extra);
+        return fmt::format("slice {}: {} of {} elements differ from big[{}]'s crop (first at {}){}: mismatch", step,
+                           exceeded, checked, step - 1, worstIndex, extra);
     }
-    std::string out = fmt::format("conv-T {}: max |gpu - cpu| {:.2e} of max |value| {:.2e}", step, maxAbsDiff, maxAbsValue);
-    if (exactBounds) out += fmt::format(", allowed up to {:.2e} (bound {:.1e} of max |value|)", maxAllowed, boundRatio());
+    std::string out =
+        fmt::format("conv-T {}: max |gpu - cpu| {:.2e} of max |value| {:.2e}", step, maxAbsDiff, maxAbsValue);
+    if (exactBounds)
+        out += fmt::format(", allowed up to {:.2e} (bound {:.1e} of max |value|)", maxAllowed, boundRatio());
     out += fmt::format(", worst ratio {}{:.3g}", exactBounds || worstRatio > 0.5 ? "" : "at most ", worstRatio);
     if (nonfinite) out += fmt::format(", {} non-finite", nonfinite);
     if (unchecked) out += fmt::format(", {} not checkable (non-finite input)", unchecked);
@@ -371,9 +384,10 @@ StepCheckReport checkEachDispatch(const Shape& shape, const ChainSizes& sizes, s
     const auto t0 = Clock::now();
     const size_t n = gpu.big.size();
     if (gpu.small.size() != n + 1) {
-        throw std::invalid_argument(fmt::format("step check: {} small buffers for {} big ones (needs small[0..N] and "
-                                                "big[0..N), read back with intermediates)",
-                                                gpu.small.size(), n));
+        throw std::invalid_argument(
+            fmt::format("step check: {} small buffers for {} big ones (needs small[0..N] and "
+                        "big[0..N), read back with intermediates)",
+                        gpu.small.size(), n));
     }
     const StepBound bound = stepBound(shape, sizes, weight);
     StepCheckReport report;

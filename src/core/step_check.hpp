@@ -38,9 +38,9 @@ struct StepBound {
     double unitRoundoff = 0;  // u
     double gamma = 0;
     double gamma64 = 0;
-    double coverage = 9.0;    // lambda
-    double weightSum = 0;     // S
-    double absolute = 0;      // a + 2^-149
+    double coverage = 9.0;  // lambda
+    double weightSum = 0;   // S
+    double absolute = 0;    // a + 2^-149
 
     double worstCase(double magnitude, float cpu) const;
     double probable(double magnitude, float cpu) const;
@@ -53,13 +53,13 @@ StepBound stepBound(const Shape& shape, const ChainSizes& sizes, std::span<const
 
 // One dispatch of the chain checked from the GPU's own input.
 struct DispatchStepCheck {
-    uint32_t step = 0;       // 1-based
-    bool convT = true;       // conv-T k (big[k-1] from small[k-1]) or slice k (small[k] from big[k-1])
-    uint64_t checked = 0;    // elements compared
-    uint64_t unchecked = 0;  // conv-T: exact value not finite (the GPU's input held NaN/Inf);
-                             // slice: a NaN copied as a NaN (payloads may differ)
-    uint64_t exceeded = 0;   // |gpu - cpu| above the bound (slice: any other bit difference),
-                             // non-finite outputs of a finite exact value included
+    uint32_t step = 0;              // 1-based
+    bool convT = true;              // conv-T k (big[k-1] from small[k-1]) or slice k (small[k] from big[k-1])
+    uint64_t checked = 0;           // elements compared
+    uint64_t unchecked = 0;         // conv-T: exact value not finite (the GPU's input held NaN/Inf);
+                                    // slice: a NaN copied as a NaN (payloads may differ)
+    uint64_t exceeded = 0;          // |gpu - cpu| above the bound (slice: any other bit difference),
+                                    // non-finite outputs of a finite exact value included
     uint64_t exceededInCrop = 0;    // conv-T: of `exceeded`, inside the crop slice k reads
     uint64_t nonfinite = 0;         // non-finite GPU outputs
     uint64_t probableOnly = 0;      // conv-T: above the probable bound, within the worst case

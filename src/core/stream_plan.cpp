@@ -15,14 +15,12 @@ struct PlannedDispatch {
 };
 
 // The chain's dispatches in order, the dropped one left out.
-std::vector<PlannedDispatch> chainDispatches(uint32_t steps, const RecordingOptions& o,
-                                             const ChainSizes& sizes) {
+std::vector<PlannedDispatch> chainDispatches(uint32_t steps, const RecordingOptions& o, const ChainSizes& sizes) {
     std::vector<PlannedDispatch> out;
     for (uint32_t number = 1; number <= 2 * steps; ++number) {
         if (o.dropDispatch && *o.dropDispatch == number) continue;
         const bool convT = number % 2 == 1;
-        out.push_back({.number = number, .convT = convT,
-                       .writtenBytes = convT ? sizes.bigBytes : sizes.smallBytes});
+        out.push_back({.number = number, .convT = convT, .writtenBytes = convT ? sizes.bigBytes : sizes.smallBytes});
     }
     return out;
 }
@@ -31,11 +29,16 @@ std::optional<PlanBarrier> betweenDispatches(Mode mode, BarrierKind kind) {
     switch (kind) {
         case BarrierKind::Blade:
             return mode == Mode::Single ? PlanBarrier::BladeCompute : PlanBarrier::BladeGlobal;
-        case BarrierKind::Sync2: return PlanBarrier::Sync2Storage;
-        case BarrierKind::Buffer: return PlanBarrier::Buffer;
-        case BarrierKind::Full: return PlanBarrier::Sync2Full;
-        case BarrierKind::ExecutionOnly: return PlanBarrier::ExecutionOnly;
-        case BarrierKind::None: return std::nullopt;
+        case BarrierKind::Sync2:
+            return PlanBarrier::Sync2Storage;
+        case BarrierKind::Buffer:
+            return PlanBarrier::Buffer;
+        case BarrierKind::Full:
+            return PlanBarrier::Sync2Full;
+        case BarrierKind::ExecutionOnly:
+            return PlanBarrier::ExecutionOnly;
+        case BarrierKind::None:
+            return std::nullopt;
     }
     return std::nullopt;
 }
@@ -43,7 +46,9 @@ std::optional<PlanBarrier> betweenDispatches(Mode mode, BarrierKind kind) {
 // Appends one command buffer: dispatches [first, last] of `dispatches`.
 class PlanWriter {
   public:
-    PlanWriter(Mode mode, const RecordingOptions& o) : o_(o), between_(betweenDispatches(mode, o.barrier)),
+    PlanWriter(Mode mode, const RecordingOptions& o)
+        : o_(o),
+          between_(betweenDispatches(mode, o.barrier)),
           bladeMultipass_(mode == Mode::Multipass && o.barrier == BarrierKind::Blade) {}
 
     void commandBuffer(std::span<const PlannedDispatch> dispatches, bool last) {
@@ -63,7 +68,9 @@ class PlanWriter {
     }
 
     void submit(bool hostWait, std::string what) {
-        add({.kind = PlanStep::Kind::Submit, .hostWait = hostWait, .convTsSinceWait = convTs_,
+        add({.kind = PlanStep::Kind::Submit,
+             .hostWait = hostWait,
+             .convTsSinceWait = convTs_,
              .what = std::move(what)});
         if (hostWait) convTs_ = 0;
     }
@@ -97,8 +104,8 @@ bool isBladeStream(const RecordingOptions& o) {
     return o.barrier == BarrierKind::Blade && !o.submit.cuts() && o.dispatchRepeat == 1 && !o.dropDispatch;
 }
 
-std::vector<PlanStep> planExperiment(Mode mode, uint32_t steps, const RecordingOptions& o,
-                                     const ChainSizes& sizes, std::span<const double> predictedSeconds) {
+std::vector<PlanStep> planExperiment(Mode mode, uint32_t steps, const RecordingOptions& o, const ChainSizes& sizes,
+                                     std::span<const double> predictedSeconds) {
     if (mode == Mode::Split) throw std::invalid_argument("planExperiment: split has no plan");
     const std::vector<PlannedDispatch> dispatches = chainDispatches(steps, o, sizes);
     std::vector<uint64_t> written;
@@ -122,8 +129,7 @@ std::vector<PlanStep> planExperiment(Mode mode, uint32_t steps, const RecordingO
         writer.commandBuffer(buffer, last);
         writer.submit(o.submit.hostWait || last,
                       ends.size() == 1 ? fmt::format("all {} steps", steps)
-                                       : fmt::format("dispatches {}..{}", buffer.front().number,
-                                                     buffer.back().number));
+                                       : fmt::format("dispatches {}..{}", buffer.front().number, buffer.back().number));
         first = ends[c] + 1;
     }
     return writer.take();
@@ -131,22 +137,31 @@ std::vector<PlanStep> planExperiment(Mode mode, uint32_t steps, const RecordingO
 
 std::string describe(const PlanStep& s) {
     switch (s.kind) {
-        case PlanStep::Kind::Begin: return "begin";
-        case PlanStep::Kind::Finish: return s.hostReads ? "finish + host-read barrier" : "finish";
+        case PlanStep::Kind::Begin:
+            return "begin";
+        case PlanStep::Kind::Finish:
+            return s.hostReads ? "finish + host-read barrier" : "finish";
         case PlanStep::Kind::Dispatch:
             return fmt::format("dispatch {} (step {} {})", s.dispatch, (s.dispatch + 1) / 2,
                                s.dispatch % 2 ? "conv-T" : "slice");
         case PlanStep::Kind::Submit:
             return fmt::format("submit ({}), {}", s.what, s.hostWait ? "host wait" : "no host wait");
-        case PlanStep::Kind::Barrier: break;
+        case PlanStep::Kind::Barrier:
+            break;
     }
     switch (s.barrier) {
-        case PlanBarrier::BladeGlobal: return "barrier G";
-        case PlanBarrier::BladeCompute: return "barrier C";
-        case PlanBarrier::Sync2Storage: return "barrier sync2";
-        case PlanBarrier::Buffer: return fmt::format("barrier buffer (output of dispatch {})", s.dispatch);
-        case PlanBarrier::Sync2Full: return "barrier full";
-        case PlanBarrier::ExecutionOnly: return "barrier execution-only";
+        case PlanBarrier::BladeGlobal:
+            return "barrier G";
+        case PlanBarrier::BladeCompute:
+            return "barrier C";
+        case PlanBarrier::Sync2Storage:
+            return "barrier sync2";
+        case PlanBarrier::Buffer:
+            return fmt::format("barrier buffer (output of dispatch {})", s.dispatch);
+        case PlanBarrier::Sync2Full:
+            return "barrier full";
+        case PlanBarrier::ExecutionOnly:
+            return "barrier execution-only";
     }
     return "?";
 }

@@ -50,7 +50,7 @@ struct PlanStep {
     // Submit: conv-T dispatches recorded since the last host-waited submit (repeats
     // counted), which sizes the automatic wait timeout.
     uint32_t convTsSinceWait = 0;
-    std::string what;        // Submit: "all 7 steps", "dispatches 1..4"
+    std::string what;  // Submit: "all 7 steps", "dispatches 1..4"
     bool operator==(const PlanStep&) const = default;
 };
 
@@ -65,8 +65,7 @@ struct PlanStep {
 // repeated conv-T counts R times) for --split-ms. Throws std::invalid_argument for mode
 // Split, and for --split-ms without a prediction for every dispatch.
 std::vector<PlanStep> planExperiment(Mode mode, uint32_t steps, const RecordingOptions& options,
-                                     const ChainSizes& sizes,
-                                     std::span<const double> predictedSeconds = {});
+                                     const ChainSizes& sizes, std::span<const double> predictedSeconds = {});
 
 // One plan step as text ("begin", "barrier G", "dispatch 3 (step 2 conv-T)", "finish",
 // "finish + host-read barrier", "submit (all 7 steps), host wait"), for tests and docs.

@@ -82,9 +82,7 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
     }
     if (pid == 0) execChild(parent, logPath.c_str(), args.data(), envp.data());
     result.started = true;
-    auto elapsed = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     bool forwarded = false;
     int wstatus = 0;
     for (;;) {

@@ -8,13 +8,13 @@
 namespace repro {
 
 struct ChildResult {
-    bool started = false;    // the executable was found and the child forked
-    int status = -1;         // exit status when it exited normally
-    int signal = 0;          // the signal that ended it, else 0
-    bool timedOut = false;   // killed (SIGKILL) after the time limit
+    bool started = false;      // the executable was found and the child forked
+    int status = -1;           // exit status when it exited normally
+    int signal = 0;            // the signal that ended it, else 0
+    bool timedOut = false;     // killed (SIGKILL) after the time limit
     bool interrupted = false;  // the parent got SIGINT/SIGTERM while it ran (forwarded as SIGTERM)
-    double seconds = 0;      // wall time
-    std::string error;       // why it did not start
+    double seconds = 0;        // wall time
+    std::string error;         // why it did not start
 };
 
 // Runs `argv` (argv[0] is the executable's path; no shell) with the parent's environment

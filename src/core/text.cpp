@@ -48,26 +48,36 @@ char32_t decode(std::string_view s, size_t length) {
 // paragraph separators, the bidirectional formatting controls (Unicode UAX #9) and the
 // byte-order mark.
 bool hidesText(char32_t cp) {
-    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0x200e ||
-           cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-           cp == 0xfeff;
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
 }
 
 // The C escape of an ASCII byte that is not printable as itself in a quoted message, or
 // empty when it is.
 std::string_view asciiEscape(char c) {
     switch (c) {
-        case '\n': return "\\n";
-        case '\t': return "\\t";
-        case '\r': return "\\r";
-        case '\0': return "\\0";
-        case '\a': return "\\a";
-        case '\b': return "\\b";
-        case '\f': return "\\f";
-        case '\v': return "\\v";
-        case '\\': return "\\\\";
-        case '\'': return "\\'";
-        default: return {};
+        case '\n':
+            return "\\n";
+        case '\t':
+            return "\\t";
+        case '\r':
+            return "\\r";
+        case '\0':
+            return "\\0";
+        case '\a':
+            return "\\a";
+        case '\b':
+            return "\\b";
+        case '\f':
+            return "\\f";
+        case '\v':
+            return "\\v";
+        case '\\':
+            return "\\\\";
+        case '\'':
+            return "\\'";
+        default:
+            return {};
     }
 }
 
@@ -159,8 +169,7 @@ bool overflows(std::string_view text) {
     if (first == std::string_view::npos) return false;  // zero is never out of range
     // The first non-zero digit stands for 10^lead; the value is at least 1 when
     // lead + exponent >= 0 (written so that a saturated exponent cannot overflow).
-    const int64_t lead = first < point ? static_cast<int64_t>(point - first) - 1
-                                       : -static_cast<int64_t>(first - point);
+    const int64_t lead = first < point ? static_cast<int64_t>(point - first) - 1 : -static_cast<int64_t>(first - point);
     return exponent >= -lead;
 }
 
@@ -169,8 +178,7 @@ bool overflows(std::string_view text) {
 std::optional<double> parseDecimalNumber(std::string_view text) {
     if (!isDecimalNumber(text)) return std::nullopt;
     double value = 0.0;
-    const auto [ptr, ec] =
-        std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);
     if (ec == std::errc::result_out_of_range) {
         const double magnitude = overflows(text) ? std::numeric_limits<double>::infinity() : 0.0;
         return text.starts_with('-') ? -magnitude : magnitude;

@@ -9,35 +9,52 @@ namespace repro {
 
 std::string_view code(Hypothesis h) {
     switch (h) {
-        case Hypothesis::MissingFlush: return "H1";
-        case Hypothesis::SubmitBoundary: return "H2";
-        case Hypothesis::JobTimeout: return "H3";
-        case Hypothesis::BytesPerSubmit: return "H4";
-        case Hypothesis::ShaderCompiler: return "H5";
-        case Hypothesis::BladeQuirks: return "H6";
+        case Hypothesis::MissingFlush:
+            return "H1";
+        case Hypothesis::SubmitBoundary:
+            return "H2";
+        case Hypothesis::JobTimeout:
+            return "H3";
+        case Hypothesis::BytesPerSubmit:
+            return "H4";
+        case Hypothesis::ShaderCompiler:
+            return "H5";
+        case Hypothesis::BladeQuirks:
+            return "H6";
     }
     return "H?";
 }
 
 std::string_view describe(Hypothesis h) {
     switch (h) {
-        case Hypothesis::MissingFlush: return "a cache flush or invalidation the driver does not emit";
-        case Hypothesis::SubmitBoundary: return "state that drains only at a submit boundary";
-        case Hypothesis::JobTimeout: return "the kernel's job watchdog";
-        case Hypothesis::BytesPerSubmit: return "the bytes one submit writes";
-        case Hypothesis::ShaderCompiler: return "the shader compiler";
-        case Hypothesis::BladeQuirks: return "blade's own invalid usage";
+        case Hypothesis::MissingFlush:
+            return "a cache flush or invalidation the driver does not emit";
+        case Hypothesis::SubmitBoundary:
+            return "state that drains only at a submit boundary";
+        case Hypothesis::JobTimeout:
+            return "the kernel's job watchdog";
+        case Hypothesis::BytesPerSubmit:
+            return "the bytes one submit writes";
+        case Hypothesis::ShaderCompiler:
+            return "the shader compiler";
+        case Hypothesis::BladeQuirks:
+            return "blade's own invalid usage";
     }
     return "?";
 }
 
 std::string_view name(RunResult r) {
     switch (r) {
-        case RunResult::Wrong: return "wrong";
-        case RunResult::Correct: return "correct";
-        case RunResult::Hang: return "hang";
-        case RunResult::NotRun: return "not run";
-        case RunResult::NoEffect: return "no effect";
+        case RunResult::Wrong:
+            return "wrong";
+        case RunResult::Correct:
+            return "correct";
+        case RunResult::Hang:
+            return "hang";
+        case RunResult::NotRun:
+            return "not run";
+        case RunResult::NoEffect:
+            return "no effect";
     }
     return "?";
 }
@@ -45,47 +62,67 @@ std::string_view name(RunResult r) {
 Hypothesis hypothesisOf(ExperimentKind k) {
     switch (k) {
         case ExperimentKind::Barrier:
-        case ExperimentKind::Memory: return Hypothesis::MissingFlush;
+        case ExperimentKind::Memory:
+            return Hypothesis::MissingFlush;
         case ExperimentKind::SubmitEveryWait:
-        case ExperimentKind::SubmitEveryNoWait: return Hypothesis::SubmitBoundary;
-        case ExperimentKind::SplitMs: return Hypothesis::JobTimeout;
+        case ExperimentKind::SubmitEveryNoWait:
+            return Hypothesis::SubmitBoundary;
+        case ExperimentKind::SplitMs:
+            return Hypothesis::JobTimeout;
         case ExperimentKind::SplitMib:
-        case ExperimentKind::OneStepRepeat: return Hypothesis::BytesPerSubmit;
+        case ExperimentKind::OneStepRepeat:
+            return Hypothesis::BytesPerSubmit;
         case ExperimentKind::CheckSteps:
-        case ExperimentKind::CompilerSwitch: return Hypothesis::ShaderCompiler;
-        case ExperimentKind::BladeExact: return Hypothesis::BladeQuirks;
+        case ExperimentKind::CompilerSwitch:
+            return Hypothesis::ShaderCompiler;
+        case ExperimentKind::BladeExact:
+            return Hypothesis::BladeQuirks;
     }
     return Hypothesis::MissingFlush;
 }
 
 std::string_view name(ProbeResult r) {
     switch (r) {
-        case ProbeResult::NotRun: return "not run";
-        case ProbeResult::SoftKill: return "soft kill";
-        case ProbeResult::HardKill: return "hard kill";
-        case ProbeResult::NoKill: return "no kill";
+        case ProbeResult::NotRun:
+            return "not run";
+        case ProbeResult::SoftKill:
+            return "soft kill";
+        case ProbeResult::HardKill:
+            return "hard kill";
+        case ProbeResult::NoKill:
+            return "no kill";
     }
     return "?";
 }
 
 std::string_view name(Finding f) {
     switch (f) {
-        case Finding::Supports: return "supports";
-        case Finding::RulesOut: return "rules out";
-        case Finding::NoEvidence: return "no evidence";
+        case Finding::Supports:
+            return "supports";
+        case Finding::RulesOut:
+            return "rules out";
+        case Finding::NoEvidence:
+            return "no evidence";
     }
     return "?";
 }
 
 std::string_view name(ConclusionKind k) {
     switch (k) {
-        case ConclusionKind::NotReproduced: return "not_reproduced";
-        case ConclusionKind::JobTimeout: return "job_timeout";
-        case ConclusionKind::Synchronization: return "synchronization";
-        case ConclusionKind::BytesPerSubmit: return "bytes_per_submit";
-        case ConclusionKind::ShaderCompiler: return "shader_compiler";
-        case ConclusionKind::BladeQuirks: return "blade_quirks";
-        case ConclusionKind::Undetermined: return "undetermined";
+        case ConclusionKind::NotReproduced:
+            return "not_reproduced";
+        case ConclusionKind::JobTimeout:
+            return "job_timeout";
+        case ConclusionKind::Synchronization:
+            return "synchronization";
+        case ConclusionKind::BytesPerSubmit:
+            return "bytes_per_submit";
+        case ConclusionKind::ShaderCompiler:
+            return "shader_compiler";
+        case ConclusionKind::BladeQuirks:
+            return "blade_quirks";
+        case ConclusionKind::Undetermined:
+            return "undetermined";
     }
     return "?";
 }
@@ -138,17 +175,20 @@ std::pair<Finding, std::string> ranFinding(const ExperimentOutcome& e) {
             if (fixed) return {Finding::Supports, "the other compiler makes it correct"};
             return {Finding::NoEvidence, "stays wrong with the other compiler"};
         case ExperimentKind::BladeExact:
-            return {Finding::NoEvidence, fixed ? "correct with blade's quirks" : "wrong with blade's quirks too (not judged)"};
+            return {Finding::NoEvidence,
+                    fixed ? "correct with blade's quirks" : "wrong with blade's quirks too (not judged)"};
     }
     return {Finding::NoEvidence, ""};
 }
 
 TriageRow experimentRow(const ExperimentOutcome& e) {
-    TriageRow row{.hypothesis = hypothesisOf(e.kind), .experiment = e.label,
+    TriageRow row{.hypothesis = hypothesisOf(e.kind),
+                  .experiment = e.label,
                   .outcome = e.detail.empty() ? std::string(name(e.result)) : e.detail};
     if (e.result == RunResult::Correct || e.result == RunResult::Wrong) {
         std::tie(row.finding, row.why) = ranFinding(e);
-    } else if (e.result == RunResult::NoEffect || (e.result == RunResult::NotRun && e.detail.starts_with("not run: "))) {
+    } else if (e.result == RunResult::NoEffect ||
+               (e.result == RunResult::NotRun && e.detail.starts_with("not run: "))) {
         row.outcome = name(e.result);
         row.why = e.detail.starts_with("not run: ") ? e.detail.substr(9) : e.detail;
         if (row.why.empty() || row.why == row.outcome) row.why = "changes nothing on this device";
@@ -184,7 +224,8 @@ TriageRow causeRow(const TriageInput& in) {
 
 TriageRow probeRow(const TriageInput& in) {
     const ProbeOutcome& p = in.probe;
-    TriageRow row{.hypothesis = Hypothesis::JobTimeout, .experiment = "watchdog probe",
+    TriageRow row{.hypothesis = Hypothesis::JobTimeout,
+                  .experiment = "watchdog probe",
                   .outcome = p.detail.empty() ? std::string(name(p.result)) : p.detail};
     if (p.result == ProbeResult::NoKill && in.baselineSubmitSeconds && p.longestSeconds >= *in.baselineSubmitSeconds) {
         row.finding = Finding::RulesOut;
@@ -263,8 +304,9 @@ void weighSubmitSize(const TriageInput& in, Weighed& w) {
     if (any(in, ExperimentKind::SplitMib, RunResult::Wrong)) {
         h4 = {Hypothesis::BytesPerSubmit, Finding::RulesOut, "stays wrong with fewer bytes per submit"};
     } else if (any(in, ExperimentKind::OneStepRepeat, RunResult::Wrong)) {
-        h4 = {Hypothesis::BytesPerSubmit, Finding::RulesOut,
-              "as much work in one submit with 1/N of the bytes goes wrong: the work per submit matters, not its bytes"};
+        h4 = {
+            Hypothesis::BytesPerSubmit, Finding::RulesOut,
+            "as much work in one submit with 1/N of the bytes goes wrong: the work per submit matters, not its bytes"};
     } else if (any(in, ExperimentKind::SplitMib, RunResult::Correct) &&
                any(in, ExperimentKind::OneStepRepeat, RunResult::Correct)) {
         h4 = {Hypothesis::BytesPerSubmit, Finding::Supports,
@@ -291,7 +333,8 @@ void weighOthers(const TriageInput& in, Weighed& w) {
     } else if (llvmFixes) {
         h5 = {Hypothesis::ShaderCompiler, Finding::Supports, "the other shader compiler makes it correct"};
     } else if (passes) {
-        h5 = {Hypothesis::ShaderCompiler, Finding::RulesOut, "every dispatch of split passes the per-dispatch CPU check"};
+        h5 = {Hypothesis::ShaderCompiler, Finding::RulesOut,
+              "every dispatch of split passes the per-dispatch CPU check"};
     } else {
         h5.why = "the per-dispatch CPU check did not run";
     }
@@ -316,25 +359,30 @@ std::vector<Candidate> candidates(const TriageInput& in, const Weighed& w) {
     const std::string cause = causeText(in.causeVerdict);
     if (w[Hypothesis::JobTimeout].finding == Finding::Supports) {
         std::string rest = cause.starts_with("the kernel's job timeout") ? cause.substr(24) : ": " + cause;
-        if (any(in, ExperimentKind::SplitMs, RunResult::Correct)) rest += "; --split-ms at half the timeout makes it correct";
+        if (any(in, ExperimentKind::SplitMs, RunResult::Correct))
+            rest += "; --split-ms at half the timeout makes it correct";
         out.push_back({ConclusionKind::JobTimeout, "the kernel's job timeout (H3)" + rest});
     }
     const bool h1 = w[Hypothesis::MissingFlush].finding == Finding::Supports;
     if (h1 || in.causeKind == "synchronization") {
         std::string which = h1 ? "H1: " + w[Hypothesis::MissingFlush].why : "the baseline's own evidence";
         if (!h1) which += "; no barrier or memory variant tested makes it correct";
-        if (w[Hypothesis::SubmitBoundary].finding == Finding::Supports) which += "; H2: " + w[Hypothesis::SubmitBoundary].why;
-        if (w[Hypothesis::BytesPerSubmit].finding == Finding::Supports) which += "; H4: " + w[Hypothesis::BytesPerSubmit].why;
+        if (w[Hypothesis::SubmitBoundary].finding == Finding::Supports)
+            which += "; H2: " + w[Hypothesis::SubmitBoundary].why;
+        if (w[Hypothesis::BytesPerSubmit].finding == Finding::Supports)
+            which += "; H4: " + w[Hypothesis::BytesPerSubmit].why;
         const std::string reason = in.causeKind == "synchronization" && cause.starts_with("synchronization: ")
                                        ? cause.substr(17)
                                        : in.baselineDetail;
         out.push_back({ConclusionKind::Synchronization, fmt::format("a synchronization bug ({}): {}", which, reason)});
     }
     if (w[Hypothesis::BytesPerSubmit].finding == Finding::Supports && !h1 && in.causeKind != "synchronization") {
-        out.push_back({ConclusionKind::BytesPerSubmit, "the bytes one submit writes (H4): " + w[Hypothesis::BytesPerSubmit].why});
+        out.push_back(
+            {ConclusionKind::BytesPerSubmit, "the bytes one submit writes (H4): " + w[Hypothesis::BytesPerSubmit].why});
     }
     if (w[Hypothesis::ShaderCompiler].finding == Finding::Supports) {
-        out.push_back({ConclusionKind::ShaderCompiler, "the shader compiler (H5): " + w[Hypothesis::ShaderCompiler].why});
+        out.push_back(
+            {ConclusionKind::ShaderCompiler, "the shader compiler (H5): " + w[Hypothesis::ShaderCompiler].why});
     }
     return out;
 }
@@ -346,13 +394,14 @@ std::string undeterminedLine(const TriageInput& in, const Weighed& w) {
         known.push_back("a submit boundary makes it correct (H2)");
         missing.insert(missing.begin(), "evidence that the long submit did all its work (the baseline's cause is " +
                                             (in.causeKind.empty() ? std::string("not reported") : in.causeKind) + ")");
-    } else if (firstFix(in, {ExperimentKind::SubmitEveryWait, ExperimentKind::SubmitEveryNoWait, ExperimentKind::SplitMs,
-                             ExperimentKind::SplitMib})) {
+    } else if (firstFix(in, {ExperimentKind::SubmitEveryWait, ExperimentKind::SubmitEveryNoWait,
+                             ExperimentKind::SplitMs, ExperimentKind::SplitMib})) {
         known.push_back("shorter submits make it correct (H2, H3 or H4)");
         missing.insert(missing.begin(), "evidence that tells them apart (a kernel-log kill record, or a timed submit)");
     }
     if (known.empty()) known.push_back("no experiment makes it correct");
-    if (missing.empty()) missing.push_back("a cause the baseline's evidence supports (" + causeText(in.causeVerdict) + ")");
+    if (missing.empty())
+        missing.push_back("a cause the baseline's evidence supports (" + causeText(in.causeVerdict) + ")");
     std::string text = "undetermined: ";
     for (size_t i = 0; i < known.size(); ++i) text += (i ? "; " : "") + known[i];
     text += "; missing: ";
@@ -368,10 +417,13 @@ std::string llvmAnswer(const TriageInput& in) {
         if (e.kind != ExperimentKind::CompilerSwitch) continue;
         switch (e.result) {
             case RunResult::Wrong:
-            case RunResult::Hang: return "yes: with RADV_DEBUG=llvm it is still " + e.detail;
-            case RunResult::Correct: return "no: with RADV_DEBUG=llvm it is correct (" + e.detail + "), so ACO is the suspect";
+            case RunResult::Hang:
+                return "yes: with RADV_DEBUG=llvm it is still " + e.detail;
+            case RunResult::Correct:
+                return "no: with RADV_DEBUG=llvm it is correct (" + e.detail + "), so ACO is the suspect";
             case RunResult::NotRun:
-            case RunResult::NoEffect: return "not tested: " + e.detail;
+            case RunResult::NoEffect:
+                return "not tested: " + e.detail;
         }
     }
     return "not tested: triage ran no RADV_DEBUG=llvm child";
@@ -398,7 +450,8 @@ TriageConclusion concludeTriage(const TriageInput& in) {
     weighOthers(in, w);
     if (!failed) {
         for (HypothesisFinding& h : w.h) {
-            if (h.hypothesis != Hypothesis::BladeQuirks) h = {h.hypothesis, Finding::NoEvidence, "nothing failed to explain"};
+            if (h.hypothesis != Hypothesis::BladeQuirks)
+                h = {h.hypothesis, Finding::NoEvidence, "nothing failed to explain"};
         }
     }
     out.hypotheses.assign(std::begin(w.h), std::end(w.h));
@@ -408,12 +461,14 @@ TriageConclusion concludeTriage(const TriageInput& in) {
         return out;
     };
     if (in.baseline == RunResult::NotRun || in.baseline == RunResult::NoEffect) {
-        return conclude(ConclusionKind::Undetermined, "undetermined: the baseline gave no result (" + in.baselineDetail + ")");
+        return conclude(ConclusionKind::Undetermined,
+                        "undetermined: the baseline gave no result (" + in.baselineDetail + ")");
     }
     if (in.baseline == RunResult::Correct) {
         if (w[Hypothesis::BladeQuirks].finding == Finding::Supports) {
-            return conclude(ConclusionKind::BladeQuirks, "not reproduced with valid Vulkan; only --profile blade-exact goes "
-                                                         "wrong: blade's own invalid usage (H6), not the driver");
+            return conclude(ConclusionKind::BladeQuirks,
+                            "not reproduced with valid Vulkan; only --profile blade-exact goes "
+                            "wrong: blade's own invalid usage (H6), not the driver");
         }
         return conclude(ConclusionKind::NotReproduced, "not reproduced; nothing to triage");
     }
@@ -437,20 +492,28 @@ nlohmann::json triageDocument(const TriageRunFacts& f, const TriageInput& in, co
     using nlohmann::json;
     json experiments = json::array(), rows = json::array(), hypotheses = json::array();
     for (const ExperimentOutcome& e : in.experiments) {
-        experiments.push_back({{"hypothesis", code(hypothesisOf(e.kind))}, {"experiment", e.label},
-                               {"result", name(e.result)}, {"detail", e.detail}});
+        experiments.push_back({{"hypothesis", code(hypothesisOf(e.kind))},
+                               {"experiment", e.label},
+                               {"result", name(e.result)},
+                               {"detail", e.detail}});
     }
     for (const TriageRow& r : t.rows) {
-        rows.push_back({{"hypothesis", code(r.hypothesis)}, {"experiment", r.experiment}, {"outcome", r.outcome},
-                        {"points_to", name(r.finding)}, {"why", r.why}});
+        rows.push_back({{"hypothesis", code(r.hypothesis)},
+                        {"experiment", r.experiment},
+                        {"outcome", r.outcome},
+                        {"points_to", name(r.finding)},
+                        {"why", r.why}});
     }
     for (const HypothesisFinding& h : t.hypotheses) {
-        hypotheses.push_back({{"hypothesis", code(h.hypothesis)}, {"description", describe(h.hypothesis)},
-                              {"finding", name(h.finding)}, {"why", h.why}});
+        hypotheses.push_back({{"hypothesis", code(h.hypothesis)},
+                              {"description", describe(h.hypothesis)},
+                              {"finding", name(h.finding)},
+                              {"why", h.why}});
     }
     json probe = nullptr;
     if (in.probe.result != ProbeResult::NotRun) {
-        probe = {{"result", name(in.probe.result)}, {"detail", in.probe.detail},
+        probe = {{"result", name(in.probe.result)},
+                 {"detail", in.probe.detail},
                  {"longest_seconds", in.probe.longestSeconds},
                  {"timeout_seconds", f.timeoutSeconds ? json(*f.timeoutSeconds) : json(nullptr)},
                  {"timeout_source", f.timeoutSource}};
@@ -461,8 +524,12 @@ nlohmann::json triageDocument(const TriageRunFacts& f, const TriageInput& in, co
             {"command_line", f.commandLine},
             {"device", {{"name", f.deviceName}, {"driver", f.driver}, {"driver_id", f.driverId}}},
             {"chain_length", f.chainLength},
-            {"baseline", {{"result", name(in.baseline)}, {"detail", in.baselineDetail}, {"failing_mode", in.failingMode},
-                          {"cause_kind", in.causeKind}, {"cause_verdict", in.causeVerdict}}},
+            {"baseline",
+             {{"result", name(in.baseline)},
+              {"detail", in.baselineDetail},
+              {"failing_mode", in.failingMode},
+              {"cause_kind", in.causeKind},
+              {"cause_verdict", in.causeVerdict}}},
             {"experiments", experiments},
             {"probe", probe},
             {"rows", rows},

@@ -16,17 +16,17 @@ namespace repro {
 
 // The hypotheses, in the order they are printed.
 enum class Hypothesis {
-    MissingFlush,     // H1: a cache flush or invalidation the driver does not emit
-    SubmitBoundary,   // H2: state that drains only at a submit boundary
-    JobTimeout,       // H3: the kernel's job watchdog kills the long submit
-    BytesPerSubmit,   // H4: the bytes one submit writes
-    ShaderCompiler,   // H5: the shader compiler
-    BladeQuirks,      // H6: blade's own invalid usage
+    MissingFlush,    // H1: a cache flush or invalidation the driver does not emit
+    SubmitBoundary,  // H2: state that drains only at a submit boundary
+    JobTimeout,      // H3: the kernel's job watchdog kills the long submit
+    BytesPerSubmit,  // H4: the bytes one submit writes
+    ShaderCompiler,  // H5: the shader compiler
+    BladeQuirks,     // H6: blade's own invalid usage
 };
-std::string_view code(Hypothesis h);       // "H1" .. "H6"
-std::string_view describe(Hypothesis h);   // "a cache flush or invalidation the driver does not emit", ...
-inline constexpr Hypothesis kHypotheses[] = {Hypothesis::MissingFlush, Hypothesis::SubmitBoundary,
-                                             Hypothesis::JobTimeout,   Hypothesis::BytesPerSubmit,
+std::string_view code(Hypothesis h);      // "H1" .. "H6"
+std::string_view describe(Hypothesis h);  // "a cache flush or invalidation the driver does not emit", ...
+inline constexpr Hypothesis kHypotheses[] = {Hypothesis::MissingFlush,   Hypothesis::SubmitBoundary,
+                                             Hypothesis::JobTimeout,     Hypothesis::BytesPerSubmit,
                                              Hypothesis::ShaderCompiler, Hypothesis::BladeQuirks};
 
 // What one child run of the failing mode gave.
@@ -57,7 +57,7 @@ Hypothesis hypothesisOf(ExperimentKind k);
 
 struct ExperimentOutcome {
     ExperimentKind kind = ExperimentKind::Barrier;
-    std::string label;   // "barrier=full", "RADV_DEBUG=llvm"
+    std::string label;  // "barrier=full", "RADV_DEBUG=llvm"
     RunResult result = RunResult::NotRun;
     std::string detail;  // one line: the child's result or why it was not run
 };
@@ -114,17 +114,23 @@ struct HypothesisFinding {
 };
 
 enum class ConclusionKind {
-    NotReproduced, JobTimeout, Synchronization, BytesPerSubmit, ShaderCompiler, BladeQuirks, Undetermined
+    NotReproduced,
+    JobTimeout,
+    Synchronization,
+    BytesPerSubmit,
+    ShaderCompiler,
+    BladeQuirks,
+    Undetermined
 };
 // "not_reproduced", "job_timeout", "synchronization", "bytes_per_submit", "shader_compiler",
 // "blade_quirks", "undetermined" (the JSON names)
 std::string_view name(ConclusionKind k);
 
 struct TriageConclusion {
-    std::vector<TriageRow> rows;                 // the baseline's cause, the experiments, the probe
-    std::vector<HypothesisFinding> hypotheses;   // H1..H6, in order
+    std::vector<TriageRow> rows;                // the baseline's cause, the experiments, the probe
+    std::vector<HypothesisFinding> hypotheses;  // H1..H6, in order
     ConclusionKind kind = ConclusionKind::Undetermined;
-    std::string line;                            // "conclusion: ..."
+    std::string line;  // "conclusion: ..."
 };
 
 // Draws the conclusion. Rules (each experiment changes one thing of a wrong baseline):
@@ -176,6 +182,7 @@ struct TriageRunFacts {
 // longest_seconds, timeout_seconds, timeout_source} or null, rows [{hypothesis,
 // experiment, outcome, points_to, why}], hypotheses [{hypothesis, description, finding,
 // why}], conclusion {kind, line}, exit_status.
-nlohmann::json triageDocument(const TriageRunFacts& facts, const TriageInput& input, const TriageConclusion& conclusion);
+nlohmann::json triageDocument(const TriageRunFacts& facts, const TriageInput& input,
+                              const TriageConclusion& conclusion);
 
 }  // namespace repro

@@ -14,10 +14,10 @@
 namespace repro {
 
 struct UnderflowEstimate {
-    bool possible = true;          // a correct device may return zeros or denormals only
-    double expectedMaxAbs = 0;     // the CPU chain's value when `exact`, else the bound
-    bool exact = false;            // from the float64 CPU chain, not the bound
-    std::string basis;             // one line: how it was decided
+    bool possible = true;       // a correct device may return zeros or denormals only
+    double expectedMaxAbs = 0;  // the CPU chain's value when `exact`, else the bound
+    bool exact = false;         // from the float64 CPU chain, not the bound
+    std::string basis;          // one line: how it was decided
 };
 
 // The float64 CPU chain's own maximum at `steps` when that is cheap (at most

@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <system_error>
 
-
 namespace repro {
 namespace {
 
@@ -30,19 +29,25 @@ std::optional<Enum> parseName(std::string_view text, const Enum (&values)[N]) {
 
 std::string_view name(BarrierKind b) {
     switch (b) {
-        case BarrierKind::Blade: return "blade";
-        case BarrierKind::Sync2: return "sync2";
-        case BarrierKind::Buffer: return "buffer";
-        case BarrierKind::Full: return "full";
-        case BarrierKind::ExecutionOnly: return "execution-only";
-        case BarrierKind::None: return "none";
+        case BarrierKind::Blade:
+            return "blade";
+        case BarrierKind::Sync2:
+            return "sync2";
+        case BarrierKind::Buffer:
+            return "buffer";
+        case BarrierKind::Full:
+            return "full";
+        case BarrierKind::ExecutionOnly:
+            return "execution-only";
+        case BarrierKind::None:
+            return "none";
     }
     return "?";
 }
 
 std::optional<BarrierKind> parseBarrier(std::string_view text) {
-    constexpr BarrierKind all[] = {BarrierKind::Blade, BarrierKind::Sync2, BarrierKind::Buffer,
-                                   BarrierKind::Full, BarrierKind::ExecutionOnly, BarrierKind::None};
+    constexpr BarrierKind all[] = {BarrierKind::Blade, BarrierKind::Sync2,         BarrierKind::Buffer,
+                                   BarrierKind::Full,  BarrierKind::ExecutionOnly, BarrierKind::None};
     return parseName(text, all);
 }
 
@@ -50,17 +55,21 @@ bool isControl(BarrierKind b) { return b == BarrierKind::ExecutionOnly || b == B
 
 std::string_view name(BufferMemory m) {
     switch (m) {
-        case BufferMemory::Blade: return "blade";
-        case BufferMemory::DeviceLocal: return "device-local";
-        case BufferMemory::HostVisible: return "host-visible";
-        case BufferMemory::HostCached: return "host-cached";
+        case BufferMemory::Blade:
+            return "blade";
+        case BufferMemory::DeviceLocal:
+            return "device-local";
+        case BufferMemory::HostVisible:
+            return "host-visible";
+        case BufferMemory::HostCached:
+            return "host-cached";
     }
     return "?";
 }
 
 std::optional<BufferMemory> parseBufferMemory(std::string_view text) {
-    constexpr BufferMemory all[] = {BufferMemory::Blade, BufferMemory::DeviceLocal,
-                                       BufferMemory::HostVisible, BufferMemory::HostCached};
+    constexpr BufferMemory all[] = {BufferMemory::Blade, BufferMemory::DeviceLocal, BufferMemory::HostVisible,
+                                    BufferMemory::HostCached};
     return parseName(text, all);
 }
 
@@ -71,13 +80,12 @@ std::optional<Profile> parseProfile(std::string_view text) {
     return parseName(text, all);
 }
 
-std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
-                                      std::span<const double> predictedSeconds,
+std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, std::span<const double> predictedSeconds,
                                       const SubmitStructure& structure) {
     if (structure.splitMs && predictedSeconds.size() != writtenBytes.size()) {
-        throw std::invalid_argument(fmt::format(
-            "commandBufferEnds: --split-ms needs a predicted time per dispatch ({} for {} dispatches)",
-            predictedSeconds.size(), writtenBytes.size()));
+        throw std::invalid_argument(
+            fmt::format("commandBufferEnds: --split-ms needs a predicted time per dispatch ({} for {} dispatches)",
+                        predictedSeconds.size(), writtenBytes.size()));
     }
     std::vector<size_t> ends;
     // X MiB in bytes; a value too large for 64 bits never cuts.
@@ -104,8 +112,7 @@ std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
     return ends;
 }
 
-std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
-                                      const SubmitStructure& structure) {
+std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, const SubmitStructure& structure) {
     return commandBufferEnds(writtenBytes, {}, structure);
 }
 
@@ -113,8 +120,7 @@ std::vector<Variant> matrixVariants(double splitMiB) {
     std::vector<Variant> out;
     const std::string split = fmt::format("{:.3f}", splitMiB);
     for (const char* mode : {"multipass", "single"}) {
-        auto add = [&](std::string what, std::vector<std::string> flags, bool control = false,
-                       bool quirks = false) {
+        auto add = [&](std::string what, std::vector<std::string> flags, bool control = false, bool quirks = false) {
             std::vector<std::string> args{"--mode", mode};
             args.insert(args.end(), flags.begin(), flags.end());
             out.push_back({fmt::format("{} {}", mode, what), std::move(args), control, quirks});
@@ -137,6 +143,8 @@ std::vector<Variant> matrixVariants(double splitMiB) {
     return out;
 }
 
+// A table, one entry per line: laid out by hand, not by clang-format.
+// clang-format off
 const std::vector<DriverSetting>& driverSettings() {
     // Effects as Mesa's documentation states them, paraphrased: docs/envvars.rst (RADV_DEBUG,
     // RADV_PERFTEST, ACO_DEBUG, INTEL_DEBUG), docs/drivers/nvk.rst (NVK_DEBUG), the RADV
@@ -194,6 +202,7 @@ const std::vector<DriverSetting>& driverSettings() {
     };
     return settings;
 }
+// clang-format on
 
 std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all) {
     std::vector<DriverSetting> out;
@@ -205,10 +214,14 @@ std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all
 
 std::string_view name(OptionPresence p) {
     switch (p) {
-        case OptionPresence::Known: return "known";
-        case OptionPresence::TailOnly: return "tail only";
-        case OptionPresence::NotKnown: return "not known";
-        case OptionPresence::Unreadable: return "unreadable";
+        case OptionPresence::Known:
+            return "known";
+        case OptionPresence::TailOnly:
+            return "tail only";
+        case OptionPresence::NotKnown:
+            return "not known";
+        case OptionPresence::Unreadable:
+            return "unreadable";
     }
     return "?";
 }
@@ -249,12 +262,16 @@ LibraryOptionCheck optionKnownToLibrary(const std::string& path, std::string_vie
     out.presence = optionNameInBytes(std::string_view(static_cast<const char*>(map), size), option);
     ::munmap(map, size);
     switch (out.presence) {
-        case OptionPresence::Known: out.detail = fmt::format("{} knows {} option '{}'", file, variable, option); break;
+        case OptionPresence::Known:
+            out.detail = fmt::format("{} knows {} option '{}'", file, variable, option);
+            break;
         case OptionPresence::TailOnly:
             out.detail = fmt::format("{} has '{}' only as the tail of a longer string: {} may or may not know it", file,
                                      option, variable);
             break;
-        default: out.detail = fmt::format("{} does not know {} option '{}': setting it tests nothing", file, variable, option);
+        default:
+            out.detail =
+                fmt::format("{} does not know {} option '{}': setting it tests nothing", file, variable, option);
     }
     return out;
 }

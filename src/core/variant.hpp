@@ -51,12 +51,12 @@ std::optional<Profile> parseProfile(std::string_view text);
 // the reference). Empty (every == 0, no splitMiB, no splitMs): one submit, as blade records
 // them.
 struct SubmitStructure {
-    uint32_t every = 0;                // --submit-every K: at most K chain dispatches per command buffer
-    std::optional<double> splitMiB;    // --split-mib X: close once the bytes written pass X MiB
+    uint32_t every = 0;              // --submit-every K: at most K chain dispatches per command buffer
+    std::optional<double> splitMiB;  // --split-mib X: close once the bytes written pass X MiB
     // --split-ms T, in milliseconds, (0, 1e9]: close once the predicted GPU time of the
     // dispatches recorded since the last submit passes T.
     std::optional<double> splitMs;
-    bool hostWait = true;              // --host-wait (default) / --no-host-wait between the submits
+    bool hostWait = true;  // --host-wait (default) / --no-host-wait between the submits
     bool cuts() const { return every > 0 || splitMiB.has_value() || splitMs.has_value(); }
 };
 
@@ -71,13 +71,11 @@ struct SubmitStructure {
 // once, whatever --dispatch-repeat is: repeating a conv-T rewrites the same bytes.
 // predictedSeconds may be empty when splitMs is unset; otherwise it must be as long as
 // writtenBytes (std::invalid_argument if not). Never empty when writtenBytes is not.
-std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
-                                      std::span<const double> predictedSeconds,
+std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, std::span<const double> predictedSeconds,
                                       const SubmitStructure& structure);
 // The same without predictions, for a structure with no splitMs (std::invalid_argument if
 // it has one).
-std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes,
-                                      const SubmitStructure& structure);
+std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, const SubmitStructure& structure);
 
 // One run configuration of the modes under test, as the flags that select it.
 struct Variant {
@@ -132,12 +130,12 @@ std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all
 // "\0name\0". Its presence is necessary, not sufficient (the bytes could belong to another
 // string); its absence proves the library does not parse that name.
 enum class OptionPresence {
-    Known,        // found as a whole NUL-terminated string
-    TailOnly,     // found only as the tail of a longer string ("syncshaders" in
-                  // "nosyncshaders"): the linker merges a string into a longer one's tail,
-                  // so it may still be there; undecided
-    NotKnown,     // not in the library at all
-    Unreadable,   // the library could not be read
+    Known,       // found as a whole NUL-terminated string
+    TailOnly,    // found only as the tail of a longer string ("syncshaders" in
+                 // "nosyncshaders"): the linker merges a string into a longer one's tail,
+                 // so it may still be there; undecided
+    NotKnown,    // not in the library at all
+    Unreadable,  // the library could not be read
 };
 std::string_view name(OptionPresence p);  // "known", "tail only", "not known", "unreadable"
 

@@ -13,8 +13,8 @@ namespace repro {
 std::string modeLine(Mode mode, const BufferStats& s) {
     // The original computes the percentage in f32: 100.0 * nz as f32 / len as f32.
     const float percent = 100.0f * static_cast<float>(s.nonZero) / static_cast<float>(s.elements);
-    return fmt::format("  mode={:<9} nz={}/{} ({}%) sum={} max_abs={}", name(mode), s.nonZero,
-                       s.elements, rustFixed(percent, 1), rustExp(s.sum), rustExp(s.maxAbs));
+    return fmt::format("  mode={:<9} nz={}/{} ({}%) sum={} max_abs={}", name(mode), s.nonZero, s.elements,
+                       rustFixed(percent, 1), rustExp(s.sum), rustExp(s.maxAbs));
 }
 
 int invertedExitStatus(int status) {
@@ -39,8 +39,9 @@ std::optional<Verdict> hangVerdict(const std::vector<ModeResult>& results) {
             v.exitStatus = kExitHang;
             v.lines.push_back(fmt::format("--- GPU HANG: mode {} {}{}", name(r.mode), r.reason,
                                           r.cause.empty() ? "" : "; " + r.cause));
-            v.lines.push_back("--- results of the modes that completed are above; later modes did "
-                              "not run");
+            v.lines.push_back(
+                "--- results of the modes that completed are above; later modes did "
+                "not run");
             return v;
         }
     }
@@ -48,8 +49,7 @@ std::optional<Verdict> hangVerdict(const std::vector<ModeResult>& results) {
 }
 
 // The "while ... produced correct non-zero data" line naming the good modes.
-std::string goodModesLine(const std::vector<ModeResult>& results,
-                          const std::vector<const ModeResult*>& wrong) {
+std::string goodModesLine(const std::vector<ModeResult>& results, const std::vector<const ModeResult*>& wrong) {
     std::string good;
     for (const auto& r : results) {
         if (r.kind == Classification::Ok) good += fmt::format("{}{}", good.empty() ? "" : ", ", name(r.mode));
@@ -57,25 +57,25 @@ std::string goodModesLine(const std::vector<ModeResult>& results,
     const bool allTimedOut = std::all_of(wrong.begin(), wrong.end(), [](const ModeResult* r) {
         return r->causeKind == "job_timeout" || r->causeKind == "hang_killed";
     });
-    return allTimedOut ? fmt::format("--- while {} produced correct non-zero data: its submits stay far below the "
-                                     "kernel's job timeout (docs/watchdog.md: the reboot experiment that decides it)",
-                                     good)
-                       : fmt::format("--- while {} produced correct non-zero data; the Vulkan spec makes all three "
-                                     "modes equivalent",
-                                     good);
+    return allTimedOut ? fmt::format(
+                             "--- while {} produced correct non-zero data: its submits stay far below the "
+                             "kernel's job timeout (docs/watchdog.md: the reboot experiment that decides it)",
+                             good)
+                       : fmt::format(
+                             "--- while {} produced correct non-zero data; the Vulkan spec makes all three "
+                             "modes equivalent",
+                             good);
 }
 
 // The reproduced verdict: one line per wrong mode, then the good modes' line if any.
-Verdict reproducedVerdict(const std::vector<ModeResult>& results,
-                          const std::vector<const ModeResult*>& wrong, bool anyGood) {
+Verdict reproducedVerdict(const std::vector<ModeResult>& results, const std::vector<const ModeResult*>& wrong,
+                          bool anyGood) {
     Verdict v;
     v.exitStatus = kExitReproduced;
     for (const auto* r : wrong) {
-        v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}{}{}", name(r->mode),
-                                      name(r->kind), r->reason,
-                                      r->runs > 1 ? fmt::format(" ({}/{} runs wrong)",
-                                                                r->wrongRuns, r->runs)
-                                                  : "",
+        v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}{}{}", name(r->mode), name(r->kind),
+                                      r->reason,
+                                      r->runs > 1 ? fmt::format(" ({}/{} runs wrong)", r->wrongRuns, r->runs) : "",
                                       r->cause.empty() ? "" : "; " + r->cause));
     }
     if (anyGood) v.lines.push_back(goodModesLine(results, wrong));
@@ -84,48 +84,47 @@ Verdict reproducedVerdict(const std::vector<ModeResult>& results,
 
 // The verdict when no mode is wrong enough to judge: inconclusive, validation or not
 // reproduced, in that order.
-Verdict unreproducedVerdict(const std::string& referenceName, bool allZero,
-                            bool referenceUnderflowed, uint64_t validationMessages,
-                            const UnderflowEstimate& underflow) {
+Verdict unreproducedVerdict(const std::string& referenceName, bool allZero, bool referenceUnderflowed,
+                            uint64_t validationMessages, const UnderflowEstimate& underflow) {
     Verdict v;
     if (allZero) {
         v.exitStatus = kExitCannotTest;
-        v.lines.push_back(fmt::format(
-            "--- INCONCLUSIVE: every mode is all zero and there is no reference; at this chain length a "
-            "correct device may underflow to zero ({})",
-            underflow.basis.empty() ? "no estimate" : underflow.basis));
+        v.lines.push_back(
+            fmt::format("--- INCONCLUSIVE: every mode is all zero and there is no reference; at this chain length a "
+                        "correct device may underflow to zero ({})",
+                        underflow.basis.empty() ? "no estimate" : underflow.basis));
         v.lines.push_back("--- try a shorter chain (-n), or --reference cpu or split");
         return v;
     }
     if (referenceUnderflowed) {
         v.exitStatus = kExitCannotTest;
-        v.lines.push_back(fmt::format(
-            "--- INCONCLUSIVE: the reference ({}) is all zero or denormal, which a correct device "
-            "produces once the chain underflows (the signal shrinks ~4x per step)",
-            referenceName));
-        v.lines.push_back("--- try a shorter chain (-n); a mode cannot be judged against a "
-                          "reference with no signal");
+        v.lines.push_back(
+            fmt::format("--- INCONCLUSIVE: the reference ({}) is all zero or denormal, which a correct device "
+                        "produces once the chain underflows (the signal shrinks ~4x per step)",
+                        referenceName));
+        v.lines.push_back(
+            "--- try a shorter chain (-n); a mode cannot be judged against a "
+            "reference with no signal");
         return v;
     }
     if (validationMessages > 0) {
         v.exitStatus = kExitValidation;
-        v.lines.push_back(fmt::format("--- VALIDATION: the repro's own Vulkan usage drew {} "
-                                      "validation message{} (see stderr); results are not "
-                                      "trustworthy until they are fixed",
-                                      validationMessages, validationMessages == 1 ? "" : "s"));
+        v.lines.push_back(
+            fmt::format("--- VALIDATION: the repro's own Vulkan usage drew {} "
+                        "validation message{} (see stderr); results are not "
+                        "trustworthy until they are fixed",
+                        validationMessages, validationMessages == 1 ? "" : "s"));
         return v;
     }
     v.exitStatus = kExitNotReproduced;
     v.lines.push_back(
-        referenceName.empty()
-            ? "--- NOT REPRODUCED: the output is finite and non-zero (no reference to compare "
-              "with: --reference none)"
-            : referenceName == "cpu"
-                ? "--- NOT REPRODUCED: every mode produced non-zero output within the derived "
-                  "tolerance of the CPU reference"
-                : fmt::format("--- NOT REPRODUCED: every mode produced non-zero output "
-                              "bit-identical to {}",
-                              referenceName));
+        referenceName.empty()    ? "--- NOT REPRODUCED: the output is finite and non-zero (no reference to compare "
+                                   "with: --reference none)"
+        : referenceName == "cpu" ? "--- NOT REPRODUCED: every mode produced non-zero output within the derived "
+                                   "tolerance of the CPU reference"
+                                 : fmt::format("--- NOT REPRODUCED: every mode produced non-zero output "
+                                               "bit-identical to {}",
+                                               referenceName));
     return v;
 }
 
@@ -142,19 +141,17 @@ Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string&
     }
     // Without a reference, modes that are all zero cannot tell a bug from underflow either.
     const bool noReference = referenceName.empty();
-    const bool allZero = noReference && underflow.possible && !results.empty() &&
-                         std::all_of(results.begin(), results.end(),
-                                     [](auto& r) { return r.kind == Classification::Zero; });
+    const bool allZero =
+        noReference && underflow.possible && !results.empty() &&
+        std::all_of(results.begin(), results.end(), [](auto& r) { return r.kind == Classification::Zero; });
     // NaN and Inf are wrong whatever the reference holds: underflow only yields zeros
     // and denormals. Zero and mismatch need a reference with signal to be judged.
-    const bool anyNonFinite = std::any_of(wrong.begin(), wrong.end(), [](const ModeResult* r) {
-        return r->kind == Classification::NonFinite;
-    });
+    const bool anyNonFinite = std::any_of(wrong.begin(), wrong.end(),
+                                          [](const ModeResult* r) { return r->kind == Classification::NonFinite; });
     if (!wrong.empty() && (anyNonFinite || (!allZero && !referenceUnderflowed))) {
         return reproducedVerdict(results, wrong, anyGood);
     }
-    return unreproducedVerdict(referenceName, allZero, referenceUnderflowed, validationMessages,
-                               underflow);
+    return unreproducedVerdict(referenceName, allZero, referenceUnderflowed, validationMessages, underflow);
 }
 
 }  // namespace repro

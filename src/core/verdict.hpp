@@ -60,8 +60,7 @@ struct Verdict {
 // device may return zeros at this chain length; otherwise they reproduce the bug, as in the
 // original (whose multipass is all zero at N = 7).
 Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
-                      bool referenceUnderflowed, uint64_t validationMessages,
-                      const UnderflowEstimate& underflow = {});
+                      bool referenceUnderflowed, uint64_t validationMessages, const UnderflowEstimate& underflow = {});
 
 // The original's result line: `  mode=split     nz=3686400/3686400 (100.0%) sum=…
 // max_abs=…`, Rust number formats, 9-wide left-aligned mode column.

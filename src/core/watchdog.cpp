@@ -15,8 +15,7 @@ namespace repro {
 namespace {
 
 constexpr std::string_view kParameterPath = "/sys/module/amdgpu/parameters/lockup_timeout";
-constexpr std::string_view kNoVirtualization =
-    " (bare metal assumed: repro does not detect SR-IOV or passthrough)";
+constexpr std::string_view kNoVirtualization = " (bare metal assumed: repro does not detect SR-IOV or passthrough)";
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -136,8 +135,7 @@ std::array<Slot, 4> applyParameter(AmdgpuEra era, AmdgpuVirtualization virt, con
 std::string quoted(std::string_view parameter) { return fmt::format("'{}'", parameter); }
 
 // The words for a queue's final state.
-std::string sourceText(const Slot& s, AmdgpuQueue queue, AmdgpuEra era, std::string_view parameter,
-                       size_t fields) {
+std::string sourceText(const Slot& s, AmdgpuQueue queue, AmdgpuEra era, std::string_view parameter, size_t fields) {
     const std::string_view eraName = describe(era);
     if (s.kind == TimeoutKind::Unknown) return s.why;
     if (s.fromParameter) {
@@ -145,7 +143,8 @@ std::string sourceText(const Slot& s, AmdgpuQueue queue, AmdgpuEra era, std::str
         if (fields == 1) {
             how = era == AmdgpuEra::Linux6_19On ? fmt::format("one value: all queues on {}", eraName)
                                                 : fmt::format("one value: gfx, sdma and video on {}", eraName);
-            if (era != AmdgpuEra::Linux6_19On && queue == AmdgpuQueue::Compute) how = "one value: all queues under SR-IOV or passthrough";
+            if (era != AmdgpuEra::Linux6_19On && queue == AmdgpuQueue::Compute)
+                how = "one value: all queues under SR-IOV or passthrough";
         } else {
             how = fmt::format("the {} value", name(queue));
         }
@@ -179,10 +178,14 @@ std::optional<KernelVersion> parseKernelRelease(std::string_view release) {
 
 std::string_view name(AmdgpuQueue q) {
     switch (q) {
-        case AmdgpuQueue::Gfx: return "gfx";
-        case AmdgpuQueue::Compute: return "compute";
-        case AmdgpuQueue::Sdma: return "sdma";
-        case AmdgpuQueue::Video: return "video";
+        case AmdgpuQueue::Gfx:
+            return "gfx";
+        case AmdgpuQueue::Compute:
+            return "compute";
+        case AmdgpuQueue::Sdma:
+            return "sdma";
+        case AmdgpuQueue::Video:
+            return "video";
     }
     return "?";
 }
@@ -197,11 +200,16 @@ AmdgpuEra amdgpuEra(const std::optional<KernelVersion>& k) {
 
 std::string_view describe(AmdgpuEra era) {
     switch (era) {
-        case AmdgpuEra::Linux6_19On: return "Linux 6.19+";
-        case AmdgpuEra::Linux6_17To6_18: return "Linux 6.17-6.18";
-        case AmdgpuEra::Linux5_14To6_16: return "Linux 5.14-6.16";
-        case AmdgpuEra::Before5_14: return "Linux before 5.14";
-        case AmdgpuEra::Unknown: break;
+        case AmdgpuEra::Linux6_19On:
+            return "Linux 6.19+";
+        case AmdgpuEra::Linux6_17To6_18:
+            return "Linux 6.17-6.18";
+        case AmdgpuEra::Linux5_14To6_16:
+            return "Linux 5.14-6.16";
+        case AmdgpuEra::Before5_14:
+            return "Linux before 5.14";
+        case AmdgpuEra::Unknown:
+            break;
     }
     return "an unknown kernel";
 }
@@ -212,7 +220,8 @@ LockupTimeoutParse parseLockupTimeout(std::string_view text) {
     size_t pos = 0;
     for (size_t field = 1;; ++field) {
         const size_t comma = text.find(',', pos);
-        const std::string_view token = text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+        const std::string_view token =
+            text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
         if (token.empty()) break;  // strsep's empty field ends the kernel's loop
         std::string why;
         const auto value = kernelStrtol(token, why);
@@ -249,9 +258,10 @@ QueueTimeout amdgpuQueueTimeout(AmdgpuQueue queue, const AmdgpuTimeoutInput& in)
     if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
     const LockupTimeoutParse parsed = parseLockupTimeout(text);
     if (parsed.error) {
-        out.source = fmt::format("{} {}: {}; the kernel rejects it ('invalid lockup_timeout parameter syntax') and "
-                                 "initialises no amdgpu device with it",
-                                 kParameterPath, quoted(text), *parsed.error);
+        out.source = fmt::format(
+            "{} {}: {}; the kernel rejects it ('invalid lockup_timeout parameter syntax') and "
+            "initialises no amdgpu device with it",
+            kParameterPath, quoted(text), *parsed.error);
         return out;
     }
     const auto slots = applyParameter(era, in.virtualization, kernel, parsed.values);
@@ -268,9 +278,12 @@ QueueTimeout amdgpuQueueTimeout(AmdgpuQueue queue, const AmdgpuTimeoutInput& in)
 
 std::string_view name(QueueKind k) {
     switch (k) {
-        case QueueKind::Gfx: return "gfx";
-        case QueueKind::Compute: return "compute";
-        case QueueKind::Other: return "other";
+        case QueueKind::Gfx:
+            return "gfx";
+        case QueueKind::Compute:
+            return "compute";
+        case QueueKind::Other:
+            return "other";
     }
     return "?";
 }
@@ -295,8 +308,7 @@ std::optional<AmdgpuQueue> amdgpuQueueFor(QueueKind kind) {
     return std::nullopt;
 }
 
-std::string queueLine(uint32_t family, std::string_view queueFlags, std::string_view ring,
-                      const QueueTimeout& t) {
+std::string queueLine(uint32_t family, std::string_view queueFlags, std::string_view ring, const QueueTimeout& t) {
     std::string head = fmt::format("queue: family {} ({})", family, queueFlags.empty() ? "flags unknown" : queueFlags);
     if (!ring.empty()) head += fmt::format(" = {}", ring);
     switch (t.kind) {
@@ -304,7 +316,8 @@ std::string queueLine(uint32_t family, std::string_view queueFlags, std::string_
             return fmt::format("{}; the kernel kills a job on it after {} ms ({})", head, t.milliseconds, t.source);
         case TimeoutKind::NoLimit:
             return fmt::format("{}; no job timeout applies to it ({})", head, t.source);
-        case TimeoutKind::Unknown: break;
+        case TimeoutKind::Unknown:
+            break;
     }
     return fmt::format("{}; how long the kernel lets a job on it run is unknown ({})", head, t.source);
 }

@@ -67,8 +67,8 @@ enum class AmdgpuVirtualization { BareMetal, Passthrough, SriovOneVf, SriovMulti
 // 64-bit long. A field that fails makes the whole parameter invalid: amdgpu then fails to
 // initialise the device ("invalid lockup_timeout parameter syntax").
 struct LockupTimeoutParse {
-    std::vector<int64_t> values;  // ms as the kernel read them, in order (gfx, compute, sdma,
-                                  // video, then extras the kernel ignores)
+    std::vector<int64_t> values;       // ms as the kernel read them, in order (gfx, compute, sdma,
+                                       // video, then extras the kernel ignores)
     std::optional<std::string> error;  // "field 2 '5s' is not a number": the kernel rejects it
     bool empty() const { return values.empty() && !error; }
 };
@@ -78,7 +78,7 @@ LockupTimeoutParse parseLockupTimeout(std::string_view text);
 enum class TimeoutKind { Limit, NoLimit, Unknown };
 struct QueueTimeout {
     TimeoutKind kind = TimeoutKind::Unknown;
-    int64_t milliseconds = 0;  // the limit (Limit only)
+    int64_t milliseconds = 0;    // the limit (Limit only)
     bool fromParameter = false;  // the value (or "no limit") came from lockup_timeout itself
     // Where it comes from, in words: "read from /sys/module/amdgpu/parameters/lockup_timeout
     // '5000' (one value: all queues on Linux 6.19+)", "kernel default for Linux 6.19+:
@@ -133,8 +133,7 @@ std::optional<AmdgpuQueue> amdgpuQueueFor(QueueKind kind);
 // `ring` names what the family runs on ("amdgpu gfx ring", "i915 render engine"); an
 // empty one is left out. No limit ("no job timeout applies to it") and unknown ("how
 // long the kernel lets a job on it run is unknown") are said as such.
-std::string queueLine(uint32_t family, std::string_view queueFlags, std::string_view ring,
-                      const QueueTimeout& timeout);
+std::string queueLine(uint32_t family, std::string_view queueFlags, std::string_view ring, const QueueTimeout& timeout);
 
 // ---- Other drivers --------------------------------------------------------------------
 

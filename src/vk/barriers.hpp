@@ -15,8 +15,8 @@ inline void recordBladeGlobalBarrier(VkCommandBuffer cmd) {
     const VkMemoryBarrier barrier{
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT |
-                         VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                         VK_ACCESS_TRANSFER_WRITE_BIT,
     };
     vkCmdPipelineBarrier(cmd, /*srcStageMask=*/VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                          /*dstStageMask=*/VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
@@ -39,17 +39,15 @@ inline void recordBladeComputeBarrier(VkCommandBuffer cmd) {
 
 // One global VkMemoryBarrier2 through vkCmdPipelineBarrier2 (Vulkan 1.3 or
 // VK_KHR_synchronization2; the device must enable the synchronization2 feature).
-inline void recordMemoryBarrier2(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
-                                 VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
-                                 VkAccessFlags2 dstAccess) {
+inline void recordMemoryBarrier2(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
+                                 VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
     const VkMemoryBarrier2 barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
                                    .srcStageMask = srcStage,
                                    .srcAccessMask = srcAccess,
                                    .dstStageMask = dstStage,
                                    .dstAccessMask = dstAccess};
-    const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-                                      .memoryBarrierCount = 1,
-                                      .pMemoryBarriers = &barrier};
+    const VkDependencyInfo dependency{
+        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &barrier};
     vkCmdPipelineBarrier2(cmd, &dependency);
 }
 
@@ -84,16 +82,16 @@ inline void recordBufferBarrier(VkCommandBuffer cmd, VkBuffer written) {
         .offset = 0,
         .size = VK_WHOLE_SIZE,
     };
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 1, &barrier, 0, nullptr);
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr,
+                         1, &barrier, 0, nullptr);
 }
 
 // --barrier execution-only, a control: orders execution COMPUTE_SHADER -> COMPUTE_SHADER but
 // carries no memory barrier, so writes are not made available or visible (Vulkan spec,
 // "Execution and Memory Dependencies"): invalid for a read-after-write on purpose.
 inline void recordExecutionOnlyBarrier(VkCommandBuffer cmd) {
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 0, nullptr);
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr,
+                         0, nullptr, 0, nullptr);
 }
 
 // Not in blade: makes device writes visible to the host before it reads the mapped

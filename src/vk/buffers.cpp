@@ -11,20 +11,17 @@
 namespace repro::vk {
 namespace {
 
-void writeMapped(const Buffer& buffer, const void* data, size_t bytes) {
-    std::memcpy(buffer.mapped, data, bytes);
-}
+void writeMapped(const Buffer& buffer, const void* data, size_t bytes) { std::memcpy(buffer.mapped, data, bytes); }
 
 }  // namespace
 
-ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes,
-                                uint32_t n, std::span<const float> input,
-                                std::span<const float> weight, const ChainBufferOptions& options) {
+ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes, uint32_t n,
+                                std::span<const float> input, std::span<const float> weight,
+                                const ChainBufferOptions& options) {
     ChainBuffers b;
     b.allocator.emplace(device, options.profile.gpuAllocLayout);
     Allocator& a = *b.allocator;
-    const BufferOptions blade{.deviceAddress = options.profile.deviceAddress &&
-                                               device.features().bufferDeviceAddress};
+    const BufferOptions blade{.deviceAddress = options.profile.deviceAddress && device.features().bufferDeviceAddress};
     BufferOptions chain = blade;
     chain.placement = options.placement;
     const ConvParams conv = convParams(shape, sizes);
@@ -52,8 +49,7 @@ ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const 
         writeMapped(*b.upload, input.data(), input.size_bytes());
     }
     if (options.withStaging || !b.small[n].mapped) {
-        b.staging = a.create("staging", std::max(sizes.bigBytes, sizes.smallBytes),
-                             MemoryClass::Shared, blade);
+        b.staging = a.create("staging", std::max(sizes.bigBytes, sizes.smallBytes), MemoryClass::Shared, blade);
     }
     return b;
 }

@@ -41,7 +41,7 @@ struct ChainBuffers {
 // How createChainBuffers makes the buffers.
 struct ChainBufferOptions {
     BufferMemory placement = BufferMemory::Blade;  // --memory
-    ProfileSettings profile;  // gpu-alloc layout, device-address usage, the scratch buffer
+    ProfileSettings profile;                       // gpu-alloc layout, device-address usage, the scratch buffer
     bool withStaging = false;
 };
 
@@ -49,8 +49,8 @@ struct ChainBufferOptions {
 // (sizes.weightElems floats) and small[0] (`input`, sizes.smallElems floats) through their
 // mappings (the original's memcpy; no flush, the types are HOST_COHERENT), or into
 // `upload` when small[0] is not mapped. Throws CannotTest when memory runs out.
-ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes,
-                                uint32_t chainLength, std::span<const float> input,
-                                std::span<const float> weight, const ChainBufferOptions& options);
+ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes, uint32_t chainLength,
+                                std::span<const float> input, std::span<const float> weight,
+                                const ChainBufferOptions& options);
 
 }  // namespace repro::vk

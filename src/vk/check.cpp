@@ -7,7 +7,9 @@ namespace repro::vk {
 
 std::string resultName(VkResult r) {
     switch (r) {
-#define REPRO_RESULT(name) case name: return #name;
+#define REPRO_RESULT(name) \
+    case name:             \
+        return #name;
         REPRO_RESULT(VK_SUCCESS)
         REPRO_RESULT(VK_NOT_READY)
         REPRO_RESULT(VK_TIMEOUT)
@@ -44,15 +46,15 @@ std::string resultName(VkResult r) {
         REPRO_RESULT(VK_OPERATION_DEFERRED_KHR)
         REPRO_RESULT(VK_OPERATION_NOT_DEFERRED_KHR)
 #undef REPRO_RESULT
-        default: break;
+        default:
+            break;
     }
     return fmt::format("VkResult({})", static_cast<int>(r));
 }
 
 VulkanError::VulkanError(std::string_view call, VkResult r, std::string_view detail)
     : std::runtime_error(detail.empty() ? fmt::format("{} failed: {}", call, resultName(r))
-                                        : fmt::format("{} failed: {} ({})", call, resultName(r),
-                                                      detail)),
+                                        : fmt::format("{} failed: {} ({})", call, resultName(r), detail)),
       result(r) {}
 
 }  // namespace repro::vk

@@ -9,13 +9,13 @@ namespace repro::vk {
 
 struct DeviceInfo;
 
-std::string driverIdName(VkDriverId id);          // "DRIVER_ID_MESA_RADV"
+std::string driverIdName(VkDriverId id);                // "DRIVER_ID_MESA_RADV"
 std::string deviceTypeName(VkPhysicalDeviceType type);  // "DISCRETE_GPU"
-std::string apiVersionText(uint32_t version);     // "1.3.230"
+std::string apiVersionText(uint32_t version);           // "1.3.230"
 // driverVersion decoded by the vendor's convention: NVIDIA 10.8.8.6 bits, Intel's
 // Windows driver 18.14 bits, everyone else (Mesa included) VK_MAKE_API_VERSION.
 std::string driverVersionText(const DeviceInfo& info);
-std::string queueFlagsText(VkQueueFlags flags);   // "GRAPHICS|COMPUTE|TRANSFER"
+std::string queueFlagsText(VkQueueFlags flags);  // "GRAPHICS|COMPUTE|TRANSFER"
 std::string uuidText(const uint8_t (&uuid)[VK_UUID_SIZE]);
 
 // Pipeline stage and access masks by their Vulkan names without the VK_ prefix and _BIT

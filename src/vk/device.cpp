@@ -66,24 +66,25 @@ struct FeatureChain : FeatureStructs {
 // The checks that make the device unable to run the chosen options (CannotTest).
 void checkOptionsFit(const DeviceInfo& info, const DeviceOptions& options) {
     if (options.synchronization2 && !info.supported.synchronization2) {
-        throw CannotTest("--barrier sync2/full need the synchronization2 feature (Vulkan 1.3 or "
-                         "VK_KHR_synchronization2), which this device lacks");
+        throw CannotTest(
+            "--barrier sync2/full need the synchronization2 feature (Vulkan 1.3 or "
+            "VK_KHR_synchronization2), which this device lacks");
     }
     if (options.profile.queueFamilyZeroAlways && *info.queueFamily != 0) {
-        throw CannotTest(fmt::format("--profile blade-exact: blade records on queue family 0, which "
-                                     "has no compute here ({})",
-                                     info.queueNote));
+        throw CannotTest(
+            fmt::format("--profile blade-exact: blade records on queue family 0, which "
+                        "has no compute here ({})",
+                        info.queueNote));
     }
     const CooperativeMatrixTiles& tiles = info.supported.cooperativeMatrixTiles;
-    if (options.profile.cooperativeMatrix && tiles.f16Tile > 0 &&
-        !info.supported.uniformAndStorageBuffer16BitAccess) {
+    if (options.profile.cooperativeMatrix && tiles.f16Tile > 0 && !info.supported.uniformAndStorageBuffer16BitAccess) {
         // blade checks only storageBuffer16BitAccess (init.rs:515-516) but enables both
         // (init.rs:1071-1078), so its own vkCreateDevice would be asking for a missing feature.
-        throw CannotTest(fmt::format(
-            "--profile blade-exact: blade's f16 cooperative-matrix tile ({}) makes it enable "
-            "uniformAndStorageBuffer16BitAccess, which this device lacks (blade's own "
-            "vkCreateDevice would fail here)",
-            tiles.f16Tile));
+        throw CannotTest(
+            fmt::format("--profile blade-exact: blade's f16 cooperative-matrix tile ({}) makes it enable "
+                        "uniformAndStorageBuffer16BitAccess, which this device lacks (blade's own "
+                        "vkCreateDevice would fail here)",
+                        tiles.f16Tile));
     }
 }
 
@@ -126,8 +127,9 @@ std::vector<std::string> EnabledFeatures::names() const {
         {timelineSemaphore, "timelineSemaphore"},
         {dynamicRendering, "dynamicRendering"},
         {inlineUniformBlock, "inlineUniformBlock"},
-        {bindingArray, "shaderStorageBufferArrayNonUniformIndexing+"
-                       "shaderSampledImageArrayNonUniformIndexing+descriptorBindingPartiallyBound"},
+        {bindingArray,
+         "shaderStorageBufferArrayNonUniformIndexing+"
+         "shaderSampledImageArrayNonUniformIndexing+descriptorBindingPartiallyBound"},
         {bufferDeviceAddress, "bufferDeviceAddress"},
         {shaderFloat16, "shaderFloat16"},
         {storage16Bit, "storageBuffer16BitAccess+uniformAndStorageBuffer16BitAccess"},
@@ -146,20 +148,18 @@ std::vector<std::string> EnabledFeatures::names() const {
 
 // blade's extension list (init.rs:933-998): the three it requires, then the optional ones
 // the device lists.
-EnabledExtensions chooseExtensions(const DeviceInfo& info, const DeviceOptions& options,
-                                   bool coopWithheld) {
+EnabledExtensions chooseExtensions(const DeviceInfo& info, const DeviceOptions& options, bool coopWithheld) {
     const bool v12 = info.apiVersion() >= VK_API_VERSION_1_2;
     const bool v13 = info.apiVersion() >= VK_API_VERSION_1_3;
     auto has = [&](const char* name) { return info.hasExtension(name); };
     const bool coop = withCoopMatrix(info, options);  // a tile implies both are listed
-    const bool externalPair = has(VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME) &&
-                              has(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    const bool externalPair =
+        has(VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME) && has(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     return EnabledExtensions{
         .timelineSemaphore = has(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME),
         .descriptorUpdateTemplate = has(VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_EXTENSION_NAME),
         .dynamicRendering = has(VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME),
-        .inlineUniformBlock = info.supported.inlineUniformBlock &&
-                              has(VK_EXT_INLINE_UNIFORM_BLOCK_EXTENSION_NAME),
+        .inlineUniformBlock = info.supported.inlineUniformBlock && has(VK_EXT_INLINE_UNIFORM_BLOCK_EXTENSION_NAME),
         .descriptorIndexing = !v12 && has(VK_EXT_DESCRIPTOR_INDEXING_EXTENSION_NAME),
         .bufferDeviceAddress = !v12 && has(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME),
         .amdBufferMarker = has(VK_AMD_BUFFER_MARKER_EXTENSION_NAME),
@@ -171,10 +171,8 @@ EnabledExtensions chooseExtensions(const DeviceInfo& info, const DeviceOptions& 
         .cooperativeMatrix = coop && !coopWithheld && has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME),
         .vulkanMemoryModel = coop && !v12 && has(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME),
         .memoryBudget = has(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME),
-        .deviceFault = options.deviceFault && info.supported.deviceFault &&
-                       has(VK_EXT_DEVICE_FAULT_EXTENSION_NAME),
-        .synchronization2 = options.synchronization2 && !v13 &&
-                            has(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME),
+        .deviceFault = options.deviceFault && info.supported.deviceFault && has(VK_EXT_DEVICE_FAULT_EXTENSION_NAME),
+        .synchronization2 = options.synchronization2 && !v13 && has(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME),
     };
 }
 
@@ -192,15 +190,15 @@ EnabledFeatures chooseFeatures(const DeviceInfo& info, const DeviceOptions& opti
         .storage16Bit = coop && s.cooperativeMatrixTiles.f16Tile > 0,
         .cooperativeMatrix = coop && !coopWithheld,
         .vulkanMemoryModel = coop,
-        .pipelineExecutableInfo = s.pipelineExecutableInfo &&
-                                  info.hasExtension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME),
+        .pipelineExecutableInfo =
+            s.pipelineExecutableInfo && info.hasExtension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME),
         .deviceFault = options.deviceFault && s.deviceFault,
         .synchronization2 = options.synchronization2,
     };
 }
 
-std::vector<std::string> omittedFeatures(const DeviceInfo& info, const DeviceOptions& options,
-                                         bool coopWithheld, uint32_t layerSpec) {
+std::vector<std::string> omittedFeatures(const DeviceInfo& info, const DeviceOptions& options, bool coopWithheld,
+                                         uint32_t layerSpec) {
     const CooperativeMatrixTiles& tiles = info.supported.cooperativeMatrixTiles;
     const bool profile = options.profile.cooperativeMatrix;
     std::vector<std::string> omitted;
@@ -209,21 +207,21 @@ std::vector<std::string> omittedFeatures(const DeviceInfo& info, const DeviceOpt
             "cooperativeMatrix + vulkanMemoryModel (blade: with an 8x8 or 16x16 tile; {})",
             !profile && tiles.supported() ? "only with --profile blade-exact" : info.cooperativeMatrixNote));
     } else if (coopWithheld) {
-        omitted.push_back(fmt::format(
-            "VK_KHR_cooperative_matrix + cooperativeMatrix (blade: f32 tile {}, f16 tile {}; "
-            "withheld: the validation layer {}.{}.{} predates the extension (1.3.255) and fails "
-            "vkCreateDevice with its feature struct; run without --validation to get it)",
-            tiles.f32Tile, tiles.f16Tile, VK_API_VERSION_MAJOR(layerSpec),
-            VK_API_VERSION_MINOR(layerSpec), VK_API_VERSION_PATCH(layerSpec)));
+        omitted.push_back(
+            fmt::format("VK_KHR_cooperative_matrix + cooperativeMatrix (blade: f32 tile {}, f16 tile {}; "
+                        "withheld: the validation layer {}.{}.{} predates the extension (1.3.255) and fails "
+                        "vkCreateDevice with its feature struct; run without --validation to get it)",
+                        tiles.f32Tile, tiles.f16Tile, VK_API_VERSION_MAJOR(layerSpec), VK_API_VERSION_MINOR(layerSpec),
+                        VK_API_VERSION_PATCH(layerSpec)));
     }
     if (!(withCoopMatrix(info, options) && tiles.f16Tile > 0)) {
         const std::string why = !profile && tiles.f16Tile > 0 ? "only with --profile blade-exact"
                                 : tiles.supported() ? fmt::format("device has an f32 tile ({}) only", tiles.f32Tile)
                                                     : info.cooperativeMatrixNote;
-        omitted.push_back(fmt::format(
-            "storageBuffer16BitAccess+uniformAndStorageBuffer16BitAccess (blade: with an f16 "
-            "cooperative-matrix tile; {})",
-            why));
+        omitted.push_back(
+            fmt::format("storageBuffer16BitAccess+uniformAndStorageBuffer16BitAccess (blade: with an f16 "
+                        "cooperative-matrix tile; {})",
+                        why));
     }
     omitted.push_back("unifiedImageLayouts");
     if (!(options.profile.bindingArrayFeatures && info.supported.bindingArray)) {
@@ -232,8 +230,7 @@ std::vector<std::string> omittedFeatures(const DeviceInfo& info, const DeviceOpt
     return omitted;
 }
 
-Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOptions& options)
-    : info_(info) {
+Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOptions& options) : info_(info) {
     checkOptionsFit(info, options);
     // A validation layer generated from headers older than the extension rejects
     // VkPhysicalDeviceCooperativeMatrixFeaturesKHR in vkCreateDevice's pNext
@@ -243,8 +240,7 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
     // layers/generated/chassis.cpp:439-440). There the extension and its struct are
     // withheld; the rest of blade's set stays.
     const uint32_t layerSpec = instance.validationLayerSpecVersion();
-    const bool coopWithheld = withCoopMatrix(info, options) && layerSpec != 0 &&
-                              layerSpec < kCoopMatrixHeaderVersion;
+    const bool coopWithheld = withCoopMatrix(info, options) && layerSpec != 0 && layerSpec < kCoopMatrixHeaderVersion;
     extensions_ = chooseExtensions(info, options, coopWithheld);
     features_ = chooseFeatures(info, options, coopWithheld);
     omitted_ = vk::omittedFeatures(info, options, coopWithheld, layerSpec);

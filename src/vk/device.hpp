@@ -28,14 +28,14 @@ struct EnabledExtensions {
     bool amdBufferMarker = false;      // blade enables it even with validation off
     bool amdShaderInfo = false;
     bool pipelineExecutableProperties = false;
-    bool externalMemory = false;       // with externalMemoryFd, as a pair
+    bool externalMemory = false;  // with externalMemoryFd, as a pair
     bool externalMemoryFd = false;
     bool externalMemoryHost = false;
-    bool cooperativeMatrix = false;    // blade-exact, where blade finds a tile
-    bool vulkanMemoryModel = false;    // with cooperativeMatrix below Vulkan 1.2
+    bool cooperativeMatrix = false;  // blade-exact, where blade finds a tile
+    bool vulkanMemoryModel = false;  // with cooperativeMatrix below Vulkan 1.2
     bool memoryBudget = false;
-    bool deviceFault = false;          // --breadcrumbs; not blade's
-    bool synchronization2 = false;     // --barrier sync2|full below Vulkan 1.3; not blade's
+    bool deviceFault = false;       // --breadcrumbs; not blade's
+    bool synchronization2 = false;  // --barrier sync2|full below Vulkan 1.3; not blade's
     // The extension names, in blade's push order (init.rs:933-998), repro's own last.
     std::vector<const char*> names() const;
 };
@@ -56,8 +56,8 @@ struct EnabledFeatures {
     bool cooperativeMatrix = false;
     bool vulkanMemoryModel = false;  // vulkanMemoryModel alone, not DeviceScope
     bool pipelineExecutableInfo = false;
-    bool deviceFault = false;        // not blade's
-    bool synchronization2 = false;   // not blade's
+    bool deviceFault = false;       // not blade's
+    bool synchronization2 = false;  // not blade's
     // Display names, dualSrcBlend first then the chain in blade's push order
     // (init.rs:1017-1125); repro's own are marked "(…; not blade's)".
     std::vector<std::string> names() const;
@@ -79,13 +79,11 @@ struct DeviceOptions {
 
 // The choice, as pure functions of the device's facts and the options (unit-tested).
 // `coopWithheld`: the validation layer predates VK_KHR_cooperative_matrix.
-EnabledExtensions chooseExtensions(const DeviceInfo& info, const DeviceOptions& options,
-                                   bool coopWithheld);
-EnabledFeatures chooseFeatures(const DeviceInfo& info, const DeviceOptions& options,
-                               bool coopWithheld);
+EnabledExtensions chooseExtensions(const DeviceInfo& info, const DeviceOptions& options, bool coopWithheld);
+EnabledFeatures chooseFeatures(const DeviceInfo& info, const DeviceOptions& options, bool coopWithheld);
 // What blade would enable and this device does not get, one line each with the reason.
-std::vector<std::string> omittedFeatures(const DeviceInfo& info, const DeviceOptions& options,
-                                         bool coopWithheld, uint32_t layerSpecVersion);
+std::vector<std::string> omittedFeatures(const DeviceInfo& info, const DeviceOptions& options, bool coopWithheld,
+                                         uint32_t layerSpecVersion);
 
 // The logical device: one queue (priority 1.0) of `info.queueFamily`, the extensions and
 // features chosen above. Throws CannotTest (see DeviceOptions) or VulkanError.

@@ -32,8 +32,7 @@ Encoder::Encoder(const Device& device) : device_(device) {
         .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
         .initialValue = 0,
     };
-    const VkSemaphoreCreateInfo semInfo{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
-                                        .pNext = &typeInfo};
+    const VkSemaphoreCreateInfo semInfo{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &typeInfo};
     VkSemaphore semaphore = VK_NULL_HANDLE;
     check(vkCreateSemaphore(d, &semInfo, nullptr, &semaphore), "vkCreateSemaphore");
     timeline_ = Owned<VkSemaphore>(device.life(), semaphore);
@@ -47,8 +46,7 @@ void Encoder::addSlot() {
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    check(vkAllocateCommandBuffers(device_.get(), &cbInfo, &slot.commandBuffer),
-          "vkAllocateCommandBuffers");
+    check(vkAllocateCommandBuffers(device_.get(), &cbInfo, &slot.commandBuffer), "vkAllocateCommandBuffers");
     addDescriptorPool(slot, 16);
     slots_.push_back(std::move(slot));
 }
@@ -58,10 +56,8 @@ void Encoder::addSlot() {
 void Encoder::addDescriptorPool(Slot& slot, uint32_t maxSets) {
     const uint32_t scale = maxSets / 16;
     std::vector<VkDescriptorPoolSize> sizes = {
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16 * scale},
-        {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 32 * scale},
-        {VK_DESCRIPTOR_TYPE_SAMPLER, 16 * scale},
-        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 16 * scale},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16 * scale}, {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 32 * scale},
+        {VK_DESCRIPTOR_TYPE_SAMPLER, 16 * scale},        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 16 * scale},
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 16 * scale},
     };
     const VkDescriptorPoolCreateInfo info{
@@ -84,8 +80,7 @@ void Encoder::begin() {
     current_ = inFlight_;
     Slot& slot = slots_[current_];
     slot.descriptorPools.resize(1);
-    check(vkResetDescriptorPool(device_.get(), slot.descriptorPools[0].get(), 0),
-          "vkResetDescriptorPool");
+    check(vkResetDescriptorPool(device_.get(), slot.descriptorPools[0].get(), 0), "vkResetDescriptorPool");
     const VkCommandBufferBeginInfo info{
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
@@ -93,8 +88,7 @@ void Encoder::begin() {
     check(vkBeginCommandBuffer(slot.commandBuffer, &info), "vkBeginCommandBuffer");
 }
 
-void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline,
-                                     std::initializer_list<VkBuffer> buffers) {
+void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline, std::initializer_list<VkBuffer> buffers) {
     Slot& slot = slots_[current_];
     vkCmdBindPipeline(slot.commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
 
@@ -142,9 +136,7 @@ SubmitOutcome Encoder::submitNoWait() {
     return out;
 }
 
-SubmitOutcome Encoder::waitForAll(double timeoutSeconds) {
-    return wait(timelineValue_, timeoutSeconds);
-}
+SubmitOutcome Encoder::waitForAll(double timeoutSeconds) { return wait(timelineValue_, timeoutSeconds); }
 
 SubmitOutcome Encoder::submit() {
     SubmitOutcome out;
@@ -193,13 +185,9 @@ SubmitOutcome Encoder::wait(uint64_t value, double timeoutSeconds) {
     };
     VkResult r = VK_SUCCESS;
     const auto start = std::chrono::steady_clock::now();
-    auto elapsed = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     // blade waits through the KHR entry point (mod.rs:775-800); core where it is absent.
-    auto wait = device_.extensions().timelineSemaphore
-                    ? vkWaitSemaphoresKHR
-                    : vkWaitSemaphores;
+    auto wait = device_.extensions().timelineSemaphore ? vkWaitSemaphoresKHR : vkWaitSemaphores;
     double interruptedAt = -1;
     for (;;) {
         const double limit = interruptedAt >= 0 ? interruptedAt + kInterruptDrainSeconds : timeoutSeconds;

@@ -50,8 +50,7 @@ class Encoder {
     // descriptor set from the newest pool (a new pool of 16^k sets on
     // OUT_OF_POOL_MEMORY/FRAGMENTED_POOL), vkUpdateDescriptorSetWithTemplate with one
     // whole-buffer VkDescriptorBufferInfo per binding, vkCmdBindDescriptorSets(set 0).
-    void bindPipelineAndBuffers(const ComputePipeline& pipeline,
-                                std::initializer_list<VkBuffer> buffers);
+    void bindPipelineAndBuffers(const ComputePipeline& pipeline, std::initializer_list<VkBuffer> buffers);
 
     // vkEndCommandBuffer. Throws VulkanError.
     void end();
@@ -76,9 +75,9 @@ class Encoder {
   private:
     // One command buffer and the descriptor pools its sets come from.
     struct Slot {
-        VkCommandBuffer commandBuffer = VK_NULL_HANDLE;  // freed with the pool
+        VkCommandBuffer commandBuffer = VK_NULL_HANDLE;        // freed with the pool
         std::vector<Owned<VkDescriptorPool>> descriptorPools;  // newest first, as blade
-        uint32_t poolGrowth = 0;  // blade's growth_iter, never reset
+        uint32_t poolGrowth = 0;                               // blade's growth_iter, never reset
     };
     void addSlot();
     void addDescriptorPool(Slot& slot, uint32_t maxSets);

@@ -41,6 +41,8 @@ void resolveInstanceEntryPoints() {
     require(vkCreateDevice, "vkCreateDevice");
 }
 
+// A table, one entry per line: laid out by hand, not by clang-format.
+// clang-format off
 void resolveDeviceEntryPoints(const EnabledExtensions& e) {
     promoted(vkCreateDescriptorUpdateTemplate, vkCreateDescriptorUpdateTemplateKHR, "vkCreateDescriptorUpdateTemplate",
              "VK_KHR_descriptor_update_template");
@@ -75,5 +77,6 @@ void resolveDeviceEntryPoints(const EnabledExtensions& e) {
     if (e.amdShaderInfo) require(vkGetShaderInfoAMD, "vkGetShaderInfoAMD", "VK_AMD_shader_info");
     if (e.deviceFault) require(vkGetDeviceFaultInfoEXT, "vkGetDeviceFaultInfoEXT", "VK_EXT_device_fault");
 }
+// clang-format on
 
 }  // namespace repro::vk

@@ -8,13 +8,21 @@ namespace repro::vk {
 ModeRun recordPlan(Recorder& r, std::span<const PlanStep> plan) {
     for (const PlanStep& step : plan) {
         switch (step.kind) {
-            case PlanStep::Kind::Begin: r.begin(); break;
-            case PlanStep::Kind::Barrier: r.barrier(step.barrier, step.dispatch); break;
-            case PlanStep::Kind::Dispatch: r.dispatch(step.dispatch); break;
-            case PlanStep::Kind::Finish: r.finish(step.hostReads); break;
+            case PlanStep::Kind::Begin:
+                r.begin();
+                break;
+            case PlanStep::Kind::Barrier:
+                r.barrier(step.barrier, step.dispatch);
+                break;
+            case PlanStep::Kind::Dispatch:
+                r.dispatch(step.dispatch);
+                break;
+            case PlanStep::Kind::Finish:
+                r.finish(step.hostReads);
+                break;
             case PlanStep::Kind::Submit: {
-                const bool ok = step.hostWait ? r.submitAndWait(step.what, step.convTsSinceWait)
-                                              : r.submitNoWait(step.what);
+                const bool ok =
+                    step.hostWait ? r.submitAndWait(step.what, step.convTsSinceWait) : r.submitNoWait(step.what);
                 if (!ok) return r.stopped();
                 break;
             }

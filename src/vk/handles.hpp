@@ -27,9 +27,7 @@ inline void destroyHandle(VkDevice d, VkDeviceMemory h) { vkFreeMemory(d, h, nul
 inline void destroyHandle(VkDevice d, VkShaderModule h) { vkDestroyShaderModule(d, h, nullptr); }
 inline void destroyHandle(VkDevice d, VkPipeline h) { vkDestroyPipeline(d, h, nullptr); }
 inline void destroyHandle(VkDevice d, VkPipelineLayout h) { vkDestroyPipelineLayout(d, h, nullptr); }
-inline void destroyHandle(VkDevice d, VkDescriptorSetLayout h) {
-    vkDestroyDescriptorSetLayout(d, h, nullptr);
-}
+inline void destroyHandle(VkDevice d, VkDescriptorSetLayout h) { vkDestroyDescriptorSetLayout(d, h, nullptr); }
 inline void destroyHandle(VkDevice d, VkDescriptorUpdateTemplate h) {
     vkDestroyDescriptorUpdateTemplate(d, h, nullptr);
 }
@@ -44,8 +42,7 @@ class Owned {
   public:
     Owned() = default;
     Owned(const DeviceLife* life, T handle) : life_(life), handle_(handle) {}
-    Owned(Owned&& other) noexcept
-        : life_(other.life_), handle_(std::exchange(other.handle_, VK_NULL_HANDLE)) {}
+    Owned(Owned&& other) noexcept : life_(other.life_), handle_(std::exchange(other.handle_, VK_NULL_HANDLE)) {}
     Owned& operator=(Owned&& other) noexcept {
         if (this != &other) {
             reset();

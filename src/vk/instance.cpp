@@ -41,21 +41,21 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onLoaderMessage(VkDebugUtilsMessageSeverityFlagBi
     const S s = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)     ? S::Error
                 : (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) ? S::Warning
                 : (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT)    ? S::Info
-                                                                                 : S::Verbose;
+                                                                               : S::Verbose;
     static_cast<std::vector<LoaderMessage>*>(user)->push_back({.severity = s, .text = data->pMessage});
     return VK_FALSE;
 }
 
-VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
-    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
     if (isLoaderMessage(data)) return VK_FALSE;  // the loader's, kept by onLoaderMessage
     auto* log = static_cast<ValidationLog*>(user);
     const bool error = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0;
     (error ? log->errors : log->warnings)++;
-    std::string text = fmt::format("{} {}: {}", error ? "error" : "warning",
-                                   data->pMessageIdName ? data->pMessageIdName : "-",
-                                   data->pMessage ? data->pMessage : "");
+    std::string text =
+        fmt::format("{} {}: {}", error ? "error" : "warning", data->pMessageIdName ? data->pMessageIdName : "-",
+                    data->pMessage ? data->pMessage : "");
     writeText(stderr, "validation: " + text + "\n");
     log->messages.push_back(std::move(text));
     return VK_FALSE;
@@ -88,11 +88,11 @@ void Instance::loadLoader() {
     void* loader = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!loader) loader = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
     auto getInstanceProcAddr =
-        loader ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(loader, "vkGetInstanceProcAddr"))
-               : nullptr;
+        loader ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(loader, "vkGetInstanceProcAddr")) : nullptr;
     if (!getInstanceProcAddr) {
-        throw CannotTest("no Vulkan loader: libvulkan.so.1 could not be loaded "
-                         "(install libvulkan1 and a driver, e.g. mesa-vulkan-drivers)");
+        throw CannotTest(
+            "no Vulkan loader: libvulkan.so.1 could not be loaded "
+            "(install libvulkan1 and a driver, e.g. mesa-vulkan-drivers)");
     }
     volkInitializeCustom(getInstanceProcAddr);  // the loader stays loaded for the process
     afterVolkLoad(0);
@@ -101,8 +101,7 @@ void Instance::loadLoader() {
     apiVersion_ = std::min(loaderVersion_, kBladeApiCap);
     if (apiVersion_ < VK_API_VERSION_1_1) {
         throw CannotTest(fmt::format("the Vulkan loader supports only {}.{}; the repro needs 1.1",
-                                     VK_API_VERSION_MAJOR(apiVersion_),
-                                     VK_API_VERSION_MINOR(apiVersion_)));
+                                     VK_API_VERSION_MAJOR(apiVersion_), VK_API_VERSION_MINOR(apiVersion_)));
     }
 }
 
@@ -125,18 +124,17 @@ std::vector<const char*> Instance::chooseExtensions(VkInstanceCreateFlags& flags
 
 // --validation: the Khronos layer with synchronization validation. Returns the pNext for
 // VkInstanceCreateInfo (the validation features, where the layer offers them).
-const void* Instance::enableValidation(std::vector<const char*>& layers,
-                                       std::vector<const char*>& extensions) {
+const void* Instance::enableValidation(std::vector<const char*>& layers, std::vector<const char*>& extensions) {
     uint32_t count = 0;
     vkEnumerateInstanceLayerProperties(&count, nullptr);
     std::vector<VkLayerProperties> props(count);
     vkEnumerateInstanceLayerProperties(&count, props.data());
-    const auto layer = std::find_if(props.begin(), props.end(), [&](const auto& p) {
-        return std::strcmp(p.layerName, kValidationLayer) == 0;
-    });
+    const auto layer = std::find_if(props.begin(), props.end(),
+                                    [&](const auto& p) { return std::strcmp(p.layerName, kValidationLayer) == 0; });
     if (layer == props.end()) {
-        throw CannotTest("--validation: VK_LAYER_KHRONOS_validation is not installed "
-                         "(package vulkan-validationlayers)");
+        throw CannotTest(
+            "--validation: VK_LAYER_KHRONOS_validation is not installed "
+            "(package vulkan-validationlayers)");
     }
     validationLayerSpec_ = layer->specVersion;
     if (!debugUtils_) {
@@ -169,10 +167,9 @@ void Instance::createMessengers(bool validation) {
     if (!validation) return;
     const VkDebugUtilsMessengerCreateInfoEXT messenger{
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+        .messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
         .pfnUserCallback = onValidationMessage,
         .pUserData = log_.get(),
@@ -197,8 +194,9 @@ std::string loaderSays(const std::vector<LoaderMessage>& log) {
         text += (text.empty() ? "driver manifest " : " | driver manifest ") + bad;
     }
     if (text.empty()) return "";
-    return text + ": the loader calls that \"Failed to parse JSON file\" and returns VK_ERROR_OUT_OF_HOST_MEMORY, "
-                  "though no memory ran out";
+    return text +
+           ": the loader calls that \"Failed to parse JSON file\" and returns VK_ERROR_OUT_OF_HOST_MEMORY, "
+           "though no memory ran out";
 }
 
 }  // namespace
@@ -215,8 +213,9 @@ Instance::Instance(bool validation) {
     loaderMessengerInfo_ = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .pNext = next,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
         .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
         .pfnUserCallback = onLoaderMessage,
         .pUserData = loaderLog_.get(),

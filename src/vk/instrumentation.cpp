@@ -24,8 +24,7 @@ Instrumentation::Instrumentation(const Device& device, const Request& request, u
             timestamps_ = true;
             // Per mode: at most one command buffer per dispatch (split: 2N), each with a
             // start query, and two queries per recorded dispatch (N conv-Ts R times, N slices).
-            const uint64_t capacity =
-                2 * uint64_t{maxSteps} + 2 * (uint64_t{maxSteps} * dispatchRepeat + maxSteps);
+            const uint64_t capacity = 2 * uint64_t{maxSteps} + 2 * (uint64_t{maxSteps} * dispatchRepeat + maxSteps);
             queryCapacity_ = static_cast<uint32_t>(std::min<uint64_t>(capacity, 1u << 20));
             nsPerTick_ = info.properties.limits.timestampPeriod;
             validMask_ = bits >= 64 ? ~0ull : (1ull << bits) - 1;
@@ -42,8 +41,7 @@ Instrumentation::Instrumentation(const Device& device, const Request& request, u
             notes.push_back("--breadcrumbs: the device has no VK_AMD_buffer_marker; no markers");
         } else {
             breadcrumbs_ = true;
-            markers_ = createBuffer(device, "breadcrumbs", (2 * uint64_t{maxSteps} + 1) * 4,
-                                    MemoryClass::Shared);
+            markers_ = createBuffer(device, "breadcrumbs", (2 * uint64_t{maxSteps} + 1) * 4, MemoryClass::Shared);
         }
     }
     if (request.labels) {
@@ -82,9 +80,9 @@ void Instrumentation::commandBufferStarted(VkCommandBuffer cmd) {
 void Instrumentation::beforeDispatch(VkCommandBuffer cmd, uint32_t number) {
     beginLabel(cmd, describeDispatch(number));
     if (timestamps_ && queriesUsed_ + 2 <= queryCapacity_ && !commandBufferFirstQuery_.empty()) {
-        dispatchQueries_.push_back(
-            {.before = queriesUsed_, .number = number,
-             .commandBuffer = static_cast<uint32_t>(commandBufferFirstQuery_.size() - 1)});
+        dispatchQueries_.push_back({.before = queriesUsed_,
+                                    .number = number,
+                                    .commandBuffer = static_cast<uint32_t>(commandBufferFirstQuery_.size() - 1)});
     }
     writeTimestamp(cmd);
 }
@@ -100,8 +98,7 @@ void Instrumentation::afterDispatch(VkCommandBuffer cmd, uint32_t number) {
 
 void Instrumentation::beginLabel(VkCommandBuffer cmd, const std::string& text) const {
     if (!labels_) return;
-    const VkDebugUtilsLabelEXT label{.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT,
-                                     .pLabelName = text.c_str()};
+    const VkDebugUtilsLabelEXT label{.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = text.c_str()};
     vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
 }
 
@@ -115,9 +112,9 @@ GpuTimes Instrumentation::readTimes(const Device& device) const {
     // (value, availability) pairs; no WAIT_BIT: a query a killed submit never wrote stays
     // unavailable, and waiting for it would never end.
     std::vector<uint64_t> raw(2 * size_t{queriesUsed_});
-    const VkResult r = vkGetQueryPoolResults(
-        device.get(), queryPool_.get(), 0, queriesUsed_, raw.size() * sizeof(uint64_t), raw.data(),
-        2 * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+    const VkResult r = vkGetQueryPoolResults(device.get(), queryPool_.get(), 0, queriesUsed_,
+                                             raw.size() * sizeof(uint64_t), raw.data(), 2 * sizeof(uint64_t),
+                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
     if (r != VK_SUCCESS && r != VK_NOT_READY) return t;
     auto available = [&](uint32_t q) { return raw[2 * size_t{q} + 1] != 0; };
     auto seconds = [&](uint32_t from, uint32_t to) {
@@ -147,8 +144,7 @@ GpuTimes Instrumentation::readTimes(const Device& device) const {
 std::string Instrumentation::breadcrumbReport(uint32_t dispatches) const {
     if (!breadcrumbs_) return "";
     const auto* slots = static_cast<const uint32_t*>(markers_->mapped);
-    return describeBreadcrumbs(readBreadcrumbs(std::span(slots, dispatches + 1), dispatches, runId_),
-                               dispatches);
+    return describeBreadcrumbs(readBreadcrumbs(std::span(slots, dispatches + 1), dispatches, runId_), dispatches);
 }
 
 std::string deviceFaultReport(const Device& device) {
@@ -169,12 +165,11 @@ std::string deviceFaultReport(const Device& device) {
         "binary data)",
         info.description, counts.addressInfoCount, counts.vendorInfoCount, counts.vendorBinarySize);
     for (const auto& a : addresses) {
-        text += fmt::format("\n  fault address type {} at 0x{:x} (precision {})",
-                            static_cast<int>(a.addressType), a.reportedAddress, a.addressPrecision);
+        text += fmt::format("\n  fault address type {} at 0x{:x} (precision {})", static_cast<int>(a.addressType),
+                            a.reportedAddress, a.addressPrecision);
     }
     for (const auto& v : vendor) {
-        text += fmt::format("\n  vendor fault 0x{:x}/0x{:x}: {}", v.vendorFaultCode, v.vendorFaultData,
-                            v.description);
+        text += fmt::format("\n  vendor fault 0x{:x}/0x{:x}: {}", v.vendorFaultCode, v.vendorFaultData, v.description);
     }
     return text;
 }

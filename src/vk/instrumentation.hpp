@@ -19,7 +19,7 @@ class Device;
 
 // One dispatch's GPU time from its timestamp pair (--timestamps).
 struct DispatchTime {
-    uint32_t number = 0;         // chain number, 1-based
+    uint32_t number = 0;  // chain number, 1-based
     bool convT = false;
     uint32_t commandBuffer = 0;  // index among the mode's chain command buffers
     bool finished = false;       // its end timestamp was written (available)
@@ -50,8 +50,8 @@ class Instrumentation {
     // recorded `dispatchRepeat` times. Timestamps need a queue family with
     // timestampValidBits > 0, breadcrumbs VK_AMD_buffer_marker, labels VK_EXT_debug_utils:
     // without them the option is turned off and `notes` says why. Throws VulkanError.
-    Instrumentation(const Device& device, const Request& request, uint32_t maxSteps,
-                    uint32_t dispatchRepeat, std::vector<std::string>& notes);
+    Instrumentation(const Device& device, const Request& request, uint32_t maxSteps, uint32_t dispatchRepeat,
+                    std::vector<std::string>& notes);
 
     bool timestamps() const { return timestamps_; }
     bool breadcrumbs() const { return breadcrumbs_; }
@@ -86,7 +86,7 @@ class Instrumentation {
     bool labels_ = false;
     Owned<VkQueryPool> queryPool_;
     uint32_t queryCapacity_ = 0;
-    double nsPerTick_ = 1;      // VkPhysicalDeviceLimits::timestampPeriod
+    double nsPerTick_ = 1;  // VkPhysicalDeviceLimits::timestampPeriod
     uint64_t validMask_ = ~0ull;
     std::optional<Buffer> markers_;  // one uint32 slot per dispatch number (breadcrumbs.hpp)
     uint32_t runId_ = 0;

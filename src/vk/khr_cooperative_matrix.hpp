@@ -19,8 +19,7 @@ namespace repro::vk {
 inline constexpr const char* VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME = "VK_KHR_cooperative_matrix";
 inline constexpr auto VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR =
     static_cast<VkStructureType>(1000506000);
-inline constexpr auto VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR =
-    static_cast<VkStructureType>(1000506001);
+inline constexpr auto VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR = static_cast<VkStructureType>(1000506001);
 
 typedef enum VkComponentTypeKHR {
     VK_COMPONENT_TYPE_FLOAT16_KHR = 0,
@@ -67,8 +66,7 @@ typedef struct VkPhysicalDeviceCooperativeMatrixFeaturesKHR {
 } VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
 
 typedef VkResult(VKAPI_PTR* PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)(
-    VkPhysicalDevice physicalDevice, uint32_t* pPropertyCount,
-    VkCooperativeMatrixPropertiesKHR* pProperties);
+    VkPhysicalDevice physicalDevice, uint32_t* pPropertyCount, VkCooperativeMatrixPropertiesKHR* pProperties);
 #endif  // VK_KHR_cooperative_matrix
 
 // The first Vulkan-Headers release with VK_KHR_cooperative_matrix; a validation layer
@@ -83,6 +81,5 @@ static_assert(kScopeSubgroup == VK_SCOPE_SUBGROUP_KHR);
 static_assert(sizeof(void*) != 8 || (sizeof(VkCooperativeMatrixPropertiesKHR) == 56 &&
                                      offsetof(VkCooperativeMatrixPropertiesKHR, scope) == 48));
 static_assert(sizeof(void*) != 8 || sizeof(VkPhysicalDeviceCooperativeMatrixFeaturesKHR) == 24);
-
 
 }  // namespace repro::vk

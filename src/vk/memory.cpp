@@ -23,8 +23,7 @@ struct TypeFlags {
 // The lowest-scoring type among `typeBits` (ties: the lowest index); `score` returns -1
 // for a type that is not allowed.
 template <typename Score>
-std::optional<uint32_t> lowestScore(const VkPhysicalDeviceMemoryProperties& memory, uint32_t typeBits,
-                                    Score&& score) {
+std::optional<uint32_t> lowestScore(const VkPhysicalDeviceMemoryProperties& memory, uint32_t typeBits, Score&& score) {
     std::optional<uint32_t> best;
     int bestScore = 1 << 30;
     for (uint32_t i = 0; i < memory.memoryTypeCount && i < 32; ++i) {
@@ -45,15 +44,15 @@ std::optional<uint32_t> lowestScore(const VkPhysicalDeviceMemoryProperties& memo
 
 }  // namespace
 
-std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties& memory,
-                                         uint32_t typeBits, MemoryClass cls) {
+std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties& memory, uint32_t typeBits,
+                                         MemoryClass cls) {
     constexpr VkMemoryPropertyFlags kAllowed =
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT |
         VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT;
     return lowestScore(memory, typeBits, [cls](const TypeFlags& t) {
-        if ((t.all & ~kAllowed) != 0) return -1;        // e.g. DEVICE_COHERENT_AMD, PROTECTED
-        if (t.hostVisible && !t.coherent) return -1;    // blade drops non-coherent host types
+        if ((t.all & ~kAllowed) != 0) return -1;      // e.g. DEVICE_COHERENT_AMD, PROTECTED
+        if (t.hostVisible && !t.coherent) return -1;  // blade drops non-coherent host types
         if (t.all & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) return -1;
         if (cls == MemoryClass::Shared && !t.hostVisible) return -1;
         if (cls == MemoryClass::Device) {
@@ -81,8 +80,8 @@ std::string memoryFlagsText(VkMemoryPropertyFlags flags) {
     return text.empty() ? "none" : text;
 }
 
-std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperties& memory,
-                                            uint32_t typeBits, BufferMemory placement) {
+std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperties& memory, uint32_t typeBits,
+                                            BufferMemory placement) {
     if (placement == BufferMemory::Blade) return std::nullopt;
     return lowestScore(memory, typeBits, [placement](const TypeFlags& t) {
         // PROTECTED and LAZILY_ALLOCATED never hold a storage buffer here; the AMD
@@ -92,12 +91,14 @@ std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperti
             return -1;
         }
         switch (placement) {
-            case BufferMemory::DeviceLocal: return t.deviceLocal ? int{t.hostVisible} : -1;
+            case BufferMemory::DeviceLocal:
+                return t.deviceLocal ? int{t.hostVisible} : -1;
             case BufferMemory::HostVisible:
                 return t.hostVisible && t.coherent ? 2 * t.cached + t.deviceLocal : -1;
             case BufferMemory::HostCached:
                 return t.hostVisible && t.coherent && t.cached ? int{t.deviceLocal} : -1;
-            case BufferMemory::Blade: break;
+            case BufferMemory::Blade:
+                break;
         }
         return -1;
     });
@@ -106,30 +107,32 @@ std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperti
 namespace {
 
 // The memory type and whether the buffer is mapped, or CannotTest.
-std::pair<uint32_t, bool> chooseType(const Device& device, const std::string& bufferName,
-                                     uint32_t typeBits, MemoryClass cls, BufferMemory placement) {
+std::pair<uint32_t, bool> chooseType(const Device& device, const std::string& bufferName, uint32_t typeBits,
+                                     MemoryClass cls, BufferMemory placement) {
     const auto& props = device.info().memory;
     if (placement == BufferMemory::Blade) {
         const auto type = chooseMemoryType(props, typeBits, cls);
         if (!type) {
-            throw CannotTest(fmt::format("no memory type for {} buffer '{}' among types 0x{:x} under "
-                                         "blade's rules",
-                                         repro::vk::name(cls), bufferName, typeBits));
+            throw CannotTest(
+                fmt::format("no memory type for {} buffer '{}' among types 0x{:x} under "
+                            "blade's rules",
+                            repro::vk::name(cls), bufferName, typeBits));
         }
         return {*type, cls == MemoryClass::Shared};
     }
     const auto type = choosePlacementType(props, typeBits, placement);
     if (!type) {
-        throw CannotTest(fmt::format("--memory {}: the device offers no such memory type for '{}' "
-                                     "(types 0x{:x})",
-                                     repro::name(placement), bufferName, typeBits));
+        throw CannotTest(
+            fmt::format("--memory {}: the device offers no such memory type for '{}' "
+                        "(types 0x{:x})",
+                        repro::name(placement), bufferName, typeBits));
     }
     return {*type, placement != BufferMemory::DeviceLocal};
 }
 
 // vkAllocateMemory, with CannotTest for out-of-memory results.
-Owned<VkDeviceMemory> allocate(const Device& device, const std::string& what, VkDeviceSize bytes,
-                               uint32_t type, bool deviceAddress) {
+Owned<VkDeviceMemory> allocate(const Device& device, const std::string& what, VkDeviceSize bytes, uint32_t type,
+                               bool deviceAddress) {
     const auto& props = device.info().memory;
     const VkMemoryAllocateFlagsInfo flags{.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
                                           .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
@@ -143,10 +146,10 @@ Owned<VkDeviceMemory> allocate(const Device& device, const std::string& what, Vk
     const VkResult r = vkAllocateMemory(device.get(), &alloc, nullptr, &memory);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
         const uint32_t heap = props.memoryTypes[type].heapIndex;
-        throw CannotTest(fmt::format(
-            "not enough device memory: vkAllocateMemory({} bytes for '{}', type {}) returned {}; "
-            "heap {} holds {} MiB",
-            bytes, what, type, resultName(r), heap, props.memoryHeaps[heap].size >> 20));
+        throw CannotTest(
+            fmt::format("not enough device memory: vkAllocateMemory({} bytes for '{}', type {}) returned {}; "
+                        "heap {} holds {} MiB",
+                        bytes, what, type, resultName(r), heap, props.memoryHeaps[heap].size >> 20));
     }
     if (r != VK_SUCCESS) throw VulkanError("vkAllocateMemory", r, what);
     return Owned<VkDeviceMemory>(device.life(), memory);
@@ -154,13 +157,13 @@ Owned<VkDeviceMemory> allocate(const Device& device, const std::string& what, Vk
 
 // vkCreateBuffer with blade's usage; out of memory is CannotTest naming the heap the
 // class would come from.
-Owned<VkBuffer> createRawBuffer(const Device& device, const std::string& name, VkDeviceSize bytes,
-                                MemoryClass cls, bool deviceAddress) {
+Owned<VkBuffer> createRawBuffer(const Device& device, const std::string& name, VkDeviceSize bytes, MemoryClass cls,
+                                bool deviceAddress) {
     const VkBufferCreateInfo info{
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = bytes,
-        .usage = kBladeBufferUsage |
-                 (deviceAddress ? VkBufferUsageFlags{VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT} : VkBufferUsageFlags{0}),
+        .usage = kBladeBufferUsage | (deviceAddress ? VkBufferUsageFlags{VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT}
+                                                    : VkBufferUsageFlags{0}),
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
     VkBuffer raw = VK_NULL_HANDLE;
@@ -197,8 +200,9 @@ Buffer Allocator::create(std::string name, VkDeviceSize bytes, MemoryClass cls, 
     const VkDeviceSize heapSize = props.memoryHeaps[props.memoryTypes[type].heapIndex].size;
     std::optional<Placement> place;
     if (planner_) {
-        place = planner_->place(type, heapSize, cls == MemoryClass::Shared ? GpuAllocUsage::Shared : GpuAllocUsage::Device,
-                                req.size, std::max<VkDeviceSize>(req.alignment, 1));
+        place =
+            planner_->place(type, heapSize, cls == MemoryClass::Shared ? GpuAllocUsage::Shared : GpuAllocUsage::Device,
+                            req.size, std::max<VkDeviceSize>(req.alignment, 1));
     }
     if (!place || place->dedicated) {
         bindDedicated(b, req.size, mapped, options.deviceAddress);
@@ -226,7 +230,8 @@ void Allocator::bindInChunk(Buffer& b, const Placement& place, bool mapped, bool
                     .type = b.memoryType,
                     .size = chunkBytes};
         // gpu-alloc maps a host-visible chunk once, whole (blade resource.rs:203-218).
-        if (mapped) check(vkMapMemory(device.get(), chunk.memory.get(), 0, chunkBytes, 0, &chunk.mapped), "vkMapMemory");
+        if (mapped)
+            check(vkMapMemory(device.get(), chunk.memory.get(), 0, chunkBytes, 0, &chunk.mapped), "vkMapMemory");
         if (chunks_.size() <= place.chunk) chunks_.resize(place.chunk + 1);
         chunks_[place.chunk] = std::move(chunk);
     }

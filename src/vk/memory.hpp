@@ -33,8 +33,8 @@ std::string_view name(MemoryClass c);  // "Device", "Shared"
 // 2*(cached mismatch) + 1*(coherent mismatch), where Device wants DEVICE_LOCAL and not
 // HOST_VISIBLE/CACHED/COHERENT, and Shared wants DEVICE_LOCAL, HOST_CACHED, HOST_COHERENT.
 // Ties go to the lowest index (blade's unstable sort is not reproducible).
-std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties& memory,
-                                         uint32_t typeBits, MemoryClass cls);
+std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties& memory, uint32_t typeBits,
+                                         MemoryClass cls);
 
 // Pure function: the memory type for a --memory placement other than blade's classes.
 // Requirements: DeviceLocal needs DEVICE_LOCAL; HostVisible needs HOST_VISIBLE|HOST_COHERENT;
@@ -43,8 +43,8 @@ std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties&
 // HostVisible: not HOST_CACHED (write-combined), then not DEVICE_LOCAL (system memory);
 // HostCached: not DEVICE_LOCAL. Ties go to the lowest index. `Blade` is answered with
 // nullopt: use chooseMemoryType with the buffer's class.
-std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperties& memory,
-                                            uint32_t typeBits, BufferMemory placement);
+std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperties& memory, uint32_t typeBits,
+                                            BufferMemory placement);
 
 // "DEVICE_LOCAL|HOST_VISIBLE|..." or "none".
 std::string memoryFlagsText(VkMemoryPropertyFlags flags);
@@ -52,9 +52,8 @@ std::string memoryFlagsText(VkMemoryPropertyFlags flags);
 // Usage flags blade gives every buffer (resource.rs:363-426), without
 // SHADER_DEVICE_ADDRESS: the default profile does not use buffer device addresses.
 inline constexpr VkBufferUsageFlags kBladeBufferUsage =
-    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
-    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+    VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
     VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
 
 // A buffer and where its memory is: its own VkDeviceMemory (the default), or a block of a
@@ -65,7 +64,7 @@ struct Buffer {
     MemoryClass memoryClass = MemoryClass::Device;
     uint32_t memoryType = 0;
     Owned<VkBuffer> buffer;
-    Owned<VkDeviceMemory> memory;  // a dedicated allocation; empty when sub-allocated
+    Owned<VkDeviceMemory> memory;                  // a dedicated allocation; empty when sub-allocated
     VkDeviceMemory memoryHandle = VK_NULL_HANDLE;  // what the buffer is bound to
     VkDeviceSize memoryOffset = 0;                 // bytes into memoryHandle
     void* mapped = nullptr;  // host-visible placements: the buffer's first byte, persistently mapped

@@ -28,8 +28,8 @@ ModeRun recordPlan(Recorder& r, std::span<const PlanStep> plan);
 
 // How a mode is run beyond the resources.
 struct ModeSettings {
-    uint32_t steps = 0;         // N of this run; buffers may be sized for a longer chain
-    RecordingOptions recording; // experiments (multipass and single)
+    uint32_t steps = 0;          // N of this run; buffers may be sized for a longer chain
+    RecordingOptions recording;  // experiments (multipass and single)
     WaitTimeout timeout;
     bool hostReadBarrier = true;  // ProfileSettings::hostReadBarrier
     uint32_t fillPattern = 0;     // 0, or kPoisonPattern (--poison)

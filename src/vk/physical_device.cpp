@@ -22,8 +22,7 @@ namespace {
 // `.unwrap_or_default()` (init.rs:492-497): any failure gives an empty list. volk has no
 // entry for it with these headers, so it is loaded through vkGetInstanceProcAddr, as ash's
 // khr::cooperative_matrix::Instance does (init.rs:760).
-std::vector<CoopMatrixProps> cooperativeMatrixProperties(VkInstance instance,
-                                                         VkPhysicalDevice device) {
+std::vector<CoopMatrixProps> cooperativeMatrixProperties(VkInstance instance, VkPhysicalDevice device) {
     const auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
         vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
     if (!get) return {};
@@ -32,8 +31,8 @@ std::vector<CoopMatrixProps> cooperativeMatrixProperties(VkInstance instance,
     do {
         uint32_t count = 0;
         if (get(device, &count, nullptr) != VK_SUCCESS) return {};
-        raw.assign(count, VkCooperativeMatrixPropertiesKHR{
-                              .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+        raw.assign(count,
+                   VkCooperativeMatrixPropertiesKHR{.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
         r = get(device, &count, raw.data());
         raw.resize(count);
     } while (r == VK_INCOMPLETE);
@@ -54,8 +53,7 @@ std::vector<CoopMatrixProps> cooperativeMatrixProperties(VkInstance instance,
 }
 
 std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
 
@@ -78,18 +76,16 @@ void queryExtendedProperties(DeviceInfo& d) {
     d.driver = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     d.ids = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
              .pNext = d.hasDriverProperties ? &d.driver : nullptr};
-    VkPhysicalDevicePCIBusInfoPropertiesEXT pci{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT, .pNext = &d.ids};
+    VkPhysicalDevicePCIBusInfoPropertiesEXT pci{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT,
+                                                .pNext = &d.ids};
     const bool hasPci = d.hasExtension(VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
-    VkPhysicalDeviceProperties2 props2{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-        .pNext = hasPci ? static_cast<void*>(&pci) : static_cast<void*>(&d.ids)};
+    VkPhysicalDeviceProperties2 props2{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                       .pNext = hasPci ? static_cast<void*>(&pci) : static_cast<void*>(&d.ids)};
     vkGetPhysicalDeviceProperties2(d.handle, &props2);
     d.ids.pNext = nullptr;
     d.driver.pNext = nullptr;
     if (hasPci) {
-        d.pciBus = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", pci.pciDomain, pci.pciBus,
-                               pci.pciDevice, pci.pciFunction);
+        d.pciBus = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", pci.pciDomain, pci.pciBus, pci.pciDevice, pci.pciFunction);
     }
 }
 
@@ -135,8 +131,8 @@ SupportedFeatures readSupportedFeatures(const FeatureQuery& q, const VkPhysicalD
     return SupportedFeatures{
         .timelineSemaphore = q.timelineExt && q.timeline.timelineSemaphore,
         .dynamicRendering = q.renderingExt && q.rendering.dynamicRendering,
-        .inlineUniformBlock = q.inlineBlock.inlineUniformBlock == VK_TRUE &&
-                              vendorID != 0x5143,  // not on Qualcomm (blade)
+        .inlineUniformBlock =
+            q.inlineBlock.inlineUniformBlock == VK_TRUE && vendorID != 0x5143,  // not on Qualcomm (blade)
         .bufferDeviceAddress = q.bda.bufferDeviceAddress == VK_TRUE,
         .shaderFloat16 = q.f16.shaderFloat16 == VK_TRUE,
         .pipelineExecutableInfo = q.exec.pipelineExecutableInfo == VK_TRUE,
@@ -203,9 +199,10 @@ void chooseQueueFamily(DeviceInfo& d) {
         if (!(d.queueFamilies[f].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
         d.queueFamily = f;
         d.queueNote = f == 0 ? "family 0, as blade hard-codes it"
-                             : fmt::format("family {}: family 0 cannot do compute, so NOT "
-                                           "blade's family 0",
-                                           f);
+                             : fmt::format(
+                                   "family {}: family 0 cannot do compute, so NOT "
+                                   "blade's family 0",
+                                   f);
         return;
     }
 }
@@ -255,9 +252,8 @@ CooperativeMatrixTiles bladeCooperativeTiles(std::span<const CoopMatrixProps> pr
     auto findTile = [&](uint32_t a, uint32_t b, uint32_t c, uint32_t result) -> uint32_t {
         for (const uint32_t size : {8u, 16u}) {
             const bool listed = std::any_of(props.begin(), props.end(), [&](const CoopMatrixProps& p) {
-                return p.mSize == size && p.nSize == size && p.kSize == size && p.aType == a &&
-                       p.bType == b && p.cType == c && p.resultType == result &&
-                       p.scope == kScopeSubgroup;
+                return p.mSize == size && p.nSize == size && p.kSize == size && p.aType == a && p.bType == b &&
+                       p.cType == c && p.resultType == result && p.scope == kScopeSubgroup;
             });
             if (listed) return size;
         }
@@ -265,38 +261,35 @@ CooperativeMatrixTiles bladeCooperativeTiles(std::span<const CoopMatrixProps> pr
     };
     constexpr uint32_t f32 = kComponentTypeFloat32;
     constexpr uint32_t f16 = kComponentTypeFloat16;
-    return {.f32Tile = findTile(f32, f32, f32, f32),
-            .f16Tile = f16Inputs ? findTile(f16, f16, f32, f32) : 0};
+    return {.f32Tile = findTile(f32, f32, f32, f32), .f16Tile = f16Inputs ? findTile(f16, f16, f32, f32) : 0};
 }
 
 std::vector<DeviceInfo> enumerateDevices(const Instance& instance) {
     uint32_t count = 0;
     check(vkEnumeratePhysicalDevices(instance.get(), &count, nullptr), "vkEnumeratePhysicalDevices");
     std::vector<VkPhysicalDevice> handles(count);
-    check(vkEnumeratePhysicalDevices(instance.get(), &count, handles.data()),
-          "vkEnumeratePhysicalDevices");
+    check(vkEnumeratePhysicalDevices(instance.get(), &count, handles.data()), "vkEnumeratePhysicalDevices");
     std::vector<DeviceInfo> devices;
     for (uint32_t i = 0; i < count; ++i) devices.push_back(queryDevice(instance, i, handles[i]));
     return devices;
 }
 
-const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
-                               const std::optional<std::string>& selector) {
+const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices, const std::optional<std::string>& selector) {
     if (devices.empty()) {
-        throw CannotTest("no Vulkan device: the loader found no driver "
-                         "(check VK_DRIVER_FILES / VK_ICD_FILENAMES and the installed ICDs)");
+        throw CannotTest(
+            "no Vulkan device: the loader found no driver "
+            "(check VK_DRIVER_FILES / VK_ICD_FILENAMES and the installed ICDs)");
     }
     if (!selector) {
         for (const auto& d : devices) {
             if (d.unusable.empty()) return d;
         }
-        throw CannotTest(fmt::format("no usable Vulkan device: {} (device 0): {}",
-                                     devices[0].properties.deviceName, devices[0].unusable));
+        throw CannotTest(fmt::format("no usable Vulkan device: {} (device 0): {}", devices[0].properties.deviceName,
+                                     devices[0].unusable));
     }
     const DeviceInfo* match = nullptr;
-    const bool numeric = !selector->empty() &&
-                         std::all_of(selector->begin(), selector->end(),
-                                     [](unsigned char c) { return std::isdigit(c); });
+    const bool numeric = !selector->empty() && std::all_of(selector->begin(), selector->end(),
+                                                           [](unsigned char c) { return std::isdigit(c); });
     if (numeric) {
         const unsigned long index = std::stoul(selector->size() > 9 ? "4294967295" : *selector);
         if (index < devices.size()) match = &devices[index];

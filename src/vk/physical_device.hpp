@@ -127,7 +127,6 @@ std::vector<DeviceInfo> enumerateDevices(const Instance& instance);
 // the first device whose name contains it, case-insensitively. Throws CannotTest when
 // nothing matches (under `git bisect run` a revision whose driver offers no such device
 // cannot be tested), when there is no usable device, or when the chosen one is not.
-const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices,
-                               const std::optional<std::string>& selector);
+const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices, const std::optional<std::string>& selector);
 
 }  // namespace repro::vk

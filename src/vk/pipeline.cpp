@@ -25,10 +25,15 @@ void createSetLayoutAndTemplate(const Device& device, ComputePipeline& p) {
     std::vector<VkDescriptorBindingFlags> bindingFlags(count, 0);
     std::vector<VkDescriptorUpdateTemplateEntry> entries;
     for (uint32_t i = 0; i < count; ++i) {
-        bindings.push_back({.binding = i, .descriptorType = p.descriptorTypes[i], .descriptorCount = 1,
+        bindings.push_back({.binding = i,
+                            .descriptorType = p.descriptorTypes[i],
+                            .descriptorCount = 1,
                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT});
-        entries.push_back({.dstBinding = i, .dstArrayElement = 0, .descriptorCount = 1,
-                           .descriptorType = p.descriptorTypes[i], .offset = i * sizeof(VkDescriptorBufferInfo),
+        entries.push_back({.dstBinding = i,
+                           .dstArrayElement = 0,
+                           .descriptorCount = 1,
+                           .descriptorType = p.descriptorTypes[i],
+                           .offset = i * sizeof(VkDescriptorBufferInfo),
                            .stride = sizeof(VkDescriptorBufferInfo)});
     }
     const VkDescriptorSetLayoutBindingFlagsCreateInfo flagsInfo{

@@ -17,7 +17,7 @@ class Device;
 
 struct ComputePipeline {
     std::string name;
-    uint32_t bindingCount = 0;  // bindings 0..bindingCount-1 in set 0
+    uint32_t bindingCount = 0;                      // bindings 0..bindingCount-1 in set 0
     std::vector<VkDescriptorType> descriptorTypes;  // per binding
     Owned<VkDescriptorSetLayout> setLayout;
     Owned<VkDescriptorUpdateTemplate> updateTemplate;  // one VkDescriptorBufferInfo per binding
@@ -42,8 +42,7 @@ struct PipelineOptions {
 // -> vkCreatePipelineLayout -> vkCreateComputePipelines (no cache) -> vkDestroyShaderModule.
 // Every binding has count 1 and stage COMPUTE. `spirv` is in 32-bit words.
 // Throws VulkanError (CannotTest on out-of-memory).
-ComputePipeline createComputePipeline(const Device& device, std::string name,
-                                      std::span<const uint32_t> spirv, uint32_t bindingCount,
-                                      const PipelineOptions& options = {});
+ComputePipeline createComputePipeline(const Device& device, std::string name, std::span<const uint32_t> spirv,
+                                      uint32_t bindingCount, const PipelineOptions& options = {});
 
 }  // namespace repro::vk

@@ -9,8 +9,7 @@
 
 namespace repro::vk {
 
-Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeout& timeout,
-                    const Buffer& buffer) {
+Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeout& timeout, const Buffer& buffer) {
     Readback r;
     r.values.resize(buffer.size / sizeof(float));
     watch::detail("reading back " + buffer.name);

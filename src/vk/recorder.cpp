@@ -12,8 +12,12 @@ namespace repro::vk {
 
 Recorder::Recorder(const ChainResources& resources, Encoder& encoder, Instrumentation& instrumentation,
                    const WaitTimeout& timeout, bool hostReadBarrier, uint64_t totalSubmits)
-    : res_(resources), encoder_(encoder), instrumentation_(instrumentation), timeout_(timeout),
-      hostReadBarrier_(hostReadBarrier), totalSubmits_(totalSubmits) {}
+    : res_(resources),
+      encoder_(encoder),
+      instrumentation_(instrumentation),
+      timeout_(timeout),
+      hostReadBarrier_(hostReadBarrier),
+      totalSubmits_(totalSubmits) {}
 
 void Recorder::begin() {
     recordStart_ = Clock::now();
@@ -37,14 +41,21 @@ void Recorder::barrierC() {
 void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
     const VkCommandBuffer cmd = encoder_.cmd();
     switch (kind) {
-        case PlanBarrier::BladeGlobal: barrierG(); return;
-        case PlanBarrier::BladeCompute: barrierC(); return;
-        default: break;
+        case PlanBarrier::BladeGlobal:
+            barrierG();
+            return;
+        case PlanBarrier::BladeCompute:
+            barrierC();
+            return;
+        default:
+            break;
     }
-    instrumentation_.beginLabel(cmd, describe(PlanStep{.kind = PlanStep::Kind::Barrier, .barrier = kind,
-                                                       .dispatch = covers}));
+    instrumentation_.beginLabel(
+        cmd, describe(PlanStep{.kind = PlanStep::Kind::Barrier, .barrier = kind, .dispatch = covers}));
     switch (kind) {
-        case PlanBarrier::Sync2Storage: recordSync2StorageBarrier(cmd); break;
+        case PlanBarrier::Sync2Storage:
+            recordSync2StorageBarrier(cmd);
+            break;
         case PlanBarrier::Buffer: {
             // The buffer dispatch `covers` wrote: conv-T k writes big[k], slice k small[k+1].
             const uint32_t step = (covers - 1) / 2;
@@ -52,10 +63,15 @@ void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
             recordBufferBarrier(cmd, convT ? res_.buffers.big[step].get() : res_.buffers.small[step + 1].get());
             break;
         }
-        case PlanBarrier::Sync2Full: recordSync2FullBarrier(cmd); break;
-        case PlanBarrier::ExecutionOnly: recordExecutionOnlyBarrier(cmd); break;
+        case PlanBarrier::Sync2Full:
+            recordSync2FullBarrier(cmd);
+            break;
+        case PlanBarrier::ExecutionOnly:
+            recordExecutionOnlyBarrier(cmd);
+            break;
         case PlanBarrier::BladeGlobal:
-        case PlanBarrier::BladeCompute: break;
+        case PlanBarrier::BladeCompute:
+            break;
     }
     instrumentation_.endLabel(cmd);
 }
@@ -69,8 +85,8 @@ void Recorder::convT(uint32_t step) {
     const uint32_t number = 2 * step + 1;
     const ChainBuffers& b = res_.buffers;
     instrumentation_.beforeDispatch(encoder_.cmd(), number);
-    encoder_.bindPipelineAndBuffers(res_.convT, {b.small[step].get(), b.weight.get(), b.big[step].get(),
-                                                 b.convParams.get()});
+    encoder_.bindPipelineAndBuffers(res_.convT,
+                                    {b.small[step].get(), b.weight.get(), b.big[step].get(), b.convParams.get()});
     const auto& g = res_.sizes.convWorkgroups;
     vkCmdDispatch(encoder_.cmd(), g[0], g[1], g[2]);
     instrumentation_.afterDispatch(encoder_.cmd(), number);
@@ -81,8 +97,7 @@ void Recorder::slice(uint32_t step) {
     const uint32_t number = 2 * step + 2;
     const ChainBuffers& b = res_.buffers;
     instrumentation_.beforeDispatch(encoder_.cmd(), number);
-    encoder_.bindPipelineAndBuffers(res_.slice, {b.big[step].get(), b.small[step + 1].get(),
-                                                 b.sliceParams.get()});
+    encoder_.bindPipelineAndBuffers(res_.slice, {b.big[step].get(), b.small[step + 1].get(), b.sliceParams.get()});
     const auto& g = res_.sizes.sliceWorkgroups;
     vkCmdDispatch(encoder_.cmd(), g[0], g[1], g[2]);
     instrumentation_.afterDispatch(encoder_.cmd(), number);
@@ -106,8 +121,10 @@ void Recorder::finish(bool hostReads) {
 
 void Recorder::noteSubmitted(const std::string& what, bool waited, double seconds) {
     ++run_.submits;
-    run_.submitRecords.push_back({.what = what, .firstDispatch = firstInBuffer_,
-                                  .lastDispatch = lastInBuffer_, .hostWaited = waited,
+    run_.submitRecords.push_back({.what = what,
+                                  .firstDispatch = firstInBuffer_,
+                                  .lastDispatch = lastInBuffer_,
+                                  .hostWaited = waited,
                                   .hostSeconds = seconds});
 }
 

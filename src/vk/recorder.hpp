@@ -45,25 +45,25 @@ struct WaitTimeout {
 
 // One submit of a mode as the host saw it.
 struct SubmitRecord {
-    std::string what;          // "step 3 conv-T", "all 7 steps", "dispatches 1..4"
+    std::string what;                              // "step 3 conv-T", "all 7 steps", "dispatches 1..4"
     uint32_t firstDispatch = 0, lastDispatch = 0;  // chain numbers recorded in it
     bool hostWaited = true;
-    double hostSeconds = 0;    // from vkQueueSubmit to the wait's return (waited submits)
+    double hostSeconds = 0;  // from vkQueueSubmit to the wait's return (waited submits)
 };
 
 // How a mode's run went.
 struct ModeRun {
-    bool completed = false;      // every submit completed
-    SubmitOutcome failure;       // when not completed: the submit that ended it
-    std::string failedSubmit;    // e.g. "submit 5 of 14 (step 3 conv-T)"
-    double failedTimeout = 0;    // seconds the host waited for that submit
+    bool completed = false;    // every submit completed
+    SubmitOutcome failure;     // when not completed: the submit that ended it
+    std::string failedSubmit;  // e.g. "submit 5 of 14 (step 3 conv-T)"
+    double failedTimeout = 0;  // seconds the host waited for that submit
     uint64_t submits = 0;
-    double wallSeconds = 0;      // clear + record + submit + wait, host time
-    double waitSeconds = 0;      // host time blocked in vkWaitSemaphores
-    double recordSeconds = 0;    // host time recording the chain's command buffers
+    double wallSeconds = 0;                   // clear + record + submit + wait, host time
+    double waitSeconds = 0;                   // host time blocked in vkWaitSemaphores
+    double recordSeconds = 0;                 // host time recording the chain's command buffers
     std::vector<SubmitRecord> submitRecords;  // the chain's submits (not the clearing one)
-    GpuTimes gpu;                // --timestamps
-    std::string forensics;       // --breadcrumbs / device-fault findings after a failure
+    GpuTimes gpu;                             // --timestamps
+    std::string forensics;                    // --breadcrumbs / device-fault findings after a failure
 };
 
 class Recorder {

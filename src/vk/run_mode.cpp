@@ -26,7 +26,8 @@ bool clearChainBuffers(const ChainResources& res, Encoder& encoder, Instrumentat
         const VkBufferCopy region{.size = b.upload->size};
         vkCmdCopyBuffer(cmd, b.upload->get(), b.small[0].get(), 1, &region);
     }
-    for (size_t i = 1; i < b.small.size(); ++i) vkCmdFillBuffer(cmd, b.small[i].get(), 0, VK_WHOLE_SIZE, settings.fillPattern);
+    for (size_t i = 1; i < b.small.size(); ++i)
+        vkCmdFillBuffer(cmd, b.small[i].get(), 0, VK_WHOLE_SIZE, settings.fillPattern);
     for (const auto& big : b.big) vkCmdFillBuffer(cmd, big.get(), 0, VK_WHOLE_SIZE, settings.fillPattern);
     recordBladeGlobalBarrier(cmd);
     encoder.end();

@@ -45,10 +45,10 @@ struct State {
     bool installed = false;
     std::map<uint64_t, std::string> names;
     std::map<std::string, uint32_t> unnamedCounts;
-    std::map<uint64_t, std::string> commandBuffers;                    // "cb0", "cb1"...
+    std::map<uint64_t, std::string> commandBuffers;                          // "cb0", "cb1"...
     std::map<uint64_t, std::vector<std::pair<size_t, uint32_t>>> templates;  // offset, count per entry
-    std::map<uint64_t, std::vector<std::string>> sets;                 // buffers written, by binding
-    std::pair<uint64_t, uint64_t> lastWait{0, 0};                      // semaphore, value
+    std::map<uint64_t, std::vector<std::string>> sets;                       // buffers written, by binding
+    std::pair<uint64_t, uint64_t> lastWait{0, 0};                            // semaphore, value
 };
 
 State& state() {
@@ -117,8 +117,8 @@ VKAPI_ATTR VkResult VKAPI_CALL endCb(VkCommandBuffer cb) {
 
 VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst,
                                    VkDependencyFlags flags, uint32_t memoryCount, const VkMemoryBarrier* memory,
-                                   uint32_t bufferCount, const VkBufferMemoryBarrier* buffers,
-                                   uint32_t imageCount, const VkImageMemoryBarrier* images) {
+                                   uint32_t bufferCount, const VkBufferMemoryBarrier* buffers, uint32_t imageCount,
+                                   const VkImageMemoryBarrier* images) {
     std::string line = fmt::format("  vkCmdPipelineBarrier({} -> {}", stageMaskText(src), stageMaskText(dst));
     if (flags) line += fmt::format(", dependencyFlags 0x{:x}", flags);
     for (uint32_t i = 0; i < memoryCount; ++i) {
@@ -136,7 +136,8 @@ VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src,
         line += barrierName(src, dst, memory[0].srcAccessMask, memory[0].dstAccessMask);
     }
     emit(line);
-    if (forward()) state().next.barrier(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers, imageCount, images);
+    if (forward())
+        state().next.barrier(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers, imageCount, images);
 }
 
 VKAPI_ATTR void VKAPI_CALL barrier2(VkCommandBuffer cb, const VkDependencyInfo* dep) {
@@ -162,8 +163,8 @@ VKAPI_ATTR void VKAPI_CALL bindPipeline(VkCommandBuffer cb, VkPipelineBindPoint 
 }
 
 VKAPI_ATTR void VKAPI_CALL bindSets(VkCommandBuffer cb, VkPipelineBindPoint point, VkPipelineLayout layout,
-                                    uint32_t first, uint32_t count, const VkDescriptorSet* sets,
-                                    uint32_t dynamicCount, const uint32_t* dynamicOffsets) {
+                                    uint32_t first, uint32_t count, const VkDescriptorSet* sets, uint32_t dynamicCount,
+                                    const uint32_t* dynamicOffsets) {
     std::string line = "  vkCmdBindDescriptorSets(COMPUTE";
     for (uint32_t i = 0; i < count; ++i) {
         const auto& contents = state().sets[key(sets[i])];
@@ -271,7 +272,8 @@ VKAPI_ATTR VkResult VKAPI_CALL waitKhr(VkDevice device, const VkSemaphoreWaitInf
 void rememberTemplate(const VkDescriptorUpdateTemplateCreateInfo* info, VkDescriptorUpdateTemplate* out) {
     std::vector<std::pair<size_t, uint32_t>> entries;
     for (uint32_t i = 0; i < info->descriptorUpdateEntryCount; ++i) {
-        entries.emplace_back(info->pDescriptorUpdateEntries[i].offset, info->pDescriptorUpdateEntries[i].descriptorCount);
+        entries.emplace_back(info->pDescriptorUpdateEntries[i].offset,
+                             info->pDescriptorUpdateEntries[i].descriptorCount);
     }
     state().templates[key(*out)] = std::move(entries);
 }
@@ -314,8 +316,8 @@ VKAPI_ATTR void VKAPI_CALL updateKhr(VkDevice d, VkDescriptorSet set, VkDescript
     state().next.updateKhr(d, set, t, data);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL queryResults(VkDevice d, VkQueryPool pool, uint32_t first, uint32_t count,
-                                            size_t size, void* data, VkDeviceSize stride, VkQueryResultFlags flags) {
+VKAPI_ATTR VkResult VKAPI_CALL queryResults(VkDevice d, VkQueryPool pool, uint32_t first, uint32_t count, size_t size,
+                                            void* data, VkDeviceSize stride, VkQueryResultFlags flags) {
     if (forward()) return state().next.queryResults(d, pool, first, count, size, data, stride, flags);
     std::memset(data, 0, size);  // nothing ran: nothing is available
     return VK_NOT_READY;

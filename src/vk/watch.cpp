@@ -148,9 +148,12 @@ void wrapDevice() {
 
 std::string_view name(Stage s) {
     switch (s) {
-        case Stage::Setup: return "setup";
-        case Stage::Modes: return "modes";
-        case Stage::Teardown: return "teardown";
+        case Stage::Setup:
+            return "setup";
+        case Stage::Modes:
+            return "modes";
+        case Stage::Teardown:
+            return "teardown";
     }
     return "?";
 }
@@ -178,10 +181,17 @@ Scope::~Scope() {
 void wrapVolk(int stage) {
     if (gFd < 0) return;  // not supervised: nothing to tell
     switch (stage) {
-        case 0: wrapGlobal(); break;
-        case 1: wrapInstance(); break;
-        case 2: wrapDevice(); break;
-        default: break;
+        case 0:
+            wrapGlobal();
+            break;
+        case 1:
+            wrapInstance();
+            break;
+        case 2:
+            wrapDevice();
+            break;
+        default:
+            break;
     }
 }
 

@@ -104,8 +104,11 @@ std::string gitClass(Kind k, bool invert) {
 
 // git with no user or system configuration, in English, never asking for anything.
 const std::vector<std::string>& gitEnv() {
-    static const std::vector<std::string> env = {"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-                                                 "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
+    static const std::vector<std::string> env = {"GIT_CONFIG_GLOBAL=/dev/null",
+                                                 "GIT_CONFIG_NOSYSTEM=1",
+                                                 "GIT_PAGER=cat",
+                                                 "GIT_TERMINAL_PROMPT=0",
+                                                 "LC_ALL=C",
                                                  "LANGUAGE="};
     return env;
 }
@@ -116,8 +119,8 @@ const std::vector<std::string>& gitEnv() {
 std::vector<std::string> bisectEnv() {
     std::vector<std::string> env = gitEnv();
     env.insert(env.end(), {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                           "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "VK_LOADER_LAYERS_ENABLE=",
-                           "REPRO_SIMULATE=", "REPRO_SIMULATE_TRACE="});
+                           "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+                           "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=", "REPRO_SIMULATE_TRACE="});
     return env;
 }
 
@@ -210,8 +213,8 @@ class FakeMesa {
   private:
     void writeLauncher() const {
         writeFile(launcher_, std::string("#!/bin/sh\n# The revision's simulated driver behaviour, from its tree.\n") +
-                                 "REPRO_SIMULATE=$(cat ./behaviour) || exit 99\nexport REPRO_SIMULATE\n" +
-                                 "exec '" + REPRO_EXECUTABLE + "' \"$@\"\n");
+                                 "REPRO_SIMULATE=$(cat ./behaviour) || exit 99\nexport REPRO_SIMULATE\n" + "exec '" +
+                                 REPRO_EXECUTABLE + "' \"$@\"\n");
         fs::permissions(launcher_, fs::perms::owner_all);
     }
 
@@ -249,9 +252,15 @@ class FakeMesa {
 
 // The step script's options for the fake Mesa, then repro's.
 std::vector<std::string> stepArgs(const FakeMesa& mesa, bool invert, const std::string& limit = "120") {
-    std::vector<std::string> args = {"--build-cmd", "sh build.sh", "--icd", "build/fake_devenv_icd.json",
-                                      "--repro", mesa.launcher().string(), "--limit", limit, "--",
-                                      "--preset", "tiny", "-n", "7", "--mode", "all", "--expect-driver", "radv"};
+    std::vector<std::string> args = {"--build-cmd", "sh build.sh",
+                                     "--icd",       "build/fake_devenv_icd.json",
+                                     "--repro",     mesa.launcher().string(),
+                                     "--limit",     limit,
+                                     "--",          "--preset",
+                                     "tiny",        "-n",
+                                     "7",           "--mode",
+                                     "all",         "--expect-driver",
+                                     "radv"};
     if (invert) args.push_back("--invert");
     return args;
 }
@@ -264,12 +273,12 @@ ProcessResult runStep(const FakeMesa& mesa, const std::vector<std::string>& step
     return runProcess("env", args, bisectEnv(), 120);
 }
 
-#define REQUIRE_LAVAPIPE(manifest)                                                                \
-    do {                                                                                          \
-        if ((manifest).empty()) {                                                                 \
+#define REQUIRE_LAVAPIPE(manifest)                                                                 \
+    do {                                                                                           \
+        if ((manifest).empty()) {                                                                  \
             GTEST_SKIP() << "needs lavapipe's manifest (mesa-vulkan-drivers): it stands in for a " \
-                            "Mesa build's";                                                       \
-        }                                                                                         \
+                            "Mesa build's";                                                        \
+        }                                                                                          \
     } while (0)
 
 }  // namespace
@@ -288,9 +297,15 @@ void expectStepSays(Kind k, const ProcessResult& r) {
     const std::string all = r.out + r.err;
     const bool ran = contains(r.err, "mesa-bisect-step: ") && contains(r.err, ": running: ");
     switch (k) {
-        case Kind::Good: EXPECT_TRUE(contains(all, "--- NOT REPRODUCED")) << all; break;
-        case Kind::Bug: EXPECT_TRUE(contains(all, "--- BUG REPRODUCED: mode multipass is zero")) << all; break;
-        case Kind::Crash: EXPECT_TRUE(contains(all, "the driver crashed (SIGSEGV) in vkQueueSubmit")) << all; break;
+        case Kind::Good:
+            EXPECT_TRUE(contains(all, "--- NOT REPRODUCED")) << all;
+            break;
+        case Kind::Bug:
+            EXPECT_TRUE(contains(all, "--- BUG REPRODUCED: mode multipass is zero")) << all;
+            break;
+        case Kind::Crash:
+            EXPECT_TRUE(contains(all, "the driver crashed (SIGSEGV) in vkQueueSubmit")) << all;
+            break;
         case Kind::Stall:
             EXPECT_TRUE(contains(all, "vkCreateComputePipelines did not return within 10 s")) << all;
             break;
@@ -298,13 +313,18 @@ void expectStepSays(Kind k, const ProcessResult& r) {
             EXPECT_TRUE(contains(all, "libvulkan_radeon.so: cannot open shared object file")) << all;
             EXPECT_FALSE(contains(all, "--- results ---")) << all;
             break;
-        case Kind::Api10: EXPECT_TRUE(contains(all, "Vulkan 1.0 device; blade needs 1.1")) << all; break;
-        case Kind::OtherDriver: EXPECT_TRUE(contains(all, "--expect-driver 'radv'")) << all; break;
+        case Kind::Api10:
+            EXPECT_TRUE(contains(all, "Vulkan 1.0 device; blade needs 1.1")) << all;
+            break;
+        case Kind::OtherDriver:
+            EXPECT_TRUE(contains(all, "--expect-driver 'radv'")) << all;
+            break;
         case Kind::BuildFails:  // the previous revision's manifest is still in build/: never run
             EXPECT_TRUE(contains(r.err, "the build failed (exit 1)")) << all;
             EXPECT_FALSE(ran) << all;
             break;
-        case Kind::Slow: break;
+        case Kind::Slow:
+            break;
     }
     if (k != Kind::BuildFails) {
         EXPECT_TRUE(ran) << all;
@@ -313,7 +333,7 @@ void expectStepSays(Kind k, const ProcessResult& r) {
 
 TEST(BisectStep, EachKindOfRevisionGetsItsStatus) {
     REQUIRE_LAVAPIPE(lavapipe());
-    const std::vector<Kind> kinds = {Kind::Good,  Kind::BuildFails, Kind::Bug,   Kind::Crash,
+    const std::vector<Kind> kinds = {Kind::Good,  Kind::BuildFails,     Kind::Bug,   Kind::Crash,
                                      Kind::Stall, Kind::MissingLibrary, Kind::Api10, Kind::OtherDriver};
     Scratch dir("kinds");
     FakeMesa mesa(dir.path(), lavapipe(), kinds);
@@ -359,7 +379,8 @@ TEST(BisectStep, ABrokenBuildBesideAnInstalledDriverIsNotTestedOnThatDriver) {
     checkedArgs.insert(checkedArgs.end(), {"--expect-driver", "radv"});
     const ProcessResult checked = runProcess(REPRO_EXECUTABLE, checkedArgs, env, 120);
     EXPECT_EQ(checked.status, 125) << shown(checked);
-    EXPECT_TRUE(contains(checked.err, "--expect-driver 'radv': the device that would run is llvmpipe")) << shown(checked);
+    EXPECT_TRUE(contains(checked.err, "--expect-driver 'radv': the device that would run is llvmpipe"))
+        << shown(checked);
 }
 
 TEST(BisectStep, ARunPastTheLimitIsSkipped) {
@@ -380,8 +401,8 @@ TEST(BisectStep, TheDefaultsBuildWithNinjaAndLoadRadvsDevenvManifest) {
     if (runProcess("ninja", {"--version"}, {}, 30).status != 0) GTEST_SKIP() << "needs ninja";
     Scratch dir("defaults");
     FakeMesa mesa(dir.path(), lavapipe(), {Kind::Bug});
-    const std::vector<std::string> args = {"--repro", mesa.launcher().string(), "--", "--preset", "tiny",
-                                           "-n", "7", "--expect-driver", "radv"};
+    const std::vector<std::string> args = {"--repro", mesa.launcher().string(), "--",  "--preset", "tiny", "-n",
+                                           "7",       "--expect-driver",        "radv"};
     const ProcessResult unconfigured = runStep(mesa, args);
     EXPECT_EQ(unconfigured.status, 255) << shown(unconfigured);
     EXPECT_TRUE(contains(unconfigured.err, "is not a configured build tree")) << shown(unconfigured);
@@ -523,8 +544,9 @@ TEST_P(Bisect, NamesTheRevisionThatChangedItAndNeverStopsEarly) {
     if (h.firstNew.size() == 1) {
         const std::string& sha = mesa.shas()[h.firstNew[0]];
         EXPECT_EQ(r.status, 0) << shown(r);
-        EXPECT_TRUE(contains(r.out, sha + " is the first " + newTerm + " commit")) << "expected r" << h.firstNew[0]
-                                                                                   << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out, sha + " is the first " + newTerm + " commit"))
+            << "expected r" << h.firstNew[0] << "\n"
+            << shown(r);
         EXPECT_TRUE(contains(log, "# first " + newTerm + " commit: [" + sha + "]")) << log;
     } else {
         std::set<std::string> expected;
@@ -541,21 +563,26 @@ INSTANTIATE_TEST_SUITE_P(
     Histories, Bisect,
     ::testing::Values(
         History{"BugEarlyCrashAndBuildFailureAfter",
-                {K::Good, K::Good, K::Bug, K::Bug, K::Crash, K::Bug, K::BuildFails, K::Bug, K::Crash, K::Bug}, {2}},
+                {K::Good, K::Good, K::Bug, K::Bug, K::Crash, K::Bug, K::BuildFails, K::Bug, K::Crash, K::Bug},
+                {2}},
         History{"BugLateUntestableRevisionsBefore",
                 {K::Good, K::BuildFails, K::Good, K::Good, K::Good, K::Api10, K::OtherDriver, K::Good, K::Bug,
                  K::BuildFails, K::Bug, K::Bug},
                 {8}},
         History{"CrashRightAfterTheFirstBad",
-                {K::Good, K::Good, K::Good, K::Bug, K::Crash, K::Crash, K::MissingLibrary, K::Bug, K::Bug}, {3}},
-        History{"StallAtTheMidpoint",
-                {K::Good, K::Good, K::Good, K::Good, K::Good, K::Stall, K::Good, K::Good, K::Bug, K::Crash, K::Bug,
-                 K::Bug},
-                {8}},
+                {K::Good, K::Good, K::Good, K::Bug, K::Crash, K::Crash, K::MissingLibrary, K::Bug, K::Bug},
+                {3}},
+        History{
+            "StallAtTheMidpoint",
+            {K::Good, K::Good, K::Good, K::Good, K::Good, K::Stall, K::Good, K::Good, K::Bug, K::Crash, K::Bug, K::Bug},
+            {8}},
         History{"UntestableRightBeforeTheFirstBadIsAmbiguous",
-                {K::Good, K::Good, K::Good, K::BuildFails, K::MissingLibrary, K::Bug, K::Bug, K::Bug}, {3, 4, 5}},
+                {K::Good, K::Good, K::Good, K::BuildFails, K::MissingLibrary, K::Bug, K::Bug, K::Bug},
+                {3, 4, 5}},
         History{"FixWithInvert",
-                {K::Bug, K::Bug, K::BuildFails, K::Bug, K::Bug, K::Good, K::Api10, K::Good, K::Good}, {5}, true}),
+                {K::Bug, K::Bug, K::BuildFails, K::Bug, K::Bug, K::Good, K::Api10, K::Good, K::Good},
+                {5},
+                true}),
     [](const ::testing::TestParamInfo<History>& p) { return std::string(p.param.name); });
 
 }  // namespace

@@ -42,8 +42,7 @@ std::vector<std::string> environmentWith(const std::vector<std::string>& overrid
 
 // In the child: its own process group, stdio redirected, then exec. Never returns.
 [[noreturn]] void execChild(const std::string& executable, const std::vector<std::string>& args,
-                            const std::vector<std::string>& env, const std::string& out,
-                            const std::string& err) {
+                            const std::vector<std::string>& env, const std::string& out, const std::string& err) {
     setpgid(0, 0);
     const int in = open("/dev/null", O_RDONLY);
     const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);

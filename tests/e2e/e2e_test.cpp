@@ -12,7 +12,6 @@
 
 #include "harness.hpp"
 
-
 namespace {
 
 using repro::test::contains;
@@ -21,12 +20,11 @@ using repro::test::kRelativeTolerance;
 using repro::test::kSmall;
 using repro::test::kTiny;
 using repro::test::lines;
-using repro::test::readDump;
-using repro::test::TestShape;
 using repro::test::ProcessResult;
+using repro::test::readDump;
 using repro::test::runRepro;
 using repro::test::TempDir;
-
+using repro::test::TestShape;
 
 struct ChainCase {
     std::string preset;
@@ -39,8 +37,8 @@ class AllModes : public ::testing::TestWithParam<ChainCase> {};
 TEST_P(AllModes, ValidationCleanAndEqualToCpuReference) {
     const auto& c = GetParam();
     const TempDir dir(c.preset + std::to_string(c.n));
-    const ProcessResult r = runRepro({"--validation", "--mode", "all", "--preset", c.preset, "-n",
-                                   std::to_string(c.n), "--dump-dir", dir.path().string()});
+    const ProcessResult r = runRepro({"--validation", "--mode", "all", "--preset", c.preset, "-n", std::to_string(c.n),
+                                      "--dump-dir", dir.path().string()});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << r.out;
@@ -57,12 +55,11 @@ TEST_P(AllModes, ValidationCleanAndEqualToCpuReference) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Lavapipe, AllModes,
-    ::testing::Values(ChainCase{"tiny", kTiny, 1}, ChainCase{"tiny", kTiny, 2},
-                      ChainCase{"tiny", kTiny, 5}, ChainCase{"small", kSmall, 1},
-                      ChainCase{"small", kSmall, 3}, ChainCase{"small", kSmall, 8}),
-    [](const auto& param) { return param.param.preset + "_n" + std::to_string(param.param.n); });
+INSTANTIATE_TEST_SUITE_P(Lavapipe, AllModes,
+                         ::testing::Values(ChainCase{"tiny", kTiny, 1}, ChainCase{"tiny", kTiny, 2},
+                                           ChainCase{"tiny", kTiny, 5}, ChainCase{"small", kSmall, 1},
+                                           ChainCase{"small", kSmall, 3}, ChainCase{"small", kSmall, 8}),
+                         [](const auto& param) { return param.param.preset + "_n" + std::to_string(param.param.n); });
 
 // With -v, every line the Rust repro printed is there (the default header keeps "Device:"
 // and "Chaining"; -v adds the size and workgroup lines).
@@ -94,8 +91,7 @@ TEST(PositiveControl, DroppedDispatchIsCaughtInEveryNonSplitMode) {
 }
 
 TEST(PositiveControl, DroppedLastSliceInOneModeIsNamed) {
-    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--mode", "multipass",
-                                   "--drop-dispatch", "4"});
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--mode", "multipass", "--drop-dispatch", "4"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
     // split ran after multipass as the reference, and is not itself judged.
@@ -146,26 +142,27 @@ TEST_P(UsageErrors, ExitOneWithOneClearLine) {
 
 INSTANTIATE_TEST_SUITE_P(
     BadInputs, UsageErrors,
-    ::testing::Values(
-        BadInput{"unknown_mode", {"--mode", "fast"}, {}, "--mode"},
-        BadInput{"n_zero", {"-n", "0"}, {}, "-n"},
-        BadInput{"n_negative", {"-n", "-3"}, {}, "-3"},
-        BadInput{"n_not_a_number", {"-n", "seven"}, {}, "seven"},
-        BadInput{"env_n_bad", {"--preset", "tiny"}, {"N=abc"}, "environment N"},
-        BadInput{"zero_channels", {"--channels", "0"}, {}, "--channels"},
-        BadInput{"negative_height", {"--height", "-5"}, {}, "--height"},
-        BadInput{"huge_elements", {"--channels", "65536", "--height", "65536"}, {}, "overflows"},
-        BadInput{"kernel_too_big", {"--kernel-h", "8", "--kernel-w", "8"}, {}, "49"},
-        BadInput{"padding_too_big", {"--pad-w", "300"}, {}, "too small"},
-        BadInput{"dispatch_over_device_limit", {"--batch", "4000", "--channels", "1000", "--height", "2", "--width", "2"}, {}, "maxComputeWorkGroupCount"},
-        BadInput{"unknown_flag", {"--frobnicate"}, {}, "frobnicate"},
-        BadInput{"bad_timeout", {"--timeout", "0"}, {}, "--timeout"},
-        BadInput{"drop_out_of_range", {"-n", "2", "--drop-dispatch", "5"}, {}, "--drop-dispatch"}),
+    ::testing::Values(BadInput{"unknown_mode", {"--mode", "fast"}, {}, "--mode"},
+                      BadInput{"n_zero", {"-n", "0"}, {}, "-n"}, BadInput{"n_negative", {"-n", "-3"}, {}, "-3"},
+                      BadInput{"n_not_a_number", {"-n", "seven"}, {}, "seven"},
+                      BadInput{"env_n_bad", {"--preset", "tiny"}, {"N=abc"}, "environment N"},
+                      BadInput{"zero_channels", {"--channels", "0"}, {}, "--channels"},
+                      BadInput{"negative_height", {"--height", "-5"}, {}, "--height"},
+                      BadInput{"huge_elements", {"--channels", "65536", "--height", "65536"}, {}, "overflows"},
+                      BadInput{"kernel_too_big", {"--kernel-h", "8", "--kernel-w", "8"}, {}, "49"},
+                      BadInput{"padding_too_big", {"--pad-w", "300"}, {}, "too small"},
+                      BadInput{"dispatch_over_device_limit",
+                               {"--batch", "4000", "--channels", "1000", "--height", "2", "--width", "2"},
+                               {},
+                               "maxComputeWorkGroupCount"},
+                      BadInput{"unknown_flag", {"--frobnicate"}, {}, "frobnicate"},
+                      BadInput{"bad_timeout", {"--timeout", "0"}, {}, "--timeout"},
+                      BadInput{"drop_out_of_range", {"-n", "2", "--drop-dispatch", "5"}, {}, "--drop-dispatch"}),
     [](const auto& param) { return param.param.label; });
 
 TEST(CannotTest, MissingDriverIs125) {
-    const ProcessResult r = runRepro({"--preset", "tiny"}, {"VK_DRIVER_FILES=/nonexistent.json",
-                                                         "VK_ICD_FILENAMES=/nonexistent.json"});
+    const ProcessResult r =
+        runRepro({"--preset", "tiny"}, {"VK_DRIVER_FILES=/nonexistent.json", "VK_ICD_FILENAMES=/nonexistent.json"});
     EXPECT_EQ(r.status, 125) << r.out << r.err;
     EXPECT_FALSE(r.signaled);
     EXPECT_TRUE(contains(r.err, "cannot test here")) << r.err;
@@ -181,8 +178,8 @@ TEST(CannotTest, MoreMemoryThanTheHeapsHoldIs125) {
 TEST(Help, ShowsOptionsDefaultsAndExitTable) {
     const ProcessResult r = runRepro({"--help"});
     EXPECT_EQ(r.status, 0);
-    for (const char* s : {"--mode", "--chain", "--preset", "--device", "--list-devices", "--timeout",
-                          "--validation", "--drop-dispatch", "--version", "125", "git bisect"}) {
+    for (const char* s : {"--mode", "--chain", "--preset", "--device", "--list-devices", "--timeout", "--validation",
+                          "--drop-dispatch", "--version", "125", "git bisect"}) {
         EXPECT_TRUE(contains(r.out, s)) << s;
     }
 }
@@ -197,8 +194,8 @@ TEST(FullSize, OriginalShapesSingleAgainstSplit) {
     EXPECT_TRUE(contains(r.out, "small=3686400 big=7634432 (each conv-T writes 7634432 elems = 29 MiB)"));
     EXPECT_TRUE(contains(r.out, "conv-T wgs=[61, 4, 128], slice wgs=[14400, 1, 1]"));
     for (const char* mode : {"split    ", "single   "}) {
-        EXPECT_TRUE(contains(r.out, std::string("  mode=") + mode + " nz=3686400/3686400 (100.0%)"))
-            << mode << "\n" << r.out;
+        EXPECT_TRUE(contains(r.out, std::string("  mode=") + mode + " nz=3686400/3686400 (100.0%)")) << mode << "\n"
+                                                                                                     << r.out;
     }
     EXPECT_TRUE(contains(r.out, "-> ok: bit-identical to split")) << r.out;
 }

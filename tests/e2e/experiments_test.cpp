@@ -61,8 +61,8 @@ class ValidVariant : public ::testing::TestWithParam<VariantCase> {};
 TEST_P(ValidVariant, ValidationCleanAndEqualToTheIndependentChain) {
     const auto& c = GetParam();
     const TempDir dir(c.name);
-    std::vector<std::string> args = {"--validation", "--mode", "all", "--preset", "small", "-n", "3",
-                                     "--dump-dir", dir.path().string()};
+    std::vector<std::string> args = {"--validation", "--mode", "all",        "--preset",         "small",
+                                     "-n",           "3",      "--dump-dir", dir.path().string()};
     args.insert(args.end(), c.flags.begin(), c.flags.end());
     const ProcessResult r = runRepro(args);
     ASSERT_FALSE(r.signaled) << r.err;
@@ -76,24 +76,24 @@ TEST_P(ValidVariant, ValidationCleanAndEqualToTheIndependentChain) {
 
 INSTANTIATE_TEST_SUITE_P(
     Lavapipe, ValidVariant,
-    ::testing::Values(
-        VariantCase{"barrier_sync2", {"--barrier", "sync2"}},
-        VariantCase{"barrier_buffer", {"--barrier", "buffer"}},
-        VariantCase{"barrier_full", {"--barrier", "full"}},
-        VariantCase{"submit_every_2_host_wait", {"--submit-every", "2"}},
-        VariantCase{"submit_every_1_no_host_wait", {"--submit-every", "1", "--no-host-wait"}},
-        VariantCase{"split_mib_no_host_wait", {"--split-mib", "0.06", "--no-host-wait"}},
-        VariantCase{"memory_device_local", {"--memory", "device-local", "--check-steps"}},
-        VariantCase{"memory_host_visible", {"--memory", "host-visible", "--check-steps"}},
-        VariantCase{"memory_host_cached", {"--memory", "host-cached"}},
-        VariantCase{"dispatch_repeat_3_buffer_barrier", {"--dispatch-repeat", "3", "--barrier", "buffer"}},
-        VariantCase{"all_at_once_with_instrumentation",
-                    {"--barrier", "sync2", "--submit-every", "3", "--no-host-wait", "--dispatch-repeat",
-                     "2", "--memory", "device-local", "--timestamps", "--labels", "--breadcrumbs"}},
-        // blade-exact's sub-allocation, device addresses and CAPTURE_STATISTICS with the
-        // storage-block SPIR-V: only the params descriptor mismatch is left out.
-        VariantCase{"blade_exact_layout_with_storage_params",
-                    {"--profile", "blade-exact", "--spirv", REPRO_BUILT_SPIRV_DIR}}),
+    ::testing::Values(VariantCase{"barrier_sync2", {"--barrier", "sync2"}},
+                      VariantCase{"barrier_buffer", {"--barrier", "buffer"}},
+                      VariantCase{"barrier_full", {"--barrier", "full"}},
+                      VariantCase{"submit_every_2_host_wait", {"--submit-every", "2"}},
+                      VariantCase{"submit_every_1_no_host_wait", {"--submit-every", "1", "--no-host-wait"}},
+                      VariantCase{"split_mib_no_host_wait", {"--split-mib", "0.06", "--no-host-wait"}},
+                      VariantCase{"memory_device_local", {"--memory", "device-local", "--check-steps"}},
+                      VariantCase{"memory_host_visible", {"--memory", "host-visible", "--check-steps"}},
+                      VariantCase{"memory_host_cached", {"--memory", "host-cached"}},
+                      VariantCase{"dispatch_repeat_3_buffer_barrier",
+                                  {"--dispatch-repeat", "3", "--barrier", "buffer"}},
+                      VariantCase{"all_at_once_with_instrumentation",
+                                  {"--barrier", "sync2", "--submit-every", "3", "--no-host-wait", "--dispatch-repeat",
+                                   "2", "--memory", "device-local", "--timestamps", "--labels", "--breadcrumbs"}},
+                      // blade-exact's sub-allocation, device addresses and CAPTURE_STATISTICS with the
+                      // storage-block SPIR-V: only the params descriptor mismatch is left out.
+                      VariantCase{"blade_exact_layout_with_storage_params",
+                                  {"--profile", "blade-exact", "--spirv", REPRO_BUILT_SPIRV_DIR}}),
     [](const auto& p) { return p.param.name; });
 
 // The controls record no memory dependency between dependent dispatches: synchronization
@@ -101,8 +101,8 @@ INSTANTIATE_TEST_SUITE_P(
 class ControlVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ControlVariant, DrawsReadAfterWriteHazardsAndSaysItIsAControl) {
-    const ProcessResult r = runRepro({"--validation", "--mode", "single", "--preset", "small", "-n", "3",
-                                   "--barrier", GetParam()});
+    const ProcessResult r =
+        runRepro({"--validation", "--mode", "single", "--preset", "small", "-n", "3", "--barrier", GetParam()});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_TRUE(contains(r.out, "CONTROL: --barrier " + GetParam() + " is INVALID Vulkan on purpose")) << r.out;
     EXPECT_TRUE(contains(r.err, "SYNC-HAZARD-READ-AFTER-WRITE")) << r.err;
@@ -111,16 +111,15 @@ TEST_P(ControlVariant, DrawsReadAfterWriteHazardsAndSaysItIsAControl) {
     EXPECT_EQ(r.status, 4) << "validation messages and nothing worse: " << r.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Lavapipe, ControlVariant, ::testing::Values("none", "execution-only"),
-                         [](const auto& p) {
-                             std::string n = p.param;
-                             std::replace(n.begin(), n.end(), '-', '_');
-                             return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Lavapipe, ControlVariant, ::testing::Values("none", "execution-only"), [](const auto& p) {
+    std::string n = p.param;
+    std::replace(n.begin(), n.end(), '-', '_');
+    return n;
+});
 
 TEST(BladeExact, ListsItsQuirksAndIsNotValidationClean) {
-    const ProcessResult r = runRepro({"--validation", "--mode", "single", "--preset", "small", "-n", "2",
-                                   "--profile", "blade-exact"});
+    const ProcessResult r =
+        runRepro({"--validation", "--mode", "single", "--preset", "small", "-n", "2", "--profile", "blade-exact"});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_TRUE(contains(r.out, "profile blade-exact: quirks in force:")) << r.out;
     EXPECT_TRUE(contains(r.out, "written through a STORAGE_BUFFER descriptor")) << r.out;
@@ -130,8 +129,7 @@ TEST(BladeExact, ListsItsQuirksAndIsNotValidationClean) {
     EXPECT_TRUE(contains(r.out, "entry point 'slice'")) << r.out;
     EXPECT_TRUE(contains(r.out, "=uniform buffer")) << "params is declared Uniform: " << r.out;
     // gpu-alloc's buddy layout: the small buffers share one chunk.
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(shared chunk \d+: conv_params@0, slice_params@\d+)")))
-        << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(shared chunk \d+: conv_params@0, slice_params@\d+)"))) << r.out;
     // The descriptor type mismatch is what validation reports.
     EXPECT_TRUE(contains(r.err, "VUID-VkComputePipelineCreateInfo-layout-00703")) << r.err;
     EXPECT_NE(r.status, 0) << r.out;
@@ -140,13 +138,14 @@ TEST(BladeExact, ListsItsQuirksAndIsNotValidationClean) {
 // --spirv with the modules the build made from shaders/: accepted, described, correct.
 TEST(Spirv, GoodModulesAreCheckedDescribedAndUsed) {
     const TempDir dir("spirv-good-dump");
-    const ProcessResult r = runRepro({"--validation", "--mode", "all", "--preset", "small", "-n", "2",
-                                   "--spirv", REPRO_BUILT_SPIRV_DIR, "--dump-dir", dir.path().string()});
+    const ProcessResult r = runRepro({"--validation", "--mode", "all", "--preset", "small", "-n", "2", "--spirv",
+                                      REPRO_BUILT_SPIRV_DIR, "--dump-dir", dir.path().string()});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "conv_t.spv: entry point 'main', SPIR-V 1.3")) << r.out;
     EXPECT_TRUE(contains(r.out, "slice.spv: entry point 'main', SPIR-V 1.3")) << r.out;
     EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
-    for (const char* mode : {"split", "multipass", "single"}) EXPECT_LE(relativeError(dir.path(), mode, 2), kRelativeTolerance);
+    for (const char* mode : {"split", "multipass", "single"})
+        EXPECT_LE(relativeError(dir.path(), mode, 2), kRelativeTolerance);
 }
 
 // Fills `dir` with conv_t.spv and slice.spv, copied from the build, then `edit`ed.
@@ -276,19 +275,19 @@ TEST(DriverEnvSweep, AllDriversRunsEverySettingAsAChild) {
         runRepro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2", "--mode", "single"});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_EQ(r.status, 0) << r.out << r.err;
-    for (const char* setting : {"RADV_DEBUG=syncshaders", "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram",
-                                "ACO_DEBUG=force-waitcnt", "RADV_PERFTEST=cswave32", "INTEL_DEBUG=sync",
-                                "NVK_DEBUG=push_sync"}) {
-        EXPECT_TRUE(std::regex_search(r.out, std::regex(std::string(R"(\n  )") + setting +
-                                                         R"( +single ok +0 )")))
-            << setting << "\n" << r.out;
+    for (const char* setting :
+         {"RADV_DEBUG=syncshaders", "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram", "ACO_DEBUG=force-waitcnt",
+          "RADV_PERFTEST=cswave32", "INTEL_DEBUG=sync", "NVK_DEBUG=push_sync"}) {
+        EXPECT_TRUE(std::regex_search(r.out, std::regex(std::string(R"(\n  )") + setting + R"( +single ok +0 )")))
+            << setting << "\n"
+            << r.out;
     }
     EXPECT_TRUE(contains(r.out, "(not this device's driver)")) << r.out;
 }
 
 TEST(DriverEnvSweep, AReproducingRunIsReportedWithTheSettingsThatDidNotCureIt) {
-    const ProcessResult r = runRepro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2",
-                                   "--mode", "multipass", "--drop-dispatch", "2"});
+    const ProcessResult r = runRepro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2", "--mode",
+                                      "multipass", "--drop-dispatch", "2"});
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_EQ(r.status, 2) << "the baseline's status: " << r.out;
     EXPECT_TRUE(contains(r.out, "it disappears under: none of them")) << r.out;

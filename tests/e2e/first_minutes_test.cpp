@@ -112,13 +112,15 @@ TEST(MarkdownReport, PastesIntoAMesaIssueWithoutStrayReferences) {
     for (const std::string& line : lines(r.out)) {
         if (line.starts_with("```")) fenced = !fenced;
         if (!fenced && !line.starts_with("```")) {
-            prose += std::regex_replace(std::regex_replace(line, std::regex("``.*?``"), ""), std::regex("`[^`]*`"), "") +
-                     "\n";
+            prose +=
+                std::regex_replace(std::regex_replace(line, std::regex("``.*?``"), ""), std::regex("`[^`]*`"), "") +
+                "\n";
         }
     }
     std::smatch m;
-    EXPECT_FALSE(std::regex_search(prose, m, std::regex(R"((^|[^&\w])#[0-9])"))) << "bare reference: " << m.str()
-                                                                                 << "\n" << r.out;
+    EXPECT_FALSE(std::regex_search(prose, m, std::regex(R"((^|[^&\w])#[0-9])")))
+        << "bare reference: " << m.str() << "\n"
+        << r.out;
 }
 
 TEST(Version, NamesLoaderCompilerAndGlibc) {

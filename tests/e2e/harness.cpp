@@ -12,8 +12,7 @@
 
 namespace repro::test {
 
-ProcessResult runRepro(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                       double limitSeconds) {
+ProcessResult runRepro(const std::vector<std::string>& args, const std::vector<std::string>& env, double limitSeconds) {
     return runProcess(REPRO_EXECUTABLE, args, env, limitSeconds);
 }
 

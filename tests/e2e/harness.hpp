@@ -46,7 +46,7 @@ bool onLavapipe();
 
 // Skips the current test with a reason unless the default device is lavapipe: for tests
 // whose expectations are lavapipe's (its memory types, speed, exact messages).
-#define REPRO_REQUIRE_LAVAPIPE()                                                                    \
-    do {                                                                                            \
+#define REPRO_REQUIRE_LAVAPIPE()                                                                                   \
+    do {                                                                                                           \
         if (!::repro::test::onLavapipe()) GTEST_SKIP() << "needs lavapipe (the default device is another driver)"; \
     } while (0)

@@ -62,9 +62,9 @@ TEST(ExpectDriver, LavapipesLibraryMatchesByPartOrByPath) {
 
 TEST(ExpectDriver, AnotherLibraryPathIs125WithTheDeviceList) {
     REPRO_REQUIRE_LAVAPIPE();
-    const ProcessResult r = runRepro(
-        {"--preset", "tiny", "-n", "1", "--expect-driver", "/nonexistent-mesa-build/src/amd/vulkan/libvulkan_radeon.so"},
-        {}, 120);
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "1", "--expect-driver",
+                                      "/nonexistent-mesa-build/src/amd/vulkan/libvulkan_radeon.so"},
+                                     {}, 120);
     EXPECT_EQ(r.status, 125) << r.out << r.err;
     ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
     EXPECT_TRUE(contains(r.err, "the device that would run is llvmpipe")) << r.err;
@@ -136,9 +136,9 @@ ProcessResult signalledAfter(const std::string& args, const std::string& stream,
     const std::string watched = stream == "out" ? out : err;
     const std::string script = std::string("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" \"") +
                                REPRO_EXECUTABLE + "\" " + args + " >'" + out + "' 2>'" + err + "' & pid=$!; " +
-                               "until grep -qF -e '" + waitFor + "' '" + watched + "' || ! kill -0 $pid 2>/dev/null; do " +
-                               "sleep 0.05; done; sleep " + std::to_string(delay) + "; kill -" + signal +
-                               " $pid; wait $pid";
+                               "until grep -qF -e '" + waitFor + "' '" + watched +
+                               "' || ! kill -0 $pid 2>/dev/null; do " + "sleep 0.05; done; sleep " +
+                               std::to_string(delay) + "; kill -" + signal + " $pid; wait $pid";
     ProcessResult r = runProcess("/bin/sh", {"-c", script}, {}, 300);
     r.out = readText(out);
     r.err = readText(err);
@@ -184,7 +184,6 @@ TEST(Interrupt, RepeatCountsCompletedRunsAndTheJsonReportValidates) {
     EXPECT_EQ(report.at("verdict").at("exit_status"), 143);
     EXPECT_EQ(schemaErrors(report), "");
 }
-
 
 TEST(Interrupt, SighupCountsAsSigtermAndTheOutputFileIsWritten) {
     // A terminal closing under a long sweep: exit 143 as for SIGTERM, with --output written

@@ -19,9 +19,8 @@ ProcessResult interrupted(const std::string& args, const std::string& signal, in
     // After an interrupt that did not drain, repro leaves the in-use objects undestroyed on
     // purpose; LeakSanitizer (sanitize preset) must not turn that into a failure.
     const std::string script = std::string("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" \"") +
-                               REPRO_EXECUTABLE + "\" " + args +
-                               " & pid=$!; sleep " + std::to_string(delay) + "; kill -" + signal +
-                               " $pid; wait $pid";
+                               REPRO_EXECUTABLE + "\" " + args + " & pid=$!; sleep " + std::to_string(delay) +
+                               "; kill -" + signal + " $pid; wait $pid";
     return runProcess("/bin/sh", {"-c", script});
 }
 

@@ -44,8 +44,7 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& extra
 }
 
 // In the child, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void execChild(const char* exe, char* const* argv, char* const* envp, const char* out,
-                            const char* err) {
+[[noreturn]] void execChild(const char* exe, char* const* argv, char* const* envp, const char* out, const char* err) {
     setpgid(0, 0);
     const int in = open("/dev/null", O_RDONLY);
     const int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -25,8 +25,8 @@ class CpuReference : public ::testing::TestWithParam<CpuCase> {};
 // mode, split included, is judged against it.
 TEST_P(CpuReference, EveryModeWithinTolerance) {
     const auto& c = GetParam();
-    const ProcessResult r = runRepro({"--validation", "--reference", "cpu", "--mode", "all",
-                                   "--preset", c.preset, "-n", std::to_string(c.n)});
+    const ProcessResult r = runRepro(
+        {"--validation", "--reference", "cpu", "--mode", "all", "--preset", c.preset, "-n", std::to_string(c.n)});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_EQ(count(r.out, "-> ok: within tolerance of the CPU reference: max |gpu - cpu|"), 3u) << r.out;
     EXPECT_TRUE(contains(r.out, "within the derived tolerance of the CPU reference")) << r.out;
@@ -35,17 +35,13 @@ TEST_P(CpuReference, EveryModeWithinTolerance) {
 
 INSTANTIATE_TEST_SUITE_P(Lavapipe, CpuReference,
                          ::testing::Values(CpuCase{"tiny", 1}, CpuCase{"tiny", 4}, CpuCase{"tiny", 8},
-                                           CpuCase{"small", 1}, CpuCase{"small", 4},
-                                           CpuCase{"small", 8}),
-                         [](const auto& param) {
-                             return param.param.preset + "_n" + std::to_string(param.param.n);
-                         });
+                                           CpuCase{"small", 1}, CpuCase{"small", 4}, CpuCase{"small", 8}),
+                         [](const auto& param) { return param.param.preset + "_n" + std::to_string(param.param.n); });
 
 TEST(CpuReference, CatchesTheBrokenChainInSplitToo) {
     // With the CPU as the reference, the positive control in multipass is caught while
     // split (not broken) is judged ok against the host.
-    const ProcessResult r = runRepro({"--reference", "cpu", "--preset", "tiny", "-n", "3",
-                                   "--drop-dispatch", "6"});
+    const ProcessResult r = runRepro({"--reference", "cpu", "--preset", "tiny", "-n", "3", "--drop-dispatch", "6"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is zero")) << r.out;
@@ -62,22 +58,19 @@ class CheckSteps : public ::testing::TestWithParam<StepCase> {};
 // --check-steps names exactly the dispatch the positive control leaves out.
 TEST_P(CheckSteps, NamesTheDroppedDispatch) {
     const auto& c = GetParam();
-    const ProcessResult r = runRepro({"--check-steps", "--reference", c.reference, "--preset", "tiny",
-                                   "-n", "3", "--mode", "multipass", "--drop-dispatch",
-                                   std::to_string(c.dropped)});
+    const ProcessResult r = runRepro({"--check-steps", "--reference", c.reference, "--preset", "tiny", "-n", "3",
+                                      "--mode", "multipass", "--drop-dispatch", std::to_string(c.dropped)});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
-    EXPECT_TRUE(contains(r.out, "first wrong dispatch " + std::to_string(c.dropped) + ": " + c.named))
-        << r.out;
+    EXPECT_TRUE(contains(r.out, "first wrong dispatch " + std::to_string(c.dropped) + ": " + c.named)) << r.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Lavapipe, CheckSteps,
-    ::testing::Values(StepCase{"split", 1, "step 1 conv-T"}, StepCase{"split", 4, "step 2 slice"},
-                      StepCase{"split", 5, "step 3 conv-T"}, StepCase{"cpu", 3, "step 2 conv-T"},
-                      StepCase{"cpu", 6, "step 3 slice"}),
-    [](const auto& param) {
-        return param.param.reference + "_drop" + std::to_string(param.param.dropped);
-    });
+INSTANTIATE_TEST_SUITE_P(Lavapipe, CheckSteps,
+                         ::testing::Values(StepCase{"split", 1, "step 1 conv-T"}, StepCase{"split", 4, "step 2 slice"},
+                                           StepCase{"split", 5, "step 3 conv-T"}, StepCase{"cpu", 3, "step 2 conv-T"},
+                                           StepCase{"cpu", 6, "step 3 slice"}),
+                         [](const auto& param) {
+                             return param.param.reference + "_drop" + std::to_string(param.param.dropped);
+                         });
 
 TEST(CheckSteps, CleanChainMatchesEveryDispatch) {
     const ProcessResult r = runRepro({"--check-steps", "--preset", "small", "-n", "3"});
@@ -101,14 +94,14 @@ TEST(CheckSteps, ExactBoundsShowTheBoundOfEveryConvT) {
 }
 
 TEST(Poison, DroppedDispatchOutputIsUnwritten) {
-    const ProcessResult r = runRepro({"--poison", "--check-steps", "--preset", "tiny", "-n", "3",
-                                   "--mode", "single", "--drop-dispatch", "3"});
+    const ProcessResult r = runRepro(
+        {"--poison", "--check-steps", "--preset", "tiny", "-n", "3", "--mode", "single", "--drop-dispatch", "3"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "first wrong dispatch 3: step 2 conv-T is unwritten")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is unwritten")) << r.out;
     // Without --poison the same chain is `zero`: the two are told apart.
-    const ProcessResult plain = runRepro({"--check-steps", "--preset", "tiny", "-n", "3", "--mode",
-                                       "single", "--drop-dispatch", "3"});
+    const ProcessResult plain =
+        runRepro({"--check-steps", "--preset", "tiny", "-n", "3", "--mode", "single", "--drop-dispatch", "3"});
     EXPECT_TRUE(contains(plain.out, "first wrong dispatch 3: step 2 conv-T is zero")) << plain.out;
 }
 
@@ -123,11 +116,12 @@ TEST(Repeat, RatesAndBitIdentity) {
     EXPECT_EQ(r.status, 0) << r.out;
     for (const char* mode : {"split", "multipass", "single"}) {
         EXPECT_TRUE(contains(r.out, std::string("  ") + mode + ": 0/3 runs wrong; results bit-identical across runs"))
-            << mode << "\n" << r.out;
+            << mode << "\n"
+            << r.out;
     }
     EXPECT_TRUE(contains(r.out, "[run 3/3]")) << r.out;
-    const ProcessResult broken = runRepro({"--repeat", "2", "--preset", "tiny", "-n", "2", "--mode",
-                                        "multipass", "--drop-dispatch", "2"});
+    const ProcessResult broken =
+        runRepro({"--repeat", "2", "--preset", "tiny", "-n", "2", "--mode", "multipass", "--drop-dispatch", "2"});
     EXPECT_EQ(broken.status, 2) << broken.out;
     EXPECT_TRUE(contains(broken.out, "multipass: 2/2 runs wrong")) << broken.out;
     EXPECT_TRUE(contains(broken.out, "(2/2 runs wrong)")) << broken.out;
@@ -138,8 +132,7 @@ TEST(Sweep, TableAndNoReproductionOnACorrectDriver) {
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_TRUE(contains(r.out, "--- sweep: classification by chain length ---")) << r.out;
     EXPECT_EQ(count(r.out, "--- results for N="), 12u) << r.out;
-    EXPECT_TRUE(contains(r.out, "--- smallest reproducing N: split none, multipass none, single none"))
-        << r.out;
+    EXPECT_TRUE(contains(r.out, "--- smallest reproducing N: split none, multipass none, single none")) << r.out;
     EXPECT_TRUE(contains(r.out, "Chaining 1..12 conv-T + slice ops (sweep)")) << r.out;
 }
 
@@ -147,14 +140,14 @@ TEST(Sweep, SmallestReproducingNPerMode) {
     // Dispatch 2 (step 1's slice) is in every chain of the sweep.
     const ProcessResult r = runRepro({"--sweep", "1..3", "--preset", "tiny", "--drop-dispatch", "2"});
     EXPECT_EQ(r.status, 2) << r.out;
-    EXPECT_TRUE(contains(r.out, "--- smallest reproducing N: split none, multipass N=1, single N=1"))
-        << r.out;
+    EXPECT_TRUE(contains(r.out, "--- smallest reproducing N: split none, multipass N=1, single N=1")) << r.out;
 }
 
 TEST(Underflow, LongChainOnACorrectDeviceIsNotAReproduction) {
     // small preset: the signal reaches zero in float32 by N = 60 on a correct device.
     for (const char* reference : {"split", "cpu"}) {
-        const ProcessResult r = runRepro({"--preset", "small", "-n", "60", "--mode", "split", "--reference", reference});
+        const ProcessResult r =
+            runRepro({"--preset", "small", "-n", "60", "--mode", "split", "--reference", reference});
         EXPECT_NE(r.status, 2) << reference << "\n" << r.out;
         EXPECT_EQ(r.status, 125) << reference << "\n" << r.out;
         EXPECT_TRUE(contains(r.out, "--- INCONCLUSIVE")) << r.out;
@@ -164,8 +157,9 @@ TEST(Underflow, LongChainOnACorrectDeviceIsNotAReproduction) {
 TEST(ReferenceNone, OriginalSemanticsAndTheUnderflowWarning) {
     // tiny: the float64 chain's maximum is 3.5e-39 at N = 80 (below float32's normal range).
     const ProcessResult r = runRepro({"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "split"});
-    EXPECT_TRUE(contains(r.out, "--- warning: --reference none at N = 80: a correct device may give zeros here "
-                                "(the float64 CPU chain's max |small[80]| is 3.5376e-39)"))
+    EXPECT_TRUE(contains(r.out,
+                         "--- warning: --reference none at N = 80: a correct device may give zeros here "
+                         "(the float64 CPU chain's max |small[80]| is 3.5376e-39)"))
         << r.out;
     const ProcessResult early = runRepro({"--reference", "none", "--preset", "tiny", "-n", "40", "--mode", "split"});
     EXPECT_FALSE(contains(early.out, "--- warning: --reference none")) << early.out;
@@ -185,8 +179,8 @@ TEST(ReferenceNone, AllZeroBeforeTheUnderflowHorizonReproduces) {
     EXPECT_FALSE(contains(r.out, "INCONCLUSIVE")) << r.out;
     EXPECT_FALSE(contains(r.out, "no mode")) << r.out;
     // Past the horizon the same zeros are not judged.
-    const ProcessResult late =
-        runRepro({"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "multipass", "--drop-dispatch", "3"});
+    const ProcessResult late = runRepro(
+        {"--reference", "none", "--preset", "tiny", "-n", "80", "--mode", "multipass", "--drop-dispatch", "3"});
     EXPECT_EQ(late.status, 125) << late.out;
     EXPECT_TRUE(contains(late.out, "--- INCONCLUSIVE: every mode is all zero and there is no reference")) << late.out;
 }

@@ -39,8 +39,8 @@ TEST(JsonReport, StdoutIsOneJsonObjectWithEveryMode) {
 TEST(JsonReport, OutputFileKeepsTextOnStdout) {
     const auto path = std::filesystem::temp_directory_path() / "repro-e2e-report.json";
     std::filesystem::remove(path);
-    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--output", path.string(),
-                                   "--drop-dispatch", "2"});
+    const ProcessResult r =
+        runRepro({"--preset", "tiny", "-n", "2", "--output", path.string(), "--drop-dispatch", "2"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED")) << r.out;
     std::ifstream in(path);
@@ -109,8 +109,8 @@ TEST(Timestamps, PerDispatchTimesArePositiveAndWithinTheirSubmit) {
 
 TEST(Forensics, FlagsOnACleanRunChangeNothingButSayWhatTheyAdd) {
     // -v: the host and driver environment lines are the verbose header's.
-    const ProcessResult r = runRepro({"-v", "--validation", "--preset", "small", "-n", "2", "--labels",
-                                   "--breadcrumbs", "--timestamps"});
+    const ProcessResult r =
+        runRepro({"-v", "--validation", "--preset", "small", "-n", "2", "--labels", "--breadcrumbs", "--timestamps"});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << r.out;
     EXPECT_TRUE(contains(r.out, "added to blade's command stream: timestamp queries")) << r.out;

@@ -28,11 +28,11 @@ namespace {
 using repro::test::BoundedResult;
 using repro::test::contains;
 using repro::test::count;
-using repro::test::describeEnd;
-using repro::test::lines;
 using repro::test::cpuChain;
+using repro::test::describeEnd;
 using repro::test::kRelativeTolerance;
 using repro::test::kTiny;
+using repro::test::lines;
 using repro::test::readDump;
 using repro::test::runBounded;
 
@@ -40,9 +40,8 @@ using repro::test::runBounded;
 // build writes the layer and its manifest to, the layer enabled by name, the setting, and
 // no tracing (the layer then prints nothing of its own but a bad REPRO_SIMULATE's line).
 std::vector<std::string> layerEnv(const std::string& simulate) {
-    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-            "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=" + simulate,
-            "REPRO_SIMULATE_TRACE="};
+    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+            "REPRO_SIMULATE=" + simulate, "REPRO_SIMULATE_TRACE="};
 }
 
 // repro with `args` through the layer set to `simulate`, killed after `limit` seconds.
@@ -55,13 +54,11 @@ BoundedResult repro(const std::vector<std::string>& args, const std::string& sim
 
 // repro with no simulated driver: the layer not enabled at all.
 BoundedResult plainRepro(const std::vector<std::string>& args) {
-    return runBounded(REPRO_EXECUTABLE, args,
-                      {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="}, 300);
+    return runBounded(REPRO_EXECUTABLE, args, {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="},
+                      300);
 }
 
-std::string shown(const BoundedResult& r) {
-    return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
-}
+std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
 
 std::filesystem::path freshDir(const std::string& name) {
     const auto dir =
@@ -105,11 +102,9 @@ TEST(Loading, FoundThroughAddLayerPathOrLayerPathAndEnabledEitherWay) {
         EXPECT_TRUE(contains(r.err, "repro-simulate: loaded (pid ")) << env[1] << "\n" << r.err;
         EXPECT_TRUE(contains(r.err, "REPRO_SIMULATE unset: every call passes through unchanged")) << r.err;
     }
-    const BoundedResult off =
-        runBounded(REPRO_SIMDRIVER_PROBE, {},
-                   {"VK_ADD_LAYER_PATH=" + dir,
-                    "VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE_TRACE=1"},
-                   60);
+    const BoundedResult off = runBounded(
+        REPRO_SIMDRIVER_PROBE, {},
+        {"VK_ADD_LAYER_PATH=" + dir, "VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE_TRACE=1"}, 60);
     EXPECT_EQ(off.status, 0) << shown(off);
     EXPECT_FALSE(contains(off.err, "repro-simulate")) << "found but not enabled: not loaded\n" << off.err;
 }
@@ -128,8 +123,7 @@ TEST(Loading, UnsetIsInvisibleBitForBit) {
     ASSERT_EQ(layered.status, 0) << shown(layered);
     EXPECT_TRUE(contains(layered.err, "repro-simulate: loaded")) << layered.err;
     for (const char* mode : {"split", "multipass", "single"}) {
-        EXPECT_TRUE(
-            sameBytes(plainDir / (std::string(mode) + ".f32"), layerDir / (std::string(mode) + ".f32")))
+        EXPECT_TRUE(sameBytes(plainDir / (std::string(mode) + ".f32"), layerDir / (std::string(mode) + ".f32")))
             << mode;
     }
     std::filesystem::remove_all(plainDir);
@@ -137,8 +131,7 @@ TEST(Loading, UnsetIsInvisibleBitForBit) {
 }
 
 TEST(Grammar, ABadSettingFailsInstanceCreationWithOneLine) {
-    const BoundedResult r =
-        repro({"--preset", "tiny", "-n", "1"}, "seed-bug:dispatches=7;watchdog:timeout=2s");
+    const BoundedResult r = repro({"--preset", "tiny", "-n", "1"}, "seed-bug:dispatches=7;watchdog:timeout=2s");
     EXPECT_EQ(r.status, 125) << shown(r);
     const auto errLines = lines(r.err);
     ASSERT_EQ(errLines.size(), 2u) << r.err;
@@ -146,8 +139,7 @@ TEST(Grammar, ABadSettingFailsInstanceCreationWithOneLine) {
               "repro-simulate: REPRO_SIMULATE='seed-bug:dispatches=7;watchdog:timeout=2s': watchdog: "
               "timeout=2s: not "
               "a number of milliseconds above 0 (digits, optionally one '.')");
-    EXPECT_EQ(errLines[1],
-              "repro: cannot test here: vkCreateInstance failed: VK_ERROR_INITIALIZATION_FAILED");
+    EXPECT_EQ(errLines[1], "repro: cannot test here: vkCreateInstance failed: VK_ERROR_INITIALIZATION_FAILED");
 }
 
 // Only the driver knows its version, so this one fails the first vkEnumeratePhysicalDevices.
@@ -156,10 +148,9 @@ TEST(Grammar, IdentityApiAboveTheDriverFailsDeviceEnumeration) {
     EXPECT_EQ(r.status, 125) << shown(r);
     const auto errLines = lines(r.err);
     ASSERT_EQ(errLines.size(), 2u) << r.err;
-    EXPECT_EQ(errLines[0].rfind(
-                  "repro-simulate: REPRO_SIMULATE='identity:api=99.0.0': identity: api=99.0.0 is above "
-                  "device 0 (",
-                  0),
+    EXPECT_EQ(errLines[0].rfind("repro-simulate: REPRO_SIMULATE='identity:api=99.0.0': identity: api=99.0.0 is above "
+                                "device 0 (",
+                                0),
               0u)
         << r.err;
     EXPECT_EQ(errLines[1],
@@ -177,11 +168,10 @@ class SeedBug : public ::testing::TestWithParam<int> {};
 TEST_P(SeedBug, SweepFindsTheSmallestNWhereTheDispatchCountPassesK) {
     const int k = GetParam();
     const int n = k / 2 + 1;
-    const BoundedResult r =
-        repro({"--sweep", "1..8", "--preset", "tiny"}, "seed-bug:dispatches=" + std::to_string(k));
+    const BoundedResult r = repro({"--sweep", "1..8", "--preset", "tiny"}, "seed-bug:dispatches=" + std::to_string(k));
     EXPECT_EQ(r.status, 2) << shown(r);
-    const std::string smallest = "--- smallest reproducing N: split none, multipass N=" + std::to_string(n) +
-                                 ", single N=" + std::to_string(n);
+    const std::string smallest =
+        "--- smallest reproducing N: split none, multipass N=" + std::to_string(n) + ", single N=" + std::to_string(n);
     EXPECT_TRUE(contains(r.out, smallest)) << smallest << "\n" << r.out;
 }
 
@@ -204,8 +194,7 @@ TEST_P(SeedBug, PlainRunReproducesAtNAndNotAtNMinusOne) {
     const int n = k / 2 + 1;
     const std::string setting = "seed-bug:dispatches=" + std::to_string(k);
     const auto dir = freshDir("seed-bug-" + std::to_string(k));
-    const BoundedResult at =
-        repro({"--preset", "tiny", "-n", std::to_string(n), "--dump-dir", dir.string()}, setting);
+    const BoundedResult at = repro({"--preset", "tiny", "-n", std::to_string(n), "--dump-dir", dir.string()}, setting);
     EXPECT_EQ(at.status, 2) << shown(at);
     EXPECT_TRUE(contains(at.out, "--- BUG REPRODUCED: mode multipass is zero")) << at.out;
     EXPECT_TRUE(contains(at.out, "--- BUG REPRODUCED: mode single is zero")) << at.out;
@@ -252,22 +241,19 @@ TEST(Flaky, RepeatRateNearP) {
 TEST(Lost, SplitCompletesAndMultipassIsLost) {
     const auto dir = freshDir("lost"), plainDir = freshDir("lost-plain");
     const BoundedResult r =
-        repro({"--preset", "tiny", "-n", "3", "--mode", "all", "--dump-dir", dir.string()},
-              "lost:vkWaitSemaphores:9");
+        repro({"--preset", "tiny", "-n", "3", "--mode", "all", "--dump-dir", dir.string()}, "lost:vkWaitSemaphores:9");
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out, "  mode=split     nz=280/280 (100.0%)")) << r.out;
     EXPECT_TRUE(contains(r.out, "-> ok: finite and non-zero; the reference for the other modes")) << r.out;
     EXPECT_TRUE(contains(r.out, "  mode=multipass HANG")) << r.out;
     EXPECT_TRUE(contains(
-        r.out,
-        "lost the device: vkWaitSemaphores returned VK_ERROR_DEVICE_LOST at submit 1 of 1 (all 3 steps)"))
+        r.out, "lost the device: vkWaitSemaphores returned VK_ERROR_DEVICE_LOST at submit 1 of 1 (all 3 steps)"))
         << r.out;
     EXPECT_TRUE(contains(r.out, "  mode=single    not run")) << r.out;
     const BoundedResult plain =
         plainRepro({"--preset", "tiny", "-n", "3", "--mode", "split", "--dump-dir", plainDir.string()});
     ASSERT_EQ(plain.status, 0) << shown(plain);
-    EXPECT_TRUE(sameBytes(dir / "split.f32", plainDir / "split.f32"))
-        << "the completed mode's result is lavapipe's";
+    EXPECT_TRUE(sameBytes(dir / "split.f32", plainDir / "split.f32")) << "the completed mode's result is lavapipe's";
     std::filesystem::remove_all(dir);
     std::filesystem::remove_all(plainDir);
 }
@@ -301,12 +287,10 @@ TEST_P(DriverFault, EndsWithADocumentedStatusAndNamesTheCall) {
     const bool passes = !r.timedOut && r.signal == 0 && r.status == c.status && namesCall;
     if (c.expectedToFail) {
         if (passes) {
-            FAIL() << c.kind << ":" << c.call << " now passes: remove the expected-failure mark\n"
-                   << shown(r);
+            FAIL() << c.kind << ":" << c.call << " now passes: remove the expected-failure mark\n" << shown(r);
         }
-        GTEST_SKIP() << "expected failure (" << kNotSupervised << "): " << c.kind << ":" << c.call
-                     << " ended with " << describeEnd(r) << ", wanted exit " << c.status
-                     << " and a line naming " << c.call;
+        GTEST_SKIP() << "expected failure (" << kNotSupervised << "): " << c.kind << ":" << c.call << " ended with "
+                     << describeEnd(r) << ", wanted exit " << c.status << " and a line naming " << c.call;
     }
     EXPECT_FALSE(r.timedOut) << shown(r);
     EXPECT_EQ(r.signal, 0) << shown(r);
@@ -321,13 +305,12 @@ INSTANTIATE_TEST_SUITE_P(
     Contract, DriverFault,
     ::testing::Values(  // kind, call, wanted status, expected to fail today
         FaultCase{"crash", "vkCreateDevice", 125, false}, FaultCase{"abort", "vkCreateDevice", 125, false},
-        FaultCase{"stall", "vkCreateDevice", 125, false},
-        FaultCase{"crash", "vkCreateComputePipelines", 125, false},
+        FaultCase{"stall", "vkCreateDevice", 125, false}, FaultCase{"crash", "vkCreateComputePipelines", 125, false},
         FaultCase{"abort", "vkCreateComputePipelines", 125, false},
-        FaultCase{"stall", "vkCreateComputePipelines", 125, false},
-        FaultCase{"crash", "vkQueueSubmit", 3, false}, FaultCase{"abort", "vkQueueSubmit", 3, false},
-        FaultCase{"stall", "vkQueueSubmit", 3, false}, FaultCase{"crash", "vkWaitSemaphores", 3, false},
-        FaultCase{"abort", "vkWaitSemaphores", 3, false}, FaultCase{"stall", "vkWaitSemaphores", 3, false}),
+        FaultCase{"stall", "vkCreateComputePipelines", 125, false}, FaultCase{"crash", "vkQueueSubmit", 3, false},
+        FaultCase{"abort", "vkQueueSubmit", 3, false}, FaultCase{"stall", "vkQueueSubmit", 3, false},
+        FaultCase{"crash", "vkWaitSemaphores", 3, false}, FaultCase{"abort", "vkWaitSemaphores", 3, false},
+        FaultCase{"stall", "vkWaitSemaphores", 3, false}),
     [](const auto& p) { return p.param.kind + "_" + p.param.call; });
 
 // The layer's own half of that contract, through the probe: each fault happens where it
@@ -342,8 +325,7 @@ TEST(DriverFault, TheLayerCrashesAbortsStallsOrLosesTheDevice) {
     };
     const BoundedResult crash = run("crash:vkCreateDevice", 60);
     EXPECT_EQ(crash.signal, SIGSEGV) << shown(crash);
-    EXPECT_TRUE(contains(crash.out, "apiVersion")) << "the crash comes after the first calls\n"
-                                                   << shown(crash);
+    EXPECT_TRUE(contains(crash.out, "apiVersion")) << "the crash comes after the first calls\n" << shown(crash);
     const BoundedResult abort = run("abort:vkEnumeratePhysicalDevices", 60);
     EXPECT_EQ(abort.signal, SIGABRT) << shown(abort);
     const BoundedResult stall = run("stall:vkCreateDevice", 3);
@@ -360,9 +342,8 @@ TEST(DriverFault, TheLayerCrashesAbortsStallsOrLosesTheDevice) {
 TEST(Identity, ListDevicesShowsTheSimulatedRadv) {
     const BoundedResult r = repro({"--list-devices"}, "identity");
     EXPECT_EQ(r.status, 0) << shown(r);
-    EXPECT_TRUE(std::regex_search(
-        r.out, std::regex(R"(0: AMD Radeon 890M Graphics \(RADV STRIX1\) \[INTEGRATED_GPU, )"
-                          R"(Vulkan 1\.\d+\.\d+, radv Mesa 26\.0\.2\] usable)")))
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(0: AMD Radeon 890M Graphics \(RADV STRIX1\) \[INTEGRATED_GPU, )"
+                                                    R"(Vulkan 1\.\d+\.\d+, radv Mesa 26\.0\.2\] usable)")))
         << r.out;
 }
 
@@ -370,8 +351,8 @@ TEST(Identity, MarkdownReportShowsTheSimulatedRadv) {
     // -v: the text report on stderr carries the whole driver line.
     const BoundedResult r = repro({"-v", "--preset", "tiny", "-n", "1", "--format", "markdown"}, "identity");
     EXPECT_EQ(r.status, 0) << shown(r);
-    for (const char* s : {"AMD Radeon 890M Graphics (RADV STRIX1)", "DRIVER_ID_MESA_RADV", "Mesa 26.0.2",
-                          "0x1002", "0x150e", "INTEGRATED_GPU"}) {
+    for (const char* s : {"AMD Radeon 890M Graphics (RADV STRIX1)", "DRIVER_ID_MESA_RADV", "Mesa 26.0.2", "0x1002",
+                          "0x150e", "INTEGRATED_GPU"}) {
         EXPECT_TRUE(contains(r.out, s)) << s << "\n" << r.out;
     }
     EXPECT_TRUE(contains(r.err,
@@ -384,8 +365,7 @@ TEST(Identity, PciAddressIsReportedAndItsExtensionListed) {
     const BoundedResult r = repro({"-v", "--preset", "tiny", "-n", "1"}, "identity:pci=0000:c4:00.0");
     EXPECT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "| PCI 0000:c4:00.0")) << r.out;
-    const BoundedResult probe =
-        runBounded(REPRO_SIMDRIVER_PROBE, {}, layerEnv("identity:pci=0000:c4:00.0"), 60);
+    const BoundedResult probe = runBounded(REPRO_SIMDRIVER_PROBE, {}, layerEnv("identity:pci=0000:c4:00.0"), 60);
     EXPECT_EQ(probe.status, 0) << "enabling the layer's VK_EXT_pci_bus_info works\n" << shown(probe);
     EXPECT_TRUE(contains(probe.out, "extension VK_EXT_pci_bus_info\n")) << probe.out;
     const BoundedResult plain = runBounded(REPRO_SIMDRIVER_PROBE, {}, layerEnv("identity"), 60);
@@ -410,11 +390,9 @@ TEST(Api10, ReproRefusesAndPromotedEntryPointsAreHidden) {
     // trampoline, which the loader hands out for every core name without asking a layer
     // (Vulkan-Loader docs/LoaderLayerInterface.md, "the loader's vkGetInstanceProcAddr ...
     // 1. Check if core function"), as it would over a real 1.0 driver.
-    for (const char* hidden :
-         {"vkCreateDescriptorUpdateTemplate", "vkWaitSemaphores", "vkGetBufferDeviceAddress"}) {
-        EXPECT_TRUE(contains(probe.out, std::string(hidden) + " device null instance set\n"))
-            << hidden << "\n"
-            << probe.out;
+    for (const char* hidden : {"vkCreateDescriptorUpdateTemplate", "vkWaitSemaphores", "vkGetBufferDeviceAddress"}) {
+        EXPECT_TRUE(contains(probe.out, std::string(hidden) + " device null instance set\n")) << hidden << "\n"
+                                                                                              << probe.out;
     }
     for (const char* kept : {"vkCreateDescriptorUpdateTemplateKHR", "vkWaitSemaphoresKHR", "vkCmdDispatch"}) {
         EXPECT_TRUE(contains(probe.out, std::string(kept) + " device set")) << kept << "\n" << probe.out;
@@ -432,8 +410,7 @@ struct Untouching {
 class BitForBit : public ::testing::TestWithParam<Untouching> {};
 
 TEST_P(BitForBit, DumpsEqualTheDriversOwn) {
-    const auto plainDir = freshDir("bits-plain-" + GetParam().label),
-               dir = freshDir("bits-" + GetParam().label);
+    const auto plainDir = freshDir("bits-plain-" + GetParam().label), dir = freshDir("bits-" + GetParam().label);
     const std::vector<std::string> args = {"--preset", "small", "-n", "3", "--mode", "all", "--dump-dir"};
     auto with = [&](const std::filesystem::path& d) {
         std::vector<std::string> a = args;
@@ -445,8 +422,7 @@ TEST_P(BitForBit, DumpsEqualTheDriversOwn) {
     const BoundedResult r = repro(with(dir), GetParam().setting);
     EXPECT_EQ(r.status, 0) << shown(r);
     for (const char* mode : {"split", "multipass", "single"}) {
-        EXPECT_TRUE(sameBytes(plainDir / (std::string(mode) + ".f32"), dir / (std::string(mode) + ".f32")))
-            << mode;
+        EXPECT_TRUE(sameBytes(plainDir / (std::string(mode) + ".f32"), dir / (std::string(mode) + ".f32"))) << mode;
     }
     std::filesystem::remove_all(plainDir);
     std::filesystem::remove_all(dir);
@@ -467,8 +443,7 @@ TEST(Clock, TimestampsReportSimulatedTime) {
     const BoundedResult r = repro({"--preset", "tiny", "-n", "2", "--mode", "split", "--timestamps"},
                                   "clock:us-per-wg=0,ms-per-dispatch=20");
     EXPECT_EQ(r.status, 0) << shown(r);
-    EXPECT_TRUE(contains(r.out, "gpu: 80.000 ms in 4 submits; conv-T 20.000 ms each, slice 20.000 ms each"))
-        << r.out;
+    EXPECT_TRUE(contains(r.out, "gpu: 80.000 ms in 4 submits; conv-T 20.000 ms each, slice 20.000 ms each")) << r.out;
     EXPECT_GE(r.seconds, 0.08) << "the host waited for the simulated 4 x 20 ms";
 }
 
@@ -510,32 +485,29 @@ TEST(Watchdog, HardKillLosesTheDeviceAndLogsAReset) {
     const auto kmsg = dir / "kmsg";
     const BoundedResult r =
         repro({"--preset", "tiny", "-n", "4", "--mode", "all"},
-              "identity:pci=0000:03:00.0;watchdog:timeout=500,ms-per-dispatch=100,recovery=hard,kmsg=" +
-                  kmsg.string());
+              "identity:pci=0000:03:00.0;watchdog:timeout=500,ms-per-dispatch=100,recovery=hard,kmsg=" + kmsg.string());
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out, "-> ok: finite and non-zero; the reference for the other modes")) << r.out;
     EXPECT_TRUE(contains(r.out, "  mode=multipass HANG")) << r.out;
     EXPECT_TRUE(contains(
-        r.out,
-        "lost the device: vkWaitSemaphores returned VK_ERROR_DEVICE_LOST at submit 1 of 1 (all 4 steps)"))
+        r.out, "lost the device: vkWaitSemaphores returned VK_ERROR_DEVICE_LOST at submit 1 of 1 (all 4 steps)"))
         << r.out;
     EXPECT_TRUE(contains(r.out, "  mode=single    not run")) << r.out;
     const std::string log = slurp(kmsg);
     const auto records = lines(log);
     ASSERT_EQ(records.size(), 4u) << log;
-    EXPECT_TRUE(std::regex_match(
-        records[0], std::regex(R"(3,0,\d+,-;amdgpu 0000:03:00\.0: amdgpu: ring gfx_0\.0\.0 timeout, )"
-                               R"(signaled seq=\d+, emitted seq=\d+)")))
+    EXPECT_TRUE(
+        std::regex_match(records[0], std::regex(R"(3,0,\d+,-;amdgpu 0000:03:00\.0: amdgpu: ring gfx_0\.0\.0 timeout, )"
+                                                R"(signaled seq=\d+, emitted seq=\d+)")))
         << records[0];
-    EXPECT_TRUE(std::regex_match(records[1],
-                                 std::regex(R"(3,1,\d+,-;amdgpu 0000:03:00\.0: amdgpu: Process information: )"
-                                            R"(process repro pid \d+ thread repro pid \d+)")))
+    EXPECT_TRUE(
+        std::regex_match(records[1], std::regex(R"(3,1,\d+,-;amdgpu 0000:03:00\.0: amdgpu: Process information: )"
+                                                R"(process repro pid \d+ thread repro pid \d+)")))
         << records[1];
-    EXPECT_TRUE(std::regex_match(records[2],
-                                 std::regex(R"(6,2,\d+,-;amdgpu 0000:03:00\.0: amdgpu: GPU reset begin!)")))
+    EXPECT_TRUE(std::regex_match(records[2], std::regex(R"(6,2,\d+,-;amdgpu 0000:03:00\.0: amdgpu: GPU reset begin!)")))
         << records[2];
-    EXPECT_TRUE(std::regex_match(
-        records[3], std::regex(R"(6,3,\d+,-;amdgpu 0000:03:00\.0: amdgpu: GPU reset\(1\) succeeded!)")))
+    EXPECT_TRUE(std::regex_match(records[3],
+                                 std::regex(R"(6,3,\d+,-;amdgpu 0000:03:00\.0: amdgpu: GPU reset\(1\) succeeded!)")))
         << records[3];
     std::filesystem::remove_all(dir);
 }
@@ -545,16 +517,13 @@ TEST(Watchdog, HardKillLosesTheDeviceAndLogsAReset) {
 // stale:dispatch=3: step 2's slice (dispatch 4) reads big[1] as it was before step 2's
 // conv-T wrote it (the clear's zeros), while the conv-T's own output stays right.
 TEST(Stale, CheckStepsNamesTheConsumerAsTheFirstWrongDispatch) {
-    const BoundedResult r =
-        repro({"--preset", "tiny", "-n", "3", "--mode", "multipass", "--check-steps", "--validation"},
-              "stale:dispatch=3");
+    const BoundedResult r = repro(
+        {"--preset", "tiny", "-n", "3", "--mode", "multipass", "--check-steps", "--validation"}, "stale:dispatch=3");
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "first wrong dispatch 4: step 2 slice is zero")) << r.out;
-    EXPECT_TRUE(std::regex_search(
-        r.out, std::regex(R"(dispatch   3 step   2 conv-T nz=896/896 \(100\.0%\) .* -> ok)")))
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(dispatch   3 step   2 conv-T nz=896/896 \(100\.0%\) .* -> ok)")))
         << r.out;
-    EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << "the layer's copies and barriers are valid\n"
-                                                           << r.out;
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages")) << "the layer's copies and barriers are valid\n" << r.out;
 }
 
 }  // namespace

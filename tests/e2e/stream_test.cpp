@@ -44,8 +44,10 @@ class Stream {
         note("mode " + mode + ": repro's clearing submit (not blade's)");
         begin();
         add(kG);
-        for (int i = 1; i <= n_; ++i) add("  vkCmdFillBuffer(small[" + std::to_string(i) + "], offset 0, WHOLE_SIZE, 0x00000000)");
-        for (int i = 0; i < n_; ++i) add("  vkCmdFillBuffer(big[" + std::to_string(i) + "], offset 0, WHOLE_SIZE, 0x00000000)");
+        for (int i = 1; i <= n_; ++i)
+            add("  vkCmdFillBuffer(small[" + std::to_string(i) + "], offset 0, WHOLE_SIZE, 0x00000000)");
+        for (int i = 0; i < n_; ++i)
+            add("  vkCmdFillBuffer(big[" + std::to_string(i) + "], offset 0, WHOLE_SIZE, 0x00000000)");
         add(kG);
         end();
         submitAndWait();
@@ -67,8 +69,8 @@ class Stream {
     }
     void slice(int i) {
         add("  vkCmdBindPipeline(COMPUTE, slice)");
-        add("  vkCmdBindDescriptorSets(COMPUTE, set 0: big[" + std::to_string(i) + "], small[" +
-            std::to_string(i + 1) + "], slice_params)");
+        add("  vkCmdBindDescriptorSets(COMPUTE, set 0: big[" + std::to_string(i) + "], small[" + std::to_string(i + 1) +
+            "], slice_params)");
         add("  vkCmdDispatch(" + std::to_string((kTiny.smallElems() + 255) / 256) + ", 1, 1)");
     }
     // blade finish(): G, end; repro's host-read barrier before end on the mode's last.
@@ -149,7 +151,8 @@ std::vector<std::string> printed(std::vector<std::string> args) {
             inStream = true;
             continue;
         }
-        if (!inStream || line.starts_with("## ") || line.starts_with("--- ") || line.starts_with("  each mode")) continue;
+        if (!inStream || line.starts_with("## ") || line.starts_with("--- ") || line.starts_with("  each mode"))
+            continue;
         out.push_back(line);
     }
     return out;
@@ -157,7 +160,7 @@ std::vector<std::string> printed(std::vector<std::string> args) {
 
 struct StreamCase {
     std::string name;
-    std::vector<std::string> args;         // beyond --preset tiny --reference none
+    std::vector<std::string> args;  // beyond --preset tiny --reference none
     void (*expect)(Stream&);
     int steps;
 };
@@ -209,8 +212,9 @@ void withBarrier(Stream& s, const std::string& mode, const std::string& kind) {
     s.G();
     for (int d = 1; d <= 2 * s.steps(); ++d) {
         if (d > 1 && kind == "sync2") {
-            s.raw("  vkCmdPipelineBarrier2(memory COMPUTE_SHADER SHADER_STORAGE_WRITE -> COMPUTE_SHADER "
-                  "SHADER_STORAGE_READ|SHADER_STORAGE_WRITE)");
+            s.raw(
+                "  vkCmdPipelineBarrier2(memory COMPUTE_SHADER SHADER_STORAGE_WRITE -> COMPUTE_SHADER "
+                "SHADER_STORAGE_READ|SHADER_STORAGE_WRITE)");
         } else if (d > 1 && kind == "full") {
             s.raw("  vkCmdPipelineBarrier2(memory ALL_COMMANDS MEMORY_WRITE -> ALL_COMMANDS MEMORY_READ|MEMORY_WRITE)");
         } else if (d > 1 && kind == "buffer") {
@@ -313,22 +317,30 @@ std::vector<ExperimentCase> experimentCases() {
         for (const std::string kind : {"sync2", "buffer", "full", "execution-only", "none"}) {
             std::string label = kind;
             std::replace(label.begin(), label.end(), '-', '_');
-            cases.push_back({mode + "_barrier_" + label, {"--mode", mode, "--barrier", kind},
-                             [=](Stream& s) { withBarrier(s, mode, kind); }});
+            cases.push_back({mode + "_barrier_" + label, {"--mode", mode, "--barrier", kind}, [=](Stream& s) {
+                                 withBarrier(s, mode, kind);
+                             }});
         }
-        cases.push_back({mode + "_submit_every_2", {"--mode", mode, "--submit-every", "2"},
-                         [=](Stream& s) { cut(s, mode, {{1, 2}, {3, 4}}, true); }});
+        cases.push_back({mode + "_submit_every_2", {"--mode", mode, "--submit-every", "2"}, [=](Stream& s) {
+                             cut(s, mode, {{1, 2}, {3, 4}}, true);
+                         }});
         cases.push_back({mode + "_submit_every_1_no_host_wait",
                          {"--mode", mode, "--submit-every", "1", "--no-host-wait"},
-                         [=](Stream& s) { cut(s, mode, {{1}, {2}, {3}, {4}}, false); }});
+                         [=](Stream& s) {
+                             cut(s, mode, {{1}, {2}, {3}, {4}}, false);
+                         }});
         // 90% of one big buffer: every conv-T's bytes close a command buffer.
         const double bigMiB = double(kTiny.batch) * kTiny.channels * kTiny.bigH() * kTiny.bigW() * 4 / 1048576.0;
-        cases.push_back({mode + "_split_mib", {"--mode", mode, "--split-mib", std::to_string(0.9 * bigMiB)},
-                         [=](Stream& s) { cut(s, mode, {{1}, {2, 3}, {4}}, true); }});
-        cases.push_back({mode + "_dispatch_repeat_2", {"--mode", mode, "--dispatch-repeat", "2"},
-                         [=](Stream& s) { repeated(s, mode); }});
-        cases.push_back({mode + "_drop_dispatch_3", {"--mode", mode, "--drop-dispatch", "3"},
-                         [=](Stream& s) { dropped(s, mode); }});
+        cases.push_back(
+            {mode + "_split_mib", {"--mode", mode, "--split-mib", std::to_string(0.9 * bigMiB)}, [=](Stream& s) {
+                 cut(s, mode, {{1}, {2, 3}, {4}}, true);
+             }});
+        cases.push_back({mode + "_dispatch_repeat_2", {"--mode", mode, "--dispatch-repeat", "2"}, [=](Stream& s) {
+                             repeated(s, mode);
+                         }});
+        cases.push_back({mode + "_drop_dispatch_3", {"--mode", mode, "--drop-dispatch", "3"}, [=](Stream& s) {
+                             dropped(s, mode);
+                         }});
     }
     return cases;
 }

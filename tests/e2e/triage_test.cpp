@@ -36,9 +36,7 @@ using repro::test::contains;
 using repro::test::describeEnd;
 using repro::test::runBounded;
 
-std::string shown(const BoundedResult& r) {
-    return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
-}
+std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
 
 // A fresh folder with an empty kernel-log file for the simulated watchdog (it must exist
 // before the run) and for repro's kernel-log seam REPRO_TEST_KMSG.
@@ -66,9 +64,9 @@ BoundedResult simulated(const std::vector<std::string>& args, const std::string&
 }
 
 BoundedResult plain(const std::vector<std::string>& args, const Scratch& s) {
-    return runBounded(REPRO_EXECUTABLE, args,
-                      {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=", "TMPDIR=" + s.dir.string()},
-                      240);
+    return runBounded(
+        REPRO_EXECUTABLE, args,
+        {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=", "TMPDIR=" + s.dir.string()}, 240);
 }
 
 // The children's folder the run named, which must be gone afterwards (no --keep-logs).
@@ -92,9 +90,11 @@ TEST(Triage, SoftWatchdogKillConcludesTheJobTimeoutWithItsKernelLine) {
     EXPECT_TRUE(contains(r.out, "--- conclusion: the kernel's job timeout (H3)")) << r.out;
     EXPECT_TRUE(contains(r.out, "kernel log 'ring gfx_0.0.0 timeout, but soft recovered'")) << r.out;
     // The one-step control with as much work and 1/N of the bytes is killed too: not H4.
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(H4  n=1 dispatch-repeat=10 +multipass killed \(exit 2\) +rules out)")))
+    EXPECT_TRUE(
+        std::regex_search(r.out, std::regex(R"(H4  n=1 dispatch-repeat=10 +multipass killed \(exit 2\) +rules out)")))
         << r.out;
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(H2  submit-every=2 host-wait +multipass ok \(exit 0\) +supports)")))
+    EXPECT_TRUE(
+        std::regex_search(r.out, std::regex(R"(H2  submit-every=2 host-wait +multipass ok \(exit 0\) +supports)")))
         << r.out;
     EXPECT_TRUE(contains(r.out, "H2 state that drains only at a submit boundary: no evidence")) << r.out;
     EXPECT_FALSE(contains(r.out, "conclusion: a synchronization bug")) << r.out;
@@ -128,8 +128,9 @@ TEST(Triage, SeedBugWithoutKernelLinesIsUndeterminedAndSaysWhatIsMissing) {
     const Scratch s("seed-bug");
     const BoundedResult r = simulated({"--triage", "--preset", "tiny", "-n", "4"}, "identity;seed-bug:dispatches=4", s);
     EXPECT_EQ(r.status, 2) << shown(r);
-    EXPECT_TRUE(contains(r.out, "--- conclusion: undetermined: a submit boundary makes it correct (H2); missing: "
-                                "evidence that the long submit did all its work"))
+    EXPECT_TRUE(contains(r.out,
+                         "--- conclusion: undetermined: a submit boundary makes it correct (H2); missing: "
+                         "evidence that the long submit did all its work"))
         << r.out;
     EXPECT_TRUE(contains(r.out, "a prediction above the host's timing margin")) << r.out;
     EXPECT_FALSE(contains(r.out, "conclusion: the kernel's job timeout")) << r.out;
@@ -162,9 +163,9 @@ TEST(Triage, APositiveControlSkipsTheExperimentsThatCannotTakeIt) {
 // kernel's lines (a hung mode's output is unknown, not correct).
 TEST(Triage, HardWatchdogKillIsAHangWhoseCauseIsTheJobTimeout) {
     const Scratch s("hard");
-    const BoundedResult r = simulated({"--preset", "tiny", "-n", "5", "--mode", "all"},
-                                      "identity;watchdog:timeout=500,us-per-wg=12500,recovery=hard,kmsg=" + s.kmsg.string(),
-                                      s);
+    const BoundedResult r =
+        simulated({"--preset", "tiny", "-n", "5", "--mode", "all"},
+                  "identity;watchdog:timeout=500,us-per-wg=12500,recovery=hard,kmsg=" + s.kmsg.string(), s);
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout")) << r.out;
     EXPECT_TRUE(contains(r.out, "'ring gfx_0.0.0 timeout, signaled seq=")) << r.out;
@@ -176,7 +177,8 @@ TEST(Triage, DeviceLossWithoutAKernelRecordIsUndetermined) {
     const Scratch s("lost");
     const BoundedResult r = simulated({"--preset", "tiny", "-n", "3", "--mode", "all"}, "lost:vkWaitSemaphores:9", s);
     EXPECT_EQ(r.status, 3) << shown(r);
-    EXPECT_TRUE(contains(r.out, "mode=multipass cause undetermined: the mode lost the device without a job-timeout record"))
+    EXPECT_TRUE(
+        contains(r.out, "mode=multipass cause undetermined: the mode lost the device without a job-timeout record"))
         << r.out;
     EXPECT_FALSE(contains(r.out, "cause: none (the output is correct)")) << r.out;
 }
@@ -211,7 +213,8 @@ TEST(Triage, ChildrenDieWithTheParent) {
         const int devNull = ::open("/dev/null", O_WRONLY);
         ::dup2(devNull, STDOUT_FILENO);
         ::dup2(devNull, STDERR_FILENO);
-        ::execl(REPRO_EXECUTABLE, REPRO_EXECUTABLE, "--triage", "--preset", "tiny", "-n", "5", static_cast<char*>(nullptr));
+        ::execl(REPRO_EXECUTABLE, REPRO_EXECUTABLE, "--triage", "--preset", "tiny", "-n", "5",
+                static_cast<char*>(nullptr));
         ::_exit(127);
     }
     const std::string marker = (s.dir / "repro-triage-").string();
@@ -246,8 +249,9 @@ TEST(WatchdogProbe, SimulatedSoftWatchdogShowsASoftKill) {
     const Scratch s("probe-soft");
     const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny"}, kSoftWatchdog + s.kmsg.string(), s);
     EXPECT_EQ(r.status, 0) << shown(r);
-    EXPECT_TRUE(contains(r.out, "--- watchdog probe: a kill here is soft, zeros (wrong output) with no error: soft kill "
-                                "at 8 conv-Ts in one submit: single killed with no error after 0.5"))
+    EXPECT_TRUE(contains(r.out,
+                         "--- watchdog probe: a kill here is soft, zeros (wrong output) with no error: soft kill "
+                         "at 8 conv-Ts in one submit: single killed with no error after 0.5"))
         << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +4 +\S+ s +0\.4\d\d s +single ok \(exit 0\))"))) << r.out;
 }

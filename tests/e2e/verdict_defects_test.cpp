@@ -17,10 +17,11 @@ using repro::test::runRepro;
 // from a driver bug, so the run cannot test (125), whatever the reference.
 TEST(VerdictDefects, BladeExactWithoutSplitCannotTestRatherThanReproduce) {
     REPRO_REQUIRE_LAVAPIPE();
-    const auto r = runRepro({"--preset", "tiny", "-n", "3", "--profile", "blade-exact", "--mode", "multipass",
-                             "--reference", "cpu"});
+    const auto r = runRepro(
+        {"--preset", "tiny", "-n", "3", "--profile", "blade-exact", "--mode", "multipass", "--reference", "cpu"});
     EXPECT_EQ(r.status, 125) << r.out << r.err;
-    EXPECT_TRUE(contains(r.out, "--- CANNOT TEST WITH --profile blade-exact here: a mode is wrong, but split did not run"))
+    EXPECT_TRUE(
+        contains(r.out, "--- CANNOT TEST WITH --profile blade-exact here: a mode is wrong, but split did not run"))
         << r.out;
     EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << r.out;
 }
@@ -28,8 +29,9 @@ TEST(VerdictDefects, BladeExactWithoutSplitCannotTestRatherThanReproduce) {
 TEST(VerdictDefects, AControlsValidationMessagesAreCalledDeliberate) {
     const auto r = runRepro({"--preset", "tiny", "-n", "3", "--barrier", "none", "--validation"});
     EXPECT_EQ(r.status, 4) << r.out << r.err;
-    EXPECT_TRUE(contains(r.out, "the ones --barrier none is for: a control leaves out the barrier's memory dependency "
-                                "on purpose, so its hazards are deliberate"))
+    EXPECT_TRUE(contains(r.out,
+                         "the ones --barrier none is for: a control leaves out the barrier's memory dependency "
+                         "on purpose, so its hazards are deliberate"))
         << r.out;
     EXPECT_FALSE(contains(r.out, "not trustworthy until they are fixed")) << r.out;
 }
@@ -37,8 +39,9 @@ TEST(VerdictDefects, AControlsValidationMessagesAreCalledDeliberate) {
 TEST(VerdictDefects, SubmitEveryAtLeastTheDispatchCountSaysItChangesNothing) {
     const auto r = runRepro({"--preset", "tiny", "-n", "3", "--submit-every", "6"});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
-    EXPECT_TRUE(contains(r.out, "--- note: --submit-every 6 changes nothing at N = 3: multipass and single have 6 "
-                                "dispatches, one submit each, as without it"))
+    EXPECT_TRUE(contains(r.out,
+                         "--- note: --submit-every 6 changes nothing at N = 3: multipass and single have 6 "
+                         "dispatches, one submit each, as without it"))
         << r.out;
     const auto cut = runRepro({"--preset", "tiny", "-n", "3", "--submit-every", "5"});
     EXPECT_FALSE(contains(cut.out, "changes nothing")) << cut.out;

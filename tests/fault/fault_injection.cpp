@@ -67,8 +67,8 @@ constexpr std::pair<std::string_view, VkResult> kResults[] = {
 };
 
 [[noreturn]] void badSpec(std::string_view spec, std::string_view why) {
-    std::fprintf(stderr, "repro_faulty: REPRO_FAULT '%.*s': %.*s\n", int(spec.size()), spec.data(),
-                 int(why.size()), why.data());
+    std::fprintf(stderr, "repro_faulty: REPRO_FAULT '%.*s': %.*s\n", int(spec.size()), spec.data(), int(why.size()),
+                 why.data());
     std::_Exit(99);
 }
 
@@ -80,10 +80,17 @@ std::string canonical(std::string_view name) {
 
 // The functions this file can wrap; a fault naming another is a malformed spec.
 constexpr std::string_view kHookable[] = {
-    "vkCreateInstance",        "vkCreateDevice",           "vkQueueSubmit",
-    "vkWaitSemaphores",        "vkGetSemaphoreCounterValue", "vkDeviceWaitIdle",
-    "vkAllocateMemory",        "vkCreateBuffer",           "vkCreateComputePipelines",
-    "vkCreateDescriptorPool",  "vkAllocateDescriptorSets",
+    "vkCreateInstance",
+    "vkCreateDevice",
+    "vkQueueSubmit",
+    "vkWaitSemaphores",
+    "vkGetSemaphoreCounterValue",
+    "vkDeviceWaitIdle",
+    "vkAllocateMemory",
+    "vkCreateBuffer",
+    "vkCreateComputePipelines",
+    "vkCreateDescriptorPool",
+    "vkAllocateDescriptorSets",
 };
 
 std::vector<Fault> parseFaults() {

@@ -59,8 +59,8 @@ std::string submitLabel(const Run& run, int j) {
     if (j == 0) return "submit 1 of 1 (clearing the chain's buffers)";
     if (run.mode != "split") return "submit 1 of 1 (all " + std::to_string(kChain) + " steps)";
     const int step = (j + 1) / 2;
-    return "submit " + std::to_string(j) + " of " + std::to_string(2 * kChain) + " (step " +
-           std::to_string(step) + (j % 2 ? " conv-T)" : " slice)");
+    return "submit " + std::to_string(j) + " of " + std::to_string(2 * kChain) + " (step " + std::to_string(step) +
+           (j % 2 ? " conv-T)" : " slice)");
 }
 
 // Descriptor sets allocated per run: one per dispatch, 2N (the clear binds none).
@@ -88,18 +88,18 @@ std::string padded(const std::string& mode) { return mode + std::string(9 - mode
 // ---- the matrix -----------------------------------------------------------------------------
 
 struct FaultCase {
-    std::string label;   // test name
-    std::string fault;   // REPRO_FAULT
-    std::string mode;    // --mode
-    int status = 0;      // expected exit status
-    std::vector<std::string> messages;  // fragments expected in stdout + stderr
-    std::vector<std::string> completed; // modes whose `  mode=X nz=` line must be printed
-    std::string hung;                   // mode whose `  mode=X HANG` line must be printed
-    std::vector<std::string> notRun;    // modes whose `  mode=X not run` line must be printed
-    bool setupFailure = false;          // no mode started: no `--- results ---`
-    bool timeout = false;               // run with --timeout 1; repro abandons the device (leaks)
-    std::string knownIssue;             // the src/ defect that DISABLED_ the row (empty: enabled)
-    std::string note;                   // for the doc's summary
+    std::string label;                   // test name
+    std::string fault;                   // REPRO_FAULT
+    std::string mode;                    // --mode
+    int status = 0;                      // expected exit status
+    std::vector<std::string> messages;   // fragments expected in stdout + stderr
+    std::vector<std::string> completed;  // modes whose `  mode=X nz=` line must be printed
+    std::string hung;                    // mode whose `  mode=X HANG` line must be printed
+    std::vector<std::string> notRun;     // modes whose `  mode=X not run` line must be printed
+    bool setupFailure = false;           // no mode started: no `--- results ---`
+    bool timeout = false;                // run with --timeout 1; repro abandons the device (leaks)
+    std::string knownIssue;              // the src/ defect that DISABLED_ the row (empty: enabled)
+    std::string note;                    // for the doc's summary
 };
 
 // gtest prints the parameter in failures: the fault and the mode say it all.
@@ -113,8 +113,7 @@ std::string shortResult(const std::string& result) {
     return s;
 }
 
-FaultCase makeCase(const std::string& function, int k, const std::string& result,
-                   const std::string& mode) {
+FaultCase makeCase(const std::string& function, int k, const std::string& result, const std::string& mode) {
     FaultCase c;
     c.fault = function + ":" + std::to_string(k) + ":" + result;
     c.mode = mode;
@@ -124,8 +123,7 @@ FaultCase makeCase(const std::string& function, int k, const std::string& result
 
 // A submit or its wait fails at global submit `k` of `mode`: status 3, the runs before
 // it keep their results, the run itself says HANG, later runs under test say not run.
-FaultCase hangCase(const std::string& function, int k, const std::string& result,
-                   const std::string& mode) {
+FaultCase hangCase(const std::string& function, int k, const std::string& result, const std::string& mode) {
     FaultCase c = makeCase(function, k, result, mode);
     c.status = 3;
     c.timeout = result == "VK_TIMEOUT";
@@ -153,8 +151,8 @@ FaultCase hangCase(const std::string& function, int k, const std::string& result
 }
 
 // A set-up call fails before any mode runs: status 125 with the named call and result.
-FaultCase setupCase(const std::string& function, int k, const std::string& result,
-                    const std::string& mode, std::vector<std::string> messages) {
+FaultCase setupCase(const std::string& function, int k, const std::string& result, const std::string& mode,
+                    std::vector<std::string> messages) {
     FaultCase c = makeCase(function, k, result, mode);
     c.status = 125;
     c.setupFailure = true;
@@ -177,8 +175,9 @@ std::vector<FaultCase> faultMatrix() {
         for (int k = 1; k <= submits; ++k) m.push_back(hangCase("vkWaitSemaphores", k, "VK_TIMEOUT", mode));
         // The KHR entry point (the one repro calls where the extension is enabled) by name.
         m.push_back(hangCase("vkWaitSemaphoresKHR", submits, "VK_TIMEOUT", mode));
-        m.back().note = "the entry point repro calls where VK_KHR_timeline_semaphore is enabled (lavapipe); "
-                        "one count with vkWaitSemaphores";
+        m.back().note =
+            "the entry point repro calls where VK_KHR_timeline_semaphore is enabled (lavapipe); "
+            "one count with vkWaitSemaphores";
 
         // repro never reads the counter: the fault cannot fire and every mode completes.
         {
@@ -203,21 +202,19 @@ std::vector<FaultCase> faultMatrix() {
             for (int k : {1, 4, static_cast<int>(names.size())}) {
                 const std::string& b = names[k - 1];
                 m.push_back(setupCase("vkAllocateMemory", k, result, mode,
-                                      {"not enough device memory: vkAllocateMemory(",
-                                       " bytes for '" + b + "', type ", ") returned " + result +
-                                       "; heap ", " MiB"}));
-                FaultCase c = setupCase("vkCreateBuffer", k, result, mode,
-                                        {"vkCreateBuffer(" + b + ", " + std::to_string(bufferBytes(b)) +
-                                             " bytes): " + result,
-                                         "heap "});
+                                      {"not enough device memory: vkAllocateMemory(", " bytes for '" + b + "', type ",
+                                       ") returned " + result + "; heap ", " MiB"}));
+                FaultCase c = setupCase(
+                    "vkCreateBuffer", k, result, mode,
+                    {"vkCreateBuffer(" + b + ", " + std::to_string(bufferBytes(b)) + " bytes): " + result, "heap "});
                 m.push_back(c);
             }
             for (int k : {1, 2}) {
                 m.push_back(setupCase("vkCreateComputePipelines", k, result, mode,
                                       {"vkCreateComputePipelines ran out of memory: " + result}));
             }
-            m.push_back(setupCase("vkCreateDescriptorPool", 1, result, mode,
-                                  {"vkCreateDescriptorPool failed: " + result}));
+            m.push_back(
+                setupCase("vkCreateDescriptorPool", 1, result, mode, {"vkCreateDescriptorPool failed: " + result}));
             // A descriptor set while recording: the first and last dispatch of every run.
             const auto runs = runsOf(mode);
             for (size_t r = 0; r < runs.size(); ++r) {
@@ -253,8 +250,7 @@ std::vector<std::string> environmentFor(const FaultCase& c) {
     std::vector<std::string> env{"REPRO_FAULT=" + c.fault};
     if (c.timeout) {
         const char* asan = std::getenv("ASAN_OPTIONS");
-        env.push_back(std::string("ASAN_OPTIONS=") + (asan ? std::string(asan) + ":" : "") +
-                      "detect_leaks=0");
+        env.push_back(std::string("ASAN_OPTIONS=") + (asan ? std::string(asan) + ":" : "") + "detect_leaks=0");
     }
     return env;
 }
@@ -282,7 +278,8 @@ void checkRow(const FaultCase& c) {
     for (const auto& m : c.messages) EXPECT_TRUE(contains(all, m)) << "missing: " << m << "\n" << context;
     for (const auto& mode : c.completed) {
         EXPECT_TRUE(hasLineStartingWith(r.out, "  mode=" + padded(mode) + " nz="))
-            << "result of completed mode " << mode << " lost\n" << context;
+            << "result of completed mode " << mode << " lost\n"
+            << context;
     }
     if (!c.hung.empty()) {
         EXPECT_TRUE(hasLineStartingWith(r.out, "  mode=" + padded(c.hung) + " HANG")) << context;
@@ -332,9 +329,9 @@ TEST(Seam, NormalReproIgnoresRequestedFaults) {
 TEST(Seam, CommaSeparatedFaultsApplyInTurn) {
     // The first fault names a call that never comes; the second loses the device at
     // multipass's submit.
-    const ProcessResult r = runProcess(
-        REPRO_FAULTY_EXECUTABLE, {"--preset", "tiny", "-n", "3"},
-        {"REPRO_FAULT=vkCreateBuffer:99:VK_ERROR_OUT_OF_HOST_MEMORY,vkQueueSubmit:9:VK_ERROR_DEVICE_LOST"});
+    const ProcessResult r =
+        runProcess(REPRO_FAULTY_EXECUTABLE, {"--preset", "tiny", "-n", "3"},
+                   {"REPRO_FAULT=vkCreateBuffer:99:VK_ERROR_OUT_OF_HOST_MEMORY,vkQueueSubmit:9:VK_ERROR_DEVICE_LOST"});
     EXPECT_EQ(r.status, 3) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- GPU HANG: mode multipass lost the device")) << r.out;
 }
@@ -365,22 +362,28 @@ struct EnvironmentCase {
     std::string situation;  // what is wrong, or what happens
     std::string command;    // how to produce it
     int status;
-    std::string says;       // what repro says (a fragment of its line)
-    std::string test;       // the test that checks it
+    std::string says;  // what repro says (a fragment of its line)
+    std::string test;  // the test that checks it
 };
 
 std::vector<EnvironmentCase> environmentCases() {
     return {
         {"SIGTERM during the float64 CPU reference", "`repro --mode split -n 1 --reference cpu`, then `kill -TERM`",
-         143, "--- INTERRUPTED by SIGTERM: during the host's float64 conv-T", "e2e.Interrupt.SigtermDuringTheCpuReferenceIsAnsweredThere"},
-        {"SIGTERM during `--repeat`", "`repro --preset small --mode multipass --repeat 500 --reference none --format json`, then "
-         "`kill -TERM`", 143, "`multipass: 0/K runs wrong` with K the completed runs; the JSON report validates",
+         143, "--- INTERRUPTED by SIGTERM: during the host's float64 conv-T",
+         "e2e.Interrupt.SigtermDuringTheCpuReferenceIsAnsweredThere"},
+        {"SIGTERM during `--repeat`",
+         "`repro --preset small --mode multipass --repeat 500 --reference none --format json`, then "
+         "`kill -TERM`",
+         143, "`multipass: 0/K runs wrong` with K the completed runs; the JSON report validates",
          "e2e.Interrupt.RepeatCountsCompletedRunsAndTheJsonReportValidates"},
-        {"SIGHUP during a sweep (a closed terminal)", "`repro --preset small --sweep 1..2000 --output r.json`, then "
-         "`kill -HUP`", 143, "--- INTERRUPTED by SIGTERM; r.json written and valid",
+        {"SIGHUP during a sweep (a closed terminal)",
+         "`repro --preset small --sweep 1..2000 --output r.json`, then "
+         "`kill -HUP`",
+         143, "--- INTERRUPTED by SIGTERM; r.json written and valid",
          "e2e.Interrupt.SighupCountsAsSigtermAndTheOutputFileIsWritten"},
         {"a driver library that fails to load", "`VK_DRIVER_FILES=lvp.json:missing-library.json repro`", 0,
-         "`note: the Vulkan loader reports: ...` in the header", "e2e.LoaderProblems.ADriverThatFailedToLoadIsInTheTextHeader"},
+         "`note: the Vulkan loader reports: ...` in the header",
+         "e2e.LoaderProblems.ADriverThatFailedToLoadIsInTheTextHeader"},
         {"a driver manifest that is not JSON", "`VK_DRIVER_FILES=cut-short.json repro`", 125,
          "driver manifest '...' is not valid JSON (parse error at byte N)",
          "e2e.LoaderProblems.CorruptManifestIsExplainedNotOutOfMemoryAlone"},
@@ -389,13 +392,17 @@ std::vector<EnvironmentCase> environmentCases() {
         {"--expect-driver naming another driver library", "`repro --expect-driver /mesa/build/libvulkan_radeon.so`",
          125, "--expect-driver ...: the device that would run is ...; devices: ...",
          "e2e.ExpectDriver.AnotherLibraryPathIs125WithTheDeviceList"},
-        {"an unwritable --output, --dump-dir or TMPDIR", "`repro --output /nonexistent/r.json`, `--dump-dir /proc/x`, "
-         "`TMPDIR=/nonexistent repro --matrix`", 1, "-o/--output: cannot write '...' (No such file or directory)",
+        {"an unwritable --output, --dump-dir or TMPDIR",
+         "`repro --output /nonexistent/r.json`, `--dump-dir /proc/x`, "
+         "`TMPDIR=/nonexistent repro --matrix`",
+         1, "-o/--output: cannot write '...' (No such file or directory)",
          "e2e.BadInput/Rejects.*/output_in_missing_folder, dump_dir_under_proc, tmpdir_missing_for_matrix"},
         {"a report write that fails after the run", "`repro --output /dev/full`", 1,
          "--output: cannot write, after the results", "e2e.JsonReport.UnwritableOutputIsExitOneWithResultsPrinted"},
-        {"stdout on a full device, stderr closed", "`repro --help > /dev/full`, `repro --format json > /dev/full`, "
-         "`repro -n 0 2>&-`", 1, "the output could not be written to stdout (never 134)",
+        {"stdout on a full device, stderr closed",
+         "`repro --help > /dev/full`, `repro --format json > /dev/full`, "
+         "`repro -n 0 2>&-`",
+         1, "the output could not be written to stdout (never 134)",
          "e2e.UnwritableStreams.EveryLostWriteIsExitOneNeverAnAbort"},
         {"a pipe closed early", "`repro --output r.json | head -1`", 1, "r.json is still written (SIGPIPE ignored)",
          "e2e.UnwritableStreams.AClosedPipeStillWritesTheOutputFile"},
@@ -428,7 +435,8 @@ std::string matrixMarkdown() {
           "the reference (9 submits). Buffers (one vkCreateBuffer + vkAllocateMemory each):\n";
     const auto names = bufferNames();
     for (size_t i = 0; i < names.size(); ++i) md << (i ? ", " : "") << i + 1 << " " << names[i];
-    md << ". Descriptor sets: " << kBindsPerRun << " per run, one per dispatch.\n\n"
+    md << ". Descriptor sets: " << kBindsPerRun
+       << " per run, one per dispatch.\n\n"
           "Columns: *kept* lists the modes whose `  mode=... nz=...` result line must still be\n"
           "printed; *hang* the mode that must say `HANG`; *not run* the modes that must say\n"
           "`not run`; *message* the fragments that must appear in stdout or stderr (`…` joins\n"
@@ -436,7 +444,8 @@ std::string matrixMarkdown() {
 
     int enabled = 0, disabled = 0;
     for (const auto& c : m) (c.knownIssue.empty() ? enabled : disabled)++;
-    md << "## Summary\n\n" << m.size() << " rows: " << enabled << " enabled, " << disabled
+    md << "## Summary\n\n"
+       << m.size() << " rows: " << enabled << " enabled, " << disabled
        << " `DISABLED_` (a known defect in src/, expected to fail until fixed; the row states\n"
           "the specified behaviour).\n\n"
           "| fault | function | rows | status | note |\n|---|---|---|---|---|\n";
@@ -448,7 +457,8 @@ std::string matrixMarkdown() {
         const auto key = functionAndResult(c);
         if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
         seen.push_back(key);
-        const auto rows = std::count_if(m.begin(), m.end(), [&](const FaultCase& x) { return functionAndResult(x) == key; });
+        const auto rows =
+            std::count_if(m.begin(), m.end(), [&](const FaultCase& x) { return functionAndResult(x) == key; });
         std::string note = c.note;
         if (!c.knownIssue.empty()) note += (note.empty() ? "" : "; ") + ("DISABLED_: " + c.knownIssue);
         md << "| " << key.second << " | " << key.first << " | " << rows << " | " << c.status << " | " << note << " |\n";
@@ -464,9 +474,10 @@ std::string matrixMarkdown() {
     for (const auto& c : m) {
         std::string message;
         for (const auto& f : c.messages) message += (message.empty() ? "" : " … ") + f;
-        md << "| `" << c.fault << "` | " << c.mode << (c.timeout ? " `--timeout " + std::to_string(kTimeoutSeconds) + "`" : std::string()) << " | " << c.status << " | " << list(c.completed)
-           << " | " << c.hung << " | " << list(c.notRun) << " | " << markdownCell(message) << " | "
-           << (c.knownIssue.empty() ? "enabled" : "DISABLED_") << " |\n";
+        md << "| `" << c.fault << "` | " << c.mode
+           << (c.timeout ? " `--timeout " + std::to_string(kTimeoutSeconds) + "`" : std::string()) << " | " << c.status
+           << " | " << list(c.completed) << " | " << c.hung << " | " << list(c.notRun) << " | " << markdownCell(message)
+           << " | " << (c.knownIssue.empty() ? "enabled" : "DISABLED_") << " |\n";
     }
     md << "\n## Environments and interrupts\n\n"
           "Failures no injected Vulkan result produces, each run end to end by the test named.\n\n"

@@ -77,8 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<const char*> argv{"repro"};
     for (size_t i = first; i < parts.size(); ++i) argv.push_back(parts[i].c_str());
 
-    const repro::ParseOutcome o =
-        repro::parseCommandLine(static_cast<int>(argv.size()), argv.data(), env, 80);
+    const repro::ParseOutcome o = repro::parseCommandLine(static_cast<int>(argv.size()), argv.data(), env, 80);
     if (!o.options) {
         if (o.exitStatus == 0) {
             checkText(o);
@@ -95,7 +94,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Accepted options have valid sizes: anything computeSizes throws escapes and is a crash.
     const repro::ChainSizes sizes = repro::computeSizes(o.options->shape);
     (void)repro::chainMemory(sizes, o.options->chainLength);
-    (void)repro::submitTimeoutSeconds(o.options->timeoutSeconds, o.options->shape,
-                                      o.options->chainLength, true);
+    (void)repro::submitTimeoutSeconds(o.options->timeoutSeconds, o.options->shape, o.options->chainLength, true);
     return 0;
 }

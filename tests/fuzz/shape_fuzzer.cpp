@@ -24,9 +24,16 @@ namespace {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     uint32_t v[11] = {};
     std::memcpy(v, data, size < sizeof v ? size : sizeof v);
-    const repro::Shape s{.batch = v[0], .channels = v[1], .height = v[2], .width = v[3],
-                         .kernelH = v[4], .kernelW = v[5], .strideH = v[6], .strideW = v[7],
-                         .padH = v[8], .padW = v[9]};
+    const repro::Shape s{.batch = v[0],
+                         .channels = v[1],
+                         .height = v[2],
+                         .width = v[3],
+                         .kernelH = v[4],
+                         .kernelW = v[5],
+                         .strideH = v[6],
+                         .strideW = v[7],
+                         .padH = v[8],
+                         .padW = v[9]};
     const uint32_t chainLength = v[10];
     repro::ChainSizes z;
     try {
@@ -36,8 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     constexpr uint64_t kIndex = std::numeric_limits<uint32_t>::max();
     if (z.smallElems > kIndex || z.bigElems > kIndex || z.weightElems > kIndex) broken();
-    if (z.smallBytes != 4 * z.smallElems || z.bigBytes != 4 * z.bigElems ||
-        z.weightBytes != 4 * z.weightElems) {
+    if (z.smallBytes != 4 * z.smallElems || z.bigBytes != 4 * z.bigElems || z.weightBytes != 4 * z.weightElems) {
         broken();
     }
     if (uint64_t{z.bigHeight} < uint64_t{s.height} + 1 || uint64_t{z.bigWidth} < uint64_t{s.width} + 1) broken();

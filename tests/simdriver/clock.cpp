@@ -57,8 +57,7 @@ void SemaphoreTimeline::prune(Nanoseconds now) {
 }
 
 uint64_t timestampTicks(Nanoseconds at, double nsPerTick, uint32_t validBits) {
-    const long double ticks =
-        static_cast<long double>(at) / static_cast<long double>(nsPerTick > 0 ? nsPerTick : 1.0);
+    const long double ticks = static_cast<long double>(at) / static_cast<long double>(nsPerTick > 0 ? nsPerTick : 1.0);
     const uint64_t value = ticks <= 0 ? 0 : static_cast<uint64_t>(ticks);
     if (validBits >= 64) return value;
     return value & ((uint64_t{1} << validBits) - 1);
@@ -110,8 +109,7 @@ VkResult composeQueryResults(const QueryRequest& request, std::span<const QueryS
         }
         const bool written = !s->never && s->at <= now;
         if (written) {
-            writeResult(out.data() + base, width,
-                        timestampTicks(s->at, request.nsPerTick, request.validBits));
+            writeResult(out.data() + base, width, timestampTicks(s->at, request.nsPerTick, request.validBits));
         } else {
             unavailable = true;
         }

@@ -66,8 +66,8 @@ TEST(PlanWait, ManyShortWaitsReachTheCompletion) {
         now = p.wakeAt;
         if (p.end != WaitEnd::TimedOut) break;
     }
-    EXPECT_EQ(ends, (std::vector<WaitEnd>{WaitEnd::TimedOut, WaitEnd::TimedOut, WaitEnd::TimedOut,
-                                          WaitEnd::Completed}));
+    EXPECT_EQ(ends,
+              (std::vector<WaitEnd>{WaitEnd::TimedOut, WaitEnd::TimedOut, WaitEnd::TimedOut, WaitEnd::Completed}));
     EXPECT_EQ(now, target);
 }
 
@@ -128,10 +128,8 @@ TEST(QueryResults, SixtyFourBitWithAvailability) {
                                           {.tracked = true, .never = true},
                                           {},  // untracked: the driver's result
                                           {.tracked = true, .at = 9000}};
-    const QueryRequest request{.first = 0,
-                               .count = 4,
-                               .stride = 16,
-                               .flags = VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT};
+    const QueryRequest request{
+        .first = 0, .count = 4, .stride = 16, .flags = VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT};
     Results below(64), out(64, 0xcd);
     below.put<uint64_t>(32, 42);
     below.put<uint64_t>(40, 1);
@@ -147,8 +145,8 @@ TEST(QueryResults, SixtyFourBitWithAvailability) {
     EXPECT_EQ(out.at<uint64_t>(56), 0u);
     Results later(64, 0xcd);
     const std::vector<QuerySlot> done = {slots[0], slots[2], slots[3]};
-    EXPECT_EQ(composeQueryResults({.first = 0, .count = 3, .stride = 16, .flags = request.flags}, done,
-                                  below.bytes, VK_SUCCESS, 9000, later.bytes),
+    EXPECT_EQ(composeQueryResults({.first = 0, .count = 3, .stride = 16, .flags = request.flags}, done, below.bytes,
+                                  VK_SUCCESS, 9000, later.bytes),
               VK_SUCCESS);
 }
 
@@ -165,17 +163,16 @@ TEST(QueryResults, ThirtyTwoBitKeepsTheLowBitsAndHonoursFirstAndStride) {
 TEST(QueryResults, TicksUseThePeriodAndValidBits) {
     const std::vector<QuerySlot> slots = {{.tracked = true, .at = 1000}};
     Results below(8), out(8);
-    composeQueryResults(
-        {.count = 1, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT, .nsPerTick = 10, .validBits = 64}, slots,
-        below.bytes, VK_SUCCESS, 2000, out.bytes);
+    composeQueryResults({.count = 1, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT, .nsPerTick = 10, .validBits = 64},
+                        slots, below.bytes, VK_SUCCESS, 2000, out.bytes);
     EXPECT_EQ(out.at<uint64_t>(0), 100u);
 }
 
 TEST(QueryResults, ADriverErrorWinsAndUntrackedNotReadyStays) {
     const std::vector<QuerySlot> slots = {{.tracked = true, .at = 1}};
     Results below(8), out(8);
-    EXPECT_EQ(composeQueryResults({.count = 1, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT}, slots,
-                                  below.bytes, VK_ERROR_DEVICE_LOST, 5, out.bytes),
+    EXPECT_EQ(composeQueryResults({.count = 1, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT}, slots, below.bytes,
+                                  VK_ERROR_DEVICE_LOST, 5, out.bytes),
               VK_ERROR_DEVICE_LOST);
     EXPECT_EQ(composeQueryResults({.count = 1, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT}, {}, below.bytes,
                                   VK_NOT_READY, 5, out.bytes),
@@ -184,8 +181,7 @@ TEST(QueryResults, ADriverErrorWinsAndUntrackedNotReadyStays) {
 
 TEST(QueryResults, NeverWrittenIsNotReadyEvenWithWait) {
     const std::vector<QuerySlot> slots = {{.tracked = true, .at = 10}, {.tracked = true, .never = true}};
-    const QueryRequest request{
-        .count = 2, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT};
+    const QueryRequest request{.count = 2, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT};
     EXPECT_EQ(queryWaitTarget(request, slots), 10);  // what a WAIT_BIT call sleeps until
     Results below(16), out(16);
     EXPECT_EQ(composeQueryResults(request, slots, below.bytes, VK_SUCCESS, 10, out.bytes), VK_NOT_READY);
@@ -196,8 +192,8 @@ TEST(QueryResults, NeverWrittenIsNotReadyEvenWithWait) {
 TEST(QueryResults, ABufferTooSmallStopsWriting) {
     const std::vector<QuerySlot> slots = {{.tracked = true, .at = 1}, {.tracked = true, .at = 2}};
     Results below(8), out(8);
-    EXPECT_EQ(composeQueryResults({.count = 2, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT}, slots,
-                                  below.bytes, VK_SUCCESS, 5, out.bytes),
+    EXPECT_EQ(composeQueryResults({.count = 2, .stride = 8, .flags = VK_QUERY_RESULT_64_BIT}, slots, below.bytes,
+                                  VK_SUCCESS, 5, out.bytes),
               VK_SUCCESS);
     EXPECT_EQ(out.at<uint64_t>(0), 1u);
 }

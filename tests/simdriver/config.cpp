@@ -77,9 +77,7 @@ std::vector<std::string_view> split(std::string_view s, char separator) {
     }
 }
 
-bool allOf(std::string_view s, bool (*accept)(char)) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), accept);
-}
+bool allOf(std::string_view s, bool (*accept)(char)) { return !s.empty() && std::all_of(s.begin(), s.end(), accept); }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isHexDigit(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
@@ -159,8 +157,7 @@ class ArgumentReader {
     // Splits `text` (after the behaviour's ':'); false (error set) when an item is empty,
     // a positional value comes where none is taken or after a setting, or a key repeats
     // or is not in `keys`.
-    bool read(std::string_view text, bool positionalTaken, const std::vector<std::string_view>& keys,
-              Arguments& out) {
+    bool read(std::string_view text, bool positionalTaken, const std::vector<std::string_view>& keys, Arguments& out) {
         const auto items = split(text, ',');
         for (size_t i = 0; i < items.size(); ++i) {
             const std::string_view item = items[i];
@@ -183,8 +180,8 @@ class ArgumentReader {
                 return fail("unknown key " + quoted(key) +
                             (keys.empty() ? " (it takes no keys)" : " (keys: " + keyList(keys) + ")"));
             }
-            const bool repeated = std::any_of(out.settings.begin(), out.settings.end(),
-                                              [&](const auto& s) { return s.first == key; });
+            const bool repeated =
+                std::any_of(out.settings.begin(), out.settings.end(), [&](const auto& s) { return s.first == key; });
             if (repeated) return fail("key " + quoted(key) + " given twice");
             if (value.empty()) return fail(std::string(key) + "=: empty value");
             out.settings.emplace_back(key, value);
@@ -262,9 +259,8 @@ bool Parser::identitySetting(ArgumentReader& r, Identity& id, std::string_view k
     if (key == "driver-id") {
         id.driverId = parseDriverId(value);
         return id.driverId ||
-               badValue(
-                   r, key, value,
-                   "not a VkDriverId of the Vulkan 1.3.239 headers (e.g. DRIVER_ID_MESA_RADV or MESA_RADV)");
+               badValue(r, key, value,
+                        "not a VkDriverId of the Vulkan 1.3.239 headers (e.g. DRIVER_ID_MESA_RADV or MESA_RADV)");
     }
     if (key == "vendor" || key == "device") {
         (key == "vendor" ? id.vendorId : id.deviceId) = parseHex(value);
@@ -309,8 +305,8 @@ bool Parser::identity(ArgumentReader& r, std::optional<std::string_view> arg) {
     }
     Arguments args;
     if (!r.read(*arg, false,
-                {"name", "driver-id", "driver-name", "driver-info", "vendor", "device", "type", "api",
-                 "driver-version", "conformance", "pci"},
+                {"name", "driver-id", "driver-name", "driver-info", "vendor", "device", "type", "api", "driver-version",
+                 "conformance", "pci"},
                 args)) {
         return false;
     }
@@ -378,8 +374,8 @@ bool Parser::clock(ArgumentReader& r, std::optional<std::string_view> arg) {
     if (!arg) return r.fail("needs us-per-wg=U: clock:us-per-wg=U[,ms-per-dispatch=M]");
     if (!r.read(*arg, false, {"us-per-wg", "ms-per-dispatch"}, args)) return false;
     if (!eachSetting(args, [&](auto k, auto v) { return costSetting(r, cost, k, v); })) return false;
-    const bool hasRate = std::any_of(args.settings.begin(), args.settings.end(),
-                                     [](const auto& s) { return s.first == "us-per-wg"; });
+    const bool hasRate =
+        std::any_of(args.settings.begin(), args.settings.end(), [](const auto& s) { return s.first == "us-per-wg"; });
     if (!hasRate) return r.fail("needs us-per-wg=U: clock:us-per-wg=U[,ms-per-dispatch=M]");
     if (cost.usPerWorkgroup == 0 && cost.msPerDispatch == 0) {
         return r.fail("every dispatch would cost 0 ms (give us-per-wg or ms-per-dispatch above 0)");
@@ -420,8 +416,7 @@ bool Parser::watchdog(ArgumentReader& r, std::optional<std::string_view> arg) {
     }
     if (!hasTimeout) return r.fail("needs timeout=MS");
     if (w.cost.usPerWorkgroup == 0 && w.cost.msPerDispatch == 0) {
-        return r.fail(
-            "no dispatch costs time, so nothing can time out (give us-per-wg or ms-per-dispatch above 0)");
+        return r.fail("no dispatch costs time, so nothing can time out (give us-per-wg or ms-per-dispatch above 0)");
     }
     config_.watchdog = w;
     return true;
@@ -505,9 +500,8 @@ bool Parser::behaviour(std::string_view item) {
     if (colon != std::string_view::npos) arg = item.substr(colon + 1);
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
-    static const std::vector<std::string_view> kNames = {"identity", "seed-bug", "watchdog", "clock",
-                                                         "stale",    "crash",    "abort",    "stall",
-                                                         "lost",     "flaky",    "api"};
+    static const std::vector<std::string_view> kNames = {"identity", "seed-bug", "watchdog", "clock", "stale", "crash",
+                                                         "abort",    "stall",    "lost",     "flaky", "api"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -541,9 +535,8 @@ bool Parser::conflicts() {
         return fail("identity's api= and api:1.0 conflict: both set apiVersion");
     }
     if (c.lost && c.processFault && c.lost->call == c.processFault->call && c.lost->k == c.processFault->k) {
-        return fail("lost and " + std::string(faultName(c.processFault->kind)) +
-                    " conflict: both act in call " + std::to_string(c.lost->k) + " of " +
-                    std::string(callName(c.lost->call)));
+        return fail("lost and " + std::string(faultName(c.processFault->kind)) + " conflict: both act in call " +
+                    std::to_string(c.lost->k) + " of " + std::string(callName(c.lost->call)));
     }
     return true;
 }
@@ -556,8 +549,7 @@ ParseResult Parser::run() {
         if (error_.empty()) conflicts();
     }
     if (!error_.empty()) {
-        return {.config = std::nullopt,
-                .error = "repro-simulate: REPRO_SIMULATE=" + quoted(text_) + ": " + error_};
+        return {.config = std::nullopt, .error = "repro-simulate: REPRO_SIMULATE=" + quoted(text_) + ": " + error_};
     }
     return {.config = config_, .error = {}};
 }
@@ -567,8 +559,7 @@ ParseResult Parser::run() {
 std::string_view callName(FaultCall call) { return kCallNames[static_cast<size_t>(call)]; }
 
 bool isWait(FaultCall call) {
-    return call == FaultCall::WaitSemaphores || call == FaultCall::QueueWaitIdle ||
-           call == FaultCall::DeviceWaitIdle;
+    return call == FaultCall::WaitSemaphores || call == FaultCall::QueueWaitIdle || call == FaultCall::DeviceWaitIdle;
 }
 
 std::string_view faultName(FaultKind kind) {
@@ -603,8 +594,7 @@ Identity defaultIdentity() {
 }
 
 bool Config::empty() const {
-    return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !processFault && !lost &&
-           !api10;
+    return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !processFault && !lost && !api10;
 }
 
 std::optional<ClockCost> Config::cost() const {

@@ -33,10 +33,9 @@ TEST(Grammar, EmptyIsInvisible) {
 }
 
 TEST(Grammar, ErrorLineQuotesTheWholeValueAndNamesTheOffendingText) {
-    EXPECT_EQ(
-        parseSimulate("seed-bug;bogus:1").error,
-        "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
-        "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api)");
+    EXPECT_EQ(parseSimulate("seed-bug;bogus:1").error,
+              "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
+              "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api)");
 }
 
 TEST(Grammar, StructuralErrors) {
@@ -73,12 +72,11 @@ TEST(Identity, AloneIsTheOriginalReportsDevice) {
 }
 
 TEST(Identity, KeysSetOnlyWhatTheyName) {
-    const Identity id =
-        *parsed(
-             "identity:name=Test GPU (X),driver-id=DRIVER_ID_NVIDIA_PROPRIETARY,driver-name=nv,"
-             "driver-info=580.1,vendor=0x10DE,device=0x2335,type=discrete,api=1.3.255,"
-             "driver-version=0x9127c100,conformance=1.4.1.3,pci=0001:c4:1f.7")
-             .identity;
+    const Identity id = *parsed(
+                             "identity:name=Test GPU (X),driver-id=DRIVER_ID_NVIDIA_PROPRIETARY,driver-name=nv,"
+                             "driver-info=580.1,vendor=0x10DE,device=0x2335,type=discrete,api=1.3.255,"
+                             "driver-version=0x9127c100,conformance=1.4.1.3,pci=0001:c4:1f.7")
+                             .identity;
     EXPECT_EQ(*id.name, "Test GPU (X)");
     EXPECT_EQ(*id.driverId, VK_DRIVER_ID_NVIDIA_PROPRIETARY);
     EXPECT_EQ(*id.driverName, "nv");
@@ -103,8 +101,7 @@ TEST(Identity, EveryDeviceTypeAndDriverIdSpelling) {
     EXPECT_EQ(*parsed("identity:type=cpu").identity->type, VK_PHYSICAL_DEVICE_TYPE_CPU);
     EXPECT_EQ(*parsed("identity:type=other").identity->type, VK_PHYSICAL_DEVICE_TYPE_OTHER);
     EXPECT_EQ(*parsed("identity:driver-id=MESA_RADV").identity->driverId, VK_DRIVER_ID_MESA_RADV);
-    EXPECT_EQ(*parsed("identity:driver-id=VK_DRIVER_ID_MESA_LLVMPIPE").identity->driverId,
-              VK_DRIVER_ID_MESA_LLVMPIPE);
+    EXPECT_EQ(*parsed("identity:driver-id=VK_DRIVER_ID_MESA_LLVMPIPE").identity->driverId, VK_DRIVER_ID_MESA_LLVMPIPE);
     EXPECT_EQ(parseDriverId("IMAGINATION_OPEN_SOURCE_MESA"), VK_DRIVER_ID_IMAGINATION_OPEN_SOURCE_MESA);
     EXPECT_FALSE(parseDriverId("MESA_HONEYKRISP"));  // not in the 1.3.239 headers
     EXPECT_FALSE(parseDriverId("mesa_radv"));
@@ -116,19 +113,14 @@ TEST(Identity, BadValues) {
     EXPECT_EQ(error("identity:device=0x"), "identity: device=0x: not 0x and 1 to 8 hexadecimal digits");
     EXPECT_EQ(error("identity:device=0x123456789"),
               "identity: device=0x123456789: not 0x and 1 to 8 hexadecimal digits");
-    EXPECT_EQ(error("identity:type=gpu"),
-              "identity: type=gpu: not integrated, discrete, virtual, cpu or other");
+    EXPECT_EQ(error("identity:type=gpu"), "identity: type=gpu: not integrated, discrete, virtual, cpu or other");
     EXPECT_EQ(error("identity:api=1.3"), "identity: api=1.3: not MAJOR.MINOR.PATCH (at most 127.1023.4095)");
     EXPECT_EQ(error("identity:api=0.9.0"), "identity: api=0.9.0: below Vulkan 1.0");
-    EXPECT_EQ(error("identity:api=1.3.4096"),
-              "identity: api=1.3.4096: not MAJOR.MINOR.PATCH (at most 127.1023.4095)");
-    EXPECT_EQ(*parsed("identity:driver-version=1023.0.1").identity->driverVersion,
-              VK_MAKE_VERSION(1023, 0, 1));
-    EXPECT_NE(
-        error("identity:driver-version=1024.0.0").find("not MAJOR.MINOR.PATCH (packed as VK_MAKE_VERSION"),
-        std::string::npos);
-    EXPECT_EQ(error("identity:conformance=1.2.3"),
-              "identity: conformance=1.2.3: not A.B.C.D (each 0 to 255)");
+    EXPECT_EQ(error("identity:api=1.3.4096"), "identity: api=1.3.4096: not MAJOR.MINOR.PATCH (at most 127.1023.4095)");
+    EXPECT_EQ(*parsed("identity:driver-version=1023.0.1").identity->driverVersion, VK_MAKE_VERSION(1023, 0, 1));
+    EXPECT_NE(error("identity:driver-version=1024.0.0").find("not MAJOR.MINOR.PATCH (packed as VK_MAKE_VERSION"),
+              std::string::npos);
+    EXPECT_EQ(error("identity:conformance=1.2.3"), "identity: conformance=1.2.3: not A.B.C.D (each 0 to 255)");
     EXPECT_EQ(error("identity:pci=c4:00.0"),
               "identity: pci=c4:00.0: not DOMAIN:BUS:DEV.FN in hexadecimal (e.g. 0000:c4:00.0)");
     EXPECT_NE(error("identity:pci=0000:c4:20.0").find("not DOMAIN:BUS:DEV.FN"),
@@ -183,8 +175,7 @@ TEST(Clock, RateRequiredAndSomethingCostsTime) {
     EXPECT_DOUBLE_EQ(c.msPerDispatch, 1.0);
     EXPECT_DOUBLE_EQ(parsed("clock:us-per-wg=0,ms-per-dispatch=20").clock->msPerDispatch, 20.0);
     EXPECT_EQ(error("clock"), "clock: needs us-per-wg=U: clock:us-per-wg=U[,ms-per-dispatch=M]");
-    EXPECT_EQ(error("clock:ms-per-dispatch=5"),
-              "clock: needs us-per-wg=U: clock:us-per-wg=U[,ms-per-dispatch=M]");
+    EXPECT_EQ(error("clock:ms-per-dispatch=5"), "clock: needs us-per-wg=U: clock:us-per-wg=U[,ms-per-dispatch=M]");
     EXPECT_EQ(error("clock:us-per-wg=0"),
               "clock: every dispatch would cost 0 ms (give us-per-wg or ms-per-dispatch above 0)");
     EXPECT_EQ(error("clock:us-per-wg=fast"),
@@ -196,8 +187,7 @@ TEST(Clock, RateRequiredAndSomethingCostsTime) {
 
 TEST(Watchdog, EveryKey) {
     const Watchdog w =
-        *parsed("watchdog:timeout=2000,us-per-wg=3,ms-per-dispatch=0.5,recovery=hard,kmsg=/x/k=v.log")
-             .watchdog;
+        *parsed("watchdog:timeout=2000,us-per-wg=3,ms-per-dispatch=0.5,recovery=hard,kmsg=/x/k=v.log").watchdog;
     EXPECT_DOUBLE_EQ(w.timeoutMs, 2000);
     EXPECT_DOUBLE_EQ(w.cost.usPerWorkgroup, 3);
     EXPECT_DOUBLE_EQ(w.cost.msPerDispatch, 0.5);
@@ -287,8 +277,7 @@ TEST(Combinations, AllowedOnes) {
     EXPECT_TRUE(b.identity && b.watchdog);
     const Config c = parsed("stale:dispatch=3;clock:us-per-wg=1;api:1.0");
     EXPECT_TRUE(c.stale && c.clock && c.api10);
-    const Config d =
-        parsed("lost:vkQueueSubmit:2;crash:vkQueueSubmit:3");  // different calls of one entry point
+    const Config d = parsed("lost:vkQueueSubmit:2;crash:vkQueueSubmit:3");  // different calls of one entry point
     EXPECT_EQ(d.lost->k, 2u);
     EXPECT_EQ(d.processFault->k, 3u);
 }
@@ -296,18 +285,15 @@ TEST(Combinations, AllowedOnes) {
 TEST(Combinations, Conflicts) {
     EXPECT_EQ(error("watchdog:timeout=1,ms-per-dispatch=1;clock:us-per-wg=1"),
               "watchdog and clock conflict: watchdog has its own clock (us-per-wg, ms-per-dispatch)");
-    EXPECT_EQ(error("seed-bug;flaky:0.3"),
-              "seed-bug and flaky conflict: one cause of wrong results at a time");
-    EXPECT_EQ(error("stale:dispatch=1;seed-bug"),
-              "seed-bug and stale conflict: one cause of wrong results at a time");
+    EXPECT_EQ(error("seed-bug;flaky:0.3"), "seed-bug and flaky conflict: one cause of wrong results at a time");
+    EXPECT_EQ(error("stale:dispatch=1;seed-bug"), "seed-bug and stale conflict: one cause of wrong results at a time");
     EXPECT_EQ(error("flaky:0.3;watchdog:timeout=1,ms-per-dispatch=1"),
               "flaky and watchdog conflict: one cause of wrong results at a time");
     EXPECT_EQ(error("stale:dispatch=1;watchdog:timeout=1,ms-per-dispatch=1"),
               "stale and watchdog conflict: one cause of wrong results at a time");
     EXPECT_EQ(error("crash:vkQueueSubmit;stall:vkWaitSemaphores"),
               "crash and stall conflict: one of crash, abort and stall at a time");
-    EXPECT_EQ(error("identity:api=1.2.0;api:1.0"),
-              "identity's api= and api:1.0 conflict: both set apiVersion");
+    EXPECT_EQ(error("identity:api=1.2.0;api:1.0"), "identity's api= and api:1.0 conflict: both set apiVersion");
     EXPECT_EQ(error("lost:vkQueueSubmit:2;abort:vkQueueSubmit:2"),
               "lost and abort conflict: both act in call 2 of vkQueueSubmit");
 }

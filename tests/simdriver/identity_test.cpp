@@ -63,8 +63,7 @@ TEST(Api10, KeepsThePatchNumber) {
 }
 
 TEST(Identity, PatchesTheChainedStructures) {
-    VkPhysicalDevicePCIBusInfoPropertiesEXT pci{
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+    VkPhysicalDevicePCIBusInfoPropertiesEXT pci{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
     VkPhysicalDeviceIDProperties ids{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES, .pNext = &pci};
     ids.deviceUUID[0] = 7;
     VkPhysicalDeviceVulkan12Properties v12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES,
@@ -74,9 +73,8 @@ TEST(Identity, PatchesTheChainedStructures) {
     driver.driverID = VK_DRIVER_ID_MESA_LLVMPIPE;
     std::strcpy(driver.driverName, "llvmpipe");
     driver.conformanceVersion = {1, 3, 1, 1};
-    VkPhysicalDeviceProperties2 p2{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                   .pNext = &driver,
-                                   .properties = driverProperties()};
+    VkPhysicalDeviceProperties2 p2{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &driver, .properties = driverProperties()};
     const Identity id = identityOf(
         "identity:driver-id=MESA_RADV,driver-name=radv,driver-info=Mesa 26.0.2,"
         "conformance=1.4.0.0,pci=0000:c4:00.0,name=GPU");
@@ -110,10 +108,9 @@ TEST(Api10, HidesTheCoreNamesOfPromotedDeviceCommandsOnly) {
           "vkCmdDispatchBase", "vkGetDeviceQueue2", "vkResetQueryPool"}) {
         EXPECT_TRUE(isPromotedDeviceCommand(name)) << name;
     }
-    for (const char* name :
-         {"vkCreateDescriptorUpdateTemplateKHR", "vkWaitSemaphoresKHR", "vkGetBufferDeviceAddressKHR",
-          "vkQueueSubmit2KHR", "vkCmdDispatch", "vkQueueSubmit", "vkCreateDevice",
-          "vkGetPhysicalDeviceProperties2", "vkEnumerateInstanceVersion"}) {
+    for (const char* name : {"vkCreateDescriptorUpdateTemplateKHR", "vkWaitSemaphoresKHR",
+                             "vkGetBufferDeviceAddressKHR", "vkQueueSubmit2KHR", "vkCmdDispatch", "vkQueueSubmit",
+                             "vkCreateDevice", "vkGetPhysicalDeviceProperties2", "vkEnumerateInstanceVersion"}) {
         EXPECT_FALSE(isPromotedDeviceCommand(name)) << name;
     }
 }

@@ -23,8 +23,7 @@ std::vector<KmsgLine> kmsgLines(const KillReport& kill) {
 }
 
 std::string kmsgRecord(int priority, uint64_t sequence, int64_t usec, std::string_view message) {
-    std::string record =
-        std::to_string(priority) + "," + std::to_string(sequence) + "," + std::to_string(usec) + ",-;";
+    std::string record = std::to_string(priority) + "," + std::to_string(sequence) + "," + std::to_string(usec) + ",-;";
     for (const char c : message) {
         const auto byte = static_cast<unsigned char>(c);
         if (byte < 0x20 || byte >= 0x7f || c == '\\') {

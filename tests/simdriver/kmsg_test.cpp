@@ -36,11 +36,9 @@ TEST(Kmsg, SoftRecoveryIsOneLine) {
 TEST(Kmsg, AResetIsTheTimeoutTheProcessAndTheReset) {
     const auto lines = kmsgLines(kill(Recovery::Hard));
     ASSERT_EQ(lines.size(), 4u);
-    EXPECT_EQ(lines[0].message,
-              "amdgpu 0000:c4:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=41, emitted seq=42");
-    EXPECT_EQ(
-        lines[1].message,
-        "amdgpu 0000:c4:00.0: amdgpu: Process information: process repro pid 1234 thread repro pid 1235");
+    EXPECT_EQ(lines[0].message, "amdgpu 0000:c4:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=41, emitted seq=42");
+    EXPECT_EQ(lines[1].message,
+              "amdgpu 0000:c4:00.0: amdgpu: Process information: process repro pid 1234 thread repro pid 1235");
     EXPECT_EQ(lines[2].message, "amdgpu 0000:c4:00.0: amdgpu: GPU reset begin!");
     EXPECT_EQ(lines[3].message, "amdgpu 0000:c4:00.0: amdgpu: GPU reset(1) succeeded!");
     EXPECT_EQ(lines[0].level, 3);  // dev_err

@@ -110,9 +110,7 @@ bool active(const Intercept& intercept, const Config& config, uint32_t groups) {
 
 namespace {
 
-const Identity* identityOf(const InstanceState& s) {
-    return s.config->identity ? &*s.config->identity : nullptr;
-}
+const Identity* identityOf(const InstanceState& s) { return s.config->identity ? &*s.config->identity : nullptr; }
 
 template <typename Info, typename Link>
 Link* findLink(const Info* info, VkStructureType type) {
@@ -138,8 +136,7 @@ InstanceDispatch loadInstance(PFN_vkGetInstanceProcAddr gipa, VkInstance instanc
     load(d.getPhysicalDeviceProperties2, gipa, instance, "vkGetPhysicalDeviceProperties2");
     load(d.getPhysicalDeviceProperties2KHR, gipa, instance, "vkGetPhysicalDeviceProperties2KHR");
     load(d.enumerateDeviceExtensionProperties, gipa, instance, "vkEnumerateDeviceExtensionProperties");
-    load(d.getPhysicalDeviceQueueFamilyProperties, gipa, instance,
-         "vkGetPhysicalDeviceQueueFamilyProperties");
+    load(d.getPhysicalDeviceQueueFamilyProperties, gipa, instance, "vkGetPhysicalDeviceQueueFamilyProperties");
     load(d.getPhysicalDeviceMemoryProperties, gipa, instance, "vkGetPhysicalDeviceMemoryProperties");
     return d;
 }
@@ -158,10 +155,10 @@ std::string apiAboveDriver(const InstanceDispatch& next, VkInstance instance, ui
             VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(p.apiVersion), VK_API_VERSION_MINOR(p.apiVersion), 0);
         if (VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(wanted), VK_API_VERSION_MINOR(wanted), 0) > have) {
             return "identity: api=" + std::to_string(VK_API_VERSION_MAJOR(wanted)) + "." +
-                   std::to_string(VK_API_VERSION_MINOR(wanted)) + "." +
-                   std::to_string(VK_API_VERSION_PATCH(wanted)) + " is above device " + std::to_string(i) +
-                   " ('" + p.deviceName + "', Vulkan " + std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) +
-                   "." + std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) +
+                   std::to_string(VK_API_VERSION_MINOR(wanted)) + "." + std::to_string(VK_API_VERSION_PATCH(wanted)) +
+                   " is above device " + std::to_string(i) + " ('" + p.deviceName + "', Vulkan " +
+                   std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
+                   std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) +
                    "): a layer cannot add a newer Vulkan's entry points";
         }
     }
@@ -169,10 +166,9 @@ std::string apiAboveDriver(const InstanceDispatch& next, VkInstance instance, ui
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL simCreateInstance(const VkInstanceCreateInfo* info,
-                                                 const VkAllocationCallbacks* allocator,
-                                                 VkInstance* instance) {
-    auto* link = findLink<VkInstanceCreateInfo, VkLayerInstanceCreateInfo>(
-        info, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+                                                 const VkAllocationCallbacks* allocator, VkInstance* instance) {
+    auto* link =
+        findLink<VkInstanceCreateInfo, VkLayerInstanceCreateInfo>(info, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
     if (!link || !link->u.pLayerInfo) return VK_ERROR_INITIALIZATION_FAILED;
     const PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     const char* text = std::getenv("REPRO_SIMULATE");
@@ -193,9 +189,8 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateInstance(const VkInstanceCreateInfo* inf
     state->config = std::make_shared<const Config>(*parsed.config);
     state->groups = groupsOf(*state->config);
     const Config& c = *state->config;
-    trace("loaded (pid %d); REPRO_SIMULATE%s%s%s", static_cast<int>(getpid()),
-          text && *text ? "='" : " unset", text && *text ? text : ": every call passes through unchanged",
-          text && *text ? "'" : "");
+    trace("loaded (pid %d); REPRO_SIMULATE%s%s%s", static_cast<int>(getpid()), text && *text ? "='" : " unset",
+          text && *text ? text : ": every call passes through unchanged", text && *text ? "'" : "");
     std::lock_guard lock(globals().mutex);
     if (!globals().faults) globals().faults = std::make_unique<FaultCounter>(c.processFault, c.lost);
     globals().instances[dispatchKey(*instance)] = std::move(state);
@@ -232,8 +227,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simEnumeratePhysicalDevices(VkInstance instance, 
         const std::string error = apiAboveDriver(s->next, instance, *c.identity->apiVersion);
         if (!error.empty()) {
             const char* text = std::getenv("REPRO_SIMULATE");
-            std::fprintf(stderr, "repro-simulate: REPRO_SIMULATE='%s': %s\n", text ? text : "",
-                         error.c_str());
+            std::fprintf(stderr, "repro-simulate: REPRO_SIMULATE='%s': %s\n", text ? text : "", error.c_str());
             std::fflush(stderr);
             return VK_ERROR_INITIALIZATION_FAILED;
         }
@@ -246,8 +240,7 @@ InstanceState* lockedInstance(const void* handle) {
     return instanceOf(handle);
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties(VkPhysicalDevice device,
-                                                          VkPhysicalDeviceProperties* p) {
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties(VkPhysicalDevice device, VkPhysicalDeviceProperties* p) {
     InstanceState* s = lockedInstance(device);
     s->next.getPhysicalDeviceProperties(device, p);
     applyIdentity(identityOf(*s), s->config->api10, *p);
@@ -273,8 +266,7 @@ bool driverHasPciBusInfo(const InstanceState& s, VkPhysicalDevice device) {
 // chain, without VkPhysicalDevicePCIBusInfoPropertiesEXT when pci= is simulated on a
 // driver that lacks the extension (it is unlinked for the call), then the identity is
 // applied.
-void properties2(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p,
-                 PFN_vkGetPhysicalDeviceProperties2 next) {
+void properties2(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p, PFN_vkGetPhysicalDeviceProperties2 next) {
     InstanceState* s = lockedInstance(device);
     VkBaseOutStructure* before = nullptr;
     VkBaseOutStructure* pci = nullptr;
@@ -293,20 +285,18 @@ void properties2(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p,
     applyIdentity(identityOf(*s), s->config->api10, *p);
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties2(VkPhysicalDevice device,
-                                                           VkPhysicalDeviceProperties2* p) {
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties2(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p) {
     properties2(device, p, lockedInstance(device)->next.getPhysicalDeviceProperties2);
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties2KHR(VkPhysicalDevice device,
-                                                              VkPhysicalDeviceProperties2* p) {
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties2KHR(VkPhysicalDevice device, VkPhysicalDeviceProperties2* p) {
     properties2(device, p, lockedInstance(device)->next.getPhysicalDeviceProperties2KHR);
 }
 
 // The driver's device extensions plus VK_EXT_pci_bus_info (identity with pci=); the
 // layer itself provides no extension under its own name.
-VKAPI_ATTR VkResult VKAPI_CALL simEnumerateDeviceExtensionProperties(VkPhysicalDevice device,
-                                                                     const char* layerName, uint32_t* count,
+VKAPI_ATTR VkResult VKAPI_CALL simEnumerateDeviceExtensionProperties(VkPhysicalDevice device, const char* layerName,
+                                                                     uint32_t* count,
                                                                      VkExtensionProperties* properties) {
     InstanceState* s = lockedInstance(device);
     if (layerName && std::strcmp(layerName, kLayerName) == 0) {
@@ -357,8 +347,8 @@ void loadDevice(DeviceState& d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device) {
 VKAPI_ATTR VkResult VKAPI_CALL simCreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo* info,
                                                const VkAllocationCallbacks* allocator, VkDevice* device) {
     InstanceState* s = lockedInstance(physical);
-    auto* link = findLink<VkDeviceCreateInfo, VkLayerDeviceCreateInfo>(
-        info, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
+    auto* link =
+        findLink<VkDeviceCreateInfo, VkLayerDeviceCreateInfo>(info, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
     if (!s || !link || !link->u.pLayerInfo) return VK_ERROR_INITIALIZATION_FAILED;
     const VkResult fault = faultBefore(FaultCall::CreateDevice, nullptr);
     if (fault != VK_SUCCESS) return fault;
@@ -417,21 +407,20 @@ VKAPI_ATTR void VKAPI_CALL simDestroyDevice(VkDevice device, const VkAllocationC
 const Intercept kInstanceIntercepts[] = {
     {"vkDestroyInstance", reinterpret_cast<PFN_vkVoidFunction>(simDestroyInstance), kAlways, std::nullopt},
     {"vkCreateDevice", reinterpret_cast<PFN_vkVoidFunction>(simCreateDevice), kAlways, std::nullopt},
-    {"vkEnumeratePhysicalDevices", reinterpret_cast<PFN_vkVoidFunction>(simEnumeratePhysicalDevices),
-     kProperties, FaultCall::EnumeratePhysicalDevices},
-    {"vkGetPhysicalDeviceProperties", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties),
-     kProperties, std::nullopt},
+    {"vkEnumeratePhysicalDevices", reinterpret_cast<PFN_vkVoidFunction>(simEnumeratePhysicalDevices), kProperties,
+     FaultCall::EnumeratePhysicalDevices},
+    {"vkGetPhysicalDeviceProperties", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties), kProperties,
+     std::nullopt},
     {"vkGetPhysicalDeviceProperties2", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2),
      kProperties, std::nullopt},
-    {"vkGetPhysicalDeviceProperties2KHR",
-     reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2KHR), kProperties, std::nullopt},
+    {"vkGetPhysicalDeviceProperties2KHR", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2KHR),
+     kProperties, std::nullopt},
     {"vkEnumerateDeviceExtensionProperties",
-     reinterpret_cast<PFN_vkVoidFunction>(simEnumerateDeviceExtensionProperties), kPciExtension,
-     std::nullopt},
+     reinterpret_cast<PFN_vkVoidFunction>(simEnumerateDeviceExtensionProperties), kPciExtension, std::nullopt},
 };
 
-const Intercept kDestroyDevice{"vkDestroyDevice", reinterpret_cast<PFN_vkVoidFunction>(simDestroyDevice),
-                               kAlways, std::nullopt};
+const Intercept kDestroyDevice{"vkDestroyDevice", reinterpret_cast<PFN_vkVoidFunction>(simDestroyDevice), kAlways,
+                               std::nullopt};
 
 // The layer's function for a device-level `name`, if it stands in front of it under
 // `config`; null otherwise.
@@ -495,8 +484,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL simGetDeviceProcAddr(VkDevice device, c
 // vkGetInstanceProcAddr and vkGetDeviceProcAddr serve loaders that look them up by name.
 extern "C" {
 
-VK_LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
-vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
+VK_LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
     if (!v || v->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT) return VK_ERROR_INITIALIZATION_FAILED;
     if (v->loaderLayerInterfaceVersion >= 2) {
         v->pfnGetInstanceProcAddr = repro::simdriver::layer::simGetInstanceProcAddr;
@@ -507,13 +495,11 @@ vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
     return VK_SUCCESS;
 }
 
-VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance,
-                                                                               const char* name) {
+VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char* name) {
     return repro::simdriver::layer::simGetInstanceProcAddr(instance, name);
 }
 
-VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device,
-                                                                             const char* name) {
+VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char* name) {
     return repro::simdriver::layer::simGetDeviceProcAddr(device, name);
 }
 

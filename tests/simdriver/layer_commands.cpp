@@ -18,8 +18,7 @@ DeviceState* lockedDevice(Handle handle) {
 
 CommandBufferState& commandBufferOf(DeviceState& d, VkCommandBuffer cb) { return d.commandBuffers[cb]; }
 
-VKAPI_ATTR VkResult VKAPI_CALL simAllocateCommandBuffers(VkDevice device,
-                                                         const VkCommandBufferAllocateInfo* info,
+VKAPI_ATTR VkResult VKAPI_CALL simAllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo* info,
                                                          VkCommandBuffer* out) {
     DeviceState* d = lockedDevice(device);
     const VkResult r = d->next.AllocateCommandBuffers(device, info, out);
@@ -59,15 +58,13 @@ void forEachOfPool(DeviceState& d, VkCommandPool pool, bool erase) {
     }
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simResetCommandPool(VkDevice device, VkCommandPool pool,
-                                                   VkCommandPoolResetFlags flags) {
+VKAPI_ATTR VkResult VKAPI_CALL simResetCommandPool(VkDevice device, VkCommandPool pool, VkCommandPoolResetFlags flags) {
     DeviceState* d = lockedDevice(device);
     forEachOfPool(*d, pool, false);
     return d->next.ResetCommandPool(device, pool, flags);
 }
 
-VKAPI_ATTR void VKAPI_CALL simDestroyCommandPool(VkDevice device, VkCommandPool pool,
-                                                 const VkAllocationCallbacks* a) {
+VKAPI_ATTR void VKAPI_CALL simDestroyCommandPool(VkDevice device, VkCommandPool pool, const VkAllocationCallbacks* a) {
     DeviceState* d = lockedDevice(device);
     forEachOfPool(*d, pool, true);
     d->next.DestroyCommandPool(device, pool, a);
@@ -83,8 +80,7 @@ void restart(DeviceState& d, CommandBufferState& s, bool flakyDrawn) {
     s.tracedSkip = false;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb,
-                                                     const VkCommandBufferBeginInfo* info) {
+VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* info) {
     DeviceState* d = lockedDevice(cb);
     {
         std::lock_guard lock(globals().mutex);
@@ -93,8 +89,8 @@ VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb,
         CommandBufferState& s = commandBufferOf(*d, cb);
         restart(*d, s, drawn);
         if (drawn) {
-            trace("flaky: command buffer %p drawn: dispatches past %u will not be forwarded",
-                  static_cast<void*>(cb), d->rules.flaky->dispatches);
+            trace("flaky: command buffer %p drawn: dispatches past %u will not be forwarded", static_cast<void*>(cb),
+                  d->rules.flaky->dispatches);
         }
     }
     return d->next.BeginCommandBuffer(cb, info);
@@ -118,8 +114,8 @@ void fullBarrier(DeviceState& d, VkCommandBuffer cb) {
     const VkMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                   .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
                                   .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
-    d.next.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
-                              1, &barrier, 0, nullptr, 0, nullptr);
+    d.next.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1,
+                              &barrier, 0, nullptr, 0, nullptr);
 }
 
 void copyWhole(DeviceState& d, VkCommandBuffer cb, VkBuffer from, VkBuffer to, VkDeviceSize size) {
@@ -145,11 +141,10 @@ std::optional<uint32_t> copyMemoryType(const VkPhysicalDeviceMemoryProperties& m
 // nullopt (and one line on stderr) when the driver refuses.
 std::optional<OwnedBuffer> makeBuffer(DeviceState& d, VkDeviceSize size) {
     OwnedBuffer b{.size = size};
-    const VkBufferCreateInfo info{
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = size,
-        .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    const VkBufferCreateInfo info{.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                  .size = size,
+                                  .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     VkResult r = d.next.CreateBuffer(d.handle, &info, nullptr, &b.buffer);
     if (r == VK_SUCCESS) {
         VkMemoryRequirements req{};
@@ -158,8 +153,7 @@ std::optional<OwnedBuffer> makeBuffer(DeviceState& d, VkDeviceSize size) {
         const VkMemoryAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                          .allocationSize = req.size,
                                          .memoryTypeIndex = type.value_or(0)};
-        r = type ? d.next.AllocateMemory(d.handle, &alloc, nullptr, &b.memory)
-                 : VK_ERROR_OUT_OF_DEVICE_MEMORY;
+        r = type ? d.next.AllocateMemory(d.handle, &alloc, nullptr, &b.memory) : VK_ERROR_OUT_OF_DEVICE_MEMORY;
         if (r == VK_SUCCESS) r = d.next.BindBufferMemory(d.handle, b.buffer, b.memory, 0);
     }
     if (r == VK_SUCCESS) return b;
@@ -205,8 +199,7 @@ void snapshotBefore(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s) {
 // Dispatch D+1 reading what its inputs shared with dispatch D held before D: D's real
 // output saved, the old contents put back, D+1 recorded, D's output restored. Returns
 // whether `forward` was called.
-bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s,
-                   const std::function<void()>& forward) {
+bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, const std::function<void()>& forward) {
     std::vector<std::pair<VkBuffer, OwnedBuffer>> shared;  // (buffer, its pre-D copy)
     for (const VkBuffer b : boundStorageBuffers(d, s)) {
         for (const auto& [before, copy] : s.staleBefore) {
@@ -241,9 +234,7 @@ bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s,
 
 // ---- dispatches -------------------------------------------------------------------------
 
-const char* reasonText(SkipReason r) {
-    return r == SkipReason::Watchdog ? "watchdog kill point" : "seed-bug";
-}
+const char* reasonText(SkipReason r) { return r == SkipReason::Watchdog ? "watchdog kill point" : "seed-bug"; }
 
 // Every vkCmdDispatch* goes through here: the model decides, stale copies around it.
 void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void()>& forward) {
@@ -253,8 +244,8 @@ void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void(
     const DispatchDecision decision = s.model.dispatch(workgroups);
     if (!decision.forward) {
         if (!s.tracedSkip) {
-            trace("command buffer %p: dispatch %u and every later one not forwarded (%s)",
-                  static_cast<void*>(cb), decision.number, reasonText(decision.reason));
+            trace("command buffer %p: dispatch %u and every later one not forwarded (%s)", static_cast<void*>(cb),
+                  decision.number, reasonText(decision.reason));
         }
         s.tracedSkip = true;
         return;
@@ -272,14 +263,14 @@ VKAPI_ATTR void VKAPI_CALL simCmdDispatch(VkCommandBuffer cb, uint32_t x, uint32
     dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatch(cb, x, y, z); });
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdDispatchBase(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz,
-                                              uint32_t x, uint32_t y, uint32_t z) {
+VKAPI_ATTR void VKAPI_CALL simCmdDispatchBase(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz, uint32_t x,
+                                              uint32_t y, uint32_t z) {
     DeviceState* d = lockedDevice(cb);
     dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatchBase(cb, bx, by, bz, x, y, z); });
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdDispatchBaseKHR(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz,
-                                                 uint32_t x, uint32_t y, uint32_t z) {
+VKAPI_ATTR void VKAPI_CALL simCmdDispatchBaseKHR(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz, uint32_t x,
+                                                 uint32_t y, uint32_t z) {
     DeviceState* d = lockedDevice(cb);
     dispatch(cb, workgroupsOf(x, y, z), [&] { d->next.CmdDispatchBaseKHR(cb, bx, by, bz, x, y, z); });
 }
@@ -299,26 +290,25 @@ void recordQueryOp(VkCommandBuffer cb, QueryOp op) {
     s.queryOps.push_back(op);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage,
-                                                VkQueryPool pool, uint32_t query) {
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage, VkQueryPool pool,
+                                                uint32_t query) {
     recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
     lockedDevice(cb)->next.CmdWriteTimestamp(cb, stage, pool, query);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2(VkCommandBuffer cb, VkPipelineStageFlags2 stage,
-                                                 VkQueryPool pool, uint32_t query) {
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2(VkCommandBuffer cb, VkPipelineStageFlags2 stage, VkQueryPool pool,
+                                                 uint32_t query) {
     recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
     lockedDevice(cb)->next.CmdWriteTimestamp2(cb, stage, pool, query);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2KHR(VkCommandBuffer cb, VkPipelineStageFlags2 stage,
-                                                    VkQueryPool pool, uint32_t query) {
+VKAPI_ATTR void VKAPI_CALL simCmdWriteTimestamp2KHR(VkCommandBuffer cb, VkPipelineStageFlags2 stage, VkQueryPool pool,
+                                                    uint32_t query) {
     recordQueryOp(cb, {.pool = pool, .first = query, .count = 1});
     lockedDevice(cb)->next.CmdWriteTimestamp2KHR(cb, stage, pool, query);
 }
 
-VKAPI_ATTR void VKAPI_CALL simCmdResetQueryPool(VkCommandBuffer cb, VkQueryPool pool, uint32_t first,
-                                                uint32_t count) {
+VKAPI_ATTR void VKAPI_CALL simCmdResetQueryPool(VkCommandBuffer cb, VkQueryPool pool, uint32_t first, uint32_t count) {
     recordQueryOp(cb, {.reset = true, .pool = pool, .first = first, .count = count});
     lockedDevice(cb)->next.CmdResetQueryPool(cb, pool, first, count);
 }
@@ -339,8 +329,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateBuffer(VkDevice device, const VkBufferCr
     return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer,
-                                            const VkAllocationCallbacks* a) {
+VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* a) {
     DeviceState* d = lockedDevice(device);
     {
         std::lock_guard lock(globals().mutex);
@@ -349,8 +338,7 @@ VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer,
     d->next.DestroyBuffer(device, buffer, a);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simAllocateDescriptorSets(VkDevice device,
-                                                         const VkDescriptorSetAllocateInfo* info,
+VKAPI_ATTR VkResult VKAPI_CALL simAllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* info,
                                                          VkDescriptorSet* sets) {
     DeviceState* d = lockedDevice(device);
     const VkResult r = d->next.AllocateDescriptorSets(device, info, sets);
@@ -387,15 +375,17 @@ VkResult createTemplate(VkDevice device, const VkDescriptorUpdateTemplateCreateI
     return r;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL
-simCreateDescriptorUpdateTemplate(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info,
-                                  const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* t) {
+VKAPI_ATTR VkResult VKAPI_CALL simCreateDescriptorUpdateTemplate(VkDevice device,
+                                                                 const VkDescriptorUpdateTemplateCreateInfo* info,
+                                                                 const VkAllocationCallbacks* a,
+                                                                 VkDescriptorUpdateTemplate* t) {
     return createTemplate(device, info, a, t, lockedDevice(device)->next.CreateDescriptorUpdateTemplate);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL
-simCreateDescriptorUpdateTemplateKHR(VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* info,
-                                     const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* t) {
+VKAPI_ATTR VkResult VKAPI_CALL simCreateDescriptorUpdateTemplateKHR(VkDevice device,
+                                                                    const VkDescriptorUpdateTemplateCreateInfo* info,
+                                                                    const VkAllocationCallbacks* a,
+                                                                    VkDescriptorUpdateTemplate* t) {
     return createTemplate(device, info, a, t, lockedDevice(device)->next.CreateDescriptorUpdateTemplateKHR);
 }
 
@@ -410,8 +400,7 @@ VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplate(VkDevice device, V
     lockedDevice(device)->next.DestroyDescriptorUpdateTemplate(device, t, a);
 }
 
-VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplateKHR(VkDevice device,
-                                                                 VkDescriptorUpdateTemplate t,
+VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplateKHR(VkDevice device, VkDescriptorUpdateTemplate t,
                                                                  const VkAllocationCallbacks* a) {
     forgetTemplate(device, t);
     lockedDevice(device)->next.DestroyDescriptorUpdateTemplateKHR(device, t, a);
@@ -420,8 +409,7 @@ VKAPI_ATTR void VKAPI_CALL simDestroyDescriptorUpdateTemplateKHR(VkDevice device
 // The storage buffers a template update writes: for entry e and element j, the
 // VkDescriptorBufferInfo at data + e.offset + j * e.stride (Vulkan spec,
 // vkUpdateDescriptorSetWithTemplate).
-void recordTemplateUpdate(VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate t,
-                          const void* data) {
+void recordTemplateUpdate(VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
     std::lock_guard lock(globals().mutex);
     DeviceState* d = deviceOf(device);
     const auto it = d->templates.find(t);
@@ -437,15 +425,13 @@ void recordTemplateUpdate(VkDevice device, VkDescriptorSet set, VkDescriptorUpda
 }
 
 VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSetWithTemplate(VkDevice device, VkDescriptorSet set,
-                                                              VkDescriptorUpdateTemplate t,
-                                                              const void* data) {
+                                                              VkDescriptorUpdateTemplate t, const void* data) {
     recordTemplateUpdate(device, set, t, data);
     lockedDevice(device)->next.UpdateDescriptorSetWithTemplate(device, set, t, data);
 }
 
 VKAPI_ATTR void VKAPI_CALL simUpdateDescriptorSetWithTemplateKHR(VkDevice device, VkDescriptorSet set,
-                                                                 VkDescriptorUpdateTemplate t,
-                                                                 const void* data) {
+                                                                 VkDescriptorUpdateTemplate t, const void* data) {
     recordTemplateUpdate(device, set, t, data);
     lockedDevice(device)->next.UpdateDescriptorSetWithTemplateKHR(device, set, t, data);
 }
@@ -495,11 +481,9 @@ VKAPI_ATTR void VKAPI_CALL simCmdBindDescriptorSets(VkCommandBuffer cb, VkPipeli
 
 // ---- creation calls that are fault points ------------------------------------------------
 
-VKAPI_ATTR VkResult VKAPI_CALL simCreateComputePipelines(VkDevice device, VkPipelineCache cache,
-                                                         uint32_t count,
+VKAPI_ATTR VkResult VKAPI_CALL simCreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
                                                          const VkComputePipelineCreateInfo* infos,
-                                                         const VkAllocationCallbacks* a,
-                                                         VkPipeline* pipelines) {
+                                                         const VkAllocationCallbacks* a, VkPipeline* pipelines) {
     DeviceState* d = lockedDevice(device);
     const VkResult fault = faultBefore(FaultCall::CreateComputePipelines, d);
     if (fault != VK_SUCCESS) return fault;

@@ -65,8 +65,8 @@ VkResult fault(FaultCall call, DeviceState* device, bool counts, VkResult otherw
     }
     if (!due) return otherwise;
     if (*due != FaultKind::Lost) actOut(*due, call, k);
-    trace("lost in call %llu of %.*s", static_cast<unsigned long long>(k),
-          static_cast<int>(callName(call).size()), callName(call).data());
+    trace("lost in call %llu of %.*s", static_cast<unsigned long long>(k), static_cast<int>(callName(call).size()),
+          callName(call).data());
     return VK_ERROR_DEVICE_LOST;
 }
 
@@ -100,8 +100,8 @@ uint64_t linesIn(const std::string& path) {
 }  // namespace
 
 void flushKills(DeviceState& d, Nanoseconds upTo) {
-    const auto due = std::stable_partition(d.kills.begin(), d.kills.end(),
-                                           [&](const PendingKill& k) { return k.at > upTo; });
+    const auto due =
+        std::stable_partition(d.kills.begin(), d.kills.end(), [&](const PendingKill& k) { return k.at > upTo; });
     const bool toFile = d.config->watchdog && d.config->watchdog->kmsgPath;
     if (due != d.kills.end() && toFile) {
         const std::string& path = *d.config->watchdog->kmsgPath;
@@ -146,10 +146,10 @@ void applyQueryOps(DeviceState& d, const CommandBufferState& s, Nanoseconds star
         std::vector<QuerySlot>& slots = d.queries[op.pool];
         if (slots.size() < uint64_t{op.first} + op.count) slots.resize(uint64_t{op.first} + op.count);
         for (uint32_t q = op.first; q < op.first + op.count; ++q) {
-            slots[q] = op.reset ? QuerySlot{}
-                                : QuerySlot{.tracked = true,
-                                            .never = !op.timestamp.available,
-                                            .at = start + op.timestamp.offset};
+            slots[q] =
+                op.reset
+                    ? QuerySlot{}
+                    : QuerySlot{.tracked = true, .never = !op.timestamp.available, .at = start + op.timestamp.offset};
         }
         d.queryFamilies[op.pool] = family;
     }
@@ -181,8 +181,7 @@ void recordKill(DeviceState& d, const QueueState& q, const JobTiming& job, VkCom
 
 // Places a successful submit's command buffers on the queue's clock and books when its
 // signal operations and fence complete.
-void schedule(DeviceState& d, VkQueue queue, const std::vector<Batch>& batches, VkFence fence,
-              Nanoseconds now) {
+void schedule(DeviceState& d, VkQueue queue, const std::vector<Batch>& batches, VkFence fence, Nanoseconds now) {
     QueueState& q = queueOf(d, queue);
     Nanoseconds last = now;
     for (const Batch& b : batches) {
@@ -247,8 +246,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simQueueSubmit(VkQueue queue, uint32_t count, con
             b.waits.emplace_back(s.pWaitSemaphores[w], valued ? values->pWaitSemaphoreValues[w] : 0);
         }
         for (uint32_t g = 0; g < s.signalSemaphoreCount; ++g) {
-            const bool valued =
-                values && values->pSignalSemaphoreValues && g < values->signalSemaphoreValueCount;
+            const bool valued = values && values->pSignalSemaphoreValues && g < values->signalSemaphoreValueCount;
             b.signals.emplace_back(s.pSignalSemaphores[g], valued ? values->pSignalSemaphoreValues[g] : 0);
         }
         batches.push_back(std::move(b));
@@ -291,16 +289,14 @@ VKAPI_ATTR VkResult VKAPI_CALL simQueueSubmit2KHR(VkQueue queue, uint32_t count,
                   [&] { return d->next.QueueSubmit2KHR(queue, count, submits, fence); });
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
-                                             VkQueue* queue) {
+VKAPI_ATTR void VKAPI_CALL simGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue* queue) {
     DeviceState* d = lockedDevice(device);
     d->next.GetDeviceQueue(device, family, index, queue);
     std::lock_guard lock(globals().mutex);
     if (*queue) queueOf(*d, *queue).family = family;
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info,
-                                              VkQueue* queue) {
+VKAPI_ATTR void VKAPI_CALL simGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info, VkQueue* queue) {
     DeviceState* d = lockedDevice(device);
     d->next.GetDeviceQueue2(device, info, queue);
     std::lock_guard lock(globals().mutex);
@@ -345,8 +341,7 @@ bool lostBeforeWait(DeviceState& d, Nanoseconds now) {
     return d.lostAt <= now;
 }
 
-VkResult waitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout,
-                        PFN_vkWaitSemaphores next) {
+VkResult waitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout, PFN_vkWaitSemaphores next) {
     DeviceState* d = lockedDevice(device);
     const Nanoseconds start = monotonicNow();
     if (lostBeforeWait(*d, start)) return VK_ERROR_DEVICE_LOST;
@@ -364,8 +359,7 @@ VkResult waitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64
     return faultAfterWait(FaultCall::WaitSemaphores, d, r);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simWaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info,
-                                                 uint64_t timeout) {
+VKAPI_ATTR VkResult VKAPI_CALL simWaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
     return waitSemaphores(device, info, timeout, lockedDevice(device)->next.WaitSemaphores);
 }
 
@@ -400,8 +394,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simDeviceWaitIdle(VkDevice device) {
     return faultAfterWait(FaultCall::DeviceWaitIdle, d, r);
 }
 
-VkResult counterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value,
-                      PFN_vkGetSemaphoreCounterValue next) {
+VkResult counterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value, PFN_vkGetSemaphoreCounterValue next) {
     DeviceState* d = lockedDevice(device);
     const Nanoseconds now = monotonicNow();
     if (lostBeforeWait(*d, now)) return VK_ERROR_DEVICE_LOST;
@@ -415,13 +408,11 @@ VkResult counterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value,
     return r;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simGetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore,
-                                                           uint64_t* value) {
+VKAPI_ATTR VkResult VKAPI_CALL simGetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
     return counterValue(device, semaphore, value, lockedDevice(device)->next.GetSemaphoreCounterValue);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simGetSemaphoreCounterValueKHR(VkDevice device, VkSemaphore semaphore,
-                                                              uint64_t* value) {
+VKAPI_ATTR VkResult VKAPI_CALL simGetSemaphoreCounterValueKHR(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
     return counterValue(device, semaphore, value, lockedDevice(device)->next.GetSemaphoreCounterValueKHR);
 }
 
@@ -440,8 +431,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateSemaphore(VkDevice device, const VkSemap
     return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL simDestroySemaphore(VkDevice device, VkSemaphore semaphore,
-                                               const VkAllocationCallbacks* a) {
+VKAPI_ATTR void VKAPI_CALL simDestroySemaphore(VkDevice device, VkSemaphore semaphore, const VkAllocationCallbacks* a) {
     DeviceState* d = lockedDevice(device);
     {
         std::lock_guard lock(globals().mutex);
@@ -451,8 +441,8 @@ VKAPI_ATTR void VKAPI_CALL simDestroySemaphore(VkDevice device, VkSemaphore sema
     d->next.DestroySemaphore(device, semaphore, a);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL simWaitForFences(VkDevice device, uint32_t count, const VkFence* fences,
-                                                VkBool32 all, uint64_t timeout) {
+VKAPI_ATTR VkResult VKAPI_CALL simWaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
+                                                uint64_t timeout) {
     DeviceState* d = lockedDevice(device);
     const Nanoseconds start = monotonicNow();
     if (lostBeforeWait(*d, start)) return VK_ERROR_DEVICE_LOST;
@@ -465,8 +455,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simWaitForFences(VkDevice device, uint32_t count,
             target = all ? std::max(target, t) : std::min(target, t);
         }
     }
-    return simulatedWait(*d, d->next.WaitForFences(device, count, fences, all, timeout), start, target,
-                         timeout);
+    return simulatedWait(*d, d->next.WaitForFences(device, count, fences, all, timeout), start, target, timeout);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL simGetFenceStatus(VkDevice device, VkFence fence) {
@@ -500,24 +489,22 @@ VKAPI_ATTR void VKAPI_CALL simDestroyFence(VkDevice device, VkFence fence, const
 
 // ---- queries ----------------------------------------------------------------------------
 
-VKAPI_ATTR VkResult VKAPI_CALL simGetQueryPoolResults(VkDevice device, VkQueryPool pool, uint32_t first,
-                                                      uint32_t count, size_t size, void* data,
-                                                      VkDeviceSize stride, VkQueryResultFlags flags) {
+VKAPI_ATTR VkResult VKAPI_CALL simGetQueryPoolResults(VkDevice device, VkQueryPool pool, uint32_t first, uint32_t count,
+                                                      size_t size, void* data, VkDeviceSize stride,
+                                                      VkQueryResultFlags flags) {
     DeviceState* d = lockedDevice(device);
     if (lostBeforeWait(*d, monotonicNow())) return VK_ERROR_DEVICE_LOST;
     const VkResult f = faultBefore(FaultCall::GetQueryPoolResults, d);
     if (f != VK_SUCCESS) return f;
     std::vector<QuerySlot> slots;
-    QueryRequest request{
-        .first = first, .count = count, .stride = stride, .flags = flags, .nsPerTick = d->nsPerTick};
+    QueryRequest request{.first = first, .count = count, .stride = stride, .flags = flags, .nsPerTick = d->nsPerTick};
     {
         std::lock_guard lock(globals().mutex);
         if (const auto it = d->queries.find(pool); it != d->queries.end()) slots = it->second;
         const uint32_t family = d->queryFamilies.count(pool) ? d->queryFamilies.at(pool) : 0;
         if (family < d->timestampValidBits.size()) request.validBits = d->timestampValidBits[family];
     }
-    const bool tracked =
-        std::any_of(slots.begin(), slots.end(), [](const QuerySlot& s) { return s.tracked; });
+    const bool tracked = std::any_of(slots.begin(), slots.end(), [](const QuerySlot& s) { return s.tracked; });
     if (!tracked) {
         const VkResult r = d->next.GetQueryPoolResults(device, pool, first, count, size, data, stride, flags);
         if (r == VK_ERROR_DEVICE_LOST) markLost(*d, monotonicNow());
@@ -526,8 +513,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simGetQueryPoolResults(VkDevice device, VkQueryPo
     if (flags & VK_QUERY_RESULT_WAIT_BIT) sleepUntil(queryWaitTarget(request, slots));
     const std::span out(static_cast<std::byte*>(data), size);
     std::vector<std::byte> below(out.begin(), out.end());
-    const VkResult r =
-        d->next.GetQueryPoolResults(device, pool, first, count, size, below.data(), stride, flags);
+    const VkResult r = d->next.GetQueryPoolResults(device, pool, first, count, size, below.data(), stride, flags);
     if (r == VK_ERROR_DEVICE_LOST) markLost(*d, monotonicNow());
     return composeQueryResults(request, slots, below, r, monotonicNow(), out);
 }
@@ -547,20 +533,17 @@ void forgetQueries(VkDevice device, VkQueryPool pool, uint32_t first, uint32_t c
     }
 }
 
-VKAPI_ATTR void VKAPI_CALL simResetQueryPool(VkDevice device, VkQueryPool pool, uint32_t first,
-                                             uint32_t count) {
+VKAPI_ATTR void VKAPI_CALL simResetQueryPool(VkDevice device, VkQueryPool pool, uint32_t first, uint32_t count) {
     forgetQueries(device, pool, first, count, false);
     lockedDevice(device)->next.ResetQueryPool(device, pool, first, count);
 }
 
-VKAPI_ATTR void VKAPI_CALL simResetQueryPoolEXT(VkDevice device, VkQueryPool pool, uint32_t first,
-                                                uint32_t count) {
+VKAPI_ATTR void VKAPI_CALL simResetQueryPoolEXT(VkDevice device, VkQueryPool pool, uint32_t first, uint32_t count) {
     forgetQueries(device, pool, first, count, false);
     lockedDevice(device)->next.ResetQueryPoolEXT(device, pool, first, count);
 }
 
-VKAPI_ATTR void VKAPI_CALL simDestroyQueryPool(VkDevice device, VkQueryPool pool,
-                                               const VkAllocationCallbacks* a) {
+VKAPI_ATTR void VKAPI_CALL simDestroyQueryPool(VkDevice device, VkQueryPool pool, const VkAllocationCallbacks* a) {
     forgetQueries(device, pool, 0, 0, true);
     lockedDevice(device)->next.DestroyQueryPool(device, pool, a);
 }

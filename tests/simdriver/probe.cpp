@@ -28,10 +28,9 @@ Fn load(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, const char* name) {
 
 // Prints the device extensions, then creates a device on queue family 0 with those of
 // interest enabled; false after one line on stderr when a call fails.
-bool createDevice(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, VkPhysicalDevice physical,
-                  VkDevice& device) {
-    const auto enumerate = load<PFN_vkEnumerateDeviceExtensionProperties>(
-        gipa, instance, "vkEnumerateDeviceExtensionProperties");
+bool createDevice(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, VkPhysicalDevice physical, VkDevice& device) {
+    const auto enumerate =
+        load<PFN_vkEnumerateDeviceExtensionProperties>(gipa, instance, "vkEnumerateDeviceExtensionProperties");
     uint32_t extCount = 0;
     VkResult r = enumerate(physical, nullptr, &extCount, nullptr);
     std::vector<VkExtensionProperties> exts(extCount);
@@ -66,26 +65,21 @@ int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IONBF, 0);  // every line out before a simulated crash
     void* loader = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
     const auto gipa =
-        loader ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(loader, "vkGetInstanceProcAddr"))
-               : nullptr;
+        loader ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(loader, "vkGetInstanceProcAddr")) : nullptr;
     if (!gipa) return fail("dlopen libvulkan.so.1", VK_ERROR_INITIALIZATION_FAILED);
-    const VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-                                .apiVersion = VK_API_VERSION_1_3};
-    const VkInstanceCreateInfo info{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                                    .pApplicationInfo = &app};
+    const VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_3};
+    const VkInstanceCreateInfo info{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
     VkInstance instance = VK_NULL_HANDLE;
-    VkResult r =
-        load<PFN_vkCreateInstance>(gipa, VK_NULL_HANDLE, "vkCreateInstance")(&info, nullptr, &instance);
+    VkResult r = load<PFN_vkCreateInstance>(gipa, VK_NULL_HANDLE, "vkCreateInstance")(&info, nullptr, &instance);
     if (r != VK_SUCCESS) return fail("vkCreateInstance", r);
     uint32_t count = 1;
     VkPhysicalDevice physical = VK_NULL_HANDLE;
-    r = load<PFN_vkEnumeratePhysicalDevices>(gipa, instance, "vkEnumeratePhysicalDevices")(instance, &count,
-                                                                                           &physical);
+    r = load<PFN_vkEnumeratePhysicalDevices>(gipa, instance, "vkEnumeratePhysicalDevices")(instance, &count, &physical);
     if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || count == 0) return fail("vkEnumeratePhysicalDevices", r);
     VkPhysicalDeviceProperties p{};
     load<PFN_vkGetPhysicalDeviceProperties>(gipa, instance, "vkGetPhysicalDeviceProperties")(physical, &p);
-    std::printf("apiVersion %u.%u.%u\n", VK_API_VERSION_MAJOR(p.apiVersion),
-                VK_API_VERSION_MINOR(p.apiVersion), VK_API_VERSION_PATCH(p.apiVersion));
+    std::printf("apiVersion %u.%u.%u\n", VK_API_VERSION_MAJOR(p.apiVersion), VK_API_VERSION_MINOR(p.apiVersion),
+                VK_API_VERSION_PATCH(p.apiVersion));
     VkDevice device = VK_NULL_HANDLE;
     if (!createDevice(gipa, instance, physical, device)) return 1;
     const auto gdpa = load<PFN_vkGetDeviceProcAddr>(gipa, instance, "vkGetDeviceProcAddr");

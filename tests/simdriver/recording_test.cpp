@@ -66,8 +66,7 @@ TEST(Cost, MillisecondsPlusMicrosecondsPerWorkgroup) {
     EXPECT_EQ(dispatchCost({.usPerWorkgroup = 1, .msPerDispatch = 0}, 0), 0);  // an indirect dispatch
     // The original's conv-T [61, 4, 128] at 1 us per workgroup: 31.232 ms.
     EXPECT_EQ(dispatchCost({.usPerWorkgroup = 1, .msPerDispatch = 0}, 61 * 4 * 128), 31'232'000);
-    EXPECT_EQ(dispatchCost({.usPerWorkgroup = 1e9, .msPerDispatch = 1e9}, ~0ull),
-              Nanoseconds{1} << 62);  // capped
+    EXPECT_EQ(dispatchCost({.usPerWorkgroup = 1e9, .msPerDispatch = 1e9}, ~0ull), Nanoseconds{1} << 62);  // capped
 }
 
 TEST(SeedBug, DispatchesPastKAreNotForwarded) {

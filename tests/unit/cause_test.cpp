@@ -45,8 +45,9 @@ KernelLogEvidence cleanLog() {
 
 KernelLogEvidence unreadableLog() {
     KernelLogEvidence log;
-    log.problem = "cannot read the kernel log /dev/kmsg: Operation not permitted (with kernel.dmesg_restrict = 1 only "
-                  "root or CAP_SYSLOG may read it)";
+    log.problem =
+        "cannot read the kernel log /dev/kmsg: Operation not permitted (with kernel.dmesg_restrict = 1 only "
+        "root or CAP_SYSLOG may read it)";
     log.command = "`sudo journalctl -k --since '2026-09-02 09:32:41'`";
     return log;
 }
@@ -79,9 +80,10 @@ TEST(Cause, JobTimeoutFromTheLogAndTheTime) {
     const Cause c = decideCause(in);
     EXPECT_EQ(c.kind, CauseKind::JobTimeout);
     EXPECT_TRUE(c.killed);
-    EXPECT_EQ(c.verdict,
-              "cause: the kernel's job timeout (2000 ms, gfx queue): the submit ended after 2.00 s of a predicted 2.90 s, "
-              "kernel log 'ring gfx_0.0.0 timeout, but soft recovered'");
+    EXPECT_EQ(
+        c.verdict,
+        "cause: the kernel's job timeout (2000 ms, gfx queue): the submit ended after 2.00 s of a predicted 2.90 s, "
+        "kernel log 'ring gfx_0.0.0 timeout, but soft recovered'");
     EXPECT_TRUE(c.contradictions.empty());
     EXPECT_TRUE(c.missing.empty());
     EXPECT_EQ(c.decisiveSubmit, 0u);
@@ -97,8 +99,9 @@ TEST(Cause, JobTimeoutWithARingResetAndOwnProcess) {
     };
     const Cause c = decideCause(in);
     EXPECT_EQ(c.kind, CauseKind::JobTimeout);
-    EXPECT_TRUE(contains(c.verdict, "kernel log 'ring gfx_0.0.0 timeout, signaled seq=166926, emitted seq=166928', "
-                                    "'Starting gfx_0.0.0 ring reset' and 1 more"))
+    EXPECT_TRUE(contains(c.verdict,
+                         "kernel log 'ring gfx_0.0.0 timeout, signaled seq=166926, emitted seq=166928', "
+                         "'Starting gfx_0.0.0 ring reset' and 1 more"))
         << c.verdict;
 }
 
@@ -121,18 +124,20 @@ TEST(Cause, HangEndedByTheTimeout) {
     const Cause c = decideCause(in);
     EXPECT_EQ(c.kind, CauseKind::HangKilled);
     EXPECT_TRUE(c.killed);
-    EXPECT_EQ(c.verdict,
-              "cause: a GPU hang, ended by the kernel's job timeout (2000 ms, gfx queue): the submit was predicted to take "
-              "0.30 s but ran until the timeout (2.05 s), kernel log 'ring gfx_0.0.0 timeout, but soft recovered'");
+    EXPECT_EQ(
+        c.verdict,
+        "cause: a GPU hang, ended by the kernel's job timeout (2000 ms, gfx queue): the submit was predicted to take "
+        "0.30 s but ran until the timeout (2.05 s), kernel log 'ring gfx_0.0.0 timeout, but soft recovered'");
 }
 
 TEST(Cause, SynchronizationWhenTheSubmitRanItsFullTime) {
     const Cause c = decideCause(synchronizedMultipass());
     EXPECT_EQ(c.kind, CauseKind::Synchronization);
     EXPECT_FALSE(c.killed);
-    EXPECT_EQ(c.verdict,
-              "cause: synchronization: the submit ran its full predicted time (0.31 s of 0.30 s) and its output is wrong; "
-              "no job-timeout record in the kernel log");
+    EXPECT_EQ(
+        c.verdict,
+        "cause: synchronization: the submit ran its full predicted time (0.31 s of 0.30 s) and its output is wrong; "
+        "no job-timeout record in the kernel log");
     EXPECT_TRUE(anyContains(c.evidence, "split runs the same shaders, one dispatch per submit"));
 }
 
@@ -175,9 +180,10 @@ TEST(Cause, ShortSubmitWithNoErrorIsUndeterminedButKilled) {
     const Cause c = decideCause(in);
     EXPECT_EQ(c.kind, CauseKind::Undetermined);
     EXPECT_TRUE(c.killed);
-    EXPECT_EQ(c.verdict,
-              "cause undetermined: the submit ended after 0.01 s of a predicted 0.30 s with no error, with no job-timeout "
-              "record: its work did not all run, and the job timeout cannot have fired that early");
+    EXPECT_EQ(
+        c.verdict,
+        "cause undetermined: the submit ended after 0.01 s of a predicted 0.30 s with no error, with no job-timeout "
+        "record: its work did not all run, and the job timeout cannot have fired that early");
 }
 
 TEST(Cause, ShortThresholdEdges) {
@@ -206,7 +212,8 @@ TEST(Cause, UnfinishedBreadcrumbsMeanCutShort) {
     const Cause c = decideCause(in);
     EXPECT_EQ(c.kind, CauseKind::Undetermined);
     EXPECT_TRUE(c.killed);
-    EXPECT_TRUE(anyContains(c.evidence, "breadcrumbs: the last dispatch that finished was 5 of 14, 0.12 s after the submit began"));
+    EXPECT_TRUE(anyContains(c.evidence,
+                            "breadcrumbs: the last dispatch that finished was 5 of 14, 0.12 s after the submit began"));
 }
 
 TEST(Cause, KillRecordButCompletedBeforeTheTimeoutContradicts) {
@@ -216,7 +223,8 @@ TEST(Cause, KillRecordButCompletedBeforeTheTimeoutContradicts) {
     EXPECT_EQ(c.kind, CauseKind::Undetermined);
     EXPECT_FALSE(c.killed);
     EXPECT_TRUE(anyContains(c.contradictions, "every submit completed before the 2000 ms timeout could fire"));
-    EXPECT_TRUE(c.verdict.starts_with("cause undetermined: a job-timeout record of repro's during the mode (contradicts: "))
+    EXPECT_TRUE(
+        c.verdict.starts_with("cause undetermined: a job-timeout record of repro's during the mode (contradicts: "))
         << c.verdict;
 }
 
@@ -234,10 +242,12 @@ TEST(Cause, EndedAtTheTimeoutWithACleanLogContradicts) {
     const Cause c = decideCause(in);
     EXPECT_EQ(c.kind, CauseKind::Undetermined);
     EXPECT_FALSE(c.killed);
-    EXPECT_EQ(c.verdict,
-              "cause undetermined: the submit ended after 2.00 s of a predicted 2.90 s, at the 2000 ms timeout, which points "
-              "at the kernel's job timeout (contradicts: the submit ended at the 2000 ms timeout, but the readable kernel log "
-              "has no job-timeout record for repro)");
+    EXPECT_EQ(
+        c.verdict,
+        "cause undetermined: the submit ended after 2.00 s of a predicted 2.90 s, at the 2000 ms timeout, which points "
+        "at the kernel's job timeout (contradicts: the submit ended at the 2000 ms timeout, but the readable kernel "
+        "log "
+        "has no job-timeout record for repro)");
 }
 
 TEST(Cause, EndedAtTheTimeoutWithTheLogUnreadableIsMissing) {
@@ -246,11 +256,12 @@ TEST(Cause, EndedAtTheTimeoutWithTheLogUnreadableIsMissing) {
     const Cause c = decideCause(in);
     EXPECT_EQ(c.kind, CauseKind::Undetermined);
     EXPECT_TRUE(c.killed);
-    EXPECT_EQ(c.verdict,
-              "cause undetermined: the submit ended after 2.00 s of a predicted 2.90 s, at the 2000 ms timeout, which points "
-              "at the kernel's job timeout (missing: the kernel log (cannot read the kernel log /dev/kmsg: Operation not "
-              "permitted (with kernel.dmesg_restrict = 1 only root or CAP_SYSLOG may read it); run `sudo journalctl -k "
-              "--since '2026-09-02 09:32:41'`))");
+    EXPECT_EQ(
+        c.verdict,
+        "cause undetermined: the submit ended after 2.00 s of a predicted 2.90 s, at the 2000 ms timeout, which points "
+        "at the kernel's job timeout (missing: the kernel log (cannot read the kernel log /dev/kmsg: Operation not "
+        "permitted (with kernel.dmesg_restrict = 1 only root or CAP_SYSLOG may read it); run `sudo journalctl -k "
+        "--since '2026-09-02 09:32:41'`))");
     // Lost records count as a log that cannot be trusted to be complete.
     CauseInput lost = killedMultipass();
     lost.kernelLog.events.clear();
@@ -286,8 +297,8 @@ TEST(Cause, OutlivingTheTimeoutWithoutARecordContradicts) {
     // A full GPU reset makes the wait longer; that still is the job timeout.
     CauseInput reset = killedMultipass();
     reset.submits = {submit(5.5, 2.90)};
-    reset.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=2"), event("amdgpu: GPU reset begin!"),
-                              event("amdgpu: GPU reset(1) succeeded!")};
+    reset.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=2"),
+                              event("amdgpu: GPU reset begin!"), event("amdgpu: GPU reset(1) succeeded!")};
     EXPECT_EQ(decideCause(reset).kind, CauseKind::JobTimeout);
 }
 
@@ -411,11 +422,13 @@ TEST(Prediction, TimestampsFirstThenHostWaits) {
 
 TEST(Prediction, WarningNearTheLimit) {
     const QueueTimeout t = limitMs(2000);
-    EXPECT_EQ(predictionWarning("multipass", {2.9, PredictionBasis::Timestamps, 14}, "gfx", t),
-              "multipass will keep the gfx queue busy about 2.9 s in one submit; this kernel kills a job after 2000 ms");
-    EXPECT_EQ(predictionWarning("single", {1.2, PredictionBasis::HostWaits, 14}, "gfx", t),
-              "single will keep the gfx queue busy about 1.2 s in one submit, 60% of the 2000 ms after which this kernel "
-              "kills a job (an upper bound: split's host waits)");
+    EXPECT_EQ(
+        predictionWarning("multipass", {2.9, PredictionBasis::Timestamps, 14}, "gfx", t),
+        "multipass will keep the gfx queue busy about 2.9 s in one submit; this kernel kills a job after 2000 ms");
+    EXPECT_EQ(
+        predictionWarning("single", {1.2, PredictionBasis::HostWaits, 14}, "gfx", t),
+        "single will keep the gfx queue busy about 1.2 s in one submit, 60% of the 2000 ms after which this kernel "
+        "kills a job (an upper bound: split's host waits)");
     EXPECT_FALSE(predictionWarning("multipass", {0.9, PredictionBasis::Timestamps, 14}, "gfx", t));
     EXPECT_FALSE(predictionWarning("multipass", {9.0, PredictionBasis::Timestamps, 14}, "gfx",
                                    QueueTimeout{TimeoutKind::Unknown, 0, false, "?"}));

@@ -15,7 +15,7 @@ namespace repro::test {
 // The parameter is the REPRO_CPU_KERNEL value: "" (unset: the automatic choice) or
 // "baseline".
 class PerCpuKernel : public ::testing::TestWithParam<const char*> {
-protected:
+  protected:
     void SetUp() override {
         if (const char* old = std::getenv("REPRO_CPU_KERNEL")) saved_ = old;
         if (GetParam()[0] != '\0') {
@@ -32,7 +32,7 @@ protected:
         }
     }
 
-private:
+  private:
     std::optional<std::string> saved_;
 };
 

@@ -26,8 +26,8 @@ namespace {
 // order (co outer, kh, kw inner). `skipCo` drops one output channel's contribution.
 template <typename T, typename In>
 std::vector<T> bruteConvT(const Shape& s, const ChainSizes& z, const std::vector<In>& small,
-                          const std::vector<float>& weight, int skipCo = -1,
-                          std::vector<double>* sumAbs = nullptr, bool fused = false) {
+                          const std::vector<float>& weight, int skipCo = -1, std::vector<double>* sumAbs = nullptr,
+                          bool fused = false) {
     const int64_t C = s.channels, H = s.height, W = s.width, KH = s.kernelH, KW = s.kernelW;
     const int64_t SH = s.strideH, SW = s.strideW, PH = s.padH, PW = s.padW;
     const int64_t BH = z.bigHeight, BW = z.bigWidth;
@@ -74,8 +74,7 @@ std::vector<T> bruteSlice(const Shape& s, const ChainSizes& z, const std::vector
     for (size_t p = 0; p < planes; ++p) {
         for (uint32_t h = 0; h < s.height; ++h) {
             for (uint32_t w = 0; w < s.width; ++w) {
-                small[(p * s.height + h) * s.width + w] =
-                    big[(p * z.bigHeight + h + 1) * z.bigWidth + w + 1];
+                small[(p * s.height + h) * s.width + w] = big[(p * z.bigHeight + h + 1) * z.bigWidth + w + 1];
             }
         }
     }
@@ -85,15 +84,13 @@ std::vector<T> bruteSlice(const Shape& s, const ChainSizes& z, const std::vector
 // The chain in T (float: a float32 GPU, `fused` with FMA; double: an independent float64
 // reference). dropCoAtStep: step whose conv-T skips output channel dropCo.
 template <typename T>
-std::vector<T> bruteChain(const Shape& s, uint32_t steps, int dropCoAtStep = -1,
-                          bool fused = false, int dropCo = 0) {
+std::vector<T> bruteChain(const Shape& s, uint32_t steps, int dropCoAtStep = -1, bool fused = false, int dropCo = 0) {
     const ChainSizes z = computeSizes(s);
     const std::vector<float> x0 = makeInput(z);
     const std::vector<float> w = makeWeight(z);
     std::vector<T> x(x0.begin(), x0.end());
     for (uint32_t i = 0; i < steps; ++i) {
-        x = bruteSlice(s, z, bruteConvT<T>(s, z, x, w, int(i) == dropCoAtStep ? dropCo : -1,
-                                           nullptr, fused));
+        x = bruteSlice(s, z, bruteConvT<T>(s, z, x, w, int(i) == dropCoAtStep ? dropCo : -1, nullptr, fused));
     }
     return x;
 }
@@ -101,9 +98,7 @@ std::vector<T> bruteChain(const Shape& s, uint32_t steps, int dropCoAtStep = -1,
 // A random shape that computeSizes accepts: batch 1..3, C 1..6, H 2..9, W 2..11, kernels up
 // to 7x7, strides 1..3, padding 0..2.
 Shape randomShape(std::mt19937& rng) {
-    auto pick = [&](uint32_t lo, uint32_t hi) {
-        return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
-    };
+    auto pick = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
     for (;;) {
         Shape s;
         s.batch = pick(1, 3);
@@ -282,8 +277,7 @@ TEST_P(CpuReference, ChainMatchesBruteForceOnRandomShapes) {
             std::vector<double> sumAbs;
             const std::vector<double> big = bruteConvT<double>(s, z, x, w, -1, &sumAbs);
             // Earlier steps' float64 rounding is far below the float tolerance used here.
-            expectCloseToDouble(chain.big[i], big, sumAbs,
-                                describe(s) + " big[" + std::to_string(i) + "]");
+            expectCloseToDouble(chain.big[i], big, sumAbs, describe(s) + " big[" + std::to_string(i) + "]");
             x = bruteSlice(s, z, big);
             expectCloseToDouble(chain.small[i + 1], x, bruteSlice(s, z, sumAbs),
                                 describe(s) + " small[" + std::to_string(i + 1) + "]");
@@ -401,8 +395,7 @@ TEST_P(CpuReference, ToleranceAcceptsFloat32AndRejectsDroppedChannel) {
                     const std::vector<float> dropped = bruteChain<float>(s, steps, int(dropAt), false, co);
                     const ToleranceReport fail = compareWithTolerance(dropped, ref.output(), tol);
                     EXPECT_FALSE(fail.ok()) << what << " dropped co " << co << " at step " << dropAt;
-                    EXPECT_GT(fail.exceeded, n * 9 / 10)
-                        << what << " dropped co " << co << " at step " << dropAt;
+                    EXPECT_GT(fail.exceeded, n * 9 / 10) << what << " dropped co " << co << " at step " << dropAt;
                 }
             }
 

@@ -71,12 +71,19 @@ TEST(ChooseDevice, UnmatchedSelectorIsAUsageErrorListingTheDevices) {
 constexpr uint32_t F16 = kComponentTypeFloat16;
 constexpr uint32_t F32 = kComponentTypeFloat32;
 constexpr uint32_t S8 = 3, S32 = 5, U8 = 7, U32 = 9;  // VK_COMPONENT_TYPE_{SINT8,SINT32,UINT8,UINT32}_KHR
-constexpr uint32_t kWorkgroup = 2;                   // VK_SCOPE_WORKGROUP_KHR
+constexpr uint32_t kWorkgroup = 2;                    // VK_SCOPE_WORKGROUP_KHR
 
-CoopMatrixProps props(uint32_t m, uint32_t n, uint32_t k, uint32_t a, uint32_t b, uint32_t c,
-                      uint32_t result, uint32_t scope = kScopeSubgroup, bool saturating = false) {
-    return {.mSize = m, .nSize = n, .kSize = k, .aType = a, .bType = b, .cType = c,
-            .resultType = result, .saturatingAccumulation = saturating, .scope = scope};
+CoopMatrixProps props(uint32_t m, uint32_t n, uint32_t k, uint32_t a, uint32_t b, uint32_t c, uint32_t result,
+                      uint32_t scope = kScopeSubgroup, bool saturating = false) {
+    return {.mSize = m,
+            .nSize = n,
+            .kSize = k,
+            .aType = a,
+            .bType = b,
+            .cType = c,
+            .resultType = result,
+            .saturatingAccumulation = saturating,
+            .scope = scope};
 }
 
 // RADV on RDNA3 (gfx11): 16x16x16 only, f16 and integer inputs, subgroup scope.
@@ -89,10 +96,9 @@ const std::vector<CoopMatrixProps> kRdna3{
 // An NVIDIA-like list: non-square f16 shapes first, f16 16x16x16 with f16 and f32
 // accumulators, int8 32-deep, no all-f32 entry.
 const std::vector<CoopMatrixProps> kNvidia{
-    props(16, 8, 16, F16, F16, F16, F16),   props(16, 8, 8, F16, F16, F16, F16),
-    props(16, 8, 16, F16, F16, F32, F32),   props(16, 8, 8, F16, F16, F32, F32),
-    props(16, 16, 16, F16, F16, F16, F16),  props(16, 16, 16, F16, F16, F32, F32),
-    props(16, 8, 32, U8, U8, U32, U32),     props(16, 16, 32, S8, S8, S32, S32),
+    props(16, 8, 16, F16, F16, F16, F16), props(16, 8, 8, F16, F16, F16, F16),   props(16, 8, 16, F16, F16, F32, F32),
+    props(16, 8, 8, F16, F16, F32, F32),  props(16, 16, 16, F16, F16, F16, F16), props(16, 16, 16, F16, F16, F32, F32),
+    props(16, 8, 32, U8, U8, U32, U32),   props(16, 16, 32, S8, S8, S32, S32),
 };
 
 TEST(ChooseDeviceCoopMatrix, Rdna3HasAnF16TileOf16AndNoF32Tile) {
@@ -119,19 +125,18 @@ TEST(ChooseDeviceCoopMatrix, WithoutF16InputsTheF16TileIsNotLookedFor) {
 }
 
 TEST(ChooseDeviceCoopMatrix, EightWinsOverSixteenWhateverTheListOrder) {
-    const std::vector<CoopMatrixProps> list{
-        props(16, 16, 16, F32, F32, F32, F32), props(8, 8, 8, F32, F32, F32, F32),
-        props(16, 16, 16, F16, F16, F32, F32), props(8, 8, 8, F16, F16, F32, F32)};
+    const std::vector<CoopMatrixProps> list{props(16, 16, 16, F32, F32, F32, F32), props(8, 8, 8, F32, F32, F32, F32),
+                                            props(16, 16, 16, F16, F16, F32, F32), props(8, 8, 8, F16, F16, F32, F32)};
     EXPECT_EQ(bladeCooperativeTiles(list, true), (CooperativeMatrixTiles{.f32Tile = 8, .f16Tile = 8}));
 }
 
 TEST(ChooseDeviceCoopMatrix, OnlySquareSubgroupEightOrSixteenCount) {
     const std::vector<CoopMatrixProps> list{
-        props(32, 32, 32, F32, F32, F32, F32),                  // size not 8 or 16
-        props(16, 16, 8, F32, F32, F32, F32),                   // K differs
-        props(8, 8, 8, F32, F32, F32, F32, kWorkgroup),         // not subgroup scope
-        props(16, 16, 16, F16, F16, F16, F32),                  // C is f16
-        props(16, 16, 16, F16, F32, F32, F32),                  // B is f32
+        props(32, 32, 32, F32, F32, F32, F32),           // size not 8 or 16
+        props(16, 16, 8, F32, F32, F32, F32),            // K differs
+        props(8, 8, 8, F32, F32, F32, F32, kWorkgroup),  // not subgroup scope
+        props(16, 16, 16, F16, F16, F16, F32),           // C is f16
+        props(16, 16, 16, F16, F32, F32, F32),           // B is f32
     };
     EXPECT_EQ(bladeCooperativeTiles(list, true), CooperativeMatrixTiles{});
     EXPECT_EQ(bladeCooperativeTiles({}, true), CooperativeMatrixTiles{});

@@ -18,9 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 // The value of `key` in name -> value pairs; "<missing>" when absent.
 std::string valueOf(const std::vector<std::pair<std::string, std::string>>& pairs, std::string_view key) {
@@ -39,7 +37,7 @@ bool anyNote(const EnvironmentReport& env, std::string_view part) {
 
 // A fake filesystem root in a fresh temporary directory, removed afterwards.
 class FakeRoot : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         std::string pattern = (fs::temp_directory_path() / "repro-env-test-XXXXXX").string();
         ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
@@ -83,8 +81,10 @@ protected:
         EnvironmentSources s;
         s.root = root_;
         s.environment = std::move(environment);
-        s.uname = UnameFacts{.sysname = "Linux", .release = "6.8.0-45-generic",
-                             .version = "#45-Ubuntu SMP PREEMPT_DYNAMIC", .machine = "x86_64"};
+        s.uname = UnameFacts{.sysname = "Linux",
+                             .release = "6.8.0-45-generic",
+                             .version = "#45-Ubuntu SMP PREEMPT_DYNAMIC",
+                             .machine = "x86_64"};
         return s;
     }
 
@@ -137,8 +137,7 @@ TEST_F(FakeRoot, CapturesAmdgpuParametersCardsAndFirmware) {
     EXPECT_EQ(valueOf(env.kernelDriver, "amdgpu.mes"), "0");
     EXPECT_EQ(valueOf(env.kernelDriver, "amdgpu.sched_hw_submission"), "2");
     // A parameter this kernel does not have is said to be absent, not guessed.
-    EXPECT_EQ(valueOf(env.kernelDriver, "amdgpu.uni_mes"),
-              "not present (/sys/module/amdgpu/parameters/uni_mes)");
+    EXPECT_EQ(valueOf(env.kernelDriver, "amdgpu.uni_mes"), "not present (/sys/module/amdgpu/parameters/uni_mes)");
     // Modules that are not loaded: one line each.
     EXPECT_EQ(valueOf(env.kernelDriver, "i915"), "not present (/sys/module/i915)");
     EXPECT_EQ(valueOf(env.kernelDriver, "xe"), "not present (/sys/module/xe)");
@@ -146,8 +145,7 @@ TEST_F(FakeRoot, CapturesAmdgpuParametersCardsAndFirmware) {
     EXPECT_EQ(valueOf(env.kernelDriver, "nvidia"), "not present (/sys/module/nvidia)");
     EXPECT_EQ(valueOf(env.kernelDriver, "i915.enable_hangcheck"), "<missing>");
 
-    EXPECT_EQ(valueOf(env.kernelDriver, "card1"),
-              "pci 0000:03:00.0, vendor 0x1002, device 0x73bf, driver amdgpu");
+    EXPECT_EQ(valueOf(env.kernelDriver, "card1"), "pci 0000:03:00.0, vendor 0x1002, device 0x73bf, driver amdgpu");
     EXPECT_EQ(valueOf(env.kernelDriver, "card1.vbios_version"), "113-D4120100-100");
     EXPECT_EQ(valueOf(env.kernelDriver, "card1.fw.mec_fw_version"), "0x0000007a");
     EXPECT_EQ(valueOf(env.kernelDriver, "card1.fw.me_fw_version"), "0x00000049");
@@ -346,10 +344,10 @@ TEST_F(FakeRoot, NoDriverVariablesSaysNoneSet) {
 }
 
 TEST(DriverVariable, PrefixesAndExactNames) {
-    for (const char* yes : {"RADV_PERFTEST", "ACO_DEBUG", "RADEON_FOO", "AMD_DEBUG", "MESA_LOADER_DRIVER_OVERRIDE",
-                            "INTEL_DEBUG", "ANV_QUEUE_OVERRIDE", "NVK_DEBUG", "NAK_DEBUG", "VK_LOADER_DEBUG",
-                            "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_INSTANCE_LAYERS", "VK_LAYER_PATH",
-                            "VK_ADD_LAYER_PATH"}) {
+    for (const char* yes :
+         {"RADV_PERFTEST", "ACO_DEBUG", "RADEON_FOO", "AMD_DEBUG", "MESA_LOADER_DRIVER_OVERRIDE", "INTEL_DEBUG",
+          "ANV_QUEUE_OVERRIDE", "NVK_DEBUG", "NAK_DEBUG", "VK_LOADER_DEBUG", "VK_ICD_FILENAMES", "VK_DRIVER_FILES",
+          "VK_INSTANCE_LAYERS", "VK_LAYER_PATH", "VK_ADD_LAYER_PATH"}) {
         EXPECT_TRUE(isDriverVariable(yes)) << yes;
     }
     for (const char* no : {"HOME", "RADV", "VK_ICD_FILENAMES2", "VK_LAYER_PATHS", "XRADV_DEBUG", "MESA", "VK_DEBUG"}) {
@@ -374,8 +372,8 @@ EnvironmentReport amdgpuEnv(std::optional<std::string> lockup, std::string relea
     env.host.emplace_back("kernel.release", std::move(release));
     if (lockup) env.kernelDriver.emplace_back("amdgpu.lockup_timeout", *lockup);
     env.kernelDriver.emplace_back("card0", "pci 0000:03:00.0, vendor 0x1002, device 0x73bf, driver amdgpu");
-    env.drmCards.push_back(DrmCard{.name = "card0", .pciSlot = "0000:03:00.0", .vendorId = 0x1002,
-                                   .deviceId = 0x73bf, .driver = "amdgpu"});
+    env.drmCards.push_back(DrmCard{
+        .name = "card0", .pciSlot = "0000:03:00.0", .vendorId = 0x1002, .deviceId = 0x73bf, .driver = "amdgpu"});
     return env;
 }
 
@@ -450,10 +448,10 @@ TEST(JobWatchdog, AmdgpuEmptyIsTheKernelsDefault) {
 }
 
 TEST(JobWatchdog, AmdgpuUnknownWhenNotReadableRejectedOrNoKernel) {
-    for (const auto& lockup : {std::optional<std::string>(),
-                               std::optional<std::string>("not present (/sys/module/amdgpu/parameters/lockup_timeout)"),
-                               std::optional<std::string>("unreadable (Permission denied)"),
-                               std::optional<std::string>("garbage")}) {
+    for (const auto& lockup :
+         {std::optional<std::string>(),
+          std::optional<std::string>("not present (/sys/module/amdgpu/parameters/lockup_timeout)"),
+          std::optional<std::string>("unreadable (Permission denied)"), std::optional<std::string>("garbage")}) {
         const EnvironmentReport env = amdgpuEnv(lockup);
         EXPECT_FALSE(jobWatchdogSeconds(env)) << lockup.value_or("<missing>");
         const QueueWatchdog w = queueWatchdog(env, nullptr);
@@ -532,9 +530,12 @@ TEST(JobWatchdog, NoneForNvidiaAndNouveau) {
 
 TEST(FindDrmCard, ByBusThenByIds) {
     EnvironmentReport env;
-    env.drmCards.push_back(DrmCard{.name = "card0", .pciSlot = "0000:0a:00.0", .vendorId = 0x1002, .deviceId = 0x73bf, .driver = "amdgpu"});
-    env.drmCards.push_back(DrmCard{.name = "card1", .pciSlot = "0000:0b:00.0", .vendorId = 0x1002, .deviceId = 0x73bf, .driver = "amdgpu"});
-    env.drmCards.push_back(DrmCard{.name = "card2", .pciSlot = "0000:00:02.0", .vendorId = 0x8086, .deviceId = 0x9a49, .driver = "i915"});
+    env.drmCards.push_back(DrmCard{
+        .name = "card0", .pciSlot = "0000:0a:00.0", .vendorId = 0x1002, .deviceId = 0x73bf, .driver = "amdgpu"});
+    env.drmCards.push_back(DrmCard{
+        .name = "card1", .pciSlot = "0000:0b:00.0", .vendorId = 0x1002, .deviceId = 0x73bf, .driver = "amdgpu"});
+    env.drmCards.push_back(
+        DrmCard{.name = "card2", .pciSlot = "0000:00:02.0", .vendorId = 0x8086, .deviceId = 0x9a49, .driver = "i915"});
     DeviceReport d = radv();
     EXPECT_EQ(findDrmCard(env, d), nullptr) << "two identical GPUs cannot be told apart by ID";
     d.pciBus = "0000:0B:00.0";

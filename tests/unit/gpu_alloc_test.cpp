@@ -56,8 +56,7 @@ std::vector<Request> reproRequests(uint32_t n, uint32_t deviceType, uint32_t sha
     return r;
 }
 
-std::vector<Placement> placeAll(GpuAllocPlanner& planner, uint64_t heapSize,
-                                const std::vector<Request>& requests) {
+std::vector<Placement> placeAll(GpuAllocPlanner& planner, uint64_t heapSize, const std::vector<Request>& requests) {
     std::vector<Placement> out;
     for (const Request& r : requests) {
         out.push_back(planner.place(r.memoryType, heapSize, r.usage, r.size, r.alignment));
@@ -229,25 +228,25 @@ TEST(GpuAllocRepro, SeparateTypesOn16GiBHeap) {
     expectConsistent(requests, placements, planner.chunks());
     expectPlacements(requests, placements,
                      {
-                         {0, true, 0, 1 * kKiB},           // conv_params: first chunk, 8 MiB
-                         {0, false, 1 * kKiB, 1 * kKiB},   // slice_params: right buddy
-                         {0, false, 1 * kMiB, 1 * kMiB},   // weight: 768 KiB -> 1 MiB
-                         {1, true, 0, 16 * kMiB},          // small0 (Shared): classes grow, 32 MiB
-                         {2, true, 0, 16 * kMiB},          // small1 (Device type's first)
-                         {2, false, 16 * kMiB, 16 * kMiB}, // small2
-                         {3, true, 0, 16 * kMiB},          // small3
-                         {3, false, 16 * kMiB, 16 * kMiB}, // small4
-                         {4, true, 0, 16 * kMiB},          // small5
-                         {4, false, 16 * kMiB, 16 * kMiB}, // small6
-                         {1, false, 16 * kMiB, 16 * kMiB}, // small7 (Shared) beside small0
-                         {5, true, 0, 32 * kMiB},          // big0: 64 MiB chunk
-                         {5, false, 32 * kMiB, 32 * kMiB}, // big1
-                         {6, true, 0, 32 * kMiB},          // big2
-                         {6, false, 32 * kMiB, 32 * kMiB}, // big3
-                         {7, true, 0, 32 * kMiB},          // big4
-                         {7, false, 32 * kMiB, 32 * kMiB}, // big5
-                         {8, true, 0, 32 * kMiB},          // big6
-                         {0, false, 2 * kMiB, 1 * kMiB},   // _scratch: splits the free 2 MiB
+                         {0, true, 0, 1 * kKiB},            // conv_params: first chunk, 8 MiB
+                         {0, false, 1 * kKiB, 1 * kKiB},    // slice_params: right buddy
+                         {0, false, 1 * kMiB, 1 * kMiB},    // weight: 768 KiB -> 1 MiB
+                         {1, true, 0, 16 * kMiB},           // small0 (Shared): classes grow, 32 MiB
+                         {2, true, 0, 16 * kMiB},           // small1 (Device type's first)
+                         {2, false, 16 * kMiB, 16 * kMiB},  // small2
+                         {3, true, 0, 16 * kMiB},           // small3
+                         {3, false, 16 * kMiB, 16 * kMiB},  // small4
+                         {4, true, 0, 16 * kMiB},           // small5
+                         {4, false, 16 * kMiB, 16 * kMiB},  // small6
+                         {1, false, 16 * kMiB, 16 * kMiB},  // small7 (Shared) beside small0
+                         {5, true, 0, 32 * kMiB},           // big0: 64 MiB chunk
+                         {5, false, 32 * kMiB, 32 * kMiB},  // big1
+                         {6, true, 0, 32 * kMiB},           // big2
+                         {6, false, 32 * kMiB, 32 * kMiB},  // big3
+                         {7, true, 0, 32 * kMiB},           // big4
+                         {7, false, 32 * kMiB, 32 * kMiB},  // big5
+                         {8, true, 0, 32 * kMiB},           // big6
+                         {0, false, 2 * kMiB, 1 * kMiB},    // _scratch: splits the free 2 MiB
                      });
     expectChunks(planner.chunks(), {{1, 8 * kMiB, false},
                                     {1, 32 * kMiB, false},
@@ -272,14 +271,14 @@ TEST(GpuAllocRepro, OneTypeOn16GiBHeap) {
                          {0, true, 0, 1 * kKiB},
                          {0, false, 1 * kKiB, 1 * kKiB},
                          {0, false, 1 * kMiB, 1 * kMiB},
-                         {1, true, 0, 16 * kMiB},          // small0 (Shared)
-                         {1, false, 16 * kMiB, 16 * kMiB}, // small1 (Device) in the same memory
+                         {1, true, 0, 16 * kMiB},           // small0 (Shared)
+                         {1, false, 16 * kMiB, 16 * kMiB},  // small1 (Device) in the same memory
                          {2, true, 0, 16 * kMiB},
                          {2, false, 16 * kMiB, 16 * kMiB},
                          {3, true, 0, 16 * kMiB},
                          {3, false, 16 * kMiB, 16 * kMiB},
                          {4, true, 0, 16 * kMiB},
-                         {4, false, 16 * kMiB, 16 * kMiB}, // small7 (Shared) beside small6 (Device)
+                         {4, false, 16 * kMiB, 16 * kMiB},  // small7 (Shared) beside small6 (Device)
                          {5, true, 0, 32 * kMiB},
                          {5, false, 32 * kMiB, 32 * kMiB},
                          {6, true, 0, 32 * kMiB},
@@ -314,10 +313,10 @@ TEST(GpuAllocRepro, SmallHeapMakesBigBuffersDedicated) {
     const auto& chunks = planner.chunks();
     ASSERT_EQ(chunks.size(), 12u);
     expectChunks(std::vector<Chunk>(chunks.begin(), chunks.begin() + 5), {{1, 8 * kMiB, false},
-                                                                           {1, 32 * kMiB, false},
-                                                                           {0, 32 * kMiB, false},
-                                                                           {0, 32 * kMiB, false},
-                                                                           {0, 32 * kMiB, false}});
+                                                                          {1, 32 * kMiB, false},
+                                                                          {0, 32 * kMiB, false},
+                                                                          {0, 32 * kMiB, false},
+                                                                          {0, 32 * kMiB, false}});
     for (size_t i = 5; i < 12; ++i) {
         EXPECT_EQ(chunks[i].size, kBig);
         EXPECT_TRUE(chunks[i].dedicated);
@@ -371,16 +370,16 @@ TEST(GpuAllocBuddy, SmallestFreeClassIsSplitFirst) {
     GpuAllocPlanner planner;
     const uint64_t heap = 16 * kGiB;
     auto at = [&](uint64_t size) { return planner.place(0, heap, GpuAllocUsage::Device, size, 4).offset; };
-    EXPECT_EQ(at(1 * kKiB), 0u);         // free after: 1K@1K, 2K@2K, 4K@4K, 8K@8K, ...
-    EXPECT_EQ(at(4 * kKiB), 4 * kKiB);   // its own class's free block
+    EXPECT_EQ(at(1 * kKiB), 0u);        // free after: 1K@1K, 2K@2K, 4K@4K, 8K@8K, ...
+    EXPECT_EQ(at(4 * kKiB), 4 * kKiB);  // its own class's free block
     EXPECT_EQ(at(1 * kKiB), 1 * kKiB);
     EXPECT_EQ(at(2 * kKiB), 2 * kKiB);
-    EXPECT_EQ(at(1 * kKiB), 8 * kKiB);   // splits 8K@8K, not a larger one
+    EXPECT_EQ(at(1 * kKiB), 8 * kKiB);  // splits 8K@8K, not a larger one
     EXPECT_EQ(at(1 * kKiB), 9 * kKiB);
     EXPECT_EQ(at(4 * kKiB), 12 * kKiB);
-    EXPECT_EQ(at(3 * kMiB), 4 * kMiB);   // 4 MiB class: the first chunk's right half
+    EXPECT_EQ(at(3 * kMiB), 4 * kMiB);  // 4 MiB class: the first chunk's right half
     EXPECT_EQ(planner.chunks().size(), 1u);
-    EXPECT_EQ(at(3 * kMiB), 0u);         // nothing of 4 MiB left: a new 8 MiB chunk
+    EXPECT_EQ(at(3 * kMiB), 0u);  // nothing of 4 MiB left: a new 8 MiB chunk
     ASSERT_EQ(planner.chunks().size(), 2u);
     EXPECT_EQ(planner.chunks()[1].size, 8 * kMiB);
 }
@@ -415,7 +414,7 @@ TEST(GpuAllocBuddy, SmallHeapsShrinkMinimalBlockAndFirstChunk) {
     {
         GpuAllocPlanner planner;
         const Placement p = planner.place(0, 512 * kKiB, GpuAllocUsage::Device, 64, 16);
-        EXPECT_EQ(p.blockSize, 512u);                   // min(1 KiB, 512 KiB / 1024)
+        EXPECT_EQ(p.blockSize, 512u);                    // min(1 KiB, 512 KiB / 1024)
         EXPECT_EQ(planner.chunks()[0].size, 16 * kKiB);  // min(8 MiB, 512 KiB / 32)
         EXPECT_TRUE(planner.place(0, 512 * kKiB, GpuAllocUsage::Device, 16 * kKiB, 16).dedicated);
     }
@@ -453,8 +452,7 @@ TEST(GpuAllocPlanner, RejectsInvalidRequests) {
     EXPECT_THROW(planner.place(0, 1 * kMiB, GpuAllocUsage::Device, 2 * kMiB, 16), std::invalid_argument);
     EXPECT_THROW(planner.place(0, 16 * kGiB, GpuAllocUsage::Device, 64, 48), std::invalid_argument);
     EXPECT_THROW(planner.place(32, 16 * kGiB, GpuAllocUsage::Device, 64, 16), std::invalid_argument);
-    EXPECT_THROW(planner.place(0, 16 * kGiB, GpuAllocUsage::Device, 64, uint64_t{1} << 63),
-                 std::invalid_argument);
+    EXPECT_THROW(planner.place(0, 16 * kGiB, GpuAllocUsage::Device, 64, uint64_t{1} << 63), std::invalid_argument);
     planner.place(0, 16 * kGiB, GpuAllocUsage::Device, 64, 16);
     EXPECT_THROW(planner.place(0, 8 * kGiB, GpuAllocUsage::Device, 64, 16), std::invalid_argument);
 }

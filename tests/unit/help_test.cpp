@@ -147,9 +147,9 @@ TEST(Help, WidthIsClampedToSixtyAndTwoHundred) {
 
 TEST(Help, NoCli11ArtefactsAndOnlyAscii) {
     const std::string help = renderHelp(80);
-    for (const char* artefact : {R"(\bTEXT\b)", R"(\bINT\b)", R"(\bUINT\b)", R"(\bFLOAT\b)", R"(\bENUM\b)",
-                                 R"(\{false\})", R"(\{true\})", R"(Excludes:)", R"(Needs:)", R"(\[[0-9]+\])",
-                                 R"(REQUIRED)", R"(OPTIONS:)", R"(,--)"}) {
+    for (const char* artefact :
+         {R"(\bTEXT\b)", R"(\bINT\b)", R"(\bUINT\b)", R"(\bFLOAT\b)", R"(\bENUM\b)", R"(\{false\})", R"(\{true\})",
+          R"(Excludes:)", R"(Needs:)", R"(\[[0-9]+\])", R"(REQUIRED)", R"(OPTIONS:)", R"(,--)"}) {
         EXPECT_FALSE(std::regex_search(help, std::regex(artefact))) << artefact;
     }
     for (const char c : help) {
@@ -171,8 +171,8 @@ TEST(Help, EveryOptionOfTheTableWithItsPlaceholder) {
         }
     }
     EXPECT_FALSE(contains(help, "--bash-completion"));
-    for (const char* placeholder : {"FILE", "DIR", " N", " K", " R", "A..B", "SECONDS", "MS", "MIB", "KIND",
-                                    "NAME", "INDEX|NAME", "PLACE", "PROFILE", "MODE", "PRESET", "FORMAT", "REF"}) {
+    for (const char* placeholder : {"FILE", "DIR", " N", " K", " R", "A..B", "SECONDS", "MS", "MIB", "KIND", "NAME",
+                                    "INDEX|NAME", "PLACE", "PROFILE", "MODE", "PRESET", "FORMAT", "REF"}) {
         EXPECT_TRUE(contains(help, placeholder)) << placeholder;
     }
 }
@@ -180,9 +180,9 @@ TEST(Help, EveryOptionOfTheTableWithItsPlaceholder) {
 TEST(Help, SectionsInTheirOrder) {
     const std::string help = renderHelp(80);
     size_t at = 0;
-    for (const char* title : {"Usage: repro [OPTION]...", "\nChain and shape:\n", "\nDevice:\n", "\nRun and reference:\n",
-                              "\nReport:\n", "\nExperiments:\n", "\nMulti-run:\n", "\nGeneral:\n", "\nExit status",
-                              "\nExamples:\n"}) {
+    for (const char* title :
+         {"Usage: repro [OPTION]...", "\nChain and shape:\n", "\nDevice:\n", "\nRun and reference:\n", "\nReport:\n",
+          "\nExperiments:\n", "\nMulti-run:\n", "\nGeneral:\n", "\nExit status", "\nExamples:\n"}) {
         const size_t found = help.find(title, at);
         ASSERT_NE(found, std::string::npos) << title;
         at = found;
@@ -197,11 +197,13 @@ TEST(Help, ExitStatusTable) {
                             "\n  125       cannot test here", "\n  130, 143  interrupted"}) {
         EXPECT_TRUE(contains(help, row)) << row;
     }
-    EXPECT_TRUE(contains(text, "this revision cannot be tested: the driver crashed, aborted or stalled before the "
-                               "first submit of the modes under test"));
+    EXPECT_TRUE(contains(text,
+                         "this revision cannot be tested: the driver crashed, aborted or stalled before the "
+                         "first submit of the modes under test"));
     EXPECT_TRUE(contains(text, "the driver crashed or stalled during the modes' submits, waits or readback"));
-    EXPECT_TRUE(contains(text, "With --invert, a reproduction exits 0 and no reproduction exits 1; every other "
-                               "status is unchanged"));
+    EXPECT_TRUE(contains(text,
+                         "With --invert, a reproduction exits 0 and no reproduction exits 1; every other "
+                         "status is unchanged"));
     EXPECT_TRUE(contains(text, "--term-old=broken --term-new=fixed"));
     EXPECT_TRUE(contains(text, "Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0."));
 }
@@ -221,8 +223,9 @@ TEST(Help, ExamplesComeLast) {
 
 TEST(Help, ACommandTooLongForTheLineIsContinuedWithABackslash) {
     const std::string help = renderHelp(60);
-    EXPECT_TRUE(contains(help, "\n  git bisect run sh -c 'ninja -C build || exit 125; repro \\\n"
-                               "      --mode multipass -n 7'\n"))
+    EXPECT_TRUE(contains(help,
+                         "\n  git bisect run sh -c 'ninja -C build || exit 125; repro \\\n"
+                         "      --mode multipass -n 7'\n"))
         << help;
 }
 
@@ -248,7 +251,8 @@ TEST(BashCompletion, OffersEveryOptionAndChoice) {
         const std::string action = script.substr(at, script.find(";;", at) - at);
         if (!spec->choices.empty()) {
             std::string words;
-            for (const std::string_view choice : spec->choices) words += (words.empty() ? "" : " ") + std::string(choice);
+            for (const std::string_view choice : spec->choices)
+                words += (words.empty() ? "" : " ") + std::string(choice);
             EXPECT_TRUE(contains(action, "compgen -W '" + words + "' -- \"$cur\"")) << action;
         }
         if (spec->completion == ValueCompletion::File) {
@@ -264,7 +268,6 @@ TEST(BashCompletion, OffersEveryOptionAndChoice) {
     EXPECT_FALSE(contains(script, "--bash-completion "));
     EXPECT_TRUE(script.ends_with("complete -F _repro repro\n"));
 }
-
 
 // docs/options.md: the part between its markers is renderOptionsMarkdown(), so the options
 // reference cannot drift from the table that the parser, --help and the completion use.

@@ -25,7 +25,7 @@ constexpr unsigned char kGuardByte = 0xA5;
 
 // Sets an environment variable for one scope and restores it.
 class ScopedEnv {
-public:
+  public:
     ScopedEnv(const char* name, const char* value) : name_(name) {
         if (const char* old = std::getenv(name)) saved_ = old;
         if (value) {
@@ -44,7 +44,7 @@ public:
     ScopedEnv(const ScopedEnv&) = delete;
     ScopedEnv& operator=(const ScopedEnv&) = delete;
 
-private:
+  private:
     const char* name_;
     std::optional<std::string> saved_;
 };
@@ -68,15 +68,14 @@ struct Source {
 };
 
 // Copies and checks every byte, and the guard bytes around dst.
-void expectExactCopy(size_t size, size_t srcOffset, size_t dstOffset, unsigned threads,
-                     HostReadKernel kernel) {
+void expectExactCopy(size_t size, size_t srcOffset, size_t dstOffset, unsigned threads, HostReadKernel kernel) {
     const Source src(size, srcOffset);
     std::vector<unsigned char> dst(size + dstOffset + 2 * kGuard, kGuardByte);
     unsigned char* out = dst.data() + kGuard + dstOffset;
     copyFromMapped(out, src.data, size, threads, kernel);
-    const std::string what = "size " + std::to_string(size) + " src+" + std::to_string(srcOffset) +
-                             " dst+" + std::to_string(dstOffset) + " threads " + std::to_string(threads) +
-                             " kernel " + std::string(name(kernel));
+    const std::string what = "size " + std::to_string(size) + " src+" + std::to_string(srcOffset) + " dst+" +
+                             std::to_string(dstOffset) + " threads " + std::to_string(threads) + " kernel " +
+                             std::string(name(kernel));
     if (size > 0 && std::memcmp(out, src.data, size) != 0) {
         const auto wrong = std::mismatch(out, out + size, src.data).first - out;
         FAIL() << what << ": first wrong byte " << wrong;
@@ -113,8 +112,8 @@ TEST_P(HostRead, SmallSizesEveryAlignment) {
 // per thread), on 1 to 16 threads and the default.
 TEST_P(HostRead, LargeSizesAndThreadCounts) {
     const size_t k = kMinReadBytesPerThread, b = kReadBlockBytes;
-    for (const size_t size : {b - 1, b, b + 1, 2 * b + 5, k - 1, k, 2 * k - 1, 2 * k, 2 * k + 1,
-                              3 * k + 257, 16 * k + 4095, size_t{1} << 20, (size_t{1} << 22) + 17}) {
+    for (const size_t size : {b - 1, b, b + 1, 2 * b + 5, k - 1, k, 2 * k - 1, 2 * k, 2 * k + 1, 3 * k + 257,
+                              16 * k + 4095, size_t{1} << 20, (size_t{1} << 22) + 17}) {
         for (const size_t srcOffset : {size_t{0}, size_t{4}, size_t{17}, size_t{60}, b - 1, b - 64, b - 65}) {
             for (const unsigned threads : {0u, 1u, 2u, 3u, 4u, 7u, 16u}) {
                 expectExactCopy(size, srcOffset, srcOffset % 2, threads, GetParam());

@@ -87,8 +87,8 @@ TEST(LogLine, JournalctlFormats) {
         {"maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: Ring gfx_0.0.0 reset succeeded", std::nullopt,
          "maj 08 19:27:35", "amdgpu 0000:c2:00.0: Ring gfx_0.0.0 reset succeeded"},
         // A kernel timestamp after "kernel: " is kept.
-        {"Oct 23 15:24:29 111 kernel: [15879.824397] NVRM: Xid (0000:00:05): 13, 0000", 15879.824397,
-         "Oct 23 15:24:29", "NVRM: Xid (0000:00:05): 13, 0000"},
+        {"Oct 23 15:24:29 111 kernel: [15879.824397] NVRM: Xid (0000:00:05): 13, 0000", 15879.824397, "Oct 23 15:24:29",
+         "NVRM: Xid (0000:00:05): 13, 0000"},
         {"2026-07-23T13:37:49+0200 host kernel: amdgpu: ring gfx_0.0.0 timeout", std::nullopt,
          "2026-07-23T13:37:49+0200", "amdgpu: ring gfx_0.0.0 timeout"},
     });
@@ -104,8 +104,8 @@ TEST(LogLine, BareMessagesAndBlanks) {
 }
 
 TEST(LogText, KmsgRecordsAndLinesMixed) {
-    const auto records = parseLogText(
-        "3,10,100,-;first\n SUBSYSTEM=pci\n DEVICE=+pci:0000:03:00.0\n[  1.5] second\n\nthird\n");
+    const auto records =
+        parseLogText("3,10,100,-;first\n SUBSYSTEM=pci\n DEVICE=+pci:0000:03:00.0\n[  1.5] second\n\nthird\n");
     ASSERT_EQ(records.size(), 3u);
     EXPECT_EQ(records[0].text, "first");
     EXPECT_EQ(records[1].text, "second");
@@ -237,9 +237,12 @@ TEST(GpuEvents, Llama21724GfxRingReset) {
     const std::vector<std::string> lines = {
         "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: Dumping IP State",
         "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: [drm] AMDGPU device coredump file has been created",
-        "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: [drm] Check your /sys/class/drm/card1/device/devcoredump/data",
-        "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: ring gfx_0.0.0 timeout, signaled seq=166926, emitted seq=166928",
-        "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0:  Process llama-server pid 12519 thread llama-server pid 12519",
+        "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: [drm] Check your "
+        "/sys/class/drm/card1/device/devcoredump/data",
+        "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: ring gfx_0.0.0 timeout, signaled seq=166926, emitted "
+        "seq=166928",
+        "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0:  Process llama-server pid 12519 thread llama-server "
+        "pid 12519",
         "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: Starting gfx_0.0.0 ring reset",
         "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: Ring gfx_0.0.0 reset succeeded",
         "maj 08 19:27:35 RX-78-FPC kernel: amdgpu 0000:c2:00.0: [drm] device wedged, but recovered through reset",
@@ -271,29 +274,38 @@ TEST(GpuEvents, Llama21724GfxRingReset) {
 // Linux 6.19.0-rc7 (Mike Lothian, dri-devel 2026-02-15, reply to "drm/amdgpu: reduce
 // queue timeout to 2 seconds"): the same sequence, "amdgpu: " after the device.
 TEST(GpuEvents, Linux619GravityMark) {
-    const GpuEvent t = event("Feb 15 21:16:17 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 "
-                             "timeout, signaled seq=99, emitted seq=100");
+    const GpuEvent t = event(
+        "Feb 15 21:16:17 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 "
+        "timeout, signaled seq=99, emitted seq=100");
     EXPECT_EQ(t.kind, GpuEventKind::RingTimeout);
     EXPECT_EQ(t.ring, "gfx_0.0.0");
-    const GpuEvent p = event("Feb 15 21:16:17 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu:  Process "
-                             "GravityMark.x64 pid 1794 thread GravityMark.x64 pid 1794");
+    const GpuEvent p = event(
+        "Feb 15 21:16:17 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu:  Process "
+        "GravityMark.x64 pid 1794 thread GravityMark.x64 pid 1794");
     EXPECT_EQ(p.kind, GpuEventKind::ProcessInfo);
     EXPECT_EQ(p.pid, 1794);
     EXPECT_EQ(p.process, "GravityMark.x64");
     // Ring set-up lines at resume name rings too, but are no events.
-    expectNoEvent("Feb 15 21:16:13 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 uses VM inv eng 0 on hub 0");
-    expectNoEvent("Feb 15 21:16:13 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu: ring kiq_0.2.1.0 uses VM inv eng 12 on hub 0");
-    expectNoEvent("Feb 15 21:16:17 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu: Dumping IP State Completed");
+    expectNoEvent(
+        "Feb 15 21:16:13 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 uses VM inv eng 0 on "
+        "hub 0");
+    expectNoEvent(
+        "Feb 15 21:16:13 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu: ring kiq_0.2.1.0 uses VM inv eng 12 "
+        "on hub 0");
+    expectNoEvent(
+        "Feb 15 21:16:17 axion.fireburn.co.uk kernel: amdgpu 0000:03:00.0: amdgpu: Dumping IP State Completed");
 }
 
 // Compute rings: Nathanw1014/strix-halo-llamacpp #16 (dmesg -T), llama.cpp #27076
 // (abbreviated), llama.cpp PR #26813 (soft recovery with no error to the application).
 TEST(GpuEvents, ComputeRings) {
-    const GpuEvent t = event("[Wed Sep  2 09:32:42 2026] amdgpu 0000:c5:00.0: ring comp_1.1.0 timeout, signaled "
-                             "seq=37013797, emitted seq=37013799");
+    const GpuEvent t = event(
+        "[Wed Sep  2 09:32:42 2026] amdgpu 0000:c5:00.0: ring comp_1.1.0 timeout, signaled "
+        "seq=37013797, emitted seq=37013799");
     EXPECT_EQ(t.kind, GpuEventKind::RingTimeout);
     EXPECT_EQ(t.ring, "comp_1.1.0");
-    EXPECT_EQ(event("[Wed Sep  2 09:32:42 2026] amdgpu 0000:c5:00.0: Starting comp_1.1.0 ring reset").ring, "comp_1.1.0");
+    EXPECT_EQ(event("[Wed Sep  2 09:32:42 2026] amdgpu 0000:c5:00.0: Starting comp_1.1.0 ring reset").ring,
+              "comp_1.1.0");
     EXPECT_EQ(event("[Wed Sep  2 09:32:42 2026] amdgpu 0000:c5:00.0: Ring comp_1.1.0 reset succeeded").kind,
               GpuEventKind::RingResetSucceeded);
     EXPECT_EQ(event("ring comp_1.1.0 timeout").kind, GpuEventKind::RingTimeout);
@@ -307,12 +319,15 @@ TEST(GpuEvents, ComputeRings) {
 // Older kernels (DRM_ERROR with the function name; kernel bugzilla 213391's title) and
 // FreeBSD's drm-kmod (freebsd/drm-kmod #387, #78).
 TEST(GpuEvents, OlderAndFreeBsdFormats) {
-    const GpuEvent old = event("[14789.914311] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout, but soft recovered");
+    const GpuEvent old =
+        event("[14789.914311] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout, but soft recovered");
     EXPECT_EQ(old.kind, GpuEventKind::SoftRecovered);
     EXPECT_EQ(old.ring, "gfx");
-    const GpuEvent bsd = event("[drm ERROR :amdgpu_job_timedout] ring gfx_0.0.0 timeout, signaled seq=12174921, emitted seq=12174923");
+    const GpuEvent bsd =
+        event("[drm ERROR :amdgpu_job_timedout] ring gfx_0.0.0 timeout, signaled seq=12174921, emitted seq=12174923");
     EXPECT_EQ(bsd.kind, GpuEventKind::RingTimeout);
-    const GpuEvent info = event("[drm ERROR :amdgpu_job_timedout] Process information: process  pid 540118 thread  pid 540118");
+    const GpuEvent info =
+        event("[drm ERROR :amdgpu_job_timedout] Process information: process  pid 540118 thread  pid 540118");
     EXPECT_EQ(info.kind, GpuEventKind::ProcessInfo);
     EXPECT_EQ(info.pid, 540118);
     EXPECT_EQ(event("drmn0: GPU reset begin!").kind, GpuEventKind::GpuResetBegin);
@@ -330,10 +345,14 @@ TEST(GpuEvents, OlderAndFreeBsdFormats) {
 // #78 (retry fault), FreeBSDDesktop/kms-drm #76 (VM_L2 status, 2018).
 TEST(GpuEvents, PageFaults) {
     std::vector<KernelRecord> records = {
-        *parseLogLine("Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0: [gfxhub] page fault (src_id:0 ring:24 vmid:4 pasid:10)"),
-        *parseLogLine("Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:  Process kwin_wayland pid 1671 thread kwin_wayla:cs0 pid 1722"),
-        *parseLogLine("Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:   in page starting at address 0x00000043800e8000 from client 0x1b (UTCL2)"),
-        *parseLogLine("Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0: GCVM_L2_PROTECTION_FAULT_STATUS:0x00401031"),
+        *parseLogLine("Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0: [gfxhub] page fault (src_id:0 ring:24 "
+                      "vmid:4 pasid:10)"),
+        *parseLogLine("Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:  Process kwin_wayland pid 1671 thread "
+                      "kwin_wayla:cs0 pid 1722"),
+        *parseLogLine("Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:   in page starting at address "
+                      "0x00000043800e8000 from client 0x1b (UTCL2)"),
+        *parseLogLine(
+            "Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0: GCVM_L2_PROTECTION_FAULT_STATUS:0x00401031"),
     };
     const auto events = gpuEvents(records);
     ASSERT_EQ(events.size(), 3u);
@@ -343,14 +362,19 @@ TEST(GpuEvents, PageFaults) {
     EXPECT_EQ(events[2].kind, GpuEventKind::VmFaultStatus);
     EXPECT_FALSE(isKillEvent(events[0]));
 
-    EXPECT_EQ(event("[ 4778.915423] amdgpu 0000:c6:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:3 pasid:32769)").kind,
+    EXPECT_EQ(event("[ 4778.915423] amdgpu 0000:c6:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 "
+                    "vmid:3 pasid:32769)")
+                  .kind,
               GpuEventKind::PageFault);
-    const GpuEvent inline_ = event("[  629.844077] amdgpu 0000:0b:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 "
-                                   "pasid:32770, for process python pid 1796 thread python pid 1796)");
+    const GpuEvent inline_ = event(
+        "[  629.844077] amdgpu 0000:0b:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 "
+        "pasid:32770, for process python pid 1796 thread python pid 1796)");
     EXPECT_EQ(inline_.kind, GpuEventKind::PageFault);
     EXPECT_EQ(inline_.pid, 1796);
     EXPECT_EQ(inline_.process, "python");
-    EXPECT_EQ(event("Jun  9 19:25:10 verdandi kernel: drmn0: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:3 pasid:32770, for process  pid 101779 thread  pid 101779)").kind,
+    EXPECT_EQ(event("Jun  9 19:25:10 verdandi kernel: drmn0: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:3 "
+                    "pasid:32770, for process  pid 101779 thread  pid 101779)")
+                  .kind,
               GpuEventKind::PageFault);
     EXPECT_EQ(event("drmn0: VM_L2_PROTECTION_FAULT_STATUS:0x00000000").kind, GpuEventKind::VmFaultStatus);
     EXPECT_EQ(event("[ 4778.917054] amdgpu 0000:c6:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031").kind,
@@ -363,22 +387,26 @@ TEST(GpuEvents, PageFaults) {
 // the format of xe_guc_submit.c guc_exec_queue_timedout_job; NVIDIA: NVIDIA/open-gpu-kernel-
 // modules #1097 (Xid 109) and an Xid 8 in the same format.
 TEST(GpuEvents, IntelAndNvidia) {
-    const GpuEvent hang = event("[  639.611970] i915 0000:00:02.0: [drm] GPU HANG: ecode 9:1:e757fefe, in kms_busy [821]");
+    const GpuEvent hang =
+        event("[  639.611970] i915 0000:00:02.0: [drm] GPU HANG: ecode 9:1:e757fefe, in kms_busy [821]");
     EXPECT_EQ(hang.kind, GpuEventKind::I915Hang);
     EXPECT_EQ(hang.pid, 821);
     EXPECT_EQ(hang.process, "kms_busy");
     const GpuEvent reset = event("[  639.603625] i915 0000:00:02.0: [drm] Resetting rcs0 for preemption time out");
     EXPECT_EQ(reset.kind, GpuEventKind::I915EngineReset);
     EXPECT_EQ(reset.ring, "rcs0");
-    EXPECT_EQ(event("i915 0000:00:02.0: [drm] Resetting rcs0 for stopped heartbeat on rcs0").kind, GpuEventKind::I915EngineReset);
+    EXPECT_EQ(event("i915 0000:00:02.0: [drm] Resetting rcs0 for stopped heartbeat on rcs0").kind,
+              GpuEventKind::I915EngineReset);
     const GpuEvent ctx = event("i915 0000:00:02.0: [drm] Xorg[5337] context reset due to GPU hang");
     EXPECT_EQ(ctx.kind, GpuEventKind::I915ContextReset);
     EXPECT_EQ(ctx.pid, 5337);
     EXPECT_EQ(ctx.process, "Xorg");
-    EXPECT_EQ(event("i915 0000:00:02.0: Resetting chip for stopped heartbeat on rcs0").kind, GpuEventKind::GpuResetBegin);
+    EXPECT_EQ(event("i915 0000:00:02.0: Resetting chip for stopped heartbeat on rcs0").kind,
+              GpuEventKind::GpuResetBegin);
     EXPECT_EQ(event("GPU crash dump saved to /sys/class/drm/card0/error").kind, GpuEventKind::Devcoredump);
 
-    const GpuEvent xe = event("xe 0000:03:00.0: [drm] GT0: Timedout job: seqno=4242, lrc_seqno=4242, guc_id=7, flags=0x0 in repro [31337]");
+    const GpuEvent xe = event(
+        "xe 0000:03:00.0: [drm] GT0: Timedout job: seqno=4242, lrc_seqno=4242, guc_id=7, flags=0x0 in repro [31337]");
     EXPECT_EQ(xe.kind, GpuEventKind::XeJobTimeout);
     EXPECT_EQ(xe.pid, 31337);
     EXPECT_EQ(xe.process, "repro");
@@ -387,14 +415,16 @@ TEST(GpuEvents, IntelAndNvidia) {
     EXPECT_EQ(xeReset.kind, GpuEventKind::XeEngineReset);
     EXPECT_EQ(xeReset.ring, "rcs");
 
-    const GpuEvent xid109 = event("NVRM: Xid (PCI:0000:0b:00): 109, pid=9468, name=CrimsonDesert.e, channel 0x0000000f, "
-                                  "errorString CTX SWITCH TIMEOUT, Info 0x3c014");
+    const GpuEvent xid109 = event(
+        "NVRM: Xid (PCI:0000:0b:00): 109, pid=9468, name=CrimsonDesert.e, channel 0x0000000f, "
+        "errorString CTX SWITCH TIMEOUT, Info 0x3c014");
     EXPECT_EQ(xid109.kind, GpuEventKind::NvidiaXid);
     EXPECT_EQ(xid109.xid, 109);
     EXPECT_EQ(xid109.pid, 9468);
     EXPECT_EQ(xid109.process, "CrimsonDesert.e");
     EXPECT_TRUE(isKillEvent(xid109));
-    const GpuEvent xid13 = event("Oct 23 15:24:29 111 kernel: [15879.824397] NVRM: Xid (0000:00:05): 13, 0000 e0019700 00004497");
+    const GpuEvent xid13 =
+        event("Oct 23 15:24:29 111 kernel: [15879.824397] NVRM: Xid (0000:00:05): 13, 0000 e0019700 00004497");
     EXPECT_EQ(xid13.xid, 13);
     EXPECT_FALSE(isKillEvent(xid13));
     EXPECT_TRUE(isKillEvent(event("NVRM: Xid (PCI:0000:01:00): 8, pid=1234, name=repro, Channel 00000020")));
@@ -403,7 +433,8 @@ TEST(GpuEvents, IntelAndNvidia) {
 
 // nouveau: a public gist's kernel log ("nouveau 0000:65:00.0: fifo: SCHED_ERROR 0a [CTXSW_TIMEOUT]").
 TEST(GpuEvents, Nouveau) {
-    const GpuEvent sched = event("Feb 06 23:42:47 Ubuntu-PC kernel: nouveau 0000:65:00.0: fifo: SCHED_ERROR 0a [CTXSW_TIMEOUT]");
+    const GpuEvent sched =
+        event("Feb 06 23:42:47 Ubuntu-PC kernel: nouveau 0000:65:00.0: fifo: SCHED_ERROR 0a [CTXSW_TIMEOUT]");
     EXPECT_EQ(sched.kind, GpuEventKind::NouveauError);
     EXPECT_FALSE(isKillEvent(sched));
     EXPECT_TRUE(isKillEvent(event("Feb 06 23:42:47 Ubuntu-PC kernel: nouveau 0000:65:00.0: fifo: channel 4: killed")));

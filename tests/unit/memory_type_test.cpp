@@ -29,15 +29,13 @@ VkPhysicalDeviceMemoryProperties layout(std::initializer_list<VkMemoryPropertyFl
     p.memoryHeaps[0] = {.size = 8ull << 30, .flags = VK_MEMORY_HEAP_DEVICE_LOCAL_BIT};
     p.memoryHeaps[1] = {.size = 16ull << 30, .flags = 0};
     for (const VkMemoryPropertyFlags f : types) {
-        p.memoryTypes[p.memoryTypeCount++] = {.propertyFlags = f,
-                                              .heapIndex = (f & DL) ? 0u : 1u};
+        p.memoryTypes[p.memoryTypeCount++] = {.propertyFlags = f, .heapIndex = (f & DL) ? 0u : 1u};
     }
     return p;
 }
 
 // A discrete GPU: VRAM, system memory (write-combined and cached), and the BAR window.
-const VkPhysicalDeviceMemoryProperties kDiscrete =
-    layout({DL, HV | HC, HV | HC | CACHED, DL | HV | HC});
+const VkPhysicalDeviceMemoryProperties kDiscrete = layout({DL, HV | HC, HV | HC | CACHED, DL | HV | HC});
 
 TEST(ChooseMemoryType, DiscreteGpu) {
     // Device: DEVICE_LOCAL and nothing host-side (score 0).
@@ -86,13 +84,13 @@ TEST(ChooseMemoryType, ApuWithDeviceCoherentAmdTypesSkipsThem) {
     // RADV-like APU layout with the AMD device-coherent types placed first, where they
     // would win on score if blade's allowed-flags filter were missing.
     const VkPhysicalDeviceMemoryProperties p = layout({
-        DL | AMD_COHERENT | AMD_UNCACHED,            // 0: would score 0 for Device
-        DL | HV | HC | CACHED | AMD_COHERENT,        // 1: would score 0 for Shared
+        DL | AMD_COHERENT | AMD_UNCACHED,                // 0: would score 0 for Device
+        DL | HV | HC | CACHED | AMD_COHERENT,            // 1: would score 0 for Shared
         HV | HC | CACHED | AMD_COHERENT | AMD_UNCACHED,  // 2
-        DL,                                          // 3
-        DL | HV | HC,                                // 4
-        HV | HC,                                     // 5
-        HV | HC | CACHED,                            // 6
+        DL,                                              // 3
+        DL | HV | HC,                                    // 4
+        HV | HC,                                         // 5
+        HV | HC | CACHED,                                // 6
     });
     EXPECT_EQ(chooseMemoryType(p, kAllTypes, MemoryClass::Device), std::optional(3u));
     EXPECT_EQ(chooseMemoryType(p, kAllTypes, MemoryClass::Shared), std::optional(4u));
@@ -165,21 +163,16 @@ TEST(ChooseMemoryType, EmptyPropertiesGiveNothing) {
 
 TEST(ChooseMemoryType, ScoresPreferTheRightProperties) {
     // Device: fewer host properties is better among device-local types.
-    EXPECT_EQ(chooseMemoryType(layout({DL | HV | HC | CACHED, DL | HV | HC}), kAllTypes,
-                               MemoryClass::Device),
+    EXPECT_EQ(chooseMemoryType(layout({DL | HV | HC | CACHED, DL | HV | HC}), kAllTypes, MemoryClass::Device),
               std::optional(1u));
     // Device: device-local beats anything that is not.
-    EXPECT_EQ(chooseMemoryType(layout({HV | HC, DL | HV | HC | CACHED}), kAllTypes,
-                               MemoryClass::Device),
+    EXPECT_EQ(chooseMemoryType(layout({HV | HC, DL | HV | HC | CACHED}), kAllTypes, MemoryClass::Device),
               std::optional(1u));
     // Shared: cached beats uncached, device-local beats both.
-    EXPECT_EQ(chooseMemoryType(layout({HV | HC, HV | HC | CACHED}), kAllTypes, MemoryClass::Shared),
+    EXPECT_EQ(chooseMemoryType(layout({HV | HC, HV | HC | CACHED}), kAllTypes, MemoryClass::Shared), std::optional(1u));
+    EXPECT_EQ(chooseMemoryType(layout({DL | HV | HC, DL | HV | HC | CACHED}), kAllTypes, MemoryClass::Shared),
               std::optional(1u));
-    EXPECT_EQ(chooseMemoryType(layout({DL | HV | HC, DL | HV | HC | CACHED}), kAllTypes,
-                               MemoryClass::Shared),
-              std::optional(1u));
-    EXPECT_EQ(chooseMemoryType(layout({HV | HC | CACHED, DL | HV | HC}), kAllTypes,
-                               MemoryClass::Shared),
+    EXPECT_EQ(chooseMemoryType(layout({HV | HC | CACHED, DL | HV | HC}), kAllTypes, MemoryClass::Shared),
               std::optional(1u));
 }
 
@@ -202,8 +195,7 @@ TEST(MemoryFlagsText, Names) {
     EXPECT_EQ(memoryFlagsText(PROTECTED), "PROTECTED");
     EXPECT_EQ(memoryFlagsText(DL | AMD_COHERENT | AMD_UNCACHED),
               "DEVICE_LOCAL|DEVICE_COHERENT_AMD|DEVICE_UNCACHED_AMD");
-    EXPECT_EQ(memoryFlagsText(DL | HV | HC | CACHED | LAZY | PROTECTED | AMD_COHERENT |
-                              AMD_UNCACHED),
+    EXPECT_EQ(memoryFlagsText(DL | HV | HC | CACHED | LAZY | PROTECTED | AMD_COHERENT | AMD_UNCACHED),
               "DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT|HOST_CACHED|LAZILY_ALLOCATED|PROTECTED|"
               "DEVICE_COHERENT_AMD|DEVICE_UNCACHED_AMD");
 }

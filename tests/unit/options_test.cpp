@@ -19,24 +19,20 @@ namespace {
 
 // Parses {"repro", args...} with the environment variable N set to `env` (or unset);
 // --help is wrapped to 80 columns.
-ParseOutcome parse(std::initializer_list<const char*> args,
-                   std::optional<std::string_view> env = std::nullopt) {
+ParseOutcome parse(std::initializer_list<const char*> args, std::optional<std::string_view> env = std::nullopt) {
     std::vector<const char*> argv{"repro"};
     argv.insert(argv.end(), args.begin(), args.end());
     return parseCommandLine(static_cast<int>(argv.size()), argv.data(), env, 80);
 }
 
 // The same for arguments that are not string literals (built from the option table).
-ParseOutcome parseArgs(const std::vector<std::string>& args,
-                       std::optional<std::string_view> env = std::nullopt) {
+ParseOutcome parseArgs(const std::vector<std::string>& args, std::optional<std::string_view> env = std::nullopt) {
     std::vector<const char*> argv{"repro"};
     for (const std::string& a : args) argv.push_back(a.c_str());
     return parseCommandLine(static_cast<int>(argv.size()), argv.data(), env, 80);
 }
 
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 // The outcome is a usage error: status 1, no options, one non-empty line on err naming
 // `mention`, nothing on out.
@@ -88,16 +84,14 @@ TEST(OptionsDefaults, NoArgumentsGiveTheOriginalsRun) {
 TEST(OptionsDefaults, CommandLineIsKeptVerbatim) {
     const ParseOutcome o = parse({"--mode", "split", "-n", "7"});
     const Options& opt = expectOptions(o);
-    EXPECT_EQ(opt.commandLine,
-              (std::vector<std::string>{"repro", "--mode", "split", "-n", "7"}));
+    EXPECT_EQ(opt.commandLine, (std::vector<std::string>{"repro", "--mode", "split", "-n", "7"}));
 }
 
 // ---- --mode ------------------------------------------------------------------------------
 
 TEST(OptionsMode, EachValueSelectsItsModes) {
     EXPECT_EQ(expectOptions(parse({"--mode", "split"})).modes, std::vector<Mode>{Mode::Split});
-    EXPECT_EQ(expectOptions(parse({"--mode", "multipass"})).modes,
-              std::vector<Mode>{Mode::Multipass});
+    EXPECT_EQ(expectOptions(parse({"--mode", "multipass"})).modes, std::vector<Mode>{Mode::Multipass});
     EXPECT_EQ(expectOptions(parse({"--mode", "single"})).modes, std::vector<Mode>{Mode::Single});
     EXPECT_EQ(expectOptions(parse({"--mode=single"})).modes, std::vector<Mode>{Mode::Single});
     EXPECT_EQ(expectOptions(parse({"--mode", "all"})).modes,
@@ -122,8 +116,7 @@ TEST(OptionsMode, ParseModes) {
     EXPECT_EQ(parseModes("multipass"), std::optional(std::vector<Mode>{Mode::Multipass}));
     EXPECT_EQ(parseModes("single"), std::optional(std::vector<Mode>{Mode::Single}));
     // `all` runs single last: it is the one most likely to hang the GPU.
-    EXPECT_EQ(parseModes("all"),
-              std::optional(std::vector<Mode>{Mode::Split, Mode::Multipass, Mode::Single}));
+    EXPECT_EQ(parseModes("all"), std::optional(std::vector<Mode>{Mode::Split, Mode::Multipass, Mode::Single}));
     EXPECT_EQ(parseModes(""), std::nullopt);
     EXPECT_EQ(parseModes("ALL"), std::nullopt);
     EXPECT_EQ(parseModes("split,single"), std::nullopt);
@@ -200,9 +193,8 @@ TEST(OptionsShape, UnknownPresetIsRejected) {
 }
 
 TEST(OptionsShape, OverridesApplyOnTopOfThePreset) {
-    const Options& opt =
-        expectOptions(parse({"--preset", "tiny", "--channels", "8", "--pad-h", "1", "--kernel-h",
-                             "5", "--batch", "3"}));
+    const Options& opt = expectOptions(
+        parse({"--preset", "tiny", "--channels", "8", "--pad-h", "1", "--kernel-h", "5", "--batch", "3"}));
     Shape expected = presetShape("tiny");
     expected.channels = 8;
     expected.padH = 1;
@@ -212,11 +204,19 @@ TEST(OptionsShape, OverridesApplyOnTopOfThePreset) {
     EXPECT_EQ(opt.preset, "tiny");
 
     // Every shape flag reaches its own field.
-    const Options& all = expectOptions(parse(
-        {"--batch", "2", "--channels", "3", "--height", "4", "--width", "5", "--kernel-h", "2",
-         "--kernel-w", "6", "--stride-h", "3", "--stride-w", "4", "--pad-h", "1", "--pad-w", "2"}));
-    EXPECT_EQ(all.shape, (Shape{.batch = 2, .channels = 3, .height = 4, .width = 5, .kernelH = 2,
-                                .kernelW = 6, .strideH = 3, .strideW = 4, .padH = 1, .padW = 2}));
+    const Options& all = expectOptions(
+        parse({"--batch",    "2", "--channels", "3", "--height",   "4", "--width", "5", "--kernel-h", "2",
+               "--kernel-w", "6", "--stride-h", "3", "--stride-w", "4", "--pad-h", "1", "--pad-w",    "2"}));
+    EXPECT_EQ(all.shape, (Shape{.batch = 2,
+                                .channels = 3,
+                                .height = 4,
+                                .width = 5,
+                                .kernelH = 2,
+                                .kernelW = 6,
+                                .strideH = 3,
+                                .strideW = 4,
+                                .padH = 1,
+                                .padW = 2}));
 }
 
 TEST(OptionsShape, NegativeAndZeroShapeValuesAreRejected) {
@@ -279,33 +279,26 @@ TEST(OptionsDropDispatch, BoundsAreOneTo2N) {
 }
 
 TEST(OptionsDropDispatch, BoundFollowsTheChainLengthFromFlagOrEnvironment) {
-    EXPECT_EQ(expectOptions(parse({"-n", "7", "--drop-dispatch", "14"})).dropDispatch,
-              std::optional(14u));
+    EXPECT_EQ(expectOptions(parse({"-n", "7", "--drop-dispatch", "14"})).dropDispatch, std::optional(14u));
     expectUsageError(parse({"-n", "7", "--drop-dispatch", "15"}), "--drop-dispatch");
-    EXPECT_EQ(expectOptions(parse({"--drop-dispatch", "4"}, "2")).dropDispatch,
-              std::optional(4u));
+    EXPECT_EQ(expectOptions(parse({"--drop-dispatch", "4"}, "2")).dropDispatch, std::optional(4u));
     expectUsageError(parse({"--drop-dispatch", "5"}, "2"), "--drop-dispatch");
     // The order of the flags does not matter.
-    EXPECT_EQ(expectOptions(parse({"--drop-dispatch", "14", "-n", "7"})).dropDispatch,
-              std::optional(14u));
+    EXPECT_EQ(expectOptions(parse({"--drop-dispatch", "14", "-n", "7"})).dropDispatch, std::optional(14u));
 }
 
 // ---- --device and the flags -------------------------------------------------------------
 
 TEST(OptionsDevice, IndexOrNameIsKept) {
     EXPECT_EQ(expectOptions(parse({"--device", "1"})).device, std::optional<std::string>("1"));
-    EXPECT_EQ(expectOptions(parse({"--device", "llvmpipe"})).device,
-              std::optional<std::string>("llvmpipe"));
+    EXPECT_EQ(expectOptions(parse({"--device", "llvmpipe"})).device, std::optional<std::string>("llvmpipe"));
 }
 
-TEST(OptionsDevice, EmptyDeviceIsRejected) {
-    expectUsageError(parse({"--device", ""}), "--device");
-}
+TEST(OptionsDevice, EmptyDeviceIsRejected) { expectUsageError(parse({"--device", ""}), "--device"); }
 
 TEST(OptionsFlags, DumpDir) {
     EXPECT_FALSE(expectOptions(parse({})).dumpDir.has_value());
-    EXPECT_EQ(expectOptions(parse({"--dump-dir", "/tmp/out"})).dumpDir,
-              std::optional<std::string>("/tmp/out"));
+    EXPECT_EQ(expectOptions(parse({"--dump-dir", "/tmp/out"})).dumpDir, std::optional<std::string>("/tmp/out"));
     expectUsageError(parse({"--dump-dir", ""}), "--dump-dir: empty value (expected DIR)");
 }
 
@@ -328,10 +321,10 @@ TEST(OptionsHelp, HelpListsEveryOptionAndTheExitTable) {
     EXPECT_FALSE(o.options.has_value());
     EXPECT_TRUE(o.err.empty()) << o.err;
     for (const char* option :
-         {"--help", "--mode", "-n", "--chain", "--preset", "--batch", "--channels", "--height",
-          "--width", "--kernel-h", "--kernel-w", "--stride-h", "--stride-w", "--pad-h", "--pad-w",
-          "--device", "--list-devices", "--timeout", "--validation", "--drop-dispatch",
-          "--dump-dir", "--version"}) {
+         {"--help",       "--mode",          "-n",         "--chain",    "--preset",       "--batch",
+          "--channels",   "--height",        "--width",    "--kernel-h", "--kernel-w",     "--stride-h",
+          "--stride-w",   "--pad-h",         "--pad-w",    "--device",   "--list-devices", "--timeout",
+          "--validation", "--drop-dispatch", "--dump-dir", "--version"}) {
         EXPECT_TRUE(contains(o.out, option)) << "help lacks " << option << ":\n" << o.out;
     }
     // Defaults are shown in words.
@@ -380,10 +373,9 @@ TEST(OptionsExperiments, DefaultsAreBladesOwnStream) {
 }
 
 TEST(OptionsExperiments, EveryFlagIsParsed) {
-    const Options o = expectOptions(parse({"--barrier", "execution-only", "--submit-every", "3",
-                                           "--split-mib", "12.5", "--no-host-wait", "--memory",
-                                           "host-cached", "--dispatch-repeat", "4", "--profile",
-                                           "blade-exact", "--spirv", "dir"}));
+    const Options o = expectOptions(
+        parse({"--barrier", "execution-only", "--submit-every", "3", "--split-mib", "12.5", "--no-host-wait",
+               "--memory", "host-cached", "--dispatch-repeat", "4", "--profile", "blade-exact", "--spirv", "dir"}));
     EXPECT_EQ(o.barrier, BarrierKind::ExecutionOnly);
     EXPECT_EQ(o.submit.every, 3u);
     EXPECT_EQ(o.submit.splitMiB, 12.5);
@@ -437,9 +429,9 @@ TEST(OptionsExperiments, CombinationsThatMeanNothingAreRejected) {
 
 TEST(OptionsExperiments, HelpListsTheExperimentFlags) {
     const ParseOutcome o = parse({"--help"});
-    for (const char* flag : {"--barrier", "--submit-every", "--split-mib", "--no-host-wait", "--memory",
-                             "--dispatch-repeat", "--profile", "--spirv", "--matrix",
-                             "--driver-env-sweep", "--all-drivers"}) {
+    for (const char* flag :
+         {"--barrier", "--submit-every", "--split-mib", "--no-host-wait", "--memory", "--dispatch-repeat", "--profile",
+          "--spirv", "--matrix", "--driver-env-sweep", "--all-drivers"}) {
         EXPECT_TRUE(contains(o.out, flag)) << flag;
     }
 }
@@ -535,8 +527,8 @@ TEST(OptionsSyntax, MissingValueAtTheEnd) {
         SCOPED_TRACE(option);
         const OptionSpec* spec = findLongOption(option);
         ASSERT_NE(spec, nullptr);
-        expectUsageError(parseArgs({option}), optionLabel(*spec) + ": missing value (expected " +
-                                                  std::string(spec->placeholder) + ")");
+        expectUsageError(parseArgs({option}),
+                         optionLabel(*spec) + ": missing value (expected " + std::string(spec->placeholder) + ")");
     }
     expectUsageError(parse({"-o"}), "-o/--output: missing value (expected FILE)");
 }
@@ -600,10 +592,10 @@ TEST(OptionsDecimal, LeadingZerosAreDecimalAsInEnvironmentN) {
 }
 
 TEST(OptionsDecimal, EveryIntegerOptionRejectsNonDecimalText) {
-    const std::vector<std::string> integers = {
-        "--chain", "--batch", "--channels", "--height", "--width", "--kernel-h", "--kernel-w",
-        "--stride-h", "--stride-w", "--pad-h", "--pad-w", "--repeat", "--drop-dispatch",
-        "--submit-every", "--dispatch-repeat"};
+    const std::vector<std::string> integers = {"--chain",         "--batch",        "--channels",       "--height",
+                                               "--width",         "--kernel-h",     "--kernel-w",       "--stride-h",
+                                               "--stride-w",      "--pad-h",        "--pad-w",          "--repeat",
+                                               "--drop-dispatch", "--submit-every", "--dispatch-repeat"};
     for (const std::string& option : integers) {
         const std::string label = optionLabel(*findLongOption(option));
         for (const char* bad : {"0x3", "+5", " 7", "7 ", "1_0", "1,0", "0b1", "1e1", "1.0", "3\n", "seven"}) {
@@ -623,7 +615,8 @@ TEST(OptionsDecimal, NegativeValuesAreReportedAsBelowTheMinimum) {
     expectUsageError(parse({"--submit-every", "-2"}), "--submit-every: must be at least 1 (got -2)");
     expectUsageError(parse({"--pad-w", "-1"}), "--pad-w: must be at least 0 (got -1)");
     expectUsageError(parse({"--queue", "-1"}), "--queue: must be at least 0 (got -1)");
-    expectUsageError(parse({"-n", "-99999999999999999999"}), "-n/--chain: must be at least 1 (got -99999999999999999999)");
+    expectUsageError(parse({"-n", "-99999999999999999999"}),
+                     "-n/--chain: must be at least 1 (got -99999999999999999999)");
     expectUsageError(parse({"-n", "99999999999999999999"}), "-n/--chain: 99999999999999999999 is too large");
 }
 
@@ -706,7 +699,8 @@ TEST(OptionsNew, EachIsParsed) {
 TEST(OptionsNew, Queue) {
     EXPECT_EQ(expectOptions(parse({"--queue", "gfx"})).queue.kind, QueueChoice::Kind::Gfx);
     EXPECT_EQ(expectOptions(parse({"--queue", "compute"})).queue.kind, QueueChoice::Kind::Compute);
-    EXPECT_EQ(expectOptions(parse({"--queue", "0"})).queue, (QueueChoice{.kind = QueueChoice::Kind::Index, .index = 0}));
+    EXPECT_EQ(expectOptions(parse({"--queue", "0"})).queue,
+              (QueueChoice{.kind = QueueChoice::Kind::Index, .index = 0}));
     EXPECT_EQ(expectOptions(parse({"--queue=3"})).queue, (QueueChoice{.kind = QueueChoice::Kind::Index, .index = 3}));
     for (const char* bad : {"graphics", "GFX", "Compute", "0x1", "+1", "1 ", "transfer"}) {
         SCOPED_TRACE(bad);
@@ -775,9 +769,9 @@ TEST(OptionsNew, WatchdogProbeRules) {
 
 TEST(OptionsNew, MatrixTriageAndWatchdogProbeChooseTheVariantOptions) {
     const std::vector<std::vector<std::string>> variantArgs = {
-        {"--mode", "all"}, {"--barrier", "blade"}, {"--submit-every", "2"}, {"--split-mib", "1"},
-        {"--split-ms", "1"}, {"--host-wait"}, {"--no-host-wait"},
-        {"--memory", "blade"}, {"--dispatch-repeat", "1"}, {"--profile", "default"}};
+        {"--mode", "all"},          {"--barrier", "blade"},  {"--submit-every", "2"}, {"--split-mib", "1"},
+        {"--split-ms", "1"},        {"--host-wait"},         {"--no-host-wait"},      {"--memory", "blade"},
+        {"--dispatch-repeat", "1"}, {"--profile", "default"}};
     for (const char* run : {"--matrix", "--triage", "--watchdog-probe"}) {
         for (std::vector<std::string> args : variantArgs) {
             // Given explicitly, even at its default: the children add their own, and an
@@ -801,7 +795,8 @@ TEST(OptionsNew, Invert) {
 }
 
 TEST(OptionsNew, KeepLogsOnlyWithChildProcesses) {
-    expectUsageError(parse({"--keep-logs"}), "--keep-logs: only with --matrix, --triage, --driver-env-sweep or --watchdog-probe");
+    expectUsageError(parse({"--keep-logs"}),
+                     "--keep-logs: only with --matrix, --triage, --driver-env-sweep or --watchdog-probe");
     expectUsageError(parse({"--keep-logs", "--sweep", "1..2"}), "--keep-logs: only with");
     for (const char* run : {"--matrix", "--triage", "--driver-env-sweep", "--watchdog-probe"}) {
         SCOPED_TRACE(run);
@@ -817,7 +812,8 @@ TEST(OptionsNew, VerboseAndQuietExcludeEachOther) {
 
 TEST(OptionsNew, ExpectDriver) {
     expectUsageError(parse({"--expect-driver", ""}), "--expect-driver: empty value (expected NAME)");
-    EXPECT_EQ(expectOptions(parse({"--expect-driver=MESA_RADV"})).expectDriver, std::optional<std::string>("MESA_RADV"));
+    EXPECT_EQ(expectOptions(parse({"--expect-driver=MESA_RADV"})).expectDriver,
+              std::optional<std::string>("MESA_RADV"));
 }
 
 TEST(OptionsNew, DropDispatchWithSplitOnlyTestsNothing) {

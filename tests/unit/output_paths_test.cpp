@@ -72,14 +72,16 @@ TEST(OutputPaths, OptionsNameTheFirstUnwritablePathQuoted) {
               "-o/--output: cannot write '/nonexistent-repro-dir/a\\nb.json' (No such file or directory)");
     o.output.reset();
     o.dumpDir = "/dev/null/x";
-    EXPECT_EQ(outputPathProblem(o).value_or(""), "--dump-dir: cannot use '/dev/null/x' as a directory (Not a directory)");
+    EXPECT_EQ(outputPathProblem(o).value_or(""),
+              "--dump-dir: cannot use '/dev/null/x' as a directory (Not a directory)");
 }
 
 TEST(OutputPaths, TmpdirIsCheckedOnlyForChildProcesses) {
     const ScopedEnv tmp("TMPDIR", "/nonexistent-repro-tmp");
     Options o;
     EXPECT_FALSE(outputPathProblem(o).has_value()) << "a single run starts no children";
-    for (bool Options::*flag : {&Options::matrix, &Options::triage, &Options::driverEnvSweep, &Options::watchdogProbe}) {
+    for (bool Options::*flag :
+         {&Options::matrix, &Options::triage, &Options::driverEnvSweep, &Options::watchdogProbe}) {
         Options children;
         children.*flag = true;
         EXPECT_EQ(outputPathProblem(children).value_or(""),

@@ -34,9 +34,7 @@ using nlohmann::json;
 using test::joinErrors;
 using test::SchemaChecker;
 
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 size_t count(const std::string& text, std::string_view part) {
     size_t n = 0;
@@ -100,14 +98,17 @@ RunReport sampleReport() {
     r.version = "0.1.0";
     r.gitHash = "abc1234";
     r.commandLine = {"repro", "-n", "6", "--format", "markdown", "--device", "RX 6800"};
-    r.environment.host = {{"os", "Ubuntu 24.04.1 LTS"}, {"kernel.release", "6.8.0-45-generic"},
-                          {"kernel.machine", "x86_64"}, {"cpu", "AMD Ryzen 9 5950X"},
+    r.environment.host = {{"os", "Ubuntu 24.04.1 LTS"},
+                          {"kernel.release", "6.8.0-45-generic"},
+                          {"kernel.machine", "x86_64"},
+                          {"cpu", "AMD Ryzen 9 5950X"},
                           {"kernel.cmdline", "quiet splash | tee"}};
-    r.environment.kernelDriver = {{"amdgpu.lockup_timeout", "10000"}, {"amdgpu.uni_mes", ""},
+    r.environment.kernelDriver = {{"amdgpu.lockup_timeout", "10000"},
+                                  {"amdgpu.uni_mes", ""},
                                   {"card0", "pci 0000:03:00.0, vendor 0x1002, device 0x73bf, driver amdgpu"},
                                   {"i915", "not present (/sys/module/i915)"}};
-    r.environment.drmCards.push_back(DrmCard{.name = "card0", .pciSlot = "0000:03:00.0", .vendorId = 0x1002,
-                                             .deviceId = 0x73bf, .driver = "amdgpu"});
+    r.environment.drmCards.push_back(DrmCard{
+        .name = "card0", .pciSlot = "0000:03:00.0", .vendorId = 0x1002, .deviceId = 0x73bf, .driver = "amdgpu"});
     r.environment.variables = {{"RADV_DEBUG", "nocache|syncshaders"}};
     r.environment.notes = {"amdgpu firmware: /sys/kernel/debug/dri/<minor>/ not read"};
     DeviceReport d;
@@ -146,21 +147,24 @@ RunReport sampleReport() {
     multipass.modeGpuSeconds = 6.5022;
     r.modes.push_back(multipass);
     r.modes.push_back(mode(Mode::Single, Classification::NonFinite, "12 NaN elements",
-                           BufferStats{.elements = 3686400, .nonZero = 3686388, .nonFinite = 12,
+                           BufferStats{.elements = 3686400,
+                                       .nonZero = 3686388,
+                                       .nonFinite = 12,
                                        .sum = std::numeric_limits<double>::quiet_NaN(),
                                        .maxAbs = std::numeric_limits<float>::infinity()}));
-    r.modes.push_back(mode(Mode::Split, Classification::Ok, "finite and non-zero; the reference",
-                           BufferStats{.elements = 3686400, .nonZero = 3686400, .denormal = 3,
-                                       .sum = 0.056694, .maxAbs = 0.00031f},
-                           "reference (run after)"));
+    r.modes.push_back(
+        mode(Mode::Split, Classification::Ok, "finite and non-zero; the reference",
+             BufferStats{.elements = 3686400, .nonZero = 3686400, .denormal = 3, .sum = 0.056694, .maxAbs = 0.00031f},
+             "reference (run after)"));
     r.validation.enabled = true;
     r.validation.warnings = 1;
     r.validation.messages = {"SYNC-HAZARD-READ-AFTER-WRITE | vkCmdDispatch ``` <b>"};
     r.timings.instanceAndDevice = 0.25;
     r.timings.total = -std::numeric_limits<double>::infinity();  // never real; exercises -inf
     r.verdict.exitStatus = kExitReproduced;
-    r.verdict.lines = {"--- BUG REPRODUCED: mode multipass is zero: every element is 0; split is not",
-                       "--- while split produced correct non-zero data; the Vulkan spec makes all three modes equivalent"};
+    r.verdict.lines = {
+        "--- BUG REPRODUCED: mode multipass is zero: every element is 0; split is not",
+        "--- while split produced correct non-zero data; the Vulkan spec makes all three modes equivalent"};
     return r;
 }
 
@@ -232,8 +236,8 @@ TEST(ReportJson, DeviceShapeSizes) {
     EXPECT_EQ(j["sizes"]["small_elements"], r.sizes.smallElems);
     EXPECT_EQ(j["sizes"]["big_elements"], r.sizes.bigElems);
     EXPECT_EQ(j["sizes"]["big_bytes"], r.sizes.bigBytes);
-    EXPECT_EQ(j["sizes"]["conv_workgroups"], json({r.sizes.convWorkgroups[0], r.sizes.convWorkgroups[1],
-                                                   r.sizes.convWorkgroups[2]}));
+    EXPECT_EQ(j["sizes"]["conv_workgroups"],
+              json({r.sizes.convWorkgroups[0], r.sizes.convWorkgroups[1], r.sizes.convWorkgroups[2]}));
 }
 
 TEST(ReportJson, ModesStatsAndNonFinite) {
@@ -344,15 +348,22 @@ TEST(ReportSchema, TriageDocumentMatchesItsSchema) {
     in.failingMode = "multipass";
     in.causeKind = "job_timeout";
     in.causeVerdict = "cause: the kernel's job timeout (2000 ms, gfx queue): ...";
-    in.experiments = {{.kind = ExperimentKind::Barrier, .label = "barrier=full", .result = RunResult::Wrong, .detail = "x"},
-                      {.kind = ExperimentKind::Memory, .label = "memory=host-cached", .result = RunResult::NoEffect}};
+    in.experiments = {
+        {.kind = ExperimentKind::Barrier, .label = "barrier=full", .result = RunResult::Wrong, .detail = "x"},
+        {.kind = ExperimentKind::Memory, .label = "memory=host-cached", .result = RunResult::NoEffect}};
     in.probe = {.result = ProbeResult::SoftKill, .longestSeconds = 2.0, .detail = "soft kill"};
     const TriageConclusion t = concludeTriage(in);
     for (const bool withTimeout : {true, false}) {
-        const TriageRunFacts facts{.version = "0.1.0", .git = "abc", .commandLine = {"repro", "--triage"},
-                                   .deviceName = "GPU", .driver = "radv", .driverId = "MESA_RADV", .chainLength = 7,
+        const TriageRunFacts facts{.version = "0.1.0",
+                                   .git = "abc",
+                                   .commandLine = {"repro", "--triage"},
+                                   .deviceName = "GPU",
+                                   .driver = "radv",
+                                   .driverId = "MESA_RADV",
+                                   .chainLength = 7,
                                    .timeoutSeconds = withTimeout ? std::optional<double>(2.0) : std::nullopt,
-                                   .timeoutSource = "kernel default", .exitStatus = 2};
+                                   .timeoutSource = "kernel default",
+                                   .exitStatus = 2};
         const json doc = triageDocument(facts, in, t);
         SchemaChecker checker(root);
         EXPECT_EQ(joinErrors(checker.check(doc)), "") << doc.dump(2);
@@ -374,7 +385,8 @@ TEST(ReportSchema, RequiredPropertiesArePresent) {
     for (const auto& key : schema["$defs"]["mode"]["required"]) {
         for (const auto& m : j["modes"]) EXPECT_TRUE(m.contains(key.get<std::string>())) << key;
     }
-    for (const auto& key : schema["$defs"]["device"]["required"]) EXPECT_TRUE(j["device"].contains(key.get<std::string>())) << key;
+    for (const auto& key : schema["$defs"]["device"]["required"])
+        EXPECT_TRUE(j["device"].contains(key.get<std::string>())) << key;
 }
 
 // A report of a non-default experiment: every experiment field set.
@@ -422,9 +434,10 @@ TEST(ReportJson, ExperimentBlockDefaultsAndEveryField) {
 
 TEST(ReportMarkdown, ExperimentRowSaysWhatChangedAndMarksControls) {
     const std::string md = renderMarkdown(experimentReport());
-    EXPECT_TRUE(contains(md, "| experiment | barrier none (CONTROL: invalid on purpose), memory host-cached, "
-                             "profile blade-exact, submit every 3, split at 26.211 MiB, no host waits, "
-                             "each conv-T x4, SPIR-V from naga-out |"))
+    EXPECT_TRUE(contains(md,
+                         "| experiment | barrier none (CONTROL: invalid on purpose), memory host-cached, "
+                         "profile blade-exact, submit every 3, split at 26.211 MiB, no host waits, "
+                         "each conv-T x4, SPIR-V from naga-out |"))
         << md;
     EXPECT_TRUE(contains(md, "| blade-exact quirk | no HOST_READ barrier |")) << md;
 }
@@ -511,10 +524,15 @@ TEST(ReportMarkdown, ResultsTable) {
     EXPECT_EQ(*header, "| mode | classification | nz | sum | max_abs | submits | wall s | GPU s |");
     ASSERT_LT(header + 5, all.end());
     EXPECT_EQ(*(header + 1), "|---|---|---|---|---|---|---|---|");
-    EXPECT_TRUE((header + 2)->starts_with("| multipass | zero | 0/3686400 (0.0%) | 0.0000e0 | 0.0000e0 | 13 | 1.25 | 6.502200 |"))
+    EXPECT_TRUE(
+        (header + 2)
+            ->starts_with("| multipass | zero | 0/3686400 (0.0%) | 0.0000e0 | 0.0000e0 | 13 | 1.25 | 6.502200 |"))
         << *(header + 2);
-    EXPECT_TRUE((header + 3)->starts_with("| single | nonfinite | 3686388/3686400 (100.0%) | NaN | inf | 1 |")) << *(header + 3);
-    EXPECT_TRUE((header + 4)->starts_with("| split, reference (run after) | ok | 3686400/3686400 (100.0%) | 5.6694e-2 | 3.1000e-4 |"))
+    EXPECT_TRUE((header + 3)->starts_with("| single | nonfinite | 3686388/3686400 (100.0%) | NaN | inf | 1 |"))
+        << *(header + 3);
+    EXPECT_TRUE(
+        (header + 4)
+            ->starts_with("| split, reference (run after) | ok | 3686400/3686400 (100.0%) | 5.6694e-2 | 3.1000e-4 |"))
         << *(header + 4);
     EXPECT_TRUE((header + 5)->empty()) << "one row per mode, then the table ends";
 }
@@ -527,7 +545,8 @@ TEST(ReportMarkdown, GpuColumnOnlyWhenMeasured) {
         m.modeGpuSeconds.reset();
     }
     const std::string md = renderMarkdown(r);
-    EXPECT_TRUE(contains(md, "| mode | classification | nz | sum | max_abs | submits | wall s |\n|---|---|---|---|---|---|---|\n"))
+    EXPECT_TRUE(contains(
+        md, "| mode | classification | nz | sum | max_abs | submits | wall s |\n|---|---|---|---|---|---|---|\n"))
         << md;
     EXPECT_FALSE(contains(md, "GPU s"));
 }
@@ -587,16 +606,19 @@ TEST(ReportMarkdown, DetailsAreBalancedAndContentCannotOpenTags) {
 TEST(ReportMarkdown, HeadingCommandVerdictAndDetails) {
     const RunReport r = sampleReport();
     const std::string md = renderMarkdown(r);
-    EXPECT_TRUE(md.starts_with("### repro: BUG REPRODUCED (exit 2) on AMD Radeon RX 6800 (RADV NAVI21), radv Mesa 24.0.5"))
+    EXPECT_TRUE(
+        md.starts_with("### repro: BUG REPRODUCED (exit 2) on AMD Radeon RX 6800 (RADV NAVI21), radv Mesa 24.0.5"))
         << md.substr(0, 200);
-    EXPECT_TRUE(contains(md, "```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 --format markdown --device 'RX 6800'\n```\n"));
+    EXPECT_TRUE(
+        contains(md, "```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 --format markdown --device 'RX 6800'\n```\n"));
     for (const auto& line : r.verdict.lines) EXPECT_TRUE(contains(md, "\n" + line + "\n")) << line;
     // Validation text holds ``` itself: the fence around it is longer.
     EXPECT_TRUE(contains(md, "````text\nSYNC-HAZARD-READ-AFTER-WRITE | vkCmdDispatch ``` <b>\n````\n"));
-    for (const char* summary : {"Device: every field", "Enabled extensions (2)", "Enabled features (1)",
-                                "Memory placements", "Shape and sizes", "Timings", "Driver environment variables (1)",
-                                "Host", "Kernel driver parameters and firmware", "Validation messages (0 errors, 1 warnings)",
-                                "Where a hang leaves evidence", "Environment notes"}) {
+    for (const char* summary :
+         {"Device: every field", "Enabled extensions (2)", "Enabled features (1)", "Memory placements",
+          "Shape and sizes", "Timings", "Driver environment variables (1)", "Host",
+          "Kernel driver parameters and firmware", "Validation messages (0 errors, 1 warnings)",
+          "Where a hang leaves evidence", "Environment notes"}) {
         EXPECT_TRUE(contains(md, std::string("<summary>") + summary + "</summary>")) << summary;
     }
     EXPECT_TRUE(contains(md, "| amdgpu.lockup_timeout | `10000` |"));
@@ -604,7 +626,8 @@ TEST(ReportMarkdown, HeadingCommandVerdictAndDetails) {
     EXPECT_TRUE(contains(md, "| amdgpu.uni_mes | (empty) |"));
     EXPECT_TRUE(contains(md, "- VK_KHR_synchronization2\n"));
     EXPECT_TRUE(contains(md, "RADV_DEBUG=hang"));
-    EXPECT_TRUE(contains(md, "**WARNING: mode multipass submit 2 ran 6.500 s on the GPU, 65% of the amdgpu job watchdog"));
+    EXPECT_TRUE(
+        contains(md, "**WARNING: mode multipass submit 2 ran 6.500 s on the GPU, 65% of the amdgpu job watchdog"));
     EXPECT_TRUE(contains(md, "- **multipass**, under test: zero: every element is 0; split is not\n"));
     EXPECT_TRUE(md.ends_with("\n"));
 }
@@ -677,8 +700,9 @@ TEST(Markdown, FollowsTheRadvIssueTemplate) {
     r.environment.host.emplace_back("kernel.version", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1");
     r.environment.kernelDriver.emplace_back("card0.revision", "0xc1");
     const std::string md = renderMarkdown(r);
-    EXPECT_TRUE(contains(md, "#### Steps to reproduce\n\n```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 "
-                             "--format markdown --device 'RX 6800'\n```\n"))
+    EXPECT_TRUE(contains(md,
+                         "#### Steps to reproduce\n\n```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 "
+                         "--format markdown --device 'RX 6800'\n```\n"))
         << md;
     EXPECT_TRUE(contains(md, "| PCI ID | 1002:73bf rev c1 |")) << md;
     EXPECT_TRUE(contains(md, "| kernel | `6.8.0-45-generic #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 x86_64` |")) << md;
@@ -688,7 +712,8 @@ TEST(Markdown, FollowsTheRadvIssueTemplate) {
     const std::regex issueReference("(^|[^&\\w])#[0-9]");
     const std::string prose = outsideCode(md);
     std::smatch m;
-    EXPECT_FALSE(std::regex_search(prose, m, issueReference)) << "a bare #N outside code: ..." << m.suffix().str().substr(0, 80);
+    EXPECT_FALSE(std::regex_search(prose, m, issueReference))
+        << "a bare #N outside code: ..." << m.suffix().str().substr(0, 80);
 }
 
 TEST(Markdown, PciIdIsUnknownWithoutSysfsAndNoneForACpuDriver) {

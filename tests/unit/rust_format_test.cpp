@@ -93,7 +93,7 @@ TEST(RustFixed, Basics) {
     EXPECT_EQ(rustFixed(100.0, 1), "100.0");
     EXPECT_EQ(rustFixed(0.0, 1), "0.0");
     EXPECT_EQ(rustFixed(-0.0, 1), "-0.0");
-    EXPECT_EQ(rustFixed(7.0), "7.0");  // precision defaults to 1, as {:.1}
+    EXPECT_EQ(rustFixed(7.0), "7.0");                           // precision defaults to 1, as {:.1}
     EXPECT_EQ(rustFixed(1e21, 1), "1000000000000000000000.0");  // never exponent notation
     EXPECT_EQ(rustFixed(2.0, 3), "2.000");
 }

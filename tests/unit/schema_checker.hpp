@@ -20,7 +20,7 @@ using json = nlohmann::json;
 // additionalProperties, items, minItems, maxItems, minimum. It is strict: an instance
 // property the schema does not declare is an error, so the schema documents every field.
 class SchemaChecker {
-public:
+  public:
     explicit SchemaChecker(const json& root) : root_(root) {}
 
     std::vector<std::string> check(const json& instance) {
@@ -37,7 +37,7 @@ public:
         return errors;
     }
 
-private:
+  private:
     const json& resolve(const std::string& ref) const {
         const std::string prefix = "#/$defs/";
         if (ref.rfind(prefix, 0) != 0) throw std::runtime_error("unsupported $ref " + ref);
@@ -67,10 +67,12 @@ private:
                 return;
             }
         }
-        if (schema.contains("const") && v != schema["const"]) errors.push_back(path + ": expected " + schema["const"].dump());
+        if (schema.contains("const") && v != schema["const"])
+            errors.push_back(path + ": expected " + schema["const"].dump());
         if (schema.contains("enum")) {
             const auto& e = schema["enum"];
-            if (std::find(e.begin(), e.end(), v) == e.end()) errors.push_back(path + ": " + v.dump() + " not in " + e.dump());
+            if (std::find(e.begin(), e.end(), v) == e.end())
+                errors.push_back(path + ": " + v.dump() + " not in " + e.dump());
         }
         if (schema.contains("anyOf")) {
             bool any = false;
@@ -100,10 +102,13 @@ private:
             }
         }
         if (v.is_array()) {
-            if (schema.contains("minItems") && v.size() < schema["minItems"].get<size_t>()) errors.push_back(path + ": too few items");
-            if (schema.contains("maxItems") && v.size() > schema["maxItems"].get<size_t>()) errors.push_back(path + ": too many items");
+            if (schema.contains("minItems") && v.size() < schema["minItems"].get<size_t>())
+                errors.push_back(path + ": too few items");
+            if (schema.contains("maxItems") && v.size() > schema["maxItems"].get<size_t>())
+                errors.push_back(path + ": too many items");
             if (schema.contains("items")) {
-                for (size_t i = 0; i < v.size(); ++i) check(schema["items"], v[i], path + "[" + std::to_string(i) + "]", errors);
+                for (size_t i = 0; i < v.size(); ++i)
+                    check(schema["items"], v[i], path + "[" + std::to_string(i) + "]", errors);
             }
         }
     }

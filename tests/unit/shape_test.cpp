@@ -29,8 +29,16 @@ std::string usageErrorOf(const Shape& s) {
 // A shape whose big buffer is bigH x bigW with one plane and a 1x1 kernel:
 // bigX = (2-1)*strideX + 1 - 0 = strideX + 1, small is 2x2.
 Shape bigPlane(uint32_t bigH, uint32_t bigW) {
-    return Shape{.batch = 1, .channels = 1, .height = 2, .width = 2, .kernelH = 1,
-                 .kernelW = 1, .strideH = bigH - 1, .strideW = bigW - 1, .padH = 0, .padW = 0};
+    return Shape{.batch = 1,
+                 .channels = 1,
+                 .height = 2,
+                 .width = 2,
+                 .kernelH = 1,
+                 .kernelW = 1,
+                 .strideH = bigH - 1,
+                 .strideW = bigW - 1,
+                 .padH = 0,
+                 .padW = 0};
 }
 
 // ---- presets -------------------------------------------------------------------------
@@ -121,30 +129,35 @@ TEST(ShapePresets, EveryPresetIsValidAndSliceCropsBackToSmall) {
         const SliceParams p = sliceParams(s, z);
         EXPECT_EQ(p.inH - p.startH - p.endH, s.height);
         EXPECT_EQ(p.inW - p.startW - p.endW, s.width);
-        EXPECT_EQ(uint64_t{p.batch} * p.channels * (p.inH - p.startH - p.endH) *
-                      (p.inW - p.startW - p.endW),
+        EXPECT_EQ(uint64_t{p.batch} * p.channels * (p.inH - p.startH - p.endH) * (p.inW - p.startW - p.endW),
                   z.smallElems);
     }
 }
 
 TEST(ShapePresets, SmallAndTinyHaveTheirDocumentedSizes) {
     const Shape small = presetShape("small");
-    EXPECT_EQ(small, (Shape{.batch = 1, .channels = 16, .height = 12, .width = 40, .kernelH = 3,
-                            .kernelW = 4, .strideH = 1, .strideW = 2}));
+    EXPECT_EQ(small, (Shape{.batch = 1,
+                            .channels = 16,
+                            .height = 12,
+                            .width = 40,
+                            .kernelH = 3,
+                            .kernelW = 4,
+                            .strideH = 1,
+                            .strideW = 2}));
     const ChainSizes zs = computeSizes(small);
     EXPECT_EQ(zs.bigHeight, 14u);  // 11 + 3
     EXPECT_EQ(zs.bigWidth, 82u);   // 39*2 + 4
     EXPECT_EQ(zs.smallElems, 16u * 12 * 40);
-    EXPECT_EQ(zs.convWorkgroups, (std::array<uint32_t, 3>{6, 1, 16}));  // ceil(82/16), ceil(14/16)
+    EXPECT_EQ(zs.convWorkgroups, (std::array<uint32_t, 3>{6, 1, 16}));   // ceil(82/16), ceil(14/16)
     EXPECT_EQ(zs.sliceWorkgroups, (std::array<uint32_t, 3>{30, 1, 1}));  // 7680/256
 
     const Shape tiny = presetShape("tiny");
     const ChainSizes zt = computeSizes(tiny);
-    EXPECT_EQ(zt.bigHeight, 7u);   // 4 + 3
-    EXPECT_EQ(zt.bigWidth, 16u);   // 6*2 + 4
+    EXPECT_EQ(zt.bigHeight, 7u);  // 4 + 3
+    EXPECT_EQ(zt.bigWidth, 16u);  // 6*2 + 4
     EXPECT_EQ(zt.smallElems, 2u * 4 * 5 * 7);
     EXPECT_EQ(zt.bigElems, 2u * 4 * 7 * 16);
-    EXPECT_EQ(zt.convWorkgroups, (std::array<uint32_t, 3>{1, 1, 8}));  // batch*channels
+    EXPECT_EQ(zt.convWorkgroups, (std::array<uint32_t, 3>{1, 1, 8}));   // batch*channels
     EXPECT_EQ(zt.sliceWorkgroups, (std::array<uint32_t, 3>{2, 1, 1}));  // ceil(280/256)
 }
 
@@ -170,10 +183,9 @@ TEST(ShapeValidation, EveryZeroFieldIsRejectedWithItsFlag) {
         const char* flag;
     };
     const Case cases[] = {
-        {&Shape::batch, "--batch"},       {&Shape::channels, "--channels"},
-        {&Shape::height, "--height"},     {&Shape::width, "--width"},
-        {&Shape::kernelH, "--kernel-h"},  {&Shape::kernelW, "--kernel-w"},
-        {&Shape::strideH, "--stride-h"},  {&Shape::strideW, "--stride-w"},
+        {&Shape::batch, "--batch"},      {&Shape::channels, "--channels"}, {&Shape::height, "--height"},
+        {&Shape::width, "--width"},      {&Shape::kernelH, "--kernel-h"},  {&Shape::kernelW, "--kernel-w"},
+        {&Shape::strideH, "--stride-h"}, {&Shape::strideW, "--stride-w"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.flag);
@@ -243,8 +255,10 @@ TEST(ShapeValidation, StrideAndPaddingAboveInt32MaxAreRejected) {
         uint32_t Shape::*field;
         const char* flag;
     };
-    const Case cases[] = {{&Shape::strideH, "--stride-h"}, {&Shape::strideW, "--stride-w"},
-                          {&Shape::padH, "--pad-h"},       {&Shape::padW, "--pad-w"}};
+    const Case cases[] = {{&Shape::strideH, "--stride-h"},
+                          {&Shape::strideW, "--stride-w"},
+                          {&Shape::padH, "--pad-h"},
+                          {&Shape::padW, "--pad-w"}};
     for (const auto& c : cases) {
         SCOPED_TRACE(c.flag);
         Shape s{};
@@ -261,8 +275,14 @@ TEST(ShapeValidation, StrideOfExactlyInt32MaxIsNotRejectedAsSigned) {
     // height 2: bigH = 1*strideH + 3 - 0 = INT32_MAX + 3 fits 32 bits; with width 1
     // (bigW = 4) and one plane the big buffer holds (2^31 + 2) * 4 elements > 2^32 - 1,
     // so the only complaint may be the element count, never the signed stride.
-    Shape s{.batch = 1, .channels = 1, .height = 2, .width = 1, .kernelH = 3, .kernelW = 4,
-            .strideH = kI32Max, .strideW = 1};
+    Shape s{.batch = 1,
+            .channels = 1,
+            .height = 2,
+            .width = 1,
+            .kernelH = 3,
+            .kernelW = 4,
+            .strideH = kI32Max,
+            .strideW = 1};
     const std::string msg = usageErrorOf(s);
     EXPECT_EQ(msg.find("signed"), std::string::npos) << msg;
     EXPECT_NE(msg.find("big element count"), std::string::npos) << msg;
@@ -316,8 +336,8 @@ TEST(ShapeOverflow, BatchTimesChannelsOverflowIsRejected) {
 
 TEST(ShapeOverflow, WeightElementCountEdge) {
     // 1x1 kernel with stride 2 so the crop fits: bigX = (2-1)*2 + 1 = 3 >= 2 + 1.
-    Shape s{.batch = 1, .channels = 65535, .height = 2, .width = 2, .kernelH = 1, .kernelW = 1,
-            .strideH = 2, .strideW = 2};
+    Shape s{
+        .batch = 1, .channels = 65535, .height = 2, .width = 2, .kernelH = 1, .kernelW = 1, .strideH = 2, .strideW = 2};
     ChainSizes z = computeSizes(s);
     EXPECT_EQ(z.weightElems, 65535ull * 65535);  // 4294836225 <= 2^32 - 1
     EXPECT_EQ(z.bigElems, 65535ull * 9);
@@ -337,16 +357,28 @@ TEST(ShapeOverflow, WeightElementCountEdge) {
 
 TEST(ShapeOverflow, SmallElementCountIsCheckedBeforeBig) {
     // height*width alone over 2^32 - 1 with a 1x1 kernel and stride 2.
-    Shape s{.batch = 1, .channels = 1, .height = 65536, .width = 65536, .kernelH = 1,
-            .kernelW = 1, .strideH = 2, .strideW = 2};
+    Shape s{.batch = 1,
+            .channels = 1,
+            .height = 65536,
+            .width = 65536,
+            .kernelH = 1,
+            .kernelW = 1,
+            .strideH = 2,
+            .strideW = 2};
     const std::string msg = usageErrorOf(s);
     EXPECT_NE(msg.find("small element count"), std::string::npos) << msg;
 }
 
 TEST(ShapeOverflow, ConvOutputBeyond32BitsIsRejected) {
     // bigH = (height-1)*strideH + 3 = 2 * INT32_MAX + 3 > 2^32 - 1.
-    Shape s{.batch = 1, .channels = 1, .height = 3, .width = 1, .kernelH = 3, .kernelW = 4,
-            .strideH = kI32Max, .strideW = 1};
+    Shape s{.batch = 1,
+            .channels = 1,
+            .height = 3,
+            .width = 1,
+            .kernelH = 3,
+            .kernelW = 4,
+            .strideH = kI32Max,
+            .strideW = 1};
     const std::string msg = usageErrorOf(s);
     EXPECT_NE(msg.find("overflows"), std::string::npos) << msg;
 }
@@ -382,8 +414,7 @@ TEST(ShapeChainBytes, LargestAcceptedChainSaturatesInsteadOfWrapping) {
     const uint64_t half = chainBytes(z, 1u << 29);
     ASSERT_GT(half, uint64_t{1} << 62);
     // More steps can never need fewer bytes.
-    EXPECT_GE(chainBytes(z, std::numeric_limits<uint32_t>::max()), half)
-        << "chainBytes wrapped around 2^64";
+    EXPECT_GE(chainBytes(z, std::numeric_limits<uint32_t>::max()), half) << "chainBytes wrapped around 2^64";
 }
 
 // ---- submitTimeoutSeconds ----------------------------------------------------------------
@@ -410,17 +441,23 @@ TEST(ShapeSubmitTimeout, AutoScalesWithTheShadersLoopWork) {
     EXPECT_DOUBLE_EQ(submitTimeoutSeconds(std::nullopt, twice, 1, false), 240.0);
     // tiny: 896 big elements * 4 * 3 * 4 = 43008 vs 7634432 * 128 * 12 for spectrostream.
     const double ratio = 43008.0 / (7634432.0 * 128 * 12);
-    EXPECT_DOUBLE_EQ(submitTimeoutSeconds(std::nullopt, presetShape("tiny"), 12, true),
-                     120.0 + 1800.0 * 12 * ratio);
+    EXPECT_DOUBLE_EQ(submitTimeoutSeconds(std::nullopt, presetShape("tiny"), 12, true), 120.0 + 1800.0 * 12 * ratio);
 }
 
 // ---- describe ---------------------------------------------------------------------------
 
 TEST(ShapeDescribe, NamesEveryField) {
-    EXPECT_EQ(describe(Shape{}),
-              "batch 1 x channels 128 x 60x480, kernel 3x4, stride 1x2, padding 0x0");
-    const Shape s{.batch = 2, .channels = 4, .height = 5, .width = 7, .kernelH = 3, .kernelW = 4,
-                  .strideH = 1, .strideW = 2, .padH = 1, .padW = 0};
+    EXPECT_EQ(describe(Shape{}), "batch 1 x channels 128 x 60x480, kernel 3x4, stride 1x2, padding 0x0");
+    const Shape s{.batch = 2,
+                  .channels = 4,
+                  .height = 5,
+                  .width = 7,
+                  .kernelH = 3,
+                  .kernelW = 4,
+                  .strideH = 1,
+                  .strideW = 2,
+                  .padH = 1,
+                  .padW = 0};
     EXPECT_EQ(describe(s), "batch 2 x channels 4 x 5x7, kernel 3x4, stride 1x2, padding 1x0");
 }
 

@@ -111,16 +111,14 @@ struct Builder {
         return op(16, {function, 17, x, y, z});
     }
     Builder& name(uint32_t id, std::string_view n) { return op(5, cat({{id}, str(n)})); }
-    Builder& decorate(uint32_t id, std::vector<uint32_t> decoration) {
-        return op(71, cat({{id}, decoration}));
-    }
+    Builder& decorate(uint32_t id, std::vector<uint32_t> decoration) { return op(71, cat({{id}, decoration})); }
     Builder& uintType() { return op(21, {kUint, 32, 0}); }  // OpTypeInt %uint 32 0
     Builder& constant(uint32_t id, uint32_t value) { return op(43, {kUint, id, value}); }
 
     // One block variable %var of pointer type to a one-member struct %block.
     struct Buffer {
         uint32_t var, block, pointer;
-        uint32_t storageClass = 12;  // StorageBuffer
+        uint32_t storageClass = 12;    // StorageBuffer
         uint32_t blockDecoration = 2;  // Block
         uint32_t set = 0, binding = 0;
         std::string_view name = "";
@@ -132,8 +130,8 @@ struct Builder {
         if (b.nonWritableMember) op(72, {b.block, 0, 24});
         decorate(b.var, {34, b.set});
         decorate(b.var, {33, b.binding});
-        op(30, {b.block, kUint});                     // OpTypeStruct %block %uint
-        op(32, {b.pointer, b.storageClass, b.block});  // OpTypePointer
+        op(30, {b.block, kUint});                           // OpTypeStruct %block %uint
+        op(32, {b.pointer, b.storageClass, b.block});       // OpTypePointer
         return op(59, {b.pointer, b.var, b.storageClass});  // OpVariable
     }
 
@@ -143,8 +141,8 @@ struct Builder {
 // A GLCompute "main" (%1) with LocalSize 8x4x2 and the uint type; callers add the rest.
 Builder computeModule() {
     Builder b;
-    b.op(17, {1});         // OpCapability Shader
-    b.op(14, {0, 1});      // OpMemoryModel Logical GLSL450
+    b.op(17, {1});     // OpCapability Shader
+    b.op(14, {0, 1});  // OpMemoryModel Logical GLSL450
     b.entryPoint(5, 1, "main").localSize(1, 8, 4, 2).uintType();
     return b;
 }
@@ -159,7 +157,7 @@ TEST(SpirvEmbedded, ConvTParsesToItsEntryPointLocalSizeAndFourStorageBuffers) {
     EXPECT_EQ(m.localSize, (Size3{16, 16, 1}));
     ASSERT_EQ(m.bindings.size(), 4u);
     const char* names[] = {"GradOut", "Weight", "Dst", "ParamsBlock"};  // the block names:
-    const bool nonWritable[] = {true, true, false, true};  // glslang's variables are unnamed
+    const bool nonWritable[] = {true, true, false, true};               // glslang's variables are unnamed
     for (uint32_t i = 0; i < 4; ++i) {
         SCOPED_TRACE(i);
         EXPECT_EQ(m.bindings[i].set, 0u);
@@ -198,10 +196,8 @@ TEST(SpirvEmbedded, FileRoundTripLoadsTheSameModule) {
 // ---- checkComputeInterface -----------------------------------------------------------
 
 TEST(SpirvCheck, AcceptsBothEmbeddedShadersAsTheHostRecordsThem) {
-    EXPECT_NO_THROW(checkComputeInterface(parseSpirv(convT(), "conv_t"), "conv_t",
-                                          kConvLocalSize, 4));
-    EXPECT_NO_THROW(checkComputeInterface(parseSpirv(slice(), "slice"), "slice",
-                                          kSliceLocalSize, 3));
+    EXPECT_NO_THROW(checkComputeInterface(parseSpirv(convT(), "conv_t"), "conv_t", kConvLocalSize, 4));
+    EXPECT_NO_THROW(checkComputeInterface(parseSpirv(slice(), "slice"), "slice", kSliceLocalSize, 3));
 }
 
 TEST(SpirvCheck, RejectsAWrongLocalSize) {
@@ -213,8 +209,9 @@ TEST(SpirvCheck, RejectsAWrongLocalSize) {
 
 TEST(SpirvCheck, RejectsABindingTheHostDoesNotBind) {
     const std::string e = checkError(parseSpirv(convT(), "conv_t"), kConvLocalSize, 3, "conv");
-    EXPECT_EQ(e, "conv: set 0 binding 3 (\"ParamsBlock\") is not used by repro (repro binds "
-                 "set 0, bindings 0..2)");
+    EXPECT_EQ(e,
+              "conv: set 0 binding 3 (\"ParamsBlock\") is not used by repro (repro binds "
+              "set 0, bindings 0..2)");
 }
 
 TEST(SpirvCheck, RejectsAMissingBinding) {
@@ -224,8 +221,7 @@ TEST(SpirvCheck, RejectsAMissingBinding) {
     Builder b = computeModule();
     b.buffer({.var = 10, .block = 11, .pointer = 12, .binding = 0});
     b.buffer({.var = 20, .block = 21, .pointer = 22, .binding = 2});
-    EXPECT_NE(checkError(parseSpirv(b.words, "gap"), {8, 4, 2}, 3).find("binding 1 missing"),
-              std::string::npos);
+    EXPECT_NE(checkError(parseSpirv(b.words, "gap"), {8, 4, 2}, 3).find("binding 1 missing"), std::string::npos);
 }
 
 TEST(SpirvCheck, RejectsASetOtherThanZero) {
@@ -243,8 +239,7 @@ TEST(SpirvCheck, RejectsABindingThatIsNotABuffer) {
     Builder b = computeModule();
     b.buffer({.var = 10, .block = 11, .pointer = 12, .binding = 0});
     // A struct in the UniformConstant class (0) is neither kind of buffer.
-    b.buffer({.var = 20, .block = 21, .pointer = 22, .storageClass = 0, .binding = 1,
-              .name = "thing"});
+    b.buffer({.var = 20, .block = 21, .pointer = 22, .storageClass = 0, .binding = 1, .name = "thing"});
     const SpirvModule m = parseSpirv(b.words, "x");
     ASSERT_EQ(m.bindings.size(), 2u);
     EXPECT_EQ(m.bindings[1].kind, SpirvResourceKind::Other);
@@ -277,8 +272,7 @@ TEST(SpirvBindings, KindNames) {
 TEST(SpirvBindings, UniformBlockIsAUniformBufferNamedByItsVariable) {
     Builder b = computeModule();
     b.name(11, "ParamsType");
-    b.buffer({.var = 10, .block = 11, .pointer = 12, .storageClass = 2, .set = 0, .binding = 3,
-              .name = "params"});
+    b.buffer({.var = 10, .block = 11, .pointer = 12, .storageClass = 2, .set = 0, .binding = 3, .name = "params"});
     const SpirvModule m = parseSpirv(b.words, "x");
     EXPECT_EQ(m.localSize, (Size3{8, 4, 2}));
     ASSERT_EQ(m.bindings.size(), 1u);
@@ -301,8 +295,7 @@ TEST(SpirvBindings, UniformBufferBlockIsAStorageBufferAndVariableNonWritableCoun
 
 TEST(SpirvBindings, StorageClassWithTheWrongBlockDecorationIsOther) {
     Builder b = computeModule();  // StorageBuffer + BufferBlock is neither kind
-    b.buffer({.var = 10, .block = 11, .pointer = 12, .blockDecoration = 3,
-              .nonWritableMember = true});
+    b.buffer({.var = 10, .block = 11, .pointer = 12, .blockDecoration = 3, .nonWritableMember = true});
     const SpirvModule m = parseSpirv(b.words, "x");
     ASSERT_EQ(m.bindings.size(), 1u);
     EXPECT_EQ(m.bindings[0].kind, SpirvResourceKind::Other);
@@ -311,8 +304,8 @@ TEST(SpirvBindings, StorageClassWithTheWrongBlockDecorationIsOther) {
 
 TEST(SpirvBindings, ABlockIsNonWritableOnlyWhenEveryMemberIs) {
     Builder b = computeModule();
-    b.decorate(11, {2});                           // Block
-    b.op(72, {11, 1, 24});                         // member 1 NonWritable, member 0 not
+    b.decorate(11, {2});    // Block
+    b.op(72, {11, 1, 24});  // member 1 NonWritable, member 0 not
     b.decorate(10, {34, 0}).decorate(10, {33, 0});
     b.op(30, {11, Builder::kUint, Builder::kUint});  // %11 = OpTypeStruct %uint %uint
     b.op(32, {12, 12, 11});
@@ -360,8 +353,7 @@ TEST(SpirvBindings, ABindingWithoutADescriptorSetIsAnError) {
     b.op(30, {11, Builder::kUint});
     b.op(32, {12, 12, 11});
     b.op(59, {12, 10, 12});
-    EXPECT_EQ(parseError(b.words, "x"),
-              "x: variable %10 (\"buf\") has Binding but no DescriptorSet");
+    EXPECT_EQ(parseError(b.words, "x"), "x: variable %10 (\"buf\") has Binding but no DescriptorSet");
 }
 
 // ---- local size ----------------------------------------------------------------------
@@ -396,8 +388,8 @@ TEST(SpirvLocalSize, TheWorkgroupSizeBuiltInTakesPrecedence) {
     Builder b = computeModule();  // LocalSize 8x4x2
     b.decorate(40, {11, 25});     // BuiltIn WorkgroupSize
     b.constant(30, 4).constant(31, 4).constant(32, 4);
-    b.op(23, {41, Builder::kUint, 3});     // %41 = OpTypeVector %uint 3
-    b.op(44, {41, 40, 30, 31, 32});        // %40 = OpConstantComposite %41 %30 %31 %32
+    b.op(23, {41, Builder::kUint, 3});  // %41 = OpTypeVector %uint 3
+    b.op(44, {41, 40, 30, 31, 32});     // %40 = OpConstantComposite %41 %30 %31 %32
     EXPECT_EQ(parseSpirv(b.words, "x").localSize, (Size3{4, 4, 4}));
 }
 
@@ -481,8 +473,7 @@ TEST(SpirvParse, FewerWordsThanAHeaderIsAnError) {
 TEST(SpirvParse, WrongMagicSaysTheValueFound) {
     auto words = convT();
     words[0] = 0xdeadbeefu;
-    EXPECT_EQ(parseError(words, "f.spv"),
-              "f.spv: magic number 0xdeadbeef, not SPIR-V's 0x07230203");
+    EXPECT_EQ(parseError(words, "f.spv"), "f.spv: magic number 0xdeadbeef, not SPIR-V's 0x07230203");
 }
 
 TEST(SpirvParse, ByteSwappedModuleIsRejectedAsByteSwapped) {
@@ -499,8 +490,7 @@ TEST(SpirvParse, ByteSwappedModuleIsRejectedAsByteSwapped) {
 TEST(SpirvFile, SizeNotAMultipleOfFourIsTruncated) {
     const auto words = convT();
     const auto path = writeFile(".spv", words.data(), 4 * 10 + 2);
-    EXPECT_EQ(loadError(path),
-              "'" + path.string() + "': 42 bytes, not a whole number of 32-bit words (truncated?)");
+    EXPECT_EQ(loadError(path), "'" + path.string() + "': 42 bytes, not a whole number of 32-bit words (truncated?)");
     std::filesystem::remove(path);
 }
 

@@ -19,9 +19,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kDenormMin = std::numeric_limits<float>::denorm_min();  // 2^-149
 
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 Classified classifyAgainst(const std::vector<float>& values, const std::vector<float>& reference) {
     return classify(values, computeStats(values), std::span<const float>(reference), "split");
@@ -305,8 +303,7 @@ TEST(Classify, AllZeroEqualToAnAllZeroReferenceIsOk) {
 TEST(Classify, ReferenceNameIsUsed) {
     const std::vector<float> ref{1.0f};
     const std::vector<float> v{1.0f};
-    const Classified c =
-        classify(v, computeStats(v), std::span<const float>(ref), "the CPU reference");
+    const Classified c = classify(v, computeStats(v), std::span<const float>(ref), "the CPU reference");
     EXPECT_TRUE(contains(c.reason, "the CPU reference")) << c.reason;
 }
 

@@ -35,8 +35,10 @@ std::vector<float> shaderConvT(const Shape& s, const ChainSizes& z, const std::v
                             for (uint32_t kw = 0; kw < s.kernelW; ++kw) {
                                 const int ww = int(iw) + int(s.padW) - int(kw);
                                 if (ww < 0 || ww % int(s.strideW) != 0 || ww / int(s.strideW) >= int(s.width)) continue;
-                                const float xv = x[((size_t{n} * s.channels + co) * s.height + size_t(h / int(s.strideH))) * s.width +
-                                                   size_t(ww / int(s.strideW))];
+                                const float xv =
+                                    x[((size_t{n} * s.channels + co) * s.height + size_t(h / int(s.strideH))) *
+                                          s.width +
+                                      size_t(ww / int(s.strideW))];
                                 const float wv = w[((size_t{co} * s.channels + ci) * s.kernelH + kh) * s.kernelW + kw];
                                 if (fma) {
                                     sum = std::fmaf(xv, wv, sum);
@@ -147,7 +149,8 @@ TEST(StepCheck, OneElementJustAboveTheBoundFailsJustBelowPasses) {
         const double allowed = s.bound.allowed(e.magnitude[j], cpu);
         float above = cpu, below = cpu;
         while (double(above) - double(cpu) <= allowed) above = std::nextafter(above, INFINITY);
-        while (double(std::nextafter(below, INFINITY)) - double(cpu) <= allowed) below = std::nextafter(below, INFINITY);
+        while (double(std::nextafter(below, INFINITY)) - double(cpu) <= allowed)
+            below = std::nextafter(below, INFINITY);
         for (const bool exact : {false, true}) {
             auto gpu = e.value;
             gpu[j] = above;
@@ -239,7 +242,8 @@ TEST(StepCheck, SlicesAreBitExactAllowingFlushedDenormals) {
     const DispatchStepCheck bad = checkSliceStep(shape, sizes, big, flipped, 2);
     EXPECT_EQ(bad.exceeded, 1u);
     EXPECT_EQ(bad.worstIndex, 5u);
-    EXPECT_EQ(bad.line(), "slice 2: 1 of " + std::to_string(sizes.smallElems) + " elements differ from big[1]'s crop (first at 5): mismatch");
+    EXPECT_EQ(bad.line(), "slice 2: 1 of " + std::to_string(sizes.smallElems) +
+                              " elements differ from big[1]'s crop (first at 5): mismatch");
 
     // big[n, c, 1, 1] is small[0]: a denormal there copied as 0 is allowed and counted; a
     // NaN copied as a NaN is not checkable.

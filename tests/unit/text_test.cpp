@@ -43,25 +43,33 @@ TEST(Quote, ValidUtf8PassesThrough) {
 
 TEST(Quote, InvalidUtf8BytesAreHexEscaped) {
     EXPECT_EQ(escaped("\xff"), "\\xff");
-    EXPECT_EQ(escaped("a\x80z"), "a\\x80z");               // a lone continuation byte
-    EXPECT_EQ(escaped("\xc3"), "\\xc3");                   // cut short at the end
-    EXPECT_EQ(escaped("\xc3z"), "\\xc3z");                 // cut short before ASCII
-    EXPECT_EQ(escaped("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
-    EXPECT_EQ(escaped("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");  // overlong, three bytes
-    EXPECT_EQ(escaped("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+    EXPECT_EQ(escaped("a\x80z"), "a\\x80z");                         // a lone continuation byte
+    EXPECT_EQ(escaped("\xc3"), "\\xc3");                             // cut short at the end
+    EXPECT_EQ(escaped("\xc3z"), "\\xc3z");                           // cut short before ASCII
+    EXPECT_EQ(escaped("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+    EXPECT_EQ(escaped("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");           // overlong, three bytes
+    EXPECT_EQ(escaped("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a UTF-16 surrogate
     EXPECT_EQ(escaped("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
     EXPECT_EQ(escaped("\xf5\x80\x80\x80"), "\\xf5\\x80\\x80\\x80");
 }
 
 TEST(Quote, CodePointsThatMoveOrHideTextAreEscaped) {
-    EXPECT_EQ(escaped("\xc2\x85"), "\\u0085");          // NEL, a C1 control
-    EXPECT_EQ(escaped("\xc2\x9b" "31m"), "\\u009b31m");  // CSI, a C1 control
-    EXPECT_EQ(escaped("a\xe2\x80\xa8" "b"), "a\\u2028b");  // line separator
+    EXPECT_EQ(escaped("\xc2\x85"), "\\u0085");  // NEL, a C1 control
+    EXPECT_EQ(escaped("\xc2\x9b"
+                      "31m"),
+              "\\u009b31m");  // CSI, a C1 control
+    EXPECT_EQ(escaped("a\xe2\x80\xa8"
+                      "b"),
+              "a\\u2028b");  // line separator
     EXPECT_EQ(escaped("\xe2\x80\xa9"), "\\u2029");
-    EXPECT_EQ(escaped("\xe2\x80\xae" "evil"), "\\u202eevil");  // right-to-left override
+    EXPECT_EQ(escaped("\xe2\x80\xae"
+                      "evil"),
+              "\\u202eevil");  // right-to-left override
     EXPECT_EQ(escaped("\xe2\x81\xa6"), "\\u2066");
     EXPECT_EQ(escaped("\xe2\x80\x8f"), "\\u200f");
-    EXPECT_EQ(escaped("\xef\xbb\xbf" "x"), "\\ufeffx");
+    EXPECT_EQ(escaped("\xef\xbb\xbf"
+                      "x"),
+              "\\ufeffx");
     EXPECT_EQ(escaped("\xc2\xa0"), "\xc2\xa0");  // no-break space is printable
 }
 
@@ -93,8 +101,8 @@ TEST(ParseDecimal, LeadingZerosAreDecimalNotOctal) {
 }
 
 TEST(ParseDecimal, EverythingElseIsRejected) {
-    for (const char* bad : {"", "-", "+5", " 7", "7 ", "7\n", "0x3", "0X3", "0b1", "0o7", "1_000",
-                            "1,000", "1'000", "1.0", "1e3", "--3", "- 3", "x", "7x", "\xd9\xa3"}) {
+    for (const char* bad : {"",      "-",     "+5",    " 7",  "7 ",  "7\n", "0x3", "0X3", "0b1", "0o7",
+                            "1_000", "1,000", "1'000", "1.0", "1e3", "--3", "- 3", "x",   "7x",  "\xd9\xa3"}) {
         EXPECT_EQ(parseDecimal(bad), std::nullopt) << '"' << bad << '"';
     }
 }
@@ -120,9 +128,9 @@ TEST(ParseDecimalNumber, DecimalForms) {
 }
 
 TEST(ParseDecimalNumber, EverythingElseIsRejected) {
-    for (const char* bad : {"", ".", "-", "+2", " 2", "2 ", "2s", "1,5", "1e", "1e+", "e5", "1..2",
-                            "1.2.3", "0x10", "0x1p3", "inf", "-inf", "infinity", "nan", "NaN",
-                            "1e5e5", "1_0"}) {
+    for (const char* bad :
+         {"",     ".",     "-",    "+2",    " 2",  "2 ",   "2s",       "1,5", "1e",  "1e+",   "e5",
+          "1..2", "1.2.3", "0x10", "0x1p3", "inf", "-inf", "infinity", "nan", "NaN", "1e5e5", "1_0"}) {
         EXPECT_EQ(parseDecimalNumber(bad), std::nullopt) << '"' << bad << '"';
     }
 }

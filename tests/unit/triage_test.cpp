@@ -156,7 +156,9 @@ TEST(Triage, LlvmAnswerFollowsTheCompilerSwitchChild) {
     EXPECT_EQ(llvmAnswer(in), "yes: with RADV_DEBUG=llvm it is still wrong");
     in.experiments = {run(ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", RunResult::Correct)};
     EXPECT_EQ(llvmAnswer(in), "no: with RADV_DEBUG=llvm it is correct (correct), so ACO is the suspect");
-    in.experiments = {{.kind = ExperimentKind::CompilerSwitch, .label = "RADV_DEBUG=llvm", .result = RunResult::NotRun,
+    in.experiments = {{.kind = ExperimentKind::CompilerSwitch,
+                       .label = "RADV_DEBUG=llvm",
+                       .result = RunResult::NotRun,
                        .detail = "not run: the driver is MESA_LLVMPIPE, not RADV"}};
     EXPECT_EQ(llvmAnswer(in), "not tested: not run: the driver is MESA_LLVMPIPE, not RADV");
     in.baseline = RunResult::Correct;
@@ -200,14 +202,15 @@ TEST(Triage, ShorterSubmitsFixingItWithoutTheKernelsEvidenceStaysUndetermined) {
 }
 
 TEST(Triage, ADeviceLossWithoutAKillRecordIsUndetermined) {
-    TriageInput in = wrongBaseline("undetermined",
-                                   "cause undetermined: the mode lost the device without a job-timeout record");
+    TriageInput in =
+        wrongBaseline("undetermined", "cause undetermined: the mode lost the device without a job-timeout record");
     in.baseline = RunResult::Hang;
     in.causeMissing = {"the kernel log (cannot read /dev/kmsg)"};
     const TriageConclusion c = concludeTriage(in);
     EXPECT_EQ(c.kind, ConclusionKind::Undetermined);
-    EXPECT_EQ(c.line, "conclusion: undetermined: no experiment makes it correct; missing: the kernel log (cannot read "
-                      "/dev/kmsg)");
+    EXPECT_EQ(c.line,
+              "conclusion: undetermined: no experiment makes it correct; missing: the kernel log (cannot read "
+              "/dev/kmsg)");
 }
 
 TEST(Triage, AProbeWithoutAKillPastTheBaselinesSubmitRulesOutTheTimeout) {
@@ -227,8 +230,7 @@ TEST(Triage, RowsPairEachExperimentWithItsHypothesis) {
     TriageInput in = wrongBaseline("job_timeout", kKilled);
     ExperimentOutcome memory = run(ExperimentKind::Memory, "memory=host-cached", RunResult::NoEffect);
     memory.detail = "not run: the device has one memory type";
-    in.experiments = {memory,
-                      run(ExperimentKind::SubmitEveryNoWait, "submit-every=2 no-host-wait", RunResult::Wrong)};
+    in.experiments = {memory, run(ExperimentKind::SubmitEveryNoWait, "submit-every=2 no-host-wait", RunResult::Wrong)};
     const TriageConclusion c = concludeTriage(in);
     ASSERT_EQ(c.rows.size(), 3u);
     EXPECT_EQ(c.rows[0].hypothesis, Hypothesis::JobTimeout);

@@ -16,9 +16,9 @@ namespace {
 constexpr uint64_t kMiB = 1048576;
 
 TEST(VariantNames, EveryBarrierRoundTripsAndOnlyTheTwoControlsAreControls) {
-    const std::vector<std::pair<std::string, bool>> expected = {
-        {"blade", false}, {"sync2", false}, {"buffer", false},
-        {"full", false},  {"execution-only", true}, {"none", true}};
+    const std::vector<std::pair<std::string, bool>> expected = {{"blade", false},         {"sync2", false},
+                                                                {"buffer", false},        {"full", false},
+                                                                {"execution-only", true}, {"none", true}};
     for (const auto& [text, control] : expected) {
         const auto b = parseBarrier(text);
         ASSERT_TRUE(b) << text;
@@ -185,8 +185,8 @@ TEST(DriverSettings, RadvGetsTheSettingsTheIssueNames) {
         radv.insert(s.variable + "=" + s.value);
     }
     for (const char* want : {"RADV_DEBUG=syncshaders", "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram",
-                             "ACO_DEBUG=force-waitcnt", "RADV_PERFTEST=cswave32", "RADV_DEBUG=llvm",
-                             "RADV_DEBUG=noibs", "RADV_DEBUG=noibchaining", "ACO_DEBUG=nosched", "ACO_DEBUG=noopt"}) {
+                             "ACO_DEBUG=force-waitcnt", "RADV_PERFTEST=cswave32", "RADV_DEBUG=llvm", "RADV_DEBUG=noibs",
+                             "RADV_DEBUG=noibchaining", "ACO_DEBUG=nosched", "ACO_DEBUG=noopt"}) {
         EXPECT_TRUE(radv.count(want)) << want;
     }
 }
@@ -225,7 +225,7 @@ TEST(OptionPresenceInBytes, WholeStringsTailsAndAbsence) {
     EXPECT_EQ(optionNameInBytes(table, "llvm"), OptionPresence::Known);
     EXPECT_EQ(optionNameInBytes(table, "force-waitcnt"), OptionPresence::Known);
     EXPECT_EQ(optionNameInBytes(table, "noibchaining"), OptionPresence::NotKnown);
-    EXPECT_EQ(optionNameInBytes(table, "clears"), OptionPresence::TailOnly);     // tail of "nofastclears"
+    EXPECT_EQ(optionNameInBytes(table, "clears"), OptionPresence::TailOnly);         // tail of "nofastclears"
     EXPECT_EQ(optionNameInBytes(table, "nosyncshaders"), OptionPresence::NotKnown);  // prefix, not NUL-terminated
     EXPECT_EQ(optionNameInBytes(table, ""), OptionPresence::NotKnown);
     // At the very start a name needs no NUL before it; at the very end it needs one after.
@@ -246,9 +246,9 @@ TEST(OptionPresenceInLibrary, InstalledRadvKnowsItsOptions) {
     const std::string radv = "/usr/lib/x86_64-linux-gnu/libvulkan_radeon.so";
     if (!std::filesystem::exists(radv)) GTEST_SKIP() << radv << " is not installed";
     // Names every RADV and ACO table read has (whatever the installed Mesa's version).
-    for (const auto& [variable, option] : {std::pair{"RADV_DEBUG", "syncshaders"}, std::pair{"RADV_DEBUG", "zerovram"},
-                                           std::pair{"RADV_DEBUG", "llvm"}, std::pair{"ACO_DEBUG", "force-waitcnt"},
-                                           std::pair{"RADV_PERFTEST", "cswave32"}}) {
+    for (const auto& [variable, option] :
+         {std::pair{"RADV_DEBUG", "syncshaders"}, std::pair{"RADV_DEBUG", "zerovram"}, std::pair{"RADV_DEBUG", "llvm"},
+          std::pair{"ACO_DEBUG", "force-waitcnt"}, std::pair{"RADV_PERFTEST", "cswave32"}}) {
         const LibraryOptionCheck c = optionKnownToLibrary(radv, variable, option);
         EXPECT_EQ(c.presence, OptionPresence::Known) << c.detail;
         EXPECT_EQ(c.detail, std::string("libvulkan_radeon.so knows ") + variable + " option '" + option + "'");

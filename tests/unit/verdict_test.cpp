@@ -11,9 +11,7 @@
 namespace repro {
 namespace {
 
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 ModeResult result(Mode mode, Classification kind, std::string reason = "because") {
     ModeResult r;
@@ -73,13 +71,11 @@ TEST(DecideVerdict, SingleModeOkIsNotReproduced) {
 }
 
 TEST(DecideVerdict, WrongModeIsReproduced) {
-    for (const Classification wrong :
-         {Classification::Zero, Classification::Mismatch, Classification::NonFinite}) {
+    for (const Classification wrong : {Classification::Zero, Classification::Mismatch, Classification::NonFinite}) {
         SCOPED_TRACE(std::string{name(wrong)});
         const Verdict v = decideVerdict(
-            {kSplitOk, result(Mode::Multipass, wrong, "all 4 elements are 0 while split is not"),
-             kSingleOk},
-            "split", false, 0);
+            {kSplitOk, result(Mode::Multipass, wrong, "all 4 elements are 0 while split is not"), kSingleOk}, "split",
+            false, 0);
         EXPECT_EQ(v.exitStatus, 2);
         expectLines(v);
         EXPECT_TRUE(v.lines[0].starts_with("--- BUG REPRODUCED")) << v.lines[0];
@@ -93,9 +89,9 @@ TEST(DecideVerdict, WrongModeIsReproduced) {
 }
 
 TEST(DecideVerdict, EveryWrongModeGetsALine) {
-    const Verdict v = decideVerdict({kSplitOk, result(Mode::Multipass, Classification::Zero),
-                                     result(Mode::Single, Classification::Mismatch)},
-                                    "split", false, 0);
+    const Verdict v = decideVerdict(
+        {kSplitOk, result(Mode::Multipass, Classification::Zero), result(Mode::Single, Classification::Mismatch)},
+        "split", false, 0);
     EXPECT_EQ(v.exitStatus, 2);
     expectLines(v);
     const std::string all = joined(v);
@@ -104,10 +100,10 @@ TEST(DecideVerdict, EveryWrongModeGetsALine) {
 }
 
 TEST(DecideVerdict, HangWinsOverAWrongMode) {
-    const Verdict v = decideVerdict(
-        {kSplitOk, result(Mode::Multipass, Classification::Zero),
-         result(Mode::Single, Classification::Hang, "vkWaitSemaphores timed out after 600 s")},
-        "split", false, 0);
+    const Verdict v =
+        decideVerdict({kSplitOk, result(Mode::Multipass, Classification::Zero),
+                       result(Mode::Single, Classification::Hang, "vkWaitSemaphores timed out after 600 s")},
+                      "split", false, 0);
     EXPECT_EQ(v.exitStatus, 3);
     expectLines(v);
     const std::string all = joined(v);
@@ -119,18 +115,16 @@ TEST(DecideVerdict, HangWinsOverAWrongMode) {
 TEST(DecideVerdict, HangWinsOverEverythingElse) {
     // A hang in the first mode: later modes did not run, the reference underflowed and
     // validation complained; 3 still wins.
-    const Verdict v = decideVerdict(
-        {result(Mode::Split, Classification::Hang, "VK_ERROR_DEVICE_LOST"),
-         result(Mode::Multipass, Classification::NotRun, "the device was lost"),
-         result(Mode::Single, Classification::NotRun, "the device was lost")},
-        "", true, 5);
+    const Verdict v = decideVerdict({result(Mode::Split, Classification::Hang, "VK_ERROR_DEVICE_LOST"),
+                                     result(Mode::Multipass, Classification::NotRun, "the device was lost"),
+                                     result(Mode::Single, Classification::NotRun, "the device was lost")},
+                                    "", true, 5);
     EXPECT_EQ(v.exitStatus, 3);
     expectLines(v);
 }
 
 TEST(DecideVerdict, WrongPlusValidationIsReproduced) {
-    const Verdict v = decideVerdict({kSplitOk, result(Mode::Multipass, Classification::Zero)},
-                                    "split", false, 3);
+    const Verdict v = decideVerdict({kSplitOk, result(Mode::Multipass, Classification::Zero)}, "split", false, 3);
     EXPECT_EQ(v.exitStatus, 2);
     expectLines(v);
 }
@@ -139,8 +133,7 @@ TEST(DecideVerdict, UnderflowedReferenceIsInconclusive) {
     // A long chain: split (the reference) is all zero, so it is `zero` on its own and the
     // others are bit-identical to it. A correct device does this; never a reproduction.
     const Verdict v = decideVerdict(
-        {result(Mode::Split, Classification::Zero, "all 4 elements are 0 (no reference)"),
-         kMultipassOk, kSingleOk},
+        {result(Mode::Split, Classification::Zero, "all 4 elements are 0 (no reference)"), kMultipassOk, kSingleOk},
         "split", true, 0);
     EXPECT_EQ(v.exitStatus, 125);
     expectLines(v);
@@ -150,8 +143,7 @@ TEST(DecideVerdict, UnderflowedReferenceIsInconclusive) {
 
 TEST(DecideVerdict, ZeroAgainstAnUnderflowedReferenceIsInconclusive) {
     // split ended in denormals (underflowed but not all zero), multipass flushed to zero.
-    const Verdict v =
-        decideVerdict({kSplitOk, result(Mode::Multipass, Classification::Zero)}, "split", true, 0);
+    const Verdict v = decideVerdict({kSplitOk, result(Mode::Multipass, Classification::Zero)}, "split", true, 0);
     EXPECT_EQ(v.exitStatus, 125);
     expectLines(v);
 }
@@ -169,10 +161,10 @@ TEST(DecideVerdict, EveryModeZeroIsInconclusiveOnlyPastTheUnderflowHorizon) {
     const UnderflowEstimate before{.possible = false, .basis = "max |small[3]| is 1e-2"};
     const Verdict early = decideVerdict({result(Mode::Multipass, Classification::Zero)}, "", false, 0, before);
     EXPECT_EQ(early.exitStatus, 2);
-    const Verdict all = decideVerdict({result(Mode::Split, Classification::Zero),
-                                       result(Mode::Multipass, Classification::Zero),
-                                       result(Mode::Single, Classification::Zero)},
-                                      "split", true, 0);
+    const Verdict all =
+        decideVerdict({result(Mode::Split, Classification::Zero), result(Mode::Multipass, Classification::Zero),
+                       result(Mode::Single, Classification::Zero)},
+                      "split", true, 0);
     EXPECT_EQ(all.exitStatus, 125);
 }
 
@@ -186,8 +178,7 @@ TEST(DecideVerdict, LoneModeZeroAgainstASplitReferenceRunAfterIsReproduced) {
 }
 
 TEST(DecideVerdict, InconclusiveWinsOverValidation) {
-    const Verdict v = decideVerdict({result(Mode::Split, Classification::Zero), kMultipassOk},
-                                    "split", true, 2);
+    const Verdict v = decideVerdict({result(Mode::Split, Classification::Zero), kMultipassOk}, "split", true, 2);
     EXPECT_EQ(v.exitStatus, 125);
 }
 
@@ -206,21 +197,18 @@ TEST(DecideVerdict, ValidationMessagesAloneGiveFour) {
 // output whatever the reference holds (exit 2, not the inconclusive 125 that would make
 // `git bisect run` skip a commit that produces NaNs).
 TEST(DecideVerdict, NonFiniteIsReproducedEvenAgainstAnUnderflowedReference) {
-    const Verdict v = decideVerdict(
-        {result(Mode::Split, Classification::Zero, "all 4 elements are 0 (no reference)"),
-         result(Mode::Multipass, Classification::NonFinite, "4 of 4 elements are NaN or Inf"),
-         kSingleOk},
-        "split", true, 0);
+    const Verdict v =
+        decideVerdict({result(Mode::Split, Classification::Zero, "all 4 elements are 0 (no reference)"),
+                       result(Mode::Multipass, Classification::NonFinite, "4 of 4 elements are NaN or Inf"), kSingleOk},
+                      "split", true, 0);
     EXPECT_EQ(v.exitStatus, 2) << joined(v);
 }
 
 // ---- modeLine ---------------------------------------------------------------------------
 
 TEST(ModeLine, OriginalsFormat) {
-    const BufferStats s{.elements = 3686400, .nonZero = 3686400, .sum = 0.056694,
-                        .maxAbs = 1.2345e-4f};
-    EXPECT_EQ(modeLine(Mode::Split, s),
-              "  mode=split     nz=3686400/3686400 (100.0%) sum=5.6694e-2 max_abs=1.2345e-4");
+    const BufferStats s{.elements = 3686400, .nonZero = 3686400, .sum = 0.056694, .maxAbs = 1.2345e-4f};
+    EXPECT_EQ(modeLine(Mode::Split, s), "  mode=split     nz=3686400/3686400 (100.0%) sum=5.6694e-2 max_abs=1.2345e-4");
     EXPECT_EQ(modeLine(Mode::Multipass, s),
               "  mode=multipass nz=3686400/3686400 (100.0%) sum=5.6694e-2 max_abs=1.2345e-4");
     EXPECT_EQ(modeLine(Mode::Single, s),
@@ -230,32 +218,28 @@ TEST(ModeLine, OriginalsFormat) {
 TEST(ModeLine, AllZeroMatchesTheOriginalsReproducedLine) {
     // The original report: "  mode=multipass nz=0/3686400 (0.0%) sum=0.0000e0 max_abs=0.0000e0"
     const BufferStats s{.elements = 3686400};
-    EXPECT_EQ(modeLine(Mode::Multipass, s),
-              "  mode=multipass nz=0/3686400 (0.0%) sum=0.0000e0 max_abs=0.0000e0");
+    EXPECT_EQ(modeLine(Mode::Multipass, s), "  mode=multipass nz=0/3686400 (0.0%) sum=0.0000e0 max_abs=0.0000e0");
 }
 
 TEST(ModeLine, PercentIsComputedInF32AsTheOriginal) {
     // Rust: 100.0 * nz as f32 / len as f32. 100 * 1999 / 2000 in f32 is the f32 nearest
     // 99.95, 99.9499969482421875, which prints "99.9"; the same in f64 would print "100.0".
     const BufferStats s{.elements = 2000, .nonZero = 1999, .sum = 1.0, .maxAbs = 1.0f};
-    EXPECT_EQ(modeLine(Mode::Split, s),
-              "  mode=split     nz=1999/2000 (99.9%) sum=1.0000e0 max_abs=1.0000e0");
+    EXPECT_EQ(modeLine(Mode::Split, s), "  mode=split     nz=1999/2000 (99.9%) sum=1.0000e0 max_abs=1.0000e0");
     // 1/3: 33.333332 -> "33.3"; 2/3: 66.66667 -> "66.7".
-    EXPECT_TRUE(contains(modeLine(Mode::Split, BufferStats{.elements = 3, .nonZero = 1}),
-                         "nz=1/3 (33.3%)"));
-    EXPECT_TRUE(contains(modeLine(Mode::Split, BufferStats{.elements = 3, .nonZero = 2}),
-                         "nz=2/3 (66.7%)"));
+    EXPECT_TRUE(contains(modeLine(Mode::Split, BufferStats{.elements = 3, .nonZero = 1}), "nz=1/3 (33.3%)"));
+    EXPECT_TRUE(contains(modeLine(Mode::Split, BufferStats{.elements = 3, .nonZero = 2}), "nz=2/3 (66.7%)"));
 }
 
 TEST(ModeLine, NegativeSumAndNaNSum) {
     const BufferStats neg{.elements = 4, .nonZero = 4, .sum = -12345.678, .maxAbs = 3.0f};
-    EXPECT_EQ(modeLine(Mode::Single, neg),
-              "  mode=single    nz=4/4 (100.0%) sum=-1.2346e4 max_abs=3.0000e0");
-    const BufferStats nan{.elements = 4, .nonZero = 2, .nonFinite = 2,
+    EXPECT_EQ(modeLine(Mode::Single, neg), "  mode=single    nz=4/4 (100.0%) sum=-1.2346e4 max_abs=3.0000e0");
+    const BufferStats nan{.elements = 4,
+                          .nonZero = 2,
+                          .nonFinite = 2,
                           .sum = std::numeric_limits<double>::quiet_NaN(),
                           .maxAbs = std::numeric_limits<float>::infinity()};
-    EXPECT_EQ(modeLine(Mode::Split, nan),
-              "  mode=split     nz=2/4 (50.0%) sum=NaN max_abs=inf");
+    EXPECT_EQ(modeLine(Mode::Split, nan), "  mode=split     nz=2/4 (50.0%) sum=NaN max_abs=inf");
 }
 
 // ---- classificationLine ---------------------------------------------------------------

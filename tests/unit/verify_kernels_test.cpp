@@ -71,8 +71,7 @@ Difference sequentialDiff(std::span<const float> values, std::span<const float> 
     return d;
 }
 
-ToleranceReport sequentialTolerance(std::span<const float> gpu, std::span<const float> cpu,
-                                    const Tolerance& tol) {
+ToleranceReport sequentialTolerance(std::span<const float> gpu, std::span<const float> cpu, const Tolerance& tol) {
     ToleranceReport r;
     r.checked = cpu.size();
     for (size_t j = 0; j < cpu.size(); ++j) {
@@ -127,9 +126,8 @@ std::vector<size_t> boundaryIndices(size_t n) {
 }
 
 // Sizes around the vector step and the chunk; the full-size small[N].
-const std::vector<size_t> kSizes = {0,          1,          7,          8,          9,
-                                    63,         kC - 1,     kC,         kC + 1,     kC + 9,
-                                    2 * kC - 1, 2 * kC,     2 * kC + 7, 3 * kC + 5, 3686400};
+const std::vector<size_t> kSizes = {0,      1,      7,          8,      9,          63,         kC - 1, kC,
+                                    kC + 1, kC + 9, 2 * kC - 1, 2 * kC, 2 * kC + 7, 3 * kC + 5, 3686400};
 
 const std::vector<unsigned> kThreads = {1, 2, 3, 8, 64, 0};
 
@@ -179,16 +177,23 @@ TEST_P(VerifyKernels, StatsMatchTheSequentialLoopOnEverySize) {
 }
 
 TEST_P(VerifyKernels, SpecialValuesAtEveryBoundary) {
-    const std::vector<float> specials = {kNaN, -kNaN, kInf, -kInf, kPoison, 1e-40f,
+    const std::vector<float> specials = {kNaN,
+                                         -kNaN,
+                                         kInf,
+                                         -kInf,
+                                         kPoison,
+                                         1e-40f,
                                          -std::numeric_limits<float>::denorm_min(),
-                                         std::nextafter(FLT_MIN, 0.0f), FLT_MIN, -0.0f,
+                                         std::nextafter(FLT_MIN, 0.0f),
+                                         FLT_MIN,
+                                         -0.0f,
                                          std::numeric_limits<float>::max()};
     for (const size_t n : {size_t{9}, kC + 9, 3 * kC + 5}) {
         for (const float special : specials) {
             std::vector<float> v = randomValues(n, 7);
             for (const size_t i : boundaryIndices(n)) v[i] = special;
-            const std::string what = "n " + std::to_string(n) + " special bits " +
-                                     std::to_string(std::bit_cast<uint32_t>(special));
+            const std::string what =
+                "n " + std::to_string(n) + " special bits " + std::to_string(std::bit_cast<uint32_t>(special));
             const BufferStats want = sequentialStats(v);
             for (const unsigned t : kThreads) expectStatsMatch(computeStats(v, t), want, v, what);
         }
@@ -282,8 +287,14 @@ TEST_P(VerifyKernels, BitExactSpecialPairs) {
     const std::vector<float> a = randomValues(n, 9);
     // (value, reference) pairs placed in chunk 2: -0 vs +0, NaN payloads, Inf vs finite.
     const std::vector<std::pair<float, float>> pairs = {
-        {0.0f, -0.0f}, {kNaN, -kNaN}, {kNaN, 1.0f}, {kInf, 1.0f}, {kInf, -kInf}, {kPoison, 0.0f},
-        {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()}, {1e-40f, -1e-40f}};
+        {0.0f, -0.0f},
+        {kNaN, -kNaN},
+        {kNaN, 1.0f},
+        {kInf, 1.0f},
+        {kInf, -kInf},
+        {kPoison, 0.0f},
+        {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()},
+        {1e-40f, -1e-40f}};
     for (const auto& [x, y] : pairs) {
         std::vector<float> va = a, vb = a;
         va[2 * kC + 1] = x;
@@ -316,8 +327,7 @@ void expectToleranceMatch(const ToleranceReport& got, const ToleranceReport& wan
     EXPECT_EQ(std::bit_cast<uint64_t>(got.worstRatio), std::bit_cast<uint64_t>(want.worstRatio)) << what;
     EXPECT_EQ(std::bit_cast<uint64_t>(got.maxAbsDiff), std::bit_cast<uint64_t>(want.maxAbsDiff)) << what;
     EXPECT_EQ(std::bit_cast<uint64_t>(got.maxAllowed), std::bit_cast<uint64_t>(want.maxAllowed)) << what;
-    EXPECT_EQ(std::bit_cast<uint64_t>(got.maxAbsReference), std::bit_cast<uint64_t>(want.maxAbsReference))
-        << what;
+    EXPECT_EQ(std::bit_cast<uint64_t>(got.maxAbsReference), std::bit_cast<uint64_t>(want.maxAbsReference)) << what;
 }
 
 // A tolerance of the shape cpuTolerance gives, with values chosen so that some elements

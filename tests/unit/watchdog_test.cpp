@@ -80,8 +80,8 @@ TEST(LockupTimeoutParse, TheKernelStopsAtTheFirstEmptyField) {
 TEST(LockupTimeoutParse, BaseZeroLikeKstrtol) {
     EXPECT_EQ(values("0x7d0"), (std::vector<int64_t>{2000}));
     EXPECT_EQ(values("0X7D0"), (std::vector<int64_t>{2000}));
-    EXPECT_EQ(values("03720"), (std::vector<int64_t>{2000}));   // octal
-    EXPECT_EQ(values("02000"), (std::vector<int64_t>{1024}));   // a leading 0 is octal
+    EXPECT_EQ(values("03720"), (std::vector<int64_t>{2000}));  // octal
+    EXPECT_EQ(values("02000"), (std::vector<int64_t>{1024}));  // a leading 0 is octal
     EXPECT_EQ(values("+5000"), (std::vector<int64_t>{5000}));
     EXPECT_EQ(values("-1"), (std::vector<int64_t>{-1}));
     EXPECT_EQ(values("-0x10"), (std::vector<int64_t>{-16}));
@@ -90,9 +90,9 @@ TEST(LockupTimeoutParse, BaseZeroLikeKstrtol) {
 }
 
 TEST(LockupTimeoutParse, WhatTheKernelRejects) {
-    EXPECT_TRUE(contains(error("08"), "EINVAL"));        // 8 is no octal digit
+    EXPECT_TRUE(contains(error("08"), "EINVAL"));  // 8 is no octal digit
     EXPECT_TRUE(contains(error("0x"), "EINVAL"));
-    EXPECT_TRUE(contains(error(" 5000"), "EINVAL"));     // no spaces
+    EXPECT_TRUE(contains(error(" 5000"), "EINVAL"));  // no spaces
     EXPECT_TRUE(contains(error("5000 "), "EINVAL"));
     EXPECT_TRUE(contains(error("5s"), "EINVAL"));
     EXPECT_TRUE(contains(error("1e3"), "EINVAL"));
@@ -138,8 +138,9 @@ TEST(AmdgpuTimeout, Linux619OneValueSetsEveryQueue) {
     for (const AmdgpuQueue q : {AmdgpuQueue::Gfx, AmdgpuQueue::Compute, AmdgpuQueue::Sdma, AmdgpuQueue::Video}) {
         const QueueTimeout t = amdgpuQueueTimeout(q, in);
         expectLimit(t, 5000, true, std::string(name(q)));
-        EXPECT_EQ(t.source,
-                  "read from /sys/module/amdgpu/parameters/lockup_timeout '5000' (one value: all queues on Linux 6.19+)");
+        EXPECT_EQ(
+            t.source,
+            "read from /sys/module/amdgpu/parameters/lockup_timeout '5000' (one value: all queues on Linux 6.19+)");
     }
     // An empty field ends the list: this is one value, so it sets every queue too.
     expectLimit(amdgpuQueueTimeout(AmdgpuQueue::Compute, input("5000,,3000", "6.19.0")), 5000, true, "5000,,3000");
@@ -189,8 +190,8 @@ TEST(AmdgpuTimeout, Linux514To616Defaults) {
     // SR-IOV: 60000 ms in the one-VF mode, 10000 ms otherwise.
     expectLimit(amdgpuQueueTimeout(AmdgpuQueue::Compute, input("", "5.15.0", AmdgpuVirtualization::SriovMultiVf)),
                 10000, false, "multi VF");
-    expectLimit(amdgpuQueueTimeout(AmdgpuQueue::Compute, input("", "5.15.0", AmdgpuVirtualization::SriovOneVf)),
-                60000, false, "one VF");
+    expectLimit(amdgpuQueueTimeout(AmdgpuQueue::Compute, input("", "5.15.0", AmdgpuVirtualization::SriovOneVf)), 60000,
+                false, "one VF");
 }
 
 TEST(AmdgpuTimeout, BeforeLinux619OneValueSetsTheNonComputeQueues) {
@@ -208,8 +209,8 @@ TEST(AmdgpuTimeout, BeforeLinux619OneValueSetsTheNonComputeQueues) {
     EXPECT_TRUE(contains(passthrough.source, "all queues under SR-IOV or passthrough")) << passthrough.source;
     // A lone 0 keeps gfx's default, which the others then copy.
     expectLimit(amdgpuQueueTimeout(AmdgpuQueue::Video, input("0", "6.1.0")), 10000, false, "lone 0");
-    expectLimit(amdgpuQueueTimeout(AmdgpuQueue::Compute, input("0", "6.1.0", AmdgpuVirtualization::Passthrough)),
-                10000, false, "lone 0, passthrough: compute copies gfx");
+    expectLimit(amdgpuQueueTimeout(AmdgpuQueue::Compute, input("0", "6.1.0", AmdgpuVirtualization::Passthrough)), 10000,
+                false, "lone 0, passthrough: compute copies gfx");
 }
 
 TEST(AmdgpuTimeout, Linux617And618AreTenSecondsForEveryQueue) {
@@ -275,7 +276,8 @@ TEST(QueueLine, SaysFamilyRingAndTimeout) {
     const QueueTimeout off = amdgpuQueueTimeout(AmdgpuQueue::Gfx, input("-1", "6.19.0"));
     EXPECT_TRUE(contains(queueLine(1, "COMPUTE", "", off), "queue: family 1 (COMPUTE); no job timeout applies"));
     const QueueTimeout unknown = amdgpuQueueTimeout(AmdgpuQueue::Gfx, input(std::nullopt, "6.19.0"));
-    EXPECT_TRUE(contains(queueLine(0, "", "x", unknown), "(flags unknown) = x; how long the kernel lets a job on it run is unknown"));
+    EXPECT_TRUE(contains(queueLine(0, "", "x", unknown),
+                         "(flags unknown) = x; how long the kernel lets a job on it run is unknown"));
 }
 
 TEST(OtherDrivers, DocumentedFactsWithSources) {
