@@ -587,13 +587,48 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
 
 }  // namespace
 
+namespace {
+
+// The queue's job timeout a child's report names (environment.job_watchdog.seconds), or
+// nullopt when none is known there (lavapipe, nvidia, nouveau, no DRM card) or it is disabled.
+std::optional<double> reportedJobTimeout(const ChildOutcome& c) {
+    if (!c.json.is_object() || !c.json.contains("environment") || !c.json["environment"].is_object()) return {};
+    const nlohmann::json& w = c.json["environment"].value("job_watchdog", nlohmann::json(nullptr));
+    if (w.is_object() && w.contains("seconds") && w["seconds"].is_number()) return w["seconds"].get<double>();
+    return {};
+}
+
+// --split-ms at half the queue's job timeout (the per-submit cap by time), for multipass
+// and single; none when the first child named no timeout, said in one line.
+std::vector<Variant> splitMsVariants(const MatrixTally& t) {
+    const std::optional<double> timeout = t.outcomes.empty() ? std::nullopt : reportedJobTimeout(t.outcomes[0].second);
+    if (!timeout) {
+        say("       split-ms (half the job timeout): not run: the first child's report names no job timeout for "
+            "this device's queue");
+        return {};
+    }
+    const std::string half = fmt::format("{:.0f}", *timeout * 500.0);
+    say("       2 more valid variants: --split-ms {} (half the {:.1f} s job timeout the first child's report names)",
+        half, *timeout);
+    std::vector<Variant> out;
+    for (const char* mode : {"multipass", "single"}) {
+        out.push_back({fmt::format("{} split-ms={} no-host-wait", mode, half),
+                       {"--mode", mode, "--split-ms", half, "--no-host-wait"},
+                       false,
+                       false});
+    }
+    return out;
+}
+
+}  // namespace
+
 int runMatrix(const Options& o) {
     const ProbedDevice device = probe(o);
     const auto dir = makeLogDir("matrix");
     printHeader("--matrix", o, device, dir);
     const ChainSizes sizes = computeSizes(o.shape);
     const double splitMiB = 0.9 * double(sizes.bigBytes) / 1048576.0;
-    const auto [variants, folded] = foldSameStreams(matrixVariants(splitMiB));
+    auto [variants, folded] = foldSameStreams(matrixVariants(splitMiB));
     MatrixTally t = introduceMatrix(o, variants, folded);
     const std::string exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
     const std::vector<std::string> base = baseChildArgs(o);
@@ -602,6 +637,11 @@ int runMatrix(const Options& o) {
     say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}", "#", "variant", "result", "exit", "validation", "gpu");
     for (size_t i = 0; i < variants.size(); ++i) {
         if (interruptSignal() != 0) return interruptedExit();
+        if (i == 1) {  // the first child has said what the queue's job timeout is
+            const std::vector<Variant> extra = splitMsVariants(t);
+            variants.insert(variants.end(), extra.begin(), extra.end());
+            t.valid += extra.size();
+        }
         const Variant& v = variants[i];
         std::vector<std::string> args = base;
         args.insert(args.end(), v.args.begin(), v.args.end());
