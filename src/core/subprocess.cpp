@@ -108,8 +108,7 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
 
 std::string selfExecutable(const std::string& fallback) {
     std::error_code ec;
-    const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? fallback : path.string();
+    return std::filesystem::is_symlink("/proc/self/exe", ec) ? std::string("/proc/self/exe") : fallback;
 }
 
 }  // namespace repro

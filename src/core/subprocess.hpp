@@ -27,7 +27,10 @@ struct ChildResult {
 ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                      const std::string& logPath, double timeoutSeconds);
 
-// This process's executable, from /proc/self/exe; `fallback` (argv[0]) if unreadable.
+// The path a child runs to be this process's executable: "/proc/self/exe" itself, which the
+// kernel resolves to this binary's inode even after the file is deleted or replaced (a
+// rebuild during a --matrix run); `fallback` (argv[0]) where /proc is not mounted. Linux
+// proc(5), /proc/[pid]/exe.
 std::string selfExecutable(const std::string& fallback);
 
 }  // namespace repro

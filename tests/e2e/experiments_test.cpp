@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <chrono>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -253,6 +255,35 @@ TEST(Matrix, MarkdownBlockOnStdoutTextOnStderr) {
 
 // A chain broken on purpose in every variant (--drop-dispatch passes through to the
 // children): the matrix must report it and exit 2.
+// The children run /proc/self/exe, this process's own binary even once its file is gone: a
+// rebuild or deletion during a long matrix must not turn its rows into "did not start".
+TEST(Matrix, ChildrenRunEvenAfterTheExecutableIsDeleted) {
+    const TempDir dir("matrix-deleted-exe");
+    const std::filesystem::path copy = dir / "repro-copy";
+    std::filesystem::copy_file(REPRO_EXECUTABLE, copy);
+    const std::filesystem::path tmp = dir / "tmp";
+    std::filesystem::create_directories(tmp);
+    // Delete the copy as soon as the first child has written its report.
+    std::thread remover([&] {
+        for (int i = 0; i < 6000; ++i) {
+            for (const auto& e : std::filesystem::recursive_directory_iterator(tmp)) {
+                if (e.path().filename() == "variant-01.json") {
+                    std::filesystem::remove(copy);
+                    return;
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    });
+    const ProcessResult r = repro::test::runProcess(
+        copy.string(), {"--matrix", "-n", "2", "--preset", "tiny", "--keep-logs"}, {"TMPDIR=" + tmp.string()}, 600);
+    remover.join();
+    EXPECT_FALSE(std::filesystem::exists(copy)) << "the copy was never deleted";
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_FALSE(contains(r.out, "did not start")) << r.out;
+    EXPECT_TRUE(contains(r.out, "19 valid (19 ran, 0 reproduced the bug, 0 hung)")) << r.out;
+}
+
 TEST(Matrix, ReportsABrokenChainAndExitsTwo) {
     const ProcessResult r = runRepro({"--matrix", "-n", "2", "--preset", "tiny", "--drop-dispatch", "3"});
     ASSERT_FALSE(r.signaled) << r.err;
