@@ -209,8 +209,11 @@ void LengthRun::predict(Mode mode) {
         times.submitWaitSeconds[d] *= s_.options.dispatchRepeat;
     const std::optional<Prediction> p = predictSubmit(times, 0, 2 * size_t{n_});
     if (!p) return;
-    say("  prediction: {} will keep the {} queue busy about {:.3f} s in one submit (from split's {})", name(mode),
-        name(s_.evidence->queueKind()), p->seconds, name(p->basis));
+    // -q: only the result lines and the verdict (a warning below still prints).
+    if (!s_.options.quiet) {
+        say("  prediction: {} will keep the {} queue busy about {:.3f} s in one submit (from split's {})", name(mode),
+            name(s_.evidence->queueKind()), p->seconds, name(p->basis));
+    }
     const QueueTimeout& timeout = s_.evidence->watchdog().timeout;
     if (auto w = predictionWarning(name(mode), *p, name(s_.evidence->queueKind()), timeout)) say("--- warning: {}", *w);
 }

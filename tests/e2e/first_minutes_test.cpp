@@ -84,6 +84,11 @@ TEST(Header, ShortByDefaultWholeWithVerboseNoneWithQuiet) {
     EXPECT_TRUE(quiet.out.starts_with("--- results ---\n")) << quiet.out;
     EXPECT_TRUE(contains(quiet.out, "  mode=split ")) << quiet.out;
     EXPECT_TRUE(contains(quiet.out, "--- NOT REPRODUCED")) << quiet.out;
+    // With modes that predict (multipass after split), -q still prints no prediction line.
+    const ProcessResult all = runRepro({"-q", "--preset", "tiny", "-n", "1"});
+    ASSERT_EQ(all.status, 0) << all.out << all.err;
+    EXPECT_TRUE(contains(all.out, "  mode=multipass ")) << all.out;
+    EXPECT_FALSE(contains(all.out, "prediction:")) << all.out;
 }
 
 TEST(Header, KernelCommandLineKeepsOnlyGpuParameters) {
