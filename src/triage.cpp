@@ -397,7 +397,7 @@ std::vector<std::string> rowCells(const TriageRow& r) {
 
 // The per-hypothesis lines and the conclusion, on stderr/stdout as text; returns them
 // for the Markdown block.
-std::vector<std::string> sayConclusion(const TriageConclusion& t) {
+std::vector<std::string> sayConclusion(const TriageConclusion& t, const std::string& llvmLine) {
     std::vector<std::string> summary;
     say("--- hypotheses ---");
     for (const HypothesisFinding& h : t.hypotheses) {
@@ -406,8 +406,12 @@ std::vector<std::string> sayConclusion(const TriageConclusion& t) {
         say("  {}", line);
         summary.push_back(line);
     }
+    if (!llvmLine.empty()) {  // RADV's issue template asks it
+        say("  {}", llvmLine);
+        summary.push_back(llvmLine);
+    }
     say("--- {}", t.line);
-    summary.push_back(t.line);
+    summary.push_back(t.line);  // last: the Markdown heading
     return summary;
 }
 
@@ -559,11 +563,9 @@ int runTriage(const Options& o) {
         rows.push_back(rowCells(sofar.rows.back()));
     }
     const TriageConclusion t = concludeTriage(in);
-    std::vector<std::string> summary = sayConclusion(t);
-    // RADV's issue template asks it; the conclusion stays last (the Markdown heading).
-    if (const std::string llvm = llvmAnswer(in); !llvm.empty()) {
-        summary.insert(summary.end() - 1, "Does it happen with RADV_DEBUG=llvm? " + llvm);
-    }
+    const std::string llvm = llvmAnswer(in);
+    const std::vector<std::string> summary =
+        sayConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
     const int status = triageStatus(in.baseline);
     printMarkdown("--triage", o, c.device, {"H", "experiment", "outcome", "points to", "why"}, rows, summary);
     finishLogDir(o, c.dir);

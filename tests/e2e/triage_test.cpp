@@ -98,6 +98,8 @@ TEST(Triage, SoftWatchdogKillConcludesTheJobTimeoutWithItsKernelLine) {
         << r.out;
     EXPECT_TRUE(contains(r.out, "H2 state that drains only at a submit boundary: no evidence")) << r.out;
     EXPECT_FALSE(contains(r.out, "conclusion: a synchronization bug")) << r.out;
+    // The simulated RADV runs the RADV_DEBUG=llvm child: the template's question is answered.
+    EXPECT_TRUE(contains(r.out, "Does it happen with RADV_DEBUG=llvm? yes: with RADV_DEBUG=llvm it is still")) << r.out;
     std::ifstream in(doc);
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
     ASSERT_TRUE(j.is_object()) << "no JSON document at " << doc;
