@@ -189,7 +189,7 @@ TEST(Help, ShowsOptionsDefaultsAndExitTable) {
 // after it as the reference. lavapipe needs about 2-3 minutes per full-size conv-T on a
 // 2-core machine, so this is the suite's one slow test (4 conv-Ts).
 TEST(FullSize, OriginalShapesSingleAgainstSplit) {
-    const ProcessResult r = runRepro({"--mode", "single", "-n", "2"});
+    const ProcessResult r = runRepro({"-v", "--mode", "single", "-n", "2"});  // -v: the original's size lines
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "small=3686400 big=7634432 (each conv-T writes 7634432 elems = 29 MiB)"));
     EXPECT_TRUE(contains(r.out, "conv-T wgs=[61, 4, 128], slice wgs=[14400, 1, 1]"));
