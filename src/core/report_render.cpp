@@ -411,12 +411,14 @@ std::string environmentTable(const RunReport& r, const std::optional<JobWatchdog
                                     watchdog->source);
     }
     row("kernel driver", kernelDriver);
-    row(
-        "driver env vars", e.variables.empty() ? std::string("none set") : [&] {
-            std::string s;
-            for (const auto& [k, v] : e.variables) s += (s.empty() ? "" : " ") + k + "=" + v;
-            return s;
-        }());
+    // Each NAME=value in a code span: a value such as "#1" must not become an issue link.
+    if (e.variables.empty()) {
+        row("driver env vars", "none set");
+    } else {
+        std::string vars;
+        for (const auto& [k, v] : e.variables) vars += (vars.empty() ? "" : " ") + codeSpan(k + "=" + v);
+        t.rows.push_back({"driver env vars", vars});
+    }
     return t.render();
 }
 
