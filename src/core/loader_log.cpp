@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include "core/text.hpp"
 
@@ -61,7 +62,11 @@ std::string lower(std::string_view s) {
 std::string jsonProblem(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return "";
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Read through rdbuf(), not istreambuf_iterator: GCC 12 -O2 warns (-Wnull-dereference)
+    // inside <streambuf> for the iterator form.
+    std::ostringstream whole;
+    whole << in.rdbuf();
+    const std::string text = whole.str();
     try {
         const nlohmann::json parsed = nlohmann::json::parse(text);
         return parsed.is_object() ? "" : "not a JSON object";
