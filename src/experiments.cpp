@@ -587,8 +587,6 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
 
 }  // namespace
 
-namespace {
-
 // The queue's job timeout a child's report names (environment.job_watchdog.seconds), or
 // nullopt when none is known there (lavapipe, nvidia, nouveau, no DRM card) or it is disabled.
 std::optional<double> reportedJobTimeout(const ChildOutcome& c) {
@@ -597,6 +595,8 @@ std::optional<double> reportedJobTimeout(const ChildOutcome& c) {
     if (w.is_object() && w.contains("seconds") && w["seconds"].is_number()) return w["seconds"].get<double>();
     return {};
 }
+
+namespace {
 
 // --split-ms at half the queue's job timeout (the per-submit cap by time), for multipass
 // and single; none when the first child named no timeout, said in one line.

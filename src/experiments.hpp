@@ -66,6 +66,11 @@ double childTimeLimit(const Options& options, bool cpu, uint32_t dispatchRepeat 
 ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
                     const std::filesystem::path& dir, const std::string& tag, double limit);
 
+// The queue's job timeout a child's report names (environment.job_watchdog.seconds),
+// seconds; nullopt when none is known there (lavapipe, nvidia, nouveau, no DRM card) or
+// it is disabled.
+std::optional<double> reportedJobTimeout(const ChildOutcome& c);
+
 // The result cell: what the modes under test were ("zero"; with `withModes` "multipass
 // zero, single ok"), or why there is nothing ("crashed (signal 11)", "cannot test").
 std::string resultText(const ChildOutcome& c, bool withModes = false);

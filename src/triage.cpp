@@ -108,10 +108,7 @@ const json* modeEntry(const ChildOutcome& c, const std::string& mode) {
 // The queue's job timeout from a report: environment.job_watchdog.seconds, else the
 // failing mode's cause.timeout; nullopt when unknown or disabled.
 std::optional<double> timeoutSeconds(const ChildOutcome& c, const std::string& mode) {
-    if (c.json.is_object() && c.json.contains("environment") && c.json["environment"].is_object()) {
-        const json& w = c.json["environment"].value("job_watchdog", json(nullptr));
-        if (w.is_object() && w["seconds"].is_number()) return w["seconds"].get<double>();
-    }
+    if (const std::optional<double> t = reportedJobTimeout(c)) return t;
     const json* m = modeEntry(c, mode);
     if (m && (*m).contains("cause") && (*m)["cause"].is_object()) {
         const json& t = (*m)["cause"].value("timeout", json(nullptr));
