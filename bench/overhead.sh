@@ -10,8 +10,9 @@
 # Bytes read: the report's sizes.small_bytes for every mode run that completed (one entry
 # of "modes" each). The figures come from the JSON report (--output), not from the text.
 #
-# Usage: bench/overhead.sh [--preset NAME] [--device INDEX|NAME] [REPRO]
+# Usage: bench/overhead.sh [--preset NAME] [--device INDEX|NAME] [--quick] [REPRO]
 #   REPRO    the repro binary (default build/release/src/repro)
+#   --quick  only `--mode all -n 7` (to compare builds on a device with little time)
 #   --preset the shapes (default spectrostream, the full size; `--preset small` for a quick
 #            run on lavapipe)
 # REPRO_READ_THREADS and REPRO_READ_KERNEL pass through to repro (src/core/host_read.hpp).
@@ -22,13 +23,15 @@
 set -euo pipefail
 
 preset="spectrostream"
+quick=0
 device=()
 bin="build/release/src/repro"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --preset) preset="$2"; shift 2 ;;
         --device) device=(--device "$2"); shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        --quick) quick=1; shift ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         -*) echo "overhead.sh: unknown option $1" >&2; exit 1 ;;
         *) bin="$1"; shift ;;
     esac
@@ -39,11 +42,13 @@ if [[ ! -x "$bin" ]]; then
 fi
 python3 -c 'import json, subprocess' || { echo "overhead.sh: python3 with json is needed" >&2; exit 1; }
 
-exec python3 - "$bin" "$preset" "${device[@]}" <<'PY'
+exec python3 - "$bin" "$preset" "$quick" "${device[@]}" <<'PY'
 import json, os, subprocess, sys, tempfile, time
 
-repro, preset, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
+repro, preset, quick, extra = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
 configs = [["--mode", "all", "-n", "7"], ["--sweep", "1..20"], ["--repeat", "20", "-n", "7"]]
+if quick:
+    configs = configs[:1]
 
 def run(args, out):
     cmd = [repro, *args, "--preset", preset, *extra, "--output", out]
@@ -81,22 +86,26 @@ with tempfile.TemporaryDirectory() as tmp:
         # upload), recording, the teardown after the verdict, and process start and exit.
         setup = t["pipelines"] + t["buffers_and_upload"] + t["recording"]
         rest = wall - t["total"] - t.get("teardown", 0.0)
+        # The teardown's two parts (absent from reports of older builds: shown as 0).
+        down_dev, down_inst = t.get("teardown_device", 0.0), t.get("teardown_instance", 0.0)
         rows.append((" ".join(args), status, wall, t["instance_and_device"], t["gpu_wait"], busy,
-                     t["readback"], rate, reads, t["verification"], setup, t.get("teardown", 0.0), rest,
-                     overhead))
+                     t["readback"], rate, reads, t["verification"], setup, t.get("teardown", 0.0), down_dev,
+                     down_inst, rest, overhead))
     dev = first.get("device") or {}
     print(f"repro overhead: {dev.get('device_name', 'no device')} ({dev.get('driver_name', '?')} "
           f"{dev.get('driver_version', '?')}), preset {preset}, small[N] {first['sizes']['small_bytes']} bytes; "
           f"host-read environment: {env or 'none set'}")
     print(f"{'configuration':<22} {'exit':>4} {'wall s':>8} {'inst+dev':>9} {'GPU wait':>9} {'GPU busy':>9} "
-          f"{'readback':>9} {'GB/s':>7} {'reads':>6} {'verify':>8} {'set-up':>7} {'teardown':>9} {'process':>8} "
-          f"{'overhead':>9}")
-    for name, status, wall, inst, wait, busy, rb, rate, reads, ver, setup, down, rest, ovh in rows:
+          f"{'readback':>9} {'GB/s':>7} {'reads':>6} {'verify':>8} {'set-up':>7} {'teardown':>9} {'device':>7} "
+          f"{'instance':>9} {'process':>8} {'overhead':>9}")
+    for name, status, wall, inst, wait, busy, rb, rate, reads, ver, setup, down, dd, di, rest, ovh in rows:
         print(f"{name:<22} {status:>4} {wall:>8.3f} {inst:>9.3f} {wait:>9.3f} {busy:>9.3f} {rb:>9.3f} "
-              f"{rate:>7.2f} {reads:>6} {ver:>8.3f} {setup:>7.3f} {down:>9.3f} {rest:>8.3f} {ovh * 100:>8.1f}%")
+              f"{rate:>7.2f} {reads:>6} {ver:>8.3f} {setup:>7.3f} {down:>9.3f} {dd:>7.3f} {di:>9.3f} {rest:>8.3f} "
+              f"{ovh * 100:>8.1f}%")
     print("seconds. GPU wait: the host's wait for submits (timings.gpu_wait); GPU busy: timestamps, from a\n"
           "second run with --timestamps; GB/s = reads x small[N] bytes / readback; set-up: pipelines,\n"
-          "buffers and upload, recording; teardown: destroying the Vulkan objects after the verdict;\n"
+          "buffers and upload, recording; teardown: destroying the Vulkan objects after the verdict,\n"
+          "of which device: the chain's objects and vkDestroyDevice, instance: vkDestroyInstance;\n"
           "process: wall - total - teardown (process start and exit, the supervising parent);\n"
           "overhead = (wall - instance/device - GPU busy) / wall")
     if any(r[-1] < 0 for r in rows):

@@ -12,6 +12,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <new>
 #include <optional>
 #include <string>
@@ -116,18 +117,10 @@ void recordValidation(const vk::Instance& instance, const Options& o, RunReport&
     report.validation.messages = instance.validationLog().messages;
 }
 
-// The run: options -> device -> set-up -> the modes -> verdict. Returns the exit status;
-// set-up failures throw (runGuarded turns them into statuses).
-int runRepro(const Options& o, RunReport& report) {
-    const auto begin = Clock::now();
-    const ShaderSources shaders = loadShaders(o, profileSettings(o.profile));  // --spirv: usage errors first
-    KernelLogReader kernelLog = openRunKernelLog();                            // from the run's start
-    report.environment = captureEnvironment(processEnvironmentSources());
-    watch::detail("loading the Vulkan loader and creating the instance");
-    vk::Instance instance(o.validation);
-    watch::detail("enumerating the physical devices");
-    const auto devices = vk::enumerateDevices(instance);
-    if (o.listDevices) return listDevices(instance, devices, o);
+// The run from the instance on: device -> set-up -> the modes -> verdict, timed from
+// `begin`. The device and everything made on it are destroyed when it returns.
+int runOnDevice(const Options& o, RunReport& report, vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
+                const ShaderSources& shaders, KernelLogReader kernelLog, Clock::time_point begin) {
     report.loader = describeLoader(instance);
     std::vector<std::string> selectionNotes;
     const vk::DeviceInfo chosen = selectDevice(instance, devices, o, selectionNotes);
@@ -135,8 +128,9 @@ int runRepro(const Options& o, RunReport& report) {
     if (o.dumpDir) prepareDumpDir(*o.dumpDir);
     checkDeviceFits(chosen, report.sizes, o.chainLength);
     printBanner(o, report.loader.version);
+    std::future<ChainInputs> inputs = startChainInputs(report.sizes);  // while the driver creates the device
     report.timings.instanceAndDevice = secondsSince(begin);
-    Rig rig(instance, chosen, o, shaders, report.timings);
+    Rig rig(instance, chosen, o, shaders, report.timings, std::move(inputs));
     printDeviceHeader(o, rig, instance, selectionNotes, report);
     checkExpectedDriver(o, *report.device);
     Evidence evidence(report.environment, *report.device, std::move(kernelLog));
@@ -163,6 +157,25 @@ int runRepro(const Options& o, RunReport& report) {
     report.timings.total = secondsSince(begin);
     for (const auto& warning : watchdogWarnings(report)) say("--- warning: {}", warning);
     if (o.timings) printTimings(report.timings);
+    return status;
+}
+
+// The run: options -> device -> set-up -> the modes -> verdict. Returns the exit status;
+// set-up failures throw (runGuarded turns them into statuses).
+int runRepro(const Options& o, RunReport& report) {
+    const auto begin = Clock::now();
+    const ShaderSources shaders = loadShaders(o, profileSettings(o.profile));  // --spirv: usage errors first
+    KernelLogReader kernelLog = openRunKernelLog();                            // from the run's start
+    report.environment = captureEnvironment(processEnvironmentSources());
+    watch::detail("loading the Vulkan loader and creating the instance");
+    vk::Instance instance(o.validation);
+    watch::detail("enumerating the physical devices");
+    const auto devices = vk::enumerateDevices(instance);
+    if (o.listDevices) return listDevices(instance, devices, o);
+    const int status = runOnDevice(o, report, instance, devices, shaders, std::move(kernelLog), begin);
+    // The device is gone; the instance (and with it the driver) goes when this returns.
+    if (report.timings.total > 0)
+        report.timings.teardownDevice = std::max(0.0, secondsSince(begin) - report.timings.total);
     return status;
 }
 
@@ -200,8 +213,10 @@ int runGuarded(const Options& o, RunReport& report) {
         const auto start = Clock::now();
         const int status = runRepro(o, report);
         // runRepro's Vulkan objects are destroyed by now; `total` ended before that.
-        if (report.timings.total > 0)
+        if (report.timings.total > 0) {
             report.timings.teardown = std::max(0.0, secondsSince(start) - report.timings.total);
+            report.timings.teardownInstance = std::max(0.0, report.timings.teardown - report.timings.teardownDevice);
+        }
         return status;
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());

@@ -9,6 +9,7 @@
 
 #include "core/clock.hpp"
 #include "core/cpu_reference.hpp"
+#include "core/parallel.hpp"
 #include "repro_shared.h"
 #include "vk/check.hpp"
 #include "print_stream.hpp"
@@ -76,12 +77,12 @@ vk::DeviceOptions deviceOptions(const Options& o, const ProfileSettings& profile
             .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>()};
 }
 
-vk::ChainBuffers makeBuffers(const vk::Device& device, const Options& o, const ProfileSettings& profile) {
+vk::ChainBuffers makeBuffers(const vk::Device& device, const Options& o, const ProfileSettings& profile,
+                             std::future<ChainInputs>& inputs) {
     const ChainSizes sizes = computeSizes(o.shape);
-    const std::vector<float> input = makeInput(sizes);
-    const std::vector<float> weight = makeWeight(sizes);
+    const ChainInputs made = inputs.get();
     return vk::createChainBuffers(
-        device, o.shape, sizes, o.chainLength, input, weight,
+        device, o.shape, sizes, o.chainLength, made.input, made.weight,
         {.placement = o.memory, .profile = profile, .withStaging = o.checkSteps || o.sweep.has_value()});
 }
 
@@ -99,6 +100,10 @@ auto timed(double& seconds, Make&& make) {
 }
 
 }  // namespace
+
+std::future<ChainInputs> startChainInputs(const ChainSizes& sizes) {
+    return startInBackground([sizes] { return ChainInputs{.input = makeInput(sizes), .weight = makeWeight(sizes)}; });
+}
 
 bool ShaderSource::declaresUniform() const {
     return std::any_of(module.bindings.begin(), module.bindings.end(),
@@ -159,7 +164,7 @@ void checkDeviceFits(const vk::DeviceInfo& d, const ChainSizes& sizes, uint32_t 
 }
 
 Rig::Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Options& o, const ShaderSources& shaders,
-         PhaseTimings& timings)
+         PhaseTimings& timings, std::future<ChainInputs> inputs)
     : profile(profileSettings(o.profile)),
       device(timed(timings.instanceAndDevice,
                    [&] {
@@ -175,7 +180,7 @@ Rig::Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Optio
       buffers(timed(timings.buffersAndUpload,
                     [&] {
                         watch::detail("creating and filling the buffers");
-                        return makeBuffers(device, o, profile);
+                        return makeBuffers(device, o, profile, inputs);
                     })),
       encoder(device),
       instrumentation(timed(timings.buffersAndUpload,

@@ -3,6 +3,7 @@
 // instrumentation, in creation order (destroyed in reverse, after the queue is idle).
 #pragma once
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -41,13 +42,25 @@ ShaderSources loadShaders(const Options& options, const ProfileSettings& profile
 // and the memory the chain of `steps` needs (CannotTest: not enough device memory).
 void checkDeviceFits(const vk::DeviceInfo& device, const ChainSizes& sizes, uint32_t steps);
 
+// The chain's input small[0] and its weight (makeInput and makeWeight, core/cpu_reference.hpp),
+// floats in the buffers' layout: they depend on the shape alone.
+struct ChainInputs {
+    std::vector<float> input, weight;
+};
+
+// Makes the inputs for `sizes` on a thread of its own (startInBackground, core/parallel.hpp),
+// to be taken by the Rig when it fills the buffers: started before the device is created,
+// their host time (about 15 ms at full size on the H200 host) runs while the driver creates
+// the device. get() rethrows std::bad_alloc.
+std::future<ChainInputs> startChainInputs(const ChainSizes& sizes);
+
 class Rig {
   public:
-    // Creates the device, pipelines, buffers (for options.chainLength steps), encoder and
-    // instrumentation, timing each phase into `timings`. Throws CannotTest, UsageError or
-    // VulkanError.
+    // Creates the device, pipelines, buffers (for options.chainLength steps, filled from
+    // `inputs`, which it waits for), encoder and instrumentation, timing each phase into
+    // `timings`. Throws CannotTest, UsageError or VulkanError, and what inputs.get() throws.
     Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Options& options,
-        const ShaderSources& shaders, PhaseTimings& timings);
+        const ShaderSources& shaders, PhaseTimings& timings, std::future<ChainInputs> inputs);
     ~Rig();
     Rig(const Rig&) = delete;
     Rig& operator=(const Rig&) = delete;

@@ -10,6 +10,8 @@
 #include <bit>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,6 +29,7 @@
 #include "evidence.hpp"
 #include "core/verdict.hpp"
 #include "core/output.hpp"
+#include "core/parallel.hpp"
 #include "vk/check.hpp"
 #include "vk/readback.hpp"
 
@@ -39,13 +42,41 @@ struct RunRecord {
     uint32_t index = 1;          // 1..R
     bool referenceOnly = false;  // split run only to be the reference (not judged)
     ModeResult result;
-    ChainResult buffers;    // final, plus intermediates with --check-steps
+    // final, plus intermediates with --check-steps; shared with the Judge when this run is
+    // the reference
+    std::shared_ptr<ChainResult> buffers = std::make_shared<ChainResult>();
     vk::GpuTimes gpu;       // --timestamps
     vk::ModeRun run;        // its submits, as the host saw them (for the cause)
     KernelLogEvidence log;  // the kernel log during it
 };
 
 bool oneSubmitMode(Mode m) { return m != Mode::Split; }
+
+constexpr size_t kBackgroundCopyBytes = 1 << 20;
+
+// The host copies a readback of small[firstSmall..n] (and with `withBig` big[0..n)) fills,
+// sized to the buffers (which hold at least n steps), made on a background thread with their pages mapped
+// (prefaultedHostFloats): started before a mode's submits, the page faults happen while
+// the GPU runs instead of inside the read. Below kBackgroundCopyBytes in all they are made
+// at get() on the caller, where a thread would cost more than the faults. The other slots
+// stay empty. get() rethrows std::bad_alloc.
+std::future<ChainResult> hostCopiesInBackground(const vk::ChainBuffers& buffers, uint32_t n, uint32_t firstSmall,
+                                                bool withBig) {
+    std::vector<size_t> small(size_t{n} + 1, 0), big(withBig ? n : 0);
+    for (size_t i = firstSmall; i < small.size(); ++i) small[i] = buffers.small[i].size / sizeof(float);
+    for (size_t i = 0; i < big.size(); ++i) big[i] = buffers.big[i].size / sizeof(float);
+    size_t bytes = 0;
+    for (const size_t elements : small) bytes += elements * sizeof(float);
+    for (const size_t elements : big) bytes += elements * sizeof(float);
+    auto make = [small = std::move(small), big = std::move(big)] {
+        ChainResult c;
+        for (const size_t elements : small) c.small.push_back(elements ? prefaultedHostFloats(elements) : HostFloats{});
+        for (const size_t elements : big) c.big.push_back(prefaultedHostFloats(elements));
+        return c;
+    };
+    if (bytes < kBackgroundCopyBytes) return std::async(std::launch::deferred, std::move(make));
+    return startInBackground(std::move(make));
+}
 
 // A failed submit or readback: what ended it and where.
 struct Failure {
@@ -262,6 +293,11 @@ std::optional<Failure> LengthRun::execute(RunRecord& record) {
                                     .hostReadBarrier = rig.profile.hostReadBarrier,
                                     .fillPattern = s_.options.poison ? kPoisonPattern : 0u,
                                     .predictedSeconds = predicted_};
+    const bool steps = s_.options.checkSteps;
+    // small[0] too with --check-steps: the per-dispatch CPU check starts from the input as
+    // the GPU holds it.
+    const uint32_t firstSmall = steps ? 0 : n_;
+    std::future<ChainResult> copies = hostCopiesInBackground(rig.buffers, n_, firstSmall, steps);
     record.run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, record.mode);
     const vk::ModeRun& run = record.run;
     record.result.submits = run.submits;
@@ -272,22 +308,17 @@ std::optional<Failure> LengthRun::execute(RunRecord& record) {
     lastForensics_ = run.forensics;
     if (!run.completed) return Failure{run.failure, run.failedSubmit, run.failedTimeout};
     const auto start = Clock::now();
-    const bool steps = s_.options.checkSteps;
-    auto read = [&](const vk::Buffer& buffer, HostFloats& into) -> std::optional<Failure> {
-        vk::Readback r = vk::readBuffer(rig.resources, rig.encoder, timeout, buffer);
+    ChainResult& into = *record.buffers;
+    into = copies.get();
+    auto read = [&](const vk::Buffer& buffer, HostFloats& values) -> std::optional<Failure> {
+        vk::Readback r = vk::readBuffer(rig.resources, rig.encoder, timeout, buffer, std::move(values));
         if (!r.ok) return Failure{r.failure, "reading back " + buffer.name, timeout.seconds(s_.options.shape, 0)};
-        into = std::move(r.values);
+        values = std::move(r.values);
         return std::nullopt;
     };
-    record.buffers.small.resize(n_ + 1);
-    record.buffers.big.resize(steps ? n_ : 0);
     std::optional<Failure> failure;
-    // small[0] too with --check-steps: the per-dispatch CPU check starts from the input as
-    // the GPU holds it.
-    for (uint32_t i = steps ? 0 : n_; i <= n_ && !failure; ++i) {
-        failure = read(rig.buffers.small[i], record.buffers.small[i]);
-    }
-    for (uint32_t i = 0; steps && i < n_ && !failure; ++i) failure = read(rig.buffers.big[i], record.buffers.big[i]);
+    for (uint32_t i = firstSmall; i <= n_ && !failure; ++i) failure = read(rig.buffers.small[i], into.small[i]);
+    for (uint32_t i = 0; steps && i < n_ && !failure; ++i) failure = read(rig.buffers.big[i], into.big[i]);
     s_.timings.readback += secondsSince(start);
     return failure;
 }
@@ -335,7 +366,7 @@ void LengthRun::recordFailure(RunRecord& record, const Failure& f, const std::st
 
 void LengthRun::judgeCompleted(RunRecord& record) {
     const auto start = Clock::now();
-    const HostFloats& final = record.buffers.final();
+    const HostFloats& final = record.buffers->final();
     record.result.stats = computeStats(final);
     const std::optional<uint32_t> sweepLength = s_.options.sweep ? std::optional<uint32_t>(n_) : std::nullopt;
     if (s_.options.dumpDir && !dumpFinal(*s_.options.dumpDir, record.mode, sweepLength, final)) dumpFailed_ = true;
@@ -348,8 +379,8 @@ void LengthRun::judgeCompleted(RunRecord& record) {
         record.result.kind = c.kind;
         record.result.reason =
             c.kind == Classification::Ok ? "finite and non-zero; the reference for the other modes" : c.reason;
-        judge_ =
-            Judge::fromRun(record.referenceOnly ? "split (run after the modes under test)" : "split", record.buffers);
+        judge_ = Judge::fromRun(record.referenceOnly ? "split (run after the modes under test)" : "split",
+                                record.buffers, *record.result.stats);
         printClassification(record);
     } else if (judge_) {
         classifyRecord(record);
@@ -373,7 +404,7 @@ void LengthRun::checkEachDispatchOnCpu(const RunRecord& record) {
     const char* mode = std::getenv("REPRO_STEP_CHECK");
     const bool exact = mode && std::string_view(mode) == "exact";
     const StepCheckReport report =
-        checkEachDispatch(s_.options.shape, s_.sizes, weight, record.buffers, 0, /*exactBounds=*/exact);
+        checkEachDispatch(s_.options.shape, s_.sizes, weight, *record.buffers, 0, /*exactBounds=*/exact);
     if (report.firstWrong) {
         say("    per-dispatch CPU check (each dispatch from the GPU's own input): first wrong: {} ({:.1f} s)",
             report.dispatches[*report.firstWrong].line(), report.seconds);
@@ -436,7 +467,7 @@ void LengthRun::printGpuTimes(const RunRecord& record) const {
 }
 
 void LengthRun::classifyRecord(RunRecord& record) const {
-    const Classified c = judge_->classifyFinal(record.buffers.final(), *record.result.stats);
+    const Classified c = judge_->classifyFinal(record.buffers->final(), *record.result.stats);
     record.result.kind = c.kind;
     record.result.reason = c.reason;
 }
@@ -451,7 +482,7 @@ void LengthRun::printClassification(const RunRecord& record) const {
 
 void LengthRun::printStepReport(const RunRecord& record) const {
     if (!s_.options.checkSteps || !judge_ || !judge_->hasReference() || record.referenceOnly) return;
-    const StepReport steps = judge_->checkSteps(s_.options.shape, s_.sizes, record.buffers);
+    const StepReport steps = judge_->checkSteps(s_.options.shape, s_.sizes, *record.buffers);
     if (steps.firstWrong) {
         const DispatchCheck& d = steps.dispatches[*steps.firstWrong];
         say("    check-steps against {}: first wrong dispatch {}: step {} {} is {}: {}", judge_->label(),
@@ -486,7 +517,7 @@ ModeResult LengthRun::aggregate(Mode mode) const {
             if (!firstWrong) firstWrong = &r;
         }
         if (first != &r && r.result.stats && first->result.stats &&
-            !bitIdentical(r.buffers.final(), first->buffers.final())) {
+            !bitIdentical(r.buffers->final(), first->buffers->final())) {
             total.identicalAcrossRuns = false;
         }
     }
@@ -513,7 +544,7 @@ void LengthRun::judgePending() {
             classifyRecord(record);
         } else {
             // The reference never came (the device was lost first): self-checks only.
-            const Classified c = classify(record.buffers.final(), *record.result.stats, std::nullopt, "");
+            const Classified c = classify(record.buffers->final(), *record.result.stats, std::nullopt, "");
             record.result.kind = c.kind;
             record.result.reason = c.reason;
         }

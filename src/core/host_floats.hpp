@@ -5,6 +5,7 @@
 // GB/s on the H200 host (bench/RESULTS.md, "Host read and verification").
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -36,5 +37,19 @@ class DefaultInitAllocator : public std::allocator<T> {
 
 // Elements of a host copy of a device buffer (floats; resize() does not zero them).
 using HostFloats = std::vector<float, DefaultInitAllocator<float>>;
+
+// A HostFloats of `elements` floats whose pages are already mapped: one float in every 4 KiB,
+// and the last, is written (zero; the others keep what the memory held), so the page faults are taken
+// here and not by the read that fills it later. Made on a background thread while the GPU
+// runs a mode, it takes the faults off the readback's critical path (bench/RESULTS.md,
+// "Set-up, readback and teardown"). Throws std::bad_alloc.
+inline HostFloats prefaultedHostFloats(size_t elements) {
+    HostFloats v;
+    v.resize(elements);
+    constexpr size_t kFloatsPerPage = 4096 / sizeof(float);
+    for (size_t i = 0; i < v.size(); i += kFloatsPerPage) v[i] = 0.0f;
+    if (!v.empty()) v.back() = 0.0f;  // the page the tail reaches when the data starts mid-page
+    return v;
+}
 
 }  // namespace repro

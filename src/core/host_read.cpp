@@ -184,4 +184,18 @@ HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned t
     return info;
 }
 
+void copyToMapped(void* dst, const void* src, size_t bytes, unsigned threads) {
+    if (bytes == 0) return;
+    auto* out = static_cast<unsigned char*>(dst);
+    const auto* in = static_cast<const unsigned char*>(src);
+    const size_t blocks = (bytes + kWriteBlockBytes - 1) / kWriteBlockBytes;
+    if (threads == 0) threads = defaultReadThreads();
+    const auto used = static_cast<unsigned>(
+        std::min<size_t>({threads, blocks, std::max<size_t>(bytes / kMinReadBytesPerThread, 1), kMaxParallelThreads}));
+    parallelTasks(blocks, used, [&](size_t k) {
+        const size_t begin = k * kWriteBlockBytes;
+        std::memcpy(out + begin, in + begin, std::min(bytes, begin + kWriteBlockBytes) - begin);
+    });
+}
+
 }  // namespace repro

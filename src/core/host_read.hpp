@@ -100,4 +100,14 @@ std::optional<HostReadKernel> parseReadKernel(const char* text);
 HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned threads = 0,
                             HostReadKernel kernel = HostReadKernel::Auto);
 
+// The other direction, for the upload of the chain's input: copies `bytes` bytes from
+// ordinary host memory `src` to mapped device memory `dst` (any memory type, any alignment,
+// not overlapping), in kWriteBlockBytes blocks spread over up to `threads` threads (0 =
+// defaultReadThreads(), fewer for small copies as above). Stores to write-combined memory
+// leave a core through its few write-combining buffers, so one thread's memcpy into the BAR
+// is bound by that core (about 4 GB/s for the 14 MiB input on the H200 host, bench/RESULTS.md)
+// and more cores add buffers. No exceptions.
+void copyToMapped(void* dst, const void* src, size_t bytes, unsigned threads = 0);
+inline constexpr size_t kWriteBlockBytes = 64 * 1024;
+
 }  // namespace repro

@@ -22,11 +22,12 @@ ToleranceOutcome toOutcome(const ToleranceReport& r) {
 
 Judge Judge::none() { return Judge{}; }
 
-Judge Judge::fromRun(std::string label, ChainResult reference) {
+Judge Judge::fromRun(std::string label, std::shared_ptr<const ChainResult> reference, const BufferStats& finalStats) {
+    if (!reference) throw std::invalid_argument("Judge::fromRun: no reference buffers");
     Judge j;
     j.kind_ = Kind::Run;
     j.label_ = std::move(label);
-    j.referenceStats_ = computeStats(reference.final());
+    j.referenceStats_ = finalStats;
     j.run_ = std::move(reference);
     return j;
 }
@@ -51,7 +52,7 @@ Judge Judge::cpu(const Shape& shape, uint32_t n, bool perStep) {
 std::span<const float> Judge::referenceFinal() const {
     switch (kind_) {
         case Kind::Run:
-            return run_.final();
+            return run_->final();
         case Kind::Cpu:
             return cpu_.output();
         case Kind::None:
@@ -89,14 +90,14 @@ StepReport Judge::checkSteps(const Shape& shape, const ChainSizes& sizes, const 
         const auto& big = gpu.big[i];
         const auto& small = gpu.small[i + 1];
         if (kind_ == Kind::Run) {
-            if (run_.big.size() != n || run_.small.size() != n + 1) {
+            if (run_->big.size() != n || run_->small.size() != n + 1) {
                 throw std::logic_error("checkSteps: the reference run has no intermediates");
             }
             const auto bigStats = computeStats(big);
-            addCheck(step, true, big, classify(big, bigStats, std::span<const float>(run_.big[i]), label_));
+            addCheck(step, true, big, classify(big, bigStats, std::span<const float>(run_->big[i]), label_));
             const auto smallStats = computeStats(small);
             addCheck(step, false, small,
-                     classify(small, smallStats, std::span<const float>(run_.small[i + 1]), label_));
+                     classify(small, smallStats, std::span<const float>(run_->small[i + 1]), label_));
         } else if (kind_ == Kind::Cpu) {
             if (cpu_.small.size() != n + 1 || cpu_.small[i + 1].empty()) {
                 throw std::logic_error("checkSteps: the CPU reference has no intermediates");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -56,8 +57,13 @@ class Judge {
   public:
     // No reference: zero and non-finite checks only.
     static Judge none();
-    // A mode's result of this run (split), compared bit for bit. `label` names it.
-    static Judge fromRun(std::string label, ChainResult reference);
+    // A mode's result of this run (split), compared bit for bit. `label` names it;
+    // `finalStats` are computeStats(reference->final()), which the caller has already. The
+    // buffers are shared, not copied: a copy of small[N] at full size (14 MiB into fresh
+    // pages) took 11 ms on the H200 host (bench/RESULTS.md). Throws std::invalid_argument on
+    // a null `reference`.
+    static Judge fromRun(std::string label, std::shared_ptr<const ChainResult> reference,
+                         const BufferStats& finalStats);
     // The host's chain: cpuChain for `chainLength` steps and the derived tolerance of
     // cpuTolerance for the final buffer and, with `perStep`, for every step (cost: one
     // cpuTolerance per step; seconds each at full size).
@@ -85,9 +91,9 @@ class Judge {
     enum class Kind { None, Run, Cpu };
     Kind kind_ = Kind::None;
     std::string label_ = "none";
-    ChainResult run_;                    // Kind::Run
-    CpuChain cpu_;                       // Kind::Cpu
-    std::vector<Tolerance> tolerances_;  // Kind::Cpu: [k] for small[k], k = 1..N (0 unused)
+    std::shared_ptr<const ChainResult> run_;  // Kind::Run
+    CpuChain cpu_;                            // Kind::Cpu
+    std::vector<Tolerance> tolerances_;       // Kind::Cpu: [k] for small[k], k = 1..N (0 unused)
     BufferStats referenceStats_;
 };
 

@@ -64,20 +64,6 @@ void WorkerPool::grow(unsigned helpers) {
     }
 }
 
-// Pool threads take no asynchronous signal (SIGINT, SIGTERM, ...): the kernel delivers
-// those to a thread that does not block them, so they reach the threads that run the
-// session and interrupt its blocking calls there. Faults (SIGSEGV, SIGBUS, ...) stay open.
-void blockAsynchronousSignals() {
-#if defined(__linux__)
-    sigset_t set;
-    sigfillset(&set);
-    for (const int synchronous : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS}) {
-        sigdelset(&set, synchronous);
-    }
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-#endif
-}
-
 void WorkerPool::workerLoop(const std::stop_token& stop, unsigned index) {
     blockAsynchronousSignals();
     insideParallelTasks = true;
@@ -143,6 +129,20 @@ WorkerPool& pool() {
 }
 
 }  // namespace
+
+// Pool threads take no asynchronous signal (SIGINT, SIGTERM, ...): the kernel delivers
+// those to a thread that does not block them, so they reach the threads that run the
+// session and interrupt its blocking calls there.
+void blockAsynchronousSignals() {
+#if defined(__linux__)
+    sigset_t set;
+    sigfillset(&set);
+    for (const int synchronous : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS}) {
+        sigdelset(&set, synchronous);
+    }
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+#endif
+}
 
 unsigned availableCpus() {
 #if defined(__linux__)

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <future>
 #include <optional>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 
@@ -47,6 +49,30 @@ void parallelTasks(size_t tasks, unsigned threads, Body&& body) {
     runParallelTasks(
         tasks, threads, [](void* context, size_t task) { (*static_cast<B*>(context))(task); },
         const_cast<std::remove_const_t<B>*>(&body));
+}
+
+// Blocks asynchronous signals (SIGINT, SIGTERM, ...) on the calling thread, as the pool's
+// threads do; faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS) stay open.
+void blockAsynchronousSignals();
+
+// Runs make() on a thread of its own while the caller goes on, for host work that does not
+// depend on what the caller does next (the chain's input while the driver loads, the
+// readback's host pages while the GPU runs). The thread blocks asynchronous signals, so an
+// interrupt still reaches the caller's blocking call. get() on the result returns what
+// make returned or rethrows what it threw; the future's destructor waits for make to end
+// (std::async), so nothing outlives the data make refers to. Where the system refuses the
+// thread (std::system_error), make runs on the caller at get() instead.
+template <typename Make>
+auto startInBackground(Make make) -> std::future<std::invoke_result_t<Make&>> {
+    auto body = [make = std::move(make)]() mutable {
+        blockAsynchronousSignals();
+        return make();
+    };
+    try {
+        return std::async(std::launch::async, std::move(body));
+    } catch (const std::system_error&) {
+        return std::async(std::launch::deferred, std::move(body));
+    }
 }
 
 }  // namespace repro

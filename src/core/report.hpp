@@ -65,7 +65,11 @@ struct LoaderReport {
 // in Markdown and JSON only.
 struct PhaseTimings {
     double instanceAndDevice = 0, pipelines = 0, buffersAndUpload = 0, recording = 0, gpuWait = 0, readback = 0,
-           verification = 0, total = 0, teardown = 0;
+           verification = 0, total = 0;
+    // After `total`: all of the teardown, and its two parts: the device's (the chain's
+    // buffers, memory, pipelines and vkDestroyDevice) and the instance's (vkDestroyInstance,
+    // where the loader unloads the driver).
+    double teardown = 0, teardownDevice = 0, teardownInstance = 0;
 };
 
 // One mode's outcome as the report shows it.

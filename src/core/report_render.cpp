@@ -524,11 +524,13 @@ std::string shapeDetails(const RunReport& r) {
 std::string timingDetails(const RunReport& r) {
     const PhaseTimings& p = r.timings;
     Table t{{"phase", "seconds"}, {}};
-    for (const auto& [k, v] : {std::pair{"instance and device", p.instanceAndDevice},
-                               std::pair{"pipelines", p.pipelines}, std::pair{"buffers and upload", p.buffersAndUpload},
-                               std::pair{"recording", p.recording}, std::pair{"GPU wait", p.gpuWait},
-                               std::pair{"readback", p.readback}, std::pair{"verification", p.verification},
-                               std::pair{"total", p.total}, std::pair{"teardown, after the total", p.teardown}}) {
+    for (const auto& [k, v] :
+         {std::pair{"instance and device", p.instanceAndDevice}, std::pair{"pipelines", p.pipelines},
+          std::pair{"buffers and upload", p.buffersAndUpload}, std::pair{"recording", p.recording},
+          std::pair{"GPU wait", p.gpuWait}, std::pair{"readback", p.readback},
+          std::pair{"verification", p.verification}, std::pair{"total", p.total},
+          std::pair{"teardown, after the total", p.teardown}, std::pair{"of it, the device's", p.teardownDevice},
+          std::pair{"of it, the instance's (driver unload)", p.teardownInstance}}) {
         t.rows.push_back({k, escapeText(seconds(v, 3))});
     }
     std::string out = t.render();
@@ -666,7 +668,9 @@ json renderJson(const RunReport& r) {
           {"readback", number(p.readback)},
           {"verification", number(p.verification)},
           {"total", number(p.total)},
-          {"teardown", number(p.teardown)}}},
+          {"teardown", number(p.teardown)},
+          {"teardown_device", number(p.teardownDevice)},
+          {"teardown_instance", number(p.teardownInstance)}}},
         {"warnings", watchdogWarnings(r)},
         {"verdict", {{"exit_status", r.verdict.exitStatus}, {"lines", r.verdict.lines}}},
         {"streams", streamsJson(r.streams)},
@@ -1013,7 +1017,9 @@ RunReport parseReport(const json& j) {
                  .readback = getNumber(t, "readback"),
                  .verification = getNumber(t, "verification"),
                  .total = getNumber(t, "total"),
-                 .teardown = getNumber(t, "teardown")};
+                 .teardown = getNumber(t, "teardown"),
+                 .teardownDevice = getNumber(t, "teardown_device"),
+                 .teardownInstance = getNumber(t, "teardown_instance")};
     const json& verdict = member(j, "verdict");
     r.verdict = {.exitStatus = get<int>(verdict, "exit_status"),
                  .lines = get<std::vector<std::string>>(verdict, "lines")};

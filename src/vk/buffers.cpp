@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/host_read.hpp"
 #include "vk/device.hpp"
 
 namespace repro::vk {
 namespace {
 
-void writeMapped(const Buffer& buffer, const void* data, size_t bytes) { std::memcpy(buffer.mapped, data, bytes); }
+// Through the pool's threads for the large input (core/host_read.hpp copyToMapped).
+void writeMapped(const Buffer& buffer, const void* data, size_t bytes) { copyToMapped(buffer.mapped, data, bytes); }
 
 }  // namespace
 

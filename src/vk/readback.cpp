@@ -2,6 +2,7 @@
 #include "vk/readback.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "core/host_read.hpp"
 #include "vk/barriers.hpp"
@@ -9,8 +10,10 @@
 
 namespace repro::vk {
 
-Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeout& timeout, const Buffer& buffer) {
+Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeout& timeout, const Buffer& buffer,
+                    HostFloats into) {
     Readback r;
+    r.values = std::move(into);
     r.values.resize(buffer.size / sizeof(float));
     watch::detail("reading back " + buffer.name);
     if (buffer.mapped) {

@@ -21,7 +21,9 @@ struct Readback {
 // buffer in its own command buffer (G, vkCmdCopyBuffer, G, HOST_READ barrier), submitted
 // and waited; the chain's own command stream is unchanged. Throws std::logic_error when a
 // device-local buffer has no staging buffer.
-Readback readBuffer(const ChainResources& resources, Encoder& encoder, const WaitTimeout& timeout,
-                    const Buffer& buffer);
+// `into` is where the values go: a HostFloats of size / 4 elements, best with its pages
+// already mapped (prefaultedHostFloats); any other size is resized first.
+Readback readBuffer(const ChainResources& resources, Encoder& encoder, const WaitTimeout& timeout, const Buffer& buffer,
+                    HostFloats into = {});
 
 }  // namespace repro::vk

@@ -32,6 +32,13 @@ TEST(JsonReport, StdoutIsOneJsonObjectWithEveryMode) {
         EXPECT_EQ(m.at("stats").at("non_zero"), 280) << m;
     }
     EXPECT_FALSE(j.at("device").at("device_name").get<std::string>().empty());
+    // The teardown after the total, and its two parts: the device's and the instance's.
+    const auto& t = j.at("timings");
+    EXPECT_GT(t.at("teardown_device").get<double>(), 0) << t;
+    EXPECT_GT(t.at("teardown_instance").get<double>(), 0) << t;
+    EXPECT_NEAR(t.at("teardown_device").get<double>() + t.at("teardown_instance").get<double>(),
+                t.at("teardown").get<double>(), 1e-9)
+        << t;
     // Text progress went to stderr.
     EXPECT_TRUE(contains(r.err, "--- results ---")) << r.err;
 }

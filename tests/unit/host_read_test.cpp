@@ -1,11 +1,17 @@
 // Unit tests for src/core/host_read.{hpp,cpp}: copyFromMapped copies every byte exactly, and
 // nothing else, for many sizes, source and destination alignments, thread counts and both
 // kernels (the memcpy fallback forced by parameter and by REPRO_READ_KERNEL), reports what
-// ran, and honours REPRO_READ_THREADS. Ordinary host memory stands in for a mapping: the
+// ran, and honours REPRO_READ_THREADS. copyToMapped, the upload's direction, copies exactly
+// too. prefaultedHostFloats leaves every page of its buffer resident. Ordinary host memory stands in for a mapping: the
 // result of a copy does not depend on the memory type, only its speed does.
 #include "core/host_read.hpp"
 
 #include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/host_floats.hpp"
 #include "core/parallel.hpp"
 
 namespace repro {
@@ -126,6 +133,45 @@ TEST_P(HostRead, LargeSizesAndThreadCounts) {
 TEST_P(HostRead, FullSizeFinalBuffer) {
     expectExactCopy(3686400 * sizeof(float), 0, 0, 0, GetParam());
     expectExactCopy(3686400 * sizeof(float), 0, 0, 16, GetParam());
+}
+
+// copyToMapped: every byte, nothing around it, for sizes around its block and thread split.
+TEST(CopyToMapped, CopiesEveryByteExactly) {
+    const size_t w = kWriteBlockBytes, k = kMinReadBytesPerThread;
+    for (const size_t size :
+         {size_t{0}, size_t{1}, size_t{63}, w - 1, w, w + 1, 2 * k + 3, 16 * w + 5, size_t{1} << 22}) {
+        for (const size_t dstOffset : {size_t{0}, size_t{3}, size_t{64}}) {
+            for (const unsigned threads : {0u, 1u, 2u, 5u, 16u}) {
+                const Source src(size, dstOffset % 7);
+                std::vector<unsigned char> dst(size + dstOffset + 2 * kGuard, kGuardByte);
+                unsigned char* out = dst.data() + kGuard + dstOffset;
+                copyToMapped(out, src.data, size, threads);
+                ASSERT_TRUE(size == 0 || std::memcmp(out, src.data, size) == 0)
+                    << "size " << size << " dst+" << dstOffset << " threads " << threads;
+                for (size_t i = 0; i < kGuard + dstOffset; ++i) ASSERT_EQ(dst[i], kGuardByte) << size << ": before";
+                for (size_t i = kGuard + dstOffset + size; i < dst.size(); ++i) {
+                    ASSERT_EQ(dst[i], kGuardByte) << size << ": after, byte " << i;
+                }
+            }
+        }
+    }
+}
+
+// The pages of a prefaulted buffer are mapped before anything reads into it (mincore: every
+// page resident), so a later read takes no page fault; the size is as asked.
+TEST(PrefaultedHostFloats, EveryPageIsResident) {
+    for (const size_t elements : {size_t{1}, size_t{1023}, size_t{1024}, size_t{3686400}}) {
+        const HostFloats v = prefaultedHostFloats(elements);
+        ASSERT_EQ(v.size(), elements);
+        const long page = sysconf(_SC_PAGESIZE);
+        ASSERT_GT(page, 0);
+        const auto begin = reinterpret_cast<uintptr_t>(v.data()) & ~(static_cast<uintptr_t>(page) - 1);
+        const auto end = reinterpret_cast<uintptr_t>(v.data() + v.size());
+        const size_t pages = (end - begin + static_cast<size_t>(page) - 1) / static_cast<size_t>(page);
+        std::vector<unsigned char> resident(pages);
+        ASSERT_EQ(mincore(reinterpret_cast<void*>(begin), end - begin, resident.data()), 0) << std::strerror(errno);
+        for (size_t p = 0; p < pages; ++p) ASSERT_TRUE(resident[p] & 1) << elements << " floats: page " << p;
+    }
 }
 
 // The widest kernel the CPU has, as Auto picks it.

@@ -1,7 +1,8 @@
 // Unit tests for src/core/parallel.{hpp,cpp}: every task runs once, on several threads when
 // asked, exceptions reach the caller only after every started task has returned, nested and
 // concurrent calls complete, pool threads block asynchronous signals, and thread-count
-// overrides parse strictly.
+// overrides parse strictly. startInBackground runs its work on another thread with the same
+// signal mask and hands back its value or its exception.
 #include "core/parallel.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <future>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -120,6 +122,48 @@ TEST(ParallelTasks, ConcurrentCallersBothComplete) {
     other.join();
     EXPECT_EQ(a.load(), 1000);
     EXPECT_EQ(b.load(), 1000);
+}
+
+TEST(StartInBackground, RunsOnAnotherThreadThatBlocksAsynchronousSignals) {
+    const auto caller = std::this_thread::get_id();
+    struct Seen {
+        bool otherThread, intBlocked, termBlocked, segvOpen;
+    };
+    std::future<Seen> f = startInBackground([caller] {
+        sigset_t now;
+        pthread_sigmask(SIG_BLOCK, nullptr, &now);
+        return Seen{.otherThread = std::this_thread::get_id() != caller,
+                    .intBlocked = sigismember(&now, SIGINT) == 1,
+                    .termBlocked = sigismember(&now, SIGTERM) == 1,
+                    .segvOpen = sigismember(&now, SIGSEGV) == 0};
+    });
+    const Seen seen = f.get();
+    EXPECT_TRUE(seen.otherThread);
+    EXPECT_TRUE(seen.intBlocked);
+    EXPECT_TRUE(seen.termBlocked);
+    EXPECT_TRUE(seen.segvOpen);
+    // The caller's own mask is untouched.
+    sigset_t mine;
+    pthread_sigmask(SIG_BLOCK, nullptr, &mine);
+    EXPECT_EQ(sigismember(&mine, SIGINT), 0);
+}
+
+TEST(StartInBackground, GetReturnsTheValueOrRethrows) {
+    EXPECT_EQ(startInBackground([] { return std::vector<int>{1, 2, 3}; }).get(), (std::vector<int>{1, 2, 3}));
+    std::future<int> failing = startInBackground([]() -> int { throw std::runtime_error("no memory here"); });
+    EXPECT_THROW(failing.get(), std::runtime_error);
+}
+
+TEST(StartInBackground, RunsWhileTheCallerWaits) {
+    // The work waits for the caller: it can only finish if it runs concurrently.
+    std::atomic<bool> callerReached{false};
+    std::future<bool> f = startInBackground([&] {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (!callerReached.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        return callerReached.load();
+    });
+    callerReached.store(true);
+    EXPECT_TRUE(f.get());
 }
 
 TEST(ParseThreadCount, AcceptsOnlyPlainIntegersInRange) {
