@@ -2,7 +2,8 @@
 # How much of repro's wall time is repro's own: for `--mode all -n 7`, `--sweep 1..20` and
 # `--repeat 20 -n 7`, prints the wall time, instance and device creation, GPU busy time,
 # readback (seconds and GB/s of small[N] read), verification, and the overhead ratio
-# (wall - instance/device - GPU busy) / wall; also the host's GPU wait, for comparison.
+# (wall - instance/device - GPU busy) / wall; also the host's GPU wait, for comparison, the
+# set-up, the teardown in its two parts, and the ratio with the teardown left out as well.
 #
 # Each configuration runs twice: plainly, for the wall time and the host phases (the JSON
 # report's "timings"), and again with --timestamps for the GPU busy time (the sum of every
@@ -82,6 +83,9 @@ with tempfile.TemporaryDirectory() as tmp:
         busy = gpu_busy(stamped)
         rate = read_bytes / t["readback"] * 1e-9 if t["readback"] > 0 else float("inf")
         overhead = (wall - t["instance_and_device"] - busy) / wall
+        # The same with the teardown (the driver destroying the chain's objects, the device and
+        # the instance) counted like the instance and device creation: the driver's lifecycle.
+        lifecycle = (wall - t["instance_and_device"] - t.get("teardown", 0.0) - busy) / wall
         # Everything else of repro's own: set-up after the device (pipelines, buffers and
         # upload), recording, the teardown after the verdict, and process start and exit.
         setup = t["pipelines"] + t["buffers_and_upload"] + t["recording"]
@@ -90,25 +94,27 @@ with tempfile.TemporaryDirectory() as tmp:
         down_dev, down_inst = t.get("teardown_device", 0.0), t.get("teardown_instance", 0.0)
         rows.append((" ".join(args), status, wall, t["instance_and_device"], t["gpu_wait"], busy,
                      t["readback"], rate, reads, t["verification"], setup, t.get("teardown", 0.0), down_dev,
-                     down_inst, rest, overhead))
+                     down_inst, rest, overhead, lifecycle))
     dev = first.get("device") or {}
     print(f"repro overhead: {dev.get('device_name', 'no device')} ({dev.get('driver_name', '?')} "
           f"{dev.get('driver_version', '?')}), preset {preset}, small[N] {first['sizes']['small_bytes']} bytes; "
           f"host-read environment: {env or 'none set'}")
     print(f"{'configuration':<22} {'exit':>4} {'wall s':>8} {'inst+dev':>9} {'GPU wait':>9} {'GPU busy':>9} "
           f"{'readback':>9} {'GB/s':>7} {'reads':>6} {'verify':>8} {'set-up':>7} {'teardown':>9} {'device':>7} "
-          f"{'instance':>9} {'process':>8} {'overhead':>9}")
-    for name, status, wall, inst, wait, busy, rb, rate, reads, ver, setup, down, dd, di, rest, ovh in rows:
+          f"{'instance':>9} {'process':>8} {'overhead':>9} {'w/o down':>9}")
+    for name, status, wall, inst, wait, busy, rb, rate, reads, ver, setup, down, dd, di, rest, ovh, life in rows:
         print(f"{name:<22} {status:>4} {wall:>8.3f} {inst:>9.3f} {wait:>9.3f} {busy:>9.3f} {rb:>9.3f} "
               f"{rate:>7.2f} {reads:>6} {ver:>8.3f} {setup:>7.3f} {down:>9.3f} {dd:>7.3f} {di:>9.3f} {rest:>8.3f} "
-              f"{ovh * 100:>8.1f}%")
+              f"{ovh * 100:>8.1f}% {life * 100:>8.1f}%")
     print("seconds. GPU wait: the host's wait for submits (timings.gpu_wait); GPU busy: timestamps, from a\n"
           "second run with --timestamps; GB/s = reads x small[N] bytes / readback; set-up: pipelines,\n"
           "buffers and upload, recording; teardown: destroying the Vulkan objects after the verdict,\n"
           "of which device: the chain's objects and vkDestroyDevice, instance: vkDestroyInstance;\n"
           "process: wall - total - teardown (process start and exit, the supervising parent);\n"
-          "overhead = (wall - instance/device - GPU busy) / wall")
-    if any(r[-1] < 0 for r in rows):
+          "overhead = (wall - instance/device - GPU busy) / wall; w/o down: the same less the teardown\n"
+          "(wall - instance/device - teardown - GPU busy) / wall, the driver's creation and destruction\n"
+          "of the instance and device both left out")
+    if any(r[-2] < 0 for r in rows):
         print("a negative overhead: the --timestamps run's GPU time exceeded the plain run's wall time "
               "(a noisy machine, or a CPU device such as lavapipe, where timestamps are host time)")
 PY

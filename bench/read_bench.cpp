@@ -3,9 +3,10 @@
 // barrier, a submit and a fence wait) is read into a cached std::vector with memcpy and
 // with copyFromMapped (its default kernel) on 1, 2, 4, 8 and 16 threads, then with the
 // SSE4.1 kernel, with threads started per read, and into fresh memory (a new zero-filled
-// std::vector, or uninitialised new[]) on the most threads; every copy is checked. Prints
-// one row per memory type: GB/s (1 GB = 1e9 bytes), the median of the timed reads, and a
-// second row with the first (cold) read.
+// std::vector, or uninitialised new[], or a prefaultedHostFloats) on the most threads; every
+// copy is checked. Prints one row per memory type: GB/s (1 GB = 1e9 bytes), the median of
+// the timed reads, and a second row with the first (cold) read. Then a table of writes into
+// each mapping (the upload's direction): memcpy and copyToMapped per thread count.
 //
 // Calls Vulkan through volk directly, not src/vk, so it stands alone.
 //
@@ -19,6 +20,7 @@
 //   --cpu-only no Vulkan: a malloc'd buffer filled by the CPU (ordinary cached memory)
 // Exit status: 0; 1 for a bad argument or a Vulkan failure (one line on stderr); 2 when a
 // copy was wrong.
+#include "core/host_floats.hpp"
 #include "core/host_read.hpp"
 #include "core/parallel.hpp"
 
@@ -203,6 +205,56 @@ Timing timeFreshReads(const void* src, const std::vector<uint32_t>& expected, un
     return t;
 }
 
+// Reads into a prefaultedHostFloats made before the clock starts, as repro's readback does
+// now (its pages are faulted in on a background thread while the GPU runs): the copy alone.
+Timing timePrefaultedReads(const void* src, const std::vector<uint32_t>& expected, unsigned threads, unsigned runs,
+                           bool& wrong) {
+    const size_t n = expected.size();
+    std::vector<repro::HostFloats> kept;
+    std::vector<double> rates;
+    for (unsigned r = 0; r <= runs; ++r) {
+        float* out = kept.emplace_back(repro::prefaultedHostFloats(n)).data();
+        const auto t0 = Clock::now();
+        repro::copyFromMapped(out, src, n * 4, threads);
+        const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (std::memcmp(out, expected.data(), n * 4) != 0) wrong = true;
+        rates.push_back(double(n * 4) / seconds * 1e-9);
+    }
+    Timing t{.first = rates[0]};
+    std::sort(rates.begin() + 1, rates.end());
+    t.median = rates[1 + runs / 2];
+    return t;
+}
+
+// The upload's direction: the pattern written from cached host memory into the mapping by
+// one memcpy and by copyToMapped on each thread count, GB/s (median of the runs after a
+// first), each write checked by reading the mapping back. The mapping keeps the pattern.
+bool benchWrites(const std::string& label, void* mapped, const Args& a) {
+    const std::vector<uint32_t> expected = expectedPattern(a.bytes);
+    std::vector<uint32_t> back(expected.size());
+    bool wrong = false;
+    auto time = [&](const std::function<void()>& write) {
+        std::vector<double> rates;
+        for (unsigned r = 0; r <= a.runs; ++r) {
+            const auto t0 = Clock::now();
+            write();
+            const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+            rates.push_back(double(a.bytes) / s * 1e-9);
+            repro::copyFromMapped(back.data(), mapped, a.bytes);
+            if (back != expected) wrong = true;
+        }
+        std::sort(rates.begin() + 1, rates.end());
+        return rates[1 + a.runs / 2];
+    };
+    std::string row =
+        fmt::format("{:<60} {:>7.3f}", label, time([&] { std::memcpy(mapped, expected.data(), a.bytes); }));
+    for (const unsigned t : a.threads) {
+        row += fmt::format(" {:>7.3f}", time([&] { repro::copyToMapped(mapped, expected.data(), a.bytes, t); }));
+    }
+    fmt::print("{}{}\n", row, wrong ? "  WRITE WRONG" : "");
+    return !wrong;
+}
+
 // One table row pair for a mapped (or malloc'd) source: memcpy, stream loads per thread
 // count on the pool, and the largest thread count on threads spawned per read.
 bool benchSource(const std::string& label, const void* src, const Args& a) {
@@ -223,9 +275,10 @@ bool benchSource(const std::string& label, const void* src, const Args& a) {
         timeReads([&] { copyWithSpawnedThreads(dst.data(), src, a.bytes, most); }, dst, expected, a.runs, wrong));
     cols.push_back(timeFreshReads(src, expected, most, true, a.runs, wrong));
     cols.push_back(timeFreshReads(src, expected, most, false, a.runs, wrong));
+    cols.push_back(timePrefaultedReads(src, expected, most, a.runs, wrong));
     std::string median = fmt::format("{:<60}", label), first = fmt::format("{:<60}", "    first read");
     for (size_t c = 0; c < cols.size(); ++c) {
-        const size_t width = c + 4 == cols.size() ? 10 : c + 4 > cols.size() ? 9 : 7;
+        const size_t width = c + 5 == cols.size() ? 10 : c + 5 > cols.size() ? 9 : 7;
         median += fmt::format(" {:>{}.3f}", cols[c].median, width);
         first += fmt::format(" {:>{}.3f}", cols[c].first, width);
     }
@@ -243,8 +296,9 @@ void printHeader(const Args& a, const std::string& what) {
         "GB/s (1e9 bytes/s). memcpy: one std::memcpy; xT: copyFromMapped on T threads, its default\n"
         "kernel ({}); sse4.1 x{}: the SSE4.1 kernel; spawn x{}: the default kernel on threads started\n"
         "for each read instead of the persistent pool; new vec, new[]: x{} into fresh memory, a\n"
-        "zero-filled std::vector or uninitialised new[], allocation timed too. {} CPUs available\n",
-        repro::name(info.kernel), most, most, most, repro::availableCpus());
+        "zero-filled std::vector or uninitialised new[], allocation timed too; prefault: x{} into a\n"
+        "prefaultedHostFloats made untimed, as repro reads now. {} CPUs available\n",
+        repro::name(info.kernel), most, most, most, most, repro::availableCpus());
     if (!a.cpuOnly) {
         fmt::print(
             "memory: type index, flags (DL DEVICE_LOCAL, HV HOST_VISIBLE, HC HOST_COHERENT, "
@@ -252,8 +306,8 @@ void printHeader(const Args& a, const std::string& what) {
     }
     std::string header = fmt::format("{:<60} {:>7}", "memory", "memcpy");
     for (const unsigned t : a.threads) header += fmt::format(" {:>7}", fmt::format("x{}", t));
-    header += fmt::format(" {:>10} {:>9} {:>9} {:>9}", fmt::format("sse4.1 x{}", most), fmt::format("spawn x{}", most),
-                          "new vec", "new[]");
+    header += fmt::format(" {:>10} {:>9} {:>9} {:>9} {:>9}", fmt::format("sse4.1 x{}", most),
+                          fmt::format("spawn x{}", most), "new vec", "new[]", "prefault");
     fmt::print("{}\n", header);
 }
 
@@ -470,6 +524,7 @@ int vulkanBench(const Args& a) {
                        VK_API_VERSION_MAJOR(c.properties.apiVersion), VK_API_VERSION_MINOR(c.properties.apiVersion),
                        VK_API_VERSION_PATCH(c.properties.apiVersion), c.properties.driverVersion));
     bool allRight = true;
+    std::vector<std::pair<std::string, std::unique_ptr<MappedBuffer>>> mapped;  // destroyed before c
     for (uint32_t t = 0; t < c.memory.memoryTypeCount; ++t) {
         const VkMemoryType& type = c.memory.memoryTypes[t];
         if (!(type.propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) continue;
@@ -477,7 +532,8 @@ int vulkanBench(const Args& a) {
         const std::string label =
             fmt::format("type {:>2} {:<16} heap {} ({:.0f} MiB{})", t, flagNames(type.propertyFlags), type.heapIndex,
                         double(heap.size) / (1 << 20), heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT ? ", DL" : "");
-        MappedBuffer b;
+        auto owned = std::make_unique<MappedBuffer>();
+        MappedBuffer& b = *owned;
         const std::string why = allocate(c, t, a.bytes, b);
         if (!why.empty()) {
             fmt::print("{:<60} {}\n", label, why);
@@ -485,7 +541,13 @@ int vulkanBench(const Args& a) {
         }
         fillFromGpu(c, b, a.bytes, type.propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
         allRight = benchSource(label, b.mapped, a) && allRight;
+        mapped.emplace_back(label, std::move(owned));
     }
+    std::string header =
+        fmt::format("writes into the mapping (the upload's direction), GB/s\n{:<60} {:>7}", "memory", "memcpy");
+    for (const unsigned t : a.threads) header += fmt::format(" {:>7}", fmt::format("x{}", t));
+    fmt::print("{}\n", header);
+    for (auto& [label, b] : mapped) allRight = benchWrites(label, b->mapped, a) && allRight;
     return allRight ? 0 : 2;
 }
 

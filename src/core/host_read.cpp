@@ -189,7 +189,7 @@ void copyToMapped(void* dst, const void* src, size_t bytes, unsigned threads) {
     auto* out = static_cast<unsigned char*>(dst);
     const auto* in = static_cast<const unsigned char*>(src);
     const size_t blocks = (bytes + kWriteBlockBytes - 1) / kWriteBlockBytes;
-    if (threads == 0) threads = defaultReadThreads();
+    if (threads == 0) threads = std::min(availableCpus(), kDefaultWriteThreadCap);
     const auto used = static_cast<unsigned>(
         std::min<size_t>({threads, blocks, std::max<size_t>(bytes / kMinReadBytesPerThread, 1), kMaxParallelThreads}));
     parallelTasks(blocks, used, [&](size_t k) {

@@ -103,11 +103,15 @@ HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned t
 // The other direction, for the upload of the chain's input: copies `bytes` bytes from
 // ordinary host memory `src` to mapped device memory `dst` (any memory type, any alignment,
 // not overlapping), in kWriteBlockBytes blocks spread over up to `threads` threads (0 =
-// defaultReadThreads(), fewer for small copies as above). Stores to write-combined memory
-// leave a core through its few write-combining buffers, so one thread's memcpy into the BAR
-// is bound by that core (about 4 GB/s for the 14 MiB input on the H200 host, bench/RESULTS.md)
-// and more cores add buffers. No exceptions.
+// min(availableCpus(), kDefaultWriteThreadCap), fewer for copies under
+// kMinReadBytesPerThread a thread). Stores to write-combined memory leave a core through
+// its few write-combining buffers, so one memcpy into the BAR is bound by one core and more
+// cores add buffers, up to a point. No exceptions.
 void copyToMapped(void* dst, const void* src, size_t bytes, unsigned threads = 0);
 inline constexpr size_t kWriteBlockBytes = 64 * 1024;
+// 14 MiB into the H200's BAR (bench/read_bench, bench/RESULTS.md): memcpy 11.2 GB/s, 4
+// threads 29.3, 8 threads 24.7, 16 threads 15.2; into system memory 8 threads were the
+// fastest. More writers than that contend for the link.
+inline constexpr unsigned kDefaultWriteThreadCap = 8;
 
 }  // namespace repro

@@ -29,6 +29,14 @@ thread_local bool insideParallelTasks = false;
 
 class WorkerPool {
   public:
+    WorkerPool() = default;
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+    // Asks every thread to stop before the jthreads' destructors join them one by one, so
+    // they wake and end together rather than in turn (at exit).
+    ~WorkerPool() {
+        for (std::jthread& w : workers_) w.request_stop();
+    }
     void run(size_t tasks, unsigned threads, TaskFunction fn, void* context);
 
   private:
