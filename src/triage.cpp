@@ -461,6 +461,7 @@ void readTriageBaseline(const ChildOutcome& b, TriageInput& in) {
     const json& d = cause.value("decisive_submit", json(nullptr));
     if (d.is_object() && d["measured_seconds"].is_number())
         in.baselineSubmitSeconds = d["measured_seconds"].get<double>();
+    if (d.is_object() && d["ran_in_full"].is_boolean()) in.baselineRanInFull = d["ran_in_full"].get<bool>();
 }
 
 namespace {

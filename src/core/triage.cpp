@@ -364,8 +364,14 @@ std::vector<Candidate> candidates(const TriageInput& in, const Weighed& w) {
         out.push_back({ConclusionKind::JobTimeout, "the kernel's job timeout (H3)" + rest});
     }
     const bool h1 = w[Hypothesis::MissingFlush].finding == Finding::Supports;
-    if (h1 || in.causeKind == "synchronization") {
-        std::string which = h1 ? "H1: " + w[Hypothesis::MissingFlush].why : "the baseline's own evidence";
+    const bool ownCause = in.causeKind == "synchronization";
+    // A submit boundary cures it (H2: H3 is ruled out) and the long submit did all its work.
+    const bool boundaryAfterFullRun =
+        w[Hypothesis::SubmitBoundary].finding == Finding::Supports && in.baselineRanInFull.value_or(false);
+    if (h1 || ownCause || boundaryAfterFullRun) {
+        std::string which = h1         ? "H1: " + w[Hypothesis::MissingFlush].why
+                            : ownCause ? std::string("the baseline's own evidence")
+                                       : std::string("the baseline's long submit ran its full predicted time");
         if (!h1) which += "; no barrier or memory variant tested makes it correct";
         if (w[Hypothesis::SubmitBoundary].finding == Finding::Supports)
             which += "; H2: " + w[Hypothesis::SubmitBoundary].why;
@@ -376,7 +382,7 @@ std::vector<Candidate> candidates(const TriageInput& in, const Weighed& w) {
                                        : in.baselineDetail;
         out.push_back({ConclusionKind::Synchronization, fmt::format("a synchronization bug ({}): {}", which, reason)});
     }
-    if (w[Hypothesis::BytesPerSubmit].finding == Finding::Supports && !h1 && in.causeKind != "synchronization") {
+    if (w[Hypothesis::BytesPerSubmit].finding == Finding::Supports && !h1 && !ownCause && !boundaryAfterFullRun) {
         out.push_back(
             {ConclusionKind::BytesPerSubmit, "the bytes one submit writes (H4): " + w[Hypothesis::BytesPerSubmit].why});
     }

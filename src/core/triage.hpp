@@ -91,6 +91,9 @@ struct TriageInput {
     std::vector<std::string> causeMissing;
     // The longest submit of the failing mode the baseline measured (seconds), if known.
     std::optional<double> baselineSubmitSeconds;
+    // Whether that submit measurably ran its full predicted time (the cause's
+    // decisive_submit.ran_in_full): it did all its work. nullopt when not measurable.
+    std::optional<bool> baselineRanInFull;
     std::vector<ExperimentOutcome> experiments;
     ProbeOutcome probe;
 };
@@ -153,9 +156,13 @@ struct TriageConclusion {
 //  - H6: the default profile reproducing rules it out;
 //  - one cause supported and nothing contradicting it: that cause; several, or none:
 //    Undetermined, naming the contradiction or what is missing. Synchronization needs
-//    direct evidence (a barrier or memory variant that fixes it, or the baseline's own
-//    cause "synchronization"): a submit boundary that fixes it while the baseline's cause
-//    is undetermined stays undetermined, with the cause's missing evidence.
+//    direct evidence: a barrier or memory variant that fixes it, the baseline's own cause
+//    "synchronization", or a submit boundary that fixes it (H2, so H3 is ruled out) after
+//    a baseline submit that measurably ran its full predicted time (its work all ran, and
+//    the output is still wrong: e.g. a cause left undetermined only because the submit
+//    outlived a job timeout the kernel did not apply, which the probe then ruled out). A
+//    submit boundary that fixes it while the baseline's timing says nothing stays
+//    undetermined, with the cause's missing evidence.
 TriageConclusion concludeTriage(const TriageInput& input);
 
 // The answer to RADV's issue template question "does it happen with RADV_DEBUG=llvm?", from

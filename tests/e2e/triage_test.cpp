@@ -1,6 +1,8 @@
 // End-to-end tests of --triage and --watchdog-probe through the simulated driver
 // (tests/simdriver): each simulated cause must be named as that cause, or left
-// undetermined with what is missing, and the probe must show what a kill looks like.
+// undetermined with what is missing, and the probe must show what a kill looks like; on a
+// fake amdgpu host (REPRO_TEST_ROOT) with a known job timeout too, where --matrix adds its
+// --split-ms rows.
 // Every run is bounded in time (bounded_process.hpp).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -234,6 +236,105 @@ TEST(Triage, ChildrenDieWithTheParent) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     EXPECT_TRUE(processesMentioning(marker).empty()) << "a child outlived its parent";
+}
+
+// The host the simulated RADV device sits in, as repro's test seam REPRO_TEST_ROOT shows it
+// /proc and /sys: Linux 6.19, amdgpu's lockup_timeout "500" (one value: every queue, on 6.19
+// and later), and card0 at the simulated device's PCI address, bound to amdgpu. The queue's
+// job timeout is then known, 500 ms, as the original report's machine knew its 2 s one.
+struct FakeAmdgpuHost {
+    std::filesystem::path root;
+    explicit FakeAmdgpuHost(const Scratch& s) : root(s.dir / "root") {
+        namespace fs = std::filesystem;
+        auto write = [&](const std::string& path, const std::string& text) {
+            fs::create_directories((root / path).parent_path());
+            std::ofstream(root / path) << text;
+        };
+        write("proc/sys/kernel/osrelease", "6.19.0-test\n");
+        write("etc/os-release", "PRETTY_NAME=\"Test Linux\"\nID=test\n");
+        write("sys/module/amdgpu/parameters/lockup_timeout", "500\n");
+        write("sys/class/drm/card0/device/uevent", "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:c4:00.0\n");
+        write("sys/class/drm/card0/device/vendor", "0x1002\n");
+        write("sys/class/drm/card0/device/device", "0x150e\n");
+        fs::create_directories(root / "sys/bus/pci/drivers/amdgpu");
+        fs::create_directory_symlink("../../../../bus/pci/drivers/amdgpu", root / "sys/class/drm/card0/device/driver");
+    }
+};
+
+// The original report's device with every identity key given, so that the PCI address the
+// fake card carries comes with it.
+constexpr const char* kRadvAt_c4 =
+    "identity:name=AMD Radeon 890M Graphics (RADV STRIX1),driver-id=MESA_RADV,driver-name=radv,"
+    "driver-info=Mesa 26.0.2,vendor=0x1002,device=0x150e,type=integrated,pci=0000:c4:00.0";
+
+BoundedResult onFakeHost(const std::vector<std::string>& args, const std::string& simulate, const Scratch& s,
+                         const FakeAmdgpuHost& host) {
+    return runBounded(
+        REPRO_EXECUTABLE, args,
+        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+         "REPRO_SIMULATE=" + simulate, "REPRO_SIMULATE_TRACE=", "REPRO_TEST_KMSG=" + s.kmsg.string(),
+         "TMPDIR=" + s.dir.string(), "REPRO_TEST_ROOT=" + host.root.string()},
+        240);
+}
+
+// With the timeout known, triage halves it (--split-ms 250 cures it and corroborates H3),
+// runs the probe (a soft kill at 8 conv-Ts after 0.50 s), and names the job timeout with
+// its value.
+TEST(Triage, AKnownJobTimeoutIsHalvedProbedAndNamedWithItsValue) {
+    const Scratch s("known-timeout");
+    const FakeAmdgpuHost host(s);
+    const std::string simulate =
+        std::string(kRadvAt_c4) + ";watchdog:timeout=500,us-per-wg=12500,kmsg=" + s.kmsg.string();
+    const BoundedResult r = onFakeHost({"--triage", "--preset", "tiny", "-n", "5"}, simulate, s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(H3  split-ms=250 +multipass ok \(exit 0\) +supports)")))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "--- watchdog probe ---")) << r.out;
+    EXPECT_TRUE(contains(r.out, "soft kill at 8 conv-Ts in one submit: single killed with no error after 0.5"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out,
+                         "--- conclusion: the kernel's job timeout (H3) (500 ms, gfx queue): the submit ended after "
+                         "0.50 s of a predicted 0.63 s"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "; --split-ms at half the timeout makes it correct")) << r.out;
+}
+
+// The same host, but a stale-input bug and no watchdog: sysfs says 500 ms, yet the 0.8 s
+// submit runs in full and is not killed. The kernel does not apply that timeout; the
+// probe shows no kill past the baseline's submit, and the cure by a submit boundary after
+// a submit that did all its work names a synchronization bug.
+TEST(Triage, ATimeoutTheKernelDoesNotApplyIsRuledOutAndTheSynchronizationBugNamed) {
+    const Scratch s("unapplied-timeout");
+    const FakeAmdgpuHost host(s);
+    const BoundedResult r =
+        onFakeHost({"--triage", "--preset", "tiny", "-n", "4"},
+                   std::string(kRadvAt_c4) + ";clock:us-per-wg=1,ms-per-dispatch=100;stale:dispatch=3", s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "past the 500 ms timeout: the kernel applies a longer one")) << r.out;
+    EXPECT_TRUE(contains(r.out, "H3 the kernel's job watchdog: rules out (watchdog probe: no kill up to")) << r.out;
+    EXPECT_TRUE(contains(r.out,
+                         "--- conclusion: a synchronization bug (the baseline's long submit ran its full predicted "
+                         "time;"))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "conclusion: the bytes one submit writes")) << r.out;
+}
+
+// --matrix on the same host adds its two --split-ms rows at half the timeout the first
+// child's report names, and they cure what the blade rows get wrong.
+TEST(Matrix, AKnownJobTimeoutAddsTheSplitMsRows) {
+    const Scratch s("matrix-known-timeout");
+    const FakeAmdgpuHost host(s);
+    const std::string simulate =
+        std::string(kRadvAt_c4) + ";watchdog:timeout=500,us-per-wg=12500,kmsg=" + s.kmsg.string();
+    const BoundedResult r = onFakeHost({"--matrix", "--preset", "tiny", "-n", "5"}, simulate, s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "2 more valid variants: --split-ms 250 (half the 0.5 s job timeout the first child's "
+                         "report names)"))
+        << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(multipass split-ms=250 no-host-wait +ok +0 )"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(single split-ms=250 no-host-wait +ok +0 )"))) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- conclusion: the kernel's job timeout (H3) (500 ms, gfx queue)")) << r.out;
 }
 
 TEST(WatchdogProbe, PlainLavapipeHasNoKnownTimeoutAndNoKill) {

@@ -192,6 +192,37 @@ TEST(Triage, ASubmitBoundaryFixWithAnUndeterminedCauseStaysUndetermined) {
               "margin");
 }
 
+// A host whose sysfs names a 500 ms timeout the kernel does not apply: the 0.8 s submit ran
+// in full, unkilled, so the baseline's cause is left undetermined (a contradiction), and the
+// probe rules the timeout out. A submit boundary then cures a submit that did all its work:
+// a synchronization bug, not the bytes alone, although fewer bytes cure it too.
+TEST(Triage, ASubmitBoundaryFixAfterASubmitThatRanInFullIsASynchronizationBug) {
+    TriageInput in = wrongBaseline(
+        "undetermined",
+        "cause undetermined: a submit that outlived the job timeout (contradicts: the submit ended after 0.80 s of a "
+        "predicted 0.80 s without a job-timeout record, past the 500 ms timeout)");
+    in.baselineSubmitSeconds = 0.8;
+    in.baselineRanInFull = true;
+    in.probe = {.result = ProbeResult::NoKill, .longestSeconds = 0.9, .detail = "no kill up to 0.90 s"};
+    in.experiments = {run(ExperimentKind::SubmitEveryWait, "submit-every=2", RunResult::Correct),
+                      run(ExperimentKind::SplitMib, "split-mib", RunResult::Correct),
+                      run(ExperimentKind::OneStepRepeat, "n=1 dispatch-repeat=8", RunResult::Correct)};
+    const TriageConclusion c = concludeTriage(in);
+    EXPECT_EQ(c.kind, ConclusionKind::Synchronization) << c.line;
+    EXPECT_EQ(finding(c, Hypothesis::JobTimeout).finding, Finding::RulesOut);
+    EXPECT_EQ(c.line,
+              "conclusion: a synchronization bug (the baseline's long submit ran its full predicted time; no barrier "
+              "or memory variant tested makes it correct; H2: a submit boundary every few dispatches makes it "
+              "correct; H4: fewer bytes per submit fix it, and as much work with fewer bytes stays correct): "
+              "multipass zero, single zero (exit 2)");
+    // Without that timing fact (unmeasurable, or a submit cut short) the boundary is not
+    // enough: the bytes alone remain, as before.
+    for (const std::optional<bool> ranInFull : {std::optional<bool>(), std::optional<bool>(false)}) {
+        in.baselineRanInFull = ranInFull;
+        EXPECT_EQ(concludeTriage(in).kind, ConclusionKind::BytesPerSubmit) << concludeTriage(in).line;
+    }
+}
+
 TEST(Triage, ShorterSubmitsFixingItWithoutTheKernelsEvidenceStaysUndetermined) {
     TriageInput in = wrongBaseline("undetermined", "cause undetermined: the kernel's job timeout cannot be excluded");
     in.experiments = {run(ExperimentKind::SplitMs, "split-ms=1000", RunResult::Correct)};
