@@ -634,7 +634,10 @@ int runMatrix(const Options& o) {
     const std::vector<std::string> base = baseChildArgs(o);
     const double limit = childTimeLimit(o, device.cpu);
     say("--- matrix ---");
-    say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}", "#", "variant", "result", "exit", "validation", "gpu");
+    // The variant column fits the longest label (the --split-ms rows added later are shorter).
+    size_t width = 44;
+    for (const Variant& v : variants) width = std::max(width, v.label.size());
+    say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}", "#", "variant", width, "result", "exit", "validation", "gpu");
     for (size_t i = 0; i < variants.size(); ++i) {
         if (interruptSignal() != 0) return interruptedExit();
         if (i == 1) {  // the first child has said what the queue's job timeout is
@@ -649,8 +652,8 @@ int runMatrix(const Options& o) {
         if (c.process.interrupted) return interruptedExit();
         const std::string note = judgeVariant(o, device, v, c, t);
         const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
-        say("  {:>3}  {:<44} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, resultText(c), exit, validationText(o, c),
-            gpuText(c), note.empty() ? "" : "  " + note);
+        say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, width, resultText(c), exit,
+            validationText(o, c), gpuText(c), note.empty() ? "" : "  " + note);
         t.rows.push_back({std::to_string(i + 1), v.label, resultText(c), exit, validationText(o, c), gpuText(c), note});
     }
     const int status = concludeMatrix(o, device, variants.size(), t);

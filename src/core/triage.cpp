@@ -224,9 +224,11 @@ TriageRow causeRow(const TriageInput& in) {
 
 TriageRow probeRow(const TriageInput& in) {
     const ProbeOutcome& p = in.probe;
-    TriageRow row{.hypothesis = Hypothesis::JobTimeout,
-                  .experiment = "watchdog probe",
-                  .outcome = p.detail.empty() ? std::string(name(p.result)) : p.detail};
+    // Short, to fit the table's outcome column; the ladder printed above the row, and the
+    // `why` of a kill, carry the detail.
+    std::string outcome(name(p.result));
+    if (p.result == ProbeResult::NoKill) outcome += fmt::format(" up to {:.2f} s", p.longestSeconds);
+    TriageRow row{.hypothesis = Hypothesis::JobTimeout, .experiment = "watchdog probe", .outcome = outcome};
     if (p.result == ProbeResult::NoKill && in.baselineSubmitSeconds && p.longestSeconds >= *in.baselineSubmitSeconds) {
         row.finding = Finding::RulesOut;
         row.why = fmt::format("no kill up to {:.2f} s, longer than the baseline's submit ({:.2f} s)", p.longestSeconds,
@@ -234,7 +236,8 @@ TriageRow probeRow(const TriageInput& in) {
     } else if (p.result == ProbeResult::NoKill) {
         row.why = "no kill, but not past the baseline's submit time (or it is unknown)";
     } else if (p.result == ProbeResult::SoftKill || p.result == ProbeResult::HardKill) {
-        row.why = "shows what a kill looks like here; not evidence about the baseline by itself";
+        row.why = (p.detail.empty() ? std::string() : p.detail + ": ") +
+                  "shows what a kill looks like here; not evidence about the baseline by itself";
     } else {
         row.why = "not run";
     }
