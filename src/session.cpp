@@ -161,7 +161,7 @@ class LengthRun {
     void recordInterrupted(RunRecord& record, const Failure& f);
     void recordFailure(RunRecord& record, const Failure& f, const std::string& forensics);
     void judgeCompleted(RunRecord& record);
-    void checkEachDispatchOnCpu(const RunRecord& record);
+    void checkEachDispatchOnCpu(RunRecord& record);
     void judgePending();
     void classifyRecord(RunRecord& record) const;
     void printClassification(const RunRecord& record) const;
@@ -397,7 +397,7 @@ void LengthRun::judgeCompleted(RunRecord& record) {
 // --check-steps: every dispatch checked on the CPU from the GPU's own input to it, against
 // a one-step float32 bound that stays sharp at any chain length (core/step_check.hpp).
 // Split's outcome tells the cause whether the shaders compute right one dispatch at a time.
-void LengthRun::checkEachDispatchOnCpu(const RunRecord& record) {
+void LengthRun::checkEachDispatchOnCpu(RunRecord& record) {
     const std::vector<float> weight = makeWeight(s_.sizes);
     // REPRO_STEP_CHECK=exact: every element's bound from its own T_j (a second cpuConvT pass
     // a step), so each conv-T line shows the bound itself beside the measured difference.
@@ -414,6 +414,7 @@ void LengthRun::checkEachDispatchOnCpu(const RunRecord& record) {
             report.seconds);
     }
     for (const DispatchStepCheck& d : report.dispatches) say("      {}", d.line());
+    record.result.perDispatchCheckJson = perDispatchCheckJson(report).dump();
     if (record.mode != Mode::Split) return;
     splitStepCheck_ = report.firstWrong ? StepCheckState::Failed : StepCheckState::Passed;
     splitStepCheckDetail_ = report.firstWrong ? report.dispatches[*report.firstWrong].line() : "";
@@ -533,6 +534,7 @@ ModeResult LengthRun::aggregate(Mode mode) const {
     total.cause = shown->result.cause;
     total.causeKind = shown->result.causeKind;
     total.causeJson = shown->result.causeJson;
+    total.perDispatchCheckJson = shown->result.perDispatchCheckJson;
     return total;
 }
 

@@ -227,22 +227,14 @@ void planOthers(const Children& c, const std::string& mode, std::vector<Planned>
     out.push_back({ExperimentKind::BladeExact, "profile=blade-exact", {"--mode", mode, "--profile", "blade-exact"}});
 }
 
-// split's per-dispatch CPU check, from the child's log (session.cpp prints one of two lines).
+// split's per-dispatch CPU check, from the child's report (its mode's per_dispatch_check).
 RunResult checkStepsResult(const ChildOutcome& c) {
     if (c.process.timedOut || c.process.signal != 0 || c.status == kExitHang) return RunResult::Hang;
-    std::ifstream in(c.log);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.find("per-dispatch CPU check (each dispatch from the GPU's own input): first wrong") !=
-            std::string::npos) {
-            return RunResult::Wrong;
-        }
-        if (line.find("per-dispatch CPU check (each dispatch from the GPU's own input): every dispatch within") !=
-            std::string::npos) {
-            return RunResult::Correct;
-        }
-    }
-    return RunResult::NotRun;
+    const json* split = modeEntry(c, "split");
+    if (!split || !(*split).contains("per_dispatch_check") || !(*split)["per_dispatch_check"].is_object())
+        return RunResult::NotRun;
+    const std::string state = (*split)["per_dispatch_check"].value("state", "");
+    return state == "passed" ? RunResult::Correct : state == "failed" ? RunResult::Wrong : RunResult::NotRun;
 }
 
 ExperimentOutcome runPlanned(Children& c, const Planned& p, size_t index) {

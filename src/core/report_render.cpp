@@ -163,7 +163,9 @@ json modeJson(const ModeReport& m) {
             {"wrong_runs", r.wrongRuns},
             {"identical_across_runs", r.identicalAcrossRuns},
             {"gpu", gpu},
-            {"cause", r.causeJson.empty() ? json(nullptr) : json::parse(r.causeJson, nullptr, false)}};
+            {"cause", r.causeJson.empty() ? json(nullptr) : json::parse(r.causeJson, nullptr, false)},
+            {"per_dispatch_check",
+             r.perDispatchCheckJson.empty() ? json(nullptr) : json::parse(r.perDispatchCheckJson, nullptr, false)}};
 }
 
 // ---------------------------------------------------------------- Markdown helpers
@@ -923,6 +925,7 @@ ModeReport parseMode(const json& j) {
         r.cause = get<std::string>(cause, "verdict");
         r.causeKind = get<std::string>(cause, "kind");
     }
+    if (const json& check = member(j, "per_dispatch_check"); check.is_object()) r.perDispatchCheckJson = check.dump();
     m.role = get<std::string>(j, "role");
     if (member(j, "stats").is_object()) {
         const json& s = member(j, "stats");

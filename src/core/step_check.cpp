@@ -407,4 +407,36 @@ StepCheckReport checkEachDispatch(const Shape& shape, const ChainSizes& sizes, s
     return report;
 }
 
+namespace {
+nlohmann::json finiteOrText(double v) {
+    if (std::isfinite(v)) return v;
+    return std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf";
+}
+}  // namespace
+
+nlohmann::json perDispatchCheckJson(const StepCheckReport& report) {
+    nlohmann::json dispatches = nlohmann::json::array();
+    for (const DispatchStepCheck& d : report.dispatches) {
+        dispatches.push_back({{"dispatch", d.dispatchNumber()},
+                              {"step", d.step},
+                              {"kind", d.convT ? "conv_t" : "slice"},
+                              {"ok", d.ok()},
+                              {"checked", d.checked},
+                              {"exceeded", d.exceeded},
+                              {"exceeded_in_crop", d.exceededInCrop},
+                              {"nonfinite", d.nonfinite},
+                              {"worst_ratio", finiteOrText(d.worstRatio)},
+                              {"max_abs_diff", finiteOrText(d.maxAbsDiff)},
+                              {"max_allowed", finiteOrText(d.maxAllowed)},
+                              {"max_abs_value", finiteOrText(d.maxAbsValue)},
+                              {"exact_bounds", d.exactBounds},
+                              {"line", d.line()}});
+    }
+    return {{"state", report.firstWrong ? "failed" : "passed"},
+            {"first_wrong", report.firstWrong ? nlohmann::json(report.dispatches[*report.firstWrong].dispatchNumber())
+                                              : nlohmann::json(nullptr)},
+            {"seconds", report.seconds},
+            {"dispatches", dispatches}};
+}
+
 }  // namespace repro

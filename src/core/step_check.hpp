@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <optional>
+
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -124,5 +126,13 @@ DispatchStepCheck checkSliceStep(const Shape& shape, const ChainSizes& sizes, st
 // Errors: std::invalid_argument when a buffer is missing or of the wrong size.
 StepCheckReport checkEachDispatch(const Shape& shape, const ChainSizes& sizes, std::span<const float> weight,
                                   const ChainResult& gpu, unsigned threads = 0, bool exactBounds = false);
+
+// The report's `per_dispatch_check` object (docs/report-schema.md): state "passed" or
+// "failed", first_wrong (the dispatch number, 1-based in chain order, or null), seconds,
+// and one object per dispatch (dispatch, step, kind "conv_t"/"slice", ok, checked,
+// exceeded, exceeded_in_crop, nonfinite, worst_ratio, max_abs_diff, max_allowed,
+// max_abs_value, exact_bounds, line). Non-finite numbers are the strings "inf", "-inf",
+// "NaN", as elsewhere in the report.
+nlohmann::json perDispatchCheckJson(const StepCheckReport& report);
 
 }  // namespace repro

@@ -40,6 +40,9 @@ struct ModeResult {
     std::string cause;
     std::string causeKind;  // core/cause.hpp name(CauseKind): "job_timeout", "synchronization", ...
     std::string causeJson;
+    // --check-steps: the per-dispatch CPU check as the report's JSON object's text
+    // (perDispatchCheckJson, core/step_check.hpp); empty when it did not run.
+    std::string perDispatchCheckJson;
     // --repeat: how many runs there were, how many of them were wrong, and whether
     // every run's final buffer was bit-identical to the first's.
     uint32_t runs = 1;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness.hpp"
 
 namespace {
@@ -77,6 +79,27 @@ TEST(CheckSteps, CleanChainMatchesEveryDispatch) {
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(count(r.out, "every dispatch's output matches"), 2u) << r.out;  // multipass, single
     EXPECT_EQ(count(r.out, "      dispatch "), 12u) << r.out;                 // 6 each
+}
+
+// The JSON report carries the per-dispatch CPU check of each mode that ran it.
+TEST(CheckSteps, TheReportCarriesThePerDispatchCheck) {
+    const ProcessResult r =
+        runRepro({"--check-steps", "--preset", "tiny", "-n", "2", "--mode", "split", "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const nlohmann::json& check = j.at("modes").at(0).at("per_dispatch_check");
+    EXPECT_EQ(check.at("state"), "passed") << check;
+    EXPECT_TRUE(check.at("first_wrong").is_null()) << check;
+    ASSERT_EQ(check.at("dispatches").size(), 4u) << check;
+    for (size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(check["dispatches"][i]["dispatch"], i + 1);
+        EXPECT_EQ(check["dispatches"][i]["kind"], i % 2 == 0 ? "conv_t" : "slice");
+        EXPECT_EQ(check["dispatches"][i]["ok"], true);
+    }
+    // Without --check-steps it is null.
+    const ProcessResult plain = runRepro({"--preset", "tiny", "-n", "2", "--mode", "split", "--format", "json"});
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    EXPECT_TRUE(nlohmann::json::parse(plain.out).at("modes").at(0).at("per_dispatch_check").is_null());
 }
 
 // REPRO_STEP_CHECK=exact: each conv-T line states its bound beside the measured difference

@@ -4,6 +4,7 @@
 // simulated. Every run is bounded in time (bounded_process.hpp), so no test can hang.
 #include <gtest/gtest.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "bounded_process.hpp"
 #include "independent_chain.hpp"
@@ -517,9 +520,24 @@ TEST(Watchdog, HardKillLosesTheDeviceAndLogsAReset) {
 // stale:dispatch=3: step 2's slice (dispatch 4) reads big[1] as it was before step 2's
 // conv-T wrote it (the clear's zeros), while the conv-T's own output stays right.
 TEST(Stale, CheckStepsNamesTheConsumerAsTheFirstWrongDispatch) {
-    const BoundedResult r = repro(
-        {"--preset", "tiny", "-n", "3", "--mode", "multipass", "--check-steps", "--validation"}, "stale:dispatch=3");
+    const auto doc = std::filesystem::temp_directory_path() / ("repro-stale-" + std::to_string(getpid()) + ".json");
+    const BoundedResult r = repro({"--preset", "tiny", "-n", "3", "--mode", "multipass", "--check-steps",
+                                   "--validation", "--output", doc.string()},
+                                  "stale:dispatch=3");
     EXPECT_EQ(r.status, 2) << shown(r);
+    {
+        std::ifstream in(doc);
+        const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+        ASSERT_TRUE(j.is_object()) << "no report at " << doc;
+        for (const auto& m : j["modes"]) {  // split (the reference) passes; multipass fails at the slice
+            const nlohmann::json& check = m["per_dispatch_check"];
+            EXPECT_EQ(check["state"], m["mode"] == "split" ? "passed" : "failed") << m;
+            if (m["mode"] == "multipass") {
+                EXPECT_EQ(check["first_wrong"], 4) << check;
+            }
+        }
+    }
+    std::filesystem::remove(doc);
     EXPECT_TRUE(contains(r.out, "first wrong dispatch 4: step 2 slice is zero")) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(dispatch   3 step   2 conv-T nz=896/896 \(100\.0%\) .* -> ok)")))
         << r.out;

@@ -99,6 +99,11 @@ TEST(Triage, SoftWatchdogKillConcludesTheJobTimeoutWithItsKernelLine) {
         std::regex_search(r.out, std::regex(R"(H2  submit-every=2 host-wait +multipass ok \(exit 0\) +supports)")))
         << r.out;
     EXPECT_TRUE(contains(r.out, "H2 state that drains only at a submit boundary: no evidence")) << r.out;
+    // split's per-dispatch CPU check, read from that child's report.
+    EXPECT_TRUE(contains(r.out,
+                         "H5 the shader compiler: rules out (every dispatch of split passes the per-dispatch "
+                         "CPU check)"))
+        << r.out;
     EXPECT_FALSE(contains(r.out, "conclusion: a synchronization bug")) << r.out;
     // The simulated RADV runs the RADV_DEBUG=llvm child: the template's question is answered.
     EXPECT_TRUE(contains(r.out, "Does it happen with RADV_DEBUG=llvm? yes: with RADV_DEBUG=llvm it is still")) << r.out;

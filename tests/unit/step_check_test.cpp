@@ -79,6 +79,35 @@ DispatchStepCheck check(const Step& s, const std::vector<float>& gpu, bool exact
     return checkConvTStep(s.shape, s.sizes, s.bound, s.weight, s.input, gpu, 1, 0, exact);
 }
 
+// The report's object: the state and first wrong dispatch follow firstWrong, every dispatch
+// is there with its number in chain order, and a non-finite ratio becomes a string.
+TEST(StepCheck, ReportJsonNamesTheFirstWrongDispatch) {
+    StepCheckReport report;
+    report.dispatches.push_back({.step = 1, .convT = true, .checked = 10, .worstRatio = 0.01});
+    report.dispatches.push_back({.step = 1,
+                                 .convT = false,
+                                 .checked = 5,
+                                 .exceeded = 5,
+                                 .worstRatio = std::numeric_limits<double>::infinity()});
+    report.seconds = 0.25;
+    EXPECT_EQ(perDispatchCheckJson(report)["state"], "passed");
+    EXPECT_TRUE(perDispatchCheckJson(report)["first_wrong"].is_null());
+    report.firstWrong = 1;
+    const nlohmann::json j = perDispatchCheckJson(report);
+    EXPECT_EQ(j["state"], "failed");
+    EXPECT_EQ(j["first_wrong"], 2);
+    EXPECT_EQ(j["seconds"], 0.25);
+    ASSERT_EQ(j["dispatches"].size(), 2u);
+    EXPECT_EQ(j["dispatches"][0]["dispatch"], 1);
+    EXPECT_EQ(j["dispatches"][0]["kind"], "conv_t");
+    EXPECT_EQ(j["dispatches"][0]["ok"], true);
+    EXPECT_EQ(j["dispatches"][1]["dispatch"], 2);
+    EXPECT_EQ(j["dispatches"][1]["kind"], "slice");
+    EXPECT_EQ(j["dispatches"][1]["ok"], false);
+    EXPECT_EQ(j["dispatches"][1]["worst_ratio"], "inf");
+    EXPECT_EQ(j["dispatches"][1]["line"], report.dispatches[1].line());
+}
+
 TEST(StepCheck, ShaderArithmeticPassesItsOwnStepBound) {
     for (const char* preset : {"tiny", "small"}) {
         for (const uint32_t k : {1u, 4u}) {
