@@ -265,6 +265,7 @@ struct Ladder {
     std::string source;             // where the timeout came from, or why none is known
     ProbeOutcome outcome;
     uint32_t lastRepeat = 0;
+    std::vector<ProbeRung> rungs;  // every rung that ran, for the JSON document
     bool interrupted = false;
     bool firstRan = false;  // the first rung gave a result
 };
@@ -288,6 +289,13 @@ bool judgeRung(Ladder& l, uint32_t repeat, const ChildOutcome& child, std::optio
     const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
     say("  {:>7}  {:>10}  {:>10}  {}", repeat, predicted ? fmt::format("{:.3f} s", *predicted) : "-", took,
         outcomeText(child));
+    const uint32_t perStep = std::min(repeat, kMaxDispatchRepeat);
+    l.rungs.push_back({.convTs = repeat,
+                       .steps = repeat / perStep,
+                       .repeat = perStep,
+                       .predictedSeconds = predicted,
+                       .measuredSeconds = measured,
+                       .outcome = outcomeText(child)});
     l.lastRepeat = repeat;
     if (result == RunResult::Wrong || result == RunResult::Hang) {
         const bool hard = result == RunResult::Hang;
@@ -422,7 +430,7 @@ json triageJson(const Children& c, const TriageInput& in, const TriageConclusion
 
 // --format json on stdout and --output; an unwritable --output is exit 1 unless the
 // status says more (a reproduction or a hang).
-int writeDocument(const Options& o, const json& doc, int status) {
+int writeDocument(const Options& o, const json& doc, int status, const char* what) {
     const std::string text = doc.dump(2) + "\n";
     if (o.format == Format::Json) writeText(stdout, text);
     if (!o.output) return status;
@@ -430,7 +438,7 @@ int writeDocument(const Options& o, const json& doc, int status) {
     out << text;
     out.close();
     if (out) return status;
-    sayError("repro: cannot write the triage document to {}", *o.output);
+    sayError("repro: cannot write the {} document to {}", what, *o.output);
     return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
 }
 
@@ -559,7 +567,7 @@ int runTriage(const Options& o) {
     const int status = triageStatus(in.baseline);
     printMarkdown("--triage", o, c.device, {"H", "experiment", "outcome", "points to", "why"}, rows, summary);
     finishLogDir(o, c.dir);
-    return writeDocument(o, triageJson(c, in, t, ladder ? &*ladder : nullptr, status), status);
+    return writeDocument(o, triageJson(c, in, t, ladder ? &*ladder : nullptr, status), status, "triage");
 }
 
 int runWatchdogProbe(const Options& o) {
@@ -577,7 +585,18 @@ int runWatchdogProbe(const Options& o) {
     finishLogDir(o, c.dir);
     if (o.format == Format::Markdown)
         writeText(stdout, "### repro --watchdog-probe\n\n- " + markdownText(verdict) + "\n");
-    return l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
+    const int status = l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
+    const TriageRunFacts facts{.version = kReproVersion,
+                               .git = kReproGitHash,
+                               .commandLine = o.commandLine,
+                               .deviceName = c.device.name,
+                               .driver = c.device.driver,
+                               .driverId = c.device.driverId,
+                               .chainLength = 1,
+                               .timeoutSeconds = l.timeout,
+                               .timeoutSource = l.source,
+                               .exitStatus = status};
+    return writeDocument(o, watchdogProbeDocument(facts, l.rungs, l.outcome, verdict), status, "watchdog probe");
 }
 
 }  // namespace repro

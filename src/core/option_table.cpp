@@ -142,7 +142,9 @@ OptionSection reportSection() {
          .defaultText = "text", .choices = {"text", "markdown", "json"}, .completion = kChoices,
          .value = &R::format},
         {.longName = "--output", .shortName = 'o', .placeholder = "FILE",
-         .help = "also write the JSON report to FILE", .completion = ValueCompletion::File,
+         .help = "also write the JSON report to FILE (--triage and --watchdog-probe: their own "
+                 "documents)",
+         .completion = ValueCompletion::File,
          .value = &R::output},
         {.longName = "--timings",
          .help = "host phase timings in the text report (the JSON report always has them)",

@@ -375,7 +375,7 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
     if ((o.matrix || o.driverEnvSweep) && (o.format == Format::Json || o.output)) {
         fail(
             fmt::format("{}: prints a table (text, or --format markdown); --format json and --output "
-                        "are for single runs and --triage",
+                        "are for single runs, --triage and --watchdog-probe",
                         what));
     }
     if (!o.driverEnvSweep) checkChoosesVariants(raw, what);

@@ -547,4 +547,32 @@ nlohmann::json triageDocument(const TriageRunFacts& f, const TriageInput& in, co
             {"exit_status", f.exitStatus}};
 }
 
+nlohmann::json watchdogProbeDocument(const TriageRunFacts& f, const std::vector<ProbeRung>& rungs,
+                                     const ProbeOutcome& outcome, const std::string& verdict) {
+    using nlohmann::json;
+    const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    json ladder = json::array();
+    for (const ProbeRung& r : rungs) {
+        ladder.push_back({{"conv_ts", r.convTs},
+                          {"steps", r.steps},
+                          {"repeat", r.repeat},
+                          {"predicted_seconds", opt(r.predictedSeconds)},
+                          {"measured_seconds", opt(r.measuredSeconds)},
+                          {"outcome", r.outcome}});
+    }
+    return {{"schema", "repro-watchdog-probe"},
+            {"schema_version", 1},
+            {"repro", {{"version", f.version}, {"git", f.git}}},
+            {"command_line", f.commandLine},
+            {"device", {{"name", f.deviceName}, {"driver", f.driver}, {"driver_id", f.driverId}}},
+            {"timeout_seconds", opt(f.timeoutSeconds)},
+            {"timeout_source", f.timeoutSource},
+            {"rungs", ladder},
+            {"result", name(outcome.result)},
+            {"detail", outcome.detail},
+            {"longest_seconds", outcome.longestSeconds},
+            {"verdict", verdict},
+            {"exit_status", f.exitStatus}};
+}
+
 }  // namespace repro

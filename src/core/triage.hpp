@@ -192,4 +192,20 @@ struct TriageRunFacts {
 nlohmann::json triageDocument(const TriageRunFacts& facts, const TriageInput& input,
                               const TriageConclusion& conclusion);
 
+// One rung of the watchdog probe's ladder: `convTs` conv-Ts in one submit of single, as
+// -n `steps` --dispatch-repeat `repeat`; seconds; the child's outcome text.
+struct ProbeRung {
+    uint32_t convTs = 0, steps = 0, repeat = 0;
+    std::optional<double> predictedSeconds, measuredSeconds;
+    std::string outcome;  // "single ok (exit 0)"
+};
+
+// The "repro-watchdog-probe" document of --watchdog-probe, schema_version 1
+// (docs/report.schema.json $defs/watchdogProbeDocument): repro, command_line, device,
+// timeout_seconds (null when unknown) and timeout_source, rungs [{conv_ts, steps, repeat,
+// predicted_seconds, measured_seconds, outcome}], result ("soft kill", "hard kill", "no
+// kill", "not run"), detail, longest_seconds, verdict (the closing line), exit_status.
+nlohmann::json watchdogProbeDocument(const TriageRunFacts& facts, const std::vector<ProbeRung>& rungs,
+                                     const ProbeOutcome& outcome, const std::string& verdict);
+
 }  // namespace repro

@@ -596,7 +596,7 @@ std::vector<Rejection> rejections() {
          {},
          1,
          "repro: --matrix: prints a table (text, or --format markdown); --format json and --output are for single "
-         "runs and --triage"},
+         "runs, --triage and --watchdog-probe"},
         // ---- new options (parsed here; what they do is src/main.cpp's) ----
         {"print_stream_with_matrix",
          kOptions,

@@ -355,8 +355,20 @@ TEST(WatchdogProbe, PlainLavapipeHasNoKnownTimeoutAndNoKill) {
 // soft-recovered: zeros without an error after 0.5 s.
 TEST(WatchdogProbe, SimulatedSoftWatchdogShowsASoftKill) {
     const Scratch s("probe-soft");
-    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny"}, kSoftWatchdog + s.kmsg.string(), s);
+    const auto doc = s.dir / "probe.json";
+    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny", "--output", doc.string()},
+                                      kSoftWatchdog + s.kmsg.string(), s);
     EXPECT_EQ(r.status, 0) << shown(r);
+    // The document: the ladder's four rungs, the last killed.
+    std::ifstream in(doc);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << "no JSON document at " << doc;
+    EXPECT_EQ(j["schema"], "repro-watchdog-probe");
+    EXPECT_EQ(j["result"], "soft kill");
+    ASSERT_EQ(j["rungs"].size(), 4u) << j.dump(2);
+    EXPECT_EQ(j["rungs"][3]["conv_ts"], 8);
+    EXPECT_EQ(j["rungs"][3]["outcome"], "single killed (exit 2)") << j.dump(2);
+    EXPECT_EQ(j["exit_status"], 0);
     EXPECT_TRUE(contains(r.out,
                          "--- watchdog probe: a kill here is soft, zeros (wrong output) with no error: soft kill "
                          "at 8 conv-Ts in one submit: single killed with no error after 0.5"))

@@ -376,6 +376,45 @@ TEST(ReportSchema, TriageDocumentMatchesItsSchema) {
     EXPECT_TRUE(noProbe["probe"].is_null());
 }
 
+// --watchdog-probe's document against $defs/watchdogProbeDocument, with and without a
+// known timeout.
+TEST(ReportSchema, WatchdogProbeDocumentMatchesItsSchema) {
+    const json schema = loadSchema();
+    const json root = {{"$ref", "#/$defs/watchdogProbeDocument"}, {"$defs", schema["$defs"]}};
+    const std::vector<ProbeRung> rungs = {
+        {.convTs = 1, .steps = 1, .repeat = 1, .measuredSeconds = 0.12, .outcome = "single ok (exit 0)"},
+        {.convTs = 2,
+         .steps = 1,
+         .repeat = 2,
+         .predictedSeconds = 0.24,
+         .measuredSeconds = 0.22,
+         .outcome = "single ok (exit 0)"},
+        {.convTs = 4, .steps = 1, .repeat = 4, .predictedSeconds = 0.44, .outcome = "single killed (exit 2)"}};
+    const ProbeOutcome soft{.result = ProbeResult::SoftKill, .longestSeconds = 0.22, .detail = "soft kill at 4"};
+    for (const bool withTimeout : {true, false}) {
+        const TriageRunFacts facts{.version = "0.1.0",
+                                   .git = "abc",
+                                   .commandLine = {"repro", "--watchdog-probe"},
+                                   .deviceName = "GPU",
+                                   .driver = "radv",
+                                   .driverId = "MESA_RADV",
+                                   .chainLength = 1,
+                                   .timeoutSeconds = withTimeout ? std::optional<double>(0.5) : std::nullopt,
+                                   .timeoutSource = "lockup_timeout",
+                                   .exitStatus = 0};
+        const json doc = watchdogProbeDocument(facts, rungs, soft, "watchdog probe: a kill here is soft");
+        SchemaChecker checker(root);
+        EXPECT_EQ(joinErrors(checker.check(doc)), "") << doc.dump(2);
+        EXPECT_EQ(doc["schema"], "repro-watchdog-probe");
+        EXPECT_EQ(doc["rungs"].size(), 3u);
+        EXPECT_EQ(doc["rungs"][2]["conv_ts"], 4);
+        EXPECT_TRUE(doc["rungs"][0]["predicted_seconds"].is_null());
+        EXPECT_TRUE(doc["rungs"][2]["measured_seconds"].is_null());
+        EXPECT_EQ(doc["result"], "soft kill");
+        EXPECT_EQ(doc["timeout_seconds"].is_null(), !withTimeout);
+    }
+}
+
 TEST(ReportSchema, RequiredPropertiesArePresent) {
     // Every top-level required property, and every required property of the objects
     // they hold, is in the output (the checker above recurses; this states it plainly).
