@@ -174,47 +174,31 @@ Timing timeReads(const std::function<void()>& read, std::vector<uint32_t>& dst, 
     return t;
 }
 
-// Reads into memory the process has not touched yet, as a readback into a new buffer does:
-// a std::vector sized by its constructor (zero-filled on the calling thread, which takes
-// the page faults, as Readback's resize does today), or an uninitialised new[] (the
-// copy's threads take the faults). Every buffer stays allocated until the end, so each
-// read gets fresh pages, as repro's --repeat keeps every run's result. Timed: allocation
-// and copy together.
-Timing timeFreshReads(const void* src, const std::vector<uint32_t>& expected, unsigned threads, bool zeroed,
+// How a fresh-memory read gets its destination.
+enum class Fresh {
+    ZeroedVector,  // a std::vector sized by its constructor: zero-filled on the calling thread,
+                   // which takes the page faults (allocation timed)
+    RawNew,        // an uninitialised new[]: the copy's threads take the faults (allocation timed)
+    Prefaulted,    // a prefaultedHostFloats made before the clock starts, as repro's readback
+                   // does now (its pages faulted in on a background thread while the GPU runs)
+};
+
+// Reads into memory the process has not touched yet, as a readback into a new buffer does.
+// Every buffer stays allocated until the end, so each read gets fresh pages, as repro's
+// --repeat keeps every run's result.
+Timing timeFreshReads(const void* src, const std::vector<uint32_t>& expected, unsigned threads, Fresh fresh,
                       unsigned runs, bool& wrong) {
     const size_t n = expected.size();
     std::vector<std::vector<uint32_t>> vectors;
     std::vector<std::unique_ptr<uint32_t[]>> raws;
+    std::vector<repro::HostFloats> prefaulted;
     std::vector<double> rates;
     for (unsigned r = 0; r <= runs; ++r) {
+        void* out =
+            fresh == Fresh::Prefaulted ? prefaulted.emplace_back(repro::prefaultedHostFloats(n)).data() : nullptr;
         const auto t0 = Clock::now();
-        uint32_t* out = nullptr;
-        if (zeroed) {
-            out = vectors.emplace_back(n).data();
-        } else {
-            out = raws.emplace_back(new uint32_t[n]).get();
-        }
-        repro::copyFromMapped(out, src, n * 4, threads);
-        const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        if (std::memcmp(out, expected.data(), n * 4) != 0) wrong = true;
-        rates.push_back(double(n * 4) / seconds * 1e-9);
-    }
-    Timing t{.first = rates[0]};
-    std::sort(rates.begin() + 1, rates.end());
-    t.median = rates[1 + runs / 2];
-    return t;
-}
-
-// Reads into a prefaultedHostFloats made before the clock starts, as repro's readback does
-// now (its pages are faulted in on a background thread while the GPU runs): the copy alone.
-Timing timePrefaultedReads(const void* src, const std::vector<uint32_t>& expected, unsigned threads, unsigned runs,
-                           bool& wrong) {
-    const size_t n = expected.size();
-    std::vector<repro::HostFloats> kept;
-    std::vector<double> rates;
-    for (unsigned r = 0; r <= runs; ++r) {
-        float* out = kept.emplace_back(repro::prefaultedHostFloats(n)).data();
-        const auto t0 = Clock::now();
+        if (fresh == Fresh::ZeroedVector) out = vectors.emplace_back(n).data();
+        if (fresh == Fresh::RawNew) out = raws.emplace_back(new uint32_t[n]).get();
         repro::copyFromMapped(out, src, n * 4, threads);
         const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         if (std::memcmp(out, expected.data(), n * 4) != 0) wrong = true;
@@ -273,9 +257,9 @@ bool benchSource(const std::string& label, const void* src, const Args& a) {
         expected, a.runs, wrong));
     cols.push_back(
         timeReads([&] { copyWithSpawnedThreads(dst.data(), src, a.bytes, most); }, dst, expected, a.runs, wrong));
-    cols.push_back(timeFreshReads(src, expected, most, true, a.runs, wrong));
-    cols.push_back(timeFreshReads(src, expected, most, false, a.runs, wrong));
-    cols.push_back(timePrefaultedReads(src, expected, most, a.runs, wrong));
+    for (const Fresh fresh : {Fresh::ZeroedVector, Fresh::RawNew, Fresh::Prefaulted}) {
+        cols.push_back(timeFreshReads(src, expected, most, fresh, a.runs, wrong));
+    }
     std::string median = fmt::format("{:<60}", label), first = fmt::format("{:<60}", "    first read");
     for (size_t c = 0; c < cols.size(); ++c) {
         const size_t width = c + 5 == cols.size() ? 10 : c + 5 > cols.size() ? 9 : 7;

@@ -57,12 +57,15 @@ struct Scratch {
 // repro with `args` through the simulated driver set to `simulate`, its children too (they
 // inherit the environment), the kernel log read from `s.kmsg`.
 BoundedResult simulated(const std::vector<std::string>& args, const std::string& simulate, const Scratch& s,
-                        double limit = 240) {
-    return runBounded(REPRO_EXECUTABLE, args,
-                      {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                       "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=" + simulate,
-                       "REPRO_SIMULATE_TRACE=", "REPRO_TEST_KMSG=" + s.kmsg.string(), "TMPDIR=" + s.dir.string()},
-                      limit);
+                        const std::vector<std::string>& extraEnv = {}) {
+    std::vector<std::string> env = {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+                                    "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+                                    "REPRO_SIMULATE=" + simulate,
+                                    "REPRO_SIMULATE_TRACE=",
+                                    "REPRO_TEST_KMSG=" + s.kmsg.string(),
+                                    "TMPDIR=" + s.dir.string()};
+    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
+    return runBounded(REPRO_EXECUTABLE, args, env, 240);
 }
 
 BoundedResult plain(const std::vector<std::string>& args, const Scratch& s) {
@@ -274,12 +277,7 @@ constexpr const char* kRadvAt_c4 =
 
 BoundedResult onFakeHost(const std::vector<std::string>& args, const std::string& simulate, const Scratch& s,
                          const FakeAmdgpuHost& host) {
-    return runBounded(
-        REPRO_EXECUTABLE, args,
-        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-         "REPRO_SIMULATE=" + simulate, "REPRO_SIMULATE_TRACE=", "REPRO_TEST_KMSG=" + s.kmsg.string(),
-         "TMPDIR=" + s.dir.string(), "REPRO_TEST_ROOT=" + host.root.string()},
-        240);
+    return simulated(args, simulate, s, {"REPRO_TEST_ROOT=" + host.root.string()});
 }
 
 // With the timeout known, triage halves it (--split-ms 250 cures it and corroborates H3),
