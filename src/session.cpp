@@ -52,14 +52,15 @@ struct RunRecord {
 
 bool oneSubmitMode(Mode m) { return m != Mode::Split; }
 
+// Host copies smaller than this in all are made on the caller: a thread costs more than
+// their page faults (bytes).
 constexpr size_t kBackgroundCopyBytes = 1 << 20;
 
 // The host copies a readback of small[firstSmall..n] (and with `withBig` big[0..n)) fills,
-// sized to the buffers (which hold at least n steps), made on a background thread with their pages mapped
-// (prefaultedHostFloats): started before a mode's submits, the page faults happen while
-// the GPU runs instead of inside the read. Below kBackgroundCopyBytes in all they are made
-// at get() on the caller, where a thread would cost more than the faults. The other slots
-// stay empty. get() rethrows std::bad_alloc.
+// sized to the buffers (which hold at least n steps), made on a background thread with
+// their pages mapped (prefaultedHostFloats): started before a mode's submits, the page
+// faults happen while the GPU runs instead of inside the read (bench/RESULTS.md). The
+// other slots stay empty. get() rethrows std::bad_alloc.
 std::future<ChainResult> hostCopiesInBackground(const vk::ChainBuffers& buffers, uint32_t n, uint32_t firstSmall,
                                                 bool withBig) {
     std::vector<size_t> small(size_t{n} + 1, 0), big(withBig ? n : 0);
