@@ -622,6 +622,10 @@ std::vector<Variant> splitMsVariants(const MatrixTally& t) {
 
 }  // namespace
 
+std::string childExecutable(const Options& o) {
+    return selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
+}
+
 int runMatrix(const Options& o) {
     const ProbedDevice device = probe(o);
     const auto dir = makeLogDir("matrix");
@@ -630,7 +634,7 @@ int runMatrix(const Options& o) {
     const double splitMiB = 0.9 * double(sizes.bigBytes) / 1048576.0;
     auto [variants, folded] = foldSameStreams(matrixVariants(splitMiB));
     MatrixTally t = introduceMatrix(o, variants, folded);
-    const std::string exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
+    const std::string exe = childExecutable(o);
     const std::vector<std::string> base = baseChildArgs(o);
     const double limit = childTimeLimit(o, device.cpu);
     say("--- matrix ---");
@@ -667,7 +671,7 @@ int runDriverEnvSweep(const Options& o) {
     printHeader("--driver-env-sweep", o, device, dir);
     const std::vector<DriverSetting> settings = driverSettingsFor(device.driverId, o.allDrivers);
     introduceDriverEnvSweep(o, device, settings);
-    const std::string exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
+    const std::string exe = childExecutable(o);
     const std::vector<std::string> base = baseChildArgs(o);
     const double limit = childTimeLimit(o, device.cpu);
     say("--- driver settings ---");

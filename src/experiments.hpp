@@ -61,6 +61,10 @@ struct ChildOutcome {
 // `dispatchRepeat`), twice, plus 10 minutes for set-up and checking.
 double childTimeLimit(const Options& options, bool cpu, uint32_t dispatchRepeat = 1);
 
+// The executable every child runs: this binary (selfExecutable, core/subprocess.hpp), with
+// argv[0] as given ("repro" without one) where /proc is not mounted.
+std::string childExecutable(const Options& options);
+
 // Runs `exe` with `args` (plus --output DIR/TAG.json) and `env` ("NAME=value") added to the
 // environment, its output in DIR/TAG.log, for at most `limit` seconds; then reads its report.
 ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,

@@ -213,10 +213,8 @@ int runGuarded(const Options& o, RunReport& report) {
         const auto start = Clock::now();
         const int status = runRepro(o, report);
         // runRepro's Vulkan objects are destroyed by now; `total` ended before that.
-        if (report.timings.total > 0) {
+        if (report.timings.total > 0)
             report.timings.teardown = std::max(0.0, secondsSince(start) - report.timings.total);
-            report.timings.teardownInstance = std::max(0.0, report.timings.teardown - report.timings.teardownDevice);
-        }
         return status;
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());

@@ -69,11 +69,8 @@ struct Children {
 };
 
 Children startChildren(const Options& o, const char* what) {
-    Children c{.o = o,
-               .device = probe(o),
-               .dir = makeLogDir(what),
-               .exe = selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]),
-               .base = baseChildArgs(o)};
+    Children c{
+        .o = o, .device = probe(o), .dir = makeLogDir(what), .exe = childExecutable(o), .base = baseChildArgs(o)};
     return c;
 }
 
@@ -282,16 +279,17 @@ void sayLadderBound(const Ladder& l) {
     }
 }
 
-// One rung's outcome (`repeat` conv-Ts in one submit) into the ladder; true when it goes on.
-bool judgeRung(Ladder& l, uint32_t repeat, const ChildOutcome& child, std::optional<double> predicted) {
+// One rung's outcome (`repeat` conv-Ts in one submit, run as -n `steps` --dispatch-repeat
+// `perStep`) into the ladder; true when it goes on.
+bool judgeRung(Ladder& l, uint32_t repeat, uint32_t steps, uint32_t perStep, const ChildOutcome& child,
+               std::optional<double> predicted) {
     const std::optional<double> measured = modeWallSeconds(child, "single");
     const RunResult result = runResult(child);
     const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
     say("  {:>7}  {:>10}  {:>10}  {}", repeat, predicted ? fmt::format("{:.3f} s", *predicted) : "-", took,
         outcomeText(child));
-    const uint32_t perStep = std::min(repeat, kMaxDispatchRepeat);
     l.rungs.push_back({.convTs = repeat,
-                       .steps = repeat / perStep,
+                       .steps = steps,
                        .repeat = perStep,
                        .predictedSeconds = predicted,
                        .measuredSeconds = measured,
@@ -342,7 +340,7 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
             l.source = timeoutSource(child, c.device.cpu);
             sayLadderBound(l);
         }
-        if (!judgeRung(l, r, child, predicted)) break;
+        if (!judgeRung(l, r, steps, repeat, child, predicted)) break;
         // The conv-T dominates: twice its repeats, at most twice the time.
         predicted = 2.0 * *modeWallSeconds(child, "single");
     }

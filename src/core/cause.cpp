@@ -442,6 +442,7 @@ Cause decideCause(const CauseInput& in) {
     const Analysis a = analyze(in);
     Cause c;
     c.decisiveSubmit = a.t.index;
+    if (a.t.measured && a.t.predicted && a.t.measurable) c.ranInFull = a.t.fullRun;
     addEvidence(in, a, c);
     if (in.output == OutputVerdict::Correct)
         return finish(std::move(c), CauseKind::NoFailure, "cause: none (the output is correct)");
@@ -457,12 +458,9 @@ nlohmann::json causeJson(const Cause& c, const CauseInput& in) {
     json submit = nullptr;
     if (c.decisiveSubmit && *c.decisiveSubmit < in.submits.size()) {
         const SubmitEvidence& s = in.submits[*c.decisiveSubmit];
-        // Whether it measurably ran its full predicted time (null: no prediction, or one
-        // within the host's timing margin), as the cause itself judges it.
-        const Timing t = submitTiming(s, analyze(in));
         submit = {{"index", *c.decisiveSubmit},
                   {"measured_seconds", opt(s.measuredSeconds)},
-                  {"ran_in_full", t.measured && t.predicted && t.measurable ? json(t.fullRun) : json(nullptr)},
+                  {"ran_in_full", c.ranInFull ? json(*c.ranInFull) : json(nullptr)},
                   {"predicted_seconds", s.predicted ? json(s.predicted->seconds) : json(nullptr)},
                   {"basis", s.predicted
                                 ? json(s.predicted->basis == PredictionBasis::Timestamps ? "timestamps" : "host_waits")

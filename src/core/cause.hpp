@@ -142,6 +142,9 @@ struct Cause {
     std::vector<std::string> missing;         // what would decide it and was not available
     std::vector<std::string> contradictions;  // facts that do not fit together
     std::optional<size_t> decisiveSubmit;     // the submit the verdict is about
+    // Whether that submit measurably ran its full predicted time; nullopt without a
+    // measurement and a prediction above the host's timing margin.
+    std::optional<bool> ranInFull;
     // The line to print: "cause: the kernel's job timeout (2000 ms, gfx queue): the submit
     // ended after 2.00 s of a predicted 2.90 s, kernel log 'ring gfx_0.0.0 timeout, but soft
     // recovered'", "cause: synchronization: ...", "cause undetermined: ... (missing: ...)".

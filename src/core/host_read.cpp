@@ -131,6 +131,13 @@ CopyFunction copyFunction(HostReadKernel kernel) {
     return memcpyCopy;
 }
 
+// The threads a copy of `bytes` in `blocks` blocks runs on: the asked `threads`, but no
+// more than the blocks, one per kMinReadBytesPerThread, and kMaxParallelThreads.
+unsigned threadsFor(size_t bytes, size_t blocks, unsigned threads) {
+    return static_cast<unsigned>(
+        std::min<size_t>({threads, blocks, std::max<size_t>(bytes / kMinReadBytesPerThread, 1), kMaxParallelThreads}));
+}
+
 }  // namespace
 
 std::string_view name(HostReadKernel kernel) {
@@ -175,8 +182,7 @@ HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned t
     const size_t blocks = bytes <= lead ? 1 : 2 + (bytes - lead - 1) / kReadBlockBytes;
     auto bound = [&](size_t k) { return k == 0 ? 0 : std::min(bytes, lead + (k - 1) * kReadBlockBytes); };
     if (threads == 0) threads = defaultReadThreads();
-    info.threads = static_cast<unsigned>(
-        std::min<size_t>({threads, blocks, std::max<size_t>(bytes / kMinReadBytesPerThread, 1), kMaxParallelThreads}));
+    info.threads = threadsFor(bytes, blocks, threads);
     parallelTasks(blocks, info.threads, [&](size_t k) {
         const size_t begin = bound(k);
         copy(out + begin, in + begin, bound(k + 1) - begin);
@@ -190,9 +196,7 @@ void copyToMapped(void* dst, const void* src, size_t bytes, unsigned threads) {
     const auto* in = static_cast<const unsigned char*>(src);
     const size_t blocks = (bytes + kWriteBlockBytes - 1) / kWriteBlockBytes;
     if (threads == 0) threads = std::min(availableCpus(), kDefaultWriteThreadCap);
-    const auto used = static_cast<unsigned>(
-        std::min<size_t>({threads, blocks, std::max<size_t>(bytes / kMinReadBytesPerThread, 1), kMaxParallelThreads}));
-    parallelTasks(blocks, used, [&](size_t k) {
+    parallelTasks(blocks, threadsFor(bytes, blocks, threads), [&](size_t k) {
         const size_t begin = k * kWriteBlockBytes;
         std::memcpy(out + begin, in + begin, std::min(bytes, begin + kWriteBlockBytes) - begin);
     });

@@ -66,10 +66,11 @@ struct LoaderReport {
 struct PhaseTimings {
     double instanceAndDevice = 0, pipelines = 0, buffersAndUpload = 0, recording = 0, gpuWait = 0, readback = 0,
            verification = 0, total = 0;
-    // After `total`: all of the teardown, and its two parts: the device's (the chain's
-    // buffers, memory, pipelines and vkDestroyDevice) and the instance's (vkDestroyInstance,
+    // After `total`: all of the teardown, and of it the device's part (the chain's buffers,
+    // memory, pipelines and vkDestroyDevice); the rest is the instance's (vkDestroyInstance,
     // where the loader unloads the driver).
-    double teardown = 0, teardownDevice = 0, teardownInstance = 0;
+    double teardown = 0, teardownDevice = 0;
+    double teardownInstance() const { return teardown > teardownDevice ? teardown - teardownDevice : 0.0; }
 };
 
 // One mode's outcome as the report shows it.

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "core/environment.hpp"
+#include "core/json_number.hpp"
 #include "core/rust_format.hpp"
 
 namespace repro {
@@ -26,11 +27,7 @@ using nlohmann::json;
 // ---------------------------------------------------------------- JSON helpers
 
 // A float as JSON: a number, or "NaN" / "inf" / "-inf", which JSON cannot hold.
-json number(double x) {
-    if (std::isnan(x)) return "NaN";
-    if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
-    return x;
-}
+json number(double x) { return jsonNumber(x); }
 
 // A float32 as JSON: its shortest decimal form that reads back as the same float32
 // (0.00031, not the widened 0.0003100000030826777), or the strings above.
@@ -532,7 +529,7 @@ std::string timingDetails(const RunReport& r) {
           std::pair{"GPU wait", p.gpuWait}, std::pair{"readback", p.readback},
           std::pair{"verification", p.verification}, std::pair{"total", p.total},
           std::pair{"teardown, after the total", p.teardown}, std::pair{"of it, the device's", p.teardownDevice},
-          std::pair{"of it, the instance's (driver unload)", p.teardownInstance}}) {
+          std::pair{"of it, the instance's (driver unload)", p.teardownInstance()}}) {
         t.rows.push_back({k, escapeText(seconds(v, 3))});
     }
     std::string out = t.render();
@@ -672,7 +669,7 @@ json renderJson(const RunReport& r) {
           {"total", number(p.total)},
           {"teardown", number(p.teardown)},
           {"teardown_device", number(p.teardownDevice)},
-          {"teardown_instance", number(p.teardownInstance)}}},
+          {"teardown_instance", number(p.teardownInstance())}}},
         {"warnings", watchdogWarnings(r)},
         {"verdict", {{"exit_status", r.verdict.exitStatus}, {"lines", r.verdict.lines}}},
         {"streams", streamsJson(r.streams)},
@@ -1021,8 +1018,7 @@ RunReport parseReport(const json& j) {
                  .verification = getNumber(t, "verification"),
                  .total = getNumber(t, "total"),
                  .teardown = getNumber(t, "teardown"),
-                 .teardownDevice = getNumber(t, "teardown_device"),
-                 .teardownInstance = getNumber(t, "teardown_instance")};
+                 .teardownDevice = getNumber(t, "teardown_device")};
     const json& verdict = member(j, "verdict");
     r.verdict = {.exitStatus = get<int>(verdict, "exit_status"),
                  .lines = get<std::vector<std::string>>(verdict, "lines")};

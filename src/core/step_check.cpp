@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/cpu_reference.hpp"
+#include "core/json_number.hpp"
 #include "core/interrupt.hpp"
 
 namespace repro {
@@ -407,13 +408,6 @@ StepCheckReport checkEachDispatch(const Shape& shape, const ChainSizes& sizes, s
     return report;
 }
 
-namespace {
-nlohmann::json finiteOrText(double v) {
-    if (std::isfinite(v)) return v;
-    return std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf";
-}
-}  // namespace
-
 nlohmann::json perDispatchCheckJson(const StepCheckReport& report) {
     nlohmann::json dispatches = nlohmann::json::array();
     for (const DispatchStepCheck& d : report.dispatches) {
@@ -425,10 +419,10 @@ nlohmann::json perDispatchCheckJson(const StepCheckReport& report) {
                               {"exceeded", d.exceeded},
                               {"exceeded_in_crop", d.exceededInCrop},
                               {"nonfinite", d.nonfinite},
-                              {"worst_ratio", finiteOrText(d.worstRatio)},
-                              {"max_abs_diff", finiteOrText(d.maxAbsDiff)},
-                              {"max_allowed", finiteOrText(d.maxAllowed)},
-                              {"max_abs_value", finiteOrText(d.maxAbsValue)},
+                              {"worst_ratio", jsonNumber(d.worstRatio)},
+                              {"max_abs_diff", jsonNumber(d.maxAbsDiff)},
+                              {"max_allowed", jsonNumber(d.maxAllowed)},
+                              {"max_abs_value", jsonNumber(d.maxAbsValue)},
                               {"exact_bounds", d.exactBounds},
                               {"line", d.line()}});
     }

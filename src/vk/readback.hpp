@@ -24,6 +24,6 @@ struct Readback {
 // `into` is where the values go: a HostFloats of size / 4 elements, best with its pages
 // already mapped (prefaultedHostFloats); any other size is resized first.
 Readback readBuffer(const ChainResources& resources, Encoder& encoder, const WaitTimeout& timeout, const Buffer& buffer,
-                    HostFloats into = {});
+                    HostFloats into);
 
 }  // namespace repro::vk
