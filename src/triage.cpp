@@ -412,18 +412,19 @@ std::vector<std::string> sayConclusion(const TriageConclusion& t, const std::str
 
 // ---- the JSON document ----------------------------------------------------------------------
 
-json triageJson(const Children& c, const TriageInput& in, const TriageConclusion& t, const Ladder* ladder, int status) {
-    const TriageRunFacts facts{.version = kReproVersion,
-                               .git = kReproGitHash,
-                               .commandLine = c.o.commandLine,
-                               .deviceName = c.device.name,
-                               .driver = c.device.driver,
-                               .driverId = c.device.driverId,
-                               .chainLength = c.o.chainLength,
-                               .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
-                               .timeoutSource = ladder ? ladder->source : std::string(),
-                               .exitStatus = status};
-    return triageDocument(facts, in, t);
+// What the triage and probe documents say of the run: repro, the command, the device, N,
+// the probe's timeout when a ladder ran, and the exit status.
+TriageRunFacts runFacts(const Children& c, const Ladder* ladder, int status) {
+    return {.version = kReproVersion,
+            .git = kReproGitHash,
+            .commandLine = c.o.commandLine,
+            .deviceName = c.device.name,
+            .driver = c.device.driver,
+            .driverId = c.device.driverId,
+            .chainLength = c.o.chainLength,
+            .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
+            .timeoutSource = ladder ? ladder->source : std::string(),
+            .exitStatus = status};
 }
 
 // --format json on stdout and --output; an unwritable --output is exit 1 unless the
@@ -565,7 +566,7 @@ int runTriage(const Options& o) {
     const int status = triageStatus(in.baseline);
     printMarkdown("--triage", o, c.device, {"H", "experiment", "outcome", "points to", "why"}, rows, summary);
     finishLogDir(o, c.dir);
-    return writeDocument(o, triageJson(c, in, t, ladder ? &*ladder : nullptr, status), status, "triage");
+    return writeDocument(o, triageDocument(runFacts(c, ladder ? &*ladder : nullptr, status), in, t), status, "triage");
 }
 
 int runWatchdogProbe(const Options& o) {
@@ -584,17 +585,8 @@ int runWatchdogProbe(const Options& o) {
     if (o.format == Format::Markdown)
         writeText(stdout, "### repro --watchdog-probe\n\n- " + markdownText(verdict) + "\n");
     const int status = l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
-    const TriageRunFacts facts{.version = kReproVersion,
-                               .git = kReproGitHash,
-                               .commandLine = o.commandLine,
-                               .deviceName = c.device.name,
-                               .driver = c.device.driver,
-                               .driverId = c.device.driverId,
-                               .chainLength = 1,
-                               .timeoutSeconds = l.timeout,
-                               .timeoutSource = l.source,
-                               .exitStatus = status};
-    return writeDocument(o, watchdogProbeDocument(facts, l.rungs, l.outcome, verdict), status, "watchdog probe");
+    return writeDocument(o, watchdogProbeDocument(runFacts(c, &l, status), l.rungs, l.outcome, verdict), status,
+                         "watchdog probe");
 }
 
 }  // namespace repro
