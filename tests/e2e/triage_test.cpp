@@ -281,7 +281,7 @@ BoundedResult onFakeHost(const std::vector<std::string>& args, const std::string
 }
 
 // With the timeout known, triage halves it (--split-ms 250 cures it and corroborates H3),
-// runs the probe (a soft kill at 8 conv-Ts after 0.50 s), and names the job timeout with
+// runs the probe (a soft kill at 8 conv-Ts after 0.50 s or a little more), and names the job timeout with
 // its value.
 TEST(Triage, AKnownJobTimeoutIsHalvedProbedAndNamedWithItsValue) {
     const Scratch s("known-timeout");
@@ -295,9 +295,11 @@ TEST(Triage, AKnownJobTimeoutIsHalvedProbedAndNamedWithItsValue) {
     EXPECT_TRUE(contains(r.out, "--- watchdog probe ---")) << r.out;
     EXPECT_TRUE(contains(r.out, "soft kill at 8 conv-Ts in one submit: single killed with no error after 0.5"))
         << r.out;
-    EXPECT_TRUE(contains(r.out,
-                         "--- conclusion: the kernel's job timeout (H3) (500 ms, gfx queue): the submit ended after "
-                         "0.50 s of a predicted 0.63 s"))
+    // The kill comes at the 500 ms timeout; a loaded machine adds a few ms before the wait
+    // returns, so the measured end is 0.50 s or a little more, never less.
+    EXPECT_TRUE(
+        std::regex_search(r.out, std::regex(R"(--- conclusion: the kernel's job timeout \(H3\) \(500 ms, gfx )"
+                                            R"(queue\): the submit ended after 0\.5\d s of a predicted 0\.63 s)")))
         << r.out;
     EXPECT_TRUE(contains(r.out, "; --split-ms at half the timeout makes it correct")) << r.out;
 }
