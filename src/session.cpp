@@ -64,11 +64,13 @@ constexpr size_t kBackgroundCopyBytes = 1 << 20;
 std::future<ChainResult> hostCopiesInBackground(const vk::ChainBuffers& buffers, uint32_t n, uint32_t firstSmall,
                                                 bool withBig) {
     std::vector<size_t> small(size_t{n} + 1, 0), big(withBig ? n : 0);
-    for (size_t i = firstSmall; i < small.size(); ++i) small[i] = buffers.small[i].size / sizeof(float);
-    for (size_t i = 0; i < big.size(); ++i) big[i] = buffers.big[i].size / sizeof(float);
     size_t bytes = 0;
-    for (const size_t elements : small) bytes += elements * sizeof(float);
-    for (const size_t elements : big) bytes += elements * sizeof(float);
+    auto slot = [&bytes](const vk::Buffer& b) {
+        bytes += b.size;
+        return b.size / sizeof(float);
+    };
+    for (size_t i = firstSmall; i < small.size(); ++i) small[i] = slot(buffers.small[i]);
+    for (size_t i = 0; i < big.size(); ++i) big[i] = slot(buffers.big[i]);
     auto make = [small = std::move(small), big = std::move(big)] {
         ChainResult c;
         for (const size_t elements : small) c.small.push_back(elements ? prefaultedHostFloats(elements) : HostFloats{});

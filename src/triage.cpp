@@ -228,7 +228,7 @@ void planOthers(const Children& c, const std::string& mode, std::vector<Planned>
 RunResult checkStepsResult(const ChildOutcome& c) {
     if (c.process.timedOut || c.process.signal != 0 || c.status == kExitHang) return RunResult::Hang;
     const json* split = modeEntry(c, "split");
-    if (!split || !(*split).contains("per_dispatch_check") || !(*split)["per_dispatch_check"].is_object())
+    if (!split || !split->contains("per_dispatch_check") || !(*split)["per_dispatch_check"].is_object())
         return RunResult::NotRun;
     const std::string state = (*split)["per_dispatch_check"].value("state", "");
     return state == "passed" ? RunResult::Correct : state == "failed" ? RunResult::Wrong : RunResult::NotRun;
@@ -261,7 +261,6 @@ struct Ladder {
     std::optional<double> timeout;  // seconds
     std::string source;             // where the timeout came from, or why none is known
     ProbeOutcome outcome;
-    uint32_t lastRepeat = 0;
     std::vector<ProbeRung> rungs;  // every rung that ran, for the JSON document
     bool interrupted = false;
     bool firstRan = false;  // the first rung gave a result
@@ -279,22 +278,18 @@ void sayLadderBound(const Ladder& l) {
     }
 }
 
-// One rung's outcome (`repeat` conv-Ts in one submit, run as -n `steps` --dispatch-repeat
-// `perStep`) into the ladder; true when it goes on.
-bool judgeRung(Ladder& l, uint32_t repeat, uint32_t steps, uint32_t perStep, const ChildOutcome& child,
-               std::optional<double> predicted) {
+// One rung's outcome into the ladder: `rung` has its shape and prediction; the child's
+// measured time and outcome complete it. True when the ladder goes on.
+bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
     const std::optional<double> measured = modeWallSeconds(child, "single");
     const RunResult result = runResult(child);
     const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
-    say("  {:>7}  {:>10}  {:>10}  {}", repeat, predicted ? fmt::format("{:.3f} s", *predicted) : "-", took,
-        outcomeText(child));
-    l.rungs.push_back({.convTs = repeat,
-                       .steps = steps,
-                       .repeat = perStep,
-                       .predictedSeconds = predicted,
-                       .measuredSeconds = measured,
-                       .outcome = outcomeText(child)});
-    l.lastRepeat = repeat;
+    const uint32_t repeat = rung.convTs;
+    rung.measuredSeconds = measured;
+    rung.outcome = outcomeText(child);
+    say("  {:>7}  {:>10}  {:>10}  {}", repeat,
+        rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
+    l.rungs.push_back(rung);
     if (result == RunResult::Wrong || result == RunResult::Hang) {
         const bool hard = result == RunResult::Hang;
         l.outcome.result = hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
@@ -340,7 +335,7 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
             l.source = timeoutSource(child, c.device.cpu);
             sayLadderBound(l);
         }
-        if (!judgeRung(l, r, steps, repeat, child, predicted)) break;
+        if (!judgeRung(l, {.convTs = r, .steps = steps, .repeat = repeat, .predictedSeconds = predicted}, child)) break;
         // The conv-T dominates: twice its repeats, at most twice the time.
         predicted = 2.0 * *modeWallSeconds(child, "single");
     }

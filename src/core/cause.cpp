@@ -442,7 +442,7 @@ Cause decideCause(const CauseInput& in) {
     const Analysis a = analyze(in);
     Cause c;
     c.decisiveSubmit = a.t.index;
-    if (a.t.measured && a.t.predicted && a.t.measurable) c.ranInFull = a.t.fullRun;
+    if (a.t.measurable) c.ranInFull = a.t.fullRun;  // measurable: measured, predicted, above the margin
     addEvidence(in, a, c);
     if (in.output == OutputVerdict::Correct)
         return finish(std::move(c), CauseKind::NoFailure, "cause: none (the output is correct)");

@@ -7,11 +7,11 @@
 
 #include <cstdint>
 #include <optional>
-
-#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/judge.hpp"
 #include "core/shape.hpp"

@@ -275,6 +275,12 @@ constexpr const char* kRadvAt_c4 =
     "identity:name=AMD Radeon 890M Graphics (RADV STRIX1),driver-id=MESA_RADV,driver-name=radv,"
     "driver-info=Mesa 26.0.2,vendor=0x1002,device=0x150e,type=integrated,pci=0000:c4:00.0";
 
+// That device with kSoftWatchdog's watchdog: 500 ms, a 625 ms submit at N=5, its kernel
+// log in the scratch directory.
+std::string radvAt_c4WithSoftWatchdog(const Scratch& s) {
+    return std::string(kRadvAt_c4) + ";watchdog:timeout=500,us-per-wg=12500,kmsg=" + s.kmsg.string();
+}
+
 BoundedResult onFakeHost(const std::vector<std::string>& args, const std::string& simulate, const Scratch& s,
                          const FakeAmdgpuHost& host) {
     return simulated(args, simulate, s, {"REPRO_TEST_ROOT=" + host.root.string()});
@@ -286,8 +292,7 @@ BoundedResult onFakeHost(const std::vector<std::string>& args, const std::string
 TEST(Triage, AKnownJobTimeoutIsHalvedProbedAndNamedWithItsValue) {
     const Scratch s("known-timeout");
     const FakeAmdgpuHost host(s);
-    const std::string simulate =
-        std::string(kRadvAt_c4) + ";watchdog:timeout=500,us-per-wg=12500,kmsg=" + s.kmsg.string();
+    const std::string simulate = radvAt_c4WithSoftWatchdog(s);
     const BoundedResult r = onFakeHost({"--triage", "--preset", "tiny", "-n", "5"}, simulate, s, host);
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(H3  split-ms=250 +multipass ok \(exit 0\) +supports)")))
@@ -330,8 +335,7 @@ TEST(Triage, ATimeoutTheKernelDoesNotApplyIsRuledOutAndTheSynchronizationBugName
 TEST(Matrix, AKnownJobTimeoutAddsTheSplitMsRows) {
     const Scratch s("matrix-known-timeout");
     const FakeAmdgpuHost host(s);
-    const std::string simulate =
-        std::string(kRadvAt_c4) + ";watchdog:timeout=500,us-per-wg=12500,kmsg=" + s.kmsg.string();
+    const std::string simulate = radvAt_c4WithSoftWatchdog(s);
     const BoundedResult r = onFakeHost({"--matrix", "--preset", "tiny", "-n", "5"}, simulate, s, host);
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out,

@@ -2,8 +2,9 @@
 // nothing else, for many sizes, source and destination alignments, thread counts and both
 // kernels (the memcpy fallback forced by parameter and by REPRO_READ_KERNEL), reports what
 // ran, and honours REPRO_READ_THREADS. copyToMapped, the upload's direction, copies exactly
-// too. prefaultedHostFloats leaves every page of its buffer resident. Ordinary host memory stands in for a mapping: the
-// result of a copy does not depend on the memory type, only its speed does.
+// too. prefaultedHostFloats leaves every page of its buffer resident. Ordinary host memory
+// stands in for a mapping: the result of a copy does not depend on the memory type, only
+// its speed does.
 #include "core/host_read.hpp"
 
 #include <gtest/gtest.h>

@@ -154,16 +154,18 @@ TEST(StartInBackground, GetReturnsTheValueOrRethrows) {
     EXPECT_THROW(failing.get(), std::runtime_error);
 }
 
-TEST(StartInBackground, RunsWhileTheCallerWaits) {
-    // The work waits for the caller: it can only finish if it runs concurrently.
-    std::atomic<bool> callerReached{false};
-    std::future<bool> f = startInBackground([&] {
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-        while (!callerReached.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
-        return callerReached.load();
+TEST(StartInBackground, RunsBeforeTheCallerAsksForIt) {
+    // The caller waits for the work to start before it calls get(): work deferred to get()
+    // (std::launch::deferred) would never start here, and the wait would run out.
+    std::atomic<bool> started{false};
+    std::future<int> f = startInBackground([&] {
+        started.store(true);
+        return 7;
     });
-    callerReached.store(true);
-    EXPECT_TRUE(f.get());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!started.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    EXPECT_TRUE(started.load()) << "the work had not started 20 s after startInBackground returned";
+    EXPECT_EQ(f.get(), 7);
 }
 
 TEST(ParseThreadCount, AcceptsOnlyPlainIntegersInRange) {

@@ -338,6 +338,21 @@ TEST(ReportSchema, EveryOutputMatchesTheSchema) {
     }
 }
 
+// The run facts of a triage or probe document of `flag` on a RADV "GPU".
+TriageRunFacts runFacts(const char* flag, uint32_t chainLength, std::optional<double> timeout, const char* source,
+                        int status) {
+    return {.version = "0.1.0",
+            .git = "abc",
+            .commandLine = {"repro", flag},
+            .deviceName = "GPU",
+            .driver = "radv",
+            .driverId = "MESA_RADV",
+            .chainLength = chainLength,
+            .timeoutSeconds = timeout,
+            .timeoutSource = source,
+            .exitStatus = status};
+}
+
 // --triage's document, checked against $defs/triageDocument with the same strict checker.
 TEST(ReportSchema, TriageDocumentMatchesItsSchema) {
     const json schema = loadSchema();
@@ -354,16 +369,8 @@ TEST(ReportSchema, TriageDocumentMatchesItsSchema) {
     in.probe = {.result = ProbeResult::SoftKill, .longestSeconds = 2.0, .detail = "soft kill"};
     const TriageConclusion t = concludeTriage(in);
     for (const bool withTimeout : {true, false}) {
-        const TriageRunFacts facts{.version = "0.1.0",
-                                   .git = "abc",
-                                   .commandLine = {"repro", "--triage"},
-                                   .deviceName = "GPU",
-                                   .driver = "radv",
-                                   .driverId = "MESA_RADV",
-                                   .chainLength = 7,
-                                   .timeoutSeconds = withTimeout ? std::optional<double>(2.0) : std::nullopt,
-                                   .timeoutSource = "kernel default",
-                                   .exitStatus = 2};
+        const TriageRunFacts facts =
+            runFacts("--triage", 7, withTimeout ? std::optional<double>(2.0) : std::nullopt, "kernel default", 2);
         const json doc = triageDocument(facts, in, t);
         SchemaChecker checker(root);
         EXPECT_EQ(joinErrors(checker.check(doc)), "") << doc.dump(2);
@@ -392,16 +399,8 @@ TEST(ReportSchema, WatchdogProbeDocumentMatchesItsSchema) {
         {.convTs = 4, .steps = 1, .repeat = 4, .predictedSeconds = 0.44, .outcome = "single killed (exit 2)"}};
     const ProbeOutcome soft{.result = ProbeResult::SoftKill, .longestSeconds = 0.22, .detail = "soft kill at 4"};
     for (const bool withTimeout : {true, false}) {
-        const TriageRunFacts facts{.version = "0.1.0",
-                                   .git = "abc",
-                                   .commandLine = {"repro", "--watchdog-probe"},
-                                   .deviceName = "GPU",
-                                   .driver = "radv",
-                                   .driverId = "MESA_RADV",
-                                   .chainLength = 1,
-                                   .timeoutSeconds = withTimeout ? std::optional<double>(0.5) : std::nullopt,
-                                   .timeoutSource = "lockup_timeout",
-                                   .exitStatus = 0};
+        const TriageRunFacts facts = runFacts(
+            "--watchdog-probe", 1, withTimeout ? std::optional<double>(0.5) : std::nullopt, "lockup_timeout", 0);
         const json doc = watchdogProbeDocument(facts, rungs, soft, "watchdog probe: a kill here is soft");
         SchemaChecker checker(root);
         EXPECT_EQ(joinErrors(checker.check(doc)), "") << doc.dump(2);
