@@ -9,10 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -759,6 +762,188 @@ TEST(Markdown, PciIdIsUnknownWithoutSysfsAndNoneForACpuDriver) {
     EXPECT_TRUE(contains(renderMarkdown(r), "| PCI ID | 1002:73bf rev unknown |"));
     r.device->vendorId = 0x10005;
     EXPECT_TRUE(contains(renderMarkdown(r), "| PCI ID | none: vendorID 0x10005 is not a PCI vendor |"));
+}
+
+}  // namespace
+}  // namespace repro
+
+namespace repro {
+namespace {
+
+// A report with every field of the JSON object set, somewhere, to a value other than its
+// default (ReportJson.EveryFieldReportSetsEveryField checks that), its name -> value pairs
+// in key order (a JSON object's) and each mode's cause line the one its cause object
+// holds: what parseReport reads back of it must render the same JSON and Markdown.
+RunReport everyFieldReport() {
+    RunReport r = experimentReport();
+    std::sort(r.environment.host.begin(), r.environment.host.end());
+    r.environment.drmCards.push_back(DrmCard{.name = "card1"});  // sysfs said nothing else
+    r.loader = {.version = "1.3.239",
+                .driverLibraries = {"/usr/lib/x86_64-linux-gnu/libvulkan_radeon.so"},
+                .problems = {"ERROR: libvulkan_intel.so: cannot open shared object file"}};
+    r.device->index = 1;
+    r.device->queueFamily = 1;
+    r.device->memory[1].heapIndex = 1;
+    r.device->driverLibrary = "/usr/lib/x86_64-linux-gnu/libvulkan_radeon.so";
+    r.device->driverManifest = "/usr/share/vulkan/icd.d/radeon_icd.x86_64.json";
+    r.shape = Shape{.batch = 2,
+                    .channels = 64,
+                    .height = 30,
+                    .width = 240,
+                    .kernelH = 5,
+                    .kernelW = 6,
+                    .strideH = 2,
+                    .strideW = 3,
+                    .padH = 1,
+                    .padW = 1};
+    r.sizes = computeSizes(r.shape);
+    ModeResult& multipass = r.modes[0].result;
+    multipass.cause = "cause: synchronization: a later dispatch read before the earlier one wrote";
+    multipass.causeKind = "synchronization";
+    multipass.causeJson =
+        json{{"kind", "synchronization"},          {"killed", false},          {"verdict", multipass.cause},
+             {"evidence", {"submit 2 ran 6.5 s"}}, {"missing", json::array()}, {"contradictions", json::array()}}
+            .dump();
+    multipass.runs = 3;
+    multipass.wrongRuns = 2;
+    multipass.identicalAcrossRuns = false;
+    ModeResult& single = r.modes[1].result;
+    single.stats->poisoned = 4;
+    single.perDispatchCheckJson = json{{"state", "failed"},
+                                       {"first_wrong", 3},
+                                       {"seconds", 0.5},
+                                       {"dispatches",
+                                        {{{"dispatch", 3},
+                                          {"step", 2},
+                                          {"kind", "conv-T"},
+                                          {"ok", false},
+                                          {"line", "dispatch 3 (conv-T 2): 12 outside the bound"}}}}}
+                                      .dump();
+    r.validation.errors = 2;
+    r.timings = {.instanceAndDevice = 0.25,
+                 .pipelines = 0.5,
+                 .buffersAndUpload = 0.125,
+                 .recording = 0.0625,
+                 .gpuWait = 6.5,
+                 .readback = 0.03125,
+                 .verification = 0.015625,
+                 .total = -std::numeric_limits<double>::infinity(),
+                 .teardown = 0.75,
+                 .teardownDevice = 0.25};
+    r.streams.push_back({.title = "mode single, N=2", .calls = {"vkBeginCommandBuffer(cb0, ONE_TIME_SUBMIT)"}});
+    return r;
+}
+
+// A report of a run that hung: no device, no stats, a DRM card sysfs said nothing about.
+RunReport hungReport() {
+    RunReport r = minimalReport();
+    r.modes.push_back(mode(Mode::Multipass, Classification::Hang, "lost the device", std::nullopt));
+    r.modes.push_back(mode(Mode::Single, Classification::NotRun, "an earlier mode lost the device", std::nullopt));
+    r.environment.drmCards.push_back(DrmCard{.name = "card0"});
+    r.verdict.exitStatus = kExitHang;
+    r.verdict.lines = {"--- GPU HANG: mode multipass lost the device"};
+    return r;
+}
+
+// Calls `f(path, value)` for every leaf of `j` (a scalar, null, or an empty array or
+// object), the path with array indices written "[]", so that every element of an array
+// shares its path.
+template <typename F>
+void forEachLeaf(const json& j, const std::string& path, F&& f) {
+    if (j.is_object() && !j.empty()) {
+        for (const auto& [k, v] : j.items()) forEachLeaf(v, path + "." + k, f);
+    } else if (j.is_array() && !j.empty()) {
+        for (const auto& v : j) forEachLeaf(v, path + "[]", f);
+    } else {
+        f(path, j);
+    }
+}
+
+// Every field renderJson writes, apart from the schema's name and version, takes a value
+// other than its default somewhere in everyFieldReport: so the round trip below reads every
+// one of them back. The defaults are a default report's, with one default element in each
+// array of objects (and the optional objects present) so that their fields have paths too.
+TEST(ReportJson, EveryFieldReportSetsEveryField) {
+    RunReport defaults;
+    defaults.device = DeviceReport{.memory = {MemoryPlacement{}}};
+    defaults.environment.drmCards = {DrmCard{}};
+    ModeReport m;
+    m.result.stats = BufferStats{};
+    m.modeGpuSeconds = 0.0;  // the "gpu" object is there, its arrays empty
+    defaults.modes = {m};
+    defaults.streams = {StreamReport{}};
+    std::multimap<std::string, json> every;
+    forEachLeaf(renderJson(everyFieldReport()), "", [&](const std::string& p, const json& v) { every.emplace(p, v); });
+    size_t fields = 0;
+    forEachLeaf(renderJson(defaults), "", [&](const std::string& path, const json& fallback) {
+        ++fields;
+        if (path == ".schema" || path == ".schema_version") return;
+        // The same path with another value, or a path below it (a list or object where the
+        // default has an empty one or null).
+        bool found = false, differs = false;
+        for (auto it = every.lower_bound(path); it != every.end() && it->first.starts_with(path); ++it) {
+            const std::string_view rest = std::string_view(it->first).substr(path.size());
+            if (!rest.empty() && rest[0] != '[' && rest[0] != '.') continue;
+            found = true;
+            differs = differs || !rest.empty() || it->second != fallback;
+        }
+        EXPECT_TRUE(found) << path << " is not in everyFieldReport's JSON";
+        EXPECT_TRUE(differs) << path << " keeps its default " << fallback.dump() << " in everyFieldReport";
+    });
+    EXPECT_GT(fields, 100u);
+}
+
+TEST(ReportJson, EveryFieldReadsBackAndRendersTheSameDocuments) {
+    const RunReport r = everyFieldReport();
+    const RunReport back = parseReport(renderJson(r));
+    EXPECT_EQ(renderJsonText(back), renderJsonText(r));
+    EXPECT_EQ(renderMarkdown(back), renderMarkdown(r));
+}
+
+// tests/unit/golden/`file`'s text; empty when it cannot be read.
+std::string goldenText(const std::string& file) {
+    std::ifstream in(std::string(REPRO_SOURCE_DIR) + "/tests/unit/golden/" + file, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// `text` against tests/unit/golden/`file`, byte for byte, naming the first line that
+// differs. With REPRO_UPDATE_GOLDEN=1 in the environment it rewrites the file instead (then
+// read the diff: every change in it is a change of a document).
+void expectGolden(const std::string& text, const std::string& file) {
+    if (const char* update = std::getenv("REPRO_UPDATE_GOLDEN"); update && std::string_view(update) == "1") {
+        std::ofstream(std::string(REPRO_SOURCE_DIR) + "/tests/unit/golden/" + file, std::ios::binary) << text;
+        return;
+    }
+    const std::string golden = goldenText(file);
+    ASSERT_FALSE(golden.empty()) << "cannot read tests/unit/golden/" << file;
+    if (text == golden) return;
+    const auto got = lines(text), want = lines(golden);
+    size_t i = 0;
+    while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+    ADD_FAILURE() << file << " differs at line " << i + 1 << ":\n  golden: " << (i < want.size() ? want[i] : "(end)")
+                  << "\n  now:    " << (i < got.size() ? got[i] : "(end)");
+}
+
+// The documents, byte for byte: a change to the renderers that changes a character of the
+// JSON (indented or one line) or of the Markdown fails here.
+TEST(ReportGolden, JsonAndMarkdownAreUnchanged) {
+    for (const auto& [r, stem] :
+         {std::pair{everyFieldReport(), "report_every_field"}, std::pair{hungReport(), "report_hung"}}) {
+        expectGolden(renderJsonText(r), std::string(stem) + ".json");
+        expectGolden(renderMarkdown(r), std::string(stem) + ".md");
+        const std::string golden = goldenText(std::string(stem) + ".json");
+        if (!golden.empty()) {
+            EXPECT_EQ(renderJsonLine(r), json::parse(golden).dump()) << stem;
+        }
+    }
+}
+
+TEST(ReportSchema, GoldenReportsMatchTheSchema) {
+    const json schema = loadSchema();
+    SchemaChecker checker(schema);
+    for (const char* file : {"report_every_field.json", "report_hung.json"}) {
+        EXPECT_EQ(joinErrors(checker.check(json::parse(goldenText(file)))), "") << file;
+    }
 }
 
 }  // namespace
