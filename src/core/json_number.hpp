@@ -1,6 +1,6 @@
 // A float as JSON, the one encoding every report and document of repro uses: JSON has no
 // NaN or infinity, so those are the strings "NaN", "inf" and "-inf"; every other value is
-// a JSON number. (docs/report-schema.md; report_render.cpp parses them back.)
+// a JSON number. (docs/report-schema.md; report_json.cpp parses them back.)
 #pragma once
 
 #include <cmath>

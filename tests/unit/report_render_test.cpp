@@ -1,4 +1,5 @@
-// Unit tests for src/core/report_render.{hpp,cpp}: the JSON report parsed back field by
+// Unit tests for src/core/report_render.hpp (report_json, report_markdown, markdown,
+// report_facts): the JSON report parsed back field by
 // field and checked against docs/report.schema.json (required properties, types, no
 // undocumented fields), NaN/Inf handling, and the Markdown block's structure.
 #include "core/report_render.hpp"
@@ -898,6 +899,19 @@ TEST(ReportJson, EveryFieldReadsBackAndRendersTheSameDocuments) {
     const RunReport back = parseReport(renderJson(r));
     EXPECT_EQ(renderJsonText(back), renderJsonText(r));
     EXPECT_EQ(renderMarkdown(back), renderMarkdown(r));
+}
+
+// What the object lacks, or holds with another type, keeps the RunReport's default (a
+// default Shape, not zeros; no split_mib, not 0), and a list element that is not an object
+// is a default one.
+TEST(ReportJson, MissingOrMistypedFieldsKeepTheDefaults) {
+    EXPECT_EQ(renderJsonText(parseReport(json::object())), renderJsonText(RunReport{}));
+    RunReport oneMode;
+    oneMode.modes.resize(2);
+    const json foreign = json::parse(R"({"shape": {"batch": "x"}, "device": [], "reference": 3,
+        "experiment": {"barrier": 3, "split_mib": "x", "host_wait": "no"},
+        "modes": [{"runs": "x", "mode": "bogus", "wall_seconds": "soon", "stats": 3, "gpu": 1}, 7]})");
+    EXPECT_EQ(renderJsonText(parseReport(foreign)), renderJsonText(oneMode));
 }
 
 // tests/unit/golden/`file`'s text; empty when it cannot be read.

@@ -1,0 +1,368 @@
+// The report's Markdown block (see report_markdown.hpp): the environment and results
+// tables, the verdict and the collapsed details, from the Markdown pieces of markdown.hpp.
+#include "core/report_markdown.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <optional>
+#include <string_view>
+
+#include "core/environment.hpp"
+#include "core/markdown.hpp"
+#include "core/report_facts.hpp"
+#include "core/rust_format.hpp"
+
+namespace repro {
+namespace {
+
+using markdown::bulletList;
+using markdown::codeBlock;
+using markdown::codeSpan;
+using markdown::details;
+using markdown::escapeText;
+using markdown::Table;
+
+// A word the shell reads back unchanged.
+std::string shellQuote(const std::string& arg) {
+    const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+               std::string_view("_./=:,+-@%").find(c) != std::string_view::npos;
+    });
+    if (plain) return arg;
+    std::string out = "'";
+    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string valueOr(std::string_view value, std::string_view fallback) {
+    return value.empty() ? std::string(fallback) : std::string(value);
+}
+
+const std::string* hostFact(const EnvironmentReport& e, std::string_view key) {
+    for (const auto& [k, v] : e.host) {
+        if (k == key) return &v;
+    }
+    return nullptr;
+}
+
+std::string pairsTable(const std::vector<std::pair<std::string, std::string>>& pairs, std::string_view keyHeader) {
+    Table t{{std::string(keyHeader), "value"}, {}};
+    for (const auto& [k, v] : pairs) t.rows.push_back({escapeText(k), v.empty() ? "(empty)" : codeSpan(v)});
+    return t.render();
+}
+
+std::string statusWord(int exitStatus) {
+    switch (exitStatus) {
+        case kExitNotReproduced:
+            return "not reproduced";
+        case kExitUsage:
+            return "usage error";
+        case kExitReproduced:
+            return "BUG REPRODUCED";
+        case kExitHang:
+            return "GPU HANG";
+        case kExitValidation:
+            return "validation messages";
+        case kExitCannotTest:
+            return "cannot test / inconclusive";
+        default:
+            return "unknown status";
+    }
+}
+
+std::string percentText(const BufferStats& s) {
+    if (s.elements == 0) return "0/0";
+    const float percent = 100.0f * static_cast<float>(s.nonZero) / static_cast<float>(s.elements);
+    return fmt::format("{}/{} ({}%)", s.nonZero, s.elements, rustFixed(percent, 1));
+}
+
+std::string seconds(double x, int decimals) {
+    if (!std::isfinite(x)) return rustFixed(x, decimals);
+    return fmt::format("{:.{}f}", x, decimals);
+}
+
+std::string hex(uint32_t v) { return fmt::format("0x{:04x}", v); }
+
+// "1002:73bf rev c1": the PCI vendor:device and revision the Mesa issue template asks for,
+// from the DRM card that matches the device (its sysfs "revision", core/environment.cpp);
+// "unknown" parts where a CPU driver or an unreadable sysfs gives none.
+std::string pciIdText(const EnvironmentReport& e, const DeviceReport& d) {
+    if (d.vendorId > 0xffff) return fmt::format("none: vendorID 0x{:x} is not a PCI vendor", d.vendorId);
+    std::string revision = "unknown";
+    if (const DrmCard* card = findDrmCard(e, d)) {
+        for (const auto& [k, v] : e.kernelDriver) {
+            if (k == card->name + ".revision") revision = v.starts_with("0x") ? v.substr(2) : v;
+        }
+    }
+    return fmt::format("{:04x}:{:04x} rev {}", d.vendorId, d.deviceId, revision);
+}
+
+std::string environmentTable(const RunReport& r, const std::optional<JobWatchdog>& watchdog) {
+    const EnvironmentReport& e = r.environment;
+    const auto fact = [&](std::string_view key) {
+        const std::string* v = hostFact(e, key);
+        return v ? *v : std::string("not captured");
+    };
+    Table t{{"environment", "value"}, {}};
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
+    // Version strings go in code spans (codeSpan): they carry '#', '*' and '_'.
+    const auto code = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), codeSpan(v)});
+    };
+    code("repro", fmt::format("{} (git {})", valueOr(r.version, "unknown"), valueOr(r.gitHash, "unknown")));
+    row("OS", fact("os"));
+    code("kernel", fmt::format("{} {} {}", fact("kernel.release"), fact("kernel.version"), fact("kernel.machine")));
+    row("CPU", fact("cpu"));
+    if (r.device) {
+        const DeviceReport& d = *r.device;
+        row("GPU", fmt::format("{} ({}, {}:{}{})", d.deviceName, d.deviceType, hex(d.vendorId), hex(d.deviceId),
+                               d.pciBus ? ", " + *d.pciBus : std::string()));
+        row("PCI ID", pciIdText(e, d));
+        code("driver", fmt::format("{}; {}; {}", valueOr(d.driverName, "unknown"),
+                                   valueOr(d.driverInfo, "no driverInfo"), valueOr(d.driverId, "driverID unknown")));
+        code("driver version", fmt::format("{} (0x{:x})", d.driverVersion, d.driverVersionRaw));
+        code("Vulkan", d.apiVersion);
+    } else {
+        row("GPU", "no device was created");
+    }
+    std::string kernelDriver = "no DRM card matched";
+    if (r.device) {
+        if (const DrmCard* card = findDrmCard(e, *r.device)) {
+            kernelDriver = fmt::format("{} ({})", valueOr(card->driver, "unknown driver"), card->name);
+        }
+    }
+    if (watchdog) {
+        kernelDriver += fmt::format("; job watchdog {} ({})",
+                                    watchdog->seconds ? fmt::format("{:g} s", *watchdog->seconds) : std::string("off"),
+                                    watchdog->source);
+    }
+    row("kernel driver", kernelDriver);
+    // Each NAME=value in a code span: a value such as "#1" must not become an issue link.
+    if (e.variables.empty()) {
+        row("driver env vars", "none set");
+    } else {
+        std::string vars;
+        for (const auto& [k, v] : e.variables) vars += (vars.empty() ? "" : " ") + codeSpan(k + "=" + v);
+        t.rows.push_back({"driver env vars", vars});
+    }
+    return t.render();
+}
+
+std::string resultsTable(const RunReport& r) {
+    const bool gpu = std::any_of(r.modes.begin(), r.modes.end(), [](const ModeReport& m) { return hasGpuTimes(m); });
+    Table t{{"mode", "classification", "nz", "sum", "max_abs", "submits", "wall s"}, {}};
+    if (gpu) t.header.push_back("GPU s");
+    for (const auto& m : r.modes) {
+        const ModeResult& res = m.result;
+        std::string mode(name(res.mode));
+        if (!m.role.empty() && m.role != "under test") mode += ", " + m.role;
+        std::vector<std::string> row{escapeText(mode), escapeText(name(res.kind))};
+        if (res.stats) {
+            row.push_back(escapeText(percentText(*res.stats)));
+            row.push_back(escapeText(rustExp(res.stats->sum)));
+            row.push_back(escapeText(rustExp(res.stats->maxAbs)));
+        } else {
+            row.insert(row.end(), {"-", "-", "-"});
+        }
+        row.push_back(fmt::to_string(res.submits));
+        row.push_back(escapeText(seconds(res.wallSeconds, 2)));
+        if (gpu) {
+            double total = 0;
+            for (const double s : m.submitGpuSeconds) total += s;
+            row.push_back(m.modeGpuSeconds              ? escapeText(seconds(*m.modeGpuSeconds, 6))
+                          : !m.submitGpuSeconds.empty() ? escapeText(seconds(total, 6))
+                                                        : std::string("-"));
+        }
+        t.rows.push_back(std::move(row));
+    }
+    return t.render();
+}
+
+std::string deviceDetails(const DeviceReport& d) {
+    Table t{{"field", "value"}, {}};
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
+    row("index", fmt::to_string(d.index));
+    row("deviceName", d.deviceName);
+    row("deviceType", d.deviceType);
+    row("apiVersion", d.apiVersion);
+    row("driverVersion", fmt::format("{} (0x{:x})", d.driverVersion, d.driverVersionRaw));
+    row("vendorID", hex(d.vendorId));
+    row("deviceID", hex(d.deviceId));
+    row("driverID", valueOr(d.driverId, "unknown"));
+    row("driverName", d.driverName);
+    row("driverInfo", d.driverInfo);
+    row("conformanceVersion", d.conformanceVersion);
+    row("deviceUUID", d.deviceUuid);
+    row("driverUUID", d.driverUuid);
+    row("PCI bus", d.pciBus ? *d.pciBus : std::string("unknown (no VK_EXT_pci_bus_info)"));
+    row("queue", fmt::format("family {} ({}){}", d.queueFamily, d.queueFlags,
+                             d.queueNote.empty() ? std::string() : ": " + d.queueNote));
+    row("driver library", d.driverLibrary ? *d.driverLibrary : std::string("not reported by the loader"));
+    row("driver manifest", d.driverManifest ? *d.driverManifest : std::string("not reported by the loader"));
+    return t.render();
+}
+
+std::string memoryDetails(const DeviceReport& d) {
+    Table t{{"class", "type", "type flags", "heap", "heap MiB", "heap flags"}, {}};
+    for (const auto& m : d.memory) {
+        t.rows.push_back({escapeText(m.buffer.empty() ? m.memoryClass : m.buffer + " (" + m.memoryClass + ")"),
+                          fmt::to_string(m.typeIndex), escapeText(m.typeFlags), fmt::to_string(m.heapIndex),
+                          fmt::to_string(m.heapBytes >> 20), escapeText(m.heapFlags)});
+    }
+    return t.render();
+}
+
+std::string shapeDetails(const RunReport& r) {
+    const Shape& s = r.shape;
+    const ChainSizes& z = r.sizes;
+    Table t{{"field", "value"}, {}};
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
+    row("preset", valueOr(r.preset, "none"));
+    row("shape (B x C x H x W)", fmt::format("{} x {} x {} x {}", s.batch, s.channels, s.height, s.width));
+    row("kernel, stride, padding",
+        fmt::format("{}x{}, {}x{}, {}x{}", s.kernelH, s.kernelW, s.strideH, s.strideW, s.padH, s.padW));
+    row("chain length", fmt::to_string(r.chainLength));
+    const ExperimentReport& e = r.experiment;
+    std::string experiment = fmt::format("barrier {}{}, memory {}, profile {}", e.barrier,
+                                         e.control ? " (CONTROL: invalid on purpose)" : "", e.memory, e.profile);
+    if (e.submitEvery) experiment += fmt::format(", submit every {}", e.submitEvery);
+    if (e.splitMiB) experiment += fmt::format(", split at {} MiB", *e.splitMiB);
+    if (e.submitEvery || e.splitMiB) experiment += e.hostWait ? ", host waits" : ", no host waits";
+    if (e.dispatchRepeat > 1) experiment += fmt::format(", each conv-T x{}", e.dispatchRepeat);
+    if (e.spirvDir) experiment += ", SPIR-V from " + *e.spirvDir;
+    row("experiment", experiment);
+    for (const auto& q : e.quirks) row("blade-exact quirk", q);
+    row("reference", valueOr(r.referenceName, "none"));
+    row("small", fmt::format("{} elements, {} bytes", z.smallElems, z.smallBytes));
+    row("big", fmt::format("{} elements ({} x {}), {} bytes", z.bigElems, z.bigHeight, z.bigWidth, z.bigBytes));
+    row("weight", fmt::format("{} elements, {} bytes", z.weightElems, z.weightBytes));
+    row("conv-T workgroups",
+        fmt::format("[{}, {}, {}]", z.convWorkgroups[0], z.convWorkgroups[1], z.convWorkgroups[2]));
+    row("slice workgroups",
+        fmt::format("[{}, {}, {}]", z.sliceWorkgroups[0], z.sliceWorkgroups[1], z.sliceWorkgroups[2]));
+    return t.render();
+}
+
+std::string timingDetails(const RunReport& r) {
+    const PhaseTimings& p = r.timings;
+    Table t{{"phase", "seconds"}, {}};
+    for (const auto& [k, v] :
+         {std::pair{"instance and device", p.instanceAndDevice}, std::pair{"pipelines", p.pipelines},
+          std::pair{"buffers and upload", p.buffersAndUpload}, std::pair{"recording", p.recording},
+          std::pair{"GPU wait", p.gpuWait}, std::pair{"readback", p.readback},
+          std::pair{"verification", p.verification}, std::pair{"total", p.total},
+          std::pair{"teardown, after the total", p.teardown}, std::pair{"of it, the device's", p.teardownDevice},
+          std::pair{"of it, the instance's (driver unload)", p.teardownInstance()}}) {
+        t.rows.push_back({k, escapeText(seconds(v, 3))});
+    }
+    std::string out = t.render();
+    for (const auto& m : r.modes) {
+        if (!hasGpuTimes(m)) continue;
+        Table g{{"item", "GPU seconds"}, {}};
+        for (size_t i = 0; i < m.dispatchGpuSeconds.size(); ++i) {
+            g.rows.push_back({fmt::format("dispatch {} ({} {})", i + 1, i % 2 == 0 ? "conv-T" : "slice", i / 2 + 1),
+                              escapeText(seconds(m.dispatchGpuSeconds[i], 6))});
+        }
+        for (size_t i = 0; i < m.submitGpuSeconds.size(); ++i) {
+            g.rows.push_back({fmt::format("submit {}", i + 1), escapeText(seconds(m.submitGpuSeconds[i], 6))});
+        }
+        if (m.modeGpuSeconds) g.rows.push_back({"mode", escapeText(seconds(*m.modeGpuSeconds, 6))});
+        out += fmt::format("\nGPU time of mode {}:\n\n{}", name(m.result.mode), g.render());
+    }
+    return out;
+}
+
+// The RADV issue template's "Steps to reproduce": the exact command line, preceded by the
+// driver environment variables it ran under, as one shell command.
+std::string stepsToReproduce(const RunReport& r) {
+    std::string command;
+    for (const auto& [k, v] : r.environment.variables) command += k + "=" + shellQuote(v) + " ";
+    std::string args;
+    for (const auto& arg : r.commandLine) args += (args.empty() ? "" : " ") + shellQuote(arg);
+    command += args.empty() ? "repro" : args;
+    return "#### Steps to reproduce\n\n" + codeBlock(command, "sh") + "\n";
+}
+
+// The collapsed <details> sections after the verdict: device, shape, timings, environment,
+// validation, hang evidence and environment notes.
+std::string detailSections(const RunReport& r) {
+    std::string out;
+    if (r.device) {
+        out += details("Device: every field", deviceDetails(*r.device));
+        out += details(fmt::format("Enabled extensions ({})", r.device->extensions.size()),
+                       bulletList(r.device->extensions));
+        out += details(fmt::format("Enabled features ({})", r.device->features.size()), bulletList(r.device->features));
+        out += details("Memory placements", memoryDetails(*r.device));
+    }
+    out += details("Shape and sizes", shapeDetails(r));
+    out += details("Timings", timingDetails(r));
+    const EnvironmentReport& e = r.environment;
+    out += details(fmt::format("Driver environment variables ({})", e.variables.size()),
+                   e.variables.empty() ? std::string("none set\n") : pairsTable(e.variables, "variable"));
+    out += details("Host", e.host.empty() ? std::string("not captured\n") : pairsTable(e.host, "fact"));
+    out += details("Kernel driver parameters and firmware",
+                   e.kernelDriver.empty() ? std::string("not captured\n") : pairsTable(e.kernelDriver, "fact"));
+    const ValidationSummary& v = r.validation;
+    if (v.enabled) {
+        std::string messages;
+        for (const auto& m : v.messages) messages += m + "\n";
+        out += details(fmt::format("Validation messages ({} errors, {} warnings)", v.errors, v.warnings),
+                       v.messages.empty() ? std::string("none\n") : codeBlock(messages, "text"));
+    }
+    out += details("Where a hang leaves evidence", bulletList(hangEvidenceNotes(hangEvidenceDriver(r)), true),
+                   r.verdict.exitStatus == kExitHang);
+    if (!e.notes.empty()) out += details("Environment notes", bulletList(e.notes, true));
+    return out;
+}
+
+}  // namespace
+
+std::string renderMarkdown(const RunReport& r) {
+    const auto watchdog = reportJobWatchdog(r);
+    std::string out;
+    std::string device = "no device";
+    if (r.device) {
+        device = r.device->deviceName;
+        if (!r.device->driverName.empty() || !r.device->driverInfo.empty()) {
+            device += fmt::format(", {} {}", r.device->driverName, r.device->driverInfo);
+        }
+    }
+    out += fmt::format("### repro: {} (exit {}) on {}\n\n", statusWord(r.verdict.exitStatus), r.verdict.exitStatus,
+                       escapeText(device));
+    out += stepsToReproduce(r);
+    out += environmentTable(r, watchdog) + "\n";
+    out += resultsTable(r) + "\n";
+    for (const auto& m : r.modes) {
+        out += fmt::format("- **{}**{}: {}: {}\n", name(m.result.mode),
+                           m.role.empty() ? std::string() : ", " + escapeText(m.role), name(m.result.kind),
+                           escapeText(valueOr(m.result.reason, "no reason given")));
+        if (!m.result.cause.empty()) out += fmt::format("  - {}\n", escapeText(m.result.cause));
+    }
+    if (!r.modes.empty()) out += "\n";
+    std::string verdict;
+    for (const auto& line : r.verdict.lines) verdict += line + "\n";
+    out += "Verdict:\n\n" + codeBlock(verdict.empty() ? "(no verdict lines)\n" : verdict, "text") + "\n";
+    for (const auto& w : watchdogWarnings(r)) out += "**" + escapeText(w) + "**\n\n";
+    // RADV's template also asks whether RADV_DEBUG=llvm changes it: `--triage` answers that
+    // in its own block (core/triage.hpp llvmAnswer).
+    out += "Regression: last known good Mesa version or commit: (fill in, or \"unknown\")\n\n";
+    for (const auto& st : r.streams) {
+        std::string calls;
+        for (const auto& c : st.calls) calls += c + "\n";
+        out += details("Command stream: " + escapeText(st.title), codeBlock(calls, "text"));
+    }
+
+    out += detailSections(r);
+    return out;
+}
+
+}  // namespace repro
