@@ -120,7 +120,8 @@ CauseInput causeInputFor(const ModeResult& result, const vk::ModeRun& run, const
                   .timeout = evidence.watchdog().timeout,
                   .queue = std::string(name(evidence.queueKind())),
                   .kernelLog = log,
-                  .ownPid = static_cast<int64_t>(::getpid())};
+                  .ownPid = static_cast<int64_t>(::getpid()),
+                  .userModules = evidence.userModules()};
     const std::optional<SplitTimes> times =
         split ? std::optional<SplitTimes>(scaled(*split, dispatchRepeat)) : std::nullopt;
     for (size_t i = 0; i < run.submitRecords.size(); ++i) {

@@ -42,6 +42,11 @@ class Evidence {
     // measured, else host waits), empty when split has not been measured there.
     std::vector<double> predictedDispatchSeconds(uint32_t steps) const;
 
+    // With --spirv: the line that says the modules are the user's and what spirv-val said
+    // (core/spirv_validation.hpp userModulesLine); each cause carries it.
+    void setUserModules(std::string line) { userModules_ = std::move(line); }
+    const std::string& userModules() const { return userModules_; }
+
   private:
     KernelLogReader reader_;
     QueueWatchdog watchdog_;
@@ -49,6 +54,7 @@ class Evidence {
     uint32_t queueFamily_ = 0;
     std::string queueFlags_;
     std::map<uint32_t, SplitTimes> split_;
+    std::string userModules_;
 };
 
 // The kernel log from now on: /dev/kmsg, or the file the test seam REPRO_TEST_KMSG names.

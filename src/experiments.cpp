@@ -459,6 +459,7 @@ TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, cons
     auto modeOf = [](const Variant& v) { return v.args.size() >= 2 ? v.args[1] : std::string(); };
     auto isBlade = [](const Variant& v) { return v.args.size() == 2; };
     TriageInput in;
+    in.userModules = o.spirvDir.has_value();
     std::string mode = "multipass";
     for (const auto& [v, c] : t.outcomes) {
         if (!isBlade(v)) continue;

@@ -24,6 +24,7 @@
 #include "core/options.hpp"
 #include "core/report.hpp"
 #include "core/report_render.hpp"
+#include "core/spirv_validation.hpp"
 #include "core/verdict.hpp"
 #include "experiments.hpp"
 #include "triage.hpp"
@@ -134,7 +135,9 @@ int runOnDevice(const Options& o, RunReport& report, vk::Instance& instance, con
     printDeviceHeader(o, rig, instance, selectionNotes, report);
     checkExpectedDriver(o, *report.device);
     Evidence evidence(report.environment, *report.device, std::move(kernelLog));
+    if (o.spirvDir) evidence.setUserModules(checkUserModules(*o.spirvDir));
     printRunHeader(o, rig, shaders, evidence, report);
+    if (o.spirvDir) say("  {}", evidence.userModules());
     watch::publishReport(renderJsonLine(report));
     // Each run of a mode goes into the report as soon as it has a result, and to the
     // supervising parent, so neither a crash nor an exception later can lose it.

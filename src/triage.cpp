@@ -531,6 +531,7 @@ int runTriage(const Options& o) {
     if (baseline.process.interrupted) return interruptedExit();
     TriageInput in;
     readTriageBaseline(baseline, in);
+    in.userModules = o.spirvDir.has_value();
     say("  baseline: {} in {:.1f} s", in.baselineDetail, baseline.process.seconds);
     const std::optional<double> timeout = timeoutSeconds(baseline, in.failingMode);
     const std::vector<Planned> plan = planTriage(c, in, timeout);

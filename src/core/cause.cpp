@@ -348,6 +348,16 @@ Cause otherCauses(const CauseInput& in, const Analysis& a, Cause c) {
             endedPhrase(in, t), in.deviceLost ? " in VK_ERROR_DEVICE_LOST" : " with no error");
         return undetermined(std::move(c), main, true);
     }
+    if (in.splitStepCheck == StepCheckState::Failed && !in.userModules.empty()) {
+        // The user's modules: a module with undefined behaviour is wrong on a correct
+        // compiler too, and spirv-val cannot see most of it; the compiler is not blamed.
+        return finish(std::move(c), CauseKind::ShaderCompiler,
+                      fmt::format("cause: the shaders or the shader compiler: split, one dispatch per submit, fails "
+                                  "the per-dispatch CPU check ({}); {}; the modules may be invalid (undefined "
+                                  "behaviour such as a barrier() after a non-uniform return passes spirv-val)",
+                                  in.splitStepCheckDetail.empty() ? "see the step check" : in.splitStepCheckDetail,
+                                  in.userModules));
+    }
     if (in.splitStepCheck == StepCheckState::Failed) {
         return finish(
             std::move(c), CauseKind::ShaderCompiler,

@@ -123,6 +123,9 @@ struct CauseInput {
     StepCheckState splitStepCheck = StepCheckState::NotRun;  // split's per-dispatch CPU check
     std::string splitStepCheckDetail;                        // its first failing dispatch, one line
     bool earlierKill = false;  // an earlier mode of this run was killed (its context is lost)
+    // With --spirv: the modules are the user's, and what spirv-val said of them
+    // (userModulesLine, core/spirv_validation.hpp); empty for repro's built-in modules.
+    std::string userModules;
 };
 
 // ---- The cause ------------------------------------------------------------------------

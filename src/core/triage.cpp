@@ -113,6 +113,8 @@ std::string_view name(ConclusionKind k) {
             return "not_reproduced";
         case ConclusionKind::JobTimeout:
             return "job_timeout";
+        case ConclusionKind::GpuHang:
+            return "gpu_hang";
         case ConclusionKind::Synchronization:
             return "synchronization";
         case ConclusionKind::BytesPerSubmit:
@@ -214,8 +216,13 @@ TriageRow causeRow(const TriageInput& in) {
                   .experiment = fmt::format("baseline's cause ({})", in.failingMode.empty() ? "?" : in.failingMode),
                   .outcome = in.causeKind.empty() ? "none reported" : in.causeKind};
     row.why = in.causeVerdict.empty() ? "the baseline's report names no cause" : causeText(in.causeVerdict);
-    if (in.causeKind == "job_timeout" || in.causeKind == "hang_killed") {
+    if (in.causeKind == "job_timeout") {
         row.finding = Finding::Supports;
+    } else if (in.causeKind == "hang_killed") {
+        // The submit was predicted far below the timeout and ran until it: the watchdog
+        // ended a hang; the length of the work is not what went wrong.
+        row.finding = Finding::RulesOut;
+        row.why = "the job timeout only ended a GPU hang: " + row.why;
     } else if (timeoutExcludedByCause(in)) {
         row.finding = Finding::RulesOut;
     }
@@ -356,9 +363,52 @@ struct Candidate {
     std::string line;
 };
 
+// H5's conclusion. With the user's --spirv modules a module with undefined behaviour is
+// as likely as the compiler, so the shaders come first and the compiler is not blamed.
+std::string shaderCompilerLine(const TriageInput& in, const Weighed& w) {
+    if (in.userModules) {
+        return "the shaders or the shader compiler (H5): " + w[Hypothesis::ShaderCompiler].why +
+               "; the --spirv modules are the user's and may be invalid (spirv-val checks only the static rules)";
+    }
+    return "the shader compiler (H5): " + w[Hypothesis::ShaderCompiler].why;
+}
+
+bool hangKilled(const TriageInput& in) { return in.causeKind == "hang_killed"; }
+
+// A GPU hang the job timeout only ended: what ran, and what the recording experiments say
+// about avoiding it. Never --split-ms: the submit's predicted work was far below the
+// timeout, so shorter submits by time are no cure.
+Candidate hangCandidate(const TriageInput& in, const Weighed& w) {
+    static constexpr std::string_view kPrefix = "a GPU hang, ended by the kernel's job timeout ";
+    std::string cause = causeText(in.causeVerdict);
+    std::string timeout = "the job timeout";
+    if (cause.starts_with(kPrefix) && cause.find("): ") != std::string::npos) {
+        const size_t close = cause.find("): ");
+        timeout += " " + cause.substr(kPrefix.size(), close + 1 - kPrefix.size());
+        cause = cause.substr(close + 3);
+    }
+    std::string line = fmt::format("a GPU hang in the one-submit recording ({}); {} only ended it: {}",
+                                   in.failingMode.empty() ? "?" : in.failingMode, timeout, cause);
+    if (w[Hypothesis::SubmitBoundary].finding == Finding::Supports)
+        line += "; a submit boundary every few dispatches avoids it (H2)";
+    if (w[Hypothesis::MissingFlush].finding == Finding::Supports)
+        line += "; " + w[Hypothesis::MissingFlush].why.substr(0, w[Hypothesis::MissingFlush].why.rfind(" makes")) +
+                " avoids it (H1)";
+    if (w[Hypothesis::SubmitBoundary].finding != Finding::Supports &&
+        w[Hypothesis::MissingFlush].finding != Finding::Supports)
+        line += "; no recording experiment avoids it";
+    return {ConclusionKind::GpuHang, line};
+}
+
 // The causes the findings support, each with its conclusion line.
 std::vector<Candidate> candidates(const TriageInput& in, const Weighed& w) {
     std::vector<Candidate> out;
+    if (hangKilled(in)) {
+        out.push_back(hangCandidate(in, w));
+        if (w[Hypothesis::ShaderCompiler].finding == Finding::Supports)
+            out.push_back({ConclusionKind::ShaderCompiler, shaderCompilerLine(in, w)});
+        return out;
+    }
     const std::string cause = causeText(in.causeVerdict);
     if (w[Hypothesis::JobTimeout].finding == Finding::Supports) {
         std::string rest = cause.starts_with("the kernel's job timeout") ? cause.substr(24) : ": " + cause;
@@ -390,8 +440,7 @@ std::vector<Candidate> candidates(const TriageInput& in, const Weighed& w) {
             {ConclusionKind::BytesPerSubmit, "the bytes one submit writes (H4): " + w[Hypothesis::BytesPerSubmit].why});
     }
     if (w[Hypothesis::ShaderCompiler].finding == Finding::Supports) {
-        out.push_back(
-            {ConclusionKind::ShaderCompiler, "the shader compiler (H5): " + w[Hypothesis::ShaderCompiler].why});
+        out.push_back({ConclusionKind::ShaderCompiler, shaderCompilerLine(in, w)});
     }
     return out;
 }

@@ -96,6 +96,8 @@ struct TriageInput {
     std::optional<bool> baselineRanInFull;
     std::vector<ExperimentOutcome> experiments;
     ProbeOutcome probe;
+    // --spirv: the modules are the user's, so H5 names the shaders before the compiler.
+    bool userModules = false;
 };
 
 enum class Finding { Supports, RulesOut, NoEvidence };
@@ -119,13 +121,14 @@ struct HypothesisFinding {
 enum class ConclusionKind {
     NotReproduced,
     JobTimeout,
+    GpuHang,  // a hang the job timeout only ended (the baseline's cause hang_killed)
     Synchronization,
     BytesPerSubmit,
     ShaderCompiler,
     BladeQuirks,
     Undetermined
 };
-// "not_reproduced", "job_timeout", "synchronization", "bytes_per_submit", "shader_compiler",
+// "not_reproduced", "job_timeout", "gpu_hang", "synchronization", "bytes_per_submit", "shader_compiler",
 // "blade_quirks", "undetermined" (the JSON names)
 std::string_view name(ConclusionKind k);
 
@@ -147,13 +150,17 @@ struct TriageConclusion {
 //    submit, 1/N of the bytes) tells bytes (correct: with split-mib correct, supports H4)
 //    from work (wrong: rules out H4); H4 is concluded alone only without a synchronization
 //    cause (a cache that overflows with the bytes of a submit is a synchronization bug);
-//  - H3: the baseline's cause job_timeout or hang_killed supports it; synchronization, or
-//    an undetermined cause that excluded the timeout, rules it out; split-ms correct
+//  - H3: the baseline's cause job_timeout supports it; hang_killed (a submit predicted far
+//    below the timeout that ran until it: a GPU hang the watchdog only ended, not long work
+//    it killed), synchronization, or an undetermined cause that excluded the timeout, rules
+//    it out; split-ms correct
 //    corroborates and wrong rules out; a probe with no kill past the baseline's submit
 //    rules it out;
 //  - H5: split failing the per-dispatch check, or RADV_DEBUG=llvm correct, supports it;
 //    split passing the check rules it out;
 //  - H6: the default profile reproducing rules it out;
+//  - hang_killed: GpuHang, its own finding, with what the recording experiments say
+//    (a submit boundary or a barrier that avoids it), never --split-ms as the cure;
 //  - one cause supported and nothing contradicting it: that cause; several, or none:
 //    Undetermined, naming the contradiction or what is missing. Synchronization needs
 //    direct evidence: a barrier or memory variant that fixes it, the baseline's own cause

@@ -330,6 +330,39 @@ TEST(Triage, ATimeoutTheKernelDoesNotApplyIsRuledOutAndTheSynchronizationBugName
     EXPECT_FALSE(contains(r.out, "conclusion: the bytes one submit writes")) << r.out;
 }
 
+// Issue 21, item 1: one-submit recordings that hang the GPU. Each submit is predicted at a
+// few milliseconds (split's waits), runs until the 500 ms job timeout, ends with no error and
+// its outputs unwritten, and the kernel logs the soft recovery; a submit boundary every 2
+// dispatches avoids the hang, --split-ms 250 does not (the whole chain fits in one such
+// submit). The watchdog only ended a hang: that is the finding, not the job timeout (H3)
+// and not "contradictory evidence", and --split-ms is not offered as the cure.
+TEST(Triage, AHangTheWatchdogOnlyEndedIsNamedAsAHangAndTheSubmitBoundaryAsWhatAvoidsIt) {
+    const Scratch s("hang-killed");
+    const FakeAmdgpuHost host(s);
+    const std::string simulate =
+        std::string(kRadvAt_c4) + ";watchdog:timeout=500,ms-per-dispatch=1,kmsg=" + s.kmsg.string() + ";hang";
+    const BoundedResult r = onFakeHost({"--triage", "--preset", "tiny", "-n", "3"}, simulate, s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "baseline's cause (multipass)")) << r.out;
+    EXPECT_TRUE(
+        std::regex_search(r.out, std::regex(R"(hang_killed +rules out +the job timeout only ended a GPU hang)")))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "contradictory")) << r.out;
+    const std::smatch conclusion = [&] {
+        std::smatch m;
+        std::regex_search(r.out, m, std::regex(R"(--- conclusion: ([^\n]*))"));
+        return m;
+    }();
+    ASSERT_FALSE(conclusion.empty()) << r.out;
+    const std::string line = conclusion[1];
+    EXPECT_TRUE(
+        line.starts_with("a GPU hang in the one-submit recording (multipass); the job timeout (500 ms, gfx "
+                         "queue) only ended it: the submit was predicted to take "))
+        << line;
+    EXPECT_TRUE(line.ends_with("; a submit boundary every few dispatches avoids it (H2)")) << line;
+    EXPECT_EQ(line.find("split-ms"), std::string::npos) << line;
+}
+
 // --matrix on the same host adds its two --split-ms rows at half the timeout the first
 // child's report names, and they cure what the blade rows get wrong.
 TEST(Matrix, AKnownJobTimeoutAddsTheSplitMsRows) {

@@ -26,6 +26,29 @@ TEST(VerdictDefects, BladeExactWithoutSplitCannotTestRatherThanReproduce) {
     EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << r.out;
 }
 
+#if !defined(REPRO_WRONG_SPIRV_DIR)
+#error "REPRO_WRONG_SPIRV_DIR must be defined"
+#endif
+
+// Issue 21, item 6e: a --spirv conv-T that is the user's, valid to spirv-val and wrong
+// (tests/shaders/conv_t_wrong.comp). Split fails its per-dispatch CPU check; the cause names
+// the shaders before the compiler, with spirv-val's answer, and does not blame the compiler.
+TEST(VerdictDefects, TheUsersWrongModuleIsNotBlamedOnTheShaderCompiler) {
+    // --timestamps: the predictions come from the GPU's own times, not from split's host
+    // waits, which a loaded machine stretches (a prediction far above a one-submit mode's
+    // time reads as a submit cut short).
+    const auto r = runRepro({"--preset", "tiny", "-n", "2", "--reference", "cpu", "--check-steps", "--timestamps",
+                             "--spirv", REPRO_WRONG_SPIRV_DIR});
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out,
+                         "the SPIR-V modules are the user's (--spirv): spirv-val (vulkan1.3): conv_t.spv valid, "
+                         "slice.spv valid"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "cause: the shaders or the shader compiler: split, one dispatch per submit, fails "))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "cause: the shader compiler (or the device's arithmetic)")) << r.out;
+}
+
 TEST(VerdictDefects, AControlsValidationMessagesAreCalledDeliberate) {
     const auto r = runRepro({"--preset", "tiny", "-n", "3", "--barrier", "none", "--validation"});
     EXPECT_EQ(r.status, 4) << r.out << r.err;

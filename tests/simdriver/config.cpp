@@ -228,6 +228,7 @@ class Parser {
     bool watchdog(ArgumentReader& r, std::optional<std::string_view> arg);
     bool costSetting(ArgumentReader& r, ClockCost& cost, std::string_view key, std::string_view value);
     bool stale(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool hang(ArgumentReader& r, std::optional<std::string_view> arg);
     bool fault(ArgumentReader& r, std::string_view name, std::optional<std::string_view> arg);
     bool api(ArgumentReader& r, std::optional<std::string_view> arg);
     bool conflicts();
@@ -435,6 +436,21 @@ bool Parser::stale(ArgumentReader& r, std::optional<std::string_view> arg) {
     return true;
 }
 
+bool Parser::hang(ArgumentReader& r, std::optional<std::string_view> arg) {
+    Hang h;
+    Arguments args;
+    if (arg && !r.read(*arg, false, {"dispatches"}, args)) return false;
+    if (!eachSetting(args, [&](auto k, auto v) {
+            const auto n = parseUnsigned(v, UINT32_MAX);
+            h.dispatches = static_cast<uint32_t>(n.value_or(0));
+            return n || badValue(r, k, v, "not a whole number of dispatches (0 to 4294967295)");
+        })) {
+        return false;
+    }
+    config_.hang = h;
+    return true;
+}
+
 bool Parser::fault(ArgumentReader& r, std::string_view name, std::optional<std::string_view> arg) {
     const FaultKind kind = name == "crash"   ? FaultKind::Crash
                            : name == "abort" ? FaultKind::Abort
@@ -501,7 +517,7 @@ bool Parser::behaviour(std::string_view item) {
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
     static const std::vector<std::string_view> kNames = {"identity", "seed-bug", "watchdog", "clock", "stale", "crash",
-                                                         "abort",    "stall",    "lost",     "flaky", "api"};
+                                                         "abort",    "stall",    "lost",     "flaky", "api",   "hang"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -514,6 +530,7 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "clock") return clock(r, arg);
     if (name == "watchdog") return watchdog(r, arg);
     if (name == "stale") return stale(r, arg);
+    if (name == "hang") return hang(r, arg);
     if (name == "api") return api(r, arg);
     return fault(r, name, arg);
 }
@@ -527,9 +544,14 @@ bool Parser::conflicts() {
     if (c.seedBug) bugs.emplace_back("seed-bug");
     if (c.flaky) bugs.emplace_back("flaky");
     if (c.stale) bugs.emplace_back("stale");
-    if (c.watchdog) bugs.emplace_back("watchdog");
+    if (c.hang) bugs.emplace_back("hang");
+    // A hang is ended by the watchdog: the two go together.
+    if (c.watchdog && !c.hang) bugs.emplace_back("watchdog");
     if (bugs.size() > 1) {
         return fail(bugs[0] + " and " + bugs[1] + " conflict: one cause of wrong results at a time");
+    }
+    if (c.hang && !c.watchdog && !c.clock) {
+        return fail("hang needs watchdog or clock: a hung dispatch never ends on the simulated clock");
     }
     if (c.identity && c.identity->apiVersion && c.api10) {
         return fail("identity's api= and api:1.0 conflict: both set apiVersion");
@@ -594,7 +616,8 @@ Identity defaultIdentity() {
 }
 
 bool Config::empty() const {
-    return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !processFault && !lost && !api10;
+    return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
+           !api10;
 }
 
 std::optional<ClockCost> Config::cost() const {

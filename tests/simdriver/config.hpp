@@ -109,6 +109,15 @@ struct Flaky {
     uint64_t seed = 1;
 };
 
+// hang[:dispatches=K]: a command buffer that records more than K dispatches (default 2)
+// hangs at its (K+1)-th: that dispatch never ends on the simulated clock, so it and every
+// later dispatch write nothing. With watchdog the kernel's job timeout then ends the
+// command buffer (soft recovery: no error, outputs unwritten); with clock alone the
+// submit never completes. Needs watchdog or clock.
+struct Hang {
+    uint32_t dispatches = 2;
+};
+
 // stale:dispatch=D: the dispatch after dispatch D (same command buffer) reads the contents
 // its inputs had before dispatch D ran.
 struct Stale {
@@ -124,6 +133,7 @@ struct Config {
     std::optional<ClockCost> clock;
     std::optional<Watchdog> watchdog;
     std::optional<Stale> stale;
+    std::optional<Hang> hang;
     std::optional<Fault> processFault;  // crash, abort or stall
     std::optional<Fault> lost;
     bool api10 = false;  // api:1.0

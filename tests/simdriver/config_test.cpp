@@ -35,7 +35,7 @@ TEST(Grammar, EmptyIsInvisible) {
 TEST(Grammar, ErrorLineQuotesTheWholeValueAndNamesTheOffendingText) {
     EXPECT_EQ(parseSimulate("seed-bug;bogus:1").error,
               "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
-              "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api)");
+              "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang)");
 }
 
 TEST(Grammar, StructuralErrors) {
@@ -280,6 +280,10 @@ TEST(Combinations, AllowedOnes) {
     const Config d = parsed("lost:vkQueueSubmit:2;crash:vkQueueSubmit:3");  // different calls of one entry point
     EXPECT_EQ(d.lost->k, 2u);
     EXPECT_EQ(d.processFault->k, 3u);
+    const Config e = parsed("watchdog:timeout=500,ms-per-dispatch=1;hang:dispatches=3");  // the watchdog ends the hang
+    ASSERT_TRUE(e.hang && e.watchdog);
+    EXPECT_EQ(e.hang->dispatches, 3u);
+    EXPECT_EQ(parsed("clock:us-per-wg=1;hang").hang->dispatches, 2u);
 }
 
 TEST(Combinations, Conflicts) {
@@ -296,6 +300,9 @@ TEST(Combinations, Conflicts) {
     EXPECT_EQ(error("identity:api=1.2.0;api:1.0"), "identity's api= and api:1.0 conflict: both set apiVersion");
     EXPECT_EQ(error("lost:vkQueueSubmit:2;abort:vkQueueSubmit:2"),
               "lost and abort conflict: both act in call 2 of vkQueueSubmit");
+    EXPECT_EQ(error("hang"), "hang needs watchdog or clock: a hung dispatch never ends on the simulated clock");
+    EXPECT_EQ(error("seed-bug;hang;clock:us-per-wg=1"),
+              "seed-bug and hang conflict: one cause of wrong results at a time");
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ RecordRules RecordRules::from(const Config& config) {
     if (config.seedBug) r.skipAfter = config.seedBug->dispatches;
     r.flaky = config.flaky;
     r.cost = config.cost();
+    if (config.hang) r.hangAfter = config.hang->dispatches;
     if (config.watchdog) r.timeout = static_cast<Nanoseconds>(std::llround(config.watchdog->timeoutMs * 1e6));
     return r;
 }
@@ -54,7 +55,7 @@ DispatchDecision CommandBufferModel::dispatch(uint64_t workgroups) {
         d.forward = false;
         d.reason = SkipReason::Watchdog;
     } else if (rules_.cost) {
-        d.cost = dispatchCost(*rules_.cost, workgroups);
+        d.cost = rules_.hangAfter && d.number > *rules_.hangAfter ? kMaxCost : dispatchCost(*rules_.cost, workgroups);
         if (rules_.timeout && d.cost > *rules_.timeout - elapsed_) {
             // The dispatch that crosses the line is the first one the watchdog kills.
             killed_ = true;
@@ -66,7 +67,7 @@ DispatchDecision CommandBufferModel::dispatch(uint64_t workgroups) {
         ++skipped_;
         d.cost = 0;
     }
-    elapsed_ += d.cost;
+    elapsed_ = d.cost > kMaxCost - elapsed_ ? kMaxCost : elapsed_ + d.cost;  // saturates: no overflow
     return d;
 }
 

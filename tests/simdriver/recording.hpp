@@ -34,6 +34,7 @@ struct RecordRules {
     std::optional<Flaky> flaky;          // flaky: forward at most K in a drawn command buffer
     std::optional<ClockCost> cost;       // clock or watchdog
     std::optional<Nanoseconds> timeout;  // watchdog
+    std::optional<uint32_t> hangAfter;   // hang: the dispatch after the K-th never ends
 
     static RecordRules from(const Config& config);
     // Whether the layer needs to follow recording at all.
@@ -68,6 +69,8 @@ struct TimestampDecision {
 //    barriers cost nothing).
 //  - watchdog: the first dispatch whose end would pass the timeout, and every dispatch
 //    after it, is skipped; the command buffer then lasts exactly the timeout.
+//  - hang K: the (K+1)-th dispatch costs for ever (2^62 ns): with the watchdog it is the
+//    one killed; without, the command buffer never completes.
 class CommandBufferModel {
   public:
     // Starts over (vkBeginCommandBuffer). `flakyDrawn`: flaky's draw for this command

@@ -174,5 +174,26 @@ TEST(NoRules, EverythingForwardedAndFree) {
     EXPECT_FALSE(rules("identity;lost:vkQueueSubmit").any());
 }
 
+TEST(Hang, TheDispatchAfterTheKthIsKilledAtTheTimeout) {
+    CommandBufferModel m;
+    m.begin(rules("watchdog:timeout=500,ms-per-dispatch=1;hang:dispatches=2"), false);
+    EXPECT_EQ(forwarded(m, 6), upTo(2));  // the 3rd never ends: the watchdog kills it and the rest
+    EXPECT_TRUE(m.killed());
+    EXPECT_EQ(m.skipped(), 4u);
+    EXPECT_EQ(m.duration(), 500 * kMs);
+    m.begin(rules("watchdog:timeout=500,ms-per-dispatch=1;hang:dispatches=2"), false);
+    EXPECT_EQ(forwarded(m, 2), upTo(2));  // a submit boundary every 2 dispatches: no hang
+    EXPECT_FALSE(m.killed());
+    EXPECT_EQ(m.duration(), 2 * kMs);
+}
+
+TEST(Hang, WithoutAWatchdogTheCommandBufferNeverCompletes) {
+    CommandBufferModel m;
+    m.begin(rules("clock:us-per-wg=1;hang:dispatches=1"), false);
+    forwarded(m, 4);
+    EXPECT_FALSE(m.killed());
+    EXPECT_EQ(m.duration(), Nanoseconds{1} << 62);  // saturated, not overflowed
+}
+
 }  // namespace
 }  // namespace repro::simdriver

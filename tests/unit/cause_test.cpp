@@ -349,6 +349,25 @@ TEST(Cause, ShaderCompilerWhenSplitFailsItsOwnStepCheck) {
     EXPECT_TRUE(contains(c.verdict, "(conv-T 3: max |gpu - cpu| 2.1e-03 of allowed 4.5e-07)")) << c.verdict;
 }
 
+// Issue 21, item 6e: with the user's --spirv modules the shaders may be invalid (undefined
+// behaviour passes spirv-val), so the cause names them before the compiler, with spirv-val's
+// answer.
+TEST(Cause, TheUsersModulesAreNamedBeforeTheCompiler) {
+    CauseInput in = synchronizedMultipass();
+    in.splitStepCheck = StepCheckState::Failed;
+    in.splitStepCheckDetail = "conv-T 1: max |gpu - cpu| 2.1e-03 of allowed 4.5e-07";
+    in.userModules = "the SPIR-V modules are the user's (--spirv): spirv-val (vulkan1.3): conv_t.spv valid";
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::ShaderCompiler);
+    EXPECT_TRUE(
+        c.verdict.starts_with("cause: the shaders or the shader compiler: split, one dispatch per submit, "
+                              "fails the per-dispatch CPU check (conv-T 1: "))
+        << c.verdict;
+    EXPECT_TRUE(contains(c.verdict, "spirv-val (vulkan1.3): conv_t.spv valid; the modules may be invalid"))
+        << c.verdict;
+    EXPECT_FALSE(contains(c.verdict, "(or the device's arithmetic)")) << c.verdict;
+}
+
 TEST(Cause, CpuReferenceNeedsTheStepCheck) {
     CauseInput in = synchronizedMultipass();
     in.reference = JudgedAgainst::Cpu;

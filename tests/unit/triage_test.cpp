@@ -142,6 +142,19 @@ TEST(Triage, SplitFailingItsPerDispatchCheckIsTheShaderCompiler) {
     EXPECT_EQ(c.line, "conclusion: the shader compiler (H5): split fails the per-dispatch CPU check");
 }
 
+TEST(Triage, WithTheUsersModulesH5NamesTheShadersBeforeTheCompiler) {
+    TriageInput in = wrongBaseline("shader_compiler", "cause: the shaders or the shader compiler: split fails");
+    in.userModules = true;
+    in.experiments = {run(ExperimentKind::CheckSteps, "split check-steps", RunResult::Wrong)};
+    const TriageConclusion c = concludeTriage(in);
+    EXPECT_EQ(c.kind, ConclusionKind::ShaderCompiler);
+    EXPECT_EQ(c.line,
+              "conclusion: the shaders or the shader compiler (H5): split fails the per-dispatch CPU check; the "
+              "--spirv modules are the user's and may be invalid (spirv-val checks only the static rules)");
+    in.userModules = false;
+    EXPECT_EQ(concludeTriage(in).line, "conclusion: the shader compiler (H5): split fails the per-dispatch CPU check");
+}
+
 TEST(Triage, TheOtherCompilerFixingItIsTheShaderCompiler) {
     TriageInput in = wrongBaseline("undetermined", kUndeterminedExcluded);
     in.experiments = {run(ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", RunResult::Correct)};
@@ -221,6 +234,44 @@ TEST(Triage, ASubmitBoundaryFixAfterASubmitThatRanInFullIsASynchronizationBug) {
         in.baselineRanInFull = ranInFull;
         EXPECT_EQ(concludeTriage(in).kind, ConclusionKind::BytesPerSubmit) << concludeTriage(in).line;
     }
+}
+
+const char* kHangKilled =
+    "cause: a GPU hang, ended by the kernel's job timeout (2000 ms, gfx queue): the submit was predicted to take "
+    "0.01 s but ran until the timeout (2.00 s), kernel log 'ring gfx_0.0.0 timeout, but soft recovered'";
+
+// Issue 21, item 1: a hang the watchdog only ended is not H3 (the job timeout killing long
+// work), so --split-ms staying wrong does not contradict it; a submit boundary that avoids
+// the hang is what the conclusion names, and --split-ms is never offered as the cure.
+TEST(Triage, AHangTheWatchdogOnlyEndedIsItsOwnFindingWeighedByTheRecordingExperiments) {
+    TriageInput in = wrongBaseline("hang_killed", kHangKilled);
+    in.baselineSubmitSeconds = 2.0;
+    in.baselineRanInFull = true;  // it ran past its prediction, but did not do its work
+    in.experiments = {run(ExperimentKind::Barrier, "barrier=full", RunResult::Wrong),
+                      run(ExperimentKind::SubmitEveryWait, "submit-every=2", RunResult::Correct),
+                      run(ExperimentKind::SubmitEveryNoWait, "submit-every=2 no-host-wait", RunResult::Correct),
+                      run(ExperimentKind::SplitMs, "split-ms=1000", RunResult::Wrong)};
+    const TriageConclusion c = concludeTriage(in);
+    EXPECT_EQ(c.kind, ConclusionKind::GpuHang) << c.line;
+    EXPECT_EQ(c.line,
+              "conclusion: a GPU hang in the one-submit recording (multipass); the job timeout (2000 ms, gfx queue) "
+              "only ended it: the submit was predicted to take 0.01 s but ran until the timeout (2.00 s), kernel log "
+              "'ring gfx_0.0.0 timeout, but soft recovered'; a submit boundary every few dispatches avoids it (H2)");
+    EXPECT_EQ(finding(c, Hypothesis::JobTimeout).finding, Finding::RulesOut);
+    EXPECT_EQ(finding(c, Hypothesis::SubmitBoundary).finding, Finding::Supports);
+    EXPECT_EQ(c.rows.front().finding, Finding::RulesOut);
+    EXPECT_TRUE(c.rows.front().why.starts_with("the job timeout only ended a GPU hang: ")) << c.rows.front().why;
+    EXPECT_EQ(c.line.find("split-ms"), std::string::npos) << c.line;
+    EXPECT_EQ(name(c.kind), "gpu_hang");
+    // Even if --split-ms happened to avoid it, it is not offered as the cure.
+    in.experiments.back().result = RunResult::Correct;
+    EXPECT_EQ(concludeTriage(in).line.find("split-ms"), std::string::npos) << concludeTriage(in).line;
+    // Nothing that avoids it: said so.
+    in.experiments = {run(ExperimentKind::SubmitEveryWait, "submit-every=2", RunResult::Wrong)};
+    EXPECT_TRUE(concludeTriage(in).line.ends_with("; no recording experiment avoids it")) << concludeTriage(in).line;
+    // A barrier that avoids it is named.
+    in.experiments = {run(ExperimentKind::Barrier, "barrier=full", RunResult::Correct)};
+    EXPECT_TRUE(concludeTriage(in).line.ends_with("; barrier=full avoids it (H1)")) << concludeTriage(in).line;
 }
 
 TEST(Triage, ShorterSubmitsFixingItWithoutTheKernelsEvidenceStaysUndetermined) {
