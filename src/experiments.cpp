@@ -451,14 +451,18 @@ int runMatrix(const Options& o) {
             t.valid += extra.size();
         }
         const Variant& v = variants[i];
-        const ChildOutcome c = runChild(
-            {.options = o, .factors = v.factors, .dir = dir, .tag = fmt::format("variant-{:02}", i + 1), .limitSeconds = limit});
+        const ChildOutcome c = runChild({.options = o,
+                                         .factors = v.factors,
+                                         .dir = dir,
+                                         .tag = fmt::format("variant-{:02}", i + 1),
+                                         .limitSeconds = limit});
         if (c.process.interrupted) return interruptedExit();
         const std::string note = judgeVariant(o, device, v, c, t);
         const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
         say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}{}", i + 1, label(v), width, resultText(c), exit,
             validationText(o, c), gpuText(c), note.empty() ? "" : "  " + note);
-        t.rows.push_back({std::to_string(i + 1), label(v), resultText(c), exit, validationText(o, c), gpuText(c), note});
+        t.rows.push_back(
+            {std::to_string(i + 1), label(v), resultText(c), exit, validationText(o, c), gpuText(c), note});
     }
     const int status = concludeMatrix(o, device, variants.size(), t);
     finishLogDir(o, dir);
@@ -483,8 +487,11 @@ int runDriverEnvSweep(const Options& o) {
         const DriverSetting& s = settings[i];
         const RunFactors factors{.driverEnv = DriverEnv{.variable = s.variable, .value = s.value}};
         const std::string assignment = childEnv(factors).front();
-        const ChildOutcome c = runChild(
-            {.options = o, .factors = factors, .dir = dir, .tag = fmt::format("setting-{:02}", i + 1), .limitSeconds = limit});
+        const ChildOutcome c = runChild({.options = o,
+                                         .factors = factors,
+                                         .dir = dir,
+                                         .tag = fmt::format("setting-{:02}", i + 1),
+                                         .limitSeconds = limit});
         if (c.process.interrupted) return interruptedExit();
         if (reproduces(baseline) && !reproduces(c) && c.status == kExitNotReproduced) t.cures.push_back(assignment);
         if (reproduces(baseline) && reproduces(c)) t.stillFailing.push_back(assignment);

@@ -19,9 +19,9 @@ namespace repro {
 // One child's exit and report, with the facts the tables show read from the report.
 struct ChildOutcome {
     ChildResult process;
-    int status = -1;                 // the child's exit status, -1 if it did not exit
+    int status = -1;                  // the child's exit status, -1 if it did not exit
     std::optional<RunReport> report;  // its JSON report, when one was read (an object)
-    std::string log;                 // path of the child's output
+    std::string log;                  // path of the child's output
     // Read from `report` by readChildReport (empty or zero without one):
     std::vector<std::string> classifications;  // "multipass zero", per mode under test
     bool anyWrong = false;                     // a mode under test was wrong or hung
@@ -55,10 +55,10 @@ std::optional<std::string> reportedJobTimeoutSource(const ChildOutcome& c);
 // What a mode's cause object (ModeResult::causeJson, report schema 2 modes[].cause) says
 // beyond its kind and verdict, which parseReport reads as text only.
 struct CauseFacts {
-    std::vector<std::string> missing;               // cause.missing
-    std::optional<double> decisiveSubmitSeconds;    // cause.decisive_submit.measured_seconds
-    std::optional<bool> decisiveSubmitRanInFull;    // cause.decisive_submit.ran_in_full
-    std::optional<double> timeoutSeconds;           // cause.timeout.ms / 1000 when its kind is "limit"
+    std::vector<std::string> missing;             // cause.missing
+    std::optional<double> decisiveSubmitSeconds;  // cause.decisive_submit.measured_seconds
+    std::optional<bool> decisiveSubmitRanInFull;  // cause.decisive_submit.ran_in_full
+    std::optional<double> timeoutSeconds;         // cause.timeout.ms / 1000 when its kind is "limit"
 };
 CauseFacts causeFacts(const ModeResult& mode);
 

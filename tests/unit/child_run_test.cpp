@@ -31,10 +31,10 @@ Args middle(const Args& argv) {
 }
 
 TEST(ChildArgv, TheParentsOwnFlagsAreLeftOutInEveryForm) {
-    const Options o = withCommandLine({"repro", "--matrix", "-n", "3", "--format", "markdown", "--output=r.json",
-                                       "--keep-logs", "-or2.json", "--validation", "--invert", "-o", "r3.json",
-                                       "--format=json", "--all-drivers", "--triage", "--watchdog-probe",
-                                       "--driver-env-sweep"});
+    const Options o =
+        withCommandLine({"repro", "--matrix", "-n", "3", "--format", "markdown", "--output=r.json", "--keep-logs",
+                         "-or2.json", "--validation", "--invert", "-o", "r3.json", "--format=json", "--all-drivers",
+                         "--triage", "--watchdog-probe", "--driver-env-sweep"});
     EXPECT_EQ(baseChildArgs(o), (Args{"-n", "3", "--validation"}));
 }
 
@@ -66,9 +66,25 @@ TEST(ChildArgv, EveryFactorInItsOrder) {
                        .dispatchRepeat = 8,
                        .profile = Profile::BladeExact,
                        .checkSteps = true};
-    EXPECT_EQ(factorFlags(f), (Args{"-n", "2", "--mode", "multipass", "--barrier", "sync2", "--submit-every", "3",
-                                    "--split-mib", "0.900", "--split-ms", "250", "--no-host-wait", "--memory",
-                                    "host-cached", "--dispatch-repeat", "8", "--profile", "blade-exact",
+    EXPECT_EQ(factorFlags(f), (Args{"-n",
+                                    "2",
+                                    "--mode",
+                                    "multipass",
+                                    "--barrier",
+                                    "sync2",
+                                    "--submit-every",
+                                    "3",
+                                    "--split-mib",
+                                    "0.900",
+                                    "--split-ms",
+                                    "250",
+                                    "--no-host-wait",
+                                    "--memory",
+                                    "host-cached",
+                                    "--dispatch-repeat",
+                                    "8",
+                                    "--profile",
+                                    "blade-exact",
                                     "--check-steps"}));
     EXPECT_EQ(factorLabel(f),
               "n=2 barrier=sync2 submit-every=3 split-mib=0.900 split-ms=250 no-host-wait memory=host-cached "
