@@ -3,14 +3,12 @@
 // table as the children finish.
 #include "experiments.hpp"
 
-#include <nlohmann/json.hpp>
 #include <stdlib.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,13 +16,12 @@
 #include "core/interrupt.hpp"
 #include "core/triage.hpp"
 #include "core/report_render.hpp"
+#include "core/run_factors.hpp"
 #include "core/spirv_module.hpp"
-#include "core/subprocess.hpp"
 #include "core/variant.hpp"
 #include "core/verdict.hpp"
 #include "core/output.hpp"
 #include "repro_shared.h"
-#include "triage.hpp"
 #include "repro_version.h"
 #include "vk/describe.hpp"
 #include "vk/device.hpp"
@@ -63,26 +60,6 @@ ProbedDevice probe(const Options& options) {
     return p;
 }
 
-std::vector<std::string> baseChildArgs(const Options& options) {
-    // Flags of the parent alone (--invert applies once, to the parent's status), and the
-    // document flags: each child writes its own JSON report where the parent says.
-    static const char* const parentOnly[] = {"--matrix", "--driver-env-sweep", "--all-drivers", "--invert",
-                                             "--triage", "--watchdog-probe",   "--keep-logs"};
-    static const char* const withValue[] = {"--format", "--output", "-o"};
-    std::vector<std::string> args;
-    for (size_t i = 1; i < options.commandLine.size(); ++i) {
-        const std::string& a = options.commandLine[i];
-        if (std::find(std::begin(parentOnly), std::end(parentOnly), a) != std::end(parentOnly)) continue;
-        if (std::find(std::begin(withValue), std::end(withValue), a) != std::end(withValue)) {
-            ++i;  // and its value
-            continue;
-        }
-        if (a.starts_with("--format=") || a.starts_with("--output=") || (a.starts_with("-o") && a.size() > 2)) continue;
-        args.push_back(a);
-    }
-    return args;
-}
-
 std::filesystem::path makeLogDir(const char* what) {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = fmt::format("{}/repro-{}-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
@@ -106,112 +83,6 @@ double childTimeLimit(const Options& o, bool cpu, uint32_t dispatchRepeat) {
     const uint32_t convTs = o.chainLength * 4 * std::max({o.dispatchRepeat, dispatchRepeat, 1u});
     const double perMode = submitTimeoutSeconds(o.timeoutSeconds, o.shape, convTs, cpu);
     return 2.0 * perMode * 3 * o.repeat + 600.0;
-}
-
-namespace {
-
-// The child's log starts with the environment and the command line it ran with.
-void writeChildLogHeader(const std::string& path, const std::vector<std::string>& env,
-                         const std::vector<std::string>& argv) {
-    std::ofstream log(path);
-    log << "env:";
-    for (const auto& e : env) log << ' ' << e;
-    log << "\nargv:";
-    for (const auto& a : argv) log << ' ' << a;
-    log << "\n\n";
-}
-
-// The modes under test: their classifications, the first wrong one's reason, GPU time.
-void readModes(const nlohmann::json& r, ChildOutcome& out) {
-    double gpu = 0;
-    bool haveGpu = false;
-    for (const auto& m : r.value("modes", nlohmann::json::array())) {
-        if (!m.value("role", "").starts_with("under test")) continue;
-        const std::string kind = m.value("classification", "?");
-        out.classifications.push_back(fmt::format("{} {}", m.value("mode", "?"), kind));
-        const bool wrong = kind != "ok" && kind != "not run";
-        if (wrong && !out.anyWrong) {
-            out.anyWrong = true;
-            out.wrongMode = m.value("mode", "");
-            out.reason = m.value("reason", "");
-        }
-        const auto& g = m["gpu"];
-        if (g.is_object() && g["mode_seconds"].is_number()) {
-            gpu += g["mode_seconds"].get<double>();
-            haveGpu = true;
-        }
-    }
-    if (haveGpu) out.gpuSeconds = gpu;
-}
-
-// Validation message counts, and how many name a SYNC-HAZARD.
-void readValidation(const nlohmann::json& r, ChildOutcome& out) {
-    const auto& v = r["validation"];
-    if (!v.is_object()) return;
-    out.validationMessages = v.value("errors", uint64_t{0}) + v.value("warnings", uint64_t{0});
-    for (const auto& msg : v.value("messages", nlohmann::json::array())) {
-        if (msg.is_string() && msg.get<std::string>().find("SYNC-HAZARD") != std::string::npos) {
-            ++out.hazards;
-        }
-    }
-}
-
-// The verdict's first line (without "--- "), and the memory types of small[0] and big[0].
-void readVerdictAndMemory(const nlohmann::json& r, ChildOutcome& out) {
-    const auto lines = r["verdict"].value("lines", nlohmann::json::array());
-    if (!lines.empty() && lines[0].is_string()) {
-        out.verdictLine = lines[0].get<std::string>();
-        if (out.verdictLine.starts_with("--- ")) out.verdictLine = out.verdictLine.substr(4);
-    }
-    if (out.reason.empty()) out.reason = out.verdictLine;
-    const auto& device = r["device"];
-    if (!device.is_object()) return;
-    std::vector<std::string> types;
-    for (const auto& m : device.value("memory", nlohmann::json::array())) {
-        const std::string buffer = m.value("buffer", "");
-        if (buffer == "small[0]" || buffer == "big[0]") {
-            types.push_back(fmt::format("{}: type {} {}", buffer, m.value("type_index", 0), m.value("type_flags", "")));
-        }
-    }
-    out.memory = join(types, "; ");
-}
-
-}  // namespace
-
-ChildOutcome runOne(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
-                    const std::filesystem::path& dir, const std::string& tag, double limit) {
-    ChildOutcome out;
-    const auto json = dir / (tag + ".json");
-    out.log = (dir / (tag + ".log")).string();
-    std::vector<std::string> argv{exe};
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.insert(argv.end(), {"--output", json.string()});
-    writeChildLogHeader(out.log, env, argv);
-    out.process = runChild(argv, env, out.log, limit);
-    out.status = out.process.signal == 0 && out.process.started ? out.process.status : -1;
-    std::ifstream in(json);
-    if (!in) return out;
-    const nlohmann::json r = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (r.is_discarded() || !r.is_object()) return out;
-    out.report = true;
-    out.json = r;
-    readModes(r, out);
-    readValidation(r, out);
-    readVerdictAndMemory(r, out);
-    return out;
-}
-
-std::string resultText(const ChildOutcome& c, bool withModes) {
-    if (!c.process.started) return "did not start: " + c.process.error;
-    if (c.process.timedOut) return fmt::format("killed after {:.0f} s", c.process.seconds);
-    if (c.process.signal) return fmt::format("crashed (signal {})", c.process.signal);
-    if (c.status == kExitCannotTest) return "cannot test";
-    if (c.status == kExitUsage) return "usage error";
-    if (!c.report) return fmt::format("no report (exit {})", c.status);
-    if (withModes) return join(c.classifications, ", ");
-    std::vector<std::string> kinds;
-    for (const auto& k : c.classifications) kinds.push_back(k.substr(k.find(' ') + 1));
-    return join(kinds, ", ");
 }
 
 namespace {
@@ -290,8 +161,8 @@ std::string childReference(const Options& o) {
 MatrixTally introduceMatrix(const Options& o, const std::vector<Variant>& variants, size_t folded) {
     MatrixTally t;
     t.folded = folded;
-    t.controls = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.control; }));
-    t.quirks = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.bladeQuirks; }));
+    t.controls = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return isControl(v); }));
+    t.quirks = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return bladeQuirks(v); }));
     t.valid = variants.size() - t.controls - t.quirks;
     say("  {} variants ({} valid, {} controls, {} with blade's own quirks), one factor at a time "
         "around blade's own stream, for multipass and single; {}. Only the valid variants decide the exit status.",
@@ -312,39 +183,6 @@ MatrixTally introduceMatrix(const Options& o, const std::vector<Variant>& varian
     return t;
 }
 
-// With a --barrier other than blade's, multipass and single record the same stream
-// (vk/experiment_recorder.cpp plays one plan for both): the single variant of such a pair
-// is folded into the multipass one. Returns the variants kept and how many were folded.
-std::pair<std::vector<Variant>, size_t> foldSameStreams(const std::vector<Variant>& all) {
-    auto barrierOf = [](const Variant& v) -> std::string {
-        const auto it = std::find(v.args.begin(), v.args.end(), "--barrier");
-        return it != v.args.end() && it + 1 != v.args.end() ? *(it + 1) : "blade";
-    };
-    auto withoutMode = [](const Variant& v) {
-        std::vector<std::string> a = v.args;
-        if (a.size() >= 2 && a[0] == "--mode") a.erase(a.begin(), a.begin() + 2);
-        return a;
-    };
-    std::vector<Variant> kept;
-    size_t folded = 0;
-    for (const Variant& v : all) {
-        const bool single = v.args.size() >= 2 && v.args[1] == "single";
-        const bool same =
-            single && barrierOf(v) != "blade" && std::any_of(kept.begin(), kept.end(), [&](const Variant& k) {
-                return k.args.size() >= 2 && k.args[1] == "multipass" && withoutMode(k) == withoutMode(v);
-            });
-        if (same) {
-            ++folded;
-            continue;
-        }
-        kept.push_back(v);
-        if (kept.back().args.size() >= 2 && kept.back().args[1] == "multipass" && barrierOf(v) != "blade") {
-            kept.back().label = "multipass = single " + kept.back().label.substr(10);
-        }
-    }
-    return {kept, folded};
-}
-
 // A control's note: with a dropped dispatch, wrong output is that dispatch's doing.
 std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t) {
     if (c.hazards) ++t.hazardControls;
@@ -357,12 +195,10 @@ std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t)
 
 // What a row changes nothing about on this device, or "".
 std::string noEffectNote(const Options& o, const ProbedDevice& device, const Variant& v) {
-    const bool memory = std::find(v.args.begin(), v.args.end(), "--memory") != v.args.end();
-    if (memory && device.memoryTypes <= 1) return "changes nothing here: the device has one memory type";
-    const auto every = std::find(v.args.begin(), v.args.end(), "--submit-every");
-    if (every != v.args.end() && every + 1 != v.args.end() && std::stoul(*(every + 1)) >= 2ul * o.chainLength) {
-        return fmt::format("changes nothing here: {} dispatches fit in one submit of {}", 2 * o.chainLength,
-                           *(every + 1));
+    if (v.factors.memory && device.memoryTypes <= 1) return "changes nothing here: the device has one memory type";
+    const uint32_t every = v.factors.submit.every;
+    if (every > 0 && every >= 2ul * o.chainLength) {
+        return fmt::format("changes nothing here: {} dispatches fit in one submit of {}", 2 * o.chainLength, every);
     }
     return "";
 }
@@ -373,30 +209,30 @@ void countValid(const Options& o, const Variant& v, const ChildOutcome& c, Matri
         // A hang, or a child killed at its time limit, in a valid variant.
         ++t.ran;
         ++t.hangs;
-        t.wrongNames.push_back(fmt::format("{} ({})", v.label, resultText(c)));
+        t.wrongNames.push_back(fmt::format("{} ({})", label(v), resultText(c)));
         note = c.reason.empty() ? "log " + c.log : c.reason;
     } else if (c.process.signal != 0) {
         // The child itself died of a signal: a crash of this binary, not a GPU hang (a
         // driver fault inside the child's Vulkan calls ends in 125 or 3 through its supervisor).
         ++t.validNotRun;
-        t.notRun.push_back(fmt::format("{}: crashed (signal {}; log {})", v.label, c.process.signal, c.log));
+        t.notRun.push_back(fmt::format("{}: crashed (signal {}; log {})", label(v), c.process.signal, c.log));
     } else if (c.report) {
         if (c.status != kExitCannotTest) ++t.ran;
         if (c.anyWrong && c.status == kExitReproduced) {
             ++t.wrong;
-            t.wrongNames.push_back(v.label);
+            t.wrongNames.push_back(label(v));
         }
         if (o.validation && c.validationMessages > 0) {
             ++t.unclean;
-            t.uncleanNames.push_back(v.label);
+            t.uncleanNames.push_back(label(v));
         }
         if (c.status == kExitCannotTest) {
             ++t.validNotRun;
-            t.notRun.push_back(fmt::format("{}: {}", v.label, c.verdictLine));
+            t.notRun.push_back(fmt::format("{}: {}", label(v), c.verdictLine));
         }
     } else {
         ++t.validNotRun;
-        t.notRun.push_back(fmt::format("{}: {} (log {})", v.label, resultText(c), c.log));
+        t.notRun.push_back(fmt::format("{}: {} (log {})", label(v), resultText(c), c.log));
     }
 }
 
@@ -404,22 +240,21 @@ void countValid(const Options& o, const Variant& v, const ChildOutcome& c, Matri
 std::string judgeVariant(const Options& o, const ProbedDevice& device, const Variant& v, const ChildOutcome& c,
                          MatrixTally& t) {
     std::string note;
-    if (v.control) {
+    if (isControl(v)) {
         note = controlNote(o, c, t);
-    } else if (v.bladeQuirks) {
+    } else if (bladeQuirks(v)) {
         note = "blade's quirks, not valid Vulkan: not judged";
         if (!c.verdictLine.empty()) note += "; " + c.verdictLine;
-        t.quirkResults.push_back(fmt::format("{}: {} (exit {})", v.label, resultText(c), c.status));
+        t.quirkResults.push_back(fmt::format("{}: {} (exit {})", label(v), resultText(c), c.status));
     } else {
         countValid(o, v, c, t, note);
     }
     auto add = [&](const std::string& text) {
         if (!text.empty()) note += (note.empty() ? "" : "; ") + text;
     };
-    const bool memory = std::find(v.args.begin(), v.args.end(), "--memory") != v.args.end();
-    if (memory && !c.memory.empty()) add(c.memory);
+    if (v.factors.memory && !c.memory.empty()) add(c.memory);
     add(noEffectNote(o, device, v));
-    if (c.anyWrong && !v.control && !v.bladeQuirks) add(c.reason);
+    if (c.anyWrong && !isControl(v) && !bladeQuirks(v)) add(c.reason);
     t.outcomes.emplace_back(v, c);
     return note;
 }
@@ -442,22 +277,22 @@ std::pair<int, std::string> matrixVerdict(const MatrixTally& t) {
 // The experiment a matrix row is, for the conclusion; nullopt for rows it does not weigh
 // (blade's own stream, the controls, --dispatch-repeat alone).
 std::optional<ExperimentKind> experimentOf(const Variant& v) {
-    auto has = [&](const char* flag) { return std::find(v.args.begin(), v.args.end(), flag) != v.args.end(); };
-    if (v.control) return std::nullopt;
-    if (v.bladeQuirks) return ExperimentKind::BladeExact;
-    if (has("--barrier")) return ExperimentKind::Barrier;
-    if (has("--memory")) return ExperimentKind::Memory;
-    if (has("--split-mib")) return ExperimentKind::SplitMib;
-    if (has("--submit-every"))
-        return has("--no-host-wait") ? ExperimentKind::SubmitEveryNoWait : ExperimentKind::SubmitEveryWait;
+    const RunFactors& f = v.factors;
+    if (isControl(v)) return std::nullopt;
+    if (bladeQuirks(v)) return ExperimentKind::BladeExact;
+    if (f.barrier) return ExperimentKind::Barrier;
+    if (f.memory) return ExperimentKind::Memory;
+    if (f.submit.splitMiB) return ExperimentKind::SplitMib;
+    if (f.submit.every > 0)
+        return f.submit.hostWait ? ExperimentKind::SubmitEveryWait : ExperimentKind::SubmitEveryNoWait;
     return std::nullopt;
 }
 
 // The triage's input from the matrix's rows: blade's stream of the first mode it fails in
 // as the baseline (with its cause), that mode's rows as the experiments.
 TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, const MatrixTally& t) {
-    auto modeOf = [](const Variant& v) { return v.args.size() >= 2 ? v.args[1] : std::string(); };
-    auto isBlade = [](const Variant& v) { return v.args.size() == 2; };
+    auto modeOf = [](const Variant& v) { return v.factors.mode ? std::string(name(*v.factors.mode)) : std::string(); };
+    auto isBlade = [](const Variant& v) { return v.factors == RunFactors{.mode = v.factors.mode}; };
     TriageInput in;
     in.userModules = o.spirvDir.has_value();
     std::string mode = "multipass";
@@ -472,11 +307,9 @@ TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, cons
     }
     for (const auto& [v, c] : t.outcomes) {
         const std::optional<ExperimentKind> kind = experimentOf(v);
-        const bool folded = v.label.starts_with("multipass = single");
-        if (!kind || (modeOf(v) != mode && !folded)) continue;
-        const std::string label =
-            folded ? v.label.substr(std::string("multipass = single ").size()) : v.label.substr(v.label.find(' ') + 1);
-        ExperimentOutcome e{.kind = *kind, .label = label, .result = childRunResult(c), .detail = resultText(c, true)};
+        if (!kind || (modeOf(v) != mode && !v.folded)) continue;
+        ExperimentOutcome e{
+            .kind = *kind, .label = labelWithoutMode(v), .result = childRunResult(c), .detail = resultText(c, true)};
         if (!noEffectNote(o, device, v).empty() && e.result != RunResult::Wrong) {
             e.result = RunResult::NoEffect;
             e.detail = noEffectNote(o, device, v);
@@ -530,16 +363,6 @@ void introduceDriverEnvSweep(const Options& o, const ProbedDevice& device, const
     }
 }
 
-// "VARIABLE=value", appended to the variable's value in this environment (Mesa's debug
-// lists are comma-separated).
-std::string settingAssignment(const DriverSetting& s) {
-    std::string value = s.value;
-    if (const char* existing = std::getenv(s.variable.c_str()); existing && *existing) {
-        value = std::string(existing) + "," + s.value;
-    }
-    return s.variable + "=" + value;
-}
-
 // Whether a child reproduced the bug: exit 2, a hang, or killed at its time limit.
 bool reproduces(const ChildOutcome& c) {
     return c.status == kExitReproduced || c.status == kExitHang || c.process.timedOut;
@@ -588,44 +411,24 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
 
 }  // namespace
 
-// The queue's job timeout a child's report names (environment.job_watchdog.seconds), or
-// nullopt when none is known there (lavapipe, nvidia, nouveau, no DRM card) or it is disabled.
-std::optional<double> reportedJobTimeout(const ChildOutcome& c) {
-    if (!c.json.is_object() || !c.json.contains("environment") || !c.json["environment"].is_object()) return {};
-    const nlohmann::json& w = c.json["environment"].value("job_watchdog", nlohmann::json(nullptr));
-    if (w.is_object() && w.contains("seconds") && w["seconds"].is_number()) return w["seconds"].get<double>();
-    return {};
-}
-
 namespace {
 
 // --split-ms at half the queue's job timeout (the per-submit cap by time), for multipass
 // and single; none when the first child named no timeout, said in one line.
-std::vector<Variant> splitMsVariants(const MatrixTally& t) {
+std::vector<Variant> splitMsRows(const MatrixTally& t) {
     const std::optional<double> timeout = t.outcomes.empty() ? std::nullopt : reportedJobTimeout(t.outcomes[0].second);
     if (!timeout) {
         say("       split-ms (half the job timeout): not run: the first child's report names no job timeout for "
             "this device's queue");
         return {};
     }
-    const std::string half = fmt::format("{:.0f}", *timeout * 500.0);
+    const double half = *timeout * 500.0;
     say("       2 more valid variants: --split-ms {} (half the {:.1f} s job timeout the first child's report names)",
-        half, *timeout);
-    std::vector<Variant> out;
-    for (const char* mode : {"multipass", "single"}) {
-        out.push_back({fmt::format("{} split-ms={} no-host-wait", mode, half),
-                       {"--mode", mode, "--split-ms", half, "--no-host-wait"},
-                       false,
-                       false});
-    }
-    return out;
+        splitMsText(half), *timeout);
+    return splitMsVariants(half);
 }
 
 }  // namespace
-
-std::string childExecutable(const Options& o) {
-    return selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0]);
-}
 
 int runMatrix(const Options& o) {
     const ProbedDevice device = probe(o);
@@ -635,31 +438,32 @@ int runMatrix(const Options& o) {
     const double splitMiB = 0.9 * double(sizes.bigBytes) / 1048576.0;
     auto [variants, folded] = foldSameStreams(matrixVariants(splitMiB));
     MatrixTally t = introduceMatrix(o, variants, folded);
-    const std::string exe = childExecutable(o);
-    const std::vector<std::string> base = baseChildArgs(o);
     const double limit = childTimeLimit(o, device.cpu);
     say("--- matrix ---");
     // The variant column fits the longest label (the --split-ms rows added later are shorter).
     size_t width = 44;
-    for (const Variant& v : variants) width = std::max(width, v.label.size());
+    for (const Variant& v : variants) width = std::max(width, label(v).size());
     say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}", "#", "variant", width, "result", "exit", "validation", "gpu");
     for (size_t i = 0; i < variants.size(); ++i) {
         if (interruptSignal() != 0) return interruptedExit();
         if (i == 1) {  // the first child has said what the queue's job timeout is
-            const std::vector<Variant> extra = splitMsVariants(t);
+            const std::vector<Variant> extra = splitMsRows(t);
             variants.insert(variants.end(), extra.begin(), extra.end());
             t.valid += extra.size();
         }
         const Variant& v = variants[i];
-        std::vector<std::string> args = base;
-        args.insert(args.end(), v.args.begin(), v.args.end());
-        const ChildOutcome c = runOne(exe, args, {}, dir, fmt::format("variant-{:02}", i + 1), limit);
+        const ChildOutcome c = runChild({.options = o,
+                                         .factors = v.factors,
+                                         .dir = dir,
+                                         .tag = fmt::format("variant-{:02}", i + 1),
+                                         .limitSeconds = limit});
         if (c.process.interrupted) return interruptedExit();
         const std::string note = judgeVariant(o, device, v, c, t);
         const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
-        say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}{}", i + 1, v.label, width, resultText(c), exit,
+        say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}{}", i + 1, label(v), width, resultText(c), exit,
             validationText(o, c), gpuText(c), note.empty() ? "" : "  " + note);
-        t.rows.push_back({std::to_string(i + 1), v.label, resultText(c), exit, validationText(o, c), gpuText(c), note});
+        t.rows.push_back(
+            {std::to_string(i + 1), label(v), resultText(c), exit, validationText(o, c), gpuText(c), note});
     }
     const int status = concludeMatrix(o, device, variants.size(), t);
     finishLogDir(o, dir);
@@ -672,20 +476,23 @@ int runDriverEnvSweep(const Options& o) {
     printHeader("--driver-env-sweep", o, device, dir);
     const std::vector<DriverSetting> settings = driverSettingsFor(device.driverId, o.allDrivers);
     introduceDriverEnvSweep(o, device, settings);
-    const std::string exe = childExecutable(o);
-    const std::vector<std::string> base = baseChildArgs(o);
     const double limit = childTimeLimit(o, device.cpu);
     say("--- driver settings ---");
     say("  {:<28} {:<40} {:>4}  {:<10} {}", "setting", "result", "exit", "gpu", "effect");
     SweepTally t;
-    const ChildOutcome baseline = runOne(exe, base, {}, dir, "baseline", limit);
+    const ChildOutcome baseline = runChild({.options = o, .dir = dir, .tag = "baseline", .limitSeconds = limit});
     if (baseline.process.interrupted) return interruptedExit();
     sweepRow(t, "(none)", baseline, "the driver as it is");
     for (size_t i = 0; i < settings.size(); ++i) {
         if (interruptSignal() != 0) return interruptedExit();
         const DriverSetting& s = settings[i];
-        const std::string assignment = settingAssignment(s);
-        const ChildOutcome c = runOne(exe, base, {assignment}, dir, fmt::format("setting-{:02}", i + 1), limit);
+        const RunFactors factors{.driverEnv = DriverEnv{.variable = s.variable, .value = s.value}};
+        const std::string assignment = childEnv(factors).front();
+        const ChildOutcome c = runChild({.options = o,
+                                         .factors = factors,
+                                         .dir = dir,
+                                         .tag = fmt::format("setting-{:02}", i + 1),
+                                         .limitSeconds = limit});
         if (c.process.interrupted) return interruptedExit();
         if (reproduces(baseline) && !reproduces(c) && c.status == kExitNotReproduced) t.cures.push_back(assignment);
         if (reproduces(baseline) && reproduces(c)) t.stillFailing.push_back(assignment);

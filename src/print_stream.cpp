@@ -8,16 +8,12 @@
 
 #include "core/verdict.hpp"
 #include "core/output.hpp"
+#include "stream_capture.hpp"
 #include "vk/modes.hpp"
 #include "vk/trace.hpp"
 
 namespace repro {
 namespace {
-
-std::vector<std::string>& captured() {
-    static std::vector<std::string> lines;
-    return lines;
-}
 
 std::string modeTitle(const Options& o, Mode mode) {
     const RecordingOptions recording{
@@ -30,10 +26,6 @@ std::string modeTitle(const Options& o, Mode mode) {
 
 }  // namespace
 
-void installStreamPrinter() {
-    vk::trace::install(vk::trace::Mode::Swallow, [](const std::string& line) { captured().push_back(line); });
-}
-
 int printStreams(Session& s, RunReport& report) {
     const Options& o = s.options;
     say("--- command stream (--print-stream: recorded, not submitted) ---");
@@ -41,7 +33,7 @@ int printStreams(Session& s, RunReport& report) {
         "the host waits for it), then the mode's own stream; # G and # C mark blade's two barriers");
     Rig& rig = s.rig;
     for (const Mode mode : o.modes) {
-        captured().clear();
+        capturedStream().clear();
         const vk::ModeSettings settings{.steps = o.chainLength,
                                         .recording = {.barrier = o.barrier,
                                                       .submit = o.submit,
@@ -54,8 +46,8 @@ int printStreams(Session& s, RunReport& report) {
         vk::trace::breakWaitRun();
         const std::string title = modeTitle(o, mode);
         say("## {}", title);
-        for (const std::string& line : captured()) say("{}", line);
-        report.streams.push_back({.title = title, .calls = captured()});
+        for (const std::string& line : capturedStream()) say("{}", line);
+        report.streams.push_back({.title = title, .calls = capturedStream()});
     }
     report.verdict = Verdict{.exitStatus = kExitNotReproduced,
                              .lines = {"--- command stream printed; nothing was run (--print-stream)"}};

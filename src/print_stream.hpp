@@ -1,15 +1,12 @@
 // --print-stream: the exact command stream of each selected mode, one Vulkan call per line,
 // printed without running it: the device is set up as usual, then every mode is recorded
-// through the tracer in swallow mode (vk/trace.hpp), so no command reaches the queue.
+// through the tracer in swallow mode (stream_capture.hpp), so no command reaches the queue.
 #pragma once
 
 #include "core/report.hpp"
 #include "session.hpp"
 
 namespace repro {
-
-// Installs the swallow-mode tracer; called by the device right after volkLoadDevice.
-void installStreamPrinter();
 
 // Records each mode of session.options (the mode's clearing submit first, as a real run
 // does) into the tracer, prints the calls (text: plain lines; --format markdown: a

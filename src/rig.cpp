@@ -12,7 +12,7 @@
 #include "core/parallel.hpp"
 #include "repro_shared.h"
 #include "vk/check.hpp"
-#include "print_stream.hpp"
+#include "stream_capture.hpp"
 #include "vk/describe.hpp"
 #include "vk/trace.hpp"
 #include "vk/watch.hpp"

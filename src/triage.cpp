@@ -1,4 +1,4 @@
-// --triage and --watchdog-probe: child runs of this binary (experiments.hpp's runOne), read
+// --triage and --watchdog-probe: child runs of this binary (children/child_run.hpp), read
 // back through their JSON reports, and core/triage.hpp's conclusion printed as text,
 // Markdown and JSON.
 #include "triage.hpp"
@@ -16,6 +16,7 @@
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "core/report_render.hpp"
+#include "core/run_factors.hpp"
 #include "core/triage.hpp"
 #include "core/verdict.hpp"
 #include "experiments.hpp"
@@ -36,127 +37,87 @@ constexpr uint32_t kMaxDispatchRepeat = 64;
 constexpr double kProbeTimeoutFactor = 1.5;
 constexpr double kProbeNoTimeoutSeconds = 2.0;
 
-// The user's arguments without -n/--chain (the probe runs one step).
-std::vector<std::string> withoutChainLength(std::vector<std::string> args) {
-    std::vector<std::string> out;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "-n" || args[i] == "--chain") {
-            ++i;
-            continue;
-        }
-        if (args[i].starts_with("--chain=") || (args[i].starts_with("-n") && args[i].size() > 2)) continue;
-        out.push_back(args[i]);
-    }
-    return out;
-}
-
 // What the runs of one --triage or --watchdog-probe share.
 struct Children {
     const Options& o;
     ProbedDevice device;
     std::filesystem::path dir;
-    std::string exe;
-    std::vector<std::string> base;  // the user's arguments
-    int next = 0;                   // numbers the children's files
+    int next = 0;  // numbers the children's files
 
-    ChildOutcome run(const std::string& what, std::vector<std::string> args, std::vector<std::string> env = {},
-                     uint32_t repeat = 1, bool oneStep = false) {
-        std::vector<std::string> all = oneStep ? withoutChainLength(base) : base;
-        all.insert(all.end(), args.begin(), args.end());
-        const std::string tag = fmt::format("{:02}-{}", ++next, what);
-        return runOne(exe, all, env, dir, tag, childTimeLimit(o, device.cpu, repeat));
+    // One child with `factors`, its time limit scaled by their --dispatch-repeat.
+    ChildOutcome run(const std::string& what, const RunFactors& factors) {
+        return runChild({.options = o,
+                         .factors = factors,
+                         .dir = dir,
+                         .tag = fmt::format("{:02}-{}", ++next, what),
+                         .limitSeconds = childTimeLimit(o, device.cpu, factors.dispatchRepeat.value_or(1))});
     }
 };
 
 Children startChildren(const Options& o, const char* what) {
-    Children c{
-        .o = o, .device = probe(o), .dir = makeLogDir(what), .exe = childExecutable(o), .base = baseChildArgs(o)};
+    Children c{.o = o, .device = probe(o), .dir = makeLogDir(what)};
     return c;
 }
 
-}  // namespace
-
-RunResult childRunResult(const ChildOutcome& c) {
-    if (c.process.timedOut || c.status == kExitHang) return RunResult::Hang;
-    if (c.process.signal != 0 || !c.report) return RunResult::NotRun;  // a crash of this binary: no result
-    if (c.status == kExitReproduced && c.anyWrong) return RunResult::Wrong;
-    if ((c.status == kExitNotReproduced || c.status == kExitValidation) && !c.anyWrong) return RunResult::Correct;
-    return RunResult::NotRun;
-}
-
-namespace {
-
-RunResult runResult(const ChildOutcome& c) { return childRunResult(c); }
-
-std::string outcomeText(const ChildOutcome& c) {
-    const std::string exit = c.status >= 0 ? fmt::format(" (exit {})", c.status) : "";
-    return resultText(c, true) + exit;
-}
-
-// The failing mode's entry in a report's modes[], or null.
-const json* modeEntry(const ChildOutcome& c, const std::string& mode) {
-    if (!c.json.is_object() || !c.json.contains("modes") || !c.json["modes"].is_array()) return nullptr;
-    for (const json& m : c.json["modes"]) {
-        if (m.is_object() && m.value("mode", "") == mode) return &m;
-    }
-    return nullptr;
+// The mode named `text` ("multipass"); multipass for a name that is none.
+Mode modeNamed(const std::string& text) {
+    const std::optional<std::vector<Mode>> modes = parseModes(text);
+    return modes && modes->size() == 1 ? modes->front() : Mode::Multipass;
 }
 
 // The queue's job timeout from a report: environment.job_watchdog.seconds, else the
 // failing mode's cause.timeout; nullopt when unknown or disabled.
 std::optional<double> timeoutSeconds(const ChildOutcome& c, const std::string& mode) {
     if (const std::optional<double> t = reportedJobTimeout(c)) return t;
-    const json* m = modeEntry(c, mode);
-    if (m && (*m).contains("cause") && (*m)["cause"].is_object()) {
-        const json& t = (*m)["cause"].value("timeout", json(nullptr));
-        if (t.is_object() && t.value("kind", "") == "limit" && t["ms"].is_number())
-            return t["ms"].get<double>() / 1000.0;
-    }
-    return std::nullopt;
+    const ModeReport* m = modeEntry(c, mode);
+    return m ? causeFacts(m->result).timeoutSeconds : std::nullopt;
 }
 
 // Where the timeout figure came from, or why none is known (environment.job_watchdog is
 // null for lavapipe, nvidia, nouveau and a device no DRM card matches).
 std::string timeoutSource(const ChildOutcome& c, bool cpu) {
-    if (c.json.is_object() && c.json.contains("environment") && c.json["environment"].is_object()) {
-        const json& w = c.json["environment"].value("job_watchdog", json(nullptr));
-        if (w.is_object()) return w.value("source", "");
-    }
+    if (const std::optional<std::string> source = reportedJobTimeoutSource(c)) return *source;
     return cpu ? "a CPU device: no kernel GPU scheduler runs its work, so nothing times it out"
                : "no job watchdog is known for its kernel driver (nvidia, nouveau, or no DRM card matches the device)";
 }
 
 std::optional<double> modeWallSeconds(const ChildOutcome& c, const std::string& mode) {
-    const json* m = modeEntry(c, mode);
-    if (m && (*m)["wall_seconds"].is_number()) return (*m)["wall_seconds"].get<double>();
-    return std::nullopt;
+    const ModeReport* m = modeEntry(c, mode);
+    return m ? std::optional<double>(m->result.wallSeconds) : std::nullopt;
 }
 
 // ---- the experiments --------------------------------------------------------------------
 
 struct Planned {
     ExperimentKind kind;
-    std::string label;
-    std::vector<std::string> args;  // added to the user's
-    std::vector<std::string> env;
+    RunFactors factors;     // what the child changes (its mode always set)
     std::string skip;       // not run, and why ("changes nothing on this device: ...")
     bool noEffect = false;  // the skip is "changes nothing here" rather than "cannot run"
-    uint32_t repeat = 1;    // --dispatch-repeat, for the child's time limit
-    bool oneStep = false;   // -n 1 instead of the user's N
 };
 
-// "RADV_DEBUG=llvm", appended to a RADV_DEBUG already set (Mesa's lists are comma-separated).
-std::string withDebugOption(const char* variable, const char* option) {
-    const char* existing = std::getenv(variable);
-    return fmt::format("{}={}{}", variable, existing && *existing ? std::string(existing) + "," : "", option);
+// The experiment's row label, from its factors: what they change ("barrier=sync2",
+// "n=1 dispatch-repeat=8", "RADV_DEBUG=llvm"), after the mode for split's check, the one
+// experiment on another mode ("split check-steps"). --split-ms names the halved timeout alone ("split-ms=250"),
+// "split-ms (half the timeout)" when there is none to halve.
+std::string plannedLabel(const Planned& p) {
+    if (p.kind == ExperimentKind::SplitMs) {
+        return p.factors.submit.splitMs ? "split-ms=" + splitMsText(*p.factors.submit.splitMs)
+                                        : "split-ms (half the timeout)";
+    }
+    RunFactors f = p.factors;
+    const std::optional<Mode> mode = f.mode;
+    f.mode.reset();
+    const std::string what = factorLabel(f);
+    if (!mode || p.kind != ExperimentKind::CheckSteps) return what;
+    return fmt::format("{} {}", name(*mode), what);
 }
 
-void planFlush(const Children& c, const std::string& mode, std::vector<Planned>& out) {
-    for (const char* b : {"sync2", "buffer", "full"}) {
-        out.push_back({ExperimentKind::Barrier, fmt::format("barrier={}", b), {"--mode", mode, "--barrier", b}});
+void planFlush(const Children& c, Mode mode, std::vector<Planned>& out) {
+    for (const BarrierKind b : {BarrierKind::Sync2, BarrierKind::Buffer, BarrierKind::Full}) {
+        out.push_back({ExperimentKind::Barrier, {.mode = mode, .barrier = b}});
     }
-    for (const char* m : {"device-local", "host-visible", "host-cached"}) {
-        Planned p{ExperimentKind::Memory, fmt::format("memory={}", m), {"--mode", mode, "--memory", m}};
+    for (const BufferMemory m : {BufferMemory::DeviceLocal, BufferMemory::HostVisible, BufferMemory::HostCached}) {
+        Planned p{ExperimentKind::Memory, {.mode = mode, .memory = m}};
         if (c.device.memoryTypes <= 1) {
             p.skip = "not run: the device has one memory type, so every --memory choice is blade's";
             p.noEffect = true;
@@ -165,88 +126,71 @@ void planFlush(const Children& c, const std::string& mode, std::vector<Planned>&
     }
 }
 
-void planSubmits(const Children& c, const std::string& mode, std::optional<double> timeout, std::vector<Planned>& out) {
-    const std::string split = fmt::format("{:.3f}", 0.9 * double(computeSizes(c.o.shape).bigBytes) / 1048576.0);
+void planSubmits(const Children& c, Mode mode, std::optional<double> timeout, std::vector<Planned>& out) {
     for (const bool wait : {true, false}) {
         Planned p{wait ? ExperimentKind::SubmitEveryWait : ExperimentKind::SubmitEveryNoWait,
-                  wait ? "submit-every=2 host-wait" : "submit-every=2 no-host-wait",
-                  {"--mode", mode, "--submit-every", "2"}};
-        if (!wait) p.args.push_back("--no-host-wait");
+                  {.mode = mode, .submit = {.every = 2, .hostWait = wait}}};
         if (2 * c.o.chainLength <= 2) {
             p.skip = fmt::format("not run: {} dispatches fit in one submit of 2", 2 * c.o.chainLength);
             p.noEffect = true;
         }
         out.push_back(p);
     }
-    Planned ms{ExperimentKind::SplitMs, "split-ms (half the timeout)", {}};
+    Planned ms{ExperimentKind::SplitMs, {.mode = mode}};
     if (timeout) {
-        const std::string half = fmt::format("{:.0f}", *timeout * 500.0);
-        ms.label = "split-ms=" + half;
-        ms.args = {"--mode", mode, "--split-ms", half, "--no-host-wait"};
+        ms.factors.submit = {.splitMs = *timeout * 500.0, .hostWait = false};
     } else {
         ms.skip = "not run: no known job timeout on this device to halve";
     }
     out.push_back(ms);
-    out.push_back({ExperimentKind::SplitMib,
-                   fmt::format("split-mib={} no-host-wait", split),
-                   {"--mode", mode, "--split-mib", split, "--no-host-wait"}});
+    const double split = 0.9 * double(computeSizes(c.o.shape).bigBytes) / 1048576.0;
+    out.push_back({ExperimentKind::SplitMib, {.mode = mode, .submit = {.splitMiB = split, .hostWait = false}}});
     // As much conv-T work in one submit as the baseline's N steps, with 1/N of its bytes.
     const uint32_t repeat = std::min(2 * c.o.chainLength, kMaxDispatchRepeat);
-    Planned one{ExperimentKind::OneStepRepeat,
-                fmt::format("n=1 dispatch-repeat={}", repeat),
-                {"-n", "1", "--mode", mode, "--dispatch-repeat", std::to_string(repeat)},
-                {},
-                "",
-                false,
-                repeat,
-                true};
+    Planned one{ExperimentKind::OneStepRepeat, {.steps = 1, .mode = mode, .dispatchRepeat = repeat}};
     if (c.o.dropDispatch && *c.o.dropDispatch > 2) {
         one.skip = fmt::format("not run: --drop-dispatch {} is past the 2 dispatches of one step", *c.o.dropDispatch);
     }
     out.push_back(one);
 }
 
-void planOthers(const Children& c, const std::string& mode, std::vector<Planned>& out) {
-    std::vector<std::string> steps{"--mode", "split"};
-    if (std::find(c.base.begin(), c.base.end(), "--check-steps") == c.base.end()) steps.push_back("--check-steps");
-    Planned check{ExperimentKind::CheckSteps, "split check-steps", steps};
+void planOthers(const Children& c, Mode mode, std::vector<Planned>& out) {
+    Planned check{ExperimentKind::CheckSteps, {.mode = Mode::Split, .checkSteps = true}};
     // split takes no --drop-dispatch (it records no positive control), so the child would be
     // a usage error.
     if (c.o.dropDispatch) check.skip = "not run: split takes no --drop-dispatch";
     out.push_back(check);
-    Planned llvm{
-        ExperimentKind::CompilerSwitch, "RADV_DEBUG=llvm", {"--mode", mode}, {withDebugOption("RADV_DEBUG", "llvm")}};
+    Planned llvm{ExperimentKind::CompilerSwitch,
+                 {.mode = mode, .driverEnv = DriverEnv{.variable = "RADV_DEBUG", .value = "llvm"}}};
     if (c.device.driverId != "MESA_RADV") {
         llvm.skip =
             fmt::format("not run: the driver is {}, not RADV", c.device.driverId.empty() ? "?" : c.device.driverId);
     }
     out.push_back(llvm);
-    out.push_back({ExperimentKind::BladeExact, "profile=blade-exact", {"--mode", mode, "--profile", "blade-exact"}});
+    out.push_back({ExperimentKind::BladeExact, {.mode = mode, .profile = Profile::BladeExact}});
 }
 
 // split's per-dispatch CPU check, from the child's report (its mode's per_dispatch_check).
 RunResult checkStepsResult(const ChildOutcome& c) {
     if (c.process.timedOut || c.process.signal != 0 || c.status == kExitHang) return RunResult::Hang;
-    const json* split = modeEntry(c, "split");
-    if (!split || !split->contains("per_dispatch_check") || !(*split)["per_dispatch_check"].is_object())
-        return RunResult::NotRun;
-    const std::string state = (*split)["per_dispatch_check"].value("state", "");
+    const ModeReport* split = modeEntry(c, "split");
+    const std::string state = split ? perDispatchCheckState(split->result) : std::string();
     return state == "passed" ? RunResult::Correct : state == "failed" ? RunResult::Wrong : RunResult::NotRun;
 }
 
 ExperimentOutcome runPlanned(Children& c, const Planned& p, size_t index) {
-    ExperimentOutcome e{.kind = p.kind, .label = p.label};
+    ExperimentOutcome e{.kind = p.kind, .label = plannedLabel(p)};
     if (!p.skip.empty()) {
         e.result = p.noEffect ? RunResult::NoEffect : RunResult::NotRun;
         e.detail = p.skip;
         return e;
     }
-    const ChildOutcome child = c.run(fmt::format("experiment-{:02}", index + 1), p.args, p.env, p.repeat, p.oneStep);
+    const ChildOutcome child = c.run(fmt::format("experiment-{:02}", index + 1), p.factors);
     if (child.process.interrupted) {
         e.detail = "interrupted";
         return e;
     }
-    e.result = p.kind == ExperimentKind::CheckSteps ? checkStepsResult(child) : runResult(child);
+    e.result = p.kind == ExperimentKind::CheckSteps ? checkStepsResult(child) : childRunResult(child);
     e.detail = p.kind == ExperimentKind::CheckSteps
                    ? (e.result == RunResult::Correct ? "every dispatch within its one-step bound"
                       : e.result == RunResult::Wrong ? "a dispatch outside its one-step bound"
@@ -282,7 +226,7 @@ void sayLadderBound(const Ladder& l) {
 // measured time and outcome complete it. True when the ladder goes on.
 bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
     const std::optional<double> measured = modeWallSeconds(child, "single");
-    const RunResult result = runResult(child);
+    const RunResult result = childRunResult(child);
     const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
     const uint32_t repeat = rung.convTs;
     rung.measuredSeconds = measured;
@@ -323,9 +267,7 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
             break;
         }
         const ChildOutcome child =
-            c.run(fmt::format("probe-{}", r),
-                  {"-n", std::to_string(steps), "--mode", "single", "--dispatch-repeat", std::to_string(repeat)}, {},
-                  repeat, true);
+            c.run(fmt::format("probe-{}", r), {.steps = steps, .mode = Mode::Single, .dispatchRepeat = repeat});
         if (child.process.interrupted) {
             l.interrupted = true;
             break;
@@ -438,36 +380,15 @@ int writeDocument(const Options& o, const json& doc, int status, const char* wha
 
 // ---- --triage ---------------------------------------------------------------------------
 
-}  // namespace
-
-void readTriageBaseline(const ChildOutcome& b, TriageInput& in) {
-    in.baseline = runResult(b);
-    in.baselineDetail = outcomeText(b);
-    in.failingMode = b.wrongMode.empty() ? "multipass" : b.wrongMode;
-    const json* m = modeEntry(b, in.failingMode);
-    if (!m || !(*m).contains("cause") || !(*m)["cause"].is_object()) return;
-    const json& cause = (*m)["cause"];
-    in.causeKind = cause.value("kind", "");
-    in.causeVerdict = cause.value("verdict", "");
-    for (const json& x : cause.value("missing", json::array())) {
-        if (x.is_string()) in.causeMissing.push_back(x.get<std::string>());
-    }
-    const json& d = cause.value("decisive_submit", json(nullptr));
-    if (d.is_object() && d["measured_seconds"].is_number())
-        in.baselineSubmitSeconds = d["measured_seconds"].get<double>();
-    if (d.is_object() && d["ran_in_full"].is_boolean()) in.baselineRanInFull = d["ran_in_full"].get<bool>();
-}
-
-namespace {
-
 std::vector<Planned> planTriage(const Children& c, const TriageInput& in, std::optional<double> timeout) {
     std::vector<Planned> plan;
     if (in.baseline == RunResult::Correct) {
-        plan.push_back({ExperimentKind::BladeExact, "profile=blade-exact", {"--profile", "blade-exact"}});
+        plan.push_back({ExperimentKind::BladeExact, {.profile = Profile::BladeExact}});
     } else if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) {
-        planFlush(c, in.failingMode, plan);
-        planSubmits(c, in.failingMode, timeout, plan);
-        planOthers(c, in.failingMode, plan);
+        const Mode mode = modeNamed(in.failingMode);
+        planFlush(c, mode, plan);
+        planSubmits(c, mode, timeout, plan);
+        planOthers(c, mode, plan);
     }
     return plan;
 }
@@ -479,7 +400,8 @@ void sayEstimate(const std::vector<Planned>& plan, const ChildOutcome& baseline,
     for (const Planned& p : plan) {
         if (!p.skip.empty()) continue;
         ++runs;
-        factor += p.oneStep ? 2.0 : double(p.repeat);  // one step of 2N conv-Ts: about 2 runs
+        // One step of 2N conv-Ts: about 2 runs.
+        factor += p.factors.steps ? 2.0 : double(p.factors.dispatchRepeat.value_or(1));
     }
     const double probe = timeout ? 8.0 * kProbeTimeoutFactor * *timeout : 0.0;
     say("  {} experiment{} to run ({} not run here): about {:.0f} s at most at the baseline's {:.1f} s a run{}", runs,
@@ -527,7 +449,7 @@ int runTriage(const Options& o) {
             "experiments then test that broken chain, not the driver",
             *o.dropDispatch);
     }
-    const ChildOutcome baseline = c.run("baseline", {});
+    const ChildOutcome baseline = c.run("baseline", RunFactors{});
     if (baseline.process.interrupted) return interruptedExit();
     TriageInput in;
     readTriageBaseline(baseline, in);

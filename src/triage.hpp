@@ -4,20 +4,8 @@
 #pragma once
 
 #include "core/options.hpp"
-#include "core/triage.hpp"
-#include "experiments.hpp"
 
 namespace repro {
-
-// A child's result: Wrong (exit 2 with a wrong mode), Correct (0, or 4 with every mode
-// right), Hang (3, or killed at its time limit), else NotRun (a child dead of a signal
-// crashed: no result).
-RunResult childRunResult(const ChildOutcome& child);
-
-// The baseline's result, its first wrong mode and that mode's `cause` (report schema 2)
-// into `in` (baseline, baselineDetail, failingMode, causeKind, causeVerdict, causeMissing,
-// baselineSubmitSeconds).
-void readTriageBaseline(const ChildOutcome& baseline, TriageInput& in);
 
 // Runs the user's command as the baseline (every mode), then, when it reproduces, one
 // child per experiment of core/triage.hpp on the failing mode (and the watchdog probe when

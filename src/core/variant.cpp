@@ -1,4 +1,4 @@
-// Names, submit planning, the --matrix set, the driver settings of --driver-env-sweep and
+// Names, submit planning, the driver settings of --driver-env-sweep and
 // whether an installed driver library knows an option name.
 #include "core/variant.hpp"
 
@@ -114,33 +114,6 @@ std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, st
 
 std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, const SubmitStructure& structure) {
     return commandBufferEnds(writtenBytes, {}, structure);
-}
-
-std::vector<Variant> matrixVariants(double splitMiB) {
-    std::vector<Variant> out;
-    const std::string split = fmt::format("{:.3f}", splitMiB);
-    for (const char* mode : {"multipass", "single"}) {
-        auto add = [&](std::string what, std::vector<std::string> flags, bool control = false, bool quirks = false) {
-            std::vector<std::string> args{"--mode", mode};
-            args.insert(args.end(), flags.begin(), flags.end());
-            out.push_back({fmt::format("{} {}", mode, what), std::move(args), control, quirks});
-        };
-        add("blade (as recorded by blade)", {});
-        for (const char* b : {"sync2", "buffer", "full"}) {
-            add(fmt::format("barrier={}", b), {"--barrier", b});
-        }
-        add("barrier=execution-only (control)", {"--barrier", "execution-only"}, true);
-        add("barrier=none (control)", {"--barrier", "none"}, true);
-        add("submit-every=2 host-wait", {"--submit-every", "2"});
-        add("submit-every=2 no-host-wait", {"--submit-every", "2", "--no-host-wait"});
-        add(fmt::format("split-mib={} no-host-wait", split), {"--split-mib", split, "--no-host-wait"});
-        for (const char* m : {"device-local", "host-visible", "host-cached"}) {
-            add(fmt::format("memory={}", m), {"--memory", m});
-        }
-        add("dispatch-repeat=4", {"--dispatch-repeat", "4"});
-        add("profile=blade-exact (blade's quirks)", {"--profile", "blade-exact"}, false, true);
-    }
-    return out;
 }
 
 // A table, one entry per line: laid out by hand, not by clang-format.

@@ -1,8 +1,9 @@
 // The workaround and hypothesis dimensions of a run: which instruction orders
 // one dispatch after another, how the chain is cut into submits, where the chain's
 // buffers live, and how closely blade's own set-up is followed, and the driver settings
-// the sweep tries (with a check that the installed driver knows their names). Vulkan-free:
-// the Vulkan calls each value stands for are in vk/barriers.hpp, vk/chain.cpp and vk/memory.cpp.
+// the sweep tries (with a check that the installed driver knows their names); the --matrix
+// set built from them is core/run_factors.hpp's. Vulkan-free: the Vulkan calls each value
+// stands for are in vk/barriers.hpp, vk/chain.cpp and vk/memory.cpp.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +59,7 @@ struct SubmitStructure {
     std::optional<double> splitMs;
     bool hostWait = true;  // --host-wait (default) / --no-host-wait between the submits
     bool cuts() const { return every > 0 || splitMiB.has_value() || splitMs.has_value(); }
+    bool operator==(const SubmitStructure&) const = default;
 };
 
 // Where command buffers end, for a chain whose dispatch d (0-based, chain order) writes
@@ -77,15 +79,6 @@ std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, st
 // it has one).
 std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, const SubmitStructure& structure);
 
-// One run configuration of the modes under test, as the flags that select it.
-struct Variant {
-    std::string label;              // e.g. "single barrier=sync2"
-    std::vector<std::string> args;  // flags added to the child's command line
-    bool control = false;           // an invalid-on-purpose encoding (results not judged)
-    bool bladeQuirks = false;       // --profile blade-exact: blade's own invalid usage (reported,
-                                    // not judged: a wrong result there need not be the driver's)
-};
-
 // Said wherever timestamps or breadcrumbs are added: they can hide the race they measure.
 // Measured (bench/h200-experiments/control-none-repeat5*.txt): on the H200 with NVIDIA
 // 580.159.04, --barrier none at N=7 was wrong in 10 of 10 runs without instrumentation and
@@ -94,14 +87,6 @@ inline constexpr const char* kInstrumentationCaveat =
     "timestamp and marker writes at BOTTOM_OF_PIPE can wait for earlier work and hide a race: "
     "on the H200 (NVIDIA 580.159.04) --barrier none went wrong in 10/10 runs without them and "
     "0/10 with either; if the bug disappears with them, that is a clue, not a fix";
-
-// --matrix: the documented set, one factor at a time around blade's own stream, for each of
-// multipass and single: blade's stream itself; every other --barrier (sync2, buffer, full,
-// and the two controls); --submit-every 2 with and without host waits and --split-mib
-// `splitMiB`; --memory device-local, host-visible, host-cached; --dispatch-repeat 4;
-// --profile blade-exact. `splitMiB`: the --split-mib value (MiB, printed with 3 decimals);
-// the caller passes 90% of one big buffer, so every conv-T passes it and closes a submit.
-std::vector<Variant> matrixVariants(double splitMiB);
 
 // --driver-env-sweep: one driver setting documented to change synchronization or the
 // code the driver emits for this workload.

@@ -1,5 +1,6 @@
 // The experiment dimensions (src/core/variant.hpp): names, where --submit-every,
-// --split-mib and --split-ms close command buffers, the --matrix set and the driver settings.
+// --split-mib and --split-ms close command buffers, the --matrix set (core/run_factors.hpp,
+// its flags from children/child_run.hpp) and the driver settings.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "children/child_run.hpp"
+#include "core/run_factors.hpp"
 #include "core/variant.hpp"
 
 namespace repro {
@@ -150,25 +153,27 @@ TEST(MatrixVariants, TheDocumentedSetForBothModes) {
     std::set<std::string> labels;
     int controls = 0, quirks = 0;
     for (const auto& v : variants) {
-        EXPECT_TRUE(labels.insert(v.label).second) << "duplicate " << v.label;
-        ASSERT_GE(v.args.size(), 2u);
-        EXPECT_EQ(v.args[0], "--mode");
-        EXPECT_TRUE(v.args[1] == "multipass" || v.args[1] == "single") << v.label;
-        controls += v.control;
-        quirks += v.bladeQuirks;
-        EXPECT_FALSE(v.control && v.bladeQuirks) << v.label;
+        const std::vector<std::string> args = factorFlags(v.factors);
+        EXPECT_TRUE(labels.insert(label(v)).second) << "duplicate " << label(v);
+        ASSERT_GE(args.size(), 2u);
+        EXPECT_EQ(args[0], "--mode");
+        EXPECT_TRUE(args[1] == "multipass" || args[1] == "single") << label(v);
+        controls += isControl(v);
+        quirks += bladeQuirks(v);
+        EXPECT_FALSE(isControl(v) && bladeQuirks(v)) << label(v);
     }
     EXPECT_EQ(controls, 4);
     EXPECT_EQ(quirks, 2);
     // The first row of each mode is blade's own stream: no flag but --mode.
-    EXPECT_EQ(variants[0].args, (std::vector<std::string>{"--mode", "multipass"}));
-    EXPECT_EQ(variants[14].args, (std::vector<std::string>{"--mode", "single"}));
+    EXPECT_EQ(factorFlags(variants[0].factors), (std::vector<std::string>{"--mode", "multipass"}));
+    EXPECT_EQ(factorFlags(variants[14].factors), (std::vector<std::string>{"--mode", "single"}));
     // The split-mib row carries the value it was given, with three decimals.
     bool sawSplit = false;
     for (const auto& v : variants) {
-        for (size_t i = 0; i + 1 < v.args.size(); ++i) {
-            if (v.args[i] == "--split-mib") {
-                EXPECT_EQ(v.args[i + 1], "26.200");
+        const std::vector<std::string> args = factorFlags(v.factors);
+        for (size_t i = 0; i + 1 < args.size(); ++i) {
+            if (args[i] == "--split-mib") {
+                EXPECT_EQ(args[i + 1], "26.200");
                 sawSplit = true;
             }
         }

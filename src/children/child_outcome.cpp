@@ -1,0 +1,173 @@
+// A child's report, read once by parseReport, and what the parents ask of it (see
+// child_outcome.hpp).
+#include "children/child_outcome.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "core/environment.hpp"
+#include "core/output.hpp"
+#include "core/report_render.hpp"
+#include "core/verdict.hpp"
+
+namespace repro {
+namespace {
+
+using nlohmann::json;
+
+// The modes under test: their classifications, the first wrong one's reason, GPU time.
+void readModes(const RunReport& r, ChildOutcome& out) {
+    double gpu = 0;
+    bool haveGpu = false;
+    for (const ModeReport& m : r.modes) {
+        if (!m.role.starts_with("under test")) continue;
+        const std::string_view kind = name(m.result.kind);
+        out.classifications.push_back(fmt::format("{} {}", name(m.result.mode), kind));
+        const bool wrong = kind != "ok" && kind != "not run";
+        if (wrong && !out.anyWrong) {
+            out.anyWrong = true;
+            out.wrongMode = name(m.result.mode);
+            out.reason = m.result.reason;
+        }
+        if (m.modeGpuSeconds) {
+            gpu += *m.modeGpuSeconds;
+            haveGpu = true;
+        }
+    }
+    if (haveGpu) out.gpuSeconds = gpu;
+}
+
+// Validation message counts, and how many name a SYNC-HAZARD.
+void readValidation(const RunReport& r, ChildOutcome& out) {
+    out.validationMessages = r.validation.errors + r.validation.warnings;
+    for (const std::string& message : r.validation.messages) {
+        if (message.find("SYNC-HAZARD") != std::string::npos) ++out.hazards;
+    }
+}
+
+// The verdict's first line (without "--- "), and the memory types of small[0] and big[0].
+void readVerdictAndMemory(const RunReport& r, ChildOutcome& out) {
+    if (!r.verdict.lines.empty()) {
+        out.verdictLine = r.verdict.lines.front();
+        if (out.verdictLine.starts_with("--- ")) out.verdictLine = out.verdictLine.substr(4);
+    }
+    if (out.reason.empty()) out.reason = out.verdictLine;
+    if (!r.device) return;
+    std::vector<std::string> types;
+    for (const MemoryPlacement& m : r.device->memory) {
+        if (m.buffer == "small[0]" || m.buffer == "big[0]") {
+            types.push_back(fmt::format("{}: type {} {}", m.buffer, m.typeIndex, m.typeFlags));
+        }
+    }
+    out.memory = join(types, "; ");
+}
+
+// A JSON object kept as text in a report type (causeJson, perDispatchCheckJson); null
+// when empty or not an object.
+json objectOf(const std::string& text) {
+    if (text.empty()) return nullptr;
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return j.is_object() ? j : json(nullptr);
+}
+
+std::optional<JobWatchdog> watchdogOf(const ChildOutcome& c) {
+    if (!c.report) return std::nullopt;
+    return jobWatchdogSeconds(c.report->environment, c.report->device ? &*c.report->device : nullptr);
+}
+
+}  // namespace
+
+void readChildReport(const std::filesystem::path& path, ChildOutcome& out) {
+    std::ifstream in(path);
+    if (!in) return;
+    const json r = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (r.is_discarded() || !r.is_object()) return;
+    out.report = parseReport(r);
+    readModes(*out.report, out);
+    readValidation(*out.report, out);
+    readVerdictAndMemory(*out.report, out);
+}
+
+const ModeReport* modeEntry(const ChildOutcome& c, std::string_view mode) {
+    if (!c.report) return nullptr;
+    for (const ModeReport& m : c.report->modes) {
+        if (name(m.result.mode) == mode) return &m;
+    }
+    return nullptr;
+}
+
+std::optional<double> reportedJobTimeout(const ChildOutcome& c) {
+    const std::optional<JobWatchdog> w = watchdogOf(c);
+    return w ? w->seconds : std::nullopt;
+}
+
+std::optional<std::string> reportedJobTimeoutSource(const ChildOutcome& c) {
+    const std::optional<JobWatchdog> w = watchdogOf(c);
+    return w ? std::optional<std::string>(w->source) : std::nullopt;
+}
+
+CauseFacts causeFacts(const ModeResult& mode) {
+    CauseFacts f;
+    const json cause = objectOf(mode.causeJson);
+    if (cause.is_null()) return f;
+    for (const json& x : cause.value("missing", json::array())) {
+        if (x.is_string()) f.missing.push_back(x.get<std::string>());
+    }
+    const json& d = cause.value("decisive_submit", json(nullptr));
+    if (d.is_object() && d.contains("measured_seconds") && d["measured_seconds"].is_number())
+        f.decisiveSubmitSeconds = d["measured_seconds"].get<double>();
+    if (d.is_object() && d.contains("ran_in_full") && d["ran_in_full"].is_boolean())
+        f.decisiveSubmitRanInFull = d["ran_in_full"].get<bool>();
+    const json& t = cause.value("timeout", json(nullptr));
+    if (t.is_object() && t.value("kind", "") == "limit" && t.contains("ms") && t["ms"].is_number())
+        f.timeoutSeconds = t["ms"].get<double>() / 1000.0;
+    return f;
+}
+
+std::string perDispatchCheckState(const ModeResult& mode) {
+    const json check = objectOf(mode.perDispatchCheckJson);
+    return check.is_null() ? std::string() : check.value("state", "");
+}
+
+std::string resultText(const ChildOutcome& c, bool withModes) {
+    if (!c.process.started) return "did not start: " + c.process.error;
+    if (c.process.timedOut) return fmt::format("killed after {:.0f} s", c.process.seconds);
+    if (c.process.signal) return fmt::format("crashed (signal {})", c.process.signal);
+    if (c.status == kExitCannotTest) return "cannot test";
+    if (c.status == kExitUsage) return "usage error";
+    if (!c.report) return fmt::format("no report (exit {})", c.status);
+    if (withModes) return join(c.classifications, ", ");
+    std::vector<std::string> kinds;
+    for (const auto& k : c.classifications) kinds.push_back(k.substr(k.find(' ') + 1));
+    return join(kinds, ", ");
+}
+
+RunResult childRunResult(const ChildOutcome& c) {
+    if (c.process.timedOut || c.status == kExitHang) return RunResult::Hang;
+    if (c.process.signal != 0 || !c.report) return RunResult::NotRun;  // a crash of this binary: no result
+    if (c.status == kExitReproduced && c.anyWrong) return RunResult::Wrong;
+    if ((c.status == kExitNotReproduced || c.status == kExitValidation) && !c.anyWrong) return RunResult::Correct;
+    return RunResult::NotRun;
+}
+
+std::string outcomeText(const ChildOutcome& c) {
+    const std::string exit = c.status >= 0 ? fmt::format(" (exit {})", c.status) : "";
+    return resultText(c, true) + exit;
+}
+
+void readTriageBaseline(const ChildOutcome& b, TriageInput& in) {
+    in.baseline = childRunResult(b);
+    in.baselineDetail = outcomeText(b);
+    in.failingMode = b.wrongMode.empty() ? "multipass" : b.wrongMode;
+    const ModeReport* m = modeEntry(b, in.failingMode);
+    if (!m || objectOf(m->result.causeJson).is_null()) return;
+    in.causeKind = m->result.causeKind;
+    in.causeVerdict = m->result.cause;
+    const CauseFacts cause = causeFacts(m->result);
+    in.causeMissing.insert(in.causeMissing.end(), cause.missing.begin(), cause.missing.end());
+    if (cause.decisiveSubmitSeconds) in.baselineSubmitSeconds = cause.decisiveSubmitSeconds;
+    if (cause.decisiveSubmitRanInFull) in.baselineRanInFull = cause.decisiveSubmitRanInFull;
+}
+
+}  // namespace repro

@@ -1,0 +1,143 @@
+// A child run's argv and environment, made in one place, and the run itself (see
+// child_run.hpp).
+#include "children/child_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string_view>
+
+#include "core/option_table.hpp"
+#include "core/subprocess.hpp"
+
+namespace repro {
+namespace {
+
+// Flags of the parent alone (--invert applies once, to the parent's status), and the
+// document flags: each child writes its own JSON report where the parent says.
+constexpr std::string_view kParentOnly[] = {"--matrix",    "--driver-env-sweep", "--all-drivers",
+                                            "--invert",    "--triage",           "--watchdog-probe",
+                                            "--keep-logs", "--format",           "--output"};
+
+// The long names of the options the factors set.
+std::vector<std::string_view> factorOptions(const RunFactors& f) {
+    std::vector<std::string_view> out;
+    if (f.steps) out.push_back("--chain");
+    if (f.mode) out.push_back("--mode");
+    if (f.barrier) out.push_back("--barrier");
+    if (f.submit.every > 0) out.push_back("--submit-every");
+    if (f.submit.splitMiB) out.push_back("--split-mib");
+    if (f.submit.splitMs) out.push_back("--split-ms");
+    if (!f.submit.hostWait) out.insert(out.end(), {"--host-wait", "--no-host-wait"});
+    if (f.memory) out.push_back("--memory");
+    if (f.dispatchRepeat) out.push_back("--dispatch-repeat");
+    if (f.profile) out.push_back("--profile");
+    if (f.checkSteps) out.push_back("--check-steps");
+    return out;
+}
+
+// The option an argument names ("--chain=5", "--chain", "-n5", "-n"), and whether its
+// value is in the same argument; nullptr for a value or an unknown option.
+const OptionSpec* optionOf(const std::string& a, bool& inlineValue) {
+    inlineValue = false;
+    if (a.starts_with("--")) {
+        const size_t eq = a.find('=');
+        inlineValue = eq != std::string::npos;
+        return findLongOption(std::string_view(a).substr(0, eq));
+    }
+    if (a.size() < 2 || a[0] != '-') return nullptr;
+    const OptionSpec* spec = findShortOption(a[1]);
+    inlineValue = spec && spec->value && a.size() > 2;
+    return spec;
+}
+
+// The user's arguments without the options named in `drop` (and their values).
+std::vector<std::string> argsWithout(const Options& o, const std::vector<std::string_view>& drop) {
+    std::vector<std::string> out;
+    for (size_t i = 1; i < o.commandLine.size(); ++i) {
+        const std::string& a = o.commandLine[i];
+        bool inlineValue = false;
+        const OptionSpec* spec = optionOf(a, inlineValue);
+        if (spec && std::find(drop.begin(), drop.end(), spec->longName) != drop.end()) {
+            if (spec->value && !inlineValue) ++i;  // and its value
+            continue;
+        }
+        out.push_back(a);
+        // A kept option's value is never read as an option ("--dump-dir --matrix").
+        if (spec && spec->value && !inlineValue && i + 1 < o.commandLine.size()) out.push_back(o.commandLine[++i]);
+    }
+    return out;
+}
+
+// The child's log starts with the environment and the command line it ran with.
+void writeChildLogHeader(const std::string& path, const std::vector<std::string>& env,
+                         const std::vector<std::string>& argv) {
+    std::ofstream log(path);
+    log << "env:";
+    for (const auto& e : env) log << ' ' << e;
+    log << "\nargv:";
+    for (const auto& a : argv) log << ' ' << a;
+    log << "\n\n";
+}
+
+}  // namespace
+
+std::vector<std::string> baseChildArgs(const Options& options) {
+    return argsWithout(options, {std::begin(kParentOnly), std::end(kParentOnly)});
+}
+
+std::vector<std::string> factorFlags(const RunFactors& f) {
+    std::vector<std::string> out;
+    auto add = [&](std::initializer_list<std::string> flags) { out.insert(out.end(), flags); };
+    if (f.steps) add({"-n", std::to_string(*f.steps)});
+    if (f.mode) add({"--mode", std::string(name(*f.mode))});
+    if (f.barrier) add({"--barrier", std::string(name(*f.barrier))});
+    if (f.submit.every > 0) add({"--submit-every", std::to_string(f.submit.every)});
+    if (f.submit.splitMiB) add({"--split-mib", splitMibText(*f.submit.splitMiB)});
+    if (f.submit.splitMs) add({"--split-ms", splitMsText(*f.submit.splitMs)});
+    if (!f.submit.hostWait) add({"--no-host-wait"});
+    if (f.memory) add({"--memory", std::string(name(*f.memory))});
+    if (f.dispatchRepeat) add({"--dispatch-repeat", std::to_string(*f.dispatchRepeat)});
+    if (f.profile) add({"--profile", std::string(name(*f.profile))});
+    if (f.checkSteps) add({"--check-steps"});
+    return out;
+}
+
+std::vector<std::string> childArgv(const ChildRun& run) {
+    const Options& o = run.options;
+    std::vector<std::string> argv{selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0])};
+    std::vector<std::string_view> drop{std::begin(kParentOnly), std::end(kParentOnly)};
+    const std::vector<std::string_view> factors = factorOptions(run.factors);
+    drop.insert(drop.end(), factors.begin(), factors.end());
+    const std::vector<std::string> user = argsWithout(o, drop);
+    const std::vector<std::string> flags = factorFlags(run.factors);
+    argv.insert(argv.end(), user.begin(), user.end());
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"--output", (run.dir / (run.tag + ".json")).string()});
+    return argv;
+}
+
+std::vector<std::string> childEnv(const RunFactors& f) {
+    if (!f.driverEnv) return {};
+    std::string value = f.driverEnv->value;
+    if (const char* existing = std::getenv(f.driverEnv->variable.c_str()); existing && *existing) {
+        value = std::string(existing) + "," + value;
+    }
+    return {f.driverEnv->variable + "=" + value};
+}
+
+ChildOutcome runChild(const ChildRun& run) {
+    ChildOutcome out;
+    out.log = (run.dir / (run.tag + ".log")).string();
+    const std::vector<std::string> argv = childArgv(run);
+    const std::vector<std::string> env = childEnv(run.factors);
+    writeChildLogHeader(out.log, env, argv);
+    out.process = runChild(argv, env, out.log, run.limitSeconds);
+    out.status = out.process.signal == 0 && out.process.started ? out.process.status : -1;
+    readChildReport(run.dir / (run.tag + ".json"), out);
+    return out;
+}
+
+}  // namespace repro
