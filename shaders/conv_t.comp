@@ -4,7 +4,7 @@
 // arithmetic, same loop order, same 16x16x1 workgroup, the same 49-float shared
 // weight tile with two workgroup barriers per output channel.
 //
-// Differences from the naga output blade sends (blade-command-stream.md §4-5):
+// Differences from the naga output blade sends (docs/blade-stream.md, "Shaders"):
 // - `params` is a read-only storage block, so the STORAGE_BUFFER descriptor that
 //   blade writes for it matches the shader (naga declares a Uniform block).
 // - integer `/` and `%` get the same zero-divisor guard naga wraps them in, so a

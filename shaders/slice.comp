@@ -2,7 +2,7 @@
 // GLSL port of the `slice` entry point of the original report's shaders.wgsl
 // (blade issue #356). Same arithmetic and 256-wide workgroup; `slice_params` is a
 // read-only storage block to match the STORAGE_BUFFER descriptor blade writes for it
-// (blade-command-stream.md §5), and `/` and `%` carry naga's zero-divisor guard.
+// (docs/blade-stream.md, "Shaders"), and `/` and `%` carry naga's zero-divisor guard.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "repro_shared.h"

@@ -98,7 +98,6 @@ int checkTeardown(Rig& rig, int status, RunReport& report) {
     if (rig.device.abandoned()) return status;
     const VkResult idle = vkDeviceWaitIdle(rig.device.get());
     if (idle == VK_ERROR_DEVICE_LOST && status != kExitHang) {
-        rig.device.markLost();
         const std::string line =
             "--- GPU HANG: vkDeviceWaitIdle returned VK_ERROR_DEVICE_LOST at teardown, "
             "after the results above";

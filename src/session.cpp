@@ -349,8 +349,6 @@ void LengthRun::recordFailure(RunRecord& record, const Failure& f, const std::st
     if (f.outcome.status == vk::SubmitStatus::Timeout) {
         s_.rig.device.abandon();
         s_.instance.abandon();
-    } else {
-        s_.rig.device.markLost();
     }
     record.result.kind = Classification::Hang;
     record.result.reason = hangReason(f);

@@ -15,7 +15,7 @@
 namespace repro {
 
 // Where the barriers and submits go (docs/modes.md, "The three modes and what they send to Vulkan";
-// docs/blade-mapping.md).
+// docs/blade-stream.md, "Per mode").
 enum class Mode { Split, Multipass, Single };
 std::string_view name(Mode m);  // "split", "multipass", "single"
 

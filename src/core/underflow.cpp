@@ -24,8 +24,8 @@ UnderflowEstimate underflowEstimate(const Shape& shape, uint32_t steps) {
         return e;
     }
     e.expectedMaxAbs = 2.0 * std::pow(20.0, -double(steps));
-    e.possible = steps >= kUnderflowBoundSteps;
-    e.basis = fmt::format("measured shrink of at most 4x per step, taken as 20x: max |small[{}]| >= 2 * 20^-{} = {}",
+    e.possible = e.expectedMaxAbs < limit;
+    e.basis = fmt::format("measured shrink of at most 8x per step, taken as 20x: max |small[{}]| >= 2 * 20^-{} = {}",
                           steps, steps, rustExp(e.expectedMaxAbs));
     return e;
 }

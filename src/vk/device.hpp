@@ -77,7 +77,7 @@ struct DeviceOptions {
     std::function<void()> afterLoad;
 };
 
-// The choice, as pure functions of the device's facts and the options (unit-tested).
+// The choice, as pure functions of the device's facts and the options.
 // `coopWithheld`: the validation layer predates VK_KHR_cooperative_matrix.
 EnabledExtensions chooseExtensions(const DeviceInfo& info, const DeviceOptions& options, bool coopWithheld);
 EnabledFeatures chooseFeatures(const DeviceInfo& info, const DeviceOptions& options, bool coopWithheld);
@@ -104,9 +104,9 @@ class Device {
     const std::vector<std::string>& omittedFeatures() const { return omitted_; }
     bool debugUtils() const { return debugUtils_; }
 
-    // After VK_ERROR_DEVICE_LOST: wait for idle (finite after loss, per spec) so every
-    // object may be destroyed. After a timeout: leak everything instead.
-    void markLost() { lost_ = true; }
+    // After a timeout: leak everything, since the GPU may still use it. A lost device needs
+    // nothing: vkDeviceWaitIdle is finite after VK_ERROR_DEVICE_LOST (per spec), so the
+    // rig's teardown waits and destroys every object as usual.
     void abandon() { life_.abandoned = true; }
     bool abandoned() const { return life_.abandoned; }
 
@@ -119,7 +119,6 @@ class Device {
     EnabledFeatures features_;
     std::vector<std::string> omitted_;
     bool debugUtils_ = false;
-    bool lost_ = false;
 };
 
 }  // namespace repro::vk

@@ -136,8 +136,6 @@ SubmitOutcome Encoder::submitNoWait() {
     return out;
 }
 
-SubmitOutcome Encoder::waitForAll(double timeoutSeconds) { return wait(timelineValue_, timeoutSeconds); }
-
 SubmitOutcome Encoder::submit() {
     SubmitOutcome out;
     if (interruptSignal() != 0) {
@@ -162,7 +160,6 @@ SubmitOutcome Encoder::submit() {
         .signalSemaphoreCount = 1,
         .pSignalSemaphores = &semaphore,
     };
-    ++submits_;
     const VkResult r = vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE);
     if (r != VK_SUCCESS) {
         out.status = r == VK_ERROR_DEVICE_LOST ? SubmitStatus::DeviceLost : SubmitStatus::Failed;

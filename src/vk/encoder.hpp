@@ -63,14 +63,9 @@ class Encoder {
     SubmitOutcome submitAndWait(double timeoutSeconds);
 
     // The same vkQueueSubmit without the host wait (--no-host-wait). Completed means
-    // submitted; the command buffer stays in flight until waitForAll().
+    // submitted; the command buffer stays in flight until a later submitAndWait's wait
+    // completes (its timeline value covers every earlier submit).
     SubmitOutcome submitNoWait();
-
-    // vkWaitSemaphores for the last value signalled, as submitAndWait waits.
-    SubmitOutcome waitForAll(double timeoutSeconds);
-
-    uint64_t submits() const { return submits_; }
-    size_t commandBuffers() const { return slots_.size(); }
 
   private:
     // One command buffer and the descriptor pools its sets come from.
@@ -91,7 +86,6 @@ class Encoder {
     size_t inFlight_ = 0;  // slots submitted and not yet waited for
     Owned<VkSemaphore> timeline_;
     uint64_t timelineValue_ = 0;  // blade's last_progress: 1, 2, 3... for the run
-    uint64_t submits_ = 0;
 };
 
 }  // namespace repro::vk

@@ -160,8 +160,6 @@ std::string_view name(Stage s) {
 
 void attach(int fd) { gFd = fd; }
 
-bool attached() { return gFd >= 0; }
-
 void stage(Stage s, std::string_view what, std::string_view mode) {
     send(fmt::format("S\t{}\t{}\t{}\n", name(s), mode.empty() ? "-" : oneLine(mode), oneLine(what)));
 }

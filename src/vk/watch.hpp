@@ -25,7 +25,6 @@ std::string_view name(Stage stage);  // "setup", "modes", "teardown"
 
 // Messages go to `fd` (a pipe to the supervising parent) from now on.
 void attach(int fd);
-bool attached();
 
 // The stage, and what is happening in words ("creating the device", "mode multipass:
 // submit 1 of 1 (all 7 steps)"); `mode` names the mode running, when one is.

@@ -2,7 +2,7 @@
 // environment or installation, checked for its exit status (1 for a usage error,
 // 125 for "cannot test here") and its one exact line on stderr. The table generates
 // docs/bad-input.md (BadInputDoc below); rows that only a synthetic device list can reach
-// (src/vk/device.cpp chooseDevice) are covered by tests/unit/device_choice_test.cpp.
+// (src/vk/physical_device.cpp chooseDevice) are covered by tests/unit/device_choice_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cctype>

@@ -1,4 +1,4 @@
-// Unit tests for chooseDevice (src/vk/device.hpp) on synthetic device lists: the
+// Unit tests for chooseDevice (src/vk/physical_device.hpp) on synthetic device lists: the
 // rejections no real device here can produce (no device, none usable, an unusable one
 // chosen), with the exact messages docs/bad-input.md lists. And bladeCooperativeTiles, blade's
 // cooperative-matrix tile choice, on synthetic property lists (lavapipe has no
