@@ -34,6 +34,10 @@ struct RawArgs {
          keepLogs = false;
     // General
     bool help = false, version = false, bashCompletion = false;
+    // --merge-reports FILE...: the flag, and the arguments that are not options (the files;
+    // accepted only with the flag).
+    bool mergeReports = false;
+    std::vector<std::string> files;
 };
 
 // What the shell completes after an option that takes a value.
@@ -46,9 +50,11 @@ enum class ValueCompletion {
 
 // One option. Exactly one of `value` (an option that takes a value) and `flag` is set.
 struct OptionSpec {
-    std::string_view longName;              // "--chain"
-    char shortName = 0;                     // 'n' for -n; 0: none
-    std::string_view placeholder;           // the value's name in help ("N", "FILE"); empty for a flag
+    std::string_view longName;  // "--chain"
+    char shortName = 0;         // 'n' for -n; 0: none
+    // The value's name in help ("N", "FILE"); empty for a flag, but for --merge-reports's
+    // "FILE...", the arguments that follow it.
+    std::string_view placeholder;
     std::string_view help;                  // what it does, one or two sentences, ASCII
     std::string_view defaultText;           // the default in words; empty: none shown
     std::vector<std::string_view> choices;  // the words the value may be (help names each)
