@@ -21,7 +21,6 @@
 #include "core/text.hpp"
 #include "core/verdict.hpp"
 #include "core/watchdog.hpp"
-#include "repro_version.h"
 
 namespace repro {
 namespace {

@@ -50,11 +50,9 @@ enum class ValueCompletion {
 
 // One option. Exactly one of `value` (an option that takes a value) and `flag` is set.
 struct OptionSpec {
-    std::string_view longName;  // "--chain"
-    char shortName = 0;         // 'n' for -n; 0: none
-    // The value's name in help ("N", "FILE"); empty for a flag, but for --merge-reports's
-    // "FILE...", the arguments that follow it.
-    std::string_view placeholder;
+    std::string_view longName;              // "--chain"
+    char shortName = 0;                     // 'n' for -n; 0: none
+    std::string_view placeholder;           // the value's name in help ("N", "FILE"); empty for a flag
     std::string_view help;                  // what it does, one or two sentences, ASCII
     std::string_view defaultText;           // the default in words; empty: none shown
     std::vector<std::string_view> choices;  // the words the value may be (help names each)

@@ -21,6 +21,7 @@ ModeReport mode(Mode m, Classification kind, std::string causeKind = {}) {
     ModeReport r;
     r.result.mode = m;
     r.result.kind = kind;
+    if (!causeKind.empty()) r.result.causeJson = nlohmann::json{{"kind", causeKind}}.dump();
     r.result.causeKind = std::move(causeKind);
     r.role = "under test";
     return r;
@@ -228,7 +229,7 @@ TEST(MergeReports, FilesMergedGroupedAndBadFilesNamed) {
     EXPECT_EQ(merged.rows[3].file, lavapipe);
     ASSERT_EQ(merged.problems.size(), 3u);
     EXPECT_EQ(merged.problems[0].file, text);
-    EXPECT_EQ(merged.problems[0].problem, "not JSON (a syntax error at byte 11)");
+    EXPECT_EQ(merged.problems[0].problem, "not JSON (a syntax error at byte 2)");
     EXPECT_EQ(merged.problems[1].file, missing);
     EXPECT_EQ(merged.problems[1].problem, "cannot read (No such file or directory)");
     EXPECT_EQ(merged.problems[2].problem, "cannot read (a directory)");
