@@ -21,6 +21,7 @@
 #include "core/environment.hpp"
 #include "core/help.hpp"
 #include "core/interrupt.hpp"
+#include "core/merge_reports.hpp"
 #include "core/options.hpp"
 #include "core/report.hpp"
 #include "core/report_render.hpp"
@@ -320,6 +321,7 @@ int main(int argc, char** argv) {
     }
     installInterruptHandlers();
     const Options& options = *parsed.options;
+    if (!options.mergeReports.empty()) return runMergeReports(options.mergeReports, options.format);  // runs nothing
     if (const auto problem = outputPathProblem(options)) {  // before any GPU work
         sayError("repro: {}", *problem);
         return kExitUsage;

@@ -146,6 +146,12 @@ OptionSection reportSection() {
                  "documents)",
          .completion = ValueCompletion::File,
          .value = &R::output},
+        {.longName = "--merge-reports",
+         .help = "followed by FILE...: run nothing, read those JSON reports and triage documents "
+                 "(from many machines) and print one table of them in --format, grouped by "
+                 "outcome; a file that cannot be merged gets one line on stderr and exit 1, the "
+                 "others are printed",
+         .completion = ValueCompletion::File, .flag = &R::mergeReports},
         {.longName = "--timings",
          .help = "host phase timings in the text report (the JSON report always has them)",
          .flag = &R::timings},

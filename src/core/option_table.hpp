@@ -34,6 +34,10 @@ struct RawArgs {
          keepLogs = false;
     // General
     bool help = false, version = false, bashCompletion = false;
+    // --merge-reports FILE...: the flag, and the arguments that are not options (the files;
+    // accepted only with the flag).
+    bool mergeReports = false;
+    std::vector<std::string> files;
 };
 
 // What the shell completes after an option that takes a value.

@@ -116,21 +116,29 @@ size_t checkLong(std::string_view arg, bool valueFollows) {
 // the options. Throws UsageError for the first argument CLI11 would reject or would read
 // otherwise than meant: an unknown option, a stray argument, a value missing at the end,
 // an empty "--name=" (CLI11 would take the next argument instead), a value on a flag.
+// Arguments that are not options (every one after "--" too) are the files of
+// --merge-reports, and a stray argument without it.
 void checkSyntax(std::vector<std::string> pending) {  // in reverse: the next one is last
+    std::vector<std::string> operands;
+    bool merging = false;
     while (!pending.empty()) {
         const std::string arg = std::move(pending.back());
         pending.pop_back();
         if (arg == "--") {
-            if (!pending.empty()) fail(fmt::format("unexpected argument {} (see --help)", quote(pending.back())));
-            return;
+            operands.insert(operands.end(), pending.rbegin(), pending.rend());
+            break;
         }
         if (arg.size() > 2 && arg.starts_with("--") && validFirstChar(arg[2])) {
+            merging = merging || arg == "--merge-reports";
             if (checkLong(arg, !pending.empty()) == 1) pending.pop_back();
             continue;
         }
         const bool isShort = arg.size() > 1 && arg[0] == '-' && validFirstChar(arg[1]) &&
                              (findShortOption(arg[1]) != nullptr || arg[1] < '0' || arg[1] > '9');
-        if (!isShort) fail(fmt::format("unexpected argument {} (see --help)", quote(arg)));
+        if (!isShort) {
+            operands.push_back(arg);
+            continue;
+        }
         const OptionSpec* spec = findShortOption(arg[1]);
         if (spec == nullptr) fail(fmt::format("unknown option {} (see --help)", quote(arg.substr(0, 2))));
         const std::string rest = arg.substr(2);
@@ -143,6 +151,8 @@ void checkSyntax(std::vector<std::string> pending) {  // in reverse: the next on
             pending.pop_back();
         }
     }
+    if (!operands.empty() && !merging)
+        fail(fmt::format("unexpected argument {} (see --help)", quote(operands.front())));
 }
 
 // ---- CLI11 -------------------------------------------------------------------------------
@@ -190,8 +200,9 @@ RawArgs readRawArgs(const std::vector<std::string>& args) {
             registered.emplace_back(&spec, option);
         }
     }
-    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them reversed
     RawArgs raw;
+    app.add_option("FILE", raw.files)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // --merge-reports
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them reversed
     for (const auto& [spec, option] : registered) {
         if (spec->flag != nullptr) {
             raw.*(spec->flag) = option->count() > 0;
@@ -418,6 +429,25 @@ void checkOtherRules(const Options& o) {
     if (o.allDrivers && !o.driverEnvSweep) fail("--all-drivers: only with --driver-env-sweep");
 }
 
+// --merge-reports FILE...: reads reports, runs nothing; only --format goes with it.
+Options readMergeOptions(const RawArgs& raw) {
+    if (raw.files.empty()) fail("--merge-reports: no files given (--merge-reports FILE...)");
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            if (spec.longName == "--merge-reports" || spec.longName == "--format") continue;
+            const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
+            if (given)
+                fail(fmt::format("--merge-reports: not with {} (it runs nothing; only --format applies)",
+                                 optionLabel(spec)));
+        }
+    }
+    checkChoices(raw);
+    Options o;
+    readReport(raw, o);
+    o.mergeReports = raw.files;
+    return o;
+}
+
 Options readOptions(const RawArgs& raw, std::optional<std::string_view> envChain) {
     checkChoices(raw);
     Options o;
@@ -505,7 +535,7 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<s
         } else if (raw.bashCompletion) {
             outcome.out = renderBashCompletion();
         } else {
-            outcome.options = readOptions(raw, envChain);
+            outcome.options = raw.mergeReports ? readMergeOptions(raw) : readOptions(raw, envChain);
             for (int i = 0; i < argc; ++i) outcome.options->commandLine.emplace_back(argv[i]);
         }
         return outcome;

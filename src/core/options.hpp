@@ -115,6 +115,9 @@ struct Options {
     // --keep-logs: keep the folder of the children's logs and reports (only with --matrix,
     // --triage, --driver-env-sweep or --watchdog-probe).
     bool keepLogs = false;
+    // --merge-reports FILE...: the report files to merge (core/merge_reports.hpp); non-empty
+    // only with --merge-reports, which goes with no other option but --format.
+    std::vector<std::string> mergeReports;
     bool verbose = false;  // -v: the whole text header (text_report.hpp, HeaderDetail)
     bool quiet = false;    // -q: no header, only the result lines, the verdict and errors (never with -v)
 };

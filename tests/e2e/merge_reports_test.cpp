@@ -1,0 +1,99 @@
+// --merge-reports end to end: two real reports written by repro on this machine's driver
+// (one correct run, one with the positive control --drop-dispatch, which reproduces),
+// merged with bad files: each bad file gets one line naming it, the good ones are still
+// merged, and the exit status is 1; with good files only, 0.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "harness.hpp"
+
+namespace repro::test {
+namespace {
+
+size_t countOf(const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+    return n;
+}
+
+class MergeReports : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        dir_ = new TempDir("merge-e2e");
+        const ProcessResult ok = runRepro({"--preset", "tiny", "-n", "2", "-q", "-o", (*dir_ / "ok.json").string()});
+        ASSERT_EQ(ok.status, 0) << ok.out << ok.err;
+        const ProcessResult wrong = runRepro(
+            {"--preset", "tiny", "-n", "2", "-q", "--drop-dispatch", "3", "-o", (*dir_ / "wrong.json").string()});
+        ASSERT_EQ(wrong.status, 2) << wrong.out << wrong.err;
+        std::ofstream(*dir_ / "notes.txt") << "a note, not JSON\n";
+        std::ofstream(*dir_ / "other.json") << R"({"name": "not a report", "schema_version": 1})";
+        nlohmann::json newer = nlohmann::json::parse(readText(*dir_ / "ok.json"));
+        newer["schema_version"] = 99;
+        std::ofstream(*dir_ / "newer.json") << newer.dump();
+    }
+    static void TearDownTestSuite() {
+        delete dir_;
+        dir_ = nullptr;
+    }
+    static std::string file(const std::string& name) { return (*dir_ / name).string(); }
+    static TempDir* dir_;
+};
+
+TempDir* MergeReports::dir_ = nullptr;
+
+TEST_F(MergeReports, GoodAndBadFiles) {
+    const ProcessResult r = runRepro({"--merge-reports", file("ok.json"), file("notes.txt"), file("wrong.json"),
+                                      file("other.json"), file("newer.json"), "--format", "json"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_FALSE(r.signaled);
+    EXPECT_EQ(countOf(r.err, "\n"), 3u) << r.err;
+    EXPECT_EQ(countOf(r.err, "repro: --merge-reports: '" + file("notes.txt") + "': not JSON (a syntax error at byte "),
+              1u)
+        << r.err;
+    EXPECT_EQ(countOf(r.err, "repro: --merge-reports: '" + file("other.json") +
+                                 "': not a repro report (no \"schema\" property)\n"),
+              1u)
+        << r.err;
+    EXPECT_EQ(countOf(r.err, "repro: --merge-reports: '" + file("newer.json") +
+                                 "': repro-report schema_version 99 is newer than this repro reads (1 to 2)"),
+              1u)
+        << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc["schema"], "repro-merged-reports");
+    ASSERT_EQ(doc["reports"].size(), 2u) << r.out;
+    EXPECT_EQ(doc["reports"][0]["file"], file("wrong.json"));  // the reproduction first
+    EXPECT_EQ(doc["reports"][0]["outcome"], "reproduced");
+    EXPECT_EQ(doc["reports"][1]["file"], file("ok.json"));
+    EXPECT_EQ(doc["reports"][1]["outcome"], "not reproduced");
+    const nlohmann::json ok = nlohmann::json::parse(readText(file("ok.json")));
+    EXPECT_EQ(doc["reports"][1]["device"], ok["device"]["device_name"]);
+    EXPECT_EQ(doc["reports"][1]["repro"]["git"], ok["repro"]["git"]);
+    EXPECT_EQ(doc["problems"].size(), 3u);
+}
+
+TEST_F(MergeReports, GoodFilesOnlyExitZeroInEveryFormat) {
+    const ProcessResult text = runRepro({"--merge-reports", file("ok.json"), file("wrong.json")});
+    EXPECT_EQ(text.status, 0) << text.err;
+    EXPECT_EQ(text.err, "");
+    EXPECT_TRUE(text.out.starts_with("outcome ")) << text.out;
+    EXPECT_LT(text.out.find("wrong.json"), text.out.find("ok.json")) << text.out;
+    EXPECT_NE(text.out.find("\nreproduced (1 report): "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("\nnot reproduced (1 report): "), std::string::npos) << text.out;
+    const ProcessResult md = runRepro({"--merge-reports", "--format", "markdown", file("ok.json"), file("wrong.json")});
+    EXPECT_EQ(md.status, 0) << md.err;
+    EXPECT_TRUE(md.out.starts_with("| outcome | device |")) << md.out;
+}
+
+TEST_F(MergeReports, OnlyBadFilesStillPrintsAnEmptyTable) {
+    const ProcessResult r = runRepro({"--merge-reports", file("missing.json")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err,
+              "repro: --merge-reports: '" + file("missing.json") + "': cannot read (No such file or directory)\n");
+    EXPECT_EQ(r.out, "no report merged\n");
+}
+
+}  // namespace
+}  // namespace repro::test
