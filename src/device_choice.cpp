@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/atomic_file.hpp"
 #include "core/device_list.hpp"
 #include "core/errors.hpp"
 #include "core/loader_log.hpp"
@@ -162,7 +163,7 @@ LoaderReport describeLoader(const vk::Instance& instance) {
 
 int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices, const Options& o) {
     printDeviceList(devices);
-    if (o.format != Format::Json && !o.output) return kExitNotReproduced;
+    if (o.format == Format::Text && !o.output) return kExitNotReproduced;
     std::vector<ListedDevice> listed;
     for (const auto& d : devices) {
         listed.push_back(
@@ -178,13 +179,9 @@ int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>&
     }
     const std::string document = renderDeviceListJson(kReproVersion, kReproGitHash, describeLoader(instance), listed);
     if (o.format == Format::Json) writeText(stdout, document);
+    if (o.format == Format::Markdown) writeText(stdout, renderDeviceListMarkdown(listed));
     if (!o.output) return kExitNotReproduced;
-    std::ofstream out(*o.output, std::ios::trunc);
-    out << document;
-    out.close();
-    if (out) return kExitNotReproduced;
-    sayError("repro: -o/--output: cannot write {}", quote(*o.output));
-    return kExitUsage;
+    return writeDocumentFile("the device list", *o.output, document) ? kExitNotReproduced : kExitUsage;
 }
 
 }  // namespace repro

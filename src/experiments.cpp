@@ -21,6 +21,7 @@
 #include "core/variant.hpp"
 #include "core/verdict.hpp"
 #include "core/output.hpp"
+#include "core/output_paths.hpp"
 #include "repro_shared.h"
 #include "repro_version.h"
 #include "vk/describe.hpp"
@@ -433,6 +434,7 @@ std::vector<Variant> splitMsRows(const MatrixTally& t) {
 int runMatrix(const Options& o) {
     const ProbedDevice device = probe(o);
     const auto dir = makeLogDir("matrix");
+    const ChildLogFolder logs(o, dir);  // removed (or kept and named) when interrupted
     printHeader("--matrix", o, device, dir);
     const ChainSizes sizes = computeSizes(o.shape);
     const double splitMiB = 0.9 * double(sizes.bigBytes) / 1048576.0;
@@ -473,6 +475,7 @@ int runMatrix(const Options& o) {
 int runDriverEnvSweep(const Options& o) {
     const ProbedDevice device = probe(o);
     const auto dir = makeLogDir("driver-env");
+    const ChildLogFolder logs(o, dir);  // removed (or kept and named) when interrupted
     printHeader("--driver-env-sweep", o, device, dir);
     const std::vector<DriverSetting> settings = driverSettingsFor(device.driverId, o.allDrivers);
     introduceDriverEnvSweep(o, device, settings);

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "core/atomic_file.hpp"
 #include "core/clock.hpp"
 #include "core/environment.hpp"
 #include "core/help.hpp"
@@ -56,16 +57,10 @@ void prepareDumpDir(const std::string& dir) {
     }
 }
 
-// Writes the JSON report to --output; false (one line on stderr) when it cannot.
+// Writes the JSON report to --output, whole or not at all; false (one line on stderr with
+// the reason) when it cannot.
 bool writeJsonReport(const std::string& path, const RunReport& report) {
-    std::ofstream out(path, std::ios::trunc);
-    out << renderJsonText(report);
-    out.close();
-    if (!out) {
-        sayError("repro: --output: cannot write '{}'", path);
-        return false;
-    }
-    return true;
+    return writeDocumentFile("the JSON report", path, renderJsonText(report));
 }
 
 // The device and environment blocks of the header; the report gets the device.
@@ -269,7 +264,7 @@ int runInChild(const Options& options) {
                                : options.triage        ? runTriage(options)
                                : options.watchdogProbe ? runWatchdogProbe(options)
                                                        : runDriverEnvSweep(options);
-            return writeFailed() && status == kExitNotReproduced ? kExitUsage : status;
+            return statusAfterWrites(status);
         } catch (const UsageError& e) {
             sayError("repro: {}", e.what());
             return kExitUsage;
@@ -285,7 +280,7 @@ int runInChild(const Options& options) {
                      .shape = options.shape,
                      .chainLength = options.chainLength};
     const int status = runGuarded(options, report);
-    if (options.listDevices) return writeFailed() && status == kExitNotReproduced ? kExitUsage : status;
+    if (options.listDevices) return statusAfterWrites(status);
     return writeReports(options, report, status);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/interrupt.hpp"
 #include "core/verdict.hpp"
 #include "core/output.hpp"
 #include "stream_capture.hpp"
@@ -33,6 +34,7 @@ int printStreams(Session& s, RunReport& report) {
         "the host waits for it), then the mode's own stream; # G and # C mark blade's two barriers");
     Rig& rig = s.rig;
     for (const Mode mode : o.modes) {
+        throwIfInterrupted("--print-stream");  // SIGTERM: 143, as for a run
         capturedStream().clear();
         const vk::ModeSettings settings{.steps = o.chainLength,
                                         .recording = {.barrier = o.barrier,
@@ -49,6 +51,7 @@ int printStreams(Session& s, RunReport& report) {
         for (const std::string& line : capturedStream()) say("{}", line);
         report.streams.push_back({.title = title, .calls = capturedStream()});
     }
+    throwIfInterrupted("--print-stream");
     report.verdict = Verdict{.exitStatus = kExitNotReproduced,
                              .lines = {"--- command stream printed; nothing was run (--print-stream)"}};
     say("{}", report.verdict.lines.front());

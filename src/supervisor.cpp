@@ -43,7 +43,8 @@ struct ChildEnd {
 [[noreturn]] void runChild(int writeFd, pid_t parent, const std::function<int()>& work) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the supervisor
     if (getppid() != parent) _exit(kExitCannotTest);
-    setpgid(0, 0);  // terminal signals reach the parent only; it passes them on
+    // In the parent's process group: the terminal's job control (Ctrl-Z, `stty tostop`, fg)
+    // acts on both; a SIGTSTP sent to the parent alone is passed on (forwardStopsTo).
     installInterruptHandlers();
     watch::attach(writeFd);
     std::exit(work());
@@ -63,7 +64,7 @@ ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol) {
     for (;;) {
         pollfd pfd{.fd = readFd, .events = POLLIN};
         const int ready = ::poll(&pfd, 1, 50);
-        const double now = secondsSince(start);
+        const double now = secondsSince(start) - stoppedSeconds();  // a Ctrl-Z is no stall
         if (ready > 0) {
             char buffer[65536];
             const ssize_t n = ::read(readFd, buffer, sizeof buffer);
@@ -173,6 +174,7 @@ int superviseRun(const Options& options, const std::function<int()>& work,
         ::close(fds[0]);
         return kExitCannotTest;
     }
+    forwardStopsTo(child);  // `kill -TSTP <repro>` stops the GPU work too
     ChildProtocol protocol;
     const ChildEnd end = watchChild(child, fds[0], protocol);
     ::close(fds[0]);

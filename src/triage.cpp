@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/atomic_file.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "core/output_paths.hpp"
 #include "core/report_render.hpp"
 #include "core/run_factors.hpp"
 #include "core/triage.hpp"
@@ -370,11 +372,7 @@ int writeDocument(const Options& o, const json& doc, int status, const char* wha
     const std::string text = doc.dump(2) + "\n";
     if (o.format == Format::Json) writeText(stdout, text);
     if (!o.output) return status;
-    std::ofstream out(*o.output, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (out) return status;
-    sayError("repro: cannot write the {} document to {}", what, *o.output);
+    if (writeDocumentFile(fmt::format("the {} document", what), *o.output, text)) return status;
     return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
 }
 
@@ -440,6 +438,7 @@ int triageStatus(RunResult baseline) {
 
 int runTriage(const Options& o) {
     Children c = startChildren(o, "triage");
+    const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
     printHeader("--triage", c);
     say("  runs the command as given (every mode) as the baseline; when it reproduces, one child per experiment on the "
         "failing mode at N={}, each changing one thing, and the watchdog probe where the queue has a known job timeout",
@@ -489,6 +488,7 @@ int runTriage(const Options& o) {
 
 int runWatchdogProbe(const Options& o) {
     Children c = startChildren(o, "watchdog-probe");
+    const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
     printHeader("--watchdog-probe", c);
     say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: one "
         "step as single with its conv-T recorded R times, the conv-Ts doubling from 1 (past R = {}, the steps "

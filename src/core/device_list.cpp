@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/report_render.hpp"
+
 namespace repro {
 
 std::string renderDeviceListJson(const std::string& version, const std::string& gitHash, const LoaderReport& loader,
@@ -31,6 +33,19 @@ std::string renderDeviceListJson(const std::string& version, const std::string& 
         {"devices", list}};
     // Replacement of invalid UTF-8 (a device name is driver text): the document stays JSON.
     return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string renderDeviceListMarkdown(const std::vector<ListedDevice>& devices) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& d : devices) {
+        const std::string driver = d.driverName ? *d.driverName + " " + d.driverInfo.value_or("") : d.driverVersion;
+        rows.push_back({std::to_string(d.index), d.deviceName, d.deviceType, d.apiVersion, driver,
+                        d.unusable.empty() ? "usable" : "NOT usable: " + d.unusable});
+    }
+    const std::string table = rows.empty()
+                                  ? "no Vulkan devices\n"
+                                  : markdownTable({"index", "device", "type", "Vulkan", "driver", "usable"}, rows);
+    return "### repro --list-devices\n\n" + table;
 }
 
 }  // namespace repro

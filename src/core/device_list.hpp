@@ -32,4 +32,8 @@ struct ListedDevice {
 std::string renderDeviceListJson(const std::string& version, const std::string& gitHash, const LoaderReport& loader,
                                  const std::vector<ListedDevice>& devices);
 
+// `--list-devices --format markdown`: a heading and one table row per device (index,
+// name, type, Vulkan version, driver, usable or why not), cells escaped. Ends with a newline.
+std::string renderDeviceListMarkdown(const std::vector<ListedDevice>& devices);
+
 }  // namespace repro

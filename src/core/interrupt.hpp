@@ -3,16 +3,38 @@
 // bounded time for the queue, prints what it has and exits 128 + signal (130 or 143;
 // SIGHUP counts as SIGTERM). SIGPIPE is ignored: a closed pipe is a write error, seen by
 // the writes that check (output.hpp).
+//
+// Dispositions inherited on entry: a SIGINT or SIGHUP ignored by whoever started repro
+// (`nohup`, a non-interactive shell's background job) stays ignored; SIGTERM is always
+// handled. SIGCHLD is reset to its default (ignored, the kernel reaps the children and no
+// waitpid sees them end), and the signals the run answers are unblocked.
+//
+// Job control: the supervised child runs in repro's own process group, so a terminal's
+// SIGTSTP, SIGCONT, SIGTTIN and SIGTTOU reach it with the parent. SIGTSTP is handled: the
+// process stops itself with SIGSTOP (also where the kernel would drop a default SIGTSTP,
+// in an orphaned process group) after passing SIGTSTP on to its child (forwardStopsTo),
+// and continues that child once it is continued itself.
 #pragma once
+
+#include <sys/types.h>
 
 #include <stdexcept>
 #include <string>
 
 namespace repro {
 
-// Installs the handlers (sigaction, no SA_RESTART) and ignores SIGPIPE. Call once, early
-// in main, and again in a forked child.
+// Installs the handlers (sigaction; no SA_RESTART but for SIGTSTP's), ignores SIGPIPE and
+// resets SIGCHLD as above; no child to forward stops to. Call once, early in main, and
+// again in a forked child.
 void installInterruptHandlers();
+
+// The child a SIGTSTP (Ctrl-Z, `kill -TSTP`) is passed on to from now on, before this
+// process stops; once continued, this process sends it SIGCONT. 0: none.
+void forwardStopsTo(pid_t child);
+
+// Seconds this process has spent stopped by a SIGTSTP its handler answered (the
+// supervisor's call deadlines and runChild's time limit leave them out).
+double stoppedSeconds();
 
 // The first signal received, as SIGINT or SIGTERM (SIGHUP reads as SIGTERM), or 0.
 // Async-signal-safe to set, cheap to read.

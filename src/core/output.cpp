@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "core/verdict.hpp"
+
 namespace repro {
 namespace {
 
@@ -33,6 +35,12 @@ bool writeText(FILE* stream, std::string_view text) {
 bool writeFailed() { return gFailed; }
 
 std::string failedStream() { return gFailedStream; }
+
+int statusAfterWrites(int status) {
+    if (!gFailed || status != kExitNotReproduced) return status;
+    writeText(stderr, "repro: the report could not be written to " + gFailedStream + "\n");
+    return kExitUsage;
+}
 
 void ensureStandardStreams() {
     for (int fd = 0; fd <= 2; ++fd) {

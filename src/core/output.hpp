@@ -25,6 +25,11 @@ bool writeText(FILE* stream, std::string_view text);
 bool writeFailed();
 std::string failedStream();
 
+// The status of a run whose text and documents are all out: after a failed write to
+// stdout or stderr (writeFailed()), exit 0 becomes exit 1 with one line on stderr, "repro:
+// the report could not be written to STREAM"; any other status stays (it says more).
+int statusAfterWrites(int status);
+
 // Makes file descriptors 0, 1 and 2 valid (/dev/null for a closed one), so that no file
 // repro opens later lands on a standard stream. Call first in main.
 void ensureStandardStreams();

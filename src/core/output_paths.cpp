@@ -10,7 +10,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
+#include <exception>
+
+#include "core/interrupt.hpp"
+#include "core/output.hpp"
 #include "core/text.hpp"
 
 namespace repro {
@@ -45,6 +50,21 @@ std::optional<std::string> directoryWriteProblem(const std::string& dir) {
 std::string childLogRoot() {
     const char* tmp = std::getenv("TMPDIR");
     return tmp && *tmp ? tmp : "/tmp";
+}
+
+ChildLogFolder::ChildLogFolder(const Options& options, std::filesystem::path dir)
+    : keep_(options.keepLogs), dir_(std::move(dir)), exceptions_(std::uncaught_exceptions()) {}
+
+ChildLogFolder::~ChildLogFolder() {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir_, ec)) return;  // finishLogDir removed it
+    const bool early = interruptSignal() != 0 || std::uncaught_exceptions() > exceptions_;
+    if (keep_) {
+        if (early) say("  logs and reports kept in {} (--keep-logs)", dir_.string());
+        return;
+    }
+    std::filesystem::remove_all(dir_, ec);
+    if (ec) say("  could not remove {}: {}", dir_.string(), ec.message());
 }
 
 std::optional<std::string> outputPathProblem(const Options& o) {

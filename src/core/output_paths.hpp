@@ -4,6 +4,7 @@
 // error (exit 1) at once, not a lost report after a long run.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,24 @@ std::optional<std::string> directoryWriteProblem(const std::string& dir);
 // The folder children's logs go in: $TMPDIR when set and not empty, else /tmp (as
 // mkdtemp(3) callers in src/experiments.cpp choose it).
 std::string childLogRoot();
+
+// The children's log folder of a --matrix, --triage, --driver-env-sweep or --watchdog-probe
+// run, for a run that ends early: an interrupt (SIGINT/SIGTERM/SIGHUP) or an exception.
+// When it goes out of scope the folder, if it is still there, is removed, or with
+// --keep-logs kept and named on the text report ("  logs and reports kept in DIR
+// (--keep-logs)") if the run ended early. The normal end (finishLogDir) is unchanged.
+class ChildLogFolder {
+  public:
+    ChildLogFolder(const Options& options, std::filesystem::path dir);
+    ~ChildLogFolder();
+    ChildLogFolder(const ChildLogFolder&) = delete;
+    ChildLogFolder& operator=(const ChildLogFolder&) = delete;
+
+  private:
+    bool keep_;
+    std::filesystem::path dir_;
+    int exceptions_;  // std::uncaught_exceptions() when made
+};
 
 // The first unwritable path among those `options` writes to, as the one line to print
 // ("--output: cannot write 'PATH' (REASON)"); nothing when all can be written. TMPDIR is

@@ -46,6 +46,9 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& env) 
 [[noreturn]] void execChild(pid_t parent, const char* logPath, char* const* argv, char* const* envp) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    // Its own process group: a terminal's SIGINT reaches it once, forwarded by its parent
+    // (it never touches the terminal: its output is the log, its input /dev/null).
+    ::setpgid(0, 0);
     const int log = ::open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (log < 0 || null < 0 || ::dup2(log, STDOUT_FILENO) < 0 || ::dup2(log, STDERR_FILENO) < 0 ||
@@ -82,7 +85,12 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
     }
     if (pid == 0) execChild(parent, logPath.c_str(), args.data(), envp.data());
     result.started = true;
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    forwardStopsTo(pid);  // a repro child stops its own child and itself
+    const double stoppedBefore = stoppedSeconds();
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+               (stoppedSeconds() - stoppedBefore);
+    };
     bool forwarded = false;
     int wstatus = 0;
     for (;;) {
@@ -100,6 +108,7 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    forwardStopsTo(0);
     result.seconds = elapsed();
     if (WIFEXITED(wstatus)) result.status = WEXITSTATUS(wstatus);
     if (WIFSIGNALED(wstatus)) result.signal = WTERMSIG(wstatus);

@@ -18,10 +18,12 @@ using repro::test::runProcess;
 // reports how it ended.
 ProcessResult interrupted(const std::string& args, const std::string& signal, int delay) {
     // After an interrupt that did not drain, repro leaves the in-use objects undestroyed on
-    // purpose; LeakSanitizer (sanitize preset) must not turn that into a failure.
-    const std::string script = std::string("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" \"") +
-                               REPRO_EXECUTABLE + "\" " + args + " & pid=$!; sleep " + std::to_string(delay) +
-                               "; kill -" + signal + " $pid; wait $pid";
+    // purpose; LeakSanitizer (sanitize preset) must not turn that into a failure. A shell
+    // starts a background job with SIGINT ignored, and repro keeps an ignored SIGINT
+    // ignored: `env --default-signal=INT` gives it the SIGINT of a terminal's foreground job.
+    const std::string script = std::string("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" ") +
+                               "env --default-signal=INT \"" + REPRO_EXECUTABLE + "\" " + args + " & pid=$!; sleep " +
+                               std::to_string(delay) + "; kill -" + signal + " $pid; wait $pid";
     return runProcess("/bin/sh", {"-c", script});
 }
 

@@ -406,6 +406,38 @@ std::vector<EnvironmentCase> environmentCases() {
          "e2e.UnwritableStreams.EveryLostWriteIsExitOneNeverAnAbort"},
         {"a pipe closed early", "`repro --output r.json | head -1`", 1, "r.json is still written (SIGPIPE ignored)",
          "e2e.UnwritableStreams.AClosedPipeStillWritesTheOutputFile"},
+        {"SIGCHLD ignored on entry", "`env --ignore-signal=CHLD repro --preset tiny -n 1`", 0,
+         "the verdict, and the run ends (SIGCHLD is reset to its default; it used to spin for ever)",
+         "e2e.Dispositions.IgnoredSigchldOnEntryStillEndsWithTheVerdict"},
+        {"SIGHUP or SIGINT ignored on entry",
+         "`nohup repro --preset tiny --sweep 1..60`, then `kill -HUP`; `env --ignore-signal=INT repro ...`, then "
+         "`kill -INT`",
+         0, "nothing: the signal stays ignored and the run goes on to its verdict",
+         "e2e.Entry/IgnoredSignal.StaysIgnoredAndTheRunEndsWithItsVerdict/nohup, sigint"},
+        {"SIGTSTP to repro alone", "`kill -TSTP <repro>` during a sweep, then `kill -CONT <repro>`", 0,
+         "the supervised child stops (state T) with repro and continues with it; the run ends with its verdict",
+         "e2e.JobControl.SigtstpToTheSupervisorStopsTheChildAndSigcontResumesBoth"},
+        {"a terminal with `stty tostop`, and Ctrl-Z", "repro on a pseudo-terminal with TOSTOP, Ctrl-Z, then SIGCONT", 0,
+         "the run is never stopped by its own output; Ctrl-Z stops repro and its child together",
+         "e2e.JobControl.OnATerminalWithTostopCtrlZStopsBothAndTheRunEnds"},
+        {"SIGTERM during --print-stream", "`repro --print-stream --preset small -n 2000`, then `kill -TERM`", 143,
+         "INTERRUPTED by SIGTERM: during --print-stream", "e2e.PrintStream.SigtermWhileItPrintsIs143"},
+        {"an interrupted run of children",
+         "`kill -TERM` during `repro --matrix`, `--triage`, `--watchdog-probe`, `--driver-env-sweep`", 143,
+         "its `repro-*` log folder is removed; with --keep-logs it stays and `logs and reports kept in DIR "
+         "(--keep-logs)` says where",
+         "e2e.Interrupted/InterruptedChildren.*/matrix, triage, watchdog_probe, driver_env_sweep"},
+        {"a full filesystem under a document",
+         "`repro --output full/r.json`, `repro --watchdog-probe --output full/p.json` (a full 64 KiB tmpfs)", 1,
+         "-o/--output: cannot write the JSON report to '...' (No space left on device); an existing file stays "
+         "whole, no partial or temporary file",
+         "e2e.FullFilesystem.OutputKeepsTheOldFileOrLeavesNoneAndSaysWhy, TheProbeDocumentAndTheDumpsSayWhy"},
+        {"stdout on a full device in the other modes",
+         "`repro --list-devices > /dev/full`, also with `--format markdown`, `--matrix`, `--triage`, "
+         "`--watchdog-probe`",
+         1, "the report could not be written to stdout", "e2e.UnwritableStreams.EveryModeSaysTheReportWasLost"},
+        {"--list-devices as Markdown", "`repro --list-devices --format markdown`", 0,
+         "a table of the devices on stdout (it printed nothing)", "e2e.ListDevices.MarkdownIsATableOnStdout"},
     };
 }
 
