@@ -226,8 +226,8 @@ bool installCrashReporter(int fd) {
 CrashVerdict crashVerdict(int signal, const std::optional<CrashReport>& report, bool inCall, bool modes,
                           std::string_view where, std::string_view signalName) {
     const bool abort = signal == SIGABRT;
-    const CrashSite site = abort ? (inCall ? CrashSite::Driver : CrashSite::Unknown)
-                                 : (report ? report->site : CrashSite::Unknown);
+    const CrashSite site =
+        abort ? (inCall ? CrashSite::Driver : CrashSite::Unknown) : (report ? report->site : CrashSite::Unknown);
     const std::string code = !report                ? std::string()
                              : report->file.empty() ? fmt::format(", code at {}", report->address)
                                                     : fmt::format(", code at {} in {}", report->address, report->file);

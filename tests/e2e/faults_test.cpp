@@ -37,7 +37,8 @@ std::vector<std::string> layerEnv(const std::string& simulate) {
 
 // A fresh folder under the system's temporary folder.
 std::filesystem::path freshFolder(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("repro-faults-" + name + "-" + std::to_string(::getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("repro-faults-" + name + "-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;
@@ -45,9 +46,8 @@ std::filesystem::path freshFolder(const std::string& name) {
 
 // The library of the driver a tiny run uses (lavapipe here), from its JSON report.
 std::string driverLibrary() {
-    const BoundedResult r = runBounded(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "1", "--mode", "split", "--format",
-                                                          "json"},
-                                       kNoLayer, 120);
+    const BoundedResult r = runBounded(
+        REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "1", "--mode", "split", "--format", "json"}, kNoLayer, 120);
     const auto j = nlohmann::json::parse(r.out, nullptr, false);
     return j.is_discarded() ? "" : j.at("device").value("driver_library", "");
 }
@@ -137,8 +137,7 @@ TEST(Faults, UnderInvertAUsageErrorIsNeverAVerdict) {
     EXPECT_TRUE(contains(r.err, "-o/--output: cannot write '/nonexistent-repro-dir/r.json'")) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- --invert: exit 125 for exit 1 (a usage error, no verdict")) << shown(r);
     // Found while parsing, with --invert on the command line: the same.
-    const BoundedResult parsed =
-        runBounded(REPRO_EXECUTABLE, {"--invert", "--mode", "bogus"}, kNoLayer, 60);
+    const BoundedResult parsed = runBounded(REPRO_EXECUTABLE, {"--invert", "--mode", "bogus"}, kNoLayer, 60);
     EXPECT_EQ(parsed.status, 125) << shown(parsed);
     // A verdict still maps as before: not reproduced is 1.
     const BoundedResult ran = runBounded(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "1", "--invert"}, kNoLayer, 120);

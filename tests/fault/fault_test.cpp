@@ -431,7 +431,8 @@ std::vector<EnvironmentCase> environmentCases() {
          "`repro --invert -o /nonexistent/r.json`, `repro --invert --mode bogus`", 125,
          "-o/--output: cannot write '...'; --- --invert: exit 125 for exit 1 (a usage error, no verdict: ...) "
          "(was 1, \"not reproduced\" under --invert)",
-         "e2e.simdriver.Faults.UnderInvertAUsageErrorIsNeverAVerdict, unit.Verdict.InvertSwapsReproducedAndNotReproducedAndKeepsUsageErrorsOffTheVerdicts"},
+         "e2e.simdriver.Faults.UnderInvertAUsageErrorIsNeverAVerdict, "
+         "unit.Verdict.InvertSwapsReproducedAndNotReproducedAndKeepsUsageErrorsOffTheVerdicts"},
         {"the child, then the supervisor, stopped for longer than a call's 10 s deadline (SIGSTOP, a debugger, a "
          "container pause)",
          "`kill -STOP` the child during a wait, then the supervisor; 11 s later `kill -CONT` both", 0,

@@ -19,7 +19,8 @@ namespace repro {
 namespace {
 
 TEST(CrashSite, ParsesMapsLines) {
-    const auto lib = parseMapsLine("7f1c2a000000-7f1c2a021000 r-xp 00001000 08:01 42       /usr/lib/x86_64/libvulkan_lvp.so");
+    const auto lib =
+        parseMapsLine("7f1c2a000000-7f1c2a021000 r-xp 00001000 08:01 42       /usr/lib/x86_64/libvulkan_lvp.so");
     ASSERT_TRUE(lib);
     EXPECT_EQ(lib->begin, 0x7f1c2a000000u);
     EXPECT_EQ(lib->end, 0x7f1c2a021000u);
