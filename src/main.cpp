@@ -16,6 +16,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/atomic_file.hpp"
 #include "core/clock.hpp"
@@ -290,9 +291,17 @@ int invertStatus(int status) {
     const int inverted = invertedExitStatus(status);
     if (inverted != status) {
         say("--- --invert: exit {} for exit {} ({})", inverted, status,
-            status == kExitReproduced ? "the bug reproduced: the old behaviour" : "not reproduced: the new behaviour");
+            status == kExitReproduced      ? "the bug reproduced: the old behaviour"
+            : status == kExitNotReproduced ? "not reproduced: the new behaviour"
+                                           : "a usage error, no verdict: 1 would say not reproduced");
     }
     return inverted;
+}
+
+// Whether the command line asks for --invert, for a usage error found before the options
+// are parsed in full (the error is then mapped as --invert maps it).
+bool invertOnCommandLine(int argc, char** argv) {
+    return std::any_of(argv + 1, argv + argc, [](const char* arg) { return std::string_view(arg) == "--invert"; });
 }
 
 }  // namespace
@@ -312,14 +321,15 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
         if (!parsed.err.empty()) sayError("{}", parsed.err);
-        return parsed.exitStatus;
+        const bool invertUsage = parsed.exitStatus == kExitUsage && invertOnCommandLine(argc, argv);
+        return invertUsage ? invertStatus(kExitUsage) : parsed.exitStatus;
     }
     installInterruptHandlers();
     const Options& options = *parsed.options;
     if (!options.mergeReports.empty()) return runMergeReports(options.mergeReports, options.format);  // runs nothing
     if (const auto problem = outputPathProblem(options)) {  // before any GPU work
         sayError("repro: {}", *problem);
-        return kExitUsage;
+        return options.invert ? invertStatus(kExitUsage) : kExitUsage;
     }
     if (options.format != Format::Text) textStream() = stderr;  // stdout carries only the document
     const int finalStatus = superviseRun(

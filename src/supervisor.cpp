@@ -16,7 +16,9 @@
 #include <optional>
 #include <string>
 
+#include "core/child_clock.hpp"
 #include "core/child_protocol.hpp"
+#include "core/crash_site.hpp"
 #include "core/clock.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
@@ -46,6 +48,7 @@ struct ChildEnd {
     // In the parent's process group: the terminal's job control (Ctrl-Z, `stty tostop`, fg)
     // acts on both; a SIGTSTP sent to the parent alone is passed on (forwardStopsTo).
     installInterruptHandlers();
+    installCrashReporter(writeFd);  // before any Vulkan library is loaded
     watch::attach(writeFd);
     std::exit(work());
 }
@@ -55,27 +58,30 @@ std::string signalName(int signal) {
     return abbrev ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
 }
 
-// Reads what the child wrote, passes interrupts on, enforces the call deadlines.
+// Reads what the child wrote, passes interrupts on, enforces the call deadlines (on the
+// watched clock: time the child was stopped, or this process was, does not count).
 ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol) {
     const auto start = Clock::now();
+    WatchedClock watchedClock;
     int forwarded = 0;  // interrupts passed on
     std::optional<double> killAt;
     ChildEnd end;
     for (;;) {
         pollfd pfd{.fd = readFd, .events = POLLIN};
         const int ready = ::poll(&pfd, 1, 50);
-        const double now = secondsSince(start) - stoppedSeconds();  // a Ctrl-Z is no stall
+        const double now = secondsSince(start);
+        const double watched = watchedClock.sample(now, processStopped(child));
         if (ready > 0) {
             char buffer[65536];
             const ssize_t n = ::read(readFd, buffer, sizeof buffer);
-            if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), now);
+            if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
         }
         int status = 0;
         if (::waitpid(child, &status, WNOHANG) == child) {
             for (ssize_t n = 1; n > 0;) {  // what the child wrote before it ended
                 char buffer[65536];
                 n = ::read(readFd, buffer, sizeof buffer);
-                if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), now);
+                if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
             }
             if (end.kind == ChildEnd::Kind::Stalled || end.kind == ChildEnd::Kind::Interrupted) return end;
             if (WIFEXITED(status)) return {.kind = ChildEnd::Kind::Exited, .status = WEXITSTATUS(status)};
@@ -95,7 +101,7 @@ ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol) {
             ::kill(child, SIGKILL);
             end.kind = ChildEnd::Kind::Interrupted;
         }
-        if (const auto late = protocol.state().overdue(now); late && end.kind == ChildEnd::Kind::Exited) {
+        if (const auto late = protocol.state().overdue(watched); late && end.kind == ChildEnd::Kind::Exited) {
             ::kill(child, SIGKILL);
             end.kind = ChildEnd::Kind::Stalled;
             end.stalledIn = protocol.state().inCall;
@@ -127,10 +133,9 @@ std::pair<int, std::string> verdictFor(const ChildEnd& end, const ChildState& s)
         return {status, fmt::format("{}: the driver stalled: {} did not return within {:.0f} s, during {}{}", head,
                                     end.stalledIn->name, end.stalledIn->limitSeconds, duringText(s), tail)};
     }
-    const bool inCall = s.inCall.has_value();
-    const std::string what = end.signal == SIGABRT ? "aborted" : "crashed";
-    return {status, fmt::format("{}: the {} {} ({}) {}{}", head, inCall ? "driver" : "repro child process", what,
-                                signalName(end.signal), whereText(s, s.inCall), tail)};
+    const CrashVerdict crash =
+        crashVerdict(end.signal, s.crash, s.inCall.has_value(), modes, whereText(s, s.inCall), signalName(end.signal));
+    return {crash.status, crash.line};
 }
 
 // The report the child streamed, with the mode that was running and the parent's verdict.

@@ -64,6 +64,16 @@ void ChildProtocol::line(std::string_view text, double now) {
         case 'R':
             if (f.size() == 2) state_.report = std::string(f[1]);
             return;
+        case 'C': {  // "C\t<signal>\t<site>\t<address>\t<file>" (core/crash_site.hpp)
+            if (f.size() != 5) return;
+            int signal = 0;
+            const auto site = parseCrashSite(f[2]);
+            const auto [ptr, ec] = std::from_chars(f[1].data(), f[1].data() + f[1].size(), signal);
+            if (!site || ec != std::errc{}) return;
+            state_.crash =
+                CrashReport{.signal = signal, .site = *site, .address = std::string(f[3]), .file = std::string(f[4])};
+            return;
+        }
         default:
             return;
     }

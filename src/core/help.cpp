@@ -42,14 +42,16 @@ constexpr ExitRow kExitRows[] = {
      "cannot test here: no Vulkan loader, no usable device, a missing feature, not "
      "enough device memory, or an inconclusive (underflowed) reference; also: this "
      "revision cannot be tested: the driver crashed, aborted or stalled before the first "
-     "submit of the modes under test"},
+     "submit of the modes under test; also: repro itself crashed (a defect of repro), or a "
+     "crash in code that is neither the driver's nor repro's (no verdict)"},
     {"130, 143", "interrupted by SIGINT or SIGTERM (completed results are printed, no verdict)"},
 };
 
 constexpr std::string_view kExitNotes[] = {
     "Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0.",
-    "With --invert, a reproduction exits 0 and no reproduction exits 1; every other status is "
-    "unchanged. That bisects for a fix: git bisect start --term-old=broken --term-new=fixed.",
+    "With --invert, a reproduction exits 0 and no reproduction exits 1; a usage error exits 125, "
+    "never 1; every other status is unchanged. That bisects for a fix: git bisect start "
+    "--term-old=broken --term-new=fixed.",
     "--matrix: the same statuses over its valid variants only (the two --barrier controls and "
     "--profile blade-exact are reported, never counted). --driver-env-sweep: the status of the "
     "run without a driver setting. --profile blade-exact: 125 when split is wrong too (its "

@@ -20,6 +20,7 @@ std::string modeLine(Mode mode, const BufferStats& s) {
 int invertedExitStatus(int status) {
     if (status == kExitReproduced) return kExitNotReproduced;
     if (status == kExitNotReproduced) return kExitUsage;
+    if (status == kExitUsage) return kExitCannotTest;
     return status;
 }
 

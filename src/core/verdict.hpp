@@ -24,8 +24,10 @@ enum ExitStatus : int {
 };
 
 // --invert, for bisecting a fix: a reproduction (2) becomes 0 and no reproduction (0)
-// becomes 1; every other status (1, 3, 4, 125, 128 + signal) is returned unchanged, so a
-// hang or an untestable revision means the same in both directions (docs/bisect.md).
+// becomes 1; a usage error (1) becomes 125 (cannot test: git bisect run skips it), since 1
+// now says "not reproduced" and a usage error never shares a status with a verdict (SPEC
+// §5); every other status (3, 4, 125, 128 + signal) is returned unchanged, so a hang or an
+// untestable revision means the same in both directions (docs/bisect.md).
 int invertedExitStatus(int status);
 
 struct ModeResult {

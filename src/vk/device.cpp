@@ -269,7 +269,7 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
     volkLoadDevice(life_.device);
     // Every entry point repro calls, promoted ones from their KHR aliases where the core
     // name is missing (a 1.0 or 1.2 driver): CannotTest naming one that is not there.
-    resolveDeviceEntryPoints(extensions_);
+    resolveDeviceEntryPoints(extensions_, features_.synchronization2);
     if (options.afterLoad) options.afterLoad();
     afterVolkLoad(2);
     vkGetDeviceQueue(life_.device, queueFamily_, 0, &queue_);

@@ -43,7 +43,7 @@ void resolveInstanceEntryPoints() {
 
 // A table, one entry per line: laid out by hand, not by clang-format.
 // clang-format off
-void resolveDeviceEntryPoints(const EnabledExtensions& e) {
+void resolveDeviceEntryPoints(const EnabledExtensions& e, bool synchronization2) {
     promoted(vkCreateDescriptorUpdateTemplate, vkCreateDescriptorUpdateTemplateKHR, "vkCreateDescriptorUpdateTemplate",
              "VK_KHR_descriptor_update_template");
     promoted(vkDestroyDescriptorUpdateTemplate, vkDestroyDescriptorUpdateTemplateKHR,
@@ -72,7 +72,12 @@ void resolveDeviceEntryPoints(const EnabledExtensions& e) {
 #undef REPRO_CORE
     };
     for (const auto& [fn, name] : core) require(fn, name);
-    if (e.synchronization2) require(vkCmdPipelineBarrier2, "vkCmdPipelineBarrier2", "needed by --barrier sync2/full");
+    if (synchronization2) {
+        require(vkCmdPipelineBarrier2, e.synchronization2 ? "vkCmdPipelineBarrier2KHR" : "vkCmdPipelineBarrier2",
+                e.synchronization2 ? "needed by --barrier sync2/full (VK_KHR_synchronization2 is enabled)"
+                                   : "needed by --barrier sync2/full (Vulkan 1.3 core; the loader withholds it "
+                                     "when the driver's manifest declares an older api_version)");
+    }
     if (e.amdBufferMarker) require(vkCmdWriteBufferMarkerAMD, "vkCmdWriteBufferMarkerAMD", "VK_AMD_buffer_marker");
     if (e.amdShaderInfo) require(vkGetShaderInfoAMD, "vkGetShaderInfoAMD", "VK_AMD_shader_info");
     if (e.deviceFault) require(vkGetDeviceFaultInfoEXT, "vkGetDeviceFaultInfoEXT", "VK_EXT_device_fault");

@@ -16,8 +16,12 @@ void resolveInstanceEntryPoints();
 
 // After volkLoadDevice: the device functions repro records and submits with, the
 // descriptor-update-template and timeline-semaphore functions from their KHR aliases where
-// needed, and those of `extensions` that repro calls (VK_KHR_synchronization2,
-// VK_AMD_buffer_marker, VK_AMD_shader_info, VK_EXT_device_fault).
-void resolveDeviceEntryPoints(const EnabledExtensions& extensions);
+// needed, and those of `extensions` that repro calls (VK_AMD_buffer_marker,
+// VK_AMD_shader_info, VK_EXT_device_fault). With `synchronization2` (--barrier sync2 or
+// full): vkCmdPipelineBarrier2, the KHR alias where VK_KHR_synchronization2 is enabled (a
+// device below 1.3), else the core name, which the loader withholds where the ICD's
+// manifest declares an older "api_version" than the device reports. CannotTest (125),
+// naming the function and the flag, when the one chosen is missing: before any mode runs.
+void resolveDeviceEntryPoints(const EnabledExtensions& extensions, bool synchronization2);
 
 }  // namespace repro::vk

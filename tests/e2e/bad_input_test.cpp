@@ -703,14 +703,14 @@ std::vector<Rejection> rejections() {
          kOptions,
          {"--invert", "--list-devices"},
          {},
-         1,
+         125,  // 1 would be "not reproduced" under --invert: a usage error never is
          "repro: --invert: not with --list-devices (nothing runs, nothing reproduces)",
          n + "Invert"},
         {"invert_with_print_stream",
          kOptions,
          {"--invert", "--print-stream"},
          {},
-         1,
+         125,  // 1 would be "not reproduced" under --invert: a usage error never is
          "repro: --invert: not with --print-stream (nothing runs, nothing reproduces)"},
         {"keep_logs_without_children",
          kOptions,

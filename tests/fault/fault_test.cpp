@@ -438,6 +438,38 @@ std::vector<EnvironmentCase> environmentCases() {
          1, "the report could not be written to stdout", "e2e.UnwritableStreams.EveryModeSaysTheReportWasLost"},
         {"--list-devices as Markdown", "`repro --list-devices --format markdown`", 0,
          "a table of the devices on stdout (it printed nothing)", "e2e.ListDevices.MarkdownIsATableOnStdout"},
+        // Issue 21, verdicts that hold under every fault (tests/e2e/faults_test.cpp).
+        {"a driver whose manifest declares `api_version` 1.0 (the loader withholds the 1.3 core names), with "
+         "`--barrier sync2` or `full`",
+         "`VK_DRIVER_FILES=api10.json repro --barrier sync2` (lavapipe's library, `\"api_version\": \"1.0.0\"`)", 125,
+         "the driver provides no vkCmdPipelineBarrier2, needed by --barrier sync2/full (...), before any mode "
+         "(was a call through null: GPU HANG, exit 3)",
+         "e2e.simdriver.Faults.Sync2OnADriverDeclaringApi10IsCannotTestNamingTheFunction"},
+        {"a driver crash during the modes", "`REPRO_SIMULATE=crash:vkQueueSubmit:3 repro`", 3,
+         "--- GPU HANG: the driver crashed (SIGSEGV) in vkQueueSubmit ..., code at 0x... in "
+         "libVkLayer_repro_simulate.so",
+         "e2e.simdriver.Faults.ADriverCrashNamesTheDriversCode"},
+        {"a crash in repro's own code (a call through a null pointer, a bad write)",
+         "the crash reporter in a forked child of the unit tests", 125,
+         "--- REPRO CRASHED: repro crashed (SIGSEGV) ...: a defect of repro (please report it with this line), "
+         "not a verdict on the driver; no verdict",
+         "unit.CrashSite.TheHandlerPlacesACallThroughANullPointerAndABadWriteInTheExecutable, "
+         "unit.CrashSite.OnlyTheDriversOwnCrashIsAHang"},
+        {"a SIGSEGV sent to the child from outside, during a driver call", "`kill -SEGV <child>` during a wait", 125,
+         "--- CRASHED: the repro child process crashed (SIGSEGV) ...; neither the driver's code nor repro's could "
+         "be named (was GPU HANG: the driver crashed, exit 3)",
+         "e2e.simdriver.Faults.ASegvSentFromOutsideIsNoDriverCrashNorAHang"},
+        {"a usage error under `--invert`, found at run time or while parsing",
+         "`repro --invert -o /nonexistent/r.json`, `repro --invert --mode bogus`", 125,
+         "-o/--output: cannot write '...'; --- --invert: exit 125 for exit 1 (a usage error, no verdict: ...) "
+         "(was 1, \"not reproduced\" under --invert)",
+         "e2e.simdriver.Faults.UnderInvertAUsageErrorIsNeverAVerdict, "
+         "unit.Verdict.InvertSwapsReproducedAndNotReproducedAndKeepsUsageErrorsOffTheVerdicts"},
+        {"the child, then the supervisor, stopped for longer than a call's 10 s deadline (SIGSTOP, a debugger, a "
+         "container pause)",
+         "`kill -STOP` the child during a wait, then the supervisor; 11 s later `kill -CONT` both", 0,
+         "--- NOT REPRODUCED, no \"driver stalled\" (was GPU HANG: the driver stalled, exit 3)",
+         "e2e.simdriver.Faults.StoppingTheChildAndTheSupervisorPastTheCallDeadlineIsNoStall, unit.WatchedClock.*"},
     };
 }
 

@@ -202,8 +202,9 @@ TEST(Help, ExitStatusTable) {
                          "first submit of the modes under test"));
     EXPECT_TRUE(contains(text, "the driver crashed or stalled during the modes' submits, waits or readback"));
     EXPECT_TRUE(contains(text,
-                         "With --invert, a reproduction exits 0 and no reproduction exits 1; every other "
-                         "status is unchanged"));
+                         "With --invert, a reproduction exits 0 and no reproduction exits 1; a usage error "
+                         "exits 125, never 1; every other status is unchanged"));
+    EXPECT_TRUE(contains(text, "repro itself crashed (a defect of repro)"));
     EXPECT_TRUE(contains(text, "--term-old=broken --term-new=fixed"));
     EXPECT_TRUE(contains(text, "Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0."));
 }

@@ -272,10 +272,22 @@ TEST(ClassificationLine, Hang) {
 
 // --invert turns the two outcomes around and nothing else: a hang, a usage error, an
 // untestable revision and an interrupt mean the same in both bisect directions.
-TEST(Verdict, InvertSwapsReproducedAndNotReproducedOnly) {
+TEST(Verdict, InvertSwapsReproducedAndNotReproducedAndKeepsUsageErrorsOffTheVerdicts) {
     EXPECT_EQ(invertedExitStatus(kExitReproduced), kExitNotReproduced);
     EXPECT_EQ(invertedExitStatus(kExitNotReproduced), kExitUsage);
-    for (const int status : {1, 3, 4, 125, 130, 143}) EXPECT_EQ(invertedExitStatus(status), status) << status;
+    // 1 says "not reproduced" under --invert: a usage error must not (SPEC §5), so it is 125.
+    EXPECT_EQ(invertedExitStatus(kExitUsage), kExitCannotTest);
+    for (const int status : {3, 4, 125, 130, 143}) EXPECT_EQ(invertedExitStatus(status), status) << status;
+    // No status but 0 and 2 becomes a verdict's status of the inverted meaning.
+    for (int status = 0; status < 256; ++status) {
+        const int inverted = invertedExitStatus(status);
+        if (inverted == kExitNotReproduced) {
+            EXPECT_EQ(status, kExitReproduced);
+        }
+        if (inverted == kExitUsage) {
+            EXPECT_EQ(status, kExitNotReproduced);
+        }
+    }
 }
 
 }  // namespace
