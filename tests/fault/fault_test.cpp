@@ -470,6 +470,24 @@ std::vector<EnvironmentCase> environmentCases() {
          "`kill -STOP` the child during a wait, then the supervisor; 11 s later `kill -CONT` both", 0,
          "--- NOT REPRODUCED, no \"driver stalled\" (was GPU HANG: the driver stalled, exit 3)",
          "e2e.simdriver.Faults.StoppingTheChildAndTheSupervisorPastTheCallDeadlineIsNoStall, unit.WatchedClock.*"},
+        {"a GPU hang that the job timeout only ended",
+         "simulated RADV on a fake amdgpu host (500 ms), "
+         "`REPRO_SIMULATE='...;watchdog:timeout=500,ms-per-dispatch=1;hang'`, `repro --triage --preset tiny -n 3`",
+         2,
+         "`conclusion: a GPU hang in the one-submit recording (multipass); the job timeout (500 ms, gfx queue) only "
+         "ended it: ...; a submit boundary every few dispatches avoids it (H2)`; H3 ruled out by the baseline's own "
+         "cause; never `--split-ms` as the cure (was \"undetermined: contradictory evidence\")",
+         "e2e.simdriver.Triage.AHangTheWatchdogOnlyEndedIsNamedAsAHangAndTheSubmitBoundaryAsWhatAvoidsIt, "
+         "unit.Triage.AHangTheWatchdogOnlyEndedIsItsOwnFindingWeighedByTheRecordingExperiments"},
+        {"the user's own `--spirv` module is wrong",
+         "`repro --preset tiny -n 2 --reference cpu --check-steps --timestamps --spirv DIR` (a valid, wrong "
+         "conv_t.spv)",
+         2,
+         "`the SPIR-V modules are the user's (--spirv): spirv-val (vulkan1.3): conv_t.spv valid, slice.spv valid`; "
+         "`cause: the shaders or the shader compiler: ...; the modules may be invalid (...)`; triage: `the shaders "
+         "or the shader compiler (H5)` (was \"the shader compiler\")",
+         "e2e.VerdictDefects.TheUsersWrongModuleIsNotBlamedOnTheShaderCompiler, "
+         "unit.Cause.TheUsersModulesAreNamedBeforeTheCompiler, unit.SpirvValidation.*"},
     };
 }
 
