@@ -45,9 +45,13 @@ struct RunRecord {
     // final, plus intermediates with --check-steps; shared with the Judge when this run is
     // the reference
     std::shared_ptr<ChainResult> buffers = std::make_shared<ChainResult>();
-    vk::GpuTimes gpu;       // --timestamps
-    vk::ModeRun run;        // its submits, as the host saw them (for the cause)
-    KernelLogEvidence log;  // the kernel log during it
+    // --check-steps, summed up as the intermediates were read (the buffers are not kept
+    // unless this run is, or waits for, the reference)
+    std::optional<StepReport> steps;               // against the reference
+    std::optional<StepCheckReport> dispatchCheck;  // each dispatch from the GPU's own input
+    vk::GpuTimes gpu;                              // --timestamps
+    vk::ModeRun run;                               // its submits, as the host saw them (for the cause)
+    KernelLogEvidence log;                         // the kernel log during it
 };
 
 bool oneSubmitMode(Mode m) { return m != Mode::Split; }
@@ -56,25 +60,42 @@ bool oneSubmitMode(Mode m) { return m != Mode::Split; }
 // their page faults (bytes).
 constexpr size_t kBackgroundCopyBytes = 1 << 20;
 
-// The host copies a readback of small[firstSmall..n] (and with `withBig` big[0..n)) fills,
-// sized to the buffers (which hold at least n steps), made on a background thread with
-// their pages mapped (prefaultedHostFloats): started before a mode's submits, the page
-// faults happen while the GPU runs instead of inside the read (bench/RESULTS.md). The
-// other slots stay empty. get() rethrows std::bad_alloc.
-std::future<ChainResult> hostCopiesInBackground(const vk::ChainBuffers& buffers, uint32_t n, uint32_t firstSmall,
-                                                bool withBig) {
-    std::vector<size_t> small(size_t{n} + 1, 0), big(withBig ? n : 0);
+// The host copies a readback fills, as element counts (0: an empty slot).
+struct CopySlots {
+    std::vector<size_t> small, big;
+};
+
+// The slots of a run's readback: small[N] alone without --check-steps; with it, every
+// small[0..N] and big[0..N) when `keep`, else the three one step needs at a time (small[k-1],
+// small[k] and big[k-1] in slots 0, 1 and 0), reused from step to step.
+CopySlots copySlots(const vk::ChainBuffers& buffers, uint32_t n, bool checkSteps, bool keep) {
+    const auto elements = [](const vk::Buffer& b) { return b.size / sizeof(float); };
+    CopySlots slots;
+    if (checkSteps && !keep) {
+        slots.small = {elements(buffers.small[0]), elements(buffers.small[0])};
+        slots.big = {n > 0 ? elements(buffers.big[0]) : 0};
+        return slots;
+    }
+    slots.small.assign(size_t{n} + 1, 0);
+    for (uint32_t i = checkSteps ? 0 : n; i <= n; ++i) slots.small[i] = elements(buffers.small[i]);
+    for (uint32_t i = 0; checkSteps && i < n; ++i) slots.big.push_back(elements(buffers.big[i]));
+    return slots;
+}
+
+// The host copies of `slots`, made on a background thread with their pages mapped
+// (prefaultedHostFloats): started before a mode's submits, the page faults happen while the
+// GPU runs instead of inside the read (bench/RESULTS.md). Empty slots stay empty. get()
+// rethrows std::bad_alloc.
+std::future<ChainResult> hostCopiesInBackground(CopySlots slots) {
     size_t bytes = 0;
-    auto slot = [&bytes](const vk::Buffer& b) {
-        bytes += b.size;
-        return b.size / sizeof(float);
-    };
-    for (size_t i = firstSmall; i < small.size(); ++i) small[i] = slot(buffers.small[i]);
-    for (size_t i = 0; i < big.size(); ++i) big[i] = slot(buffers.big[i]);
-    auto make = [small = std::move(small), big = std::move(big)] {
+    for (const size_t e : slots.small) bytes += e * sizeof(float);
+    for (const size_t e : slots.big) bytes += e * sizeof(float);
+    auto make = [slots = std::move(slots)] {
         ChainResult c;
-        for (const size_t elements : small) c.small.push_back(elements ? prefaultedHostFloats(elements) : HostFloats{});
-        for (const size_t elements : big) c.big.push_back(prefaultedHostFloats(elements));
+        for (const size_t elements : slots.small)
+            c.small.push_back(elements ? prefaultedHostFloats(elements) : HostFloats{});
+        for (const size_t elements : slots.big)
+            c.big.push_back(elements ? prefaultedHostFloats(elements) : HostFloats{});
         return c;
     };
     if (bytes < kBackgroundCopyBytes) return std::async(std::launch::deferred, std::move(make));
@@ -149,6 +170,26 @@ ModeReport toModeReport(const RunRecord& r, const Options& o, uint32_t n) {
     return m;
 }
 
+// Called with small[k-1], big[k-1] and small[k] of each step k as they are read back.
+using StepVisitor =
+    std::function<void(std::span<const float> input, std::span<const float> big, std::span<const float> small)>;
+
+// What --check-steps computes from each step of one run as it is read back: the
+// per-dispatch CPU check and, with a reference already there, the check against it.
+struct StepChecks {
+    DispatchStepChecker dispatches;
+    std::optional<StepJudging> judging;
+
+    void add(std::span<const float> input, std::span<const float> big, std::span<const float> small) {
+        dispatches.add(input, big, small);
+        if (judging) judging->add(big, small);
+    }
+    void finish(RunRecord& record) const {
+        record.dispatchCheck = dispatches.report();
+        if (judging) record.steps = judging->report();
+    }
+};
+
 class LengthRun {
   public:
     LengthRun(Session& s, uint32_t n, bool progress) : s_(s), n_(n), progress_(progress) {}
@@ -161,6 +202,9 @@ class LengthRun {
     void decideCauses();
     bool runOnce(Mode mode, uint32_t index, bool referenceOnly);
     std::optional<Failure> execute(RunRecord& record);
+    std::optional<Failure> read(const vk::Buffer& buffer, HostFloats& values);
+    std::optional<Failure> readSteps(ChainResult& into, bool keep, const StepVisitor& step);
+    StepChecks startStepChecks(const RunRecord& record) const;
     void recordInterrupted(RunRecord& record, const Failure& f);
     void recordFailure(RunRecord& record, const Failure& f, const std::string& forensics);
     void judgeCompleted(RunRecord& record);
@@ -193,7 +237,7 @@ void LengthRun::makeReference() {
     if (s_.options.reference == ReferenceKind::None) judge_ = Judge::none();
     if (s_.options.reference != ReferenceKind::Cpu) return;
     const auto start = Clock::now();
-    judge_ = Judge::cpu(s_.options.shape, n_, s_.options.checkSteps);
+    judge_ = Judge::cpu(s_.options.shape, n_);
     say("  reference: cpu (the chain in float64 on the host, derived float32 tolerance; {:.1f} s)",
         secondsSince(start));
 }
@@ -297,10 +341,10 @@ std::optional<Failure> LengthRun::execute(RunRecord& record) {
                                     .fillPattern = s_.options.poison ? kPoisonPattern : 0u,
                                     .predictedSeconds = predicted_};
     const bool steps = s_.options.checkSteps;
-    // small[0] too with --check-steps: the per-dispatch CPU check starts from the input as
-    // the GPU holds it.
-    const uint32_t firstSmall = steps ? 0 : n_;
-    std::future<ChainResult> copies = hostCopiesInBackground(rig.buffers, n_, firstSmall, steps);
+    // Without a judge yet this run becomes the reference (split) or waits for it: it keeps
+    // every intermediate; otherwise each is checked as it is read and dropped.
+    const bool keep = steps && !judge_;
+    std::future<ChainResult> copies = hostCopiesInBackground(copySlots(rig.buffers, n_, steps, keep));
     record.run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, record.mode);
     const vk::ModeRun& run = record.run;
     record.result.submits = run.submits;
@@ -311,19 +355,59 @@ std::optional<Failure> LengthRun::execute(RunRecord& record) {
     lastForensics_ = run.forensics;
     if (!run.completed) return Failure{run.failure, run.failedSubmit, run.failedTimeout};
     const auto start = Clock::now();
-    ChainResult& into = *record.buffers;
-    into = copies.get();
-    auto read = [&](const vk::Buffer& buffer, HostFloats& values) -> std::optional<Failure> {
-        vk::Readback r = vk::readBuffer(rig.resources, rig.encoder, timeout, buffer, std::move(values));
-        if (!r.ok) return Failure{r.failure, "reading back " + buffer.name, timeout.seconds(s_.options.shape, 0)};
-        values = std::move(r.values);
-        return std::nullopt;
-    };
+    ChainResult into = copies.get();
     std::optional<Failure> failure;
-    for (uint32_t i = firstSmall; i <= n_ && !failure; ++i) failure = read(rig.buffers.small[i], into.small[i]);
-    for (uint32_t i = 0; steps && i < n_ && !failure; ++i) failure = read(rig.buffers.big[i], into.big[i]);
-    s_.timings.readback += secondsSince(start);
+    double checking = 0;
+    if (!steps) {
+        failure = read(rig.buffers.small[n_], into.small[n_]);
+    } else {
+        StepChecks checks = startStepChecks(record);
+        failure = readSteps(
+            into, keep, [&](std::span<const float> input, std::span<const float> big, std::span<const float> small) {
+                const auto t0 = Clock::now();
+                checks.add(input, big, small);
+                checking += secondsSince(t0);
+            });
+        if (!failure) checks.finish(record);
+    }
+    *record.buffers = std::move(into);
+    s_.timings.readback += secondsSince(start) - checking;
+    s_.timings.verification += checking;
     return failure;
+}
+
+// Reads `buffer` into `values` (its pages mapped beforehand where they can be).
+std::optional<Failure> LengthRun::read(const vk::Buffer& buffer, HostFloats& values) {
+    const vk::WaitTimeout timeout = s_.rig.waitTimeout(s_.options);
+    vk::Readback r = vk::readBuffer(s_.rig.resources, s_.rig.encoder, timeout, buffer, std::move(values));
+    if (!r.ok) return Failure{r.failure, "reading back " + buffer.name, timeout.seconds(s_.options.shape, 0)};
+    values = std::move(r.values);
+    return std::nullopt;
+}
+
+// --check-steps' readback in chain order: small[0], then big[k-1] and small[k] for k = 1..N,
+// `step(small[k-1], big[k-1], small[k])` after each k. With `keep`, `into` (copySlots' full
+// layout) keeps every buffer; without, its three slots are reused and only small[N] is left,
+// at index N.
+std::optional<Failure> LengthRun::readSteps(ChainResult& into, bool keep, const StepVisitor& step) {
+    const vk::ChainBuffers& buffers = s_.rig.buffers;
+    HostFloats* previous = &into.small[0];
+    std::optional<Failure> failure = read(buffers.small[0], *previous);
+    for (uint32_t k = 1; k <= n_ && !failure; ++k) {
+        HostFloats& big = into.big[keep ? k - 1 : 0];
+        HostFloats& small = keep ? into.small[k] : (previous == &into.small[0] ? into.small[1] : into.small[0]);
+        failure = read(buffers.big[k - 1], big);
+        if (!failure) failure = read(buffers.small[k], small);
+        if (failure) break;
+        step(*previous, big, small);
+        previous = &small;
+    }
+    if (failure || keep) return failure;
+    HostFloats final = std::move(*previous);
+    into = ChainResult{};
+    into.small.resize(size_t{n_} + 1);
+    into.small[n_] = std::move(final);
+    return std::nullopt;
 }
 
 void LengthRun::recordInterrupted(RunRecord& record, const Failure& f) {
@@ -398,16 +482,24 @@ void LengthRun::judgeCompleted(RunRecord& record) {
 }
 
 // --check-steps: every dispatch checked on the CPU from the GPU's own input to it, against
-// a one-step float32 bound that stays sharp at any chain length (core/step_check.hpp).
-// Split's outcome tells the cause whether the shaders compute right one dispatch at a time.
-void LengthRun::checkEachDispatchOnCpu(RunRecord& record) {
-    const std::vector<float> weight = makeWeight(s_.sizes);
+// a one-step float32 bound that stays sharp at any chain length (core/step_check.hpp), and,
+// with a reference there already, each dispatch's output against the reference's.
+StepChecks LengthRun::startStepChecks(const RunRecord& record) const {
     // REPRO_STEP_CHECK=exact: every element's bound from its own T_j (a second cpuConvT pass
     // a step), so each conv-T line shows the bound itself beside the measured difference.
     const char* mode = std::getenv("REPRO_STEP_CHECK");
     const bool exact = mode && std::string_view(mode) == "exact";
-    const StepCheckReport report =
-        checkEachDispatch(s_.options.shape, s_.sizes, weight, *record.buffers, 0, /*exactBounds=*/exact);
+    StepChecks checks{.dispatches = DispatchStepChecker(s_.options.shape, s_.sizes, makeWeight(s_.sizes), 0, exact)};
+    if (judge_ && judge_->hasReference() && !record.referenceOnly) {
+        checks.judging.emplace(judge_->beginSteps(s_.options.shape, s_.sizes));
+    }
+    return checks;
+}
+
+// The per-dispatch CPU check's lines, from the summary made during the readback. Split's
+// outcome tells the cause whether the shaders compute right one dispatch at a time.
+void LengthRun::checkEachDispatchOnCpu(RunRecord& record) {
+    const StepCheckReport& report = *record.dispatchCheck;
     if (report.firstWrong) {
         say("    per-dispatch CPU check (each dispatch from the GPU's own input): first wrong: {} ({:.1f} s)",
             report.dispatches[*report.firstWrong].line(), report.seconds);
@@ -486,7 +578,9 @@ void LengthRun::printClassification(const RunRecord& record) const {
 
 void LengthRun::printStepReport(const RunRecord& record) const {
     if (!s_.options.checkSteps || !judge_ || !judge_->hasReference() || record.referenceOnly) return;
-    const StepReport steps = judge_->checkSteps(s_.options.shape, s_.sizes, *record.buffers);
+    // Summed up during the readback, or now for a run that waited for the reference.
+    const StepReport steps =
+        record.steps ? *record.steps : judge_->checkSteps(s_.options.shape, s_.sizes, *record.buffers);
     if (steps.firstWrong) {
         const DispatchCheck& d = steps.dispatches[*steps.firstWrong];
         say("    check-steps against {}: first wrong dispatch {}: step {} {} is {}: {}", judge_->label(),
