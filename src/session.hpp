@@ -1,6 +1,7 @@
 // The modes of one invocation on a device that is already set up: the reference, repeats,
 // --check-steps, --sweep, and the verdict. The Vulkan calls of each mode live in src/vk
-// (modes.hpp); this file decides what runs, in which order, and what it means.
+// (modes.hpp); this file decides what runs, in which order, and what it means. One chain
+// length is a pipeline of named stages (src/run/stages.hpp), read in order in runLength.
 #pragma once
 
 #include <cstdint>

@@ -467,19 +467,6 @@ std::vector<double> toDouble(std::span<const float> v, bool absolute) {
     return out;
 }
 
-// Copies the [H, W] interior of every plane of a padded buffer out to [batch, C, H, W].
-std::vector<double> interior(const Geometry& g, const std::vector<double>& padded) {
-    std::vector<double> out(g.z.smallElems);
-    const size_t planes = size_t{g.s.batch} * g.s.channels;
-    for (size_t nc = 0; nc < planes; ++nc) {
-        for (uint32_t h = 0; h < g.s.height; ++h) {
-            const double* src = padded.data() + g.paddedIndex(nc, h, 0);
-            std::copy(src, src + g.s.width, out.data() + (nc * g.s.height + h) * g.s.width);
-        }
-    }
-    return out;
-}
-
 // f(padded index) for every interior element.
 template <typename F>
 void forInterior(const Geometry& g, F&& f) {
@@ -759,51 +746,6 @@ void setWorstCase(Tolerance& t, uint32_t chainLength, double k, double gamma64) 
     t.absolute = (A + std::ldexp(1.0, -150)) * slack;
 }
 
-// The probable chains' results, padded: the magnitude M and the variance scale V.
-struct ProbableChains {
-    std::vector<double> m;
-    std::vector<double> v;
-};
-
-// Runs the four chains side by side over chainLength steps: the signal x (L), the magnitude
-// M (|L| on |x0|), the local sum of |terms| T = |L| |x_i|, and the variance scale V
-// ((L o L) V + localScale T^2).
-ProbableChains runProbableChains(const Geometry& g, const std::vector<float>& x0, const std::vector<double>& w,
-                                 const std::vector<double>& absW, uint32_t chainLength, unsigned threads,
-                                 double localScale) {
-    std::vector<double> sqW(w.size());
-    for (size_t i = 0; i < w.size(); ++i) sqW[i] = w[i] * w[i];
-    const Kernel kernel = pickKernel();
-    const unsigned workers = resolveThreads(threads);
-    const size_t elems = g.paddedElems();
-    std::vector<double> x(elems, 0.0), xNext(elems, 0.0), absX(elems, 0.0);
-    std::vector<double> m(elems, 0.0), mNext(elems, 0.0);
-    std::vector<double> v(elems, 0.0), vNext(elems, 0.0), local(elems, 0.0);
-    fillPadded(g, x0, x);
-    forInterior(g, [&](size_t i) { absX[i] = m[i] = std::fabs(x[i]); });
-    for (uint32_t step = 0; step < chainLength; ++step) {
-        StepOut out;
-        out.nextPadded = xNext.data();
-        convStep(g, kernel, x.data(), w, workers, out);
-        out.nextPadded = mNext.data();
-        convStep(g, kernel, m.data(), absW, workers, out);
-        out.nextPadded = local.data();
-        convStep(g, kernel, absX.data(), absW, workers, out);
-        if (step > 0) {
-            out.nextPadded = vNext.data();
-            convStep(g, kernel, v.data(), sqW, workers, out);
-        }
-        forInterior(g, [&](size_t i) {
-            vNext[i] += localScale * local[i] * local[i];
-            absX[i] = std::fabs(xNext[i]);
-        });
-        std::swap(x, xNext);
-        std::swap(m, mNext);
-        std::swap(v, vNext);
-    }
-    return ProbableChains{.m = std::move(m), .v = std::move(v)};
-}
-
 // The smallest float not below d.
 float roundUpToFloat(double d) {
     float f = static_cast<float>(d);
@@ -811,53 +753,120 @@ float roundUpToFloat(double d) {
     return f;
 }
 
-// Fills t.magnitude and t.deviation, rounded up to float, from the chains' interiors.
-void setProbable(Tolerance& t, const Geometry& g, const ProbableChains& chains) {
-    const std::vector<double> magnitude = interior(g, chains.m);
-    const std::vector<double> variance = interior(g, chains.v);
-    t.magnitude.resize(magnitude.size());
-    t.deviation.resize(variance.size());
-    for (size_t i = 0; i < magnitude.size(); ++i) {
-        t.magnitude[i] = roundUpToFloat(magnitude[i]);
+// Fills t.magnitude and t.deviation, rounded up to float, from the interiors of the
+// chains' padded M and V (element by element: no float64 copy of the interior).
+void setProbable(Tolerance& t, const Geometry& g, const std::vector<double>& m, const std::vector<double>& v) {
+    t.magnitude.resize(g.z.smallElems);
+    t.deviation.resize(g.z.smallElems);
+    size_t out = 0;
+    forInterior(g, [&](size_t i) {
+        t.magnitude[out] = roundUpToFloat(m[i]);
         // (1 + 2^-29): the float64 reference's own error under the same model, u64/u = 2^-30,
         // and the square root's rounding.
-        t.deviation[i] = roundUpToFloat(std::sqrt(variance[i]) * (1.0 + std::ldexp(1.0, -29)));
-    }
+        t.deviation[out] = roundUpToFloat(std::sqrt(v[i]) * (1.0 + std::ldexp(1.0, -29)));
+        ++out;
+    });
 }
 
 }  // namespace
 
-Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned threads) {
-    const ChainSizes sizes = computeSizes(shape);
-    const Geometry g(shape, sizes);
-    const std::vector<float> weightF = makeWeight(sizes);
-    requireNormalWeights(weightF);
-    const std::vector<float> x0 = makeInput(sizes);
-    const std::vector<double> w = toDouble(weightF, false);
-    const std::vector<double> absW = toDouble(weightF, true);
+// The four chains side by side (cpu_reference.hpp, Tolerance): the signal x (L), the
+// magnitude M (|L| on |x0|), the local sum of |terms| T = |L| |x_i| and the variance scale
+// V ((L o L) V + localScale T^2), in five padded float64 buffers.
+struct CpuStepper::State {
+    Geometry g;
+    Kernel kernel = pickKernel();
+    unsigned workers;
+    std::vector<double> w, absW, sqW;
+    Tolerance constants;  // every field but magnitude and deviation, steps 0
+    double k = 0, gamma64 = 0, localScale = 0;
+    std::vector<double> x, m, v, scratch, local;
+    std::vector<float> small;
+    uint32_t steps = 0;
 
-    Tolerance t;
-    t.steps = chainLength;
-    const auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
-    t.termsPerOutput =
-        uint64_t{shape.channels} * ceilDiv(shape.kernelH, shape.strideH) * ceilDiv(shape.kernelW, shape.strideW);
-    const double k = static_cast<double>(t.termsPerOutput);
-    t.unitRoundoff = std::ldexp(1.0, -23);
-    const double u = t.unitRoundoff;
-    const double ku = k * u;
-    t.gamma = ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
-    const double ku64 = k * std::ldexp(1.0, -53);
-    const double gamma64 = ku64 / (1.0 - ku64);
-    t.weightSum = largestWeightSum(shape, g, absW);
+    State(const Shape& shape, const ChainSizes& sizes, unsigned threads)
+        : g(shape, sizes), workers(resolveThreads(threads)) {
+        const std::vector<float> weightF = makeWeight(sizes);
+        requireNormalWeights(weightF);
+        w = toDouble(weightF, false);
+        absW = toDouble(weightF, true);
+        sqW.resize(w.size());
+        for (size_t i = 0; i < w.size(); ++i) sqW[i] = w[i] * w[i];
+        setConstants(shape);
+        const size_t elems = g.paddedElems();
+        for (auto* b : {&x, &m, &v, &scratch, &local}) b->assign(elems, 0.0);
+        small = makeInput(sizes);
+        fillPadded(g, small, x);
+        forInterior(g, [&](size_t i) { m[i] = std::fabs(x[i]); });
+    }
 
-    // Worst case.
-    setWorstCase(t, chainLength, k, gamma64);
+    void setConstants(const Shape& shape) {
+        Tolerance& t = constants;
+        const auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+        t.termsPerOutput =
+            uint64_t{shape.channels} * ceilDiv(shape.kernelH, shape.strideH) * ceilDiv(shape.kernelW, shape.strideW);
+        k = static_cast<double>(t.termsPerOutput);
+        t.unitRoundoff = std::ldexp(1.0, -23);
+        const double ku = k * t.unitRoundoff;
+        t.gamma = ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
+        const double ku64 = k * std::ldexp(1.0, -53);
+        gamma64 = ku64 / (1.0 - ku64);
+        t.weightSum = largestWeightSum(shape, g, absW);
+        // The coverage factor for a per-element tail of 2 exp(-lambda^2 / 2).
+        t.coverage = 9.0;
+        localScale = t.unitRoundoff * t.unitRoundoff * (k + 1.0);
+    }
 
-    // Probable: the coverage factor for a per-element tail of 2 exp(-lambda^2 / 2).
-    t.coverage = 9.0;
-    const double localScale = u * u * (k + 1.0);
-    setProbable(t, g, runProbableChains(g, x0, w, absW, chainLength, threads, localScale));
+    // scratch = conv(in) with `weight`, then swapped with `in`.
+    void convInto(std::vector<double>& in, const std::vector<double>& weight, float* smallOut = nullptr) {
+        StepOut out;
+        out.nextPadded = scratch.data();
+        out.small = smallOut;
+        convStep(g, kernel, in.data(), weight, workers, out);
+        std::swap(in, scratch);
+    }
+
+    void advance() {
+        // T from |x_i| (built in scratch, margins zero), before x moves on.
+        forInterior(g, [&](size_t i) { scratch[i] = std::fabs(x[i]); });
+        StepOut toLocal;
+        toLocal.nextPadded = local.data();
+        convStep(g, kernel, scratch.data(), absW, workers, toLocal);
+        if (steps > 0) {
+            convInto(v, sqW);
+        }
+        forInterior(g, [&](size_t i) { v[i] += localScale * local[i] * local[i]; });
+        convInto(m, absW);
+        convInto(x, w, small.data());
+        ++steps;
+    }
+};
+
+CpuStepper::CpuStepper(const Shape& shape, unsigned threads)
+    : state_(std::make_unique<State>(shape, computeSizes(shape), threads)) {}
+
+CpuStepper::~CpuStepper() = default;
+CpuStepper::CpuStepper(CpuStepper&&) noexcept = default;
+CpuStepper& CpuStepper::operator=(CpuStepper&&) noexcept = default;
+
+void CpuStepper::advance() { state_->advance(); }
+
+uint32_t CpuStepper::steps() const { return state_->steps; }
+
+const std::vector<float>& CpuStepper::small() const { return state_->small; }
+
+Tolerance CpuStepper::tolerance() const {
+    Tolerance t = state_->constants;
+    t.steps = state_->steps;
+    setWorstCase(t, t.steps, state_->k, state_->gamma64);
+    setProbable(t, state_->g, state_->m, state_->v);
     return t;
+}
+
+Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned threads) {
+    CpuStepper stepper(shape, threads);
+    for (uint32_t i = 0; i < chainLength; ++i) stepper.advance();
+    return stepper.tolerance();
 }
 
 ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const float> cpu, const Tolerance& tol,

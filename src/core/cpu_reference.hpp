@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -149,9 +150,32 @@ struct Tolerance {
 };
 
 // Runs the chains above (about four cpuChain runs without intermediates: x, M, T and V) and
-// derives the constants. Memory: eight float64 copies of small with margins. Throws
-// UsageError from computeSizes for an invalid shape.
+// derives the constants: a CpuStepper advanced chainLength steps. Memory: five float64
+// copies of small with margins. Throws UsageError from computeSizes for an invalid shape.
 Tolerance cpuTolerance(const Shape& shape, uint32_t chainLength, unsigned threads = 0);
+
+// The chain and its tolerance one step at a time, holding only what the next step needs
+// (five float64 copies of small with margins and one float small, whatever the length):
+// what --check-steps compares each intermediate with as it is read back. After k calls of
+// advance(), small() is cpuChain(shape, k).small[k] and tolerance() is cpuTolerance(shape,
+// k), bit for bit. Throws UsageError from computeSizes for an invalid shape; advance() throws
+// Interrupted as cpuConvT does.
+class CpuStepper {
+  public:
+    explicit CpuStepper(const Shape& shape, unsigned threads = 0);
+    ~CpuStepper();
+    CpuStepper(CpuStepper&&) noexcept;
+    CpuStepper& operator=(CpuStepper&&) noexcept;
+
+    void advance();                           // one conv-T + slice step (four conv-T passes)
+    uint32_t steps() const;                   // k, the steps taken
+    const std::vector<float>& small() const;  // small[k] (small[0]: makeInput), smallElems floats
+    Tolerance tolerance() const;              // the tolerance of small[k]
+
+  private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // Element-by-element check of a GPU result against the reference.
 struct ToleranceReport {

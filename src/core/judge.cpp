@@ -32,20 +32,15 @@ Judge Judge::fromRun(std::string label, std::shared_ptr<const ChainResult> refer
     return j;
 }
 
-Judge Judge::cpu(const Shape& shape, uint32_t n, bool perStep) {
+Judge Judge::cpu(const Shape& shape, uint32_t n) {
     Judge j;
     j.kind_ = Kind::Cpu;
     j.label_ = "cpu";
-    // checkSteps compares with the CPU's small[k] only (a conv-T through the crop slice k
-    // reads), so the CPU's big[] are not kept: 580 MiB at full size, N = 20.
-    j.cpu_ = cpuChain(shape, n, 0, /*keepIntermediates=*/perStep, /*keepBig=*/false);
-    j.tolerances_.resize(n + 1);
-    if (perStep) {
-        for (uint32_t k = 1; k <= n; ++k) j.tolerances_[k] = cpuTolerance(shape, k);
-    } else if (n > 0) {
-        j.tolerances_[n] = cpuTolerance(shape, n);
-    }
-    j.referenceStats_ = computeStats(j.cpu_.output());
+    CpuStepper chain(shape);
+    for (uint32_t k = 0; k < n; ++k) chain.advance();
+    j.cpuFinal_ = chain.small();
+    j.finalTolerance_ = chain.tolerance();
+    j.referenceStats_ = computeStats(j.cpuFinal_);
     return j;
 }
 
@@ -54,7 +49,7 @@ std::span<const float> Judge::referenceFinal() const {
         case Kind::Run:
             return run_->final();
         case Kind::Cpu:
-            return cpu_.output();
+            return cpuFinal_;
         case Kind::None:
             break;
     }
@@ -69,55 +64,61 @@ Classified Judge::classifyFinal(std::span<const float> values, const BufferStats
             return classify(values, stats, std::nullopt, "");
         case Kind::Run:
             return classify(values, stats, referenceFinal(), label_);
-        case Kind::Cpu: {
-            const Tolerance& t = tolerances_.back();
-            return classifyWithTolerance(stats, toOutcome(compareWithTolerance(values, cpu_.output(), t)));
-        }
+        case Kind::Cpu:
+            return classifyWithTolerance(stats, toOutcome(compareWithTolerance(values, cpuFinal_, finalTolerance_)));
     }
     return {};
 }
 
+StepJudging Judge::beginSteps(const Shape& shape, const ChainSizes& sizes) const {
+    return StepJudging(*this, shape, sizes);
+}
+
 StepReport Judge::checkSteps(const Shape& shape, const ChainSizes& sizes, const ChainResult& gpu) const {
-    const size_t n = gpu.big.size();
-    StepReport report;
-    auto addCheck = [&](uint32_t step, bool convT, std::span<const float> written, Classified verdict) {
-        DispatchCheck d{.step = step, .convT = convT, .stats = computeStats(written), .verdict = std::move(verdict)};
-        if (!report.firstWrong && isWrong(d.verdict.kind)) report.firstWrong = report.dispatches.size();
-        report.dispatches.push_back(std::move(d));
-    };
-    for (size_t i = 0; i < n; ++i) {
-        const uint32_t step = static_cast<uint32_t>(i + 1);
-        const auto& big = gpu.big[i];
-        const auto& small = gpu.small[i + 1];
-        if (kind_ == Kind::Run) {
-            if (run_->big.size() != n || run_->small.size() != n + 1) {
-                throw std::logic_error("checkSteps: the reference run has no intermediates");
-            }
-            const auto bigStats = computeStats(big);
-            addCheck(step, true, big, classify(big, bigStats, std::span<const float>(run_->big[i]), label_));
-            const auto smallStats = computeStats(small);
-            addCheck(step, false, small,
-                     classify(small, smallStats, std::span<const float>(run_->small[i + 1]), label_));
-        } else if (kind_ == Kind::Cpu) {
-            if (cpu_.small.size() != n + 1 || cpu_.small[i + 1].empty()) {
-                throw std::logic_error("checkSteps: the CPU reference has no intermediates");
-            }
-            const Tolerance& t = tolerances_[step];
-            // conv-T k: the part of big[k-1] that slice k reads.
-            std::vector<float> crop(sizes.smallElems);
-            cpuSlice(shape, sizes, big, crop);
-            const auto cropStats = computeStats(crop);
-            addCheck(step, true, big,
-                     classifyWithTolerance(cropStats, toOutcome(compareWithTolerance(crop, cpu_.small[i + 1], t))));
-            const auto smallStats = computeStats(small);
-            addCheck(step, false, small,
-                     classifyWithTolerance(smallStats, toOutcome(compareWithTolerance(small, cpu_.small[i + 1], t))));
-        } else {
-            addCheck(step, true, big, classify(big, computeStats(big), std::nullopt, ""));
-            addCheck(step, false, small, classify(small, computeStats(small), std::nullopt, ""));
+    StepJudging steps = beginSteps(shape, sizes);
+    for (size_t i = 0; i < gpu.big.size(); ++i) steps.add(gpu.big[i], gpu.small.at(i + 1));
+    return steps.report();
+}
+
+StepJudging::StepJudging(const Judge& judge, const Shape& shape, const ChainSizes& sizes)
+    : judge_(&judge), shape_(shape), sizes_(sizes) {
+    if (judge.kind_ == Judge::Kind::Cpu) cpu_.emplace(shape);
+}
+
+void StepJudging::addCheck(uint32_t step, bool convT, std::span<const float> written, Classified verdict) {
+    DispatchCheck d{.step = step, .convT = convT, .stats = computeStats(written), .verdict = std::move(verdict)};
+    if (!report_.firstWrong && isWrong(d.verdict.kind)) report_.firstWrong = report_.dispatches.size();
+    report_.dispatches.push_back(std::move(d));
+}
+
+void StepJudging::add(std::span<const float> big, std::span<const float> small) {
+    const size_t i = report_.dispatches.size() / 2;
+    const auto step = static_cast<uint32_t>(i + 1);
+    const Judge& j = *judge_;
+    if (j.kind_ == Judge::Kind::Run) {
+        const ChainResult& ref = *j.run_;
+        if (ref.big.size() <= i || ref.small.size() <= i + 1 || ref.big[i].empty() || ref.small[i + 1].empty()) {
+            throw std::logic_error("checkSteps: the reference run has no intermediates");
         }
+        addCheck(step, true, big, classify(big, computeStats(big), std::span<const float>(ref.big[i]), j.label_));
+        addCheck(step, false, small,
+                 classify(small, computeStats(small), std::span<const float>(ref.small[i + 1]), j.label_));
+    } else if (cpu_) {
+        cpu_->advance();
+        const Tolerance t = cpu_->tolerance();
+        // conv-T k: the part of big[k-1] that slice k reads.
+        std::vector<float> crop(sizes_.smallElems);
+        cpuSlice(shape_, sizes_, big, crop);
+        const auto cropStats = computeStats(crop);
+        addCheck(step, true, big,
+                 classifyWithTolerance(cropStats, toOutcome(compareWithTolerance(crop, cpu_->small(), t))));
+        const auto smallStats = computeStats(small);
+        addCheck(step, false, small,
+                 classifyWithTolerance(smallStats, toOutcome(compareWithTolerance(small, cpu_->small(), t))));
+    } else {
+        addCheck(step, true, big, classify(big, computeStats(big), std::nullopt, ""));
+        addCheck(step, false, small, classify(small, computeStats(small), std::nullopt, ""));
     }
-    return report;
 }
 
 }  // namespace repro

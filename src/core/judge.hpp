@@ -53,6 +53,29 @@ struct StepReport {
     std::optional<size_t> firstWrong;       // index into dispatches
 };
 
+class Judge;
+
+// One run's intermediates against the reference a step at a time, as they are read back:
+// add() step k = 1, 2, ... in order with the GPU's big[k-1] and small[k]; report() is then
+// what Judge::checkSteps gives for those k steps. Against the CPU it advances a CpuStepper
+// of its own alongside, so it holds one step of the reference chain, never all of it (the
+// Judge it came from must outlive it). Errors: as Judge::checkSteps.
+class StepJudging {
+  public:
+    void add(std::span<const float> big, std::span<const float> small);
+    const StepReport& report() const { return report_; }
+
+  private:
+    friend class Judge;
+    StepJudging(const Judge& judge, const Shape& shape, const ChainSizes& sizes);
+    void addCheck(uint32_t step, bool convT, std::span<const float> written, Classified verdict);
+    const Judge* judge_;
+    Shape shape_;
+    ChainSizes sizes_;
+    std::optional<CpuStepper> cpu_;
+    StepReport report_;
+};
+
 class Judge {
   public:
     // No reference: zero and non-finite checks only.
@@ -64,10 +87,10 @@ class Judge {
     // a null `reference`.
     static Judge fromRun(std::string label, std::shared_ptr<const ChainResult> reference,
                          const BufferStats& finalStats);
-    // The host's chain: cpuChain for `chainLength` steps and the derived tolerance of
-    // cpuTolerance for the final buffer and, with `perStep`, for every step (cost: one
-    // cpuTolerance per step; seconds each at full size).
-    static Judge cpu(const Shape& shape, uint32_t chainLength, bool perStep);
+    // The host's chain: small[N] of cpuChain for `chainLength` steps and its derived
+    // tolerance (cpuTolerance), from one CpuStepper: one small and its tolerance are kept,
+    // the per-step reference of --check-steps is computed again by each StepJudging.
+    static Judge cpu(const Shape& shape, uint32_t chainLength);
 
     const std::string& label() const { return label_; }
     bool hasReference() const { return kind_ != Kind::None; }
@@ -80,20 +103,24 @@ class Judge {
     // Classifies a final buffer small[N].
     Classified classifyFinal(std::span<const float> values, const BufferStats& stats) const;
 
+    // Starts the step-by-step comparison of one run's intermediates (StepJudging).
+    StepJudging beginSteps(const Shape& shape, const ChainSizes& sizes) const;
+
     // Every dispatch's output of `gpu` (which must carry intermediates) against the
     // reference's; the first that is wrong. Bit-exact against a run; against the CPU,
     // conv-T k's output is checked where slice k reads it (the crop at (1, 1)) within the
     // step-k tolerance, and slice k's output likewise. Throws std::logic_error when the
-    // reference has no intermediates.
+    // reference run has no intermediates.
     StepReport checkSteps(const Shape& shape, const ChainSizes& sizes, const ChainResult& gpu) const;
 
   private:
+    friend class StepJudging;
     enum class Kind { None, Run, Cpu };
     Kind kind_ = Kind::None;
     std::string label_ = "none";
     std::shared_ptr<const ChainResult> run_;  // Kind::Run
-    CpuChain cpu_;                            // Kind::Cpu
-    std::vector<Tolerance> tolerances_;       // Kind::Cpu: [k] for small[k], k = 1..N (0 unused)
+    std::vector<float> cpuFinal_;             // Kind::Cpu: small[N]
+    Tolerance finalTolerance_;                // Kind::Cpu: small[N]'s
     BufferStats referenceStats_;
 };
 

@@ -380,9 +380,29 @@ std::string DispatchStepCheck::line() const {
                              exceededInCrop, step);
 }
 
+DispatchStepChecker::DispatchStepChecker(const Shape& shape, const ChainSizes& sizes, std::vector<float> weight,
+                                         unsigned threads, bool exactBounds)
+    : shape_(shape),
+      sizes_(sizes),
+      weight_(std::move(weight)),
+      bound_(stepBound(shape, sizes, weight_)),
+      threads_(threads),
+      exactBounds_(exactBounds) {}
+
+void DispatchStepChecker::add(std::span<const float> input, std::span<const float> big, std::span<const float> small) {
+    const auto t0 = Clock::now();
+    const auto step = static_cast<uint32_t>(report_.dispatches.size() / 2 + 1);
+    report_.dispatches.push_back(
+        checkConvTStep(shape_, sizes_, bound_, weight_, input, big, step, threads_, exactBounds_));
+    report_.dispatches.push_back(checkSliceStep(shape_, sizes_, big, small, step));
+    for (size_t d = report_.dispatches.size() - 2; !report_.firstWrong && d < report_.dispatches.size(); ++d) {
+        if (!report_.dispatches[d].ok()) report_.firstWrong = d;
+    }
+    report_.seconds += since(t0);
+}
+
 StepCheckReport checkEachDispatch(const Shape& shape, const ChainSizes& sizes, std::span<const float> weight,
                                   const ChainResult& gpu, unsigned threads, bool exactBounds) {
-    const auto t0 = Clock::now();
     const size_t n = gpu.big.size();
     if (gpu.small.size() != n + 1) {
         throw std::invalid_argument(
@@ -390,22 +410,9 @@ StepCheckReport checkEachDispatch(const Shape& shape, const ChainSizes& sizes, s
                         "big[0..N), read back with intermediates)",
                         gpu.small.size(), n));
     }
-    const StepBound bound = stepBound(shape, sizes, weight);
-    StepCheckReport report;
-    for (size_t i = 0; i < n; ++i) {
-        const auto step = static_cast<uint32_t>(i + 1);
-        report.dispatches.push_back(
-            checkConvTStep(shape, sizes, bound, weight, gpu.small[i], gpu.big[i], step, threads, exactBounds));
-        report.dispatches.push_back(checkSliceStep(shape, sizes, gpu.big[i], gpu.small[i + 1], step));
-    }
-    for (size_t d = 0; d < report.dispatches.size(); ++d) {
-        if (!report.dispatches[d].ok()) {
-            report.firstWrong = d;
-            break;
-        }
-    }
-    report.seconds = since(t0);
-    return report;
+    DispatchStepChecker checker(shape, sizes, std::vector<float>(weight.begin(), weight.end()), threads, exactBounds);
+    for (size_t i = 0; i < n; ++i) checker.add(gpu.small[i], gpu.big[i], gpu.small[i + 1]);
+    return checker.report();
 }
 
 nlohmann::json perDispatchCheckJson(const StepCheckReport& report) {

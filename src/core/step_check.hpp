@@ -127,6 +127,28 @@ DispatchStepCheck checkSliceStep(const Shape& shape, const ChainSizes& sizes, st
 StepCheckReport checkEachDispatch(const Shape& shape, const ChainSizes& sizes, std::span<const float> weight,
                                   const ChainResult& gpu, unsigned threads = 0, bool exactBounds = false);
 
+// checkEachDispatch one step at a time, for a run read back step by step: add() step k
+// = 1, 2, ... in order with the GPU's small[k-1] (the conv-T's input), big[k-1] and
+// small[k]; report() is then what checkEachDispatch gives for those k steps (seconds: the
+// adds' sum). Holds only the summaries, never a buffer. Errors: std::invalid_argument on a
+// size mismatch, as checkConvTStep and checkSliceStep.
+class DispatchStepChecker {
+  public:
+    DispatchStepChecker(const Shape& shape, const ChainSizes& sizes, std::vector<float> weight, unsigned threads = 0,
+                        bool exactBounds = false);
+    void add(std::span<const float> input, std::span<const float> big, std::span<const float> small);
+    const StepCheckReport& report() const { return report_; }
+
+  private:
+    Shape shape_;
+    ChainSizes sizes_;
+    std::vector<float> weight_;
+    StepBound bound_;
+    unsigned threads_;
+    bool exactBounds_;
+    StepCheckReport report_;
+};
+
 // The report's `per_dispatch_check` object (docs/report-schema.md): state "passed" or
 // "failed", first_wrong (the dispatch number, 1-based in chain order, or null), seconds,
 // and one object per dispatch (dispatch, step, kind "conv_t"/"slice", ok, checked,

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,8 +88,12 @@ ProcessResult runProcess(const std::string& executable, const std::vector<std::s
     setpgid(pid, pid);  // also in the parent, so the group exists before any kill
     int wstatus = 0;
     for (;;) {
-        const pid_t done = waitpid(pid, &wstatus, WNOHANG);
-        if (done == pid) break;
+        struct rusage usage {};
+        const pid_t done = wait4(pid, &wstatus, WNOHANG, &usage);
+        if (done == pid) {
+            r.peakRssKiB = usage.ru_maxrss;
+            break;
+        }
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!r.timedOut && elapsed > limitSeconds) {
             kill(-pid, SIGKILL);

@@ -12,6 +12,7 @@ struct ProcessResult {
     int signal = 0;         // that signal
     bool timedOut = false;  // killed after the time limit
     double seconds = 0;     // wall time
+    long peakRssKiB = 0;    // the child's peak resident set (wait4's ru_maxrss), KiB
     std::string out, err;
 };
 

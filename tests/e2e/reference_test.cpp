@@ -116,6 +116,29 @@ TEST(CheckSteps, ExactBoundsShowTheBoundOfEveryConvT) {
     EXPECT_EQ(count(exact.out, "worst ratio at most"), 0u) << exact.out;
 }
 
+// --check-steps --reference cpu streams the intermediates: each is read, checked and
+// dropped, and the CPU reference keeps one step, so the peak resident set grows with the
+// chain only by the chain's own buffers, which lavapipe keeps in host memory (small + big
+// per step: 2.7 MiB at this shape). Holding every intermediate, as before, added 5.4 MiB
+// a step more (the readback's and the CPU reference's copies: 118 MiB at N = 4, 214 MiB at
+// N = 16).
+TEST(CheckSteps, MemoryGrowsOnlyByTheChainsOwnBuffers) {
+    const std::vector<std::string> shape{"--preset", "small", "--channels", "8", "--height", "60", "--width", "480"};
+    auto peakMiB = [&](int n) {
+        std::vector<std::string> args = shape;
+        args.insert(args.end(), {"--mode", "split", "--check-steps", "--reference", "cpu", "-n", std::to_string(n)});
+        const ProcessResult r = runRepro(args);
+        EXPECT_EQ(r.status, 0) << r.out << r.err;
+        EXPECT_EQ(count(r.out, "      dispatch "), 2u * n) << r.out;
+        return static_cast<double>(r.peakRssKiB) / 1024.0;
+    };
+    const double two = peakMiB(2), eight = peakMiB(8);
+    ASSERT_GT(two, 0.0);
+    const double chainBuffersMiB = 6 * (230400.0 + 477152.0) * 4 / (1 << 20);  // steps 3..8 on the device
+    EXPECT_LE(eight - two, chainBuffersMiB + 8.0)
+        << "peak RSS " << two << " MiB at N = 2, " << eight << " MiB at N = 8";
+}
+
 TEST(Poison, DroppedDispatchOutputIsUnwritten) {
     const ProcessResult r = runRepro(
         {"--poison", "--check-steps", "--preset", "tiny", "-n", "3", "--mode", "single", "--drop-dispatch", "3"});
