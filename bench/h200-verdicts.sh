@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The H200 figures of the engine and verdicts round (bench/RESULTS.md, "Round of issues 20
+# to 23"): the seed's N = 6 and N = 7 figures, --triage -n 7 (plain, and with the
+# --drop-dispatch 3 positive control), and the peak resident set of the full-size
+# --check-steps --reference cpu at N = 20 and N = 100 (bench/rss.sh). For the lent machine
+# (Ubuntu 24.04, NVIDIA's driver, no Vulkan loader): unpacks the loader carried in .gl/,
+# needs the release build at build/release/src/repro and python3. Writes under $OUT.
+#   bash bench/h200-verdicts.sh [seed|triage|rss|all]
+set -uo pipefail
+what="${1:-all}"
+out="${OUT:-h200-out}"
+mkdir -p "$out"
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+bin=build/release/src/repro
+if ! "$bin" --list-devices >"$out/list-devices.txt" 2>&1; then
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    "$bin" --list-devices >"$out/list-devices.txt" 2>&1
+fi
+"$bin" --version >"$out/version.txt" 2>&1
+run() {  # name, then repro's arguments: the text output and the exit status
+    local name="$1"; shift
+    local t0=$SECONDS
+    "$bin" "$@" >"$out/$name.txt" 2>&1
+    echo "exit $? after $((SECONDS - t0)) s: repro $*" >>"$out/$name.txt"
+    tail -n 1 "$out/$name.txt"
+}
+if [[ $what == seed || $what == all ]]; then
+    run seed-n6 --mode all -n 6
+    run seed-n7 --mode all -n 7
+    grep -h "mode=" "$out"/seed-n6.txt "$out"/seed-n7.txt
+fi
+if [[ $what == triage || $what == all ]]; then
+    run triage-n7 --triage -n 7 --output "$out/triage-n7.json"
+    run triage-n7-control --triage -n 7 --drop-dispatch 3 --output "$out/triage-n7-control.json"
+    grep -h "conclusion" "$out"/triage-n7*.txt
+fi
+if [[ $what == rss || $what == all ]]; then
+    OUT="$out/rss" bash bench/rss.sh "$bin" "20 100" | tee "$out/rss.txt"
+fi
