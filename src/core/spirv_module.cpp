@@ -121,282 +121,303 @@ class Parser {
     }
 
     // Fails unless `inst` has at least `words` words.
-    void need(Instruction inst, size_t words, std::string_view opName) const {
-        if (inst.size() < words) {
-            fail("malformed {}: {} words, needs at least {}", opName, inst.size(), words);
-        }
-    }
+    void need(Instruction inst, size_t words, std::string_view opName) const;
 
     // §2.2.1: a literal string is UTF-8 octets packed four per word, the first in the
     // lowest-order 8 bits, ending in a NUL and padded to a word boundary with NULs.
     // Reads one from `words`; sets `used` to the words it took.
-    std::string literalString(Instruction words, std::string_view opName, size_t& used) const {
-        std::string s;
-        for (size_t i = 0; i < words.size(); ++i) {
-            for (int b = 0; b < 4; ++b) {
-                const auto c = static_cast<char>((words[i] >> (8 * b)) & 0xffu);
-                if (c == '\0') {
-                    used = i + 1;
-                    return s;
-                }
-                s.push_back(c);
-            }
-        }
-        fail("malformed {}: its string has no terminating NUL", opName);
-    }
+    std::string literalString(Instruction words, std::string_view opName, size_t& used) const;
 
     // "%12" or "%12 ("name")" for messages.
-    std::string describeId(const Collected& c, uint32_t id) const {
-        const auto it = c.names.find(id);
-        if (it == c.names.end() || it->second.empty()) return fmt::format("%{}", id);
-        return fmt::format("%{} (\"{}\")", id, it->second);
-    }
+    std::string describeId(const Collected& c, uint32_t id) const;
 
     // OpName: records the id's debug name.
-    void debugName(Instruction inst, Collected& c) const {
-        need(inst, 3, "OpName");
-        size_t used = 0;
-        c.names[inst[1]] = literalString(inst.subspan(2), "OpName", used);
-    }
+    void debugName(Instruction inst, Collected& c) const;
 
     // OpEntryPoint: records a GLCompute entry point (others are skipped).
-    void entryPoint(Instruction inst, Collected& c) const {
-        need(inst, 4, "OpEntryPoint");
-        size_t used = 0;
-        std::string entryName = literalString(inst.subspan(3), "OpEntryPoint", used);
-        if (inst[1] == kGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
-    }
+    void entryPoint(Instruction inst, Collected& c) const;
 
     // OpDecorate: records the decorations repro reads on the target id.
-    void decorate(Instruction inst, Collected& c) const {
-        need(inst, 3, "OpDecorate");
-        Decorations& d = c.decorations[inst[1]];
-        const uint32_t decoration = inst[2];
-        if (decoration == kBlock) d.block = true;
-        if (decoration == kBufferBlock) d.bufferBlock = true;
-        if (decoration == kNonWritable) d.nonWritable = true;
-        if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet) {
-            need(inst, 4, "OpDecorate");
-            if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
-            if (decoration == kBinding) d.binding = inst[3];
-            if (decoration == kDescriptorSet) d.set = inst[3];
-        }
-    }
+    void decorate(Instruction inst, Collected& c) const;
 
     // Collects what repro reads from one instruction into `c`; fails on a malformed one.
-    void instruction(Instruction inst, Collected& c) const {
-        const uint32_t opcode = inst[0] & 0xffffu;
-        switch (opcode) {
-            case kOpName:
-                debugName(inst, c);
-                break;
-            case kOpEntryPoint:
-                entryPoint(inst, c);
-                break;
-            case kOpExecutionMode:
-            case kOpExecutionModeId:
-                need(inst, 3, opcode == kOpExecutionMode ? "OpExecutionMode" : "OpExecutionModeId");
-                c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
-                break;
-            case kOpTypeArray:
-            case kOpTypeRuntimeArray:
-                need(inst, 3, opcode == kOpTypeArray ? "OpTypeArray" : "OpTypeRuntimeArray");
-                c.arrayElement[inst[1]] = inst[2];
-                break;
-            case kOpTypeStruct:
-                need(inst, 2, "OpTypeStruct");
-                c.structMembers[inst[1]] = static_cast<uint32_t>(inst.size() - 2);
-                break;
-            case kOpTypePointer:
-                need(inst, 4, "OpTypePointer");
-                c.pointers[inst[1]] = {inst[2], inst[3]};
-                break;
-            case kOpConstant:
-            case kOpSpecConstant:
-                need(inst, 4, opcode == kOpConstant ? "OpConstant" : "OpSpecConstant");
-                c.constants[inst[2]] = inst.size() == 4 ? std::optional(inst[3]) : std::nullopt;
-                break;
-            case kOpConstantComposite:
-            case kOpSpecConstantComposite:
-                need(inst, 3, opcode == kOpConstantComposite ? "OpConstantComposite" : "OpSpecConstantComposite");
-                c.composites[inst[2]] = {inst.begin() + 3, inst.end()};
-                break;
-            case kOpVariable:
-                need(inst, 4, "OpVariable");
-                c.variables.push_back({inst[2], inst[1]});
-                break;
-            case kOpDecorate:
-                decorate(inst, c);
-                break;
-            case kOpMemberDecorate:
-                need(inst, 4, "OpMemberDecorate");
-                if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
-                break;
-            default:
-                break;
-        }
-    }
+    void instruction(Instruction inst, Collected& c) const;
 
     // The 32-bit value of constant `id`, or nullopt when it is not a one-word OpConstant or
     // OpSpecConstant (a specialisation constant keeps its default: repro specialises nothing).
-    static std::optional<uint32_t> constantValue(const Collected& c, uint32_t id) {
-        const auto it = c.constants.find(id);
-        return it == c.constants.end() ? std::nullopt : it->second;
-    }
+    static std::optional<uint32_t> constantValue(const Collected& c, uint32_t id);
 
-    std::array<uint32_t, 3> localSize(const Collected& c, const EntryPoint& entry) const {
-        // §3.21: an object decorated WorkgroupSize takes precedence over LocalSize(Id).
-        for (const auto& [id, d] : c.decorations) {
-            if (!d.workgroupSize) continue;
-            const auto composite = c.composites.find(id);
-            std::array<uint32_t, 3> size{};
-            bool ok = composite != c.composites.end() && composite->second.size() == 3;
-            for (size_t i = 0; ok && i < 3; ++i) {
-                const auto v = constantValue(c, composite->second[i]);
-                ok = v.has_value();
-                if (ok) size[i] = *v;
-            }
-            if (!ok) {
-                fail("the WorkgroupSize built-in %{} is not a composite of three 32-bit constants", id);
-            }
-            return size;
-        }
-        const auto modes = c.modes.find(entry.function);
-        if (modes != c.modes.end()) {
-            for (const ExecutionMode& m : modes->second) {
-                if (m.mode == kLocalSize) {
-                    if (m.operands.size() != 3) {
-                        fail("malformed LocalSize: {} operands, needs 3", m.operands.size());
-                    }
-                    return {m.operands[0], m.operands[1], m.operands[2]};
-                }
-                if (m.mode == kLocalSizeId) {
-                    if (m.operands.size() != 3) {
-                        fail("malformed LocalSizeId: {} operands, needs 3", m.operands.size());
-                    }
-                    std::array<uint32_t, 3> size{};
-                    for (size_t i = 0; i < 3; ++i) {
-                        const auto v = constantValue(c, m.operands[i]);
-                        if (!v) {
-                            fail(
-                                "LocalSizeId not supported: %{} is not a 32-bit OpConstant or "
-                                "OpSpecConstant",
-                                m.operands[i]);
-                        }
-                        size[i] = *v;
-                    }
-                    return size;
-                }
-            }
-        }
-        fail("no LocalSize for entry point \"{}\"", entry.name);
-    }
+    std::array<uint32_t, 3> localSize(const Collected& c, const EntryPoint& entry) const;
 
-    SpirvBinding binding(const Collected& c, const Variable& v, const Decorations& vd) const {
-        if (!vd.set || !vd.binding) {
-            const bool hasBinding = vd.binding.has_value();
-            fail("variable {} has {} but no {}", describeId(c, v.id), hasBinding ? "Binding" : "DescriptorSet",
-                 hasBinding ? "DescriptorSet" : "Binding");
-        }
-        SpirvBinding b{.set = *vd.set, .binding = *vd.binding, .nonWritable = vd.nonWritable};
+    SpirvBinding binding(const Collected& c, const Variable& v, const Decorations& vd) const;
 
-        // The variable's type is a pointer (§3.52 OpVariable); its pointee is the block, or
-        // an array of blocks (a descriptor array: Other, repro binds one buffer per binding).
-        std::optional<Pointer> pointer;
-        if (const auto p = c.pointers.find(v.type); p != c.pointers.end()) pointer = p->second;
-        uint32_t pointee = pointer ? pointer->pointee : 0;
-        bool array = false;
-        for (auto a = c.arrayElement.find(pointee); a != c.arrayElement.end(); a = c.arrayElement.find(pointee)) {
-            array = true;
-            pointee = a->second;
-        }
-        const auto members = c.structMembers.find(pointee);
-        const bool isStruct = pointer && members != c.structMembers.end();
-        const auto typeDecorations = c.decorations.find(pointee);
-        const Decorations none;
-        const Decorations& td = isStruct && typeDecorations != c.decorations.end() ? typeDecorations->second : none;
-
-        if (isStruct && !array) {
-            const uint32_t sc = pointer->storageClass;
-            if ((sc == kStorageBuffer && td.block) || (sc == kUniform && td.bufferBlock)) {
-                b.kind = SpirvResourceKind::StorageBuffer;
-            } else if (sc == kUniform && td.block) {
-                b.kind = SpirvResourceKind::UniformBuffer;
-            }
-        }
-        if (isStruct && members->second > 0) {
-            bool all = true;
-            for (uint32_t m = 0; m < members->second; ++m) {
-                all = all && td.nonWritableMembers.contains(m);
-            }
-            b.nonWritable = b.nonWritable || all;
-        }
-        if (const auto n = c.names.find(v.id); n != c.names.end() && !n->second.empty()) {
-            b.name = n->second;
-        } else if (const auto tn = c.names.find(pointee); isStruct && tn != c.names.end()) {
-            b.name = tn->second;
-        }
-        return b;
-    }
-
-    SpirvModule parse(std::vector<uint32_t> words) const {
-        if (words.size() < kHeaderWords) {
-            fail("{} words, fewer than the 5 of a SPIR-V header", words.size());
-        }
-        if (words[0] == kMagicSwapped) {
-            fail("magic number 0x{:08x} is byte-swapped: the module is in the other byte order", words[0]);
-        }
-        if (words[0] != kMagic) {
-            fail("magic number 0x{:08x}, not SPIR-V's 0x{:08x}", words[0], kMagic);
-        }
-
-        Collected c;
-        const std::span<const uint32_t> all(words);
-        for (size_t pos = kHeaderWords; pos < words.size();) {
-            const uint32_t wordCount = words[pos] >> 16;
-            const uint32_t opcode = words[pos] & 0xffffu;
-            if (wordCount == 0) {
-                fail("instruction at word {} (opcode {}) has word count 0", pos, opcode);
-            }
-            if (wordCount > words.size() - pos) {
-                fail(
-                    "instruction at word {} (opcode {}) has {} words, running past the end of "
-                    "the module ({} words; truncated?)",
-                    pos, opcode, wordCount, words.size());
-            }
-            instruction(all.subspan(pos, wordCount), c);
-            pos += wordCount;
-        }
-
-        if (c.glCompute.empty()) fail("no GLCompute entry point");
-        if (c.glCompute.size() > 1) {
-            std::string list;
-            for (const EntryPoint& e : c.glCompute) {
-                list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", e.name);
-            }
-            fail("{} GLCompute entry points ({}); repro needs exactly one", c.glCompute.size(), list);
-        }
-
-        SpirvModule module;
-        module.version = words[1];
-        module.entryPoint = c.glCompute[0].name;
-        module.localSize = localSize(c, c.glCompute[0]);
-        for (const Variable& v : c.variables) {
-            const auto d = c.decorations.find(v.id);
-            if (d == c.decorations.end() || (!d->second.set && !d->second.binding)) continue;
-            module.bindings.push_back(binding(c, v, d->second));
-        }
-        std::stable_sort(module.bindings.begin(), module.bindings.end(),
-                         [](const SpirvBinding& a, const SpirvBinding& b) {
-                             return std::tie(a.set, a.binding) < std::tie(b.set, b.binding);
-                         });
-        module.words = std::move(words);
-        return module;
-    }
+    SpirvModule parse(std::vector<uint32_t> words) const;
 
   private:
     std::string_view what_;
 };
+
+void Parser::need(Instruction inst, size_t words, std::string_view opName) const {
+    if (inst.size() < words) {
+        fail("malformed {}: {} words, needs at least {}", opName, inst.size(), words);
+    }
+}
+
+std::string Parser::literalString(Instruction words, std::string_view opName, size_t& used) const {
+    std::string s;
+    for (size_t i = 0; i < words.size(); ++i) {
+        for (int b = 0; b < 4; ++b) {
+            const auto c = static_cast<char>((words[i] >> (8 * b)) & 0xffu);
+            if (c == '\0') {
+                used = i + 1;
+                return s;
+            }
+            s.push_back(c);
+        }
+    }
+    fail("malformed {}: its string has no terminating NUL", opName);
+}
+
+std::string Parser::describeId(const Collected& c, uint32_t id) const {
+    const auto it = c.names.find(id);
+    if (it == c.names.end() || it->second.empty()) return fmt::format("%{}", id);
+    return fmt::format("%{} (\"{}\")", id, it->second);
+}
+
+void Parser::debugName(Instruction inst, Collected& c) const {
+    need(inst, 3, "OpName");
+    size_t used = 0;
+    c.names[inst[1]] = literalString(inst.subspan(2), "OpName", used);
+}
+
+void Parser::entryPoint(Instruction inst, Collected& c) const {
+    need(inst, 4, "OpEntryPoint");
+    size_t used = 0;
+    std::string entryName = literalString(inst.subspan(3), "OpEntryPoint", used);
+    if (inst[1] == kGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
+}
+
+void Parser::decorate(Instruction inst, Collected& c) const {
+    need(inst, 3, "OpDecorate");
+    Decorations& d = c.decorations[inst[1]];
+    const uint32_t decoration = inst[2];
+    if (decoration == kBlock) d.block = true;
+    if (decoration == kBufferBlock) d.bufferBlock = true;
+    if (decoration == kNonWritable) d.nonWritable = true;
+    if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet) {
+        need(inst, 4, "OpDecorate");
+        if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
+        if (decoration == kBinding) d.binding = inst[3];
+        if (decoration == kDescriptorSet) d.set = inst[3];
+    }
+}
+
+void Parser::instruction(Instruction inst, Collected& c) const {
+    const uint32_t opcode = inst[0] & 0xffffu;
+    switch (opcode) {
+        case kOpName:
+            debugName(inst, c);
+            break;
+        case kOpEntryPoint:
+            entryPoint(inst, c);
+            break;
+        case kOpExecutionMode:
+        case kOpExecutionModeId:
+            need(inst, 3, opcode == kOpExecutionMode ? "OpExecutionMode" : "OpExecutionModeId");
+            c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
+            break;
+        case kOpTypeArray:
+        case kOpTypeRuntimeArray:
+            need(inst, 3, opcode == kOpTypeArray ? "OpTypeArray" : "OpTypeRuntimeArray");
+            c.arrayElement[inst[1]] = inst[2];
+            break;
+        case kOpTypeStruct:
+            need(inst, 2, "OpTypeStruct");
+            c.structMembers[inst[1]] = static_cast<uint32_t>(inst.size() - 2);
+            break;
+        case kOpTypePointer:
+            need(inst, 4, "OpTypePointer");
+            c.pointers[inst[1]] = {inst[2], inst[3]};
+            break;
+        case kOpConstant:
+        case kOpSpecConstant:
+            need(inst, 4, opcode == kOpConstant ? "OpConstant" : "OpSpecConstant");
+            c.constants[inst[2]] = inst.size() == 4 ? std::optional(inst[3]) : std::nullopt;
+            break;
+        case kOpConstantComposite:
+        case kOpSpecConstantComposite:
+            need(inst, 3, opcode == kOpConstantComposite ? "OpConstantComposite" : "OpSpecConstantComposite");
+            c.composites[inst[2]] = {inst.begin() + 3, inst.end()};
+            break;
+        case kOpVariable:
+            need(inst, 4, "OpVariable");
+            c.variables.push_back({inst[2], inst[1]});
+            break;
+        case kOpDecorate:
+            decorate(inst, c);
+            break;
+        case kOpMemberDecorate:
+            need(inst, 4, "OpMemberDecorate");
+            if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
+            break;
+        default:
+            break;
+    }
+}
+
+std::optional<uint32_t> Parser::constantValue(const Collected& c, uint32_t id) {
+    const auto it = c.constants.find(id);
+    return it == c.constants.end() ? std::nullopt : it->second;
+}
+
+std::array<uint32_t, 3> Parser::localSize(const Collected& c, const EntryPoint& entry) const {
+    // §3.21: an object decorated WorkgroupSize takes precedence over LocalSize(Id).
+    for (const auto& [id, d] : c.decorations) {
+        if (!d.workgroupSize) continue;
+        const auto composite = c.composites.find(id);
+        std::array<uint32_t, 3> size{};
+        bool ok = composite != c.composites.end() && composite->second.size() == 3;
+        for (size_t i = 0; ok && i < 3; ++i) {
+            const auto v = constantValue(c, composite->second[i]);
+            ok = v.has_value();
+            if (ok) size[i] = *v;
+        }
+        if (!ok) {
+            fail("the WorkgroupSize built-in %{} is not a composite of three 32-bit constants", id);
+        }
+        return size;
+    }
+    const auto modes = c.modes.find(entry.function);
+    if (modes != c.modes.end()) {
+        for (const ExecutionMode& m : modes->second) {
+            if (m.mode == kLocalSize) {
+                if (m.operands.size() != 3) {
+                    fail("malformed LocalSize: {} operands, needs 3", m.operands.size());
+                }
+                return {m.operands[0], m.operands[1], m.operands[2]};
+            }
+            if (m.mode == kLocalSizeId) {
+                if (m.operands.size() != 3) {
+                    fail("malformed LocalSizeId: {} operands, needs 3", m.operands.size());
+                }
+                std::array<uint32_t, 3> size{};
+                for (size_t i = 0; i < 3; ++i) {
+                    const auto v = constantValue(c, m.operands[i]);
+                    if (!v) {
+                        fail(
+                            "LocalSizeId not supported: %{} is not a 32-bit OpConstant or "
+                            "OpSpecConstant",
+                            m.operands[i]);
+                    }
+                    size[i] = *v;
+                }
+                return size;
+            }
+        }
+    }
+    fail("no LocalSize for entry point \"{}\"", entry.name);
+}
+
+SpirvBinding Parser::binding(const Collected& c, const Variable& v, const Decorations& vd) const {
+    if (!vd.set || !vd.binding) {
+        const bool hasBinding = vd.binding.has_value();
+        fail("variable {} has {} but no {}", describeId(c, v.id), hasBinding ? "Binding" : "DescriptorSet",
+             hasBinding ? "DescriptorSet" : "Binding");
+    }
+    SpirvBinding b{.set = *vd.set, .binding = *vd.binding, .nonWritable = vd.nonWritable};
+
+    // The variable's type is a pointer (§3.52 OpVariable); its pointee is the block, or
+    // an array of blocks (a descriptor array: Other, repro binds one buffer per binding).
+    std::optional<Pointer> pointer;
+    if (const auto p = c.pointers.find(v.type); p != c.pointers.end()) pointer = p->second;
+    uint32_t pointee = pointer ? pointer->pointee : 0;
+    bool array = false;
+    for (auto a = c.arrayElement.find(pointee); a != c.arrayElement.end(); a = c.arrayElement.find(pointee)) {
+        array = true;
+        pointee = a->second;
+    }
+    const auto members = c.structMembers.find(pointee);
+    const bool isStruct = pointer && members != c.structMembers.end();
+    const auto typeDecorations = c.decorations.find(pointee);
+    const Decorations none;
+    const Decorations& td = isStruct && typeDecorations != c.decorations.end() ? typeDecorations->second : none;
+
+    if (isStruct && !array) {
+        const uint32_t sc = pointer->storageClass;
+        if ((sc == kStorageBuffer && td.block) || (sc == kUniform && td.bufferBlock)) {
+            b.kind = SpirvResourceKind::StorageBuffer;
+        } else if (sc == kUniform && td.block) {
+            b.kind = SpirvResourceKind::UniformBuffer;
+        }
+    }
+    if (isStruct && members->second > 0) {
+        bool all = true;
+        for (uint32_t m = 0; m < members->second; ++m) {
+            all = all && td.nonWritableMembers.contains(m);
+        }
+        b.nonWritable = b.nonWritable || all;
+    }
+    if (const auto n = c.names.find(v.id); n != c.names.end() && !n->second.empty()) {
+        b.name = n->second;
+    } else if (const auto tn = c.names.find(pointee); isStruct && tn != c.names.end()) {
+        b.name = tn->second;
+    }
+    return b;
+}
+
+SpirvModule Parser::parse(std::vector<uint32_t> words) const {
+    if (words.size() < kHeaderWords) {
+        fail("{} words, fewer than the 5 of a SPIR-V header", words.size());
+    }
+    if (words[0] == kMagicSwapped) {
+        fail("magic number 0x{:08x} is byte-swapped: the module is in the other byte order", words[0]);
+    }
+    if (words[0] != kMagic) {
+        fail("magic number 0x{:08x}, not SPIR-V's 0x{:08x}", words[0], kMagic);
+    }
+
+    Collected c;
+    const std::span<const uint32_t> all(words);
+    for (size_t pos = kHeaderWords; pos < words.size();) {
+        const uint32_t wordCount = words[pos] >> 16;
+        const uint32_t opcode = words[pos] & 0xffffu;
+        if (wordCount == 0) {
+            fail("instruction at word {} (opcode {}) has word count 0", pos, opcode);
+        }
+        if (wordCount > words.size() - pos) {
+            fail(
+                "instruction at word {} (opcode {}) has {} words, running past the end of "
+                "the module ({} words; truncated?)",
+                pos, opcode, wordCount, words.size());
+        }
+        instruction(all.subspan(pos, wordCount), c);
+        pos += wordCount;
+    }
+
+    if (c.glCompute.empty()) fail("no GLCompute entry point");
+    if (c.glCompute.size() > 1) {
+        std::string list;
+        for (const EntryPoint& e : c.glCompute) {
+            list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", e.name);
+        }
+        fail("{} GLCompute entry points ({}); repro needs exactly one", c.glCompute.size(), list);
+    }
+
+    SpirvModule module;
+    module.version = words[1];
+    module.entryPoint = c.glCompute[0].name;
+    module.localSize = localSize(c, c.glCompute[0]);
+    for (const Variable& v : c.variables) {
+        const auto d = c.decorations.find(v.id);
+        if (d == c.decorations.end() || (!d->second.set && !d->second.binding)) continue;
+        module.bindings.push_back(binding(c, v, d->second));
+    }
+    std::stable_sort(module.bindings.begin(), module.bindings.end(), [](const SpirvBinding& a, const SpirvBinding& b) {
+        return std::tie(a.set, a.binding) < std::tie(b.set, b.binding);
+    });
+    module.words = std::move(words);
+    return module;
+}
 
 std::string describeBinding(const SpirvBinding& b) {
     std::string s = fmt::format("set {} binding {}", b.set, b.binding);

@@ -1,9 +1,9 @@
-// The stages of one chain length's run, in the order session.cpp's runLength calls them:
+// The stages of one chain length's run, in the order run/length.cpp's runLength calls them:
 // choose the reference, calibrate, and for each run of a mode prepare its settings, submit
 // it and read it back (checking each intermediate as it comes, core/step_check.hpp), judge
 // it; then judge the runs that waited for the reference, decide the causes and report.
 // Each stage takes what it needs and returns what it made; the one thing carried from run
-// to run is `Runs`. Internal to src/session.cpp and src/run; Vulkan calls stay in src/vk.
+// to run is `Runs`. Internal to src/run; Vulkan calls stay in src/vk.
 #pragma once
 
 #include <cstdint>

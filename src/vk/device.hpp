@@ -11,34 +11,12 @@
 #include <vector>
 
 #include "core/profile.hpp"
+#include "vk/extensions.hpp"
 #include "vk/handles.hpp"
 #include "vk/instance.hpp"
 #include "vk/physical_device.hpp"
 
 namespace repro::vk {
-
-// The device extensions enabled, each true only where the device lists it.
-struct EnabledExtensions {
-    bool timelineSemaphore = false;
-    bool descriptorUpdateTemplate = false;
-    bool dynamicRendering = false;
-    bool inlineUniformBlock = false;
-    bool descriptorIndexing = false;   // below Vulkan 1.2 only
-    bool bufferDeviceAddress = false;  // below Vulkan 1.2 only
-    bool amdBufferMarker = false;      // blade enables it even with validation off
-    bool amdShaderInfo = false;
-    bool pipelineExecutableProperties = false;
-    bool externalMemory = false;  // with externalMemoryFd, as a pair
-    bool externalMemoryFd = false;
-    bool externalMemoryHost = false;
-    bool cooperativeMatrix = false;  // blade-exact, where blade finds a tile
-    bool vulkanMemoryModel = false;  // with cooperativeMatrix below Vulkan 1.2
-    bool memoryBudget = false;
-    bool deviceFault = false;       // --breadcrumbs; not blade's
-    bool synchronization2 = false;  // --barrier sync2|full below Vulkan 1.3; not blade's
-    // The extension names, in blade's push order (init.rs:933-998), repro's own last.
-    std::vector<const char*> names() const;
-};
 
 // The features enabled through VkPhysicalDeviceFeatures2's chain; every other boolean
 // stays VK_FALSE (robustBufferAccess included), as in blade.

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
-#include "vk/device.hpp"
+#include "vk/extensions.hpp"
 
 namespace repro::vk {
 namespace {

@@ -7,8 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "vk/physical_device.hpp"
-
 namespace repro::vk {
 
 #ifndef VK_KHR_cooperative_matrix
@@ -73,10 +71,6 @@ typedef VkResult(VKAPI_PTR* PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKH
 // generated from an older one does not know its structures.
 inline constexpr uint32_t kCoopMatrixHeaderVersion = VK_MAKE_API_VERSION(0, 1, 3, 255);
 
-// The numbers device.hpp uses so that it needs no new headers.
-static_assert(kComponentTypeFloat16 == VK_COMPONENT_TYPE_FLOAT16_KHR);
-static_assert(kComponentTypeFloat32 == VK_COMPONENT_TYPE_FLOAT32_KHR);
-static_assert(kScopeSubgroup == VK_SCOPE_SUBGROUP_KHR);
 // The C layout on LP64 (Linux x86-64 and AArch64), where the driver writes these.
 static_assert(sizeof(void*) != 8 || (sizeof(VkCooperativeMatrixPropertiesKHR) == 56 &&
                                      offsetof(VkCooperativeMatrixPropertiesKHR, scope) == 48));

@@ -15,6 +15,12 @@
 #include "vk/khr_cooperative_matrix.hpp"
 
 namespace repro::vk {
+
+// The numbers physical_device.hpp uses so that it needs no new headers
+// (khr_cooperative_matrix.hpp has the extension's own).
+static_assert(kComponentTypeFloat16 == VK_COMPONENT_TYPE_FLOAT16_KHR);
+static_assert(kComponentTypeFloat32 == VK_COMPONENT_TYPE_FLOAT32_KHR);
+static_assert(kScopeSubgroup == VK_SCOPE_SUBGROUP_KHR);
 namespace {
 
 // vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR's list, as blade reads it through ash
