@@ -69,9 +69,13 @@ std::filesystem::path makeLogDir(const char* what) {
     return pattern;
 }
 
-void finishLogDir(const Options& options, const std::filesystem::path& dir) {
+void finishLogDir(const Options& options, const std::filesystem::path& dir, const std::string& keepWhy) {
     if (options.keepLogs) {
         say("  logs and reports kept in {} (--keep-logs)", dir.string());
+        return;
+    }
+    if (!keepWhy.empty()) {
+        say("  logs and reports kept in {}: {}", dir.string(), keepWhy);
         return;
     }
     std::error_code ec;

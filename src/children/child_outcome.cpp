@@ -156,6 +156,20 @@ std::string outcomeText(const ChildOutcome& c) {
     return resultText(c, true) + exit;
 }
 
+std::string lastOutputLine(const ChildOutcome& c) {
+    std::ifstream in(c.log);
+    std::string line, last;
+    bool body = false;  // past the header's blank line
+    while (std::getline(in, line)) {
+        if (!body) {
+            body = line.empty();
+            continue;
+        }
+        if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    }
+    return last;
+}
+
 void readTriageBaseline(const ChildOutcome& b, TriageInput& in) {
     in.baseline = childRunResult(b);
     in.baselineDetail = outcomeText(b);

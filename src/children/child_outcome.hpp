@@ -78,6 +78,11 @@ RunResult childRunResult(const ChildOutcome& child);
 // resultText with the modes, and " (exit S)" when the child exited.
 std::string outcomeText(const ChildOutcome& c);
 
+// The child's last non-empty line of output (its log after the header: its one-line
+// usage error, or why it cannot test), without a trailing newline; "" when the log is
+// missing, unreadable or holds no output. Never throws.
+std::string lastOutputLine(const ChildOutcome& c);
+
 // The baseline's result, its first wrong mode and that mode's cause (report schema 2)
 // into `in` (baseline, baselineDetail, failingMode, causeKind, causeVerdict, causeMissing,
 // baselineSubmitSeconds, baselineRanInFull).
