@@ -152,8 +152,10 @@ RunResult childRunResult(const ChildOutcome& c) {
 }
 
 std::string outcomeText(const ChildOutcome& c) {
-    const std::string exit = c.status >= 0 ? fmt::format(" (exit {})", c.status) : "";
-    return resultText(c, true) + exit;
+    const std::string text = resultText(c, true);
+    if (c.status < 0) return text;
+    const std::string exit = fmt::format("(exit {})", c.status);
+    return text.ends_with(exit) ? text : text + " " + exit;  // "no report (exit 2)" names it already
 }
 
 std::string lastOutputLine(const ChildOutcome& c) {

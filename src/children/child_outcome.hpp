@@ -75,7 +75,8 @@ std::string resultText(const ChildOutcome& c, bool withModes = false);
 // crashed: no result).
 RunResult childRunResult(const ChildOutcome& child);
 
-// resultText with the modes, and " (exit S)" when the child exited.
+// resultText with the modes, and " (exit S)" when the child exited and the text does not
+// name its exit already ("no report (exit 2)").
 std::string outcomeText(const ChildOutcome& c);
 
 // The child's last non-empty line of output (its log after the header: its one-line

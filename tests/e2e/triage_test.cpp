@@ -568,4 +568,20 @@ TEST(Triage, ABaselineThatCannotTestSaysWhyAndKeepsItsLog) {
     EXPECT_TRUE(std::filesystem::exists(m[1].str())) << m[1].str();
 }
 
+// Matrix lines for children that never ran (issue 21, 6c): with no validation layer to
+// find every child exits 125, so no control is "correct anyway" and no variant "clean".
+TEST(Matrix, ChildrenThatNeverRanAreNeitherCorrectNorClean) {
+    const Scratch s("matrix-never-ran");
+    const std::filesystem::path noLayers = s.dir / "no-layers";
+    std::filesystem::create_directories(noLayers);
+    const BoundedResult r = runBounded(REPRO_EXECUTABLE, {"--matrix", "--preset", "tiny", "-n", "2", "--validation"},
+                                       {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=",
+                                        "VK_LAYER_PATH=" + noLayers.string(), "TMPDIR=" + s.dir.string()},
+                                       240);
+    EXPECT_EQ(r.status, 125) << shown(r);
+    EXPECT_FALSE(contains(r.out, "correct anyway")) << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, std::regex(R"( clean +)"))) << r.out;
+    EXPECT_TRUE(contains(r.out, "control: no result (cannot test)")) << r.out;
+}
+
 }  // namespace
