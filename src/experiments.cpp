@@ -70,9 +70,13 @@ std::filesystem::path makeLogDir(const char* what) {
     return pattern;
 }
 
-void finishLogDir(const Options& options, const std::filesystem::path& dir) {
+void finishLogDir(const Options& options, const std::filesystem::path& dir, const std::string& keepWhy) {
     if (options.keepLogs) {
         say("  logs and reports kept in {} (--keep-logs)", dir.string());
+        return;
+    }
+    if (!keepWhy.empty()) {
+        say("  logs and reports kept in {}: {}", dir.string(), keepWhy);
         return;
     }
     std::error_code ec;
@@ -91,6 +95,8 @@ namespace {
 std::string validationText(const Options& o, const ChildOutcome& c) {
     if (!o.validation) return "-";
     if (!c.report) return "?";
+    // A child that never ran its modes drew no messages because nothing ran: not "clean".
+    if (c.status == kExitCannotTest || c.status == kExitUsage) return "not run";
     if (c.validationMessages == 0) return "clean";
     return fmt::format("{} msgs{}", c.validationMessages, c.hazards ? fmt::format(" ({} hazards)", c.hazards) : "");
 }
@@ -187,6 +193,8 @@ MatrixTally introduceMatrix(const Options& o, const std::vector<Variant>& varian
 // A control's note: with a dropped dispatch, wrong output is that dispatch's doing.
 std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t) {
     if (c.hazards) ++t.hazardControls;
+    // Correct only when it ran to a result; a control that never ran says so.
+    if (!c.anyWrong && childRunResult(c) != RunResult::Correct) return "control: no result (" + resultText(c) + ")";
     if (!c.anyWrong) return "control: correct anyway";
     if (o.dropDispatch)
         return fmt::format("control: wrong, as --drop-dispatch {} makes every variant", *o.dropDispatch);

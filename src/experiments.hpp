@@ -31,8 +31,10 @@ ProbedDevice probe(const Options& options);
 // A fresh folder $TMPDIR/repro-WHAT-XXXXXX (or /tmp) for the children's logs and reports.
 // Throws UsageError when it cannot be created.
 std::filesystem::path makeLogDir(const char* what);
-// The end of a run of children: removes `dir` unless --keep-logs, else says where it is.
-void finishLogDir(const Options& options, const std::filesystem::path& dir);
+// The end of a run of children: removes `dir` unless --keep-logs or `keepWhy` (a clause
+// saying why a log matters, "the baseline gave no result; its log is F"), else says where
+// it is and why.
+void finishLogDir(const Options& options, const std::filesystem::path& dir, const std::string& keepWhy = {});
 
 // The time limit for one child, seconds: its modes' submit timeouts (conv-Ts scaled by
 // `dispatchRepeat`), twice, plus 10 minutes for set-up and checking.

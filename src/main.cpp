@@ -334,6 +334,10 @@ int main(int argc, char** argv) {
     if (options.format != Format::Text) textStream() = stderr;  // stdout carries only the document
     const int finalStatus = superviseRun(
         options, [&] { return runInChild(options); },
-        [&](RunReport& report, int status) { return writeReports(options, report, status); });
+        [&](RunReport& report, int status) {
+            // --triage and --watchdog-probe write their own document (of what ran, when
+            // interrupted); a run report written in its place would be a different schema.
+            return options.triage || options.watchdogProbe ? status : writeReports(options, report, status);
+        });
     return options.invert ? invertStatus(finalStatus) : finalStatus;
 }

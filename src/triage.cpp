@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -192,6 +193,11 @@ ExperimentOutcome runPlanned(Children& c, const Planned& p, size_t index) {
         e.detail = "interrupted";
         return e;
     }
+    if (child.status == kExitUsage) {  // repro built a command it refuses: its own defect, never evidence
+        const std::string line = lastOutputLine(child);
+        e.detail = "repro defect: the child's command was a usage error" + (line.empty() ? "" : ": " + line);
+        return e;
+    }
     e.result = p.kind == ExperimentKind::CheckSteps ? checkStepsResult(child) : childRunResult(child);
     e.detail = p.kind == ExperimentKind::CheckSteps
                    ? (e.result == RunResult::Correct ? "every dispatch within its one-step bound"
@@ -224,6 +230,16 @@ void sayLadderBound(const Ladder& l) {
     }
 }
 
+// Whether a wrong or hung rung was a kill of the kernel's: its report's cause is the job
+// timeout (a kill record, or the submit's timing against the timeout), or its submit
+// ended at the known timeout (within [0.9, 1.5] times it). A wrong result without either
+// (--drop-dispatch, a hang repro's own --timeout ended) is no kill.
+bool killEvidence(const Ladder& l, const ChildOutcome& child, std::optional<double> measured) {
+    const ModeReport* single = modeEntry(child, "single");
+    if (single && single->result.causeKind == "job_timeout") return true;
+    return l.timeout && measured && *measured >= 0.9 * *l.timeout && *measured <= kProbeTimeoutFactor * *l.timeout;
+}
+
 // One rung's outcome into the ladder: `rung` has its shape and prediction; the child's
 // measured time and outcome complete it. True when the ladder goes on.
 bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
@@ -236,6 +252,15 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
     say("  {:>7}  {:>10}  {:>10}  {}", repeat,
         rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
     l.rungs.push_back(rung);
+    if ((result == RunResult::Wrong || result == RunResult::Hang) && !killEvidence(l, child, measured)) {
+        l.outcome.detail = fmt::format(
+            "single {} at {} conv-Ts in one submit ({} after {}) with no sign of a kill: no kernel job-timeout "
+            "record, and {}",
+            result == RunResult::Hang ? "hung" : "was wrong", repeat, rung.outcome, took,
+            l.timeout ? fmt::format("the submit did not end at the {:.0f} ms job timeout", *l.timeout * 1000.0)
+                      : std::string("no job timeout is known here"));
+        return false;
+    }
     if (result == RunResult::Wrong || result == RunResult::Hang) {
         const bool hard = result == RunResult::Hang;
         l.outcome.result = hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
@@ -378,6 +403,26 @@ int writeDocument(const Options& o, const json& doc, int status, const char* wha
 
 // ---- --triage ---------------------------------------------------------------------------
 
+// The experiments that change the recording (--barrier, --submit-every, --split-ms,
+// --split-mib, --dispatch-repeat): multipass and single only, so never on split.
+bool changesRecording(ExperimentKind k) {
+    return k == ExperimentKind::Barrier || k == ExperimentKind::SubmitEveryWait ||
+           k == ExperimentKind::SubmitEveryNoWait || k == ExperimentKind::SplitMs || k == ExperimentKind::SplitMib ||
+           k == ExperimentKind::OneStepRepeat;
+}
+
+// split as the failing mode: its stream is blade's one dispatch per submit, which the
+// recording experiments leave alone (`--mode split` with them is a usage error), so each
+// is skipped with the reason instead of run.
+void skipRecordingOnSplit(std::vector<Planned>& plan) {
+    for (Planned& p : plan) {
+        if (!changesRecording(p.kind) || !p.skip.empty()) continue;
+        p.skip =
+            "not run: it changes multipass and single only; split, the failing mode, keeps blade's stream (one "
+            "dispatch per submit)";
+    }
+}
+
 std::vector<Planned> planTriage(const Children& c, const TriageInput& in, std::optional<double> timeout) {
     std::vector<Planned> plan;
     if (in.baseline == RunResult::Correct) {
@@ -387,6 +432,7 @@ std::vector<Planned> planTriage(const Children& c, const TriageInput& in, std::o
         planFlush(c, mode, plan);
         planSubmits(c, mode, timeout, plan);
         planOthers(c, mode, plan);
+        if (mode == Mode::Split) skipRecordingOnSplit(plan);
     }
     return plan;
 }
@@ -407,18 +453,48 @@ void sayEstimate(const std::vector<Planned>& plan, const ChildOutcome& baseline,
         timeout ? fmt::format(", the watchdog probe's ladder included (up to {:.0f} s of submits)", probe) : "");
 }
 
-// Runs the plan, printing each row as it finishes; false when interrupted.
-bool runExperiments(Children& c, const std::vector<Planned>& plan, TriageInput& in,
-                    std::vector<std::vector<std::string>>& rows) {
+// What one --triage has run so far: its input, the table's rows, the probe's ladder, and
+// why its children's logs are kept ("" when nothing needs keeping).
+struct TriageRun {
+    TriageInput in;
+    std::vector<std::vector<std::string>> rows;
+    std::optional<Ladder> ladder;
+    std::string keepWhy;
+};
+
+void addRow(TriageRun& run, const TriageRow& row) {
+    sayRow(row);
+    run.rows.push_back(rowCells(row));
+}
+
+// Runs the plan, printing each row as it finishes; false when interrupted (the
+// interrupted experiment is left out: it gave nothing).
+bool runExperiments(Children& c, const std::vector<Planned>& plan, TriageRun& run) {
     for (size_t i = 0; i < plan.size(); ++i) {
         if (interruptSignal() != 0) return false;
-        in.experiments.push_back(runPlanned(c, plan[i], i));
-        if (in.experiments.back().detail == "interrupted") return false;
-        const TriageConclusion sofar = concludeTriage(in);
-        sayRow(sofar.rows.back());
-        rows.push_back(rowCells(sofar.rows.back()));
+        run.in.experiments.push_back(runPlanned(c, plan[i], i));
+        if (run.in.experiments.back().detail == "interrupted") {
+            run.in.experiments.pop_back();
+            return false;
+        }
+        addRow(run, concludeTriage(run.in).rows.back());
     }
     return true;
+}
+
+// The baseline into `in`, printed; a baseline that gave no result (cannot test, a crash,
+// no report) says why in its detail, from its last output line ("CANNOT TEST HERE: ...").
+// Returns why its log is kept ("" when nothing needs keeping).
+std::string readBaseline(const ChildOutcome& baseline, TriageInput& in) {
+    readTriageBaseline(baseline, in);
+    std::string keepWhy;
+    if (in.baseline == RunResult::NotRun) {
+        const std::string why = lastOutputLine(baseline);
+        if (!why.empty()) in.baselineDetail += ": " + why;
+        keepWhy = fmt::format("the baseline gave no result; its log is {}", baseline.log);
+    }
+    say("  baseline: {} in {:.1f} s", in.baselineDetail, baseline.process.seconds);
+    return keepWhy;
 }
 
 int triageStatus(RunResult baseline) {
@@ -432,6 +508,32 @@ int triageStatus(RunResult baseline) {
         default:
             return kExitCannotTest;
     }
+}
+
+// The end of a --triage, run in full or `interrupted` (the first SIGINT or SIGTERM): the
+// conclusion (an interrupted one draws none: "interrupted by SIGINT after K experiments;
+// no verdict"), the Markdown block, the children's folder, and the document of what ran
+// (marked interrupted), with exit 128 + the signal when interrupted.
+int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
+    TriageConclusion t = concludeTriage(run.in);
+    int status = triageStatus(run.in.baseline);
+    std::vector<std::string> summary;
+    if (interrupted) {
+        status = interruptedExit();
+        t.kind = ConclusionKind::Undetermined;
+        t.line = fmt::format("conclusion: interrupted by {} after {} experiment{}; no verdict",
+                             interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", run.in.experiments.size(),
+                             run.in.experiments.size() == 1 ? "" : "s");
+        summary.push_back(t.line);
+    } else {
+        const std::string llvm = llvmAnswer(run.in);
+        summary = sayConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
+    }
+    printMarkdown("--triage", c.o, c.device, {"H", "experiment", "outcome", "points to", "why"}, run.rows, summary);
+    finishLogDir(c.o, c.dir, run.keepWhy);
+    TriageRunFacts facts = runFacts(c, run.ladder ? &*run.ladder : nullptr, status);
+    facts.interrupted = interrupted;
+    return writeDocument(c.o, triageDocument(facts, run.in, t), status, "triage");
 }
 
 }  // namespace
@@ -448,42 +550,30 @@ int runTriage(const Options& o) {
             "experiments then test that broken chain, not the driver",
             *o.dropDispatch);
     }
+    TriageRun run;
     const ChildOutcome baseline = c.run("baseline", RunFactors{});
-    if (baseline.process.interrupted) return interruptedExit();
-    TriageInput in;
-    readTriageBaseline(baseline, in);
-    in.userModules = o.spirvDir.has_value();
-    say("  baseline: {} in {:.1f} s", in.baselineDetail, baseline.process.seconds);
-    const std::optional<double> timeout = timeoutSeconds(baseline, in.failingMode);
-    const std::vector<Planned> plan = planTriage(c, in, timeout);
+    if (baseline.process.interrupted) {
+        run.in.baselineDetail = "interrupted";
+        return finishTriage(c, run, true);
+    }
+    run.keepWhy = readBaseline(baseline, run.in);
+    run.in.userModules = o.spirvDir.has_value();
+    const std::optional<double> timeout = timeoutSeconds(baseline, run.in.failingMode);
+    const std::vector<Planned> plan = planTriage(c, run.in, timeout);
     sayEstimate(plan, baseline, timeout);
     say("--- triage ---");
     say("  {:<3} {:<42} {:<40} {:<12} {}", "H", "experiment", "outcome", "points to", "why");
-    std::vector<std::vector<std::string>> rows;
-    if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) {
-        const TriageRow cause = concludeTriage(in).rows.front();
-        sayRow(cause);
-        rows.push_back(rowCells(cause));
-    }
-    if (!runExperiments(c, plan, in, rows)) return interruptedExit();
-    std::optional<Ladder> ladder;
-    if (timeout && (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang)) {
+    const bool failed = run.in.baseline == RunResult::Wrong || run.in.baseline == RunResult::Hang;
+    if (failed) addRow(run, concludeTriage(run.in).rows.front());
+    if (!runExperiments(c, plan, run)) return finishTriage(c, run, true);
+    if (timeout && failed) {
         say("--- watchdog probe ---");
-        ladder = runLadder(c, timeout, timeoutSource(baseline, c.device.cpu), false);
-        if (ladder->interrupted) return interruptedExit();
-        in.probe = ladder->outcome;
-        const TriageConclusion sofar = concludeTriage(in);
-        sayRow(sofar.rows.back());
-        rows.push_back(rowCells(sofar.rows.back()));
+        run.ladder = runLadder(c, timeout, timeoutSource(baseline, c.device.cpu), false);
+        if (run.ladder->interrupted) return finishTriage(c, run, true);
+        run.in.probe = run.ladder->outcome;
+        addRow(run, concludeTriage(run.in).rows.back());
     }
-    const TriageConclusion t = concludeTriage(in);
-    const std::string llvm = llvmAnswer(in);
-    const std::vector<std::string> summary =
-        sayConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
-    const int status = triageStatus(in.baseline);
-    printMarkdown("--triage", o, c.device, {"H", "experiment", "outcome", "points to", "why"}, rows, summary);
-    finishLogDir(o, c.dir);
-    return writeDocument(o, triageDocument(runFacts(c, ladder ? &*ladder : nullptr, status), in, t), status, "triage");
+    return finishTriage(c, run, false);
 }
 
 int runWatchdogProbe(const Options& o) {
@@ -495,16 +585,25 @@ int runWatchdogProbe(const Options& o) {
         "double instead)",
         kMaxDispatchRepeat);
     say("--- watchdog probe ---");
-    const Ladder l = runLadder(c, std::nullopt, "", true);
-    if (l.interrupted) return interruptedExit();
-    const std::string verdict = probeVerdict(l);
-    say("--- {}", verdict);
+    Ladder l = runLadder(c, std::nullopt, "", true);
+    int status = l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
+    std::string verdict;
+    if (l.interrupted) {  // what ran, and no verdict
+        status = interruptedExit();
+        l.outcome = {.detail = fmt::format("interrupted by {} after {} rung{}",
+                                           interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", l.rungs.size(),
+                                           l.rungs.size() == 1 ? "" : "s")};
+        verdict = "watchdog probe: no result: " + l.outcome.detail + "; no verdict";
+    } else {
+        verdict = probeVerdict(l);
+        say("--- {}", verdict);
+    }
     finishLogDir(o, c.dir);
     if (o.format == Format::Markdown)
         writeText(stdout, "### repro --watchdog-probe\n\n- " + markdownText(verdict) + "\n");
-    const int status = l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
-    return writeDocument(o, watchdogProbeDocument(runFacts(c, &l, status), l.rungs, l.outcome, verdict), status,
-                         "watchdog probe");
+    TriageRunFacts facts = runFacts(c, &l, status);
+    facts.interrupted = l.interrupted;
+    return writeDocument(o, watchdogProbeDocument(facts, l.rungs, l.outcome, verdict), status, "watchdog probe");
 }
 
 }  // namespace repro

@@ -152,8 +152,24 @@ RunResult childRunResult(const ChildOutcome& c) {
 }
 
 std::string outcomeText(const ChildOutcome& c) {
-    const std::string exit = c.status >= 0 ? fmt::format(" (exit {})", c.status) : "";
-    return resultText(c, true) + exit;
+    const std::string text = resultText(c, true);
+    if (c.status < 0) return text;
+    const std::string exit = fmt::format("(exit {})", c.status);
+    return text.ends_with(exit) ? text : text + " " + exit;  // "no report (exit 2)" names it already
+}
+
+std::string lastOutputLine(const ChildOutcome& c) {
+    std::ifstream in(c.log);
+    std::string line, last;
+    bool body = false;  // past the header's blank line
+    while (std::getline(in, line)) {
+        if (!body) {
+            body = line.empty();
+            continue;
+        }
+        if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    }
+    return last;
 }
 
 void readTriageBaseline(const ChildOutcome& b, TriageInput& in) {

@@ -75,8 +75,14 @@ std::string resultText(const ChildOutcome& c, bool withModes = false);
 // crashed: no result).
 RunResult childRunResult(const ChildOutcome& child);
 
-// resultText with the modes, and " (exit S)" when the child exited.
+// resultText with the modes, and " (exit S)" when the child exited and the text does not
+// name its exit already ("no report (exit 2)").
 std::string outcomeText(const ChildOutcome& c);
+
+// The child's last non-empty line of output (its log after the header: its one-line
+// usage error, or why it cannot test), without a trailing newline; "" when the log is
+// missing, unreadable or holds no output. Never throws.
+std::string lastOutputLine(const ChildOutcome& c);
 
 // The baseline's result, its first wrong mode and that mode's cause (report schema 2)
 // into `in` (baseline, baselineDetail, failingMode, causeKind, causeVerdict, causeMissing,

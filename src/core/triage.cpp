@@ -183,12 +183,18 @@ std::pair<Finding, std::string> ranFinding(const ExperimentOutcome& e) {
     return {Finding::NoEvidence, ""};
 }
 
+constexpr std::string_view kReproDefect = "repro defect: ";
+
 TriageRow experimentRow(const ExperimentOutcome& e) {
     TriageRow row{.hypothesis = hypothesisOf(e.kind),
                   .experiment = e.label,
                   .outcome = e.detail.empty() ? std::string(name(e.result)) : e.detail};
     if (e.result == RunResult::Correct || e.result == RunResult::Wrong) {
         std::tie(row.finding, row.why) = ranFinding(e);
+    } else if (e.result == RunResult::NotRun && e.detail.starts_with(kReproDefect)) {
+        // A child repro itself built wrong: a defect of repro, never evidence.
+        row.outcome = "repro defect";
+        row.why = e.detail.substr(kReproDefect.size());
     } else if (e.result == RunResult::NoEffect ||
                (e.result == RunResult::NotRun && e.detail.starts_with("not run: "))) {
         row.outcome = name(e.result);
@@ -255,6 +261,19 @@ bool any(const TriageInput& in, ExperimentKind kind, RunResult result) {
     return std::any_of(in.experiments.begin(), in.experiments.end(),
                        [&](const ExperimentOutcome& e) { return e.kind == kind && e.result == result; });
 }
+
+// Whether an experiment of one of `kinds` ran to a result (correct or wrong).
+bool ranAny(const TriageInput& in, std::initializer_list<ExperimentKind> kinds) {
+    return std::any_of(in.experiments.begin(), in.experiments.end(), [&](const ExperimentOutcome& e) {
+        return (e.result == RunResult::Correct || e.result == RunResult::Wrong) &&
+               std::find(kinds.begin(), kinds.end(), e.kind) != kinds.end();
+    });
+}
+
+// The experiments that change multipass's and single's recording.
+constexpr std::initializer_list<ExperimentKind> kRecordingKinds = {
+    ExperimentKind::Barrier, ExperimentKind::SubmitEveryWait, ExperimentKind::SubmitEveryNoWait,
+    ExperimentKind::SplitMs, ExperimentKind::SplitMib,        ExperimentKind::OneStepRepeat};
 
 const ExperimentOutcome* firstFix(const TriageInput& in, std::initializer_list<ExperimentKind> kinds) {
     for (const ExperimentOutcome& e : in.experiments) {
@@ -331,7 +350,9 @@ void weighOthers(const TriageInput& in, Weighed& w) {
     if (const ExperimentOutcome* fix = firstFix(in, {ExperimentKind::Barrier, ExperimentKind::Memory})) {
         h1 = {Hypothesis::MissingFlush, Finding::Supports, fix->label + " makes it correct"};
     } else {
-        h1.why = "no barrier or memory variant makes it correct";
+        h1.why = ranAny(in, {ExperimentKind::Barrier, ExperimentKind::Memory})
+                     ? "no barrier or memory variant makes it correct"
+                     : "no barrier or memory variant ran";
     }
     HypothesisFinding& h5 = w[Hypothesis::ShaderCompiler];
     const bool fails = any(in, ExperimentKind::CheckSteps, RunResult::Wrong) || in.causeKind == "shader_compiler";
@@ -396,7 +417,7 @@ Candidate hangCandidate(const TriageInput& in, const Weighed& w) {
                 " avoids it (H1)";
     if (w[Hypothesis::SubmitBoundary].finding != Finding::Supports &&
         w[Hypothesis::MissingFlush].finding != Finding::Supports)
-        line += "; no recording experiment avoids it";
+        line += ranAny(in, kRecordingKinds) ? "; no recording experiment avoids it" : "; no recording experiment ran";
     return {ConclusionKind::GpuHang, line};
 }
 
@@ -593,7 +614,8 @@ nlohmann::json triageDocument(const TriageRunFacts& f, const TriageInput& in, co
             {"rows", rows},
             {"hypotheses", hypotheses},
             {"conclusion", {{"kind", name(t.kind)}, {"line", t.line}}},
-            {"exit_status", f.exitStatus}};
+            {"exit_status", f.exitStatus},
+            {"interrupted", f.interrupted}};
 }
 
 nlohmann::json watchdogProbeDocument(const TriageRunFacts& f, const std::vector<ProbeRung>& rungs,
@@ -621,7 +643,8 @@ nlohmann::json watchdogProbeDocument(const TriageRunFacts& f, const std::vector<
             {"detail", outcome.detail},
             {"longest_seconds", outcome.longestSeconds},
             {"verdict", verdict},
-            {"exit_status", f.exitStatus}};
+            {"exit_status", f.exitStatus},
+            {"interrupted", f.interrupted}};
 }
 
 }  // namespace repro

@@ -187,6 +187,7 @@ struct TriageRunFacts {
     std::optional<double> timeoutSeconds;  // the queue's job timeout, when known
     std::string timeoutSource;
     int exitStatus = 0;
+    bool interrupted = false;  // a SIGINT or SIGTERM ended it early: the document holds what ran
 };
 
 // The "repro-triage" document, schema_version 1 (docs/report-schema.md, "The triage
@@ -195,7 +196,7 @@ struct TriageRunFacts {
 // experiments [{hypothesis, experiment, result, detail}], probe {result, detail,
 // longest_seconds, timeout_seconds, timeout_source} or null, rows [{hypothesis,
 // experiment, outcome, points_to, why}], hypotheses [{hypothesis, description, finding,
-// why}], conclusion {kind, line}, exit_status.
+// why}], conclusion {kind, line}, exit_status, interrupted (true when a signal ended it early).
 nlohmann::json triageDocument(const TriageRunFacts& facts, const TriageInput& input,
                               const TriageConclusion& conclusion);
 
@@ -211,7 +212,8 @@ struct ProbeRung {
 // (docs/report.schema.json $defs/watchdogProbeDocument): repro, command_line, device,
 // timeout_seconds (null when unknown) and timeout_source, rungs [{conv_ts, steps, repeat,
 // predicted_seconds, measured_seconds, outcome}], result ("soft kill", "hard kill", "no
-// kill", "not run"), detail, longest_seconds, verdict (the closing line), exit_status.
+// kill", "not run"), detail, longest_seconds, verdict (the closing line), exit_status,
+// interrupted (true when a signal ended the ladder early).
 nlohmann::json watchdogProbeDocument(const TriageRunFacts& facts, const std::vector<ProbeRung>& rungs,
                                      const ProbeOutcome& outcome, const std::string& verdict);
 

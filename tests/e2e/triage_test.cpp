@@ -246,6 +246,97 @@ TEST(Triage, ChildrenDieWithTheParent) {
     EXPECT_TRUE(processesMentioning(marker).empty()) << "a child outlived its parent";
 }
 
+// repro `args` through the slow simulated clock (a second a dispatch), its output to
+// /dev/null; once a triage or probe child runs, `signals` SIGINTs 300 ms apart. Returns the
+// exit status (-1: not ended within 60 s, then killed).
+int interruptedSlowRun(const Scratch& s, const std::vector<std::string>& args, int signals) {
+    const pid_t pid = ::fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        ::setenv("VK_ADD_LAYER_PATH", REPRO_SIMDRIVER_LAYER_DIR, 1);
+        ::setenv("VK_INSTANCE_LAYERS", "VK_LAYER_REPRO_simulate", 1);
+        ::setenv("REPRO_SIMULATE", "identity;clock:us-per-wg=1,ms-per-dispatch=1000", 1);
+        ::setenv("REPRO_TEST_KMSG", s.kmsg.string().c_str(), 1);
+        ::setenv("TMPDIR", s.dir.string().c_str(), 1);
+        const int devNull = ::open("/dev/null", O_WRONLY);
+        ::dup2(devNull, STDOUT_FILENO);
+        ::dup2(devNull, STDERR_FILENO);
+        std::vector<char*> argv{const_cast<char*>(REPRO_EXECUTABLE)};
+        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(REPRO_EXECUTABLE, argv.data());
+        ::_exit(127);
+    }
+    const std::string marker = (s.dir / "repro-").string();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (processesMentioning(marker).empty() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    for (int i = 0; i < signals; ++i) {
+        if (i) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        ::kill(pid, SIGINT);
+    }
+    deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) != pid) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            return -1;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+nlohmann::json readDocument(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in, nullptr, false);
+}
+
+// Issue 21, 4e: the first SIGINT ends --triage with the document of what ran, marked
+// interrupted, and no verdict.
+TEST(Triage, AnInterruptWritesTheDocumentOfWhatRanMarkedInterrupted) {
+    const Scratch s("interrupt-doc");
+    const auto doc = s.dir / "triage.json";
+    const int status = interruptedSlowRun(s, {"--triage", "--preset", "tiny", "-n", "5", "--output", doc.string()}, 1);
+    EXPECT_EQ(status, 130);
+    const nlohmann::json j = readDocument(doc);
+    ASSERT_TRUE(j.is_object()) << "no triage document at " << doc;
+    EXPECT_EQ(j["schema"], "repro-triage") << j.dump(2);
+    EXPECT_EQ(j["interrupted"], true) << j.dump(2);
+    EXPECT_EQ(j["exit_status"], 130) << j.dump(2);
+    EXPECT_EQ(j["chain_length"], 5) << j.dump(2);
+    EXPECT_TRUE(contains(j["conclusion"]["line"].get<std::string>(), "interrupted by SIGINT")) << j.dump(2);
+}
+
+TEST(WatchdogProbe, AnInterruptWritesTheDocumentOfWhatRanMarkedInterrupted) {
+    const Scratch s("probe-interrupt-doc");
+    const auto doc = s.dir / "probe.json";
+    const int status = interruptedSlowRun(s, {"--watchdog-probe", "--preset", "tiny", "--output", doc.string()}, 1);
+    EXPECT_EQ(status, 130);
+    const nlohmann::json j = readDocument(doc);
+    ASSERT_TRUE(j.is_object()) << "no probe document at " << doc;
+    EXPECT_EQ(j["schema"], "repro-watchdog-probe") << j.dump(2);
+    EXPECT_EQ(j["interrupted"], true) << j.dump(2);
+    EXPECT_EQ(j["result"], "not run") << j.dump(2);
+    EXPECT_TRUE(contains(j["verdict"].get<std::string>(), "interrupted by SIGINT")) << j.dump(2);
+}
+
+// A second SIGINT stops at once; whatever is at --output then is never a run report in
+// place of the triage document.
+TEST(Triage, ASecondInterruptWritesNoRunReportInPlaceOfTheDocument) {
+    const Scratch s("interrupt-twice");
+    const auto doc = s.dir / "triage.json";
+    const int status = interruptedSlowRun(s, {"--triage", "--preset", "tiny", "-n", "5", "--output", doc.string()}, 2);
+    EXPECT_EQ(status, 130);
+    if (!std::filesystem::exists(doc)) return;
+    const nlohmann::json j = readDocument(doc);
+    ASSERT_TRUE(j.is_object()) << doc;
+    EXPECT_EQ(j["schema"], "repro-triage") << j.dump(2);
+}
+
 // The host the simulated RADV device sits in, as repro's test seam REPRO_TEST_ROOT shows it
 // /proc and /sys: Linux 6.19, amdgpu's lockup_timeout "500" (one value: every queue, on 6.19
 // and later), and card0 at the simulated device's PCI address, bound to amdgpu. The queue's
@@ -363,6 +454,23 @@ TEST(Triage, AHangTheWatchdogOnlyEndedIsNamedAsAHangAndTheSubmitBoundaryAsWhatAv
     EXPECT_EQ(line.find("split-ms"), std::string::npos) << line;
 }
 
+// split the failing mode (issue 21, 3): the device is lost at split's second submit, the
+// first mode to run. The recording experiments change multipass and single only, so each is
+// skipped with that reason rather than run as a `--mode split --barrier ...` usage error,
+// and no summary claims what a barrier variant does.
+TEST(Triage, SplitAsTheFailingModeSkipsTheRecordingExperimentsWithTheReason) {
+    const Scratch s("split-fails");
+    const BoundedResult r = simulated({"--triage", "--preset", "tiny", "-n", "3"}, "lost:vkWaitSemaphores:3", s);
+    EXPECT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out, "baseline's cause (split)")) << r.out;
+    EXPECT_FALSE(contains(r.out, "usage error")) << r.out;
+    EXPECT_FALSE(contains(r.out, "no barrier or memory variant makes it correct")) << r.out;
+    const std::regex skipped(
+        R"(barrier=sync2 +not run +no evidence +it changes multipass and single only; split, the failing mode)");
+    EXPECT_TRUE(std::regex_search(r.out, skipped)) << r.out;
+    EXPECT_TRUE(contains(r.out, "no barrier or memory variant ran")) << r.out;
+}
+
 // --matrix on the same host adds its two --split-ms rows at half the timeout the first
 // child's report names, and they cure what the blade rows get wrong.
 TEST(Matrix, AKnownJobTimeoutAddsTheSplitMsRows) {
@@ -415,6 +523,65 @@ TEST(WatchdogProbe, SimulatedSoftWatchdogShowsASoftKill) {
                                             R"(killed with no error after 0\.[5-9]\d+ s)")))
         << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +4 +\S+ s +\d+\.\d{3} s +single ok \(exit 0\))"))) << r.out;
+}
+
+// A kill is claimed only on the kernel's evidence or a submit that ended at the known
+// timeout (issue 21, 4d). A dispatch left out on purpose is wrong output, not a soft kill.
+TEST(WatchdogProbe, ADroppedDispatchIsNoKill) {
+    const Scratch s("probe-drop");
+    const BoundedResult r = plain({"--watchdog-probe", "--preset", "tiny", "--drop-dispatch", "1"}, s);
+    EXPECT_EQ(r.status, 125) << shown(r);
+    EXPECT_FALSE(contains(r.out, "soft kill")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- watchdog probe: no result: single was wrong at 1 conv-Ts in one submit")) << r.out;
+    EXPECT_TRUE(contains(r.out, "with no sign of a kill")) << r.out;
+}
+
+// A hang that repro's own --timeout ended, on a device with no job timeout: no kill of
+// the kernel's, so no "hard kill, device lost".
+TEST(WatchdogProbe, ReprosOwnWaitTimeoutIsNoKill) {
+    const Scratch s("probe-own-timeout");
+    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny", "--timeout", "1"},
+                                      "clock:us-per-wg=0,ms-per-dispatch=1;hang:dispatches=1", s);
+    EXPECT_EQ(r.status, 125) << shown(r);
+    EXPECT_FALSE(contains(r.out, "hard kill")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- watchdog probe: no result: single hung at 1 conv-Ts")) << r.out;
+    EXPECT_TRUE(contains(r.out, "no kernel job-timeout record, and no job timeout is known here")) << r.out;
+}
+
+// A baseline that cannot test (issue 21, 6a): the reason is printed and its log kept.
+// --validation with no validation layer to find: the parent's probe needs none, the
+// baseline child exits 125.
+TEST(Triage, ABaselineThatCannotTestSaysWhyAndKeepsItsLog) {
+    const Scratch s("baseline-cannot-test");
+    const std::filesystem::path noLayers = s.dir / "no-layers";
+    std::filesystem::create_directories(noLayers);
+    const BoundedResult r = runBounded(REPRO_EXECUTABLE, {"--triage", "--preset", "tiny", "-n", "2", "--validation"},
+                                       {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=",
+                                        "VK_LAYER_PATH=" + noLayers.string(), "TMPDIR=" + s.dir.string()},
+                                       240);
+    EXPECT_EQ(r.status, 125) << shown(r);
+    EXPECT_TRUE(contains(r.out, "baseline: cannot test (exit 125): ")) << r.out;
+    EXPECT_TRUE(contains(r.out, "VK_LAYER_KHRONOS_validation is not installed")) << r.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(the baseline gave no result; its log is (\S+\.log))")))
+        << r.out;
+    EXPECT_TRUE(std::filesystem::exists(m[1].str())) << m[1].str();
+}
+
+// Matrix lines for children that never ran (issue 21, 6c): with no validation layer to
+// find every child exits 125, so no control is "correct anyway" and no variant "clean".
+TEST(Matrix, ChildrenThatNeverRanAreNeitherCorrectNorClean) {
+    const Scratch s("matrix-never-ran");
+    const std::filesystem::path noLayers = s.dir / "no-layers";
+    std::filesystem::create_directories(noLayers);
+    const BoundedResult r = runBounded(REPRO_EXECUTABLE, {"--matrix", "--preset", "tiny", "-n", "2", "--validation"},
+                                       {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=",
+                                        "VK_LAYER_PATH=" + noLayers.string(), "TMPDIR=" + s.dir.string()},
+                                       240);
+    EXPECT_EQ(r.status, 125) << shown(r);
+    EXPECT_FALSE(contains(r.out, "correct anyway")) << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, std::regex(R"( clean +)"))) << r.out;
+    EXPECT_TRUE(contains(r.out, "control: no result (cannot test)")) << r.out;
 }
 
 }  // namespace

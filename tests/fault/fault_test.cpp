@@ -470,24 +470,73 @@ std::vector<EnvironmentCase> environmentCases() {
          "`kill -STOP` the child during a wait, then the supervisor; 11 s later `kill -CONT` both", 0,
          "--- NOT REPRODUCED, no \"driver stalled\" (was GPU HANG: the driver stalled, exit 3)",
          "e2e.simdriver.Faults.StoppingTheChildAndTheSupervisorPastTheCallDeadlineIsNoStall, unit.WatchedClock.*"},
+    };
+}
+
+// Issue 21's defects of the verdicts: each a situation a user could hit, run end to end
+// (or through the reasoning) by the test named, which failed before the fix.
+std::vector<EnvironmentCase> verdictCases() {
+    return {
         {"a GPU hang that the job timeout only ended",
          "simulated RADV on a fake amdgpu host (500 ms), "
-         "`REPRO_SIMULATE='...;watchdog:timeout=500,ms-per-dispatch=1;hang'`, `repro --triage --preset tiny -n 3`",
+         "`REPRO_SIMULATE='…;watchdog:timeout=500,ms-per-dispatch=1;hang'`, `repro --triage --preset tiny -n 3`",
          2,
          "`conclusion: a GPU hang in the one-submit recording (multipass); the job timeout (500 ms, gfx queue) only "
-         "ended it: ...; a submit boundary every few dispatches avoids it (H2)`; H3 ruled out by the baseline's own "
-         "cause; never `--split-ms` as the cure (was \"undetermined: contradictory evidence\")",
+         "ended it: …; a submit boundary every few dispatches avoids it (H2)`; H3 ruled out by the baseline's own "
+         "cause; never `--split-ms` as the cure, never \"contradictory evidence\"",
          "e2e.simdriver.Triage.AHangTheWatchdogOnlyEndedIsNamedAsAHangAndTheSubmitBoundaryAsWhatAvoidsIt, "
          "unit.Triage.AHangTheWatchdogOnlyEndedIsItsOwnFindingWeighedByTheRecordingExperiments"},
         {"the user's own `--spirv` module is wrong",
-         "`repro --preset tiny -n 2 --reference cpu --check-steps --timestamps --spirv DIR` (a valid, wrong "
-         "conv_t.spv)",
-         2,
-         "`the SPIR-V modules are the user's (--spirv): spirv-val (vulkan1.3): conv_t.spv valid, slice.spv valid`; "
-         "`cause: the shaders or the shader compiler: ...; the modules may be invalid (...)`; triage: `the shaders "
-         "or the shader compiler (H5)` (was \"the shader compiler\")",
+         "`repro --preset tiny -n 2 --reference cpu --check-steps --spirv DIR` with a valid, wrong conv_t.spv", 2,
+         "`the SPIR-V modules are the user's (--spirv): spirv-val (vulkan1.3): conv_t.spv valid, slice.spv valid` in "
+         "the header; `cause: the shaders or the shader compiler: … the modules may be invalid (…)`; triage: `the "
+         "shaders or the shader compiler (H5)`",
          "e2e.VerdictDefects.TheUsersWrongModuleIsNotBlamedOnTheShaderCompiler, "
          "unit.Cause.TheUsersModulesAreNamedBeforeTheCompiler, unit.SpirvValidation.*"},
+        {"split is the failing mode (issue 21, 3)",
+         "`REPRO_SIMULATE='lost:vkWaitSemaphores:3' repro --triage --preset tiny -n 3`: the device is lost at split's "
+         "second submit",
+         3,
+         "each recording experiment (`--barrier`, `--submit-every`, `--split-mib`, `-n 1 --dispatch-repeat`) `not run: "
+         "it changes multipass and single only; split, the failing mode, keeps blade's stream`; no `usage error (exit "
+         "1)` rows; H1 `no evidence (no barrier or memory variant ran)`; a child that exits 1 anyway is `repro defect` "
+         "with its one line, never evidence",
+         "e2e.simdriver.Triage.SplitAsTheFailingModeSkipsTheRecordingExperimentsWithTheReason, "
+         "unit.Triage.AChildsUsageErrorIsAReproDefectNeverEvidence, "
+         "unit.Triage.AHangWithNoRecordingExperimentRunSaysNoneRan"},
+        {"the `--triage` baseline cannot test (issue 21, 6a)",
+         "`VK_LAYER_PATH=<empty folder> repro --triage --preset tiny -n 2 --validation`", 125,
+         "`baseline: cannot test (exit 125): repro: cannot test here: --validation: VK_LAYER_KHRONOS_validation is not "
+         "installed …`; the children's folder kept: `the baseline gave no result; its log is …/01-baseline.log`",
+         "e2e.simdriver.Triage.ABaselineThatCannotTestSaysWhyAndKeepsItsLog"},
+        {"`--watchdog-probe` with a wrong or hung rung and no kill evidence (issue 21, 4d)",
+         "`repro --watchdog-probe --preset tiny --drop-dispatch 1`; "
+         "`REPRO_SIMULATE='clock:us-per-wg=0,ms-per-dispatch=1;hang:dispatches=1' repro --watchdog-probe --preset tiny "
+         "--timeout 1`",
+         125,
+         "`watchdog probe: no result: single was wrong (hung) at 1 conv-Ts in one submit (…) with no sign of a kill: "
+         "no kernel job-timeout record, and no job timeout is known here`; never \"soft kill\" or \"hard kill, device "
+         "lost\"",
+         "e2e.simdriver.WatchdogProbe.ADroppedDispatchIsNoKill, "
+         "e2e.simdriver.WatchdogProbe.ReprosOwnWaitTimeoutIsNoKill"},
+        {"`--triage` or `--watchdog-probe` interrupted (issue 21, 4e)",
+         "SIGINT during a slow simulated run (`clock:us-per-wg=1,ms-per-dispatch=1000`), `--output F`", 130,
+         "the rows that finished, `conclusion: interrupted by SIGINT after K experiments; no verdict` (probe: "
+         "`watchdog probe: no result: interrupted by SIGINT after K rungs; no verdict`), and F the triage (probe) "
+         "document of what ran with `\"interrupted\": true`; after a second SIGINT no run report (`chain_length` 0) is "
+         "written in its place",
+         "e2e.simdriver.Triage.AnInterruptWritesTheDocumentOfWhatRanMarkedInterrupted, "
+         "e2e.simdriver.WatchdogProbe.AnInterruptWritesTheDocumentOfWhatRanMarkedInterrupted, "
+         "e2e.simdriver.Triage.ASecondInterruptWritesNoRunReportInPlaceOfTheDocument"},
+        {"`--matrix` children that never ran (issue 21, 6c, in part)",
+         "`VK_LAYER_PATH=<empty folder> repro --matrix --preset tiny -n 2 --validation`: every child exits 125", 125,
+         "a control row `control: no result (cannot test)`, never `control: correct anyway`; the validation column "
+         "`not run`, never `clean`",
+         "e2e.simdriver.Matrix.ChildrenThatNeverRanAreNeitherCorrectNorClean"},
+        {"a child that exited without a report (issue 21, 6c, in part)",
+         "a triage or matrix child that exits 2 without a readable JSON report", 2,
+         "`no report (exit 2)` in the triage row and the matrix note, never `no report (exit 2) (exit 2)`",
+         "unit.ChildReport.AMissingOrMalformedReportIsNoReport"},
     };
 }
 
@@ -565,6 +614,14 @@ std::string matrixMarkdown() {
           "Failures no injected Vulkan result produces, each run end to end by the test named.\n\n"
           "| situation | how | status | repro says | test |\n|---|---|---|---|---|\n";
     for (const auto& e : environmentCases()) {
+        md << "| " << markdownCell(e.situation) << " | " << markdownCell(e.command) << " | " << e.status << " | "
+           << markdownCell(e.says) << " | " << markdownCell(e.test) << " |\n";
+    }
+    md << "\n## Verdicts under faults (issue 21)\n\n"
+          "Each row a defect a user could hit, the behaviour now, and the test that failed before the\n"
+          "fix.\n\n"
+          "| situation | how | status | repro says | test |\n|---|---|---|---|---|\n";
+    for (const auto& e : verdictCases()) {
         md << "| " << markdownCell(e.situation) << " | " << markdownCell(e.command) << " | " << e.status << " | "
            << markdownCell(e.says) << " | " << markdownCell(e.test) << " |\n";
     }

@@ -184,6 +184,8 @@ TEST(ChildReport, AMissingOrMalformedReportIsNoReport) {
         EXPECT_FALSE(c.report.has_value()) << text;
         EXPECT_EQ(resultText(c), "no report (exit 0)") << text;
         EXPECT_EQ(childRunResult(c), RunResult::NotRun) << text;
+        // The exit is named once (issue 21, 6c: "(exit 2) (exit 2)").
+        EXPECT_EQ(outcomeText(c), "no report (exit 0)") << text;
     }
     ChildOutcome missing;
     readChildReport(dir.path() / "absent.json", missing);

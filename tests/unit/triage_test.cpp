@@ -324,5 +324,35 @@ TEST(Triage, RowsPairEachExperimentWithItsHypothesis) {
     EXPECT_EQ(c.rows[2].finding, Finding::RulesOut);
 }
 
+// A child whose command repro built as a usage error (exit 1) is repro's own defect: its
+// row says so and is no evidence, and H1's summary claims nothing of barriers that never ran.
+TEST(Triage, AChildsUsageErrorIsAReproDefectNeverEvidence) {
+    TriageInput in = wrongBaseline("undetermined", "cause undetermined: the kernel's job timeout cannot be excluded");
+    ExperimentOutcome barrier = run(ExperimentKind::Barrier, "barrier=sync2", RunResult::NotRun);
+    barrier.detail = "repro defect: the child's command was a usage error: repro: --barrier ...";
+    in.experiments = {barrier};
+    const TriageConclusion c = concludeTriage(in);
+    ASSERT_EQ(c.rows.size(), 2u);
+    EXPECT_EQ(c.rows[1].outcome, "repro defect");
+    EXPECT_EQ(c.rows[1].why, "the child's command was a usage error: repro: --barrier ...");
+    EXPECT_EQ(c.rows[1].finding, Finding::NoEvidence);
+    EXPECT_EQ(finding(c, Hypothesis::MissingFlush).finding, Finding::NoEvidence);
+    EXPECT_EQ(finding(c, Hypothesis::MissingFlush).why, "no barrier or memory variant ran");
+    EXPECT_EQ(c.line.find("no barrier"), std::string::npos) << c.line;
+    // Once one ran (and stayed wrong), the summary may say so.
+    in.experiments.push_back(run(ExperimentKind::Barrier, "barrier=full", RunResult::Wrong));
+    EXPECT_EQ(finding(concludeTriage(in), Hypothesis::MissingFlush).why,
+              "no barrier or memory variant makes it correct");
+}
+
+// A hang the watchdog only ended, with no recording experiment run (split the failing
+// mode): the conclusion says none ran, not that none avoids it.
+TEST(Triage, AHangWithNoRecordingExperimentRunSaysNoneRan) {
+    TriageInput in = wrongBaseline("hang_killed", "cause: a GPU hang, ended by the kernel's job timeout (500 ms): x");
+    in.experiments = {run(ExperimentKind::CheckSteps, "split check-steps", RunResult::Correct)};
+    const TriageConclusion c = concludeTriage(in);
+    EXPECT_TRUE(c.line.ends_with("; no recording experiment ran")) << c.line;
+}
+
 }  // namespace
 }  // namespace repro
