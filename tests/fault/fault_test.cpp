@@ -488,6 +488,12 @@ std::vector<EnvironmentCase> environmentCases() {
          "or the shader compiler (H5)` (was \"the shader compiler\")",
          "e2e.VerdictDefects.TheUsersWrongModuleIsNotBlamedOnTheShaderCompiler, "
          "unit.Cause.TheUsersModulesAreNamedBeforeTheCompiler, unit.SpirvValidation.*"},
+        {"--split-ms or --drop-dispatch, which change the stream",
+         "`repro --preset tiny -n 2 --split-ms 1`, `repro --preset tiny -n 2 --drop-dispatch 3 --format json`", 0,
+         "`experiment: --split-ms 1 --host-wait (multipass and single; ...)`; `experiment: --drop-dispatch 3 ...` "
+         "and `experiment.changes` `[\"--drop-dispatch 3\"]` in the JSON (that run exits 2: the control is caught) (was \"experiment flags: none (blade's "
+         "stream)\" and nothing in the report)",
+         "e2e.VerdictDefects.SplitMsAndDropDispatchAreNamedInTheHeaderAndTheJsonReport, unit.RunChanges.*"},
     };
 }
 
