@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/output.hpp"
+#include "core/run_changes.hpp"
 #include "repro_version.h"
 #include "vk/describe.hpp"
 
@@ -17,21 +18,6 @@ std::vector<std::string> pairs(const std::vector<std::pair<std::string, std::str
     std::vector<std::string> out;
     for (const auto& [k, v] : items) out.push_back(fmt::format("{}={}", k, v));
     return out;
-}
-
-// The flags that change the recording of multipass and single, and those that change the
-// set-up of every mode.
-std::pair<std::vector<std::string>, std::vector<std::string>> experimentFlags(const Options& o) {
-    std::vector<std::string> recording, setup;
-    if (o.barrier != BarrierKind::Blade) recording.push_back(fmt::format("--barrier {}", name(o.barrier)));
-    if (o.submit.every) recording.push_back(fmt::format("--submit-every {}", o.submit.every));
-    if (o.submit.splitMiB) recording.push_back(fmt::format("--split-mib {}", *o.submit.splitMiB));
-    if (o.submit.cuts()) recording.push_back(o.submit.hostWait ? "--host-wait" : "--no-host-wait");
-    if (o.dispatchRepeat > 1) recording.push_back(fmt::format("--dispatch-repeat {}", o.dispatchRepeat));
-    if (o.memory != BufferMemory::Blade) setup.push_back(fmt::format("--memory {}", name(o.memory)));
-    if (o.profile != Profile::Default) setup.push_back(fmt::format("--profile {}", name(o.profile)));
-    if (o.spirvDir) setup.push_back(fmt::format("--spirv {}", *o.spirvDir));
-    return {recording, setup};
 }
 
 void printSpirv(const ShaderSources& shaders) {
@@ -238,23 +224,26 @@ ExperimentReport printExperiment(const Options& o, const Rig& rig, const ShaderS
     ExperimentReport report{.barrier = std::string(name(o.barrier)),
                             .submitEvery = o.submit.every,
                             .splitMiB = o.submit.splitMiB,
+                            .splitMs = o.submit.splitMs,
                             .hostWait = o.submit.hostWait,
                             .memory = std::string(name(o.memory)),
                             .dispatchRepeat = o.dispatchRepeat,
                             .profile = std::string(name(o.profile)),
                             .spirvDir = o.spirvDir,
+                            .dropDispatch = o.dropDispatch,
                             .control = isControl(o.barrier)};
+    const RunChanges changes = runChanges(o);
+    report.changes = changes.all();
     if (!showsShort(o)) {
         if (rig.profile.bladeExact()) report.quirks = bladeQuirks(rig);
         return report;
     }
-    const auto [recording, setup] = experimentFlags(o);
-    if (recording.empty() && setup.empty()) say("  experiment flags: none (blade's stream)");
-    if (!recording.empty()) {
+    if (changes.none()) say("  experiment flags: none (blade's stream)");
+    if (!changes.recording.empty()) {
         say("  experiment: {} (multipass and single; split stays blade's stream as the reference)",
-            join(recording, " "));
+            join(changes.recording, " "));
     }
-    if (!setup.empty()) say("  experiment: {} (every mode, split included)", join(setup, " "));
+    if (!changes.setup.empty()) say("  experiment: {} (every mode, split included)", join(changes.setup, " "));
     if (isControl(o.barrier)) {
         say("  CONTROL: --barrier {} is INVALID Vulkan on purpose (no {} between dependent "
             "dispatches); a wrong result here says nothing about the driver, and --validation "

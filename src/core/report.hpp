@@ -114,11 +114,16 @@ struct ExperimentReport {
     std::string barrier = "blade";
     uint32_t submitEvery = 0;  // 0: no --submit-every
     std::optional<double> splitMiB;
+    std::optional<double> splitMs;  // --split-ms T, milliseconds
     bool hostWait = true;
     std::string memory = "blade";
     uint32_t dispatchRepeat = 1;
     std::string profile = "default";
     std::optional<std::string> spirvDir;
+    std::optional<uint32_t> dropDispatch;  // --drop-dispatch K (a positive control)
+    // Every flag that changes blade's stream, as typed (core/run_changes.hpp): the one list
+    // the header, the Markdown and the JSON share.
+    std::vector<std::string> changes;
     bool control = false;             // --barrier execution-only|none
     std::vector<std::string> quirks;  // blade-exact's quirks in force
 };

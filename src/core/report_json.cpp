@@ -374,11 +374,14 @@ void fields(Io& io, Of<ExperimentReport, Io>& e) {
     io("control", e.control);
     io("submit_every", e.submitEvery, kNullWhenZero);
     io("split_mib", e.splitMiB);
+    io("split_ms", e.splitMs);
     io("host_wait", e.hostWait);
     io("memory", e.memory);
     io("dispatch_repeat", e.dispatchRepeat);
     io("profile", e.profile);
     io("spirv_dir", e.spirvDir);
+    io("drop_dispatch", e.dropDispatch);
+    io("changes", e.changes);
     io("quirks", e.quirks);
 }
 

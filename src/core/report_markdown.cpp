@@ -236,9 +236,11 @@ std::string shapeDetails(const RunReport& r) {
                                          e.control ? " (CONTROL: invalid on purpose)" : "", e.memory, e.profile);
     if (e.submitEvery) experiment += fmt::format(", submit every {}", e.submitEvery);
     if (e.splitMiB) experiment += fmt::format(", split at {} MiB", *e.splitMiB);
-    if (e.submitEvery || e.splitMiB) experiment += e.hostWait ? ", host waits" : ", no host waits";
+    if (e.splitMs) experiment += fmt::format(", split at {} ms of predicted GPU time", *e.splitMs);
+    if (e.submitEvery || e.splitMiB || e.splitMs) experiment += e.hostWait ? ", host waits" : ", no host waits";
     if (e.dispatchRepeat > 1) experiment += fmt::format(", each conv-T x{}", e.dispatchRepeat);
     if (e.spirvDir) experiment += ", SPIR-V from " + *e.spirvDir;
+    if (e.dropDispatch) experiment += fmt::format(", dispatch {} left out (a positive control)", *e.dropDispatch);
     row("experiment", experiment);
     for (const auto& q : e.quirks) row("blade-exact quirk", q);
     row("reference", valueOr(r.referenceName, "none"));

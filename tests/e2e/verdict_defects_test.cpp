@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness.hpp"
 
 namespace {
@@ -47,6 +49,24 @@ TEST(VerdictDefects, TheUsersWrongModuleIsNotBlamedOnTheShaderCompiler) {
     EXPECT_TRUE(contains(r.out, "cause: the shaders or the shader compiler: split, one dispatch per submit, fails "))
         << r.out;
     EXPECT_FALSE(contains(r.out, "cause: the shader compiler (or the device's arithmetic)")) << r.out;
+}
+
+// Issue 21, item 6d: --split-ms and --drop-dispatch change the stream, and the header and
+// the JSON report say so from one list (core/run_changes.hpp).
+TEST(VerdictDefects, SplitMsAndDropDispatchAreNamedInTheHeaderAndTheJsonReport) {
+    const auto ms = runRepro({"--preset", "tiny", "-n", "2", "--split-ms", "1"});
+    EXPECT_EQ(ms.status, 0) << ms.out << ms.err;
+    EXPECT_TRUE(contains(ms.out, "  experiment: --split-ms 1 --host-wait (multipass and single;")) << ms.out;
+    const auto drop = runRepro({"--preset", "tiny", "-n", "2", "--drop-dispatch", "3", "--format", "json"});
+    EXPECT_EQ(drop.status, 2) << drop.out << drop.err;
+    const auto report = nlohmann::json::parse(drop.out, nullptr, false);
+    ASSERT_FALSE(report.is_discarded()) << drop.out;
+    EXPECT_EQ(report["experiment"]["drop_dispatch"], 3) << report["experiment"].dump();
+    EXPECT_EQ(report["experiment"]["changes"], nlohmann::json::array({"--drop-dispatch 3"}))
+        << report["experiment"].dump();
+    const auto text = runRepro({"--preset", "tiny", "-n", "2", "--drop-dispatch", "3"});
+    EXPECT_FALSE(contains(text.out, "experiment flags: none")) << text.out;
+    EXPECT_TRUE(contains(text.out, "  experiment: --drop-dispatch 3 (multipass and single;")) << text.out;
 }
 
 TEST(VerdictDefects, AControlsValidationMessagesAreCalledDeliberate) {

@@ -487,7 +487,9 @@ std::vector<EnvironmentCase> verdictCases() {
          "e2e.simdriver.Triage.AHangTheWatchdogOnlyEndedIsNamedAsAHangAndTheSubmitBoundaryAsWhatAvoidsIt, "
          "unit.Triage.AHangTheWatchdogOnlyEndedIsItsOwnFindingWeighedByTheRecordingExperiments"},
         {"the user's own `--spirv` module is wrong",
-         "`repro --preset tiny -n 2 --reference cpu --check-steps --spirv DIR` with a valid, wrong conv_t.spv", 2,
+         "`repro --preset tiny -n 2 --reference cpu --check-steps --timestamps --spirv DIR` with a valid, wrong "
+         "conv_t.spv",
+         2,
          "`the SPIR-V modules are the user's (--spirv): spirv-val (vulkan1.3): conv_t.spv valid, slice.spv valid` in "
          "the header; `cause: the shaders or the shader compiler: … the modules may be invalid (…)`; triage: `the "
          "shaders or the shader compiler (H5)`",
@@ -537,6 +539,13 @@ std::vector<EnvironmentCase> verdictCases() {
          "a triage or matrix child that exits 2 without a readable JSON report", 2,
          "`no report (exit 2)` in the triage row and the matrix note, never `no report (exit 2) (exit 2)`",
          "unit.ChildReport.AMissingOrMalformedReportIsNoReport"},
+        {"--split-ms or --drop-dispatch, which change the stream",
+         "`repro --preset tiny -n 2 --split-ms 1`, `repro --preset tiny -n 2 --drop-dispatch 3 --format json`", 0,
+         "`experiment: --split-ms 1 --host-wait (multipass and single; ...)`; `experiment: --drop-dispatch 3 ...` "
+         "and `experiment.changes` `[\"--drop-dispatch 3\"]` in the JSON (that run exits 2: the control is caught) "
+         "(was \"experiment flags: none (blade's "
+         "stream)\" and nothing in the report)",
+         "e2e.VerdictDefects.SplitMsAndDropDispatchAreNamedInTheHeaderAndTheJsonReport, unit.RunChanges.*"},
     };
 }
 

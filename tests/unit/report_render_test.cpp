@@ -434,16 +434,22 @@ TEST(ReportSchema, RequiredPropertiesArePresent) {
 // A report of a non-default experiment: every experiment field set.
 RunReport experimentReport() {
     RunReport r = sampleReport();
-    r.experiment = ExperimentReport{.barrier = "none",
-                                    .submitEvery = 3,
-                                    .splitMiB = 26.211,
-                                    .hostWait = false,
-                                    .memory = "host-cached",
-                                    .dispatchRepeat = 4,
-                                    .profile = "blade-exact",
-                                    .spirvDir = "naga-out",
-                                    .control = true,
-                                    .quirks = {"no HOST_READ barrier", "queue family 0"}};
+    r.experiment =
+        ExperimentReport{.barrier = "none",
+                         .submitEvery = 3,
+                         .splitMiB = 26.211,
+                         .splitMs = 250,
+                         .hostWait = false,
+                         .memory = "host-cached",
+                         .dispatchRepeat = 4,
+                         .profile = "blade-exact",
+                         .spirvDir = "naga-out",
+                         .dropDispatch = 3,
+                         .changes = {"--barrier none", "--submit-every 3", "--split-mib 26.211", "--split-ms 250",
+                                     "--no-host-wait", "--dispatch-repeat 4", "--drop-dispatch 3",
+                                     "--memory host-cached", "--profile blade-exact", "--spirv naga-out"},
+                         .control = true,
+                         .quirks = {"no HOST_READ barrier", "queue family 0"}};
     return r;
 }
 
