@@ -59,7 +59,8 @@ std::future<ChainResult> hostCopiesInBackground(CopySlots slots) {
         ChainResult c;
         for (const size_t elements : slots.small)
             c.small.push_back(elements ? prefaultedHostFloats(elements) : HostFloats{});
-        for (const size_t elements : slots.big) c.big.push_back(elements ? prefaultedHostFloats(elements) : HostFloats{});
+        for (const size_t elements : slots.big)
+            c.big.push_back(elements ? prefaultedHostFloats(elements) : HostFloats{});
         return c;
     };
     if (bytes < kBackgroundCopyBytes) return std::async(std::launch::deferred, std::move(make));
@@ -243,7 +244,8 @@ Submitted submitAndReadBack(const Length& length, const vk::ModeSettings& settin
     // Without a judge yet this run becomes the reference (split) or waits for it: it keeps
     // every intermediate; otherwise each is checked as it is read and dropped.
     const bool keep = s.options.checkSteps && !runs.judge;
-    std::future<ChainResult> copies = hostCopiesInBackground(copySlots(rig.buffers, length.n, s.options.checkSteps, keep));
+    std::future<ChainResult> copies =
+        hostCopiesInBackground(copySlots(rig.buffers, length.n, s.options.checkSteps, keep));
     Submitted out{.buffers = std::make_shared<ChainResult>()};
     out.run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, planned.mode);
     s.timings.recording += out.run.recordSeconds;

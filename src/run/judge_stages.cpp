@@ -141,8 +141,9 @@ void printStepReport(const Length& length, const std::optional<Judge>& judge, co
     const Session& s = length.session;
     if (!s.options.checkSteps || !judge || !judge->hasReference() || record.plan.referenceOnly) return;
     // Summed up during the readback, or now for a run that waited for the reference.
-    const StepReport steps = record.submitted.steps ? *record.submitted.steps
-                                                    : judge->checkSteps(s.options.shape, s.sizes, *record.submitted.buffers);
+    const StepReport steps = record.submitted.steps
+                                 ? *record.submitted.steps
+                                 : judge->checkSteps(s.options.shape, s.sizes, *record.submitted.buffers);
     if (steps.firstWrong) {
         const DispatchCheck& d = steps.dispatches[*steps.firstWrong];
         say("    check-steps against {}: first wrong dispatch {}: step {} {} is {}: {}", judge->label(),
