@@ -59,8 +59,11 @@ ChildLogFolder::~ChildLogFolder() {
     std::error_code ec;
     if (!std::filesystem::exists(dir_, ec)) return;  // finishLogDir removed it
     const bool early = interruptSignal() != 0 || std::uncaught_exceptions() > exceptions_;
+    // A run that ended normally went through finishLogDir, which removed the folder or kept
+    // it and said why (a baseline that cannot test keeps its log): that stands.
+    if (!early) return;
     if (keep_) {
-        if (early) say("  logs and reports kept in {} (--keep-logs)", dir_.string());
+        say("  logs and reports kept in {} (--keep-logs)", dir_.string());
         return;
     }
     std::filesystem::remove_all(dir_, ec);

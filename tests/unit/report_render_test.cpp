@@ -484,8 +484,9 @@ TEST(ReportMarkdown, ExperimentRowSaysWhatChangedAndMarksControls) {
     const std::string md = renderMarkdown(experimentReport());
     EXPECT_TRUE(contains(md,
                          "| experiment | barrier none (CONTROL: invalid on purpose), memory host-cached, "
-                         "profile blade-exact, submit every 3, split at 26.211 MiB, no host waits, "
-                         "each conv-T x4, SPIR-V from naga-out |"))
+                         "profile blade-exact, submit every 3, split at 26.211 MiB, split at 250 ms of "
+                         "predicted GPU time, no host waits, each conv-T x4, SPIR-V from naga-out, dispatch 3 "
+                         "left out (a positive control) |"))
         << md;
     EXPECT_TRUE(contains(md, "| blade-exact quirk | no HOST_READ barrier |")) << md;
 }
