@@ -60,7 +60,7 @@ bool forEachMapping(Each each) {
             if (const auto e = parseMapsLine(std::string_view(buffer + start, end - start))) done = each(*e);
             start = i + 1;
         }
-        if (last) break;
+        if (last || done) break;  // done: the entry's path points into the buffer; keep it
         have = start < have ? have - start : 0;
         if (have == sizeof buffer) have = 0;  // a line longer than the buffer: dropped
         if (have > 0) std::memmove(buffer, buffer + start, have);
