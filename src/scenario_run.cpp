@@ -179,8 +179,17 @@ int runScenarioCommand(const Options& options) {
 std::vector<std::string> scenarioFolders() {
     std::vector<std::string> out;
     std::error_code ec;
-    if (std::filesystem::is_directory(REPRO_SOURCE_SCENARIOS, ec)) out.emplace_back(REPRO_SOURCE_SCENARIOS);
-    if (std::filesystem::is_directory(REPRO_INSTALLED_SCENARIOS, ec)) out.emplace_back(REPRO_INSTALLED_SCENARIOS);
+    // Beside the binary first (an install moved with --prefix or DESTDIR), then where it was
+    // configured to go, then the source tree it was built from.
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path beside =
+        ec ? std::filesystem::path() : exe.parent_path() / ".." / "share/repro/scenarios";
+    for (const std::filesystem::path& folder :
+         {beside, std::filesystem::path(REPRO_INSTALLED_SCENARIOS), std::filesystem::path(REPRO_SOURCE_SCENARIOS)}) {
+        if (folder.empty() || !std::filesystem::is_directory(folder, ec)) continue;
+        const std::string canonical = std::filesystem::weakly_canonical(folder, ec).string();
+        if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
+    }
     return out;
 }
 
@@ -200,7 +209,7 @@ int listScenarios() {
         for (const auto& file : files) {
             try {
                 const sc::Scenario s = sc::loadScenario(file);
-                say("  {:<32} expected: {:<15} {}", s.name, s.expected, s.source);
+                say("  {:<40} expected: {:<15} {}", s.name, s.expected, s.source);
             } catch (const UsageError& e) {
                 sayError("repro: {}", e.what());
                 return kExitUsage;

@@ -16,8 +16,9 @@ namespace repro {
 // FILE:LINE:COLUMN, nothing run), 125 (cannot test here).
 int runScenarioCommand(const Options& options);
 
-// The folders --list-scenarios reads, in order: the source tree's scenarios/ (when this
-// binary was built from one that still exists) and the installed <datadir>/repro/scenarios.
+// The folders --list-scenarios reads, those that exist, each once, in order:
+// <binary>/../share/repro/scenarios, the configured <datadir>/repro/scenarios, and the source
+// tree's scenarios/ (when this binary was built from one that still exists).
 std::vector<std::string> scenarioFolders();
 
 // Lists each *.toml of scenarioFolders(): name, expected verdict, source, file. Returns 0,
