@@ -83,6 +83,26 @@ TEST(ScenarioBadFile, OneLineWithFileLineColumnAndNothingRun) {
     EXPECT_EQ(r.err, "repro: " + path.string() + ":10:12: unknown kernel 'conv'; expected increment, copy or noop\n");
 }
 
+// A barrier "none" between two in-place increments: a control, said so before the results.
+// Lavapipe runs a command buffer's dispatches one after another, so the control is right there;
+// a real GPU may well make it wrong (exit 2), which proves nothing about its driver.
+TEST(ScenarioControl, ABarrierNoneIsLabelledAControl) {
+    const auto path = writeFile("-control.toml",
+                                "name = \"c\"\nsource = \"s\"\npattern = \"p\"\nexpected = "
+                                "\"not reproduced\"\ncheck = [\"a\"]\n[[buffer]]\nname = \"a\"\n"
+                                "bytes = 256\n[[step]]\ndispatch = \"increment\"\nbindings = "
+                                "[\"a\"]\n[[step]]\nbarrier = \"none\"\n[[step]]\ndispatch = "
+                                "\"increment\"\nbindings = [\"a\"]\n");
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    ASSERT_TRUE(r.status == 0 || r.status == 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "step 2 barrier none (control)")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "note: a barrier is labelled a control (insufficient on purpose): a wrong result "
+                         "proves nothing about the driver"))
+        << shown(r);
+}
+
 TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
     const BoundedResult r = repro({"--scenario", "/nonexistent/x.toml"});
     EXPECT_EQ(r.status, 1) << shown(r);
