@@ -151,8 +151,9 @@ bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, Sc
     const SubmitOutcome out = encoder.submitAndWait(timeoutSeconds);
     if (out.status == SubmitStatus::Completed) return true;
     run.hang = out.status == SubmitStatus::Timeout || out.status == SubmitStatus::DeviceLost;
-    run.failure = fmt::format("{} ({}): {} {}", what, out.call, resultName(out.result),
-                              out.status == SubmitStatus::Timeout ? "(timed out)" : "");
+    run.timedOut = out.status == SubmitStatus::Timeout;
+    run.failure =
+        fmt::format("{} ({}): {}{}", what, out.call, resultName(out.result), run.timedOut ? " (timed out)" : "");
     return false;
 }
 
@@ -188,12 +189,22 @@ bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
 
 }  // namespace
 
-ScenarioModeRun runScenarioMode(const Device& device, const ScenarioPipelines& pipelines, const sc::Scenario& s,
-                                Mode mode, double timeoutSeconds) {
+ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
+                                double timeoutSeconds) {
     ScenarioModeRun run;
+    // Declared after the buffers and the encoder, so destroyed first: abandons the device
+    // before they go.
+    struct AbandonOnTimeout {
+        Device& device;
+        const ScenarioModeRun& run;
+        ~AbandonOnTimeout() {
+            if (run.timedOut) device.abandon();
+        }
+    };
     ModeBuffers mb(device);
     makeBuffers(s, mb);
     Encoder encoder(device);
+    const AbandonOnTimeout guard{device, run};
     encoder.begin();  // the upload of the device-local buffers' initial contents
     for (const auto& [name, twin] : mb.twins) copyWhole(encoder.cmd(), twin, mb.buffers.at(name));
     recordBladeGlobalBarrier(encoder.cmd());

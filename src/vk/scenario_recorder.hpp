@@ -27,6 +27,7 @@ ScenarioPipelines createScenarioPipelines(const Device& device);
 struct ScenarioModeRun {
     bool completed = false;
     bool hang = false;           // a submit timed out or the device was lost
+    bool timedOut = false;       // a submit timed out: the device is abandoned (Device::abandon)
     std::string failure;         // when not completed: "submit 3 (step 3 copy a -> b): VK_ERROR_DEVICE_LOST"
     uint64_t submits = 0;        // the mode's own submits (not the upload and readback ones)
     scenario::Contents checked;  // the checked buffers' final bytes, when completed
@@ -39,8 +40,10 @@ struct ScenarioModeRun {
 //   split:     for each step but barriers: [begin, G, step, G, end] submit, wait
 //   multipass: [begin, for each step: (G, step) or the barrier as written, G, end] submit, wait
 //   single:    [begin, G, every step with the barriers as written, G, end] submit, wait
-// Throws CannotTest when memory runs out; submit failures are outcomes, not exceptions.
-ScenarioModeRun runScenarioMode(const Device& device, const ScenarioPipelines& pipelines, const scenario::Scenario& s,
+// Throws CannotTest when memory runs out; submit failures are outcomes, not exceptions. After a
+// timed-out submit the device is abandoned before the mode's objects go, since the GPU may
+// still use them.
+ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const scenario::Scenario& s,
                                 Mode mode, double timeoutSeconds);
 
 }  // namespace repro::vk

@@ -71,6 +71,20 @@ TEST(ScenarioSimulated, DroppedDispatchesAreCaughtInTheOneSubmitModes) {
         << shown(r);
 }
 
+// A simulated dispatch that never ends: the one submit times out (--timeout 1), exit 3, the
+// device is abandoned and nothing crashes at teardown.
+TEST(ScenarioSimulated, AHungSubmitIsAHang) {
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--timeout", "1"},
+        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+         "REPRO_SIMULATE=clock:us-per-wg=1;hang:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    ASSERT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- GPU HANG: mode multipass: the one submit of all 5 steps (vkWaitSemaphores): "
+                         "VK_TIMEOUT (timed out)"))
+        << shown(r);
+}
+
 TEST(ScenarioBadFile, OneLineWithFileLineColumnAndNothingRun) {
     const auto path = writeFile("-bad.toml",
                                 "name = \"x\"\nsource = \"s\"\npattern = \"p\"\nexpected = "
