@@ -38,6 +38,7 @@
 #include "device_choice.hpp"
 #include "evidence.hpp"
 #include "rig.hpp"
+#include "scenario_run.hpp"
 #include "session.hpp"
 #include "supervisor.hpp"
 #include "text_report.hpp"
@@ -327,7 +328,9 @@ int main(int argc, char** argv) {
     installInterruptHandlers();
     const Options& options = *parsed.options;
     if (!options.mergeReports.empty()) return runMergeReports(options.mergeReports, options.format);  // runs nothing
-    if (const auto problem = outputPathProblem(options)) {  // before any GPU work
+    if (options.listScenarios) return listScenarios();
+    if (options.scenario) return runScenarioCommand(options);  // not supervised yet (issue 22)
+    if (const auto problem = outputPathProblem(options)) {     // before any GPU work
         sayError("repro: {}", *problem);
         return options.invert ? invertStatus(kExitUsage) : kExitUsage;
     }

@@ -38,7 +38,8 @@ set(doc ${PREFIX}/${CMAKE_INSTALL_DATADIR}/doc/repro)
 set(expected
   ${PREFIX}/${CMAKE_INSTALL_BINDIR}/repro
   ${PREFIX}/${CMAKE_INSTALL_DATADIR}/bash-completion/completions/repro
-  ${doc}/README.md ${doc}/LICENSE ${doc}/docs/options.md ${doc}/docs/bisect.md ${doc}/docs/report.schema.json)
+  ${doc}/README.md ${doc}/LICENSE ${doc}/docs/options.md ${doc}/docs/bisect.md ${doc}/docs/report.schema.json
+  ${doc}/docs/scenarios.md ${PREFIX}/${CMAKE_INSTALL_DATADIR}/repro/scenarios/kompute-196-increment-chain.toml)
 if(EXPECT_MAN)
   list(APPEND expected ${PREFIX}/${CMAKE_INSTALL_MANDIR}/man1/repro.1)
 endif()

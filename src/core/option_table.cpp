@@ -272,12 +272,26 @@ OptionSection generalSection() {
     }};
 }
 
+OptionSection scenarioSection() {
+    return {.title = "Scenarios", .note = {}, .options = {
+        {.longName = "--scenario", .placeholder = "FILE",
+         .help = "run the scenario file FILE (docs/scenarios.md) instead of blade's chain: its steps "
+                 "in each mode, every checked buffer compared bit for bit with split and with the "
+                 "CPU model; only --mode, --device and --timeout go with it",
+         .completion = ValueCompletion::File, .value = &R::scenario},
+        {.longName = "--list-scenarios",
+         .help = "list the scenario files shipped in scenarios/ (the source tree's and the "
+                 "installed ones), then exit",
+         .flag = &R::listScenarios},
+    }};
+}
+
 }  // namespace
 
 const std::vector<OptionSection>& optionTable() {
     static const std::vector<OptionSection> table = {
         chainAndShapeSection(), deviceSection(),      runSection(),     reportSection(),
-        experimentsSection(),   multiRunSection(),    generalSection(),
+        experimentsSection(),   multiRunSection(),    scenarioSection(),    generalSection(),
     };
     return table;
 }

@@ -38,6 +38,9 @@ struct RawArgs {
     // accepted only with the flag).
     bool mergeReports = false;
     std::vector<std::string> files;
+    // Scenarios (docs/scenarios.md)
+    std::optional<std::string> scenario;
+    bool listScenarios = false;
 };
 
 // What the shell completes after an option that takes a value.

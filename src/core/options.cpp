@@ -448,7 +448,33 @@ Options readMergeOptions(const RawArgs& raw) {
     return o;
 }
 
+// --scenario FILE (with --mode, --device, --timeout) or --list-scenarios (alone).
+Options readScenarioOptions(const RawArgs& raw) {
+    const std::string_view what = raw.listScenarios ? "--list-scenarios" : "--scenario";
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            const bool allowed = spec.longName == what ||
+                                 (!raw.listScenarios && (spec.longName == "--mode" || spec.longName == "--device" ||
+                                                         spec.longName == "--timeout"));
+            const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
+            if (given && !allowed)
+                fail(fmt::format("{}: not with {} (scenarios take only --mode, --device and --timeout so far)", what,
+                                 optionLabel(spec)));
+        }
+    }
+    if (!raw.files.empty()) fail(fmt::format("{}: unexpected argument {}", what, quote(raw.files.front())));
+    checkChoices(raw);
+    Options o;
+    readDevice(raw, o);
+    if (raw.mode) o.modes = *parseModes(*raw.mode);
+    if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
+    o.scenario = raw.scenario;
+    o.listScenarios = raw.listScenarios;
+    return o;
+}
+
 Options readOptions(const RawArgs& raw, std::optional<std::string_view> envChain) {
+    if (raw.scenario || raw.listScenarios) return readScenarioOptions(raw);
     checkChoices(raw);
     Options o;
     readChainAndShape(raw, envChain, o);

@@ -120,6 +120,10 @@ struct Options {
     std::vector<std::string> mergeReports;
     bool verbose = false;  // -v: the whole text header (text_report.hpp, HeaderDetail)
     bool quiet = false;    // -q: no header, only the result lines, the verdict and errors (never with -v)
+    // --scenario FILE: run that scenario file instead of blade's chain (docs/scenarios.md);
+    // only --mode, --device and --timeout go with it.
+    std::optional<std::string> scenario;
+    bool listScenarios = false;  // --list-scenarios: list scenarios/ and exit; alone
 };
 
 // The result of parsing: either options to run with, or an exit status and the text

@@ -94,8 +94,15 @@ ComputePipeline createComputePipeline(const Device& device, std::string name, st
     const Owned<VkShaderModule> module(device.life(), rawModule);  // destroyed on return, as blade does
     createSetLayoutAndTemplate(device, p);
     const VkDescriptorSetLayout setLayout = p.setLayout.get();
+    // The scenario kernels' push constants (PipelineOptions::pushConstantBytes); none for blade's.
+    const VkPushConstantRange pushRange{
+        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = options.pushConstantBytes};
     const VkPipelineLayoutCreateInfo pipelineLayoutInfo{
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &setLayout};
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &setLayout,
+        .pushConstantRangeCount = options.pushConstantBytes ? 1u : 0u,
+        .pPushConstantRanges = options.pushConstantBytes ? &pushRange : nullptr};
     VkPipelineLayout rawLayout = VK_NULL_HANDLE;
     checkSetup(vkCreatePipelineLayout(d, &pipelineLayoutInfo, nullptr, &rawLayout), "vkCreatePipelineLayout");
     p.layout = Owned<VkPipelineLayout>(device.life(), rawLayout);

@@ -21,7 +21,7 @@ struct ComputePipeline {
     std::vector<VkDescriptorType> descriptorTypes;  // per binding
     Owned<VkDescriptorSetLayout> setLayout;
     Owned<VkDescriptorUpdateTemplate> updateTemplate;  // one VkDescriptorBufferInfo per binding
-    Owned<VkPipelineLayout> layout;                    // 1 set layout, no push constants
+    Owned<VkPipelineLayout> layout;                    // 1 set layout, push constants per PipelineOptions
     Owned<VkPipeline> pipeline;
     std::string statistics;  // blade-exact with VK_AMD_shader_info: "VGPRs .. SGPRs .."
 };
@@ -36,6 +36,9 @@ struct PipelineOptions {
     // (when pipelineExecutableInfo is enabled) and vkGetShaderInfoAMD(STATISTICS) (when
     // VK_AMD_shader_info is), as blade pipeline.rs:384-443 does.
     bool statistics = false;
+    // Bytes of push constants (one COMPUTE range at offset 0); 0, blade's, for none. The
+    // scenario kernels take 16 (core/scenario.hpp KernelParams).
+    uint32_t pushConstantBytes = 0;
 };
 
 // vkCreateShaderModule -> vkCreateDescriptorSetLayout -> vkCreateDescriptorUpdateTemplate

@@ -182,7 +182,7 @@ TEST(Help, SectionsInTheirOrder) {
     size_t at = 0;
     for (const char* title :
          {"Usage: repro [OPTION]...", "\nChain and shape:\n", "\nDevice:\n", "\nRun and reference:\n", "\nReport:\n",
-          "\nExperiments:\n", "\nMulti-run:\n", "\nGeneral:\n", "\nExit status", "\nExamples:\n"}) {
+          "\nExperiments:\n", "\nMulti-run:\n", "\nScenarios:\n", "\nGeneral:\n", "\nExit status", "\nExamples:\n"}) {
         const size_t found = help.find(title, at);
         ASSERT_NE(found, std::string::npos) << title;
         at = found;

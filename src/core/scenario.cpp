@@ -1,0 +1,134 @@
+// Names and initial contents of the scenario model (core/scenario.hpp).
+#include "core/scenario.hpp"
+
+#include <algorithm>
+
+namespace repro::scenario {
+
+std::string_view name(Placement p) { return p == Placement::DeviceLocal ? "device-local" : "host-visible"; }
+
+std::string_view name(InitKind k) {
+    switch (k) {
+        case InitKind::Zero:
+            return "zero";
+        case InitKind::Pattern:
+            return "pattern";
+        case InitKind::Iota:
+            return "iota";
+        case InitKind::Random:
+            return "random";
+        case InitKind::Host:
+            return "host";
+        case InitKind::Undefined:
+            return "undefined";
+    }
+    return "?";
+}
+
+std::string_view name(Kernel k) {
+    switch (k) {
+        case Kernel::Increment:
+            return "increment";
+        case Kernel::Copy:
+            return "copy";
+        case Kernel::Noop:
+            return "noop";
+    }
+    return "?";
+}
+
+std::optional<Kernel> parseKernel(std::string_view text) {
+    for (const Kernel k : {Kernel::Increment, Kernel::Copy, Kernel::Noop}) {
+        if (name(k) == text) return k;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string_view> kernelBindings(Kernel k) {
+    if (k == Kernel::Copy) return {"src", "dst"};
+    return {"data"};
+}
+
+bool kernelWrites(Kernel k, uint32_t index) {
+    return (k == Kernel::Increment && index == 0) || (k == Kernel::Copy && index == 1);
+}
+
+bool kernelReads(Kernel k, uint32_t index) {
+    return (k == Kernel::Increment && index == 0) || (k == Kernel::Copy && index == 0);
+}
+
+std::string_view name(BarrierKind k) {
+    switch (k) {
+        case BarrierKind::BladeGlobal:
+            return "blade-g";
+        case BarrierKind::BladeCompute:
+            return "blade-c";
+        case BarrierKind::Memory:
+            return "memory";
+        case BarrierKind::Buffer:
+            return "buffer";
+        case BarrierKind::ExecutionOnly:
+            return "execution-only";
+        case BarrierKind::None:
+            return "none";
+    }
+    return "?";
+}
+
+bool Scenario::usesSync2() const {
+    return std::any_of(steps.begin(), steps.end(), [](const Step& s) {
+        const auto* b = std::get_if<Barrier>(&s.body);
+        return b && b->sync2 && b->kind != BarrierKind::BladeGlobal && b->kind != BarrierKind::BladeCompute &&
+               b->kind != BarrierKind::None;
+    });
+}
+
+bool Scenario::hasControl() const {
+    return std::any_of(steps.begin(), steps.end(), [](const Step& s) {
+        const auto* b = std::get_if<Barrier>(&s.body);
+        return b && b->control;
+    });
+}
+
+const BufferSpec* Scenario::buffer(std::string_view wanted) const {
+    for (const auto& b : buffers) {
+        if (b.name == wanted) return &b;
+    }
+    return nullptr;
+}
+
+std::vector<uint32_t> randomWords(uint32_t seed, uint64_t count) {
+    std::vector<uint32_t> out(count);
+    uint32_t x = seed == 0 ? 1 : seed;
+    for (auto& w : out) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        w = x;
+    }
+    return out;
+}
+
+std::vector<uint32_t> initialWords(const BufferSpec& spec) {
+    const uint64_t count = spec.bytes / 4;
+    std::vector<uint32_t> out(count, 0);
+    switch (spec.init) {
+        case InitKind::Zero:
+        case InitKind::Undefined:
+            break;
+        case InitKind::Pattern:
+            std::fill(out.begin(), out.end(), spec.value);
+            break;
+        case InitKind::Iota:
+            for (uint64_t i = 0; i < count; ++i) out[i] = spec.value + static_cast<uint32_t>(i);
+            break;
+        case InitKind::Random:
+            return randomWords(spec.value, count);
+        case InitKind::Host:
+            for (uint64_t i = 0; i < count && !spec.words.empty(); ++i) out[i] = spec.words[i % spec.words.size()];
+            break;
+    }
+    return out;
+}
+
+}  // namespace repro::scenario

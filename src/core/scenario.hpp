@@ -1,0 +1,154 @@
+// A scenario: the data of one compute-synchronization pattern (named buffers and an ordered
+// list of steps), what `repro --scenario FILE` records in the three modes and checks against
+// split and the CPU model (docs/scenarios.md; issue 22). Vulkan-free: the recorder is
+// vk/scenario_recorder.hpp, the parser core/scenario_parse.hpp, the CPU model
+// core/scenario_cpu.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace repro::scenario {
+
+// Where a buffer's memory is (docs/scenarios.md "buffers").
+enum class Placement {
+    DeviceLocal,  // DEVICE_LOCAL, preferring types that are not host-visible; written and read
+                  // through a host-visible staging buffer
+    HostVisible,  // HOST_VISIBLE|HOST_COHERENT, mapped
+};
+std::string_view name(Placement p);  // "device-local", "host-visible"
+
+// A buffer's contents before the first step (docs/scenarios.md "init").
+enum class InitKind {
+    Zero,       // every byte 0
+    Pattern,    // every 32-bit word `value`
+    Iota,       // word i holds `value` + i
+    Random,     // word i from a xorshift32 seeded with `value` (0 taken as 1): randomWords()
+    Host,       // the words of `words`, repeated to the size (host-written contents)
+    Undefined,  // not written before the first step: reading it first is an error
+};
+std::string_view name(InitKind k);  // "zero", "pattern", "iota", "random", "host", "undefined"
+
+// Where a parsed item came from, for error messages (1-based; 0 when unknown).
+struct SourcePlace {
+    uint32_t line = 0, column = 0;
+};
+
+struct BufferSpec {
+    std::string name;
+    uint64_t bytes = 0;  // a multiple of 4, at least 4
+    Placement placement = Placement::DeviceLocal;
+    InitKind init = InitKind::Zero;
+    uint32_t value = 0;           // Pattern: the word; Iota: the first word; Random: the seed
+    std::vector<uint32_t> words;  // Host: the words written, repeated
+    bool checked = false;         // its final contents are compared (check = [...])
+    SourcePlace place;
+};
+
+// The built-in kernels of the scenario kernel set (shaders/scenario_*.comp). Every one works
+// on 32-bit words, one invocation per word, 64 invocations per workgroup.
+enum class Kernel {
+    Increment,  // binding 0 `data`: data[i] += add for i < count (in place: read-modify-write)
+    Copy,       // binding 0 `src`, binding 1 `dst`: dst[i] = src[i] for i < count
+    Noop,       // binding 0 `data`, never accessed: a dispatch that does nothing
+};
+std::string_view name(Kernel k);  // "increment", "copy", "noop"
+std::optional<Kernel> parseKernel(std::string_view text);
+// The binding names a kernel takes, in binding order ("data"; "src", "dst"; "data").
+std::vector<std::string_view> kernelBindings(Kernel k);
+// Whether binding `index` of `k` is written by the kernel (increment's data, copy's dst).
+bool kernelWrites(Kernel k, uint32_t index);
+// Whether binding `index` of `k` is read by the kernel (increment's data, copy's src).
+bool kernelReads(Kernel k, uint32_t index);
+
+inline constexpr uint32_t kWorkgroupSize = 64;  // local_size_x of every scenario kernel
+
+// The push constants every scenario kernel takes, in this order (16 bytes).
+struct KernelParams {
+    uint32_t count = 0;  // words processed: invocations with index >= count do nothing
+    uint32_t add = 1;    // increment: the amount added
+    uint32_t work = 1;   // iterations of a loop whose result never reaches a buffer: lengthens
+                         // the dispatch without changing what it writes
+    uint32_t zero = 0;   // always 0, so that the compiler cannot drop the work loop
+};
+
+struct Dispatch {
+    Kernel kernel = Kernel::Increment;
+    std::vector<std::string> bindings;  // buffer names, in binding order
+    KernelParams params;                // count defaults to the first binding's words
+    uint32_t groups[3] = {0, 1, 1};     // vkCmdDispatch counts; x defaults to ceil(count/64)
+};
+
+// vkCmdFillBuffer, vkCmdUpdateBuffer, vkCmdCopyBuffer. Offsets and sizes in bytes, multiples
+// of 4 as Vulkan requires for fill and update (Vulkan spec, vkCmdFillBuffer/vkCmdUpdateBuffer);
+// copies may be any byte range.
+struct Fill {
+    std::string buffer;
+    uint64_t offset = 0, size = 0;  // size 0 in the file: to the end of the buffer
+    uint32_t value = 0;
+};
+struct Update {
+    std::string buffer;
+    uint64_t offset = 0;
+    std::vector<uint32_t> words;  // at most 65536 bytes (vkCmdUpdateBuffer's limit)
+};
+struct Copy {
+    std::string src, dst;
+    uint64_t srcOffset = 0, dstOffset = 0, size = 0;
+};
+
+// The barrier forms a scenario may record between steps (docs/scenarios.md "barrier").
+enum class BarrierKind {
+    BladeGlobal,    // blade's G (vk/barriers.hpp recordBladeGlobalBarrier)
+    BladeCompute,   // blade's C (recordBladeComputeBarrier)
+    Memory,         // one global memory barrier with the file's masks
+    Buffer,         // one buffer memory barrier on `buffer` (whole range) with the file's masks
+    ExecutionOnly,  // the file's stages, no memory barrier: a control when a write is read after it
+    None,           // nothing recorded: a control
+};
+std::string_view name(BarrierKind k);  // "blade-g", "blade-c", "memory", "buffer", "execution-only", "none"
+
+// Pipeline stages and access types by their synchronization2 bit values
+// (VkPipelineStageFlagBits2, VkAccessFlagBits2: Vulkan spec "Synchronization and Cache
+// Control"); the original form uses the same low 32 bits where they exist.
+struct Barrier {
+    BarrierKind kind = BarrierKind::BladeGlobal;
+    bool sync2 = true;  // vkCmdPipelineBarrier2 (true) or vkCmdPipelineBarrier
+    uint64_t srcStage = 0, dstStage = 0;
+    uint64_t srcAccess = 0, dstAccess = 0;
+    std::string buffer;    // Buffer: the buffer's name
+    bool control = false;  // deliberately insufficient: said in the output, never judged
+};
+
+using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier>;
+
+struct Step {
+    StepBody body;
+    std::string label;  // "step 3 dispatch increment", for the output
+    SourcePlace place;
+};
+
+struct Scenario {
+    std::string name;
+    std::string source;    // the public report's URL
+    std::string pattern;   // one sentence
+    std::string expected;  // the verdict on a correct driver: "not reproduced"
+    std::string file;      // the path it was read from
+    std::vector<BufferSpec> buffers;
+    std::vector<Step> steps;
+    bool usesSync2() const;   // a barrier in the synchronization2 form
+    bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps)
+    const BufferSpec* buffer(std::string_view name) const;
+};
+
+// The initial words of `spec` (bytes / 4 of them). Pure.
+std::vector<uint32_t> initialWords(const BufferSpec& spec);
+
+// xorshift32 (Marsaglia 2003) words from `seed` (0 taken as 1): the Random init. Pure.
+std::vector<uint32_t> randomWords(uint32_t seed, uint64_t count);
+
+}  // namespace repro::scenario

@@ -1,0 +1,77 @@
+// The CPU model of a scenario (core/scenario_cpu.hpp).
+#include "core/scenario_cpu.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace repro::scenario {
+namespace {
+
+uint32_t loadWord(const std::vector<uint8_t>& bytes, uint64_t index) {
+    uint32_t w = 0;
+    std::memcpy(&w, bytes.data() + index * 4, 4);
+    return w;
+}
+
+void storeWord(std::vector<uint8_t>& bytes, uint64_t index, uint32_t w) {
+    std::memcpy(bytes.data() + index * 4, &w, 4);
+}
+
+void applyDispatch(const Dispatch& d, Contents& contents) {
+    const uint64_t invocations = uint64_t{d.groups[0]} * d.groups[1] * d.groups[2] * kWorkgroupSize;
+    switch (d.kernel) {
+        case Kernel::Increment: {
+            auto& data = contents.at(d.bindings.at(0));
+            const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4});
+            for (uint64_t i = 0; i < n; ++i) storeWord(data, i, loadWord(data, i) + d.params.add);
+            break;
+        }
+        case Kernel::Copy: {
+            const auto src = contents.at(d.bindings.at(0));
+            auto& dst = contents.at(d.bindings.at(1));
+            const uint64_t n = std::min<uint64_t>({d.params.count, invocations, src.size() / 4, dst.size() / 4});
+            std::memcpy(dst.data(), src.data(), n * 4);
+            break;
+        }
+        case Kernel::Noop:
+            break;
+    }
+}
+
+}  // namespace
+
+Contents initialContents(const Scenario& s) {
+    Contents out;
+    for (const auto& b : s.buffers) {
+        const auto words = initialWords(b);
+        std::vector<uint8_t> bytes(b.bytes);
+        std::memcpy(bytes.data(), words.data(), words.size() * 4);
+        out.emplace(b.name, std::move(bytes));
+    }
+    return out;
+}
+
+void applyStep(const Step& step, Contents& contents) {
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        applyDispatch(*d, contents);
+    } else if (const auto* f = std::get_if<Fill>(&step.body)) {
+        auto& bytes = contents.at(f->buffer);
+        for (uint64_t at = f->offset; at + 4 <= f->offset + f->size; at += 4)
+            std::memcpy(bytes.data() + at, &f->value, 4);
+    } else if (const auto* u = std::get_if<Update>(&step.body)) {
+        auto& bytes = contents.at(u->buffer);
+        std::memcpy(bytes.data() + u->offset, u->words.data(), u->words.size() * 4);
+    } else if (const auto* c = std::get_if<Copy>(&step.body)) {
+        const std::vector<uint8_t> src = contents.at(c->src);  // a copy: src and dst may be one buffer
+        auto& dst = contents.at(c->dst);
+        std::memcpy(dst.data() + c->dstOffset, src.data() + c->srcOffset, c->size);
+    }
+}
+
+Contents runCpuModel(const Scenario& s) {
+    Contents contents = initialContents(s);
+    for (const auto& step : s.steps) applyStep(step, contents);
+    return contents;
+}
+
+}  // namespace repro::scenario

@@ -1,0 +1,434 @@
+// Scenario files to the model (core/scenario_parse.hpp). toml++ is used header-only here
+// (TOML_HEADER_ONLY, src/CMakeLists.txt) so that repro needs no shared library at run time.
+#include "core/scenario_parse.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <span>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "core/errors.hpp"
+
+namespace repro::scenario {
+namespace {
+
+// Stage and access names to their synchronization2 bits (VkPipelineStageFlagBits2 and
+// VkAccessFlagBits2 values, Vulkan spec "Synchronization and Cache Control").
+struct NamedBit {
+    std::string_view name;
+    uint64_t bit;
+};
+constexpr NamedBit kStages[] = {
+    {"top-of-pipe", 0x1},       {"draw-indirect", 0x2}, {"compute", 0x800},        {"transfer", 0x1000},
+    {"bottom-of-pipe", 0x2000}, {"host", 0x4000},       {"all-commands", 0x10000},
+};
+constexpr NamedBit kAccesses[] = {
+    {"indirect-command-read", 0x1},
+    {"uniform-read", 0x8},
+    {"shader-read", 0x20},
+    {"shader-write", 0x40},
+    {"transfer-read", 0x800},
+    {"transfer-write", 0x1000},
+    {"host-read", 0x2000},
+    {"host-write", 0x4000},
+    {"memory-read", 0x8000},
+    {"memory-write", 0x10000},
+    {"shader-storage-read", uint64_t{1} << 33},
+    {"shader-storage-write", uint64_t{1} << 34},
+};
+
+std::string namesOf(std::span<const NamedBit> bits) {
+    std::string out;
+    for (const auto& b : bits) out += (out.empty() ? "" : ", ") + std::string(b.name);
+    return out;
+}
+
+class Parser {
+  public:
+    explicit Parser(std::string file) : file_(std::move(file)) {}
+
+    [[noreturn]] void fail(const toml::source_region& where, const std::string& what) const {
+        throw UsageError(fmt::format("{}:{}:{}: {}", file_, where.begin.line, where.begin.column, what));
+    }
+    [[noreturn]] void fail(const toml::node& node, const std::string& what) const { fail(node.source(), what); }
+
+    // Every key of `table` must be one of `known`.
+    void onlyKeys(const toml::table& table, std::initializer_list<std::string_view> known,
+                  std::string_view where) const {
+        for (const auto& [key, node] : table) {
+            if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+                std::string list;
+                for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+                fail(node, fmt::format("unknown key '{}' in {}; expected one of: {}", key.str(), where, list));
+            }
+        }
+    }
+
+    std::string text(const toml::table& t, std::string_view key, bool required, std::string_view where) const {
+        const toml::node* n = t.get(key);
+        if (!n) {
+            if (required) fail(t, fmt::format("{} has no '{}'; expected {} = \"...\"", where, key, key));
+            return {};
+        }
+        if (!n->is_string()) fail(*n, fmt::format("'{}' must be a string", key));
+        return std::string(*n->value<std::string_view>());
+    }
+
+    uint64_t integer(const toml::table& t, std::string_view key, uint64_t fallback, uint64_t max) const {
+        const toml::node* n = t.get(key);
+        if (!n) return fallback;
+        if (!n->is_integer()) fail(*n, fmt::format("'{}' must be an integer", key));
+        const int64_t v = *n->value<int64_t>();
+        if (v < 0 || static_cast<uint64_t>(v) > max)
+            fail(*n, fmt::format("'{}' = {} is out of range; expected 0..{}", key, v, max));
+        return static_cast<uint64_t>(v);
+    }
+
+    std::vector<uint32_t> words(const toml::table& t, std::string_view key) const {
+        std::vector<uint32_t> out;
+        const toml::node* n = t.get(key);
+        if (!n) return out;
+        const toml::array* a = n->as_array();
+        if (!a) fail(*n, fmt::format("'{}' must be an array of integers", key));
+        for (const auto& e : *a) {
+            const auto v = e.value<int64_t>();
+            if (!e.is_integer() || *v < 0 || *v > 0xffffffffLL)
+                fail(e, fmt::format("'{}' holds 32-bit unsigned integers; expected 0..4294967295", key));
+            out.push_back(static_cast<uint32_t>(*v));
+        }
+        return out;
+    }
+
+    std::vector<std::string> strings(const toml::table& t, std::string_view key) const {
+        std::vector<std::string> out;
+        const toml::node* n = t.get(key);
+        if (!n) return out;
+        const toml::array* a = n->as_array();
+        if (!a) fail(*n, fmt::format("'{}' must be an array of strings", key));
+        for (const auto& e : *a) {
+            if (!e.is_string()) fail(e, fmt::format("'{}' must be an array of strings", key));
+            out.emplace_back(*e.value<std::string_view>());
+        }
+        return out;
+    }
+
+    uint64_t bits(const toml::table& t, std::string_view key, std::span<const NamedBit> table,
+                  std::string_view what) const {
+        uint64_t out = 0;
+        const toml::node* n = t.get(key);
+        const auto names = strings(t, key);
+        for (size_t i = 0; i < names.size(); ++i) {
+            const auto it =
+                std::find_if(std::begin(table), std::end(table), [&](const NamedBit& b) { return b.name == names[i]; });
+            if (it == std::end(table))
+                fail((*n->as_array())[i],
+                     fmt::format("unknown {} '{}'; expected one of: {}", what, names[i], namesOf(table)));
+            out |= it->bit;
+        }
+        return out;
+    }
+
+    const std::string& file() const { return file_; }
+
+  private:
+    std::string file_;
+};
+
+SourcePlace placeOf(const toml::node& n) {
+    return {static_cast<uint32_t>(n.source().begin.line), static_cast<uint32_t>(n.source().begin.column)};
+}
+
+BufferSpec parseBuffer(const Parser& p, const toml::table& t) {
+    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words"}, "a [[buffer]]");
+    BufferSpec b;
+    b.place = placeOf(t);
+    b.name = p.text(t, "name", true, "a [[buffer]]");
+    if (!t.get("bytes")) p.fail(t, fmt::format("buffer '{}' has no 'bytes'; expected bytes = 4096", b.name));
+    b.bytes = p.integer(t, "bytes", 0, kMaxBufferBytes);
+    if (b.bytes < 4 || b.bytes % 4 != 0)
+        p.fail(*t.get("bytes"), fmt::format("buffer '{}': bytes = {}; expected a multiple of 4 from 4 to {}", b.name,
+                                            b.bytes, kMaxBufferBytes));
+    const std::string memory = p.text(t, "memory", false, "");
+    if (memory == "host-visible") {
+        b.placement = Placement::HostVisible;
+    } else if (!memory.empty() && memory != "device-local") {
+        p.fail(*t.get("memory"), fmt::format("unknown memory '{}'; expected device-local or host-visible", memory));
+    }
+    const std::string init = p.text(t, "init", false, "");
+    bool known = init.empty();
+    for (const InitKind k :
+         {InitKind::Zero, InitKind::Pattern, InitKind::Iota, InitKind::Random, InitKind::Host, InitKind::Undefined}) {
+        if (name(k) == init) b.init = k, known = true;
+    }
+    if (!known)
+        p.fail(*t.get("init"),
+               fmt::format("unknown init '{}'; expected zero, pattern, iota, random, host or undefined", init));
+    b.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
+    b.words = p.words(t, "words");
+    if (b.init == InitKind::Host && b.words.empty())
+        p.fail(t, fmt::format("buffer '{}' has init = \"host\" and no words; expected words = [1, 2, 3]", b.name));
+    return b;
+}
+
+Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"dispatch", "bindings", "count", "add", "work", "groups"}, "a dispatch step");
+    Dispatch d;
+    const std::string kernel = p.text(t, "dispatch", true, "");
+    const auto k = parseKernel(kernel);
+    if (!k) p.fail(*t.get("dispatch"), fmt::format("unknown kernel '{}'; expected increment, copy or noop", kernel));
+    d.kernel = *k;
+    d.bindings = p.strings(t, "bindings");
+    const auto wanted = kernelBindings(d.kernel);
+    if (d.bindings.size() != wanted.size()) {
+        std::string list;
+        for (auto w : wanted) list += (list.empty() ? "" : ", ") + std::string(w);
+        p.fail(
+            t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t,
+            fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(), list, d.bindings.size()));
+    }
+    uint64_t words = ~uint64_t{0};
+    for (size_t i = 0; i < d.bindings.size(); ++i) {
+        const BufferSpec* b = s.buffer(d.bindings[i]);
+        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
+        words = std::min(words, b->bytes / 4);
+    }
+    d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, words));
+    d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
+    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, 1u << 20));
+    d.groups[0] = (d.params.count + kWorkgroupSize - 1) / kWorkgroupSize;
+    if (const toml::node* g = t.get("groups")) {
+        const auto counts = p.words(t, "groups");
+        if (counts.empty() || counts.size() > 3) p.fail(*g, "'groups' must be [x], [x, y] or [x, y, z]");
+        for (size_t i = 0; i < counts.size(); ++i) d.groups[i] = counts[i];
+    }
+    for (const uint32_t g : d.groups) {
+        if (g == 0 || g > kMaxGroups)
+            p.fail(t.get("groups") ? static_cast<const toml::node&>(*t.get("groups")) : t,
+                   fmt::format("workgroup count {} is out of range; expected 1..{}", g, kMaxGroups));
+    }
+    return {.body = d, .label = fmt::format("dispatch {}", kernel), .place = placeOf(t)};
+}
+
+const BufferSpec& namedBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
+    const std::string n = p.text(t, key, true, "this step");
+    const BufferSpec* b = s.buffer(n);
+    if (!b) p.fail(*t.get(key), fmt::format("'{}' names '{}', which is no buffer", key, n));
+    return *b;
+}
+
+// A byte range [offset, offset + size) inside `b`, aligned to 4 where `aligned`.
+void checkRange(const Parser& p, const toml::table& t, const BufferSpec& b, uint64_t offset, uint64_t size,
+                bool aligned) {
+    if (aligned && (offset % 4 != 0 || size % 4 != 0))
+        p.fail(t, fmt::format("offset {} and size {} in '{}' must be multiples of 4 (Vulkan requires it here)", offset,
+                              size, b.name));
+    if (size == 0 || offset + size > b.bytes)
+        p.fail(t, fmt::format("bytes [{}, {}) are not inside buffer '{}' ({} bytes); expected a non-empty range in it",
+                              offset, offset + size, b.name, b.bytes));
+}
+
+Step parseFill(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"fill", "offset", "size", "value"}, "a fill step");
+    const BufferSpec& b = namedBuffer(p, t, "fill", s);
+    Fill f{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes)};
+    f.size = p.integer(t, "size", b.bytes > f.offset ? b.bytes - f.offset : 0, kMaxBufferBytes);
+    f.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
+    checkRange(p, t, b, f.offset, f.size, true);
+    return {.body = f, .label = fmt::format("fill {}", b.name), .place = placeOf(t)};
+}
+
+Step parseUpdate(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"update", "offset", "words"}, "an update step");
+    const BufferSpec& b = namedBuffer(p, t, "update", s);
+    Update u{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes), .words = p.words(t, "words")};
+    if (u.words.size() * 4 > 65536) p.fail(t, "an update writes at most 65536 bytes (vkCmdUpdateBuffer's limit)");
+    checkRange(p, t, b, u.offset, u.words.size() * 4, true);
+    return {.body = u, .label = fmt::format("update {}", b.name), .place = placeOf(t)};
+}
+
+Step parseCopy(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"copy", "from", "src_offset", "dst_offset", "size"}, "a copy step");
+    const BufferSpec& dst = namedBuffer(p, t, "copy", s);
+    const BufferSpec& src = namedBuffer(p, t, "from", s);
+    Copy c{.src = src.name,
+           .dst = dst.name,
+           .srcOffset = p.integer(t, "src_offset", 0, kMaxBufferBytes),
+           .dstOffset = p.integer(t, "dst_offset", 0, kMaxBufferBytes)};
+    const uint64_t room =
+        std::min(src.bytes - std::min(src.bytes, c.srcOffset), dst.bytes - std::min(dst.bytes, c.dstOffset));
+    c.size = p.integer(t, "size", room, kMaxBufferBytes);
+    checkRange(p, t, src, c.srcOffset, c.size, false);
+    checkRange(p, t, dst, c.dstOffset, c.size, false);
+    if (src.name == dst.name && c.srcOffset < c.dstOffset + c.size && c.dstOffset < c.srcOffset + c.size)
+        p.fail(t, "a copy within one buffer must not overlap itself (vkCmdCopyBuffer forbids it)");
+    return {.body = c, .label = fmt::format("copy {} -> {}", src.name, dst.name), .place = placeOf(t)};
+}
+
+Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"barrier", "form", "src_stage", "dst_stage", "src_access", "dst_access", "buffer", "control"},
+               "a barrier step");
+    Barrier b;
+    const std::string kind = p.text(t, "barrier", true, "");
+    bool known = false;
+    for (const BarrierKind k : {BarrierKind::BladeGlobal, BarrierKind::BladeCompute, BarrierKind::Memory,
+                                BarrierKind::Buffer, BarrierKind::ExecutionOnly, BarrierKind::None}) {
+        if (name(k) == kind) b.kind = k, known = true;
+    }
+    if (!known)
+        p.fail(*t.get("barrier"), fmt::format("unknown barrier '{}'; expected blade-g, blade-c, memory, buffer, "
+                                              "execution-only or none",
+                                              kind));
+    const std::string form = p.text(t, "form", false, "");
+    if (!form.empty() && form != "sync2" && form != "original")
+        p.fail(*t.get("form"), fmt::format("unknown form '{}'; expected sync2 or original", form));
+    b.sync2 = form != "original";
+    b.srcStage = p.bits(t, "src_stage", kStages, "stage");
+    b.dstStage = p.bits(t, "dst_stage", kStages, "stage");
+    b.srcAccess = p.bits(t, "src_access", kAccesses, "access");
+    b.dstAccess = p.bits(t, "dst_access", kAccesses, "access");
+    const bool explicitMasks =
+        b.kind == BarrierKind::Memory || b.kind == BarrierKind::Buffer || b.kind == BarrierKind::ExecutionOnly;
+    if (explicitMasks && (b.srcStage == 0 || b.dstStage == 0))
+        p.fail(t, fmt::format("a {} barrier needs src_stage and dst_stage; expected e.g. src_stage = [\"compute\"]",
+                              kind));
+    if (!b.sync2 && ((b.srcAccess | b.dstAccess) >> 32) != 0)
+        p.fail(t, "shader-storage-read/-write exist only in the sync2 form; expected shader-read/-write");
+    if (b.kind == BarrierKind::Buffer) b.buffer = namedBuffer(p, t, "buffer", s).name;
+    const toml::node* control = t.get("control");
+    if (control && !control->is_boolean()) p.fail(*control, "'control' must be true or false");
+    b.control =
+        (control && *control->value<bool>()) || b.kind == BarrierKind::ExecutionOnly || b.kind == BarrierKind::None;
+    std::string label = fmt::format("barrier {}", kind);
+    if (b.control) label += " (control)";
+    return {.body = b, .label = label, .place = placeOf(t)};
+}
+
+Step parseStep(const Parser& p, const toml::table& t, const Scenario& s) {
+    if (t.get("dispatch")) return parseDispatch(p, t, s);
+    if (t.get("fill")) return parseFill(p, t, s);
+    if (t.get("update")) return parseUpdate(p, t, s);
+    if (t.get("copy")) return parseCopy(p, t, s);
+    if (t.get("barrier")) return parseBarrier(p, t, s);
+    p.fail(t, "a [[step]] needs one of dispatch, fill, update, copy or barrier");
+}
+
+// What a step reads and writes, by buffer name (barriers: nothing).
+void accesses(const Step& step, std::vector<std::string>& reads, std::vector<std::string>& writes) {
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
+            if (kernelReads(d->kernel, i)) reads.push_back(d->bindings[i]);
+            if (kernelWrites(d->kernel, i)) writes.push_back(d->bindings[i]);
+        }
+    } else if (const auto* f = std::get_if<Fill>(&step.body)) {
+        writes.push_back(f->buffer);
+    } else if (const auto* u = std::get_if<Update>(&step.body)) {
+        writes.push_back(u->buffer);
+    } else if (const auto* c = std::get_if<Copy>(&step.body)) {
+        reads.push_back(c->src);
+        writes.push_back(c->dst);
+    }
+}
+
+// A buffer with init = "undefined" must be written before a step reads it or it is checked.
+void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
+    std::set<std::string> written;
+    for (const auto& b : s.buffers) {
+        if (b.init != InitKind::Undefined) written.insert(b.name);
+    }
+    for (const auto& step : s.steps) {
+        std::vector<std::string> reads, writes;
+        accesses(step, reads, writes);
+        for (const auto& r : reads) {
+            if (!written.count(r))
+                throw UsageError(
+                    fmt::format("{}:{}:{}: {} reads buffer '{}' before any step writes it (its init is "
+                                "\"undefined\"); expected a write first or an init",
+                                p.file(), step.place.line, step.place.column, step.label, r));
+        }
+        written.insert(writes.begin(), writes.end());
+    }
+    for (const auto& b : s.buffers) {
+        if (b.checked && !written.count(b.name))
+            throw UsageError(
+                fmt::format("{}:{}:{}: buffer '{}' is checked but nothing writes it (its init is "
+                            "\"undefined\"); expected a write or an init",
+                            p.file(), b.place.line, b.place.column, b.name));
+    }
+}
+
+void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
+    p.onlyKeys(root, {"name", "source", "pattern", "expected", "check", "buffer", "step"}, "the scenario");
+    s.name = p.text(root, "name", true, "the scenario");
+    s.source = p.text(root, "source", true, "the scenario");
+    s.pattern = p.text(root, "pattern", true, "the scenario");
+    s.expected = p.text(root, "expected", true, "the scenario");
+    if (s.expected != "not reproduced" && s.expected != "reproduced")
+        p.fail(*root.get("expected"),
+               fmt::format("expected = '{}'; expected \"not reproduced\" or \"reproduced\"", s.expected));
+}
+
+void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
+    const toml::node* node = root.get("buffer");
+    const toml::array* list = node ? node->as_array() : nullptr;
+    if (!list || list->empty()) p.fail(root, "the scenario has no [[buffer]] tables; expected at least one");
+    for (const auto& e : *list) {
+        const toml::table* t = e.as_table();
+        if (!t) p.fail(e, "'buffer' must be [[buffer]] tables");
+        BufferSpec b = parseBuffer(p, *t);
+        if (s.buffer(b.name)) p.fail(*t, fmt::format("buffer '{}' is declared twice", b.name));
+        s.buffers.push_back(std::move(b));
+    }
+}
+
+void parseCheck(const Parser& p, const toml::table& root, Scenario& s) {
+    const auto names = p.strings(root, "check");
+    if (names.empty()) p.fail(root, "the scenario has no 'check'; expected check = [\"buffer name\", ...]");
+    for (size_t i = 0; i < names.size(); ++i) {
+        auto it =
+            std::find_if(s.buffers.begin(), s.buffers.end(), [&](const BufferSpec& b) { return b.name == names[i]; });
+        if (it == s.buffers.end())
+            p.fail((*root.get("check")->as_array())[i], fmt::format("check names '{}', which is no buffer", names[i]));
+        it->checked = true;
+    }
+}
+
+}  // namespace
+
+Scenario parseScenario(std::string_view text, const std::string& file) {
+    const Parser p(file);
+    toml::table root;
+    try {
+        root = toml::parse(text, file);
+    } catch (const toml::parse_error& e) {
+        p.fail(e.source(), fmt::format("TOML syntax: {}", e.description()));
+    }
+    Scenario s;
+    s.file = file;
+    parseHeader(p, root, s);
+    parseBuffers(p, root, s);
+    parseCheck(p, root, s);
+    const toml::node* node = root.get("step");
+    const toml::array* steps = node ? node->as_array() : nullptr;
+    if (!steps || steps->empty()) p.fail(root, "the scenario has no [[step]] tables; expected at least one");
+    for (const auto& e : *steps) {
+        const toml::table* t = e.as_table();
+        if (!t) p.fail(e, "'step' must be [[step]] tables");
+        s.steps.push_back(parseStep(p, *t, s));
+        s.steps.back().label = fmt::format("step {} {}", s.steps.size(), s.steps.back().label);
+    }
+    checkReadBeforeWrite(p, s);
+    return s;
+}
+
+Scenario loadScenario(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    if (!in || !(text << in.rdbuf())) throw UsageError(fmt::format("--scenario: cannot read '{}'", path));
+    return parseScenario(text.str(), path);
+}
+
+}  // namespace repro::scenario

@@ -1,0 +1,29 @@
+// Scenario files: TOML (toml++, Debian's libtomlplusplus-dev) to the model of
+// core/scenario.hpp, with every field checked before anything runs (docs/scenarios.md).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/scenario.hpp"
+
+namespace repro::scenario {
+
+// The largest buffer a scenario may declare: 2^27 bytes, the minimum every Vulkan device
+// guarantees for maxStorageBufferRange (Vulkan spec, "Required Limits").
+inline constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 27;
+// The largest workgroup count per dimension: 65535, the required minimum of
+// maxComputeWorkGroupCount (Vulkan spec, "Required Limits").
+inline constexpr uint32_t kMaxGroups = 65535;
+
+// Parses and checks `text` as the scenario file `file` (the name used in messages). Throws
+// UsageError (core/errors.hpp) with one line "FILE:LINE:COLUMN: what is wrong; what was
+// expected" for a TOML syntax error, an unknown or missing key, a wrong type, an unknown
+// kernel, bindings that do not match the kernel, a size, offset or workgroup count past the
+// limits above or past its buffer, or a buffer read (or checked) before anything wrote it.
+Scenario parseScenario(std::string_view text, const std::string& file);
+
+// Reads `path` and parses it; a file that cannot be read is a UsageError naming it.
+Scenario loadScenario(const std::string& path);
+
+}  // namespace repro::scenario

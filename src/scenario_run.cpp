@@ -1,0 +1,219 @@
+// `repro --scenario FILE` and `--list-scenarios` (scenario_run.hpp).
+#include "scenario_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "core/errors.hpp"
+#include "core/output.hpp"
+#include "core/scenario_cpu.hpp"
+#include "core/scenario_parse.hpp"
+#include "core/verdict.hpp"
+#include "device_choice.hpp"
+#include "vk/check.hpp"
+#include "vk/device.hpp"
+#include "vk/instance.hpp"
+#include "vk/physical_device.hpp"
+#include "vk/scenario_recorder.hpp"
+
+namespace repro {
+namespace {
+
+namespace sc = repro::scenario;
+
+// Each submit's wait when --timeout is not given: the kernel set's dispatches are short.
+constexpr double kScenarioTimeoutSeconds = 60;
+
+// The first difference of `got` from `want` for buffer `name`, or nothing when equal.
+std::optional<std::string> firstDifference(const std::string& name, const std::vector<uint8_t>& got,
+                                           const std::vector<uint8_t>& want, std::string_view against) {
+    if (got == want) return std::nullopt;
+    size_t first = 0;
+    while (first < got.size() && got[first] == want[first]) ++first;
+    const size_t word = first / 4;
+    uint32_t g = 0, w = 0;
+    for (size_t b = 0; b < 4 && word * 4 + b < got.size(); ++b) {
+        g |= uint32_t{got[word * 4 + b]} << (8 * b);
+        w |= uint32_t{want[word * 4 + b]} << (8 * b);
+    }
+    size_t wrongWords = 0;
+    for (size_t i = 0; i + 3 < got.size(); i += 4) {
+        if (!std::equal(got.begin() + i, got.begin() + i + 4, want.begin() + i)) ++wrongWords;
+    }
+    return fmt::format("buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}, {} 0x{:08x}); {} of {} words differ",
+                       name, against, first, word, g, against, w, wrongWords, got.size() / 4);
+}
+
+// The first difference of any checked buffer.
+std::optional<std::string> compare(const sc::Contents& got, const sc::Contents& want, std::string_view against) {
+    for (const auto& [name, bytes] : got) {
+        if (auto d = firstDifference(name, bytes, want.at(name), against)) return d;
+    }
+    return std::nullopt;
+}
+
+struct ModeOutcome {
+    Mode mode;
+    vk::ScenarioModeRun run;
+    std::optional<std::string> wrong;  // why it is wrong
+};
+
+void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
+    say("repro: scenario '{}' ({})", s.name, s.file);
+    say("  source:   {}", s.source);
+    say("  pattern:  {}", s.pattern);
+    say("  expected on a correct driver: {}", s.expected);
+    say("  device:   {} ({})", device.properties.deviceName,
+        device.hasDriverProperties ? device.driver.driverInfo : "no driver properties");
+    std::string steps;
+    for (const auto& step : s.steps) steps += (steps.empty() ? "" : "; ") + step.label;
+    say("  steps:    {}", steps);
+    if (s.hasControl())
+        say("  note: a barrier is labelled a control (insufficient on purpose): a wrong result proves nothing "
+            "about the driver");
+}
+
+// Runs the modes (split first when asked for, as the reference) and prints each.
+std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, const Options& o) {
+    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device);
+    const sc::Contents model = sc::runCpuModel(s);
+    sc::Contents expected;
+    for (const auto& b : s.buffers) {
+        if (b.checked) expected.emplace(b.name, model.at(b.name));
+    }
+    std::vector<ModeOutcome> out;
+    std::optional<sc::Contents> split;  // split's checked bytes, once it completed
+    const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
+    for (const Mode mode : o.modes) {
+        ModeOutcome m{.mode = mode, .run = vk::runScenarioMode(device, pipelines, s, mode, timeout), .wrong = {}};
+        say("  mode={:<9} {} submit(s)", name(mode), m.run.submits);
+        if (!m.run.completed) {
+            say("    -> {}: {}", m.run.hang ? "HANG" : "FAILED", m.run.failure);
+            out.push_back(std::move(m));
+            if (out.back().run.hang) break;  // a timed-out device is abandoned already
+            continue;
+        }
+        m.wrong = compare(m.run.checked, expected, "the CPU model");
+        if (!m.wrong && split) m.wrong = compare(m.run.checked, *split, "split");
+        say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
+                                 : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
+        out.push_back(std::move(m));
+        if (mode == Mode::Split) split = out.back().run.checked;
+    }
+    return out;
+}
+
+int verdict(const std::vector<ModeOutcome>& modes) {
+    for (const auto& m : modes) {
+        if (m.run.hang) {
+            say("--- GPU HANG: mode {}: {}", name(m.mode), m.run.failure);
+            return kExitHang;
+        }
+    }
+    for (const auto& m : modes) {
+        if (m.wrong) {
+            say("--- BUG REPRODUCED: mode {} is wrong: {}", name(m.mode), *m.wrong);
+            return kExitReproduced;
+        }
+        if (!m.run.completed) {
+            say("--- CANNOT TEST HERE: mode {}: {}", name(m.mode), m.run.failure);
+            return kExitCannotTest;
+        }
+    }
+    say("--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model{}",
+        std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return m.mode == Mode::Split; })
+            ? " and to split"
+            : "");
+    return kExitNotReproduced;
+}
+
+int runLoaded(const Options& o, const sc::Scenario& s) {
+    vk::Instance instance(false);
+    const auto devices = vk::enumerateDevices(instance);
+    std::vector<std::string> notes;
+    const vk::DeviceInfo chosen = selectDevice(instance, devices, o, notes);
+    if (s.usesSync2() && !chosen.supported.synchronization2)
+        throw CannotTest("the scenario records synchronization2 barriers and the device lacks synchronization2");
+    vk::Device device(instance, chosen, {.synchronization2 = s.usesSync2()});
+    printHeader(s, chosen);
+    for (const auto& note : notes) say("  note: {}", note);
+    const int status = verdict(runModes(device, s, o));
+    if (!device.abandoned()) vkDeviceWaitIdle(device.get());
+    return status;
+}
+
+}  // namespace
+
+int runScenarioCommand(const Options& options) {
+    sc::Scenario s;
+    try {
+        s = sc::loadScenario(*options.scenario);  // nothing runs on a bad file
+    } catch (const UsageError& e) {
+        sayError("repro: {}", e.what());
+        return kExitUsage;
+    }
+    try {
+        return runLoaded(options, s);
+    } catch (const UsageError& e) {
+        sayError("repro: {}", e.what());
+        return kExitUsage;
+    } catch (const CannotTest& e) {
+        say("--- CANNOT TEST HERE: {}", e.what());
+        return kExitCannotTest;
+    } catch (const vk::VulkanError& e) {
+        const bool lost = e.result == VK_ERROR_DEVICE_LOST;
+        say("--- {}: {}", lost ? "GPU HANG" : "CANNOT TEST HERE", e.what());
+        return lost ? kExitHang : kExitCannotTest;
+    } catch (const std::exception& e) {
+        say("--- CANNOT TEST HERE: internal error: {}", e.what());
+        return kExitCannotTest;
+    }
+}
+
+std::vector<std::string> scenarioFolders() {
+    std::vector<std::string> out;
+    std::error_code ec;
+    // Beside the binary first (an install moved with --prefix or DESTDIR), then where it was
+    // configured to go, then the source tree it was built from.
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path beside =
+        ec ? std::filesystem::path() : exe.parent_path() / ".." / "share/repro/scenarios";
+    for (const std::filesystem::path& folder :
+         {beside, std::filesystem::path(REPRO_INSTALLED_SCENARIOS), std::filesystem::path(REPRO_SOURCE_SCENARIOS)}) {
+        if (folder.empty() || !std::filesystem::is_directory(folder, ec)) continue;
+        const std::string canonical = std::filesystem::weakly_canonical(folder, ec).string();
+        if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
+    }
+    return out;
+}
+
+int listScenarios() {
+    const auto folders = scenarioFolders();
+    if (folders.empty()) {
+        say("no scenarios/ folder found (looked in {} and {})", REPRO_SOURCE_SCENARIOS, REPRO_INSTALLED_SCENARIOS);
+        return kExitNotReproduced;
+    }
+    for (const auto& folder : folders) {
+        std::vector<std::string> files;
+        for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+            if (entry.path().extension() == ".toml") files.push_back(entry.path().string());
+        }
+        std::sort(files.begin(), files.end());
+        say("{}:", folder);
+        for (const auto& file : files) {
+            try {
+                const sc::Scenario s = sc::loadScenario(file);
+                say("  {:<40} expected: {:<15} {}", s.name, s.expected, s.source);
+            } catch (const UsageError& e) {
+                sayError("repro: {}", e.what());
+                return kExitUsage;
+            }
+        }
+    }
+    return kExitNotReproduced;
+}
+
+}  // namespace repro

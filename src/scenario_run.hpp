@@ -1,0 +1,28 @@
+// `repro --scenario FILE` and `repro --list-scenarios` (docs/scenarios.md): a scenario
+// file's steps recorded in the selected modes on the chosen device, each mode's checked
+// buffers compared bit for bit with split's and with the CPU model's, one verdict line and
+// the built-in's exit statuses (docs/contract.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/options.hpp"
+
+namespace repro {
+
+// Runs `options.scenario`. Returns 0 (every mode equals split and the CPU model), 2 (one
+// differs), 3 (a submit timed out or the device was lost), 1 (a bad scenario file: one line
+// FILE:LINE:COLUMN, nothing run), 125 (cannot test here).
+int runScenarioCommand(const Options& options);
+
+// The folders --list-scenarios reads, those that exist, each once, in order:
+// <binary>/../share/repro/scenarios, the configured <datadir>/repro/scenarios, and the source
+// tree's scenarios/ (when this binary was built from one that still exists).
+std::vector<std::string> scenarioFolders();
+
+// Lists each *.toml of scenarioFolders(): name, expected verdict, source, file. Returns 0,
+// or 1 with one line on stderr for a file that does not parse.
+int listScenarios();
+
+}  // namespace repro

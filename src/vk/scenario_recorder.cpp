@@ -1,0 +1,231 @@
+// Records and runs a scenario in one mode (vk/scenario_recorder.hpp).
+#include "vk/scenario_recorder.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "vk/barriers.hpp"
+#include "vk/check.hpp"
+#include "vk/device.hpp"
+#include "vk/encoder.hpp"
+#include "vk/memory.hpp"
+
+extern const uint32_t scenario_increment_spv[];
+extern const size_t scenario_increment_spv_words;
+extern const uint32_t scenario_copy_spv[];
+extern const size_t scenario_copy_spv_words;
+extern const uint32_t scenario_noop_spv[];
+extern const size_t scenario_noop_spv_words;
+
+namespace repro::vk {
+namespace sc = repro::scenario;
+
+const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
+    return k == sc::Kernel::Increment ? increment : k == sc::Kernel::Copy ? copy : noop;
+}
+
+ScenarioPipelines createScenarioPipelines(const Device& device) {
+    const PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
+    return {.increment = createComputePipeline(
+                device, "increment", std::span(scenario_increment_spv, scenario_increment_spv_words), 1, options),
+            .copy = createComputePipeline(device, "copy", std::span(scenario_copy_spv, scenario_copy_spv_words), 2,
+                                          options),
+            .noop = createComputePipeline(device, "noop", std::span(scenario_noop_spv, scenario_noop_spv_words), 1,
+                                          options)};
+}
+
+namespace {
+
+// One mode's buffers: the scenario's, and a host-visible twin for each device-local one
+// (its upload and readback).
+struct ModeBuffers {
+    Allocator allocator;
+    std::map<std::string, Buffer> buffers;
+    std::map<std::string, Buffer> twins;
+    explicit ModeBuffers(const Device& device) : allocator(device, false) {}
+};
+
+void makeBuffers(const sc::Scenario& s, ModeBuffers& out) {
+    for (const auto& spec : s.buffers) {
+        const bool host = spec.placement == sc::Placement::HostVisible;
+        Buffer b = out.allocator.create(spec.name, spec.bytes, MemoryClass::Device,
+                                        {.placement = host ? BufferMemory::HostVisible : BufferMemory::DeviceLocal});
+        const auto words = sc::initialWords(spec);
+        if (host) {
+            std::memcpy(b.mapped, words.data(), spec.bytes);  // HOST_COHERENT: no flush
+        } else {
+            Buffer twin = out.allocator.create(spec.name + " (host twin)", spec.bytes, MemoryClass::Device,
+                                               {.placement = BufferMemory::HostVisible});
+            std::memcpy(twin.mapped, words.data(), spec.bytes);
+            out.twins.emplace(spec.name, std::move(twin));
+        }
+        out.buffers.emplace(spec.name, std::move(b));
+    }
+}
+
+void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to) {
+    const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = from.size};
+    vkCmdCopyBuffer(cmd, from.get(), to.get(), 1, &region);
+}
+
+// The barrier step as the file gives it.
+void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ModeBuffers& mb) {
+    using K = sc::BarrierKind;
+    if (b.kind == K::None) return;
+    if (b.kind == K::BladeGlobal) return recordBladeGlobalBarrier(cmd);
+    if (b.kind == K::BladeCompute) return recordBladeComputeBarrier(cmd);
+    const VkBuffer buffer = b.kind == K::Buffer ? mb.buffers.at(b.buffer).get() : VK_NULL_HANDLE;
+    const bool memory = b.kind != K::ExecutionOnly;
+    if (b.sync2) {
+        const VkMemoryBarrier2 global{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                                      .srcStageMask = b.srcStage,
+                                      .srcAccessMask = memory ? b.srcAccess : 0,
+                                      .dstStageMask = b.dstStage,
+                                      .dstAccessMask = memory ? b.dstAccess : 0};
+        const VkBufferMemoryBarrier2 onBuffer{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2,
+                                              .srcStageMask = b.srcStage,
+                                              .srcAccessMask = b.srcAccess,
+                                              .dstStageMask = b.dstStage,
+                                              .dstAccessMask = b.dstAccess,
+                                              .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                              .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                              .buffer = buffer,
+                                              .offset = 0,
+                                              .size = VK_WHOLE_SIZE};
+        const bool isBuffer = b.kind == K::Buffer;
+        const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                                          .memoryBarrierCount = isBuffer ? 0u : 1u,
+                                          .pMemoryBarriers = isBuffer ? nullptr : &global,
+                                          .bufferMemoryBarrierCount = isBuffer ? 1u : 0u,
+                                          .pBufferMemoryBarriers = isBuffer ? &onBuffer : nullptr};
+        return vkCmdPipelineBarrier2(cmd, &dependency);
+    }
+    const auto stage = [](uint64_t bits) { return static_cast<VkPipelineStageFlags>(bits & 0xffffffffu); };
+    const auto access = [](uint64_t bits) { return static_cast<VkAccessFlags>(bits & 0xffffffffu); };
+    const VkMemoryBarrier global{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                 .srcAccessMask = access(b.srcAccess),
+                                 .dstAccessMask = access(b.dstAccess)};
+    const VkBufferMemoryBarrier onBuffer{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+                                         .srcAccessMask = access(b.srcAccess),
+                                         .dstAccessMask = access(b.dstAccess),
+                                         .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                         .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                         .buffer = buffer,
+                                         .offset = 0,
+                                         .size = VK_WHOLE_SIZE};
+    vkCmdPipelineBarrier(cmd, stage(b.srcStage), stage(b.dstStage), 0, b.kind == K::Memory ? 1u : 0u, &global,
+                         b.kind == K::Buffer ? 1u : 0u, &onBuffer, 0, nullptr);
+}
+
+// One step that is not a barrier: its dispatch or transfer command.
+void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Step& step, const ModeBuffers& mb) {
+    const VkCommandBuffer cmd = encoder.cmd();
+    if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
+        const ComputePipeline& p = pipelines.of(d->kernel);
+        const VkBuffer first = mb.buffers.at(d->bindings.at(0)).get();
+        if (d->bindings.size() == 1) {
+            encoder.bindPipelineAndBuffers(p, {first});
+        } else {
+            encoder.bindPipelineAndBuffers(p, {first, mb.buffers.at(d->bindings.at(1)).get()});
+        }
+        vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(d->params), &d->params);
+        vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
+    } else if (const auto* f = std::get_if<sc::Fill>(&step.body)) {
+        vkCmdFillBuffer(cmd, mb.buffers.at(f->buffer).get(), f->offset, f->size, f->value);
+    } else if (const auto* u = std::get_if<sc::Update>(&step.body)) {
+        vkCmdUpdateBuffer(cmd, mb.buffers.at(u->buffer).get(), u->offset, u->words.size() * 4, u->words.data());
+    } else if (const auto* c = std::get_if<sc::Copy>(&step.body)) {
+        const VkBufferCopy region{.srcOffset = c->srcOffset, .dstOffset = c->dstOffset, .size = c->size};
+        vkCmdCopyBuffer(cmd, mb.buffers.at(c->src).get(), mb.buffers.at(c->dst).get(), 1, &region);
+    }
+}
+
+// Ends the open command buffer, submits it and waits; false (with `run` filled) on failure.
+bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, ScenarioModeRun& run) {
+    encoder.end();
+    const SubmitOutcome out = encoder.submitAndWait(timeoutSeconds);
+    if (out.status == SubmitStatus::Completed) return true;
+    run.hang = out.status == SubmitStatus::Timeout || out.status == SubmitStatus::DeviceLost;
+    run.timedOut = out.status == SubmitStatus::Timeout;
+    run.failure =
+        fmt::format("{} ({}): {}{}", what, out.call, resultName(out.result), run.timedOut ? " (timed out)" : "");
+    return false;
+}
+
+bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
+                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+    if (mode == Mode::Split) {
+        for (const auto& step : s.steps) {
+            if (std::holds_alternative<sc::Barrier>(step.body)) continue;
+            encoder.begin();
+            recordBladeGlobalBarrier(encoder.cmd());
+            recordWork(encoder, pipelines, step, mb);
+            recordBladeGlobalBarrier(encoder.cmd());
+            ++run.submits;
+            if (!submit(encoder, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run))
+                return false;
+        }
+        return true;
+    }
+    encoder.begin();
+    if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
+    for (const auto& step : s.steps) {
+        if (const auto* b = std::get_if<sc::Barrier>(&step.body)) {
+            recordBarrier(encoder.cmd(), *b, mb);
+            continue;
+        }
+        if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
+        recordWork(encoder, pipelines, step, mb);
+    }
+    recordBladeGlobalBarrier(encoder.cmd());
+    run.submits = 1;
+    return submit(encoder, fmt::format("the one submit of all {} steps", s.steps.size()), timeoutSeconds, run);
+}
+
+}  // namespace
+
+ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
+                                double timeoutSeconds) {
+    ScenarioModeRun run;
+    // Declared after the buffers and the encoder, so destroyed first: abandons the device
+    // before they go.
+    struct AbandonOnTimeout {
+        Device& device;
+        const ScenarioModeRun& run;
+        ~AbandonOnTimeout() {
+            if (run.timedOut) device.abandon();
+        }
+    };
+    ModeBuffers mb(device);
+    makeBuffers(s, mb);
+    Encoder encoder(device);
+    const AbandonOnTimeout guard{device, run};
+    encoder.begin();  // the upload of the device-local buffers' initial contents
+    for (const auto& [name, twin] : mb.twins) copyWhole(encoder.cmd(), twin, mb.buffers.at(name));
+    recordBladeGlobalBarrier(encoder.cmd());
+    if (!submit(encoder, "the upload submit", timeoutSeconds, run)) return run;
+    if (!recordMode(encoder, pipelines, s, mode, mb, timeoutSeconds, run)) return run;
+    encoder.begin();  // the readback: checked device-local buffers into their twins
+    recordBladeGlobalBarrier(encoder.cmd());
+    for (const auto& spec : s.buffers) {
+        if (spec.checked && mb.twins.count(spec.name))
+            copyWhole(encoder.cmd(), mb.buffers.at(spec.name), mb.twins.at(spec.name));
+    }
+    recordHostReadBarrier(encoder.cmd());
+    if (!submit(encoder, "the readback submit", timeoutSeconds, run)) return run;
+    for (const auto& spec : s.buffers) {
+        if (!spec.checked) continue;
+        const Buffer& from = mb.twins.count(spec.name) ? mb.twins.at(spec.name) : mb.buffers.at(spec.name);
+        const auto* bytes = static_cast<const uint8_t*>(from.mapped);
+        run.checked.emplace(spec.name, std::vector<uint8_t>(bytes, bytes + spec.bytes));
+    }
+    run.completed = true;
+    return run;
+}
+
+}  // namespace repro::vk

@@ -1,0 +1,49 @@
+// Records and runs a scenario (core/scenario.hpp) in one of the three modes with the
+// recording vocabulary of the built-in chain (vk/encoder.hpp, vk/barriers.hpp), and reads
+// its checked buffers back (docs/scenarios.md "Modes").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/options.hpp"
+#include "core/scenario.hpp"
+#include "core/scenario_cpu.hpp"
+#include "vk/pipeline.hpp"
+
+namespace repro::vk {
+
+class Device;
+
+// The scenario kernel set's pipelines (shaders/scenario_*.comp, 16 bytes of push constants).
+struct ScenarioPipelines {
+    ComputePipeline increment, copy, noop;
+    const ComputePipeline& of(scenario::Kernel k) const;
+};
+// Throws VulkanError / CannotTest as createComputePipeline does.
+ScenarioPipelines createScenarioPipelines(const Device& device);
+
+// How one mode's run of a scenario went.
+struct ScenarioModeRun {
+    bool completed = false;
+    bool hang = false;           // a submit timed out or the device was lost
+    bool timedOut = false;       // a submit timed out: the device is abandoned (Device::abandon)
+    std::string failure;         // when not completed: "submit 3 (step 3 copy a -> b): VK_ERROR_DEVICE_LOST"
+    uint64_t submits = 0;        // the mode's own submits (not the upload and readback ones)
+    scenario::Contents checked;  // the checked buffers' final bytes, when completed
+};
+
+// Makes fresh buffers for `s` (its placements; device-local ones written through an upload
+// submit), records the steps as `mode` records them, submits and waits (each submit waited
+// for at most `timeoutSeconds`), then reads every checked buffer back through one more
+// submit. Modes, with G blade's global barrier (vk/barriers.hpp):
+//   split:     for each step but barriers: [begin, G, step, G, end] submit, wait
+//   multipass: [begin, for each step: (G, step) or the barrier as written, G, end] submit, wait
+//   single:    [begin, G, every step with the barriers as written, G, end] submit, wait
+// Throws CannotTest when memory runs out; submit failures are outcomes, not exceptions. After a
+// timed-out submit the device is abandoned before the mode's objects go, since the GPU may
+// still use them.
+ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const scenario::Scenario& s,
+                                Mode mode, double timeoutSeconds);
+
+}  // namespace repro::vk

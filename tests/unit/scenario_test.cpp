@@ -1,0 +1,281 @@
+// The scenario model, its parser and its CPU model (core/scenario*.hpp; docs/scenarios.md).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/scenario.hpp"
+#include "core/scenario_cpu.hpp"
+#include "core/scenario_parse.hpp"
+
+namespace repro::scenario {
+namespace {
+
+const std::string kHeader = R"(name = "t"
+source = "https://example.org/report"
+pattern = "a test"
+expected = "not reproduced"
+check = ["a"]
+)";
+
+const std::string kBufferA = R"(
+[[buffer]]
+name = "a"
+bytes = 64
+init = "iota"
+)";
+
+// The one error line parseScenario gives for `text`, or "" when it parses.
+std::string errorOf(const std::string& text) {
+    try {
+        parseScenario(text, "bad.toml");
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+uint32_t word(const std::vector<uint8_t>& bytes, size_t i) {
+    uint32_t w = 0;
+    std::memcpy(&w, bytes.data() + i * 4, 4);
+    return w;
+}
+
+TEST(ScenarioParse, AGoodFileGivesEveryField) {
+    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "b"
+bytes = 128
+memory = "host-visible"
+init = "pattern"
+value = 7
+
+[[step]]
+dispatch = "copy"
+bindings = ["a", "b"]
+count = 10
+work = 4
+
+[[step]]
+barrier = "buffer"
+buffer = "b"
+form = "original"
+src_stage = ["compute"]
+src_access = ["shader-write"]
+dst_stage = ["transfer"]
+dst_access = ["transfer-read"]
+
+[[step]]
+copy = "b"
+from = "a"
+src_offset = 1
+dst_offset = 3
+size = 5
+)",
+                                     "good.toml");
+    EXPECT_EQ(s.name, "t");
+    EXPECT_EQ(s.source, "https://example.org/report");
+    ASSERT_EQ(s.buffers.size(), 2u);
+    EXPECT_TRUE(s.buffers[0].checked);
+    EXPECT_FALSE(s.buffers[1].checked);
+    EXPECT_EQ(s.buffers[1].placement, Placement::HostVisible);
+    EXPECT_EQ(s.buffers[1].init, InitKind::Pattern);
+    ASSERT_EQ(s.steps.size(), 3u);
+    const auto& d = std::get<Dispatch>(s.steps[0].body);
+    EXPECT_EQ(d.kernel, Kernel::Copy);
+    EXPECT_EQ(d.params.count, 10u);
+    EXPECT_EQ(d.params.work, 4u);
+    EXPECT_EQ(d.groups[0], 1u);
+    const auto& b = std::get<Barrier>(s.steps[1].body);
+    EXPECT_EQ(b.kind, BarrierKind::Buffer);
+    EXPECT_FALSE(b.sync2);
+    EXPECT_EQ(b.srcStage, 0x800u);
+    EXPECT_EQ(b.dstAccess, 0x800u);
+    EXPECT_FALSE(b.control);
+    const auto& c = std::get<Copy>(s.steps[2].body);
+    EXPECT_EQ(c.srcOffset, 1u);
+    EXPECT_EQ(c.dstOffset, 3u);
+    EXPECT_EQ(c.size, 5u);
+    EXPECT_EQ(s.steps[2].label, "step 3 copy a -> b");
+    EXPECT_EQ(s.steps[2].place.line, 34u);
+}
+
+TEST(ScenarioParse, ExecutionOnlyAndNoneAreLabelledControls) {
+    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[step]]
+barrier = "none"
+[[step]]
+barrier = "execution-only"
+src_stage = ["compute"]
+dst_stage = ["compute"]
+)",
+                                     "c.toml");
+    EXPECT_TRUE(std::get<Barrier>(s.steps[0].body).control);
+    EXPECT_TRUE(std::get<Barrier>(s.steps[1].body).control);
+    EXPECT_TRUE(s.hasControl());
+    EXPECT_NE(s.steps[0].label.find("(control)"), std::string::npos);
+}
+
+// Each class of bad file: one line, FILE:LINE:COLUMN, what is wrong and what was expected.
+TEST(ScenarioParse, SyntaxErrorGivesFileLineColumn) {
+    EXPECT_EQ(errorOf(kHeader + "bytes = = 4\n").substr(0, 14), "bad.toml:6:9: ");
+    EXPECT_NE(errorOf(kHeader + "bytes = = 4\n").find("TOML syntax"), std::string::npos);
+}
+
+TEST(ScenarioParse, UnknownKernel) {
+    const std::string e = errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n");
+    EXPECT_EQ(e, "bad.toml:13:12: unknown kernel 'conv'; expected increment, copy or noop");
+}
+
+TEST(ScenarioParse, BindingsThatDoNotMatchTheKernel) {
+    const std::string e = errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"copy\"\nbindings = [\"a\"]\n");
+    EXPECT_EQ(e, "bad.toml:14:12: kernel copy takes 2 binding(s) (src, dst); got 1");
+    const std::string unknown =
+        errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"zz\"]\n");
+    EXPECT_EQ(unknown, "bad.toml:14:13: binding 'zz' is no buffer");
+}
+
+TEST(ScenarioParse, SizesPastTheLimits) {
+    const std::string big = errorOf(kHeader + "[[buffer]]\nname = \"a\"\nbytes = 134217732\n");
+    EXPECT_EQ(big, "bad.toml:8:9: 'bytes' = 134217732 is out of range; expected 0..134217728");
+    const std::string groups =
+        errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\ngroups = [65536]\n");
+    EXPECT_EQ(groups, "bad.toml:15:10: workgroup count 65536 is out of range; expected 1..65535");
+    const std::string range = errorOf(kHeader + kBufferA + "\n[[step]]\nfill = \"a\"\noffset = 60\nsize = 8\n");
+    EXPECT_EQ(range.substr(0, 14), "bad.toml:12:1:");
+    EXPECT_NE(range.find("not inside buffer 'a' (64 bytes)"), std::string::npos) << range;
+}
+
+TEST(ScenarioParse, ABufferReadBeforeItIsWritten) {
+    const std::string e = errorOf(kHeader + kBufferA + R"(
+[[buffer]]
+name = "u"
+bytes = 64
+init = "undefined"
+
+[[step]]
+dispatch = "copy"
+bindings = ["u", "a"]
+)");
+    EXPECT_EQ(e,
+              "bad.toml:17:1: step 1 dispatch copy reads buffer 'u' before any step writes it (its init is "
+              "\"undefined\"); expected a write first or an init");
+}
+
+TEST(ScenarioParse, UnknownKeysAndMissingFields) {
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "colour = 3\n"),
+              "bad.toml:11:10: unknown key 'colour' in a [[buffer]]; expected one of: name, bytes, memory, init, "
+              "value, words");
+    EXPECT_EQ(errorOf(kHeader + kBufferA).substr(0, 13), "bad.toml:1:1:");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "\n[[step]]\nbarrier = \"memory\"\n"),
+              "bad.toml:12:1: a memory barrier needs src_stage and dst_stage; expected e.g. src_stage = "
+              "[\"compute\"]");
+}
+
+TEST(ScenarioParse, AFileThatCannotBeRead) { EXPECT_THROW(loadScenario("/nonexistent/x.toml"), UsageError); }
+
+TEST(ScenarioParse, EveryShippedScenarioParses) {
+    size_t n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(REPRO_SOURCE_DIR "/scenarios")) {
+        if (entry.path().extension() != ".toml") continue;
+        const Scenario s = loadScenario(entry.path().string());
+        EXPECT_FALSE(s.source.empty()) << entry.path();
+        EXPECT_EQ(s.expected, "not reproduced") << entry.path();
+        ++n;
+    }
+    EXPECT_GE(n, 2u);
+}
+
+TEST(ScenarioInit, EachKindOfInitialContents) {
+    BufferSpec b{.name = "x", .bytes = 16};
+    b.init = InitKind::Iota;
+    b.value = 5;
+    EXPECT_EQ(initialWords(b), (std::vector<uint32_t>{5, 6, 7, 8}));
+    b.init = InitKind::Pattern;
+    EXPECT_EQ(initialWords(b), (std::vector<uint32_t>{5, 5, 5, 5}));
+    b.init = InitKind::Host;
+    b.words = {1, 2, 3};
+    EXPECT_EQ(initialWords(b), (std::vector<uint32_t>{1, 2, 3, 1}));
+    b.init = InitKind::Random;
+    b.value = 1;
+    // xorshift32 from 1: 1 ^ 1<<13 = 8193; ^ >>17 = 8193; ^ <<5 = 270369.
+    EXPECT_EQ(initialWords(b)[0], 270369u);
+    EXPECT_EQ(randomWords(0, 1), randomWords(1, 1));
+}
+
+TEST(ScenarioCpu, IncrementsCopiesAndTransfersExactly) {
+    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "b"
+bytes = 64
+init = "zero"
+
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+add = 4294967295
+count = 8
+
+[[step]]
+fill = "b"
+offset = 4
+size = 8
+value = 9
+
+[[step]]
+update = "b"
+offset = 60
+words = [77]
+
+[[step]]
+copy = "b"
+from = "a"
+src_offset = 1
+dst_offset = 33
+size = 3
+
+[[step]]
+dispatch = "copy"
+bindings = ["a", "b"]
+count = 1
+)",
+                                     "cpu.toml");
+    const Contents c = runCpuModel(s);
+    const auto& a = c.at("a");
+    EXPECT_EQ(word(a, 0), 0xffffffffu);  // 0 + (2^32 - 1), wrapping
+    EXPECT_EQ(word(a, 7), 6u);           // 7 - 1
+    EXPECT_EQ(word(a, 8), 8u);           // past count: untouched
+    const auto& b = c.at("b");
+    EXPECT_EQ(word(b, 0), 0xffffffffu);  // the copy kernel's one word
+    EXPECT_EQ(word(b, 1), 9u);
+    EXPECT_EQ(word(b, 2), 9u);
+    EXPECT_EQ(word(b, 3), 0u);
+    EXPECT_EQ(word(b, 15), 77u);
+    // bytes 33..35 from a's bytes 1..3: a's word 0 is 0xffffffff after the increment.
+    EXPECT_EQ(b[32], 0u);
+    EXPECT_EQ(b[33], 0xffu);
+    EXPECT_EQ(b[35], 0xffu);
+    EXPECT_EQ(b[36], 0u);
+}
+
+TEST(ScenarioCpu, TheWorkCountChangesNothingWritten) {
+    const std::string steps = "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\nwork = ";
+    EXPECT_EQ(runCpuModel(parseScenario(kHeader + kBufferA + steps + "1\n", "w.toml")),
+              runCpuModel(parseScenario(kHeader + kBufferA + steps + "1000\n", "w.toml")));
+}
+
+TEST(ScenarioCpu, ADispatchSmallerThanCountCoversOnlyItsInvocations) {
+    BufferSpec a{.name = "a", .bytes = 4 * 100, .init = InitKind::Zero, .checked = true};
+    Scenario s{.buffers = {a}};
+    Dispatch d{.kernel = Kernel::Increment, .bindings = {"a"}, .params = {.count = 100}};
+    d.groups[0] = 1;  // 64 invocations
+    s.steps.push_back({.body = d});
+    const Contents c = runCpuModel(s);
+    EXPECT_EQ(word(c.at("a"), 63), 1u);
+    EXPECT_EQ(word(c.at("a"), 64), 0u);
+}
+
+}  // namespace
+}  // namespace repro::scenario
