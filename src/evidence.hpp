@@ -38,6 +38,9 @@ class Evidence {
     // predictions of the one-submit modes at that length.
     void recordSplit(uint32_t steps, const SplitTimes& times);
     std::optional<SplitTimes> splitTimes(uint32_t steps) const;
+    // Drops what split measured at `steps`: a split run the job timeout cut short measured
+    // the kill, not its work, and would predict the other modes' time too short.
+    void forgetSplit(uint32_t steps) { split_.erase(steps); }
     // Per chain dispatch (0-based) predicted GPU seconds at `steps` (timestamps when
     // measured, else host waits), empty when split has not been measured there.
     std::vector<double> predictedDispatchSeconds(uint32_t steps) const;

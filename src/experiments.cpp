@@ -150,7 +150,14 @@ struct MatrixTally {
     std::vector<std::pair<Variant, ChildOutcome>> outcomes;  // every row, for the conclusion
     std::vector<std::string> quirkResults, wrongNames, uncleanNames, notRun;
     std::vector<std::vector<std::string>> rows;  // for --format markdown
+    std::string keepWhy;                         // why the children's folder is kept: a line points at a log in it
 };
+
+// A line that points at a child's log: the folder is kept, so the file is there to read.
+std::string pointAtLog(MatrixTally& t, const ChildOutcome& c) {
+    t.keepWhy = "a line above points at a child's log";
+    return "log " + c.log;
+}
 
 // The reference the children use, in words for the matrix's introduction.
 std::string childReference(const Options& o) {
@@ -219,12 +226,12 @@ void countValid(const Options& o, const Variant& v, const ChildOutcome& c, Matri
         ++t.ran;
         ++t.hangs;
         t.wrongNames.push_back(fmt::format("{} ({})", label(v), resultText(c)));
-        note = c.reason.empty() ? "log " + c.log : c.reason;
+        note = c.reason.empty() ? pointAtLog(t, c) : c.reason;
     } else if (c.process.signal != 0) {
         // The child itself died of a signal: a crash of this binary, not a GPU hang (a
         // driver fault inside the child's Vulkan calls ends in 125 or 3 through its supervisor).
         ++t.validNotRun;
-        t.notRun.push_back(fmt::format("{}: crashed (signal {}; log {})", label(v), c.process.signal, c.log));
+        t.notRun.push_back(fmt::format("{}: crashed (signal {}; {})", label(v), c.process.signal, pointAtLog(t, c)));
     } else if (c.report) {
         if (c.status != kExitCannotTest) ++t.ran;
         if (c.anyWrong && c.status == kExitReproduced) {
@@ -241,7 +248,7 @@ void countValid(const Options& o, const Variant& v, const ChildOutcome& c, Matri
         }
     } else {
         ++t.validNotRun;
-        t.notRun.push_back(fmt::format("{}: {} (log {})", label(v), resultText(c), c.log));
+        t.notRun.push_back(fmt::format("{}: {} ({})", label(v), outcomeText(c), pointAtLog(t, c)));
     }
 }
 
@@ -254,7 +261,7 @@ std::string judgeVariant(const Options& o, const ProbedDevice& device, const Var
     } else if (bladeQuirks(v)) {
         note = "blade's quirks, not valid Vulkan: not judged";
         if (!c.verdictLine.empty()) note += "; " + c.verdictLine;
-        t.quirkResults.push_back(fmt::format("{}: {} (exit {})", label(v), resultText(c), c.status));
+        t.quirkResults.push_back(fmt::format("{}: {}", label(v), outcomeText(c)));  // names its exit once
     } else {
         countValid(o, v, c, t, note);
     }
@@ -395,7 +402,12 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
                            const SweepTally& t) {
     std::vector<std::string> summary;
     std::string verdict;
-    if (!reproduces(baseline)) {
+    if (childRunResult(baseline) == RunResult::NotRun) {
+        // No result is no "does not reproduce": the sweep cannot judge any setting.
+        const std::string why = baseline.verdictLine.empty() ? lastOutputLine(baseline) : baseline.verdictLine;
+        verdict = fmt::format("--- driver-env-sweep: no result without a setting: {}{}; no setting can be judged",
+                              outcomeText(baseline), why.empty() ? "" : ": " + why);
+    } else if (!reproduces(baseline)) {
         verdict = fmt::format(
             "--- driver-env-sweep: the run without a setting does not reproduce "
             "(exit {}); there is no failure for a setting to remove",
@@ -476,7 +488,7 @@ int runMatrix(const Options& o) {
             {std::to_string(i + 1), label(v), resultText(c), exit, validationText(o, c), gpuText(c), note});
     }
     const int status = concludeMatrix(o, device, variants.size(), t);
-    finishLogDir(o, dir);
+    finishLogDir(o, dir, t.keepWhy);
     return status;
 }
 

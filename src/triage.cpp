@@ -47,13 +47,15 @@ struct Children {
     std::filesystem::path dir;
     int next = 0;  // numbers the children's files
 
-    // One child with `factors`, its time limit scaled by their --dispatch-repeat.
+    // One child with `factors`, its time limit scaled by their --dispatch-repeat or --batch.
     ChildOutcome run(const std::string& what, const RunFactors& factors) {
-        return runChild({.options = o,
-                         .factors = factors,
-                         .dir = dir,
-                         .tag = fmt::format("{:02}-{}", ++next, what),
-                         .limitSeconds = childTimeLimit(o, device.cpu, factors.dispatchRepeat.value_or(1))});
+        const uint32_t batchFactor = factors.batch ? std::max(*factors.batch / std::max(o.shape.batch, 1u), 1u) : 1;
+        return runChild(
+            {.options = o,
+             .factors = factors,
+             .dir = dir,
+             .tag = fmt::format("{:02}-{}", ++next, what),
+             .limitSeconds = childTimeLimit(o, device.cpu, factors.dispatchRepeat.value_or(1) * batchFactor)});
     }
 };
 
@@ -311,6 +313,103 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
     return l;
 }
 
+// ---- the one-dispatch ladder ---------------------------------------------------------------
+
+// The doublings of --batch in the probe's second ladder: one step as split, each dispatch
+// alone in its submit, the conv-T's work (its workgroups, batch x channels deep) doubled
+// each rung, up to 64 times the user's batch or the 65535 workgroups Vulkan guarantees in
+// z (maxComputeWorkGroupCount).
+constexpr uint32_t kProbeMaxBatchFactor = 64;
+constexpr uint32_t kMinMaxWorkgroupsZ = 65535;
+
+struct DispatchLadder {
+    ProbeOutcome outcome;
+    std::vector<ProbeRung> rungs;
+    bool interrupted = false;
+};
+
+// One rung of the one-dispatch ladder; true when it goes on. A kill needs the same
+// evidence as the other ladder's: split's own cause is the job timeout (a kill record of
+// repro's), or its step ended at the known timeout.
+bool judgeDispatchRung(const Ladder& l, DispatchLadder& d, ProbeRung rung, const ChildOutcome& child) {
+    const std::optional<double> measured = modeWallSeconds(child, "split");
+    const RunResult result = childRunResult(child);
+    const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
+    rung.measuredSeconds = measured;
+    rung.outcome = outcomeText(child);
+    say("  {:>7}  {:>10}  {:>10}  {}", rung.batch,
+        rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
+    d.rungs.push_back(rung);
+    const ModeReport* split = modeEntry(child, "split");
+    const bool killEvidence =
+        (split && split->result.causeKind == "job_timeout") ||
+        (l.timeout && measured && *measured >= 0.9 * *l.timeout && *measured <= kProbeTimeoutFactor * *l.timeout);
+    if (result == RunResult::Wrong || result == RunResult::Hang) {
+        const bool hard = result == RunResult::Hang;
+        d.outcome.result = !killEvidence ? ProbeResult::NotRun : hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
+        d.outcome.detail =
+            killEvidence ? fmt::format("{} at batch {}: one conv-T alone in its submit, {} after {}",
+                                       hard ? "hard kill" : "soft kill", rung.batch, resultText(child, true), took)
+                         : fmt::format("split {} at batch {} ({} after {}) with no sign of a kill",
+                                       hard ? "hung" : "was wrong", rung.batch, rung.outcome, took);
+        return false;
+    }
+    if (result != RunResult::Correct || !measured) {
+        if (d.rungs.size() == 1) d.outcome.detail = "the first rung gave no result: " + outcomeText(child);
+        return false;
+    }
+    d.outcome.result = ProbeResult::NoKill;
+    d.outcome.longestSeconds = std::max(d.outcome.longestSeconds, *measured);
+    d.outcome.detail = fmt::format(
+        "no kill up to a {:.2f} s step as split (batch {}: one conv-T, then one slice, each "
+        "alone in its submit)",
+        d.outcome.longestSeconds, rung.batch);
+    return *measured <= ladderBound(l);
+}
+
+// The second ladder: one dispatch made longer instead of more dispatches in a submit. A
+// kill here is what no submit boundary avoids (one dispatch alone past the timeout, as in
+// llama-cpp-turboquant #185 and ollama #17870).
+DispatchLadder runDispatchLadder(Children& c, const Ladder& l) {
+    DispatchLadder d;
+    say("  {:>7}  {:>10}  {:>10}  {}", "batch", "predicted", "measured",
+        "split, one dispatch per submit (-n 1 --batch B): one dispatch made longer");
+    std::optional<double> predicted;
+    const uint32_t base = std::max(c.o.shape.batch, 1u);
+    for (uint32_t f = 1; f <= kProbeMaxBatchFactor && uint64_t{base} * f * c.o.shape.channels <= kMinMaxWorkgroupsZ;
+         f *= 2) {
+        if (interruptSignal() != 0) {
+            d.interrupted = true;
+            break;
+        }
+        const ChildOutcome child =
+            c.run(fmt::format("dispatch-{}", f), {.steps = 1, .mode = Mode::Split, .batch = base * f});
+        if (child.process.interrupted) {
+            d.interrupted = true;
+            break;
+        }
+        if (!judgeDispatchRung(l, d, {.steps = 1, .batch = base * f, .predictedSeconds = predicted}, child)) break;
+        predicted = 2.0 * *modeWallSeconds(child, "split");  // twice the workgroups
+    }
+    return d;
+}
+
+// The one-dispatch ladder's line under the verdict.
+std::string dispatchLadderLine(const DispatchLadder& d) {
+    switch (d.outcome.result) {
+        case ProbeResult::SoftKill:
+        case ProbeResult::HardKill:
+            return "one dispatch made longer: " + d.outcome.detail +
+                   "; a submit boundary cannot avoid this kill, only shorter dispatches can";
+        case ProbeResult::NoKill:
+            return "one dispatch made longer: " + d.outcome.detail;
+        case ProbeResult::NotRun:
+            break;
+    }
+    return "one dispatch made longer: no result: " +
+           (d.outcome.detail.empty() ? std::string("interrupted") : d.outcome.detail);
+}
+
 // The probe's closing line.
 std::string probeVerdict(const Ladder& l) {
     const ProbeOutcome& p = l.outcome;
@@ -399,6 +498,17 @@ int writeDocument(const Options& o, const json& doc, int status, const char* wha
     if (!o.output) return status;
     if (writeDocumentFile(fmt::format("the {} document", what), *o.output, text)) return status;
     return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
+}
+
+// The one-dispatch ladder in the probe document: dispatch_rungs (each with its batch) and
+// one_dispatch {result, detail, longest_seconds}.
+void addDispatchLadder(json& doc, const DispatchLadder& d) {
+    const json rungs = watchdogProbeDocument({}, d.rungs, {}, "")["rungs"];
+    doc["dispatch_rungs"] = rungs;
+    for (size_t i = 0; i < d.rungs.size(); ++i) doc["dispatch_rungs"][i]["batch"] = d.rungs[i].batch;
+    doc["one_dispatch"] = {{"result", name(d.outcome.result)},
+                           {"detail", d.outcome.detail},
+                           {"longest_seconds", d.outcome.longestSeconds}};
 }
 
 // ---- --triage ---------------------------------------------------------------------------
@@ -586,6 +696,9 @@ int runWatchdogProbe(const Options& o) {
         kMaxDispatchRepeat);
     say("--- watchdog probe ---");
     Ladder l = runLadder(c, std::nullopt, "", true);
+    DispatchLadder d;
+    if (!l.interrupted && l.outcome.result != ProbeResult::NotRun) d = runDispatchLadder(c, l);
+    l.interrupted = l.interrupted || d.interrupted;
     int status = l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
     std::string verdict;
     if (l.interrupted) {  // what ran, and no verdict
@@ -597,13 +710,19 @@ int runWatchdogProbe(const Options& o) {
     } else {
         verdict = probeVerdict(l);
         say("--- {}", verdict);
+        if (!d.rungs.empty()) {
+            verdict += "; " + dispatchLadderLine(d);
+            say("    {}", dispatchLadderLine(d));
+        }
     }
     finishLogDir(o, c.dir);
     if (o.format == Format::Markdown)
         writeText(stdout, "### repro --watchdog-probe\n\n- " + markdownText(verdict) + "\n");
     TriageRunFacts facts = runFacts(c, &l, status);
     facts.interrupted = l.interrupted;
-    return writeDocument(o, watchdogProbeDocument(facts, l.rungs, l.outcome, verdict), status, "watchdog probe");
+    json doc = watchdogProbeDocument(facts, l.rungs, l.outcome, verdict);
+    addDispatchLadder(doc, d);
+    return writeDocument(o, doc, status, "watchdog probe");
 }
 
 }  // namespace repro

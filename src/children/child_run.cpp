@@ -35,6 +35,7 @@ std::vector<std::string_view> factorOptions(const RunFactors& f) {
     if (f.dispatchRepeat) out.push_back("--dispatch-repeat");
     if (f.profile) out.push_back("--profile");
     if (f.checkSteps) out.push_back("--check-steps");
+    if (f.batch) out.push_back("--batch");
     return out;
 }
 
@@ -102,6 +103,7 @@ std::vector<std::string> factorFlags(const RunFactors& f) {
     if (f.dispatchRepeat) add({"--dispatch-repeat", std::to_string(*f.dispatchRepeat)});
     if (f.profile) add({"--profile", std::string(name(*f.profile))});
     if (f.checkSteps) add({"--check-steps"});
+    if (f.batch) add({"--batch", std::to_string(*f.batch)});
     return out;
 }
 

@@ -13,6 +13,9 @@ namespace {
 
 std::string seconds(double s) { return fmt::format("{:.2f} s", s); }
 
+// split's own submits: one dispatch each, the source of every prediction.
+bool isSplit(const CauseInput& in) { return in.mode == "split"; }
+
 double window(double timeoutSeconds) {
     return std::max(kNearTimeoutFraction * timeoutSeconds, kNearTimeoutFloorSeconds);
 }
@@ -224,7 +227,9 @@ std::optional<Cause> byKillRecords(const CauseInput& in, const Analysis& a, Caus
         c.contradictions.push_back(
             fmt::format("the log has {} but the breadcrumbs say every dispatch finished", records));
     if (!c.contradictions.empty()) return undetermined(std::move(c), "a job-timeout record of repro's during the mode");
-    if (!t.predicted) c.missing.push_back("a prediction of the submit's GPU time (split's timestamps or waits)");
+    // split's own submits are what the predictions come from: none is expected for them.
+    if (!t.predicted && !isSplit(in))
+        c.missing.push_back("a prediction of the submit's GPU time (split's timestamps or waits)");
     if (!t.measured) c.missing.push_back("the submit's measured duration");
     const std::string limit = a.limit ? fmt::format("{} ms, {} queue", in.timeout.milliseconds, in.queue)
                                       : fmt::format("{} queue, timeout unknown", in.queue);
@@ -235,6 +240,13 @@ std::optional<Cause> byKillRecords(const CauseInput& in, const Analysis& a, Caus
                         "{} but ran until the timeout ({}), kernel log {}",
                         limit, seconds(t.predicted->seconds), seconds(*t.measured), records),
             true);
+    }
+    if (isSplit(in)) {
+        return finish(std::move(c), CauseKind::JobTimeout,
+                      fmt::format("cause: the kernel's job timeout ({}): one dispatch alone outlives it (split, one "
+                                  "dispatch per submit): {}, kernel log {}",
+                                  limit, endedPhrase(in, t), records),
+                      true);
     }
     return finish(
         std::move(c), CauseKind::JobTimeout,
@@ -322,6 +334,24 @@ Cause synchronization(const CauseInput& in, const Analysis& a, Cause c) {
                   fmt::format("cause: synchronization: {} and its output is wrong; {}", ran, why));
 }
 
+// split wrong with the job timeout excluded and its per-dispatch check not failing: split
+// has no barrier inside a submit (each dispatch is its own submit, waited for), so
+// neither a missing barrier nor the job timeout explains it.
+Cause splitOwnFailure(const CauseInput& in, Cause c) {
+    if (in.deviceLost || in.waitTimedOut) {
+        return undetermined(std::move(c), in.deviceLost ? "split lost the device without a job-timeout record"
+                                                        : "the host's wait for split gave up without a job-timeout "
+                                                          "record");
+    }
+    if (in.splitStepCheck == StepCheckState::NotRun) {
+        c.missing.push_back(
+            "split's per-dispatch CPU check (--check-steps: whether one dispatch alone computes right)");
+    }
+    return undetermined(std::move(c),
+                        "split, one dispatch per submit and each waited for, is wrong with the job timeout "
+                        "excluded: no barrier inside a submit is involved");
+}
+
 // The job timeout is excluded (or cannot be) here: short submits, the compiler, blade's
 // quirks, synchronization.
 Cause otherCauses(const CauseInput& in, const Analysis& a, Cause c) {
@@ -365,6 +395,7 @@ Cause otherCauses(const CauseInput& in, const Analysis& a, Cause c) {
                         "fails the per-dispatch CPU check ({})",
                         in.splitStepCheckDetail.empty() ? "see the step check" : in.splitStepCheckDetail));
     }
+    if (isSplit(in) && !in.bladeExact) return splitOwnFailure(in, std::move(c));
     if (in.bladeExact) {
         return finish(
             std::move(c), CauseKind::BladeQuirks,

@@ -1,4 +1,4 @@
-// Why a one-submit mode (multipass, single) went wrong: the kernel's job timeout (the
+// Why a mode went wrong (multipass and single, and split's own submits): the kernel's job timeout (the
 // submit was killed), a GPU hang that the timeout ended, a synchronization bug, the shader
 // compiler, or blade-exact's own quirks, decided from evidence only (timings against
 // split's, the queue's timeout, the kernel log, breadcrumbs, the per-dispatch CPU check),
@@ -171,6 +171,10 @@ struct Cause {
 //    per-dispatch CPU check is ShaderCompiler; blade-exact is BladeQuirks; otherwise, when
 //    the submit did at least half its predicted work and the shader compiler is excluded
 //    (the reference is split, or split passes the per-dispatch check): Synchronization;
+//  - split (mode "split"): its submits have no prediction (they are what predicts) and
+//    none is asked for; a kill record gives JobTimeout ("one dispatch alone outlives it");
+//    wrong with the job timeout excluded is undetermined (no barrier within a submit is
+//    involved), or ShaderCompiler / BladeQuirks as above;
 //  - anything missing on the way (the timeout, a prediction, a measurement, the log where
 //    it was needed, the per-dispatch check against a CPU reference): Undetermined, naming it.
 Cause decideCause(const CauseInput& input);

@@ -39,6 +39,7 @@ std::string factorLabel(const RunFactors& f) {
     if (f.profile) parts.push_back(fmt::format("profile={}", name(*f.profile)));
     if (f.checkSteps) parts.push_back("check-steps");
     if (f.driverEnv) parts.push_back(f.driverEnv->variable + "=" + f.driverEnv->value);
+    if (f.batch) parts.push_back(fmt::format("batch={}", *f.batch));
     return join(parts, " ");
 }
 

@@ -37,6 +37,7 @@ struct RunFactors {
     std::optional<Profile> profile;          // --profile
     bool checkSteps = false;                 // --check-steps (the user's, if given, is left out)
     std::optional<DriverEnv> driverEnv;      // an environment variable set for the child
+    std::optional<uint32_t> batch;           // work: --batch, more work in every dispatch
     bool operator==(const RunFactors&) const = default;
 };
 
@@ -47,7 +48,7 @@ std::string splitMsText(double ms);
 
 // What the factors change, in words, without the mode: "barrier=sync2", "submit-every=2
 // host-wait", "split-mib=26.200 no-host-wait", "n=1 dispatch-repeat=8", "check-steps",
-// "RADV_DEBUG=llvm"; parts in factorFlags' order, joined by spaces; "" for no factor. A
+// "RADV_DEBUG=llvm", "batch=16"; parts in factorFlags' order, joined by spaces; "" for no factor. A
 // submit structure that cuts says its host waits after --submit-every ("host-wait" or
 // "no-host-wait") and "no-host-wait" alone otherwise.
 std::string factorLabel(const RunFactors& f);

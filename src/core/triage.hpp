@@ -204,6 +204,7 @@ nlohmann::json triageDocument(const TriageRunFacts& facts, const TriageInput& in
 // -n `steps` --dispatch-repeat `repeat`; seconds; the child's outcome text.
 struct ProbeRung {
     uint32_t convTs = 0, steps = 0, repeat = 0;
+    uint32_t batch = 0;  // the one-dispatch ladder's --batch (0 in the conv-T ladder)
     std::optional<double> predictedSeconds, measuredSeconds;
     std::string outcome;  // "single ok (exit 0)"
 };

@@ -13,12 +13,14 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/cpu_reference.hpp"
 #include "core/environment.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "core/rust_format.hpp"
 #include "core/text.hpp"
 #include "core/verdict.hpp"
+#include "evidence.hpp"
 #include "run/stages.hpp"
 #include "vk/check.hpp"
 
@@ -197,15 +199,64 @@ void printDispatchCheck(RunRecord& record) {
     record.result.perDispatchCheckJson = perDispatchCheckJson(report).dump();
 }
 
+// The bound on the host's chain as a stand-in reference nobody asked for: multiply-adds
+// of N conv-Ts (core/cpu_reference.hpp convTermCount). The full-size chain at N = 7 is
+// 4.1e10 and took 0.9 s on the H200's host (bench/RESULTS.md); 2e11 keeps the stand-in
+// under about a minute on a slow host.
+constexpr double kStandInCpuMaxTerms = 2e11;
+
+// split, the reference, was killed by the job timeout: its output says nothing about the
+// other modes. They are judged against the CPU reference instead, or, where that was not
+// asked for and would be long, or --reference split was explicit, by the self-checks
+// alone, saying why. What split measured is forgotten: a kill, not its work.
+void replaceKilledReference(const Length& length, Runs& runs) {
+    const Options& o = length.options();
+    if (length.session.evidence) length.session.evidence->forgetSplit(length.n);
+    const double terms = double(convTermCount(o.shape)) * length.n;
+    std::string why;
+    if (o.reference == ReferenceKind::Split) {
+        why = "--reference split asked for split alone";
+    } else if (terms > kStandInCpuMaxTerms) {
+        why = fmt::format(
+            "the CPU reference would take {:.1e} multiply-adds, past the {:.0e} repro spends on a "
+            "reference nobody asked for (--reference cpu computes it)",
+            terms, kStandInCpuMaxTerms);
+    }
+    if (!why.empty()) {
+        say("  reference: none: split, killed by the kernel's job timeout, cannot be the reference, and {}; the "
+            "other modes get the zero and non-finite checks only",
+            why);
+        runs.judge = Judge::none();
+        return;
+    }
+    const auto start = Clock::now();
+    runs.judge = Judge::cpu(o.shape, length.n);
+    say("  reference: cpu in place of split, which the kernel's job timeout killed (the chain in float64 on the "
+        "host, derived float32 tolerance; {:.1f} s)",
+        secondsSince(start));
+}
+
 // Split without a reference yet becomes it (auto, split): checked for zero and non-finite.
+// When it fails them, its cause is decided at once: a split the job timeout killed is no
+// reference (replaceKilledReference).
 void becomeTheReference(const Length& length, Runs& runs, RunRecord& record) {
     const Classified c = classify(record.final(), *record.result.stats, std::nullopt, "");
     record.result.kind = c.kind;
     record.result.reason =
         c.kind == Classification::Ok ? "finite and non-zero; the reference for the other modes" : c.reason;
+    const std::optional<Cause> cause =
+        c.kind == Classification::Ok ? std::nullopt : decideSplitCause(length, runs, record);
+    if (cause && record.result.kind == Classification::Killed) {
+        record.result.reason += "; its submit was cut short by the kernel's job timeout, so it is no reference";
+        printClassification(length, record);
+        printCause(length, record, *cause);
+        replaceKilledReference(length, runs);
+        return;
+    }
     runs.judge = Judge::fromRun(record.plan.referenceOnly ? "split (run after the modes under test)" : "split",
                                 record.submitted.buffers, *record.result.stats);
     printClassification(length, record);
+    if (cause) printCause(length, record, *cause);
 }
 
 // A run whose submits and readback completed: its statistics, dump, classification and lines.

@@ -34,7 +34,36 @@ std::pair<StepCheckState, std::string> splitStepCheck(const Runs& runs) {
     return out;
 }
 
-// The cause's printed lines.
+// What decideCause needs about `r`. split's own submits are predicted from nothing (its
+// times are what predicts the others); its output was judged by the self-checks when it
+// was the reference.
+CauseInput causeInput(const Length& length, const Runs& runs, const RunRecord& r, bool earlierKill) {
+    const Session& s = length.session;
+    const bool split = r.mode() == Mode::Split;
+    CauseInput in = causeInputFor(r.result, r.submitted.run, split ? std::nullopt : s.evidence->splitTimes(length.n),
+                                  s.options.dispatchRepeat, *s.evidence, r.submitted.log);
+    in.bladeExact = s.rig.profile.bladeExact();
+    in.reference = s.options.reference == ReferenceKind::Cpu    ? JudgedAgainst::Cpu
+                   : s.options.reference == ReferenceKind::None ? JudgedAgainst::None
+                   : split                                      ? JudgedAgainst::None
+                                                                : JudgedAgainst::Split;
+    const auto [splitState, splitDetail] = splitStepCheck(runs);
+    in.splitStepCheck = splitState;
+    in.splitStepCheckDetail = splitDetail;
+    in.earlierKill = earlierKill;
+    return in;
+}
+
+// The cause into the run's result; a wrong run the evidence says was cut short is killed.
+void applyCause(RunRecord& r, const Cause& c, const CauseInput& in) {
+    r.result.cause = c.verdict;
+    r.result.causeKind = std::string(name(c.kind));
+    r.result.causeJson = causeJson(c, in).dump();
+    if (c.killed && isWrong(r.result.kind)) r.result.kind = Classification::Killed;
+}
+
+}  // namespace
+
 void printCause(const Length& length, const RunRecord& r, const Cause& c) {
     say("  mode={:<9} {}{}", name(r.mode()), c.verdict,
         length.options().repeat > 1 ? fmt::format(" [run {}/{}]", r.plan.index, length.options().repeat) : "");
@@ -43,30 +72,29 @@ void printCause(const Length& length, const RunRecord& r, const Cause& c) {
     for (const auto& line : c.missing) say("      missing: {}", line);
 }
 
-}  // namespace
+std::optional<Cause> decideSplitCause(const Length& length, const Runs& runs, RunRecord& record) {
+    if (!length.session.evidence) return std::nullopt;
+    bool earlierKill = false;
+    for (const RunRecord& r : runs.records) earlierKill = earlierKill || r.result.kind == Classification::Killed;
+    const CauseInput in = causeInput(length, runs, record, earlierKill);
+    const Cause c = decideCause(in);
+    applyCause(record, c, in);
+    return c;
+}
 
 void decideCauses(const Length& length, Runs& runs) {
     Session& s = length.session;
     if (!s.evidence) return;
-    const auto [splitState, splitDetail] = splitStepCheck(runs);
     bool earlierKill = false;
     for (RunRecord& r : runs.records) {
         const bool wrong = isWrong(r.result.kind) || r.result.kind == Classification::Hang;
-        if (!wrong || r.plan.referenceOnly || r.mode() == Mode::Split) continue;
-        CauseInput in = causeInputFor(r.result, r.submitted.run, s.evidence->splitTimes(length.n),
-                                      s.options.dispatchRepeat, *s.evidence, r.submitted.log);
-        in.bladeExact = s.rig.profile.bladeExact();
-        in.reference = s.options.reference == ReferenceKind::Cpu    ? JudgedAgainst::Cpu
-                       : s.options.reference == ReferenceKind::None ? JudgedAgainst::None
-                                                                    : JudgedAgainst::Split;
-        in.splitStepCheck = splitState;
-        in.splitStepCheckDetail = splitDetail;
-        in.earlierKill = earlierKill;
+        // split's run that was to be the reference has its cause already (decideSplitCause).
+        const bool decided = !r.result.causeKind.empty();
+        earlierKill = earlierKill || (decided && r.result.kind == Classification::Killed);
+        if (!wrong || decided || (r.plan.referenceOnly && r.mode() != Mode::Split)) continue;
+        const CauseInput in = causeInput(length, runs, r, earlierKill);
         const Cause c = decideCause(in);
-        r.result.cause = c.verdict;
-        r.result.causeKind = std::string(name(c.kind));
-        r.result.causeJson = causeJson(c, in).dump();
-        if (c.killed && isWrong(r.result.kind)) r.result.kind = Classification::Killed;
+        applyCause(r, c, in);
         earlierKill = earlierKill || c.killed;
         printCause(length, r, c);
     }

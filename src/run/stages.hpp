@@ -109,6 +109,15 @@ void judgeWaiting(const Length& length, Runs& runs);
 
 // ---- After the runs (outcome_stages.cpp) ---------------------------------------------
 
+// The cause of split's own run, decided when it fails the self-checks it gets as the
+// reference (core/cause.hpp): kept in the record (decideCauses leaves it), which becomes
+// `killed` when the evidence says the kernel's job timeout cut a submit short. nullopt
+// when the run gathers no evidence.
+std::optional<Cause> decideSplitCause(const Length& length, const Runs& runs, RunRecord& record);
+// A cause's printed lines ("  mode=split      cause: ...", its evidence, contradictions
+// and what is missing).
+void printCause(const Length& length, const RunRecord& record, const Cause& cause);
+
 // Why each wrong or hung run went wrong, from the evidence (core/cause.hpp); a run the
 // evidence says was cut short becomes `killed`.
 void decideCauses(const Length& length, Runs& runs);

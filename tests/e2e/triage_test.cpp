@@ -585,3 +585,71 @@ TEST(Matrix, ChildrenThatNeverRanAreNeitherCorrectNorClean) {
 }
 
 }  // namespace
+
+// Split's own submits (issue 21, 2): one conv-T alone outlives the job timeout
+// (us-per-wg=75000: a tiny conv-T's 8 workgroups take 600 ms, past the 500 ms timeout; a
+// slice 150 ms), so split itself is killed. That is the job timeout, named for split, not
+// a reference that underflowed; multipass and single are judged against the CPU instead.
+TEST(SplitKilled, OneDispatchPastTheJobTimeoutNamesItForSplitAndJudgesTheOthersAgainstTheCpu) {
+    const Scratch s("split-killed");
+    const FakeAmdgpuHost host(s);
+    const std::string simulate =
+        std::string(kRadvAt_c4) + ";watchdog:timeout=500,us-per-wg=75000,kmsg=" + s.kmsg.string();
+    const auto report = s.dir / "report.json";
+    const BoundedResult r = onFakeHost({"--preset", "tiny", "-n", "2", "--output", report.string()}, simulate, s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_FALSE(contains(r.out, "INCONCLUSIVE")) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(mode=split +cause: the kernel's job timeout \(500 ms, gfx )"
+                                                    R"(queue\): one dispatch alone outlives it)")))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "so it is no reference")) << r.out;
+    EXPECT_TRUE(contains(r.out, "reference: cpu in place of split, which the kernel's job timeout killed")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode split is killed")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is killed")) << r.out;
+    std::ifstream in(report);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << report;
+    EXPECT_EQ(j["reference"], "cpu") << j.dump(2);
+    EXPECT_EQ(j["modes"][0]["mode"], "split") << j.dump(2);
+    EXPECT_EQ(j["modes"][0]["classification"], "killed") << j.dump(2);
+    EXPECT_EQ(j["modes"][0]["cause"]["kind"], "job_timeout") << j.dump(2);
+}
+
+// --watchdog-probe's second ladder makes one dispatch longer (issue 21, 2): one step as
+// split with --batch doubled, each dispatch alone in its submit. kSoftWatchdog: the conv-T
+// takes 100 ms per batch of 2, so batch 16 (800 ms) is killed at the 500 ms timeout.
+TEST(WatchdogProbe, OneDispatchMadeLongerIsKilledAloneInItsSubmit) {
+    const Scratch s("probe-one-dispatch");
+    const auto doc = s.dir / "probe.json";
+    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny", "--output", doc.string()},
+                                      kSoftWatchdog + s.kmsg.string(), s);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "split, one dispatch per submit (-n 1 --batch B): one dispatch made longer")) << r.out;
+    EXPECT_TRUE(contains(r.out, "one dispatch made longer: soft kill at batch 16: one conv-T alone in its submit"))
+        << r.out;
+    std::ifstream in(doc);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << "no JSON document at " << doc;
+    EXPECT_EQ(j["one_dispatch"]["result"], "soft kill") << j.dump(2);
+    ASSERT_EQ(j["dispatch_rungs"].size(), 4u) << j.dump(2);
+    EXPECT_EQ(j["dispatch_rungs"][3]["batch"], 16) << j.dump(2);
+    EXPECT_EQ(j["dispatch_rungs"][0]["outcome"], "split ok (exit 0)") << j.dump(2);
+}
+
+// A --driver-env-sweep whose run without a setting cannot test (issue 21, 6c): it says so
+// and why, never "does not reproduce".
+TEST(DriverEnvSweep, ABaselineThatCannotTestSaysSoNeverNotReproduced) {
+    const Scratch s("sweep-cannot-test");
+    const std::filesystem::path noLayers = s.dir / "no-layers";
+    std::filesystem::create_directories(noLayers);
+    const BoundedResult r = runBounded(
+        REPRO_EXECUTABLE, {"--driver-env-sweep", "--preset", "tiny", "-n", "2", "--validation"},
+        {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=", "VK_LAYER_PATH=" + noLayers.string(),
+         "TMPDIR=" + s.dir.string()},
+        240);
+    EXPECT_EQ(r.status, 125) << shown(r);
+    EXPECT_FALSE(contains(r.out, "does not reproduce")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- driver-env-sweep: no result without a setting: cannot test (exit 125)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "VK_LAYER_KHRONOS_validation is not installed")) << r.out;
+    EXPECT_TRUE(contains(r.out, "no setting can be judged")) << r.out;
+}

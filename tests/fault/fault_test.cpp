@@ -535,6 +535,31 @@ std::vector<EnvironmentCase> verdictCases() {
          "a control row `control: no result (cannot test)`, never `control: correct anyway`; the validation column "
          "`not run`, never `clean`",
          "e2e.simdriver.Matrix.ChildrenThatNeverRanAreNeitherCorrectNorClean"},
+        {"one dispatch alone outlives the job timeout, so split itself is killed (issue 21, 2)",
+         "simulated RADV on a fake amdgpu host (500 ms), `REPRO_SIMULATE='…;watchdog:timeout=500,us-per-wg=75000'` (a "
+         "600 ms conv-T), `repro --preset tiny -n 2`",
+         2,
+         "split `-> killed: …; its submit was cut short by the kernel's job timeout, so it is no reference`, "
+         "`mode=split "
+         "cause: the kernel's job timeout (500 ms, gfx queue): one dispatch alone outlives it …`; `reference: cpu in "
+         "place of split, which the kernel's job timeout killed`; multipass and single judged against the CPU (killed "
+         "too); never `INCONCLUSIVE` for an underflowed reference. With `--reference split`, or a CPU chain over 2e11 "
+         "multiply-adds, `reference: none: …` says why",
+         "e2e.simdriver.SplitKilled.OneDispatchPastTheJobTimeoutNamesItForSplitAndJudgesTheOthersAgainstTheCpu, "
+         "unit.Cause.SplitsOwnKillIsTheJobTimeoutWithoutAPrediction"},
+        {"`--watchdog-probe`: only more dispatches per submit were probed (issue 21, 2)",
+         "`REPRO_SIMULATE='identity;watchdog:timeout=500,us-per-wg=12500,kmsg=F' repro --watchdog-probe --preset tiny`",
+         0,
+         "a second ladder, one dispatch made longer (`-n 1 --mode split --batch B`): `one dispatch made longer: soft "
+         "kill at batch 16: one conv-T alone in its submit, …; a submit boundary cannot avoid this kill`; the "
+         "document's "
+         "`dispatch_rungs` and `one_dispatch`",
+         "e2e.simdriver.WatchdogProbe.OneDispatchMadeLongerIsKilledAloneInItsSubmit"},
+        {"the `--driver-env-sweep` run without a setting cannot test (issue 21, 6c)",
+         "`VK_LAYER_PATH=<empty folder> repro --driver-env-sweep --preset tiny -n 2 --validation`", 125,
+         "`--- driver-env-sweep: no result without a setting: cannot test (exit 125): … VK_LAYER_KHRONOS_validation is "
+         "not installed …; no setting can be judged`, never \"does not reproduce\"",
+         "e2e.simdriver.DriverEnvSweep.ABaselineThatCannotTestSaysSoNeverNotReproduced"},
         {"a child that exited without a report (issue 21, 6c, in part)",
          "a triage or matrix child that exits 2 without a readable JSON report", 2,
          "`no report (exit 2)` in the triage row and the matrix note, never `no report (exit 2) (exit 2)`",

@@ -477,3 +477,38 @@ TEST(CauseJson, StringsNumbersAndNulls) {
 
 }  // namespace
 }  // namespace repro
+
+namespace repro {
+namespace {
+
+// split's own submits (issue 21, 2): one dispatch alone past the 2 s timeout, its
+// submit ended there, the soft recovery logged. No prediction exists for split (its
+// times are what predicts) and none is asked for: the job timeout, named for one dispatch.
+TEST(Cause, SplitsOwnKillIsTheJobTimeoutWithoutAPrediction) {
+    CauseInput in = killedMultipass();
+    in.mode = "split";
+    in.reference = JudgedAgainst::None;
+    in.submits = {submit(2.01, std::nullopt, PredictionBasis::Timestamps, 1),
+                  submit(0.02, std::nullopt, PredictionBasis::Timestamps, 1)};
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::JobTimeout);
+    EXPECT_TRUE(c.killed);
+    EXPECT_EQ(c.verdict,
+              "cause: the kernel's job timeout (2000 ms, gfx queue): one dispatch alone outlives it (split, one "
+              "dispatch per submit): submit 1 of 2 ended after 2.01 s, kernel log 'ring gfx_0.0.0 timeout, but soft "
+              "recovered'");
+    EXPECT_TRUE(c.missing.empty()) << c.missing.front();
+    // Wrong with the timeout excluded: no barrier inside a submit is involved, and never
+    // a synchronization verdict.
+    CauseInput clean = in;
+    clean.kernelLog = cleanLog();
+    clean.submits = {submit(0.02, std::nullopt, PredictionBasis::Timestamps, 1)};
+    const Cause u = decideCause(clean);
+    EXPECT_EQ(u.kind, CauseKind::Undetermined);
+    EXPECT_FALSE(u.killed);
+    EXPECT_TRUE(contains(u.verdict, "no barrier inside a submit is involved")) << u.verdict;
+    EXPECT_TRUE(anyContains(u.missing, "split's per-dispatch CPU check")) << u.verdict;
+}
+
+}  // namespace
+}  // namespace repro
