@@ -28,6 +28,7 @@
 #include "core/report.hpp"
 #include "core/report_render.hpp"
 #include "core/spirv_validation.hpp"
+#include "core/trace_events.hpp"
 #include "core/verdict.hpp"
 #include "experiments.hpp"
 #include "triage.hpp"
@@ -115,6 +116,29 @@ void recordValidation(const vk::Instance& instance, const Options& o, RunReport&
     report.validation.messages = instance.validationLog().messages;
 }
 
+// --trace: the set-up phase as a slice (from the run's start to the first mode), the
+// device's facts and the job timeout for the markers on long submits.
+void traceSetUp(const Rig& rig, const Evidence& evidence, Clock::time_point begin) {
+    if (!trace_events::attached()) return;
+    const vk::DeviceInfo& info = rig.device.info();
+    trace_events::fact("device", info.properties.deviceName);
+    trace_events::fact("timestamp_period_ns", fmt::format("{}", info.properties.limits.timestampPeriod));
+    const QueueTimeout& timeout = evidence.watchdog().timeout;
+    const bool known = timeout.kind == TimeoutKind::Limit;
+    trace_events::fact("job_timeout", known ? fmt::format("{} ms ({})", timeout.milliseconds, timeout.source)
+                                            : "not known (" + timeout.source + "): no job-timeout markers");
+    trace_events::setJobTimeout(known ? std::optional<double>(timeout.seconds()) : std::nullopt, timeout.source);
+    if (rig.instrumentation.timestamps()) {
+        trace_events::nameTrack(trace_events::Track::Gpu,
+                                fmt::format("GPU: {}, queue family {} (--timestamps)", info.properties.deviceName,
+                                            rig.device.queueFamily()));
+    } else {
+        trace_events::fact("gpu_track", "none: run with --timestamps for each dispatch's GPU interval");
+    }
+    trace_events::slice("set-up", "phase", trace_events::Track::Host, trace_events::nanos(begin), trace_events::now(),
+                        {{"what", "loader, instance, device, buffers, pipelines, the chain's inputs, the header"}});
+}
+
 // The run from the instance on: device -> set-up -> the modes -> verdict, timed from
 // `begin`. The device and everything made on it are destroyed when it returns.
 int runOnDevice(const Options& o, RunReport& report, vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices,
@@ -149,6 +173,7 @@ int runOnDevice(const Options& o, RunReport& report, vk::Instance& instance, con
                             watch::publishReport(renderJsonLine(report));
                         },
                     .evidence = &evidence};
+    traceSetUp(rig, evidence, begin);
     if (o.printStream) return printStreams(session, report);
     int status = o.sweep ? runSweep(session, report) : runChainLength(session, report);
     watch::stage(watch::Stage::Teardown, "waiting for the device to go idle and destroying it");

@@ -15,15 +15,20 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/child_clock.hpp"
+#include "core/atomic_file.hpp"
 #include "core/child_protocol.hpp"
 #include "core/crash_site.hpp"
 #include "core/clock.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "core/report_render.hpp"
+#include "core/text.hpp"
+#include "core/trace_events.hpp"
 #include "core/verdict.hpp"
+#include "repro_version.h"
 #include "vk/watch.hpp"
 
 namespace repro {
@@ -42,7 +47,7 @@ struct ChildEnd {
     double overdueSeconds = 0;
 };
 
-[[noreturn]] void runChild(int writeFd, pid_t parent, const std::function<int()>& work) {
+[[noreturn]] void runChild(int writeFd, pid_t parent, bool trace, const std::function<int()>& work) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the supervisor
     if (getppid() != parent) _exit(kExitCannotTest);
     // In the parent's process group: the terminal's job control (Ctrl-Z, `stty tostop`, fg)
@@ -50,6 +55,7 @@ struct ChildEnd {
     installInterruptHandlers();
     installCrashReporter(writeFd);  // before any Vulkan library is loaded
     watch::attach(writeFd);
+    if (trace) trace_events::attach([](const std::string& line) { watch::publishTrace(line); });
     std::exit(work());
 }
 
@@ -138,6 +144,34 @@ std::pair<int, std::string> verdictFor(const ChildEnd& end, const ChildState& s)
     return {crash.status, crash.line};
 }
 
+// --trace: the document from what the child sent, with a marker where the parent ended
+// the child (`ending`: its verdict line; empty when the child ended by itself), written
+// whole or not at all. The status, or 1 when the file could not be written and nothing
+// stronger (a hang, a reproduction, an interrupt, cannot test) is to be said.
+int writeTrace(const Options& o, const ChildState& s, trace_events::Nanos origin, const std::string& ending,
+               int status) {
+    if (!o.trace) return status;
+    trace_events::TraceDocument doc(origin, static_cast<int>(::getpid()), fmt::format("repro {}", kReproVersion));
+    // The command line as given, with "repro" for the binary: no path of this machine.
+    std::vector<std::string> args(o.commandLine.begin() + (o.commandLine.empty() ? 0 : 1), o.commandLine.end());
+    args.insert(args.begin(), "repro");
+    doc.setFact("command_line", fmt::format("{}", fmt::join(args, " ")));
+    doc.setFact("time_origin", "ts 0 is when repro started; every ts and dur is in microseconds");
+    for (const std::string& line : s.traceLines) doc.addLine(line);
+    if (!ending.empty()) {
+        doc.add({.name = ending,
+                 .category = "marker",
+                 .phase = 'i',
+                 .start = trace_events::now(),
+                 .args = {{"during", duringText(s)}, {"exit_status", status}}});
+    }
+    const std::optional<std::string> why = writeFileAtomically(*o.trace, doc.renderText());
+    if (!why) return status;
+    sayError("repro: --trace: cannot write the trace to {} ({})", quote(*o.trace), *why);
+    const bool stronger = status == kExitHang || status == kExitReproduced || status > kExitCannotTest;
+    return stronger ? status : kExitUsage;
+}
+
 // The report the child streamed, with the mode that was running and the parent's verdict.
 RunReport rebuildReport(const ChildState& s, int status, const std::string& line, const Options& o) {
     RunReport r;
@@ -166,12 +200,13 @@ int superviseRun(const Options& options, const std::function<int()>& work,
         sayError("repro: cannot create the pipe to the supervised child ({})", std::strerror(errno));
         return kExitCannotTest;
     }
-    std::fflush(nullptr);  // nothing buffered is written twice
+    const trace_events::Nanos origin = trace_events::now();  // --trace's ts 0
+    std::fflush(nullptr);                                    // nothing buffered is written twice
     const pid_t parent = ::getpid();
     const pid_t child = ::fork();
     if (child == 0) {
         ::close(fds[0]);
-        runChild(fds[1], parent, work);
+        runChild(fds[1], parent, options.trace.has_value(), work);
     }
     ::close(fds[1]);
     if (child < 0) {
@@ -183,8 +218,8 @@ int superviseRun(const Options& options, const std::function<int()>& work,
     ChildProtocol protocol;
     const ChildEnd end = watchChild(child, fds[0], protocol);
     ::close(fds[0]);
-    if (end.kind == ChildEnd::Kind::Exited) return end.status;
     const ChildState& s = protocol.state();
+    if (end.kind == ChildEnd::Kind::Exited) return writeTrace(options, s, origin, "", end.status);
     if (end.kind == ChildEnd::Kind::Interrupted) {
         const int status = 128 + interruptSignal();
         const std::string line = fmt::format(
@@ -193,12 +228,12 @@ int superviseRun(const Options& options, const std::function<int()>& work,
             interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", whereText(s, s.inCall));
         say("{}", line);
         RunReport r = rebuildReport(s, status, line, options);
-        return writeReports(r, status);
+        return writeTrace(options, s, origin, line, writeReports(r, status));
     }
     const auto [status, line] = verdictFor(end, s);
     say("{}", line);
     RunReport r = rebuildReport(s, status, line, options);
-    return writeReports(r, status);
+    return writeTrace(options, s, origin, line, writeReports(r, status));
 }
 
 }  // namespace repro

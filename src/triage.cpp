@@ -20,6 +20,7 @@
 #include "core/output_paths.hpp"
 #include "core/report_render.hpp"
 #include "core/run_factors.hpp"
+#include "core/trace_events.hpp"
 #include "core/triage.hpp"
 #include "core/verdict.hpp"
 #include "experiments.hpp"
@@ -295,8 +296,15 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
             l.interrupted = true;
             break;
         }
+        // --trace: the rung as a slice around its child process (core/trace_events.hpp).
+        trace_events::Span rung(fmt::format("watchdog-probe rung: {} conv-Ts in one submit", r), "rung",
+                                trace_events::Track::Children);
+        rung.args() = {{"conv_ts", r}, {"steps", steps}, {"dispatch_repeat", repeat}};
+        if (predicted) rung.args()["predicted_s"] = *predicted;
         const ChildOutcome child =
             c.run(fmt::format("probe-{}", r), {.steps = steps, .mode = Mode::Single, .dispatchRepeat = repeat});
+        if (const auto measured = modeWallSeconds(child, "single")) rung.args()["measured_s"] = *measured;
+        rung.args()["outcome"] = outcomeText(child);
         if (child.process.interrupted) {
             l.interrupted = true;
             break;

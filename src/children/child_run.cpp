@@ -11,15 +11,16 @@
 
 #include "core/option_table.hpp"
 #include "core/subprocess.hpp"
+#include "core/trace_events.hpp"
 
 namespace repro {
 namespace {
 
 // Flags of the parent alone (--invert applies once, to the parent's status), and the
 // document flags: each child writes its own JSON report where the parent says.
-constexpr std::string_view kParentOnly[] = {"--matrix",    "--driver-env-sweep", "--all-drivers",
-                                            "--invert",    "--triage",           "--watchdog-probe",
-                                            "--keep-logs", "--format",           "--output"};
+constexpr std::string_view kParentOnly[] = {
+    "--matrix",         "--driver-env-sweep", "--all-drivers", "--invert", "--triage",
+    "--watchdog-probe", "--keep-logs",        "--format",      "--output", "--trace"};
 
 // The long names of the options the factors set.
 std::vector<std::string_view> factorOptions(const RunFactors& f) {
@@ -136,9 +137,16 @@ ChildOutcome runChild(const ChildRun& run) {
     const std::vector<std::string> argv = childArgv(run);
     const std::vector<std::string> env = childEnv(run.factors);
     writeChildLogHeader(out.log, env, argv);
+    std::string flags;
+    for (const std::string& f : factorFlags(run.factors)) flags += (flags.empty() ? "" : " ") + f;
+    trace_events::Span span(flags.empty() ? run.tag : fmt::format("{} ({})", run.tag, flags), "child",
+                            trace_events::Track::Children);
     out.process = runChild(argv, env, out.log, run.limitSeconds);
     out.status = out.process.signal == 0 && out.process.started ? out.process.status : -1;
     readChildReport(run.dir / (run.tag + ".json"), out);
+    span.args() = {{"tag", run.tag}, {"exit_status", out.status}, {"verdict", out.verdictLine}};
+    if (!run.factors.driverEnv) return out;
+    span.args()["environment"] = childEnv(run.factors);
     return out;
 }
 

@@ -25,9 +25,9 @@ struct ChildRun {
 
 // The user's arguments for a child: options.commandLine without the program name and the
 // flags that made this process the parent (--matrix, --triage, --watchdog-probe,
-// --driver-env-sweep, --all-drivers, --invert, --keep-logs, --format, --output/-o and
-// their values), in any of the forms the command line takes ("--output F", "--output=F",
-// "-oF").
+// --driver-env-sweep, --all-drivers, --invert, --keep-logs, --format, --output/-o,
+// --trace (the parent's timeline has a slice per child) and their values), in any of the
+// forms the command line takes ("--output F", "--output=F", "-oF").
 std::vector<std::string> baseChildArgs(const Options& options);
 
 // The flags the factors stand for, in this order: -n, --mode, --barrier, --submit-every,

@@ -64,6 +64,9 @@ void ChildProtocol::line(std::string_view text, double now) {
         case 'R':
             if (f.size() == 2) state_.report = std::string(f[1]);
             return;
+        case 'T':  // one line of --trace (core/trace_events.hpp), kept as sent
+            if (f.size() == 2) state_.traceLines.emplace_back(f[1]);
+            return;
         case 'C': {  // "C\t<signal>\t<site>\t<address>\t<file>" (core/crash_site.hpp)
             if (f.size() != 5) return;
             int signal = 0;

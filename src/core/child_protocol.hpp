@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/crash_site.hpp"
 
@@ -16,13 +17,14 @@ struct ChildState {
         double limitSeconds = 0;
         double since = 0;  // the parent's clock when it was entered, seconds
     };
-    std::optional<Call> inCall;        // the call the child is in, if any
-    std::string stage = "setup";       // "setup", "modes" or "teardown"
-    std::string mode;                  // the mode running, when one is
-    std::string what = "starting";     // what is happening, in words
-    std::string report;                // the last report the child sent (renderJson text), or ""
-    bool modesBegan = false;           // a mode under test has started
-    std::optional<CrashReport> crash;  // what the child's crash handler sent, if it ran
+    std::optional<Call> inCall;           // the call the child is in, if any
+    std::string stage = "setup";          // "setup", "modes" or "teardown"
+    std::string mode;                     // the mode running, when one is
+    std::string what = "starting";        // what is happening, in words
+    std::string report;                   // the last report the child sent (renderJson text), or ""
+    bool modesBegan = false;              // a mode under test has started
+    std::optional<CrashReport> crash;     // what the child's crash handler sent, if it ran
+    std::vector<std::string> traceLines;  // --trace: the recorder's lines (core/trace_events.hpp), in order
 
     // Seconds past the deadline of the call the child is in at `now`, or nothing.
     std::optional<double> overdue(double now) const;

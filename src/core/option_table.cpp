@@ -159,6 +159,12 @@ OptionSection reportSection() {
          .help = "GPU time per dispatch, submit and mode from timestamp queries (adds query "
                  "commands to the stream)",
          .flag = &R::timestamps},
+        {.longName = "--trace", .placeholder = "FILE",
+         .help = "write a timeline of the run to FILE as Trace Event Format JSON, for "
+                 "ui.perfetto.dev or chrome://tracing: the host phases of each mode, each submit "
+                 "and its wait, and with --timestamps every dispatch on a GPU track "
+                 "(docs/trace.md)",
+         .completion = ValueCompletion::File, .value = &R::trace},
         {.longName = "--breadcrumbs",
          .help = "a VK_AMD_buffer_marker write after every dispatch: on a hang, the last dispatch "
                  "the GPU finished; on device loss, what VK_EXT_device_fault reports",

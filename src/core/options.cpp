@@ -300,6 +300,7 @@ void readReport(const RawArgs& raw, Options& o) {
     constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Json};
     if (raw.format) o.format = named(*raw.format, formats);
     o.output = raw.output;
+    o.trace = raw.trace;
     o.timings = raw.timings;
     o.timestamps = raw.timestamps;
     o.breadcrumbs = raw.breadcrumbs;

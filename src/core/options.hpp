@@ -73,7 +73,10 @@ struct Options {
     // --sweep A..B: every chain length in [first, second]; overrides -n.
     std::optional<std::pair<uint32_t, uint32_t>> sweep;
     Format format = Format::Text;
-    std::optional<std::string> output;     // --output FILE: the JSON report, text stays on stdout
+    std::optional<std::string> output;  // --output FILE: the JSON report, text stays on stdout
+    // --trace FILE: the run's timeline as Trace Event Format JSON (core/trace_events.hpp),
+    // written by the supervisor when the run ends, however it ends.
+    std::optional<std::string> trace;
     bool timings = false;                  // host phase timings in the text report (always in JSON)
     bool timestamps = false;               // GPU timestamp queries around every dispatch (adds commands)
     bool breadcrumbs = false;              // a marker after every dispatch (VK_AMD_buffer_marker)

@@ -75,6 +75,10 @@ std::optional<std::string> outputPathProblem(const Options& o) {
         if (auto why = fileWriteProblem(*o.output))
             return fmt::format("-o/--output: cannot write {} ({})", quote(*o.output), *why);
     }
+    if (o.trace) {
+        if (auto why = fileWriteProblem(*o.trace))
+            return fmt::format("--trace: cannot write {} ({})", quote(*o.trace), *why);
+    }
     if (o.dumpDir) {
         if (auto why = directoryWriteProblem(*o.dumpDir)) {
             return fmt::format("--dump-dir: cannot use {} as a directory ({})", quote(*o.dumpDir), *why);

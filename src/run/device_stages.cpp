@@ -11,6 +11,7 @@
 #include "core/cpu_reference.hpp"
 #include "core/output.hpp"
 #include "core/parallel.hpp"
+#include "core/trace_events.hpp"
 #include "evidence.hpp"
 #include "run/stages.hpp"
 #include "vk/check.hpp"
@@ -134,6 +135,7 @@ std::optional<Failure> readSteps(const Length& length, ChainResult& into, bool k
 // checks' summaries in `out`. Readback time and checking time add up apart.
 void readBack(const Length& length, const Runs& runs, const PlannedRun& planned, ChainResult into, Submitted& out) {
     Session& s = length.session;
+    trace_events::Span span("readback", "phase");
     const auto start = Clock::now();
     double checking = 0;
     if (!s.options.checkSteps) {
@@ -148,6 +150,9 @@ void readBack(const Length& length, const Runs& runs, const PlannedRun& planned,
         }
     }
     *out.buffers = std::move(into);
+    span.args() = {{"buffers", s.options.checkSteps ? "every intermediate (--check-steps), each checked as read"
+                                                    : fmt::format("small[{}]", length.n)},
+                   {"checking_s", checking}};
     s.timings.readback += secondsSince(start) - checking;
     s.timings.verification += checking;
 }
@@ -171,8 +176,11 @@ void calibrate(const Length& length) {
     const bool limit = s.evidence->watchdog().timeout.kind == TimeoutKind::Limit;
     if (!s.options.submit.splitMs && !limit) return;
     Rig& rig = s.rig;
-    const vk::ModeSettings settings{
-        .steps = 1, .timeout = rig.waitTimeout(s.options), .hostReadBarrier = rig.profile.hostReadBarrier};
+    const vk::ModeSettings settings{.steps = 1,
+                                    .timeout = rig.waitTimeout(s.options),
+                                    .hostReadBarrier = rig.profile.hostReadBarrier,
+                                    .traceTitle = "calibration: one step as split"};
+    trace_events::Span span(settings.traceTitle, "mode");
     const vk::ModeRun run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, Mode::Split);
     if (!run.completed) {
         say("  calibration: one step as split did not complete ({} at {}): no prediction",
@@ -215,6 +223,12 @@ std::vector<double> predict(const Length& length, Mode mode) {
 }
 
 }  // namespace
+
+std::string traceTitle(const Length& length, const PlannedRun& planned) {
+    return fmt::format("mode {}, N={}, run {} of {}{}", name(planned.mode), length.n, planned.index,
+                       planned.referenceOnly ? 1 : length.options().repeat,
+                       planned.referenceOnly ? ", the reference" : "");
+}
 
 vk::ModeSettings prepareMode(const Length& length, const PlannedRun& planned, Runs& runs) {
     const Session& s = length.session;

@@ -9,6 +9,7 @@
 
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "core/trace_events.hpp"
 #include "core/verdict.hpp"
 #include "run/stages.hpp"
 
@@ -18,10 +19,24 @@ namespace {
 // One run of one mode from fresh state: its settings, its submits and readback, its
 // judgement; streamed to the parent as soon as it has its result.
 void runOnce(const run::Length& length, run::Runs& runs, const run::PlannedRun& planned) {
-    const vk::ModeSettings settings = run::prepareMode(length, planned, runs);
+    // --trace: the run as one slice on the host track, its phases nested in it.
+    const std::string title = run::traceTitle(length, planned);
+    trace_events::Span span(title, "mode");
+    vk::ModeSettings settings = run::prepareMode(length, planned, runs);
+    settings.traceTitle = title;
     run::Submitted submitted = run::submitAndReadBack(length, settings, planned, runs);
-    const run::RunRecord& record = run::judgeRun(length, runs, planned, std::move(submitted));
-    if (length.session.modeDone) length.session.modeDone(run::toModeReport(record, length.options(), length.n));
+    const run::RunRecord* record = nullptr;
+    {
+        trace_events::Span verification("verification", "phase");
+        record = &run::judgeRun(length, runs, planned, std::move(submitted));
+        verification.args() = {{"result", name(record->result.kind)}};
+    }
+    span.args() = {{"mode", name(planned.mode)},
+                   {"n", length.n},
+                   {"run", planned.index},
+                   {"result", name(record->result.kind)},
+                   {"submits", record->submitted.run.submits}};
+    if (length.session.modeDone) length.session.modeDone(run::toModeReport(*record, length.options(), length.n));
 }
 
 // Every mode under test, options.repeat times each, until the device is gone.

@@ -88,6 +88,9 @@ bool splitRunsAfter(const Options& options);
 
 // ---- One run of one mode (device_stages.cpp) -----------------------------------------
 
+// The run's name on the --trace timeline: "mode multipass, N=2, run 1 of 1" (", the
+// reference" for a split run made only to be the reference).
+std::string traceTitle(const Length& length, const PlannedRun& planned);
 // The progress line, the prediction (kept in runs.predicted) and the mode's settings.
 vk::ModeSettings prepareMode(const Length& length, const PlannedRun& planned, Runs& runs);
 // Records and submits the mode from fresh state, then reads small[N] back (with

@@ -113,6 +113,7 @@ std::vector<const char*> EnabledExtensions::names() const {
         {memoryBudget, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME},
         {deviceFault, VK_EXT_DEVICE_FAULT_EXTENSION_NAME},
         {synchronization2, VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME},
+        {calibratedTimestamps, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME},
     };
     std::vector<const char*> out;
     for (const auto& [on, name] : all) {
@@ -173,6 +174,7 @@ EnabledExtensions chooseExtensions(const DeviceInfo& info, const DeviceOptions& 
         .memoryBudget = has(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME),
         .deviceFault = options.deviceFault && info.supported.deviceFault && has(VK_EXT_DEVICE_FAULT_EXTENSION_NAME),
         .synchronization2 = options.synchronization2 && !v13 && has(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME),
+        .calibratedTimestamps = options.calibratedTimestamps && has(VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME),
     };
 }
 

@@ -43,8 +43,9 @@ struct EnabledFeatures {
 
 // What the logical device enables beyond blade's default set.
 struct DeviceOptions {
-    bool deviceFault = false;       // VK_EXT_device_fault where supported (--breadcrumbs)
-    bool synchronization2 = false;  // --barrier sync2|full; CannotTest where unsupported
+    bool deviceFault = false;           // VK_EXT_device_fault where supported (--breadcrumbs)
+    bool synchronization2 = false;      // --barrier sync2|full; CannotTest where unsupported
+    bool calibratedTimestamps = false;  // VK_EXT_calibrated_timestamps where listed (--trace --timestamps)
     // --profile: queue family 0 whatever its flags, blade's descriptor-indexing features,
     // blade's cooperative matrix (CannotTest where its f16 tile would make blade ask for
     // uniformAndStorageBuffer16BitAccess the device lacks; withheld under a validation

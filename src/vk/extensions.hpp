@@ -26,6 +26,9 @@ struct EnabledExtensions {
     bool memoryBudget = false;
     bool deviceFault = false;       // --breadcrumbs; not blade's
     bool synchronization2 = false;  // --barrier sync2|full below Vulkan 1.3; not blade's
+    // --trace with --timestamps: VK_EXT_calibrated_timestamps, to align GPU timestamps with
+    // the host's clock (vk/gpu_trace.hpp); not blade's.
+    bool calibratedTimestamps = false;
     // The extension names, in blade's push order (init.rs:933-998), repro's own last.
     std::vector<const char*> names() const;
 };

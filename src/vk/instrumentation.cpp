@@ -77,12 +77,13 @@ void Instrumentation::commandBufferStarted(VkCommandBuffer cmd) {
     writeTimestamp(cmd);
 }
 
-void Instrumentation::beforeDispatch(VkCommandBuffer cmd, uint32_t number) {
+void Instrumentation::beforeDispatch(VkCommandBuffer cmd, uint32_t number, std::string name) {
     beginLabel(cmd, describeDispatch(number));
     if (timestamps_ && queriesUsed_ + 2 <= queryCapacity_ && !commandBufferFirstQuery_.empty()) {
         dispatchQueries_.push_back({.before = queriesUsed_,
                                     .number = number,
-                                    .commandBuffer = static_cast<uint32_t>(commandBufferFirstQuery_.size() - 1)});
+                                    .commandBuffer = static_cast<uint32_t>(commandBufferFirstQuery_.size() - 1),
+                                    .name = std::move(name)});
     }
     writeTimestamp(cmd);
 }
@@ -121,6 +122,12 @@ GpuTimes Instrumentation::readTimes(const Device& device) const {
         return double((raw[2 * size_t{to}] - raw[2 * size_t{from}]) & validMask_) * nsPerTick_ * 1e-9;
     };
     const auto& firsts = commandBufferFirstQuery_;
+    t.nsPerTick = nsPerTick_;
+    t.validMask = validMask_;
+    for (const uint32_t first : firsts) {
+        t.commandBufferStarts.push_back(available(first) ? std::optional<uint64_t>(raw[2 * size_t{first}] & validMask_)
+                                                         : std::nullopt);
+    }
     for (size_t c = 0; c < firsts.size(); ++c) {
         const uint32_t last = (c + 1 < firsts.size() ? firsts[c + 1] : queriesUsed_) - 1;
         bool all = true;
@@ -128,12 +135,15 @@ GpuTimes Instrumentation::readTimes(const Device& device) const {
         if (all && last > firsts[c]) t.submitSeconds.push_back(seconds(firsts[c], last));
     }
     for (const auto& d : dispatchQueries_) {
-        DispatchTime time{.number = d.number, .convT = d.number % 2 == 1, .commandBuffer = d.commandBuffer};
+        DispatchTime time{
+            .number = d.number, .convT = d.number % 2 == 1, .commandBuffer = d.commandBuffer, .name = d.name};
         const uint32_t start = firsts[d.commandBuffer];
         time.finished = available(d.before) && available(d.before + 1) && available(start);
         if (time.finished) {
             time.seconds = seconds(d.before, d.before + 1);
             time.endSinceStart = seconds(start, d.before + 1);
+            time.beginTicks = raw[2 * size_t{d.before}] & validMask_;
+            time.endTicks = raw[2 * size_t{d.before + 1}] & validMask_;
             t.lastFinished = time;
         }
         t.dispatches.push_back(time);

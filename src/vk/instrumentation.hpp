@@ -25,6 +25,10 @@ struct DispatchTime {
     bool finished = false;       // its end timestamp was written (available)
     double seconds = 0;          // end - begin, when finished
     double endSinceStart = 0;    // its end timestamp minus its command buffer's first, seconds
+    // --trace: its name as --print-stream shows its bind ("conv_t(small[0], weight, big[0],
+    // conv_params)") and its two raw timestamps (masked to timestampValidBits), when finished.
+    std::string name;
+    uint64_t beginTicks = 0, endTicks = 0;
 };
 
 // GPU times of one mode, read after the mode (whether or not it completed).
@@ -34,6 +38,11 @@ struct GpuTimes {
     // The last dispatch whose end timestamp was written, and when, relative to its
     // command buffer's start: where a killed or hung submit stopped.
     std::optional<DispatchTime> lastFinished;
+    // --trace: each chain command buffer's first timestamp (raw, masked; nullopt where it was
+    // not written), and how ticks become nanoseconds.
+    std::vector<std::optional<uint64_t>> commandBufferStarts;
+    double nsPerTick = 1;        // VkPhysicalDeviceLimits::timestampPeriod
+    uint64_t validMask = ~0ull;  // (1 << timestampValidBits) - 1
 };
 
 class Instrumentation {
@@ -66,7 +75,8 @@ class Instrumentation {
     void commandBufferStarted(VkCommandBuffer cmd);
     // Around dispatch `number` (1-based chain number): label and timestamp before it,
     // timestamp, breadcrumb and label end after it.
-    void beforeDispatch(VkCommandBuffer cmd, uint32_t number);
+    // `name`: the dispatch as --trace names it (DispatchTime::name).
+    void beforeDispatch(VkCommandBuffer cmd, uint32_t number, std::string name = {});
     void afterDispatch(VkCommandBuffer cmd, uint32_t number);
     void beginLabel(VkCommandBuffer cmd, const std::string& text) const;
     void endLabel(VkCommandBuffer cmd) const;
@@ -98,6 +108,7 @@ class Instrumentation {
         uint32_t before = 0;  // query index; the end is before + 1
         uint32_t number = 0;
         uint32_t commandBuffer = 0;
+        std::string name;
     };
     std::vector<DispatchQueries> dispatchQueries_;
 };

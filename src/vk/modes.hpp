@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "core/options.hpp"
 #include "core/stream_plan.hpp"
@@ -35,6 +36,9 @@ struct ModeSettings {
     uint32_t fillPattern = 0;     // 0, or kPoisonPattern (--poison)
     // --split-ms: predicted GPU seconds per chain dispatch (0-based), else empty.
     std::span<const double> predictedSeconds;
+    // --trace: the run's name on the timeline, carried by its GPU dispatches' args
+    // ("mode multipass, N=2, run 1 of 1"); empty: "mode MODE".
+    std::string traceTitle;
 };
 
 // Runs `mode` from fresh state: first a separate submit fills small[1..N] and every big[i]

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include "core/breadcrumbs.hpp"
+#include "core/trace_events.hpp"
 #include "vk/barriers.hpp"
+#include "vk/check.hpp"
 #include "vk/device.hpp"
 #include "vk/watch.hpp"
 
@@ -76,6 +78,13 @@ void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
     instrumentation_.endLabel(cmd);
 }
 
+std::string Recorder::dispatchName(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> set) const {
+    if (!instrumentation_.timestamps() || !trace_events::attached()) return {};
+    std::string name = pipeline.name + "(";
+    for (const Buffer* b : set) name += (name.back() == '(' ? "" : ", ") + b->name;
+    return name + ")";
+}
+
 void Recorder::noteDispatch(uint32_t number) {
     if (firstInBuffer_ == 0) firstInBuffer_ = number;
     lastInBuffer_ = number;
@@ -84,7 +93,8 @@ void Recorder::noteDispatch(uint32_t number) {
 void Recorder::convT(uint32_t step) {
     const uint32_t number = 2 * step + 1;
     const ChainBuffers& b = res_.buffers;
-    instrumentation_.beforeDispatch(encoder_.cmd(), number);
+    instrumentation_.beforeDispatch(encoder_.cmd(), number,
+                                    dispatchName(res_.convT, {&b.small[step], &b.weight, &b.big[step], &b.convParams}));
     encoder_.bindPipelineAndBuffers(res_.convT,
                                     {b.small[step].get(), b.weight.get(), b.big[step].get(), b.convParams.get()});
     const auto& g = res_.sizes.convWorkgroups;
@@ -96,7 +106,8 @@ void Recorder::convT(uint32_t step) {
 void Recorder::slice(uint32_t step) {
     const uint32_t number = 2 * step + 2;
     const ChainBuffers& b = res_.buffers;
-    instrumentation_.beforeDispatch(encoder_.cmd(), number);
+    instrumentation_.beforeDispatch(encoder_.cmd(), number,
+                                    dispatchName(res_.slice, {&b.big[step], &b.small[step + 1], &b.sliceParams}));
     encoder_.bindPipelineAndBuffers(res_.slice, {b.big[step].get(), b.small[step + 1].get(), b.sliceParams.get()});
     const auto& g = res_.sizes.sliceWorkgroups;
     vkCmdDispatch(encoder_.cmd(), g[0], g[1], g[2]);
@@ -117,15 +128,32 @@ void Recorder::finish(bool hostReads) {
     if (hostReads && hostReadBarrier_) recordHostReadBarrier(encoder_.cmd());
     encoder_.end();
     run_.recordSeconds += secondsSince(recordStart_);
+    trace_events::slice("recording", "phase", trace_events::Track::Host, trace_events::nanos(recordStart_),
+                        trace_events::now(),
+                        {{"dispatches", fmt::format("{}..{}", firstInBuffer_, lastInBuffer_)},
+                         {"host_read_barrier", hostReads && hostReadBarrier_}});
 }
 
-void Recorder::noteSubmitted(const std::string& what, bool waited, double seconds) {
+void Recorder::noteSubmitted(const std::string& what, bool waited, Clock::time_point start) {
     ++run_.submits;
     run_.submitRecords.push_back({.what = what,
                                   .firstDispatch = firstInBuffer_,
                                   .lastDispatch = lastInBuffer_,
                                   .hostWaited = waited,
-                                  .hostSeconds = seconds});
+                                  .hostSeconds = waited ? secondsSince(start) : 0,
+                                  .submittedAt = trace_events::nanos(start)});
+}
+
+void Recorder::traceSubmit(const std::string& what, const SubmitOutcome& out, double timeout) const {
+    if (!trace_events::attached()) return;
+    const SubmitRecord& r = run_.submitRecords.back();
+    nlohmann::json args{{"dispatches", fmt::format("{}..{}", r.firstDispatch, r.lastDispatch)},
+                        {"host_waited", r.hostWaited},
+                        {"result", resultName(out.result)},
+                        {"timeline_value", out.timelineValue}};
+    if (r.hostWaited) args["host_wait_limit_s"] = timeout;
+    trace_events::submitSlice(fmt::format("submit {} of {} ({})", run_.submits, totalSubmits_, what), r.submittedAt,
+                              trace_events::now(), std::move(args));
 }
 
 bool Recorder::failed(const SubmitOutcome& out, const std::string& what, double timeout) {
@@ -140,15 +168,18 @@ bool Recorder::submitAndWait(const std::string& what, uint32_t convTs) {
     const double timeout = timeout_.seconds(res_.shape, convTs);
     const auto start = Clock::now();
     const SubmitOutcome out = encoder_.submitAndWait(timeout);
-    noteSubmitted(what, /*waited=*/true, secondsSince(start));
+    noteSubmitted(what, /*waited=*/true, start);
+    traceSubmit(what, out, timeout);
     run_.waitSeconds += out.waitSeconds;
     return out.status == SubmitStatus::Completed || failed(out, what, timeout);
 }
 
 bool Recorder::submitNoWait(const std::string& what) {
     watch::detail(fmt::format("submit {} of {} ({}), no host wait", run_.submits + 1, totalSubmits_, what));
+    const auto start = Clock::now();
     const SubmitOutcome out = encoder_.submitNoWait();
-    noteSubmitted(what, /*waited=*/false, 0);
+    noteSubmitted(what, /*waited=*/false, start);
+    traceSubmit(what, out, 0);
     return out.status == SubmitStatus::Completed || failed(out, what, 0);
 }
 

@@ -8,6 +8,7 @@
 #include <volk.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,7 +49,8 @@ struct SubmitRecord {
     std::string what;                              // "step 3 conv-T", "all 7 steps", "dispatches 1..4"
     uint32_t firstDispatch = 0, lastDispatch = 0;  // chain numbers recorded in it
     bool hostWaited = true;
-    double hostSeconds = 0;  // from vkQueueSubmit to the wait's return (waited submits)
+    double hostSeconds = 0;   // from vkQueueSubmit to the wait's return (waited submits)
+    int64_t submittedAt = 0;  // when vkQueueSubmit was called, monotonic ns (core/trace_events.hpp)
 };
 
 // How a mode's run went.
@@ -106,7 +108,12 @@ class Recorder {
 
   private:
     void noteDispatch(uint32_t number);
-    void noteSubmitted(const std::string& what, bool waited, double seconds);
+    // --trace's name of a dispatch: the pipeline and its set's buffers, as --print-stream
+    // shows them; empty without --trace and --timestamps.
+    std::string dispatchName(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> set) const;
+    void noteSubmitted(const std::string& what, bool waited, Clock::time_point start);
+    // --trace: the submit just noted, with its wait, as a slice (core/trace_events.hpp).
+    void traceSubmit(const std::string& what, const SubmitOutcome& out, double timeout) const;
     bool failed(const SubmitOutcome& out, const std::string& what, double timeout);
 
     const ChainResources& res_;

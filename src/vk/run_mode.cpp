@@ -5,7 +5,9 @@
 
 #include "core/clock.hpp"
 #include "vk/barriers.hpp"
+#include "core/trace_events.hpp"
 #include "vk/device.hpp"
+#include "vk/gpu_trace.hpp"
 #include "vk/modes.hpp"
 #include "vk/trace.hpp"
 #include "vk/watch.hpp"
@@ -58,7 +60,12 @@ ModeRun runMode(const ChainResources& res, Encoder& encoder, Instrumentation& in
     ModeRun run;
     watch::stage(watch::Stage::Modes, fmt::format("mode {}: the clearing submit", name(mode)), name(mode));
     trace::note(fmt::format("mode {}: repro's clearing submit (not blade's)", name(mode)));
-    if (!clearChainBuffers(res, encoder, instrumentation, settings, run)) {
+    bool cleared = false;
+    {
+        trace_events::Span span("clearing submit (repro's, not blade's)", "phase");
+        cleared = clearChainBuffers(res, encoder, instrumentation, settings, run);
+    }
+    if (!cleared) {
         run.wallSeconds = secondsSince(start);
         return run;
     }
@@ -85,6 +92,8 @@ ModeRun runMode(const ChainResources& res, Encoder& encoder, Instrumentation& in
         }
     }
     run.wallSeconds = secondsSince(start);
+    traceGpuDispatches(res.device, run,
+                       settings.traceTitle.empty() ? fmt::format("mode {}", name(mode)) : settings.traceTitle, mode);
     return run;
 }
 

@@ -4,6 +4,7 @@
 //   S <stage> <mode> <what>     tab-separated: the stage, the mode running ("-" when none), words
 //   D <what>                    what is happening within the stage
 //   R <json>                    the report so far
+//   T <json>                    one line of --trace (core/trace_events.hpp)
 // (src/core/child_protocol.hpp parses them.) Every message is written whole with one
 // write(2) to a pipe (atomic below PIPE_BUF bytes), so a crash cannot interleave them.
 #include "vk/watch.hpp"
@@ -167,6 +168,8 @@ void stage(Stage s, std::string_view what, std::string_view mode) {
 void detail(std::string_view what) { send(fmt::format("D\t{}\n", oneLine(what))); }
 
 void publishReport(const std::string& json) { send("R\t" + oneLine(json) + "\n"); }
+
+void publishTrace(const std::string& json) { send("T\t" + oneLine(json) + "\n"); }
 
 Scope::Scope(const char* call, double seconds) {
     if (gFd >= 0) send(fmt::format("E\t{:.3f}\t{}\n", seconds, call));

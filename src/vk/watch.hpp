@@ -35,6 +35,9 @@ void detail(std::string_view what);
 // The report so far (renderJson's object as one line of text).
 void publishReport(const std::string& json);
 
+// One line of --trace (core/trace_events.hpp: an event, a fact or a track's name).
+void publishTrace(const std::string& json);
+
 // A watched stretch of host work that can fault on a driver's memory (reading a mapping).
 class Scope {
   public:

@@ -308,6 +308,7 @@ std::vector<Rejection> rejections() {
                                                           {"--batch", "N"},
                                                           {"--pad-w", "N"},
                                                           {"--output", "FILE"},
+                                                          {"--trace", "FILE"},
                                                           {"--queue", "KIND|INDEX"},
                                                           {"--expect-driver", "NAME"}}) {
         std::string label = option.substr(2) + "_empty";
@@ -872,6 +873,13 @@ std::vector<Rejection> rejections() {
          1,
          "repro: -o/--output: cannot write '/nonexistent-repro-dir/r.json' (No such file or directory)",
          "e2e.OutputPaths.UnwritableOutputIsRefusedBeforeAnyWork; unit.OutputPaths.*"},
+        {"trace_in_missing_folder",
+         kPaths,
+         {"--preset", "tiny", "--trace", "/nonexistent-repro-dir/run.trace.json"},
+         {},
+         1,
+         "repro: --trace: cannot write '/nonexistent-repro-dir/run.trace.json' (No such file or directory)",
+         "e2e.Trace.AnUnwritablePathIsAUsageErrorBeforeTheRun"},
         {"dump_dir_not_a_directory",
          kPaths,
          {"--preset", "tiny", "--dump-dir", "/dev/null/x"},

@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -582,6 +583,84 @@ TEST(Matrix, ChildrenThatNeverRanAreNeitherCorrectNorClean) {
     EXPECT_FALSE(contains(r.out, "correct anyway")) << r.out;
     EXPECT_FALSE(std::regex_search(r.out, std::regex(R"( clean +)"))) << r.out;
     EXPECT_TRUE(contains(r.out, "control: no result (cannot test)")) << r.out;
+}
+
+// ---- --trace (docs/trace.md) ---------------------------------------------------------------
+
+nlohmann::json readTrace(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+double traceEnd(const nlohmann::json& e) { return e["ts"].get<double>() + e["dur"].get<double>(); }
+
+// The probe's rungs (R = 1, 2, 4, 8, the last killed) are slices of their own on the
+// children's track, each around the one child process that ran it.
+TEST(WatchdogProbe, TheTraceHasEachRungAsASliceAroundItsChild) {
+    const Scratch s("probe-trace");
+    const auto file = s.dir / "probe.trace.json";
+    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny", "--trace", file.string()},
+                                      kSoftWatchdog + s.kmsg.string(), s);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    const nlohmann::json j = readTrace(file);
+    ASSERT_TRUE(j.is_object()) << "no JSON trace at " << file;
+    std::vector<nlohmann::json> rungs, children;
+    for (const auto& e : j["traceEvents"]) {
+        if (e["ph"] == "X" && e["cat"] == "rung") rungs.push_back(e);
+        if (e["ph"] == "X" && e["cat"] == "child") children.push_back(e);
+    }
+    ASSERT_EQ(rungs.size(), 4u) << j.dump(1);
+    ASSERT_EQ(children.size(), 4u) << j.dump(1);
+    for (size_t i = 0; i < rungs.size(); ++i) {
+        EXPECT_EQ(rungs[i]["name"], "watchdog-probe rung: " + std::to_string(1 << i) + " conv-Ts in one submit");
+        EXPECT_EQ(rungs[i]["tid"], 3);
+        EXPECT_EQ(children[i]["tid"], 3);
+        EXPECT_GE(children[i]["ts"].get<double>(), rungs[i]["ts"].get<double>());
+        EXPECT_LE(traceEnd(children[i]), traceEnd(rungs[i]));
+    }
+    EXPECT_EQ(rungs[3]["args"]["outcome"], "single killed (exit 2)") << rungs[3].dump();
+}
+
+// A known job timeout (500 ms on the fake amdgpu host) puts a marker on the long submit: at
+// vkQueueSubmit plus 500 ms, which the simulated kill makes the submit's end.
+TEST(Triage, TheTraceMarksTheJobTimeoutOnTheLongSubmit) {
+    const Scratch s("trace-timeout");
+    const FakeAmdgpuHost host(s);
+    const auto file = s.dir / "run.trace.json";
+    const BoundedResult r = onFakeHost({"--preset", "tiny", "-n", "5", "--mode", "single", "--trace", file.string()},
+                                       radvAt_c4WithSoftWatchdog(s), s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    const nlohmann::json j = readTrace(file);
+    ASSERT_TRUE(j.is_object()) << "no JSON trace at " << file;
+    std::optional<nlohmann::json> submit, marker;
+    for (const auto& e : j["traceEvents"]) {
+        if (e["ph"] == "X" && e["cat"] == "submit" && e["name"] == "submit 1 of 1 (all 5 steps)") submit = e;
+        if (e["ph"] == "i" && e["cat"] == "marker") marker = e;
+    }
+    ASSERT_TRUE(submit && marker) << j.dump(1);
+    EXPECT_EQ((*marker)["name"], "job timeout (500 ms) of submit 1 of 1 (all 5 steps)");
+    EXPECT_NEAR((*marker)["ts"].get<double>() - (*submit)["ts"].get<double>(), 500'000.0, 1.0);
+    EXPECT_GE(traceEnd(*submit), (*marker)["ts"].get<double>());  // the kill ended it, not sooner
+    EXPECT_TRUE(j["otherData"].value("job_timeout", "").starts_with("500 ms")) << j["otherData"].dump();
+}
+
+// A driver that crashes in the chain's submit still leaves the trace: the phases before it,
+// and the verdict line as a marker where the supervisor ended the run.
+TEST(Triage, ACrashedRunStillWritesItsTraceWithTheVerdict) {
+    const Scratch s("trace-crash");
+    const auto file = s.dir / "run.trace.json";
+    const BoundedResult r = simulated({"--preset", "tiny", "-n", "2", "--mode", "multipass", "--trace", file.string()},
+                                      "crash:vkQueueSubmit:2", s);
+    EXPECT_EQ(r.status, 3) << shown(r);
+    const nlohmann::json j = readTrace(file);
+    ASSERT_TRUE(j.is_object()) << "no JSON trace at " << file;
+    bool setUp = false, clearing = false, verdict = false;
+    for (const auto& e : j["traceEvents"]) {
+        setUp = setUp || e["name"] == "set-up";
+        clearing = clearing || e["name"].get<std::string>().starts_with("clearing submit");
+        verdict = verdict || (e["ph"] == "i" && e["name"].get<std::string>().starts_with("--- "));
+    }
+    EXPECT_TRUE(setUp && clearing && verdict) << j.dump(1);
 }
 
 }  // namespace

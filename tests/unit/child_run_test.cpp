@@ -38,6 +38,13 @@ TEST(ChildArgv, TheParentsOwnFlagsAreLeftOutInEveryForm) {
     EXPECT_EQ(baseChildArgs(o), (Args{"-n", "3", "--validation"}));
 }
 
+// --trace is the parent's: a child given it would overwrite the parent's timeline.
+TEST(ChildArgv, TheTraceFileStaysWithTheParent) {
+    const Options o =
+        withCommandLine({"repro", "--watchdog-probe", "--trace", "t.json", "--timestamps", "--trace=u.json"});
+    EXPECT_EQ(baseChildArgs(o), (Args{"--timestamps"}));
+}
+
 TEST(ChildArgv, AKeptOptionsValueIsNeverReadAsAnOption) {
     const Options o = withCommandLine({"repro", "--dump-dir", "--matrix", "--preset", "small"});
     EXPECT_EQ(baseChildArgs(o), (Args{"--dump-dir", "--matrix", "--preset", "small"}));
