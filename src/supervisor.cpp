@@ -50,6 +50,7 @@ struct ChildEnd {
     installInterruptHandlers();
     installCrashReporter(writeFd);  // before any Vulkan library is loaded
     watch::attach(writeFd);
+    setTextTap(watch::sendText);  // the parent keeps the text for -o FILE (--format text)
     std::exit(work());
 }
 
@@ -183,6 +184,8 @@ int superviseRun(const Options& options, const std::function<int()>& work,
     ChildProtocol protocol;
     const ChildEnd end = watchChild(child, fds[0], protocol);
     ::close(fds[0]);
+    // The child's text report first, then what this process said while it ran (-o FILE).
+    capturedText().insert(0, protocol.state().text);
     if (end.kind == ChildEnd::Kind::Exited) return end.status;
     const ChildState& s = protocol.state();
     if (end.kind == ChildEnd::Kind::Interrupted) {

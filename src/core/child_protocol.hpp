@@ -21,6 +21,7 @@ struct ChildState {
     std::string mode;                  // the mode running, when one is
     std::string what = "starting";     // what is happening, in words
     std::string report;                // the last report the child sent (renderJson text), or ""
+    std::string text;                  // the text report the child sent ("T" lines, unescaped), in order
     bool modesBegan = false;           // a mode under test has started
     std::optional<CrashReport> crash;  // what the child's crash handler sent, if it ran
 

@@ -168,6 +168,30 @@ void detail(std::string_view what) { send(fmt::format("D\t{}\n", oneLine(what)))
 
 void publishReport(const std::string& json) { send("R\t" + oneLine(json) + "\n"); }
 
+void sendText(std::string_view text) {
+    if (gFd < 0) return;
+    std::string line = "T\t";
+    for (const char c : text) {
+        switch (c) {
+            case '\\':
+                line += "\\\\";
+                break;
+            case '\n':
+                line += "\\n";
+                break;
+            case '\t':
+                line += "\\t";
+                break;
+            case '\r':
+                line += "\\r";
+                break;
+            default:
+                line += c;
+        }
+    }
+    send(line + "\n");
+}
+
 Scope::Scope(const char* call, double seconds) {
     if (gFd >= 0) send(fmt::format("E\t{:.3f}\t{}\n", seconds, call));
 }

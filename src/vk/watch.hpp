@@ -35,6 +35,11 @@ void detail(std::string_view what);
 // The report so far (renderJson's object as one line of text).
 void publishReport(const std::string& json);
 
+// A piece of the text report, for the parent's copy (-o FILE with --format text): sent as
+// "T\t" and the text with '\\', newline, tab and CR escaped as \\, \n, \t and \r
+// (core/child_protocol.hpp unescapes it).
+void sendText(std::string_view text);
+
 // A watched stretch of host work that can fault on a driver's memory (reading a mapping).
 class Scope {
   public:
