@@ -43,7 +43,8 @@ std::string_view trimmedHome(std::string_view home) {
 
 // Whether `c` may continue a path word (so "/home/me2" is not "/home/me" followed by "2").
 bool pathChar(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("_.-+@%~").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("_.-+@%~").find(c) != std::string_view::npos;
 }
 
 // The option `arg` names when it takes a path (a File or Directory completion), and whether
@@ -85,7 +86,8 @@ std::string buildSteps(const IssueFacts& f, const IssueContext& c) {
         out += fmt::format(
             "1. Get repro {}{}; this build recorded no source URL (configure it with "
             "`-DREPRO_SOURCE_URL=URL`).\n\n",
-            escapeText(f.version), knownCommit ? " at commit " + codeSpan(commit) : std::string(" (commit not recorded)"));
+            escapeText(f.version),
+            knownCommit ? " at commit " + codeSpan(commit) : std::string(" (commit not recorded)"));
     }
     if (dirty) out += "   The build had changes not yet committed on top of that commit.\n\n";
     out += "2. Build it (README.md, \"Build\"; the binary is `build/release/src/repro`):\n\n";
@@ -163,7 +165,8 @@ std::string portablePath(std::string_view path, std::string_view home) {
         if (path.starts_with(h) && path.size() > h.size() && path[h.size()] == '/')
             return "~" + std::string(path.substr(h.size()));
     }
-    static constexpr std::array kSystem{"/usr/", "/etc/", "/lib", "/opt/", "/sys/", "/proc/", "/dev/", "/run/", "/var/"};
+    static constexpr std::array kSystem{"/usr/",  "/etc/", "/lib",  "/opt/", "/sys/",
+                                        "/proc/", "/dev/", "/run/", "/var/"};
     for (const char* prefix : kSystem) {
         if (path.starts_with(prefix)) return std::string(path);
     }
@@ -175,16 +178,22 @@ std::string portablePath(std::string_view path, std::string_view home) {
 }
 
 std::string portablePathList(std::string_view value, std::string_view home) {
+    // Each absolute path that starts the value or follows '=', ',', ';' or ':' (a list, or
+    // a setting's "key=/path"), up to the next such separator, through portablePath.
     std::string out;
-    size_t start = 0;
-    while (true) {
-        const size_t colon = value.find(':', start);
-        const std::string_view part = value.substr(start, colon == std::string_view::npos ? colon : colon - start);
-        out += portablePath(part, home);
-        if (colon == std::string_view::npos) return out;
-        out += ':';
-        start = colon + 1;
+    size_t i = 0;
+    while (i < value.size()) {
+        const bool starts =
+            value[i] == '/' && (i == 0 || std::string_view("=,;:").find(value[i - 1]) != std::string_view::npos);
+        if (!starts) {
+            out += value[i++];
+            continue;
+        }
+        const size_t end = std::min(value.find_first_of(",;:", i), value.size());
+        out += portablePath(value.substr(i, end - i), home);
+        i = end;
     }
+    return out;
 }
 
 std::string withoutHome(std::string text, std::string_view home) {

@@ -36,9 +36,9 @@ struct IssueFacts {
     std::string description;  // one paragraph: what ran, what went wrong, the cause line
     // "System information": (label, value) in order: GPU, driver, Mesa version, distro, kernel...
     std::vector<std::pair<std::string, std::string>> system;
-    std::string version, gitHash;                                 // repro's version and commit
-    std::vector<std::string> commandLine;                         // argv as given (argv[0] becomes `repro`)
-    std::vector<std::pair<std::string, std::string>> environment; // driver variables set (NAME, value)
+    std::string version, gitHash;                                  // repro's version and commit
+    std::vector<std::string> commandLine;                          // argv as given (argv[0] becomes `repro`)
+    std::vector<std::pair<std::string, std::string>> environment;  // driver variables set (NAME, value)
     // The RADV_DEBUG=llvm answer from a triage experiment ("yes: ...", "no: ...", "not
     // tested: ..."); nullopt: how to find it out is said instead.
     std::optional<std::string> llvmAnswer;
