@@ -30,7 +30,7 @@ with open(log + ".rss", "w") as f:
 PY
 }
 peak mode-all-n7 "$bin" --mode all -n 7
-peak check-steps-n7 "$bin" --mode all -n 7 --check-steps --reference cpu --output "$out/check-steps-n7.json"
+peak check-steps-n7 "$bin" --mode all -n 7 --check-steps --reference cpu --json "$out/check-steps-n7.json"
 peak check-steps-n20 "$bin" --mode split -n 20 --check-steps --reference cpu
 peak gpu-ref-n20 "$bin" --mode all -n 20
 bash bench/overhead.sh "$bin" >"$out/overhead.txt" 2>&1

@@ -19,8 +19,8 @@ t() {
         'BEGIN { printf "%s exit %d wall %.2f s\n", n, rc, e - s }' | tee -a "$OUT/times.txt"
 }
 t header "$b" --mode multipass -n 7
-t triage "$b" --triage -n 7 --output "$OUT"/triage.json
-t triage-control "$b" --triage -n 7 --drop-dispatch 3 --output "$OUT"/triage-control.json
+t triage "$b" --triage -n 7 --json "$OUT"/triage.json
+t triage-control "$b" --triage -n 7 --drop-dispatch 3 --json "$OUT"/triage-control.json
 t probe "$b" --watchdog-probe
 t step-exact env REPRO_STEP_CHECK=exact "$b" --mode split -n 7 --check-steps
 t matrix "$b" --matrix -n 7

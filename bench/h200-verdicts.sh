@@ -31,8 +31,8 @@ if [[ $what == seed || $what == all ]]; then
     grep -h "mode=" "$out"/seed-n6.txt "$out"/seed-n7.txt
 fi
 if [[ $what == triage || $what == all ]]; then
-    run triage-n7 --triage -n 7 --output "$out/triage-n7.json"
-    run triage-n7-control --triage -n 7 --drop-dispatch 3 --output "$out/triage-n7-control.json"
+    run triage-n7 --triage -n 7 --json "$out/triage-n7.json"
+    run triage-n7-control --triage -n 7 --drop-dispatch 3 --json "$out/triage-n7-control.json"
     grep -h "conclusion" "$out"/triage-n7*.txt
 fi
 if [[ $what == rss || $what == all ]]; then

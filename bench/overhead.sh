@@ -9,7 +9,7 @@
 # report's "timings"), and again with --timestamps for the GPU busy time (the sum of every
 # mode's "gpu"."mode_seconds"), because timestamp queries change the command stream.
 # Bytes read: the report's sizes.small_bytes for every mode run that completed (one entry
-# of "modes" each). The figures come from the JSON report (--output), not from the text.
+# of "modes" each). The figures come from the JSON report (--json), not from the text.
 #
 # Usage: bench/overhead.sh [--preset NAME] [--device INDEX|NAME] [--quick] [REPRO]
 #   REPRO    the repro binary (default build/release/src/repro)
@@ -52,7 +52,7 @@ if quick:
     configs = configs[:1]
 
 def run(args, out):
-    cmd = [repro, *args, "--preset", preset, *extra, "--output", out]
+    cmd = [repro, *args, "--preset", preset, *extra, "--json", out]
     start = time.monotonic()
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - start

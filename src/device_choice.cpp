@@ -8,11 +8,11 @@
 #include <fstream>
 #include <set>
 
-#include "core/atomic_file.hpp"
 #include "core/device_list.hpp"
 #include "core/errors.hpp"
 #include "core/loader_log.hpp"
 #include "core/output.hpp"
+#include "core/output_paths.hpp"
 #include "core/text.hpp"
 #include "repro_version.h"
 #include "text_report.hpp"
@@ -163,7 +163,7 @@ LoaderReport describeLoader(const vk::Instance& instance) {
 
 int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices, const Options& o) {
     printDeviceList(devices);
-    if (o.format == Format::Text && !o.output) return kExitNotReproduced;
+    if (o.format == Format::Text && !o.json) return kExitNotReproduced;
     std::vector<ListedDevice> listed;
     for (const auto& d : devices) {
         listed.push_back(
@@ -178,10 +178,12 @@ int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>&
              .unusable = d.unusable});
     }
     const std::string document = renderDeviceListJson(kReproVersion, kReproGitHash, describeLoader(instance), listed);
-    if (o.format == Format::Json) writeText(stdout, document);
-    if (o.format == Format::Markdown) writeText(stdout, renderDeviceListMarkdown(listed));
-    if (!o.output) return kExitNotReproduced;
-    return writeDocumentFile("the device list", *o.output, document) ? kExitNotReproduced : kExitUsage;
+    bool written = true;
+    if (o.format == Format::Json) written = emitFormatDocument(o, "the device list", document);
+    if (o.format == Format::Markdown)
+        written = emitFormatDocument(o, "the device list", renderDeviceListMarkdown(listed));
+    written = emitJsonFile(o, "the device list", document) && written;
+    return written ? kExitNotReproduced : kExitUsage;
 }
 
 }  // namespace repro

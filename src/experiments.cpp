@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/interrupt.hpp"
+#include "core/issue_markdown.hpp"
 #include "core/triage.hpp"
 #include "core/report_render.hpp"
 #include "core/run_factors.hpp"
@@ -117,21 +119,55 @@ void printHeader(const char* what, const Options& o, const ProbedDevice& device,
 
 }  // namespace
 
-// The text went to stderr as it ran; the block goes to stdout.
-void printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
-                   const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                   const std::vector<std::string>& summary) {
-    if (o.format != Format::Markdown) return;
-    std::string command = "repro";
-    for (size_t i = 1; i < o.commandLine.size(); ++i) command += " " + o.commandLine[i];
+namespace {
+
+// The parent's facts for RADV's template: the device it probed, this host, the command.
+IssueFacts childrenIssueFacts(const char* what, const Options& o, const ProbedDevice& device,
+                              const std::vector<std::string>& summary, const ChildrenStory& story,
+                              const std::string& home) {
     const std::string& verdict = summary.back();  // "matrix verdict: ...": the heading says the rest
-    std::string out = fmt::format("### repro {}: {}\n\n", what, markdownText(verdict.substr(verdict.find(": ") + 2)));
-    out += fmt::format("`{}` on **{}** ({}, driverID {}), repro {} (git {})\n\n", command, markdownText(device.name),
-                       markdownText(device.driver), device.driverId.empty() ? "?" : device.driverId, kReproVersion,
-                       kReproGitHash);
-    out += markdownTable(header, rows) + "\n";
+    const EnvironmentReport environment = captureEnvironment();
+    IssueFacts f{
+        .title = fmt::format("repro {}: {}", what, verdict.substr(verdict.find(": ") + 2)),
+        .description = fmt::format(
+            "{} Result: {}.",
+            story.ran.empty()
+                ? fmt::format("repro {} ran the command's runs as child processes of repro on {}.", what, device.name)
+                : story.ran,
+            verdict),
+        .system = {{"GPU", device.name},
+                   {"Driver", fmt::format("{} ({})", device.driver,
+                                          device.driverId.empty() ? "driverID unknown" : device.driverId)},
+                   {"Mesa version", mesaVersion(device.driver)}},
+        .version = kReproVersion,
+        .gitHash = kReproGitHash,
+        .commandLine = o.commandLine,
+        .environment = environment.variables,
+        .llvmAnswer = story.llvmAnswer,
+        .kernelLogProblem =
+            "the runs were child processes of repro: each one's JSON report holds the "
+            "kernel log lines it read (`--keep-logs` keeps them)"};
+    const auto host = hostSystemInformation(environment, home);
+    f.system.insert(f.system.end(), host.begin(), host.end());
+    if (story.hang) f.hangNotes = hangEvidenceNotes(device.driver.substr(0, device.driver.find(' ')));
+    return f;
+}
+
+}  // namespace
+
+// The text went to stderr as it ran (or to stdout, with -o); the document goes to stdout
+// (or the -o file).
+bool printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
+                   const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<std::string>& summary, const ChildrenStory& story) {
+    if (o.format != Format::Markdown) return true;
+    const IssueContext context = currentIssueContext();
+    const IssueFacts facts = childrenIssueFacts(what, o, device, summary, story, context.home);
+    std::string out = issueHead(facts, context);
+    out += "#### Results\n\n" + markdownTable(header, rows) + "\n";
     for (const auto& line : summary) out += "- " + markdownText(line) + "\n";
-    writeText(stdout, out);
+    out += "\n" + issueTail(facts, context);
+    return emitFormatDocument(o, fmt::format("the {} Markdown document", what), withoutHome(out, context.home));
 }
 
 int interruptedExit() {
@@ -361,9 +397,9 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
     line("--- " + triage.line);
     const auto [status, verdict] = matrixVerdict(t);
     line(fmt::format("--- matrix verdict: {}{}", verdict, t.wrongNames.empty() ? "" : ": " + join(t.wrongNames)));
-    printMarkdown("--matrix", o, device, {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows,
-                  summary);
-    return status;
+    const bool written = printMarkdown(
+        "--matrix", o, device, {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows, summary);
+    return written || status == kExitHang || status == kExitReproduced || status > 125 ? status : kExitUsage;
 }
 
 // Says what the sweep will set, and what RADV_DEBUG=hang does to the result.
@@ -425,9 +461,10 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
                    "RADV_DEBUG=hang itself adds synchronization, so a bug that "
                    "disappears under it cannot be caught with it");
     summary.push_back(verdict.substr(4));
-    printMarkdown("--driver-env-sweep", o, device, {"setting", "result", "exit", "GPU", "effect"}, t.rows, summary);
-    if (baseline.status >= 0) return baseline.status;
-    return baseline.process.timedOut ? kExitHang : kExitCannotTest;
+    const bool written =
+        printMarkdown("--driver-env-sweep", o, device, {"setting", "result", "exit", "GPU", "effect"}, t.rows, summary);
+    const int status = baseline.status >= 0 ? baseline.status : baseline.process.timedOut ? kExitHang : kExitCannotTest;
+    return written || status == kExitHang || status == kExitReproduced || status > 125 ? status : kExitUsage;
 }
 
 }  // namespace

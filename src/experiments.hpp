@@ -40,11 +40,24 @@ void finishLogDir(const Options& options, const std::filesystem::path& dir, cons
 // `dispatchRepeat`), twice, plus 10 minutes for set-up and checking.
 double childTimeLimit(const Options& options, bool cpu, uint32_t dispatchRepeat = 1);
 
-// The --format markdown block (a heading from the summary's last line, the command, the
-// device, the table and the summary lines) on stdout; nothing for other formats.
-void printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
+// What a parent's Markdown document says besides its table: what ran (the Description's
+// first sentences), the RADV_DEBUG=llvm answer when an experiment gave one, and whether the
+// run hung (the hang note under Log files).
+struct ChildrenStory {
+    std::string ran;
+    std::optional<std::string> llvmAnswer;
+    bool hang = false;
+};
+
+// The --format markdown document, in RADV's issue template (core/issue_markdown.hpp): a
+// heading from the summary's last line, Description (`story`'s words and the verdict),
+// System information (the device, the host), Steps to reproduce (the source, the build,
+// the command), Results (the table and the summary lines), the RADV_DEBUG=llvm answer,
+// Regression and Log files; on stdout or in the -o file; nothing for other formats. False
+// when the -o file could not be written (one line on stderr said why).
+bool printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
                    const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                   const std::vector<std::string>& summary);
+                   const std::vector<std::string>& summary, const ChildrenStory& story = {});
 
 // "--- INTERRUPTED by SIGINT: ..." and 128 + the signal.
 int interruptedExit();

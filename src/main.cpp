@@ -18,7 +18,6 @@
 #include <string>
 #include <string_view>
 
-#include "core/atomic_file.hpp"
 #include "core/clock.hpp"
 #include "core/environment.hpp"
 #include "core/help.hpp"
@@ -58,12 +57,6 @@ void prepareDumpDir(const std::string& dir) {
         throw UsageError(
             fmt::format("--dump-dir: cannot use '{}' as a directory ({})", dir, ec ? ec.message() : "not a directory"));
     }
-}
-
-// Writes the JSON report to --output, whole or not at all; false (one line on stderr with
-// the reason) when it cannot.
-bool writeJsonReport(const std::string& path, const RunReport& report) {
-    return writeDocumentFile("the JSON report", path, renderJsonText(report));
 }
 
 // The device and environment blocks of the header; the report gets the device.
@@ -261,18 +254,20 @@ int runGuarded(const Options& o, RunReport& report) {
     }
 }
 
-// The Markdown or JSON document on stdout and the --output file, after the run; a failed
-// write of the report is exit 1 unless a hang or a reproduction says more.
+// The Markdown or JSON document on stdout (or in the -o file) and the --json file, after
+// the run; a failed write of the report is exit 1 unless a hang or a reproduction says more.
 int writeReports(const Options& o, RunReport& report, int status) {
     report.verdict.exitStatus = status;
+    bool written = true;
     if (o.format == Format::Markdown) {
-        writeText(stdout, renderMarkdown(report));
+        written = emitFormatDocument(o, "the Markdown report", renderMarkdown(report));
     } else if (o.format == Format::Json) {
-        writeText(stdout, renderJsonText(report));
+        written = emitFormatDocument(o, "the JSON report", renderJsonText(report));
     }
-    // An unwritable --output is a usage error unless a hang or a reproduction says more;
+    // An unwritable -o or --json is a usage error unless a hang or a reproduction says more;
     // every result is printed either way.
-    const bool outputFailed = o.output && !writeJsonReport(*o.output, report);
+    written = emitJsonFile(o, "the JSON report", renderJsonText(report)) && written;
+    const bool outputFailed = !written;
     const bool strongerStatus = status == kExitHang || status == kExitReproduced || status > 125;
     if (writeFailed() && !strongerStatus) {
         sayError("repro: the report could not be written to {}", failedStream());
@@ -359,13 +354,20 @@ int main(int argc, char** argv) {
         sayError("repro: {}", *problem);
         return options.invert ? invertStatus(kExitUsage) : kExitUsage;
     }
-    if (options.format != Format::Text) textStream() = stderr;  // stdout carries only the document
-    const int finalStatus = superviseRun(
+    // stdout carries only the document, unless -o takes it to a file.
+    if (options.format != Format::Text && !options.output) textStream() = stderr;
+    if (options.format == Format::Text && options.output) captureText();  // for the -o file
+    const int runStatus = superviseRun(
         options, [&] { return runInChild(options); },
         [&](RunReport& report, int status) {
             // --triage and --watchdog-probe write their own document (of what ran, when
             // interrupted); a run report written in its place would be a different schema.
             return options.triage || options.watchdogProbe ? status : writeReports(options, report, status);
         });
-    return options.invert ? invertStatus(finalStatus) : finalStatus;
+    const int finalStatus = options.invert ? invertStatus(runStatus) : runStatus;
+    // -o with --format text: the text report, the --invert line included, whole or not at
+    // all; a lost file is a usage error unless a hang or a reproduction says more.
+    if (emitTextFile(options) || runStatus == kExitHang || runStatus == kExitReproduced || runStatus > 125)
+        return finalStatus;
+    return options.invert ? invertedExitStatus(kExitUsage) : kExitUsage;
 }

@@ -56,6 +56,7 @@ struct ChildEnd {
     installCrashReporter(writeFd);  // before any Vulkan library is loaded
     watch::attach(writeFd);
     if (trace) trace_events::attach([](const std::string& line) { watch::publishTrace(line); });
+    setTextTap(watch::sendText);  // the parent keeps the text for -o FILE (--format text)
     std::exit(work());
 }
 
@@ -218,6 +219,8 @@ int superviseRun(const Options& options, const std::function<int()>& work,
     ChildProtocol protocol;
     const ChildEnd end = watchChild(child, fds[0], protocol);
     ::close(fds[0]);
+    // The child's text report first, then what this process said while it ran (-o FILE).
+    capturedText().insert(0, protocol.state().text);
     const ChildState& s = protocol.state();
     if (end.kind == ChildEnd::Kind::Exited) return writeTrace(options, s, origin, "", end.status);
     if (end.kind == ChildEnd::Kind::Interrupted) {

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "core/atomic_file.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "core/output_paths.hpp"
@@ -498,14 +497,20 @@ TriageRunFacts runFacts(const Children& c, const Ladder* ladder, int status) {
             .exitStatus = status};
 }
 
-// --format json on stdout and --output; an unwritable --output is exit 1 unless the
-// status says more (a reproduction or a hang).
+// The status after a document that could not be written: exit 1 unless the status says
+// more (a reproduction, a hang, an interrupt).
+int documentStatus(int status) {
+    return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
+}
+
+// --format json on stdout (or in the -o file) and the --json file; an unwritable file is
+// exit 1 unless the status says more (a reproduction or a hang).
 int writeDocument(const Options& o, const json& doc, int status, const char* what) {
     const std::string text = doc.dump(2) + "\n";
-    if (o.format == Format::Json) writeText(stdout, text);
-    if (!o.output) return status;
-    if (writeDocumentFile(fmt::format("the {} document", what), *o.output, text)) return status;
-    return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
+    const std::string name = fmt::format("the {} document", what);
+    bool written = o.format != Format::Json || emitFormatDocument(o, name, text);
+    written = emitJsonFile(o, name, text) && written;
+    return written ? status : documentStatus(status);
 }
 
 // The one-dispatch ladder in the probe document: dispatch_rungs (each with its batch) and
@@ -643,15 +648,24 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
                              interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", run.in.experiments.size(),
                              run.in.experiments.size() == 1 ? "" : "s");
         summary.push_back(t.line);
-    } else {
-        const std::string llvm = llvmAnswer(run.in);
-        summary = sayConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
     }
-    printMarkdown("--triage", c.o, c.device, {"H", "experiment", "outcome", "points to", "why"}, run.rows, summary);
+    const std::string llvm = interrupted ? std::string() : llvmAnswer(run.in);
+    if (!interrupted) summary = sayConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
+    const ChildrenStory story{
+        .ran = fmt::format("repro --triage ran the command as given (every mode) on {} as the baseline ({}), then {} "
+                           "experiment{} on the failing mode at N={}, each changing one thing{}.",
+                           c.device.name, run.in.baselineDetail, run.in.experiments.size(),
+                           run.in.experiments.size() == 1 ? "" : "s", c.o.chainLength,
+                           run.ladder ? ", and the watchdog probe" : ""),
+        .llvmAnswer = llvm.empty() ? std::nullopt : std::optional<std::string>(llvm),
+        .hang = run.in.baseline == RunResult::Hang};
+    const bool written = printMarkdown("--triage", c.o, c.device, {"H", "experiment", "outcome", "points to", "why"},
+                                       run.rows, summary, story);
     finishLogDir(c.o, c.dir, run.keepWhy);
     TriageRunFacts facts = runFacts(c, run.ladder ? &*run.ladder : nullptr, status);
     facts.interrupted = interrupted;
-    return writeDocument(c.o, triageDocument(facts, run.in, t), status, "triage");
+    const int documented = writeDocument(c.o, triageDocument(facts, run.in, t), status, "triage");
+    return written || documented != status ? documented : documentStatus(status);
 }
 
 }  // namespace
@@ -694,6 +708,30 @@ int runTriage(const Options& o) {
     return finishTriage(c, run, false);
 }
 
+namespace {
+
+// The probe's --format markdown document: its ladder as the table, the verdict as the summary.
+bool printProbeMarkdown(const Children& c, const Ladder& l, const std::string& verdict) {
+    std::vector<std::vector<std::string>> rows;
+    const auto secondsText = [](std::optional<double> s) { return s ? fmt::format("{:.2f}", *s) : std::string("-"); };
+    for (const ProbeRung& r : l.rungs) {
+        rows.push_back({std::to_string(r.convTs), std::to_string(r.steps), std::to_string(r.repeat),
+                        secondsText(r.predictedSeconds), secondsText(r.measuredSeconds), r.outcome});
+    }
+    const ChildrenStory story{
+        .ran = fmt::format("repro --watchdog-probe made one submit longer than the queue's job timeout on purpose on "
+                           "{}: one step as single with its conv-T recorded more and more times ({} rung{}), to show "
+                           "what a kill by the kernel's watchdog looks like here.",
+                           c.device.name, l.rungs.size(), l.rungs.size() == 1 ? "" : "s"),
+        .llvmAnswer = std::nullopt,
+        .hang = false};
+    return printMarkdown("--watchdog-probe", c.o, c.device,
+                         {"conv-Ts", "steps", "repeat", "predicted s", "measured s", "outcome"}, rows, {verdict},
+                         story);
+}
+
+}  // namespace
+
 int runWatchdogProbe(const Options& o) {
     Children c = startChildren(o, "watchdog-probe");
     const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
@@ -724,13 +762,13 @@ int runWatchdogProbe(const Options& o) {
         }
     }
     finishLogDir(o, c.dir);
-    if (o.format == Format::Markdown)
-        writeText(stdout, "### repro --watchdog-probe\n\n- " + markdownText(verdict) + "\n");
+    const bool written = printProbeMarkdown(c, l, verdict);
     TriageRunFacts facts = runFacts(c, &l, status);
     facts.interrupted = l.interrupted;
     json doc = watchdogProbeDocument(facts, l.rungs, l.outcome, verdict);
     addDispatchLadder(doc, d);
-    return writeDocument(o, doc, status, "watchdog probe");
+    const int documented = writeDocument(o, doc, status, "watchdog probe");
+    return written || documented != status ? documented : documentStatus(status);
 }
 
 }  // namespace repro

@@ -20,7 +20,7 @@ namespace {
 // document flags: each child writes its own JSON report where the parent says.
 constexpr std::string_view kParentOnly[] = {
     "--matrix",         "--driver-env-sweep", "--all-drivers", "--invert", "--triage",
-    "--watchdog-probe", "--keep-logs",        "--format",      "--output", "--trace"};
+    "--watchdog-probe", "--keep-logs",        "--format",      "--output", "--json", "--trace"};
 
 // The long names of the options the factors set.
 std::vector<std::string_view> factorOptions(const RunFactors& f) {
@@ -118,7 +118,7 @@ std::vector<std::string> childArgv(const ChildRun& run) {
     const std::vector<std::string> flags = factorFlags(run.factors);
     argv.insert(argv.end(), user.begin(), user.end());
     argv.insert(argv.end(), flags.begin(), flags.end());
-    argv.insert(argv.end(), {"--output", (run.dir / (run.tag + ".json")).string()});
+    argv.insert(argv.end(), {"--json", (run.dir / (run.tag + ".json")).string()});
     return argv;
 }
 

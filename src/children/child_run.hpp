@@ -25,7 +25,7 @@ struct ChildRun {
 
 // The user's arguments for a child: options.commandLine without the program name and the
 // flags that made this process the parent (--matrix, --triage, --watchdog-probe,
-// --driver-env-sweep, --all-drivers, --invert, --keep-logs, --format, --output/-o,
+// --driver-env-sweep, --all-drivers, --invert, --keep-logs, --format, --output/-o, --json,
 // --trace (the parent's timeline has a slice per child) and their values), in any of the
 // forms the command line takes ("--output F", "--output=F", "-oF").
 std::vector<std::string> baseChildArgs(const Options& options);
@@ -39,7 +39,7 @@ std::vector<std::string> factorFlags(const RunFactors& factors);
 // The child's argv: the executable (this binary, core/subprocess.hpp selfExecutable, with
 // commandLine[0] or "repro" as the fallback), baseChildArgs without every option a factor
 // sets (the factor wins: the probe's -n 1 replaces the user's -n), factorFlags, and
-// "--output DIR/TAG.json".
+// "--json DIR/TAG.json" (the child's JSON report; its text goes to its log).
 std::vector<std::string> childArgv(const ChildRun& run);
 
 // The variables set for the child ("NAME=value"): the driver setting, its value appended

@@ -83,9 +83,10 @@ std::optional<std::string> writeFileAtomically(const std::string& path, std::str
     return why;
 }
 
-bool writeDocumentFile(const std::string& what, const std::string& path, std::string_view contents) {
+bool writeDocumentFile(std::string_view option, const std::string& what, const std::string& path,
+                       std::string_view contents) {
     const std::optional<std::string> why = writeFileAtomically(path, contents);
-    if (why) sayError("repro: -o/--output: cannot write {} to {} ({})", what, quote(path), *why);
+    if (why) sayError("repro: {}: cannot write {} to {} ({})", option, what, quote(path), *why);
     return !why;
 }
 

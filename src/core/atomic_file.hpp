@@ -2,7 +2,7 @@
 // error) leaves no truncated file: the text goes to a temporary file in the same folder,
 // which is renamed over the destination once it is complete and synced (rename(2) replaces
 // it atomically), and removed when any step fails. Used by every document writer: the
-// --output report, the triage and watchdog-probe documents, the device list.
+// -o/--output and --json documents, the triage and watchdog-probe documents, the device list.
 #pragma once
 
 #include <optional>
@@ -19,8 +19,10 @@ namespace repro {
 // throws, never leaves the temporary file behind.
 std::optional<std::string> writeFileAtomically(const std::string& path, std::string_view contents);
 
-// writeFileAtomically, saying on failure one line on stderr: "repro: -o/--output: cannot
-// write WHAT to 'PATH' (REASON)" (`what`: "the JSON report"). Whether it was written.
-bool writeDocumentFile(const std::string& what, const std::string& path, std::string_view contents);
+// writeFileAtomically, saying on failure one line on stderr: "repro: OPTION: cannot write
+// WHAT to 'PATH' (REASON)" (`option`: "-o/--output" or "--json"; `what`: "the JSON report").
+// Whether it was written.
+bool writeDocumentFile(std::string_view option, const std::string& what, const std::string& path,
+                       std::string_view contents);
 
 }  // namespace repro

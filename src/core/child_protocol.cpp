@@ -18,6 +18,18 @@ std::vector<std::string_view> fields(std::string_view text) {
     }
 }
 
+// `escaped` with \\, \n, \t and \r turned back into the characters, appended to `out`.
+void appendUnescaped(std::string_view escaped, std::string& out) {
+    for (size_t i = 0; i < escaped.size(); ++i) {
+        if (escaped[i] != '\\' || i + 1 == escaped.size()) {
+            out += escaped[i];
+            continue;
+        }
+        const char c = escaped[++i];
+        out += c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+    }
+}
+
 }  // namespace
 
 std::optional<double> ChildState::overdue(double now) const {
@@ -66,6 +78,9 @@ void ChildProtocol::line(std::string_view text, double now) {
             return;
         case 'T':  // one line of --trace (core/trace_events.hpp), kept as sent
             if (f.size() == 2) state_.traceLines.emplace_back(f[1]);
+            return;
+        case 'X':  // text, escaped as vk/watch.hpp sendText says
+            if (f.size() == 2) appendUnescaped(f[1], state_.text);
             return;
         case 'C': {  // "C\t<signal>\t<site>\t<address>\t<file>" (core/crash_site.hpp)
             if (f.size() != 5) return;

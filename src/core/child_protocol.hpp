@@ -24,6 +24,7 @@ struct ChildState {
     std::string report;                   // the last report the child sent (renderJson text), or ""
     bool modesBegan = false;              // a mode under test has started
     std::optional<CrashReport> crash;     // what the child's crash handler sent, if it ran
+    std::string text;                     // the text report the child sent ("X" lines, unescaped), in order
     std::vector<std::string> traceLines;  // --trace: the recorder's lines (core/trace_events.hpp), in order
 
     // Seconds past the deadline of the call the child is in at `now`, or nothing.

@@ -137,15 +137,20 @@ OptionSection reportSection() {
     return {.title = "Report", .note = {}, .options = {
         {.longName = "--format", .placeholder = "FORMAT",
          .help = "text, markdown (one block to paste into a Mesa issue) or json (the report of "
-                 "docs/report-schema.md); with markdown or json, stdout holds only that document "
-                 "and the text goes to stderr",
+                 "docs/report-schema.md); with markdown or json and no -o, stdout holds only that "
+                 "document and the text goes to stderr",
          .defaultText = "text", .choices = {"text", "markdown", "json"}, .completion = kChoices,
          .value = &R::format},
         {.longName = "--output", .shortName = 'o', .placeholder = "FILE",
-         .help = "also write the JSON report to FILE (--triage and --watchdog-probe: their own "
-                 "documents)",
+         .help = "write the document --format names (text, markdown or json) to FILE in place of "
+                 "stdout; the text report stays on stdout",
          .completion = ValueCompletion::File,
          .value = &R::output},
+        {.longName = "--json", .placeholder = "FILE",
+         .help = "also write the JSON report to FILE, beside any --format (--triage and "
+                 "--watchdog-probe: their own documents)",
+         .completion = ValueCompletion::File,
+         .value = &R::json},
         {.longName = "--merge-reports",
          .help = "followed by FILE...: run nothing, read those JSON reports and triage documents "
                  "(from many machines) and print one table of them in --format, grouped by "

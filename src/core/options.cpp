@@ -300,6 +300,7 @@ void readReport(const RawArgs& raw, Options& o) {
     constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Json};
     if (raw.format) o.format = named(*raw.format, formats);
     o.output = raw.output;
+    o.json = raw.json;
     o.trace = raw.trace;
     o.timings = raw.timings;
     o.timestamps = raw.timestamps;
@@ -384,9 +385,9 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
     if (o.listDevices) fail(fmt::format("{}: not with --list-devices", what));
     if (o.printStream) fail(fmt::format("--print-stream: not with {}", what));
     if (o.dumpDir && !o.watchdogProbe) fail(fmt::format("{}: not with --dump-dir", what));
-    if ((o.matrix || o.driverEnvSweep) && (o.format == Format::Json || o.output)) {
+    if ((o.matrix || o.driverEnvSweep) && (o.format == Format::Json || o.json)) {
         fail(
-            fmt::format("{}: prints a table (text, or --format markdown); --format json and --output "
+            fmt::format("{}: prints a table (text, or --format markdown); --format json and --json "
                         "are for single runs, --triage and --watchdog-probe",
                         what));
     }

@@ -73,7 +73,10 @@ struct Options {
     // --sweep A..B: every chain length in [first, second]; overrides -n.
     std::optional<std::pair<uint32_t, uint32_t>> sweep;
     Format format = Format::Text;
-    std::optional<std::string> output;  // --output FILE: the JSON report, text stays on stdout
+    // -o/--output FILE: the document --format names (text, markdown or json) goes to FILE in
+    // place of stdout, and the text report stays on stdout (as vulkaninfo's -o).
+    std::optional<std::string> output;
+    std::optional<std::string> json;  // --json FILE: the JSON report (or document) beside any --format
     // --trace FILE: the run's timeline as Trace Event Format JSON (core/trace_events.hpp),
     // written by the supervisor when the run ends, however it ends.
     std::optional<std::string> trace;

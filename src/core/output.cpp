@@ -13,6 +13,8 @@ namespace {
 
 bool gFailed = false;
 std::string gFailedStream;
+bool gCapture = false;
+void (*gTap)(std::string_view) = nullptr;
 
 }  // namespace
 
@@ -21,7 +23,20 @@ FILE*& textStream() {
     return stream;
 }
 
+void captureText() { gCapture = true; }
+
+std::string& capturedText() {
+    static std::string text;
+    return text;
+}
+
+void setTextTap(void (*tap)(std::string_view text)) { gTap = tap; }
+
 bool writeText(FILE* stream, std::string_view text) {
+    if (gCapture && stream == textStream()) {
+        capturedText().append(text);
+        if (gTap) gTap(text);
+    }
     const size_t written = std::fwrite(text.data(), 1, text.size(), stream);
     const bool ok = written == text.size() && std::fflush(stream) == 0 && !std::ferror(stream);
     if (!ok && !gFailed) {

@@ -17,6 +17,13 @@ namespace repro {
 // Where the text report goes: stdout, or stderr when --format markdown/json owns stdout.
 FILE*& textStream();
 
+// -o FILE with --format text: from captureText() on, every write to textStream() is also
+// kept (capturedText(), written to FILE at the end) and handed to the tap, when one is set
+// (the supervised child's tap sends it to the parent, supervisor.cpp).
+void captureText();
+std::string& capturedText();
+void setTextTap(void (*tap)(std::string_view text));
+
 // Writes `text` to `stream` and flushes; false (and writeFailed() from then on) when the
 // write or the flush fails. Never throws.
 bool writeText(FILE* stream, std::string_view text);

@@ -14,6 +14,7 @@
 
 #include <exception>
 
+#include "core/atomic_file.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "core/text.hpp"
@@ -70,10 +71,31 @@ ChildLogFolder::~ChildLogFolder() {
     if (ec) say("  could not remove {}: {}", dir_.string(), ec.message());
 }
 
+bool emitFormatDocument(const Options& o, const std::string& what, std::string_view document) {
+    if (!o.output) {
+        writeText(stdout, document);
+        return true;
+    }
+    return writeDocumentFile("-o/--output", what, *o.output, document);
+}
+
+bool emitJsonFile(const Options& o, const std::string& what, std::string_view json) {
+    return !o.json || writeDocumentFile("--json", what, *o.json, json);
+}
+
+bool emitTextFile(const Options& o) {
+    if (!o.output || o.format != Format::Text) return true;
+    return writeDocumentFile("-o/--output", "the text report", *o.output, capturedText());
+}
+
 std::optional<std::string> outputPathProblem(const Options& o) {
     if (o.output) {
         if (auto why = fileWriteProblem(*o.output))
             return fmt::format("-o/--output: cannot write {} ({})", quote(*o.output), *why);
+    }
+    if (o.json) {
+        if (auto why = fileWriteProblem(*o.json))
+            return fmt::format("--json: cannot write {} ({})", quote(*o.json), *why);
     }
     if (o.trace) {
         if (auto why = fileWriteProblem(*o.trace))

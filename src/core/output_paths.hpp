@@ -1,4 +1,4 @@
-// The paths a run writes to, checked before any GPU work: --output, --dump-dir, and the
+// The paths a run writes to, checked before any GPU work: -o/--output, --json, --dump-dir, and the
 // temporary folder (TMPDIR) where --matrix, --triage, --driver-env-sweep and
 // --watchdog-probe keep their children's logs. A path that cannot be written is a usage
 // error (exit 1) at once, not a lost report after a long run.
@@ -43,6 +43,18 @@ class ChildLogFolder {
     std::filesystem::path dir_;
     int exceptions_;  // std::uncaught_exceptions() when made
 };
+
+// A --format document (Markdown or JSON) where it goes: to -o FILE when given (whole or
+// not at all, atomic_file.hpp), else on stdout. False when the file could not be written
+// (one line on stderr says why); a failed stdout write is writeFailed()'s (output.hpp).
+bool emitFormatDocument(const Options& options, const std::string& what, std::string_view document);
+
+// The JSON document to --json FILE, whole or not at all; true when written or not asked for.
+bool emitJsonFile(const Options& options, const std::string& what, std::string_view json);
+
+// -o FILE with --format text: the text report (capturedText(), output.hpp) to FILE; true
+// when written or not asked for.
+bool emitTextFile(const Options& options);
 
 // The first unwritable path among those `options` writes to, as the one line to print
 // ("--output: cannot write 'PATH' (REASON)"); nothing when all can be written. TMPDIR is

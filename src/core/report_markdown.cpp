@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,7 +13,9 @@
 #include <string_view>
 
 #include "core/environment.hpp"
+#include "core/issue_markdown.hpp"
 #include "core/markdown.hpp"
+#include "core/output.hpp"
 #include "core/report_facts.hpp"
 #include "core/rust_format.hpp"
 
@@ -25,27 +29,8 @@ using markdown::details;
 using markdown::escapeText;
 using markdown::Table;
 
-// A word the shell reads back unchanged.
-std::string shellQuote(const std::string& arg) {
-    const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
-               std::string_view("_./=:,+-@%").find(c) != std::string_view::npos;
-    });
-    if (plain) return arg;
-    std::string out = "'";
-    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 std::string valueOr(std::string_view value, std::string_view fallback) {
     return value.empty() ? std::string(fallback) : std::string(value);
-}
-
-const std::string* hostFact(const EnvironmentReport& e, std::string_view key) {
-    for (const auto& [k, v] : e.host) {
-        if (k == key) return &v;
-    }
-    return nullptr;
 }
 
 std::string pairsTable(const std::vector<std::pair<std::string, std::string>>& pairs, std::string_view keyHeader) {
@@ -100,59 +85,6 @@ std::string pciIdText(const EnvironmentReport& e, const DeviceReport& d) {
     return fmt::format("{:04x}:{:04x} rev {}", d.vendorId, d.deviceId, revision);
 }
 
-std::string environmentTable(const RunReport& r, const std::optional<JobWatchdog>& watchdog) {
-    const EnvironmentReport& e = r.environment;
-    const auto fact = [&](std::string_view key) {
-        const std::string* v = hostFact(e, key);
-        return v ? *v : std::string("not captured");
-    };
-    Table t{{"environment", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) {
-        t.rows.push_back({std::string(k), escapeText(v)});
-    };
-    // Version strings go in code spans (codeSpan): they carry '#', '*' and '_'.
-    const auto code = [&](std::string_view k, const std::string& v) {
-        t.rows.push_back({std::string(k), codeSpan(v)});
-    };
-    code("repro", fmt::format("{} (git {})", valueOr(r.version, "unknown"), valueOr(r.gitHash, "unknown")));
-    row("OS", fact("os"));
-    code("kernel", fmt::format("{} {} {}", fact("kernel.release"), fact("kernel.version"), fact("kernel.machine")));
-    row("CPU", fact("cpu"));
-    if (r.device) {
-        const DeviceReport& d = *r.device;
-        row("GPU", fmt::format("{} ({}, {}:{}{})", d.deviceName, d.deviceType, hex(d.vendorId), hex(d.deviceId),
-                               d.pciBus ? ", " + *d.pciBus : std::string()));
-        row("PCI ID", pciIdText(e, d));
-        code("driver", fmt::format("{}; {}; {}", valueOr(d.driverName, "unknown"),
-                                   valueOr(d.driverInfo, "no driverInfo"), valueOr(d.driverId, "driverID unknown")));
-        code("driver version", fmt::format("{} (0x{:x})", d.driverVersion, d.driverVersionRaw));
-        code("Vulkan", d.apiVersion);
-    } else {
-        row("GPU", "no device was created");
-    }
-    std::string kernelDriver = "no DRM card matched";
-    if (r.device) {
-        if (const DrmCard* card = findDrmCard(e, *r.device)) {
-            kernelDriver = fmt::format("{} ({})", valueOr(card->driver, "unknown driver"), card->name);
-        }
-    }
-    if (watchdog) {
-        kernelDriver += fmt::format("; job watchdog {} ({})",
-                                    watchdog->seconds ? fmt::format("{:g} s", *watchdog->seconds) : std::string("off"),
-                                    watchdog->source);
-    }
-    row("kernel driver", kernelDriver);
-    // Each NAME=value in a code span: a value such as "#1" must not become an issue link.
-    if (e.variables.empty()) {
-        row("driver env vars", "none set");
-    } else {
-        std::string vars;
-        for (const auto& [k, v] : e.variables) vars += (vars.empty() ? "" : " ") + codeSpan(k + "=" + v);
-        t.rows.push_back({"driver env vars", vars});
-    }
-    return t.render();
-}
-
 std::string resultsTable(const RunReport& r) {
     const bool gpu = std::any_of(r.modes.begin(), r.modes.end(), [](const ModeReport& m) { return hasGpuTimes(m); });
     Table t{{"mode", "classification", "nz", "sum", "max_abs", "submits", "wall s"}, {}};
@@ -183,7 +115,7 @@ std::string resultsTable(const RunReport& r) {
     return t.render();
 }
 
-std::string deviceDetails(const DeviceReport& d) {
+std::string deviceDetails(const DeviceReport& d, std::string_view home) {
     Table t{{"field", "value"}, {}};
     const auto row = [&](std::string_view k, const std::string& v) {
         t.rows.push_back({std::string(k), escapeText(v)});
@@ -204,8 +136,8 @@ std::string deviceDetails(const DeviceReport& d) {
     row("PCI bus", d.pciBus ? *d.pciBus : std::string("unknown (no VK_EXT_pci_bus_info)"));
     row("queue", fmt::format("family {} ({}){}", d.queueFamily, d.queueFlags,
                              d.queueNote.empty() ? std::string() : ": " + d.queueNote));
-    row("driver library", d.driverLibrary ? *d.driverLibrary : std::string("not reported by the loader"));
-    row("driver manifest", d.driverManifest ? *d.driverManifest : std::string("not reported by the loader"));
+    row("driver library", d.driverLibrary ? portablePath(*d.driverLibrary, home) : "not reported by the loader");
+    row("driver manifest", d.driverManifest ? portablePath(*d.driverManifest, home) : "not reported by the loader");
     return t.render();
 }
 
@@ -219,7 +151,7 @@ std::string memoryDetails(const DeviceReport& d) {
     return t.render();
 }
 
-std::string shapeDetails(const RunReport& r) {
+std::string shapeDetails(const RunReport& r, std::string_view home) {
     const Shape& s = r.shape;
     const ChainSizes& z = r.sizes;
     Table t{{"field", "value"}, {}};
@@ -239,7 +171,7 @@ std::string shapeDetails(const RunReport& r) {
     if (e.splitMs) experiment += fmt::format(", split at {} ms of predicted GPU time", *e.splitMs);
     if (e.submitEvery || e.splitMiB || e.splitMs) experiment += e.hostWait ? ", host waits" : ", no host waits";
     if (e.dispatchRepeat > 1) experiment += fmt::format(", each conv-T x{}", e.dispatchRepeat);
-    if (e.spirvDir) experiment += ", SPIR-V from " + *e.spirvDir;
+    if (e.spirvDir) experiment += ", SPIR-V from " + portablePath(*e.spirvDir, home);
     if (e.dropDispatch) experiment += fmt::format(", dispatch {} left out (a positive control)", *e.dropDispatch);
     row("experiment", experiment);
     for (const auto& q : e.quirks) row("blade-exact quirk", q);
@@ -283,33 +215,128 @@ std::string timingDetails(const RunReport& r) {
     return out;
 }
 
-// The RADV issue template's "Steps to reproduce": the exact command line, preceded by the
-// driver environment variables it ran under, as one shell command.
-std::string stepsToReproduce(const RunReport& r) {
-    std::string command;
-    for (const auto& [k, v] : r.environment.variables) command += k + "=" + shellQuote(v) + " ";
-    std::string args;
-    for (const auto& arg : r.commandLine) args += (args.empty() ? "" : " ") + shellQuote(arg);
-    command += args.empty() ? "repro" : args;
-    return "#### Steps to reproduce\n\n" + codeBlock(command, "sh") + "\n";
+std::vector<std::pair<std::string, std::string>> portableVariables(const EnvironmentReport& e, std::string_view home) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [k, v] : e.variables) out.emplace_back(k, portablePathList(v, home));
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> systemInformation(const RunReport& r, std::string_view home) {
+    const EnvironmentReport& e = r.environment;
+    std::vector<std::pair<std::string, std::string>> out;
+    if (r.device) {
+        const DeviceReport& d = *r.device;
+        out.emplace_back("GPU", fmt::format("{} ({}, PCI ID {}{})", d.deviceName, d.deviceType, pciIdText(e, d),
+                                            d.pciBus ? ", bus " + *d.pciBus : std::string()));
+        out.emplace_back(
+            "Driver", fmt::format("{} {} ({}), version {}, Vulkan {}", valueOr(d.driverName, "unknown"), d.driverInfo,
+                                  valueOr(d.driverId, "driverID unknown"), d.driverVersion, d.apiVersion));
+        out.emplace_back("Mesa version", mesaVersion(d.driverInfo));
+    } else {
+        out.emplace_back("GPU", "no device was created");
+    }
+    std::string kernelDriver = "no DRM card matched";
+    if (r.device) {
+        if (const DrmCard* card = findDrmCard(e, *r.device))
+            kernelDriver = fmt::format("{} ({})", valueOr(card->driver, "unknown driver"), card->name);
+    }
+    if (const auto watchdog = reportJobWatchdog(r)) {
+        kernelDriver += fmt::format("; job watchdog {} ({})",
+                                    watchdog->seconds ? fmt::format("{:g} s", *watchdog->seconds) : std::string("off"),
+                                    watchdog->source);
+    }
+    out.emplace_back("Kernel driver", kernelDriver);
+    const auto host = hostSystemInformation(e, home);
+    out.insert(out.end(), host.begin(), host.end());
+    return out;
+}
+
+// The Description paragraph: what ran, what went wrong (the first verdict line and each
+// mode that was not ok), the cause line.
+std::string description(const RunReport& r) {
+    std::vector<std::string> modes;
+    for (const auto& m : r.modes) modes.emplace_back(name(m.result.mode));
+    std::string out = fmt::format(
+        "repro ran the chain of conv-T and slice compute dispatches of blade's issue 356 (N={}, preset {}, shape {} x "
+        "{} "
+        "x {} x {}) as {} on {}, each mode's final buffer checked against {}.",
+        r.chainLength, valueOr(r.preset, "none"), r.shape.batch, r.shape.channels, r.shape.height, r.shape.width,
+        modes.empty() ? std::string("no mode") : join(modes, ", "), r.device ? r.device->deviceName : "no device",
+        valueOr(r.referenceName, "no reference"));
+    std::string verdict = r.verdict.lines.empty() ? statusWord(r.verdict.exitStatus) : r.verdict.lines.front();
+    if (verdict.starts_with("--- ")) verdict.erase(0, 4);
+    out += fmt::format(" Result: {} (exit {}).", verdict, r.verdict.exitStatus);
+    std::string cause;
+    for (const auto& m : r.modes) {
+        const ModeResult& res = m.result;
+        if (res.kind != Classification::Ok) {
+            out += fmt::format(" {}: {}: {}.", name(res.mode), name(res.kind), valueOr(res.reason, "no reason given"));
+        }
+        if (cause.empty()) cause = res.cause;
+    }
+    if (!cause.empty()) out += " " + (cause.starts_with("cause") ? cause : "Cause: " + cause);
+    return out;
+}
+
+// The kernel log lines the modes' cause analysis read (their causeJson kernel_log), each once.
+void kernelLogFacts(const RunReport& r, IssueFacts& f) {
+    for (const auto& m : r.modes) {
+        if (m.result.causeJson.empty()) continue;
+        const nlohmann::json j = nlohmann::json::parse(m.result.causeJson, nullptr, false);
+        if (!j.is_object() || !j.contains("kernel_log") || !j["kernel_log"].is_object()) continue;
+        const nlohmann::json& k = j["kernel_log"];
+        if (k.value("readable", false)) f.kernelLogRead = true;
+        if (f.kernelLogProblem.empty() && k.contains("problem") && k["problem"].is_string() &&
+            !k["problem"].get<std::string>().empty())
+            f.kernelLogProblem =
+                "repro could not read the kernel log during the run (" + k["problem"].get<std::string>() + ")";
+        if (!k.contains("kill_records") || !k["kill_records"].is_array()) continue;
+        for (const auto& line : k["kill_records"]) {
+            if (!line.is_string()) continue;
+            const std::string text = line.get<std::string>();
+            if (std::find(f.kernelLog.begin(), f.kernelLog.end(), text) == f.kernelLog.end())
+                f.kernelLog.push_back(text);
+        }
+    }
+}
+
+IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
+    std::string device = "no device";
+    if (r.device) {
+        device = r.device->deviceName;
+        if (!r.device->driverName.empty() || !r.device->driverInfo.empty())
+            device += fmt::format(", {} {}", r.device->driverName, r.device->driverInfo);
+    }
+    IssueFacts f{.title = fmt::format("repro: {} (exit {}) on {}", statusWord(r.verdict.exitStatus),
+                                      r.verdict.exitStatus, device),
+                 .description = description(r),
+                 .system = systemInformation(r, home),
+                 .version = valueOr(r.version, "unknown"),
+                 .gitHash = valueOr(r.gitHash, "unknown"),
+                 .commandLine = r.commandLine,
+                 .environment = r.environment.variables};
+    kernelLogFacts(r, f);
+    if (r.verdict.exitStatus == kExitHang) f.hangNotes = hangEvidenceNotes(hangEvidenceDriver(r));
+    return f;
 }
 
 // The collapsed <details> sections after the verdict: device, shape, timings, environment,
 // validation, hang evidence and environment notes.
-std::string detailSections(const RunReport& r) {
+std::string detailSections(const RunReport& r, std::string_view home) {
     std::string out;
     if (r.device) {
-        out += details("Device: every field", deviceDetails(*r.device));
+        out += details("Device: every field", deviceDetails(*r.device, home));
         out += details(fmt::format("Enabled extensions ({})", r.device->extensions.size()),
                        bulletList(r.device->extensions));
         out += details(fmt::format("Enabled features ({})", r.device->features.size()), bulletList(r.device->features));
         out += details("Memory placements", memoryDetails(*r.device));
     }
-    out += details("Shape and sizes", shapeDetails(r));
+    out += details("Shape and sizes", shapeDetails(r, home));
     out += details("Timings", timingDetails(r));
     const EnvironmentReport& e = r.environment;
-    out += details(fmt::format("Driver environment variables ({})", e.variables.size()),
-                   e.variables.empty() ? std::string("none set\n") : pairsTable(e.variables, "variable"));
+    out +=
+        details(fmt::format("Driver environment variables ({})", e.variables.size()),
+                e.variables.empty() ? std::string("none set\n") : pairsTable(portableVariables(e, home), "variable"));
     out += details("Host", e.host.empty() ? std::string("not captured\n") : pairsTable(e.host, "fact"));
     out += details("Kernel driver parameters and firmware",
                    e.kernelDriver.empty() ? std::string("not captured\n") : pairsTable(e.kernelDriver, "fact"));
@@ -320,29 +347,21 @@ std::string detailSections(const RunReport& r) {
         out += details(fmt::format("Validation messages ({} errors, {} warnings)", v.errors, v.warnings),
                        v.messages.empty() ? std::string("none\n") : codeBlock(messages, "text"));
     }
-    out += details("Where a hang leaves evidence", bulletList(hangEvidenceNotes(hangEvidenceDriver(r)), true),
-                   r.verdict.exitStatus == kExitHang);
-    if (!e.notes.empty()) out += details("Environment notes", bulletList(e.notes, true));
+    // The hang evidence is said once, under "Log files" (issueTail).
+    std::vector<std::string> notes;
+    for (const auto& n : e.notes) {
+        if (!n.starts_with("hang evidence: ")) notes.push_back(n);
+    }
+    if (!notes.empty()) out += details("Environment notes", bulletList(notes, true));
     return out;
 }
 
 }  // namespace
 
-std::string renderMarkdown(const RunReport& r) {
-    const auto watchdog = reportJobWatchdog(r);
-    std::string out;
-    std::string device = "no device";
-    if (r.device) {
-        device = r.device->deviceName;
-        if (!r.device->driverName.empty() || !r.device->driverInfo.empty()) {
-            device += fmt::format(", {} {}", r.device->driverName, r.device->driverInfo);
-        }
-    }
-    out += fmt::format("### repro: {} (exit {}) on {}\n\n", statusWord(r.verdict.exitStatus), r.verdict.exitStatus,
-                       escapeText(device));
-    out += stepsToReproduce(r);
-    out += environmentTable(r, watchdog) + "\n";
-    out += resultsTable(r) + "\n";
+std::string renderMarkdown(const RunReport& r, const IssueContext& context) {
+    const IssueFacts facts = reportIssueFacts(r, context.home);
+    std::string out = issueHead(facts, context);
+    out += "#### Results\n\n" + resultsTable(r) + "\n";
     for (const auto& m : r.modes) {
         out += fmt::format("- **{}**{}: {}: {}\n", name(m.result.mode),
                            m.role.empty() ? std::string() : ", " + escapeText(m.role), name(m.result.kind),
@@ -354,17 +373,15 @@ std::string renderMarkdown(const RunReport& r) {
     for (const auto& line : r.verdict.lines) verdict += line + "\n";
     out += "Verdict:\n\n" + codeBlock(verdict.empty() ? "(no verdict lines)\n" : verdict, "text") + "\n";
     for (const auto& w : watchdogWarnings(r)) out += "**" + escapeText(w) + "**\n\n";
-    // RADV's template also asks whether RADV_DEBUG=llvm changes it: `--triage` answers that
-    // in its own block (core/triage.hpp llvmAnswer).
-    out += "Regression: last known good Mesa version or commit: (fill in, or \"unknown\")\n\n";
+    out += issueTail(facts, context);
     for (const auto& st : r.streams) {
         std::string calls;
         for (const auto& c : st.calls) calls += c + "\n";
         out += details("Command stream: " + escapeText(st.title), codeBlock(calls, "text"));
     }
-
-    out += detailSections(r);
-    return out;
+    out += detailSections(r, context.home);
+    // The last guard: no home directory left in any value (a note, a message, a path).
+    return withoutHome(std::move(out), context.home);
 }
 
 }  // namespace repro

@@ -171,6 +171,30 @@ void publishReport(const std::string& json) { send("R\t" + oneLine(json) + "\n")
 
 void publishTrace(const std::string& json) { send("T\t" + oneLine(json) + "\n"); }
 
+void sendText(std::string_view text) {
+    if (gFd < 0) return;
+    std::string line = "X\t";
+    for (const char c : text) {
+        switch (c) {
+            case '\\':
+                line += "\\\\";
+                break;
+            case '\n':
+                line += "\\n";
+                break;
+            case '\t':
+                line += "\\t";
+                break;
+            case '\r':
+                line += "\\r";
+                break;
+            default:
+                line += c;
+        }
+    }
+    send(line + "\n");
+}
+
 Scope::Scope(const char* call, double seconds) {
     if (gFd >= 0) send(fmt::format("E\t{:.3f}\t{}\n", seconds, call));
 }

@@ -38,6 +38,11 @@ void publishReport(const std::string& json);
 // One line of --trace (core/trace_events.hpp: an event, a fact or a track's name).
 void publishTrace(const std::string& json);
 
+// A piece of the text report, for the parent's copy (-o FILE with --format text): sent as
+// "X\t" and the text with '\\', newline, tab and CR escaped as \\, \n, \t and \r
+// (core/child_protocol.hpp unescapes it).
+void sendText(std::string_view text);
+
 // A watched stretch of host work that can fault on a driver's memory (reading a mapping).
 class Scope {
   public:

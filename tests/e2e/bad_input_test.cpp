@@ -308,6 +308,7 @@ std::vector<Rejection> rejections() {
                                                           {"--batch", "N"},
                                                           {"--pad-w", "N"},
                                                           {"--output", "FILE"},
+                                                          {"--json", "FILE"},
                                                           {"--trace", "FILE"},
                                                           {"--queue", "KIND|INDEX"},
                                                           {"--expect-driver", "NAME"}}) {
@@ -617,7 +618,7 @@ std::vector<Rejection> rejections() {
          {"--matrix", "--format", "json"},
          {},
          1,
-         "repro: --matrix: prints a table (text, or --format markdown); --format json and --output are for single "
+         "repro: --matrix: prints a table (text, or --format markdown); --format json and --json are for single "
          "runs, --triage and --watchdog-probe"},
         // ---- new options (parsed here; what they do is src/main.cpp's) ----
         {"print_stream_with_matrix",

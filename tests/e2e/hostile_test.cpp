@@ -109,10 +109,10 @@ TEST(OutputPaths, UnwritableOutputIsRefusedBeforeAnyWork) {
     EXPECT_EQ(r.out, "") << "nothing ran";
 }
 
-TEST(ListDevices, JsonOnStdoutAndInTheOutputFileValidate) {
+TEST(ListDevices, JsonOnStdoutAndInTheJsonFileValidate) {
     TempDir dir("list-devices");
     const std::string file = (dir / "devices.json").string();
-    const ProcessResult r = runRepro({"--list-devices", "--format", "json", "--output", file}, {}, 60);
+    const ProcessResult r = runRepro({"--list-devices", "--format", "json", "--json", file}, {}, 60);
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     const json j = json::parse(r.out);  // stdout is the document alone
     EXPECT_EQ(schemaErrors(j, "device_list"), "");
@@ -120,11 +120,17 @@ TEST(ListDevices, JsonOnStdoutAndInTheOutputFileValidate) {
     ASSERT_FALSE(j.at("devices").empty()) << j.dump(2);
     EXPECT_TRUE(contains(r.err, "0: " + j["devices"][0]["device_name"].get<std::string>())) << "text list on stderr";
     EXPECT_EQ(json::parse(readText(file)), j);
-    // --output alone: the text list stays on stdout, the document goes to the file.
-    const ProcessResult text = runRepro({"--list-devices", "--output", file}, {}, 60);
+    // --json alone: the text list stays on stdout, the document goes to the file.
+    const ProcessResult text = runRepro({"--list-devices", "--json", file}, {}, 60);
     EXPECT_EQ(text.status, 0) << text.err;
     EXPECT_TRUE(contains(text.out, " usable")) << text.out;
     EXPECT_EQ(schemaErrors(json::parse(readText(file)), "device_list"), "");
+    // -o with --format json: the document in the file in place of stdout, the text list on stdout.
+    const std::string out = (dir / "o.json").string();
+    const ProcessResult o = runRepro({"--list-devices", "--format", "json", "-o", out}, {}, 60);
+    EXPECT_EQ(o.status, 0) << o.err;
+    EXPECT_TRUE(contains(o.out, " usable")) << o.out;
+    EXPECT_EQ(schemaErrors(json::parse(readText(out)), "device_list"), "");
 }
 
 // repro with `args` under /bin/sh: once its `stream` ("out" or "err") has a line
@@ -152,7 +158,7 @@ TEST(Interrupt, SigtermDuringTheCpuReferenceIsAnsweredThere) {
     // the reference it would finish and print its "reference: cpu (...)" line first.
     TempDir dir("interrupt-reference");
     const std::string jsonPath = (dir / "r.json").string();
-    const ProcessResult r = signalledAfter("--mode split -n 1 --reference cpu --output '" + jsonPath + "'", "out",
+    const ProcessResult r = signalledAfter("--mode split -n 1 --reference cpu --json '" + jsonPath + "'", "out",
                                            "--- results ---", 1.0, "TERM", dir);
     EXPECT_EQ(r.status, 143) << r.out << r.err;
     EXPECT_FALSE(contains(r.out, "  reference: cpu (")) << "the reference ran to its end: " << r.out;
@@ -186,11 +192,11 @@ TEST(Interrupt, RepeatCountsCompletedRunsAndTheJsonReportValidates) {
 }
 
 TEST(Interrupt, SighupCountsAsSigtermAndTheOutputFileIsWritten) {
-    // A terminal closing under a long sweep: exit 143 as for SIGTERM, with --output written
+    // A terminal closing under a long sweep: exit 143 as for SIGTERM, with --json written
     // from the lengths that finished.
     TempDir dir("sighup");
     const std::string file = (dir / "r.json").string();
-    const ProcessResult r = signalledAfter("--preset small --sweep 1..2000 --mode split --output '" + file + "'", "out",
+    const ProcessResult r = signalledAfter("--preset small --sweep 1..2000 --mode split --json '" + file + "'", "out",
                                            "--- results for N=2 ---", 0.2, "HUP", dir);
     EXPECT_EQ(r.status, 143) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- INTERRUPTED by SIGTERM")) << r.out;
@@ -224,11 +230,11 @@ TEST(UnwritableStreams, EveryLostWriteIsExitOneNeverAnAbort) {
 
 TEST(UnwritableStreams, AClosedPipeStillWritesTheOutputFile) {
     // `| head -1` closes the pipe after the first line: SIGPIPE is ignored, the write error
-    // is exit 1, and --output is still written.
+    // is exit 1, and --json is still written.
     TempDir dir("closed-pipe");
     const std::string file = (dir / "r.json").string(), status = (dir / "status").string();
     const ProcessResult r =
-        shell("{ REPRO --preset tiny -n 2 --output '" + file + "'; echo $? > '" + status + "'; } | head -1");
+        shell("{ REPRO --preset tiny -n 2 --json '" + file + "'; echo $? > '" + status + "'; } | head -1");
     EXPECT_EQ(readText(status), "1\n") << r.err;
     const json j = json::parse(readText(file));
     EXPECT_EQ(j.at("verdict").at("exit_status"), 0);

@@ -23,10 +23,11 @@ class MergeReports : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
         dir_ = new TempDir("merge-e2e");
-        const ProcessResult ok = runRepro({"--preset", "tiny", "-n", "2", "-q", "-o", (*dir_ / "ok.json").string()});
+        const ProcessResult ok =
+            runRepro({"--preset", "tiny", "-n", "2", "-q", "--json", (*dir_ / "ok.json").string()});
         ASSERT_EQ(ok.status, 0) << ok.out << ok.err;
         const ProcessResult wrong = runRepro(
-            {"--preset", "tiny", "-n", "2", "-q", "--drop-dispatch", "3", "-o", (*dir_ / "wrong.json").string()});
+            {"--preset", "tiny", "-n", "2", "-q", "--drop-dispatch", "3", "--json", (*dir_ / "wrong.json").string()});
         ASSERT_EQ(wrong.status, 2) << wrong.out << wrong.err;
         std::ofstream(*dir_ / "notes.txt") << "a note, not JSON\n";
         std::ofstream(*dir_ / "other.json") << R"({"name": "not a report", "schema_version": 1})";

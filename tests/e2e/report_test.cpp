@@ -9,12 +9,15 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "process.hpp"
 
 namespace {
 
 using repro::test::contains;
 using repro::test::lines;
 using repro::test::ProcessResult;
+using repro::test::readText;
+using repro::test::runProcess;
 using repro::test::runRepro;
 using repro::test::TempDir;
 
@@ -46,8 +49,7 @@ TEST(JsonReport, StdoutIsOneJsonObjectWithEveryMode) {
 TEST(JsonReport, OutputFileKeepsTextOnStdout) {
     const auto path = std::filesystem::temp_directory_path() / "repro-e2e-report.json";
     std::filesystem::remove(path);
-    const ProcessResult r =
-        runRepro({"--preset", "tiny", "-n", "2", "--output", path.string(), "--drop-dispatch", "2"});
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--json", path.string(), "--drop-dispatch", "2"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED")) << r.out;
     std::ifstream in(path);
@@ -123,6 +125,74 @@ TEST(Forensics, FlagsOnACleanRunChangeNothingButSayWhatTheyAdd) {
     EXPECT_TRUE(contains(r.out, "added to blade's command stream: timestamp queries")) << r.out;
     EXPECT_TRUE(contains(r.out, "host: ")) << r.out;
     EXPECT_TRUE(contains(r.out, "driver environment: ")) << r.out;
+}
+
+// -o FILE writes the document --format names, in place of stdout; the text report stays on
+// stdout (issue 23, item 2).
+TEST(OutputFile, FollowsTheFormat) {
+    TempDir dir("output-format");
+    const std::vector<std::string> run{"--preset", "tiny", "-n", "1", "--mode", "split"};
+    const auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = run;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return runRepro(args, {}, 120);
+    };
+    const ProcessResult text = with({"-o", (dir / "r.txt").string()});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_TRUE(contains(text.out, "  mode=split")) << "the text report stays on stdout: " << text.out;
+    EXPECT_EQ(readText(dir / "r.txt"), text.out) << "the file holds the same text report";
+    const ProcessResult md = with({"--format", "markdown", "-o", (dir / "r.md").string()});
+    ASSERT_EQ(md.status, 0) << md.err;
+    EXPECT_TRUE(readText(dir / "r.md").starts_with("### repro: not reproduced (exit 0) on ")) << readText(dir / "r.md");
+    EXPECT_TRUE(contains(md.out, "  mode=split")) << md.out;
+    EXPECT_FALSE(contains(md.out, "### repro")) << "the document is in the file, not on stdout: " << md.out;
+    const ProcessResult js = with({"--format", "json", "--output", (dir / "r.json").string()});
+    ASSERT_EQ(js.status, 0) << js.err;
+    const nlohmann::json j = nlohmann::json::parse(readText(dir / "r.json"), nullptr, false);
+    ASSERT_TRUE(j.is_object()) << readText(dir / "r.json");
+    EXPECT_EQ(j["verdict"]["exit_status"], 0);
+    EXPECT_TRUE(contains(js.out, "  mode=split")) << js.out;
+    // --json beside markdown: the Markdown on stdout, the JSON report in the file.
+    const ProcessResult both = with({"--format", "markdown", "--json", (dir / "both.json").string()});
+    ASSERT_EQ(both.status, 0) << both.err;
+    EXPECT_TRUE(both.out.starts_with("### repro: not reproduced (exit 0) on ")) << both.out;
+    const nlohmann::json b = nlohmann::json::parse(readText(dir / "both.json"), nullptr, false);
+    ASSERT_TRUE(b.is_object()) << readText(dir / "both.json");
+    EXPECT_EQ(b["modes"].size(), 1u);
+}
+
+// The Markdown report names no absolute path of the reporter's machine (issue 23, item
+// 1): repro is copied into a home folder ($HOME) and run from there with -o and --json
+// pointing into it; the report never names that folder, and it has every heading of RADV's
+// issue template in order.
+TEST(MarkdownReport, NamesNoPathOfTheReportersHome) {
+    TempDir home("reporter-home");
+    std::filesystem::create_directories(home / "bin");
+    const auto binary = home / "bin" / "repro";
+    std::filesystem::copy_file(REPRO_EXECUTABLE, binary);
+    std::filesystem::permissions(binary, std::filesystem::perms::owner_all);
+    const std::string report = (home / "report.md").string();
+    const ProcessResult r = runProcess(binary.string(),
+                                       {"--preset", "tiny", "-n", "1", "--mode", "split", "--format", "markdown", "-o",
+                                        report, "--json", (home / "r.json").string()},
+                                       {"HOME=" + home.path().string()}, 120);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const std::string md = readText(report);
+    ASSERT_FALSE(md.empty());
+    EXPECT_FALSE(contains(md, home.path().string())) << md;
+    EXPECT_TRUE(
+        contains(md, "repro --preset tiny -n 1 --mode split --format markdown -o ~/report.md --json ~/r.json\n"))
+        << md;
+    size_t at = 0;
+    for (const char* heading :
+         {"### repro: ", "\n#### Description\n\nrepro ran ", "\n#### System information\n\n- GPU: ", "\n- Driver: ",
+          "\n- Mesa version: ", "\n- Distro: ", "\n- Kernel: ", "\n#### Steps to reproduce\n\n",
+          "cmake --preset release && cmake --build --preset release", "\n#### Results\n\n",
+          "\n#### Does RADV_DEBUG=llvm fix it?\n\n", "\n#### Regression\n\n", "\n#### Log files\n\n"}) {
+        const size_t found = md.find(heading, at);
+        EXPECT_NE(found, std::string::npos) << "missing, or out of order: " << heading;
+        if (found != std::string::npos) at = found;
+    }
 }
 
 }  // namespace

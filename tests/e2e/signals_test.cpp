@@ -409,10 +409,10 @@ TEST(FullFilesystem, OutputKeepsTheOldFileOrLeavesNoneAndSaysWhy) {
     fs.fill();
     for (const char* name : {"old.json", "new.json"}) {
         const std::string path = (fs / name).string();
-        const ProcessResult r = runRepro({"--preset", "tiny", "-n", "1", "--mode", "split", "--output", path}, {}, 120);
+        const ProcessResult r = runRepro({"--preset", "tiny", "-n", "1", "--mode", "split", "--json", path}, {}, 120);
         EXPECT_EQ(r.status, 1) << r.out << r.err;
-        EXPECT_TRUE(contains(
-            r.err, "repro: -o/--output: cannot write the JSON report to '" + path + "' (No space left on device)"))
+        EXPECT_TRUE(
+            contains(r.err, "repro: --json: cannot write the JSON report to '" + path + "' (No space left on device)"))
             << r.err;
         EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << "the results are printed: " << r.out;
     }
@@ -426,9 +426,9 @@ TEST(FullFilesystem, TheProbeDocumentAndTheDumpsSayWhy) {
     if (!fs.problem.empty()) GTEST_SKIP() << fs.problem;
     fs.fill();
     const std::string doc = (fs / "probe.json").string();
-    const ProcessResult probe = runRepro({"--watchdog-probe", "--preset", "tiny", "--output", doc}, {}, 300);
+    const ProcessResult probe = runRepro({"--watchdog-probe", "--preset", "tiny", "--json", doc}, {}, 300);
     EXPECT_EQ(probe.status, 1) << probe.out << probe.err;
-    EXPECT_TRUE(contains(probe.err, "repro: -o/--output: cannot write the watchdog probe document to '" + doc +
+    EXPECT_TRUE(contains(probe.err, "repro: --json: cannot write the watchdog probe document to '" + doc +
                                         "' (No space left on device)"))
         << probe.err;
     // --dump-dir streams its raw files; a failed one says why.

@@ -521,9 +521,9 @@ TEST(Watchdog, HardKillLosesTheDeviceAndLogsAReset) {
 // conv-T wrote it (the clear's zeros), while the conv-T's own output stays right.
 TEST(Stale, CheckStepsNamesTheConsumerAsTheFirstWrongDispatch) {
     const auto doc = std::filesystem::temp_directory_path() / ("repro-stale-" + std::to_string(getpid()) + ".json");
-    const BoundedResult r = repro({"--preset", "tiny", "-n", "3", "--mode", "multipass", "--check-steps",
-                                   "--validation", "--output", doc.string()},
-                                  "stale:dispatch=3");
+    const BoundedResult r = repro(
+        {"--preset", "tiny", "-n", "3", "--mode", "multipass", "--check-steps", "--validation", "--json", doc.string()},
+        "stale:dispatch=3");
     EXPECT_EQ(r.status, 2) << shown(r);
     {
         std::ifstream in(doc);

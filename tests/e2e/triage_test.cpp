@@ -75,6 +75,27 @@ BoundedResult plain(const std::vector<std::string>& args, const Scratch& s) {
         {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=", "TMPDIR=" + s.dir.string()}, 240);
 }
 
+std::string readFile(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// `md` starts with `title` and has every heading of RADV's issue template, in its order,
+// with the build and the command a reader reruns, and no path of the test's scratch folder.
+void expectRadvTemplate(const std::string& md, const std::string& title) {
+    EXPECT_TRUE(md.starts_with(title)) << md.substr(0, 200);
+    size_t at = 0;
+    for (const char* heading :
+         {"\n#### Description\n\n", "\n#### System information\n\n- GPU: ", "\n#### Steps to reproduce\n\n",
+          "cmake --preset release && cmake --build --preset release", "\n#### Results\n\n",
+          "\n#### Does RADV_DEBUG=llvm fix it?\n\n", "\n#### Regression\n\n", "\n#### Log files\n\n"}) {
+        const size_t found = md.find(heading, at);
+        EXPECT_NE(found, std::string::npos) << "missing, or out of order: " << heading << "\n" << md;
+        if (found != std::string::npos) at = found;
+    }
+    EXPECT_FALSE(contains(md, std::filesystem::temp_directory_path().string() + "/repro-triage-test")) << md;
+}
+
 // The children's folder the run named, which must be gone afterwards (no --keep-logs).
 void expectLogFolderRemoved(const BoundedResult& r) {
     const std::string all = r.err + r.out;
@@ -90,8 +111,10 @@ constexpr const char* kSoftWatchdog = "identity;watchdog:timeout=500,us-per-wg=1
 TEST(Triage, SoftWatchdogKillConcludesTheJobTimeoutWithItsKernelLine) {
     const Scratch s("watchdog");
     const auto doc = s.dir / "triage.json";
-    const BoundedResult r = simulated({"--triage", "--preset", "tiny", "-n", "5", "--output", doc.string()},
-                                      kSoftWatchdog + s.kmsg.string(), s);
+    const auto md = s.dir / "triage.md";
+    const BoundedResult r = simulated(
+        {"--triage", "--preset", "tiny", "-n", "5", "--json", doc.string(), "--format", "markdown", "-o", md.string()},
+        kSoftWatchdog + s.kmsg.string(), s);
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- conclusion: the kernel's job timeout (H3)")) << r.out;
     EXPECT_TRUE(contains(r.out, "kernel log 'ring gfx_0.0.0 timeout, but soft recovered'")) << r.out;
@@ -111,6 +134,10 @@ TEST(Triage, SoftWatchdogKillConcludesTheJobTimeoutWithItsKernelLine) {
     EXPECT_FALSE(contains(r.out, "conclusion: a synchronization bug")) << r.out;
     // The simulated RADV runs the RADV_DEBUG=llvm child: the template's question is answered.
     EXPECT_TRUE(contains(r.out, "Does it happen with RADV_DEBUG=llvm? yes: with RADV_DEBUG=llvm it is still")) << r.out;
+    // The Markdown document (-o, --format markdown) follows RADV's template and answers there.
+    expectRadvTemplate(readFile(md), "### repro --triage: the kernel's job timeout");
+    EXPECT_TRUE(contains(readFile(md), "#### Does RADV_DEBUG=llvm fix it?\n\nyes: with RADV_DEBUG=llvm it is still"))
+        << readFile(md);
     std::ifstream in(doc);
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
     ASSERT_TRUE(j.is_object()) << "no JSON document at " << doc;
@@ -301,7 +328,7 @@ nlohmann::json readDocument(const std::filesystem::path& path) {
 TEST(Triage, AnInterruptWritesTheDocumentOfWhatRanMarkedInterrupted) {
     const Scratch s("interrupt-doc");
     const auto doc = s.dir / "triage.json";
-    const int status = interruptedSlowRun(s, {"--triage", "--preset", "tiny", "-n", "5", "--output", doc.string()}, 1);
+    const int status = interruptedSlowRun(s, {"--triage", "--preset", "tiny", "-n", "5", "--json", doc.string()}, 1);
     EXPECT_EQ(status, 130);
     const nlohmann::json j = readDocument(doc);
     ASSERT_TRUE(j.is_object()) << "no triage document at " << doc;
@@ -315,7 +342,7 @@ TEST(Triage, AnInterruptWritesTheDocumentOfWhatRanMarkedInterrupted) {
 TEST(WatchdogProbe, AnInterruptWritesTheDocumentOfWhatRanMarkedInterrupted) {
     const Scratch s("probe-interrupt-doc");
     const auto doc = s.dir / "probe.json";
-    const int status = interruptedSlowRun(s, {"--watchdog-probe", "--preset", "tiny", "--output", doc.string()}, 1);
+    const int status = interruptedSlowRun(s, {"--watchdog-probe", "--preset", "tiny", "--json", doc.string()}, 1);
     EXPECT_EQ(status, 130);
     const nlohmann::json j = readDocument(doc);
     ASSERT_TRUE(j.is_object()) << "no probe document at " << doc;
@@ -325,12 +352,12 @@ TEST(WatchdogProbe, AnInterruptWritesTheDocumentOfWhatRanMarkedInterrupted) {
     EXPECT_TRUE(contains(j["verdict"].get<std::string>(), "interrupted by SIGINT")) << j.dump(2);
 }
 
-// A second SIGINT stops at once; whatever is at --output then is never a run report in
+// A second SIGINT stops at once; whatever is at --json then is never a run report in
 // place of the triage document.
 TEST(Triage, ASecondInterruptWritesNoRunReportInPlaceOfTheDocument) {
     const Scratch s("interrupt-twice");
     const auto doc = s.dir / "triage.json";
-    const int status = interruptedSlowRun(s, {"--triage", "--preset", "tiny", "-n", "5", "--output", doc.string()}, 2);
+    const int status = interruptedSlowRun(s, {"--triage", "--preset", "tiny", "-n", "5", "--json", doc.string()}, 2);
     EXPECT_EQ(status, 130);
     if (!std::filesystem::exists(doc)) return;
     const nlohmann::json j = readDocument(doc);
@@ -503,9 +530,15 @@ TEST(WatchdogProbe, PlainLavapipeHasNoKnownTimeoutAndNoKill) {
 TEST(WatchdogProbe, SimulatedSoftWatchdogShowsASoftKill) {
     const Scratch s("probe-soft");
     const auto doc = s.dir / "probe.json";
-    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny", "--output", doc.string()},
-                                      kSoftWatchdog + s.kmsg.string(), s);
+    const auto md = s.dir / "probe.md";
+    const BoundedResult r = simulated(
+        {"--watchdog-probe", "--preset", "tiny", "--json", doc.string(), "--format", "markdown", "-o", md.string()},
+        kSoftWatchdog + s.kmsg.string(), s);
     EXPECT_EQ(r.status, 0) << shown(r);
+    // The Markdown document: RADV's template, the ladder as its results.
+    expectRadvTemplate(readFile(md), "### repro --watchdog-probe: a kill here is soft");
+    EXPECT_TRUE(contains(readFile(md), "| conv-Ts | steps | repeat | predicted s | measured s | outcome |"))
+        << readFile(md);
     // The document: the ladder's four rungs, the last killed.
     std::ifstream in(doc);
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
@@ -675,7 +708,7 @@ TEST(SplitKilled, OneDispatchPastTheJobTimeoutNamesItForSplitAndJudgesTheOthersA
     const std::string simulate =
         std::string(kRadvAt_c4) + ";watchdog:timeout=500,us-per-wg=75000,kmsg=" + s.kmsg.string();
     const auto report = s.dir / "report.json";
-    const BoundedResult r = onFakeHost({"--preset", "tiny", "-n", "2", "--output", report.string()}, simulate, s, host);
+    const BoundedResult r = onFakeHost({"--preset", "tiny", "-n", "2", "--json", report.string()}, simulate, s, host);
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_FALSE(contains(r.out, "INCONCLUSIVE")) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(mode=split +cause: the kernel's job timeout \(500 ms, gfx )"
@@ -700,7 +733,7 @@ TEST(SplitKilled, OneDispatchPastTheJobTimeoutNamesItForSplitAndJudgesTheOthersA
 TEST(WatchdogProbe, OneDispatchMadeLongerIsKilledAloneInItsSubmit) {
     const Scratch s("probe-one-dispatch");
     const auto doc = s.dir / "probe.json";
-    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny", "--output", doc.string()},
+    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny", "--json", doc.string()},
                                       kSoftWatchdog + s.kmsg.string(), s);
     EXPECT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "split, one dispatch per submit (-n 1 --batch B): one dispatch made longer")) << r.out;

@@ -24,17 +24,34 @@ Options withCommandLine(Args commandLine) {
     return o;
 }
 
-// argv without argv[0] (this binary's path) and the trailing "--output FILE".
+// argv without argv[0] (this binary's path) and the trailing "--json FILE".
 Args middle(const Args& argv) {
     EXPECT_GE(argv.size(), 3u);
     return Args(argv.begin() + 1, argv.end() - 2);
 }
 
 TEST(ChildArgv, TheParentsOwnFlagsAreLeftOutInEveryForm) {
-    const Options o =
-        withCommandLine({"repro", "--matrix", "-n", "3", "--format", "markdown", "--output=r.json", "--keep-logs",
-                         "-or2.json", "--validation", "--invert", "-o", "r3.json", "--format=json", "--all-drivers",
-                         "--triage", "--watchdog-probe", "--driver-env-sweep"});
+    const Options o = withCommandLine({"repro",
+                                       "--matrix",
+                                       "-n",
+                                       "3",
+                                       "--format",
+                                       "markdown",
+                                       "--output=r.json",
+                                       "--keep-logs",
+                                       "-or2.json",
+                                       "--validation",
+                                       "--invert",
+                                       "-o",
+                                       "r3.json",
+                                       "--format=json",
+                                       "--all-drivers",
+                                       "--triage",
+                                       "--watchdog-probe",
+                                       "--driver-env-sweep",
+                                       "--json=r4.json",
+                                       "--json",
+                                       "r5.json"});
     EXPECT_EQ(baseChildArgs(o), (Args{"-n", "3", "--validation"}));
 }
 
@@ -61,7 +78,7 @@ TEST(ChildArgv, FactorsComeAfterTheUsersArgumentsAndReplaceTheOptionsTheySet) {
     EXPECT_EQ(argv[0], selfExecutable("repro"));
     EXPECT_EQ(middle(argv), (Args{"--preset", "small", "--timestamps", "-n", "1", "--mode", "single",
                                   "--dispatch-repeat", "4", "--check-steps"}));
-    EXPECT_EQ(Args(argv.end() - 2, argv.end()), (Args{"--output", "/logs/probe-4.json"}));
+    EXPECT_EQ(Args(argv.end() - 2, argv.end()), (Args{"--json", "/logs/probe-4.json"}));
 }
 
 TEST(ChildArgv, EveryFactorInItsOrder) {

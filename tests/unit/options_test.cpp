@@ -413,7 +413,9 @@ TEST(OptionsExperiments, CombinationsThatMeanNothingAreRejected) {
     expectUsageError(parse({"--matrix", "--driver-env-sweep"}), "choose one");
     expectUsageError(parse({"--matrix", "--sweep", "1..3"}), "--matrix: not with --sweep");
     expectUsageError(parse({"--matrix", "--format", "json"}), "--matrix: prints a table (text, or --format markdown)");
-    expectUsageError(parse({"--driver-env-sweep", "--output", "x.json"}), "--driver-env-sweep: prints a table");
+    expectUsageError(parse({"--driver-env-sweep", "--json", "x.json"}), "--driver-env-sweep: prints a table");
+    // -o writes the table's document (text or Markdown) to a file: allowed.
+    EXPECT_EQ(expectOptions(parse({"--matrix", "--format", "markdown", "-o", "m.md"})).output, "m.md");
     EXPECT_EQ(expectOptions(parse({"--matrix", "--format", "markdown"})).format, Format::Markdown);
     expectUsageError(parse({"--matrix", "--dump-dir", "d"}), "--matrix: not with --dump-dir");
     expectUsageError(parse({"--matrix", "--mode", "single"}), "--matrix: chooses --mode");
@@ -829,6 +831,7 @@ TEST(OptionsNew, ListDevicesWithJsonAndOutputIsAllowed) {
     EXPECT_EQ(o.format, Format::Json);
     EXPECT_EQ(o.output, std::optional<std::string>("devices.json"));
     EXPECT_TRUE(expectOptions(parse({"--list-devices", "--format", "markdown"})).listDevices);
+    EXPECT_EQ(expectOptions(parse({"--list-devices", "--json", "d.json"})).json, std::optional<std::string>("d.json"));
 }
 
 TEST(OptionsNew, HostWaitAndNoHostWaitExcludeEachOther) {
