@@ -338,8 +338,10 @@ std::string renderMarkdown(const RunReport& r) {
             device += fmt::format(", {} {}", r.device->driverName, r.device->driverInfo);
         }
     }
-    out += fmt::format("### repro: {} (exit {}) on {}\n\n", statusWord(r.verdict.exitStatus), r.verdict.exitStatus,
-                       escapeText(device));
+    // A driver crash shares the hang's status 3 (core/crash_site.hpp) but is no hang.
+    const bool crash = !r.verdict.lines.empty() && r.verdict.lines.front().starts_with("--- DRIVER CRASH");
+    out += fmt::format("### repro: {} (exit {}) on {}\n\n", crash ? "DRIVER CRASH" : statusWord(r.verdict.exitStatus),
+                       r.verdict.exitStatus, escapeText(device));
     out += stepsToReproduce(r);
     out += environmentTable(r, watchdog) + "\n";
     out += resultsTable(r) + "\n";

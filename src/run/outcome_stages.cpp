@@ -11,6 +11,7 @@
 #include "core/verdict.hpp"
 #include "evidence.hpp"
 #include "run/stages.hpp"
+#include "text_report.hpp"
 
 namespace repro::run {
 namespace {
@@ -34,13 +35,23 @@ std::pair<StepCheckState, std::string> splitStepCheck(const Runs& runs) {
     return out;
 }
 
-// The cause's printed lines.
+// The cause's line without the "(contradicts: ...; missing: ...)" an undetermined cause's
+// verdict ends with (core/cause.cpp): the lines under it say each of those once.
+std::string causeHeadline(const Cause& c) {
+    const char* tail = !c.contradictions.empty() ? " (contradicts: " : !c.missing.empty() ? " (missing: " : nullptr;
+    const size_t at = tail != nullptr ? c.verdict.rfind(tail) : std::string::npos;
+    if (c.kind != CauseKind::Undetermined || at == std::string::npos || !c.verdict.ends_with(')')) return c.verdict;
+    return c.verdict.substr(0, at);
+}
+
+// The cause's printed lines: the cause, then each fact once.
 void printCause(const Length& length, const RunRecord& r, const Cause& c) {
-    say("  mode={:<9} {}{}", name(r.mode()), c.verdict,
-        length.options().repeat > 1 ? fmt::format(" [run {}/{}]", r.plan.index, length.options().repeat) : "");
-    for (const auto& line : c.evidence) say("      evidence: {}", line);
-    for (const auto& line : c.contradictions) say("      contradicts: {}", line);
-    for (const auto& line : c.missing) say("      missing: {}", line);
+    sayWrapped(fmt::format(
+        "  mode={:<9} {}{}", name(r.mode()), causeHeadline(c),
+        length.options().repeat > 1 ? fmt::format(" [run {}/{}]", r.plan.index, length.options().repeat) : ""));
+    for (const auto& line : c.evidence) sayWrapped("      evidence: " + line);
+    for (const auto& line : c.contradictions) sayWrapped("      contradicts: " + line);
+    for (const auto& line : c.missing) sayWrapped("      missing: " + line);
 }
 
 }  // namespace

@@ -24,7 +24,6 @@ namespace repro::run {
 struct Length {
     Session& session;
     uint32_t n = 0;
-    bool progress = false;  // the "repro: N=... mode ... run i/R" line on stderr (--sweep)
 
     const Options& options() const { return session.options; }
 };
@@ -88,7 +87,8 @@ bool splitRunsAfter(const Options& options);
 
 // ---- One run of one mode (device_stages.cpp) -----------------------------------------
 
-// The progress line, the prediction (kept in runs.predicted) and the mode's settings.
+// The row for the progress line (--repeat), the prediction (kept in runs.predicted) and the
+// mode's settings.
 vk::ModeSettings prepareMode(const Length& length, const PlannedRun& planned, Runs& runs);
 // Records and submits the mode from fresh state, then reads small[N] back (with
 // --check-steps every intermediate in chain order, each checked and dropped unless the run

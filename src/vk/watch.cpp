@@ -4,6 +4,8 @@
 //   S <stage> <mode> <what>     tab-separated: the stage, the mode running ("-" when none), words
 //   D <what>                    what is happening within the stage
 //   R <json>                    the report so far
+//   P <mode> <seconds>          the predicted GPU seconds of the mode's next run
+//   W <index> <total> <label>   row <index> (from 1) of <total> begins (--sweep, --repeat, ...)
 // (src/core/child_protocol.hpp parses them.) Every message is written whole with one
 // write(2) to a pipe (atomic below PIPE_BUF bytes), so a crash cannot interleave them.
 #include "vk/watch.hpp"
@@ -167,6 +169,12 @@ void stage(Stage s, std::string_view what, std::string_view mode) {
 void detail(std::string_view what) { send(fmt::format("D\t{}\n", oneLine(what))); }
 
 void publishReport(const std::string& json) { send("R\t" + oneLine(json) + "\n"); }
+
+void predict(std::string_view mode, double seconds) { send(fmt::format("P\t{}\t{:.3f}\n", oneLine(mode), seconds)); }
+
+void row(unsigned index, unsigned total, std::string_view label) {
+    send(fmt::format("W\t{}\t{}\t{}\n", index, total, oneLine(label)));
+}
 
 Scope::Scope(const char* call, double seconds) {
     if (gFd >= 0) send(fmt::format("E\t{:.3f}\t{}\n", seconds, call));
