@@ -195,7 +195,7 @@ struct CommonOption {
 constexpr CommonOption kCommonOptions[] = {
     {"--chain", "steps of conv-T + slice (default 6, or N=...)"},
     {"--mode", "split, multipass, single or all (default all)"},
-    {"--preset", "spectrostream (default), small, tiny (quick on a CPU)"},
+    {"--preset", "spectrostream (default); small, tiny: quick"},
     {"--expect-driver", "exit 125 unless the loader gave this driver"},
     {"--format", "text, markdown (for a Mesa issue) or json"},
     {"--triage", "test each hypothesis in a child process, conclude"},
