@@ -50,12 +50,16 @@ std::string shortCause(const ModeResult& r) {
 // is on the lines above and under it (issue 23).
 constexpr size_t kMaxVerdictColumns = 160;
 
-// "HEAD SEPARATOR REASON (cause: ...)", the reason left out when the line would pass
-// kMaxVerdictColumns (the mode's "->" line has it in full).
+// "HEAD SEPARATOR REASON (cause: ...)" within kMaxVerdictColumns: when too long, an
+// undetermined cause is left out (the cause line says it), else the reason (the mode's
+// "->" line has it in full).
 std::string verdictLine(const std::string& head, const char* separator, const std::string& reason,
                         const std::string& cause) {
     std::string line = head + separator + reason + cause;
-    return line.size() <= kMaxVerdictColumns ? line : head + cause;
+    if (line.size() <= kMaxVerdictColumns) return line;
+    // A hang's reason (the call and the submit) says more than "(cause: undetermined)".
+    line = head + separator + reason;
+    return line.size() <= kMaxVerdictColumns && cause.find("undetermined") != std::string::npos ? line : head + cause;
 }
 
 // The verdict of the first mode that hung, if one did.
