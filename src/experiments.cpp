@@ -27,6 +27,7 @@
 #include "repro_shared.h"
 #include "repro_version.h"
 #include "vk/describe.hpp"
+#include "vk/watch.hpp"
 #include "vk/device.hpp"
 
 namespace repro {
@@ -511,6 +512,7 @@ int runMatrix(const Options& o) {
             t.valid += extra.size();
         }
         const Variant& v = variants[i];
+        watch::row(static_cast<unsigned>(i + 1), static_cast<unsigned>(variants.size()), "matrix " + label(v));
         const ChildOutcome c = runChild({.options = o,
                                          .factors = v.factors,
                                          .dir = dir,
@@ -548,6 +550,8 @@ int runDriverEnvSweep(const Options& o) {
         const DriverSetting& s = settings[i];
         const RunFactors factors{.driverEnv = DriverEnv{.variable = s.variable, .value = s.value}};
         const std::string assignment = childEnv(factors).front();
+        watch::row(static_cast<unsigned>(i + 1), static_cast<unsigned>(settings.size()),
+                   "driver settings " + assignment);
         const ChildOutcome c = runChild({.options = o,
                                          .factors = factors,
                                          .dir = dir,

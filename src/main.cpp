@@ -32,6 +32,7 @@
 #include "experiments.hpp"
 #include "triage.hpp"
 #include "core/output.hpp"
+#include "core/progress.hpp"
 #include "core/output_paths.hpp"
 #include "print_stream.hpp"
 #include "repro_version.h"
@@ -81,6 +82,8 @@ void printRunHeader(const Options& o, const Rig& rig, const ShaderSources& shade
                     RunReport& report) {
     printQueue(o, evidence.queueLine(), evidence.kernelLogNote());
     printChain(o, report.sizes, rig.device.info().isCpu());
+    // A run of minutes on a CPU driver says so first, and how to make it quick.
+    if (const auto note = longCpuRunNote(o, rig.device.info().isCpu()); note && !o.quiet) sayError("{}", *note);
     printAdditions(o, rig);
     report.experiment = printExperiment(o, rig, shaders);
 }

@@ -45,7 +45,7 @@ struct LengthOutcome {
 
 // Runs options.modes at chain length `n` (options.repeat times each, plus split after them
 // as the reference when needed), printing results as they finish.
-LengthOutcome runLength(Session& session, uint32_t n, bool progress);
+LengthOutcome runLength(Session& session, uint32_t n);
 
 // Runs options.modes at options.chainLength, prints the verdict, fills the report's modes,
 // reference and verdict, and returns the exit status.

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "core/clock.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "core/progress.hpp"
 #include "core/report_render.hpp"
 #include "core/text.hpp"
 #include "core/trace_events.hpp"
@@ -60,6 +62,49 @@ struct ChildEnd {
     std::exit(work());
 }
 
+// The progress line on stderr (core/progress.hpp), redrawn from the child's state by this
+// loop's thread: no thread of its own, nothing in a signal handler. Written with write(2)
+// straight to fd 2, each redraw whole in one call.
+class ProgressLine {
+  public:
+    explicit ProgressLine(bool on) : on_(on) {}
+    ProgressLine(const ProgressLine&) = delete;
+    ProgressLine& operator=(const ProgressLine&) = delete;
+    ~ProgressLine() { clear(); }
+
+    void update(const ChildState& state, double now) {
+        if (!on_ || now < kProgressAfterSeconds || now < next_) return;
+        next_ = now + kProgressEverySeconds;
+        // Only in the terminal's foreground: a background job's line would land on the
+        // shell's prompt (or stop the job with SIGTTOU under `stty tostop`).
+        if (::tcgetpgrp(STDERR_FILENO) != ::getpgrp()) return;
+        put("\r" + progressLine(state, now, columns()) + "\x1b[K");
+        drawn_ = true;
+    }
+
+    // Erases the line, so that what is printed next starts on a clean one.
+    void clear() {
+        if (drawn_) put("\r\x1b[K");
+        drawn_ = false;
+    }
+
+  private:
+    static size_t columns() {
+        winsize size{};
+        if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+        return 80;
+    }
+    static void put(const std::string& text) {
+        for (ssize_t n = -1; n < 0;) {
+            n = ::write(STDERR_FILENO, text.data(), text.size());
+            if (n < 0 && errno != EINTR) return;
+        }
+    }
+    bool on_;
+    bool drawn_ = false;
+    double next_ = 0;
+};
+
 std::string signalName(int signal) {
     const char* abbrev = sigabbrev_np(signal);
     return abbrev ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
@@ -67,7 +112,7 @@ std::string signalName(int signal) {
 
 // Reads what the child wrote, passes interrupts on, enforces the call deadlines (on the
 // watched clock: time the child was stopped, or this process was, does not count).
-ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol) {
+ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol, ProgressLine& progress) {
     const auto start = Clock::now();
     WatchedClock watchedClock;
     int forwarded = 0;  // interrupts passed on
@@ -83,8 +128,10 @@ ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol) {
             const ssize_t n = ::read(readFd, buffer, sizeof buffer);
             if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
         }
+        progress.update(protocol.state(), watched);
         int status = 0;
         if (::waitpid(child, &status, WNOHANG) == child) {
+            progress.clear();
             for (ssize_t n = 1; n > 0;) {  // what the child wrote before it ended
                 char buffer[65536];
                 n = ::read(readFd, buffer, sizeof buffer);
@@ -129,20 +176,20 @@ std::string whereText(const ChildState& s, const std::optional<ChildState::Call>
     return fmt::format("{}during {}", in, duringText(s));
 }
 
-// The verdict line for a child that did not end by itself, and its status.
-std::pair<int, std::string> verdictFor(const ChildEnd& end, const ChildState& s) {
+// The verdict for a child that did not end by itself: its status, its line (what happened,
+// where) and the line after it (what that means for the results).
+CrashVerdict verdictFor(const ChildEnd& end, const ChildState& s) {
     const bool modes = s.stage != "setup";
-    const int status = modes ? kExitHang : kExitCannotTest;
-    const char* head = modes ? "--- GPU HANG" : "--- CANNOT TEST HERE";
-    const char* tail = modes ? "; the results above are complete for the modes that finished"
-                             : " (before the first submit of the modes under test: this revision cannot be tested)";
     if (end.kind == ChildEnd::Kind::Stalled) {
-        return {status, fmt::format("{}: the driver stalled: {} did not return within {:.0f} s, during {}{}", head,
-                                    end.stalledIn->name, end.stalledIn->limitSeconds, duringText(s), tail)};
+        return {modes ? kExitHang : kExitCannotTest,
+                fmt::format("{}: the driver stalled: {} did not return within {:.0f} s, during {}",
+                            modes ? "--- GPU HANG" : "--- CANNOT TEST HERE", end.stalledIn->name,
+                            end.stalledIn->limitSeconds, duringText(s)),
+                modes ? "--- the results above are complete for the modes that finished"
+                      : "--- before the first submit of the modes under test: this revision cannot be tested"};
     }
-    const CrashVerdict crash =
-        crashVerdict(end.signal, s.crash, s.inCall.has_value(), modes, whereText(s, s.inCall), signalName(end.signal));
-    return {crash.status, crash.line};
+    return crashVerdict(end.signal, s.crash, s.inCall.has_value(), modes, whereText(s, s.inCall),
+                        signalName(end.signal));
 }
 
 // --trace: the document from what the child sent, with a marker where the parent ended
@@ -173,8 +220,10 @@ int writeTrace(const Options& o, const ChildState& s, trace_events::Nanos origin
     return stronger ? status : kExitUsage;
 }
 
-// The report the child streamed, with the mode that was running and the parent's verdict.
-RunReport rebuildReport(const ChildState& s, int status, const std::string& line, const Options& o) {
+// The report the child streamed, with the mode that was running and the parent's verdict
+// (`lines`: its line, then the line after it).
+RunReport rebuildReport(const ChildState& s, int status, const std::vector<std::string>& lines, const Options& o) {
+    const std::string& line = lines.front();
     RunReport r;
     if (!s.report.empty()) {
         const nlohmann::json j = nlohmann::json::parse(s.report, nullptr, /*allow_exceptions=*/false);
@@ -188,7 +237,7 @@ RunReport rebuildReport(const ChildState& s, int status, const std::string& line
         m.result.reason = line.substr(line.find(": ") + 2);
         r.modes.push_back(std::move(m));
     }
-    r.verdict = Verdict{.exitStatus = status, .lines = {line}};
+    r.verdict = Verdict{.exitStatus = status, .lines = lines};
     return r;
 }
 
@@ -202,7 +251,12 @@ int superviseRun(const Options& options, const std::function<int()>& work,
         return kExitCannotTest;
     }
     const trace_events::Nanos origin = trace_events::now();  // --trace's ts 0
-    std::fflush(nullptr);                                    // nothing buffered is written twice
+    // The progress line: stderr a terminal, not -q, not in CI (core/progress.hpp). The child
+    // inherits the clearing of that line before each of its writes to the terminal.
+    const bool progress =
+        progressWanted(::isatty(STDERR_FILENO) == 1, options.quiet, std::getenv("CI"), std::getenv("TERM"));
+    clearProgressBeforeWrites(progress);
+    std::fflush(nullptr);  // nothing buffered is written twice
     const pid_t parent = ::getpid();
     const pid_t child = ::fork();
     if (child == 0) {
@@ -217,7 +271,9 @@ int superviseRun(const Options& options, const std::function<int()>& work,
     }
     forwardStopsTo(child);  // `kill -TSTP <repro>` stops the GPU work too
     ChildProtocol protocol;
-    const ChildEnd end = watchChild(child, fds[0], protocol);
+    ProgressLine drawer(progress);
+    const ChildEnd end = watchChild(child, fds[0], protocol, drawer);
+    drawer.clear();
     ::close(fds[0]);
     // The child's text report first, then what this process said while it ran (-o FILE).
     capturedText().insert(0, protocol.state().text);
@@ -225,18 +281,19 @@ int superviseRun(const Options& options, const std::function<int()>& work,
     if (end.kind == ChildEnd::Kind::Exited) return writeTrace(options, s, origin, "", end.status);
     if (end.kind == ChildEnd::Kind::Interrupted) {
         const int status = 128 + interruptSignal();
-        const std::string line = fmt::format(
-            "--- INTERRUPTED by {}: the child was stopped {}; the results above are complete for the modes "
-            "that finished; no verdict",
-            interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", whereText(s, s.inCall));
-        say("{}", line);
-        RunReport r = rebuildReport(s, status, line, options);
-        return writeTrace(options, s, origin, line, writeReports(r, status));
+        const std::vector<std::string> lines = {
+            fmt::format("--- INTERRUPTED by {}: the child was stopped {}",
+                        interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", whereText(s, s.inCall)),
+            "--- the results above are complete for the modes that finished; no verdict"};
+        for (const std::string& line : lines) say("{}", line);
+        RunReport r = rebuildReport(s, status, lines, options);
+        return writeTrace(options, s, origin, lines.front(), writeReports(r, status));
     }
-    const auto [status, line] = verdictFor(end, s);
-    say("{}", line);
-    RunReport r = rebuildReport(s, status, line, options);
-    return writeTrace(options, s, origin, line, writeReports(r, status));
+    const CrashVerdict verdict = verdictFor(end, s);
+    say("{}", verdict.line);
+    say("{}", verdict.detail);
+    RunReport r = rebuildReport(s, verdict.status, {verdict.line, verdict.detail}, options);
+    return writeTrace(options, s, origin, verdict.line, writeReports(r, verdict.status));
 }
 
 }  // namespace repro

@@ -9,6 +9,7 @@
 #include "core/verdict.hpp"
 #include "core/output.hpp"
 #include "session.hpp"
+#include "vk/watch.hpp"
 
 namespace repro {
 namespace {
@@ -81,14 +82,14 @@ const char* sweepVerdictName(int status) {
 
 int runSweep(Session& s, RunReport& report) {
     const auto [first, last] = *s.options.sweep;
-    const bool progress = ::isatty(STDERR_FILENO) != 0;
     SweepTable table;
     bool hang = false;
     bool dumpFailed = false;
     for (uint32_t n = first; n <= last && !hang; ++n) {
         say("--- results for N={} ---", n);
         const size_t kept = report.modes.size();  // modeDone adds each run as it ends
-        LengthOutcome out = runLength(s, n, progress);
+        watch::row(n - first + 1, last - first + 1, fmt::format("sweep N={}", n));
+        LengthOutcome out = runLength(s, n);
         report.modes.resize(kept);
         report.modes.insert(report.modes.end(), out.modes.begin(), out.modes.end());
         report.referenceName = out.referenceName;
@@ -100,7 +101,6 @@ int runSweep(Session& s, RunReport& report) {
         hang = out.deviceGone;
     }
     if (const int status = interruptedStatus()) return status;
-    if (progress) writeText(stderr, "\r\x1b[K");
     const std::vector<std::string> smallest = printTable(s.options, table);
     say("--- smallest reproducing N: {}", join(smallest));
     printValidation(s);

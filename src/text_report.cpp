@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/output.hpp"
 #include "core/run_changes.hpp"
 #include "repro_version.h"
@@ -18,6 +20,25 @@ std::vector<std::string> pairs(const std::vector<std::pair<std::string, std::str
     std::vector<std::string> out;
     for (const auto& [k, v] : items) out.push_back(fmt::format("{}={}", k, v));
     return out;
+}
+
+// "  LABEL: a, b, c" for a long list: packed into lines of at most kTextColumns, the lines
+// after the first indented by 4 spaces, each item whole ("none" for an empty list).
+
+void sayList(std::string_view label, const std::vector<std::string>& items, std::string_view separator = ", ") {
+    std::string line = fmt::format("  {}: ", label);
+    bool first = true;
+    for (const std::string& item : items) {
+        const std::string piece = first ? item : std::string(separator) + item;
+        if (!first && line.size() + piece.size() > kTextColumns) {
+            say("{}{}", line, separator.substr(0, separator.find_last_not_of(' ') + 1));
+            line = "    " + item;
+        } else {
+            line += piece;
+        }
+        first = false;
+    }
+    say("{}", items.empty() ? line + "none" : line);
 }
 
 void printSpirv(const ShaderSources& shaders) {
@@ -91,6 +112,31 @@ void printBladeExact(const Rig& rig, ExperimentReport& report) {
 
 }  // namespace
 
+void sayWrapped(const std::string& line) {
+    if (line.size() <= kTextColumns) {
+        say("{}", line);
+        return;
+    }
+    const size_t indent = std::min(line.find_first_not_of(' '), size_t{40}) + 4;
+    std::string out = line.substr(0, line.find_first_not_of(' '));
+    size_t lineStart = 0;  // where the line being built starts in `out`
+    bool lineHasWord = false;
+    for (size_t pos = out.size(); pos < line.size();) {
+        const size_t end = std::min(line.find(' ', pos), line.size());
+        const std::string_view word = std::string_view(line).substr(pos, end - pos);
+        pos = line.find_first_not_of(' ', end);
+        if (pos == std::string::npos) pos = line.size();
+        if (lineHasWord && out.size() - lineStart + 1 + word.size() > kTextColumns) {
+            out += "\n" + std::string(indent, ' ');
+            lineStart = out.size() - indent;
+            lineHasWord = false;
+        }
+        out += (lineHasWord ? " " : "") + std::string(word);
+        lineHasWord = true;
+    }
+    say("{}", out);
+}
+
 void printDeviceList(const std::vector<vk::DeviceInfo>& devices) {
     if (devices.empty()) say("no Vulkan devices");
     for (const auto& d : devices) {
@@ -138,22 +184,29 @@ void printDevice(const Options& o, const DeviceReport& d) {
     } else {
         say("  driver library: not reported by the loader");
     }
-    say("  extensions: {}", join(d.extensions));
-    say("  features: {}", join(d.features));
-    std::vector<std::string> parts;
+    sayList("extensions", d.extensions);
+    sayList("features", d.features);
+    say("  memory: one line per buffer: buffer (class) -> memory type (flags), heap (size)");
     for (const auto& m : d.memory) {
-        parts.push_back(fmt::format("{} ({}) -> type {} ({}) heap {} ({} MiB)", m.buffer, m.memoryClass, m.typeIndex,
-                                    m.typeFlags, m.heapIndex, m.heapBytes >> 20));
+        say("    {} ({}) -> type {} ({}) heap {} ({} MiB)", m.buffer, m.memoryClass, m.typeIndex, m.typeFlags,
+            m.heapIndex, m.heapBytes >> 20);
     }
-    say("  memory: {}", join(parts, "; "));
 }
 
 void printEnvironment(const Options& o, const EnvironmentReport& e) {
     if (!showsFull(o)) return;
-    say("  host: {}", join(pairs(e.host), " | "));
-    say("  kernel driver: {}", e.kernelDriver.empty() ? "nothing readable" : join(pairs(e.kernelDriver), " | "));
-    say("  driver environment: {}", e.variables.empty() ? "none set" : join(pairs(e.variables), " "));
-    for (const auto& note : e.notes) say("  note: {}", note);
+    sayList("host", pairs(e.host), " | ");
+    if (e.kernelDriver.empty()) {
+        say("  kernel driver: nothing readable");
+    } else {
+        sayList("kernel driver", pairs(e.kernelDriver), " | ");
+    }
+    if (e.variables.empty()) {
+        say("  driver environment: none set");
+    } else {
+        sayList("driver environment", pairs(e.variables), " ");
+    }
+    for (const auto& note : e.notes) sayWrapped("  note: " + note);
 }
 
 // `line` without its last parenthesised part, the source of the job timeout ("... after
@@ -170,8 +223,8 @@ static std::string withoutSource(const std::string& line) {
 
 void printQueue(const Options& o, const std::string& queueLine, const std::string& kernelLogNote) {
     if (!showsShort(o)) return;
-    say("  {}", showsFull(o) ? queueLine : withoutSource(queueLine));
-    if (showsFull(o) && !kernelLogNote.empty()) say("  note: {}", kernelLogNote);
+    sayWrapped("  " + (showsFull(o) ? queueLine : withoutSource(queueLine)));
+    if (showsFull(o) && !kernelLogNote.empty()) sayWrapped("  note: " + kernelLogNote);
 }
 
 void printChain(const Options& o, const ChainSizes& sizes, bool cpuDevice) {

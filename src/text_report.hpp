@@ -21,6 +21,14 @@ enum class HeaderDetail { None, Short, Full };
 // The detail -q / -v / neither asks for.
 HeaderDetail headerDetail(const Options& options);
 
+// The widest a line of the text report is made: a longer one is wrapped (sayWrapped), a
+// long list packed over several lines.
+inline constexpr size_t kTextColumns = 160;
+
+// One line of the text report; one longer than kTextColumns is wrapped at spaces, each
+// continuation indented 4 spaces more than the line (a word longer than that stays whole).
+void sayWrapped(const std::string& line);
+
 // The first line: repro's version and git commit, and the Vulkan loader's version.
 void printBanner(const Options& options, const std::string& loaderVersion);
 

@@ -24,6 +24,7 @@
 #include "core/verdict.hpp"
 #include "experiments.hpp"
 #include "repro_version.h"
+#include "vk/watch.hpp"
 
 namespace repro {
 namespace {
@@ -595,6 +596,10 @@ void addRow(TriageRun& run, const TriageRow& row) {
 bool runExperiments(Children& c, const std::vector<Planned>& plan, TriageRun& run) {
     for (size_t i = 0; i < plan.size(); ++i) {
         if (interruptSignal() != 0) return false;
+        if (plan[i].skip.empty()) {
+            watch::row(static_cast<unsigned>(i + 1), static_cast<unsigned>(plan.size()),
+                       "triage " + plannedLabel(plan[i]));
+        }
         run.in.experiments.push_back(runPlanned(c, plan[i], i));
         if (run.in.experiments.back().detail == "interrupted") {
             run.in.experiments.pop_back();
@@ -683,6 +688,7 @@ int runTriage(const Options& o) {
             *o.dropDispatch);
     }
     TriageRun run;
+    watch::detail("triage: the baseline run");
     const ChildOutcome baseline = c.run("baseline", RunFactors{});
     if (baseline.process.interrupted) {
         run.in.baselineDetail = "interrupted";

@@ -30,6 +30,13 @@ void appendUnescaped(std::string_view escaped, std::string& out) {
     }
 }
 
+// A whole field as a number; false when it is not one.
+template <typename T>
+bool number(std::string_view text, T& out) {
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc{} && ptr == text.data() + text.size();
+}
+
 }  // namespace
 
 std::optional<double> ChildState::overdue(double now) const {
@@ -69,7 +76,26 @@ void ChildProtocol::line(std::string_view text, double now) {
             state_.mode = f[2] == "-" ? "" : std::string(f[2]);
             state_.what = std::string(f[3]);
             if (state_.stage == "modes") state_.modesBegan = true;
+            if (state_.mode.empty()) {
+                state_.modeSince.reset();
+            } else {
+                state_.modeSince = now;
+            }
             return;
+        case 'P': {  // "P\t<mode>\t<seconds>": a mode's predicted seconds
+            double seconds = 0;
+            if (f.size() != 3 || !number(f[2], seconds)) return;
+            state_.prediction = ChildState::Prediction{.mode = std::string(f[1]), .seconds = seconds};
+            return;
+        }
+        case 'W': {  // "W\t<index>\t<total>\t<label>": a row of --sweep, --repeat, --matrix, --triage
+            unsigned index = 0, total = 0;
+            if (f.size() != 4 || !number(f[1], index) || !number(f[2], total) || index == 0) return;
+            const double first = index == 1 || !state_.row ? now : state_.row->firstSince;
+            state_.row = ChildState::Row{
+                .index = index, .total = total, .label = std::string(f[3]), .since = now, .firstSince = first};
+            return;
+        }
         case 'D':
             if (f.size() == 2) state_.what = std::string(f[1]);
             return;

@@ -26,6 +26,21 @@ struct ChildState {
     std::optional<CrashReport> crash;     // what the child's crash handler sent, if it ran
     std::string text;                     // the text report the child sent ("X" lines, unescaped), in order
     std::vector<std::string> traceLines;  // --trace: the recorder's lines (core/trace_events.hpp), in order
+    // For the progress line (core/progress.hpp):
+    std::optional<double> modeSince;  // the parent's clock when the current run of a mode began
+    struct Prediction {
+        std::string mode;    // the mode it is for
+        double seconds = 0;  // its one submit's predicted GPU seconds (from split's times)
+    };
+    std::optional<Prediction> prediction;  // the last prediction the child sent
+    struct Row {
+        unsigned index = 0, total = 0;  // 1-based row of total (a --sweep length, a --repeat run,
+                                        // a --matrix variant, a --triage experiment)
+        std::string label;              // what the rows are and this one: "sweep N=5"
+        double since = 0;               // the parent's clock when this row began
+        double firstSince = 0;          // ... and when row 1 did
+    };
+    std::optional<Row> row;
 
     // Seconds past the deadline of the call the child is in at `now`, or nothing.
     std::optional<double> overdue(double now) const;

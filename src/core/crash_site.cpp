@@ -229,27 +229,28 @@ CrashVerdict crashVerdict(int signal, const std::optional<CrashReport>& report, 
     const CrashSite site =
         abort ? (inCall ? CrashSite::Driver : CrashSite::Unknown) : (report ? report->site : CrashSite::Unknown);
     const std::string code = !report                ? std::string()
-                             : report->file.empty() ? fmt::format(", code at {}", report->address)
-                                                    : fmt::format(", code at {} in {}", report->address, report->file);
+                             : report->file.empty() ? fmt::format("code at {}; ", report->address)
+                                                    : fmt::format("code at {} in {}; ", report->address, report->file);
+    const char* died = abort ? "aborted" : "crashed";
     if (site == CrashSite::Driver) {
         if (modes) {
-            return {kExitHang, fmt::format("--- GPU HANG: the driver {} ({}) {}{}; the results above are complete for "
-                                           "the modes that finished",
-                                           abort ? "aborted" : "crashed", signalName, where, code)};
+            return {kExitHang, fmt::format("--- DRIVER CRASH: the driver {} ({}) {}", died, signalName, where),
+                    fmt::format("--- {}the results above are complete for the modes that finished", code)};
         }
-        return {kExitCannotTest, fmt::format("--- CANNOT TEST HERE: the driver {} ({}) {}{} (before the first submit "
-                                             "of the modes under test: this revision cannot be tested)",
-                                             abort ? "aborted" : "crashed", signalName, where, code)};
+        return {
+            kExitCannotTest, fmt::format("--- CANNOT TEST HERE: the driver {} ({}) {}", died, signalName, where),
+            fmt::format("--- {}before the first submit of the modes under test: this revision cannot be tested", code)};
     }
     if (site == CrashSite::Repro) {
-        return {kExitCannotTest,
-                fmt::format("--- REPRO CRASHED: repro crashed ({}) {}{}, in repro's own code: a defect of repro "
-                            "(please report it with this line), not a verdict on the driver; no verdict",
-                            signalName, where, code)};
+        return {kExitCannotTest, fmt::format("--- REPRO CRASHED: repro crashed ({}) {}", signalName, where),
+                fmt::format("--- {}in repro's own code: a defect of repro (please report it with these lines), not a "
+                            "verdict on the driver; no verdict",
+                            code)};
     }
-    return {kExitCannotTest, fmt::format("--- CRASHED: the repro child process {} ({}) {}{}; neither the driver's code "
-                                         "nor repro's could be named, so this is no verdict on the driver",
-                                         abort ? "aborted" : "crashed", signalName, where, code)};
+    return {kExitCannotTest, fmt::format("--- CRASHED: the repro child process {} ({}) {}", died, signalName, where),
+            fmt::format("--- {}neither the driver's code nor repro's could be named, so this is no verdict on the "
+                        "driver",
+                        code)};
 }
 
 }  // namespace repro

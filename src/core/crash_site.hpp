@@ -68,10 +68,12 @@ bool installCrashReporter(int fd);
 // was inside a watched Vulkan call; `modes`: a mode under test had begun; `where`: "in
 // vkQueueSubmit during mode multipass, ..." (the supervisor's words). A driver's crash or
 // abort is 3 during the modes and 125 before them (SPEC §5); repro's own crash, and a
-// crash that cannot be placed, are 125 and never called a hang.
+// crash that cannot be placed, are 125 and never called a hang. A driver's crash during
+// the modes is headed "--- DRIVER CRASH" (status 3, as a hang, but worded as a crash).
 struct CrashVerdict {
     int status = 0;
-    std::string line;
+    std::string line;    // the verdict: what crashed, the signal and where
+    std::string detail;  // the line after it: "--- code at 0x... in FILE; " and what it means
 };
 CrashVerdict crashVerdict(int signal, const std::optional<CrashReport>& report, bool inCall, bool modes,
                           std::string_view where, std::string_view signalName);

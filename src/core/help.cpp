@@ -74,9 +74,9 @@ constexpr Example kExamples[] = {
     {"repro --preset small -n 3 --validation", "quick, and validation-clean on any conformant driver"},
     {"repro --triage -n 7", "tests each hypothesis in child processes and concludes"},
     {"repro --print-stream --mode single -n 2", "the calls single records, one per line, without running them"},
-    {"git bisect run sh -c 'ninja -C build || exit 125; repro --mode multipass -n 7'",
-     "in a Mesa checkout, with VK_DRIVER_FILES exported as the absolute path of the built "
-     "driver's ICD file (for RADV, build/src/amd/vulkan/radeon_devenv_icd.x86_64.json)"},
+    {"git bisect run ~/src/repro/scripts/mesa-bisect-step -- --mode multipass -n 7 --expect-driver radv",
+     "in a Mesa checkout: builds each revision (a failed build is 125) and runs repro on that "
+     "build's driver only (docs/bisect.md)"},
     {"repro --list-devices", "every device, and whether it can run the repro"},
     {"repro --merge-reports --format markdown a.json b.json",
      "one table of the reports of many machines, for an issue"},
@@ -187,7 +187,52 @@ void appendExamples(std::string& out, size_t width) {
     }
 }
 
+// -h: the options most runs use, each with a one-line text (the full one is --help's).
+struct CommonOption {
+    std::string_view longName, text;
+};
+
+constexpr CommonOption kCommonOptions[] = {
+    {"--chain", "steps of conv-T + slice (default 6, or N=...)"},
+    {"--mode", "split, multipass, single or all (default all)"},
+    {"--preset", "spectrostream (default); small, tiny: quick"},
+    {"--expect-driver", "exit 125 unless the loader gave this driver"},
+    {"--format", "text, markdown (for a Mesa issue) or json"},
+    {"--triage", "test each hypothesis in a child process, conclude"},
+    {"--print-stream", "print the calls a mode records, run nothing"},
+    {"--merge-reports", "one table from the JSON reports of many machines"},
+    {"--verbose", "the full header (-q: results and verdict only)"},
+};
+
+constexpr std::string_view kShortExits =
+    "Exit status: 0 not reproduced, 2 reproduced, 3 GPU hang or driver crash, 125 cannot test "
+    "here, 1 usage error, 4 validation messages, 130/143 interrupted.";
+
 }  // namespace
+
+std::string renderShortHelp() {
+    constexpr size_t width = 80, column = 30;
+    std::string out = "Usage: repro [OPTION]...   (--help: every option, the exit statuses in full)\n";
+    appendWrapped(out, "",
+                  "Runs blade issue #356's conv-T + slice chain recorded three equivalent ways and says whether the "
+                  "driver got it wrong.",
+                  0, width);
+    out += "\nMost used options:\n";
+    for (const CommonOption& common : kCommonOptions) {
+        const OptionSpec* spec = findLongOption(common.longName);
+        std::string first = spec != nullptr ? heading(*spec) : "  " + std::string(common.longName);
+        first.resize(std::max(column, first.size() + 1), ' ');
+        out += first + std::string(common.text) + "\n";
+    }
+    out += "\n";
+    appendWrapped(out, "", kShortExits, 0, width);
+    out += "\nExamples:\n";
+    appendCommand(out, "repro --mode multipass -n 7   # the original report's failing case", width);
+    appendCommand(out,
+                  "git bisect run ~/src/repro/scripts/mesa-bisect-step -- --mode multipass -n 7 --expect-driver radv",
+                  width);
+    return out;
+}
 
 int helpColumns() {
     int columns = 80;

@@ -21,6 +21,11 @@ int helpColumns();
 // Every line is at most `columns` characters (clamped as above), ASCII, and ends in '\n'.
 std::string renderHelp(int columns);
 
+// -h: one screen (at most 24 lines of at most 80 columns): usage, the most used options
+// (each must be in the option table), the exit statuses in one sentence, two examples
+// (a run and the safe bisect form). --help is the complete text.
+std::string renderShortHelp();
+
 // A bash script that defines completion for `repro`: every option that is not hidden, long
 // and short, the choices of options that have them, and file or directory names after the
 // options that take a FILE or a DIR. Source it, or install it as

@@ -273,7 +273,7 @@ OptionSection multiRunSection() {
 
 OptionSection generalSection() {
     return {.title = "General", .note = {}, .options = {
-        {.longName = "--help", .shortName = 'h', .help = "print this help and exit",
+        {.longName = "--help", .shortName = 'h', .help = "print this help and exit (-h: one screen of the most used options)",
          .flag = &R::help},
         {.longName = "--version", .shortName = 'V', .help = "print the version and exit",
          .flag = &R::version},

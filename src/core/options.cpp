@@ -556,7 +556,10 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<s
         const RawArgs raw = readRawArgs(args);
         ParseOutcome outcome;
         if (raw.help) {
-            outcome.out = renderHelp(helpWidth.value_or(helpColumns()));
+            // --help is the complete text; -h alone (or in a cluster, "-vh") the one screen.
+            const auto options = std::find(args.begin(), args.end(), "--");
+            const bool full = std::find(args.begin(), options, "--help") != options;
+            outcome.out = full ? renderHelp(helpWidth.value_or(helpColumns())) : renderShortHelp();
         } else if (raw.version) {
             outcome.out = versionText(std::nullopt);
             outcome.version = true;

@@ -149,8 +149,8 @@ struct ParseOutcome {
 //
 // Never throws. A malformed command line (an unknown option, a stray argument, a missing
 // or empty value, a value given to a flag, an option given twice) is status 1 whatever
-// else it holds, --help and --version included. On a well-formed one, -h/--help prints
-// the help and -V/--version the version on stdout with status 0, without checking the
+// else it holds, --help and --version included. On a well-formed one, --help prints the
+// complete help, -h the one screen (help.hpp renderShortHelp), and -V/--version the version on stdout with status 0, without checking the
 // other values. Otherwise every value is checked (integers are plain decimal, numbers
 // plain decimal without inf or nan), then the rules between options; the first problem
 // is status 1 with one line on err, user text in it quoted (text.hpp quote()).

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 
+#include "core/progress.hpp"
 #include "core/verdict.hpp"
 
 namespace repro {
@@ -36,6 +38,14 @@ bool writeText(FILE* stream, std::string_view text) {
     if (gCapture && stream == textStream()) {
         capturedText().append(text);
         if (gTap) gTap(text);
+    }
+    std::string cleared;
+    if (const std::string_view clear = progressClearFor(stream == stdout   ? 1
+                                                        : stream == stderr ? 2
+                                                                           : -1);
+        !clear.empty()) {
+        cleared = std::string(clear) + std::string(text);  // one write: no redraw between
+        text = cleared;
     }
     const size_t written = std::fwrite(text.data(), 1, text.size(), stream);
     const bool ok = written == text.size() && std::fflush(stream) == 0 && !std::ferror(stream);

@@ -32,14 +32,44 @@ std::string classificationLine(const ModeResult& r) {
 
 namespace {
 
+// The verdict line's cause in a few words, from its kind (core/cause.hpp name(CauseKind));
+// the cause line under the mode's result says it in full with its evidence.
+std::string shortCause(const ModeResult& r) {
+    const std::string& k = r.causeKind;
+    if (k.empty() || k == "no_failure") return "";
+    const char* words = k == "job_timeout"       ? "the kernel's job timeout"
+                        : k == "hang_killed"     ? "a GPU hang, ended by the job timeout"
+                        : k == "synchronization" ? "synchronization"
+                        : k == "shader_compiler" ? "the shader compiler"
+                        : k == "blade_quirks"    ? "blade's invalid usage"
+                                                 : "undetermined";
+    return fmt::format(" (cause: {})", words);
+}
+
+// The longest verdict line: the mode, the class and the cause in a few words; the evidence
+// is on the lines above and under it (issue 23).
+constexpr size_t kMaxVerdictColumns = 160;
+
+// "HEAD SEPARATOR REASON (cause: ...)" within kMaxVerdictColumns: when too long, an
+// undetermined cause is left out (the cause line says it), else the reason (the mode's
+// "->" line has it in full).
+std::string verdictLine(const std::string& head, const char* separator, const std::string& reason,
+                        const std::string& cause) {
+    std::string line = head + separator + reason + cause;
+    if (line.size() <= kMaxVerdictColumns) return line;
+    // A hang's reason (the call and the submit) says more than "(cause: undetermined)".
+    line = head + separator + reason;
+    return line.size() <= kMaxVerdictColumns && cause.find("undetermined") != std::string::npos ? line : head + cause;
+}
+
 // The verdict of the first mode that hung, if one did.
 std::optional<Verdict> hangVerdict(const std::vector<ModeResult>& results) {
     for (const auto& r : results) {
         if (r.kind == Classification::Hang) {
             Verdict v;
             v.exitStatus = kExitHang;
-            v.lines.push_back(fmt::format("--- GPU HANG: mode {} {}{}", name(r.mode), r.reason,
-                                          r.cause.empty() ? "" : "; " + r.cause));
+            v.lines.push_back(
+                verdictLine(fmt::format("--- GPU HANG: mode {}", name(r.mode)), " ", r.reason, shortCause(r)));
             v.lines.push_back(
                 "--- results of the modes that completed are above; later modes did "
                 "not run");
@@ -74,10 +104,9 @@ Verdict reproducedVerdict(const std::vector<ModeResult>& results, const std::vec
     Verdict v;
     v.exitStatus = kExitReproduced;
     for (const auto* r : wrong) {
-        v.lines.push_back(fmt::format("--- BUG REPRODUCED: mode {} is {}: {}{}{}", name(r->mode), name(r->kind),
-                                      r->reason,
-                                      r->runs > 1 ? fmt::format(" ({}/{} runs wrong)", r->wrongRuns, r->runs) : "",
-                                      r->cause.empty() ? "" : "; " + r->cause));
+        const std::string runs = r->runs > 1 ? fmt::format(" ({}/{} runs wrong)", r->wrongRuns, r->runs) : "";
+        v.lines.push_back(verdictLine(fmt::format("--- BUG REPRODUCED: mode {} is {}", name(r->mode), name(r->kind)),
+                                      ": ", r->reason, runs + shortCause(*r)));
     }
     if (anyGood) v.lines.push_back(goodModesLine(results, wrong));
     return v;

@@ -1,6 +1,7 @@
 // The device side of one run (run/stages.hpp): calibration, the mode's settings and
 // prediction, its submits, and the readback that checks each intermediate as it comes.
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 
 #include <future>
@@ -16,6 +17,7 @@
 #include "run/stages.hpp"
 #include "vk/check.hpp"
 #include "vk/readback.hpp"
+#include "vk/watch.hpp"
 
 namespace repro::run {
 namespace {
@@ -217,6 +219,7 @@ std::vector<double> predict(const Length& length, Mode mode) {
         say("  prediction: {} will keep the {} queue busy about {:.3f} s in one submit (from split's {})", name(mode),
             name(s.evidence->queueKind()), p->seconds, name(p->basis));
     }
+    watch::predict(name(mode), p->seconds);
     const QueueTimeout& timeout = s.evidence->watchdog().timeout;
     if (auto w = predictionWarning(name(mode), *p, name(s.evidence->queueKind()), timeout)) say("--- warning: {}", *w);
     return perDispatch;
@@ -232,10 +235,12 @@ std::string traceTitle(const Length& length, const PlannedRun& planned) {
 
 vk::ModeSettings prepareMode(const Length& length, const PlannedRun& planned, Runs& runs) {
     const Session& s = length.session;
-    if (length.progress) {
-        writeText(stderr, fmt::format("\r\x1b[Krepro: N={} mode {} run {}/{}", length.n, name(planned.mode),
-                                      planned.index, s.options.repeat));
-        std::fflush(stderr);
+    const Options& options = s.options;
+    if (options.repeat > 1 && !options.sweep && !planned.referenceOnly) {
+        const auto at = std::find(options.modes.begin(), options.modes.end(), planned.mode) - options.modes.begin();
+        watch::row(static_cast<unsigned>(at) * options.repeat + planned.index,
+                   static_cast<unsigned>(options.modes.size()) * options.repeat,
+                   fmt::format("repeat: {} run {} of {}", name(planned.mode), planned.index, options.repeat));
     }
     if (s.evidence && oneSubmitMode(planned.mode)) runs.predicted = predict(length, planned.mode);
     const Options& o = s.options;

@@ -14,6 +14,7 @@
 
 #include "core/clock.hpp"
 #include "core/cpu_reference.hpp"
+#include "text_report.hpp"
 #include "core/environment.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
@@ -38,10 +39,6 @@ std::optional<Judge> referenceBeforeModes(const Length& length) {
 }
 
 namespace {
-
-void clearProgress(const Length& length) {
-    if (length.progress) writeText(stderr, "\r\x1b[K");
-}
 
 std::string hangReason(const Failure& f) {
     if (f.outcome.status == vk::SubmitStatus::Timeout) {
@@ -89,7 +86,6 @@ void recordInterrupted(const Length& length, Runs& runs, RunRecord& record, cons
         length.session.rig.device.abandon();
         length.session.instance.abandon();
     }
-    clearProgress(length);
     record.result.kind = Classification::NotRun;
     record.result.reason =
         fmt::format("interrupted by {} at {}; {}", interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", f.where,
@@ -110,17 +106,18 @@ void recordFailure(const Length& length, Runs& runs, RunRecord& record, const Fa
     }
     record.result.kind = Classification::Hang;
     record.result.reason = hangReason(f);
-    clearProgress(length);
     say("  mode={:<9} HANG", name(record.mode()));
     say("{}", classificationLine(record.result));
     const std::string& forensics = record.submitted.run.forensics;
     if (!forensics.empty()) {
         record.result.reason += "; " + forensics;
-        for (const auto& line : splitLines(forensics)) say("    {}", line);
+        for (const auto& line : splitLines(forensics)) sayWrapped("    " + line);
     }
+    // -v printed these notes in the header already: said once.
     const vk::DeviceInfo& info = s.rig.device.info();
+    if (s.options.verbose) return;
     for (const auto& note : hangEvidenceNotes(info.hasDriverProperties ? info.driver.driverName : "")) {
-        say("    hang evidence: {}", note);
+        sayWrapped("    hang evidence: " + note);
     }
 }
 
@@ -268,7 +265,6 @@ void judgeCompleted(const Length& length, Runs& runs, RunRecord& record) {
     if (s.options.dumpDir && !dumpFinal(*s.options.dumpDir, record.mode(), sweepLength, record.final())) {
         record.dumpFailed = true;
     }
-    clearProgress(length);
     if (record.plan.referenceOnly) say("  reference (split, run after the modes under test):");
     say("{}", modeLine(record.mode(), *record.result.stats));
     if (record.mode() == Mode::Split && !runs.judge) {

@@ -59,8 +59,8 @@ void printValidation(const Session& s) {
         log.count() == 1 ? "" : "s", log.errors, log.warnings);
 }
 
-LengthOutcome runLength(Session& session, uint32_t n, bool progress) {
-    const run::Length length{.session = session, .n = n, .progress = progress};
+LengthOutcome runLength(Session& session, uint32_t n) {
+    const run::Length length{.session = session, .n = n};
     run::Runs runs{.judge = run::referenceBeforeModes(length)};
     run::calibrate(length);
     runModesUnderTest(length, runs);
@@ -83,7 +83,7 @@ int interruptedStatus() {
 int runChainLength(Session& s, RunReport& report) {
     say("--- results ---");
     const size_t first = report.modes.size();  // modeDone adds each run as it ends
-    LengthOutcome out = runLength(s, s.options.chainLength, /*progress=*/false);
+    LengthOutcome out = runLength(s, s.options.chainLength);
     printValidation(s);
     report.modes.resize(first);  // replaced by the final classifications
     report.modes.insert(report.modes.end(), out.modes.begin(), out.modes.end());

@@ -11,6 +11,7 @@
 #include "core/verdict.hpp"
 #include "evidence.hpp"
 #include "run/stages.hpp"
+#include "text_report.hpp"
 
 namespace repro::run {
 namespace {
@@ -62,14 +63,25 @@ void applyCause(RunRecord& r, const Cause& c, const CauseInput& in) {
     if (c.killed && isWrong(r.result.kind)) r.result.kind = Classification::Killed;
 }
 
+// The cause's line without the "(contradicts: ...; missing: ...)" an undetermined cause's
+// verdict ends with (core/cause.cpp): the lines under it say each of those once.
+std::string causeHeadline(const Cause& c) {
+    const char* tail = !c.contradictions.empty() ? " (contradicts: " : !c.missing.empty() ? " (missing: " : nullptr;
+    const size_t at = tail != nullptr ? c.verdict.rfind(tail) : std::string::npos;
+    if (c.kind != CauseKind::Undetermined || at == std::string::npos || !c.verdict.ends_with(')')) return c.verdict;
+    return c.verdict.substr(0, at);
+}
+
 }  // namespace
 
+// The cause's printed lines: the cause, then each fact once.
 void printCause(const Length& length, const RunRecord& r, const Cause& c) {
-    say("  mode={:<9} {}{}", name(r.mode()), c.verdict,
-        length.options().repeat > 1 ? fmt::format(" [run {}/{}]", r.plan.index, length.options().repeat) : "");
-    for (const auto& line : c.evidence) say("      evidence: {}", line);
-    for (const auto& line : c.contradictions) say("      contradicts: {}", line);
-    for (const auto& line : c.missing) say("      missing: {}", line);
+    sayWrapped(fmt::format(
+        "  mode={:<9} {}{}", name(r.mode()), causeHeadline(c),
+        length.options().repeat > 1 ? fmt::format(" [run {}/{}]", r.plan.index, length.options().repeat) : ""));
+    for (const auto& line : c.evidence) sayWrapped("      evidence: " + line);
+    for (const auto& line : c.contradictions) sayWrapped("      contradicts: " + line);
+    for (const auto& line : c.missing) sayWrapped("      missing: " + line);
 }
 
 std::optional<Cause> decideSplitCause(const Length& length, const Runs& runs, RunRecord& record) {

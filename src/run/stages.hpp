@@ -24,7 +24,6 @@ namespace repro::run {
 struct Length {
     Session& session;
     uint32_t n = 0;
-    bool progress = false;  // the "repro: N=... mode ... run i/R" line on stderr (--sweep)
 
     const Options& options() const { return session.options; }
 };
@@ -91,7 +90,8 @@ bool splitRunsAfter(const Options& options);
 // The run's name on the --trace timeline: "mode multipass, N=2, run 1 of 1" (", the
 // reference" for a split run made only to be the reference).
 std::string traceTitle(const Length& length, const PlannedRun& planned);
-// The progress line, the prediction (kept in runs.predicted) and the mode's settings.
+// The row for the progress line (--repeat), the prediction (kept in runs.predicted) and the
+// mode's settings.
 vk::ModeSettings prepareMode(const Length& length, const PlannedRun& planned, Runs& runs);
 // Records and submits the mode from fresh state, then reads small[N] back (with
 // --check-steps every intermediate in chain order, each checked and dropped unless the run

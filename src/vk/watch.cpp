@@ -5,6 +5,8 @@
 //   D <what>                    what is happening within the stage
 //   R <json>                    the report so far
 //   T <json>                    one line of --trace (core/trace_events.hpp)
+//   P <mode> <seconds>          the predicted GPU seconds of the mode's next run
+//   W <index> <total> <label>   row <index> (from 1) of <total> begins (--sweep, --repeat, ...)
 // (src/core/child_protocol.hpp parses them.) Every message is written whole with one
 // write(2) to a pipe (atomic below PIPE_BUF bytes), so a crash cannot interleave them.
 #include "vk/watch.hpp"
@@ -193,6 +195,12 @@ void sendText(std::string_view text) {
         }
     }
     send(line + "\n");
+}
+
+void predict(std::string_view mode, double seconds) { send(fmt::format("P\t{}\t{:.3f}\n", oneLine(mode), seconds)); }
+
+void row(unsigned index, unsigned total, std::string_view label) {
+    send(fmt::format("W\t{}\t{}\t{}\n", index, total, oneLine(label)));
 }
 
 Scope::Scope(const char* call, double seconds) {

@@ -43,6 +43,12 @@ void publishTrace(const std::string& json);
 // (core/child_protocol.hpp unescapes it).
 void sendText(std::string_view text);
 
+// For the parent's progress line (core/progress.hpp): the predicted GPU seconds of the next
+// run of `mode` (from split's times), and the start of row `index` (from 1) of `total` of a
+// --sweep, --repeat, --matrix or --triage ("sweep N=5", "matrix --barrier sync2").
+void predict(std::string_view mode, double seconds);
+void row(unsigned index, unsigned total, std::string_view label);
+
 // A watched stretch of host work that can fault on a driver's memory (reading a mapping).
 class Scope {
   public:

@@ -82,7 +82,7 @@ TEST(Faults, ADriverCrashNamesTheDriversCode) {
     const BoundedResult r =
         runBounded(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "2"}, layerEnv("crash:vkQueueSubmit:3"), 120);
     EXPECT_EQ(r.status, 3) << shown(r);
-    EXPECT_TRUE(contains(r.out, "--- GPU HANG: the driver crashed (SIGSEGV) in vkQueueSubmit")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkQueueSubmit")) << shown(r);
     EXPECT_TRUE(contains(r.out, " in libVkLayer_repro_simulate.so;")) << "the faulting code's library\n" << shown(r);
 }
 

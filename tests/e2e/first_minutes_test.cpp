@@ -62,6 +62,17 @@ TEST(Readme, SampleIsCurrent) {
         << r.out;
 }
 
+// The README's first screen (its first 40 lines) names what a driver developer reaches for
+// after the first run: --triage, --print-stream and the merged table of many machines.
+TEST(Readme, FirstScreenNamesTriagePrintStreamAndTheMergedTable) {
+    std::ifstream in(REPRO_README);
+    std::string firstScreen, line;
+    for (int i = 0; i < 40 && std::getline(in, line); ++i) firstScreen += line + "\n";
+    for (const char* option : {"--triage", "--print-stream", "--merge-reports"}) {
+        EXPECT_TRUE(contains(firstScreen, option)) << option << " is not in README.md's first 40 lines";
+    }
+}
+
 TEST(Header, ShortByDefaultWholeWithVerboseNoneWithQuiet) {
     const ProcessResult plain = runRepro({"--preset", "tiny", "-n", "1", "--mode", "split"});
     ASSERT_EQ(plain.status, 0) << plain.out << plain.err;

@@ -38,7 +38,25 @@ TEST(HelpOutput, FitsEightyColumnsWhenStdoutIsNotATerminal) {
     for (const char* artefact : {R"(\bTEXT\b)", R"(\bINT\b)", R"(\bFLOAT\b)", R"(\{false\})", "Excludes:", "Needs:"}) {
         EXPECT_FALSE(std::regex_search(r.out, std::regex(artefact))) << artefact;
     }
-    EXPECT_EQ(runProcess(REPRO_EXECUTABLE, {"-h"}).out, r.out);
+}
+
+// -h is one screen: usage, the most used options, the exit statuses, two examples, the
+// bisect one in its safe form; --help stays complete.
+TEST(HelpOutput, ShortHelpIsOneScreen) {
+    const ProcessResult r = runProcess(REPRO_EXECUTABLE, {"-h"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> shown = lines(r.out);
+    EXPECT_LE(shown.size(), 24u) << r.out;
+    for (const std::string& line : shown) EXPECT_LE(line.size(), 80u) << line;
+    EXPECT_TRUE(r.out.starts_with("Usage: repro")) << r.out;
+    for (const char* word : {"--chain", "--mode", "--triage", "--print-stream", "--merge-reports", "125", "130",
+                             "scripts/mesa-bisect-step --", "--expect-driver radv"}) {
+        EXPECT_TRUE(contains(r.out, word)) << word << "\n" << r.out;
+    }
+    const ProcessResult full = runProcess(REPRO_EXECUTABLE, {"--help"});
+    EXPECT_GT(lines(full.out).size(), 3 * shown.size());
+    EXPECT_FALSE(contains(full.out, "git bisect run sh -c")) << "the unsafe bisect form";
+    EXPECT_TRUE(contains(full.out, "scripts/mesa-bisect-step --")) << full.out;
 }
 
 TEST(HelpOutput, VersionAndUnknownOptions) {

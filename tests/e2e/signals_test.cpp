@@ -27,10 +27,12 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "terminal.hpp"
 
 namespace {
 
 using repro::test::contains;
+using repro::test::drain;
 using repro::test::ProcessResult;
 using repro::test::readText;
 using repro::test::runProcess;
@@ -223,19 +225,6 @@ TEST(JobControl, SigtstpToTheSupervisorStopsTheChildAndSigcontResumesBoth) {
     const ProcessResult r = repro.finish(300);
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "--- results for N=60 ---")) << r.out;
-}
-
-// Reads what the pseudo-terminal's `master` has, for up to `seconds`, into `seen`.
-void drain(int master, std::string& seen, double seconds) {
-    const auto start = SteadyClock::now();
-    while (secondsSince(start) < seconds) {
-        pollfd p{.fd = master, .events = POLLIN};
-        if (::poll(&p, 1, 20) <= 0) continue;
-        char buffer[4096];
-        const ssize_t n = ::read(master, buffer, sizeof buffer);
-        if (n <= 0) return;  // EIO: the terminal's last writer is gone
-        seen.append(buffer, static_cast<size_t>(n));
-    }
 }
 
 TEST(JobControl, OnATerminalWithTostopCtrlZStopsBothAndTheRunEnds) {

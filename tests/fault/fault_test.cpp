@@ -446,17 +446,19 @@ std::vector<EnvironmentCase> environmentCases() {
          "(was a call through null: GPU HANG, exit 3)",
          "e2e.simdriver.Faults.Sync2OnADriverDeclaringApi10IsCannotTestNamingTheFunction"},
         {"a driver crash during the modes", "`REPRO_SIMULATE=crash:vkQueueSubmit:3 repro`", 3,
-         "--- GPU HANG: the driver crashed (SIGSEGV) in vkQueueSubmit ..., code at 0x... in "
+         "--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkQueueSubmit ...; --- code at 0x... in "
          "libVkLayer_repro_simulate.so",
          "e2e.simdriver.Faults.ADriverCrashNamesTheDriversCode"},
         {"a crash in repro's own code (a call through a null pointer, a bad write)",
          "the crash reporter in a forked child of the unit tests", 125,
-         "--- REPRO CRASHED: repro crashed (SIGSEGV) ...: a defect of repro (please report it with this line), "
+         "--- REPRO CRASHED: repro crashed (SIGSEGV) ...; --- ...: a defect of repro (please report it with these "
+         "lines), "
          "not a verdict on the driver; no verdict",
          "unit.CrashSite.TheHandlerPlacesACallThroughANullPointerAndABadWriteInTheExecutable, "
          "unit.CrashSite.OnlyTheDriversOwnCrashIsAHang"},
         {"a SIGSEGV sent to the child from outside, during a driver call", "`kill -SEGV <child>` during a wait", 125,
-         "--- CRASHED: the repro child process crashed (SIGSEGV) ...; neither the driver's code nor repro's could "
+         "--- CRASHED: the repro child process crashed (SIGSEGV) ...; --- ...neither the driver's code nor repro's "
+         "could "
          "be named (was GPU HANG: the driver crashed, exit 3)",
          "e2e.simdriver.Faults.ASegvSentFromOutsideIsNoDriverCrashNorAHang"},
         {"a usage error under `--invert`, found at run time or while parsing",

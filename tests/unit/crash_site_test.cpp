@@ -75,8 +75,9 @@ TEST(CrashSite, OnlyTheDriversOwnCrashIsAHang) {
     const CrashVerdict d = crashVerdict(SIGSEGV, driver, true, true, where, "SIGSEGV");
     EXPECT_EQ(d.status, kExitHang);
     EXPECT_EQ(d.line,
-              "--- GPU HANG: the driver crashed (SIGSEGV) in vkQueueSubmit during mode multipass, submit 1 of 1, "
-              "code at 0x7f01 in libx.so; the results above are complete for the modes that finished");
+              "--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkQueueSubmit during mode multipass, submit 1 of 1");
+    EXPECT_EQ(d.detail, "--- code at 0x7f01 in libx.so; the results above are complete for the modes that finished");
+    EXPECT_EQ(d.line.find("HANG"), std::string::npos) << "a crash is worded as a crash: " << d.line;
     EXPECT_EQ(crashVerdict(SIGSEGV, driver, true, false, where, "SIGSEGV").status, kExitCannotTest);
     // repro's own code, inside a watched call or not: never a hang, never a verdict.
     for (const bool inCall : {true, false}) {
@@ -84,7 +85,7 @@ TEST(CrashSite, OnlyTheDriversOwnCrashIsAHang) {
         const CrashVerdict r = crashVerdict(SIGSEGV, own, inCall, true, where, "SIGSEGV");
         EXPECT_EQ(r.status, kExitCannotTest);
         EXPECT_TRUE(r.line.starts_with("--- REPRO CRASHED: repro crashed (SIGSEGV) in vkQueueSubmit")) << r.line;
-        EXPECT_NE(r.line.find("a defect of repro (please report it"), std::string::npos) << r.line;
+        EXPECT_NE(r.detail.find("a defect of repro (please report it"), std::string::npos) << r.detail;
         EXPECT_EQ(r.line.find("HANG"), std::string::npos) << r.line;
     }
     // Neither side named (libc, a signal sent from outside, no report at all): "crashed", 125.

@@ -216,7 +216,8 @@ TEST(Help, ExamplesComeLast) {
     for (const char* command : {"\n  repro --mode multipass -n 7\n", "\n  N=6 repro --mode single\n",
                                 "\n  repro --preset small -n 3 --validation\n", "\n  repro --triage -n 7\n",
                                 "\n  repro --print-stream --mode single -n 2\n",
-                                "\n  git bisect run sh -c 'ninja -C build || exit 125; repro --mode multipass -n 7'\n",
+                                "\n  git bisect run ~/src/repro/scripts/mesa-bisect-step -- --mode multipass -n 7 \\\n"
+                                "      --expect-driver radv\n",
                                 "\n  repro --list-devices\n"}) {
         EXPECT_GT(help.find(command), examples) << command;
     }
@@ -225,8 +226,8 @@ TEST(Help, ExamplesComeLast) {
 TEST(Help, ACommandTooLongForTheLineIsContinuedWithABackslash) {
     const std::string help = renderHelp(60);
     EXPECT_TRUE(contains(help,
-                         "\n  git bisect run sh -c 'ninja -C build || exit 125; repro \\\n"
-                         "      --mode multipass -n 7'\n"))
+                         "\n  git bisect run ~/src/repro/scripts/mesa-bisect-step -- \\\n"
+                         "      --mode multipass -n 7 --expect-driver radv\n"))
         << help;
 }
 
