@@ -4,6 +4,7 @@
 // check -> report -> exit status (docs/contract.md). Results are printed and flushed as
 // each mode finishes, so a hang or crash in a later mode cannot lose them.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -44,6 +45,7 @@
 #include "supervisor.hpp"
 #include "text_report.hpp"
 #include "vk/check.hpp"
+#include "vk/device.hpp"
 #include "version_info.hpp"
 #include "vk/watch.hpp"
 
@@ -352,8 +354,15 @@ int main(int argc, char** argv) {
     const Options& options = *parsed.options;
     if (!options.mergeReports.empty()) return runMergeReports(options.mergeReports, options.format);  // runs nothing
     if (options.listScenarios) return listScenarios();
-    if (options.scenario) return runScenarioCommand(options);  // not supervised yet (issue 22)
-    if (const auto problem = outputPathProblem(options)) {     // before any GPU work
+    if (options.scenario) {  // not supervised yet (issue 22)
+        const int status = runScenarioCommand(options);
+        if (vk::deviceAbandoned()) {  // its objects leak on purpose: no exit handlers (vk/device.hpp)
+            std::fflush(nullptr);
+            ::_exit(status);
+        }
+        return status;
+    }
+    if (const auto problem = outputPathProblem(options)) {  // before any GPU work
         sayError("repro: {}", *problem);
         return options.invert ? invertStatus(kExitUsage) : kExitUsage;
     }

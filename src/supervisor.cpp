@@ -31,6 +31,7 @@
 #include "core/trace_events.hpp"
 #include "core/verdict.hpp"
 #include "repro_version.h"
+#include "vk/device.hpp"
 #include "vk/watch.hpp"
 
 namespace repro {
@@ -59,7 +60,12 @@ struct ChildEnd {
     watch::attach(writeFd);
     if (trace) trace_events::attach([](const std::string& line) { watch::publishTrace(line); });
     setTextTap(watch::sendText);  // the parent keeps the text for -o FILE (--format text)
-    std::exit(work());
+    const int status = work();
+    if (vk::deviceAbandoned()) {  // its objects leak on purpose: no exit handlers (vk/device.hpp)
+        std::fflush(nullptr);
+        ::_exit(status);
+    }
+    std::exit(status);
 }
 
 // The progress line on stderr (core/progress.hpp), redrawn from the child's state by this

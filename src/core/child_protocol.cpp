@@ -37,6 +37,31 @@ bool number(std::string_view text, T& out) {
     return ec == std::errc{} && ptr == text.data() + text.size();
 }
 
+// "P\t<mode>\t<seconds>": a mode's predicted seconds; "W\t<index>\t<total>\t<label>": a row of
+// --sweep, --repeat, --matrix, --triage begins (vk/watch.hpp). Malformed lines change nothing.
+void progressFields(const std::vector<std::string_view>& f, double now, ChildState& state) {
+    if (f[0] == "P") {
+        double seconds = 0;
+        if (f.size() != 3 || !number(f[2], seconds)) return;
+        state.prediction = ChildState::Prediction{.mode = std::string(f[1]), .seconds = seconds};
+        return;
+    }
+    unsigned index = 0, total = 0;
+    if (f.size() != 4 || !number(f[1], index) || !number(f[2], total) || index == 0) return;
+    const double first = index == 1 || !state.row ? now : state.row->firstSince;
+    state.row =
+        ChildState::Row{.index = index, .total = total, .label = std::string(f[3]), .since = now, .firstSince = first};
+}
+
+// "C\t<signal>\t<site>\t<address>\t<file>" (core/crash_site.hpp); malformed lines change nothing.
+void crashFields(const std::vector<std::string_view>& f, ChildState& state) {
+    if (f.size() != 5) return;
+    int signal = 0;
+    const auto site = parseCrashSite(f[2]);
+    if (!site || !number(f[1], signal)) return;
+    state.crash = CrashReport{.signal = signal, .site = *site, .address = std::string(f[3]), .file = std::string(f[4])};
+}
+
 }  // namespace
 
 std::optional<double> ChildState::overdue(double now) const {
@@ -82,20 +107,10 @@ void ChildProtocol::line(std::string_view text, double now) {
                 state_.modeSince = now;
             }
             return;
-        case 'P': {  // "P\t<mode>\t<seconds>": a mode's predicted seconds
-            double seconds = 0;
-            if (f.size() != 3 || !number(f[2], seconds)) return;
-            state_.prediction = ChildState::Prediction{.mode = std::string(f[1]), .seconds = seconds};
+        case 'P':
+        case 'W':
+            progressFields(f, now, state_);
             return;
-        }
-        case 'W': {  // "W\t<index>\t<total>\t<label>": a row of --sweep, --repeat, --matrix, --triage
-            unsigned index = 0, total = 0;
-            if (f.size() != 4 || !number(f[1], index) || !number(f[2], total) || index == 0) return;
-            const double first = index == 1 || !state_.row ? now : state_.row->firstSince;
-            state_.row = ChildState::Row{
-                .index = index, .total = total, .label = std::string(f[3]), .since = now, .firstSince = first};
-            return;
-        }
         case 'D':
             if (f.size() == 2) state_.what = std::string(f[1]);
             return;
@@ -108,16 +123,9 @@ void ChildProtocol::line(std::string_view text, double now) {
         case 'X':  // text, escaped as vk/watch.hpp sendText says
             if (f.size() == 2) appendUnescaped(f[1], state_.text);
             return;
-        case 'C': {  // "C\t<signal>\t<site>\t<address>\t<file>" (core/crash_site.hpp)
-            if (f.size() != 5) return;
-            int signal = 0;
-            const auto site = parseCrashSite(f[2]);
-            const auto [ptr, ec] = std::from_chars(f[1].data(), f[1].data() + f[1].size(), signal);
-            if (!site || ec != std::errc{}) return;
-            state_.crash =
-                CrashReport{.signal = signal, .site = *site, .address = std::string(f[3]), .file = std::string(f[4])};
+        case 'C':
+            crashFields(f, state_);
             return;
-        }
         default:
             return;
     }

@@ -307,14 +307,17 @@ IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
         if (!r.device->driverName.empty() || !r.device->driverInfo.empty())
             device += fmt::format(", {} {}", r.device->driverName, r.device->driverInfo);
     }
-    IssueFacts f{.title = fmt::format("repro: {} (exit {}) on {}", statusWord(r.verdict.exitStatus),
-                                      r.verdict.exitStatus, device),
-                 .description = description(r),
-                 .system = systemInformation(r, home),
-                 .version = valueOr(r.version, "unknown"),
-                 .gitHash = valueOr(r.gitHash, "unknown"),
-                 .commandLine = r.commandLine,
-                 .environment = r.environment.variables};
+    // A driver crash shares the hang's status 3 (core/crash_site.hpp) but is no hang.
+    const bool crash = !r.verdict.lines.empty() && r.verdict.lines.front().starts_with("--- DRIVER CRASH");
+    IssueFacts f{
+        .title = fmt::format("repro: {} (exit {}) on {}", crash ? "DRIVER CRASH" : statusWord(r.verdict.exitStatus),
+                             r.verdict.exitStatus, device),
+        .description = description(r),
+        .system = systemInformation(r, home),
+        .version = valueOr(r.version, "unknown"),
+        .gitHash = valueOr(r.gitHash, "unknown"),
+        .commandLine = r.commandLine,
+        .environment = r.environment.variables};
     kernelLogFacts(r, f);
     if (r.verdict.exitStatus == kExitHang) f.hangNotes = hangEvidenceNotes(hangEvidenceDriver(r));
     return f;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "core/errors.hpp"
 #include "vk/check.hpp"
 #include "vk/entry_points.hpp"
@@ -282,5 +284,13 @@ Device::~Device() {
     if (life_.device == VK_NULL_HANDLE || life_.abandoned) return;
     vkDestroyDevice(life_.device, nullptr);
 }
+
+namespace {
+std::atomic<bool> gAbandoned{false};
+}  // namespace
+
+void noteDeviceAbandoned() { gAbandoned.store(true); }
+
+bool deviceAbandoned() { return gAbandoned.load(); }
 
 }  // namespace repro::vk

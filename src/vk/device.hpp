@@ -64,6 +64,13 @@ EnabledFeatures chooseFeatures(const DeviceInfo& info, const DeviceOptions& opti
 std::vector<std::string> omittedFeatures(const DeviceInfo& info, const DeviceOptions& options, bool coopWithheld,
                                          uint32_t layerSpecVersion);
 
+// Whether this process abandoned a device (Device::abandon): its objects are leaked on
+// purpose, since the GPU may still use them, so the process should end with _exit (no
+// exit handlers of the driver or the loader, and no leak check of a sanitizer build, which
+// would report the deliberate leak as an error and change the exit status).
+void noteDeviceAbandoned();
+bool deviceAbandoned();
+
 // The logical device: one queue (priority 1.0) of `info.queueFamily`, the extensions and
 // features chosen above. Throws CannotTest (see DeviceOptions) or VulkanError.
 class Device {
@@ -86,7 +93,10 @@ class Device {
     // After a timeout: leak everything, since the GPU may still use it. A lost device needs
     // nothing: vkDeviceWaitIdle is finite after VK_ERROR_DEVICE_LOST (per spec), so the
     // rig's teardown waits and destroys every object as usual.
-    void abandon() { life_.abandoned = true; }
+    void abandon() {
+        life_.abandoned = true;
+        noteDeviceAbandoned();
+    }
     bool abandoned() const { return life_.abandoned; }
 
   private:

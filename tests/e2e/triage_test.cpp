@@ -733,8 +733,8 @@ TEST(SplitKilled, OneDispatchPastTheJobTimeoutNamesItForSplitAndJudgesTheOthersA
 TEST(WatchdogProbe, OneDispatchMadeLongerIsKilledAloneInItsSubmit) {
     const Scratch s("probe-one-dispatch");
     const auto doc = s.dir / "probe.json";
-    const BoundedResult r = simulated({"--watchdog-probe", "--preset", "tiny", "--json", doc.string()},
-                                      kSoftWatchdog + s.kmsg.string(), s);
+    const BoundedResult r =
+        simulated({"--watchdog-probe", "--preset", "tiny", "--json", doc.string()}, kSoftWatchdog + s.kmsg.string(), s);
     EXPECT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "split, one dispatch per submit (-n 1 --batch B): one dispatch made longer")) << r.out;
     EXPECT_TRUE(contains(r.out, "one dispatch made longer: soft kill at batch 16: one conv-T alone in its submit"))
