@@ -421,10 +421,12 @@ TEST(Triage, AKnownJobTimeoutIsHalvedProbedAndNamedWithItsValue) {
         r.out, std::regex(R"(soft kill at 8 conv-Ts in one submit: single killed with no error after 0\.[5-9]\d+ s)")))
         << r.out;
     // The kill comes at the 500 ms timeout; a loaded machine adds a few ms before the wait
-    // returns, so the measured end is 0.50 s or more, never less.
+    // returns, so the measured end is 0.50 s or more, never less. The prediction (0.63 s on
+    // a quiet machine) comes from split's submits, which a loaded machine or a sanitizer
+    // build makes a little longer (0.64 s seen under ASan): above the timeout either way.
     EXPECT_TRUE(
         std::regex_search(r.out, std::regex(R"(--- conclusion: the kernel's job timeout \(H3\) \(500 ms, gfx )"
-                                            R"(queue\): the submit ended after 0\.[5-9]\d s of a predicted 0\.63 s)")))
+                                            R"(queue\): the submit ended after 0\.[5-9]\d s of a predicted 0\.6\d s)")))
         << r.out;
     EXPECT_TRUE(contains(r.out, "; --split-ms at half the timeout makes it correct")) << r.out;
 }
