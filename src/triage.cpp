@@ -390,8 +390,15 @@ DispatchLadder runDispatchLadder(Children& c, const Ladder& l) {
             d.interrupted = true;
             break;
         }
+        // --trace: the rung as a slice around its child process, as the first ladder's.
+        trace_events::Span rung(fmt::format("watchdog-probe rung: one dispatch at batch {}", base * f), "dispatch-rung",
+                                trace_events::Track::Children);
+        rung.args() = {{"batch", base * f}};
+        if (predicted) rung.args()["predicted_s"] = *predicted;
         const ChildOutcome child =
             c.run(fmt::format("dispatch-{}", f), {.steps = 1, .mode = Mode::Split, .batch = base * f});
+        if (const auto measured = modeWallSeconds(child, "split")) rung.args()["measured_s"] = *measured;
+        rung.args()["outcome"] = outcomeText(child);
         if (child.process.interrupted) {
             d.interrupted = true;
             break;

@@ -377,7 +377,7 @@ std::vector<EnvironmentCase> environmentCases() {
          143, "`multipass: 0/K runs wrong` with K the completed runs; the JSON report validates",
          "e2e.Interrupt.RepeatCountsCompletedRunsAndTheJsonReportValidates"},
         {"SIGHUP during a sweep (a closed terminal)",
-         "`repro --preset small --sweep 1..2000 --output r.json`, then "
+         "`repro --preset small --sweep 1..2000 --json r.json`, then "
          "`kill -HUP`",
          143, "--- INTERRUPTED by SIGTERM; r.json written and valid",
          "e2e.Interrupt.SighupCountsAsSigtermAndTheOutputFileIsWritten"},
@@ -404,7 +404,7 @@ std::vector<EnvironmentCase> environmentCases() {
          "`repro -n 0 2>&-`",
          1, "the output could not be written to stdout (never 134)",
          "e2e.UnwritableStreams.EveryLostWriteIsExitOneNeverAnAbort"},
-        {"a pipe closed early", "`repro --output r.json | head -1`", 1, "r.json is still written (SIGPIPE ignored)",
+        {"a pipe closed early", "`repro --json r.json | head -1`", 1, "r.json is still written (SIGPIPE ignored)",
          "e2e.UnwritableStreams.AClosedPipeStillWritesTheOutputFile"},
         {"SIGCHLD ignored on entry", "`env --ignore-signal=CHLD repro --preset tiny -n 1`", 0,
          "the verdict, and the run ends (SIGCHLD is reset to its default; it used to spin for ever)",
@@ -428,8 +428,8 @@ std::vector<EnvironmentCase> environmentCases() {
          "(--keep-logs)` says where",
          "e2e.Interrupted/InterruptedChildren.*/matrix, triage, watchdog_probe, driver_env_sweep"},
         {"a full filesystem under a document",
-         "`repro --output full/r.json`, `repro --watchdog-probe --output full/p.json` (a full 64 KiB tmpfs)", 1,
-         "-o/--output: cannot write the JSON report to '...' (No space left on device); an existing file stays "
+         "`repro --json full/r.json`, `repro --watchdog-probe --json full/p.json` (a full 64 KiB tmpfs)", 1,
+         "--json: cannot write the JSON report to '...' (No space left on device); an existing file stays "
          "whole, no partial or temporary file",
          "e2e.FullFilesystem.OutputKeepsTheOldFileOrLeavesNoneAndSaysWhy, TheProbeDocumentAndTheDumpsSayWhy"},
         {"stdout on a full device in the other modes",
