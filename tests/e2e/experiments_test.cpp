@@ -13,8 +13,10 @@
 #include <fstream>
 #include <regex>
 #include <chrono>
-#include <thread>
+#include <csignal>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness.hpp"
@@ -295,6 +297,57 @@ TEST(Matrix, ReportsABrokenChainAndExitsTwo) {
     EXPECT_TRUE(contains(r.out, "control: wrong, as --drop-dispatch 3 makes every variant")) << r.out;
     EXPECT_FALSE(contains(r.out, "control: raced")) << r.out;
     EXPECT_TRUE(contains(r.out, "2 controls (0 raced")) << r.out;
+    // Each quirk row's summary names its exit once (issue 21, 6c: it read "(exit 2) (exit 2)").
+    int quirkLines = 0;
+    std::istringstream text(r.out);
+    for (std::string line; std::getline(text, line);) {
+        if (!contains(line, "    blade's quirks: ")) continue;
+        ++quirkLines;
+        const size_t first = line.find("(exit ");
+        EXPECT_NE(first, std::string::npos) << line;
+        EXPECT_EQ(line.find("(exit ", first + 1), std::string::npos) << line;
+    }
+    EXPECT_EQ(quirkLines, 2) << r.out;
+}
+
+// Kills (SIGKILL) every process whose command line names both `folder` and `name`, polling
+// until one is found or `tries` polls of 10 ms pass; returns how many it killed.
+int killProcessesNaming(const std::string& folder, const std::string& name, int tries) {
+    for (int i = 0; i < tries; ++i) {
+        int killed = 0;
+        for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+            const std::string pid = e.path().filename().string();
+            if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+            std::ifstream in(e.path() / "cmdline", std::ios::binary);
+            const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (cmdline.find(folder) == std::string::npos || cmdline.find(name) == std::string::npos) continue;
+            if (::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+        }
+        if (killed > 0) return killed;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return 0;
+}
+
+// A valid variant's child killed from outside: its line says "crashed (signal 9; log FILE)",
+// and the folder holding FILE is kept at exit and said so, so the pointer leads to a file
+// (issue 21, 6c: the pointer named a log deleted at exit).
+TEST(Matrix, AKilledChildsLinePointsAtALogThatIsKept) {
+    const TempDir dir("matrix-killed-child");
+    const std::string marker = (dir / "repro-matrix-").string();  // TMPDIR/repro-matrix-XXXXXX
+    std::thread killer([&] { EXPECT_GT(killProcessesNaming(marker, "variant-01.json", 6000), 0); });
+    const ProcessResult r = runRepro({"--matrix", "-n", "1", "--preset", "tiny"}, {"TMPDIR=" + dir.path().string()}, 600);
+    killer.join();
+    ASSERT_FALSE(r.signaled) << r.err;
+    EXPECT_EQ(r.status, 125) << r.out << r.err;
+    std::smatch m;
+    std::regex_search(r.out, m, std::regex("multipass blade \\(as recorded by blade\\): crashed \\(signal 9; "
+                                                   "log (\\S+variant-01\\.log)\\)"));
+    ASSERT_FALSE(m.empty()) << r.out;
+    const std::string log = m[1].str();
+    EXPECT_EQ(log.rfind(marker, 0), 0u) << log;
+    EXPECT_TRUE(std::filesystem::exists(log)) << log << " was removed at exit";
+    EXPECT_TRUE(contains(r.out + r.err, ": a line above points at a child's log")) << r.out << r.err;
 }
 
 TEST(DriverEnvSweep, NoSettingForLavapipeUnlessAllDrivers) {

@@ -566,6 +566,15 @@ std::vector<EnvironmentCase> verdictCases() {
          "a triage or matrix child that exits 2 without a readable JSON report", 2,
          "`no report (exit 2)` in the triage row and the matrix note, never `no report (exit 2) (exit 2)`",
          "unit.ChildReport.AMissingOrMalformedReportIsNoReport"},
+        {"a matrix child killed from outside (issue 21, 6c)",
+         "`kill -KILL` of the child running variant 1 of `repro --matrix -n 1 --preset tiny`", 125,
+         "`multipass blade (as recorded by blade): crashed (signal 9; log DIR/variant-01.log)`, and `logs and reports "
+         "kept in DIR: a line above points at a child's log`: the file the line names is there after exit (it was "
+         "deleted with the folder)",
+         "e2e.Matrix.AKilledChildsLinePointsAtALogThatIsKept"},
+        {"the matrix's rows for blade's quirks (issue 21, 6c)", "`repro --matrix -n 2 --preset tiny --drop-dispatch 3`",
+         2, "`blade's quirks: single profile=blade-exact (blade's quirks): cannot test (exit 125)`, its exit named once",
+         "e2e.Matrix.ReportsABrokenChainAndExitsTwo"},
         {"--split-ms or --drop-dispatch, which change the stream",
          "`repro --preset tiny -n 2 --split-ms 1`, `repro --preset tiny -n 2 --drop-dispatch 3 --format json`", 0,
          "`experiment: --split-ms 1 --host-wait (multipass and single; ...)`; `experiment: --drop-dispatch 3 ...` "
