@@ -7,23 +7,7 @@
 # carried in .gl/, needs the release build at build/release/src/repro. Writes under $OUT.
 #   bash bench/h200-round5.sh
 set -uo pipefail
-out="${OUT:-h200-out}"
-mkdir -p "$out"
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-bin=build/release/src/repro
-if ! "$bin" --list-devices >"$out/list-devices.txt" 2>&1; then
-    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-    "$bin" --list-devices >"$out/list-devices.txt" 2>&1
-fi
-"$bin" --version >"$out/version.txt" 2>&1
-run() {  # name, then repro's arguments: the text output and the exit status
-    local name="$1"; shift
-    local t0=$SECONDS
-    "$bin" "$@" >"$out/$name.txt" 2>&1
-    echo "exit $? after $((SECONDS - t0)) s: repro $*" >>"$out/$name.txt"
-    tail -n 1 "$out/$name.txt"
-}
+source bench/h200-setup.sh  # $out, $bin, run
 run seed-n6 --mode all -n 6
 run seed-n7 --mode all -n 7
 grep -h "mode=" "$out"/seed-n6.txt "$out"/seed-n7.txt

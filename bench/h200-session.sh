@@ -5,15 +5,7 @@
 # at build/release/src/repro and python3 for peak-RSS figures.
 #   bash bench/h200-session.sh
 set -uo pipefail
-out="${OUT:-h200-out}"
-mkdir -p "$out"
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-bin=build/release/src/repro
-if ! "$bin" --list-devices >"$out/list-devices.txt" 2>&1; then
-    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-    "$bin" --list-devices >"$out/list-devices.txt" 2>&1
-fi
+source bench/h200-setup.sh  # $out, $bin, run
 # Peak resident set of one run: the child's ru_maxrss (KiB) from python's resource module.
 peak() {
     local name="$1"; shift

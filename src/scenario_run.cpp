@@ -76,8 +76,9 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
             "about the driver");
 }
 
-// Runs the modes (split first when asked for, as the reference) and prints each.
-std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, const Options& o) {
+// Runs the modes (split first when asked for, as the reference) and prints each (with
+// `print`; otherwise only failures, for --repeat).
+std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, const Options& o, bool print = true) {
     const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device);
     const sc::Contents model = sc::runCpuModel(s);
     sc::Contents expected;
@@ -89,17 +90,19 @@ std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, con
     const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
     for (const Mode mode : o.modes) {
         ModeOutcome m{.mode = mode, .run = vk::runScenarioMode(device, pipelines, s, mode, timeout), .wrong = {}};
-        say("  mode={:<9} {} submit(s)", name(mode), m.run.submits);
+        if (print) say("  mode={:<9} {} submit(s)", name(mode), m.run.submits);
         if (!m.run.completed) {
-            say("    -> {}: {}", m.run.hang ? "HANG" : "FAILED", m.run.failure);
+            say("    -> {}{}: {}", print ? "" : fmt::format("mode={} ", name(mode)), m.run.hang ? "HANG" : "FAILED",
+                m.run.failure);
             out.push_back(std::move(m));
             if (out.back().run.hang) break;  // a timed-out device is abandoned already
             continue;
         }
         m.wrong = compare(m.run.checked, expected, "the CPU model");
         if (!m.wrong && split) m.wrong = compare(m.run.checked, *split, "split");
-        say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
-                                 : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
+        if (print)
+            say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
+                                     : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
         out.push_back(std::move(m));
         if (mode == Mode::Split) split = out.back().run.checked;
     }
@@ -130,6 +133,43 @@ int verdict(const std::vector<ModeOutcome>& modes) {
     return kExitNotReproduced;
 }
 
+// --repeat K: the modes K times on one device, each run with fresh buffers; a count of wrong
+// runs per mode, the first wrong run's difference, and the verdict over all K. A hang or a
+// failed mode ends the runs there.
+int runRepeated(vk::Device& device, const sc::Scenario& s, const Options& o) {
+    std::vector<uint32_t> wrong(o.modes.size(), 0);
+    std::vector<std::string> first(o.modes.size());
+    uint32_t runs = 0;
+    for (; runs < o.repeat; ++runs) {
+        const std::vector<ModeOutcome> modes = runModes(device, s, o, false);
+        const bool ended =
+            std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
+        if (ended) {
+            say("  run {} of {} did not complete; the runs end here", runs + 1, o.repeat);
+            return verdict(modes);
+        }
+        for (size_t i = 0; i < modes.size(); ++i) {
+            if (!modes[i].wrong) continue;
+            if (wrong[i]++ == 0) first[i] = fmt::format("run {}: {}", runs + 1, *modes[i].wrong);
+        }
+    }
+    int status = kExitNotReproduced;
+    for (size_t i = 0; i < o.modes.size(); ++i) {
+        say("  mode={:<9} wrong in {} of {} runs{}", name(o.modes[i]), wrong[i], runs,
+            wrong[i] ? " (first: " + first[i] + ")" : "");
+    }
+    for (size_t i = 0; i < o.modes.size() && status == kExitNotReproduced; ++i) {
+        if (wrong[i] == 0) continue;
+        say("--- BUG REPRODUCED: mode {} is wrong in {} of {} runs; {}", name(o.modes[i]), wrong[i], runs, first[i]);
+        status = kExitReproduced;
+    }
+    if (status == kExitNotReproduced)
+        say("--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}",
+            runs,
+            std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end() ? " and to split" : "");
+    return status;
+}
+
 int runLoaded(const Options& o, const sc::Scenario& s) {
     vk::Instance instance(false);
     const auto devices = vk::enumerateDevices(instance);
@@ -140,7 +180,8 @@ int runLoaded(const Options& o, const sc::Scenario& s) {
     vk::Device device(instance, chosen, {.synchronization2 = s.usesSync2()});
     printHeader(s, chosen);
     for (const auto& note : notes) say("  note: {}", note);
-    const int status = verdict(runModes(device, s, o));
+    if (o.repeat > 1) say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
+    const int status = o.repeat > 1 ? runRepeated(device, s, o) : verdict(runModes(device, s, o));
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
     return status;
 }
@@ -151,6 +192,10 @@ int runScenarioCommand(const Options& options) {
     sc::Scenario s;
     try {
         s = sc::loadScenario(*options.scenario);  // nothing runs on a bad file
+        if (options.scenarioBarrier) {
+            if (const std::string why = sc::replaceBarriers(s, *options.scenarioBarrier); !why.empty())
+                throw UsageError(why);
+        }
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
         return kExitUsage;

@@ -450,18 +450,21 @@ Options readMergeOptions(const RawArgs& raw) {
     return o;
 }
 
-// --scenario FILE (with --mode, --device, --timeout) or --list-scenarios (alone).
+// --scenario FILE (with --mode, --device, --timeout, --barrier, --repeat) or --list-scenarios
+// (alone).
 Options readScenarioOptions(const RawArgs& raw) {
     const std::string_view what = raw.listScenarios ? "--list-scenarios" : "--scenario";
     for (const OptionSection& section : optionTable()) {
         for (const OptionSpec& spec : section.options) {
-            const bool allowed = spec.longName == what ||
-                                 (!raw.listScenarios && (spec.longName == "--mode" || spec.longName == "--device" ||
-                                                         spec.longName == "--timeout"));
+            const std::string_view n = spec.longName;
+            const bool allowed = n == what || (!raw.listScenarios && (n == "--mode" || n == "--device" ||
+                                                                      n == "--timeout" || n == "--barrier" ||
+                                                                      n == "--repeat"));
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
             if (given && !allowed)
-                fail(fmt::format("{}: not with {} (scenarios take only --mode, --device and --timeout so far)", what,
-                                 optionLabel(spec)));
+                fail(fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier and "
+                                 "--repeat so far)",
+                                 what, optionLabel(spec)));
         }
     }
     if (!raw.files.empty()) fail(fmt::format("{}: unexpected argument {}", what, quote(raw.files.front())));
@@ -470,6 +473,8 @@ Options readScenarioOptions(const RawArgs& raw) {
     readDevice(raw, o);
     if (raw.mode) o.modes = *parseModes(*raw.mode);
     if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
+    if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
+    if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
     o.scenario = raw.scenario;
     o.listScenarios = raw.listScenarios;
     return o;

@@ -1,6 +1,8 @@
 // Names and initial contents of the scenario model (core/scenario.hpp).
 #include "core/scenario.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace repro::scenario {
@@ -88,6 +90,47 @@ bool Scenario::hasControl() const {
         const auto* b = std::get_if<Barrier>(&s.body);
         return b && b->control;
     });
+}
+
+std::string replaceBarriers(Scenario& s, repro::BarrierKind b) {
+    using repro::BarrierKind;
+    if (b == BarrierKind::Sync2 || b == BarrierKind::Buffer)
+        return fmt::format("--barrier {} does not apply to a scenario, whose barriers name their own masks; expected "
+                           "blade, full, execution-only or none",
+                           repro::name(b));
+    constexpr uint64_t kAllCommands = 0x10000, kMemoryRead = 0x8000, kMemoryWrite = 0x10000;  // sync2 bit values
+    for (Step& step : s.steps) {
+        auto* barrier = std::get_if<Barrier>(&step.body);
+        if (barrier == nullptr) continue;
+        const bool blades = barrier->kind == scenario::BarrierKind::BladeGlobal ||
+                            barrier->kind == scenario::BarrierKind::BladeCompute || barrier->srcStage == 0;
+        Barrier next{.sync2 = true, .srcStage = kAllCommands, .dstStage = kAllCommands};
+        switch (b) {
+            case BarrierKind::Blade:
+                next.kind = scenario::BarrierKind::BladeGlobal;
+                break;
+            case BarrierKind::Full:
+                next.kind = scenario::BarrierKind::Memory;
+                next.srcAccess = kMemoryWrite;
+                next.dstAccess = kMemoryRead | kMemoryWrite;
+                break;
+            case BarrierKind::ExecutionOnly:
+                next.kind = scenario::BarrierKind::ExecutionOnly;
+                next.sync2 = barrier->sync2;
+                if (!blades) next.srcStage = barrier->srcStage, next.dstStage = barrier->dstStage;
+                next.control = true;
+                break;
+            default:
+                next.kind = scenario::BarrierKind::None;
+                next.control = true;
+                break;
+        }
+        *barrier = next;
+        const std::string number = step.label.substr(0, step.label.find(" barrier "));
+        step.label = fmt::format("{} barrier {}{} (--barrier {})", number, name(next.kind),
+                                 next.control ? " (control)" : "", repro::name(b));
+    }
+    return "";
 }
 
 const BufferSpec* Scenario::buffer(std::string_view wanted) const {

@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/variant.hpp"
+
 namespace repro::scenario {
 
 // Where a buffer's memory is (docs/scenarios.md "buffers").
@@ -144,6 +146,18 @@ struct Scenario {
     bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps)
     const BufferSpec* buffer(std::string_view name) const;
 };
+
+// `repro --scenario FILE --barrier B`: every barrier step of `s` replaced by B, the
+// matrix's barrier factor applied to a scenario (docs/scenarios.md "Options"):
+//   blade:          blade's G (ALL_COMMANDS -> ALL_COMMANDS, MEMORY_WRITE -> MEMORY_READ|WRITE)
+//   full:           one synchronization2 global memory barrier ALL_COMMANDS -> ALL_COMMANDS,
+//                   MEMORY_WRITE -> MEMORY_READ|MEMORY_WRITE
+//   execution-only: the step's own stages (ALL_COMMANDS for blade's barriers), no memory
+//                   barrier: a control
+//   none:           nothing recorded: a control
+// Labels say "(--barrier B)". Returns "" when done, or why B does not apply (sync2 and
+// buffer name masks or a buffer of their own, which a scenario's barriers already give).
+std::string replaceBarriers(Scenario& s, repro::BarrierKind b);
 
 // The initial words of `spec` (bytes / 4 of them). Pure.
 std::vector<uint32_t> initialWords(const BufferSpec& spec);

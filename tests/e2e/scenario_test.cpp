@@ -53,7 +53,8 @@ TEST_P(ShippedScenario, GivesItsDocumentedVerdict) {
 INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
                          ::testing::Values("kompute-196-increment-chain.toml",
                                            "moltenvk-2805-fill-between-dispatches.toml",
-                                           "offload-513-compute-then-copy.toml"));
+                                           "offload-513-compute-then-copy.toml",
+                                           "sensitivity-stale-read.toml"));
 
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
@@ -135,6 +136,30 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
                          "--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU "
                          "model\n"))
         << shown(one);
+}
+
+// --barrier and --repeat on a scenario (docs/scenarios.md): a driver that forwards only the
+// first dispatch of each command buffer is wrong in every one-submit run, counted per mode;
+// split stays right; --barrier none relabels the steps as controls.
+TEST(ScenarioOptions, RepeatCountsWrongRunsPerModeAndBarrierRelabelsTheSteps) {
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--repeat", "3", "--barrier", "none"},
+        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "step 2 barrier none (control) (--barrier none)")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mode=split     wrong in 0 of 3 runs\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mode=multipass wrong in 3 of 3 runs (first: run 1: buffer 'data' differs from the "
+                                "CPU model at byte 0"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is wrong in 3 of 3 runs; run 1: buffer 'data'"))
+        << shown(r);
+    const BoundedResult sync2 =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--barrier", "sync2"});
+    EXPECT_EQ(sync2.status, 1) << shown(sync2);
+    EXPECT_EQ(sync2.err,
+              "repro: --barrier sync2 does not apply to a scenario, whose barriers name their own masks; expected "
+              "blade, full, execution-only or none\n");
 }
 
 TEST(ScenarioList, ListsTheShippedScenarios) {

@@ -277,5 +277,58 @@ TEST(ScenarioCpu, ADispatchSmallerThanCountCoversOnlyItsInvocations) {
     EXPECT_EQ(word(c.at("a"), 64), 0u);
 }
 
+// --barrier on a scenario: every barrier step replaced, masks and labels as documented
+// (docs/scenarios.md "--barrier and --repeat on a scenario").
+TEST(ScenarioBarrierOption, EveryBarrierStepIsReplacedAndLabelled) {
+    const std::string text = kHeader + kBufferA + R"(
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+[[step]]
+barrier = "memory"
+src_stage = ["compute"]
+src_access = ["shader-storage-write"]
+dst_stage = ["transfer"]
+dst_access = ["transfer-read"]
+[[step]]
+barrier = "blade-g"
+)";
+    Scenario full = parseScenario(text, "b.toml");
+    EXPECT_EQ(replaceBarriers(full, repro::BarrierKind::Full), "");
+    for (const size_t i : {1u, 2u}) {
+        const auto& b = std::get<Barrier>(full.steps[i].body);
+        EXPECT_EQ(b.kind, BarrierKind::Memory);
+        EXPECT_TRUE(b.sync2);
+        EXPECT_EQ(b.srcStage, 0x10000u);  // ALL_COMMANDS
+        EXPECT_EQ(b.dstStage, 0x10000u);
+        EXPECT_EQ(b.srcAccess, 0x10000u);  // MEMORY_WRITE
+        EXPECT_EQ(b.dstAccess, 0x18000u);  // MEMORY_READ | MEMORY_WRITE
+        EXPECT_FALSE(b.control);
+    }
+    EXPECT_EQ(full.steps[1].label, "step 2 barrier memory (--barrier full)");
+    EXPECT_EQ(std::get<Dispatch>(full.steps[0].body).kernel, Kernel::Increment);  // other steps stay
+
+    Scenario exec = parseScenario(text, "b.toml");
+    EXPECT_EQ(replaceBarriers(exec, repro::BarrierKind::ExecutionOnly), "");
+    const auto& own = std::get<Barrier>(exec.steps[1].body);
+    EXPECT_EQ(own.kind, BarrierKind::ExecutionOnly);
+    EXPECT_EQ(own.srcStage, 0x800u);   // the step's own COMPUTE_SHADER
+    EXPECT_EQ(own.dstStage, 0x1000u);  // and TRANSFER
+    EXPECT_EQ(own.srcAccess | own.dstAccess, 0u);
+    EXPECT_EQ(std::get<Barrier>(exec.steps[2].body).srcStage, 0x10000u);  // blade's G: ALL_COMMANDS
+    EXPECT_TRUE(exec.hasControl());
+    EXPECT_EQ(exec.steps[1].label, "step 2 barrier execution-only (control) (--barrier execution-only)");
+
+    Scenario none = parseScenario(text, "b.toml");
+    EXPECT_EQ(replaceBarriers(none, repro::BarrierKind::None), "");
+    EXPECT_EQ(std::get<Barrier>(none.steps[2].body).kind, BarrierKind::None);
+    EXPECT_FALSE(none.usesSync2());
+
+    Scenario refused = parseScenario(text, "b.toml");
+    EXPECT_EQ(replaceBarriers(refused, repro::BarrierKind::Buffer),
+              "--barrier buffer does not apply to a scenario, whose barriers name their own masks; expected blade, "
+              "full, execution-only or none");
+}
+
 }  // namespace
 }  // namespace repro::scenario
