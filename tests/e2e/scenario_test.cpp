@@ -53,7 +53,10 @@ TEST_P(ShippedScenario, GivesItsDocumentedVerdict) {
 INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
                          ::testing::Values("kompute-196-increment-chain.toml",
                                            "moltenvk-2805-fill-between-dispatches.toml",
-                                           "offload-513-compute-then-copy.toml"));
+                                           "offload-513-compute-then-copy.toml",
+                                           "turnip-28469-unaligned-transfers.toml",
+                                           "vkd3d-2617-clear-then-consume.toml", "renderdoc-3899-fill-then-copy.toml",
+                                           "executorch-17299-staged-dispatches.toml", "llama-25767-many-shapes.toml"));
 
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
