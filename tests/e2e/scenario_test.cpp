@@ -70,7 +70,14 @@ TEST(ScenarioSimulated, DroppedDispatchesAreCaughtInTheOneSubmitModes) {
     // data starts as iota from 1000: word 0 should be 1003, one increment leaves 1001.
     EXPECT_TRUE(contains(r.out,
                          "--- BUG REPRODUCED: mode multipass is wrong: buffer 'data' differs from the CPU model "
-                         "at byte 0 (word 0: 0x000003e9, the CPU model 0x000003eb); 16384 of 16384 words differ"))
+                         "at byte 0 (word 0: 0x000003e9, the CPU model 0x000003eb), last written by step 5 "
+                         "dispatch increment; 16384 of 16384 words differ"))
+        << shown(r);
+    // single loses the same two increments (word 0: one increment where three were due).
+    EXPECT_TRUE(contains(r.out,
+                         "  mode=single    1 submit(s)\n    -> MISMATCH: buffer 'data' differs from the CPU model "
+                         "at byte 0 (word 0: 0x000003e9, the CPU model 0x000003eb), last written by step 5 "
+                         "dispatch increment; 16384 of 16384 words differ\n"))
         << shown(r);
 }
 

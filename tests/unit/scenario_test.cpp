@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "core/errors.hpp"
@@ -275,6 +276,79 @@ TEST(ScenarioCpu, ADispatchSmallerThanCountCoversOnlyItsInvocations) {
     const Contents c = runCpuModel(s);
     EXPECT_EQ(word(c.at("a"), 63), 1u);
     EXPECT_EQ(word(c.at("a"), 64), 0u);
+}
+
+// lastWriter: the step whose write a byte holds last, by the CPU model's ranges.
+TEST(ScenarioCpu, LastWriterNamesTheStepThatLastWroteEachByte) {
+    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "b"
+bytes = 64
+init = "zero"
+
+[[step]]
+fill = "a"
+offset = 4
+size = 8
+value = 1
+
+[[step]]
+barrier = "none"
+
+[[step]]
+copy = "a"
+from = "b"
+src_offset = 0
+dst_offset = 9
+size = 5
+
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+count = 2
+groups = [1]
+
+[[step]]
+dispatch = "copy"
+bindings = ["a", "b"]
+count = 10
+groups = [1]
+
+[[step]]
+update = "b"
+offset = 60
+words = [3]
+)",
+                                     "w.toml");
+    EXPECT_EQ(lastWriter(s, "a", 0), std::optional<size_t>(3));   // the increment's first word
+    EXPECT_EQ(lastWriter(s, "a", 7), std::optional<size_t>(3));   // word 1: the increment, over the fill
+    EXPECT_EQ(lastWriter(s, "a", 8), std::optional<size_t>(0));   // the fill's second word
+    EXPECT_EQ(lastWriter(s, "a", 9), std::optional<size_t>(2));   // the copy's first byte, over the fill
+    EXPECT_EQ(lastWriter(s, "a", 13), std::optional<size_t>(2));  // the copy's last byte
+    EXPECT_EQ(lastWriter(s, "a", 14), std::nullopt);              // never written: iota
+    EXPECT_EQ(lastWriter(s, "b", 39), std::optional<size_t>(4));  // the copy kernel's 10 words
+    EXPECT_EQ(lastWriter(s, "b", 40), std::nullopt);
+    EXPECT_EQ(lastWriter(s, "b", 60), std::optional<size_t>(5));  // the update
+    EXPECT_EQ(lastWriter(s, "nothing", 0), std::nullopt);
+    EXPECT_EQ(writtenRanges(s.steps[1], s), std::vector<WrittenRange>{});  // a barrier writes nothing
+    EXPECT_EQ(writtenRanges(s.steps[4], s), (std::vector<WrittenRange>{{"b", 0, 40}}));
+    EXPECT_EQ(s.steps[2].label, "step 3 copy b -> a");
+}
+
+// A noop dispatch and a dispatch with fewer invocations than count write only what they run.
+TEST(ScenarioCpu, WrittenRangesFollowTheInvocations) {
+    BufferSpec a{.name = "a", .bytes = 4 * 100, .init = InitKind::Zero, .checked = true};
+    Scenario s{.buffers = {a}};
+    Dispatch inc{.kernel = Kernel::Increment, .bindings = {"a"}, .params = {.count = 100}};
+    inc.groups[0] = 1;  // 64 invocations
+    Dispatch noop{.kernel = Kernel::Noop, .bindings = {"a"}, .params = {.count = 100}};
+    noop.groups[0] = 2;
+    s.steps.push_back({.body = inc});
+    s.steps.push_back({.body = noop});
+    EXPECT_EQ(writtenRanges(s.steps[0], s), (std::vector<WrittenRange>{{"a", 0, 256}}));
+    EXPECT_TRUE(writtenRanges(s.steps[1], s).empty());
+    EXPECT_EQ(lastWriter(s, "a", 255), std::optional<size_t>(0));
+    EXPECT_EQ(lastWriter(s, "a", 256), std::nullopt);
 }
 
 }  // namespace
