@@ -1,7 +1,8 @@
 // repro --scenario and --list-scenarios, end to end (docs/scenarios.md): every shipped
 // scenario gives its documented verdict on the machine's driver (lavapipe in CI), a bad file
 // gives one FILE:LINE:COLUMN line and runs nothing, and a simulated driver that drops
-// dispatches (tests/simdriver, seed-bug) is caught in the one-submit modes and not in split.
+// dispatches (tests/simdriver, seed-bug) or transfer commands (drop-transfers) is caught in
+// the one-submit modes and not in split.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -80,6 +81,67 @@ TEST(ScenarioSimulated, DroppedDispatchesAreCaughtInTheOneSubmitModes) {
                          "dispatch increment; 16384 of 16384 words differ\n"))
         << shown(r);
 }
+
+// A driver that drops transfer commands recorded after other work and a barrier in the same
+// command buffer (REPRO_SIMULATE=drop-transfers): for each scenario with such a transfer,
+// split (one step per command buffer) stays right, multipass and single are wrong, and the
+// mismatch names the step whose write is missing. Split staying right also shows that the
+// mode's own upload and readback copies (their own command buffers) are not dropped.
+struct DroppedTransfer {
+    const char* file;
+    const char* multipass;  // the mismatch line's text after "mode multipass is wrong: "
+    const char* single;     // the same for single
+};
+
+class ScenarioDroppedTransfers : public ::testing::TestWithParam<DroppedTransfer> {};
+
+TEST_P(ScenarioDroppedTransfers, OneSubmitModesWrongSplitRightAndTheStepNamed) {
+    const DroppedTransfer& c = GetParam();
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + c.file},
+              {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+               "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=drop-transfers", "REPRO_SIMULATE_TRACE="});
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, " submit(s)\n    -> ok: bit-identical to the CPU model\n  mode=multipass")) << shown(r);
+    EXPECT_TRUE(contains(r.out, std::string("--- BUG REPRODUCED: mode multipass is wrong: ") + c.multipass + "\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, std::string("  mode=single    1 submit(s)\n    -> MISMATCH: ") + c.single + "\n"))
+        << shown(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Simulated, ScenarioDroppedTransfers,
+    ::testing::Values(
+        DroppedTransfer{"moltenvk-2805-fill-between-dispatches.toml",
+                        "buffer 'readback' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model "
+                        "0x2a8be121), last written by step 8 copy consumed -> readback; 64 of 64 words differ",
+                        "buffer 'readback' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model "
+                        "0x2a8be121), last written by step 8 copy consumed -> readback; 64 of 64 words differ"},
+        DroppedTransfer{"turnip-28469-unaligned-transfers.toml",
+                        "buffer 'dst' differs from the CPU model at byte 64 (word 16: 0xa5a5a5a5, the CPU model "
+                        "0x22222222), last written by step 3 fill dst; 51 of 256 words differ",
+                        "buffer 'dst' differs from the CPU model at byte 64 (word 16: 0xa5a5a5a5, the CPU model "
+                        "0x22222222), last written by step 3 fill dst; 51 of 256 words differ"},
+        DroppedTransfer{"renderdoc-3899-fill-then-copy.toml",
+                        "buffer 'dst' differs from the CPU model at byte 4097 (word 1024: 0x00000000, the CPU model "
+                        "0x00001000), last written by step 3 copy src -> dst; 10240 of 16384 words differ",
+                        "buffer 'dst' differs from the CPU model at byte 4097 (word 1024: 0x00000000, the CPU model "
+                        "0x00001000), last written by step 3 copy src -> dst; 10240 of 16384 words differ"},
+        DroppedTransfer{"offload-513-compute-then-copy.toml",
+                        "buffer 'data' differs from the CPU model at byte 128 (word 32: 0x0000002a, the CPU model "
+                        "0x00000002), last written by step 4 dispatch increment; 8 of 1024 words differ",
+                        "buffer 'readback' differs from the CPU model at byte 65 (word 16: 0x55555555, the CPU model "
+                        "0x002a0055), last written by step 6 copy data -> readback; 763 of 1024 words differ"},
+        DroppedTransfer{"executorch-17299-staged-dispatches.toml",
+                        "buffer 'final' differs from the CPU model at byte 0 (word 0: 0x00000064, the CPU model "
+                        "0x0000006b), last written by step 17 dispatch copy; 64 of 64 words differ",
+                        "buffer 'final' differs from the CPU model at byte 0 (word 0: 0x00000064, the CPU model "
+                        "0x0000006b), last written by step 17 dispatch copy; 64 of 64 words differ"}),
+    [](const ::testing::TestParamInfo<DroppedTransfer>& param) {
+        std::string name = param.param.file;
+        name = name.substr(0, name.find('-'));
+        return name;
+    });
 
 // A simulated dispatch that never ends: the one submit times out (--timeout 1), exit 3, the
 // device is abandoned and nothing crashes at teardown.
