@@ -189,6 +189,51 @@ TEST(ScenarioControl, ABarrierNoneIsLabelledAControl) {
         << shown(r);
 }
 
+// Each class of bad file through the executable: exit 1, its one FILE:LINE:COLUMN line on
+// stderr, and nothing on stdout (no device made, no mode run). The lines themselves are
+// unit-tested (tests/unit/scenario_test.cpp); this checks that none of them runs anything.
+struct BadFile {
+    const char* name;
+    const char* body;  // after the header and one 64-byte buffer 'a' (lines 1..8)
+    const char* line;  // the expected stderr line after "repro: FILE:"
+};
+
+class ScenarioBadFiles : public ::testing::TestWithParam<BadFile> {};
+
+TEST_P(ScenarioBadFiles, ExitOneWithOneLineAndNothingRun) {
+    const std::string header =
+        "name = \"x\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = "
+        "[\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 64\n";
+    const auto path = writeFile(std::string("-") + GetParam().name + ".toml", header + GetParam().body);
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << shown(r);
+    EXPECT_EQ(r.err, "repro: " + path.string() + ":" + GetParam().line + "\n") << shown(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EachClass, ScenarioBadFiles,
+    ::testing::Values(BadFile{"syntax", "[[step]]\nfill = = 3\n",
+                              "10:8: TOML syntax: Error while parsing value: could not determine value type"},
+                      BadFile{"kernel", "[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n",
+                              "10:12: unknown kernel 'conv'; expected increment, copy or noop"},
+                      BadFile{"bindings", "[[step]]\ndispatch = \"copy\"\nbindings = [\"a\"]\n",
+                              "11:12: kernel copy takes 2 binding(s) (src, dst); got 1"},
+                      BadFile{"bigbuffer", "[[buffer]]\nname = \"b\"\nbytes = 134217732\n",
+                              "11:9: 'bytes' = 134217732 is out of range; expected 0..134217728"},
+                      BadFile{
+                          "range", "[[step]]\nfill = \"a\"\noffset = 60\nsize = 8\n",
+                          "9:1: bytes [60, 68) are not inside buffer 'a' (64 bytes); expected a non-empty range in it"},
+                      BadFile{"groups", "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\ngroups = [65536]\n",
+                              "12:10: workgroup count 65536 is out of range; expected 1..65535"},
+                      BadFile{"unwritten",
+                              "[[buffer]]\nname = \"u\"\nbytes = 64\ninit = \"undefined\"\n[[step]]\ndispatch = "
+                              "\"copy\"\nbindings = [\"u\", \"a\"]\n",
+                              "13:1: step 1 dispatch copy reads buffer 'u' before any step writes it (its init is "
+                              "\"undefined\"); expected a write first or an init"}),
+    [](const ::testing::TestParamInfo<BadFile>& param) { return std::string(param.param.name); });
+
 TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
     const BoundedResult r = repro({"--scenario", "/nonexistent/x.toml"});
     EXPECT_EQ(r.status, 1) << shown(r);
@@ -213,7 +258,9 @@ TEST(ScenarioList, ListsTheShippedScenarios) {
     const BoundedResult r = repro({"--list-scenarios"});
     ASSERT_EQ(r.status, 0) << shown(r);
     for (const char* name :
-         {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy"}) {
+         {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy",
+          "turnip-28469-unaligned-transfers", "vkd3d-2617-clear-then-consume", "renderdoc-3899-fill-then-copy",
+          "executorch-17299-staged-dispatches", "llama-25767-many-shapes"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);
