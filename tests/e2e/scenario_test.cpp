@@ -82,6 +82,34 @@ TEST(ScenarioSimulated, DroppedDispatchesAreCaughtInTheOneSubmitModes) {
         << shown(r);
 }
 
+// Exactly the dropped dispatches' words: three increments of different counts (all, 100,
+// 10 words) with the driver forwarding only the first. Words 0..99 miss the second (and
+// 0..9 the third), words from 100 on are right: 100 of 1024 words differ, word 0 is 2 short.
+TEST(ScenarioSimulated, ADroppedDispatchIsCaughtExactlyWordForWord) {
+    const auto path = writeFile("-exact.toml",
+                                "name = \"e\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+                                "check = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 4096\ninit = \"iota\"\n"
+                                "value = 7\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step]]\n"
+                                "barrier = \"blade-g\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n"
+                                "count = 100\n[[step]]\nbarrier = \"blade-g\"\n[[step]]\ndispatch = "
+                                "\"increment\"\nbindings = [\"a\"]\ncount = 10\n");
+    const BoundedResult r =
+        repro({"--scenario", path.string()}, {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+                                              "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+                                              "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
+    // word 0: 7 + 1 forwarded; the model 7 + 3. The last writer of byte 0 is step 5 (count 10).
+    for (const char* mode : {"multipass 1", "single    1"}) {
+        EXPECT_TRUE(contains(r.out, std::string("  mode=") + mode +
+                                        " submit(s)\n    -> MISMATCH: buffer 'a' differs from the CPU model at byte "
+                                        "0 (word 0: 0x00000008, the CPU model 0x0000000a), last written by step 5 "
+                                        "dispatch increment; 100 of 1024 words differ\n"))
+            << mode << shown(r);
+    }
+}
+
 // A driver that drops transfer commands recorded after other work and a barrier in the same
 // command buffer (REPRO_SIMULATE=drop-transfers): for each scenario with such a transfer,
 // split (one step per command buffer) stays right, multipass and single are wrong, and the
