@@ -27,9 +27,18 @@ namespace sc = repro::scenario;
 // Each submit's wait when --timeout is not given: the kernel set's dispatches are short.
 constexpr double kScenarioTimeoutSeconds = 60;
 
-// The first difference of `got` from `want` for buffer `name`, or nothing when equal.
-std::optional<std::string> firstDifference(const std::string& name, const std::vector<uint8_t>& got,
-                                           const std::vector<uint8_t>& want, std::string_view against) {
+// Which step of `s` last wrote byte `byte` of `buffer` in the CPU model, for a mismatch line.
+std::string writtenBy(const sc::Scenario& s, const std::string& buffer, size_t byte) {
+    const auto step = sc::lastWriter(s, buffer, byte);
+    if (!step) return "written by no step (its initial contents)";
+    return "last written by " + s.steps[*step].label;
+}
+
+// The first difference of `got` from `want` for buffer `name`, or nothing when equal; it
+// names the step that last wrote the first differing byte (writtenBy).
+std::optional<std::string> firstDifference(const sc::Scenario& s, const std::string& name,
+                                           const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
+                                           std::string_view against) {
     if (got == want) return std::nullopt;
     size_t first = 0;
     while (first < got.size() && got[first] == want[first]) ++first;
@@ -43,14 +52,16 @@ std::optional<std::string> firstDifference(const std::string& name, const std::v
     for (size_t i = 0; i + 3 < got.size(); i += 4) {
         if (!std::equal(got.begin() + i, got.begin() + i + 4, want.begin() + i)) ++wrongWords;
     }
-    return fmt::format("buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}, {} 0x{:08x}); {} of {} words differ",
-                       name, against, first, word, g, against, w, wrongWords, got.size() / 4);
+    return fmt::format(
+        "buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}, {} 0x{:08x}), {}; {} of {} words differ", name,
+        against, first, word, g, against, w, writtenBy(s, name, first), wrongWords, got.size() / 4);
 }
 
 // The first difference of any checked buffer.
-std::optional<std::string> compare(const sc::Contents& got, const sc::Contents& want, std::string_view against) {
+std::optional<std::string> compare(const sc::Scenario& s, const sc::Contents& got, const sc::Contents& want,
+                                   std::string_view against) {
     for (const auto& [name, bytes] : got) {
-        if (auto d = firstDifference(name, bytes, want.at(name), against)) return d;
+        if (auto d = firstDifference(s, name, bytes, want.at(name), against)) return d;
     }
     return std::nullopt;
 }
@@ -98,8 +109,8 @@ std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, con
             if (out.back().run.hang) break;  // a timed-out device is abandoned already
             continue;
         }
-        m.wrong = compare(m.run.checked, expected, "the CPU model");
-        if (!m.wrong && split) m.wrong = compare(m.run.checked, *split, "split");
+        m.wrong = compare(s, m.run.checked, expected, "the CPU model");
+        if (!m.wrong && split) m.wrong = compare(s, m.run.checked, *split, "split");
         if (print)
             say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
                                      : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));

@@ -68,6 +68,34 @@ void applyStep(const Step& step, Contents& contents) {
     }
 }
 
+std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
+    std::vector<WrittenRange> out;
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        uint64_t words = uint64_t{d->groups[0]} * d->groups[1] * d->groups[2] * kWorkgroupSize;
+        words = std::min<uint64_t>(words, d->params.count);
+        for (const auto& b : d->bindings) words = std::min<uint64_t>(words, s.buffer(b)->bytes / 4);
+        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
+            if (kernelWrites(d->kernel, i) && words > 0) out.push_back({d->bindings[i], 0, words * 4});
+        }
+    } else if (const auto* f = std::get_if<Fill>(&step.body)) {
+        out.push_back({f->buffer, f->offset, f->offset + f->size / 4 * 4});
+    } else if (const auto* u = std::get_if<Update>(&step.body)) {
+        out.push_back({u->buffer, u->offset, u->offset + u->words.size() * 4});
+    } else if (const auto* c = std::get_if<Copy>(&step.body)) {
+        out.push_back({c->dst, c->dstOffset, c->dstOffset + c->size});
+    }
+    return out;
+}
+
+std::optional<size_t> lastWriter(const Scenario& s, std::string_view buffer, uint64_t byte) {
+    for (size_t i = s.steps.size(); i-- > 0;) {
+        for (const WrittenRange& r : writtenRanges(s.steps[i], s)) {
+            if (r.buffer == buffer && r.begin <= byte && byte < r.end) return i;
+        }
+    }
+    return std::nullopt;
+}
+
 Contents runCpuModel(const Scenario& s) {
     Contents contents = initialContents(s);
     for (const auto& step : s.steps) applyStep(step, contents);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,24 @@ void applyStep(const Step& step, Contents& contents);
 
 // initialContents, then every step in order.
 Contents runCpuModel(const Scenario& s);
+
+// A byte range [begin, end) of one buffer that one step writes.
+struct WrittenRange {
+    std::string buffer;
+    uint64_t begin = 0, end = 0;
+    bool operator==(const WrittenRange&) const = default;
+};
+
+// The bytes `step` writes in the CPU model (applyStep): increment's data and the copy
+// kernel's dst over their first min(count, invocations, words of the bound buffers) words;
+// fill, update and copy their destination range; noop and barriers nothing. A write counts
+// even when it leaves a byte's value as it was (increment with add = 0). `s` gives the buffer
+// sizes and is assumed checked (checkScenario).
+std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s);
+
+// The index into s.steps of the last step that writes byte `byte` of buffer `buffer` in the
+// CPU model (writtenRanges), or nullopt when no step writes it (it keeps its initial
+// contents). What "last written by step N" in a mismatch names (docs/scenarios.md).
+std::optional<size_t> lastWriter(const Scenario& s, std::string_view buffer, uint64_t byte);
 
 }  // namespace repro::scenario

@@ -10,6 +10,7 @@
 #include <span>
 #include <sstream>
 #include <toml++/toml.h>
+#include <utility>
 
 #include "core/errors.hpp"
 
@@ -361,7 +362,7 @@ void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
 }
 
 void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
-    p.onlyKeys(root, {"name", "source", "pattern", "expected", "check", "buffer", "step"}, "the scenario");
+    p.onlyKeys(root, {"name", "source", "pattern", "expected", "check", "buffer", "step", "shuffle"}, "the scenario");
     s.name = p.text(root, "name", true, "the scenario");
     s.source = p.text(root, "source", true, "the scenario");
     s.pattern = p.text(root, "pattern", true, "the scenario");
@@ -396,6 +397,30 @@ void parseCheck(const Parser& p, const toml::table& root, Scenario& s) {
     }
 }
 
+// shuffle = SEED: the steps that are not barriers change places among themselves (a
+// Fisher-Yates shuffle drawing from randomWords(SEED)); the barriers stay where they are.
+// Labels are renumbered in the new order and name the step's place in the file.
+void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
+    if (!root.get("shuffle")) return;
+    const auto seed = static_cast<uint32_t>(p.integer(root, "shuffle", 0, 0xffffffffULL));
+    std::vector<size_t> slots;  // the positions of the steps that are not barriers
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        if (!std::holds_alternative<Barrier>(s.steps[i].body)) slots.push_back(i);
+    }
+    std::vector<Step> work;
+    for (const size_t i : slots) work.push_back(s.steps[i]);
+    const auto draws = randomWords(seed, work.size());
+    for (size_t i = work.size(); i > 1; --i) std::swap(work[i - 1], work[draws[i - 1] % i]);
+    for (size_t k = 0; k < slots.size(); ++k) s.steps[slots[k]] = std::move(work[k]);
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        std::string& label = s.steps[i].label;
+        const size_t at = label.find(' ', 5);  // after "step N"
+        const std::string fileStep = label.substr(5, at - 5);
+        label = fmt::format("step {} {}", i + 1, label.substr(at + 1));
+        if (fileStep != std::to_string(i + 1)) label += fmt::format(" (file step {})", fileStep);
+    }
+}
+
 }  // namespace
 
 Scenario parseScenario(std::string_view text, const std::string& file) {
@@ -420,6 +445,7 @@ Scenario parseScenario(std::string_view text, const std::string& file) {
         s.steps.push_back(parseStep(p, *t, s));
         s.steps.back().label = fmt::format("step {} {}", s.steps.size(), s.steps.back().label);
     }
+    shuffleSteps(p, root, s);
     checkReadBeforeWrite(p, s);
     return s;
 }

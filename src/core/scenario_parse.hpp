@@ -21,6 +21,8 @@ inline constexpr uint32_t kMaxGroups = 65535;
 // expected" for a TOML syntax error, an unknown or missing key, a wrong type, an unknown
 // kernel, bindings that do not match the kernel, a size, offset or workgroup count past the
 // limits above or past its buffer, or a buffer read (or checked) before anything wrote it.
+// With `shuffle = SEED` the steps that are not barriers are put in a seeded order first
+// (docs/scenarios.md "Top level"); the checks and the CPU model follow that order.
 Scenario parseScenario(std::string_view text, const std::string& file);
 
 // Reads `path` and parses it; a file that cannot be read is a UsageError naming it.

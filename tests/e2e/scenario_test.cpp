@@ -1,7 +1,8 @@
 // repro --scenario and --list-scenarios, end to end (docs/scenarios.md): every shipped
 // scenario gives its documented verdict on the machine's driver (lavapipe in CI), a bad file
 // gives one FILE:LINE:COLUMN line and runs nothing, and a simulated driver that drops
-// dispatches (tests/simdriver, seed-bug) is caught in the one-submit modes and not in split.
+// dispatches (tests/simdriver, seed-bug) or transfer commands (drop-transfers) is caught in
+// the one-submit modes and not in split.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -54,7 +55,10 @@ INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
                          ::testing::Values("kompute-196-increment-chain.toml",
                                            "moltenvk-2805-fill-between-dispatches.toml",
                                            "offload-513-compute-then-copy.toml",
-                                           "sensitivity-stale-read.toml"));
+                                           "sensitivity-stale-read.toml",
+                                           "turnip-28469-unaligned-transfers.toml",
+                                           "vkd3d-2617-clear-then-consume.toml", "renderdoc-3899-fill-then-copy.toml",
+                                           "executorch-17299-staged-dispatches.toml", "llama-25767-many-shapes.toml"));
 
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
@@ -68,9 +72,105 @@ TEST(ScenarioSimulated, DroppedDispatchesAreCaughtInTheOneSubmitModes) {
     // data starts as iota from 1000: word 0 should be 1003, one increment leaves 1001.
     EXPECT_TRUE(contains(r.out,
                          "--- BUG REPRODUCED: mode multipass is wrong: buffer 'data' differs from the CPU model "
-                         "at byte 0 (word 0: 0x000003e9, the CPU model 0x000003eb); 16384 of 16384 words differ"))
+                         "at byte 0 (word 0: 0x000003e9, the CPU model 0x000003eb), last written by step 5 "
+                         "dispatch increment; 16384 of 16384 words differ"))
+        << shown(r);
+    // single loses the same two increments (word 0: one increment where three were due).
+    EXPECT_TRUE(contains(r.out,
+                         "  mode=single    1 submit(s)\n    -> MISMATCH: buffer 'data' differs from the CPU model "
+                         "at byte 0 (word 0: 0x000003e9, the CPU model 0x000003eb), last written by step 5 "
+                         "dispatch increment; 16384 of 16384 words differ\n"))
         << shown(r);
 }
+
+// Exactly the dropped dispatches' words: three increments of different counts (all, 100,
+// 10 words) with the driver forwarding only the first. Words 0..99 miss the second (and
+// 0..9 the third), words from 100 on are right: 100 of 1024 words differ, word 0 is 2 short.
+TEST(ScenarioSimulated, ADroppedDispatchIsCaughtExactlyWordForWord) {
+    const auto path = writeFile("-exact.toml",
+                                "name = \"e\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+                                "check = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 4096\ninit = \"iota\"\n"
+                                "value = 7\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step]]\n"
+                                "barrier = \"blade-g\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n"
+                                "count = 100\n[[step]]\nbarrier = \"blade-g\"\n[[step]]\ndispatch = "
+                                "\"increment\"\nbindings = [\"a\"]\ncount = 10\n");
+    const BoundedResult r =
+        repro({"--scenario", path.string()}, {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+                                              "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+                                              "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
+    // word 0: 7 + 1 forwarded; the model 7 + 3. The last writer of byte 0 is step 5 (count 10).
+    for (const char* mode : {"multipass 1", "single    1"}) {
+        EXPECT_TRUE(contains(r.out, std::string("  mode=") + mode +
+                                        " submit(s)\n    -> MISMATCH: buffer 'a' differs from the CPU model at byte "
+                                        "0 (word 0: 0x00000008, the CPU model 0x0000000a), last written by step 5 "
+                                        "dispatch increment; 100 of 1024 words differ\n"))
+            << mode << shown(r);
+    }
+}
+
+// A driver that drops transfer commands recorded after other work and a barrier in the same
+// command buffer (REPRO_SIMULATE=drop-transfers): for each scenario with such a transfer,
+// split (one step per command buffer) stays right, multipass and single are wrong, and the
+// mismatch names the step whose write is missing. Split staying right also shows that the
+// mode's own upload and readback copies (their own command buffers) are not dropped.
+struct DroppedTransfer {
+    const char* file;
+    const char* multipass;  // the mismatch line's text after "mode multipass is wrong: "
+    const char* single;     // the same for single
+};
+
+class ScenarioDroppedTransfers : public ::testing::TestWithParam<DroppedTransfer> {};
+
+TEST_P(ScenarioDroppedTransfers, OneSubmitModesWrongSplitRightAndTheStepNamed) {
+    const DroppedTransfer& c = GetParam();
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + c.file},
+              {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+               "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=drop-transfers", "REPRO_SIMULATE_TRACE="});
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, " submit(s)\n    -> ok: bit-identical to the CPU model\n  mode=multipass")) << shown(r);
+    EXPECT_TRUE(contains(r.out, std::string("--- BUG REPRODUCED: mode multipass is wrong: ") + c.multipass + "\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, std::string("  mode=single    1 submit(s)\n    -> MISMATCH: ") + c.single + "\n"))
+        << shown(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Simulated, ScenarioDroppedTransfers,
+    ::testing::Values(
+        DroppedTransfer{"moltenvk-2805-fill-between-dispatches.toml",
+                        "buffer 'readback' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model "
+                        "0x2a8be121), last written by step 8 copy consumed -> readback; 64 of 64 words differ",
+                        "buffer 'readback' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model "
+                        "0x2a8be121), last written by step 8 copy consumed -> readback; 64 of 64 words differ"},
+        DroppedTransfer{"turnip-28469-unaligned-transfers.toml",
+                        "buffer 'dst' differs from the CPU model at byte 64 (word 16: 0xa5a5a5a5, the CPU model "
+                        "0x22222222), last written by step 3 fill dst; 51 of 256 words differ",
+                        "buffer 'dst' differs from the CPU model at byte 64 (word 16: 0xa5a5a5a5, the CPU model "
+                        "0x22222222), last written by step 3 fill dst; 51 of 256 words differ"},
+        DroppedTransfer{"renderdoc-3899-fill-then-copy.toml",
+                        "buffer 'dst' differs from the CPU model at byte 4097 (word 1024: 0x00000000, the CPU model "
+                        "0x00001000), last written by step 3 copy src -> dst; 10240 of 16384 words differ",
+                        "buffer 'dst' differs from the CPU model at byte 4097 (word 1024: 0x00000000, the CPU model "
+                        "0x00001000), last written by step 3 copy src -> dst; 10240 of 16384 words differ"},
+        DroppedTransfer{"offload-513-compute-then-copy.toml",
+                        "buffer 'data' differs from the CPU model at byte 128 (word 32: 0x0000002a, the CPU model "
+                        "0x00000002), last written by step 4 dispatch increment; 8 of 1024 words differ",
+                        "buffer 'readback' differs from the CPU model at byte 65 (word 16: 0x55555555, the CPU model "
+                        "0x002a0055), last written by step 6 copy data -> readback; 763 of 1024 words differ"},
+        DroppedTransfer{"executorch-17299-staged-dispatches.toml",
+                        "buffer 'final' differs from the CPU model at byte 0 (word 0: 0x00000064, the CPU model "
+                        "0x0000006b), last written by step 17 dispatch copy; 64 of 64 words differ",
+                        "buffer 'final' differs from the CPU model at byte 0 (word 0: 0x00000064, the CPU model "
+                        "0x0000006b), last written by step 17 dispatch copy; 64 of 64 words differ"}),
+    [](const ::testing::TestParamInfo<DroppedTransfer>& param) {
+        std::string name = param.param.file;
+        name = name.substr(0, name.find('-'));
+        return name;
+    });
 
 // A simulated dispatch that never ends: the one submit times out (--timeout 1), exit 3, the
 // device is abandoned and nothing crashes at teardown.
@@ -117,6 +217,51 @@ TEST(ScenarioControl, ABarrierNoneIsLabelledAControl) {
                          "proves nothing about the driver"))
         << shown(r);
 }
+
+// Each class of bad file through the executable: exit 1, its one FILE:LINE:COLUMN line on
+// stderr, and nothing on stdout (no device made, no mode run). The lines themselves are
+// unit-tested (tests/unit/scenario_test.cpp); this checks that none of them runs anything.
+struct BadFile {
+    const char* name;
+    const char* body;  // after the header and one 64-byte buffer 'a' (lines 1..8)
+    const char* line;  // the expected stderr line after "repro: FILE:"
+};
+
+class ScenarioBadFiles : public ::testing::TestWithParam<BadFile> {};
+
+TEST_P(ScenarioBadFiles, ExitOneWithOneLineAndNothingRun) {
+    const std::string header =
+        "name = \"x\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = "
+        "[\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 64\n";
+    const auto path = writeFile(std::string("-") + GetParam().name + ".toml", header + GetParam().body);
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << shown(r);
+    EXPECT_EQ(r.err, "repro: " + path.string() + ":" + GetParam().line + "\n") << shown(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EachClass, ScenarioBadFiles,
+    ::testing::Values(BadFile{"syntax", "[[step]]\nfill = = 3\n",
+                              "10:8: TOML syntax: Error while parsing value: could not determine value type"},
+                      BadFile{"kernel", "[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n",
+                              "10:12: unknown kernel 'conv'; expected increment, copy or noop"},
+                      BadFile{"bindings", "[[step]]\ndispatch = \"copy\"\nbindings = [\"a\"]\n",
+                              "11:12: kernel copy takes 2 binding(s) (src, dst); got 1"},
+                      BadFile{"bigbuffer", "[[buffer]]\nname = \"b\"\nbytes = 134217732\n",
+                              "11:9: 'bytes' = 134217732 is out of range; expected 0..134217728"},
+                      BadFile{
+                          "range", "[[step]]\nfill = \"a\"\noffset = 60\nsize = 8\n",
+                          "9:1: bytes [60, 68) are not inside buffer 'a' (64 bytes); expected a non-empty range in it"},
+                      BadFile{"groups", "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\ngroups = [65536]\n",
+                              "12:10: workgroup count 65536 is out of range; expected 1..65535"},
+                      BadFile{"unwritten",
+                              "[[buffer]]\nname = \"u\"\nbytes = 64\ninit = \"undefined\"\n[[step]]\ndispatch = "
+                              "\"copy\"\nbindings = [\"u\", \"a\"]\n",
+                              "13:1: step 1 dispatch copy reads buffer 'u' before any step writes it (its init is "
+                              "\"undefined\"); expected a write first or an init"}),
+    [](const ::testing::TestParamInfo<BadFile>& param) { return std::string(param.param.name); });
 
 TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
     const BoundedResult r = repro({"--scenario", "/nonexistent/x.toml"});
@@ -166,7 +311,9 @@ TEST(ScenarioList, ListsTheShippedScenarios) {
     const BoundedResult r = repro({"--list-scenarios"});
     ASSERT_EQ(r.status, 0) << shown(r);
     for (const char* name :
-         {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy"}) {
+         {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy",
+          "turnip-28469-unaligned-transfers", "vkd3d-2617-clear-then-consume", "renderdoc-3899-fill-then-copy",
+          "executorch-17299-staged-dispatches", "llama-25767-many-shapes"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);

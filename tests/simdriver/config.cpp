@@ -231,6 +231,7 @@ class Parser {
     bool hang(ArgumentReader& r, std::optional<std::string_view> arg);
     bool fault(ArgumentReader& r, std::string_view name, std::optional<std::string_view> arg);
     bool api(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg);
     bool conflicts();
 
     bool fail(const std::string& what) {
@@ -508,6 +509,12 @@ bool Parser::api(ArgumentReader& r, std::optional<std::string_view> arg) {
     return true;
 }
 
+bool Parser::dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg) {
+    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    config_.dropTransfers = true;
+    return true;
+}
+
 bool Parser::behaviour(std::string_view item) {
     if (item.empty()) return fail("empty behaviour (two ';' in a row, or one at an end)");
     const size_t colon = item.find(':');
@@ -516,8 +523,9 @@ bool Parser::behaviour(std::string_view item) {
     if (colon != std::string_view::npos) arg = item.substr(colon + 1);
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
-    static const std::vector<std::string_view> kNames = {"identity", "seed-bug", "watchdog", "clock", "stale", "crash",
-                                                         "abort",    "stall",    "lost",     "flaky", "api",   "hang"};
+    static const std::vector<std::string_view> kNames = {"identity", "seed-bug", "watchdog",      "clock", "stale",
+                                                         "crash",    "abort",    "stall",         "lost",  "flaky",
+                                                         "api",      "hang",     "drop-transfers"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -532,6 +540,7 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "stale") return stale(r, arg);
     if (name == "hang") return hang(r, arg);
     if (name == "api") return api(r, arg);
+    if (name == "drop-transfers") return dropTransfers(r, arg);
     return fault(r, name, arg);
 }
 
@@ -547,6 +556,7 @@ bool Parser::conflicts() {
     if (c.hang) bugs.emplace_back("hang");
     // A hang is ended by the watchdog: the two go together.
     if (c.watchdog && !c.hang) bugs.emplace_back("watchdog");
+    if (c.dropTransfers) bugs.emplace_back("drop-transfers");
     if (bugs.size() > 1) {
         return fail(bugs[0] + " and " + bugs[1] + " conflict: one cause of wrong results at a time");
     }
@@ -617,7 +627,7 @@ Identity defaultIdentity() {
 
 bool Config::empty() const {
     return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
-           !api10;
+           !api10 && !dropTransfers;
 }
 
 std::optional<ClockCost> Config::cost() const {

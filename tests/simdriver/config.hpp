@@ -137,6 +137,9 @@ struct Config {
     std::optional<Fault> processFault;  // crash, abort or stall
     std::optional<Fault> lost;
     bool api10 = false;  // api:1.0
+    // drop-transfers: a transfer recorded after other work and a barrier in the same
+    // command buffer is not forwarded (recording.hpp TransferDrops).
+    bool dropTransfers = false;
 
     bool empty() const;
     // The clock that costs dispatches (clock or watchdog), if any.

@@ -35,7 +35,7 @@ TEST(Grammar, EmptyIsInvisible) {
 TEST(Grammar, ErrorLineQuotesTheWholeValueAndNamesTheOffendingText) {
     EXPECT_EQ(parseSimulate("seed-bug;bogus:1").error,
               "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
-              "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang)");
+              "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang, drop-transfers)");
 }
 
 TEST(Grammar, StructuralErrors) {
@@ -306,4 +306,17 @@ TEST(Combinations, Conflicts) {
 }
 
 }  // namespace
+TEST(Parse, DropTransfersTakesNoArgumentAndIsOneCauseOfWrongResults) {
+    EXPECT_TRUE(parsed("drop-transfers").dropTransfers);
+    EXPECT_FALSE(parsed("drop-transfers").empty());
+    EXPECT_FALSE(parsed("identity").dropTransfers);
+    EXPECT_TRUE(parsed("identity;drop-transfers;clock:us-per-wg=1").dropTransfers);
+    EXPECT_EQ(error("drop-transfers:1"), "drop-transfers: takes no argument ('1' given)");
+    EXPECT_EQ(error("drop-transfers;drop-transfers"), "'drop-transfers' given twice");
+    EXPECT_EQ(error("seed-bug;drop-transfers"),
+              "seed-bug and drop-transfers conflict: one cause of wrong results at a time");
+    EXPECT_EQ(error("drop-transfers;stale:dispatch=1"),
+              "stale and drop-transfers conflict: one cause of wrong results at a time");
+}
+
 }  // namespace repro::simdriver

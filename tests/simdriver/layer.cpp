@@ -95,6 +95,7 @@ uint32_t groupsOf(const Config& c) {
     if (c.cost()) g |= kClockGroup | kLoss;
     if (c.lost) g |= kLoss;
     if (c.stale) g |= kStale;
+    if (c.dropTransfers) g |= kRecording | kTransfers;
     return g;
 }
 

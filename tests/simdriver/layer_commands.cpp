@@ -1,7 +1,8 @@
 // The layer while command buffers are recorded: which dispatches reach the driver
 // (seed-bug, flaky, watchdog; recording.hpp decides), where timestamps fall on the
 // simulated clock, stale's copies around dispatches D and D+1, the descriptor tracking
-// stale needs, and the creation calls that only matter as fault points.
+// stale needs, which transfer commands reach the driver (drop-transfers; recording.hpp
+// TransferDrops decides), and the creation calls that only matter as fault points.
 #include <cstring>
 #include <functional>
 
@@ -78,6 +79,7 @@ void restart(DeviceState& d, CommandBufferState& s, bool flakyDrawn) {
     s.computeSets.clear();
     s.staleBefore.clear();
     s.tracedSkip = false;
+    s.transfers.begin();
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* info) {
@@ -241,6 +243,7 @@ void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void(
     std::lock_guard lock(globals().mutex);
     DeviceState* d = deviceOf(cb);
     CommandBufferState& s = commandBufferOf(*d, cb);
+    s.transfers.dispatch();
     const DispatchDecision decision = s.model.dispatch(workgroups);
     if (!decision.forward) {
         if (!s.tracedSkip) {
@@ -278,6 +281,75 @@ VKAPI_ATTR void VKAPI_CALL simCmdDispatchBaseKHR(VkCommandBuffer cb, uint32_t bx
 VKAPI_ATTR void VKAPI_CALL simCmdDispatchIndirect(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset) {
     DeviceState* d = lockedDevice(cb);
     dispatch(cb, 0, [&] { d->next.CmdDispatchIndirect(cb, buffer, offset); });
+}
+
+// ---- transfers (drop-transfers) -----------------------------------------------------------
+
+// Every transfer command goes through here: forwarded unless TransferDrops says otherwise.
+void transfer(VkCommandBuffer cb, const char* what, const std::function<void()>& forward) {
+    {
+        std::lock_guard lock(globals().mutex);
+        DeviceState* d = deviceOf(cb);
+        if (!commandBufferOf(*d, cb).transfers.transfer()) {
+            trace("command buffer %p: %s not forwarded (drop-transfers: after other work and a barrier)",
+                  static_cast<void*>(cb), what);
+            return;
+        }
+    }
+    forward();
+}
+
+void barrier(VkCommandBuffer cb) {
+    std::lock_guard lock(globals().mutex);
+    commandBufferOf(*deviceOf(cb), cb).transfers.barrier();
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdFillBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
+                                            uint32_t data) {
+    DeviceState* d = lockedDevice(cb);
+    transfer(cb, "vkCmdFillBuffer", [&] { d->next.CmdFillBuffer(cb, buffer, offset, size, data); });
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdUpdateBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset,
+                                              VkDeviceSize size, const void* data) {
+    DeviceState* d = lockedDevice(cb);
+    transfer(cb, "vkCmdUpdateBuffer", [&] { d->next.CmdUpdateBuffer(cb, buffer, offset, size, data); });
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdCopyBuffer(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count,
+                                            const VkBufferCopy* regions) {
+    DeviceState* d = lockedDevice(cb);
+    transfer(cb, "vkCmdCopyBuffer", [&] { d->next.CmdCopyBuffer(cb, src, dst, count, regions); });
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdCopyBuffer2(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
+    DeviceState* d = lockedDevice(cb);
+    transfer(cb, "vkCmdCopyBuffer2", [&] { d->next.CmdCopyBuffer2(cb, info); });
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdCopyBuffer2KHR(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
+    DeviceState* d = lockedDevice(cb);
+    transfer(cb, "vkCmdCopyBuffer2KHR", [&] { d->next.CmdCopyBuffer2KHR(cb, info); });
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst,
+                                                 VkDependencyFlags flags, uint32_t memoryCount,
+                                                 const VkMemoryBarrier* memory, uint32_t bufferCount,
+                                                 const VkBufferMemoryBarrier* buffers, uint32_t imageCount,
+                                                 const VkImageMemoryBarrier* images) {
+    barrier(cb);
+    lockedDevice(cb)->next.CmdPipelineBarrier(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers,
+                                              imageCount, images);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier2(VkCommandBuffer cb, const VkDependencyInfo* info) {
+    barrier(cb);
+    lockedDevice(cb)->next.CmdPipelineBarrier2(cb, info);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier2KHR(VkCommandBuffer cb, const VkDependencyInfo* info) {
+    barrier(cb);
+    lockedDevice(cb)->next.CmdPipelineBarrier2KHR(cb, info);
 }
 
 // ---- timestamps -------------------------------------------------------------------------
@@ -544,6 +616,14 @@ const Intercept kCommandIntercepts[] = {
     {"vkCreateShaderModule", interceptFn(simCreateShaderModule), 0, FaultCall::CreateShaderModule},
     {"vkAllocateMemory", interceptFn(simAllocateMemory), 0, FaultCall::AllocateMemory},
     {"vkMapMemory", interceptFn(simMapMemory), 0, FaultCall::MapMemory},
+    {"vkCmdFillBuffer", interceptFn(simCmdFillBuffer), kTransfers, std::nullopt},
+    {"vkCmdUpdateBuffer", interceptFn(simCmdUpdateBuffer), kTransfers, std::nullopt},
+    {"vkCmdCopyBuffer", interceptFn(simCmdCopyBuffer), kTransfers, std::nullopt},
+    {"vkCmdCopyBuffer2", interceptFn(simCmdCopyBuffer2), kTransfers, std::nullopt},
+    {"vkCmdCopyBuffer2KHR", interceptFn(simCmdCopyBuffer2KHR), kTransfers, std::nullopt},
+    {"vkCmdPipelineBarrier", interceptFn(simCmdPipelineBarrier), kTransfers, std::nullopt},
+    {"vkCmdPipelineBarrier2", interceptFn(simCmdPipelineBarrier2), kTransfers, std::nullopt},
+    {"vkCmdPipelineBarrier2KHR", interceptFn(simCmdPipelineBarrier2KHR), kTransfers, std::nullopt},
 };
 
 }  // namespace

@@ -45,6 +45,7 @@ enum Group : uint32_t {
     kClockGroup = 1u << 3,    // clock or watchdog: submits, waits, timestamps
     kLoss = 1u << 4,          // lost, clock or watchdog: a lost device's submits and waits
     kStale = 1u << 5,         // stale: buffers and descriptor sets
+    kTransfers = 1u << 6,     // drop-transfers: transfer commands and pipeline barriers
 };
 uint32_t groupsOf(const Config& config);
 
@@ -88,7 +89,9 @@ struct InstanceState {
     X(CreateDescriptorUpdateTemplateKHR) X(DestroyDescriptorUpdateTemplate)                        \
     X(DestroyDescriptorUpdateTemplateKHR) X(UpdateDescriptorSetWithTemplate)                       \
     X(UpdateDescriptorSetWithTemplateKHR) X(UpdateDescriptorSets) X(CmdBindDescriptorSets)         \
-    X(AllocateDescriptorSets) X(CreateComputePipelines) X(CreateShaderModule)
+    X(AllocateDescriptorSets) X(CreateComputePipelines) X(CreateShaderModule) X(CmdFillBuffer)     \
+    X(CmdUpdateBuffer) X(CmdCopyBuffer2) X(CmdCopyBuffer2KHR) X(CmdPipelineBarrier2)               \
+    X(CmdPipelineBarrier2KHR)
 // clang-format on
 
 struct DeviceDispatch {
@@ -128,6 +131,7 @@ struct CommandBufferState {
     std::vector<std::pair<VkBuffer, OwnedBuffer>> staleBefore;
     std::vector<OwnedBuffer> owned;  // freed at the next begin, reset or free
     bool tracedSkip = false;
+    TransferDrops transfers;  // drop-transfers
 };
 
 // One descriptor of a descriptor update template (vkCreateDescriptorUpdateTemplate).

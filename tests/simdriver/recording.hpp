@@ -96,4 +96,26 @@ class CommandBufferModel {
     Nanoseconds elapsed_ = 0;
 };
 
+// drop-transfers: which transfer commands (vkCmdFillBuffer, vkCmdUpdateBuffer,
+// vkCmdCopyBuffer, vkCmdCopyBuffer2(KHR)) of one command buffer reach the driver. A
+// transfer recorded after other work (a dispatch or a transfer) and a pipeline barrier
+// after that work is not forwarded; everything before that point is. A command buffer of
+// transfers with no barrier between them (repro's own upload and readback submits) and a
+// command buffer with one piece of work (split's) are left whole.
+class TransferDrops {
+  public:
+    void begin() { work_ = barrierAfterWork_ = false; }
+    void dispatch() { work_ = true; }
+    void barrier() { barrierAfterWork_ = barrierAfterWork_ || work_; }
+    // A transfer: whether it is forwarded. Forwarded or not, it counts as work.
+    bool transfer() {
+        work_ = true;
+        return !barrierAfterWork_;
+    }
+
+  private:
+    bool work_ = false;
+    bool barrierAfterWork_ = false;
+};
+
 }  // namespace repro::simdriver

@@ -195,5 +195,42 @@ TEST(Hang, WithoutAWatchdogTheCommandBufferNeverCompletes) {
     EXPECT_EQ(m.duration(), Nanoseconds{1} << 62);  // saturated, not overflowed
 }
 
+// drop-transfers: the upload and readback shapes (transfers, no barrier between) and
+// split's shape (one piece of work between barriers) keep every transfer; a transfer after
+// work and a barrier is dropped, and so is every later one.
+TEST(TransferDrops, ATransferAfterWorkAndABarrierIsDropped) {
+    TransferDrops t;
+    t.begin();
+    EXPECT_TRUE(t.transfer());  // upload: copies back to back, then G
+    EXPECT_TRUE(t.transfer());
+    EXPECT_TRUE(t.transfer());
+    t.barrier();
+    t.begin();
+    t.barrier();  // readback: G, copies, host barrier
+    EXPECT_TRUE(t.transfer());
+    EXPECT_TRUE(t.transfer());
+    t.barrier();
+    t.begin();
+    t.barrier();  // split: G, one step, G
+    EXPECT_TRUE(t.transfer());
+    t.barrier();
+    t.begin();
+    t.barrier();  // multipass: G, dispatch, G, fill, barrier, copy
+    t.dispatch();
+    t.barrier();
+    EXPECT_FALSE(t.transfer());
+    t.barrier();
+    EXPECT_FALSE(t.transfer());
+    t.begin();  // single without a barrier: a fill right after a dispatch stays, a copy after a barrier goes
+    t.dispatch();
+    EXPECT_TRUE(t.transfer());
+    t.barrier();
+    EXPECT_FALSE(t.transfer());
+    t.begin();  // a transfer, a barrier, a transfer (transfer -> transfer)
+    EXPECT_TRUE(t.transfer());
+    t.barrier();
+    EXPECT_FALSE(t.transfer());
+}
+
 }  // namespace
 }  // namespace repro::simdriver

@@ -1,8 +1,10 @@
 // The scenario model, its parser and its CPU model (core/scenario*.hpp; docs/scenarios.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "core/errors.hpp"
@@ -328,6 +330,138 @@ barrier = "blade-g"
     EXPECT_EQ(replaceBarriers(refused, repro::BarrierKind::Buffer),
               "--barrier buffer does not apply to a scenario, whose barriers name their own masks; expected blade, "
               "full, execution-only or none");
+// lastWriter: the step whose write a byte holds last, by the CPU model's ranges.
+TEST(ScenarioCpu, LastWriterNamesTheStepThatLastWroteEachByte) {
+    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "b"
+bytes = 64
+init = "zero"
+
+[[step]]
+fill = "a"
+offset = 4
+size = 8
+value = 1
+
+[[step]]
+barrier = "none"
+
+[[step]]
+copy = "a"
+from = "b"
+src_offset = 0
+dst_offset = 9
+size = 5
+
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+count = 2
+groups = [1]
+
+[[step]]
+dispatch = "copy"
+bindings = ["a", "b"]
+count = 10
+groups = [1]
+
+[[step]]
+update = "b"
+offset = 60
+words = [3]
+)",
+                                     "w.toml");
+    EXPECT_EQ(lastWriter(s, "a", 0), std::optional<size_t>(3));   // the increment's first word
+    EXPECT_EQ(lastWriter(s, "a", 7), std::optional<size_t>(3));   // word 1: the increment, over the fill
+    EXPECT_EQ(lastWriter(s, "a", 8), std::optional<size_t>(0));   // the fill's second word
+    EXPECT_EQ(lastWriter(s, "a", 9), std::optional<size_t>(2));   // the copy's first byte, over the fill
+    EXPECT_EQ(lastWriter(s, "a", 13), std::optional<size_t>(2));  // the copy's last byte
+    EXPECT_EQ(lastWriter(s, "a", 14), std::nullopt);              // never written: iota
+    EXPECT_EQ(lastWriter(s, "b", 39), std::optional<size_t>(4));  // the copy kernel's 10 words
+    EXPECT_EQ(lastWriter(s, "b", 40), std::nullopt);
+    EXPECT_EQ(lastWriter(s, "b", 60), std::optional<size_t>(5));  // the update
+    EXPECT_EQ(lastWriter(s, "nothing", 0), std::nullopt);
+    EXPECT_EQ(writtenRanges(s.steps[1], s), std::vector<WrittenRange>{});  // a barrier writes nothing
+    EXPECT_EQ(writtenRanges(s.steps[4], s), (std::vector<WrittenRange>{{"b", 0, 40}}));
+    EXPECT_EQ(s.steps[2].label, "step 3 copy b -> a");
+}
+
+// A noop dispatch and a dispatch with fewer invocations than count write only what they run.
+TEST(ScenarioCpu, WrittenRangesFollowTheInvocations) {
+    BufferSpec a{.name = "a", .bytes = 4 * 100, .init = InitKind::Zero, .checked = true};
+    Scenario s{.buffers = {a}};
+    Dispatch inc{.kernel = Kernel::Increment, .bindings = {"a"}, .params = {.count = 100}};
+    inc.groups[0] = 1;  // 64 invocations
+    Dispatch noop{.kernel = Kernel::Noop, .bindings = {"a"}, .params = {.count = 100}};
+    noop.groups[0] = 2;
+    s.steps.push_back({.body = inc});
+    s.steps.push_back({.body = noop});
+    EXPECT_EQ(writtenRanges(s.steps[0], s), (std::vector<WrittenRange>{{"a", 0, 256}}));
+    EXPECT_TRUE(writtenRanges(s.steps[1], s).empty());
+    EXPECT_EQ(lastWriter(s, "a", 255), std::optional<size_t>(0));
+    EXPECT_EQ(lastWriter(s, "a", 256), std::nullopt);
+}
+
+// shuffle = SEED: the non-barrier steps change places, the barriers stay, the labels follow.
+TEST(ScenarioParse, ShuffleReordersTheWorkStepsAndKeepsTheBarriers) {
+    std::string steps;
+    for (int i = 1; i <= 6; ++i) {
+        steps += "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\nadd = " + std::to_string(i) + "\n";
+        if (i < 6) steps += "[[step]]\nbarrier = \"blade-c\"\n";
+    }
+    const Scenario plain = parseScenario(kHeader + kBufferA + steps, "s.toml");
+    const Scenario a = parseScenario(kHeader + "shuffle = 25767\n" + kBufferA + steps, "s.toml");
+    const Scenario b = parseScenario(kHeader + "shuffle = 25767\n" + kBufferA + steps, "s.toml");
+    const Scenario c = parseScenario(kHeader + "shuffle = 1\n" + kBufferA + steps, "s.toml");
+    const auto adds = [](const Scenario& s) {
+        std::vector<uint32_t> out;
+        for (const auto& step : s.steps) {
+            if (const auto* d = std::get_if<Dispatch>(&step.body)) out.push_back(d->params.add);
+        }
+        return out;
+    };
+    ASSERT_EQ(a.steps.size(), 11u);
+    for (size_t i = 1; i < a.steps.size(); i += 2) EXPECT_TRUE(std::holds_alternative<Barrier>(a.steps[i].body)) << i;
+    EXPECT_EQ(adds(plain), (std::vector<uint32_t>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(adds(a), adds(b));  // the same seed, the same order
+    EXPECT_NE(adds(a), adds(plain));
+    EXPECT_NE(adds(a), adds(c));
+    auto sorted = adds(a);
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, adds(plain));  // a permutation
+    // The label: its place now, and its place in the file when they differ.
+    const uint32_t first = adds(a)[0];
+    const std::string fileStep = std::to_string(2 * first - 1);
+    EXPECT_EQ(a.steps[0].label,
+              first == 1 ? "step 1 dispatch increment" : "step 1 dispatch increment (file step " + fileStep + ")");
+    EXPECT_EQ(a.steps[1].label, "step 2 barrier blade-c");
+    EXPECT_EQ(errorOf(kHeader + "shuffle = -1\n" + kBufferA + steps),
+              "bad.toml:6:11: 'shuffle' = -1 is out of range; expected 0..4294967295");
+}
+
+// The read-before-write check follows the shuffled order.
+TEST(ScenarioParse, ShuffleIsCheckedInItsOrder) {
+    const std::string body = kBufferA + R"(
+[[buffer]]
+name = "u"
+bytes = 64
+init = "undefined"
+
+[[step]]
+fill = "u"
+[[step]]
+dispatch = "copy"
+bindings = ["u", "a"]
+)";
+    EXPECT_EQ(errorOf(kHeader + body), "");
+    std::string failing;
+    for (uint32_t seed = 1; seed < 20 && failing.empty(); ++seed) {
+        failing = errorOf(kHeader + "shuffle = " + std::to_string(seed) + "\n" + body);
+    }
+    EXPECT_NE(failing.find("step 1 dispatch copy (file step 2) reads buffer 'u' before any step writes it"),
+              std::string::npos)
+        << failing;
 }
 
 }  // namespace
