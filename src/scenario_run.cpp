@@ -61,6 +61,17 @@ struct ModeOutcome {
     std::optional<std::string> wrong;  // why it is wrong
 };
 
+// The steps' labels joined by "; ", the first kListedSteps of them and then how many in all
+// (a repeat makes hundreds).
+constexpr size_t kListedSteps = 12;
+std::string stepList(const sc::Scenario& s) {
+    std::string steps;
+    for (size_t i = 0; i < s.steps.size() && i < kListedSteps; ++i)
+        steps += (steps.empty() ? "" : "; ") + s.steps[i].label;
+    if (s.steps.size() > kListedSteps) steps += fmt::format("; ... ({} steps in all)", s.steps.size());
+    return steps;
+}
+
 void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
     say("repro: scenario '{}' ({})", s.name, s.file);
     say("  source:   {}", s.source);
@@ -68,9 +79,7 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
     say("  expected on a correct driver: {}", s.expected);
     say("  device:   {} ({})", device.properties.deviceName,
         device.hasDriverProperties ? device.driver.driverInfo : "no driver properties");
-    std::string steps;
-    for (const auto& step : s.steps) steps += (steps.empty() ? "" : "; ") + step.label;
-    say("  steps:    {}", steps);
+    say("  steps:    {}", stepList(s));
     if (s.hasControl())
         say("  note: a barrier is labelled a control (insufficient on purpose): a wrong result proves nothing "
             "about the driver");
@@ -78,7 +87,7 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
 
 // Runs the modes (split first when asked for, as the reference) and prints each.
 std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, const Options& o) {
-    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device);
+    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
     const sc::Contents model = sc::runCpuModel(s);
     sc::Contents expected;
     for (const auto& b : s.buffers) {

@@ -94,7 +94,9 @@ TEST(ScenarioBadFile, OneLineWithFileLineColumnAndNothingRun) {
     std::filesystem::remove(path);
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.out, "") << shown(r);
-    EXPECT_EQ(r.err, "repro: " + path.string() + ":10:12: unknown kernel 'conv'; expected increment, copy or noop\n");
+    EXPECT_EQ(r.err, "repro: " + path.string() +
+                         ":10:12: unknown kernel 'conv'; expected increment, copy, noop, "
+                         "compare-swap, private-array or work\n");
 }
 
 // A barrier "none" between two in-place increments: a control, said so before the results.
