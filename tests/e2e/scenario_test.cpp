@@ -53,7 +53,9 @@ TEST_P(ShippedScenario, GivesItsDocumentedVerdict) {
 INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
                          ::testing::Values("kompute-196-increment-chain.toml",
                                            "moltenvk-2805-fill-between-dispatches.toml",
-                                           "offload-513-compute-then-copy.toml"));
+                                           "offload-513-compute-then-copy.toml", "taichi-3791-odd-even-sort.toml",
+                                           "cubecl-1336-private-array.toml", "llama-cpp-21724-many-dispatches.toml",
+                                           "turboquant-185-one-long-dispatch.toml", "taichi-3544-heavy-kernels.toml"));
 
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
@@ -69,6 +71,24 @@ TEST(ScenarioSimulated, DroppedDispatchesAreCaughtInTheOneSubmitModes) {
                          "--- BUG REPRODUCED: mode multipass is wrong: buffer 'data' differs from the CPU model "
                          "at byte 0 (word 0: 0x000003e9, the CPU model 0x000003eb); 16384 of 16384 words differ"))
         << shown(r);
+}
+
+// The same driver on the odd-even sort (256 compare-swap dispatches, a repeat): split sorts,
+// the one-submit modes keep only the first compare-swap and are caught.
+TEST(ScenarioSimulated, DroppedCompareSwapsLeaveTheSortUnsorted) {
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "taichi-3791-odd-even-sort.toml"},
+        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     256 submit(s)\n    -> ok: bit-identical to the CPU model\n"))
+        << shown(r);
+    EXPECT_TRUE(
+        contains(r.out, "--- BUG REPRODUCED: mode multipass is wrong: buffer 'data' differs from the CPU model"))
+        << shown(r);
+    // The header names the repetitions and how many steps the repeat made.
+    EXPECT_TRUE(contains(r.out, "step 3 dispatch compare-swap (repetition 2 of 256)")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "; ... (512 steps in all)\n")) << shown(r);
 }
 
 // A simulated dispatch that never ends: the one submit times out (--timeout 1), exit 3, the
@@ -143,7 +163,9 @@ TEST(ScenarioList, ListsTheShippedScenarios) {
     const BoundedResult r = repro({"--list-scenarios"});
     ASSERT_EQ(r.status, 0) << shown(r);
     for (const char* name :
-         {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy"}) {
+         {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy",
+          "taichi-3791-odd-even-sort", "cubecl-1336-private-array", "llama-cpp-21724-many-dispatches",
+          "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);

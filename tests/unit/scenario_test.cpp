@@ -475,5 +475,18 @@ TEST(ScenarioRepeat, BadRepeatsAreOneLine) {
               "bad.toml:12:1: phase = \"alternate\" needs a repeat; expected repeat = 2 or more, or phase = 0 or 1");
 }
 
+// The shipped taichi #3791 file: its 256 compare-swap steps sort its 256 random words.
+TEST(ScenarioRepeat, TheShippedOddEvenSortFileSortsItsBuffer) {
+    const Scenario s = loadScenario(REPRO_SOURCE_DIR "/scenarios/taichi-3791-odd-even-sort.toml");
+    EXPECT_EQ(s.steps.size(), 512u);
+    const auto bytes = runCpuModel(s).at("data");
+    std::vector<uint32_t> got(bytes.size() / 4);
+    std::memcpy(got.data(), bytes.data(), bytes.size());
+    auto want = initialWords(*s.buffer("data"));
+    EXPECT_NE(got, want);
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+}
+
 }  // namespace
 }  // namespace repro::scenario
