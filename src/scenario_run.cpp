@@ -72,6 +72,17 @@ struct ModeOutcome {
     std::optional<std::string> wrong;  // why it is wrong
 };
 
+// The steps' labels joined by "; ", the first kListedSteps of them and then how many in all
+// (a repeat makes hundreds).
+constexpr size_t kListedSteps = 12;
+std::string stepList(const sc::Scenario& s) {
+    std::string steps;
+    for (size_t i = 0; i < s.steps.size() && i < kListedSteps; ++i)
+        steps += (steps.empty() ? "" : "; ") + s.steps[i].label;
+    if (s.steps.size() > kListedSteps) steps += fmt::format("; ... ({} steps in all)", s.steps.size());
+    return steps;
+}
+
 void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
     say("repro: scenario '{}' ({})", s.name, s.file);
     say("  source:   {}", s.source);
@@ -79,9 +90,7 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
     say("  expected on a correct driver: {}", s.expected);
     say("  device:   {} ({})", device.properties.deviceName,
         device.hasDriverProperties ? device.driver.driverInfo : "no driver properties");
-    std::string steps;
-    for (const auto& step : s.steps) steps += (steps.empty() ? "" : "; ") + step.label;
-    say("  steps:    {}", steps);
+    say("  steps:    {}", stepList(s));
     if (s.hasControl())
         say("  note: a barrier is labelled a control (insufficient on purpose): a wrong result proves nothing "
             "about the driver");
@@ -90,7 +99,7 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
 // Runs the modes (split first when asked for, as the reference) and prints each (with
 // `print`; otherwise only failures, for --repeat).
 std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, const Options& o, bool print = true) {
-    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device);
+    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
     const sc::Contents model = sc::runCpuModel(s);
     sc::Contents expected;
     for (const auto& b : s.buffers) {
@@ -112,8 +121,9 @@ std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, con
         m.wrong = compare(s, m.run.checked, expected, "the CPU model");
         if (!m.wrong && split) m.wrong = compare(s, m.run.checked, *split, "split");
         if (print)
-            say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
-                                     : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
+            say("    -> {}", m.wrong
+                                 ? "MISMATCH: " + *m.wrong
+                                 : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
         out.push_back(std::move(m));
         if (mode == Mode::Split) split = out.back().run.checked;
     }
@@ -176,8 +186,7 @@ int runRepeated(vk::Device& device, const sc::Scenario& s, const Options& o) {
     }
     if (status == kExitNotReproduced)
         say("--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}",
-            runs,
-            std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end() ? " and to split" : "");
+            runs, std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end() ? " and to split" : "");
     return status;
 }
 
@@ -191,7 +200,8 @@ int runLoaded(const Options& o, const sc::Scenario& s) {
     vk::Device device(instance, chosen, {.synchronization2 = s.usesSync2()});
     printHeader(s, chosen);
     for (const auto& note : notes) say("  note: {}", note);
-    if (o.repeat > 1) say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
+    if (o.repeat > 1)
+        say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
     const int status = o.repeat > 1 ? runRepeated(device, s, o) : verdict(runModes(device, s, o));
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
     return status;

@@ -457,14 +457,15 @@ Options readScenarioOptions(const RawArgs& raw) {
     for (const OptionSection& section : optionTable()) {
         for (const OptionSpec& spec : section.options) {
             const std::string_view n = spec.longName;
-            const bool allowed = n == what || (!raw.listScenarios && (n == "--mode" || n == "--device" ||
-                                                                      n == "--timeout" || n == "--barrier" ||
-                                                                      n == "--repeat"));
+            const bool allowed =
+                n == what || (!raw.listScenarios && (n == "--mode" || n == "--device" || n == "--timeout" ||
+                                                     n == "--barrier" || n == "--repeat"));
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
             if (given && !allowed)
-                fail(fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier and "
-                                 "--repeat so far)",
-                                 what, optionLabel(spec)));
+                fail(
+                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier and "
+                                "--repeat so far)",
+                                what, optionLabel(spec)));
         }
     }
     if (!raw.files.empty()) fail(fmt::format("{}: unexpected argument {}", what, quote(raw.files.front())));

@@ -130,7 +130,7 @@ struct Options {
     // only --mode, --device, --timeout, --barrier (scenarioBarrier) and --repeat go with it.
     std::optional<std::string> scenario;
     std::optional<BarrierKind> scenarioBarrier;  // --scenario with --barrier: core/scenario.hpp replaceBarriers
-    bool listScenarios = false;  // --list-scenarios: list scenarios/ and exit; alone
+    bool listScenarios = false;                  // --list-scenarios: list scenarios/ and exit; alone
 };
 
 // The result of parsing: either options to run with, or an exit status and the text

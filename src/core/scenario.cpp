@@ -35,28 +35,63 @@ std::string_view name(Kernel k) {
             return "copy";
         case Kernel::Noop:
             return "noop";
+        case Kernel::CompareSwap:
+            return "compare-swap";
+        case Kernel::PrivateArray:
+            return "private-array";
+        case Kernel::Work:
+            return "work";
     }
     return "?";
 }
 
 std::optional<Kernel> parseKernel(std::string_view text) {
-    for (const Kernel k : {Kernel::Increment, Kernel::Copy, Kernel::Noop}) {
+    for (const Kernel k :
+         {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray, Kernel::Work}) {
         if (name(k) == text) return k;
     }
     return std::nullopt;
 }
 
 std::vector<std::string_view> kernelBindings(Kernel k) {
-    if (k == Kernel::Copy) return {"src", "dst"};
+    if (k == Kernel::Copy || k == Kernel::PrivateArray) return {"src", "dst"};
     return {"data"};
 }
 
 bool kernelWrites(Kernel k, uint32_t index) {
-    return (k == Kernel::Increment && index == 0) || (k == Kernel::Copy && index == 1);
+    const bool inPlace = k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work;
+    return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 1);
 }
 
 bool kernelReads(Kernel k, uint32_t index) {
-    return (k == Kernel::Increment && index == 0) || (k == Kernel::Copy && index == 0);
+    const bool inPlace = k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work;
+    return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 0);
+}
+
+uint32_t privateArrayWord(uint32_t x, uint32_t words) {
+    std::vector<uint32_t> arr(words);
+    const uint32_t input = x;
+    for (uint32_t j = 0; j < words; ++j) {
+        x = x * 1664525u + 1013904223u;
+        arr[j] = x ^ j;
+    }
+    uint32_t acc = input;
+    for (uint32_t j = 0; j < words; ++j) {
+        const uint32_t v = arr[j];
+        const uint32_t k = v % words;
+        const uint32_t old = arr[k];
+        arr[k] = old + (v ^ acc);
+        acc = acc * 31u + old;
+    }
+    return acc ^ arr[acc % words];
+}
+
+uint32_t workWord(uint32_t x, uint32_t rounds) {
+    for (uint32_t w = 0; w < rounds; ++w) {
+        x = x * 1664525u + 1013904223u;
+        x ^= x >> 13;
+    }
+    return x;
 }
 
 std::string_view name(BarrierKind k) {
@@ -95,9 +130,10 @@ bool Scenario::hasControl() const {
 std::string replaceBarriers(Scenario& s, repro::BarrierKind b) {
     using repro::BarrierKind;
     if (b == BarrierKind::Sync2 || b == BarrierKind::Buffer)
-        return fmt::format("--barrier {} does not apply to a scenario, whose barriers name their own masks; expected "
-                           "blade, full, execution-only or none",
-                           repro::name(b));
+        return fmt::format(
+            "--barrier {} does not apply to a scenario, whose barriers name their own masks; expected "
+            "blade, full, execution-only or none",
+            repro::name(b));
     constexpr uint64_t kAllCommands = 0x10000, kMemoryRead = 0x8000, kMemoryWrite = 0x10000;  // sync2 bit values
     for (Step& step : s.steps) {
         auto* barrier = std::get_if<Barrier>(&step.body);

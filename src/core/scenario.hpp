@@ -57,10 +57,20 @@ enum class Kernel {
     Increment,  // binding 0 `data`: data[i] += add for i < count (in place: read-modify-write)
     Copy,       // binding 0 `src`, binding 1 `dst`: dst[i] = src[i] for i < count
     Noop,       // binding 0 `data`, never accessed: a dispatch that does nothing
+    // binding 0 `data`: one odd-even transposition step in place: pairs (k, k+1) with
+    // k = 2j + phase, k + 1 < count, swapped when data[k] > data[k+1] (taichi #3791)
+    CompareSwap,
+    // binding 0 `src`, binding 1 `dst`: dst[i] = privateArrayWord(src[i], privateWords), an
+    // array of privateWords words per invocation (a specialization constant; cubecl #1336)
+    PrivateArray,
+    // binding 0 `data`: data[i] = workWord(data[i], work) in place: `work` rounds of a hash
+    // whose result is written (llama.cpp #21724, taichi #3544)
+    Work,
 };
-std::string_view name(Kernel k);  // "increment", "copy", "noop"
+std::string_view name(Kernel k);  // "increment", "copy", "noop", "compare-swap", "private-array", "work"
 std::optional<Kernel> parseKernel(std::string_view text);
-// The binding names a kernel takes, in binding order ("data"; "src", "dst"; "data").
+// The binding names a kernel takes, in binding order ("data"; "src", "dst"; "data"; "data";
+// "src", "dst"; "data").
 std::vector<std::string_view> kernelBindings(Kernel k);
 // Whether binding `index` of `k` is written by the kernel (increment's data, copy's dst).
 bool kernelWrites(Kernel k, uint32_t index);
@@ -72,7 +82,7 @@ inline constexpr uint32_t kWorkgroupSize = 64;  // local_size_x of every scenari
 // The push constants every scenario kernel takes, in this order (16 bytes).
 struct KernelParams {
     uint32_t count = 0;  // words processed: invocations with index >= count do nothing
-    uint32_t add = 1;    // increment: the amount added
+    uint32_t add = 1;    // increment: the amount added; compare-swap: the phase, 0 or 1
     uint32_t work = 1;   // iterations of a loop whose result never reaches a buffer: lengthens
                          // the dispatch without changing what it writes
     uint32_t zero = 0;   // always 0, so that the compiler cannot drop the work loop
@@ -83,6 +93,10 @@ struct Dispatch {
     std::vector<std::string> bindings;  // buffer names, in binding order
     KernelParams params;                // count defaults to the first binding's words
     uint32_t groups[3] = {0, 1, 1};     // vkCmdDispatch counts; x defaults to ceil(count/64)
+    // private-array: the array's words per invocation (specialization constant 0), 1..4096
+    uint32_t privateWords = 0;
+    // compare-swap with phase = "alternate" in a repeat: the phase is the repetition's parity
+    bool alternatePhase = false;
 };
 
 // vkCmdFillBuffer, vkCmdUpdateBuffer, vkCmdCopyBuffer. Offsets and sizes in bytes, multiples
@@ -161,6 +175,13 @@ std::string replaceBarriers(Scenario& s, repro::BarrierKind b);
 
 // The initial words of `spec` (bytes / 4 of them). Pure.
 std::vector<uint32_t> initialWords(const BufferSpec& spec);
+
+// The private-array kernel's result for input word `x` with an array of `words` words
+// (shaders/scenario_private_array.comp, step by step). Pure; `words` >= 1.
+uint32_t privateArrayWord(uint32_t x, uint32_t words);
+// The work kernel's result: `rounds` times x = x * 1664525 + 1013904223, x ^= x >> 13
+// (shaders/scenario_work.comp). Pure.
+uint32_t workWord(uint32_t x, uint32_t rounds);
 
 // xorshift32 (Marsaglia 2003) words from `seed` (0 taken as 1): the Random init. Pure.
 std::vector<uint32_t> randomWords(uint32_t seed, uint64_t count);

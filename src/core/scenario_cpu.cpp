@@ -17,6 +17,32 @@ void storeWord(std::vector<uint8_t>& bytes, uint64_t index, uint32_t w) {
     std::memcpy(bytes.data() + index * 4, &w, 4);
 }
 
+// compare-swap: invocation j < invocations takes the pair (2j + phase, 2j + phase + 1).
+void applyCompareSwap(const Dispatch& d, uint64_t invocations, std::vector<uint8_t>& data) {
+    const uint64_t count = std::min<uint64_t>(d.params.count, data.size() / 4);
+    for (uint64_t j = 0; j < invocations; ++j) {
+        const uint64_t k = 2 * j + d.params.add;
+        if (k + 1 >= count) break;
+        const uint32_t a = loadWord(data, k), b = loadWord(data, k + 1);
+        if (a > b) storeWord(data, k, b), storeWord(data, k + 1, a);
+    }
+}
+
+// The kernels added after increment, copy and noop (core/scenario.hpp Kernel).
+void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents) {
+    if (d.kernel == Kernel::CompareSwap) return applyCompareSwap(d, invocations, contents.at(d.bindings.at(0)));
+    if (d.kernel == Kernel::Work) {
+        auto& data = contents.at(d.bindings.at(0));
+        const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4});
+        for (uint64_t i = 0; i < n; ++i) storeWord(data, i, workWord(loadWord(data, i), d.params.work));
+        return;
+    }
+    const auto& src = contents.at(d.bindings.at(0));
+    auto& dst = contents.at(d.bindings.at(1));
+    const uint64_t n = std::min<uint64_t>({d.params.count, invocations, src.size() / 4, dst.size() / 4});
+    for (uint64_t i = 0; i < n; ++i) storeWord(dst, i, privateArrayWord(loadWord(src, i), d.privateWords));
+}
+
 void applyDispatch(const Dispatch& d, Contents& contents) {
     const uint64_t invocations = uint64_t{d.groups[0]} * d.groups[1] * d.groups[2] * kWorkgroupSize;
     switch (d.kernel) {
@@ -34,6 +60,11 @@ void applyDispatch(const Dispatch& d, Contents& contents) {
             break;
         }
         case Kernel::Noop:
+            break;
+        case Kernel::CompareSwap:
+        case Kernel::PrivateArray:
+        case Kernel::Work:
+            applyNewKernel(d, invocations, contents);
             break;
     }
 }
@@ -72,6 +103,8 @@ std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
     std::vector<WrittenRange> out;
     if (const auto* d = std::get_if<Dispatch>(&step.body)) {
         uint64_t words = uint64_t{d->groups[0]} * d->groups[1] * d->groups[2] * kWorkgroupSize;
+        // compare-swap: invocation j may write words 2j + phase and 2j + phase + 1
+        if (d->kernel == Kernel::CompareSwap) words = 2 * words + d->params.add;
         words = std::min<uint64_t>(words, d->params.count);
         for (const auto& b : d->bindings) words = std::min<uint64_t>(words, s.buffer(b)->bytes / 4);
         for (uint32_t i = 0; i < d->bindings.size(); ++i) {

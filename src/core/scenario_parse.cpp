@@ -175,12 +175,47 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t) {
     return b;
 }
 
+// The keys of one kernel alone: compare-swap's `phase` (0, 1 or "alternate", kept in the `add`
+// slot), private-array's `private_words` (required); each refused on any other kernel.
+void parseKernelKeys(const Parser& p, const toml::table& t, Dispatch& d) {
+    const std::string kernel(name(d.kernel));
+    if (const toml::node* phase = t.get("phase")) {
+        if (d.kernel != Kernel::CompareSwap)
+            p.fail(*phase, fmt::format("'phase' is a compare-swap key; kernel {} takes none", kernel));
+        if (t.get("add")) p.fail(*t.get("add"), "compare-swap takes 'phase', not 'add'");
+        const auto v = phase->value<int64_t>();
+        const auto text = phase->value<std::string_view>();
+        if (phase->is_integer() && (*v == 0 || *v == 1)) {
+            d.params.add = static_cast<uint32_t>(*v);
+        } else if (phase->is_string() && *text == "alternate") {
+            d.params.add = 0, d.alternatePhase = true;
+        } else {
+            p.fail(*phase, "compare-swap's 'phase' must be 0, 1 or \"alternate\" (the repetition's parity)");
+        }
+    } else if (d.kernel == Kernel::CompareSwap) {
+        p.fail(t, "a compare-swap dispatch has no 'phase'; expected phase = 0, 1 or \"alternate\"");
+    }
+    const toml::node* words = t.get("private_words");
+    if (words && d.kernel != Kernel::PrivateArray)
+        p.fail(*words, fmt::format("'private_words' is a private-array key; kernel {} takes none", kernel));
+    if (d.kernel != Kernel::PrivateArray) return;
+    if (!words) p.fail(t, "a private-array dispatch has no 'private_words'; expected e.g. private_words = 256");
+    if (!words->is_integer() || *words->value<int64_t>() < 1 || *words->value<int64_t>() > kMaxPrivateWords)
+        p.fail(*words, fmt::format("'private_words' must be an integer from 1 to {} (32-bit words per invocation)",
+                                   kMaxPrivateWords));
+    d.privateWords = static_cast<uint32_t>(*words->value<int64_t>());
+}
+
 Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"dispatch", "bindings", "count", "add", "work", "groups"}, "a dispatch step");
+    p.onlyKeys(t, {"dispatch", "bindings", "count", "add", "work", "groups", "phase", "private_words"},
+               "a dispatch step");
     Dispatch d;
     const std::string kernel = p.text(t, "dispatch", true, "");
     const auto k = parseKernel(kernel);
-    if (!k) p.fail(*t.get("dispatch"), fmt::format("unknown kernel '{}'; expected increment, copy or noop", kernel));
+    if (!k)
+        p.fail(*t.get("dispatch"),
+               fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, private-array or work",
+                           kernel));
     d.kernel = *k;
     d.bindings = p.strings(t, "bindings");
     const auto wanted = kernelBindings(d.kernel);
@@ -200,6 +235,7 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s) {
     d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, words));
     d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
     d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, 1u << 20));
+    parseKernelKeys(p, t, d);
     d.groups[0] = (d.params.count + kWorkgroupSize - 1) / kWorkgroupSize;
     if (const toml::node* g = t.get("groups")) {
         const auto counts = p.words(t, "groups");
@@ -315,6 +351,60 @@ Step parseStep(const Parser& p, const toml::table& t, const Scenario& s) {
     if (t.get("copy")) return parseCopy(p, t, s);
     if (t.get("barrier")) return parseBarrier(p, t, s);
     p.fail(t, "a [[step]] needs one of dispatch, fill, update, copy or barrier");
+}
+
+// The step's label "step N ..." once it has its place in the list, with " (repetition r of K)"
+// when it comes from a repeat; a compare-swap with phase = "alternate" takes r's parity.
+void appendOne(Step step, uint64_t repetition, uint64_t repeat, Scenario& s) {
+    if (auto* d = std::get_if<Dispatch>(&step.body); d && d->alternatePhase)
+        d->params.add = static_cast<uint32_t>(repetition % 2);
+    step.label = fmt::format("step {} {}", s.steps.size() + 1, step.label);
+    if (repeat > 1) step.label += fmt::format(" (repetition {} of {})", repetition + 1, repeat);
+    s.steps.push_back(std::move(step));
+}
+
+// One [[step]] table: a step, a step with `repeat = K` (K copies), or a group: `repeat = K`
+// and [[step.steps]] tables, the group's steps in order K times. Groups do not nest, and a
+// step inside a group has no repeat of its own. `repeat` is taken out of `t` before the step's
+// own keys are checked. The expanded list holds at most kMaxSteps steps.
+void appendSteps(const Parser& p, toml::table& t, Scenario& s) {
+    const toml::node* repeatNode = t.get("repeat");
+    const uint64_t repeat = p.integer(t, "repeat", 1, ~uint64_t{0});
+    if (repeatNode && (repeat == 0 || repeat > kMaxSteps))
+        p.fail(*repeatNode, fmt::format("'repeat' must be 1..{}", kMaxSteps));
+    const SourcePlace repeatPlace = repeatNode ? placeOf(*repeatNode) : SourcePlace{};
+    std::vector<Step> body;
+    if (toml::node* inner = t.get("steps")) {
+        p.onlyKeys(t, {"repeat", "steps"}, "a group [[step]] (repeat and [[step.steps]])");
+        if (!repeatNode) p.fail(t, "a group [[step]] has no 'repeat'; expected repeat = 2 or more");
+        toml::array* list = inner->as_array();
+        if (!list || list->empty()) p.fail(*inner, "'steps' must be [[step.steps]] tables, at least one");
+        for (auto& e : *list) {
+            const toml::table* st = e.as_table();
+            if (!st) p.fail(e, "'steps' must be [[step.steps]] tables");
+            if (st->get("repeat") || st->get("steps"))
+                p.fail(st->get("repeat") ? *st->get("repeat") : *st->get("steps"),
+                       "a step inside a group has no 'repeat' or 'steps' of its own; groups do not nest");
+            body.push_back(parseStep(p, *st, s));
+        }
+    } else {
+        t.erase("repeat");
+        body.push_back(parseStep(p, t, s));
+    }
+    if (s.steps.size() + repeat * body.size() > kMaxSteps)
+        throw UsageError(fmt::format("{}:{}:{}: the steps repeated come to more than {} steps; expected fewer",
+                                     p.file(), repeatPlace.line, repeatPlace.column, kMaxSteps));
+    for (uint64_t r = 0; r < repeat; ++r) {
+        for (const Step& step : body) appendOne(step, r, repeat, s);
+    }
+    for (const Step& step : body) {
+        const auto* d = std::get_if<Dispatch>(&step.body);
+        if (d && d->alternatePhase && repeat == 1)
+            throw UsageError(
+                fmt::format("{}:{}:{}: phase = \"alternate\" needs a repeat; expected repeat = 2 or "
+                            "more, or phase = 0 or 1",
+                            p.file(), step.place.line, step.place.column));
+    }
 }
 
 // What a step reads and writes, by buffer name (barriers: nothing).
@@ -436,14 +526,13 @@ Scenario parseScenario(std::string_view text, const std::string& file) {
     parseHeader(p, root, s);
     parseBuffers(p, root, s);
     parseCheck(p, root, s);
-    const toml::node* node = root.get("step");
-    const toml::array* steps = node ? node->as_array() : nullptr;
+    toml::node* node = root.get("step");
+    toml::array* steps = node ? node->as_array() : nullptr;
     if (!steps || steps->empty()) p.fail(root, "the scenario has no [[step]] tables; expected at least one");
-    for (const auto& e : *steps) {
-        const toml::table* t = e.as_table();
+    for (auto& e : *steps) {
+        toml::table* t = e.as_table();
         if (!t) p.fail(e, "'step' must be [[step]] tables");
-        s.steps.push_back(parseStep(p, *t, s));
-        s.steps.back().label = fmt::format("step {} {}", s.steps.size(), s.steps.back().label);
+        appendSteps(p, *t, s);
     }
     shuffleSteps(p, root, s);
     checkReadBeforeWrite(p, s);

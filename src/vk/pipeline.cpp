@@ -107,6 +107,13 @@ ComputePipeline createComputePipeline(const Device& device, std::string name, st
     checkSetup(vkCreatePipelineLayout(d, &pipelineLayoutInfo, nullptr, &rawLayout), "vkCreatePipelineLayout");
     p.layout = Owned<VkPipelineLayout>(device.life(), rawLayout);
     const bool captureStatistics = options.statistics && device.features().pipelineExecutableInfo;
+    std::vector<VkSpecializationMapEntry> entries;
+    for (uint32_t i = 0; i < options.specialization.size(); ++i)
+        entries.push_back({.constantID = i, .offset = 4 * i, .size = 4});
+    const VkSpecializationInfo specialization{.mapEntryCount = static_cast<uint32_t>(entries.size()),
+                                              .pMapEntries = entries.data(),
+                                              .dataSize = options.specialization.size() * 4,
+                                              .pData = options.specialization.data()};
     const VkComputePipelineCreateInfo pipelineInfo{
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .flags = captureStatistics ? VkPipelineCreateFlags{VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR}
@@ -114,7 +121,8 @@ ComputePipeline createComputePipeline(const Device& device, std::string name, st
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = rawModule,
-                  .pName = options.entryPoint.c_str()},
+                  .pName = options.entryPoint.c_str(),
+                  .pSpecializationInfo = entries.empty() ? nullptr : &specialization},
         .layout = rawLayout,
         .basePipelineHandle = VK_NULL_HANDLE,
         .basePipelineIndex = 0,

@@ -39,6 +39,9 @@ struct PipelineOptions {
     // Bytes of push constants (one COMPUTE range at offset 0); 0, blade's, for none. The
     // scenario kernels take 16 (core/scenario.hpp KernelParams).
     uint32_t pushConstantBytes = 0;
+    // Specialization constants: constant_id i takes specialization[i] (32-bit each); empty:
+    // none (the scenario private-array kernel's array size, core/scenario.hpp).
+    std::vector<uint32_t> specialization;
 };
 
 // vkCreateShaderModule -> vkCreateDescriptorSetLayout -> vkCreateDescriptorUpdateTemplate

@@ -21,22 +21,55 @@ extern const uint32_t scenario_copy_spv[];
 extern const size_t scenario_copy_spv_words;
 extern const uint32_t scenario_noop_spv[];
 extern const size_t scenario_noop_spv_words;
+extern const uint32_t scenario_compare_swap_spv[];
+extern const size_t scenario_compare_swap_spv_words;
+extern const uint32_t scenario_private_array_spv[];
+extern const size_t scenario_private_array_spv_words;
+extern const uint32_t scenario_work_spv[];
+extern const size_t scenario_work_spv_words;
 
 namespace repro::vk {
 namespace sc = repro::scenario;
 
 const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
+    if (k == sc::Kernel::CompareSwap) return compareSwap;
+    if (k == sc::Kernel::Work) return work;
     return k == sc::Kernel::Increment ? increment : k == sc::Kernel::Copy ? copy : noop;
+}
+
+const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) const {
+    return d.kernel == sc::Kernel::PrivateArray ? privateArray.at(d.privateWords) : of(d.kernel);
 }
 
 ScenarioPipelines createScenarioPipelines(const Device& device) {
     const PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
-    return {.increment = createComputePipeline(
-                device, "increment", std::span(scenario_increment_spv, scenario_increment_spv_words), 1, options),
-            .copy = createComputePipeline(device, "copy", std::span(scenario_copy_spv, scenario_copy_spv_words), 2,
-                                          options),
-            .noop = createComputePipeline(device, "noop", std::span(scenario_noop_spv, scenario_noop_spv_words), 1,
-                                          options)};
+    return {
+        .increment = createComputePipeline(device, "increment",
+                                           std::span(scenario_increment_spv, scenario_increment_spv_words), 1, options),
+        .copy =
+            createComputePipeline(device, "copy", std::span(scenario_copy_spv, scenario_copy_spv_words), 2, options),
+        .noop =
+            createComputePipeline(device, "noop", std::span(scenario_noop_spv, scenario_noop_spv_words), 1, options),
+        .compareSwap = createComputePipeline(
+            device, "compare-swap", std::span(scenario_compare_swap_spv, scenario_compare_swap_spv_words), 1, options),
+        .work =
+            createComputePipeline(device, "work", std::span(scenario_work_spv, scenario_work_spv_words), 1, options),
+        .privateArray = {}};
+}
+
+ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s) {
+    ScenarioPipelines out = createScenarioPipelines(device);
+    for (const auto& step : s.steps) {
+        const auto* d = std::get_if<sc::Dispatch>(&step.body);
+        if (!d || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords)) continue;
+        PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
+        options.specialization = {d->privateWords};
+        out.privateArray.emplace(
+            d->privateWords,
+            createComputePipeline(device, fmt::format("private-array {}", d->privateWords),
+                                  std::span(scenario_private_array_spv, scenario_private_array_spv_words), 2, options));
+    }
+    return out;
 }
 
 namespace {
@@ -126,7 +159,7 @@ void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ModeBuffers&
 void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Step& step, const ModeBuffers& mb) {
     const VkCommandBuffer cmd = encoder.cmd();
     if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
-        const ComputePipeline& p = pipelines.of(d->kernel);
+        const ComputePipeline& p = pipelines.forDispatch(*d);
         const VkBuffer first = mb.buffers.at(d->bindings.at(0)).get();
         if (d->bindings.size() == 1) {
             encoder.bindPipelineAndBuffers(p, {first});

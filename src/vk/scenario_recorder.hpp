@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "core/options.hpp"
@@ -19,9 +20,16 @@ class Device;
 struct ScenarioPipelines {
     ComputePipeline increment, copy, noop;
     const ComputePipeline& of(scenario::Kernel k) const;
+    ComputePipeline compareSwap, work;
+    std::map<uint32_t, ComputePipeline> privateArray;  // by private words (specialization constant 0)
+    // The pipeline of `d`: of(d.kernel), or the private-array one of d.privateWords (made by
+    // the scenario overload of createScenarioPipelines).
+    const ComputePipeline& forDispatch(const scenario::Dispatch& d) const;
 };
 // Throws VulkanError / CannotTest as createComputePipeline does.
 ScenarioPipelines createScenarioPipelines(const Device& device);
+// The same, plus one private-array pipeline per distinct private_words among the steps of `s`.
+ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
 
 // How one mode's run of a scenario went.
 struct ScenarioModeRun {

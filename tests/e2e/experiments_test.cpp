@@ -336,13 +336,15 @@ TEST(Matrix, AKilledChildsLinePointsAtALogThatIsKept) {
     const TempDir dir("matrix-killed-child");
     const std::string marker = (dir / "repro-matrix-").string();  // TMPDIR/repro-matrix-XXXXXX
     std::thread killer([&] { EXPECT_GT(killProcessesNaming(marker, "variant-01.json", 6000), 0); });
-    const ProcessResult r = runRepro({"--matrix", "-n", "1", "--preset", "tiny"}, {"TMPDIR=" + dir.path().string()}, 600);
+    const ProcessResult r =
+        runRepro({"--matrix", "-n", "1", "--preset", "tiny"}, {"TMPDIR=" + dir.path().string()}, 600);
     killer.join();
     ASSERT_FALSE(r.signaled) << r.err;
     EXPECT_EQ(r.status, 125) << r.out << r.err;
     std::smatch m;
-    std::regex_search(r.out, m, std::regex("multipass blade \\(as recorded by blade\\): crashed \\(signal 9; "
-                                                   "log (\\S+variant-01\\.log)\\)"));
+    std::regex_search(r.out, m,
+                      std::regex("multipass blade \\(as recorded by blade\\): crashed \\(signal 9; "
+                                 "log (\\S+variant-01\\.log)\\)"));
     ASSERT_FALSE(m.empty()) << r.out;
     const std::string log = m[1].str();
     EXPECT_EQ(log.rfind(marker, 0), 0u) << log;

@@ -54,11 +54,13 @@ TEST_P(ShippedScenario, GivesItsDocumentedVerdict) {
 INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
                          ::testing::Values("kompute-196-increment-chain.toml",
                                            "moltenvk-2805-fill-between-dispatches.toml",
-                                           "offload-513-compute-then-copy.toml",
-                                           "sensitivity-stale-read.toml",
+                                           "offload-513-compute-then-copy.toml", "sensitivity-stale-read.toml",
                                            "turnip-28469-unaligned-transfers.toml",
                                            "vkd3d-2617-clear-then-consume.toml", "renderdoc-3899-fill-then-copy.toml",
-                                           "executorch-17299-staged-dispatches.toml", "llama-25767-many-shapes.toml"));
+                                           "executorch-17299-staged-dispatches.toml", "llama-25767-many-shapes.toml",
+                                           "taichi-3791-odd-even-sort.toml", "cubecl-1336-private-array.toml",
+                                           "llama-cpp-21724-many-dispatches.toml",
+                                           "turboquant-185-one-long-dispatch.toml", "taichi-3544-heavy-kernels.toml"));
 
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
@@ -172,6 +174,24 @@ INSTANTIATE_TEST_SUITE_P(
         return name;
     });
 
+// The same driver on the odd-even sort (256 compare-swap dispatches, a repeat): split sorts,
+// the one-submit modes keep only the first compare-swap and are caught.
+TEST(ScenarioSimulated, DroppedCompareSwapsLeaveTheSortUnsorted) {
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "taichi-3791-odd-even-sort.toml"},
+        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     256 submit(s)\n    -> ok: bit-identical to the CPU model\n"))
+        << shown(r);
+    EXPECT_TRUE(
+        contains(r.out, "--- BUG REPRODUCED: mode multipass is wrong: buffer 'data' differs from the CPU model"))
+        << shown(r);
+    // The header names the repetitions and how many steps the repeat made.
+    EXPECT_TRUE(contains(r.out, "step 3 dispatch compare-swap (repetition 2 of 256)")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "; ... (512 steps in all)\n")) << shown(r);
+}
+
 // A simulated dispatch that never ends: the one submit times out (--timeout 1), exit 3, the
 // device is abandoned and nothing crashes at teardown.
 TEST(ScenarioSimulated, AHungSubmitIsAHang) {
@@ -195,7 +215,9 @@ TEST(ScenarioBadFile, OneLineWithFileLineColumnAndNothingRun) {
     std::filesystem::remove(path);
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.out, "") << shown(r);
-    EXPECT_EQ(r.err, "repro: " + path.string() + ":10:12: unknown kernel 'conv'; expected increment, copy or noop\n");
+    EXPECT_EQ(r.err, "repro: " + path.string() +
+                         ":10:12: unknown kernel 'conv'; expected increment, copy, noop, "
+                         "compare-swap, private-array or work\n");
 }
 
 // A barrier "none" between two in-place increments: a control, said so before the results.
@@ -243,24 +265,24 @@ TEST_P(ScenarioBadFiles, ExitOneWithOneLineAndNothingRun) {
 
 INSTANTIATE_TEST_SUITE_P(
     EachClass, ScenarioBadFiles,
-    ::testing::Values(BadFile{"syntax", "[[step]]\nfill = = 3\n",
-                              "10:8: TOML syntax: Error while parsing value: could not determine value type"},
-                      BadFile{"kernel", "[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n",
-                              "10:12: unknown kernel 'conv'; expected increment, copy or noop"},
-                      BadFile{"bindings", "[[step]]\ndispatch = \"copy\"\nbindings = [\"a\"]\n",
-                              "11:12: kernel copy takes 2 binding(s) (src, dst); got 1"},
-                      BadFile{"bigbuffer", "[[buffer]]\nname = \"b\"\nbytes = 134217732\n",
-                              "11:9: 'bytes' = 134217732 is out of range; expected 0..134217728"},
-                      BadFile{
-                          "range", "[[step]]\nfill = \"a\"\noffset = 60\nsize = 8\n",
-                          "9:1: bytes [60, 68) are not inside buffer 'a' (64 bytes); expected a non-empty range in it"},
-                      BadFile{"groups", "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\ngroups = [65536]\n",
-                              "12:10: workgroup count 65536 is out of range; expected 1..65535"},
-                      BadFile{"unwritten",
-                              "[[buffer]]\nname = \"u\"\nbytes = 64\ninit = \"undefined\"\n[[step]]\ndispatch = "
-                              "\"copy\"\nbindings = [\"u\", \"a\"]\n",
-                              "13:1: step 1 dispatch copy reads buffer 'u' before any step writes it (its init is "
-                              "\"undefined\"); expected a write first or an init"}),
+    ::testing::Values(
+        BadFile{"syntax", "[[step]]\nfill = = 3\n",
+                "10:8: TOML syntax: Error while parsing value: could not determine value type"},
+        BadFile{"kernel", "[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n",
+                "10:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, private-array or work"},
+        BadFile{"bindings", "[[step]]\ndispatch = \"copy\"\nbindings = [\"a\"]\n",
+                "11:12: kernel copy takes 2 binding(s) (src, dst); got 1"},
+        BadFile{"bigbuffer", "[[buffer]]\nname = \"b\"\nbytes = 134217732\n",
+                "11:9: 'bytes' = 134217732 is out of range; expected 0..134217728"},
+        BadFile{"range", "[[step]]\nfill = \"a\"\noffset = 60\nsize = 8\n",
+                "9:1: bytes [60, 68) are not inside buffer 'a' (64 bytes); expected a non-empty range in it"},
+        BadFile{"groups", "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\ngroups = [65536]\n",
+                "12:10: workgroup count 65536 is out of range; expected 1..65535"},
+        BadFile{"unwritten",
+                "[[buffer]]\nname = \"u\"\nbytes = 64\ninit = \"undefined\"\n[[step]]\ndispatch = "
+                "\"copy\"\nbindings = [\"u\", \"a\"]\n",
+                "13:1: step 1 dispatch copy reads buffer 'u' before any step writes it (its init is "
+                "\"undefined\"); expected a write first or an init"}),
     [](const ::testing::TestParamInfo<BadFile>& param) { return std::string(param.param.name); });
 
 TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
@@ -294,8 +316,9 @@ TEST(ScenarioOptions, RepeatCountsWrongRunsPerModeAndBarrierRelabelsTheSteps) {
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "step 2 barrier none (control) (--barrier none)")) << shown(r);
     EXPECT_TRUE(contains(r.out, "  mode=split     wrong in 0 of 3 runs\n")) << shown(r);
-    EXPECT_TRUE(contains(r.out, "  mode=multipass wrong in 3 of 3 runs (first: run 1: buffer 'data' differs from the "
-                                "CPU model at byte 0"))
+    EXPECT_TRUE(contains(r.out,
+                         "  mode=multipass wrong in 3 of 3 runs (first: run 1: buffer 'data' differs from the "
+                         "CPU model at byte 0"))
         << shown(r);
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is wrong in 3 of 3 runs; run 1: buffer 'data'"))
         << shown(r);
@@ -313,7 +336,9 @@ TEST(ScenarioList, ListsTheShippedScenarios) {
     for (const char* name :
          {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy",
           "turnip-28469-unaligned-transfers", "vkd3d-2617-clear-then-consume", "renderdoc-3899-fill-then-copy",
-          "executorch-17299-staged-dispatches", "llama-25767-many-shapes"}) {
+          "executorch-17299-staged-dispatches", "llama-25767-many-shapes", "sensitivity-stale-read",
+          "taichi-3791-odd-even-sort", "cubecl-1336-private-array", "llama-cpp-21724-many-dispatches",
+          "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);

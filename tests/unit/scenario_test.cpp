@@ -128,7 +128,9 @@ TEST(ScenarioParse, SyntaxErrorGivesFileLineColumn) {
 
 TEST(ScenarioParse, UnknownKernel) {
     const std::string e = errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n");
-    EXPECT_EQ(e, "bad.toml:13:12: unknown kernel 'conv'; expected increment, copy or noop");
+    EXPECT_EQ(e,
+              "bad.toml:13:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, "
+              "private-array or work");
 }
 
 TEST(ScenarioParse, BindingsThatDoNotMatchTheKernel) {
@@ -279,6 +281,214 @@ TEST(ScenarioCpu, ADispatchSmallerThanCountCoversOnlyItsInvocations) {
     EXPECT_EQ(word(c.at("a"), 64), 0u);
 }
 
+// The kernels of the second slice: compare-swap, private-array, work (core/scenario.hpp).
+
+// One compare-swap step on `words` with `phase`, through the CPU model.
+std::vector<uint32_t> compareSwapStep(const std::vector<uint32_t>& words, uint32_t phase) {
+    BufferSpec a{.name = "a", .bytes = 4 * words.size(), .init = InitKind::Host, .words = words, .checked = true};
+    Scenario s{.buffers = {a}};
+    Dispatch d{.kernel = Kernel::CompareSwap, .bindings = {"a"}};
+    d.params.count = static_cast<uint32_t>(words.size());
+    d.params.add = phase;
+    d.groups[0] = 1;
+    s.steps.push_back({.body = d});
+    const auto bytes = runCpuModel(s).at("a");
+    std::vector<uint32_t> out(words.size());
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+}
+
+TEST(ScenarioCpu, ACompareSwapStepSwapsOnlyTheOutOfOrderPairsOfItsPhase) {
+    EXPECT_EQ(compareSwapStep({4, 3, 2, 1, 0}, 0), (std::vector<uint32_t>{3, 4, 1, 2, 0}));  // (0,1), (2,3)
+    EXPECT_EQ(compareSwapStep({4, 3, 2, 1, 0}, 1), (std::vector<uint32_t>{4, 2, 3, 0, 1}));  // (1,2), (3,4)
+    EXPECT_EQ(compareSwapStep({1, 2, 2, 3}, 0), (std::vector<uint32_t>{1, 2, 2, 3}));        // in order: kept
+}
+
+TEST(ScenarioCpu, ACompareSwapNetworkOfNStepsSorts) {
+    const uint32_t n = 100;
+    BufferSpec a{.name = "a", .bytes = 4 * n, .init = InitKind::Random, .value = 7, .checked = true};
+    Scenario s{.buffers = {a}};
+    for (uint32_t step = 0; step < n; ++step) {
+        Dispatch d{.kernel = Kernel::CompareSwap, .bindings = {"a"}, .params = {.count = n, .add = step % 2}};
+        d.groups[0] = 1;
+        s.steps.push_back({.body = d});
+    }
+    const auto bytes = runCpuModel(s).at("a");
+    std::vector<uint32_t> got(n);
+    std::memcpy(got.data(), bytes.data(), bytes.size());
+    auto want = randomWords(7, n);
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+    s.steps.resize(1);  // one step alone does not sort it
+    EXPECT_NE(runCpuModel(s).at("a"), bytes);
+}
+
+TEST(ScenarioCpu, ThePrivateArrayWordByHand) {
+    // One word, input 5: fill x = 5 * 1664525 + 1013904223 = 1022226848, arr[0] = x ^ 0.
+    // Mix j = 0: v = 1022226848, k = 0, old = v, arr[0] = v + (v ^ 5) = 2044453701,
+    // acc = 5 * 31 + old = 1022227003. Result acc ^ arr[0].
+    EXPECT_EQ(privateArrayWord(5, 1), 1022227003u ^ 2044453701u);
+    // Two words, input 5: fill arr = {1022226848, 3144284287 ^ 1 = 3144284286}.
+    // j = 0: v = 1022226848, k = 0 (even), arr[0] = 2044453701, acc = 1022227003.
+    // j = 1: v = 3144284286, k = 0, old = 2044453701, arr[0] = old + (v ^ acc) mod 2^32 = 23063946,
+    // acc = 1022227003 * 31 + 2044453701 mod 2^32 = 3668719722. Result acc ^ arr[acc % 2 = 0].
+    EXPECT_EQ(privateArrayWord(5, 2), 3668719722u ^ 23063946u);
+}
+
+TEST(ScenarioCpu, TheWorkKernelWritesItsHashIterated) {
+    EXPECT_EQ(workWord(123, 0), 123u);
+    EXPECT_EQ(workWord(0, 1), 1013904223u ^ (1013904223u >> 13));
+    EXPECT_EQ(workWord(7, 3), workWord(workWord(7, 2), 1));
+    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[step]]
+dispatch = "work"
+bindings = ["a"]
+work = 3
+count = 2
+)",
+                                     "w.toml");
+    const Contents c = runCpuModel(s);
+    const auto& a = c.at("a");
+    EXPECT_EQ(word(a, 1), workWord(1, 3));  // iota from 0: word 1 was 1
+    EXPECT_EQ(word(a, 2), 2u);              // past count: untouched
+}
+
+TEST(ScenarioCpu, PrivateArrayWritesEachWordOfDst) {
+    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "out"
+bytes = 64
+init = "undefined"
+
+[[step]]
+dispatch = "private-array"
+bindings = ["a", "out"]
+private_words = 200
+)",
+                                     "p.toml");
+    EXPECT_EQ(std::get<Dispatch>(s.steps[0].body).privateWords, 200u);
+    const Contents c = runCpuModel(s);
+    const auto& out = c.at("out");
+    for (uint32_t i = 0; i < 16; ++i) EXPECT_EQ(word(out, i), privateArrayWord(i, 200)) << i;
+}
+
+TEST(ScenarioParse, TheNewKernelsBindingsAndWhatTheyReadAndWrite) {
+    EXPECT_EQ(kernelBindings(Kernel::CompareSwap), (std::vector<std::string_view>{"data"}));
+    EXPECT_EQ(kernelBindings(Kernel::PrivateArray), (std::vector<std::string_view>{"src", "dst"}));
+    EXPECT_EQ(kernelBindings(Kernel::Work), (std::vector<std::string_view>{"data"}));
+    EXPECT_TRUE(kernelReads(Kernel::CompareSwap, 0) && kernelWrites(Kernel::CompareSwap, 0));
+    EXPECT_TRUE(kernelReads(Kernel::Work, 0) && kernelWrites(Kernel::Work, 0));
+    EXPECT_TRUE(kernelReads(Kernel::PrivateArray, 0) && !kernelWrites(Kernel::PrivateArray, 0));
+    EXPECT_TRUE(!kernelReads(Kernel::PrivateArray, 1) && kernelWrites(Kernel::PrivateArray, 1));
+    for (const char* k : {"compare-swap", "private-array", "work"}) EXPECT_EQ(name(*parseKernel(k)), k);
+}
+
+const std::string kSwap = "\n[[step]]\ndispatch = \"compare-swap\"\nbindings = [\"a\"]\n";
+const std::string kPrivate = "\n[[step]]\ndispatch = \"private-array\"\nbindings = [\"a\", \"a\"]\n";
+
+TEST(ScenarioParse, ABadPhaseIsOneLine) {
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kSwap + "phase = 2\n"),
+              "bad.toml:15:9: compare-swap's 'phase' must be 0, 1 or \"alternate\" (the repetition's parity)");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kSwap),
+              "bad.toml:12:1: a compare-swap dispatch has no 'phase'; expected phase = 0, 1 or \"alternate\"");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\nphase = 1\n"),
+              "bad.toml:15:9: 'phase' is a compare-swap key; kernel increment takes none");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kSwap + "phase = 0\nadd = 3\n"),
+              "bad.toml:16:7: compare-swap takes 'phase', not 'add'");
+}
+
+TEST(ScenarioParse, AWrongPrivateWordsIsOneLine) {
+    const std::string range =
+        "bad.toml:15:17: 'private_words' must be an integer from 1 to 4096 (32-bit words per "
+        "invocation)";
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kPrivate + "private_words = 0\n"), range);
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kPrivate + "private_words = 4097\n"), range);
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kPrivate + "private_words = \"big\"\n"), range);
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kPrivate),
+              "bad.toml:12:1: a private-array dispatch has no 'private_words'; expected e.g. private_words = 256");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kSwap + "phase = 0\nprivate_words = 8\n"),
+              "bad.toml:16:17: 'private_words' is a private-array key; kernel compare-swap takes none");
+}
+
+// repeat = K on a step, and groups: repeat = K with [[step.steps]] (docs/scenarios.md "Repeats").
+const std::string kSortGroup = R"(
+[[step]]
+repeat = 16
+
+[[step.steps]]
+dispatch = "compare-swap"
+bindings = ["a"]
+phase = "alternate"
+
+[[step.steps]]
+barrier = "memory"
+src_stage = ["compute"]
+src_access = ["shader-storage-write"]
+dst_stage = ["compute"]
+dst_access = ["shader-storage-read", "shader-storage-write"]
+)";
+
+TEST(ScenarioRepeat, AGroupRepeatsItsStepsInOrderWithTheRepetitionInTheLabel) {
+    const Scenario s = parseScenario(kHeader + kBufferA + kSortGroup, "g.toml");
+    ASSERT_EQ(s.steps.size(), 32u);
+    for (uint32_t r = 0; r < 16; ++r) {
+        const auto& d = std::get<Dispatch>(s.steps[2 * r].body);
+        EXPECT_EQ(d.params.add, r % 2) << r;  // the phase alternates 0, 1, 0, ...
+        EXPECT_TRUE(std::holds_alternative<Barrier>(s.steps[2 * r + 1].body));
+    }
+    EXPECT_EQ(s.steps[2].label, "step 3 dispatch compare-swap (repetition 2 of 16)");
+    EXPECT_EQ(s.steps[31].label, "step 32 barrier memory (repetition 16 of 16)");
+    EXPECT_EQ(s.steps[2].place.line, 15u);  // the [[step.steps]] table's line
+}
+
+TEST(ScenarioRepeat, SixteenAlternatingCompareSwapsSortSixteenWords) {
+    BufferSpec b{.name = "a", .bytes = 64, .init = InitKind::Random, .value = 3};
+    const std::string text =
+        kHeader + "\n[[buffer]]\nname = \"a\"\nbytes = 64\ninit = \"random\"\nvalue = 3\n" + kSortGroup;
+    const auto bytes = runCpuModel(parseScenario(text, "sort.toml")).at("a");
+    std::vector<uint32_t> got(16);
+    std::memcpy(got.data(), bytes.data(), 64);
+    auto want = initialWords(b);
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+}
+
+TEST(ScenarioRepeat, ARepeatOnOneStepCopiesIt) {
+    const Scenario s = parseScenario(
+        kHeader + kBufferA + "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\nrepeat = 3\n", "r.toml");
+    ASSERT_EQ(s.steps.size(), 3u);
+    EXPECT_EQ(s.steps[0].label, "step 1 dispatch increment (repetition 1 of 3)");
+    EXPECT_EQ(word(runCpuModel(s).at("a"), 5), 8u);  // iota 5, three increments
+}
+
+TEST(ScenarioRepeat, BadRepeatsAreOneLine) {
+    const std::string inc = "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n";
+    EXPECT_EQ(errorOf(kHeader + kBufferA + inc + "repeat = 0\n"), "bad.toml:15:10: 'repeat' must be 1..65536");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + inc + "repeat = 65537\n"), "bad.toml:15:10: 'repeat' must be 1..65536");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "\n[[step]]\nrepeat = 40000\n[[step.steps]]" + inc.substr(9) +
+                      "[[step.steps]]" + inc.substr(9)),
+              "bad.toml:13:10: the steps repeated come to more than 65536 steps; expected fewer");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "\n[[step]]\nrepeat = 2\n[[step.steps]]" + inc.substr(9) + "repeat = 2\n"),
+              "bad.toml:17:10: a step inside a group has no 'repeat' or 'steps' of its own; groups do not nest");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "\n[[step]]\n[[step.steps]]" + inc.substr(9)),
+              "bad.toml:12:1: a group [[step]] has no 'repeat'; expected repeat = 2 or more");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + kSwap + "phase = \"alternate\"\n"),
+              "bad.toml:12:1: phase = \"alternate\" needs a repeat; expected repeat = 2 or more, or phase = 0 or 1");
+}
+
+// The shipped taichi #3791 file: its 256 compare-swap steps sort its 256 random words.
+TEST(ScenarioRepeat, TheShippedOddEvenSortFileSortsItsBuffer) {
+    const Scenario s = loadScenario(REPRO_SOURCE_DIR "/scenarios/taichi-3791-odd-even-sort.toml");
+    EXPECT_EQ(s.steps.size(), 512u);
+    const auto bytes = runCpuModel(s).at("data");
+    std::vector<uint32_t> got(bytes.size() / 4);
+    std::memcpy(got.data(), bytes.data(), bytes.size());
+    auto want = initialWords(*s.buffer("data"));
+    EXPECT_NE(got, want);
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+}
+
 // --barrier on a scenario: every barrier step replaced, masks and labels as documented
 // (docs/scenarios.md "--barrier and --repeat on a scenario").
 TEST(ScenarioBarrierOption, EveryBarrierStepIsReplacedAndLabelled) {
@@ -330,6 +540,8 @@ barrier = "blade-g"
     EXPECT_EQ(replaceBarriers(refused, repro::BarrierKind::Buffer),
               "--barrier buffer does not apply to a scenario, whose barriers name their own masks; expected blade, "
               "full, execution-only or none");
+}
+
 // lastWriter: the step whose write a byte holds last, by the CPU model's ranges.
 TEST(ScenarioCpu, LastWriterNamesTheStepThatLastWroteEachByte) {
     const Scenario s = parseScenario(kHeader + kBufferA + R"(
