@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "core/errors.hpp"
@@ -13,11 +14,13 @@
 #include "core/scenario_parse.hpp"
 #include "core/verdict.hpp"
 #include "device_choice.hpp"
+#include "stream_capture.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
 #include "vk/instance.hpp"
 #include "vk/physical_device.hpp"
 #include "vk/scenario_recorder.hpp"
+#include "vk/trace.hpp"
 
 namespace repro {
 namespace {
@@ -190,6 +193,24 @@ int runRepeated(vk::Device& device, const sc::Scenario& s, const Options& o) {
     return status;
 }
 
+// --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
+// nothing reaches the queue, and its calls printed; exit 0.
+int printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
+    say("--- command stream (--print-stream: recorded, not submitted) ---");
+    say("  each mode starts with repro's upload submit (device-local buffers copied from their host twins) and "
+        "ends with its readback submit; # G marks blade's global barrier");
+    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
+    for (const Mode mode : o.modes) {
+        capturedStream().clear();
+        (void)vk::runScenarioMode(device, pipelines, s, mode, o.timeoutSeconds.value_or(kScenarioTimeoutSeconds));
+        vk::trace::breakWaitRun();
+        say("## mode {}: scenario '{}' (src/vk/scenario_recorder.cpp)", name(mode), s.name);
+        for (const std::string& line : capturedStream()) say("{}", line);
+    }
+    say("--- command stream printed; nothing was run (--print-stream)");
+    return kExitNotReproduced;
+}
+
 int runLoaded(const Options& o, const sc::Scenario& s) {
     vk::Instance instance(false);
     const auto devices = vk::enumerateDevices(instance);
@@ -197,9 +218,13 @@ int runLoaded(const Options& o, const sc::Scenario& s) {
     const vk::DeviceInfo chosen = selectDevice(instance, devices, o, notes);
     if (s.usesSync2() && !chosen.supported.synchronization2)
         throw CannotTest("the scenario records synchronization2 barriers and the device lacks synchronization2");
-    vk::Device device(instance, chosen, {.synchronization2 = s.usesSync2()});
+    vk::Device device(
+        instance, chosen,
+        {.synchronization2 = s.usesSync2(),
+         .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>()});
     printHeader(s, chosen);
     for (const auto& note : notes) say("  note: {}", note);
+    if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)
         say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
     const int status = o.repeat > 1 ? runRepeated(device, s, o) : verdict(runModes(device, s, o));

@@ -450,21 +450,24 @@ Options readMergeOptions(const RawArgs& raw) {
     return o;
 }
 
-// --scenario FILE (with --mode, --device, --timeout, --barrier, --repeat) or --list-scenarios
-// (alone).
+// The options that go with --scenario (docs/scenarios.md).
+constexpr std::string_view kWithScenario[] = {"--mode",    "--device", "--timeout",
+                                              "--barrier", "--repeat", "--print-stream"};
+
+// --scenario FILE (with the options of kWithScenario) or --list-scenarios (alone).
 Options readScenarioOptions(const RawArgs& raw) {
     const std::string_view what = raw.listScenarios ? "--list-scenarios" : "--scenario";
     for (const OptionSection& section : optionTable()) {
         for (const OptionSpec& spec : section.options) {
             const std::string_view n = spec.longName;
             const bool allowed =
-                n == what || (!raw.listScenarios && (n == "--mode" || n == "--device" || n == "--timeout" ||
-                                                     n == "--barrier" || n == "--repeat"));
+                n == what || (!raw.listScenarios && std::find(std::begin(kWithScenario), std::end(kWithScenario), n) !=
+                                                        std::end(kWithScenario));
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
             if (given && !allowed)
                 fail(
-                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier and "
-                                "--repeat so far)",
+                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
+                                "--repeat and --print-stream so far)",
                                 what, optionLabel(spec)));
         }
     }
@@ -476,6 +479,7 @@ Options readScenarioOptions(const RawArgs& raw) {
     if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
     if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
+    o.printStream = raw.printStream;
     o.scenario = raw.scenario;
     o.listScenarios = raw.listScenarios;
     return o;

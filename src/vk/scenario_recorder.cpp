@@ -14,6 +14,7 @@
 #include "vk/device.hpp"
 #include "vk/encoder.hpp"
 #include "vk/memory.hpp"
+#include "vk/trace.hpp"
 
 extern const uint32_t scenario_increment_spv[];
 extern const size_t scenario_increment_spv_words;
@@ -59,6 +60,10 @@ ScenarioPipelines createScenarioPipelines(const Device& device) {
 
 ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s) {
     ScenarioPipelines out = createScenarioPipelines(device);
+    if (trace::installed()) {
+        for (const ComputePipeline* p : {&out.increment, &out.copy, &out.noop, &out.compareSwap, &out.work})
+            trace::nameObject(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
+    }
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (!d || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords)) continue;
@@ -68,6 +73,10 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
             d->privateWords,
             createComputePipeline(device, fmt::format("private-array {}", d->privateWords),
                                   std::span(scenario_private_array_spv, scenario_private_array_spv_words), 2, options));
+        if (trace::installed()) {
+            const ComputePipeline& p = out.privateArray.at(d->privateWords);
+            trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
+        }
     }
     return out;
 }
@@ -99,6 +108,10 @@ void makeBuffers(const sc::Scenario& s, ModeBuffers& out) {
         }
         out.buffers.emplace(spec.name, std::move(b));
     }
+    if (!trace::installed()) return;  // --print-stream: the lines name buffers as the file does
+    for (const auto& [name, b] : out.buffers) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name);
+    for (const auto& [name, b] : out.twins)
+        trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
 }
 
 void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to) {

@@ -330,6 +330,30 @@ TEST(ScenarioOptions, RepeatCountsWrongRunsPerModeAndBarrierRelabelsTheSteps) {
               "blade, full, execution-only or none\n");
 }
 
+// --print-stream on a scenario: every mode's calls, recorded under the swallowing tracer, the
+// buffers and pipelines by the file's names; nothing runs (no result lines), exit 0. Single
+// records the file's barriers, split leaves them out (its submit boundaries order the steps).
+TEST(ScenarioOptions, PrintStreamShowsEachModesCallsAndRunsNothing) {
+    const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--print-stream"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    const size_t split = r.out.find("## mode split: scenario 'kompute-196-increment-chain'");
+    const size_t single = r.out.find("## mode single: scenario 'kompute-196-increment-chain'");
+    ASSERT_NE(split, std::string::npos) << shown(r);
+    ASSERT_NE(single, std::string::npos) << shown(r);
+    const std::string splitCalls = r.out.substr(split, r.out.find("## mode multipass") - split);
+    const std::string singleCalls = r.out.substr(single);
+    const std::string sync2 =
+        "vkCmdPipelineBarrier2(memory COMPUTE_SHADER SHADER_STORAGE_WRITE -> COMPUTE_SHADER "
+        "SHADER_STORAGE_READ|SHADER_STORAGE_WRITE)";
+    EXPECT_FALSE(contains(splitCalls, sync2)) << splitCalls;
+    EXPECT_TRUE(contains(singleCalls, sync2)) << singleCalls;
+    EXPECT_TRUE(contains(singleCalls, "vkCmdBindDescriptorSets(COMPUTE, set 0: data)\n  vkCmdDispatch(256, 1, 1)"))
+        << singleCalls;
+    EXPECT_TRUE(contains(singleCalls, "vkCmdCopyBuffer(data (host twin) -> data, 65536 bytes)")) << singleCalls;
+    EXPECT_FALSE(contains(r.out, "submit(s)")) << shown(r);  // no mode ran
+    EXPECT_TRUE(contains(r.out, "--- command stream printed; nothing was run (--print-stream)\n")) << shown(r);
+}
+
 TEST(ScenarioList, ListsTheShippedScenarios) {
     const BoundedResult r = repro({"--list-scenarios"});
     ASSERT_EQ(r.status, 0) << shown(r);
