@@ -450,21 +450,25 @@ Options readMergeOptions(const RawArgs& raw) {
     return o;
 }
 
-// --scenario FILE (with --mode, --device, --timeout, --barrier, --repeat) or --list-scenarios
-// (alone).
+// The options that go with --scenario (docs/scenarios.md "Options").
+bool scenarioOption(std::string_view n) {
+    constexpr std::string_view allowed[] = {"--mode",       "--device", "--timeout", "--barrier", "--repeat",
+                                            "--validation", "--json",   "--format",  "--output"};
+    return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
+}
+
+// --scenario FILE (with the options scenarioOption names) or --list-scenarios (alone).
 Options readScenarioOptions(const RawArgs& raw) {
     const std::string_view what = raw.listScenarios ? "--list-scenarios" : "--scenario";
     for (const OptionSection& section : optionTable()) {
         for (const OptionSpec& spec : section.options) {
             const std::string_view n = spec.longName;
-            const bool allowed =
-                n == what || (!raw.listScenarios && (n == "--mode" || n == "--device" || n == "--timeout" ||
-                                                     n == "--barrier" || n == "--repeat"));
+            const bool allowed = n == what || (!raw.listScenarios && scenarioOption(n));
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
             if (given && !allowed)
                 fail(
-                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier and "
-                                "--repeat so far)",
+                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
+                                "--repeat, --validation, --json, --format text|json and -o/--output so far)",
                                 what, optionLabel(spec)));
         }
     }
@@ -476,6 +480,9 @@ Options readScenarioOptions(const RawArgs& raw) {
     if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
     if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
+    readReport(raw, o);
+    if (o.format == Format::Markdown)
+        fail("--scenario: --format markdown is not written for a scenario yet; use --format json or --json FILE");
     o.scenario = raw.scenario;
     o.listScenarios = raw.listScenarios;
     return o;
