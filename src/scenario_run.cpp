@@ -10,8 +10,11 @@
 
 #include "core/errors.hpp"
 #include "core/output.hpp"
+#include "core/output_paths.hpp"
 #include "core/scenario_cpu.hpp"
 #include "core/scenario_parse.hpp"
+#include "core/scenario_report.hpp"
+#include "core/variant.hpp"
 #include "core/verdict.hpp"
 #include "device_choice.hpp"
 #include "stream_capture.hpp"
@@ -21,6 +24,7 @@
 #include "vk/physical_device.hpp"
 #include "vk/scenario_recorder.hpp"
 #include "vk/trace.hpp"
+#include "repro_version.h"
 
 namespace repro {
 namespace {
@@ -73,6 +77,7 @@ struct ModeOutcome {
     Mode mode;
     vk::ScenarioModeRun run;
     std::optional<std::string> wrong;  // why it is wrong
+    uint64_t messages = 0;             // validation messages while it ran
 };
 
 // The steps' labels joined by "; ", the first kListedSteps of them and then how many in all
@@ -99,10 +104,19 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
             "about the driver");
 }
 
+std::string plural(uint64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+// What one run needs besides the scenario: the device, and the instance whose validation
+// log counts each mode's messages (with --validation).
+struct RunTarget {
+    vk::Device& device;
+    const vk::Instance& instance;
+};
+
 // Runs the modes (split first when asked for, as the reference) and prints each (with
 // `print`; otherwise only failures, for --repeat).
-std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, const Options& o, bool print = true) {
-    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
+std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, const Options& o, bool print = true) {
+    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(t.device, s);
     const sc::Contents model = sc::runCpuModel(s);
     sc::Contents expected;
     for (const auto& b : s.buffers) {
@@ -112,7 +126,9 @@ std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, con
     std::optional<sc::Contents> split;  // split's checked bytes, once it completed
     const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
     for (const Mode mode : o.modes) {
-        ModeOutcome m{.mode = mode, .run = vk::runScenarioMode(device, pipelines, s, mode, timeout), .wrong = {}};
+        const uint64_t before = t.instance.validationLog().count();
+        ModeOutcome m{.mode = mode, .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout), .wrong = {}};
+        m.messages = t.instance.validationLog().count() - before;
         if (print) say("  mode={:<9} {} submit(s)", name(mode), m.run.submits);
         if (!m.run.completed) {
             say("    -> {}{}: {}", print ? "" : fmt::format("mode={} ", name(mode)), m.run.hang ? "HANG" : "FAILED",
@@ -127,75 +143,102 @@ std::vector<ModeOutcome> runModes(vk::Device& device, const sc::Scenario& s, con
             say("    -> {}", m.wrong
                                  ? "MISMATCH: " + *m.wrong
                                  : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
+        if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
         out.push_back(std::move(m));
         if (mode == Mode::Split) split = out.back().run.checked;
     }
     return out;
 }
 
-int verdict(const std::vector<ModeOutcome>& modes) {
+// The verdict's status and line (printed by the caller, kept in the report).
+struct ScenarioVerdict {
+    int status = kExitNotReproduced;
+    std::string line;
+};
+
+ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes) {
     for (const auto& m : modes) {
-        if (m.run.hang) {
-            say("--- GPU HANG: mode {}: {}", name(m.mode), m.run.failure);
-            return kExitHang;
-        }
+        if (m.run.hang) return {kExitHang, fmt::format("--- GPU HANG: mode {}: {}", name(m.mode), m.run.failure)};
     }
     for (const auto& m : modes) {
-        if (m.wrong) {
-            say("--- BUG REPRODUCED: mode {} is wrong: {}", name(m.mode), *m.wrong);
-            return kExitReproduced;
+        if (m.wrong)
+            return {kExitReproduced, fmt::format("--- BUG REPRODUCED: mode {} is wrong: {}", name(m.mode), *m.wrong)};
+        if (!m.run.completed)
+            return {kExitCannotTest, fmt::format("--- CANNOT TEST HERE: mode {}: {}", name(m.mode), m.run.failure)};
+    }
+    return {
+        kExitNotReproduced,
+        fmt::format("--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model{}",
+                    std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return m.mode == Mode::Split; })
+                        ? " and to split"
+                        : "")};
+}
+
+// Adds run `run` (1-based) of the modes to the report's per-mode results (one entry per mode
+// of `o.modes`, made by the first call); a mode the run did not reach is "not run".
+void accumulate(std::vector<ScenarioModeReport>& acc, const std::vector<ModeOutcome>& modes, const Options& o,
+                uint32_t run) {
+    if (acc.empty()) {
+        for (const Mode mode : o.modes) acc.push_back({.mode = std::string(name(mode)), .result = "ok", .runs = 0});
+    }
+    const std::string prefix = o.repeat > 1 ? fmt::format("run {}: ", run) : "";
+    for (size_t i = 0; i < acc.size(); ++i) {
+        ScenarioModeReport& r = acc[i];
+        if (i >= modes.size()) {
+            r.result = "not run";
+            r.detail = prefix + "an earlier mode hung; the device is abandoned";
+            continue;
         }
+        const ModeOutcome& m = modes[i];
+        r.submits = m.run.submits;
+        if (o.validation) r.validationMessages = r.validationMessages.value_or(0) + m.messages;
         if (!m.run.completed) {
-            say("--- CANNOT TEST HERE: mode {}: {}", name(m.mode), m.run.failure);
-            return kExitCannotTest;
+            r.result = m.run.hang ? "hang" : "failed";
+            r.detail = prefix + m.run.failure;
+            continue;
+        }
+        ++r.runs;
+        if (m.wrong && r.wrongRuns++ == 0) {
+            r.result = "mismatch";
+            r.detail = prefix + *m.wrong;
         }
     }
-    say("--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model{}",
-        std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return m.mode == Mode::Split; })
-            ? " and to split"
-            : "");
-    return kExitNotReproduced;
 }
 
 // --repeat K: the modes K times on one device, each run with fresh buffers; a count of wrong
 // runs per mode, the first wrong run's difference, and the verdict over all K. A hang or a
 // failed mode ends the runs there.
-int runRepeated(vk::Device& device, const sc::Scenario& s, const Options& o) {
-    std::vector<uint32_t> wrong(o.modes.size(), 0);
-    std::vector<std::string> first(o.modes.size());
+ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Options& o, ScenarioReport& report) {
     uint32_t runs = 0;
     for (; runs < o.repeat; ++runs) {
-        const std::vector<ModeOutcome> modes = runModes(device, s, o, false);
+        const std::vector<ModeOutcome> modes = runModes(t, s, o, false);
+        accumulate(report.modes, modes, o, runs + 1);
         const bool ended =
             std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
         if (ended) {
             say("  run {} of {} did not complete; the runs end here", runs + 1, o.repeat);
             return verdict(modes);
         }
-        for (size_t i = 0; i < modes.size(); ++i) {
-            if (!modes[i].wrong) continue;
-            if (wrong[i]++ == 0) first[i] = fmt::format("run {}: {}", runs + 1, *modes[i].wrong);
-        }
     }
-    int status = kExitNotReproduced;
-    for (size_t i = 0; i < o.modes.size(); ++i) {
-        say("  mode={:<9} wrong in {} of {} runs{}", name(o.modes[i]), wrong[i], runs,
-            wrong[i] ? " (first: " + first[i] + ")" : "");
+    for (const ScenarioModeReport& m : report.modes) {
+        say("  mode={:<9} wrong in {} of {} runs{}{}", m.mode, m.wrongRuns, runs,
+            m.wrongRuns ? " (first: " + *m.detail + ")" : "",
+            m.validationMessages ? "; " + plural(*m.validationMessages, "validation message") : "");
     }
-    for (size_t i = 0; i < o.modes.size() && status == kExitNotReproduced; ++i) {
-        if (wrong[i] == 0) continue;
-        say("--- BUG REPRODUCED: mode {} is wrong in {} of {} runs; {}", name(o.modes[i]), wrong[i], runs, first[i]);
-        status = kExitReproduced;
+    for (const ScenarioModeReport& m : report.modes) {
+        if (m.wrongRuns == 0) continue;
+        return {kExitReproduced, fmt::format("--- BUG REPRODUCED: mode {} is wrong in {} of {} runs; {}", m.mode,
+                                             m.wrongRuns, runs, *m.detail)};
     }
-    if (status == kExitNotReproduced)
-        say("--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}",
-            runs, std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end() ? " and to split" : "");
-    return status;
+    return {kExitNotReproduced,
+            fmt::format(
+                "--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}",
+                runs, std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end() ? " and to split" : "")};
 }
 
 // --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
 // nothing reaches the queue, and its calls printed; exit 0.
-int printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
+ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
     say("--- command stream (--print-stream: recorded, not submitted) ---");
     say("  each mode starts with repro's upload submit (device-local buffers copied from their host twins) and "
         "ends with its readback submit; # G marks blade's global barrier");
@@ -207,15 +250,48 @@ int printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Option
         say("## mode {}: scenario '{}' (src/vk/scenario_recorder.cpp)", name(mode), s.name);
         for (const std::string& line : capturedStream()) say("{}", line);
     }
-    say("--- command stream printed; nothing was run (--print-stream)");
-    return kExitNotReproduced;
+    return {.status = kExitNotReproduced, .line = "--- command stream printed; nothing was run (--print-stream)"};
 }
 
-int runLoaded(const Options& o, const sc::Scenario& s) {
-    vk::Instance instance(false);
+// --validation: the layer's count (printed as the built-in run prints it) and, when nothing
+// worse happened, the VALIDATION verdict (exit 4, docs/contract.md).
+ScenarioVerdict withValidation(const vk::Instance& instance, const sc::Scenario& s, ScenarioVerdict v,
+                               ScenarioReport& report) {
+    const vk::ValidationLog& log = instance.validationLog();
+    report.validationErrors = log.errors;
+    report.validationWarnings = log.warnings;
+    report.validationMessages = log.messages;
+    say("validation: {} ({} errors, {} warnings), synchronization validation on", plural(log.count(), "message"),
+        log.errors, log.warnings);
+    if (v.status != kExitNotReproduced || log.count() == 0) return v;
+    v.status = kExitValidation;
+    v.line = s.hasControl()
+                 ? fmt::format(
+                       "--- VALIDATION: {} (see stderr); a barrier is labelled a control (insufficient on "
+                       "purpose), so its hazards are deliberate and the results say nothing about the driver",
+                       plural(log.count(), "validation message"))
+                 : fmt::format(
+                       "--- VALIDATION: the scenario's Vulkan usage drew {} (see stderr); results are not "
+                       "trustworthy until they are fixed",
+                       plural(log.count(), "validation message"));
+    return v;
+}
+
+void describeDevice(const vk::DeviceInfo& d, ScenarioReport& report) {
+    report.deviceName = d.properties.deviceName;
+    report.vendorId = d.properties.vendorID;
+    report.deviceId = d.properties.deviceID;
+    if (!d.hasDriverProperties) return;
+    report.driverName = d.driver.driverName;
+    report.driverInfo = d.driver.driverInfo;
+}
+
+ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioReport& report) {
+    vk::Instance instance(o.validation);
     const auto devices = vk::enumerateDevices(instance);
     std::vector<std::string> notes;
     const vk::DeviceInfo chosen = selectDevice(instance, devices, o, notes);
+    describeDevice(chosen, report);
     if (s.usesSync2() && !chosen.supported.synchronization2)
         throw CannotTest("the scenario records synchronization2 barriers and the device lacks synchronization2");
     vk::Device device(
@@ -227,9 +303,77 @@ int runLoaded(const Options& o, const sc::Scenario& s) {
     if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)
         say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
-    const int status = o.repeat > 1 ? runRepeated(device, s, o) : verdict(runModes(device, s, o));
+    const RunTarget target{.device = device, .instance = instance};
+    ScenarioVerdict v;
+    if (o.repeat > 1) {
+        v = runRepeated(target, s, o, report);
+    } else {
+        const std::vector<ModeOutcome> modes = runModes(target, s, o);
+        accumulate(report.modes, modes, o, 1);
+        v = verdict(modes);
+    }
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
-    return status;
+    return o.validation ? withValidation(instance, s, v, report) : v;
+}
+
+// The report's facts from the options and the file, before anything runs.
+ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
+    return {
+        .version = kReproVersion,
+        .gitHash = kReproGitHash,
+        .commandLine = o.commandLine,
+        .name = s.name,
+        .source = s.source,
+        .pattern = s.pattern,
+        .expected = s.expected,
+        .file = s.file,
+        .fileSha256 = s.fileSha256,
+        .fileBytes = s.fileBytes,
+        .steps = s.steps.size(),
+        .barrier = o.scenarioBarrier ? std::optional<std::string>(std::string(name(*o.scenarioBarrier))) : std::nullopt,
+        .controls = s.hasControl(),
+        .repeat = o.repeat,
+        .validation = o.validation};
+}
+
+// The run, every failure turned into its verdict (printed, and kept in `report`).
+int runScenarioGuarded(const Options& options, const sc::Scenario& s, ScenarioReport& report) {
+    ScenarioVerdict v;
+    try {
+        v = runLoaded(options, s, report);
+    } catch (const UsageError& e) {
+        sayError("repro: {}", e.what());
+        return kExitUsage;
+    } catch (const CannotTest& e) {
+        v = {kExitCannotTest, fmt::format("--- CANNOT TEST HERE: {}", e.what())};
+    } catch (const vk::VulkanError& e) {
+        const bool lost = e.result == VK_ERROR_DEVICE_LOST;
+        v = {lost ? kExitHang : kExitCannotTest,
+             fmt::format("--- {}: {}", lost ? "GPU HANG" : "CANNOT TEST HERE", e.what())};
+    } catch (const std::exception& e) {
+        v = {kExitCannotTest, fmt::format("--- CANNOT TEST HERE: internal error: {}", e.what())};
+    }
+    say("{}", v.line);
+    report.verdict = v.line;
+    report.exitStatus = v.status;
+    return v.status;
+}
+
+// The JSON document to --json FILE and, with --format json, to stdout or -o FILE; with -o
+// and --format text, the text report. A lost write is exit 1 unless a hang or a
+// reproduction says more; the results are printed either way.
+int writeScenarioReports(const Options& o, const ScenarioReport& report, int status) {
+    const std::string json = renderScenarioJson(report);
+    bool written = true;
+    if (o.format == Format::Json) written = emitFormatDocument(o, "the scenario report", json);
+    written = emitJsonFile(o, "the scenario report", json) && written;
+    written = emitTextFile(o) && written;
+    const bool stronger = status == kExitHang || status == kExitReproduced || status > 125;
+    if (writeFailed() && !stronger) {
+        sayError("repro: the report could not be written to {}", failedStream());
+        return kExitUsage;
+    }
+    return written || stronger ? status : kExitUsage;
 }
 
 }  // namespace
@@ -246,22 +390,17 @@ int runScenarioCommand(const Options& options) {
         sayError("repro: {}", e.what());
         return kExitUsage;
     }
-    try {
-        return runLoaded(options, s);
-    } catch (const UsageError& e) {
-        sayError("repro: {}", e.what());
+    if (const auto problem = outputPathProblem(options)) {  // before any GPU work
+        sayError("repro: {}", *problem);
         return kExitUsage;
-    } catch (const CannotTest& e) {
-        say("--- CANNOT TEST HERE: {}", e.what());
-        return kExitCannotTest;
-    } catch (const vk::VulkanError& e) {
-        const bool lost = e.result == VK_ERROR_DEVICE_LOST;
-        say("--- {}: {}", lost ? "GPU HANG" : "CANNOT TEST HERE", e.what());
-        return lost ? kExitHang : kExitCannotTest;
-    } catch (const std::exception& e) {
-        say("--- CANNOT TEST HERE: internal error: {}", e.what());
-        return kExitCannotTest;
     }
+    // stdout carries only the document, unless -o takes it to a file.
+    if (options.format == Format::Json && !options.output) textStream() = stderr;
+    if (options.format == Format::Text && options.output) captureText();  // for the -o file
+    ScenarioReport report = startReport(options, s);
+    const int status = runScenarioGuarded(options, s, report);
+    if (status == kExitUsage) return status;
+    return writeScenarioReports(options, report, status);
 }
 
 std::vector<std::string> scenarioFolders() {

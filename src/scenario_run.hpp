@@ -12,8 +12,11 @@
 namespace repro {
 
 // Runs `options.scenario`. Returns 0 (every mode equals split and the CPU model), 2 (one
-// differs), 3 (a submit timed out or the device was lost), 1 (a bad scenario file: one line
-// FILE:LINE:COLUMN, nothing run), 125 (cannot test here).
+// differs), 3 (a submit timed out or the device was lost), 4 (with --validation: the layer
+// printed messages and nothing above applies), 1 (a bad scenario file: one line
+// FILE:LINE:COLUMN, nothing run; an unwritable --json or -o path: before the run, or after
+// it unless 2, 3 or 125 says more), 125 (cannot test here). Writes the JSON document
+// (core/scenario_report.hpp) to --json FILE and, with --format json, to stdout or -o FILE.
 int runScenarioCommand(const Options& options);
 
 // The folders --list-scenarios reads, those that exist, each once, in order:

@@ -150,10 +150,12 @@ struct Step {
 
 struct Scenario {
     std::string name;
-    std::string source;    // the public report's URL
-    std::string pattern;   // one sentence
-    std::string expected;  // the verdict on a correct driver: "not reproduced"
-    std::string file;      // the path it was read from
+    std::string source;      // the public report's URL
+    std::string pattern;     // one sentence
+    std::string expected;    // the verdict on a correct driver: "not reproduced"
+    std::string file;        // the path it was read from
+    uint64_t fileBytes = 0;  // the file's size in bytes, as read (loadScenario)
+    std::string fileSha256;  // the SHA-256 of those bytes, 64 hex digits (core/sha256.hpp); "" when parsed from text
     std::vector<BufferSpec> buffers;
     std::vector<Step> steps;
     bool usesSync2() const;   // a barrier in the synchronization2 form

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/sha256.hpp"
 
 namespace repro::scenario {
 namespace {
@@ -543,7 +544,11 @@ Scenario loadScenario(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     if (!in || !(text << in.rdbuf())) throw UsageError(fmt::format("--scenario: cannot read '{}'", path));
-    return parseScenario(text.str(), path);
+    const std::string bytes = text.str();
+    Scenario s = parseScenario(bytes, path);
+    s.fileBytes = bytes.size();
+    s.fileSha256 = sha256Hex(bytes);  // of the very bytes parsed, not a second read
+    return s;
 }
 
 }  // namespace repro::scenario

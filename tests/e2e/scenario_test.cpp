@@ -4,6 +4,7 @@
 // dispatches (tests/simdriver, seed-bug) or transfer commands (drop-transfers) is caught in
 // the one-submit modes and not in split.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -160,9 +161,9 @@ INSTANTIATE_TEST_SUITE_P(
                         "0x00001000), last written by step 3 copy src -> dst; 10240 of 16384 words differ"},
         DroppedTransfer{"offload-513-compute-then-copy.toml",
                         "buffer 'data' differs from the CPU model at byte 128 (word 32: 0x0000002a, the CPU model "
-                        "0x00000002), last written by step 4 dispatch increment; 8 of 1024 words differ",
-                        "buffer 'readback' differs from the CPU model at byte 65 (word 16: 0x55555555, the CPU model "
-                        "0x002a0055), last written by step 6 copy data -> readback; 763 of 1024 words differ"},
+                        "0x00000002), last written by step 5 dispatch increment; 8 of 1024 words differ",
+                        "buffer 'data' differs from the CPU model at byte 128 (word 32: 0x0000002a, the CPU model "
+                        "0x00000002), last written by step 5 dispatch increment; 8 of 1024 words differ"},
         DroppedTransfer{"executorch-17299-staged-dispatches.toml",
                         "buffer 'final' differs from the CPU model at byte 0 (word 0: 0x00000064, the CPU model "
                         "0x0000006b), last written by step 17 dispatch copy; 64 of 64 words differ",
@@ -294,7 +295,18 @@ TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
 TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
     const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--matrix"});
     EXPECT_EQ(r.status, 1) << shown(r);
-    EXPECT_TRUE(contains(r.err, "--scenario: not with --matrix")) << shown(r);
+    EXPECT_EQ(r.err,
+              "repro: --scenario: not with --matrix (scenarios take only --mode, --device, --timeout, --barrier, "
+              "--repeat, --validation, --json, --format text|json, -o/--output and --print-stream so far)\n")
+        << shown(r);
+    const BoundedResult markdown =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--format", "markdown"});
+    EXPECT_EQ(markdown.status, 1) << shown(markdown);
+    EXPECT_EQ(markdown.err,
+              "repro: --scenario: --format markdown is not written for a scenario yet; use --format json or --json "
+              "FILE\n")
+        << shown(markdown);
+    EXPECT_EQ(markdown.out, "") << shown(markdown);
     const BoundedResult one =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single"});
     EXPECT_EQ(one.status, 0) << shown(one);
@@ -366,6 +378,138 @@ TEST(ScenarioList, ListsTheShippedScenarios) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);
+}
+
+// The file's SHA-256 as coreutils' sha256sum prints it: computed outside repro.
+std::string sha256sum(const std::string& path) {
+    const BoundedResult r = runBounded("/usr/bin/sha256sum", {path}, {}, 30);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    return r.out.substr(0, r.out.find(' '));
+}
+
+nlohmann::json readJson(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+// Files a failed or finished atomic write could leave beside `path`: ".NAME.XXXXXX".
+bool temporaryLeft(const std::filesystem::path& path) {
+    for (const auto& entry : std::filesystem::directory_iterator(path.parent_path())) {
+        if (entry.path().filename().string().rfind("." + path.filename().string() + ".", 0) == 0) return true;
+    }
+    return false;
+}
+
+// --json FILE (docs/scenarios.md "The JSON report"): the scenario's facts, the file's hash
+// (equal to sha256sum's), the device, each mode's submits and result, and the verdict.
+TEST(ScenarioReport, JsonFileCarriesTheScenarioItsHashAndEveryMode) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const auto dir = std::filesystem::temp_directory_path() / ("repro-scenario-json-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "report.json";
+    const BoundedResult r = repro({"--scenario", file, "--json", path.string()});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << shown(r);  // the text report stays on stdout
+    const nlohmann::json j = readJson(path);
+    EXPECT_EQ(j.at("schema"), "repro-scenario-report");
+    EXPECT_EQ(j.at("schema_version"), 1);
+    const auto& sc = j.at("scenario");
+    EXPECT_EQ(sc.at("name"), "kompute-196-increment-chain");
+    EXPECT_EQ(sc.at("source"), "https://github.com/KomputeProject/kompute/issues/196");
+    EXPECT_EQ(sc.at("expected"), "not reproduced");
+    EXPECT_FALSE(sc.at("pattern").get<std::string>().empty());
+    EXPECT_EQ(sc.at("file"), file);
+    EXPECT_EQ(sc.at("file_bytes"), std::filesystem::file_size(file));
+    EXPECT_EQ(sc.at("file_sha256"), sha256sum(file));
+    EXPECT_EQ(sc.at("barrier"), nullptr);
+    EXPECT_FALSE(j.at("device").at("name").get<std::string>().empty()) << j.dump(2);
+    EXPECT_TRUE(contains(r.out, "  device:   " + j.at("device").at("name").get<std::string>() + " (")) << shown(r);
+    ASSERT_EQ(j.at("modes").size(), 3u) << j.dump(2);
+    const std::vector<std::pair<std::string, int>> submits = {{"split", 3}, {"multipass", 1}, {"single", 1}};
+    for (size_t i = 0; i < 3; ++i) {
+        const auto& m = j.at("modes")[i];
+        EXPECT_EQ(m.at("mode"), submits[i].first);
+        EXPECT_EQ(m.at("submits"), submits[i].second);
+        EXPECT_EQ(m.at("result"), "ok");
+        EXPECT_EQ(m.at("detail"), nullptr);
+        EXPECT_EQ(m.at("wrong_runs"), 0);
+        EXPECT_EQ(m.at("validation_messages"), nullptr);
+    }
+    EXPECT_EQ(j.at("validation").at("enabled"), false);
+    EXPECT_EQ(j.at("verdict").at("exit_status"), 0);
+    EXPECT_EQ(j.at("verdict").at("line"),
+              "--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model and to split");
+    EXPECT_FALSE(temporaryLeft(path));
+    std::filesystem::remove_all(dir);
+}
+
+// --format json puts the document on stdout (the text report goes to stderr); with --repeat,
+// each mode's wrong runs and the first wrong run's difference; the verdict's exit status.
+TEST(ScenarioReport, FormatJsonCountsWrongRunsPerModeUnderASimulatedBug) {
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--repeat", "2", "--format", "json"},
+        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.err, "--- BUG REPRODUCED: mode multipass is wrong in 2 of 2 runs")) << shown(r);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("repeat"), 2);
+    const auto& modes = j.at("modes");
+    ASSERT_EQ(modes.size(), 3u) << j.dump(2);
+    EXPECT_EQ(modes[0].at("result"), "ok");
+    EXPECT_EQ(modes[0].at("runs"), 2);
+    EXPECT_EQ(modes[0].at("wrong_runs"), 0);
+    for (size_t i = 1; i < 3; ++i) {
+        EXPECT_EQ(modes[i].at("result"), "mismatch");
+        EXPECT_EQ(modes[i].at("wrong_runs"), 2);
+        EXPECT_EQ(modes[i].at("detail").get<std::string>().rfind("run 1: buffer 'data' differs from the CPU model", 0),
+                  0u)
+            << j.dump(2);
+    }
+    EXPECT_EQ(j.at("verdict").at("exit_status"), 2);
+    EXPECT_EQ(j.at("verdict").at("line").get<std::string>().rfind("--- BUG REPRODUCED: mode multipass is wrong", 0),
+              0u);
+}
+
+// A --json path that cannot be opened is refused before anything runs (one line, exit 1, no
+// file); one that opens but cannot be written (/dev/full) loses only the document: the
+// results are printed, one line says why, exit 1.
+TEST(ScenarioReport, AnUnwritableJsonPathIsOneLineAndExitOne) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const BoundedResult missing = repro({"--scenario", file, "--json", "/nonexistent-repro-dir/r.json"});
+    EXPECT_EQ(missing.status, 1) << shown(missing);
+    EXPECT_EQ(missing.err, "repro: --json: cannot write '/nonexistent-repro-dir/r.json' (No such file or directory)\n");
+    EXPECT_EQ(missing.out, "");
+    EXPECT_FALSE(std::filesystem::exists("/nonexistent-repro-dir/r.json"));
+    const BoundedResult full = repro({"--scenario", file, "--json", "/dev/full"});
+    EXPECT_EQ(full.status, 1) << shown(full);
+    EXPECT_TRUE(contains(full.out, "--- NOT REPRODUCED: every mode's checked buffers are bit-identical"))
+        << shown(full);
+    EXPECT_EQ(full.err, "repro: --json: cannot write the scenario report to '/dev/full' (No space left on device)\n");
+}
+
+// --validation (docs/scenarios.md): a scenario whose barriers are valid is validation-clean
+// on the machine's driver; with --barrier none a producer read by a consumer (MoltenVK #2805's
+// pattern) draws synchronization validation's read-after-write hazard, the VALIDATION verdict
+// and exit 4 (docs/contract.md).
+TEST(ScenarioValidation, ValidBarriersAreCleanAndNoneDrawsAHazard) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const BoundedResult clean = repro({"--scenario", file, "--validation"});
+    ASSERT_EQ(clean.status, 0) << shown(clean);
+    EXPECT_TRUE(contains(clean.out, "validation: 0 messages (0 errors, 0 warnings), synchronization validation on\n"))
+        << shown(clean);
+    EXPECT_TRUE(contains(clean.out, "    validation: 0 messages in this mode\n")) << shown(clean);
+    const BoundedResult none = repro({"--scenario", kScenarios + "moltenvk-2805-fill-between-dispatches.toml",
+                                      "--validation", "--barrier", "none", "--mode", "single", "--format", "json"});
+    ASSERT_EQ(none.status, 4) << shown(none);
+    EXPECT_TRUE(contains(none.err, "validation: error SYNC-HAZARD-READ-AFTER-WRITE")) << shown(none);
+    EXPECT_TRUE(contains(none.err, "--- VALIDATION: ")) << shown(none);
+    const nlohmann::json j = nlohmann::json::parse(none.out);
+    EXPECT_EQ(j.at("validation").at("enabled"), true);
+    EXPECT_GT(j.at("validation").at("errors").get<int>(), 0);
+    EXPECT_GT(j.at("modes")[0].at("validation_messages").get<int>(), 0) << j.dump(2);
+    EXPECT_EQ(j.at("scenario").at("barrier"), "none");
+    EXPECT_EQ(j.at("verdict").at("exit_status"), 4);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "core/scenario.hpp"
 #include "core/scenario_cpu.hpp"
 #include "core/scenario_parse.hpp"
+#include "core/sha256.hpp"
 
 namespace repro::scenario {
 namespace {
@@ -674,6 +676,31 @@ bindings = ["u", "a"]
     EXPECT_NE(failing.find("step 1 dispatch copy (file step 2) reads buffer 'u' before any step writes it"),
               std::string::npos)
         << failing;
+}
+
+// The scenario report's file hash (core/sha256.hpp) against the test vectors of FIPS 180-4's
+// examples (NIST, "SHA256.pdf"): empty, one block, a message whose padding spills into a
+// second block, and a million bytes.
+TEST(Sha256, MatchesTheStandardsExamples) {
+    EXPECT_EQ(sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    EXPECT_EQ(sha256Hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+// loadScenario hashes the very bytes it parsed.
+TEST(ScenarioFile, CarriesItsSizeAndHash) {
+    const std::string text = kHeader + kBufferA + "\n[[step]]\nfill = \"a\"\nvalue = 3\n";
+    const auto path = std::filesystem::temp_directory_path() / "repro-scenario-hash-test.toml";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << text;
+    }
+    const Scenario s = loadScenario(path.string());
+    std::filesystem::remove(path);
+    EXPECT_EQ(s.fileBytes, text.size());
+    EXPECT_EQ(s.fileSha256, sha256Hex(text));
 }
 
 }  // namespace

@@ -1,0 +1,69 @@
+// The scenario run's JSON document (scenario_report.hpp; docs/scenarios.md "The JSON report").
+#include "core/scenario_report.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace repro {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json orNull(const std::optional<T>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+json modeJson(const ScenarioModeReport& m) {
+    return json{{"mode", m.mode},
+                {"submits", m.submits},
+                {"result", m.result},
+                {"detail", orNull(m.detail)},
+                {"runs", m.runs},
+                {"wrong_runs", m.wrongRuns},
+                {"validation_messages", orNull(m.validationMessages)}};
+}
+
+json deviceJson(const ScenarioReport& r) {
+    if (!r.deviceName) return nullptr;
+    return json{{"name", *r.deviceName},
+                {"driver_name", orNull(r.driverName)},
+                {"driver_info", orNull(r.driverInfo)},
+                {"vendor_id", r.vendorId},
+                {"device_id", r.deviceId}};
+}
+
+}  // namespace
+
+std::string renderScenarioJson(const ScenarioReport& r) {
+    json modes = json::array();
+    for (const auto& m : r.modes) modes.push_back(modeJson(m));
+    const json doc{
+        {"schema", "repro-scenario-report"},
+        {"schema_version", kScenarioReportSchemaVersion},
+        {"repro", {{"version", r.version}, {"git", r.gitHash}}},
+        {"command_line", r.commandLine},
+        {"scenario",
+         {{"name", r.name},
+          {"source", r.source},
+          {"pattern", r.pattern},
+          {"expected", r.expected},
+          {"file", r.file},
+          {"file_bytes", r.fileBytes},
+          {"file_sha256", r.fileSha256},
+          {"steps", r.steps},
+          {"barrier", orNull(r.barrier)},
+          {"controls", r.controls}}},
+        {"repeat", r.repeat},
+        {"device", deviceJson(r)},
+        {"modes", modes},
+        {"validation",
+         {{"enabled", r.validation},
+          {"errors", r.validationErrors},
+          {"warnings", r.validationWarnings},
+          {"messages", r.validationMessages}}},
+        {"verdict", {{"line", r.verdict}, {"exit_status", r.exitStatus}}},
+    };
+    return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace repro
