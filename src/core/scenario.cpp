@@ -41,13 +41,15 @@ std::string_view name(Kernel k) {
             return "private-array";
         case Kernel::Work:
             return "work";
+        case Kernel::IndirectWriter:
+            return "indirect-writer";
     }
     return "?";
 }
 
 std::optional<Kernel> parseKernel(std::string_view text) {
-    for (const Kernel k :
-         {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray, Kernel::Work}) {
+    for (const Kernel k : {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray,
+                           Kernel::Work, Kernel::IndirectWriter}) {
         if (name(k) == text) return k;
     }
     return std::nullopt;
@@ -55,12 +57,22 @@ std::optional<Kernel> parseKernel(std::string_view text) {
 
 std::vector<std::string_view> kernelBindings(Kernel k) {
     if (k == Kernel::Copy || k == Kernel::PrivateArray) return {"src", "dst"};
+    if (k == Kernel::IndirectWriter) return {"args"};
     return {"data"};
+}
+
+KernelParams pushConstants(const Dispatch& d) {
+    if (d.kernel != Kernel::IndirectWriter) return d.params;
+    return {.count = static_cast<uint32_t>(d.writer.offset / 4),
+            .add = d.writer.groups[0],
+            .work = d.writer.groups[1],
+            .zero = d.writer.groups[2]};
 }
 
 bool kernelWrites(Kernel k, uint32_t index) {
     const bool inPlace = k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work;
-    return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 1);
+    return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 1) ||
+           (k == Kernel::IndirectWriter && index == 0);
 }
 
 bool kernelReads(Kernel k, uint32_t index) {

@@ -66,15 +66,21 @@ enum class Kernel {
     // binding 0 `data`: data[i] = workWord(data[i], work) in place: `work` rounds of a hash
     // whose result is written (llama.cpp #21724, taichi #3544)
     Work,
+    // binding 0 `args`: invocation 0 writes a VkDispatchIndirectCommand, the three words x, y,
+    // z, at byte `offset` of args (Dispatch::writer); every other invocation does nothing
+    IndirectWriter,
 };
-std::string_view name(Kernel k);  // "increment", "copy", "noop", "compare-swap", "private-array", "work"
+// "increment", "copy", "noop", "compare-swap", "private-array", "work", "indirect-writer"
+std::string_view name(Kernel k);
 std::optional<Kernel> parseKernel(std::string_view text);
 // The binding names a kernel takes, in binding order ("data"; "src", "dst"; "data"; "data";
-// "src", "dst"; "data").
+// "src", "dst"; "data"; "args").
 std::vector<std::string_view> kernelBindings(Kernel k);
-// Whether binding `index` of `k` is written by the kernel (increment's data, copy's dst).
+// Whether binding `index` of `k` is written by the kernel (increment's data, copy's dst,
+// indirect-writer's args).
 bool kernelWrites(Kernel k, uint32_t index);
-// Whether binding `index` of `k` is read by the kernel (increment's data, copy's src).
+// Whether binding `index` of `k` is read by the kernel (increment's data, copy's src; not
+// indirect-writer's args).
 bool kernelReads(Kernel k, uint32_t index);
 
 inline constexpr uint32_t kWorkgroupSize = 64;  // local_size_x of every scenario kernel
@@ -88,16 +94,39 @@ struct KernelParams {
     uint32_t zero = 0;   // always 0, so that the compiler cannot drop the work loop
 };
 
+// The indirect-writer's parameters: the VkDispatchIndirectCommand it writes and where.
+struct ArgsWrite {
+    uint64_t offset = 0;             // bytes into `args`, a multiple of 4; offset + 12 fits
+    uint32_t groups[3] = {1, 1, 1};  // x, y, z as written (any 32-bit values: not checked
+                                     // here, but where an indirect dispatch reads them)
+};
+
+// dispatch_indirect: where vkCmdDispatchIndirect reads its group counts (Vulkan spec,
+// vkCmdDispatchIndirect: a VkDispatchIndirectCommand at `offset`, a multiple of 4).
+struct IndirectArgs {
+    std::string buffer;
+    uint64_t offset = 0;  // bytes; offset + 12 fits in the buffer
+};
+
 struct Dispatch {
     Kernel kernel = Kernel::Increment;
     std::vector<std::string> bindings;  // buffer names, in binding order
     KernelParams params;                // count defaults to the first binding's words
-    uint32_t groups[3] = {0, 1, 1};     // vkCmdDispatch counts; x defaults to ceil(count/64)
+    // vkCmdDispatch counts; x defaults to ceil(count/64). For an indirect dispatch: the counts
+    // the CPU model reads from its args when the file is parsed (parseScenario), used to say
+    // which bytes it writes (writtenRanges); the CPU model itself reads them again (applyStep)
+    uint32_t groups[3] = {0, 1, 1};
     // private-array: the array's words per invocation (specialization constant 0), 1..4096
     uint32_t privateWords = 0;
     // compare-swap with phase = "alternate" in a repeat: the phase is the repetition's parity
     bool alternatePhase = false;
+    ArgsWrite writer;                      // indirect-writer: what it writes
+    std::optional<IndirectArgs> indirect;  // set: recorded as vkCmdDispatchIndirect from these args
 };
+
+// The 16 bytes of push constants recorded for `d`: d.params, or for the indirect-writer the
+// words (offset / 4, x, y, z), which shaders/scenario_indirect_writer.comp reads so. Pure.
+KernelParams pushConstants(const Dispatch& d);
 
 // vkCmdFillBuffer, vkCmdUpdateBuffer, vkCmdCopyBuffer. Offsets and sizes in bytes, multiples
 // of 4 as Vulkan requires for fill and update (Vulkan spec, vkCmdFillBuffer/vkCmdUpdateBuffer);

@@ -2,6 +2,7 @@
 #include "core/scenario_cpu.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace repro::scenario {
@@ -31,6 +32,12 @@ void applyCompareSwap(const Dispatch& d, uint64_t invocations, std::vector<uint8
 // The kernels added after increment, copy and noop (core/scenario.hpp Kernel).
 void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents) {
     if (d.kernel == Kernel::CompareSwap) return applyCompareSwap(d, invocations, contents.at(d.bindings.at(0)));
+    if (d.kernel == Kernel::IndirectWriter) {  // invocation 0 writes the three words
+        auto& args = contents.at(d.bindings.at(0));
+        for (uint64_t w = 0; w < 3 && invocations > 0; ++w)
+            storeWord(args, d.writer.offset / 4 + w, d.writer.groups[w]);
+        return;
+    }
     if (d.kernel == Kernel::Work) {
         auto& data = contents.at(d.bindings.at(0));
         const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4});
@@ -44,7 +51,9 @@ void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents)
 }
 
 void applyDispatch(const Dispatch& d, Contents& contents) {
-    const uint64_t invocations = uint64_t{d.groups[0]} * d.groups[1] * d.groups[2] * kWorkgroupSize;
+    const std::array<uint32_t, 3> g =
+        d.indirect ? indirectGroups(d, contents) : std::array<uint32_t, 3>{d.groups[0], d.groups[1], d.groups[2]};
+    const uint64_t invocations = uint64_t{g[0]} * g[1] * g[2] * kWorkgroupSize;
     switch (d.kernel) {
         case Kernel::Increment: {
             auto& data = contents.at(d.bindings.at(0));
@@ -64,12 +73,19 @@ void applyDispatch(const Dispatch& d, Contents& contents) {
         case Kernel::CompareSwap:
         case Kernel::PrivateArray:
         case Kernel::Work:
+        case Kernel::IndirectWriter:
             applyNewKernel(d, invocations, contents);
             break;
     }
 }
 
 }  // namespace
+
+std::array<uint32_t, 3> indirectGroups(const Dispatch& d, const Contents& contents) {
+    const auto& args = contents.at(d.indirect->buffer);
+    const uint64_t first = d.indirect->offset / 4;
+    return {loadWord(args, first), loadWord(args, first + 1), loadWord(args, first + 2)};
+}
 
 Contents initialContents(const Scenario& s) {
     Contents out;
@@ -103,6 +119,10 @@ std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
     std::vector<WrittenRange> out;
     if (const auto* d = std::get_if<Dispatch>(&step.body)) {
         uint64_t words = uint64_t{d->groups[0]} * d->groups[1] * d->groups[2] * kWorkgroupSize;
+        if (d->kernel == Kernel::IndirectWriter) {  // invocation 0 writes its 12 bytes
+            if (words > 0) out.push_back({d->bindings.at(0), d->writer.offset, d->writer.offset + 12});
+            return out;
+        }
         // compare-swap: invocation j may write words 2j + phase and 2j + phase + 1
         if (d->kernel == Kernel::CompareSwap) words = 2 * words + d->params.add;
         words = std::min<uint64_t>(words, d->params.count);

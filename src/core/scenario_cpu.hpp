@@ -3,6 +3,7 @@
 // to split (docs/scenarios.md "Oracles").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -21,11 +22,19 @@ Contents initialContents(const Scenario& s);
 
 // Applies one step to `contents` as a correct device would: increment adds `add` (mod 2^32)
 // to words [0, count) of data; copy copies words [0, count) of src to dst; noop nothing;
+// indirect-writer writes x, y, z at its offset; an indirect dispatch takes its group counts
+// from its args in `contents` (indirectGroups);
 // fill writes `value` to the words of [offset, offset+size); update writes its words at
 // offset; copy copies size bytes (memmove semantics are not needed: Vulkan forbids overlap
 // within one buffer). Barriers do nothing. The scenario is assumed checked
 // (checkScenario): names exist and ranges fit.
 void applyStep(const Step& step, Contents& contents);
+
+// The group counts (x, y, z) an indirect dispatch `d` (d.indirect set) reads: the three
+// little-endian words at d.indirect->offset of its args buffer in `contents`, a
+// VkDispatchIndirectCommand (Vulkan spec, vkCmdDispatchIndirect). applyStep runs the dispatch
+// with these, so a wrong write to the args gives a different result.
+std::array<uint32_t, 3> indirectGroups(const Dispatch& d, const Contents& contents);
 
 // initialContents, then every step in order.
 Contents runCpuModel(const Scenario& s);
@@ -38,7 +47,9 @@ struct WrittenRange {
 };
 
 // The bytes `step` writes in the CPU model (applyStep): increment's data and the copy
-// kernel's dst over their first min(count, invocations, words of the bound buffers) words;
+// kernel's dst over their first min(count, invocations, words of the bound buffers) words
+// (an indirect dispatch's invocations from the counts parseScenario kept in its `groups`);
+// indirect-writer the 12 bytes of its command;
 // fill, update and copy their destination range; noop and barriers nothing. A write counts
 // even when it leaves a byte's value as it was (increment with add = 0). `s` gives the buffer
 // sizes and is assumed checked (checkScenario).

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/scenario_cpu.hpp"
 #include "core/sha256.hpp"
 
 namespace repro::scenario {
@@ -207,16 +208,89 @@ void parseKernelKeys(const Parser& p, const toml::table& t, Dispatch& d) {
     d.privateWords = static_cast<uint32_t>(*words->value<int64_t>());
 }
 
-Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"dispatch", "bindings", "count", "add", "work", "groups", "phase", "private_words"},
-               "a dispatch step");
+const BufferSpec& namedBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
+    const std::string n = p.text(t, key, true, "this step");
+    const BufferSpec* b = s.buffer(n);
+    if (!b) p.fail(*t.get(key), fmt::format("'{}' names '{}', which is no buffer", key, n));
+    return *b;
+}
+
+// The indirect-writer's keys: `offset` (bytes, a multiple of 4, the command inside `args`)
+// and `x`, `y`, `z` (the words written, default 1); each refused on any other kernel, and
+// count, add and work refused on it.
+void parseWriterKeys(const Parser& p, const toml::table& t, const Scenario& s, Dispatch& d) {
+    const bool writer = d.kernel == Kernel::IndirectWriter;
+    for (const std::string_view key : {"offset", "x", "y", "z"}) {
+        if (!writer && t.get(key))
+            p.fail(*t.get(key),
+                   fmt::format("'{}' is an indirect-writer key; kernel {} takes none", key, name(d.kernel)));
+    }
+    if (!writer) return;
+    for (const std::string_view key : {"count", "add", "work"}) {
+        if (t.get(key)) p.fail(*t.get(key), fmt::format("indirect-writer takes offset, x, y and z, not '{}'", key));
+    }
+    d.writer.offset = p.integer(t, "offset", 0, kMaxBufferBytes);
+    d.writer.groups[0] = static_cast<uint32_t>(p.integer(t, "x", 1, 0xffffffffULL));
+    d.writer.groups[1] = static_cast<uint32_t>(p.integer(t, "y", 1, 0xffffffffULL));
+    d.writer.groups[2] = static_cast<uint32_t>(p.integer(t, "z", 1, 0xffffffffULL));
+    const BufferSpec& args = *s.buffer(d.bindings.at(0));
+    if (d.writer.offset % 4 != 0 || d.writer.offset + 12 > args.bytes)
+        p.fail(t.get("offset") ? static_cast<const toml::node&>(*t.get("offset")) : t,
+               fmt::format("the command written at byte {} of '{}' ({} bytes) does not fit; expected a multiple of 4 "
+                           "with offset + 12 <= {} (a VkDispatchIndirectCommand is 12 bytes)",
+                           d.writer.offset, args.name, args.bytes, args.bytes));
+}
+
+// dispatch_indirect's `args` (a buffer) and `args_offset` (bytes, a multiple of 4: Vulkan spec,
+// vkCmdDispatchIndirect), the 12 bytes of the command inside the buffer.
+IndirectArgs parseIndirectArgs(const Parser& p, const toml::table& t, const Scenario& s) {
+    const BufferSpec& b = namedBuffer(p, t, "args", s);
+    IndirectArgs a{.buffer = b.name, .offset = p.integer(t, "args_offset", 0, kMaxBufferBytes)};
+    if (a.offset % 4 != 0 || a.offset + 12 > b.bytes)
+        p.fail(t.get("args_offset") ? static_cast<const toml::node&>(*t.get("args_offset")) : t,
+               fmt::format("the group counts read at byte {} of '{}' ({} bytes) do not fit; expected args_offset a "
+                           "multiple of 4 with args_offset + 12 <= {} (a VkDispatchIndirectCommand is 12 bytes)",
+                           a.offset, b.name, b.bytes, b.bytes));
+    return a;
+}
+
+// `groups` (default [ceil(count / 64), 1, 1]), each 1..kMaxGroups.
+void parseGroups(const Parser& p, const toml::table& t, Dispatch& d) {
+    d.groups[0] = (d.params.count + kWorkgroupSize - 1) / kWorkgroupSize;
+    if (d.kernel == Kernel::IndirectWriter) d.groups[0] = 1;
+    if (const toml::node* g = t.get("groups")) {
+        const auto counts = p.words(t, "groups");
+        if (counts.empty() || counts.size() > 3) p.fail(*g, "'groups' must be [x], [x, y] or [x, y, z]");
+        for (size_t i = 0; i < counts.size(); ++i) d.groups[i] = counts[i];
+    }
+    for (const uint32_t g : d.groups) {
+        if (g == 0 || g > kMaxGroups)
+            p.fail(t.get("groups") ? static_cast<const toml::node&>(*t.get("groups")) : t,
+                   fmt::format("workgroup count {} is out of range; expected 1..{}", g, kMaxGroups));
+    }
+}
+
+// A dispatch step, or with `indirect` a dispatch_indirect step (no groups; args and
+// args_offset instead).
+Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, bool indirect) {
+    const std::string_view key = indirect ? "dispatch_indirect" : "dispatch";
+    if (indirect) {
+        p.onlyKeys(t,
+                   {key, "bindings", "count", "add", "work", "args", "args_offset", "phase", "private_words", "offset",
+                    "x", "y", "z"},
+                   "a dispatch_indirect step");
+    } else {
+        p.onlyKeys(
+            t, {key, "bindings", "count", "add", "work", "groups", "phase", "private_words", "offset", "x", "y", "z"},
+            "a dispatch step");
+    }
     Dispatch d;
-    const std::string kernel = p.text(t, "dispatch", true, "");
+    const std::string kernel = p.text(t, key, true, "");
     const auto k = parseKernel(kernel);
     if (!k)
-        p.fail(*t.get("dispatch"),
-               fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, private-array or work",
-                           kernel));
+        p.fail(*t.get(key), fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
+                                        "private-array, work or indirect-writer",
+                                        kernel));
     d.kernel = *k;
     d.bindings = p.strings(t, "bindings");
     const auto wanted = kernelBindings(d.kernel);
@@ -233,29 +307,19 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s) {
         if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
         words = std::min(words, b->bytes / 4);
     }
+    parseWriterKeys(p, t, s, d);
     d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, words));
     d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
     d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, 1u << 20));
     parseKernelKeys(p, t, d);
-    d.groups[0] = (d.params.count + kWorkgroupSize - 1) / kWorkgroupSize;
-    if (const toml::node* g = t.get("groups")) {
-        const auto counts = p.words(t, "groups");
-        if (counts.empty() || counts.size() > 3) p.fail(*g, "'groups' must be [x], [x, y] or [x, y, z]");
-        for (size_t i = 0; i < counts.size(); ++i) d.groups[i] = counts[i];
+    if (indirect) {
+        d.indirect = parseIndirectArgs(p, t, s);
+    } else {
+        parseGroups(p, t, d);
     }
-    for (const uint32_t g : d.groups) {
-        if (g == 0 || g > kMaxGroups)
-            p.fail(t.get("groups") ? static_cast<const toml::node&>(*t.get("groups")) : t,
-                   fmt::format("workgroup count {} is out of range; expected 1..{}", g, kMaxGroups));
-    }
-    return {.body = d, .label = fmt::format("dispatch {}", kernel), .place = placeOf(t)};
-}
-
-const BufferSpec& namedBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
-    const std::string n = p.text(t, key, true, "this step");
-    const BufferSpec* b = s.buffer(n);
-    if (!b) p.fail(*t.get(key), fmt::format("'{}' names '{}', which is no buffer", key, n));
-    return *b;
+    return {.body = d,
+            .label = fmt::format("{} {}", indirect ? "dispatch-indirect" : "dispatch", kernel),
+            .place = placeOf(t)};
 }
 
 // A byte range [offset, offset + size) inside `b`, aligned to 4 where `aligned`.
@@ -346,12 +410,13 @@ Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
 }
 
 Step parseStep(const Parser& p, const toml::table& t, const Scenario& s) {
-    if (t.get("dispatch")) return parseDispatch(p, t, s);
+    if (t.get("dispatch")) return parseDispatch(p, t, s, false);
+    if (t.get("dispatch_indirect")) return parseDispatch(p, t, s, true);
     if (t.get("fill")) return parseFill(p, t, s);
     if (t.get("update")) return parseUpdate(p, t, s);
     if (t.get("copy")) return parseCopy(p, t, s);
     if (t.get("barrier")) return parseBarrier(p, t, s);
-    p.fail(t, "a [[step]] needs one of dispatch, fill, update, copy or barrier");
+    p.fail(t, "a [[step]] needs one of dispatch, dispatch_indirect, fill, update, copy or barrier");
 }
 
 // The step's label "step N ..." once it has its place in the list, with " (repetition r of K)"
@@ -415,6 +480,7 @@ void accesses(const Step& step, std::vector<std::string>& reads, std::vector<std
             if (kernelReads(d->kernel, i)) reads.push_back(d->bindings[i]);
             if (kernelWrites(d->kernel, i)) writes.push_back(d->bindings[i]);
         }
+        if (d->indirect) reads.push_back(d->indirect->buffer);
     } else if (const auto* f = std::get_if<Fill>(&step.body)) {
         writes.push_back(f->buffer);
     } else if (const auto* u = std::get_if<Update>(&step.body)) {
@@ -449,6 +515,33 @@ void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
                 fmt::format("{}:{}:{}: buffer '{}' is checked but nothing writes it (its init is "
                             "\"undefined\"); expected a write or an init",
                             p.file(), b.place.line, b.place.column, b.name));
+    }
+}
+
+// Each dispatch_indirect's group counts as the CPU model has them in its args when the step
+// runs (indirectGroups), kept in its `groups` for writtenRanges; a count past kMaxGroups (the
+// required minimum of maxComputeWorkGroupCount, Vulkan spec "Required Limits") is an error.
+// 0 is allowed: Vulkan lets an indirect dispatch have no workgroups. Runs the CPU model once,
+// only for a scenario with an indirect dispatch.
+void resolveIndirectGroups(const Parser& p, Scenario& s) {
+    const bool any = std::any_of(s.steps.begin(), s.steps.end(), [](const Step& step) {
+        const auto* d = std::get_if<Dispatch>(&step.body);
+        return d && d->indirect;
+    });
+    if (!any) return;
+    Contents contents = initialContents(s);
+    for (Step& step : s.steps) {
+        if (auto* d = std::get_if<Dispatch>(&step.body); d && d->indirect) {
+            const auto g = indirectGroups(*d, contents);
+            if (std::any_of(g.begin(), g.end(), [](uint32_t n) { return n > kMaxGroups; }))
+                throw UsageError(fmt::format(
+                    "{}:{}:{}: {} reads group counts ({}, {}, {}) from buffer '{}' at byte {} (as the CPU model has "
+                    "it there); expected each 0..{}",
+                    p.file(), step.place.line, step.place.column, step.label, g[0], g[1], g[2], d->indirect->buffer,
+                    d->indirect->offset, kMaxGroups));
+            std::copy(g.begin(), g.end(), d->groups);
+        }
+        applyStep(step, contents);
     }
 }
 
@@ -537,6 +630,7 @@ Scenario parseScenario(std::string_view text, const std::string& file) {
     }
     shuffleSteps(p, root, s);
     checkReadBeforeWrite(p, s);
+    resolveIndirectGroups(p, s);
     return s;
 }
 

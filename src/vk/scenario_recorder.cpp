@@ -28,6 +28,8 @@ extern const uint32_t scenario_private_array_spv[];
 extern const size_t scenario_private_array_spv_words;
 extern const uint32_t scenario_work_spv[];
 extern const size_t scenario_work_spv_words;
+extern const uint32_t scenario_indirect_writer_spv[];
+extern const size_t scenario_indirect_writer_spv_words;
 
 namespace repro::vk {
 namespace sc = repro::scenario;
@@ -35,6 +37,7 @@ namespace sc = repro::scenario;
 const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
     if (k == sc::Kernel::CompareSwap) return compareSwap;
     if (k == sc::Kernel::Work) return work;
+    if (k == sc::Kernel::IndirectWriter) return indirectWriter;
     return k == sc::Kernel::Increment ? increment : k == sc::Kernel::Copy ? copy : noop;
 }
 
@@ -55,7 +58,10 @@ ScenarioPipelines createScenarioPipelines(const Device& device) {
             device, "compare-swap", std::span(scenario_compare_swap_spv, scenario_compare_swap_spv_words), 1, options),
         .work =
             createComputePipeline(device, "work", std::span(scenario_work_spv, scenario_work_spv_words), 1, options),
-        .privateArray = {}};
+        .privateArray = {},
+        .indirectWriter = createComputePipeline(
+            device, "indirect-writer", std::span(scenario_indirect_writer_spv, scenario_indirect_writer_spv_words), 1,
+            options)};
 }
 
 ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s) {
@@ -179,8 +185,13 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
         } else {
             encoder.bindPipelineAndBuffers(p, {first, mb.buffers.at(d->bindings.at(1)).get()});
         }
-        vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(d->params), &d->params);
-        vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
+        const sc::KernelParams params = sc::pushConstants(*d);
+        vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
+        if (d->indirect) {
+            vkCmdDispatchIndirect(cmd, mb.buffers.at(d->indirect->buffer).get(), d->indirect->offset);
+        } else {
+            vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
+        }
     } else if (const auto* f = std::get_if<sc::Fill>(&step.body)) {
         vkCmdFillBuffer(cmd, mb.buffers.at(f->buffer).get(), f->offset, f->size, f->value);
     } else if (const auto* u = std::get_if<sc::Update>(&step.body)) {

@@ -17,11 +17,14 @@ namespace repro::vk {
 class Device;
 
 // The scenario kernel set's pipelines (shaders/scenario_*.comp, 16 bytes of push constants).
+// A dispatch_indirect step is recorded as vkCmdDispatchIndirect on its args buffer (every
+// scenario buffer has VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT: vk/memory.hpp kBladeBufferUsage).
 struct ScenarioPipelines {
     ComputePipeline increment, copy, noop;
     const ComputePipeline& of(scenario::Kernel k) const;
     ComputePipeline compareSwap, work;
     std::map<uint32_t, ComputePipeline> privateArray;  // by private words (specialization constant 0)
+    ComputePipeline indirectWriter;
     // The pipeline of `d`: of(d.kernel), or the private-array one of d.privateWords (made by
     // the scenario overload of createScenarioPipelines).
     const ComputePipeline& forDispatch(const scenario::Dispatch& d) const;

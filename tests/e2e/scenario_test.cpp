@@ -61,7 +61,8 @@ INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
                                            "executorch-17299-staged-dispatches.toml", "llama-25767-many-shapes.toml",
                                            "taichi-3791-odd-even-sort.toml", "cubecl-1336-private-array.toml",
                                            "llama-cpp-21724-many-dispatches.toml",
-                                           "turboquant-185-one-long-dispatch.toml", "taichi-3544-heavy-kernels.toml"));
+                                           "turboquant-185-one-long-dispatch.toml", "taichi-3544-heavy-kernels.toml",
+                                           "indirect-args-written-by-a-dispatch.toml"));
 
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
@@ -193,6 +194,51 @@ TEST(ScenarioSimulated, DroppedCompareSwapsLeaveTheSortUnsorted) {
     EXPECT_TRUE(contains(r.out, "; ... (512 steps in all)\n")) << shown(r);
 }
 
+// The same driver on the indirect scenario: the simulated driver counts vkCmdDispatchIndirect
+// as a dispatch (tests/simdriver/layer_commands.cpp), so in one command buffer only the first
+// indirect-writer runs. Split (one step per submit) is right; multipass and single lose the
+// second writer, both indirect dispatches and so the increment and the copy, and the first
+// difference is the second writer's command at byte 0 of args.
+TEST(ScenarioSimulated, DroppedIndirectDispatchesAreCaughtInTheOneSubmitModes) {
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "indirect-args-written-by-a-dispatch.toml"},
+        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     4 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
+    const std::string missing =
+        "buffer 'args' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model 0x00000010), last "
+        "written by step 4 dispatch indirect-writer; 3 of 16 words differ";
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is wrong: " + missing + "\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mode=single    1 submit(s)\n    -> MISMATCH: " + missing + "\n")) << shown(r);
+}
+
+// The simulated driver counts an indirect dispatch as a dispatch: args written by an update
+// (no dispatch), then a direct increment and an indirect one. With only the first dispatch
+// forwarded, the indirect increment is lost in the one-submit modes (word 0: 7 + 1, the model
+// 7 + 2); a driver that did not count it would run it and be right.
+TEST(ScenarioSimulated, AnIndirectDispatchCountsAsADispatchOfTheCommandBuffer) {
+    const auto path = writeFile("-indirect.toml",
+                                "name = \"i\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+                                "check = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 256\ninit = \"iota\"\nvalue = 7\n"
+                                "[[buffer]]\nname = \"args\"\nbytes = 12\ninit = \"undefined\"\n[[step]]\nupdate = "
+                                "\"args\"\nwords = [1, 1, 1]\n[[step]]\nbarrier = \"blade-g\"\n[[step]]\ndispatch = "
+                                "\"increment\"\nbindings = [\"a\"]\n[[step]]\nbarrier = \"blade-g\"\n[[step]]\n"
+                                "dispatch_indirect = \"increment\"\nbindings = [\"a\"]\nargs = \"args\"\n");
+    const BoundedResult r =
+        repro({"--scenario", path.string()}, {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+                                              "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+                                              "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong: buffer 'a' differs from the CPU model at byte 0 "
+                         "(word 0: 0x00000008, the CPU model 0x00000009), last written by step 5 dispatch-indirect "
+                         "increment; 64 of 64 words differ\n"))
+        << shown(r);
+}
+
 // A simulated dispatch that never ends: the one submit times out (--timeout 1), exit 3, the
 // device is abandoned and nothing crashes at teardown.
 TEST(ScenarioSimulated, AHungSubmitIsAHang) {
@@ -218,7 +264,7 @@ TEST(ScenarioBadFile, OneLineWithFileLineColumnAndNothingRun) {
     EXPECT_EQ(r.out, "") << shown(r);
     EXPECT_EQ(r.err, "repro: " + path.string() +
                          ":10:12: unknown kernel 'conv'; expected increment, copy, noop, "
-                         "compare-swap, private-array or work\n");
+                         "compare-swap, private-array, work or indirect-writer\n");
 }
 
 // A barrier "none" between two in-place increments: a control, said so before the results.
@@ -270,7 +316,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"syntax", "[[step]]\nfill = = 3\n",
                 "10:8: TOML syntax: Error while parsing value: could not determine value type"},
         BadFile{"kernel", "[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n",
-                "10:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, private-array or work"},
+                "10:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, private-array, work or "
+                "indirect-writer"},
         BadFile{"bindings", "[[step]]\ndispatch = \"copy\"\nbindings = [\"a\"]\n",
                 "11:12: kernel copy takes 2 binding(s) (src, dst); got 1"},
         BadFile{"bigbuffer", "[[buffer]]\nname = \"b\"\nbytes = 134217732\n",
@@ -279,6 +326,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "9:1: bytes [60, 68) are not inside buffer 'a' (64 bytes); expected a non-empty range in it"},
         BadFile{"groups", "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\ngroups = [65536]\n",
                 "12:10: workgroup count 65536 is out of range; expected 1..65535"},
+        BadFile{"args",
+                "[[step]]\ndispatch = \"indirect-writer\"\nbindings = [\"a\"]\n[[step]]\ndispatch_indirect = "
+                "\"noop\"\nbindings = [\"a\"]\nargs = \"a\"\nargs_offset = 56\n",
+                "16:15: the group counts read at byte 56 of 'a' (64 bytes) do not fit; expected args_offset a "
+                "multiple of 4 with args_offset + 12 <= 64 (a VkDispatchIndirectCommand is 12 bytes)"},
         BadFile{"unwritten",
                 "[[buffer]]\nname = \"u\"\nbytes = 64\ninit = \"undefined\"\n[[step]]\ndispatch = "
                 "\"copy\"\nbindings = [\"u\", \"a\"]\n",
@@ -374,7 +426,7 @@ TEST(ScenarioList, ListsTheShippedScenarios) {
           "turnip-28469-unaligned-transfers", "vkd3d-2617-clear-then-consume", "renderdoc-3899-fill-then-copy",
           "executorch-17299-staged-dispatches", "llama-25767-many-shapes", "sensitivity-stale-read",
           "taichi-3791-odd-even-sort", "cubecl-1336-private-array", "llama-cpp-21724-many-dispatches",
-          "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels"}) {
+          "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels", "indirect-args-written-by-a-dispatch"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);

@@ -132,7 +132,7 @@ TEST(ScenarioParse, UnknownKernel) {
     const std::string e = errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n");
     EXPECT_EQ(e,
               "bad.toml:13:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, "
-              "private-array or work");
+              "private-array, work or indirect-writer");
 }
 
 TEST(ScenarioParse, BindingsThatDoNotMatchTheKernel) {
@@ -703,5 +703,136 @@ TEST(ScenarioFile, CarriesItsSizeAndHash) {
     EXPECT_EQ(s.fileSha256, sha256Hex(text));
 }
 
+// Indirect dispatch (docs/scenarios.md "dispatch_indirect"): an indirect-writer writes a
+// VkDispatchIndirectCommand, a later dispatch_indirect takes its group counts from there.
+const std::string kIndirect = kHeader + R"(
+[[buffer]]
+name = "a"
+bytes = 4096
+init = "iota"
+value = 10
+
+[[buffer]]
+name = "args"
+bytes = 32
+init = "undefined"
+
+[[step]]
+dispatch = "indirect-writer"
+bindings = ["args"]
+offset = 8
+x = X
+
+[[step]]
+barrier = "memory"
+src_stage = ["compute"]
+src_access = ["shader-storage-write"]
+dst_stage = ["draw-indirect"]
+dst_access = ["indirect-command-read"]
+
+[[step]]
+dispatch_indirect = "increment"
+bindings = ["a"]
+args = "args"
+args_offset = 8
+add = 3
+)";
+
+// `text` with its first `from` replaced by `to` (which must be there).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+}
+
+std::string indirectFile(uint32_t x) { return replaced(kIndirect, "x = X", "x = " + std::to_string(x)); }
+
+TEST(ScenarioIndirect, TheWriterAndTheIndirectDispatchParse) {
+    const Scenario s = parseScenario(indirectFile(4), "i.toml");
+    ASSERT_EQ(s.steps.size(), 3u);
+    const auto& w = std::get<Dispatch>(s.steps[0].body);
+    EXPECT_EQ(w.kernel, Kernel::IndirectWriter);
+    EXPECT_EQ(w.writer.offset, 8u);
+    EXPECT_EQ(std::vector<uint32_t>(w.writer.groups, w.writer.groups + 3), (std::vector<uint32_t>{4, 1, 1}));
+    EXPECT_FALSE(w.indirect);
+    const KernelParams pushed = pushConstants(w);  // (word, x, y, z)
+    EXPECT_EQ(std::vector<uint32_t>({pushed.count, pushed.add, pushed.work, pushed.zero}),
+              (std::vector<uint32_t>{2, 4, 1, 1}));
+    const auto& b = std::get<Barrier>(s.steps[1].body);
+    EXPECT_EQ(b.dstStage, 0x2u);   // VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT
+    EXPECT_EQ(b.dstAccess, 0x1u);  // VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT
+    const auto& d = std::get<Dispatch>(s.steps[2].body);
+    ASSERT_TRUE(d.indirect);
+    EXPECT_EQ(d.indirect->buffer, "args");
+    EXPECT_EQ(d.indirect->offset, 8u);
+    EXPECT_EQ(std::vector<uint32_t>(d.groups, d.groups + 3), (std::vector<uint32_t>{4, 1, 1}));  // as the model reads
+    EXPECT_EQ(pushConstants(d).add, 3u);
+    EXPECT_EQ(s.steps[2].label, "step 3 dispatch-indirect increment");
+    EXPECT_EQ(kernelBindings(Kernel::IndirectWriter), (std::vector<std::string_view>{"args"}));
+    EXPECT_TRUE(kernelWrites(Kernel::IndirectWriter, 0) && !kernelReads(Kernel::IndirectWriter, 0));
+}
+
+// The CPU model runs the indirect dispatch with the counts in its args: 4 groups increment the
+// first 256 words, 2 groups (a wrong args write) only the first 128, and the result differs.
+TEST(ScenarioIndirect, TheModelTakesTheCountsFromTheArgsSoAWrongWriteDiffers) {
+    const Contents four = runCpuModel(parseScenario(indirectFile(4), "i.toml"));
+    const Contents two = runCpuModel(parseScenario(indirectFile(2), "i.toml"));
+    EXPECT_EQ(word(four.at("args"), 2), 4u);  // the command at byte 8: 4, 1, 1
+    EXPECT_EQ(word(four.at("args"), 3), 1u);
+    EXPECT_EQ(word(four.at("args"), 4), 1u);
+    EXPECT_EQ(word(four.at("args"), 0), 0u);  // around it: untouched (zeroed)
+    EXPECT_EQ(word(four.at("a"), 0), 13u);
+    EXPECT_EQ(word(four.at("a"), 255), 10u + 255 + 3);  // 4 groups of 64 invocations
+    EXPECT_EQ(word(four.at("a"), 256), 10u + 256);
+    EXPECT_EQ(word(two.at("a"), 127), 10u + 127 + 3);
+    EXPECT_EQ(word(two.at("a"), 128), 10u + 128);  // past 2 groups: not incremented
+    EXPECT_NE(four.at("a"), two.at("a"));
+    // Counts written by an update instead of the writer are read the same way.
+    const Contents one = runCpuModel(parseScenario(
+        replaced(indirectFile(4), "dispatch = \"indirect-writer\"\nbindings = [\"args\"]\noffset = 8\nx = 4",
+                 "update = \"args\"\noffset = 8\nwords = [1, 1, 1]"),
+        "u.toml"));
+    EXPECT_EQ(word(one.at("a"), 63), 10u + 63 + 3);
+    EXPECT_EQ(word(one.at("a"), 64), 10u + 64);
+}
+
+TEST(ScenarioIndirect, WrittenRangesKnowTheWriterAndTheIndirectCounts) {
+    const Scenario s = parseScenario(indirectFile(2), "i.toml");
+    EXPECT_EQ(writtenRanges(s.steps[0], s), (std::vector<WrittenRange>{{"args", 8, 20}}));
+    EXPECT_EQ(writtenRanges(s.steps[2], s), (std::vector<WrittenRange>{{"a", 0, 512}}));  // 2 groups of 64 words
+    EXPECT_EQ(lastWriter(s, "args", 8), std::optional<size_t>(0));
+    EXPECT_EQ(lastWriter(s, "args", 20), std::nullopt);
+    EXPECT_EQ(lastWriter(s, "a", 511), std::optional<size_t>(2));
+    EXPECT_EQ(lastWriter(s, "a", 512), std::nullopt);
+}
+
+TEST(ScenarioIndirect, BadFilesAreOneLine) {
+    // The args range past the buffer: 24 + 12 > 32.
+    EXPECT_EQ(errorOf(replaced(indirectFile(4), "args_offset = 8", "args_offset = 24")),
+              "bad.toml:35:15: the group counts read at byte 24 of 'args' (32 bytes) do not fit; expected "
+              "args_offset a multiple of 4 with args_offset + 12 <= 32 (a VkDispatchIndirectCommand is 12 bytes)");
+    EXPECT_EQ(errorOf(replaced(indirectFile(4), "args_offset = 8", "args_offset = 6")).substr(0, 48),
+              "bad.toml:35:15: the group counts read at byte 6 ");
+    // The args never written: the writer made a noop (its init is "undefined").
+    EXPECT_EQ(
+        errorOf(replaced(indirectFile(4), "dispatch = \"indirect-writer\"\nbindings = [\"args\"]\noffset = 8\nx = 4",
+                         "dispatch = \"noop\"\nbindings = [\"args\"]")),
+        "bad.toml:29:1: step 3 dispatch-indirect increment reads buffer 'args' before any step writes it (its "
+        "init is \"undefined\"); expected a write first or an init");
+    // Counts past maxComputeWorkGroupCount's required minimum, as the model has them.
+    EXPECT_EQ(errorOf(indirectFile(65536)),
+              "bad.toml:31:1: step 3 dispatch-indirect increment reads group counts (65536, 1, 1) from buffer 'args' "
+              "at byte 8 (as the CPU model has it there); expected each 0..65535");
+    EXPECT_EQ(errorOf(replaced(indirectFile(4), "offset = 8\nx", "offset = 24\nx")),
+              "bad.toml:21:10: the command written at byte 24 of 'args' (32 bytes) does not fit; expected a "
+              "multiple of 4 with offset + 12 <= 32 (a VkDispatchIndirectCommand is 12 bytes)");
+    EXPECT_EQ(errorOf(replaced(indirectFile(4), "add = 3", "groups = [1]")).substr(0, 62),
+              "bad.toml:36:10: unknown key 'groups' in a dispatch_indirect st");
+    EXPECT_EQ(errorOf(replaced(indirectFile(4), "add = 3", "x = 3")),
+              "bad.toml:36:5: 'x' is an indirect-writer key; kernel increment takes none");
+    EXPECT_EQ(errorOf(replaced(indirectFile(4), "offset = 8\nx = 4", "count = 3")),
+              "bad.toml:21:9: indirect-writer takes offset, x, y and z, not 'count'");
+}
 }  // namespace
 }  // namespace repro::scenario
