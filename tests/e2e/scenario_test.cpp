@@ -31,6 +31,13 @@ BoundedResult repro(const std::vector<std::string>& args, const std::vector<std:
     return runBounded(REPRO_EXECUTABLE, args, env, 120);
 }
 
+// The environment of a run through the simulated driver (tests/simdriver) with
+// REPRO_SIMULATE=`spec`, its trace off.
+std::vector<std::string> simulated(const std::string& spec) {
+    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+            "REPRO_SIMULATE=" + spec, "REPRO_SIMULATE_TRACE="};
+}
+
 std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
 
 std::filesystem::path writeFile(const std::string& name, const std::string& text) {
@@ -67,10 +74,8 @@ INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
 TEST(ScenarioSimulated, DroppedDispatchesAreCaughtInTheOneSubmitModes) {
-    const BoundedResult r = repro(
-        {"--scenario", kScenarios + "kompute-196-increment-chain.toml"},
-        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml"}, simulated("seed-bug:dispatches=1"));
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
     // data starts as iota from 1000: word 0 should be 1003, one increment leaves 1001.
@@ -98,10 +103,7 @@ TEST(ScenarioSimulated, ADroppedDispatchIsCaughtExactlyWordForWord) {
                                 "barrier = \"blade-g\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n"
                                 "count = 100\n[[step]]\nbarrier = \"blade-g\"\n[[step]]\ndispatch = "
                                 "\"increment\"\nbindings = [\"a\"]\ncount = 10\n");
-    const BoundedResult r =
-        repro({"--scenario", path.string()}, {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                                              "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-                                              "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r = repro({"--scenario", path.string()}, simulated("seed-bug:dispatches=1"));
     std::filesystem::remove(path);
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
@@ -130,10 +132,7 @@ class ScenarioDroppedTransfers : public ::testing::TestWithParam<DroppedTransfer
 
 TEST_P(ScenarioDroppedTransfers, OneSubmitModesWrongSplitRightAndTheStepNamed) {
     const DroppedTransfer& c = GetParam();
-    const BoundedResult r =
-        repro({"--scenario", kScenarios + c.file},
-              {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-               "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=drop-transfers", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r = repro({"--scenario", kScenarios + c.file}, simulated("drop-transfers"));
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, " submit(s)\n    -> ok: bit-identical to the CPU model\n  mode=multipass")) << shown(r);
     EXPECT_TRUE(contains(r.out, std::string("--- BUG REPRODUCED: mode multipass is wrong: ") + c.multipass + "\n"))
@@ -179,10 +178,8 @@ INSTANTIATE_TEST_SUITE_P(
 // The same driver on the odd-even sort (256 compare-swap dispatches, a repeat): split sorts,
 // the one-submit modes keep only the first compare-swap and are caught.
 TEST(ScenarioSimulated, DroppedCompareSwapsLeaveTheSortUnsorted) {
-    const BoundedResult r = repro(
-        {"--scenario", kScenarios + "taichi-3791-odd-even-sort.toml"},
-        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "taichi-3791-odd-even-sort.toml"}, simulated("seed-bug:dispatches=1"));
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "mode=split     256 submit(s)\n    -> ok: bit-identical to the CPU model\n"))
         << shown(r);
@@ -200,10 +197,8 @@ TEST(ScenarioSimulated, DroppedCompareSwapsLeaveTheSortUnsorted) {
 // second writer, both indirect dispatches and so the increment and the copy, and the first
 // difference is the second writer's command at byte 0 of args.
 TEST(ScenarioSimulated, DroppedIndirectDispatchesAreCaughtInTheOneSubmitModes) {
-    const BoundedResult r = repro(
-        {"--scenario", kScenarios + "indirect-args-written-by-a-dispatch.toml"},
-        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r = repro({"--scenario", kScenarios + "indirect-args-written-by-a-dispatch.toml"},
+                                  simulated("seed-bug:dispatches=1"));
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "mode=split     4 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
     const std::string missing =
@@ -225,10 +220,7 @@ TEST(ScenarioSimulated, AnIndirectDispatchCountsAsADispatchOfTheCommandBuffer) {
                                 "\"args\"\nwords = [1, 1, 1]\n[[step]]\nbarrier = \"blade-g\"\n[[step]]\ndispatch = "
                                 "\"increment\"\nbindings = [\"a\"]\n[[step]]\nbarrier = \"blade-g\"\n[[step]]\n"
                                 "dispatch_indirect = \"increment\"\nbindings = [\"a\"]\nargs = \"args\"\n");
-    const BoundedResult r =
-        repro({"--scenario", path.string()}, {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                                              "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-                                              "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r = repro({"--scenario", path.string()}, simulated("seed-bug:dispatches=1"));
     std::filesystem::remove(path);
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
@@ -242,10 +234,8 @@ TEST(ScenarioSimulated, AnIndirectDispatchCountsAsADispatchOfTheCommandBuffer) {
 // A simulated dispatch that never ends: the one submit times out (--timeout 1), exit 3, the
 // device is abandoned and nothing crashes at teardown.
 TEST(ScenarioSimulated, AHungSubmitIsAHang) {
-    const BoundedResult r = repro(
-        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--timeout", "1"},
-        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-         "REPRO_SIMULATE=clock:us-per-wg=1;hang:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--timeout", "1"},
+                                  simulated("clock:us-per-wg=1;hang:dispatches=1"));
     ASSERT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out,
                          "--- GPU HANG: mode multipass: the one submit of all 5 steps (vkWaitSemaphores): "
@@ -373,10 +363,9 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
 // first dispatch of each command buffer is wrong in every one-submit run, counted per mode;
 // split stays right; --barrier none relabels the steps as controls.
 TEST(ScenarioOptions, RepeatCountsWrongRunsPerModeAndBarrierRelabelsTheSteps) {
-    const BoundedResult r = repro(
-        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--repeat", "3", "--barrier", "none"},
-        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--repeat", "3", "--barrier", "none"},
+              simulated("seed-bug:dispatches=1"));
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "step 2 barrier none (control) (--barrier none)")) << shown(r);
     EXPECT_TRUE(contains(r.out, "  mode=split     wrong in 0 of 3 runs\n")) << shown(r);
@@ -498,10 +487,9 @@ TEST(ScenarioReport, JsonFileCarriesTheScenarioItsHashAndEveryMode) {
 // --format json puts the document on stdout (the text report goes to stderr); with --repeat,
 // each mode's wrong runs and the first wrong run's difference; the verdict's exit status.
 TEST(ScenarioReport, FormatJsonCountsWrongRunsPerModeUnderASimulatedBug) {
-    const BoundedResult r = repro(
-        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--repeat", "2", "--format", "json"},
-        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--repeat", "2", "--format", "json"},
+              simulated("seed-bug:dispatches=1"));
     ASSERT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.err, "--- BUG REPRODUCED: mode multipass is wrong in 2 of 2 runs")) << shown(r);
     const nlohmann::json j = nlohmann::json::parse(r.out);
