@@ -371,7 +371,12 @@ Cause otherCauses(const CauseInput& in, const Analysis& a, Cause c) {
                         endedPhrase(in, t), in.timeout.milliseconds));
         return undetermined(std::move(c), "a submit that outlived the job timeout");
     }
-    if (t.shortRun || t.unfinishedCrumbs) {
+    if ((t.shortRun || t.unfinishedCrumbs) && in.droppedDispatch) {
+        c.evidence.push_back(
+            fmt::format("dispatch {} was left out on purpose (--drop-dispatch): the submit's shorter "
+                        "time is the experiment's own, no evidence of a kill",
+                        *in.droppedDispatch));
+    } else if (t.shortRun || t.unfinishedCrumbs) {
         const std::string main = fmt::format(
             "{}{}, with no job-timeout record: its work did not all run, and the job timeout "
             "cannot have fired that early",

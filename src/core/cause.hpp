@@ -126,6 +126,10 @@ struct CauseInput {
     // With --spirv: the modules are the user's, and what spirv-val said of them
     // (userModulesLine, core/spirv_validation.hpp); empty for repro's built-in modules.
     std::string userModules;
+    // --drop-dispatch K in this mode: the run left dispatch K out on purpose, so a submit
+    // shorter than predicted, or one whose dispatch timestamps stop early, is the
+    // experiment's doing and no evidence of a kill.
+    std::optional<uint32_t> droppedDispatch;
 };
 
 // ---- The cause ------------------------------------------------------------------------

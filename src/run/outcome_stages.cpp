@@ -52,6 +52,7 @@ CauseInput causeInput(const Length& length, const Runs& runs, const RunRecord& r
     in.splitStepCheck = splitState;
     in.splitStepCheckDetail = splitDetail;
     in.earlierKill = earlierKill;
+    if (!split) in.droppedDispatch = s.options.dropDispatch;  // split stays blade's stream
     return in;
 }
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -184,6 +186,20 @@ TEST(Cause, ShortSubmitWithNoErrorIsUndeterminedButKilled) {
         c.verdict,
         "cause undetermined: the submit ended after 0.01 s of a predicted 0.30 s with no error, with no job-timeout "
         "record: its work did not all run, and the job timeout cannot have fired that early");
+}
+
+// --drop-dispatch: the run itself left a dispatch out, so the same short submit is no kill;
+// the evidence says why the short time was not taken as one.
+TEST(Cause, AShortSubmitWithADispatchLeftOutOnPurposeIsNoKill) {
+    CauseInput in = synchronizedMultipass();
+    in.submits = {submit(0.01, 0.30)};
+    in.droppedDispatch = 3;
+    const Cause c = decideCause(in);
+    EXPECT_FALSE(c.killed) << c.verdict;
+    EXPECT_TRUE(std::find(c.evidence.begin(), c.evidence.end(),
+                          "dispatch 3 was left out on purpose (--drop-dispatch): the submit's shorter time is the "
+                          "experiment's own, no evidence of a kill") != c.evidence.end())
+        << c.verdict;
 }
 
 TEST(Cause, ShortThresholdEdges) {
