@@ -11,8 +11,11 @@
 # Bytes read: the report's sizes.small_bytes for every mode run that completed (one entry
 # of "modes" each). The figures come from the JSON report (--json), not from the text.
 #
-# Usage: bench/overhead.sh [--preset NAME] [--device INDEX|NAME] [--quick] [REPRO]
+# Usage: bench/overhead.sh [--preset NAME | --scenario FILE] [--device INDEX|NAME] [--quick] [REPRO]
 #   REPRO    the repro binary (default build/release/src/repro)
+#   --scenario a scenario file instead of blade's chain: `--mode all` and `--mode all
+#            --repeat 20` on it; GPU busy is the sum of its modes' "gpu_seconds" (timestamps
+#            around each of their submits), the host phases its report's "timings"
 #   --quick  only `--mode all -n 7` (to compare builds on a device with little time)
 #   --preset the shapes (default spectrostream, the full size; `--preset small` for a quick
 #            run on lavapipe)
@@ -24,15 +27,17 @@
 set -euo pipefail
 
 preset="spectrostream"
+scenario=""
 quick=0
 device=()
 bin="build/release/src/repro"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --preset) preset="$2"; shift 2 ;;
+        --scenario) scenario="$2"; shift 2 ;;
         --device) device=(--device "$2"); shift 2 ;;
         --quick) quick=1; shift ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         -*) echo "overhead.sh: unknown option $1" >&2; exit 1 ;;
         *) bin="$1"; shift ;;
     esac
@@ -42,6 +47,55 @@ if [[ ! -x "$bin" ]]; then
     exit 1
 fi
 python3 -c 'import json, subprocess' || { echo "overhead.sh: python3 with json is needed" >&2; exit 1; }
+
+if [[ -n "$scenario" ]]; then
+    exec python3 - "$bin" "$scenario" "$quick" "${device[@]}" <<'PY'
+import json, os, subprocess, sys, tempfile, time
+
+repro, scenario, quick, extra = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
+configs = [["--mode", "all"], ["--mode", "all", "--repeat", "20"]][: 1 if quick else 2]
+
+def run(args, out):
+    cmd = [repro, "--scenario", scenario, *args, *extra, "--json", out]
+    start = time.monotonic()
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - start
+    if done.returncode not in (0, 2) or not os.path.exists(out):
+        sys.exit(f"overhead.sh: {' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    with open(out) as f:
+        return wall, done.returncode, json.load(f)
+
+with tempfile.TemporaryDirectory() as tmp:
+    rows, first = [], None
+    for args in configs:
+        wall, status, plain = run(args, os.path.join(tmp, "plain.json"))
+        _, _, stamped = run(args + ["--timestamps"], os.path.join(tmp, "stamped.json"))
+        first = first or plain
+        t = plain["timings"]
+        gpu = [m.get("gpu_seconds") for m in stamped["modes"]]
+        busy = sum(g for g in gpu if g is not None)
+        own = t["pipelines"] + t["cpu_model"] + t["buffers_and_upload"] + t["recording"] + t["verification"]
+        rest = wall - t["total"] - t["teardown"]
+        overhead = (wall - t["instance_and_device"] - busy) / wall
+        lifecycle = (wall - t["instance_and_device"] - t["teardown"] - busy) / wall
+        rows.append((" ".join(args), status, wall, t["instance_and_device"], t["gpu_wait"], busy,
+                     None in gpu, t["readback"], own, t["teardown"], rest, overhead, lifecycle))
+    dev = first.get("device") or {}
+    sc = first["scenario"]
+    print(f"repro scenario overhead: {dev.get('name', 'no device')} ({dev.get('driver_name', '?')} "
+          f"{dev.get('driver_info', '?')}), scenario {sc['name']} ({sc['steps']} steps, sha256 {sc['file_sha256'][:12]})")
+    print(f"{'configuration':<24} {'exit':>4} {'wall s':>8} {'inst+dev':>9} {'GPU wait':>9} {'GPU busy':>9} "
+          f"{'readback':>9} {'own':>7} {'teardown':>9} {'process':>8} {'overhead':>9} {'w/o down':>9}")
+    for name, status, wall, inst, wait, busy, missing, rb, own, down, rest, ovh, life in rows:
+        print(f"{name:<24} {status:>4} {wall:>8.3f} {inst:>9.3f} {wait:>9.3f} {busy:>9.3f}{'*' if missing else ' '}"
+              f"{rb:>9.3f} {own:>7.3f} {down:>9.3f} {rest:>8.3f} {ovh * 100:>8.1f}% {life * 100:>8.1f}%")
+    print("seconds. GPU busy: the modes' gpu_seconds from a second run with --timestamps (* a mode had\n"
+          "none: the figure is short); own: pipelines, CPU model, buffers and upload, recording and\n"
+          "verification; teardown: destroying the device and the instance after the verdict;\n"
+          "process: wall - total - teardown (process start and exit);\n"
+          "overhead = (wall - instance/device - GPU busy) / wall; w/o down: the same less the teardown")
+PY
+fi
 
 exec python3 - "$bin" "$preset" "$quick" "${device[@]}" <<'PY'
 import json, os, subprocess, sys, tempfile, time

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 
+#include "core/clock.hpp"
 #include "core/errors.hpp"
 #include "core/output.hpp"
 #include "core/output_paths.hpp"
@@ -106,29 +107,59 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
 
 std::string plural(uint64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
-// What one run needs besides the scenario: the device, and the instance whose validation
-// log counts each mode's messages (with --validation).
+// What one run needs besides the scenario: the device, the instance whose validation log
+// counts each mode's messages (with --validation), and what every run shares: the kernels'
+// pipelines and the CPU model's checked bytes, made once (prepare).
 struct RunTarget {
     vk::Device& device;
     const vk::Instance& instance;
+    ScenarioTimings& timings;  // the phases, added to by every run
+    const vk::ScenarioPipelines& pipelines;
+    const sc::Contents& expected;  // the CPU model's final bytes of each checked buffer
 };
+
+// The CPU model's final bytes of each checked buffer of `s`, timed into `timings`.
+sc::Contents expectedContents(const sc::Scenario& s, ScenarioTimings& timings) {
+    const auto begin = Clock::now();
+    sc::Contents model = sc::runCpuModel(s);
+    sc::Contents expected;
+    for (const auto& b : s.buffers) {
+        if (b.checked) expected.emplace(b.name, std::move(model.at(b.name)));
+    }
+    timings.cpuModel += secondsSince(begin);
+    return expected;
+}
+
+// The scenario kernels' pipelines on `device`, timed into `timings`.
+vk::ScenarioPipelines timedPipelines(vk::Device& device, const sc::Scenario& s, ScenarioTimings& timings) {
+    const auto begin = Clock::now();
+    vk::ScenarioPipelines p = vk::createScenarioPipelines(device, s);
+    timings.pipelines += secondsSince(begin);
+    return p;
+}
+
+// Adds one mode run's host phases to the run's timings.
+void addPhases(ScenarioTimings& t, const vk::ScenarioModeRun& run) {
+    t.buffersAndUpload += run.buffersAndUpload;
+    t.recording += run.recording;
+    t.gpuWait += run.gpuWait;
+    t.readback += run.readback;
+}
 
 // Runs the modes (split first when asked for, as the reference) and prints each (with
 // `print`; otherwise only failures, for --repeat).
 std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, const Options& o, bool print = true) {
-    const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(t.device, s);
-    const sc::Contents model = sc::runCpuModel(s);
-    sc::Contents expected;
-    for (const auto& b : s.buffers) {
-        if (b.checked) expected.emplace(b.name, model.at(b.name));
-    }
+    const vk::ScenarioPipelines& pipelines = t.pipelines;
+    const sc::Contents& expected = t.expected;
     std::vector<ModeOutcome> out;
     std::optional<sc::Contents> split;  // split's checked bytes, once it completed
     const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
     for (const Mode mode : o.modes) {
         const uint64_t before = t.instance.validationLog().count();
-        ModeOutcome m{.mode = mode, .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout), .wrong = {}};
+        ModeOutcome m{
+            .mode = mode, .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout, o.timestamps), .wrong = {}};
         m.messages = t.instance.validationLog().count() - before;
+        addPhases(t.timings, m.run);
         if (print) say("  mode={:<9} {} submit(s)", name(mode), m.run.submits);
         if (!m.run.completed) {
             say("    -> {}{}: {}", print ? "" : fmt::format("mode={} ", name(mode)), m.run.hang ? "HANG" : "FAILED",
@@ -137,13 +168,19 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, con
             if (out.back().run.hang) break;  // a timed-out device is abandoned already
             continue;
         }
+        const auto phase = Clock::now();
         m.wrong = compare(s, m.run.checked, expected, "the CPU model");
         if (!m.wrong && split) m.wrong = compare(s, m.run.checked, *split, "split");
+        t.timings.verification += secondsSince(phase);
         if (print)
             say("    -> {}", m.wrong
                                  ? "MISMATCH: " + *m.wrong
                                  : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
+        if (print && o.timestamps)
+            say("    GPU time: {}", m.run.gpuSeconds ? fmt::format("{:.3f} ms (timestamps around each of its submits)",
+                                                                   *m.run.gpuSeconds * 1e3)
+                                                     : std::string("not measured (no timestamps on this queue)"));
         out.push_back(std::move(m));
         if (mode == Mode::Split) split = out.back().run.checked;
     }
@@ -191,6 +228,7 @@ void accumulate(std::vector<ScenarioModeReport>& acc, const std::vector<ModeOutc
         }
         const ModeOutcome& m = modes[i];
         r.submits = m.run.submits;
+        if (m.run.gpuSeconds) r.gpuSeconds = r.gpuSeconds.value_or(0) + *m.run.gpuSeconds;
         if (o.validation) r.validationMessages = r.validationMessages.value_or(0) + m.messages;
         if (!m.run.completed) {
             r.result = m.run.hang ? "hang" : "failed";
@@ -287,6 +325,7 @@ void describeDevice(const vk::DeviceInfo& d, ScenarioReport& report) {
 }
 
 ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioReport& report) {
+    const auto begin = Clock::now();
     vk::Instance instance(o.validation);
     const auto devices = vk::enumerateDevices(instance);
     std::vector<std::string> notes;
@@ -298,12 +337,19 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
         instance, chosen,
         {.synchronization2 = s.usesSync2(),
          .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>()});
+    report.timings.instanceAndDevice = secondsSince(begin);
     printHeader(s, chosen);
     for (const auto& note : notes) say("  note: {}", note);
     if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)
         say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
-    const RunTarget target{.device = device, .instance = instance};
+    const vk::ScenarioPipelines pipelines = timedPipelines(device, s, report.timings);
+    const sc::Contents expected = expectedContents(s, report.timings);
+    const RunTarget target{.device = device,
+                           .instance = instance,
+                           .timings = report.timings,
+                           .pipelines = pipelines,
+                           .expected = expected};
     ScenarioVerdict v;
     if (o.repeat > 1) {
         v = runRepeated(target, s, o, report);
@@ -313,7 +359,14 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
         v = verdict(modes);
     }
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
+    report.timings.total = secondsSince(begin);
     return o.validation ? withValidation(instance, s, v, report) : v;
+}
+
+std::vector<std::string> askedModes(const Options& o) {
+    std::vector<std::string> out;
+    for (const Mode m : o.modes) out.emplace_back(name(m));
+    return out;
 }
 
 // The report's facts from the options and the file, before anything runs.
@@ -328,19 +381,33 @@ ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
         .expected = s.expected,
         .file = s.file,
         .fileSha256 = s.fileSha256,
+        .fileText = s.fileText,
         .fileBytes = s.fileBytes,
         .steps = s.steps.size(),
         .barrier = o.scenarioBarrier ? std::optional<std::string>(std::string(name(*o.scenarioBarrier))) : std::nullopt,
         .controls = s.hasControl(),
         .repeat = o.repeat,
+        .askedModes = askedModes(o),
         .validation = o.validation};
+}
+
+// --timings: the host phases, as the JSON report's "timings" has them.
+void printScenarioTimings(const ScenarioTimings& t) {
+    say("timings (s): instance and device {:.3f}, pipelines {:.3f}, CPU model {:.3f}, buffers and upload {:.3f}, "
+        "recording {:.3f}, GPU wait {:.3f}, readback {:.3f}, verification {:.3f}, total {:.3f}, teardown {:.3f}",
+        t.instanceAndDevice, t.pipelines, t.cpuModel, t.buffersAndUpload, t.recording, t.gpuWait, t.readback,
+        t.verification, t.total, t.teardown);
 }
 
 // The run, every failure turned into its verdict (printed, and kept in `report`).
 int runScenarioGuarded(const Options& options, const sc::Scenario& s, ScenarioReport& report) {
     ScenarioVerdict v;
     try {
+        const auto begin = Clock::now();
         v = runLoaded(options, s, report);
+        // runLoaded's device and instance are destroyed by now; `total` ended before that.
+        if (report.timings.total > 0)
+            report.timings.teardown = std::max(0.0, secondsSince(begin) - report.timings.total);
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
         return kExitUsage;
@@ -354,18 +421,22 @@ int runScenarioGuarded(const Options& options, const sc::Scenario& s, ScenarioRe
         v = {kExitCannotTest, fmt::format("--- CANNOT TEST HERE: internal error: {}", e.what())};
     }
     say("{}", v.line);
+    if (options.timings) printScenarioTimings(report.timings);
     report.verdict = v.line;
     report.exitStatus = v.status;
     return v.status;
 }
 
-// The JSON document to --json FILE and, with --format json, to stdout or -o FILE; with -o
+// The JSON document to --json FILE and, with --format json, to stdout or -o FILE (with
+// --format markdown, the Markdown report there instead); with -o
 // and --format text, the text report. A lost write is exit 1 unless a hang or a
 // reproduction says more; the results are printed either way.
 int writeScenarioReports(const Options& o, const ScenarioReport& report, int status) {
     const std::string json = renderScenarioJson(report);
     bool written = true;
     if (o.format == Format::Json) written = emitFormatDocument(o, "the scenario report", json);
+    if (o.format == Format::Markdown)
+        written = emitFormatDocument(o, "the scenario report", renderScenarioMarkdown(report));
     written = emitJsonFile(o, "the scenario report", json) && written;
     written = emitTextFile(o) && written;
     const bool stronger = status == kExitHang || status == kExitReproduced || status > 125;
@@ -395,7 +466,7 @@ int runScenarioCommand(const Options& options) {
         return kExitUsage;
     }
     // stdout carries only the document, unless -o takes it to a file.
-    if (options.format == Format::Json && !options.output) textStream() = stderr;
+    if (options.format != Format::Text && !options.output) textStream() = stderr;
     if (options.format == Format::Text && options.output) captureText();  // for the -o file
     ScenarioReport report = startReport(options, s);
     const int status = runScenarioGuarded(options, s, report);

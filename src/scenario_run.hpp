@@ -16,7 +16,8 @@ namespace repro {
 // printed messages and nothing above applies), 1 (a bad scenario file: one line
 // FILE:LINE:COLUMN, nothing run; an unwritable --json or -o path: before the run, or after
 // it unless 2, 3 or 125 says more), 125 (cannot test here). Writes the JSON document
-// (core/scenario_report.hpp) to --json FILE and, with --format json, to stdout or -o FILE.
+// (core/scenario_report.hpp) to --json FILE and, with --format json, to stdout or -o FILE;
+// with --format markdown, the Markdown report (core/scenario_report.hpp) there instead.
 int runScenarioCommand(const Options& options);
 
 // The folders --list-scenarios reads, those that exist, each once, in order:

@@ -185,6 +185,7 @@ struct Scenario {
     std::string file;        // the path it was read from
     uint64_t fileBytes = 0;  // the file's size in bytes, as read (loadScenario)
     std::string fileSha256;  // the SHA-256 of those bytes, 64 hex digits (core/sha256.hpp); "" when parsed from text
+    std::string fileText;    // those bytes (the reports carry them, so that a reader can rerun the file)
     std::vector<BufferSpec> buffers;
     std::vector<Step> steps;
     bool usesSync2() const;   // a barrier in the synchronization2 form

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstring>
 
+#include "core/parallel.hpp"
+
 namespace repro::scenario {
 namespace {
 
@@ -16,6 +18,19 @@ uint32_t loadWord(const std::vector<uint8_t>& bytes, uint64_t index) {
 
 void storeWord(std::vector<uint8_t>& bytes, uint64_t index, uint32_t w) {
     std::memcpy(bytes.data() + index * 4, &w, 4);
+}
+
+// data[i] = f(data[i]) for i < n, in chunks of kChunkWords on the thread pool
+// (core/parallel.hpp) when the words are many: the work and private-array kernels cost up to
+// `work` rounds a word, and each word is its own invocation, so the order does not matter.
+constexpr uint64_t kChunkWords = 1 << 16;
+template <typename F>
+void mapWords(const std::vector<uint8_t>& src, std::vector<uint8_t>& dst, uint64_t n, F f) {
+    const uint64_t chunks = (n + kChunkWords - 1) / kChunkWords;
+    parallelTasks(chunks, chunks > 1 ? availableCpus() : 1, [&](size_t c) {
+        const uint64_t end = std::min<uint64_t>(n, (c + 1) * kChunkWords);
+        for (uint64_t i = c * kChunkWords; i < end; ++i) storeWord(dst, i, f(loadWord(src, i)));
+    });
 }
 
 // compare-swap: invocation j < invocations takes the pair (2j + phase, 2j + phase + 1).
@@ -41,13 +56,15 @@ void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents)
     if (d.kernel == Kernel::Work) {
         auto& data = contents.at(d.bindings.at(0));
         const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4});
-        for (uint64_t i = 0; i < n; ++i) storeWord(data, i, workWord(loadWord(data, i), d.params.work));
+        const uint32_t rounds = d.params.work;
+        mapWords(data, data, n, [rounds](uint32_t x) { return workWord(x, rounds); });
         return;
     }
     const auto& src = contents.at(d.bindings.at(0));
     auto& dst = contents.at(d.bindings.at(1));
     const uint64_t n = std::min<uint64_t>({d.params.count, invocations, src.size() / 4, dst.size() / 4});
-    for (uint64_t i = 0; i < n; ++i) storeWord(dst, i, privateArrayWord(loadWord(src, i), d.privateWords));
+    const uint32_t words = d.privateWords;
+    mapWords(src, dst, n, [words](uint32_t x) { return privateArrayWord(x, words); });
 }
 
 void applyDispatch(const Dispatch& d, Contents& contents) {

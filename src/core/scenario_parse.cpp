@@ -642,6 +642,7 @@ Scenario loadScenario(const std::string& path) {
     Scenario s = parseScenario(bytes, path);
     s.fileBytes = bytes.size();
     s.fileSha256 = sha256Hex(bytes);  // of the very bytes parsed, not a second read
+    s.fileText = bytes;
     return s;
 }
 

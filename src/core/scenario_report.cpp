@@ -20,7 +20,21 @@ json modeJson(const ScenarioModeReport& m) {
                 {"detail", orNull(m.detail)},
                 {"runs", m.runs},
                 {"wrong_runs", m.wrongRuns},
-                {"validation_messages", orNull(m.validationMessages)}};
+                {"validation_messages", orNull(m.validationMessages)},
+                {"gpu_seconds", orNull(m.gpuSeconds)}};
+}
+
+json timingsJson(const ScenarioTimings& t) {
+    return json{{"instance_and_device", t.instanceAndDevice},
+                {"pipelines", t.pipelines},
+                {"cpu_model", t.cpuModel},
+                {"buffers_and_upload", t.buffersAndUpload},
+                {"recording", t.recording},
+                {"gpu_wait", t.gpuWait},
+                {"readback", t.readback},
+                {"verification", t.verification},
+                {"total", t.total},
+                {"teardown", t.teardown}};
 }
 
 json deviceJson(const ScenarioReport& r) {
@@ -50,12 +64,14 @@ std::string renderScenarioJson(const ScenarioReport& r) {
           {"file", r.file},
           {"file_bytes", r.fileBytes},
           {"file_sha256", r.fileSha256},
+          {"file_text", r.fileText},
           {"steps", r.steps},
           {"barrier", orNull(r.barrier)},
           {"controls", r.controls}}},
         {"repeat", r.repeat},
         {"device", deviceJson(r)},
         {"modes", modes},
+        {"timings", timingsJson(r.timings)},
         {"validation",
          {{"enabled", r.validation},
           {"errors", r.validationErrors},

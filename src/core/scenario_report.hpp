@@ -25,6 +25,26 @@ struct ScenarioModeReport {
     uint32_t wrongRuns = 0;  // of them, how many were wrong
     std::optional<uint64_t>
         validationMessages;  // messages while the mode ran (all its runs); nullopt without --validation
+    // --timestamps: the GPU time of the mode's own command buffers, seconds, summed over its
+    // runs (vk/scenario_recorder.hpp); nullopt without it or where the device gives none.
+    std::optional<double> gpuSeconds;
+};
+
+// Host phase timings of a scenario run, seconds, summed over modes and --repeat runs (the
+// JSON report's "timings"; bench/overhead.sh reads them). `total` ends when the verdict is
+// known and before the Vulkan objects are destroyed; `teardown` is that destruction
+// (the device, then the instance, where the loader unloads the driver).
+struct ScenarioTimings {
+    double instanceAndDevice = 0;  // loader, instance, device enumeration and vkCreateDevice
+    double pipelines = 0;          // the scenario kernels' pipelines (every run)
+    double cpuModel = 0;           // the CPU model (every run)
+    double buffersAndUpload = 0;   // each mode's buffers made and written, and its upload submit
+    double recording = 0;          // recording and submitting the modes' own command buffers
+    double gpuWait = 0;            // the host's waits on the modes' own submits
+    double readback = 0;           // the readback submits and the checked bytes copied out
+    double verification = 0;       // comparing the checked bytes with the CPU model and split
+    double total = 0;              // from the start of the run to the verdict
+    double teardown = 0;           // after `total`: destroying the device and the instance
 };
 
 struct ScenarioReport {
@@ -33,16 +53,19 @@ struct ScenarioReport {
     std::vector<std::string> commandLine;
     // The scenario file (core/scenario.hpp).
     std::string name, source, pattern, expected, file, fileSha256;
+    std::string fileText;  // the file's bytes, as parsed (JSON "file_text"; Markdown's rerun block)
     uint64_t fileBytes = 0;
     size_t steps = 0;                                   // steps once repeats are expanded
     std::optional<std::string> barrier;                 // --barrier B, the barrier every barrier step became
     bool controls = false;                              // a barrier is labelled a control
     uint32_t repeat = 1;                                // --repeat K
+    std::vector<std::string> askedModes;                // --mode, as names ("split", ...)
     std::optional<std::string> deviceName;              // nullopt: no device was chosen
     std::optional<std::string> driverName, driverInfo;  // VkPhysicalDeviceDriverProperties; nullopt without them
     uint32_t vendorId = 0, deviceId = 0;
     std::vector<ScenarioModeReport> modes;  // in the order they ran
-    bool validation = false;                // --validation
+    ScenarioTimings timings;
+    bool validation = false;  // --validation
     uint64_t validationErrors = 0, validationWarnings = 0;
     std::vector<std::string> validationMessages;  // "<severity> <message-id>: <text>"
     std::string verdict;                          // the verdict line as printed ("--- NOT REPRODUCED: ...")
@@ -52,5 +75,17 @@ struct ScenarioReport {
 // The document as JSON text (two-space indent, keys in alphabetical order, a final newline).
 // Invalid UTF-8 in a string (a driver's name, a validation message) becomes U+FFFD.
 std::string renderScenarioJson(const ScenarioReport& report);
+
+// The report as Markdown for an issue tracker (`--format markdown`; core/markdown.hpp's
+// dialect): the verdict, the scenario and its source, the device, one row per mode, the
+// validation count and the timings, and the scenario file itself in a collapsed block with
+// its SHA-256 and the command that reruns it (rerunCommand), so that the reader of the issue
+// can run the same file.
+std::string renderScenarioMarkdown(const ScenarioReport& report);
+
+// `repro --scenario NAME.toml` with the options that shape the run (the modes, --barrier,
+// --repeat, --validation) as this run had them; the file named by its base name, as the
+// Markdown report's block gives it to be saved.
+std::string rerunCommand(const ScenarioReport& report);
 
 }  // namespace repro

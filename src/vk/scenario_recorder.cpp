@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <span>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "vk/barriers.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
@@ -202,11 +204,69 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     }
 }
 
+// The timestamp pair around each of a mode's own command buffers (runScenarioMode's
+// `timestamps`): one two-query pool, reset at the start of each command buffer and read after
+// its submit's wait. Inactive where not asked for or the queue family has no timestamps.
+class ModeStamps {
+  public:
+    ModeStamps(const Device& device, bool wanted) : device_(device) {
+        const DeviceInfo& info = device.info();
+        const uint32_t bits = info.queueFamilies[device.queueFamily()].timestampValidBits;
+        if (!wanted || bits == 0) return;
+        nsPerTick_ = info.properties.limits.timestampPeriod;
+        mask_ = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+        const VkQueryPoolCreateInfo poolInfo{
+            .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+        VkQueryPool pool = VK_NULL_HANDLE;
+        check(vkCreateQueryPool(device.get(), &poolInfo, nullptr, &pool), "vkCreateQueryPool");
+        pool_ = Owned<VkQueryPool>(device.life(), pool);
+        seconds_ = 0.0;
+    }
+    // encoder.begin() and, when active, the reset and the first timestamp.
+    void begin(Encoder& encoder) const {
+        encoder.begin();
+        if (!pool_) return;
+        vkCmdResetQueryPool(encoder.cmd(), pool_.get(), 0, 2);
+        vkCmdWriteTimestamp(encoder.cmd(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool_.get(), 0);
+    }
+    void end(VkCommandBuffer cmd) const {
+        if (pool_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_.get(), 1);
+    }
+    // After the submit's wait: adds the pair's interval; a pair not available ends the sum.
+    void collect() {
+        if (!pool_ || !seconds_) return;
+        uint64_t raw[4] = {};  // (value, availability) twice; no WAIT_BIT, the submit is done
+        const VkResult r =
+            vkGetQueryPoolResults(device_.get(), pool_.get(), 0, 2, sizeof(raw), raw, 2 * sizeof(uint64_t),
+                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+        if (r != VK_SUCCESS || raw[1] == 0 || raw[3] == 0) {
+            seconds_.reset();
+            return;
+        }
+        *seconds_ += double((raw[2] - raw[0]) & mask_) * nsPerTick_ * 1e-9;
+    }
+    std::optional<double> seconds() const { return seconds_; }
+
+  private:
+    const Device& device_;
+    Owned<VkQueryPool> pool_;
+    double nsPerTick_ = 1;
+    uint64_t mask_ = ~0ull;
+    std::optional<double> seconds_;  // set while active and every pair was read
+};
+
 // Ends the open command buffer, submits it and waits; false (with `run` filled) on failure.
-bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, ScenarioModeRun& run) {
+// `stamps`: one of the mode's own submits (its end timestamp, wait time and GPU time counted).
+bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, ScenarioModeRun& run,
+            ModeStamps* stamps = nullptr) {
+    if (stamps) stamps->end(encoder.cmd());
     encoder.end();
     const SubmitOutcome out = encoder.submitAndWait(timeoutSeconds);
-    if (out.status == SubmitStatus::Completed) return true;
+    if (stamps) run.gpuWait += out.waitSeconds;
+    if (out.status == SubmitStatus::Completed) {
+        if (stamps) stamps->collect();
+        return true;
+    }
     run.hang = out.status == SubmitStatus::Timeout || out.status == SubmitStatus::DeviceLost;
     run.timedOut = out.status == SubmitStatus::Timeout;
     run.failure =
@@ -215,21 +275,21 @@ bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, Sc
 }
 
 bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
     if (mode == Mode::Split) {
         for (const auto& step : s.steps) {
             if (std::holds_alternative<sc::Barrier>(step.body)) continue;
-            encoder.begin();
+            stamps.begin(encoder);
             recordBladeGlobalBarrier(encoder.cmd());
             recordWork(encoder, pipelines, step, mb);
             recordBladeGlobalBarrier(encoder.cmd());
             ++run.submits;
-            if (!submit(encoder, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run))
+            if (!submit(encoder, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run, &stamps))
                 return false;
         }
         return true;
     }
-    encoder.begin();
+    stamps.begin(encoder);
     if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
     for (const auto& step : s.steps) {
         if (const auto* b = std::get_if<sc::Barrier>(&step.body)) {
@@ -241,14 +301,15 @@ bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     }
     recordBladeGlobalBarrier(encoder.cmd());
     run.submits = 1;
-    return submit(encoder, fmt::format("the one submit of all {} steps", s.steps.size()), timeoutSeconds, run);
+    return submit(encoder, fmt::format("the one submit of all {} steps", s.steps.size()), timeoutSeconds, run, &stamps);
 }
 
 }  // namespace
 
 ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                                double timeoutSeconds) {
+                                double timeoutSeconds, bool timestamps) {
     ScenarioModeRun run;
+    auto phase = Clock::now();
     // Declared after the buffers and the encoder, so destroyed first: abandons the device
     // before they go.
     struct AbandonOnTimeout {
@@ -261,12 +322,19 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
     ModeBuffers mb(device);
     makeBuffers(s, mb);
     Encoder encoder(device);
+    ModeStamps stamps(device, timestamps);
     const AbandonOnTimeout guard{device, run};
     encoder.begin();  // the upload of the device-local buffers' initial contents
     for (const auto& [name, twin] : mb.twins) copyWhole(encoder.cmd(), twin, mb.buffers.at(name));
     recordBladeGlobalBarrier(encoder.cmd());
     if (!submit(encoder, "the upload submit", timeoutSeconds, run)) return run;
-    if (!recordMode(encoder, pipelines, s, mode, mb, timeoutSeconds, run)) return run;
+    run.buffersAndUpload = secondsSince(phase);
+    phase = Clock::now();
+    const bool recorded = recordMode(encoder, pipelines, s, mode, mb, timeoutSeconds, run, stamps);
+    run.recording = std::max(0.0, secondsSince(phase) - run.gpuWait);
+    run.gpuSeconds = stamps.seconds();
+    if (!recorded) return run;
+    phase = Clock::now();
     encoder.begin();  // the readback: checked device-local buffers into their twins
     recordBladeGlobalBarrier(encoder.cmd());
     for (const auto& spec : s.buffers) {
@@ -281,6 +349,7 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
         const auto* bytes = static_cast<const uint8_t*>(from.mapped);
         run.checked.emplace(spec.name, std::vector<uint8_t>(bytes, bytes + spec.bytes));
     }
+    run.readback = secondsSince(phase);
     run.completed = true;
     return run;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/options.hpp"
@@ -42,6 +43,15 @@ struct ScenarioModeRun {
     std::string failure;         // when not completed: "submit 3 (step 3 copy a -> b): VK_ERROR_DEVICE_LOST"
     uint64_t submits = 0;        // the mode's own submits (not the upload and readback ones)
     scenario::Contents checked;  // the checked buffers' final bytes, when completed
+    // Host phases of this run, seconds (the scenario report's "timings"; bench/overhead.sh):
+    double buffersAndUpload = 0;  // the buffers made and written, the upload submit waited for
+    double recording = 0;         // recording and submitting the mode's own command buffers
+    double gpuWait = 0;           // the host's waits on the mode's own submits
+    double readback = 0;          // the readback submit waited for, the checked bytes copied out
+    // With timestamps: the GPU time of the mode's own command buffers, summed (a timestamp
+    // pair around each); nullopt without them, where the queue family has no timestamps
+    // (timestampValidBits 0), or when a pair was not written.
+    std::optional<double> gpuSeconds;
 };
 
 // Makes fresh buffers for `s` (its placements; device-local ones written through an upload
@@ -54,7 +64,12 @@ struct ScenarioModeRun {
 // Throws CannotTest when memory runs out; submit failures are outcomes, not exceptions. After a
 // timed-out submit the device is abandoned before the mode's objects go, since the GPU may
 // still use them.
+// With `timestamps`, each of the mode's own command buffers starts with a TOP_OF_PIPE and
+// ends with a BOTTOM_OF_PIPE timestamp (vkCmdWriteTimestamp; Vulkan spec "Timestamp
+// Queries": ticks times VkPhysicalDeviceLimits::timestampPeriod nanoseconds, masked to the
+// queue family's timestampValidBits), read after each submit's wait into `gpuSeconds`; this
+// adds commands to the stream, so bench/overhead.sh takes wall times from a run without it.
 ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const scenario::Scenario& s,
-                                Mode mode, double timeoutSeconds);
+                                Mode mode, double timeoutSeconds, bool timestamps = false);
 
 }  // namespace repro::vk

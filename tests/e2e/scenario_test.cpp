@@ -339,16 +339,9 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.err,
               "repro: --scenario: not with --matrix (scenarios take only --mode, --device, --timeout, --barrier, "
-              "--repeat, --validation, --json, --format text|json, -o/--output and --print-stream so far)\n")
+              "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings and "
+              "--timestamps so far)\n")
         << shown(r);
-    const BoundedResult markdown =
-        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--format", "markdown"});
-    EXPECT_EQ(markdown.status, 1) << shown(markdown);
-    EXPECT_EQ(markdown.err,
-              "repro: --scenario: --format markdown is not written for a scenario yet; use --format json or --json "
-              "FILE\n")
-        << shown(markdown);
-    EXPECT_EQ(markdown.out, "") << shown(markdown);
     const BoundedResult one =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single"});
     EXPECT_EQ(one.status, 0) << shown(one);
@@ -482,6 +475,66 @@ TEST(ScenarioReport, JsonFileCarriesTheScenarioItsHashAndEveryMode) {
               "--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model and to split");
     EXPECT_FALSE(temporaryLeft(path));
     std::filesystem::remove_all(dir);
+}
+
+// --format markdown (docs/scenarios.md "The Markdown report"): the verdict, one row per mode,
+// and the scenario file itself with its hash and the command that reruns it. The file taken
+// out of the Markdown, saved under the name the block gives and run with that command, is
+// the same file (its SHA-256) and gives the same verdict: the report travels.
+TEST(ScenarioReport, MarkdownCarriesTheFileAndTheCommandThatRerunsIt) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const BoundedResult r = repro({"--scenario", file, "--mode", "single", "--format", "markdown"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_EQ(r.out.rfind("### repro scenario `kompute-196-increment-chain`: NOT REPRODUCED\n", 0), 0u) << r.out;
+    EXPECT_TRUE(contains(r.err, "--- NOT REPRODUCED")) << shown(r);  // the text report goes to stderr
+    EXPECT_TRUE(contains(r.out, "| `single` | 1 | ok | 1 | 0 |")) << r.out;
+    EXPECT_FALSE(contains(r.out, "| `split` |")) << r.out;
+    const std::string command = "repro --scenario kompute-196-increment-chain.toml --mode single";
+    EXPECT_TRUE(contains(r.out, "run `" + command + "`")) << r.out;
+    EXPECT_TRUE(contains(r.out, "SHA-256 `" + sha256sum(file) + "`")) << r.out;
+    const size_t open = r.out.find("```toml\n");
+    ASSERT_NE(open, std::string::npos) << r.out;
+    const size_t close = r.out.find("\n```\n", open);
+    ASSERT_NE(close, std::string::npos) << r.out;
+    const auto dir = std::filesystem::temp_directory_path() / ("repro-scenario-md-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto copy = dir / "kompute-196-increment-chain.toml";
+    std::ofstream(copy, std::ios::binary) << r.out.substr(open + 8, close + 1 - (open + 8));
+    EXPECT_EQ(sha256sum(copy.string()), sha256sum(file));
+    const BoundedResult again = repro({"--scenario", copy.string(), "--mode", "single"});
+    EXPECT_EQ(again.status, 0) << shown(again);
+    EXPECT_TRUE(contains(again.out, "--- NOT REPRODUCED")) << shown(again);
+    std::filesystem::remove_all(dir);
+}
+
+// The host phase timings (always in the document) and, with --timestamps, each mode's GPU
+// time from the timestamp pairs around its submits (docs/scenarios.md "--timings and
+// --timestamps"); --timings prints the phases after the verdict.
+TEST(ScenarioReport, TimingsAndTimestampsGiveThePhasesAndEachModesGpuTime) {
+    const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--repeat", "2",
+                                   "--timings", "--timestamps", "--format", "json"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.err, "\ntimings (s): instance and device ")) << shown(r);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const auto& t = j.at("timings");
+    double parts = 0;
+    for (const char* key : {"instance_and_device", "pipelines", "cpu_model", "buffers_and_upload", "recording",
+                            "gpu_wait", "readback", "verification"}) {
+        EXPECT_GT(t.at(key).get<double>(), 0.0) << key << "\n" << j.dump(2);
+        parts += t.at(key).get<double>();
+    }
+    EXPECT_LE(parts, t.at("total").get<double>()) << j.dump(2);  // the phases do not overlap
+    EXPECT_GT(t.at("teardown").get<double>(), 0.0) << j.dump(2);
+    for (const auto& m : j.at("modes")) {
+        ASSERT_TRUE(m.at("gpu_seconds").is_number()) << j.dump(2);  // lavapipe has timestamps
+        EXPECT_GT(m.at("gpu_seconds").get<double>(), 0.0) << j.dump(2);
+        EXPECT_LT(m.at("gpu_seconds").get<double>(), t.at("gpu_wait").get<double>()) << j.dump(2);
+    }
+    const BoundedResult plain =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single", "--format", "json"});
+    ASSERT_EQ(plain.status, 0) << shown(plain);
+    EXPECT_EQ(nlohmann::json::parse(plain.out).at("modes")[0].at("gpu_seconds"), nullptr);
+    EXPECT_FALSE(contains(plain.err, "timings (s):")) << shown(plain);
 }
 
 // --format json puts the document on stdout (the text report goes to stderr); with --repeat,

@@ -355,6 +355,47 @@ count = 2
     EXPECT_EQ(word(a, 2), 2u);              // past count: untouched
 }
 
+// Past 65536 words the work and private-array kernels run in chunks on the thread pool: every
+// word, the last chunk's partial one included, equals the word-by-word result, and words past
+// `count` stay as they were.
+TEST(ScenarioCpu, ManyWordsInChunksEqualTheWordByWordResult) {
+    const Scenario s = parseScenario(R"(name = "t"
+source = "https://example.org/report"
+pattern = "a test"
+expected = "not reproduced"
+check = ["a", "out"]
+
+[[buffer]]
+name = "a"
+bytes = 800000
+init = "iota"
+
+[[buffer]]
+name = "out"
+bytes = 800000
+
+[[step]]
+dispatch = "work"
+bindings = ["a"]
+work = 5
+count = 199999
+
+[[step]]
+dispatch = "private-array"
+bindings = ["a", "out"]
+private_words = 3
+)",
+                                     "chunks.toml");
+    const Contents c = runCpuModel(s);
+    const auto& a = c.at("a");
+    const auto& out = c.at("out");
+    for (uint32_t i = 0; i < 200000; ++i) {
+        const uint32_t want = i < 199999 ? workWord(i, 5) : i;
+        ASSERT_EQ(word(a, i), want) << i;
+        ASSERT_EQ(word(out, i), privateArrayWord(want, 3)) << i;
+    }
+}
+
 TEST(ScenarioCpu, PrivateArrayWritesEachWordOfDst) {
     const Scenario s = parseScenario(kHeader + kBufferA + R"(
 [[buffer]]

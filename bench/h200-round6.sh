@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The H200 figures of issue 22 item 5 (a scenario's own overhead; bench/RESULTS.md,
+# "A scenario's own overhead"): bench/overhead.sh --scenario on
+#   - kompute-196 lengthened: the shipped file with 1 Mi words (4 MiB) and each of its three
+#     increments given `work` = WORK loop iterations (default 1048576, the most a file may
+#     ask), which lengthen the dispatches on the GPU and cost the CPU model nothing: a
+#     scenario whose GPU time is seconds, as the built-in's full-size chain's is;
+#   - the shipped kompute-196 and llama-cpp-21724 files as they are (milliseconds of GPU
+#     work: the fixed costs show);
+# and one Markdown report of the sensitivity scenario's execution-only control, the report a
+# reader reruns (docs/scenarios.md, "The Markdown report").
+# For the lent machine: needs .gl/ and the release build (bench/h200-setup.sh). Writes $OUT.
+#   bash bench/h200-round6.sh            WORK=4096 bash bench/h200-round6.sh (on lavapipe)
+set -uo pipefail
+work="${WORK:-1048576}"
+source bench/h200-setup.sh  # $out, $bin, run
+long="$out/kompute-196-long.toml"
+sed -e 's/^bytes = 65536$/bytes = 4194304/' -e "s/^bindings = \[\"data\"\]\$/bindings = [\"data\"]\nwork = $work/" \
+    scenarios/kompute-196-increment-chain.toml >"$long"
+for f in "$long" scenarios/kompute-196-increment-chain.toml scenarios/llama-cpp-21724-many-dispatches.toml; do
+    name=$(basename "$f" .toml)
+    bench/overhead.sh --scenario "$f" "$bin" >"$out/overhead-$name.txt" 2>&1
+    echo "exit $?" >>"$out/overhead-$name.txt"
+    cat "$out/overhead-$name.txt"
+done
+run markdown-sensitivity --scenario scenarios/sensitivity-stale-read.toml --mode single --repeat 50 \
+    --barrier execution-only --format markdown -o "$out/sensitivity-execution-only.md"

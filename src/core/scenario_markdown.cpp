@@ -1,0 +1,98 @@
+// The scenario run's Markdown report and its rerun command (scenario_report.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/markdown.hpp"
+#include "core/scenario_report.hpp"
+
+namespace repro {
+namespace {
+
+namespace md = repro::markdown;
+
+// The verdict line's headline: "BUG REPRODUCED" from "--- BUG REPRODUCED: ...".
+std::string headline(const std::string& verdict) {
+    std::string h = verdict.rfind("--- ", 0) == 0 ? verdict.substr(4) : verdict;
+    const size_t colon = h.find(':');
+    return colon == std::string::npos ? h : h.substr(0, colon);
+}
+
+std::string modesTable(const ScenarioReport& r) {
+    md::Table t{.header = {"mode", "submits", "result", "runs", "wrong runs", "GPU time", "detail"}, .rows = {}};
+    for (const ScenarioModeReport& m : r.modes) {
+        t.rows.push_back({md::codeSpan(m.mode), std::to_string(m.submits), md::escapeText(m.result),
+                          std::to_string(m.runs), std::to_string(m.wrongRuns),
+                          m.gpuSeconds ? fmt::format("{:.3f} ms", *m.gpuSeconds * 1e3) : "not measured",
+                          m.detail ? md::escapeText(*m.detail) : ""});
+    }
+    return t.render();
+}
+
+std::string factsTable(const ScenarioReport& r) {
+    md::Table t{.header = {"", ""}, .rows = {}};
+    t.rows.push_back({"scenario", md::codeSpan(r.name) + ": " + md::escapeText(r.pattern)});
+    t.rows.push_back({"source", md::escapeText(r.source)});
+    t.rows.push_back({"expected on a correct driver", md::escapeText(r.expected)});
+    t.rows.push_back({"device", r.deviceName ? md::codeSpan(*r.deviceName) + (r.driverInfo ? " (" + md::codeSpan(*r.driverInfo) + ")" : "")
+                                             : "none chosen"});
+    t.rows.push_back({"repro", md::codeSpan(r.version + " (" + r.gitHash + ")")});
+    std::string command;
+    for (const std::string& a : r.commandLine) command += (command.empty() ? "" : " ") + a;
+    t.rows.push_back({"command", md::codeSpan(command)});
+    t.rows.push_back({"steps", std::to_string(r.steps) + (r.barrier ? ", every barrier replaced by " + md::codeSpan(*r.barrier) : "") +
+                                   (r.controls ? "; a barrier is labelled a control (insufficient on purpose)" : "")});
+    if (r.validation)
+        t.rows.push_back({"validation", fmt::format("{} errors, {} warnings (synchronization validation on)",
+                                                    r.validationErrors, r.validationWarnings)});
+    const ScenarioTimings& s = r.timings;
+    t.rows.push_back({"timings (s)", fmt::format("total {:.3f}: instance and device {:.3f}, GPU wait {:.3f}, "
+                                                 "recording {:.3f}, readback {:.3f}; teardown {:.3f}",
+                                                 s.total, s.instanceAndDevice, s.gpuWait, s.recording, s.readback,
+                                                 s.teardown)});
+    return t.render();
+}
+
+// The file in a collapsed block, with what to save it as and the command that reruns it.
+std::string rerunBlock(const ScenarioReport& r) {
+    const std::string base = std::filesystem::path(r.file).filename().string();
+    std::string body = fmt::format("Save this as {} ({} bytes, SHA-256 {}) and run {}\n\n", md::codeSpan(base),
+                                   r.fileBytes, md::codeSpan(r.fileSha256), md::codeSpan(rerunCommand(r)));
+    body += md::codeBlock(r.fileText, "toml");
+    return md::details(fmt::format("The scenario file, to rerun it: {}", base), body);
+}
+
+}  // namespace
+
+std::string rerunCommand(const ScenarioReport& r) {
+    std::string command = "repro --scenario " + std::filesystem::path(r.file).filename().string();
+    const std::vector<std::string> all = {"split", "multipass", "single"};
+    if (!r.askedModes.empty() && r.askedModes != all) {
+        std::string modes;
+        for (const std::string& m : r.askedModes) modes += (modes.empty() ? "" : ",") + m;
+        command += " --mode " + modes;
+    }
+    if (r.barrier) command += " --barrier " + *r.barrier;
+    if (r.repeat > 1) command += fmt::format(" --repeat {}", r.repeat);
+    if (r.validation) command += " --validation";
+    return command;
+}
+
+std::string renderScenarioMarkdown(const ScenarioReport& r) {
+    std::string out = fmt::format("### repro scenario {}: {}\n\n", md::codeSpan(r.name), md::escapeText(headline(r.verdict)));
+    out += md::codeBlock(r.verdict + fmt::format("\nexit status {}", r.exitStatus), "text") + "\n";
+    out += factsTable(r) + "\n";
+    out += modesTable(r) + "\n";
+    if (!r.validationMessages.empty()) {
+        const size_t shown = std::min<size_t>(r.validationMessages.size(), 20);
+        std::vector<std::string> first(r.validationMessages.begin(), r.validationMessages.begin() + shown);
+        out += md::details(fmt::format("Validation messages ({} of {})", shown, r.validationMessages.size()),
+                           md::bulletList(first)) +
+               "\n";
+    }
+    out += rerunBlock(r);
+    return out;
+}
+
+}  // namespace repro
