@@ -68,9 +68,34 @@ std::optional<std::string> firstDifference(const sc::Scenario& s, const std::str
 std::optional<std::string> compare(const sc::Scenario& s, const sc::Contents& got, const sc::Contents& want,
                                    std::string_view against) {
     for (const auto& [name, bytes] : got) {
-        if (auto d = firstDifference(s, name, bytes, want.at(name), against)) return d;
+        const auto w = want.find(name);
+        if (w == want.end()) continue;  // a buffer compared with split only (splitOnlyBuffers)
+        if (auto d = firstDifference(s, name, bytes, w->second, against)) return d;
     }
     return std::nullopt;
+}
+
+// The checked buffers the CPU model cannot know (a user kernel's output, or what a step made
+// of it: core/scenario_cpu.hpp unmodelledBuffers), quoted and joined: "'acc', 'out'"; "" when
+// none. They are compared with split only.
+std::string splitOnlyBuffers(const sc::Scenario& s) {
+    const auto unmodelled = sc::unmodelledBuffers(s);
+    std::string out;
+    for (const auto& b : s.buffers) {
+        if (b.checked && unmodelled.count(b.name)) out += fmt::format("{}'{}'", out.empty() ? "" : ", ", b.name);
+    }
+    return out;
+}
+
+bool hasSplit(const Options& o) { return std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end(); }
+
+// What an ok line and the verdict add for the split-only buffers `names` (splitOnlyBuffers):
+// "" when none.
+std::string splitOnlyNote(const std::string& names, const Options& o, bool isSplit) {
+    if (names.empty()) return "";
+    if (isSplit) return fmt::format("; {} (written by a user kernel): split's bytes are the reference", names);
+    return fmt::format("; {} (written by a user kernel): {}", names,
+                       hasSplit(o) ? "compared with split only" : "compared with nothing (no split in --mode)");
 }
 
 struct ModeOutcome {
@@ -91,7 +116,7 @@ std::string stepList(const sc::Scenario& s) {
     return steps;
 }
 
-void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
+void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Options& o) {
     say("repro: scenario '{}' ({})", s.name, s.file);
     say("  source:   {}", s.source);
     say("  pattern:  {}", s.pattern);
@@ -102,6 +127,13 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
     if (s.hasControl())
         say("  note: a barrier is labelled a control (insufficient on purpose): a wrong result proves nothing "
             "about the driver");
+    for (const auto& k : s.kernels)
+        say("  kernel:   {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", k.name, k.spirv, k.entry,
+            k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
+    if (const std::string names = splitOnlyBuffers(s); !names.empty())
+        say("  note: the CPU model cannot compute a user kernel: checked buffer(s) {} are compared with split "
+            "only{}",
+            names, hasSplit(o) ? "" : ", and --mode has no split: with nothing");
 }
 
 std::string plural(uint64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -118,9 +150,11 @@ struct RunTarget {
 std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, const Options& o, bool print = true) {
     const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(t.device, s);
     const sc::Contents model = sc::runCpuModel(s);
-    sc::Contents expected;
+    const auto unmodelled = sc::unmodelledBuffers(s);
+    const std::string splitOnly = splitOnlyBuffers(s);
+    sc::Contents expected;  // the CPU model's bytes of the checked buffers it knows
     for (const auto& b : s.buffers) {
-        if (b.checked) expected.emplace(b.name, model.at(b.name));
+        if (b.checked && !unmodelled.count(b.name)) expected.emplace(b.name, model.at(b.name));
     }
     std::vector<ModeOutcome> out;
     std::optional<sc::Contents> split;  // split's checked bytes, once it completed
@@ -142,7 +176,8 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, con
         if (print)
             say("    -> {}", m.wrong
                                  ? "MISMATCH: " + *m.wrong
-                                 : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
+                                 : fmt::format("ok: bit-identical to the CPU model{}{}", split ? " and to split" : "",
+                                               splitOnlyNote(splitOnly, o, mode == Mode::Split)));
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
         out.push_back(std::move(m));
         if (mode == Mode::Split) split = out.back().run.checked;
@@ -156,7 +191,7 @@ struct ScenarioVerdict {
     std::string line;
 };
 
-ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes) {
+ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes, const std::string& splitOnlyNote) {
     for (const auto& m : modes) {
         if (m.run.hang) return {kExitHang, fmt::format("--- GPU HANG: mode {}: {}", name(m.mode), m.run.failure)};
     }
@@ -168,10 +203,11 @@ ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes) {
     }
     return {
         kExitNotReproduced,
-        fmt::format("--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model{}",
+        fmt::format("--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model{}{}",
                     std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return m.mode == Mode::Split; })
                         ? " and to split"
-                        : "")};
+                        : "",
+                    splitOnlyNote)};
 }
 
 // Adds run `run` (1-based) of the modes to the report's per-mode results (one entry per mode
@@ -217,7 +253,7 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
             std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
         if (ended) {
             say("  run {} of {} did not complete; the runs end here", runs + 1, o.repeat);
-            return verdict(modes);
+            return verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
         }
     }
     for (const ScenarioModeReport& m : report.modes) {
@@ -230,10 +266,11 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
         return {kExitReproduced, fmt::format("--- BUG REPRODUCED: mode {} is wrong in {} of {} runs; {}", m.mode,
                                              m.wrongRuns, runs, *m.detail)};
     }
-    return {kExitNotReproduced,
-            fmt::format(
-                "--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}",
-                runs, std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end() ? " and to split" : "")};
+    return {
+        kExitNotReproduced,
+        fmt::format(
+            "--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}{}",
+            runs, hasSplit(o) ? " and to split" : "", splitOnlyNote(splitOnlyBuffers(s), o, false))};
 }
 
 // --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
@@ -298,7 +335,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
         instance, chosen,
         {.synchronization2 = s.usesSync2(),
          .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>()});
-    printHeader(s, chosen);
+    printHeader(s, chosen, o);
     for (const auto& note : notes) say("  note: {}", note);
     if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)
@@ -310,7 +347,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
     } else {
         const std::vector<ModeOutcome> modes = runModes(target, s, o);
         accumulate(report.modes, modes, o, 1);
-        v = verdict(modes);
+        v = verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
     }
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
     return o.validation ? withValidation(instance, s, v, report) : v;

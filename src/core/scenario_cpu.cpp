@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace repro::scenario {
 namespace {
@@ -51,6 +54,7 @@ void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents)
 }
 
 void applyDispatch(const Dispatch& d, Contents& contents) {
+    if (!d.user.empty()) return;  // a user kernel: unknown to the model (unmodelledAfter)
     const std::array<uint32_t, 3> g =
         d.indirect ? indirectGroups(d, contents) : std::array<uint32_t, 3>{d.groups[0], d.groups[1], d.groups[2]};
     const uint64_t invocations = uint64_t{g[0]} * g[1] * g[2] * kWorkgroupSize;
@@ -118,6 +122,12 @@ void applyStep(const Step& step, Contents& contents) {
 std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
     std::vector<WrittenRange> out;
     if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        if (!d->user.empty()) {
+            for (uint32_t i = 0; i < d->bindings.size(); ++i) {  // a user kernel may write all of it
+                if (dispatchWrites(s, *d, i)) out.push_back({d->bindings[i], 0, s.buffer(d->bindings[i])->bytes});
+            }
+            return out;
+        }
         uint64_t words = uint64_t{d->groups[0]} * d->groups[1] * d->groups[2] * kWorkgroupSize;
         if (d->kernel == Kernel::IndirectWriter) {  // invocation 0 writes its 12 bytes
             if (words > 0) out.push_back({d->bindings.at(0), d->writer.offset, d->writer.offset + 12});
@@ -147,6 +157,39 @@ std::optional<size_t> lastWriter(const Scenario& s, std::string_view buffer, uin
         }
     }
     return std::nullopt;
+}
+
+void stepAccesses(const Step& step, const Scenario& s, std::vector<std::string>& reads,
+                  std::vector<std::string>& writes) {
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
+            if (dispatchReads(s, *d, i)) reads.push_back(d->bindings[i]);
+            if (dispatchWrites(s, *d, i)) writes.push_back(d->bindings[i]);
+        }
+        if (d->indirect) reads.push_back(d->indirect->buffer);
+    } else if (const auto* f = std::get_if<Fill>(&step.body)) {
+        writes.push_back(f->buffer);
+    } else if (const auto* u = std::get_if<Update>(&step.body)) {
+        writes.push_back(u->buffer);
+    } else if (const auto* c = std::get_if<Copy>(&step.body)) {
+        reads.push_back(c->src);
+        writes.push_back(c->dst);
+    }
+}
+
+void unmodelledAfter(const Step& step, const Scenario& s, std::set<std::string>& unmodelled) {
+    std::vector<std::string> reads, writes;
+    stepAccesses(step, s, reads, writes);
+    const auto* d = std::get_if<Dispatch>(&step.body);
+    const bool tainted = (d && !d->user.empty()) || std::any_of(reads.begin(), reads.end(),
+                                                                [&](const auto& r) { return unmodelled.count(r) > 0; });
+    if (tainted) unmodelled.insert(writes.begin(), writes.end());
+}
+
+std::set<std::string> unmodelledBuffers(const Scenario& s) {
+    std::set<std::string> out;
+    for (const auto& step : s.steps) unmodelledAfter(step, s, out);
+    return out;
 }
 
 Contents runCpuModel(const Scenario& s) {

@@ -42,6 +42,7 @@ const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
 }
 
 const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) const {
+    if (!d.user.empty()) return user.at(d.user);
     return d.kernel == sc::Kernel::PrivateArray ? privateArray.at(d.privateWords) : of(d.kernel);
 }
 
@@ -72,7 +73,8 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
     }
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
-        if (!d || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords)) continue;
+        if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))
+            continue;
         PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
         options.specialization = {d->privateWords};
         out.privateArray.emplace(
@@ -83,6 +85,14 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
             const ComputePipeline& p = out.privateArray.at(d->privateWords);
             trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
         }
+    }
+    for (const sc::UserKernel& k : s.kernels) {
+        const PipelineOptions options{.entryPoint = k.entry, .pushConstantBytes = sizeof(sc::KernelParams)};
+        const auto& p = out.user
+                            .emplace(k.name, createComputePipeline(device, k.name, k.words,
+                                                                   static_cast<uint32_t>(k.writes.size()), options))
+                            .first->second;
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
     }
     return out;
 }
@@ -179,12 +189,9 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     const VkCommandBuffer cmd = encoder.cmd();
     if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
         const ComputePipeline& p = pipelines.forDispatch(*d);
-        const VkBuffer first = mb.buffers.at(d->bindings.at(0)).get();
-        if (d->bindings.size() == 1) {
-            encoder.bindPipelineAndBuffers(p, {first});
-        } else {
-            encoder.bindPipelineAndBuffers(p, {first, mb.buffers.at(d->bindings.at(1)).get()});
-        }
+        std::vector<VkBuffer> bound;
+        for (const auto& name : d->bindings) bound.push_back(mb.buffers.at(name).get());
+        encoder.bindPipelineAndBuffers(p, std::span<const VkBuffer>(bound));
         const sc::KernelParams params = sc::pushConstants(*d);
         vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
         if (d->indirect) {

@@ -25,13 +25,17 @@ struct ScenarioPipelines {
     ComputePipeline compareSwap, work;
     std::map<uint32_t, ComputePipeline> privateArray;  // by private words (specialization constant 0)
     ComputePipeline indirectWriter;
-    // The pipeline of `d`: of(d.kernel), or the private-array one of d.privateWords (made by
-    // the scenario overload of createScenarioPipelines).
+    // The file's user kernels by name (Scenario::kernels: their modules, entry points and
+    // bindings, 16 bytes of push constants like the kernel set's).
+    std::map<std::string, ComputePipeline> user;
+    // The pipeline of `d`: of(d.kernel), the private-array one of d.privateWords, or the user
+    // kernel's (made by the scenario overload of createScenarioPipelines).
     const ComputePipeline& forDispatch(const scenario::Dispatch& d) const;
 };
 // Throws VulkanError / CannotTest as createComputePipeline does.
 ScenarioPipelines createScenarioPipelines(const Device& device);
-// The same, plus one private-array pipeline per distinct private_words among the steps of `s`.
+// The same, plus one private-array pipeline per distinct private_words among the steps of `s`,
+// and one pipeline per user kernel of `s`.
 ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
 
 // How one mode's run of a scenario went.
