@@ -76,14 +76,19 @@ std::optional<std::string> compare(const sc::Scenario& s, const sc::Contents& go
 }
 
 // The checked buffers the CPU model cannot know (a user kernel's output, or what a step made
-// of it: core/scenario_cpu.hpp unmodelledBuffers), quoted and joined: "'acc', 'out'"; "" when
-// none. They are compared with split only.
-std::string splitOnlyBuffers(const sc::Scenario& s) {
+// of it: core/scenario_cpu.hpp unmodelledBuffers), in file order; splitOnlyBuffers quotes and
+// joins them: "'acc', 'out'" ("" when none). They are compared with split only.
+std::vector<std::string> splitOnlyList(const sc::Scenario& s) {
     const auto unmodelled = sc::unmodelledBuffers(s);
-    std::string out;
+    std::vector<std::string> out;
     for (const auto& b : s.buffers) {
-        if (b.checked && unmodelled.count(b.name)) out += fmt::format("{}'{}'", out.empty() ? "" : ", ", b.name);
+        if (b.checked && unmodelled.count(b.name)) out.push_back(b.name);
     }
+    return out;
+}
+std::string splitOnlyBuffers(const sc::Scenario& s) {
+    std::string out;
+    for (const auto& name : splitOnlyList(s)) out += fmt::format("{}'{}'", out.empty() ? "" : ", ", name);
     return out;
 }
 
@@ -369,6 +374,7 @@ ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
         .steps = s.steps.size(),
         .barrier = o.scenarioBarrier ? std::optional<std::string>(std::string(name(*o.scenarioBarrier))) : std::nullopt,
         .controls = s.hasControl(),
+        .splitOnly = splitOnlyList(s),
         .repeat = o.repeat,
         .validation = o.validation};
 }

@@ -34,9 +34,11 @@ struct ScenarioReport {
     // The scenario file (core/scenario.hpp).
     std::string name, source, pattern, expected, file, fileSha256;
     uint64_t fileBytes = 0;
-    size_t steps = 0;                                   // steps once repeats are expanded
-    std::optional<std::string> barrier;                 // --barrier B, the barrier every barrier step became
-    bool controls = false;                              // a barrier is labelled a control
+    size_t steps = 0;                    // steps once repeats are expanded
+    std::optional<std::string> barrier;  // --barrier B, the barrier every barrier step became
+    bool controls = false;               // a barrier is labelled a control
+    // The checked buffers a user kernel's output reaches, compared with split only (file order)
+    std::vector<std::string> splitOnly;
     uint32_t repeat = 1;                                // --repeat K
     std::optional<std::string> deviceName;              // nullopt: no device was chosen
     std::optional<std::string> driverName, driverInfo;  // VkPhysicalDeviceDriverProperties; nullopt without them

@@ -463,6 +463,7 @@ TEST(ScenarioReport, JsonFileCarriesTheScenarioItsHashAndEveryMode) {
     EXPECT_EQ(sc.at("file_bytes"), std::filesystem::file_size(file));
     EXPECT_EQ(sc.at("file_sha256"), sha256sum(file));
     EXPECT_EQ(sc.at("barrier"), nullptr);
+    EXPECT_EQ(sc.at("split_only"), nlohmann::json::array());
     EXPECT_FALSE(j.at("device").at("name").get<std::string>().empty()) << j.dump(2);
     EXPECT_TRUE(contains(r.out, "  device:   " + j.at("device").at("name").get<std::string>() + " (")) << shown(r);
     ASSERT_EQ(j.at("modes").size(), 3u) << j.dump(2);
@@ -559,8 +560,12 @@ TEST(ScenarioValidation, ValidBarriersAreCleanAndNoneDrawsAHazard) {
 const std::string kUserKernels = REPRO_USER_KERNEL_DIR "/";
 
 TEST(ScenarioUserKernel, TheExampleRunsAndItsOutputIsComparedWithSplitOnly) {
-    const BoundedResult r = repro({"--scenario", kUserKernels + "user-kernel-mix.toml"});
+    const auto json = writeFile("-user-report.json", "");
+    const BoundedResult r = repro({"--scenario", kUserKernels + "user-kernel-mix.toml", "--json", json.string()});
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(json);
     ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_EQ(j.at("scenario").at("split_only"), nlohmann::json::array({"acc", "out"})) << j.dump(2);
     EXPECT_TRUE(contains(r.out, "  kernel:   mix (user SPIR-V " + kUserKernels +
                                     "user_mix.spv, entry main, 2 binding(s), local size 64x1x1)\n"))
         << shown(r);
