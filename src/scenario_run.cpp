@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "core/errors.hpp"
@@ -35,17 +36,18 @@ namespace sc = repro::scenario;
 constexpr double kScenarioTimeoutSeconds = 60;
 
 // Which step of `s` last wrote byte `byte` of `buffer` in the CPU model, for a mismatch line.
-std::string writtenBy(const sc::Scenario& s, const std::string& buffer, size_t byte) {
-    const auto step = sc::lastWriter(s, buffer, byte);
+// With `before`, only the steps before index `before` count (a host read there).
+std::string writtenBy(const sc::Scenario& s, const std::string& buffer, size_t byte, size_t before = ~size_t{0}) {
+    const auto step = sc::lastWriter(s, buffer, byte, before);
     if (!step) return "written by no step (its initial contents)";
     return "last written by " + s.steps[*step].label;
 }
 
 // The first difference of `got` from `want` for buffer `name`, or nothing when equal; it
-// names the step that last wrote the first differing byte (writtenBy).
+// names the step before index `before` that last wrote the first differing byte (writtenBy).
 std::optional<std::string> firstDifference(const sc::Scenario& s, const std::string& name,
                                            const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
-                                           std::string_view against) {
+                                           std::string_view against, size_t before = ~size_t{0}) {
     if (got == want) return std::nullopt;
     size_t first = 0;
     while (first < got.size() && got[first] == want[first]) ++first;
@@ -61,7 +63,7 @@ std::optional<std::string> firstDifference(const sc::Scenario& s, const std::str
     }
     return fmt::format(
         "buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}, {} 0x{:08x}), {}; {} of {} words differ", name,
-        against, first, word, g, against, w, writtenBy(s, name, first), wrongWords, got.size() / 4);
+        against, first, word, g, against, w, writtenBy(s, name, first, before), wrongWords, got.size() / 4);
 }
 
 // The first difference of any checked buffer.
@@ -71,6 +73,22 @@ std::optional<std::string> compare(const sc::Scenario& s, const sc::Contents& go
         const auto w = want.find(name);
         if (w == want.end()) continue;  // a buffer compared with split only (splitOnlyBuffers)
         if (auto d = firstDifference(s, name, bytes, w->second, against)) return d;
+    }
+    return std::nullopt;
+}
+
+using HostReads = std::map<size_t, std::vector<uint8_t>>;  // by the host read's step index
+
+// The first host read (in step order) of `got` that differs from `want`'s read at the same
+// step ("step 3 host-read h: buffer 'h' differs from ..."); reads `want` lacks are skipped.
+std::optional<std::string> hostReadDifference(const sc::Scenario& s, const HostReads& got, const HostReads& want,
+                                              std::string_view against) {
+    for (const auto& [index, bytes] : got) {
+        const auto w = want.find(index);
+        if (w == want.end()) continue;  // the CPU model cannot know it there: split only
+        const std::string& buffer = std::get<sc::HostRead>(s.steps[index].body).buffer;
+        if (auto d = firstDifference(s, buffer, bytes, w->second, against, index))
+            return s.steps[index].label + ": " + *d;
     }
     return std::nullopt;
 }
@@ -90,6 +108,11 @@ std::string splitOnlyBuffers(const sc::Scenario& s) {
     std::string out;
     for (const auto& name : splitOnlyList(s)) out += fmt::format("{}'{}'", out.empty() ? "" : ", ", name);
     return out;
+}
+
+// " (the checked buffers and 2 host reads)" when a mode read buffers at host points; "" else.
+std::string hostReadNote(size_t reads) {
+    return reads == 0 ? "" : fmt::format(" (the checked buffers and {} host read{})", reads, reads == 1 ? "" : "s");
 }
 
 bool hasSplit(const Options& o) { return std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end(); }
@@ -161,8 +184,10 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, con
     for (const auto& b : s.buffers) {
         if (b.checked && !unmodelled.count(b.name)) expected.emplace(b.name, model.at(b.name));
     }
+    const HostReads hostModel = sc::hostReadContents(s);
     std::vector<ModeOutcome> out;
     std::optional<sc::Contents> split;  // split's checked bytes, once it completed
+    HostReads splitReads;               // split's host reads, once it completed
     const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
     for (const Mode mode : o.modes) {
         const uint64_t before = t.instance.validationLog().count();
@@ -176,16 +201,18 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, con
             if (out.back().run.hang) break;  // a timed-out device is abandoned already
             continue;
         }
-        m.wrong = compare(s, m.run.checked, expected, "the CPU model");
+        m.wrong = hostReadDifference(s, m.run.hostReads, hostModel, "the CPU model");
+        if (!m.wrong && split) m.wrong = hostReadDifference(s, m.run.hostReads, splitReads, "split");
+        if (!m.wrong) m.wrong = compare(s, m.run.checked, expected, "the CPU model");
         if (!m.wrong && split) m.wrong = compare(s, m.run.checked, *split, "split");
         if (print)
-            say("    -> {}", m.wrong
-                                 ? "MISMATCH: " + *m.wrong
-                                 : fmt::format("ok: bit-identical to the CPU model{}{}", split ? " and to split" : "",
-                                               splitOnlyNote(splitOnly, o, mode == Mode::Split)));
+            say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
+                                     : fmt::format("ok: bit-identical to the CPU model{}{}{}",
+                                                   split ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
+                                                   splitOnlyNote(splitOnly, o, mode == Mode::Split)));
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
         out.push_back(std::move(m));
-        if (mode == Mode::Split) split = out.back().run.checked;
+        if (mode == Mode::Split) split = out.back().run.checked, splitReads = out.back().run.hostReads;
     }
     return out;
 }

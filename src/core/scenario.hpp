@@ -186,7 +186,22 @@ struct Barrier {
     bool control = false;  // deliberately insufficient: said in the output, never judged
 };
 
-using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier>;
+// Host points (docs/scenarios.md "Host points"): the host writes words into, or reads, the
+// mapped memory of a host-visible buffer between two steps. The recorder ends the submit there
+// (waited; before a read with an ALL_COMMANDS/MEMORY_WRITE -> HOST/HOST_READ barrier: Vulkan
+// spec "Fences"/"Semaphores", a host wait covers device accesses only), so the host sees every
+// earlier step's writes; a later submit sees the host's write (Vulkan spec "Host Write
+// Ordering Guarantees" of vkQueueSubmit).
+struct HostWrite {
+    std::string buffer;           // host-visible
+    uint64_t offset = 0;          // bytes, a multiple of 4; offset + 4 * words.size() fits
+    std::vector<uint32_t> words;  // at least one
+};
+struct HostRead {
+    std::string buffer;  // host-visible: its bytes are compared with the CPU model's at this point
+};
+
+using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier, HostWrite, HostRead>;
 
 struct Step {
     StepBody body;

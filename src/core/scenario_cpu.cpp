@@ -112,6 +112,9 @@ void applyStep(const Step& step, Contents& contents) {
     } else if (const auto* u = std::get_if<Update>(&step.body)) {
         auto& bytes = contents.at(u->buffer);
         std::memcpy(bytes.data() + u->offset, u->words.data(), u->words.size() * 4);
+    } else if (const auto* h = std::get_if<HostWrite>(&step.body)) {
+        auto& bytes = contents.at(h->buffer);
+        std::memcpy(bytes.data() + h->offset, h->words.data(), h->words.size() * 4);
     } else if (const auto* c = std::get_if<Copy>(&step.body)) {
         const std::vector<uint8_t> src = contents.at(c->src);  // a copy: src and dst may be one buffer
         auto& dst = contents.at(c->dst);
@@ -144,14 +147,16 @@ std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
         out.push_back({f->buffer, f->offset, f->offset + f->size / 4 * 4});
     } else if (const auto* u = std::get_if<Update>(&step.body)) {
         out.push_back({u->buffer, u->offset, u->offset + u->words.size() * 4});
+    } else if (const auto* h = std::get_if<HostWrite>(&step.body)) {
+        out.push_back({h->buffer, h->offset, h->offset + h->words.size() * 4});
     } else if (const auto* c = std::get_if<Copy>(&step.body)) {
         out.push_back({c->dst, c->dstOffset, c->dstOffset + c->size});
     }
     return out;
 }
 
-std::optional<size_t> lastWriter(const Scenario& s, std::string_view buffer, uint64_t byte) {
-    for (size_t i = s.steps.size(); i-- > 0;) {
+std::optional<size_t> lastWriter(const Scenario& s, std::string_view buffer, uint64_t byte, size_t before) {
+    for (size_t i = std::min(before, s.steps.size()); i-- > 0;) {
         for (const WrittenRange& r : writtenRanges(s.steps[i], s)) {
             if (r.buffer == buffer && r.begin <= byte && byte < r.end) return i;
         }
@@ -171,6 +176,10 @@ void stepAccesses(const Step& step, const Scenario& s, std::vector<std::string>&
         writes.push_back(f->buffer);
     } else if (const auto* u = std::get_if<Update>(&step.body)) {
         writes.push_back(u->buffer);
+    } else if (const auto* h = std::get_if<HostWrite>(&step.body)) {
+        writes.push_back(h->buffer);
+    } else if (const auto* r = std::get_if<HostRead>(&step.body)) {
+        reads.push_back(r->buffer);
     } else if (const auto* c = std::get_if<Copy>(&step.body)) {
         reads.push_back(c->src);
         writes.push_back(c->dst);
@@ -189,6 +198,19 @@ void unmodelledAfter(const Step& step, const Scenario& s, std::set<std::string>&
 std::set<std::string> unmodelledBuffers(const Scenario& s) {
     std::set<std::string> out;
     for (const auto& step : s.steps) unmodelledAfter(step, s, out);
+    return out;
+}
+
+std::map<size_t, std::vector<uint8_t>> hostReadContents(const Scenario& s) {
+    std::map<size_t, std::vector<uint8_t>> out;
+    Contents contents = initialContents(s);
+    std::set<std::string> unmodelled;
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const auto* r = std::get_if<HostRead>(&s.steps[i].body);
+        if (r && !unmodelled.count(r->buffer)) out.emplace(i, contents.at(r->buffer));
+        applyStep(s.steps[i], contents);
+        unmodelledAfter(s.steps[i], s, unmodelled);
+    }
     return out;
 }
 

@@ -410,6 +410,31 @@ Step parseCopy(const Parser& p, const toml::table& t, const Scenario& s) {
     return {.body = c, .label = fmt::format("copy {} -> {}", src.name, dst.name), .place = placeOf(t)};
 }
 
+// The buffer a host point names: it must be host-visible (the host reaches only mapped memory).
+const BufferSpec& hostBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
+    const BufferSpec& b = namedBuffer(p, t, key, s);
+    if (b.placement != Placement::HostVisible)
+        p.fail(*t.get(key), fmt::format("{} names buffer '{}', which is {}; expected a buffer with memory = "
+                                        "\"host-visible\" (the host reaches only mapped memory)",
+                                        key, b.name, name(b.placement)));
+    return b;
+}
+
+Step parseHostWrite(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"host_write", "offset", "words"}, "a host_write step");
+    const BufferSpec& b = hostBuffer(p, t, "host_write", s);
+    HostWrite h{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes), .words = p.words(t, "words")};
+    if (h.words.empty()) p.fail(t, "a host_write step has no words; expected words = [1, 2, 3]");
+    checkRange(p, t, b, h.offset, h.words.size() * 4, true);
+    return {.body = h, .label = fmt::format("host-write {}", b.name), .place = placeOf(t)};
+}
+
+Step parseHostRead(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"host_read"}, "a host_read step");
+    const BufferSpec& b = hostBuffer(p, t, "host_read", s);
+    return {.body = HostRead{.buffer = b.name}, .label = fmt::format("host-read {}", b.name), .place = placeOf(t)};
+}
+
 Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
     p.onlyKeys(t, {"barrier", "form", "src_stage", "dst_stage", "src_access", "dst_access", "buffer", "control"},
                "a barrier step");
@@ -456,7 +481,11 @@ Step parseStep(const Parser& p, const toml::table& t, const Scenario& s) {
     if (t.get("update")) return parseUpdate(p, t, s);
     if (t.get("copy")) return parseCopy(p, t, s);
     if (t.get("barrier")) return parseBarrier(p, t, s);
-    p.fail(t, "a [[step]] needs one of dispatch, dispatch_indirect, fill, update, copy or barrier");
+    if (t.get("host_write")) return parseHostWrite(p, t, s);
+    if (t.get("host_read")) return parseHostRead(p, t, s);
+    p.fail(t,
+           "a [[step]] needs one of dispatch, dispatch_indirect, fill, update, copy, barrier, host_write or "
+           "host_read");
 }
 
 // The step's label "step N ..." once it has its place in the list, with " (repetition r of K)"
@@ -691,7 +720,10 @@ void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
     const auto seed = static_cast<uint32_t>(p.integer(root, "shuffle", 0, 0xffffffffULL));
     std::vector<size_t> slots;  // the positions of the steps that are not barriers
     for (size_t i = 0; i < s.steps.size(); ++i) {
-        if (!std::holds_alternative<Barrier>(s.steps[i].body)) slots.push_back(i);
+        const StepBody& body = s.steps[i].body;
+        const bool stays = std::holds_alternative<Barrier>(body) || std::holds_alternative<HostWrite>(body) ||
+                           std::holds_alternative<HostRead>(body);
+        if (!stays) slots.push_back(i);
     }
     std::vector<Step> work;
     for (const size_t i : slots) work.push_back(s.steps[i]);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -221,34 +222,82 @@ bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, Sc
     return false;
 }
 
-bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
-    if (mode == Mode::Split) {
-        for (const auto& step : s.steps) {
-            if (std::holds_alternative<sc::Barrier>(step.body)) continue;
-            encoder.begin();
+bool isHostPoint(const sc::Step& step) {
+    return std::holds_alternative<sc::HostWrite>(step.body) || std::holds_alternative<sc::HostRead>(step.body);
+}
+
+// Host point `index` of `s`: the host writes the words into the buffer's mapped memory, or
+// reads all of it into run.hostReads (HOST_COHERENT: no flush or invalidate). The caller has
+// waited for every earlier submit and, before a read, recorded recordHostReadBarrier after them.
+void hostPoint(const sc::Scenario& s, size_t index, const ModeBuffers& mb, ScenarioModeRun& run) {
+    if (const auto* h = std::get_if<sc::HostWrite>(&s.steps[index].body)) {
+        auto* bytes = static_cast<uint8_t*>(mb.buffers.at(h->buffer).mapped);
+        std::memcpy(bytes + h->offset, h->words.data(), h->words.size() * 4);
+    } else if (const auto* r = std::get_if<sc::HostRead>(&s.steps[index].body)) {
+        const auto* bytes = static_cast<const uint8_t*>(mb.buffers.at(r->buffer).mapped);
+        run.hostReads[index] = std::vector<uint8_t>(bytes, bytes + s.buffer(r->buffer)->bytes);
+    }
+}
+
+// split: one submit per step, [begin, G, step, G, end], waited; a host write between two
+// submits; a host read after a submit of its own, [begin, host-read barrier, end].
+bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, const ModeBuffers& mb,
+                 double timeoutSeconds, ScenarioModeRun& run) {
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const sc::Step& step = s.steps[i];
+        if (std::holds_alternative<sc::Barrier>(step.body)) continue;
+        const bool read = std::holds_alternative<sc::HostRead>(step.body);
+        if (isHostPoint(step) && !read) {
+            hostPoint(s, i, mb, run);
+            continue;
+        }
+        encoder.begin();
+        if (read) {
+            recordHostReadBarrier(encoder.cmd());
+        } else {
             recordBladeGlobalBarrier(encoder.cmd());
             recordWork(encoder, pipelines, step, mb);
             recordBladeGlobalBarrier(encoder.cmd());
-            ++run.submits;
-            if (!submit(encoder, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run))
-                return false;
         }
-        return true;
+        ++run.submits;
+        if (!submit(encoder, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run)) return false;
+        if (read) hostPoint(s, i, mb, run);
     }
+    return true;
+}
+
+bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
+                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+    if (mode == Mode::Split) return recordSplit(encoder, pipelines, s, mb, timeoutSeconds, run);
+    const bool hostPoints = std::any_of(s.steps.begin(), s.steps.end(), isHostPoint);
     encoder.begin();
     if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
-    for (const auto& step : s.steps) {
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const sc::Step& step = s.steps[i];
         if (const auto* b = std::get_if<sc::Barrier>(&step.body)) {
             recordBarrier(encoder.cmd(), *b, mb);
+            continue;
+        }
+        if (isHostPoint(step)) {  // ends the submit: G (and the host-read barrier), waited
+            recordBladeGlobalBarrier(encoder.cmd());
+            if (std::holds_alternative<sc::HostRead>(step.body)) recordHostReadBarrier(encoder.cmd());
+            ++run.submits;
+            if (!submit(encoder, fmt::format("submit {} (before {})", run.submits, step.label), timeoutSeconds, run))
+                return false;
+            hostPoint(s, i, mb, run);
+            encoder.begin();
+            if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
             continue;
         }
         if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
         recordWork(encoder, pipelines, step, mb);
     }
     recordBladeGlobalBarrier(encoder.cmd());
-    run.submits = 1;
-    return submit(encoder, fmt::format("the one submit of all {} steps", s.steps.size()), timeoutSeconds, run);
+    ++run.submits;
+    return submit(encoder,
+                  hostPoints ? fmt::format("submit {} (after the last host point)", run.submits)
+                             : fmt::format("the one submit of all {} steps", s.steps.size()),
+                  timeoutSeconds, run);
 }
 
 }  // namespace

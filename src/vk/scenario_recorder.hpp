@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/options.hpp"
 #include "core/scenario.hpp"
@@ -46,6 +47,8 @@ struct ScenarioModeRun {
     std::string failure;         // when not completed: "submit 3 (step 3 copy a -> b): VK_ERROR_DEVICE_LOST"
     uint64_t submits = 0;        // the mode's own submits (not the upload and readback ones)
     scenario::Contents checked;  // the checked buffers' final bytes, when completed
+    // Each host read's bytes (the whole buffer), by the host read's index into s.steps
+    std::map<size_t, std::vector<uint8_t>> hostReads;
 };
 
 // Makes fresh buffers for `s` (its placements; device-local ones written through an upload
@@ -55,6 +58,12 @@ struct ScenarioModeRun {
 //   split:     for each step but barriers: [begin, G, step, G, end] submit, wait
 //   multipass: [begin, for each step: (G, step) or the barrier as written, G, end] submit, wait
 //   single:    [begin, G, every step with the barriers as written, G, end] submit, wait
+// A host point (HostWrite, HostRead) ends the open submit in multipass and single ([..., G,
+// and before a read the host-read barrier, end] submit, wait), the host writes or reads the
+// mapped memory, and a new submit continues ([begin, G in single, ...]); in split a host write
+// comes between two submits and a host read after a submit of its own [begin, host-read
+// barrier, end]. The host-read barrier is ALL_COMMANDS/MEMORY_WRITE -> HOST/HOST_READ
+// (vk/barriers.hpp recordHostReadBarrier).
 // Throws CannotTest when memory runs out; submit failures are outcomes, not exceptions. After a
 // timed-out submit the device is abandoned before the mode's objects go, since the GPU may
 // still use them.

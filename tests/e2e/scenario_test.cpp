@@ -667,4 +667,77 @@ INSTANTIATE_TEST_SUITE_P(
                                   "8:9: kernel 'mix': 'TMP/no-such-module.spv': cannot read: no such file"}),
     [](const ::testing::TestParamInfo<BadUserFile>& param) { return std::string(param.param.name); });
 
+// Host points (docs/scenarios.md "Host points"): two increments of a host-visible buffer, a
+// host read, a host write of words 1 and 2, one more increment. Split: 2 + the host read's
+// own submit + 1; multipass and single: a submit ends at each host point, 3 in all.
+const std::string kHostPointsFile =
+    "name = \"h\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"h\"]\n"
+    "[[buffer]]\nname = \"h\"\nbytes = 256\nmemory = \"host-visible\"\ninit = \"iota\"\n"
+    "[[step]]\ndispatch = \"increment\"\nbindings = [\"h\"]\nadd = 10\n"
+    "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"compute\"]\nsrc_access = [\"shader-storage-write\"]\n"
+    "dst_stage = [\"compute\"]\ndst_access = [\"shader-storage-read\", \"shader-storage-write\"]\n"
+    "[[step]]\ndispatch = \"increment\"\nbindings = [\"h\"]\nadd = 100\n"
+    "[[step]]\nhost_read = \"h\"\n"
+    "[[step]]\nhost_write = \"h\"\noffset = 4\nwords = [7, 8]\n"
+    "[[step]]\ndispatch = \"increment\"\nbindings = [\"h\"]\n";
+
+TEST(ScenarioHostPoints, AHostReadAndAHostWriteBetweenStepsAreRightOnLavapipe) {
+    const auto path = writeFile("-host.toml", kHostPointsFile);
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "step 4 host-read h; step 5 host-write h; step 6 dispatch increment")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "mode=split     4 submit(s)\n    -> ok: bit-identical to the CPU model (the checked "
+                         "buffers and 1 host read)\n"))
+        << shown(r);
+    for (const char* mode : {"multipass 3", "single    3"}) {
+        EXPECT_TRUE(contains(r.out, std::string("mode=") + mode +
+                                        " submit(s)\n    -> ok: bit-identical to the CPU model and to split (the "
+                                        "checked buffers and 1 host read)\n"))
+            << mode << shown(r);
+    }
+}
+
+// The host-read barrier and the submit boundaries are valid usage: synchronization validation
+// finds no hazard between the device's writes and the host's accesses.
+TEST(ScenarioHostPoints, AreValidationClean) {
+    const auto path = writeFile("-host-validation.toml", kHostPointsFile);
+    const BoundedResult r = repro({"--scenario", path.string(), "--validation"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings)")) << shown(r);
+}
+
+// A driver forwarding only the first dispatch of each command buffer: in multipass and single
+// the second increment (add 100) shares the first submit and is lost, which the host read
+// shows at once (word 0: 10, the CPU model 110), the step it names being the lost one. The last
+// increment is alone in its submit (the host points split it off) and kept.
+TEST(ScenarioHostPoints, ADroppedDispatchIsCaughtAtTheHostRead) {
+    const auto path = writeFile("-host-dropped.toml", kHostPointsFile);
+    const BoundedResult r = repro({"--scenario", path.string()}, simulated("seed-bug:dispatches=1"));
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     4 submit(s)\n    -> ok: bit-identical")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong: step 4 host-read h: buffer 'h' differs from "
+                         "the CPU model at byte 0 (word 0: 0x0000000a, the CPU model 0x0000006e), last written by "
+                         "step 3 dispatch increment; 64 of 64 words differ"))
+        << shown(r);
+}
+
+TEST(ScenarioHostPoints, AHostPointOnADeviceLocalBufferIsOneLineAndNothingRuns) {
+    std::string text = kHostPointsFile;
+    text.replace(text.find("memory = \"host-visible\"\n"), 24, "");
+    const auto path = writeFile("-host-bad.toml", text);
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << shown(r);
+    EXPECT_EQ(r.err, "repro: " + path.string() +
+                         ":25:13: host_read names buffer 'h', which is device-local; expected a buffer with memory = "
+                         "\"host-visible\" (the host reaches only mapped memory)\n")
+        << shown(r);
+}
+
 }  // namespace

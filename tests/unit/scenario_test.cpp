@@ -993,5 +993,104 @@ args = "acc"
         << errorOf(userScenario(userKernel("user_mix.spv"), steps));
 }
 
+// Host points (docs/scenarios.md "Host points").
+const std::string kHostPoints = R"(name = "h"
+source = "https://example.org/report"
+pattern = "a test"
+expected = "not reproduced"
+check = ["h"]
+
+[[buffer]]
+name = "h"
+bytes = 256
+memory = "host-visible"
+init = "iota"
+
+[[buffer]]
+name = "d"
+bytes = 256
+
+[[step]]
+dispatch = "increment"
+bindings = ["h"]
+add = 10
+
+[[step]]
+dispatch = "increment"
+bindings = ["h"]
+add = 100
+
+[[step]]
+host_read = "h"
+
+[[step]]
+host_write = "h"
+offset = 4
+words = [7, 8]
+
+[[step]]
+dispatch = "increment"
+bindings = ["h"]
+)";
+
+TEST(ScenarioHostPoints, TheModelAppliesHostWritesAndKnowsEachHostRead) {
+    const Scenario s = parseScenario(kHostPoints, "h.toml");
+    ASSERT_EQ(s.steps.size(), 5u);
+    EXPECT_EQ(s.steps[2].label, "step 3 host-read h");
+    EXPECT_EQ(s.steps[3].label, "step 4 host-write h");
+    const auto& w = std::get<HostWrite>(s.steps[3].body);
+    EXPECT_EQ(w.offset, 4u);
+    EXPECT_EQ(w.words, (std::vector<uint32_t>{7, 8}));
+    const Contents c = runCpuModel(s);
+    EXPECT_EQ(word(c.at("h"), 0), 111u);  // 0 + 10 + 100 + 1
+    EXPECT_EQ(word(c.at("h"), 1), 8u);    // the host's 7, then + 1
+    EXPECT_EQ(word(c.at("h"), 2), 9u);
+    EXPECT_EQ(word(c.at("h"), 3), 114u);
+    const auto reads = hostReadContents(s);
+    ASSERT_EQ(reads.size(), 1u);
+    EXPECT_EQ(word(reads.at(2), 1), 111u);  // at the read: both increments, not the host write
+    EXPECT_EQ(lastWriter(s, "h", 4), std::optional<size_t>(4));
+    EXPECT_EQ(lastWriter(s, "h", 4, 4), std::optional<size_t>(3));  // the host write
+    EXPECT_EQ(lastWriter(s, "h", 4, 2), std::optional<size_t>(1));  // as the host read sees it
+    EXPECT_EQ(writtenRanges(s.steps[3], s), (std::vector<WrittenRange>{{"h", 4, 12}}));
+}
+
+TEST(ScenarioHostPoints, ShuffleLeavesHostPointsWhereTheyAre) {
+    std::string text = kHostPoints;
+    text.replace(text.find("check"), 0, "shuffle = 3\n");
+    const Scenario s = parseScenario(text, "h.toml");
+    EXPECT_TRUE(std::holds_alternative<HostRead>(s.steps[2].body));
+    EXPECT_TRUE(std::holds_alternative<HostWrite>(s.steps[3].body));
+}
+
+TEST(ScenarioHostPoints, BadHostPointsAreOneLine) {
+    const std::string head = kHeader + kBufferA + R"(
+[[buffer]]
+name = "h"
+bytes = 64
+memory = "host-visible"
+init = "undefined"
+)";
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"a\"\nwords = [1]\n"),
+              "bad.toml:19:14: host_write names buffer 'a', which is device-local; expected a buffer with memory = "
+              "\"host-visible\" (the host reaches only mapped memory)");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_read = \"a\"\n"),
+              "bad.toml:19:13: host_read names buffer 'a', which is device-local; expected a buffer with memory = "
+              "\"host-visible\" (the host reaches only mapped memory)");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\n"),
+              "bad.toml:18:1: a host_write step has no words; expected words = [1, 2, 3]");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\noffset = 60\nwords = [1, 2]\n"),
+              "bad.toml:18:1: bytes [60, 68) are not inside buffer 'h' (64 bytes); expected a non-empty range in it");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\noffset = 2\nwords = [1]\n"),
+              "bad.toml:18:1: offset 2 and size 4 in 'h' must be multiples of 4 (Vulkan requires it here)");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_read = \"h\"\n"),
+              "bad.toml:18:1: step 1 host-read h reads buffer 'h' before any step writes it (its init is "
+              "\"undefined\"); expected a write first or an init");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_read = \"h\"\nsize = 4\n"),
+              "bad.toml:20:8: unknown key 'size' in a host_read step; expected one of: host_read");
+    // a host write counts as a write: the read after it is fine
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\nwords = [1]\n\n[[step]]\nhost_read = \"h\"\n"), "");
+}
+
 }  // namespace
 }  // namespace repro::scenario
