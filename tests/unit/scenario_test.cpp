@@ -980,6 +980,29 @@ TEST(ScenarioUserKernel, FilesThatAreNoModuleAndBadNamesAreOneLine) {
               "bad.toml:12:8: kernel 'mix' is declared twice; expected a name of its own");
 }
 
+TEST(ScenarioUserKernel, AnIndirectDispatchOfAUserKernelTakesItsArgs) {
+    const std::string steps = R"(
+[[step]]
+dispatch = "indirect-writer"
+bindings = ["out"]
+x = 2
+
+[[step]]
+dispatch_indirect = "mix"
+bindings = ["src", "acc"]
+args = "out"
+)";
+    const Scenario s = parseScenario(userScenario(userKernel("user_mix.spv"), steps), "u.toml");
+    const auto& d = std::get<Dispatch>(s.steps.at(1).body);
+    EXPECT_EQ(d.user, "mix");
+    ASSERT_TRUE(d.indirect.has_value());
+    EXPECT_EQ(d.indirect->buffer, "out");
+    EXPECT_EQ(d.groups[0], 2u);  // from the args, as the CPU model has them
+    EXPECT_EQ(s.steps[1].label, "step 2 dispatch-indirect mix (user SPIR-V)");
+    EXPECT_TRUE(errorOf(userScenario(userKernel("user_mix.spv"), steps + "groups = [1]\n"))
+                    .find("unknown key 'groups' in a dispatch_indirect step") != std::string::npos);
+}
+
 TEST(ScenarioUserKernel, AnIndirectDispatchMayNotReadCountsAUserKernelWrote) {
     const std::string steps = kMixStep + R"(
 [[step]]
