@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "core/clock.hpp"
@@ -36,17 +37,18 @@ namespace sc = repro::scenario;
 constexpr double kScenarioTimeoutSeconds = 60;
 
 // Which step of `s` last wrote byte `byte` of `buffer` in the CPU model, for a mismatch line.
-std::string writtenBy(const sc::Scenario& s, const std::string& buffer, size_t byte) {
-    const auto step = sc::lastWriter(s, buffer, byte);
+// With `before`, only the steps before index `before` count (a host read there).
+std::string writtenBy(const sc::Scenario& s, const std::string& buffer, size_t byte, size_t before = ~size_t{0}) {
+    const auto step = sc::lastWriter(s, buffer, byte, before);
     if (!step) return "written by no step (its initial contents)";
     return "last written by " + s.steps[*step].label;
 }
 
 // The first difference of `got` from `want` for buffer `name`, or nothing when equal; it
-// names the step that last wrote the first differing byte (writtenBy).
+// names the step before index `before` that last wrote the first differing byte (writtenBy).
 std::optional<std::string> firstDifference(const sc::Scenario& s, const std::string& name,
                                            const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
-                                           std::string_view against) {
+                                           std::string_view against, size_t before = ~size_t{0}) {
     if (got == want) return std::nullopt;
     size_t first = 0;
     while (first < got.size() && got[first] == want[first]) ++first;
@@ -62,16 +64,67 @@ std::optional<std::string> firstDifference(const sc::Scenario& s, const std::str
     }
     return fmt::format(
         "buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}, {} 0x{:08x}), {}; {} of {} words differ", name,
-        against, first, word, g, against, w, writtenBy(s, name, first), wrongWords, got.size() / 4);
+        against, first, word, g, against, w, writtenBy(s, name, first, before), wrongWords, got.size() / 4);
 }
 
 // The first difference of any checked buffer.
 std::optional<std::string> compare(const sc::Scenario& s, const sc::Contents& got, const sc::Contents& want,
                                    std::string_view against) {
     for (const auto& [name, bytes] : got) {
-        if (auto d = firstDifference(s, name, bytes, want.at(name), against)) return d;
+        const auto w = want.find(name);
+        if (w == want.end()) continue;  // a buffer compared with split only (splitOnlyBuffers)
+        if (auto d = firstDifference(s, name, bytes, w->second, against)) return d;
     }
     return std::nullopt;
+}
+
+using HostReads = std::map<size_t, std::vector<uint8_t>>;  // by the host read's step index
+
+// The first host read (in step order) of `got` that differs from `want`'s read at the same
+// step ("step 3 host-read h: buffer 'h' differs from ..."); reads `want` lacks are skipped.
+std::optional<std::string> hostReadDifference(const sc::Scenario& s, const HostReads& got, const HostReads& want,
+                                              std::string_view against) {
+    for (const auto& [index, bytes] : got) {
+        const auto w = want.find(index);
+        if (w == want.end()) continue;  // the CPU model cannot know it there: split only
+        const std::string& buffer = std::get<sc::HostRead>(s.steps[index].body).buffer;
+        if (auto d = firstDifference(s, buffer, bytes, w->second, against, index))
+            return s.steps[index].label + ": " + *d;
+    }
+    return std::nullopt;
+}
+
+// The checked buffers the CPU model cannot know (a user kernel's output, or what a step made
+// of it: core/scenario_cpu.hpp unmodelledBuffers), in file order; splitOnlyBuffers quotes and
+// joins them: "'acc', 'out'" ("" when none). They are compared with split only.
+std::vector<std::string> splitOnlyList(const sc::Scenario& s) {
+    const auto unmodelled = sc::unmodelledBuffers(s);
+    std::vector<std::string> out;
+    for (const auto& b : s.buffers) {
+        if (b.checked && unmodelled.count(b.name)) out.push_back(b.name);
+    }
+    return out;
+}
+std::string splitOnlyBuffers(const sc::Scenario& s) {
+    std::string out;
+    for (const auto& name : splitOnlyList(s)) out += fmt::format("{}'{}'", out.empty() ? "" : ", ", name);
+    return out;
+}
+
+// " (the checked buffers and 2 host reads)" when a mode read buffers at host points; "" else.
+std::string hostReadNote(size_t reads) {
+    return reads == 0 ? "" : fmt::format(" (the checked buffers and {} host read{})", reads, reads == 1 ? "" : "s");
+}
+
+bool hasSplit(const Options& o) { return std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end(); }
+
+// What an ok line and the verdict add for the split-only buffers `names` (splitOnlyBuffers):
+// "" when none.
+std::string splitOnlyNote(const std::string& names, const Options& o, bool isSplit) {
+    if (names.empty()) return "";
+    if (isSplit) return fmt::format("; {} (written by a user kernel): split's bytes are the reference", names);
+    return fmt::format("; {} (written by a user kernel): {}", names,
+                       hasSplit(o) ? "compared with split only" : "compared with nothing (no split in --mode)");
 }
 
 struct ModeOutcome {
@@ -92,7 +145,7 @@ std::string stepList(const sc::Scenario& s) {
     return steps;
 }
 
-void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
+void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Options& o) {
     say("repro: scenario '{}' ({})", s.name, s.file);
     say("  source:   {}", s.source);
     say("  pattern:  {}", s.pattern);
@@ -103,6 +156,13 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device) {
     if (s.hasControl())
         say("  note: a barrier is labelled a control (insufficient on purpose): a wrong result proves nothing "
             "about the driver");
+    for (const auto& k : s.kernels)
+        say("  kernel:   {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", k.name, k.spirv, k.entry,
+            k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
+    if (const std::string names = splitOnlyBuffers(s); !names.empty())
+        say("  note: the CPU model cannot compute a user kernel: checked buffer(s) {} are compared with split "
+            "only{}",
+            names, hasSplit(o) ? "" : ", and --mode has no split: with nothing");
 }
 
 std::string plural(uint64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -115,16 +175,19 @@ struct RunTarget {
     const vk::Instance& instance;
     ScenarioTimings& timings;  // the phases, added to by every run
     const vk::ScenarioPipelines& pipelines;
-    const sc::Contents& expected;  // the CPU model's final bytes of each checked buffer
+    const sc::Contents& expected;  // the CPU model's final bytes of each checked buffer it knows
+    const HostReads& hostModel;    // the CPU model's bytes at each host read
 };
 
-// The CPU model's final bytes of each checked buffer of `s`, timed into `timings`.
+// The CPU model's final bytes of each checked buffer of `s` that it knows (not those a user
+// kernel's output reaches: core/scenario_cpu.hpp unmodelledBuffers), timed into `timings`.
 sc::Contents expectedContents(const sc::Scenario& s, ScenarioTimings& timings) {
     const auto begin = Clock::now();
     sc::Contents model = sc::runCpuModel(s);
+    const auto unmodelled = sc::unmodelledBuffers(s);
     sc::Contents expected;
     for (const auto& b : s.buffers) {
-        if (b.checked) expected.emplace(b.name, std::move(model.at(b.name)));
+        if (b.checked && !unmodelled.count(b.name)) expected.emplace(b.name, std::move(model.at(b.name)));
     }
     timings.cpuModel += secondsSince(begin);
     return expected;
@@ -150,9 +213,12 @@ void addPhases(ScenarioTimings& t, const vk::ScenarioModeRun& run) {
 // `print`; otherwise only failures, for --repeat).
 std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, const Options& o, bool print = true) {
     const vk::ScenarioPipelines& pipelines = t.pipelines;
-    const sc::Contents& expected = t.expected;
+    const sc::Contents& expected = t.expected;  // the CPU model's bytes of the checked buffers it knows
+    const HostReads& hostModel = t.hostModel;
+    const std::string splitOnly = splitOnlyBuffers(s);
     std::vector<ModeOutcome> out;
     std::optional<sc::Contents> split;  // split's checked bytes, once it completed
+    HostReads splitReads;               // split's host reads, once it completed
     const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
     for (const Mode mode : o.modes) {
         const uint64_t before = t.instance.validationLog().count();
@@ -169,20 +235,23 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, con
             continue;
         }
         const auto phase = Clock::now();
-        m.wrong = compare(s, m.run.checked, expected, "the CPU model");
+        m.wrong = hostReadDifference(s, m.run.hostReads, hostModel, "the CPU model");
+        if (!m.wrong && split) m.wrong = hostReadDifference(s, m.run.hostReads, splitReads, "split");
+        if (!m.wrong) m.wrong = compare(s, m.run.checked, expected, "the CPU model");
         if (!m.wrong && split) m.wrong = compare(s, m.run.checked, *split, "split");
         t.timings.verification += secondsSince(phase);
         if (print)
-            say("    -> {}", m.wrong
-                                 ? "MISMATCH: " + *m.wrong
-                                 : fmt::format("ok: bit-identical to the CPU model{}", split ? " and to split" : ""));
+            say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
+                                     : fmt::format("ok: bit-identical to the CPU model{}{}{}",
+                                                   split ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
+                                                   splitOnlyNote(splitOnly, o, mode == Mode::Split)));
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
         if (print && o.timestamps)
             say("    GPU time: {}", m.run.gpuSeconds ? fmt::format("{:.3f} ms (timestamps around each of its submits)",
                                                                    *m.run.gpuSeconds * 1e3)
                                                      : std::string("not measured (no timestamps on this queue)"));
         out.push_back(std::move(m));
-        if (mode == Mode::Split) split = out.back().run.checked;
+        if (mode == Mode::Split) split = out.back().run.checked, splitReads = out.back().run.hostReads;
     }
     return out;
 }
@@ -193,7 +262,7 @@ struct ScenarioVerdict {
     std::string line;
 };
 
-ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes) {
+ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes, const std::string& splitOnlyNote) {
     for (const auto& m : modes) {
         if (m.run.hang) return {kExitHang, fmt::format("--- GPU HANG: mode {}: {}", name(m.mode), m.run.failure)};
     }
@@ -205,10 +274,11 @@ ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes) {
     }
     return {
         kExitNotReproduced,
-        fmt::format("--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model{}",
+        fmt::format("--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model{}{}",
                     std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return m.mode == Mode::Split; })
                         ? " and to split"
-                        : "")};
+                        : "",
+                    splitOnlyNote)};
 }
 
 // Adds run `run` (1-based) of the modes to the report's per-mode results (one entry per mode
@@ -255,7 +325,7 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
             std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
         if (ended) {
             say("  run {} of {} did not complete; the runs end here", runs + 1, o.repeat);
-            return verdict(modes);
+            return verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
         }
     }
     for (const ScenarioModeReport& m : report.modes) {
@@ -268,10 +338,11 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
         return {kExitReproduced, fmt::format("--- BUG REPRODUCED: mode {} is wrong in {} of {} runs; {}", m.mode,
                                              m.wrongRuns, runs, *m.detail)};
     }
-    return {kExitNotReproduced,
-            fmt::format(
-                "--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}",
-                runs, std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end() ? " and to split" : "")};
+    return {
+        kExitNotReproduced,
+        fmt::format(
+            "--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}{}",
+            runs, hasSplit(o) ? " and to split" : "", splitOnlyNote(splitOnlyBuffers(s), o, false))};
 }
 
 // --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
@@ -338,25 +409,29 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
         {.synchronization2 = s.usesSync2(),
          .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>()});
     report.timings.instanceAndDevice = secondsSince(begin);
-    printHeader(s, chosen);
+    printHeader(s, chosen, o);
     for (const auto& note : notes) say("  note: {}", note);
     if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)
         say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
     const vk::ScenarioPipelines pipelines = timedPipelines(device, s, report.timings);
     const sc::Contents expected = expectedContents(s, report.timings);
+    const auto modelStart = Clock::now();
+    const HostReads hostModel = sc::hostReadContents(s);
+    report.timings.cpuModel += secondsSince(modelStart);
     const RunTarget target{.device = device,
                            .instance = instance,
                            .timings = report.timings,
                            .pipelines = pipelines,
-                           .expected = expected};
+                           .expected = expected,
+                           .hostModel = hostModel};
     ScenarioVerdict v;
     if (o.repeat > 1) {
         v = runRepeated(target, s, o, report);
     } else {
         const std::vector<ModeOutcome> modes = runModes(target, s, o);
         accumulate(report.modes, modes, o, 1);
-        v = verdict(modes);
+        v = verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
     }
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
     report.timings.total = secondsSince(begin);
@@ -386,6 +461,7 @@ ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
         .steps = s.steps.size(),
         .barrier = o.scenarioBarrier ? std::optional<std::string>(std::string(name(*o.scenarioBarrier))) : std::nullopt,
         .controls = s.hasControl(),
+        .splitOnly = splitOnlyList(s),
         .repeat = o.repeat,
         .askedModes = askedModes(o),
         .validation = o.validation};

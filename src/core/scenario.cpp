@@ -80,6 +80,23 @@ bool kernelReads(Kernel k, uint32_t index) {
     return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 0);
 }
 
+const UserKernel* Scenario::kernel(std::string_view kernelName) const {
+    for (const auto& k : kernels) {
+        if (k.name == kernelName) return &k;
+    }
+    return nullptr;
+}
+
+bool dispatchWrites(const Scenario& s, const Dispatch& d, uint32_t index) {
+    if (d.user.empty()) return kernelWrites(d.kernel, index);
+    return s.kernel(d.user)->writes.at(index);
+}
+
+bool dispatchReads(const Scenario& s, const Dispatch& d, uint32_t index) {
+    if (d.user.empty()) return kernelReads(d.kernel, index);
+    return s.kernel(d.user)->reads.at(index);
+}
+
 uint32_t privateArrayWord(uint32_t x, uint32_t words) {
     std::vector<uint32_t> arr(words);
     const uint32_t input = x;

@@ -5,6 +5,7 @@
 // core/scenario_cpu.hpp.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -108,8 +109,24 @@ struct IndirectArgs {
     uint64_t offset = 0;  // bytes; offset + 12 fits in the buffer
 };
 
+// A user kernel: a SPIR-V compute module the file names in a [[kernel]] table
+// (docs/scenarios.md "User kernels"). Its storage buffers are set 0, bindings 0..n-1; it gets
+// the same 16 bytes of push constants (KernelParams) as the built-in kernels. The CPU model
+// cannot compute it: what it writes is compared with split only.
+struct UserKernel {
+    std::string name;                     // unique, and no built-in kernel's name
+    std::string spirv;                    // the module's path as opened (relative paths from the file's folder)
+    std::string entry = "main";           // its GLCompute OpEntryPoint
+    std::array<uint32_t, 3> localSize{};  // the module's workgroup size (LocalSize), for the output
+    std::vector<uint32_t> words;          // the module, host byte order
+    std::vector<bool> writes;             // per binding: not NonWritable (it may write the buffer)
+    std::vector<bool> reads;              // per binding: not NonReadable (it may read the buffer)
+    SourcePlace place;
+};
+
 struct Dispatch {
-    Kernel kernel = Kernel::Increment;
+    Kernel kernel = Kernel::Increment;  // unused when `user` is set
+    std::string user;                   // non-empty: the user kernel of Scenario::kernels by name
     std::vector<std::string> bindings;  // buffer names, in binding order
     KernelParams params;                // count defaults to the first binding's words
     // vkCmdDispatch counts; x defaults to ceil(count/64). For an indirect dispatch: the counts
@@ -169,7 +186,22 @@ struct Barrier {
     bool control = false;  // deliberately insufficient: said in the output, never judged
 };
 
-using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier>;
+// Host points (docs/scenarios.md "Host points"): the host writes words into, or reads, the
+// mapped memory of a host-visible buffer between two steps. The recorder ends the submit there
+// (waited; before a read with an ALL_COMMANDS/MEMORY_WRITE -> HOST/HOST_READ barrier: Vulkan
+// spec "Fences"/"Semaphores", a host wait covers device accesses only), so the host sees every
+// earlier step's writes; a later submit sees the host's write (Vulkan spec "Host Write
+// Ordering Guarantees" of vkQueueSubmit).
+struct HostWrite {
+    std::string buffer;           // host-visible
+    uint64_t offset = 0;          // bytes, a multiple of 4; offset + 4 * words.size() fits
+    std::vector<uint32_t> words;  // at least one
+};
+struct HostRead {
+    std::string buffer;  // host-visible: its bytes are compared with the CPU model's at this point
+};
+
+using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier, HostWrite, HostRead>;
 
 struct Step {
     StepBody body;
@@ -187,11 +219,19 @@ struct Scenario {
     std::string fileSha256;  // the SHA-256 of those bytes, 64 hex digits (core/sha256.hpp); "" when parsed from text
     std::string fileText;    // those bytes (the reports carry them, so that a reader can rerun the file)
     std::vector<BufferSpec> buffers;
+    std::vector<UserKernel> kernels;  // [[kernel]] tables
     std::vector<Step> steps;
-    bool usesSync2() const;   // a barrier in the synchronization2 form
+    const UserKernel* kernel(std::string_view name) const;  // nullptr when none has the name
+    bool usesSync2() const;                                 // a barrier in the synchronization2 form
     bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps)
     const BufferSpec* buffer(std::string_view name) const;
 };
+
+// Whether binding `index` of dispatch `d` of `s` is written (read) by its kernel: kernelWrites
+// (kernelReads) for a built-in kernel; for a user kernel, from its module's NonWritable
+// (NonReadable) decorations (UserKernel::writes, reads). `d` is assumed checked.
+bool dispatchWrites(const Scenario& s, const Dispatch& d, uint32_t index);
+bool dispatchReads(const Scenario& s, const Dispatch& d, uint32_t index);
 
 // `repro --scenario FILE --barrier B`: every barrier step of `s` replaced by B, the
 // matrix's barrier factor applied to a scenario (docs/scenarios.md "Options"):

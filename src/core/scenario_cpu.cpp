@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "core/parallel.hpp"
 
@@ -68,6 +71,7 @@ void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents)
 }
 
 void applyDispatch(const Dispatch& d, Contents& contents) {
+    if (!d.user.empty()) return;  // a user kernel: unknown to the model (unmodelledAfter)
     const std::array<uint32_t, 3> g =
         d.indirect ? indirectGroups(d, contents) : std::array<uint32_t, 3>{d.groups[0], d.groups[1], d.groups[2]};
     const uint64_t invocations = uint64_t{g[0]} * g[1] * g[2] * kWorkgroupSize;
@@ -125,6 +129,9 @@ void applyStep(const Step& step, Contents& contents) {
     } else if (const auto* u = std::get_if<Update>(&step.body)) {
         auto& bytes = contents.at(u->buffer);
         std::memcpy(bytes.data() + u->offset, u->words.data(), u->words.size() * 4);
+    } else if (const auto* h = std::get_if<HostWrite>(&step.body)) {
+        auto& bytes = contents.at(h->buffer);
+        std::memcpy(bytes.data() + h->offset, h->words.data(), h->words.size() * 4);
     } else if (const auto* c = std::get_if<Copy>(&step.body)) {
         const std::vector<uint8_t> src = contents.at(c->src);  // a copy: src and dst may be one buffer
         auto& dst = contents.at(c->dst);
@@ -135,6 +142,12 @@ void applyStep(const Step& step, Contents& contents) {
 std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
     std::vector<WrittenRange> out;
     if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        if (!d->user.empty()) {
+            for (uint32_t i = 0; i < d->bindings.size(); ++i) {  // a user kernel may write all of it
+                if (dispatchWrites(s, *d, i)) out.push_back({d->bindings[i], 0, s.buffer(d->bindings[i])->bytes});
+            }
+            return out;
+        }
         uint64_t words = uint64_t{d->groups[0]} * d->groups[1] * d->groups[2] * kWorkgroupSize;
         if (d->kernel == Kernel::IndirectWriter) {  // invocation 0 writes its 12 bytes
             if (words > 0) out.push_back({d->bindings.at(0), d->writer.offset, d->writer.offset + 12});
@@ -151,19 +164,71 @@ std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
         out.push_back({f->buffer, f->offset, f->offset + f->size / 4 * 4});
     } else if (const auto* u = std::get_if<Update>(&step.body)) {
         out.push_back({u->buffer, u->offset, u->offset + u->words.size() * 4});
+    } else if (const auto* h = std::get_if<HostWrite>(&step.body)) {
+        out.push_back({h->buffer, h->offset, h->offset + h->words.size() * 4});
     } else if (const auto* c = std::get_if<Copy>(&step.body)) {
         out.push_back({c->dst, c->dstOffset, c->dstOffset + c->size});
     }
     return out;
 }
 
-std::optional<size_t> lastWriter(const Scenario& s, std::string_view buffer, uint64_t byte) {
-    for (size_t i = s.steps.size(); i-- > 0;) {
+std::optional<size_t> lastWriter(const Scenario& s, std::string_view buffer, uint64_t byte, size_t before) {
+    for (size_t i = std::min(before, s.steps.size()); i-- > 0;) {
         for (const WrittenRange& r : writtenRanges(s.steps[i], s)) {
             if (r.buffer == buffer && r.begin <= byte && byte < r.end) return i;
         }
     }
     return std::nullopt;
+}
+
+void stepAccesses(const Step& step, const Scenario& s, std::vector<std::string>& reads,
+                  std::vector<std::string>& writes) {
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
+            if (dispatchReads(s, *d, i)) reads.push_back(d->bindings[i]);
+            if (dispatchWrites(s, *d, i)) writes.push_back(d->bindings[i]);
+        }
+        if (d->indirect) reads.push_back(d->indirect->buffer);
+    } else if (const auto* f = std::get_if<Fill>(&step.body)) {
+        writes.push_back(f->buffer);
+    } else if (const auto* u = std::get_if<Update>(&step.body)) {
+        writes.push_back(u->buffer);
+    } else if (const auto* h = std::get_if<HostWrite>(&step.body)) {
+        writes.push_back(h->buffer);
+    } else if (const auto* r = std::get_if<HostRead>(&step.body)) {
+        reads.push_back(r->buffer);
+    } else if (const auto* c = std::get_if<Copy>(&step.body)) {
+        reads.push_back(c->src);
+        writes.push_back(c->dst);
+    }
+}
+
+void unmodelledAfter(const Step& step, const Scenario& s, std::set<std::string>& unmodelled) {
+    std::vector<std::string> reads, writes;
+    stepAccesses(step, s, reads, writes);
+    const auto* d = std::get_if<Dispatch>(&step.body);
+    const bool tainted = (d && !d->user.empty()) || std::any_of(reads.begin(), reads.end(),
+                                                                [&](const auto& r) { return unmodelled.count(r) > 0; });
+    if (tainted) unmodelled.insert(writes.begin(), writes.end());
+}
+
+std::set<std::string> unmodelledBuffers(const Scenario& s) {
+    std::set<std::string> out;
+    for (const auto& step : s.steps) unmodelledAfter(step, s, out);
+    return out;
+}
+
+std::map<size_t, std::vector<uint8_t>> hostReadContents(const Scenario& s) {
+    std::map<size_t, std::vector<uint8_t>> out;
+    Contents contents = initialContents(s);
+    std::set<std::string> unmodelled;
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const auto* r = std::get_if<HostRead>(&s.steps[i].body);
+        if (r && !unmodelled.count(r->buffer)) out.emplace(i, contents.at(r->buffer));
+        applyStep(s.steps[i], contents);
+        unmodelledAfter(s.steps[i], s, unmodelled);
+    }
+    return out;
 }
 
 Contents runCpuModel(const Scenario& s) {

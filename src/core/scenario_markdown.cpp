@@ -35,22 +35,24 @@ std::string factsTable(const ScenarioReport& r) {
     t.rows.push_back({"scenario", md::codeSpan(r.name) + ": " + md::escapeText(r.pattern)});
     t.rows.push_back({"source", md::escapeText(r.source)});
     t.rows.push_back({"expected on a correct driver", md::escapeText(r.expected)});
-    t.rows.push_back({"device", r.deviceName ? md::codeSpan(*r.deviceName) + (r.driverInfo ? " (" + md::codeSpan(*r.driverInfo) + ")" : "")
+    t.rows.push_back({"device", r.deviceName ? md::codeSpan(*r.deviceName) +
+                                                   (r.driverInfo ? " (" + md::codeSpan(*r.driverInfo) + ")" : "")
                                              : "none chosen"});
     t.rows.push_back({"repro", md::codeSpan(r.version + " (" + r.gitHash + ")")});
     std::string command;
     for (const std::string& a : r.commandLine) command += (command.empty() ? "" : " ") + a;
     t.rows.push_back({"command", md::codeSpan(command)});
-    t.rows.push_back({"steps", std::to_string(r.steps) + (r.barrier ? ", every barrier replaced by " + md::codeSpan(*r.barrier) : "") +
+    t.rows.push_back({"steps", std::to_string(r.steps) +
+                                   (r.barrier ? ", every barrier replaced by " + md::codeSpan(*r.barrier) : "") +
                                    (r.controls ? "; a barrier is labelled a control (insufficient on purpose)" : "")});
     if (r.validation)
         t.rows.push_back({"validation", fmt::format("{} errors, {} warnings (synchronization validation on)",
                                                     r.validationErrors, r.validationWarnings)});
     const ScenarioTimings& s = r.timings;
-    t.rows.push_back({"timings (s)", fmt::format("total {:.3f}: instance and device {:.3f}, GPU wait {:.3f}, "
-                                                 "recording {:.3f}, readback {:.3f}; teardown {:.3f}",
-                                                 s.total, s.instanceAndDevice, s.gpuWait, s.recording, s.readback,
-                                                 s.teardown)});
+    t.rows.push_back(
+        {"timings (s)", fmt::format("total {:.3f}: instance and device {:.3f}, GPU wait {:.3f}, "
+                                    "recording {:.3f}, readback {:.3f}; teardown {:.3f}",
+                                    s.total, s.instanceAndDevice, s.gpuWait, s.recording, s.readback, s.teardown)});
     return t.render();
 }
 
@@ -80,7 +82,8 @@ std::string rerunCommand(const ScenarioReport& r) {
 }
 
 std::string renderScenarioMarkdown(const ScenarioReport& r) {
-    std::string out = fmt::format("### repro scenario {}: {}\n\n", md::codeSpan(r.name), md::escapeText(headline(r.verdict)));
+    std::string out =
+        fmt::format("### repro scenario {}: {}\n\n", md::codeSpan(r.name), md::escapeText(headline(r.verdict)));
     out += md::codeBlock(r.verdict + fmt::format("\nexit status {}", r.exitStatus), "text") + "\n";
     out += factsTable(r) + "\n";
     out += modesTable(r) + "\n";

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <span>
@@ -15,6 +16,7 @@
 #include "core/errors.hpp"
 #include "core/scenario_cpu.hpp"
 #include "core/sha256.hpp"
+#include "core/spirv_module.hpp"
 
 namespace repro::scenario {
 namespace {
@@ -270,6 +272,43 @@ void parseGroups(const Parser& p, const toml::table& t, Dispatch& d) {
     }
 }
 
+// A dispatch of a user kernel: its module's bindings (all of them, in binding order), the
+// push constants count, add and work as for the built-in kernels, and `groups` required
+// (repro cannot count a user kernel's invocations); dispatch_indirect takes args instead.
+Step parseUserDispatch(const Parser& p, const toml::table& t, const Scenario& s, const UserKernel& k, bool indirect) {
+    for (const std::string_view key : {"phase", "private_words", "offset", "x", "y", "z"}) {
+        if (t.get(key))
+            p.fail(*t.get(key),
+                   fmt::format("'{}' is a key of a built-in kernel; user kernel {} takes none", key, k.name));
+    }
+    Dispatch d{.user = k.name, .bindings = p.strings(t, "bindings")};
+    if (d.bindings.size() != k.writes.size())
+        p.fail(t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t,
+               fmt::format("kernel {} takes {} binding(s) (its module {} declares set 0, bindings 0..{}); got {}",
+                           k.name, k.writes.size(), k.spirv, k.writes.size() - 1, d.bindings.size()));
+    uint64_t words = ~uint64_t{0};
+    for (size_t i = 0; i < d.bindings.size(); ++i) {
+        const BufferSpec* b = s.buffer(d.bindings[i]);
+        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
+        words = std::min(words, b->bytes / 4);
+    }
+    d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, 0xffffffffULL));
+    d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
+    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, 1u << 20));
+    if (indirect) {
+        d.indirect = parseIndirectArgs(p, t, s);
+    } else {
+        if (!t.get("groups"))
+            p.fail(t, fmt::format("a dispatch of user kernel {} has no 'groups'; expected groups = [x, y, z] (repro "
+                                  "cannot count a user kernel's invocations)",
+                                  k.name));
+        parseGroups(p, t, d);
+    }
+    return {.body = d,
+            .label = fmt::format("{} {} (user SPIR-V)", indirect ? "dispatch-indirect" : "dispatch", k.name),
+            .place = placeOf(t)};
+}
+
 // A dispatch step, or with `indirect` a dispatch_indirect step (no groups; args and
 // args_offset instead).
 Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, bool indirect) {
@@ -286,6 +325,7 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, boo
     }
     Dispatch d;
     const std::string kernel = p.text(t, key, true, "");
+    if (const UserKernel* user = s.kernel(kernel)) return parseUserDispatch(p, t, s, *user, indirect);
     const auto k = parseKernel(kernel);
     if (!k)
         p.fail(*t.get(key), fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
@@ -370,6 +410,31 @@ Step parseCopy(const Parser& p, const toml::table& t, const Scenario& s) {
     return {.body = c, .label = fmt::format("copy {} -> {}", src.name, dst.name), .place = placeOf(t)};
 }
 
+// The buffer a host point names: it must be host-visible (the host reaches only mapped memory).
+const BufferSpec& hostBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
+    const BufferSpec& b = namedBuffer(p, t, key, s);
+    if (b.placement != Placement::HostVisible)
+        p.fail(*t.get(key), fmt::format("{} names buffer '{}', which is {}; expected a buffer with memory = "
+                                        "\"host-visible\" (the host reaches only mapped memory)",
+                                        key, b.name, name(b.placement)));
+    return b;
+}
+
+Step parseHostWrite(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"host_write", "offset", "words"}, "a host_write step");
+    const BufferSpec& b = hostBuffer(p, t, "host_write", s);
+    HostWrite h{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes), .words = p.words(t, "words")};
+    if (h.words.empty()) p.fail(t, "a host_write step has no words; expected words = [1, 2, 3]");
+    checkRange(p, t, b, h.offset, h.words.size() * 4, true);
+    return {.body = h, .label = fmt::format("host-write {}", b.name), .place = placeOf(t)};
+}
+
+Step parseHostRead(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"host_read"}, "a host_read step");
+    const BufferSpec& b = hostBuffer(p, t, "host_read", s);
+    return {.body = HostRead{.buffer = b.name}, .label = fmt::format("host-read {}", b.name), .place = placeOf(t)};
+}
+
 Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
     p.onlyKeys(t, {"barrier", "form", "src_stage", "dst_stage", "src_access", "dst_access", "buffer", "control"},
                "a barrier step");
@@ -416,7 +481,11 @@ Step parseStep(const Parser& p, const toml::table& t, const Scenario& s) {
     if (t.get("update")) return parseUpdate(p, t, s);
     if (t.get("copy")) return parseCopy(p, t, s);
     if (t.get("barrier")) return parseBarrier(p, t, s);
-    p.fail(t, "a [[step]] needs one of dispatch, dispatch_indirect, fill, update, copy or barrier");
+    if (t.get("host_write")) return parseHostWrite(p, t, s);
+    if (t.get("host_read")) return parseHostRead(p, t, s);
+    p.fail(t,
+           "a [[step]] needs one of dispatch, dispatch_indirect, fill, update, copy, barrier, host_write or "
+           "host_read");
 }
 
 // The step's label "step N ..." once it has its place in the list, with " (repetition r of K)"
@@ -473,24 +542,6 @@ void appendSteps(const Parser& p, toml::table& t, Scenario& s) {
     }
 }
 
-// What a step reads and writes, by buffer name (barriers: nothing).
-void accesses(const Step& step, std::vector<std::string>& reads, std::vector<std::string>& writes) {
-    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
-        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
-            if (kernelReads(d->kernel, i)) reads.push_back(d->bindings[i]);
-            if (kernelWrites(d->kernel, i)) writes.push_back(d->bindings[i]);
-        }
-        if (d->indirect) reads.push_back(d->indirect->buffer);
-    } else if (const auto* f = std::get_if<Fill>(&step.body)) {
-        writes.push_back(f->buffer);
-    } else if (const auto* u = std::get_if<Update>(&step.body)) {
-        writes.push_back(u->buffer);
-    } else if (const auto* c = std::get_if<Copy>(&step.body)) {
-        reads.push_back(c->src);
-        writes.push_back(c->dst);
-    }
-}
-
 // A buffer with init = "undefined" must be written before a step reads it or it is checked.
 void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
     std::set<std::string> written;
@@ -499,7 +550,7 @@ void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
     }
     for (const auto& step : s.steps) {
         std::vector<std::string> reads, writes;
-        accesses(step, reads, writes);
+        stepAccesses(step, s, reads, writes);
         for (const auto& r : reads) {
             if (!written.count(r))
                 throw UsageError(
@@ -530,8 +581,14 @@ void resolveIndirectGroups(const Parser& p, Scenario& s) {
     });
     if (!any) return;
     Contents contents = initialContents(s);
+    std::set<std::string> unmodelled;
     for (Step& step : s.steps) {
         if (auto* d = std::get_if<Dispatch>(&step.body); d && d->indirect) {
+            if (unmodelled.count(d->indirect->buffer))
+                throw UsageError(fmt::format(
+                    "{}:{}:{}: {} reads its group counts from buffer '{}', which a user kernel wrote before (the CPU "
+                    "model cannot know them); expected args that no user kernel's output reaches",
+                    p.file(), step.place.line, step.place.column, step.label, d->indirect->buffer));
             const auto g = indirectGroups(*d, contents);
             if (std::any_of(g.begin(), g.end(), [](uint32_t n) { return n > kMaxGroups; }))
                 throw UsageError(fmt::format(
@@ -542,11 +599,13 @@ void resolveIndirectGroups(const Parser& p, Scenario& s) {
             std::copy(g.begin(), g.end(), d->groups);
         }
         applyStep(step, contents);
+        unmodelledAfter(step, s, unmodelled);
     }
 }
 
 void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
-    p.onlyKeys(root, {"name", "source", "pattern", "expected", "check", "buffer", "step", "shuffle"}, "the scenario");
+    p.onlyKeys(root, {"name", "source", "pattern", "expected", "check", "buffer", "kernel", "step", "shuffle"},
+               "the scenario");
     s.name = p.text(root, "name", true, "the scenario");
     s.source = p.text(root, "source", true, "the scenario");
     s.pattern = p.text(root, "pattern", true, "the scenario");
@@ -566,6 +625,78 @@ void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
         BufferSpec b = parseBuffer(p, *t);
         if (s.buffer(b.name)) p.fail(*t, fmt::format("buffer '{}' is declared twice", b.name));
         s.buffers.push_back(std::move(b));
+    }
+}
+
+// The module's storage buffers against what repro binds: set 0, bindings 0..n-1, one
+// storage-buffer variable each, and at most sizeof(KernelParams) bytes of push constants.
+void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m, UserKernel& k) {
+    const auto where = [&](std::string_view key) -> const toml::node& {
+        return t.get(key) ? static_cast<const toml::node&>(*t.get(key)) : t;
+    };
+    const std::string what = fmt::format("kernel '{}' ({})", k.name, k.spirv);
+    if (m.entryPoint != k.entry)
+        p.fail(where(t.get("entry") ? "entry" : "spirv"),
+               fmt::format("{}: its GLCompute entry point is \"{}\", not \"{}\"; expected entry = "
+                           "\"{}\"",
+                           what, m.entryPoint, k.entry, m.entryPoint));
+    for (const SpirvBinding& b : m.bindings) {
+        if (b.set != 0)
+            p.fail(where("spirv"), fmt::format("{}: set {} binding {} is in descriptor set {}; repro binds set 0 only",
+                                               what, b.set, b.binding, b.set));
+        if (b.kind != SpirvResourceKind::StorageBuffer)
+            p.fail(where("spirv"), fmt::format("{}: binding {} is a {} descriptor; repro binds storage buffers only",
+                                               what, b.binding, name(b.kind)));
+    }
+    for (size_t i = 0; i < m.bindings.size(); ++i) {
+        const SpirvBinding& b = m.bindings[i];
+        if (b.binding != i)
+            p.fail(where("spirv"),
+                   fmt::format("{}: binding {} {}; expected bindings 0..{} with no gap, one variable each", what, i,
+                               b.binding < i ? "is declared twice" : "is missing", m.bindings.size() - 1));
+        k.writes.push_back(!b.nonWritable);
+        k.reads.push_back(!b.nonReadable);
+    }
+    if (m.bindings.empty())
+        p.fail(where("spirv"),
+               fmt::format("{}: the module has no storage-buffer binding; expected at least one", what));
+    if (m.pushConstantBytes > sizeof(KernelParams))
+        p.fail(where("spirv"), fmt::format("{}: its push-constant block is {} bytes; repro pushes {} (count, add, "
+                                           "work, zero)",
+                                           what, m.pushConstantBytes, sizeof(KernelParams)));
+}
+
+// One [[kernel]]: name, spirv (a path relative to the scenario file's folder), entry.
+UserKernel parseUserKernel(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"name", "spirv", "entry"}, "a [[kernel]]");
+    UserKernel k{.name = p.text(t, "name", true, "a [[kernel]]"), .place = placeOf(t)};
+    if (parseKernel(k.name) || s.kernel(k.name))
+        p.fail(*t.get("name"), fmt::format("kernel '{}' is {}; expected a name of its own", k.name,
+                                           parseKernel(k.name) ? "a built-in kernel's name" : "declared twice"));
+    const std::filesystem::path spirv = p.text(t, "spirv", true, fmt::format("kernel '{}'", k.name));
+    k.spirv = (spirv.is_absolute() ? spirv : std::filesystem::path(p.file()).parent_path() / spirv).string();
+    if (t.get("entry")) k.entry = p.text(t, "entry", true, "");
+    SpirvModule m;
+    try {
+        m = loadSpirvFile(k.spirv);
+    } catch (const UsageError& e) {
+        p.fail(*t.get("spirv"), fmt::format("kernel '{}': {}", k.name, e.what()));
+    }
+    checkUserModule(p, t, m, k);
+    k.localSize = m.localSize;
+    k.words = std::move(m.words);
+    return k;
+}
+
+void parseKernels(const Parser& p, const toml::table& root, Scenario& s) {
+    const toml::node* node = root.get("kernel");
+    if (!node) return;
+    const toml::array* list = node->as_array();
+    if (!list) p.fail(*node, "'kernel' must be [[kernel]] tables");
+    for (const auto& e : *list) {
+        const toml::table* t = e.as_table();
+        if (!t) p.fail(e, "'kernel' must be [[kernel]] tables");
+        s.kernels.push_back(parseUserKernel(p, *t, s));
     }
 }
 
@@ -589,7 +720,10 @@ void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
     const auto seed = static_cast<uint32_t>(p.integer(root, "shuffle", 0, 0xffffffffULL));
     std::vector<size_t> slots;  // the positions of the steps that are not barriers
     for (size_t i = 0; i < s.steps.size(); ++i) {
-        if (!std::holds_alternative<Barrier>(s.steps[i].body)) slots.push_back(i);
+        const StepBody& body = s.steps[i].body;
+        const bool stays = std::holds_alternative<Barrier>(body) || std::holds_alternative<HostWrite>(body) ||
+                           std::holds_alternative<HostRead>(body);
+        if (!stays) slots.push_back(i);
     }
     std::vector<Step> work;
     for (const size_t i : slots) work.push_back(s.steps[i]);
@@ -619,6 +753,7 @@ Scenario parseScenario(std::string_view text, const std::string& file) {
     s.file = file;
     parseHeader(p, root, s);
     parseBuffers(p, root, s);
+    parseKernels(p, root, s);
     parseCheck(p, root, s);
     toml::node* node = root.get("step");
     toml::array* steps = node ? node->as_array() : nullptr;

@@ -55,9 +55,11 @@ struct ScenarioReport {
     std::string name, source, pattern, expected, file, fileSha256;
     std::string fileText;  // the file's bytes, as parsed (JSON "file_text"; Markdown's rerun block)
     uint64_t fileBytes = 0;
-    size_t steps = 0;                                   // steps once repeats are expanded
-    std::optional<std::string> barrier;                 // --barrier B, the barrier every barrier step became
-    bool controls = false;                              // a barrier is labelled a control
+    size_t steps = 0;                    // steps once repeats are expanded
+    std::optional<std::string> barrier;  // --barrier B, the barrier every barrier step became
+    bool controls = false;               // a barrier is labelled a control
+    // The checked buffers a user kernel's output reaches, compared with split only (file order)
+    std::vector<std::string> splitOnly;
     uint32_t repeat = 1;                                // --repeat K
     std::vector<std::string> askedModes;                // --mode, as names ("split", ...)
     std::optional<std::string> deviceName;              // nullopt: no device was chosen

@@ -32,6 +32,10 @@ constexpr size_t kHeaderWords = 5;
 
 // §3.52 (Instructions): opcodes.
 constexpr uint32_t kOpName = 5;
+constexpr uint32_t kOpTypeInt = 21;
+constexpr uint32_t kOpTypeFloat = 22;
+constexpr uint32_t kOpTypeVector = 23;
+constexpr uint32_t kOpTypeMatrix = 24;
 constexpr uint32_t kOpEntryPoint = 15;
 constexpr uint32_t kOpExecutionMode = 16;
 constexpr uint32_t kOpTypeArray = 28;
@@ -57,12 +61,16 @@ constexpr uint32_t kBlock = 2;
 constexpr uint32_t kBufferBlock = 3;
 constexpr uint32_t kBuiltIn = 11;
 constexpr uint32_t kNonWritable = 24;
+constexpr uint32_t kNonReadable = 25;
+constexpr uint32_t kArrayStride = 6;
+constexpr uint32_t kOffset = 35;
 constexpr uint32_t kBinding = 33;
 constexpr uint32_t kDescriptorSet = 34;
 constexpr uint32_t kWorkgroupSize = 25;
 
 // §3.7 Storage Class.
 constexpr uint32_t kUniform = 2;
+constexpr uint32_t kPushConstant = 9;
 constexpr uint32_t kStorageBuffer = 12;
 
 using Instruction = std::span<const uint32_t>;  // word 0 is (wordCount << 16) | opcode
@@ -71,9 +79,12 @@ struct Decorations {
     bool block = false;
     bool bufferBlock = false;
     bool nonWritable = false;
+    bool nonReadable = false;
     bool workgroupSize = false;  // BuiltIn WorkgroupSize
     std::optional<uint32_t> set, binding;
-    std::unordered_set<uint32_t> nonWritableMembers;
+    std::optional<uint32_t> arrayStride;
+    std::unordered_set<uint32_t> nonWritableMembers, nonReadableMembers;
+    std::unordered_map<uint32_t, uint32_t> memberOffsets;  // member -> Offset
 };
 
 struct EntryPoint {
@@ -103,8 +114,12 @@ struct Collected {
     std::unordered_map<uint32_t, std::vector<ExecutionMode>> modes;  // by entry function
     std::unordered_map<uint32_t, std::string> names;
     std::unordered_map<uint32_t, Decorations> decorations;
-    std::unordered_map<uint32_t, uint32_t> structMembers;  // struct id -> member count
-    std::unordered_map<uint32_t, uint32_t> arrayElement;   // (runtime) array id -> element type
+    std::unordered_map<uint32_t, uint32_t> structMembers;             // struct id -> member count
+    std::unordered_map<uint32_t, std::vector<uint32_t>> memberTypes;  // struct id -> member types
+    // scalar, vector and matrix types -> (component type or 0 for a scalar, count or width)
+    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> numeric;
+    std::unordered_map<uint32_t, uint32_t> arrayLength;   // OpTypeArray id -> its length's id
+    std::unordered_map<uint32_t, uint32_t> arrayElement;  // (runtime) array id -> element type
     std::unordered_map<uint32_t, Pointer> pointers;
     std::unordered_map<uint32_t, std::optional<uint32_t>> constants;  // value if one 32-bit word
     std::unordered_map<uint32_t, std::vector<uint32_t>> composites;   // constant composites
@@ -140,6 +155,9 @@ class Parser {
     // OpDecorate: records the decorations repro reads on the target id.
     void decorate(Instruction inst, Collected& c) const;
 
+    // A type declaration (OpTypeInt .. OpTypePointer) into `c`; fails on a malformed one.
+    void type(Instruction inst, Collected& c) const;
+
     // Collects what repro reads from one instruction into `c`; fails on a malformed one.
     void instruction(Instruction inst, Collected& c) const;
 
@@ -150,6 +168,15 @@ class Parser {
     std::array<uint32_t, 3> localSize(const Collected& c, const EntryPoint& entry) const;
 
     SpirvBinding binding(const Collected& c, const Variable& v, const Decorations& vd) const;
+
+    // The bytes a push-constant (or any explicitly laid out) type takes: a scalar its width,
+    // a vector or matrix its components, an array its length times its ArrayStride (else its
+    // element's size), a struct its largest member Offset + member size. Fails on other
+    // types and on nesting deeper than 16 (a malformed, cyclic module).
+    uint32_t typeBytes(const Collected& c, uint32_t type, int depth = 0) const;
+
+    // The largest push-constant block's bytes among the PushConstant variables (0: none).
+    uint32_t pushConstantBytes(const Collected& c) const;
 
     SpirvModule parse(std::vector<uint32_t> words) const;
 
@@ -204,11 +231,47 @@ void Parser::decorate(Instruction inst, Collected& c) const {
     if (decoration == kBlock) d.block = true;
     if (decoration == kBufferBlock) d.bufferBlock = true;
     if (decoration == kNonWritable) d.nonWritable = true;
-    if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet) {
+    if (decoration == kNonReadable) d.nonReadable = true;
+    if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet ||
+        decoration == kArrayStride) {
         need(inst, 4, "OpDecorate");
+        if (decoration == kArrayStride) d.arrayStride = inst[3];
         if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
         if (decoration == kBinding) d.binding = inst[3];
         if (decoration == kDescriptorSet) d.set = inst[3];
+    }
+}
+
+void Parser::type(Instruction inst, Collected& c) const {
+    const uint32_t opcode = inst[0] & 0xffffu;
+    switch (opcode) {
+        case kOpTypeInt:
+        case kOpTypeFloat:
+            need(inst, 3, opcode == kOpTypeInt ? "OpTypeInt" : "OpTypeFloat");
+            c.numeric[inst[1]] = {0, inst[2]};
+            break;
+        case kOpTypeVector:
+        case kOpTypeMatrix:
+            need(inst, 4, opcode == kOpTypeVector ? "OpTypeVector" : "OpTypeMatrix");
+            c.numeric[inst[1]] = {inst[2], inst[3]};
+            break;
+        case kOpTypeArray:
+        case kOpTypeRuntimeArray:
+            need(inst, opcode == kOpTypeArray ? 4 : 3, opcode == kOpTypeArray ? "OpTypeArray" : "OpTypeRuntimeArray");
+            c.arrayElement[inst[1]] = inst[2];
+            if (opcode == kOpTypeArray) c.arrayLength[inst[1]] = inst[3];
+            break;
+        case kOpTypeStruct:
+            need(inst, 2, "OpTypeStruct");
+            c.structMembers[inst[1]] = static_cast<uint32_t>(inst.size() - 2);
+            c.memberTypes[inst[1]] = {inst.begin() + 2, inst.end()};
+            break;
+        case kOpTypePointer:
+            need(inst, 4, "OpTypePointer");
+            c.pointers[inst[1]] = {inst[2], inst[3]};
+            break;
+        default:
+            break;
     }
 }
 
@@ -226,18 +289,15 @@ void Parser::instruction(Instruction inst, Collected& c) const {
             need(inst, 3, opcode == kOpExecutionMode ? "OpExecutionMode" : "OpExecutionModeId");
             c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
             break;
+        case kOpTypeInt:
+        case kOpTypeFloat:
+        case kOpTypeVector:
+        case kOpTypeMatrix:
         case kOpTypeArray:
         case kOpTypeRuntimeArray:
-            need(inst, 3, opcode == kOpTypeArray ? "OpTypeArray" : "OpTypeRuntimeArray");
-            c.arrayElement[inst[1]] = inst[2];
-            break;
         case kOpTypeStruct:
-            need(inst, 2, "OpTypeStruct");
-            c.structMembers[inst[1]] = static_cast<uint32_t>(inst.size() - 2);
-            break;
         case kOpTypePointer:
-            need(inst, 4, "OpTypePointer");
-            c.pointers[inst[1]] = {inst[2], inst[3]};
+            type(inst, c);
             break;
         case kOpConstant:
         case kOpSpecConstant:
@@ -259,6 +319,11 @@ void Parser::instruction(Instruction inst, Collected& c) const {
         case kOpMemberDecorate:
             need(inst, 4, "OpMemberDecorate");
             if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
+            if (inst[3] == kNonReadable) c.decorations[inst[1]].nonReadableMembers.insert(inst[2]);
+            if (inst[3] == kOffset) {
+                need(inst, 5, "OpMemberDecorate");
+                c.decorations[inst[1]].memberOffsets[inst[2]] = inst[4];
+            }
             break;
         default:
             break;
@@ -324,7 +389,8 @@ SpirvBinding Parser::binding(const Collected& c, const Variable& v, const Decora
         fail("variable {} has {} but no {}", describeId(c, v.id), hasBinding ? "Binding" : "DescriptorSet",
              hasBinding ? "DescriptorSet" : "Binding");
     }
-    SpirvBinding b{.set = *vd.set, .binding = *vd.binding, .nonWritable = vd.nonWritable};
+    SpirvBinding b{
+        .set = *vd.set, .binding = *vd.binding, .nonWritable = vd.nonWritable, .nonReadable = vd.nonReadable};
 
     // The variable's type is a pointer (§3.52 OpVariable); its pointee is the block, or
     // an array of blocks (a descriptor array: Other, repro binds one buffer per binding).
@@ -351,11 +417,13 @@ SpirvBinding Parser::binding(const Collected& c, const Variable& v, const Decora
         }
     }
     if (isStruct && members->second > 0) {
-        bool all = true;
+        bool all = true, allNonReadable = true;
         for (uint32_t m = 0; m < members->second; ++m) {
             all = all && td.nonWritableMembers.contains(m);
+            allNonReadable = allNonReadable && td.nonReadableMembers.contains(m);
         }
         b.nonWritable = b.nonWritable || all;
+        b.nonReadable = b.nonReadable || allNonReadable;
     }
     if (const auto n = c.names.find(v.id); n != c.names.end() && !n->second.empty()) {
         b.name = n->second;
@@ -363,6 +431,46 @@ SpirvBinding Parser::binding(const Collected& c, const Variable& v, const Decora
         b.name = tn->second;
     }
     return b;
+}
+
+uint32_t Parser::typeBytes(const Collected& c, uint32_t type, int depth) const {
+    if (depth > 16) fail("type %{} nests deeper than 16 levels", type);
+    if (const auto n = c.numeric.find(type); n != c.numeric.end()) {
+        const auto [component, count] = n->second;
+        return component == 0 ? count / 8 : count * typeBytes(c, component, depth + 1);
+    }
+    if (const auto a = c.arrayLength.find(type); a != c.arrayLength.end()) {
+        const auto length = constantValue(c, a->second);
+        if (!length) fail("array type %{} has no constant length", type);
+        const auto d = c.decorations.find(type);
+        const uint32_t stride = d != c.decorations.end() && d->second.arrayStride
+                                    ? *d->second.arrayStride
+                                    : typeBytes(c, c.arrayElement.at(type), depth + 1);
+        return *length * stride;
+    }
+    const auto members = c.memberTypes.find(type);
+    if (members == c.memberTypes.end())
+        fail("push-constant type %{} is not a number, vector, matrix, array or struct", type);
+    const auto d = c.decorations.find(type);
+    uint32_t end = 0, packed = 0;
+    for (uint32_t m = 0; m < members->second.size(); ++m) {
+        const uint32_t bytes = typeBytes(c, members->second[m], depth + 1);
+        uint32_t offset = packed;
+        if (d != c.decorations.end() && d->second.memberOffsets.contains(m)) offset = d->second.memberOffsets.at(m);
+        packed = offset + bytes;
+        end = std::max(end, packed);
+    }
+    return end;
+}
+
+uint32_t Parser::pushConstantBytes(const Collected& c) const {
+    uint32_t out = 0;
+    for (const Variable& v : c.variables) {
+        const auto p = c.pointers.find(v.type);
+        if (p == c.pointers.end() || p->second.storageClass != kPushConstant) continue;
+        out = std::max(out, typeBytes(c, p->second.pointee));
+    }
+    return out;
 }
 
 SpirvModule Parser::parse(std::vector<uint32_t> words) const {
@@ -407,6 +515,7 @@ SpirvModule Parser::parse(std::vector<uint32_t> words) const {
     module.version = words[1];
     module.entryPoint = c.glCompute[0].name;
     module.localSize = localSize(c, c.glCompute[0]);
+    module.pushConstantBytes = pushConstantBytes(c);
     for (const Variable& v : c.variables) {
         const auto d = c.decorations.find(v.id);
         if (d == c.decorations.end() || (!d->second.set && !d->second.binding)) continue;

@@ -32,6 +32,7 @@ struct SpirvBinding {
     uint32_t set = 0, binding = 0;
     SpirvResourceKind kind = SpirvResourceKind::Other;
     bool nonWritable = false;  // the variable, or every member of its block, is NonWritable
+    bool nonReadable = false;  // the variable, or every member of its block, is NonReadable
     std::string name;          // non-empty OpName of the variable, else of its block, else ""
 };
 
@@ -41,6 +42,10 @@ struct SpirvModule {
     std::string entryPoint;               // the GLCompute OpEntryPoint's name
     std::array<uint32_t, 3> localSize{};  // workgroup size in invocations, x y z (see parseSpirv)
     std::vector<SpirvBinding> bindings;   // every binding in the module, sorted by (set, binding)
+    // The bytes of the largest block in the PushConstant storage class (0: none): its largest
+    // member Offset plus that member's size (scalars, vectors, matrices, arrays with a
+    // constant length and their ArrayStride, structs; §2.16.2 "Offset" and "ArrayStride").
+    uint32_t pushConstantBytes = 0;
 };
 
 // Parses a module whose words are in host byte order. `what` names it in errors
@@ -53,7 +58,8 @@ struct SpirvModule {
 //   OpDecorate, OpMemberDecorate, OpTypeStruct, OpTypePointer, OpVariable, constants);
 // - no GLCompute entry point, or more than one (the message names them);
 // - no workgroup size for that entry point;
-// - a variable with only one of DescriptorSet and Binding.
+// - a variable with only one of DescriptorSet and Binding;
+// - a push-constant block with a member of another type, or an array without a constant length.
 // The local size is the entry point's LocalSize, or its LocalSizeId when those ids are
 // OpConstant or OpSpecConstant (a specialisation constant's default: repro specialises
 // nothing), else "LocalSizeId not supported". A constant decorated BuiltIn WorkgroupSize

@@ -89,6 +89,10 @@ void Encoder::begin() {
 }
 
 void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline, std::initializer_list<VkBuffer> buffers) {
+    bindPipelineAndBuffers(pipeline, std::span<const VkBuffer>(buffers.begin(), buffers.size()));
+}
+
+void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline, std::span<const VkBuffer> buffers) {
     Slot& slot = slots_[current_];
     vkCmdBindPipeline(slot.commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
 

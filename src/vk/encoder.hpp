@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ class Encoder {
     // OUT_OF_POOL_MEMORY/FRAGMENTED_POOL), vkUpdateDescriptorSetWithTemplate with one
     // whole-buffer VkDescriptorBufferInfo per binding, vkCmdBindDescriptorSets(set 0).
     void bindPipelineAndBuffers(const ComputePipeline& pipeline, std::initializer_list<VkBuffer> buffers);
+    // The same with the buffers in a span (a scenario's user kernel binds any number).
+    void bindPipelineAndBuffers(const ComputePipeline& pipeline, std::span<const VkBuffer> buffers);
 
     // vkEndCommandBuffer. Throws VulkanError.
     void end();

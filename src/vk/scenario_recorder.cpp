@@ -44,6 +44,7 @@ const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
 }
 
 const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) const {
+    if (!d.user.empty()) return user.at(d.user);
     return d.kernel == sc::Kernel::PrivateArray ? privateArray.at(d.privateWords) : of(d.kernel);
 }
 
@@ -74,7 +75,8 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
     }
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
-        if (!d || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords)) continue;
+        if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))
+            continue;
         PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
         options.specialization = {d->privateWords};
         out.privateArray.emplace(
@@ -85,6 +87,14 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
             const ComputePipeline& p = out.privateArray.at(d->privateWords);
             trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
         }
+    }
+    for (const sc::UserKernel& k : s.kernels) {
+        const PipelineOptions options{.entryPoint = k.entry, .pushConstantBytes = sizeof(sc::KernelParams)};
+        const auto& p = out.user
+                            .emplace(k.name, createComputePipeline(device, k.name, k.words,
+                                                                   static_cast<uint32_t>(k.writes.size()), options))
+                            .first->second;
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
     }
     return out;
 }
@@ -181,12 +191,9 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     const VkCommandBuffer cmd = encoder.cmd();
     if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
         const ComputePipeline& p = pipelines.forDispatch(*d);
-        const VkBuffer first = mb.buffers.at(d->bindings.at(0)).get();
-        if (d->bindings.size() == 1) {
-            encoder.bindPipelineAndBuffers(p, {first});
-        } else {
-            encoder.bindPipelineAndBuffers(p, {first, mb.buffers.at(d->bindings.at(1)).get()});
-        }
+        std::vector<VkBuffer> bound;
+        for (const auto& name : d->bindings) bound.push_back(mb.buffers.at(name).get());
+        encoder.bindPipelineAndBuffers(p, std::span<const VkBuffer>(bound));
         const sc::KernelParams params = sc::pushConstants(*d);
         vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
         if (d->indirect) {
@@ -274,34 +281,84 @@ bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, Sc
     return false;
 }
 
-bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
-    if (mode == Mode::Split) {
-        for (const auto& step : s.steps) {
-            if (std::holds_alternative<sc::Barrier>(step.body)) continue;
-            stamps.begin(encoder);
+bool isHostPoint(const sc::Step& step) {
+    return std::holds_alternative<sc::HostWrite>(step.body) || std::holds_alternative<sc::HostRead>(step.body);
+}
+
+// Host point `index` of `s`: the host writes the words into the buffer's mapped memory, or
+// reads all of it into run.hostReads (HOST_COHERENT: no flush or invalidate). The caller has
+// waited for every earlier submit and, before a read, recorded recordHostReadBarrier after them.
+void hostPoint(const sc::Scenario& s, size_t index, const ModeBuffers& mb, ScenarioModeRun& run) {
+    if (const auto* h = std::get_if<sc::HostWrite>(&s.steps[index].body)) {
+        auto* bytes = static_cast<uint8_t*>(mb.buffers.at(h->buffer).mapped);
+        std::memcpy(bytes + h->offset, h->words.data(), h->words.size() * 4);
+    } else if (const auto* r = std::get_if<sc::HostRead>(&s.steps[index].body)) {
+        const auto* bytes = static_cast<const uint8_t*>(mb.buffers.at(r->buffer).mapped);
+        run.hostReads[index] = std::vector<uint8_t>(bytes, bytes + s.buffer(r->buffer)->bytes);
+    }
+}
+
+// split: one submit per step, [begin, G, step, G, end], waited; a host write between two
+// submits; a host read after a submit of its own, [begin, host-read barrier, end].
+bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, const ModeBuffers& mb,
+                 double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const sc::Step& step = s.steps[i];
+        if (std::holds_alternative<sc::Barrier>(step.body)) continue;
+        const bool read = std::holds_alternative<sc::HostRead>(step.body);
+        if (isHostPoint(step) && !read) {
+            hostPoint(s, i, mb, run);
+            continue;
+        }
+        stamps.begin(encoder);
+        if (read) {
+            recordHostReadBarrier(encoder.cmd());
+        } else {
             recordBladeGlobalBarrier(encoder.cmd());
             recordWork(encoder, pipelines, step, mb);
             recordBladeGlobalBarrier(encoder.cmd());
-            ++run.submits;
-            if (!submit(encoder, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run, &stamps))
-                return false;
         }
-        return true;
+        ++run.submits;
+        if (!submit(encoder, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run, &stamps))
+            return false;
+        if (read) hostPoint(s, i, mb, run);
     }
+    return true;
+}
+
+bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
+                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
+    if (mode == Mode::Split) return recordSplit(encoder, pipelines, s, mb, timeoutSeconds, run, stamps);
+    const bool hostPoints = std::any_of(s.steps.begin(), s.steps.end(), isHostPoint);
     stamps.begin(encoder);
     if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
-    for (const auto& step : s.steps) {
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const sc::Step& step = s.steps[i];
         if (const auto* b = std::get_if<sc::Barrier>(&step.body)) {
             recordBarrier(encoder.cmd(), *b, mb);
+            continue;
+        }
+        if (isHostPoint(step)) {  // ends the submit: G (and the host-read barrier), waited
+            recordBladeGlobalBarrier(encoder.cmd());
+            if (std::holds_alternative<sc::HostRead>(step.body)) recordHostReadBarrier(encoder.cmd());
+            ++run.submits;
+            if (!submit(encoder, fmt::format("submit {} (before {})", run.submits, step.label), timeoutSeconds, run,
+                        &stamps))
+                return false;
+            hostPoint(s, i, mb, run);
+            stamps.begin(encoder);
+            if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
             continue;
         }
         if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
         recordWork(encoder, pipelines, step, mb);
     }
     recordBladeGlobalBarrier(encoder.cmd());
-    run.submits = 1;
-    return submit(encoder, fmt::format("the one submit of all {} steps", s.steps.size()), timeoutSeconds, run, &stamps);
+    ++run.submits;
+    return submit(encoder,
+                  hostPoints ? fmt::format("submit {} (after the last host point)", run.submits)
+                             : fmt::format("the one submit of all {} steps", s.steps.size()),
+                  timeoutSeconds, run, &stamps);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/options.hpp"
 #include "core/scenario.hpp"
@@ -26,13 +27,17 @@ struct ScenarioPipelines {
     ComputePipeline compareSwap, work;
     std::map<uint32_t, ComputePipeline> privateArray;  // by private words (specialization constant 0)
     ComputePipeline indirectWriter;
-    // The pipeline of `d`: of(d.kernel), or the private-array one of d.privateWords (made by
-    // the scenario overload of createScenarioPipelines).
+    // The file's user kernels by name (Scenario::kernels: their modules, entry points and
+    // bindings, 16 bytes of push constants like the kernel set's).
+    std::map<std::string, ComputePipeline> user;
+    // The pipeline of `d`: of(d.kernel), the private-array one of d.privateWords, or the user
+    // kernel's (made by the scenario overload of createScenarioPipelines).
     const ComputePipeline& forDispatch(const scenario::Dispatch& d) const;
 };
 // Throws VulkanError / CannotTest as createComputePipeline does.
 ScenarioPipelines createScenarioPipelines(const Device& device);
-// The same, plus one private-array pipeline per distinct private_words among the steps of `s`.
+// The same, plus one private-array pipeline per distinct private_words among the steps of `s`,
+// and one pipeline per user kernel of `s`.
 ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
 
 // How one mode's run of a scenario went.
@@ -52,6 +57,8 @@ struct ScenarioModeRun {
     // pair around each); nullopt without them, where the queue family has no timestamps
     // (timestampValidBits 0), or when a pair was not written.
     std::optional<double> gpuSeconds;
+    // Each host read's bytes (the whole buffer), by the host read's index into s.steps
+    std::map<size_t, std::vector<uint8_t>> hostReads;
 };
 
 // Makes fresh buffers for `s` (its placements; device-local ones written through an upload
@@ -61,6 +68,12 @@ struct ScenarioModeRun {
 //   split:     for each step but barriers: [begin, G, step, G, end] submit, wait
 //   multipass: [begin, for each step: (G, step) or the barrier as written, G, end] submit, wait
 //   single:    [begin, G, every step with the barriers as written, G, end] submit, wait
+// A host point (HostWrite, HostRead) ends the open submit in multipass and single ([..., G,
+// and before a read the host-read barrier, end] submit, wait), the host writes or reads the
+// mapped memory, and a new submit continues ([begin, G in single, ...]); in split a host write
+// comes between two submits and a host read after a submit of its own [begin, host-read
+// barrier, end]. The host-read barrier is ALL_COMMANDS/MEMORY_WRITE -> HOST/HOST_READ
+// (vk/barriers.hpp recordHostReadBarrier).
 // Throws CannotTest when memory runs out; submit failures are outcomes, not exceptions. After a
 // timed-out submit the device is abandoned before the mode's objects go, since the GPU may
 // still use them.

@@ -456,6 +456,7 @@ TEST(ScenarioReport, JsonFileCarriesTheScenarioItsHashAndEveryMode) {
     EXPECT_EQ(sc.at("file_bytes"), std::filesystem::file_size(file));
     EXPECT_EQ(sc.at("file_sha256"), sha256sum(file));
     EXPECT_EQ(sc.at("barrier"), nullptr);
+    EXPECT_EQ(sc.at("split_only"), nlohmann::json::array());
     EXPECT_FALSE(j.at("device").at("name").get<std::string>().empty()) << j.dump(2);
     EXPECT_TRUE(contains(r.out, "  device:   " + j.at("device").at("name").get<std::string>() + " (")) << shown(r);
     ASSERT_EQ(j.at("modes").size(), 3u) << j.dump(2);
@@ -603,6 +604,193 @@ TEST(ScenarioValidation, ValidBarriersAreCleanAndNoneDrawsAHazard) {
     EXPECT_GT(j.at("modes")[0].at("validation_messages").get<int>(), 0) << j.dump(2);
     EXPECT_EQ(j.at("scenario").at("barrier"), "none");
     EXPECT_EQ(j.at("verdict").at("exit_status"), 4);
+}
+
+// User SPIR-V kernels (docs/scenarios.md "User kernels"): tests/scenarios/user-kernel-mix.toml,
+// copied at build time beside its module (tests/shaders/scenario_user_mix.comp compiled to
+// user_mix.spv), runs on lavapipe; the user kernel's output is compared with split only, and
+// the built-in increment's buffer with the CPU model as well.
+const std::string kUserKernels = REPRO_USER_KERNEL_DIR "/";
+
+TEST(ScenarioUserKernel, TheExampleRunsAndItsOutputIsComparedWithSplitOnly) {
+    const auto json = writeFile("-user-report.json", "");
+    const BoundedResult r = repro({"--scenario", kUserKernels + "user-kernel-mix.toml", "--json", json.string()});
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_EQ(j.at("scenario").at("split_only"), nlohmann::json::array({"acc", "out"})) << j.dump(2);
+    EXPECT_TRUE(contains(r.out, "  kernel:   mix (user SPIR-V " + kUserKernels +
+                                    "user_mix.spv, entry main, 2 binding(s), local size 64x1x1)\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  note: the CPU model cannot compute a user kernel: checked buffer(s) 'acc', 'out' are "
+                         "compared with split only\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "mode=split     5 submit(s)\n    -> ok: bit-identical to the CPU model; 'acc', 'out' "
+                         "(written by a user kernel): split's bytes are the reference\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "mode=single    1 submit(s)\n    -> ok: bit-identical to the CPU model and to split; "
+                         "'acc', 'out' (written by a user kernel): compared with split only\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model and "
+                         "to split; 'acc', 'out' (written by a user kernel): compared with split only"))
+        << shown(r);
+}
+
+// The module is valid Vulkan usage as repro binds it (16 bytes of push constants, set 0).
+TEST(ScenarioUserKernel, TheExampleIsValidationClean) {
+    const BoundedResult r =
+        repro({"--scenario", kUserKernels + "user-kernel-mix.toml", "--mode", "single", "--validation"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings)")) << shown(r);
+}
+
+std::string userFile(const std::string& kernel, const std::string& steps) {
+    return "name = \"u\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"acc\"]\n" +
+           kernel + "[[buffer]]\nname = \"src\"\nbytes = 256\ninit = \"iota\"\n[[buffer]]\nname = \"acc\"\n" +
+           "bytes = 256\ninit = \"iota\"\n" + steps;
+}
+
+const std::string kMixKernel = "[[kernel]]\nname = \"mix\"\nspirv = \"" + kUserKernels + "user_mix.spv\"\n";
+std::string mixStep(int add) {
+    return "[[step]]\ndispatch = \"mix\"\nbindings = [\"src\", \"acc\"]\ngroups = [1]\nadd = " + std::to_string(add) +
+           "\n[[step]]\nbarrier = \"blade-g\"\n";
+}
+
+// A driver forwarding only the first dispatch of each command buffer: split stays right, and
+// the one-submit modes differ from split in the user kernel's output. word 0 (src 0, acc 0):
+// 0*3 + (0^1) = 1 after one dispatch, 18 after three (1*3 + 2 = 5, 5*3 + 3 = 18).
+TEST(ScenarioUserKernel, DroppedUserDispatchesDifferFromSplit) {
+    const auto path = writeFile("-user-dropped.toml", userFile(kMixKernel, mixStep(1) + mixStep(2) + mixStep(3)));
+    const BoundedResult r = repro({"--scenario", path.string()}, simulated("seed-bug:dispatches=1"));
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model; 'acc'"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong: buffer 'acc' differs from split at byte 0 "
+                         "(word 0: 0x00000001, split 0x00000012), last written by step 5 dispatch mix (user SPIR-V)"))
+        << shown(r);
+}
+
+// Bad user kernels through the executable: exit 1, one FILE:LINE:COLUMN line, nothing run.
+struct BadUserFile {
+    const char* name;
+    std::string kernel;  // the [[kernel]] table
+    std::string steps;
+    std::string line;  // the expected stderr line after "repro: FILE:"
+};
+
+class ScenarioUserKernelBadFiles : public ::testing::TestWithParam<BadUserFile> {};
+
+TEST_P(ScenarioUserKernelBadFiles, ExitOneWithOneLineAndNothingRun) {
+    // TEXT: a text file beside the scenario (20 bytes, "name" its first word), by name in the
+    // [[kernel]] and by path in the line; TMP: the scenario's folder.
+    const auto replaced = [](std::string text, const std::string& what, const std::string& with) {
+        for (size_t at; (at = text.find(what)) != std::string::npos;) text.replace(at, what.size(), with);
+        return text;
+    };
+    const auto textFile = writeFile(std::string("-user-") + GetParam().name + ".txt", "name = \"not SPIR-V\"\n");
+    const auto path =
+        writeFile(std::string("-user-") + GetParam().name + ".toml",
+                  userFile(replaced(GetParam().kernel, "TEXT", textFile.filename().string()), GetParam().steps));
+    const BoundedResult r = repro({"--scenario", path.string()});
+    const std::string line =
+        replaced(replaced(GetParam().line, "TEXT", textFile.string()), "TMP", path.parent_path().string());
+    std::filesystem::remove(path);
+    std::filesystem::remove(textFile);
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << shown(r);
+    EXPECT_EQ(r.err, "repro: " + path.string() + ":" + line + "\n") << shown(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EachClass, ScenarioUserKernelBadFiles,
+    ::testing::Values(BadUserFile{"bindings", kMixKernel,
+                                  "[[step]]\ndispatch = \"mix\"\nbindings = [\"acc\"]\ngroups = [1]\n",
+                                  "19:12: kernel mix takes 2 binding(s) (its module " + kUserKernels +
+                                      "user_mix.spv declares set 0, bindings 0..1); got 1"},
+                      // a text file as the module
+                      BadUserFile{"notspirv", "[[kernel]]\nname = \"mix\"\nspirv = \"TEXT\"\n", mixStep(1),
+                                  "8:9: kernel 'mix': 'TEXT': magic number 0x656d616e, not SPIR-V's 0x07230203"},
+                      BadUserFile{"missing", "[[kernel]]\nname = \"mix\"\nspirv = \"no-such-module.spv\"\n", mixStep(1),
+                                  "8:9: kernel 'mix': 'TMP/no-such-module.spv': cannot read: no such file"}),
+    [](const ::testing::TestParamInfo<BadUserFile>& param) { return std::string(param.param.name); });
+
+// Host points (docs/scenarios.md "Host points"): two increments of a host-visible buffer, a
+// host read, a host write of words 1 and 2, one more increment. Split: 2 + the host read's
+// own submit + 1; multipass and single: a submit ends at each host point, 3 in all.
+const std::string kHostPointsFile =
+    "name = \"h\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"h\"]\n"
+    "[[buffer]]\nname = \"h\"\nbytes = 256\nmemory = \"host-visible\"\ninit = \"iota\"\n"
+    "[[step]]\ndispatch = \"increment\"\nbindings = [\"h\"]\nadd = 10\n"
+    "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"compute\"]\nsrc_access = [\"shader-storage-write\"]\n"
+    "dst_stage = [\"compute\"]\ndst_access = [\"shader-storage-read\", \"shader-storage-write\"]\n"
+    "[[step]]\ndispatch = \"increment\"\nbindings = [\"h\"]\nadd = 100\n"
+    "[[step]]\nhost_read = \"h\"\n"
+    "[[step]]\nhost_write = \"h\"\noffset = 4\nwords = [7, 8]\n"
+    "[[step]]\ndispatch = \"increment\"\nbindings = [\"h\"]\n";
+
+TEST(ScenarioHostPoints, AHostReadAndAHostWriteBetweenStepsAreRightOnLavapipe) {
+    const auto path = writeFile("-host.toml", kHostPointsFile);
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "step 4 host-read h; step 5 host-write h; step 6 dispatch increment")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "mode=split     4 submit(s)\n    -> ok: bit-identical to the CPU model (the checked "
+                         "buffers and 1 host read)\n"))
+        << shown(r);
+    for (const char* mode : {"multipass 3", "single    3"}) {
+        EXPECT_TRUE(contains(r.out, std::string("mode=") + mode +
+                                        " submit(s)\n    -> ok: bit-identical to the CPU model and to split (the "
+                                        "checked buffers and 1 host read)\n"))
+            << mode << shown(r);
+    }
+}
+
+// The host-read barrier and the submit boundaries are valid usage: synchronization validation
+// finds no hazard between the device's writes and the host's accesses.
+TEST(ScenarioHostPoints, AreValidationClean) {
+    const auto path = writeFile("-host-validation.toml", kHostPointsFile);
+    const BoundedResult r = repro({"--scenario", path.string(), "--validation"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings)")) << shown(r);
+}
+
+// A driver forwarding only the first dispatch of each command buffer: in multipass and single
+// the second increment (add 100) shares the first submit and is lost, which the host read
+// shows at once (word 0: 10, the CPU model 110), the step it names being the lost one. The last
+// increment is alone in its submit (the host points split it off) and kept.
+TEST(ScenarioHostPoints, ADroppedDispatchIsCaughtAtTheHostRead) {
+    const auto path = writeFile("-host-dropped.toml", kHostPointsFile);
+    const BoundedResult r = repro({"--scenario", path.string()}, simulated("seed-bug:dispatches=1"));
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     4 submit(s)\n    -> ok: bit-identical")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong: step 4 host-read h: buffer 'h' differs from "
+                         "the CPU model at byte 0 (word 0: 0x0000000a, the CPU model 0x0000006e), last written by "
+                         "step 3 dispatch increment; 64 of 64 words differ"))
+        << shown(r);
+}
+
+TEST(ScenarioHostPoints, AHostPointOnADeviceLocalBufferIsOneLineAndNothingRuns) {
+    std::string text = kHostPointsFile;
+    text.replace(text.find("memory = \"host-visible\"\n"), 24, "");
+    const auto path = writeFile("-host-bad.toml", text);
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << shown(r);
+    EXPECT_EQ(r.err, "repro: " + path.string() +
+                         ":25:13: host_read names buffer 'h', which is device-local; expected a buffer with memory = "
+                         "\"host-visible\" (the host reaches only mapped memory)\n")
+        << shown(r);
 }
 
 }  // namespace

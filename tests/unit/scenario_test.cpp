@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/errors.hpp"
@@ -875,5 +877,284 @@ TEST(ScenarioIndirect, BadFilesAreOneLine) {
     EXPECT_EQ(errorOf(replaced(indirectFile(4), "offset = 8\nx = 4", "count = 3")),
               "bad.toml:21:9: indirect-writer takes offset, x, y and z, not 'count'");
 }
+
+// User SPIR-V kernels (docs/scenarios.md "User kernels"): the modules are
+// tests/shaders/scenario_user_mix.comp compiled at build time (tests/CMakeLists.txt).
+const std::string kUserDir = REPRO_USER_KERNEL_DIR;
+
+// A scenario with buffers src, acc, out (acc's init `accInit`), the [[kernel]] `kernel` and
+// `steps`.
+std::string userScenario(const std::string& kernel, const std::string& steps, const std::string& accInit = "iota") {
+    return R"(name = "u"
+source = "https://example.org/report"
+pattern = "a test"
+expected = "not reproduced"
+check = ["acc"]
+)" + kernel +
+           R"(
+[[buffer]]
+name = "src"
+bytes = 256
+init = "iota"
+
+[[buffer]]
+name = "acc"
+bytes = 256
+init = ")" +
+           accInit + R"("
+
+[[buffer]]
+name = "out"
+bytes = 256
+)" + steps;
+}
+
+std::string userKernel(const std::string& spv, const std::string& extra = "") {
+    return "\n[[kernel]]\nname = \"mix\"\nspirv = \"" + kUserDir + "/" + spv + "\"\n" + extra;
+}
+
+const std::string kMixStep = R"(
+[[step]]
+dispatch = "mix"
+bindings = ["src", "acc"]
+groups = [1]
+add = 5
+)";
+
+TEST(ScenarioUserKernel, AModuleGivesItsBindingsAndWhatItReadsAndWrites) {
+    const Scenario s = parseScenario(userScenario(userKernel("user_mix.spv"), kMixStep), "u.toml");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    const UserKernel& k = s.kernels[0];
+    EXPECT_EQ(k.entry, "main");
+    EXPECT_EQ(k.localSize, (std::array<uint32_t, 3>{64, 1, 1}));
+    EXPECT_EQ(k.writes, (std::vector<bool>{false, true}));  // src readonly: NonWritable
+    EXPECT_EQ(k.reads, (std::vector<bool>{true, true}));
+    EXPECT_EQ(k.words.at(0), 0x07230203u);
+    const auto& d = std::get<Dispatch>(s.steps.at(0).body);
+    EXPECT_EQ(d.user, "mix");
+    EXPECT_EQ(d.params.count, 64u);  // the smallest bound buffer's words
+    EXPECT_EQ(d.params.add, 5u);
+    EXPECT_EQ(s.steps[0].label, "step 1 dispatch mix (user SPIR-V)");
+}
+
+TEST(ScenarioUserKernel, TheSpirvPathIsRelativeToTheFile) {
+    const std::string text = userScenario("\n[[kernel]]\nname = \"mix\"\nspirv = \"user_mix.spv\"\n", kMixStep);
+    EXPECT_EQ(parseScenario(text, kUserDir + "/u.toml").kernels.at(0).spirv, kUserDir + "/user_mix.spv");
+    EXPECT_TRUE(errorOf(text).find("bad.toml:9:9: kernel 'mix': 'user_mix.spv': cannot read: no such file") !=
+                std::string::npos)
+        << errorOf(text);
+}
+
+TEST(ScenarioUserKernel, NonReadableBindingsMayBeUndefinedAndReadableOnesMayNot) {
+    EXPECT_EQ(errorOf(userScenario(userKernel("user_writeonly.spv"), kMixStep, "undefined")), "");
+    EXPECT_EQ(errorOf(userScenario(userKernel("user_mix.spv"), kMixStep, "undefined")),
+              "bad.toml:25:1: step 1 dispatch mix (user SPIR-V) reads buffer 'acc' before any step writes it (its "
+              "init is \"undefined\"); expected a write first or an init");
+}
+
+TEST(ScenarioUserKernel, TheModelLeavesWhatAUserKernelWritesAndKnowsItCannot) {
+    const Scenario s = parseScenario(userScenario(userKernel("user_mix.spv"), kMixStep + R"(
+[[step]]
+dispatch = "copy"
+bindings = ["acc", "out"]
+
+[[step]]
+dispatch = "increment"
+bindings = ["src"]
+)"),
+                                     "u.toml");
+    const Contents c = runCpuModel(s);
+    EXPECT_EQ(word(c.at("acc"), 3), 3u);                                     // iota, untouched by the model
+    EXPECT_EQ(word(c.at("src"), 3), 4u);                                     // the built-in increment is modelled
+    EXPECT_EQ(unmodelledBuffers(s), (std::set<std::string>{"acc", "out"}));  // out: a copy of acc
+    EXPECT_EQ(lastWriter(s, "acc", 252), std::optional<size_t>(0));          // a user kernel may write all of it
+    EXPECT_EQ(writtenRanges(s.steps[0], s), (std::vector<WrittenRange>{{"acc", 0, 256}}));
+    const Scenario plain =
+        parseScenario(kHeader + kBufferA + "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n", "p.toml");
+    EXPECT_TRUE(unmodelledBuffers(plain).empty());
+}
+
+TEST(ScenarioUserKernel, BindingsThatDoNotMatchTheModuleAreOneLine) {
+    const std::string one = R"(
+[[step]]
+dispatch = "mix"
+bindings = ["acc"]
+groups = [1]
+)";
+    EXPECT_EQ(errorOf(userScenario(userKernel("user_mix.spv"), one)),
+              "bad.toml:27:12: kernel mix takes 2 binding(s) (its module " + kUserDir +
+                  "/user_mix.spv declares set 0, bindings 0..1); got 1");
+    const std::string noGroups = "\n[[step]]\ndispatch = \"mix\"\nbindings = [\"src\", \"acc\"]\n";
+    EXPECT_TRUE(errorOf(userScenario(userKernel("user_mix.spv"), noGroups)).find("has no 'groups'") !=
+                std::string::npos);
+    const std::string phase = kMixStep + "phase = 1\n";
+    EXPECT_TRUE(errorOf(userScenario(userKernel("user_mix.spv"), phase))
+                    .find("'phase' is a key of a built-in kernel; user kernel mix takes none") != std::string::npos);
+}
+
+TEST(ScenarioUserKernel, ModulesReproCannotBindAreOneLine) {
+    const auto error = [](const std::string& spv, const std::string& extra = "") {
+        return errorOf(userScenario(userKernel(spv, extra), kMixStep));
+    };
+    const std::string at = "bad.toml:9:9: kernel 'mix' (" + kUserDir + "/";
+    EXPECT_EQ(error("user_set1.spv"),
+              at + "user_set1.spv): set 1 binding 0 is in descriptor set 1; repro binds set 0 only");
+    EXPECT_EQ(error("user_uniform.spv"),
+              at + "user_uniform.spv): binding 0 is a uniform buffer descriptor; repro binds storage buffers only");
+    EXPECT_EQ(error("user_big_push.spv"),
+              at + "user_big_push.spv): its push-constant block is 32 bytes; repro pushes 16 (count, add, work, zero)");
+    EXPECT_EQ(error("user_entry_mix.spv"),
+              at + "user_entry_mix.spv): its GLCompute entry point is \"mix\", not \"main\"; expected entry = \"mix\"");
+    EXPECT_EQ(error("user_entry_mix.spv", "entry = \"mix\"\n"), "");
+}
+
+TEST(ScenarioUserKernel, FilesThatAreNoModuleAndBadNamesAreOneLine) {
+    const auto path = std::filesystem::path(::testing::TempDir()) / "user-kernel-not-spirv.spv";
+    std::ofstream(path) << "name = \"not SPIR-V\"\n";
+    const std::string notSpirv =
+        errorOf(userScenario("\n[[kernel]]\nname = \"mix\"\nspirv = \"" + path.string() + "\"\n", kMixStep));
+    EXPECT_TRUE(notSpirv.rfind("bad.toml:9:9: kernel 'mix': ", 0) == 0) << notSpirv;
+    EXPECT_TRUE(notSpirv.find("magic number 0x656d616e, not SPIR-V's 0x07230203") != std::string::npos) << notSpirv;
+    EXPECT_EQ(errorOf(userScenario("\n[[kernel]]\nname = \"copy\"\nspirv = \"x.spv\"\n", kMixStep)),
+              "bad.toml:8:8: kernel 'copy' is a built-in kernel's name; expected a name of its own");
+    EXPECT_EQ(errorOf(userScenario(userKernel("user_mix.spv") + userKernel("user_mix.spv"), kMixStep)),
+              "bad.toml:12:8: kernel 'mix' is declared twice; expected a name of its own");
+}
+
+TEST(ScenarioUserKernel, AnIndirectDispatchOfAUserKernelTakesItsArgs) {
+    const std::string steps = R"(
+[[step]]
+dispatch = "indirect-writer"
+bindings = ["out"]
+x = 2
+
+[[step]]
+dispatch_indirect = "mix"
+bindings = ["src", "acc"]
+args = "out"
+)";
+    const Scenario s = parseScenario(userScenario(userKernel("user_mix.spv"), steps), "u.toml");
+    const auto& d = std::get<Dispatch>(s.steps.at(1).body);
+    EXPECT_EQ(d.user, "mix");
+    ASSERT_TRUE(d.indirect.has_value());
+    EXPECT_EQ(d.indirect->buffer, "out");
+    EXPECT_EQ(d.groups[0], 2u);  // from the args, as the CPU model has them
+    EXPECT_EQ(s.steps[1].label, "step 2 dispatch-indirect mix (user SPIR-V)");
+    EXPECT_TRUE(errorOf(userScenario(userKernel("user_mix.spv"), steps + "groups = [1]\n"))
+                    .find("unknown key 'groups' in a dispatch_indirect step") != std::string::npos);
+}
+
+TEST(ScenarioUserKernel, AnIndirectDispatchMayNotReadCountsAUserKernelWrote) {
+    const std::string steps = kMixStep + R"(
+[[step]]
+dispatch_indirect = "increment"
+bindings = ["out"]
+args = "acc"
+)";
+    EXPECT_TRUE(errorOf(userScenario(userKernel("user_mix.spv"), steps))
+                    .find("reads its group counts from buffer 'acc', which a user kernel wrote before") !=
+                std::string::npos)
+        << errorOf(userScenario(userKernel("user_mix.spv"), steps));
+}
+
+// Host points (docs/scenarios.md "Host points").
+const std::string kHostPoints = R"(name = "h"
+source = "https://example.org/report"
+pattern = "a test"
+expected = "not reproduced"
+check = ["h"]
+
+[[buffer]]
+name = "h"
+bytes = 256
+memory = "host-visible"
+init = "iota"
+
+[[buffer]]
+name = "d"
+bytes = 256
+
+[[step]]
+dispatch = "increment"
+bindings = ["h"]
+add = 10
+
+[[step]]
+dispatch = "increment"
+bindings = ["h"]
+add = 100
+
+[[step]]
+host_read = "h"
+
+[[step]]
+host_write = "h"
+offset = 4
+words = [7, 8]
+
+[[step]]
+dispatch = "increment"
+bindings = ["h"]
+)";
+
+TEST(ScenarioHostPoints, TheModelAppliesHostWritesAndKnowsEachHostRead) {
+    const Scenario s = parseScenario(kHostPoints, "h.toml");
+    ASSERT_EQ(s.steps.size(), 5u);
+    EXPECT_EQ(s.steps[2].label, "step 3 host-read h");
+    EXPECT_EQ(s.steps[3].label, "step 4 host-write h");
+    const auto& w = std::get<HostWrite>(s.steps[3].body);
+    EXPECT_EQ(w.offset, 4u);
+    EXPECT_EQ(w.words, (std::vector<uint32_t>{7, 8}));
+    const Contents c = runCpuModel(s);
+    EXPECT_EQ(word(c.at("h"), 0), 111u);  // 0 + 10 + 100 + 1
+    EXPECT_EQ(word(c.at("h"), 1), 8u);    // the host's 7, then + 1
+    EXPECT_EQ(word(c.at("h"), 2), 9u);
+    EXPECT_EQ(word(c.at("h"), 3), 114u);
+    const auto reads = hostReadContents(s);
+    ASSERT_EQ(reads.size(), 1u);
+    EXPECT_EQ(word(reads.at(2), 1), 111u);  // at the read: both increments, not the host write
+    EXPECT_EQ(lastWriter(s, "h", 4), std::optional<size_t>(4));
+    EXPECT_EQ(lastWriter(s, "h", 4, 4), std::optional<size_t>(3));  // the host write
+    EXPECT_EQ(lastWriter(s, "h", 4, 2), std::optional<size_t>(1));  // as the host read sees it
+    EXPECT_EQ(writtenRanges(s.steps[3], s), (std::vector<WrittenRange>{{"h", 4, 12}}));
+}
+
+TEST(ScenarioHostPoints, ShuffleLeavesHostPointsWhereTheyAre) {
+    std::string text = kHostPoints;
+    text.replace(text.find("check"), 0, "shuffle = 3\n");
+    const Scenario s = parseScenario(text, "h.toml");
+    EXPECT_TRUE(std::holds_alternative<HostRead>(s.steps[2].body));
+    EXPECT_TRUE(std::holds_alternative<HostWrite>(s.steps[3].body));
+}
+
+TEST(ScenarioHostPoints, BadHostPointsAreOneLine) {
+    const std::string head = kHeader + kBufferA + R"(
+[[buffer]]
+name = "h"
+bytes = 64
+memory = "host-visible"
+init = "undefined"
+)";
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"a\"\nwords = [1]\n"),
+              "bad.toml:19:14: host_write names buffer 'a', which is device-local; expected a buffer with memory = "
+              "\"host-visible\" (the host reaches only mapped memory)");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_read = \"a\"\n"),
+              "bad.toml:19:13: host_read names buffer 'a', which is device-local; expected a buffer with memory = "
+              "\"host-visible\" (the host reaches only mapped memory)");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\n"),
+              "bad.toml:18:1: a host_write step has no words; expected words = [1, 2, 3]");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\noffset = 60\nwords = [1, 2]\n"),
+              "bad.toml:18:1: bytes [60, 68) are not inside buffer 'h' (64 bytes); expected a non-empty range in it");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\noffset = 2\nwords = [1]\n"),
+              "bad.toml:18:1: offset 2 and size 4 in 'h' must be multiples of 4 (Vulkan requires it here)");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_read = \"h\"\n"),
+              "bad.toml:18:1: step 1 host-read h reads buffer 'h' before any step writes it (its init is "
+              "\"undefined\"); expected a write first or an init");
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_read = \"h\"\nsize = 4\n"),
+              "bad.toml:20:8: unknown key 'size' in a host_read step; expected one of: host_read");
+    // a host write counts as a write: the read after it is fine
+    EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\nwords = [1]\n\n[[step]]\nhost_read = \"h\"\n"), "");
+}
+
 }  // namespace
 }  // namespace repro::scenario
