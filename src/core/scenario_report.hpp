@@ -34,9 +34,12 @@ struct ScenarioReport {
     // The scenario file (core/scenario.hpp).
     std::string name, source, pattern, expected, file, fileSha256;
     uint64_t fileBytes = 0;
-    size_t steps = 0;                                   // steps once repeats are expanded
-    std::optional<std::string> barrier;                 // --barrier B, the barrier every barrier step became
-    bool controls = false;                              // a barrier is labelled a control
+    size_t steps = 0;                    // steps once repeats are expanded
+    std::optional<std::string> barrier;  // --barrier B, the barrier every barrier step became
+    bool controls = false;               // a barrier is labelled a control
+    // One line per [[queue]]: where it landed, or that it fell back to the main queue
+    // ("second (family \"other\"): family 1 (TRANSFER), queue 0"); empty without queues.
+    std::vector<std::string> queues;
     uint32_t repeat = 1;                                // --repeat K
     std::optional<std::string> deviceName;              // nullopt: no device was chosen
     std::optional<std::string> driverName, driverInfo;  // VkPhysicalDeviceDriverProperties; nullopt without them

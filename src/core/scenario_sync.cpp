@@ -70,7 +70,7 @@ struct Arc {
 // timeline: the first signal whose value reaches the wait's), after the rules on each kind.
 std::map<size_t, size_t> signalOfEachWait(const Scenario& s) {
     std::map<size_t, size_t> out;
-    std::vector<std::optional<size_t>> pending(s.semaphores.size());      // binary: unconsumed signal
+    std::vector<std::optional<size_t>> pending(s.semaphores.size());        // binary: unconsumed signal
     std::vector<std::vector<size_t>> timelineSignals(s.semaphores.size());  // timeline: in file order
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const Step& step = s.steps[i];
@@ -108,9 +108,8 @@ std::map<size_t, size_t> signalOfEachWait(const Scenario& s) {
         const auto* w = std::get_if<Wait>(&s.steps[i].body);
         if (!w || !s.semaphores[w->semaphore].timeline) continue;
         const auto& list = timelineSignals[w->semaphore];
-        const auto reaching = std::find_if(list.begin(), list.end(), [&](size_t at) {
-            return std::get<Signal>(s.steps[at].body).value >= w->value;
-        });
+        const auto reaching = std::find_if(
+            list.begin(), list.end(), [&](size_t at) { return std::get<Signal>(s.steps[at].body).value >= w->value; });
         if (reaching == list.end())
             failAt(s, s.steps[i],
                    fmt::format("{} waits for timeline semaphore '{}' to reach {}, and no signal reaches it (the "
@@ -152,8 +151,7 @@ std::vector<std::vector<Arc>> arcsInto(const Scenario& s, const std::vector<Batc
     while (!seen.count(at)) {
         seen[at] = path.size();
         path.push_back(at);
-        const auto arc =
-            std::find_if(into[at].begin(), into[at].end(), [&](const Arc& a) { return !placed[a.from]; });
+        const auto arc = std::find_if(into[at].begin(), into[at].end(), [&](const Arc& a) { return !placed[a.from]; });
         arcs.push_back(*arc);
         at = arc->from;
     }
@@ -161,10 +159,10 @@ std::vector<std::vector<Arc>> arcsInto(const Scenario& s, const std::vector<Batc
     for (size_t k = seen[at]; k < arcs.size(); ++k) {
         if (arcs[k].wait) cycle.push_back(arcs[k]);
     }
-    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end(), [](const Arc& a, const Arc& b) {
-                    return *a.wait < *b.wait;
-                }),
-                cycle.end());
+    std::rotate(
+        cycle.begin(),
+        std::min_element(cycle.begin(), cycle.end(), [](const Arc& a, const Arc& b) { return *a.wait < *b.wait; }),
+        cycle.end());
     std::string chain;
     for (const Arc& a : cycle) {
         chain += fmt::format("{} waits for {}, which runs after ", s.steps[*a.wait].label, s.steps[*a.signal].label);

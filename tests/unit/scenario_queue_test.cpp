@@ -231,8 +231,9 @@ TEST(ScenarioQueues, ACycleOfSemaphoresIsOneLineAtItsFirstWait) {
 }
 
 TEST(ScenarioQueues, AWaitOnItsOwnLaterSignalIsACycle) {
-    const std::string e = errorOf(kHead + "[[step]]\nwait = \"t\"\nvalue = 1\n[[step]]\nfill = \"a\"\n[[step]]\n"
-                                          "signal = \"t\"\nvalue = 1\n");
+    const std::string e = errorOf(kHead +
+                                  "[[step]]\nwait = \"t\"\nvalue = 1\n[[step]]\nfill = \"a\"\n[[step]]\n"
+                                  "signal = \"t\"\nvalue = 1\n");
     EXPECT_EQ(e,
               "q.toml:22:1: a cycle of semaphores, so no order can run it: step 1 wait t = 1 waits for step 3 signal "
               "t = 1, which runs after step 1 wait t = 1; expected every wait's signal to run without that wait");
