@@ -646,6 +646,57 @@ TEST(ScenarioQueues, PrintStreamShowsTheSemaphoresPerQueue) {
     EXPECT_TRUE(contains(calls, "; wait copied at COMPUTE_SHADER; signal timeline(main) = 4; fence none)")) << calls;
 }
 
+// A timeline wait before its signal in the file: the copy on the second queue runs after the
+// dispatch it waits for, in every mode and in the CPU model, and the header says the order
+// changed.
+TEST(ScenarioQueues, ATimelineWaitBeforeItsSignalInTheFileRunsAfterIt) {
+    const auto path = writeFile("-wait-first.toml", R"(name = "x"
+source = "s"
+pattern = "p"
+expected = "not reproduced"
+check = ["b"]
+[[buffer]]
+name = "a"
+bytes = 4096
+init = "iota"
+[[buffer]]
+name = "b"
+bytes = 4096
+[[queue]]
+name = "second"
+family = "same"
+[[semaphore]]
+name = "t"
+type = "timeline"
+[[step]]
+wait = "t"
+value = 2
+stage = ["transfer"]
+queue = "second"
+[[step]]
+copy = "b"
+from = "a"
+queue = "second"
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+add = 100
+[[step]]
+signal = "t"
+value = 2
+)");
+    const BoundedResult r = repro({"--scenario", path.string(), "--validation"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  steps:    step 3 dispatch increment; step 4 signal t = 2; step 1 wait t = 2 on "
+                         "queue second; step 2 copy a -> b on queue second\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "  note: the steps run in an order the semaphores allow")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings)")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mode=single    2 submit(s)\n")) << shown(r);
+}
+
 // Synchronization validation is clean on the shipped file in every mode.
 TEST(ScenarioQueues, TheShippedFileIsValidationClean) {
     const BoundedResult r = repro({"--scenario", kScenarios + "compute-copy-on-a-second-queue.toml", "--validation"});

@@ -9,6 +9,7 @@
 #include "core/scenario_cpu.hpp"
 #include "core/scenario_parse.hpp"
 #include "core/scenario_sync.hpp"
+#include "vk/device.hpp"
 
 namespace repro::scenario {
 namespace {
@@ -248,6 +249,61 @@ TEST(ScenarioQueues, ConflictingAccessesOnTwoQueuesWithNoSemaphoreAreARace) {
     EXPECT_EQ(errorOf(kHead + "[[step]]\ncopy = \"b\"\nfrom = \"a\"\n[[step]]\ndispatch = \"noop\"\nbindings = "
                               "[\"a\"]\nqueue = \"second\"\n"),
               "");
+}
+
+// Where a [[queue]] lands (vk::chooseExtraQueues), on made-up families.
+VkQueueFamilyProperties family(VkQueueFlags flags, uint32_t count) {
+    VkQueueFamilyProperties f{};
+    f.queueFlags = flags;
+    f.queueCount = count;
+    return f;
+}
+
+TEST(ScenarioQueueChoice, OtherTakesAnotherFamilyThatRunsItsSteps) {
+    // An NVIDIA-like layout: graphics+compute (16), transfer only (2), compute+transfer (8).
+    const std::vector<VkQueueFamilyProperties> families = {
+        family(VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, 16),
+        family(VK_QUEUE_TRANSFER_BIT, 2), family(VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, 8)};
+    const auto q = vk::chooseExtraQueues(families, 0,
+                                         {{.otherFamily = true, .needs = VK_QUEUE_TRANSFER_BIT},
+                                          {.otherFamily = true, .needs = VK_QUEUE_COMPUTE_BIT},
+                                          {.otherFamily = false, .needs = VK_QUEUE_COMPUTE_BIT}});
+    ASSERT_EQ(q.size(), 3u);
+    EXPECT_EQ(q[0].family, 1u);  // a copy queue may take the transfer-only family
+    EXPECT_EQ(q[0].index, 0u);
+    EXPECT_TRUE(q[0].otherFamily);
+    EXPECT_EQ(q[0].note, "family 1 (TRANSFER), queue 0");
+    EXPECT_EQ(q[1].family, 2u);  // a dispatch needs compute
+    EXPECT_EQ(q[2].family, 0u);  // same: the main family's second queue
+    EXPECT_EQ(q[2].index, 1u);
+    EXPECT_FALSE(q[2].fallback);
+}
+
+TEST(ScenarioQueueChoice, OneQueueFallsBackToTheMainQueueAndSaysWhy) {
+    const std::vector<VkQueueFamilyProperties> lavapipe = {
+        family(VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, 1)};
+    const auto q = vk::chooseExtraQueues(lavapipe, 0, {{.otherFamily = true}, {.otherFamily = false}});
+    ASSERT_EQ(q.size(), 2u);
+    EXPECT_TRUE(q[0].fallback);
+    EXPECT_EQ(q[0].note,
+              "falls back to the main queue (no family besides 0 runs TRANSFER commands with a queue to spare; "
+              "family 0 has 1 queue and every one is taken)");
+    EXPECT_TRUE(q[1].fallback);
+    EXPECT_EQ(q[1].note, "falls back to the main queue (family 0 has 1 queue and every one is taken)");
+}
+
+TEST(ScenarioQueueChoice, OtherWithNoOtherFamilyTakesASecondQueueOfTheMainOne) {
+    const std::vector<VkQueueFamilyProperties> families = {
+        family(VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, 2),
+        family(VK_QUEUE_TRANSFER_BIT, 1)};
+    const auto q = vk::chooseExtraQueues(families, 0, {{.otherFamily = true, .needs = VK_QUEUE_COMPUTE_BIT}});
+    ASSERT_EQ(q.size(), 1u);
+    EXPECT_EQ(q[0].family, 0u);
+    EXPECT_EQ(q[0].index, 1u);
+    EXPECT_FALSE(q[0].otherFamily);
+    EXPECT_EQ(q[0].note,
+              "family 0 (GRAPHICS|COMPUTE|TRANSFER), queue 1 (no family besides 0 runs COMPUTE commands with a queue "
+              "to spare; a second queue of the main family instead)");
 }
 
 }  // namespace
