@@ -251,6 +251,48 @@ TEST(ScenarioQueues, ConflictingAccessesOnTwoQueuesWithNoSemaphoreAreARace) {
               "");
 }
 
+TEST(ScenarioQueues, AGroupsStepsTakeTheirQueuesAndBarrierOptionKeepsThem) {
+    // Three rounds: main fills a and signals t = r; the second queue waits for it and copies a
+    // into b behind a barrier of its own, then signals s, which main waits for before the next
+    // fill. Timeline values must rise, so the group signals the binary s back instead.
+    Scenario s = parseScenario(kHead + R"([[step]]
+fill = "a"
+value = 9
+[[step]]
+signal = "s"
+[[step]]
+repeat = 2
+[[step.steps]]
+wait = "s"
+queue = "second"
+[[step.steps]]
+barrier = "memory"
+src_stage = ["transfer"]
+dst_stage = ["transfer"]
+src_access = ["transfer-write"]
+dst_access = ["transfer-read"]
+queue = "second"
+[[step.steps]]
+copy = "b"
+from = "a"
+queue = "second"
+[[step.steps]]
+signal = "s"
+queue = "second"
+[[step.steps]]
+wait = "s"
+[[step.steps]]
+signal = "s"
+)",
+                               "q.toml");
+    ASSERT_EQ(s.steps.size(), 14u);
+    EXPECT_EQ(s.steps[4].label, "step 5 copy a -> b on queue second (repetition 1 of 2)");
+    EXPECT_EQ(s.steps[4].queue, 1u);
+    EXPECT_EQ(s.steps[7].queue, 0u);
+    EXPECT_EQ(replaceBarriers(s, repro::BarrierKind::Full), "");
+    EXPECT_EQ(s.steps[3].label, "step 4 barrier memory on queue second (--barrier full)");
+}
+
 // Where a [[queue]] lands (vk::chooseExtraQueues), on made-up families.
 VkQueueFamilyProperties family(VkQueueFlags flags, uint32_t count) {
     VkQueueFamilyProperties f{};
