@@ -386,6 +386,38 @@ ScenarioVerdict withValidation(const vk::Instance& instance, const sc::Scenario&
     return v;
 }
 
+// The extra queues the scenario's [[queue]] tables ask for, in order: another family or the
+// main one's, needing compute when a dispatch is put on it.
+std::vector<vk::ExtraQueueRequest> queueRequests(const sc::Scenario& s) {
+    std::vector<vk::ExtraQueueRequest> out;
+    for (uint32_t q = 1; q < s.queues.size(); ++q) {
+        const bool dispatches = std::any_of(s.steps.begin(), s.steps.end(), [&](const sc::Step& step) {
+            return step.queue == q && std::holds_alternative<sc::Dispatch>(step.body);
+        });
+        out.push_back({.otherFamily = s.queues[q].family == sc::QueueFamilyChoice::Other,
+                       .needs = static_cast<VkQueueFlags>(dispatches ? VK_QUEUE_COMPUTE_BIT : VK_QUEUE_TRANSFER_BIT)});
+    }
+    return out;
+}
+
+// One line per [[queue]] (where it landed, or its fallback), printed and kept in the report,
+// and the notes on split and on the order of the steps.
+void describeQueues(const vk::Device& device, const sc::Scenario& s, ScenarioReport& report) {
+    if (!s.usesQueues()) return;
+    say("  queue:    main: family {}, queue 0", device.queueFamily());
+    for (size_t q = 1; q < s.queues.size(); ++q) {
+        const vk::ExtraQueue& e = device.extraQueues().at(q - 1);
+        report.queues.push_back(
+            fmt::format("{} (family \"{}\"): {}", s.queues[q].name, sc::name(s.queues[q].family), e.note));
+        say("  queue:    {}", report.queues.back());
+    }
+    say("  note: split submits each step on its queue and waits for it, so it records no signal or wait step; "
+        "multipass and single submit one batch per signal/wait boundary with the file's semaphores");
+    if (s.reordered)
+        say("  note: the steps run in an order the semaphores allow (a timeline wait comes before its signal in "
+            "the file), as the steps line lists them");
+}
+
 void describeDevice(const vk::DeviceInfo& d, ScenarioReport& report) {
     report.deviceName = d.properties.deviceName;
     report.vendorId = d.properties.vendorID;
@@ -407,9 +439,11 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
     vk::Device device(
         instance, chosen,
         {.synchronization2 = s.usesSync2(),
-         .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>()});
+         .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>(),
+         .extraQueues = queueRequests(s)});
     report.timings.instanceAndDevice = secondsSince(begin);
     printHeader(s, chosen, o);
+    describeQueues(device, s, report);
     for (const auto& note : notes) say("  note: {}", note);
     if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)

@@ -141,6 +141,10 @@ std::string_view name(BarrierKind k) {
     return "?";
 }
 
+std::string_view name(QueueFamilyChoice f) {
+    return f == QueueFamilyChoice::Main ? "main" : f == QueueFamilyChoice::Same ? "same" : "other";
+}
+
 bool Scenario::usesSync2() const {
     return std::any_of(steps.begin(), steps.end(), [](const Step& s) {
         const auto* b = std::get_if<Barrier>(&s.body);
@@ -192,8 +196,9 @@ std::string replaceBarriers(Scenario& s, repro::BarrierKind b) {
         }
         *barrier = next;
         const std::string number = step.label.substr(0, step.label.find(" barrier "));
-        step.label = fmt::format("{} barrier {}{} (--barrier {})", number, name(next.kind),
-                                 next.control ? " (control)" : "", repro::name(b));
+        step.label =
+            fmt::format("{} barrier {}{}{} (--barrier {})", number, name(next.kind), next.control ? " (control)" : "",
+                        step.queue != 0 ? " on queue " + s.queues[step.queue].name : "", repro::name(b));
     }
     return "";
 }

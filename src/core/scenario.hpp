@@ -201,12 +201,51 @@ struct HostRead {
     std::string buffer;  // host-visible: its bytes are compared with the CPU model's at this point
 };
 
-using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier, HostWrite, HostRead>;
+// A queue a scenario's steps go to (docs/scenarios.md "Queues and semaphores"). Queue 0 is
+// always "main", the queue repro uses for everything else; a [[queue]] asks for another.
+enum class QueueFamilyChoice {
+    Main,   // the main queue itself (queue 0 alone)
+    Same,   // a second queue of the main queue's family
+    Other,  // a queue of another family that supports the steps put on it
+};
+std::string_view name(QueueFamilyChoice f);  // "main", "same", "other"
+
+struct QueueSpec {
+    std::string name;
+    QueueFamilyChoice family = QueueFamilyChoice::Main;
+    SourcePlace place;
+};
+
+// A semaphore between queues (Vulkan spec "Semaphores"): binary (each signal consumed by one
+// wait) or timeline (a 64-bit counter; a wait for N is satisfied once a signal of N or more ran).
+struct SemaphoreSpec {
+    std::string name;
+    bool timeline = false;
+    SourcePlace place;
+};
+
+// `signal = "s"`: ends its queue's current batch, which signals s at its end (with `value`
+// for a timeline, strictly increasing in file order). `semaphore` indexes Scenario::semaphores.
+struct Signal {
+    uint32_t semaphore = 0;
+    uint64_t value = 0;  // timeline only; 0 for a binary semaphore
+};
+// `wait = "s"`: the next batch on its queue waits for s (a timeline: until it reaches `value`)
+// at the stages `stage` (synchronization2 bits, truncated to the 32-bit VkPipelineStageFlags
+// of vkQueueSubmit's pWaitDstStageMask; default compute).
+struct Wait {
+    uint32_t semaphore = 0;
+    uint64_t value = 0;  // timeline only
+    uint64_t stage = 0x800;
+};
+
+using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier, HostWrite, HostRead, Signal, Wait>;
 
 struct Step {
     StepBody body;
     std::string label;  // "step 3 dispatch increment", for the output
     SourcePlace place;
+    uint32_t queue = 0;  // index into Scenario::queues (0: main)
 };
 
 struct Scenario {
@@ -223,8 +262,14 @@ struct Scenario {
     std::vector<Step> steps;
     const UserKernel* kernel(std::string_view name) const;  // nullptr when none has the name
     bool usesSync2() const;                                 // a barrier in the synchronization2 form
+    std::vector<QueueSpec> queues = {{.name = "main"}};     // [0] is main; then each [[queue]]
+    std::vector<SemaphoreSpec> semaphores;
+    // Steps were reordered to run in a valid order of the semaphores (core/scenario_sync.hpp).
+    bool reordered = false;
     bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps)
     const BufferSpec* buffer(std::string_view name) const;
+    // A [[queue]] or [[semaphore]]: the modes submit one batch at a time (scenario_sync.hpp).
+    bool usesQueues() const { return queues.size() > 1 || !semaphores.empty(); }
 };
 
 // Whether binding `index` of dispatch `d` of `s` is written (read) by its kernel: kernelWrites

@@ -60,6 +60,9 @@ struct ScenarioReport {
     bool controls = false;               // a barrier is labelled a control
     // The checked buffers a user kernel's output reaches, compared with split only (file order)
     std::vector<std::string> splitOnly;
+    // One line per [[queue]]: where it landed, or that it fell back to the main queue
+    // ("second (family \"other\"): family 1 (TRANSFER), queue 0"); empty without queues.
+    std::vector<std::string> queues;
     uint32_t repeat = 1;                                // --repeat K
     std::vector<std::string> askedModes;                // --mode, as names ("split", ...)
     std::optional<std::string> deviceName;              // nullopt: no device was chosen

@@ -5,7 +5,7 @@
 
 #include <initializer_list>
 
-#include "vk/device.hpp"
+#include "vk/physical_device.hpp"
 
 namespace repro::vk {
 

@@ -4,10 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
+#include <optional>
 
 #include "core/errors.hpp"
 #include "vk/check.hpp"
+#include "vk/describe.hpp"
 #include "vk/entry_points.hpp"
 #include "vk/feature_structs.hpp"
 #include "vk/khr_cooperative_matrix.hpp"
@@ -234,6 +238,78 @@ std::vector<std::string> omittedFeatures(const DeviceInfo& info, const DeviceOpt
     return omitted;
 }
 
+namespace {
+
+// Whether family `f` runs commands that need `needs` (transfer commands run on any graphics or
+// compute family: Vulkan spec "Queues").
+bool supports(const VkQueueFamilyProperties& f, VkQueueFlags needs) {
+    if (needs & VK_QUEUE_COMPUTE_BIT) return (f.queueFlags & VK_QUEUE_COMPUTE_BIT) != 0;
+    return (f.queueFlags & (VK_QUEUE_TRANSFER_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) != 0;
+}
+
+// One VkDeviceQueueCreateInfo per family used: the main queue and the extra ones not fallen
+// back, all at priority 1.0.
+std::vector<VkDeviceQueueCreateInfo> queueCreateInfos(uint32_t mainFamily, const std::vector<ExtraQueue>& extra) {
+    static const float kPriorities[64] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                          1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                          1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    std::map<uint32_t, uint32_t> counts{{mainFamily, 1}};
+    for (const ExtraQueue& q : extra) {
+        if (!q.fallback) counts[q.family] = std::max(counts[q.family], q.index + 1);
+    }
+    std::vector<VkDeviceQueueCreateInfo> out;
+    for (const auto& [family, count] : counts) {
+        out.push_back({.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                       .queueFamilyIndex = family,
+                       .queueCount = std::min<uint32_t>(count, 64),
+                       .pQueuePriorities = kPriorities});
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<ExtraQueue> chooseExtraQueues(const std::vector<VkQueueFamilyProperties>& families, uint32_t mainFamily,
+                                          const std::vector<ExtraQueueRequest>& requests) {
+    std::vector<uint32_t> taken(families.size(), 0);
+    if (mainFamily < taken.size()) taken[mainFamily] = 1;
+    const auto left = [&](uint32_t f) { return taken[f] < std::min<uint32_t>(families[f].queueCount, 64); };
+    std::vector<ExtraQueue> out;
+    for (const ExtraQueueRequest& r : requests) {
+        std::optional<uint32_t> family;
+        for (uint32_t f = 0; r.otherFamily && !family && f < families.size(); ++f) {
+            if (f != mainFamily && supports(families[f], r.needs) && left(f)) family = f;
+        }
+        const std::string flags =
+            queueFlagsText(r.needs & VK_QUEUE_COMPUTE_BIT ? VK_QUEUE_COMPUTE_BIT : VK_QUEUE_TRANSFER_BIT);
+        std::string why = r.otherFamily ? fmt::format("no family besides {} runs {} commands with a queue to spare; ",
+                                                      mainFamily, flags)
+                                        : "";
+        if (!family && mainFamily < families.size() && left(mainFamily)) family = mainFamily;
+        if (!family) {
+            const uint32_t count = mainFamily < families.size() ? families[mainFamily].queueCount : 0;
+            out.push_back({.family = mainFamily,
+                           .index = 0,
+                           .fallback = true,
+                           .note = fmt::format("falls back to the main queue ({}family {} has {} queue{} and every "
+                                               "one is taken)",
+                                               why, mainFamily, count, count == 1 ? "" : "s")});
+            continue;
+        }
+        const uint32_t index = taken[*family]++;
+        out.push_back({.family = *family,
+                       .index = index,
+                       .otherFamily = *family != mainFamily,
+                       .note = fmt::format("family {} ({}), queue {}{}", *family,
+                                           queueFlagsText(families[*family].queueFlags), index,
+                                           r.otherFamily && *family == mainFamily ? " (" + why +
+                                                                                        "a second queue of "
+                                                                                        "the main family instead)"
+                                                                                  : "")});
+    }
+    return out;
+}
+
 Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOptions& options) : info_(info) {
     checkOptionsFit(info, options);
     // A validation layer generated from headers older than the extension rejects
@@ -250,20 +326,15 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
     omitted_ = vk::omittedFeatures(info, options, coopWithheld, layerSpec);
 
     queueFamily_ = *info.queueFamily;
-    const float priority = 1.0f;
-    const VkDeviceQueueCreateInfo queueInfo{
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = queueFamily_,
-        .queueCount = 1,
-        .pQueuePriorities = &priority,
-    };
+    extraQueues_ = chooseExtraQueues(info.queueFamilies, queueFamily_, options.extraQueues);
+    const std::vector<VkDeviceQueueCreateInfo> queueInfos = queueCreateInfos(queueFamily_, extraQueues_);
     FeatureChain chain;
     const std::vector<const char*> names = extensions_.names();
     const VkDeviceCreateInfo createInfo{
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = chain.link(features_),
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &queueInfo,
+        .queueCreateInfoCount = static_cast<uint32_t>(queueInfos.size()),
+        .pQueueCreateInfos = queueInfos.data(),
         .enabledExtensionCount = static_cast<uint32_t>(names.size()),
         .ppEnabledExtensionNames = names.data(),
         .pEnabledFeatures = nullptr,  // blade chains VkPhysicalDeviceFeatures2 instead
@@ -277,6 +348,7 @@ Device::Device(const Instance& instance, const DeviceInfo& info, const DeviceOpt
     if (options.afterLoad) options.afterLoad();
     afterVolkLoad(2);
     vkGetDeviceQueue(life_.device, queueFamily_, 0, &queue_);
+    for (ExtraQueue& q : extraQueues_) vkGetDeviceQueue(life_.device, q.family, q.index, &q.queue);
     debugUtils_ = instance.hasDebugUtils();
 }
 

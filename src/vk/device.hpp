@@ -41,6 +41,32 @@ struct EnabledFeatures {
     std::vector<std::string> names() const;
 };
 
+// A queue besides the main one (a scenario's [[queue]]: docs/scenarios.md "Queues and
+// semaphores").
+struct ExtraQueueRequest {
+    bool otherFamily = false;  // true: another family than the main one; false: the main one's
+    // What its commands need: VK_QUEUE_COMPUTE_BIT for dispatches, else VK_QUEUE_TRANSFER_BIT
+    // (which a graphics or compute family supports whether or not it reports the bit: Vulkan
+    // spec "Queues").
+    VkQueueFlags needs = VK_QUEUE_TRANSFER_BIT;
+};
+
+// Where an extra queue landed.
+struct ExtraQueue {
+    uint32_t family = 0, index = 0;  // vkGetDeviceQueue's arguments
+    bool fallback = false;           // it is the main queue itself: the device has no queue to spare
+    bool otherFamily = false;        // a family other than the main queue's
+    std::string note;                // "family 1 (TRANSFER), queue 0", or why it fell back
+    VkQueue queue = VK_NULL_HANDLE;  // set by Device
+};
+
+// The choice for each request, in order, as a pure function of the families: "other" takes
+// the first family besides `mainFamily` that supports its needs and has a queue left, else a
+// second queue of the main family, else the main queue; "same" a second queue of the main
+// family, else the main queue. Each queue is taken once.
+std::vector<ExtraQueue> chooseExtraQueues(const std::vector<VkQueueFamilyProperties>& families, uint32_t mainFamily,
+                                          const std::vector<ExtraQueueRequest>& requests);
+
 // What the logical device enables beyond blade's default set.
 struct DeviceOptions {
     bool deviceFault = false;           // VK_EXT_device_fault where supported (--breadcrumbs)
@@ -54,6 +80,8 @@ struct DeviceOptions {
     // Called right after volkLoadDevice, before any other call on the device (the
     // command-stream tracer installs itself there: vk/trace.hpp).
     std::function<void()> afterLoad;
+    // Queues besides the main one, created with it (chooseExtraQueues); none by default.
+    std::vector<ExtraQueueRequest> extraQueues;
 };
 
 // The choice, as pure functions of the device's facts and the options.
@@ -84,6 +112,8 @@ class Device {
     const DeviceLife* life() const { return &life_; }
     VkQueue queue() const { return queue_; }
     uint32_t queueFamily() const { return queueFamily_; }
+    // The extra queues DeviceOptions asked for, in its order.
+    const std::vector<ExtraQueue>& extraQueues() const { return extraQueues_; }
     const DeviceInfo& info() const { return info_; }
     const EnabledExtensions& extensions() const { return extensions_; }
     const EnabledFeatures& features() const { return features_; }
@@ -104,6 +134,7 @@ class Device {
     DeviceLife life_;
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queueFamily_ = 0;
+    std::vector<ExtraQueue> extraQueues_;
     EnabledExtensions extensions_;
     EnabledFeatures features_;
     std::vector<std::string> omitted_;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "core/interrupt.hpp"
 #include "vk/check.hpp"
@@ -15,12 +16,15 @@
 
 namespace repro::vk {
 
-Encoder::Encoder(const Device& device) : device_(device) {
+Encoder::Encoder(const Device& device) : Encoder(device, device.queue(), device.queueFamily()) {}
+
+Encoder::Encoder(const Device& device, VkQueue queue, uint32_t family)
+    : device_(device), queue_(queue), family_(family) {
     const VkDevice d = device.get();
     const VkCommandPoolCreateInfo poolInfo{
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-        .queueFamilyIndex = device.queueFamily(),
+        .queueFamilyIndex = family_,
     };
     VkCommandPool pool = VK_NULL_HANDLE;
     check(vkCreateCommandPool(d, &poolInfo, nullptr, &pool), "vkCreateCommandPool");
@@ -140,7 +144,18 @@ SubmitOutcome Encoder::submitNoWait() {
     return out;
 }
 
-SubmitOutcome Encoder::submit() {
+SubmitOutcome Encoder::submitNoWait(const std::vector<SemaphoreOp>& waits, const std::vector<SemaphoreOp>& signals) {
+    SubmitOutcome out = submit(waits, signals);
+    if (out.status == SubmitStatus::Completed) ++inFlight_;
+    return out;
+}
+
+SubmitOutcome Encoder::waitForAll(double timeoutSeconds) {
+    if (timelineValue_ == 0) return {};
+    return wait(timelineValue_, timeoutSeconds);
+}
+
+SubmitOutcome Encoder::submit(const std::vector<SemaphoreOp>& waits, const std::vector<SemaphoreOp>& signals) {
     SubmitOutcome out;
     if (interruptSignal() != 0) {
         out.status = SubmitStatus::Interrupted;
@@ -148,23 +163,38 @@ SubmitOutcome Encoder::submit() {
         return out;
     }
     out.timelineValue = ++timelineValue_;
+    std::vector<VkSemaphore> waitSemaphores, signalSemaphores{timeline_.get()};
+    std::vector<uint64_t> waitValues, signalValues{out.timelineValue};
+    std::vector<VkPipelineStageFlags> stages;
+    for (const SemaphoreOp& w : waits) {
+        waitSemaphores.push_back(w.semaphore);
+        waitValues.push_back(w.value);
+        stages.push_back(w.stage);
+    }
+    for (const SemaphoreOp& s : signals) {
+        signalSemaphores.push_back(s.semaphore);
+        signalValues.push_back(s.value);
+    }
     const VkTimelineSemaphoreSubmitInfo timelineInfo{
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-        .waitSemaphoreValueCount = 0,
-        .signalSemaphoreValueCount = 1,
-        .pSignalSemaphoreValues = &out.timelineValue,
+        .waitSemaphoreValueCount = static_cast<uint32_t>(waitValues.size()),
+        .pWaitSemaphoreValues = waitValues.empty() ? nullptr : waitValues.data(),
+        .signalSemaphoreValueCount = static_cast<uint32_t>(signalValues.size()),
+        .pSignalSemaphoreValues = signalValues.data(),
     };
-    const VkSemaphore semaphore = timeline_.get();
     const VkCommandBuffer commandBuffer = cmd();
     const VkSubmitInfo submit{
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .pNext = &timelineInfo,
+        .waitSemaphoreCount = static_cast<uint32_t>(waitSemaphores.size()),
+        .pWaitSemaphores = waitSemaphores.empty() ? nullptr : waitSemaphores.data(),
+        .pWaitDstStageMask = stages.empty() ? nullptr : stages.data(),
         .commandBufferCount = 1,
         .pCommandBuffers = &commandBuffer,
-        .signalSemaphoreCount = 1,
-        .pSignalSemaphores = &semaphore,
+        .signalSemaphoreCount = static_cast<uint32_t>(signalSemaphores.size()),
+        .pSignalSemaphores = signalSemaphores.data(),
     };
-    const VkResult r = vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE);
+    const VkResult r = vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE);
     if (r != VK_SUCCESS) {
         out.status = r == VK_ERROR_DEVICE_LOST ? SubmitStatus::DeviceLost : SubmitStatus::Failed;
         out.result = r;

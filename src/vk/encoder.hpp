@@ -33,9 +33,20 @@ struct SubmitOutcome {
     bool drained = true;           // Interrupted: the submit completed within the bound
 };
 
+// A semaphore a submit waits for or signals besides the encoder's own timeline (a scenario's
+// semaphores: docs/scenarios.md "Queues and semaphores").
+struct SemaphoreOp {
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    uint64_t value = 0;              // a timeline's value; ignored for a binary semaphore
+    VkPipelineStageFlags stage = 0;  // a wait's pWaitDstStageMask entry; unused for a signal
+};
+
 class Encoder {
   public:
     explicit Encoder(const Device& device);
+    // An encoder on another queue of `device`: its command pool is of `family`, its submits
+    // go to `queue`.
+    Encoder(const Device& device, VkQueue queue, uint32_t family);
 
     // The command buffer being recorded (after begin()).
     VkCommandBuffer cmd() const { return slots_[current_].commandBuffer; }
@@ -70,6 +81,19 @@ class Encoder {
     // completes (its timeline value covers every earlier submit).
     SubmitOutcome submitNoWait();
 
+    // The same with `waits` and `signals` in the VkSubmitInfo besides the timeline's signal
+    // (their values through VkTimelineSemaphoreSubmitInfo; the spec ignores a binary's).
+    SubmitOutcome submitNoWait(const std::vector<SemaphoreOp>& waits, const std::vector<SemaphoreOp>& signals);
+
+    // The host wait for the last value submitted (every submit of this encoder), as
+    // submitAndWait waits; Completed at once when nothing was submitted.
+    SubmitOutcome waitForAll(double timeoutSeconds);
+
+    // The encoder's timeline semaphore and the value of its last submit (a wait on it orders
+    // another queue after every submit so far).
+    VkSemaphore timeline() const { return timeline_.get(); }
+    uint64_t lastValue() const { return timelineValue_; }
+
   private:
     // One command buffer and the descriptor pools its sets come from.
     struct Slot {
@@ -79,10 +103,12 @@ class Encoder {
     };
     void addSlot();
     void addDescriptorPool(Slot& slot, uint32_t maxSets);
-    SubmitOutcome submit();
+    SubmitOutcome submit(const std::vector<SemaphoreOp>& waits = {}, const std::vector<SemaphoreOp>& signals = {});
     SubmitOutcome wait(uint64_t value, double timeoutSeconds);
 
     const Device& device_;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t family_ = 0;
     Owned<VkCommandPool> commandPool_;
     std::vector<Slot> slots_;
     size_t current_ = 0;

@@ -158,13 +158,16 @@ Owned<VkDeviceMemory> allocate(const Device& device, const std::string& what, Vk
 // vkCreateBuffer with blade's usage; out of memory is CannotTest naming the heap the
 // class would come from.
 Owned<VkBuffer> createRawBuffer(const Device& device, const std::string& name, VkDeviceSize bytes, MemoryClass cls,
-                                bool deviceAddress) {
+                                bool deviceAddress, const std::vector<uint32_t>& families = {}) {
+    const bool concurrent = families.size() >= 2;
     const VkBufferCreateInfo info{
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = bytes,
         .usage = kBladeBufferUsage | (deviceAddress ? VkBufferUsageFlags{VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT}
                                                     : VkBufferUsageFlags{0}),
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .sharingMode = concurrent ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE,
+        .queueFamilyIndexCount = concurrent ? static_cast<uint32_t>(families.size()) : 0u,
+        .pQueueFamilyIndices = concurrent ? families.data() : nullptr,
     };
     VkBuffer raw = VK_NULL_HANDLE;
     const VkResult r = vkCreateBuffer(device.get(), &info, nullptr, &raw);
@@ -191,7 +194,7 @@ Allocator::Allocator(const Device& device, bool gpuAllocLayout) : device_(&devic
 Buffer Allocator::create(std::string name, VkDeviceSize bytes, MemoryClass cls, const BufferOptions& options) {
     const Device& device = *device_;
     Buffer b{.name = std::move(name), .size = bytes, .memoryClass = cls};
-    b.buffer = createRawBuffer(device, b.name, bytes, cls, options.deviceAddress);
+    b.buffer = createRawBuffer(device, b.name, bytes, cls, options.deviceAddress, options.concurrentFamilies);
     VkMemoryRequirements req{};
     vkGetBufferMemoryRequirements(device.get(), b.get(), &req);
     const auto [type, mapped] = chooseType(device, b.name, req.memoryTypeBits, cls, options.placement);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/gpu_alloc.hpp"
 #include "core/variant.hpp"
@@ -80,6 +81,9 @@ struct BufferOptions {
     // --profile blade-exact with bufferDeviceAddress enabled: SHADER_DEVICE_ADDRESS usage and
     // VkMemoryAllocateFlagsInfo{DEVICE_ADDRESS} on the allocation (blade resource.rs:363-426).
     bool deviceAddress = false;
+    // Two or more queue families: VK_SHARING_MODE_CONCURRENT among them (a scenario with
+    // queues of two families; Vulkan spec "Resource Sharing Mode"); else EXCLUSIVE.
+    std::vector<uint32_t> concurrentFamilies;
 };
 
 // Makes buffers and their memory. The default gives each buffer its own vkAllocateMemory of

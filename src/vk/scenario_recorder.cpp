@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/scenario_sync.hpp"
 #include "vk/barriers.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
@@ -110,11 +112,24 @@ struct ModeBuffers {
     explicit ModeBuffers(const Device& device) : allocator(device, false) {}
 };
 
-void makeBuffers(const sc::Scenario& s, ModeBuffers& out) {
+// The queue families the scenario's queues landed in, the main one first, each once: two or
+// more make its buffers VK_SHARING_MODE_CONCURRENT among them (no queue family ownership
+// transfer is recorded: docs/scenarios.md "Queues and semaphores").
+std::vector<uint32_t> familiesOf(const Device& device, const sc::Scenario& s) {
+    std::vector<uint32_t> out{device.queueFamily()};
+    for (size_t q = 1; q < s.queues.size(); ++q) {
+        const uint32_t f = device.extraQueues().at(q - 1).family;
+        if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    }
+    return out;
+}
+
+void makeBuffers(const sc::Scenario& s, const std::vector<uint32_t>& families, ModeBuffers& out) {
     for (const auto& spec : s.buffers) {
         const bool host = spec.placement == sc::Placement::HostVisible;
         Buffer b = out.allocator.create(spec.name, spec.bytes, MemoryClass::Device,
-                                        {.placement = host ? BufferMemory::HostVisible : BufferMemory::DeviceLocal});
+                                        {.placement = host ? BufferMemory::HostVisible : BufferMemory::DeviceLocal,
+                                         .concurrentFamilies = families});
         const auto words = sc::initialWords(spec);
         if (host) {
             std::memcpy(b.mapped, words.data(), spec.bytes);  // HOST_COHERENT: no flush
@@ -262,6 +277,16 @@ class ModeStamps {
     std::optional<double> seconds_;  // set while active and every pair was read
 };
 
+// Whether `out` completed; else false with `run` filled (what failed, and how).
+bool completed(const SubmitOutcome& out, const std::string& what, ScenarioModeRun& run) {
+    if (out.status == SubmitStatus::Completed) return true;
+    run.hang = out.status == SubmitStatus::Timeout || out.status == SubmitStatus::DeviceLost;
+    run.timedOut = out.status == SubmitStatus::Timeout;
+    run.failure =
+        fmt::format("{} ({}): {}{}", what, out.call, resultName(out.result), run.timedOut ? " (timed out)" : "");
+    return false;
+}
+
 // Ends the open command buffer, submits it and waits; false (with `run` filled) on failure.
 // `stamps`: one of the mode's own submits (its end timestamp, wait time and GPU time counted).
 bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, ScenarioModeRun& run,
@@ -270,15 +295,143 @@ bool submit(Encoder& encoder, const std::string& what, double timeoutSeconds, Sc
     encoder.end();
     const SubmitOutcome out = encoder.submitAndWait(timeoutSeconds);
     if (stamps) run.gpuWait += out.waitSeconds;
-    if (out.status == SubmitStatus::Completed) {
-        if (stamps) stamps->collect();
-        return true;
+    if (!completed(out, what, run)) return false;
+    if (stamps) stamps->collect();
+    return true;
+}
+
+// The same with semaphores to wait for: submitted, then the host waits for the encoder.
+bool submitAfter(Encoder& encoder, const std::vector<SemaphoreOp>& waits, const std::string& what,
+                 double timeoutSeconds, ScenarioModeRun& run) {
+    encoder.end();
+    const SubmitOutcome out = encoder.submitNoWait(waits, {});
+    if (!completed(out, what, run)) return false;
+    return completed(encoder.waitForAll(timeoutSeconds), what, run);
+}
+
+// One mode's queues: an encoder per scenario queue ([0] the main one, which also uploads and
+// reads back) and the scenario's semaphores, made fresh for the mode (a binary signal is
+// consumed, a timeline counts up from 0), named by the file's names for --print-stream.
+struct ModeQueues {
+    std::vector<std::unique_ptr<Encoder>> encoders;
+    std::vector<Owned<VkSemaphore>> semaphores;
+};
+
+ModeQueues makeQueues(const Device& device, const sc::Scenario& s) {
+    ModeQueues q;
+    q.encoders.push_back(std::make_unique<Encoder>(device));
+    for (size_t i = 1; i < s.queues.size(); ++i) {
+        const ExtraQueue& e = device.extraQueues().at(i - 1);
+        q.encoders.push_back(std::make_unique<Encoder>(device, e.queue, e.family));
     }
-    run.hang = out.status == SubmitStatus::Timeout || out.status == SubmitStatus::DeviceLost;
-    run.timedOut = out.status == SubmitStatus::Timeout;
-    run.failure =
-        fmt::format("{} ({}): {}{}", what, out.call, resultName(out.result), run.timedOut ? " (timed out)" : "");
-    return false;
+    for (size_t i = 0; i < q.encoders.size() && trace::installed(); ++i) {
+        const auto timeline = reinterpret_cast<uint64_t>(q.encoders[i]->timeline());
+        if (s.usesQueues()) trace::nameObject(timeline, fmt::format("timeline({})", s.queues[i].name));
+    }
+    for (const auto& spec : s.semaphores) {
+        const VkSemaphoreTypeCreateInfo type{
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+            .semaphoreType = spec.timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY,
+            .initialValue = 0};
+        const VkSemaphoreCreateInfo info{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+        VkSemaphore raw = VK_NULL_HANDLE;
+        check(vkCreateSemaphore(device.get(), &info, nullptr, &raw), "vkCreateSemaphore");
+        q.semaphores.emplace_back(device.life(), raw);
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(raw), spec.name);
+    }
+    return q;
+}
+
+constexpr VkPipelineStageFlags kAllCommands = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+
+// split with queues: each step that is not a barrier, signal or wait in its own submit on its
+// queue, waited for; a submit on another queue than the one before also waits (on the device)
+// for that queue's timeline, so that split stays the fully ordered reference.
+bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s,
+                         const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+    uint32_t lastQueue = 0;
+    for (const auto& step : s.steps) {
+        const auto& body = step.body;
+        if (std::holds_alternative<sc::Barrier>(body) || std::holds_alternative<sc::Signal>(body) ||
+            std::holds_alternative<sc::Wait>(body))
+            continue;
+        Encoder& encoder = *q.encoders[step.queue];
+        encoder.begin();
+        recordBladeGlobalBarrier(encoder.cmd());
+        recordWork(encoder, pipelines, step, mb);
+        recordBladeGlobalBarrier(encoder.cmd());
+        std::vector<SemaphoreOp> waits;
+        const Encoder& previous = *q.encoders[lastQueue];
+        if (step.queue != lastQueue && previous.lastValue() > 0)
+            waits.push_back({.semaphore = previous.timeline(), .value = previous.lastValue(), .stage = kAllCommands});
+        lastQueue = step.queue;
+        ++run.submits;
+        if (!submitAfter(encoder, waits, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run))
+            return false;
+    }
+    return true;
+}
+
+// A batch's waits and signals as submit semaphores; the first batch of a queue other than the
+// main one also waits for the main queue's upload (its timeline value `upload`).
+void batchSemaphores(const ModeQueues& q, const sc::Scenario& s, const sc::Batch& batch, bool firstOnQueue,
+                     uint64_t upload, std::vector<SemaphoreOp>& waits, std::vector<SemaphoreOp>& signals) {
+    for (const size_t i : batch.waits) {
+        const auto& w = std::get<sc::Wait>(s.steps[i].body);
+        waits.push_back({.semaphore = q.semaphores[w.semaphore].get(),
+                         .value = w.value,
+                         .stage = static_cast<VkPipelineStageFlags>(w.stage & 0xffffffffu)});
+    }
+    if (batch.queue != 0 && firstOnQueue && upload > 0)
+        waits.push_back({.semaphore = q.encoders[0]->timeline(), .value = upload, .stage = kAllCommands});
+    for (const size_t i : batch.signals) {
+        const auto& sig = std::get<sc::Signal>(s.steps[i].body);
+        signals.push_back({.semaphore = q.semaphores[sig.semaphore].get(), .value = sig.value});
+    }
+}
+
+// multipass and single with queues: one submit per batch (core/scenario_sync.hpp), in the
+// steps' order, with its waits and signals; each queue's first batch starts with G in single,
+// its last ends with G; multipass puts G before each step as without queues. Then the host
+// waits for every queue.
+bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
+                   const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+    const std::vector<sc::Batch> batches = sc::batchesOf(s);
+    std::vector<size_t> first(s.queues.size(), batches.size()), last(s.queues.size(), 0);
+    for (size_t b = 0; b < batches.size(); ++b) {
+        first[batches[b].queue] = std::min(first[batches[b].queue], b);
+        last[batches[b].queue] = b;
+    }
+    const uint64_t upload = q.encoders[0]->lastValue();
+    for (size_t b = 0; b < batches.size(); ++b) {
+        const sc::Batch& batch = batches[b];
+        Encoder& encoder = *q.encoders[batch.queue];
+        encoder.begin();
+        if (mode == Mode::Single && b == first[batch.queue]) recordBladeGlobalBarrier(encoder.cmd());
+        for (const size_t i : batch.work) {
+            if (const auto* barrier = std::get_if<sc::Barrier>(&s.steps[i].body)) {
+                recordBarrier(encoder.cmd(), *barrier, mb);
+                continue;
+            }
+            if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
+            recordWork(encoder, pipelines, s.steps[i], mb);
+        }
+        if (b == last[batch.queue]) recordBladeGlobalBarrier(encoder.cmd());
+        encoder.end();
+        std::vector<SemaphoreOp> waits, signals;
+        batchSemaphores(q, s, batch, b == first[batch.queue], upload, waits, signals);
+        ++run.submits;
+        trace::note(fmt::format("submit {}: batch {} of {} on queue {}", run.submits, b + 1, batches.size(),
+                                s.queues[batch.queue].name));
+        const std::string what = fmt::format("submit {} (batch {} of {} on queue {})", run.submits, b + 1,
+                                             batches.size(), s.queues[batch.queue].name);
+        if (!completed(encoder.submitNoWait(waits, signals), what, run)) return false;
+    }
+    for (size_t i = 0; i < q.encoders.size(); ++i) {
+        const std::string what = fmt::format("the wait for queue {}", s.queues[i].name);
+        if (!completed(q.encoders[i]->waitForAll(timeoutSeconds), what, run)) return false;
+    }
+    return true;
 }
 
 bool isHostPoint(const sc::Step& step) {
@@ -326,8 +479,10 @@ bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc:
     return true;
 }
 
-bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
+// Without queues: split as above; multipass and single one submit on the main queue, ended
+// and begun again at each host point.
+bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
+                    const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
     if (mode == Mode::Split) return recordSplit(encoder, pipelines, s, mb, timeoutSeconds, run, stamps);
     const bool hostPoints = std::any_of(s.steps.begin(), s.steps.end(), isHostPoint);
     stamps.begin(encoder);
@@ -361,6 +516,17 @@ bool recordMode(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
                   timeoutSeconds, run, &stamps);
 }
 
+// With queues (core/scenario_sync.hpp), split and the batches; without, recordOneQueue.
+// The timestamps cover the main queue's submits without queues only.
+bool recordMode(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
+                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
+    if (s.usesQueues()) {
+        if (mode == Mode::Split) return recordSplitOnQueues(q, pipelines, s, mb, timeoutSeconds, run);
+        return recordBatches(q, pipelines, s, mode, mb, timeoutSeconds, run);
+    }
+    return recordOneQueue(*q.encoders[0], pipelines, s, mode, mb, timeoutSeconds, run, stamps);
+}
+
 }  // namespace
 
 ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
@@ -377,9 +543,10 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
         }
     };
     ModeBuffers mb(device);
-    makeBuffers(s, mb);
-    Encoder encoder(device);
-    ModeStamps stamps(device, timestamps);
+    makeBuffers(s, familiesOf(device, s), mb);
+    ModeQueues queues = makeQueues(device, s);
+    Encoder& encoder = *queues.encoders[0];
+    ModeStamps stamps(device, timestamps && !s.usesQueues());
     const AbandonOnTimeout guard{device, run};
     encoder.begin();  // the upload of the device-local buffers' initial contents
     for (const auto& [name, twin] : mb.twins) copyWhole(encoder.cmd(), twin, mb.buffers.at(name));
@@ -387,7 +554,7 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
     if (!submit(encoder, "the upload submit", timeoutSeconds, run)) return run;
     run.buffersAndUpload = secondsSince(phase);
     phase = Clock::now();
-    const bool recorded = recordMode(encoder, pipelines, s, mode, mb, timeoutSeconds, run, stamps);
+    const bool recorded = recordMode(queues, pipelines, s, mode, mb, timeoutSeconds, run, stamps);
     run.recording = std::max(0.0, secondsSince(phase) - run.gpuWait);
     run.gpuSeconds = stamps.seconds();
     if (!recorded) return run;
@@ -399,7 +566,16 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
             copyWhole(encoder.cmd(), mb.buffers.at(spec.name), mb.twins.at(spec.name));
     }
     recordHostReadBarrier(encoder.cmd());
-    if (!submit(encoder, "the readback submit", timeoutSeconds, run)) return run;
+    std::vector<SemaphoreOp> afterQueues;  // the readback waits for every other queue's work
+    for (size_t i = 1; i < queues.encoders.size(); ++i) {
+        const Encoder& other = *queues.encoders[i];
+        if (other.lastValue() > 0)
+            afterQueues.push_back({.semaphore = other.timeline(), .value = other.lastValue(), .stage = kAllCommands});
+    }
+    const bool readBack = afterQueues.empty()
+                              ? submit(encoder, "the readback submit", timeoutSeconds, run)
+                              : submitAfter(encoder, afterQueues, "the readback submit", timeoutSeconds, run);
+    if (!readBack) return run;
     for (const auto& spec : s.buffers) {
         if (!spec.checked) continue;
         const Buffer& from = mb.twins.count(spec.name) ? mb.twins.at(spec.name) : mb.buffers.at(spec.name);

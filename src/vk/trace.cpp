@@ -71,6 +71,15 @@ std::string named(Handle h, const char* kind) {
     return name;
 }
 
+// A submit's semaphore and value: "timeline = 3" for an unnamed one (an encoder's own
+// timeline), "NAME = 3" for a named timeline, "NAME" for a named one with value 0 (binary).
+std::string semaphoreValue(VkSemaphore semaphore, uint64_t value) {
+    const State& s = state();
+    const auto it = s.names.find(key(semaphore));
+    if (it == s.names.end()) return fmt::format("timeline = {}", value);
+    return value == 0 ? it->second : fmt::format("{} = {}", it->second, value);
+}
+
 std::string cbName(VkCommandBuffer cb) {
     State& s = state();
     auto [it, added] = s.commandBuffers.try_emplace(key(cb), "");
@@ -231,15 +240,22 @@ VKAPI_ATTR VkResult VKAPI_CALL submit(VkQueue queue, uint32_t count, const VkSub
         for (uint32_t c = 0; c < s.commandBufferCount; ++c) {
             cbs += (cbs.empty() ? "" : ", ") + cbName(s.pCommandBuffers[c]);
         }
-        std::string signal;
+        std::string signal, wait;
         for (auto* next = static_cast<const VkBaseInStructure*>(s.pNext); next; next = next->pNext) {
             if (next->sType != VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) continue;
             const auto* t = reinterpret_cast<const VkTimelineSemaphoreSubmitInfo*>(next);
             for (uint32_t v = 0; v < t->signalSemaphoreValueCount; ++v) {
-                signal += fmt::format("{}timeline = {}", signal.empty() ? "" : ", ", t->pSignalSemaphoreValues[v]);
+                signal +=
+                    (signal.empty() ? "" : ", ") + semaphoreValue(s.pSignalSemaphores[v], t->pSignalSemaphoreValues[v]);
+            }
+            for (uint32_t v = 0; v < t->waitSemaphoreValueCount; ++v) {
+                wait += fmt::format("{}{} at {}", wait.empty() ? "" : ", ",
+                                    semaphoreValue(s.pWaitSemaphores[v], t->pWaitSemaphoreValues[v]),
+                                    stageMaskText(s.pWaitDstStageMask[v]));
             }
         }
-        emit(fmt::format("vkQueueSubmit({}; wait {}; signal {}; fence {})", cbs, s.waitSemaphoreCount,
+        emit(fmt::format("vkQueueSubmit({}; wait {}; signal {}; fence {})", cbs,
+                         wait.empty() ? std::to_string(s.waitSemaphoreCount) : wait,
                          signal.empty() ? std::to_string(s.signalSemaphoreCount) : signal,
                          fence == VK_NULL_HANDLE ? "none" : "yes"));
     }
@@ -253,7 +269,9 @@ void noteWait(const VkSemaphoreWaitInfo* info) {
     if (now == s.lastWait) return;
     std::string values;
     for (uint32_t i = 0; i < info->semaphoreCount; ++i) {
-        values += fmt::format("{}timeline >= {}", i ? ", " : "", info->pValues[i]);
+        const auto name = s.names.find(key(info->pSemaphores[i]));
+        values += fmt::format("{}{} >= {}", i ? ", " : "", name == s.names.end() ? "timeline" : name->second,
+                              info->pValues[i]);
     }
     emit(fmt::format("vkWaitSemaphores({})", values));
     s.lastWait = now;

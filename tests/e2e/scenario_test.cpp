@@ -59,17 +59,16 @@ TEST_P(ShippedScenario, GivesItsDocumentedVerdict) {
     for (const char* mode : {"mode=split", "mode=multipass", "mode=single"}) EXPECT_TRUE(contains(r.out, mode)) << mode;
 }
 
-INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
-                         ::testing::Values("kompute-196-increment-chain.toml",
-                                           "moltenvk-2805-fill-between-dispatches.toml",
-                                           "offload-513-compute-then-copy.toml", "sensitivity-stale-read.toml",
-                                           "turnip-28469-unaligned-transfers.toml",
-                                           "vkd3d-2617-clear-then-consume.toml", "renderdoc-3899-fill-then-copy.toml",
-                                           "executorch-17299-staged-dispatches.toml", "llama-25767-many-shapes.toml",
-                                           "taichi-3791-odd-even-sort.toml", "cubecl-1336-private-array.toml",
-                                           "llama-cpp-21724-many-dispatches.toml",
-                                           "turboquant-185-one-long-dispatch.toml", "taichi-3544-heavy-kernels.toml",
-                                           "indirect-args-written-by-a-dispatch.toml"));
+INSTANTIATE_TEST_SUITE_P(
+    Lavapipe, ShippedScenario,
+    ::testing::Values("kompute-196-increment-chain.toml", "moltenvk-2805-fill-between-dispatches.toml",
+                      "offload-513-compute-then-copy.toml", "sensitivity-stale-read.toml",
+                      "turnip-28469-unaligned-transfers.toml", "vkd3d-2617-clear-then-consume.toml",
+                      "renderdoc-3899-fill-then-copy.toml", "executorch-17299-staged-dispatches.toml",
+                      "llama-25767-many-shapes.toml", "taichi-3791-odd-even-sort.toml",
+                      "cubecl-1336-private-array.toml", "llama-cpp-21724-many-dispatches.toml",
+                      "turboquant-185-one-long-dispatch.toml", "taichi-3544-heavy-kernels.toml",
+                      "indirect-args-written-by-a-dispatch.toml", "compute-copy-on-a-second-queue.toml"));
 
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
@@ -408,7 +407,8 @@ TEST(ScenarioList, ListsTheShippedScenarios) {
           "turnip-28469-unaligned-transfers", "vkd3d-2617-clear-then-consume", "renderdoc-3899-fill-then-copy",
           "executorch-17299-staged-dispatches", "llama-25767-many-shapes", "sensitivity-stale-read",
           "taichi-3791-odd-even-sort", "cubecl-1336-private-array", "llama-cpp-21724-many-dispatches",
-          "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels", "indirect-args-written-by-a-dispatch"}) {
+          "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels", "indirect-args-written-by-a-dispatch",
+          "compute-copy-on-a-second-queue"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);
@@ -790,6 +790,159 @@ TEST(ScenarioHostPoints, AHostPointOnADeviceLocalBufferIsOneLineAndNothingRuns) 
     EXPECT_EQ(r.err, "repro: " + path.string() +
                          ":25:13: host_read names buffer 'h', which is device-local; expected a buffer with memory = "
                          "\"host-visible\" (the host reaches only mapped memory)\n")
+        << shown(r);
+}
+
+// Queues and semaphores (docs/scenarios.md "Queues and semaphores"). A cycle of timeline
+// semaphores between two queues: one line at its first wait, exit 1, nothing run.
+TEST(ScenarioQueues, ACycleOfSemaphoresIsOneLineAndNothingRuns) {
+    const auto path = writeFile("-cycle.toml", R"(name = "x"
+source = "s"
+pattern = "p"
+expected = "not reproduced"
+check = ["a"]
+[[buffer]]
+name = "a"
+bytes = 64
+[[queue]]
+name = "second"
+family = "same"
+[[semaphore]]
+name = "t"
+type = "timeline"
+[[semaphore]]
+name = "u"
+type = "timeline"
+[[step]]
+wait = "t"
+value = 1
+[[step]]
+fill = "a"
+[[step]]
+signal = "u"
+value = 1
+[[step]]
+wait = "u"
+value = 1
+queue = "second"
+[[step]]
+signal = "t"
+value = 1
+queue = "second"
+)");
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << shown(r);
+    EXPECT_EQ(r.err, "repro: " + path.string() +
+                         ":18:1: a cycle of semaphores, so no order can run it: step 1 wait t = 1 waits for step 5 "
+                         "signal t = 1 on queue second, which runs after step 4 wait u = 1 on queue second waits for "
+                         "step 3 signal u = 1, which runs after step 1 wait t = 1; expected every wait's signal to run "
+                         "without that wait\n");
+}
+
+// The shipped two-queue file on lavapipe (one family of one queue): the second queue falls
+// back to the main one, said in one line of the output and of the report; each mode's submits.
+TEST(ScenarioQueues, TheFallbackIsOneLineInTheOutputAndTheReport) {
+    const auto dir = std::filesystem::temp_directory_path() / ("repro-scenario-queues-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "report.json";
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "compute-copy-on-a-second-queue.toml", "--json", path.string()});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    const nlohmann::json j = readJson(path);
+    std::filesystem::remove_all(dir);
+    const auto& queues = j.at("scenario").at("queues");
+    ASSERT_EQ(queues.size(), 1u) << j.dump(2);
+    const std::string line = queues[0];
+    EXPECT_EQ(line.rfind("copier (family \"other\"): falls back to the main queue (", 0), 0u) << line;
+    EXPECT_TRUE(contains(r.out, "  queue:    " + line + "\n")) << shown(r);
+    const std::vector<std::pair<std::string, int>> submits = {{"split", 4}, {"multipass", 4}, {"single", 4}};
+    for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(j.at("modes")[i].at("mode"), submits[i].first);
+        EXPECT_EQ(j.at("modes")[i].at("submits"), submits[i].second) << j.dump(2);
+    }
+}
+
+// --print-stream: single submits one batch per queue segment with the file's semaphores (and
+// the second queue's first batch waits for the main queue's upload); split records none.
+TEST(ScenarioQueues, PrintStreamShowsTheSemaphoresPerQueue) {
+    const BoundedResult r = repro({"--scenario", kScenarios + "compute-copy-on-a-second-queue.toml", "--print-stream"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    const size_t single = r.out.find("## mode single");
+    ASSERT_NE(single, std::string::npos) << shown(r);
+    const size_t splitAt = r.out.find("## mode split");
+    ASSERT_NE(splitAt, std::string::npos) << shown(r);
+    const std::string split = r.out.substr(splitAt, r.out.find("## mode multipass") - splitAt);
+    const std::string calls = r.out.substr(single);
+    EXPECT_FALSE(contains(split, "produced")) << split;
+    EXPECT_TRUE(contains(calls, "# submit 1: batch 1 of 4 on queue main\nvkQueueSubmit(")) << calls;
+    EXPECT_TRUE(contains(calls, "; wait 0; signal timeline(main) = 2, produced = 1; fence none)")) << calls;
+    EXPECT_TRUE(contains(calls, "# submit 2: batch 2 of 4 on queue copier\nvkQueueSubmit(")) << calls;
+    EXPECT_TRUE(contains(calls,
+                         "; wait produced = 1 at TRANSFER, timeline(main) = 1 at ALL_COMMANDS; signal "
+                         "timeline(copier) = 1, copied; fence none)"))
+        << calls;
+    EXPECT_TRUE(contains(calls, "# submit 4: batch 4 of 4 on queue main\nvkQueueSubmit(")) << calls;
+    EXPECT_TRUE(contains(calls, "; wait copied at COMPUTE_SHADER; signal timeline(main) = 4; fence none)")) << calls;
+}
+
+// A timeline wait before its signal in the file: the copy on the second queue runs after the
+// dispatch it waits for, in every mode and in the CPU model, and the header says the order
+// changed.
+TEST(ScenarioQueues, ATimelineWaitBeforeItsSignalInTheFileRunsAfterIt) {
+    const auto path = writeFile("-wait-first.toml", R"(name = "x"
+source = "s"
+pattern = "p"
+expected = "not reproduced"
+check = ["b"]
+[[buffer]]
+name = "a"
+bytes = 4096
+init = "iota"
+[[buffer]]
+name = "b"
+bytes = 4096
+[[queue]]
+name = "second"
+family = "same"
+[[semaphore]]
+name = "t"
+type = "timeline"
+[[step]]
+wait = "t"
+value = 2
+stage = ["transfer"]
+queue = "second"
+[[step]]
+copy = "b"
+from = "a"
+queue = "second"
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+add = 100
+[[step]]
+signal = "t"
+value = 2
+)");
+    const BoundedResult r = repro({"--scenario", path.string(), "--validation"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  steps:    step 3 dispatch increment; step 4 signal t = 2; step 1 wait t = 2 on "
+                         "queue second; step 2 copy a -> b on queue second\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "  note: the steps run in an order the semaphores allow")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings)")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mode=single    2 submit(s)\n")) << shown(r);
+}
+
+// Synchronization validation is clean on the shipped file in every mode.
+TEST(ScenarioQueues, TheShippedFileIsValidationClean) {
+    const BoundedResult r = repro({"--scenario", kScenarios + "compute-copy-on-a-second-queue.toml", "--validation"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings), synchronization validation on\n"))
         << shown(r);
 }
 

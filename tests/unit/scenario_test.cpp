@@ -1157,4 +1157,30 @@ init = "undefined"
 }
 
 }  // namespace
+// A host point in a file with a second queue: one line at the host point (the recorder's
+// batches do not end there yet).
+TEST(ScenarioParse, HostPointsAndASecondQueueAreRefusedTogether) {
+    const std::string file = kHeader + R"(
+[[buffer]]
+name = "a"
+bytes = 64
+memory = "host-visible"
+init = "iota"
+
+[[queue]]
+name = "second"
+family = "same"
+
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+
+[[step]]
+host_read = "a"
+)";
+    EXPECT_EQ(errorOf(file),
+              "bad.toml:21:1: step 2 host-read a in a file with [[queue]] or [[semaphore]] tables: host points and a "
+              "second queue do not go together yet; expected one or the other");
+}
+
 }  // namespace repro::scenario

@@ -1,0 +1,288 @@
+// Queues and semaphores of a scenario (core/scenario_sync.hpp).
+#include "core/scenario_sync.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+
+#include "core/errors.hpp"
+
+namespace repro::scenario {
+
+void stepAccesses(const Step& step, std::vector<std::string>& reads, std::vector<std::string>& writes) {
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
+            if (kernelReads(d->kernel, i)) reads.push_back(d->bindings[i]);
+            if (kernelWrites(d->kernel, i)) writes.push_back(d->bindings[i]);
+        }
+        if (d->indirect) reads.push_back(d->indirect->buffer);
+    } else if (const auto* f = std::get_if<Fill>(&step.body)) {
+        writes.push_back(f->buffer);
+    } else if (const auto* u = std::get_if<Update>(&step.body)) {
+        writes.push_back(u->buffer);
+    } else if (const auto* c = std::get_if<Copy>(&step.body)) {
+        reads.push_back(c->src);
+        writes.push_back(c->dst);
+    }
+}
+
+std::vector<Batch> batchesOf(const Scenario& s) {
+    std::vector<Batch> out;
+    std::vector<std::optional<size_t>> open(s.queues.size());
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const Step& step = s.steps[i];
+        const bool isWait = std::holds_alternative<Wait>(step.body);
+        const bool isSignal = std::holds_alternative<Signal>(step.body);
+        std::optional<size_t>& current = open.at(step.queue);
+        if (current) {
+            const Batch& b = out[*current];
+            const bool cut = isWait ? !b.work.empty() || !b.signals.empty() : !isSignal && !b.signals.empty();
+            if (cut) current.reset();
+        }
+        if (!current) {
+            current = out.size();
+            out.push_back({.queue = step.queue, .first = i});
+        }
+        Batch& b = out[*current];
+        (isWait ? b.waits : isSignal ? b.signals : b.work).push_back(i);
+    }
+    return out;
+}
+
+namespace {
+
+[[noreturn]] void failAt(const Scenario& s, const Step& step, const std::string& what) {
+    throw UsageError(fmt::format("{}:{}:{}: {}", s.file, step.place.line, step.place.column, what));
+}
+
+// An arc of the batch graph: `from` must run before the batch it leads to. A semaphore arc
+// names its wait and signal steps; a queue-order arc names neither.
+struct Arc {
+    size_t from = 0;
+    std::optional<size_t> wait, signal;
+};
+
+// The signal step each wait step waits for (binary: the one unconsumed signal before it;
+// timeline: the first signal whose value reaches the wait's), after the rules on each kind.
+std::map<size_t, size_t> signalOfEachWait(const Scenario& s) {
+    std::map<size_t, size_t> out;
+    std::vector<std::optional<size_t>> pending(s.semaphores.size());        // binary: unconsumed signal
+    std::vector<std::vector<size_t>> timelineSignals(s.semaphores.size());  // timeline: in file order
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const Step& step = s.steps[i];
+        if (const auto* sig = std::get_if<Signal>(&step.body)) {
+            const SemaphoreSpec& sem = s.semaphores[sig->semaphore];
+            if (sem.timeline) {
+                auto& list = timelineSignals[sig->semaphore];
+                const uint64_t before = list.empty() ? 0 : std::get<Signal>(s.steps[list.back()].body).value;
+                if (sig->value <= before)
+                    failAt(s, step,
+                           fmt::format("{} signals timeline semaphore '{}' with {}, not above its previous signal's "
+                                       "{}; expected strictly increasing values in file order",
+                                       step.label, sem.name, sig->value, before));
+                list.push_back(i);
+            } else if (pending[sig->semaphore]) {
+                failAt(s, step,
+                       fmt::format("{} signals binary semaphore '{}' again before a wait consumed {}; expected a "
+                                   "wait between (each binary signal is consumed by one wait)",
+                                   step.label, sem.name, s.steps[*pending[sig->semaphore]].label));
+            } else {
+                pending[sig->semaphore] = i;
+            }
+        } else if (const auto* w = std::get_if<Wait>(&step.body); w && !s.semaphores[w->semaphore].timeline) {
+            if (!pending[w->semaphore])
+                failAt(s, step,
+                       fmt::format("{} waits on binary semaphore '{}' with no unconsumed signal before it in file "
+                                   "order; expected a signal of '{}' earlier in the file (a binary wait needs its "
+                                   "signal submitted first)",
+                                   step.label, s.semaphores[w->semaphore].name, s.semaphores[w->semaphore].name));
+            out[i] = *pending[w->semaphore];
+            pending[w->semaphore].reset();
+        }
+    }
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const auto* w = std::get_if<Wait>(&s.steps[i].body);
+        if (!w || !s.semaphores[w->semaphore].timeline) continue;
+        const auto& list = timelineSignals[w->semaphore];
+        const auto reaching = std::find_if(
+            list.begin(), list.end(), [&](size_t at) { return std::get<Signal>(s.steps[at].body).value >= w->value; });
+        if (reaching == list.end())
+            failAt(s, s.steps[i],
+                   fmt::format("{} waits for timeline semaphore '{}' to reach {}, and no signal reaches it (the "
+                               "largest signalled is {}); expected a signal of {} or more",
+                               s.steps[i].label, s.semaphores[w->semaphore].name, w->value,
+                               list.empty() ? 0 : std::get<Signal>(s.steps[list.back()].body).value, w->value));
+        out[i] = *reaching;
+    }
+    return out;
+}
+
+// The arcs into each batch: the queue's previous batch, and the batch of each wait's signal.
+std::vector<std::vector<Arc>> arcsInto(const Scenario& s, const std::vector<Batch>& batches) {
+    std::vector<size_t> batchOf(s.steps.size());
+    for (size_t b = 0; b < batches.size(); ++b) {
+        for (const auto* list : {&batches[b].waits, &batches[b].work, &batches[b].signals})
+            for (const size_t i : *list) batchOf[i] = b;
+    }
+    const std::map<size_t, size_t> signalOf = signalOfEachWait(s);
+    std::vector<std::vector<Arc>> into(batches.size());
+    std::vector<std::optional<size_t>> last(s.queues.size());
+    for (size_t b = 0; b < batches.size(); ++b) {
+        if (auto& previous = last[batches[b].queue]) into[b].push_back({.from = *previous});
+        last[batches[b].queue] = b;
+        for (const size_t w : batches[b].waits)
+            into[b].push_back({.from = batchOf[signalOf.at(w)], .wait = w, .signal = signalOf.at(w)});
+    }
+    return into;
+}
+
+// One line naming a cycle among the batches not in `order` (each has an arc from another of
+// them, so walking arcs backwards from one of them comes back to a batch already seen).
+[[noreturn]] void failCycle(const Scenario& s, const std::vector<std::vector<Arc>>& into,
+                            const std::vector<bool>& placed) {
+    size_t at = std::find(placed.begin(), placed.end(), false) - placed.begin();
+    std::vector<size_t> path;
+    std::vector<Arc> arcs;  // arcs[k] leads into path[k]
+    std::map<size_t, size_t> seen;
+    while (!seen.count(at)) {
+        seen[at] = path.size();
+        path.push_back(at);
+        const auto arc = std::find_if(into[at].begin(), into[at].end(), [&](const Arc& a) { return !placed[a.from]; });
+        arcs.push_back(*arc);
+        at = arc->from;
+    }
+    std::vector<Arc> cycle;  // backwards: each wait, then what its signal runs after
+    for (size_t k = seen[at]; k < arcs.size(); ++k) {
+        if (arcs[k].wait) cycle.push_back(arcs[k]);
+    }
+    std::rotate(
+        cycle.begin(),
+        std::min_element(cycle.begin(), cycle.end(), [](const Arc& a, const Arc& b) { return *a.wait < *b.wait; }),
+        cycle.end());
+    std::string chain;
+    for (const Arc& a : cycle) {
+        chain += fmt::format("{} waits for {}, which runs after ", s.steps[*a.wait].label, s.steps[*a.signal].label);
+    }
+    const Step& first = s.steps[*cycle.front().wait];
+    failAt(s, first,
+           fmt::format("a cycle of semaphores, so no order can run it: {}{}; expected every wait's signal to run "
+                       "without that wait",
+                       chain, first.label));
+}
+
+// A topological order of the batches (Kahn's algorithm), the earliest in the file first
+// among those ready; a cycle is an error (failCycle).
+std::vector<size_t> batchOrder(const Scenario& s, const std::vector<std::vector<Arc>>& into) {
+    const size_t n = into.size();
+    std::vector<std::vector<size_t>> outOf(n);
+    std::vector<size_t> missing(n);
+    for (size_t b = 0; b < n; ++b) {
+        missing[b] = into[b].size();
+        for (const Arc& a : into[b]) outOf[a.from].push_back(b);
+    }
+    std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+    for (size_t b = 0; b < n; ++b) {
+        if (missing[b] == 0) ready.push(b);
+    }
+    std::vector<size_t> order;
+    std::vector<bool> placed(n, false);
+    while (!ready.empty()) {
+        const size_t b = ready.top();
+        ready.pop();
+        order.push_back(b);
+        placed[b] = true;
+        for (const size_t next : outOf[b]) {
+            if (--missing[next] == 0) ready.push(next);
+        }
+    }
+    if (order.size() != n) failCycle(s, into, placed);
+    return order;
+}
+
+// Each batch's set of batches that run before it, along the arcs (bit rows over `order`).
+std::vector<std::vector<uint64_t>> runsBefore(const std::vector<std::vector<Arc>>& into,
+                                              const std::vector<size_t>& order) {
+    const size_t n = into.size(), words = (n + 63) / 64;
+    std::vector<std::vector<uint64_t>> before(n, std::vector<uint64_t>(words, 0));
+    for (const size_t b : order) {
+        for (const Arc& a : into[b]) {
+            before[b][a.from / 64] |= uint64_t{1} << (a.from % 64);
+            for (size_t w = 0; w < words; ++w) before[b][w] |= before[a.from][w];
+        }
+    }
+    return before;
+}
+
+// Two steps on different queues that access one buffer, one writing, with neither batch
+// before the other: a data race, reported at the later step in file order.
+void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std::vector<size_t>& order,
+                const std::vector<std::vector<Arc>>& into) {
+    const auto before = runsBefore(into, order);
+    const auto ordered = [&](size_t a, size_t b) {
+        return ((before[b][a / 64] >> (a % 64)) & 1) || ((before[a][b / 64] >> (b % 64)) & 1);
+    };
+    struct Access {
+        size_t batch, step;
+        bool writes;
+    };
+    std::map<std::string, std::vector<Access>> byBuffer;  // the first read and write of each batch
+    for (size_t b = 0; b < batches.size(); ++b) {
+        std::set<std::pair<std::string, bool>> noted;
+        for (const size_t i : batches[b].work) {
+            std::vector<std::string> reads, writes;
+            stepAccesses(s.steps[i], reads, writes);
+            for (const auto& r : reads)
+                if (noted.insert({r, false}).second) byBuffer[r].push_back({b, i, false});
+            for (const auto& w : writes)
+                if (noted.insert({w, true}).second) byBuffer[w].push_back({b, i, true});
+        }
+    }
+    for (const auto& [buffer, list] : byBuffer) {
+        for (size_t x = 0; x < list.size(); ++x) {
+            for (size_t y = x + 1; y < list.size(); ++y) {
+                const Access &a = list[x], &b = list[y];
+                if (!(a.writes || b.writes) || batches[a.batch].queue == batches[b.batch].queue) continue;
+                if (ordered(a.batch, b.batch)) continue;
+                const Step& later = s.steps[std::max(a.step, b.step)];
+                const Step& other = s.steps[std::min(a.step, b.step)];
+                const bool laterWrites = a.step > b.step ? a.writes : b.writes;
+                const bool otherWrites = a.step > b.step ? b.writes : a.writes;
+                failAt(s, later,
+                       fmt::format("{} {} buffer '{}', which {} {}, and no semaphore orders them (queues {} and "
+                                   "{}); expected a signal after one and a wait before the other (a data race in the "
+                                   "file)",
+                                   later.label, laterWrites ? "writes" : "reads", buffer, other.label,
+                                   otherWrites ? "writes" : "reads", s.queues[later.queue].name,
+                                   s.queues[other.queue].name));
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void checkAndOrderSemaphores(Scenario& s) {
+    if (!s.usesQueues()) return;
+    const std::vector<Batch> batches = batchesOf(s);
+    if (batches.size() > kMaxBatches)
+        failAt(s, s.steps[batches[kMaxBatches].first],
+               fmt::format("more than {} batches (signals and waits cut a queue's steps into batches); expected "
+                           "fewer",
+                           kMaxBatches));
+    const auto into = arcsInto(s, batches);
+    const std::vector<size_t> order = batchOrder(s, into);
+    checkRaces(s, batches, order, into);
+    std::vector<Step> steps;
+    for (const size_t b : order) {
+        for (const auto* list : {&batches[b].waits, &batches[b].work, &batches[b].signals})
+            for (const size_t i : *list) steps.push_back(s.steps[i]);
+    }
+    for (size_t i = 0; i < steps.size(); ++i) s.reordered = s.reordered || steps[i].label != s.steps[i].label;
+    s.steps = std::move(steps);
+}
+
+}  // namespace repro::scenario

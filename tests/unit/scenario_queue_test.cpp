@@ -1,0 +1,352 @@
+// Queues and semaphores in scenario files: parsing, the batches, and each check before
+// anything runs (core/scenario_sync.hpp; docs/scenarios.md "Queues and semaphores").
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/scenario.hpp"
+#include "core/scenario_cpu.hpp"
+#include "core/scenario_parse.hpp"
+#include "core/scenario_sync.hpp"
+#include "vk/device.hpp"
+
+namespace repro::scenario {
+namespace {
+
+// Lines 1-18: the header, buffers a (iota) and b (zero), queue "second", semaphores t
+// (timeline) and s (binary). Steps start at line 22.
+const std::string kHead = R"(name = "q"
+source = "https://example.org/report"
+pattern = "two queues"
+expected = "not reproduced"
+check = ["b"]
+[[buffer]]
+name = "a"
+bytes = 64
+init = "iota"
+[[buffer]]
+name = "b"
+bytes = 64
+[[queue]]
+name = "second"
+family = "other"
+[[semaphore]]
+name = "t"
+type = "timeline"
+[[semaphore]]
+name = "s"
+type = "binary"
+)";
+
+std::string errorOf(const std::string& text) {
+    try {
+        parseScenario(text, "q.toml");
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// A dispatch on main writes a, a copy on the second queue after a timeline wait reads it into
+// b, and an increment back on main after a binary semaphore: valid, in file order.
+const std::string kGood = kHead + R"([[step]]
+dispatch = "increment"
+bindings = ["a"]
+[[step]]
+signal = "t"
+value = 1
+[[step]]
+wait = "t"
+value = 1
+queue = "second"
+stage = ["transfer"]
+[[step]]
+copy = "b"
+from = "a"
+queue = "second"
+[[step]]
+signal = "s"
+queue = "second"
+[[step]]
+wait = "s"
+[[step]]
+dispatch = "increment"
+bindings = ["b"]
+)";
+
+TEST(ScenarioQueues, AGoodFileGivesQueuesSemaphoresAndSteps) {
+    const Scenario s = parseScenario(kGood, "q.toml");
+    ASSERT_EQ(s.queues.size(), 2u);
+    EXPECT_EQ(s.queues[0].name, "main");
+    EXPECT_EQ(s.queues[1].name, "second");
+    EXPECT_EQ(s.queues[1].family, QueueFamilyChoice::Other);
+    ASSERT_EQ(s.semaphores.size(), 2u);
+    EXPECT_TRUE(s.semaphores[0].timeline);
+    EXPECT_FALSE(s.semaphores[1].timeline);
+    ASSERT_EQ(s.steps.size(), 7u);
+    EXPECT_FALSE(s.reordered);
+    EXPECT_EQ(s.steps[2].label, "step 3 wait t = 1 on queue second");
+    EXPECT_EQ(s.steps[3].label, "step 4 copy a -> b on queue second");
+    EXPECT_EQ(s.steps[3].queue, 1u);
+    EXPECT_EQ(std::get<Wait>(s.steps[2].body).stage, 0x1000u);  // transfer
+    EXPECT_EQ(std::get<Wait>(s.steps[5].body).stage, 0x800u);   // compute by default
+    EXPECT_EQ(std::get<Signal>(s.steps[1].body).value, 1u);
+    EXPECT_TRUE(s.usesQueues());
+    const auto model = runCpuModel(s);
+    EXPECT_EQ(model.at("b")[0], 2u);  // iota 0, +1 on main, copied, +1 again
+}
+
+TEST(ScenarioQueues, BatchesAreWaitsWorkAndSignalsPerQueue) {
+    const Scenario s = parseScenario(kGood, "q.toml");
+    const auto batches = batchesOf(s);
+    ASSERT_EQ(batches.size(), 3u);
+    EXPECT_EQ(batches[0].queue, 0u);
+    EXPECT_EQ(batches[0].work, (std::vector<size_t>{0}));
+    EXPECT_EQ(batches[0].signals, (std::vector<size_t>{1}));
+    EXPECT_EQ(batches[1].queue, 1u);
+    EXPECT_EQ(batches[1].waits, (std::vector<size_t>{2}));
+    EXPECT_EQ(batches[1].work, (std::vector<size_t>{3}));
+    EXPECT_EQ(batches[1].signals, (std::vector<size_t>{4}));
+    EXPECT_EQ(batches[2].queue, 0u);
+    EXPECT_EQ(batches[2].waits, (std::vector<size_t>{5}));
+    EXPECT_EQ(batches[2].work, (std::vector<size_t>{6}));
+}
+
+TEST(ScenarioQueues, AFileWithoutQueuesIsOneBatchAndUntouched) {
+    const Scenario s = parseScenario(R"(name = "q"
+source = "x"
+pattern = "y"
+expected = "not reproduced"
+check = ["a"]
+[[buffer]]
+name = "a"
+bytes = 64
+[[step]]
+fill = "a"
+value = 3
+)",
+                                     "q.toml");
+    EXPECT_FALSE(s.usesQueues());
+    EXPECT_EQ(batchesOf(s).size(), 1u);
+    EXPECT_EQ(s.steps[0].label, "step 1 fill a");
+}
+
+TEST(ScenarioQueues, ATimelineWaitBeforeItsSignalInTheFileRunsAfterIt) {
+    // The copy on the second queue comes first in the file but waits for t = 1, which the
+    // dispatch on main signals: the steps run dispatch, signal, wait, copy.
+    const Scenario s = parseScenario(kHead + R"([[step]]
+wait = "t"
+value = 1
+queue = "second"
+[[step]]
+copy = "b"
+from = "a"
+queue = "second"
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+[[step]]
+signal = "t"
+value = 1
+)",
+                                     "q.toml");
+    EXPECT_TRUE(s.reordered);
+    ASSERT_EQ(s.steps.size(), 4u);
+    EXPECT_EQ(s.steps[0].label, "step 3 dispatch increment");
+    EXPECT_EQ(s.steps[3].label, "step 2 copy a -> b on queue second");
+    EXPECT_EQ(runCpuModel(s).at("b")[0], 1u);  // the copy saw the increment
+}
+
+TEST(ScenarioQueues, UnknownQueueAndSemaphoreNames) {
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nfill = \"a\"\nqueue = \"third\"\n"),
+              "q.toml:24:9: 'queue' names 'third', which is no queue; expected one of 'main', 'second' (a [[queue]] "
+              "declares one)");
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nsignal = \"u\"\n"),
+              "q.toml:23:10: 'signal' names 'u', which is no [[semaphore]]; expected one of 't', 's'");
+    EXPECT_EQ(errorOf(kHead + "[[queue]]\nname = \"main\"\nfamily = \"same\"\n"),
+              "q.toml:22:1: queue 'main' is the main queue, which needs no [[queue]]");
+    EXPECT_EQ(errorOf(kHead + "[[queue]]\nname = \"x\"\nfamily = \"graphics\"\n"),
+              "q.toml:24:10: unknown family 'graphics'; expected \"same\" (a second queue of the main queue's family) "
+              "or \"other\" (another family)");
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nwait = \"t\"\n"),
+              "q.toml:22:1: timeline semaphore 't' needs value = N (1 or more) on its wait");
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nsignal = \"s\"\nvalue = 2\n"),
+              "q.toml:24:9: binary semaphore 's' takes no 'value'; only a timeline has one");
+}
+
+TEST(ScenarioQueues, ABinaryWaitWithNoSignalBeforeIt) {
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nwait = \"s\"\nqueue = \"second\"\n[[step]]\nsignal = \"s\"\n"),
+              "q.toml:22:1: step 1 wait s on queue second waits on binary semaphore 's' with no unconsumed signal "
+              "before it in file order; expected a signal of 's' earlier in the file (a binary wait needs its signal "
+              "submitted first)");
+}
+
+TEST(ScenarioQueues, ABinarySemaphoreSignalledTwiceWithoutAWait) {
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nsignal = \"s\"\n[[step]]\nsignal = \"s\"\n"),
+              "q.toml:24:1: step 2 signal s signals binary semaphore 's' again before a wait consumed step 1 "
+              "signal s; expected a wait between (each binary signal is consumed by one wait)");
+}
+
+TEST(ScenarioQueues, ATimelineWaitNoSignalReaches) {
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nsignal = \"t\"\nvalue = 2\n[[step]]\nwait = \"t\"\nvalue = 3\nqueue = "
+                              "\"second\"\n"),
+              "q.toml:25:1: step 2 wait t = 3 on queue second waits for timeline semaphore 't' to reach 3, and no "
+              "signal reaches it (the largest signalled is 2); expected a signal of 3 or more");
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nsignal = \"t\"\nvalue = 2\n[[step]]\nsignal = \"t\"\nvalue = 2\n"),
+              "q.toml:25:1: step 2 signal t = 2 signals timeline semaphore 't' with 2, not above its previous "
+              "signal's 2; expected strictly increasing values in file order");
+}
+
+// Each queue waits for what the other signals only after its own wait.
+const std::string kCycle = kHead + R"([[semaphore]]
+name = "u"
+type = "timeline"
+[[step]]
+wait = "t"
+value = 1
+[[step]]
+fill = "a"
+[[step]]
+signal = "u"
+value = 1
+[[step]]
+wait = "u"
+value = 1
+queue = "second"
+[[step]]
+fill = "b"
+queue = "second"
+[[step]]
+signal = "t"
+value = 1
+queue = "second"
+)";
+
+TEST(ScenarioQueues, ACycleOfSemaphoresIsOneLineAtItsFirstWait) {
+    EXPECT_EQ(errorOf(kCycle),
+              "q.toml:25:1: a cycle of semaphores, so no order can run it: step 1 wait t = 1 waits for step 6 "
+              "signal t = 1 on queue second, which runs after step 4 wait u = 1 on queue second waits for step 3 "
+              "signal u = 1, which runs after step 1 wait t = 1; expected every wait's signal to run without that "
+              "wait");
+}
+
+TEST(ScenarioQueues, AWaitOnItsOwnLaterSignalIsACycle) {
+    const std::string e = errorOf(kHead +
+                                  "[[step]]\nwait = \"t\"\nvalue = 1\n[[step]]\nfill = \"a\"\n[[step]]\n"
+                                  "signal = \"t\"\nvalue = 1\n");
+    EXPECT_EQ(e,
+              "q.toml:22:1: a cycle of semaphores, so no order can run it: step 1 wait t = 1 waits for step 3 signal "
+              "t = 1, which runs after step 1 wait t = 1; expected every wait's signal to run without that wait");
+}
+
+TEST(ScenarioQueues, ConflictingAccessesOnTwoQueuesWithNoSemaphoreAreARace) {
+    EXPECT_EQ(errorOf(kHead + "[[step]]\nfill = \"a\"\n[[step]]\ncopy = \"b\"\nfrom = \"a\"\nqueue = \"second\"\n"),
+              "q.toml:24:1: step 2 copy a -> b on queue second reads buffer 'a', which step 1 fill a writes, and no "
+              "semaphore orders them (queues second and main); expected a signal after one and a wait before the "
+              "other (a data race in the file)");
+    // Two reads on two queues are no race.
+    EXPECT_EQ(errorOf(kHead + "[[step]]\ncopy = \"b\"\nfrom = \"a\"\n[[step]]\ndispatch = \"noop\"\nbindings = "
+                              "[\"a\"]\nqueue = \"second\"\n"),
+              "");
+}
+
+TEST(ScenarioQueues, AGroupsStepsTakeTheirQueuesAndBarrierOptionKeepsThem) {
+    // Three rounds: main fills a and signals t = r; the second queue waits for it and copies a
+    // into b behind a barrier of its own, then signals s, which main waits for before the next
+    // fill. Timeline values must rise, so the group signals the binary s back instead.
+    Scenario s = parseScenario(kHead + R"([[step]]
+fill = "a"
+value = 9
+[[step]]
+signal = "s"
+[[step]]
+repeat = 2
+[[step.steps]]
+wait = "s"
+queue = "second"
+[[step.steps]]
+barrier = "memory"
+src_stage = ["transfer"]
+dst_stage = ["transfer"]
+src_access = ["transfer-write"]
+dst_access = ["transfer-read"]
+queue = "second"
+[[step.steps]]
+copy = "b"
+from = "a"
+queue = "second"
+[[step.steps]]
+signal = "s"
+queue = "second"
+[[step.steps]]
+wait = "s"
+[[step.steps]]
+signal = "s"
+)",
+                               "q.toml");
+    ASSERT_EQ(s.steps.size(), 14u);
+    EXPECT_EQ(s.steps[4].label, "step 5 copy a -> b on queue second (repetition 1 of 2)");
+    EXPECT_EQ(s.steps[4].queue, 1u);
+    EXPECT_EQ(s.steps[7].queue, 0u);
+    EXPECT_EQ(replaceBarriers(s, repro::BarrierKind::Full), "");
+    EXPECT_EQ(s.steps[3].label, "step 4 barrier memory on queue second (--barrier full)");
+}
+
+// Where a [[queue]] lands (vk::chooseExtraQueues), on made-up families.
+VkQueueFamilyProperties family(VkQueueFlags flags, uint32_t count) {
+    VkQueueFamilyProperties f{};
+    f.queueFlags = flags;
+    f.queueCount = count;
+    return f;
+}
+
+TEST(ScenarioQueueChoice, OtherTakesAnotherFamilyThatRunsItsSteps) {
+    // An NVIDIA-like layout: graphics+compute (16), transfer only (2), compute+transfer (8).
+    const std::vector<VkQueueFamilyProperties> families = {
+        family(VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, 16),
+        family(VK_QUEUE_TRANSFER_BIT, 2), family(VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, 8)};
+    const auto q = vk::chooseExtraQueues(families, 0,
+                                         {{.otherFamily = true, .needs = VK_QUEUE_TRANSFER_BIT},
+                                          {.otherFamily = true, .needs = VK_QUEUE_COMPUTE_BIT},
+                                          {.otherFamily = false, .needs = VK_QUEUE_COMPUTE_BIT}});
+    ASSERT_EQ(q.size(), 3u);
+    EXPECT_EQ(q[0].family, 1u);  // a copy queue may take the transfer-only family
+    EXPECT_EQ(q[0].index, 0u);
+    EXPECT_TRUE(q[0].otherFamily);
+    EXPECT_EQ(q[0].note, "family 1 (TRANSFER), queue 0");
+    EXPECT_EQ(q[1].family, 2u);  // a dispatch needs compute
+    EXPECT_EQ(q[2].family, 0u);  // same: the main family's second queue
+    EXPECT_EQ(q[2].index, 1u);
+    EXPECT_FALSE(q[2].fallback);
+}
+
+TEST(ScenarioQueueChoice, OneQueueFallsBackToTheMainQueueAndSaysWhy) {
+    const std::vector<VkQueueFamilyProperties> lavapipe = {
+        family(VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, 1)};
+    const auto q = vk::chooseExtraQueues(lavapipe, 0, {{.otherFamily = true}, {.otherFamily = false}});
+    ASSERT_EQ(q.size(), 2u);
+    EXPECT_TRUE(q[0].fallback);
+    EXPECT_EQ(q[0].note,
+              "falls back to the main queue (no family besides 0 runs TRANSFER commands with a queue to spare; "
+              "family 0 has 1 queue and every one is taken)");
+    EXPECT_TRUE(q[1].fallback);
+    EXPECT_EQ(q[1].note, "falls back to the main queue (family 0 has 1 queue and every one is taken)");
+}
+
+TEST(ScenarioQueueChoice, OtherWithNoOtherFamilyTakesASecondQueueOfTheMainOne) {
+    const std::vector<VkQueueFamilyProperties> families = {
+        family(VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, 2),
+        family(VK_QUEUE_TRANSFER_BIT, 1)};
+    const auto q = vk::chooseExtraQueues(families, 0, {{.otherFamily = true, .needs = VK_QUEUE_COMPUTE_BIT}});
+    ASSERT_EQ(q.size(), 1u);
+    EXPECT_EQ(q[0].family, 0u);
+    EXPECT_EQ(q[0].index, 1u);
+    EXPECT_FALSE(q[0].otherFamily);
+    EXPECT_EQ(q[0].note,
+              "family 0 (GRAPHICS|COMPUTE|TRANSFER), queue 1 (no family besides 0 runs COMPUTE commands with a queue "
+              "to spare; a second queue of the main family instead)");
+}
+
+}  // namespace
+}  // namespace repro::scenario
