@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/output.hpp"
@@ -126,12 +127,81 @@ std::string splitOnlyNote(const std::string& names, const Options& o, bool isSpl
                        hasSplit(o) ? "compared with split only" : "compared with nothing (no split in --mode)");
 }
 
+// --check-steps (docs/scenarios.md): split's steps, each compared after its submit with the
+// CPU model's bytes after that step (vk::StepReadback hands over what the step wrote). A
+// step is checked when it writes a buffer the model knows there; a step whose every written
+// buffer a user kernel's output reaches (unmodelledAfter) is not checked.
+class StepChecker {
+  public:
+    explicit StepChecker(const sc::Scenario& s) : s_(s), model_(sc::initialContents(s)) {}
+    void operator()(size_t index, const sc::Contents& written) {
+        for (; applied_ <= index; ++applied_) {
+            sc::applyStep(s_.steps[applied_], model_);
+            sc::unmodelledAfter(s_.steps[applied_], s_, unmodelled_);
+        }
+        bool compared = false;
+        std::optional<std::string> wrong;
+        for (const auto& [name, bytes] : written) {
+            if (unmodelled_.count(name)) continue;
+            compared = true;
+            if (!wrong) wrong = firstDifference(s_, name, bytes, model_.at(name), "the CPU model", index + 1);
+        }
+        if (!compared) return result_.notChecked.push_back(index);
+        ++result_.checked;
+        if (!wrong) return;
+        ++result_.wrong;
+        if (!result_.firstWrong) result_.firstWrong = index, result_.firstDetail = *wrong;
+    }
+    struct Result {
+        uint64_t checked = 0, wrong = 0;
+        std::vector<size_t> notChecked;    // step indices
+        std::optional<size_t> firstWrong;  // step index
+        std::string firstDetail;           // its mismatch line (firstDifference)
+    };
+    const Result& result() const { return result_; }
+
+  private:
+    const sc::Scenario& s_;
+    sc::Contents model_;
+    std::set<std::string> unmodelled_;
+    size_t applied_ = 0;
+    Result result_;
+};
+
 struct ModeOutcome {
     Mode mode;
     vk::ScenarioModeRun run;
-    std::optional<std::string> wrong;  // why it is wrong
-    uint64_t messages = 0;             // validation messages while it ran
+    std::optional<std::string> wrong;          // why it is wrong
+    uint64_t messages = 0;                     // validation messages while it ran
+    std::optional<StepChecker::Result> steps;  // split with --check-steps
 };
+
+// "step 2 dispatch mix (user SPIR-V), step 4 copy acc -> out": the labels of `indices`, the
+// first kListedNames of them and then how many in all.
+constexpr size_t kListedNames = 6;
+std::string stepLabels(const sc::Scenario& s, const std::vector<size_t>& indices) {
+    std::string out;
+    for (size_t i = 0; i < indices.size() && i < kListedNames; ++i)
+        out += (out.empty() ? "" : ", ") + s.steps[indices[i]].label;
+    if (indices.size() > kListedNames) out += fmt::format(", ... ({} in all)", indices.size());
+    return out;
+}
+
+// The --check-steps lines under split's result.
+void printStepCheck(const sc::Scenario& s, const ModeOutcome& m) {
+    const StepChecker::Result& r = *m.steps;
+    if (r.firstWrong) {
+        say("    check-steps: first wrong step: {}: {}; {} of {} checked step(s) differ", s.steps[*r.firstWrong].label,
+            r.firstDetail, r.wrong, r.checked);
+    } else {
+        say("    check-steps: {} {} checked step(s) matched the CPU model after their submit ({} readback "
+            "submit(s))",
+            m.run.completed ? "all" : "before the run ended,", r.checked, m.run.stepReadbacks);
+    }
+    if (!r.notChecked.empty())
+        say("    check-steps: not checked (the CPU model cannot know what they write: a user kernel's output): {}",
+            stepLabels(s, r.notChecked));
+}
 
 // The steps' labels joined by "; ", the first kListedSteps of them and then how many in all
 // (a repeat makes hundreds).
@@ -173,46 +243,82 @@ struct RunTarget {
     const vk::Instance& instance;
 };
 
+// What each mode is compared with: the CPU model's checked buffers and host reads, and split's
+// once it completed.
+struct References {
+    sc::Contents expected;              // the CPU model's bytes of the checked buffers it knows
+    HostReads hostModel;                // the CPU model's host reads (hostReadContents)
+    std::optional<sc::Contents> split;  // split's checked bytes, once it completed
+    HostReads splitReads;               // split's host reads, once it completed
+};
+
+References cpuReferences(const sc::Scenario& s) {
+    const sc::Contents model = sc::runCpuModel(s);
+    const auto unmodelled = sc::unmodelledBuffers(s);
+    References r;
+    for (const auto& b : s.buffers) {
+        if (b.checked && !unmodelled.count(b.name)) r.expected.emplace(b.name, model.at(b.name));
+    }
+    r.hostModel = sc::hostReadContents(s);
+    return r;
+}
+
+// Why completed mode `m` is wrong, or nothing: its host reads, then its checked buffers, each
+// against the CPU model and then split; then (split with --check-steps) its first wrong step.
+std::optional<std::string> judge(const sc::Scenario& s, const References& r, const ModeOutcome& m) {
+    auto wrong = hostReadDifference(s, m.run.hostReads, r.hostModel, "the CPU model");
+    if (!wrong && r.split) wrong = hostReadDifference(s, m.run.hostReads, r.splitReads, "split");
+    if (!wrong) wrong = compare(s, m.run.checked, r.expected, "the CPU model");
+    if (!wrong && r.split) wrong = compare(s, m.run.checked, *r.split, "split");
+    if (!wrong && m.steps && m.steps->firstWrong)
+        wrong = fmt::format("check-steps: {}: {}", s.steps[*m.steps->firstWrong].label, m.steps->firstDetail);
+    return wrong;
+}
+
+// One run of `mode`, split with --check-steps reading back each step (StepChecker).
+ModeOutcome runOneMode(const RunTarget& t, const vk::ScenarioPipelines& pipelines, const sc::Scenario& s,
+                       const Options& o, Mode mode) {
+    const uint64_t before = t.instance.validationLog().count();
+    StepChecker checker(s);
+    vk::StepReadback readback;
+    if (o.checkSteps && mode == Mode::Split) readback.onStep = std::ref(checker);
+    const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
+    ModeOutcome m{
+        .mode = mode, .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout, readback), .wrong = {}};
+    m.messages = t.instance.validationLog().count() - before;
+    if (readback.onStep) m.steps = checker.result();
+    return m;
+}
+
 // Runs the modes (split first when asked for, as the reference) and prints each (with
 // `print`; otherwise only failures, for --repeat).
 std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, const Options& o, bool print = true) {
     const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(t.device, s);
-    const sc::Contents model = sc::runCpuModel(s);
-    const auto unmodelled = sc::unmodelledBuffers(s);
     const std::string splitOnly = splitOnlyBuffers(s);
-    sc::Contents expected;  // the CPU model's bytes of the checked buffers it knows
-    for (const auto& b : s.buffers) {
-        if (b.checked && !unmodelled.count(b.name)) expected.emplace(b.name, model.at(b.name));
-    }
-    const HostReads hostModel = sc::hostReadContents(s);
+    References refs = cpuReferences(s);
     std::vector<ModeOutcome> out;
-    std::optional<sc::Contents> split;  // split's checked bytes, once it completed
-    HostReads splitReads;               // split's host reads, once it completed
-    const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
     for (const Mode mode : o.modes) {
-        const uint64_t before = t.instance.validationLog().count();
-        ModeOutcome m{.mode = mode, .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout), .wrong = {}};
-        m.messages = t.instance.validationLog().count() - before;
+        ModeOutcome m = runOneMode(t, pipelines, s, o, mode);
         if (print) say("  mode={:<9} {} submit(s)", name(mode), m.run.submits);
         if (!m.run.completed) {
             say("    -> {}{}: {}", print ? "" : fmt::format("mode={} ", name(mode)), m.run.hang ? "HANG" : "FAILED",
                 m.run.failure);
+            if (print && m.steps) printStepCheck(s, m);
             out.push_back(std::move(m));
             if (out.back().run.hang) break;  // a timed-out device is abandoned already
             continue;
         }
-        m.wrong = hostReadDifference(s, m.run.hostReads, hostModel, "the CPU model");
-        if (!m.wrong && split) m.wrong = hostReadDifference(s, m.run.hostReads, splitReads, "split");
-        if (!m.wrong) m.wrong = compare(s, m.run.checked, expected, "the CPU model");
-        if (!m.wrong && split) m.wrong = compare(s, m.run.checked, *split, "split");
+        m.wrong = judge(s, refs, m);
         if (print)
-            say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
-                                     : fmt::format("ok: bit-identical to the CPU model{}{}{}",
-                                                   split ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
-                                                   splitOnlyNote(splitOnly, o, mode == Mode::Split)));
+            say("    -> {}", m.wrong
+                                 ? "MISMATCH: " + *m.wrong
+                                 : fmt::format("ok: bit-identical to the CPU model{}{}{}",
+                                               refs.split ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
+                                               splitOnlyNote(splitOnly, o, mode == Mode::Split)));
+        if (print && m.steps) printStepCheck(s, m);
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
         out.push_back(std::move(m));
-        if (mode == Mode::Split) split = out.back().run.checked, splitReads = out.back().run.hostReads;
+        if (mode == Mode::Split) refs.split = out.back().run.checked, refs.splitReads = out.back().run.hostReads;
     }
     return out;
 }
@@ -273,6 +379,25 @@ void accumulate(std::vector<ScenarioModeReport>& acc, const std::vector<ModeOutc
     }
 }
 
+// The report's check_steps from split's outcome (nullopt without --check-steps or split).
+std::optional<ScenarioStepCheckReport> stepCheckReport(const sc::Scenario& s, const std::vector<ModeOutcome>& modes) {
+    for (const ModeOutcome& m : modes) {
+        if (!m.steps) continue;
+        ScenarioStepCheckReport r{.checked = m.steps->checked,
+                                  .wrong = m.steps->wrong,
+                                  .readbacks = m.run.stepReadbacks,
+                                  .completed = m.run.completed};
+        for (const size_t i : m.steps->notChecked) r.notChecked.push_back(s.steps[i].label);
+        if (m.steps->firstWrong) {
+            r.firstWrongStep = *m.steps->firstWrong + 1;
+            r.firstWrongLabel = s.steps[*m.steps->firstWrong].label;
+            r.firstWrongDetail = m.steps->firstDetail;
+        }
+        return r;
+    }
+    return std::nullopt;
+}
+
 // --repeat K: the modes K times on one device, each run with fresh buffers; a count of wrong
 // runs per mode, the first wrong run's difference, and the verdict over all K. A hang or a
 // failed mode ends the runs there.
@@ -314,7 +439,10 @@ ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, 
     const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
     for (const Mode mode : o.modes) {
         capturedStream().clear();
-        (void)vk::runScenarioMode(device, pipelines, s, mode, o.timeoutSeconds.value_or(kScenarioTimeoutSeconds));
+        vk::StepReadback readback;  // --check-steps: split's readback submits shown, nothing compared
+        if (o.checkSteps && mode == Mode::Split) readback.onStep = [](size_t, const sc::Contents&) {};
+        (void)vk::runScenarioMode(device, pipelines, s, mode, o.timeoutSeconds.value_or(kScenarioTimeoutSeconds),
+                                  readback);
         vk::trace::breakWaitRun();
         say("## mode {}: scenario '{}' (src/vk/scenario_recorder.cpp)", name(mode), s.name);
         for (const std::string& line : capturedStream()) say("{}", line);
@@ -379,6 +507,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
     } else {
         const std::vector<ModeOutcome> modes = runModes(target, s, o);
         accumulate(report.modes, modes, o, 1);
+        report.checkSteps = stepCheckReport(s, modes);
         v = verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
     }
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());

@@ -452,8 +452,9 @@ Options readMergeOptions(const RawArgs& raw) {
 
 // The options that go with --scenario (docs/scenarios.md "Options").
 bool scenarioOption(std::string_view n) {
-    constexpr std::string_view allowed[] = {"--mode",       "--device", "--timeout", "--barrier", "--repeat",
-                                            "--validation", "--json",   "--format",  "--output",  "--print-stream"};
+    constexpr std::string_view allowed[] = {"--mode",   "--device",       "--timeout",    "--barrier",
+                                            "--repeat", "--validation",   "--json",       "--format",
+                                            "--output", "--print-stream", "--check-steps"};
     return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
 }
 
@@ -466,10 +467,11 @@ Options readScenarioOptions(const RawArgs& raw) {
             const bool allowed = n == what || (!raw.listScenarios && scenarioOption(n));
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
             if (given && !allowed)
-                fail(fmt::format(
-                    "{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
-                    "--repeat, --validation, --json, --format text|json, -o/--output and --print-stream so far)",
-                    what, optionLabel(spec)));
+                fail(
+                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
+                                "--repeat, --validation, --json, --format text|json, -o/--output, --print-stream and "
+                                "--check-steps so far)",
+                                what, optionLabel(spec)));
         }
     }
     if (!raw.files.empty()) fail(fmt::format("{}: unexpected argument {}", what, quote(raw.files.front())));
@@ -481,6 +483,11 @@ Options readScenarioOptions(const RawArgs& raw) {
     if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
     o.printStream = raw.printStream;
+    o.checkSteps = raw.checkSteps;
+    if (o.checkSteps && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
+        fail("--check-steps: on a scenario it reads back split's steps, and --mode has no split");
+    if (o.checkSteps && o.repeat > 1)
+        fail("--check-steps: not with --repeat on a scenario (it checks one run's steps)");
     readReport(raw, o);
     if (o.format == Format::Markdown)
         fail("--scenario: --format markdown is not written for a scenario yet; use --format json or --json FILE");

@@ -128,7 +128,7 @@ struct Options {
     bool quiet = false;    // -q: no header, only the result lines, the verdict and errors (never with -v)
     // --scenario FILE: run that scenario file instead of blade's chain (docs/scenarios.md);
     // only --mode, --device, --timeout, --barrier (scenarioBarrier), --repeat, --validation,
-    // --json, --format text|json, -o and --print-stream go with it.
+    // --json, --format text|json, -o, --print-stream and --check-steps go with it.
     std::optional<std::string> scenario;
     std::optional<BarrierKind> scenarioBarrier;  // --scenario with --barrier: core/scenario.hpp replaceBarriers
     bool listScenarios = false;                  // --list-scenarios: list scenarios/ and exit; alone

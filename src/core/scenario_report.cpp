@@ -32,6 +32,15 @@ json deviceJson(const ScenarioReport& r) {
                 {"device_id", r.deviceId}};
 }
 
+json checkStepsJson(const std::optional<ScenarioStepCheckReport>& c) {
+    if (!c) return nullptr;
+    json first = nullptr;
+    if (c->firstWrongStep)
+        first = json{{"step", *c->firstWrongStep}, {"label", c->firstWrongLabel}, {"detail", c->firstWrongDetail}};
+    return json{{"checked", c->checked}, {"wrong", c->wrong},         {"not_checked", c->notChecked},
+                {"first_wrong", first},  {"readbacks", c->readbacks}, {"completed", c->completed}};
+}
+
 }  // namespace
 
 std::string renderScenarioJson(const ScenarioReport& r) {
@@ -57,6 +66,7 @@ std::string renderScenarioJson(const ScenarioReport& r) {
         {"repeat", r.repeat},
         {"device", deviceJson(r)},
         {"modes", modes},
+        {"check_steps", checkStepsJson(r.checkSteps)},
         {"validation",
          {{"enabled", r.validation},
           {"errors", r.validationErrors},

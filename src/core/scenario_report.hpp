@@ -27,6 +27,19 @@ struct ScenarioModeReport {
         validationMessages;  // messages while the mode ran (all its runs); nullopt without --validation
 };
 
+// --check-steps on a scenario: split's steps, each compared with the CPU model after its submit
+// (docs/scenarios.md "--check-steps on a scenario").
+struct ScenarioStepCheckReport {
+    uint64_t checked = 0;                  // steps compared
+    uint64_t wrong = 0;                    // of them, how many differed
+    std::vector<std::string> notChecked;   // the labels of the steps the CPU model cannot know (a user kernel's output)
+    std::optional<size_t> firstWrongStep;  // 1-based step number of the first that differed
+    std::string firstWrongLabel;           // its label ("step 3 dispatch increment")
+    std::string firstWrongDetail;          // its mismatch line (buffer, byte, word, both values, ...)
+    uint64_t readbacks = 0;                // the readback submits
+    bool completed = true;                 // split ran to its end (false: a failure ended it)
+};
+
 struct ScenarioReport {
     std::string version;  // repro's version
     std::string gitHash;  // the commit repro was built from
@@ -43,8 +56,9 @@ struct ScenarioReport {
     std::optional<std::string> deviceName;              // nullopt: no device was chosen
     std::optional<std::string> driverName, driverInfo;  // VkPhysicalDeviceDriverProperties; nullopt without them
     uint32_t vendorId = 0, deviceId = 0;
-    std::vector<ScenarioModeReport> modes;  // in the order they ran
-    bool validation = false;                // --validation
+    std::vector<ScenarioModeReport> modes;              // in the order they ran
+    std::optional<ScenarioStepCheckReport> checkSteps;  // --check-steps; nullopt without it (or split did not run)
+    bool validation = false;                            // --validation
     uint64_t validationErrors = 0, validationWarnings = 0;
     std::vector<std::string> validationMessages;  // "<severity> <message-id>: <text>"
     std::string verdict;                          // the verdict line as printed ("--- NOT REPRODUCED: ...")

@@ -339,7 +339,8 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.err,
               "repro: --scenario: not with --matrix (scenarios take only --mode, --device, --timeout, --barrier, "
-              "--repeat, --validation, --json, --format text|json, -o/--output and --print-stream so far)\n")
+              "--repeat, --validation, --json, --format text|json, -o/--output, --print-stream and --check-steps "
+              "so far)\n")
         << shown(r);
     const BoundedResult markdown =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--format", "markdown"});
@@ -738,6 +739,92 @@ TEST(ScenarioHostPoints, AHostPointOnADeviceLocalBufferIsOneLineAndNothingRuns) 
                          ":25:13: host_read names buffer 'h', which is device-local; expected a buffer with memory = "
                          "\"host-visible\" (the host reaches only mapped memory)\n")
         << shown(r);
+}
+
+}  // namespace
+
+namespace {
+
+// --check-steps (docs/scenarios.md "--check-steps on a scenario"): split reads back each step's
+// written buffers after its submit and compares them with the CPU model after that step.
+TEST(ScenarioCheckSteps, EveryStepOfACleanFileMatches) {
+    const auto json = writeFile("-check-steps.json", "");
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--check-steps", "--json", json.string()});
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n    check-steps: "
+                         "all 3 checked step(s) matched the CPU model after their submit (3 readback submit(s))\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  mode=single    1 submit(s)\n    -> ok: bit-identical to the CPU model and to "
+                         "split\n--- NOT REPRODUCED"))
+        << shown(r);
+    const auto& c = j.at("check_steps");
+    EXPECT_EQ(c.at("checked"), 3) << j.dump(2);
+    EXPECT_EQ(c.at("wrong"), 0);
+    EXPECT_EQ(c.at("first_wrong"), nullptr);
+    EXPECT_EQ(c.at("not_checked"), nlohmann::json::array());
+    EXPECT_EQ(c.at("readbacks"), 3);
+    EXPECT_EQ(c.at("completed"), true);
+}
+
+// A driver that drops every dispatch (seed-bug:dispatches=0) makes split itself wrong: the fill
+// (a transfer) matches, the first increment is the first wrong step, and the second differs too
+// (its input was already wrong).
+TEST(ScenarioCheckSteps, TheDroppedDispatchIsTheFirstWrongStep) {
+    const auto path = writeFile("-check-dropped.toml",
+                                "name = \"c\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+                                "check = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 4096\ninit = \"iota\"\n"
+                                "value = 7\n[[step]]\nfill = \"a\"\nvalue = 5\n[[step]]\nbarrier = \"blade-g\"\n"
+                                "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step]]\n"
+                                "barrier = \"blade-g\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n"
+                                "count = 10\n");
+    const auto json = writeFile("-check-dropped.json", "");
+    const BoundedResult r =
+        repro({"--scenario", path.string(), "--mode", "split", "--check-steps", "--json", json.string()},
+              simulated("seed-bug:dispatches=0"));
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(path);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    const std::string first =
+        "step 3 dispatch increment: buffer 'a' differs from the CPU model at byte 0 (word 0: 0x00000005, the CPU "
+        "model 0x00000006), last written by step 3 dispatch increment; 1024 of 1024 words differ";
+    EXPECT_TRUE(contains(r.out, "    check-steps: first wrong step: " + first + "; 2 of 3 checked step(s) differ\n"))
+        << shown(r);
+    const auto& c = j.at("check_steps");
+    EXPECT_EQ(c.at("checked"), 3) << j.dump(2);
+    EXPECT_EQ(c.at("wrong"), 2);
+    EXPECT_EQ(c.at("first_wrong").at("step"), 3);
+    EXPECT_EQ(c.at("first_wrong").at("label"), "step 3 dispatch increment");
+    EXPECT_EQ("step 3 dispatch increment: " + c.at("first_wrong").at("detail").get<std::string>(), first);
+}
+
+// A user kernel's steps (and the copy of their output) are not checked, and said so; the
+// built-in increment of another buffer is.
+TEST(ScenarioCheckSteps, AUserKernelsStepsAreNotChecked) {
+    const BoundedResult r =
+        repro({"--scenario", kUserKernels + "user-kernel-mix.toml", "--mode", "split", "--check-steps"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "    check-steps: all 1 checked step(s) matched the CPU model after their submit (5 "
+                         "readback submit(s))\n    check-steps: not checked (the CPU model cannot know what they "
+                         "write: a user kernel's output): step 1 dispatch mix (user SPIR-V), step 3 dispatch mix "
+                         "(user SPIR-V), step 5 dispatch mix (user SPIR-V), step 7 dispatch copy\n"))
+        << shown(r);
+}
+
+TEST(ScenarioCheckSteps, NeedsSplitAndOneRun) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const BoundedResult single = repro({"--scenario", file, "--check-steps", "--mode", "single"});
+    EXPECT_EQ(single.status, 1) << shown(single);
+    EXPECT_EQ(single.err, "repro: --check-steps: on a scenario it reads back split's steps, and --mode has no split\n");
+    const BoundedResult repeated = repro({"--scenario", file, "--check-steps", "--repeat", "2"});
+    EXPECT_EQ(repeated.status, 1) << shown(repeated);
+    EXPECT_EQ(repeated.err, "repro: --check-steps: not with --repeat on a scenario (it checks one run's steps)\n");
 }
 
 }  // namespace
