@@ -62,9 +62,12 @@ std::optional<std::string> firstDifference(const sc::Scenario& s, const std::str
     for (size_t i = 0; i + 3 < got.size(); i += 4) {
         if (!std::equal(got.begin() + i, got.begin() + i + 4, want.begin() + i)) ++wrongWords;
     }
+    const sc::BufferSpec* spec = s.buffer(name);
+    const bool poison = spec && spec->poisoned && g == spec->value;  // --poison: the sentinel survived
     return fmt::format(
-        "buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}, {} 0x{:08x}), {}; {} of {} words differ", name,
-        against, first, word, g, against, w, writtenBy(s, name, first, before), wrongWords, got.size() / 4);
+        "buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}{}, {} 0x{:08x}), {}; {} of {} words differ", name,
+        against, first, word, g, poison ? " (still the poison value: never written)" : "", against, w,
+        writtenBy(s, name, first, before), wrongWords, got.size() / 4);
 }
 
 // The first difference of any checked buffer.
@@ -228,6 +231,14 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
     for (const auto& k : s.kernels)
         say("  kernel:   {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", k.name, k.spirv, k.entry,
             k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
+    std::string poisoned;
+    for (const auto& b : s.buffers) {
+        if (b.poisoned) poisoned += fmt::format("{}'{}'", poisoned.empty() ? "" : ", ", b.name);
+    }
+    if (!poisoned.empty())
+        say("  poison:   {} start as 0x{:08x} words in every mode and in the CPU model (--poison: init undefined "
+            "or written before read)",
+            poisoned, kPoisonPattern);
     if (const std::string names = splitOnlyBuffers(s); !names.empty())
         say("  note: the CPU model cannot compute a user kernel: checked buffer(s) {} are compared with split "
             "only{}",
@@ -516,6 +527,10 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
 
 // The report's facts from the options and the file, before anything runs.
 ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
+    std::vector<std::string> poisoned;
+    for (const auto& b : s.buffers) {
+        if (b.poisoned) poisoned.push_back(b.name);
+    }
     return {
         .version = kReproVersion,
         .gitHash = kReproGitHash,
@@ -531,6 +546,7 @@ ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
         .barrier = o.scenarioBarrier ? std::optional<std::string>(std::string(name(*o.scenarioBarrier))) : std::nullopt,
         .controls = s.hasControl(),
         .splitOnly = splitOnlyList(s),
+        .poisoned = poisoned,
         .repeat = o.repeat,
         .validation = o.validation};
 }
@@ -585,6 +601,7 @@ int runScenarioCommand(const Options& options) {
             if (const std::string why = sc::replaceBarriers(s, *options.scenarioBarrier); !why.empty())
                 throw UsageError(why);
         }
+        if (options.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
         return kExitUsage;

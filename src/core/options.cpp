@@ -452,9 +452,9 @@ Options readMergeOptions(const RawArgs& raw) {
 
 // The options that go with --scenario (docs/scenarios.md "Options").
 bool scenarioOption(std::string_view n) {
-    constexpr std::string_view allowed[] = {"--mode",   "--device",       "--timeout",    "--barrier",
-                                            "--repeat", "--validation",   "--json",       "--format",
-                                            "--output", "--print-stream", "--check-steps"};
+    constexpr std::string_view allowed[] = {"--mode",   "--device",       "--timeout",     "--barrier",
+                                            "--repeat", "--validation",   "--json",        "--format",
+                                            "--output", "--print-stream", "--check-steps", "--poison"};
     return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
 }
 
@@ -469,8 +469,8 @@ Options readScenarioOptions(const RawArgs& raw) {
             if (given && !allowed)
                 fail(
                     fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
-                                "--repeat, --validation, --json, --format text|json, -o/--output, --print-stream and "
-                                "--check-steps so far)",
+                                "--repeat, --validation, --json, --format text|json, -o/--output, --print-stream, "
+                                "--check-steps and --poison so far)",
                                 what, optionLabel(spec)));
         }
     }
@@ -484,6 +484,7 @@ Options readScenarioOptions(const RawArgs& raw) {
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
     o.printStream = raw.printStream;
     o.checkSteps = raw.checkSteps;
+    o.poison = raw.poison;
     if (o.checkSteps && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
         fail("--check-steps: on a scenario it reads back split's steps, and --mode has no split");
     if (o.checkSteps && o.repeat > 1)

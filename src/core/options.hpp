@@ -127,8 +127,8 @@ struct Options {
     bool verbose = false;  // -v: the whole text header (text_report.hpp, HeaderDetail)
     bool quiet = false;    // -q: no header, only the result lines, the verdict and errors (never with -v)
     // --scenario FILE: run that scenario file instead of blade's chain (docs/scenarios.md);
-    // only --mode, --device, --timeout, --barrier (scenarioBarrier), --repeat, --validation,
-    // --json, --format text|json, -o, --print-stream and --check-steps go with it.
+    // only the options options.cpp's scenarioOption names go with it (docs/scenarios.md lists
+    // them; --barrier is kept as scenarioBarrier).
     std::optional<std::string> scenario;
     std::optional<BarrierKind> scenarioBarrier;  // --scenario with --barrier: core/scenario.hpp replaceBarriers
     bool listScenarios = false;                  // --list-scenarios: list scenarios/ and exit; alone

@@ -49,6 +49,7 @@ struct BufferSpec {
     uint32_t value = 0;           // Pattern: the word; Iota: the first word; Random: the seed
     std::vector<uint32_t> words;  // Host: the words written, repeated
     bool checked = false;         // its final contents are compared (check = [...])
+    bool poisoned = false;        // --poison: init replaced by the sentinel (scenario_cpu.hpp poisonBuffers)
     SourcePlace place;
 };
 

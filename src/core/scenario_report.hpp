@@ -52,6 +52,8 @@ struct ScenarioReport {
     bool controls = false;               // a barrier is labelled a control
     // The checked buffers a user kernel's output reaches, compared with split only (file order)
     std::vector<std::string> splitOnly;
+    // --poison: the buffers that start as the sentinel (file order); empty without it
+    std::vector<std::string> poisoned;
     uint32_t repeat = 1;                                // --repeat K
     std::optional<std::string> deviceName;              // nullopt: no device was chosen
     std::optional<std::string> driverName, driverInfo;  // VkPhysicalDeviceDriverProperties; nullopt without them

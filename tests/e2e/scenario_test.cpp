@@ -339,8 +339,8 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.err,
               "repro: --scenario: not with --matrix (scenarios take only --mode, --device, --timeout, --barrier, "
-              "--repeat, --validation, --json, --format text|json, -o/--output, --print-stream and --check-steps "
-              "so far)\n")
+              "--repeat, --validation, --json, --format text|json, -o/--output, --print-stream, --check-steps "
+              "and --poison so far)\n")
         << shown(r);
     const BoundedResult markdown =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--format", "markdown"});
@@ -825,6 +825,62 @@ TEST(ScenarioCheckSteps, NeedsSplitAndOneRun) {
     const BoundedResult repeated = repro({"--scenario", file, "--check-steps", "--repeat", "2"});
     EXPECT_EQ(repeated.status, 1) << shown(repeated);
     EXPECT_EQ(repeated.err, "repro: --check-steps: not with --repeat on a scenario (it checks one run's steps)\n");
+}
+
+}  // namespace
+
+namespace {
+
+// --poison (docs/scenarios.md "--poison on a scenario"): 'b' (init undefined) starts as the
+// sentinel in every mode and in the CPU model; a copy into it that the driver drops leaves the
+// sentinel, and the mismatch line says it was never written.
+const std::string kPoisonFile =
+    "name = \"p\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"b\"]\n"
+    "[[buffer]]\nname = \"a\"\nbytes = 4096\ninit = \"iota\"\nvalue = 7\n[[buffer]]\nname = \"b\"\nbytes = "
+    "4096\ninit = \"undefined\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step]]\nbarrier = "
+    "\"blade-g\"\n[[step]]\ndispatch = \"copy\"\nbindings = [\"a\", \"b\"]\n";
+
+TEST(ScenarioPoison, ADroppedWriteLeavesTheSentinelAndTheLineSaysSo) {
+    const auto path = writeFile("-poison.toml", kPoisonFile);
+    const BoundedResult r = repro({"--scenario", path.string(), "--poison"}, simulated("seed-bug:dispatches=1"));
+    const BoundedResult zeros = repro({"--scenario", path.string()}, simulated("seed-bug:dispatches=1"));
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  poison:   'b' start as 0x7fc0dead words in every mode and in the CPU model (--poison: "
+                         "init undefined or written before read)\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     2 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong: buffer 'b' differs from the CPU model at "
+                         "byte 0 (word 0: 0x7fc0dead (still the poison value: never written), the CPU model "
+                         "0x00000008), last written by step 3 dispatch copy; 1024 of 1024 words differ"))
+        << shown(r);
+    // Without --poison the lost copy reads as zeros, and nothing says it was never written.
+    ASSERT_EQ(zeros.status, 2) << shown(zeros);
+    EXPECT_TRUE(contains(zeros.out, "(word 0: 0x00000000, the CPU model 0x00000008)")) << shown(zeros);
+    EXPECT_FALSE(contains(zeros.out, "poison value")) << shown(zeros);
+    EXPECT_FALSE(contains(zeros.out, "  poison:")) << shown(zeros);
+}
+
+// On a correct driver nothing changes but the header's poison line and the report's list.
+TEST(ScenarioPoison, ACleanRunIsUnchanged) {
+    const auto path = writeFile("-poison-clean.toml", kPoisonFile);
+    const auto json = writeFile("-poison.json", "");
+    const BoundedResult r = repro({"--scenario", path.string(), "--poison", "--json", json.string()});
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(path);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model and "
+                         "to split\n"))
+        << shown(r);
+    EXPECT_EQ(j.at("scenario").at("poisoned"), nlohmann::json::array({"b"})) << j.dump(2);
+    const BoundedResult kompute =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--poison"});  // read in place first
+    ASSERT_EQ(kompute.status, 0) << shown(kompute);
+    EXPECT_FALSE(contains(kompute.out, "poison:")) << shown(kompute);
 }
 
 }  // namespace

@@ -1117,3 +1117,57 @@ init = "undefined"
 
 }  // namespace
 }  // namespace repro::scenario
+
+namespace repro::scenario {
+namespace {
+
+// --poison (docs/scenarios.md "--poison on a scenario"): an undefined buffer and one whose
+// first access is a write start as the sentinel; one read first (in place, or by a copy)
+// and one no step touches keep their init; the CPU model starts from the sentinel too.
+TEST(ScenarioPoison, UndefinedAndWrittenFirstBuffersStartAsTheSentinel) {
+    Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "b"
+bytes = 64
+init = "undefined"
+[[buffer]]
+name = "c"
+bytes = 64
+[[buffer]]
+name = "d"
+bytes = 64
+init = "pattern"
+value = 3
+[[buffer]]
+name = "e"
+bytes = 64
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+[[step]]
+update = "c"
+words = [1]
+[[step]]
+dispatch = "copy"
+bindings = ["d", "b"]
+count = 4
+[[step]]
+dispatch = "increment"
+bindings = ["c"]
+)",
+                               "p.toml");
+    EXPECT_EQ(poisonBuffers(s, 0x7fc0dead), (std::vector<std::string>{"b", "c"}));
+    EXPECT_TRUE(s.buffer("b")->poisoned);
+    EXPECT_FALSE(s.buffer("a")->poisoned);
+    EXPECT_FALSE(s.buffer("d")->poisoned);
+    EXPECT_FALSE(s.buffer("e")->poisoned);
+    const Contents model = runCpuModel(s);
+    EXPECT_EQ(word(model.at("b"), 0), 3u);           // copied
+    EXPECT_EQ(word(model.at("b"), 4), 0x7fc0deadu);  // past the copy's 4 words: never written
+    EXPECT_EQ(word(model.at("c"), 0), 2u);           // the update's 1, incremented
+    EXPECT_EQ(word(model.at("c"), 1), 0x7fc0deaeu);  // the sentinel, incremented
+    EXPECT_EQ(word(model.at("e"), 0), 0u);
+}
+
+}  // namespace
+}  // namespace repro::scenario
