@@ -231,6 +231,12 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
     for (const auto& k : s.kernels)
         say("  kernel:   {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", k.name, k.spirv, k.entry,
             k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
+    std::string parameters;
+    for (const auto& [n, v] : s.parameters)
+        parameters += fmt::format("{}{} = {}", parameters.empty() ? "" : ", ", n, v);
+    if (!parameters.empty())
+        say("  parameters: {}{}", parameters,
+            o.scenarioSweep ? fmt::format(" (--sweep {})", o.scenarioSweep->parameter) : "");
     std::string poisoned;
     for (const auto& b : s.buffers) {
         if (b.poisoned) poisoned += fmt::format("{}'{}'", poisoned.empty() ? "" : ", ", b.name);
@@ -441,6 +447,82 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
             runs, hasSplit(o) ? " and to split" : "", splitOnlyNote(splitOnlyBuffers(s), o, false))};
 }
 
+// A mode's result word for a --sweep row (the JSON report's result values).
+std::string resultWord(const std::vector<ModeOutcome>& modes, size_t i) {
+    if (i >= modes.size()) return "not run";
+    if (!modes[i].run.completed) return modes[i].run.hang ? "hang" : "failed";
+    return modes[i].wrong ? "mismatch" : "ok";
+}
+
+std::string sweepCells(const std::vector<std::string>& cells) {
+    std::string out;
+    for (const auto& c : cells) out += fmt::format("{:<11}", c);
+    return out.substr(0, out.find_last_not_of(' ') + 1);
+}
+
+// The verdict over a sweep: the mode wrong at the smallest value (ties: mode order), or none.
+ScenarioVerdict sweepVerdict(const ScenarioSweepReport& r, const std::vector<std::string>& details, const Options& o,
+                             const std::string& splitOnly) {
+    std::optional<size_t> worst;
+    for (size_t i = 0; i < r.smallestWrong.size(); ++i) {
+        if (r.smallestWrong[i] && (!worst || *r.smallestWrong[i] < *r.smallestWrong[*worst])) worst = i;
+    }
+    if (!worst)
+        return {kExitNotReproduced,
+                fmt::format("--- NOT REPRODUCED: at each of the {} value(s) of {} every mode's checked buffers are "
+                            "bit-identical to the CPU model{}{}",
+                            r.rows.size(), r.parameter, hasSplit(o) ? " and to split" : "", splitOnly)};
+    size_t wrongValues = 0;
+    for (const auto& row : r.rows) wrongValues += row.results[*worst] == "mismatch" ? 1 : 0;
+    return {kExitReproduced,
+            fmt::format("--- BUG REPRODUCED: mode {} is wrong at {} = {}, the smallest value where it is (wrong at {} "
+                        "of {} values); there: {}",
+                        name(o.modes[*worst]), r.parameter, *r.smallestWrong[*worst], wrongValues, r.rows.size(),
+                        details[*worst])};
+}
+
+// --sweep NAME=...: the scenario once per value (`variants`: the file parsed with each), every
+// mode each time with fresh buffers on one device; a row of results per value, the smallest
+// value at which each mode is wrong, and sweepVerdict. A hang or a failure ends the sweep there
+// with that value's verdict.
+ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& variants, const Options& o,
+                         ScenarioReport& report) {
+    const ScenarioSweep& sw = *o.scenarioSweep;
+    ScenarioSweepReport r{.parameter = sw.parameter, .rows = {}, .smallestWrong = {}};
+    r.smallestWrong.resize(o.modes.size());
+    std::vector<std::string> details(o.modes.size());  // each mode's line at its smallest wrong value
+    std::vector<std::string> names;
+    for (const Mode m : o.modes) names.emplace_back(name(m));
+    say("  --sweep {}: {} value(s), every mode at each on this device, fresh buffers each time", sw.parameter,
+        sw.values.size());
+    say("  {:<14}{}", sw.parameter, sweepCells(names));
+    for (size_t k = 0; k < variants.size(); ++k) {
+        const std::vector<ModeOutcome> modes = runModes(t, variants[k], o, false);
+        accumulate(report.modes, modes, o, static_cast<uint32_t>(k + 1));
+        ScenarioSweepReport::Row row{.value = sw.values[k], .results = {}};
+        for (size_t i = 0; i < o.modes.size(); ++i) {
+            row.results.push_back(resultWord(modes, i));
+            const auto& best = r.smallestWrong[i];
+            if (row.results[i] == "mismatch" && (!best || sw.values[k] < *best))
+                r.smallestWrong[i] = sw.values[k], details[i] = *modes[i].wrong;
+        }
+        say("  {:<14}{}", fmt::format("{} = {}", sw.parameter, sw.values[k]), sweepCells(row.results));
+        r.rows.push_back(std::move(row));
+        if (std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; })) {
+            say("  the sweep ends at {} = {}: a mode did not complete", sw.parameter, sw.values[k]);
+            report.sweep = r;
+            return verdict(modes, "");
+        }
+    }
+    std::string smallest;
+    for (size_t i = 0; i < names.size(); ++i)
+        smallest += fmt::format("{}{} {}", i ? ", " : "", names[i],
+                                r.smallestWrong[i] ? std::to_string(*r.smallestWrong[i]) : "none");
+    say("  smallest {} at which each mode is wrong: {}", sw.parameter, smallest);
+    report.sweep = r;
+    return sweepVerdict(r, details, o, splitOnlyNote(splitOnlyBuffers(variants.front()), o, false));
+}
+
 // --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
 // nothing reaches the queue, and its calls printed; exit 0.
 ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
@@ -494,7 +576,8 @@ void describeDevice(const vk::DeviceInfo& d, ScenarioReport& report) {
     report.driverInfo = d.driver.driverInfo;
 }
 
-ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioReport& report) {
+ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::vector<sc::Scenario>& variants,
+                          ScenarioReport& report) {
     vk::Instance instance(o.validation);
     const auto devices = vk::enumerateDevices(instance);
     std::vector<std::string> notes;
@@ -513,7 +596,9 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
         say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
     const RunTarget target{.device = device, .instance = instance};
     ScenarioVerdict v;
-    if (o.repeat > 1) {
+    if (!variants.empty()) {
+        v = runSwept(target, variants, o, report);
+    } else if (o.repeat > 1) {
         v = runRepeated(target, s, o, report);
     } else {
         const std::vector<ModeOutcome> modes = runModes(target, s, o);
@@ -547,15 +632,17 @@ ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
         .controls = s.hasControl(),
         .splitOnly = splitOnlyList(s),
         .poisoned = poisoned,
+        .parameters = {s.parameters.begin(), s.parameters.end()},
         .repeat = o.repeat,
         .validation = o.validation};
 }
 
 // The run, every failure turned into its verdict (printed, and kept in `report`).
-int runScenarioGuarded(const Options& options, const sc::Scenario& s, ScenarioReport& report) {
+int runScenarioGuarded(const Options& options, const sc::Scenario& s, const std::vector<sc::Scenario>& variants,
+                       ScenarioReport& report) {
     ScenarioVerdict v;
     try {
-        v = runLoaded(options, s, report);
+        v = runLoaded(options, s, variants, report);
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
         return kExitUsage;
@@ -593,15 +680,40 @@ int writeScenarioReports(const Options& o, const ScenarioReport& report, int sta
 
 }  // namespace
 
+// The file parsed with `overrides`, --barrier and --poison applied. Throws UsageError.
+sc::Scenario prepareScenario(const Options& options, const sc::ParameterValues& overrides = {}) {
+    sc::Scenario s = sc::loadScenario(*options.scenario, overrides);  // nothing runs on a bad file
+    if (options.scenarioBarrier) {
+        if (const std::string why = sc::replaceBarriers(s, *options.scenarioBarrier); !why.empty())
+            throw UsageError(why);
+    }
+    if (options.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
+    return s;
+}
+
+// --sweep NAME=...: the file parsed once per value, before anything runs; a value that makes
+// the file bad is its one line, with the value named.
+std::vector<sc::Scenario> sweepVariants(const Options& options, const sc::Scenario& s) {
+    std::vector<sc::Scenario> out;
+    if (!options.scenarioSweep) return out;
+    const ScenarioSweep& sw = *options.scenarioSweep;
+    if (!s.parameters.count(sw.parameter)) (void)prepareScenario(options, {{sw.parameter, 0}});  // its error line
+    for (const uint32_t v : sw.values) {
+        try {
+            out.push_back(prepareScenario(options, {{sw.parameter, v}}));
+        } catch (const UsageError& e) {
+            throw UsageError(fmt::format("{} (with --sweep {} = {})", e.what(), sw.parameter, v));
+        }
+    }
+    return out;
+}
+
 int runScenarioCommand(const Options& options) {
     sc::Scenario s;
+    std::vector<sc::Scenario> variants;
     try {
-        s = sc::loadScenario(*options.scenario);  // nothing runs on a bad file
-        if (options.scenarioBarrier) {
-            if (const std::string why = sc::replaceBarriers(s, *options.scenarioBarrier); !why.empty())
-                throw UsageError(why);
-        }
-        if (options.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
+        s = prepareScenario(options);
+        variants = sweepVariants(options, s);
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
         return kExitUsage;
@@ -614,7 +726,7 @@ int runScenarioCommand(const Options& options) {
     if (options.format == Format::Json && !options.output) textStream() = stderr;
     if (options.format == Format::Text && options.output) captureText();  // for the -o file
     ScenarioReport report = startReport(options, s);
-    const int status = runScenarioGuarded(options, s, report);
+    const int status = runScenarioGuarded(options, s, variants, report);
     if (status == kExitUsage) return status;
     return writeScenarioReports(options, report, status);
 }

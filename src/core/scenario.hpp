@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -210,6 +211,9 @@ struct Step {
     SourcePlace place;
 };
 
+// A file's [parameters] (docs/scenarios.md "Parameters"): name -> the value used.
+using ParameterValues = std::map<std::string, uint32_t>;
+
 struct Scenario {
     std::string name;
     std::string source;      // the public report's URL
@@ -218,6 +222,7 @@ struct Scenario {
     std::string file;        // the path it was read from
     uint64_t fileBytes = 0;  // the file's size in bytes, as read (loadScenario)
     std::string fileSha256;  // the SHA-256 of those bytes, 64 hex digits (core/sha256.hpp); "" when parsed from text
+    ParameterValues parameters;  // [parameters], with any override (--sweep) applied
     std::vector<BufferSpec> buffers;
     std::vector<UserKernel> kernels;  // [[kernel]] tables
     std::vector<Step> steps;

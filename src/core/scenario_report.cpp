@@ -41,11 +41,26 @@ json checkStepsJson(const std::optional<ScenarioStepCheckReport>& c) {
                 {"first_wrong", first},  {"readbacks", c->readbacks}, {"completed", c->completed}};
 }
 
+json sweepJson(const ScenarioReport& r) {
+    if (!r.sweep) return nullptr;
+    json rows = json::array(), smallest = json::object();
+    for (const auto& row : r.sweep->rows) {
+        json results = json::object();
+        for (size_t i = 0; i < row.results.size() && i < r.modes.size(); ++i) results[r.modes[i].mode] = row.results[i];
+        rows.push_back(json{{"value", row.value}, {"results", results}});
+    }
+    for (size_t i = 0; i < r.sweep->smallestWrong.size() && i < r.modes.size(); ++i)
+        smallest[r.modes[i].mode] = orNull(r.sweep->smallestWrong[i]);
+    return json{{"parameter", r.sweep->parameter}, {"values", rows}, {"smallest_wrong", smallest}};
+}
+
 }  // namespace
 
 std::string renderScenarioJson(const ScenarioReport& r) {
     json modes = json::array();
     for (const auto& m : r.modes) modes.push_back(modeJson(m));
+    json parameters = json::object();
+    for (const auto& [name, value] : r.parameters) parameters[name] = value;
     const json doc{
         {"schema", "repro-scenario-report"},
         {"schema_version", kScenarioReportSchemaVersion},
@@ -63,11 +78,13 @@ std::string renderScenarioJson(const ScenarioReport& r) {
           {"barrier", orNull(r.barrier)},
           {"controls", r.controls},
           {"split_only", r.splitOnly},
-          {"poisoned", r.poisoned}}},
+          {"poisoned", r.poisoned},
+          {"parameters", parameters}}},
         {"repeat", r.repeat},
         {"device", deviceJson(r)},
         {"modes", modes},
         {"check_steps", checkStepsJson(r.checkSteps)},
+        {"sweep", sweepJson(r)},
         {"validation",
          {{"enabled", r.validation},
           {"errors", r.validationErrors},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace repro {
@@ -40,6 +41,17 @@ struct ScenarioStepCheckReport {
     bool completed = true;                 // split ran to its end (false: a failure ended it)
 };
 
+// --sweep NAME=... on a scenario (docs/scenarios.md "--sweep on a scenario").
+struct ScenarioSweepReport {
+    std::string parameter;
+    struct Row {
+        uint32_t value = 0;
+        std::vector<std::string> results;  // per mode of `modes`: "ok", "mismatch", "hang", "failed", "not run"
+    };
+    std::vector<Row> rows;                               // the values run, in order
+    std::vector<std::optional<uint32_t>> smallestWrong;  // per mode: the smallest value it was wrong at
+};
+
 struct ScenarioReport {
     std::string version;  // repro's version
     std::string gitHash;  // the commit repro was built from
@@ -54,9 +66,11 @@ struct ScenarioReport {
     std::vector<std::string> splitOnly;
     // --poison: the buffers that start as the sentinel (file order); empty without it
     std::vector<std::string> poisoned;
-    uint32_t repeat = 1;                                // --repeat K
-    std::optional<std::string> deviceName;              // nullopt: no device was chosen
-    std::optional<std::string> driverName, driverInfo;  // VkPhysicalDeviceDriverProperties; nullopt without them
+    std::vector<std::pair<std::string, uint32_t>> parameters;  // [parameters] as in the file (name order)
+    std::optional<ScenarioSweepReport> sweep;                  // --sweep; nullopt without it
+    uint32_t repeat = 1;                                       // --repeat K
+    std::optional<std::string> deviceName;                     // nullopt: no device was chosen
+    std::optional<std::string> driverName, driverInfo;         // VkPhysicalDeviceDriverProperties; nullopt without them
     uint32_t vendorId = 0, deviceId = 0;
     std::vector<ScenarioModeReport> modes;              // in the order they ran
     std::optional<ScenarioStepCheckReport> checkSteps;  // --check-steps; nullopt without it (or split did not run)

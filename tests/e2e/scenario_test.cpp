@@ -339,8 +339,8 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.err,
               "repro: --scenario: not with --matrix (scenarios take only --mode, --device, --timeout, --barrier, "
-              "--repeat, --validation, --json, --format text|json, -o/--output, --print-stream, --check-steps "
-              "and --poison so far)\n")
+              "--repeat, --validation, --json, --format text|json, -o/--output, --print-stream, --check-steps, "
+              "--poison and --sweep so far)\n")
         << shown(r);
     const BoundedResult markdown =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--format", "markdown"});
@@ -881,6 +881,87 @@ TEST(ScenarioPoison, ACleanRunIsUnchanged) {
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--poison"});  // read in place first
     ASSERT_EQ(kompute.status, 0) << shown(kompute);
     EXPECT_FALSE(contains(kompute.out, "poison:")) << shown(kompute);
+}
+
+}  // namespace
+
+namespace {
+
+// --sweep over a [parameters] value (docs/scenarios.md "--sweep on a scenario"): n increments
+// in one command buffer, barriers between.
+const std::string kSweepFile =
+    "name = \"w\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"a\"]\n"
+    "[parameters]\nn = 2\n[[buffer]]\nname = \"a\"\nbytes = 256\ninit = \"iota\"\n[[step]]\nrepeat = \"$n\"\n"
+    "[[step.steps]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step.steps]]\nbarrier = \"blade-g\"\n";
+
+// A driver that forwards the first 3 dispatches of a command buffer: the one-submit modes are
+// wrong from n = 4, split never; the table and the smallest n say so.
+TEST(ScenarioSweep, TheSmallestWrongValuePerMode) {
+    const auto path = writeFile("-sweep.toml", kSweepFile);
+    const auto json = writeFile("-sweep.json", "");
+    const BoundedResult r = repro({"--scenario", path.string(), "--sweep", "n=1..5", "--json", json.string()},
+                                  simulated("seed-bug:dispatches=3"));
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(path);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  parameters: n = 2 (--sweep n)\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  n             split      multipass  single\n"
+                         "  n = 1         ok         ok         ok\n"
+                         "  n = 2         ok         ok         ok\n"
+                         "  n = 3         ok         ok         ok\n"
+                         "  n = 4         ok         mismatch   mismatch\n"
+                         "  n = 5         ok         mismatch   mismatch\n"
+                         "  smallest n at which each mode is wrong: split none, multipass 4, single 4\n"))
+        << shown(r);
+    // n = 4: word 0 is 0 + 3 where the model has 4.
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong at n = 4, the smallest value where it is "
+                         "(wrong at 2 of 5 values); there: buffer 'a' differs from the CPU model at byte 0 (word 0: "
+                         "0x00000003, the CPU model 0x00000004)"))
+        << shown(r);
+    const auto& sw = j.at("sweep");
+    EXPECT_EQ(sw.at("parameter"), "n") << j.dump(2);
+    ASSERT_EQ(sw.at("values").size(), 5u);
+    EXPECT_EQ(sw.at("values")[3].at("value"), 4);
+    EXPECT_EQ(sw.at("values")[3].at("results").at("single"), "mismatch");
+    EXPECT_EQ(sw.at("values")[2].at("results").at("single"), "ok");
+    EXPECT_EQ(sw.at("smallest_wrong").at("split"), nullptr);
+    EXPECT_EQ(sw.at("smallest_wrong").at("multipass"), 4);
+    EXPECT_EQ(j.at("scenario").at("parameters"), nlohmann::json({{"n", 2}}));
+}
+
+TEST(ScenarioSweep, AListIsCleanOnLavapipe) {
+    const auto path = writeFile("-sweep-clean.toml", kSweepFile);
+    const BoundedResult r = repro({"--scenario", path.string(), "--sweep", "n=1,7,3"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  n = 7         ok         ok         ok\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- NOT REPRODUCED: at each of the 3 value(s) of n every mode's checked buffers are "
+                         "bit-identical to the CPU model and to split\n"))
+        << shown(r);
+}
+
+// A parameter the file lacks, a value that makes the file bad, a malformed --sweep: one line,
+// exit 1, nothing run.
+TEST(ScenarioSweep, BadSweepsAreOneLine) {
+    const auto path = writeFile("-sweep-bad.toml", kSweepFile);
+    const BoundedResult missing = repro({"--scenario", path.string(), "--sweep", "m=1..2"});
+    const BoundedResult zero = repro({"--scenario", path.string(), "--sweep", "n=0..2"});
+    const BoundedResult malformed = repro({"--scenario", path.string(), "--sweep", "1..2"});
+    std::filesystem::remove(path);
+    EXPECT_EQ(missing.status, 1) << shown(missing);
+    EXPECT_EQ(missing.out, "") << shown(missing);
+    EXPECT_EQ(missing.err, "repro: --sweep: " + path.string() + " has no parameter 'm' (its [parameters]: n)\n");
+    EXPECT_EQ(zero.status, 1) << shown(zero);
+    EXPECT_EQ(zero.out, "") << shown(zero);
+    EXPECT_TRUE(contains(zero.err, "repro: " + path.string() + ":13:")) << shown(zero);
+    EXPECT_TRUE(contains(zero.err, " (with --sweep n = 0)\n")) << shown(zero);
+    EXPECT_EQ(malformed.status, 1) << shown(malformed);
+    EXPECT_EQ(malformed.err,
+              "repro: --sweep: '1..2' on a scenario is NAME=A..B or NAME=V1,V2,... over one of its [parameters]\n");
 }
 
 }  // namespace

@@ -1171,3 +1171,54 @@ bindings = ["c"]
 
 }  // namespace
 }  // namespace repro::scenario
+
+namespace repro::scenario {
+namespace {
+
+const std::string kParameters = R"(
+[parameters]
+words = 8
+add = 5
+)";
+const std::string kParameterStep = R"(
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+count = "$words"
+add = "$add"
+)";
+
+// [parameters] (docs/scenarios.md "Parameters"): "$name" is the parameter's value, an
+// override (--sweep) replaces it, and the CPU model follows.
+TEST(ScenarioParameters, NamesAreTheirValuesAndOverridesReplaceThem) {
+    const Scenario s = parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml");
+    EXPECT_EQ(s.parameters, (ParameterValues{{"add", 5}, {"words", 8}}));
+    Contents model = runCpuModel(s);
+    EXPECT_EQ(word(model.at("a"), 0), 5u);  // iota 0, plus 5
+    EXPECT_EQ(word(model.at("a"), 7), 12u);
+    EXPECT_EQ(word(model.at("a"), 8), 8u);  // past count: untouched
+    const Scenario swept = parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml", {{"add", 7}});
+    EXPECT_EQ(swept.parameters.at("add"), 7u);
+    model = runCpuModel(swept);
+    EXPECT_EQ(word(model.at("a"), 0), 7u);
+}
+
+TEST(ScenarioParameters, AnUnknownNameIsAnErrorAtItsPlace) {
+    std::string step = kParameterStep;
+    step.replace(step.find("$add"), 4, "$ad");
+    // kHeader is 5 lines, kParameters 3 more after a blank one, kBufferA 5 after a blank one;
+    // the step's add is line 20, the string at column 7.
+    EXPECT_EQ(errorOf(kHeader + kParameters + kBufferA + step),
+              "bad.toml:20:7: unknown parameter '$ad'; expected one of the names in [parameters]");
+    try {
+        parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml", {{"zz", 1}});
+        ADD_FAILURE() << "no error for an override of no parameter";
+    } catch (const UsageError& e) {
+        EXPECT_STREQ(e.what(), "--sweep: p.toml has no parameter 'zz' (its [parameters]: add, words)");
+    }
+    EXPECT_EQ(errorOf(kHeader + "[parameters]\nwork = -1\n" + kBufferA + kParameterStep),
+              "bad.toml:7:8: 'work' = -1 is out of range; expected 0..4294967295");
+}
+
+}  // namespace
+}  // namespace repro::scenario
