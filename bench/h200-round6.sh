@@ -25,3 +25,21 @@ for f in "$long" scenarios/kompute-196-increment-chain.toml scenarios/llama-cpp-
 done
 run markdown-sensitivity --scenario scenarios/sensitivity-stale-read.toml --mode single --repeat 50 \
     --barrier execution-only --format markdown -o "$out/sensitivity-execution-only.md"
+# The second queue on real hardware (family "other": CONCURRENT buffers across two families)
+# and the user SPIR-V example (built into build/dev/tests/user-kernels, carried), each in the
+# three modes with its JSON report, under the validation layer, and the second queue's stream.
+q=scenarios/compute-copy-on-a-second-queue.toml
+run queue-all --scenario "$q" --json "$out/queue-all.json"
+run queue-validation --scenario "$q" --validation
+run queue-stream --scenario "$q" --print-stream >/dev/null
+run queue-repeat --scenario "$q" --repeat 200
+u=build/dev/tests/user-kernels/user-kernel-mix.toml
+if [[ -f "$u" ]]; then
+    run user-kernel-all --scenario "$u" --json "$out/user-kernel-all.json"
+    run user-kernel-validation --scenario "$u" --validation
+fi
+for f in scenarios/*.toml; do
+    name=$(basename "$f" .toml)
+    run "scenario-$name" --scenario "$f" --timestamps --json "$out/scenario-$name.json" >/dev/null
+done
+cd "$out" && tar czf /tmp/round6.tgz ./*.txt ./*.json ./*.md ./*.toml && mv /tmp/round6.tgz .

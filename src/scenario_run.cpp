@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
@@ -62,9 +63,12 @@ std::optional<std::string> firstDifference(const sc::Scenario& s, const std::str
     for (size_t i = 0; i + 3 < got.size(); i += 4) {
         if (!std::equal(got.begin() + i, got.begin() + i + 4, want.begin() + i)) ++wrongWords;
     }
+    const sc::BufferSpec* spec = s.buffer(name);
+    const bool poison = spec && spec->poisoned && g == spec->value;  // --poison: the sentinel survived
     return fmt::format(
-        "buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}, {} 0x{:08x}), {}; {} of {} words differ", name,
-        against, first, word, g, against, w, writtenBy(s, name, first, before), wrongWords, got.size() / 4);
+        "buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}{}, {} 0x{:08x}), {}; {} of {} words differ", name,
+        against, first, word, g, poison ? " (still the poison value: never written)" : "", against, w,
+        writtenBy(s, name, first, before), wrongWords, got.size() / 4);
 }
 
 // The first difference of any checked buffer.
@@ -127,12 +131,81 @@ std::string splitOnlyNote(const std::string& names, const Options& o, bool isSpl
                        hasSplit(o) ? "compared with split only" : "compared with nothing (no split in --mode)");
 }
 
+// --check-steps (docs/scenarios.md): split's steps, each compared after its submit with the
+// CPU model's bytes after that step (vk::StepReadback hands over what the step wrote). A
+// step is checked when it writes a buffer the model knows there; a step whose every written
+// buffer a user kernel's output reaches (unmodelledAfter) is not checked.
+class StepChecker {
+  public:
+    explicit StepChecker(const sc::Scenario& s) : s_(s), model_(sc::initialContents(s)) {}
+    void operator()(size_t index, const sc::Contents& written) {
+        for (; applied_ <= index; ++applied_) {
+            sc::applyStep(s_.steps[applied_], model_);
+            sc::unmodelledAfter(s_.steps[applied_], s_, unmodelled_);
+        }
+        bool compared = false;
+        std::optional<std::string> wrong;
+        for (const auto& [name, bytes] : written) {
+            if (unmodelled_.count(name)) continue;
+            compared = true;
+            if (!wrong) wrong = firstDifference(s_, name, bytes, model_.at(name), "the CPU model", index + 1);
+        }
+        if (!compared) return result_.notChecked.push_back(index);
+        ++result_.checked;
+        if (!wrong) return;
+        ++result_.wrong;
+        if (!result_.firstWrong) result_.firstWrong = index, result_.firstDetail = *wrong;
+    }
+    struct Result {
+        uint64_t checked = 0, wrong = 0;
+        std::vector<size_t> notChecked;    // step indices
+        std::optional<size_t> firstWrong;  // step index
+        std::string firstDetail;           // its mismatch line (firstDifference)
+    };
+    const Result& result() const { return result_; }
+
+  private:
+    const sc::Scenario& s_;
+    sc::Contents model_;
+    std::set<std::string> unmodelled_;
+    size_t applied_ = 0;
+    Result result_;
+};
+
 struct ModeOutcome {
     Mode mode;
     vk::ScenarioModeRun run;
-    std::optional<std::string> wrong;  // why it is wrong
-    uint64_t messages = 0;             // validation messages while it ran
+    std::optional<std::string> wrong;          // why it is wrong
+    uint64_t messages = 0;                     // validation messages while it ran
+    std::optional<StepChecker::Result> steps;  // split with --check-steps
 };
+
+// "step 2 dispatch mix (user SPIR-V), step 4 copy acc -> out": the labels of `indices`, the
+// first kListedNames of them and then how many in all.
+constexpr size_t kListedNames = 6;
+std::string stepLabels(const sc::Scenario& s, const std::vector<size_t>& indices) {
+    std::string out;
+    for (size_t i = 0; i < indices.size() && i < kListedNames; ++i)
+        out += (out.empty() ? "" : ", ") + s.steps[indices[i]].label;
+    if (indices.size() > kListedNames) out += fmt::format(", ... ({} in all)", indices.size());
+    return out;
+}
+
+// The --check-steps lines under split's result.
+void printStepCheck(const sc::Scenario& s, const ModeOutcome& m) {
+    const StepChecker::Result& r = *m.steps;
+    if (r.firstWrong) {
+        say("    check-steps: first wrong step: {}: {}; {} of {} checked step(s) differ", s.steps[*r.firstWrong].label,
+            r.firstDetail, r.wrong, r.checked);
+    } else {
+        say("    check-steps: {} {} checked step(s) matched the CPU model after their submit ({} readback "
+            "submit(s))",
+            m.run.completed ? "all" : "before the run ended,", r.checked, m.run.stepReadbacks);
+    }
+    if (!r.notChecked.empty())
+        say("    check-steps: not checked (the CPU model cannot know what they write: a user kernel's output): {}",
+            stepLabels(s, r.notChecked));
+}
 
 // The steps' labels joined by "; ", the first kListedSteps of them and then how many in all
 // (a repeat makes hundreds).
@@ -159,6 +232,20 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
     for (const auto& k : s.kernels)
         say("  kernel:   {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", k.name, k.spirv, k.entry,
             k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
+    std::string parameters;
+    for (const auto& [n, v] : s.parameters)
+        parameters += fmt::format("{}{} = {}", parameters.empty() ? "" : ", ", n, v);
+    if (!parameters.empty())
+        say("  parameters: {}{}", parameters,
+            o.scenarioSweep ? fmt::format(" (--sweep {})", o.scenarioSweep->parameter) : "");
+    std::string poisoned;
+    for (const auto& b : s.buffers) {
+        if (b.poisoned) poisoned += fmt::format("{}'{}'", poisoned.empty() ? "" : ", ", b.name);
+    }
+    if (!poisoned.empty())
+        say("  poison:   {} start as 0x{:08x} words in every mode and in the CPU model (--poison: init undefined "
+            "or written before read)",
+            poisoned, kPoisonPattern);
     if (const std::string names = splitOnlyBuffers(s); !names.empty())
         say("  note: the CPU model cannot compute a user kernel: checked buffer(s) {} are compared with split "
             "only{}",
@@ -168,38 +255,12 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
 std::string plural(uint64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 // What one run needs besides the scenario: the device, the instance whose validation log
-// counts each mode's messages (with --validation), and what every run shares: the kernels'
-// pipelines and the CPU model's checked bytes, made once (prepare).
+// counts each mode's messages (with --validation), and the timings every run adds to.
 struct RunTarget {
     vk::Device& device;
     const vk::Instance& instance;
     ScenarioTimings& timings;  // the phases, added to by every run
-    const vk::ScenarioPipelines& pipelines;
-    const sc::Contents& expected;  // the CPU model's final bytes of each checked buffer it knows
-    const HostReads& hostModel;    // the CPU model's bytes at each host read
 };
-
-// The CPU model's final bytes of each checked buffer of `s` that it knows (not those a user
-// kernel's output reaches: core/scenario_cpu.hpp unmodelledBuffers), timed into `timings`.
-sc::Contents expectedContents(const sc::Scenario& s, ScenarioTimings& timings) {
-    const auto begin = Clock::now();
-    sc::Contents model = sc::runCpuModel(s);
-    const auto unmodelled = sc::unmodelledBuffers(s);
-    sc::Contents expected;
-    for (const auto& b : s.buffers) {
-        if (b.checked && !unmodelled.count(b.name)) expected.emplace(b.name, std::move(model.at(b.name)));
-    }
-    timings.cpuModel += secondsSince(begin);
-    return expected;
-}
-
-// The scenario kernels' pipelines on `device`, timed into `timings`.
-vk::ScenarioPipelines timedPipelines(vk::Device& device, const sc::Scenario& s, ScenarioTimings& timings) {
-    const auto begin = Clock::now();
-    vk::ScenarioPipelines p = vk::createScenarioPipelines(device, s);
-    timings.pipelines += secondsSince(begin);
-    return p;
-}
 
 // Adds one mode run's host phases to the run's timings.
 void addPhases(ScenarioTimings& t, const vk::ScenarioModeRun& run) {
@@ -209,49 +270,108 @@ void addPhases(ScenarioTimings& t, const vk::ScenarioModeRun& run) {
     t.readback += run.readback;
 }
 
-// Runs the modes (split first when asked for, as the reference) and prints each (with
-// `print`; otherwise only failures, for --repeat).
-std::vector<ModeOutcome> runModes(const RunTarget& t, const sc::Scenario& s, const Options& o, bool print = true) {
-    const vk::ScenarioPipelines& pipelines = t.pipelines;
-    const sc::Contents& expected = t.expected;  // the CPU model's bytes of the checked buffers it knows
-    const HostReads& hostModel = t.hostModel;
-    const std::string splitOnly = splitOnlyBuffers(s);
-    std::vector<ModeOutcome> out;
+// What each mode is compared with: the CPU model's checked buffers and host reads, and split's
+// once it completed.
+struct References {
+    sc::Contents expected;              // the CPU model's bytes of the checked buffers it knows
+    HostReads hostModel;                // the CPU model's host reads (hostReadContents)
     std::optional<sc::Contents> split;  // split's checked bytes, once it completed
     HostReads splitReads;               // split's host reads, once it completed
+};
+
+References cpuReferences(const sc::Scenario& s) {
+    const sc::Contents model = sc::runCpuModel(s);
+    const auto unmodelled = sc::unmodelledBuffers(s);
+    References r;
+    for (const auto& b : s.buffers) {
+        if (b.checked && !unmodelled.count(b.name)) r.expected.emplace(b.name, model.at(b.name));
+    }
+    r.hostModel = sc::hostReadContents(s);
+    return r;
+}
+
+// Why completed mode `m` is wrong, or nothing: its host reads, then its checked buffers, each
+// against the CPU model and then split; then (split with --check-steps) its first wrong step.
+std::optional<std::string> judge(const sc::Scenario& s, const References& r, const ModeOutcome& m) {
+    auto wrong = hostReadDifference(s, m.run.hostReads, r.hostModel, "the CPU model");
+    if (!wrong && r.split) wrong = hostReadDifference(s, m.run.hostReads, r.splitReads, "split");
+    if (!wrong) wrong = compare(s, m.run.checked, r.expected, "the CPU model");
+    if (!wrong && r.split) wrong = compare(s, m.run.checked, *r.split, "split");
+    if (!wrong && m.steps && m.steps->firstWrong)
+        wrong = fmt::format("check-steps: {}: {}", s.steps[*m.steps->firstWrong].label, m.steps->firstDetail);
+    return wrong;
+}
+
+// What every run of one scenario shares: the kernels' pipelines and the CPU model's bytes,
+// made once (for --repeat, all K runs; for --sweep, once per value).
+struct Prepared {
+    vk::ScenarioPipelines pipelines;
+    References refs;  // split's fields empty
+};
+
+Prepared prepare(vk::Device& device, const sc::Scenario& s, ScenarioTimings& timings) {
+    auto begin = Clock::now();
+    vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
+    timings.pipelines += secondsSince(begin);
+    begin = Clock::now();
+    References refs = cpuReferences(s);
+    timings.cpuModel += secondsSince(begin);
+    return {.pipelines = std::move(pipelines), .refs = std::move(refs)};
+}
+
+// One run of `mode`, split with --check-steps reading back each step (StepChecker).
+ModeOutcome runOneMode(const RunTarget& t, const vk::ScenarioPipelines& pipelines, const sc::Scenario& s,
+                       const Options& o, Mode mode) {
+    const uint64_t before = t.instance.validationLog().count();
+    StepChecker checker(s);
+    vk::StepReadback readback;
+    if (o.checkSteps && mode == Mode::Split) readback.onStep = std::ref(checker);
     const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
+    ModeOutcome m{.mode = mode,
+                  .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout, o.timestamps, readback),
+                  .wrong = {}};
+    m.messages = t.instance.validationLog().count() - before;
+    if (readback.onStep) m.steps = checker.result();
+    addPhases(t.timings, m.run);
+    return m;
+}
+
+// Runs the modes (split first when asked for, as the reference) and prints each (with
+// `print`; otherwise only failures, for --repeat).
+std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const sc::Scenario& s, const Options& o,
+                                  bool print = true) {
+    const vk::ScenarioPipelines& pipelines = p.pipelines;
+    const std::string splitOnly = splitOnlyBuffers(s);
+    References refs = p.refs;
+    std::vector<ModeOutcome> out;
     for (const Mode mode : o.modes) {
-        const uint64_t before = t.instance.validationLog().count();
-        ModeOutcome m{
-            .mode = mode, .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout, o.timestamps), .wrong = {}};
-        m.messages = t.instance.validationLog().count() - before;
-        addPhases(t.timings, m.run);
+        ModeOutcome m = runOneMode(t, pipelines, s, o, mode);
         if (print) say("  mode={:<9} {} submit(s)", name(mode), m.run.submits);
         if (!m.run.completed) {
             say("    -> {}{}: {}", print ? "" : fmt::format("mode={} ", name(mode)), m.run.hang ? "HANG" : "FAILED",
                 m.run.failure);
+            if (print && m.steps) printStepCheck(s, m);
             out.push_back(std::move(m));
             if (out.back().run.hang) break;  // a timed-out device is abandoned already
             continue;
         }
         const auto phase = Clock::now();
-        m.wrong = hostReadDifference(s, m.run.hostReads, hostModel, "the CPU model");
-        if (!m.wrong && split) m.wrong = hostReadDifference(s, m.run.hostReads, splitReads, "split");
-        if (!m.wrong) m.wrong = compare(s, m.run.checked, expected, "the CPU model");
-        if (!m.wrong && split) m.wrong = compare(s, m.run.checked, *split, "split");
+        m.wrong = judge(s, refs, m);
         t.timings.verification += secondsSince(phase);
         if (print)
-            say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
-                                     : fmt::format("ok: bit-identical to the CPU model{}{}{}",
-                                                   split ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
-                                                   splitOnlyNote(splitOnly, o, mode == Mode::Split)));
+            say("    -> {}", m.wrong
+                                 ? "MISMATCH: " + *m.wrong
+                                 : fmt::format("ok: bit-identical to the CPU model{}{}{}",
+                                               refs.split ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
+                                               splitOnlyNote(splitOnly, o, mode == Mode::Split)));
+        if (print && m.steps) printStepCheck(s, m);
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
         if (print && o.timestamps)
             say("    GPU time: {}", m.run.gpuSeconds ? fmt::format("{:.3f} ms (timestamps around each of its submits)",
                                                                    *m.run.gpuSeconds * 1e3)
                                                      : std::string("not measured (no timestamps on this queue)"));
         out.push_back(std::move(m));
-        if (mode == Mode::Split) split = out.back().run.checked, splitReads = out.back().run.hostReads;
+        if (mode == Mode::Split) refs.split = out.back().run.checked, refs.splitReads = out.back().run.hostReads;
     }
     return out;
 }
@@ -313,13 +433,33 @@ void accumulate(std::vector<ScenarioModeReport>& acc, const std::vector<ModeOutc
     }
 }
 
+// The report's check_steps from split's outcome (nullopt without --check-steps or split).
+std::optional<ScenarioStepCheckReport> stepCheckReport(const sc::Scenario& s, const std::vector<ModeOutcome>& modes) {
+    for (const ModeOutcome& m : modes) {
+        if (!m.steps) continue;
+        ScenarioStepCheckReport r{.checked = m.steps->checked,
+                                  .wrong = m.steps->wrong,
+                                  .readbacks = m.run.stepReadbacks,
+                                  .completed = m.run.completed};
+        for (const size_t i : m.steps->notChecked) r.notChecked.push_back(s.steps[i].label);
+        if (m.steps->firstWrong) {
+            r.firstWrongStep = *m.steps->firstWrong + 1;
+            r.firstWrongLabel = s.steps[*m.steps->firstWrong].label;
+            r.firstWrongDetail = m.steps->firstDetail;
+        }
+        return r;
+    }
+    return std::nullopt;
+}
+
 // --repeat K: the modes K times on one device, each run with fresh buffers; a count of wrong
 // runs per mode, the first wrong run's difference, and the verdict over all K. A hang or a
 // failed mode ends the runs there.
 ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Options& o, ScenarioReport& report) {
+    const Prepared p = prepare(t.device, s, t.timings);
     uint32_t runs = 0;
     for (; runs < o.repeat; ++runs) {
-        const std::vector<ModeOutcome> modes = runModes(t, s, o, false);
+        const std::vector<ModeOutcome> modes = runModes(t, p, s, o, false);
         accumulate(report.modes, modes, o, runs + 1);
         const bool ended =
             std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
@@ -345,6 +485,83 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
             runs, hasSplit(o) ? " and to split" : "", splitOnlyNote(splitOnlyBuffers(s), o, false))};
 }
 
+// A mode's result word for a --sweep row (the JSON report's result values).
+std::string resultWord(const std::vector<ModeOutcome>& modes, size_t i) {
+    if (i >= modes.size()) return "not run";
+    if (!modes[i].run.completed) return modes[i].run.hang ? "hang" : "failed";
+    return modes[i].wrong ? "mismatch" : "ok";
+}
+
+std::string sweepCells(const std::vector<std::string>& cells) {
+    std::string out;
+    for (const auto& c : cells) out += fmt::format("{:<11}", c);
+    return out.substr(0, out.find_last_not_of(' ') + 1);
+}
+
+// The verdict over a sweep: the mode wrong at the smallest value (ties: mode order), or none.
+ScenarioVerdict sweepVerdict(const ScenarioSweepReport& r, const std::vector<std::string>& details, const Options& o,
+                             const std::string& splitOnly) {
+    std::optional<size_t> worst;
+    for (size_t i = 0; i < r.smallestWrong.size(); ++i) {
+        if (r.smallestWrong[i] && (!worst || *r.smallestWrong[i] < *r.smallestWrong[*worst])) worst = i;
+    }
+    if (!worst)
+        return {kExitNotReproduced,
+                fmt::format("--- NOT REPRODUCED: at each of the {} value(s) of {} every mode's checked buffers are "
+                            "bit-identical to the CPU model{}{}",
+                            r.rows.size(), r.parameter, hasSplit(o) ? " and to split" : "", splitOnly)};
+    size_t wrongValues = 0;
+    for (const auto& row : r.rows) wrongValues += row.results[*worst] == "mismatch" ? 1 : 0;
+    return {kExitReproduced,
+            fmt::format("--- BUG REPRODUCED: mode {} is wrong at {} = {}, the smallest value where it is (wrong at {} "
+                        "of {} values); there: {}",
+                        name(o.modes[*worst]), r.parameter, *r.smallestWrong[*worst], wrongValues, r.rows.size(),
+                        details[*worst])};
+}
+
+// --sweep NAME=...: the scenario once per value (`variants`: the file parsed with each), every
+// mode each time with fresh buffers on one device; a row of results per value, the smallest
+// value at which each mode is wrong, and sweepVerdict. A hang or a failure ends the sweep there
+// with that value's verdict.
+ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& variants, const Options& o,
+                         ScenarioReport& report) {
+    const ScenarioSweep& sw = *o.scenarioSweep;
+    ScenarioSweepReport r{.parameter = sw.parameter, .rows = {}, .smallestWrong = {}};
+    r.smallestWrong.resize(o.modes.size());
+    std::vector<std::string> details(o.modes.size());  // each mode's line at its smallest wrong value
+    std::vector<std::string> names;
+    for (const Mode m : o.modes) names.emplace_back(name(m));
+    say("  --sweep {}: {} value(s), every mode at each on this device, fresh buffers each time", sw.parameter,
+        sw.values.size());
+    say("  {:<14}{}", sw.parameter, sweepCells(names));
+    for (size_t k = 0; k < variants.size(); ++k) {
+        const std::vector<ModeOutcome> modes =
+            runModes(t, prepare(t.device, variants[k], t.timings), variants[k], o, false);
+        accumulate(report.modes, modes, o, static_cast<uint32_t>(k + 1));
+        ScenarioSweepReport::Row row{.value = sw.values[k], .results = {}};
+        for (size_t i = 0; i < o.modes.size(); ++i) {
+            row.results.push_back(resultWord(modes, i));
+            const auto& best = r.smallestWrong[i];
+            if (row.results[i] == "mismatch" && (!best || sw.values[k] < *best))
+                r.smallestWrong[i] = sw.values[k], details[i] = *modes[i].wrong;
+        }
+        say("  {:<14}{}", fmt::format("{} = {}", sw.parameter, sw.values[k]), sweepCells(row.results));
+        r.rows.push_back(std::move(row));
+        if (std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; })) {
+            say("  the sweep ends at {} = {}: a mode did not complete", sw.parameter, sw.values[k]);
+            report.sweep = r;
+            return verdict(modes, "");
+        }
+    }
+    std::string smallest;
+    for (size_t i = 0; i < names.size(); ++i)
+        smallest += fmt::format("{}{} {}", i ? ", " : "", names[i],
+                                r.smallestWrong[i] ? std::to_string(*r.smallestWrong[i]) : "none");
+    say("  smallest {} at which each mode is wrong: {}", sw.parameter, smallest);
+    report.sweep = r;
+    return sweepVerdict(r, details, o, splitOnlyNote(splitOnlyBuffers(variants.front()), o, false));
+}
+
 // --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
 // nothing reaches the queue, and its calls printed; exit 0.
 ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
@@ -354,7 +571,10 @@ ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, 
     const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
     for (const Mode mode : o.modes) {
         capturedStream().clear();
-        (void)vk::runScenarioMode(device, pipelines, s, mode, o.timeoutSeconds.value_or(kScenarioTimeoutSeconds));
+        vk::StepReadback readback;  // --check-steps: split's readback submits shown, nothing compared
+        if (o.checkSteps && mode == Mode::Split) readback.onStep = [](size_t, const sc::Contents&) {};
+        (void)vk::runScenarioMode(device, pipelines, s, mode, o.timeoutSeconds.value_or(kScenarioTimeoutSeconds),
+                                  o.timestamps, readback);
         vk::trace::breakWaitRun();
         say("## mode {}: scenario '{}' (src/vk/scenario_recorder.cpp)", name(mode), s.name);
         for (const std::string& line : capturedStream()) say("{}", line);
@@ -427,7 +647,8 @@ void describeDevice(const vk::DeviceInfo& d, ScenarioReport& report) {
     report.driverInfo = d.driver.driverInfo;
 }
 
-ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioReport& report) {
+ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::vector<sc::Scenario>& variants,
+                          ScenarioReport& report) {
     const auto begin = Clock::now();
     vk::Instance instance(o.validation);
     const auto devices = vk::enumerateDevices(instance);
@@ -448,23 +669,16 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, ScenarioRepor
     if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)
         say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
-    const vk::ScenarioPipelines pipelines = timedPipelines(device, s, report.timings);
-    const sc::Contents expected = expectedContents(s, report.timings);
-    const auto modelStart = Clock::now();
-    const HostReads hostModel = sc::hostReadContents(s);
-    report.timings.cpuModel += secondsSince(modelStart);
-    const RunTarget target{.device = device,
-                           .instance = instance,
-                           .timings = report.timings,
-                           .pipelines = pipelines,
-                           .expected = expected,
-                           .hostModel = hostModel};
+    const RunTarget target{.device = device, .instance = instance, .timings = report.timings};
     ScenarioVerdict v;
-    if (o.repeat > 1) {
+    if (!variants.empty()) {
+        v = runSwept(target, variants, o, report);
+    } else if (o.repeat > 1) {
         v = runRepeated(target, s, o, report);
     } else {
-        const std::vector<ModeOutcome> modes = runModes(target, s, o);
+        const std::vector<ModeOutcome> modes = runModes(target, prepare(device, s, report.timings), s, o);
         accumulate(report.modes, modes, o, 1);
+        report.checkSteps = stepCheckReport(s, modes);
         v = verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
     }
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
@@ -480,6 +694,10 @@ std::vector<std::string> askedModes(const Options& o) {
 
 // The report's facts from the options and the file, before anything runs.
 ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
+    std::vector<std::string> poisoned;
+    for (const auto& b : s.buffers) {
+        if (b.poisoned) poisoned.push_back(b.name);
+    }
     return {
         .version = kReproVersion,
         .gitHash = kReproGitHash,
@@ -496,6 +714,8 @@ ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
         .barrier = o.scenarioBarrier ? std::optional<std::string>(std::string(name(*o.scenarioBarrier))) : std::nullopt,
         .controls = s.hasControl(),
         .splitOnly = splitOnlyList(s),
+        .poisoned = poisoned,
+        .parameters = {s.parameters.begin(), s.parameters.end()},
         .repeat = o.repeat,
         .askedModes = askedModes(o),
         .validation = o.validation};
@@ -510,11 +730,12 @@ void printScenarioTimings(const ScenarioTimings& t) {
 }
 
 // The run, every failure turned into its verdict (printed, and kept in `report`).
-int runScenarioGuarded(const Options& options, const sc::Scenario& s, ScenarioReport& report) {
+int runScenarioGuarded(const Options& options, const sc::Scenario& s, const std::vector<sc::Scenario>& variants,
+                       ScenarioReport& report) {
     ScenarioVerdict v;
     try {
         const auto begin = Clock::now();
-        v = runLoaded(options, s, report);
+        v = runLoaded(options, s, variants, report);
         // runLoaded's device and instance are destroyed by now; `total` ended before that.
         if (report.timings.total > 0)
             report.timings.teardown = std::max(0.0, secondsSince(begin) - report.timings.total);
@@ -559,14 +780,45 @@ int writeScenarioReports(const Options& o, const ScenarioReport& report, int sta
 
 }  // namespace
 
+// The file parsed with `overrides`, --barrier and --poison applied. Throws UsageError.
+sc::Scenario prepareScenario(const Options& options, const sc::ParameterValues& overrides = {}) {
+    sc::Scenario s = sc::loadScenario(*options.scenario, overrides);  // nothing runs on a bad file
+    if (options.scenarioBarrier) {
+        if (const std::string why = sc::replaceBarriers(s, *options.scenarioBarrier); !why.empty())
+            throw UsageError(why);
+    }
+    if (options.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
+    if (options.checkSteps && s.usesQueues())
+        throw UsageError(
+            fmt::format("--check-steps: not on a file with [[queue]] or [[semaphore]] tables yet ({}): "
+                        "split's steps on a second queue are not read back",
+                        s.file));
+    return s;
+}
+
+// --sweep NAME=...: the file parsed once per value, before anything runs; a value that makes
+// the file bad is its one line, with the value named.
+std::vector<sc::Scenario> sweepVariants(const Options& options, const sc::Scenario& s) {
+    std::vector<sc::Scenario> out;
+    if (!options.scenarioSweep) return out;
+    const ScenarioSweep& sw = *options.scenarioSweep;
+    if (!s.parameters.count(sw.parameter)) (void)prepareScenario(options, {{sw.parameter, 0}});  // its error line
+    for (const uint32_t v : sw.values) {
+        try {
+            out.push_back(prepareScenario(options, {{sw.parameter, v}}));
+        } catch (const UsageError& e) {
+            throw UsageError(fmt::format("{} (with --sweep {} = {})", e.what(), sw.parameter, v));
+        }
+    }
+    return out;
+}
+
 int runScenarioCommand(const Options& options) {
     sc::Scenario s;
+    std::vector<sc::Scenario> variants;
     try {
-        s = sc::loadScenario(*options.scenario);  // nothing runs on a bad file
-        if (options.scenarioBarrier) {
-            if (const std::string why = sc::replaceBarriers(s, *options.scenarioBarrier); !why.empty())
-                throw UsageError(why);
-        }
+        s = prepareScenario(options);
+        variants = sweepVariants(options, s);
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
         return kExitUsage;
@@ -579,7 +831,7 @@ int runScenarioCommand(const Options& options) {
     if (options.format != Format::Text && !options.output) textStream() = stderr;
     if (options.format == Format::Text && options.output) captureText();  // for the -o file
     ScenarioReport report = startReport(options, s);
-    const int status = runScenarioGuarded(options, s, report);
+    const int status = runScenarioGuarded(options, s, variants, report);
     if (status == kExitUsage) return status;
     return writeScenarioReports(options, report, status);
 }

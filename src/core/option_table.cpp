@@ -289,8 +289,9 @@ OptionSection scenarioSection() {
          .help = "run the scenario file FILE (docs/scenarios.md) instead of blade's chain: its steps "
                  "in each mode, every checked buffer compared bit for bit with split and with the "
                  "CPU model; only --mode, --device, --timeout, --barrier, --repeat, --validation, "
-                 "--json, --format, -o, --print-stream, --timings and --timestamps go with it "
-                 "(its JSON document: schema repro-scenario-report)",
+                 "--json, --format, -o, --print-stream, --timings, --timestamps, --check-steps, --poison and "
+                 "--sweep NAME=A..B (over one of its [parameters]) go with it (its JSON document: schema "
+                 "repro-scenario-report)",
          .completion = ValueCompletion::File, .value = &R::scenario},
         {.longName = "--list-scenarios",
          .help = "list the scenario files shipped in scenarios/ (the source tree's and the "

@@ -78,6 +78,39 @@ std::pair<uint32_t, uint32_t> parseSweep(std::string_view text) {
     return {a, b};
 }
 
+// --sweep on a scenario: "NAME=A..B" (A <= B) or "NAME=V1,V2,..." (decimal, 0..2^32-1).
+ScenarioSweep parseScenarioSweep(std::string_view text) {
+    const auto bad = [&]() {
+        fail(fmt::format("--sweep: {} on a scenario is NAME=A..B or NAME=V1,V2,... over one of its [parameters]",
+                         quote(text)));
+    };
+    const auto eq = text.find('=');
+    if (eq == std::string_view::npos || eq == 0) bad();
+    ScenarioSweep out{.parameter = std::string(text.substr(0, eq)), .values = {}};
+    const std::string_view rest = text.substr(eq + 1);
+    const auto number = [&](std::string_view v) {
+        const auto n = parseDecimal(v);
+        if (!n || *n < 0 || *n > 0xffffffffLL) bad();
+        return static_cast<uint32_t>(*n);
+    };
+    if (const auto dots = rest.find(".."); dots != std::string_view::npos) {
+        const uint32_t a = number(rest.substr(0, dots)), b = number(rest.substr(dots + 2));
+        if (a > b) fail(fmt::format("--sweep: start {} is after end {}", a, b));
+        if (uint64_t{b} - a >= kMaxScenarioSweepValues)
+            fail(fmt::format("--sweep: {} values; at most {}", uint64_t{b} - a + 1, kMaxScenarioSweepValues));
+        for (uint64_t v = a; v <= b; ++v) out.values.push_back(static_cast<uint32_t>(v));
+        return out;
+    }
+    for (size_t at = 0; at <= rest.size();) {
+        const size_t comma = std::min(rest.find(',', at), rest.size());
+        out.values.push_back(number(rest.substr(at, comma - at)));
+        at = comma + 1;
+    }
+    if (out.values.size() > kMaxScenarioSweepValues)
+        fail(fmt::format("--sweep: {} values; at most {}", out.values.size(), kMaxScenarioSweepValues));
+    return out;
+}
+
 QueueChoice parseQueue(std::string_view text) {
     if (text == "gfx") return {.kind = QueueChoice::Kind::Gfx};
     if (text == "compute") return {.kind = QueueChoice::Kind::Compute};
@@ -452,9 +485,10 @@ Options readMergeOptions(const RawArgs& raw) {
 
 // The options that go with --scenario (docs/scenarios.md "Options").
 bool scenarioOption(std::string_view n) {
-    constexpr std::string_view allowed[] = {"--mode",   "--device",       "--timeout", "--barrier",
-                                            "--repeat", "--validation",   "--json",    "--format",
-                                            "--output", "--print-stream", "--timings", "--timestamps"};
+    constexpr std::string_view allowed[] = {"--mode",        "--device",       "--timeout", "--barrier",
+                                            "--repeat",      "--validation",   "--json",    "--format",
+                                            "--output",      "--print-stream", "--timings", "--timestamps",
+                                            "--check-steps", "--poison",       "--sweep"};
     return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
 }
 
@@ -469,8 +503,8 @@ Options readScenarioOptions(const RawArgs& raw) {
             if (given && !allowed)
                 fail(
                     fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
-                                "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings "
-                                "and --timestamps so far)",
+                                "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
+                                "--timestamps, --check-steps, --poison and --sweep so far)",
                                 what, optionLabel(spec)));
         }
     }
@@ -483,6 +517,19 @@ Options readScenarioOptions(const RawArgs& raw) {
     if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
     o.printStream = raw.printStream;
+    o.checkSteps = raw.checkSteps;
+    o.poison = raw.poison;
+    if (raw.sweep) {
+        o.scenarioSweep = parseScenarioSweep(*raw.sweep);
+        if (o.repeat > 1 || o.checkSteps || o.printStream)
+            fail(fmt::format("--sweep: not with {} on a scenario", o.repeat > 1   ? "--repeat"
+                                                                   : o.checkSteps ? "--check-steps"
+                                                                                  : "--print-stream"));
+    }
+    if (o.checkSteps && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
+        fail("--check-steps: on a scenario it reads back split's steps, and --mode has no split");
+    if (o.checkSteps && o.repeat > 1)
+        fail("--check-steps: not with --repeat on a scenario (it checks one run's steps)");
     readReport(raw, o);  // with --timings and --timestamps
     o.scenario = raw.scenario;
     o.listScenarios = raw.listScenarios;

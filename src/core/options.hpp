@@ -49,6 +49,14 @@ struct QueueChoice {
     bool operator==(const QueueChoice&) const = default;
 };
 
+// --sweep NAME=A..B or NAME=V1,V2,... on a scenario: the values of one of its [parameters]
+// (docs/scenarios.md "--sweep on a scenario"), each run as the whole scenario.
+struct ScenarioSweep {
+    std::string parameter;         // the name, as in the file's [parameters]
+    std::vector<uint32_t> values;  // in the order given, 1..kMaxScenarioSweepValues of them
+};
+inline constexpr size_t kMaxScenarioSweepValues = 1024;
+
 struct Options {
     std::vector<Mode> modes{Mode::Split, Mode::Multipass, Mode::Single};  // in this order
     uint32_t chainLength = 6;                                             // N, steps
@@ -127,10 +135,11 @@ struct Options {
     bool verbose = false;  // -v: the whole text header (text_report.hpp, HeaderDetail)
     bool quiet = false;    // -q: no header, only the result lines, the verdict and errors (never with -v)
     // --scenario FILE: run that scenario file instead of blade's chain (docs/scenarios.md);
-    // only --mode, --device, --timeout, --barrier (scenarioBarrier), --repeat, --validation,
-    // --json, --format text|json, -o and --print-stream go with it.
+    // only the options options.cpp's scenarioOption names go with it (docs/scenarios.md lists
+    // them; --barrier is kept as scenarioBarrier).
     std::optional<std::string> scenario;
     std::optional<BarrierKind> scenarioBarrier;  // --scenario with --barrier: core/scenario.hpp replaceBarriers
+    std::optional<ScenarioSweep> scenarioSweep;  // --scenario with --sweep NAME=...
     bool listScenarios = false;                  // --list-scenarios: list scenarios/ and exit; alone
 };
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,7 @@ struct BufferSpec {
     uint32_t value = 0;           // Pattern: the word; Iota: the first word; Random: the seed
     std::vector<uint32_t> words;  // Host: the words written, repeated
     bool checked = false;         // its final contents are compared (check = [...])
+    bool poisoned = false;        // --poison: init replaced by the sentinel (scenario_cpu.hpp poisonBuffers)
     SourcePlace place;
 };
 
@@ -248,6 +250,9 @@ struct Step {
     uint32_t queue = 0;  // index into Scenario::queues (0: main)
 };
 
+// A file's [parameters] (docs/scenarios.md "Parameters"): name -> the value used.
+using ParameterValues = std::map<std::string, uint32_t>;
+
 struct Scenario {
     std::string name;
     std::string source;      // the public report's URL
@@ -257,6 +262,7 @@ struct Scenario {
     uint64_t fileBytes = 0;  // the file's size in bytes, as read (loadScenario)
     std::string fileSha256;  // the SHA-256 of those bytes, 64 hex digits (core/sha256.hpp); "" when parsed from text
     std::string fileText;    // those bytes (the reports carry them, so that a reader can rerun the file)
+    ParameterValues parameters;  // [parameters], with any override (--sweep) applied
     std::vector<BufferSpec> buffers;
     std::vector<UserKernel> kernels;  // [[kernel]] tables
     std::vector<Step> steps;

@@ -231,6 +231,28 @@ std::map<size_t, std::vector<uint8_t>> hostReadContents(const Scenario& s) {
     return out;
 }
 
+std::vector<std::string> poisonBuffers(Scenario& s, uint32_t pattern) {
+    std::set<std::string> firstWritten, touched;
+    for (const Step& step : s.steps) {
+        std::vector<std::string> reads, writes;
+        stepAccesses(step, s, reads, writes);
+        for (const auto& r : reads) touched.insert(r);
+        for (const auto& w : writes) {
+            if (touched.insert(w).second) firstWritten.insert(w);
+        }
+    }
+    std::vector<std::string> out;
+    for (BufferSpec& b : s.buffers) {
+        if (b.init != InitKind::Undefined && !firstWritten.count(b.name)) continue;
+        b.init = InitKind::Pattern;
+        b.value = pattern;
+        b.words.clear();
+        b.poisoned = true;
+        out.push_back(b.name);
+    }
+    return out;
+}
+
 Contents runCpuModel(const Scenario& s) {
     Contents contents = initialContents(s);
     for (const auto& step : s.steps) applyStep(step, contents);

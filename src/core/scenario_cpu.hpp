@@ -54,6 +54,14 @@ void unmodelledAfter(const Step& step, const Scenario& s, std::set<std::string>&
 // only. Empty for a scenario without user kernels.
 std::set<std::string> unmodelledBuffers(const Scenario& s);
 
+// --poison on a scenario (docs/scenarios.md "--poison on a scenario"): every buffer whose init
+// is "undefined" or whose first access (stepAccesses, in step order; a step that both reads
+// and writes it reads first) is a write gets init Pattern with value `pattern` and
+// `poisoned` set, so the modes and the CPU model alike start it as that word; a byte a step
+// should have written and did not then holds the sentinel, not zeros. A buffer no step
+// touches keeps its init. Returns the poisoned buffers' names in file order.
+std::vector<std::string> poisonBuffers(Scenario& s, uint32_t pattern);
+
 // initialContents, then every step in order.
 Contents runCpuModel(const Scenario& s);
 

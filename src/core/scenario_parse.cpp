@@ -839,8 +839,6 @@ void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
     }
 }
 
-}  // namespace
-
 // Host points end the main queue's submit; with a second queue the batches would have to end
 // there too, which the recorder does not do yet: one line at the first host point.
 void refuseHostPointsWithQueues(const Scenario& s) {
@@ -854,16 +852,91 @@ void refuseHostPointsWithQueues(const Scenario& s) {
     }
 }
 
-Scenario parseScenario(std::string_view text, const std::string& file) {
-    const Parser p(file);
-    toml::table root;
+toml::table parseToml(const Parser& p, std::string_view text, const std::string& file) {
     try {
-        root = toml::parse(text, file);
+        return toml::parse(text, file);
     } catch (const toml::parse_error& e) {
         p.fail(e.source(), fmt::format("TOML syntax: {}", e.description()));
     }
+}
+
+bool isParameterName(std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+// [parameters]: its values, `overrides` applied (docs/scenarios.md "Parameters").
+ParameterValues readParameters(const Parser& p, const toml::table& root, const ParameterValues& overrides,
+                               const std::string& file) {
+    ParameterValues out;
+    if (const toml::node* node = root.get("parameters")) {
+        const toml::table* t = node->as_table();
+        if (!t) p.fail(*node, "'parameters' must be a table; expected [parameters] with name = integer");
+        for (const auto& [key, value] : *t) {
+            if (!isParameterName(key.str()))
+                p.fail(value, fmt::format("parameter name '{}'; expected letters, digits and '_'", key.str()));
+            out[std::string(key.str())] = static_cast<uint32_t>(p.integer(*t, key.str(), 0, 0xffffffffULL));
+        }
+    }
+    for (const auto& [name, value] : overrides) {
+        if (!out.count(name)) {
+            std::string known;
+            for (const auto& [n, v] : out) known += (known.empty() ? "" : ", ") + n;
+            throw UsageError(
+                fmt::format("--sweep: {} has no parameter '{}' ({})", file, name,
+                            known.empty() ? "it has no [parameters] table" : "its [parameters]: " + known));
+        }
+        out[name] = value;
+    }
+    return out;
+}
+
+// `text` with every string "$name" of a parameter replaced by its value, padded with spaces
+// to the string's length so that the columns after it stay (a longer number shifts them).
+// A "$name" that is no parameter fails at its line and column.
+std::string substituteParameters(const Parser& p, std::string_view text, const ParameterValues& params) {
+    std::string out;
+    uint32_t line = 1, column = 1;
+    for (size_t i = 0; i < text.size();) {
+        if (text[i] == '"' && i + 1 < text.size() && text[i + 1] == '$') {
+            const size_t close = text.find('"', i + 2);
+            const std::string_view name =
+                close == std::string_view::npos ? std::string_view() : text.substr(i + 2, close - i - 2);
+            if (isParameterName(name)) {
+                const auto it = params.find(std::string(name));
+                if (it == params.end())
+                    p.fail(toml::source_region{.begin = {line, column}, .end = {line, column}},
+                           fmt::format("unknown parameter '${}'; expected one of the names in [parameters]", name));
+                std::string value = std::to_string(it->second);
+                value.resize(std::max(value.size(), close + 1 - i), ' ');
+                out += value;
+                column += static_cast<uint32_t>(close + 1 - i);
+                i = close + 1;
+                continue;
+            }
+        }
+        out += text[i];
+        column = text[i] == '\n' ? 1 : column + 1;
+        line += text[i] == '\n' ? 1 : 0;
+        ++i;
+    }
+    return out;
+}
+
+}  // namespace
+
+Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides) {
+    const Parser p(file);
+    toml::table root = parseToml(p, text, file);
+    const ParameterValues params = readParameters(p, root, overrides, file);
+    if (root.get("parameters")) {
+        root = parseToml(p, substituteParameters(p, text, params), file);
+        root.erase("parameters");
+    }
     Scenario s;
     s.file = file;
+    s.parameters = params;
     parseHeader(p, root, s);
     parseBuffers(p, root, s);
     parseKernels(p, root, s);
@@ -885,12 +958,12 @@ Scenario parseScenario(std::string_view text, const std::string& file) {
     return s;
 }
 
-Scenario loadScenario(const std::string& path) {
+Scenario loadScenario(const std::string& path, const ParameterValues& overrides) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     if (!in || !(text << in.rdbuf())) throw UsageError(fmt::format("--scenario: cannot read '{}'", path));
     const std::string bytes = text.str();
-    Scenario s = parseScenario(bytes, path);
+    Scenario s = parseScenario(bytes, path, overrides);
     s.fileBytes = bytes.size();
     s.fileSha256 = sha256Hex(bytes);  // of the very bytes parsed, not a second read
     s.fileText = bytes;

@@ -28,9 +28,15 @@ inline constexpr uint64_t kMaxSteps = 65536;
 // limits above or past its buffer, or a buffer read (or checked) before anything wrote it.
 // With `shuffle = SEED` the steps that are not barriers are put in a seeded order first
 // (docs/scenarios.md "Top level"); the checks and the CPU model follow that order.
-Scenario parseScenario(std::string_view text, const std::string& file);
+// A top-level [parameters] table (name = integer 0..2^32-1, names of letters, digits and '_')
+// makes every string "$name" in the file that integer, as if written there (docs/scenarios.md
+// "Parameters"); `overrides` replace the table's values (--sweep), and one the table lacks
+// is a UsageError "--sweep: FILE has no parameter 'x' ...". A "$name" that is no parameter
+// of a file with [parameters] is an error at its place. Without [parameters], strings are
+// left alone.
+Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides = {});
 
 // Reads `path` and parses it; a file that cannot be read is a UsageError naming it.
-Scenario loadScenario(const std::string& path);
+Scenario loadScenario(const std::string& path, const ParameterValues& overrides = {});
 
 }  // namespace repro::scenario

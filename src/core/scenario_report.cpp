@@ -46,11 +46,35 @@ json deviceJson(const ScenarioReport& r) {
                 {"device_id", r.deviceId}};
 }
 
+json checkStepsJson(const std::optional<ScenarioStepCheckReport>& c) {
+    if (!c) return nullptr;
+    json first = nullptr;
+    if (c->firstWrongStep)
+        first = json{{"step", *c->firstWrongStep}, {"label", c->firstWrongLabel}, {"detail", c->firstWrongDetail}};
+    return json{{"checked", c->checked}, {"wrong", c->wrong},         {"not_checked", c->notChecked},
+                {"first_wrong", first},  {"readbacks", c->readbacks}, {"completed", c->completed}};
+}
+
+json sweepJson(const ScenarioReport& r) {
+    if (!r.sweep) return nullptr;
+    json rows = json::array(), smallest = json::object();
+    for (const auto& row : r.sweep->rows) {
+        json results = json::object();
+        for (size_t i = 0; i < row.results.size() && i < r.modes.size(); ++i) results[r.modes[i].mode] = row.results[i];
+        rows.push_back(json{{"value", row.value}, {"results", results}});
+    }
+    for (size_t i = 0; i < r.sweep->smallestWrong.size() && i < r.modes.size(); ++i)
+        smallest[r.modes[i].mode] = orNull(r.sweep->smallestWrong[i]);
+    return json{{"parameter", r.sweep->parameter}, {"values", rows}, {"smallest_wrong", smallest}};
+}
+
 }  // namespace
 
 std::string renderScenarioJson(const ScenarioReport& r) {
     json modes = json::array();
     for (const auto& m : r.modes) modes.push_back(modeJson(m));
+    json parameters = json::object();
+    for (const auto& [name, value] : r.parameters) parameters[name] = value;
     const json doc{
         {"schema", "repro-scenario-report"},
         {"schema_version", kScenarioReportSchemaVersion},
@@ -69,11 +93,15 @@ std::string renderScenarioJson(const ScenarioReport& r) {
           {"barrier", orNull(r.barrier)},
           {"controls", r.controls},
           {"split_only", r.splitOnly},
-          {"queues", r.queues}}},
+          {"queues", r.queues},
+          {"poisoned", r.poisoned},
+          {"parameters", parameters}}},
         {"repeat", r.repeat},
         {"device", deviceJson(r)},
         {"modes", modes},
         {"timings", timingsJson(r.timings)},
+        {"check_steps", checkStepsJson(r.checkSteps)},
+        {"sweep", sweepJson(r)},
         {"validation",
          {{"enabled", r.validation},
           {"errors", r.validationErrors},

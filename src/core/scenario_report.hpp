@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace repro {
@@ -47,6 +48,30 @@ struct ScenarioTimings {
     double teardown = 0;           // after `total`: destroying the device and the instance
 };
 
+// --check-steps on a scenario: split's steps, each compared with the CPU model after its submit
+// (docs/scenarios.md "--check-steps on a scenario").
+struct ScenarioStepCheckReport {
+    uint64_t checked = 0;                  // steps compared
+    uint64_t wrong = 0;                    // of them, how many differed
+    std::vector<std::string> notChecked;   // the labels of the steps the CPU model cannot know (a user kernel's output)
+    std::optional<size_t> firstWrongStep;  // 1-based step number of the first that differed
+    std::string firstWrongLabel;           // its label ("step 3 dispatch increment")
+    std::string firstWrongDetail;          // its mismatch line (buffer, byte, word, both values, ...)
+    uint64_t readbacks = 0;                // the readback submits
+    bool completed = true;                 // split ran to its end (false: a failure ended it)
+};
+
+// --sweep NAME=... on a scenario (docs/scenarios.md "--sweep on a scenario").
+struct ScenarioSweepReport {
+    std::string parameter;
+    struct Row {
+        uint32_t value = 0;
+        std::vector<std::string> results;  // per mode of `modes`: "ok", "mismatch", "hang", "failed", "not run"
+    };
+    std::vector<Row> rows;                               // the values run, in order
+    std::vector<std::optional<uint32_t>> smallestWrong;  // per mode: the smallest value it was wrong at
+};
+
 struct ScenarioReport {
     std::string version;  // repro's version
     std::string gitHash;  // the commit repro was built from
@@ -63,14 +88,19 @@ struct ScenarioReport {
     // One line per [[queue]]: where it landed, or that it fell back to the main queue
     // ("second (family \"other\"): family 1 (TRANSFER), queue 0"); empty without queues.
     std::vector<std::string> queues;
-    uint32_t repeat = 1;                                // --repeat K
-    std::vector<std::string> askedModes;                // --mode, as names ("split", ...)
-    std::optional<std::string> deviceName;              // nullopt: no device was chosen
-    std::optional<std::string> driverName, driverInfo;  // VkPhysicalDeviceDriverProperties; nullopt without them
+    // --poison: the buffers that start as the sentinel (file order); empty without it
+    std::vector<std::string> poisoned;
+    std::vector<std::pair<std::string, uint32_t>> parameters;  // [parameters] as in the file (name order)
+    std::optional<ScenarioSweepReport> sweep;                  // --sweep; nullopt without it
+    uint32_t repeat = 1;                                       // --repeat K
+    std::vector<std::string> askedModes;                       // --mode, as names ("split", ...)
+    std::optional<std::string> deviceName;                     // nullopt: no device was chosen
+    std::optional<std::string> driverName, driverInfo;         // VkPhysicalDeviceDriverProperties; nullopt without them
     uint32_t vendorId = 0, deviceId = 0;
     std::vector<ScenarioModeReport> modes;  // in the order they ran
     ScenarioTimings timings;
-    bool validation = false;  // --validation
+    std::optional<ScenarioStepCheckReport> checkSteps;  // --check-steps; nullopt without it (or split did not run)
+    bool validation = false;                            // --validation
     uint64_t validationErrors = 0, validationWarnings = 0;
     std::vector<std::string> validationMessages;  // "<severity> <message-id>: <text>"
     std::string verdict;                          // the verdict line as printed ("--- NOT REPRODUCED: ...")

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -451,10 +452,47 @@ void hostPoint(const sc::Scenario& s, size_t index, const ModeBuffers& mb, Scena
     }
 }
 
+// The buffers step `index` of `s` writes (writtenRanges), each once, in the order written.
+std::vector<std::string> writtenBuffers(const sc::Scenario& s, size_t index) {
+    std::vector<std::string> out;
+    for (const sc::WrittenRange& r : sc::writtenRanges(s.steps[index], s)) {
+        if (std::find(out.begin(), out.end(), r.buffer) == out.end()) out.push_back(r.buffer);
+    }
+    return out;
+}
+
+// --check-steps after split's step `index`: [begin, G, copies of the device-local buffers it
+// writes to their twins, host-read barrier, end], waited; then the host reads them and hands
+// them to readback.onStep. False (with `run` filled) when the submit fails.
+bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ModeBuffers& mb, double timeoutSeconds,
+                  const StepReadback& readback, ScenarioModeRun& run) {
+    const std::vector<std::string> names = writtenBuffers(s, index);
+    if (names.empty()) return true;
+    encoder.begin();
+    recordBladeGlobalBarrier(encoder.cmd());
+    for (const auto& name : names) {
+        if (mb.twins.count(name)) copyWhole(encoder.cmd(), mb.buffers.at(name), mb.twins.at(name));
+    }
+    recordHostReadBarrier(encoder.cmd());
+    ++run.stepReadbacks;
+    if (!submit(encoder, fmt::format("the readback after {} (--check-steps)", s.steps[index].label), timeoutSeconds,
+                run))
+        return false;
+    sc::Contents written;
+    for (const auto& name : names) {
+        const Buffer& from = mb.twins.count(name) ? mb.twins.at(name) : mb.buffers.at(name);
+        const auto* bytes = static_cast<const uint8_t*>(from.mapped);
+        written.emplace(name, std::vector<uint8_t>(bytes, bytes + s.buffer(name)->bytes));
+    }
+    readback.onStep(index, written);
+    return true;
+}
+
 // split: one submit per step, [begin, G, step, G, end], waited; a host write between two
-// submits; a host read after a submit of its own, [begin, host-read barrier, end].
+// submits; a host read after a submit of its own, [begin, host-read barrier, end]. With
+// readback.onStep, each step's written buffers are read back after its submit (readBackStep).
 bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, const ModeBuffers& mb,
-                 double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
+                 double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run, ModeStamps& stamps) {
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const sc::Step& step = s.steps[i];
         if (std::holds_alternative<sc::Barrier>(step.body)) continue;
@@ -475,6 +513,7 @@ bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc:
         if (!submit(encoder, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run, &stamps))
             return false;
         if (read) hostPoint(s, i, mb, run);
+        if (!read && readback.onStep && !readBackStep(encoder, s, i, mb, timeoutSeconds, readback, run)) return false;
     }
     return true;
 }
@@ -482,8 +521,9 @@ bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc:
 // Without queues: split as above; multipass and single one submit on the main queue, ended
 // and begun again at each host point.
 bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                    const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
-    if (mode == Mode::Split) return recordSplit(encoder, pipelines, s, mb, timeoutSeconds, run, stamps);
+                    const ModeBuffers& mb, double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
+                    ModeStamps& stamps) {
+    if (mode == Mode::Split) return recordSplit(encoder, pipelines, s, mb, timeoutSeconds, readback, run, stamps);
     const bool hostPoints = std::any_of(s.steps.begin(), s.steps.end(), isHostPoint);
     stamps.begin(encoder);
     if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
@@ -519,18 +559,19 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
 // With queues (core/scenario_sync.hpp), split and the batches; without, recordOneQueue.
 // The timestamps cover the main queue's submits without queues only.
 bool recordMode(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run, ModeStamps& stamps) {
+                const ModeBuffers& mb, double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
+                ModeStamps& stamps) {
     if (s.usesQueues()) {
         if (mode == Mode::Split) return recordSplitOnQueues(q, pipelines, s, mb, timeoutSeconds, run);
         return recordBatches(q, pipelines, s, mode, mb, timeoutSeconds, run);
     }
-    return recordOneQueue(*q.encoders[0], pipelines, s, mode, mb, timeoutSeconds, run, stamps);
+    return recordOneQueue(*q.encoders[0], pipelines, s, mode, mb, timeoutSeconds, readback, run, stamps);
 }
 
 }  // namespace
 
 ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                                double timeoutSeconds, bool timestamps) {
+                                double timeoutSeconds, bool timestamps, const StepReadback& readback) {
     ScenarioModeRun run;
     auto phase = Clock::now();
     // Declared after the buffers and the encoder, so destroyed first: abandons the device
@@ -554,7 +595,7 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
     if (!submit(encoder, "the upload submit", timeoutSeconds, run)) return run;
     run.buffersAndUpload = secondsSince(phase);
     phase = Clock::now();
-    const bool recorded = recordMode(queues, pipelines, s, mode, mb, timeoutSeconds, run, stamps);
+    const bool recorded = recordMode(queues, pipelines, s, mode, mb, timeoutSeconds, readback, run, stamps);
     run.recording = std::max(0.0, secondsSince(phase) - run.gpuWait);
     run.gpuSeconds = stamps.seconds();
     if (!recorded) return run;

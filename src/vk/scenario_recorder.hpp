@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,6 +48,7 @@ struct ScenarioModeRun {
     bool timedOut = false;       // a submit timed out: the device is abandoned (Device::abandon)
     std::string failure;         // when not completed: "submit 3 (step 3 copy a -> b): VK_ERROR_DEVICE_LOST"
     uint64_t submits = 0;        // the mode's own submits (not the upload and readback ones)
+    uint64_t stepReadbacks = 0;  // --check-steps: the readback submits after split's steps
     scenario::Contents checked;  // the checked buffers' final bytes, when completed
     // Host phases of this run, seconds (the scenario report's "timings"; bench/overhead.sh):
     double buffersAndUpload = 0;  // the buffers made and written, the upload submit waited for
@@ -59,6 +61,16 @@ struct ScenarioModeRun {
     std::optional<double> gpuSeconds;
     // Each host read's bytes (the whole buffer), by the host read's index into s.steps
     std::map<size_t, std::vector<uint8_t>> hostReads;
+};
+
+// --check-steps (docs/scenarios.md "--check-steps on a scenario"): in split, after each step's
+// submit, one more submit [begin, G, a copy of each device-local buffer the step writes to its
+// host twin, host-read barrier, end] and the host reads the buffers the step writes
+// (core/scenario_cpu.hpp writtenRanges; host-visible ones from their mapped memory); `onStep`
+// gets the step's index into s.steps and those buffers' whole bytes, in step order. Steps that
+// write nothing (barriers, noop, host points) get no readback. Other modes ignore it.
+struct StepReadback {
+    std::function<void(size_t index, const scenario::Contents& written)> onStep;
 };
 
 // Makes fresh buffers for `s` (its placements; device-local ones written through an upload
@@ -74,6 +86,7 @@ struct ScenarioModeRun {
 // comes between two submits and a host read after a submit of its own [begin, host-read
 // barrier, end]. The host-read barrier is ALL_COMMANDS/MEMORY_WRITE -> HOST/HOST_READ
 // (vk/barriers.hpp recordHostReadBarrier).
+// With `readback.onStep` set, split also reads back each step's written buffers (StepReadback).
 // Throws CannotTest when memory runs out; submit failures are outcomes, not exceptions. After a
 // timed-out submit the device is abandoned before the mode's objects go, since the GPU may
 // still use them.
@@ -83,6 +96,7 @@ struct ScenarioModeRun {
 // queue family's timestampValidBits), read after each submit's wait into `gpuSeconds`; this
 // adds commands to the stream, so bench/overhead.sh takes wall times from a run without it.
 ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const scenario::Scenario& s,
-                                Mode mode, double timeoutSeconds, bool timestamps = false);
+                                Mode mode, double timeoutSeconds, bool timestamps = false,
+                                const StepReadback& readback = {});
 
 }  // namespace repro::vk

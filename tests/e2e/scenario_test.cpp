@@ -338,8 +338,8 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.err,
               "repro: --scenario: not with --matrix (scenarios take only --mode, --device, --timeout, --barrier, "
-              "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings and "
-              "--timestamps so far)\n")
+              "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, --timestamps, "
+              "--check-steps, --poison and --sweep so far)\n")
         << shown(r);
     const BoundedResult one =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single"});
@@ -944,6 +944,229 @@ TEST(ScenarioQueues, TheShippedFileIsValidationClean) {
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings), synchronization validation on\n"))
         << shown(r);
+}
+
+}  // namespace
+
+namespace {
+
+// --check-steps (docs/scenarios.md "--check-steps on a scenario"): split reads back each step's
+// written buffers after its submit and compares them with the CPU model after that step.
+TEST(ScenarioCheckSteps, EveryStepOfACleanFileMatches) {
+    const auto json = writeFile("-check-steps.json", "");
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--check-steps", "--json", json.string()});
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n    check-steps: "
+                         "all 3 checked step(s) matched the CPU model after their submit (3 readback submit(s))\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  mode=single    1 submit(s)\n    -> ok: bit-identical to the CPU model and to "
+                         "split\n--- NOT REPRODUCED"))
+        << shown(r);
+    const auto& c = j.at("check_steps");
+    EXPECT_EQ(c.at("checked"), 3) << j.dump(2);
+    EXPECT_EQ(c.at("wrong"), 0);
+    EXPECT_EQ(c.at("first_wrong"), nullptr);
+    EXPECT_EQ(c.at("not_checked"), nlohmann::json::array());
+    EXPECT_EQ(c.at("readbacks"), 3);
+    EXPECT_EQ(c.at("completed"), true);
+}
+
+// A driver that drops every dispatch (seed-bug:dispatches=0) makes split itself wrong: the fill
+// (a transfer) matches, the first increment is the first wrong step, and the second differs too
+// (its input was already wrong).
+TEST(ScenarioCheckSteps, TheDroppedDispatchIsTheFirstWrongStep) {
+    const auto path = writeFile("-check-dropped.toml",
+                                "name = \"c\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+                                "check = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 4096\ninit = \"iota\"\n"
+                                "value = 7\n[[step]]\nfill = \"a\"\nvalue = 5\n[[step]]\nbarrier = \"blade-g\"\n"
+                                "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step]]\n"
+                                "barrier = \"blade-g\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n"
+                                "count = 10\n");
+    const auto json = writeFile("-check-dropped.json", "");
+    const BoundedResult r =
+        repro({"--scenario", path.string(), "--mode", "split", "--check-steps", "--json", json.string()},
+              simulated("seed-bug:dispatches=0"));
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(path);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    const std::string first =
+        "step 3 dispatch increment: buffer 'a' differs from the CPU model at byte 0 (word 0: 0x00000005, the CPU "
+        "model 0x00000006), last written by step 3 dispatch increment; 1024 of 1024 words differ";
+    EXPECT_TRUE(contains(r.out, "    check-steps: first wrong step: " + first + "; 2 of 3 checked step(s) differ\n"))
+        << shown(r);
+    const auto& c = j.at("check_steps");
+    EXPECT_EQ(c.at("checked"), 3) << j.dump(2);
+    EXPECT_EQ(c.at("wrong"), 2);
+    EXPECT_EQ(c.at("first_wrong").at("step"), 3);
+    EXPECT_EQ(c.at("first_wrong").at("label"), "step 3 dispatch increment");
+    EXPECT_EQ("step 3 dispatch increment: " + c.at("first_wrong").at("detail").get<std::string>(), first);
+}
+
+// A user kernel's steps (and the copy of their output) are not checked, and said so; the
+// built-in increment of another buffer is.
+TEST(ScenarioCheckSteps, AUserKernelsStepsAreNotChecked) {
+    const BoundedResult r =
+        repro({"--scenario", kUserKernels + "user-kernel-mix.toml", "--mode", "split", "--check-steps"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "    check-steps: all 1 checked step(s) matched the CPU model after their submit (5 "
+                         "readback submit(s))\n    check-steps: not checked (the CPU model cannot know what they "
+                         "write: a user kernel's output): step 1 dispatch mix (user SPIR-V), step 3 dispatch mix "
+                         "(user SPIR-V), step 5 dispatch mix (user SPIR-V), step 7 dispatch copy\n"))
+        << shown(r);
+}
+
+TEST(ScenarioCheckSteps, NeedsSplitAndOneRun) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const BoundedResult single = repro({"--scenario", file, "--check-steps", "--mode", "single"});
+    EXPECT_EQ(single.status, 1) << shown(single);
+    EXPECT_EQ(single.err, "repro: --check-steps: on a scenario it reads back split's steps, and --mode has no split\n");
+    const BoundedResult repeated = repro({"--scenario", file, "--check-steps", "--repeat", "2"});
+    EXPECT_EQ(repeated.status, 1) << shown(repeated);
+    EXPECT_EQ(repeated.err, "repro: --check-steps: not with --repeat on a scenario (it checks one run's steps)\n");
+}
+
+}  // namespace
+
+namespace {
+
+// --poison (docs/scenarios.md "--poison on a scenario"): 'b' (init undefined) starts as the
+// sentinel in every mode and in the CPU model; a copy into it that the driver drops leaves the
+// sentinel, and the mismatch line says it was never written.
+const std::string kPoisonFile =
+    "name = \"p\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"b\"]\n"
+    "[[buffer]]\nname = \"a\"\nbytes = 4096\ninit = \"iota\"\nvalue = 7\n[[buffer]]\nname = \"b\"\nbytes = "
+    "4096\ninit = \"undefined\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step]]\nbarrier = "
+    "\"blade-g\"\n[[step]]\ndispatch = \"copy\"\nbindings = [\"a\", \"b\"]\n";
+
+TEST(ScenarioPoison, ADroppedWriteLeavesTheSentinelAndTheLineSaysSo) {
+    const auto path = writeFile("-poison.toml", kPoisonFile);
+    const BoundedResult r = repro({"--scenario", path.string(), "--poison"}, simulated("seed-bug:dispatches=1"));
+    const BoundedResult zeros = repro({"--scenario", path.string()}, simulated("seed-bug:dispatches=1"));
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  poison:   'b' start as 0x7fc0dead words in every mode and in the CPU model (--poison: "
+                         "init undefined or written before read)\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     2 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong: buffer 'b' differs from the CPU model at "
+                         "byte 0 (word 0: 0x7fc0dead (still the poison value: never written), the CPU model "
+                         "0x00000008), last written by step 3 dispatch copy; 1024 of 1024 words differ"))
+        << shown(r);
+    // Without --poison the lost copy reads as zeros, and nothing says it was never written.
+    ASSERT_EQ(zeros.status, 2) << shown(zeros);
+    EXPECT_TRUE(contains(zeros.out, "(word 0: 0x00000000, the CPU model 0x00000008)")) << shown(zeros);
+    EXPECT_FALSE(contains(zeros.out, "poison value")) << shown(zeros);
+    EXPECT_FALSE(contains(zeros.out, "  poison:")) << shown(zeros);
+}
+
+// On a correct driver nothing changes but the header's poison line and the report's list.
+TEST(ScenarioPoison, ACleanRunIsUnchanged) {
+    const auto path = writeFile("-poison-clean.toml", kPoisonFile);
+    const auto json = writeFile("-poison.json", "");
+    const BoundedResult r = repro({"--scenario", path.string(), "--poison", "--json", json.string()});
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(path);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model and "
+                         "to split\n"))
+        << shown(r);
+    EXPECT_EQ(j.at("scenario").at("poisoned"), nlohmann::json::array({"b"})) << j.dump(2);
+    const BoundedResult kompute =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--poison"});  // read in place first
+    ASSERT_EQ(kompute.status, 0) << shown(kompute);
+    EXPECT_FALSE(contains(kompute.out, "poison:")) << shown(kompute);
+}
+
+}  // namespace
+
+namespace {
+
+// --sweep over a [parameters] value (docs/scenarios.md "--sweep on a scenario"): n increments
+// in one command buffer, barriers between.
+const std::string kSweepFile =
+    "name = \"w\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"a\"]\n"
+    "[parameters]\nn = 2\n[[buffer]]\nname = \"a\"\nbytes = 256\ninit = \"iota\"\n[[step]]\nrepeat = \"$n\"\n"
+    "[[step.steps]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step.steps]]\nbarrier = \"blade-g\"\n";
+
+// A driver that forwards the first 3 dispatches of a command buffer: the one-submit modes are
+// wrong from n = 4, split never; the table and the smallest n say so.
+TEST(ScenarioSweep, TheSmallestWrongValuePerMode) {
+    const auto path = writeFile("-sweep.toml", kSweepFile);
+    const auto json = writeFile("-sweep.json", "");
+    const BoundedResult r = repro({"--scenario", path.string(), "--sweep", "n=1..5", "--json", json.string()},
+                                  simulated("seed-bug:dispatches=3"));
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json), nullptr, false);
+    std::filesystem::remove(path);
+    std::filesystem::remove(json);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  parameters: n = 2 (--sweep n)\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  n             split      multipass  single\n"
+                         "  n = 1         ok         ok         ok\n"
+                         "  n = 2         ok         ok         ok\n"
+                         "  n = 3         ok         ok         ok\n"
+                         "  n = 4         ok         mismatch   mismatch\n"
+                         "  n = 5         ok         mismatch   mismatch\n"
+                         "  smallest n at which each mode is wrong: split none, multipass 4, single 4\n"))
+        << shown(r);
+    // n = 4: word 0 is 0 + 3 where the model has 4.
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong at n = 4, the smallest value where it is "
+                         "(wrong at 2 of 5 values); there: buffer 'a' differs from the CPU model at byte 0 (word 0: "
+                         "0x00000003, the CPU model 0x00000004)"))
+        << shown(r);
+    const auto& sw = j.at("sweep");
+    EXPECT_EQ(sw.at("parameter"), "n") << j.dump(2);
+    ASSERT_EQ(sw.at("values").size(), 5u);
+    EXPECT_EQ(sw.at("values")[3].at("value"), 4);
+    EXPECT_EQ(sw.at("values")[3].at("results").at("single"), "mismatch");
+    EXPECT_EQ(sw.at("values")[2].at("results").at("single"), "ok");
+    EXPECT_EQ(sw.at("smallest_wrong").at("split"), nullptr);
+    EXPECT_EQ(sw.at("smallest_wrong").at("multipass"), 4);
+    EXPECT_EQ(j.at("scenario").at("parameters"), nlohmann::json({{"n", 2}}));
+}
+
+TEST(ScenarioSweep, AListIsCleanOnLavapipe) {
+    const auto path = writeFile("-sweep-clean.toml", kSweepFile);
+    const BoundedResult r = repro({"--scenario", path.string(), "--sweep", "n=1,7,3"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  n = 7         ok         ok         ok\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- NOT REPRODUCED: at each of the 3 value(s) of n every mode's checked buffers are "
+                         "bit-identical to the CPU model and to split\n"))
+        << shown(r);
+}
+
+// A parameter the file lacks, a value that makes the file bad, a malformed --sweep: one line,
+// exit 1, nothing run.
+TEST(ScenarioSweep, BadSweepsAreOneLine) {
+    const auto path = writeFile("-sweep-bad.toml", kSweepFile);
+    const BoundedResult missing = repro({"--scenario", path.string(), "--sweep", "m=1..2"});
+    const BoundedResult zero = repro({"--scenario", path.string(), "--sweep", "n=0..2"});
+    const BoundedResult malformed = repro({"--scenario", path.string(), "--sweep", "1..2"});
+    std::filesystem::remove(path);
+    EXPECT_EQ(missing.status, 1) << shown(missing);
+    EXPECT_EQ(missing.out, "") << shown(missing);
+    EXPECT_EQ(missing.err, "repro: --sweep: " + path.string() + " has no parameter 'm' (its [parameters]: n)\n");
+    EXPECT_EQ(zero.status, 1) << shown(zero);
+    EXPECT_EQ(zero.out, "") << shown(zero);
+    EXPECT_TRUE(contains(zero.err, "repro: " + path.string() + ":13:")) << shown(zero);
+    EXPECT_TRUE(contains(zero.err, " (with --sweep n = 0)\n")) << shown(zero);
+    EXPECT_EQ(malformed.status, 1) << shown(malformed);
+    EXPECT_EQ(malformed.err,
+              "repro: --sweep: '1..2' on a scenario is NAME=A..B or NAME=V1,V2,... over one of its [parameters]\n");
 }
 
 }  // namespace

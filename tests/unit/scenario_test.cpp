@@ -1184,3 +1184,108 @@ host_read = "a"
 }
 
 }  // namespace repro::scenario
+
+namespace repro::scenario {
+namespace {
+
+// --poison (docs/scenarios.md "--poison on a scenario"): an undefined buffer and one whose
+// first access is a write start as the sentinel; one read first (in place, or by a copy)
+// and one no step touches keep their init; the CPU model starts from the sentinel too.
+TEST(ScenarioPoison, UndefinedAndWrittenFirstBuffersStartAsTheSentinel) {
+    Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "b"
+bytes = 64
+init = "undefined"
+[[buffer]]
+name = "c"
+bytes = 64
+[[buffer]]
+name = "d"
+bytes = 64
+init = "pattern"
+value = 3
+[[buffer]]
+name = "e"
+bytes = 64
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+[[step]]
+update = "c"
+words = [1]
+[[step]]
+dispatch = "copy"
+bindings = ["d", "b"]
+count = 4
+[[step]]
+dispatch = "increment"
+bindings = ["c"]
+)",
+                               "p.toml");
+    EXPECT_EQ(poisonBuffers(s, 0x7fc0dead), (std::vector<std::string>{"b", "c"}));
+    EXPECT_TRUE(s.buffer("b")->poisoned);
+    EXPECT_FALSE(s.buffer("a")->poisoned);
+    EXPECT_FALSE(s.buffer("d")->poisoned);
+    EXPECT_FALSE(s.buffer("e")->poisoned);
+    const Contents model = runCpuModel(s);
+    EXPECT_EQ(word(model.at("b"), 0), 3u);           // copied
+    EXPECT_EQ(word(model.at("b"), 4), 0x7fc0deadu);  // past the copy's 4 words: never written
+    EXPECT_EQ(word(model.at("c"), 0), 2u);           // the update's 1, incremented
+    EXPECT_EQ(word(model.at("c"), 1), 0x7fc0deaeu);  // the sentinel, incremented
+    EXPECT_EQ(word(model.at("e"), 0), 0u);
+}
+
+}  // namespace
+}  // namespace repro::scenario
+
+namespace repro::scenario {
+namespace {
+
+const std::string kParameters = R"(
+[parameters]
+words = 8
+add = 5
+)";
+const std::string kParameterStep = R"(
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+count = "$words"
+add = "$add"
+)";
+
+// [parameters] (docs/scenarios.md "Parameters"): "$name" is the parameter's value, an
+// override (--sweep) replaces it, and the CPU model follows.
+TEST(ScenarioParameters, NamesAreTheirValuesAndOverridesReplaceThem) {
+    const Scenario s = parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml");
+    EXPECT_EQ(s.parameters, (ParameterValues{{"add", 5}, {"words", 8}}));
+    Contents model = runCpuModel(s);
+    EXPECT_EQ(word(model.at("a"), 0), 5u);  // iota 0, plus 5
+    EXPECT_EQ(word(model.at("a"), 7), 12u);
+    EXPECT_EQ(word(model.at("a"), 8), 8u);  // past count: untouched
+    const Scenario swept = parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml", {{"add", 7}});
+    EXPECT_EQ(swept.parameters.at("add"), 7u);
+    model = runCpuModel(swept);
+    EXPECT_EQ(word(model.at("a"), 0), 7u);
+}
+
+TEST(ScenarioParameters, AnUnknownNameIsAnErrorAtItsPlace) {
+    std::string step = kParameterStep;
+    step.replace(step.find("$add"), 4, "$ad");
+    // kHeader is 5 lines, kParameters 3 more after a blank one, kBufferA 5 after a blank one;
+    // the step's add is line 20, the string at column 7.
+    EXPECT_EQ(errorOf(kHeader + kParameters + kBufferA + step),
+              "bad.toml:20:7: unknown parameter '$ad'; expected one of the names in [parameters]");
+    try {
+        parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml", {{"zz", 1}});
+        ADD_FAILURE() << "no error for an override of no parameter";
+    } catch (const UsageError& e) {
+        EXPECT_STREQ(e.what(), "--sweep: p.toml has no parameter 'zz' (its [parameters]: add, words)");
+    }
+    EXPECT_EQ(errorOf(kHeader + "[parameters]\nwork = -1\n" + kBufferA + kParameterStep),
+              "bad.toml:7:8: 'work' = -1 is out of range; expected 0..4294967295");
+}
+
+}  // namespace
+}  // namespace repro::scenario
