@@ -66,7 +66,7 @@ def run(args, out):
         return wall, done.returncode, json.load(f)
 
 with tempfile.TemporaryDirectory() as tmp:
-    rows, first = [], None
+    rows, parts, first = [], [], None
     for args in configs:
         wall, status, plain = run(args, os.path.join(tmp, "plain.json"))
         _, _, stamped = run(args + ["--timestamps"], os.path.join(tmp, "stamped.json"))
@@ -80,6 +80,8 @@ with tempfile.TemporaryDirectory() as tmp:
         lifecycle = (wall - t["instance_and_device"] - t["teardown"] - busy) / wall
         rows.append((" ".join(args), status, wall, t["instance_and_device"], t["gpu_wait"], busy,
                      None in gpu, t["readback"], own, t["teardown"], rest, overhead, lifecycle))
+        parts.append((" ".join(args), t["pipelines"], t["cpu_model"], t["buffers_and_upload"], t["recording"],
+                      t["verification"]))
     dev = first.get("device") or {}
     sc = first["scenario"]
     print(f"repro scenario overhead: {dev.get('name', 'no device')} ({dev.get('driver_name', '?')} "
@@ -89,6 +91,9 @@ with tempfile.TemporaryDirectory() as tmp:
     for name, status, wall, inst, wait, busy, missing, rb, own, down, rest, ovh, life in rows:
         print(f"{name:<24} {status:>4} {wall:>8.3f} {inst:>9.3f} {wait:>9.3f} {busy:>9.3f}{'*' if missing else ' '}"
               f"{rb:>9.3f} {own:>7.3f} {down:>9.3f} {rest:>8.3f} {ovh * 100:>8.1f}% {life * 100:>8.1f}%")
+    print(f"{'own, in parts':<24} {'pipelines':>10} {'CPU model':>10} {'buffers':>10} {'recording':>10} {'verify':>10}")
+    for name, pipe, model, bufs, rec, ver in parts:
+        print(f"{name:<24} {pipe:>10.3f} {model:>10.3f} {bufs:>10.3f} {rec:>10.3f} {ver:>10.3f}")
     print("seconds. GPU busy: the modes' gpu_seconds from a second run with --timestamps (* a mode had\n"
           "none: the figure is short); own: pipelines, CPU model, buffers and upload, recording and\n"
           "verification; teardown: destroying the device and the instance after the verdict;\n"

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -70,12 +71,35 @@ ScenarioPipelines createScenarioPipelines(const Device& device) {
             options)};
 }
 
-ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s) {
-    ScenarioPipelines out = createScenarioPipelines(device);
-    if (trace::installed()) {
-        for (const ComputePipeline* p : {&out.increment, &out.copy, &out.noop, &out.compareSwap, &out.work})
-            trace::nameObject(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
+// The built-in kernels the steps of `s` dispatch (not private-array, made per size below).
+std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
+    std::set<sc::Kernel> used;
+    for (const auto& step : s.steps) {
+        const auto* d = std::get_if<sc::Dispatch>(&step.body);
+        if (d && d->user.empty()) used.insert(d->kernel);
     }
+    return used;
+}
+
+ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s) {
+    // Only the kernels the steps use: each pipeline is a shader compile in the driver, which a
+    // run pays for before its first submit (bench/overhead.sh --scenario).
+    ScenarioPipelines out;
+    const std::set<sc::Kernel> used = usedKernels(s);
+    const PipelineOptions builtIn{.pushConstantBytes = sizeof(sc::KernelParams)};
+    const auto make = [&](sc::Kernel k, ComputePipeline& into, std::span<const uint32_t> spirv, uint32_t bindings) {
+        if (!used.count(k)) return;
+        into = createComputePipeline(device, std::string(sc::name(k)), spirv, bindings, builtIn);
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(into.pipeline.get()), into.name);
+    };
+    make(sc::Kernel::Increment, out.increment, std::span(scenario_increment_spv, scenario_increment_spv_words), 1);
+    make(sc::Kernel::Copy, out.copy, std::span(scenario_copy_spv, scenario_copy_spv_words), 2);
+    make(sc::Kernel::Noop, out.noop, std::span(scenario_noop_spv, scenario_noop_spv_words), 1);
+    make(sc::Kernel::CompareSwap, out.compareSwap,
+         std::span(scenario_compare_swap_spv, scenario_compare_swap_spv_words), 1);
+    make(sc::Kernel::Work, out.work, std::span(scenario_work_spv, scenario_work_spv_words), 1);
+    make(sc::Kernel::IndirectWriter, out.indirectWriter,
+         std::span(scenario_indirect_writer_spv, scenario_indirect_writer_spv_words), 1);
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))

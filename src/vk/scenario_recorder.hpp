@@ -37,8 +37,9 @@ struct ScenarioPipelines {
 };
 // Throws VulkanError / CannotTest as createComputePipeline does.
 ScenarioPipelines createScenarioPipelines(const Device& device);
-// The same, plus one private-array pipeline per distinct private_words among the steps of `s`,
-// and one pipeline per user kernel of `s`.
+// The pipelines of the built-in kernels the steps of `s` dispatch (the others stay empty: a
+// pipeline is a shader compile in the driver), one private-array pipeline per distinct
+// private_words among them, and one per user kernel of `s`.
 ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
 
 // How one mode's run of a scenario went.
