@@ -7,8 +7,9 @@
 #     scenario whose GPU time is seconds, as the built-in's full-size chain's is;
 #   - the shipped kompute-196 and llama-cpp-21724 files as they are (milliseconds of GPU
 #     work: the fixed costs show);
-# and one Markdown report of the sensitivity scenario's execution-only control, the report a
-# reader reruns (docs/scenarios.md, "The Markdown report").
+# one Markdown report of the sensitivity scenario's execution-only control, the report a
+# reader reruns (docs/scenarios.md, "The Markdown report"); the second queue and the user
+# SPIR-V example; --check-steps --poison on every shipped file; and a --sweep.
 # For the lent machine: needs .gl/ and the release build (bench/h200-setup.sh). Writes $OUT.
 #   bash bench/h200-round6.sh            WORK=4096 bash bench/h200-round6.sh (on lavapipe)
 set -uo pipefail
@@ -42,4 +43,17 @@ for f in scenarios/*.toml; do
     name=$(basename "$f" .toml)
     run "scenario-$name" --scenario "$f" --timestamps --json "$out/scenario-$name.json" >/dev/null
 done
+# --check-steps --poison in split on every shipped file without a second queue: every step's
+# written bytes against the CPU model after its own submit, on real hardware.
+for f in scenarios/*.toml; do
+    name=$(basename "$f" .toml)
+    grep -q '^\[\[queue\]\]' "$f" && continue
+    run "check-steps-$name" --scenario "$f" --mode split --check-steps --poison >/dev/null
+done
+# --sweep over a parameter: llama-cpp-21724 with its repeat count made a parameter n.
+sweep="$out/llama-cpp-21724-sweep.toml"
+# shellcheck disable=SC2016 # "$n" is the file's parameter, not the shell's
+sed -e 's/^repeat = 100$/repeat = "$n"/' -e '0,/^\[\[buffer\]\]/s//[parameters]\nn = 100\n\n[[buffer]]/' \
+    scenarios/llama-cpp-21724-many-dispatches.toml >"$sweep"
+run sweep-llama --scenario "$sweep" --sweep n=1,10,100,400 --json "$out/sweep-llama.json"
 cd "$out" && tar czf /tmp/round6.tgz ./*.txt ./*.json ./*.md ./*.toml && mv /tmp/round6.tgz .

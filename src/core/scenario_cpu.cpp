@@ -23,16 +23,19 @@ void storeWord(std::vector<uint8_t>& bytes, uint64_t index, uint32_t w) {
     std::memcpy(bytes.data() + index * 4, &w, 4);
 }
 
-// data[i] = f(data[i]) for i < n, in chunks of kChunkWords on the thread pool
-// (core/parallel.hpp) when the words are many: the work and private-array kernels cost up to
-// `work` rounds a word, and each word is its own invocation, so the order does not matter.
-constexpr uint64_t kChunkWords = 1 << 16;
+// dst[i] = f(src[i]) for i < n on the thread pool (core/parallel.hpp), in chunks of about
+// kChunkCost units of work, a word costing `cost` units (the work kernel's rounds, the private
+// array's words), and never fewer than kMinChunkWords words: each word is its own invocation,
+// so the order does not matter.
+constexpr uint64_t kChunkCost = 1 << 16;
+constexpr uint64_t kMinChunkWords = 256;
 template <typename F>
-void mapWords(const std::vector<uint8_t>& src, std::vector<uint8_t>& dst, uint64_t n, F f) {
-    const uint64_t chunks = (n + kChunkWords - 1) / kChunkWords;
+void mapWords(const std::vector<uint8_t>& src, std::vector<uint8_t>& dst, uint64_t n, uint64_t cost, F f) {
+    const uint64_t chunk = std::max(kMinChunkWords, kChunkCost / std::max<uint64_t>(cost, 1));
+    const uint64_t chunks = (n + chunk - 1) / chunk;
     parallelTasks(chunks, chunks > 1 ? availableCpus() : 1, [&](size_t c) {
-        const uint64_t end = std::min<uint64_t>(n, (c + 1) * kChunkWords);
-        for (uint64_t i = c * kChunkWords; i < end; ++i) storeWord(dst, i, f(loadWord(src, i)));
+        const uint64_t end = std::min<uint64_t>(n, (c + 1) * chunk);
+        for (uint64_t i = c * chunk; i < end; ++i) storeWord(dst, i, f(loadWord(src, i)));
     });
 }
 
@@ -60,14 +63,14 @@ void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents)
         auto& data = contents.at(d.bindings.at(0));
         const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4});
         const uint32_t rounds = d.params.work;
-        mapWords(data, data, n, [rounds](uint32_t x) { return workWord(x, rounds); });
+        mapWords(data, data, n, rounds, [rounds](uint32_t x) { return workWord(x, rounds); });
         return;
     }
     const auto& src = contents.at(d.bindings.at(0));
     auto& dst = contents.at(d.bindings.at(1));
     const uint64_t n = std::min<uint64_t>({d.params.count, invocations, src.size() / 4, dst.size() / 4});
     const uint32_t words = d.privateWords;
-    mapWords(src, dst, n, [words](uint32_t x) { return privateArrayWord(x, words); });
+    mapWords(src, dst, n, words, [words](uint32_t x) { return privateArrayWord(x, words); });
 }
 
 void applyDispatch(const Dispatch& d, Contents& contents) {
