@@ -1169,4 +1169,68 @@ TEST(ScenarioSweep, BadSweepsAreOneLine) {
               "repro: --sweep: '1..2' on a scenario is NAME=A..B or NAME=V1,V2,... over one of its [parameters]\n");
 }
 
+// A driver forwarding only the first dispatch of each command buffer, on a file with a second
+// queue: split (one step a submit) stays right; multipass and single submit the main queue's
+// first batch, two increments, as one command buffer, so they lose the second increment, and
+// the verdict names the step that last wrote the wrong word.
+TEST(ScenarioQueues, ADroppedDispatchInABatchIsCaughtAndSplitStaysRight) {
+    const auto path = writeFile("-queue-dropped.toml", R"(name = "q"
+source = "s"
+pattern = "p"
+expected = "not reproduced"
+check = ["out"]
+
+[[queue]]
+name = "second"
+family = "same"
+
+[[semaphore]]
+name = "t"
+type = "timeline"
+
+[[buffer]]
+name = "data"
+bytes = 256
+init = "iota"
+
+[[buffer]]
+name = "out"
+bytes = 256
+
+[[step]]
+dispatch = "increment"
+bindings = ["data"]
+
+[[step]]
+barrier = "blade-g"
+
+[[step]]
+dispatch = "increment"
+bindings = ["data"]
+
+[[step]]
+signal = "t"
+value = 1
+
+[[step]]
+wait = "t"
+value = 1
+queue = "second"
+
+[[step]]
+dispatch = "copy"
+bindings = ["data", "out"]
+queue = "second"
+)");
+    const BoundedResult r = repro({"--scenario", path.string()}, simulated("seed-bug:dispatches=1"));
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mode=split     3 submit(s)\n    -> ok: bit-identical to the CPU model\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- BUG REPRODUCED: mode multipass is wrong: buffer 'out' differs from the CPU model at "
+                         "byte 0 (word 0: 0x00000001, the CPU model 0x00000002), last written by step 6 dispatch "
+                         "copy"))
+        << shown(r);
+}
+
 }  // namespace
