@@ -55,7 +55,7 @@ struct ChildEnd {
     if (getppid() != parent) _exit(kExitCannotTest);
     // In the parent's process group: the terminal's job control (Ctrl-Z, `stty tostop`, fg)
     // acts on both; a SIGTSTP sent to the parent alone is passed on (forwardStopsTo).
-    installInterruptHandlers();
+    installInterruptHandlers(Stops::ByParent);
     installCrashReporter(writeFd);  // before any Vulkan library is loaded
     watch::attach(writeFd);
     if (trace) trace_events::attach([](const std::string& line) { watch::publishTrace(line); });
@@ -275,7 +275,7 @@ int superviseRun(const Options& options, const std::function<int()>& work,
         ::close(fds[0]);
         return kExitCannotTest;
     }
-    forwardStopsTo(child);  // `kill -TSTP <repro>` stops the GPU work too
+    forwardStopsTo(child, Stops::ByParent);  // `kill -TSTP <repro>` stops the GPU work too
     ChildProtocol protocol;
     ProgressLine drawer(progress);
     const ChildEnd end = watchChild(child, fds[0], protocol, drawer);

@@ -10,29 +10,49 @@
 // waitpid sees them end), and the signals the run answers are unblocked.
 //
 // Job control: the supervised child runs in repro's own process group, so a terminal's
-// SIGTSTP, SIGCONT, SIGTTIN and SIGTTOU reach it with the parent. SIGTSTP is handled: the
-// process stops itself with SIGSTOP (also where the kernel would drop a default SIGTSTP,
-// in an orphaned process group) after passing SIGTSTP on to its child (forwardStopsTo),
-// and continues that child once it is continued itself.
+// SIGTSTP, SIGCONT, SIGTTIN and SIGTTOU reach it with the parent. SIGTSTP and SIGCONT are
+// taken by a thread of their own (sigwait; every other thread blocks them) and passed on to
+// a child (forwardStopsTo) once each: one Ctrl-Z reaches the supervised child twice (the
+// terminal's and the supervisor's), and a handler could take the two in two threads, the
+// second stopping the process again after the first was continued, with nothing left to
+// continue it (a run left stopped for good, seen once in CI with lavapipe's threads). A
+// process that stops itself (Stops::Itself: repro's top process, a repro run as a
+// subprocess) does so with SIGSTOP, also where the kernel would drop a default SIGTSTP (in
+// an orphaned process group); the supervised child (Stops::ByParent) never stops itself:
+// its supervisor stops it with SIGSTOP, which the kernel applies at once and which a later
+// SIGCONT undoes whatever the order (POSIX: generating SIGCONT discards every pending stop
+// signal; man 7 signal). Where no thread can be started, a handler does what the thread
+// does.
 #pragma once
 
 #include <sys/types.h>
+
+#include <cstdint>
 
 #include <stdexcept>
 #include <string>
 
 namespace repro {
 
-// Installs the handlers (sigaction; no SA_RESTART but for SIGTSTP's), ignores SIGPIPE and
-// resets SIGCHLD as above; no child to forward stops to. Call once, early in main, and
-// again in a forked child.
-void installInterruptHandlers();
+// Who stops a process on SIGTSTP: itself, or its parent (the supervised child).
+enum class Stops : std::uint8_t { Itself, ByParent };
 
-// The child a SIGTSTP (Ctrl-Z, `kill -TSTP`) is passed on to from now on, before this
-// process stops; once continued, this process sends it SIGCONT. 0: none.
-void forwardStopsTo(pid_t child);
+// Installs the handlers (sigaction; no SA_RESTART), ignores SIGPIPE, resets SIGCHLD and
+// starts the job-control thread as above, leaving SIGTSTP and SIGCONT blocked in the
+// calling thread and every thread it starts; no child to forward stops to. Call once,
+// early in main before any other thread starts, and again in a forked child.
+void installInterruptHandlers(Stops stops = Stops::Itself);
 
-// Seconds this process has spent stopped by a SIGTSTP its handler answered (the
+// The child a SIGTSTP (Ctrl-Z, `kill -TSTP`) is passed on to from now on, and a SIGCONT
+// after it; a child that is stopped by its parent (`childStops` ByParent) is sent SIGSTOP
+// too. 0: none.
+void forwardStopsTo(pid_t child, Stops childStops = Stops::Itself);
+
+// Unblocks SIGTSTP and SIGCONT in a forked child about to exec another program (the
+// signal mask is inherited across execve). Async-signal-safe.
+void unblockJobControlBeforeExec();
+
+// Seconds this process has spent stopped: from a SIGTSTP to the SIGCONT after it (the
 // supervisor's call deadlines and runChild's time limit leave them out).
 double stoppedSeconds();
 

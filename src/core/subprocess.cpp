@@ -55,6 +55,7 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& env) 
         ::dup2(null, STDIN_FILENO) < 0) {
         ::_exit(127);
     }
+    unblockJobControlBeforeExec();
     ::execve(argv[0], argv, envp);
     ::_exit(127);
 }
