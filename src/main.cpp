@@ -354,13 +354,9 @@ int main(int argc, char** argv) {
     const Options& options = *parsed.options;
     if (!options.mergeReports.empty()) return runMergeReports(options.mergeReports, options.format);  // runs nothing
     if (options.listScenarios) return listScenarios();
-    if (options.scenario) {  // not supervised yet (issue 22)
+    if (options.scenario) {  // supervised as the chain is
         const int status = runScenarioCommand(options);
-        if (vk::deviceAbandoned()) {  // its objects leak on purpose: no exit handlers (vk/device.hpp)
-            std::fflush(nullptr);
-            ::_exit(status);
-        }
-        return status;
+        return options.invert ? invertStatus(status) : status;
     }
     if (const auto problem = outputPathProblem(options)) {  // before any GPU work
         sayError("repro: {}", *problem);

@@ -27,6 +27,8 @@
 #include "vk/physical_device.hpp"
 #include "vk/scenario_recorder.hpp"
 #include "vk/trace.hpp"
+#include "vk/watch.hpp"
+#include "supervisor.hpp"
 #include "repro_version.h"
 
 namespace repro {
@@ -327,6 +329,8 @@ ModeOutcome runOneMode(const RunTarget& t, const vk::ScenarioPipelines& pipeline
     vk::StepReadback readback;
     if (o.checkSteps && mode == Mode::Split) readback.onStep = std::ref(checker);
     const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
+    // For the supervisor: a driver that fails from here on failed the modes under test.
+    watch::stage(watch::Stage::Modes, fmt::format("mode {}", name(mode)), name(mode));
     ModeOutcome m{.mode = mode,
                   .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout, o.timestamps, readback),
                   .wrong = {}};
@@ -650,6 +654,7 @@ void describeDevice(const vk::DeviceInfo& d, ScenarioReport& report) {
 ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::vector<sc::Scenario>& variants,
                           ScenarioReport& report) {
     const auto begin = Clock::now();
+    watch::stage(watch::Stage::Setup, "set-up");
     vk::Instance instance(o.validation);
     const auto devices = vk::enumerateDevices(instance);
     std::vector<std::string> notes;
@@ -681,6 +686,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
         report.checkSteps = stepCheckReport(s, modes);
         v = verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
     }
+    watch::stage(watch::Stage::Teardown, "waiting for the device to go idle and destroying it");
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
     report.timings.total = secondsSince(begin);
     return o.validation ? withValidation(instance, s, v, report) : v;
@@ -830,10 +836,23 @@ int runScenarioCommand(const Options& options) {
     // stdout carries only the document, unless -o takes it to a file.
     if (options.format != Format::Text && !options.output) textStream() = stderr;
     if (options.format == Format::Text && options.output) captureText();  // for the -o file
-    ScenarioReport report = startReport(options, s);
-    const int status = runScenarioGuarded(options, s, variants, report);
-    if (status == kExitUsage) return status;
-    return writeScenarioReports(options, report, status);
+    // The run in a supervised child (supervisor.hpp), as the built-in chain's: a driver that
+    // crashes, aborts or stalls ends as one line naming the call, with status 125 (set-up)
+    // or 3 (the modes). The document the parent writes then has the file's facts and that
+    // verdict; the modes that finished are in the text output.
+    return superviseRun(
+        options,
+        [&] {
+            ScenarioReport report = startReport(options, s);
+            const int status = runScenarioGuarded(options, s, variants, report);
+            return status == kExitUsage ? status : writeScenarioReports(options, report, status);
+        },
+        [&](const RunReport& ended, int status) {
+            ScenarioReport report = startReport(options, s);
+            report.verdict = ended.verdict.lines.empty() ? std::string() : ended.verdict.lines.front();
+            report.exitStatus = status;
+            return writeScenarioReports(options, report, status);
+        });
 }
 
 std::vector<std::string> scenarioFolders() {

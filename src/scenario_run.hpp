@@ -11,11 +11,13 @@
 
 namespace repro {
 
-// Runs `options.scenario`. Returns 0 (every mode equals split and the CPU model), 2 (one
-// differs), 3 (a submit timed out or the device was lost), 4 (with --validation: the layer
+// Runs `options.scenario`, the Vulkan work in a supervised child (supervisor.hpp): the file
+// is parsed first, in this process. Returns 0 (every mode equals split and the CPU model), 2
+// (one differs), 3 (a submit timed out, the device was lost, or the driver crashed, aborted
+// or stalled during the modes: one line naming the call), 4 (with --validation: the layer
 // printed messages and nothing above applies), 1 (a bad scenario file: one line
 // FILE:LINE:COLUMN, nothing run; an unwritable --json or -o path: before the run, or after
-// it unless 2, 3 or 125 says more), 125 (cannot test here). Writes the JSON document
+// it unless 2, 3 or 125 says more), 125 (cannot test here; a driver failure in set-up). Writes the JSON document
 // (core/scenario_report.hpp) to --json FILE and, with --format json, to stdout or -o FILE;
 // with --format markdown, the Markdown report (core/scenario_report.hpp) there instead.
 int runScenarioCommand(const Options& options);

@@ -28,7 +28,7 @@ std::string modeCell(const MergedRow& row, std::string_view mode) {
     return "-";
 }
 
-std::vector<std::string> cells(const MergedRow& row) {
+std::vector<std::string> cellsWithoutScenario(const MergedRow& row) {
     return {row.outcome,
             orDash(row.device),
             orDash(row.driver),
@@ -42,6 +42,23 @@ std::vector<std::string> cells(const MergedRow& row) {
             orDash(row.conclusionKind),
             orDash(row.reproGit),
             row.file};
+}
+
+// Whether any row is a scenario's: the table then has a "scenario" column before "file".
+bool anyScenario(const std::vector<MergedRow>& rows) {
+    return std::any_of(rows.begin(), rows.end(), [](const MergedRow& r) { return !r.scenario.empty(); });
+}
+
+std::vector<std::string> header(const std::vector<MergedRow>& rows) {
+    std::vector<std::string> h = kHeader;
+    if (anyScenario(rows)) h.insert(h.end() - 1, "scenario");
+    return h;
+}
+
+std::vector<std::string> cells(const MergedRow& row, bool scenarioColumn) {
+    std::vector<std::string> c = cellsWithoutScenario(row);
+    if (scenarioColumn) c.insert(c.end() - 1, orDash(row.scenario));
+    return c;
 }
 
 // One group of rows with the same outcome: how many, and each device and driver with its count.
@@ -87,13 +104,14 @@ std::vector<std::string> groupLines(const std::vector<MergedRow>& rows) {
 
 std::string renderText(const MergedReports& merged) {
     if (merged.rows.empty()) return "no report merged\n";
-    std::vector<std::vector<std::string>> table = {kHeader};
+    const bool scenarioColumn = anyScenario(merged.rows);
+    std::vector<std::vector<std::string>> table = {header(merged.rows)};
     for (const MergedRow& row : merged.rows) {
-        std::vector<std::string> c = cells(row);
+        std::vector<std::string> c = cells(row, scenarioColumn);
         for (std::string& cell : c) cell = escaped(cell);
         table.push_back(std::move(c));
     }
-    std::vector<size_t> widths(kHeader.size(), 0);
+    std::vector<size_t> widths(table.front().size(), 0);
     for (const auto& r : table) {
         for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
     }
@@ -112,8 +130,9 @@ std::string renderText(const MergedReports& merged) {
 std::string renderMarkdownTable(const MergedReports& merged) {
     if (merged.rows.empty()) return "No report merged.\n";
     std::vector<std::vector<std::string>> rows;
-    for (const MergedRow& row : merged.rows) rows.push_back(cells(row));
-    std::string out = markdownTable(kHeader, rows) + "\n";
+    const bool scenarioColumn = anyScenario(merged.rows);
+    for (const MergedRow& row : merged.rows) rows.push_back(cells(row, scenarioColumn));
+    std::string out = markdownTable(header(merged.rows), rows) + "\n";
     for (const std::string& line : groupLines(merged.rows)) out += "- " + markdownText(line) + "\n";
     return out;
 }
@@ -143,7 +162,8 @@ json rowJson(const MergedRow& row) {
         {"modes", modes},
         {"conclusion",
          row.conclusionKind.empty() ? json(nullptr) : json{{"kind", row.conclusionKind}, {"line", row.conclusionLine}}},
-        {"repro", {{"version", row.reproVersion}, {"git", row.reproGit}}}};
+        {"repro", {{"version", row.reproVersion}, {"git", row.reproGit}}},
+        {"scenario", nullIfEmpty(row.scenario)}};
 }
 
 std::string renderJsonDocument(const MergedReports& merged) {

@@ -18,6 +18,7 @@
 #include "core/environment.hpp"
 #include "core/output.hpp"
 #include "core/report_render.hpp"
+#include "core/scenario_report.hpp"
 #include "core/text.hpp"
 #include "core/verdict.hpp"
 #include "core/watchdog.hpp"
@@ -136,6 +137,31 @@ MergedRow triageRow(const json& document) {
     return row;
 }
 
+// A scenario document (core/scenario_report.hpp): its verdict, device and each mode's result
+// ("ok", "mismatch", "hang", "failed", "not run"); the scenario named with its file's hash.
+MergedRow scenarioRow(const json& document) {
+    MergedRow row;
+    row.document = "repro-scenario-report";
+    row.exitStatus =
+        static_cast<int>(integerAt(objectAt(document, "verdict"), "exit_status").value_or(kExitCannotTest));
+    const json& device = objectAt(document, "device");
+    row.device = textAt(device, "name");
+    const std::string driverName = textAt(device, "driver_name"), driverInfo = textAt(device, "driver_info");
+    row.driver = driverName + (driverInfo.empty() || driverName.empty() ? "" : " ") + driverInfo;
+    const json& scenario = objectAt(document, "scenario");
+    row.scenario = textAt(scenario, "name");
+    if (const std::string sha = textAt(scenario, "file_sha256"); !sha.empty()) row.scenario += "@" + sha.substr(0, 12);
+    const auto modes = document.find("modes");
+    if (modes != document.end() && modes->is_array()) {
+        for (const json& m : *modes) {
+            if (m.is_object()) row.modes.push_back({textAt(m, "mode"), textAt(m, "result"), ""});
+        }
+    }
+    row.reproVersion = textAt(objectAt(document, "repro"), "version");
+    row.reproGit = textAt(objectAt(document, "repro"), "git");
+    return row;
+}
+
 // The group an outcome sorts into: the bug's symptoms first.
 int groupRank(int exitStatus) {
     constexpr std::array<int, 5> order = {kExitReproduced, kExitHang, kExitNotReproduced, kExitValidation,
@@ -202,14 +228,16 @@ std::string outcomeName(int exitStatus) {
 std::optional<MergedRow> mergedRow(const json& document, const std::string& file, std::string& problem) {
     const std::string schema = textAt(document, "schema");
     const bool run = schema == "repro-report", triage = schema == "repro-triage";
-    if (!run && !triage) {
+    const bool scenario = schema == "repro-scenario-report";
+    if (!run && !triage && !scenario) {
         problem = !document.is_object() ? "not a repro report (the JSON is not an object)"
-                  : schema.empty()      ? "not a repro report (no \"schema\" property)"
-                                        : fmt::format("not a run report or triage document (schema {})", quote(schema));
+                  : schema.empty()
+                      ? "not a repro report (no \"schema\" property)"
+                      : fmt::format("not a run report, triage or scenario document (schema {})", quote(schema));
         return std::nullopt;
     }
     const auto version = integerAt(document, "schema_version");
-    const int newest = run ? kReportSchemaVersion : kNewestTriageSchemaRead;
+    const int newest = run ? kReportSchemaVersion : triage ? kNewestTriageSchemaRead : kScenarioReportSchemaVersion;
     if (!version || *version < 1) {
         problem = fmt::format("not a repro report ({} without a schema_version of 1 or more)", schema);
         return std::nullopt;
@@ -220,7 +248,7 @@ std::optional<MergedRow> mergedRow(const json& document, const std::string& file
         return std::nullopt;
     }
     try {
-        MergedRow row = run ? runRow(document) : triageRow(document);
+        MergedRow row = run ? runRow(document) : triage ? triageRow(document) : scenarioRow(document);
         row.file = file;
         row.schemaVersion = static_cast<int>(*version);
         row.outcome = outcomeName(row.exitStatus);

@@ -1,5 +1,5 @@
-// --merge-reports FILE...: the JSON reports of many machines (run reports and triage
-// documents, docs/report-schema.md) as one table, grouped by outcome so that the GPUs and
+// --merge-reports FILE...: the JSON reports of many machines (run reports, triage
+// documents and scenario documents, docs/report-schema.md and docs/scenarios.md) as one table, grouped by outcome so that the GPUs and
 // drivers that reproduce the bug are seen at once (docs/options.md, "--merge-reports").
 // Vulkan-free: it only reads JSON files.
 #pragma once
@@ -51,6 +51,9 @@ struct MergedRow {
     std::string conclusionKind;          // triage: conclusion.kind ("job_timeout"); empty for a run
     std::string conclusionLine;          // triage: conclusion.line
     std::string reproVersion, reproGit;  // the repro that wrote the document
+    // A scenario document's scenario: its name and the first 12 hex digits of its file's
+    // SHA-256 ("kompute-196-increment-chain@52b49c9fb342"); empty for the built-in chain.
+    std::string scenario;
 };
 
 // A file that could not be merged, and why in one phrase ("not JSON (...)").
@@ -72,8 +75,9 @@ struct MergedReports {
 std::string outcomeName(int exitStatus);
 
 // The row of one parsed document: a "repro-report" of schema_version 1 to
-// kReportSchemaVersion (read with parseReport) or a "repro-triage" of schema_version 1 to
-// kNewestTriageSchemaRead. nullopt, with `problem` set to one phrase, for anything else: JSON
+// kReportSchemaVersion (read with parseReport), a "repro-triage" of schema_version 1 to
+// kNewestTriageSchemaRead or a "repro-scenario-report" of schema_version 1 to
+// kScenarioReportSchemaVersion (core/scenario_report.hpp). nullopt, with `problem` set to one phrase, for anything else: JSON
 // that is not an object or has no known "schema" ("not a repro report (...)"), or a newer
 // schema_version ("... newer than this repro reads"). Never throws.
 std::optional<MergedRow> mergedRow(const nlohmann::json& document, const std::string& file, std::string& problem);

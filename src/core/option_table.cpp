@@ -152,8 +152,8 @@ OptionSection reportSection() {
          .completion = ValueCompletion::File,
          .value = &R::json},
         {.longName = "--merge-reports",
-         .help = "followed by FILE...: run nothing, read those JSON reports and triage documents "
-                 "(from many machines) and print one table of them in --format, grouped by "
+         .help = "followed by FILE...: run nothing, read those JSON reports, triage and scenario "
+                 "documents (from many machines) and print one table of them in --format, grouped by "
                  "outcome; a file that cannot be merged gets one line on stderr and exit 1, the "
                  "others are printed",
          .completion = ValueCompletion::File, .flag = &R::mergeReports},

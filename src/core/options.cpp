@@ -485,10 +485,10 @@ Options readMergeOptions(const RawArgs& raw) {
 
 // The options that go with --scenario (docs/scenarios.md "Options").
 bool scenarioOption(std::string_view n) {
-    constexpr std::string_view allowed[] = {"--mode",        "--device",       "--timeout", "--barrier",
-                                            "--repeat",      "--validation",   "--json",    "--format",
-                                            "--output",      "--print-stream", "--timings", "--timestamps",
-                                            "--check-steps", "--poison",       "--sweep"};
+    constexpr std::string_view allowed[] = {
+        "--mode",        "--device", "--timeout", "--barrier",      "--repeat",       "--validation",
+        "--json",        "--format", "--output",  "--print-stream", "--timings",      "--timestamps",
+        "--check-steps", "--poison", "--sweep",   "--invert",       "--expect-driver"};
     return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
 }
 
@@ -504,7 +504,7 @@ Options readScenarioOptions(const RawArgs& raw) {
                 fail(
                     fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
                                 "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
-                                "--timestamps, --check-steps, --poison and --sweep so far)",
+                                "--timestamps, --check-steps, --poison, --sweep, --invert and --expect-driver so far)",
                                 what, optionLabel(spec)));
         }
     }
@@ -519,6 +519,9 @@ Options readScenarioOptions(const RawArgs& raw) {
     o.printStream = raw.printStream;
     o.checkSteps = raw.checkSteps;
     o.poison = raw.poison;
+    o.invert = raw.invert;
+    o.expectDriver = raw.expectDriver;
+    if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
     if (raw.sweep) {
         o.scenarioSweep = parseScenarioSweep(*raw.sweep);
         if (o.repeat > 1 || o.checkSteps || o.printStream)

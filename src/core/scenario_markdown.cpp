@@ -86,7 +86,9 @@ std::string renderScenarioMarkdown(const ScenarioReport& r) {
         fmt::format("### repro scenario {}: {}\n\n", md::codeSpan(r.name), md::escapeText(headline(r.verdict)));
     out += md::codeBlock(r.verdict + fmt::format("\nexit status {}", r.exitStatus), "text") + "\n";
     out += factsTable(r) + "\n";
-    out += modesTable(r) + "\n";
+    out += r.modes.empty() ? "No mode's results: the run ended before one was recorded (a driver that crashed or "
+                             "stalled; the text output has what finished).\n\n"
+                           : modesTable(r) + "\n";
     if (!r.validationMessages.empty()) {
         const size_t shown = std::min<size_t>(r.validationMessages.size(), 20);
         std::vector<std::string> first(r.validationMessages.begin(), r.validationMessages.begin() + shown);

@@ -69,6 +69,7 @@ enum class Kind {
     OtherDriver,     // lavapipe as itself (driverName llvmpipe), not the driver expected: 125
     BuildFails,      // the build exits 1: 125
     Slow,            // every dispatch takes 0.5 s on the simulated clock: only for the --limit test
+    DropsDispatch,   // a command buffer loses its dispatches past its first (seed-bug:dispatches=1): 2
 };
 
 struct KindSpec {
@@ -89,6 +90,7 @@ const KindSpec& spec(Kind k) {
         {Kind::OtherDriver, {"other-driver", "", 125, 125}},
         {Kind::BuildFails, {"build-fails", "identity", 125, 125}},
         {Kind::Slow, {"slow", "identity;clock:us-per-wg=0,ms-per-dispatch=500", 125, 125}},
+        {Kind::DropsDispatch, {"drops-dispatch", "identity;seed-bug:dispatches=1", 2, 0}},
     };
     return specs.at(k);
 }
@@ -323,6 +325,9 @@ void expectStepSays(Kind k, const ProcessResult& r) {
             EXPECT_TRUE(contains(r.err, "the build failed (exit 1)")) << all;
             EXPECT_FALSE(ran) << all;
             break;
+        case Kind::DropsDispatch:
+            EXPECT_TRUE(contains(all, "--- BUG REPRODUCED")) << all;
+            break;
         case Kind::Slow:
             break;
     }
@@ -487,13 +492,12 @@ std::set<std::string> couldBeAnyOf(const std::string& out) {
     return shas;
 }
 
-ProcessResult bisect(const FakeMesa& mesa, const History& h) {
+ProcessResult bisect(const FakeMesa& mesa, const History& h, const std::vector<std::string>& step) {
     std::vector<std::string> start = {"bisect", "start"};
     if (h.fix) start.insert(start.end(), {"--term-old", "broken", "--term-new", "fixed"});
     start.insert(start.end(), {mesa.shas().back(), mesa.shas().front()});
     git(mesa.checkout(), start);
     std::vector<std::string> run = {"-C", mesa.checkout().string(), "bisect", "run", REPRO_BISECT_STEP};
-    const std::vector<std::string> step = stepArgs(mesa, h.fix);
     run.insert(run.end(), step.begin(), step.end());
     return runProcess("git", run, bisectEnv(), 300);
 }
@@ -536,7 +540,7 @@ TEST_P(Bisect, NamesTheRevisionThatChangedItAndNeverStopsEarly) {
     REQUIRE_LAVAPIPE(lavapipe());
     Scratch dir(h.name);
     FakeMesa mesa(dir.path(), lavapipe(), h.kinds);
-    const ProcessResult r = bisect(mesa, h);
+    const ProcessResult r = bisect(mesa, h, stepArgs(mesa, h.fix));
     ASSERT_FALSE(r.timedOut) << shown(r);
     EXPECT_FALSE(contains(r.out + r.err, "bisect run failed")) << "the bisect stopped early\n" << shown(r);
     const std::string log = git(mesa.checkout(), {"bisect", "log"});
@@ -584,5 +588,37 @@ INSTANTIATE_TEST_SUITE_P(
                 {5},
                 true}),
     [](const ::testing::TestParamInfo<History>& p) { return std::string(p.param.name); });
+
+// A scenario bisected as the chain is (docs/scenarios.md, "Bisecting with a scenario"): the
+// shipped kompute-196 file, three increments of one buffer with a barrier between each
+// pair, on a history whose driver starts dropping a command buffer's dispatches after its
+// first, with an untestable revision before and a crash after.
+TEST(BisectScenario, NamesTheRevisionWhereTheFileTurnsWrong) {
+    REQUIRE_LAVAPIPE(lavapipe());
+    const History h{
+        "scenario", {K::Good, K::Good, K::BuildFails, K::Good, K::DropsDispatch, K::Crash, K::DropsDispatch}, {4}};
+    Scratch dir(h.name);
+    FakeMesa mesa(dir.path(), lavapipe(), h.kinds);
+    const std::vector<std::string> step = {"--build-cmd",
+                                           "sh build.sh",
+                                           "--icd",
+                                           "build/fake_devenv_icd.json",
+                                           "--repro",
+                                           mesa.launcher().string(),
+                                           "--limit",
+                                           "120",
+                                           "--",
+                                           "--scenario",
+                                           REPRO_SOURCE_DIR "/scenarios/kompute-196-increment-chain.toml",
+                                           "--expect-driver",
+                                           "radv"};
+    const ProcessResult r = bisect(mesa, h, step);
+    ASSERT_FALSE(r.timedOut) << shown(r);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    const std::string& sha = mesa.shas()[4];
+    EXPECT_TRUE(contains(r.out, sha + " is the first bad commit")) << shown(r);
+    const std::string log = git(mesa.checkout(), {"bisect", "log"});
+    std::cout << "[ visited  ] " << checkMarks(mesa, h, log) << " (" << r.seconds << " s)\n";
+}
 
 }  // namespace

@@ -339,7 +339,7 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
     EXPECT_EQ(r.err,
               "repro: --scenario: not with --matrix (scenarios take only --mode, --device, --timeout, --barrier, "
               "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, --timestamps, "
-              "--check-steps, --poison and --sweep so far)\n")
+              "--check-steps, --poison, --sweep, --invert and --expect-driver so far)\n")
         << shown(r);
     const BoundedResult one =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single"});
@@ -1231,6 +1231,69 @@ queue = "second"
                          "byte 0 (word 0: 0x00000001, the CPU model 0x00000002), last written by step 6 dispatch "
                          "copy"))
         << shown(r);
+}
+
+// ---- a driver that crashes, aborts or stalls: the supervised child (supervisor.hpp) ----
+
+struct DriverFailure {
+    const char* name;
+    const char* spec;  // REPRO_SIMULATE
+    int status;        // the documented exit status
+    const char* line;  // the verdict line's start
+    const char* call;  // the call it names
+};
+
+class ScenarioDriverFailure : public ::testing::TestWithParam<DriverFailure> {};
+
+TEST_P(ScenarioDriverFailure, IsOneLineNamingTheCallWithItsStatusAndTheDocumentSaysSo) {
+    // Unsupervised, a crash in the driver ended repro itself (SIGSEGV, status 139) with no
+    // verdict and no document.
+    const auto json = writeFile("-driver-failure.json", "");
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--json", json.string()},
+              simulated(GetParam().spec));
+    ASSERT_EQ(r.status, GetParam().status) << shown(r);
+    EXPECT_TRUE(contains(r.out, GetParam().line)) << shown(r);
+    EXPECT_TRUE(contains(r.out, GetParam().call)) << shown(r);
+    const nlohmann::json doc = readJson(json);
+    EXPECT_EQ(doc["verdict"]["exit_status"], GetParam().status) << doc.dump(2);
+    EXPECT_TRUE(contains(doc["verdict"]["line"].get<std::string>(), GetParam().line)) << doc.dump(2);
+    EXPECT_EQ(doc["scenario"]["name"], "kompute-196-increment-chain") << doc.dump(2);
+    std::filesystem::remove(json);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Supervised, ScenarioDriverFailure,
+    testing::Values(DriverFailure{"CrashInASubmit", "crash:vkQueueSubmit:2", 3, "--- DRIVER CRASH: the driver crashed",
+                                  "in vkQueueSubmit during mode split"},
+                    DriverFailure{"AbortInASubmit", "abort:vkQueueSubmit:3", 3, "--- DRIVER CRASH: the driver aborted",
+                                  "in vkQueueSubmit during mode split"},
+                    DriverFailure{"CrashInSetUp", "crash:vkCreateDevice", 125,
+                                  "--- CANNOT TEST HERE: the driver crashed", "in vkCreateDevice during set-up"}),
+    [](const testing::TestParamInfo<DriverFailure>& p) { return std::string(p.param.name); });
+
+// ---- --merge-reports of scenario documents ----
+
+TEST(ScenarioMergeReports, GroupsTheDriversThatReproduceAndNamesTheScenario) {
+    const auto wrong = writeFile("-merge-wrong.json", ""), right = writeFile("-merge-right.json", "");
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const BoundedResult a = repro({"--scenario", file, "--json", wrong.string()}, simulated("seed-bug:dispatches=1"));
+    ASSERT_EQ(a.status, 2) << shown(a);
+    const BoundedResult b = repro({"--scenario", file, "--json", right.string()});
+    ASSERT_EQ(b.status, 0) << shown(b);
+    const BoundedResult merged = repro({"--merge-reports", wrong.string(), right.string()});
+    ASSERT_EQ(merged.status, 0) << shown(merged);
+    const std::string sha = sha256sum(file).substr(0, 12);
+    EXPECT_TRUE(contains(merged.out, "kompute-196-increment-chain@" + sha)) << shown(merged);
+    EXPECT_TRUE(contains(merged.out, "\nreproduced (1 report): ")) << shown(merged);
+    EXPECT_TRUE(contains(merged.out, "\nnot reproduced (1 report): ")) << shown(merged);
+    // The wrong run's row first, its multipass named wrong.
+    const size_t wrongRow = merged.out.find(wrong.filename().string());
+    const size_t rightRow = merged.out.find(right.filename().string());
+    EXPECT_LT(wrongRow, rightRow) << shown(merged);
+    EXPECT_TRUE(contains(merged.out, "mismatch")) << shown(merged);
+    std::filesystem::remove(wrong);
+    std::filesystem::remove(right);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// --merge-reports (core/merge_reports.hpp): rows from run reports and triage documents,
+// --merge-reports (core/merge_reports.hpp): rows from run reports, triage and scenario documents,
 // the problems of bad files, the grouping, the three renderings, and the command line.
 #include "core/merge_reports.hpp"
 
@@ -8,6 +8,7 @@
 
 #include "core/options.hpp"
 #include "core/report_render.hpp"
+#include "core/scenario_report.hpp"
 #include "temp_folder.hpp"
 
 namespace repro {
@@ -179,6 +180,57 @@ TEST(MergeReports, TriageWithoutProbeOrDetailKeepsWhatItHas) {
     EXPECT_TRUE(row->modes.empty());
 }
 
+MergedReports sample();
+
+// A scenario document as renderScenarioJson writes it: the kompute-196 file reproduced on
+// RADV (multipass and single wrong).
+json scenarioDocument() {
+    ScenarioReport r;
+    r.version = "0.1.0";
+    r.gitHash = "abc123456789";
+    r.name = "kompute-196-increment-chain";
+    r.fileSha256 = "52b49c9fb342e0d43855a4667eaf40faba94b0687d7aab828bcace9339bd1010";
+    r.deviceName = "AMD Radeon 890M (RADV GFX1150)";
+    r.driverName = "radv";
+    r.driverInfo = "Mesa 26.0.2";
+    for (const char* m : {"split", "multipass", "single"})
+        r.modes.push_back({.mode = m, .result = std::string(m) == "split" ? "ok" : "mismatch"});
+    r.verdict = "--- BUG REPRODUCED: mode multipass is wrong: ...";
+    r.exitStatus = kExitReproduced;
+    return json::parse(renderScenarioJson(r));
+}
+
+TEST(MergeReports, ScenarioRowHasTheScenarioDeviceDriverAndModes) {
+    std::string problem;
+    const auto row = mergedRow(scenarioDocument(), "s.json", problem);
+    ASSERT_TRUE(row) << problem;
+    EXPECT_EQ(row->document, "repro-scenario-report");
+    EXPECT_EQ(row->exitStatus, kExitReproduced);
+    EXPECT_EQ(row->outcome, "reproduced");
+    EXPECT_EQ(row->scenario, "kompute-196-increment-chain@52b49c9fb342");
+    EXPECT_EQ(row->device, "AMD Radeon 890M (RADV GFX1150)");
+    EXPECT_EQ(row->driver, "radv Mesa 26.0.2");
+    ASSERT_EQ(row->modes.size(), 3u);
+    EXPECT_EQ(row->modes[1].mode, "multipass");
+    EXPECT_EQ(row->modes[1].classification, "mismatch");
+    EXPECT_EQ(row->reproGit, "abc123456789");
+}
+
+TEST(MergeReports, AScenarioRowAddsTheScenarioColumn) {
+    std::string problem;
+    MergedReports merged;
+    merged.rows.push_back(*mergedRow(scenarioDocument(), "s.json", problem));
+    const std::string text = renderMerged(merged, Format::Text);
+    EXPECT_TRUE(contains(text, "  scenario  ")) << text;
+    EXPECT_TRUE(contains(text, "kompute-196-increment-chain@52b49c9fb342  s.json")) << text;
+    EXPECT_TRUE(contains(renderMerged(merged, Format::Markdown), "| scenario | file |"));
+    const json doc = json::parse(renderMerged(merged, Format::Json));
+    EXPECT_EQ(doc["reports"][0]["scenario"], "kompute-196-increment-chain@52b49c9fb342");
+    // Without a scenario row the table is as it was; the JSON says null.
+    EXPECT_FALSE(contains(renderMerged(sample(), Format::Text), "scenario"));
+    EXPECT_TRUE(json::parse(renderMerged(sample(), Format::Json))["reports"][0]["scenario"].is_null());
+}
+
 TEST(MergeReports, DocumentsThatAreNotReportsAreProblems) {
     const struct {
         json document;
@@ -187,7 +239,7 @@ TEST(MergeReports, DocumentsThatAreNotReportsAreProblems) {
         {json::array({1, 2}), "not a repro report (the JSON is not an object)"},
         {json{{"name", "x"}}, "not a repro report (no \"schema\" property)"},
         {json{{"schema", "repro-device-list"}, {"schema_version", 1}},
-         "not a run report or triage document (schema 'repro-device-list')"},
+         "not a run report, triage or scenario document (schema 'repro-device-list')"},
         {json{{"schema", "repro-report"}}, "not a repro report (repro-report without a schema_version of 1 or more)"},
         {json{{"schema", "repro-report"}, {"schema_version", kReportSchemaVersion + 1}},
          "repro-report schema_version 3 is newer than this repro reads (1 to 2); merge with a newer repro"},
