@@ -566,6 +566,107 @@ ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& va
     return sweepVerdict(r, details, o, splitOnlyNote(splitOnlyBuffers(variants.front()), o, false));
 }
 
+// One row of --matrix: the file with its barrier steps as the row says.
+struct MatrixVariant {
+    std::string label;                          // "as written", "--barrier full", ...
+    std::optional<repro::BarrierKind> barrier;  // nullopt: as written
+    sc::Scenario scenario;
+};
+
+// --matrix: the file as written, then with every barrier step replaced by blade's G, the full
+// synchronization2 barrier, and the controls execution-only and none (last: a control that
+// hangs the device ends the matrix after the valid rows). A row that needs synchronization2
+// is left out, with a note, on a device without it.
+std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchronization2,
+                                          std::vector<std::string>& notes) {
+    std::vector<MatrixVariant> out = {{.label = "as written", .barrier = std::nullopt, .scenario = s}};
+    for (const repro::BarrierKind b : {repro::BarrierKind::Blade, repro::BarrierKind::Full,
+                                       repro::BarrierKind::ExecutionOnly, repro::BarrierKind::None}) {
+        MatrixVariant v{.label = fmt::format("--barrier {}", name(b)), .barrier = b, .scenario = s};
+        if (const std::string why = sc::replaceBarriers(v.scenario, b); !why.empty()) throw UsageError(why);
+        if (v.scenario.usesSync2() && !synchronization2) {
+            notes.push_back(
+                fmt::format("--matrix: row {} left out: it records synchronization2 barriers and the "
+                            "device lacks synchronization2",
+                            v.label));
+            continue;
+        }
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+// The verdict over the matrix's valid rows (the controls never count); the controls that were
+// caught are named either way.
+ScenarioVerdict matrixVerdict(const ScenarioMatrixReport& r, const std::vector<std::string>& wrongLines,
+                              const Options& o) {
+    std::vector<std::string> valid, caught;
+    std::optional<size_t> firstWrong;
+    for (size_t k = 0; k < r.rows.size(); ++k) {
+        const auto& row = r.rows[k];
+        const bool wrong = std::find(row.results.begin(), row.results.end(), "mismatch") != row.results.end();
+        if (row.control) {
+            if (wrong) caught.push_back(row.label);
+            continue;
+        }
+        valid.push_back(row.label);
+        if (wrong && !firstWrong) firstWrong = k;
+    }
+    const std::string controls =
+        caught.empty() ? "no control was caught" : fmt::format("caught controls: {}", fmt::join(caught, ", "));
+    if (firstWrong) {
+        const auto& row = r.rows[*firstWrong];
+        const std::string under = row.barrier ? "under --barrier " + *row.barrier : "under the file's own barriers";
+        return {kExitReproduced,
+                fmt::format("--- BUG REPRODUCED: {}: {} ({})", under, wrongLines[*firstWrong], controls)};
+    }
+    return {kExitNotReproduced,
+            fmt::format("--- NOT REPRODUCED: under each valid barrier ({}) every mode's checked buffers are "
+                        "bit-identical to the CPU model{} ({})",
+                        fmt::join(valid, ", "), hasSplit(o) ? " and to split" : "", controls)};
+}
+
+// --matrix on a scenario: every mode under each of `variants`, fresh buffers each time on one
+// device; a row of results per variant and matrixVerdict. A mode that does not complete ends
+// the matrix there with that row's verdict.
+ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVariant>& variants, const Options& o,
+                              ScenarioReport& report) {
+    ScenarioMatrixReport r;
+    std::vector<std::string> names, wrongLines;
+    for (const Mode m : o.modes) names.emplace_back(name(m));
+    say("  --matrix: the file under {} barrier encodings, every mode under each on this device, fresh buffers "
+        "each time; the controls do not count",
+        variants.size());
+    say("  {:<38}{}", "barrier", sweepCells(names));
+    for (size_t k = 0; k < variants.size(); ++k) {
+        const MatrixVariant& v = variants[k];
+        const std::vector<ModeOutcome> modes =
+            runModes(t, prepare(t.device, v.scenario, t.timings), v.scenario, o, false);
+        accumulate(report.modes, modes, o, static_cast<uint32_t>(k + 1));
+        ScenarioMatrixReport::Row row{
+            .label = v.label,
+            .barrier = v.barrier ? std::optional<std::string>(std::string(name(*v.barrier))) : std::nullopt,
+            .control = v.scenario.hasControl(),
+            .results = {}};
+        std::string wrongLine;
+        for (size_t i = 0; i < o.modes.size(); ++i) {
+            row.results.push_back(resultWord(modes, i));
+            if (wrongLine.empty() && i < modes.size() && modes[i].wrong)
+                wrongLine = fmt::format("mode {} is wrong: {}", name(modes[i].mode), *modes[i].wrong);
+        }
+        say("  {:<38}{}", v.label + (row.control ? " (control)" : ""), sweepCells(row.results));
+        r.rows.push_back(std::move(row));
+        wrongLines.push_back(wrongLine);
+        if (std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; })) {
+            say("  the matrix ends at {}: a mode did not complete", v.label);
+            report.matrix = r;
+            return verdict(modes, "");
+        }
+    }
+    report.matrix = r;
+    return matrixVerdict(r, wrongLines, o);
+}
+
 // --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
 // nothing reaches the queue, and its calls printed; exit 0.
 ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
@@ -662,9 +763,10 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
     describeDevice(chosen, report);
     if (s.usesSync2() && !chosen.supported.synchronization2)
         throw CannotTest("the scenario records synchronization2 barriers and the device lacks synchronization2");
+    // --matrix's full barrier is a synchronization2 one: asked for wherever the device has it.
     vk::Device device(
         instance, chosen,
-        {.synchronization2 = s.usesSync2(),
+        {.synchronization2 = s.usesSync2() || (o.matrix && chosen.supported.synchronization2),
          .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>(),
          .extraQueues = queueRequests(s)});
     report.timings.instanceAndDevice = secondsSince(begin);
@@ -676,7 +778,12 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
         say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
     const RunTarget target{.device = device, .instance = instance, .timings = report.timings};
     ScenarioVerdict v;
-    if (!variants.empty()) {
+    if (o.matrix) {
+        std::vector<std::string> matrixNotes;
+        const std::vector<MatrixVariant> rows = matrixVariants(s, chosen.supported.synchronization2, matrixNotes);
+        for (const auto& note : matrixNotes) say("  note: {}", note);
+        v = runMatrixRows(target, rows, o, report);
+    } else if (!variants.empty()) {
         v = runSwept(target, variants, o, report);
     } else if (o.repeat > 1) {
         v = runRepeated(target, s, o, report);

@@ -248,7 +248,8 @@ OptionSection multiRunSection() {
             .options = {
         {.longName = "--matrix",
          .help = "the documented variant set (28 rows: mode x barrier x submit structure x memory "
-                 "x profile); only the valid variants decide the exit status",
+                 "x profile); only the valid variants decide the exit status; with --scenario, the "
+                 "file under each barrier (docs/scenarios.md)",
          .flag = &R::matrix},
         {.longName = "--triage",
          .help = "test each hypothesis about the cause and conclude with what the evidence "

@@ -486,9 +486,9 @@ Options readMergeOptions(const RawArgs& raw) {
 // The options that go with --scenario (docs/scenarios.md "Options").
 bool scenarioOption(std::string_view n) {
     constexpr std::string_view allowed[] = {
-        "--mode",        "--device", "--timeout", "--barrier",      "--repeat",       "--validation",
-        "--json",        "--format", "--output",  "--print-stream", "--timings",      "--timestamps",
-        "--check-steps", "--poison", "--sweep",   "--invert",       "--expect-driver"};
+        "--mode",        "--device", "--timeout", "--barrier",      "--repeat",        "--validation",
+        "--json",        "--format", "--output",  "--print-stream", "--timings",       "--timestamps",
+        "--check-steps", "--poison", "--sweep",   "--invert",       "--expect-driver", "--matrix"};
     return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
 }
 
@@ -501,11 +501,12 @@ Options readScenarioOptions(const RawArgs& raw) {
             const bool allowed = n == what || (!raw.listScenarios && scenarioOption(n));
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
             if (given && !allowed)
-                fail(
-                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
-                                "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
-                                "--timestamps, --check-steps, --poison, --sweep, --invert and --expect-driver so far)",
-                                what, optionLabel(spec)));
+                fail(fmt::format(
+                    "{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
+                    "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
+                    "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver and --matrix "
+                    "so far)",
+                    what, optionLabel(spec)));
         }
     }
     if (!raw.files.empty()) fail(fmt::format("{}: unexpected argument {}", what, quote(raw.files.front())));
@@ -522,6 +523,16 @@ Options readScenarioOptions(const RawArgs& raw) {
     o.invert = raw.invert;
     o.expectDriver = raw.expectDriver;
     if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
+    o.matrix = raw.matrix;
+    if (o.matrix && (raw.barrier || raw.sweep || o.repeat > 1 || o.checkSteps || o.printStream))
+        fail(
+            fmt::format("--matrix: not with {} on a scenario (the matrix runs the file under each barrier, "
+                        "every mode once)",
+                        raw.barrier    ? "--barrier"
+                        : raw.sweep    ? "--sweep"
+                        : o.repeat > 1 ? "--repeat"
+                        : o.checkSteps ? "--check-steps"
+                                       : "--print-stream"));
     if (raw.sweep) {
         o.scenarioSweep = parseScenarioSweep(*raw.sweep);
         if (o.repeat > 1 || o.checkSteps || o.printStream)

@@ -106,7 +106,8 @@ std::optional<std::string> outputPathProblem(const Options& o) {
             return fmt::format("--dump-dir: cannot use {} as a directory ({})", quote(*o.dumpDir), *why);
         }
     }
-    if (o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe) {
+    // A scenario's --matrix runs in one process: no children's logs.
+    if ((o.matrix && !o.scenario) || o.triage || o.driverEnvSweep || o.watchdogProbe) {
         const std::string root = childLogRoot();
         std::string probe = root + "/repro-check-XXXXXX";
         if (!::mkdtemp(probe.data())) {

@@ -30,6 +30,18 @@ std::string modesTable(const ScenarioReport& r) {
     return t.render();
 }
 
+// --matrix: one row per barrier encoding, a column per mode.
+std::string matrixTable(const ScenarioReport& r) {
+    md::Table t{.header = {"barrier"}, .rows = {}};
+    for (const ScenarioModeReport& m : r.modes) t.header.push_back(m.mode);
+    for (const auto& row : r.matrix->rows) {
+        std::vector<std::string> cells = {md::escapeText(row.label + (row.control ? " (control)" : ""))};
+        for (size_t i = 0; i < r.modes.size(); ++i) cells.push_back(i < row.results.size() ? row.results[i] : "");
+        t.rows.push_back(std::move(cells));
+    }
+    return t.render();
+}
+
 std::string factsTable(const ScenarioReport& r) {
     md::Table t{.header = {"", ""}, .rows = {}};
     t.rows.push_back({"scenario", md::codeSpan(r.name) + ": " + md::escapeText(r.pattern)});
@@ -78,6 +90,7 @@ std::string rerunCommand(const ScenarioReport& r) {
     if (r.barrier) command += " --barrier " + *r.barrier;
     if (r.repeat > 1) command += fmt::format(" --repeat {}", r.repeat);
     if (r.validation) command += " --validation";
+    if (r.matrix) command += " --matrix";
     return command;
 }
 
@@ -89,6 +102,7 @@ std::string renderScenarioMarkdown(const ScenarioReport& r) {
     out += r.modes.empty() ? "No mode's results: the run ended before one was recorded (a driver that crashed or "
                              "stalled; the text output has what finished).\n\n"
                            : modesTable(r) + "\n";
+    if (r.matrix) out += matrixTable(r) + "\n";
     if (!r.validationMessages.empty()) {
         const size_t shown = std::min<size_t>(r.validationMessages.size(), 20);
         std::vector<std::string> first(r.validationMessages.begin(), r.validationMessages.begin() + shown);

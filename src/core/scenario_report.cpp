@@ -68,6 +68,18 @@ json sweepJson(const ScenarioReport& r) {
     return json{{"parameter", r.sweep->parameter}, {"values", rows}, {"smallest_wrong", smallest}};
 }
 
+json matrixJson(const ScenarioReport& r) {
+    if (!r.matrix) return nullptr;
+    json rows = json::array();
+    for (const auto& row : r.matrix->rows) {
+        json results = json::object();
+        for (size_t i = 0; i < row.results.size() && i < r.modes.size(); ++i) results[r.modes[i].mode] = row.results[i];
+        rows.push_back(json{
+            {"label", row.label}, {"barrier", orNull(row.barrier)}, {"control", row.control}, {"results", results}});
+    }
+    return json{{"rows", rows}};
+}
+
 }  // namespace
 
 std::string renderScenarioJson(const ScenarioReport& r) {
@@ -102,6 +114,7 @@ std::string renderScenarioJson(const ScenarioReport& r) {
         {"timings", timingsJson(r.timings)},
         {"check_steps", checkStepsJson(r.checkSteps)},
         {"sweep", sweepJson(r)},
+        {"matrix", matrixJson(r)},
         {"validation",
          {{"enabled", r.validation},
           {"errors", r.validationErrors},

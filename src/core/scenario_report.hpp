@@ -72,6 +72,19 @@ struct ScenarioSweepReport {
     std::vector<std::optional<uint32_t>> smallestWrong;  // per mode: the smallest value it was wrong at
 };
 
+// --matrix on a scenario: every mode of the file as written and with every barrier step
+// replaced by each barrier the matrix applies (blade, full; the controls execution-only and
+// none), in the order run.
+struct ScenarioMatrixReport {
+    struct Row {
+        std::string label;                   // "as written", "--barrier full", ...
+        std::optional<std::string> barrier;  // the --barrier it applied; nullopt: as written
+        bool control = false;                // its barriers are controls: its results do not count
+        std::vector<std::string> results;    // per mode of `modes`: "ok", "mismatch", "hang", "failed", "not run"
+    };
+    std::vector<Row> rows;
+};
+
 struct ScenarioReport {
     std::string version;  // repro's version
     std::string gitHash;  // the commit repro was built from
@@ -92,6 +105,7 @@ struct ScenarioReport {
     std::vector<std::string> poisoned;
     std::vector<std::pair<std::string, uint32_t>> parameters;  // [parameters] as in the file (name order)
     std::optional<ScenarioSweepReport> sweep;                  // --sweep; nullopt without it
+    std::optional<ScenarioMatrixReport> matrix;                // --matrix; nullopt without it
     uint32_t repeat = 1;                                       // --repeat K
     std::vector<std::string> askedModes;                       // --mode, as names ("split", ...)
     std::optional<std::string> deviceName;                     // nullopt: no device was chosen

@@ -334,12 +334,12 @@ TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
 }
 
 TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
-    const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--matrix"});
+    const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--triage"});
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.err,
-              "repro: --scenario: not with --matrix (scenarios take only --mode, --device, --timeout, --barrier, "
+              "repro: --scenario: not with --triage (scenarios take only --mode, --device, --timeout, --barrier, "
               "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, --timestamps, "
-              "--check-steps, --poison, --sweep, --invert and --expect-driver so far)\n")
+              "--check-steps, --poison, --sweep, --invert, --expect-driver and --matrix so far)\n")
         << shown(r);
     const BoundedResult one =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single"});
@@ -1294,6 +1294,59 @@ TEST(ScenarioMergeReports, GroupsTheDriversThatReproduceAndNamesTheScenario) {
     EXPECT_TRUE(contains(merged.out, "mismatch")) << shown(merged);
     std::filesystem::remove(wrong);
     std::filesystem::remove(right);
+}
+
+// ---- --matrix on a scenario ----
+
+TEST(ScenarioMatrix, EveryBarrierRowIsRightOnLavapipeAndTheControlsAreMarked) {
+    const auto json = writeFile("-matrix.json", "");
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--matrix", "--json", json.string()});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "--- NOT REPRODUCED: under each valid barrier (as written, --barrier blade, "
+                         "--barrier full) every mode's checked buffers are bit-identical"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "--barrier none (control)")) << shown(r);
+    const nlohmann::json doc = readJson(json);
+    const nlohmann::json& rows = doc["matrix"]["rows"];
+    ASSERT_EQ(rows.size(), 5u) << doc["matrix"].dump(2);
+    const std::vector<std::pair<std::string, bool>> expected = {{"as written", false},
+                                                                {"--barrier blade", false},
+                                                                {"--barrier full", false},
+                                                                {"--barrier execution-only", true},
+                                                                {"--barrier none", true}};
+    for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(rows[i]["label"], expected[i].first);
+        EXPECT_EQ(rows[i]["control"], expected[i].second) << rows[i].dump();
+        for (const char* mode : {"split", "multipass", "single"}) EXPECT_EQ(rows[i]["results"][mode], "ok");
+    }
+    EXPECT_TRUE(doc["sweep"].is_null());
+    std::filesystem::remove(json);
+}
+
+TEST(ScenarioMatrix, ADriverThatDropsADispatchIsWrongUnderTheValidBarriersAndTheControlsAreNamed) {
+    const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--matrix"},
+                                  simulated("seed-bug:dispatches=1"));
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: under the file's own barriers: mode multipass is wrong: "))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "(caught controls: --barrier execution-only, --barrier none)")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  --barrier full                        ok         mismatch   mismatch")) << shown(r);
+}
+
+TEST(ScenarioMatrix, GoesWithNoBarrierSweepRepeatOrCheckSteps) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    for (const std::vector<std::string>& extra :
+         {std::vector<std::string>{"--barrier", "full"}, {"--sweep", "n=1,2"}, {"--repeat", "2"}, {"--check-steps"}}) {
+        std::vector<std::string> args = {"--scenario", file, "--matrix"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const BoundedResult r = repro(args);
+        EXPECT_EQ(r.status, 1) << shown(r);
+        EXPECT_EQ(r.err, "repro: --matrix: not with " + extra.front() +
+                             " on a scenario (the matrix runs the file under each barrier, every mode once)\n")
+            << shown(r);
+    }
 }
 
 }  // namespace
