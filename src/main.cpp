@@ -367,7 +367,7 @@ int main(int argc, char** argv) {
     if (options.format == Format::Text && options.output) captureText();  // for the -o file
     const int runStatus = superviseRun(
         options, [&] { return runInChild(options); },
-        [&](RunReport& report, int status) {
+        [&](RunReport& report, int status, const std::string&) {
             // --triage and --watchdog-probe write their own document (of what ran, when
             // interrupted); a run report written in its place would be a different schema.
             return options.triage || options.watchdogProbe ? status : writeReports(options, report, status);

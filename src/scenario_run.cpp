@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -343,7 +345,8 @@ ModeOutcome runOneMode(const RunTarget& t, const vk::ScenarioPipelines& pipeline
 // Runs the modes (split first when asked for, as the reference) and prints each (with
 // `print`; otherwise only failures, for --repeat).
 std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const sc::Scenario& s, const Options& o,
-                                  bool print = true) {
+                                  bool print = true,
+                                  const std::function<void(const std::vector<ModeOutcome>&)>& onMode = {}) {
     const vk::ScenarioPipelines& pipelines = p.pipelines;
     const std::string splitOnly = splitOnlyBuffers(s);
     References refs = p.refs;
@@ -356,6 +359,7 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const s
                 m.run.failure);
             if (print && m.steps) printStepCheck(s, m);
             out.push_back(std::move(m));
+            if (onMode) onMode(out);
             if (out.back().run.hang) break;  // a timed-out device is abandoned already
             continue;
         }
@@ -376,6 +380,7 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const s
                                                      : std::string("not measured (no timestamps on this queue)"));
         out.push_back(std::move(m));
         if (mode == Mode::Split) refs.split = out.back().run.checked, refs.splitReads = out.back().run.hostReads;
+        if (onMode) onMode(out);
     }
     return out;
 }
@@ -435,6 +440,16 @@ void accumulate(std::vector<ScenarioModeReport>& acc, const std::vector<ModeOutc
             r.detail = prefix + *m.wrong;
         }
     }
+}
+
+// For the supervisor: the document with the modes so far, published after each mode, so that
+// a driver that crashes in a later mode leaves the finished ones in the document the parent
+// writes (runScenarioCommand reads it back with readScenarioProgress).
+void publishSoFar(const ScenarioReport& report, const std::vector<ModeOutcome>& modes, const Options& o) {
+    ScenarioReport partial = report;
+    accumulate(partial.modes, modes, o, 1);
+    partial.modes.resize(modes.size());  // the modes not reached yet are not in it
+    watch::publishReport(nlohmann::json::parse(renderScenarioJson(partial)).dump());
 }
 
 // The report's check_steps from split's outcome (nullopt without --check-steps or split).
@@ -772,6 +787,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
     report.timings.instanceAndDevice = secondsSince(begin);
     printHeader(s, chosen, o);
     describeQueues(device, s, report);
+    publishSoFar(report, {}, o);  // the device, should the driver fail in the first mode
     for (const auto& note : notes) say("  note: {}", note);
     if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)
@@ -788,7 +804,9 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
     } else if (o.repeat > 1) {
         v = runRepeated(target, s, o, report);
     } else {
-        const std::vector<ModeOutcome> modes = runModes(target, prepare(device, s, report.timings), s, o);
+        const std::vector<ModeOutcome> modes =
+            runModes(target, prepare(device, s, report.timings), s, o, true,
+                     [&](const std::vector<ModeOutcome>& soFar) { publishSoFar(report, soFar, o); });
         accumulate(report.modes, modes, o, 1);
         report.checkSteps = stepCheckReport(s, modes);
         v = verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
@@ -891,6 +909,22 @@ int writeScenarioReports(const Options& o, const ScenarioReport& report, int sta
     return written || stronger ? status : kExitUsage;
 }
 
+// After a driver crash or stall during the modes: the first asked mode the document lacks is
+// the one it ended ("hang" for a stall, else "failed", with the verdict line), the rest "not
+// run". Before the modes (125) every mode stays out.
+void markUnfinished(ScenarioReport& report, const std::string& line, int status) {
+    if (status == kExitCannotTest) return;
+    bool first = true;
+    for (size_t i = report.modes.size(); i < report.askedModes.size(); ++i) {
+        const std::string why = line.rfind("--- ", 0) == 0 ? line.substr(4) : line;
+        report.modes.push_back({.mode = report.askedModes[i],
+                                .result = first ? (line.rfind("--- GPU HANG", 0) == 0 ? "hang" : "failed") : "not run",
+                                .detail = first ? why : "the run ended in an earlier mode",
+                                .runs = 0});
+        first = false;
+    }
+}
+
 }  // namespace
 
 // The file parsed with `overrides`, --barrier and --poison applied. Throws UsageError.
@@ -945,8 +979,8 @@ int runScenarioCommand(const Options& options) {
     if (options.format == Format::Text && options.output) captureText();  // for the -o file
     // The run in a supervised child (supervisor.hpp), as the built-in chain's: a driver that
     // crashes, aborts or stalls ends as one line naming the call, with status 125 (set-up)
-    // or 3 (the modes). The document the parent writes then has the file's facts and that
-    // verdict; the modes that finished are in the text output.
+    // or 3 (the modes). The document the parent writes then has the file's facts, that
+    // verdict, and the device and modes the child published (publishSoFar).
     return superviseRun(
         options,
         [&] {
@@ -954,8 +988,12 @@ int runScenarioCommand(const Options& options) {
             const int status = runScenarioGuarded(options, s, variants, report);
             return status == kExitUsage ? status : writeScenarioReports(options, report, status);
         },
-        [&](const RunReport& ended, int status) {
+        [&](const RunReport& ended, int status, const std::string& published) {
             ScenarioReport report = startReport(options, s);
+            // The device and the modes that finished, as the child published them.
+            const nlohmann::json progress = nlohmann::json::parse(published, nullptr, /*allow_exceptions=*/false);
+            if (!progress.is_discarded()) readScenarioProgress(progress, report);
+            markUnfinished(report, ended.verdict.lines.empty() ? std::string() : ended.verdict.lines.front(), status);
             report.verdict = ended.verdict.lines.empty() ? std::string() : ended.verdict.lines.front();
             report.exitStatus = status;
             return writeScenarioReports(options, report, status);

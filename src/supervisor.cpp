@@ -233,7 +233,8 @@ RunReport rebuildReport(const ChildState& s, int status, const std::vector<std::
     RunReport r;
     if (!s.report.empty()) {
         const nlohmann::json j = nlohmann::json::parse(s.report, nullptr, /*allow_exceptions=*/false);
-        if (!j.is_discarded()) r = parseReport(j);
+        // A scenario's child publishes its own document (scenario_run.cpp), not a run report.
+        if (!j.is_discarded() && j.is_object() && j.value("schema", "") == "repro-report") r = parseReport(j);
     }
     if (r.commandLine.empty()) r.commandLine = o.commandLine;
     if (s.modesBegan && !s.mode.empty() && status == kExitHang) {
@@ -250,7 +251,7 @@ RunReport rebuildReport(const ChildState& s, int status, const std::vector<std::
 }  // namespace
 
 int superviseRun(const Options& options, const std::function<int()>& work,
-                 const std::function<int(RunReport&, int)>& writeReports) {
+                 const std::function<int(RunReport&, int, const std::string&)>& writeReports) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
         sayError("repro: cannot create the pipe to the supervised child ({})", std::strerror(errno));
@@ -293,13 +294,13 @@ int superviseRun(const Options& options, const std::function<int()>& work,
             "--- the results above are complete for the modes that finished; no verdict"};
         for (const std::string& line : lines) say("{}", line);
         RunReport r = rebuildReport(s, status, lines, options);
-        return writeTrace(options, s, origin, lines.front(), writeReports(r, status));
+        return writeTrace(options, s, origin, lines.front(), writeReports(r, status, s.report));
     }
     const CrashVerdict verdict = verdictFor(end, s);
     say("{}", verdict.line);
     say("{}", verdict.detail);
     RunReport r = rebuildReport(s, verdict.status, {verdict.line, verdict.detail}, options);
-    return writeTrace(options, s, origin, verdict.line, writeReports(r, verdict.status));
+    return writeTrace(options, s, origin, verdict.line, writeReports(r, verdict.status, s.report));
 }
 
 }  // namespace repro

@@ -82,6 +82,43 @@ json matrixJson(const ScenarioReport& r) {
 
 }  // namespace
 
+void readScenarioProgress(const json& document, ScenarioReport& report) {
+    if (!document.is_object() || document.value("schema", "") != "repro-scenario-report") return;
+    const auto text = [](const json& o, const char* key) -> std::optional<std::string> {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_string() ? std::optional<std::string>(it->get<std::string>()) : std::nullopt;
+    };
+    const auto number = [](const json& o, const char* key) -> std::optional<uint64_t> {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_number_unsigned() ? std::optional<uint64_t>(it->get<uint64_t>()) : std::nullopt;
+    };
+    const auto device = document.find("device");
+    if (device != document.end() && device->is_object()) {
+        report.deviceName = text(*device, "name");
+        report.driverName = text(*device, "driver_name");
+        report.driverInfo = text(*device, "driver_info");
+        report.vendorId = static_cast<uint32_t>(number(*device, "vendor_id").value_or(0));
+        report.deviceId = static_cast<uint32_t>(number(*device, "device_id").value_or(0));
+    }
+    const auto modes = document.find("modes");
+    if (modes == document.end() || !modes->is_array()) return;
+    report.modes.clear();
+    for (const json& m : *modes) {
+        if (!m.is_object()) continue;
+        ScenarioModeReport r{.mode = text(m, "mode").value_or(""),
+                             .submits = number(m, "submits").value_or(0),
+                             .result = text(m, "result").value_or(""),
+                             .detail = text(m, "detail"),
+                             .runs = static_cast<uint32_t>(number(m, "runs").value_or(0)),
+                             .wrongRuns = static_cast<uint32_t>(number(m, "wrong_runs").value_or(0)),
+                             .validationMessages = number(m, "validation_messages"),
+                             .gpuSeconds = std::nullopt};
+        const auto gpu = m.find("gpu_seconds");
+        if (gpu != m.end() && gpu->is_number()) r.gpuSeconds = gpu->get<double>();
+        report.modes.push_back(std::move(r));
+    }
+}
+
 std::string renderScenarioJson(const ScenarioReport& r) {
     json modes = json::array();
     for (const auto& m : r.modes) modes.push_back(modeJson(m));

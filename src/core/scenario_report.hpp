@@ -3,6 +3,8 @@
 // docs/scenarios.md "The JSON report". Vulkan-free: src/scenario_run.cpp fills it.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -120,6 +122,11 @@ struct ScenarioReport {
     std::string verdict;                          // the verdict line as printed ("--- NOT REPRODUCED: ...")
     int exitStatus = 0;                           // the status the verdict gives (before a failed report write)
 };
+
+// Reads back from `document` (renderScenarioJson's, as a supervised child published it
+// after each mode) the device and the modes that finished, into `report`; anything else in
+// `document`, or a document of another schema, is ignored. Never throws.
+void readScenarioProgress(const nlohmann::json& document, ScenarioReport& report);
 
 // The document as JSON text (two-space indent, keys in alphabetical order, a final newline).
 // Invalid UTF-8 in a string (a driver's name, a validation message) becomes U+FFFD.

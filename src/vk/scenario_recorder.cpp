@@ -52,25 +52,6 @@ const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) con
     return d.kernel == sc::Kernel::PrivateArray ? privateArray.at(d.privateWords) : of(d.kernel);
 }
 
-ScenarioPipelines createScenarioPipelines(const Device& device) {
-    const PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
-    return {
-        .increment = createComputePipeline(device, "increment",
-                                           std::span(scenario_increment_spv, scenario_increment_spv_words), 1, options),
-        .copy =
-            createComputePipeline(device, "copy", std::span(scenario_copy_spv, scenario_copy_spv_words), 2, options),
-        .noop =
-            createComputePipeline(device, "noop", std::span(scenario_noop_spv, scenario_noop_spv_words), 1, options),
-        .compareSwap = createComputePipeline(
-            device, "compare-swap", std::span(scenario_compare_swap_spv, scenario_compare_swap_spv_words), 1, options),
-        .work =
-            createComputePipeline(device, "work", std::span(scenario_work_spv, scenario_work_spv_words), 1, options),
-        .privateArray = {},
-        .indirectWriter = createComputePipeline(
-            device, "indirect-writer", std::span(scenario_indirect_writer_spv, scenario_indirect_writer_spv_words), 1,
-            options)};
-}
-
 // The built-in kernels the steps of `s` dispatch (not private-array, made per size below).
 std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
     std::set<sc::Kernel> used;

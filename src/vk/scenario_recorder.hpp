@@ -32,14 +32,13 @@ struct ScenarioPipelines {
     // bindings, 16 bytes of push constants like the kernel set's).
     std::map<std::string, ComputePipeline> user;
     // The pipeline of `d`: of(d.kernel), the private-array one of d.privateWords, or the user
-    // kernel's (made by the scenario overload of createScenarioPipelines).
+    // kernel's (made by createScenarioPipelines).
     const ComputePipeline& forDispatch(const scenario::Dispatch& d) const;
 };
-// Throws VulkanError / CannotTest as createComputePipeline does.
-ScenarioPipelines createScenarioPipelines(const Device& device);
 // The pipelines of the built-in kernels the steps of `s` dispatch (the others stay empty: a
 // pipeline is a shader compile in the driver), one private-array pipeline per distinct
-// private_words among them, and one per user kernel of `s`.
+// private_words among them, and one per user kernel of `s`. Throws VulkanError /
+// CannotTest as createComputePipeline does.
 ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
 
 // How one mode's run of a scenario went.

@@ -1241,6 +1241,7 @@ struct DriverFailure {
     int status;        // the documented exit status
     const char* line;  // the verdict line's start
     const char* call;  // the call it names
+    size_t finished;   // the modes that finished before it (ok in the document)
 };
 
 class ScenarioDriverFailure : public ::testing::TestWithParam<DriverFailure> {};
@@ -1259,17 +1260,33 @@ TEST_P(ScenarioDriverFailure, IsOneLineNamingTheCallWithItsStatusAndTheDocumentS
     EXPECT_EQ(doc["verdict"]["exit_status"], GetParam().status) << doc.dump(2);
     EXPECT_TRUE(contains(doc["verdict"]["line"].get<std::string>(), GetParam().line)) << doc.dump(2);
     EXPECT_EQ(doc["scenario"]["name"], "kompute-196-increment-chain") << doc.dump(2);
+    // The modes that finished, as the child published them; the one it ended in, failed; the
+    // rest not run. Before the modes, none.
+    const nlohmann::json& modes = doc["modes"];
+    if (GetParam().status == 125) {
+        EXPECT_TRUE(modes.empty()) << modes.dump(2);
+    } else {
+        ASSERT_EQ(modes.size(), 3u) << modes.dump(2);
+        for (size_t i = 0; i < GetParam().finished; ++i) EXPECT_EQ(modes[i]["result"], "ok") << modes.dump(2);
+        EXPECT_EQ(modes[GetParam().finished]["result"], "failed") << modes.dump(2);
+        EXPECT_EQ(modes[2]["result"], GetParam().finished == 2 ? "failed" : "not run") << modes.dump(2);
+        EXPECT_TRUE(doc["device"]["name"].is_string()) << doc.dump(2);
+    }
     std::filesystem::remove(json);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Supervised, ScenarioDriverFailure,
+    // Split's submits are 1 to 5 (the upload, one a dispatch, the readback), multipass's own
+    // the 7th.
     testing::Values(DriverFailure{"CrashInASubmit", "crash:vkQueueSubmit:2", 3, "--- DRIVER CRASH: the driver crashed",
-                                  "in vkQueueSubmit during mode split"},
+                                  "in vkQueueSubmit during mode split", 0},
                     DriverFailure{"AbortInASubmit", "abort:vkQueueSubmit:3", 3, "--- DRIVER CRASH: the driver aborted",
-                                  "in vkQueueSubmit during mode split"},
+                                  "in vkQueueSubmit during mode split", 0},
+                    DriverFailure{"CrashInALaterMode", "crash:vkQueueSubmit:7", 3,
+                                  "--- DRIVER CRASH: the driver crashed", "in vkQueueSubmit during mode multipass", 1},
                     DriverFailure{"CrashInSetUp", "crash:vkCreateDevice", 125,
-                                  "--- CANNOT TEST HERE: the driver crashed", "in vkCreateDevice during set-up"}),
+                                  "--- CANNOT TEST HERE: the driver crashed", "in vkCreateDevice during set-up", 0}),
     [](const testing::TestParamInfo<DriverFailure>& p) { return std::string(p.param.name); });
 
 // ---- --merge-reports of scenario documents ----

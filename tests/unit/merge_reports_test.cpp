@@ -216,6 +216,25 @@ TEST(MergeReports, ScenarioRowHasTheScenarioDeviceDriverAndModes) {
     EXPECT_EQ(row->reproGit, "abc123456789");
 }
 
+// What a supervisor reads back from a scenario child's published document after a crash.
+TEST(ScenarioProgress, ReadsBackTheDeviceAndTheModesOfAScenarioDocumentOnly) {
+    ScenarioReport back;
+    readScenarioProgress(scenarioDocument(), back);
+    EXPECT_EQ(back.deviceName, "AMD Radeon 890M (RADV GFX1150)");
+    EXPECT_EQ(back.driverName, "radv");
+    ASSERT_EQ(back.modes.size(), 3u);
+    EXPECT_EQ(back.modes[0].result, "ok");
+    EXPECT_EQ(back.modes[1].mode, "multipass");
+    EXPECT_EQ(back.modes[1].result, "mismatch");
+    EXPECT_EQ(back.modes[1].runs, 1u);
+    ScenarioReport untouched;
+    readScenarioProgress(json{{"schema", "repro-report"}, {"modes", json::array({json{{"mode", "split"}}})}},
+                         untouched);
+    EXPECT_TRUE(untouched.modes.empty());
+    readScenarioProgress(json::array(), untouched);
+    EXPECT_FALSE(untouched.deviceName);
+}
+
 TEST(MergeReports, AScenarioRowAddsTheScenarioColumn) {
     std::string problem;
     MergedReports merged;
