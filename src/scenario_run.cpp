@@ -595,6 +595,15 @@ struct MatrixVariant {
 std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchronization2,
                                           std::vector<std::string>& notes) {
     std::vector<MatrixVariant> out = {{.label = "as written", .barrier = std::nullopt, .scenario = s}};
+    const bool barriers = std::any_of(s.steps.begin(), s.steps.end(), [](const sc::Step& step) {
+        return std::holds_alternative<sc::Barrier>(step.body);
+    });
+    if (!barriers) {
+        notes.push_back(
+            "--matrix: the file has no barrier step, so each --barrier row would be the file as written: "
+            "one row");
+        return out;
+    }
     for (const repro::BarrierKind b : {repro::BarrierKind::Blade, repro::BarrierKind::Full,
                                        repro::BarrierKind::ExecutionOnly, repro::BarrierKind::None}) {
         MatrixVariant v{.label = fmt::format("--barrier {}", name(b)), .barrier = b, .scenario = s};
