@@ -73,10 +73,12 @@ bool continuePending() {
 // interrupt.hpp for why). Stops and continues are passed on to the child once each, however
 // many SIGTSTPs one Ctrl-Z delivers; the time from the first SIGTSTP to the SIGCONT counts
 // as stopped.
-void takeJobControl() {
+void takeJobControl(std::atomic<bool>* running) {
     const sigset_t wanted = jobControlSignals();
     pid_t forwardedTo = 0;
     int64_t stoppedAt = 0;
+    running->store(true);
+    running->notify_one();
     for (;;) {
         int signal = 0;
         if (sigwait(&wanted, &signal) != 0) continue;
@@ -102,18 +104,25 @@ void takeJobControl() {
 
 // Blocks SIGTSTP and SIGCONT in the calling thread (and so in every thread it starts from
 // now on) and starts the thread that takes them, once a process (a forked child has only
-// the thread that forked it: it starts its own). False when no thread could be started.
+// the thread that forked it: it starts its own). Returns once that thread runs its loop: a
+// fork while it was still starting could copy a lock it held into the child, locked for
+// good (AddressSanitizer's allocator lock, taken by its thread start-up: GCC 12's runtime has
+// no fork handler for it; seen as a hung child in the sanitize build). In its loop it waits
+// in sigwait and calls only kill. False when no thread could be started.
 bool startJobControlThread() {
     static pid_t startedIn = 0;
+    static std::atomic<bool> running{false};
     if (startedIn == ::getpid()) return true;
     const sigset_t set = jobControlSignals();
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    running.store(false);
     try {
-        std::thread(takeJobControl).detach();
+        std::thread(takeJobControl, &running).detach();
     } catch (const std::system_error&) {
         pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
         return false;
     }
+    running.wait(false);
     startedIn = ::getpid();
     return true;
 }
