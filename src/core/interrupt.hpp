@@ -10,19 +10,18 @@
 // waitpid sees them end), and the signals the run answers are unblocked.
 //
 // Job control: the supervised child runs in repro's own process group, so a terminal's
-// SIGTSTP, SIGCONT, SIGTTIN and SIGTTOU reach it with the parent. SIGTSTP and SIGCONT are
-// taken by a thread of their own (sigwait; every other thread blocks them) and passed on to
-// a child (forwardStopsTo) once each: one Ctrl-Z reaches the supervised child twice (the
-// terminal's and the supervisor's), and a handler could take the two in two threads, the
-// second stopping the process again after the first was continued, with nothing left to
-// continue it (a run left stopped for good, seen once in CI with lavapipe's threads). A
-// process that stops itself (Stops::Itself: repro's top process, a repro run as a
-// subprocess) does so with SIGSTOP, also where the kernel would drop a default SIGTSTP (in
-// an orphaned process group); the supervised child (Stops::ByParent) never stops itself:
-// its supervisor stops it with SIGSTOP, which the kernel applies at once and which a later
-// SIGCONT undoes whatever the order (POSIX: generating SIGCONT discards every pending stop
-// signal; man 7 signal). Where no thread can be started, a handler does what the thread
-// does.
+// SIGTSTP, SIGCONT, SIGTTIN and SIGTTOU reach it with the parent. A SIGTSTP is passed on to
+// a child (forwardStopsTo). A process that stops itself (Stops::Itself: repro's top process,
+// a repro run as a subprocess) does so with SIGSTOP (also where the kernel would drop a
+// default SIGTSTP, in an orphaned process group) and continues its child once continued.
+// The supervised child (Stops::ByParent) never stops itself: its supervisor stops it with
+// SIGSTOP, which the kernel applies at once and which a later SIGCONT undoes whatever the
+// order (POSIX: generating SIGCONT discards every pending stop signal; man 7 signal). One
+// Ctrl-Z reaches that child twice (the terminal's and the supervisor's), and when it stopped
+// itself from a handler, two of its threads could take the two and the second stop came
+// after the supervisor's SIGCONT, leaving the run stopped for good (seen once in CI with
+// lavapipe's threads). (A thread of its own that took the signals with sigwait fixed that
+// too, but LeakSanitizer could not suspend it at exit and reported false leaks.)
 #pragma once
 
 #include <sys/types.h>
@@ -37,10 +36,9 @@ namespace repro {
 // Who stops a process on SIGTSTP: itself, or its parent (the supervised child).
 enum class Stops : std::uint8_t { Itself, ByParent };
 
-// Installs the handlers (sigaction; no SA_RESTART), ignores SIGPIPE, resets SIGCHLD and
-// starts the job-control thread as above, leaving SIGTSTP and SIGCONT blocked in the
-// calling thread and every thread it starts; no child to forward stops to. Call once,
-// early in main before any other thread starts, and again in a forked child.
+// Installs the handlers (sigaction; no SA_RESTART but for SIGTSTP's and SIGCONT's), ignores
+// SIGPIPE, resets SIGCHLD and unblocks the answered signals, as above; no child to forward
+// stops to. Call once, early in main, and again in a forked child.
 void installInterruptHandlers(Stops stops = Stops::Itself);
 
 // The child a SIGTSTP (Ctrl-Z, `kill -TSTP`) is passed on to from now on, and a SIGCONT
@@ -48,8 +46,9 @@ void installInterruptHandlers(Stops stops = Stops::Itself);
 // too. 0: none.
 void forwardStopsTo(pid_t child, Stops childStops = Stops::Itself);
 
-// Unblocks SIGTSTP and SIGCONT in a forked child about to exec another program (the
-// signal mask is inherited across execve). Async-signal-safe.
+// Unblocks SIGTSTP and SIGCONT in a forked child about to exec another program (the signal
+// mask is inherited across execve; nothing here blocks them, a caller's mask might).
+// Async-signal-safe.
 void unblockJobControlBeforeExec();
 
 // Seconds this process has spent stopped: from a SIGTSTP to the SIGCONT after it (the
