@@ -2,6 +2,7 @@
 #include "scenario_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
@@ -124,14 +125,28 @@ std::string hostReadNote(size_t reads) {
     return reads == 0 ? "" : fmt::format(" (the checked buffers and {} host read{})", reads, reads == 1 ? "" : "s");
 }
 
+// What the CPU model cannot compute in `s`: "a user kernel", "conv-t or slice (float
+// kernels)", or both (core/scenario.hpp cpuModelled).
+std::string unmodelledKernels(const sc::Scenario& s) {
+    bool user = false, chain = false;
+    for (const auto& step : s.steps) {
+        const auto* d = std::get_if<sc::Dispatch>(&step.body);
+        if (d && !d->user.empty()) user = true;
+        if (d && d->user.empty() && sc::isChainKernel(d->kernel)) chain = true;
+    }
+    if (user && chain) return "a user kernel, conv-t or slice";
+    return chain ? "conv-t or slice (float kernels)" : "a user kernel";
+}
+
 bool hasSplit(const Options& o) { return std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end(); }
 
 // What an ok line and the verdict add for the split-only buffers `names` (splitOnlyBuffers):
 // "" when none.
-std::string splitOnlyNote(const std::string& names, const Options& o, bool isSplit) {
+std::string splitOnlyNote(const sc::Scenario& s, const std::string& names, const Options& o, bool isSplit) {
     if (names.empty()) return "";
-    if (isSplit) return fmt::format("; {} (written by a user kernel): split's bytes are the reference", names);
-    return fmt::format("; {} (written by a user kernel): {}", names,
+    const std::string by = unmodelledKernels(s);
+    if (isSplit) return fmt::format("; {} (written by {}): split's bytes are the reference", names, by);
+    return fmt::format("; {} (written by {}): {}", names, by,
                        hasSplit(o) ? "compared with split only" : "compared with nothing (no split in --mode)");
 }
 
@@ -207,7 +222,9 @@ void printStepCheck(const sc::Scenario& s, const ModeOutcome& m) {
             m.run.completed ? "all" : "before the run ended,", r.checked, m.run.stepReadbacks);
     }
     if (!r.notChecked.empty())
-        say("    check-steps: not checked (the CPU model cannot know what they write: a user kernel's output): {}",
+        say("    check-steps: not checked (the CPU model cannot know what they write: {}): {}",
+            unmodelledKernels(s) == "a user kernel" ? "a user kernel's output"
+                                                    : "the output of " + unmodelledKernels(s),
             stepLabels(s, r.notChecked));
 }
 
@@ -236,6 +253,10 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
     for (const auto& k : s.kernels)
         say("  kernel:   {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", k.name, k.spirv, k.entry,
             k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
+    if (s.shape)
+        say("  shape:    {} ({}; conv-T {} workgroups, slice {}; the built-in chain's --preset {})", s.shapeName,
+            describe(*s.shape), fmt::join(computeSizes(*s.shape).convWorkgroups, "x"),
+            fmt::join(computeSizes(*s.shape).sliceWorkgroups, "x"), s.shapeName);
     std::string parameters;
     for (const auto& [n, v] : s.parameters)
         parameters += fmt::format("{}{} = {}", parameters.empty() ? "" : ", ", n, v);
@@ -251,9 +272,8 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
             "or written before read)",
             poisoned, kPoisonPattern);
     if (const std::string names = splitOnlyBuffers(s); !names.empty())
-        say("  note: the CPU model cannot compute a user kernel: checked buffer(s) {} are compared with split "
-            "only{}",
-            names, hasSplit(o) ? "" : ", and --mode has no split: with nothing");
+        say("  note: the CPU model cannot compute {}: checked buffer(s) {} are compared with split only{}",
+            unmodelledKernels(s), names, hasSplit(o) ? "" : ", and --mode has no split: with nothing");
 }
 
 std::string plural(uint64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -371,7 +391,7 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const s
                                  ? "MISMATCH: " + *m.wrong
                                  : fmt::format("ok: bit-identical to the CPU model{}{}{}",
                                                refs.split ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
-                                               splitOnlyNote(splitOnly, o, mode == Mode::Split)));
+                                               splitOnlyNote(s, splitOnly, o, mode == Mode::Split)));
         if (print && m.steps) printStepCheck(s, m);
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
         if (print && o.timestamps)
@@ -484,7 +504,7 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
             std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
         if (ended) {
             say("  run {} of {} did not complete; the runs end here", runs + 1, o.repeat);
-            return verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
+            return verdict(modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
         }
     }
     for (const ScenarioModeReport& m : report.modes) {
@@ -501,7 +521,7 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
         kExitNotReproduced,
         fmt::format(
             "--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}{}",
-            runs, hasSplit(o) ? " and to split" : "", splitOnlyNote(splitOnlyBuffers(s), o, false))};
+            runs, hasSplit(o) ? " and to split" : "", splitOnlyNote(s, splitOnlyBuffers(s), o, false))};
 }
 
 // A mode's result word for a --sweep row (the JSON report's result values).
@@ -578,7 +598,7 @@ ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& va
                                 r.smallestWrong[i] ? std::to_string(*r.smallestWrong[i]) : "none");
     say("  smallest {} at which each mode is wrong: {}", sw.parameter, smallest);
     report.sweep = r;
-    return sweepVerdict(r, details, o, splitOnlyNote(splitOnlyBuffers(variants.front()), o, false));
+    return sweepVerdict(r, details, o, splitOnlyNote(variants.front(), splitOnlyBuffers(variants.front()), o, false));
 }
 
 // One row of --matrix: the file with its barrier steps as the row says.
@@ -818,7 +838,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
                      [&](const std::vector<ModeOutcome>& soFar) { publishSoFar(report, soFar, o); });
         accumulate(report.modes, modes, o, 1);
         report.checkSteps = stepCheckReport(s, modes);
-        v = verdict(modes, splitOnlyNote(splitOnlyBuffers(s), o, false));
+        v = verdict(modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
     }
     watch::stage(watch::Stage::Teardown, "waiting for the device to go idle and destroying it");
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());

@@ -23,6 +23,10 @@ std::string_view name(InitKind k) {
             return "host";
         case InitKind::Undefined:
             return "undefined";
+        case InitKind::ChainInput:
+            return "chain-input";
+        case InitKind::ChainWeight:
+            return "chain-weight";
     }
     return "?";
 }
@@ -43,13 +47,17 @@ std::string_view name(Kernel k) {
             return "work";
         case Kernel::IndirectWriter:
             return "indirect-writer";
+        case Kernel::ConvT:
+            return "conv-t";
+        case Kernel::Slice:
+            return "slice";
     }
     return "?";
 }
 
 std::optional<Kernel> parseKernel(std::string_view text) {
     for (const Kernel k : {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray,
-                           Kernel::Work, Kernel::IndirectWriter}) {
+                           Kernel::Work, Kernel::IndirectWriter, Kernel::ConvT, Kernel::Slice}) {
         if (name(k) == text) return k;
     }
     return std::nullopt;
@@ -58,6 +66,8 @@ std::optional<Kernel> parseKernel(std::string_view text) {
 std::vector<std::string_view> kernelBindings(Kernel k) {
     if (k == Kernel::Copy || k == Kernel::PrivateArray) return {"src", "dst"};
     if (k == Kernel::IndirectWriter) return {"args"};
+    if (k == Kernel::ConvT) return {"input", "weight", "output"};
+    if (k == Kernel::Slice) return {"input", "output"};
     return {"data"};
 }
 
@@ -72,12 +82,14 @@ KernelParams pushConstants(const Dispatch& d) {
 bool kernelWrites(Kernel k, uint32_t index) {
     const bool inPlace = k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work;
     return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 1) ||
-           (k == Kernel::IndirectWriter && index == 0);
+           (k == Kernel::IndirectWriter && index == 0) || (k == Kernel::ConvT && index == 2) ||
+           (k == Kernel::Slice && index == 1);
 }
 
 bool kernelReads(Kernel k, uint32_t index) {
     const bool inPlace = k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work;
-    return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 0);
+    return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 0) ||
+           (k == Kernel::ConvT && index <= 1) || (k == Kernel::Slice && index == 0);
 }
 
 const UserKernel* Scenario::kernel(std::string_view kernelName) const {
@@ -238,6 +250,8 @@ std::vector<uint32_t> initialWords(const BufferSpec& spec) {
         case InitKind::Random:
             return randomWords(spec.value, count);
         case InitKind::Host:
+        case InitKind::ChainInput:
+        case InitKind::ChainWeight:
             for (uint64_t i = 0; i < count && !spec.words.empty(); ++i) out[i] = spec.words[i % spec.words.size()];
             break;
     }

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/shape.hpp"
 #include "core/variant.hpp"
 
 namespace repro::scenario {
@@ -34,8 +35,13 @@ enum class InitKind {
     Random,     // word i from a xorshift32 seeded with `value` (0 taken as 1): randomWords()
     Host,       // the words of `words`, repeated to the size (host-written contents)
     Undefined,  // not written before the first step: reading it first is an error
+    // The built-in chain's data for the file's `shape` (core/cpu_reference.hpp): the float bits
+    // of makeInput (small[0]) or makeWeight (the weight), repeated to the size like Host
+    ChainInput,
+    ChainWeight,
 };
-std::string_view name(InitKind k);  // "zero", "pattern", "iota", "random", "host", "undefined"
+// "zero", "pattern", "iota", "random", "host", "undefined", "chain-input", "chain-weight"
+std::string_view name(InitKind k);
 
 // Where a parsed item came from, for error messages (1-based; 0 when unknown).
 struct SourcePlace {
@@ -48,7 +54,7 @@ struct BufferSpec {
     Placement placement = Placement::DeviceLocal;
     InitKind init = InitKind::Zero;
     uint32_t value = 0;           // Pattern: the word; Iota: the first word; Random: the seed
-    std::vector<uint32_t> words;  // Host: the words written, repeated
+    std::vector<uint32_t> words;  // Host, ChainInput, ChainWeight: the words written, repeated
     bool checked = false;         // its final contents are compared (check = [...])
     bool poisoned = false;        // --poison: init replaced by the sentinel (scenario_cpu.hpp poisonBuffers)
     SourcePlace place;
@@ -72,12 +78,24 @@ enum class Kernel {
     // binding 0 `args`: invocation 0 writes a VkDispatchIndirectCommand, the three words x, y,
     // z, at byte `offset` of args (Dispatch::writer); every other invocation does nothing
     IndirectWriter,
+    // blade #356's two kernels, the built-in chain's very pipelines (shaders/conv_t.comp,
+    // shaders/slice.comp; no push constants): bindings 0 `input` (small), 1 `weight`, 2 `output`
+    // (big), and repro's own storage buffer `conv_params` bound at 3, written from the file's
+    // `shape` (core/shape.hpp convParams); workgroups ChainSizes::convWorkgroups. Float
+    // kernels: no CPU model, their output is compared with split only.
+    ConvT,
+    // bindings 0 `input` (big), 1 `output` (small), and `slice_params` at 2 (sliceParams);
+    // workgroups ChainSizes::sliceWorkgroups.
+    Slice,
 };
-// "increment", "copy", "noop", "compare-swap", "private-array", "work", "indirect-writer"
+// "increment", "copy", "noop", "compare-swap", "private-array", "work", "indirect-writer",
+// "conv-t", "slice"
 std::string_view name(Kernel k);
 std::optional<Kernel> parseKernel(std::string_view text);
+// Whether `k` is one of blade #356's float kernels (conv-t, slice), which take the file's shape.
+inline bool isChainKernel(Kernel k) { return k == Kernel::ConvT || k == Kernel::Slice; }
 // The binding names a kernel takes, in binding order ("data"; "src", "dst"; "data"; "data";
-// "src", "dst"; "data"; "args").
+// "src", "dst"; "data"; "args"; "input", "weight", "output"; "input", "output").
 std::vector<std::string_view> kernelBindings(Kernel k);
 // Whether binding `index` of `k` is written by the kernel (increment's data, copy's dst,
 // indirect-writer's args).
@@ -142,6 +160,10 @@ struct Dispatch {
     ArgsWrite writer;                      // indirect-writer: what it writes
     std::optional<IndirectArgs> indirect;  // set: recorded as vkCmdDispatchIndirect from these args
 };
+
+// Whether the CPU model computes `d`: a built-in integer kernel; not a user kernel, conv-t or
+// slice (their output is compared with split only).
+inline bool cpuModelled(const Dispatch& d) { return d.user.empty() && !isChainKernel(d.kernel); }
 
 // The 16 bytes of push constants recorded for `d`: d.params, or for the indirect-writer the
 // words (offset / 4, x, y, z), which shaders/scenario_indirect_writer.comp reads so. Pure.
@@ -248,6 +270,9 @@ struct Step {
     std::string label;  // "step 3 dispatch increment", for the output
     SourcePlace place;
     uint32_t queue = 0;  // index into Scenario::queues (0: main)
+    // The modes that record this step (a barrier's `modes` key): bit i for core/options.hpp
+    // Mode i (1 split, 2 multipass, 4 single); every mode by default.
+    uint8_t modeMask = 7;
 };
 
 // A file's [parameters] (docs/scenarios.md "Parameters"): name -> the value used.
@@ -263,6 +288,10 @@ struct Scenario {
     std::string fileSha256;  // the SHA-256 of those bytes, 64 hex digits (core/sha256.hpp); "" when parsed from text
     std::string fileText;    // those bytes (the reports carry them, so that a reader can rerun the file)
     ParameterValues parameters;  // [parameters], with any override (--sweep) applied
+    // `shape = "small"`: the preset (core/shape.hpp presetShape) the conv-t and slice steps and
+    // the chain-input/chain-weight inits take; "" and nullopt when the file has none
+    std::string shapeName;
+    std::optional<Shape> shape;
     std::vector<BufferSpec> buffers;
     std::vector<UserKernel> kernels;  // [[kernel]] tables
     std::vector<Step> steps;

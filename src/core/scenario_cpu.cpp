@@ -74,7 +74,7 @@ void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents)
 }
 
 void applyDispatch(const Dispatch& d, Contents& contents) {
-    if (!d.user.empty()) return;  // a user kernel: unknown to the model (unmodelledAfter)
+    if (!cpuModelled(d)) return;  // a user kernel, conv-t or slice: unknown to the model (unmodelledAfter)
     const std::array<uint32_t, 3> g =
         d.indirect ? indirectGroups(d, contents) : std::array<uint32_t, 3>{d.groups[0], d.groups[1], d.groups[2]};
     const uint64_t invocations = uint64_t{g[0]} * g[1] * g[2] * kWorkgroupSize;
@@ -93,6 +93,8 @@ void applyDispatch(const Dispatch& d, Contents& contents) {
             break;
         }
         case Kernel::Noop:
+        case Kernel::ConvT:  // not modelled: returned above
+        case Kernel::Slice:
             break;
         case Kernel::CompareSwap:
         case Kernel::PrivateArray:
@@ -145,8 +147,8 @@ void applyStep(const Step& step, Contents& contents) {
 std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
     std::vector<WrittenRange> out;
     if (const auto* d = std::get_if<Dispatch>(&step.body)) {
-        if (!d->user.empty()) {
-            for (uint32_t i = 0; i < d->bindings.size(); ++i) {  // a user kernel may write all of it
+        if (!cpuModelled(*d)) {
+            for (uint32_t i = 0; i < d->bindings.size(); ++i) {  // taken as writing all of it
                 if (dispatchWrites(s, *d, i)) out.push_back({d->bindings[i], 0, s.buffer(d->bindings[i])->bytes});
             }
             return out;
@@ -210,7 +212,7 @@ void unmodelledAfter(const Step& step, const Scenario& s, std::set<std::string>&
     std::vector<std::string> reads, writes;
     stepAccesses(step, s, reads, writes);
     const auto* d = std::get_if<Dispatch>(&step.body);
-    const bool tainted = (d && !d->user.empty()) || std::any_of(reads.begin(), reads.end(),
+    const bool tainted = (d && !cpuModelled(*d)) || std::any_of(reads.begin(), reads.end(),
                                                                 [&](const auto& r) { return unmodelled.count(r) > 0; });
     if (tainted) unmodelled.insert(writes.begin(), writes.end());
 }

@@ -21,8 +21,8 @@ using Contents = std::map<std::string, std::vector<uint8_t>>;
 // Every buffer's bytes as initialWords() gives them (little-endian words).
 Contents initialContents(const Scenario& s);
 
-// Applies one step to `contents` as a correct device would (a user kernel's dispatch does
-// nothing: the model cannot know what it writes, unmodelledBuffers): increment adds `add` (mod 2^32)
+// Applies one step to `contents` as a correct device would (a dispatch of a user kernel,
+// conv-t or slice does nothing: the model cannot know what it writes, unmodelledBuffers): increment adds `add` (mod 2^32)
 // to words [0, count) of data; copy copies words [0, count) of src to dst; noop nothing;
 // indirect-writer writes x, y, z at its offset; an indirect dispatch takes its group counts
 // from its args in `contents` (indirectGroups);
@@ -45,13 +45,14 @@ void stepAccesses(const Step& step, const Scenario& s, std::vector<std::string>&
                   std::vector<std::string>& writes);
 
 // The buffers whose contents the CPU model cannot know (docs/scenarios.md "User kernels"),
-// updated for one more step: a user kernel's dispatch adds every buffer it writes; any other
+// updated for one more step: a dispatch the model cannot compute (cpuModelled: a user kernel,
+// conv-t, slice) adds every buffer it writes; any other
 // step that reads an unmodelled buffer adds the buffers it writes (a copy of a user kernel's
 // output is as unknown). Nothing ever leaves the set (a partial overwrite would not make it
 // known, and a whole one is not worth telling apart).
 void unmodelledAfter(const Step& step, const Scenario& s, std::set<std::string>& unmodelled);
 // unmodelledAfter over every step: the buffers whose final contents are compared with split
-// only. Empty for a scenario without user kernels.
+// only. Empty for a scenario without user kernels, conv-t and slice.
 std::set<std::string> unmodelledBuffers(const Scenario& s);
 
 // --poison on a scenario (docs/scenarios.md "--poison on a scenario"): every buffer whose init

@@ -5,14 +5,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <span>
 #include <sstream>
 #include <toml++/toml.h>
 #include <utility>
 
+#include "core/cpu_reference.hpp"
 #include "core/errors.hpp"
 #include "core/scenario_cpu.hpp"
 #include "core/scenario_sync.hpp"
@@ -148,7 +151,20 @@ SourcePlace placeOf(const toml::node& n) {
     return {static_cast<uint32_t>(n.source().begin.line), static_cast<uint32_t>(n.source().begin.column)};
 }
 
-BufferSpec parseBuffer(const Parser& p, const toml::table& t) {
+// chain-input / chain-weight: the built-in chain's data for the file's shape, as 32-bit words.
+std::vector<uint32_t> chainWords(const Parser& p, const toml::table& t, const Scenario& s, InitKind init) {
+    if (!s.shape)
+        p.fail(*t.get("init"), fmt::format("init = \"{}\" takes the file's shape; expected shape = \"small\" (or "
+                                           "tiny, spectrostream) at the top of the file",
+                                           name(init)));
+    const ChainSizes sizes = computeSizes(*s.shape);
+    const std::vector<float> floats = init == InitKind::ChainInput ? makeInput(sizes) : makeWeight(sizes);
+    std::vector<uint32_t> words(floats.size());
+    std::memcpy(words.data(), floats.data(), floats.size() * sizeof(float));
+    return words;
+}
+
+BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s) {
     p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words"}, "a [[buffer]]");
     BufferSpec b;
     b.place = placeOf(t);
@@ -166,17 +182,19 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t) {
     }
     const std::string init = p.text(t, "init", false, "");
     bool known = init.empty();
-    for (const InitKind k :
-         {InitKind::Zero, InitKind::Pattern, InitKind::Iota, InitKind::Random, InitKind::Host, InitKind::Undefined}) {
+    for (const InitKind k : {InitKind::Zero, InitKind::Pattern, InitKind::Iota, InitKind::Random, InitKind::Host,
+                             InitKind::Undefined, InitKind::ChainInput, InitKind::ChainWeight}) {
         if (name(k) == init) b.init = k, known = true;
     }
     if (!known)
-        p.fail(*t.get("init"),
-               fmt::format("unknown init '{}'; expected zero, pattern, iota, random, host or undefined", init));
+        p.fail(*t.get("init"), fmt::format("unknown init '{}'; expected zero, pattern, iota, random, host, undefined, "
+                                           "chain-input or chain-weight",
+                                           init));
     b.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
     b.words = p.words(t, "words");
     if (b.init == InitKind::Host && b.words.empty())
         p.fail(t, fmt::format("buffer '{}' has init = \"host\" and no words; expected words = [1, 2, 3]", b.name));
+    if (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight) b.words = chainWords(p, t, s, b.init);
     return b;
 }
 
@@ -310,6 +328,45 @@ Step parseUserDispatch(const Parser& p, const toml::table& t, const Scenario& s,
             .place = placeOf(t)};
 }
 
+// A dispatch of conv-t or slice: `bindings` alone (their parameters and workgroup counts come
+// from the file's shape, as the built-in chain's do), each bound buffer at least as large as
+// the shape's small, weight or big tensor.
+Step parseChainDispatch(const Parser& p, const toml::table& t, const Scenario& s, Kernel k, bool indirect) {
+    const std::string kernel(name(k));
+    if (indirect)
+        p.fail(*t.get("dispatch_indirect"), fmt::format("{} has no indirect form; expected dispatch", kernel));
+    p.onlyKeys(t, {"dispatch", "bindings"},
+               fmt::format("a {} dispatch (its parameters and workgroups come from the file's shape)", kernel));
+    if (!s.shape)
+        p.fail(t, fmt::format("a {} dispatch takes the file's shape; expected shape = \"small\" (or tiny, "
+                              "spectrostream) at the top of the file",
+                              kernel));
+    const ChainSizes sizes = computeSizes(*s.shape);
+    Dispatch d{.kernel = k, .bindings = p.strings(t, "bindings")};
+    const auto wanted = kernelBindings(k);
+    const std::vector<std::pair<uint64_t, std::string_view>> needs =
+        k == Kernel::ConvT
+            ? std::vector<std::pair<uint64_t, std::string_view>>{{sizes.smallBytes, "small"},
+                                                                 {sizes.weightBytes, "weight"},
+                                                                 {sizes.bigBytes, "big"}}
+            : std::vector<std::pair<uint64_t, std::string_view>>{{sizes.bigBytes, "big"}, {sizes.smallBytes, "small"}};
+    const toml::node& where = t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t;
+    if (d.bindings.size() != wanted.size())
+        p.fail(where, fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(),
+                                  k == Kernel::ConvT ? "input, weight, output" : "input, output", d.bindings.size()));
+    for (size_t i = 0; i < d.bindings.size(); ++i) {
+        const BufferSpec* b = s.buffer(d.bindings[i]);
+        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
+        if (b->bytes < needs[i].first)
+            p.fail((*t.get("bindings")->as_array())[i],
+                   fmt::format("{}'s {} '{}' has {} bytes; shape '{}' needs {} (its {} tensor)", kernel, wanted[i],
+                               b->name, b->bytes, s.shapeName, needs[i].first, needs[i].second));
+    }
+    const auto& g = k == Kernel::ConvT ? sizes.convWorkgroups : sizes.sliceWorkgroups;
+    std::copy(g.begin(), g.end(), d.groups);
+    return {.body = d, .label = fmt::format("dispatch {}", kernel), .place = placeOf(t)};
+}
+
 // A dispatch step, or with `indirect` a dispatch_indirect step (no groups; args and
 // args_offset instead).
 Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, bool indirect) {
@@ -330,8 +387,9 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, boo
     const auto k = parseKernel(kernel);
     if (!k)
         p.fail(*t.get(key), fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
-                                        "private-array, work or indirect-writer",
+                                        "private-array, work, indirect-writer, conv-t or slice",
                                         kernel));
+    if (isChainKernel(*k)) return parseChainDispatch(p, t, s, *k, indirect);
     d.kernel = *k;
     d.bindings = p.strings(t, "bindings");
     const auto wanted = kernelBindings(d.kernel);
@@ -540,6 +598,47 @@ uint32_t takeQueue(const Parser& p, toml::table& t, const Scenario& s) {
                               wanted, list));
 }
 
+// A step's `modes = ["single", ...]` as read (modes of a barrier step: Step::modeMask).
+struct ModesKey {
+    uint8_t mask = 7;
+    std::string list;                          // "single", "multipass, single"
+    std::optional<toml::source_region> where;  // the key's value, when the step has the key
+};
+
+// Takes `modes` out of `t` before the step's own keys are checked (checked against the step
+// once it is parsed: applyModes).
+ModesKey takeModes(const Parser& p, toml::table& t) {
+    ModesKey out;
+    const toml::node* node = t.get("modes");
+    if (!node) return out;
+    static constexpr std::string_view kNames[] = {"split", "multipass", "single"};
+    out.mask = 0;
+    for (const std::string& m : p.strings(t, "modes")) {
+        const auto* at = std::find(std::begin(kNames), std::end(kNames), m);
+        if (at == std::end(kNames))
+            p.fail(*node, fmt::format("unknown mode '{}' in 'modes'; expected split, multipass or single", m));
+        out.mask |= static_cast<uint8_t>(1u << (at - std::begin(kNames)));
+    }
+    if (out.mask == 0) p.fail(*node, "'modes' is empty; expected at least one of split, multipass, single");
+    for (size_t i = 0; i < std::size(kNames); ++i) {
+        if (out.mask & (1u << i)) out.list += fmt::format("{}{}", out.list.empty() ? "" : ", ", kNames[i]);
+    }
+    out.where = node->source();
+    t.erase("modes");
+    return out;
+}
+
+// A barrier step takes the modes that record it, and its label says which; any other step
+// refuses the key: its work must be the same in every mode.
+void applyModes(const Parser& p, const ModesKey& modes, Step& step) {
+    if (!modes.where) return;
+    if (!std::holds_alternative<Barrier>(step.body))
+        p.fail(*modes.where,
+               "only a barrier step takes 'modes' (every mode must do the same work; a barrier may differ)");
+    step.modeMask = modes.mask;
+    if (modes.mask != 7) step.label += fmt::format(" ({} only)", modes.list);
+}
+
 // The step's label "step N ..." once it has its place in the list, with " (repetition r of K)"
 // when it comes from a repeat; a compare-swap with phase = "alternate" takes r's parity.
 void appendOne(Step step, uint64_t repetition, uint64_t repeat, Scenario& s) {
@@ -574,14 +673,18 @@ void appendSteps(const Parser& p, toml::table& t, Scenario& s) {
                 p.fail(st->get("repeat") ? *st->get("repeat") : *st->get("steps"),
                        "a step inside a group has no 'repeat' or 'steps' of its own; groups do not nest");
             const uint32_t queue = takeQueue(p, *st, s);
+            const ModesKey modes = takeModes(p, *st);
             body.push_back(parseStep(p, *st, s));
             body.back().queue = queue;
+            applyModes(p, modes, body.back());
         }
     } else {
         t.erase("repeat");
         const uint32_t queue = takeQueue(p, t, s);
+        const ModesKey modes = takeModes(p, t);
         body.push_back(parseStep(p, t, s));
         body.back().queue = queue;
+        applyModes(p, modes, body.back());
     }
     if (s.steps.size() + repeat * body.size() > kMaxSteps)
         throw UsageError(fmt::format("{}:{}:{}: the steps repeated come to more than {} steps; expected fewer",
@@ -661,10 +764,10 @@ void resolveIndirectGroups(const Parser& p, Scenario& s) {
 }
 
 void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
-    p.onlyKeys(
-        root,
-        {"name", "source", "pattern", "expected", "check", "buffer", "kernel", "step", "shuffle", "queue", "semaphore"},
-        "the scenario");
+    p.onlyKeys(root,
+               {"name", "source", "pattern", "expected", "check", "buffer", "kernel", "step", "shuffle", "queue",
+                "semaphore", "shape"},
+               "the scenario");
     s.name = p.text(root, "name", true, "the scenario");
     s.source = p.text(root, "source", true, "the scenario");
     s.pattern = p.text(root, "pattern", true, "the scenario");
@@ -672,6 +775,14 @@ void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
     if (s.expected != "not reproduced" && s.expected != "reproduced")
         p.fail(*root.get("expected"),
                fmt::format("expected = '{}'; expected \"not reproduced\" or \"reproduced\"", s.expected));
+    s.shapeName = p.text(root, "shape", false, "");
+    if (s.shapeName.empty()) return;
+    const auto& presets = presetNames();
+    if (std::find(presets.begin(), presets.end(), s.shapeName) == presets.end())
+        p.fail(
+            *root.get("shape"),
+            fmt::format("unknown shape '{}'; expected small, tiny or spectrostream (--preset's names)", s.shapeName));
+    s.shape = presetShape(s.shapeName);
 }
 
 void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
@@ -681,7 +792,7 @@ void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
     for (const auto& e : *list) {
         const toml::table* t = e.as_table();
         if (!t) p.fail(e, "'buffer' must be [[buffer]] tables");
-        BufferSpec b = parseBuffer(p, *t);
+        BufferSpec b = parseBuffer(p, *t, s);
         if (s.buffer(b.name)) p.fail(*t, fmt::format("buffer '{}' is declared twice", b.name));
         s.buffers.push_back(std::move(b));
     }

@@ -22,6 +22,10 @@
 #include "vk/memory.hpp"
 #include "vk/trace.hpp"
 
+extern const uint32_t conv_t_spv[];
+extern const size_t conv_t_spv_words;
+extern const uint32_t slice_spv[];
+extern const size_t slice_spv_words;
 extern const uint32_t scenario_increment_spv[];
 extern const size_t scenario_increment_spv_words;
 extern const uint32_t scenario_copy_spv[];
@@ -44,6 +48,8 @@ const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
     if (k == sc::Kernel::CompareSwap) return compareSwap;
     if (k == sc::Kernel::Work) return work;
     if (k == sc::Kernel::IndirectWriter) return indirectWriter;
+    if (k == sc::Kernel::ConvT) return convT;
+    if (k == sc::Kernel::Slice) return slice;
     return k == sc::Kernel::Increment ? increment : k == sc::Kernel::Copy ? copy : noop;
 }
 
@@ -81,6 +87,16 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
     make(sc::Kernel::Work, out.work, std::span(scenario_work_spv, scenario_work_spv_words), 1);
     make(sc::Kernel::IndirectWriter, out.indirectWriter,
          std::span(scenario_indirect_writer_spv, scenario_indirect_writer_spv_words), 1);
+    // blade #356's kernels as the built-in chain makes them (rig.cpp, the default profile: every
+    // binding a storage buffer, no push constants), named as its pipelines are
+    if (used.count(sc::Kernel::ConvT))
+        out.convT = createComputePipeline(device, "conv_t", std::span(conv_t_spv, conv_t_spv_words), 4);
+    if (used.count(sc::Kernel::Slice))
+        out.slice = createComputePipeline(device, "slice", std::span(slice_spv, slice_spv_words), 3);
+    for (const ComputePipeline* p : {&out.convT, &out.slice}) {
+        if (p->pipeline && trace::installed())
+            trace::nameObject(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
+    }
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))
@@ -115,6 +131,9 @@ struct ModeBuffers {
     Allocator allocator;
     std::map<std::string, Buffer> buffers;
     std::map<std::string, Buffer> twins;
+    // conv-t's and slice's parameter blocks (host-visible, written from the file's shape), when
+    // the steps dispatch them
+    std::optional<Buffer> convParams, sliceParams;
     explicit ModeBuffers(const Device& device) : allocator(device, false) {}
 };
 
@@ -128,6 +147,23 @@ std::vector<uint32_t> familiesOf(const Device& device, const sc::Scenario& s) {
         if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
     }
     return out;
+}
+
+// conv_params and slice_params, the uniform blocks of the built-in chain (core/shape.hpp
+// convParams, sliceParams) for the file's shape, when a step dispatches conv-t or slice.
+void makeChainParams(const sc::Scenario& s, ModeBuffers& out) {
+    const std::set<sc::Kernel> used = usedKernels(s);
+    if (!s.shape || (!used.count(sc::Kernel::ConvT) && !used.count(sc::Kernel::Slice))) return;
+    const ChainSizes sizes = computeSizes(*s.shape);
+    const auto make = [&](const char* name, const void* bytes, uint64_t size) {
+        Buffer b = out.allocator.create(name, size, MemoryClass::Shared, {.placement = BufferMemory::HostVisible});
+        std::memcpy(b.mapped, bytes, size);  // HOST_COHERENT: no flush
+        return b;
+    };
+    const ConvParams conv = convParams(*s.shape, sizes);
+    const SliceParams slice = sliceParams(*s.shape, sizes);
+    if (used.count(sc::Kernel::ConvT)) out.convParams = make("conv_params", &conv, sizeof(conv));
+    if (used.count(sc::Kernel::Slice)) out.sliceParams = make("slice_params", &slice, sizeof(slice));
 }
 
 void makeBuffers(const sc::Scenario& s, const std::vector<uint32_t>& families, ModeBuffers& out) {
@@ -147,7 +183,11 @@ void makeBuffers(const sc::Scenario& s, const std::vector<uint32_t>& families, M
         }
         out.buffers.emplace(spec.name, std::move(b));
     }
+    makeChainParams(s, out);
     if (!trace::installed()) return;  // --print-stream: the lines name buffers as the file does
+    for (const std::optional<Buffer>* b : {&out.convParams, &out.sliceParams}) {
+        if (*b) trace::nameObject(reinterpret_cast<uint64_t>((*b)->get()), (*b)->name);
+    }
     for (const auto& [name, b] : out.buffers) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name);
     for (const auto& [name, b] : out.twins)
         trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
@@ -214,9 +254,13 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
         const ComputePipeline& p = pipelines.forDispatch(*d);
         std::vector<VkBuffer> bound;
         for (const auto& name : d->bindings) bound.push_back(mb.buffers.at(name).get());
+        if (d->user.empty() && d->kernel == sc::Kernel::ConvT) bound.push_back(mb.convParams->get());
+        if (d->user.empty() && d->kernel == sc::Kernel::Slice) bound.push_back(mb.sliceParams->get());
         encoder.bindPipelineAndBuffers(p, std::span<const VkBuffer>(bound));
-        const sc::KernelParams params = sc::pushConstants(*d);
-        vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
+        if (!d->user.empty() || !sc::isChainKernel(d->kernel)) {  // conv-t and slice take none, as blade's
+            const sc::KernelParams params = sc::pushConstants(*d);
+            vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
+        }
         if (d->indirect) {
             vkCmdDispatchIndirect(cmd, mb.buffers.at(d->indirect->buffer).get(), d->indirect->offset);
         } else {
@@ -350,6 +394,9 @@ ModeQueues makeQueues(const Device& device, const sc::Scenario& s) {
 
 constexpr VkPipelineStageFlags kAllCommands = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 
+// Whether `mode` records `step` (a barrier's `modes`: core/scenario.hpp Step::modeMask).
+bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_cast<unsigned>(mode)) & 1u; }
+
 // split with queues: each step that is not a barrier, signal or wait in its own submit on its
 // queue, waited for; a submit on another queue than the one before also waits (on the device)
 // for that queue's timeline, so that split stays the fully ordered reference.
@@ -416,7 +463,7 @@ bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::
         if (mode == Mode::Single && b == first[batch.queue]) recordBladeGlobalBarrier(encoder.cmd());
         for (const size_t i : batch.work) {
             if (const auto* barrier = std::get_if<sc::Barrier>(&s.steps[i].body)) {
-                recordBarrier(encoder.cmd(), *barrier, mb);
+                if (inMode(s.steps[i], mode)) recordBarrier(encoder.cmd(), *barrier, mb);
                 continue;
             }
             if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
@@ -535,7 +582,7 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const sc::Step& step = s.steps[i];
         if (const auto* b = std::get_if<sc::Barrier>(&step.body)) {
-            recordBarrier(encoder.cmd(), *b, mb);
+            if (inMode(step, mode)) recordBarrier(encoder.cmd(), *b, mb);
             continue;
         }
         if (isHostPoint(step)) {  // ends the submit: G (and the host-read barrier), waited

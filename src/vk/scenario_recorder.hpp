@@ -28,6 +28,7 @@ struct ScenarioPipelines {
     ComputePipeline compareSwap, work;
     std::map<uint32_t, ComputePipeline> privateArray;  // by private words (specialization constant 0)
     ComputePipeline indirectWriter;
+    ComputePipeline convT, slice;  // blade #356's, as the built-in chain makes them (no push constants)
     // The file's user kernels by name (Scenario::kernels: their modules, entry points and
     // bindings, 16 bytes of push constants like the kernel set's).
     std::map<std::string, ComputePipeline> user;

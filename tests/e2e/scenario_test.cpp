@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -59,16 +60,18 @@ TEST_P(ShippedScenario, GivesItsDocumentedVerdict) {
     for (const char* mode : {"mode=split", "mode=multipass", "mode=single"}) EXPECT_TRUE(contains(r.out, mode)) << mode;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Lavapipe, ShippedScenario,
-    ::testing::Values("kompute-196-increment-chain.toml", "moltenvk-2805-fill-between-dispatches.toml",
-                      "offload-513-compute-then-copy.toml", "sensitivity-stale-read.toml",
-                      "turnip-28469-unaligned-transfers.toml", "vkd3d-2617-clear-then-consume.toml",
-                      "renderdoc-3899-fill-then-copy.toml", "executorch-17299-staged-dispatches.toml",
-                      "llama-25767-many-shapes.toml", "taichi-3791-odd-even-sort.toml",
-                      "cubecl-1336-private-array.toml", "llama-cpp-21724-many-dispatches.toml",
-                      "turboquant-185-one-long-dispatch.toml", "taichi-3544-heavy-kernels.toml",
-                      "indirect-args-written-by-a-dispatch.toml", "compute-copy-on-a-second-queue.toml"));
+INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedScenario,
+                         ::testing::Values("kompute-196-increment-chain.toml",
+                                           "moltenvk-2805-fill-between-dispatches.toml",
+                                           "offload-513-compute-then-copy.toml", "sensitivity-stale-read.toml",
+                                           "turnip-28469-unaligned-transfers.toml",
+                                           "vkd3d-2617-clear-then-consume.toml", "renderdoc-3899-fill-then-copy.toml",
+                                           "executorch-17299-staged-dispatches.toml", "llama-25767-many-shapes.toml",
+                                           "taichi-3791-odd-even-sort.toml", "cubecl-1336-private-array.toml",
+                                           "llama-cpp-21724-many-dispatches.toml",
+                                           "turboquant-185-one-long-dispatch.toml", "taichi-3544-heavy-kernels.toml",
+                                           "indirect-args-written-by-a-dispatch.toml",
+                                           "compute-copy-on-a-second-queue.toml", "blade-356-conv-t-slice-chain.toml"));
 
 // A driver that forwards only the first dispatch of each command buffer: multipass and single
 // lose increments 2 and 3, split (one dispatch per submit) does not. Proves the checker fails.
@@ -305,8 +308,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"syntax", "[[step]]\nfill = = 3\n",
                 "10:8: TOML syntax: Error while parsing value: could not determine value type"},
         BadFile{"kernel", "[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n",
-                "10:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, private-array, work or "
-                "indirect-writer"},
+                "10:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, private-array, work, "
+                "indirect-writer, conv-t or slice"},
+        BadFile{"noshape", "[[step]]\ndispatch = \"slice\"\nbindings = [\"a\", \"a\"]\n",
+                "9:1: a slice dispatch takes the file's shape; expected shape = \"small\" (or tiny, spectrostream) "
+                "at the top of the file"},
+        BadFile{"modes", "[[step]]\ndispatch = \"noop\"\nbindings = [\"a\"]\nmodes = [\"single\"]\n",
+                "12:9: only a barrier step takes 'modes' (every mode must do the same work; a barrier may differ)"},
         BadFile{"bindings", "[[step]]\ndispatch = \"copy\"\nbindings = [\"a\"]\n",
                 "11:12: kernel copy takes 2 binding(s) (src, dst); got 1"},
         BadFile{"bigbuffer", "[[buffer]]\nname = \"b\"\nbytes = 134217732\n",
@@ -399,6 +407,63 @@ TEST(ScenarioOptions, PrintStreamShowsEachModesCallsAndRunsNothing) {
     EXPECT_TRUE(contains(r.out, "--- command stream printed; nothing was run (--print-stream)\n")) << shown(r);
 }
 
+// The submits of a --print-stream section, each from vkBeginCommandBuffer to its
+// vkWaitSemaphores, without the lines repro adds that blade does not record ("(not blade's)").
+std::vector<std::string> submitsOf(const std::string& section) {
+    std::vector<std::string> out;
+    std::istringstream lines(section);
+    std::string line, submit;
+    while (std::getline(lines, line)) {
+        if (line.rfind("vkBeginCommandBuffer", 0) == 0) submit.clear();
+        if (!contains(line, "(not blade's)")) submit += line + "\n";
+        if (line.rfind("vkWaitSemaphores", 0) == 0) out.push_back(submit);
+    }
+    return out;
+}
+
+// scenarios/blade-356-conv-t-slice-chain.toml records, in every mode, exactly the calls the
+// built-in recorders (src/vk/blade_modes.cpp) record for `--preset small -n 3`: the same
+// pipelines, descriptor sets (buffers by the built-in's names), dispatches, blade's barriers
+// G and C, submits and waits. What differs is repro's own: the built-in's clearing submit and
+// the scenario's upload (each the first submit), the scenario's readback submit (its last),
+// and the host-read barrier marked "(not blade's)".
+class ScenarioBlade356 : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ScenarioBlade356, RecordsTheBuiltInChainsCallsInItsMode) {
+    const std::string mode = GetParam();
+    const BoundedResult builtIn = repro({"--preset", "small", "-n", "3", "--mode", mode, "--print-stream"});
+    const BoundedResult file =
+        repro({"--scenario", kScenarios + "blade-356-conv-t-slice-chain.toml", "--mode", mode, "--print-stream"});
+    ASSERT_EQ(builtIn.status, 0) << shown(builtIn);
+    ASSERT_EQ(file.status, 0) << shown(file);
+    const std::vector<std::string> blade = submitsOf(builtIn.out.substr(builtIn.out.find("## mode")));
+    const std::vector<std::string> scenario = submitsOf(file.out.substr(file.out.find("## mode")));
+    // split: 6 submits; multipass and single: 1; each after one submit of repro's own
+    ASSERT_EQ(blade.size(), mode == "split" ? 7u : 2u) << builtIn.out;
+    ASSERT_EQ(scenario.size(), blade.size() + 1) << file.out;  // and the readback
+    for (size_t i = 1; i < blade.size(); ++i) EXPECT_EQ(scenario[i], blade[i]) << "submit " << i << " of " << mode;
+    EXPECT_TRUE(contains(blade.back(), mode == "single" ? "# C" : "# G")) << blade.back();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryMode, ScenarioBlade356, ::testing::Values("split", "multipass", "single"));
+
+// The seed's symptom through the simulated driver that forwards only the first dispatch of a
+// command buffer: split (one dispatch per submit) is right, the one-submit modes end with the
+// all-zero output the RADV report had, compared with split.
+TEST(ScenarioBlade356Simulated, DroppedDispatchesGiveAllZeroOutputInTheOneSubmitModes) {
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "blade-356-conv-t-slice-chain.toml"}, simulated("seed-bug:dispatches=1"));
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mode=split     6 submit(s)\n    -> ok")) << shown(r);
+    for (const char* mode : {"multipass", "single   "}) {
+        EXPECT_TRUE(contains(r.out, std::string("  mode=") + mode +
+                                        " 1 submit(s)\n    -> MISMATCH: buffer 'small[3]' differs from split at "
+                                        "byte 0 (word 0: 0x00000000, split 0x"))
+            << mode << shown(r);
+    }
+    EXPECT_TRUE(contains(r.out, "last written by step 11 dispatch slice; 7680 of 7680 words differ")) << shown(r);
+}
+
 TEST(ScenarioList, ListsTheShippedScenarios) {
     const BoundedResult r = repro({"--list-scenarios"});
     ASSERT_EQ(r.status, 0) << shown(r);
@@ -408,7 +473,7 @@ TEST(ScenarioList, ListsTheShippedScenarios) {
           "executorch-17299-staged-dispatches", "llama-25767-many-shapes", "sensitivity-stale-read",
           "taichi-3791-odd-even-sort", "cubecl-1336-private-array", "llama-cpp-21724-many-dispatches",
           "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels", "indirect-args-written-by-a-dispatch",
-          "compute-copy-on-a-second-queue"}) {
+          "compute-copy-on-a-second-queue", "blade-356-conv-t-slice-chain"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -134,7 +135,85 @@ TEST(ScenarioParse, UnknownKernel) {
     const std::string e = errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n");
     EXPECT_EQ(e,
               "bad.toml:13:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, "
-              "private-array, work or indirect-writer");
+              "private-array, work, indirect-writer, conv-t or slice");
+}
+
+// blade #356's kernels: their groups come from the file's shape (core/shape.hpp, preset small:
+// small 30720 bytes, weight 12288, big 73472; conv-T 6x1x16 workgroups, slice 30x1x1), the
+// chain-input/-weight inits are the built-in chain's data, and the CPU model leaves their
+// output to split.
+const std::string kChainHeader = R"(name = "t"
+source = "s"
+pattern = "p"
+expected = "not reproduced"
+shape = "small"
+check = ["out"]
+[[buffer]]
+name = "in"
+bytes = 30720
+init = "chain-input"
+[[buffer]]
+name = "w"
+bytes = 12288
+init = "chain-weight"
+[[buffer]]
+name = "big"
+bytes = 73472
+[[buffer]]
+name = "out"
+bytes = 30720
+)";
+
+TEST(ScenarioParse, ConvTAndSliceTakeTheirGroupsAndDataFromTheShape) {
+    const Scenario s = parseScenario(kChainHeader + R"([[step]]
+dispatch = "conv-t"
+bindings = ["in", "w", "big"]
+[[step]]
+barrier = "blade-c"
+modes = ["single"]
+[[step]]
+dispatch = "slice"
+bindings = ["big", "out"]
+)",
+                                     "chain.toml");
+    ASSERT_TRUE(s.shape.has_value());
+    EXPECT_EQ(s.shapeName, "small");
+    const auto& conv = std::get<Dispatch>(s.steps[0].body);
+    EXPECT_EQ(conv.kernel, Kernel::ConvT);
+    EXPECT_EQ((std::array<uint32_t, 3>{conv.groups[0], conv.groups[1], conv.groups[2]}),
+              (std::array<uint32_t, 3>{6, 1, 16}));
+    const auto& slice = std::get<Dispatch>(s.steps[2].body);
+    EXPECT_EQ(slice.groups[0], 30u);
+    EXPECT_EQ(s.steps[1].modeMask, 4u);
+    EXPECT_EQ(s.steps[1].label, "step 2 barrier blade-c (single only)");
+    EXPECT_EQ(s.steps[0].modeMask, 7u);
+    // input word 1 is sinf(0.001) + 1 as float bits; weight word 1 cosf(0.01) * 0.05
+    const auto in = initialWords(s.buffers[0]);
+    float f = 0;
+    std::memcpy(&f, &in[1], 4);
+    EXPECT_EQ(f, sinf(0.001f) + 1.0f);
+    std::memcpy(&f, &initialWords(s.buffers[1])[1], 4);
+    EXPECT_EQ(f, cosf(0.01f) * 0.05f);
+    EXPECT_EQ(unmodelledBuffers(s), (std::set<std::string>{"big", "out"}));
+    // a correct device's model leaves them as they were: split is their reference
+    Contents c = initialContents(s);
+    for (const auto& step : s.steps) applyStep(step, c);
+    EXPECT_EQ(c.at("out"), std::vector<uint8_t>(30720, 0));
+}
+
+TEST(ScenarioParse, ConvTAndSliceErrorsNameTheirField) {
+    EXPECT_EQ(errorOf(kChainHeader + "[[step]]\ndispatch = \"conv-t\"\nbindings = [\"in\", \"w\", \"out\"]\n"),
+              "bad.toml:23:24: conv-t's output 'out' has 30720 bytes; shape 'small' needs 73472 (its big tensor)");
+    EXPECT_EQ(errorOf(kChainHeader + "[[step]]\ndispatch = \"slice\"\nbindings = [\"big\", \"out\"]\ncount = 3\n"),
+              "bad.toml:24:9: unknown key 'count' in a slice dispatch (its parameters and workgroups come from the "
+              "file's shape); expected one of: dispatch, bindings");
+    EXPECT_EQ(errorOf(kHeader + "shape = \"huge\"\n" + kBufferA + "[[step]]\nfill = \"a\"\n"),
+              "bad.toml:6:9: unknown shape 'huge'; expected small, tiny or spectrostream (--preset's names)");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "[[buffer]]\nname = \"x\"\nbytes = 4\ninit = \"chain-input\"\n"),
+              "bad.toml:14:8: init = \"chain-input\" takes the file's shape; expected shape = \"small\" (or tiny, "
+              "spectrostream) at the top of the file");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "[[step]]\nbarrier = \"blade-c\"\nmodes = [\"all\"]\n"),
+              "bad.toml:13:9: unknown mode 'all' in 'modes'; expected split, multipass or single");
 }
 
 TEST(ScenarioParse, BindingsThatDoNotMatchTheKernel) {
