@@ -31,7 +31,11 @@
 #include "vk/scenario_recorder.hpp"
 #include "vk/trace.hpp"
 #include "vk/watch.hpp"
+#include "core/subprocess.hpp"
+#include "core/triage.hpp"
 #include "supervisor.hpp"
+#include "triage.hpp"
+#include "vk/describe.hpp"
 #include "repro_version.h"
 
 namespace repro {
@@ -711,6 +715,213 @@ ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVarian
     return matrixVerdict(r, wrongLines, o);
 }
 
+// ---- --triage on a scenario (docs/scenarios.md "--triage on a scenario") -------------------
+
+// One experiment of a scenario's --triage: the file changed one way (core/triage.hpp's
+// ExperimentKind), run in this process on the failing mode after split.
+struct TriageVariant {
+    ExperimentKind kind = ExperimentKind::Barrier;
+    std::string label;  // "barrier=full", "memory=device-local", "split check-steps"
+    sc::Scenario scenario;
+    std::string skip;  // not run, and why
+    bool noEffect = false;
+};
+
+// H1: the file's barriers replaced by blade's G and by the full barrier, every buffer
+// device-local and host-visible; H5: split's steps checked against the CPU model; H2 and H6
+// rows that say why a scenario has no such experiment.
+std::vector<TriageVariant> triageVariants(const sc::Scenario& s, Mode failing, bool synchronization2) {
+    std::vector<TriageVariant> out;
+    const bool barriers = std::any_of(s.steps.begin(), s.steps.end(), [](const sc::Step& step) {
+        return std::holds_alternative<sc::Barrier>(step.body);
+    });
+    for (const repro::BarrierKind b : {repro::BarrierKind::Blade, repro::BarrierKind::Full}) {
+        TriageVariant v{.label = fmt::format("barrier={}", name(b)), .scenario = s};
+        if (failing == Mode::Split || !barriers) {
+            v.skip = failing == Mode::Split ? "no effect: split records no barrier step"
+                                            : "no effect: the file has no barrier step to replace";
+            v.noEffect = true;
+        } else if (const std::string why = sc::replaceBarriers(v.scenario, b); !why.empty()) {
+            v.skip = "not run: " + why;
+        } else if (v.scenario.usesSync2() && !synchronization2) {
+            v.skip = "not run: it records synchronization2 barriers and the device lacks synchronization2";
+        }
+        out.push_back(std::move(v));
+    }
+    for (const sc::Placement p : {sc::Placement::DeviceLocal, sc::Placement::HostVisible}) {
+        TriageVariant v{.kind = ExperimentKind::Memory, .label = fmt::format("memory={}", sc::name(p)), .scenario = s};
+        if (sc::replacePlacements(v.scenario, p) == 0) {
+            v.skip = fmt::format("no effect: every buffer is {} already (or named by a host point)", sc::name(p));
+            v.noEffect = true;
+        }
+        out.push_back(std::move(v));
+    }
+    out.push_back({.kind = ExperimentKind::CheckSteps, .label = "split check-steps", .scenario = s});
+    out.push_back({.kind = ExperimentKind::SubmitEveryWait,
+                   .label = "submit-every",
+                   .scenario = s,
+                   .skip = "not run: a scenario has no --submit-every (split, a submit per step, is the baseline's "
+                           "first mode)"});
+    out.push_back({.kind = ExperimentKind::BladeExact,
+                   .label = "profile=blade-exact",
+                   .scenario = s,
+                   .skip = "not run: blade's profile belongs to the built-in chain (repro --triage without a "
+                           "scenario)"});
+    return out;
+}
+
+// split's steps against the CPU model (--check-steps): wrong when one differs, correct when
+// every checked step matched, not run when none could be checked.
+ExperimentOutcome checkStepsOutcome(const sc::Scenario& s, const std::vector<ModeOutcome>& modes, ExperimentOutcome e) {
+    if (modes.empty() || !modes.front().steps) {
+        e.detail = "split did not run";
+        return e;
+    }
+    const StepChecker::Result& r = *modes.front().steps;
+    if (r.firstWrong) {
+        e.result = RunResult::Wrong;
+        e.detail = fmt::format("{} differs from the CPU model after its submit", s.steps[*r.firstWrong].label);
+    } else if (!modes.front().run.completed) {
+        e.result = modes.front().run.hang ? RunResult::Hang : RunResult::NotRun;
+        e.detail = modes.front().run.failure;
+    } else if (r.checked == 0) {
+        e.detail = "no step checked: the CPU model cannot compute " + unmodelledKernels(s);
+    } else {
+        e.result = RunResult::Correct;
+        e.detail = fmt::format("{} checked step(s) matched the CPU model", r.checked);
+    }
+    return e;
+}
+
+ExperimentOutcome runTriageVariant(const RunTarget& t, const TriageVariant& v, Mode failing, const Options& o) {
+    ExperimentOutcome e{.kind = v.kind, .label = v.label};
+    if (!v.skip.empty()) {
+        e.result = v.noEffect ? RunResult::NoEffect : RunResult::NotRun;
+        e.detail = v.skip;
+        return e;
+    }
+    Options eo = o;
+    eo.checkSteps = v.kind == ExperimentKind::CheckSteps;
+    eo.modes = eo.checkSteps || failing == Mode::Split ? std::vector<Mode>{Mode::Split}
+                                                       : std::vector<Mode>{Mode::Split, failing};
+    const std::vector<ModeOutcome> modes = runModes(t, prepare(t.device, v.scenario, t.timings), v.scenario, eo, false);
+    if (eo.checkSteps) return checkStepsOutcome(v.scenario, modes, e);
+    const auto m = std::find_if(modes.begin(), modes.end(), [&](const ModeOutcome& x) { return x.mode == failing; });
+    if (m == modes.end() || !m->run.completed) {
+        const ModeOutcome& ended = m == modes.end() ? modes.back() : *m;
+        e.result = ended.run.hang ? RunResult::Hang : RunResult::NotRun;
+        e.detail = fmt::format("mode {}: {}", name(ended.mode), ended.run.failure);
+    } else {
+        e.result = m->wrong ? RunResult::Wrong : RunResult::Correct;
+        e.detail = fmt::format("{} {}", name(failing), m->wrong ? "mismatch" : "ok");
+    }
+    return e;
+}
+
+// H5's other experiment: the failing mode again in a child process with RADV_DEBUG=llvm
+// (RADV's other shader compiler; appended to a RADV_DEBUG already set), on RADV only.
+ExperimentOutcome compilerSwitch(const Options& o, const vk::DeviceInfo& d, Mode failing) {
+    ExperimentOutcome e{.kind = ExperimentKind::CompilerSwitch, .label = "RADV_DEBUG=llvm"};
+    if (!d.hasDriverProperties || d.driver.driverID != VK_DRIVER_ID_MESA_RADV) {
+        e.detail = fmt::format("not run: the driver is {}, not RADV",
+                               d.hasDriverProperties ? vk::driverIdName(d.driver.driverID) : "unknown");
+        return e;
+    }
+    std::vector<std::string> argv = {selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine.front()),
+                                     "--scenario", *o.scenario, "--mode", std::string(name(failing))};
+    if (o.device) argv.insert(argv.end(), {"--device", *o.device});
+    const char* radvDebug = std::getenv("RADV_DEBUG");
+    const std::string env =
+        fmt::format("RADV_DEBUG={}llvm", radvDebug && *radvDebug ? std::string(radvDebug) + "," : "");
+    const std::string log =
+        (std::filesystem::temp_directory_path() / fmt::format("repro-triage-llvm-{}.log", getpid())).string();
+    const ChildResult c = runChild(argv, {env}, log, o.timeoutSeconds.value_or(kScenarioTimeoutSeconds) * 4 + 60);
+    std::filesystem::remove(log);
+    e.result = c.status == kExitReproduced                                     ? RunResult::Wrong
+               : c.status == kExitNotReproduced || c.status == kExitValidation ? RunResult::Correct
+               : c.status == kExitHang || c.signal != 0 || c.timedOut          ? RunResult::Hang
+                                                                               : RunResult::NotRun;
+    e.detail = c.timedOut ? "killed at its time limit"
+               : c.signal ? fmt::format("ended by signal {}", c.signal)
+                          : fmt::format("exit {}", c.status);
+    return e;
+}
+
+// One experiment as it finishes: "  barrier=full             correct  multipass ok" (a skipped
+// one's detail says "not run" or "no effect" itself).
+void sayExperiment(const ExperimentOutcome& e) {
+    const bool skipped = e.detail.starts_with("not run") || e.detail.starts_with("no effect");
+    say("  {:<24} {}", e.label, skipped ? e.detail : fmt::format("{:<8} {}", name(e.result), e.detail));
+}
+
+// The baseline's result for core/triage.hpp: wrong (its first wrong mode failing), a hang, or
+// correct; "split ok, multipass mismatch, single mismatch".
+TriageInput triageBaseline(const std::vector<ModeOutcome>& modes) {
+    TriageInput in;
+    in.baseline = RunResult::Correct;
+    for (const ModeOutcome& m : modes) {
+        const std::string word = !m.run.completed ? (m.run.hang ? "hang" : "failed") : m.wrong ? "mismatch" : "ok";
+        in.baselineDetail += fmt::format("{}{} {}", in.baselineDetail.empty() ? "" : ", ", name(m.mode), word);
+        if (!m.run.completed && in.baseline == RunResult::Correct)
+            in.baseline = m.run.hang ? RunResult::Hang : RunResult::NotRun;
+        if (m.wrong && in.failingMode.empty()) in.failingMode = std::string(name(m.mode));
+    }
+    if (!in.failingMode.empty() && in.baseline == RunResult::Correct) in.baseline = RunResult::Wrong;
+    return in;
+}
+
+void keepTriage(const TriageInput& in, const TriageConclusion& t, ScenarioReport& report) {
+    ScenarioTriageReport r{.failingMode = in.failingMode};
+    for (const ExperimentOutcome& e : in.experiments)
+        r.experiments.push_back(
+            {std::string(code(hypothesisOf(e.kind))), e.label, std::string(name(e.result)), e.detail});
+    for (const TriageRow& row : t.rows)
+        r.rows.push_back(
+            {std::string(code(row.hypothesis)), row.experiment, row.outcome, std::string(name(row.finding)), row.why});
+    for (const HypothesisFinding& h : t.hypotheses)
+        r.hypotheses.push_back({std::string(code(h.hypothesis)), std::string(describe(h.hypothesis)),
+                                std::string(name(h.finding)), h.why});
+    r.conclusionKind = std::string(name(t.kind));
+    r.conclusionLine = t.line;
+    report.triage = std::move(r);
+}
+
+// --triage on a scenario: the baseline (every mode, printed as a plain run prints it), then,
+// when it was wrong, each experiment on its failing mode, the table, the findings and one
+// conclusion line (core/triage.hpp concludeTriage), all in this process on one device.
+ScenarioVerdict runScenarioTriage(const RunTarget& t, const sc::Scenario& s, const vk::DeviceInfo& device,
+                                  const Options& o, ScenarioReport& report) {
+    say("  --triage: the baseline (every mode), then, if it is wrong, one experiment per hypothesis on its "
+        "failing mode after split, fresh buffers each time on this device");
+    const std::vector<ModeOutcome> modes = runModes(t, prepare(t.device, s, t.timings), s, o, true);
+    accumulate(report.modes, modes, o, 1);
+    TriageInput in = triageBaseline(modes);
+    // A scenario run has no cause analysis of its own (no prediction, no kernel-log kill
+    // record): what would decide is an experiment that makes it correct.
+    in.causeMissing = {
+        "a measured cause (a scenario run has no prediction or kernel-log kill record; the "
+        "built-in chain's --triage reads those)"};
+    say("  baseline: {}", in.baselineDetail);
+    if (in.baseline == RunResult::Wrong) {
+        const Mode failing = *parseModes(in.failingMode)->begin();
+        say("--- triage on mode {} ---", in.failingMode);
+        for (const TriageVariant& v : triageVariants(s, failing, device.supported.synchronization2)) {
+            in.experiments.push_back(runTriageVariant(t, v, failing, o));
+            sayExperiment(in.experiments.back());
+        }
+        in.experiments.push_back(compilerSwitch(o, device, failing));
+        sayExperiment(in.experiments.back());
+    }
+    const TriageConclusion conclusion = concludeTriage(in);
+    if (!conclusion.rows.empty()) say("--- triage ---");
+    for (const TriageRow& row : conclusion.rows) sayTriageRow(row);
+    (void)sayTriageConclusion(conclusion, llvmAnswer(in));
+    keepTriage(in, conclusion, report);
+    // the conclusion is printed; the verdict line and status are the baseline's, as a plain run
+    // gives them (2 reproduced, 0 not, 3 a hang)
+    return verdict(modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
+}
+
 // --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
 // nothing reaches the queue, and its calls printed; exit 0.
 ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
@@ -810,7 +1021,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
     // --matrix's full barrier is a synchronization2 one: asked for wherever the device has it.
     vk::Device device(
         instance, chosen,
-        {.synchronization2 = s.usesSync2() || (o.matrix && chosen.supported.synchronization2),
+        {.synchronization2 = s.usesSync2() || ((o.matrix || o.triage) && chosen.supported.synchronization2),
          .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>(),
          .extraQueues = queueRequests(s)});
     report.timings.instanceAndDevice = secondsSince(begin);
@@ -823,7 +1034,9 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
         say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
     const RunTarget target{.device = device, .instance = instance, .timings = report.timings};
     ScenarioVerdict v;
-    if (o.matrix) {
+    if (o.triage) {
+        v = runScenarioTriage(target, s, chosen, o, report);
+    } else if (o.matrix) {
         std::vector<std::string> matrixNotes;
         const std::vector<MatrixVariant> rows = matrixVariants(s, chosen.supported.synchronization2, matrixNotes);
         for (const auto& note : matrixNotes) say("  note: {}", note);

@@ -682,6 +682,11 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
 
 }  // namespace
 
+void sayTriageRow(const TriageRow& row) { sayRow(row); }
+std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const std::string& llvmLine) {
+    return sayConclusion(t, llvmLine);
+}
+
 int runTriage(const Options& o) {
     Children c = startChildren(o, "triage");
     const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted

@@ -3,7 +3,11 @@
 // control for the kernel's job watchdog. The reasoning is core/triage.hpp's.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "core/options.hpp"
+#include "core/triage.hpp"
 
 namespace repro {
 
@@ -23,5 +27,11 @@ int runTriage(const Options& options);
 // zeros with no error (soft), device loss (hard), or no kill. Exit status: 0 when the
 // ladder ran (whatever it found), 125 when no rung could run, 130/143 when interrupted.
 int runWatchdogProbe(const Options& options);
+
+// What --triage prints, for a scenario's --triage (scenario_run.cpp) to print the same: one
+// table row (hypothesis, experiment, outcome, points to, why); the per-hypothesis lines, the
+// RADV_DEBUG=llvm answer when not empty and the conclusion line (returned, in that order).
+void sayTriageRow(const TriageRow& row);
+std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const std::string& llvmLine);
 
 }  // namespace repro

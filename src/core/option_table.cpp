@@ -253,7 +253,8 @@ OptionSection multiRunSection() {
          .flag = &R::matrix},
         {.longName = "--triage",
          .help = "test each hypothesis about the cause and conclude with what the evidence "
-                 "supports",
+                 "supports; with --scenario, the experiments a file allows, in one process "
+                 "(docs/scenarios.md)",
          .flag = &R::triage},
         {.longName = "--watchdog-probe",
          .help = "a positive control for the kernel's GPU job timeout: what a submit that runs "
@@ -290,9 +291,9 @@ OptionSection scenarioSection() {
          .help = "run the scenario file FILE (docs/scenarios.md) instead of blade's chain: its steps "
                  "in each mode, every checked buffer compared bit for bit with split and with the "
                  "CPU model; only --mode, --device, --timeout, --barrier, --repeat, --validation, "
-                 "--json, --format, -o, --print-stream, --timings, --timestamps, --check-steps, --poison and "
-                 "--sweep NAME=A..B (over one of its [parameters]) go with it (its JSON document: schema "
-                 "repro-scenario-report)",
+                 "--json, --format, -o, --print-stream, --timings, --timestamps, --check-steps, --poison, "
+                 "--sweep NAME=A..B (over one of its [parameters]), --invert, --expect-driver, --matrix "
+                 "and --triage go with it (its JSON document: schema repro-scenario-report)",
          .completion = ValueCompletion::File, .value = &R::scenario},
         {.longName = "--list-scenarios",
          .help = "list the scenario files shipped in scenarios/ (the source tree's and the "

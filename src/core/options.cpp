@@ -483,12 +483,20 @@ Options readMergeOptions(const RawArgs& raw) {
     return o;
 }
 
+// The label of the first option of `given` that is set, if any (for "not with X" lines).
+std::optional<std::string_view> firstGiven(std::initializer_list<std::pair<bool, std::string_view>> given) {
+    for (const auto& [set, label] : given) {
+        if (set) return label;
+    }
+    return std::nullopt;
+}
+
 // The options that go with --scenario (docs/scenarios.md "Options").
 bool scenarioOption(std::string_view n) {
     constexpr std::string_view allowed[] = {
-        "--mode",        "--device", "--timeout", "--barrier",      "--repeat",        "--validation",
-        "--json",        "--format", "--output",  "--print-stream", "--timings",       "--timestamps",
-        "--check-steps", "--poison", "--sweep",   "--invert",       "--expect-driver", "--matrix"};
+        "--mode",   "--device", "--timeout",       "--barrier", "--repeat",     "--validation",  "--json",
+        "--format", "--output", "--print-stream",  "--timings", "--timestamps", "--check-steps", "--poison",
+        "--sweep",  "--invert", "--expect-driver", "--matrix",  "--triage"};
     return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
 }
 
@@ -504,8 +512,8 @@ Options readScenarioOptions(const RawArgs& raw) {
                 fail(fmt::format(
                     "{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
                     "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
-                    "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver and --matrix "
-                    "so far)",
+                    "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix and "
+                    "--triage so far)",
                     what, optionLabel(spec)));
         }
     }
@@ -524,21 +532,37 @@ Options readScenarioOptions(const RawArgs& raw) {
     o.expectDriver = raw.expectDriver;
     if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
     o.matrix = raw.matrix;
-    if (o.matrix && (raw.barrier || raw.sweep || o.repeat > 1 || o.checkSteps || o.printStream))
-        fail(
-            fmt::format("--matrix: not with {} on a scenario (the matrix runs the file under each barrier, "
-                        "every mode once)",
-                        raw.barrier    ? "--barrier"
-                        : raw.sweep    ? "--sweep"
-                        : o.repeat > 1 ? "--repeat"
-                        : o.checkSteps ? "--check-steps"
-                                       : "--print-stream"));
+    o.triage = raw.triage;
+    if (o.matrix) {
+        if (const auto other = firstGiven({{raw.barrier.has_value(), "--barrier"},
+                                           {raw.sweep.has_value(), "--sweep"},
+                                           {o.repeat > 1, "--repeat"},
+                                           {o.checkSteps, "--check-steps"},
+                                           {o.printStream, "--print-stream"},
+                                           {o.triage, "--triage"}}))
+            fail(
+                fmt::format("--matrix: not with {} on a scenario (the matrix runs the file under each barrier, "
+                            "every mode once)",
+                            *other));
+    }
+    if (o.triage) {
+        if (const auto other = firstGiven({{raw.mode.has_value(), "--mode"},
+                                           {raw.barrier.has_value(), "--barrier"},
+                                           {raw.sweep.has_value(), "--sweep"},
+                                           {o.repeat > 1, "--repeat"},
+                                           {o.checkSteps, "--check-steps"},
+                                           {o.printStream, "--print-stream"},
+                                           {o.invert, "--invert"}}))
+            fail(
+                fmt::format("--triage: not with {} on a scenario (the triage chooses the modes, barriers and "
+                            "checks of its runs)",
+                            *other));
+    }
     if (raw.sweep) {
         o.scenarioSweep = parseScenarioSweep(*raw.sweep);
-        if (o.repeat > 1 || o.checkSteps || o.printStream)
-            fail(fmt::format("--sweep: not with {} on a scenario", o.repeat > 1   ? "--repeat"
-                                                                   : o.checkSteps ? "--check-steps"
-                                                                                  : "--print-stream"));
+        if (const auto other = firstGiven(
+                {{o.repeat > 1, "--repeat"}, {o.checkSteps, "--check-steps"}, {o.printStream, "--print-stream"}}))
+            fail(fmt::format("--sweep: not with {} on a scenario", *other));
     }
     if (o.checkSteps && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
         fail("--check-steps: on a scenario it reads back split's steps, and --mode has no split");

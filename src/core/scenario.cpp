@@ -234,6 +234,21 @@ std::vector<uint32_t> randomWords(uint32_t seed, uint64_t count) {
     return out;
 }
 
+size_t replacePlacements(Scenario& s, Placement p) {
+    size_t moved = 0;
+    for (auto& b : s.buffers) {
+        const bool hostPoint = std::any_of(s.steps.begin(), s.steps.end(), [&](const Step& step) {
+            const auto* w = std::get_if<HostWrite>(&step.body);
+            const auto* r = std::get_if<HostRead>(&step.body);
+            return (w && w->buffer == b.name) || (r && r->buffer == b.name);
+        });
+        if (hostPoint || b.placement == p) continue;
+        b.placement = p;
+        ++moved;
+    }
+    return moved;
+}
+
 std::vector<uint32_t> initialWords(const BufferSpec& spec) {
     const uint64_t count = spec.bytes / 4;
     std::vector<uint32_t> out(count, 0);

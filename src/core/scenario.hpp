@@ -325,6 +325,11 @@ bool dispatchReads(const Scenario& s, const Dispatch& d, uint32_t index);
 // buffer name masks or a buffer of their own, which a scenario's barriers already give).
 std::string replaceBarriers(Scenario& s, repro::BarrierKind b);
 
+// `repro --scenario FILE --triage`'s memory experiment: every buffer of `s` placed at `p`
+// but those a host point names, which stay host-visible (docs/scenarios.md "--triage on a
+// scenario"). Returns how many buffers it moved (0: the experiment changes nothing here).
+size_t replacePlacements(Scenario& s, Placement p);
+
 // The initial words of `spec` (bytes / 4 of them). Pure.
 std::vector<uint32_t> initialWords(const BufferSpec& spec);
 

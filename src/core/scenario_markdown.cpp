@@ -42,6 +42,15 @@ std::string matrixTable(const ScenarioReport& r) {
     return t.render();
 }
 
+// --triage: hypothesis -> experiment -> outcome -> points to, then the conclusion.
+std::string triageTable(const ScenarioReport& r) {
+    md::Table t{.header = {"", "experiment", "outcome", "points to", "why"}, .rows = {}};
+    for (const auto& row : r.triage->rows)
+        t.rows.push_back({row.hypothesis, md::escapeText(row.experiment), md::escapeText(row.outcome), row.pointsTo,
+                          md::escapeText(row.why)});
+    return t.render() + "\n" + md::escapeText(r.triage->conclusionLine) + "\n";
+}
+
 std::string factsTable(const ScenarioReport& r) {
     md::Table t{.header = {"", ""}, .rows = {}};
     t.rows.push_back({"scenario", md::codeSpan(r.name) + ": " + md::escapeText(r.pattern)});
@@ -91,6 +100,7 @@ std::string rerunCommand(const ScenarioReport& r) {
     if (r.repeat > 1) command += fmt::format(" --repeat {}", r.repeat);
     if (r.validation) command += " --validation";
     if (r.matrix) command += " --matrix";
+    if (r.triage) command += " --triage";
     return command;
 }
 
@@ -103,6 +113,7 @@ std::string renderScenarioMarkdown(const ScenarioReport& r) {
                              "stalled; the text output has what finished).\n\n"
                            : modesTable(r) + "\n";
     if (r.matrix) out += matrixTable(r) + "\n";
+    if (r.triage) out += triageTable(r) + "\n";
     if (!r.validationMessages.empty()) {
         const size_t shown = std::min<size_t>(r.validationMessages.size(), 20);
         std::vector<std::string> first(r.validationMessages.begin(), r.validationMessages.begin() + shown);

@@ -80,6 +80,29 @@ json matrixJson(const ScenarioReport& r) {
     return json{{"rows", rows}};
 }
 
+json triageJson(const ScenarioReport& r) {
+    if (!r.triage) return nullptr;
+    const ScenarioTriageReport& t = *r.triage;
+    json experiments = json::array(), rows = json::array(), hypotheses = json::array();
+    for (const auto& e : t.experiments)
+        experiments.push_back(
+            json{{"hypothesis", e.hypothesis}, {"experiment", e.label}, {"result", e.result}, {"detail", e.detail}});
+    for (const auto& row : t.rows)
+        rows.push_back(json{{"hypothesis", row.hypothesis},
+                            {"experiment", row.experiment},
+                            {"outcome", row.outcome},
+                            {"points_to", row.pointsTo},
+                            {"why", row.why}});
+    for (const auto& h : t.hypotheses)
+        hypotheses.push_back(
+            json{{"hypothesis", h.hypothesis}, {"description", h.description}, {"finding", h.finding}, {"why", h.why}});
+    return json{{"failing_mode", t.failingMode.empty() ? json(nullptr) : json(t.failingMode)},
+                {"experiments", experiments},
+                {"rows", rows},
+                {"hypotheses", hypotheses},
+                {"conclusion", {{"kind", t.conclusionKind}, {"line", t.conclusionLine}}}};
+}
+
 }  // namespace
 
 void readScenarioProgress(const json& document, ScenarioReport& report) {
@@ -152,6 +175,7 @@ std::string renderScenarioJson(const ScenarioReport& r) {
         {"check_steps", checkStepsJson(r.checkSteps)},
         {"sweep", sweepJson(r)},
         {"matrix", matrixJson(r)},
+        {"triage", triageJson(r)},
         {"validation",
          {{"enabled", r.validation},
           {"errors", r.validationErrors},

@@ -87,6 +87,26 @@ struct ScenarioMatrixReport {
     std::vector<Row> rows;
 };
 
+// --triage on a scenario (docs/scenarios.md "--triage on a scenario"): the experiments run
+// on the baseline's failing mode and core/triage.hpp's table, findings and conclusion.
+struct ScenarioTriageReport {
+    std::string failingMode;  // the baseline's first wrong mode; "" when none was wrong
+    struct Experiment {
+        std::string hypothesis, label, result, detail;  // "H1", "barrier=full", "correct", one line
+    };
+    std::vector<Experiment> experiments;
+    struct Row {
+        std::string hypothesis, experiment, outcome, pointsTo, why;
+    };
+    std::vector<Row> rows;
+    struct Finding {
+        std::string hypothesis, description, finding, why;
+    };
+    std::vector<Finding> hypotheses;
+    std::string conclusionKind;  // core/triage.hpp name(ConclusionKind): "synchronization", ...
+    std::string conclusionLine;  // "conclusion: ..."
+};
+
 struct ScenarioReport {
     std::string version;  // repro's version
     std::string gitHash;  // the commit repro was built from
@@ -108,6 +128,7 @@ struct ScenarioReport {
     std::vector<std::pair<std::string, uint32_t>> parameters;  // [parameters] as in the file (name order)
     std::optional<ScenarioSweepReport> sweep;                  // --sweep; nullopt without it
     std::optional<ScenarioMatrixReport> matrix;                // --matrix; nullopt without it
+    std::optional<ScenarioTriageReport> triage;                // --triage; nullopt without it
     uint32_t repeat = 1;                                       // --repeat K
     std::vector<std::string> askedModes;                       // --mode, as names ("split", ...)
     std::optional<std::string> deviceName;                     // nullopt: no device was chosen

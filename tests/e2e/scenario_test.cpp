@@ -256,7 +256,7 @@ TEST(ScenarioBadFile, OneLineWithFileLineColumnAndNothingRun) {
     EXPECT_EQ(r.out, "") << shown(r);
     EXPECT_EQ(r.err, "repro: " + path.string() +
                          ":10:12: unknown kernel 'conv'; expected increment, copy, noop, "
-                         "compare-swap, private-array, work or indirect-writer\n");
+                         "compare-swap, private-array, work, indirect-writer, conv-t or slice\n");
 }
 
 // A barrier "none" between two in-place increments: a control, said so before the results.
@@ -342,12 +342,14 @@ TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
 }
 
 TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
-    const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--triage"});
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--dispatch-repeat", "2"});
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.err,
-              "repro: --scenario: not with --triage (scenarios take only --mode, --device, --timeout, --barrier, "
-              "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, --timestamps, "
-              "--check-steps, --poison, --sweep, --invert, --expect-driver and --matrix so far)\n")
+              "repro: --scenario: not with --dispatch-repeat (scenarios take only --mode, --device, --timeout, "
+              "--barrier, --repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
+              "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix and --triage so "
+              "far)\n")
         << shown(r);
     const BoundedResult one =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single"});
@@ -1443,8 +1445,11 @@ TEST(ScenarioMatrix, ADriverThatDropsADispatchIsWrongUnderTheValidBarriersAndThe
 
 TEST(ScenarioMatrix, GoesWithNoBarrierSweepRepeatOrCheckSteps) {
     const std::string file = kScenarios + "kompute-196-increment-chain.toml";
-    for (const std::vector<std::string>& extra :
-         {std::vector<std::string>{"--barrier", "full"}, {"--sweep", "n=1,2"}, {"--repeat", "2"}, {"--check-steps"}}) {
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{"--barrier", "full"},
+                                                  {"--sweep", "n=1,2"},
+                                                  {"--repeat", "2"},
+                                                  {"--check-steps"},
+                                                  {"--triage"}}) {
         std::vector<std::string> args = {"--scenario", file, "--matrix"};
         args.insert(args.end(), extra.begin(), extra.end());
         const BoundedResult r = repro(args);
@@ -1461,6 +1466,89 @@ TEST(ScenarioMatrix, AFileWithoutABarrierStepIsOneRowAndSaysWhy) {
     EXPECT_TRUE(contains(r.out, "note: --matrix: the file has no barrier step")) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED: under each valid barrier (as written) ")) << shown(r);
     EXPECT_FALSE(contains(r.out, "--barrier blade")) << shown(r);
+}
+
+// ---- --triage on a scenario ----
+
+// --triage on a scenario: on a correct driver the baseline alone runs and nothing is triaged;
+// the JSON document carries the conclusion.
+TEST(ScenarioTriage, OnACorrectDriverOnlyTheBaselineRuns) {
+    const auto json = writeFile("-triage-ok.json", "");
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--triage", "--json", json.string()});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  baseline: split ok, multipass ok, single ok\n")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "--- triage on mode")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- conclusion: not reproduced; nothing to triage\n")) << shown(r);
+    const nlohmann::json doc = readJson(json);
+    std::filesystem::remove(json);
+    EXPECT_EQ(doc["triage"]["conclusion"]["kind"], "not_reproduced") << doc.dump(2);
+    EXPECT_TRUE(doc["triage"]["experiments"].empty()) << doc.dump(2);
+}
+
+// A driver that forwards only the first dispatch of a command buffer: no barrier or memory
+// variant makes multipass right and split's steps all match the CPU model, so the triage
+// rules out the shader compiler and does not call it a synchronization bug (undetermined);
+// the verdict stays the baseline's (exit 2).
+TEST(ScenarioTriage, ADroppedDispatchStaysWrongUnderEveryVariantAndIsNotCalledSynchronization) {
+    const auto json = writeFile("-triage-drop.json", "");
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--triage", "--json", json.string()},
+              simulated("seed-bug:dispatches=1"));
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  baseline: split ok, multipass mismatch, single mismatch\n--- triage on mode "
+                         "multipass ---\n"))
+        << shown(r);
+    for (const char* line : {"  barrier=blade            wrong    multipass mismatch\n",
+                             "  barrier=full             wrong    multipass mismatch\n",
+                             "  memory=device-local      no effect: every buffer is device-local already",
+                             "  memory=host-visible      wrong    multipass mismatch\n",
+                             "  split check-steps        correct  3 checked step(s) matched the CPU model\n",
+                             "  H5 the shader compiler: rules out",
+                             "--- conclusion: undetermined: no experiment "
+                             "makes it correct",
+                             "--- BUG REPRODUCED: mode multipass is wrong: buffer 'data' differs"})
+        EXPECT_TRUE(contains(r.out, line)) << line << shown(r);
+    const nlohmann::json doc = readJson(json);
+    std::filesystem::remove(json);
+    EXPECT_EQ(doc["triage"]["failing_mode"], "multipass") << doc.dump(2);
+    EXPECT_EQ(doc["triage"]["conclusion"]["kind"], "undetermined") << doc.dump(2);
+    EXPECT_EQ(doc["triage"]["experiments"][1]["experiment"], "barrier=full") << doc.dump(2);
+    EXPECT_EQ(doc["triage"]["experiments"][1]["result"], "wrong") << doc.dump(2);
+    EXPECT_EQ(doc["verdict"]["exit_status"], 2) << doc.dump(2);
+}
+
+// blade #356's file: its float kernels leave split's step check nothing to compare, which the
+// row says instead of passing it.
+TEST(ScenarioTriage, TheBladeFilesStepCheckSaysTheCpuModelCannotComputeItsKernels) {
+    const BoundedResult r = repro({"--scenario", kScenarios + "blade-356-conv-t-slice-chain.toml", "--triage"},
+                                  simulated("seed-bug:dispatches=1"));
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  split check-steps        not run  no step checked: the CPU model cannot compute "
+                         "conv-t or slice (float kernels)\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "  H5 the shader compiler: no evidence")) << shown(r);
+}
+
+TEST(ScenarioTriage, ChoosesItsOwnModesBarriersAndChecks) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{"--mode", "single"},
+                                                  {"--barrier", "full"},
+                                                  {"--sweep", "n=1,2"},
+                                                  {"--repeat", "2"},
+                                                  {"--check-steps"},
+                                                  {"--print-stream"}}) {
+        std::vector<std::string> args = {"--scenario", file, "--triage"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const BoundedResult r = repro(args);
+        EXPECT_EQ(r.status, 1) << shown(r);
+        EXPECT_EQ(r.out, "") << shown(r);
+        EXPECT_EQ(r.err, "repro: --triage: not with " + extra.front() +
+                             " on a scenario (the triage chooses the modes, barriers and checks of its runs)\n")
+            << shown(r);
+    }
 }
 
 }  // namespace

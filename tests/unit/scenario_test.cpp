@@ -201,6 +201,33 @@ bindings = ["big", "out"]
     EXPECT_EQ(c.at("out"), std::vector<uint8_t>(30720, 0));
 }
 
+// --triage's memory experiment moves every buffer but those a host point names (they must stay
+// mapped), and says when it moved none.
+TEST(ScenarioTriage, ReplacePlacementsLeavesHostPointBuffersAndCountsTheMoves) {
+    Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "h"
+bytes = 16
+memory = "host-visible"
+[[buffer]]
+name = "v"
+bytes = 16
+memory = "host-visible"
+[[step]]
+host_write = "h"
+words = [1]
+[[step]]
+copy = "v"
+from = "h"
+)",
+                               "t.toml");
+    EXPECT_EQ(replacePlacements(s, Placement::DeviceLocal), 1u);  // v; h is a host point's
+    EXPECT_EQ(s.buffer("v")->placement, Placement::DeviceLocal);
+    EXPECT_EQ(s.buffer("h")->placement, Placement::HostVisible);
+    EXPECT_EQ(replacePlacements(s, Placement::DeviceLocal), 0u);
+    EXPECT_EQ(replacePlacements(s, Placement::HostVisible), 2u);  // a and v
+}
+
 TEST(ScenarioParse, ConvTAndSliceErrorsNameTheirField) {
     EXPECT_EQ(errorOf(kChainHeader + "[[step]]\ndispatch = \"conv-t\"\nbindings = [\"in\", \"w\", \"out\"]\n"),
               "bad.toml:23:24: conv-t's output 'out' has 30720 bytes; shape 'small' needs 73472 (its big tensor)");
