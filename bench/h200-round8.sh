@@ -50,7 +50,7 @@ for f in scenarios/*.toml; do
 done
 grep -h "^--- conclusion" "$out"/triage-*.txt | sort | uniq -c >"$out/triage-conclusions.txt"
 for f in "$out"/scenario-*.txt; do echo "$(basename "$f" .txt): $(grep -c '^--- NOT REPRODUCED' "$f") $(tail -n 1 "$f")"; done \
-    >"$out/scenario-verdicts.txt"
+    >"$out/verdicts-of-the-scenarios.txt"
 for round in 1 2 3; do
     "$bin" --sweep 1..30 --mode all >"$out/tstp-$round.txt" 2>&1 &
     pid=$!
@@ -68,4 +68,4 @@ for round in 1 2 3; do
         tee -a "$out/tstp-summary.txt"
 done
 bench/overhead.sh --scenario "$blade" "$bin" >"$out/overhead-blade-file.txt" 2>&1
-cat "$out/stream-compare.txt" "$out/triage-conclusions.txt" "$out/scenario-verdicts.txt" "$out/overhead-blade-file.txt"
+cat "$out/stream-compare.txt" "$out/triage-conclusions.txt" "$out/verdicts-of-the-scenarios.txt" "$out/overhead-blade-file.txt"
