@@ -626,12 +626,12 @@ ToleranceReport toleranceChunkBaseline(const ToleranceInputs& in, size_t begin, 
 
 }  // namespace
 
-std::vector<float> makeInput(const ChainSizes& sizes) {
+std::vector<float> makeInput(const ChainSizes& sizes, unsigned threads) {
     // 3.7 M sinf calls at full size take about 40 ms on one core: spread them over the pool
     // (each element depends on its index alone, so the values do not depend on the threads).
     std::vector<float> v(sizes.smallElems);
     constexpr size_t kChunk = 64 * 1024;
-    parallelTasks((v.size() + kChunk - 1) / kChunk, availableCpus(), [&](size_t task) {
+    parallelTasks((v.size() + kChunk - 1) / kChunk, threads, [&](size_t task) {
         const size_t end = std::min(v.size(), (task + 1) * kChunk);
         for (size_t i = task * kChunk; i < end; ++i) v[i] = sinf(static_cast<float>(i) * 0.001f) + 1.0f;
     });

@@ -449,6 +449,25 @@ TEST_P(ScenarioBlade356, RecordsTheBuiltInChainsCallsInItsMode) {
 
 INSTANTIATE_TEST_SUITE_P(EveryMode, ScenarioBlade356, ::testing::Values("split", "multipass", "single"));
 
+// chain-input at the full shape (3.7 M floats) is computed while the file is parsed, in repro's
+// own process before the supervised child is forked. Computed on the worker pool, it left
+// the child with a pool whose threads did not exist there, and the child crashed at exit
+// after its verdict (SIGSEGV, exit 125, first seen on the H200). Now it stays serial.
+TEST(ScenarioBlade356, AFullSizeChainInputDoesNotCrashTheChildAtExit) {
+    const auto path = writeFile("-full-input.toml",
+                                "name = \"i\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+                                "shape = \"spectrostream\"\ncheck = [\"out\"]\n[[buffer]]\nname = \"in\"\nbytes = "
+                                "14745600\ninit = \"chain-input\"\n[[buffer]]\nname = \"out\"\nbytes = 14745600\n"
+                                "[[step]]\ndispatch = \"copy\"\nbindings = [\"in\", \"out\"]\n");
+    const BoundedResult r = repro({"--scenario", path.string(), "--mode", "single"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_FALSE(contains(r.out, "CRASHED")) << shown(r);
+    EXPECT_TRUE(
+        contains(r.out, "--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model\n"))
+        << shown(r);
+}
+
 // The seed's symptom through the simulated driver that forwards only the first dispatch of a
 // command buffer: split (one dispatch per submit) is right, the one-submit modes end with the
 // all-zero output the RADV report had, compared with split.
