@@ -926,8 +926,8 @@ ScenarioVerdict runScenarioTriage(const RunTarget& t, const sc::Scenario& s, con
 // nothing reaches the queue, and its calls printed; exit 0.
 ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
     say("--- command stream (--print-stream: recorded, not submitted) ---");
-    say("  each mode starts with repro's upload submit (device-local buffers copied from their host twins) and "
-        "ends with its readback submit; # G marks blade's global barrier");
+    say("  each mode starts with repro's upload submit (device-local buffers copied from their host twins, or "
+        "filled with zeros) and ends with its readback submit; # G marks blade's global barrier");
     const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
     for (const Mode mode : o.modes) {
         capturedStream().clear();

@@ -116,9 +116,11 @@ std::array<uint32_t, 3> indirectGroups(const Dispatch& d, const Contents& conten
 Contents initialContents(const Scenario& s) {
     Contents out;
     for (const auto& b : s.buffers) {
-        const auto words = initialWords(b);
-        std::vector<uint8_t> bytes(b.bytes);
-        std::memcpy(bytes.data(), words.data(), words.size() * 4);
+        std::vector<uint8_t> bytes(b.bytes);  // zeros: init zero and undefined need no words
+        if (b.init != InitKind::Zero && b.init != InitKind::Undefined) {
+            const auto words = initialWords(b);
+            std::memcpy(bytes.data(), words.data(), words.size() * 4);
+        }
         out.emplace(b.name, std::move(bytes));
     }
     return out;

@@ -166,19 +166,39 @@ void makeChainParams(const sc::Scenario& s, ModeBuffers& out) {
     if (used.count(sc::Kernel::Slice)) out.sliceParams = make("slice_params", &slice, sizeof(slice));
 }
 
-void makeBuffers(const sc::Scenario& s, const std::vector<uint32_t>& families, ModeBuffers& out) {
+// Whether a buffer's initial words are all zero (init zero, or undefined, which repro zeroes).
+bool startsZero(const sc::BufferSpec& spec) {
+    return spec.init == sc::InitKind::Zero || spec.init == sc::InitKind::Undefined;
+}
+
+// The scenario's buffers; a device-local one gets a host-visible twin when its initial words
+// are uploaded from it (any init but zero) or its bytes are read back into it (a checked
+// buffer, or any with `stepReadbacks`, --check-steps); one that starts as zeros and is never
+// read back gets none, and the upload submit fills it with zeros instead (a twin of a large
+// zero buffer was most of a mode's set-up on the H200: bench/RESULTS.md, round 8).
+void makeBuffers(const sc::Scenario& s, const std::vector<uint32_t>& families, bool stepReadbacks, ModeBuffers& out) {
     for (const auto& spec : s.buffers) {
         const bool host = spec.placement == sc::Placement::HostVisible;
         Buffer b = out.allocator.create(spec.name, spec.bytes, MemoryClass::Device,
                                         {.placement = host ? BufferMemory::HostVisible : BufferMemory::DeviceLocal,
                                          .concurrentFamilies = families});
-        const auto words = sc::initialWords(spec);
+        const bool zero = startsZero(spec);
         if (host) {
-            std::memcpy(b.mapped, words.data(), spec.bytes);  // HOST_COHERENT: no flush
-        } else {
+            if (zero) {
+                std::memset(b.mapped, 0, spec.bytes);  // HOST_COHERENT: no flush
+            } else {
+                const auto words = sc::initialWords(spec);
+                std::memcpy(b.mapped, words.data(), spec.bytes);
+            }
+        } else if (!zero || spec.checked || stepReadbacks) {
             Buffer twin = out.allocator.create(spec.name + " (host twin)", spec.bytes, MemoryClass::Device,
                                                {.placement = BufferMemory::HostVisible});
-            std::memcpy(twin.mapped, words.data(), spec.bytes);
+            if (zero) {
+                std::memset(twin.mapped, 0, spec.bytes);
+            } else {
+                const auto words = sc::initialWords(spec);
+                std::memcpy(twin.mapped, words.data(), spec.bytes);
+            }
             out.twins.emplace(spec.name, std::move(twin));
         }
         out.buffers.emplace(spec.name, std::move(b));
@@ -636,13 +656,17 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
         }
     };
     ModeBuffers mb(device);
-    makeBuffers(s, familiesOf(device, s), mb);
+    makeBuffers(s, familiesOf(device, s), static_cast<bool>(readback.onStep), mb);
     ModeQueues queues = makeQueues(device, s);
     Encoder& encoder = *queues.encoders[0];
     ModeStamps stamps(device, timestamps && !s.usesQueues());
     const AbandonOnTimeout guard{device, run};
     encoder.begin();  // the upload of the device-local buffers' initial contents
     for (const auto& [name, twin] : mb.twins) copyWhole(encoder.cmd(), twin, mb.buffers.at(name));
+    for (const auto& spec : s.buffers) {  // device-local zeros without a twin (makeBuffers)
+        if (spec.placement == sc::Placement::DeviceLocal && !mb.twins.count(spec.name))
+            vkCmdFillBuffer(encoder.cmd(), mb.buffers.at(spec.name).get(), 0, VK_WHOLE_SIZE, 0);
+    }
     recordBladeGlobalBarrier(encoder.cmd());
     if (!submit(encoder, "the upload submit", timeoutSeconds, run)) return run;
     run.buffersAndUpload = secondsSince(phase);

@@ -444,6 +444,10 @@ TEST_P(ScenarioBlade356, RecordsTheBuiltInChainsCallsInItsMode) {
     ASSERT_EQ(blade.size(), mode == "split" ? 7u : 2u) << builtIn.out;
     ASSERT_EQ(scenario.size(), blade.size() + 1) << file.out;  // and the readback
     for (size_t i = 1; i < blade.size(); ++i) EXPECT_EQ(scenario[i], blade[i]) << "submit " << i << " of " << mode;
+    // repro's upload: the zero-initialised device-local buffers that are not read back are
+    // filled with zeros, without host twins; small[3] is host-visible (checked, mapped)
+    EXPECT_TRUE(contains(scenario[0], "vkCmdFillBuffer(big[0], offset 0, WHOLE_SIZE, 0x00000000)")) << scenario[0];
+    EXPECT_FALSE(contains(scenario[0], "host twin")) << scenario[0];
     EXPECT_TRUE(contains(blade.back(), mode == "single" ? "# C" : "# G")) << blade.back();
 }
 
