@@ -483,12 +483,14 @@ Options readMergeOptions(const RawArgs& raw) {
     return o;
 }
 
-// The label of the first option of `given` that is set, if any (for "not with X" lines).
-std::optional<std::string_view> firstGiven(std::initializer_list<std::pair<bool, std::string_view>> given) {
-    for (const auto& [set, label] : given) {
-        if (set) return label;
+// When `active`: the usage error "WHAT: not with X on a scenario WHY" for the first option X
+// of `others` that is set (the options WHAT chooses itself or cannot take).
+void refuseAlongside(bool active, std::string_view what, std::string_view why,
+                     std::initializer_list<std::pair<bool, std::string_view>> others) {
+    if (!active) return;
+    for (const auto& [set, label] : others) {
+        if (set) fail(fmt::format("{}: not with {} on a scenario{}", what, label, why));
     }
-    return std::nullopt;
 }
 
 // The options that go with --scenario (docs/scenarios.md "Options").
@@ -533,36 +535,26 @@ Options readScenarioOptions(const RawArgs& raw) {
     if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
     o.matrix = raw.matrix;
     o.triage = raw.triage;
-    if (o.matrix) {
-        if (const auto other = firstGiven({{raw.barrier.has_value(), "--barrier"},
-                                           {raw.sweep.has_value(), "--sweep"},
-                                           {o.repeat > 1, "--repeat"},
-                                           {o.checkSteps, "--check-steps"},
-                                           {o.printStream, "--print-stream"},
-                                           {o.triage, "--triage"}}))
-            fail(
-                fmt::format("--matrix: not with {} on a scenario (the matrix runs the file under each barrier, "
-                            "every mode once)",
-                            *other));
-    }
-    if (o.triage) {
-        if (const auto other = firstGiven({{raw.mode.has_value(), "--mode"},
-                                           {raw.barrier.has_value(), "--barrier"},
-                                           {raw.sweep.has_value(), "--sweep"},
-                                           {o.repeat > 1, "--repeat"},
-                                           {o.checkSteps, "--check-steps"},
-                                           {o.printStream, "--print-stream"},
-                                           {o.invert, "--invert"}}))
-            fail(
-                fmt::format("--triage: not with {} on a scenario (the triage chooses the modes, barriers and "
-                            "checks of its runs)",
-                            *other));
-    }
+    refuseAlongside(o.matrix, "--matrix", " (the matrix runs the file under each barrier, every mode once)",
+                    {{raw.barrier.has_value(), "--barrier"},
+                     {raw.sweep.has_value(), "--sweep"},
+                     {o.repeat > 1, "--repeat"},
+                     {o.checkSteps, "--check-steps"},
+                     {o.printStream, "--print-stream"},
+                     {o.triage, "--triage"}});
+    refuseAlongside(o.triage, "--triage", " (the triage chooses the modes, barriers and checks of its runs)",
+                    {{raw.mode.has_value(), "--mode"},
+                     {raw.barrier.has_value(), "--barrier"},
+                     {raw.sweep.has_value(), "--sweep"},
+                     {o.repeat > 1, "--repeat"},
+                     {o.checkSteps, "--check-steps"},
+                     {o.printStream, "--print-stream"},
+                     {o.invert, "--invert"}});
     if (raw.sweep) {
         o.scenarioSweep = parseScenarioSweep(*raw.sweep);
-        if (const auto other = firstGiven(
-                {{o.repeat > 1, "--repeat"}, {o.checkSteps, "--check-steps"}, {o.printStream, "--print-stream"}}))
-            fail(fmt::format("--sweep: not with {} on a scenario", *other));
+        refuseAlongside(
+            true, "--sweep", "",
+            {{o.repeat > 1, "--repeat"}, {o.checkSteps, "--check-steps"}, {o.printStream, "--print-stream"}});
     }
     if (o.checkSteps && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
         fail("--check-steps: on a scenario it reads back split's steps, and --mode has no split");
