@@ -27,6 +27,31 @@
 #include "vk/watch.hpp"
 
 namespace repro {
+
+void sayTriageRow(const TriageRow& r) {
+    say("  {:<3} {:<42} {:<40} {:<12} {}", code(r.hypothesis), r.experiment, r.outcome, name(r.finding), r.why);
+}
+
+// The per-hypothesis lines and the conclusion, on stderr/stdout as text; returns them
+// for the Markdown block.
+std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const std::string& llvmLine) {
+    std::vector<std::string> summary;
+    say("--- hypotheses ---");
+    for (const HypothesisFinding& h : t.hypotheses) {
+        const std::string line = fmt::format("{} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
+                                             h.why.empty() ? "" : " (" + h.why + ")");
+        say("  {}", line);
+        summary.push_back(line);
+    }
+    if (!llvmLine.empty()) {  // RADV's issue template asks it
+        say("  {}", llvmLine);
+        summary.push_back(llvmLine);
+    }
+    say("--- {}", t.line);
+    summary.push_back(t.line);  // last: the Markdown heading
+    return summary;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -460,32 +485,8 @@ void printHeader(const char* what, const Children& c) {
         c.dir.string(), c.o.keepLogs ? " (kept: --keep-logs)" : " (removed at the end; --keep-logs keeps them)");
 }
 
-void sayRow(const TriageRow& r) {
-    say("  {:<3} {:<42} {:<40} {:<12} {}", code(r.hypothesis), r.experiment, r.outcome, name(r.finding), r.why);
-}
-
 std::vector<std::string> rowCells(const TriageRow& r) {
     return {std::string(code(r.hypothesis)), r.experiment, r.outcome, std::string(name(r.finding)), r.why};
-}
-
-// The per-hypothesis lines and the conclusion, on stderr/stdout as text; returns them
-// for the Markdown block.
-std::vector<std::string> sayConclusion(const TriageConclusion& t, const std::string& llvmLine) {
-    std::vector<std::string> summary;
-    say("--- hypotheses ---");
-    for (const HypothesisFinding& h : t.hypotheses) {
-        const std::string line = fmt::format("{} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
-                                             h.why.empty() ? "" : " (" + h.why + ")");
-        say("  {}", line);
-        summary.push_back(line);
-    }
-    if (!llvmLine.empty()) {  // RADV's issue template asks it
-        say("  {}", llvmLine);
-        summary.push_back(llvmLine);
-    }
-    say("--- {}", t.line);
-    summary.push_back(t.line);  // last: the Markdown heading
-    return summary;
 }
 
 // ---- the JSON document ----------------------------------------------------------------------
@@ -594,7 +595,7 @@ struct TriageRun {
 };
 
 void addRow(TriageRun& run, const TriageRow& row) {
-    sayRow(row);
+    sayTriageRow(row);
     run.rows.push_back(rowCells(row));
 }
 
@@ -662,7 +663,8 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
         summary.push_back(t.line);
     }
     const std::string llvm = interrupted ? std::string() : llvmAnswer(run.in);
-    if (!interrupted) summary = sayConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
+    if (!interrupted)
+        summary = sayTriageConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
     const ChildrenStory story{
         .ran = fmt::format("repro --triage ran the command as given (every mode) on {} as the baseline ({}), then {} "
                            "experiment{} on the failing mode at N={}, each changing one thing{}.",
@@ -681,11 +683,6 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
 }
 
 }  // namespace
-
-void sayTriageRow(const TriageRow& row) { sayRow(row); }
-std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const std::string& llvmLine) {
-    return sayConclusion(t, llvmLine);
-}
 
 int runTriage(const Options& o) {
     Children c = startChildren(o, "triage");
