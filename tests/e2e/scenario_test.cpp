@@ -1466,21 +1466,25 @@ TEST(ScenarioMatrix, ADriverThatDropsADispatchIsWrongUnderTheValidBarriersAndThe
     EXPECT_TRUE(contains(r.out, "  --barrier full                        ok         mismatch   mismatch")) << shown(r);
 }
 
-TEST(ScenarioMatrix, GoesWithNoBarrierSweepRepeatOrCheckSteps) {
-    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
-    for (const std::vector<std::string>& extra : {std::vector<std::string>{"--barrier", "full"},
-                                                  {"--sweep", "n=1,2"},
-                                                  {"--repeat", "2"},
-                                                  {"--check-steps"},
-                                                  {"--triage"}}) {
-        std::vector<std::string> args = {"--scenario", file, "--matrix"};
+// `repro --scenario kompute-196 OPTION EXTRA...` for each EXTRA: exit 1, nothing on stdout, and
+// "repro: OPTION: not with EXTRA on a scenario WHY" on stderr.
+void expectRefusedWithEach(const std::string& option, const std::vector<std::vector<std::string>>& extras,
+                           const std::string& why) {
+    for (const std::vector<std::string>& extra : extras) {
+        std::vector<std::string> args = {"--scenario", kScenarios + "kompute-196-increment-chain.toml", option};
         args.insert(args.end(), extra.begin(), extra.end());
         const BoundedResult r = repro(args);
         EXPECT_EQ(r.status, 1) << shown(r);
-        EXPECT_EQ(r.err, "repro: --matrix: not with " + extra.front() +
-                             " on a scenario (the matrix runs the file under each barrier, every mode once)\n")
+        EXPECT_EQ(r.out, "") << shown(r);
+        EXPECT_EQ(r.err, "repro: " + option + ": not with " + extra.front() + " on a scenario " + why + "\n")
             << shown(r);
     }
+}
+
+TEST(ScenarioMatrix, GoesWithNoBarrierSweepRepeatOrCheckSteps) {
+    expectRefusedWithEach(
+        "--matrix", {{"--barrier", "full"}, {"--sweep", "n=1,2"}, {"--repeat", "2"}, {"--check-steps"}, {"--triage"}},
+        "(the matrix runs the file under each barrier, every mode once)");
 }
 
 TEST(ScenarioMatrix, AFileWithoutABarrierStepIsOneRowAndSaysWhy) {
@@ -1556,22 +1560,14 @@ TEST(ScenarioTriage, TheBladeFilesStepCheckSaysTheCpuModelCannotComputeItsKernel
 }
 
 TEST(ScenarioTriage, ChoosesItsOwnModesBarriersAndChecks) {
-    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
-    for (const std::vector<std::string>& extra : {std::vector<std::string>{"--mode", "single"},
-                                                  {"--barrier", "full"},
-                                                  {"--sweep", "n=1,2"},
-                                                  {"--repeat", "2"},
-                                                  {"--check-steps"},
-                                                  {"--print-stream"}}) {
-        std::vector<std::string> args = {"--scenario", file, "--triage"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        const BoundedResult r = repro(args);
-        EXPECT_EQ(r.status, 1) << shown(r);
-        EXPECT_EQ(r.out, "") << shown(r);
-        EXPECT_EQ(r.err, "repro: --triage: not with " + extra.front() +
-                             " on a scenario (the triage chooses the modes, barriers and checks of its runs)\n")
-            << shown(r);
-    }
+    expectRefusedWithEach("--triage",
+                          {{"--mode", "single"},
+                           {"--barrier", "full"},
+                           {"--sweep", "n=1,2"},
+                           {"--repeat", "2"},
+                           {"--check-steps"},
+                           {"--print-stream"}},
+                          "(the triage chooses the modes, barriers and checks of its runs)");
 }
 
 }  // namespace
