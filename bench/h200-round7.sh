@@ -32,22 +32,5 @@ for i in $(seq 1 10); do
 done
 grep -h -- "--barrier execution-only (control)\|--barrier none (control)" "$out"/matrix-sensitivity-*.txt |
     sort | uniq -c >"$out/matrix-sensitivity-controls.txt"
-# SIGTSTP to repro alone during a sweep of the default shape, then SIGCONT, three times: both
-# processes stop (state T) and continue, and the run ends with its verdict.
-for round in 1 2 3; do
-    "$bin" --sweep 1..30 --mode all >"$out/tstp-$round.txt" 2>&1 &
-    pid=$!
-    sleep 4
-    child=$(pgrep -P "$pid" | head -n 1)
-    kill -TSTP "$pid"
-    sleep 2
-    s1=$(awk '{print $3}' "/proc/$pid/stat") s2=$(awk '{print $3}' "/proc/$child/stat")
-    kill -CONT "$pid"
-    sleep 1
-    s3=$(awk '{print $3}' "/proc/$child/stat" 2>/dev/null)
-    wait "$pid"
-    echo "round $round: exit $? repro stopped: $s1 child stopped: $s2 child after SIGCONT: $s3;" \
-        "$(grep -c 'results for N=' "$out/tstp-$round.txt") chain lengths; $(tail -n 1 "$out/tstp-$round.txt" | cut -c1-80)" |
-        tee -a "$out/tstp-summary.txt"
-done
+stop_and_continue_during_sweep
 cat "$out/merged.txt" "$out/matrix-sensitivity-controls.txt"

@@ -51,21 +51,6 @@ done
 grep -h "^--- conclusion" "$out"/triage-*.txt | sort | uniq -c >"$out/triage-conclusions.txt"
 for f in "$out"/scenario-*.txt; do echo "$(basename "$f" .txt): $(grep -c '^--- NOT REPRODUCED' "$f") $(tail -n 1 "$f")"; done \
     >"$out/verdicts-of-the-scenarios.txt"
-for round in 1 2 3; do
-    "$bin" --sweep 1..30 --mode all >"$out/tstp-$round.txt" 2>&1 &
-    pid=$!
-    sleep 4
-    child=$(pgrep -P "$pid" | head -n 1)
-    kill -TSTP "$pid"
-    sleep 2
-    s1=$(awk '{print $3}' "/proc/$pid/stat") s2=$(awk '{print $3}' "/proc/$child/stat")
-    kill -CONT "$pid"
-    sleep 1
-    s3=$(awk '{print $3}' "/proc/$child/stat" 2>/dev/null)
-    wait "$pid"
-    echo "round $round: exit $? repro stopped: $s1 child stopped: $s2 child after SIGCONT: $s3;" \
-        "$(grep -c 'results for N=' "$out/tstp-$round.txt") chain lengths; $(tail -n 1 "$out/tstp-$round.txt" | cut -c1-80)" |
-        tee -a "$out/tstp-summary.txt"
-done
+stop_and_continue_during_sweep
 bench/overhead.sh --scenario "$blade" "$bin" >"$out/overhead-blade-file.txt" 2>&1
 cat "$out/stream-compare.txt" "$out/triage-conclusions.txt" "$out/verdicts-of-the-scenarios.txt" "$out/overhead-blade-file.txt"

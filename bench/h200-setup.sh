@@ -4,7 +4,7 @@
 #   out  the folder every output goes to ($OUT, default ./h200-out), made here
 #   bin  the release build of repro (build/release/src/repro)
 # and run NAME ARGS...: repro's text output in $out/NAME.txt, its exit status and seconds
-# appended, the last line echoed. Writes list-devices.txt and version.txt.
+# appended, the last line echoed; and stop_and_continue_during_sweep (below). Writes list-devices.txt and version.txt.
 out="${OUT:-h200-out}"
 mkdir -p "$out"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -21,4 +21,27 @@ run() {  # name, then repro's arguments: the text output and the exit status
     "$bin" "$@" >"$out/$name.txt" 2>&1
     echo "exit $? after $((SECONDS - t0)) s: repro $*" >>"$out/$name.txt"
     tail -n 1 "$out/$name.txt"
+}
+
+# SIGTSTP to repro alone during a sweep of the default shape (--sweep 1..30 --mode all), then
+# SIGCONT, three times: both processes should stop (state T) and continue, and the run end
+# with its verdict. One line a round in $out/tstp-summary.txt (and on stdout).
+stop_and_continue_during_sweep() {
+    local round pid child s1 s2 s3
+    for round in 1 2 3; do
+        "$bin" --sweep 1..30 --mode all >"$out/tstp-$round.txt" 2>&1 &
+        pid=$!
+        sleep 4
+        child=$(pgrep -P "$pid" | head -n 1)
+        kill -TSTP "$pid"
+        sleep 2
+        s1=$(awk '{print $3}' "/proc/$pid/stat") s2=$(awk '{print $3}' "/proc/$child/stat")
+        kill -CONT "$pid"
+        sleep 1
+        s3=$(awk '{print $3}' "/proc/$child/stat" 2>/dev/null)
+        wait "$pid"
+        echo "round $round: exit $? repro stopped: $s1 child stopped: $s2 child after SIGCONT: $s3;" \
+            "$(grep -c 'results for N=' "$out/tstp-$round.txt") chain lengths; $(tail -n 1 "$out/tstp-$round.txt" | cut -c1-80)" |
+            tee -a "$out/tstp-summary.txt"
+    done
 }
