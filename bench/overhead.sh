@@ -11,12 +11,17 @@
 # Bytes read: the report's sizes.small_bytes for every mode run that completed (one entry
 # of "modes" each). The figures come from the JSON report (--json), not from the text.
 #
-# Usage: bench/overhead.sh [--preset NAME | --scenario FILE] [--device INDEX|NAME] [--quick] [REPRO]
+# Usage: bench/overhead.sh [--preset NAME | --scenario FILE] [-n N] [--device INDEX|NAME] [--quick] [REPRO]
 #   REPRO    the repro binary (default build/release/src/repro)
 #   --scenario a scenario file instead of blade's chain: `--mode all` and `--mode all
 #            --repeat 20` on it; GPU busy is the sum of its modes' "gpu_seconds" (timestamps
 #            around each of their submits), the host phases its report's "timings"
 #   --quick  only `--mode all -n 7` (to compare builds on a device with little time)
+#   -n N     the built-in chain's length in `--mode all` and `--repeat 20` (default 7), to
+#            compare with a scenario file of N steps
+# One run before the measured ones is not counted: it fills the driver's on-disk shader cache,
+# which the first process of a new build on a fresh machine otherwise pays for in `pipelines`
+# (67 to 90 ms on the H200, 1 ms warm: bench/RESULTS.md, round 9).
 #   --preset the shapes (default spectrostream, the full size; `--preset small` for a quick
 #            run on lavapipe)
 # REPRO_READ_THREADS and REPRO_READ_KERNEL pass through to repro (src/core/host_read.hpp).
@@ -29,6 +34,7 @@ set -euo pipefail
 preset="spectrostream"
 scenario=""
 quick=0
+length=7
 device=()
 bin="build/release/src/repro"
 while [[ $# -gt 0 ]]; do
@@ -37,7 +43,8 @@ while [[ $# -gt 0 ]]; do
         --scenario) scenario="$2"; shift 2 ;;
         --device) device=(--device "$2"); shift 2 ;;
         --quick) quick=1; shift ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -n) length="$2"; shift 2 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         -*) echo "overhead.sh: unknown option $1" >&2; exit 1 ;;
         *) bin="$1"; shift ;;
     esac
@@ -54,6 +61,8 @@ import json, os, subprocess, sys, tempfile, time
 
 repro, scenario, quick, extra = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
 configs = [["--mode", "all"], ["--mode", "all", "--repeat", "20"]][: 1 if quick else 2]
+subprocess.run([repro, "--scenario", scenario, "--mode", "split", *extra], stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL)  # not counted: warms the driver's shader cache
 
 def run(args, out):
     cmd = [repro, "--scenario", scenario, *args, *extra, "--json", out]
@@ -102,13 +111,15 @@ with tempfile.TemporaryDirectory() as tmp:
 PY
 fi
 
-exec python3 - "$bin" "$preset" "$quick" "${device[@]}" <<'PY'
+exec python3 - "$bin" "$preset" "$quick" "$length" "${device[@]}" <<'PY'
 import json, os, subprocess, sys, tempfile, time
 
-repro, preset, quick, extra = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
-configs = [["--mode", "all", "-n", "7"], ["--sweep", "1..20"], ["--repeat", "20", "-n", "7"]]
+repro, preset, quick, length, extra = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4], sys.argv[5:]
+configs = [["--mode", "all", "-n", length], ["--sweep", "1..20"], ["--repeat", "20", "-n", length]]
 if quick:
     configs = configs[:1]
+subprocess.run([repro, "--mode", "split", "-n", "1", "--preset", preset, *extra], stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL)  # not counted: warms the driver's shader cache
 
 def run(args, out):
     cmd = [repro, *args, "--preset", preset, *extra, "--json", out]

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -298,70 +299,84 @@ void addPhases(ScenarioTimings& t, const vk::ScenarioModeRun& run) {
     t.readback += run.readback;
 }
 
-// What each mode is compared with: the CPU model's checked buffers and host reads, and split's
-// once it completed.
+// What each mode is compared with from the CPU model: its checked buffers and host reads
+// (and, in judge, split's once it completed).
 struct References {
-    sc::Contents expected;              // the CPU model's bytes of the checked buffers it knows
-    HostReads hostModel;                // the CPU model's host reads (hostReadContents)
-    std::optional<sc::Contents> split;  // split's checked bytes, once it completed
-    HostReads splitReads;               // split's host reads, once it completed
+    sc::Contents expected;  // the CPU model's bytes of the checked buffers it knows
+    HostReads hostModel;    // the CPU model's host reads (hostReadContents)
 };
 
+// The CPU model runs only when something is compared with it: a checked buffer it can know,
+// or a host read (at the blade file's full shape, a model that knows nothing still copied
+// 165 MB of buffers: bench/RESULTS.md, round 9).
 References cpuReferences(const sc::Scenario& s) {
-    const sc::Contents model = sc::runCpuModel(s);
     const auto unmodelled = sc::unmodelledBuffers(s);
     References r;
-    for (const auto& b : s.buffers) {
-        if (b.checked && !unmodelled.count(b.name)) r.expected.emplace(b.name, model.at(b.name));
+    const bool modelled = std::any_of(s.buffers.begin(), s.buffers.end(),
+                                      [&](const sc::BufferSpec& b) { return b.checked && !unmodelled.count(b.name); });
+    if (modelled) {
+        const sc::Contents model = sc::runCpuModel(s);
+        for (const auto& b : s.buffers) {
+            if (b.checked && !unmodelled.count(b.name)) r.expected.emplace(b.name, model.at(b.name));
+        }
     }
-    r.hostModel = sc::hostReadContents(s);
+    if (std::any_of(s.steps.begin(), s.steps.end(),
+                    [](const sc::Step& step) { return std::holds_alternative<sc::HostRead>(step.body); }))
+        r.hostModel = sc::hostReadContents(s);
     return r;
 }
 
 // Why completed mode `m` is wrong, or nothing: its host reads, then its checked buffers, each
-// against the CPU model and then split; then (split with --check-steps) its first wrong step.
-std::optional<std::string> judge(const sc::Scenario& s, const References& r, const ModeOutcome& m) {
+// against the CPU model and then against `split` (split's completed run of the same round, or
+// nullptr); then (split with --check-steps) its first wrong step.
+std::optional<std::string> judge(const sc::Scenario& s, const References& r, const ModeOutcome* split,
+                                 const ModeOutcome& m) {
     auto wrong = hostReadDifference(s, m.run.hostReads, r.hostModel, "the CPU model");
-    if (!wrong && r.split) wrong = hostReadDifference(s, m.run.hostReads, r.splitReads, "split");
+    if (!wrong && split) wrong = hostReadDifference(s, m.run.hostReads, split->run.hostReads, "split");
     if (!wrong) wrong = compare(s, m.run.checked, r.expected, "the CPU model");
-    if (!wrong && r.split) wrong = compare(s, m.run.checked, *r.split, "split");
+    if (!wrong && split) wrong = compare(s, m.run.checked, split->run.checked, "split");
     if (!wrong && m.steps && m.steps->firstWrong)
         wrong = fmt::format("check-steps: {}: {}", s.steps[*m.steps->firstWrong].label, m.steps->firstDetail);
     return wrong;
 }
 
-// What every run of one scenario shares: the kernels' pipelines and the CPU model's bytes,
-// made once (for --repeat, all K runs; for --sweep, once per value).
+// What every run of one scenario shares: the kernels' pipelines, the CPU model's bytes and
+// the buffers, made once (for --repeat, all K runs; for --sweep, once per value). `s` must
+// outlive it (the buffers keep it).
 struct Prepared {
     vk::ScenarioPipelines pipelines;
-    References refs;  // split's fields empty
+    References refs;
+    std::unique_ptr<vk::ScenarioBuffers> buffers;
 };
 
-Prepared prepare(vk::Device& device, const sc::Scenario& s, ScenarioTimings& timings) {
+Prepared prepare(vk::Device& device, const sc::Scenario& s, const Options& o, ScenarioTimings& timings) {
     auto begin = Clock::now();
     vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
     timings.pipelines += secondsSince(begin);
     begin = Clock::now();
     References refs = cpuReferences(s);
     timings.cpuModel += secondsSince(begin);
-    return {.pipelines = std::move(pipelines), .refs = std::move(refs)};
+    begin = Clock::now();
+    auto buffers = std::make_unique<vk::ScenarioBuffers>(device, s, o.checkSteps && hasSplit(o));
+    timings.buffersAndUpload += secondsSince(begin);
+    return {.pipelines = std::move(pipelines), .refs = std::move(refs), .buffers = std::move(buffers)};
 }
 
 // One run of `mode`, split with --check-steps reading back each step (StepChecker).
-ModeOutcome runOneMode(const RunTarget& t, const vk::ScenarioPipelines& pipelines, const sc::Scenario& s,
-                       const Options& o, Mode mode) {
+ModeOutcome runOneMode(const RunTarget& t, const Prepared& p, const sc::Scenario& s, const Options& o, Mode mode) {
     const uint64_t before = t.instance.validationLog().count();
-    StepChecker checker(s);
+    std::optional<StepChecker> checker;  // the model's copy of every buffer: only when asked for
     vk::StepReadback readback;
-    if (o.checkSteps && mode == Mode::Split) readback.onStep = std::ref(checker);
+    if (o.checkSteps && mode == Mode::Split) readback.onStep = std::ref(checker.emplace(s));
     const double timeout = o.timeoutSeconds.value_or(kScenarioTimeoutSeconds);
     // For the supervisor: a driver that fails from here on failed the modes under test.
     watch::stage(watch::Stage::Modes, fmt::format("mode {}", name(mode)), name(mode));
-    ModeOutcome m{.mode = mode,
-                  .run = vk::runScenarioMode(t.device, pipelines, s, mode, timeout, o.timestamps, readback),
-                  .wrong = {}};
+    ModeOutcome m{
+        .mode = mode,
+        .run = vk::runScenarioMode(t.device, p.pipelines, *p.buffers, s, mode, timeout, o.timestamps, readback),
+        .wrong = {}};
     m.messages = t.instance.validationLog().count() - before;
-    if (readback.onStep) m.steps = checker.result();
+    if (checker) m.steps = checker->result();
     addPhases(t.timings, m.run);
     return m;
 }
@@ -371,12 +386,11 @@ ModeOutcome runOneMode(const RunTarget& t, const vk::ScenarioPipelines& pipeline
 std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const sc::Scenario& s, const Options& o,
                                   bool print = true,
                                   const std::function<void(const std::vector<ModeOutcome>&)>& onMode = {}) {
-    const vk::ScenarioPipelines& pipelines = p.pipelines;
     const std::string splitOnly = splitOnlyBuffers(s);
-    References refs = p.refs;
     std::vector<ModeOutcome> out;
+    std::optional<size_t> splitAt;  // split's completed outcome in `out`, the later modes' reference
     for (const Mode mode : o.modes) {
-        ModeOutcome m = runOneMode(t, pipelines, s, o, mode);
+        ModeOutcome m = runOneMode(t, p, s, o, mode);
         if (print) say("  mode={:<9} {} submit(s)", name(mode), m.run.submits);
         if (!m.run.completed) {
             say("    -> {}{}: {}", print ? "" : fmt::format("mode={} ", name(mode)), m.run.hang ? "HANG" : "FAILED",
@@ -388,14 +402,13 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const s
             continue;
         }
         const auto phase = Clock::now();
-        m.wrong = judge(s, refs, m);
+        m.wrong = judge(s, p.refs, splitAt ? &out[*splitAt] : nullptr, m);
         t.timings.verification += secondsSince(phase);
         if (print)
-            say("    -> {}", m.wrong
-                                 ? "MISMATCH: " + *m.wrong
-                                 : fmt::format("ok: bit-identical to the CPU model{}{}{}",
-                                               refs.split ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
-                                               splitOnlyNote(s, splitOnly, o, mode == Mode::Split)));
+            say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
+                                     : fmt::format("ok: bit-identical to the CPU model{}{}{}",
+                                                   splitAt ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
+                                                   splitOnlyNote(s, splitOnly, o, mode == Mode::Split)));
         if (print && m.steps) printStepCheck(s, m);
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
         if (print && o.timestamps)
@@ -403,7 +416,7 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const s
                                                                    *m.run.gpuSeconds * 1e3)
                                                      : std::string("not measured (no timestamps on this queue)"));
         out.push_back(std::move(m));
-        if (mode == Mode::Split) refs.split = out.back().run.checked, refs.splitReads = out.back().run.hostReads;
+        if (mode == Mode::Split) splitAt = out.size() - 1;
         if (onMode) onMode(out);
     }
     return out;
@@ -495,11 +508,11 @@ std::optional<ScenarioStepCheckReport> stepCheckReport(const sc::Scenario& s, co
     return std::nullopt;
 }
 
-// --repeat K: the modes K times on one device, each run with fresh buffers; a count of wrong
+// --repeat K: the modes K times on one device, each mode with its buffers reset; a count of wrong
 // runs per mode, the first wrong run's difference, and the verdict over all K. A hang or a
 // failed mode ends the runs there.
 ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Options& o, ScenarioReport& report) {
-    const Prepared p = prepare(t.device, s, t.timings);
+    const Prepared p = prepare(t.device, s, o, t.timings);
     uint32_t runs = 0;
     for (; runs < o.repeat; ++runs) {
         const std::vector<ModeOutcome> modes = runModes(t, p, s, o, false);
@@ -563,7 +576,7 @@ ScenarioVerdict sweepVerdict(const ScenarioSweepReport& r, const std::vector<std
 }
 
 // --sweep NAME=...: the scenario once per value (`variants`: the file parsed with each), every
-// mode each time with fresh buffers on one device; a row of results per value, the smallest
+// mode each time on one device, buffers reset before each mode; a row of results per value, the smallest
 // value at which each mode is wrong, and sweepVerdict. A hang or a failure ends the sweep there
 // with that value's verdict.
 ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& variants, const Options& o,
@@ -574,12 +587,12 @@ ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& va
     std::vector<std::string> details(o.modes.size());  // each mode's line at its smallest wrong value
     std::vector<std::string> names;
     for (const Mode m : o.modes) names.emplace_back(name(m));
-    say("  --sweep {}: {} value(s), every mode at each on this device, fresh buffers each time", sw.parameter,
+    say("  --sweep {}: {} value(s), every mode at each on this device, buffers reset before each mode", sw.parameter,
         sw.values.size());
     say("  {:<14}{}", sw.parameter, sweepCells(names));
     for (size_t k = 0; k < variants.size(); ++k) {
         const std::vector<ModeOutcome> modes =
-            runModes(t, prepare(t.device, variants[k], t.timings), variants[k], o, false);
+            runModes(t, prepare(t.device, variants[k], o, t.timings), variants[k], o, false);
         accumulate(report.modes, modes, o, static_cast<uint32_t>(k + 1));
         ScenarioSweepReport::Row row{.value = sw.values[k], .results = {}};
         for (size_t i = 0; i < o.modes.size(); ++i) {
@@ -674,7 +687,7 @@ ScenarioVerdict matrixVerdict(const ScenarioMatrixReport& r, const std::vector<s
                         fmt::join(valid, ", "), hasSplit(o) ? " and to split" : "", controls)};
 }
 
-// --matrix on a scenario: every mode under each of `variants`, fresh buffers each time on one
+// --matrix on a scenario: every mode under each of `variants`, buffers reset before each mode on one
 // device; a row of results per variant and matrixVerdict. A mode that does not complete ends
 // the matrix there with that row's verdict.
 ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVariant>& variants, const Options& o,
@@ -682,14 +695,14 @@ ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVarian
     ScenarioMatrixReport r;
     std::vector<std::string> names, wrongLines;
     for (const Mode m : o.modes) names.emplace_back(name(m));
-    say("  --matrix: the file under {} barrier encodings, every mode under each on this device, fresh buffers "
-        "each time; the controls do not count",
+    say("  --matrix: the file under {} barrier encodings, every mode under each on this device, buffers reset "
+        "before each mode; the controls do not count",
         variants.size());
     say("  {:<38}{}", "barrier", sweepCells(names));
     for (size_t k = 0; k < variants.size(); ++k) {
         const MatrixVariant& v = variants[k];
         const std::vector<ModeOutcome> modes =
-            runModes(t, prepare(t.device, v.scenario, t.timings), v.scenario, o, false);
+            runModes(t, prepare(t.device, v.scenario, o, t.timings), v.scenario, o, false);
         accumulate(report.modes, modes, o, static_cast<uint32_t>(k + 1));
         ScenarioMatrixReport::Row row{
             .label = v.label,
@@ -804,7 +817,8 @@ ExperimentOutcome runTriageVariant(const RunTarget& t, const TriageVariant& v, M
     eo.checkSteps = v.kind == ExperimentKind::CheckSteps;
     eo.modes = eo.checkSteps || failing == Mode::Split ? std::vector<Mode>{Mode::Split}
                                                        : std::vector<Mode>{Mode::Split, failing};
-    const std::vector<ModeOutcome> modes = runModes(t, prepare(t.device, v.scenario, t.timings), v.scenario, eo, false);
+    const std::vector<ModeOutcome> modes =
+        runModes(t, prepare(t.device, v.scenario, eo, t.timings), v.scenario, eo, false);
     if (eo.checkSteps) return checkStepsOutcome(v.scenario, modes, e);
     const auto m = std::find_if(modes.begin(), modes.end(), [&](const ModeOutcome& x) { return x.mode == failing; });
     if (m == modes.end() || !m->run.completed) {
@@ -892,8 +906,8 @@ void keepTriage(const TriageInput& in, const TriageConclusion& t, ScenarioReport
 ScenarioVerdict runScenarioTriage(const RunTarget& t, const sc::Scenario& s, const vk::DeviceInfo& device,
                                   const Options& o, ScenarioReport& report) {
     say("  --triage: the baseline (every mode), then, if it is wrong, one experiment per hypothesis on its "
-        "failing mode after split, fresh buffers each time on this device");
-    const std::vector<ModeOutcome> modes = runModes(t, prepare(t.device, s, t.timings), s, o, true);
+        "failing mode after split, buffers reset before each mode on this device");
+    const std::vector<ModeOutcome> modes = runModes(t, prepare(t.device, s, o, t.timings), s, o, true);
     accumulate(report.modes, modes, o, 1);
     TriageInput in = triageBaseline(modes);
     // A scenario run has no cause analysis of its own (no prediction, no kernel-log kill
@@ -926,15 +940,16 @@ ScenarioVerdict runScenarioTriage(const RunTarget& t, const sc::Scenario& s, con
 // nothing reaches the queue, and its calls printed; exit 0.
 ScenarioVerdict printScenarioStreams(vk::Device& device, const sc::Scenario& s, const Options& o) {
     say("--- command stream (--print-stream: recorded, not submitted) ---");
-    say("  each mode starts with repro's upload submit (device-local buffers copied from their host twins, or "
-        "filled with zeros) and ends with its readback submit; # G marks blade's global barrier");
+    say("  each mode starts with repro's upload submit (buffers that start as zeros filled, device-local ones "
+        "copied from their host twins) and ends with its readback submit; # G marks blade's global barrier");
     const vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device, s);
+    vk::ScenarioBuffers buffers(device, s, o.checkSteps);
     for (const Mode mode : o.modes) {
         capturedStream().clear();
         vk::StepReadback readback;  // --check-steps: split's readback submits shown, nothing compared
         if (o.checkSteps && mode == Mode::Split) readback.onStep = [](size_t, const sc::Contents&) {};
-        (void)vk::runScenarioMode(device, pipelines, s, mode, o.timeoutSeconds.value_or(kScenarioTimeoutSeconds),
-                                  o.timestamps, readback);
+        (void)vk::runScenarioMode(device, pipelines, buffers, s, mode,
+                                  o.timeoutSeconds.value_or(kScenarioTimeoutSeconds), o.timestamps, readback);
         vk::trace::breakWaitRun();
         say("## mode {}: scenario '{}' (src/vk/scenario_recorder.cpp)", name(mode), s.name);
         for (const std::string& line : capturedStream()) say("{}", line);
@@ -1031,7 +1046,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
     for (const auto& note : notes) say("  note: {}", note);
     if (o.printStream) return printScenarioStreams(device, s, o);
     if (o.repeat > 1)
-        say("  --repeat {}: every mode {} times on this device, fresh buffers each time", o.repeat, o.repeat);
+        say("  --repeat {}: every mode {} times on this device, buffers reset before each mode", o.repeat, o.repeat);
     const RunTarget target{.device = device, .instance = instance, .timings = report.timings};
     ScenarioVerdict v;
     if (o.triage) {
@@ -1047,7 +1062,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
         v = runRepeated(target, s, o, report);
     } else {
         const std::vector<ModeOutcome> modes =
-            runModes(target, prepare(device, s, report.timings), s, o, true,
+            runModes(target, prepare(device, s, o, report.timings), s, o, true,
                      [&](const std::vector<ModeOutcome>& soFar) { publishSoFar(report, soFar, o); });
         accumulate(report.modes, modes, o, 1);
         report.checkSteps = stepCheckReport(s, modes);

@@ -24,9 +24,6 @@ namespace repro {
 
 // small[0]: sizes.smallElems floats, element i = sinf(float(i) * 0.001f) + 1.0f, computed on
 // up to `threads` threads of the pool (core/parallel.hpp; the values do not depend on them).
-// 1 keeps the pool unstarted: a scenario file is parsed in repro's own process before the
-// supervised child is forked, and a fork must not copy a started pool (its threads would not
-// exist in the child, which joins them at exit).
 std::vector<float> makeInput(const ChainSizes& sizes, unsigned threads = availableCpus());
 // The weight [C, C, KH, KW]: sizes.weightElems floats, element i = cosf(float(i) * 0.01f) * 0.05f.
 std::vector<float> makeWeight(const ChainSizes& sizes);

@@ -1,5 +1,5 @@
 // The worker pool behind parallelTasks: threads that sleep on a condition variable between
-// calls (std::jthread, so the pool's destructor stops and joins them at exit).
+// calls; a forked child gets a pool of its own (pool(), below).
 #include "core/parallel.hpp"
 
 #include <algorithm>
@@ -131,9 +131,32 @@ void WorkerPool::run(size_t tasks, unsigned threads, TaskFunction fn, void* cont
     if (error) std::rethrow_exception(error);
 }
 
+// This process's pool, made on first use and never destroyed (its threads end with the
+// process). A forked child must not use or destroy its parent's: the threads it would wake or
+// join do not exist in the child (a child that joined them at exit crashed: e2e
+// ScenarioBlade356.AFullSizeChainInputDoesNotCrashTheChildAtExit). So fork gives the child a
+// fresh pool on its first use (pthread_atfork), and the parent's stays reachable, unused.
+std::atomic<WorkerPool*> livePool{nullptr};
+std::vector<WorkerPool*>* inheritedPools = nullptr;  // a child's parents' pools, kept
+
+void forgetThePoolInAForkedChild() {
+    WorkerPool* inherited = livePool.exchange(nullptr);
+    if (inherited == nullptr) return;
+    if (inheritedPools == nullptr) inheritedPools = new std::vector<WorkerPool*>;
+    inheritedPools->push_back(inherited);
+}
+
 WorkerPool& pool() {
-    static WorkerPool p;
-    return p;
+#if defined(__linux__)
+    static const bool forkHandled = pthread_atfork(nullptr, nullptr, forgetThePoolInAForkedChild) == 0;
+    (void)forkHandled;
+#endif
+    WorkerPool* p = livePool.load();
+    if (p != nullptr) return *p;
+    auto* made = new WorkerPool;  // starts no thread: run() grows it
+    if (livePool.compare_exchange_strong(p, made)) return *made;
+    delete made;  // another thread made it first
+    return *p;
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // A small persistent pool of worker threads for the host's data-parallel work after a mode:
 // reading mapped device memory (host_read.hpp) and the verification kernels (stats.hpp,
-// compareWithTolerance). Started on first use, kept for the process, joined at exit. Not
-// fork-safe: a process that forks (repro's supervisor, before its child) must not have
-// started it, since the child would join threads that do not exist in it.
+// compareWithTolerance). Started on first use and kept for the process; its threads end with
+// the process. Fork-safe: a forked child (repro's supervised child) starts a pool of its own
+// on first use and leaves its parent's alone, whose threads do not exist in it.
 #pragma once
 
 #include <cstddef>

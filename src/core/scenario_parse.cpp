@@ -158,8 +158,8 @@ std::vector<uint32_t> chainWords(const Parser& p, const toml::table& t, const Sc
                                            "tiny, spectrostream) at the top of the file",
                                            name(init)));
     const ChainSizes sizes = computeSizes(*s.shape);
-    // one thread: the parse runs before the supervised child is forked (core/cpu_reference.hpp)
-    const std::vector<float> floats = init == InitKind::ChainInput ? makeInput(sizes, 1) : makeWeight(sizes);
+    // on the worker pool (3.7 M sinf calls at the full shape), which a forked child replaces
+    const std::vector<float> floats = init == InitKind::ChainInput ? makeInput(sizes) : makeWeight(sizes);
     std::vector<uint32_t> words(floats.size());
     std::memcpy(words.data(), floats.data(), floats.size() * sizeof(float));
     return words;

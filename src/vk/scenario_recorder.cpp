@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -11,9 +12,12 @@
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/host_read.hpp"
+#include "core/parallel.hpp"
 #include "core/scenario_sync.hpp"
 #include "vk/barriers.hpp"
 #include "vk/check.hpp"
@@ -125,18 +129,6 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
 
 namespace {
 
-// One mode's buffers: the scenario's, and a host-visible twin for each device-local one
-// (its upload and readback).
-struct ModeBuffers {
-    Allocator allocator;
-    std::map<std::string, Buffer> buffers;
-    std::map<std::string, Buffer> twins;
-    // conv-t's and slice's parameter blocks (host-visible, written from the file's shape), when
-    // the steps dispatch them
-    std::optional<Buffer> convParams, sliceParams;
-    explicit ModeBuffers(const Device& device) : allocator(device, false) {}
-};
-
 // The queue families the scenario's queues landed in, the main one first, each once: two or
 // more make its buffers VK_SHARING_MODE_CONCURRENT among them (no queue family ownership
 // transfer is recorded: docs/scenarios.md "Queues and semaphores").
@@ -149,69 +141,93 @@ std::vector<uint32_t> familiesOf(const Device& device, const sc::Scenario& s) {
     return out;
 }
 
-// conv_params and slice_params, the uniform blocks of the built-in chain (core/shape.hpp
-// convParams, sliceParams) for the file's shape, when a step dispatches conv-t or slice.
-void makeChainParams(const sc::Scenario& s, ModeBuffers& out) {
-    const std::set<sc::Kernel> used = usedKernels(s);
-    if (!s.shape || (!used.count(sc::Kernel::ConvT) && !used.count(sc::Kernel::Slice))) return;
-    const ChainSizes sizes = computeSizes(*s.shape);
-    const auto make = [&](const char* name, const void* bytes, uint64_t size) {
-        Buffer b = out.allocator.create(name, size, MemoryClass::Shared, {.placement = BufferMemory::HostVisible});
-        std::memcpy(b.mapped, bytes, size);  // HOST_COHERENT: no flush
-        return b;
-    };
-    const ConvParams conv = convParams(*s.shape, sizes);
-    const SliceParams slice = sliceParams(*s.shape, sizes);
-    if (used.count(sc::Kernel::ConvT)) out.convParams = make("conv_params", &conv, sizeof(conv));
-    if (used.count(sc::Kernel::Slice)) out.sliceParams = make("slice_params", &slice, sizeof(slice));
-}
-
 // Whether a buffer's initial words are all zero (init zero, or undefined, which repro zeroes).
 bool startsZero(const sc::BufferSpec& spec) {
     return spec.init == sc::InitKind::Zero || spec.init == sc::InitKind::Undefined;
 }
 
-// The scenario's buffers; a device-local one gets a host-visible twin when its initial words
-// are uploaded from it (any init but zero) or its bytes are read back into it (a checked
-// buffer, or any with `stepReadbacks`, --check-steps); one that starts as zeros and is never
-// read back gets none, and the upload submit fills it with zeros instead (a twin of a large
-// zero buffer was most of a mode's set-up on the H200: bench/RESULTS.md, round 8).
-void makeBuffers(const sc::Scenario& s, const std::vector<uint32_t>& families, bool stepReadbacks, ModeBuffers& out) {
+}  // namespace
+
+ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bool stepReadbacks)
+    : s_(s), stepReadbacks_(stepReadbacks), allocator_(device, false) {
+    const std::vector<uint32_t> families = familiesOf(device, s);
+    std::set<std::string> written;  // by a step or a host write, in any mode (writtenRanges)
+    for (const auto& step : s.steps) {
+        for (const sc::WrittenRange& r : sc::writtenRanges(step, s)) written.insert(r.buffer);
+    }
     for (const auto& spec : s.buffers) {
         const bool host = spec.placement == sc::Placement::HostVisible;
-        Buffer b = out.allocator.create(spec.name, spec.bytes, MemoryClass::Device,
-                                        {.placement = host ? BufferMemory::HostVisible : BufferMemory::DeviceLocal,
-                                         .concurrentFamilies = families});
+        Buffer b = allocator_.create(spec.name, spec.bytes, MemoryClass::Device,
+                                     {.placement = host ? BufferMemory::HostVisible : BufferMemory::DeviceLocal,
+                                      .concurrentFamilies = families});
         const bool zero = startsZero(spec);
-        if (host) {
-            if (zero) {
-                std::memset(b.mapped, 0, spec.bytes);  // HOST_COHERENT: no flush
-            } else {
-                const auto words = sc::initialWords(spec);
-                std::memcpy(b.mapped, words.data(), spec.bytes);
-            }
-        } else if (!zero || spec.checked || stepReadbacks) {
-            Buffer twin = out.allocator.create(spec.name + " (host twin)", spec.bytes, MemoryClass::Device,
-                                               {.placement = BufferMemory::HostVisible});
-            if (zero) {
-                std::memset(twin.mapped, 0, spec.bytes);
-            } else {
-                const auto words = sc::initialWords(spec);
-                std::memcpy(twin.mapped, words.data(), spec.bytes);
-            }
-            out.twins.emplace(spec.name, std::move(twin));
+        // A device-local buffer that starts as zeros is filled by the upload submit; it needs
+        // a twin only to be read back.
+        if (!host && (!zero || spec.checked || stepReadbacks)) {
+            twins_.emplace(spec.name, allocator_.create(spec.name + " (host twin)", spec.bytes, MemoryClass::Device,
+                                                        {.placement = BufferMemory::HostVisible}));
         }
-        out.buffers.emplace(spec.name, std::move(b));
+        // Zero buffers, host-visible ones included, are filled by each mode's upload submit;
+        // a twin of one is only read into.
+        void* mapped = host ? b.mapped : twins_.count(spec.name) ? twins_.at(spec.name).mapped : nullptr;
+        if (mapped && !zero) {
+            // kept when restore() writes them again: a host-visible buffer that something
+            // writes or the host writes before each mode (init = "host"), or a twin read into
+            const bool rewritten =
+                host ? written.count(spec.name) || spec.init == sc::InitKind::Host : spec.checked || stepReadbacks;
+            // host, chain-input and chain-weight words that the parse made whole (no copy)
+            const bool whole = (spec.init == sc::InitKind::Host || spec.init == sc::InitKind::ChainInput ||
+                                spec.init == sc::InitKind::ChainWeight) &&
+                               spec.words.size() * 4 == spec.bytes;
+            if (whole && !rewritten) {
+                copyToMapped(mapped, spec.words.data(), spec.bytes);
+            } else {
+                std::vector<uint32_t> words = sc::initialWords(spec);
+                copyToMapped(mapped, words.data(), spec.bytes);
+                if (rewritten) initial_.emplace(spec.name, std::move(words));
+            }
+        }
+        buffers_.emplace(spec.name, std::move(b));
     }
-    makeChainParams(s, out);
+    // conv_params and slice_params, the uniform blocks of the built-in chain (core/shape.hpp
+    // convParams, sliceParams) for the file's shape, when a step dispatches conv-t or slice
+    const std::set<sc::Kernel> used = usedKernels(s);
+    if (s.shape && (used.count(sc::Kernel::ConvT) || used.count(sc::Kernel::Slice))) {
+        const ChainSizes sizes = computeSizes(*s.shape);
+        const auto make = [&](const char* name, const void* bytes, uint64_t size) {
+            Buffer b = allocator_.create(name, size, MemoryClass::Shared, {.placement = BufferMemory::HostVisible});
+            std::memcpy(b.mapped, bytes, size);  // HOST_COHERENT: no flush
+            return b;
+        };
+        const ConvParams conv = repro::convParams(*s.shape, sizes);
+        const SliceParams slice = repro::sliceParams(*s.shape, sizes);
+        if (used.count(sc::Kernel::ConvT)) convParams_ = make("conv_params", &conv, sizeof(conv));
+        if (used.count(sc::Kernel::Slice)) sliceParams_ = make("slice_params", &slice, sizeof(slice));
+    }
     if (!trace::installed()) return;  // --print-stream: the lines name buffers as the file does
-    for (const std::optional<Buffer>* b : {&out.convParams, &out.sliceParams}) {
+    for (const std::optional<Buffer>* b : {&convParams_, &sliceParams_}) {
         if (*b) trace::nameObject(reinterpret_cast<uint64_t>((*b)->get()), (*b)->name);
     }
-    for (const auto& [name, b] : out.buffers) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name);
-    for (const auto& [name, b] : out.twins)
-        trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
+    for (const auto& [name, b] : buffers_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name);
+    for (const auto& [name, b] : twins_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
 }
+
+const Buffer* ScenarioBuffers::twin(const std::string& name) const {
+    const auto it = twins_.find(name);
+    return it == twins_.end() ? nullptr : &it->second;
+}
+
+void ScenarioBuffers::restore() {
+    if (std::exchange(fresh_, false)) return;
+    for (const auto& spec : s_.buffers) {
+        const auto words = initial_.find(spec.name);
+        if (words == initial_.end()) continue;
+        const Buffer& to = twins_.count(spec.name) ? twins_.at(spec.name) : buffers_.at(spec.name);
+        copyToMapped(to.mapped, words->second.data(), spec.bytes);
+    }
+}
+
+namespace {
 
 void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to) {
     const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = from.size};
@@ -219,12 +235,12 @@ void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to) {
 }
 
 // The barrier step as the file gives it.
-void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ModeBuffers& mb) {
+void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ScenarioBuffers& mb) {
     using K = sc::BarrierKind;
     if (b.kind == K::None) return;
     if (b.kind == K::BladeGlobal) return recordBladeGlobalBarrier(cmd);
     if (b.kind == K::BladeCompute) return recordBladeComputeBarrier(cmd);
-    const VkBuffer buffer = b.kind == K::Buffer ? mb.buffers.at(b.buffer).get() : VK_NULL_HANDLE;
+    const VkBuffer buffer = b.kind == K::Buffer ? mb.at(b.buffer).get() : VK_NULL_HANDLE;
     const bool memory = b.kind != K::ExecutionOnly;
     if (b.sync2) {
         const VkMemoryBarrier2 global{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
@@ -268,31 +284,31 @@ void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ModeBuffers&
 }
 
 // One step that is not a barrier: its dispatch or transfer command.
-void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Step& step, const ModeBuffers& mb) {
+void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Step& step, const ScenarioBuffers& mb) {
     const VkCommandBuffer cmd = encoder.cmd();
     if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
         const ComputePipeline& p = pipelines.forDispatch(*d);
         std::vector<VkBuffer> bound;
-        for (const auto& name : d->bindings) bound.push_back(mb.buffers.at(name).get());
-        if (d->user.empty() && d->kernel == sc::Kernel::ConvT) bound.push_back(mb.convParams->get());
-        if (d->user.empty() && d->kernel == sc::Kernel::Slice) bound.push_back(mb.sliceParams->get());
+        for (const auto& name : d->bindings) bound.push_back(mb.at(name).get());
+        if (d->user.empty() && d->kernel == sc::Kernel::ConvT) bound.push_back(mb.convParams()->get());
+        if (d->user.empty() && d->kernel == sc::Kernel::Slice) bound.push_back(mb.sliceParams()->get());
         encoder.bindPipelineAndBuffers(p, std::span<const VkBuffer>(bound));
         if (!d->user.empty() || !sc::isChainKernel(d->kernel)) {  // conv-t and slice take none, as blade's
             const sc::KernelParams params = sc::pushConstants(*d);
             vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
         }
         if (d->indirect) {
-            vkCmdDispatchIndirect(cmd, mb.buffers.at(d->indirect->buffer).get(), d->indirect->offset);
+            vkCmdDispatchIndirect(cmd, mb.at(d->indirect->buffer).get(), d->indirect->offset);
         } else {
             vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
         }
     } else if (const auto* f = std::get_if<sc::Fill>(&step.body)) {
-        vkCmdFillBuffer(cmd, mb.buffers.at(f->buffer).get(), f->offset, f->size, f->value);
+        vkCmdFillBuffer(cmd, mb.at(f->buffer).get(), f->offset, f->size, f->value);
     } else if (const auto* u = std::get_if<sc::Update>(&step.body)) {
-        vkCmdUpdateBuffer(cmd, mb.buffers.at(u->buffer).get(), u->offset, u->words.size() * 4, u->words.data());
+        vkCmdUpdateBuffer(cmd, mb.at(u->buffer).get(), u->offset, u->words.size() * 4, u->words.data());
     } else if (const auto* c = std::get_if<sc::Copy>(&step.body)) {
         const VkBufferCopy region{.srcOffset = c->srcOffset, .dstOffset = c->dstOffset, .size = c->size};
-        vkCmdCopyBuffer(cmd, mb.buffers.at(c->src).get(), mb.buffers.at(c->dst).get(), 1, &region);
+        vkCmdCopyBuffer(cmd, mb.at(c->src).get(), mb.at(c->dst).get(), 1, &region);
     }
 }
 
@@ -421,7 +437,7 @@ bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_c
 // queue, waited for; a submit on another queue than the one before also waits (on the device)
 // for that queue's timeline, so that split stays the fully ordered reference.
 bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s,
-                         const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+                         const ScenarioBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
     uint32_t lastQueue = 0;
     for (const auto& step : s.steps) {
         const auto& body = step.body;
@@ -468,7 +484,7 @@ void batchSemaphores(const ModeQueues& q, const sc::Scenario& s, const sc::Batch
 // its last ends with G; multipass puts G before each step as without queues. Then the host
 // waits for every queue.
 bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                   const ModeBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+                   const ScenarioBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
     const std::vector<sc::Batch> batches = sc::batchesOf(s);
     std::vector<size_t> first(s.queues.size(), batches.size()), last(s.queues.size(), 0);
     for (size_t b = 0; b < batches.size(); ++b) {
@@ -514,12 +530,12 @@ bool isHostPoint(const sc::Step& step) {
 // Host point `index` of `s`: the host writes the words into the buffer's mapped memory, or
 // reads all of it into run.hostReads (HOST_COHERENT: no flush or invalidate). The caller has
 // waited for every earlier submit and, before a read, recorded recordHostReadBarrier after them.
-void hostPoint(const sc::Scenario& s, size_t index, const ModeBuffers& mb, ScenarioModeRun& run) {
+void hostPoint(const sc::Scenario& s, size_t index, const ScenarioBuffers& mb, ScenarioModeRun& run) {
     if (const auto* h = std::get_if<sc::HostWrite>(&s.steps[index].body)) {
-        auto* bytes = static_cast<uint8_t*>(mb.buffers.at(h->buffer).mapped);
+        auto* bytes = static_cast<uint8_t*>(mb.at(h->buffer).mapped);
         std::memcpy(bytes + h->offset, h->words.data(), h->words.size() * 4);
     } else if (const auto* r = std::get_if<sc::HostRead>(&s.steps[index].body)) {
-        const auto* bytes = static_cast<const uint8_t*>(mb.buffers.at(r->buffer).mapped);
+        const auto* bytes = static_cast<const uint8_t*>(mb.at(r->buffer).mapped);
         run.hostReads[index] = std::vector<uint8_t>(bytes, bytes + s.buffer(r->buffer)->bytes);
     }
 }
@@ -536,14 +552,14 @@ std::vector<std::string> writtenBuffers(const sc::Scenario& s, size_t index) {
 // --check-steps after split's step `index`: [begin, G, copies of the device-local buffers it
 // writes to their twins, host-read barrier, end], waited; then the host reads them and hands
 // them to readback.onStep. False (with `run` filled) when the submit fails.
-bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ModeBuffers& mb, double timeoutSeconds,
-                  const StepReadback& readback, ScenarioModeRun& run) {
+bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ScenarioBuffers& mb,
+                  double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run) {
     const std::vector<std::string> names = writtenBuffers(s, index);
     if (names.empty()) return true;
     encoder.begin();
     recordBladeGlobalBarrier(encoder.cmd());
     for (const auto& name : names) {
-        if (mb.twins.count(name)) copyWhole(encoder.cmd(), mb.buffers.at(name), mb.twins.at(name));
+        if (const Buffer* twin = mb.twin(name)) copyWhole(encoder.cmd(), mb.at(name), *twin);
     }
     recordHostReadBarrier(encoder.cmd());
     ++run.stepReadbacks;
@@ -552,7 +568,7 @@ bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const M
         return false;
     sc::Contents written;
     for (const auto& name : names) {
-        const Buffer& from = mb.twins.count(name) ? mb.twins.at(name) : mb.buffers.at(name);
+        const Buffer& from = mb.twin(name) ? *mb.twin(name) : mb.at(name);
         const auto* bytes = static_cast<const uint8_t*>(from.mapped);
         written.emplace(name, std::vector<uint8_t>(bytes, bytes + s.buffer(name)->bytes));
     }
@@ -563,7 +579,7 @@ bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const M
 // split: one submit per step, [begin, G, step, G, end], waited; a host write between two
 // submits; a host read after a submit of its own, [begin, host-read barrier, end]. With
 // readback.onStep, each step's written buffers are read back after its submit (readBackStep).
-bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, const ModeBuffers& mb,
+bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, const ScenarioBuffers& mb,
                  double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run, ModeStamps& stamps) {
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const sc::Step& step = s.steps[i];
@@ -593,8 +609,8 @@ bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc:
 // Without queues: split as above; multipass and single one submit on the main queue, ended
 // and begun again at each host point.
 bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                    const ModeBuffers& mb, double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
-                    ModeStamps& stamps) {
+                    const ScenarioBuffers& mb, double timeoutSeconds, const StepReadback& readback,
+                    ScenarioModeRun& run, ModeStamps& stamps) {
     if (mode == Mode::Split) return recordSplit(encoder, pipelines, s, mb, timeoutSeconds, readback, run, stamps);
     const bool hostPoints = std::any_of(s.steps.begin(), s.steps.end(), isHostPoint);
     stamps.begin(encoder);
@@ -631,7 +647,7 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
 // With queues (core/scenario_sync.hpp), split and the batches; without, recordOneQueue.
 // The timestamps cover the main queue's submits without queues only.
 bool recordMode(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                const ModeBuffers& mb, double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
+                const ScenarioBuffers& mb, double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
                 ModeStamps& stamps) {
     if (s.usesQueues()) {
         if (mode == Mode::Split) return recordSplitOnQueues(q, pipelines, s, mb, timeoutSeconds, run);
@@ -640,14 +656,37 @@ bool recordMode(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Sce
     return recordOneQueue(*q.encoders[0], pipelines, s, mode, mb, timeoutSeconds, readback, run, stamps);
 }
 
+// Below this many checked bytes the host copies are made on the caller at the readback.
+constexpr uint64_t kBackgroundCopyBytes = 1 << 20;
+
+// The host copies of the checked buffers (zeros, `bytes` long each), made on a thread of
+// their own (startInBackground) while the GPU runs the mode, so that their page faults and
+// zeroing are not part of the readback, as the built-in chain's host copies are made
+// (run/device_stages.cpp hostCopiesInBackground); get() rethrows std::bad_alloc.
+std::future<sc::Contents> hostCopiesInBackground(const sc::Scenario& s) {
+    std::vector<std::pair<std::string, uint64_t>> sizes;
+    uint64_t bytes = 0;
+    for (const auto& spec : s.buffers) {
+        if (spec.checked) sizes.emplace_back(spec.name, spec.bytes), bytes += spec.bytes;
+    }
+    auto make = [sizes = std::move(sizes)] {
+        sc::Contents copies;
+        for (const auto& [name, size] : sizes) copies.emplace(name, std::vector<uint8_t>(size));
+        return copies;
+    };
+    if (bytes < kBackgroundCopyBytes) return std::async(std::launch::deferred, std::move(make));
+    return startInBackground(std::move(make));
+}
+
 }  // namespace
 
-ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                                double timeoutSeconds, bool timestamps, const StepReadback& readback) {
+ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, ScenarioBuffers& mb,
+                                const sc::Scenario& s, Mode mode, double timeoutSeconds, bool timestamps,
+                                const StepReadback& readback) {
     ScenarioModeRun run;
     auto phase = Clock::now();
-    // Declared after the buffers and the encoder, so destroyed first: abandons the device
-    // before they go.
+    // Declared after the encoder, so destroyed first: abandons the device before it goes
+    // (and before the caller's buffers go, which then leak).
     struct AbandonOnTimeout {
         Device& device;
         const ScenarioModeRun& run;
@@ -655,17 +694,18 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
             if (run.timedOut) device.abandon();
         }
     };
-    ModeBuffers mb(device);
-    makeBuffers(s, familiesOf(device, s), static_cast<bool>(readback.onStep), mb);
+    mb.restore();
+    std::future<sc::Contents> copies = hostCopiesInBackground(s);
     ModeQueues queues = makeQueues(device, s);
     Encoder& encoder = *queues.encoders[0];
     ModeStamps stamps(device, timestamps && !s.usesQueues());
     const AbandonOnTimeout guard{device, run};
     encoder.begin();  // the upload of the device-local buffers' initial contents
-    for (const auto& [name, twin] : mb.twins) copyWhole(encoder.cmd(), twin, mb.buffers.at(name));
-    for (const auto& spec : s.buffers) {  // device-local zeros without a twin (makeBuffers)
-        if (spec.placement == sc::Placement::DeviceLocal && !mb.twins.count(spec.name))
-            vkCmdFillBuffer(encoder.cmd(), mb.buffers.at(spec.name).get(), 0, VK_WHOLE_SIZE, 0);
+    for (const auto& spec : s.buffers) {
+        if (startsZero(spec))
+            vkCmdFillBuffer(encoder.cmd(), mb.at(spec.name).get(), 0, VK_WHOLE_SIZE, 0);
+        else if (spec.placement == sc::Placement::DeviceLocal)
+            copyWhole(encoder.cmd(), *mb.twin(spec.name), mb.at(spec.name));
     }
     recordBladeGlobalBarrier(encoder.cmd());
     if (!submit(encoder, "the upload submit", timeoutSeconds, run)) return run;
@@ -679,8 +719,7 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
     encoder.begin();  // the readback: checked device-local buffers into their twins
     recordBladeGlobalBarrier(encoder.cmd());
     for (const auto& spec : s.buffers) {
-        if (spec.checked && mb.twins.count(spec.name))
-            copyWhole(encoder.cmd(), mb.buffers.at(spec.name), mb.twins.at(spec.name));
+        if (spec.checked && mb.twin(spec.name)) copyWhole(encoder.cmd(), mb.at(spec.name), *mb.twin(spec.name));
     }
     recordHostReadBarrier(encoder.cmd());
     std::vector<SemaphoreOp> afterQueues;  // the readback waits for every other queue's work
@@ -693,11 +732,11 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
                               ? submit(encoder, "the readback submit", timeoutSeconds, run)
                               : submitAfter(encoder, afterQueues, "the readback submit", timeoutSeconds, run);
     if (!readBack) return run;
+    run.checked = copies.get();
     for (const auto& spec : s.buffers) {
         if (!spec.checked) continue;
-        const Buffer& from = mb.twins.count(spec.name) ? mb.twins.at(spec.name) : mb.buffers.at(spec.name);
-        const auto* bytes = static_cast<const uint8_t*>(from.mapped);
-        run.checked.emplace(spec.name, std::vector<uint8_t>(bytes, bytes + spec.bytes));
+        const Buffer& from = mb.twin(spec.name) ? *mb.twin(spec.name) : mb.at(spec.name);
+        copyFromMapped(run.checked.at(spec.name).data(), from.mapped, spec.bytes);  // as the built-in reads small[N]
     }
     run.readback = secondsSince(phase);
     run.completed = true;

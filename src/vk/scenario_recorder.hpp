@@ -13,6 +13,7 @@
 #include "core/options.hpp"
 #include "core/scenario.hpp"
 #include "core/scenario_cpu.hpp"
+#include "vk/memory.hpp"
 #include "vk/pipeline.hpp"
 
 namespace repro::vk {
@@ -41,6 +42,49 @@ struct ScenarioPipelines {
 // private_words among them, and one per user kernel of `s`. Throws VulkanError /
 // CannotTest as createComputePipeline does.
 ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
+
+// A scenario's buffers on one device, made once for every run of that scenario (each mode,
+// each --repeat run), as the built-in chain makes its buffers once: every file buffer with its
+// placement (VK_SHARING_MODE_CONCURRENT among the queue families of its queues, when it has
+// more than one); a host-visible twin for each device-local buffer whose initial words are
+// uploaded (any init but zero and undefined) or whose bytes are read back (checked, or every
+// one with `stepReadbacks`, --check-steps); conv-t's and slice's parameter blocks when the
+// steps dispatch them. Before each mode runScenarioMode gives every buffer its initial
+// contents again (restore, then the upload submit), so nothing one mode leaves reaches the
+// next: a buffer that starts as zeros (zero, undefined) is filled by the upload submit,
+// host-visible or not; a device-local one is copied from its twin; a host-visible one keeps
+// its words unless a step or a host write writes it (core/scenario_cpu.hpp writtenRanges, in
+// any mode) or its init is "host", and then the host writes them again. Throws CannotTest when
+// memory runs out (Allocator::create). Making them fresh for every mode was most of a mode's
+// host time on the H200 at the blade file's full shape (bench/RESULTS.md, rounds 8 and 9).
+class ScenarioBuffers {
+  public:
+    ScenarioBuffers(const Device& device, const scenario::Scenario& s, bool stepReadbacks);
+
+    const Buffer& at(const std::string& name) const { return buffers_.at(name); }
+    // The twin of device-local buffer `name`, or nullptr when it has none.
+    const Buffer* twin(const std::string& name) const;
+    const std::optional<Buffer>& convParams() const { return convParams_; }
+    const std::optional<Buffer>& sliceParams() const { return sliceParams_; }
+    // Before a mode: the initial words written again into the host-visible buffers that
+    // something writes and into the twins a readback wrote into (through copyToMapped); the
+    // first call after construction writes nothing (they hold their initial words already).
+    // The upload submit then fills the zero buffers and copies the twins into their buffers
+    // (runScenarioMode). HOST_COHERENT: no flush.
+    void restore();
+
+  private:
+    const scenario::Scenario& s_;
+    bool stepReadbacks_;
+    bool fresh_ = true;
+    Allocator allocator_;
+    std::map<std::string, Buffer> buffers_;
+    std::map<std::string, Buffer> twins_;
+    std::optional<Buffer> convParams_, sliceParams_;
+    // the initial words of the buffers restore() writes again, by buffer name (for a
+    // device-local one, its twin's)
+    std::map<std::string, std::vector<uint32_t>> initial_;
+};
 
 // How one mode's run of a scenario went.
 struct ScenarioModeRun {
@@ -74,8 +118,9 @@ struct StepReadback {
     std::function<void(size_t index, const scenario::Contents& written)> onStep;
 };
 
-// Makes fresh buffers for `s` (its placements; device-local ones written through an upload
-// submit), records the steps as `mode` records them, submits and waits (each submit waited
+// Gives `buffers` (made for `s`) their initial contents again (ScenarioBuffers::restore, then
+// an upload submit: zero buffers filled, twins copied into their device-local buffers),
+// records the steps as `mode` records them, submits and waits (each submit waited
 // for at most `timeoutSeconds`), then reads every checked buffer back through one more
 // submit. Modes, with G blade's global barrier (vk/barriers.hpp):
 //   split:     for each step but barriers: [begin, G, step, G, end] submit, wait
@@ -96,8 +141,8 @@ struct StepReadback {
 // Queries": ticks times VkPhysicalDeviceLimits::timestampPeriod nanoseconds, masked to the
 // queue family's timestampValidBits), read after each submit's wait into `gpuSeconds`; this
 // adds commands to the stream, so bench/overhead.sh takes wall times from a run without it.
-ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, const scenario::Scenario& s,
-                                Mode mode, double timeoutSeconds, bool timestamps = false,
+ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelines, ScenarioBuffers& buffers,
+                                const scenario::Scenario& s, Mode mode, double timeoutSeconds, bool timestamps = false,
                                 const StepReadback& readback = {});
 
 }  // namespace repro::vk

@@ -454,9 +454,10 @@ TEST_P(ScenarioBlade356, RecordsTheBuiltInChainsCallsInItsMode) {
 INSTANTIATE_TEST_SUITE_P(EveryMode, ScenarioBlade356, ::testing::Values("split", "multipass", "single"));
 
 // chain-input at the full shape (3.7 M floats) is computed while the file is parsed, in repro's
-// own process before the supervised child is forked. Computed on the worker pool, it left
-// the child with a pool whose threads did not exist there, and the child crashed at exit
-// after its verdict (SIGSEGV, exit 125, first seen on the H200). Now it stays serial.
+// own process before the supervised child is forked, on the worker pool. The pool used to
+// stay the parent's in the child, whose threads did not exist there, and the child crashed
+// at exit after its verdict (SIGSEGV, exit 125, first seen on the H200). Now a forked child
+// gets a pool of its own (core/parallel.cpp pool()).
 TEST(ScenarioBlade356, AFullSizeChainInputDoesNotCrashTheChildAtExit) {
     const auto path = writeFile("-full-input.toml",
                                 "name = \"i\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
@@ -891,6 +892,29 @@ TEST(ScenarioHostPoints, ADroppedDispatchIsCaughtAtTheHostRead) {
                          "the CPU model at byte 0 (word 0: 0x0000000a, the CPU model 0x0000006e), last written by "
                          "step 3 dispatch increment; 64 of 64 words differ"))
         << shown(r);
+}
+
+// A scenario's buffers are made once and reset before each mode (vk::ScenarioBuffers): every
+// mode of every run starts from the initial contents. Each buffer is incremented in place, so
+// a mode that saw what the mode before it left would be 20 too high: a host-visible buffer
+// (written again by the host), a device-local iota one (copied again from its host twin,
+// which the readback overwrote) and a device-local zero one that is checked (it has a twin
+// for its readback, but the upload fills it with zeros instead of copying the twin).
+TEST(ScenarioBuffers, EveryModeOfEveryRunStartsFromTheInitialContents) {
+    std::string text =
+        "name = \"reset\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+        "check = [\"h\", \"d\", \"z\"]\n"
+        "[[buffer]]\nname = \"h\"\nbytes = 256\nmemory = \"host-visible\"\ninit = \"iota\"\n"
+        "[[buffer]]\nname = \"d\"\nbytes = 256\nmemory = \"device-local\"\ninit = \"iota\"\nvalue = 1000\n"
+        "[[buffer]]\nname = \"z\"\nbytes = 256\nmemory = \"device-local\"\ninit = \"zero\"\n";
+    for (const std::string b : {"h", "d", "z"})
+        text += "[[step]]\ndispatch = \"increment\"\nbindings = [\"" + b + "\"]\nadd = 20\n";
+    const auto path = writeFile("-reset.toml", text);
+    const BoundedResult r = repro({"--scenario", path.string(), "--repeat", "2"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    for (const char* mode : {"split    ", "multipass", "single   "})
+        EXPECT_TRUE(contains(r.out, std::string("  mode=") + mode + " wrong in 0 of 2 runs\n")) << mode << shown(r);
 }
 
 TEST(ScenarioHostPoints, AHostPointOnADeviceLocalBufferIsOneLineAndNothingRuns) {
