@@ -191,9 +191,10 @@ TEST(Help, ShowsOptionsDefaultsAndExitTable) {
 // is that the full-size buffers and dispatch sizes work and that single agrees with split;
 // a longer chain would only repeat the same dispatches. Its two full-size conv-Ts are the
 // suite's one slow test: 150 to 185 s on a quiet 2-core machine (half the 280 s that N = 2
-// took; 370 s of CPU time measured; 273 s in CI beside another test run), and
+// took), but 314 s on this project's slower 2-core machine of 2026-12-04 and 476 s in CI
+// there beside other tests, nearly all of it lavapipe's JIT-compiled conv-T; and
 // kFullSizeLimitSeconds is 4 times the busy figure (docs/testing.md, "Time limits").
-constexpr double kFullSizeLimitSeconds = 1100;
+constexpr double kFullSizeLimitSeconds = 1900;
 TEST(FullSize, OriginalShapesSingleAgainstSplit) {
     // -v: the original's size lines.
     const ProcessResult r = runRepro({"-v", "--mode", "single", "-n", "1"}, {}, kFullSizeLimitSeconds);
