@@ -11,10 +11,7 @@
 # For the lent machine: needs .gl/ and the release build (bench/h200-setup.sh). Writes $OUT.
 set -uo pipefail
 source bench/h200-setup.sh  # $out, $bin, run
-full="$out/blade-356-full-size.toml"
-sed -e 's/^shape = "small"/shape = "spectrostream"/' -e 's/^bytes = 30720$/bytes = 14745600/' \
-    -e 's/^bytes = 12288$/bytes = 786432/' -e 's/^bytes = 73472$/bytes = 30537728/' \
-    scenarios/blade-356-conv-t-slice-chain.toml >"$full"
+full=$(blade_file_at_full_size)
 bench/overhead.sh --scenario "$full" "$bin" >"$out/overhead-full-size-file.txt" 2>&1
 echo "exit $?" >>"$out/overhead-full-size-file.txt"
 bench/overhead.sh --quick "$bin" >"$out/overhead-builtin-quick.txt" 2>&1

@@ -4,7 +4,7 @@
 #   out  the folder every output goes to ($OUT, default ./h200-out), made here
 #   bin  the release build of repro (build/release/src/repro)
 # and run NAME ARGS...: repro's text output in $out/NAME.txt, its exit status and seconds
-# appended, the last line echoed; and stop_and_continue_during_sweep (below). Writes list-devices.txt and version.txt.
+# appended, the last line echoed; stop_and_continue_during_sweep and blade_file_at_full_size (below). Writes list-devices.txt and version.txt.
 out="${OUT:-h200-out}"
 mkdir -p "$out"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -44,4 +44,16 @@ stop_and_continue_during_sweep() {
             "$(grep -c 'results for N=' "$out/tstp-$round.txt") chain lengths; $(tail -n 1 "$out/tstp-$round.txt" | cut -c1-80)" |
             tee -a "$out/tstp-summary.txt"
     done
+}
+
+# The blade #356 file at the full (spectrostream) shape, made from
+# scenarios/blade-356-conv-t-slice-chain.toml by changing its shape and the buffer sizes that
+# shape needs (small 14745600 bytes, weight 786432, big 30537728; the shipped file stays
+# small, for lavapipe): written to $out/blade-356-full-size.toml, whose path it prints.
+blade_file_at_full_size() {
+    local full="$out/blade-356-full-size.toml"
+    sed -e 's/^shape = "small"/shape = "spectrostream"/' -e 's/^bytes = 30720$/bytes = 14745600/' \
+        -e 's/^bytes = 12288$/bytes = 786432/' -e 's/^bytes = 73472$/bytes = 30537728/' \
+        scenarios/blade-356-conv-t-slice-chain.toml >"$full"
+    echo "$full"
 }
