@@ -149,7 +149,7 @@ bool startsZero(const sc::BufferSpec& spec) {
 }  // namespace
 
 ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bool stepReadbacks)
-    : s_(s), stepReadbacks_(stepReadbacks), allocator_(device, false) {
+    : s_(s), allocator_(device, false) {
     const std::vector<uint32_t> families = familiesOf(device, s);
     std::set<std::string> written;  // by a step or a host write, in any mode (writtenRanges)
     for (const auto& step : s.steps) {

@@ -75,7 +75,6 @@ class ScenarioBuffers {
 
   private:
     const scenario::Scenario& s_;
-    bool stepReadbacks_;
     bool fresh_ = true;
     Allocator allocator_;
     std::map<std::string, Buffer> buffers_;
