@@ -21,6 +21,7 @@
 #include "core/scenario_cpu.hpp"
 #include "core/scenario_parse.hpp"
 #include "core/scenario_report.hpp"
+#include "core/scenario_sync.hpp"
 #include "core/variant.hpp"
 #include "core/verdict.hpp"
 #include "device_choice.hpp"
@@ -1005,6 +1006,16 @@ void describeQueues(const vk::Device& device, const sc::Scenario& s, ScenarioRep
         report.queues.push_back(
             fmt::format("{} (family \"{}\"): {}", s.queues[q].name, sc::name(s.queues[q].family), e.note));
         say("  queue:    {}", report.queues.back());
+    }
+    std::vector<uint32_t> families{device.queueFamily()};
+    for (const vk::ExtraQueue& e : device.extraQueues()) families.push_back(e.family);
+    const std::vector<sc::OwnershipTransfer> transfers = sc::ownershipTransfers(s, families);
+    if (!transfers.empty()) {
+        std::set<std::string> moved;
+        for (const auto& t : transfers) moved.insert(t.buffer);
+        say("  ownership: {} exclusive buffer(s) change queue family ({}): {} queue family ownership transfer(s), a "
+            "release and an acquire each, recorded in every mode (docs/scenarios.md \"Queue family ownership\")",
+            moved.size(), fmt::join(moved, ", "), transfers.size());
     }
     say("  note: split submits each step on its queue and waits for it, so it records no signal or wait step; "
         "multipass and single submit one batch per signal/wait boundary with the file's semaphores");

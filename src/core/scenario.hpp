@@ -57,6 +57,10 @@ struct BufferSpec {
     std::vector<uint32_t> words;  // Host, ChainInput, ChainWeight: the words written, repeated
     bool checked = false;         // its final contents are compared (check = [...])
     bool poisoned = false;        // --poison: init replaced by the sentinel (scenario_cpu.hpp poisonBuffers)
+    // `sharing = "concurrent"`: VK_SHARING_MODE_CONCURRENT among the queue families in use, no
+    // ownership transfers; by default exclusive, with a queue family ownership transfer
+    // wherever it changes family (core/scenario_sync.hpp ownershipTransfers)
+    bool concurrent = false;
     SourcePlace place;
 };
 

@@ -166,7 +166,7 @@ std::vector<uint32_t> chainWords(const Parser& p, const toml::table& t, const Sc
 }
 
 BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words"}, "a [[buffer]]");
+    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing"}, "a [[buffer]]");
     BufferSpec b;
     b.place = placeOf(t);
     b.name = p.text(t, "name", true, "a [[buffer]]");
@@ -180,6 +180,12 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s)
         b.placement = Placement::HostVisible;
     } else if (!memory.empty() && memory != "device-local") {
         p.fail(*t.get("memory"), fmt::format("unknown memory '{}'; expected device-local or host-visible", memory));
+    }
+    const std::string sharing = p.text(t, "sharing", false, "");
+    if (sharing == "concurrent") {
+        b.concurrent = true;
+    } else if (!sharing.empty() && sharing != "exclusive") {
+        p.fail(*t.get("sharing"), fmt::format("unknown sharing '{}'; expected exclusive or concurrent", sharing));
     }
     const std::string init = p.text(t, "init", false, "");
     bool known = init.empty();

@@ -10,25 +10,9 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/scenario_cpu.hpp"
 
 namespace repro::scenario {
-
-void stepAccesses(const Step& step, std::vector<std::string>& reads, std::vector<std::string>& writes) {
-    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
-        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
-            if (kernelReads(d->kernel, i)) reads.push_back(d->bindings[i]);
-            if (kernelWrites(d->kernel, i)) writes.push_back(d->bindings[i]);
-        }
-        if (d->indirect) reads.push_back(d->indirect->buffer);
-    } else if (const auto* f = std::get_if<Fill>(&step.body)) {
-        writes.push_back(f->buffer);
-    } else if (const auto* u = std::get_if<Update>(&step.body)) {
-        writes.push_back(u->buffer);
-    } else if (const auto* c = std::get_if<Copy>(&step.body)) {
-        reads.push_back(c->src);
-        writes.push_back(c->dst);
-    }
-}
 
 std::vector<Batch> batchesOf(const Scenario& s) {
     std::vector<Batch> out;
@@ -234,7 +218,7 @@ void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std:
         std::set<std::pair<std::string, bool>> noted;
         for (const size_t i : batches[b].work) {
             std::vector<std::string> reads, writes;
-            stepAccesses(s.steps[i], reads, writes);
+            stepAccesses(s.steps[i], s, reads, writes);
             for (const auto& r : reads)
                 if (noted.insert({r, false}).second) byBuffer[r].push_back({b, i, false});
             for (const auto& w : writes)
@@ -242,15 +226,30 @@ void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std:
         }
     }
     for (const auto& [buffer, list] : byBuffer) {
+        // an exclusive buffer used on a queue of another family: its ownership transfers
+        // need two reads on two queues ordered too (ownershipTransfers)
+        const bool transfers =
+            !s.buffer(buffer)->concurrent && std::any_of(list.begin(), list.end(), [&](const Access& a) {
+                return s.queues[batches[a.batch].queue].family == QueueFamilyChoice::Other;
+            });
         for (size_t x = 0; x < list.size(); ++x) {
             for (size_t y = x + 1; y < list.size(); ++y) {
                 const Access &a = list[x], &b = list[y];
-                if (!(a.writes || b.writes) || batches[a.batch].queue == batches[b.batch].queue) continue;
+                if (!(a.writes || b.writes || transfers) || batches[a.batch].queue == batches[b.batch].queue) continue;
                 if (ordered(a.batch, b.batch)) continue;
                 const Step& later = s.steps[std::max(a.step, b.step)];
                 const Step& other = s.steps[std::min(a.step, b.step)];
                 const bool laterWrites = a.step > b.step ? a.writes : b.writes;
                 const bool otherWrites = a.step > b.step ? b.writes : a.writes;
+                if (!laterWrites && !otherWrites)
+                    failAt(s, later,
+                           fmt::format("{} reads buffer '{}', which {} reads, and no semaphore orders them (queues {} "
+                                       "and {}); buffer '{}' is exclusive and used on a queue of family \"other\", so "
+                                       "its queue family ownership transfers need every use on one queue ordered with "
+                                       "every use on another; expected a signal after one and a wait before the "
+                                       "other, or sharing = \"concurrent\" on buffer '{}'",
+                                       later.label, buffer, other.label, s.queues[later.queue].name,
+                                       s.queues[other.queue].name, buffer, buffer));
                 failAt(s, later,
                        fmt::format("{} {} buffer '{}', which {} {}, and no semaphore orders them (queues {} and "
                                    "{}); expected a signal after one and a wait before the other (a data race in the "
@@ -283,6 +282,113 @@ void checkAndOrderSemaphores(Scenario& s) {
     }
     for (size_t i = 0; i < steps.size(); ++i) s.reordered = s.reordered || steps[i].label != s.steps[i].label;
     s.steps = std::move(steps);
+}
+
+namespace {
+
+// VkPipelineStageFlagBits2 and VkAccessFlagBits2 values (Vulkan spec, "Pipeline Stages",
+// "Access Types"); each equals its original VkPipelineStageFlagBits / VkAccessFlagBits.
+constexpr uint64_t kDrawIndirectStage = 0x2, kComputeStage = 0x800, kTransferStage = 0x1000,
+                   kAllCommandsStage = 0x10000;
+constexpr uint64_t kIndirectCommandRead = 0x1, kShaderRead = 0x20, kShaderWrite = 0x40, kTransferRead = 0x800,
+                   kTransferWrite = 0x1000, kMemoryRead = 0x8000, kMemoryWrite = 0x10000;
+
+// How one step uses one buffer: its stages, its accesses, and those of them that write.
+struct Use {
+    uint64_t stage = 0, access = 0, writes = 0;
+};
+
+// Each buffer `step` uses, with how (a dispatch's bindings as dispatchReads/dispatchWrites
+// say, its indirect args at DRAW_INDIRECT; a fill, update or copy at TRANSFER).
+std::map<std::string, Use> usesOf(const Step& step, const Scenario& s) {
+    std::map<std::string, Use> out;
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
+            const bool reads = dispatchReads(s, *d, i), writes = dispatchWrites(s, *d, i);
+            if (!reads && !writes) continue;  // bound, never accessed (noop): no use
+            Use& u = out[d->bindings[i]];
+            u.stage |= kComputeStage;
+            if (reads) u.access |= kShaderRead;
+            if (writes) u.access |= kShaderWrite, u.writes |= kShaderWrite;
+        }
+        if (d->indirect) {
+            Use& u = out[d->indirect->buffer];
+            u.stage |= kDrawIndirectStage;
+            u.access |= kIndirectCommandRead;
+        }
+        return out;
+    }
+    const auto write = [&](const std::string& name) {
+        out[name] = {.stage = kTransferStage, .access = kTransferWrite, .writes = kTransferWrite};
+    };
+    if (const auto* f = std::get_if<Fill>(&step.body)) write(f->buffer);
+    if (const auto* u = std::get_if<Update>(&step.body)) write(u->buffer);
+    if (const auto* c = std::get_if<Copy>(&step.body)) {
+        out[c->src] = {.stage = kTransferStage, .access = kTransferRead};
+        Use& dst = out[c->dst];  // a copy within one buffer both reads and writes it
+        dst.stage = kTransferStage;
+        dst.access |= kTransferWrite;
+        dst.writes |= kTransferWrite;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::vector<uint32_t>& familyOf) {
+    std::vector<OwnershipTransfer> out;
+    if (std::all_of(familyOf.begin(), familyOf.end(), [&](uint32_t f) { return f == familyOf.at(0); })) return out;
+    struct Holder {  // who holds an exclusive buffer now
+        uint32_t family = 0, queue = 0;
+        std::optional<size_t> last;                                 // the last step that used it; none: the upload
+        uint64_t stages = kTransferStage, writes = kTransferWrite;  // its uses on `queue` since
+    };
+    std::map<std::string, Holder> held;
+    for (const auto& b : s.buffers) {
+        if (!b.concurrent) held[b.name] = {.family = familyOf.at(0)};
+    }
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const uint32_t queue = s.steps[i].queue, family = familyOf.at(queue);
+        for (const auto& [name, use] : usesOf(s.steps[i], s)) {
+            const auto it = held.find(name);
+            if (it == held.end()) continue;
+            Holder& h = it->second;
+            if (h.family != family) {
+                out.push_back({.buffer = name,
+                               .fromQueue = h.queue,
+                               .toQueue = queue,
+                               .fromFamily = h.family,
+                               .toFamily = family,
+                               .after = h.last,
+                               .before = i,
+                               .srcStage = h.stages,
+                               .srcAccess = h.writes,
+                               .dstStage = use.stage,
+                               .dstAccess = use.access});
+            }
+            if (h.family != family || h.queue != queue) h.stages = 0, h.writes = 0;
+            h.family = family;
+            h.queue = queue;
+            h.last = i;
+            h.stages |= use.stage;
+            h.writes |= use.writes;
+        }
+    }
+    for (const auto& [name, h] : held) {
+        if (h.family == familyOf.at(0)) continue;
+        out.push_back({.buffer = name,
+                       .fromQueue = h.queue,
+                       .toQueue = 0,
+                       .fromFamily = h.family,
+                       .toFamily = familyOf.at(0),
+                       .after = h.last,
+                       .before = std::nullopt,
+                       .srcStage = h.stages,
+                       .srcAccess = h.writes,
+                       .dstStage = kAllCommandsStage,
+                       .dstAccess = kMemoryRead | kMemoryWrite});
+    }
+    return out;
 }
 
 }  // namespace repro::scenario

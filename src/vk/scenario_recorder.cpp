@@ -129,13 +129,19 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
 
 namespace {
 
-// The queue families the scenario's queues landed in, the main one first, each once: two or
-// more make its buffers VK_SHARING_MODE_CONCURRENT among them (no queue family ownership
-// transfer is recorded: docs/scenarios.md "Queues and semaphores").
-std::vector<uint32_t> familiesOf(const Device& device, const sc::Scenario& s) {
+// The queue family each of the scenario's queues landed in ([0] the main queue's).
+std::vector<uint32_t> queueFamilies(const Device& device, const sc::Scenario& s) {
     std::vector<uint32_t> out{device.queueFamily()};
-    for (size_t q = 1; q < s.queues.size(); ++q) {
-        const uint32_t f = device.extraQueues().at(q - 1).family;
+    for (size_t q = 1; q < s.queues.size(); ++q) out.push_back(device.extraQueues().at(q - 1).family);
+    return out;
+}
+
+// Those families, each once, the main one first: two or more make a buffer with `sharing =
+// "concurrent"` VK_SHARING_MODE_CONCURRENT among them; the others stay exclusive, and their
+// queue family ownership transfers are recorded (Ownership below).
+std::vector<uint32_t> familiesOf(const Device& device, const sc::Scenario& s) {
+    std::vector<uint32_t> out;
+    for (const uint32_t f : queueFamilies(device, s)) {
         if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
     }
     return out;
@@ -159,7 +165,7 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
         const bool host = spec.placement == sc::Placement::HostVisible;
         Buffer b = allocator_.create(spec.name, spec.bytes, MemoryClass::Device,
                                      {.placement = host ? BufferMemory::HostVisible : BufferMemory::DeviceLocal,
-                                      .concurrentFamilies = families});
+                                      .concurrentFamilies = spec.concurrent ? families : std::vector<uint32_t>{}});
         const bool zero = startsZero(spec);
         // A device-local buffer that starts as zeros is filled by the upload submit; it needs
         // a twin only to be read back.
@@ -312,6 +318,53 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     }
 }
 
+// One mode's queue family ownership transfers (core/scenario_sync.hpp ownershipTransfers),
+// recorded where they belong: each release a VkBufferMemoryBarrier in a vkCmdPipelineBarrier
+// of its own, srcStageMask the uses' stages, dstStageMask BOTTOM_OF_PIPE, srcAccessMask their
+// writes; each acquire one with srcStageMask and dstStageMask the next use's stage and
+// dstAccessMask its accesses (Vulkan spec, "Queue Family Ownership Transfer": the release's
+// dstAccessMask and the acquire's srcAccessMask are ignored, so both are 0). None on a device
+// where every queue landed in one family, or without queues.
+class Ownership {
+  public:
+    Ownership(const Device& device, const sc::Scenario& s) : s_(s) {
+        if (s.usesQueues()) transfers_ = sc::ownershipTransfers(s, queueFamilies(device, s));
+    }
+    // The releases after step `step` (none: the upload's end).
+    void releasesAfter(VkCommandBuffer cmd, std::optional<size_t> step, const ScenarioBuffers& mb) const {
+        for (const auto& t : transfers_) {
+            if (t.after == step) record(cmd, t, mb, true);
+        }
+    }
+    // The acquires before step `step` (none: the readback's start).
+    void acquiresBefore(VkCommandBuffer cmd, std::optional<size_t> step, const ScenarioBuffers& mb) const {
+        for (const auto& t : transfers_) {
+            if (t.before == step) record(cmd, t, mb, false);
+        }
+    }
+
+  private:
+    void record(VkCommandBuffer cmd, const sc::OwnershipTransfer& t, const ScenarioBuffers& mb, bool release) const {
+        const auto bits = [](uint64_t v) { return static_cast<uint32_t>(v & 0xffffffffu); };
+        trace::note(fmt::format("{} buffer '{}': queue {} (family {}) -> queue {} (family {})",
+                                release ? "release" : "acquire", t.buffer, s_.queues[t.fromQueue].name, t.fromFamily,
+                                s_.queues[t.toQueue].name, t.toFamily));
+        const VkBufferMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+                                            .srcAccessMask = release ? bits(t.srcAccess) : 0u,
+                                            .dstAccessMask = release ? 0u : bits(t.dstAccess),
+                                            .srcQueueFamilyIndex = t.fromFamily,
+                                            .dstQueueFamilyIndex = t.toFamily,
+                                            .buffer = mb.at(t.buffer).get(),
+                                            .offset = 0,
+                                            .size = VK_WHOLE_SIZE};
+        vkCmdPipelineBarrier(cmd, bits(release ? t.srcStage : t.dstStage),
+                             release ? uint32_t{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT} : bits(t.dstStage), 0, 0, nullptr,
+                             1, &barrier, 0, nullptr);
+    }
+    const sc::Scenario& s_;
+    std::vector<sc::OwnershipTransfer> transfers_;
+};
+
 // The timestamp pair around each of a mode's own command buffers (runScenarioMode's
 // `timestamps`): one two-query pool, reset at the start of each command buffer and read after
 // its submit's wait. Inactive where not asked for or the queue family has no timestamps.
@@ -437,9 +490,11 @@ bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_c
 // queue, waited for; a submit on another queue than the one before also waits (on the device)
 // for that queue's timeline, so that split stays the fully ordered reference.
 bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s,
-                         const ScenarioBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+                         const ScenarioBuffers& mb, const Ownership& ownership, double timeoutSeconds,
+                         ScenarioModeRun& run) {
     uint32_t lastQueue = 0;
-    for (const auto& step : s.steps) {
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const sc::Step& step = s.steps[i];
         const auto& body = step.body;
         if (std::holds_alternative<sc::Barrier>(body) || std::holds_alternative<sc::Signal>(body) ||
             std::holds_alternative<sc::Wait>(body))
@@ -447,7 +502,9 @@ bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, cons
         Encoder& encoder = *q.encoders[step.queue];
         encoder.begin();
         recordBladeGlobalBarrier(encoder.cmd());
+        ownership.acquiresBefore(encoder.cmd(), i, mb);
         recordWork(encoder, pipelines, step, mb);
+        ownership.releasesAfter(encoder.cmd(), i, mb);
         recordBladeGlobalBarrier(encoder.cmd());
         std::vector<SemaphoreOp> waits;
         const Encoder& previous = *q.encoders[lastQueue];
@@ -484,7 +541,7 @@ void batchSemaphores(const ModeQueues& q, const sc::Scenario& s, const sc::Batch
 // its last ends with G; multipass puts G before each step as without queues. Then the host
 // waits for every queue.
 bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                   const ScenarioBuffers& mb, double timeoutSeconds, ScenarioModeRun& run) {
+                   const ScenarioBuffers& mb, const Ownership& ownership, double timeoutSeconds, ScenarioModeRun& run) {
     const std::vector<sc::Batch> batches = sc::batchesOf(s);
     std::vector<size_t> first(s.queues.size(), batches.size()), last(s.queues.size(), 0);
     for (size_t b = 0; b < batches.size(); ++b) {
@@ -503,7 +560,9 @@ bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::
                 continue;
             }
             if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
+            ownership.acquiresBefore(encoder.cmd(), i, mb);
             recordWork(encoder, pipelines, s.steps[i], mb);
+            ownership.releasesAfter(encoder.cmd(), i, mb);
         }
         if (b == last[batch.queue]) recordBladeGlobalBarrier(encoder.cmd());
         encoder.end();
@@ -647,11 +706,11 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
 // With queues (core/scenario_sync.hpp), split and the batches; without, recordOneQueue.
 // The timestamps cover the main queue's submits without queues only.
 bool recordMode(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                const ScenarioBuffers& mb, double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
-                ModeStamps& stamps) {
+                const ScenarioBuffers& mb, const Ownership& ownership, double timeoutSeconds,
+                const StepReadback& readback, ScenarioModeRun& run, ModeStamps& stamps) {
     if (s.usesQueues()) {
-        if (mode == Mode::Split) return recordSplitOnQueues(q, pipelines, s, mb, timeoutSeconds, run);
-        return recordBatches(q, pipelines, s, mode, mb, timeoutSeconds, run);
+        if (mode == Mode::Split) return recordSplitOnQueues(q, pipelines, s, mb, ownership, timeoutSeconds, run);
+        return recordBatches(q, pipelines, s, mode, mb, ownership, timeoutSeconds, run);
     }
     return recordOneQueue(*q.encoders[0], pipelines, s, mode, mb, timeoutSeconds, readback, run, stamps);
 }
@@ -699,6 +758,7 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
     ModeQueues queues = makeQueues(device, s);
     Encoder& encoder = *queues.encoders[0];
     ModeStamps stamps(device, timestamps && !s.usesQueues());
+    const Ownership ownership(device, s);
     const AbandonOnTimeout guard{device, run};
     encoder.begin();  // the upload of the device-local buffers' initial contents
     for (const auto& spec : s.buffers) {
@@ -708,15 +768,17 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
             copyWhole(encoder.cmd(), *mb.twin(spec.name), mb.at(spec.name));
     }
     recordBladeGlobalBarrier(encoder.cmd());
+    ownership.releasesAfter(encoder.cmd(), std::nullopt, mb);  // to the queues that use a buffer first
     if (!submit(encoder, "the upload submit", timeoutSeconds, run)) return run;
     run.buffersAndUpload = secondsSince(phase);
     phase = Clock::now();
-    const bool recorded = recordMode(queues, pipelines, s, mode, mb, timeoutSeconds, readback, run, stamps);
+    const bool recorded = recordMode(queues, pipelines, s, mode, mb, ownership, timeoutSeconds, readback, run, stamps);
     run.recording = std::max(0.0, secondsSince(phase) - run.gpuWait);
     run.gpuSeconds = stamps.seconds();
     if (!recorded) return run;
     phase = Clock::now();
     encoder.begin();  // the readback: checked device-local buffers into their twins
+    ownership.acquiresBefore(encoder.cmd(), std::nullopt, mb);  // every buffer back on the main queue
     recordBladeGlobalBarrier(encoder.cmd());
     for (const auto& spec : s.buffers) {
         if (spec.checked && mb.twin(spec.name)) copyWhole(encoder.cmd(), mb.at(spec.name), *mb.twin(spec.name));

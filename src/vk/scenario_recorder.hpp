@@ -45,8 +45,8 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::
 
 // A scenario's buffers on one device, made once for every run of that scenario (each mode,
 // each --repeat run), as the built-in chain makes its buffers once: every file buffer with its
-// placement (VK_SHARING_MODE_CONCURRENT among the queue families of its queues, when it has
-// more than one); a host-visible twin for each device-local buffer whose initial words are
+// placement (exclusive, or with `sharing = "concurrent"` VK_SHARING_MODE_CONCURRENT among the
+// queue families of its queues when they are more than one); a host-visible twin for each device-local buffer whose initial words are
 // uploaded (any init but zero and undefined) or whose bytes are read back (checked, or every
 // one with `stepReadbacks`, --check-steps); conv-t's and slice's parameter blocks when the
 // steps dispatch them. Before each mode runScenarioMode gives every buffer its initial
@@ -131,6 +131,11 @@ struct StepReadback {
 // comes between two submits and a host read after a submit of its own [begin, host-read
 // barrier, end]. The host-read barrier is ALL_COMMANDS/MEMORY_WRITE -> HOST/HOST_READ
 // (vk/barriers.hpp recordHostReadBarrier).
+// Where the scenario's queues landed in more than one queue family, each exclusive buffer's
+// queue family ownership transfers (core/scenario_sync.hpp ownershipTransfers) are recorded in
+// every mode: a release right after the step that last used it on its queue (or at the end of
+// the upload submit), an acquire right before the step that uses it next on another family
+// (or at the start of the readback submit, which takes every buffer back to the main queue).
 // With `readback.onStep` set, split also reads back each step's written buffers (StepReadback).
 // Throws CannotTest when memory runs out; submit failures are outcomes, not exceptions. After a
 // timed-out submit the device is abandoned before the mode's objects go, since the GPU may

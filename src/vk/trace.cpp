@@ -137,6 +137,9 @@ VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src,
     for (uint32_t i = 0; i < bufferCount; ++i) {
         line += fmt::format(", buffer {} {} -> {}", named(buffers[i].buffer, "buffer"),
                             accessMaskText(buffers[i].srcAccessMask), accessMaskText(buffers[i].dstAccessMask));
+        if (buffers[i].srcQueueFamilyIndex != buffers[i].dstQueueFamilyIndex)  // an ownership transfer
+            line +=
+                fmt::format(", queue family {} -> {}", buffers[i].srcQueueFamilyIndex, buffers[i].dstQueueFamilyIndex);
     }
     if (imageCount) line += fmt::format(", {} image barriers", imageCount);
     if (memoryCount == 0 && bufferCount == 0 && imageCount == 0) line += ", execution only";

@@ -1023,6 +1023,82 @@ TEST(ScenarioQueues, PrintStreamShowsTheSemaphoresPerQueue) {
         << calls;
     EXPECT_TRUE(contains(calls, "# submit 4: batch 4 of 4 on queue main\nvkQueueSubmit(")) << calls;
     EXPECT_TRUE(contains(calls, "; wait copied at COMPUTE_SHADER; signal timeline(main) = 4; fence none)")) << calls;
+    // one queue family here: nothing to transfer
+    EXPECT_FALSE(contains(r.out, "# release")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "ownership:")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "# acquire")) << shown(r);
+}
+
+// With a second queue family (REPRO_SIMULATE=second-family) the copier lands in family 1 and
+// each mode records the exclusive buffers' ownership transfers (docs/scenarios.md "Queue family
+// ownership"): data and staged go to the copier after the upload and the first increment, come
+// back for the main queue's copy (staged) and the readback (data); out and side never leave.
+// With sharing = "concurrent" on every buffer, none.
+TEST(ScenarioQueues, OwnershipTransfersAreRecordedWhereTheQueuesLandInTwoFamilies) {
+    const std::string file = kScenarios + "compute-copy-on-a-second-queue.toml";
+    const BoundedResult r = repro({"--scenario", file, "--print-stream"}, simulated("second-family"));
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  queue:    copier (family \"other\"): family 1 (COMPUTE|TRANSFER), queue 0\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "  ownership: 2 exclusive buffer(s) change queue family (data, staged): 4 queue family "
+                                "ownership transfer(s), a release and an acquire each, recorded in every mode"))
+        << shown(r);
+    const size_t single = r.out.find("## mode single");
+    ASSERT_NE(single, std::string::npos) << shown(r);
+    const std::string calls = r.out.substr(single);
+    const std::vector<std::string> inOrder = {
+        // the upload submit: staged, first used by the copy, goes at its end
+        "# release buffer 'staged': queue main (family 0) -> queue copier (family 1)\n"
+        "  vkCmdPipelineBarrier(TRANSFER -> BOTTOM_OF_PIPE, buffer staged TRANSFER_WRITE -> 0, queue family 0 -> 1)",
+        // batch 1 on main: after the increment of data
+        "# release buffer 'data': queue main (family 0) -> queue copier (family 1)\n"
+        "  vkCmdPipelineBarrier(COMPUTE_SHADER|TRANSFER -> BOTTOM_OF_PIPE, buffer data SHADER_WRITE|TRANSFER_WRITE -> "
+        "0, queue family 0 -> 1)",
+        // batch 2 on the copier: both acquired before the copy, both released after it
+        "# acquire buffer 'data': queue main (family 0) -> queue copier (family 1)\n"
+        "  vkCmdPipelineBarrier(TRANSFER -> TRANSFER, buffer data 0 -> TRANSFER_READ, queue family 0 -> 1)",
+        "# acquire buffer 'staged': queue main (family 0) -> queue copier (family 1)\n"
+        "  vkCmdPipelineBarrier(TRANSFER -> TRANSFER, buffer staged 0 -> TRANSFER_WRITE, queue family 0 -> 1)",
+        "  vkCmdCopyBuffer(",
+        "# release buffer 'staged': queue copier (family 1) -> queue main (family 0)\n"
+        "  vkCmdPipelineBarrier(TRANSFER -> BOTTOM_OF_PIPE, buffer staged TRANSFER_WRITE -> 0, queue family 1 -> 0)",
+        "# release buffer 'data': queue copier (family 1) -> queue main (family 0)\n"
+        "  vkCmdPipelineBarrier(TRANSFER -> BOTTOM_OF_PIPE, buffer data 0 -> 0, queue family 1 -> 0)",
+        // batch 4 on main: staged acquired before the copy dispatch that reads it
+        "# acquire buffer 'staged': queue copier (family 1) -> queue main (family 0)\n"
+        "  vkCmdPipelineBarrier(COMPUTE_SHADER -> COMPUTE_SHADER, buffer staged 0 -> SHADER_READ, queue family 1 -> 0)",
+        // the readback: data back on the main queue
+        "# acquire buffer 'data': queue copier (family 1) -> queue main (family 0)\n"
+        "  vkCmdPipelineBarrier(ALL_COMMANDS -> ALL_COMMANDS, buffer data 0 -> MEMORY_READ|MEMORY_WRITE, queue family "
+        "1 -> 0)"};
+    size_t at = 0;
+    for (const std::string& line : inOrder) {
+        const size_t found = calls.find(line, at);
+        ASSERT_NE(found, std::string::npos) << "not found after byte " << at << ": " << line << "\n" << calls;
+        at = found + line.size();
+    }
+    EXPECT_FALSE(contains(r.out, "buffer out")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "buffer side")) << shown(r);
+    // each mode (split included) moves data and staged out and back: 4 releases, 4 acquires
+    size_t releases = 0;
+    for (size_t p = r.out.find("# release"); p != std::string::npos; p = r.out.find("# release", p + 1)) ++releases;
+    EXPECT_EQ(releases, 12u) << shown(r);
+    // and the modes, run twice each with the transfers, agree with the CPU model and split
+    const BoundedResult run = repro({"--scenario", file, "--repeat", "2"}, simulated("second-family"));
+    EXPECT_EQ(run.status, 0) << shown(run);
+    EXPECT_TRUE(contains(run.out, "--- NOT REPRODUCED")) << shown(run);
+
+    std::string text;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);)
+        text += line == "[[buffer]]" ? line + "\nsharing = \"concurrent\"\n" : line + "\n";
+    const auto concurrent = writeFile("-concurrent.toml", text);
+    const BoundedResult c = repro({"--scenario", concurrent.string(), "--print-stream"}, simulated("second-family"));
+    std::filesystem::remove(concurrent);
+    ASSERT_EQ(c.status, 0) << shown(c);
+    EXPECT_FALSE(contains(c.out, "queue family 0 -> 1")) << shown(c);
+    EXPECT_FALSE(contains(c.out, "# release")) << shown(c);
+    EXPECT_FALSE(contains(c.out, "ownership:")) << shown(c);
 }
 
 // A timeline wait before its signal in the file: the copy on the second queue runs after the

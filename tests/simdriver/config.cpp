@@ -232,6 +232,7 @@ class Parser {
     bool fault(ArgumentReader& r, std::string_view name, std::optional<std::string_view> arg);
     bool api(ArgumentReader& r, std::optional<std::string_view> arg);
     bool dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool secondFamily(ArgumentReader& r, std::optional<std::string_view> arg);
     bool conflicts();
 
     bool fail(const std::string& what) {
@@ -515,6 +516,12 @@ bool Parser::dropTransfers(ArgumentReader& r, std::optional<std::string_view> ar
     return true;
 }
 
+bool Parser::secondFamily(ArgumentReader& r, std::optional<std::string_view> arg) {
+    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    config_.secondFamily = true;
+    return true;
+}
+
 bool Parser::behaviour(std::string_view item) {
     if (item.empty()) return fail("empty behaviour (two ';' in a row, or one at an end)");
     const size_t colon = item.find(':');
@@ -523,9 +530,9 @@ bool Parser::behaviour(std::string_view item) {
     if (colon != std::string_view::npos) arg = item.substr(colon + 1);
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
-    static const std::vector<std::string_view> kNames = {"identity", "seed-bug", "watchdog",      "clock", "stale",
-                                                         "crash",    "abort",    "stall",         "lost",  "flaky",
-                                                         "api",      "hang",     "drop-transfers"};
+    static const std::vector<std::string_view> kNames = {
+        "identity", "seed-bug", "watchdog", "clock", "stale", "crash",          "abort",
+        "stall",    "lost",     "flaky",    "api",   "hang",  "drop-transfers", "second-family"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -541,6 +548,7 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "hang") return hang(r, arg);
     if (name == "api") return api(r, arg);
     if (name == "drop-transfers") return dropTransfers(r, arg);
+    if (name == "second-family") return secondFamily(r, arg);
     return fault(r, name, arg);
 }
 
@@ -627,7 +635,7 @@ Identity defaultIdentity() {
 
 bool Config::empty() const {
     return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
-           !api10 && !dropTransfers;
+           !api10 && !dropTransfers && !secondFamily;
 }
 
 std::optional<ClockCost> Config::cost() const {

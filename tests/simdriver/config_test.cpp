@@ -35,7 +35,8 @@ TEST(Grammar, EmptyIsInvisible) {
 TEST(Grammar, ErrorLineQuotesTheWholeValueAndNamesTheOffendingText) {
     EXPECT_EQ(parseSimulate("seed-bug;bogus:1").error,
               "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
-              "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang, drop-transfers)");
+              "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang, drop-transfers, "
+              "second-family)");
 }
 
 TEST(Grammar, StructuralErrors) {
@@ -309,6 +310,9 @@ TEST(Combinations, Conflicts) {
 TEST(Parse, DropTransfersTakesNoArgumentAndIsOneCauseOfWrongResults) {
     EXPECT_TRUE(parsed("drop-transfers").dropTransfers);
     EXPECT_FALSE(parsed("drop-transfers").empty());
+    EXPECT_TRUE(parsed("second-family").secondFamily);
+    EXPECT_FALSE(parsed("second-family").empty());
+    EXPECT_TRUE(parsed("second-family;drop-transfers").dropTransfers);  // not a cause of wrong results
     EXPECT_FALSE(parsed("identity").dropTransfers);
     EXPECT_TRUE(parsed("identity;drop-transfers;clock:us-per-wg=1").dropTransfers);
     EXPECT_EQ(error("drop-transfers:1"), "drop-transfers: takes no argument ('1' given)");

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -96,6 +97,7 @@ uint32_t groupsOf(const Config& c) {
     if (c.lost) g |= kLoss;
     if (c.stale) g |= kStale;
     if (c.dropTransfers) g |= kRecording | kTransfers;
+    if (c.secondFamily) g |= kFamilies;
     return g;
 }
 
@@ -138,6 +140,8 @@ InstanceDispatch loadInstance(PFN_vkGetInstanceProcAddr gipa, VkInstance instanc
     load(d.getPhysicalDeviceProperties2KHR, gipa, instance, "vkGetPhysicalDeviceProperties2KHR");
     load(d.enumerateDeviceExtensionProperties, gipa, instance, "vkEnumerateDeviceExtensionProperties");
     load(d.getPhysicalDeviceQueueFamilyProperties, gipa, instance, "vkGetPhysicalDeviceQueueFamilyProperties");
+    d.getPhysicalDeviceQueueFamilyProperties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties2>(
+        gipa(instance, "vkGetPhysicalDeviceQueueFamilyProperties2"));
     load(d.getPhysicalDeviceMemoryProperties, gipa, instance, "vkGetPhysicalDeviceMemoryProperties");
     return d;
 }
@@ -323,6 +327,52 @@ VKAPI_ATTR VkResult VKAPI_CALL simEnumerateDeviceExtensionProperties(VkPhysicalD
     return copied < list.size() ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
+// The driver's own number of queue families.
+uint32_t driverFamilyCount(const InstanceState& s, VkPhysicalDevice physical) {
+    uint32_t families = 0;
+    s.next.getPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+    return families;
+}
+
+// second-family: the driver's families, then one more: COMPUTE|TRANSFER, one queue, family
+// 0's timestamp bits (Vulkan spec "Queue Family Properties": the two-call idiom, VK_INCOMPLETE
+// when the array is short).
+std::vector<VkQueueFamilyProperties> familiesWithAdded(const InstanceState& s, VkPhysicalDevice physical) {
+    uint32_t count = driverFamilyCount(s, physical);
+    std::vector<VkQueueFamilyProperties> list(count);
+    s.next.getPhysicalDeviceQueueFamilyProperties(physical, &count, list.data());
+    VkQueueFamilyProperties added{.queueFlags = VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT,
+                                  .queueCount = 1,
+                                  .timestampValidBits = list.empty() ? 0u : list[0].timestampValidBits,
+                                  .minImageTransferGranularity = {1, 1, 1}};
+    list.push_back(added);
+    return list;
+}
+
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice physical, uint32_t* count,
+                                                                     VkQueueFamilyProperties* properties) {
+    const InstanceState* s = lockedInstance(physical);
+    const std::vector<VkQueueFamilyProperties> list = familiesWithAdded(*s, physical);
+    if (!properties) {
+        *count = static_cast<uint32_t>(list.size());
+        return;
+    }
+    *count = std::min<uint32_t>(*count, static_cast<uint32_t>(list.size()));
+    std::copy_n(list.begin(), *count, properties);
+}
+
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice physical, uint32_t* count,
+                                                                      VkQueueFamilyProperties2* properties) {
+    const InstanceState* s = lockedInstance(physical);
+    const std::vector<VkQueueFamilyProperties> list = familiesWithAdded(*s, physical);
+    if (!properties) {
+        *count = static_cast<uint32_t>(list.size());
+        return;
+    }
+    *count = std::min<uint32_t>(*count, static_cast<uint32_t>(list.size()));
+    for (uint32_t i = 0; i < *count; ++i) properties[i].queueFamilyProperties = list[i];  // no pNext filled
+}
+
 // The device's clock facts: timestampPeriod, each family's timestampValidBits, the memory
 // types (for stale's copies) and the PCI address kmsg lines name.
 void describeDevice(const InstanceState& s, VkPhysicalDevice physical, DeviceState& d) {
@@ -334,6 +384,7 @@ void describeDevice(const InstanceState& s, VkPhysicalDevice physical, DeviceSta
     std::vector<VkQueueFamilyProperties> list(families);
     s.next.getPhysicalDeviceQueueFamilyProperties(physical, &families, list.data());
     for (const auto& f : list) d.timestampValidBits.push_back(f.timestampValidBits);
+    if (d.config->secondFamily) d.addedFamily = families;
     s.next.getPhysicalDeviceMemoryProperties(physical, &d.memory);
     if (d.config->identity && d.config->identity->pci) d.pciAddress = pciText(*d.config->identity->pci);
 }
@@ -367,6 +418,16 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateDevice(VkPhysicalDevice physical, const 
     VkDeviceCreateInfo down = *info;
     down.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
     down.ppEnabledExtensionNames = extensions.data();
+    // second-family: the added family's queue is the driver's queue 0 of family 0, which the
+    // application asks for anyway (its main queue); its create info does not go down.
+    std::vector<VkDeviceQueueCreateInfo> queues(info->pQueueCreateInfos,
+                                                info->pQueueCreateInfos + info->queueCreateInfoCount);
+    if (s->config->secondFamily) {
+        const uint32_t added = driverFamilyCount(*s, physical);
+        std::erase_if(queues, [&](const VkDeviceQueueCreateInfo& q) { return q.queueFamilyIndex >= added; });
+        down.queueCreateInfoCount = static_cast<uint32_t>(queues.size());
+        down.pQueueCreateInfos = queues.data();
+    }
     const VkResult r = create(physical, &down, allocator, device);
     if (r != VK_SUCCESS) return r;
     auto d = std::make_unique<DeviceState>();
@@ -416,6 +477,10 @@ const Intercept kInstanceIntercepts[] = {
      kProperties, std::nullopt},
     {"vkGetPhysicalDeviceProperties2KHR", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2KHR),
      kProperties, std::nullopt},
+    {"vkGetPhysicalDeviceQueueFamilyProperties",
+     reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceQueueFamilyProperties), kFamilies, std::nullopt},
+    {"vkGetPhysicalDeviceQueueFamilyProperties2",
+     reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceQueueFamilyProperties2), kFamilies, std::nullopt},
     {"vkEnumerateDeviceExtensionProperties",
      reinterpret_cast<PFN_vkVoidFunction>(simEnumerateDeviceExtensionProperties), kPciExtension, std::nullopt},
 };

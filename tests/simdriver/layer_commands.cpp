@@ -337,9 +337,25 @@ VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier(VkCommandBuffer cb, VkPipelineS
                                                  const VkMemoryBarrier* memory, uint32_t bufferCount,
                                                  const VkBufferMemoryBarrier* buffers, uint32_t imageCount,
                                                  const VkImageMemoryBarrier* images) {
-    barrier(cb);
-    lockedDevice(cb)->next.CmdPipelineBarrier(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers,
-                                              imageCount, images);
+    DeviceState* d = lockedDevice(cb);
+    if (d->config->dropTransfers) barrier(cb);
+    // second-family: an ownership transfer reaches the driver, which has one family fewer, as
+    // a plain buffer barrier (both indices VK_QUEUE_FAMILY_IGNORED)
+    std::vector<VkBufferMemoryBarrier> down(buffers, buffers + bufferCount);
+    for (VkBufferMemoryBarrier& b : down) {
+        if (d->config->secondFamily && b.srcQueueFamilyIndex != b.dstQueueFamilyIndex)
+            b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    }
+    d->next.CmdPipelineBarrier(cb, src, dst, flags, memoryCount, memory, bufferCount, down.data(), imageCount, images);
+}
+
+// second-family: a command pool of the added family is one of the driver's family 0.
+VKAPI_ATTR VkResult VKAPI_CALL simCreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo* info,
+                                                    const VkAllocationCallbacks* a, VkCommandPool* pool) {
+    DeviceState* d = lockedDevice(device);
+    VkCommandPoolCreateInfo down = *info;
+    if (down.queueFamilyIndex == d->addedFamily) down.queueFamilyIndex = 0;
+    return d->next.CreateCommandPool(device, &down, a, pool);
 }
 
 VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier2(VkCommandBuffer cb, const VkDependencyInfo* info) {
@@ -393,6 +409,12 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateBuffer(VkDevice device, const VkBufferCr
     DeviceState* d = lockedDevice(device);
     VkBufferCreateInfo down = *info;
     down.usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (d->config->secondFamily && down.sharingMode == VK_SHARING_MODE_CONCURRENT) {
+        // second-family: the driver has one family fewer; its buffers are exclusive to it
+        down.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+        down.queueFamilyIndexCount = 0;
+        down.pQueueFamilyIndices = nullptr;
+    }
     const VkResult r = d->next.CreateBuffer(device, &down, a, buffer);
     if (r == VK_SUCCESS) {
         std::lock_guard lock(globals().mutex);
@@ -601,7 +623,7 @@ const Intercept kCommandIntercepts[] = {
     {"vkCmdWriteTimestamp2", interceptFn(simCmdWriteTimestamp2), kClockGroup, std::nullopt},
     {"vkCmdWriteTimestamp2KHR", interceptFn(simCmdWriteTimestamp2KHR), kClockGroup, std::nullopt},
     {"vkCmdResetQueryPool", interceptFn(simCmdResetQueryPool), kClockGroup, std::nullopt},
-    {"vkCreateBuffer", interceptFn(simCreateBuffer), kStale, std::nullopt},
+    {"vkCreateBuffer", interceptFn(simCreateBuffer), kStale | kFamilies, std::nullopt},
     {"vkDestroyBuffer", interceptFn(simDestroyBuffer), kStale, std::nullopt},
     {"vkAllocateDescriptorSets", interceptFn(simAllocateDescriptorSets), kStale, std::nullopt},
     {"vkCreateDescriptorUpdateTemplate", interceptFn(simCreateDescriptorUpdateTemplate), kStale, std::nullopt},
@@ -621,7 +643,8 @@ const Intercept kCommandIntercepts[] = {
     {"vkCmdCopyBuffer", interceptFn(simCmdCopyBuffer), kTransfers, std::nullopt},
     {"vkCmdCopyBuffer2", interceptFn(simCmdCopyBuffer2), kTransfers, std::nullopt},
     {"vkCmdCopyBuffer2KHR", interceptFn(simCmdCopyBuffer2KHR), kTransfers, std::nullopt},
-    {"vkCmdPipelineBarrier", interceptFn(simCmdPipelineBarrier), kTransfers, std::nullopt},
+    {"vkCmdPipelineBarrier", interceptFn(simCmdPipelineBarrier), kTransfers | kFamilies, std::nullopt},
+    {"vkCreateCommandPool", interceptFn(simCreateCommandPool), kFamilies, std::nullopt},
     {"vkCmdPipelineBarrier2", interceptFn(simCmdPipelineBarrier2), kTransfers, std::nullopt},
     {"vkCmdPipelineBarrier2KHR", interceptFn(simCmdPipelineBarrier2KHR), kTransfers, std::nullopt},
 };

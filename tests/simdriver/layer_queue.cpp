@@ -291,6 +291,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simQueueSubmit2KHR(VkQueue queue, uint32_t count,
 
 VKAPI_ATTR void VKAPI_CALL simGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue* queue) {
     DeviceState* d = lockedDevice(device);
+    if (family == d->addedFamily) family = 0, index = 0;  // second-family: the driver's main queue
     d->next.GetDeviceQueue(device, family, index, queue);
     std::lock_guard lock(globals().mutex);
     if (*queue) queueOf(*d, *queue).family = family;
@@ -298,9 +299,11 @@ VKAPI_ATTR void VKAPI_CALL simGetDeviceQueue(VkDevice device, uint32_t family, u
 
 VKAPI_ATTR void VKAPI_CALL simGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info, VkQueue* queue) {
     DeviceState* d = lockedDevice(device);
-    d->next.GetDeviceQueue2(device, info, queue);
+    VkDeviceQueueInfo2 down = *info;
+    if (down.queueFamilyIndex == d->addedFamily) down.queueFamilyIndex = 0, down.queueIndex = 0;
+    d->next.GetDeviceQueue2(device, &down, queue);
     std::lock_guard lock(globals().mutex);
-    if (*queue) queueOf(*d, *queue).family = info->queueFamilyIndex;
+    if (*queue) queueOf(*d, *queue).family = down.queueFamilyIndex;
 }
 
 // ---- waits ------------------------------------------------------------------------------
@@ -549,8 +552,8 @@ VKAPI_ATTR void VKAPI_CALL simDestroyQueryPool(VkDevice device, VkQueryPool pool
 }
 
 const Intercept kQueueIntercepts[] = {
-    {"vkGetDeviceQueue", interceptFn(simGetDeviceQueue), kClockGroup, std::nullopt},
-    {"vkGetDeviceQueue2", interceptFn(simGetDeviceQueue2), kClockGroup, std::nullopt},
+    {"vkGetDeviceQueue", interceptFn(simGetDeviceQueue), kClockGroup | kFamilies, std::nullopt},
+    {"vkGetDeviceQueue2", interceptFn(simGetDeviceQueue2), kClockGroup | kFamilies, std::nullopt},
     {"vkQueueSubmit", interceptFn(simQueueSubmit), kLoss, FaultCall::QueueSubmit},
     {"vkQueueSubmit2", interceptFn(simQueueSubmit2), kLoss, FaultCall::QueueSubmit2},
     {"vkQueueSubmit2KHR", interceptFn(simQueueSubmit2KHR), kLoss, FaultCall::QueueSubmit2},

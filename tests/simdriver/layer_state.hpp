@@ -46,6 +46,7 @@ enum Group : uint32_t {
     kLoss = 1u << 4,          // lost, clock or watchdog: a lost device's submits and waits
     kStale = 1u << 5,         // stale: buffers and descriptor sets
     kTransfers = 1u << 6,     // drop-transfers: transfer commands and pipeline barriers
+    kFamilies = 1u << 7,      // second-family: queue families, queues, command pools, barriers
 };
 uint32_t groupsOf(const Config& config);
 
@@ -61,6 +62,7 @@ struct InstanceDispatch {
     PFN_vkGetPhysicalDeviceProperties2 getPhysicalDeviceProperties2KHR = nullptr;
     PFN_vkEnumerateDeviceExtensionProperties enumerateDeviceExtensionProperties = nullptr;
     PFN_vkGetPhysicalDeviceQueueFamilyProperties getPhysicalDeviceQueueFamilyProperties = nullptr;
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties2 getPhysicalDeviceQueueFamilyProperties2 = nullptr;
     PFN_vkGetPhysicalDeviceMemoryProperties getPhysicalDeviceMemoryProperties = nullptr;
 };
 
@@ -91,7 +93,7 @@ struct InstanceState {
     X(UpdateDescriptorSetWithTemplateKHR) X(UpdateDescriptorSets) X(CmdBindDescriptorSets)         \
     X(AllocateDescriptorSets) X(CreateComputePipelines) X(CreateShaderModule) X(CmdFillBuffer)     \
     X(CmdUpdateBuffer) X(CmdCopyBuffer2) X(CmdCopyBuffer2KHR) X(CmdPipelineBarrier2)               \
-    X(CmdPipelineBarrier2KHR)
+    X(CmdPipelineBarrier2KHR) X(CreateCommandPool)
 // clang-format on
 
 struct DeviceDispatch {
@@ -160,7 +162,9 @@ struct DeviceState {
     RecordRules rules;
     SplitMix64 flakyDraws{1};
     double nsPerTick = 1;
-    std::vector<uint32_t> timestampValidBits;  // by queue family
+    std::vector<uint32_t> timestampValidBits;  // by queue family (the driver's)
+    // second-family: the index of the family the layer adds (the driver's family count)
+    uint32_t addedFamily = ~0u;
     VkPhysicalDeviceMemoryProperties memory{};
     std::string pciAddress = "0000:c4:00.0";
     std::unordered_map<VkQueue, QueueState> queues;

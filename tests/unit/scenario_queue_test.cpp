@@ -2,7 +2,10 @@
 // anything runs (core/scenario_sync.hpp; docs/scenarios.md "Queues and semaphores").
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/scenario.hpp"
@@ -245,10 +248,77 @@ TEST(ScenarioQueues, ConflictingAccessesOnTwoQueuesWithNoSemaphoreAreARace) {
               "q.toml:24:1: step 2 copy a -> b on queue second reads buffer 'a', which step 1 fill a writes, and no "
               "semaphore orders them (queues second and main); expected a signal after one and a wait before the "
               "other (a data race in the file)");
-    // Two reads on two queues are no race.
+    // Two reads on two queues are no race; nor is a noop's binding, which it never accesses.
+    const std::string sameFamily = std::regex_replace(kHead, std::regex("family = \"other\""), "family = \"same\"");
+    EXPECT_EQ(errorOf(sameFamily + "[[buffer]]\nname = \"c\"\nbytes = 64\n[[step]]\ncopy = \"b\"\nfrom = \"a\"\n"
+                                   "[[step]]\ncopy = \"c\"\nfrom = \"a\"\nqueue = \"second\"\n"),
+              "");
     EXPECT_EQ(errorOf(kHead + "[[step]]\ncopy = \"b\"\nfrom = \"a\"\n[[step]]\ndispatch = \"noop\"\nbindings = "
                               "[\"a\"]\nqueue = \"second\"\n"),
               "");
+}
+
+// Two reads of one buffer: on a queue of family "other" they need an order when the buffer is
+// exclusive (its ownership moves between families), and not with sharing = "concurrent".
+TEST(ScenarioQueues, UnorderedReadsOfAnExclusiveBufferAcrossFamiliesAreRefused) {
+    const std::string steps =
+        "[[buffer]]\nname = \"c\"\nbytes = 64\n[[step]]\ncopy = \"b\"\nfrom = \"a\"\n"
+        "[[step]]\ncopy = \"c\"\nfrom = \"a\"\nqueue = \"second\"\n";
+    EXPECT_EQ(
+        errorOf(kHead + steps),
+        "q.toml:28:1: step 2 copy a -> c on queue second reads buffer 'a', which step 1 copy a -> b reads, and no "
+        "semaphore orders them (queues second and main); buffer 'a' is exclusive and used on a queue of family "
+        "\"other\", so its queue family ownership transfers need every use on one queue ordered with every use "
+        "on another; expected a signal after one and a wait before the other, or sharing = \"concurrent\" on "
+        "buffer 'a'");
+    const std::string concurrent =
+        std::regex_replace(kHead, std::regex("init = \"iota\""), "init = \"iota\"\nsharing = \"concurrent\"");
+    EXPECT_EQ(errorOf(concurrent + steps), "");
+    EXPECT_EQ(
+        errorOf(std::regex_replace(kHead, std::regex("init = \"iota\""), "init = \"iota\"\nsharing = \"shared\"")),
+        "q.toml:10:11: unknown sharing 'shared'; expected exclusive or concurrent");
+}
+
+// kGood on a device where queue "second" landed in family 1: a goes to the second queue for
+// its copy and comes back for the readback; b goes there from the upload and comes back for
+// the increment on main. Nothing where both queues landed in family 0.
+TEST(ScenarioQueues, OwnershipTransfersFollowEachExclusiveBufferAcrossFamilies) {
+    const Scenario s = parseScenario(kGood, "q.toml");
+    ASSERT_EQ(s.steps.size(), 7u);  // 0 increment a, 1 signal t, 2 wait t, 3 copy a -> b, 4 signal s,
+                                    // 5 wait s, 6 increment b
+    EXPECT_TRUE(ownershipTransfers(s, {0, 0}).empty());
+    const std::vector<OwnershipTransfer> t = ownershipTransfers(s, {0, 1});
+    ASSERT_EQ(t.size(), 4u);
+    const auto expect = [](const OwnershipTransfer& x, const std::string& buffer, uint32_t from, uint32_t to,
+                           std::optional<size_t> after, std::optional<size_t> before, uint64_t srcStage,
+                           uint64_t srcAccess, uint64_t dstStage, uint64_t dstAccess) {
+        SCOPED_TRACE(buffer);
+        EXPECT_EQ(x.buffer, buffer);
+        EXPECT_EQ(x.fromQueue, from);
+        EXPECT_EQ(x.toQueue, to);
+        EXPECT_EQ(x.fromFamily, from);  // queue q landed in family q here
+        EXPECT_EQ(x.toFamily, to);
+        EXPECT_EQ(x.after, after);
+        EXPECT_EQ(x.before, before);
+        EXPECT_EQ(x.srcStage, srcStage);
+        EXPECT_EQ(x.srcAccess, srcAccess);
+        EXPECT_EQ(x.dstStage, dstStage);
+        EXPECT_EQ(x.dstAccess, dstAccess);
+    };
+    // stages: compute 0x800, transfer 0x1000, all commands 0x10000; accesses: shader read 0x20,
+    // shader write 0x40, transfer read 0x800, transfer write 0x1000, memory read|write 0x18000
+    expect(t[0], "a", 0, 1, 0, 3, 0x1800, 0x1040, 0x1000, 0x800);  // upload and increment, then the copy reads it
+    expect(t[1], "b", 0, 1, std::nullopt, 3, 0x1000, 0x1000, 0x1000, 0x1000);  // the upload's fill
+    expect(t[2], "b", 1, 0, 3, 6, 0x1000, 0x1000, 0x800, 0x60);                // the copy wrote it
+    expect(t[3], "a", 1, 0, 3, std::nullopt, 0x1000, 0, 0x10000, 0x18000);     // a read: nothing made available
+    // With sharing = "concurrent" on b, only a's transfers remain.
+    const Scenario c = parseScenario(std::regex_replace(kGood, std::regex("name = \"b\"\nbytes = 64"),
+                                                        "name = \"b\"\nbytes = 64\nsharing = \"concurrent\""),
+                                     "q.toml");
+    const std::vector<OwnershipTransfer> onlyA = ownershipTransfers(c, {0, 1});
+    ASSERT_EQ(onlyA.size(), 2u);
+    EXPECT_EQ(onlyA[0].buffer, "a");
+    EXPECT_EQ(onlyA[1].buffer, "a");
 }
 
 TEST(ScenarioQueues, AGroupsStepsTakeTheirQueuesAndBarrierOptionKeepsThem) {

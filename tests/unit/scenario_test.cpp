@@ -281,7 +281,7 @@ bindings = ["u", "a"]
 TEST(ScenarioParse, UnknownKeysAndMissingFields) {
     EXPECT_EQ(errorOf(kHeader + kBufferA + "colour = 3\n"),
               "bad.toml:11:10: unknown key 'colour' in a [[buffer]]; expected one of: name, bytes, memory, init, "
-              "value, words");
+              "value, words, sharing");
     EXPECT_EQ(errorOf(kHeader + kBufferA).substr(0, 13), "bad.toml:1:1:");
     EXPECT_EQ(errorOf(kHeader + kBufferA + "\n[[step]]\nbarrier = \"memory\"\n"),
               "bad.toml:12:1: a memory barrier needs src_stage and dst_stage; expected e.g. src_stage = "
@@ -1026,6 +1026,19 @@ bindings = ["src", "acc"]
 groups = [1]
 add = 5
 )";
+
+// A user kernel's accesses come from its module in the check of races between queues too: mix
+// writes its binding 1 (acc) on the second queue while main copies acc, with no semaphore.
+TEST(ScenarioUserKernel, ItsWritesOnASecondQueueAreARaceWithoutASemaphore) {
+    const std::string queue = "\n[[queue]]\nname = \"second\"\nfamily = \"same\"\n";
+    const std::string steps = kMixStep + "queue = \"second\"\n[[step]]\ncopy = \"out\"\nfrom = \"acc\"\n";
+    const std::string error = errorOf(userScenario(userKernel("user_mix.spv") + queue, steps));
+    EXPECT_TRUE(
+        error.find("step 2 copy acc -> out reads buffer 'acc', which step 1 dispatch mix (user SPIR-V) on queue "
+                   "second writes, "
+                   "and no semaphore orders them (queues main and second)") != std::string::npos)
+        << error;
+}
 
 TEST(ScenarioUserKernel, AModuleGivesItsBindingsAndWhatItReadsAndWrites) {
     const Scenario s = parseScenario(userScenario(userKernel("user_mix.spv"), kMixStep), "u.toml");
