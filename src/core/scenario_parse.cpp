@@ -50,6 +50,18 @@ constexpr NamedBit kAccesses[] = {
     {"shader-storage-write", uint64_t{1} << 34},
 };
 
+}  // namespace
+
+std::string stageNames(uint64_t bits) {
+    std::string out;
+    for (const auto& b : kStages) {
+        if (bits & b.bit) out += fmt::format("{}\"{}\"", out.empty() ? "" : ", ", b.name);
+    }
+    return "[" + out + "]";
+}
+
+namespace {
+
 std::string namesOf(std::span<const NamedBit> bits) {
     std::string out;
     for (const auto& b : bits) out += (out.empty() ? "" : ", ") + std::string(b.name);

@@ -8,9 +8,12 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/scenario_cpu.hpp"
+#include "core/scenario_parse.hpp"
 
 namespace repro::scenario {
 
@@ -187,6 +190,53 @@ std::vector<size_t> batchOrder(const Scenario& s, const std::vector<std::vector<
     return order;
 }
 
+// VkPipelineStageFlagBits2 and VkAccessFlagBits2 values (Vulkan spec, "Pipeline Stages",
+// "Access Types"); each equals its original VkPipelineStageFlagBits / VkAccessFlagBits.
+constexpr uint64_t kTopOfPipeStage = 0x1, kDrawIndirectStage = 0x2, kComputeStage = 0x800, kTransferStage = 0x1000,
+                   kBottomOfPipeStage = 0x2000, kAllCommandsStage = 0x10000;
+constexpr uint64_t kIndirectCommandRead = 0x1, kShaderRead = 0x20, kShaderWrite = 0x40, kTransferRead = 0x800,
+                   kTransferWrite = 0x1000, kMemoryRead = 0x8000, kMemoryWrite = 0x10000;
+
+// How one step uses one buffer: its stages, its accesses, and those of them that write.
+struct Use {
+    uint64_t stage = 0, access = 0, writes = 0;
+};
+
+// Each buffer `step` uses, with how (a dispatch's bindings as dispatchReads/dispatchWrites
+// say, its indirect args at DRAW_INDIRECT; a fill, update or copy at TRANSFER).
+std::map<std::string, Use> usesOf(const Step& step, const Scenario& s) {
+    std::map<std::string, Use> out;
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
+            const bool reads = dispatchReads(s, *d, i), writes = dispatchWrites(s, *d, i);
+            if (!reads && !writes) continue;  // bound, never accessed (noop): no use
+            Use& u = out[d->bindings[i]];
+            u.stage |= kComputeStage;
+            if (reads) u.access |= kShaderRead;
+            if (writes) u.access |= kShaderWrite, u.writes |= kShaderWrite;
+        }
+        if (d->indirect) {
+            Use& u = out[d->indirect->buffer];
+            u.stage |= kDrawIndirectStage;
+            u.access |= kIndirectCommandRead;
+        }
+        return out;
+    }
+    const auto write = [&](const std::string& name) {
+        out[name] = {.stage = kTransferStage, .access = kTransferWrite, .writes = kTransferWrite};
+    };
+    if (const auto* f = std::get_if<Fill>(&step.body)) write(f->buffer);
+    if (const auto* u = std::get_if<Update>(&step.body)) write(u->buffer);
+    if (const auto* c = std::get_if<Copy>(&step.body)) {
+        out[c->src] = {.stage = kTransferStage, .access = kTransferRead};
+        Use& dst = out[c->dst];  // a copy within one buffer both reads and writes it
+        dst.stage = kTransferStage;
+        dst.access |= kTransferWrite;
+        dst.writes |= kTransferWrite;
+    }
+    return out;
+}
+
 // Each batch's set of batches that run before it, along the arcs (bit rows over `order`).
 std::vector<std::vector<uint64_t>> runsBefore(const std::vector<std::vector<Arc>>& into,
                                               const std::vector<size_t>& order) {
@@ -201,30 +251,79 @@ std::vector<std::vector<uint64_t>> runsBefore(const std::vector<std::vector<Arc>
     return before;
 }
 
+// Stage sets of a first and of a second synchronization scope: ALL_COMMANDS in either, and
+// BOTTOM_OF_PIPE in a first, stand for every stage (Vulkan spec, "Pipeline Stages"). TOP_OF_PIPE
+// in a second scope is taken as no stage: it orders execution at most, with no access, so it
+// makes nothing visible.
+uint64_t firstScope(uint64_t m) { return (m & (kAllCommandsStage | kBottomOfPipeStage)) ? ~uint64_t{0} : m; }
+uint64_t secondScope(uint64_t m) { return (m & kAllCommandsStage) ? ~uint64_t{0} : m & ~kTopOfPipeStage; }
+
+// The stages a barrier step carries an earlier dependency to, for an access to `buffer`: its
+// first scope and its second (blade's G: ALL_COMMANDS both; C: COMPUTE_SHADER both; a memory
+// barrier's own; a buffer barrier's on its buffer only); none for a control (execution-only,
+// none, or control = true: no memory dependency a file may rely on) or a barrier that
+// multipass or single leaves out (`modes`).
+std::pair<uint64_t, uint64_t> carries(const Step& step, const std::string& buffer) {
+    const auto* b = std::get_if<Barrier>(&step.body);
+    if (!b || b->control || (step.modeMask & 6u) != 6u) return {0, 0};
+    if (b->kind == BarrierKind::BladeGlobal) return {~uint64_t{0}, ~uint64_t{0}};
+    if (b->kind == BarrierKind::BladeCompute) return {kComputeStage, kComputeStage};
+    if (b->kind == BarrierKind::Memory || (b->kind == BarrierKind::Buffer && b->buffer == buffer))
+        return {firstScope(b->srcStage), secondScope(b->dstStage)};
+    return {0, 0};
+}
+
 // Two steps on different queues that access one buffer, one writing, with neither batch
-// before the other: a data race, reported at the later step in file order.
+// before the other: a data race, reported at the later step in file order. When their batches
+// are ordered, the later one in that order must also be reached at the stage it uses the
+// buffer in: by a wait on its queue (in its batch or an earlier one) whose signal comes after
+// the earlier step, with that stage in the wait's `stage` or carried there by the file's
+// barriers between that wait and the step (a semaphore wait orders only the stages it names:
+// Vulkan spec, "Semaphore Waiting"); else it is a data race too.
 void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std::vector<size_t>& order,
                 const std::vector<std::vector<Arc>>& into) {
     const auto before = runsBefore(into, order);
-    const auto ordered = [&](size_t a, size_t b) {
-        return ((before[b][a / 64] >> (a % 64)) & 1) || ((before[a][b / 64] >> (b % 64)) & 1);
-    };
+    const auto runsAfter = [&](size_t b, size_t a) { return ((before[b][a / 64] >> (a % 64)) & 1) != 0; };
     struct Access {
         size_t batch, step;
         bool writes;
+        uint64_t stage;  // the stages it uses the buffer in (usesOf)
     };
-    std::map<std::string, std::vector<Access>> byBuffer;  // the first read and write of each batch
+    std::map<std::string, std::vector<Access>> byBuffer;  // each batch's distinct uses of each buffer
     for (size_t b = 0; b < batches.size(); ++b) {
-        std::set<std::pair<std::string, bool>> noted;
+        std::set<std::tuple<std::string, bool, uint64_t>> noted;
         for (const size_t i : batches[b].work) {
             std::vector<std::string> reads, writes;
             stepAccesses(s.steps[i], s, reads, writes);
-            for (const auto& r : reads)
-                if (noted.insert({r, false}).second) byBuffer[r].push_back({b, i, false});
-            for (const auto& w : writes)
-                if (noted.insert({w, true}).second) byBuffer[w].push_back({b, i, true});
+            const std::map<std::string, Use> uses = usesOf(s.steps[i], s);
+            const auto note = [&](const std::string& name, bool write) {
+                const uint64_t stage = uses.count(name) ? uses.at(name).stage : kComputeStage;
+                if (noted.insert({name, write, stage}).second) byBuffer[name].push_back({b, i, write, stage});
+            };
+            for (const auto& r : reads) note(r, false);
+            for (const auto& w : writes) note(w, true);
         }
     }
+    // Whether access `y` is reached after batch `from` at its stage (see above); the waits that
+    // order it are added to `waits`.
+    const auto reached = [&](size_t from, const Access& y, const std::string& buffer, std::vector<size_t>& waits) {
+        const uint32_t q = batches[y.batch].queue;
+        for (size_t b = 0; b <= y.batch; ++b) {
+            if (batches[b].queue != q) continue;
+            for (const Arc& arc : into[b]) {
+                if (!arc.wait || (arc.from != from && !runsAfter(arc.from, from))) continue;
+                waits.push_back(*arc.wait);
+                uint64_t stages = secondScope(std::get<Wait>(s.steps[*arc.wait].body).stage);
+                for (size_t i = batches[b].first; i < y.step && !(stages & y.stage); ++i) {
+                    if (s.steps[i].queue != q) continue;
+                    const auto [src, dst] = carries(s.steps[i], buffer);
+                    if (src & stages) stages |= dst;
+                }
+                if (stages & y.stage) return true;
+            }
+        }
+        return false;
+    };
     for (const auto& [buffer, list] : byBuffer) {
         // an exclusive buffer used on a queue of another family: its ownership transfers
         // need two reads on two queues ordered too (ownershipTransfers)
@@ -236,7 +335,26 @@ void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std:
             for (size_t y = x + 1; y < list.size(); ++y) {
                 const Access &a = list[x], &b = list[y];
                 if (!(a.writes || b.writes || transfers) || batches[a.batch].queue == batches[b.batch].queue) continue;
-                if (ordered(a.batch, b.batch)) continue;
+                const bool bAfterA = runsAfter(b.batch, a.batch);
+                if (bAfterA || runsAfter(a.batch, b.batch)) {
+                    const Access& first = bAfterA ? a : b;
+                    const Access& second = bAfterA ? b : a;
+                    std::vector<size_t> waits;
+                    if (reached(first.batch, second, buffer, waits)) continue;
+                    std::string named;
+                    for (const size_t w : waits) {
+                        named += fmt::format("{}{} at {}", named.empty() ? "" : ", ", s.steps[w].label,
+                                             stageNames(std::get<Wait>(s.steps[w].body).stage));
+                    }
+                    failAt(s, s.steps[second.step],
+                           fmt::format("{} {} buffer '{}' at stage {} after {} {} it, and the waits that order "
+                                       "them on queue {} ({}) do not reach that stage, directly or through a barrier "
+                                       "after them; expected {} in a wait's stage (a data race in the file)",
+                                       s.steps[second.step].label, second.writes ? "writes" : "reads", buffer,
+                                       stageNames(second.stage), s.steps[first.step].label,
+                                       first.writes ? "writes" : "reads", s.queues[batches[second.batch].queue].name,
+                                       named, stageNames(second.stage)));
+                }
                 const Step& later = s.steps[std::max(a.step, b.step)];
                 const Step& other = s.steps[std::min(a.step, b.step)];
                 const bool laterWrites = a.step > b.step ? a.writes : b.writes;
@@ -283,57 +401,6 @@ void checkAndOrderSemaphores(Scenario& s) {
     for (size_t i = 0; i < steps.size(); ++i) s.reordered = s.reordered || steps[i].label != s.steps[i].label;
     s.steps = std::move(steps);
 }
-
-namespace {
-
-// VkPipelineStageFlagBits2 and VkAccessFlagBits2 values (Vulkan spec, "Pipeline Stages",
-// "Access Types"); each equals its original VkPipelineStageFlagBits / VkAccessFlagBits.
-constexpr uint64_t kDrawIndirectStage = 0x2, kComputeStage = 0x800, kTransferStage = 0x1000,
-                   kAllCommandsStage = 0x10000;
-constexpr uint64_t kIndirectCommandRead = 0x1, kShaderRead = 0x20, kShaderWrite = 0x40, kTransferRead = 0x800,
-                   kTransferWrite = 0x1000, kMemoryRead = 0x8000, kMemoryWrite = 0x10000;
-
-// How one step uses one buffer: its stages, its accesses, and those of them that write.
-struct Use {
-    uint64_t stage = 0, access = 0, writes = 0;
-};
-
-// Each buffer `step` uses, with how (a dispatch's bindings as dispatchReads/dispatchWrites
-// say, its indirect args at DRAW_INDIRECT; a fill, update or copy at TRANSFER).
-std::map<std::string, Use> usesOf(const Step& step, const Scenario& s) {
-    std::map<std::string, Use> out;
-    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
-        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
-            const bool reads = dispatchReads(s, *d, i), writes = dispatchWrites(s, *d, i);
-            if (!reads && !writes) continue;  // bound, never accessed (noop): no use
-            Use& u = out[d->bindings[i]];
-            u.stage |= kComputeStage;
-            if (reads) u.access |= kShaderRead;
-            if (writes) u.access |= kShaderWrite, u.writes |= kShaderWrite;
-        }
-        if (d->indirect) {
-            Use& u = out[d->indirect->buffer];
-            u.stage |= kDrawIndirectStage;
-            u.access |= kIndirectCommandRead;
-        }
-        return out;
-    }
-    const auto write = [&](const std::string& name) {
-        out[name] = {.stage = kTransferStage, .access = kTransferWrite, .writes = kTransferWrite};
-    };
-    if (const auto* f = std::get_if<Fill>(&step.body)) write(f->buffer);
-    if (const auto* u = std::get_if<Update>(&step.body)) write(u->buffer);
-    if (const auto* c = std::get_if<Copy>(&step.body)) {
-        out[c->src] = {.stage = kTransferStage, .access = kTransferRead};
-        Use& dst = out[c->dst];  // a copy within one buffer both reads and writes it
-        dst.stage = kTransferStage;
-        dst.access |= kTransferWrite;
-        dst.writes |= kTransferWrite;
-    }
-    return out;
-}
-
-}  // namespace
 
 std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::vector<uint32_t>& familyOf) {
     std::vector<OwnershipTransfer> out;

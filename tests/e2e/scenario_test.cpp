@@ -1040,8 +1040,9 @@ TEST(ScenarioQueues, OwnershipTransfersAreRecordedWhereTheQueuesLandInTwoFamilie
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "  queue:    copier (family \"other\"): family 1 (COMPUTE|TRANSFER), queue 0\n"))
         << shown(r);
-    EXPECT_TRUE(contains(r.out, "  ownership: 2 exclusive buffer(s) change queue family (data, staged): 4 queue family "
-                                "ownership transfer(s), a release and an acquire each, recorded in every mode"))
+    EXPECT_TRUE(contains(r.out,
+                         "  ownership: 2 exclusive buffer(s) change queue family (data, staged): 4 queue family "
+                         "ownership transfer(s), a release and an acquire each, recorded in every mode"))
         << shown(r);
     const size_t single = r.out.find("## mode single");
     ASSERT_NE(single, std::string::npos) << shown(r);

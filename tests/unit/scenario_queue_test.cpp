@@ -142,6 +142,7 @@ TEST(ScenarioQueues, ATimelineWaitBeforeItsSignalInTheFileRunsAfterIt) {
 wait = "t"
 value = 1
 queue = "second"
+stage = ["transfer"]
 [[step]]
 copy = "b"
 from = "a"
@@ -258,6 +259,40 @@ TEST(ScenarioQueues, ConflictingAccessesOnTwoQueuesWithNoSemaphoreAreARace) {
               "");
 }
 
+// A wait orders only the stages it names (Vulkan spec, "Semaphore Waiting"): a dispatch after a
+// wait at the transfer stage is not ordered after the signal, unless a barrier after the wait
+// carries the dependency from transfer to compute. An execution-only barrier (a control) does
+// not count; a wait at all-commands does.
+TEST(ScenarioQueues, AWaitWhoseStageMissesTheStepAfterItIsARace) {
+    const auto file = [](const std::string& stage, const std::string& between) {
+        return kHead +
+               "[[step]]\nfill = \"a\"\n[[step]]\nsignal = \"s\"\n[[step]]\nwait = \"s\"\nqueue = \"second\"\n"
+               "stage = [\"" +
+               stage + "\"]\n" + between +
+               "[[step]]\ndispatch = \"copy\"\nbindings = [\"a\", \"b\"]\nqueue = \"second\"\n";
+    };
+    EXPECT_EQ(errorOf(file("transfer", "")),
+              "q.toml:30:1: step 4 dispatch copy on queue second reads buffer 'a' at stage [\"compute\"] after step 1 "
+              "fill a writes it, and the waits that order them on queue second (step 3 wait s on queue second at "
+              "[\"transfer\"]) do not reach that stage, directly or through a barrier after them; expected "
+              "[\"compute\"] in a wait's stage (a data race in the file)");
+    EXPECT_EQ(errorOf(file("compute", "")), "");
+    EXPECT_EQ(errorOf(file("all-commands", "")), "");
+    const std::string carried =
+        "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"transfer\"]\ndst_stage = "
+        "[\"compute\"]\nsrc_access = [\"transfer-write\"]\ndst_access = [\"shader-read\"]\n"
+        "queue = \"second\"\n";
+    EXPECT_EQ(errorOf(file("transfer", carried)), "");
+    const std::string executionOnly =
+        "[[step]]\nbarrier = \"execution-only\"\nsrc_stage = [\"transfer\"]\n"
+        "dst_stage = [\"compute\"]\nqueue = \"second\"\n";
+    EXPECT_NE(errorOf(file("transfer", executionOnly)).find("do not reach that stage"), std::string::npos);
+    // a barrier on the main queue carries nothing on the second
+    EXPECT_NE(errorOf(file("transfer", std::regex_replace(carried, std::regex("queue = \"second\"\n"), "")))
+                  .find("do not reach that stage"),
+              std::string::npos);
+}
+
 // Two reads of one buffer: on a queue of family "other" they need an order when the buffer is
 // exclusive (its ownership moves between families), and not with sharing = "concurrent".
 TEST(ScenarioQueues, UnorderedReadsOfAnExclusiveBufferAcrossFamiliesAreRefused) {
@@ -335,6 +370,7 @@ repeat = 2
 [[step.steps]]
 wait = "s"
 queue = "second"
+stage = ["transfer"]
 [[step.steps]]
 barrier = "memory"
 src_stage = ["transfer"]
