@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <optional>
 #include <set>
 
 #include "core/clock.hpp"
@@ -451,7 +452,7 @@ ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes, const std::string
 // Adds run `run` (1-based) of the modes to the report's per-mode results (one entry per mode
 // of `o.modes`, made by the first call); a mode the run did not reach is "not run".
 void accumulate(std::vector<ScenarioModeReport>& acc, const std::vector<ModeOutcome>& modes, const Options& o,
-                uint32_t run) {
+                uint32_t run, bool partial = false) {
     if (acc.empty()) {
         for (const Mode mode : o.modes) acc.push_back({.mode = std::string(name(mode)), .result = "ok", .runs = 0});
     }
@@ -459,6 +460,7 @@ void accumulate(std::vector<ScenarioModeReport>& acc, const std::vector<ModeOutc
     for (size_t i = 0; i < acc.size(); ++i) {
         ScenarioModeReport& r = acc[i];
         if (i >= modes.size()) {
+            if (partial) continue;  // a run still going: the modes after `modes` keep their counts
             r.result = "not run";
             r.detail = prefix + "an earlier mode hung; the device is abandoned";
             continue;
@@ -480,13 +482,17 @@ void accumulate(std::vector<ScenarioModeReport>& acc, const std::vector<ModeOutc
     }
 }
 
-// For the supervisor: the document with the modes so far, published after each mode, so that
-// a driver that crashes in a later mode leaves the finished ones in the document the parent
-// writes (runScenarioCommand reads it back with readScenarioProgress).
-void publishSoFar(const ScenarioReport& report, const std::vector<ModeOutcome>& modes, const Options& o) {
+// For the supervisor: the document with run `run`'s modes so far counted in (`report` holds
+// the earlier runs, values or rows, and --sweep's or --matrix's current row), published after
+// each mode, so that a driver that crashes or stalls later leaves what finished in the document
+// the parent writes (runScenarioCommand reads it back with readScenarioProgress, and
+// markUnfinished marks where it ended). A mode no run has reached yet is not in it.
+void publishSoFar(const ScenarioReport& report, const std::vector<ModeOutcome>& modes, const Options& o,
+                  uint32_t run = 1) {
     ScenarioReport partial = report;
-    accumulate(partial.modes, modes, o, 1);
-    partial.modes.resize(modes.size());  // the modes not reached yet are not in it
+    const bool firstRun = partial.modes.empty();
+    accumulate(partial.modes, modes, o, run, /*partial=*/true);
+    if (firstRun) partial.modes.resize(modes.size());  // the modes not reached yet are not in it
     watch::publishReport(nlohmann::json::parse(renderScenarioJson(partial)).dump());
 }
 
@@ -516,7 +522,9 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
     const Prepared p = prepare(t.device, s, o, t.timings);
     uint32_t runs = 0;
     for (; runs < o.repeat; ++runs) {
-        const std::vector<ModeOutcome> modes = runModes(t, p, s, o, false);
+        const std::vector<ModeOutcome> modes = runModes(t, p, s, o, false, [&](const std::vector<ModeOutcome>& soFar) {
+            publishSoFar(report, soFar, o, runs + 1);
+        });
         accumulate(report.modes, modes, o, runs + 1);
         const bool ended =
             std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
@@ -592,9 +600,19 @@ ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& va
         sw.values.size());
     say("  {:<14}{}", sw.parameter, sweepCells(names));
     for (size_t k = 0; k < variants.size(); ++k) {
+        // the row, "not run" until each mode finishes, published as it goes (publishSoFar)
+        r.rows.push_back({.value = sw.values[k], .results = std::vector<std::string>(o.modes.size(), "not run")});
+        const auto run = static_cast<uint32_t>(k + 1);
+        const auto onMode = [&](const std::vector<ModeOutcome>& soFar) {
+            for (size_t i = 0; i < soFar.size(); ++i) r.rows.back().results[i] = resultWord(soFar, i);
+            report.sweep = r;
+            publishSoFar(report, soFar, o, run);
+        };
+        onMode({});
         const std::vector<ModeOutcome> modes =
-            runModes(t, prepare(t.device, variants[k], o, t.timings), variants[k], o, false);
-        accumulate(report.modes, modes, o, static_cast<uint32_t>(k + 1));
+            runModes(t, prepare(t.device, variants[k], o, t.timings), variants[k], o, false, onMode);
+        accumulate(report.modes, modes, o, run);
+        r.rows.pop_back();
         ScenarioSweepReport::Row row{.value = sw.values[k], .results = {}};
         for (size_t i = 0; i < o.modes.size(); ++i) {
             row.results.push_back(resultWord(modes, i));
@@ -702,14 +720,25 @@ ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVarian
     say("  {:<38}{}", "barrier", sweepCells(names));
     for (size_t k = 0; k < variants.size(); ++k) {
         const MatrixVariant& v = variants[k];
-        const std::vector<ModeOutcome> modes =
-            runModes(t, prepare(t.device, v.scenario, o, t.timings), v.scenario, o, false);
-        accumulate(report.modes, modes, o, static_cast<uint32_t>(k + 1));
         ScenarioMatrixReport::Row row{
             .label = v.label,
             .barrier = v.barrier ? std::optional<std::string>(std::string(name(*v.barrier))) : std::nullopt,
             .control = v.scenario.hasControl(),
             .results = {}};
+        // the row, "not run" until each mode finishes, published as it goes (publishSoFar)
+        r.rows.push_back(row);
+        r.rows.back().results.assign(o.modes.size(), "not run");
+        const auto run = static_cast<uint32_t>(k + 1);
+        const auto onMode = [&](const std::vector<ModeOutcome>& soFar) {
+            for (size_t i = 0; i < soFar.size(); ++i) r.rows.back().results[i] = resultWord(soFar, i);
+            report.matrix = r;
+            publishSoFar(report, soFar, o, run);
+        };
+        onMode({});
+        const std::vector<ModeOutcome> modes =
+            runModes(t, prepare(t.device, v.scenario, o, t.timings), v.scenario, o, false, onMode);
+        accumulate(report.modes, modes, o, run);
+        r.rows.pop_back();
         std::string wrongLine;
         for (size_t i = 0; i < o.modes.size(); ++i) {
             row.results.push_back(resultWord(modes, i));
@@ -1179,12 +1208,48 @@ int writeScenarioReports(const Options& o, const ScenarioReport& report, int sta
 
 // After a driver crash or stall during the modes: the first asked mode the document lacks is
 // the one it ended ("hang" for a stall, else "failed", with the verdict line), the rest "not
-// run". Before the modes (125) every mode stays out.
+// run". Before the modes (125) every mode stays out. Under --sweep and --matrix the last row
+// the child published has "not run" for the modes it did not finish: the first of them is
+// where it ended. Under --repeat, --sweep and --matrix, once every mode finished a first run
+// (value, row), the mode it ended in is the first with fewer finished runs than the most, or
+// the first mode when none has fewer (the next run had just begun); when every mode finished
+// all --repeat runs, it ended after them and no mode is marked.
 void markUnfinished(ScenarioReport& report, const std::string& line, int status) {
     if (status == kExitCannotTest) return;
+    const std::string why = line.rfind("--- ", 0) == 0 ? line.substr(4) : line;
+    const std::string ended = line.rfind("--- GPU HANG", 0) == 0 ? "hang" : "failed";
+    std::optional<std::string> where;  // --sweep's value or --matrix's row it ended in
+    std::optional<size_t> inRow;       // the mode it ended in, from that row
+    const auto endRow = [&](std::vector<std::string>& results) {
+        const auto it = std::find(results.begin(), results.end(), "not run");
+        if (it == results.end()) return false;
+        *it = ended;
+        inRow = static_cast<size_t>(it - results.begin());
+        return true;
+    };
+    if (report.sweep && !report.sweep->rows.empty() && endRow(report.sweep->rows.back().results))
+        where = fmt::format("{} = {}", report.sweep->parameter, report.sweep->rows.back().value);
+    if (report.matrix && !report.matrix->rows.empty() && endRow(report.matrix->rows.back().results))
+        where = report.matrix->rows.back().label;
+    if (!report.modes.empty() && report.modes.size() == report.askedModes.size()) {
+        uint32_t most = 0;
+        for (const auto& m : report.modes) most = std::max(most, m.runs);
+        size_t at = 0;
+        while (at < report.modes.size() && report.modes[at].runs == most) ++at;
+        if (at == report.modes.size()) {
+            if (!where && (report.repeat <= 1 || most >= report.repeat)) return;  // it ended after the runs
+            at = 0;
+        }
+        if (inRow) at = *inRow;
+        ScenarioModeReport& m = report.modes[at];
+        m.result = ended;
+        m.detail = where               ? fmt::format("at {}: {}", *where, why)
+                   : report.repeat > 1 ? fmt::format("run {}: {}", m.runs + 1, why)
+                                       : why;
+        return;
+    }
     bool first = true;
     for (size_t i = report.modes.size(); i < report.askedModes.size(); ++i) {
-        const std::string why = line.rfind("--- ", 0) == 0 ? line.substr(4) : line;
         report.modes.push_back({.mode = report.askedModes[i],
                                 .result = first ? (line.rfind("--- GPU HANG", 0) == 0 ? "hang" : "failed") : "not run",
                                 .detail = first ? why : "the run ended in an earlier mode",

@@ -55,16 +55,41 @@ json checkStepsJson(const std::optional<ScenarioStepCheckReport>& c) {
                 {"first_wrong", first},  {"readbacks", c->readbacks}, {"completed", c->completed}};
 }
 
+// The name of mode i of a sweep's or a matrix's rows: the asked modes' (a document published
+// while the first row runs has fewer modes than that), else the modes'.
+std::optional<std::string> rowMode(const ScenarioReport& r, size_t i) {
+    if (i < r.askedModes.size()) return r.askedModes[i];
+    if (i < r.modes.size()) return r.modes[i].mode;
+    return std::nullopt;
+}
+
+// A row's results keyed by mode name (rowMode).
+json rowResults(const ScenarioReport& r, const std::vector<std::string>& results) {
+    json out = json::object();
+    for (size_t i = 0; i < results.size(); ++i) {
+        if (const auto mode = rowMode(r, i)) out[*mode] = results[i];
+    }
+    return out;
+}
+
+// The results of a row read back (rowResults' inverse), in the asked modes' order.
+std::vector<std::string> readRowResults(const ScenarioReport& r, const json& results) {
+    std::vector<std::string> out;
+    for (size_t i = 0; const auto mode = rowMode(r, i); ++i) {
+        const auto it = results.find(*mode);
+        out.push_back(it != results.end() && it->is_string() ? it->get<std::string>() : "not run");
+    }
+    return out;
+}
+
 json sweepJson(const ScenarioReport& r) {
     if (!r.sweep) return nullptr;
     json rows = json::array(), smallest = json::object();
-    for (const auto& row : r.sweep->rows) {
-        json results = json::object();
-        for (size_t i = 0; i < row.results.size() && i < r.modes.size(); ++i) results[r.modes[i].mode] = row.results[i];
-        rows.push_back(json{{"value", row.value}, {"results", results}});
+    for (const auto& row : r.sweep->rows)
+        rows.push_back(json{{"value", row.value}, {"results", rowResults(r, row.results)}});
+    for (size_t i = 0; i < r.sweep->smallestWrong.size(); ++i) {
+        if (const auto mode = rowMode(r, i)) smallest[*mode] = orNull(r.sweep->smallestWrong[i]);
     }
-    for (size_t i = 0; i < r.sweep->smallestWrong.size() && i < r.modes.size(); ++i)
-        smallest[r.modes[i].mode] = orNull(r.sweep->smallestWrong[i]);
     return json{{"parameter", r.sweep->parameter}, {"values", rows}, {"smallest_wrong", smallest}};
 }
 
@@ -72,10 +97,10 @@ json matrixJson(const ScenarioReport& r) {
     if (!r.matrix) return nullptr;
     json rows = json::array();
     for (const auto& row : r.matrix->rows) {
-        json results = json::object();
-        for (size_t i = 0; i < row.results.size() && i < r.modes.size(); ++i) results[r.modes[i].mode] = row.results[i];
-        rows.push_back(json{
-            {"label", row.label}, {"barrier", orNull(row.barrier)}, {"control", row.control}, {"results", results}});
+        rows.push_back(json{{"label", row.label},
+                            {"barrier", orNull(row.barrier)},
+                            {"control", row.control},
+                            {"results", rowResults(r, row.results)}});
     }
     return json{{"rows", rows}};
 }
@@ -139,6 +164,38 @@ void readScenarioProgress(const json& document, ScenarioReport& report) {
         const auto gpu = m.find("gpu_seconds");
         if (gpu != m.end() && gpu->is_number()) r.gpuSeconds = gpu->get<double>();
         report.modes.push_back(std::move(r));
+    }
+    // --sweep's and --matrix's rows so far (their results in the asked modes' order)
+    const auto sweep = document.find("sweep");
+    if (sweep != document.end() && sweep->is_object()) {
+        ScenarioSweepReport s{.parameter = text(*sweep, "parameter").value_or(""), .rows = {}, .smallestWrong = {}};
+        const auto values = sweep->find("values");
+        for (const json& row : values != sweep->end() && values->is_array() ? *values : json::array()) {
+            if (!row.is_object() || !row.contains("results")) continue;
+            s.rows.push_back({.value = static_cast<uint32_t>(number(row, "value").value_or(0)),
+                              .results = readRowResults(report, row["results"])});
+        }
+        const auto smallest = sweep->find("smallest_wrong");
+        for (size_t i = 0; const auto mode = rowMode(report, i); ++i) {
+            const auto value = smallest != sweep->end() && smallest->is_object() ? number(*smallest, mode->c_str())
+                                                                                 : std::optional<uint64_t>();
+            s.smallestWrong.push_back(value ? std::optional<uint32_t>(static_cast<uint32_t>(*value)) : std::nullopt);
+        }
+        report.sweep = std::move(s);
+    }
+    const auto matrix = document.find("matrix");
+    if (matrix != document.end() && matrix->is_object()) {
+        ScenarioMatrixReport m;
+        const auto rows = matrix->find("rows");
+        for (const json& row : rows != matrix->end() && rows->is_array() ? *rows : json::array()) {
+            if (!row.is_object() || !row.contains("results")) continue;
+            const auto control = row.find("control");
+            m.rows.push_back({.label = text(row, "label").value_or(""),
+                              .barrier = text(row, "barrier"),
+                              .control = control != row.end() && control->is_boolean() && control->get<bool>(),
+                              .results = readRowResults(report, row["results"])});
+        }
+        report.matrix = std::move(m);
     }
 }
 

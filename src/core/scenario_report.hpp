@@ -145,8 +145,10 @@ struct ScenarioReport {
 };
 
 // Reads back from `document` (renderScenarioJson's, as a supervised child published it
-// after each mode) the device and the modes that finished, into `report`; anything else in
-// `document`, or a document of another schema, is ignored. Never throws.
+// after each mode) the device, the modes that finished and --sweep's and --matrix's rows so
+// far (a row's results in the order of report.askedModes, which must be set), into
+// `report`; anything else in `document`, or a document of another schema, is ignored. Never
+// throws.
 void readScenarioProgress(const nlohmann::json& document, ScenarioReport& report);
 
 // The document as JSON text (two-space indent, keys in alphabetical order, a final newline).

@@ -1504,6 +1504,95 @@ INSTANTIATE_TEST_SUITE_P(
                                   "--- CANNOT TEST HERE: the driver crashed", "in vkCreateDevice during set-up", 0}),
     [](const testing::TestParamInfo<DriverFailure>& p) { return std::string(p.param.name); });
 
+// Under --repeat, --sweep and --matrix the document keeps the runs, values and rows that
+// finished before a driver crash, and marks the mode it ended in, with where
+// (docs/scenarios.md "Reports"). kompute-196 submits 11 times a run: split 5 (the upload, its 3
+// dispatches, the readback), multipass and single 3 each; the sweep file below 9 at n = 1.
+struct EndedLater {
+    const char* name;
+    const char* spec;                  // REPRO_SIMULATE
+    std::vector<std::string> args;     // after --scenario FILE
+    bool sweepFile;                    // the --sweep file (kSweepFile), else kompute-196
+    std::vector<uint32_t> runs;        // each mode's finished runs, in the document
+    size_t endedIn;                    // the mode marked "failed" (3: none)
+    const char* detail;                // its detail's start
+    const char* rows;                  // "sweep" or "matrix" (their rows), or "" for none
+    std::vector<std::string> lastRow;  // the last row's results
+};
+
+class ScenarioEndedLater : public ::testing::TestWithParam<EndedLater> {};
+
+TEST_P(ScenarioEndedLater, TheDocumentKeepsWhatFinishedAndMarksWhereItEnded) {
+    const EndedLater& p = GetParam();
+    const auto file = p.sweepFile ? writeFile("-ended-sweep.toml", kSweepFile) : std::filesystem::path();
+    const auto json = writeFile("-ended-later.json", "");
+    std::vector<std::string> args = {"--scenario",
+                                     p.sweepFile ? file.string() : kScenarios + "kompute-196-increment-chain.toml"};
+    args.insert(args.end(), p.args.begin(), p.args.end());
+    args.insert(args.end(), {"--json", json.string()});
+    const BoundedResult r = repro(args, simulated(p.spec));
+    const nlohmann::json doc = readJson(json);
+    std::filesystem::remove(json);
+    if (p.sweepFile) std::filesystem::remove(file);
+    ASSERT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- DRIVER CRASH: the driver crashed")) << shown(r);
+    const nlohmann::json& modes = doc["modes"];
+    ASSERT_EQ(modes.size(), 3u) << doc.dump(2);
+    for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(modes[i]["runs"], p.runs[i]) << modes.dump(2);
+        EXPECT_EQ(modes[i]["result"], i == p.endedIn ? "failed" : "ok") << modes.dump(2);
+    }
+    if (p.endedIn < 3) {
+        EXPECT_EQ(modes[p.endedIn]["detail"].get<std::string>().rfind(p.detail, 0), 0u) << modes.dump(2);
+    }
+    if (std::string(p.rows).empty()) return;
+    const nlohmann::json& rows = std::string(p.rows) == "sweep" ? doc["sweep"]["values"] : doc["matrix"]["rows"];
+    ASSERT_FALSE(rows.empty()) << doc.dump(2);
+    for (size_t k = 0; k + 1 < rows.size(); ++k) {
+        for (const char* mode : {"split", "multipass", "single"})
+            EXPECT_EQ(rows[k]["results"][mode], "ok") << rows.dump(2);
+    }
+    const std::vector<std::string> names = {"split", "multipass", "single"};
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(rows.back()["results"][names[i]], p.lastRow[i]) << rows.dump(2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Supervised, ScenarioEndedLater,
+    testing::Values(
+        // run 2's multipass submit (the 18th): split finished 2 runs, the others 1
+        EndedLater{"RepeatRun2",
+                   "crash:vkQueueSubmit:18",
+                   {"--repeat", "3"},
+                   false,
+                   {2, 1, 1},
+                   1,
+                   "run 2: DRIVER CRASH: the driver crashed (SIGSEGV) in vkQueueSubmit during mode multipass",
+                   "",
+                   {}},
+        // after every run, in vkDestroyDevice: nothing is marked
+        EndedLater{"RepeatTeardown", "crash:vkDestroyDevice", {"--repeat", "2"}, false, {2, 2, 2}, 3, "", "", {}},
+        // n = 2's multipass (the 15th): the row n = 2 has split ok, multipass failed, single not run
+        EndedLater{"SweepValue2",
+                   "crash:vkQueueSubmit:15",
+                   {"--sweep", "n=1..5"},
+                   true,
+                   {2, 1, 1},
+                   1,
+                   "at n = 2: DRIVER CRASH",
+                   "sweep",
+                   {"ok", "failed", "not run"}},
+        // the third row's split (the 26th): two rows ok, then --barrier full's split failed
+        EndedLater{"MatrixRow3",
+                   "crash:vkQueueSubmit:26",
+                   {"--matrix"},
+                   false,
+                   {2, 2, 2},
+                   0,
+                   "at --barrier full: DRIVER CRASH",
+                   "matrix",
+                   {"failed", "not run", "not run"}}),
+    [](const testing::TestParamInfo<EndedLater>& p) { return std::string(p.param.name); });
+
 // ---- --merge-reports of scenario documents ----
 
 TEST(ScenarioMergeReports, GroupsTheDriversThatReproduceAndNamesTheScenario) {
