@@ -563,6 +563,27 @@ std::string sweepCells(const std::vector<std::string>& cells) {
     return out.substr(0, out.find_last_not_of(' ') + 1);
 }
 
+// One row of --sweep or --matrix, run `run`: every mode of `s` on the device, its buffers reset
+// before each. `results` (the row's, one per asked mode) say "not run" until each mode
+// finishes; after each, `rowsIntoReport` copies the rows into `report` and publishSoFar
+// publishes it (a crash later leaves the row so far in the document). Returns the modes'
+// outcomes, counted into report.modes, with `results` their result words (resultWord).
+std::vector<ModeOutcome> runRow(const RunTarget& t, const sc::Scenario& s, const Options& o, uint32_t run,
+                                std::vector<std::string>& results, const std::function<void()>& rowsIntoReport,
+                                ScenarioReport& report) {
+    results.assign(o.modes.size(), "not run");
+    const auto onMode = [&](const std::vector<ModeOutcome>& soFar) {
+        for (size_t i = 0; i < soFar.size(); ++i) results[i] = resultWord(soFar, i);
+        rowsIntoReport();
+        publishSoFar(report, soFar, o, run);
+    };
+    onMode({});
+    std::vector<ModeOutcome> modes = runModes(t, prepare(t.device, s, o, t.timings), s, o, false, onMode);
+    accumulate(report.modes, modes, o, run);
+    for (size_t i = 0; i < results.size(); ++i) results[i] = resultWord(modes, i);
+    return modes;
+}
+
 // The verdict over a sweep: the mode wrong at the smallest value (ties: mode order), or none.
 ScenarioVerdict sweepVerdict(const ScenarioSweepReport& r, const std::vector<std::string>& details, const Options& o,
                              const std::string& splitOnly) {
@@ -600,28 +621,16 @@ ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& va
         sw.values.size());
     say("  {:<14}{}", sw.parameter, sweepCells(names));
     for (size_t k = 0; k < variants.size(); ++k) {
-        // the row, "not run" until each mode finishes, published as it goes (publishSoFar)
-        r.rows.push_back({.value = sw.values[k], .results = std::vector<std::string>(o.modes.size(), "not run")});
-        const auto run = static_cast<uint32_t>(k + 1);
-        const auto onMode = [&](const std::vector<ModeOutcome>& soFar) {
-            for (size_t i = 0; i < soFar.size(); ++i) r.rows.back().results[i] = resultWord(soFar, i);
-            report.sweep = r;
-            publishSoFar(report, soFar, o, run);
-        };
-        onMode({});
-        const std::vector<ModeOutcome> modes =
-            runModes(t, prepare(t.device, variants[k], o, t.timings), variants[k], o, false, onMode);
-        accumulate(report.modes, modes, o, run);
-        r.rows.pop_back();
-        ScenarioSweepReport::Row row{.value = sw.values[k], .results = {}};
+        r.rows.push_back({.value = sw.values[k], .results = {}});
+        const std::vector<ModeOutcome> modes = runRow(
+            t, variants[k], o, static_cast<uint32_t>(k + 1), r.rows.back().results, [&] { report.sweep = r; }, report);
+        const ScenarioSweepReport::Row& row = r.rows.back();
         for (size_t i = 0; i < o.modes.size(); ++i) {
-            row.results.push_back(resultWord(modes, i));
             const auto& best = r.smallestWrong[i];
             if (row.results[i] == "mismatch" && (!best || sw.values[k] < *best))
                 r.smallestWrong[i] = sw.values[k], details[i] = *modes[i].wrong;
         }
         say("  {:<14}{}", fmt::format("{} = {}", sw.parameter, sw.values[k]), sweepCells(row.results));
-        r.rows.push_back(std::move(row));
         if (std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; })) {
             say("  the sweep ends at {} = {}: a mode did not complete", sw.parameter, sw.values[k]);
             report.sweep = r;
@@ -720,33 +729,19 @@ ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVarian
     say("  {:<38}{}", "barrier", sweepCells(names));
     for (size_t k = 0; k < variants.size(); ++k) {
         const MatrixVariant& v = variants[k];
-        ScenarioMatrixReport::Row row{
-            .label = v.label,
-            .barrier = v.barrier ? std::optional<std::string>(std::string(name(*v.barrier))) : std::nullopt,
-            .control = v.scenario.hasControl(),
-            .results = {}};
-        // the row, "not run" until each mode finishes, published as it goes (publishSoFar)
-        r.rows.push_back(row);
-        r.rows.back().results.assign(o.modes.size(), "not run");
-        const auto run = static_cast<uint32_t>(k + 1);
-        const auto onMode = [&](const std::vector<ModeOutcome>& soFar) {
-            for (size_t i = 0; i < soFar.size(); ++i) r.rows.back().results[i] = resultWord(soFar, i);
-            report.matrix = r;
-            publishSoFar(report, soFar, o, run);
-        };
-        onMode({});
-        const std::vector<ModeOutcome> modes =
-            runModes(t, prepare(t.device, v.scenario, o, t.timings), v.scenario, o, false, onMode);
-        accumulate(report.modes, modes, o, run);
-        r.rows.pop_back();
+        r.rows.push_back(
+            {.label = v.label,
+             .barrier = v.barrier ? std::optional<std::string>(std::string(name(*v.barrier))) : std::nullopt,
+             .control = v.scenario.hasControl(),
+             .results = {}});
+        const std::vector<ModeOutcome> modes = runRow(
+            t, v.scenario, o, static_cast<uint32_t>(k + 1), r.rows.back().results, [&] { report.matrix = r; }, report);
+        const ScenarioMatrixReport::Row& row = r.rows.back();
         std::string wrongLine;
-        for (size_t i = 0; i < o.modes.size(); ++i) {
-            row.results.push_back(resultWord(modes, i));
-            if (wrongLine.empty() && i < modes.size() && modes[i].wrong)
-                wrongLine = fmt::format("mode {} is wrong: {}", name(modes[i].mode), *modes[i].wrong);
+        for (size_t i = 0; i < modes.size() && wrongLine.empty(); ++i) {
+            if (modes[i].wrong) wrongLine = fmt::format("mode {} is wrong: {}", name(modes[i].mode), *modes[i].wrong);
         }
         say("  {:<38}{}", v.label + (row.control ? " (control)" : ""), sweepCells(row.results));
-        r.rows.push_back(std::move(row));
         wrongLines.push_back(wrongLine);
         if (std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; })) {
             say("  the matrix ends at {}: a mode did not complete", v.label);

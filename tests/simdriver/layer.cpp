@@ -349,8 +349,10 @@ std::vector<VkQueueFamilyProperties> familiesWithAdded(const InstanceState& s, V
     return list;
 }
 
-VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice physical, uint32_t* count,
-                                                                     VkQueueFamilyProperties* properties) {
+// vkGetPhysicalDeviceQueueFamilyProperties(2) of the families with the added one: the count
+// when `properties` is null, else as many as fit, each written by put(properties[i], family).
+template <typename Properties, typename Put>
+void queueFamilyProperties(VkPhysicalDevice physical, uint32_t* count, Properties* properties, Put put) {
     const InstanceState* s = lockedInstance(physical);
     const std::vector<VkQueueFamilyProperties> list = familiesWithAdded(*s, physical);
     if (!properties) {
@@ -358,19 +360,21 @@ VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceQueueFamilyProperties(VkPhysicalD
         return;
     }
     *count = std::min<uint32_t>(*count, static_cast<uint32_t>(list.size()));
-    std::copy_n(list.begin(), *count, properties);
+    for (uint32_t i = 0; i < *count; ++i) put(properties[i], list[i]);
+}
+
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice physical, uint32_t* count,
+                                                                     VkQueueFamilyProperties* properties) {
+    queueFamilyProperties(physical, count, properties,
+                          [](VkQueueFamilyProperties& to, const VkQueueFamilyProperties& f) { to = f; });
 }
 
 VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice physical, uint32_t* count,
                                                                       VkQueueFamilyProperties2* properties) {
-    const InstanceState* s = lockedInstance(physical);
-    const std::vector<VkQueueFamilyProperties> list = familiesWithAdded(*s, physical);
-    if (!properties) {
-        *count = static_cast<uint32_t>(list.size());
-        return;
-    }
-    *count = std::min<uint32_t>(*count, static_cast<uint32_t>(list.size()));
-    for (uint32_t i = 0; i < *count; ++i) properties[i].queueFamilyProperties = list[i];  // no pNext filled
+    queueFamilyProperties(physical, count, properties,
+                          [](VkQueueFamilyProperties2& to, const VkQueueFamilyProperties& f) {
+                              to.queueFamilyProperties = f;  // no pNext filled
+                          });
 }
 
 // The device's clock facts: timestampPeriod, each family's timestampValidBits, the memory
