@@ -127,6 +127,27 @@ std::string splitOnlyBuffers(const sc::Scenario& s) {
     return out;
 }
 
+// Whether the CPU model compares anything in `s`: a checked buffer it computes (one not in
+// splitOnlyList) or a host read.
+bool modelCompares(const sc::Scenario& s) {
+    const size_t checked = std::count_if(s.buffers.begin(), s.buffers.end(), [](const auto& b) { return b.checked; });
+    const bool hostRead = std::any_of(s.steps.begin(), s.steps.end(), [](const sc::Step& step) {
+        return std::holds_alternative<sc::HostRead>(step.body);
+    });
+    return hostRead || splitOnlyList(s).size() < checked;
+}
+
+// What a right mode's checked bytes were compared with, as the ok and verdict lines say it:
+// "bit-identical to the CPU model", with " and to split" when `withSplit`; where the model
+// compares nothing (modelCompares), "bit-identical to split", or for split itself "completed"
+// (splitOnlyNote says its bytes are the reference). A run with neither is refused before it
+// starts (prepareScenario).
+std::string identicalTo(const sc::Scenario& s, bool withSplit) {
+    if (modelCompares(s))
+        return withSplit ? "bit-identical to the CPU model and to split" : "bit-identical to the CPU model";
+    return withSplit ? "bit-identical to split" : "completed";
+}
+
 // " (the checked buffers and 2 host reads)" when a mode read buffers at host points; "" else.
 std::string hostReadNote(size_t reads) {
     return reads == 0 ? "" : fmt::format(" (the checked buffers and {} host read{})", reads, reads == 1 ? "" : "s");
@@ -408,8 +429,8 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const s
         t.timings.verification += secondsSince(phase);
         if (print)
             say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
-                                     : fmt::format("ok: bit-identical to the CPU model{}{}{}",
-                                                   splitAt ? " and to split" : "", hostReadNote(m.run.hostReads.size()),
+                                     : fmt::format("ok: {}{}{}", identicalTo(s, splitAt.has_value()),
+                                                   hostReadNote(m.run.hostReads.size()),
                                                    splitOnlyNote(s, splitOnly, o, mode == Mode::Split)));
         if (print && m.steps) printStepCheck(s, m);
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
@@ -430,7 +451,8 @@ struct ScenarioVerdict {
     std::string line;
 };
 
-ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes, const std::string& splitOnlyNote) {
+ScenarioVerdict verdict(const sc::Scenario& s, const std::vector<ModeOutcome>& modes,
+                        const std::string& splitOnlyNote) {
     for (const auto& m : modes) {
         if (m.run.hang) return {kExitHang, fmt::format("--- GPU HANG: mode {}: {}", name(m.mode), m.run.failure)};
     }
@@ -440,13 +462,11 @@ ScenarioVerdict verdict(const std::vector<ModeOutcome>& modes, const std::string
         if (!m.run.completed)
             return {kExitCannotTest, fmt::format("--- CANNOT TEST HERE: mode {}: {}", name(m.mode), m.run.failure)};
     }
-    return {
-        kExitNotReproduced,
-        fmt::format("--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU model{}{}",
-                    std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return m.mode == Mode::Split; })
-                        ? " and to split"
-                        : "",
-                    splitOnlyNote)};
+    return {kExitNotReproduced,
+            fmt::format("--- NOT REPRODUCED: every mode's checked buffers are {}{}",
+                        identicalTo(s, std::any_of(modes.begin(), modes.end(),
+                                                   [](const ModeOutcome& m) { return m.mode == Mode::Split; })),
+                        splitOnlyNote)};
 }
 
 // Adds run `run` (1-based) of the modes to the report's per-mode results (one entry per mode
@@ -530,7 +550,7 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
             std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
         if (ended) {
             say("  run {} of {} did not complete; the runs end here", runs + 1, o.repeat);
-            return verdict(modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
+            return verdict(s, modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
         }
     }
     for (const ScenarioModeReport& m : report.modes) {
@@ -543,11 +563,9 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
         return {kExitReproduced, fmt::format("--- BUG REPRODUCED: mode {} is wrong in {} of {} runs; {}", m.mode,
                                              m.wrongRuns, runs, *m.detail)};
     }
-    return {
-        kExitNotReproduced,
-        fmt::format(
-            "--- NOT REPRODUCED: in all {} runs every mode's checked buffers are bit-identical to the CPU model{}{}",
-            runs, hasSplit(o) ? " and to split" : "", splitOnlyNote(s, splitOnlyBuffers(s), o, false))};
+    return {kExitNotReproduced,
+            fmt::format("--- NOT REPRODUCED: in all {} runs every mode's checked buffers are {}{}", runs,
+                        identicalTo(s, hasSplit(o)), splitOnlyNote(s, splitOnlyBuffers(s), o, false))};
 }
 
 // A mode's result word for a --sweep row (the JSON report's result values).
@@ -585,17 +603,17 @@ std::vector<ModeOutcome> runRow(const RunTarget& t, const sc::Scenario& s, const
 }
 
 // The verdict over a sweep: the mode wrong at the smallest value (ties: mode order), or none.
-ScenarioVerdict sweepVerdict(const ScenarioSweepReport& r, const std::vector<std::string>& details, const Options& o,
-                             const std::string& splitOnly) {
+ScenarioVerdict sweepVerdict(const sc::Scenario& s, const ScenarioSweepReport& r,
+                             const std::vector<std::string>& details, const Options& o, const std::string& splitOnly) {
     std::optional<size_t> worst;
     for (size_t i = 0; i < r.smallestWrong.size(); ++i) {
         if (r.smallestWrong[i] && (!worst || *r.smallestWrong[i] < *r.smallestWrong[*worst])) worst = i;
     }
     if (!worst)
-        return {kExitNotReproduced,
-                fmt::format("--- NOT REPRODUCED: at each of the {} value(s) of {} every mode's checked buffers are "
-                            "bit-identical to the CPU model{}{}",
-                            r.rows.size(), r.parameter, hasSplit(o) ? " and to split" : "", splitOnly)};
+        return {
+            kExitNotReproduced,
+            fmt::format("--- NOT REPRODUCED: at each of the {} value(s) of {} every mode's checked buffers are {}{}",
+                        r.rows.size(), r.parameter, identicalTo(s, hasSplit(o)), splitOnly)};
     size_t wrongValues = 0;
     for (const auto& row : r.rows) wrongValues += row.results[*worst] == "mismatch" ? 1 : 0;
     return {kExitReproduced,
@@ -634,7 +652,7 @@ ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& va
         if (std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; })) {
             say("  the sweep ends at {} = {}: a mode did not complete", sw.parameter, sw.values[k]);
             report.sweep = r;
-            return verdict(modes, "");
+            return verdict(variants[k], modes, "");
         }
     }
     std::string smallest;
@@ -643,7 +661,8 @@ ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& va
                                 r.smallestWrong[i] ? std::to_string(*r.smallestWrong[i]) : "none");
     say("  smallest {} at which each mode is wrong: {}", sw.parameter, smallest);
     report.sweep = r;
-    return sweepVerdict(r, details, o, splitOnlyNote(variants.front(), splitOnlyBuffers(variants.front()), o, false));
+    return sweepVerdict(variants.front(), r, details, o,
+                        splitOnlyNote(variants.front(), splitOnlyBuffers(variants.front()), o, false));
 }
 
 // One row of --matrix: the file with its barrier steps as the row says.
@@ -687,8 +706,8 @@ std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchroniz
 
 // The verdict over the matrix's valid rows (the controls never count); the controls that were
 // caught are named either way.
-ScenarioVerdict matrixVerdict(const ScenarioMatrixReport& r, const std::vector<std::string>& wrongLines,
-                              const Options& o) {
+ScenarioVerdict matrixVerdict(const sc::Scenario& s, const ScenarioMatrixReport& r,
+                              const std::vector<std::string>& wrongLines, const Options& o) {
     std::vector<std::string> valid, caught;
     std::optional<size_t> firstWrong;
     for (size_t k = 0; k < r.rows.size(); ++k) {
@@ -710,9 +729,8 @@ ScenarioVerdict matrixVerdict(const ScenarioMatrixReport& r, const std::vector<s
                 fmt::format("--- BUG REPRODUCED: {}: {} ({})", under, wrongLines[*firstWrong], controls)};
     }
     return {kExitNotReproduced,
-            fmt::format("--- NOT REPRODUCED: under each valid barrier ({}) every mode's checked buffers are "
-                        "bit-identical to the CPU model{} ({})",
-                        fmt::join(valid, ", "), hasSplit(o) ? " and to split" : "", controls)};
+            fmt::format("--- NOT REPRODUCED: under each valid barrier ({}) every mode's checked buffers are {} ({})",
+                        fmt::join(valid, ", "), identicalTo(s, hasSplit(o)), controls)};
 }
 
 // --matrix on a scenario: every mode under each of `variants`, buffers reset before each mode on one
@@ -746,11 +764,11 @@ ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVarian
         if (std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; })) {
             say("  the matrix ends at {}: a mode did not complete", v.label);
             report.matrix = r;
-            return verdict(modes, "");
+            return verdict(v.scenario, modes, "");
         }
     }
     report.matrix = r;
-    return matrixVerdict(r, wrongLines, o);
+    return matrixVerdict(variants.front().scenario, r, wrongLines, o);
 }
 
 // ---- --triage on a scenario (docs/scenarios.md "--triage on a scenario") -------------------
@@ -958,7 +976,7 @@ ScenarioVerdict runScenarioTriage(const RunTarget& t, const sc::Scenario& s, con
     keepTriage(in, conclusion, report);
     // the conclusion is printed; the verdict line and status are the baseline's, as a plain run
     // gives them (2 reproduced, 0 not, 3 a hang)
-    return verdict(modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
+    return verdict(s, modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
 }
 
 // --print-stream: each mode recorded under the swallowing tracer (stream_capture.hpp), so
@@ -1101,7 +1119,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
                      [&](const std::vector<ModeOutcome>& soFar) { publishSoFar(report, soFar, o); });
         accumulate(report.modes, modes, o, 1);
         report.checkSteps = stepCheckReport(s, modes);
-        v = verdict(modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
+        v = verdict(s, modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
     }
     watch::stage(watch::Stage::Teardown, "waiting for the device to go idle and destroying it");
     if (!device.abandoned()) vkDeviceWaitIdle(device.get());
@@ -1263,6 +1281,12 @@ sc::Scenario prepareScenario(const Options& options, const sc::ParameterValues& 
             throw UsageError(why);
     }
     if (options.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
+    if (!hasSplit(options) && !options.triage && !options.printStream && !modelCompares(s))
+        throw UsageError(
+            fmt::format("--mode without split: {}'s checked buffers ({}) are written by {}, which the CPU "
+                        "model does not compute, and split is their only reference, so nothing would be "
+                        "compared; expected split among the modes",
+                        s.file, splitOnlyBuffers(s), unmodelledKernels(s)));
     if (options.checkSteps && s.usesQueues())
         throw UsageError(
             fmt::format("--check-steps: not on a file with [[queue]] or [[semaphore]] tables yet ({}): "

@@ -109,6 +109,14 @@ bool dispatchReads(const Scenario& s, const Dispatch& d, uint32_t index) {
     return s.kernel(d.user)->reads.at(index);
 }
 
+std::string stageNames(uint64_t bits) {
+    std::string out;
+    for (const auto& b : kStages) {
+        if (bits & b.bit) out += fmt::format("{}\"{}\"", out.empty() ? "" : ", ", b.name);
+    }
+    return "[" + out + "]";
+}
+
 uint32_t privateArrayWord(uint32_t x, uint32_t words) {
     std::vector<uint32_t> arr(words);
     const uint32_t input = x;

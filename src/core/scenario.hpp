@@ -205,6 +205,20 @@ std::string_view name(BarrierKind k);  // "blade-g", "blade-c", "memory", "buffe
 // Pipeline stages and access types by their synchronization2 bit values
 // (VkPipelineStageFlagBits2, VkAccessFlagBits2: Vulkan spec "Synchronization and Cache
 // Control"); the original form uses the same low 32 bits where they exist.
+// A stage or access name of a file and its synchronization2 bit (VkPipelineStageFlagBits2,
+// VkAccessFlagBits2 values: Vulkan spec, "Synchronization and Cache Control").
+struct NamedBit {
+    std::string_view name;
+    uint64_t bit;
+};
+// The stage names of `src_stage`, `dst_stage` and a wait's `stage` (docs/scenarios.md).
+inline constexpr NamedBit kStages[] = {
+    {"top-of-pipe", 0x1},       {"draw-indirect", 0x2}, {"compute", 0x800},        {"transfer", 0x1000},
+    {"bottom-of-pipe", 0x2000}, {"host", 0x4000},       {"all-commands", 0x10000},
+};
+// `bits` as a file writes stages: ["transfer", "compute"] (kStages' names). Pure.
+std::string stageNames(uint64_t bits);
+
 struct Barrier {
     BarrierKind kind = BarrierKind::BladeGlobal;
     bool sync2 = true;  // vkCmdPipelineBarrier2 (true) or vkCmdPipelineBarrier

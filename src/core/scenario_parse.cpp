@@ -25,16 +25,8 @@
 namespace repro::scenario {
 namespace {
 
-// Stage and access names to their synchronization2 bits (VkPipelineStageFlagBits2 and
-// VkAccessFlagBits2 values, Vulkan spec "Synchronization and Cache Control").
-struct NamedBit {
-    std::string_view name;
-    uint64_t bit;
-};
-constexpr NamedBit kStages[] = {
-    {"top-of-pipe", 0x1},       {"draw-indirect", 0x2}, {"compute", 0x800},        {"transfer", 0x1000},
-    {"bottom-of-pipe", 0x2000}, {"host", 0x4000},       {"all-commands", 0x10000},
-};
+// Access names to their synchronization2 bits (VkAccessFlagBits2 values, Vulkan spec
+// "Synchronization and Cache Control"); the stages' are core/scenario.hpp kStages.
 constexpr NamedBit kAccesses[] = {
     {"indirect-command-read", 0x1},
     {"uniform-read", 0x8},
@@ -49,18 +41,6 @@ constexpr NamedBit kAccesses[] = {
     {"shader-storage-read", uint64_t{1} << 33},
     {"shader-storage-write", uint64_t{1} << 34},
 };
-
-}  // namespace
-
-std::string stageNames(uint64_t bits) {
-    std::string out;
-    for (const auto& b : kStages) {
-        if (bits & b.bit) out += fmt::format("{}\"{}\"", out.empty() ? "" : ", ", b.name);
-    }
-    return "[" + out + "]";
-}
-
-namespace {
 
 std::string namesOf(std::span<const NamedBit> bits) {
     std::string out;

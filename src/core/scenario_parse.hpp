@@ -37,10 +37,6 @@ inline constexpr uint64_t kMaxSteps = 65536;
 Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides = {});
 
 // Reads `path` and parses it; a file that cannot be read is a UsageError naming it.
-// `bits` as a file writes stages: ["transfer", "compute"] (the names of `src_stage`, `dst_stage`
-// and a wait's `stage`, docs/scenarios.md). Pure.
-std::string stageNames(uint64_t bits);
-
 Scenario loadScenario(const std::string& path, const ParameterValues& overrides = {});
 
 }  // namespace repro::scenario

@@ -13,7 +13,6 @@
 
 #include "core/errors.hpp"
 #include "core/scenario_cpu.hpp"
-#include "core/scenario_parse.hpp"
 
 namespace repro::scenario {
 

@@ -416,6 +416,73 @@ class ModeStamps {
     std::optional<double> seconds_;  // set while active and every pair was read
 };
 
+// The timestamp pairs of a mode with queues (runScenarioMode's `timestamps` on a file with a
+// [[queue]] or [[semaphore]]): a pair around each of its own command buffers on every queue
+// (split: one per step; multipass and single: one per batch), pair k at queries 2k and
+// 2k + 1 of one pool. The upload submit resets the whole pool on the main queue, since
+// vkCmdResetQueryPool is not a command every queue family records (a transfer-only one does
+// not: Vulkan spec, vkCmdResetQueryPool's supported queue types) and the batches are all
+// submitted before any is waited for. Read once the mode's submits are waited for. A queue
+// whose family has no timestamps (timestampValidBits 0) writes none, and the sum is then
+// not measured (nullopt). Inactive where not asked for.
+class QueueStamps {
+  public:
+    QueueStamps(const Device& device, bool wanted, const sc::Scenario& s)
+        : device_(device), families_(queueFamilies(device, s)) {
+        if (!wanted) return;
+        const DeviceInfo& info = device.info();
+        nsPerTick_ = info.properties.limits.timestampPeriod;
+        for (const uint32_t f : families_) bits_.push_back(info.queueFamilies[f].timestampValidBits);
+        pairs_ = static_cast<uint32_t>(std::max<size_t>(s.steps.size(), 1));  // >= split's submits, batches
+        const VkQueryPoolCreateInfo poolInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                             .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                             .queryCount = 2 * pairs_};
+        VkQueryPool pool = VK_NULL_HANDLE;
+        check(vkCreateQueryPool(device.get(), &poolInfo, nullptr, &pool), "vkCreateQueryPool");
+        pool_ = Owned<VkQueryPool>(device.life(), pool);
+    }
+    // In the upload submit: every query unavailable again.
+    void reset(VkCommandBuffer cmd) const {
+        if (pool_) vkCmdResetQueryPool(cmd, pool_.get(), 0, 2 * pairs_);
+    }
+    // Pair `k` (< the scenario's steps) at the start and the end of a command buffer on `queue`.
+    void begin(VkCommandBuffer cmd, uint32_t k, uint32_t queue) { write(cmd, k, queue, 0); }
+    void end(VkCommandBuffer cmd, uint32_t k, uint32_t queue) { write(cmd, k, queue, 1); }
+    // After every submit of the mode is waited for: the pairs' intervals summed, each masked
+    // to its family's valid bits; nullopt when inactive, or when a pair was not written.
+    std::optional<double> collect() const {
+        if (!pool_ || written_.empty()) return std::nullopt;
+        double seconds = 0;
+        for (const auto& [k, queue] : written_) {
+            if (bits_[queue] == 0) return std::nullopt;
+            uint64_t raw[4] = {};  // (value, availability) twice
+            const VkResult r =
+                vkGetQueryPoolResults(device_.get(), pool_.get(), 2 * k, 2, sizeof(raw), raw, 2 * sizeof(uint64_t),
+                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+            if (r != VK_SUCCESS || raw[1] == 0 || raw[3] == 0) return std::nullopt;
+            const uint64_t mask = bits_[queue] >= 64 ? ~0ull : (1ull << bits_[queue]) - 1;
+            seconds += double((raw[2] - raw[0]) & mask) * nsPerTick_ * 1e-9;
+        }
+        return seconds;
+    }
+
+  private:
+    void write(VkCommandBuffer cmd, uint32_t k, uint32_t queue, uint32_t half) {
+        if (!pool_) return;
+        if (half == 0) written_.emplace_back(k, queue);
+        if (bits_[queue] == 0) return;  // this family has no timestamps: collect() says so
+        vkCmdWriteTimestamp(cmd, half ? VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                            pool_.get(), 2 * k + half);
+    }
+    const Device& device_;
+    std::vector<uint32_t> families_;  // by scenario queue
+    std::vector<uint32_t> bits_;      // timestampValidBits by scenario queue
+    double nsPerTick_ = 1;
+    uint32_t pairs_ = 0;
+    Owned<VkQueryPool> pool_;
+    std::vector<std::pair<uint32_t, uint32_t>> written_;  // (pair, queue) begun
+};
+
 // Whether `out` completed; else false with `run` filled (what failed, and how).
 bool completed(const SubmitOutcome& out, const std::string& what, ScenarioModeRun& run) {
     if (out.status == SubmitStatus::Completed) return true;
@@ -490,8 +557,8 @@ bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_c
 // queue, waited for; a submit on another queue than the one before also waits (on the device)
 // for that queue's timeline, so that split stays the fully ordered reference.
 bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s,
-                         const ScenarioBuffers& mb, const Ownership& ownership, double timeoutSeconds,
-                         ScenarioModeRun& run) {
+                         const ScenarioBuffers& mb, const Ownership& ownership, QueueStamps& stamps,
+                         double timeoutSeconds, ScenarioModeRun& run) {
     uint32_t lastQueue = 0;
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const sc::Step& step = s.steps[i];
@@ -500,20 +567,26 @@ bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, cons
             std::holds_alternative<sc::Wait>(body))
             continue;
         Encoder& encoder = *q.encoders[step.queue];
+        const auto pair = static_cast<uint32_t>(run.submits);
         encoder.begin();
+        stamps.begin(encoder.cmd(), pair, step.queue);
         recordBladeGlobalBarrier(encoder.cmd());
         ownership.acquiresBefore(encoder.cmd(), i, mb);
         recordWork(encoder, pipelines, step, mb);
         ownership.releasesAfter(encoder.cmd(), i, mb);
         recordBladeGlobalBarrier(encoder.cmd());
+        stamps.end(encoder.cmd(), pair, step.queue);
         std::vector<SemaphoreOp> waits;
         const Encoder& previous = *q.encoders[lastQueue];
         if (step.queue != lastQueue && previous.lastValue() > 0)
             waits.push_back({.semaphore = previous.timeline(), .value = previous.lastValue(), .stage = kAllCommands});
         lastQueue = step.queue;
         ++run.submits;
-        if (!submitAfter(encoder, waits, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run))
-            return false;
+        const auto waited = Clock::now();
+        const bool done =
+            submitAfter(encoder, waits, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run);
+        run.gpuWait += secondsSince(waited);
+        if (!done) return false;
     }
     return true;
 }
@@ -541,7 +614,8 @@ void batchSemaphores(const ModeQueues& q, const sc::Scenario& s, const sc::Batch
 // its last ends with G; multipass puts G before each step as without queues. Then the host
 // waits for every queue.
 bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
-                   const ScenarioBuffers& mb, const Ownership& ownership, double timeoutSeconds, ScenarioModeRun& run) {
+                   const ScenarioBuffers& mb, const Ownership& ownership, QueueStamps& stamps, double timeoutSeconds,
+                   ScenarioModeRun& run) {
     const std::vector<sc::Batch> batches = sc::batchesOf(s);
     std::vector<size_t> first(s.queues.size(), batches.size()), last(s.queues.size(), 0);
     for (size_t b = 0; b < batches.size(); ++b) {
@@ -553,6 +627,7 @@ bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::
         const sc::Batch& batch = batches[b];
         Encoder& encoder = *q.encoders[batch.queue];
         encoder.begin();
+        stamps.begin(encoder.cmd(), static_cast<uint32_t>(b), batch.queue);
         if (mode == Mode::Single && b == first[batch.queue]) recordBladeGlobalBarrier(encoder.cmd());
         for (const size_t i : batch.work) {
             if (const auto* barrier = std::get_if<sc::Barrier>(&s.steps[i].body)) {
@@ -565,6 +640,7 @@ bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::
             ownership.releasesAfter(encoder.cmd(), i, mb);
         }
         if (b == last[batch.queue]) recordBladeGlobalBarrier(encoder.cmd());
+        stamps.end(encoder.cmd(), static_cast<uint32_t>(b), batch.queue);
         encoder.end();
         std::vector<SemaphoreOp> waits, signals;
         batchSemaphores(q, s, batch, b == first[batch.queue], upload, waits, signals);
@@ -575,10 +651,12 @@ bool recordBatches(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::
                                              batches.size(), s.queues[batch.queue].name);
         if (!completed(encoder.submitNoWait(waits, signals), what, run)) return false;
     }
+    const auto waited = Clock::now();
     for (size_t i = 0; i < q.encoders.size(); ++i) {
         const std::string what = fmt::format("the wait for queue {}", s.queues[i].name);
         if (!completed(q.encoders[i]->waitForAll(timeoutSeconds), what, run)) return false;
     }
+    run.gpuWait += secondsSince(waited);
     return true;
 }
 
@@ -707,10 +785,11 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
 // The timestamps cover the main queue's submits without queues only.
 bool recordMode(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
                 const ScenarioBuffers& mb, const Ownership& ownership, double timeoutSeconds,
-                const StepReadback& readback, ScenarioModeRun& run, ModeStamps& stamps) {
+                const StepReadback& readback, ScenarioModeRun& run, ModeStamps& stamps, QueueStamps& queueStamps) {
     if (s.usesQueues()) {
-        if (mode == Mode::Split) return recordSplitOnQueues(q, pipelines, s, mb, ownership, timeoutSeconds, run);
-        return recordBatches(q, pipelines, s, mode, mb, ownership, timeoutSeconds, run);
+        if (mode == Mode::Split)
+            return recordSplitOnQueues(q, pipelines, s, mb, ownership, queueStamps, timeoutSeconds, run);
+        return recordBatches(q, pipelines, s, mode, mb, ownership, queueStamps, timeoutSeconds, run);
     }
     return recordOneQueue(*q.encoders[0], pipelines, s, mode, mb, timeoutSeconds, readback, run, stamps);
 }
@@ -758,6 +837,7 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
     ModeQueues queues = makeQueues(device, s);
     Encoder& encoder = *queues.encoders[0];
     ModeStamps stamps(device, timestamps && !s.usesQueues());
+    QueueStamps queueStamps(device, timestamps && s.usesQueues(), s);
     const Ownership ownership(device, s);
     const AbandonOnTimeout guard{device, run};
     encoder.begin();  // the upload of the device-local buffers' initial contents
@@ -769,12 +849,14 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
     }
     recordBladeGlobalBarrier(encoder.cmd());
     ownership.releasesAfter(encoder.cmd(), std::nullopt, mb);  // to the queues that use a buffer first
+    queueStamps.reset(encoder.cmd());
     if (!submit(encoder, "the upload submit", timeoutSeconds, run)) return run;
     run.buffersAndUpload = secondsSince(phase);
     phase = Clock::now();
-    const bool recorded = recordMode(queues, pipelines, s, mode, mb, ownership, timeoutSeconds, readback, run, stamps);
+    const bool recorded =
+        recordMode(queues, pipelines, s, mode, mb, ownership, timeoutSeconds, readback, run, stamps, queueStamps);
     run.recording = std::max(0.0, secondsSince(phase) - run.gpuWait);
-    run.gpuSeconds = stamps.seconds();
+    run.gpuSeconds = s.usesQueues() ? queueStamps.collect() : stamps.seconds();
     if (!recorded) return run;
     phase = Clock::now();
     encoder.begin();  // the readback: checked device-local buffers into their twins
