@@ -529,11 +529,52 @@ std::optional<ScenarioStepCheckReport> stepCheckReport(const sc::Scenario& s, co
             r.firstWrongStep = *m.steps->firstWrong + 1;
             r.firstWrongLabel = s.steps[*m.steps->firstWrong].label;
             r.firstWrongDetail = m.steps->firstDetail;
+            r.wrongRuns = 1;
+            r.firstWrongRun = 1;
         }
         return r;
     }
     return std::nullopt;
 }
+
+// --check-steps under --repeat: each run's split checked; a line for each run with a wrong
+// step, and at the end one over all runs. The report keeps the first run with a wrong step
+// (else the last run), with the runs counted.
+class RepeatedStepChecks {
+  public:
+    // Run `run`'s check (nullopt: none, without --check-steps or split).
+    void add(std::optional<ScenarioStepCheckReport> r, uint32_t run) {
+        if (!r) return;
+        ++runs_;
+        if (r->firstWrongStep) {
+            say("  run {}: check-steps: first wrong step: {}: {}", run, r->firstWrongLabel, r->firstWrongDetail);
+            if (wrongRuns_++ == 0) {
+                r->firstWrongRun = run;
+                kept_ = std::move(r);
+            }
+        } else if (wrongRuns_ == 0) {
+            kept_ = std::move(r);
+        }
+    }
+    // The report's check_steps, and the line over all runs.
+    std::optional<ScenarioStepCheckReport> finish() {
+        if (!kept_) return std::nullopt;
+        kept_->runs = runs_;
+        kept_->wrongRuns = wrongRuns_;
+        if (wrongRuns_)
+            say("  check-steps: split had a wrong step in {} of {} run(s); the first in run {}: {}", wrongRuns_, runs_,
+                *kept_->firstWrongRun, kept_->firstWrongLabel);
+        else
+            say("  check-steps: every checked step matched the CPU model after its submit in each of {} run(s) ({} "
+                "checked step(s) a run)",
+                runs_, kept_->checked);
+        return kept_;
+    }
+
+  private:
+    uint32_t runs_ = 0, wrongRuns_ = 0;
+    std::optional<ScenarioStepCheckReport> kept_;
+};
 
 // --repeat K: the modes K times on one device, each mode with its buffers reset; a count of wrong
 // runs per mode, the first wrong run's difference, and the verdict over all K. A hang or a
@@ -541,18 +582,22 @@ std::optional<ScenarioStepCheckReport> stepCheckReport(const sc::Scenario& s, co
 ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Options& o, ScenarioReport& report) {
     const Prepared p = prepare(t.device, s, o, t.timings);
     uint32_t runs = 0;
+    RepeatedStepChecks steps;
     for (; runs < o.repeat; ++runs) {
         const std::vector<ModeOutcome> modes = runModes(t, p, s, o, false, [&](const std::vector<ModeOutcome>& soFar) {
             publishSoFar(report, soFar, o, runs + 1);
         });
         accumulate(report.modes, modes, o, runs + 1);
+        steps.add(stepCheckReport(s, modes), runs + 1);
         const bool ended =
             std::any_of(modes.begin(), modes.end(), [](const ModeOutcome& m) { return !m.run.completed; });
         if (ended) {
             say("  run {} of {} did not complete; the runs end here", runs + 1, o.repeat);
+            report.checkSteps = steps.finish();
             return verdict(s, modes, splitOnlyNote(s, splitOnlyBuffers(s), o, false));
         }
     }
+    report.checkSteps = steps.finish();
     for (const ScenarioModeReport& m : report.modes) {
         say("  mode={:<9} wrong in {} of {} runs{}{}", m.mode, m.wrongRuns, runs,
             m.wrongRuns ? " (first: " + *m.detail + ")" : "",

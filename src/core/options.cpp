@@ -558,8 +558,6 @@ Options readScenarioOptions(const RawArgs& raw) {
     }
     if (o.checkSteps && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
         fail("--check-steps: on a scenario it reads back split's steps, and --mode has no split");
-    if (o.checkSteps && o.repeat > 1)
-        fail("--check-steps: not with --repeat on a scenario (it checks one run's steps)");
     readReport(raw, o);  // with --timings and --timestamps
     o.scenario = raw.scenario;
     o.listScenarios = raw.listScenarios;

@@ -50,9 +50,13 @@ json checkStepsJson(const std::optional<ScenarioStepCheckReport>& c) {
     if (!c) return nullptr;
     json first = nullptr;
     if (c->firstWrongStep)
-        first = json{{"step", *c->firstWrongStep}, {"label", c->firstWrongLabel}, {"detail", c->firstWrongDetail}};
+        first = json{{"step", *c->firstWrongStep},
+                     {"label", c->firstWrongLabel},
+                     {"detail", c->firstWrongDetail},
+                     {"run", orNull(c->firstWrongRun)}};
     return json{{"checked", c->checked}, {"wrong", c->wrong},         {"not_checked", c->notChecked},
-                {"first_wrong", first},  {"readbacks", c->readbacks}, {"completed", c->completed}};
+                {"first_wrong", first},  {"readbacks", c->readbacks}, {"completed", c->completed},
+                {"runs", c->runs},       {"wrong_runs", c->wrongRuns}};
 }
 
 // The name of mode i of a sweep's or a matrix's rows: the asked modes' (a document published

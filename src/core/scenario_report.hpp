@@ -61,6 +61,10 @@ struct ScenarioStepCheckReport {
     std::string firstWrongDetail;          // its mismatch line (buffer, byte, word, both values, ...)
     uint64_t readbacks = 0;                // the readback submits
     bool completed = true;                 // split ran to its end (false: a failure ended it)
+    // With --repeat: the runs whose split was checked, how many of them had a wrong step, and
+    // the first of those (1-based), whose steps the fields above describe (else the last run's)
+    uint32_t runs = 1, wrongRuns = 0;
+    std::optional<uint32_t> firstWrongRun;
 };
 
 // --sweep NAME=... on a scenario (docs/scenarios.md "--sweep on a scenario").

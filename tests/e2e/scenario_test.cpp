@@ -1287,14 +1287,43 @@ TEST(ScenarioCheckSteps, AUserKernelsStepsAreNotChecked) {
         << shown(r);
 }
 
-TEST(ScenarioCheckSteps, NeedsSplitAndOneRun) {
+TEST(ScenarioCheckSteps, NeedsSplit) {
     const std::string file = kScenarios + "kompute-196-increment-chain.toml";
     const BoundedResult single = repro({"--scenario", file, "--check-steps", "--mode", "single"});
     EXPECT_EQ(single.status, 1) << shown(single);
     EXPECT_EQ(single.err, "repro: --check-steps: on a scenario it reads back split's steps, and --mode has no split\n");
-    const BoundedResult repeated = repro({"--scenario", file, "--check-steps", "--repeat", "2"});
-    EXPECT_EQ(repeated.status, 1) << shown(repeated);
-    EXPECT_EQ(repeated.err, "repro: --check-steps: not with --repeat on a scenario (it checks one run's steps)\n");
+}
+
+// Under --repeat every run's split is checked: a line for each run with a wrong step, one over
+// all runs, and the document's check_steps counting the runs and naming the first wrong one.
+TEST(ScenarioCheckSteps, UnderRepeatEveryRunsSplitIsChecked) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const auto json = writeFile("-check-steps-repeat.json", "");
+    const BoundedResult clean = repro({"--scenario", file, "--check-steps", "--repeat", "3", "--json", json.string()});
+    ASSERT_EQ(clean.status, 0) << shown(clean);
+    EXPECT_TRUE(contains(clean.out,
+                         "  check-steps: every checked step matched the CPU model after its submit in each of 3 run(s) "
+                         "(3 checked step(s) a run)\n"))
+        << shown(clean);
+    nlohmann::json c = readJson(json).at("check_steps");
+    EXPECT_EQ(c.at("runs"), 3) << c.dump(2);
+    EXPECT_EQ(c.at("wrong_runs"), 0) << c.dump(2);
+    EXPECT_TRUE(c.at("first_wrong").is_null()) << c.dump(2);
+    // split loses every dispatch: each run's first increment is the first wrong step
+    const BoundedResult wrong = repro({"--scenario", file, "--check-steps", "--repeat", "2", "--json", json.string()},
+                                      simulated("seed-bug:dispatches=0"));
+    ASSERT_EQ(wrong.status, 2) << shown(wrong);
+    for (const char* run : {"  run 1: check-steps: first wrong step: step 1 dispatch increment: buffer 'data'",
+                            "  run 2: check-steps: first wrong step: step 1 dispatch increment: buffer 'data'",
+                            "  check-steps: split had a wrong step in 2 of 2 run(s); the first in run 1: step 1 "
+                            "dispatch increment\n"})
+        EXPECT_TRUE(contains(wrong.out, run)) << run << "\n" << shown(wrong);
+    c = readJson(json).at("check_steps");
+    std::filesystem::remove(json);
+    EXPECT_EQ(c.at("runs"), 2) << c.dump(2);
+    EXPECT_EQ(c.at("wrong_runs"), 2) << c.dump(2);
+    EXPECT_EQ(c.at("first_wrong").at("run"), 1) << c.dump(2);
+    EXPECT_EQ(c.at("first_wrong").at("step"), 1) << c.dump(2);
 }
 
 }  // namespace
