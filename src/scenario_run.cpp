@@ -710,31 +710,46 @@ ScenarioVerdict runSwept(const RunTarget& t, const std::vector<sc::Scenario>& va
                         splitOnlyNote(variants.front(), splitOnlyBuffers(variants.front()), o, false));
 }
 
-// One row of --matrix: the file with its barrier steps as the row says.
+// One row of --matrix: the file with its barrier steps, or its buffers' memory, as the row says.
 struct MatrixVariant {
-    std::string label;                          // "as written", "--barrier full", ...
-    std::optional<repro::BarrierKind> barrier;  // nullopt: as written
+    std::string label;                          // "as written", "--barrier full", "memory=host-visible", ...
+    std::optional<repro::BarrierKind> barrier;  // nullopt: the file's own barriers
+    std::optional<sc::Placement> memory;        // nullopt: the file's own placements
     sc::Scenario scenario;
 };
 
-// --matrix: the file as written, then with every barrier step replaced by blade's G, the full
-// synchronization2 barrier, and the controls execution-only and none (last: a control that
-// hangs the device ends the matrix after the valid rows). A row that needs synchronization2
-// is left out, with a note, on a device without it.
+// --matrix: the file as written; with every barrier step replaced by blade's G and by the full
+// synchronization2 barrier; with every buffer device-local, then host-visible (but those a
+// host point names: core/scenario.hpp replacePlacements), as the built-in matrix's memory
+// rows; then the controls, every barrier step execution-only and none (last: a control that
+// hangs the device ends the matrix after the valid rows). A barrier row is left out, with a
+// note, when the file has no barrier step, or needs synchronization2 on a device without it;
+// a memory row when it moves no buffer.
 std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchronization2,
                                           std::vector<std::string>& notes) {
     std::vector<MatrixVariant> out = {{.label = "as written", .barrier = std::nullopt, .scenario = s}};
     const bool barriers = std::any_of(s.steps.begin(), s.steps.end(), [](const sc::Step& step) {
         return std::holds_alternative<sc::Barrier>(step.body);
     });
-    if (!barriers) {
+    if (!barriers)
         notes.push_back(
             "--matrix: the file has no barrier step, so each --barrier row would be the file as written: "
-            "one row");
-        return out;
-    }
+            "those rows are left out");
+    const auto memoryRows = [&] {
+        for (const sc::Placement p : {sc::Placement::DeviceLocal, sc::Placement::HostVisible}) {
+            MatrixVariant v{.label = fmt::format("memory={}", name(p)), .memory = p, .scenario = s};
+            if (sc::replacePlacements(v.scenario, p) == 0) {
+                notes.push_back(fmt::format("--matrix: row {} left out: every buffer it could move is {} already",
+                                            v.label, name(p)));
+                continue;
+            }
+            out.push_back(std::move(v));
+        }
+    };
     for (const repro::BarrierKind b : {repro::BarrierKind::Blade, repro::BarrierKind::Full,
                                        repro::BarrierKind::ExecutionOnly, repro::BarrierKind::None}) {
+        if (b == repro::BarrierKind::ExecutionOnly) memoryRows();  // the valid rows before the controls
+        if (!barriers) continue;
         MatrixVariant v{.label = fmt::format("--barrier {}", name(b)), .barrier = b, .scenario = s};
         if (const std::string why = sc::replaceBarriers(v.scenario, b); !why.empty()) throw UsageError(why);
         if (v.scenario.usesSync2() && !synchronization2) {
@@ -769,12 +784,14 @@ ScenarioVerdict matrixVerdict(const sc::Scenario& s, const ScenarioMatrixReport&
         caught.empty() ? "no control was caught" : fmt::format("caught controls: {}", fmt::join(caught, ", "));
     if (firstWrong) {
         const auto& row = r.rows[*firstWrong];
-        const std::string under = row.barrier ? "under --barrier " + *row.barrier : "under the file's own barriers";
+        const std::string under = row.barrier  ? "under --barrier " + *row.barrier
+                                  : row.memory ? "with every buffer " + *row.memory
+                                               : "under the file's own barriers";
         return {kExitReproduced,
                 fmt::format("--- BUG REPRODUCED: {}: {} ({})", under, wrongLines[*firstWrong], controls)};
     }
     return {kExitNotReproduced,
-            fmt::format("--- NOT REPRODUCED: under each valid barrier ({}) every mode's checked buffers are {} ({})",
+            fmt::format("--- NOT REPRODUCED: in each valid row ({}) every mode's checked buffers are {} ({})",
                         fmt::join(valid, ", "), identicalTo(s, hasSplit(o)), controls)};
 }
 
@@ -786,15 +803,16 @@ ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVarian
     ScenarioMatrixReport r;
     std::vector<std::string> names, wrongLines;
     for (const Mode m : o.modes) names.emplace_back(name(m));
-    say("  --matrix: the file under {} barrier encodings, every mode under each on this device, buffers reset "
-        "before each mode; the controls do not count",
+    say("  --matrix: the file in {} variants (barrier encodings and memory placements), every mode of each on this "
+        "device, buffers reset before each mode; the controls do not count",
         variants.size());
-    say("  {:<38}{}", "barrier", sweepCells(names));
+    say("  {:<38}{}", "row", sweepCells(names));
     for (size_t k = 0; k < variants.size(); ++k) {
         const MatrixVariant& v = variants[k];
         r.rows.push_back(
             {.label = v.label,
              .barrier = v.barrier ? std::optional<std::string>(std::string(name(*v.barrier))) : std::nullopt,
+             .memory = v.memory ? std::optional<std::string>(std::string(name(*v.memory))) : std::nullopt,
              .control = v.scenario.hasControl(),
              .results = {}});
         const std::vector<ModeOutcome> modes = runRow(

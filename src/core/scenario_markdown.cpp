@@ -30,9 +30,9 @@ std::string modesTable(const ScenarioReport& r) {
     return t.render();
 }
 
-// --matrix: one row per barrier encoding, a column per mode.
+// --matrix: one row per variant (barrier encoding, memory placement), a column per mode.
 std::string matrixTable(const ScenarioReport& r) {
-    md::Table t{.header = {"barrier"}, .rows = {}};
+    md::Table t{.header = {"row"}, .rows = {}};
     for (const ScenarioModeReport& m : r.modes) t.header.push_back(m.mode);
     for (const auto& row : r.matrix->rows) {
         std::vector<std::string> cells = {md::escapeText(row.label + (row.control ? " (control)" : ""))};

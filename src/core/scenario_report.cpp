@@ -103,6 +103,7 @@ json matrixJson(const ScenarioReport& r) {
     for (const auto& row : r.matrix->rows) {
         rows.push_back(json{{"label", row.label},
                             {"barrier", orNull(row.barrier)},
+                            {"memory", orNull(row.memory)},
                             {"control", row.control},
                             {"results", rowResults(r, row.results)}});
     }
@@ -196,6 +197,7 @@ void readScenarioProgress(const json& document, ScenarioReport& report) {
             const auto control = row.find("control");
             m.rows.push_back({.label = text(row, "label").value_or(""),
                               .barrier = text(row, "barrier"),
+                              .memory = text(row, "memory"),
                               .control = control != row.end() && control->is_boolean() && control->get<bool>(),
                               .results = readRowResults(report, row["results"])});
         }

@@ -84,7 +84,8 @@ struct ScenarioSweepReport {
 struct ScenarioMatrixReport {
     struct Row {
         std::string label;                   // "as written", "--barrier full", ...
-        std::optional<std::string> barrier;  // the --barrier it applied; nullopt: as written
+        std::optional<std::string> barrier;  // the --barrier it applied; nullopt: the file's own
+        std::optional<std::string> memory;   // the placement of every buffer it applied; nullopt: the file's own
         bool control = false;                // its barriers are controls: its results do not count
         std::vector<std::string> results;    // per mode of `modes`: "ok", "mismatch", "hang", "failed", "not run"
     };

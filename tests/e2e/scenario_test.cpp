@@ -1698,27 +1698,31 @@ TEST(ScenarioMergeReports, GroupsTheDriversThatReproduceAndNamesTheScenario) {
 
 // ---- --matrix on a scenario ----
 
-TEST(ScenarioMatrix, EveryBarrierRowIsRightOnLavapipeAndTheControlsAreMarked) {
+// kompute-196's buffer is device-local already: no memory=device-local row, and a note says so.
+TEST(ScenarioMatrix, EveryBarrierAndMemoryRowIsRightOnLavapipeAndTheControlsAreMarked) {
     const auto json = writeFile("-matrix.json", "");
     const BoundedResult r =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--matrix", "--json", json.string()});
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out,
-                         "--- NOT REPRODUCED: under each valid barrier (as written, --barrier blade, "
-                         "--barrier full) every mode's checked buffers are bit-identical"))
+                         "--- NOT REPRODUCED: in each valid row (as written, --barrier blade, --barrier full, "
+                         "memory=host-visible) every mode's checked buffers are bit-identical"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "note: --matrix: row memory=device-local left out: every buffer it could move is "
+                         "device-local already\n"))
         << shown(r);
     EXPECT_TRUE(contains(r.out, "--barrier none (control)")) << shown(r);
     const nlohmann::json doc = readJson(json);
     const nlohmann::json& rows = doc["matrix"]["rows"];
-    ASSERT_EQ(rows.size(), 5u) << doc["matrix"].dump(2);
-    const std::vector<std::pair<std::string, bool>> expected = {{"as written", false},
-                                                                {"--barrier blade", false},
-                                                                {"--barrier full", false},
-                                                                {"--barrier execution-only", true},
-                                                                {"--barrier none", true}};
+    ASSERT_EQ(rows.size(), 6u) << doc["matrix"].dump(2);
+    const std::vector<std::pair<std::string, bool>> expected = {
+        {"as written", false},          {"--barrier blade", false},         {"--barrier full", false},
+        {"memory=host-visible", false}, {"--barrier execution-only", true}, {"--barrier none", true}};
     for (size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(rows[i]["label"], expected[i].first);
         EXPECT_EQ(rows[i]["control"], expected[i].second) << rows[i].dump();
+        EXPECT_EQ(rows[i]["memory"], i == 3 ? nlohmann::json("host-visible") : nlohmann::json()) << rows[i].dump();
         for (const char* mode : {"split", "multipass", "single"}) EXPECT_EQ(rows[i]["results"][mode], "ok");
     }
     EXPECT_TRUE(doc["sweep"].is_null());
@@ -1733,6 +1737,7 @@ TEST(ScenarioMatrix, ADriverThatDropsADispatchIsWrongUnderTheValidBarriersAndThe
         << shown(r);
     EXPECT_TRUE(contains(r.out, "(caught controls: --barrier execution-only, --barrier none)")) << shown(r);
     EXPECT_TRUE(contains(r.out, "  --barrier full                        ok         mismatch   mismatch")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  memory=host-visible                   ok         mismatch   mismatch")) << shown(r);
 }
 
 // `repro --scenario kompute-196 OPTION EXTRA...` for each EXTRA: exit 1, nothing on stdout, and
@@ -1756,11 +1761,11 @@ TEST(ScenarioMatrix, GoesWithNoBarrierSweepRepeatOrCheckSteps) {
         "(the matrix runs the file under each barrier, every mode once)");
 }
 
-TEST(ScenarioMatrix, AFileWithoutABarrierStepIsOneRowAndSaysWhy) {
+TEST(ScenarioMatrix, AFileWithoutABarrierStepHasNoBarrierRowsAndSaysWhy) {
     const BoundedResult r = repro({"--scenario", kScenarios + "cubecl-1336-private-array.toml", "--matrix"});
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "note: --matrix: the file has no barrier step")) << shown(r);
-    EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED: under each valid barrier (as written) ")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED: in each valid row (as written, memory=")) << shown(r);
     EXPECT_FALSE(contains(r.out, "--barrier blade")) << shown(r);
 }
 
