@@ -167,6 +167,8 @@ std::string unmodelledKernels(const sc::Scenario& s) {
 }
 
 bool hasSplit(const Options& o) { return std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end(); }
+// Whether modes other than split are compared with split: split and another mode asked for.
+bool comparedWithSplit(const Options& o) { return hasSplit(o) && o.modes.size() > 1; }
 
 // What an ok line and the verdict add for the split-only buffers `names` (splitOnlyBuffers):
 // "" when none.
@@ -464,8 +466,9 @@ ScenarioVerdict verdict(const sc::Scenario& s, const std::vector<ModeOutcome>& m
     }
     return {kExitNotReproduced,
             fmt::format("--- NOT REPRODUCED: every mode's checked buffers are {}{}",
-                        identicalTo(s, std::any_of(modes.begin(), modes.end(),
-                                                   [](const ModeOutcome& m) { return m.mode == Mode::Split; })),
+                        identicalTo(s, modes.size() > 1 &&
+                                           std::any_of(modes.begin(), modes.end(),
+                                                       [](const ModeOutcome& m) { return m.mode == Mode::Split; })),
                         splitOnlyNote)};
 }
 
@@ -610,7 +613,7 @@ ScenarioVerdict runRepeated(const RunTarget& t, const sc::Scenario& s, const Opt
     }
     return {kExitNotReproduced,
             fmt::format("--- NOT REPRODUCED: in all {} runs every mode's checked buffers are {}{}", runs,
-                        identicalTo(s, hasSplit(o)), splitOnlyNote(s, splitOnlyBuffers(s), o, false))};
+                        identicalTo(s, comparedWithSplit(o)), splitOnlyNote(s, splitOnlyBuffers(s), o, false))};
 }
 
 // A mode's result word for a --sweep row (the JSON report's result values).
@@ -658,7 +661,7 @@ ScenarioVerdict sweepVerdict(const sc::Scenario& s, const ScenarioSweepReport& r
         return {
             kExitNotReproduced,
             fmt::format("--- NOT REPRODUCED: at each of the {} value(s) of {} every mode's checked buffers are {}{}",
-                        r.rows.size(), r.parameter, identicalTo(s, hasSplit(o)), splitOnly)};
+                        r.rows.size(), r.parameter, identicalTo(s, comparedWithSplit(o)), splitOnly)};
     size_t wrongValues = 0;
     for (const auto& row : r.rows) wrongValues += row.results[*worst] == "mismatch" ? 1 : 0;
     return {kExitReproduced,
@@ -792,7 +795,7 @@ ScenarioVerdict matrixVerdict(const sc::Scenario& s, const ScenarioMatrixReport&
     }
     return {kExitNotReproduced,
             fmt::format("--- NOT REPRODUCED: in each valid row ({}) every mode's checked buffers are {} ({})",
-                        fmt::join(valid, ", "), identicalTo(s, hasSplit(o)), controls)};
+                        fmt::join(valid, ", "), identicalTo(s, comparedWithSplit(o)), controls)};
 }
 
 // --matrix on a scenario: every mode under each of `variants`, buffers reset before each mode on one
@@ -1350,11 +1353,6 @@ sc::Scenario prepareScenario(const Options& options, const sc::ParameterValues& 
                         "model does not compute, and split is their only reference, so nothing would be "
                         "compared; expected split among the modes",
                         s.file, splitOnlyBuffers(s), unmodelledKernels(s)));
-    if (options.checkSteps && s.usesQueues())
-        throw UsageError(
-            fmt::format("--check-steps: not on a file with [[queue]] or [[semaphore]] tables yet ({}): "
-                        "split's steps on a second queue are not read back",
-                        s.file));
     return s;
 }
 

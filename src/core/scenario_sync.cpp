@@ -313,12 +313,15 @@ void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std:
                 if (!arc.wait || (arc.from != from && !runsAfter(arc.from, from))) continue;
                 waits.push_back(*arc.wait);
                 uint64_t stages = secondScope(std::get<Wait>(s.steps[*arc.wait].body).stage);
-                for (size_t i = batches[b].first; i < y.step && !(stages & y.stage); ++i) {
+                // every stage y uses the buffer in (an indirect dispatch bound to its own args:
+                // DRAW_INDIRECT and COMPUTE_SHADER) must be reached
+                const auto covered = [&] { return (y.stage & ~stages) == 0; };
+                for (size_t i = batches[b].first; i < y.step && !covered(); ++i) {
                     if (s.steps[i].queue != q) continue;
                     const auto [src, dst] = carries(s.steps[i], buffer);
                     if (src & stages) stages |= dst;
                 }
-                if (stages & y.stage) return true;
+                if (covered()) return true;
             }
         }
         return false;

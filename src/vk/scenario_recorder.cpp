@@ -170,8 +170,10 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
         // A device-local buffer that starts as zeros is filled by the upload submit; it needs
         // a twin only to be read back.
         if (!host && (!zero || spec.checked || stepReadbacks)) {
-            twins_.emplace(spec.name, allocator_.create(spec.name + " (host twin)", spec.bytes, MemoryClass::Device,
-                                                        {.placement = BufferMemory::HostVisible}));
+            // concurrent among the families: --check-steps reads back into it on a step's queue
+            twins_.emplace(spec.name,
+                           allocator_.create(spec.name + " (host twin)", spec.bytes, MemoryClass::Device,
+                                             {.placement = BufferMemory::HostVisible, .concurrentFamilies = families}));
         }
         // Zero buffers, host-visible ones included, are filled by each mode's upload submit;
         // a twin of one is only read into.
@@ -329,6 +331,10 @@ class Ownership {
   public:
     Ownership(const Device& device, const sc::Scenario& s) : s_(s) {
         if (s.usesQueues()) transfers_ = sc::ownershipTransfers(s, queueFamilies(device, s));
+    }
+    // Whether a release follows step `step`.
+    bool releases(size_t step) const {
+        return std::any_of(transfers_.begin(), transfers_.end(), [&](const auto& t) { return t.after == step; });
     }
     // The releases after step `step` (none: the upload's end).
     void releasesAfter(VkCommandBuffer cmd, std::optional<size_t> step, const ScenarioBuffers& mb) const {
@@ -556,9 +562,17 @@ bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_c
 // split with queues: each step that is not a barrier, signal or wait in its own submit on its
 // queue, waited for; a submit on another queue than the one before also waits (on the device)
 // for that queue's timeline, so that split stays the fully ordered reference.
+std::vector<std::string> writtenBuffers(const sc::Scenario& s, size_t index);
+bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ScenarioBuffers& mb,
+                  double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
+                  const Ownership* ownership = nullptr);
+
+// With readback.onStep (--check-steps), a step that writes something is read back on its own
+// queue after its submit, and its ownership releases move from its command buffer to the end
+// of the readback's, since a queue family must not touch a buffer it released.
 bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s,
                          const ScenarioBuffers& mb, const Ownership& ownership, QueueStamps& stamps,
-                         double timeoutSeconds, ScenarioModeRun& run) {
+                         const StepReadback& readback, double timeoutSeconds, ScenarioModeRun& run) {
     uint32_t lastQueue = 0;
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const sc::Step& step = s.steps[i];
@@ -573,7 +587,8 @@ bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, cons
         recordBladeGlobalBarrier(encoder.cmd());
         ownership.acquiresBefore(encoder.cmd(), i, mb);
         recordWork(encoder, pipelines, step, mb);
-        ownership.releasesAfter(encoder.cmd(), i, mb);
+        const bool readsBack = readback.onStep && !writtenBuffers(s, i).empty();
+        if (!readsBack) ownership.releasesAfter(encoder.cmd(), i, mb);
         recordBladeGlobalBarrier(encoder.cmd());
         stamps.end(encoder.cmd(), pair, step.queue);
         std::vector<SemaphoreOp> waits;
@@ -587,6 +602,7 @@ bool recordSplitOnQueues(ModeQueues& q, const ScenarioPipelines& pipelines, cons
             submitAfter(encoder, waits, fmt::format("submit {} ({})", run.submits, step.label), timeoutSeconds, run);
         run.gpuWait += secondsSince(waited);
         if (!done) return false;
+        if (readsBack && !readBackStep(encoder, s, i, mb, timeoutSeconds, readback, run, &ownership)) return false;
     }
     return true;
 }
@@ -687,10 +703,13 @@ std::vector<std::string> writtenBuffers(const sc::Scenario& s, size_t index) {
 }
 
 // --check-steps after split's step `index`: [begin, G, copies of the device-local buffers it
-// writes to their twins, host-read barrier, end], waited; then the host reads them and hands
-// them to readback.onStep. False (with `run` filled) when the submit fails.
+// writes to their twins, host-read barrier, end], waited, on `encoder`'s queue (the step's);
+// then the host reads them and hands them to readback.onStep. With `ownership`, the step's
+// releases follow the host-read barrier, after a G that orders the copies before them. False
+// (with `run` filled) when the submit fails.
 bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ScenarioBuffers& mb,
-                  double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run) {
+                  double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
+                  const Ownership* ownership) {
     const std::vector<std::string> names = writtenBuffers(s, index);
     if (names.empty()) return true;
     encoder.begin();
@@ -699,6 +718,10 @@ bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const S
         if (const Buffer* twin = mb.twin(name)) copyWhole(encoder.cmd(), mb.at(name), *twin);
     }
     recordHostReadBarrier(encoder.cmd());
+    if (ownership && ownership->releases(index)) {
+        recordBladeGlobalBarrier(encoder.cmd());
+        ownership->releasesAfter(encoder.cmd(), index, mb);
+    }
     ++run.stepReadbacks;
     if (!submit(encoder, fmt::format("the readback after {} (--check-steps)", s.steps[index].label), timeoutSeconds,
                 run))
@@ -788,7 +811,7 @@ bool recordMode(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Sce
                 const StepReadback& readback, ScenarioModeRun& run, ModeStamps& stamps, QueueStamps& queueStamps) {
     if (s.usesQueues()) {
         if (mode == Mode::Split)
-            return recordSplitOnQueues(q, pipelines, s, mb, ownership, queueStamps, timeoutSeconds, run);
+            return recordSplitOnQueues(q, pipelines, s, mb, ownership, queueStamps, readback, timeoutSeconds, run);
         return recordBatches(q, pipelines, s, mode, mb, ownership, queueStamps, timeoutSeconds, run);
     }
     return recordOneQueue(*q.encoders[0], pipelines, s, mode, mb, timeoutSeconds, readback, run, stamps);

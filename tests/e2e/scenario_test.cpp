@@ -1294,6 +1294,36 @@ TEST(ScenarioCheckSteps, NeedsSplit) {
     EXPECT_EQ(single.err, "repro: --check-steps: on a scenario it reads back split's steps, and --mode has no split\n");
 }
 
+// --check-steps on a file with a second queue: each step is read back on its own queue after
+// its submit; with the copier in a family of its own, a step's ownership releases follow its
+// readback (a family must not touch a buffer it released). A split that loses its dispatches
+// names the first increment.
+TEST(ScenarioCheckSteps, OnAFileWithASecondQueueEachStepIsReadBackOnItsQueue) {
+    const std::string file = kScenarios + "compute-copy-on-a-second-queue.toml";
+    for (const std::string spec : {"", "second-family"}) {
+        const BoundedResult r = repro({"--scenario", file, "--check-steps"}, spec.empty() ? kPlain : simulated(spec));
+        ASSERT_EQ(r.status, 0) << spec << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out,
+                             "    check-steps: all 4 checked step(s) matched the CPU model after their submit "
+                             "(4 readback submit(s))\n"))
+            << spec << "\n"
+            << shown(r);
+    }
+    const BoundedResult stream =
+        repro({"--scenario", file, "--check-steps", "--mode", "split", "--print-stream"}, simulated("second-family"));
+    ASSERT_EQ(stream.status, 0) << shown(stream);
+    const size_t readBack = stream.out.find("  vkCmdCopyBuffer(data -> data (host twin), 65536 bytes)");
+    const size_t release = stream.out.find("# release buffer 'data': queue main (family 0) -> queue copier (family 1)");
+    ASSERT_NE(readBack, std::string::npos) << shown(stream);
+    ASSERT_NE(release, std::string::npos) << shown(stream);
+    EXPECT_LT(readBack, release) << shown(stream);
+    const BoundedResult wrong =
+        repro({"--scenario", file, "--check-steps"}, simulated("seed-bug:dispatches=0;second-family"));
+    ASSERT_EQ(wrong.status, 2) << shown(wrong);
+    EXPECT_TRUE(contains(wrong.out, "    check-steps: first wrong step: step 1 dispatch increment: buffer 'data'"))
+        << shown(wrong);
+}
+
 // Under --repeat every run's split is checked: a line for each run with a wrong step, one over
 // all runs, and the document's check_steps counting the runs and naming the first wrong one.
 TEST(ScenarioCheckSteps, UnderRepeatEveryRunsSplitIsChecked) {

@@ -287,6 +287,18 @@ TEST(ScenarioQueues, AWaitWhoseStageMissesTheStepAfterItIsARace) {
         "[[step]]\nbarrier = \"execution-only\"\nsrc_stage = [\"transfer\"]\n"
         "dst_stage = [\"compute\"]\nqueue = \"second\"\n";
     EXPECT_NE(errorOf(file("transfer", executionOnly)).find("do not reach that stage"), std::string::npos);
+    // an indirect dispatch bound to its own args reads them at draw-indirect too: a wait at
+    // compute alone does not reach that
+    const std::string indirect =
+        kHead +
+        "[[step]]\ndispatch = \"indirect-writer\"\nbindings = [\"b\"]\n[[step]]\nsignal = \"s\"\n"
+        "[[step]]\nwait = \"s\"\nqueue = \"second\"\nstage = [STAGES]\n[[step]]\n"
+        "dispatch_indirect = \"increment\"\nbindings = [\"b\"]\nargs = \"b\"\nqueue = \"second\"\n";
+    EXPECT_NE(errorOf(std::regex_replace(indirect, std::regex("STAGES"), "\"compute\""))
+                  .find("reads buffer 'b' at stage [\"draw-indirect\", \"compute\"]"),
+              std::string::npos)
+        << errorOf(std::regex_replace(indirect, std::regex("STAGES"), "\"compute\""));
+    EXPECT_EQ(errorOf(std::regex_replace(indirect, std::regex("STAGES"), "\"compute\", \"draw-indirect\"")), "");
     // a barrier on the main queue carries nothing on the second
     EXPECT_NE(errorOf(file("transfer", std::regex_replace(carried, std::regex("queue = \"second\"\n"), "")))
                   .find("do not reach that stage"),
