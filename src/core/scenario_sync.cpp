@@ -12,7 +12,6 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "core/scenario_cpu.hpp"
 
 namespace repro::scenario {
 
@@ -292,15 +291,13 @@ void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std:
     for (size_t b = 0; b < batches.size(); ++b) {
         std::set<std::tuple<std::string, bool, uint64_t>> noted;
         for (const size_t i : batches[b].work) {
-            std::vector<std::string> reads, writes;
-            stepAccesses(s.steps[i], s, reads, writes);
-            const std::map<std::string, Use> uses = usesOf(s.steps[i], s);
-            const auto note = [&](const std::string& name, bool write) {
-                const uint64_t stage = uses.count(name) ? uses.at(name).stage : kComputeStage;
-                if (noted.insert({name, write, stage}).second) byBuffer[name].push_back({b, i, write, stage});
-            };
-            for (const auto& r : reads) note(r, false);
-            for (const auto& w : writes) note(w, true);
+            for (const auto& [name, use] : usesOf(s.steps[i], s)) {
+                for (const bool writes : {false, true}) {  // its read, then its write, as each applies
+                    if ((writes ? use.writes : use.access & ~use.writes) == 0) continue;
+                    if (noted.insert({name, writes, use.stage}).second)
+                        byBuffer[name].push_back({b, i, writes, use.stage});
+                }
+            }
         }
     }
     // Whether access `y` is reached after batch `from` at its stage (see above); the waits that

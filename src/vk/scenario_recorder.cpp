@@ -433,12 +433,11 @@ class ModeStamps {
 // not measured (nullopt). Inactive where not asked for.
 class QueueStamps {
   public:
-    QueueStamps(const Device& device, bool wanted, const sc::Scenario& s)
-        : device_(device), families_(queueFamilies(device, s)) {
+    QueueStamps(const Device& device, bool wanted, const sc::Scenario& s) : device_(device) {
         if (!wanted) return;
         const DeviceInfo& info = device.info();
         nsPerTick_ = info.properties.limits.timestampPeriod;
-        for (const uint32_t f : families_) bits_.push_back(info.queueFamilies[f].timestampValidBits);
+        for (const uint32_t f : queueFamilies(device, s)) bits_.push_back(info.queueFamilies[f].timestampValidBits);
         pairs_ = static_cast<uint32_t>(std::max<size_t>(s.steps.size(), 1));  // >= split's submits, batches
         const VkQueryPoolCreateInfo poolInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                              .queryType = VK_QUERY_TYPE_TIMESTAMP,
@@ -481,8 +480,7 @@ class QueueStamps {
                             pool_.get(), 2 * k + half);
     }
     const Device& device_;
-    std::vector<uint32_t> families_;  // by scenario queue
-    std::vector<uint32_t> bits_;      // timestampValidBits by scenario queue
+    std::vector<uint32_t> bits_;  // timestampValidBits by scenario queue
     double nsPerTick_ = 1;
     uint32_t pairs_ = 0;
     Owned<VkQueryPool> pool_;
