@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
-#include <optional>
 #include <optional>
 #include <set>
 
@@ -19,6 +19,7 @@
 #include "core/errors.hpp"
 #include "core/output.hpp"
 #include "core/output_paths.hpp"
+#include "core/parallel.hpp"
 #include "core/scenario_cpu.hpp"
 #include "core/scenario_parse.hpp"
 #include "core/scenario_report.hpp"
@@ -127,15 +128,24 @@ std::string splitOnlyBuffers(const sc::Scenario& s) {
     return out;
 }
 
-// Whether the CPU model compares anything in `s`: a checked buffer it computes (one not in
-// splitOnlyList) or a host read.
-bool modelCompares(const sc::Scenario& s) {
-    const size_t checked = std::count_if(s.buffers.begin(), s.buffers.end(), [](const auto& b) { return b.checked; });
-    const bool hostRead = std::any_of(s.steps.begin(), s.steps.end(), [](const sc::Step& step) {
-        return std::holds_alternative<sc::HostRead>(step.body);
-    });
-    return hostRead || splitOnlyList(s).size() < checked;
+// The checked buffers of `s` the CPU model computes (those not in splitOnlyList).
+std::vector<std::string> modelledChecked(const sc::Scenario& s) {
+    const auto unmodelled = sc::unmodelledBuffers(s);
+    std::vector<std::string> out;
+    for (const auto& b : s.buffers) {
+        if (b.checked && !unmodelled.count(b.name)) out.push_back(b.name);
+    }
+    return out;
 }
+
+bool hasHostRead(const sc::Scenario& s) {
+    return std::any_of(s.steps.begin(), s.steps.end(),
+                       [](const sc::Step& step) { return std::holds_alternative<sc::HostRead>(step.body); });
+}
+
+// Whether the CPU model compares anything in `s`: a checked buffer it computes or a host read
+// (what cpuReferences gives it to compare).
+bool modelCompares(const sc::Scenario& s) { return hasHostRead(s) || !modelledChecked(s).empty(); }
 
 // What a right mode's checked bytes were compared with, as the ok and verdict lines say it:
 // "bit-identical to the CPU model", with " and to split" when `withSplit`; where the model
@@ -277,6 +287,13 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
     say("  device:   {} ({})", device.properties.deviceName,
         device.hasDriverProperties ? device.driver.driverInfo : "no driver properties");
     say("  steps:    {}", stepList(s));
+    if (s.submitEvery > 0) {
+        const size_t work = sc::workSteps(s);
+        say("  submits:  multipass and single end a submit after every {} work step(s), the host waiting for it "
+            "(--submit-every {}){}",
+            s.submitEvery, s.submitEvery,
+            work <= s.submitEvery ? fmt::format("; the file has {}, so they still submit once", work) : "");
+    }
     if (s.hasControl())
         say("  note: a barrier is labelled a control (insufficient on purpose): a wrong result proves nothing "
             "about the driver");
@@ -335,19 +352,12 @@ struct References {
 // or a host read (at the blade file's full shape, a model that knows nothing still copied
 // 165 MB of buffers: bench/RESULTS.md, round 9).
 References cpuReferences(const sc::Scenario& s) {
-    const auto unmodelled = sc::unmodelledBuffers(s);
     References r;
-    const bool modelled = std::any_of(s.buffers.begin(), s.buffers.end(),
-                                      [&](const sc::BufferSpec& b) { return b.checked && !unmodelled.count(b.name); });
-    if (modelled) {
+    if (const std::vector<std::string> modelled = modelledChecked(s); !modelled.empty()) {
         const sc::Contents model = sc::runCpuModel(s);
-        for (const auto& b : s.buffers) {
-            if (b.checked && !unmodelled.count(b.name)) r.expected.emplace(b.name, model.at(b.name));
-        }
+        for (const auto& name : modelled) r.expected.emplace(name, model.at(name));
     }
-    if (std::any_of(s.steps.begin(), s.steps.end(),
-                    [](const sc::Step& step) { return std::holds_alternative<sc::HostRead>(step.body); }))
-        r.hostModel = sc::hostReadContents(s);
+    if (hasHostRead(s)) r.hostModel = sc::hostReadContents(s);
     return r;
 }
 
@@ -718,8 +728,16 @@ struct MatrixVariant {
     std::string label;                          // "as written", "--barrier full", "memory=host-visible", ...
     std::optional<repro::BarrierKind> barrier;  // nullopt: the file's own barriers
     std::optional<sc::Placement> memory;        // nullopt: the file's own placements
+    std::optional<uint32_t> submitEvery;        // nullopt: the file's own submits
+    std::optional<uint32_t> workFactor;         // nullopt: the file's own work
     sc::Scenario scenario;
 };
+
+// The built-in matrix's submit-structure and work factors on a scenario: --submit-every 2
+// (docs/experiments.md, H2) and four times each dispatch's work, as its --dispatch-repeat 4
+// makes conv-T four times as long with the same bytes written.
+constexpr uint32_t kMatrixSubmitEvery = 2;
+constexpr uint32_t kMatrixWorkFactor = 4;
 
 // --matrix: the file as written; with every barrier step replaced by blade's G and by the full
 // synchronization2 barrier; with every buffer device-local, then host-visible (but those a
@@ -727,7 +745,11 @@ struct MatrixVariant {
 // rows; then the controls, every barrier step execution-only and none (last: a control that
 // hangs the device ends the matrix after the valid rows). A barrier row is left out, with a
 // note, when the file has no barrier step, or needs synchronization2 on a device without it;
-// a memory row when it moves no buffer.
+// a memory row when it moves no buffer. After the memory rows, the submit-structure row
+// (submit-every=2: multipass and single end a submit after every second work step, the host
+// waiting; left out for a file with queues, whose batches follow its semaphores, or with at
+// most two work steps) and the work row (work x4: sc::multiplyWork; left out when no dispatch
+// takes work).
 std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchronization2,
                                           std::vector<std::string>& notes) {
     std::vector<MatrixVariant> out = {{.label = "as written", .barrier = std::nullopt, .scenario = s}};
@@ -738,6 +760,35 @@ std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchroniz
         notes.push_back(
             "--matrix: the file has no barrier step, so each --barrier row would be the file as written: "
             "those rows are left out");
+    const auto structureRows = [&] {
+        MatrixVariant every{.label = fmt::format("submit-every={}", kMatrixSubmitEvery),
+                            .submitEvery = kMatrixSubmitEvery,
+                            .scenario = s};
+        if (s.usesQueues()) {
+            notes.push_back(
+                fmt::format("--matrix: row {} left out: the file has queues, whose batches its "
+                            "semaphores set",
+                            every.label));
+        } else if (sc::workSteps(s) <= kMatrixSubmitEvery) {
+            notes.push_back(
+                fmt::format("--matrix: row {} left out: the file has {} work step(s), so multipass "
+                            "and single would still submit them once",
+                            every.label, sc::workSteps(s)));
+        } else {
+            every.scenario.submitEvery = kMatrixSubmitEvery;
+            out.push_back(std::move(every));
+        }
+        MatrixVariant work{
+            .label = fmt::format("work x{}", kMatrixWorkFactor), .workFactor = kMatrixWorkFactor, .scenario = s};
+        if (sc::multiplyWork(work.scenario, kMatrixWorkFactor) == 0) {
+            notes.push_back(
+                fmt::format("--matrix: row {} left out: no dispatch takes work (the work kernel's is "
+                            "what it writes; conv-t and slice take none)",
+                            work.label));
+        } else {
+            out.push_back(std::move(work));
+        }
+    };
     const auto memoryRows = [&] {
         for (const sc::Placement p : {sc::Placement::DeviceLocal, sc::Placement::HostVisible}) {
             MatrixVariant v{.label = fmt::format("memory={}", name(p)), .memory = p, .scenario = s};
@@ -751,7 +802,10 @@ std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchroniz
     };
     for (const repro::BarrierKind b : {repro::BarrierKind::Blade, repro::BarrierKind::Full,
                                        repro::BarrierKind::ExecutionOnly, repro::BarrierKind::None}) {
-        if (b == repro::BarrierKind::ExecutionOnly) memoryRows();  // the valid rows before the controls
+        if (b == repro::BarrierKind::ExecutionOnly) {  // the valid rows before the controls
+            memoryRows();
+            structureRows();
+        }
         if (!barriers) continue;
         MatrixVariant v{.label = fmt::format("--barrier {}", name(b)), .barrier = b, .scenario = s};
         if (const std::string why = sc::replaceBarriers(v.scenario, b); !why.empty()) throw UsageError(why);
@@ -787,9 +841,11 @@ ScenarioVerdict matrixVerdict(const sc::Scenario& s, const ScenarioMatrixReport&
         caught.empty() ? "no control was caught" : fmt::format("caught controls: {}", fmt::join(caught, ", "));
     if (firstWrong) {
         const auto& row = r.rows[*firstWrong];
-        const std::string under = row.barrier  ? "under --barrier " + *row.barrier
-                                  : row.memory ? "with every buffer " + *row.memory
-                                               : "under the file's own barriers";
+        const std::string under = row.barrier       ? "under --barrier " + *row.barrier
+                                  : row.memory      ? "with every buffer " + *row.memory
+                                  : row.submitEvery ? fmt::format("with --submit-every {}", *row.submitEvery)
+                                  : row.workFactor  ? fmt::format("with every dispatch's work x{}", *row.workFactor)
+                                                    : "under the file's own barriers";
         return {kExitReproduced,
                 fmt::format("--- BUG REPRODUCED: {}: {} ({})", under, wrongLines[*firstWrong], controls)};
     }
@@ -806,7 +862,8 @@ ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVarian
     ScenarioMatrixReport r;
     std::vector<std::string> names, wrongLines;
     for (const Mode m : o.modes) names.emplace_back(name(m));
-    say("  --matrix: the file in {} variants (barrier encodings and memory placements), every mode of each on this "
+    say("  --matrix: the file in {} variants (barrier encodings, memory placements, submit structure and work), "
+        "every mode of each on this "
         "device, buffers reset before each mode; the controls do not count",
         variants.size());
     say("  {:<38}{}", "row", sweepCells(names));
@@ -816,6 +873,8 @@ ScenarioVerdict runMatrixRows(const RunTarget& t, const std::vector<MatrixVarian
             {.label = v.label,
              .barrier = v.barrier ? std::optional<std::string>(std::string(name(*v.barrier))) : std::nullopt,
              .memory = v.memory ? std::optional<std::string>(std::string(name(*v.memory))) : std::nullopt,
+             .submitEvery = v.submitEvery,
+             .workFactor = v.workFactor,
              .control = v.scenario.hasControl(),
              .results = {}});
         const std::vector<ModeOutcome> modes = runRow(
@@ -850,8 +909,9 @@ struct TriageVariant {
 };
 
 // H1: the file's barriers replaced by blade's G and by the full barrier, every buffer
-// device-local and host-visible; H5: split's steps checked against the CPU model; H2 and H6
-// rows that say why a scenario has no such experiment.
+// device-local and host-visible; H5: split's steps checked against the CPU model; H2: the
+// failing mode with --submit-every 2 (host waits); an H6 row that says why a scenario has no
+// such experiment.
 std::vector<TriageVariant> triageVariants(const sc::Scenario& s, Mode failing, bool synchronization2) {
     std::vector<TriageVariant> out;
     const bool barriers = std::any_of(s.steps.begin(), s.steps.end(), [](const sc::Step& step) {
@@ -879,11 +939,23 @@ std::vector<TriageVariant> triageVariants(const sc::Scenario& s, Mode failing, b
         out.push_back(std::move(v));
     }
     out.push_back({.kind = ExperimentKind::CheckSteps, .label = "split check-steps", .scenario = s});
-    out.push_back({.kind = ExperimentKind::SubmitEveryWait,
-                   .label = "submit-every",
-                   .scenario = s,
-                   .skip = "not run: a scenario has no --submit-every (split, a submit per step, is the baseline's "
-                           "first mode)"});
+    // H2: the failing mode with a submit boundary after every second work step, the host waiting
+    TriageVariant every{.kind = ExperimentKind::SubmitEveryWait,
+                        .label = fmt::format("submit-every={}", kMatrixSubmitEvery),
+                        .scenario = s};
+    if (failing == Mode::Split) {
+        every.skip = "no effect: split submits each step on its own";
+        every.noEffect = true;
+    } else if (s.usesQueues()) {
+        every.skip = "not run: the file has queues, whose semaphores set its batches";
+    } else if (sc::workSteps(s) <= kMatrixSubmitEvery) {
+        every.skip = fmt::format("no effect: the file has {} work step(s), which the mode would still submit once",
+                                 sc::workSteps(s));
+        every.noEffect = true;
+    } else {
+        every.scenario.submitEvery = kMatrixSubmitEvery;
+    }
+    out.push_back(std::move(every));
     out.push_back({.kind = ExperimentKind::BladeExact,
                    .label = "profile=blade-exact",
                    .scenario = s,
@@ -1141,8 +1213,10 @@ void describeDevice(const vk::DeviceInfo& d, ScenarioReport& report) {
     report.driverInfo = d.driver.driverInfo;
 }
 
+// `chainWords` (when valid) is making the chain-input and chain-weight words of `s` and
+// `variants`, which nothing reads before it is joined here, once the device exists.
 ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::vector<sc::Scenario>& variants,
-                          ScenarioReport& report) {
+                          ScenarioReport& report, std::future<void>& chainWords) {
     const auto begin = Clock::now();
     watch::stage(watch::Stage::Setup, "set-up");
     vk::Instance instance(o.validation);
@@ -1159,6 +1233,7 @@ ScenarioVerdict runLoaded(const Options& o, const sc::Scenario& s, const std::ve
          .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>(),
          .extraQueues = queueRequests(s)});
     report.timings.instanceAndDevice = secondsSince(begin);
+    if (chainWords.valid()) chainWords.get();  // rethrows what the thread threw
     printHeader(s, chosen, o);
     describeQueues(device, s, report);
     publishSoFar(report, {}, o);  // the device, should the driver fail in the first mode
@@ -1238,11 +1313,11 @@ void printScenarioTimings(const ScenarioTimings& t) {
 
 // The run, every failure turned into its verdict (printed, and kept in `report`).
 int runScenarioGuarded(const Options& options, const sc::Scenario& s, const std::vector<sc::Scenario>& variants,
-                       ScenarioReport& report) {
+                       ScenarioReport& report, std::future<void>& chainWords) {
     ScenarioVerdict v;
     try {
         const auto begin = Clock::now();
-        v = runLoaded(options, s, variants, report);
+        v = runLoaded(options, s, variants, report, chainWords);
         // runLoaded's device and instance are destroyed by now; `total` ended before that.
         if (report.timings.total > 0)
             report.timings.teardown = std::max(0.0, secondsSince(begin) - report.timings.total);
@@ -1347,6 +1422,14 @@ sc::Scenario prepareScenario(const Options& options, const sc::ParameterValues& 
             throw UsageError(why);
     }
     if (options.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
+    if (options.submit.every > 0) {
+        if (s.usesQueues())
+            throw UsageError(
+                fmt::format("--submit-every: {} has queues or semaphores, whose batches set its submits; "
+                            "expected a file on one queue",
+                            s.file));
+        s.submitEvery = options.submit.every;
+    }
     if (!hasSplit(options) && !options.triage && !options.printStream && !modelCompares(s))
         throw UsageError(
             fmt::format("--mode without split: {}'s checked buffers ({}) are written by {}, which the CPU "
@@ -1373,6 +1456,20 @@ std::vector<sc::Scenario> sweepVariants(const Options& options, const sc::Scenar
     return out;
 }
 
+namespace {
+
+// Whether a chain-input or chain-weight buffer of `s` or `variants` has no words yet.
+bool needsChainWords(const sc::Scenario& s, const std::vector<sc::Scenario>& variants) {
+    const auto needs = [](const sc::Scenario& one) {
+        return std::any_of(one.buffers.begin(), one.buffers.end(), [](const sc::BufferSpec& b) {
+            return (b.init == sc::InitKind::ChainInput || b.init == sc::InitKind::ChainWeight) && b.words.empty();
+        });
+    };
+    return needs(s) || std::any_of(variants.begin(), variants.end(), needs);
+}
+
+}  // namespace
+
 int runScenarioCommand(const Options& options) {
     sc::Scenario s;
     std::vector<sc::Scenario> variants;
@@ -1397,8 +1494,19 @@ int runScenarioCommand(const Options& options) {
     return superviseRun(
         options,
         [&] {
+            // The chain-input and chain-weight words (3.7 M sinf calls at the full shape) on a
+            // thread while the driver creates the instance and device, as the built-in chain
+            // makes its input (rig.hpp startChainInputs); this child's copies of the files.
+            std::future<void> chainWords;
+            if (needsChainWords(s, variants)) {
+                chainWords = startInBackground([&] {
+                    std::vector<sc::Scenario*> all{&s};
+                    for (sc::Scenario& v : variants) all.push_back(&v);
+                    sc::fillChainWords(all);
+                });
+            }
             ScenarioReport report = startReport(options, s);
-            const int status = runScenarioGuarded(options, s, variants, report);
+            const int status = runScenarioGuarded(options, s, variants, report, chainWords);
             return status == kExitUsage ? status : writeScenarioReports(options, report, status);
         },
         [&](const RunReport& ended, int status, const std::string& published) {

@@ -292,8 +292,9 @@ OptionSection scenarioSection() {
                  "in each mode, every checked buffer compared bit for bit with split and with the "
                  "CPU model; only --mode, --device, --timeout, --barrier, --repeat, --validation, "
                  "--json, --format, -o, --print-stream, --timings, --timestamps, --check-steps, --poison, "
-                 "--sweep NAME=A..B (over one of its [parameters]), --invert, --expect-driver, --matrix "
-                 "and --triage go with it (its JSON document: schema repro-scenario-report)",
+                 "--sweep NAME=A..B (over one of its [parameters]), --invert, --expect-driver, --matrix, "
+                 "--triage and --submit-every K (work steps, the host waiting) go with it (its JSON "
+                 "document: schema repro-scenario-report)",
          .completion = ValueCompletion::File, .value = &R::scenario},
         {.longName = "--list-scenarios",
          .help = "list the scenario files shipped in scenarios/ (the source tree's and the "

@@ -498,7 +498,7 @@ bool scenarioOption(std::string_view n) {
     constexpr std::string_view allowed[] = {
         "--mode",   "--device", "--timeout",       "--barrier", "--repeat",     "--validation",  "--json",
         "--format", "--output", "--print-stream",  "--timings", "--timestamps", "--check-steps", "--poison",
-        "--sweep",  "--invert", "--expect-driver", "--matrix",  "--triage"};
+        "--sweep",  "--invert", "--expect-driver", "--matrix",  "--triage",     "--submit-every"};
     return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
 }
 
@@ -511,12 +511,12 @@ Options readScenarioOptions(const RawArgs& raw) {
             const bool allowed = n == what || (!raw.listScenarios && scenarioOption(n));
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
             if (given && !allowed)
-                fail(fmt::format(
-                    "{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
-                    "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
-                    "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix and "
-                    "--triage so far)",
-                    what, optionLabel(spec)));
+                fail(
+                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
+                                "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
+                                "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix, "
+                                "--triage and --submit-every so far)",
+                                what, optionLabel(spec)));
         }
     }
     if (!raw.files.empty()) fail(fmt::format("{}: unexpected argument {}", what, quote(raw.files.front())));
@@ -527,6 +527,7 @@ Options readScenarioOptions(const RawArgs& raw) {
     if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
     if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
+    if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
     o.printStream = raw.printStream;
     o.checkSteps = raw.checkSteps;
     o.poison = raw.poison;
@@ -537,6 +538,7 @@ Options readScenarioOptions(const RawArgs& raw) {
     o.triage = raw.triage;
     refuseAlongside(o.matrix, "--matrix", " (the matrix runs the file under each barrier, every mode once)",
                     {{raw.barrier.has_value(), "--barrier"},
+                     {raw.submitEvery.has_value(), "--submit-every"},
                      {raw.sweep.has_value(), "--sweep"},
                      {o.repeat > 1, "--repeat"},
                      {o.checkSteps, "--check-steps"},
@@ -545,6 +547,7 @@ Options readScenarioOptions(const RawArgs& raw) {
     refuseAlongside(o.triage, "--triage", " (the triage chooses the modes, barriers and checks of its runs)",
                     {{raw.mode.has_value(), "--mode"},
                      {raw.barrier.has_value(), "--barrier"},
+                     {raw.submitEvery.has_value(), "--submit-every"},
                      {raw.sweep.has_value(), "--sweep"},
                      {o.repeat > 1, "--repeat"},
                      {o.checkSteps, "--check-steps"},

@@ -4,10 +4,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace repro::scenario {
 
-std::string_view name(Placement p) { return p == Placement::DeviceLocal ? "device-local" : "host-visible"; }
+std::string_view name(Placement p) {
+    switch (p) {
+        case Placement::DeviceLocal:
+            return "device-local";
+        case Placement::HostVisible:
+            return "host-visible";
+        case Placement::Shared:
+            return "shared";
+    }
+    return "?";
+}
 
 std::string_view name(InitKind k) {
     switch (k) {
@@ -257,6 +268,26 @@ size_t replacePlacements(Scenario& s, Placement p) {
     return moved;
 }
 
+size_t multiplyWork(Scenario& s, uint32_t factor) {
+    size_t lengthened = 0;
+    for (Step& step : s.steps) {
+        auto* d = std::get_if<Dispatch>(&step.body);
+        if (!d || (d->user.empty() && (d->kernel == Kernel::Work || isChainKernel(d->kernel)))) continue;
+        const uint64_t work = std::min<uint64_t>(uint64_t{d->params.work} * factor, kMaxWork);
+        if (work == d->params.work) continue;
+        d->params.work = static_cast<uint32_t>(work);
+        ++lengthened;
+    }
+    return lengthened;
+}
+
+size_t workSteps(const Scenario& s) {
+    return static_cast<size_t>(std::count_if(s.steps.begin(), s.steps.end(), [](const Step& step) {
+        return std::holds_alternative<Dispatch>(step.body) || std::holds_alternative<Fill>(step.body) ||
+               std::holds_alternative<Update>(step.body) || std::holds_alternative<Copy>(step.body);
+    }));
+}
+
 std::vector<uint32_t> initialWords(const BufferSpec& spec) {
     const uint64_t count = spec.bytes / 4;
     std::vector<uint32_t> out(count, 0);
@@ -272,9 +303,13 @@ std::vector<uint32_t> initialWords(const BufferSpec& spec) {
             break;
         case InitKind::Random:
             return randomWords(spec.value, count);
-        case InitKind::Host:
         case InitKind::ChainInput:
         case InitKind::ChainWeight:
+            if (spec.words.empty())
+                throw std::logic_error(fmt::format("buffer '{}': its {} words were never made (fillChainWords)",
+                                                   spec.name, name(spec.init)));
+            [[fallthrough]];
+        case InitKind::Host:
             for (uint64_t i = 0; i < count && !spec.words.empty(); ++i) out[i] = spec.words[i % spec.words.size()];
             break;
     }

@@ -23,9 +23,14 @@ namespace repro::scenario {
 enum class Placement {
     DeviceLocal,  // DEVICE_LOCAL, preferring types that are not host-visible; written and read
                   // through a host-visible staging buffer
-    HostVisible,  // HOST_VISIBLE|HOST_COHERENT, mapped
+    HostVisible,  // HOST_VISIBLE|HOST_COHERENT, preferring types that are not HOST_CACHED, then
+                  // not DEVICE_LOCAL (system memory); mapped
+    Shared,       // blade's Memory::Shared class: HOST_VISIBLE|HOST_COHERENT, preferring DEVICE_LOCAL
+                  // (a BAR type where the device has one), then HOST_CACHED, by gpu-alloc's
+                  // usage score (vk/memory.hpp chooseMemoryType); mapped. The built-in chain's
+                  // class for small[0], small[N], the weight and the parameter blocks.
 };
-std::string_view name(Placement p);  // "device-local", "host-visible"
+std::string_view name(Placement p);  // "device-local", "host-visible", "shared"
 
 // A buffer's contents before the first step (docs/scenarios.md "init").
 enum class InitKind {
@@ -53,10 +58,13 @@ struct BufferSpec {
     uint64_t bytes = 0;  // a multiple of 4, at least 4
     Placement placement = Placement::DeviceLocal;
     InitKind init = InitKind::Zero;
-    uint32_t value = 0;           // Pattern: the word; Iota: the first word; Random: the seed
-    std::vector<uint32_t> words;  // Host, ChainInput, ChainWeight: the words written, repeated
-    bool checked = false;         // its final contents are compared (check = [...])
-    bool poisoned = false;        // --poison: init replaced by the sentinel (scenario_cpu.hpp poisonBuffers)
+    uint32_t value = 0;  // Pattern: the word; Iota: the first word; Random: the seed
+    // Host: the file's words, repeated to the size; ChainInput, ChainWeight: the built-in
+    // chain's data for the file's shape, which the parse leaves empty and fillChainWords
+    // (scenario_parse.hpp) makes, so that a run makes them while the driver creates the device
+    std::vector<uint32_t> words;
+    bool checked = false;   // its final contents are compared (check = [...])
+    bool poisoned = false;  // --poison: init replaced by the sentinel (scenario_cpu.hpp poisonBuffers)
     // `sharing = "concurrent"`: VK_SHARING_MODE_CONCURRENT among the queue families in use, no
     // ownership transfers; by default exclusive, with a queue family ownership transfer
     // wherever it changes family (core/scenario_sync.hpp ownershipTransfers)
@@ -319,6 +327,11 @@ struct Scenario {
     std::vector<SemaphoreSpec> semaphores;
     // Steps were reordered to run in a valid order of the semaphores (core/scenario_sync.hpp).
     bool reordered = false;
+    // --submit-every K (and --matrix's submit-every row): multipass and single end their submit
+    // after every K work steps (dispatches and transfers), waited for by the host, as the
+    // built-in chain's --submit-every with its host wait; 0: the file's own submits. Not with
+    // queues (their batches follow the semaphores); split is unchanged.
+    uint32_t submitEvery = 0;
     bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps)
     const BufferSpec* buffer(std::string_view name) const;
     // A [[queue]] or [[semaphore]]: the modes submit one batch at a time (scenario_sync.hpp).
@@ -343,12 +356,23 @@ bool dispatchReads(const Scenario& s, const Dispatch& d, uint32_t index);
 // buffer name masks or a buffer of their own, which a scenario's barriers already give).
 std::string replaceBarriers(Scenario& s, repro::BarrierKind b);
 
+// The matrix's work factor on a scenario: every dispatch's `work` (its loop whose result never
+// reaches memory) multiplied by `factor`, at most kMaxWork, but the work kernel's (its work is
+// what it writes) and conv-t's and slice's (they take no push constants): the same bytes
+// written, longer dispatches. Returns how many dispatches it lengthened (0: none takes work).
+inline constexpr uint32_t kMaxWork = uint32_t{1} << 20;
+size_t multiplyWork(Scenario& s, uint32_t factor);
+
+// How many work steps (dispatches and transfers) `s` has: what --submit-every cuts.
+size_t workSteps(const Scenario& s);
+
 // `repro --scenario FILE --triage`'s memory experiment: every buffer of `s` placed at `p`
 // but those a host point names, which stay host-visible (docs/scenarios.md "--triage on a
 // scenario"). Returns how many buffers it moved (0: the experiment changes nothing here).
 size_t replacePlacements(Scenario& s, Placement p);
 
-// The initial words of `spec` (bytes / 4 of them). Pure.
+// The initial words of `spec` (bytes / 4 of them). Pure. Throws std::logic_error for a
+// chain-input or chain-weight buffer whose words fillChainWords has not made yet.
 std::vector<uint32_t> initialWords(const BufferSpec& spec);
 
 // The private-array kernel's result for input word `x` with an array of `words` words

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -143,18 +144,12 @@ SourcePlace placeOf(const toml::node& n) {
     return {static_cast<uint32_t>(n.source().begin.line), static_cast<uint32_t>(n.source().begin.column)};
 }
 
-// chain-input / chain-weight: the built-in chain's data for the file's shape, as 32-bit words.
-std::vector<uint32_t> chainWords(const Parser& p, const toml::table& t, const Scenario& s, InitKind init) {
+// chain-input / chain-weight take the file's shape; their words are made later (fillChainWords).
+void checkChainShape(const Parser& p, const toml::table& t, const Scenario& s, InitKind init) {
     if (!s.shape)
         p.fail(*t.get("init"), fmt::format("init = \"{}\" takes the file's shape; expected shape = \"small\" (or "
                                            "tiny, spectrostream) at the top of the file",
                                            name(init)));
-    const ChainSizes sizes = computeSizes(*s.shape);
-    // on the worker pool (3.7 M sinf calls at the full shape), which a forked child replaces
-    const std::vector<float> floats = init == InitKind::ChainInput ? makeInput(sizes) : makeWeight(sizes);
-    std::vector<uint32_t> words(floats.size());
-    std::memcpy(words.data(), floats.data(), floats.size() * sizeof(float));
-    return words;
 }
 
 BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s) {
@@ -170,8 +165,11 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s)
     const std::string memory = p.text(t, "memory", false, "");
     if (memory == "host-visible") {
         b.placement = Placement::HostVisible;
+    } else if (memory == "shared") {
+        b.placement = Placement::Shared;
     } else if (!memory.empty() && memory != "device-local") {
-        p.fail(*t.get("memory"), fmt::format("unknown memory '{}'; expected device-local or host-visible", memory));
+        p.fail(*t.get("memory"),
+               fmt::format("unknown memory '{}'; expected device-local, host-visible or shared", memory));
     }
     const std::string sharing = p.text(t, "sharing", false, "");
     if (sharing == "concurrent") {
@@ -193,7 +191,7 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s)
     b.words = p.words(t, "words");
     if (b.init == InitKind::Host && b.words.empty())
         p.fail(t, fmt::format("buffer '{}' has init = \"host\" and no words; expected words = [1, 2, 3]", b.name));
-    if (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight) b.words = chainWords(p, t, s, b.init);
+    if (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight) checkChainShape(p, t, s, b.init);
     return b;
 }
 
@@ -312,7 +310,7 @@ Step parseUserDispatch(const Parser& p, const toml::table& t, const Scenario& s,
     }
     d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, 0xffffffffULL));
     d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
-    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, 1u << 20));
+    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, kMaxWork));
     if (indirect) {
         d.indirect = parseIndirectArgs(p, t, s);
     } else {
@@ -408,7 +406,7 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, boo
     parseWriterKeys(p, t, s, d);
     d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, words));
     d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
-    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, 1u << 20));
+    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, kMaxWork));
     parseKernelKeys(p, t, d);
     if (indirect) {
         d.indirect = parseIndirectArgs(p, t, s);
@@ -468,12 +466,13 @@ Step parseCopy(const Parser& p, const toml::table& t, const Scenario& s) {
     return {.body = c, .label = fmt::format("copy {} -> {}", src.name, dst.name), .place = placeOf(t)};
 }
 
-// The buffer a host point names: it must be host-visible (the host reaches only mapped memory).
+// The buffer a host point names: it must be mapped, host-visible or shared (the host reaches
+// only mapped memory).
 const BufferSpec& hostBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
     const BufferSpec& b = namedBuffer(p, t, key, s);
-    if (b.placement != Placement::HostVisible)
+    if (b.placement == Placement::DeviceLocal)
         p.fail(*t.get(key), fmt::format("{} names buffer '{}', which is {}; expected a buffer with memory = "
-                                        "\"host-visible\" (the host reaches only mapped memory)",
+                                        "\"host-visible\" or \"shared\" (the host reaches only mapped memory)",
                                         key, b.name, name(b.placement)));
     return b;
 }
@@ -739,6 +738,7 @@ void resolveIndirectGroups(const Parser& p, Scenario& s) {
         return d && d->indirect;
     });
     if (!any) return;
+    fillChainWords(std::span<Scenario* const>({&s}));  // the args may come from them
     Contents contents = initialContents(s);
     std::set<std::string> unmodelled;
     for (Step& step : s.steps) {
@@ -1035,6 +1035,27 @@ std::string substituteParameters(const Parser& p, std::string_view text, const P
 }
 
 }  // namespace
+
+void fillChainWords(std::span<Scenario* const> scenarios) {
+    // made once per shape and kind, into the first buffer that takes them; copied into the
+    // others (a --sweep's variants)
+    std::map<std::pair<std::string, InitKind>, const std::vector<uint32_t>*> made;
+    for (Scenario* s : scenarios) {
+        for (BufferSpec& b : s->buffers) {
+            if ((b.init != InitKind::ChainInput && b.init != InitKind::ChainWeight) || !b.words.empty()) continue;
+            auto [at, fresh] = made.try_emplace({s->shapeName, b.init}, &b.words);
+            if (!fresh) {
+                b.words = *at->second;
+                continue;
+            }
+            const ChainSizes sizes = computeSizes(*s->shape);
+            // makeInput on the worker pool: 3.7 M sinf calls at the full shape
+            const std::vector<float> floats = b.init == InitKind::ChainInput ? makeInput(sizes) : makeWeight(sizes);
+            b.words.resize(floats.size());
+            std::memcpy(b.words.data(), floats.data(), floats.size() * sizeof(float));
+        }
+    }
+}
 
 Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides) {
     const Parser p(file);

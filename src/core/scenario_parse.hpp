@@ -2,6 +2,7 @@
 // core/scenario.hpp, with every field checked before anything runs (docs/scenarios.md).
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -38,5 +39,13 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
 
 // Reads `path` and parses it; a file that cannot be read is a UsageError naming it.
 Scenario loadScenario(const std::string& path, const ParameterValues& overrides = {});
+
+// Makes the words of every chain-input and chain-weight buffer of `scenarios` that has none:
+// the built-in chain's input (makeInput, small[0]) and weight (makeWeight) for its file's
+// shape, core/cpu_reference.hpp, as 32-bit words. The parse leaves them out (a run makes them
+// on a thread of its own while the driver creates the device: 3.7 M sinf calls at the full
+// shape, run on the worker pool); nothing may read a buffer's initial words before this.
+// Each shape's words are made once and copied into the other scenarios that take them.
+void fillChainWords(std::span<Scenario* const> scenarios);
 
 }  // namespace repro::scenario

@@ -104,6 +104,8 @@ json matrixJson(const ScenarioReport& r) {
         rows.push_back(json{{"label", row.label},
                             {"barrier", orNull(row.barrier)},
                             {"memory", orNull(row.memory)},
+                            {"submit_every", orNull(row.submitEvery)},
+                            {"work_factor", orNull(row.workFactor)},
                             {"control", row.control},
                             {"results", rowResults(r, row.results)}});
     }
@@ -144,6 +146,10 @@ void readScenarioProgress(const json& document, ScenarioReport& report) {
     const auto number = [](const json& o, const char* key) -> std::optional<uint64_t> {
         const auto it = o.find(key);
         return it != o.end() && it->is_number_unsigned() ? std::optional<uint64_t>(it->get<uint64_t>()) : std::nullopt;
+    };
+    const auto word = [&](const json& o, const char* key) -> std::optional<uint32_t> {
+        const auto n = number(o, key);
+        return n ? std::optional<uint32_t>(static_cast<uint32_t>(*n)) : std::nullopt;
     };
     const auto device = document.find("device");
     if (device != document.end() && device->is_object()) {
@@ -198,6 +204,8 @@ void readScenarioProgress(const json& document, ScenarioReport& report) {
             m.rows.push_back({.label = text(row, "label").value_or(""),
                               .barrier = text(row, "barrier"),
                               .memory = text(row, "memory"),
+                              .submitEvery = word(row, "submit_every"),
+                              .workFactor = word(row, "work_factor"),
                               .control = control != row.end() && control->is_boolean() && control->get<bool>(),
                               .results = readRowResults(report, row["results"])});
         }

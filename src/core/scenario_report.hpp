@@ -83,11 +83,13 @@ struct ScenarioSweepReport {
 // none), in the order run.
 struct ScenarioMatrixReport {
     struct Row {
-        std::string label;                   // "as written", "--barrier full", ...
-        std::optional<std::string> barrier;  // the --barrier it applied; nullopt: the file's own
-        std::optional<std::string> memory;   // the placement of every buffer it applied; nullopt: the file's own
-        bool control = false;                // its barriers are controls: its results do not count
-        std::vector<std::string> results;    // per mode of `modes`: "ok", "mismatch", "hang", "failed", "not run"
+        std::string label;                    // "as written", "--barrier full", ...
+        std::optional<std::string> barrier;   // the --barrier it applied; nullopt: the file's own
+        std::optional<std::string> memory;    // the placement of every buffer it applied; nullopt: the file's own
+        std::optional<uint32_t> submitEvery;  // the --submit-every K it applied; nullopt: the file's submits
+        std::optional<uint32_t> workFactor;   // the factor every dispatch's work took; nullopt: the file's work
+        bool control = false;                 // its barriers are controls: its results do not count
+        std::vector<std::string> results;     // per mode of `modes`: "ok", "mismatch", "hang", "failed", "not run"
     };
     std::vector<Row> rows;
 };

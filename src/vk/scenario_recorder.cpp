@@ -154,6 +154,18 @@ bool startsZero(const sc::BufferSpec& spec) {
 
 }  // namespace
 
+ScenarioMemory scenarioMemory(sc::Placement p) {
+    switch (p) {
+        case sc::Placement::DeviceLocal:
+            return {MemoryClass::Device, BufferMemory::DeviceLocal};
+        case sc::Placement::HostVisible:
+            return {MemoryClass::Device, BufferMemory::HostVisible};
+        case sc::Placement::Shared:
+            return {MemoryClass::Shared, BufferMemory::Blade};
+    }
+    return {MemoryClass::Device, BufferMemory::DeviceLocal};
+}
+
 ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bool stepReadbacks)
     : s_(s), allocator_(device, false) {
     const std::vector<uint32_t> families = familiesOf(device, s);
@@ -162,9 +174,10 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
         for (const sc::WrittenRange& r : sc::writtenRanges(step, s)) written.insert(r.buffer);
     }
     for (const auto& spec : s.buffers) {
-        const bool host = spec.placement == sc::Placement::HostVisible;
-        Buffer b = allocator_.create(spec.name, spec.bytes, MemoryClass::Device,
-                                     {.placement = host ? BufferMemory::HostVisible : BufferMemory::DeviceLocal,
+        const bool host = spec.placement != sc::Placement::DeviceLocal;  // mapped
+        const ScenarioMemory memory = scenarioMemory(spec.placement);
+        Buffer b = allocator_.create(spec.name, spec.bytes, memory.memoryClass,
+                                     {.placement = memory.placement,
                                       .concurrentFamilies = spec.concurrent ? families : std::vector<uint32_t>{}});
         const bool zero = startsZero(spec);
         // A device-local buffer that starts as zeros is filled by the upload submit; it needs
@@ -203,7 +216,8 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
     if (s.shape && (used.count(sc::Kernel::ConvT) || used.count(sc::Kernel::Slice))) {
         const ChainSizes sizes = computeSizes(*s.shape);
         const auto make = [&](const char* name, const void* bytes, uint64_t size) {
-            Buffer b = allocator_.create(name, size, MemoryClass::Shared, {.placement = BufferMemory::HostVisible});
+            // blade's Shared class, where the built-in chain puts them (vk/buffers.cpp)
+            Buffer b = allocator_.create(name, size, MemoryClass::Shared, {.placement = BufferMemory::Blade});
             std::memcpy(b.mapped, bytes, size);  // HOST_COHERENT: no flush
             return b;
         };
@@ -557,13 +571,53 @@ constexpr VkPipelineStageFlags kAllCommands = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT
 // Whether `mode` records `step` (a barrier's `modes`: core/scenario.hpp Step::modeMask).
 bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_cast<unsigned>(mode)) & 1u; }
 
+// The buffers step `index` of `s` writes (writtenRanges), each once, in the order written.
+std::vector<std::string> writtenBuffers(const sc::Scenario& s, size_t index) {
+    std::vector<std::string> out;
+    for (const sc::WrittenRange& r : sc::writtenRanges(s.steps[index], s)) {
+        if (std::find(out.begin(), out.end(), r.buffer) == out.end()) out.push_back(r.buffer);
+    }
+    return out;
+}
+
+// --check-steps after split's step `index`: [begin, G, copies of the device-local buffers it
+// writes to their twins, host-read barrier, end], waited, on `encoder`'s queue (the step's);
+// then the host reads them and hands them to readback.onStep. With `ownership`, the step's
+// releases follow the host-read barrier, after a G that orders the copies before them. False
+// (with `run` filled) when the submit fails.
+bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ScenarioBuffers& mb,
+                  double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
+                  const Ownership* ownership = nullptr) {
+    const std::vector<std::string> names = writtenBuffers(s, index);
+    if (names.empty()) return true;
+    encoder.begin();
+    recordBladeGlobalBarrier(encoder.cmd());
+    for (const auto& name : names) {
+        if (const Buffer* twin = mb.twin(name)) copyWhole(encoder.cmd(), mb.at(name), *twin);
+    }
+    recordHostReadBarrier(encoder.cmd());
+    if (ownership && ownership->releases(index)) {
+        recordBladeGlobalBarrier(encoder.cmd());
+        ownership->releasesAfter(encoder.cmd(), index, mb);
+    }
+    ++run.stepReadbacks;
+    if (!submit(encoder, fmt::format("the readback after {} (--check-steps)", s.steps[index].label), timeoutSeconds,
+                run))
+        return false;
+    sc::Contents written;
+    for (const auto& name : names) {
+        const Buffer* twin = mb.twin(name);
+        const Buffer& from = twin ? *twin : mb.at(name);
+        const auto* bytes = static_cast<const uint8_t*>(from.mapped);
+        written.emplace(name, std::vector<uint8_t>(bytes, bytes + s.buffer(name)->bytes));
+    }
+    readback.onStep(index, written);
+    return true;
+}
+
 // split with queues: each step that is not a barrier, signal or wait in its own submit on its
 // queue, waited for; a submit on another queue than the one before also waits (on the device)
 // for that queue's timeline, so that split stays the fully ordered reference.
-std::vector<std::string> writtenBuffers(const sc::Scenario& s, size_t index);
-bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ScenarioBuffers& mb,
-                  double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
-                  const Ownership* ownership = nullptr);
 
 // With readback.onStep (--check-steps), a step that writes something is read back on its own
 // queue after its submit, and its ownership releases move from its command buffer to the end
@@ -691,49 +745,6 @@ void hostPoint(const sc::Scenario& s, size_t index, const ScenarioBuffers& mb, S
     }
 }
 
-// The buffers step `index` of `s` writes (writtenRanges), each once, in the order written.
-std::vector<std::string> writtenBuffers(const sc::Scenario& s, size_t index) {
-    std::vector<std::string> out;
-    for (const sc::WrittenRange& r : sc::writtenRanges(s.steps[index], s)) {
-        if (std::find(out.begin(), out.end(), r.buffer) == out.end()) out.push_back(r.buffer);
-    }
-    return out;
-}
-
-// --check-steps after split's step `index`: [begin, G, copies of the device-local buffers it
-// writes to their twins, host-read barrier, end], waited, on `encoder`'s queue (the step's);
-// then the host reads them and hands them to readback.onStep. With `ownership`, the step's
-// releases follow the host-read barrier, after a G that orders the copies before them. False
-// (with `run` filled) when the submit fails.
-bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ScenarioBuffers& mb,
-                  double timeoutSeconds, const StepReadback& readback, ScenarioModeRun& run,
-                  const Ownership* ownership) {
-    const std::vector<std::string> names = writtenBuffers(s, index);
-    if (names.empty()) return true;
-    encoder.begin();
-    recordBladeGlobalBarrier(encoder.cmd());
-    for (const auto& name : names) {
-        if (const Buffer* twin = mb.twin(name)) copyWhole(encoder.cmd(), mb.at(name), *twin);
-    }
-    recordHostReadBarrier(encoder.cmd());
-    if (ownership && ownership->releases(index)) {
-        recordBladeGlobalBarrier(encoder.cmd());
-        ownership->releasesAfter(encoder.cmd(), index, mb);
-    }
-    ++run.stepReadbacks;
-    if (!submit(encoder, fmt::format("the readback after {} (--check-steps)", s.steps[index].label), timeoutSeconds,
-                run))
-        return false;
-    sc::Contents written;
-    for (const auto& name : names) {
-        const Buffer& from = mb.twin(name) ? *mb.twin(name) : mb.at(name);
-        const auto* bytes = static_cast<const uint8_t*>(from.mapped);
-        written.emplace(name, std::vector<uint8_t>(bytes, bytes + s.buffer(name)->bytes));
-    }
-    readback.onStep(index, written);
-    return true;
-}
-
 // split: one submit per step, [begin, G, step, G, end], waited; a host write between two
 // submits; a host read after a submit of its own, [begin, host-read barrier, end]. With
 // readback.onStep, each step's written buffers are read back after its submit (readBackStep).
@@ -766,6 +777,16 @@ bool recordSplit(Encoder& encoder, const ScenarioPipelines& pipelines, const sc:
 
 // Without queues: split as above; multipass and single one submit on the main queue, ended
 // and begun again at each host point.
+// Whether the first step after `index` that is not a barrier is a work step (not a host
+// point, not the end).
+bool workFollows(const sc::Scenario& s, size_t index) {
+    for (size_t j = index + 1; j < s.steps.size(); ++j) {
+        if (std::holds_alternative<sc::Barrier>(s.steps[j].body)) continue;
+        return !isHostPoint(s.steps[j]);
+    }
+    return false;
+}
+
 bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
                     const ScenarioBuffers& mb, double timeoutSeconds, const StepReadback& readback,
                     ScenarioModeRun& run, ModeStamps& stamps) {
@@ -773,6 +794,7 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
     const bool hostPoints = std::any_of(s.steps.begin(), s.steps.end(), isHostPoint);
     stamps.begin(encoder);
     if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
+    uint32_t sinceSubmit = 0;  // work steps in the submit being recorded (--submit-every)
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const sc::Step& step = s.steps[i];
         if (const auto* b = std::get_if<sc::Barrier>(&step.body)) {
@@ -789,16 +811,31 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
             hostPoint(s, i, mb, run);
             stamps.begin(encoder);
             if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
+            sinceSubmit = 0;
             continue;
         }
         if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
         recordWork(encoder, pipelines, step, mb);
+        // --submit-every K: the submit ends after its K-th work step, as at a host point but
+        // without the host's access, unless no work step comes before the next host point
+        if (s.submitEvery == 0 || ++sinceSubmit < s.submitEvery || !workFollows(s, i)) continue;
+        recordBladeGlobalBarrier(encoder.cmd());
+        ++run.submits;
+        if (!submit(encoder,
+                    fmt::format("submit {} (after {}, --submit-every {})", run.submits, step.label, s.submitEvery),
+                    timeoutSeconds, run, &stamps))
+            return false;
+        stamps.begin(encoder);
+        if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
+        sinceSubmit = 0;
     }
     recordBladeGlobalBarrier(encoder.cmd());
     ++run.submits;
     return submit(encoder,
                   hostPoints ? fmt::format("submit {} (after the last host point)", run.submits)
-                             : fmt::format("the one submit of all {} steps", s.steps.size()),
+                  : s.submitEvery > 0
+                      ? fmt::format("submit {} (the last, --submit-every {})", run.submits, s.submitEvery)
+                      : fmt::format("the one submit of all {} steps", s.steps.size()),
                   timeoutSeconds, run, &stamps);
 }
 
@@ -900,7 +937,8 @@ ScenarioModeRun runScenarioMode(Device& device, const ScenarioPipelines& pipelin
     run.checked = copies.get();
     for (const auto& spec : s.buffers) {
         if (!spec.checked) continue;
-        const Buffer& from = mb.twin(spec.name) ? *mb.twin(spec.name) : mb.at(spec.name);
+        const Buffer* twin = mb.twin(spec.name);
+        const Buffer& from = twin ? *twin : mb.at(spec.name);
         copyFromMapped(run.checked.at(spec.name).data(), from.mapped, spec.bytes);  // as the built-in reads small[N]
     }
     run.readback = secondsSince(phase);

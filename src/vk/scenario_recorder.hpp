@@ -43,6 +43,17 @@ struct ScenarioPipelines {
 // CannotTest as createComputePipeline does.
 ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
 
+// How a scenario buffer of placement `p` is allocated: its class and the placement rule of
+// Allocator::create (vk/memory.hpp). device-local: the DeviceLocal rule; host-visible: the
+// HostVisible rule (write-combined system memory first); shared: blade's Shared class under
+// blade's rule (chooseMemoryType), the memory type the built-in chain's Shared buffers get
+// (vk/buffers.cpp), the BAR window on a discrete GPU that has one. Pure.
+struct ScenarioMemory {
+    MemoryClass memoryClass;
+    BufferMemory placement;
+};
+ScenarioMemory scenarioMemory(scenario::Placement p);
+
 // A scenario's buffers on one device, made once for every run of that scenario (each mode,
 // each --repeat run), as the built-in chain makes its buffers once: every file buffer with its
 // placement (exclusive, or with `sharing = "concurrent"` VK_SHARING_MODE_CONCURRENT among the

@@ -357,8 +357,8 @@ TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {
     EXPECT_EQ(r.err,
               "repro: --scenario: not with --dispatch-repeat (scenarios take only --mode, --device, --timeout, "
               "--barrier, --repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
-              "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix and --triage so "
-              "far)\n")
+              "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix, --triage and "
+              "--submit-every so far)\n")
         << shown(r);
     const BoundedResult one =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single"});
@@ -462,11 +462,13 @@ TEST_P(ScenarioBlade356, RecordsTheBuiltInChainsCallsInItsMode) {
 
 INSTANTIATE_TEST_SUITE_P(EveryMode, ScenarioBlade356, ::testing::Values("split", "multipass", "single"));
 
-// chain-input at the full shape (3.7 M floats) is computed while the file is parsed, in repro's
-// own process before the supervised child is forked, on the worker pool. The pool used to
-// stay the parent's in the child, whose threads did not exist there, and the child crashed
-// at exit after its verdict (SIGSEGV, exit 125, first seen on the H200). Now a forked child
-// gets a pool of its own (core/parallel.cpp pool()).
+// chain-input at the full shape (3.7 M floats), made in the supervised child on a thread
+// while the driver creates the device, on the worker pool, and copied by the GPU: the CPU
+// model's copy of it must match, and a word never made is an internal error (initialWords
+// throws), not zeros on both sides. It once ran in the parent before the fork, and the
+// child, whose pool was then the parent's with threads that did not exist there, crashed
+// at exit after its verdict (SIGSEGV, exit 125, first seen on the H200); a forked child
+// still gets a pool of its own (core/parallel.cpp pool()).
 TEST(ScenarioBlade356, AFullSizeChainInputDoesNotCrashTheChildAtExit) {
     const auto path = writeFile("-full-input.toml",
                                 "name = \"i\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
@@ -977,7 +979,7 @@ TEST(ScenarioHostPoints, AHostPointOnADeviceLocalBufferIsOneLineAndNothingRuns) 
     EXPECT_EQ(r.out, "") << shown(r);
     EXPECT_EQ(r.err, "repro: " + path.string() +
                          ":25:13: host_read names buffer 'h', which is device-local; expected a buffer with memory = "
-                         "\"host-visible\" (the host reaches only mapped memory)\n")
+                         "\"host-visible\" or \"shared\" (the host reaches only mapped memory)\n")
         << shown(r);
 }
 
@@ -1736,7 +1738,8 @@ TEST(ScenarioMatrix, EveryBarrierAndMemoryRowIsRightOnLavapipeAndTheControlsAreM
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out,
                          "--- NOT REPRODUCED: in each valid row (as written, --barrier blade, --barrier full, "
-                         "memory=host-visible) every mode's checked buffers are bit-identical"))
+                         "memory=host-visible, submit-every=2, work x4) every mode's checked buffers are "
+                         "bit-identical"))
         << shown(r);
     EXPECT_TRUE(contains(r.out,
                          "note: --matrix: row memory=device-local left out: every buffer it could move is "
@@ -1745,14 +1748,21 @@ TEST(ScenarioMatrix, EveryBarrierAndMemoryRowIsRightOnLavapipeAndTheControlsAreM
     EXPECT_TRUE(contains(r.out, "--barrier none (control)")) << shown(r);
     const nlohmann::json doc = readJson(json);
     const nlohmann::json& rows = doc["matrix"]["rows"];
-    ASSERT_EQ(rows.size(), 6u) << doc["matrix"].dump(2);
-    const std::vector<std::pair<std::string, bool>> expected = {
-        {"as written", false},          {"--barrier blade", false},         {"--barrier full", false},
-        {"memory=host-visible", false}, {"--barrier execution-only", true}, {"--barrier none", true}};
+    ASSERT_EQ(rows.size(), 8u) << doc["matrix"].dump(2);
+    const std::vector<std::pair<std::string, bool>> expected = {{"as written", false},
+                                                                {"--barrier blade", false},
+                                                                {"--barrier full", false},
+                                                                {"memory=host-visible", false},
+                                                                {"submit-every=2", false},
+                                                                {"work x4", false},
+                                                                {"--barrier execution-only", true},
+                                                                {"--barrier none", true}};
     for (size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(rows[i]["label"], expected[i].first);
         EXPECT_EQ(rows[i]["control"], expected[i].second) << rows[i].dump();
         EXPECT_EQ(rows[i]["memory"], i == 3 ? nlohmann::json("host-visible") : nlohmann::json()) << rows[i].dump();
+        EXPECT_EQ(rows[i]["submit_every"], i == 4 ? nlohmann::json(2) : nlohmann::json()) << rows[i].dump();
+        EXPECT_EQ(rows[i]["work_factor"], i == 5 ? nlohmann::json(4) : nlohmann::json()) << rows[i].dump();
         for (const char* mode : {"split", "multipass", "single"}) EXPECT_EQ(rows[i]["results"][mode], "ok");
     }
     EXPECT_TRUE(doc["sweep"].is_null());
@@ -1768,6 +1778,45 @@ TEST(ScenarioMatrix, ADriverThatDropsADispatchIsWrongUnderTheValidBarriersAndThe
     EXPECT_TRUE(contains(r.out, "(caught controls: --barrier execution-only, --barrier none)")) << shown(r);
     EXPECT_TRUE(contains(r.out, "  --barrier full                        ok         mismatch   mismatch")) << shown(r);
     EXPECT_TRUE(contains(r.out, "  memory=host-visible                   ok         mismatch   mismatch")) << shown(r);
+    // two dispatches in the first submit: the second dropped there too
+    EXPECT_TRUE(contains(r.out, "  submit-every=2                        ok         mismatch   mismatch")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  work x4                               ok         mismatch   mismatch")) << shown(r);
+}
+
+// --submit-every K on a scenario: multipass and single end a submit after every K work steps,
+// the host waiting; a driver that forwards only a command buffer's first dispatch then loses
+// fewer of kompute-196's three increments (one, in the first submit of two), and a file with
+// queues is refused.
+TEST(ScenarioSubmitEvery, CutsTheOneSubmitModesAfterEveryKWorkSteps) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const BoundedResult r = repro({"--scenario", file, "--submit-every", "2"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  submits:  multipass and single end a submit after every 2 work step(s), the host waiting "
+                         "for it (--submit-every 2)\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mode=multipass 2 submit(s)\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mode=single    2 submit(s)\n")) << shown(r);
+    const BoundedResult stream =
+        repro({"--scenario", file, "--submit-every", "1", "--mode", "single", "--print-stream"});
+    ASSERT_EQ(stream.status, 0) << shown(stream);
+    // the upload, three submits of one increment each, the readback
+    size_t submits = 0;
+    for (size_t at = stream.out.find("vkQueueSubmit("); at != std::string::npos;
+         at = stream.out.find("vkQueueSubmit(", at + 1))
+        ++submits;
+    EXPECT_EQ(submits, 5u) << shown(stream);
+    const BoundedResult dropped =
+        repro({"--scenario", file, "--submit-every", "2"}, simulated("seed-bug:dispatches=1"));
+    ASSERT_EQ(dropped.status, 2) << shown(dropped);
+    EXPECT_TRUE(contains(dropped.out, "--- BUG REPRODUCED: mode multipass is wrong: ")) << shown(dropped);
+    const BoundedResult queues =
+        repro({"--scenario", kScenarios + "compute-copy-on-a-second-queue.toml", "--submit-every", "2"});
+    EXPECT_EQ(queues.status, 1) << shown(queues);
+    EXPECT_EQ(queues.err, "repro: --submit-every: " + kScenarios +
+                              "compute-copy-on-a-second-queue.toml has queues or semaphores, whose batches set its "
+                              "submits; expected a file on one queue\n")
+        << shown(queues);
 }
 
 // `repro --scenario kompute-196 OPTION EXTRA...` for each EXTRA: exit 1, nothing on stdout, and
@@ -1786,9 +1835,14 @@ void expectRefusedWithEach(const std::string& option, const std::vector<std::vec
 }
 
 TEST(ScenarioMatrix, GoesWithNoBarrierSweepRepeatOrCheckSteps) {
-    expectRefusedWithEach(
-        "--matrix", {{"--barrier", "full"}, {"--sweep", "n=1,2"}, {"--repeat", "2"}, {"--check-steps"}, {"--triage"}},
-        "(the matrix runs the file under each barrier, every mode once)");
+    expectRefusedWithEach("--matrix",
+                          {{"--barrier", "full"},
+                           {"--submit-every", "2"},
+                           {"--sweep", "n=1,2"},
+                           {"--repeat", "2"},
+                           {"--check-steps"},
+                           {"--triage"}},
+                          "(the matrix runs the file under each barrier, every mode once)");
 }
 
 TEST(ScenarioMatrix, AFileWithoutABarrierStepHasNoBarrierRowsAndSaysWhy) {
@@ -1831,15 +1885,17 @@ TEST(ScenarioTriage, ADroppedDispatchStaysWrongUnderEveryVariantAndIsNotCalledSy
                          "  baseline: split ok, multipass mismatch, single mismatch\n--- triage on mode "
                          "multipass ---\n"))
         << shown(r);
-    for (const char* line : {"  barrier=blade            wrong    multipass mismatch\n",
-                             "  barrier=full             wrong    multipass mismatch\n",
-                             "  memory=device-local      no effect: every buffer is device-local already",
-                             "  memory=host-visible      wrong    multipass mismatch\n",
-                             "  split check-steps        correct  3 checked step(s) matched the CPU model\n",
-                             "  H5 the shader compiler: rules out",
-                             "--- conclusion: undetermined: no experiment "
-                             "makes it correct",
-                             "--- BUG REPRODUCED: mode multipass is wrong: buffer 'data' differs"})
+    for (const char* line :
+         {"  barrier=blade            wrong    multipass mismatch\n",
+          "  barrier=full             wrong    multipass mismatch\n",
+          "  memory=device-local      no effect: every buffer is device-local already",
+          "  memory=host-visible      wrong    multipass mismatch\n",
+          "  split check-steps        correct  3 checked step(s) matched the CPU model\n",
+          // two increments in the first of two submits: the second still dropped
+          "  submit-every=2           wrong    multipass mismatch\n", "  H5 the shader compiler: rules out",
+          "--- conclusion: undetermined: no experiment "
+          "makes it correct",
+          "--- BUG REPRODUCED: mode multipass is wrong: buffer 'data' differs"})
         EXPECT_TRUE(contains(r.out, line)) << line << shown(r);
     const nlohmann::json doc = readJson(json);
     std::filesystem::remove(json);
@@ -1867,6 +1923,7 @@ TEST(ScenarioTriage, ChoosesItsOwnModesBarriersAndChecks) {
     expectRefusedWithEach("--triage",
                           {{"--mode", "single"},
                            {"--barrier", "full"},
+                           {"--submit-every", "2"},
                            {"--sweep", "n=1,2"},
                            {"--repeat", "2"},
                            {"--check-steps"},

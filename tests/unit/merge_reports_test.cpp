@@ -235,6 +235,29 @@ TEST(ScenarioProgress, ReadsBackTheDeviceAndTheModesOfAScenarioDocumentOnly) {
     EXPECT_FALSE(untouched.deviceName);
 }
 
+// A matrix row's factors survive the child's published document: the supervisor rebuilds the
+// rows of a matrix that ended in a crash with what each applied.
+TEST(ScenarioProgress, ReadsBackTheMatrixRowsWithTheirFactors) {
+    ScenarioReport r;
+    r.askedModes = {"split", "multipass", "single"};
+    r.matrix = ScenarioMatrixReport{};
+    r.matrix->rows.push_back({.label = "submit-every=2", .submitEvery = 2u, .results = {"ok", "mismatch", "ok"}});
+    r.matrix->rows.push_back({.label = "work x4", .workFactor = 4u, .results = {"ok", "ok", "not run"}});
+    const json document = json::parse(renderScenarioJson(r));
+    EXPECT_EQ(document["matrix"]["rows"][0]["submit_every"], 2);
+    EXPECT_TRUE(document["matrix"]["rows"][0]["work_factor"].is_null());
+    EXPECT_EQ(document["matrix"]["rows"][1]["work_factor"], 4);
+    ScenarioReport back;
+    back.askedModes = r.askedModes;
+    readScenarioProgress(document, back);
+    ASSERT_TRUE(back.matrix);
+    ASSERT_EQ(back.matrix->rows.size(), 2u);
+    EXPECT_EQ(back.matrix->rows[0].submitEvery, std::optional<uint32_t>(2));
+    EXPECT_FALSE(back.matrix->rows[0].workFactor);
+    EXPECT_EQ(back.matrix->rows[1].workFactor, std::optional<uint32_t>(4));
+    EXPECT_EQ(back.matrix->rows[1].results[2], "not run");
+}
+
 TEST(MergeReports, AScenarioRowAddsTheScenarioColumn) {
     std::string problem;
     MergedReports merged;

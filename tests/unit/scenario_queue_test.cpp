@@ -13,6 +13,8 @@
 #include "core/scenario_parse.hpp"
 #include "core/scenario_sync.hpp"
 #include "vk/device.hpp"
+#include "vk/memory.hpp"
+#include "vk/scenario_recorder.hpp"
 
 namespace repro::scenario {
 namespace {
@@ -464,6 +466,32 @@ TEST(ScenarioQueueChoice, OtherWithNoOtherFamilyTakesASecondQueueOfTheMainOne) {
     EXPECT_EQ(q[0].note,
               "family 0 (GRAPHICS|COMPUTE|TRANSFER), queue 1 (no family besides 0 runs COMPUTE commands with a queue "
               "to spare; a second queue of the main family instead)");
+}
+
+// memory = "shared" lands where the built-in chain's Shared buffers land (blade's rule: the
+// BAR window of a discrete GPU), host-visible in write-combined system memory, device-local
+// in VRAM: the same memory types, not only the same calls, for the blade #356 file.
+TEST(ScenarioMemory, SharedTakesBladesSharedTypeAndTheOthersTheirPlacementRule) {
+    constexpr VkMemoryPropertyFlags DL = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    constexpr VkMemoryPropertyFlags HV = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    constexpr VkMemoryPropertyFlags CACHED = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    // the H200's types (docs/experiments.md): VRAM, system memory, cached system memory, BAR
+    VkPhysicalDeviceMemoryProperties m{};
+    m.memoryHeapCount = 2;
+    m.memoryHeaps[0] = {.size = 8ull << 30, .flags = VK_MEMORY_HEAP_DEVICE_LOCAL_BIT};
+    m.memoryHeaps[1] = {.size = 16ull << 30, .flags = 0};
+    for (const VkMemoryPropertyFlags f : {DL, HV, HV | CACHED, DL | HV})
+        m.memoryTypes[m.memoryTypeCount++] = {.propertyFlags = f, .heapIndex = (f & DL) ? 0u : 1u};
+    const auto typeOf = [&](scenario::Placement p) {
+        const vk::ScenarioMemory memory = vk::scenarioMemory(p);
+        return memory.placement == BufferMemory::Blade ? vk::chooseMemoryType(m, ~0u, memory.memoryClass)
+                                                       : vk::choosePlacementType(m, ~0u, memory.placement);
+    };
+    EXPECT_EQ(typeOf(scenario::Placement::Shared), std::optional(3u));
+    EXPECT_EQ(typeOf(scenario::Placement::Shared), vk::chooseMemoryType(m, ~0u, vk::MemoryClass::Shared));
+    EXPECT_EQ(typeOf(scenario::Placement::HostVisible), std::optional(1u));
+    EXPECT_EQ(typeOf(scenario::Placement::DeviceLocal), std::optional(0u));
+    EXPECT_EQ(vk::scenarioMemory(scenario::Placement::Shared).memoryClass, vk::MemoryClass::Shared);
 }
 
 }  // namespace

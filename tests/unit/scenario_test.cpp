@@ -9,6 +9,8 @@
 #include <fstream>
 #include <optional>
 #include <set>
+#include <span>
+#include <stdexcept>
 #include <string>
 
 #include "core/errors.hpp"
@@ -165,7 +167,7 @@ bytes = 30720
 )";
 
 TEST(ScenarioParse, ConvTAndSliceTakeTheirGroupsAndDataFromTheShape) {
-    const Scenario s = parseScenario(kChainHeader + R"([[step]]
+    Scenario s = parseScenario(kChainHeader + R"([[step]]
 dispatch = "conv-t"
 bindings = ["in", "w", "big"]
 [[step]]
@@ -175,7 +177,7 @@ modes = ["single"]
 dispatch = "slice"
 bindings = ["big", "out"]
 )",
-                                     "chain.toml");
+                               "chain.toml");
     ASSERT_TRUE(s.shape.has_value());
     EXPECT_EQ(s.shapeName, "small");
     const auto& conv = std::get<Dispatch>(s.steps[0].body);
@@ -187,6 +189,11 @@ bindings = ["big", "out"]
     EXPECT_EQ(s.steps[1].modeMask, 4u);
     EXPECT_EQ(s.steps[1].label, "step 2 barrier blade-c (single only)");
     EXPECT_EQ(s.steps[0].modeMask, 7u);
+    // the parse leaves the chain's data to fillChainWords (a run makes it while the driver
+    // creates the device): reading it before is a logic error, not zeros
+    EXPECT_TRUE(s.buffers[0].words.empty());
+    EXPECT_THROW((void)initialWords(s.buffers[0]), std::logic_error);
+    fillChainWords(std::span<Scenario* const>({&s}));
     // input word 1 is sinf(0.001) + 1 as float bits; weight word 1 cosf(0.01) * 0.05
     const auto in = initialWords(s.buffers[0]);
     float f = 0;
@@ -199,6 +206,85 @@ bindings = ["big", "out"]
     Contents c = initialContents(s);
     for (const auto& step : s.steps) applyStep(step, c);
     EXPECT_EQ(c.at("out"), std::vector<uint8_t>(30720, 0));
+}
+
+// A --sweep's variants: each gets its shape's words, made once and copied; a buffer that has
+// its words already keeps them.
+TEST(ScenarioParse, FillChainWordsGivesEveryScenarioItsShapesWords) {
+    Scenario a = parseScenario(kChainHeader + "[[step]]\ndispatch = \"conv-t\"\nbindings = [\"in\", \"w\", \"big\"]\n",
+                               "a.toml");
+    Scenario b = a;
+    Scenario kept = a;
+    kept.buffers[1].words = {7};
+    fillChainWords(std::span<Scenario* const>({&a, &b, &kept}));
+    EXPECT_EQ(a.buffers[0].words.size(), 30720u / 4);
+    EXPECT_EQ(a.buffers[1].words.size(), 12288u / 4);
+    EXPECT_EQ(b.buffers[0].words, a.buffers[0].words);
+    EXPECT_EQ(b.buffers[1].words, a.buffers[1].words);
+    EXPECT_EQ(kept.buffers[0].words, a.buffers[0].words);
+    EXPECT_EQ(kept.buffers[1].words, std::vector<uint32_t>{7});
+    EXPECT_TRUE(a.buffers[2].words.empty());  // big: init zero, no words
+}
+
+// memory = "shared" (blade's Shared class) is mapped: a host point may name it; an unknown
+// placement lists the three.
+TEST(ScenarioParse, SharedMemoryIsAMappedPlacement) {
+    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "s"
+bytes = 16
+memory = "shared"
+[[step]]
+host_write = "s"
+words = [1]
+[[step]]
+host_read = "s"
+)",
+                                     "shared.toml");
+    EXPECT_EQ(s.buffers[1].placement, Placement::Shared);
+    EXPECT_EQ(name(s.buffers[1].placement), "shared");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "[[buffer]]\nname = \"x\"\nbytes = 4\nmemory = \"bar\"\n"),
+              "bad.toml:14:10: unknown memory 'bar'; expected device-local, host-visible or shared");
+}
+
+// The matrix's work factor lengthens every dispatch that takes work, at most kMaxWork, but the
+// work kernel's (its work is what it writes) and conv-t's and slice's; workSteps counts what
+// --submit-every cuts (dispatches and transfers, not barriers or host points).
+TEST(ScenarioMatrixFactors, MultiplyWorkAndWorkSteps) {
+    Scenario s = parseScenario(kHeader + kBufferA + R"(
+[[buffer]]
+name = "h"
+bytes = 64
+memory = "host-visible"
+[[step]]
+dispatch = "increment"
+bindings = ["a"]
+work = 3
+[[step]]
+barrier = "blade-g"
+[[step]]
+dispatch = "work"
+bindings = ["a"]
+work = 5
+[[step]]
+fill = "a"
+value = 1
+[[step]]
+dispatch = "copy"
+bindings = ["a", "h"]
+work = 600000
+[[step]]
+host_read = "h"
+)",
+                               "w.toml");
+    EXPECT_EQ(workSteps(s), 4u);
+    const Contents before = runCpuModel(s);
+    EXPECT_EQ(multiplyWork(s, 4), 2u);
+    EXPECT_EQ(std::get<Dispatch>(s.steps[0].body).params.work, 12u);
+    EXPECT_EQ(std::get<Dispatch>(s.steps[2].body).params.work, 5u);  // the work kernel's is its output
+    EXPECT_EQ(std::get<Dispatch>(s.steps[4].body).params.work, kMaxWork);
+    EXPECT_EQ(runCpuModel(s), before);  // the same bytes written
+    EXPECT_EQ(multiplyWork(s, 4), 1u);  // the copy is at kMaxWork already
 }
 
 // --triage's memory experiment moves every buffer but those a host point names (they must stay
@@ -1256,10 +1342,10 @@ init = "undefined"
 )";
     EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"a\"\nwords = [1]\n"),
               "bad.toml:19:14: host_write names buffer 'a', which is device-local; expected a buffer with memory = "
-              "\"host-visible\" (the host reaches only mapped memory)");
+              "\"host-visible\" or \"shared\" (the host reaches only mapped memory)");
     EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_read = \"a\"\n"),
               "bad.toml:19:13: host_read names buffer 'a', which is device-local; expected a buffer with memory = "
-              "\"host-visible\" (the host reaches only mapped memory)");
+              "\"host-visible\" or \"shared\" (the host reaches only mapped memory)");
     EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\n"),
               "bad.toml:18:1: a host_write step has no words; expected words = [1, 2, 3]");
     EXPECT_EQ(errorOf(head + "\n[[step]]\nhost_write = \"h\"\noffset = 60\nwords = [1, 2]\n"),
