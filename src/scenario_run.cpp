@@ -783,7 +783,7 @@ std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchroniz
         if (sc::multiplyWork(work.scenario, kMatrixWorkFactor) == 0) {
             notes.push_back(
                 fmt::format("--matrix: row {} left out: no dispatch takes work (the work kernel's is "
-                            "what it writes; conv-t and slice take none)",
+                            "what it writes; the indirect-writer, conv-t and slice have no work loop)",
                             work.label));
         } else {
             out.push_back(std::move(work));

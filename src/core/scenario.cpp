@@ -272,7 +272,9 @@ size_t multiplyWork(Scenario& s, uint32_t factor) {
     size_t lengthened = 0;
     for (Step& step : s.steps) {
         auto* d = std::get_if<Dispatch>(&step.body);
-        if (!d || (d->user.empty() && (d->kernel == Kernel::Work || isChainKernel(d->kernel)))) continue;
+        if (!d || (d->user.empty() &&
+                   (d->kernel == Kernel::Work || d->kernel == Kernel::IndirectWriter || isChainKernel(d->kernel))))
+            continue;
         const uint64_t work = std::min<uint64_t>(uint64_t{d->params.work} * factor, kMaxWork);
         if (work == d->params.work) continue;
         d->params.work = static_cast<uint32_t>(work);

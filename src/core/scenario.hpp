@@ -358,8 +358,9 @@ std::string replaceBarriers(Scenario& s, repro::BarrierKind b);
 
 // The matrix's work factor on a scenario: every dispatch's `work` (its loop whose result never
 // reaches memory) multiplied by `factor`, at most kMaxWork, but the work kernel's (its work is
-// what it writes) and conv-t's and slice's (they take no push constants): the same bytes
-// written, longer dispatches. Returns how many dispatches it lengthened (0: none takes work).
+// what it writes), the indirect-writer's (its push constants are its command, it has no work
+// loop) and conv-t's and slice's (they take no push constants): the same bytes written,
+// longer dispatches. Returns how many dispatches it lengthened (0: none takes work).
 inline constexpr uint32_t kMaxWork = uint32_t{1} << 20;
 size_t multiplyWork(Scenario& s, uint32_t factor);
 

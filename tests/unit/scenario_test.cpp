@@ -248,7 +248,7 @@ host_read = "s"
 }
 
 // The matrix's work factor lengthens every dispatch that takes work, at most kMaxWork, but the
-// work kernel's (its work is what it writes) and conv-t's and slice's; workSteps counts what
+// work kernel's (its work is what it writes), the indirect-writer's and conv-t's and slice's; workSteps counts what
 // --submit-every cuts (dispatches and transfers, not barriers or host points).
 TEST(ScenarioMatrixFactors, MultiplyWorkAndWorkSteps) {
     Scenario s = parseScenario(kHeader + kBufferA + R"(
@@ -275,16 +275,20 @@ bindings = ["a", "h"]
 work = 600000
 [[step]]
 host_read = "h"
+[[step]]
+dispatch = "indirect-writer"
+bindings = ["h"]
 )",
                                "w.toml");
-    EXPECT_EQ(workSteps(s), 4u);
+    EXPECT_EQ(workSteps(s), 5u);
     const Contents before = runCpuModel(s);
     EXPECT_EQ(multiplyWork(s, 4), 2u);
     EXPECT_EQ(std::get<Dispatch>(s.steps[0].body).params.work, 12u);
     EXPECT_EQ(std::get<Dispatch>(s.steps[2].body).params.work, 5u);  // the work kernel's is its output
     EXPECT_EQ(std::get<Dispatch>(s.steps[4].body).params.work, kMaxWork);
     EXPECT_EQ(runCpuModel(s), before);  // the same bytes written
-    EXPECT_EQ(multiplyWork(s, 4), 1u);  // the copy is at kMaxWork already
+    EXPECT_EQ(multiplyWork(s, 4), 1u);  // the copy is at kMaxWork already; the writer has no work loop
+    EXPECT_EQ(std::get<Dispatch>(s.steps[6].body).params.work, 1u);
 }
 
 // --triage's memory experiment moves every buffer but those a host point names (they must stay
