@@ -739,6 +739,24 @@ struct MatrixVariant {
 constexpr uint32_t kMatrixSubmitEvery = 2;
 constexpr uint32_t kMatrixWorkFactor = 4;
 
+// --matrix's submit-every row and --triage's H2 experiment: kMatrixSubmitEvery applied to `s`
+// where it changes its submits; else `why` it was not (and `noEffect` when it would change
+// nothing, rather than not apply): queues, whose semaphores set the batches, or at most
+// kMatrixSubmitEvery work steps, which multipass and single would still submit once.
+struct SubmitEveryApplied {
+    std::string why;  // "" when applied
+    bool noEffect = false;
+};
+SubmitEveryApplied applySubmitEvery(sc::Scenario& s) {
+    if (s.usesQueues()) return {.why = "the file has queues, whose semaphores set its batches"};
+    if (const size_t work = sc::workSteps(s); work <= kMatrixSubmitEvery)
+        return {.why = fmt::format("the file has {} work step(s), which multipass and single would still submit once",
+                                   work),
+                .noEffect = true};
+    s.submitEvery = kMatrixSubmitEvery;
+    return {};
+}
+
 // --matrix: the file as written; with every barrier step replaced by blade's G and by the full
 // synchronization2 barrier; with every buffer device-local, then host-visible (but those a
 // host point names: core/scenario.hpp replacePlacements), as the built-in matrix's memory
@@ -764,18 +782,9 @@ std::vector<MatrixVariant> matrixVariants(const sc::Scenario& s, bool synchroniz
         MatrixVariant every{.label = fmt::format("submit-every={}", kMatrixSubmitEvery),
                             .submitEvery = kMatrixSubmitEvery,
                             .scenario = s};
-        if (s.usesQueues()) {
-            notes.push_back(
-                fmt::format("--matrix: row {} left out: the file has queues, whose batches its "
-                            "semaphores set",
-                            every.label));
-        } else if (sc::workSteps(s) <= kMatrixSubmitEvery) {
-            notes.push_back(
-                fmt::format("--matrix: row {} left out: the file has {} work step(s), so multipass "
-                            "and single would still submit them once",
-                            every.label, sc::workSteps(s)));
+        if (const SubmitEveryApplied a = applySubmitEvery(every.scenario); !a.why.empty()) {
+            notes.push_back(fmt::format("--matrix: row {} left out: {}", every.label, a.why));
         } else {
-            every.scenario.submitEvery = kMatrixSubmitEvery;
             out.push_back(std::move(every));
         }
         MatrixVariant work{
@@ -946,14 +955,9 @@ std::vector<TriageVariant> triageVariants(const sc::Scenario& s, Mode failing, b
     if (failing == Mode::Split) {
         every.skip = "no effect: split submits each step on its own";
         every.noEffect = true;
-    } else if (s.usesQueues()) {
-        every.skip = "not run: the file has queues, whose semaphores set its batches";
-    } else if (sc::workSteps(s) <= kMatrixSubmitEvery) {
-        every.skip = fmt::format("no effect: the file has {} work step(s), which the mode would still submit once",
-                                 sc::workSteps(s));
-        every.noEffect = true;
-    } else {
-        every.scenario.submitEvery = kMatrixSubmitEvery;
+    } else if (const SubmitEveryApplied a = applySubmitEvery(every.scenario); !a.why.empty()) {
+        every.skip = fmt::format("{}: {}", a.noEffect ? "no effect" : "not run", a.why);
+        every.noEffect = a.noEffect;
     }
     out.push_back(std::move(every));
     out.push_back({.kind = ExperimentKind::BladeExact,
@@ -1461,9 +1465,7 @@ namespace {
 // Whether a chain-input or chain-weight buffer of `s` or `variants` has no words yet.
 bool needsChainWords(const sc::Scenario& s, const std::vector<sc::Scenario>& variants) {
     const auto needs = [](const sc::Scenario& one) {
-        return std::any_of(one.buffers.begin(), one.buffers.end(), [](const sc::BufferSpec& b) {
-            return (b.init == sc::InitKind::ChainInput || b.init == sc::InitKind::ChainWeight) && b.words.empty();
-        });
+        return std::any_of(one.buffers.begin(), one.buffers.end(), sc::awaitsChainWords);
     };
     return needs(s) || std::any_of(variants.begin(), variants.end(), needs);
 }

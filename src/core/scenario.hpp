@@ -72,6 +72,11 @@ struct BufferSpec {
     SourcePlace place;
 };
 
+// Whether `b` is chain-input or chain-weight and its words are not made yet (fillChainWords).
+inline bool awaitsChainWords(const BufferSpec& b) {
+    return (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight) && b.words.empty();
+}
+
 // The built-in kernels of the scenario kernel set (shaders/scenario_*.comp). Every one works
 // on 32-bit words, one invocation per word, 64 invocations per workgroup.
 enum class Kernel {

@@ -1042,7 +1042,7 @@ void fillChainWords(std::span<Scenario* const> scenarios) {
     std::map<std::pair<std::string, InitKind>, const std::vector<uint32_t>*> made;
     for (Scenario* s : scenarios) {
         for (BufferSpec& b : s->buffers) {
-            if ((b.init != InitKind::ChainInput && b.init != InitKind::ChainWeight) || !b.words.empty()) continue;
+            if (!awaitsChainWords(b)) continue;
             auto [at, fresh] = made.try_emplace({s->shapeName, b.init}, &b.words);
             if (!fresh) {
                 b.words = *at->second;

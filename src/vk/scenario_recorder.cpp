@@ -795,23 +795,29 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
     stamps.begin(encoder);
     if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
     uint32_t sinceSubmit = 0;  // work steps in the submit being recorded (--submit-every)
+    // Ends the submit being recorded, G (and H before a host read), and waits for it; `what`
+    // names it in a failure. beginNext() starts the next one (single: with G).
+    const auto endSubmit = [&](bool hostRead, const std::string& what) {
+        recordBladeGlobalBarrier(encoder.cmd());
+        if (hostRead) recordHostReadBarrier(encoder.cmd());
+        ++run.submits;
+        return submit(encoder, fmt::format("submit {} ({})", run.submits, what), timeoutSeconds, run, &stamps);
+    };
+    const auto beginNext = [&] {
+        stamps.begin(encoder);
+        if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
+        sinceSubmit = 0;
+    };
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const sc::Step& step = s.steps[i];
         if (const auto* b = std::get_if<sc::Barrier>(&step.body)) {
             if (inMode(step, mode)) recordBarrier(encoder.cmd(), *b, mb);
             continue;
         }
-        if (isHostPoint(step)) {  // ends the submit: G (and the host-read barrier), waited
-            recordBladeGlobalBarrier(encoder.cmd());
-            if (std::holds_alternative<sc::HostRead>(step.body)) recordHostReadBarrier(encoder.cmd());
-            ++run.submits;
-            if (!submit(encoder, fmt::format("submit {} (before {})", run.submits, step.label), timeoutSeconds, run,
-                        &stamps))
-                return false;
+        if (isHostPoint(step)) {  // the host's access between two waited submits
+            if (!endSubmit(std::holds_alternative<sc::HostRead>(step.body), "before " + step.label)) return false;
             hostPoint(s, i, mb, run);
-            stamps.begin(encoder);
-            if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
-            sinceSubmit = 0;
+            beginNext();
             continue;
         }
         if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
@@ -819,15 +825,8 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
         // --submit-every K: the submit ends after its K-th work step, as at a host point but
         // without the host's access, unless no work step comes before the next host point
         if (s.submitEvery == 0 || ++sinceSubmit < s.submitEvery || !workFollows(s, i)) continue;
-        recordBladeGlobalBarrier(encoder.cmd());
-        ++run.submits;
-        if (!submit(encoder,
-                    fmt::format("submit {} (after {}, --submit-every {})", run.submits, step.label, s.submitEvery),
-                    timeoutSeconds, run, &stamps))
-            return false;
-        stamps.begin(encoder);
-        if (mode == Mode::Single) recordBladeGlobalBarrier(encoder.cmd());
-        sinceSubmit = 0;
+        if (!endSubmit(false, fmt::format("after {}, --submit-every {}", step.label, s.submitEvery))) return false;
+        beginNext();
     }
     recordBladeGlobalBarrier(encoder.cmd());
     ++run.submits;
