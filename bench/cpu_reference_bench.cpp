@@ -2,10 +2,13 @@
 // preset) without intermediates. Prints wall seconds, GFLOP/s, threads, SIMD path and a
 // checksum of small[N].
 //
-// Usage: cpu_reference_bench [N [THREADS]]   N: chain length (default 7); THREADS: 0 (default)
-// = hardware concurrency. REPRO_CPU_KERNEL=baseline forces the SSE2 path. Exit status 0, or 1
-// with one line on stderr for a bad argument.
+// Usage: cpu_reference_bench [N [THREADS [stepper]]]   N: chain length (default 7); THREADS: 0
+// (default) = hardware concurrency; `stepper`: time what a scenario's CPU chain does instead
+// (core/scenario_chain.hpp chainReferences for small[N]: CpuStepper, four conv-T passes a step,
+// and the tolerance; its own threads, so THREADS is ignored there). REPRO_CPU_KERNEL=baseline
+// forces the SSE2 path. Exit status 0, or 1 with one line on stderr for a bad argument.
 #include "core/cpu_reference.hpp"
+#include "core/scenario_chain.hpp"
 
 #include <fmt/format.h>
 
@@ -20,6 +23,21 @@ int main(int argc, char** argv) {
         const uint32_t steps = argc > 1 ? static_cast<uint32_t>(std::stoul(argv[1])) : 7;
         const unsigned threads = argc > 2 ? static_cast<unsigned>(std::stoul(argv[2])) : 0;
         const repro::Shape shape{};
+        if (argc > 3 && std::string(argv[3]) == "stepper") {
+            namespace sc = repro::scenario;
+            const sc::ChainValues values{{"small", {.kind = sc::ChainValue::Kind::Small, .step = steps}}};
+            const auto t0 = std::chrono::steady_clock::now();
+            const auto refs = sc::chainReferences(shape, values);
+            const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const double madds = double(sc::chainReferenceCost(shape, values));
+            fmt::print("scenario CPU chain bench: {}, small[{}]\n", repro::describe(shape), steps);
+            fmt::print("  wall:       {:.3f} s\n", wall);
+            fmt::print("  multiply-adds: {:.3g} (chainReferenceCost), {:.2f} G/s\n", madds,
+                       wall > 0 ? madds / wall * 1e-9 : 0.0);
+            fmt::print("  tolerance:  relative {:.3g}, absolute {:.3g}\n", refs.at("small").tolerance.relative,
+                       refs.at("small").tolerance.absolute);
+            return 0;
+        }
 
         const std::clock_t cpu0 = std::clock();
         const auto t0 = std::chrono::steady_clock::now();

@@ -7,19 +7,23 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
 #include "core/output.hpp"
 #include "core/output_paths.hpp"
 #include "core/parallel.hpp"
+#include "core/scenario_chain.hpp"
 #include "core/scenario_cpu.hpp"
 #include "core/scenario_parse.hpp"
 #include "core/scenario_report.hpp"
@@ -111,14 +115,41 @@ std::optional<std::string> hostReadDifference(const sc::Scenario& s, const HostR
     return std::nullopt;
 }
 
-// The checked buffers the CPU model cannot know (a user kernel's output, or what a step made
-// of it: core/scenario_cpu.hpp unmodelledBuffers), in file order; splitOnlyBuffers quotes and
-// joins them: "'acc', 'out'" ("" when none). They are compared with split only.
+// The checked buffers the word-by-word CPU model cannot know that hold a value of the
+// built-in chain at the end (core/scenario_chain.hpp: small[k] or big[k], written by conv-t
+// and slice from chain-input and chain-weight): the CPU model compares them within its float32
+// tolerance, unless s.cpuChain is off (--reference split, or auto past its size). Buffer name ->
+// the value. checkedChainValues: the same whether or not the CPU chain is on.
+sc::ChainValues checkedChainValues(const sc::Scenario& s) {
+    const auto unmodelled = sc::unmodelledBuffers(s);
+    sc::ChainValues out;
+    for (const auto& [name, v] : sc::finalChainValues(s)) {
+        const sc::BufferSpec* b = s.buffer(name);
+        if (b && b->checked && unmodelled.count(name) && v.kind != sc::ChainValue::Kind::Weight) out.emplace(name, v);
+    }
+    return out;
+}
+sc::ChainValues chainChecked(const sc::Scenario& s) { return s.cpuChain ? checkedChainValues(s) : sc::ChainValues{}; }
+
+// The checked buffers the CPU model cannot know (a user kernel's output, a float kernel's
+// output that holds no value of the chain, or what a step made of either: core/scenario_cpu.hpp
+// unmodelledBuffers less chainChecked), in file order; splitOnlyBuffers quotes and joins them:
+// "'acc', 'out'" ("" when none). They are compared with split only.
 std::vector<std::string> splitOnlyList(const sc::Scenario& s) {
     const auto unmodelled = sc::unmodelledBuffers(s);
+    const auto chain = chainChecked(s);
     std::vector<std::string> out;
     for (const auto& b : s.buffers) {
-        if (b.checked && unmodelled.count(b.name)) out.push_back(b.name);
+        if (b.checked && unmodelled.count(b.name) && !chain.count(b.name)) out.push_back(b.name);
+    }
+    return out;
+}
+// chainChecked in file order, each value described ("small[3]"), as the report keeps it.
+std::vector<std::pair<std::string, std::string>> chainValueList(const sc::Scenario& s) {
+    const sc::ChainValues chain = chainChecked(s);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& b : s.buffers) {
+        if (const auto v = chain.find(b.name); v != chain.end()) out.emplace_back(b.name, sc::describe(v->second));
     }
     return out;
 }
@@ -143,19 +174,38 @@ bool hasHostRead(const sc::Scenario& s) {
                        [](const sc::Step& step) { return std::holds_alternative<sc::HostRead>(step.body); });
 }
 
-// Whether the CPU model compares anything in `s`: a checked buffer it computes or a host read
-// (what cpuReferences gives it to compare).
-bool modelCompares(const sc::Scenario& s) { return hasHostRead(s) || !modelledChecked(s).empty(); }
+// Whether the CPU model compares anything in `s` bit for bit: a checked buffer it computes
+// word by word, or a host read.
+bool modelComparesExactly(const sc::Scenario& s) { return hasHostRead(s) || !modelledChecked(s).empty(); }
+// Whether the CPU model compares anything in `s`: exactly, or a chain value within its
+// tolerance (what cpuReferences gives it to compare).
+bool modelCompares(const sc::Scenario& s) { return modelComparesExactly(s) || !chainChecked(s).empty(); }
+
+// "'small[3]'" or "'small[3]', 'out'": the chain-checked buffers, quoted.
+std::string chainBuffers(const sc::Scenario& s) {
+    std::string out;
+    for (const auto& [name, v] : chainChecked(s)) out += fmt::format("{}'{}'", out.empty() ? "" : ", ", name);
+    return out;
+}
 
 // What a right mode's checked bytes were compared with, as the ok and verdict lines say it:
-// "bit-identical to the CPU model", with " and to split" when `withSplit`; where the model
-// compares nothing (modelCompares), "bit-identical to split", or for split itself "completed"
-// (splitOnlyNote says its bytes are the reference). A run with neither is refused before it
-// starts (prepareScenario).
+// "bit-identical to the CPU model", with " and to split" when `withSplit`; for chain values
+// (chainChecked) "within the CPU model's float32 tolerance" (alone, or for the named buffers
+// after "bit-identical to the CPU model"); where the model compares nothing (modelCompares),
+// "bit-identical to split", or for split itself "completed" (splitOnlyNote says its bytes are
+// the reference). A run with neither is refused before it starts (prepareScenario).
 std::string identicalTo(const sc::Scenario& s, bool withSplit) {
-    if (modelCompares(s))
-        return withSplit ? "bit-identical to the CPU model and to split" : "bit-identical to the CPU model";
-    return withSplit ? "bit-identical to split" : "completed";
+    const bool exact = modelComparesExactly(s), chain = !chainChecked(s).empty();
+    std::string model;
+    if (exact && chain)
+        model = fmt::format("bit-identical to the CPU model ({}: within its float32 tolerance)", chainBuffers(s));
+    else if (exact)
+        model = "bit-identical to the CPU model";
+    else if (chain)
+        model = "within the CPU model's float32 tolerance";
+    if (model.empty()) return withSplit ? "bit-identical to split" : "completed";
+    if (!withSplit) return model;
+    return model + (exact ? " and to split" : " and bit-identical to split");
 }
 
 // " (the checked buffers and 2 host reads)" when a mode read buffers at host points; "" else.
@@ -164,16 +214,22 @@ std::string hostReadNote(size_t reads) {
 }
 
 // What the CPU model cannot compute in `s`: "a user kernel", "conv-t or slice (float
-// kernels)", or both (core/scenario.hpp cpuModelled).
+// kernels) on data other than the chain's", or both (core/scenario.hpp cpuModelled): a conv-t or slice counts
+// when its output holds no value of the built-in chain after it (core/scenario_chain.hpp).
 std::string unmodelledKernels(const sc::Scenario& s) {
     bool user = false, chain = false;
+    sc::ChainValues values = sc::initialChainValues(s);
     for (const auto& step : s.steps) {
+        sc::chainValuesAfter(step, s, values);
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (d && !d->user.empty()) user = true;
-        if (d && d->user.empty() && sc::isChainKernel(d->kernel)) chain = true;
+        if (d && d->user.empty() && sc::isChainKernel(d->kernel) && (!s.cpuChain || !values.count(d->bindings.back())))
+            chain = true;
     }
     if (user && chain) return "a user kernel, conv-t or slice";
-    return chain ? "conv-t or slice (float kernels)" : "a user kernel";
+    if (!chain) return "a user kernel";
+    return s.cpuChain ? "conv-t or slice (float kernels) on data other than the chain's"
+                      : "conv-t or slice (float kernels; the CPU chain is off)";
 }
 
 bool hasSplit(const Options& o) { return std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end(); }
@@ -190,22 +246,64 @@ std::string splitOnlyNote(const sc::Scenario& s, const std::string& names, const
                        hasSplit(o) ? "compared with split only" : "compared with nothing (no split in --mode)");
 }
 
+// One chain value's comparison with the CPU chain (compareWithTolerance), for the lines.
+struct ChainCheck {
+    std::string buffer;
+    sc::ChainValue value;
+    ToleranceReport report;
+};
+
+// The mismatch line of a chain value outside the tolerance, or nothing: "buffer 'small[3]'
+// (the chain's small[3]) is outside the CPU model's float32 tolerance at 7680 of 7680
+// elements; the worst at byte 0: 0 (0x00000000), the CPU model 1.04 (0x3f853a1c), allowed
+// difference 2.3e-07, last written by step 11 dispatch slice". `got` is what
+// sc::comparedFloats gave, `cpu` and `tolerance` the reference's.
+std::optional<std::string> chainDifference(const sc::Scenario& s, const ChainCheck& c, std::span<const float> got,
+                                           std::span<const float> cpu, const Tolerance& tolerance,
+                                           size_t before = ~size_t{0}) {
+    const ToleranceReport& r = c.report;
+    if (r.ok()) return std::nullopt;
+    const size_t j = r.worstIndex;
+    const uint64_t byte = sc::bufferFloatIndex(*s.shape, c.value, j) * 4;
+    uint32_t gotBits = 0, cpuBits = 0;
+    std::memcpy(&gotBits, &got[j], 4);
+    std::memcpy(&cpuBits, &cpu[j], 4);
+    const bool big = c.value.kind == sc::ChainValue::Kind::Big;
+    return fmt::format(
+        "buffer '{}' (the chain's {}{}) is outside the CPU model's float32 tolerance at {} of {} elements{}; the "
+        "worst at byte {}: {:.9g} (0x{:08x}), the CPU model {:.9g} (0x{:08x}), allowed difference {:.3g}, {}",
+        c.buffer, sc::describe(c.value), big ? ", its crop at (1, 1)" : "", r.exceeded, r.checked,
+        r.nonfinite ? fmt::format(" ({} not finite)", r.nonfinite) : "", byte, got[j], gotBits, cpu[j], cpuBits,
+        tolerance.allowed(j, cpu[j]), writtenBy(s, c.buffer, byte, before));
+}
+
 // --check-steps (docs/scenarios.md): split's steps, each compared after its submit with the
-// CPU model's bytes after that step (vk::StepReadback hands over what the step wrote). A
-// step is checked when it writes a buffer the model knows there; a step whose every written
-// buffer a user kernel's output reaches (unmodelledAfter) is not checked.
+// CPU model's bytes after that step (vk::StepReadback hands over what the step wrote), or
+// for a buffer that then holds a value of the chain (core/scenario_chain.hpp), with the CPU
+// chain at that depth within its tolerance (a CpuStepper advanced alongside). A step is
+// checked when it writes a buffer the model knows there; a step whose every written buffer a
+// user kernel's output (or a float kernel's off the chain) reaches (unmodelledAfter) is not
+// checked.
 class StepChecker {
   public:
-    explicit StepChecker(const sc::Scenario& s) : s_(s), model_(sc::initialContents(s)) {}
+    explicit StepChecker(const sc::Scenario& s)
+        : s_(s), model_(sc::initialContents(s)), values_(s.cpuChain ? sc::initialChainValues(s) : sc::ChainValues{}) {}
     void operator()(size_t index, const sc::Contents& written) {
         for (; applied_ <= index; ++applied_) {
             sc::applyStep(s_.steps[applied_], model_);
             sc::unmodelledAfter(s_.steps[applied_], s_, unmodelled_);
+            sc::chainValuesAfter(s_.steps[applied_], s_, values_);
         }
         bool compared = false;
         std::optional<std::string> wrong;
         for (const auto& [name, bytes] : written) {
-            if (unmodelled_.count(name)) continue;
+            if (unmodelled_.count(name)) {
+                const auto d = compareChainValue(name, bytes, index);
+                if (!d) continue;
+                compared = true;
+                if (!wrong) wrong = *d;
+                continue;
+            }
             compared = true;
             if (!wrong) wrong = firstDifference(s_, name, bytes, model_.at(name), "the CPU model", index + 1);
         }
@@ -224,9 +322,29 @@ class StepChecker {
     const Result& result() const { return result_; }
 
   private:
+    // Buffer `name` against the CPU chain when it holds a value of it after step `index`: its
+    // mismatch line or nothing; not compared (nullopt) when it holds none, or one shallower
+    // than one compared before (the stepper does not go back).
+    std::optional<std::optional<std::string>> compareChainValue(const std::string& name,
+                                                                const std::vector<uint8_t>& bytes, size_t index) {
+        const auto v = values_.find(name);
+        if (v == values_.end() || v->second.kind == sc::ChainValue::Kind::Weight) return std::nullopt;
+        const uint32_t depth = v->second.kind == sc::ChainValue::Kind::Big ? v->second.step + 1 : v->second.step;
+        if (!stepper_) stepper_.emplace(*s_.shape);
+        if (stepper_->steps() > depth) return std::nullopt;
+        while (stepper_->steps() < depth) stepper_->advance();
+        const Tolerance tolerance = stepper_->tolerance();
+        const std::vector<float> floats = sc::comparedFloats(*s_.shape, v->second, bytes);
+        const ChainCheck check{
+            .buffer = name, .value = v->second, .report = compareWithTolerance(floats, stepper_->small(), tolerance)};
+        return chainDifference(s_, check, floats, stepper_->small(), tolerance, index + 1);
+    }
+
     const sc::Scenario& s_;
     sc::Contents model_;
     std::set<std::string> unmodelled_;
+    sc::ChainValues values_;
+    std::optional<CpuStepper> stepper_;  // made at the first chain value a step writes
     size_t applied_ = 0;
     Result result_;
 };
@@ -237,6 +355,7 @@ struct ModeOutcome {
     std::optional<std::string> wrong;          // why it is wrong
     uint64_t messages = 0;                     // validation messages while it ran
     std::optional<StepChecker::Result> steps;  // split with --check-steps
+    std::string chainNote;                     // judge: its chain values' figures (chainNote), when right
 };
 
 // "step 2 dispatch mix (user SPIR-V), step 4 copy acc -> out": the labels of `indices`, the
@@ -304,6 +423,20 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
         say("  shape:    {} ({}; conv-T {} workgroups, slice {}; the built-in chain's --preset {})", s.shapeName,
             describe(*s.shape), fmt::join(computeSizes(*s.shape).convWorkgroups, "x"),
             fmt::join(computeSizes(*s.shape).sliceWorkgroups, "x"), s.shapeName);
+    if (!s.cpuChain) {
+        for (const auto& [buffer, v] : checkedChainValues(s))
+            say("  chain:    '{}' holds the chain's {}; the CPU chain is off ({}): compared with split only", buffer,
+                sc::describe(v),
+                o.reference == ReferenceKind::Split
+                    ? std::string("--reference split")
+                    : fmt::format("{:.2g} multiply-adds, past --reference auto's {:.2g}; --reference cpu computes it",
+                                  double(sc::chainReferenceCost(*s.shape, checkedChainValues(s))),
+                                  double(sc::kAutoChainMultiplyAdds)));
+    }
+    for (const auto& [buffer, v] : chainChecked(s))
+        say("  chain:    '{}' holds the chain's {}{}: compared with the CPU model's float64 chain within a float32 "
+            "tolerance derived from the shaders' summation (src/core/cpu_reference.hpp)",
+            buffer, sc::describe(v), v.kind == sc::ChainValue::Kind::Big ? " (its crop at (1, 1))" : "");
     std::string parameters;
     for (const auto& [n, v] : s.parameters)
         parameters += fmt::format("{}{} = {}", parameters.empty() ? "" : ", ", n, v);
@@ -341,18 +474,43 @@ void addPhases(ScenarioTimings& t, const vk::ScenarioModeRun& run) {
     t.readback += run.readback;
 }
 
+using ChainReferences = std::map<std::string, sc::ChainExpected>;
+
 // What each mode is compared with from the CPU model: its checked buffers and host reads
 // (and, in judge, split's once it completed).
 struct References {
     sc::Contents expected;  // the CPU model's bytes of the checked buffers it knows
     HostReads hostModel;    // the CPU model's host reads (hostReadContents)
+    // The chain values among the checked buffers (chainChecked), computed beside the modes;
+    // not valid() when there are none.
+    std::shared_future<ChainReferences> chain;
 };
+
+// The CPU chain's references for `values` at `shape` (sc::chainReferences), started on a
+// thread of its own (startInBackground) the first time they are asked for and shared after:
+// a --sweep or --matrix prepares each variant, and at the full shape one reference is
+// seconds of host work (bench/RESULTS.md). The thread runs while the GPU runs the modes;
+// judge waits for it.
+std::shared_future<ChainReferences> chainReferencesFor(const Shape& shape, const sc::ChainValues& values) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_future<ChainReferences>> started;
+    std::string key =
+        fmt::format("{} {} {} {} {} {} {} {} {} {}", shape.batch, shape.channels, shape.height, shape.width,
+                    shape.kernelH, shape.kernelW, shape.strideH, shape.strideW, shape.padH, shape.padW);
+    for (const auto& [name, v] : values) key += fmt::format(" {}={}", name, sc::describe(v));
+    const std::lock_guard lock(mutex);
+    auto& future = started[key];
+    if (!future.valid())
+        future = startInBackground([shape, values] { return sc::chainReferences(shape, values); }).share();
+    return future;
+}
 
 // The CPU model runs only when something is compared with it: a checked buffer it can know,
 // or a host read (at the blade file's full shape, a model that knows nothing still copied
 // 165 MB of buffers: bench/RESULTS.md, round 9).
 References cpuReferences(const sc::Scenario& s) {
     References r;
+    if (const sc::ChainValues chain = chainChecked(s); !chain.empty()) r.chain = chainReferencesFor(*s.shape, chain);
     if (const std::vector<std::string> modelled = modelledChecked(s); !modelled.empty()) {
         const sc::Contents model = sc::runCpuModel(s);
         for (const auto& name : modelled) r.expected.emplace(name, model.at(name));
@@ -361,14 +519,52 @@ References cpuReferences(const sc::Scenario& s) {
     return r;
 }
 
+// What the ok line adds for chain values that were within the tolerance: "; 'small[3]': the
+// largest difference 3.1e-09, 0.0012 of the allowed", with ", the bound admits zero at 12 of
+// 7680 elements" where it is that loose (ToleranceReport::uninformative: there the check
+// could not tell a right value from a lost one).
+std::string chainNote(const std::vector<ChainCheck>& checks) {
+    std::string out;
+    for (const ChainCheck& c : checks) {
+        out += fmt::format("; '{}': the largest difference {:.2g}, {:.2g} of the allowed", c.buffer,
+                           c.report.maxAbsDiff, c.report.worstRatio);
+        if (c.report.uninformative)
+            out +=
+                fmt::format(", the bound admits zero at {} of {} elements", c.report.uninformative, c.report.checked);
+    }
+    return out;
+}
+
+// The checked chain values of mode `m` against the CPU chain (waiting for it): the first
+// outside the tolerance as a mismatch line, else nothing, with every comparison in `checks`.
+std::optional<std::string> compareChain(const sc::Scenario& s, const References& r, const ModeOutcome& m,
+                                        std::vector<ChainCheck>& checks) {
+    if (!r.chain.valid()) return std::nullopt;
+    for (const auto& [name, expected] : r.chain.get()) {
+        const auto got = m.run.checked.find(name);
+        if (got == m.run.checked.end()) continue;
+        const std::vector<float> floats = sc::comparedFloats(*s.shape, expected.value, got->second);
+        checks.push_back({.buffer = name,
+                          .value = expected.value,
+                          .report = compareWithTolerance(floats, expected.small, expected.tolerance)});
+        if (auto d = chainDifference(s, checks.back(), floats, expected.small, expected.tolerance)) return d;
+    }
+    return std::nullopt;
+}
+
 // Why completed mode `m` is wrong, or nothing: its host reads, then its checked buffers, each
-// against the CPU model and then against `split` (split's completed run of the same round, or
-// nullptr); then (split with --check-steps) its first wrong step.
-std::optional<std::string> judge(const sc::Scenario& s, const References& r, const ModeOutcome* split,
-                                 const ModeOutcome& m) {
+// against the CPU model (chain values within its tolerance: compareChain, their figures in
+// m.chainNote when right) and then against `split` (split's completed run of the same round,
+// or nullptr); then (split with --check-steps) its first wrong step.
+std::optional<std::string> judge(const sc::Scenario& s, const References& r, const ModeOutcome* split, ModeOutcome& m) {
     auto wrong = hostReadDifference(s, m.run.hostReads, r.hostModel, "the CPU model");
     if (!wrong && split) wrong = hostReadDifference(s, m.run.hostReads, split->run.hostReads, "split");
     if (!wrong) wrong = compare(s, m.run.checked, r.expected, "the CPU model");
+    if (!wrong) {
+        std::vector<ChainCheck> checks;
+        wrong = compareChain(s, r, m, checks);
+        if (!wrong) m.chainNote = chainNote(checks);
+    }
     if (!wrong && split) wrong = compare(s, m.run.checked, split->run.checked, "split");
     if (!wrong && m.steps && m.steps->firstWrong)
         wrong = fmt::format("check-steps: {}: {}", s.steps[*m.steps->firstWrong].label, m.steps->firstDetail);
@@ -441,8 +637,8 @@ std::vector<ModeOutcome> runModes(const RunTarget& t, const Prepared& p, const s
         t.timings.verification += secondsSince(phase);
         if (print)
             say("    -> {}", m.wrong ? "MISMATCH: " + *m.wrong
-                                     : fmt::format("ok: {}{}{}", identicalTo(s, splitAt.has_value()),
-                                                   hostReadNote(m.run.hostReads.size()),
+                                     : fmt::format("ok: {}{}{}{}", identicalTo(s, splitAt.has_value()),
+                                                   hostReadNote(m.run.hostReads.size()), m.chainNote,
                                                    splitOnlyNote(s, splitOnly, o, mode == Mode::Split)));
         if (print && m.steps) printStepCheck(s, m);
         if (print && o.validation) say("    validation: {} in this mode", plural(m.messages, "message"));
@@ -1300,6 +1496,7 @@ ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
         .barrier = o.scenarioBarrier ? std::optional<std::string>(std::string(name(*o.scenarioBarrier))) : std::nullopt,
         .controls = s.hasControl(),
         .splitOnly = splitOnlyList(s),
+        .chainValues = chainValueList(s),
         .poisoned = poisoned,
         .parameters = {s.parameters.begin(), s.parameters.end()},
         .repeat = o.repeat,
@@ -1426,6 +1623,10 @@ sc::Scenario prepareScenario(const Options& options, const sc::ParameterValues& 
             throw UsageError(why);
     }
     if (options.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
+    if (options.reference == ReferenceKind::Split)
+        s.cpuChain = false;
+    else if (options.reference == ReferenceKind::Auto && s.shape)
+        s.cpuChain = sc::chainReferenceCost(*s.shape, checkedChainValues(s)) <= sc::kAutoChainMultiplyAdds;
     if (options.submit.every > 0) {
         if (s.usesQueues())
             throw UsageError(

@@ -90,7 +90,9 @@ OptionSection runSection() {
          .help = "what each mode is compared with: auto or split (split's result, bit for bit; "
                  "split runs after the modes under test when --mode leaves it out), cpu (the "
                  "chain in float64 on the host, with a derived float32 tolerance) or none (only "
-                 "the zero and non-finite checks, the original's)",
+                 "the zero and non-finite checks, the original's); on a scenario it says how "
+                 "conv-T and slice outputs are checked besides split: auto (the CPU chain up to "
+                 "2^32 multiply-adds), cpu (always), split (never; none is refused)",
          .defaultText = "auto", .choices = {"auto", "split", "cpu", "none"},
          .completion = kChoices, .value = &R::reference},
         {.longName = "--check-steps",

@@ -496,9 +496,9 @@ void refuseAlongside(bool active, std::string_view what, std::string_view why,
 // The options that go with --scenario (docs/scenarios.md "Options").
 bool scenarioOption(std::string_view n) {
     constexpr std::string_view allowed[] = {
-        "--mode",   "--device", "--timeout",       "--barrier", "--repeat",     "--validation",  "--json",
-        "--format", "--output", "--print-stream",  "--timings", "--timestamps", "--check-steps", "--poison",
-        "--sweep",  "--invert", "--expect-driver", "--matrix",  "--triage",     "--submit-every"};
+        "--mode",   "--device", "--timeout",       "--barrier", "--repeat",     "--validation",   "--json",
+        "--format", "--output", "--print-stream",  "--timings", "--timestamps", "--check-steps",  "--poison",
+        "--sweep",  "--invert", "--expect-driver", "--matrix",  "--triage",     "--submit-every", "--reference"};
     return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
 }
 
@@ -515,7 +515,7 @@ Options readScenarioOptions(const RawArgs& raw) {
                     fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
                                 "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
                                 "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix, "
-                                "--triage and --submit-every so far)",
+                                "--triage, --submit-every and --reference so far)",
                                 what, optionLabel(spec)));
         }
     }
@@ -528,6 +528,15 @@ Options readScenarioOptions(const RawArgs& raw) {
     if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
     if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
+    if (raw.reference) {
+        constexpr ReferenceKind references[] = {ReferenceKind::Auto, ReferenceKind::Split, ReferenceKind::Cpu,
+                                                ReferenceKind::None};
+        o.reference = named(*raw.reference, references);
+        if (o.reference == ReferenceKind::None)
+            fail(
+                "--reference none: not on a scenario (the zero and non-finite checks alone are the built-in "
+                "chain's); expected auto, split or cpu");
+    }
     o.printStream = raw.printStream;
     o.checkSteps = raw.checkSteps;
     o.poison = raw.poison;

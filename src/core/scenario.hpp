@@ -337,6 +337,11 @@ struct Scenario {
     // built-in chain's --submit-every with its host wait; 0: the file's own submits. Not with
     // queues (their batches follow the semaphores); split is unchanged.
     uint32_t submitEvery = 0;
+    // Whether checked buffers that hold a value of the built-in chain (core/scenario_chain.hpp)
+    // are compared with the CPU chain within its tolerance; false: with split only. The run
+    // sets it from --reference and the chain's size (docs/scenarios.md "conv-t and slice in the
+    // CPU model").
+    bool cpuChain = true;
     bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps)
     const BufferSpec* buffer(std::string_view name) const;
     // A [[queue]] or [[semaphore]]: the modes submit one batch at a time (scenario_sync.hpp).

@@ -218,6 +218,8 @@ std::string renderScenarioJson(const ScenarioReport& r) {
     for (const auto& m : r.modes) modes.push_back(modeJson(m));
     json parameters = json::object();
     for (const auto& [name, value] : r.parameters) parameters[name] = value;
+    json chainValues = json::object();
+    for (const auto& [name, value] : r.chainValues) chainValues[name] = value;
     const json doc{
         {"schema", "repro-scenario-report"},
         {"schema_version", kScenarioReportSchemaVersion},
@@ -236,6 +238,7 @@ std::string renderScenarioJson(const ScenarioReport& r) {
           {"barrier", orNull(r.barrier)},
           {"controls", r.controls},
           {"split_only", r.splitOnly},
+          {"chain_values", chainValues},
           {"queues", r.queues},
           {"poisoned", r.poisoned},
           {"parameters", parameters}}},

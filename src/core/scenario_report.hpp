@@ -127,6 +127,9 @@ struct ScenarioReport {
     bool controls = false;               // a barrier is labelled a control
     // The checked buffers a user kernel's output reaches, compared with split only (file order)
     std::vector<std::string> splitOnly;
+    // The checked buffers that hold a value of the built-in chain, compared with the CPU chain
+    // within its tolerance (core/scenario_chain.hpp): buffer name -> "small[3]", "big[2]"
+    std::vector<std::pair<std::string, std::string>> chainValues;
     // One line per [[queue]]: where it landed, or that it fell back to the main queue
     // ("second (family \"other\"): family 1 (TRANSFER), queue 0"); empty without queues.
     std::vector<std::string> queues;
