@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <span>
+#include <string_view>
 
 #include "core/markdown.hpp"
 #include "core/scenario_report.hpp"
@@ -63,6 +65,13 @@ std::string factsTable(const ScenarioReport& r) {
     std::string command;
     for (const std::string& a : r.commandLine) command += (command.empty() ? "" : " ") + a;
     t.rows.push_back({"command", md::codeSpan(command)});
+    std::string references;
+    for (const auto& [buffer, value] : r.chainValues)
+        references += fmt::format("{}{} (the chain's {}): within the CPU chain's float32 tolerance",
+                                  references.empty() ? "" : "; ", md::codeSpan(buffer), md::escapeText(value));
+    for (const std::string& buffer : r.splitOnly)
+        references += fmt::format("{}{}: split only", references.empty() ? "" : "; ", md::codeSpan(buffer));
+    if (!references.empty()) t.rows.push_back({"checked buffers", references});
     t.rows.push_back({"steps", std::to_string(r.steps) +
                                    (r.barrier ? ", every barrier replaced by " + md::codeSpan(*r.barrier) : "") +
                                    (r.controls ? "; a barrier is labelled a control (insufficient on purpose)" : "")});
@@ -89,18 +98,27 @@ std::string rerunBlock(const ScenarioReport& r) {
 }  // namespace
 
 std::string rerunCommand(const ScenarioReport& r) {
+    static constexpr std::string_view withValue[] = {"--mode",         "--barrier", "--repeat", "--reference",
+                                                     "--submit-every", "--sweep",   "--timeout"};
+    static constexpr std::string_view flags[] = {"--validation", "--matrix",      "--triage",
+                                                 "--poison",     "--check-steps", "--timestamps"};
+    const auto among = [](std::string_view name, std::span<const std::string_view> names) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
     std::string command = "repro --scenario " + std::filesystem::path(r.file).filename().string();
-    const std::vector<std::string> all = {"split", "multipass", "single"};
-    if (!r.askedModes.empty() && r.askedModes != all) {
-        std::string modes;
-        for (const std::string& m : r.askedModes) modes += (modes.empty() ? "" : ",") + m;
-        command += " --mode " + modes;
+    for (size_t i = 1; i < r.commandLine.size(); ++i) {
+        const std::string& arg = r.commandLine[i];
+        const std::string name = arg.substr(0, arg.find('='));
+        if (among(name, withValue)) {
+            if (name != arg) {
+                command += " " + arg;
+            } else if (i + 1 < r.commandLine.size()) {
+                command += " " + arg + " " + r.commandLine[++i];
+            }
+        } else if (among(arg, flags)) {
+            command += " " + arg;
+        }
     }
-    if (r.barrier) command += " --barrier " + *r.barrier;
-    if (r.repeat > 1) command += fmt::format(" --repeat {}", r.repeat);
-    if (r.validation) command += " --validation";
-    if (r.matrix) command += " --matrix";
-    if (r.triage) command += " --triage";
     return command;
 }
 

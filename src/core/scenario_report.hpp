@@ -172,9 +172,14 @@ std::string renderScenarioJson(const ScenarioReport& report);
 // can run the same file.
 std::string renderScenarioMarkdown(const ScenarioReport& report);
 
-// `repro --scenario NAME.toml` with the options that shape the run (the modes, --barrier,
-// --repeat, --validation) as this run had them; the file named by its base name, as the
-// Markdown report's block gives it to be saved.
+// `repro --scenario NAME.toml` with the options of report.commandLine that shape what runs
+// and how it is judged, as given (`--mode`, `--barrier`, `--repeat`, `--validation`,
+// `--matrix`, `--triage`, `--reference`, `--submit-every`, `--sweep`, `--poison`,
+// `--check-steps`, `--timestamps`, `--timeout`; `--opt=value` kept as written); the file named
+// by its base name, as the Markdown report's block gives it to be saved. Left out: where the
+// output goes (`--json`, `--format`, `-o`), `--device` (the reader's machine has its own),
+// `--invert` and `--expect-driver` (a bisect step's exit statuses), `--print-stream` and
+// `--timings` (nothing judged differs).
 std::string rerunCommand(const ScenarioReport& report);
 
 }  // namespace repro

@@ -735,6 +735,24 @@ TEST(ScenarioReport, MarkdownCarriesTheFileAndTheCommandThatRerunsIt) {
     std::filesystem::remove_all(dir);
 }
 
+// The rerun command keeps every option that shapes what runs and how it is judged, as given
+// (--opt=value too), and leaves out where the output went and the device; the facts say how
+// the chain's buffer was checked.
+TEST(ScenarioReport, MarkdownRerunsWithTheOptionsThatShapeTheRun) {
+    const BoundedResult r =
+        repro({"--scenario", kScenarios + "blade-356-conv-t-slice-chain.toml", "--mode=single", "--reference", "cpu",
+               "--submit-every", "1", "--poison", "--device", "0", "--format", "markdown", "--timings"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "and run `repro --scenario blade-356-conv-t-slice-chain.toml --mode=single "
+                         "--reference cpu --submit-every 1 --poison`\n"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out,
+                         "| checked buffers | `small[3]` (the chain's small\\[3\\]): within the CPU chain's "
+                         "float32 tolerance |\n"))
+        << r.out;
+}
+
 // The host phase timings (always in the document) and, with --timestamps, each mode's GPU
 // time from the timestamp pairs around its submits (docs/scenarios.md "--timings and
 // --timestamps"); --timings prints the phases after the verdict.
