@@ -214,7 +214,7 @@ std::string hostReadNote(size_t reads) {
 }
 
 // What the CPU model cannot compute in `s`: "a user kernel", "conv-t or slice (float
-// kernels) on data other than the chain's", or both (core/scenario.hpp cpuModelled): a conv-t or slice counts
+// kernels) outside the chain's values", or both (core/scenario.hpp cpuModelled): a conv-t or slice counts
 // when its output holds no value of the built-in chain after it (core/scenario_chain.hpp).
 std::string unmodelledKernels(const sc::Scenario& s) {
     bool user = false, chain = false;
@@ -226,9 +226,12 @@ std::string unmodelledKernels(const sc::Scenario& s) {
         if (d && d->user.empty() && sc::isChainKernel(d->kernel) && (!s.cpuChain || !values.count(d->bindings.back())))
             chain = true;
     }
+    // Without a user kernel, whatever the model cannot know comes from conv-t or slice (one
+    // whose output held a value of the chain until a later partial write, say).
+    if (!user) chain = true;
     if (user && chain) return "a user kernel, conv-t or slice";
     if (!chain) return "a user kernel";
-    return s.cpuChain ? "conv-t or slice (float kernels) on data other than the chain's"
+    return s.cpuChain ? "conv-t or slice (float kernels) outside the chain's values"
                       : "conv-t or slice (float kernels; the CPU chain is off)";
 }
 

@@ -581,8 +581,8 @@ TEST(ScenarioBlade356, ConvTOffTheChainWithoutSplitIsRefusedSinceNothingWouldBeC
     std::filesystem::remove(path);
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.err, "repro: --mode without split: " + path.string() +
-                         "'s checked buffers ('big') are written by conv-t or slice (float kernels) on data other "
-                         "than the chain's, which the CPU model does not compute, and split is their only "
+                         "'s checked buffers ('big') are written by conv-t or slice (float kernels) outside the "
+                         "chain's values, which the CPU model does not compute, and split is their only "
                          "reference, so nothing would be compared; expected split among the modes\n")
         << shown(r);
     EXPECT_TRUE(r.out.empty()) << shown(r);
