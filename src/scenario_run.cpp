@@ -417,8 +417,9 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
             work <= s.submitEvery ? fmt::format("; the file has {}, so they still submit once", work) : "");
     }
     if (s.hasControl())
-        say("  note: a barrier is labelled a control (insufficient on purpose): a wrong result proves nothing "
-            "about the driver");
+        say("  note: {} is labelled a control (insufficient on purpose): a wrong result proves nothing "
+            "about the driver",
+            s.controlSteps());
     for (const auto& k : s.kernels)
         say("  kernel:   {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", k.name, k.spirv, k.entry,
             k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
@@ -1355,9 +1356,9 @@ ScenarioVerdict withValidation(const vk::Instance& instance, const sc::Scenario&
     v.status = kExitValidation;
     v.line = s.hasControl()
                  ? fmt::format(
-                       "--- VALIDATION: {} (see stderr); a barrier is labelled a control (insufficient on "
+                       "--- VALIDATION: {} (see stderr); {} is labelled a control (insufficient on "
                        "purpose), so its hazards are deliberate and the results say nothing about the driver",
-                       plural(log.count(), "validation message"))
+                       plural(log.count(), "validation message"), s.controlSteps())
                  : fmt::format(
                        "--- VALIDATION: the scenario's Vulkan usage drew {} (see stderr); results are not "
                        "trustworthy until they are fixed",
@@ -1498,6 +1499,7 @@ ScenarioReport startReport(const Options& o, const sc::Scenario& s) {
         .steps = s.steps.size(),
         .barrier = o.scenarioBarrier ? std::optional<std::string>(std::string(name(*o.scenarioBarrier))) : std::nullopt,
         .controls = s.hasControl(),
+        .controlSteps = s.controlSteps(),
         .splitOnly = splitOnlyList(s),
         .chainValues = chainValueList(s),
         .poisoned = poisoned,

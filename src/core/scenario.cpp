@@ -184,11 +184,18 @@ bool Scenario::usesSync2() const {
     });
 }
 
-bool Scenario::hasControl() const {
-    return std::any_of(steps.begin(), steps.end(), [](const Step& s) {
+bool Scenario::hasControl() const { return !controlSteps().empty(); }
+
+std::string Scenario::controlSteps() const {
+    bool barrier = false, wait = false;
+    for (const Step& s : steps) {
         const auto* b = std::get_if<Barrier>(&s.body);
-        return b && b->control;
-    });
+        const auto* w = std::get_if<Wait>(&s.body);
+        barrier = barrier || (b && b->control);
+        wait = wait || (w && w->control);
+    }
+    if (barrier && wait) return "a barrier and a wait";
+    return barrier ? "a barrier" : wait ? "a wait" : "";
 }
 
 std::string replaceBarriers(Scenario& s, repro::BarrierKind b) {

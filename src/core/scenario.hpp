@@ -292,6 +292,9 @@ struct Wait {
     uint32_t semaphore = 0;
     uint64_t value = 0;  // timeline only
     uint64_t stage = 0x800;
+    // `control = true`: insufficient on purpose; a `stage` that misses the step after it is
+    // then run (a labelled control) instead of refused as a data race (core/scenario_sync.hpp)
+    bool control = false;
 };
 
 using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier, HostWrite, HostRead, Signal, Wait>;
@@ -342,7 +345,9 @@ struct Scenario {
     // sets it from --reference and the chain's size (docs/scenarios.md "conv-t and slice in the
     // CPU model").
     bool cpuChain = true;
-    bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps)
+    bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps), or a wait
+    // What is labelled a control: "a barrier", "a wait", "a barrier and a wait" ("" for none)
+    std::string controlSteps() const;
     const BufferSpec* buffer(std::string_view name) const;
     // A [[queue]] or [[semaphore]]: the modes submit one batch at a time (scenario_sync.hpp).
     bool usesQueues() const { return queues.size() > 1 || !semaphores.empty(); }

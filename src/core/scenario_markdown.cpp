@@ -72,9 +72,12 @@ std::string factsTable(const ScenarioReport& r) {
     for (const std::string& buffer : r.splitOnly)
         references += fmt::format("{}{}: split only", references.empty() ? "" : "; ", md::codeSpan(buffer));
     if (!references.empty()) t.rows.push_back({"checked buffers", references});
-    t.rows.push_back({"steps", std::to_string(r.steps) +
-                                   (r.barrier ? ", every barrier replaced by " + md::codeSpan(*r.barrier) : "") +
-                                   (r.controls ? "; a barrier is labelled a control (insufficient on purpose)" : "")});
+    t.rows.push_back(
+        {"steps", std::to_string(r.steps) +
+                      (r.barrier ? ", every barrier replaced by " + md::codeSpan(*r.barrier) : "") +
+                      (r.controls ? "; " + (r.controlSteps.empty() ? std::string("a step") : r.controlSteps) +
+                                        " is labelled a control (insufficient on purpose)"
+                                  : "")});
     if (r.validation)
         t.rows.push_back({"validation", fmt::format("{} errors, {} warnings (synchronization validation on)",
                                                     r.validationErrors, r.validationWarnings)});

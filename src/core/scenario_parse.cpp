@@ -537,7 +537,7 @@ Step parseSemaphoreStep(const Parser& p, const toml::table& t, const Scenario& s
     if (signal) {
         p.onlyKeys(t, {"signal", "value"}, "a signal step");
     } else {
-        p.onlyKeys(t, {"wait", "value", "stage"}, "a wait step");
+        p.onlyKeys(t, {"wait", "value", "stage", "control"}, "a wait step");
     }
     const std::string wanted = p.text(t, key, true, "");
     const auto it = std::find_if(s.semaphores.begin(), s.semaphores.end(),
@@ -560,6 +560,11 @@ Step parseSemaphoreStep(const Parser& p, const toml::table& t, const Scenario& s
     if (signal) return {.body = Signal{.semaphore = index, .value = value}, .label = label, .place = placeOf(t)};
     Wait w{.semaphore = index, .value = value};
     if (t.get("stage")) w.stage = p.bits(t, "stage", kStages, "stage");
+    if (const toml::node* control = t.get("control")) {
+        if (!control->is_boolean()) p.fail(*control, "'control' must be true or false");
+        w.control = *control->value<bool>();
+    }
+    if (w.control) label += " (control)";
     return {.body = w, .label = label, .place = placeOf(t)};
 }
 

@@ -124,7 +124,8 @@ struct ScenarioReport {
     uint64_t fileBytes = 0;
     size_t steps = 0;                    // steps once repeats are expanded
     std::optional<std::string> barrier;  // --barrier B, the barrier every barrier step became
-    bool controls = false;               // a barrier is labelled a control
+    bool controls = false;               // a barrier or a wait is labelled a control
+    std::string controlSteps;  // which: "a barrier", "a wait", "a barrier and a wait" (Scenario::controlSteps)
     // The checked buffers a user kernel's output reaches, compared with split only (file order)
     std::vector<std::string> splitOnly;
     // The checked buffers that hold a value of the built-in chain, compared with the CPU chain

@@ -1113,6 +1113,28 @@ TEST(ScenarioHostPoints, AHostPointOnADeviceLocalBufferIsOneLineAndNothingRuns) 
         << shown(r);
 }
 
+// A wait whose stage misses the step after it runs when labelled a control: the header and
+// the report say a wait is the control, and the Markdown facts too.
+TEST(ScenarioQueues, AWaitLabelledAControlRunsAndIsNamed) {
+    const auto path = writeFile(
+        "-control-wait.toml",
+        "name = \"q\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"b\"]\n"
+        "[[buffer]]\nname = \"a\"\nbytes = 64\ninit = \"iota\"\n[[buffer]]\nname = \"b\"\nbytes = 64\n"
+        "[[queue]]\nname = \"second\"\nfamily = \"other\"\n[[semaphore]]\nname = \"s\"\ntype = \"binary\"\n"
+        "[[step]]\nfill = \"a\"\nvalue = 7\n[[step]]\nsignal = \"s\"\n[[step]]\nwait = \"s\"\nqueue = \"second\"\n"
+        "stage = [\"transfer\"]\ncontrol = true\n[[step]]\ndispatch = \"copy\"\nbindings = [\"a\", \"b\"]\n"
+        "queue = \"second\"\n");
+    const BoundedResult r = repro({"--scenario", path.string(), "--format", "markdown"});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.err, "step 3 wait s (control) on queue second;")) << shown(r);
+    EXPECT_TRUE(contains(r.err,
+                         "  note: a wait is labelled a control (insufficient on purpose): a wrong result "
+                         "proves nothing about the driver\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "; a wait is labelled a control (insufficient on purpose) |")) << r.out;
+}
+
 // Queues and semaphores (docs/scenarios.md "Queues and semaphores"). A cycle of timeline
 // semaphores between two queues: one line at its first wait, exit 1, nothing run.
 TEST(ScenarioQueues, ACycleOfSemaphoresIsOneLineAndNothingRuns) {

@@ -307,6 +307,29 @@ TEST(ScenarioQueues, AWaitWhoseStageMissesTheStepAfterItIsARace) {
               std::string::npos);
 }
 
+// The same wait labelled a control runs: its missing stage is the point (a control, as an
+// execution-only barrier is), and the scenario says it has a control.
+TEST(ScenarioQueues, AWaitLabelledAControlMayMissTheStepAfterIt) {
+    const std::string text = kHead +
+                             "[[step]]\nfill = \"a\"\n[[step]]\nsignal = \"s\"\n[[step]]\nwait = \"s\"\nqueue = "
+                             "\"second\"\nstage = [\"transfer\"]\ncontrol = true\n[[step]]\ndispatch = \"copy\"\n"
+                             "bindings = [\"a\", \"b\"]\nqueue = \"second\"\n";
+    ASSERT_EQ(errorOf(text), "");
+    const Scenario s = parseScenario(text, "q.toml");
+    EXPECT_TRUE(s.hasControl());
+    EXPECT_EQ(s.controlSteps(), "a wait");
+    EXPECT_EQ(s.steps[2].label, "step 3 wait s (control) on queue second");
+    EXPECT_FALSE(std::get<Wait>(s.steps[2].body).stage & 0x800);  // still the file's stage
+    EXPECT_NE(errorOf(std::regex_replace(text, std::regex("control = true"), "control = 1"))
+                  .find("'control' must be true or false"),
+              std::string::npos);
+    // an unordered race is no control's doing: still refused
+    EXPECT_NE(errorOf(kHead + "[[step]]\nfill = \"a\"\n[[step]]\ncopy = \"b\"\nfrom = \"a\"\nqueue = \"second\"\n"
+                              "[[step]]\nsignal = \"s\"\n[[step]]\nwait = \"s\"\ncontrol = true\n")
+                  .find("no semaphore orders them"),
+              std::string::npos);
+}
+
 // Two reads of one buffer: on a queue of family "other" they need an order when the buffer is
 // exclusive (its ownership moves between families), and not with sharing = "concurrent".
 TEST(ScenarioQueues, UnorderedReadsOfAnExclusiveBufferAcrossFamiliesAreRefused) {
