@@ -1401,6 +1401,20 @@ void describeQueues(const vk::Device& device, const sc::Scenario& s, ScenarioRep
             "release and an acquire each, recorded in every mode (docs/scenarios.md \"Queue family ownership\")",
             moved.size(), fmt::join(moved, ", "), transfers.size());
     }
+    // ownership_transfers = false (a control): the buffers that change family without them
+    std::set<std::string> leftOut;
+    if (std::any_of(s.buffers.begin(), s.buffers.end(),
+                    [](const sc::BufferSpec& b) { return !b.ownershipTransfers; })) {
+        sc::Scenario withTransfers = s;
+        for (auto& b : withTransfers.buffers) b.ownershipTransfers = true;
+        for (const auto& t : sc::ownershipTransfers(withTransfers, families)) {
+            if (!s.buffer(t.buffer)->ownershipTransfers) leftOut.insert(t.buffer);
+        }
+    }
+    if (!leftOut.empty())
+        say("  ownership: {} exclusive buffer(s) change queue family without their ownership transfers ({}): "
+            "ownership_transfers = false, a control",
+            leftOut.size(), fmt::join(leftOut, ", "));
     say("  note: split submits each step on its queue and waits for it, so it records no signal or wait step; "
         "multipass and single submit one batch per signal/wait boundary with the file's semaphores");
     if (s.reordered)

@@ -194,8 +194,15 @@ std::string Scenario::controlSteps() const {
         barrier = barrier || (b && b->control);
         wait = wait || (w && w->control);
     }
-    if (barrier && wait) return "a barrier and a wait";
-    return barrier ? "a barrier" : wait ? "a wait" : "";
+    const bool transfers = std::any_of(buffers.begin(), buffers.end(),
+                                       [](const BufferSpec& b) { return !b.concurrent && !b.ownershipTransfers; });
+    std::vector<std::string> what;
+    if (barrier) what.emplace_back("a barrier");
+    if (wait) what.emplace_back("a wait");
+    if (transfers) what.emplace_back("a buffer without its ownership transfers");
+    std::string out;
+    for (size_t i = 0; i < what.size(); ++i) out += (i == 0 ? "" : i + 1 == what.size() ? " and " : ", ") + what[i];
+    return out;
 }
 
 std::string replaceBarriers(Scenario& s, repro::BarrierKind b) {

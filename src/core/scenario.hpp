@@ -69,6 +69,11 @@ struct BufferSpec {
     // ownership transfers; by default exclusive, with a queue family ownership transfer
     // wherever it changes family (core/scenario_sync.hpp ownershipTransfers)
     bool concurrent = false;
+    // `ownership_transfers = false` on an exclusive buffer: a labelled control that leaves its
+    // queue family ownership transfers out (Scenario::hasControl), so that a family reads what
+    // another wrote without an acquire (undefined contents: Vulkan spec, "Queue Family
+    // Ownership Transfer")
+    bool ownershipTransfers = true;
     SourcePlace place;
 };
 
@@ -346,7 +351,8 @@ struct Scenario {
     // CPU model").
     bool cpuChain = true;
     bool hasControl() const;  // a barrier labelled a control (or execution-only / none between steps), or a wait
-    // What is labelled a control: "a barrier", "a wait", "a barrier and a wait" ("" for none)
+    // What is labelled a control: "a barrier", "a wait", "a buffer without its ownership transfers",
+    // joined ("a barrier and a wait"); "" for none
     std::string controlSteps() const;
     const BufferSpec* buffer(std::string_view name) const;
     // A [[queue]] or [[semaphore]]: the modes submit one batch at a time (scenario_sync.hpp).

@@ -153,7 +153,8 @@ void checkChainShape(const Parser& p, const toml::table& t, const Scenario& s, I
 }
 
 BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing"}, "a [[buffer]]");
+    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing", "ownership_transfers"},
+               "a [[buffer]]");
     BufferSpec b;
     b.place = placeOf(t);
     b.name = p.text(t, "name", true, "a [[buffer]]");
@@ -176,6 +177,14 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s)
         b.concurrent = true;
     } else if (!sharing.empty() && sharing != "exclusive") {
         p.fail(*t.get("sharing"), fmt::format("unknown sharing '{}'; expected exclusive or concurrent", sharing));
+    }
+    if (const toml::node* transfers = t.get("ownership_transfers")) {
+        if (!transfers->is_boolean()) p.fail(*transfers, "'ownership_transfers' must be true or false");
+        b.ownershipTransfers = *transfers->value<bool>();
+        if (b.concurrent && !b.ownershipTransfers)
+            p.fail(*transfers, fmt::format("buffer '{}' is concurrent and has no ownership transfers to leave out; "
+                                           "expected ownership_transfers = false on an exclusive buffer",
+                                           b.name));
     }
     const std::string init = p.text(t, "init", false, "");
     bool known = init.empty();

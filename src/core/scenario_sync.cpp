@@ -415,7 +415,7 @@ std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::
     };
     std::map<std::string, Holder> held;
     for (const auto& b : s.buffers) {
-        if (!b.concurrent) held[b.name] = {.family = familyOf.at(0)};
+        if (!b.concurrent && b.ownershipTransfers) held[b.name] = {.family = familyOf.at(0)};
     }
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const uint32_t queue = s.steps[i].queue, family = familyOf.at(queue);

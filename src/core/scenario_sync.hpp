@@ -81,7 +81,7 @@ struct OwnershipTransfer {
 // The ownership transfers that one mode of `s` needs when its queues landed in the queue
 // families `familyOf` (familyOf[q] for Scenario::queues[q]; [0] the main queue's, which holds
 // every buffer before and after each mode). For each buffer that is not `sharing =
-// "concurrent"`, in step order: wherever a step uses it on a queue of another family than
+// "concurrent"` nor `ownership_transfers = false` (a control), in step order: wherever a step uses it on a queue of another family than
 // the one that holds it, a transfer from the last queue that used it (or the upload) to that
 // step; and, when a queue of another family than main's holds it after the last step, one
 // back to the main queue for the readback. Empty when every queue landed in one family (a

@@ -1306,6 +1306,39 @@ TEST(ScenarioQueues, OwnershipTransfersAreRecordedWhereTheQueuesLandInTwoFamilie
     EXPECT_FALSE(contains(c.out, "ownership:")) << shown(c);
 }
 
+// ownership_transfers = false on staged: a labelled control that records data's transfers and
+// none of staged's, and says so in the header; on a concurrent buffer it is a bad file.
+TEST(ScenarioQueues, AControlLeavesOneBuffersOwnershipTransfersOut) {
+    std::string text = readText(kScenarios + "compute-copy-on-a-second-queue.toml");
+    const std::string staged = "name = \"staged\"\n";
+    ASSERT_NE(text.find(staged), std::string::npos);
+    text.replace(text.find(staged), staged.size(), staged + "ownership_transfers = false\n");
+    const auto path = writeFile("-no-transfers.toml", text);
+    const BoundedResult r = repro({"--scenario", path.string(), "--print-stream"}, simulated("second-family"));
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  note: a buffer without its ownership transfers is labelled a control")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  ownership: 1 exclusive buffer(s) change queue family (data): 2 queue family ownership "
+                         "transfer(s)"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  ownership: 1 exclusive buffer(s) change queue family without their ownership "
+                         "transfers (staged): ownership_transfers = false, a control\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "# release buffer 'data'")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "buffer 'staged'")) << shown(r);
+    text.replace(text.find("ownership_transfers = false"), 0, "sharing = \"concurrent\"\n");
+    const auto bad = writeFile("-concurrent-no-transfers.toml", text);
+    const BoundedResult b = repro({"--scenario", bad.string()});
+    std::filesystem::remove(path);
+    std::filesystem::remove(bad);
+    EXPECT_EQ(b.status, 1) << shown(b);
+    EXPECT_TRUE(contains(b.err,
+                         "buffer 'staged' is concurrent and has no ownership transfers to leave out; expected "
+                         "ownership_transfers = false on an exclusive buffer\n"))
+        << shown(b);
+}
+
 // A timeline wait before its signal in the file: the copy on the second queue runs after the
 // dispatch it waits for, in every mode and in the CPU model, and the header says the order
 // changed.

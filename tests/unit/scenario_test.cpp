@@ -371,7 +371,7 @@ bindings = ["u", "a"]
 TEST(ScenarioParse, UnknownKeysAndMissingFields) {
     EXPECT_EQ(errorOf(kHeader + kBufferA + "colour = 3\n"),
               "bad.toml:11:10: unknown key 'colour' in a [[buffer]]; expected one of: name, bytes, memory, init, "
-              "value, words, sharing");
+              "value, words, sharing, ownership_transfers");
     EXPECT_EQ(errorOf(kHeader + kBufferA).substr(0, 13), "bad.toml:1:1:");
     EXPECT_EQ(errorOf(kHeader + kBufferA + "\n[[step]]\nbarrier = \"memory\"\n"),
               "bad.toml:12:1: a memory barrier needs src_stage and dst_stage; expected e.g. src_stage = "
