@@ -515,6 +515,28 @@ TEST(ScenarioBlade356, SingleAloneIsJudgedByTheCpuChain) {
     EXPECT_EQ(doc["modes"][0]["result"], "ok") << r.out;
 }
 
+// A conv-t output that held big[0] until a fill overwrote part of it holds no value of the
+// chain: split only, worded as a float kernel's output, never as a user kernel's (the file has
+// none).
+TEST(ScenarioBlade356, AChainValuePartlyOverwrittenIsSplitOnlyAndNoUserKernelIsBlamed) {
+    const auto path =
+        writeFile("-partly-filled.toml",
+                  "name = \"o\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\nshape = \"tiny\"\n"
+                  "check = [\"big\"]\n[[buffer]]\nname = \"in\"\nbytes = 1120\ninit = \"chain-input\"\n[[buffer]]\n"
+                  "name = \"w\"\nbytes = 768\ninit = \"chain-weight\"\n[[buffer]]\nname = \"big\"\nbytes = 3584\n"
+                  "[[step]]\ndispatch = \"conv-t\"\nbindings = [\"in\", \"w\", \"big\"]\n[[step]]\nfill = \"big\"\n"
+                  "size = 16\nvalue = 0\n");
+    const BoundedResult r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  note: the CPU model cannot compute conv-t or slice (float kernels) outside the "
+                         "chain's values: checked buffer(s) 'big' are compared with split only\n"))
+        << shown(r);
+    EXPECT_FALSE(contains(r.out, "user kernel")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "  chain:")) << shown(r);
+}
+
 // --reference split leaves the CPU chain out (split alone judges the float buffer, and the
 // lines say so); --reference none is the built-in's zero check only, refused here.
 TEST(ScenarioBlade356, ReferenceSplitLeavesTheCpuChainOutAndNoneIsRefused) {
