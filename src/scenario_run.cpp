@@ -332,7 +332,7 @@ class StepChecker {
                                                                 const std::vector<uint8_t>& bytes, size_t index) {
         const auto v = values_.find(name);
         if (v == values_.end() || v->second.kind == sc::ChainValue::Kind::Weight) return std::nullopt;
-        const uint32_t depth = v->second.kind == sc::ChainValue::Kind::Big ? v->second.step + 1 : v->second.step;
+        const uint32_t depth = sc::referenceDepth(v->second);
         if (!stepper_) stepper_.emplace(*s_.shape);
         if (stepper_->steps() > depth) return std::nullopt;
         while (stepper_->steps() < depth) stepper_->advance();
@@ -427,15 +427,15 @@ void printHeader(const sc::Scenario& s, const vk::DeviceInfo& device, const Opti
         say("  shape:    {} ({}; conv-T {} workgroups, slice {}; the built-in chain's --preset {})", s.shapeName,
             describe(*s.shape), fmt::join(computeSizes(*s.shape).convWorkgroups, "x"),
             fmt::join(computeSizes(*s.shape).sliceWorkgroups, "x"), s.shapeName);
-    if (!s.cpuChain) {
-        for (const auto& [buffer, v] : checkedChainValues(s))
+    if (const sc::ChainValues off = s.cpuChain ? sc::ChainValues{} : checkedChainValues(s); !off.empty()) {
+        const std::string why =
+            o.reference == ReferenceKind::Split
+                ? std::string("--reference split")
+                : fmt::format("{:.2g} multiply-adds, past --reference auto's {:.2g}; --reference cpu computes it",
+                              double(sc::chainReferenceCost(*s.shape, off)), double(sc::kAutoChainMultiplyAdds));
+        for (const auto& [buffer, v] : off)
             say("  chain:    '{}' holds the chain's {}; the CPU chain is off ({}): compared with split only", buffer,
-                sc::describe(v),
-                o.reference == ReferenceKind::Split
-                    ? std::string("--reference split")
-                    : fmt::format("{:.2g} multiply-adds, past --reference auto's {:.2g}; --reference cpu computes it",
-                                  double(sc::chainReferenceCost(*s.shape, checkedChainValues(s))),
-                                  double(sc::kAutoChainMultiplyAdds)));
+                sc::describe(v), why);
     }
     for (const auto& [buffer, v] : chainChecked(s))
         say("  chain:    '{}' holds the chain's {}{}: compared with the CPU model's float64 chain within a float32 "
@@ -1403,13 +1403,8 @@ void describeQueues(const vk::Device& device, const sc::Scenario& s, ScenarioRep
     }
     // ownership_transfers = false (a control): the buffers that change family without them
     std::set<std::string> leftOut;
-    if (std::any_of(s.buffers.begin(), s.buffers.end(),
-                    [](const sc::BufferSpec& b) { return !b.ownershipTransfers; })) {
-        sc::Scenario withTransfers = s;
-        for (auto& b : withTransfers.buffers) b.ownershipTransfers = true;
-        for (const auto& t : sc::ownershipTransfers(withTransfers, families)) {
-            if (!s.buffer(t.buffer)->ownershipTransfers) leftOut.insert(t.buffer);
-        }
+    for (const auto& t : sc::ownershipTransfers(s, families, /*withLeftOut=*/true)) {
+        if (!s.buffer(t.buffer)->ownershipTransfers) leftOut.insert(t.buffer);
     }
     if (!leftOut.empty())
         say("  ownership: {} exclusive buffer(s) change queue family without their ownership transfers ({}): "

@@ -84,18 +84,15 @@ ChainValues finalChainValues(const Scenario& s) {
     return values;
 }
 
-namespace {
-// The depth of CpuStepper whose small() `v` is compared with.
-uint32_t depth(ChainValue v) {
+uint32_t referenceDepth(ChainValue v) {
     if (v.kind == ChainValue::Kind::Weight)
         throw std::invalid_argument("chain references: the weight is no kernel's output");
     return v.kind == ChainValue::Kind::Big ? v.step + 1 : v.step;
 }
-}  // namespace
 
 std::map<std::string, ChainExpected> chainReferences(const Shape& shape, const ChainValues& values) {
     std::set<uint32_t> depths;
-    for (const auto& [name, v] : values) depths.insert(depth(v));
+    for (const auto& [name, v] : values) depths.insert(referenceDepth(v));
     std::map<uint32_t, std::pair<std::vector<float>, Tolerance>> at;
     if (!depths.empty()) {
         CpuStepper stepper(shape);
@@ -106,7 +103,7 @@ std::map<std::string, ChainExpected> chainReferences(const Shape& shape, const C
     }
     std::map<std::string, ChainExpected> out;
     for (const auto& [name, v] : values) {
-        const auto& [small, tolerance] = at.at(depth(v));
+        const auto& [small, tolerance] = at.at(referenceDepth(v));
         out.emplace(name, ChainExpected{.value = v, .small = small, .tolerance = tolerance});
     }
     return out;
@@ -114,14 +111,14 @@ std::map<std::string, ChainExpected> chainReferences(const Shape& shape, const C
 
 uint64_t chainReferenceCost(const Shape& shape, const ChainValues& values) {
     uint32_t deepest = 0;
-    for (const auto& [name, v] : values) deepest = std::max(deepest, depth(v));
+    for (const auto& [name, v] : values) deepest = std::max(deepest, referenceDepth(v));
     return uint64_t{deepest} * 4 * convTermCount(shape);
 }
 
 std::vector<float> comparedFloats(const Shape& shape, ChainValue v, std::span<const uint8_t> bytes) {
     const ChainSizes sizes = computeSizes(shape);
     const uint64_t elems = v.kind == ChainValue::Kind::Big ? sizes.bigElems : sizes.smallElems;
-    depth(v);  // the weight is refused
+    referenceDepth(v);  // the weight is refused
     if (bytes.size() < elems * 4)
         throw std::invalid_argument(
             fmt::format("comparedFloats: {} bytes hold no {} ({} bytes)", bytes.size(), describe(v), elems * 4));

@@ -56,6 +56,11 @@ void chainValuesAfter(const Step& step, const Scenario& s, ChainValues& values);
 // chainValuesAfter over every step: what each buffer holds at the end.
 ChainValues finalChainValues(const Scenario& s);
 
+// The depth of the CPU chain (CpuStepper steps) a buffer holding `v` is compared with: k for
+// small[k], k + 1 for big[k] (its crop is small[k + 1]). Throws std::invalid_argument for the
+// weight, which is no kernel's output.
+uint32_t referenceDepth(ChainValue v);
+
 // The CPU model's reference for one chain value: the float64 chain's small[k] (for big[k]:
 // small[k + 1], what its crop must be) rounded to float, and its tolerance (the
 // cpu_reference.hpp bound for a float32 GPU at that depth).

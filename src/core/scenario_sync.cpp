@@ -405,7 +405,8 @@ void checkAndOrderSemaphores(Scenario& s) {
     s.steps = std::move(steps);
 }
 
-std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::vector<uint32_t>& familyOf) {
+std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::vector<uint32_t>& familyOf,
+                                                  bool withLeftOut) {
     std::vector<OwnershipTransfer> out;
     if (std::all_of(familyOf.begin(), familyOf.end(), [&](uint32_t f) { return f == familyOf.at(0); })) return out;
     struct Holder {  // who holds an exclusive buffer now
@@ -415,7 +416,7 @@ std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::
     };
     std::map<std::string, Holder> held;
     for (const auto& b : s.buffers) {
-        if (!b.concurrent && b.ownershipTransfers) held[b.name] = {.family = familyOf.at(0)};
+        if (!b.concurrent && (b.ownershipTransfers || withLeftOut)) held[b.name] = {.family = familyOf.at(0)};
     }
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const uint32_t queue = s.steps[i].queue, family = familyOf.at(queue);
