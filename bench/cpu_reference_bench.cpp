@@ -4,11 +4,11 @@
 //
 // Usage: cpu_reference_bench [N [THREADS [stepper]]]   N: chain length (default 7); THREADS: 0
 // (default) = hardware concurrency; `stepper`: time what a scenario's CPU chain does instead
-// (core/scenario_chain.hpp chainReferences for small[N]: CpuStepper, four conv-T passes a step,
+// (scenario/scenario_chain.hpp chainReferences for small[N]: CpuStepper, four conv-T passes a step,
 // and the tolerance; its own threads, so THREADS is ignored there). REPRO_CPU_KERNEL=baseline
 // forces the SSE2 path. Exit status 0, or 1 with one line on stderr for a bad argument.
-#include "core/cpu_reference.hpp"
-#include "core/scenario_chain.hpp"
+#include "reference/cpu_reference.hpp"
+#include "scenario/scenario_chain.hpp"
 
 #include <fmt/format.h>
 

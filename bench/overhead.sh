@@ -24,7 +24,7 @@
 # (67 to 90 ms on the H200, 1 ms warm: bench/RESULTS.md, round 9).
 #   --preset the shapes (default spectrostream, the full size; `--preset small` for a quick
 #            run on lavapipe)
-# REPRO_READ_THREADS and REPRO_READ_KERNEL pass through to repro (src/core/host_read.hpp).
+# REPRO_READ_THREADS and REPRO_READ_KERNEL pass through to repro (src/reference/host_read.hpp).
 # On the H200 machine: carry a release build of repro, unpack the Vulkan loader, then
 #   bench/overhead.sh <checkout>/repro
 # Needs python3 (json and subprocess from its standard library). Exit status 0, or 1 when

@@ -20,8 +20,8 @@
 //   --cpu-only no Vulkan: a malloc'd buffer filled by the CPU (ordinary cached memory)
 // Exit status: 0; 1 for a bad argument or a Vulkan failure (one line on stderr); 2 when a
 // copy was wrong.
-#include "core/host_floats.hpp"
-#include "core/host_read.hpp"
+#include "reference/host_floats.hpp"
+#include "reference/host_read.hpp"
 #include "core/parallel.hpp"
 
 #include <fmt/format.h>

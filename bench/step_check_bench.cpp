@@ -1,4 +1,4 @@
-// Benchmark of the per-dispatch CPU check (src/core/step_check.hpp): the full-size chain
+// Benchmark of the per-dispatch CPU check (src/reference/step_check.hpp): the full-size chain
 // (Shape{} defaults) with intermediates stands in for a GPU's read-back buffers; the check
 // of every dispatch is timed, and each conv-T's bound is printed against the signal,
 // next to the chained tolerance of cpuTolerance for the same N.
@@ -9,9 +9,9 @@
 // by the threads, is the steadier figure). Exit status 0, 2 when a dispatch fails (the
 // stand-in buffers are right, so that would be a bug), or 1 with one line on stderr for a
 // bad argument.
-#include "core/cpu_reference.hpp"
-#include "core/judge.hpp"
-#include "core/step_check.hpp"
+#include "reference/cpu_reference.hpp"
+#include "reference/judge.hpp"
+#include "reference/step_check.hpp"
 
 #include <fmt/format.h>
 

@@ -8,8 +8,8 @@
 // The kernels' own defaults apply: REPRO_VERIFY_THREADS sets the threads, and
 // REPRO_CPU_KERNEL=baseline forces the SSE2 path (bench/verify.sh runs both). Exit status
 // 0, or 1 with one line on stderr for a bad argument.
-#include "core/cpu_reference.hpp"
-#include "core/stats.hpp"
+#include "reference/cpu_reference.hpp"
+#include "reference/stats.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// Shared by the scenario kernels (shaders/scenario_*.comp; src/core/scenario.hpp): the
+// Shared by the scenario kernels (shaders/scenario_*.comp; src/scenario/scenario.hpp): the
 // workgroup size, the push constants (KernelParams, 16 bytes) and the flat invocation index.
 #define SCENARIO_WORKGROUP_X 64
 

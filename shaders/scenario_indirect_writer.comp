@@ -2,7 +2,7 @@
 // words; Vulkan spec, vkCmdDispatchIndirect) at word `word` of args, for a later
 // dispatch_indirect step to read; every other invocation does nothing (docs/scenarios.md
 // "Kernels"). The 16 bytes of push constants are read as (word, x, y, z), not as
-// scenario_common.h's (count, add, work, zero): src/core/scenario.hpp pushConstants.
+// scenario_common.h's (count, add, work, zero): src/scenario/scenario.hpp pushConstants.
 #version 450
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

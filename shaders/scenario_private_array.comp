@@ -2,7 +2,7 @@
 // constant (constant_id 0), indexed by data so that it lives in private memory, where a large
 // one spills to scratch (cubecl #1336: past about 544 bytes on RADV; docs/scenarios.md
 // "Kernels"). dst[i] = a mix of the array filled from src[i], for i < count. The CPU model
-// (src/core/scenario_cpu.cpp privateArrayWord) computes the same word exactly.
+// (src/scenario/scenario_cpu.cpp privateArrayWord) computes the same word exactly.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "scenario_common.h"

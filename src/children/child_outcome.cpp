@@ -6,10 +6,10 @@
 
 #include <fstream>
 
-#include "core/environment.hpp"
+#include "forensics/environment.hpp"
 #include "core/output.hpp"
-#include "core/report_render.hpp"
-#include "core/verdict.hpp"
+#include "report/report_render.hpp"
+#include "report/verdict.hpp"
 
 namespace repro {
 namespace {

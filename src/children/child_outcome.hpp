@@ -1,6 +1,6 @@
 // How one child run of --matrix, --triage, --watchdog-probe or --driver-env-sweep went:
 // its exit and its JSON report (docs/report-schema.md), read once, by parseReport
-// (core/report_render.hpp), into a RunReport; everything the parents ask of a child is
+// (report/report_render.hpp), into a RunReport; everything the parents ask of a child is
 // read from that RunReport. Vulkan-free.
 #pragma once
 
@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/report.hpp"
+#include "report/report.hpp"
 #include "core/subprocess.hpp"
-#include "core/triage.hpp"
+#include "children/triage.hpp"
 
 namespace repro {
 
@@ -44,7 +44,7 @@ void readChildReport(const std::filesystem::path& path, ChildOutcome& out);
 const ModeReport* modeEntry(const ChildOutcome& c, std::string_view mode);
 
 // The queue's job timeout the child's report names (environment.job_watchdog: derived
-// from its environment and device by jobWatchdogSeconds, core/environment.hpp), seconds;
+// from its environment and device by jobWatchdogSeconds, forensics/environment.hpp), seconds;
 // nullopt when none is known there (lavapipe, nvidia, nouveau, no DRM card), it is
 // disabled, or there is no report.
 std::optional<double> reportedJobTimeout(const ChildOutcome& c);

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string_view>
 
-#include "core/option_table.hpp"
+#include "cli/option_table.hpp"
 #include "core/subprocess.hpp"
-#include "core/trace_events.hpp"
+#include "report/trace_events.hpp"
 
 namespace repro {
 namespace {

@@ -1,6 +1,6 @@
 // One child run of --matrix, --triage, --watchdog-probe or --driver-env-sweep: repro itself
 // in a process of its own (so a hang or crash in one cannot lose the others), described by
-// the parent's typed options and the factors it changes (core/run_factors.hpp), turned
+// the parent's typed options and the factors it changes (children/run_factors.hpp), turned
 // into argv and environment here and nowhere else, and read back through its JSON report
 // (child_outcome.hpp). Vulkan-free.
 #pragma once
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "children/child_outcome.hpp"
-#include "core/options.hpp"
-#include "core/run_factors.hpp"
+#include "cli/options.hpp"
+#include "children/run_factors.hpp"
 
 namespace repro {
 

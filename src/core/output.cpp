@@ -7,10 +7,25 @@
 #include <cerrno>
 #include <string>
 
-#include "core/progress.hpp"
-#include "core/verdict.hpp"
+#include "core/exit_status.hpp"
 
 namespace repro {
+
+namespace {
+bool gClearStdout = false;  // clearProgressBeforeWrites: stdout / stderr is a terminal
+bool gClearStderr = false;
+}  // namespace
+
+void clearProgressBeforeWrites(bool on) {
+    gClearStdout = on && ::isatty(STDOUT_FILENO) == 1;
+    gClearStderr = on && ::isatty(STDERR_FILENO) == 1;
+}
+
+std::string_view progressClearFor(int fd) {
+    const bool clear = (fd == STDOUT_FILENO && gClearStdout) || (fd == STDERR_FILENO && gClearStderr);
+    return clear ? "\r\x1b[K" : "";
+}
+
 namespace {
 
 bool gFailed = false;

@@ -19,7 +19,7 @@ FILE*& textStream();
 
 // -o FILE with --format text: from captureText() on, every write to textStream() is also
 // kept (capturedText(), written to FILE at the end) and handed to the tap, when one is set
-// (the supervised child's tap sends it to the parent, supervisor.cpp).
+// (the supervised child's tap sends it to the parent, children/supervisor.cpp).
 void captureText();
 std::string& capturedText();
 void setTextTap(void (*tap)(std::string_view text));
@@ -59,5 +59,13 @@ inline std::string join(const std::vector<std::string>& items, std::string_view 
     for (const auto& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
     return out.empty() ? "none" : out;
 }
+
+// With `on`, every later write of the text report (core/output.hpp writeText) to stdout or
+// stderr, where that stream is a terminal, starts with "\r\x1b[K" (carriage return, clear
+// to the end of the line) in the same write(2): it erases the progress line the supervisor
+// redraws there, and the text starts at column 0. Inherited by a forked child.
+void clearProgressBeforeWrites(bool on);
+// What writeText puts before a write to file descriptor `fd` (1 or 2): "\r\x1b[K" or "".
+std::string_view progressClearFor(int fd);
 
 }  // namespace repro

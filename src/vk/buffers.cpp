@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/host_read.hpp"
+#include "reference/host_read.hpp"
 #include "vk/device.hpp"
 
 namespace repro::vk {
 namespace {
 
-// Through the pool's threads for the large input (core/host_read.hpp copyToMapped).
+// Through the pool's threads for the large input (reference/host_read.hpp copyToMapped).
 void writeMapped(const Buffer& buffer, const void* data, size_t bytes) { copyToMapped(buffer.mapped, data, bytes); }
 
 }  // namespace

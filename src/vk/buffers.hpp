@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "core/profile.hpp"
+#include "cli/profile.hpp"
 #include "core/shape.hpp"
 #include "core/variant.hpp"
 #include "vk/memory.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/profile.hpp"
+#include "cli/profile.hpp"
 #include "vk/extensions.hpp"
 #include "vk/handles.hpp"
 #include "vk/instance.hpp"

@@ -1,6 +1,6 @@
 // The experiment recorder: multipass and single under --barrier, --submit-every,
 // --split-mib, --split-ms, --no-host-wait, --dispatch-repeat and --drop-dispatch, played
-// from the Vulkan-free plan of core/stream_plan.hpp, one plan step per recorder call.
+// from the Vulkan-free plan of vk/stream_plan.hpp, one plan step per recorder call.
 #include "vk/modes.hpp"
 
 namespace repro::vk {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/breadcrumbs.hpp"
+#include "forensics/breadcrumbs.hpp"
 #include "vk/device.hpp"
 
 namespace repro::vk {

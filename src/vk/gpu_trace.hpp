@@ -1,4 +1,4 @@
-// --trace's GPU track (core/trace_events.hpp): each dispatch's interval from its timestamp
+// --trace's GPU track (report/trace_events.hpp): each dispatch's interval from its timestamp
 // pair (--timestamps), on the host's clock. Where the device has VK_EXT_calibrated_timestamps
 // with the device and CLOCK_MONOTONIC time domains (Vulkan spec, "Calibrated Timestamps"),
 // one vkGetCalibratedTimestampsEXT after the mode pairs a device tick count with the host's
@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "core/options.hpp"
-#include "core/trace_events.hpp"
+#include "cli/options.hpp"
+#include "report/trace_events.hpp"
 #include "vk/recorder.hpp"
 
 namespace repro::vk {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/loader_log.hpp"
+#include "forensics/loader_log.hpp"
 
 namespace repro::vk {
 

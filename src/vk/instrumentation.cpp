@@ -7,7 +7,7 @@
 #include <cstring>
 #include <span>
 
-#include "core/breadcrumbs.hpp"
+#include "forensics/breadcrumbs.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
 

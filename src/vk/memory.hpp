@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/gpu_alloc.hpp"
+#include "vk/gpu_alloc.hpp"
 #include "core/variant.hpp"
 #include "vk/handles.hpp"
 
@@ -88,7 +88,7 @@ struct BufferOptions {
 
 // Makes buffers and their memory. The default gives each buffer its own vkAllocateMemory of
 // exactly its requirement. With `gpuAllocLayout` (--profile blade-exact) the decisions of
-// gpu-alloc 0.6 as blade configures it are replayed (core/gpu_alloc.hpp): large buffers get
+// gpu-alloc 0.6 as blade configures it are replayed (vk/gpu_alloc.hpp): large buffers get
 // their own allocation, the others share power-of-two chunks per memory type, host-visible
 // chunks mapped once whole. Buffers must be destroyed before their allocator.
 class Allocator {

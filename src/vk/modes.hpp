@@ -2,15 +2,15 @@
 // recording, submits and waits. Without experiment flags a mode records exactly blade
 // 72c30c1's stream through the literal recorders below (blade_modes.cpp, one function per
 // mode, read top to bottom as its Vulkan call sequence); with them, the experiment recorder
-// plays the plan of core/stream_plan.hpp (experiment_recorder.cpp).
+// plays the plan of vk/stream_plan.hpp (experiment_recorder.cpp).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 
-#include "core/options.hpp"
-#include "core/stream_plan.hpp"
+#include "cli/options.hpp"
+#include "vk/stream_plan.hpp"
 #include "vk/recorder.hpp"
 
 namespace repro::vk {

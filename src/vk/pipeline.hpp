@@ -37,10 +37,10 @@ struct PipelineOptions {
     // VK_AMD_shader_info is), as blade pipeline.rs:384-443 does.
     bool statistics = false;
     // Bytes of push constants (one COMPUTE range at offset 0); 0, blade's, for none. The
-    // scenario kernels take 16 (core/scenario.hpp KernelParams).
+    // scenario kernels take 16 (scenario/scenario.hpp KernelParams).
     uint32_t pushConstantBytes = 0;
     // Specialization constants: constant_id i takes specialization[i] (32-bit each); empty:
-    // none (the scenario private-array kernel's array size, core/scenario.hpp).
+    // none (the scenario private-array kernel's array size, scenario/scenario.hpp).
     std::vector<uint32_t> specialization;
 };
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "core/host_read.hpp"
+#include "reference/host_read.hpp"
 #include "vk/barriers.hpp"
 #include "vk/watch.hpp"
 
@@ -19,7 +19,7 @@ Readback readBuffer(const ChainResources& res, Encoder& encoder, const WaitTimeo
     if (buffer.mapped) {
         const watch::Scope scope("reading mapped memory", watch::kCallSeconds);
         // Streaming loads on several threads: mapped device memory is write-combined or
-        // uncached, where one memcpy reads at a small fraction of the bus (core/host_read.hpp).
+        // uncached, where one memcpy reads at a small fraction of the bus (reference/host_read.hpp).
         copyFromMapped(r.values.data(), buffer.mapped, r.values.size() * sizeof(float));
         return r;
     }

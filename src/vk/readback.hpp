@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "core/host_floats.hpp"
+#include "reference/host_floats.hpp"
 #include "vk/recorder.hpp"
 
 namespace repro::vk {

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "core/breadcrumbs.hpp"
-#include "core/trace_events.hpp"
+#include "forensics/breadcrumbs.hpp"
+#include "report/trace_events.hpp"
 #include "vk/barriers.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"

@@ -15,7 +15,7 @@
 
 #include "core/clock.hpp"
 #include "core/shape.hpp"
-#include "core/stream_plan.hpp"
+#include "vk/stream_plan.hpp"
 #include "vk/buffers.hpp"
 #include "vk/encoder.hpp"
 #include "vk/instrumentation.hpp"
@@ -50,7 +50,7 @@ struct SubmitRecord {
     uint32_t firstDispatch = 0, lastDispatch = 0;  // chain numbers recorded in it
     bool hostWaited = true;
     double hostSeconds = 0;   // from vkQueueSubmit to the wait's return (waited submits)
-    int64_t submittedAt = 0;  // when vkQueueSubmit was called, monotonic ns (core/trace_events.hpp)
+    int64_t submittedAt = 0;  // when vkQueueSubmit was called, monotonic ns (report/trace_events.hpp)
 };
 
 // How a mode's run went.
@@ -112,7 +112,7 @@ class Recorder {
     // shows them; empty without --trace and --timestamps.
     std::string dispatchName(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> set) const;
     void noteSubmitted(const std::string& what, bool waited, Clock::time_point start);
-    // --trace: the submit just noted, with its wait, as a slice (core/trace_events.hpp).
+    // --trace: the submit just noted, with its wait, as a slice (report/trace_events.hpp).
     void traceSubmit(const std::string& what, const SubmitOutcome& out, double timeout) const;
     bool failed(const SubmitOutcome& out, const std::string& what, double timeout);
 

@@ -5,7 +5,7 @@
 
 #include "core/clock.hpp"
 #include "vk/barriers.hpp"
-#include "core/trace_events.hpp"
+#include "report/trace_events.hpp"
 #include "vk/device.hpp"
 #include "vk/gpu_trace.hpp"
 #include "vk/modes.hpp"

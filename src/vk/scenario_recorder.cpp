@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "core/host_read.hpp"
+#include "reference/host_read.hpp"
 #include "core/parallel.hpp"
-#include "core/scenario_sync.hpp"
+#include "scenario/scenario_sync.hpp"
 #include "vk/barriers.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
@@ -91,7 +91,7 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
     make(sc::Kernel::Work, out.work, std::span(scenario_work_spv, scenario_work_spv_words), 1);
     make(sc::Kernel::IndirectWriter, out.indirectWriter,
          std::span(scenario_indirect_writer_spv, scenario_indirect_writer_spv_words), 1);
-    // blade #356's kernels as the built-in chain makes them (rig.cpp, the default profile: every
+    // blade #356's kernels as the built-in chain makes them (engine/rig.cpp, the default profile: every
     // binding a storage buffer, no push constants), named as its pipelines are
     if (used.count(sc::Kernel::ConvT))
         out.convT = createComputePipeline(device, "conv_t", std::span(conv_t_spv, conv_t_spv_words), 4);
@@ -334,7 +334,7 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     }
 }
 
-// One mode's queue family ownership transfers (core/scenario_sync.hpp ownershipTransfers),
+// One mode's queue family ownership transfers (scenario/scenario_sync.hpp ownershipTransfers),
 // recorded where they belong: each release a VkBufferMemoryBarrier in a vkCmdPipelineBarrier
 // of its own, srcStageMask the uses' stages, dstStageMask BOTTOM_OF_PIPE, srcAccessMask their
 // writes; each acquire one with srcStageMask and dstStageMask the next use's stage and
@@ -568,7 +568,7 @@ ModeQueues makeQueues(const Device& device, const sc::Scenario& s) {
 
 constexpr VkPipelineStageFlags kAllCommands = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 
-// Whether `mode` records `step` (a barrier's `modes`: core/scenario.hpp Step::modeMask).
+// Whether `mode` records `step` (a barrier's `modes`: scenario/scenario.hpp Step::modeMask).
 bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_cast<unsigned>(mode)) & 1u; }
 
 // The buffers step `index` of `s` writes (writtenRanges), each once, in the order written.
@@ -677,7 +677,7 @@ void batchSemaphores(const ModeQueues& q, const sc::Scenario& s, const sc::Batch
     }
 }
 
-// multipass and single with queues: one submit per batch (core/scenario_sync.hpp), in the
+// multipass and single with queues: one submit per batch (scenario/scenario_sync.hpp), in the
 // steps' order, with its waits and signals; each queue's first batch starts with G in single,
 // its last ends with G; multipass puts G before each step as without queues. Then the host
 // waits for every queue.
@@ -838,7 +838,7 @@ bool recordOneQueue(Encoder& encoder, const ScenarioPipelines& pipelines, const 
                   timeoutSeconds, run, &stamps);
 }
 
-// With queues (core/scenario_sync.hpp), split and the batches; without, recordOneQueue.
+// With queues (scenario/scenario_sync.hpp), split and the batches; without, recordOneQueue.
 // The timestamps cover the main queue's submits without queues only.
 bool recordMode(ModeQueues& q, const ScenarioPipelines& pipelines, const sc::Scenario& s, Mode mode,
                 const ScenarioBuffers& mb, const Ownership& ownership, double timeoutSeconds,
@@ -857,7 +857,7 @@ constexpr uint64_t kBackgroundCopyBytes = 1 << 20;
 // The host copies of the checked buffers (zeros, `bytes` long each), made on a thread of
 // their own (startInBackground) while the GPU runs the mode, so that their page faults and
 // zeroing are not part of the readback, as the built-in chain's host copies are made
-// (run/device_stages.cpp hostCopiesInBackground); get() rethrows std::bad_alloc.
+// (engine/device_stages.cpp hostCopiesInBackground); get() rethrows std::bad_alloc.
 std::future<sc::Contents> hostCopiesInBackground(const sc::Scenario& s) {
     std::vector<std::pair<std::string, uint64_t>> sizes;
     uint64_t bytes = 0;

@@ -1,4 +1,4 @@
-// Records and runs a scenario (core/scenario.hpp) in one of the three modes with the
+// Records and runs a scenario (scenario/scenario.hpp) in one of the three modes with the
 // recording vocabulary of the built-in chain (vk/encoder.hpp, vk/barriers.hpp), and reads
 // its checked buffers back (docs/scenarios.md "Modes").
 #pragma once
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/options.hpp"
-#include "core/scenario.hpp"
-#include "core/scenario_cpu.hpp"
+#include "cli/options.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/scenario_cpu.hpp"
 #include "vk/memory.hpp"
 #include "vk/pipeline.hpp"
 
@@ -64,7 +64,7 @@ ScenarioMemory scenarioMemory(scenario::Placement p);
 // contents again (restore, then the upload submit), so nothing one mode leaves reaches the
 // next: a buffer that starts as zeros (zero, undefined) is filled by the upload submit,
 // host-visible or not; a device-local one is copied from its twin; a host-visible one keeps
-// its words unless a step or a host write writes it (core/scenario_cpu.hpp writtenRanges, in
+// its words unless a step or a host write writes it (scenario/scenario_cpu.hpp writtenRanges, in
 // any mode) or its init is "host", and then the host writes them again. Throws CannotTest when
 // memory runs out (Allocator::create). Making them fresh for every mode was most of a mode's
 // host time on the H200 at the blade file's full shape (bench/RESULTS.md, rounds 8 and 9).
@@ -121,7 +121,7 @@ struct ScenarioModeRun {
 // --check-steps (docs/scenarios.md "--check-steps on a scenario"): in split, after each step's
 // submit, one more submit [begin, G, a copy of each device-local buffer the step writes to its
 // host twin, host-read barrier, end] and the host reads the buffers the step writes
-// (core/scenario_cpu.hpp writtenRanges; host-visible ones from their mapped memory); `onStep`
+// (scenario/scenario_cpu.hpp writtenRanges; host-visible ones from their mapped memory); `onStep`
 // gets the step's index into s.steps and those buffers' whole bytes, in step order. Steps that
 // write nothing (barriers, noop, host points) get no readback. Other modes ignore it.
 struct StepReadback {
@@ -143,7 +143,7 @@ struct StepReadback {
 // barrier, end]. The host-read barrier is ALL_COMMANDS/MEMORY_WRITE -> HOST/HOST_READ
 // (vk/barriers.hpp recordHostReadBarrier).
 // Where the scenario's queues landed in more than one queue family, each exclusive buffer's
-// queue family ownership transfers (core/scenario_sync.hpp ownershipTransfers) are recorded in
+// queue family ownership transfers (scenario/scenario_sync.hpp ownershipTransfers) are recorded in
 // every mode: a release right after the step that last used it on its queue (or at the end of
 // the upload submit), an acquire right before the step that uses it next on another family
 // (or at the start of the readback submit, which takes every buffer back to the main queue).

@@ -4,10 +4,10 @@
 //   S <stage> <mode> <what>     tab-separated: the stage, the mode running ("-" when none), words
 //   D <what>                    what is happening within the stage
 //   R <json>                    the report so far
-//   T <json>                    one line of --trace (core/trace_events.hpp)
+//   T <json>                    one line of --trace (report/trace_events.hpp)
 //   P <mode> <seconds>          the predicted GPU seconds of the mode's next run
 //   W <index> <total> <label>   row <index> (from 1) of <total> begins (--sweep, --repeat, ...)
-// (src/core/child_protocol.hpp parses them.) Every message is written whole with one
+// (src/children/child_protocol.hpp parses them.) Every message is written whole with one
 // write(2) to a pipe (atomic below PIPE_BUF bytes), so a crash cannot interleave them.
 #include "vk/watch.hpp"
 

@@ -1,4 +1,4 @@
-// The supervised child's side of the supervision (src/supervisor.hpp): every Vulkan call
+// The supervised child's side of the supervision (src/children/supervisor.hpp): every Vulkan call
 // that can reach the driver is bracketed by a message to the parent ("entering vkQueueSubmit,
 // which must return within 20 s"; "left"), so the parent can name the call a crashing or
 // stalling driver was in and enforce a deadline on it; the run's stage (set-up, the modes,
@@ -35,15 +35,15 @@ void detail(std::string_view what);
 // The report so far (renderJson's object as one line of text).
 void publishReport(const std::string& json);
 
-// One line of --trace (core/trace_events.hpp: an event, a fact or a track's name).
+// One line of --trace (report/trace_events.hpp: an event, a fact or a track's name).
 void publishTrace(const std::string& json);
 
 // A piece of the text report, for the parent's copy (-o FILE with --format text): sent as
 // "X\t" and the text with '\\', newline, tab and CR escaped as \\, \n, \t and \r
-// (core/child_protocol.hpp unescapes it).
+// (children/child_protocol.hpp unescapes it).
 void sendText(std::string_view text);
 
-// For the parent's progress line (core/progress.hpp): the predicted GPU seconds of the next
+// For the parent's progress line (children/progress.hpp): the predicted GPU seconds of the next
 // run of `mode` (from split's times), and the start of row `index` (from 1) of `total` of a
 // --sweep, --repeat, --matrix or --triage ("sweep N=5", "matrix --barrier sync2").
 void predict(std::string_view mode, double seconds);

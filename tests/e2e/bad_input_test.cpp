@@ -48,14 +48,14 @@ std::string fakeLoader(const std::string& kind) {
     return std::string("LD_LIBRARY_PATH=") + REPRO_FAKE_LOADER_DIR + "/" + kind;
 }
 
-const std::string kOptions = "src/core/options.cpp";
-const std::string kSyntax = "src/core/options.cpp checkSyntax";
+const std::string kOptions = "src/cli/options.cpp";
+const std::string kSyntax = "src/cli/options.cpp checkSyntax";
 const std::string kShape = "src/core/shape.cpp";
 const std::string kFits = "src/main.cpp checkDeviceFits";
 const std::string kDevice = "src/vk/device.cpp";
 const std::string kSpirv = "src/core/spirv_module.cpp";
-const std::string kPaths = "src/core/output_paths.cpp";
-const std::string kLoaderLog = "src/core/loader_log.cpp driverVariableProblem";
+const std::string kPaths = "src/cli/output_paths.cpp";
+const std::string kLoaderLog = "src/forensics/loader_log.cpp driverVariableProblem";
 
 std::vector<Rejection> rejections() {
     const std::string u = "e2e.BadInputs/UsageErrors.ExitOneWithOneClearLine/";
@@ -113,7 +113,7 @@ std::vector<Rejection> rejections() {
          "repro: --merge-reports: not with -n/--chain (it runs nothing; only --format applies)",
          "unit.MergeReportsOption.Rejected"},
         {"merge_reports_missing_file",
-         "src/core/merge_reports.cpp",
+         "src/report/merge_reports.cpp",
          {"--merge-reports", "/nonexistent/report.json"},
          {},
          1,
@@ -853,13 +853,13 @@ std::vector<Rejection> rejections() {
          125,
          "repro: cannot test here: --device: no device matches 'a\\nb' (devices: 0: …)"},
         {"expect_driver_with_escape",
-         "src/device_choice.cpp",
+         "src/engine/device_choice.cpp",
          {"--preset", "tiny", "--expect-driver", "\x1b[31mnone"},
          {},
          125,
          "repro: cannot test here: --expect-driver '\\x1b[31mnone': the device that would run is …"},
         {"expect_driver_other_library",
-         "src/device_choice.cpp",
+         "src/engine/device_choice.cpp",
          {"--preset", "tiny", "--expect-driver", "/nonexistent-mesa-build/libvulkan_radeon.so"},
          {},
          125,

@@ -60,7 +60,7 @@ TEST_P(ShippedScenario, GivesItsDocumentedVerdict) {
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "expected on a correct driver: not reproduced")) << shown(r);
     // blade #356's checked buffer is conv-t's and slice's output, a float result: the CPU
-    // model holds it to the chain's float32 tolerance (core/scenario_chain.hpp), split bit for
+    // model holds it to the chain's float32 tolerance (scenario/scenario_chain.hpp), split bit for
     // bit, and the lines say so with the largest difference measured
     const bool chain = GetParam() == "blade-356-conv-t-slice-chain.toml";
     EXPECT_TRUE(contains(r.out, chain ? "--- NOT REPRODUCED: every mode's checked buffers are within the CPU model's "
@@ -1766,7 +1766,7 @@ queue = "second"
         << shown(r);
 }
 
-// ---- a driver that crashes, aborts or stalls: the supervised child (supervisor.hpp) ----
+// ---- a driver that crashes, aborts or stalls: the supervised child (children/supervisor.hpp) ----
 
 struct DriverFailure {
     const char* name;

@@ -52,7 +52,7 @@ TEST(VerdictDefects, TheUsersWrongModuleIsNotBlamedOnTheShaderCompiler) {
 }
 
 // Issue 21, item 6d: --split-ms and --drop-dispatch change the stream, and the header and
-// the JSON report say so from one list (core/run_changes.hpp).
+// the JSON report say so from one list (cli/run_changes.hpp).
 TEST(VerdictDefects, SplitMsAndDropDispatchAreNamedInTheHeaderAndTheJsonReport) {
     const auto ms = runRepro({"--preset", "tiny", "-n", "2", "--split-ms", "1"});
     EXPECT_EQ(ms.status, 0) << ms.out << ms.err;

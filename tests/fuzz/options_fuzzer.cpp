@@ -1,4 +1,4 @@
-// libFuzzer target: command-line parsing and validation (src/core/options.hpp). The input
+// libFuzzer target: command-line parsing and validation (src/cli/options.hpp). The input
 // is an argument vector and the environment variable N; parseCommandLine must never throw
 // and must answer either options or a status with text: help, version or the completion
 // script on out with status 0, or one printable line on err with status 1 (user text in it
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/options.hpp"
+#include "cli/options.hpp"
 #include "core/shape.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "core/breadcrumbs.hpp"
+#include "forensics/breadcrumbs.hpp"
 
 namespace repro {
 namespace {

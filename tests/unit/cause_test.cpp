@@ -1,7 +1,7 @@
 // Unit tests for src/core/cause.{hpp,cpp}: every rule of decideCause (job timeout, a hang
 // the timeout ended, synchronization, shader compiler, blade's quirks), the thresholds at
 // their edges, contradictions and missing evidence, predictions, the warning and JSON.
-#include "core/cause.hpp"
+#include "forensics/cause.hpp"
 
 #include <gtest/gtest.h>
 

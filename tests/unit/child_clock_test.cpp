@@ -1,6 +1,6 @@
-// The supervisor's watched clock (src/core/child_clock.hpp): a stopped child, or a stopped
+// The supervisor's watched clock (src/children/child_clock.hpp): a stopped child, or a stopped
 // supervisor, does not bring a call nearer its deadline.
-#include "core/child_clock.hpp"
+#include "children/child_clock.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -9,7 +9,7 @@
 #include <csignal>
 #include <thread>
 
-#include "core/child_protocol.hpp"
+#include "children/child_protocol.hpp"
 
 namespace repro {
 namespace {

@@ -1,6 +1,6 @@
 // One child run (src/children/child_run.hpp, child_outcome.hpp): the argv and environment
 // made from the parent's options and the factors, and the child's report read back through
-// parseReport; and the labels and folding of the factors (core/run_factors.hpp).
+// parseReport; and the labels and folding of the factors (children/run_factors.hpp).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "children/child_run.hpp"
-#include "core/report_render.hpp"
-#include "core/run_factors.hpp"
+#include "report/report_render.hpp"
+#include "children/run_factors.hpp"
 #include "temp_folder.hpp"
 
 namespace repro {

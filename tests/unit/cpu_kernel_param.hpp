@@ -1,5 +1,5 @@
 // A test fixture that runs its tests once per SIMD path of the CPU kernels
-// (src/core/cpu_reference.cpp, stats.cpp): the automatic choice and the forced baseline,
+// (src/reference/cpu_reference.cpp, stats.cpp): the automatic choice and the forced baseline,
 // through REPRO_CPU_KERNEL, restored after each test. Shared by the CPU reference and the
 // verification-kernel tests.
 #pragma once

@@ -1,7 +1,7 @@
 // Unit tests for the CPU reference: conv-T, slice and the chain against a brute-force
 // direct sum written here from the formula, the input data, and the derived tolerance
 // (accepts a float32 sum in the shader's loop order, rejects a dropped channel).
-#include "core/cpu_reference.hpp"
+#include "reference/cpu_reference.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Where a crash of the supervised child happened, and the verdict it makes
-// (src/core/crash_site.hpp, src/core/child_protocol.hpp).
-#include "core/crash_site.hpp"
+// (src/forensics/crash_site.hpp, src/children/child_protocol.hpp).
+#include "forensics/crash_site.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/child_protocol.hpp"
-#include "core/verdict.hpp"
+#include "children/child_protocol.hpp"
+#include "report/verdict.hpp"
 
 namespace repro {
 namespace {

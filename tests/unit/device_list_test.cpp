@@ -1,6 +1,6 @@
 // Unit tests for src/core/device_list.{hpp,cpp}: the JSON form of --list-devices, checked
 // against docs/report.schema.json's $defs/device_list (tests/unit/schema_checker.hpp).
-#include "core/device_list.hpp"
+#include "report/device_list.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Unit tests for src/core/environment.{hpp,cpp}: capture against a fake /etc, /proc and
 // /sys built under a temporary directory and a fake environment (nothing of this
 // machine's own files is read), hang-evidence notes and the job watchdog.
-#include "core/environment.hpp"
+#include "forensics/environment.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // Unit tests for src/core/gpu_alloc.{hpp,cpp}: gpu-alloc 0.6's dedicated threshold and
 // buddy placement, replayed for the original repro's buffers (blade issue #356).
 // Expected layouts were worked out by hand from gpu-alloc/src/allocator.rs and buddy.rs.
-#include "core/gpu_alloc.hpp"
+#include "vk/gpu_alloc.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Building the kernel-log evidence the cause and kernel-log tests feed in: a GpuEvent from
-// one log line, as src/core/kernel_log.cpp would classify it.
+// one log line, as src/forensics/kernel_log.cpp would classify it.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "core/kernel_log.hpp"
+#include "forensics/kernel_log.hpp"
 
 namespace repro::test {
 

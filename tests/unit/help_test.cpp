@@ -1,7 +1,7 @@
 // Unit tests for src/core/help.{hpp,cpp} and the option table it renders: --help fits the
 // width it is given, names every option with a real placeholder and its default in words,
 // carries no CLI11 artefacts, and the bash completion offers every option and choice.
-#include "core/help.hpp"
+#include "cli/help.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/option_table.hpp"
-#include "core/options.hpp"
+#include "cli/option_table.hpp"
+#include "cli/options.hpp"
 #include "core/shape.hpp"
 #include "core/variant.hpp"
 
@@ -276,8 +276,8 @@ TEST(BashCompletion, OffersEveryOptionAndChoice) {
 // Regenerate with REPRO_UPDATE_OPTIONS_DOC=1 build/dev/tests/repro_unit_tests --gtest_filter=OptionsDoc.*
 TEST(OptionsDoc, MatchesTheOptionTable) {
     const std::string path = std::string(REPRO_SOURCE_DIR) + "/docs/options.md";
-    constexpr std::string_view kBegin = "<!-- generated from src/core/option_table.cpp: begin -->\n";
-    constexpr std::string_view kEnd = "<!-- generated from src/core/option_table.cpp: end -->\n";
+    constexpr std::string_view kBegin = "<!-- generated from src/cli/option_table.cpp: begin -->\n";
+    constexpr std::string_view kEnd = "<!-- generated from src/cli/option_table.cpp: end -->\n";
     std::ifstream in(path, std::ios::binary);
     ASSERT_TRUE(in) << path;
     std::stringstream text;

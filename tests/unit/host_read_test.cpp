@@ -5,7 +5,7 @@
 // too. prefaultedHostFloats leaves every page of its buffer resident. Ordinary host memory
 // stands in for a mapping: the result of a copy does not depend on the memory type, only
 // its speed does.
-#include "core/host_read.hpp"
+#include "reference/host_read.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "core/host_floats.hpp"
+#include "reference/host_floats.hpp"
 #include "core/parallel.hpp"
 
 namespace repro {

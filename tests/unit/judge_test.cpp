@@ -3,7 +3,7 @@
 // judge's final is cpuChain's; StepJudging, fed one step at a time from reused buffers, says
 // what checkSteps says of the whole chain and names the first wrong dispatch; against a run
 // it needs the run's intermediates.
-#include "core/judge.hpp"
+#include "reference/judge.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/cpu_reference.hpp"
+#include "reference/cpu_reference.hpp"
 
 namespace repro {
 namespace {

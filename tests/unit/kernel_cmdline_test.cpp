@@ -1,7 +1,7 @@
 // gpuKernelParameters: what a pasted report keeps of /proc/cmdline.
 #include <gtest/gtest.h>
 
-#include "core/kernel_cmdline.hpp"
+#include "forensics/kernel_cmdline.hpp"
 
 namespace repro {
 namespace {

@@ -2,7 +2,7 @@
 // the reader on a regular file (the test seam) and on /dev/kmsg, and the GPU-event
 // classifier on kernel log lines copied from public reports (each cites where it is
 // from), plus lines that must not match.
-#include "core/kernel_log.hpp"
+#include "forensics/kernel_log.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

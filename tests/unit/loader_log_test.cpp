@@ -1,7 +1,7 @@
 // Unit tests for src/core/loader_log.{hpp,cpp}: the driver-list variables as the loader
 // reads them, --expect-driver against a library path, and driver manifests that are not
 // JSON (which the loader reports as VK_ERROR_OUT_OF_HOST_MEMORY).
-#include "core/loader_log.hpp"
+#include "forensics/loader_log.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
-// --merge-reports (core/merge_reports.hpp): rows from run reports, triage and scenario documents,
+// --merge-reports (report/merge_reports.hpp): rows from run reports, triage and scenario documents,
 // the problems of bad files, the grouping, the three renderings, and the command line.
-#include "core/merge_reports.hpp"
+#include "report/merge_reports.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "core/options.hpp"
-#include "core/report_render.hpp"
-#include "core/scenario_report.hpp"
+#include "cli/options.hpp"
+#include "report/report_render.hpp"
+#include "report/scenario_report.hpp"
 #include "temp_folder.hpp"
 
 namespace repro {

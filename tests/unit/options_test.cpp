@@ -1,11 +1,11 @@
 // Unit tests for src/core/options.{hpp,cpp}: parseCommandLine on argv vectors and
 // parseModes. Every rejection must be exit status 1 with one printable line on `err`.
-#include "core/options.hpp"
+#include "cli/options.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/help.hpp"
-#include "core/option_table.hpp"
+#include "cli/help.hpp"
+#include "cli/option_table.hpp"
 
 #include <cctype>
 #include <initializer_list>

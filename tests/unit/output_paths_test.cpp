@@ -1,6 +1,6 @@
 // Unit tests for src/core/output_paths.{hpp,cpp}: the pre-flight check of --output,
 // --dump-dir and the children's TMPDIR, with the reason strerror gives.
-#include "core/output_paths.hpp"
+#include "cli/output_paths.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
-// Unit tests for src/core/progress.{hpp,cpp} and the protocol messages the progress line is
-// drawn from (core/child_protocol.hpp: 'P' predictions, 'W' rows).
-#include "core/progress.hpp"
+// Unit tests for src/children/progress.{hpp,cpp} and the protocol messages the progress line is
+// drawn from (children/child_protocol.hpp: 'P' predictions, 'W' rows).
+#include "children/progress.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "core/child_protocol.hpp"
+#include "children/child_protocol.hpp"
 
 namespace repro {
 namespace {

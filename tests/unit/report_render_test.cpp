@@ -1,9 +1,9 @@
-// Unit tests for src/core/report_render.hpp (report_json, report_markdown, markdown,
+// Unit tests for src/report/report_render.hpp (report_json, report_markdown, markdown,
 // report_facts): the JSON report parsed back field by
 // field and checked against docs/report.schema.json (required properties, types, no
 // undocumented fields), NaN/Inf handling, and the Markdown block's structure.
-#include "core/report_render.hpp"
-#include "core/triage.hpp"
+#include "report/report_render.hpp"
+#include "children/triage.hpp"
 #include "core/variant.hpp"
 
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/environment.hpp"
+#include "forensics/environment.hpp"
 #include "schema_checker.hpp"
 
 #ifndef REPRO_SOURCE_DIR

@@ -1,6 +1,6 @@
 // runChanges: every flag that changes blade's stream is listed once, in the group it
 // changes (issue 21, item 6d: --split-ms and --drop-dispatch were left out).
-#include "core/run_changes.hpp"
+#include "cli/run_changes.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The CPU model of conv-t and slice in a scenario (core/scenario_chain.hpp): which buffers
+// The CPU model of conv-t and slice in a scenario (scenario/scenario_chain.hpp): which buffers
 // hold a value of the built-in chain, and the references they are compared with.
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_reference.hpp"
-#include "core/scenario_chain.hpp"
-#include "core/scenario_parse.hpp"
+#include "reference/cpu_reference.hpp"
+#include "scenario/scenario_chain.hpp"
+#include "scenario/scenario_parse.hpp"
 
 namespace repro::scenario {
 namespace {

@@ -1,5 +1,5 @@
 // Queues and semaphores in scenario files: parsing, the batches, and each check before
-// anything runs (core/scenario_sync.hpp; docs/scenarios.md "Queues and semaphores").
+// anything runs (scenario/scenario_sync.hpp; docs/scenarios.md "Queues and semaphores").
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "core/scenario.hpp"
-#include "core/scenario_cpu.hpp"
-#include "core/scenario_parse.hpp"
-#include "core/scenario_sync.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/scenario_cpu.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "scenario/scenario_sync.hpp"
 #include "vk/device.hpp"
 #include "vk/memory.hpp"
 #include "vk/scenario_recorder.hpp"

@@ -14,9 +14,9 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "core/scenario.hpp"
-#include "core/scenario_cpu.hpp"
-#include "core/scenario_parse.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/scenario_cpu.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "core/sha256.hpp"
 
 namespace repro::scenario {
@@ -481,7 +481,7 @@ TEST(ScenarioCpu, ADispatchSmallerThanCountCoversOnlyItsInvocations) {
     EXPECT_EQ(word(c.at("a"), 64), 0u);
 }
 
-// The kernels of the second slice: compare-swap, private-array, work (core/scenario.hpp).
+// The kernels of the second slice: compare-swap, private-array, work (scenario/scenario.hpp).
 
 // One compare-swap step on `words` with `phase`, through the CPU model.
 std::vector<uint32_t> compareSwapStep(const std::vector<uint32_t>& words, uint32_t phase) {

@@ -1,6 +1,6 @@
 // Unit tests for src/core/stats.{hpp,cpp}: buffer statistics, bit-exact comparison and
 // classification on synthetic buffers.
-#include "core/stats.hpp"
+#include "reference/stats.hpp"
 
 #include <gtest/gtest.h>
 

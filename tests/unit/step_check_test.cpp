@@ -3,7 +3,7 @@
 // a dropped channel, zeros, a NaN and one element just above the bound fail; the default
 // (estimated, then rechecked) path and the exact-bounds path agree; slices are bit-exact;
 // the bound stays sharp at N = 7, where the chained tolerance does not.
-#include "core/step_check.hpp"
+#include "reference/step_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/cpu_reference.hpp"
+#include "reference/cpu_reference.hpp"
 
 namespace repro {
 namespace {

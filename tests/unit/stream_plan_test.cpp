@@ -1,4 +1,4 @@
-// The experiment recorder's plan (src/core/stream_plan.hpp): with the default options it is
+// The experiment recorder's plan (src/vk/stream_plan.hpp): with the default options it is
 // blade's own stream (docs/blade-stream.md "Per mode", the literal recorders of
 // src/vk/blade_modes.cpp), and each experiment flag changes only what its comment says.
 // The plans are compared as the lines describe() prints, so a failure shows the stream.
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/shape.hpp"
-#include "core/stream_plan.hpp"
+#include "vk/stream_plan.hpp"
 
 namespace repro {
 namespace {

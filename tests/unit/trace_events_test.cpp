@@ -1,8 +1,8 @@
-// The --trace writer (src/core/trace_events.hpp): the document's schema as Perfetto and
+// The --trace writer (src/report/trace_events.hpp): the document's schema as Perfetto and
 // chrome://tracing read it, times as microseconds that give the recorded nanoseconds back,
 // the recorder's lines through the supervisor's collector, the job-timeout markers, and the
 // mapping of GPU ticks onto the host clock.
-#include "core/trace_events.hpp"
+#include "report/trace_events.hpp"
 
 #include <gtest/gtest.h>
 

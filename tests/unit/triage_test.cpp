@@ -1,6 +1,6 @@
 // concludeTriage: each conclusion from the experiment outcomes that should give it, and the
 // undetermined ones from missing or contradictory evidence.
-#include "core/triage.hpp"
+#include "children/triage.hpp"
 
 #include <gtest/gtest.h>
 

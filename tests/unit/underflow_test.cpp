@@ -1,4 +1,4 @@
-// The underflow estimate (src/core/underflow.hpp): the float64 CPU chain's own maximum where
+// The underflow estimate (src/reference/underflow.hpp): the float64 CPU chain's own maximum where
 // it is cheap (tiny, small), the empirical bound 2 * 20^-N where it is not (the original's
 // shapes), "possible" exactly below 2^-116 on either basis, and the measurement behind
 // the bound: on tiny and small the maximum shrinks by far less than 20x per step.
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_reference.hpp"
-#include "core/underflow.hpp"
+#include "reference/cpu_reference.hpp"
+#include "reference/underflow.hpp"
 
 namespace repro {
 namespace {

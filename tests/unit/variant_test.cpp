@@ -1,5 +1,5 @@
 // The experiment dimensions (src/core/variant.hpp): names, where --submit-every,
-// --split-mib and --split-ms close command buffers, the --matrix set (core/run_factors.hpp,
+// --split-mib and --split-ms close command buffers, the --matrix set (children/run_factors.hpp,
 // its flags from children/child_run.hpp) and the driver settings.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "children/child_run.hpp"
-#include "core/run_factors.hpp"
+#include "children/run_factors.hpp"
 #include "core/variant.hpp"
 
 namespace repro {

@@ -1,6 +1,6 @@
 // Unit tests for src/core/verdict.{hpp,cpp}: exit-status precedence, the verdict lines
 // and the original's per-mode result line.
-#include "core/verdict.hpp"
+#include "report/verdict.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // Unit tests for the vectorised, threaded verification kernels: computeStats and
-// compareBitExact (src/core/stats.cpp) and compareWithTolerance (src/core/cpu_reference.cpp)
+// compareBitExact (src/reference/stats.cpp) and compareWithTolerance (src/reference/cpu_reference.cpp)
 // against the element-by-element loops they replace (restated here), on sizes around the
 // chunk and vector boundaries, with NaN, Inf, the poison sentinel, denormals and -0 placed
 // at and across those boundaries, for several thread counts and both SIMD paths.
-#include "core/cpu_reference.hpp"
-#include "core/options.hpp"
+#include "reference/cpu_reference.hpp"
+#include "cli/options.hpp"
 #include "core/rust_format.hpp"
-#include "core/stats.hpp"
+#include "reference/stats.hpp"
 
 #include <gtest/gtest.h>
 

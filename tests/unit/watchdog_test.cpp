@@ -1,7 +1,7 @@
 // Unit tests for src/core/watchdog.{hpp,cpp}: kernel releases, amdgpu lockup_timeout in
 // every form the kernel accepts or rejects, each kernel era's defaults and one-value rule,
 // the queue line and the other drivers' facts.
-#include "core/watchdog.hpp"
+#include "forensics/watchdog.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,570 @@
+// --matrix and --driver-env-sweep: the parent starts one child process per run (so a hang
+// or crash in one cannot lose the others), reads each child's JSON report and prints a
+// table as the children finish.
+#include "children/experiments.hpp"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "forensics/environment.hpp"
+#include "core/interrupt.hpp"
+#include "report/issue_markdown.hpp"
+#include "children/triage.hpp"
+#include "report/report_render.hpp"
+#include "children/run_factors.hpp"
+#include "core/spirv_module.hpp"
+#include "core/variant.hpp"
+#include "report/verdict.hpp"
+#include "core/output.hpp"
+#include "cli/output_paths.hpp"
+#include "repro_shared.h"
+#include "repro_version.h"
+#include "vk/describe.hpp"
+#include "vk/watch.hpp"
+#include "vk/device.hpp"
+
+namespace repro {
+namespace {
+
+// --spirv is checked once here, so a bad file is one usage error, not one per child.
+void checkSpirvDir(const Options& options) {
+    if (!options.spirvDir) return;
+    const std::filesystem::path dir(*options.spirvDir);
+    checkComputeInterface(loadSpirvFile(dir / "conv_t.spv"), "--spirv " + (dir / "conv_t.spv").string(),
+                          {REPRO_CONV_WORKGROUP_X, REPRO_CONV_WORKGROUP_Y, 1}, 4);
+    checkComputeInterface(loadSpirvFile(dir / "slice.spv"), "--spirv " + (dir / "slice.spv").string(),
+                          {REPRO_SLICE_WORKGROUP_X, 1, 1}, 3);
+}
+
+}  // namespace
+
+ProbedDevice probe(const Options& options) {
+    checkSpirvDir(options);
+    vk::Instance instance(false);
+    const auto devices = vk::enumerateDevices(instance);
+    const vk::DeviceInfo& d = vk::chooseDevice(devices, options.device);
+    ProbedDevice p;
+    p.name = d.properties.deviceName;
+    if (d.hasDriverProperties) {
+        p.driverId = vk::driverIdName(d.driver.driverID);
+        if (p.driverId.starts_with("DRIVER_ID_")) p.driverId = p.driverId.substr(10);
+        p.driver = fmt::format("{} {}", d.driver.driverName, d.driver.driverInfo);
+    } else {
+        p.driver = vk::driverVersionText(d);
+    }
+    p.cpu = d.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    p.memoryTypes = d.memory.memoryTypeCount;
+    return p;
+}
+
+std::filesystem::path makeLogDir(const char* what) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = fmt::format("{}/repro-{}-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
+    if (!::mkdtemp(pattern.data())) {
+        throw UsageError(fmt::format("cannot create a folder for the children's logs ({})", pattern));
+    }
+    return pattern;
+}
+
+void finishLogDir(const Options& options, const std::filesystem::path& dir, const std::string& keepWhy) {
+    if (options.keepLogs) {
+        say("  logs and reports kept in {} (--keep-logs)", dir.string());
+        return;
+    }
+    if (!keepWhy.empty()) {
+        say("  logs and reports kept in {}: {}", dir.string(), keepWhy);
+        return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec) say("  could not remove {}: {}", dir.string(), ec.message());
+}
+
+double childTimeLimit(const Options& o, bool cpu, uint32_t dispatchRepeat) {
+    const uint32_t convTs = o.chainLength * 4 * std::max({o.dispatchRepeat, dispatchRepeat, 1u});
+    const double perMode = submitTimeoutSeconds(o.timeoutSeconds, o.shape, convTs, cpu);
+    return 2.0 * perMode * 3 * o.repeat + 600.0;
+}
+
+namespace {
+
+std::string validationText(const Options& o, const ChildOutcome& c) {
+    if (!o.validation) return "-";
+    if (!c.report) return "?";
+    // A child that never ran its modes drew no messages because nothing ran: not "clean".
+    if (c.status == kExitCannotTest || c.status == kExitUsage) return "not run";
+    if (c.validationMessages == 0) return "clean";
+    return fmt::format("{} msgs{}", c.validationMessages, c.hazards ? fmt::format(" ({} hazards)", c.hazards) : "");
+}
+
+std::string gpuText(const ChildOutcome& c) {
+    return c.gpuSeconds ? fmt::format("{:.3f} ms", *c.gpuSeconds * 1e3) : "-";
+}
+
+void printHeader(const char* what, const Options& o, const ProbedDevice& device, const std::filesystem::path& dir) {
+    say("repro {} (git {}): {} at N={}, preset {} ({})", kReproVersion, kReproGitHash, what, o.chainLength, o.preset,
+        describe(o.shape));
+    say("Device: {} | driver: {} | driverID {}", device.name, device.driver,
+        device.driverId.empty() ? "?" : device.driverId);
+    say("  each run is a child process of this binary with its own device; logs and JSON "
+        "reports in {}",
+        dir.string());
+}
+
+}  // namespace
+
+namespace {
+
+// The parent's facts for RADV's template: the device it probed, this host, the command.
+IssueFacts childrenIssueFacts(const char* what, const Options& o, const ProbedDevice& device,
+                              const std::vector<std::string>& summary, const ChildrenStory& story,
+                              const std::string& home) {
+    const std::string& verdict = summary.back();  // "matrix verdict: ...": the heading says the rest
+    const EnvironmentReport environment = captureEnvironment();
+    IssueFacts f{
+        .title = fmt::format("repro {}: {}", what, verdict.substr(verdict.find(": ") + 2)),
+        .description = fmt::format(
+            "{} Result: {}.",
+            story.ran.empty()
+                ? fmt::format("repro {} ran the command's runs as child processes of repro on {}.", what, device.name)
+                : story.ran,
+            verdict),
+        .system = {{"GPU", device.name},
+                   {"Driver", fmt::format("{} ({})", device.driver,
+                                          device.driverId.empty() ? "driverID unknown" : device.driverId)},
+                   {"Mesa version", mesaVersion(device.driver)}},
+        .version = kReproVersion,
+        .gitHash = kReproGitHash,
+        .commandLine = o.commandLine,
+        .environment = environment.variables,
+        .llvmAnswer = story.llvmAnswer,
+        .kernelLogProblem =
+            "the runs were child processes of repro: each one's JSON report holds the "
+            "kernel log lines it read (`--keep-logs` keeps them)"};
+    const auto host = hostSystemInformation(environment, home);
+    f.system.insert(f.system.end(), host.begin(), host.end());
+    if (story.hang) f.hangNotes = hangEvidenceNotes(device.driver.substr(0, device.driver.find(' ')));
+    return f;
+}
+
+}  // namespace
+
+// The text went to stderr as it ran (or to stdout, with -o); the document goes to stdout
+// (or the -o file).
+bool printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
+                   const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<std::string>& summary, const ChildrenStory& story) {
+    if (o.format != Format::Markdown) return true;
+    const IssueContext context = currentIssueContext();
+    const IssueFacts facts = childrenIssueFacts(what, o, device, summary, story, context.home);
+    std::string out = issueHead(facts, context);
+    out += "#### Results\n\n" + markdownTable(header, rows) + "\n";
+    for (const auto& line : summary) out += "- " + markdownText(line) + "\n";
+    out += "\n" + issueTail(facts, context);
+    return emitFormatDocument(o, fmt::format("the {} Markdown document", what), withoutHome(out, context.home));
+}
+
+int interruptedExit() {
+    const int signal = interruptSignal();
+    say("--- INTERRUPTED by {}: the rows above are complete; no verdict", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + signal;
+}
+
+namespace {
+
+// What the matrix has seen so far, row by row.
+struct MatrixTally {
+    size_t controls = 0, quirks = 0, valid = 0, folded = 0;  // variants of each kind; folded duplicates
+    int hangs = 0, wrong = 0, ran = 0, unclean = 0, racedControls = 0, hazardControls = 0;
+    int validNotRun = 0;  // valid variants that gave no result (could not test, crashed, no report)
+    std::vector<std::pair<Variant, ChildOutcome>> outcomes;  // every row, for the conclusion
+    std::vector<std::string> quirkResults, wrongNames, uncleanNames, notRun;
+    std::vector<std::vector<std::string>> rows;  // for --format markdown
+    std::string keepWhy;                         // why the children's folder is kept: a line points at a log in it
+};
+
+// A line that points at a child's log: the folder is kept, so the file is there to read.
+std::string pointAtLog(MatrixTally& t, const ChildOutcome& c) {
+    t.keepWhy = "a line above points at a child's log";
+    return "log " + c.log;
+}
+
+// The reference the children use, in words for the matrix's introduction.
+std::string childReference(const Options& o) {
+    switch (o.reference) {
+        case ReferenceKind::Cpu:
+            return "each child checks against the CPU reference (--reference cpu) and runs no split";
+        case ReferenceKind::None:
+            return "each child checks for zeros and non-finite values only (--reference none) and runs no split";
+        default:
+            return "each child also runs split, blade's stream, as its reference";
+    }
+}
+
+// Counts the kinds of variant and says what the matrix will run.
+MatrixTally introduceMatrix(const Options& o, const std::vector<Variant>& variants, size_t folded) {
+    MatrixTally t;
+    t.folded = folded;
+    t.controls = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return isControl(v); }));
+    t.quirks = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return bladeQuirks(v); }));
+    t.valid = variants.size() - t.controls - t.quirks;
+    say("  {} variants ({} valid, {} controls, {} with blade's own quirks), one factor at a time "
+        "around blade's own stream, for multipass and single; {}. Only the valid variants decide the exit status.",
+        variants.size(), t.valid, t.controls, t.quirks, childReference(o));
+    if (folded > 0) {
+        say("  {} more variants are folded into the ones they repeat: with a --barrier other than blade's, multipass "
+            "and single record the same stream, so each such stream is listed once (as multipass = single)",
+            folded);
+    }
+    if (o.dropDispatch) {
+        say("  --drop-dispatch {}: every variant leaves that dispatch out, so wrong output is expected everywhere; "
+            "a wrong control shows the dropped dispatch, not a race",
+            *o.dropDispatch);
+    }
+    if (!o.validation) say("  (add --validation to check that every valid variant is validation-clean)");
+    if (!o.timestamps) say("  (add --timestamps for GPU time per variant; it adds query commands)");
+    if (o.timestamps || o.breadcrumbs) say("  note: {}", kInstrumentationCaveat);
+    return t;
+}
+
+// A control's note: with a dropped dispatch, wrong output is that dispatch's doing.
+std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t) {
+    if (c.hazards) ++t.hazardControls;
+    // Correct only when it ran to a result; a control that never ran says so.
+    if (!c.anyWrong && childRunResult(c) != RunResult::Correct) return "control: no result (" + resultText(c) + ")";
+    if (!c.anyWrong) return "control: correct anyway";
+    if (o.dropDispatch)
+        return fmt::format("control: wrong, as --drop-dispatch {} makes every variant", *o.dropDispatch);
+    ++t.racedControls;
+    return "control: raced (wrong output without a valid barrier)";
+}
+
+// What a row changes nothing about on this device, or "".
+std::string noEffectNote(const Options& o, const ProbedDevice& device, const Variant& v) {
+    if (v.factors.memory && device.memoryTypes <= 1) return "changes nothing here: the device has one memory type";
+    const uint32_t every = v.factors.submit.every;
+    if (every > 0 && every >= 2ul * o.chainLength) {
+        return fmt::format("changes nothing here: {} dispatches fit in one submit of {}", 2 * o.chainLength, every);
+    }
+    return "";
+}
+
+// A valid variant's outcome into the tally.
+void countValid(const Options& o, const Variant& v, const ChildOutcome& c, MatrixTally& t, std::string& note) {
+    if (c.status == kExitHang || c.process.timedOut) {
+        // A hang, or a child killed at its time limit, in a valid variant.
+        ++t.ran;
+        ++t.hangs;
+        t.wrongNames.push_back(fmt::format("{} ({})", label(v), resultText(c)));
+        note = c.reason.empty() ? pointAtLog(t, c) : c.reason;
+    } else if (c.process.signal != 0) {
+        // The child itself died of a signal: a crash of this binary, not a GPU hang (a
+        // driver fault inside the child's Vulkan calls ends in 125 or 3 through its supervisor).
+        ++t.validNotRun;
+        t.notRun.push_back(fmt::format("{}: crashed (signal {}; {})", label(v), c.process.signal, pointAtLog(t, c)));
+    } else if (c.report) {
+        if (c.status != kExitCannotTest) ++t.ran;
+        if (c.anyWrong && c.status == kExitReproduced) {
+            ++t.wrong;
+            t.wrongNames.push_back(label(v));
+        }
+        if (o.validation && c.validationMessages > 0) {
+            ++t.unclean;
+            t.uncleanNames.push_back(label(v));
+        }
+        if (c.status == kExitCannotTest) {
+            ++t.validNotRun;
+            t.notRun.push_back(fmt::format("{}: {}", label(v), c.verdictLine));
+        }
+    } else {
+        ++t.validNotRun;
+        t.notRun.push_back(fmt::format("{}: {} ({})", label(v), outcomeText(c), pointAtLog(t, c)));
+    }
+}
+
+// Counts one child's outcome into the tally and returns the row's note.
+std::string judgeVariant(const Options& o, const ProbedDevice& device, const Variant& v, const ChildOutcome& c,
+                         MatrixTally& t) {
+    std::string note;
+    if (isControl(v)) {
+        note = controlNote(o, c, t);
+    } else if (bladeQuirks(v)) {
+        note = "blade's quirks, not valid Vulkan: not judged";
+        if (!c.verdictLine.empty()) note += "; " + c.verdictLine;
+        t.quirkResults.push_back(fmt::format("{}: {}", label(v), outcomeText(c)));  // names its exit once
+    } else {
+        countValid(o, v, c, t, note);
+    }
+    auto add = [&](const std::string& text) {
+        if (!text.empty()) note += (note.empty() ? "" : "; ") + text;
+    };
+    if (v.factors.memory && !c.memory.empty()) add(c.memory);
+    add(noEffectNote(o, device, v));
+    if (c.anyWrong && !isControl(v) && !bladeQuirks(v)) add(c.reason);
+    t.outcomes.emplace_back(v, c);
+    return note;
+}
+
+// The matrix's exit status and verdict from the valid variants alone.
+std::pair<int, std::string> matrixVerdict(const MatrixTally& t) {
+    if (t.hangs > 0) return {kExitHang, "GPU HANG in a valid variant"};
+    if (t.wrong > 0) return {kExitReproduced, "BUG REPRODUCED by a valid variant"};
+    if (t.ran == 0) return {kExitCannotTest, "CANNOT TEST: no valid variant ran"};
+    // "Not reproduced" (or validation messages) speaks for every valid variant only when
+    // every one of them ran.
+    if (t.validNotRun > 0) {
+        return {kExitCannotTest,
+                fmt::format("CANNOT TEST: {} of the {} valid variants gave no result", t.validNotRun, t.valid)};
+    }
+    if (t.unclean > 0) return {kExitValidation, "VALIDATION messages in a valid variant"};
+    return {kExitNotReproduced, "NOT REPRODUCED by any valid variant"};
+}
+
+// The experiment a matrix row is, for the conclusion; nullopt for rows it does not weigh
+// (blade's own stream, the controls, --dispatch-repeat alone).
+std::optional<ExperimentKind> experimentOf(const Variant& v) {
+    const RunFactors& f = v.factors;
+    if (isControl(v)) return std::nullopt;
+    if (bladeQuirks(v)) return ExperimentKind::BladeExact;
+    if (f.barrier) return ExperimentKind::Barrier;
+    if (f.memory) return ExperimentKind::Memory;
+    if (f.submit.splitMiB) return ExperimentKind::SplitMib;
+    if (f.submit.every > 0)
+        return f.submit.hostWait ? ExperimentKind::SubmitEveryWait : ExperimentKind::SubmitEveryNoWait;
+    return std::nullopt;
+}
+
+// The triage's input from the matrix's rows: blade's stream of the first mode it fails in
+// as the baseline (with its cause), that mode's rows as the experiments.
+TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, const MatrixTally& t) {
+    auto modeOf = [](const Variant& v) { return v.factors.mode ? std::string(name(*v.factors.mode)) : std::string(); };
+    auto isBlade = [](const Variant& v) { return v.factors == RunFactors{.mode = v.factors.mode}; };
+    TriageInput in;
+    in.userModules = o.spirvDir.has_value();
+    std::string mode = "multipass";
+    for (const auto& [v, c] : t.outcomes) {
+        if (!isBlade(v)) continue;
+        const RunResult r = childRunResult(c);
+        if (modeOf(v) == "multipass" || r == RunResult::Wrong || r == RunResult::Hang) {
+            readTriageBaseline(c, in);
+            mode = modeOf(v);
+            if (r == RunResult::Wrong || r == RunResult::Hang) break;
+        }
+    }
+    for (const auto& [v, c] : t.outcomes) {
+        const std::optional<ExperimentKind> kind = experimentOf(v);
+        if (!kind || (modeOf(v) != mode && !v.folded)) continue;
+        ExperimentOutcome e{
+            .kind = *kind, .label = labelWithoutMode(v), .result = childRunResult(c), .detail = resultText(c, true)};
+        if (!noEffectNote(o, device, v).empty() && e.result != RunResult::Wrong) {
+            e.result = RunResult::NoEffect;
+            e.detail = noEffectNote(o, device, v);
+        }
+        in.experiments.push_back(e);
+    }
+    return in;
+}
+
+// The summary lines after the table, ending with the verdict; returns the exit status.
+int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants, const MatrixTally& t) {
+    std::vector<std::string> summary;
+    auto line = [&](std::string text) {
+        say("{}", text);
+        summary.push_back(text.substr(text.find_first_not_of("- ")));
+    };
+    line(fmt::format(
+        "--- matrix: {} variants: {} valid ({} ran, {} reproduced the bug, {} hung), "
+        "{} controls ({} raced, {} drew hazard messages), {} with blade's quirks",
+        variants, t.valid, t.ran, t.wrong, t.hangs, t.controls, t.racedControls, t.hazardControls, t.quirks));
+    for (const auto& text : t.quirkResults) line("    blade's quirks: " + text);
+    for (const auto& text : t.notRun) line("    not tested: " + text);
+    if (o.validation) {
+        line(fmt::format("--- validation: {} of the valid default-profile variants drew messages{}", t.unclean,
+                         t.unclean ? ": " + join(t.uncleanNames) : ""));
+    }
+    const TriageConclusion triage = concludeTriage(matrixTriageInput(o, device, t));
+    line("--- hypotheses (from the rows above; --triage runs more experiments) ---");
+    for (const HypothesisFinding& h : triage.hypotheses) {
+        line(fmt::format("  {} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
+                         h.why.empty() ? "" : " (" + h.why + ")"));
+    }
+    line("--- " + triage.line);
+    const auto [status, verdict] = matrixVerdict(t);
+    line(fmt::format("--- matrix verdict: {}{}", verdict, t.wrongNames.empty() ? "" : ": " + join(t.wrongNames)));
+    const bool written = printMarkdown(
+        "--matrix", o, device, {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows, summary);
+    return written || status == kExitHang || status == kExitReproduced || status > 125 ? status : kExitUsage;
+}
+
+// Says what the sweep will set, and what RADV_DEBUG=hang does to the result.
+void introduceDriverEnvSweep(const Options& o, const ProbedDevice& device, const std::vector<DriverSetting>& settings) {
+    say("  note: RADV_DEBUG=hang itself adds synchronization (it waits after every command to "
+        "find the hanging one), so a bug that disappears under it cannot be caught with it");
+    if (settings.empty()) {
+        say("  no documented synchronization setting for driver {}; --all-drivers runs every "
+            "driver's settings (they should change nothing here)",
+            device.driverId.empty() ? "?" : device.driverId);
+    } else if (o.allDrivers) {
+        say("  --all-drivers: settings of other drivers are expected to change nothing here");
+    }
+}
+
+// Whether a child reproduced the bug: exit 2, a hang, or killed at its time limit.
+bool reproduces(const ChildOutcome& c) {
+    return c.status == kExitReproduced || c.status == kExitHang || c.process.timedOut;
+}
+
+// The sweep's rows so far.
+struct SweepTally {
+    std::vector<std::vector<std::string>> rows;  // for --format markdown
+    std::vector<std::string> cures, stillFailing;
+};
+
+// One table row, on stderr and for Markdown.
+void sweepRow(SweepTally& t, const std::string& setting, const ChildOutcome& c, const std::string& effect) {
+    const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
+    say("  {:<28} {:<40} {:>4}  {:<10} {}", setting, resultText(c, true), exit, gpuText(c), effect);
+    t.rows.push_back({setting, resultText(c, true), exit, gpuText(c), effect});
+}
+
+// The verdict lines after the table; returns the baseline's exit status.
+int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const ChildOutcome& baseline,
+                           const SweepTally& t) {
+    std::vector<std::string> summary;
+    std::string verdict;
+    if (childRunResult(baseline) == RunResult::NotRun) {
+        // No result is no "does not reproduce": the sweep cannot judge any setting.
+        const std::string why = baseline.verdictLine.empty() ? lastOutputLine(baseline) : baseline.verdictLine;
+        verdict = fmt::format("--- driver-env-sweep: no result without a setting: {}{}; no setting can be judged",
+                              outcomeText(baseline), why.empty() ? "" : ": " + why);
+    } else if (!reproduces(baseline)) {
+        verdict = fmt::format(
+            "--- driver-env-sweep: the run without a setting does not reproduce "
+            "(exit {}); there is no failure for a setting to remove",
+            baseline.status);
+    } else {
+        verdict = fmt::format(
+            "--- driver-env-sweep: the bug reproduces without a setting; it "
+            "disappears under: {}",
+            t.cures.empty() ? "none of them" : join(t.cures));
+        if (!t.stillFailing.empty()) summary.push_back("still reproduces under: " + join(t.stillFailing));
+    }
+    say("{}", verdict);
+    for (const auto& text : summary) say("    {}", text);
+    summary.insert(summary.begin(),
+                   "RADV_DEBUG=hang itself adds synchronization, so a bug that "
+                   "disappears under it cannot be caught with it");
+    summary.push_back(verdict.substr(4));
+    const bool written =
+        printMarkdown("--driver-env-sweep", o, device, {"setting", "result", "exit", "GPU", "effect"}, t.rows, summary);
+    const int status = baseline.status >= 0 ? baseline.status : baseline.process.timedOut ? kExitHang : kExitCannotTest;
+    return written || status == kExitHang || status == kExitReproduced || status > 125 ? status : kExitUsage;
+}
+
+}  // namespace
+
+namespace {
+
+// --split-ms at half the queue's job timeout (the per-submit cap by time), for multipass
+// and single; none when the first child named no timeout, said in one line.
+std::vector<Variant> splitMsRows(const MatrixTally& t) {
+    const std::optional<double> timeout = t.outcomes.empty() ? std::nullopt : reportedJobTimeout(t.outcomes[0].second);
+    if (!timeout) {
+        say("       split-ms (half the job timeout): not run: the first child's report names no job timeout for "
+            "this device's queue");
+        return {};
+    }
+    const double half = *timeout * 500.0;
+    say("       2 more valid variants: --split-ms {} (half the {:.1f} s job timeout the first child's report names)",
+        splitMsText(half), *timeout);
+    return splitMsVariants(half);
+}
+
+}  // namespace
+
+int runMatrix(const Options& o) {
+    const ProbedDevice device = probe(o);
+    const auto dir = makeLogDir("matrix");
+    const ChildLogFolder logs(o, dir);  // removed (or kept and named) when interrupted
+    printHeader("--matrix", o, device, dir);
+    const ChainSizes sizes = computeSizes(o.shape);
+    const double splitMiB = 0.9 * double(sizes.bigBytes) / 1048576.0;
+    auto [variants, folded] = foldSameStreams(matrixVariants(splitMiB));
+    MatrixTally t = introduceMatrix(o, variants, folded);
+    const double limit = childTimeLimit(o, device.cpu);
+    say("--- matrix ---");
+    // The variant column fits the longest label (the --split-ms rows added later are shorter).
+    size_t width = 44;
+    for (const Variant& v : variants) width = std::max(width, label(v).size());
+    say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}", "#", "variant", width, "result", "exit", "validation", "gpu");
+    for (size_t i = 0; i < variants.size(); ++i) {
+        if (interruptSignal() != 0) return interruptedExit();
+        if (i == 1) {  // the first child has said what the queue's job timeout is
+            const std::vector<Variant> extra = splitMsRows(t);
+            variants.insert(variants.end(), extra.begin(), extra.end());
+            t.valid += extra.size();
+        }
+        const Variant& v = variants[i];
+        watch::row(static_cast<unsigned>(i + 1), static_cast<unsigned>(variants.size()), "matrix " + label(v));
+        const ChildOutcome c = runChild({.options = o,
+                                         .factors = v.factors,
+                                         .dir = dir,
+                                         .tag = fmt::format("variant-{:02}", i + 1),
+                                         .limitSeconds = limit});
+        if (c.process.interrupted) return interruptedExit();
+        const std::string note = judgeVariant(o, device, v, c, t);
+        const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
+        say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}{}", i + 1, label(v), width, resultText(c), exit,
+            validationText(o, c), gpuText(c), note.empty() ? "" : "  " + note);
+        t.rows.push_back(
+            {std::to_string(i + 1), label(v), resultText(c), exit, validationText(o, c), gpuText(c), note});
+    }
+    const int status = concludeMatrix(o, device, variants.size(), t);
+    finishLogDir(o, dir, t.keepWhy);
+    return status;
+}
+
+int runDriverEnvSweep(const Options& o) {
+    const ProbedDevice device = probe(o);
+    const auto dir = makeLogDir("driver-env");
+    const ChildLogFolder logs(o, dir);  // removed (or kept and named) when interrupted
+    printHeader("--driver-env-sweep", o, device, dir);
+    const std::vector<DriverSetting> settings = driverSettingsFor(device.driverId, o.allDrivers);
+    introduceDriverEnvSweep(o, device, settings);
+    const double limit = childTimeLimit(o, device.cpu);
+    say("--- driver settings ---");
+    say("  {:<28} {:<40} {:>4}  {:<10} {}", "setting", "result", "exit", "gpu", "effect");
+    SweepTally t;
+    const ChildOutcome baseline = runChild({.options = o, .dir = dir, .tag = "baseline", .limitSeconds = limit});
+    if (baseline.process.interrupted) return interruptedExit();
+    sweepRow(t, "(none)", baseline, "the driver as it is");
+    for (size_t i = 0; i < settings.size(); ++i) {
+        if (interruptSignal() != 0) return interruptedExit();
+        const DriverSetting& s = settings[i];
+        const RunFactors factors{.driverEnv = DriverEnv{.variable = s.variable, .value = s.value}};
+        const std::string assignment = childEnv(factors).front();
+        watch::row(static_cast<unsigned>(i + 1), static_cast<unsigned>(settings.size()),
+                   "driver settings " + assignment);
+        const ChildOutcome c = runChild({.options = o,
+                                         .factors = factors,
+                                         .dir = dir,
+                                         .tag = fmt::format("setting-{:02}", i + 1),
+                                         .limitSeconds = limit});
+        if (c.process.interrupted) return interruptedExit();
+        if (reproduces(baseline) && !reproduces(c) && c.status == kExitNotReproduced) t.cures.push_back(assignment);
+        if (reproduces(baseline) && reproduces(c)) t.stillFailing.push_back(assignment);
+        sweepRow(t, assignment, c, s.effect + (s.driver == device.driverId ? "" : " (not this device's driver)"));
+    }
+    const int status = concludeDriverEnvSweep(o, device, baseline, t);
+    finishLogDir(o, dir);
+    return status;
+}
+
+}  // namespace repro

@@ -1,0 +1,79 @@
+// --matrix and --driver-env-sweep: many runs of repro itself, each in a child process with
+// its own device (children/child_run.hpp), read back through their JSON reports
+// (docs/report-schema.md); and what every parent of children shares (--triage and
+// --watchdog-probe too, children/triage_run.hpp).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "children/child_run.hpp"
+#include "cli/options.hpp"
+
+namespace repro {
+
+// ---- Shared by --matrix, --driver-env-sweep, --triage and --watchdog-probe -------------
+
+// What the parent needs to know of the device the children will pick.
+struct ProbedDevice {
+    std::string name;
+    std::string driverId;  // VkDriverId name without "DRIVER_ID_", e.g. "MESA_RADV"
+    std::string driver;    // "driverName driverInfo"
+    bool cpu = false;
+    uint32_t memoryTypes = 0;  // VkPhysicalDeviceMemoryProperties::memoryTypeCount
+};
+// Checks --spirv once, creates an instance and picks the device as the children will.
+// Throws UsageError for a bad --spirv or --device, std::runtime_error without a device.
+ProbedDevice probe(const Options& options);
+
+// A fresh folder $TMPDIR/repro-WHAT-XXXXXX (or /tmp) for the children's logs and reports.
+// Throws UsageError when it cannot be created.
+std::filesystem::path makeLogDir(const char* what);
+// The end of a run of children: removes `dir` unless --keep-logs or `keepWhy` (a clause
+// saying why a log matters, "the baseline gave no result; its log is F"), else says where
+// it is and why.
+void finishLogDir(const Options& options, const std::filesystem::path& dir, const std::string& keepWhy = {});
+
+// The time limit for one child, seconds: its modes' submit timeouts (conv-Ts scaled by
+// `dispatchRepeat`), twice, plus 10 minutes for set-up and checking.
+double childTimeLimit(const Options& options, bool cpu, uint32_t dispatchRepeat = 1);
+
+// What a parent's Markdown document says besides its table: what ran (the Description's
+// first sentences), the RADV_DEBUG=llvm answer when an experiment gave one, and whether the
+// run hung (the hang note under Log files).
+struct ChildrenStory {
+    std::string ran;
+    std::optional<std::string> llvmAnswer;
+    bool hang = false;
+};
+
+// The --format markdown document, in RADV's issue template (report/issue_markdown.hpp): a
+// heading from the summary's last line, Description (`story`'s words and the verdict),
+// System information (the device, the host), Steps to reproduce (the source, the build,
+// the command), Results (the table and the summary lines), the RADV_DEBUG=llvm answer,
+// Regression and Log files; on stdout or in the -o file; nothing for other formats. False
+// when the -o file could not be written (one line on stderr said why).
+bool printMarkdown(const char* what, const Options& o, const ProbedDevice& device,
+                   const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<std::string>& summary, const ChildrenStory& story = {});
+
+// "--- INTERRUPTED by SIGINT: ..." and 128 + the signal.
+int interruptedExit();
+
+// ---- The runs --------------------------------------------------------------------------
+
+// Runs every variant of matrixVariants() at the options' N, shape and device, prints one
+// row per variant as it finishes and a verdict. Exit status over the valid variants (the
+// controls never count): 3 if one hung, else 2 if one was wrong, else 125 if none could
+// run, else 4 if a default-profile variant drew validation messages (with --validation),
+// else 0. 130/143 when interrupted.
+int runMatrix(const Options& options);
+
+// Runs the user's command once without and once under each driver setting of
+// driverSettingsFor(device's driver, --all-drivers) and says which make a reproducing run
+// stop reproducing. Exit status: the run without a setting's (the driver as it is).
+int runDriverEnvSweep(const Options& options);
+
+}  // namespace repro

@@ -1,0 +1,306 @@
+// The supervising parent (see children/supervisor.hpp) and the forked child's start.
+#include "children/supervisor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "children/child_clock.hpp"
+#include "core/atomic_file.hpp"
+#include "children/child_protocol.hpp"
+#include "forensics/crash_site.hpp"
+#include "core/clock.hpp"
+#include "core/interrupt.hpp"
+#include "core/output.hpp"
+#include "children/progress.hpp"
+#include "report/report_render.hpp"
+#include "core/text.hpp"
+#include "report/trace_events.hpp"
+#include "report/verdict.hpp"
+#include "repro_version.h"
+#include "vk/device.hpp"
+#include "vk/watch.hpp"
+
+namespace repro {
+namespace {
+
+// After an interrupt the child drains the queue (kInterruptDrainSeconds) and reports.
+constexpr double kInterruptGraceSeconds = kInterruptDrainSeconds + 5.0;
+
+// How the child ended, as the parent saw it.
+struct ChildEnd {
+    enum class Kind { Exited, Crashed, Stalled, Interrupted };
+    Kind kind = Kind::Exited;
+    int status = 0;  // Exited: the child's exit status
+    int signal = 0;  // Crashed: the signal that ended it
+    std::optional<ChildState::Call> stalledIn;
+    double overdueSeconds = 0;
+};
+
+[[noreturn]] void runChild(int writeFd, pid_t parent, bool trace, const std::function<int()>& work) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the supervisor
+    if (getppid() != parent) _exit(kExitCannotTest);
+    // In the parent's process group: the terminal's job control (Ctrl-Z, `stty tostop`, fg)
+    // acts on both; a SIGTSTP sent to the parent alone is passed on (forwardStopsTo).
+    installInterruptHandlers(Stops::ByParent);
+    installCrashReporter(writeFd);  // before any Vulkan library is loaded
+    watch::attach(writeFd);
+    if (trace) trace_events::attach([](const std::string& line) { watch::publishTrace(line); });
+    setTextTap(watch::sendText);  // the parent keeps the text for -o FILE (--format text)
+    const int status = work();
+    if (vk::deviceAbandoned()) {  // its objects leak on purpose: no exit handlers (vk/device.hpp)
+        std::fflush(nullptr);
+        ::_exit(status);
+    }
+    std::exit(status);
+}
+
+// The progress line on stderr (children/progress.hpp), redrawn from the child's state by this
+// loop's thread: no thread of its own, nothing in a signal handler. Written with write(2)
+// straight to fd 2, each redraw whole in one call.
+class ProgressLine {
+  public:
+    explicit ProgressLine(bool on) : on_(on) {}
+    ProgressLine(const ProgressLine&) = delete;
+    ProgressLine& operator=(const ProgressLine&) = delete;
+    ~ProgressLine() { clear(); }
+
+    void update(const ChildState& state, double now) {
+        if (!on_ || now < kProgressAfterSeconds || now < next_) return;
+        next_ = now + kProgressEverySeconds;
+        // Only in the terminal's foreground: a background job's line would land on the
+        // shell's prompt (or stop the job with SIGTTOU under `stty tostop`).
+        if (::tcgetpgrp(STDERR_FILENO) != ::getpgrp()) return;
+        put("\r" + progressLine(state, now, columns()) + "\x1b[K");
+        drawn_ = true;
+    }
+
+    // Erases the line, so that what is printed next starts on a clean one.
+    void clear() {
+        if (drawn_) put("\r\x1b[K");
+        drawn_ = false;
+    }
+
+  private:
+    static size_t columns() {
+        winsize size{};
+        if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+        return 80;
+    }
+    static void put(const std::string& text) {
+        for (ssize_t n = -1; n < 0;) {
+            n = ::write(STDERR_FILENO, text.data(), text.size());
+            if (n < 0 && errno != EINTR) return;
+        }
+    }
+    bool on_;
+    bool drawn_ = false;
+    double next_ = 0;
+};
+
+std::string signalName(int signal) {
+    const char* abbrev = sigabbrev_np(signal);
+    return abbrev ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
+}
+
+// Reads what the child wrote, passes interrupts on, enforces the call deadlines (on the
+// watched clock: time the child was stopped, or this process was, does not count).
+ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol, ProgressLine& progress) {
+    const auto start = Clock::now();
+    WatchedClock watchedClock;
+    int forwarded = 0;  // interrupts passed on
+    std::optional<double> killAt;
+    ChildEnd end;
+    for (;;) {
+        pollfd pfd{.fd = readFd, .events = POLLIN};
+        const int ready = ::poll(&pfd, 1, 50);
+        const double now = secondsSince(start);
+        const double watched = watchedClock.sample(now, processStopped(child));
+        if (ready > 0) {
+            char buffer[65536];
+            const ssize_t n = ::read(readFd, buffer, sizeof buffer);
+            if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
+        }
+        progress.update(protocol.state(), watched);
+        int status = 0;
+        if (::waitpid(child, &status, WNOHANG) == child) {
+            progress.clear();
+            for (ssize_t n = 1; n > 0;) {  // what the child wrote before it ended
+                char buffer[65536];
+                n = ::read(readFd, buffer, sizeof buffer);
+                if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
+            }
+            if (end.kind == ChildEnd::Kind::Stalled || end.kind == ChildEnd::Kind::Interrupted) return end;
+            if (WIFEXITED(status)) return {.kind = ChildEnd::Kind::Exited, .status = WEXITSTATUS(status)};
+            return {.kind = ChildEnd::Kind::Crashed, .signal = WTERMSIG(status)};
+        }
+        if (interruptCount() > forwarded) {
+            if (forwarded == 0) {
+                ::kill(child, interruptSignal());
+                killAt = now + kInterruptGraceSeconds;
+            } else {
+                ::kill(child, SIGKILL);  // a second interrupt: at once
+                end.kind = ChildEnd::Kind::Interrupted;
+            }
+            forwarded = interruptCount();
+        }
+        if (killAt && now > *killAt && end.kind == ChildEnd::Kind::Exited) {
+            ::kill(child, SIGKILL);
+            end.kind = ChildEnd::Kind::Interrupted;
+        }
+        if (const auto late = protocol.state().overdue(watched); late && end.kind == ChildEnd::Kind::Exited) {
+            ::kill(child, SIGKILL);
+            end.kind = ChildEnd::Kind::Stalled;
+            end.stalledIn = protocol.state().inCall;
+            end.overdueSeconds = *late;
+        }
+    }
+}
+
+// What the child was doing: "mode multipass, submit 1 of 1 (all 7 steps)".
+std::string duringText(const ChildState& s) {
+    if (s.mode.empty() || s.what.starts_with("mode ")) return s.what;
+    return fmt::format("mode {}, {}", s.mode, s.what);
+}
+
+// Where the child was, in words: "in vkQueueSubmit during mode multipass (submit 1 of 1)".
+std::string whereText(const ChildState& s, const std::optional<ChildState::Call>& call) {
+    const std::string in = call ? fmt::format("in {} ", call->name) : "outside any Vulkan call, ";
+    return fmt::format("{}during {}", in, duringText(s));
+}
+
+// The verdict for a child that did not end by itself: its status, its line (what happened,
+// where) and the line after it (what that means for the results).
+CrashVerdict verdictFor(const ChildEnd& end, const ChildState& s) {
+    const bool modes = s.stage != "setup";
+    if (end.kind == ChildEnd::Kind::Stalled) {
+        return {modes ? kExitHang : kExitCannotTest,
+                fmt::format("{}: the driver stalled: {} did not return within {:.0f} s, during {}",
+                            modes ? "--- GPU HANG" : "--- CANNOT TEST HERE", end.stalledIn->name,
+                            end.stalledIn->limitSeconds, duringText(s)),
+                modes ? "--- the results above are complete for the modes that finished"
+                      : "--- before the first submit of the modes under test: this revision cannot be tested"};
+    }
+    return crashVerdict(end.signal, s.crash, s.inCall.has_value(), modes, whereText(s, s.inCall),
+                        signalName(end.signal));
+}
+
+// --trace: the document from what the child sent, with a marker where the parent ended
+// the child (`ending`: its verdict line; empty when the child ended by itself), written
+// whole or not at all. The status, or 1 when the file could not be written and nothing
+// stronger (a hang, a reproduction, an interrupt, cannot test) is to be said.
+int writeTrace(const Options& o, const ChildState& s, trace_events::Nanos origin, const std::string& ending,
+               int status) {
+    if (!o.trace) return status;
+    trace_events::TraceDocument doc(origin, static_cast<int>(::getpid()), fmt::format("repro {}", kReproVersion));
+    // The command line as given, with "repro" for the binary: no path of this machine.
+    std::vector<std::string> args(o.commandLine.begin() + (o.commandLine.empty() ? 0 : 1), o.commandLine.end());
+    args.insert(args.begin(), "repro");
+    doc.setFact("command_line", fmt::format("{}", fmt::join(args, " ")));
+    doc.setFact("time_origin", "ts 0 is when repro started; every ts and dur is in microseconds");
+    for (const std::string& line : s.traceLines) doc.addLine(line);
+    if (!ending.empty()) {
+        doc.add({.name = ending,
+                 .category = "marker",
+                 .phase = 'i',
+                 .start = trace_events::now(),
+                 .args = {{"during", duringText(s)}, {"exit_status", status}}});
+    }
+    const std::optional<std::string> why = writeFileAtomically(*o.trace, doc.renderText());
+    if (!why) return status;
+    sayError("repro: --trace: cannot write the trace to {} ({})", quote(*o.trace), *why);
+    const bool stronger = status == kExitHang || status == kExitReproduced || status > kExitCannotTest;
+    return stronger ? status : kExitUsage;
+}
+
+// The report the child streamed, with the mode that was running and the parent's verdict
+// (`lines`: its line, then the line after it).
+RunReport rebuildReport(const ChildState& s, int status, const std::vector<std::string>& lines, const Options& o) {
+    const std::string& line = lines.front();
+    RunReport r;
+    if (!s.report.empty()) {
+        const nlohmann::json j = nlohmann::json::parse(s.report, nullptr, /*allow_exceptions=*/false);
+        // A scenario's child publishes its own document (engine/scenario_run.cpp), not a run report.
+        if (!j.is_discarded() && j.is_object() && j.value("schema", "") == "repro-report") r = parseReport(j);
+    }
+    if (r.commandLine.empty()) r.commandLine = o.commandLine;
+    if (s.modesBegan && !s.mode.empty() && status == kExitHang) {
+        ModeReport m{.role = "under test"};
+        m.result.kind = Classification::Hang;
+        if (const auto mode = parseModes(s.mode); mode && mode->size() == 1) m.result.mode = mode->front();
+        m.result.reason = line.substr(line.find(": ") + 2);
+        r.modes.push_back(std::move(m));
+    }
+    r.verdict = Verdict{.exitStatus = status, .lines = lines};
+    return r;
+}
+
+}  // namespace
+
+int superviseRun(const Options& options, const std::function<int()>& work,
+                 const std::function<int(RunReport&, int, const std::string&)>& writeReports) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+        sayError("repro: cannot create the pipe to the supervised child ({})", std::strerror(errno));
+        return kExitCannotTest;
+    }
+    const trace_events::Nanos origin = trace_events::now();  // --trace's ts 0
+    // The progress line: stderr a terminal, not -q, not in CI (children/progress.hpp). The child
+    // inherits the clearing of that line before each of its writes to the terminal.
+    const bool progress =
+        progressWanted(::isatty(STDERR_FILENO) == 1, options.quiet, std::getenv("CI"), std::getenv("TERM"));
+    clearProgressBeforeWrites(progress);
+    std::fflush(nullptr);  // nothing buffered is written twice
+    const pid_t parent = ::getpid();
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(fds[0]);
+        runChild(fds[1], parent, options.trace.has_value(), work);
+    }
+    ::close(fds[1]);
+    if (child < 0) {
+        sayError("repro: cannot fork the supervised child ({})", std::strerror(errno));
+        ::close(fds[0]);
+        return kExitCannotTest;
+    }
+    forwardStopsTo(child, Stops::ByParent);  // `kill -TSTP <repro>` stops the GPU work too
+    ChildProtocol protocol;
+    ProgressLine drawer(progress);
+    const ChildEnd end = watchChild(child, fds[0], protocol, drawer);
+    drawer.clear();
+    ::close(fds[0]);
+    // The child's text report first, then what this process said while it ran (-o FILE).
+    capturedText().insert(0, protocol.state().text);
+    const ChildState& s = protocol.state();
+    if (end.kind == ChildEnd::Kind::Exited) return writeTrace(options, s, origin, "", end.status);
+    if (end.kind == ChildEnd::Kind::Interrupted) {
+        const int status = 128 + interruptSignal();
+        const std::vector<std::string> lines = {
+            fmt::format("--- INTERRUPTED by {}: the child was stopped {}",
+                        interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", whereText(s, s.inCall)),
+            "--- the results above are complete for the modes that finished; no verdict"};
+        for (const std::string& line : lines) say("{}", line);
+        RunReport r = rebuildReport(s, status, lines, options);
+        return writeTrace(options, s, origin, lines.front(), writeReports(r, status, s.report));
+    }
+    const CrashVerdict verdict = verdictFor(end, s);
+    say("{}", verdict.line);
+    say("{}", verdict.detail);
+    RunReport r = rebuildReport(s, verdict.status, {verdict.line, verdict.detail}, options);
+    return writeTrace(options, s, origin, verdict.line, writeReports(r, verdict.status, s.report));
+}
+
+}  // namespace repro

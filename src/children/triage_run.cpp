@@ -1,0 +1,789 @@
+// --triage and --watchdog-probe: child runs of this binary (children/child_run.hpp), read
+// back through their JSON reports, and children/triage.hpp's conclusion printed as text,
+// Markdown and JSON.
+#include "children/triage_run.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/interrupt.hpp"
+#include "core/output.hpp"
+#include "cli/output_paths.hpp"
+#include "report/report_render.hpp"
+#include "children/run_factors.hpp"
+#include "report/trace_events.hpp"
+#include "children/triage.hpp"
+#include "report/verdict.hpp"
+#include "children/experiments.hpp"
+#include "repro_version.h"
+#include "vk/watch.hpp"
+
+namespace repro {
+
+void sayTriageRow(const TriageRow& r) {
+    say("  {:<3} {:<42} {:<40} {:<12} {}", code(r.hypothesis), r.experiment, r.outcome, name(r.finding), r.why);
+}
+
+// The per-hypothesis lines and the conclusion, on stderr/stdout as text; returns them
+// for the Markdown block.
+std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const std::string& llvmLine) {
+    std::vector<std::string> summary;
+    say("--- hypotheses ---");
+    for (const HypothesisFinding& h : t.hypotheses) {
+        const std::string line = fmt::format("{} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
+                                             h.why.empty() ? "" : " (" + h.why + ")");
+        say("  {}", line);
+        summary.push_back(line);
+    }
+    if (!llvmLine.empty()) {  // RADV's issue template asks it
+        say("  {}", llvmLine);
+        summary.push_back(llvmLine);
+    }
+    say("--- {}", t.line);
+    summary.push_back(t.line);  // last: the Markdown heading
+    return summary;
+}
+
+namespace {
+
+using nlohmann::json;
+
+// The bounds of the probe's ladder: the conv-Ts in its one submit double up to
+// kProbeMaxRepeat; it stops once the submit passes 1.5 times the timeout, or
+// kProbeNoTimeoutSeconds without one. Past --dispatch-repeat's limit of kMaxDispatchRepeat,
+// the ladder doubles the steps (-n) instead, each with kMaxDispatchRepeat conv-Ts: a kill
+// still skips the chain's last slice, so it still shows.
+constexpr uint32_t kProbeMaxRepeat = 4096;
+constexpr uint32_t kMaxDispatchRepeat = 64;
+constexpr double kProbeTimeoutFactor = 1.5;
+constexpr double kProbeNoTimeoutSeconds = 2.0;
+
+// What the runs of one --triage or --watchdog-probe share.
+struct Children {
+    const Options& o;
+    ProbedDevice device;
+    std::filesystem::path dir;
+    int next = 0;  // numbers the children's files
+
+    // One child with `factors`, its time limit scaled by their --dispatch-repeat or --batch.
+    ChildOutcome run(const std::string& what, const RunFactors& factors) {
+        const uint32_t batchFactor = factors.batch ? std::max(*factors.batch / std::max(o.shape.batch, 1u), 1u) : 1;
+        return runChild(
+            {.options = o,
+             .factors = factors,
+             .dir = dir,
+             .tag = fmt::format("{:02}-{}", ++next, what),
+             .limitSeconds = childTimeLimit(o, device.cpu, factors.dispatchRepeat.value_or(1) * batchFactor)});
+    }
+};
+
+Children startChildren(const Options& o, const char* what) {
+    Children c{.o = o, .device = probe(o), .dir = makeLogDir(what)};
+    return c;
+}
+
+// The mode named `text` ("multipass"); multipass for a name that is none.
+Mode modeNamed(const std::string& text) {
+    const std::optional<std::vector<Mode>> modes = parseModes(text);
+    return modes && modes->size() == 1 ? modes->front() : Mode::Multipass;
+}
+
+// The queue's job timeout from a report: environment.job_watchdog.seconds, else the
+// failing mode's cause.timeout; nullopt when unknown or disabled.
+std::optional<double> timeoutSeconds(const ChildOutcome& c, const std::string& mode) {
+    if (const std::optional<double> t = reportedJobTimeout(c)) return t;
+    const ModeReport* m = modeEntry(c, mode);
+    return m ? causeFacts(m->result).timeoutSeconds : std::nullopt;
+}
+
+// Where the timeout figure came from, or why none is known (environment.job_watchdog is
+// null for lavapipe, nvidia, nouveau and a device no DRM card matches).
+std::string timeoutSource(const ChildOutcome& c, bool cpu) {
+    if (const std::optional<std::string> source = reportedJobTimeoutSource(c)) return *source;
+    return cpu ? "a CPU device: no kernel GPU scheduler runs its work, so nothing times it out"
+               : "no job watchdog is known for its kernel driver (nvidia, nouveau, or no DRM card matches the device)";
+}
+
+std::optional<double> modeWallSeconds(const ChildOutcome& c, const std::string& mode) {
+    const ModeReport* m = modeEntry(c, mode);
+    return m ? std::optional<double>(m->result.wallSeconds) : std::nullopt;
+}
+
+// ---- the experiments --------------------------------------------------------------------
+
+struct Planned {
+    ExperimentKind kind;
+    RunFactors factors;     // what the child changes (its mode always set)
+    std::string skip;       // not run, and why ("changes nothing on this device: ...")
+    bool noEffect = false;  // the skip is "changes nothing here" rather than "cannot run"
+};
+
+// The experiment's row label, from its factors: what they change ("barrier=sync2",
+// "n=1 dispatch-repeat=8", "RADV_DEBUG=llvm"), after the mode for split's check, the one
+// experiment on another mode ("split check-steps"). --split-ms names the halved timeout alone ("split-ms=250"),
+// "split-ms (half the timeout)" when there is none to halve.
+std::string plannedLabel(const Planned& p) {
+    if (p.kind == ExperimentKind::SplitMs) {
+        return p.factors.submit.splitMs ? "split-ms=" + splitMsText(*p.factors.submit.splitMs)
+                                        : "split-ms (half the timeout)";
+    }
+    RunFactors f = p.factors;
+    const std::optional<Mode> mode = f.mode;
+    f.mode.reset();
+    const std::string what = factorLabel(f);
+    if (!mode || p.kind != ExperimentKind::CheckSteps) return what;
+    return fmt::format("{} {}", name(*mode), what);
+}
+
+void planFlush(const Children& c, Mode mode, std::vector<Planned>& out) {
+    for (const BarrierKind b : {BarrierKind::Sync2, BarrierKind::Buffer, BarrierKind::Full}) {
+        out.push_back({ExperimentKind::Barrier, {.mode = mode, .barrier = b}});
+    }
+    for (const BufferMemory m : {BufferMemory::DeviceLocal, BufferMemory::HostVisible, BufferMemory::HostCached}) {
+        Planned p{ExperimentKind::Memory, {.mode = mode, .memory = m}};
+        if (c.device.memoryTypes <= 1) {
+            p.skip = "not run: the device has one memory type, so every --memory choice is blade's";
+            p.noEffect = true;
+        }
+        out.push_back(p);
+    }
+}
+
+void planSubmits(const Children& c, Mode mode, std::optional<double> timeout, std::vector<Planned>& out) {
+    for (const bool wait : {true, false}) {
+        Planned p{wait ? ExperimentKind::SubmitEveryWait : ExperimentKind::SubmitEveryNoWait,
+                  {.mode = mode, .submit = {.every = 2, .hostWait = wait}}};
+        if (2 * c.o.chainLength <= 2) {
+            p.skip = fmt::format("not run: {} dispatches fit in one submit of 2", 2 * c.o.chainLength);
+            p.noEffect = true;
+        }
+        out.push_back(p);
+    }
+    Planned ms{ExperimentKind::SplitMs, {.mode = mode}};
+    if (timeout) {
+        ms.factors.submit = {.splitMs = *timeout * 500.0, .hostWait = false};
+    } else {
+        ms.skip = "not run: no known job timeout on this device to halve";
+    }
+    out.push_back(ms);
+    const double split = 0.9 * double(computeSizes(c.o.shape).bigBytes) / 1048576.0;
+    out.push_back({ExperimentKind::SplitMib, {.mode = mode, .submit = {.splitMiB = split, .hostWait = false}}});
+    // As much conv-T work in one submit as the baseline's N steps, with 1/N of its bytes.
+    const uint32_t repeat = std::min(2 * c.o.chainLength, kMaxDispatchRepeat);
+    Planned one{ExperimentKind::OneStepRepeat, {.steps = 1, .mode = mode, .dispatchRepeat = repeat}};
+    if (c.o.dropDispatch && *c.o.dropDispatch > 2) {
+        one.skip = fmt::format("not run: --drop-dispatch {} is past the 2 dispatches of one step", *c.o.dropDispatch);
+    }
+    out.push_back(one);
+}
+
+void planOthers(const Children& c, Mode mode, std::vector<Planned>& out) {
+    Planned check{ExperimentKind::CheckSteps, {.mode = Mode::Split, .checkSteps = true}};
+    // split takes no --drop-dispatch (it records no positive control), so the child would be
+    // a usage error.
+    if (c.o.dropDispatch) check.skip = "not run: split takes no --drop-dispatch";
+    out.push_back(check);
+    Planned llvm{ExperimentKind::CompilerSwitch,
+                 {.mode = mode, .driverEnv = DriverEnv{.variable = "RADV_DEBUG", .value = "llvm"}}};
+    if (c.device.driverId != "MESA_RADV") {
+        llvm.skip =
+            fmt::format("not run: the driver is {}, not RADV", c.device.driverId.empty() ? "?" : c.device.driverId);
+    }
+    out.push_back(llvm);
+    out.push_back({ExperimentKind::BladeExact, {.mode = mode, .profile = Profile::BladeExact}});
+}
+
+// split's per-dispatch CPU check, from the child's report (its mode's per_dispatch_check).
+RunResult checkStepsResult(const ChildOutcome& c) {
+    if (c.process.timedOut || c.process.signal != 0 || c.status == kExitHang) return RunResult::Hang;
+    const ModeReport* split = modeEntry(c, "split");
+    const std::string state = split ? perDispatchCheckState(split->result) : std::string();
+    return state == "passed" ? RunResult::Correct : state == "failed" ? RunResult::Wrong : RunResult::NotRun;
+}
+
+ExperimentOutcome runPlanned(Children& c, const Planned& p, size_t index) {
+    ExperimentOutcome e{.kind = p.kind, .label = plannedLabel(p)};
+    if (!p.skip.empty()) {
+        e.result = p.noEffect ? RunResult::NoEffect : RunResult::NotRun;
+        e.detail = p.skip;
+        return e;
+    }
+    const ChildOutcome child = c.run(fmt::format("experiment-{:02}", index + 1), p.factors);
+    if (child.process.interrupted) {
+        e.detail = "interrupted";
+        return e;
+    }
+    if (child.status == kExitUsage) {  // repro built a command it refuses: its own defect, never evidence
+        const std::string line = lastOutputLine(child);
+        e.detail = "repro defect: the child's command was a usage error" + (line.empty() ? "" : ": " + line);
+        return e;
+    }
+    e.result = p.kind == ExperimentKind::CheckSteps ? checkStepsResult(child) : childRunResult(child);
+    e.detail = p.kind == ExperimentKind::CheckSteps
+                   ? (e.result == RunResult::Correct ? "every dispatch within its one-step bound"
+                      : e.result == RunResult::Wrong ? "a dispatch outside its one-step bound"
+                                                     : outcomeText(child))
+                   : outcomeText(child);
+    return e;
+}
+
+// ---- the watchdog probe -----------------------------------------------------------------
+
+struct Ladder {
+    std::optional<double> timeout;  // seconds
+    std::string source;             // where the timeout came from, or why none is known
+    ProbeOutcome outcome;
+    std::vector<ProbeRung> rungs;  // every rung that ran, for the JSON document
+    bool interrupted = false;
+    bool firstRan = false;  // the first rung gave a result
+};
+
+double ladderBound(const Ladder& l) { return l.timeout ? kProbeTimeoutFactor * *l.timeout : kProbeNoTimeoutSeconds; }
+
+void sayLadderBound(const Ladder& l) {
+    if (l.timeout) {
+        say("  job timeout: {:.0f} ms ({}); the ladder stops once a submit passes {:.2f} s (1.5x) or {} conv-Ts",
+            *l.timeout * 1000.0, l.source, ladderBound(l), kProbeMaxRepeat);
+    } else {
+        say("  no known job timeout on this device ({}); the ladder stops once a submit passes {:.1f} s or {} conv-Ts",
+            l.source, kProbeNoTimeoutSeconds, kProbeMaxRepeat);
+    }
+}
+
+// Whether a wrong or hung rung was a kill of the kernel's: its report's cause is the job
+// timeout (a kill record, or the submit's timing against the timeout), or its submit
+// ended at the known timeout (within [0.9, 1.5] times it). A wrong result without either
+// (--drop-dispatch, a hang repro's own --timeout ended) is no kill.
+bool killEvidence(const Ladder& l, const ChildOutcome& child, std::optional<double> measured) {
+    const ModeReport* single = modeEntry(child, "single");
+    if (single && single->result.causeKind == "job_timeout") return true;
+    return l.timeout && measured && *measured >= 0.9 * *l.timeout && *measured <= kProbeTimeoutFactor * *l.timeout;
+}
+
+// One rung's outcome into the ladder: `rung` has its shape and prediction; the child's
+// measured time and outcome complete it. True when the ladder goes on.
+bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
+    const std::optional<double> measured = modeWallSeconds(child, "single");
+    const RunResult result = childRunResult(child);
+    const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
+    const uint32_t repeat = rung.convTs;
+    rung.measuredSeconds = measured;
+    rung.outcome = outcomeText(child);
+    say("  {:>7}  {:>10}  {:>10}  {}", repeat,
+        rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
+    l.rungs.push_back(rung);
+    if ((result == RunResult::Wrong || result == RunResult::Hang) && !killEvidence(l, child, measured)) {
+        l.outcome.detail = fmt::format(
+            "single {} at {} conv-Ts in one submit ({} after {}) with no sign of a kill: no kernel job-timeout "
+            "record, and {}",
+            result == RunResult::Hang ? "hung" : "was wrong", repeat, rung.outcome, took,
+            l.timeout ? fmt::format("the submit did not end at the {:.0f} ms job timeout", *l.timeout * 1000.0)
+                      : std::string("no job timeout is known here"));
+        return false;
+    }
+    if (result == RunResult::Wrong || result == RunResult::Hang) {
+        const bool hard = result == RunResult::Hang;
+        l.outcome.result = hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
+        l.outcome.detail = fmt::format(
+            "{} at {} conv-Ts in one submit: {} after {}", hard ? "hard kill" : "soft kill", repeat,
+            hard ? "the device was lost (" + resultText(child, true) + ")" : resultText(child, true) + " with no error",
+            took);
+        return false;
+    }
+    if (result != RunResult::Correct || !measured) {
+        if (!l.firstRan) l.outcome.detail = "the first rung gave no result: " + outcomeText(child);
+        return false;
+    }
+    l.firstRan = true;
+    l.outcome.result = ProbeResult::NoKill;
+    l.outcome.longestSeconds = std::max(l.outcome.longestSeconds, *measured);
+    l.outcome.detail = fmt::format("no kill up to a {:.2f} s submit ({} conv-Ts)", l.outcome.longestSeconds, repeat);
+    return *measured <= ladderBound(l) && repeat * 2 <= kProbeMaxRepeat;
+}
+
+// The ladder R = 1, 2, 4, ...; the timeout comes from `known` or from the first rung's report.
+Ladder runLadder(Children& c, std::optional<double> known, const std::string& source, bool announce) {
+    Ladder l{.timeout = known, .source = source};
+    say("  {:>7}  {:>10}  {:>10}  {}", "conv-Ts", "predicted", "measured",
+        "single, one submit (-n S --dispatch-repeat R)");
+    std::optional<double> predicted;
+    for (uint32_t r = 1;; r *= 2) {
+        const uint32_t repeat = std::min(r, kMaxDispatchRepeat), steps = r / repeat;
+        if (interruptSignal() != 0) {
+            l.interrupted = true;
+            break;
+        }
+        // --trace: the rung as a slice around its child process (report/trace_events.hpp).
+        trace_events::Span rung(fmt::format("watchdog-probe rung: {} conv-Ts in one submit", r), "rung",
+                                trace_events::Track::Children);
+        rung.args() = {{"conv_ts", r}, {"steps", steps}, {"dispatch_repeat", repeat}};
+        if (predicted) rung.args()["predicted_s"] = *predicted;
+        const ChildOutcome child =
+            c.run(fmt::format("probe-{}", r), {.steps = steps, .mode = Mode::Single, .dispatchRepeat = repeat});
+        if (const auto measured = modeWallSeconds(child, "single")) rung.args()["measured_s"] = *measured;
+        rung.args()["outcome"] = outcomeText(child);
+        if (child.process.interrupted) {
+            l.interrupted = true;
+            break;
+        }
+        if (r == 1 && announce) {
+            l.timeout = timeoutSeconds(child, "single");
+            l.source = timeoutSource(child, c.device.cpu);
+            sayLadderBound(l);
+        }
+        if (!judgeRung(l, {.convTs = r, .steps = steps, .repeat = repeat, .predictedSeconds = predicted}, child)) break;
+        // The conv-T dominates: twice its repeats, at most twice the time.
+        predicted = 2.0 * *modeWallSeconds(child, "single");
+    }
+    return l;
+}
+
+// ---- the one-dispatch ladder ---------------------------------------------------------------
+
+// The doublings of --batch in the probe's second ladder: one step as split, each dispatch
+// alone in its submit, the conv-T's work (its workgroups, batch x channels deep) doubled
+// each rung, up to 64 times the user's batch or the 65535 workgroups Vulkan guarantees in
+// z (maxComputeWorkGroupCount).
+constexpr uint32_t kProbeMaxBatchFactor = 64;
+constexpr uint32_t kMinMaxWorkgroupsZ = 65535;
+
+struct DispatchLadder {
+    ProbeOutcome outcome;
+    std::vector<ProbeRung> rungs;
+    bool interrupted = false;
+};
+
+// One rung of the one-dispatch ladder; true when it goes on. A kill needs the same
+// evidence as the other ladder's: split's own cause is the job timeout (a kill record of
+// repro's), or its step ended at the known timeout.
+bool judgeDispatchRung(const Ladder& l, DispatchLadder& d, ProbeRung rung, const ChildOutcome& child) {
+    const std::optional<double> measured = modeWallSeconds(child, "split");
+    const RunResult result = childRunResult(child);
+    const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
+    rung.measuredSeconds = measured;
+    rung.outcome = outcomeText(child);
+    say("  {:>7}  {:>10}  {:>10}  {}", rung.batch,
+        rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
+    d.rungs.push_back(rung);
+    const ModeReport* split = modeEntry(child, "split");
+    const bool killEvidence =
+        (split && split->result.causeKind == "job_timeout") ||
+        (l.timeout && measured && *measured >= 0.9 * *l.timeout && *measured <= kProbeTimeoutFactor * *l.timeout);
+    if (result == RunResult::Wrong || result == RunResult::Hang) {
+        const bool hard = result == RunResult::Hang;
+        d.outcome.result = !killEvidence ? ProbeResult::NotRun : hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
+        d.outcome.detail =
+            killEvidence ? fmt::format("{} at batch {}: one conv-T alone in its submit, {} after {}",
+                                       hard ? "hard kill" : "soft kill", rung.batch, resultText(child, true), took)
+                         : fmt::format("split {} at batch {} ({} after {}) with no sign of a kill",
+                                       hard ? "hung" : "was wrong", rung.batch, rung.outcome, took);
+        return false;
+    }
+    if (result != RunResult::Correct || !measured) {
+        if (d.rungs.size() == 1) d.outcome.detail = "the first rung gave no result: " + outcomeText(child);
+        return false;
+    }
+    d.outcome.result = ProbeResult::NoKill;
+    d.outcome.longestSeconds = std::max(d.outcome.longestSeconds, *measured);
+    d.outcome.detail = fmt::format(
+        "no kill up to a {:.2f} s step as split (batch {}: one conv-T, then one slice, each "
+        "alone in its submit)",
+        d.outcome.longestSeconds, rung.batch);
+    return *measured <= ladderBound(l);
+}
+
+// The second ladder: one dispatch made longer instead of more dispatches in a submit. A
+// kill here is what no submit boundary avoids (one dispatch alone past the timeout, as in
+// llama-cpp-turboquant #185 and ollama #17870).
+DispatchLadder runDispatchLadder(Children& c, const Ladder& l) {
+    DispatchLadder d;
+    say("  {:>7}  {:>10}  {:>10}  {}", "batch", "predicted", "measured",
+        "split, one dispatch per submit (-n 1 --batch B): one dispatch made longer");
+    std::optional<double> predicted;
+    const uint32_t base = std::max(c.o.shape.batch, 1u);
+    for (uint32_t f = 1; f <= kProbeMaxBatchFactor && uint64_t{base} * f * c.o.shape.channels <= kMinMaxWorkgroupsZ;
+         f *= 2) {
+        if (interruptSignal() != 0) {
+            d.interrupted = true;
+            break;
+        }
+        // --trace: the rung as a slice around its child process, as the first ladder's.
+        trace_events::Span rung(fmt::format("watchdog-probe rung: one dispatch at batch {}", base * f), "dispatch-rung",
+                                trace_events::Track::Children);
+        rung.args() = {{"batch", base * f}};
+        if (predicted) rung.args()["predicted_s"] = *predicted;
+        const ChildOutcome child =
+            c.run(fmt::format("dispatch-{}", f), {.steps = 1, .mode = Mode::Split, .batch = base * f});
+        if (const auto measured = modeWallSeconds(child, "split")) rung.args()["measured_s"] = *measured;
+        rung.args()["outcome"] = outcomeText(child);
+        if (child.process.interrupted) {
+            d.interrupted = true;
+            break;
+        }
+        if (!judgeDispatchRung(l, d, {.steps = 1, .batch = base * f, .predictedSeconds = predicted}, child)) break;
+        predicted = 2.0 * *modeWallSeconds(child, "split");  // twice the workgroups
+    }
+    return d;
+}
+
+// The one-dispatch ladder's line under the verdict.
+std::string dispatchLadderLine(const DispatchLadder& d) {
+    switch (d.outcome.result) {
+        case ProbeResult::SoftKill:
+        case ProbeResult::HardKill:
+            return "one dispatch made longer: " + d.outcome.detail +
+                   "; a submit boundary cannot avoid this kill, only shorter dispatches can";
+        case ProbeResult::NoKill:
+            return "one dispatch made longer: " + d.outcome.detail;
+        case ProbeResult::NotRun:
+            break;
+    }
+    return "one dispatch made longer: no result: " +
+           (d.outcome.detail.empty() ? std::string("interrupted") : d.outcome.detail);
+}
+
+// The probe's closing line.
+std::string probeVerdict(const Ladder& l) {
+    const ProbeOutcome& p = l.outcome;
+    const std::string limit = l.timeout ? fmt::format("this kernel's {:.0f} ms job timeout", *l.timeout * 1000.0)
+                                        : std::string("no known job timeout on this device");
+    switch (p.result) {
+        case ProbeResult::SoftKill:
+            return fmt::format("watchdog probe: a kill here is soft, zeros (wrong output) with no error: {} ({})",
+                               p.detail, limit);
+        case ProbeResult::HardKill:
+            return fmt::format("watchdog probe: a kill here is hard, the device is lost: {} ({})", p.detail, limit);
+        case ProbeResult::NoKill:
+            return fmt::format(
+                "watchdog probe: no kill: {}; {}{}", p.detail, limit,
+                l.timeout && p.longestSeconds > ladderBound(l)
+                    ? ", although the submit passed 1.5x that timeout: the timeout does not apply as stated"
+                    : "");
+        case ProbeResult::NotRun:
+            break;
+    }
+    return "watchdog probe: no result: " + (p.detail.empty() ? std::string("interrupted") : p.detail);
+}
+
+// ---- printing -----------------------------------------------------------------------------
+
+void printHeader(const char* what, const Children& c) {
+    const std::string at = c.o.watchdogProbe ? std::string("one step") : fmt::format("N={}", c.o.chainLength);
+    say("repro {} (git {}): {} at {}, preset {} ({})", kReproVersion, kReproGitHash, what, at, c.o.preset,
+        describe(c.o.shape));
+    say("Device: {} | driver: {} | driverID {}", c.device.name, c.device.driver,
+        c.device.driverId.empty() ? "?" : c.device.driverId);
+    say("  each run is a child process of this binary with its own device; logs and JSON reports in {}{}",
+        c.dir.string(), c.o.keepLogs ? " (kept: --keep-logs)" : " (removed at the end; --keep-logs keeps them)");
+}
+
+std::vector<std::string> rowCells(const TriageRow& r) {
+    return {std::string(code(r.hypothesis)), r.experiment, r.outcome, std::string(name(r.finding)), r.why};
+}
+
+// ---- the JSON document ----------------------------------------------------------------------
+
+// What the triage and probe documents say of the run: repro, the command, the device, N,
+// the probe's timeout when a ladder ran, and the exit status.
+TriageRunFacts runFacts(const Children& c, const Ladder* ladder, int status) {
+    return {.version = kReproVersion,
+            .git = kReproGitHash,
+            .commandLine = c.o.commandLine,
+            .deviceName = c.device.name,
+            .driver = c.device.driver,
+            .driverId = c.device.driverId,
+            .chainLength = c.o.chainLength,
+            .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
+            .timeoutSource = ladder ? ladder->source : std::string(),
+            .exitStatus = status};
+}
+
+// The status after a document that could not be written: exit 1 unless the status says
+// more (a reproduction, a hang, an interrupt).
+int documentStatus(int status) {
+    return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
+}
+
+// --format json on stdout (or in the -o file) and the --json file; an unwritable file is
+// exit 1 unless the status says more (a reproduction or a hang).
+int writeDocument(const Options& o, const json& doc, int status, const char* what) {
+    const std::string text = doc.dump(2) + "\n";
+    const std::string name = fmt::format("the {} document", what);
+    bool written = o.format != Format::Json || emitFormatDocument(o, name, text);
+    written = emitJsonFile(o, name, text) && written;
+    return written ? status : documentStatus(status);
+}
+
+// The one-dispatch ladder in the probe document: dispatch_rungs (each with its batch) and
+// one_dispatch {result, detail, longest_seconds}.
+void addDispatchLadder(json& doc, const DispatchLadder& d) {
+    const json rungs = watchdogProbeDocument({}, d.rungs, {}, "")["rungs"];
+    doc["dispatch_rungs"] = rungs;
+    for (size_t i = 0; i < d.rungs.size(); ++i) doc["dispatch_rungs"][i]["batch"] = d.rungs[i].batch;
+    doc["one_dispatch"] = {{"result", name(d.outcome.result)},
+                           {"detail", d.outcome.detail},
+                           {"longest_seconds", d.outcome.longestSeconds}};
+}
+
+// ---- --triage ---------------------------------------------------------------------------
+
+// The experiments that change the recording (--barrier, --submit-every, --split-ms,
+// --split-mib, --dispatch-repeat): multipass and single only, so never on split.
+bool changesRecording(ExperimentKind k) {
+    return k == ExperimentKind::Barrier || k == ExperimentKind::SubmitEveryWait ||
+           k == ExperimentKind::SubmitEveryNoWait || k == ExperimentKind::SplitMs || k == ExperimentKind::SplitMib ||
+           k == ExperimentKind::OneStepRepeat;
+}
+
+// split as the failing mode: its stream is blade's one dispatch per submit, which the
+// recording experiments leave alone (`--mode split` with them is a usage error), so each
+// is skipped with the reason instead of run.
+void skipRecordingOnSplit(std::vector<Planned>& plan) {
+    for (Planned& p : plan) {
+        if (!changesRecording(p.kind) || !p.skip.empty()) continue;
+        p.skip =
+            "not run: it changes multipass and single only; split, the failing mode, keeps blade's stream (one "
+            "dispatch per submit)";
+    }
+}
+
+std::vector<Planned> planTriage(const Children& c, const TriageInput& in, std::optional<double> timeout) {
+    std::vector<Planned> plan;
+    if (in.baseline == RunResult::Correct) {
+        plan.push_back({ExperimentKind::BladeExact, {.profile = Profile::BladeExact}});
+    } else if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) {
+        const Mode mode = modeNamed(in.failingMode);
+        planFlush(c, mode, plan);
+        planSubmits(c, mode, timeout, plan);
+        planOthers(c, mode, plan);
+        if (mode == Mode::Split) skipRecordingOnSplit(plan);
+    }
+    return plan;
+}
+
+// What will run and about how long it takes, from the baseline's own time.
+void sayEstimate(const std::vector<Planned>& plan, const ChildOutcome& baseline, std::optional<double> timeout) {
+    double factor = 0;
+    size_t runs = 0;
+    for (const Planned& p : plan) {
+        if (!p.skip.empty()) continue;
+        ++runs;
+        // One step of 2N conv-Ts: about 2 runs.
+        factor += p.factors.steps ? 2.0 : double(p.factors.dispatchRepeat.value_or(1));
+    }
+    const double probe = timeout ? 8.0 * kProbeTimeoutFactor * *timeout : 0.0;
+    say("  {} experiment{} to run ({} not run here): about {:.0f} s at most at the baseline's {:.1f} s a run{}", runs,
+        runs == 1 ? "" : "s", plan.size() - runs, factor * baseline.process.seconds + probe, baseline.process.seconds,
+        timeout ? fmt::format(", the watchdog probe's ladder included (up to {:.0f} s of submits)", probe) : "");
+}
+
+// What one --triage has run so far: its input, the table's rows, the probe's ladder, and
+// why its children's logs are kept ("" when nothing needs keeping).
+struct TriageRun {
+    TriageInput in;
+    std::vector<std::vector<std::string>> rows;
+    std::optional<Ladder> ladder;
+    std::string keepWhy;
+};
+
+void addRow(TriageRun& run, const TriageRow& row) {
+    sayTriageRow(row);
+    run.rows.push_back(rowCells(row));
+}
+
+// Runs the plan, printing each row as it finishes; false when interrupted (the
+// interrupted experiment is left out: it gave nothing).
+bool runExperiments(Children& c, const std::vector<Planned>& plan, TriageRun& run) {
+    for (size_t i = 0; i < plan.size(); ++i) {
+        if (interruptSignal() != 0) return false;
+        if (plan[i].skip.empty()) {
+            watch::row(static_cast<unsigned>(i + 1), static_cast<unsigned>(plan.size()),
+                       "triage " + plannedLabel(plan[i]));
+        }
+        run.in.experiments.push_back(runPlanned(c, plan[i], i));
+        if (run.in.experiments.back().detail == "interrupted") {
+            run.in.experiments.pop_back();
+            return false;
+        }
+        addRow(run, concludeTriage(run.in).rows.back());
+    }
+    return true;
+}
+
+// The baseline into `in`, printed; a baseline that gave no result (cannot test, a crash,
+// no report) says why in its detail, from its last output line ("CANNOT TEST HERE: ...").
+// Returns why its log is kept ("" when nothing needs keeping).
+std::string readBaseline(const ChildOutcome& baseline, TriageInput& in) {
+    readTriageBaseline(baseline, in);
+    std::string keepWhy;
+    if (in.baseline == RunResult::NotRun) {
+        const std::string why = lastOutputLine(baseline);
+        if (!why.empty()) in.baselineDetail += ": " + why;
+        keepWhy = fmt::format("the baseline gave no result; its log is {}", baseline.log);
+    }
+    say("  baseline: {} in {:.1f} s", in.baselineDetail, baseline.process.seconds);
+    return keepWhy;
+}
+
+int triageStatus(RunResult baseline) {
+    switch (baseline) {
+        case RunResult::Wrong:
+            return kExitReproduced;
+        case RunResult::Hang:
+            return kExitHang;
+        case RunResult::Correct:
+            return kExitNotReproduced;
+        default:
+            return kExitCannotTest;
+    }
+}
+
+// The end of a --triage, run in full or `interrupted` (the first SIGINT or SIGTERM): the
+// conclusion (an interrupted one draws none: "interrupted by SIGINT after K experiments;
+// no verdict"), the Markdown block, the children's folder, and the document of what ran
+// (marked interrupted), with exit 128 + the signal when interrupted.
+int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
+    TriageConclusion t = concludeTriage(run.in);
+    int status = triageStatus(run.in.baseline);
+    std::vector<std::string> summary;
+    if (interrupted) {
+        status = interruptedExit();
+        t.kind = ConclusionKind::Undetermined;
+        t.line = fmt::format("conclusion: interrupted by {} after {} experiment{}; no verdict",
+                             interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", run.in.experiments.size(),
+                             run.in.experiments.size() == 1 ? "" : "s");
+        summary.push_back(t.line);
+    }
+    const std::string llvm = interrupted ? std::string() : llvmAnswer(run.in);
+    if (!interrupted)
+        summary = sayTriageConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
+    const ChildrenStory story{
+        .ran = fmt::format("repro --triage ran the command as given (every mode) on {} as the baseline ({}), then {} "
+                           "experiment{} on the failing mode at N={}, each changing one thing{}.",
+                           c.device.name, run.in.baselineDetail, run.in.experiments.size(),
+                           run.in.experiments.size() == 1 ? "" : "s", c.o.chainLength,
+                           run.ladder ? ", and the watchdog probe" : ""),
+        .llvmAnswer = llvm.empty() ? std::nullopt : std::optional<std::string>(llvm),
+        .hang = run.in.baseline == RunResult::Hang};
+    const bool written = printMarkdown("--triage", c.o, c.device, {"H", "experiment", "outcome", "points to", "why"},
+                                       run.rows, summary, story);
+    finishLogDir(c.o, c.dir, run.keepWhy);
+    TriageRunFacts facts = runFacts(c, run.ladder ? &*run.ladder : nullptr, status);
+    facts.interrupted = interrupted;
+    const int documented = writeDocument(c.o, triageDocument(facts, run.in, t), status, "triage");
+    return written || documented != status ? documented : documentStatus(status);
+}
+
+}  // namespace
+
+int runTriage(const Options& o) {
+    Children c = startChildren(o, "triage");
+    const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
+    printHeader("--triage", c);
+    say("  runs the command as given (every mode) as the baseline; when it reproduces, one child per experiment on the "
+        "failing mode at N={}, each changing one thing, and the watchdog probe where the queue has a known job timeout",
+        o.chainLength);
+    if (o.dropDispatch) {
+        say("  note: --drop-dispatch {} leaves a dispatch out of every run on purpose (a positive control): the "
+            "experiments then test that broken chain, not the driver",
+            *o.dropDispatch);
+    }
+    TriageRun run;
+    watch::detail("triage: the baseline run");
+    const ChildOutcome baseline = c.run("baseline", RunFactors{});
+    if (baseline.process.interrupted) {
+        run.in.baselineDetail = "interrupted";
+        return finishTriage(c, run, true);
+    }
+    run.keepWhy = readBaseline(baseline, run.in);
+    run.in.userModules = o.spirvDir.has_value();
+    const std::optional<double> timeout = timeoutSeconds(baseline, run.in.failingMode);
+    const std::vector<Planned> plan = planTriage(c, run.in, timeout);
+    sayEstimate(plan, baseline, timeout);
+    say("--- triage ---");
+    say("  {:<3} {:<42} {:<40} {:<12} {}", "H", "experiment", "outcome", "points to", "why");
+    const bool failed = run.in.baseline == RunResult::Wrong || run.in.baseline == RunResult::Hang;
+    if (failed) addRow(run, concludeTriage(run.in).rows.front());
+    if (!runExperiments(c, plan, run)) return finishTriage(c, run, true);
+    if (timeout && failed) {
+        say("--- watchdog probe ---");
+        run.ladder = runLadder(c, timeout, timeoutSource(baseline, c.device.cpu), false);
+        if (run.ladder->interrupted) return finishTriage(c, run, true);
+        run.in.probe = run.ladder->outcome;
+        addRow(run, concludeTriage(run.in).rows.back());
+    }
+    return finishTriage(c, run, false);
+}
+
+namespace {
+
+// The probe's --format markdown document: its ladder as the table, the verdict as the summary.
+bool printProbeMarkdown(const Children& c, const Ladder& l, const std::string& verdict) {
+    std::vector<std::vector<std::string>> rows;
+    const auto secondsText = [](std::optional<double> s) { return s ? fmt::format("{:.2f}", *s) : std::string("-"); };
+    for (const ProbeRung& r : l.rungs) {
+        rows.push_back({std::to_string(r.convTs), std::to_string(r.steps), std::to_string(r.repeat),
+                        secondsText(r.predictedSeconds), secondsText(r.measuredSeconds), r.outcome});
+    }
+    const ChildrenStory story{
+        .ran = fmt::format("repro --watchdog-probe made one submit longer than the queue's job timeout on purpose on "
+                           "{}: one step as single with its conv-T recorded more and more times ({} rung{}), to show "
+                           "what a kill by the kernel's watchdog looks like here.",
+                           c.device.name, l.rungs.size(), l.rungs.size() == 1 ? "" : "s"),
+        .llvmAnswer = std::nullopt,
+        .hang = false};
+    return printMarkdown("--watchdog-probe", c.o, c.device,
+                         {"conv-Ts", "steps", "repeat", "predicted s", "measured s", "outcome"}, rows, {verdict},
+                         story);
+}
+
+}  // namespace
+
+int runWatchdogProbe(const Options& o) {
+    Children c = startChildren(o, "watchdog-probe");
+    const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
+    printHeader("--watchdog-probe", c);
+    say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: one "
+        "step as single with its conv-T recorded R times, the conv-Ts doubling from 1 (past R = {}, the steps "
+        "double instead)",
+        kMaxDispatchRepeat);
+    say("--- watchdog probe ---");
+    Ladder l = runLadder(c, std::nullopt, "", true);
+    DispatchLadder d;
+    if (!l.interrupted && l.outcome.result != ProbeResult::NotRun) d = runDispatchLadder(c, l);
+    l.interrupted = l.interrupted || d.interrupted;
+    int status = l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
+    std::string verdict;
+    if (l.interrupted) {  // what ran, and no verdict
+        status = interruptedExit();
+        l.outcome = {.detail = fmt::format("interrupted by {} after {} rung{}",
+                                           interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", l.rungs.size(),
+                                           l.rungs.size() == 1 ? "" : "s")};
+        verdict = "watchdog probe: no result: " + l.outcome.detail + "; no verdict";
+    } else {
+        verdict = probeVerdict(l);
+        say("--- {}", verdict);
+        if (!d.rungs.empty()) {
+            verdict += "; " + dispatchLadderLine(d);
+            say("    {}", dispatchLadderLine(d));
+        }
+    }
+    finishLogDir(o, c.dir);
+    const bool written = printProbeMarkdown(c, l, verdict);
+    TriageRunFacts facts = runFacts(c, &l, status);
+    facts.interrupted = l.interrupted;
+    json doc = watchdogProbeDocument(facts, l.rungs, l.outcome, verdict);
+    addDispatchLadder(doc, d);
+    const int documented = writeDocument(o, doc, status, "watchdog probe");
+    return written || documented != status ? documented : documentStatus(status);
+}
+
+}  // namespace repro

@@ -1,0 +1,399 @@
+// --help and the bash completion script, both rendered from the option table.
+#include "cli/help.hpp"
+
+#include <gnu/libc-version.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "cli/option_table.hpp"
+#include "repro_version.h"
+
+namespace repro {
+namespace {
+
+constexpr std::string_view kSummary =
+    "Reproduces a GPU-driver synchronization bug (blade issue #356): a chain of N conv-T + "
+    "slice compute dispatches, recorded in three ways that the Vulkan spec calls equivalent, "
+    "then checked, with a verdict in words and in the exit status.";
+
+struct ExitRow {
+    std::string_view status, meaning;
+};
+
+// The exit statuses (README.md "Exit status" and docs/contract.md say the same in more words).
+constexpr ExitRow kExitRows[] = {
+    {"0", "ran; no mode was wrong (not reproduced)"},
+    {"1", "usage error: a bad option or value; one line on stderr says which and why"},
+    {"2",
+     "reproduced: at least one mode's output is wrong (zero, mismatch, nonfinite, "
+     "unwritten)"},
+    {"3",
+     "GPU hang: the device was lost or a wait timed out (completed results are still "
+     "printed); also: the driver crashed or stalled during the modes' submits, waits or "
+     "readback"},
+    {"4", "with --validation: the repro's own Vulkan usage drew validation messages"},
+    {"125",
+     "cannot test here: no Vulkan loader, no usable device, a missing feature, not "
+     "enough device memory, or an inconclusive (underflowed) reference; also: this "
+     "revision cannot be tested: the driver crashed, aborted or stalled before the first "
+     "submit of the modes under test; also: repro itself crashed (a defect of repro), or a "
+     "crash in code that is neither the driver's nor repro's (no verdict)"},
+    {"130, 143", "interrupted by SIGINT or SIGTERM (completed results are printed, no verdict)"},
+};
+
+constexpr std::string_view kExitNotes[] = {
+    "Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0.",
+    "With --invert, a reproduction exits 0 and no reproduction exits 1; a usage error exits 125, "
+    "never 1; every other status is unchanged. That bisects for a fix: git bisect start "
+    "--term-old=broken --term-new=fixed.",
+    "--matrix: the same statuses over its valid variants only (the two --barrier controls and "
+    "--profile blade-exact are reported, never counted). --driver-env-sweep: the status of the "
+    "run without a driver setting. --profile blade-exact: 125 when split is wrong too (its "
+    "params descriptor mismatch is undefined behaviour).",
+    "--merge-reports: 0 when every file merged, 1 when a file could not be (it is named on stderr; the "
+    "table of the others is printed).",
+    "Where blade's stream is invalid Vulkan, the default takes the nearest valid form: params is "
+    "a read-only storage block (blade binds a Uniform block through a STORAGE_BUFFER "
+    "descriptor), and the last command buffer of each mode ends with a barrier to HOST_READ "
+    "before the host reads small[N] (blade has none).",
+};
+
+struct Example {
+    std::string_view command, comment;
+};
+
+constexpr Example kExamples[] = {
+    {"repro --mode multipass -n 7", "the original report's failing case"},
+    {"N=6 repro --mode single", "the hang case; split runs after it as the reference"},
+    {"repro --preset small -n 3 --validation", "quick, and validation-clean on any conformant driver"},
+    {"repro --triage -n 7", "tests each hypothesis in child processes and concludes"},
+    {"repro --print-stream --mode single -n 2", "the calls single records, one per line, without running them"},
+    {"git bisect run ~/src/repro/scripts/mesa-bisect-step -- --mode multipass -n 7 --expect-driver radv",
+     "in a Mesa checkout: builds each revision (a failed build is 125) and runs repro on that "
+     "build's driver only (docs/bisect.md)"},
+    {"repro --list-devices", "every device, and whether it can run the repro"},
+    {"repro --merge-reports --format markdown a.json b.json",
+     "one table of the reports of many machines, for an issue"},
+};
+
+void trimRight(std::string& line) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+}
+
+// Appends `text` wrapped at spaces to lines of at most `width` columns: the first line
+// starts with `first`, the others with `indent` spaces. A word longer than a line gets a
+// line of its own.
+void appendWrapped(std::string& out, std::string first, std::string_view text, size_t indent, size_t width) {
+    std::string line = std::move(first);
+    bool lineHasWord = false;
+    for (size_t pos = 0; pos < text.size();) {
+        pos = text.find_first_not_of(' ', pos);
+        if (pos == std::string_view::npos) break;
+        const size_t end = std::min(text.find(' ', pos), text.size());
+        const std::string_view word = text.substr(pos, end - pos);
+        pos = end;
+        if (lineHasWord && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line.assign(indent, ' ');
+            lineHasWord = false;
+        }
+        if (lineHasWord) line += ' ';
+        line += word;
+        lineHasWord = true;
+    }
+    trimRight(line);
+    out += line + "\n";
+}
+
+// "  -n, --chain N" or "      --mode MODE" (long options line up after the short ones).
+std::string heading(const OptionSpec& spec) {
+    std::string h = spec.shortName != 0 ? std::string("  -") + spec.shortName + ", " : "      ";
+    h += spec.longName;
+    if (!spec.placeholder.empty()) h += " " + std::string(spec.placeholder);
+    return h;
+}
+
+// The column descriptions start at: after the longest heading, at most 30.
+size_t descriptionColumn() {
+    size_t longest = 0;
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            if (!spec.hidden) longest = std::max(longest, heading(spec).size());
+        }
+    }
+    return std::min<size_t>(longest + 2, 30);
+}
+
+void appendSection(std::string& out, const OptionSection& section, size_t column, size_t width) {
+    out += "\n" + std::string(section.title) + ":\n";
+    if (!section.note.empty()) appendWrapped(out, "  ", section.note, 2, width);
+    for (const OptionSpec& spec : section.options) {
+        if (spec.hidden) continue;
+        std::string text(spec.help);
+        if (!spec.defaultText.empty()) text += " (default: " + std::string(spec.defaultText) + ")";
+        std::string first = heading(spec);
+        if (first.size() + 2 > column) {  // too long to share a line with its description
+            out += first + "\n";
+            first.clear();
+        }
+        first.resize(column, ' ');
+        appendWrapped(out, std::move(first), text, column, width);
+    }
+}
+
+void appendExitStatus(std::string& out, size_t width) {
+    out += "\n";
+    appendWrapped(out, "", "Exit status (for git bisect run: 0 good, 125 skip, any other up to 127 bad):", 0, width);
+    constexpr size_t column = 12;  // "  130, 143  "
+    for (const ExitRow& row : kExitRows) {
+        std::string first = "  " + std::string(row.status);
+        first.resize(column, ' ');
+        appendWrapped(out, std::move(first), row.meaning, column, width);
+    }
+    for (size_t i = 0; i < std::size(kExitNotes); ++i) {
+        if (i > 0) out += "\n";  // the first, the precedence, stays with the table
+        appendWrapped(out, "", kExitNotes[i], 0, width);
+    }
+}
+
+// A command too long for a line is continued on the next with a backslash, as a shell
+// reads it (inside single quotes too, since sh -c reads the backslash-newline again).
+void appendCommand(std::string& out, std::string_view command, size_t width) {
+    constexpr size_t indent = 2, continued = 6;
+    if (indent + command.size() <= width) {
+        out += std::string(indent, ' ') + std::string(command) + "\n";
+        return;
+    }
+    std::string wrapped;
+    appendWrapped(wrapped, std::string(indent, ' '), command, continued, width - 2);
+    wrapped.pop_back();  // the last '\n'
+    for (size_t at = wrapped.find('\n'); at != std::string::npos; at = wrapped.find('\n', at + 3)) {
+        wrapped.insert(at, " \\");
+    }
+    out += wrapped + "\n";
+}
+
+void appendExamples(std::string& out, size_t width) {
+    out += "\nExamples:\n";
+    for (const Example& e : kExamples) {
+        appendCommand(out, e.command, width);
+        appendWrapped(out, std::string(6, ' '), e.comment, 6, width);
+    }
+}
+
+// -h: the options most runs use, each with a one-line text (the full one is --help's).
+struct CommonOption {
+    std::string_view longName, text;
+};
+
+constexpr CommonOption kCommonOptions[] = {
+    {"--chain", "steps of conv-T + slice (default 6, or N=...)"},
+    {"--mode", "split, multipass, single or all (default all)"},
+    {"--preset", "spectrostream (default); small, tiny: quick"},
+    {"--expect-driver", "exit 125 unless the loader gave this driver"},
+    {"--format", "text, markdown (for a Mesa issue) or json"},
+    {"--triage", "test each hypothesis in a child process, conclude"},
+    {"--print-stream", "print the calls a mode records, run nothing"},
+    {"--merge-reports", "one table from the JSON reports of many machines"},
+    {"--verbose", "the full header (-q: results and verdict only)"},
+};
+
+constexpr std::string_view kShortExits =
+    "Exit status: 0 not reproduced, 2 reproduced, 3 GPU hang or driver crash, 125 cannot test "
+    "here, 1 usage error, 4 validation messages, 130/143 interrupted.";
+
+}  // namespace
+
+std::string renderShortHelp() {
+    constexpr size_t width = 80, column = 30;
+    std::string out = "Usage: repro [OPTION]...   (--help: every option, the exit statuses in full)\n";
+    appendWrapped(out, "",
+                  "Runs blade issue #356's conv-T + slice chain recorded three equivalent ways and says whether the "
+                  "driver got it wrong.",
+                  0, width);
+    out += "\nMost used options:\n";
+    for (const CommonOption& common : kCommonOptions) {
+        const OptionSpec* spec = findLongOption(common.longName);
+        std::string first = spec != nullptr ? heading(*spec) : "  " + std::string(common.longName);
+        first.resize(std::max(column, first.size() + 1), ' ');
+        out += first + std::string(common.text) + "\n";
+    }
+    out += "\n";
+    appendWrapped(out, "", kShortExits, 0, width);
+    out += "\nExamples:\n";
+    appendCommand(out, "repro --mode multipass -n 7   # the original report's failing case", width);
+    appendCommand(out,
+                  "git bisect run ~/src/repro/scripts/mesa-bisect-step -- --mode multipass -n 7 --expect-driver radv",
+                  width);
+    return out;
+}
+
+int helpColumns() {
+    int columns = 80;
+    winsize size{};
+    if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+        columns = size.ws_col;
+    }
+    return std::clamp(columns, kMinHelpColumns, kMaxHelpColumns);
+}
+
+std::string renderHelp(int columns) {
+    const auto width = static_cast<size_t>(std::clamp(columns, kMinHelpColumns, kMaxHelpColumns));
+    std::string out = "Usage: repro [OPTION]...\n\n";
+    appendWrapped(out, "", kSummary, 0, width);
+    const size_t column = descriptionColumn();
+    for (const OptionSection& section : optionTable()) appendSection(out, section, column, width);
+    appendExitStatus(out, width);
+    appendExamples(out, width);
+    return out;
+}
+
+namespace {
+
+// The names an option is written as: "-n" (if it has a short form) and "--chain".
+std::vector<std::string> spellings(const OptionSpec& spec) {
+    std::vector<std::string> names;
+    if (spec.shortName != 0) names.push_back(std::string{'-', spec.shortName});
+    names.emplace_back(spec.longName);
+    return names;
+}
+
+std::string joined(const std::vector<std::string>& words, std::string_view separator) {
+    std::string out;
+    for (const std::string& w : words) out += (out.empty() ? "" : std::string(separator)) + w;
+    return out;
+}
+
+// One `case` arm of the completion function for an option that takes a value.
+std::string completionCase(const OptionSpec& spec) {
+    std::string action;
+    switch (spec.completion) {
+        case ValueCompletion::Choices: {
+            std::vector<std::string> words(spec.choices.begin(), spec.choices.end());
+            action = "mapfile -t COMPREPLY < <(compgen -W '" + joined(words, " ") + "' -- \"$cur\")";
+            break;
+        }
+        case ValueCompletion::File:
+            action = "compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")";
+            break;
+        case ValueCompletion::Directory:
+            action = "compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- \"$cur\")";
+            break;
+        case ValueCompletion::None:
+            action = "COMPREPLY=()";  // a number or a name: nothing to offer
+            break;
+    }
+    return "        " + joined(spellings(spec), "|") + ")\n            " + action + "\n            return ;;\n";
+}
+
+}  // namespace
+
+std::string renderBashCompletion() {
+    std::string cases;
+    std::vector<std::string> options;
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            if (spec.hidden) continue;
+            for (std::string& name : spellings(spec)) options.push_back(std::move(name));
+            // A value, or the files that follow --merge-reports.
+            if (spec.value != nullptr || spec.completion != ValueCompletion::None) cases += completionCase(spec);
+        }
+    }
+    return "# bash completion for repro, generated by `repro --bash-completion` from its option "
+           "table.\n"
+           "_repro() {\n"
+           "    local cur=${COMP_WORDS[COMP_CWORD]} prev=\n"
+           "    (( COMP_CWORD > 0 )) && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+           "    # --option=value: bash splits the word at '=' (it is in COMP_WORDBREAKS).\n"
+           "    if [[ $cur == = ]]; then\n"
+           "        cur=\n"
+           "    elif [[ $prev == = ]] && (( COMP_CWORD > 1 )); then\n"
+           "        prev=${COMP_WORDS[COMP_CWORD-2]}\n"
+           "    fi\n"
+           "    case $prev in\n" +
+           cases +
+           "    esac\n"
+           "    mapfile -t COMPREPLY < <(compgen -W '" +
+           joined(options, " ") +
+           "' -- \"$cur\")\n"
+           "}\n"
+           "complete -F _repro repro\n";
+}
+
+namespace {
+
+std::string cell(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '|') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+void appendMarkdownSection(std::string& out, const OptionSection& section) {
+    out += "\n## " + std::string(section.title) + "\n\n";
+    if (!section.note.empty()) out += std::string(section.note) + "\n\n";
+    out += "| option | default | meaning |\n|---|---|---|\n";
+    for (const OptionSpec& spec : section.options) {
+        if (spec.hidden) continue;
+        std::string name = spec.shortName != 0 ? std::string("`-") + spec.shortName + "`, " : "";
+        name += "`" + std::string(spec.longName) + (spec.placeholder.empty() ? "" : " ") +
+                std::string(spec.placeholder) + "`";
+        std::string meaning(spec.help);
+        if (!spec.choices.empty()) {
+            std::vector<std::string> words;
+            for (const std::string_view c : spec.choices) words.push_back("`" + std::string(c) + "`");
+            meaning += (spec.onlyChoices ? "; one of " : "; or one of ") + joined(words, ", ");
+        }
+        out += "| " + cell(name) + " | " + cell(spec.defaultText) + " | " + cell(meaning) + " |\n";
+    }
+}
+
+}  // namespace
+
+std::string renderOptionsMarkdown() {
+    std::string out;
+    for (const OptionSection& section : optionTable()) appendMarkdownSection(out, section);
+    out += "\n## Exit status\n\n| status | meaning |\n|---|---|\n";
+    for (const ExitRow& row : kExitRows) out += "| " + std::string(row.status) + " | " + cell(row.meaning) + " |\n";
+    out += "\n";
+    for (const std::string_view note : kExitNotes) out += cell(note) + "\n\n";
+    out += "## Examples\n\n```sh\n";
+    for (const Example& e : kExamples) out += "# " + std::string(e.comment) + "\n" + std::string(e.command) + "\n";
+    out += "```\n";
+    return out;
+}
+
+namespace {
+
+// The compiler, from its predefined macros (GCC: __VERSION__ "12.2.0"; Clang's __VERSION__
+// starts with "Clang", so it is checked first).
+std::string compilerText() {
+#if defined(__clang__)
+    return fmt::format("Clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+    return fmt::format("GCC {}", __VERSION__);
+#else
+    return "unknown compiler";
+#endif
+}
+
+}  // namespace
+
+std::string versionText(const std::optional<std::string>& loaderVersion) {
+    std::string out = fmt::format("repro {} (git {})\n", kReproVersion, kReproGitHash);
+    if (loaderVersion) out += fmt::format("Vulkan loader: {}\n", *loaderVersion);
+    out += fmt::format("built with: {}, C++ {}\n", compilerText(), __cplusplus);
+    out +=
+        fmt::format("glibc: {} at run time, built against {}.{}\n", gnu_get_libc_version(), __GLIBC__, __GLIBC_MINOR__);
+    return out;
+}
+
+}  // namespace repro

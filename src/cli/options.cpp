@@ -1,0 +1,689 @@
+// The command line: a syntax check, CLI11 reading every option of the table as text, then
+// the values of each group of options, then the rules between options.
+#include "cli/options.hpp"
+
+// GCC 12 at -O2 reports a null dereference inside CLI11's own CLI::detail::split (a vector of
+// strings growing: a false positive of -Wnull-dereference in inlined library code, where the
+// system-header exemption no longer reaches); the pragma covers CLI11's code only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#include <CLI/CLI.hpp>
+#pragma GCC diagnostic pop
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "cli/help.hpp"
+#include "cli/option_table.hpp"
+#include "core/text.hpp"
+#include "repro_version.h"
+
+namespace repro {
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw UsageError(message); }
+
+// ---- numbers and names -------------------------------------------------------------------
+
+// Range-checks `value`, which the user wrote as `text` (plain decimal), for an unsigned
+// 32-bit field named `label`.
+uint32_t checkCount(int64_t value, std::string_view text, std::string_view label, int64_t minimum) {
+    if (value < minimum) fail(fmt::format("{}: must be at least {} (got {})", label, minimum, text));
+    if (value > std::numeric_limits<uint32_t>::max()) {
+        fail(fmt::format("{}: {} is too large (at most {})", label, text, std::numeric_limits<uint32_t>::max()));
+    }
+    return static_cast<uint32_t>(value);
+}
+
+// A whole number of at least `minimum` (and at most UINT32_MAX) in plain decimal.
+uint32_t readCount(std::string_view text, std::string_view label, int64_t minimum) {
+    const auto value = parseDecimal(text);
+    if (!value) fail(fmt::format("{}: {} is not a whole number (decimal digits only)", label, quote(text)));
+    return checkCount(*value, text, label, minimum);
+}
+
+// A plain decimal number (text.hpp parseDecimalNumber) of `unit`s.
+double readNumber(std::string_view text, std::string_view label, std::string_view unit) {
+    const auto value = parseDecimalNumber(text);
+    if (!value) fail(fmt::format("{}: {} is not a decimal number of {}", label, quote(text), unit));
+    return *value;
+}
+
+// A decimal number of `unit`s in (0, 1e9].
+double readPositive(std::string_view text, std::string_view label, std::string_view unit) {
+    const double value = readNumber(text, label, unit);
+    if (!(value > 0.0) || value > 1e9) {
+        fail(fmt::format("{}: must be a number of {} in (0, 1e9] (got {})", label, unit, text));
+    }
+    return value;
+}
+
+// The enum value called `text` by name(); `text` is one of the table's choices, so it is
+// always found (the first value is a fallback that is never reached).
+template <typename Enum, size_t N>
+Enum named(std::string_view text, const Enum (&values)[N]) {
+    for (const Enum v : values) {
+        if (name(v) == text) return v;
+    }
+    return values[0];
+}
+
+// "A..B" with 1 <= A <= B.
+std::pair<uint32_t, uint32_t> parseSweep(std::string_view text) {
+    const auto dots = text.find("..");
+    const auto first = dots == std::string_view::npos ? std::nullopt : parseDecimal(text.substr(0, dots));
+    const auto last = dots == std::string_view::npos ? std::nullopt : parseDecimal(text.substr(dots + 2));
+    if (!first || !last) {
+        fail(fmt::format("--sweep: {} is not a range A..B of chain lengths", quote(text)));
+    }
+    const uint32_t a = checkCount(*first, text.substr(0, dots), "--sweep start", 1);
+    const uint32_t b = checkCount(*last, text.substr(dots + 2), "--sweep end", 1);
+    if (a > b) fail(fmt::format("--sweep: start {} is after end {}", a, b));
+    return {a, b};
+}
+
+// --sweep on a scenario: "NAME=A..B" (A <= B) or "NAME=V1,V2,..." (decimal, 0..2^32-1).
+ScenarioSweep parseScenarioSweep(std::string_view text) {
+    const auto bad = [&]() {
+        fail(fmt::format("--sweep: {} on a scenario is NAME=A..B or NAME=V1,V2,... over one of its [parameters]",
+                         quote(text)));
+    };
+    const auto eq = text.find('=');
+    if (eq == std::string_view::npos || eq == 0) bad();
+    ScenarioSweep out{.parameter = std::string(text.substr(0, eq)), .values = {}};
+    const std::string_view rest = text.substr(eq + 1);
+    const auto number = [&](std::string_view v) {
+        const auto n = parseDecimal(v);
+        if (!n || *n < 0 || *n > 0xffffffffLL) bad();
+        return static_cast<uint32_t>(*n);
+    };
+    if (const auto dots = rest.find(".."); dots != std::string_view::npos) {
+        const uint32_t a = number(rest.substr(0, dots)), b = number(rest.substr(dots + 2));
+        if (a > b) fail(fmt::format("--sweep: start {} is after end {}", a, b));
+        if (uint64_t{b} - a >= kMaxScenarioSweepValues)
+            fail(fmt::format("--sweep: {} values; at most {}", uint64_t{b} - a + 1, kMaxScenarioSweepValues));
+        for (uint64_t v = a; v <= b; ++v) out.values.push_back(static_cast<uint32_t>(v));
+        return out;
+    }
+    for (size_t at = 0; at <= rest.size();) {
+        const size_t comma = std::min(rest.find(',', at), rest.size());
+        out.values.push_back(number(rest.substr(at, comma - at)));
+        at = comma + 1;
+    }
+    if (out.values.size() > kMaxScenarioSweepValues)
+        fail(fmt::format("--sweep: {} values; at most {}", out.values.size(), kMaxScenarioSweepValues));
+    return out;
+}
+
+QueueChoice parseQueue(std::string_view text) {
+    if (text == "gfx") return {.kind = QueueChoice::Kind::Gfx};
+    if (text == "compute") return {.kind = QueueChoice::Kind::Compute};
+    if (!parseDecimal(text)) {
+        fail(fmt::format("--queue: {} is not gfx, compute or a queue family index", quote(text)));
+    }
+    return {.kind = QueueChoice::Kind::Index, .index = readCount(text, "--queue", 0)};
+}
+
+// ---- syntax ------------------------------------------------------------------------------
+
+// CLI11's test for the character after "-" or "--" (CLI/StringTools.hpp valid_first_char).
+bool validFirstChar(char c) { return c != '-' && c != '!' && c != ' ' && c != '\n'; }
+
+// A long option "--name[=value]": the number of following arguments it takes (0 or 1).
+size_t checkLong(std::string_view arg, bool valueFollows) {
+    const size_t eq = arg.find('=');
+    const OptionSpec* spec = findLongOption(arg.substr(0, eq));
+    if (spec == nullptr) fail(fmt::format("unknown option {} (see --help)", quote(arg)));
+    const std::string label = optionLabel(*spec);
+    if (spec->flag != nullptr) {
+        if (eq != std::string_view::npos) fail(fmt::format("{}: takes no value (got {})", label, quote(arg)));
+        return 0;
+    }
+    if (eq != std::string_view::npos) {
+        if (eq + 1 == arg.size()) fail(fmt::format("{}: empty value (expected {})", label, spec->placeholder));
+        return 0;
+    }
+    if (!valueFollows) fail(fmt::format("{}: missing value (expected {})", label, spec->placeholder));
+    return 1;
+}
+
+// Walks the arguments as CLI11 2.x reads them (CLI/App.hpp _recognize and _parse_arg):
+// "--name", "--name=value", "-x", "-xVALUE", clusters of short flags ("-vq", read as "-v"
+// then "-q"); an option's value is the next argument whatever it looks like; "--" ends
+// the options. Throws UsageError for the first argument CLI11 would reject or would read
+// otherwise than meant: an unknown option, a stray argument, a value missing at the end,
+// an empty "--name=" (CLI11 would take the next argument instead), a value on a flag.
+// Arguments that are not options (every one after "--" too) are the files of
+// --merge-reports, and a stray argument without it.
+void checkSyntax(std::vector<std::string> pending) {  // in reverse: the next one is last
+    std::vector<std::string> operands;
+    bool merging = false;
+    while (!pending.empty()) {
+        const std::string arg = std::move(pending.back());
+        pending.pop_back();
+        if (arg == "--") {
+            operands.insert(operands.end(), pending.rbegin(), pending.rend());
+            break;
+        }
+        if (arg.size() > 2 && arg.starts_with("--") && validFirstChar(arg[2])) {
+            merging = merging || arg == "--merge-reports";
+            if (checkLong(arg, !pending.empty()) == 1) pending.pop_back();
+            continue;
+        }
+        const bool isShort = arg.size() > 1 && arg[0] == '-' && validFirstChar(arg[1]) &&
+                             (findShortOption(arg[1]) != nullptr || arg[1] < '0' || arg[1] > '9');
+        if (!isShort) {
+            operands.push_back(arg);
+            continue;
+        }
+        const OptionSpec* spec = findShortOption(arg[1]);
+        if (spec == nullptr) fail(fmt::format("unknown option {} (see --help)", quote(arg.substr(0, 2))));
+        const std::string rest = arg.substr(2);
+        if (spec->flag != nullptr) {
+            if (!rest.empty()) pending.push_back("-" + rest);  // the rest of a cluster
+        } else if (rest.empty()) {
+            if (pending.empty()) {
+                fail(fmt::format("{}: missing value (expected {})", optionLabel(*spec), spec->placeholder));
+            }
+            pending.pop_back();
+        }
+    }
+    if (!operands.empty() && !merging)
+        fail(fmt::format("unexpected argument {} (see --help)", quote(operands.front())));
+}
+
+// ---- CLI11 -------------------------------------------------------------------------------
+
+// The value of one option as CLI11 collected it, checked for what is syntax for every
+// option: given at most once, and not empty.
+std::optional<std::string> singleValue(const OptionSpec& spec, const CLI::Option& option) {
+    const std::vector<std::string>& results = option.results();
+    if (results.empty()) return std::nullopt;
+    const std::string label = optionLabel(spec);
+    if (results.size() > 1) fail(fmt::format("{}: given {} times; give it once", label, results.size()));
+    if (results.front().empty()) fail(fmt::format("{}: empty value (expected {})", label, spec.placeholder));
+    return results.front();
+}
+
+// Every value of an option that takes only the words of its `choices` is one of them.
+void checkChoices(const RawArgs& raw) {
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            if (spec.value == nullptr || spec.choices.empty() || !spec.onlyChoices) continue;
+            const std::optional<std::string>& value = raw.*(spec.value);
+            if (!value || std::find(spec.choices.begin(), spec.choices.end(), *value) != spec.choices.end()) {
+                continue;
+            }
+            std::string known;
+            for (const std::string_view c : spec.choices) known += (known.empty() ? "" : ", ") + std::string(c);
+            fail(fmt::format("{}: {} is not one of {}", optionLabel(spec), quote(*value), known));
+        }
+    }
+}
+
+// Registers every option of the table with CLI11, parses `args` (argv without the program
+// name) and reads each option's text back.
+RawArgs readRawArgs(const std::vector<std::string>& args) {
+    CLI::App app{"", "repro"};
+    app.set_help_flag();  // -h/--help is an ordinary flag of the table
+    std::vector<std::pair<const OptionSpec*, CLI::Option*>> registered;
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            std::string names(spec.longName);
+            if (spec.shortName != 0) names = std::string{'-', spec.shortName} + "," + names;
+            CLI::Option* option = spec.value != nullptr
+                                      ? app.add_option(names)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                                      : app.add_flag(names);
+            registered.emplace_back(&spec, option);
+        }
+    }
+    RawArgs raw;
+    app.add_option("FILE", raw.files)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // --merge-reports
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them reversed
+    for (const auto& [spec, option] : registered) {
+        if (spec->flag != nullptr) {
+            raw.*(spec->flag) = option->count() > 0;
+        } else {
+            raw.*(spec->value) = singleValue(*spec, *option);
+        }
+    }
+    return raw;
+}
+
+// ---- each group's values -----------------------------------------------------------------
+
+void readChainAndShape(const RawArgs& raw, std::optional<std::string_view> envChain, Options& o) {
+    if (raw.mode) o.modes = *parseModes(*raw.mode);
+    if (raw.chain) {
+        o.chainLength = readCount(*raw.chain, "-n/--chain", 1);
+    } else if (envChain) {
+        const auto value = parseDecimal(*envChain);
+        if (!value) {
+            fail(fmt::format("environment N={}: not a chain length (a whole number >= 1)", quote(*envChain)));
+        }
+        o.chainLength = checkCount(*value, *envChain, "environment N", 1);
+    }
+    if (raw.preset) o.preset = *raw.preset;
+    o.shape = presetShape(o.preset);
+    const struct {
+        std::optional<std::string> RawArgs::*text;
+        uint32_t Shape::*field;
+        std::string_view label;
+    } fields[] = {
+        {&RawArgs::batch, &Shape::batch, "--batch"},        {&RawArgs::channels, &Shape::channels, "--channels"},
+        {&RawArgs::height, &Shape::height, "--height"},     {&RawArgs::width, &Shape::width, "--width"},
+        {&RawArgs::kernelH, &Shape::kernelH, "--kernel-h"}, {&RawArgs::kernelW, &Shape::kernelW, "--kernel-w"},
+        {&RawArgs::strideH, &Shape::strideH, "--stride-h"}, {&RawArgs::strideW, &Shape::strideW, "--stride-w"},
+        {&RawArgs::padH, &Shape::padH, "--pad-h"},          {&RawArgs::padW, &Shape::padW, "--pad-w"},
+    };
+    for (const auto& f : fields) {
+        const std::optional<std::string>& text = raw.*(f.text);
+        if (text) o.shape.*(f.field) = readCount(*text, f.label, f.label.starts_with("--pad") ? 0 : 1);
+    }
+    (void)computeSizes(o.shape);  // UsageError for a shape the chain cannot have
+}
+
+void readDevice(const RawArgs& raw, Options& o) {
+    o.device = raw.device;
+    o.listDevices = raw.listDevices;
+    if (raw.queue) o.queue = parseQueue(*raw.queue);
+    o.expectDriver = raw.expectDriver;
+    o.validation = raw.validation;
+}
+
+double readTimeout(std::string_view text) {
+    const double seconds = readNumber(text, "--timeout", "seconds");
+    if (!(seconds >= 1.0)) {
+        fail(
+            fmt::format("--timeout: must be at least 1 second (got {}): a shorter wait calls a submit "
+                        "that is still running a GPU hang",
+                        text));
+    }
+    if (seconds > 1e9) fail(fmt::format("--timeout: must be at most 1e9 seconds (got {})", text));
+    return seconds;
+}
+
+void readRun(const RawArgs& raw, Options& o) {
+    constexpr ReferenceKind references[] = {ReferenceKind::Auto, ReferenceKind::Split, ReferenceKind::Cpu,
+                                            ReferenceKind::None};
+    if (raw.reference) o.reference = named(*raw.reference, references);
+    o.checkSteps = raw.checkSteps;
+    o.poison = raw.poison;
+    if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
+    if (raw.sweep) {
+        o.sweep = parseSweep(*raw.sweep);
+        o.chainLength = o.sweep->second;  // buffers are made once, for the longest chain
+    }
+    if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
+    if (raw.dropDispatch) {
+        const auto value = parseDecimal(*raw.dropDispatch);
+        if (!value)
+            fail(fmt::format("--drop-dispatch: {} is not a whole number (decimal digits only)",
+                             quote(*raw.dropDispatch)));
+        // Every chain of a sweep must contain the dispatch.
+        const int64_t dispatches = 2 * int64_t{o.sweep ? o.sweep->first : o.chainLength};
+        if (*value < 1 || *value > dispatches) {
+            fail(fmt::format("--drop-dispatch: {} is outside 1..{} (2 dispatches per step)", *raw.dropDispatch,
+                             dispatches));
+        }
+        o.dropDispatch = static_cast<uint32_t>(*value);
+    }
+    o.dumpDir = raw.dumpDir;
+    o.printStream = raw.printStream;
+    o.invert = raw.invert;
+}
+
+void readReport(const RawArgs& raw, Options& o) {
+    constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Json};
+    if (raw.format) o.format = named(*raw.format, formats);
+    o.output = raw.output;
+    o.json = raw.json;
+    o.trace = raw.trace;
+    o.timings = raw.timings;
+    o.timestamps = raw.timestamps;
+    o.breadcrumbs = raw.breadcrumbs;
+    o.labels = raw.labels;
+    o.verbose = raw.verbose;
+    o.quiet = raw.quiet;
+}
+
+void readExperiments(const RawArgs& raw, Options& o) {
+    if (raw.barrier) o.barrier = *parseBarrier(*raw.barrier);
+    if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
+    if (raw.splitMib) o.submit.splitMiB = readPositive(*raw.splitMib, "--split-mib", "MiB");
+    if (raw.splitMs) o.submit.splitMs = readPositive(*raw.splitMs, "--split-ms", "milliseconds");
+    o.submit.hostWait = !raw.noHostWait;
+    if (raw.memory) o.memory = *parseBufferMemory(*raw.memory);
+    if (raw.dispatchRepeat) {
+        o.dispatchRepeat = readCount(*raw.dispatchRepeat, "--dispatch-repeat", 1);
+        if (o.dispatchRepeat > 64) fail(fmt::format("--dispatch-repeat: at most 64 (got {})", o.dispatchRepeat));
+    }
+    if (raw.profile) o.profile = *parseProfile(*raw.profile);
+    o.spirvDir = raw.spirv;
+}
+
+void readMultiRun(const RawArgs& raw, Options& o) {
+    o.matrix = raw.matrix;
+    o.triage = raw.triage;
+    o.watchdogProbe = raw.watchdogProbe;
+    o.driverEnvSweep = raw.driverEnvSweep;
+    o.allDrivers = raw.allDrivers;
+    o.keepLogs = raw.keepLogs;
+}
+
+// ---- rules between options ---------------------------------------------------------------
+
+struct Given {
+    bool given;
+    std::string_view name;
+};
+
+// The options --matrix, --triage and --watchdog-probe choose for each of their runs.
+std::vector<Given> variantOptions(const RawArgs& raw) {
+    return {{raw.mode.has_value(), "--mode"},
+            {raw.barrier.has_value(), "--barrier"},
+            {raw.submitEvery.has_value(), "--submit-every"},
+            {raw.splitMib.has_value(), "--split-mib"},
+            {raw.splitMs.has_value(), "--split-ms"},
+            {raw.hostWait, "--host-wait"},
+            {raw.noHostWait, "--no-host-wait"},
+            {raw.memory.has_value(), "--memory"},
+            {raw.dispatchRepeat.has_value(), "--dispatch-repeat"},
+            {raw.profile.has_value(), "--profile"}};
+}
+
+// --matrix, --triage, --watchdog-probe: they choose the variant options themselves.
+void checkChoosesVariants(const RawArgs& raw, std::string_view what) {
+    const std::vector<Given> options = variantOptions(raw);
+    const auto given = std::find_if(options.begin(), options.end(), [](const Given& g) { return g.given; });
+    if (given == options.end()) return;
+    std::string list;
+    for (size_t i = 0; i < options.size(); ++i) {
+        list += (i == 0 ? "" : i + 1 == options.size() ? " and " : ", ") + std::string(options[i].name);
+    }
+    fail(fmt::format("{}: chooses {} itself; leave out {}", what, list, given->name));
+}
+
+// The runs made of child processes: at most one, and what none of them goes with.
+void checkMultiRunRules(const RawArgs& raw, const Options& o) {
+    const Given runs[] = {{o.matrix, "--matrix"},
+                          {o.triage, "--triage"},
+                          {o.watchdogProbe, "--watchdog-probe"},
+                          {o.driverEnvSweep, "--driver-env-sweep"}};
+    for (size_t i = 0; i < std::size(runs); ++i) {
+        for (size_t j = i + 1; j < std::size(runs); ++j) {
+            if (runs[i].given && runs[j].given) fail(fmt::format("{} and {}: choose one", runs[i].name, runs[j].name));
+        }
+    }
+    const auto run = std::find_if(std::begin(runs), std::end(runs), [](const Given& g) { return g.given; });
+    if (run == std::end(runs)) return;
+    const std::string_view what = run->name;
+    if (o.sweep) fail(fmt::format("{}: not with --sweep", what));
+    if (o.listDevices) fail(fmt::format("{}: not with --list-devices", what));
+    if (o.printStream) fail(fmt::format("--print-stream: not with {}", what));
+    if (o.dumpDir && !o.watchdogProbe) fail(fmt::format("{}: not with --dump-dir", what));
+    if ((o.matrix || o.driverEnvSweep) && (o.format == Format::Json || o.json)) {
+        fail(
+            fmt::format("{}: prints a table (text, or --format markdown); --format json and --json "
+                        "are for single runs, --triage and --watchdog-probe",
+                        what));
+    }
+    if (!o.driverEnvSweep) checkChoosesVariants(raw, what);
+}
+
+// How multipass and single are recorded, and what split (the reference) keeps.
+void checkRecordingRules(const RawArgs& raw, const Options& o) {
+    if (raw.hostWait && raw.noHostWait) fail("--host-wait and --no-host-wait: choose one");
+    if (!o.submit.hostWait && !o.submit.cuts()) {
+        fail(
+            "--no-host-wait: there is only one submit to wait for; add --submit-every K, "
+            "--split-mib MIB or --split-ms MS");
+    }
+    const bool onlySplit = o.modes.size() == 1 && o.modes[0] == Mode::Split;
+    if (!onlySplit) return;
+    if (o.barrier != BarrierKind::Blade || o.submit.cuts() || o.dispatchRepeat > 1) {
+        fail(
+            "--barrier, --submit-every, --split-mib, --split-ms and --dispatch-repeat change "
+            "multipass and single; --mode split is the reference and keeps blade's stream");
+    }
+    if (o.dropDispatch) {
+        fail(
+            "--drop-dispatch: leaves a dispatch out of multipass and single; --mode split is the "
+            "reference and runs every dispatch");
+    }
+}
+
+void checkOtherRules(const Options& o) {
+    if (o.verbose && o.quiet) fail("-v/--verbose and -q/--quiet: choose one");
+    if (o.printStream) {
+        if (o.sweep) fail("--print-stream: not with --sweep");
+        if (o.listDevices) fail("--print-stream: not with --list-devices");
+        if (o.repeat > 1) fail("--print-stream: not with --repeat above 1 (every run records the same stream)");
+    }
+    if (o.invert && o.listDevices) fail("--invert: not with --list-devices (nothing runs, nothing reproduces)");
+    if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
+    if (o.keepLogs && !(o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe)) {
+        fail("--keep-logs: only with --matrix, --triage, --driver-env-sweep or --watchdog-probe");
+    }
+    if (o.allDrivers && !o.driverEnvSweep) fail("--all-drivers: only with --driver-env-sweep");
+}
+
+// --merge-reports FILE...: reads reports, runs nothing; only --format goes with it.
+Options readMergeOptions(const RawArgs& raw) {
+    if (raw.files.empty()) fail("--merge-reports: no files given (--merge-reports FILE...)");
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            if (spec.longName == "--merge-reports" || spec.longName == "--format") continue;
+            const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
+            if (given)
+                fail(fmt::format("--merge-reports: not with {} (it runs nothing; only --format applies)",
+                                 optionLabel(spec)));
+        }
+    }
+    checkChoices(raw);
+    Options o;
+    readReport(raw, o);
+    o.mergeReports = raw.files;
+    return o;
+}
+
+// When `active`: the usage error "WHAT: not with X on a scenario WHY" for the first option X
+// of `others` that is set (the options WHAT chooses itself or cannot take).
+void refuseAlongside(bool active, std::string_view what, std::string_view why,
+                     std::initializer_list<std::pair<bool, std::string_view>> others) {
+    if (!active) return;
+    for (const auto& [set, label] : others) {
+        if (set) fail(fmt::format("{}: not with {} on a scenario{}", what, label, why));
+    }
+}
+
+// The options that go with --scenario (docs/scenarios.md "Options").
+bool scenarioOption(std::string_view n) {
+    constexpr std::string_view allowed[] = {
+        "--mode",   "--device", "--timeout",       "--barrier", "--repeat",     "--validation",   "--json",
+        "--format", "--output", "--print-stream",  "--timings", "--timestamps", "--check-steps",  "--poison",
+        "--sweep",  "--invert", "--expect-driver", "--matrix",  "--triage",     "--submit-every", "--reference"};
+    return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
+}
+
+// --scenario FILE (with the options scenarioOption names) or --list-scenarios (alone).
+Options readScenarioOptions(const RawArgs& raw) {
+    const std::string_view what = raw.listScenarios ? "--list-scenarios" : "--scenario";
+    for (const OptionSection& section : optionTable()) {
+        for (const OptionSpec& spec : section.options) {
+            const std::string_view n = spec.longName;
+            const bool allowed = n == what || (!raw.listScenarios && scenarioOption(n));
+            const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
+            if (given && !allowed)
+                fail(
+                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
+                                "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
+                                "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix, "
+                                "--triage, --submit-every and --reference so far)",
+                                what, optionLabel(spec)));
+        }
+    }
+    if (!raw.files.empty()) fail(fmt::format("{}: unexpected argument {}", what, quote(raw.files.front())));
+    checkChoices(raw);
+    Options o;
+    readDevice(raw, o);
+    if (raw.mode) o.modes = *parseModes(*raw.mode);
+    if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
+    if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
+    if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
+    if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
+    if (raw.reference) {
+        constexpr ReferenceKind references[] = {ReferenceKind::Auto, ReferenceKind::Split, ReferenceKind::Cpu,
+                                                ReferenceKind::None};
+        o.reference = named(*raw.reference, references);
+        if (o.reference == ReferenceKind::None)
+            fail(
+                "--reference none: not on a scenario (the zero and non-finite checks alone are the built-in "
+                "chain's); expected auto, split or cpu");
+    }
+    o.printStream = raw.printStream;
+    o.checkSteps = raw.checkSteps;
+    o.poison = raw.poison;
+    o.invert = raw.invert;
+    o.expectDriver = raw.expectDriver;
+    if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
+    o.matrix = raw.matrix;
+    o.triage = raw.triage;
+    refuseAlongside(o.matrix, "--matrix", " (the matrix runs the file under each barrier, every mode once)",
+                    {{raw.barrier.has_value(), "--barrier"},
+                     {raw.submitEvery.has_value(), "--submit-every"},
+                     {raw.sweep.has_value(), "--sweep"},
+                     {o.repeat > 1, "--repeat"},
+                     {o.checkSteps, "--check-steps"},
+                     {o.printStream, "--print-stream"},
+                     {o.triage, "--triage"}});
+    refuseAlongside(o.triage, "--triage", " (the triage chooses the modes, barriers and checks of its runs)",
+                    {{raw.mode.has_value(), "--mode"},
+                     {raw.barrier.has_value(), "--barrier"},
+                     {raw.submitEvery.has_value(), "--submit-every"},
+                     {raw.sweep.has_value(), "--sweep"},
+                     {o.repeat > 1, "--repeat"},
+                     {o.checkSteps, "--check-steps"},
+                     {o.printStream, "--print-stream"},
+                     {o.invert, "--invert"}});
+    if (raw.sweep) {
+        o.scenarioSweep = parseScenarioSweep(*raw.sweep);
+        refuseAlongside(
+            true, "--sweep", "",
+            {{o.repeat > 1, "--repeat"}, {o.checkSteps, "--check-steps"}, {o.printStream, "--print-stream"}});
+    }
+    if (o.checkSteps && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
+        fail("--check-steps: on a scenario it reads back split's steps, and --mode has no split");
+    readReport(raw, o);  // with --timings and --timestamps
+    o.scenario = raw.scenario;
+    o.listScenarios = raw.listScenarios;
+    return o;
+}
+
+Options readOptions(const RawArgs& raw, std::optional<std::string_view> envChain) {
+    if (raw.scenario || raw.listScenarios) return readScenarioOptions(raw);
+    checkChoices(raw);
+    Options o;
+    readChainAndShape(raw, envChain, o);
+    readDevice(raw, o);
+    readRun(raw, o);
+    readReport(raw, o);
+    readExperiments(raw, o);
+    readMultiRun(raw, o);
+    checkOtherRules(o);
+    checkMultiRunRules(raw, o);
+    checkRecordingRules(raw, o);
+    return o;
+}
+
+ParseOutcome usageError(std::string line) {
+    ParseOutcome outcome;
+    outcome.exitStatus = 1;
+    outcome.err = std::move(line);
+    return outcome;
+}
+
+}  // namespace
+
+std::string_view name(Mode m) {
+    switch (m) {
+        case Mode::Split:
+            return "split";
+        case Mode::Multipass:
+            return "multipass";
+        case Mode::Single:
+            return "single";
+    }
+    return "?";
+}
+
+std::string_view name(Format f) {
+    switch (f) {
+        case Format::Text:
+            return "text";
+        case Format::Markdown:
+            return "markdown";
+        case Format::Json:
+            return "json";
+    }
+    return "?";
+}
+
+std::string_view name(ReferenceKind k) {
+    switch (k) {
+        case ReferenceKind::Auto:
+            return "auto";
+        case ReferenceKind::Split:
+            return "split";
+        case ReferenceKind::Cpu:
+            return "cpu";
+        case ReferenceKind::None:
+            return "none";
+    }
+    return "?";
+}
+
+std::optional<std::vector<Mode>> parseModes(std::string_view text) {
+    if (text == "split") return std::vector{Mode::Split};
+    if (text == "multipass") return std::vector{Mode::Multipass};
+    if (text == "single") return std::vector{Mode::Single};
+    // `single` runs last: it is the one most likely to hang the GPU.
+    if (text == "all") return std::vector{Mode::Split, Mode::Multipass, Mode::Single};
+    return std::nullopt;
+}
+
+ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<std::string_view> envChain,
+                              std::optional<int> helpWidth) {
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+    try {
+        checkSyntax(std::vector<std::string>(args.rbegin(), args.rend()));
+        const RawArgs raw = readRawArgs(args);
+        ParseOutcome outcome;
+        if (raw.help) {
+            // --help is the complete text; -h alone (or in a cluster, "-vh") the one screen.
+            const auto options = std::find(args.begin(), args.end(), "--");
+            const bool full = std::find(args.begin(), options, "--help") != options;
+            outcome.out = full ? renderHelp(helpWidth.value_or(helpColumns())) : renderShortHelp();
+        } else if (raw.version) {
+            outcome.out = versionText(std::nullopt);
+            outcome.version = true;
+        } else if (raw.bashCompletion) {
+            outcome.out = renderBashCompletion();
+        } else {
+            outcome.options = raw.mergeReports ? readMergeOptions(raw) : readOptions(raw, envChain);
+            for (int i = 0; i < argc; ++i) outcome.options->commandLine.emplace_back(argv[i]);
+        }
+        return outcome;
+    } catch (const UsageError& e) {
+        return usageError(fmt::format("repro: {}", e.what()));
+    } catch (const CLI::ParseError& e) {  // not reached: checkSyntax rejects what CLI11 would
+        return usageError(fmt::format("repro: {} (see --help)", escaped(e.what())));
+    } catch (const std::exception& e) {
+        return usageError(fmt::format("repro: internal error reading the command line: {}", escaped(e.what())));
+    }
+}
+
+}  // namespace repro

@@ -1,0 +1,174 @@
+// Command-line options, parsed with CLI11 from the option table (option_table.hpp) and
+// validated up front. Vulkan-free: device-dependent limits are checked later, against the
+// device.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/shape.hpp"
+#include "core/variant.hpp"
+
+namespace repro {
+
+// Where the barriers and submits go (docs/modes.md, "The three modes and what they send to Vulkan";
+// docs/blade-stream.md, "Per mode").
+enum class Mode { Split, Multipass, Single };
+std::string_view name(Mode m);  // "split", "multipass", "single"
+
+// What each mode's final buffer is compared with (--reference).
+enum class ReferenceKind {
+    Auto,   // split's result; split runs after the others when it was not asked for
+    Split,  // the same, said explicitly
+    Cpu,    // the host computes the chain (float64) and a derived float32 tolerance
+    None,   // zero and non-finite checks only (the original's semantics)
+};
+std::string_view name(ReferenceKind k);  // "auto", "split", "cpu", "none"
+
+// How the report is written on stdout (--format).
+enum class Format { Text, Markdown, Json };
+std::string_view name(Format f);  // "text", "markdown", "json"
+
+// Bit pattern --poison fills every buffer the chain writes with: a quiet NaN that no
+// arithmetic of the chain produces, so an element still holding it was never written.
+inline constexpr uint32_t kPoisonPattern = 0x7fc0dead;
+
+// --queue: the queue family the chain is submitted to.
+struct QueueChoice {
+    enum class Kind {
+        Default,  // family 0, as blade hard-codes it (blade-graphics src/vulkan/init.rs:297)
+        Gfx,      // --queue gfx: the first family with both GRAPHICS and COMPUTE
+        Compute,  // --queue compute: the first family with COMPUTE and without GRAPHICS
+        Index,    // --queue INDEX: family `index`, whatever its flags (it must have COMPUTE)
+    };
+    Kind kind = Kind::Default;
+    uint32_t index = 0;  // the family index for Kind::Index; 0 otherwise
+    bool operator==(const QueueChoice&) const = default;
+};
+
+// --sweep NAME=A..B or NAME=V1,V2,... on a scenario: the values of one of its [parameters]
+// (docs/scenarios.md "--sweep on a scenario"), each run as the whole scenario.
+struct ScenarioSweep {
+    std::string parameter;         // the name, as in the file's [parameters]
+    std::vector<uint32_t> values;  // in the order given, 1..kMaxScenarioSweepValues of them
+};
+inline constexpr size_t kMaxScenarioSweepValues = 1024;
+
+struct Options {
+    std::vector<Mode> modes{Mode::Split, Mode::Multipass, Mode::Single};  // in this order
+    uint32_t chainLength = 6;                                             // N, steps
+    std::string preset = "spectrostream";
+    Shape shape{};
+    std::optional<std::string> device;  // index or case-insensitive name substring
+    bool listDevices = false;
+    // --timeout: seconds the host waits for one submit; nullopt = auto, scaled with the
+    // submit's work (submitTimeoutSeconds in shape.hpp).
+    std::optional<double> timeoutSeconds;
+    bool validation = false;
+    // Positive control: 1-based dispatch index in chain order (conv-T of step s is
+    // 2s-1, its slice 2s) left out of the non-split modes.
+    std::optional<uint32_t> dropDispatch;
+    // Directory to write each mode's final small[N] into, as <mode>.f32: raw
+    // little-endian float32, smallElems values (for scripts and the end-to-end tests).
+    std::optional<std::string> dumpDir;
+    ReferenceKind reference = ReferenceKind::Auto;
+    bool checkSteps = false;  // read back every intermediate buffer, find the first bad dispatch
+    bool poison = false;      // fill written buffers with kPoisonPattern instead of zeros
+    uint32_t repeat = 1;      // runs per mode
+    // --sweep A..B: every chain length in [first, second]; overrides -n.
+    std::optional<std::pair<uint32_t, uint32_t>> sweep;
+    Format format = Format::Text;
+    // -o/--output FILE: the document --format names (text, markdown or json) goes to FILE in
+    // place of stdout, and the text report stays on stdout (as vulkaninfo's -o).
+    std::optional<std::string> output;
+    std::optional<std::string> json;  // --json FILE: the JSON report (or document) beside any --format
+    // --trace FILE: the run's timeline as Trace Event Format JSON (report/trace_events.hpp),
+    // written by the supervisor when the run ends, however it ends.
+    std::optional<std::string> trace;
+    bool timings = false;                  // host phase timings in the text report (always in JSON)
+    bool timestamps = false;               // GPU timestamp queries around every dispatch (adds commands)
+    bool breadcrumbs = false;              // a marker after every dispatch (VK_AMD_buffer_marker)
+    bool labels = false;                   // debug-utils object names and command labels
+    std::vector<std::string> commandLine;  // argv as given, for the report
+
+    // Workaround and hypothesis experiments (core/variant.hpp). They change how multipass
+    // and single are recorded; split stays blade's 2N waited submits, the reference.
+    BarrierKind barrier = BarrierKind::Blade;   // --barrier
+    SubmitStructure submit;                     // --submit-every, --split-mib, --[no-]host-wait
+    BufferMemory memory = BufferMemory::Blade;  // --memory (split too: buffers are shared)
+    uint32_t dispatchRepeat = 1;                // --dispatch-repeat: each conv-T recorded R times
+    Profile profile = Profile::Default;         // --profile (split too)
+    std::optional<std::string> spirvDir;        // --spirv DIR: conv_t.spv and slice.spv
+    bool matrix = false;                        // --matrix: the variant set, as child processes
+    bool driverEnvSweep = false;                // --driver-env-sweep: the driver settings, as children
+    bool allDrivers = false;                    // --all-drivers: every driver's settings
+
+    // --print-stream: print the exact command stream of each selected mode, one call per
+    // line, and exit 0 without creating a device's work (never with --matrix, --triage,
+    // --watchdog-probe, --driver-env-sweep, --sweep, --list-devices or --repeat > 1).
+    bool printStream = false;
+    // --triage: test each hypothesis about the cause in child processes and conclude. Chooses
+    // the modes and experiment flags itself (none of them is given); --format json and
+    // --output are allowed. Never with --matrix, --sweep, --list-devices, --dump-dir,
+    // --print-stream, --driver-env-sweep or --watchdog-probe.
+    bool triage = false;
+    // --watchdog-probe: a positive control for the kernel's GPU job timeout, in child
+    // processes. Chooses the modes and experiment flags itself; never with --matrix,
+    // --triage, --sweep, --driver-env-sweep, --list-devices or --print-stream.
+    bool watchdogProbe = false;
+    QueueChoice queue;  // --queue gfx|compute|INDEX
+    // --expect-driver NAME (non-empty): cannot test (125) unless the chosen device's driver
+    // matches NAME, a case-insensitive substring of its driverName or of its VkDriverId name.
+    std::optional<std::string> expectDriver;
+    // --invert: exit 0 when the bug reproduces (2) and 1 when it does not (0); every other
+    // status unchanged. Never with --list-devices or --print-stream.
+    bool invert = false;
+    // --keep-logs: keep the folder of the children's logs and reports (only with --matrix,
+    // --triage, --driver-env-sweep or --watchdog-probe).
+    bool keepLogs = false;
+    // --merge-reports FILE...: the report files to merge (report/merge_reports.hpp); non-empty
+    // only with --merge-reports, which goes with no other option but --format.
+    std::vector<std::string> mergeReports;
+    bool verbose = false;  // -v: the whole text header (engine/text_report.hpp, HeaderDetail)
+    bool quiet = false;    // -q: no header, only the result lines, the verdict and errors (never with -v)
+    // --scenario FILE: run that scenario file instead of blade's chain (docs/scenarios.md);
+    // only the options options.cpp's scenarioOption names go with it (docs/scenarios.md lists
+    // them; --barrier is kept as scenarioBarrier).
+    std::optional<std::string> scenario;
+    std::optional<BarrierKind> scenarioBarrier;  // --scenario with --barrier: scenario/scenario.hpp replaceBarriers
+    std::optional<ScenarioSweep> scenarioSweep;  // --scenario with --sweep NAME=...
+    bool listScenarios = false;                  // --list-scenarios: list scenarios/ and exit; alone
+};
+
+// The result of parsing: either options to run with, or an exit status and the text
+// to print (help and version on stdout with status 0; one error line on stderr with
+// status 1).
+struct ParseOutcome {
+    std::optional<Options> options;
+    int exitStatus = 0;
+    std::string out;       // for stdout
+    std::string err;       // for stderr, one line
+    bool version = false;  // --version: `out` is versionText() without the loader's line (main adds it)
+};
+
+// Parses argv (argv[0] is the program name). `envChain` is the value of the
+// environment variable N, honoured as the original repro did; the -n flag wins.
+// `helpWidth`: the columns --help is wrapped to; nullopt: the terminal's (help.hpp helpColumns).
+//
+// Never throws. A malformed command line (an unknown option, a stray argument, a missing
+// or empty value, a value given to a flag, an option given twice) is status 1 whatever
+// else it holds, --help and --version included. On a well-formed one, --help prints the
+// complete help, -h the one screen (help.hpp renderShortHelp), and -V/--version the version on stdout with status 0, without checking the
+// other values. Otherwise every value is checked (integers are plain decimal, numbers
+// plain decimal without inf or nan), then the rules between options; the first problem
+// is status 1 with one line on err, user text in it quoted (text.hpp quote()).
+ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<std::string_view> envChain,
+                              std::optional<int> helpWidth = std::nullopt);
+
+// "split", "multipass", "single" or "all" to the modes it runs; nullopt if unknown.
+std::optional<std::vector<Mode>> parseModes(std::string_view text);
+
+}  // namespace repro

@@ -1,0 +1,122 @@
+// Checking the run's output paths before any work (see output_paths.hpp).
+#include "cli/output_paths.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include <exception>
+
+#include "core/atomic_file.hpp"
+#include "core/interrupt.hpp"
+#include "core/output.hpp"
+#include "core/text.hpp"
+
+namespace repro {
+
+std::optional<std::string> fileWriteProblem(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {  // it did not exist: remove what this check made
+        ::close(fd);
+        ::unlink(path.c_str());
+        return std::nullopt;
+    }
+    if (errno != EEXIST) return std::string(std::strerror(errno));
+    const int existing = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+    if (existing < 0) return std::string(std::strerror(errno));
+    ::close(existing);
+    return std::nullopt;
+}
+
+std::optional<std::string> directoryWriteProblem(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return ec.message();
+    if (!std::filesystem::is_directory(dir, ec)) return std::string("not a directory");
+    std::string probe = dir + "/.repro-write-check-XXXXXX";
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) return std::string(std::strerror(errno));
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return std::nullopt;
+}
+
+std::string childLogRoot() {
+    const char* tmp = std::getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+ChildLogFolder::ChildLogFolder(const Options& options, std::filesystem::path dir)
+    : keep_(options.keepLogs), dir_(std::move(dir)), exceptions_(std::uncaught_exceptions()) {}
+
+ChildLogFolder::~ChildLogFolder() {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir_, ec)) return;  // finishLogDir removed it
+    const bool early = interruptSignal() != 0 || std::uncaught_exceptions() > exceptions_;
+    // A run that ended normally went through finishLogDir, which removed the folder or kept
+    // it and said why (a baseline that cannot test keeps its log): that stands.
+    if (!early) return;
+    if (keep_) {
+        say("  logs and reports kept in {} (--keep-logs)", dir_.string());
+        return;
+    }
+    std::filesystem::remove_all(dir_, ec);
+    if (ec) say("  could not remove {}: {}", dir_.string(), ec.message());
+}
+
+bool emitFormatDocument(const Options& o, const std::string& what, std::string_view document) {
+    if (!o.output) {
+        writeText(stdout, document);
+        return true;
+    }
+    return writeDocumentFile("-o/--output", what, *o.output, document);
+}
+
+bool emitJsonFile(const Options& o, const std::string& what, std::string_view json) {
+    return !o.json || writeDocumentFile("--json", what, *o.json, json);
+}
+
+bool emitTextFile(const Options& o) {
+    if (!o.output || o.format != Format::Text) return true;
+    return writeDocumentFile("-o/--output", "the text report", *o.output, capturedText());
+}
+
+std::optional<std::string> outputPathProblem(const Options& o) {
+    if (o.output) {
+        if (auto why = fileWriteProblem(*o.output))
+            return fmt::format("-o/--output: cannot write {} ({})", quote(*o.output), *why);
+    }
+    if (o.json) {
+        if (auto why = fileWriteProblem(*o.json))
+            return fmt::format("--json: cannot write {} ({})", quote(*o.json), *why);
+    }
+    if (o.trace) {
+        if (auto why = fileWriteProblem(*o.trace))
+            return fmt::format("--trace: cannot write {} ({})", quote(*o.trace), *why);
+    }
+    if (o.dumpDir) {
+        if (auto why = directoryWriteProblem(*o.dumpDir)) {
+            return fmt::format("--dump-dir: cannot use {} as a directory ({})", quote(*o.dumpDir), *why);
+        }
+    }
+    // A scenario's --matrix runs in one process: no children's logs.
+    if ((o.matrix && !o.scenario) || o.triage || o.driverEnvSweep || o.watchdogProbe) {
+        const std::string root = childLogRoot();
+        std::string probe = root + "/repro-check-XXXXXX";
+        if (!::mkdtemp(probe.data())) {
+            return fmt::format("TMPDIR: cannot create the children's log folder in {} ({})", quote(root),
+                               std::strerror(errno));
+        }
+        ::rmdir(probe.c_str());
+    }
+    return std::nullopt;
+}
+
+}  // namespace repro

@@ -1,0 +1,151 @@
+// The evidence a run gathers (see engine/evidence.hpp).
+#include "engine/evidence.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace repro {
+namespace {
+
+OutputVerdict outputOf(Classification kind) {
+    switch (kind) {
+        case Classification::Zero:
+            return OutputVerdict::Zero;
+        case Classification::Mismatch:
+            return OutputVerdict::Mismatch;
+        case Classification::NonFinite:
+            return OutputVerdict::NonFinite;
+        case Classification::Unwritten:
+            return OutputVerdict::Unwritten;
+        // A hung mode's output was never read back: it is not known to be correct, and a
+        // cause must still be decided from the timing and the kernel log.
+        case Classification::Hang:
+            return OutputVerdict::Unwritten;
+        default:
+            return OutputVerdict::Correct;
+    }
+}
+
+// Split's times per chain dispatch, scaled for a submit that records each conv-T `repeat`
+// times: a repeated conv-T costs `repeat` times its one recording.
+SplitTimes scaled(const SplitTimes& split, uint32_t repeat) {
+    SplitTimes out = split;
+    for (size_t d = 0; d < out.dispatchGpuSeconds.size(); d += 2) out.dispatchGpuSeconds[d] *= repeat;
+    for (size_t d = 0; d < out.submitWaitSeconds.size(); d += 2) out.submitWaitSeconds[d] *= repeat;
+    return out;
+}
+
+}  // namespace
+
+KernelLogReader openRunKernelLog() {
+    const char* seam = std::getenv("REPRO_TEST_KMSG");
+    return KernelLogReader(seam && *seam ? seam : "/dev/kmsg", std::chrono::system_clock::now());
+}
+
+Evidence::Evidence(const EnvironmentReport& environment, const DeviceReport& device, KernelLogReader kernelLog)
+    : reader_(std::move(kernelLog)),
+      watchdog_(queueWatchdog(environment, &device)),
+      queueKind_(queueKindFromFlags(device.queueFlags)),
+      queueFamily_(device.queueFamily),
+      queueFlags_(device.queueFlags) {}
+
+std::string Evidence::queueLine() const {
+    return repro::queueLine(queueFamily_, queueFlags_, watchdog_.ring, watchdog_.timeout);
+}
+
+void Evidence::beforeMode() { (void)reader_.readNew(); }
+
+KernelLogEvidence Evidence::afterMode() {
+    KernelLogEvidence log{
+        .readable = reader_.readable(), .problem = reader_.problem(), .command = reader_.afterwardsCommand()};
+    if (!log.readable) return log;
+    const KernelReadResult read = reader_.readNew();
+    log.lost = read.lost;
+    if (!read.problem.empty()) log.problem = read.problem;
+    log.events = gpuEvents(read.records);
+    return log;
+}
+
+void Evidence::recordSplit(uint32_t steps, const SplitTimes& times) { split_[steps] = times; }
+
+std::optional<SplitTimes> Evidence::splitTimes(uint32_t steps) const {
+    const auto it = split_.find(steps);
+    if (it == split_.end()) return std::nullopt;
+    return it->second;
+}
+
+std::vector<double> Evidence::predictedDispatchSeconds(uint32_t steps) const {
+    const std::optional<SplitTimes> split = splitTimes(steps);
+    if (!split) return {};
+    const size_t dispatches = 2 * size_t{steps};
+    if (split->dispatchGpuSeconds.size() == dispatches) return split->dispatchGpuSeconds;
+    if (split->submitWaitSeconds.size() == dispatches) return split->submitWaitSeconds;
+    return {};
+}
+
+SplitTimes splitTimesOf(const vk::ModeRun& run) {
+    SplitTimes t;
+    for (const auto& s : run.submitRecords) t.submitWaitSeconds.push_back(s.hostSeconds);
+    bool all = !run.gpu.dispatches.empty();
+    for (const auto& d : run.gpu.dispatches) all = all && d.finished;
+    if (all && run.gpu.dispatches.size() == run.submitRecords.size()) {
+        for (const auto& d : run.gpu.dispatches) t.dispatchGpuSeconds.push_back(d.seconds);
+    }
+    return t;
+}
+
+SplitTimes repeatCalibration(const SplitTimes& oneStep, uint32_t steps) {
+    SplitTimes out;
+    for (uint32_t i = 0; i < steps; ++i) {
+        if (oneStep.dispatchGpuSeconds.size() == 2) {
+            out.dispatchGpuSeconds.insert(out.dispatchGpuSeconds.end(), oneStep.dispatchGpuSeconds.begin(),
+                                          oneStep.dispatchGpuSeconds.end());
+        }
+        if (oneStep.submitWaitSeconds.size() == 2) {
+            out.submitWaitSeconds.insert(out.submitWaitSeconds.end(), oneStep.submitWaitSeconds.begin(),
+                                         oneStep.submitWaitSeconds.end());
+        }
+    }
+    return out;
+}
+
+CauseInput causeInputFor(const ModeResult& result, const vk::ModeRun& run, const std::optional<SplitTimes>& split,
+                         uint32_t dispatchRepeat, const Evidence& evidence, const KernelLogEvidence& log) {
+    CauseInput in{.mode = std::string(name(result.mode)),
+                  .output = outputOf(result.kind),
+                  .deviceLost = run.failure.status == vk::SubmitStatus::DeviceLost,
+                  .waitTimedOut = run.failure.status == vk::SubmitStatus::Timeout,
+                  .timeout = evidence.watchdog().timeout,
+                  .queue = std::string(name(evidence.queueKind())),
+                  .kernelLog = log,
+                  .ownPid = static_cast<int64_t>(::getpid()),
+                  .userModules = evidence.userModules()};
+    const std::optional<SplitTimes> times =
+        split ? std::optional<SplitTimes>(scaled(*split, dispatchRepeat)) : std::nullopt;
+    for (size_t i = 0; i < run.submitRecords.size(); ++i) {
+        const vk::SubmitRecord& s = run.submitRecords[i];
+        SubmitEvidence e;
+        if (s.firstDispatch > 0) {
+            e.dispatches = s.lastDispatch - s.firstDispatch + 1;
+            if (times) e.predicted = predictSubmit(*times, s.firstDispatch - 1, e.dispatches);
+        }
+        if (s.hostWaited) e.measuredSeconds = s.hostSeconds;
+        // The last dispatch whose end timestamp was written, within this command buffer.
+        uint32_t position = 0;
+        for (const auto& d : run.gpu.dispatches) {
+            if (d.commandBuffer != i) continue;
+            ++position;
+            if (d.finished) {
+                e.lastFinishedDispatch = position;
+                e.lastFinishedSeconds = d.endSinceStart;
+            }
+        }
+        if (!run.gpu.dispatches.empty() && !e.lastFinishedDispatch) e.lastFinishedDispatch = 0;
+        in.submits.push_back(e);
+    }
+    return in;
+}
+
+}  // namespace repro

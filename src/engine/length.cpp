@@ -1,0 +1,105 @@
+// The run of one chain length as a pipeline of stages (engine/stages.hpp): the reference, the
+// calibration, each run of each mode (prepared, submitted and read back, judged), then the
+// runs that waited for the reference, the causes and the report. Vulkan calls stay in src/vk.
+#include "engine/session.hpp"
+
+#include <csignal>
+
+#include <algorithm>
+
+#include "core/interrupt.hpp"
+#include "core/output.hpp"
+#include "report/trace_events.hpp"
+#include "report/verdict.hpp"
+#include "engine/stages.hpp"
+
+namespace repro {
+namespace {
+
+// One run of one mode from fresh state: its settings, its submits and readback, its
+// judgement; streamed to the parent as soon as it has its result.
+void runOnce(const run::Length& length, run::Runs& runs, const run::PlannedRun& planned) {
+    // --trace: the run as one slice on the host track, its phases nested in it.
+    const std::string title = run::traceTitle(length, planned);
+    trace_events::Span span(title, "mode");
+    vk::ModeSettings settings = run::prepareMode(length, planned, runs);
+    settings.traceTitle = title;
+    run::Submitted submitted = run::submitAndReadBack(length, settings, planned, runs);
+    const run::RunRecord* record = nullptr;
+    {
+        trace_events::Span verification("verification", "phase");
+        record = &run::judgeRun(length, runs, planned, std::move(submitted));
+        verification.args() = {{"result", name(record->result.kind)}};
+    }
+    span.args() = {{"mode", name(planned.mode)},
+                   {"n", length.n},
+                   {"run", planned.index},
+                   {"result", name(record->result.kind)},
+                   {"submits", record->submitted.run.submits}};
+    if (length.session.modeDone) length.session.modeDone(run::toModeReport(*record, length.options(), length.n));
+}
+
+// Every mode under test, options.repeat times each, until the device is gone.
+void runModesUnderTest(const run::Length& length, run::Runs& runs) {
+    const Options& o = length.options();
+    for (const Mode mode : o.modes) {
+        for (uint32_t r = 1; r <= o.repeat && !runs.deviceGone; ++r) runOnce(length, runs, {.mode = mode, .index = r});
+        const bool ran = std::any_of(runs.records.begin(), runs.records.end(),
+                                     [&](const run::RunRecord& rec) { return rec.mode() == mode; });
+        if (runs.deviceGone && !ran) run::reportNotRun(length, runs, mode);
+    }
+}
+
+}  // namespace
+
+void printValidation(const Session& s) {
+    if (!s.options.validation) return;
+    const auto& log = s.instance.validationLog();
+    say("validation: {} message{} ({} errors, {} warnings), synchronization validation on", log.count(),
+        log.count() == 1 ? "" : "s", log.errors, log.warnings);
+}
+
+LengthOutcome runLength(Session& session, uint32_t n) {
+    const run::Length length{.session = session, .n = n};
+    run::Runs runs{.judge = run::referenceBeforeModes(length)};
+    run::calibrate(length);
+    runModesUnderTest(length, runs);
+    if (run::splitRunsAfter(session.options) && !runs.deviceGone) {
+        runOnce(length, runs, {.mode = Mode::Split, .index = 1, .referenceOnly = true});
+    }
+    run::judgeWaiting(length, runs);
+    run::decideCauses(length, runs);
+    return run::reportLength(length, runs);
+}
+
+int interruptedStatus() {
+    const int signal = interruptSignal();
+    if (signal == 0) return 0;
+    say("--- INTERRUPTED by {}: the results above are complete for the modes that finished; no verdict",
+        signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + signal;
+}
+
+int runChainLength(Session& s, RunReport& report) {
+    say("--- results ---");
+    const size_t first = report.modes.size();  // modeDone adds each run as it ends
+    LengthOutcome out = runLength(s, s.options.chainLength);
+    printValidation(s);
+    report.modes.resize(first);  // replaced by the final classifications
+    report.modes.insert(report.modes.end(), out.modes.begin(), out.modes.end());
+    report.referenceName = out.referenceName;
+    report.verdict = out.verdict;
+    if (const int status = interruptedStatus()) {
+        report.verdict.lines = {"--- INTERRUPTED: no verdict"};
+        return status;
+    }
+    for (const auto& line : out.verdict.lines) say("{}", line);
+    // A dump that could not be written is a usage error unless a hang or a reproduction
+    // says more; the results above are printed either way.
+    if (out.dumpFailed && out.verdict.exitStatus != kExitHang && out.verdict.exitStatus != kExitReproduced) {
+        return kExitUsage;
+    }
+    return out.verdict.exitStatus;
+}
+
+}  // namespace repro

@@ -1,0 +1,318 @@
+// The text report's header blocks (see engine/text_report.hpp).
+#include "engine/text_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/output.hpp"
+#include "cli/run_changes.hpp"
+#include "repro_version.h"
+#include "vk/describe.hpp"
+
+namespace repro {
+namespace {
+
+bool showsShort(const Options& o) { return headerDetail(o) != HeaderDetail::None; }
+bool showsFull(const Options& o) { return headerDetail(o) == HeaderDetail::Full; }
+
+std::vector<std::string> pairs(const std::vector<std::pair<std::string, std::string>>& items) {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : items) out.push_back(fmt::format("{}={}", k, v));
+    return out;
+}
+
+// "  LABEL: a, b, c" for a long list: packed into lines of at most kTextColumns, the lines
+// after the first indented by 4 spaces, each item whole ("none" for an empty list).
+
+void sayList(std::string_view label, const std::vector<std::string>& items, std::string_view separator = ", ") {
+    std::string line = fmt::format("  {}: ", label);
+    bool first = true;
+    for (const std::string& item : items) {
+        const std::string piece = first ? item : std::string(separator) + item;
+        if (!first && line.size() + piece.size() > kTextColumns) {
+            say("{}{}", line, separator.substr(0, separator.find_last_not_of(' ') + 1));
+            line = "    " + item;
+        } else {
+            line += piece;
+        }
+        first = false;
+    }
+    say("{}", items.empty() ? line + "none" : line);
+}
+
+void printSpirv(const ShaderSources& shaders) {
+    for (const ShaderSource* src : {&shaders.convT, &shaders.slice}) {
+        std::vector<std::string> bindings;
+        for (const auto& b : src->module.bindings) {
+            bindings.push_back(fmt::format("{}={}{}", b.binding, name(b.kind), b.nonWritable ? " (read-only)" : ""));
+        }
+        say("  spirv: {}: entry point '{}', SPIR-V {}.{}, {} words, bindings {}", src->origin, src->module.entryPoint,
+            (src->module.version >> 16) & 0xff, (src->module.version >> 8) & 0xff, src->module.words.size(),
+            join(bindings, ", "));
+    }
+}
+
+// blade-exact's quirks in force on this device, one line each.
+std::vector<std::string> bladeQuirks(const Rig& rig) {
+    std::vector<std::string> quirks;
+    if (rig.paramsDescriptorMismatch) {
+        quirks.push_back(
+            "params declared Uniform in SPIR-V, written through a STORAGE_BUFFER "
+            "descriptor (descriptor type mismatch: INVALID, undefined behaviour; "
+            "validation reports it)");
+    }
+    quirks.insert(quirks.end(),
+                  {
+                      "no HOST_READ barrier before the host reads small[N] (INVALID: the closing G's "
+                      "ALL_COMMANDS scope does not include HOST; synchronization validation does not check "
+                      "host reads)",
+                      "gpu-alloc 0.6 layout: buffers under min(32 MiB, heap/32) share power-of-two chunks",
+                      "queue family 0 whatever its flags",
+                      "a 1 MiB Shared _scratch buffer after the chain's buffers",
+                  });
+    const vk::EnabledFeatures& f = rig.device.features();
+    if (f.bufferDeviceAddress) {
+        quirks.push_back("SHADER_DEVICE_ADDRESS usage on every buffer, DEVICE_ADDRESS flag on every allocation");
+    }
+    if (f.pipelineExecutableInfo) quirks.push_back("pipelines created with CAPTURE_STATISTICS");
+    if (!rig.convT.statistics.empty()) {
+        quirks.push_back(fmt::format("vkGetShaderInfoAMD statistics: conv_t {}, slice {}", rig.convT.statistics,
+                                     rig.slice.statistics));
+    }
+    if (f.cooperativeMatrix) {
+        quirks.push_back(
+            "VK_KHR_cooperative_matrix with cooperativeMatrix and vulkanMemoryModel "
+            "(no DeviceScope), as blade enables them for a usable tile");
+    }
+    if (f.storage16Bit) {
+        quirks.push_back(
+            "storageBuffer16BitAccess and uniformAndStorageBuffer16BitAccess (blade: "
+            "with an f16 cooperative-matrix tile)");
+    }
+    if (f.bindingArray) quirks.push_back("descriptor-indexing features of blade's binding arrays");
+    return quirks;
+}
+
+void printBladeExact(const Rig& rig, ExperimentReport& report) {
+    report.quirks = bladeQuirks(rig);
+    say("  profile blade-exact: quirks in force:");
+    for (const auto& q : report.quirks) say("    - {}", q);
+    say("    not in force here (each says why): {}", join(rig.device.omittedFeatures(), "; "));
+    if (rig.paramsDescriptorMismatch) {
+        say("    NOT validation-clean: the descriptor type mismatch draws validation errors "
+            "(with --validation, exit 4 unless something worse happens)");
+    } else {
+        say("    validation-clean as far as the layer checks: the missing HOST_READ barrier "
+            "is not checked by it");
+    }
+    say("  memory layout:");
+    for (const auto& line : rig.buffers.allocator->describeLayout()) say("    {}", line);
+}
+
+}  // namespace
+
+void sayWrapped(const std::string& line) {
+    if (line.size() <= kTextColumns) {
+        say("{}", line);
+        return;
+    }
+    const size_t indent = std::min(line.find_first_not_of(' '), size_t{40}) + 4;
+    std::string out = line.substr(0, line.find_first_not_of(' '));
+    size_t lineStart = 0;  // where the line being built starts in `out`
+    bool lineHasWord = false;
+    for (size_t pos = out.size(); pos < line.size();) {
+        const size_t end = std::min(line.find(' ', pos), line.size());
+        const std::string_view word = std::string_view(line).substr(pos, end - pos);
+        pos = line.find_first_not_of(' ', end);
+        if (pos == std::string::npos) pos = line.size();
+        if (lineHasWord && out.size() - lineStart + 1 + word.size() > kTextColumns) {
+            out += "\n" + std::string(indent, ' ');
+            lineStart = out.size() - indent;
+            lineHasWord = false;
+        }
+        out += (lineHasWord ? " " : "") + std::string(word);
+        lineHasWord = true;
+    }
+    say("{}", out);
+}
+
+void printDeviceList(const std::vector<vk::DeviceInfo>& devices) {
+    if (devices.empty()) say("no Vulkan devices");
+    for (const auto& d : devices) {
+        say("{}: {} [{}, Vulkan {}, {} {}] {}", d.index, d.properties.deviceName,
+            vk::deviceTypeName(d.properties.deviceType), vk::apiVersionText(d.apiVersion()),
+            d.hasDriverProperties ? d.driver.driverName : "driver",
+            d.hasDriverProperties ? d.driver.driverInfo : vk::driverVersionText(d),
+            d.unusable.empty() ? "usable" : "NOT usable: " + d.unusable);
+    }
+}
+
+HeaderDetail headerDetail(const Options& o) {
+    if (o.quiet) return HeaderDetail::None;
+    return o.verbose ? HeaderDetail::Full : HeaderDetail::Short;
+}
+
+void printBanner(const Options& o, const std::string& loaderVersion) {
+    if (!showsShort(o)) return;
+    say("repro {} (git {}): blade issue #356, conv-T + slice chain; Vulkan loader {}", kReproVersion, kReproGitHash,
+        loaderVersion);
+}
+
+void printDevice(const Options& o, const DeviceReport& d) {
+    if (!showsShort(o)) return;
+    say("Device: {}", d.deviceName);
+    if (!showsFull(o)) {
+        // A vendorID above 0xffff is a Khronos vendor ID, not a PCI one (Vulkan spec,
+        // VkPhysicalDeviceProperties: "vendorID").
+        say("  driver: {} {} ({}) | Vulkan {} | {} | {} {:04x}:{:04x}", d.driverName.empty() ? "?" : d.driverName,
+            d.driverInfo.empty() ? d.driverVersion : d.driverInfo, d.driverId.empty() ? "driverID ?" : d.driverId,
+            d.apiVersion, d.deviceType, d.vendorId > 0xffff ? "vendor:device" : "PCI ID", d.vendorId, d.deviceId);
+        return;
+    }
+    say("  driver: driverName {} | driverInfo {} | driverID {} | driverVersion {} (0x{:x})",
+        d.driverName.empty() ? "?" : d.driverName, d.driverInfo.empty() ? "?" : d.driverInfo,
+        d.driverId.empty() ? "?" : d.driverId, d.driverVersion, d.driverVersionRaw);
+    say("  Vulkan {} | vendorID 0x{:04x} deviceID 0x{:04x} | {} | conformance {}{}", d.apiVersion, d.vendorId,
+        d.deviceId, d.deviceType, d.conformanceVersion.empty() ? "?" : d.conformanceVersion,
+        d.pciBus ? fmt::format(" | PCI {}", *d.pciBus) : "");
+    say("  deviceUUID {} driverUUID {}", d.deviceUuid, d.driverUuid);
+    say("  queue choice: {} ({})", d.queueNote, d.queueFlags);
+    if (d.driverLibrary) {
+        say("  driver library: {}{}", *d.driverLibrary,
+            d.driverManifest ? fmt::format(" (manifest {})", *d.driverManifest) : std::string());
+    } else {
+        say("  driver library: not reported by the loader");
+    }
+    sayList("extensions", d.extensions);
+    sayList("features", d.features);
+    say("  memory: one line per buffer: buffer (class) -> memory type (flags), heap (size)");
+    for (const auto& m : d.memory) {
+        say("    {} ({}) -> type {} ({}) heap {} ({} MiB)", m.buffer, m.memoryClass, m.typeIndex, m.typeFlags,
+            m.heapIndex, m.heapBytes >> 20);
+    }
+}
+
+void printEnvironment(const Options& o, const EnvironmentReport& e) {
+    if (!showsFull(o)) return;
+    sayList("host", pairs(e.host), " | ");
+    if (e.kernelDriver.empty()) {
+        say("  kernel driver: nothing readable");
+    } else {
+        sayList("kernel driver", pairs(e.kernelDriver), " | ");
+    }
+    if (e.variables.empty()) {
+        say("  driver environment: none set");
+    } else {
+        sayList("driver environment", pairs(e.variables), " ");
+    }
+    for (const auto& note : e.notes) sayWrapped("  note: " + note);
+}
+
+// `line` without its last parenthesised part, the source of the job timeout ("... after
+// 2000 ms (kernel default for Linux 6.19+: ...)"): the short header's form.
+static std::string withoutSource(const std::string& line) {
+    if (line.empty() || line.back() != ')') return line;
+    int depth = 0;
+    for (size_t i = line.size(); i-- > 0;) {
+        if (line[i] == ')') ++depth;
+        if (line[i] == '(' && --depth == 0) return i > 0 && line[i - 1] == ' ' ? line.substr(0, i - 1) : line;
+    }
+    return line;
+}
+
+void printQueue(const Options& o, const std::string& queueLine, const std::string& kernelLogNote) {
+    if (!showsShort(o)) return;
+    sayWrapped("  " + (showsFull(o) ? queueLine : withoutSource(queueLine)));
+    if (showsFull(o) && !kernelLogNote.empty()) sayWrapped("  note: " + kernelLogNote);
+}
+
+void printChain(const Options& o, const ChainSizes& sizes, bool cpuDevice) {
+    if (!showsShort(o)) return;
+    const uint32_t n = o.chainLength;
+    if (showsFull(o)) {
+        say("small={} big={} (each conv-T writes {} elems = {} MiB)", sizes.smallElems, sizes.bigElems, sizes.bigElems,
+            sizes.bigElems * 4 / 1024 / 1024);
+    }
+    if (o.sweep) {
+        say("Chaining {}..{} conv-T + slice ops (sweep)", o.sweep->first, o.sweep->second);
+    } else {
+        say("Chaining {} conv-T + slice ops", n);
+    }
+    if (showsFull(o)) {
+        say("conv-T wgs=[{}, {}, {}], slice wgs=[{}, {}, {}]", sizes.convWorkgroups[0], sizes.convWorkgroups[1],
+            sizes.convWorkgroups[2], sizes.sliceWorkgroups[0], sizes.sliceWorkgroups[1], sizes.sliceWorkgroups[2]);
+    }
+    say("  shape: preset {}: {}; timeout per submit: {}", o.preset, describe(o.shape),
+        o.timeoutSeconds ? fmt::format("{} s", *o.timeoutSeconds)
+                         : fmt::format("auto ({:.0f} s for one conv-T, {:.0f} s for {})",
+                                       submitTimeoutSeconds(std::nullopt, o.shape, 1, cpuDevice),
+                                       submitTimeoutSeconds(std::nullopt, o.shape, n, cpuDevice), n));
+}
+
+void printAdditions(const Options& o, const Rig& rig) {
+    if (!showsShort(o)) return;
+    std::vector<std::string> added;
+    const vk::Instrumentation& i = rig.instrumentation;
+    if (i.timestamps()) added.push_back("timestamp queries around every dispatch");
+    if (i.breadcrumbs()) added.push_back("a VK_AMD_buffer_marker after every dispatch");
+    if (i.labels()) added.push_back("debug-utils labels around dispatches and barriers");
+    if (!added.empty()) {
+        say("  added to blade's command stream: {}", join(added, "; "));
+        if (i.timestamps() || i.breadcrumbs()) say("  note: {}", kInstrumentationCaveat);
+    }
+    for (const auto& note : rig.instrumentationNotes) say("  note: {}", note);
+    if (o.dropDispatch) {
+        const uint32_t k = *o.dropDispatch;
+        say("  POSITIVE CONTROL: dispatch {} (step {} {}) is left out of multipass and single; "
+            "the checker must report them wrong",
+            k, (k + 1) / 2, k % 2 ? "conv-T" : "slice");
+    }
+    if (o.reference == ReferenceKind::None) {
+        say("  reference: none: zero and non-finite checks only (the original's semantics)");
+    }
+}
+
+ExperimentReport printExperiment(const Options& o, const Rig& rig, const ShaderSources& shaders) {
+    ExperimentReport report{.barrier = std::string(name(o.barrier)),
+                            .submitEvery = o.submit.every,
+                            .splitMiB = o.submit.splitMiB,
+                            .splitMs = o.submit.splitMs,
+                            .hostWait = o.submit.hostWait,
+                            .memory = std::string(name(o.memory)),
+                            .dispatchRepeat = o.dispatchRepeat,
+                            .profile = std::string(name(o.profile)),
+                            .spirvDir = o.spirvDir,
+                            .dropDispatch = o.dropDispatch,
+                            .control = isControl(o.barrier)};
+    const RunChanges changes = runChanges(o);
+    report.changes = changes.all();
+    if (!showsShort(o)) {
+        if (rig.profile.bladeExact()) report.quirks = bladeQuirks(rig);
+        return report;
+    }
+    if (changes.none()) say("  experiment flags: none (blade's stream)");
+    if (!changes.recording.empty()) {
+        say("  experiment: {} (multipass and single; split stays blade's stream as the reference)",
+            join(changes.recording, " "));
+    }
+    if (!changes.setup.empty()) say("  experiment: {} (every mode, split included)", join(changes.setup, " "));
+    if (isControl(o.barrier)) {
+        say("  CONTROL: --barrier {} is INVALID Vulkan on purpose (no {} between dependent "
+            "dispatches); a wrong result here says nothing about the driver, and --validation "
+            "must report hazards",
+            name(o.barrier), o.barrier == BarrierKind::None ? "barrier" : "memory barrier");
+    }
+    if (o.spirvDir || rig.profile.bladeExact()) printSpirv(shaders);
+    if (rig.profile.bladeExact()) printBladeExact(rig, report);
+    return report;
+}
+
+void printTimings(const PhaseTimings& t) {
+    say("timings (host, s): instance+device {:.3f} | pipelines {:.3f} | buffers+upload {:.3f} | "
+        "recording {:.3f} | gpu wait {:.3f} | readback {:.3f} | verification {:.3f} | total {:.3f}",
+        t.instanceAndDevice, t.pipelines, t.buffersAndUpload, t.recording, t.gpuWait, t.readback, t.verification,
+        t.total);
+}
+
+}  // namespace repro

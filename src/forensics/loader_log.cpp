@@ -1,0 +1,202 @@
+// Reading the loader's messages (see loader_log.hpp).
+#include "forensics/loader_log.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "core/text.hpp"
+
+namespace repro {
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+    return s;
+}
+
+// The text after `prefix` up to `end` (or the end of the line when `end` is empty).
+std::optional<std::string> after(std::string_view line, std::string_view prefix, std::string_view end = {}) {
+    const size_t at = line.find(prefix);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view rest = line.substr(at + prefix.size());
+    if (!end.empty()) {
+        const size_t stop = rest.find(end);
+        if (stop == std::string_view::npos) return std::nullopt;
+        rest = rest.substr(0, stop);
+    }
+    return std::string(trim(rest));
+}
+
+// The ':'-separated entries of `value`, empty ones left out.
+std::vector<std::string> entriesOf(std::string_view value) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= value.size()) {
+        const size_t colon = value.find(':', start);
+        const std::string_view entry =
+            value.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+        if (!entry.empty()) out.emplace_back(entry);
+        if (colon == std::string_view::npos) break;
+        start = colon + 1;
+    }
+    return out;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// Why `path` is not a JSON document, or "" when it is one (or cannot be read: the loader
+// says so itself).
+std::string jsonProblem(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "";
+    // Read through rdbuf(), not istreambuf_iterator: GCC 12 -O2 warns (-Wnull-dereference)
+    // inside <streambuf> for the iterator form.
+    std::ostringstream whole;
+    whole << in.rdbuf();
+    const std::string text = whole.str();
+    try {
+        const nlohmann::json parsed = nlohmann::json::parse(text);
+        return parsed.is_object() ? "" : "not a JSON object";
+    } catch (const nlohmann::json::parse_error& e) {
+        return text.empty() ? std::string("the file is empty") : fmt::format("parse error at byte {}", e.byte);
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> driverLibraryInUse(const std::vector<LoaderMessage>& log) {
+    std::optional<std::string> found;
+    for (const auto& m : log) {
+        if (m.text.find("Using \"") == std::string::npos) continue;
+        if (auto lib = after(m.text, "with driver: \"", "\"")) found = lib;
+    }
+    return found;
+}
+
+std::optional<std::string> manifestOf(const std::vector<LoaderMessage>& log, std::string_view library) {
+    std::optional<std::string> manifest;
+    for (const auto& m : log) {
+        if (auto path = after(m.text, "Found ICD manifest file ", ",")) {
+            manifest = path;
+        } else if (auto lib = after(m.text, "Searching for ICD drivers named ")) {
+            if (*lib == library && manifest) return manifest;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> driverLibraries(const std::vector<LoaderMessage>& log) {
+    std::vector<std::string> out;
+    for (const auto& m : log) {
+        auto lib = after(m.text, "Searching for ICD drivers named ");
+        if (lib && std::find(out.begin(), out.end(), *lib) == out.end()) out.push_back(*lib);
+    }
+    return out;
+}
+
+std::vector<std::string> loaderProblems(const std::vector<LoaderMessage>& log) {
+    std::vector<std::string> out;
+    for (const auto& m : log) {
+        if (m.severity != LoaderMessage::Severity::Error) continue;
+        const std::string text(trim(m.text));
+        if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+    }
+    return out;
+}
+
+std::vector<std::string> missingDriverFiles(std::string_view value) {
+    std::vector<std::string> missing;
+    for (const std::string& entry : entriesOf(value)) {
+        std::error_code ec;
+        if (!std::filesystem::exists(entry, ec)) missing.push_back(entry);
+    }
+    return missing;
+}
+
+std::optional<std::string> driverVariableProblem(const char* driverFiles, const char* icdFilenames) {
+    const char* variable = driverFiles ? "VK_DRIVER_FILES" : "VK_ICD_FILENAMES";
+    const char* value = driverFiles ? driverFiles : icdFilenames;
+    if (!value) return std::nullopt;
+    if (entriesOf(value).empty()) {
+        return fmt::format(
+            "{} is set but empty: the loader loads no driver (unset it to use the installed drivers, "
+            "or name a driver manifest)",
+            variable);
+    }
+    const std::vector<std::string> missing = missingDriverFiles(value);
+    if (missing.empty()) return std::nullopt;
+    return fmt::format(
+        "{} names {}, which does not exist: the loader would load no driver from it (check the "
+        "path; for a Mesa build tree, the absolute path of its *_devenv_icd.*.json)",
+        variable, quote(missing.front()));
+}
+
+bool libraryMatches(std::string_view expected, std::string_view library) {
+    if (expected.empty() || library.empty()) return false;
+    if (lower(library).find(lower(expected)) != std::string::npos) return true;
+    std::error_code ec;
+    return std::filesystem::equivalent(std::filesystem::path(expected), std::filesystem::path(library), ec) && !ec;
+}
+
+std::vector<std::string> unreadableDriverManifests(std::string_view searchPath) {
+    std::vector<std::string> out;
+    auto checkFile = [&](const std::filesystem::path& file) {
+        if (const std::string why = jsonProblem(file); !why.empty()) {
+            out.push_back(fmt::format("{} is not valid JSON ({})", quote(file.string()), why));
+        }
+    };
+    for (const std::string& entry : entriesOf(searchPath)) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(entry, ec)) {
+            checkFile(entry);
+            continue;
+        }
+        std::vector<std::filesystem::path> files;
+        for (const auto& f : std::filesystem::directory_iterator(entry, ec)) {
+            if (f.path().extension() == ".json") files.push_back(f.path());
+        }
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) checkFile(f);
+    }
+    return out;
+}
+
+std::string defaultDriverManifestPath() {
+    auto env = [](const char* name, const char* fallback) {
+        const char* v = std::getenv(name);
+        return std::string(v && *v ? v : fallback);
+    };
+    const char* home = std::getenv("HOME");
+    std::vector<std::string> roots;
+    if (const char* c = std::getenv("XDG_CONFIG_HOME"); c && *c) {
+        roots.emplace_back(c);
+    } else if (home) {
+        roots.push_back(std::string(home) + "/.config");
+    }
+    for (const auto& d : entriesOf(env("XDG_CONFIG_DIRS", "/etc/xdg"))) roots.push_back(d);
+    roots.emplace_back("/etc");
+    if (const char* d = std::getenv("XDG_DATA_HOME"); d && *d) {
+        roots.emplace_back(d);
+    } else if (home) {
+        roots.push_back(std::string(home) + "/.local/share");
+    }
+    for (const auto& d : entriesOf(env("XDG_DATA_DIRS", "/usr/local/share:/usr/share"))) roots.push_back(d);
+    std::string path;
+    for (const auto& r : roots) path += (path.empty() ? "" : ":") + r + "/vulkan/icd.d";
+    return path;
+}
+
+}  // namespace repro

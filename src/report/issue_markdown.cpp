@@ -1,0 +1,265 @@
+// RADV's issue template for repro's Markdown documents (see issue_markdown.hpp).
+#include "report/issue_markdown.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+
+#include "report/markdown.hpp"
+#include "cli/option_table.hpp"
+#include "repro_version.h"
+
+namespace repro {
+namespace {
+
+using markdown::codeBlock;
+using markdown::codeSpan;
+using markdown::escapeProse;
+using markdown::escapeText;
+
+// A word the shell reads back unchanged ('~' stays unquoted at the start: the reader's
+// shell expands it to their home).
+std::string shellQuote(const std::string& arg) {
+    const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+               std::string_view("_./=:,+-@%~").find(c) != std::string_view::npos;
+    });
+    if (plain) return arg;
+    if (arg.starts_with("~/")) return "~/" + shellQuote(arg.substr(2));
+    std::string out = "'";
+    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+bool usableHome(std::string_view home) { return home.size() > 1 && home.front() == '/'; }
+
+std::string_view trimmedHome(std::string_view home) {
+    while (home.size() > 1 && home.back() == '/') home.remove_suffix(1);
+    return home;
+}
+
+// Whether `c` may continue a path word (so "/home/me2" is not "/home/me" followed by "2").
+bool pathChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("_.-+@%~").find(c) != std::string_view::npos;
+}
+
+// The option `arg` names when it takes a path (a File or Directory completion), and whether
+// the path is inline ("--json=F", "-oF"); nullptr otherwise.
+const OptionSpec* pathOption(const std::string& arg, bool& inlineValue) {
+    const OptionSpec* spec = nullptr;
+    inlineValue = false;
+    if (arg.starts_with("--")) {
+        const size_t eq = arg.find('=');
+        inlineValue = eq != std::string::npos;
+        spec = findLongOption(std::string_view(arg).substr(0, eq));
+    } else if (arg.size() >= 2 && arg[0] == '-') {
+        spec = findShortOption(arg[1]);
+        inlineValue = arg.size() > 2;
+    }
+    if (!spec || !spec->value) return nullptr;
+    const bool path = spec->completion == ValueCompletion::File || spec->completion == ValueCompletion::Directory;
+    return path ? spec : nullptr;
+}
+
+// One path value of the command line as the reader sees it.
+std::string readerPath(const OptionSpec& spec, std::string_view value, std::string_view home) {
+    if (spec.longName == "--dump-dir") return withoutHome(std::string(value), home);  // the user asked for it
+    return portablePath(value, home);
+}
+
+std::string buildSteps(const IssueFacts& f, const IssueContext& c) {
+    const bool dirty = f.gitHash.ends_with("-dirty");
+    const std::string commit = dirty ? f.gitHash.substr(0, f.gitHash.size() - 6) : f.gitHash;
+    const bool knownCommit = !commit.empty() && commit != "unknown";
+    std::string out;
+    if (!c.sourceUrl.empty()) {
+        out += fmt::format("1. Get repro {} from {}{}:\n\n", escapeText(f.version), codeSpan(c.sourceUrl),
+                           knownCommit ? " at commit " + codeSpan(commit) : std::string(" (commit not recorded)"));
+        std::string clone = "git clone " + shellQuote(c.sourceUrl) + " repro && cd repro";
+        if (knownCommit) clone += " && git checkout " + commit;
+        out += codeBlock(clone + "\n", "sh") + "\n";
+    } else {
+        out += fmt::format(
+            "1. Get repro {}{}; this build recorded no source URL (configure it with "
+            "`-DREPRO_SOURCE_URL=URL`).\n\n",
+            escapeText(f.version),
+            knownCommit ? " at commit " + codeSpan(commit) : std::string(" (commit not recorded)"));
+    }
+    if (dirty) out += "   The build had changes not yet committed on top of that commit.\n\n";
+    out += "2. Build it (README.md, \"Build\"; the binary is `build/release/src/repro`):\n\n";
+    out += codeBlock("cmake --preset release && cmake --build --preset release\n", "sh") + "\n";
+    out += "3. Run, with `build/release/src/repro` as `repro`:\n\n";
+    out += codeBlock(readerCommand(f.commandLine, f.environment, c.home) + "\n", "sh") + "\n";
+    return out;
+}
+
+std::string logFiles(const IssueFacts& f) {
+    std::string out = "#### Log files\n\n";
+    if (!f.kernelLog.empty()) {
+        out += "The GPU driver's kernel log lines repro read during the run:\n\n";
+        std::string lines;
+        for (const auto& l : f.kernelLog) lines += l + "\n";
+        out += codeBlock(lines, "text") + "\n";
+    } else if (f.kernelLogRead) {
+        out += "repro read the kernel log during the run: the GPU driver wrote no job timeout, reset or fault.\n\n";
+    } else if (!f.hangNotes.empty()) {  // the hang's notes below say how to get them
+        out += escapeProse(f.kernelLogProblem.empty() ? "No GPU driver kernel log line came with this run's results"
+                                                      : f.kernelLogProblem) +
+               ".\n\n";
+    } else {
+        out += fmt::format(
+            "{}. Get the lines of the run's time with `sudo dmesg -T` or `journalctl -k -b` (after a reboot: "
+            "`journalctl -k -b -1`) and attach the GPU driver's.\n\n",
+            escapeProse(f.kernelLogProblem.empty() ? "No GPU driver kernel log line came with this run's results"
+                                                   : f.kernelLogProblem));
+    }
+    if (!f.hangNotes.empty()) {
+        out += "Where this hang leaves evidence:\n\n";
+        for (const auto& n : f.hangNotes) out += "- " + escapeProse(n) + "\n";
+        out += "\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> hostSystemInformation(const EnvironmentReport& e,
+                                                                       std::string_view home) {
+    const auto fact = [&](std::string_view key) {
+        for (const auto& [k, v] : e.host) {
+            if (k == key) return v;
+        }
+        return std::string("not captured");
+    };
+    std::vector<std::pair<std::string, std::string>> out;
+    out.emplace_back("Distro", fact("os"));
+    out.emplace_back("Kernel",
+                     fmt::format("{} {} {}", fact("kernel.release"), fact("kernel.version"), fact("kernel.machine")));
+    out.emplace_back("CPU", fact("cpu"));
+    std::string vars;
+    for (const auto& [k, v] : e.variables) vars += (vars.empty() ? "" : " ") + k + "=" + portablePathList(v, home);
+    out.emplace_back("Driver environment variables", vars.empty() ? std::string("none set") : vars);
+    return out;
+}
+
+std::string mesaVersion(std::string_view driverInfo) {
+    const size_t at = driverInfo.find("Mesa ");
+    if (at != std::string_view::npos) return std::string(driverInfo.substr(at));
+    return fmt::format("not a Mesa driver (\"{}\")", driverInfo);
+}
+
+IssueContext currentIssueContext() {
+    const char* home = std::getenv("HOME");
+    return {.sourceUrl = kReproSourceUrl, .home = home ? home : ""};
+}
+
+std::string portablePath(std::string_view path, std::string_view home) {
+    if (path.empty() || path.front() != '/') return std::string(path);
+    if (usableHome(home)) {
+        const std::string_view h = trimmedHome(home);
+        if (path == h) return "~";
+        if (path.starts_with(h) && path.size() > h.size() && path[h.size()] == '/')
+            return "~" + std::string(path.substr(h.size()));
+    }
+    static constexpr std::array kSystem{"/usr/",  "/etc/", "/lib",  "/opt/", "/sys/",
+                                        "/proc/", "/dev/", "/run/", "/var/"};
+    for (const char* prefix : kSystem) {
+        if (path.starts_with(prefix)) return std::string(path);
+    }
+    std::string_view name = path;
+    while (name.size() > 1 && name.back() == '/') name.remove_suffix(1);
+    const size_t slash = name.rfind('/');
+    name = name.substr(slash + 1);
+    return name.empty() ? std::string("/") : std::string(name);
+}
+
+std::string portablePathList(std::string_view value, std::string_view home) {
+    // Each absolute path that starts the value or follows '=', ',', ';' or ':' (a list, or
+    // a setting's "key=/path"), up to the next such separator, through portablePath.
+    std::string out;
+    size_t i = 0;
+    while (i < value.size()) {
+        const bool starts =
+            value[i] == '/' && (i == 0 || std::string_view("=,;:").find(value[i - 1]) != std::string_view::npos);
+        if (!starts) {
+            out += value[i++];
+            continue;
+        }
+        const size_t end = std::min(value.find_first_of(",;:", i), value.size());
+        out += portablePath(value.substr(i, end - i), home);
+        i = end;
+    }
+    return out;
+}
+
+std::string withoutHome(std::string text, std::string_view home) {
+    if (!usableHome(home)) return text;
+    const std::string h(trimmedHome(home));
+    for (size_t at = text.find(h); at != std::string::npos; at = text.find(h, at)) {
+        const size_t end = at + h.size();
+        // A '.' ending a sentence ends the path too.
+        const bool sentenceEnd = end < text.size() && text[end] == '.' &&
+                                 (end + 1 == text.size() || std::isspace(static_cast<unsigned char>(text[end + 1])));
+        if (end < text.size() && pathChar(text[end]) && !sentenceEnd) {
+            at = end;
+            continue;
+        }
+        text.replace(at, h.size(), "~");
+        at += 1;
+    }
+    return text;
+}
+
+std::string readerCommand(const std::vector<std::string>& commandLine,
+                          const std::vector<std::pair<std::string, std::string>>& environment, std::string_view home) {
+    std::string out;
+    for (const auto& [k, v] : environment) out += k + "=" + shellQuote(portablePathList(v, home)) + " ";
+    out += "repro";
+    for (size_t i = 1; i < commandLine.size(); ++i) {
+        const std::string& arg = commandLine[i];
+        bool inlineValue = false;
+        const OptionSpec* spec = pathOption(arg, inlineValue);
+        if (spec && inlineValue) {
+            const size_t split = arg.starts_with("--") ? arg.find('=') + 1 : 2;
+            out += " " + shellQuote(arg.substr(0, split) + readerPath(*spec, arg.substr(split), home));
+        } else if (spec && i + 1 < commandLine.size()) {
+            out += " " + shellQuote(arg) + " " + shellQuote(readerPath(*spec, commandLine[++i], home));
+        } else {
+            out += " " + shellQuote(withoutHome(arg, home));
+        }
+    }
+    return out;
+}
+
+std::string issueHead(const IssueFacts& f, const IssueContext& c) {
+    std::string out = "### " + escapeText(f.title) + "\n\n";
+    out += "#### Description\n\n" + escapeProse(f.description) + "\n\n";
+    out += "#### System information\n\n";
+    for (const auto& [k, v] : f.system) out += "- " + escapeText(k) + ": " + codeSpan(v) + "\n";
+    out += "- repro: " + codeSpan(fmt::format("{} (git {})", f.version, f.gitHash)) + "\n\n";
+    out += "#### Steps to reproduce\n\n" + buildSteps(f, c);
+    return out;
+}
+
+std::string issueTail(const IssueFacts& f, const IssueContext&) {
+    std::string out = "#### Does RADV_DEBUG=llvm fix it?\n\n";
+    if (f.llvmAnswer) {
+        out += escapeProse(*f.llvmAnswer) + "\n\n";
+    } else {
+        out +=
+            "Not tested by this run. `repro --triage` with the same options answers it on RADV (it reruns the "
+            "failing mode with `RADV_DEBUG=llvm`); by hand: put `RADV_DEBUG=llvm` before the command above.\n\n";
+    }
+    out += "#### Regression\n\n";
+    out +=
+        "Last known good Mesa version or commit: (fill in, or \"unknown\"). `scripts/mesa-bisect-step` bisects "
+        "Mesa with repro (docs/bisect.md).\n\n";
+    out += logFiles(f);
+    return out;
+}
+
+}  // namespace repro

@@ -1,0 +1,104 @@
+// --merge-reports FILE...: the JSON reports of many machines (run reports, triage
+// documents and scenario documents, docs/report-schema.md and docs/scenarios.md) as one table, grouped by outcome so that the GPUs and
+// drivers that reproduce the bug are seen at once (docs/options.md, "--merge-reports").
+// Vulkan-free: it only reads JSON files.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+
+namespace repro {
+
+// "schema_version" of the merged table's JSON document (schema "repro-merged-reports",
+// docs/report-schema.md "The merged table"). Bumped on a breaking change only.
+inline constexpr int kMergedReportsSchemaVersion = 1;
+
+// The newest "repro-triage" schema_version this repro reads (children/triage.hpp triageDocument).
+inline constexpr int kNewestTriageSchemaRead = 1;
+
+// One mode of one report: its classification ("ok", "zero", "killed", ... as
+// reference/stats.hpp names them) and its cause's kind ("job_timeout", ...; empty when none).
+struct MergedMode {
+    std::string mode;  // "split", "multipass", "single"
+    std::string classification;
+    std::string causeKind;
+};
+
+// One report file as a row of the table. Empty strings are facts the document does not
+// hold (a triage document names no kernel; a run that found no device names no driver).
+struct MergedRow {
+    std::string file;      // the path as given
+    std::string document;  // "repro-report" or "repro-triage"
+    int schemaVersion = 0;
+    int exitStatus = 0;         // verdict.exit_status of a run, exit_status of a triage
+    std::string outcome;        // outcomeName(exitStatus): "reproduced", "hang", "not reproduced", ...
+    std::string device;         // deviceName
+    std::string driver;         // "llvmpipe Mesa 22.3.6 (LLVM 15.0.6)": driverName and driverInfo
+    std::string driverVersion;  // driverVersion decoded ("22.3.6"); empty for a triage document
+    std::string driverId;       // "DRIVER_ID_MESA_LLVMPIPE" (a triage document's is without DRIVER_ID_)
+    std::string kernel;         // uname's release ("6.1.0-18-amd64"); empty for a triage document
+    // The queue's job timeout: seconds when there is a limit, and the table's words for it
+    // ("2 s", "none known", "unknown").
+    std::optional<double> jobTimeoutSeconds;
+    std::string jobTimeout;
+    uint32_t chainLength = 0;
+    std::vector<MergedMode> modes;       // in the order they ran
+    std::string conclusionKind;          // triage: conclusion.kind ("job_timeout"); empty for a run
+    std::string conclusionLine;          // triage: conclusion.line
+    std::string reproVersion, reproGit;  // the repro that wrote the document
+    // A scenario document's scenario: its name and the first 12 hex digits of its file's
+    // SHA-256 ("kompute-196-increment-chain@52b49c9fb342"); empty for the built-in chain.
+    std::string scenario;
+};
+
+// A file that could not be merged, and why in one phrase ("not JSON (...)").
+struct MergeProblem {
+    std::string file;
+    std::string problem;
+};
+
+// Every file's row, sorted and grouped (sortMergedRows), and the files that were not merged,
+// in the order given.
+struct MergedReports {
+    std::vector<MergedRow> rows;
+    std::vector<MergeProblem> problems;
+};
+
+// What an exit status says, for the table's outcome column: 2 "reproduced", 3 "hang",
+// 0 "not reproduced", 4 "validation", 125 "cannot test", 1 "usage error", 130/143
+// "interrupted", anything else "exit N".
+std::string outcomeName(int exitStatus);
+
+// The row of one parsed document: a "repro-report" of schema_version 1 to
+// kReportSchemaVersion (read with parseReport), a "repro-triage" of schema_version 1 to
+// kNewestTriageSchemaRead or a "repro-scenario-report" of schema_version 1 to
+// kScenarioReportSchemaVersion (report/scenario_report.hpp). nullopt, with `problem` set to one phrase, for anything else: JSON
+// that is not an object or has no known "schema" ("not a repro report (...)"), or a newer
+// schema_version ("... newer than this repro reads"). Never throws.
+std::optional<MergedRow> mergedRow(const nlohmann::json& document, const std::string& file, std::string& problem);
+
+// Reads and parses each file (at most 64 MiB) and makes its row; a file that cannot be read,
+// is not JSON or is not a report this repro reads becomes a problem. Never throws.
+MergedReports mergeReportFiles(const std::vector<std::string>& files);
+
+// Sorts the rows by group (reproduced, hang, not reproduced, validation, cannot test, the
+// rest), then device, driver, driver version, kernel and file.
+void sortMergedRows(std::vector<MergedRow>& rows);
+
+// The table as text (aligned columns), Markdown (markdownTable) or the "repro-merged-reports"
+// JSON document (2-space indented, keys sorted), each ending in a newline. Text and Markdown
+// end with one line per outcome naming its devices and drivers ("reproduced on: ...").
+std::string renderMerged(const MergedReports& merged, Format format);
+
+// --merge-reports: reads `files`, prints one line on stderr per file that was not merged
+// ("repro: --merge-reports: 'FILE': not JSON (...)"), and the table on stdout in `format`.
+// Returns 0 when every file merged, 1 (kExitUsage) when some file did not or a write failed;
+// the table of the others is printed either way.
+int runMergeReports(const std::vector<std::string>& files, Format format);
+
+}  // namespace repro

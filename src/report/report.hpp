@@ -1,0 +1,95 @@
+// The run's report as data: what text, Markdown and JSON render (docs/contract.md,
+// "Output"). Vulkan-free;
+// the Vulkan side fills it in, renderers only read it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "core/shape.hpp"
+#include "forensics/system_facts.hpp"
+#include "reference/stats.hpp"
+#include "report/verdict.hpp"
+
+namespace repro {
+
+// Host-side phase timings in seconds (--timings; always in JSON). `total` ends when the
+// verdict is known; `teardown` follows it: destroying the Vulkan objects, the device and
+// the instance (the driver unloads), measured after the text report was printed, so it is
+// in Markdown and JSON only.
+struct PhaseTimings {
+    double instanceAndDevice = 0, pipelines = 0, buffersAndUpload = 0, recording = 0, gpuWait = 0, readback = 0,
+           verification = 0, total = 0;
+    // After `total`: all of the teardown, and of it the device's part (the chain's buffers,
+    // memory, pipelines and vkDestroyDevice); the rest is the instance's (vkDestroyInstance,
+    // where the loader unloads the driver).
+    double teardown = 0, teardownDevice = 0;
+    double teardownInstance() const { return teardown > teardownDevice ? teardown - teardownDevice : 0.0; }
+};
+
+// One mode's outcome as the report shows it.
+struct ModeReport {
+    ModeResult result;  // classification, reason, stats, submits, wall time
+    std::string role;   // "under test", "reference (run after)", ...
+    // GPU time from timestamp queries (--timestamps), seconds; empty when not measured.
+    std::vector<double> dispatchGpuSeconds;  // in chain order: conv-T 1, slice 1, conv-T 2...
+    std::vector<double> submitGpuSeconds;
+    std::optional<double> modeGpuSeconds;
+};
+
+struct ValidationSummary {
+    bool enabled = false;
+    uint64_t errors = 0, warnings = 0;
+    std::vector<std::string> messages;
+};
+
+// The experiment settings of the run (docs/experiments.md): what multipass and single
+// recorded and how the buffers and pipelines were made.
+struct ExperimentReport {
+    std::string barrier = "blade";
+    uint32_t submitEvery = 0;  // 0: no --submit-every
+    std::optional<double> splitMiB;
+    std::optional<double> splitMs;  // --split-ms T, milliseconds
+    bool hostWait = true;
+    std::string memory = "blade";
+    uint32_t dispatchRepeat = 1;
+    std::string profile = "default";
+    std::optional<std::string> spirvDir;
+    std::optional<uint32_t> dropDispatch;  // --drop-dispatch K (a positive control)
+    // Every flag that changes blade's stream, as typed (cli/run_changes.hpp): the one list
+    // the header, the Markdown and the JSON share.
+    std::vector<std::string> changes;
+    bool control = false;             // --barrier execution-only|none
+    std::vector<std::string> quirks;  // blade-exact's quirks in force
+};
+
+// --print-stream: one mode's command stream as the tracer printed it (src/vk/trace.hpp).
+struct StreamReport {
+    std::string title;               // "mode single, N=2: blade's stream (...)"
+    std::vector<std::string> calls;  // one Vulkan call per line
+};
+
+struct RunReport {
+    std::string version, gitHash;
+    std::vector<std::string> commandLine;
+    EnvironmentReport environment;
+    LoaderReport loader;
+    std::optional<DeviceReport> device;
+    std::string preset;
+    Shape shape;
+    ChainSizes sizes;
+    uint32_t chainLength = 0;
+    ExperimentReport experiment;
+    std::string referenceName;  // "split", "cpu", "none", "split, run after ..."
+    std::vector<ModeReport> modes;
+    ValidationSummary validation;
+    PhaseTimings timings;
+    Verdict verdict;
+    std::vector<StreamReport> streams;  // --print-stream only
+};
+
+}  // namespace repro

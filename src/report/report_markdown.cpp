@@ -1,0 +1,390 @@
+// The report's Markdown block (see report_markdown.hpp): the environment and results
+// tables, the verdict and the collapsed details, from the Markdown pieces of markdown.hpp.
+#include "report/report_markdown.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <optional>
+#include <string_view>
+
+#include "forensics/environment.hpp"
+#include "report/issue_markdown.hpp"
+#include "report/markdown.hpp"
+#include "core/output.hpp"
+#include "report/report_facts.hpp"
+#include "core/rust_format.hpp"
+
+namespace repro {
+namespace {
+
+using markdown::bulletList;
+using markdown::codeBlock;
+using markdown::codeSpan;
+using markdown::details;
+using markdown::escapeText;
+using markdown::Table;
+
+std::string valueOr(std::string_view value, std::string_view fallback) {
+    return value.empty() ? std::string(fallback) : std::string(value);
+}
+
+std::string pairsTable(const std::vector<std::pair<std::string, std::string>>& pairs, std::string_view keyHeader) {
+    Table t{{std::string(keyHeader), "value"}, {}};
+    for (const auto& [k, v] : pairs) t.rows.push_back({escapeText(k), v.empty() ? "(empty)" : codeSpan(v)});
+    return t.render();
+}
+
+std::string statusWord(int exitStatus) {
+    switch (exitStatus) {
+        case kExitNotReproduced:
+            return "not reproduced";
+        case kExitUsage:
+            return "usage error";
+        case kExitReproduced:
+            return "BUG REPRODUCED";
+        case kExitHang:
+            return "GPU HANG";
+        case kExitValidation:
+            return "validation messages";
+        case kExitCannotTest:
+            return "cannot test / inconclusive";
+        default:
+            return "unknown status";
+    }
+}
+
+std::string percentText(const BufferStats& s) {
+    if (s.elements == 0) return "0/0";
+    const float percent = 100.0f * static_cast<float>(s.nonZero) / static_cast<float>(s.elements);
+    return fmt::format("{}/{} ({}%)", s.nonZero, s.elements, rustFixed(percent, 1));
+}
+
+std::string seconds(double x, int decimals) {
+    if (!std::isfinite(x)) return rustFixed(x, decimals);
+    return fmt::format("{:.{}f}", x, decimals);
+}
+
+std::string hex(uint32_t v) { return fmt::format("0x{:04x}", v); }
+
+// "1002:73bf rev c1": the PCI vendor:device and revision the Mesa issue template asks for,
+// from the DRM card that matches the device (its sysfs "revision", forensics/environment.cpp);
+// "unknown" parts where a CPU driver or an unreadable sysfs gives none.
+std::string pciIdText(const EnvironmentReport& e, const DeviceReport& d) {
+    if (d.vendorId > 0xffff) return fmt::format("none: vendorID 0x{:x} is not a PCI vendor", d.vendorId);
+    std::string revision = "unknown";
+    if (const DrmCard* card = findDrmCard(e, d)) {
+        for (const auto& [k, v] : e.kernelDriver) {
+            if (k == card->name + ".revision") revision = v.starts_with("0x") ? v.substr(2) : v;
+        }
+    }
+    return fmt::format("{:04x}:{:04x} rev {}", d.vendorId, d.deviceId, revision);
+}
+
+std::string resultsTable(const RunReport& r) {
+    const bool gpu = std::any_of(r.modes.begin(), r.modes.end(), [](const ModeReport& m) { return hasGpuTimes(m); });
+    Table t{{"mode", "classification", "nz", "sum", "max_abs", "submits", "wall s"}, {}};
+    if (gpu) t.header.push_back("GPU s");
+    for (const auto& m : r.modes) {
+        const ModeResult& res = m.result;
+        std::string mode(name(res.mode));
+        if (!m.role.empty() && m.role != "under test") mode += ", " + m.role;
+        std::vector<std::string> row{escapeText(mode), escapeText(name(res.kind))};
+        if (res.stats) {
+            row.push_back(escapeText(percentText(*res.stats)));
+            row.push_back(escapeText(rustExp(res.stats->sum)));
+            row.push_back(escapeText(rustExp(res.stats->maxAbs)));
+        } else {
+            row.insert(row.end(), {"-", "-", "-"});
+        }
+        row.push_back(fmt::to_string(res.submits));
+        row.push_back(escapeText(seconds(res.wallSeconds, 2)));
+        if (gpu) {
+            double total = 0;
+            for (const double s : m.submitGpuSeconds) total += s;
+            row.push_back(m.modeGpuSeconds              ? escapeText(seconds(*m.modeGpuSeconds, 6))
+                          : !m.submitGpuSeconds.empty() ? escapeText(seconds(total, 6))
+                                                        : std::string("-"));
+        }
+        t.rows.push_back(std::move(row));
+    }
+    return t.render();
+}
+
+std::string deviceDetails(const DeviceReport& d, std::string_view home) {
+    Table t{{"field", "value"}, {}};
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
+    row("index", fmt::to_string(d.index));
+    row("deviceName", d.deviceName);
+    row("deviceType", d.deviceType);
+    row("apiVersion", d.apiVersion);
+    row("driverVersion", fmt::format("{} (0x{:x})", d.driverVersion, d.driverVersionRaw));
+    row("vendorID", hex(d.vendorId));
+    row("deviceID", hex(d.deviceId));
+    row("driverID", valueOr(d.driverId, "unknown"));
+    row("driverName", d.driverName);
+    row("driverInfo", d.driverInfo);
+    row("conformanceVersion", d.conformanceVersion);
+    row("deviceUUID", d.deviceUuid);
+    row("driverUUID", d.driverUuid);
+    row("PCI bus", d.pciBus ? *d.pciBus : std::string("unknown (no VK_EXT_pci_bus_info)"));
+    row("queue", fmt::format("family {} ({}){}", d.queueFamily, d.queueFlags,
+                             d.queueNote.empty() ? std::string() : ": " + d.queueNote));
+    row("driver library", d.driverLibrary ? portablePath(*d.driverLibrary, home) : "not reported by the loader");
+    row("driver manifest", d.driverManifest ? portablePath(*d.driverManifest, home) : "not reported by the loader");
+    return t.render();
+}
+
+std::string memoryDetails(const DeviceReport& d) {
+    Table t{{"class", "type", "type flags", "heap", "heap MiB", "heap flags"}, {}};
+    for (const auto& m : d.memory) {
+        t.rows.push_back({escapeText(m.buffer.empty() ? m.memoryClass : m.buffer + " (" + m.memoryClass + ")"),
+                          fmt::to_string(m.typeIndex), escapeText(m.typeFlags), fmt::to_string(m.heapIndex),
+                          fmt::to_string(m.heapBytes >> 20), escapeText(m.heapFlags)});
+    }
+    return t.render();
+}
+
+std::string shapeDetails(const RunReport& r, std::string_view home) {
+    const Shape& s = r.shape;
+    const ChainSizes& z = r.sizes;
+    Table t{{"field", "value"}, {}};
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
+    row("preset", valueOr(r.preset, "none"));
+    row("shape (B x C x H x W)", fmt::format("{} x {} x {} x {}", s.batch, s.channels, s.height, s.width));
+    row("kernel, stride, padding",
+        fmt::format("{}x{}, {}x{}, {}x{}", s.kernelH, s.kernelW, s.strideH, s.strideW, s.padH, s.padW));
+    row("chain length", fmt::to_string(r.chainLength));
+    const ExperimentReport& e = r.experiment;
+    std::string experiment = fmt::format("barrier {}{}, memory {}, profile {}", e.barrier,
+                                         e.control ? " (CONTROL: invalid on purpose)" : "", e.memory, e.profile);
+    if (e.submitEvery) experiment += fmt::format(", submit every {}", e.submitEvery);
+    if (e.splitMiB) experiment += fmt::format(", split at {} MiB", *e.splitMiB);
+    if (e.splitMs) experiment += fmt::format(", split at {} ms of predicted GPU time", *e.splitMs);
+    if (e.submitEvery || e.splitMiB || e.splitMs) experiment += e.hostWait ? ", host waits" : ", no host waits";
+    if (e.dispatchRepeat > 1) experiment += fmt::format(", each conv-T x{}", e.dispatchRepeat);
+    if (e.spirvDir) experiment += ", SPIR-V from " + portablePath(*e.spirvDir, home);
+    if (e.dropDispatch) experiment += fmt::format(", dispatch {} left out (a positive control)", *e.dropDispatch);
+    row("experiment", experiment);
+    for (const auto& q : e.quirks) row("blade-exact quirk", q);
+    row("reference", valueOr(r.referenceName, "none"));
+    row("small", fmt::format("{} elements, {} bytes", z.smallElems, z.smallBytes));
+    row("big", fmt::format("{} elements ({} x {}), {} bytes", z.bigElems, z.bigHeight, z.bigWidth, z.bigBytes));
+    row("weight", fmt::format("{} elements, {} bytes", z.weightElems, z.weightBytes));
+    row("conv-T workgroups",
+        fmt::format("[{}, {}, {}]", z.convWorkgroups[0], z.convWorkgroups[1], z.convWorkgroups[2]));
+    row("slice workgroups",
+        fmt::format("[{}, {}, {}]", z.sliceWorkgroups[0], z.sliceWorkgroups[1], z.sliceWorkgroups[2]));
+    return t.render();
+}
+
+std::string timingDetails(const RunReport& r) {
+    const PhaseTimings& p = r.timings;
+    Table t{{"phase", "seconds"}, {}};
+    for (const auto& [k, v] :
+         {std::pair{"instance and device", p.instanceAndDevice}, std::pair{"pipelines", p.pipelines},
+          std::pair{"buffers and upload", p.buffersAndUpload}, std::pair{"recording", p.recording},
+          std::pair{"GPU wait", p.gpuWait}, std::pair{"readback", p.readback},
+          std::pair{"verification", p.verification}, std::pair{"total", p.total},
+          std::pair{"teardown, after the total", p.teardown}, std::pair{"of it, the device's", p.teardownDevice},
+          std::pair{"of it, the instance's (driver unload)", p.teardownInstance()}}) {
+        t.rows.push_back({k, escapeText(seconds(v, 3))});
+    }
+    std::string out = t.render();
+    for (const auto& m : r.modes) {
+        if (!hasGpuTimes(m)) continue;
+        Table g{{"item", "GPU seconds"}, {}};
+        for (size_t i = 0; i < m.dispatchGpuSeconds.size(); ++i) {
+            g.rows.push_back({fmt::format("dispatch {} ({} {})", i + 1, i % 2 == 0 ? "conv-T" : "slice", i / 2 + 1),
+                              escapeText(seconds(m.dispatchGpuSeconds[i], 6))});
+        }
+        for (size_t i = 0; i < m.submitGpuSeconds.size(); ++i) {
+            g.rows.push_back({fmt::format("submit {}", i + 1), escapeText(seconds(m.submitGpuSeconds[i], 6))});
+        }
+        if (m.modeGpuSeconds) g.rows.push_back({"mode", escapeText(seconds(*m.modeGpuSeconds, 6))});
+        out += fmt::format("\nGPU time of mode {}:\n\n{}", name(m.result.mode), g.render());
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> portableVariables(const EnvironmentReport& e, std::string_view home) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [k, v] : e.variables) out.emplace_back(k, portablePathList(v, home));
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> systemInformation(const RunReport& r, std::string_view home) {
+    const EnvironmentReport& e = r.environment;
+    std::vector<std::pair<std::string, std::string>> out;
+    if (r.device) {
+        const DeviceReport& d = *r.device;
+        out.emplace_back("GPU", fmt::format("{} ({}, PCI ID {}{})", d.deviceName, d.deviceType, pciIdText(e, d),
+                                            d.pciBus ? ", bus " + *d.pciBus : std::string()));
+        out.emplace_back(
+            "Driver", fmt::format("{} {} ({}), version {}, Vulkan {}", valueOr(d.driverName, "unknown"), d.driverInfo,
+                                  valueOr(d.driverId, "driverID unknown"), d.driverVersion, d.apiVersion));
+        out.emplace_back("Mesa version", mesaVersion(d.driverInfo));
+    } else {
+        out.emplace_back("GPU", "no device was created");
+    }
+    std::string kernelDriver = "no DRM card matched";
+    if (r.device) {
+        if (const DrmCard* card = findDrmCard(e, *r.device))
+            kernelDriver = fmt::format("{} ({})", valueOr(card->driver, "unknown driver"), card->name);
+    }
+    if (const auto watchdog = reportJobWatchdog(r)) {
+        kernelDriver += fmt::format("; job watchdog {} ({})",
+                                    watchdog->seconds ? fmt::format("{:g} s", *watchdog->seconds) : std::string("off"),
+                                    watchdog->source);
+    }
+    out.emplace_back("Kernel driver", kernelDriver);
+    const auto host = hostSystemInformation(e, home);
+    out.insert(out.end(), host.begin(), host.end());
+    return out;
+}
+
+// The Description paragraph: what ran, what went wrong (the first verdict line and each
+// mode that was not ok), the cause line.
+std::string description(const RunReport& r) {
+    std::vector<std::string> modes;
+    for (const auto& m : r.modes) modes.emplace_back(name(m.result.mode));
+    std::string out = fmt::format(
+        "repro ran the chain of conv-T and slice compute dispatches of blade's issue 356 (N={}, preset {}, shape {} x "
+        "{} "
+        "x {} x {}) as {} on {}, each mode's final buffer checked against {}.",
+        r.chainLength, valueOr(r.preset, "none"), r.shape.batch, r.shape.channels, r.shape.height, r.shape.width,
+        modes.empty() ? std::string("no mode") : join(modes, ", "), r.device ? r.device->deviceName : "no device",
+        valueOr(r.referenceName, "no reference"));
+    std::string verdict = r.verdict.lines.empty() ? statusWord(r.verdict.exitStatus) : r.verdict.lines.front();
+    if (verdict.starts_with("--- ")) verdict.erase(0, 4);
+    out += fmt::format(" Result: {} (exit {}).", verdict, r.verdict.exitStatus);
+    std::string cause;
+    for (const auto& m : r.modes) {
+        const ModeResult& res = m.result;
+        if (res.kind != Classification::Ok) {
+            out += fmt::format(" {}: {}: {}.", name(res.mode), name(res.kind), valueOr(res.reason, "no reason given"));
+        }
+        if (cause.empty()) cause = res.cause;
+    }
+    if (!cause.empty()) out += " " + (cause.starts_with("cause") ? cause : "Cause: " + cause);
+    return out;
+}
+
+// The kernel log lines the modes' cause analysis read (their causeJson kernel_log), each once.
+void kernelLogFacts(const RunReport& r, IssueFacts& f) {
+    for (const auto& m : r.modes) {
+        if (m.result.causeJson.empty()) continue;
+        const nlohmann::json j = nlohmann::json::parse(m.result.causeJson, nullptr, false);
+        if (!j.is_object() || !j.contains("kernel_log") || !j["kernel_log"].is_object()) continue;
+        const nlohmann::json& k = j["kernel_log"];
+        if (k.value("readable", false)) f.kernelLogRead = true;
+        if (f.kernelLogProblem.empty() && k.contains("problem") && k["problem"].is_string() &&
+            !k["problem"].get<std::string>().empty())
+            f.kernelLogProblem =
+                "repro could not read the kernel log during the run (" + k["problem"].get<std::string>() + ")";
+        if (!k.contains("kill_records") || !k["kill_records"].is_array()) continue;
+        for (const auto& line : k["kill_records"]) {
+            if (!line.is_string()) continue;
+            const std::string text = line.get<std::string>();
+            if (std::find(f.kernelLog.begin(), f.kernelLog.end(), text) == f.kernelLog.end())
+                f.kernelLog.push_back(text);
+        }
+    }
+}
+
+IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
+    std::string device = "no device";
+    if (r.device) {
+        device = r.device->deviceName;
+        if (!r.device->driverName.empty() || !r.device->driverInfo.empty())
+            device += fmt::format(", {} {}", r.device->driverName, r.device->driverInfo);
+    }
+    // A driver crash shares the hang's status 3 (forensics/crash_site.hpp) but is no hang.
+    const bool crash = !r.verdict.lines.empty() && r.verdict.lines.front().starts_with("--- DRIVER CRASH");
+    IssueFacts f{
+        .title = fmt::format("repro: {} (exit {}) on {}", crash ? "DRIVER CRASH" : statusWord(r.verdict.exitStatus),
+                             r.verdict.exitStatus, device),
+        .description = description(r),
+        .system = systemInformation(r, home),
+        .version = valueOr(r.version, "unknown"),
+        .gitHash = valueOr(r.gitHash, "unknown"),
+        .commandLine = r.commandLine,
+        .environment = r.environment.variables};
+    kernelLogFacts(r, f);
+    if (r.verdict.exitStatus == kExitHang) f.hangNotes = hangEvidenceNotes(hangEvidenceDriver(r));
+    return f;
+}
+
+// The collapsed <details> sections after the verdict: device, shape, timings, environment,
+// validation, hang evidence and environment notes.
+std::string detailSections(const RunReport& r, std::string_view home) {
+    std::string out;
+    if (r.device) {
+        out += details("Device: every field", deviceDetails(*r.device, home));
+        out += details(fmt::format("Enabled extensions ({})", r.device->extensions.size()),
+                       bulletList(r.device->extensions));
+        out += details(fmt::format("Enabled features ({})", r.device->features.size()), bulletList(r.device->features));
+        out += details("Memory placements", memoryDetails(*r.device));
+    }
+    out += details("Shape and sizes", shapeDetails(r, home));
+    out += details("Timings", timingDetails(r));
+    const EnvironmentReport& e = r.environment;
+    out +=
+        details(fmt::format("Driver environment variables ({})", e.variables.size()),
+                e.variables.empty() ? std::string("none set\n") : pairsTable(portableVariables(e, home), "variable"));
+    out += details("Host", e.host.empty() ? std::string("not captured\n") : pairsTable(e.host, "fact"));
+    out += details("Kernel driver parameters and firmware",
+                   e.kernelDriver.empty() ? std::string("not captured\n") : pairsTable(e.kernelDriver, "fact"));
+    const ValidationSummary& v = r.validation;
+    if (v.enabled) {
+        std::string messages;
+        for (const auto& m : v.messages) messages += m + "\n";
+        out += details(fmt::format("Validation messages ({} errors, {} warnings)", v.errors, v.warnings),
+                       v.messages.empty() ? std::string("none\n") : codeBlock(messages, "text"));
+    }
+    // The hang evidence is said once, under "Log files" (issueTail).
+    std::vector<std::string> notes;
+    for (const auto& n : e.notes) {
+        if (!n.starts_with("hang evidence: ")) notes.push_back(n);
+    }
+    if (!notes.empty()) out += details("Environment notes", bulletList(notes, true));
+    return out;
+}
+
+}  // namespace
+
+std::string renderMarkdown(const RunReport& r, const IssueContext& context) {
+    const IssueFacts facts = reportIssueFacts(r, context.home);
+    std::string out = issueHead(facts, context);
+    out += "#### Results\n\n" + resultsTable(r) + "\n";
+    for (const auto& m : r.modes) {
+        out += fmt::format("- **{}**{}: {}: {}\n", name(m.result.mode),
+                           m.role.empty() ? std::string() : ", " + escapeText(m.role), name(m.result.kind),
+                           escapeText(valueOr(m.result.reason, "no reason given")));
+        if (!m.result.cause.empty()) out += fmt::format("  - {}\n", escapeText(m.result.cause));
+    }
+    if (!r.modes.empty()) out += "\n";
+    std::string verdict;
+    for (const auto& line : r.verdict.lines) verdict += line + "\n";
+    out += "Verdict:\n\n" + codeBlock(verdict.empty() ? "(no verdict lines)\n" : verdict, "text") + "\n";
+    for (const auto& w : watchdogWarnings(r)) out += "**" + escapeText(w) + "**\n\n";
+    out += issueTail(facts, context);
+    for (const auto& st : r.streams) {
+        std::string calls;
+        for (const auto& c : st.calls) calls += c + "\n";
+        out += details("Command stream: " + escapeText(st.title), codeBlock(calls, "text"));
+    }
+    out += detailSections(r, context.home);
+    // The last guard: no home directory left in any value (a note, a message, a path).
+    return withoutHome(std::move(out), context.home);
+}
+
+}  // namespace repro

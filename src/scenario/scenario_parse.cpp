@@ -1,0 +1,1118 @@
+// Scenario files to the model (scenario/scenario_parse.hpp). toml++ is used header-only here
+// (TOML_HEADER_ONLY, src/CMakeLists.txt) so that repro needs no shared library at run time.
+#include "scenario/scenario_parse.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <sstream>
+#include <toml++/toml.h>
+#include <utility>
+
+#include "reference/cpu_reference.hpp"
+#include "core/errors.hpp"
+#include "scenario/scenario_cpu.hpp"
+#include "scenario/scenario_sync.hpp"
+#include "core/sha256.hpp"
+#include "core/spirv_module.hpp"
+
+namespace repro::scenario {
+namespace {
+
+// Access names to their synchronization2 bits (VkAccessFlagBits2 values, Vulkan spec
+// "Synchronization and Cache Control"); the stages' are scenario/scenario.hpp kStages.
+constexpr NamedBit kAccesses[] = {
+    {"indirect-command-read", 0x1},
+    {"uniform-read", 0x8},
+    {"shader-read", 0x20},
+    {"shader-write", 0x40},
+    {"transfer-read", 0x800},
+    {"transfer-write", 0x1000},
+    {"host-read", 0x2000},
+    {"host-write", 0x4000},
+    {"memory-read", 0x8000},
+    {"memory-write", 0x10000},
+    {"shader-storage-read", uint64_t{1} << 33},
+    {"shader-storage-write", uint64_t{1} << 34},
+};
+
+std::string namesOf(std::span<const NamedBit> bits) {
+    std::string out;
+    for (const auto& b : bits) out += (out.empty() ? "" : ", ") + std::string(b.name);
+    return out;
+}
+
+class Parser {
+  public:
+    explicit Parser(std::string file) : file_(std::move(file)) {}
+
+    [[noreturn]] void fail(const toml::source_region& where, const std::string& what) const {
+        throw UsageError(fmt::format("{}:{}:{}: {}", file_, where.begin.line, where.begin.column, what));
+    }
+    [[noreturn]] void fail(const toml::node& node, const std::string& what) const { fail(node.source(), what); }
+
+    // Every key of `table` must be one of `known`.
+    void onlyKeys(const toml::table& table, std::initializer_list<std::string_view> known,
+                  std::string_view where) const {
+        for (const auto& [key, node] : table) {
+            if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+                std::string list;
+                for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+                fail(node, fmt::format("unknown key '{}' in {}; expected one of: {}", key.str(), where, list));
+            }
+        }
+    }
+
+    std::string text(const toml::table& t, std::string_view key, bool required, std::string_view where) const {
+        const toml::node* n = t.get(key);
+        if (!n) {
+            if (required) fail(t, fmt::format("{} has no '{}'; expected {} = \"...\"", where, key, key));
+            return {};
+        }
+        if (!n->is_string()) fail(*n, fmt::format("'{}' must be a string", key));
+        return std::string(*n->value<std::string_view>());
+    }
+
+    uint64_t integer(const toml::table& t, std::string_view key, uint64_t fallback, uint64_t max) const {
+        const toml::node* n = t.get(key);
+        if (!n) return fallback;
+        if (!n->is_integer()) fail(*n, fmt::format("'{}' must be an integer", key));
+        const int64_t v = *n->value<int64_t>();
+        if (v < 0 || static_cast<uint64_t>(v) > max)
+            fail(*n, fmt::format("'{}' = {} is out of range; expected 0..{}", key, v, max));
+        return static_cast<uint64_t>(v);
+    }
+
+    std::vector<uint32_t> words(const toml::table& t, std::string_view key) const {
+        std::vector<uint32_t> out;
+        const toml::node* n = t.get(key);
+        if (!n) return out;
+        const toml::array* a = n->as_array();
+        if (!a) fail(*n, fmt::format("'{}' must be an array of integers", key));
+        for (const auto& e : *a) {
+            const auto v = e.value<int64_t>();
+            if (!e.is_integer() || *v < 0 || *v > 0xffffffffLL)
+                fail(e, fmt::format("'{}' holds 32-bit unsigned integers; expected 0..4294967295", key));
+            out.push_back(static_cast<uint32_t>(*v));
+        }
+        return out;
+    }
+
+    std::vector<std::string> strings(const toml::table& t, std::string_view key) const {
+        std::vector<std::string> out;
+        const toml::node* n = t.get(key);
+        if (!n) return out;
+        const toml::array* a = n->as_array();
+        if (!a) fail(*n, fmt::format("'{}' must be an array of strings", key));
+        for (const auto& e : *a) {
+            if (!e.is_string()) fail(e, fmt::format("'{}' must be an array of strings", key));
+            out.emplace_back(*e.value<std::string_view>());
+        }
+        return out;
+    }
+
+    uint64_t bits(const toml::table& t, std::string_view key, std::span<const NamedBit> table,
+                  std::string_view what) const {
+        uint64_t out = 0;
+        const toml::node* n = t.get(key);
+        const auto names = strings(t, key);
+        for (size_t i = 0; i < names.size(); ++i) {
+            const auto it =
+                std::find_if(std::begin(table), std::end(table), [&](const NamedBit& b) { return b.name == names[i]; });
+            if (it == std::end(table))
+                fail((*n->as_array())[i],
+                     fmt::format("unknown {} '{}'; expected one of: {}", what, names[i], namesOf(table)));
+            out |= it->bit;
+        }
+        return out;
+    }
+
+    const std::string& file() const { return file_; }
+
+  private:
+    std::string file_;
+};
+
+SourcePlace placeOf(const toml::node& n) {
+    return {static_cast<uint32_t>(n.source().begin.line), static_cast<uint32_t>(n.source().begin.column)};
+}
+
+// chain-input / chain-weight take the file's shape; their words are made later (fillChainWords).
+void checkChainShape(const Parser& p, const toml::table& t, const Scenario& s, InitKind init) {
+    if (!s.shape)
+        p.fail(*t.get("init"), fmt::format("init = \"{}\" takes the file's shape; expected shape = \"small\" (or "
+                                           "tiny, spectrostream) at the top of the file",
+                                           name(init)));
+}
+
+BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing", "ownership_transfers"},
+               "a [[buffer]]");
+    BufferSpec b;
+    b.place = placeOf(t);
+    b.name = p.text(t, "name", true, "a [[buffer]]");
+    if (!t.get("bytes")) p.fail(t, fmt::format("buffer '{}' has no 'bytes'; expected bytes = 4096", b.name));
+    b.bytes = p.integer(t, "bytes", 0, kMaxBufferBytes);
+    if (b.bytes < 4 || b.bytes % 4 != 0)
+        p.fail(*t.get("bytes"), fmt::format("buffer '{}': bytes = {}; expected a multiple of 4 from 4 to {}", b.name,
+                                            b.bytes, kMaxBufferBytes));
+    const std::string memory = p.text(t, "memory", false, "");
+    if (memory == "host-visible") {
+        b.placement = Placement::HostVisible;
+    } else if (memory == "shared") {
+        b.placement = Placement::Shared;
+    } else if (!memory.empty() && memory != "device-local") {
+        p.fail(*t.get("memory"),
+               fmt::format("unknown memory '{}'; expected device-local, host-visible or shared", memory));
+    }
+    const std::string sharing = p.text(t, "sharing", false, "");
+    if (sharing == "concurrent") {
+        b.concurrent = true;
+    } else if (!sharing.empty() && sharing != "exclusive") {
+        p.fail(*t.get("sharing"), fmt::format("unknown sharing '{}'; expected exclusive or concurrent", sharing));
+    }
+    if (const toml::node* transfers = t.get("ownership_transfers")) {
+        if (!transfers->is_boolean()) p.fail(*transfers, "'ownership_transfers' must be true or false");
+        b.ownershipTransfers = *transfers->value<bool>();
+        if (b.concurrent && !b.ownershipTransfers)
+            p.fail(*transfers, fmt::format("buffer '{}' is concurrent and has no ownership transfers to leave out; "
+                                           "expected ownership_transfers = false on an exclusive buffer",
+                                           b.name));
+    }
+    const std::string init = p.text(t, "init", false, "");
+    bool known = init.empty();
+    for (const InitKind k : {InitKind::Zero, InitKind::Pattern, InitKind::Iota, InitKind::Random, InitKind::Host,
+                             InitKind::Undefined, InitKind::ChainInput, InitKind::ChainWeight}) {
+        if (name(k) == init) b.init = k, known = true;
+    }
+    if (!known)
+        p.fail(*t.get("init"), fmt::format("unknown init '{}'; expected zero, pattern, iota, random, host, undefined, "
+                                           "chain-input or chain-weight",
+                                           init));
+    b.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
+    b.words = p.words(t, "words");
+    if (b.init == InitKind::Host && b.words.empty())
+        p.fail(t, fmt::format("buffer '{}' has init = \"host\" and no words; expected words = [1, 2, 3]", b.name));
+    if (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight) checkChainShape(p, t, s, b.init);
+    return b;
+}
+
+// The keys of one kernel alone: compare-swap's `phase` (0, 1 or "alternate", kept in the `add`
+// slot), private-array's `private_words` (required); each refused on any other kernel.
+void parseKernelKeys(const Parser& p, const toml::table& t, Dispatch& d) {
+    const std::string kernel(name(d.kernel));
+    if (const toml::node* phase = t.get("phase")) {
+        if (d.kernel != Kernel::CompareSwap)
+            p.fail(*phase, fmt::format("'phase' is a compare-swap key; kernel {} takes none", kernel));
+        if (t.get("add")) p.fail(*t.get("add"), "compare-swap takes 'phase', not 'add'");
+        const auto v = phase->value<int64_t>();
+        const auto text = phase->value<std::string_view>();
+        if (phase->is_integer() && (*v == 0 || *v == 1)) {
+            d.params.add = static_cast<uint32_t>(*v);
+        } else if (phase->is_string() && *text == "alternate") {
+            d.params.add = 0, d.alternatePhase = true;
+        } else {
+            p.fail(*phase, "compare-swap's 'phase' must be 0, 1 or \"alternate\" (the repetition's parity)");
+        }
+    } else if (d.kernel == Kernel::CompareSwap) {
+        p.fail(t, "a compare-swap dispatch has no 'phase'; expected phase = 0, 1 or \"alternate\"");
+    }
+    const toml::node* words = t.get("private_words");
+    if (words && d.kernel != Kernel::PrivateArray)
+        p.fail(*words, fmt::format("'private_words' is a private-array key; kernel {} takes none", kernel));
+    if (d.kernel != Kernel::PrivateArray) return;
+    if (!words) p.fail(t, "a private-array dispatch has no 'private_words'; expected e.g. private_words = 256");
+    if (!words->is_integer() || *words->value<int64_t>() < 1 || *words->value<int64_t>() > kMaxPrivateWords)
+        p.fail(*words, fmt::format("'private_words' must be an integer from 1 to {} (32-bit words per invocation)",
+                                   kMaxPrivateWords));
+    d.privateWords = static_cast<uint32_t>(*words->value<int64_t>());
+}
+
+const BufferSpec& namedBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
+    const std::string n = p.text(t, key, true, "this step");
+    const BufferSpec* b = s.buffer(n);
+    if (!b) p.fail(*t.get(key), fmt::format("'{}' names '{}', which is no buffer", key, n));
+    return *b;
+}
+
+// The indirect-writer's keys: `offset` (bytes, a multiple of 4, the command inside `args`)
+// and `x`, `y`, `z` (the words written, default 1); each refused on any other kernel, and
+// count, add and work refused on it.
+void parseWriterKeys(const Parser& p, const toml::table& t, const Scenario& s, Dispatch& d) {
+    const bool writer = d.kernel == Kernel::IndirectWriter;
+    for (const std::string_view key : {"offset", "x", "y", "z"}) {
+        if (!writer && t.get(key))
+            p.fail(*t.get(key),
+                   fmt::format("'{}' is an indirect-writer key; kernel {} takes none", key, name(d.kernel)));
+    }
+    if (!writer) return;
+    for (const std::string_view key : {"count", "add", "work"}) {
+        if (t.get(key)) p.fail(*t.get(key), fmt::format("indirect-writer takes offset, x, y and z, not '{}'", key));
+    }
+    d.writer.offset = p.integer(t, "offset", 0, kMaxBufferBytes);
+    d.writer.groups[0] = static_cast<uint32_t>(p.integer(t, "x", 1, 0xffffffffULL));
+    d.writer.groups[1] = static_cast<uint32_t>(p.integer(t, "y", 1, 0xffffffffULL));
+    d.writer.groups[2] = static_cast<uint32_t>(p.integer(t, "z", 1, 0xffffffffULL));
+    const BufferSpec& args = *s.buffer(d.bindings.at(0));
+    if (d.writer.offset % 4 != 0 || d.writer.offset + 12 > args.bytes)
+        p.fail(t.get("offset") ? static_cast<const toml::node&>(*t.get("offset")) : t,
+               fmt::format("the command written at byte {} of '{}' ({} bytes) does not fit; expected a multiple of 4 "
+                           "with offset + 12 <= {} (a VkDispatchIndirectCommand is 12 bytes)",
+                           d.writer.offset, args.name, args.bytes, args.bytes));
+}
+
+// dispatch_indirect's `args` (a buffer) and `args_offset` (bytes, a multiple of 4: Vulkan spec,
+// vkCmdDispatchIndirect), the 12 bytes of the command inside the buffer.
+IndirectArgs parseIndirectArgs(const Parser& p, const toml::table& t, const Scenario& s) {
+    const BufferSpec& b = namedBuffer(p, t, "args", s);
+    IndirectArgs a{.buffer = b.name, .offset = p.integer(t, "args_offset", 0, kMaxBufferBytes)};
+    if (a.offset % 4 != 0 || a.offset + 12 > b.bytes)
+        p.fail(t.get("args_offset") ? static_cast<const toml::node&>(*t.get("args_offset")) : t,
+               fmt::format("the group counts read at byte {} of '{}' ({} bytes) do not fit; expected args_offset a "
+                           "multiple of 4 with args_offset + 12 <= {} (a VkDispatchIndirectCommand is 12 bytes)",
+                           a.offset, b.name, b.bytes, b.bytes));
+    return a;
+}
+
+// `groups` (default [ceil(count / 64), 1, 1]), each 1..kMaxGroups.
+void parseGroups(const Parser& p, const toml::table& t, Dispatch& d) {
+    d.groups[0] = (d.params.count + kWorkgroupSize - 1) / kWorkgroupSize;
+    if (d.kernel == Kernel::IndirectWriter) d.groups[0] = 1;
+    if (const toml::node* g = t.get("groups")) {
+        const auto counts = p.words(t, "groups");
+        if (counts.empty() || counts.size() > 3) p.fail(*g, "'groups' must be [x], [x, y] or [x, y, z]");
+        for (size_t i = 0; i < counts.size(); ++i) d.groups[i] = counts[i];
+    }
+    for (const uint32_t g : d.groups) {
+        if (g == 0 || g > kMaxGroups)
+            p.fail(t.get("groups") ? static_cast<const toml::node&>(*t.get("groups")) : t,
+                   fmt::format("workgroup count {} is out of range; expected 1..{}", g, kMaxGroups));
+    }
+}
+
+// A dispatch of a user kernel: its module's bindings (all of them, in binding order), the
+// push constants count, add and work as for the built-in kernels, and `groups` required
+// (repro cannot count a user kernel's invocations); dispatch_indirect takes args instead.
+Step parseUserDispatch(const Parser& p, const toml::table& t, const Scenario& s, const UserKernel& k, bool indirect) {
+    for (const std::string_view key : {"phase", "private_words", "offset", "x", "y", "z"}) {
+        if (t.get(key))
+            p.fail(*t.get(key),
+                   fmt::format("'{}' is a key of a built-in kernel; user kernel {} takes none", key, k.name));
+    }
+    Dispatch d{.user = k.name, .bindings = p.strings(t, "bindings")};
+    if (d.bindings.size() != k.writes.size())
+        p.fail(t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t,
+               fmt::format("kernel {} takes {} binding(s) (its module {} declares set 0, bindings 0..{}); got {}",
+                           k.name, k.writes.size(), k.spirv, k.writes.size() - 1, d.bindings.size()));
+    uint64_t words = ~uint64_t{0};
+    for (size_t i = 0; i < d.bindings.size(); ++i) {
+        const BufferSpec* b = s.buffer(d.bindings[i]);
+        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
+        words = std::min(words, b->bytes / 4);
+    }
+    d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, 0xffffffffULL));
+    d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
+    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, kMaxWork));
+    if (indirect) {
+        d.indirect = parseIndirectArgs(p, t, s);
+    } else {
+        if (!t.get("groups"))
+            p.fail(t, fmt::format("a dispatch of user kernel {} has no 'groups'; expected groups = [x, y, z] (repro "
+                                  "cannot count a user kernel's invocations)",
+                                  k.name));
+        parseGroups(p, t, d);
+    }
+    return {.body = d,
+            .label = fmt::format("{} {} (user SPIR-V)", indirect ? "dispatch-indirect" : "dispatch", k.name),
+            .place = placeOf(t)};
+}
+
+// A dispatch of conv-t or slice: `bindings` alone (their parameters and workgroup counts come
+// from the file's shape, as the built-in chain's do), each bound buffer at least as large as
+// the shape's small, weight or big tensor.
+Step parseChainDispatch(const Parser& p, const toml::table& t, const Scenario& s, Kernel k, bool indirect) {
+    const std::string kernel(name(k));
+    if (indirect)
+        p.fail(*t.get("dispatch_indirect"), fmt::format("{} has no indirect form; expected dispatch", kernel));
+    p.onlyKeys(t, {"dispatch", "bindings"},
+               fmt::format("a {} dispatch (its parameters and workgroups come from the file's shape)", kernel));
+    if (!s.shape)
+        p.fail(t, fmt::format("a {} dispatch takes the file's shape; expected shape = \"small\" (or tiny, "
+                              "spectrostream) at the top of the file",
+                              kernel));
+    const ChainSizes sizes = computeSizes(*s.shape);
+    Dispatch d{.kernel = k, .bindings = p.strings(t, "bindings")};
+    const auto wanted = kernelBindings(k);
+    const std::vector<std::pair<uint64_t, std::string_view>> needs =
+        k == Kernel::ConvT
+            ? std::vector<std::pair<uint64_t, std::string_view>>{{sizes.smallBytes, "small"},
+                                                                 {sizes.weightBytes, "weight"},
+                                                                 {sizes.bigBytes, "big"}}
+            : std::vector<std::pair<uint64_t, std::string_view>>{{sizes.bigBytes, "big"}, {sizes.smallBytes, "small"}};
+    const toml::node& where = t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t;
+    if (d.bindings.size() != wanted.size())
+        p.fail(where, fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(),
+                                  k == Kernel::ConvT ? "input, weight, output" : "input, output", d.bindings.size()));
+    for (size_t i = 0; i < d.bindings.size(); ++i) {
+        const BufferSpec* b = s.buffer(d.bindings[i]);
+        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
+        if (b->bytes < needs[i].first)
+            p.fail((*t.get("bindings")->as_array())[i],
+                   fmt::format("{}'s {} '{}' has {} bytes; shape '{}' needs {} (its {} tensor)", kernel, wanted[i],
+                               b->name, b->bytes, s.shapeName, needs[i].first, needs[i].second));
+    }
+    const auto& g = k == Kernel::ConvT ? sizes.convWorkgroups : sizes.sliceWorkgroups;
+    std::copy(g.begin(), g.end(), d.groups);
+    return {.body = d, .label = fmt::format("dispatch {}", kernel), .place = placeOf(t)};
+}
+
+// A dispatch step, or with `indirect` a dispatch_indirect step (no groups; args and
+// args_offset instead).
+Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, bool indirect) {
+    const std::string_view key = indirect ? "dispatch_indirect" : "dispatch";
+    if (indirect) {
+        p.onlyKeys(t,
+                   {key, "bindings", "count", "add", "work", "args", "args_offset", "phase", "private_words", "offset",
+                    "x", "y", "z"},
+                   "a dispatch_indirect step");
+    } else {
+        p.onlyKeys(
+            t, {key, "bindings", "count", "add", "work", "groups", "phase", "private_words", "offset", "x", "y", "z"},
+            "a dispatch step");
+    }
+    Dispatch d;
+    const std::string kernel = p.text(t, key, true, "");
+    if (const UserKernel* user = s.kernel(kernel)) return parseUserDispatch(p, t, s, *user, indirect);
+    const auto k = parseKernel(kernel);
+    if (!k)
+        p.fail(*t.get(key), fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
+                                        "private-array, work, indirect-writer, conv-t or slice",
+                                        kernel));
+    if (isChainKernel(*k)) return parseChainDispatch(p, t, s, *k, indirect);
+    d.kernel = *k;
+    d.bindings = p.strings(t, "bindings");
+    const auto wanted = kernelBindings(d.kernel);
+    if (d.bindings.size() != wanted.size()) {
+        std::string list;
+        for (auto w : wanted) list += (list.empty() ? "" : ", ") + std::string(w);
+        p.fail(
+            t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t,
+            fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(), list, d.bindings.size()));
+    }
+    uint64_t words = ~uint64_t{0};
+    for (size_t i = 0; i < d.bindings.size(); ++i) {
+        const BufferSpec* b = s.buffer(d.bindings[i]);
+        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
+        words = std::min(words, b->bytes / 4);
+    }
+    parseWriterKeys(p, t, s, d);
+    d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, words));
+    d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
+    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, kMaxWork));
+    parseKernelKeys(p, t, d);
+    if (indirect) {
+        d.indirect = parseIndirectArgs(p, t, s);
+    } else {
+        parseGroups(p, t, d);
+    }
+    return {.body = d,
+            .label = fmt::format("{} {}", indirect ? "dispatch-indirect" : "dispatch", kernel),
+            .place = placeOf(t)};
+}
+
+// A byte range [offset, offset + size) inside `b`, aligned to 4 where `aligned`.
+void checkRange(const Parser& p, const toml::table& t, const BufferSpec& b, uint64_t offset, uint64_t size,
+                bool aligned) {
+    if (aligned && (offset % 4 != 0 || size % 4 != 0))
+        p.fail(t, fmt::format("offset {} and size {} in '{}' must be multiples of 4 (Vulkan requires it here)", offset,
+                              size, b.name));
+    if (size == 0 || offset + size > b.bytes)
+        p.fail(t, fmt::format("bytes [{}, {}) are not inside buffer '{}' ({} bytes); expected a non-empty range in it",
+                              offset, offset + size, b.name, b.bytes));
+}
+
+Step parseFill(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"fill", "offset", "size", "value"}, "a fill step");
+    const BufferSpec& b = namedBuffer(p, t, "fill", s);
+    Fill f{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes)};
+    f.size = p.integer(t, "size", b.bytes > f.offset ? b.bytes - f.offset : 0, kMaxBufferBytes);
+    f.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
+    checkRange(p, t, b, f.offset, f.size, true);
+    return {.body = f, .label = fmt::format("fill {}", b.name), .place = placeOf(t)};
+}
+
+Step parseUpdate(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"update", "offset", "words"}, "an update step");
+    const BufferSpec& b = namedBuffer(p, t, "update", s);
+    Update u{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes), .words = p.words(t, "words")};
+    if (u.words.size() * 4 > 65536) p.fail(t, "an update writes at most 65536 bytes (vkCmdUpdateBuffer's limit)");
+    checkRange(p, t, b, u.offset, u.words.size() * 4, true);
+    return {.body = u, .label = fmt::format("update {}", b.name), .place = placeOf(t)};
+}
+
+Step parseCopy(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"copy", "from", "src_offset", "dst_offset", "size"}, "a copy step");
+    const BufferSpec& dst = namedBuffer(p, t, "copy", s);
+    const BufferSpec& src = namedBuffer(p, t, "from", s);
+    Copy c{.src = src.name,
+           .dst = dst.name,
+           .srcOffset = p.integer(t, "src_offset", 0, kMaxBufferBytes),
+           .dstOffset = p.integer(t, "dst_offset", 0, kMaxBufferBytes)};
+    const uint64_t room =
+        std::min(src.bytes - std::min(src.bytes, c.srcOffset), dst.bytes - std::min(dst.bytes, c.dstOffset));
+    c.size = p.integer(t, "size", room, kMaxBufferBytes);
+    checkRange(p, t, src, c.srcOffset, c.size, false);
+    checkRange(p, t, dst, c.dstOffset, c.size, false);
+    if (src.name == dst.name && c.srcOffset < c.dstOffset + c.size && c.dstOffset < c.srcOffset + c.size)
+        p.fail(t, "a copy within one buffer must not overlap itself (vkCmdCopyBuffer forbids it)");
+    return {.body = c, .label = fmt::format("copy {} -> {}", src.name, dst.name), .place = placeOf(t)};
+}
+
+// The buffer a host point names: it must be mapped, host-visible or shared (the host reaches
+// only mapped memory).
+const BufferSpec& hostBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
+    const BufferSpec& b = namedBuffer(p, t, key, s);
+    if (b.placement == Placement::DeviceLocal)
+        p.fail(*t.get(key), fmt::format("{} names buffer '{}', which is {}; expected a buffer with memory = "
+                                        "\"host-visible\" or \"shared\" (the host reaches only mapped memory)",
+                                        key, b.name, name(b.placement)));
+    return b;
+}
+
+Step parseHostWrite(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"host_write", "offset", "words"}, "a host_write step");
+    const BufferSpec& b = hostBuffer(p, t, "host_write", s);
+    HostWrite h{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes), .words = p.words(t, "words")};
+    if (h.words.empty()) p.fail(t, "a host_write step has no words; expected words = [1, 2, 3]");
+    checkRange(p, t, b, h.offset, h.words.size() * 4, true);
+    return {.body = h, .label = fmt::format("host-write {}", b.name), .place = placeOf(t)};
+}
+
+Step parseHostRead(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"host_read"}, "a host_read step");
+    const BufferSpec& b = hostBuffer(p, t, "host_read", s);
+    return {.body = HostRead{.buffer = b.name}, .label = fmt::format("host-read {}", b.name), .place = placeOf(t)};
+}
+
+Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"barrier", "form", "src_stage", "dst_stage", "src_access", "dst_access", "buffer", "control"},
+               "a barrier step");
+    Barrier b;
+    const std::string kind = p.text(t, "barrier", true, "");
+    bool known = false;
+    for (const BarrierKind k : {BarrierKind::BladeGlobal, BarrierKind::BladeCompute, BarrierKind::Memory,
+                                BarrierKind::Buffer, BarrierKind::ExecutionOnly, BarrierKind::None}) {
+        if (name(k) == kind) b.kind = k, known = true;
+    }
+    if (!known)
+        p.fail(*t.get("barrier"), fmt::format("unknown barrier '{}'; expected blade-g, blade-c, memory, buffer, "
+                                              "execution-only or none",
+                                              kind));
+    const std::string form = p.text(t, "form", false, "");
+    if (!form.empty() && form != "sync2" && form != "original")
+        p.fail(*t.get("form"), fmt::format("unknown form '{}'; expected sync2 or original", form));
+    b.sync2 = form != "original";
+    b.srcStage = p.bits(t, "src_stage", kStages, "stage");
+    b.dstStage = p.bits(t, "dst_stage", kStages, "stage");
+    b.srcAccess = p.bits(t, "src_access", kAccesses, "access");
+    b.dstAccess = p.bits(t, "dst_access", kAccesses, "access");
+    const bool explicitMasks =
+        b.kind == BarrierKind::Memory || b.kind == BarrierKind::Buffer || b.kind == BarrierKind::ExecutionOnly;
+    if (explicitMasks && (b.srcStage == 0 || b.dstStage == 0))
+        p.fail(t, fmt::format("a {} barrier needs src_stage and dst_stage; expected e.g. src_stage = [\"compute\"]",
+                              kind));
+    if (!b.sync2 && ((b.srcAccess | b.dstAccess) >> 32) != 0)
+        p.fail(t, "shader-storage-read/-write exist only in the sync2 form; expected shader-read/-write");
+    if (b.kind == BarrierKind::Buffer) b.buffer = namedBuffer(p, t, "buffer", s).name;
+    const toml::node* control = t.get("control");
+    if (control && !control->is_boolean()) p.fail(*control, "'control' must be true or false");
+    b.control =
+        (control && *control->value<bool>()) || b.kind == BarrierKind::ExecutionOnly || b.kind == BarrierKind::None;
+    std::string label = fmt::format("barrier {}", kind);
+    if (b.control) label += " (control)";
+    return {.body = b, .label = label, .place = placeOf(t)};
+}
+
+// signal = "s" (value = N for a timeline) or wait = "s" (value, stage = [...]).
+Step parseSemaphoreStep(const Parser& p, const toml::table& t, const Scenario& s, bool signal) {
+    const std::string_view key = signal ? "signal" : "wait";
+    if (signal) {
+        p.onlyKeys(t, {"signal", "value"}, "a signal step");
+    } else {
+        p.onlyKeys(t, {"wait", "value", "stage", "control"}, "a wait step");
+    }
+    const std::string wanted = p.text(t, key, true, "");
+    const auto it = std::find_if(s.semaphores.begin(), s.semaphores.end(),
+                                 [&](const SemaphoreSpec& sem) { return sem.name == wanted; });
+    if (it == s.semaphores.end()) {
+        std::string list;
+        for (const auto& sem : s.semaphores) list += (list.empty() ? "'" : ", '") + sem.name + "'";
+        p.fail(*t.get(key), fmt::format("'{}' names '{}', which is no [[semaphore]]; expected {}", key, wanted,
+                                        list.empty() ? "a [[semaphore]] table declaring it" : "one of " + list));
+    }
+    const auto index = static_cast<uint32_t>(it - s.semaphores.begin());
+    const uint64_t value = p.integer(t, "value", 0, uint64_t{INT64_MAX});
+    if (it->timeline && value == 0)
+        p.fail(t.get("value") ? *t.get("value") : static_cast<const toml::node&>(t),
+               fmt::format("timeline semaphore '{}' needs value = N (1 or more) on its {}", wanted, key));
+    if (!it->timeline && t.get("value"))
+        p.fail(*t.get("value"), fmt::format("binary semaphore '{}' takes no 'value'; only a timeline has one", wanted));
+    std::string label = fmt::format("{} {}", key, wanted);
+    if (it->timeline) label += fmt::format(" = {}", value);
+    if (signal) return {.body = Signal{.semaphore = index, .value = value}, .label = label, .place = placeOf(t)};
+    Wait w{.semaphore = index, .value = value};
+    if (t.get("stage")) w.stage = p.bits(t, "stage", kStages, "stage");
+    if (const toml::node* control = t.get("control")) {
+        if (!control->is_boolean()) p.fail(*control, "'control' must be true or false");
+        w.control = *control->value<bool>();
+    }
+    if (w.control) label += " (control)";
+    return {.body = w, .label = label, .place = placeOf(t)};
+}
+
+Step parseStep(const Parser& p, const toml::table& t, const Scenario& s) {
+    if (t.get("signal")) return parseSemaphoreStep(p, t, s, true);
+    if (t.get("wait")) return parseSemaphoreStep(p, t, s, false);
+    if (t.get("dispatch")) return parseDispatch(p, t, s, false);
+    if (t.get("dispatch_indirect")) return parseDispatch(p, t, s, true);
+    if (t.get("fill")) return parseFill(p, t, s);
+    if (t.get("update")) return parseUpdate(p, t, s);
+    if (t.get("copy")) return parseCopy(p, t, s);
+    if (t.get("barrier")) return parseBarrier(p, t, s);
+    if (t.get("host_write")) return parseHostWrite(p, t, s);
+    if (t.get("host_read")) return parseHostRead(p, t, s);
+    p.fail(t,
+           "a [[step]] needs one of dispatch, dispatch_indirect, fill, update, copy, barrier, host_write, "
+           "host_read, signal or wait");
+}
+
+// A step's `queue = "NAME"` (default "main"), taken out of `t` before its own keys are checked.
+uint32_t takeQueue(const Parser& p, toml::table& t, const Scenario& s) {
+    const toml::node* node = t.get("queue");
+    if (!node) return 0;
+    const std::string wanted = p.text(t, "queue", true, "");
+    for (uint32_t q = 0; q < s.queues.size(); ++q) {
+        if (s.queues[q].name == wanted) {
+            t.erase("queue");
+            return q;
+        }
+    }
+    std::string list;
+    for (const auto& q : s.queues) list += (list.empty() ? "'" : ", '") + q.name + "'";
+    p.fail(*node, fmt::format("'queue' names '{}', which is no queue; expected one of {} (a [[queue]] declares one)",
+                              wanted, list));
+}
+
+// A step's `modes = ["single", ...]` as read (modes of a barrier step: Step::modeMask).
+struct ModesKey {
+    uint8_t mask = 7;
+    std::string list;                          // "single", "multipass, single"
+    std::optional<toml::source_region> where;  // the key's value, when the step has the key
+};
+
+// Takes `modes` out of `t` before the step's own keys are checked (checked against the step
+// once it is parsed: applyModes).
+ModesKey takeModes(const Parser& p, toml::table& t) {
+    ModesKey out;
+    const toml::node* node = t.get("modes");
+    if (!node) return out;
+    static constexpr std::string_view kNames[] = {"split", "multipass", "single"};
+    out.mask = 0;
+    for (const std::string& m : p.strings(t, "modes")) {
+        const auto* at = std::find(std::begin(kNames), std::end(kNames), m);
+        if (at == std::end(kNames))
+            p.fail(*node, fmt::format("unknown mode '{}' in 'modes'; expected split, multipass or single", m));
+        out.mask |= static_cast<uint8_t>(1u << (at - std::begin(kNames)));
+    }
+    if (out.mask == 0) p.fail(*node, "'modes' is empty; expected at least one of split, multipass, single");
+    for (size_t i = 0; i < std::size(kNames); ++i) {
+        if (out.mask & (1u << i)) out.list += fmt::format("{}{}", out.list.empty() ? "" : ", ", kNames[i]);
+    }
+    out.where = node->source();
+    t.erase("modes");
+    return out;
+}
+
+// A barrier step takes the modes that record it, and its label says which; any other step
+// refuses the key: its work must be the same in every mode.
+void applyModes(const Parser& p, const ModesKey& modes, Step& step) {
+    if (!modes.where) return;
+    if (!std::holds_alternative<Barrier>(step.body))
+        p.fail(*modes.where,
+               "only a barrier step takes 'modes' (every mode must do the same work; a barrier may differ)");
+    step.modeMask = modes.mask;
+    if (modes.mask != 7) step.label += fmt::format(" ({} only)", modes.list);
+}
+
+// The step's label "step N ..." once it has its place in the list, with " (repetition r of K)"
+// when it comes from a repeat; a compare-swap with phase = "alternate" takes r's parity.
+void appendOne(Step step, uint64_t repetition, uint64_t repeat, Scenario& s) {
+    if (auto* d = std::get_if<Dispatch>(&step.body); d && d->alternatePhase)
+        d->params.add = static_cast<uint32_t>(repetition % 2);
+    step.label = fmt::format("step {} {}", s.steps.size() + 1, step.label);
+    if (step.queue != 0) step.label += " on queue " + s.queues[step.queue].name;
+    if (repeat > 1) step.label += fmt::format(" (repetition {} of {})", repetition + 1, repeat);
+    s.steps.push_back(std::move(step));
+}
+
+// One [[step]] table: a step, a step with `repeat = K` (K copies), or a group: `repeat = K`
+// and [[step.steps]] tables, the group's steps in order K times. Groups do not nest, and a
+// step inside a group has no repeat of its own. `repeat` is taken out of `t` before the step's
+// own keys are checked. The expanded list holds at most kMaxSteps steps.
+void appendSteps(const Parser& p, toml::table& t, Scenario& s) {
+    const toml::node* repeatNode = t.get("repeat");
+    const uint64_t repeat = p.integer(t, "repeat", 1, ~uint64_t{0});
+    if (repeatNode && (repeat == 0 || repeat > kMaxSteps))
+        p.fail(*repeatNode, fmt::format("'repeat' must be 1..{}", kMaxSteps));
+    const SourcePlace repeatPlace = repeatNode ? placeOf(*repeatNode) : SourcePlace{};
+    std::vector<Step> body;
+    if (toml::node* inner = t.get("steps")) {
+        p.onlyKeys(t, {"repeat", "steps"}, "a group [[step]] (repeat and [[step.steps]])");
+        if (!repeatNode) p.fail(t, "a group [[step]] has no 'repeat'; expected repeat = 2 or more");
+        toml::array* list = inner->as_array();
+        if (!list || list->empty()) p.fail(*inner, "'steps' must be [[step.steps]] tables, at least one");
+        for (auto& e : *list) {
+            toml::table* st = e.as_table();
+            if (!st) p.fail(e, "'steps' must be [[step.steps]] tables");
+            if (st->get("repeat") || st->get("steps"))
+                p.fail(st->get("repeat") ? *st->get("repeat") : *st->get("steps"),
+                       "a step inside a group has no 'repeat' or 'steps' of its own; groups do not nest");
+            const uint32_t queue = takeQueue(p, *st, s);
+            const ModesKey modes = takeModes(p, *st);
+            body.push_back(parseStep(p, *st, s));
+            body.back().queue = queue;
+            applyModes(p, modes, body.back());
+        }
+    } else {
+        t.erase("repeat");
+        const uint32_t queue = takeQueue(p, t, s);
+        const ModesKey modes = takeModes(p, t);
+        body.push_back(parseStep(p, t, s));
+        body.back().queue = queue;
+        applyModes(p, modes, body.back());
+    }
+    if (s.steps.size() + repeat * body.size() > kMaxSteps)
+        throw UsageError(fmt::format("{}:{}:{}: the steps repeated come to more than {} steps; expected fewer",
+                                     p.file(), repeatPlace.line, repeatPlace.column, kMaxSteps));
+    for (uint64_t r = 0; r < repeat; ++r) {
+        for (const Step& step : body) appendOne(step, r, repeat, s);
+    }
+    for (const Step& step : body) {
+        const auto* d = std::get_if<Dispatch>(&step.body);
+        if (d && d->alternatePhase && repeat == 1)
+            throw UsageError(
+                fmt::format("{}:{}:{}: phase = \"alternate\" needs a repeat; expected repeat = 2 or "
+                            "more, or phase = 0 or 1",
+                            p.file(), step.place.line, step.place.column));
+    }
+}
+
+// A buffer with init = "undefined" must be written before a step reads it or it is checked.
+void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
+    std::set<std::string> written;
+    for (const auto& b : s.buffers) {
+        if (b.init != InitKind::Undefined) written.insert(b.name);
+    }
+    for (const auto& step : s.steps) {
+        std::vector<std::string> reads, writes;
+        stepAccesses(step, s, reads, writes);
+        for (const auto& r : reads) {
+            if (!written.count(r))
+                throw UsageError(
+                    fmt::format("{}:{}:{}: {} reads buffer '{}' before any step writes it (its init is "
+                                "\"undefined\"); expected a write first or an init",
+                                p.file(), step.place.line, step.place.column, step.label, r));
+        }
+        written.insert(writes.begin(), writes.end());
+    }
+    for (const auto& b : s.buffers) {
+        if (b.checked && !written.count(b.name))
+            throw UsageError(
+                fmt::format("{}:{}:{}: buffer '{}' is checked but nothing writes it (its init is "
+                            "\"undefined\"); expected a write or an init",
+                            p.file(), b.place.line, b.place.column, b.name));
+    }
+}
+
+// Each dispatch_indirect's group counts as the CPU model has them in its args when the step
+// runs (indirectGroups), kept in its `groups` for writtenRanges; a count past kMaxGroups (the
+// required minimum of maxComputeWorkGroupCount, Vulkan spec "Required Limits") is an error.
+// 0 is allowed: Vulkan lets an indirect dispatch have no workgroups. Runs the CPU model once,
+// only for a scenario with an indirect dispatch.
+void resolveIndirectGroups(const Parser& p, Scenario& s) {
+    const bool any = std::any_of(s.steps.begin(), s.steps.end(), [](const Step& step) {
+        const auto* d = std::get_if<Dispatch>(&step.body);
+        return d && d->indirect;
+    });
+    if (!any) return;
+    fillChainWords(std::span<Scenario* const>({&s}));  // the args may come from them
+    Contents contents = initialContents(s);
+    std::set<std::string> unmodelled;
+    for (Step& step : s.steps) {
+        if (auto* d = std::get_if<Dispatch>(&step.body); d && d->indirect) {
+            if (unmodelled.count(d->indirect->buffer))
+                throw UsageError(fmt::format(
+                    "{}:{}:{}: {} reads its group counts from buffer '{}', which a user kernel wrote before (the CPU "
+                    "model cannot know them); expected args that no user kernel's output reaches",
+                    p.file(), step.place.line, step.place.column, step.label, d->indirect->buffer));
+            const auto g = indirectGroups(*d, contents);
+            if (std::any_of(g.begin(), g.end(), [](uint32_t n) { return n > kMaxGroups; }))
+                throw UsageError(fmt::format(
+                    "{}:{}:{}: {} reads group counts ({}, {}, {}) from buffer '{}' at byte {} (as the CPU model has "
+                    "it there); expected each 0..{}",
+                    p.file(), step.place.line, step.place.column, step.label, g[0], g[1], g[2], d->indirect->buffer,
+                    d->indirect->offset, kMaxGroups));
+            std::copy(g.begin(), g.end(), d->groups);
+        }
+        applyStep(step, contents);
+        unmodelledAfter(step, s, unmodelled);
+    }
+}
+
+void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
+    p.onlyKeys(root,
+               {"name", "source", "pattern", "expected", "check", "buffer", "kernel", "step", "shuffle", "queue",
+                "semaphore", "shape"},
+               "the scenario");
+    s.name = p.text(root, "name", true, "the scenario");
+    s.source = p.text(root, "source", true, "the scenario");
+    s.pattern = p.text(root, "pattern", true, "the scenario");
+    s.expected = p.text(root, "expected", true, "the scenario");
+    if (s.expected != "not reproduced" && s.expected != "reproduced")
+        p.fail(*root.get("expected"),
+               fmt::format("expected = '{}'; expected \"not reproduced\" or \"reproduced\"", s.expected));
+    s.shapeName = p.text(root, "shape", false, "");
+    if (s.shapeName.empty()) return;
+    const auto& presets = presetNames();
+    if (std::find(presets.begin(), presets.end(), s.shapeName) == presets.end())
+        p.fail(
+            *root.get("shape"),
+            fmt::format("unknown shape '{}'; expected small, tiny or spectrostream (--preset's names)", s.shapeName));
+    s.shape = presetShape(s.shapeName);
+}
+
+void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
+    const toml::node* node = root.get("buffer");
+    const toml::array* list = node ? node->as_array() : nullptr;
+    if (!list || list->empty()) p.fail(root, "the scenario has no [[buffer]] tables; expected at least one");
+    for (const auto& e : *list) {
+        const toml::table* t = e.as_table();
+        if (!t) p.fail(e, "'buffer' must be [[buffer]] tables");
+        BufferSpec b = parseBuffer(p, *t, s);
+        if (s.buffer(b.name)) p.fail(*t, fmt::format("buffer '{}' is declared twice", b.name));
+        s.buffers.push_back(std::move(b));
+    }
+}
+
+// The module's storage buffers against what repro binds: set 0, bindings 0..n-1, one
+// storage-buffer variable each, and at most sizeof(KernelParams) bytes of push constants.
+void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m, UserKernel& k) {
+    const auto where = [&](std::string_view key) -> const toml::node& {
+        return t.get(key) ? static_cast<const toml::node&>(*t.get(key)) : t;
+    };
+    const std::string what = fmt::format("kernel '{}' ({})", k.name, k.spirv);
+    if (m.entryPoint != k.entry)
+        p.fail(where(t.get("entry") ? "entry" : "spirv"),
+               fmt::format("{}: its GLCompute entry point is \"{}\", not \"{}\"; expected entry = "
+                           "\"{}\"",
+                           what, m.entryPoint, k.entry, m.entryPoint));
+    for (const SpirvBinding& b : m.bindings) {
+        if (b.set != 0)
+            p.fail(where("spirv"), fmt::format("{}: set {} binding {} is in descriptor set {}; repro binds set 0 only",
+                                               what, b.set, b.binding, b.set));
+        if (b.kind != SpirvResourceKind::StorageBuffer)
+            p.fail(where("spirv"), fmt::format("{}: binding {} is a {} descriptor; repro binds storage buffers only",
+                                               what, b.binding, name(b.kind)));
+    }
+    for (size_t i = 0; i < m.bindings.size(); ++i) {
+        const SpirvBinding& b = m.bindings[i];
+        if (b.binding != i)
+            p.fail(where("spirv"),
+                   fmt::format("{}: binding {} {}; expected bindings 0..{} with no gap, one variable each", what, i,
+                               b.binding < i ? "is declared twice" : "is missing", m.bindings.size() - 1));
+        k.writes.push_back(!b.nonWritable);
+        k.reads.push_back(!b.nonReadable);
+    }
+    if (m.bindings.empty())
+        p.fail(where("spirv"),
+               fmt::format("{}: the module has no storage-buffer binding; expected at least one", what));
+    if (m.pushConstantBytes > sizeof(KernelParams))
+        p.fail(where("spirv"), fmt::format("{}: its push-constant block is {} bytes; repro pushes {} (count, add, "
+                                           "work, zero)",
+                                           what, m.pushConstantBytes, sizeof(KernelParams)));
+}
+
+// One [[kernel]]: name, spirv (a path relative to the scenario file's folder), entry.
+UserKernel parseUserKernel(const Parser& p, const toml::table& t, const Scenario& s) {
+    p.onlyKeys(t, {"name", "spirv", "entry"}, "a [[kernel]]");
+    UserKernel k{.name = p.text(t, "name", true, "a [[kernel]]"), .place = placeOf(t)};
+    if (parseKernel(k.name) || s.kernel(k.name))
+        p.fail(*t.get("name"), fmt::format("kernel '{}' is {}; expected a name of its own", k.name,
+                                           parseKernel(k.name) ? "a built-in kernel's name" : "declared twice"));
+    const std::filesystem::path spirv = p.text(t, "spirv", true, fmt::format("kernel '{}'", k.name));
+    k.spirv = (spirv.is_absolute() ? spirv : std::filesystem::path(p.file()).parent_path() / spirv).string();
+    if (t.get("entry")) k.entry = p.text(t, "entry", true, "");
+    SpirvModule m;
+    try {
+        m = loadSpirvFile(k.spirv);
+    } catch (const UsageError& e) {
+        p.fail(*t.get("spirv"), fmt::format("kernel '{}': {}", k.name, e.what()));
+    }
+    checkUserModule(p, t, m, k);
+    k.localSize = m.localSize;
+    k.words = std::move(m.words);
+    return k;
+}
+
+void parseKernels(const Parser& p, const toml::table& root, Scenario& s) {
+    const toml::node* node = root.get("kernel");
+    if (!node) return;
+    const toml::array* list = node->as_array();
+    if (!list) p.fail(*node, "'kernel' must be [[kernel]] tables");
+    for (const auto& e : *list) {
+        const toml::table* t = e.as_table();
+        if (!t) p.fail(e, "'kernel' must be [[kernel]] tables");
+        s.kernels.push_back(parseUserKernel(p, *t, s));
+    }
+}
+
+// [[queue]] tables (name, family = "same" or "other") and [[semaphore]] tables (name, type =
+// "binary" or "timeline"), each name unique; "main" is the main queue's.
+void parseQueuesAndSemaphores(const Parser& p, const toml::table& root, Scenario& s) {
+    for (const std::string_view key : {"queue", "semaphore"}) {
+        const toml::node* node = root.get(key);
+        if (!node) continue;
+        const toml::array* list = node->as_array();
+        if (!list) p.fail(*node, fmt::format("'{}' must be [[{}]] tables", key, key));
+        for (const auto& e : *list) {
+            const toml::table* t = e.as_table();
+            if (!t) p.fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
+            const bool queue = key == "queue";
+            p.onlyKeys(*t, {"name", queue ? "family" : "type"}, queue ? "a [[queue]]" : "a [[semaphore]]");
+            const std::string name = p.text(*t, "name", true, queue ? "a [[queue]]" : "a [[semaphore]]");
+            const std::string kind = p.text(*t, queue ? "family" : "type", true, fmt::format("{} '{}'", key, name));
+            const bool twice = queue ? std::any_of(s.queues.begin(), s.queues.end(),
+                                                   [&](const QueueSpec& q) { return q.name == name; })
+                                     : std::any_of(s.semaphores.begin(), s.semaphores.end(),
+                                                   [&](const SemaphoreSpec& x) { return x.name == name; });
+            if (twice)
+                p.fail(*t, name == "main" && queue ? "queue 'main' is the main queue, which needs no [[queue]]"
+                                                   : fmt::format("{} '{}' is declared twice", key, name));
+            const toml::node& kindNode = *t->get(queue ? "family" : "type");
+            if (queue && kind != "same" && kind != "other")
+                p.fail(kindNode, fmt::format("unknown family '{}'; expected \"same\" (a second queue of the main "
+                                             "queue's family) or \"other\" (another family)",
+                                             kind));
+            if (!queue && kind != "binary" && kind != "timeline")
+                p.fail(kindNode, fmt::format("unknown type '{}'; expected \"binary\" or \"timeline\"", kind));
+            if (queue) {
+                s.queues.push_back({.name = name,
+                                    .family = kind == "same" ? QueueFamilyChoice::Same : QueueFamilyChoice::Other,
+                                    .place = placeOf(*t)});
+            } else {
+                s.semaphores.push_back({.name = name, .timeline = kind == "timeline", .place = placeOf(*t)});
+            }
+        }
+    }
+}
+
+void parseCheck(const Parser& p, const toml::table& root, Scenario& s) {
+    const auto names = p.strings(root, "check");
+    if (names.empty()) p.fail(root, "the scenario has no 'check'; expected check = [\"buffer name\", ...]");
+    for (size_t i = 0; i < names.size(); ++i) {
+        auto it =
+            std::find_if(s.buffers.begin(), s.buffers.end(), [&](const BufferSpec& b) { return b.name == names[i]; });
+        if (it == s.buffers.end())
+            p.fail((*root.get("check")->as_array())[i], fmt::format("check names '{}', which is no buffer", names[i]));
+        it->checked = true;
+    }
+}
+
+// shuffle = SEED: the steps that are not barriers, signals or waits change places among themselves (a
+// Fisher-Yates shuffle drawing from randomWords(SEED)); the barriers stay where they are.
+// Labels are renumbered in the new order and name the step's place in the file.
+void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
+    if (!root.get("shuffle")) return;
+    const auto seed = static_cast<uint32_t>(p.integer(root, "shuffle", 0, 0xffffffffULL));
+    std::vector<size_t> slots;  // the positions of the steps that are not barriers
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const StepBody& body = s.steps[i].body;
+        const bool stays = std::holds_alternative<Barrier>(body) || std::holds_alternative<HostWrite>(body) ||
+                           std::holds_alternative<HostRead>(body) || std::holds_alternative<Signal>(body) ||
+                           std::holds_alternative<Wait>(body);
+        if (!stays) slots.push_back(i);
+    }
+    std::vector<Step> work;
+    for (const size_t i : slots) work.push_back(s.steps[i]);
+    const auto draws = randomWords(seed, work.size());
+    for (size_t i = work.size(); i > 1; --i) std::swap(work[i - 1], work[draws[i - 1] % i]);
+    for (size_t k = 0; k < slots.size(); ++k) s.steps[slots[k]] = std::move(work[k]);
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        std::string& label = s.steps[i].label;
+        const size_t at = label.find(' ', 5);  // after "step N"
+        const std::string fileStep = label.substr(5, at - 5);
+        label = fmt::format("step {} {}", i + 1, label.substr(at + 1));
+        if (fileStep != std::to_string(i + 1)) label += fmt::format(" (file step {})", fileStep);
+    }
+}
+
+// Host points end the main queue's submit; with a second queue the batches would have to end
+// there too, which the recorder does not do yet: one line at the first host point.
+void refuseHostPointsWithQueues(const Scenario& s) {
+    if (!s.usesQueues()) return;
+    for (const Step& step : s.steps) {
+        if (!std::holds_alternative<HostWrite>(step.body) && !std::holds_alternative<HostRead>(step.body)) continue;
+        throw UsageError(
+            fmt::format("{}:{}:{}: {} in a file with [[queue]] or [[semaphore]] tables: host points "
+                        "and a second queue do not go together yet; expected one or the other",
+                        s.file, step.place.line, step.place.column, step.label));
+    }
+}
+
+toml::table parseToml(const Parser& p, std::string_view text, const std::string& file) {
+    try {
+        return toml::parse(text, file);
+    } catch (const toml::parse_error& e) {
+        p.fail(e.source(), fmt::format("TOML syntax: {}", e.description()));
+    }
+}
+
+bool isParameterName(std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+// [parameters]: its values, `overrides` applied (docs/scenarios.md "Parameters").
+ParameterValues readParameters(const Parser& p, const toml::table& root, const ParameterValues& overrides,
+                               const std::string& file) {
+    ParameterValues out;
+    if (const toml::node* node = root.get("parameters")) {
+        const toml::table* t = node->as_table();
+        if (!t) p.fail(*node, "'parameters' must be a table; expected [parameters] with name = integer");
+        for (const auto& [key, value] : *t) {
+            if (!isParameterName(key.str()))
+                p.fail(value, fmt::format("parameter name '{}'; expected letters, digits and '_'", key.str()));
+            out[std::string(key.str())] = static_cast<uint32_t>(p.integer(*t, key.str(), 0, 0xffffffffULL));
+        }
+    }
+    for (const auto& [name, value] : overrides) {
+        if (!out.count(name)) {
+            std::string known;
+            for (const auto& [n, v] : out) known += (known.empty() ? "" : ", ") + n;
+            throw UsageError(
+                fmt::format("--sweep: {} has no parameter '{}' ({})", file, name,
+                            known.empty() ? "it has no [parameters] table" : "its [parameters]: " + known));
+        }
+        out[name] = value;
+    }
+    return out;
+}
+
+// `text` with every string "$name" of a parameter replaced by its value, padded with spaces
+// to the string's length so that the columns after it stay (a longer number shifts them).
+// A "$name" that is no parameter fails at its line and column.
+std::string substituteParameters(const Parser& p, std::string_view text, const ParameterValues& params) {
+    std::string out;
+    uint32_t line = 1, column = 1;
+    for (size_t i = 0; i < text.size();) {
+        if (text[i] == '"' && i + 1 < text.size() && text[i + 1] == '$') {
+            const size_t close = text.find('"', i + 2);
+            const std::string_view name =
+                close == std::string_view::npos ? std::string_view() : text.substr(i + 2, close - i - 2);
+            if (isParameterName(name)) {
+                const auto it = params.find(std::string(name));
+                if (it == params.end())
+                    p.fail(toml::source_region{.begin = {line, column}, .end = {line, column}},
+                           fmt::format("unknown parameter '${}'; expected one of the names in [parameters]", name));
+                std::string value = std::to_string(it->second);
+                value.resize(std::max(value.size(), close + 1 - i), ' ');
+                out += value;
+                column += static_cast<uint32_t>(close + 1 - i);
+                i = close + 1;
+                continue;
+            }
+        }
+        out += text[i];
+        column = text[i] == '\n' ? 1 : column + 1;
+        line += text[i] == '\n' ? 1 : 0;
+        ++i;
+    }
+    return out;
+}
+
+}  // namespace
+
+void fillChainWords(std::span<Scenario* const> scenarios) {
+    // made once per shape and kind, into the first buffer that takes them; copied into the
+    // others (a --sweep's variants)
+    std::map<std::pair<std::string, InitKind>, const std::vector<uint32_t>*> made;
+    for (Scenario* s : scenarios) {
+        for (BufferSpec& b : s->buffers) {
+            if (!awaitsChainWords(b)) continue;
+            auto [at, fresh] = made.try_emplace({s->shapeName, b.init}, &b.words);
+            if (!fresh) {
+                b.words = *at->second;
+                continue;
+            }
+            const ChainSizes sizes = computeSizes(*s->shape);
+            // makeInput on the worker pool: 3.7 M sinf calls at the full shape
+            const std::vector<float> floats = b.init == InitKind::ChainInput ? makeInput(sizes) : makeWeight(sizes);
+            b.words.resize(floats.size());
+            std::memcpy(b.words.data(), floats.data(), floats.size() * sizeof(float));
+        }
+    }
+}
+
+Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides) {
+    const Parser p(file);
+    toml::table root = parseToml(p, text, file);
+    const ParameterValues params = readParameters(p, root, overrides, file);
+    if (root.get("parameters")) {
+        root = parseToml(p, substituteParameters(p, text, params), file);
+        root.erase("parameters");
+    }
+    Scenario s;
+    s.file = file;
+    s.parameters = params;
+    parseHeader(p, root, s);
+    parseBuffers(p, root, s);
+    parseKernels(p, root, s);
+    parseCheck(p, root, s);
+    parseQueuesAndSemaphores(p, root, s);
+    toml::node* node = root.get("step");
+    toml::array* steps = node ? node->as_array() : nullptr;
+    if (!steps || steps->empty()) p.fail(root, "the scenario has no [[step]] tables; expected at least one");
+    for (auto& e : *steps) {
+        toml::table* t = e.as_table();
+        if (!t) p.fail(e, "'step' must be [[step]] tables");
+        appendSteps(p, *t, s);
+    }
+    shuffleSteps(p, root, s);
+    refuseHostPointsWithQueues(s);
+    checkAndOrderSemaphores(s);
+    checkReadBeforeWrite(p, s);
+    resolveIndirectGroups(p, s);
+    return s;
+}
+
+Scenario loadScenario(const std::string& path, const ParameterValues& overrides) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    if (!in || !(text << in.rdbuf())) throw UsageError(fmt::format("--scenario: cannot read '{}'", path));
+    const std::string bytes = text.str();
+    Scenario s = parseScenario(bytes, path, overrides);
+    s.fileBytes = bytes.size();
+    s.fileSha256 = sha256Hex(bytes);  // of the very bytes parsed, not a second read
+    s.fileText = bytes;
+    return s;
+}
+
+}  // namespace repro::scenario

@@ -1,0 +1,51 @@
+// Scenario files: TOML (toml++, Debian's libtomlplusplus-dev) to the model of
+// scenario/scenario.hpp, with every field checked before anything runs (docs/scenarios.md).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "scenario/scenario.hpp"
+
+namespace repro::scenario {
+
+// The largest buffer a scenario may declare: 2^27 bytes, the minimum every Vulkan device
+// guarantees for maxStorageBufferRange (Vulkan spec, "Required Limits").
+inline constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 27;
+// The largest workgroup count per dimension: 65535, the required minimum of
+// maxComputeWorkGroupCount (Vulkan spec, "Required Limits").
+inline constexpr uint32_t kMaxGroups = 65535;
+// The largest private array of the private-array kernel: 4096 words (16 KiB per invocation),
+// far past the 544 bytes where cubecl #1336 saw RADV spill to scratch.
+inline constexpr uint32_t kMaxPrivateWords = 4096;
+// The most steps a scenario may have once every repeat is expanded.
+inline constexpr uint64_t kMaxSteps = 65536;
+
+// Parses and checks `text` as the scenario file `file` (the name used in messages). Throws
+// UsageError (core/errors.hpp) with one line "FILE:LINE:COLUMN: what is wrong; what was
+// expected" for a TOML syntax error, an unknown or missing key, a wrong type, an unknown
+// kernel, bindings that do not match the kernel, a size, offset or workgroup count past the
+// limits above or past its buffer, or a buffer read (or checked) before anything wrote it.
+// With `shuffle = SEED` the steps that are not barriers are put in a seeded order first
+// (docs/scenarios.md "Top level"); the checks and the CPU model follow that order.
+// A top-level [parameters] table (name = integer 0..2^32-1, names of letters, digits and '_')
+// makes every string "$name" in the file that integer, as if written there (docs/scenarios.md
+// "Parameters"); `overrides` replace the table's values (--sweep), and one the table lacks
+// is a UsageError "--sweep: FILE has no parameter 'x' ...". A "$name" that is no parameter
+// of a file with [parameters] is an error at its place. Without [parameters], strings are
+// left alone.
+Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides = {});
+
+// Reads `path` and parses it; a file that cannot be read is a UsageError naming it.
+Scenario loadScenario(const std::string& path, const ParameterValues& overrides = {});
+
+// Makes the words of every chain-input and chain-weight buffer of `scenarios` that has none:
+// the built-in chain's input (makeInput, small[0]) and weight (makeWeight) for its file's
+// shape, reference/cpu_reference.hpp, as 32-bit words. The parse leaves them out (a run makes them
+// on a thread of its own while the driver creates the device: 3.7 M sinf calls at the full
+// shape, run on the worker pool); nothing may read a buffer's initial words before this.
+// Each shape's words are made once and copied into the other scenarios that take them.
+void fillChainWords(std::span<Scenario* const> scenarios);
+
+}  // namespace repro::scenario

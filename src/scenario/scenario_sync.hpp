@@ -1,0 +1,94 @@
+// Queues and semaphores of a scenario (docs/scenarios.md "Queues and semaphores"): the
+// batches its steps make on each queue, the checks of its semaphores before anything runs (a
+// binary wait with no signal before it, a timeline wait no signal reaches, a cycle, a data
+// race between queues), and the order the steps then run in. Vulkan-free.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+
+namespace repro::scenario {
+
+// One batch: what one VkSubmitInfo carries in multipass and single (Vulkan spec, "Queue
+// Submission"): the waits that open it, its steps (dispatches, transfers and barriers) as one
+// command buffer, and the signals that end it. Indices into Scenario::steps, in their order.
+struct Batch {
+    uint32_t queue = 0;  // index into Scenario::queues
+    std::vector<size_t> waits, work, signals;
+    size_t first = 0;  // the index of its first step
+};
+
+// The batches of `s`, in the order of their first steps. A queue's steps are cut into a new
+// batch at a wait that follows work or a signal, and at work that follows a signal; so a
+// batch is waits, then work, then signals, each possibly empty. Pure.
+std::vector<Batch> batchesOf(const Scenario& s);
+
+// The most batches the checks take (their reachability is a bit matrix of this side).
+inline constexpr size_t kMaxBatches = 4096;
+
+// Checks the semaphores of `s` and orders its steps; a scenario with no [[queue]] and no
+// [[semaphore]] is left as it is. Throws UsageError with one line "FILE:LINE:COLUMN: ..." for:
+//   - a binary semaphore waited on with no unconsumed signal before the wait in file order, or
+//     signalled again before a wait consumed its signal (each binary signal is consumed by
+//     exactly one wait: Vulkan spec "Semaphore Waiting");
+//   - a timeline signal whose value is not above the semaphore's previous signal, or a timeline
+//     wait whose value no signal reaches;
+//   - a cycle of batches (a queue's batches in order, plus an arc from each signal's batch to
+//     the batch of the wait it satisfies): the line names the waits and signals in it, at the
+//     first of its waits in file order;
+//   - two steps on different queues that access one buffer, one of them writing, with no path
+//     of semaphores and queue order between their batches: a data race in the file;
+//   - the same for two reads of an exclusive buffer (not `sharing = "concurrent"`) that some
+//     step uses on a queue of family "other": its ownership transfers (ownershipTransfers)
+//     need every use on one queue ordered with every use on another;
+//   - more than kMaxBatches batches.
+// Then s.steps become the batches' steps, batch after batch, in a topological order of that
+// graph that takes the batch that comes first in the file whenever several are ready (the
+// file's order when it is valid); s.reordered says whether the order changed. Every mode and
+// the CPU model run the steps in that order.
+void checkAndOrderSemaphores(Scenario& s);
+
+// One queue family ownership transfer of an exclusive buffer (Vulkan spec, "Queue Family
+// Ownership Transfer"): a release, a buffer memory barrier on the queue that holds the buffer,
+// with srcQueueFamilyIndex fromFamily and dstQueueFamilyIndex toFamily, then the same barrier
+// as an acquire on the queue that uses it next. The scenario's semaphores order the two (the
+// check above refuses a file where they would not). Stages and accesses are
+// VkPipelineStageFlagBits2 / VkAccessFlagBits2 values, all below bit 32 (so also the original
+// VkPipelineStageFlags / VkAccessFlags).
+struct OwnershipTransfer {
+    std::string buffer;
+    uint32_t fromQueue = 0, toQueue = 0;    // indices into Scenario::queues
+    uint32_t fromFamily = 0, toFamily = 0;  // the queue families those queues landed in
+    // The release comes right after step `after` (an index into Scenario::steps), or, when
+    // none, at the end of the upload submit on the main queue; the acquire right before step
+    // `before`, or, when none, at the start of the readback submit on the main queue.
+    std::optional<size_t> after, before;
+    // The release's first scope: the stages of the buffer's uses on fromQueue since the buffer
+    // came to it (TRANSFER for the upload's fill or copy), and the writes among their accesses
+    // (made available; a read needs none). Its second scope is BOTTOM_OF_PIPE and no access.
+    uint64_t srcStage = 0, srcAccess = 0;
+    // The acquire's second scope: the stage and accesses of step `before` on the buffer
+    // (ALL_COMMANDS and MEMORY_READ | MEMORY_WRITE before the readback). Its first scope is the
+    // same stage, so that it chains with the semaphore wait that orders it (a wait whose stage
+    // misses the step orders neither the step nor its acquire); no access.
+    uint64_t dstStage = 0, dstAccess = 0;
+};
+
+// The ownership transfers that one mode of `s` needs when its queues landed in the queue
+// families `familyOf` (familyOf[q] for Scenario::queues[q]; [0] the main queue's, which holds
+// every buffer before and after each mode). For each buffer that is not `sharing =
+// "concurrent"` nor `ownership_transfers = false` (a control), in step order: wherever a step uses it on a queue of another family than
+// the one that holds it, a transfer from the last queue that used it (or the upload) to that
+// step; and, when a queue of another family than main's holds it after the last step, one
+// back to the main queue for the readback. Empty when every queue landed in one family (a
+// device with one family, as lavapipe, records none). `s` must have passed
+// checkAndOrderSemaphores. Pure. `withLeftOut`: also those of the buffers with
+// `ownership_transfers = false` (what that control leaves out, for the header to name).
+std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::vector<uint32_t>& familyOf,
+                                                  bool withLeftOut = false);
+
+}  // namespace repro::scenario
