@@ -24,6 +24,9 @@ namespace repro {
 struct PhaseTimings {
     double instanceAndDevice = 0, pipelines = 0, buffersAndUpload = 0, recording = 0, gpuWait = 0, readback = 0,
            verification = 0, total = 0;
+    // The host's reference before the modes: the CPU chain (--reference cpu) or a file's CPU
+    // model (its expected bytes, and the CPU chain for its chain values, joined when judged).
+    double reference = 0;
     // After `total`: all of the teardown, and of it the device's part (the chain's buffers,
     // memory, pipelines and vkDestroyDevice); the rest is the instance's (vkDestroyInstance,
     // where the loader unloads the driver).
@@ -73,6 +76,30 @@ struct StreamReport {
     std::vector<std::string> calls;  // one Vulkan call per line
 };
 
+// The scenario file a run recorded (docs/scenarios.md): where it came from and what repro
+// made of it. A run of the built-in chain has none.
+struct ScenarioFacts {
+    std::string name, source, pattern, expected;  // the file's own keys
+    std::string file;                             // the path as given on the command line
+    uint64_t fileBytes = 0;                       // its size as read
+    std::string fileSha256;                       // of those bytes, 64 hex digits
+    std::string fileText;                         // those bytes, so that a reader can rerun the file
+    size_t steps = 0;                             // once repeats are expanded
+    // What is labelled a control: "a barrier", "a wait", "a buffer without its ownership
+    // transfers", joined; "" for none (scenario::Scenario::controlSteps)
+    std::string controlSteps;
+    // The checked buffers compared with split only (a user kernel's output, a float kernel's
+    // outside the chain's values), in file order
+    std::vector<std::string> splitOnly;
+    // The checked buffers holding a value of the built-in chain, compared with the CPU chain
+    // within its tolerance: buffer name -> "small[3]"
+    std::vector<std::pair<std::string, std::string>> chainValues;
+    // One line per [[queue]]: where it landed, or that it fell back to the main queue
+    std::vector<std::string> queues;
+    std::vector<std::string> poisoned;                         // --poison: the buffers that start as the sentinel
+    std::vector<std::pair<std::string, uint32_t>> parameters;  // [parameters] as run (name order)
+};
+
 struct RunReport {
     std::string version, gitHash;
     std::vector<std::string> commandLine;
@@ -90,6 +117,7 @@ struct RunReport {
     PhaseTimings timings;
     Verdict verdict;
     std::vector<StreamReport> streams;  // --print-stream only
+    std::optional<ScenarioFacts> scenario;  // a file's run only
 };
 
 }  // namespace repro

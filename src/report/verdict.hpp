@@ -29,6 +29,9 @@ struct ModeResult {
     // --check-steps: the per-dispatch CPU check as the report's JSON object's text
     // (perDispatchCheckJson, reference/step_check.hpp); empty when it did not run.
     std::string perDispatchCheckJson;
+    // --check-steps on a file: split's steps against the CPU model as the report's JSON
+    // object's text (engine/file_check.hpp); empty when it did not run.
+    std::string stepCheckJson;
     // --repeat: how many runs there were, how many of them were wrong, and whether
     // every run's final buffer was bit-identical to the first's.
     uint32_t runs = 1;
