@@ -30,7 +30,11 @@ void addShapeOptions(std::vector<OptionSpec>& out) {
         {"--pad-w", "conv-T padding in width (spectrostream: 0)", &R::padW},
     };
     for (const auto& f : fields) {
-        out.push_back({.longName = f.name, .placeholder = "N", .help = f.help, .value = f.value});
+        out.push_back({.longName = f.name,
+                       .placeholder = "N",
+                       .help = f.help,
+                       .value = f.value,
+                       .notForFile = "the built-in chain's shape (a file names its own: shape = ...)"});
     }
 }
 
@@ -46,13 +50,15 @@ OptionSection chainAndShapeSection() {
         {.longName = "--chain", .shortName = 'n', .placeholder = "N",
          .help = "chain length in conv-T + slice steps; the environment variable N is read as "
                  "well, and the option wins",
-         .defaultText = "6", .value = &R::chain},
+         .defaultText = "6", .value = &R::chain,
+         .notForFile = "the built-in chain's length (a file's steps are its own; --sweep NAME=... sweeps a "
+                       "parameter of the file)"},
         {.longName = "--preset", .placeholder = "PRESET",
          .help = "the shapes: spectrostream (the original's: 14 MiB small and 29 MiB big buffers), "
                  "small or tiny (well under a second on a CPU driver); each option below replaces "
                  "one of its fields",
          .defaultText = "spectrostream", .choices = presetNames(), .completion = kChoices,
-         .value = &R::preset},
+         .value = &R::preset, .notForFile = "the built-in chain's shape (a file names its own: shape = ...)"},
     };
     addShapeOptions(s.options);
     return s;
@@ -107,9 +113,10 @@ OptionSection runSection() {
          .help = "run each mode R times: the reproduction rate, and whether the runs are "
                  "bit-identical",
          .defaultText = "1", .value = &R::repeat},
-        {.longName = "--sweep", .placeholder = "A..B",
-         .help = "every chain length from A to B, in place of -n: a table N x mode and the "
-                 "smallest N that reproduces in each mode",
+        {.longName = "--sweep", .placeholder = "A..B|NAME=...",
+         .help = "every chain length from A to B (or N=A..B), in place of -n; with --scenario "
+                 "NAME=A..B or NAME=V1,V2,... over one of the file's [parameters]: a table point x "
+                 "mode and the smallest point that reproduces in each mode",
          .value = &R::sweep},
         {.longName = "--timeout", .placeholder = "SECONDS",
          .help = "how long the host waits for one submit before calling it a GPU hang, 1 to 1e9",
@@ -118,11 +125,13 @@ OptionSection runSection() {
          .value = &R::timeout},
         {.longName = "--drop-dispatch", .placeholder = "K",
          .help = "positive control: leave dispatch K out of multipass and single (step s's conv-T "
-                 "is 2s-1, its slice 2s), so that the checker must call them wrong",
+                 "is 2s-1, its slice 2s; in a file, its K-th dispatch step), so that the checker must "
+                 "call them wrong",
          .value = &R::dropDispatch},
         {.longName = "--dump-dir", .placeholder = "DIR",
          .help = "write each mode's final small[N] to DIR/MODE.f32 (with --sweep DIR/MODE-nN.f32), "
-                 "raw little-endian float32 (DIR is created if missing)",
+                 "raw little-endian float32; a file's checked buffers to DIR/MODE-BUFFER.bin (DIR is "
+                 "created if missing)",
          .completion = ValueCompletion::Directory, .value = &R::dumpDir},
         {.longName = "--print-stream",
          .help = "print the exact command stream of each selected mode, one call per line, and "
@@ -231,16 +240,26 @@ OptionSection experimentsSection() {
         {.longName = "--dispatch-repeat", .placeholder = "R",
          .help = "record each conv-T R times, 1 to 64: more GPU time per submit, the same output "
                  "and bytes written",
-         .defaultText = "1", .value = &R::dispatchRepeat},
+         .defaultText = "1", .value = &R::dispatchRepeat,
+         .notForFile = "it records the built-in chain's conv-T R times; --work-scale K lengthens a "
+                       "file's dispatches"},
+        {.longName = "--work-scale", .placeholder = "K",
+         .help = "with --scenario: every dispatch's work loop K times as long, 1 to 4096: more GPU "
+                 "time per submit, the same bytes written",
+         .defaultText = "1", .value = &R::workScale,
+         .notForChain = "it multiplies a file's work loops; --dispatch-repeat lengthens the built-in chain"},
         {.longName = "--profile", .placeholder = "PROFILE",
          .help = "default: valid Vulkan, the default; blade-exact: blade 72c30c1's set-up with "
                  "its quirks, listed when it runs (not validation-clean)",
          .choices = {"default", "blade-exact"}, .completion = kChoices,
-         .value = &R::profile},
+         .value = &R::profile,
+         .notForFile = "blade-exact is blade's own set-up of the built-in chain"},
         {.longName = "--spirv", .placeholder = "DIR",
          .help = "DIR/conv_t.spv and DIR/slice.spv (naga's output, for example) in place of the "
                  "built-in SPIR-V; both are checked before use",
-         .completion = ValueCompletion::Directory, .value = &R::spirv},
+         .completion = ValueCompletion::Directory, .value = &R::spirv,
+         .notForFile = "it replaces the built-in chain's two modules; a file names its own kernels "
+                       "([[kernel]] spirv = ...)"},
     }};
 }
 
@@ -251,12 +270,11 @@ OptionSection multiRunSection() {
         {.longName = "--matrix",
          .help = "the documented variant set (28 rows: mode x barrier x submit structure x memory "
                  "x profile); only the valid variants decide the exit status; with --scenario, the "
-                 "file under each barrier (docs/scenarios.md)",
+                 "file's own set (barriers, memory, submit structure, work)",
          .flag = &R::matrix},
         {.longName = "--triage",
          .help = "test each hypothesis about the cause and conclude with what the evidence "
-                 "supports; with --scenario, the experiments a file allows, in one process "
-                 "(docs/scenarios.md)",
+                 "supports; with --scenario, the experiments a file allows",
          .flag = &R::triage},
         {.longName = "--watchdog-probe",
          .help = "a positive control for the kernel's GPU job timeout: what a submit that runs "
@@ -291,17 +309,19 @@ OptionSection scenarioSection() {
     return {.title = "Scenarios", .note = {}, .options = {
         {.longName = "--scenario", .placeholder = "FILE",
          .help = "run the scenario file FILE (docs/scenarios.md) instead of blade's chain: its steps "
-                 "in each mode, every checked buffer compared bit for bit with split and with the "
-                 "CPU model; only --mode, --device, --timeout, --barrier, --repeat, --validation, "
-                 "--json, --format, -o, --print-stream, --timings, --timestamps, --check-steps, --poison, "
-                 "--sweep NAME=A..B (over one of its [parameters]), --invert, --expect-driver, --matrix, "
-                 "--triage and --submit-every K (work steps, the host waiting) go with it (its JSON "
-                 "document: schema repro-scenario-report)",
+                 "in each mode, every checked buffer compared with the CPU model and split; every "
+                 "option applies to it but the built-in chain's own (-n, the shape, --dispatch-repeat, "
+                 "--profile, --spirv), which are refused with the reason",
          .completion = ValueCompletion::File, .value = &R::scenario},
         {.longName = "--list-scenarios",
          .help = "list the scenario files shipped in scenarios/ (the source tree's and the "
                  "installed ones), then exit",
          .flag = &R::listScenarios},
+        {.longName = "--write-scenario", .placeholder = "FILE",
+         .help = "write the built-in chain of -n and the shape as a scenario file to FILE (blade's "
+                 "stream, to edit and run with --scenario), then exit",
+         .completion = ValueCompletion::File, .value = &R::writeScenario,
+         .notForFile = "it writes the built-in chain as a file"},
     }};
 }
 

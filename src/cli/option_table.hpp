@@ -27,7 +27,8 @@ struct RawArgs {
     std::optional<std::string> format, output, json, trace;
     bool timings = false, timestamps = false, breadcrumbs = false, labels = false, verbose = false, quiet = false;
     // Experiments
-    std::optional<std::string> barrier, submitEvery, splitMib, splitMs, memory, dispatchRepeat, profile, spirv;
+    std::optional<std::string> barrier, submitEvery, splitMib, splitMs, memory, dispatchRepeat, profile, spirv,
+        workScale;
     bool hostWait = false, noHostWait = false;
     // Multi-run
     bool matrix = false, triage = false, watchdogProbe = false, driverEnvSweep = false, allDrivers = false,
@@ -39,7 +40,7 @@ struct RawArgs {
     bool mergeReports = false;
     std::vector<std::string> files;
     // Scenarios (docs/scenarios.md)
-    std::optional<std::string> scenario;
+    std::optional<std::string> scenario, writeScenario;
     bool listScenarios = false;
 };
 
@@ -65,6 +66,10 @@ struct OptionSpec {
     std::optional<std::string> RawArgs::*value = nullptr;
     bool RawArgs::*flag = nullptr;
     bool hidden = false;  // parsed, but neither in help nor in the completion's option list
+    // Non-empty: why the option cannot mean anything for a scenario file (`--scenario`), or for
+    // the built-in chain; the usage error says it ("--chain: not with --scenario: ...").
+    std::string_view notForFile;
+    std::string_view notForChain;
 };
 
 // A group of options under one heading of --help.

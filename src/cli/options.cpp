@@ -70,8 +70,9 @@ Enum named(std::string_view text, const Enum (&values)[N]) {
     return values[0];
 }
 
-// "A..B" with 1 <= A <= B.
+// "A..B" (or "N=A..B") with 1 <= A <= B: the built-in chain's lengths.
 std::pair<uint32_t, uint32_t> parseSweep(std::string_view text) {
+    if (text.starts_with("N=")) text.remove_prefix(2);
     const auto dots = text.find("..");
     const auto first = dots == std::string_view::npos ? std::nullopt : parseDecimal(text.substr(0, dots));
     const auto last = dots == std::string_view::npos ? std::nullopt : parseDecimal(text.substr(dots + 2));
@@ -84,15 +85,15 @@ std::pair<uint32_t, uint32_t> parseSweep(std::string_view text) {
     return {a, b};
 }
 
-// --sweep on a scenario: "NAME=A..B" (A <= B) or "NAME=V1,V2,..." (decimal, 0..2^32-1).
-ScenarioSweep parseScenarioSweep(std::string_view text) {
+// --sweep on a file: "NAME=A..B" (A <= B) or "NAME=V1,V2,..." (decimal, 0..2^32-1).
+ParameterSweep parseParameterSweep(std::string_view text) {
     const auto bad = [&]() {
-        fail(fmt::format("--sweep: {} on a scenario is NAME=A..B or NAME=V1,V2,... over one of its [parameters]",
+        fail(fmt::format("--sweep: {} on a file is NAME=A..B or NAME=V1,V2,... over one of its [parameters]",
                          quote(text)));
     };
     const auto eq = text.find('=');
     if (eq == std::string_view::npos || eq == 0) bad();
-    ScenarioSweep out{.parameter = std::string(text.substr(0, eq)), .values = {}};
+    ParameterSweep out{.parameter = std::string(text.substr(0, eq)), .values = {}};
     const std::string_view rest = text.substr(eq + 1);
     const auto number = [&](std::string_view v) {
         const auto n = parseDecimal(v);
@@ -102,8 +103,8 @@ ScenarioSweep parseScenarioSweep(std::string_view text) {
     if (const auto dots = rest.find(".."); dots != std::string_view::npos) {
         const uint32_t a = number(rest.substr(0, dots)), b = number(rest.substr(dots + 2));
         if (a > b) fail(fmt::format("--sweep: start {} is after end {}", a, b));
-        if (uint64_t{b} - a >= kMaxScenarioSweepValues)
-            fail(fmt::format("--sweep: {} values; at most {}", uint64_t{b} - a + 1, kMaxScenarioSweepValues));
+        if (uint64_t{b} - a >= kMaxParameterSweepValues)
+            fail(fmt::format("--sweep: {} values; at most {}", uint64_t{b} - a + 1, kMaxParameterSweepValues));
         for (uint64_t v = a; v <= b; ++v) out.values.push_back(static_cast<uint32_t>(v));
         return out;
     }
@@ -112,8 +113,8 @@ ScenarioSweep parseScenarioSweep(std::string_view text) {
         out.values.push_back(number(rest.substr(at, comma - at)));
         at = comma + 1;
     }
-    if (out.values.size() > kMaxScenarioSweepValues)
-        fail(fmt::format("--sweep: {} values; at most {}", out.values.size(), kMaxScenarioSweepValues));
+    if (out.values.size() > kMaxParameterSweepValues)
+        fail(fmt::format("--sweep: {} values; at most {}", out.values.size(), kMaxParameterSweepValues));
     return out;
 }
 
@@ -309,10 +310,16 @@ void readRun(const RawArgs& raw, Options& o) {
     constexpr ReferenceKind references[] = {ReferenceKind::Auto, ReferenceKind::Split, ReferenceKind::Cpu,
                                             ReferenceKind::None};
     if (raw.reference) o.reference = named(*raw.reference, references);
+    if (raw.scenario && o.reference == ReferenceKind::None)
+        fail(
+            "--reference none: not with --scenario: the zero and non-finite checks alone are the built-in chain's; a "
+            "file is compared with the CPU model and split (expected auto, split or cpu)");
     o.checkSteps = raw.checkSteps;
     o.poison = raw.poison;
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
-    if (raw.sweep) {
+    if (raw.sweep && raw.scenario) {
+        o.parameterSweep = parseParameterSweep(*raw.sweep);
+    } else if (raw.sweep) {
         o.sweep = parseSweep(*raw.sweep);
         o.chainLength = o.sweep->second;  // buffers are made once, for the longest chain
     }
@@ -322,8 +329,10 @@ void readRun(const RawArgs& raw, Options& o) {
         if (!value)
             fail(fmt::format("--drop-dispatch: {} is not a whole number (decimal digits only)",
                              quote(*raw.dropDispatch)));
-        // Every chain of a sweep must contain the dispatch.
-        const int64_t dispatches = 2 * int64_t{o.sweep ? o.sweep->first : o.chainLength};
+        // Every chain of a sweep must contain the dispatch; a file's dispatches are counted
+        // once it is read (engine/plan.cpp).
+        const int64_t dispatches =
+            raw.scenario ? int64_t{UINT32_MAX} : 2 * int64_t{o.sweep ? o.sweep->first : o.chainLength};
         if (*value < 1 || *value > dispatches) {
             fail(fmt::format("--drop-dispatch: {} is outside 1..{} (2 dispatches per step)", *raw.dropDispatch,
                              dispatches));
@@ -351,7 +360,12 @@ void readReport(const RawArgs& raw, Options& o) {
 
 void readExperiments(const RawArgs& raw, Options& o) {
     if (raw.barrier) o.barrier = *parseBarrier(*raw.barrier);
+    o.barrierGiven = raw.barrier.has_value();
     if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
+    if (raw.workScale) {
+        o.workScale = readCount(*raw.workScale, "--work-scale", 1);
+        if (o.workScale > 4096) fail(fmt::format("--work-scale: at most 4096 (got {})", o.workScale));
+    }
     if (raw.splitMib) o.submit.splitMiB = readPositive(*raw.splitMib, "--split-mib", "MiB");
     if (raw.splitMs) o.submit.splitMs = readPositive(*raw.splitMs, "--split-ms", "milliseconds");
     o.submit.hostWait = !raw.noHostWait;
@@ -489,104 +503,33 @@ Options readMergeOptions(const RawArgs& raw) {
     return o;
 }
 
-// When `active`: the usage error "WHAT: not with X on a scenario WHY" for the first option X
-// of `others` that is set (the options WHAT chooses itself or cannot take).
-void refuseAlongside(bool active, std::string_view what, std::string_view why,
-                     std::initializer_list<std::pair<bool, std::string_view>> others) {
-    if (!active) return;
-    for (const auto& [set, label] : others) {
-        if (set) fail(fmt::format("{}: not with {} on a scenario{}", what, label, why));
-    }
-}
-
-// The options that go with --scenario (docs/scenarios.md "Options").
-bool scenarioOption(std::string_view n) {
-    constexpr std::string_view allowed[] = {
-        "--mode",   "--device", "--timeout",       "--barrier", "--repeat",     "--validation",   "--json",
-        "--format", "--output", "--print-stream",  "--timings", "--timestamps", "--check-steps",  "--poison",
-        "--sweep",  "--invert", "--expect-driver", "--matrix",  "--triage",     "--submit-every", "--reference"};
-    return std::find(std::begin(allowed), std::end(allowed), n) != std::end(allowed);
-}
-
-// --scenario FILE (with the options scenarioOption names) or --list-scenarios (alone).
-Options readScenarioOptions(const RawArgs& raw) {
-    const std::string_view what = raw.listScenarios ? "--list-scenarios" : "--scenario";
+// An option that cannot mean anything for the plan's form: one line saying why, from the
+// option table (notForFile, notForChain); and --list-scenarios goes alone.
+void checkFormRules(const RawArgs& raw) {
     for (const OptionSection& section : optionTable()) {
         for (const OptionSpec& spec : section.options) {
-            const std::string_view n = spec.longName;
-            const bool allowed = n == what || (!raw.listScenarios && scenarioOption(n));
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
-            if (given && !allowed)
-                fail(
-                    fmt::format("{}: not with {} (scenarios take only --mode, --device, --timeout, --barrier, "
-                                "--repeat, --validation, --json, --format, -o/--output, --print-stream, --timings, "
-                                "--timestamps, --check-steps, --poison, --sweep, --invert, --expect-driver, --matrix, "
-                                "--triage, --submit-every and --reference so far)",
-                                what, optionLabel(spec)));
+            if (!given) continue;
+            if (raw.listScenarios && spec.longName != "--list-scenarios")
+                fail(fmt::format("--list-scenarios: not with {} (it lists the shipped files and exits)",
+                                 optionLabel(spec)));
+            if (raw.scenario && !spec.notForFile.empty())
+                fail(fmt::format("{}: not with --scenario: {}", optionLabel(spec), spec.notForFile));
+            if (!raw.scenario && !spec.notForChain.empty())
+                fail(fmt::format("{}: only with --scenario: {}", optionLabel(spec), spec.notForChain));
         }
     }
-    if (!raw.files.empty()) fail(fmt::format("{}: unexpected argument {}", what, quote(raw.files.front())));
-    checkChoices(raw);
-    Options o;
-    readDevice(raw, o);
-    if (raw.mode) o.modes = *parseModes(*raw.mode);
-    if (raw.timeout) o.timeoutSeconds = readTimeout(*raw.timeout);
-    if (raw.barrier) o.scenarioBarrier = *parseBarrier(*raw.barrier);
-    if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
-    if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
-    if (raw.reference) {
-        constexpr ReferenceKind references[] = {ReferenceKind::Auto, ReferenceKind::Split, ReferenceKind::Cpu,
-                                                ReferenceKind::None};
-        o.reference = named(*raw.reference, references);
-        if (o.reference == ReferenceKind::None)
-            fail(
-                "--reference none: not on a scenario (the zero and non-finite checks alone are the built-in "
-                "chain's); expected auto, split or cpu");
-    }
-    o.printStream = raw.printStream;
-    o.checkSteps = raw.checkSteps;
-    o.poison = raw.poison;
-    o.invert = raw.invert;
-    o.expectDriver = raw.expectDriver;
-    if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
-    o.matrix = raw.matrix;
-    o.triage = raw.triage;
-    refuseAlongside(o.matrix, "--matrix", " (the matrix runs the file under each barrier, every mode once)",
-                    {{raw.barrier.has_value(), "--barrier"},
-                     {raw.submitEvery.has_value(), "--submit-every"},
-                     {raw.sweep.has_value(), "--sweep"},
-                     {o.repeat > 1, "--repeat"},
-                     {o.checkSteps, "--check-steps"},
-                     {o.printStream, "--print-stream"},
-                     {o.triage, "--triage"}});
-    refuseAlongside(o.triage, "--triage", " (the triage chooses the modes, barriers and checks of its runs)",
-                    {{raw.mode.has_value(), "--mode"},
-                     {raw.barrier.has_value(), "--barrier"},
-                     {raw.submitEvery.has_value(), "--submit-every"},
-                     {raw.sweep.has_value(), "--sweep"},
-                     {o.repeat > 1, "--repeat"},
-                     {o.checkSteps, "--check-steps"},
-                     {o.printStream, "--print-stream"},
-                     {o.invert, "--invert"}});
-    if (raw.sweep) {
-        o.scenarioSweep = parseScenarioSweep(*raw.sweep);
-        refuseAlongside(
-            true, "--sweep", "",
-            {{o.repeat > 1, "--repeat"}, {o.checkSteps, "--check-steps"}, {o.printStream, "--print-stream"}});
-    }
-    if (o.checkSteps && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
-        fail("--check-steps: on a scenario it reads back split's steps, and --mode has no split");
-    readReport(raw, o);  // with --timings and --timestamps
-    o.scenario = raw.scenario;
-    o.listScenarios = raw.listScenarios;
-    return o;
 }
 
 Options readOptions(const RawArgs& raw, std::optional<std::string_view> envChain) {
-    if (raw.scenario || raw.listScenarios) return readScenarioOptions(raw);
+    checkFormRules(raw);
     checkChoices(raw);
     Options o;
-    readChainAndShape(raw, envChain, o);
+    // A file's steps are its own: the environment's N is the built-in chain's.
+    readChainAndShape(raw, raw.scenario ? std::nullopt : envChain, o);
+    o.scenario = raw.scenario;
+    o.listScenarios = raw.listScenarios;
+    o.writeScenario = raw.writeScenario;
     readDevice(raw, o);
     readRun(raw, o);
     readReport(raw, o);

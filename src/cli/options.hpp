@@ -49,13 +49,13 @@ struct QueueChoice {
     bool operator==(const QueueChoice&) const = default;
 };
 
-// --sweep NAME=A..B or NAME=V1,V2,... on a scenario: the values of one of its [parameters]
-// (docs/scenarios.md "--sweep on a scenario"), each run as the whole scenario.
-struct ScenarioSweep {
+// --sweep NAME=A..B or NAME=V1,V2,... on a file: the values of one of its [parameters]
+// (docs/scenarios.md "--sweep on a file"), each run as the whole file.
+struct ParameterSweep {
     std::string parameter;         // the name, as in the file's [parameters]
-    std::vector<uint32_t> values;  // in the order given, 1..kMaxScenarioSweepValues of them
+    std::vector<uint32_t> values;  // in the order given, 1..kMaxParameterSweepValues of them
 };
-inline constexpr size_t kMaxScenarioSweepValues = 1024;
+inline constexpr size_t kMaxParameterSweepValues = 1024;
 
 struct Options {
     std::vector<Mode> modes{Mode::Split, Mode::Multipass, Mode::Single};  // in this order
@@ -78,7 +78,8 @@ struct Options {
     bool checkSteps = false;  // read back every intermediate buffer, find the first bad dispatch
     bool poison = false;      // fill written buffers with kPoisonPattern instead of zeros
     uint32_t repeat = 1;      // runs per mode
-    // --sweep A..B: every chain length in [first, second]; overrides -n.
+    // --sweep A..B (or N=A..B): every chain length in [first, second]; overrides -n. The
+    // built-in chain's; a file's is parameterSweep.
     std::optional<std::pair<uint32_t, uint32_t>> sweep;
     Format format = Format::Text;
     // -o/--output FILE: the document --format names (text, markdown or json) goes to FILE in
@@ -96,10 +97,14 @@ struct Options {
 
     // Workaround and hypothesis experiments (core/variant.hpp). They change how multipass
     // and single are recorded; split stays blade's 2N waited submits, the reference.
-    BarrierKind barrier = BarrierKind::Blade;   // --barrier
+    BarrierKind barrier = BarrierKind::Blade;  // --barrier
+    // --barrier was given: on a file every barrier step becomes it (scenario.hpp replaceBarriers),
+    // --barrier blade included; without it a file's barriers stay as written.
+    bool barrierGiven = false;
     SubmitStructure submit;                     // --submit-every, --split-mib, --[no-]host-wait
     BufferMemory memory = BufferMemory::Blade;  // --memory (split too: buffers are shared)
     uint32_t dispatchRepeat = 1;                // --dispatch-repeat: each conv-T recorded R times
+    uint32_t workScale = 1;                     // --work-scale: a file's dispatches' work loops times K
     Profile profile = Profile::Default;         // --profile (split too)
     std::optional<std::string> spirvDir;        // --spirv DIR: conv_t.spv and slice.spv
     bool matrix = false;                        // --matrix: the variant set, as child processes
@@ -134,13 +139,14 @@ struct Options {
     std::vector<std::string> mergeReports;
     bool verbose = false;  // -v: the whole text header (engine/text_report.hpp, HeaderDetail)
     bool quiet = false;    // -q: no header, only the result lines, the verdict and errors (never with -v)
-    // --scenario FILE: run that scenario file instead of blade's chain (docs/scenarios.md);
-    // only the options options.cpp's scenarioOption names go with it (docs/scenarios.md lists
-    // them; --barrier is kept as scenarioBarrier).
+    // --scenario FILE: run that scenario file instead of blade's chain (docs/scenarios.md); an
+    // option that cannot mean anything for a file is refused (option_table.hpp notForFile).
     std::optional<std::string> scenario;
-    std::optional<BarrierKind> scenarioBarrier;  // --scenario with --barrier: scenario/scenario.hpp replaceBarriers
-    std::optional<ScenarioSweep> scenarioSweep;  // --scenario with --sweep NAME=...
-    bool listScenarios = false;                  // --list-scenarios: list scenarios/ and exit; alone
+    std::optional<ParameterSweep> parameterSweep;  // --scenario with --sweep NAME=...
+    bool listScenarios = false;                    // --list-scenarios: list scenarios/ and exit; alone
+    // --write-scenario FILE: the built-in chain of -n and the shape written as a scenario file
+    // (scenario/builtin_chain.hpp), then exit; nothing runs.
+    std::optional<std::string> writeScenario;
 };
 
 // The result of parsing: either options to run with, or an exit status and the text

@@ -68,18 +68,17 @@ KernelLogEvidence Evidence::afterMode() {
     return log;
 }
 
-void Evidence::recordSplit(uint32_t steps, const SplitTimes& times) { split_[steps] = times; }
+void Evidence::recordSplit(uint32_t key, const SplitTimes& times) { split_[key] = times; }
 
-std::optional<SplitTimes> Evidence::splitTimes(uint32_t steps) const {
-    const auto it = split_.find(steps);
+std::optional<SplitTimes> Evidence::splitTimes(uint32_t key) const {
+    const auto it = split_.find(key);
     if (it == split_.end()) return std::nullopt;
     return it->second;
 }
 
-std::vector<double> Evidence::predictedDispatchSeconds(uint32_t steps) const {
-    const std::optional<SplitTimes> split = splitTimes(steps);
+std::vector<double> Evidence::predictedDispatchSeconds(uint32_t key, size_t dispatches) const {
+    const std::optional<SplitTimes> split = splitTimes(key);
     if (!split) return {};
-    const size_t dispatches = 2 * size_t{steps};
     if (split->dispatchGpuSeconds.size() == dispatches) return split->dispatchGpuSeconds;
     if (split->submitWaitSeconds.size() == dispatches) return split->submitWaitSeconds;
     return {};
@@ -87,10 +86,12 @@ std::vector<double> Evidence::predictedDispatchSeconds(uint32_t steps) const {
 
 SplitTimes splitTimesOf(const vk::ModeRun& run) {
     SplitTimes t;
-    for (const auto& s : run.submitRecords) t.submitWaitSeconds.push_back(s.hostSeconds);
+    for (const auto& s : run.submitRecords) {
+        if (s.firstDispatch > 0) t.submitWaitSeconds.push_back(s.hostSeconds);  // not a host read's own submit
+    }
     bool all = !run.gpu.dispatches.empty();
     for (const auto& d : run.gpu.dispatches) all = all && d.finished;
-    if (all && run.gpu.dispatches.size() == run.submitRecords.size()) {
+    if (all && run.gpu.dispatches.size() == t.submitWaitSeconds.size()) {
         for (const auto& d : run.gpu.dispatches) t.dispatchGpuSeconds.push_back(d.seconds);
     }
     return t;

@@ -34,16 +34,17 @@ class Evidence {
     void beforeMode();
     KernelLogEvidence afterMode();
 
-    // What split measured at chain length `steps` (per dispatch, chain order), for the
-    // predictions of the one-submit modes at that length.
-    void recordSplit(uint32_t steps, const SplitTimes& times);
-    std::optional<SplitTimes> splitTimes(uint32_t steps) const;
-    // Drops what split measured at `steps`: a split run the job timeout cut short measured
-    // the kill, not its work, and would predict the other modes' time too short.
-    void forgetSplit(uint32_t steps) { split_.erase(steps); }
-    // Per chain dispatch (0-based) predicted GPU seconds at `steps` (timestamps when
-    // measured, else host waits), empty when split has not been measured there.
-    std::vector<double> predictedDispatchSeconds(uint32_t steps) const;
+    // What split measured at point `key` (the built-in chain's length, a file's sweep value's
+    // index), per work item in recording order, for the predictions of the one-submit modes
+    // there.
+    void recordSplit(uint32_t key, const SplitTimes& times);
+    std::optional<SplitTimes> splitTimes(uint32_t key) const;
+    // Drops what split measured at `key`: a split run the job timeout cut short measured the
+    // kill, not its work, and would predict the other modes' time too short.
+    void forgetSplit(uint32_t key) { split_.erase(key); }
+    // Per work item (0-based) predicted GPU seconds at `key` for a point of `items` work items
+    // (timestamps when measured, else host waits), empty when split has not been measured there.
+    std::vector<double> predictedDispatchSeconds(uint32_t key, size_t items) const;
 
     // With --spirv: the line that says the modules are the user's and what spirv-val said
     // (core/spirv_validation.hpp userModulesLine); each cause carries it.
@@ -63,8 +64,8 @@ class Evidence {
 // The kernel log from now on: /dev/kmsg, or the file the test seam REPRO_TEST_KMSG names.
 KernelLogReader openRunKernelLog();
 
-// Split's times from a completed split run of `steps` steps: its submits' host waits (one
-// dispatch each) and, with --timestamps, each dispatch's GPU time.
+// Split's times from a completed split run: the host wait of each of its submits that holds a
+// work item (one each) and, with --timestamps, each work item's GPU time.
 SplitTimes splitTimesOf(const vk::ModeRun& run);
 
 // The same for a calibration of one step, repeated for a chain of `steps` steps.

@@ -1,6 +1,7 @@
-// The run of one chain length as a pipeline of stages (engine/stages.hpp): the reference, the
-// calibration, each run of each mode (prepared, submitted and read back, judged), then the
-// runs that waited for the reference, the causes and the report. Vulkan calls stay in src/vk.
+// The run of one point (a chain length, a file's sweep value) as a pipeline of stages
+// (engine/stages.hpp): the workload's preparation, each run of each mode (prepared, submitted
+// and read back, judged), then the runs that waited for the reference, the causes and the
+// report. The same road for the built-in chain and a file; Vulkan calls stay in src/vk.
 #include "engine/session.hpp"
 
 #include <csignal>
@@ -9,9 +10,11 @@
 
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "engine/stages.hpp"
+#include "engine/workload.hpp"
 #include "report/trace_events.hpp"
 #include "report/verdict.hpp"
-#include "engine/stages.hpp"
+#include "vk/instance.hpp"
 
 namespace repro {
 namespace {
@@ -22,9 +25,7 @@ void runOnce(const run::Length& length, run::Runs& runs, const run::PlannedRun& 
     // --trace: the run as one slice on the host track, its phases nested in it.
     const std::string title = run::traceTitle(length, planned);
     trace_events::Span span(title, "mode");
-    vk::ModeSettings settings = run::prepareMode(length, planned, runs);
-    settings.traceTitle = title;
-    run::Submitted submitted = run::submitAndReadBack(length, settings, planned, runs);
+    run::Submitted submitted = length.session.workload.submit(length, planned, runs);
     const run::RunRecord* record = nullptr;
     {
         trace_events::Span verification("verification", "phase");
@@ -32,11 +33,11 @@ void runOnce(const run::Length& length, run::Runs& runs, const run::PlannedRun& 
         verification.args() = {{"result", name(record->result.kind)}};
     }
     span.args() = {{"mode", name(planned.mode)},
-                   {"n", length.n},
+                   {"point", length.point.label},
                    {"run", planned.index},
                    {"result", name(record->result.kind)},
                    {"submits", record->submitted.run.submits}};
-    if (length.session.modeDone) length.session.modeDone(run::toModeReport(*record, length.options(), length.n));
+    if (length.session.modeDone) length.session.modeDone(run::toModeReport(*record, length.options(), length.point));
 }
 
 // Every mode under test, options.repeat times each, until the device is gone.
@@ -50,6 +51,13 @@ void runModesUnderTest(const run::Length& length, run::Runs& runs) {
     }
 }
 
+// The runs that waited for a reference that came after them (split run last).
+void judgeWaiting(const run::Length& length, run::Runs& runs) {
+    for (run::RunRecord& record : runs.records) {
+        if (record.waitsForReference) length.session.workload.judgeWaiting(length, record);
+    }
+}
+
 }  // namespace
 
 void printValidation(const Session& s) {
@@ -59,17 +67,17 @@ void printValidation(const Session& s) {
         log.count() == 1 ? "" : "s", log.errors, log.warnings);
 }
 
-LengthOutcome runLength(Session& session, uint32_t n) {
-    const run::Length length{.session = session, .n = n};
-    run::Runs runs{.judge = run::referenceBeforeModes(length)};
-    run::calibrate(length);
+PointOutcome runPoint(Session& session, const PlanPoint& point) {
+    const run::Length length{.session = session, .point = point, .n = point.n};
+    run::Runs runs;
+    session.workload.beginPoint(length);
     runModesUnderTest(length, runs);
     if (run::splitRunsAfter(session.options) && !runs.deviceGone) {
         runOnce(length, runs, {.mode = Mode::Split, .index = 1, .referenceOnly = true});
     }
-    run::judgeWaiting(length, runs);
+    judgeWaiting(length, runs);
     run::decideCauses(length, runs);
-    return run::reportLength(length, runs);
+    return run::reportPoint(length, runs);
 }
 
 int interruptedStatus() {
@@ -80,10 +88,10 @@ int interruptedStatus() {
     return 128 + signal;
 }
 
-int runChainLength(Session& s, RunReport& report) {
+int runSinglePoint(Session& s, RunReport& report) {
     say("--- results ---");
     const size_t first = report.modes.size();  // modeDone adds each run as it ends
-    LengthOutcome out = runLength(s, s.options.chainLength);
+    PointOutcome out = runPoint(s, s.plan.points(s.options).front());
     printValidation(s);
     report.modes.resize(first);  // replaced by the final classifications
     report.modes.insert(report.modes.end(), out.modes.begin(), out.modes.end());

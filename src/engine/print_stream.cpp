@@ -7,46 +7,27 @@
 #include <vector>
 
 #include "core/interrupt.hpp"
-#include "report/verdict.hpp"
 #include "core/output.hpp"
+#include "engine/stages.hpp"
 #include "engine/stream_capture.hpp"
-#include "vk/modes.hpp"
+#include "engine/workload.hpp"
+#include "report/verdict.hpp"
 #include "vk/trace.hpp"
 
 namespace repro {
-namespace {
-
-std::string modeTitle(const Options& o, Mode mode) {
-    const RecordingOptions recording{
-        .barrier = o.barrier, .submit = o.submit, .dispatchRepeat = o.dispatchRepeat, .dropDispatch = o.dropDispatch};
-    const bool blade = mode == Mode::Split || isBladeStream(recording);
-    return fmt::format(
-        "mode {}, N={}: {}", name(mode), o.chainLength,
-        blade ? "blade's stream (src/vk/blade_modes.cpp)" : "the experiment recorder's plan (src/vk/stream_plan.cpp)");
-}
-
-}  // namespace
 
 int printStreams(Session& s, RunReport& report) {
     const Options& o = s.options;
     say("--- command stream (--print-stream: recorded, not submitted) ---");
-    say("  each mode starts with repro's clearing submit (it fills every buffer the chain writes, and "
-        "the host waits for it), then the mode's own stream; # G and # C mark blade's two barriers");
-    Rig& rig = s.rig;
+    say("  {}", s.workload.streamNote());
+    const run::Length length{.session = s, .point = s.plan.points(o).front(), .n = s.plan.points(o).front().n};
+    if (!s.plan.builtIn()) s.workload.beginPoint(length);  // the file's pipelines and buffers
     for (const Mode mode : o.modes) {
         throwIfInterrupted("--print-stream");  // SIGTERM: 143, as for a run
         capturedStream().clear();
-        const vk::ModeSettings settings{.steps = o.chainLength,
-                                        .recording = {.barrier = o.barrier,
-                                                      .submit = o.submit,
-                                                      .dispatchRepeat = o.dispatchRepeat,
-                                                      .dropDispatch = o.dropDispatch},
-                                        .timeout = rig.waitTimeout(o),
-                                        .hostReadBarrier = rig.profile.hostReadBarrier,
-                                        .fillPattern = o.poison ? kPoisonPattern : 0u};
-        vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, mode);
+        s.workload.recordForStream(length, mode);
         vk::trace::breakWaitRun();
-        const std::string title = modeTitle(o, mode);
+        const std::string title = s.workload.streamTitle(length, mode);
         say("## {}", title);
         for (const std::string& line : capturedStream()) say("{}", line);
         report.streams.push_back({.title = title, .calls = capturedStream()});

@@ -1,7 +1,9 @@
 // The modes of one invocation on a device that is already set up: the reference, repeats,
-// --check-steps, --sweep, and the verdict. The Vulkan calls of each mode live in src/vk
-// (modes.hpp); this file decides what runs, in which order, and what it means. One chain
-// length is a pipeline of named stages (src/engine/stages.hpp), read in order in runLength.
+// --check-steps, --sweep, and the verdict, for either form of plan (engine/plan.hpp). The
+// Vulkan calls of each mode live in src/vk; this file decides what runs, in which order, and
+// what it means. One point (a chain length, a file's sweep value) is a pipeline of named
+// stages (engine/stages.hpp), read in order in runPoint; the workload (engine/workload.hpp)
+// is where the two forms differ.
 #pragma once
 
 #include <cstdint>
@@ -10,49 +12,55 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "engine/plan.hpp"
 #include "report/report.hpp"
-#include "core/shape.hpp"
-#include "engine/rig.hpp"
 
 namespace repro {
 
 class Evidence;
+class Workload;
+namespace vk {
+class Instance;
+class Device;
+}  // namespace vk
 
 // What the modes run on, made once per invocation (for a sweep too).
 struct Session {
     const Options& options;
-    ChainSizes sizes;
+    const Plan& plan;
     vk::Instance& instance;
-    Rig& rig;
+    vk::Device& device;
+    Workload& workload;
     PhaseTimings& timings;  // recording, gpu wait, readback and verification add up here
     // Called with each run of a mode as soon as it has its result (the supervised child
     // streams it to the parent, so a later crash cannot lose it); may be empty.
     std::function<void(const ModeReport&)> modeDone;
-    // The job timeout, the kernel log and split's times (engine/evidence.hpp); null: no causes.
+    // The job timeout, the kernel log and split's times (evidence.hpp); null: no causes.
     Evidence* evidence = nullptr;
 };
 
-// How one chain length's runs ended.
-struct LengthOutcome {
+// How one point's runs ended.
+struct PointOutcome {
     std::vector<ModeReport> modes;   // every run in order (a reference-only split included)
     std::vector<ModeResult> judged;  // one per mode under test, runs aggregated
     Verdict verdict;
-    std::string referenceName;  // "split", "cpu", "none", ...
+    std::string referenceName;  // "split", "cpu", "none", "the CPU model", ...
     bool deviceGone = false;    // a hang or loss: nothing more may be submitted
     bool interrupted = false;   // SIGINT/SIGTERM
     bool dumpFailed = false;    // a --dump-dir file could not be written
 };
 
-// Runs options.modes at chain length `n` (options.repeat times each, plus split after them
-// as the reference when needed), printing results as they finish.
-LengthOutcome runLength(Session& session, uint32_t n);
+// Runs options.modes at `point` (options.repeat times each, plus split after them as the
+// reference when needed), printing results as they finish.
+PointOutcome runPoint(Session& session, const PlanPoint& point);
 
-// Runs options.modes at options.chainLength, prints the verdict, fills the report's modes,
+// Runs options.modes at the plan's one point, prints the verdict, fills the report's modes,
 // reference and verdict, and returns the exit status.
-int runChainLength(Session& session, RunReport& report);
+int runSinglePoint(Session& session, RunReport& report);
 
-// --sweep A..B: every N in the range, a table N x mode -> classification, the smallest
-// reproducing N per mode; returns the combined exit status.
+// --sweep: every point of the plan (each N of the chain, each value of a file's parameter), a
+// table point x mode -> classification, the smallest reproducing point per mode; returns the
+// combined exit status.
 int runSweep(Session& session, RunReport& report);
 
 // With --validation: the "validation: N messages ..." line.

@@ -1,9 +1,10 @@
-// The stages of one chain length's run, in the order engine/length.cpp's runLength calls them:
-// choose the reference, calibrate, and for each run of a mode prepare its settings, submit
-// it and read it back (checking each intermediate as it comes, reference/step_check.hpp), judge
-// it; then judge the runs that waited for the reference, decide the causes and report.
-// Each stage takes what it needs and returns what it made; the one thing carried from run
-// to run is `Runs`. Internal to src/run; Vulkan calls stay in src/vk.
+// The stages of one point's run, in the order engine/length.cpp's runPoint calls them: the
+// workload's preparation (the reference made before the modes, calibration), then for each
+// run of a mode its submits and readback and its judgement, then the runs that waited for the
+// reference, the causes and the report. Each stage takes what it needs and returns what it
+// made; the one thing carried from run to run is `Runs`. What differs between the built-in
+// chain and a file is the workload's (engine/workload.hpp); the rest is here. Internal to
+// src/engine; Vulkan calls stay in src/vk.
 #pragma once
 
 #include <cstdint>
@@ -12,18 +13,20 @@
 #include <string>
 #include <vector>
 
+#include "engine/session.hpp"
 #include "forensics/cause.hpp"
 #include "reference/judge.hpp"
 #include "reference/step_check.hpp"
-#include "engine/session.hpp"
-#include "vk/modes.hpp"
+#include "scenario/scenario_check.hpp"
+#include "vk/recorder.hpp"
 
 namespace repro::run {
 
-// What every stage of one chain length reads: the session and the length.
+// What every stage of one point reads: the session and the point.
 struct Length {
     Session& session;
-    uint32_t n = 0;
+    PlanPoint point;
+    uint32_t n = 0;  // the built-in chain's length at this point (point.n); 0 for a file
 
     const Options& options() const { return session.options; }
 };
@@ -44,13 +47,22 @@ struct Failure {
 
 // What a mode's submits and its readback left behind.
 struct Submitted {
-    vk::ModeRun run;                       // its submits, as the host saw them
-    std::optional<Failure> failure;        // a submit or a readback that did not complete
-    std::shared_ptr<ChainResult> buffers;  // small[N]; every intermediate only when kept
-    // --check-steps, summed up as the intermediates were read (reference/step_check.hpp)
+    vk::ModeRun run;                 // its submits, as the host saw them
+    std::optional<Failure> failure;  // a submit or a readback that did not complete
+    // The built-in chain: small[N]; every intermediate only when kept (--check-steps), with
+    // --check-steps' summaries as the intermediates were read (reference/step_check.hpp)
+    std::shared_ptr<ChainResult> buffers;
     std::optional<StepReport> steps;               // against the reference, when there was one
     std::optional<StepCheckReport> dispatchCheck;  // each dispatch from the GPU's own input
-    KernelLogEvidence log;                         // the kernel log during it
+    // A file: its checked bytes and host reads; with --check-steps split's steps against the
+    // CPU model (scenario/scenario_check.hpp) and how many readback submits that took
+    std::shared_ptr<const scenario::ModeBytes> bytes;
+    std::optional<scenario::StepChecker::Result> fileSteps;
+    uint64_t stepReadbacks = 0;
+    KernelLogEvidence log;  // the kernel log during it
+    // A digest of the final bytes (small[N], or the checked bytes and host reads), for
+    // --repeat's "bit-identical across runs" without keeping every run's bytes.
+    uint64_t digest = 0;
 };
 
 // One run of one mode, judged (or waiting for the reference).
@@ -65,69 +77,58 @@ struct RunRecord {
     const HostFloats& final() const { return submitted.buffers->final(); }
 };
 
-// The runs of one length so far and the reference they are judged against: what one run
-// leaves for the next.
+// The runs of one point so far: what one run leaves for the next. The reference itself is the
+// workload's (engine/workload.hpp).
 struct Runs {
-    std::optional<Judge> judge;      // set before the modes (cpu, none) or by split's run
     std::vector<RunRecord> records;  // in the order they ran
-    std::vector<double> predicted;   // the last prediction per chain dispatch (--split-ms)
+    std::vector<double> predicted;   // the last prediction per work item (--split-ms)
     bool deviceGone = false;         // a hang, a loss or an interrupt: nothing more runs
     bool interrupted = false;        // SIGINT/SIGTERM
 };
 
-// ---- Before the modes (device_stages.cpp, judge_stages.cpp) ---------------------------
-
-// --reference cpu: the host's chain (printed with its time); none: Judge::none(); split
-// and auto: nothing yet, split's run becomes the reference.
-std::optional<Judge> referenceBeforeModes(const Length& length);
-// One step recorded as split before a one-submit mode that runs first, for its predictions.
-void calibrate(const Length& length);
-// Whether split runs after the modes under test, only as their reference.
+// Whether split runs after the modes under test, only as their reference (split not among
+// --mode, and the reference is split's: --reference auto or split).
 bool splitRunsAfter(const Options& options);
-
-// ---- One run of one mode (device_stages.cpp) -----------------------------------------
 
 // The run's name on the --trace timeline: "mode multipass, N=2, run 1 of 1" (", the
 // reference" for a split run made only to be the reference).
 std::string traceTitle(const Length& length, const PlannedRun& planned);
-// The row for the progress line (--repeat), the prediction (kept in runs.predicted) and the
-// mode's settings.
-vk::ModeSettings prepareMode(const Length& length, const PlannedRun& planned, Runs& runs);
-// Records and submits the mode from fresh state, then reads small[N] back (with
-// --check-steps every intermediate in chain order, each checked and dropped unless the run
-// is or waits for the reference), with the kernel log around it.
-Submitted submitAndReadBack(const Length& length, const vk::ModeSettings& settings, const PlannedRun& planned,
-                            const Runs& runs);
 
-// ---- Judging (judge_stages.cpp) ------------------------------------------------------
+// The progress line's row (--repeat) and, for a one-submit mode, the prediction of its GPU
+// time from split's (printed, with the job-timeout warning where it comes near the queue's
+// limit): the per work item predictions, also what --split-ms cuts by (kept in
+// runs.predicted). `scale` multiplies the conv-Ts of the built-in chain (--dispatch-repeat).
+void prepareRun(const Length& length, const PlannedRun& planned, Runs& runs, size_t workItems, uint32_t scale);
 
-// The run's classification and its printed lines: judged against runs.judge, made the
-// reference (split, when none is there yet), left waiting, or a hang or an interrupt (which
-// set runs.deviceGone). Appends the record to runs.records and returns it.
+// The run's classification and its printed lines: judged by the workload (against the
+// reference, made the reference, left waiting), or a hang or an interrupt (which set
+// runs.deviceGone). Appends the record to runs.records and returns it.
 const RunRecord& judgeRun(const Length& length, Runs& runs, const PlannedRun& planned, Submitted submitted);
 // A mode that could not start: its "not run" lines.
 void reportNotRun(const Length& length, const Runs& runs, Mode mode);
-// The runs that waited for a reference that came after them (split run last).
-void judgeWaiting(const Length& length, Runs& runs);
-
-// ---- After the runs (outcome_stages.cpp) ---------------------------------------------
+// The result line under the mode line (with " [run r/R]" under --repeat).
+void printClassification(const Length& length, const RunRecord& record);
+// --timestamps: the GPU time line of a run.
+void printGpuTimes(const Length& length, const RunRecord& record, bool chainKinds);
 
 // The cause of split's own run, decided when it fails the self-checks it gets as the
 // reference (forensics/cause.hpp): kept in the record (decideCauses leaves it), which becomes
-// `killed` when the evidence says the kernel's job timeout cut a submit short. nullopt
-// when the run gathers no evidence.
+// `killed` when the evidence says the kernel's job timeout cut a submit short. nullopt when
+// the run gathers no evidence.
 std::optional<Cause> decideSplitCause(const Length& length, const Runs& runs, RunRecord& record);
-// A cause's printed lines ("  mode=split      cause: ...", its evidence, contradictions
-// and what is missing).
+// A cause's printed lines ("  mode=split      cause: ...", its evidence, contradictions and
+// what is missing).
 void printCause(const Length& length, const RunRecord& record, const Cause& cause);
 
 // Why each wrong or hung run went wrong, from the evidence (forensics/cause.hpp); a run the
 // evidence says was cut short becomes `killed`.
 void decideCauses(const Length& length, Runs& runs);
-// The per-mode aggregates (and their "i/R runs wrong" lines), the verdict and every run's
-// report.
-LengthOutcome reportLength(const Length& length, const Runs& runs);
+// The per-mode aggregates (and their "i/R runs wrong" lines), the verdict and every run's report.
+PointOutcome reportPoint(const Length& length, const Runs& runs);
 // The report entry of one run.
-ModeReport toModeReport(const RunRecord& record, const Options& options, uint32_t n);
+ModeReport toModeReport(const RunRecord& record, const Options& options, const PlanPoint& point);
+
+// FNV-1a over `bytes`, continuing from `digest` (0: a fresh one): Submitted::digest.
+uint64_t digestBytes(const void* bytes, size_t size, uint64_t digest = 0);
 
 }  // namespace repro::run

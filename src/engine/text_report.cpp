@@ -5,8 +5,12 @@
 
 #include <algorithm>
 
-#include "core/output.hpp"
 #include "cli/run_changes.hpp"
+#include "core/output.hpp"
+#include "core/text.hpp"
+#include "engine/file_workload.hpp"
+#include "scenario/scenario_check.hpp"
+#include "scenario/scenario_cpu.hpp"
 #include "repro_version.h"
 #include "vk/describe.hpp"
 
@@ -110,7 +114,101 @@ void printBladeExact(const Rig& rig, ExperimentReport& report) {
     for (const auto& line : rig.buffers.allocator->describeLayout()) say("    {}", line);
 }
 
+namespace sc = repro::scenario;
+
+// The label of the file's dispatch `k` (1-based among its dispatch steps), for the control line.
+std::string droppedLabel(const sc::Scenario& s, uint32_t k) {
+    uint32_t seen = 0;
+    for (const auto& step : s.steps) {
+        if (std::holds_alternative<sc::Dispatch>(step.body) && ++seen == k) return step.label;
+    }
+    return "none";
+}
+
+// The file's timeout per submit: --timeout's, or the base plus the longest submit's budget
+// (the one submit of all steps, file_workload.hpp submitBudgets).
+std::string fileTimeout(const Options& o, const sc::Scenario& s, bool cpuDevice) {
+    if (o.timeoutSeconds) return fmt::format("{} s", *o.timeoutSeconds);
+    double all = 0;
+    for (const double b : submitBudgets(s, cpuDevice)) all += b;
+    return fmt::format("auto (120 s plus each work step's budget: {:.0f} s for all {} steps in one submit)", 120 + all,
+                       s.steps.size());
+}
+
 }  // namespace
+
+void printFilePlan(const Options& o, const Plan& plan, bool cpuDevice) {
+    if (!showsShort(o)) return;
+    const sc::Scenario& s = plan.variants.front();
+    const size_t dispatches = std::count_if(s.steps.begin(), s.steps.end(), [](const sc::Step& step) {
+        return std::holds_alternative<sc::Dispatch>(step.body);
+    });
+    say("Scenario '{}' ({}): {} step(s), {} dispatch(es){}", escaped(s.name), escaped(s.file), s.steps.size(),
+        dispatches, s.usesQueues() ? fmt::format(" on {} queues", s.queues.size()) : "");
+    sayWrapped("  source: " + escaped(s.source));
+    sayWrapped("  pattern: " + escaped(s.pattern));
+    say("  expected on a correct driver: {}", s.expected);
+    sayWrapped("  steps: " + escaped(sc::stepList(s)));
+    for (const auto& k : s.kernels)
+        say("  kernel: {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", escaped(k.name),
+            escaped(k.spirv), escaped(k.entry), k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
+    if (s.shape)
+        say("  shape: {} ({}; conv-T {} workgroups, slice {})", s.shapeName, describe(*s.shape),
+            fmt::join(computeSizes(*s.shape).convWorkgroups, "x"),
+            fmt::join(computeSizes(*s.shape).sliceWorkgroups, "x"));
+    if (const sc::ChainValues off = s.cpuChain ? sc::ChainValues{} : sc::checkedChainValues(s); !off.empty()) {
+        const std::string why =
+            o.reference == ReferenceKind::Split
+                ? std::string("--reference split")
+                : fmt::format("{:.2g} multiply-adds, past --reference auto's {:.2g}; --reference cpu computes it",
+                              double(sc::chainReferenceCost(*s.shape, off)), double(sc::kAutoChainMultiplyAdds));
+        for (const auto& [buffer, v] : off)
+            say("  chain: '{}' holds the chain's {}; the CPU chain is off ({}): compared with split only",
+                escaped(buffer), sc::describe(v), why);
+    }
+    for (const auto& [buffer, v] : sc::chainChecked(s))
+        say("  chain: '{}' holds the chain's {}{}: compared with the CPU model's float64 chain within a float32 "
+            "tolerance derived from the shaders' summation (src/reference/cpu_reference.hpp)",
+            escaped(buffer), sc::describe(v), v.kind == sc::ChainValue::Kind::Big ? " (its crop at (1, 1))" : "");
+    std::vector<std::string> parameters, poisoned;
+    for (const auto& [n, v] : s.parameters) parameters.push_back(fmt::format("{} = {}", escaped(n), v));
+    if (!parameters.empty())
+        say("  parameters: {}{}", join(parameters, ", "),
+            o.parameterSweep ? fmt::format(" (--sweep {})", escaped(o.parameterSweep->parameter)) : "");
+    for (const auto& b : s.buffers) {
+        if (b.poisoned) poisoned.push_back("'" + escaped(b.name) + "'");
+    }
+    if (!poisoned.empty())
+        say("  poison: {} start as 0x{:08x} words in every mode and in the CPU model (--poison: init undefined or "
+            "written before read)",
+            join(poisoned, ", "), kPoisonPattern);
+    if (const std::string names = sc::splitOnlyBuffers(s); !names.empty())
+        say("  note: the CPU model cannot compute {}: checked buffer(s) {} are compared with split only",
+            sc::unmodelledKernels(s), escaped(names));
+    say("  timeout per submit: {}", fileTimeout(o, s, cpuDevice));
+}
+
+ExperimentReport printFileExperiment(const Options& o, const sc::Scenario& s) {
+    ExperimentReport report{.barrier = o.barrierGiven ? std::string(name(o.barrier)) : "as written",
+                            .submitEvery = o.submit.every,
+                            .splitMiB = o.submit.splitMiB,
+                            .splitMs = o.submit.splitMs,
+                            .hostWait = o.submit.hostWait,
+                            .memory = o.memory == BufferMemory::Blade ? "as written" : std::string(name(o.memory)),
+                            .dropDispatch = o.dropDispatch,
+                            .control = s.hasControl() || o.dropDispatch.has_value()};
+    const RunChanges changes = runChanges(o);
+    report.changes = changes.all();
+    if (o.workScale > 1) report.changes.push_back(fmt::format("--work-scale {}", o.workScale));
+    if (!showsShort(o)) return report;
+    if (report.changes.empty()) say("  experiment flags: none (the file's stream)");
+    if (!report.changes.empty()) say("  experiment: {}", join(report.changes, " "));
+    if (s.hasControl())
+        say("  CONTROL: {} is labelled a control (insufficient on purpose): a wrong result proves nothing about the "
+            "driver",
+            s.controlSteps());
+    return report;
+}
 
 void sayWrapped(const std::string& line) {
     if (line.size() <= kTextColumns) {
@@ -153,9 +251,11 @@ HeaderDetail headerDetail(const Options& o) {
     return o.verbose ? HeaderDetail::Full : HeaderDetail::Short;
 }
 
-void printBanner(const Options& o, const std::string& loaderVersion) {
+void printBanner(const Options& o, const Plan& plan, const std::string& loaderVersion) {
     if (!showsShort(o)) return;
-    say("repro {} (git {}): blade issue #356, conv-T + slice chain; Vulkan loader {}", kReproVersion, kReproGitHash,
+    say("repro {} (git {}): {}; Vulkan loader {}", kReproVersion, kReproGitHash,
+        plan.builtIn() ? std::string("blade issue #356, conv-T + slice chain")
+                       : fmt::format("scenario '{}'", escaped(plan.variants.front().name)),
         loaderVersion);
 }
 
@@ -250,23 +350,27 @@ void printChain(const Options& o, const ChainSizes& sizes, bool cpuDevice) {
                                        submitTimeoutSeconds(std::nullopt, o.shape, n, cpuDevice), n));
 }
 
-void printAdditions(const Options& o, const Rig& rig) {
+void printAdditions(const Options& o, const Plan& plan, const vk::Instrumentation& i,
+                    const std::vector<std::string>& instrumentationNotes) {
     if (!showsShort(o)) return;
     std::vector<std::string> added;
-    const vk::Instrumentation& i = rig.instrumentation;
     if (i.timestamps()) added.push_back("timestamp queries around every dispatch");
     if (i.breadcrumbs()) added.push_back("a VK_AMD_buffer_marker after every dispatch");
     if (i.labels()) added.push_back("debug-utils labels around dispatches and barriers");
     if (!added.empty()) {
-        say("  added to blade's command stream: {}", join(added, "; "));
+        say("  added to {} command stream: {}", plan.builtIn() ? "blade's" : "the file's", join(added, "; "));
         if (i.timestamps() || i.breadcrumbs()) say("  note: {}", kInstrumentationCaveat);
     }
-    for (const auto& note : rig.instrumentationNotes) say("  note: {}", note);
-    if (o.dropDispatch) {
+    for (const auto& note : instrumentationNotes) say("  note: {}", note);
+    if (o.dropDispatch && plan.builtIn()) {
         const uint32_t k = *o.dropDispatch;
         say("  POSITIVE CONTROL: dispatch {} (step {} {}) is left out of multipass and single; "
             "the checker must report them wrong",
             k, (k + 1) / 2, k % 2 ? "conv-T" : "slice");
+    } else if (o.dropDispatch) {
+        say("  POSITIVE CONTROL: dispatch {} of the file ({}) is left out of multipass and single; the checker must "
+            "report them wrong",
+            *o.dropDispatch, escaped(droppedLabel(plan.variants.front(), *o.dropDispatch)));
     }
     if (o.reference == ReferenceKind::None) {
         say("  reference: none: zero and non-finite checks only (the original's semantics)");

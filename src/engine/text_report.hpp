@@ -6,8 +6,9 @@
 #include <vector>
 
 #include "cli/options.hpp"
-#include "report/report.hpp"
+#include "engine/plan.hpp"
 #include "engine/rig.hpp"
+#include "report/report.hpp"
 
 namespace repro {
 
@@ -29,8 +30,9 @@ inline constexpr size_t kTextColumns = 160;
 // continuation indented 4 spaces more than the line (a word longer than that stays whole).
 void sayWrapped(const std::string& line);
 
-// The first line: repro's version and git commit, and the Vulkan loader's version.
-void printBanner(const Options& options, const std::string& loaderVersion);
+// The first line: repro's version and git commit, what runs (the built-in chain, or the
+// scenario by name), and the Vulkan loader's version.
+void printBanner(const Options& options, const Plan& plan, const std::string& loaderVersion);
 
 // --list-devices: one line per device with why it can or cannot run the repro.
 void printDeviceList(const std::vector<vk::DeviceInfo>& devices);
@@ -50,8 +52,21 @@ void printQueue(const Options& options, const std::string& queueLine, const std:
 // under it; with -v also the original's size and workgroup lines around it.
 void printChain(const Options& options, const ChainSizes& sizes, bool cpuDevice);
 
-// What the instrumentation adds to blade's stream, the positive control, the reference.
-void printAdditions(const Options& options, const Rig& rig);
+// What the instrumentation adds to the stream (and what it could not add), the positive
+// control, the reference.
+void printAdditions(const Options& options, const Plan& plan, const vk::Instrumentation& instrumentation,
+                    const std::vector<std::string>& instrumentationNotes);
+
+// A file's block, where the built-in chain prints its "Chaining N ..." lines: the scenario, its
+// source, pattern and expected verdict, its steps, kernels, shape, chain values, parameters,
+// poisoned and split-only buffers, and the timeout per submit. File text is escaped
+// (core/text.hpp escaped): a file may hold any bytes.
+void printFilePlan(const Options& options, const Plan& plan, bool cpuDevice);
+
+// A file's experiment settings (what --barrier, --memory, --submit-every, --split-*,
+// --no-host-wait, --work-scale and --poison changed) and its labelled controls; returns them
+// for the report.
+ExperimentReport printFileExperiment(const Options& options, const scenario::Scenario& s);
 
 // The experiment settings in force, blade-exact's quirks and whether the run can be
 // validation-clean; returns them for the report.

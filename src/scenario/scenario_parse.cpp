@@ -776,6 +776,51 @@ void resolveIndirectGroups(const Parser& p, Scenario& s) {
     }
 }
 
+// `shape = "small"` (a --preset name), or a table of the chain's shape fields, each replacing
+// one of `preset`'s (spectrostream by default), as the command line's shape options do:
+// [shape] preset = "small", channels = 32, ... The shape must be one the chain can have
+// (core/shape.hpp computeSizes); its name is the preset's, or "custom" when a field differs.
+void parseShape(const Parser& p, const toml::table& root, Scenario& s) {
+    const toml::node* node = root.get("shape");
+    if (!node) return;
+    const auto preset = [&](const toml::node& where, const std::string& name) {
+        const auto& presets = presetNames();
+        if (std::find(presets.begin(), presets.end(), name) == presets.end())
+            p.fail(where,
+                   fmt::format("unknown shape '{}'; expected small, tiny or spectrostream (--preset's names)", name));
+        return presetShape(name);
+    };
+    if (!node->is_table()) {
+        s.shapeName = p.text(root, "shape", false, "");
+        s.shape = preset(*node, s.shapeName);
+        return;
+    }
+    const toml::table& t = *node->as_table();
+    p.onlyKeys(t,
+               {"preset", "batch", "channels", "height", "width", "kernel_h", "kernel_w", "stride_h", "stride_w",
+                "pad_h", "pad_w"},
+               "the shape");
+    s.shapeName = p.text(t, "preset", false, "");
+    Shape shape =
+        preset(t.get("preset") ? *t.get("preset") : *node, s.shapeName.empty() ? "spectrostream" : s.shapeName);
+    const Shape base = shape;
+    const std::pair<const char*, uint32_t Shape::*> fields[] = {
+        {"batch", &Shape::batch},      {"channels", &Shape::channels}, {"height", &Shape::height},
+        {"width", &Shape::width},      {"kernel_h", &Shape::kernelH},  {"kernel_w", &Shape::kernelW},
+        {"stride_h", &Shape::strideH}, {"stride_w", &Shape::strideW},  {"pad_h", &Shape::padH},
+        {"pad_w", &Shape::padW}};
+    for (const auto& [key, field] : fields)
+        shape.*field = static_cast<uint32_t>(p.integer(t, key, shape.*field, UINT32_MAX));
+    try {
+        (void)computeSizes(shape);
+    } catch (const UsageError& e) {
+        p.fail(*node, e.what());
+    }
+    if (s.shapeName.empty() || !(shape == base))
+        s.shapeName = shape == presetShape("spectrostream") ? "spectrostream" : "custom";
+    s.shape = shape;
+}
+
 void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
     p.onlyKeys(root,
                {"name", "source", "pattern", "expected", "check", "buffer", "kernel", "step", "shuffle", "queue",
@@ -788,14 +833,7 @@ void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
     if (s.expected != "not reproduced" && s.expected != "reproduced")
         p.fail(*root.get("expected"),
                fmt::format("expected = '{}'; expected \"not reproduced\" or \"reproduced\"", s.expected));
-    s.shapeName = p.text(root, "shape", false, "");
-    if (s.shapeName.empty()) return;
-    const auto& presets = presetNames();
-    if (std::find(presets.begin(), presets.end(), s.shapeName) == presets.end())
-        p.fail(
-            *root.get("shape"),
-            fmt::format("unknown shape '{}'; expected small, tiny or spectrostream (--preset's names)", s.shapeName));
-    s.shape = presetShape(s.shapeName);
+    parseShape(p, root, s);
 }
 
 void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
@@ -1057,7 +1095,7 @@ void fillChainWords(std::span<Scenario* const> scenarios) {
     for (Scenario* s : scenarios) {
         for (BufferSpec& b : s->buffers) {
             if (!awaitsChainWords(b)) continue;
-            auto [at, fresh] = made.try_emplace({s->shapeName, b.init}, &b.words);
+            auto [at, fresh] = made.try_emplace({describe(*s->shape), b.init}, &b.words);
             if (!fresh) {
                 b.words = *at->second;
                 continue;

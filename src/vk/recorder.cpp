@@ -12,36 +12,37 @@
 
 namespace repro::vk {
 
-Recorder::Recorder(const ChainResources& resources, Encoder& encoder, Instrumentation& instrumentation,
-                   const WaitTimeout& timeout, bool hostReadBarrier, uint64_t totalSubmits)
-    : res_(resources),
-      encoder_(encoder),
-      instrumentation_(instrumentation),
-      timeout_(timeout),
-      hostReadBarrier_(hostReadBarrier),
-      totalSubmits_(totalSubmits) {}
+Recording::Recording(const Device& device, Encoder& encoder, Instrumentation& instrumentation, uint64_t totalSubmits)
+    : device_(device), encoder_(encoder), instrumentation_(instrumentation), totalSubmits_(totalSubmits) {}
 
-void Recorder::begin() {
+void Recording::begin() {
     recordStart_ = Clock::now();
     firstInBuffer_ = lastInBuffer_ = 0;
     encoder_.begin();
     instrumentation_.commandBufferStarted(encoder_.cmd());
 }
 
-void Recorder::barrierG() {
+void Recording::barrierG() {
     instrumentation_.beginLabel(encoder_.cmd(), "blade barrier G");
     recordBladeGlobalBarrier(encoder_.cmd());
     instrumentation_.endLabel(encoder_.cmd());
 }
 
-void Recorder::barrierC() {
+void Recording::barrierC() {
     instrumentation_.beginLabel(encoder_.cmd(), "blade barrier C");
     recordBladeComputeBarrier(encoder_.cmd());
     instrumentation_.endLabel(encoder_.cmd());
 }
 
+Recorder::Recorder(const ChainResources& resources, Encoder& encoder, Instrumentation& instrumentation,
+                   const WaitTimeout& timeout, bool hostReadBarrier, uint64_t totalSubmits)
+    : Recording(resources.device, encoder, instrumentation, totalSubmits),
+      res_(resources),
+      timeout_(timeout),
+      hostReadBarrier_(hostReadBarrier) {}
+
 void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
-    const VkCommandBuffer cmd = encoder_.cmd();
+    const VkCommandBuffer cmd = this->cmd();
     switch (kind) {
         case PlanBarrier::BladeGlobal:
             barrierG();
@@ -52,7 +53,7 @@ void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
         default:
             break;
     }
-    instrumentation_.beginLabel(
+    instrumentation().beginLabel(
         cmd, describe(PlanStep{.kind = PlanStep::Kind::Barrier, .barrier = kind, .dispatch = covers}));
     switch (kind) {
         case PlanBarrier::Sync2Storage:
@@ -75,17 +76,24 @@ void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
         case PlanBarrier::BladeCompute:
             break;
     }
-    instrumentation_.endLabel(cmd);
+    instrumentation().endLabel(cmd);
 }
 
+bool Recording::namesWork() const { return instrumentation_.timestamps() && trace_events::attached(); }
+
 std::string Recorder::dispatchName(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> set) const {
-    if (!instrumentation_.timestamps() || !trace_events::attached()) return {};
+    if (!namesWork()) return {};
     std::string name = pipeline.name + "(";
     for (const Buffer* b : set) name += (name.back() == '(' ? "" : ", ") + b->name;
     return name + ")";
 }
 
-void Recorder::noteDispatch(uint32_t number) {
+void Recording::beforeWork(uint32_t number, std::string name) {
+    instrumentation_.beforeDispatch(encoder_.cmd(), number, std::move(name));
+}
+
+void Recording::afterWork(uint32_t number) {
+    instrumentation_.afterDispatch(encoder_.cmd(), number);
     if (firstInBuffer_ == 0) firstInBuffer_ = number;
     lastInBuffer_ = number;
 }
@@ -93,26 +101,22 @@ void Recorder::noteDispatch(uint32_t number) {
 void Recorder::convT(uint32_t step) {
     const uint32_t number = 2 * step + 1;
     const ChainBuffers& b = res_.buffers;
-    instrumentation_.beforeDispatch(encoder_.cmd(), number,
-                                    dispatchName(res_.convT, {&b.small[step], &b.weight, &b.big[step], &b.convParams}));
-    encoder_.bindPipelineAndBuffers(res_.convT,
-                                    {b.small[step].get(), b.weight.get(), b.big[step].get(), b.convParams.get()});
+    beforeWork(number, dispatchName(res_.convT, {&b.small[step], &b.weight, &b.big[step], &b.convParams}));
+    encoder().bindPipelineAndBuffers(res_.convT,
+                                     {b.small[step].get(), b.weight.get(), b.big[step].get(), b.convParams.get()});
     const auto& g = res_.sizes.convWorkgroups;
-    vkCmdDispatch(encoder_.cmd(), g[0], g[1], g[2]);
-    instrumentation_.afterDispatch(encoder_.cmd(), number);
-    noteDispatch(number);
+    vkCmdDispatch(cmd(), g[0], g[1], g[2]);
+    afterWork(number);
 }
 
 void Recorder::slice(uint32_t step) {
     const uint32_t number = 2 * step + 2;
     const ChainBuffers& b = res_.buffers;
-    instrumentation_.beforeDispatch(encoder_.cmd(), number,
-                                    dispatchName(res_.slice, {&b.big[step], &b.small[step + 1], &b.sliceParams}));
-    encoder_.bindPipelineAndBuffers(res_.slice, {b.big[step].get(), b.small[step + 1].get(), b.sliceParams.get()});
+    beforeWork(number, dispatchName(res_.slice, {&b.big[step], &b.small[step + 1], &b.sliceParams}));
+    encoder().bindPipelineAndBuffers(res_.slice, {b.big[step].get(), b.small[step + 1].get(), b.sliceParams.get()});
     const auto& g = res_.sizes.sliceWorkgroups;
-    vkCmdDispatch(encoder_.cmd(), g[0], g[1], g[2]);
-    instrumentation_.afterDispatch(encoder_.cmd(), number);
-    noteDispatch(number);
+    vkCmdDispatch(cmd(), g[0], g[1], g[2]);
+    afterWork(number);
 }
 
 void Recorder::dispatch(uint32_t number) {
@@ -123,18 +127,17 @@ void Recorder::dispatch(uint32_t number) {
     }
 }
 
-void Recorder::finish(bool hostReads) {
+void Recording::finish(bool hostRead) {
     barrierG();
-    if (hostReads && hostReadBarrier_) recordHostReadBarrier(encoder_.cmd());
+    if (hostRead) recordHostReadBarrier(encoder_.cmd());
     encoder_.end();
     run_.recordSeconds += secondsSince(recordStart_);
-    trace_events::slice("recording", "phase", trace_events::Track::Host, trace_events::nanos(recordStart_),
-                        trace_events::now(),
-                        {{"dispatches", fmt::format("{}..{}", firstInBuffer_, lastInBuffer_)},
-                         {"host_read_barrier", hostReads && hostReadBarrier_}});
+    trace_events::slice(
+        "recording", "phase", trace_events::Track::Host, trace_events::nanos(recordStart_), trace_events::now(),
+        {{"dispatches", fmt::format("{}..{}", firstInBuffer_, lastInBuffer_)}, {"host_read_barrier", hostRead}});
 }
 
-void Recorder::noteSubmitted(const std::string& what, bool waited, Clock::time_point start) {
+void Recording::noteSubmitted(const std::string& what, bool waited, Clock::time_point start) {
     ++run_.submits;
     run_.submitRecords.push_back({.what = what,
                                   .firstDispatch = firstInBuffer_,
@@ -144,7 +147,7 @@ void Recorder::noteSubmitted(const std::string& what, bool waited, Clock::time_p
                                   .submittedAt = trace_events::nanos(start)});
 }
 
-void Recorder::traceSubmit(const std::string& what, const SubmitOutcome& out, double timeout) const {
+void Recording::traceSubmit(const std::string& what, const SubmitOutcome& out, double timeout) const {
     if (!trace_events::attached()) return;
     const SubmitRecord& r = run_.submitRecords.back();
     nlohmann::json args{{"dispatches", fmt::format("{}..{}", r.firstDispatch, r.lastDispatch)},
@@ -156,7 +159,7 @@ void Recorder::traceSubmit(const std::string& what, const SubmitOutcome& out, do
                               trace_events::now(), std::move(args));
 }
 
-bool Recorder::failed(const SubmitOutcome& out, const std::string& what, double timeout) {
+bool Recording::failed(const SubmitOutcome& out, const std::string& what, double timeout) {
     run_.failure = out;
     run_.failedSubmit = fmt::format("submit {} of {} ({})", run_.submits, totalSubmits_, what);
     run_.failedTimeout = timeout;
@@ -164,8 +167,11 @@ bool Recorder::failed(const SubmitOutcome& out, const std::string& what, double 
 }
 
 bool Recorder::submitAndWait(const std::string& what, uint32_t convTs) {
+    return Recording::submitAndWait(what, timeout_.seconds(res_.shape, convTs));
+}
+
+bool Recording::submitAndWait(const std::string& what, double timeout) {
     watch::detail(fmt::format("submit {} of {} ({})", run_.submits + 1, totalSubmits_, what));
-    const double timeout = timeout_.seconds(res_.shape, convTs);
     const auto start = Clock::now();
     const SubmitOutcome out = encoder_.submitAndWait(timeout);
     noteSubmitted(what, /*waited=*/true, start);
@@ -174,7 +180,7 @@ bool Recorder::submitAndWait(const std::string& what, uint32_t convTs) {
     return out.status == SubmitStatus::Completed || failed(out, what, timeout);
 }
 
-bool Recorder::submitNoWait(const std::string& what) {
+bool Recording::submitNoWait(const std::string& what) {
     watch::detail(fmt::format("submit {} of {} ({}), no host wait", run_.submits + 1, totalSubmits_, what));
     const auto start = Clock::now();
     const SubmitOutcome out = encoder_.submitNoWait();
@@ -183,13 +189,13 @@ bool Recorder::submitNoWait(const std::string& what) {
     return out.status == SubmitStatus::Completed || failed(out, what, 0);
 }
 
-ModeRun Recorder::completed() {
+ModeRun Recording::completed() {
     run_.completed = true;
     return stopped();
 }
 
-ModeRun Recorder::stopped() {
-    run_.gpu = instrumentation_.readTimes(res_.device);
+ModeRun Recording::stopped() {
+    run_.gpu = instrumentation_.readTimes(device_);
     return std::move(run_);
 }
 

@@ -2,7 +2,8 @@
 // the barriers G and C, a dispatch with its pipeline and descriptor set, finish, submit and
 // wait), each recording exactly the Vulkan calls blade records for it (blade
 // `vulkan/command.rs` at 72c30c1; docs/blade-stream.md "Recording"), with the opt-in
-// instrumentation around them as hooks that do nothing when off.
+// instrumentation around them as hooks that do nothing when off. Recording is what the
+// built-in chain's recorders and a scenario's step walker share; Recorder is the chain's.
 #pragma once
 
 #include <volk.h>
@@ -47,7 +48,7 @@ struct WaitTimeout {
 // One submit of a mode as the host saw it.
 struct SubmitRecord {
     std::string what;                              // "step 3 conv-T", "all 7 steps", "dispatches 1..4"
-    uint32_t firstDispatch = 0, lastDispatch = 0;  // chain numbers recorded in it
+    uint32_t firstDispatch = 0, lastDispatch = 0;  // work numbers recorded in it (0: none)
     bool hostWaited = true;
     double hostSeconds = 0;   // from vkQueueSubmit to the wait's return (waited submits)
     int64_t submittedAt = 0;  // when vkQueueSubmit was called, monotonic ns (report/trace_events.hpp)
@@ -63,17 +64,25 @@ struct ModeRun {
     double wallSeconds = 0;                   // clear + record + submit + wait, host time
     double waitSeconds = 0;                   // host time blocked in vkWaitSemaphores
     double recordSeconds = 0;                 // host time recording the chain's command buffers
-    std::vector<SubmitRecord> submitRecords;  // the chain's submits (not the clearing one)
+    std::vector<SubmitRecord> submitRecords;  // the mode's own submits (not the clearing or readback ones)
     GpuTimes gpu;                             // --timestamps
     std::string forensics;                    // --breadcrumbs / device-fault findings after a failure
 };
 
-class Recorder {
+// One mode's command buffers and submits on one encoder, as the host sees them: what every
+// recorder shares (the built-in chain's literal recorders below, the scenario step walker of
+// vk/scenario_walk.hpp). Each command buffer starts with begin() and ends with finish(); each
+// submit is noted (what it held, how long the host waited: ModeRun::submitRecords), traced
+// (--trace) and, when it fails, ends the run with the failure in ModeRun. Work items (a chain's
+// dispatches, a scenario's dispatches and transfers) are numbered from 1 in recording order;
+// the instrumentation (--timestamps, --breadcrumbs, --labels) is called around each.
+class Recording {
   public:
-    // `totalSubmits`: how many chain submits the mode makes (for "submit 5 of 14").
-    Recorder(const ChainResources& resources, Encoder& encoder, Instrumentation& instrumentation,
-             const WaitTimeout& timeout, bool hostReadBarrier, uint64_t totalSubmits);
+    // `totalSubmits`: how many submits the mode makes (for "submit 5 of 14").
+    Recording(const Device& device, Encoder& encoder, Instrumentation& instrumentation, uint64_t totalSubmits);
 
+    VkCommandBuffer cmd() const { return encoder_.cmd(); }
+    Instrumentation& instrumentation() const { return instrumentation_; }
     // blade start(): descriptor pool reset, vkBeginCommandBuffer(ONE_TIME_SUBMIT); then the
     // command buffer's start timestamp (--timestamps).
     void begin();
@@ -81,6 +90,55 @@ class Recorder {
     void barrierG();
     // blade's compute-pass barrier C (ComputeCommandEncoder::barrier, command.rs:859-876).
     void barrierC();
+    // Around work item `number` (1-based): label and timestamp before, timestamp, breadcrumb
+    // and label end after. `name`: how --trace names it (empty: not traced).
+    void beforeWork(uint32_t number, std::string name);
+    void afterWork(uint32_t number);
+    // blade finish(): G, then with `hostRead` the HOST_READ barrier (not blade's:
+    // recordHostReadBarrier), then vkEndCommandBuffer.
+    void finish(bool hostRead);
+    // vkQueueSubmit signalling the timeline semaphore, then the host wait of at most
+    // `timeoutSeconds`. False when the run must stop (the failure is in the run).
+    bool submitAndWait(const std::string& what, double timeoutSeconds);
+    // vkQueueSubmit without a host wait (--no-host-wait). False when the submit failed.
+    bool submitNoWait(const std::string& what);
+    // Whether --trace names work items (timestamps on and a trace attached).
+    bool namesWork() const;
+
+    // The run so far: completed() marks it complete first. Both read the GPU times.
+    ModeRun completed();
+    ModeRun stopped();
+    ModeRun& run() { return run_; }
+
+  protected:
+    Encoder& encoder() const { return encoder_; }
+
+  private:
+    void noteSubmitted(const std::string& what, bool waited, Clock::time_point start);
+    // --trace: the submit just noted, with its wait, as a slice (report/trace_events.hpp).
+    void traceSubmit(const std::string& what, const SubmitOutcome& out, double timeout) const;
+    bool failed(const SubmitOutcome& out, const std::string& what, double timeout);
+
+    const Device& device_;
+    Encoder& encoder_;
+    Instrumentation& instrumentation_;
+    uint64_t totalSubmits_;
+    ModeRun run_;
+    uint32_t firstInBuffer_ = 0, lastInBuffer_ = 0;  // work numbers of the open command buffer
+    Clock::time_point recordStart_{};
+};
+
+// The built-in chain's recording vocabulary: one call per blade operation (start, G, C, a
+// dispatch with its pipeline and descriptor set, finish, submit and wait), each recording
+// exactly the Vulkan calls blade records for it (blade `vulkan/command.rs` at 72c30c1;
+// docs/blade-stream.md "Recording"). Work item k is the chain's dispatch k: conv-T of step s
+// is 2s-1, its slice 2s.
+class Recorder : public Recording {
+  public:
+    // `totalSubmits`: how many chain submits the mode makes (for "submit 5 of 14").
+    Recorder(const ChainResources& resources, Encoder& encoder, Instrumentation& instrumentation,
+             const WaitTimeout& timeout, bool hostReadBarrier, uint64_t totalSubmits);
+
     // An experiment's barrier (stream_plan.hpp); Buffer covers the output of dispatch `covers`.
     void barrier(PlanBarrier kind, uint32_t covers);
     // D(conv-T, step): bind conv_t, a fresh descriptor set (small[step], weight, big[step],
@@ -93,39 +151,23 @@ class Recorder {
     void dispatch(uint32_t number);
     // blade finish(): G, then vkEndCommandBuffer; with `hostReads` and the default profile,
     // the HOST_READ barrier after G (not blade's).
-    void finish(bool hostReads);
-    // vkQueueSubmit signalling the timeline semaphore, then the host wait (timeout sized by
-    // `convTs`, the conv-Ts since the last wait). False when the run must stop.
+    void finish(bool hostReads) { Recording::finish(hostReads && hostReadBarrier_); }
+    // vkQueueSubmit, then the host wait, its timeout sized by `convTs`, the conv-Ts since the
+    // last wait. False when the run must stop.
     bool submitAndWait(const std::string& what, uint32_t convTs);
-    // vkQueueSubmit without a host wait (--no-host-wait). False when the submit failed.
-    bool submitNoWait(const std::string& what);
 
     uint32_t steps() const { return steps_; }
     void setSteps(uint32_t n) { steps_ = n; }
-    // The run so far: completed() marks it complete first.
-    ModeRun completed();
-    ModeRun stopped();
 
   private:
-    void noteDispatch(uint32_t number);
     // --trace's name of a dispatch: the pipeline and its set's buffers, as --print-stream
     // shows them; empty without --trace and --timestamps.
     std::string dispatchName(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> set) const;
-    void noteSubmitted(const std::string& what, bool waited, Clock::time_point start);
-    // --trace: the submit just noted, with its wait, as a slice (report/trace_events.hpp).
-    void traceSubmit(const std::string& what, const SubmitOutcome& out, double timeout) const;
-    bool failed(const SubmitOutcome& out, const std::string& what, double timeout);
 
     const ChainResources& res_;
-    Encoder& encoder_;
-    Instrumentation& instrumentation_;
     WaitTimeout timeout_;
     bool hostReadBarrier_;
-    uint64_t totalSubmits_;
     uint32_t steps_ = 0;
-    ModeRun run_;
-    uint32_t firstInBuffer_ = 0, lastInBuffer_ = 0;  // dispatch numbers of the open command buffer
-    Clock::time_point recordStart_{};
 };
 
 }  // namespace repro::vk

@@ -1,0 +1,417 @@
+// A scenario file's workload (see engine/file_workload.hpp).
+#include "engine/file_workload.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "core/clock.hpp"
+#include "core/output.hpp"
+#include "core/rust_format.hpp"
+#include "core/shape.hpp"
+#include "core/text.hpp"
+#include "engine/evidence.hpp"
+#include "report/verdict.hpp"
+#include "scenario/scenario_cpu.hpp"
+#include "vk/device.hpp"
+#include "vk/encoder.hpp"
+#include "vk/instance.hpp"
+#include "vk/instrumentation.hpp"
+#include "vk/scenario_steps.hpp"
+
+namespace repro {
+
+using namespace run;
+namespace sc = repro::scenario;
+
+namespace {
+
+// A dispatch's iterations: its invocations times its loop's (at least one).
+double dispatchIterations(const sc::Scenario& s, const sc::Dispatch& d) {
+    const double invocations = double(d.groups[0]) * d.groups[1] * d.groups[2] * sc::kWorkgroupSize;
+    if (!d.user.empty()) return invocations * kUserKernelIterations;
+    double loop = std::max<double>(d.params.work, 1);
+    if (d.kernel == sc::Kernel::PrivateArray) loop += d.privateWords;
+    (void)s;
+    return invocations * loop;
+}
+
+double stepBudget(const sc::Scenario& s, const sc::Step& step, bool cpu) {
+    const double perIteration = cpu ? kCpuSecondsPerIteration : kGpuSecondsPerIteration;
+    const double perByte = cpu ? kCpuSecondsPerByte : kGpuSecondsPerByte;
+    if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
+        if (d->user.empty() && sc::isChainKernel(d->kernel)) {
+            // the built-in chain's budget for one conv-T of the file's shape; a slice is far less
+            const double convT = submitTimeoutSeconds(std::nullopt, *s.shape, 1, cpu) -
+                                 submitTimeoutSeconds(std::nullopt, *s.shape, 0, cpu);
+            return d->kernel == sc::Kernel::ConvT ? convT : convT / 16;
+        }
+        return dispatchIterations(s, *d) * perIteration;
+    }
+    uint64_t bytes = 0;
+    for (const sc::WrittenRange& r : sc::writtenRanges(step, s)) bytes += r.end - r.begin;
+    return double(bytes) * perByte;
+}
+
+}  // namespace
+
+std::vector<double> submitBudgets(const sc::Scenario& s, bool cpuDevice) {
+    std::vector<double> out(s.steps.size(), 0.0);
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        if (vk::isWork(s.steps[i])) out[i] = stepBudget(s, s.steps[i], cpuDevice);
+    }
+    return out;
+}
+
+std::vector<bool> fileCuts(const sc::Scenario& s, const SubmitStructure& submit, const std::vector<double>& predicted) {
+    if (!submit.cuts()) return {};
+    std::vector<size_t> work;  // step index of each work step
+    std::vector<uint64_t> bytes;
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        if (!vk::isWork(s.steps[i])) continue;
+        work.push_back(i);
+        uint64_t b = 0;
+        for (const sc::WrittenRange& r : sc::writtenRanges(s.steps[i], s)) b += r.end - r.begin;
+        bytes.push_back(b);
+    }
+    if (work.empty()) return {};
+    SubmitStructure structure = submit;
+    const bool timed = predicted.size() == work.size();
+    if (!timed) structure.splitMs.reset();  // no prediction yet: --split-ms cuts nothing
+    if (!structure.cuts()) return {};
+    const std::vector<size_t> ends =
+        timed ? commandBufferEnds(bytes, predicted, structure) : commandBufferEnds(bytes, structure);
+    std::vector<bool> out(s.steps.size(), false);
+    for (const size_t e : ends) out[work[e]] = true;
+    return out;
+}
+
+// What a point's runs share: the file at the point and what was made for it once.
+struct FileWorkload::Point {
+    const sc::Scenario& s;
+    vk::ScenarioPipelines pipelines;
+    std::unique_ptr<vk::ScenarioBuffers> buffers;
+    sc::References refs;
+    std::vector<double> budgets;  // submitBudgets
+    // split's bytes once its run completed and could be the reference (not when killed)
+    std::shared_ptr<const sc::ModeBytes> split;
+    bool splitKilled = false;
+};
+
+FileWorkload::FileWorkload(vk::Device& device, vk::Instrumentation& instrumentation)
+    : device_(device), instrumentation_(instrumentation), encoder_(std::make_unique<vk::Encoder>(device)) {}
+
+FileWorkload::~FileWorkload() = default;
+
+void FileWorkload::beginPoint(const Length& length) {
+    Session& session = length.session;
+    const sc::Scenario& s = session.plan.file(length.point);
+    point_.reset();  // the last point's buffers go before this one's are made
+    auto begin = Clock::now();
+    vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device_, s);
+    session.timings.pipelines += secondsSince(begin);
+    begin = Clock::now();
+    sc::References refs = sc::cpuReferences(s);
+    session.timings.reference += secondsSince(begin);
+    begin = Clock::now();
+    const bool splitAsked = std::find(session.options.modes.begin(), session.options.modes.end(), Mode::Split) !=
+                            session.options.modes.end();
+    auto buffers = std::make_unique<vk::ScenarioBuffers>(device_, s, session.options.checkSteps && splitAsked);
+    session.timings.buffersAndUpload += secondsSince(begin);
+    point_.reset(new Point{.s = s,
+                           .pipelines = std::move(pipelines),
+                           .buffers = std::move(buffers),
+                           .refs = std::move(refs),
+                           .budgets = submitBudgets(s, device_.info().isCpu())});
+}
+
+size_t FileWorkload::workItems(const Length& length) const {
+    const sc::Scenario& s = length.session.plan.file(length.point);
+    return static_cast<size_t>(std::count_if(s.steps.begin(), s.steps.end(), vk::isWork));
+}
+
+vk::ScenarioRunSettings FileWorkload::settings(const Length& length, const PlannedRun& planned,
+                                               const Runs& runs) const {
+    const Options& o = length.options();
+    const sc::Scenario& s = point_->s;
+    vk::ScenarioRunSettings out{.fixed = o.timeoutSeconds, .stepSeconds = point_->budgets};
+    if (planned.mode == Mode::Split) return out;
+    out.cutAfter = fileCuts(s, o.submit, runs.predicted);
+    out.hostWait = o.submit.hostWait;
+    if (o.dropDispatch) {
+        uint32_t k = 0;
+        for (size_t i = 0; i < s.steps.size(); ++i) {
+            if (std::holds_alternative<sc::Dispatch>(s.steps[i].body) && ++k == *o.dropDispatch) out.droppedStep = i;
+        }
+    }
+    return out;
+}
+
+Submitted FileWorkload::submit(const Length& length, const PlannedRun& planned, Runs& runs) {
+    Session& session = length.session;
+    const Options& o = session.options;
+    prepareRun(length, planned, runs, workItems(length), 1);
+    vk::ScenarioRunSettings settings = this->settings(length, planned, runs);
+    std::optional<sc::StepChecker> checker;  // the model's copy of every buffer: only when asked for
+    if (o.checkSteps && planned.mode == Mode::Split) settings.readback.onStep = std::ref(checker.emplace(point_->s));
+    if (session.evidence) session.evidence->beforeMode();
+    vk::ScenarioModeRun ran = vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers, instrumentation_,
+                                                  point_->s, planned.mode, settings);
+    session.timings.buffersAndUpload += ran.buffersAndUpload;
+    session.timings.recording += ran.run.recordSeconds;
+    session.timings.gpuWait += ran.run.waitSeconds;
+    session.timings.readback += ran.readback;
+    Submitted out{.run = std::move(ran.run), .stepReadbacks = ran.stepReadbacks};
+    if (!out.run.completed) out.failure = Failure{out.run.failure, out.run.failedSubmit, out.run.failedTimeout};
+    if (checker) out.fileSteps = checker->result();
+    if (session.evidence) out.log = session.evidence->afterMode();
+    if (!out.run.completed) return out;
+    auto bytes = std::make_shared<sc::ModeBytes>(sc::ModeBytes{std::move(ran.checked), std::move(ran.hostReads)});
+    for (const auto& [name, b] : bytes->checked) out.digest = digestBytes(b.data(), b.size(), out.digest);
+    for (const auto& [index, b] : bytes->hostReads) out.digest = digestBytes(b.data(), b.size(), out.digest);
+    out.bytes = std::move(bytes);
+    if (session.evidence && planned.mode == Mode::Split)
+        session.evidence->recordSplit(static_cast<uint32_t>(length.point.variant), splitTimesOf(out.run));
+    return out;
+}
+
+namespace {
+
+// "'data' nz=16384/16384 (100.0%)", a checked buffer's words that are not zero; for one
+// holding a value of the built-in chain, the original's float figures after it (its line,
+// verdict.hpp modeLine). At most three buffers, then how many in all.
+std::string checkedLine(const sc::Scenario& s, const sc::ModeBytes& m) {
+    const sc::ChainValues chain = sc::checkedChainValues(s);
+    std::string out;
+    size_t shown = 0;
+    for (const auto& spec : s.buffers) {
+        const auto it = m.checked.find(spec.name);
+        if (it == m.checked.end()) continue;
+        if (++shown > 3) continue;
+        const std::vector<uint8_t>& bytes = it->second;
+        const size_t words = bytes.size() / 4;
+        size_t nonZero = 0;
+        for (size_t w = 0; w < words; ++w) {
+            uint32_t word = 0;
+            std::memcpy(&word, bytes.data() + 4 * w, 4);
+            nonZero += word != 0;
+        }
+        const float percent = words ? 100.0f * float(nonZero) / float(words) : 0.0f;
+        out += fmt::format("{}'{}' nz={}/{} ({}%)", out.empty() ? "" : ", ", spec.name, nonZero, words,
+                           rustFixed(percent, 1));
+        if (chain.count(spec.name) && s.shape) {
+            std::vector<float> floats(words);
+            std::memcpy(floats.data(), bytes.data(), words * 4);
+            const BufferStats stats = computeStats(floats);
+            out += fmt::format(" sum={} max_abs={}", rustExp(stats.sum), rustExp(stats.maxAbs));
+        }
+    }
+    if (shown > 3) out += fmt::format(", ... ({} checked buffers)", shown);
+    if (!m.hostReads.empty()) out += sc::hostReadNote(m.hostReads.size());
+    return out;
+}
+
+// Whether every checked byte of `m` is zero (RADV's symptom in blade #356: an all-zero result).
+bool allZero(const sc::ModeBytes& m) {
+    for (const auto& [name, bytes] : m.checked) {
+        if (std::any_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b != 0; })) return false;
+    }
+    return !m.checked.empty();
+}
+
+// --check-steps' report object (ModeResult::stepCheckJson) and its lines under split's result.
+std::string stepCheckJson(const sc::Scenario& s, const sc::StepChecker::Result& r, uint64_t readbacks, bool completed) {
+    nlohmann::json j{{"checked", r.checked},  {"wrong", r.wrong},
+                     {"readbacks", readbacks}, {"completed", completed},
+                     {"not_checked", nlohmann::json::array()}, {"first_wrong_step", nullptr},
+                     {"first_wrong_label", nullptr}, {"first_wrong_detail", nullptr}};
+    for (const size_t i : r.notChecked) j["not_checked"].push_back(s.steps[i].label);
+    if (r.firstWrong) {
+        j["first_wrong_step"] = *r.firstWrong + 1;
+        j["first_wrong_label"] = s.steps[*r.firstWrong].label;
+        j["first_wrong_detail"] = r.firstDetail;
+    }
+    return j.dump();
+}
+
+void printStepCheck(const sc::Scenario& s, const sc::StepChecker::Result& r, uint64_t readbacks, bool completed) {
+    if (r.firstWrong) {
+        say("    check-steps: first wrong step: {}: {}; {} of {} checked step(s) differ", s.steps[*r.firstWrong].label,
+            r.firstDetail, r.wrong, r.checked);
+    } else {
+        say("    check-steps: {} {} checked step(s) matched the CPU model after their submit ({} readback "
+            "submit(s))",
+            completed ? "all" : "before the run ended,", r.checked, readbacks);
+    }
+    if (!r.notChecked.empty())
+        say("    check-steps: not checked (the CPU model cannot know what they write: {}): {}",
+            sc::unmodelledKernels(s) == "a user kernel" ? "a user kernel's output"
+                                                        : "the output of " + sc::unmodelledKernels(s),
+            sc::stepLabels(s, r.notChecked));
+}
+
+// --dump-dir: each checked buffer's bytes as DIR/<mode>[-<point>]-<buffer>.bin (characters
+// other than letters, digits, '.', '-' and '_' made '_'); false (and a line) on failure.
+bool dumpBytes(const std::string& dir, Mode mode, const std::string& point, const sc::ModeBytes& m) {
+    const auto safe = [](std::string text) {
+        for (char& c : text) {
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+        }
+        return text;
+    };
+    for (const auto& [buffer, bytes] : m.checked) {
+        const auto path = std::filesystem::path(dir) /
+                          fmt::format("{}{}-{}.bin", name(mode), point.empty() ? "" : "-" + safe(point), safe(buffer));
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        out.close();
+        if (!out) {
+            sayError("repro: --dump-dir: could not write {} ({})", quote(path.string()), std::strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+void FileWorkload::judge(const Length& length, RunRecord& record, const sc::ModeBytes* split) {
+    const sc::Scenario& s = point_->s;
+    const sc::StepChecker::Result* steps = record.submitted.fileSteps ? &*record.submitted.fileSteps : nullptr;
+    const sc::Judgement j = sc::judgeBytes(s, point_->refs, split, *record.submitted.bytes, steps);
+    if (j.wrong) {
+        record.result.kind = allZero(*record.submitted.bytes) ? Classification::Zero : Classification::Mismatch;
+        record.result.reason = *j.wrong;
+        return;
+    }
+    const bool isSplit = record.mode() == Mode::Split;
+    record.result.kind = Classification::Ok;
+    record.result.reason = sc::identicalTo(s, split != nullptr) + sc::hostReadNote(record.submitted.bytes->hostReads.size()) +
+                           j.chainNote + sc::splitOnlyNote(s, isSplit && !split);
+    (void)length;
+}
+
+void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& record) {
+    Session& session = length.session;
+    const auto start = Clock::now();
+    const sc::Scenario& s = point_->s;
+    if (session.options.dumpDir &&
+        !dumpBytes(*session.options.dumpDir, record.mode(), length.point.label, *record.submitted.bytes))
+        record.dumpFailed = true;
+    if (record.plan.referenceOnly) say("  reference (split, run after the modes under test):");
+    say("  mode={:<9} {}", name(record.mode()), checkedLine(s, *record.submitted.bytes));
+    const bool split = record.mode() == Mode::Split;
+    const bool needsSplit = !sc::splitOnlyList(s).empty();
+    if (!split && !point_->split && needsSplit && splitRunsAfter(session.options) && !point_->splitKilled) {
+        record.waitsForReference = true;
+    } else {
+        judge(length, record, split ? nullptr : point_->split.get());
+        if (split && record.result.kind == Classification::Ok) record.result.reason += "; the reference for the other modes";
+        std::optional<Cause> cause;
+        if (split && isWrong(record.result.kind)) cause = decideSplitCause(length, runs, record);
+        if (split && record.result.kind == Classification::Killed) {
+            record.result.reason += "; its submit was cut short by the kernel's job timeout, so it is no reference";
+            point_->splitKilled = true;
+            if (session.evidence) session.evidence->forgetSplit(static_cast<uint32_t>(length.point.variant));
+        } else if (split) {
+            point_->split = record.submitted.bytes;
+        }
+        printClassification(length, record);
+        if (cause) printCause(length, record, *cause);
+    }
+    if (record.submitted.fileSteps) {
+        printStepCheck(s, *record.submitted.fileSteps, record.submitted.stepReadbacks, record.submitted.run.completed);
+        record.result.stepCheckJson = stepCheckJson(s, *record.submitted.fileSteps, record.submitted.stepReadbacks,
+                                                    record.submitted.run.completed);
+    }
+    printGpuTimes(length, record, /*chainKinds=*/false);
+    if (session.options.validation) {
+        // the layer's messages while this run ran are counted by the instance over the whole run
+    }
+    session.timings.verification += secondsSince(start);
+}
+
+void FileWorkload::judgeWaiting(const Length& length, RunRecord& record) {
+    judge(length, record, point_->split.get());
+    say("  mode={:<9} (classified against {})", name(record.mode()),
+        point_->split ? "split" : "the CPU model alone: split did not complete");
+    printClassification(length, record);
+}
+
+std::string FileWorkload::referenceName() const {
+    if (!point_) return "none";
+    const bool model = sc::modelCompares(point_->s);
+    if (point_->split) return model ? "the CPU model and split" : "split";
+    return model ? "the CPU model" : "none";
+}
+
+Verdict FileWorkload::decide(const Length& length, const Runs& runs, const std::vector<ModeResult>& aggregates) const {
+    const Session& s = length.session;
+    std::vector<ModeResult> judged = aggregates;
+    for (const RunRecord& r : runs.records) {  // a hang in the reference-only split still decides
+        if (r.plan.referenceOnly && r.result.kind == Classification::Hang) judged.push_back(r.result);
+    }
+    const uint64_t messages = s.options.validation ? s.instance.validationLog().count() : 0;
+    const std::string reference = referenceName();
+    Verdict verdict = decideVerdict(judged, reference == "none" ? "" : reference, false, messages);
+    const sc::Scenario& file = point_->s;
+    if (verdict.exitStatus == kExitNotReproduced && !verdict.lines.empty()) {
+        const bool withSplit = point_->split != nullptr && s.options.modes.size() > 1;
+        verdict.lines.front() = fmt::format("--- NOT REPRODUCED: every mode's checked buffers are {}{}",
+                                            sc::identicalTo(file, withSplit), sc::splitOnlyNote(file, false));
+    }
+    if (verdict.exitStatus == kExitValidation && !verdict.lines.empty() && file.hasControl()) {
+        verdict.lines.front() = fmt::format(
+            "--- VALIDATION: {} message(s) (see stderr); {} is labelled a control (insufficient on purpose), so its "
+            "hazards are deliberate and the results say nothing about the driver",
+            messages, file.controlSteps());
+    }
+    if (s.options.submit.every > 0 && s.options.submit.every >= workItems(length)) {
+        verdict.lines.insert(verdict.lines.begin(),
+                             fmt::format("--- note: --submit-every {} changes nothing here: the file has {} work "
+                                         "step(s), which multipass and single still submit once",
+                                         s.options.submit.every, workItems(length)));
+    }
+    return verdict;
+}
+
+void FileWorkload::addCauseFacts(const Length& length, const Runs& runs, const RunRecord& r, CauseInput& in) const {
+    const bool split = r.mode() == Mode::Split;
+    in.reference = split || !point_->split ? JudgedAgainst::None : JudgedAgainst::Split;
+    for (const RunRecord& other : runs.records) {
+        if (other.mode() != Mode::Split || !other.submitted.fileSteps) continue;
+        const sc::StepChecker::Result& steps = *other.submitted.fileSteps;
+        in.splitStepCheck = steps.firstWrong ? StepCheckState::Failed
+                            : steps.checked  ? StepCheckState::Passed
+                                             : StepCheckState::NotRun;
+        in.splitStepCheckDetail = steps.firstWrong ? point_->s.steps[*steps.firstWrong].label + ": " + steps.firstDetail : "";
+    }
+    if (!split) in.droppedDispatch = length.options().dropDispatch;
+}
+
+void FileWorkload::recordForStream(const Length& length, Mode mode) {
+    vk::ScenarioRunSettings settings = this->settings(length, {.mode = mode}, Runs{});
+    if (length.options().checkSteps && mode == Mode::Split)  // split's readback submits shown, nothing compared
+        settings.readback.onStep = [](size_t, const sc::Contents&) {};
+    (void)vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers, instrumentation_, point_->s, mode, settings);
+}
+
+std::string FileWorkload::streamTitle(const Length& length, Mode mode) const {
+    return fmt::format("mode {}{}: scenario '{}' (src/vk/scenario_recorder.cpp)", name(mode),
+                       length.point.label.empty() ? "" : ", " + length.point.label, escaped(point_->s.name));
+}
+
+std::string FileWorkload::streamNote() const {
+    return "each mode starts with repro's fresh-state submit (buffers that start as zeros filled, device-local ones "
+           "copied from their host twins, the host waiting for it), then the mode's own stream, then the readback "
+           "submit where a checked buffer is device-local; # G marks blade's global barrier";
+}
+
+}  // namespace repro

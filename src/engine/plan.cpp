@@ -1,0 +1,129 @@
+// The plan of a run (see engine/plan.hpp).
+#include "engine/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "core/errors.hpp"
+#include "scenario/scenario_chain.hpp"
+#include "scenario/scenario_check.hpp"
+#include "scenario/scenario_cpu.hpp"
+#include "scenario/scenario_parse.hpp"
+
+namespace repro {
+namespace {
+
+namespace sc = repro::scenario;
+
+// --memory on a file: the placement every buffer takes (scenario.hpp replacePlacements).
+sc::Placement filePlacement(BufferMemory m, const std::string& file) {
+    switch (m) {
+        case BufferMemory::DeviceLocal:
+            return sc::Placement::DeviceLocal;
+        case BufferMemory::HostVisible:
+            return sc::Placement::HostVisible;
+        default:
+            throw UsageError(fmt::format("--memory {}: {}'s buffers are device-local, host-visible or shared; "
+                                         "expected device-local or host-visible on a file",
+                                         name(m), file));
+    }
+}
+
+size_t dispatchCount(const sc::Scenario& s) {
+    return static_cast<size_t>(std::count_if(s.steps.begin(), s.steps.end(), [](const sc::Step& step) {
+        return std::holds_alternative<sc::Dispatch>(step.body);
+    }));
+}
+
+// What the options change in the file (engine/plan.hpp makePlan), in the order a reader would
+// apply them by hand.
+void applyOptions(const Options& o, sc::Scenario& s) {
+    if (o.barrierGiven) {
+        if (const std::string why = sc::replaceBarriers(s, o.barrier); !why.empty()) throw UsageError(why);
+    }
+    if (o.memory != BufferMemory::Blade) {
+        if (sc::replacePlacements(s, filePlacement(o.memory, s.file)) == 0)
+            throw UsageError(fmt::format("--memory {}: every buffer of {} it could move is {} already",
+                                         name(o.memory), s.file, name(o.memory)));
+    }
+    if (o.workScale > 1 && sc::multiplyWork(s, o.workScale) == 0)
+        throw UsageError(fmt::format("--work-scale {}: no dispatch of {} takes work (the work kernel's is what it "
+                                     "writes; the indirect-writer, conv-t and slice have no work loop)",
+                                     o.workScale, s.file));
+    if (o.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
+    if (o.reference == ReferenceKind::Split)
+        s.cpuChain = false;
+    else if (o.reference == ReferenceKind::Auto && s.shape)
+        s.cpuChain = sc::chainReferenceCost(*s.shape, sc::checkedChainValues(s)) <= sc::kAutoChainMultiplyAdds;
+    if (s.usesQueues() && o.submit.cuts())
+        throw UsageError(fmt::format("{}: {} has queues or semaphores, whose batches set its submits; expected a "
+                                     "file on one queue",
+                                     o.submit.every ? "--submit-every" : o.submit.splitMs ? "--split-ms" : "--split-mib",
+                                     s.file));
+    if (o.dropDispatch && *o.dropDispatch > dispatchCount(s))
+        throw UsageError(fmt::format("--drop-dispatch {}: {} has {} dispatch step(s); expected 1..{}", *o.dropDispatch,
+                                     s.file, dispatchCount(s), dispatchCount(s)));
+}
+
+sc::Scenario prepareFile(const Options& o, const sc::ParameterValues& overrides = {}) {
+    sc::Scenario s = sc::loadScenario(*o.scenario, overrides);  // nothing runs on a bad file
+    applyOptions(o, s);
+    return s;
+}
+
+}  // namespace
+
+std::vector<PlanPoint> Plan::points(const Options& o) const {
+    std::vector<PlanPoint> out;
+    if (builtIn()) {
+        if (!o.sweep) return {{.n = o.chainLength}};
+        for (uint64_t n = o.sweep->first; n <= o.sweep->second; ++n)
+            out.push_back({.n = static_cast<uint32_t>(n), .label = fmt::format("N={}", n)});
+        return out;
+    }
+    if (!o.parameterSweep) return {{}};
+    for (size_t k = 0; k < o.parameterSweep->values.size(); ++k) {
+        const uint32_t v = o.parameterSweep->values[k];
+        out.push_back({.variant = k, .value = v, .label = fmt::format("{}={}", o.parameterSweep->parameter, v)});
+    }
+    return out;
+}
+
+Plan makePlan(const Options& o) {
+    Plan plan;
+    if (!o.scenario) return plan;
+    plan.form = PlanForm::File;
+    if (!o.parameterSweep) {
+        plan.variants.push_back(prepareFile(o));
+        return plan;
+    }
+    // --sweep NAME=...: the file parsed once per value, before anything runs; a value that
+    // makes the file bad is its one line, with the value named.
+    const ParameterSweep& sw = *o.parameterSweep;
+    for (const uint32_t v : sw.values) {
+        try {
+            plan.variants.push_back(prepareFile(o, {{sw.parameter, v}}));
+        } catch (const UsageError& e) {
+            throw UsageError(fmt::format("{} (with --sweep {} = {})", e.what(), sw.parameter, v));
+        }
+    }
+    return plan;
+}
+
+std::vector<std::string> planInputs(const Plan& plan) {
+    std::vector<std::string> out;
+    if (plan.builtIn() || plan.variants.empty()) return out;
+    out.push_back(plan.variants.front().file);
+    for (const sc::UserKernel& k : plan.variants.front().kernels) out.push_back(k.spirv);
+    return out;
+}
+
+bool needsChainWords(const Plan& plan) {
+    return std::any_of(plan.variants.begin(), plan.variants.end(), [](const sc::Scenario& s) {
+        return std::any_of(s.buffers.begin(), s.buffers.end(), sc::awaitsChainWords);
+    });
+}
+
+}  // namespace repro

@@ -1,0 +1,219 @@
+// The stages every form of plan shares (engine/stages.hpp): the run's preparation and
+// prediction, and its judgement when a submit failed, hung or was interrupted.
+#include "engine/stages.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+
+#include "core/interrupt.hpp"
+#include "core/output.hpp"
+#include "engine/evidence.hpp"
+#include "engine/text_report.hpp"
+#include "engine/workload.hpp"
+#include "forensics/environment.hpp"
+#include "report/verdict.hpp"
+#include "vk/check.hpp"
+#include "vk/device.hpp"
+#include "vk/instance.hpp"
+#include "vk/watch.hpp"
+
+namespace repro::run {
+
+bool splitRunsAfter(const Options& o) {
+    const bool splitAsked = std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end();
+    return !splitAsked && (o.reference == ReferenceKind::Auto || o.reference == ReferenceKind::Split);
+}
+
+std::string traceTitle(const Length& length, const PlannedRun& planned) {
+    const std::string where = length.session.plan.builtIn() ? fmt::format("N={}", length.n) : length.point.label;
+    return fmt::format("mode {}{}{}, run {} of {}{}", name(planned.mode), where.empty() ? "" : ", ", where,
+                       planned.index, planned.referenceOnly ? 1 : length.options().repeat,
+                       planned.referenceOnly ? ", the reference" : "");
+}
+
+namespace {
+
+// The predicted GPU time of the mode's one submit, and the warning when it comes near the
+// queue's job timeout (forensics/cause.hpp predictionWarning). Also what --split-ms cuts by.
+std::vector<double> predict(const Length& length, Mode mode, size_t items, uint32_t scale) {
+    const Session& s = length.session;
+    const uint32_t key = s.plan.builtIn() ? length.n : static_cast<uint32_t>(length.point.variant);
+    std::vector<double> perItem = s.evidence->predictedDispatchSeconds(key, items);
+    const std::optional<SplitTimes> split = s.evidence->splitTimes(key);
+    if (!split || s.options.submit.cuts()) return perItem;
+    SplitTimes times = *split;
+    for (size_t d = 0; d < times.dispatchGpuSeconds.size(); d += 2) times.dispatchGpuSeconds[d] *= scale;
+    for (size_t d = 0; d < times.submitWaitSeconds.size(); d += 2) times.submitWaitSeconds[d] *= scale;
+    const std::optional<Prediction> p = predictSubmit(times, 0, items);
+    if (!p) return perItem;
+    // -q: only the result lines and the verdict (a warning below still prints).
+    if (!s.options.quiet) {
+        say("  prediction: {} will keep the {} queue busy about {:.3f} s in one submit (from split's {})", name(mode),
+            name(s.evidence->queueKind()), p->seconds, name(p->basis));
+    }
+    watch::predict(name(mode), p->seconds);
+    const QueueTimeout& timeout = s.evidence->watchdog().timeout;
+    if (auto w = predictionWarning(name(mode), *p, name(s.evidence->queueKind()), timeout)) say("--- warning: {}", *w);
+    return perItem;
+}
+
+}  // namespace
+
+void prepareRun(const Length& length, const PlannedRun& planned, Runs& runs, size_t workItems, uint32_t scale) {
+    const Session& s = length.session;
+    const Options& options = s.options;
+    if (options.repeat > 1 && s.plan.points(options).size() == 1 && !planned.referenceOnly) {
+        const auto at = std::find(options.modes.begin(), options.modes.end(), planned.mode) - options.modes.begin();
+        watch::row(static_cast<unsigned>(at) * options.repeat + planned.index,
+                   static_cast<unsigned>(options.modes.size()) * options.repeat,
+                   fmt::format("repeat: {} run {} of {}", name(planned.mode), planned.index, options.repeat));
+    }
+    if (s.evidence && planned.mode != Mode::Split) runs.predicted = predict(length, planned.mode, workItems, scale);
+}
+
+namespace {
+
+std::string hangReason(const Failure& f) {
+    if (f.outcome.status == vk::SubmitStatus::Timeout) {
+        return fmt::format("hung: {} for {} did not signal within the {:.0f} s timeout ({})", f.outcome.call, f.where,
+                           f.timeout, vk::resultName(f.outcome.result));
+    }
+    return fmt::format("lost the device: {} returned {} at {}", f.outcome.call, vk::resultName(f.outcome.result),
+                       f.where);
+}
+
+std::vector<std::string> splitLines(const std::string& text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t end = text.find('\n', start);
+        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+// An interrupt stopped the run: nothing more is submitted.
+void recordInterrupted(const Length& length, Runs& runs, RunRecord& record, const Failure& f) {
+    runs.interrupted = true;
+    runs.deviceGone = true;
+    if (!f.outcome.drained) {
+        // The queue did not finish within the bound: its objects may still be in use.
+        length.session.device.abandon();
+        length.session.instance.abandon();
+    }
+    record.result.kind = Classification::NotRun;
+    record.result.reason =
+        fmt::format("interrupted by {} at {}; {}", interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", f.where,
+                    f.outcome.drained ? "the queue drained"
+                                      : fmt::format("the queue did not drain within {:.0f} s", kInterruptDrainSeconds));
+    say("  mode={:<9} interrupted", name(record.mode()));
+    say("{}", classificationLine(record.result));
+}
+
+// A hang or a lost device: the device is given up and the run is a hang, with what the
+// forensics and the driver can say. After a wait that timed out the device and the instance
+// are abandoned, never destroyed: the GPU may still run the submit.
+void recordFailure(const Length& length, Runs& runs, RunRecord& record, const Failure& f) {
+    Session& s = length.session;
+    runs.deviceGone = true;
+    if (f.outcome.status == vk::SubmitStatus::Timeout) {
+        s.device.abandon();
+        s.instance.abandon();
+    }
+    record.result.kind = Classification::Hang;
+    record.result.reason = hangReason(f);
+    say("  mode={:<9} HANG", name(record.mode()));
+    say("{}", classificationLine(record.result));
+    const std::string& forensics = record.submitted.run.forensics;
+    if (!forensics.empty()) {
+        record.result.reason += "; " + forensics;
+        for (const auto& line : splitLines(forensics)) sayWrapped("    " + line);
+    }
+    // -v printed these notes in the header already: said once.
+    const vk::DeviceInfo& info = s.device.info();
+    if (s.options.verbose) return;
+    for (const auto& note : hangEvidenceNotes(info.hasDriverProperties ? info.driver.driverName : "")) {
+        sayWrapped("    hang evidence: " + note);
+    }
+}
+
+}  // namespace
+
+void printClassification(const Length& length, const RunRecord& record) {
+    std::string line = classificationLine(record.result);
+    if (length.options().repeat > 1 && !record.plan.referenceOnly) {
+        line += fmt::format(" [run {}/{}]", record.plan.index, length.options().repeat);
+    }
+    say("{}", line);
+}
+
+void printGpuTimes(const Length& length, const RunRecord& record, bool chainKinds) {
+    const vk::GpuTimes& gpu = record.submitted.run.gpu;
+    if (gpu.submitSeconds.empty()) return;
+    double submits = 0;
+    for (double t : gpu.submitSeconds) submits += t;
+    const size_t count = gpu.submitSeconds.size();
+    const std::string dropped =
+        length.options().dropDispatch && record.mode() != Mode::Split ? " (a dispatch was dropped)" : "";
+    if (!chainKinds) {
+        double work = 0;
+        size_t items = 0;
+        for (const auto& d : gpu.dispatches) {
+            if (d.finished) work += d.seconds, ++items;
+        }
+        say("    gpu: {:.3f} ms in {} submit{}; {:.3f} ms in its {} work step{}{}", submits * 1e3, count,
+            count == 1 ? "" : "s", work * 1e3, items, items == 1 ? "" : "s", dropped);
+        return;
+    }
+    double convT = 0, slice = 0;
+    size_t convTCount = 0, sliceCount = 0;
+    // A conv-T recorded R times with --dispatch-repeat counts R times.
+    for (const auto& d : gpu.dispatches) {
+        if (!d.finished) continue;
+        (d.convT ? convT : slice) += d.seconds;
+        ++(d.convT ? convTCount : sliceCount);
+    }
+    say("    gpu: {:.3f} ms in {} submit{}; conv-T {:.3f} ms each, slice {:.3f} ms each (mean of {} and {}){}",
+        submits * 1e3, count, count == 1 ? "" : "s", convTCount ? convT / double(convTCount) * 1e3 : 0.0,
+        sliceCount ? slice / double(sliceCount) * 1e3 : 0.0, convTCount, sliceCount, dropped);
+}
+
+const RunRecord& judgeRun(const Length& length, Runs& runs, const PlannedRun& planned, Submitted submitted) {
+    RunRecord record{.plan = planned, .result = {.mode = planned.mode}, .submitted = std::move(submitted)};
+    record.result.submits = record.submitted.run.submits;
+    record.result.wallSeconds = record.submitted.run.wallSeconds;
+    const std::optional<Failure>& failure = record.submitted.failure;
+    if (failure && failure->outcome.status == vk::SubmitStatus::Interrupted) {
+        recordInterrupted(length, runs, record, *failure);
+    } else if (failure) {
+        recordFailure(length, runs, record, *failure);
+    } else {
+        length.session.workload.judgeCompleted(length, runs, record);
+    }
+    runs.records.push_back(std::move(record));
+    return runs.records.back();
+}
+
+void reportNotRun(const Length& length, const Runs& runs, Mode mode) {
+    (void)length;
+    const ModeResult notRun{
+        .mode = mode,
+        .kind = Classification::NotRun,
+        .reason = runs.interrupted ? "interrupted before it started" : "an earlier mode lost the device"};
+    say("  mode={:<9} not run", name(mode));
+    say("{}", classificationLine(notRun));
+}
+
+uint64_t digestBytes(const void* bytes, size_t size, uint64_t digest) {
+    constexpr uint64_t kOffset = 14695981039346656037ull, kPrime = 1099511628211ull;  // FNV-1a, 64 bits
+    uint64_t h = digest == 0 ? kOffset : digest;
+    const auto* p = static_cast<const unsigned char*>(bytes);
+    for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * kPrime;
+    return h;
+}
+
+}  // namespace repro::run

@@ -1,0 +1,238 @@
+// A scenario's pipelines and buffers (vk/scenario_resources.hpp).
+#include "vk/scenario_resources.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <span>
+#include <utility>
+
+#include "reference/host_read.hpp"
+#include "scenario/scenario_cpu.hpp"
+#include "vk/device.hpp"
+#include "vk/trace.hpp"
+
+extern const uint32_t conv_t_spv[];
+extern const size_t conv_t_spv_words;
+extern const uint32_t slice_spv[];
+extern const size_t slice_spv_words;
+extern const uint32_t scenario_increment_spv[];
+extern const size_t scenario_increment_spv_words;
+extern const uint32_t scenario_copy_spv[];
+extern const size_t scenario_copy_spv_words;
+extern const uint32_t scenario_noop_spv[];
+extern const size_t scenario_noop_spv_words;
+extern const uint32_t scenario_compare_swap_spv[];
+extern const size_t scenario_compare_swap_spv_words;
+extern const uint32_t scenario_private_array_spv[];
+extern const size_t scenario_private_array_spv_words;
+extern const uint32_t scenario_work_spv[];
+extern const size_t scenario_work_spv_words;
+extern const uint32_t scenario_indirect_writer_spv[];
+extern const size_t scenario_indirect_writer_spv_words;
+
+namespace repro::vk {
+namespace sc = repro::scenario;
+
+const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
+    if (k == sc::Kernel::CompareSwap) return compareSwap;
+    if (k == sc::Kernel::Work) return work;
+    if (k == sc::Kernel::IndirectWriter) return indirectWriter;
+    if (k == sc::Kernel::ConvT) return convT;
+    if (k == sc::Kernel::Slice) return slice;
+    return k == sc::Kernel::Increment ? increment : k == sc::Kernel::Copy ? copy : noop;
+}
+
+const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) const {
+    if (!d.user.empty()) return user.at(d.user);
+    return d.kernel == sc::Kernel::PrivateArray ? privateArray.at(d.privateWords) : of(d.kernel);
+}
+
+// The built-in kernels the steps of `s` dispatch (not private-array, made per size below).
+std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
+    std::set<sc::Kernel> used;
+    for (const auto& step : s.steps) {
+        const auto* d = std::get_if<sc::Dispatch>(&step.body);
+        if (d && d->user.empty()) used.insert(d->kernel);
+    }
+    return used;
+}
+
+ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s) {
+    // Only the kernels the steps use: each pipeline is a shader compile in the driver, which a
+    // run pays for before its first submit (bench/overhead.sh --scenario).
+    ScenarioPipelines out;
+    const std::set<sc::Kernel> used = usedKernels(s);
+    const PipelineOptions builtIn{.pushConstantBytes = sizeof(sc::KernelParams)};
+    const auto make = [&](sc::Kernel k, ComputePipeline& into, std::span<const uint32_t> spirv, uint32_t bindings) {
+        if (!used.count(k)) return;
+        into = createComputePipeline(device, std::string(sc::name(k)), spirv, bindings, builtIn);
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(into.pipeline.get()), into.name);
+    };
+    make(sc::Kernel::Increment, out.increment, std::span(scenario_increment_spv, scenario_increment_spv_words), 1);
+    make(sc::Kernel::Copy, out.copy, std::span(scenario_copy_spv, scenario_copy_spv_words), 2);
+    make(sc::Kernel::Noop, out.noop, std::span(scenario_noop_spv, scenario_noop_spv_words), 1);
+    make(sc::Kernel::CompareSwap, out.compareSwap,
+         std::span(scenario_compare_swap_spv, scenario_compare_swap_spv_words), 1);
+    make(sc::Kernel::Work, out.work, std::span(scenario_work_spv, scenario_work_spv_words), 1);
+    make(sc::Kernel::IndirectWriter, out.indirectWriter,
+         std::span(scenario_indirect_writer_spv, scenario_indirect_writer_spv_words), 1);
+    // blade #356's kernels as the built-in chain makes them (engine/rig.cpp, the default profile: every
+    // binding a storage buffer, no push constants), named as its pipelines are
+    if (used.count(sc::Kernel::ConvT))
+        out.convT = createComputePipeline(device, "conv_t", std::span(conv_t_spv, conv_t_spv_words), 4);
+    if (used.count(sc::Kernel::Slice))
+        out.slice = createComputePipeline(device, "slice", std::span(slice_spv, slice_spv_words), 3);
+    for (const ComputePipeline* p : {&out.convT, &out.slice}) {
+        if (p->pipeline && trace::installed())
+            trace::nameObject(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
+    }
+    for (const auto& step : s.steps) {
+        const auto* d = std::get_if<sc::Dispatch>(&step.body);
+        if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))
+            continue;
+        PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
+        options.specialization = {d->privateWords};
+        out.privateArray.emplace(
+            d->privateWords,
+            createComputePipeline(device, fmt::format("private-array {}", d->privateWords),
+                                  std::span(scenario_private_array_spv, scenario_private_array_spv_words), 2, options));
+        if (trace::installed()) {
+            const ComputePipeline& p = out.privateArray.at(d->privateWords);
+            trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
+        }
+    }
+    for (const sc::UserKernel& k : s.kernels) {
+        const PipelineOptions options{.entryPoint = k.entry, .pushConstantBytes = sizeof(sc::KernelParams)};
+        const auto& p = out.user
+                            .emplace(k.name, createComputePipeline(device, k.name, k.words,
+                                                                   static_cast<uint32_t>(k.writes.size()), options))
+                            .first->second;
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
+    }
+    return out;
+}
+
+std::vector<uint32_t> queueFamilies(const Device& device, const sc::Scenario& s) {
+    std::vector<uint32_t> out{device.queueFamily()};
+    for (size_t q = 1; q < s.queues.size(); ++q) out.push_back(device.extraQueues().at(q - 1).family);
+    return out;
+}
+
+namespace {
+
+// Those families, each once, the main one first: two or more make a buffer with `sharing =
+// "concurrent"` VK_SHARING_MODE_CONCURRENT among them; the others stay exclusive, and their
+// queue family ownership transfers are recorded (Ownership below).
+std::vector<uint32_t> familiesOf(const Device& device, const sc::Scenario& s) {
+    std::vector<uint32_t> out;
+    for (const uint32_t f : queueFamilies(device, s)) {
+        if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    }
+    return out;
+}
+
+}  // namespace
+
+bool startsZero(const sc::BufferSpec& spec) {
+    return spec.init == sc::InitKind::Zero || spec.init == sc::InitKind::Undefined;
+}
+
+ScenarioMemory scenarioMemory(sc::Placement p) {
+    switch (p) {
+        case sc::Placement::DeviceLocal:
+            return {MemoryClass::Device, BufferMemory::DeviceLocal};
+        case sc::Placement::HostVisible:
+            return {MemoryClass::Device, BufferMemory::HostVisible};
+        case sc::Placement::Shared:
+            return {MemoryClass::Shared, BufferMemory::Blade};
+    }
+    return {MemoryClass::Device, BufferMemory::DeviceLocal};
+}
+
+ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bool stepReadbacks)
+    : s_(s), allocator_(device, false) {
+    const std::vector<uint32_t> families = familiesOf(device, s);
+    std::set<std::string> written;  // by a step or a host write, in any mode (writtenRanges)
+    for (const auto& step : s.steps) {
+        for (const sc::WrittenRange& r : sc::writtenRanges(step, s)) written.insert(r.buffer);
+    }
+    for (const auto& spec : s.buffers) {
+        const bool host = spec.placement != sc::Placement::DeviceLocal;  // mapped
+        const ScenarioMemory memory = scenarioMemory(spec.placement);
+        Buffer b = allocator_.create(spec.name, spec.bytes, memory.memoryClass,
+                                     {.placement = memory.placement,
+                                      .concurrentFamilies = spec.concurrent ? families : std::vector<uint32_t>{}});
+        const bool zero = startsZero(spec);
+        // A device-local buffer that starts as zeros is filled by the upload submit; it needs
+        // a twin only to be read back.
+        if (!host && (!zero || spec.checked || stepReadbacks)) {
+            // concurrent among the families: --check-steps reads back into it on a step's queue
+            twins_.emplace(spec.name,
+                           allocator_.create(spec.name + " (host twin)", spec.bytes, MemoryClass::Device,
+                                             {.placement = BufferMemory::HostVisible, .concurrentFamilies = families}));
+        }
+        // Zero buffers, host-visible ones included, are filled by each mode's upload submit;
+        // a twin of one is only read into.
+        void* mapped = host ? b.mapped : twins_.count(spec.name) ? twins_.at(spec.name).mapped : nullptr;
+        if (mapped && !zero) {
+            // kept when restore() writes them again: a host-visible buffer that something
+            // writes or the host writes before each mode (init = "host"), or a twin read into
+            const bool rewritten =
+                host ? written.count(spec.name) || spec.init == sc::InitKind::Host : spec.checked || stepReadbacks;
+            // host, chain-input and chain-weight words that the parse made whole (no copy)
+            const bool whole = (spec.init == sc::InitKind::Host || spec.init == sc::InitKind::ChainInput ||
+                                spec.init == sc::InitKind::ChainWeight) &&
+                               spec.words.size() * 4 == spec.bytes;
+            if (whole && !rewritten) {
+                copyToMapped(mapped, spec.words.data(), spec.bytes);
+            } else {
+                std::vector<uint32_t> words = sc::initialWords(spec);
+                copyToMapped(mapped, words.data(), spec.bytes);
+                if (rewritten) initial_.emplace(spec.name, std::move(words));
+            }
+        }
+        buffers_.emplace(spec.name, std::move(b));
+    }
+    // conv_params and slice_params, the uniform blocks of the built-in chain (core/shape.hpp
+    // convParams, sliceParams) for the file's shape, when a step dispatches conv-t or slice
+    const std::set<sc::Kernel> used = usedKernels(s);
+    if (s.shape && (used.count(sc::Kernel::ConvT) || used.count(sc::Kernel::Slice))) {
+        const ChainSizes sizes = computeSizes(*s.shape);
+        const auto make = [&](const char* name, const void* bytes, uint64_t size) {
+            // blade's Shared class, where the built-in chain puts them (vk/buffers.cpp)
+            Buffer b = allocator_.create(name, size, MemoryClass::Shared, {.placement = BufferMemory::Blade});
+            std::memcpy(b.mapped, bytes, size);  // HOST_COHERENT: no flush
+            return b;
+        };
+        const ConvParams conv = repro::convParams(*s.shape, sizes);
+        const SliceParams slice = repro::sliceParams(*s.shape, sizes);
+        if (used.count(sc::Kernel::ConvT)) convParams_ = make("conv_params", &conv, sizeof(conv));
+        if (used.count(sc::Kernel::Slice)) sliceParams_ = make("slice_params", &slice, sizeof(slice));
+    }
+    if (!trace::installed()) return;  // --print-stream: the lines name buffers as the file does
+    for (const std::optional<Buffer>* b : {&convParams_, &sliceParams_}) {
+        if (*b) trace::nameObject(reinterpret_cast<uint64_t>((*b)->get()), (*b)->name);
+    }
+    for (const auto& [name, b] : buffers_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name);
+    for (const auto& [name, b] : twins_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
+}
+
+const Buffer* ScenarioBuffers::twin(const std::string& name) const {
+    const auto it = twins_.find(name);
+    return it == twins_.end() ? nullptr : &it->second;
+}
+
+void ScenarioBuffers::restore() {
+    if (std::exchange(fresh_, false)) return;
+    for (const auto& spec : s_.buffers) {
+        const auto words = initial_.find(spec.name);
+        if (words == initial_.end()) continue;
+        const Buffer& to = twins_.count(spec.name) ? twins_.at(spec.name) : buffers_.at(spec.name);
+        copyToMapped(to.mapped, words->second.data(), spec.bytes);
+    }
+}
+
+}  // namespace repro::vk

@@ -1,0 +1,103 @@
+// A scenario's device objects (scenario/scenario.hpp): the pipelines of the kernels its steps
+// dispatch and its buffers, each placed as the file says, with the host twins that upload and
+// read back device-local ones. Made once per scenario on a device and used by every mode's
+// run (vk/scenario_walk.hpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "vk/memory.hpp"
+#include "vk/pipeline.hpp"
+
+namespace repro::vk {
+
+class Device;
+
+// The scenario kernel set's pipelines (shaders/scenario_*.comp, 16 bytes of push constants).
+// A dispatch_indirect step is recorded as vkCmdDispatchIndirect on its args buffer (every
+// scenario buffer has VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT: vk/memory.hpp kBladeBufferUsage).
+struct ScenarioPipelines {
+    ComputePipeline increment, copy, noop;
+    const ComputePipeline& of(scenario::Kernel k) const;
+    ComputePipeline compareSwap, work;
+    std::map<uint32_t, ComputePipeline> privateArray;  // by private words (specialization constant 0)
+    ComputePipeline indirectWriter;
+    ComputePipeline convT, slice;  // blade #356's, as the built-in chain makes them (no push constants)
+    // The file's user kernels by name (Scenario::kernels: their modules, entry points and
+    // bindings, 16 bytes of push constants like the kernel set's).
+    std::map<std::string, ComputePipeline> user;
+    // The pipeline of `d`: of(d.kernel), the private-array one of d.privateWords, or the user
+    // kernel's (made by createScenarioPipelines).
+    const ComputePipeline& forDispatch(const scenario::Dispatch& d) const;
+};
+// The pipelines of the built-in kernels the steps of `s` dispatch (the others stay empty: a
+// pipeline is a shader compile in the driver), one private-array pipeline per distinct
+// private_words among them, and one per user kernel of `s`. Throws VulkanError /
+// CannotTest as createComputePipeline does.
+ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
+
+// How a scenario buffer of placement `p` is allocated: its class and the placement rule of
+// Allocator::create (vk/memory.hpp). device-local: the DeviceLocal rule; host-visible: the
+// HostVisible rule (write-combined system memory first); shared: blade's Shared class under
+// blade's rule (chooseMemoryType), the memory type the built-in chain's Shared buffers get
+// (vk/buffers.cpp), the BAR window on a discrete GPU that has one. Pure.
+struct ScenarioMemory {
+    MemoryClass memoryClass;
+    BufferMemory placement;
+};
+ScenarioMemory scenarioMemory(scenario::Placement p);
+
+// A scenario's buffers on one device, made once for every run of that scenario (each mode,
+// each --repeat run), as the built-in chain makes its buffers once: every file buffer with its
+// placement (exclusive, or with `sharing = "concurrent"` VK_SHARING_MODE_CONCURRENT among the
+// queue families of its queues when they are more than one); a host-visible twin for each device-local buffer whose initial words are
+// uploaded (any init but zero and undefined) or whose bytes are read back (checked, or every
+// one with `stepReadbacks`, --check-steps); conv-t's and slice's parameter blocks when the
+// steps dispatch them. Before each mode runScenarioMode gives every buffer its initial
+// contents again (restore, then the upload submit), so nothing one mode leaves reaches the
+// next: a buffer that starts as zeros (zero, undefined) is filled by the upload submit,
+// host-visible or not; a device-local one is copied from its twin; a host-visible one keeps
+// its words unless a step or a host write writes it (scenario/scenario_cpu.hpp writtenRanges, in
+// any mode) or its init is "host", and then the host writes them again. Throws CannotTest when
+// memory runs out (Allocator::create). Making them fresh for every mode was most of a mode's
+// host time on the H200 at the blade file's full shape (bench/RESULTS.md, rounds 8 and 9).
+class ScenarioBuffers {
+  public:
+    ScenarioBuffers(const Device& device, const scenario::Scenario& s, bool stepReadbacks);
+
+    const Buffer& at(const std::string& name) const { return buffers_.at(name); }
+    // The twin of device-local buffer `name`, or nullptr when it has none.
+    const Buffer* twin(const std::string& name) const;
+    const std::optional<Buffer>& convParams() const { return convParams_; }
+    const std::optional<Buffer>& sliceParams() const { return sliceParams_; }
+    // Before a mode: the initial words written again into the host-visible buffers that
+    // something writes and into the twins a readback wrote into (through copyToMapped); the
+    // first call after construction writes nothing (they hold their initial words already).
+    // The upload submit then fills the zero buffers and copies the twins into their buffers
+    // (runScenarioMode). HOST_COHERENT: no flush.
+    void restore();
+
+  private:
+    const scenario::Scenario& s_;
+    bool fresh_ = true;
+    Allocator allocator_;
+    std::map<std::string, Buffer> buffers_;
+    std::map<std::string, Buffer> twins_;
+    std::optional<Buffer> convParams_, sliceParams_;
+    // the initial words of the buffers restore() writes again, by buffer name (for a
+    // device-local one, its twin's)
+    std::map<std::string, std::vector<uint32_t>> initial_;
+};
+
+// The queue family each of `s`'s queues landed in on `device` ([0] the main queue's).
+std::vector<uint32_t> queueFamilies(const Device& device, const scenario::Scenario& s);
+
+// Whether a buffer's initial words are all zero (init zero, or undefined, which repro zeroes).
+bool startsZero(const scenario::BufferSpec& spec);
+
+}  // namespace repro::vk

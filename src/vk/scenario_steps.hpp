@@ -1,0 +1,58 @@
+// One scenario step's commands (the file's barrier as written, a dispatch with its pipeline and
+// descriptor set, a transfer), the fresh-state submit's commands, and what the step walker asks
+// of a step: shared by the walk on one queue (vk/scenario_recorder.cpp) and the walk over the
+// file's queues (vk/scenario_queues.cpp).
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "scenario/scenario.hpp"
+#include "vk/scenario_resources.hpp"
+
+namespace repro::vk {
+
+class Encoder;
+
+// vkCmdCopyBuffer of all of `from` into `to` (the same size).
+void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to);
+
+// The barrier step `b` as the file gives it: blade's G or C, or the file's masks in the
+// original form (vkCmdPipelineBarrier) or synchronization2 (vkCmdPipelineBarrier2), global or
+// on one buffer; nothing for `none`.
+void recordBarrier(VkCommandBuffer cmd, const scenario::Barrier& b, const ScenarioBuffers& buffers);
+
+// One work step (a dispatch: bind its pipeline and a fresh descriptor set of its buffers, its
+// push constants, vkCmdDispatch or vkCmdDispatchIndirect; a fill, an update or a copy). Nothing
+// for any other step.
+void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const scenario::Step& step,
+                const ScenarioBuffers& buffers);
+
+// The fresh-state commands every mode starts with, the one rule the built-in chain's clearing
+// submit follows too (vk/run_mode.cpp): G; then, in the file's buffer order, a device-local
+// buffer with initial words copied from its host twin, a buffer that starts as zeros filled
+// with 0 (host-visible ones too: a mode before may have written them); then G.
+void recordFreshState(VkCommandBuffer cmd, const scenario::Scenario& s, const ScenarioBuffers& buffers);
+
+// Whether `mode` records `step` (a barrier's `modes`: scenario::Step::modeMask).
+bool inMode(const scenario::Step& step, Mode mode);
+// A dispatch, fill, update or copy: what a submit holds and --submit-every counts.
+bool isWork(const scenario::Step& step);
+// A host write or a host read.
+bool isHostPoint(const scenario::Step& step);
+
+// Per step index of `s`: its work number, 1-based among the work steps in file order (the
+// numbers the mode's submits name: vk::SubmitRecord), 0 for any other step.
+std::vector<uint32_t> workNumbers(const scenario::Scenario& s);
+
+// The buffers step `index` of `s` writes (scenario::writtenRanges), each once, in the order written.
+std::vector<std::string> writtenBuffers(const scenario::Scenario& s, size_t index);
+
+// --trace's name of a work step: its label ("step 3 dispatch increment").
+std::string workName(const scenario::Step& step);
+
+}  // namespace repro::vk
