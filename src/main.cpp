@@ -1,7 +1,7 @@
 // repro: reproduces blade issue #356, a GPU-driver synchronization bug, with raw Vulkan, and any
 // scenario file of its class.
 //
-// The story: options -> the plan (the built-in chain, or a scenario file: engine/plan.hpp) ->
+// The story: options -> the plan (the built-in chain, or a scenario file: scenario/plan.hpp) ->
 // the run in a supervised child (engine/run.hpp: device, set-up, each mode recorded and run,
 // checked, the verdict) or, for --matrix, --triage, --watchdog-probe and --driver-env-sweep, a
 // child process per row (src/children) -> the report -> the exit status (docs/contract.md).
@@ -26,7 +26,7 @@
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "engine/list_scenarios.hpp"
-#include "engine/plan.hpp"
+#include "scenario/plan.hpp"
 #include "engine/run.hpp"
 #include "engine/stream_capture.hpp"
 #include "engine/version_info.hpp"
@@ -42,10 +42,10 @@ namespace {
 int runInChild(const Options& options, Plan& plan) {
     if (options.matrix || options.driverEnvSweep || options.triage || options.watchdogProbe) {
         try {
-            const int status = options.matrix          ? runMatrix(options)
-                               : options.triage        ? runTriage(options)
-                               : options.watchdogProbe ? runWatchdogProbe(options)
-                                                       : runDriverEnvSweep(options);
+            const int status = options.matrix          ? runMatrix(options, plan)
+                               : options.triage        ? runTriage(options, plan)
+                               : options.watchdogProbe ? runWatchdogProbe(options, plan)
+                                                       : runDriverEnvSweep(options, plan);
             return statusAfterWrites(status);
         } catch (const UsageError& e) {
             sayError("repro: {}", e.what());

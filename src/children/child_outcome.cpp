@@ -130,6 +130,13 @@ std::string perDispatchCheckState(const ModeResult& mode) {
     return check.is_null() ? std::string() : check.value("state", "");
 }
 
+std::string fileStepCheckState(const ModeResult& mode) {
+    const json check = objectOf(mode.stepCheckJson);
+    if (!check.is_object()) return "";
+    if (check.value("wrong", 0) > 0) return "failed";
+    return check.value("checked", 0) > 0 ? "passed" : "";
+}
+
 std::string resultText(const ChildOutcome& c, bool withModes) {
     if (!c.process.started) return "did not start: " + c.process.error;
     if (c.process.timedOut) return fmt::format("killed after {:.0f} s", c.process.seconds);

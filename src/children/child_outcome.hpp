@@ -65,6 +65,10 @@ CauseFacts causeFacts(const ModeResult& mode);
 // --check-steps: the state of a mode's per-dispatch CPU check (ModeResult::perDispatchCheckJson,
 // modes[].per_dispatch_check.state: "passed", "failed", ...); "" when it did not run.
 std::string perDispatchCheckState(const ModeResult& mode);
+// --check-steps on a file: its split steps against the CPU model (ModeResult::stepCheckJson):
+// "failed" when a step differed, "passed" when every checked step matched and one was, "" when
+// it did not run or checked nothing.
+std::string fileStepCheckState(const ModeResult& mode);
 
 // The result cell: what the modes under test were ("zero"; with `withModes` "multipass
 // zero, single ok"), or why there is nothing ("crashed (signal 11)", "cannot test").

@@ -34,6 +34,7 @@ std::vector<std::string_view> factorOptions(const RunFactors& f) {
     if (!f.submit.hostWait) out.insert(out.end(), {"--host-wait", "--no-host-wait"});
     if (f.memory) out.push_back("--memory");
     if (f.dispatchRepeat) out.push_back("--dispatch-repeat");
+    if (f.workScale) out.push_back("--work-scale");
     if (f.profile) out.push_back("--profile");
     if (f.checkSteps) out.push_back("--check-steps");
     if (f.batch) out.push_back("--batch");
@@ -102,6 +103,7 @@ std::vector<std::string> factorFlags(const RunFactors& f) {
     if (!f.submit.hostWait) add({"--no-host-wait"});
     if (f.memory) add({"--memory", std::string(name(*f.memory))});
     if (f.dispatchRepeat) add({"--dispatch-repeat", std::to_string(*f.dispatchRepeat)});
+    if (f.workScale) add({"--work-scale", std::to_string(*f.workScale)});
     if (f.profile) add({"--profile", std::string(name(*f.profile))});
     if (f.checkSteps) add({"--check-steps"});
     if (f.batch) add({"--batch", std::to_string(*f.batch)});

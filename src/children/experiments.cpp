@@ -10,6 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <set>
+#include <tuple>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -20,7 +23,10 @@
 #include "report/report_render.hpp"
 #include "children/run_factors.hpp"
 #include "core/spirv_module.hpp"
+#include "core/errors.hpp"
+#include "core/text.hpp"
 #include "core/variant.hpp"
+#include "scenario/submit_budget.hpp"
 #include "report/verdict.hpp"
 #include "core/output.hpp"
 #include "cli/output_paths.hpp"
@@ -87,10 +93,34 @@ void finishLogDir(const Options& options, const std::filesystem::path& dir, cons
     if (ec) say("  could not remove {}: {}", dir.string(), ec.message());
 }
 
-double childTimeLimit(const Options& o, bool cpu, uint32_t dispatchRepeat) {
-    const uint32_t convTs = o.chainLength * 4 * std::max({o.dispatchRepeat, dispatchRepeat, 1u});
-    const double perMode = submitTimeoutSeconds(o.timeoutSeconds, o.shape, convTs, cpu);
+double childTimeLimit(const Options& o, const Plan& plan, bool cpu, uint32_t scale) {
+    if (plan.builtIn()) {
+        const uint32_t convTs = o.chainLength * 4 * std::max({o.dispatchRepeat, scale, 1u});
+        const double perMode = submitTimeoutSeconds(o.timeoutSeconds, o.shape, convTs, cpu);
+        return 2.0 * perMode * 3 * o.repeat + 600.0;
+    }
+    double perMode = 0;
+    for (const scenario::Scenario& s : plan.variants) {
+        double all = 120;
+        for (const double b : submitBudgets(s, cpu)) all += b * std::max({o.workScale, scale, 1u});
+        perMode += o.timeoutSeconds ? *o.timeoutSeconds * double(s.steps.size() + 2) : all;
+    }
     return 2.0 * perMode * 3 * o.repeat + 600.0;
+}
+
+std::string planLine(const Options& o, const Plan& plan) {
+    if (plan.builtIn()) return fmt::format("at N={}, preset {} ({})", o.chainLength, o.preset, describe(o.shape));
+    const scenario::Scenario& s = plan.variants.front();
+    return fmt::format("on scenario '{}' ({})", escaped(s.name), escaped(s.file));
+}
+
+size_t planWorkItems(const Options& o, const Plan& plan) {
+    if (plan.builtIn()) return 2 * size_t{o.chainLength};
+    const auto& steps = plan.variants.front().steps;
+    return static_cast<size_t>(std::count_if(steps.begin(), steps.end(), [](const scenario::Step& s) {
+        return std::holds_alternative<scenario::Dispatch>(s.body) || std::holds_alternative<scenario::Fill>(s.body) ||
+               std::holds_alternative<scenario::Update>(s.body) || std::holds_alternative<scenario::Copy>(s.body);
+    }));
 }
 
 namespace {
@@ -108,9 +138,9 @@ std::string gpuText(const ChildOutcome& c) {
     return c.gpuSeconds ? fmt::format("{:.3f} ms", *c.gpuSeconds * 1e3) : "-";
 }
 
-void printHeader(const char* what, const Options& o, const ProbedDevice& device, const std::filesystem::path& dir) {
-    say("repro {} (git {}): {} at N={}, preset {} ({})", kReproVersion, kReproGitHash, what, o.chainLength, o.preset,
-        describe(o.shape));
+void printHeader(const char* what, const Options& o, const Plan& plan, const ProbedDevice& device,
+                 const std::filesystem::path& dir) {
+    say("repro {} (git {}): {} {}", kReproVersion, kReproGitHash, what, planLine(o, plan));
     say("Device: {} | driver: {} | driverID {}", device.name, device.driver,
         device.driverId.empty() ? "?" : device.driverId);
     say("  each run is a child process of this binary with its own device; logs and JSON "
@@ -188,6 +218,8 @@ struct MatrixTally {
     std::vector<std::string> quirkResults, wrongNames, uncleanNames, notRun;
     std::vector<std::vector<std::string>> rows;  // for --format markdown
     std::string keepWhy;                         // why the children's folder is kept: a line points at a log in it
+    size_t workItems = 0;                        // the plan's (planWorkItems): what a submit structure cuts
+    bool file = false;                           // the plan is a file's: its rows are around its own stream
 };
 
 // A line that points at a child's log: the folder is kept, so the file is there to read.
@@ -209,15 +241,17 @@ std::string childReference(const Options& o) {
 }
 
 // Counts the kinds of variant and says what the matrix will run.
-MatrixTally introduceMatrix(const Options& o, const std::vector<Variant>& variants, size_t folded) {
+MatrixTally introduceMatrix(const Options& o, const Plan& plan, const std::vector<Variant>& variants, size_t folded) {
     MatrixTally t;
     t.folded = folded;
+    t.workItems = planWorkItems(o, plan);
+    t.file = !plan.builtIn();
     t.controls = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return isControl(v); }));
     t.quirks = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return bladeQuirks(v); }));
     t.valid = variants.size() - t.controls - t.quirks;
     say("  {} variants ({} valid, {} controls, {} with blade's own quirks), one factor at a time "
-        "around blade's own stream, for multipass and single; {}. Only the valid variants decide the exit status.",
-        variants.size(), t.valid, t.controls, t.quirks, childReference(o));
+        "around {} own stream, for multipass and single; {}. Only the valid variants decide the exit status.",
+        variants.size(), t.valid, t.controls, t.quirks, plan.builtIn() ? "blade's" : "the file's", childReference(o));
     if (folded > 0) {
         say("  {} more variants are folded into the ones they repeat: with a --barrier other than blade's, multipass "
             "and single record the same stream, so each such stream is listed once (as multipass = single)",
@@ -247,11 +281,12 @@ std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t)
 }
 
 // What a row changes nothing about on this device, or "".
-std::string noEffectNote(const Options& o, const ProbedDevice& device, const Variant& v) {
+std::string noEffectNote(const MatrixTally& t, const ProbedDevice& device, const Variant& v) {
     if (v.factors.memory && device.memoryTypes <= 1) return "changes nothing here: the device has one memory type";
     const uint32_t every = v.factors.submit.every;
-    if (every > 0 && every >= 2ul * o.chainLength) {
-        return fmt::format("changes nothing here: {} dispatches fit in one submit of {}", 2 * o.chainLength, every);
+    if (every > 0 && every >= t.workItems) {
+        return fmt::format("changes nothing here: {} {} fit in one submit of {}", t.workItems,
+                           t.file ? "work steps" : "dispatches", every);
     }
     return "";
 }
@@ -306,7 +341,7 @@ std::string judgeVariant(const Options& o, const ProbedDevice& device, const Var
         if (!text.empty()) note += (note.empty() ? "" : "; ") + text;
     };
     if (v.factors.memory && !c.memory.empty()) add(c.memory);
-    add(noEffectNote(o, device, v));
+    add(noEffectNote(t, device, v));
     if (c.anyWrong && !isControl(v) && !bladeQuirks(v)) add(c.reason);
     t.outcomes.emplace_back(v, c);
     return note;
@@ -363,9 +398,9 @@ TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, cons
         if (!kind || (modeOf(v) != mode && !v.folded)) continue;
         ExperimentOutcome e{
             .kind = *kind, .label = labelWithoutMode(v), .result = childRunResult(c), .detail = resultText(c, true)};
-        if (!noEffectNote(o, device, v).empty() && e.result != RunResult::Wrong) {
+        if (!noEffectNote(t, device, v).empty() && e.result != RunResult::Wrong) {
             e.result = RunResult::NoEffect;
-            e.detail = noEffectNote(o, device, v);
+            e.detail = noEffectNote(t, device, v);
         }
         in.experiments.push_back(e);
     }
@@ -487,18 +522,65 @@ std::vector<Variant> splitMsRows(const MatrixTally& t) {
     return splitMsVariants(half);
 }
 
+// The options a child of `v` runs with (the factors a file's rows use), for the check that
+// its file takes them.
+Options withFactors(const Options& o, const RunFactors& f) {
+    Options out = o;
+    if (f.barrier) out.barrier = *f.barrier, out.barrierGiven = true;
+    if (f.memory) out.memory = *f.memory;
+    if (f.workScale) out.workScale = *f.workScale;
+    if (f.submit.cuts()) out.submit = f.submit;
+    return out;
+}
+
+// A file's matrix rows (fileMatrixVariants) that apply to it: a row the file refuses (a memory
+// row that moves no buffer, --work-scale where no dispatch has a work loop, a submit
+// structure on a file with queues: scenario/plan.hpp makePlan's rules), a barrier row where the
+// file has no barrier step, and a submit structure that would leave one submit are left out,
+// each said once.
+std::vector<Variant> fileRows(const Options& o, const Plan& plan) {
+    const scenario::Scenario& s = plan.variants.front();
+    const bool barriers = std::any_of(s.steps.begin(), s.steps.end(), [](const scenario::Step& step) {
+        return std::holds_alternative<scenario::Barrier>(step.body);
+    });
+    std::vector<Variant> out;
+    std::set<std::string> said;
+    for (const Variant& v : fileMatrixVariants()) {
+        std::string why;
+        if (v.factors.barrier && !barriers) why = "the file has no barrier step to replace";
+        if (v.factors.submit.every > 0 && planWorkItems(o, plan) <= v.factors.submit.every)
+            why = fmt::format("the file has {} work step(s), one submit either way", planWorkItems(o, plan));
+        try {
+            if (why.empty()) (void)makePlan(withFactors(o, v.factors));
+        } catch (const UsageError& e) {
+            why = e.what();
+        }
+        if (why.empty()) {
+            out.push_back(v);
+        } else if (said.insert(labelWithoutMode(v)).second) {
+            say("  note: --matrix: row {} left out: {}", labelWithoutMode(v), why);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
-int runMatrix(const Options& o) {
+int runMatrix(const Options& o, const Plan& plan) {
     const ProbedDevice device = probe(o);
     const auto dir = makeLogDir("matrix");
     const ChildLogFolder logs(o, dir);  // removed (or kept and named) when interrupted
-    printHeader("--matrix", o, device, dir);
-    const ChainSizes sizes = computeSizes(o.shape);
-    const double splitMiB = 0.9 * double(sizes.bigBytes) / 1048576.0;
-    auto [variants, folded] = foldSameStreams(matrixVariants(splitMiB));
-    MatrixTally t = introduceMatrix(o, variants, folded);
-    const double limit = childTimeLimit(o, device.cpu);
+    printHeader("--matrix", o, plan, device, dir);
+    std::vector<Variant> variants;
+    size_t folded = 0;
+    if (plan.builtIn()) {
+        const double splitMiB = 0.9 * double(computeSizes(o.shape).bigBytes) / 1048576.0;
+        std::tie(variants, folded) = foldSameStreams(matrixVariants(splitMiB));
+    } else {
+        variants = fileRows(o, plan);
+    }
+    MatrixTally t = introduceMatrix(o, plan, variants, folded);
+    const double limit = childTimeLimit(o, plan, device.cpu);
     say("--- matrix ---");
     // The variant column fits the longest label (the --split-ms rows added later are shorter).
     size_t width = 44;
@@ -531,14 +613,14 @@ int runMatrix(const Options& o) {
     return status;
 }
 
-int runDriverEnvSweep(const Options& o) {
+int runDriverEnvSweep(const Options& o, const Plan& plan) {
     const ProbedDevice device = probe(o);
     const auto dir = makeLogDir("driver-env");
     const ChildLogFolder logs(o, dir);  // removed (or kept and named) when interrupted
-    printHeader("--driver-env-sweep", o, device, dir);
+    printHeader("--driver-env-sweep", o, plan, device, dir);
     const std::vector<DriverSetting> settings = driverSettingsFor(device.driverId, o.allDrivers);
     introduceDriverEnvSweep(o, device, settings);
-    const double limit = childTimeLimit(o, device.cpu);
+    const double limit = childTimeLimit(o, plan, device.cpu);
     say("--- driver settings ---");
     say("  {:<28} {:<40} {:>4}  {:<10} {}", "setting", "result", "exit", "gpu", "effect");
     SweepTally t;

@@ -11,6 +11,7 @@
 
 #include "children/child_run.hpp"
 #include "cli/options.hpp"
+#include "scenario/plan.hpp"
 
 namespace repro {
 
@@ -36,9 +37,18 @@ std::filesystem::path makeLogDir(const char* what);
 // it is and why.
 void finishLogDir(const Options& options, const std::filesystem::path& dir, const std::string& keepWhy = {});
 
-// The time limit for one child, seconds: its modes' submit timeouts (conv-Ts scaled by
-// `dispatchRepeat`), twice, plus 10 minutes for set-up and checking.
-double childTimeLimit(const Options& options, bool cpu, uint32_t dispatchRepeat = 1);
+// The time limit for one child, seconds: its modes' submit timeouts (the built-in chain's
+// conv-Ts, a file's work steps' budgets: scenario/submit_budget.hpp), scaled by `scale`
+// (--dispatch-repeat, --work-scale), twice, plus 10 minutes for set-up and checking.
+double childTimeLimit(const Options& options, const Plan& plan, bool cpu, uint32_t scale = 1);
+
+// What the children run, for their parent's first line: "at N=6, preset spectrostream (batch
+// 1 x ...)", or "on scenario 'name' (FILE)".
+std::string planLine(const Options& options, const Plan& plan);
+
+// The work items of the plan (the built-in chain's 2N dispatches, a file's dispatches and
+// transfers): what --submit-every cuts.
+size_t planWorkItems(const Options& options, const Plan& plan);
 
 // What a parent's Markdown document says besides its table: what ran (the Description's
 // first sentences), the RADV_DEBUG=llvm answer when an experiment gave one, and whether the
@@ -64,16 +74,17 @@ int interruptedExit();
 
 // ---- The runs --------------------------------------------------------------------------
 
-// Runs every variant of matrixVariants() at the options' N, shape and device, prints one
-// row per variant as it finishes and a verdict. Exit status over the valid variants (the
+// Runs every variant of matrixVariants() at the options' N, shape and device (a file: every
+// variant of fileMatrixVariants() that applies to it), prints one row per variant as it
+// finishes and a verdict. Exit status over the valid variants (the
 // controls never count): 3 if one hung, else 2 if one was wrong, else 125 if none could
 // run, else 4 if a default-profile variant drew validation messages (with --validation),
 // else 0. 130/143 when interrupted.
-int runMatrix(const Options& options);
+int runMatrix(const Options& options, const Plan& plan);
 
 // Runs the user's command once without and once under each driver setting of
 // driverSettingsFor(device's driver, --all-drivers) and says which make a reproducing run
 // stop reproducing. Exit status: the run without a setting's (the driver as it is).
-int runDriverEnvSweep(const Options& options);
+int runDriverEnvSweep(const Options& options, const Plan& plan);
 
 }  // namespace repro

@@ -36,6 +36,7 @@ std::string factorLabel(const RunFactors& f) {
     submitLabel(f.submit, parts);
     if (f.memory) parts.push_back(fmt::format("memory={}", name(*f.memory)));
     if (f.dispatchRepeat) parts.push_back(fmt::format("dispatch-repeat={}", *f.dispatchRepeat));
+    if (f.workScale) parts.push_back(fmt::format("work-scale={}", *f.workScale));
     if (f.profile) parts.push_back(fmt::format("profile={}", name(*f.profile)));
     if (f.checkSteps) parts.push_back("check-steps");
     if (f.driverEnv) parts.push_back(f.driverEnv->variable + "=" + f.driverEnv->value);
@@ -50,7 +51,7 @@ bool bladeQuirks(const Variant& v) { return v.factors.profile == Profile::BladeE
 std::string labelWithoutMode(const Variant& v) {
     RunFactors f = v.factors;
     f.mode.reset();
-    if (f == RunFactors{}) return "blade (as recorded by blade)";
+    if (f == RunFactors{}) return v.file ? "as written" : "blade (as recorded by blade)";
     std::string text = factorLabel(f);
     if (isControl(v)) text += " (control)";
     if (bladeQuirks(v)) text += " (blade's quirks)";
@@ -82,6 +83,24 @@ std::vector<Variant> matrixVariants(double splitMiB) {
         }
         add({.dispatchRepeat = 4});
         add({.profile = Profile::BladeExact});
+    }
+    return out;
+}
+
+std::vector<Variant> fileMatrixVariants() {
+    std::vector<Variant> out;
+    for (const Mode mode : {Mode::Multipass, Mode::Single}) {
+        auto add = [&](RunFactors f) {
+            f.mode = mode;
+            out.push_back({.factors = f, .file = true});
+        };
+        add({});
+        for (const BarrierKind b : {BarrierKind::Blade, BarrierKind::Full}) add({.barrier = b});
+        for (const BufferMemory m : {BufferMemory::DeviceLocal, BufferMemory::HostVisible}) add({.memory = m});
+        add({.submit = {.every = 2}});
+        add({.submit = {.every = 2, .hostWait = false}});
+        add({.workScale = 4});
+        for (const BarrierKind b : {BarrierKind::ExecutionOnly, BarrierKind::None}) add({.barrier = b});
     }
     return out;
 }

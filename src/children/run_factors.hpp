@@ -34,6 +34,7 @@ struct RunFactors {
     SubmitStructure submit;                  // --submit-every, --split-mib, --split-ms, --no-host-wait
     std::optional<BufferMemory> memory;      // --memory
     std::optional<uint32_t> dispatchRepeat;  // work: --dispatch-repeat
+    std::optional<uint32_t> workScale;       // work: --work-scale (a file's work loops)
     std::optional<Profile> profile;          // --profile
     bool checkSteps = false;                 // --check-steps (the user's, if given, is left out)
     std::optional<DriverEnv> driverEnv;      // an environment variable set for the child
@@ -57,18 +58,27 @@ std::string factorLabel(const RunFactors& f);
 struct Variant {
     RunFactors factors;   // factors.mode is always set (multipass or single)
     bool folded = false;  // the multipass row also stands for the single row (foldSameStreams)
+    bool file = false;    // a row of a file's matrix: no factor is the file "as written"
 };
 // An invalid-on-purpose encoding: --barrier execution-only or none (results not judged).
 bool isControl(const Variant& v);
 // --profile blade-exact: blade's own invalid usage (reported, not judged: a wrong result
 // there need not be the driver's).
 bool bladeQuirks(const Variant& v);
-// The row's label: "multipass blade (as recorded by blade)", "single barrier=sync2",
+// The row's label: "multipass blade (as recorded by blade)" ("multipass as written" for a
+// file's), "single barrier=sync2",
 // "multipass barrier=none (control)", "single profile=blade-exact (blade's quirks)", and
 // for a folded row "multipass = single barrier=sync2".
 std::string label(const Variant& v);
 // The label without its mode ("barrier=sync2", "blade (as recorded by blade)").
 std::string labelWithoutMode(const Variant& v);
+
+// --matrix on a file (--scenario): one factor at a time around the file's own stream, for each
+// of multipass and single: the file as written; every barrier step replaced by blade's G
+// (--barrier blade) and by the full barrier (full); every buffer device-local and host-visible;
+// --submit-every 2 with and without host waits; --work-scale 4 (every dispatch's work loop
+// four times as long); and the controls, every barrier step execution-only and none.
+std::vector<Variant> fileMatrixVariants();
 
 // --matrix: the documented set, one factor at a time around blade's own stream, for each of
 // multipass and single: blade's stream itself; every other --barrier (sync2, buffer, full,

@@ -69,26 +69,31 @@ constexpr double kProbeNoTimeoutSeconds = 2.0;
 // What the runs of one --triage or --watchdog-probe share.
 struct Children {
     const Options& o;
+    const Plan& plan;
     ProbedDevice device;
     std::filesystem::path dir;
     int next = 0;  // numbers the children's files
 
-    // One child with `factors`, its time limit scaled by their --dispatch-repeat or --batch.
+    // One child with `factors`, its time limit scaled by their --dispatch-repeat, --batch or
+    // --work-scale.
     ChildOutcome run(const std::string& what, const RunFactors& factors) {
         const uint32_t batchFactor = factors.batch ? std::max(*factors.batch / std::max(o.shape.batch, 1u), 1u) : 1;
-        return runChild(
-            {.options = o,
-             .factors = factors,
-             .dir = dir,
-             .tag = fmt::format("{:02}-{}", ++next, what),
-             .limitSeconds = childTimeLimit(o, device.cpu, factors.dispatchRepeat.value_or(1) * batchFactor)});
+        const uint32_t scale = factors.dispatchRepeat.value_or(1) * batchFactor * factors.workScale.value_or(1);
+        return runChild({.options = o,
+                         .factors = factors,
+                         .dir = dir,
+                         .tag = fmt::format("{:02}-{}", ++next, what),
+                         .limitSeconds = childTimeLimit(o, plan, device.cpu, scale)});
     }
 };
 
-Children startChildren(const Options& o, const char* what) {
-    Children c{.o = o, .device = probe(o), .dir = makeLogDir(what)};
+Children startChildren(const Options& o, const Plan& plan, const char* what) {
+    Children c{.o = o, .plan = plan, .device = probe(o), .dir = makeLogDir(what)};
     return c;
 }
+
+// Why an experiment of the built-in chain's alone is not run on a file.
+constexpr const char* kChainOnly = "not run: the built-in chain's own experiment (a file's recording is its own)";
 
 // The mode named `text` ("multipass"); multipass for a name that is none.
 Mode modeNamed(const std::string& text) {
@@ -143,15 +148,48 @@ std::string plannedLabel(const Planned& p) {
     return fmt::format("{} {}", name(*mode), what);
 }
 
+// A file's experiment with `f` that its file refuses (scenario/plan.hpp makePlan's rules: a
+// memory placement that moves no buffer, a barrier where it has none): the reason, or "".
+std::string fileRefuses(const Children& c, const RunFactors& f) {
+    if (c.plan.builtIn()) return "";
+    const scenario::Scenario& s = c.plan.variants.front();
+    if (f.barrier && std::none_of(s.steps.begin(), s.steps.end(), [](const scenario::Step& step) {
+            return std::holds_alternative<scenario::Barrier>(step.body);
+        }))
+        return "no effect: the file has no barrier step to replace";
+    Options o = c.o;
+    if (f.barrier) o.barrier = *f.barrier, o.barrierGiven = true;
+    if (f.memory) o.memory = *f.memory;
+    if (f.submit.cuts()) o.submit = f.submit;
+    try {
+        (void)makePlan(o);
+    } catch (const UsageError& e) {
+        return std::string("not run: ") + e.what();
+    }
+    return "";
+}
+
 void planFlush(const Children& c, Mode mode, std::vector<Planned>& out) {
-    for (const BarrierKind b : {BarrierKind::Sync2, BarrierKind::Buffer, BarrierKind::Full}) {
-        out.push_back({ExperimentKind::Barrier, {.mode = mode, .barrier = b}});
+    // a file's barriers are its own: replaced by blade's G or the full barrier (sync2 and
+    // buffer barriers are forms a file writes itself)
+    const std::vector<BarrierKind> barriers =
+        c.plan.builtIn() ? std::vector{BarrierKind::Sync2, BarrierKind::Buffer, BarrierKind::Full}
+                         : std::vector{BarrierKind::Blade, BarrierKind::Full};
+    for (const BarrierKind b : barriers) {
+        Planned p{ExperimentKind::Barrier, {.mode = mode, .barrier = b}};
+        p.skip = fileRefuses(c, p.factors);
+        p.noEffect = p.skip.starts_with("no effect");
+        out.push_back(p);
     }
     for (const BufferMemory m : {BufferMemory::DeviceLocal, BufferMemory::HostVisible, BufferMemory::HostCached}) {
         Planned p{ExperimentKind::Memory, {.mode = mode, .memory = m}};
         if (c.device.memoryTypes <= 1) {
             p.skip = "not run: the device has one memory type, so every --memory choice is blade's";
             p.noEffect = true;
+        } else if (!c.plan.builtIn() && m == BufferMemory::HostCached) {
+            p.skip = "not run: a file's buffers are device-local, host-visible or shared";
+        } else {
+            p.skip = fileRefuses(c, p.factors);
         }
         out.push_back(p);
     }
@@ -161,9 +199,12 @@ void planSubmits(const Children& c, Mode mode, std::optional<double> timeout, st
     for (const bool wait : {true, false}) {
         Planned p{wait ? ExperimentKind::SubmitEveryWait : ExperimentKind::SubmitEveryNoWait,
                   {.mode = mode, .submit = {.every = 2, .hostWait = wait}}};
-        if (2 * c.o.chainLength <= 2) {
-            p.skip = fmt::format("not run: {} dispatches fit in one submit of 2", 2 * c.o.chainLength);
+        if (planWorkItems(c.o, c.plan) <= 2) {
+            p.skip = fmt::format("not run: {} {} fit in one submit of 2", planWorkItems(c.o, c.plan),
+                                 c.plan.builtIn() ? "dispatches" : "work steps");
             p.noEffect = true;
+        } else {
+            p.skip = fileRefuses(c, p.factors);
         }
         out.push_back(p);
     }
@@ -173,13 +214,18 @@ void planSubmits(const Children& c, Mode mode, std::optional<double> timeout, st
     } else {
         ms.skip = "not run: no known job timeout on this device to halve";
     }
+    if (ms.skip.empty()) ms.skip = fileRefuses(c, ms.factors);
     out.push_back(ms);
     const double split = 0.9 * double(computeSizes(c.o.shape).bigBytes) / 1048576.0;
-    out.push_back({ExperimentKind::SplitMib, {.mode = mode, .submit = {.splitMiB = split, .hostWait = false}}});
+    Planned mib{ExperimentKind::SplitMib, {.mode = mode, .submit = {.splitMiB = split, .hostWait = false}}};
+    if (!c.plan.builtIn()) mib.skip = kChainOnly;  // its bytes are the chain's big buffer's
+    out.push_back(mib);
     // As much conv-T work in one submit as the baseline's N steps, with 1/N of its bytes.
     const uint32_t repeat = std::min(2 * c.o.chainLength, kMaxDispatchRepeat);
     Planned one{ExperimentKind::OneStepRepeat, {.steps = 1, .mode = mode, .dispatchRepeat = repeat}};
-    if (c.o.dropDispatch && *c.o.dropDispatch > 2) {
+    if (!c.plan.builtIn()) {
+        one.skip = kChainOnly;
+    } else if (c.o.dropDispatch && *c.o.dropDispatch > 2) {
         one.skip = fmt::format("not run: --drop-dispatch {} is past the 2 dispatches of one step", *c.o.dropDispatch);
     }
     out.push_back(one);
@@ -198,14 +244,17 @@ void planOthers(const Children& c, Mode mode, std::vector<Planned>& out) {
             fmt::format("not run: the driver is {}, not RADV", c.device.driverId.empty() ? "?" : c.device.driverId);
     }
     out.push_back(llvm);
-    out.push_back({ExperimentKind::BladeExact, {.mode = mode, .profile = Profile::BladeExact}});
+    Planned exact{ExperimentKind::BladeExact, {.mode = mode, .profile = Profile::BladeExact}};
+    if (!c.plan.builtIn()) exact.skip = "not run: blade's profile belongs to the built-in chain";
+    out.push_back(exact);
 }
 
 // split's per-dispatch CPU check, from the child's report (its mode's per_dispatch_check).
 RunResult checkStepsResult(const ChildOutcome& c) {
     if (c.process.timedOut || c.process.signal != 0 || c.status == kExitHang) return RunResult::Hang;
     const ModeReport* split = modeEntry(c, "split");
-    const std::string state = split ? perDispatchCheckState(split->result) : std::string();
+    std::string state = split ? perDispatchCheckState(split->result) : std::string();
+    if (split && state.empty()) state = fileStepCheckState(split->result);
     return state == "passed" ? RunResult::Correct : state == "failed" ? RunResult::Wrong : RunResult::NotRun;
 }
 
@@ -312,8 +361,9 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
 // The ladder R = 1, 2, 4, ...; the timeout comes from `known` or from the first rung's report.
 Ladder runLadder(Children& c, std::optional<double> known, const std::string& source, bool announce) {
     Ladder l{.timeout = known, .source = source};
-    say("  {:>7}  {:>10}  {:>10}  {}", "conv-Ts", "predicted", "measured",
-        "single, one submit (-n S --dispatch-repeat R)");
+    const bool file = !c.plan.builtIn();
+    say("  {:>7}  {:>10}  {:>10}  {}", file ? "work x" : "conv-Ts", "predicted", "measured",
+        file ? "single, one submit (--work-scale R)" : "single, one submit (-n S --dispatch-repeat R)");
     std::optional<double> predicted;
     for (uint32_t r = 1;; r *= 2) {
         const uint32_t repeat = std::min(r, kMaxDispatchRepeat), steps = r / repeat;
@@ -326,8 +376,9 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
                                 trace_events::Track::Children);
         rung.args() = {{"conv_ts", r}, {"steps", steps}, {"dispatch_repeat", repeat}};
         if (predicted) rung.args()["predicted_s"] = *predicted;
-        const ChildOutcome child =
-            c.run(fmt::format("probe-{}", r), {.steps = steps, .mode = Mode::Single, .dispatchRepeat = repeat});
+        const RunFactors factors = file ? RunFactors{.mode = Mode::Single, .workScale = r}
+                                        : RunFactors{.steps = steps, .mode = Mode::Single, .dispatchRepeat = repeat};
+        const ChildOutcome child = c.run(fmt::format("probe-{}", r), factors);
         if (const auto measured = modeWallSeconds(child, "single")) rung.args()["measured_s"] = *measured;
         rung.args()["outcome"] = outcomeText(child);
         if (child.process.interrupted) {
@@ -476,9 +527,12 @@ std::string probeVerdict(const Ladder& l) {
 // ---- printing -----------------------------------------------------------------------------
 
 void printHeader(const char* what, const Children& c) {
-    const std::string at = c.o.watchdogProbe ? std::string("one step") : fmt::format("N={}", c.o.chainLength);
-    say("repro {} (git {}): {} at {}, preset {} ({})", kReproVersion, kReproGitHash, what, at, c.o.preset,
-        describe(c.o.shape));
+    if (c.o.watchdogProbe && c.plan.builtIn()) {
+        say("repro {} (git {}): {} at one step, preset {} ({})", kReproVersion, kReproGitHash, what, c.o.preset,
+            describe(c.o.shape));
+    } else {
+        say("repro {} (git {}): {} {}", kReproVersion, kReproGitHash, what, planLine(c.o, c.plan));
+    }
     say("Device: {} | driver: {} | driverID {}", c.device.name, c.device.driver,
         c.device.driverId.empty() ? "?" : c.device.driverId);
     say("  each run is a child process of this binary with its own device; logs and JSON reports in {}{}",
@@ -500,7 +554,7 @@ TriageRunFacts runFacts(const Children& c, const Ladder* ladder, int status) {
             .deviceName = c.device.name,
             .driver = c.device.driver,
             .driverId = c.device.driverId,
-            .chainLength = c.o.chainLength,
+            .chainLength = c.plan.builtIn() ? c.o.chainLength : 0,
             .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
             .timeoutSource = ladder ? ladder->source : std::string(),
             .exitStatus = status};
@@ -667,9 +721,10 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
         summary = sayTriageConclusion(t, llvm.empty() ? "" : "Does it happen with RADV_DEBUG=llvm? " + llvm);
     const ChildrenStory story{
         .ran = fmt::format("repro --triage ran the command as given (every mode) on {} as the baseline ({}), then {} "
-                           "experiment{} on the failing mode at N={}, each changing one thing{}.",
+                           "experiment{} on the failing mode {}, each changing one thing{}.",
                            c.device.name, run.in.baselineDetail, run.in.experiments.size(),
-                           run.in.experiments.size() == 1 ? "" : "s", c.o.chainLength,
+                           run.in.experiments.size() == 1 ? "" : "s",
+                           c.plan.builtIn() ? fmt::format("at N={}", c.o.chainLength) : std::string("of the file"),
                            run.ladder ? ", and the watchdog probe" : ""),
         .llvmAnswer = llvm.empty() ? std::nullopt : std::optional<std::string>(llvm),
         .hang = run.in.baseline == RunResult::Hang};
@@ -684,13 +739,13 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
 
 }  // namespace
 
-int runTriage(const Options& o) {
-    Children c = startChildren(o, "triage");
+int runTriage(const Options& o, const Plan& plan) {
+    Children c = startChildren(o, plan, "triage");
     const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
     printHeader("--triage", c);
     say("  runs the command as given (every mode) as the baseline; when it reproduces, one child per experiment on the "
-        "failing mode at N={}, each changing one thing, and the watchdog probe where the queue has a known job timeout",
-        o.chainLength);
+        "failing mode {}, each changing one thing, and the watchdog probe where the queue has a known job timeout",
+        plan.builtIn() ? fmt::format("at N={}", o.chainLength) : std::string("of the file"));
     if (o.dropDispatch) {
         say("  note: --drop-dispatch {} leaves a dispatch out of every run on purpose (a positive control): the "
             "experiments then test that broken chain, not the driver",
@@ -706,13 +761,13 @@ int runTriage(const Options& o) {
     run.keepWhy = readBaseline(baseline, run.in);
     run.in.userModules = o.spirvDir.has_value();
     const std::optional<double> timeout = timeoutSeconds(baseline, run.in.failingMode);
-    const std::vector<Planned> plan = planTriage(c, run.in, timeout);
-    sayEstimate(plan, baseline, timeout);
+    const std::vector<Planned> experiments = planTriage(c, run.in, timeout);
+    sayEstimate(experiments, baseline, timeout);
     say("--- triage ---");
     say("  {:<3} {:<42} {:<40} {:<12} {}", "H", "experiment", "outcome", "points to", "why");
     const bool failed = run.in.baseline == RunResult::Wrong || run.in.baseline == RunResult::Hang;
     if (failed) addRow(run, concludeTriage(run.in).rows.front());
-    if (!runExperiments(c, plan, run)) return finishTriage(c, run, true);
+    if (!runExperiments(c, experiments, run)) return finishTriage(c, run, true);
     if (timeout && failed) {
         say("--- watchdog probe ---");
         run.ladder = runLadder(c, timeout, timeoutSource(baseline, c.device.cpu), false);
@@ -747,18 +802,23 @@ bool printProbeMarkdown(const Children& c, const Ladder& l, const std::string& v
 
 }  // namespace
 
-int runWatchdogProbe(const Options& o) {
-    Children c = startChildren(o, "watchdog-probe");
+int runWatchdogProbe(const Options& o, const Plan& plan) {
+    Children c = startChildren(o, plan, "watchdog-probe");
     const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
     printHeader("--watchdog-probe", c);
-    say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: one "
-        "step as single with its conv-T recorded R times, the conv-Ts doubling from 1 (past R = {}, the steps "
-        "double instead)",
-        kMaxDispatchRepeat);
+    if (plan.builtIn()) {
+        say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: "
+            "one step as single with its conv-T recorded R times, the conv-Ts doubling from 1 (past R = {}, the "
+            "steps double instead)",
+            kMaxDispatchRepeat);
+    } else {
+        say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: "
+            "the file as single, every dispatch's work loop R times as long (--work-scale R), R doubling from 1");
+    }
     say("--- watchdog probe ---");
     Ladder l = runLadder(c, std::nullopt, "", true);
     DispatchLadder d;
-    if (!l.interrupted && l.outcome.result != ProbeResult::NotRun) d = runDispatchLadder(c, l);
+    if (!l.interrupted && l.outcome.result != ProbeResult::NotRun && plan.builtIn()) d = runDispatchLadder(c, l);
     l.interrupted = l.interrupted || d.interrupted;
     int status = l.outcome.result == ProbeResult::NotRun ? kExitCannotTest : kExitNotReproduced;
     std::string verdict;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "scenario/plan.hpp"
 #include "children/triage.hpp"
 
 namespace repro {
@@ -18,7 +19,7 @@ namespace repro {
 // --format json / --output a "repro-triage" document (docs/report-schema.md). Exit status:
 // 2 when the baseline reproduced, 0 when not, 3 when it hung, 125 when it could not run,
 // 130/143 when interrupted, 1 for an unwritable --output.
-int runTriage(const Options& options);
+int runTriage(const Options& options, const Plan& plan);
 
 // One step (-n 1) as single with its conv-T recorded R times (--dispatch-repeat R), R
 // doubling from 1 until the submit passes 1.5 times the queue's job timeout (2 s when no
@@ -26,7 +27,7 @@ int runTriage(const Options& options);
 // steps double instead, 64 conv-Ts each); says what a kill looks like here:
 // zeros with no error (soft), device loss (hard), or no kill. Exit status: 0 when the
 // ladder ran (whatever it found), 125 when no rung could run, 130/143 when interrupted.
-int runWatchdogProbe(const Options& options);
+int runWatchdogProbe(const Options& options, const Plan& plan);
 
 // What --triage prints, for a scenario's --triage (engine/scenario_run.cpp) to print the same: one
 // table row (hypothesis, experiment, outcome, points to, why); the per-hypothesis lines, the

@@ -330,7 +330,7 @@ void readRun(const RawArgs& raw, Options& o) {
             fail(fmt::format("--drop-dispatch: {} is not a whole number (decimal digits only)",
                              quote(*raw.dropDispatch)));
         // Every chain of a sweep must contain the dispatch; a file's dispatches are counted
-        // once it is read (engine/plan.cpp).
+        // once it is read (scenario/plan.cpp).
         const int64_t dispatches =
             raw.scenario ? int64_t{UINT32_MAX} : 2 * int64_t{o.sweep ? o.sweep->first : o.chainLength};
         if (*value < 1 || *value > dispatches) {

@@ -36,7 +36,6 @@ using namespace run;
 
 namespace {
 
-
 // Host copies smaller than this in all are made on the caller: a thread costs more than
 // their page faults (bytes).
 constexpr size_t kBackgroundCopyBytes = 1 << 20;
@@ -469,7 +468,7 @@ void ChainWorkload::becomeTheReference(const Length& length, Runs& runs, RunReco
         return;
     }
     judge_ = Judge::fromRun(record.plan.referenceOnly ? "split (run after the modes under test)" : "split",
-                                record.submitted.buffers, *record.result.stats);
+                            record.submitted.buffers, *record.result.stats);
     printClassification(length, record);
     if (cause) printCause(length, record, *cause);
 }

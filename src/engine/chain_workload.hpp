@@ -12,6 +12,7 @@
 
 #include "core/shape.hpp"
 #include "engine/rig.hpp"
+#include "engine/stages.hpp"
 #include "engine/workload.hpp"
 #include "reference/judge.hpp"
 

@@ -187,47 +187,4 @@ int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>&
     return written ? kExitNotReproduced : kExitUsage;
 }
 
-DeviceReport describeDevice(const vk::Device& device, const std::vector<LoaderMessage>& loader,
-                            const std::vector<const vk::Buffer*>& placed) {
-    const vk::DeviceInfo& d = device.info();
-    DeviceReport r;
-    r.index = d.index;
-    r.deviceName = d.properties.deviceName;
-    r.deviceType = vk::deviceTypeName(d.properties.deviceType);
-    r.apiVersion = vk::apiVersionText(d.apiVersion());
-    r.driverVersion = vk::driverVersionText(d);
-    r.driverVersionRaw = d.properties.driverVersion;
-    r.vendorId = d.properties.vendorID;
-    r.deviceId = d.properties.deviceID;
-    if (d.hasDriverProperties) {
-        r.driverId = vk::driverIdName(d.driver.driverID);
-        r.driverName = d.driver.driverName;
-        r.driverInfo = d.driver.driverInfo;
-        const auto& c = d.driver.conformanceVersion;
-        r.conformanceVersion = fmt::format("{}.{}.{}.{}", c.major, c.minor, c.subminor, c.patch);
-    }
-    r.deviceUuid = vk::uuidText(d.ids.deviceUUID);
-    r.driverUuid = vk::uuidText(d.ids.driverUUID);
-    r.pciBus = d.pciBus;
-    r.queueFamily = device.queueFamily();
-    r.queueFlags = vk::queueFlagsText(d.queueFamilies[device.queueFamily()].queueFlags);
-    r.queueNote = d.queueNote;
-    for (const char* e : device.extensions().names()) r.extensions.emplace_back(e);
-    r.features = device.features().names();
-    r.driverLibrary = driverLibraryInUse(loader);
-    if (r.driverLibrary) r.driverManifest = manifestOf(loader, *r.driverLibrary);
-    for (const vk::Buffer* b : placed) {
-        const auto& type = d.memory.memoryTypes[b->memoryType];
-        const auto& heap = d.memory.memoryHeaps[type.heapIndex];
-        r.memory.push_back({.buffer = b->name,
-                            .memoryClass = std::string(vk::name(b->memoryClass)),
-                            .typeIndex = b->memoryType,
-                            .typeFlags = vk::memoryFlagsText(type.propertyFlags),
-                            .heapIndex = type.heapIndex,
-                            .heapBytes = heap.size,
-                            .heapFlags = (heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) ? "DEVICE_LOCAL" : "none"});
-    }
-    return r;
-}
-
 }  // namespace repro

@@ -9,8 +9,6 @@
 #include "cli/options.hpp"
 #include "report/report.hpp"
 #include "vk/instance.hpp"
-#include "vk/device.hpp"
-#include "vk/memory.hpp"
 #include "vk/physical_device.hpp"
 
 namespace repro {
@@ -43,11 +41,5 @@ LoaderReport describeLoader(const vk::Instance& instance);
 // on stdout with --format json and in the --output file. Returns the exit status: 0, or 1
 // when the --output file cannot be written (said in one line).
 int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices, const Options& options);
-
-// Every device fact the report carries (vulkaninfo --summary's fields and the set-up): the
-// device, its queue, extensions and features as created, the driver library and manifest
-// from the loader's messages, and where each buffer of `placed` landed (memory type, heap).
-DeviceReport describeDevice(const vk::Device& device, const std::vector<LoaderMessage>& loader,
-                            const std::vector<const vk::Buffer*>& placed);
 
 }  // namespace repro

@@ -31,68 +31,6 @@ namespace repro {
 using namespace run;
 namespace sc = repro::scenario;
 
-namespace {
-
-// A dispatch's iterations: its invocations times its loop's (at least one).
-double dispatchIterations(const sc::Scenario& s, const sc::Dispatch& d) {
-    const double invocations = double(d.groups[0]) * d.groups[1] * d.groups[2] * sc::kWorkgroupSize;
-    if (!d.user.empty()) return invocations * kUserKernelIterations;
-    double loop = std::max<double>(d.params.work, 1);
-    if (d.kernel == sc::Kernel::PrivateArray) loop += d.privateWords;
-    (void)s;
-    return invocations * loop;
-}
-
-double stepBudget(const sc::Scenario& s, const sc::Step& step, bool cpu) {
-    const double perIteration = cpu ? kCpuSecondsPerIteration : kGpuSecondsPerIteration;
-    const double perByte = cpu ? kCpuSecondsPerByte : kGpuSecondsPerByte;
-    if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
-        if (d->user.empty() && sc::isChainKernel(d->kernel)) {
-            // the built-in chain's budget for one conv-T of the file's shape; a slice is far less
-            const double convT = submitTimeoutSeconds(std::nullopt, *s.shape, 1, cpu) -
-                                 submitTimeoutSeconds(std::nullopt, *s.shape, 0, cpu);
-            return d->kernel == sc::Kernel::ConvT ? convT : convT / 16;
-        }
-        return dispatchIterations(s, *d) * perIteration;
-    }
-    uint64_t bytes = 0;
-    for (const sc::WrittenRange& r : sc::writtenRanges(step, s)) bytes += r.end - r.begin;
-    return double(bytes) * perByte;
-}
-
-}  // namespace
-
-std::vector<double> submitBudgets(const sc::Scenario& s, bool cpuDevice) {
-    std::vector<double> out(s.steps.size(), 0.0);
-    for (size_t i = 0; i < s.steps.size(); ++i) {
-        if (vk::isWork(s.steps[i])) out[i] = stepBudget(s, s.steps[i], cpuDevice);
-    }
-    return out;
-}
-
-std::vector<bool> fileCuts(const sc::Scenario& s, const SubmitStructure& submit, const std::vector<double>& predicted) {
-    if (!submit.cuts()) return {};
-    std::vector<size_t> work;  // step index of each work step
-    std::vector<uint64_t> bytes;
-    for (size_t i = 0; i < s.steps.size(); ++i) {
-        if (!vk::isWork(s.steps[i])) continue;
-        work.push_back(i);
-        uint64_t b = 0;
-        for (const sc::WrittenRange& r : sc::writtenRanges(s.steps[i], s)) b += r.end - r.begin;
-        bytes.push_back(b);
-    }
-    if (work.empty()) return {};
-    SubmitStructure structure = submit;
-    const bool timed = predicted.size() == work.size();
-    if (!timed) structure.splitMs.reset();  // no prediction yet: --split-ms cuts nothing
-    if (!structure.cuts()) return {};
-    const std::vector<size_t> ends =
-        timed ? commandBufferEnds(bytes, predicted, structure) : commandBufferEnds(bytes, structure);
-    std::vector<bool> out(s.steps.size(), false);
-    for (const size_t e : ends) out[work[e]] = true;
-    return out;
-}
-
 // What a point's runs share: the file at the point and what was made for it once.
 struct FileWorkload::Point {
     const sc::Scenario& s;
@@ -162,8 +100,8 @@ Submitted FileWorkload::submit(const Length& length, const PlannedRun& planned, 
     std::optional<sc::StepChecker> checker;  // the model's copy of every buffer: only when asked for
     if (o.checkSteps && planned.mode == Mode::Split) settings.readback.onStep = std::ref(checker.emplace(point_->s));
     if (session.evidence) session.evidence->beforeMode();
-    vk::ScenarioModeRun ran = vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers, instrumentation_,
-                                                  point_->s, planned.mode, settings);
+    vk::ScenarioModeRun ran = vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers,
+                                                  instrumentation_, point_->s, planned.mode, settings);
     session.timings.buffersAndUpload += ran.buffersAndUpload;
     session.timings.recording += ran.run.recordSeconds;
     session.timings.gpuWait += ran.run.waitSeconds;
@@ -228,10 +166,14 @@ bool allZero(const sc::ModeBytes& m) {
 
 // --check-steps' report object (ModeResult::stepCheckJson) and its lines under split's result.
 std::string stepCheckJson(const sc::Scenario& s, const sc::StepChecker::Result& r, uint64_t readbacks, bool completed) {
-    nlohmann::json j{{"checked", r.checked},  {"wrong", r.wrong},
-                     {"readbacks", readbacks}, {"completed", completed},
-                     {"not_checked", nlohmann::json::array()}, {"first_wrong_step", nullptr},
-                     {"first_wrong_label", nullptr}, {"first_wrong_detail", nullptr}};
+    nlohmann::json j{{"checked", r.checked},
+                     {"wrong", r.wrong},
+                     {"readbacks", readbacks},
+                     {"completed", completed},
+                     {"not_checked", nlohmann::json::array()},
+                     {"first_wrong_step", nullptr},
+                     {"first_wrong_label", nullptr},
+                     {"first_wrong_detail", nullptr}};
     for (const size_t i : r.notChecked) j["not_checked"].push_back(s.steps[i].label);
     if (r.firstWrong) {
         j["first_wrong_step"] = *r.firstWrong + 1;
@@ -293,8 +235,9 @@ void FileWorkload::judge(const Length& length, RunRecord& record, const sc::Mode
     }
     const bool isSplit = record.mode() == Mode::Split;
     record.result.kind = Classification::Ok;
-    record.result.reason = sc::identicalTo(s, split != nullptr) + sc::hostReadNote(record.submitted.bytes->hostReads.size()) +
-                           j.chainNote + sc::splitOnlyNote(s, isSplit && !split);
+    record.result.reason = sc::identicalTo(s, split != nullptr) +
+                           sc::hostReadNote(record.submitted.bytes->hostReads.size()) + j.chainNote +
+                           sc::splitOnlyNote(s, isSplit && !split);
     (void)length;
 }
 
@@ -313,7 +256,8 @@ void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& r
         record.waitsForReference = true;
     } else {
         judge(length, record, split ? nullptr : point_->split.get());
-        if (split && record.result.kind == Classification::Ok) record.result.reason += "; the reference for the other modes";
+        if (split && record.result.kind == Classification::Ok)
+            record.result.reason += "; the reference for the other modes";
         std::optional<Cause> cause;
         if (split && isWrong(record.result.kind)) cause = decideSplitCause(length, runs, record);
         if (split && record.result.kind == Classification::Killed) {
@@ -391,7 +335,8 @@ void FileWorkload::addCauseFacts(const Length& length, const Runs& runs, const R
         in.splitStepCheck = steps.firstWrong ? StepCheckState::Failed
                             : steps.checked  ? StepCheckState::Passed
                                              : StepCheckState::NotRun;
-        in.splitStepCheckDetail = steps.firstWrong ? point_->s.steps[*steps.firstWrong].label + ": " + steps.firstDetail : "";
+        in.splitStepCheckDetail =
+            steps.firstWrong ? point_->s.steps[*steps.firstWrong].label + ": " + steps.firstDetail : "";
     }
     if (!split) in.droppedDispatch = length.options().dropDispatch;
 }
@@ -400,7 +345,8 @@ void FileWorkload::recordForStream(const Length& length, Mode mode) {
     vk::ScenarioRunSettings settings = this->settings(length, {.mode = mode}, Runs{});
     if (length.options().checkSteps && mode == Mode::Split)  // split's readback submits shown, nothing compared
         settings.readback.onStep = [](size_t, const sc::Contents&) {};
-    (void)vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers, instrumentation_, point_->s, mode, settings);
+    (void)vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers, instrumentation_, point_->s,
+                              mode, settings);
 }
 
 std::string FileWorkload::streamTitle(const Length& length, Mode mode) const {

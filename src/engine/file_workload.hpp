@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "core/variant.hpp"
+#include "engine/stages.hpp"
 #include "engine/workload.hpp"
+#include "scenario/submit_budget.hpp"
 #include "scenario/scenario_check.hpp"
 #include "vk/scenario_recorder.hpp"
 #include "vk/scenario_resources.hpp"
@@ -23,28 +25,6 @@ class Device;
 class Encoder;
 class Instrumentation;
 }  // namespace vk
-
-// Seconds of host wait each step of `s` may need, by step index (0 for barriers, host points,
-// signals and waits), so that a submit's timeout is a base plus the sum over its work steps
-// (vk::ScenarioRunSettings): a dispatch its invocations times its work loop's iterations
-// (at least one; a private-array's words; a user kernel counted as kUserKernelIterations,
-// since its work is unknown) at a generous rate per iteration, conv-t and slice as the
-// built-in chain's per-conv-T budget (core/shape.hpp submitTimeoutSeconds), a transfer its
-// bytes. The rates are 20 to 100 times slower than lavapipe on two cores and a GPU
-// (docs/scenarios.md "Timeouts"), so a slow device that is still working is never called hung.
-std::vector<double> submitBudgets(const scenario::Scenario& s, bool cpuDevice);
-inline constexpr double kCpuSecondsPerIteration = 6e-9;
-inline constexpr double kGpuSecondsPerIteration = 1e-10;
-inline constexpr double kCpuSecondsPerByte = 1e-8;
-inline constexpr double kGpuSecondsPerByte = 1e-10;
-inline constexpr double kUserKernelIterations = 1000;
-
-// multipass and single's cuts for --submit-every, --split-mib and --split-ms (core/variant.hpp
-// commandBufferEnds over the file's work steps: the bytes each writes and its predicted time),
-// by step index; empty without them. `predicted` is per work step (empty: no prediction,
-// when --split-ms then cuts nothing).
-std::vector<bool> fileCuts(const scenario::Scenario& s, const SubmitStructure& submit,
-                           const std::vector<double>& predicted);
 
 class FileWorkload final : public Workload {
   public:
@@ -78,7 +58,7 @@ class FileWorkload final : public Workload {
     vk::Device& device_;
     vk::Instrumentation& instrumentation_;
     std::unique_ptr<vk::Encoder> encoder_;  // the main queue's, kept from mode to mode as the chain's
-    std::unique_ptr<Point> point_;  // the set-up of the point being run
+    std::unique_ptr<Point> point_;          // the set-up of the point being run
 };
 
 }  // namespace repro

@@ -43,7 +43,8 @@ int listScenarios() {
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
             // regular files only: a FIFO named *.toml would block the listing for ever
-            if (entry.path().extension() == ".toml" && entry.is_regular_file(ec)) files.push_back(entry.path().string());
+            if (entry.path().extension() == ".toml" && entry.is_regular_file(ec))
+                files.push_back(entry.path().string());
         }
         std::sort(files.begin(), files.end());
         say("{}:", folder);

@@ -12,9 +12,9 @@
 #include "core/parallel.hpp"
 #include "repro_shared.h"
 #include "vk/check.hpp"
-#include "engine/device_choice.hpp"
 #include "engine/stream_capture.hpp"
 #include "vk/describe.hpp"
+#include "vk/device_report.hpp"
 #include "vk/trace.hpp"
 #include "vk/watch.hpp"
 
@@ -229,8 +229,8 @@ vk::WaitTimeout Rig::waitTimeout(const Options& o) const {
 }
 
 DeviceReport Rig::describeDevice(const std::vector<LoaderMessage>& loader) const {
-    return repro::describeDevice(
-        device, loader, {&buffers.small.front(), &buffers.small.back(), &buffers.big.front(), &buffers.weight});
+    return vk::describeDevice(device, loader,
+                              {&buffers.small.front(), &buffers.small.back(), &buffers.big.front(), &buffers.weight});
 }
 
 void Rig::nameObjects() const {

@@ -43,6 +43,7 @@
 #include "scenario/scenario_sync.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
+#include "vk/device_report.hpp"
 #include "vk/instance.hpp"
 #include "vk/instrumentation.hpp"
 #include "vk/scenario_steps.hpp"
@@ -128,9 +129,9 @@ void traceSetUp(const vk::Device& device, const vk::Instrumentation& instrumenta
                                             : "not known (" + timeout.source + "): no job-timeout markers");
     trace_events::setJobTimeout(known ? std::optional<double>(timeout.seconds()) : std::nullopt, timeout.source);
     if (instrumentation.timestamps()) {
-        trace_events::nameTrack(trace_events::Track::Gpu,
-                                fmt::format("GPU: {}, queue family {} (--timestamps)", info.properties.deviceName,
-                                            device.queueFamily()));
+        trace_events::nameTrack(
+            trace_events::Track::Gpu,
+            fmt::format("GPU: {}, queue family {} (--timestamps)", info.properties.deviceName, device.queueFamily()));
     } else {
         trace_events::fact("gpu_track", "none: run with --timestamps for each dispatch's GPU interval");
     }
@@ -258,8 +259,8 @@ int runFile(const RunStart& r) {
     const Options& o = r.o;
     Plan& plan = r.plan;
     const sc::Scenario& first = plan.variants.front();
-    const bool sync2 = std::any_of(plan.variants.begin(), plan.variants.end(),
-                                   [](const sc::Scenario& s) { return s.usesSync2(); });
+    const bool sync2 =
+        std::any_of(plan.variants.begin(), plan.variants.end(), [](const sc::Scenario& s) { return s.usesSync2(); });
     if (sync2 && !r.chosen.supported.synchronization2)
         throw CannotTest("the scenario records synchronization2 barriers and the device lacks synchronization2");
     printBanner(o, plan, r.report.loader.version);
@@ -271,18 +272,20 @@ int runFile(const RunStart& r) {
             sc::fillChainWords(all);
         });
     }
-    vk::Device device(r.instance, r.chosen,
-                      {.deviceFault = o.breadcrumbs,
-                       .synchronization2 = sync2,
-                       .calibratedTimestamps = o.trace.has_value() && o.timestamps,
-                       .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>(),
-                       .extraQueues = queueRequests(first)});
+    vk::Device device(
+        r.instance, r.chosen,
+        {.deviceFault = o.breadcrumbs,
+         .synchronization2 = sync2,
+         .calibratedTimestamps = o.trace.has_value() && o.timestamps,
+         .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>(),
+         .extraQueues = queueRequests(first)});
     r.report.timings.instanceAndDevice = secondsSince(r.begin);
     if (chainWords.valid()) chainWords.get();  // rethrows what the thread threw
     std::vector<std::string> notes;
-    vk::Instrumentation instrumentation(device, {.timestamps = o.timestamps, .breadcrumbs = o.breadcrumbs, .labels = o.labels},
+    vk::Instrumentation instrumentation(device,
+                                        {.timestamps = o.timestamps, .breadcrumbs = o.breadcrumbs, .labels = o.labels},
                                         mostWorkSteps(plan) / 2 + 1, 1, notes);
-    printDeviceHeader(r, describeDevice(device, r.instance.loaderMessages(), {}));
+    printDeviceHeader(r, vk::describeDevice(device, r.instance.loaderMessages(), {}));
     FileWorkload workload(device, instrumentation);
     const int status = runSession(r, device, instrumentation, workload, [&](const Evidence&) {
         printFilePlan(o, plan, device.info().isCpu());

@@ -1,4 +1,4 @@
-// One run of a plan (engine/plan.hpp) in the supervised child, whichever form it came in:
+// One run of a plan (scenario/plan.hpp) in the supervised child, whichever form it came in:
 // the loader and the instance, the device, the set-up (the built-in chain's Rig, or a file's
 // device with its queues), the header, every point's modes, the verdict, the teardown and the
 // report (docs/contract.md). Results are printed and streamed to the parent as each mode ends,
@@ -6,7 +6,7 @@
 #pragma once
 
 #include "cli/options.hpp"
-#include "engine/plan.hpp"
+#include "scenario/plan.hpp"
 #include "report/report.hpp"
 
 namespace repro {

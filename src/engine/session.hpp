@@ -1,5 +1,5 @@
 // The modes of one invocation on a device that is already set up: the reference, repeats,
-// --check-steps, --sweep, and the verdict, for either form of plan (engine/plan.hpp). The
+// --check-steps, --sweep, and the verdict, for either form of plan (scenario/plan.hpp). The
 // Vulkan calls of each mode live in src/vk; this file decides what runs, in which order, and
 // what it means. One point (a chain length, a file's sweep value) is a pipeline of named
 // stages (engine/stages.hpp), read in order in runPoint; the workload (engine/workload.hpp)
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
-#include "engine/plan.hpp"
+#include "scenario/plan.hpp"
 #include "report/report.hpp"
 
 namespace repro {

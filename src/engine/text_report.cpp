@@ -8,7 +8,7 @@
 #include "cli/run_changes.hpp"
 #include "core/output.hpp"
 #include "core/text.hpp"
-#include "engine/file_workload.hpp"
+#include "scenario/submit_budget.hpp"
 #include "scenario/scenario_check.hpp"
 #include "scenario/scenario_cpu.hpp"
 #include "repro_version.h"
@@ -126,7 +126,7 @@ std::string droppedLabel(const sc::Scenario& s, uint32_t k) {
 }
 
 // The file's timeout per submit: --timeout's, or the base plus the longest submit's budget
-// (the one submit of all steps, file_workload.hpp submitBudgets).
+// (the one submit of all steps, scenario/submit_budget.hpp submitBudgets).
 std::string fileTimeout(const Options& o, const sc::Scenario& s, bool cpuDevice) {
     if (o.timeoutSeconds) return fmt::format("{} s", *o.timeoutSeconds);
     double all = 0;

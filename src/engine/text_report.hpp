@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
-#include "engine/plan.hpp"
+#include "scenario/plan.hpp"
 #include "engine/rig.hpp"
 #include "report/report.hpp"
 

@@ -13,9 +13,19 @@
 #include <string>
 #include <vector>
 
-#include "engine/stages.hpp"
+#include "cli/options.hpp"
+#include "forensics/cause.hpp"
+#include "report/verdict.hpp"
 
 namespace repro {
+
+namespace run {  // engine/stages.hpp
+struct Length;
+struct PlannedRun;
+struct Submitted;
+struct RunRecord;
+struct Runs;
+}  // namespace run
 
 class Workload {
   public:

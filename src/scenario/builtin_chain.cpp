@@ -33,8 +33,8 @@ std::string header(const Shape& shape, const std::string& preset, uint32_t n) {
 }
 
 std::string buffer(const std::string& name, uint64_t bytes, const char* memory, const char* init) {
-    return fmt::format("\n[[buffer]]\nname = \"{}\"\nbytes = {}\nmemory = \"{}\"\ninit = \"{}\"\n", name, bytes,
-                       memory, init);
+    return fmt::format("\n[[buffer]]\nname = \"{}\"\nbytes = {}\nmemory = \"{}\"\ninit = \"{}\"\n", name, bytes, memory,
+                       init);
 }
 
 // The buffers in the order the chain's clearing submit fills them: small[0], the weight,

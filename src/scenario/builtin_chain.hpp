@@ -1,5 +1,5 @@
 // The built-in chain (blade #356, `repro -n N`) written as a scenario file: one plan, two input
-// forms (engine/plan.hpp). The file says what the built-in chain's literal recorders record
+// forms (scenario/plan.hpp). The file says what the built-in chain's literal recorders record
 // (docs/blade-stream.md): small[0] and the weight made from the chain's data in blade's Shared
 // class, small[N] there too, every other small[i] and every big[i] device-local; step k's conv-T
 // (small[k] and the weight into big[k]) and slice (big[k] cropped at (1, 1) into small[k+1]);

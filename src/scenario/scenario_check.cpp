@@ -23,7 +23,6 @@ std::string writtenBy(const Scenario& s, const std::string& buffer, size_t byte,
 
 }  // namespace
 
-
 // The first difference of `got` from `want` for buffer `name`, or nothing when equal; it
 // names the step before index `before` that last wrote the first differing byte (writtenBy).
 std::optional<std::string> firstDifference(const Scenario& s, const std::string& name, const std::vector<uint8_t>& got,
@@ -59,7 +58,6 @@ std::optional<std::string> compare(const Scenario& s, const Contents& got, const
     }
     return std::nullopt;
 }
-
 
 // The first host read (in step order) of `got` that differs from `want`'s read at the same
 // step ("step 3 host-read h: buffer 'h' differs from ..."); reads `want` lacks are skipped.
@@ -195,7 +193,6 @@ std::string unmodelledKernels(const Scenario& s) {
                       : "conv-t or slice (float kernels; the CPU chain is off)";
 }
 
-
 // What an ok line and the verdict add for the split-only buffers `names` (splitOnlyBuffers):
 // "" when none.
 std::string splitOnlyNote(const Scenario& s, bool isSplit) {
@@ -205,7 +202,6 @@ std::string splitOnlyNote(const Scenario& s, bool isSplit) {
     if (isSplit) return fmt::format("; {} (written by {}): split's bytes are the reference", names, by);
     return fmt::format("; {} (written by {}): compared with split only", names, by);
 }
-
 
 // The mismatch line of a chain value outside the tolerance, or nothing: "buffer 'small[3]'
 // (the chain's small[3]) is outside the CPU model's float32 tolerance at 7680 of 7680
@@ -264,7 +260,8 @@ void StepChecker::operator()(size_t index, const Contents& written) {
 // mismatch line or nothing; not compared (nullopt) when it holds none, or one shallower than
 // one compared before (the stepper does not go back).
 std::optional<std::optional<std::string>> StepChecker::compareChainValue(const std::string& name,
-                                                            const std::vector<uint8_t>& bytes, size_t index) {
+                                                                         const std::vector<uint8_t>& bytes,
+                                                                         size_t index) {
     const auto v = values_.find(name);
     if (v == values_.end() || v->second.kind == ChainValue::Kind::Weight) return std::nullopt;
     const uint32_t depth = referenceDepth(v->second);
@@ -278,8 +275,6 @@ std::optional<std::optional<std::string>> StepChecker::compareChainValue(const s
     return chainDifference(s_, check, floats, stepper_->small(), tolerance, index + 1);
 }
 
-
-
 // "step 2 dispatch mix (user SPIR-V), step 4 copy acc -> out": the labels of `indices`, the
 // first kListedNames of them and then how many in all.
 constexpr size_t kListedNames = 6;
@@ -291,7 +286,6 @@ std::string stepLabels(const Scenario& s, const std::vector<size_t>& indices) {
     return out;
 }
 
-
 // The steps' labels joined by "; ", the first kListedSteps of them and then how many in all
 // (a repeat makes hundreds).
 constexpr size_t kListedSteps = 12;
@@ -302,9 +296,6 @@ std::string stepList(const Scenario& s) {
     if (s.steps.size() > kListedSteps) steps += fmt::format("; ... ({} steps in all)", s.steps.size());
     return steps;
 }
-
-
-
 
 // The CPU chain's references for `values` at `shape` (chainReferences), started on a
 // thread of its own (startInBackground) the first time they are asked for and shared after:
@@ -322,8 +313,7 @@ std::shared_future<ChainReferences> chainReferencesFor(const Shape& shape, const
     for (const auto& [name, v] : values) key += fmt::format(" {}={}", name, describe(v));
     const std::lock_guard lock(mutex);
     auto& future = started[key];
-    if (!future.valid())
-        future = startInBackground([shape, values] { return chainReferences(shape, values); }).share();
+    if (!future.valid()) future = startInBackground([shape, values] { return chainReferences(shape, values); }).share();
     return future;
 }
 
@@ -395,6 +385,5 @@ Judgement judgeBytes(const Scenario& s, const References& r, const ModeBytes* sp
         wrong = fmt::format("check-steps: {}: {}", s.steps[*steps->firstWrong].label, steps->firstDetail);
     return out;
 }
-
 
 }  // namespace repro::scenario

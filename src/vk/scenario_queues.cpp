@@ -50,8 +50,8 @@ void Ownership::record(VkCommandBuffer cmd, const sc::OwnershipTransfer& t, cons
                                         .offset = 0,
                                         .size = VK_WHOLE_SIZE};
     vkCmdPipelineBarrier(cmd, bits(release ? t.srcStage : t.dstStage),
-                         release ? uint32_t{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT} : bits(t.dstStage), 0, 0, nullptr,
-                         1, &barrier, 0, nullptr);
+                         release ? uint32_t{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT} : bits(t.dstStage), 0, 0, nullptr, 1,
+                         &barrier, 0, nullptr);
 }
 
 QueueStamps::QueueStamps(const Device& device, bool wanted, const sc::Scenario& s) : device_(device) {
@@ -274,8 +274,8 @@ bool recordBatches(QueueWalk& w, Mode mode) {
     for (size_t b = 0; b < batches.size(); ++b) {
         const sc::Batch& batch = batches[b];
         uint32_t firstWork = 0, lastWork = 0;
-        recordBatch(w, batch, mode, b == first[batch.queue], b == last[batch.queue], static_cast<uint32_t>(b),
-                    numbers, firstWork, lastWork);
+        recordBatch(w, batch, mode, b == first[batch.queue], b == last[batch.queue], static_cast<uint32_t>(b), numbers,
+                    firstWork, lastWork);
         std::vector<SemaphoreOp> waits, signals;
         batchSemaphores(w.queues, s, batch, b == first[batch.queue], upload, waits, signals);
         const std::string what =
@@ -290,8 +290,7 @@ bool recordBatches(QueueWalk& w, Mode mode) {
     for (size_t i = 0; i < w.queues.encoders.size(); ++i) {
         const SubmitOutcome out = w.queues.encoders[i]->waitForAll(timeout);
         w.out.run.waitSeconds += out.waitSeconds;
-        if (!noteOutcome(out, fmt::format("the wait for queue {}", s.queues[i].name), timeout, w.out.run))
-            return false;
+        if (!noteOutcome(out, fmt::format("the wait for queue {}", s.queues[i].name), timeout, w.out.run)) return false;
     }
     return true;
 }

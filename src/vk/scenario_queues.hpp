@@ -17,7 +17,8 @@
 #include "scenario/scenario_sync.hpp"
 #include "vk/encoder.hpp"
 #include "vk/handles.hpp"
-#include "vk/scenario_recorder.hpp"
+#include "vk/scenario_resources.hpp"
+#include "vk/scenario_settings.hpp"
 
 namespace repro::vk {
 

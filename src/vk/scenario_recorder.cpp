@@ -26,10 +26,6 @@
 namespace repro::vk {
 namespace sc = repro::scenario;
 
-double submitTimeout(const ScenarioRunSettings& settings, double budget) {
-    return settings.fixed ? *settings.fixed : settings.baseSeconds + budget;
-}
-
 namespace {
 
 // The host's access at host point `index` of `s`: its words written into the buffer's mapped

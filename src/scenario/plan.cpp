@@ -1,5 +1,5 @@
-// The plan of a run (see engine/plan.hpp).
-#include "engine/plan.hpp"
+// The plan of a run (see scenario/plan.hpp).
+#include "scenario/plan.hpp"
 
 #include <fmt/format.h>
 
@@ -25,9 +25,10 @@ sc::Placement filePlacement(BufferMemory m, const std::string& file) {
         case BufferMemory::HostVisible:
             return sc::Placement::HostVisible;
         default:
-            throw UsageError(fmt::format("--memory {}: {}'s buffers are device-local, host-visible or shared; "
-                                         "expected device-local or host-visible on a file",
-                                         name(m), file));
+            throw UsageError(
+                fmt::format("--memory {}: {}'s buffers are device-local, host-visible or shared; "
+                            "expected device-local or host-visible on a file",
+                            name(m), file));
     }
 }
 
@@ -37,7 +38,7 @@ size_t dispatchCount(const sc::Scenario& s) {
     }));
 }
 
-// What the options change in the file (engine/plan.hpp makePlan), in the order a reader would
+// What the options change in the file (scenario/plan.hpp makePlan), in the order a reader would
 // apply them by hand.
 void applyOptions(const Options& o, sc::Scenario& s) {
     if (o.barrierGiven) {
@@ -45,23 +46,27 @@ void applyOptions(const Options& o, sc::Scenario& s) {
     }
     if (o.memory != BufferMemory::Blade) {
         if (sc::replacePlacements(s, filePlacement(o.memory, s.file)) == 0)
-            throw UsageError(fmt::format("--memory {}: every buffer of {} it could move is {} already",
-                                         name(o.memory), s.file, name(o.memory)));
+            throw UsageError(fmt::format("--memory {}: every buffer of {} it could move is {} already", name(o.memory),
+                                         s.file, name(o.memory)));
     }
     if (o.workScale > 1 && sc::multiplyWork(s, o.workScale) == 0)
-        throw UsageError(fmt::format("--work-scale {}: no dispatch of {} takes work (the work kernel's is what it "
-                                     "writes; the indirect-writer, conv-t and slice have no work loop)",
-                                     o.workScale, s.file));
+        throw UsageError(
+            fmt::format("--work-scale {}: no dispatch of {} takes work (the work kernel's is what it "
+                        "writes; the indirect-writer, conv-t and slice have no work loop)",
+                        o.workScale, s.file));
     if (o.poison) (void)sc::poisonBuffers(s, kPoisonPattern);
     if (o.reference == ReferenceKind::Split)
         s.cpuChain = false;
     else if (o.reference == ReferenceKind::Auto && s.shape)
         s.cpuChain = sc::chainReferenceCost(*s.shape, sc::checkedChainValues(s)) <= sc::kAutoChainMultiplyAdds;
     if (s.usesQueues() && o.submit.cuts())
-        throw UsageError(fmt::format("{}: {} has queues or semaphores, whose batches set its submits; expected a "
-                                     "file on one queue",
-                                     o.submit.every ? "--submit-every" : o.submit.splitMs ? "--split-ms" : "--split-mib",
-                                     s.file));
+        throw UsageError(
+            fmt::format("{}: {} has queues or semaphores, whose batches set its submits; expected a "
+                        "file on one queue",
+                        o.submit.every     ? "--submit-every"
+                        : o.submit.splitMs ? "--split-ms"
+                                           : "--split-mib",
+                        s.file));
     if (o.dropDispatch && *o.dropDispatch > dispatchCount(s))
         throw UsageError(fmt::format("--drop-dispatch {}: {} has {} dispatch step(s); expected 1..{}", *o.dropDispatch,
                                      s.file, dispatchCount(s), dispatchCount(s)));
