@@ -42,4 +42,4 @@ endif()
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/repro/scenarios
-        FILES_MATCHING PATTERN "*.toml")  # repro --list-scenarios (src/engine/scenario_run.hpp)
+        FILES_MATCHING PATTERN "*.toml")  # repro --list-scenarios (src/engine/list_scenarios.hpp)

@@ -2,6 +2,7 @@
 #include "children/child_protocol.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <vector>
 
 namespace repro {
@@ -125,6 +126,9 @@ void ChildProtocol::line(std::string_view text, double now) {
             return;
         case 'C':
             crashFields(f, state_);
+            return;
+        case 'G':
+            if (f.size() == 2) state_.rowProcess = std::strtol(std::string(f[1]).c_str(), nullptr, 10);
             return;
         default:
             return;

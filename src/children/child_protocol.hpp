@@ -41,6 +41,7 @@ struct ChildState {
         double firstSince = 0;          // ... and when row 1 did
     };
     std::optional<Row> row;
+    long rowProcess = 0;  // the process of the row running now (vk/watch.hpp rowProcess), 0: none
 
     // Seconds past the deadline of the call the child is in at `now`, or nothing.
     std::optional<double> overdue(double now) const;

@@ -12,6 +12,7 @@
 #include "cli/option_table.hpp"
 #include "core/subprocess.hpp"
 #include "report/trace_events.hpp"
+#include "vk/watch.hpp"
 
 namespace repro {
 namespace {
@@ -143,7 +144,8 @@ ChildOutcome runChild(const ChildRun& run) {
     for (const std::string& f : factorFlags(run.factors)) flags += (flags.empty() ? "" : " ") + f;
     trace_events::Span span(flags.empty() ? run.tag : fmt::format("{} ({})", run.tag, flags), "child",
                             trace_events::Track::Children);
-    out.process = runChild(argv, env, out.log, run.limitSeconds);
+    // the supervisor stops the row's process with repro on a Ctrl-Z (core/interrupt.hpp)
+    out.process = runChild(argv, env, out.log, run.limitSeconds, [](pid_t pid) { watch::rowProcess(pid); });
     out.status = out.process.signal == 0 && out.process.started ? out.process.status : -1;
     readChildReport(run.dir / (run.tag + ".json"), out);
     span.args() = {{"tag", run.tag}, {"exit_status", out.status}, {"verdict", out.verdictLine}};

@@ -564,6 +564,18 @@ std::vector<Variant> fileRows(const Options& o, const Plan& plan) {
     return out;
 }
 
+// An interrupted matrix: the rows that finished, in the Markdown document too (with
+// --format markdown), and "no verdict"; 128 + the signal (or 1 when the document was lost).
+int interruptedMatrix(const Options& o, const ProbedDevice& device, const MatrixTally& t) {
+    const int status = interruptedExit();
+    const std::string line =
+        fmt::format("matrix: interrupted by {} after {} row{}; no verdict",
+                    interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", t.rows.size(), t.rows.size() == 1 ? "" : "s");
+    const bool written = printMarkdown("--matrix", o, device,
+                                       {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows, {line});
+    return written ? status : kExitUsage;
+}
+
 }  // namespace
 
 int runMatrix(const Options& o, const Plan& plan) {
@@ -587,7 +599,7 @@ int runMatrix(const Options& o, const Plan& plan) {
     for (const Variant& v : variants) width = std::max(width, label(v).size());
     say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}", "#", "variant", width, "result", "exit", "validation", "gpu");
     for (size_t i = 0; i < variants.size(); ++i) {
-        if (interruptSignal() != 0) return interruptedExit();
+        if (interruptSignal() != 0) return interruptedMatrix(o, device, t);
         if (i == 1) {  // the first child has said what the queue's job timeout is
             const std::vector<Variant> extra = splitMsRows(t);
             variants.insert(variants.end(), extra.begin(), extra.end());
@@ -600,7 +612,7 @@ int runMatrix(const Options& o, const Plan& plan) {
                                          .dir = dir,
                                          .tag = fmt::format("variant-{:02}", i + 1),
                                          .limitSeconds = limit});
-        if (c.process.interrupted) return interruptedExit();
+        if (c.process.interrupted) return interruptedMatrix(o, device, t);
         const std::string note = judgeVariant(o, device, v, c, t);
         const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
         say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}{}", i + 1, label(v), width, resultText(c), exit,

@@ -135,6 +135,7 @@ ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol, ProgressLi
             if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
         }
         progress.update(protocol.state(), watched);
+        forwardStopsToGrandchild(static_cast<pid_t>(protocol.state().rowProcess));  // a Ctrl-Z stops a row too
         int status = 0;
         if (::waitpid(child, &status, WNOHANG) == child) {
             progress.clear();

@@ -200,37 +200,10 @@ OptionSection reportSection() {
     }};
 }
 
-OptionSection experimentsSection() {
-    return {.title = "Experiments",
-            .note = "They change how multipass and single are recorded; split keeps blade's "
-                    "stream, as the reference. --memory, --profile and --spirv apply to every mode.",
-            .options = {
-        {.longName = "--barrier", .placeholder = "KIND",
-         .help = "what orders each dispatch after the one before: blade (its pass barrier in "
-                 "multipass, its compute barrier in single), sync2 (vkCmdPipelineBarrier2, shader "
-                 "storage write to read and write), buffer (a VkBufferMemoryBarrier on the buffer "
-                 "just written), full (ALL_COMMANDS, MEMORY_WRITE to MEMORY_READ|MEMORY_WRITE), or "
-                 "the controls that are invalid on purpose, execution-only and none",
-         .defaultText = "blade",
-         .choices = {"blade", "sync2", "buffer", "full", "execution-only", "none"},
-         .completion = kChoices, .value = &R::barrier},
-        {.longName = "--submit-every", .placeholder = "K",
-         .help = "close and submit the command buffer after every K dispatches",
-         .value = &R::submitEvery},
-        {.longName = "--split-mib", .placeholder = "MIB",
-         .help = "close and submit once the bytes written since the last submit pass MIB MiB",
-         .value = &R::splitMib},
-        {.longName = "--split-ms", .placeholder = "MS",
-         .help = "close and submit once the predicted GPU time of the dispatches since the last "
-                 "submit passes MS milliseconds",
-         .value = &R::splitMs},
-        {.longName = "--host-wait",
-         .help = "between the submits of --submit-every, --split-mib or --split-ms, the host "
-                 "waits for each one (the default)",
-         .flag = &R::hostWait},
-        {.longName = "--no-host-wait",
-         .help = "between those submits, the host waits only for the last one",
-         .flag = &R::noHostWait},
+// The experiments that change how every mode is set up (memory, work, shaders), after those
+// that change how multipass and single are recorded.
+void addSetUpOptions(std::vector<OptionSpec>& out) {
+    const std::vector<OptionSpec> setUp = {
         {.longName = "--memory", .placeholder = "PLACE",
          .help = "where small[] and big[] live: blade (its Shared and Device classes), "
                  "device-local, host-visible (write-combined where offered) or host-cached",
@@ -260,7 +233,44 @@ OptionSection experimentsSection() {
          .completion = ValueCompletion::Directory, .value = &R::spirv,
          .notForFile = "it replaces the built-in chain's two modules; a file names its own kernels "
                        "([[kernel]] spirv = ...)"},
+    };
+    out.insert(out.end(), setUp.begin(), setUp.end());
+}
+
+OptionSection experimentsSection() {
+    OptionSection s{.title = "Experiments",
+            .note = "They change how multipass and single are recorded; split keeps blade's "
+                    "stream, as the reference. --memory, --profile and --spirv apply to every mode.",
+            .options = {
+        {.longName = "--barrier", .placeholder = "KIND",
+         .help = "what orders each dispatch after the one before: blade (its pass barrier in "
+                 "multipass, its compute barrier in single), sync2 (vkCmdPipelineBarrier2, shader "
+                 "storage write to read and write), buffer (a VkBufferMemoryBarrier on the buffer "
+                 "just written), full (ALL_COMMANDS, MEMORY_WRITE to MEMORY_READ|MEMORY_WRITE), or "
+                 "the controls that are invalid on purpose, execution-only and none",
+         .defaultText = "blade",
+         .choices = {"blade", "sync2", "buffer", "full", "execution-only", "none"},
+         .completion = kChoices, .value = &R::barrier},
+        {.longName = "--submit-every", .placeholder = "K",
+         .help = "close and submit the command buffer after every K dispatches",
+         .value = &R::submitEvery},
+        {.longName = "--split-mib", .placeholder = "MIB",
+         .help = "close and submit once the bytes written since the last submit pass MIB MiB",
+         .value = &R::splitMib},
+        {.longName = "--split-ms", .placeholder = "MS",
+         .help = "close and submit once the predicted GPU time of the dispatches since the last "
+                 "submit passes MS milliseconds",
+         .value = &R::splitMs},
+        {.longName = "--host-wait",
+         .help = "between the submits of --submit-every, --split-mib or --split-ms, the host "
+                 "waits for each one (the default)",
+         .flag = &R::hostWait},
+        {.longName = "--no-host-wait",
+         .help = "between those submits, the host waits only for the last one",
+         .flag = &R::noHostWait},
     }};
+    addSetUpOptions(s.options);
+    return s;
 }
 
 OptionSection multiRunSection() {

@@ -19,6 +19,8 @@ namespace {
 volatile std::sig_atomic_t gSignal = 0;
 volatile std::sig_atomic_t gCount = 0;
 volatile std::sig_atomic_t gStopChild = 0;  // pid_t is int on Linux
+// a process of the child's (a --matrix row's repro, in a process group of its own), told too
+volatile std::sig_atomic_t gStopGrandchild = 0;
 volatile std::sig_atomic_t gChildStopsItself = 1;
 volatile std::sig_atomic_t gStopsItself = 1;
 std::atomic<int64_t> gStoppedNanoseconds{0};
@@ -55,6 +57,8 @@ std::atomic<int64_t> gStopBegan{0};           // ... and when its stop began
 extern "C" void onStop(int) {
     const int savedErrno = errno;
     const pid_t child = gStopChild;
+    const pid_t grandchild = gStopGrandchild;
+    if (grandchild > 0) ::kill(grandchild, SIGTSTP);  // it stops itself and its own child
     if (child > 0) ::kill(child, SIGTSTP);
     if (child > 0 && gChildStopsItself == 0) ::kill(child, SIGSTOP);
     if (gStopsItself != 0) {
@@ -62,6 +66,7 @@ extern "C" void onStop(int) {
         ::kill(::getpid(), SIGSTOP);
         gStoppedNanoseconds += monotonicNanoseconds() - before;
         if (child > 0) ::kill(child, SIGCONT);
+        if (grandchild > 0) ::kill(grandchild, SIGCONT);
     } else {
         gForwardedTo = child;
         int64_t none = 0;
@@ -122,6 +127,8 @@ void forwardStopsTo(pid_t child, Stops childStops) {
     gChildStopsItself = childStops == Stops::Itself ? 1 : 0;
     gStopChild = child;
 }
+
+void forwardStopsToGrandchild(pid_t grandchild) { gStopGrandchild = grandchild; }
 
 void unblockJobControlBeforeExec() {
     const sigset_t set = jobControlSignals();

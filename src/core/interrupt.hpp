@@ -45,6 +45,12 @@ void installInterruptHandlers(Stops stops = Stops::Itself);
 // after it; a child that is stopped by its parent (`childStops` ByParent) is sent SIGSTOP
 // too. 0: none.
 void forwardStopsTo(pid_t child, Stops childStops = Stops::Itself);
+// A process the child started in a process group of its own (a --matrix, --triage or probe
+// row: a repro that stops itself and its own child), sent SIGTSTP before the child and
+// SIGCONT after it, so that a terminal's Ctrl-Z, or a SIGTSTP to repro alone, stops the GPU
+// work of a row too. 0: none. The supervisor learns it from the child (vk/watch.hpp
+// rowProcess).
+void forwardStopsToGrandchild(pid_t grandchild);
 
 // Unblocks SIGTSTP and SIGCONT in a forked child about to exec another program (the signal
 // mask is inherited across execve; nothing here blocks them, a caller's mask might).

@@ -63,7 +63,7 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& env) 
 }  // namespace
 
 ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                     const std::string& logPath, double timeoutSeconds) {
+                     const std::string& logPath, double timeoutSeconds, const std::function<void(pid_t)>& started) {
     ChildResult result;
     std::vector<std::string> envStrings = mergedEnvironment(env);
     std::vector<char*> envp, args;
@@ -87,6 +87,7 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
     if (pid == 0) execChild(parent, logPath.c_str(), args.data(), envp.data());
     result.started = true;
     forwardStopsTo(pid);  // a repro child stops its own child and itself
+    if (started) started(pid);
     const double stoppedBefore = stoppedSeconds();
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
@@ -110,6 +111,7 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     forwardStopsTo(0);
+    if (started) started(0);
     result.seconds = elapsed();
     if (WIFEXITED(wstatus)) result.status = WEXITSTATUS(wstatus);
     if (WIFSIGNALED(wstatus)) result.signal = WTERMSIG(wstatus);

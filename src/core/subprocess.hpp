@@ -2,6 +2,9 @@
 // process, so a hang or a crash in one cannot take the others' results with it.
 #pragma once
 
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,9 +29,10 @@ struct ChildResult {
 // waited for, so its results are flushed. The child runs in a process group of its own (a
 // terminal's signals reach it only through this process) and a SIGTSTP to this process is
 // passed on to it (core/interrupt.hpp); the time stopped does not count against the
-// limit. Never throws for child failures.
+// limit. `started`, when given, is called with the child's pid once it runs and with 0 once it
+// ended. Never throws for child failures.
 ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                     const std::string& logPath, double timeoutSeconds);
+                     const std::string& logPath, double timeoutSeconds, const std::function<void(pid_t)>& started = {});
 
 // The path a child runs to be this process's executable: "/proc/self/exe" itself, which the
 // kernel resolves to this binary's inode even after the file is deleted or replaced (a

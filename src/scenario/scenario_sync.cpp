@@ -271,23 +271,16 @@ std::pair<uint64_t, uint64_t> carries(const Step& step, const std::string& buffe
     return {0, 0};
 }
 
-// Two steps on different queues that access one buffer, one writing, with neither batch
-// before the other: a data race, reported at the later step in file order. When their batches
-// are ordered, the later one in that order must also be reached at the stage it uses the
-// buffer in: by a wait on its queue (in its batch or an earlier one) whose signal comes after
-// the earlier step, with that stage in the wait's `stage` or carried there by the file's
-// barriers between that wait and the step (a semaphore wait orders only the stages it names:
-// Vulkan spec, "Semaphore Waiting"); else it is a data race too.
-void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std::vector<size_t>& order,
-                const std::vector<std::vector<Arc>>& into) {
-    const auto before = runsBefore(into, order);
-    const auto runsAfter = [&](size_t b, size_t a) { return ((before[b][a / 64] >> (a % 64)) & 1) != 0; };
-    struct Access {
-        size_t batch, step;
-        bool writes;
-        uint64_t stage;  // the stages it uses the buffer in (usesOf)
-    };
-    std::map<std::string, std::vector<Access>> byBuffer;  // each batch's distinct uses of each buffer
+// One use of a buffer by a batch's step: the checks below pair them up.
+struct Access {
+    size_t batch, step;
+    bool writes;
+    uint64_t stage;  // the stages it uses the buffer in (usesOf)
+};
+
+// Each batch's distinct uses of each buffer, by buffer name.
+std::map<std::string, std::vector<Access>> accessesByBuffer(const Scenario& s, const std::vector<Batch>& batches) {
+    std::map<std::string, std::vector<Access>> byBuffer;
     for (size_t b = 0; b < batches.size(); ++b) {
         std::set<std::tuple<std::string, bool, uint64_t>> noted;
         for (const size_t i : batches[b].work) {
@@ -300,30 +293,111 @@ void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std:
             }
         }
     }
-    // Whether access `y` is reached after batch `from` at its stage (see above); the waits that
-    // order it are added to `waits`.
-    const auto reached = [&](size_t from, const Access& y, const std::string& buffer, std::vector<size_t>& waits) {
-        const uint32_t q = batches[y.batch].queue;
+    return byBuffer;
+}
+
+// The order the batches run in, for the race check: which batch runs after which, and what
+// reaches a step at its stage.
+class BatchOrder {
+  public:
+    BatchOrder(const Scenario& s, const std::vector<Batch>& batches, const std::vector<size_t>& order,
+               const std::vector<std::vector<Arc>>& into)
+        : s_(s), batches_(batches), into_(into), before_(runsBefore(into, order)) {}
+
+    bool runsAfter(size_t b, size_t a) const { return ((before_[b][a / 64] >> (a % 64)) & 1) != 0; }
+
+    // Whether access `y` is reached after batch `from` at its stage: by a wait on its queue (in
+    // its batch or an earlier one) whose signal comes after `from`, with y's stage in the wait's
+    // `stage` or carried there by the file's barriers between that wait and the step. The waits
+    // that order it are added to `waits`.
+    bool reached(size_t from, const Access& y, const std::string& buffer, std::vector<size_t>& waits) const {
+        const uint32_t q = batches_[y.batch].queue;
         for (size_t b = 0; b <= y.batch; ++b) {
-            if (batches[b].queue != q) continue;
-            for (const Arc& arc : into[b]) {
+            if (batches_[b].queue != q) continue;
+            for (const Arc& arc : into_[b]) {
                 if (!arc.wait || (arc.from != from && !runsAfter(arc.from, from))) continue;
                 waits.push_back(*arc.wait);
-                uint64_t stages = secondScope(std::get<Wait>(s.steps[*arc.wait].body).stage);
-                // every stage y uses the buffer in (an indirect dispatch bound to its own args:
-                // DRAW_INDIRECT and COMPUTE_SHADER) must be reached
-                const auto covered = [&] { return (y.stage & ~stages) == 0; };
-                for (size_t i = batches[b].first; i < y.step && !covered(); ++i) {
-                    if (s.steps[i].queue != q) continue;
-                    const auto [src, dst] = carries(s.steps[i], buffer);
-                    if (src & stages) stages |= dst;
-                }
-                if (covered()) return true;
+                if (carriedTo(y, buffer, b, secondScope(std::get<Wait>(s_.steps[*arc.wait].body).stage))) return true;
             }
         }
         return false;
-    };
-    for (const auto& [buffer, list] : byBuffer) {
+    }
+
+  private:
+    // Whether every stage y uses the buffer in (an indirect dispatch bound to its own args:
+    // DRAW_INDIRECT and COMPUTE_SHADER) is in `stages`, or carried there by the barriers of y's
+    // queue from batch `b`'s first step to y.
+    bool carriedTo(const Access& y, const std::string& buffer, size_t b, uint64_t stages) const {
+        const uint32_t q = batches_[y.batch].queue;
+        const auto covered = [&] { return (y.stage & ~stages) == 0; };
+        for (size_t i = batches_[b].first; i < y.step && !covered(); ++i) {
+            if (s_.steps[i].queue != q) continue;
+            const auto [src, dst] = carries(s_.steps[i], buffer);
+            if (src & stages) stages |= dst;
+        }
+        return covered();
+    }
+
+    const Scenario& s_;
+    const std::vector<Batch>& batches_;
+    const std::vector<std::vector<Arc>>& into_;
+    std::vector<std::vector<uint64_t>> before_;
+};
+
+// `second` comes after `first` but the waits that order them miss its stage: a data race,
+// unless a wait is labelled a control (it misses the stage on purpose: run, not refused).
+void checkStageReached(const Scenario& s, const std::vector<Batch>& batches, const BatchOrder& order,
+                       const Access& first, const Access& second, const std::string& buffer) {
+    std::vector<size_t> waits;
+    if (order.reached(first.batch, second, buffer, waits)) return;
+    if (std::any_of(waits.begin(), waits.end(), [&](size_t w) { return std::get<Wait>(s.steps[w].body).control; }))
+        return;
+    std::string named;
+    for (const size_t w : waits) {
+        named += fmt::format("{}{} at {}", named.empty() ? "" : ", ", s.steps[w].label,
+                             stageNames(std::get<Wait>(s.steps[w].body).stage));
+    }
+    failAt(s, s.steps[second.step],
+           fmt::format("{} {} buffer '{}' at stage {} after {} {} it, and the waits that order them on queue {} ({}) "
+                       "do not reach that stage, directly or through a barrier after them; expected {} in a wait's "
+                       "stage (a data race in the file)",
+                       s.steps[second.step].label, second.writes ? "writes" : "reads", buffer, stageNames(second.stage),
+                       s.steps[first.step].label, first.writes ? "writes" : "reads",
+                       s.queues[batches[second.batch].queue].name, named, stageNames(second.stage)));
+}
+
+// Two uses on different queues that no semaphore orders: a data race, at the later in file
+// order; two reads of an exclusive buffer whose ownership transfers need them ordered too.
+[[noreturn]] void failUnordered(const Scenario& s, const Access& a, const Access& b, const std::string& buffer) {
+    const Step& later = s.steps[std::max(a.step, b.step)];
+    const Step& other = s.steps[std::min(a.step, b.step)];
+    const bool laterWrites = a.step > b.step ? a.writes : b.writes;
+    const bool otherWrites = a.step > b.step ? b.writes : a.writes;
+    if (!laterWrites && !otherWrites)
+        failAt(s, later,
+               fmt::format("{} reads buffer '{}', which {} reads, and no semaphore orders them (queues {} and {}); "
+                           "buffer '{}' is exclusive and used on a queue of family \"other\", so its queue family "
+                           "ownership transfers need every use on one queue ordered with every use on another; "
+                           "expected a signal after one and a wait before the other, or sharing = \"concurrent\" on "
+                           "buffer '{}'",
+                           later.label, buffer, other.label, s.queues[later.queue].name, s.queues[other.queue].name,
+                           buffer, buffer));
+    failAt(s, later,
+           fmt::format("{} {} buffer '{}', which {} {}, and no semaphore orders them (queues {} and {}); expected a "
+                       "signal after one and a wait before the other (a data race in the file)",
+                       later.label, laterWrites ? "writes" : "reads", buffer, other.label,
+                       otherWrites ? "writes" : "reads", s.queues[later.queue].name, s.queues[other.queue].name));
+}
+
+// Two steps on different queues that access one buffer, one writing, with neither batch
+// before the other: a data race, reported at the later step in file order. When their batches
+// are ordered, the later one in that order must also be reached at the stage it uses the
+// buffer in (BatchOrder::reached; a semaphore wait orders only the stages it names: Vulkan
+// spec, "Semaphore Waiting"); else it is a data race too.
+void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std::vector<size_t>& order,
+                const std::vector<std::vector<Arc>>& into) {
+    const BatchOrder ordered(s, batches, order, into);
+    for (const auto& [buffer, list] : accessesByBuffer(s, batches)) {
         // an exclusive buffer used on a queue of another family: its ownership transfers
         // need two reads on two queues ordered too (ownershipTransfers)
         const bool transfers =
@@ -334,50 +408,13 @@ void checkRaces(const Scenario& s, const std::vector<Batch>& batches, const std:
             for (size_t y = x + 1; y < list.size(); ++y) {
                 const Access &a = list[x], &b = list[y];
                 if (!(a.writes || b.writes || transfers) || batches[a.batch].queue == batches[b.batch].queue) continue;
-                const bool bAfterA = runsAfter(b.batch, a.batch);
-                if (bAfterA || runsAfter(a.batch, b.batch)) {
-                    const Access& first = bAfterA ? a : b;
-                    const Access& second = bAfterA ? b : a;
-                    std::vector<size_t> waits;
-                    if (reached(first.batch, second, buffer, waits)) continue;
-                    // a wait labelled a control misses the stage on purpose: run, not refused
-                    if (std::any_of(waits.begin(), waits.end(),
-                                    [&](size_t w) { return std::get<Wait>(s.steps[w].body).control; }))
-                        continue;
-                    std::string named;
-                    for (const size_t w : waits) {
-                        named += fmt::format("{}{} at {}", named.empty() ? "" : ", ", s.steps[w].label,
-                                             stageNames(std::get<Wait>(s.steps[w].body).stage));
-                    }
-                    failAt(s, s.steps[second.step],
-                           fmt::format("{} {} buffer '{}' at stage {} after {} {} it, and the waits that order "
-                                       "them on queue {} ({}) do not reach that stage, directly or through a barrier "
-                                       "after them; expected {} in a wait's stage (a data race in the file)",
-                                       s.steps[second.step].label, second.writes ? "writes" : "reads", buffer,
-                                       stageNames(second.stage), s.steps[first.step].label,
-                                       first.writes ? "writes" : "reads", s.queues[batches[second.batch].queue].name,
-                                       named, stageNames(second.stage)));
+                if (ordered.runsAfter(b.batch, a.batch)) {
+                    checkStageReached(s, batches, ordered, a, b, buffer);
+                } else if (ordered.runsAfter(a.batch, b.batch)) {
+                    checkStageReached(s, batches, ordered, b, a, buffer);
+                } else {
+                    failUnordered(s, a, b, buffer);
                 }
-                const Step& later = s.steps[std::max(a.step, b.step)];
-                const Step& other = s.steps[std::min(a.step, b.step)];
-                const bool laterWrites = a.step > b.step ? a.writes : b.writes;
-                const bool otherWrites = a.step > b.step ? b.writes : a.writes;
-                if (!laterWrites && !otherWrites)
-                    failAt(s, later,
-                           fmt::format("{} reads buffer '{}', which {} reads, and no semaphore orders them (queues {} "
-                                       "and {}); buffer '{}' is exclusive and used on a queue of family \"other\", so "
-                                       "its queue family ownership transfers need every use on one queue ordered with "
-                                       "every use on another; expected a signal after one and a wait before the "
-                                       "other, or sharing = \"concurrent\" on buffer '{}'",
-                                       later.label, buffer, other.label, s.queues[later.queue].name,
-                                       s.queues[other.queue].name, buffer, buffer));
-                failAt(s, later,
-                       fmt::format("{} {} buffer '{}', which {} {}, and no semaphore orders them (queues {} and "
-                                   "{}); expected a signal after one and a wait before the other (a data race in the "
-                                   "file)",
-                                   later.label, laterWrites ? "writes" : "reads", buffer, other.label,
-                                   otherWrites ? "writes" : "reads", s.queues[later.queue].name,
-                                   s.queues[other.queue].name));
             }
         }
     }

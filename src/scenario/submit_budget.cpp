@@ -78,5 +78,4 @@ std::vector<bool> fileCuts(const sc::Scenario& s, const SubmitStructure& submit,
     return out;
 }
 
-
 }  // namespace repro

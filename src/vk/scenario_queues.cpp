@@ -245,9 +245,11 @@ void recordBatch(QueueWalk& w, const sc::Batch& batch, Mode mode, bool firstOnQu
             if (inMode(w.s.steps[i], mode)) recordBarrier(encoder.cmd(), *barrier, w.buffers);
             continue;
         }
-        if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
         w.ownership.acquiresBefore(encoder.cmd(), i, w.buffers);
-        recordWork(encoder, w.pipelines, w.s.steps[i], w.buffers);
+        if (w.settings.droppedStep != i) {  // --drop-dispatch: the positive control leaves it out
+            if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
+            recordWork(encoder, w.pipelines, w.s.steps[i], w.buffers);
+        }
         w.ownership.releasesAfter(encoder.cmd(), i, w.buffers);
         if (numbers[i] != 0) {
             if (firstWork == 0) firstWork = numbers[i];

@@ -51,6 +51,8 @@ const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) con
 }
 
 // The built-in kernels the steps of `s` dispatch (not private-array, made per size below).
+namespace {
+
 std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
     std::set<sc::Kernel> used;
     for (const auto& step : s.steps) {
@@ -59,6 +61,8 @@ std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
     }
     return used;
 }
+
+}  // namespace
 
 ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s) {
     // Only the kernels the steps use: each pipeline is a shader compile in the driver, which a
@@ -165,59 +169,64 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
         Buffer b = allocator_.create(spec.name, spec.bytes, memory.memoryClass,
                                      {.placement = memory.placement,
                                       .concurrentFamilies = spec.concurrent ? families : std::vector<uint32_t>{}});
-        const bool zero = startsZero(spec);
-        // A device-local buffer that starts as zeros is filled by the upload submit; it needs
-        // a twin only to be read back.
-        if (!host && (!zero || spec.checked || stepReadbacks)) {
+        // A device-local buffer that starts as zeros is filled by the fresh-state submit; it
+        // needs a twin only to be read back.
+        if (!host && (!startsZero(spec) || spec.checked || stepReadbacks)) {
             // concurrent among the families: --check-steps reads back into it on a step's queue
             twins_.emplace(spec.name,
                            allocator_.create(spec.name + " (host twin)", spec.bytes, MemoryClass::Device,
                                              {.placement = BufferMemory::HostVisible, .concurrentFamilies = families}));
         }
-        // Zero buffers, host-visible ones included, are filled by each mode's upload submit;
-        // a twin of one is only read into.
+        // kept when restore() writes them again: a host-visible buffer that something writes
+        // or the host writes before each mode (init = "host"), or a twin read into
+        const bool rewritten =
+            host ? written.count(spec.name) || spec.init == sc::InitKind::Host : spec.checked || stepReadbacks;
         void* mapped = host ? b.mapped : twins_.count(spec.name) ? twins_.at(spec.name).mapped : nullptr;
-        if (mapped && !zero) {
-            // kept when restore() writes them again: a host-visible buffer that something
-            // writes or the host writes before each mode (init = "host"), or a twin read into
-            const bool rewritten =
-                host ? written.count(spec.name) || spec.init == sc::InitKind::Host : spec.checked || stepReadbacks;
-            // host, chain-input and chain-weight words that the parse made whole (no copy)
-            const bool whole = (spec.init == sc::InitKind::Host || spec.init == sc::InitKind::ChainInput ||
-                                spec.init == sc::InitKind::ChainWeight) &&
-                               spec.words.size() * 4 == spec.bytes;
-            if (whole && !rewritten) {
-                copyToMapped(mapped, spec.words.data(), spec.bytes);
-            } else {
-                std::vector<uint32_t> words = sc::initialWords(spec);
-                copyToMapped(mapped, words.data(), spec.bytes);
-                if (rewritten) initial_.emplace(spec.name, std::move(words));
-            }
-        }
+        writeInitialWords(spec, mapped, rewritten);
         buffers_.emplace(spec.name, std::move(b));
     }
-    // conv_params and slice_params, the uniform blocks of the built-in chain (core/shape.hpp
-    // convParams, sliceParams) for the file's shape, when a step dispatches conv-t or slice
-    const std::set<sc::Kernel> used = usedKernels(s);
-    if (s.shape && (used.count(sc::Kernel::ConvT) || used.count(sc::Kernel::Slice))) {
-        const ChainSizes sizes = computeSizes(*s.shape);
-        const auto make = [&](const char* name, const void* bytes, uint64_t size) {
-            // blade's Shared class, where the built-in chain puts them (vk/buffers.cpp)
-            Buffer b = allocator_.create(name, size, MemoryClass::Shared, {.placement = BufferMemory::Blade});
-            std::memcpy(b.mapped, bytes, size);  // HOST_COHERENT: no flush
-            return b;
-        };
-        const ConvParams conv = repro::convParams(*s.shape, sizes);
-        const SliceParams slice = repro::sliceParams(*s.shape, sizes);
-        if (used.count(sc::Kernel::ConvT)) convParams_ = make("conv_params", &conv, sizeof(conv));
-        if (used.count(sc::Kernel::Slice)) sliceParams_ = make("slice_params", &slice, sizeof(slice));
-    }
+    makeChainParams();
     if (!trace::installed()) return;  // --print-stream: the lines name buffers as the file does
     for (const std::optional<Buffer>* b : {&convParams_, &sliceParams_}) {
         if (*b) trace::nameObject(reinterpret_cast<uint64_t>((*b)->get()), (*b)->name);
     }
     for (const auto& [name, b] : buffers_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name);
     for (const auto& [name, b] : twins_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
+}
+
+void ScenarioBuffers::writeInitialWords(const sc::BufferSpec& spec, void* mapped, bool rewritten) {
+    // Zero buffers, host-visible ones included, are filled by each mode's fresh-state submit;
+    // a twin of one is only read into.
+    if (!mapped || startsZero(spec)) return;
+    // host, chain-input and chain-weight words that the parse made whole (no copy)
+    const bool whole = (spec.init == sc::InitKind::Host || spec.init == sc::InitKind::ChainInput ||
+                        spec.init == sc::InitKind::ChainWeight) &&
+                       spec.words.size() * 4 == spec.bytes;
+    if (whole && !rewritten) {
+        copyToMapped(mapped, spec.words.data(), spec.bytes);
+        return;
+    }
+    std::vector<uint32_t> words = sc::initialWords(spec);
+    copyToMapped(mapped, words.data(), spec.bytes);
+    if (rewritten) initial_.emplace(spec.name, std::move(words));
+}
+
+void ScenarioBuffers::makeChainParams() {
+    // conv_params and slice_params, the uniform blocks of the built-in chain (core/shape.hpp
+    // convParams, sliceParams) for the file's shape, when a step dispatches conv-t or slice
+    const std::set<sc::Kernel> used = usedKernels(s_);
+    if (!s_.shape || (!used.count(sc::Kernel::ConvT) && !used.count(sc::Kernel::Slice))) return;
+    const ChainSizes sizes = computeSizes(*s_.shape);
+    const auto make = [&](const char* name, const void* bytes, uint64_t size) {
+        // blade's Shared class, where the built-in chain puts them (vk/buffers.cpp)
+        Buffer b = allocator_.create(name, size, MemoryClass::Shared, {.placement = BufferMemory::Blade});
+        std::memcpy(b.mapped, bytes, size);  // HOST_COHERENT: no flush
+        return b;
+    };
+    const ConvParams conv = repro::convParams(*s_.shape, sizes);
+    const SliceParams slice = repro::sliceParams(*s_.shape, sizes);
+    if (used.count(sc::Kernel::ConvT)) convParams_ = make("conv_params", &conv, sizeof(conv));
+    if (used.count(sc::Kernel::Slice)) sliceParams_ = make("slice_params", &slice, sizeof(slice));
 }
 
 const Buffer* ScenarioBuffers::twin(const std::string& name) const {

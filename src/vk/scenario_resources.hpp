@@ -83,6 +83,12 @@ class ScenarioBuffers {
     void restore();
 
   private:
+    // A buffer's initial words into its mapping (its own, or its twin's; nullptr: none), kept
+    // for restore() when `rewritten`.
+    void writeInitialWords(const scenario::BufferSpec& spec, void* mapped, bool rewritten);
+    // conv_params and slice_params, when a step dispatches conv-t or slice.
+    void makeChainParams();
+
     const scenario::Scenario& s_;
     bool fresh_ = true;
     Allocator allocator_;

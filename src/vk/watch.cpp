@@ -203,6 +203,8 @@ void row(unsigned index, unsigned total, std::string_view label) {
     send(fmt::format("W\t{}\t{}\t{}\n", index, total, oneLine(label)));
 }
 
+void rowProcess(long pid) { send(fmt::format("G\t{}\n", pid)); }
+
 Scope::Scope(const char* call, double seconds) {
     if (gFd >= 0) send(fmt::format("E\t{:.3f}\t{}\n", seconds, call));
 }

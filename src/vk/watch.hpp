@@ -49,6 +49,11 @@ void sendText(std::string_view text);
 void predict(std::string_view mode, double seconds);
 void row(unsigned index, unsigned total, std::string_view label);
 
+// The process of the row running now (a child repro of --matrix, --triage, the probe or
+// --driver-env-sweep, in a process group of its own), 0 when none: the supervisor passes a
+// SIGTSTP and its SIGCONT on to it (core/interrupt.hpp forwardStopsToGrandchild).
+void rowProcess(long pid);
+
 // A watched stretch of host work that can fault on a driver's memory (reading a mapping).
 class Scope {
   public:

@@ -770,3 +770,74 @@ TEST(DriverEnvSweep, ABaselineThatCannotTestSaysSoNeverNotReproduced) {
     EXPECT_TRUE(contains(r.out, "VK_LAYER_KHRONOS_validation is not installed")) << r.out;
     EXPECT_TRUE(contains(r.out, "no setting can be judged")) << r.out;
 }
+
+namespace {
+
+// A file of three in-place increments of 16384 words (256 workgroups each) ordered by valid
+// barriers; with `words` of 65536, one increment of 1024 workgroups alone.
+std::filesystem::path incrementFile(const Scratch& s, uint32_t words, int dispatches) {
+    const auto path = s.dir / "increments.toml";
+    std::ofstream out(path);
+    out << "name = \"increments\"\nsource = \"https://example.org/increments\"\npattern = \"increments\"\n"
+           "expected = \"not reproduced\"\ncheck = [\"data\"]\n[[buffer]]\nname = \"data\"\nbytes = "
+        << words * 4 << "\ninit = \"iota\"\n";
+    for (int d = 0; d < dispatches; ++d) {
+        if (d > 0) out << "[[step]]\nbarrier = \"blade-c\"\n";
+        out << "[[step]]\ndispatch = \"increment\"\nbindings = [\"data\"]\n";
+    }
+    return path;
+}
+
+// us-per-wg=1000: an increment of 16384 words (256 workgroups) takes 256 ms, three of them
+// in one submit 768 ms, past the fake host's 500 ms job timeout; split's stay below it.
+std::string fileWatchdog(const Scratch& s) {
+    return std::string(kRadvAt_c4) + ";watchdog:timeout=500,us-per-wg=1000,kmsg=" + s.kmsg.string();
+}
+
+}  // namespace
+
+// A file whose one-submit modes the job timeout cuts: killed, with the job timeout as the
+// cause and its 500 ms value, in text and JSON, as the built-in chain's; split stays right.
+TEST(FileJobTimeout, AOneSubmitRecordingTheTimeoutCutsIsKilledWithTheCause) {
+    const Scratch s("file-killed");
+    const FakeAmdgpuHost host(s);
+    const auto file = incrementFile(s, 16384, 3);
+    const auto json = s.dir / "r.json";
+    const BoundedResult r =
+        onFakeHost({"--scenario", file.string(), "--json", json.string()}, fileWatchdog(s), s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is killed (cause: the kernel's job timeout)"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout (gfx queue, 500 ms")) << r.out;
+    EXPECT_TRUE(contains(r.out, "evidence: kernel log during the mode: 'ring gfx_0.0.0 timeout, but soft recovered'"))
+        << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(mode=split +'data' nz=\d+/16384)"))) << r.out;
+    const std::string doc = readFile(json);
+    EXPECT_TRUE(contains(doc, "\"killed\"")) << doc;
+    EXPECT_TRUE(contains(doc, "\"job_timeout\"")) << doc;
+}
+
+// --triage on that file: the experiments run as children of the file, and the conclusion is
+// the job timeout (H3), its value halved as --split-ms curing it.
+TEST(FileJobTimeout, TriageConcludesOnTheJobTimeout) {
+    const Scratch s("file-triage");
+    const FakeAmdgpuHost host(s);
+    const auto file = incrementFile(s, 16384, 3);
+    const BoundedResult r = onFakeHost({"--scenario", file.string(), "--triage"}, fileWatchdog(s), s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "conclusion: the kernel's job timeout")) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(H3  split-ms=250 +multipass ok)"))) << r.out;
+}
+
+// One dispatch alone past the timeout: split's own submit is killed, its cause named, and the
+// other modes are not judged against it.
+TEST(FileJobTimeout, ASingleDispatchPastTheTimeoutGetsSplitsCause) {
+    const Scratch s("file-split-killed");
+    const FakeAmdgpuHost host(s);
+    const auto file = incrementFile(s, 65536, 1);
+    const BoundedResult r = onFakeHost({"--scenario", file.string()}, fileWatchdog(s), s, host);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "its submit was cut short by the kernel's job timeout, so it is no reference"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "mode=split      cause: the kernel's job timeout")) << r.out;
+}
