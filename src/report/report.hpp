@@ -116,7 +116,7 @@ struct RunReport {
     ValidationSummary validation;
     PhaseTimings timings;
     Verdict verdict;
-    std::vector<StreamReport> streams;  // --print-stream only
+    std::vector<StreamReport> streams;      // --print-stream only
     std::optional<ScenarioFacts> scenario;  // a file's run only
 };
 

@@ -59,7 +59,7 @@ TEST_F(MergeReports, GoodAndBadFiles) {
               1u)
         << r.err;
     EXPECT_EQ(countOf(r.err, "repro: --merge-reports: '" + file("newer.json") +
-                                 "': repro-report schema_version 99 is newer than this repro reads (1 to 2)"),
+                                 "': repro-report schema_version 99 is newer than this repro reads (1 to 3)"),
               1u)
         << r.err;
     const nlohmann::json doc = nlohmann::json::parse(r.out);

@@ -284,7 +284,7 @@ TEST(MergeReports, DocumentsThatAreNotReportsAreProblems) {
          "not a run report, triage or scenario document (schema 'repro-device-list')"},
         {json{{"schema", "repro-report"}}, "not a repro report (repro-report without a schema_version of 1 or more)"},
         {json{{"schema", "repro-report"}, {"schema_version", kReportSchemaVersion + 1}},
-         "repro-report schema_version 3 is newer than this repro reads (1 to 2); merge with a newer repro"},
+         "repro-report schema_version 4 is newer than this repro reads (1 to 3); merge with a newer repro"},
         {json{{"schema", "repro-triage"}, {"schema_version", 2}},
          "repro-triage schema_version 2 is newer than this repro reads (1 to 1); merge with a newer repro"},
     };
