@@ -229,7 +229,10 @@ std::string pointAtLog(MatrixTally& t, const ChildOutcome& c) {
 }
 
 // The reference the children use, in words for the matrix's introduction.
-std::string childReference(const Options& o) {
+std::string childReference(const Options& o, bool file) {
+    if (file && o.reference == ReferenceKind::Cpu)
+        return "each child checks against the file's CPU model (--reference cpu) and runs no split";
+    if (file) return "each child checks against the file's CPU model and split";
     switch (o.reference) {
         case ReferenceKind::Cpu:
             return "each child checks against the CPU reference (--reference cpu) and runs no split";
@@ -249,9 +252,11 @@ MatrixTally introduceMatrix(const Options& o, const Plan& plan, const std::vecto
     t.controls = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return isControl(v); }));
     t.quirks = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return bladeQuirks(v); }));
     t.valid = variants.size() - t.controls - t.quirks;
-    say("  {} variants ({} valid, {} controls, {} with blade's own quirks), one factor at a time "
-        "around {} own stream, for multipass and single; {}. Only the valid variants decide the exit status.",
-        variants.size(), t.valid, t.controls, t.quirks, plan.builtIn() ? "blade's" : "the file's", childReference(o));
+    say("  {} variants ({} valid, {} controls{}), one factor at a time around {} own stream, for multipass and "
+        "single; {}. Only the valid variants decide the exit status.",
+        variants.size(), t.valid, t.controls,
+        t.file ? std::string() : fmt::format(", {} with blade's own quirks", t.quirks),
+        t.file ? "the file's" : "blade's", childReference(o, t.file));
     if (folded > 0) {
         say("  {} more variants are folded into the ones they repeat: with a --barrier other than blade's, multipass "
             "and single record the same stream, so each such stream is listed once (as multipass = single)",
@@ -274,6 +279,7 @@ std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t)
     // Correct only when it ran to a result; a control that never ran says so.
     if (!c.anyWrong && childRunResult(c) != RunResult::Correct) return "control: no result (" + resultText(c) + ")";
     if (!c.anyWrong) return "control: correct anyway";
+    if (c.status == kExitHang || c.process.timedOut) return "control: hung (" + resultText(c) + ")";
     if (o.dropDispatch)
         return fmt::format("control: wrong, as --drop-dispatch {} makes every variant", *o.dropDispatch);
     ++t.racedControls;
@@ -342,7 +348,8 @@ std::string judgeVariant(const Options& o, const ProbedDevice& device, const Var
     };
     if (v.factors.memory && !c.memory.empty()) add(c.memory);
     add(noEffectNote(t, device, v));
-    if (c.anyWrong && !isControl(v) && !bladeQuirks(v)) add(c.reason);
+    const bool hung = c.status == kExitHang || c.process.timedOut;  // countValid's note is its reason
+    if (c.anyWrong && !hung && !isControl(v) && !bladeQuirks(v)) add(c.reason);
     t.outcomes.emplace_back(v, c);
     return note;
 }
@@ -383,6 +390,7 @@ TriageInput matrixTriageInput(const Options& o, const ProbedDevice& device, cons
     auto isBlade = [](const Variant& v) { return v.factors == RunFactors{.mode = v.factors.mode}; };
     TriageInput in;
     in.userModules = o.spirvDir.has_value();
+    in.file = t.file;
     std::string mode = "multipass";
     for (const auto& [v, c] : t.outcomes) {
         if (!isBlade(v)) continue;
@@ -414,10 +422,11 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
         say("{}", text);
         summary.push_back(text.substr(text.find_first_not_of("- ")));
     };
-    line(fmt::format(
-        "--- matrix: {} variants: {} valid ({} ran, {} reproduced the bug, {} hung), "
-        "{} controls ({} raced, {} drew hazard messages), {} with blade's quirks",
-        variants, t.valid, t.ran, t.wrong, t.hangs, t.controls, t.racedControls, t.hazardControls, t.quirks));
+    line(
+        fmt::format("--- matrix: {} variants: {} valid ({} ran, {} reproduced the bug, {} hung), "
+                    "{} controls ({} raced, {} drew hazard messages){}",
+                    variants, t.valid, t.ran, t.wrong, t.hangs, t.controls, t.racedControls, t.hazardControls,
+                    t.file ? std::string() : fmt::format(", {} with blade's quirks", t.quirks)));
     for (const auto& text : t.quirkResults) line("    blade's quirks: " + text);
     for (const auto& text : t.notRun) line("    not tested: " + text);
     if (o.validation) {

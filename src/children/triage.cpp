@@ -370,7 +370,9 @@ void weighOthers(const TriageInput& in, Weighed& w) {
         h5.why = "the per-dispatch CPU check did not run";
     }
     HypothesisFinding& h6 = w[Hypothesis::BladeQuirks];
-    if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) {
+    if (in.file) {
+        h6.why = "the built-in chain's question; a file's recording is its own";
+    } else if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) {
         h6 = {Hypothesis::BladeQuirks, Finding::RulesOut, "the default profile, valid Vulkan, reproduces"};
     } else if (in.baseline == RunResult::Correct && any(in, ExperimentKind::BladeExact, RunResult::Wrong)) {
         h6 = {Hypothesis::BladeQuirks, Finding::Supports, "only blade's own set-up goes wrong"};

@@ -98,6 +98,8 @@ struct TriageInput {
     ProbeOutcome probe;
     // --spirv: the modules are the user's, so H5 names the shaders before the compiler.
     bool userModules = false;
+    // A scenario file: H6 (blade's own invalid usage) is the built-in chain's question only.
+    bool file = false;
 };
 
 enum class Finding { Supports, RulesOut, NoEvidence };

@@ -293,17 +293,23 @@ struct Ladder {
     std::vector<ProbeRung> rungs;  // every rung that ran, for the JSON document
     bool interrupted = false;
     bool firstRan = false;  // the first rung gave a result
+    bool file = false;      // a scenario file: rung R is every work loop R times (--work-scale R)
 };
+
+// Rung `r` in words: "4 conv-Ts" for the chain, "work x4" for a file.
+std::string rungText(const Ladder& l, uint32_t r) {
+    return l.file ? fmt::format("work x{}", r) : fmt::format("{} conv-Ts", r);
+}
 
 double ladderBound(const Ladder& l) { return l.timeout ? kProbeTimeoutFactor * *l.timeout : kProbeNoTimeoutSeconds; }
 
 void sayLadderBound(const Ladder& l) {
     if (l.timeout) {
-        say("  job timeout: {:.0f} ms ({}); the ladder stops once a submit passes {:.2f} s (1.5x) or {} conv-Ts",
-            *l.timeout * 1000.0, l.source, ladderBound(l), kProbeMaxRepeat);
+        say("  job timeout: {:.0f} ms ({}); the ladder stops once a submit passes {:.2f} s (1.5x) or {}",
+            *l.timeout * 1000.0, l.source, ladderBound(l), rungText(l, kProbeMaxRepeat));
     } else {
-        say("  no known job timeout on this device ({}); the ladder stops once a submit passes {:.1f} s or {} conv-Ts",
-            l.source, kProbeNoTimeoutSeconds, kProbeMaxRepeat);
+        say("  no known job timeout on this device ({}); the ladder stops once a submit passes {:.1f} s or {}",
+            l.source, kProbeNoTimeoutSeconds, rungText(l, kProbeMaxRepeat));
     }
 }
 
@@ -331,9 +337,9 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
     l.rungs.push_back(rung);
     if ((result == RunResult::Wrong || result == RunResult::Hang) && !killEvidence(l, child, measured)) {
         l.outcome.detail = fmt::format(
-            "single {} at {} conv-Ts in one submit ({} after {}) with no sign of a kill: no kernel job-timeout "
+            "single {} at {} in one submit ({} after {}) with no sign of a kill: no kernel job-timeout "
             "record, and {}",
-            result == RunResult::Hang ? "hung" : "was wrong", repeat, rung.outcome, took,
+            result == RunResult::Hang ? "hung" : "was wrong", rungText(l, repeat), rung.outcome, took,
             l.timeout ? fmt::format("the submit did not end at the {:.0f} ms job timeout", *l.timeout * 1000.0)
                       : std::string("no job timeout is known here"));
         return false;
@@ -342,7 +348,7 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
         const bool hard = result == RunResult::Hang;
         l.outcome.result = hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
         l.outcome.detail = fmt::format(
-            "{} at {} conv-Ts in one submit: {} after {}", hard ? "hard kill" : "soft kill", repeat,
+            "{} at {} in one submit: {} after {}", hard ? "hard kill" : "soft kill", rungText(l, repeat),
             hard ? "the device was lost (" + resultText(child, true) + ")" : resultText(child, true) + " with no error",
             took);
         return false;
@@ -354,14 +360,27 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
     l.firstRan = true;
     l.outcome.result = ProbeResult::NoKill;
     l.outcome.longestSeconds = std::max(l.outcome.longestSeconds, *measured);
-    l.outcome.detail = fmt::format("no kill up to a {:.2f} s submit ({} conv-Ts)", l.outcome.longestSeconds, repeat);
+    l.outcome.detail =
+        fmt::format("no kill up to a {:.2f} s submit ({})", l.outcome.longestSeconds, rungText(l, repeat));
     return *measured <= ladderBound(l) && repeat * 2 <= kProbeMaxRepeat;
+}
+
+// Why --work-scale cannot lengthen the file of `o` (makePlan's refusal), or "".
+std::string unlengthened(const Options& o) {
+    Options longer = o;
+    longer.workScale = 2;
+    try {
+        (void)makePlan(longer);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
 }
 
 // The ladder R = 1, 2, 4, ...; the timeout comes from `known` or from the first rung's report.
 Ladder runLadder(Children& c, std::optional<double> known, const std::string& source, bool announce) {
-    Ladder l{.timeout = known, .source = source};
     const bool file = !c.plan.builtIn();
+    Ladder l{.timeout = known, .source = source, .file = file};
     say("  {:>7}  {:>10}  {:>10}  {}", file ? "work x" : "conv-Ts", "predicted", "measured",
         file ? "single, one submit (--work-scale R)" : "single, one submit (-n S --dispatch-repeat R)");
     std::optional<double> predicted;
@@ -372,7 +391,7 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
             break;
         }
         // --trace: the rung as a slice around its child process (report/trace_events.hpp).
-        trace_events::Span rung(fmt::format("watchdog-probe rung: {} conv-Ts in one submit", r), "rung",
+        trace_events::Span rung(fmt::format("watchdog-probe rung: {} in one submit", rungText(l, r)), "rung",
                                 trace_events::Track::Children);
         rung.args() = {{"conv_ts", r}, {"steps", steps}, {"dispatch_repeat", repeat}};
         if (predicted) rung.args()["predicted_s"] = *predicted;
@@ -760,6 +779,7 @@ int runTriage(const Options& o, const Plan& plan) {
     }
     run.keepWhy = readBaseline(baseline, run.in);
     run.in.userModules = o.spirvDir.has_value();
+    run.in.file = !c.plan.builtIn();
     const std::optional<double> timeout = timeoutSeconds(baseline, run.in.failingMode);
     const std::vector<Planned> experiments = planTriage(c, run.in, timeout);
     sayEstimate(experiments, baseline, timeout);
@@ -768,7 +788,7 @@ int runTriage(const Options& o, const Plan& plan) {
     const bool failed = run.in.baseline == RunResult::Wrong || run.in.baseline == RunResult::Hang;
     if (failed) addRow(run, concludeTriage(run.in).rows.front());
     if (!runExperiments(c, experiments, run)) return finishTriage(c, run, true);
-    if (timeout && failed) {
+    if (timeout && failed && (c.plan.builtIn() || unlengthened(o).empty())) {
         say("--- watchdog probe ---");
         run.ladder = runLadder(c, timeout, timeoutSource(baseline, c.device.cpu), false);
         if (run.ladder->interrupted) return finishTriage(c, run, true);
@@ -790,14 +810,16 @@ bool printProbeMarkdown(const Children& c, const Ladder& l, const std::string& v
     }
     const ChildrenStory story{
         .ran = fmt::format("repro --watchdog-probe made one submit longer than the queue's job timeout on purpose on "
-                           "{}: one step as single with its conv-T recorded more and more times ({} rung{}), to show "
-                           "what a kill by the kernel's watchdog looks like here.",
-                           c.device.name, l.rungs.size(), l.rungs.size() == 1 ? "" : "s"),
+                           "{}: {} ({} rung{}), to show what a kill by the kernel's watchdog looks like here.",
+                           c.device.name,
+                           l.file ? "the file as single, every dispatch's work loop longer and longer (--work-scale)"
+                                  : "one step as single with its conv-T recorded more and more times",
+                           l.rungs.size(), l.rungs.size() == 1 ? "" : "s"),
         .llvmAnswer = std::nullopt,
         .hang = false};
     return printMarkdown("--watchdog-probe", c.o, c.device,
-                         {"conv-Ts", "steps", "repeat", "predicted s", "measured s", "outcome"}, rows, {verdict},
-                         story);
+                         {l.file ? "work x" : "conv-Ts", "steps", "repeat", "predicted s", "measured s", "outcome"},
+                         rows, {verdict}, story);
 }
 
 }  // namespace
@@ -816,7 +838,10 @@ int runWatchdogProbe(const Options& o, const Plan& plan) {
             "the file as single, every dispatch's work loop R times as long (--work-scale R), R doubling from 1");
     }
     say("--- watchdog probe ---");
-    Ladder l = runLadder(c, std::nullopt, "", true);
+    const std::string cannot = plan.builtIn() ? std::string() : unlengthened(o);
+    Ladder l;
+    if (cannot.empty()) l = runLadder(c, std::nullopt, "", true);
+    l.outcome.detail = cannot.empty() ? l.outcome.detail : cannot;
     DispatchLadder d;
     if (!l.interrupted && l.outcome.result != ProbeResult::NotRun && plan.builtIn()) d = runDispatchLadder(c, l);
     l.interrupted = l.interrupted || d.interrupted;

@@ -18,8 +18,11 @@
 #include "core/shape.hpp"
 #include "core/text.hpp"
 #include "engine/evidence.hpp"
+#include "forensics/watchdog.hpp"
+#include "report/trace_events.hpp"
 #include "report/verdict.hpp"
 #include "scenario/scenario_cpu.hpp"
+#include "vk/check.hpp"
 #include "vk/device.hpp"
 #include "vk/encoder.hpp"
 #include "vk/instance.hpp"
@@ -68,6 +71,37 @@ void FileWorkload::beginPoint(const Length& length) {
                            .buffers = std::move(buffers),
                            .refs = std::move(refs),
                            .budgets = submitBudgets(s, device_.info().isCpu())});
+    calibrate(length);
+}
+
+// Before a one-submit mode that runs ahead of split, the file run once as split measures
+// what its work steps take, so the mode's GPU time can be predicted: for --split-ms, and for
+// the job-timeout warning and cause where the queue has a known timeout (the chain's
+// calibration, engine/chain_workload.cpp, runs one step; a file's steps differ, so all run).
+void FileWorkload::calibrate(const Length& length) {
+    Session& session = length.session;
+    const uint32_t key = static_cast<uint32_t>(length.point.variant);
+    if (!session.evidence || session.evidence->splitTimes(key)) return;
+    const std::vector<Mode>& modes = session.options.modes;
+    if (modes.empty() || modes.front() == Mode::Split) return;  // split runs first and measures
+    const bool limit = session.evidence->watchdog().timeout.kind == TimeoutKind::Limit;
+    if (!session.options.submit.splitMs && !limit) return;
+    trace_events::Span span("calibration: the file as split", "mode");
+    const vk::ScenarioRunSettings settings{.fixed = session.options.timeoutSeconds, .stepSeconds = point_->budgets};
+    vk::ScenarioModeRun ran = vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers,
+                                                  instrumentation_, point_->s, Mode::Split, settings);
+    if (!ran.run.completed) {
+        say("  calibration: the file as split did not complete ({} at {}): no prediction",
+            vk::resultName(ran.run.failure.result), ran.run.failedSubmit);
+        return;
+    }
+    const SplitTimes times = splitTimesOf(ran.run);
+    session.evidence->recordSplit(key, times);
+    const bool timed = !times.dispatchGpuSeconds.empty();
+    double total = 0;
+    for (const double t : timed ? times.dispatchGpuSeconds : times.submitWaitSeconds) total += t;
+    say("  calibration: the file as split ({} submits): {:.3f} ms of work steps ({}), for the predictions below",
+        ran.run.submits, total * 1e3, timed ? "GPU time, timestamps" : "host waits, an upper bound of the GPU time");
 }
 
 size_t FileWorkload::workItems(const Length& length) const {

@@ -51,6 +51,7 @@ class FileWorkload final : public Workload {
 
   private:
     struct Point;
+    void calibrate(const run::Length& length);
     vk::ScenarioRunSettings settings(const run::Length& length, const run::PlannedRun& planned,
                                      const run::Runs& runs) const;
     void judge(const run::Length& length, run::RunRecord& record, const scenario::ModeBytes* split);

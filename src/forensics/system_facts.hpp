@@ -46,6 +46,9 @@ struct DeviceReport {
     // The driver library the loader says the device runs on, and the manifest that named
     // it (forensics/loader_log.hpp); nothing when the loader did not say.
     std::optional<std::string> driverLibrary, driverManifest;
+    // VkPhysicalDeviceLimits::timestampPeriod: nanoseconds per timestamp tick, the resolution
+    // of the modes' GPU times (the JSON report rounds them to it); nullopt when not recorded.
+    std::optional<double> timestampPeriodNs;
 };
 
 // The Vulkan loader: its version and what it said about the drivers.

@@ -7,6 +7,8 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 #include "report/markdown.hpp"
 #include "cli/option_table.hpp"
@@ -17,6 +19,7 @@ namespace {
 
 using markdown::codeBlock;
 using markdown::codeSpan;
+using markdown::details;
 using markdown::escapeProse;
 using markdown::escapeText;
 
@@ -92,8 +95,18 @@ std::string buildSteps(const IssueFacts& f, const IssueContext& c) {
     if (dirty) out += "   The build had changes not yet committed on top of that commit.\n\n";
     out += "2. Build it (README.md, \"Build\"; the binary is `build/release/src/repro`):\n\n";
     out += codeBlock("cmake --preset release && cmake --build --preset release\n", "sh") + "\n";
-    out += "3. Run, with `build/release/src/repro` as `repro`:\n\n";
-    out += codeBlock(readerCommand(f.commandLine, f.environment, c.home) + "\n", "sh") + "\n";
+    int step = 3;
+    if (f.file) {
+        const IssueFile& file = *f.file;
+        out += fmt::format("{}. Save {} below as {} ({} bytes, SHA-256 {}):\n\n", step++, escapeText(file.what),
+                           codeSpan(file.saveAs), file.bytes, codeSpan(file.sha256));
+        std::string summary = fmt::format("{}: {}", file.what, file.saveAs);
+        if (!summary.empty()) summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+        out += details(summary, codeBlock(file.text, file.language));
+    }
+    out += fmt::format("{}. Run, with `build/release/src/repro` as `repro`:\n\n", step);
+    const std::vector<std::string>& command = f.runArguments.empty() ? f.commandLine : f.runArguments;
+    out += codeBlock(readerCommand(command, f.environment, c.home) + "\n", "sh") + "\n";
     return out;
 }
 
@@ -154,7 +167,9 @@ std::string mesaVersion(std::string_view driverInfo) {
 
 IssueContext currentIssueContext() {
     const char* home = std::getenv("HOME");
-    return {.sourceUrl = kReproSourceUrl, .home = home ? home : ""};
+    std::error_code ec;
+    const std::filesystem::path cwd = std::filesystem::current_path(ec);
+    return {.sourceUrl = kReproSourceUrl, .home = home ? home : "", .cwd = ec ? std::string() : cwd.string()};
 }
 
 std::string portablePath(std::string_view path, std::string_view home) {
@@ -196,9 +211,15 @@ std::string portablePathList(std::string_view value, std::string_view home) {
     return out;
 }
 
-std::string withoutHome(std::string text, std::string_view home) {
-    if (!usableHome(home)) return text;
-    const std::string h(trimmedHome(home));
+namespace {
+
+// `text` with each `folder` that ends a path word there, or goes on with '/', replaced:
+// by `bare` where it ends the word, by `withSlash` together with its '/' otherwise. With
+// `startsPath`, only where `folder` starts a path (not "/srv/work" for "/work").
+std::string replaceFolder(std::string text, std::string_view folder, std::string_view bare, std::string_view withSlash,
+                          bool startsPath) {
+    if (!usableHome(folder)) return text;
+    const std::string h(trimmedHome(folder));
     for (size_t at = text.find(h); at != std::string::npos; at = text.find(h, at)) {
         const size_t end = at + h.size();
         // A '.' ending a sentence ends the path too.
@@ -208,10 +229,26 @@ std::string withoutHome(std::string text, std::string_view home) {
             at = end;
             continue;
         }
-        text.replace(at, h.size(), "~");
-        at += 1;
+        if (startsPath && at > 0 && (pathChar(text[at - 1]) || text[at - 1] == '/')) {
+            at = end;
+            continue;
+        }
+        const bool slash = end < text.size() && text[end] == '/';
+        const std::string_view with = slash ? withSlash : bare;
+        text.replace(at, h.size() + (slash ? 1 : 0), with);
+        at += with.size();
     }
     return text;
+}
+
+}  // namespace
+
+std::string withoutHome(std::string text, std::string_view home) {
+    return replaceFolder(std::move(text), home, "~", "~/", /*startsPath=*/false);
+}
+
+std::string withoutFolder(std::string text, std::string_view folder) {
+    return replaceFolder(std::move(text), folder, ".", "", /*startsPath=*/true);
 }
 
 std::string readerCommand(const std::vector<std::string>& commandLine,
@@ -238,6 +275,9 @@ std::string readerCommand(const std::vector<std::string>& commandLine,
 std::string issueHead(const IssueFacts& f, const IssueContext& c) {
     std::string out = "### " + escapeText(f.title) + "\n\n";
     out += "#### Description\n\n" + escapeProse(f.description) + "\n\n";
+    for (const auto& [label, value] : f.descriptionFacts)
+        out += "- " + escapeText(label) + ": " + escapeText(value) + "\n";
+    if (!f.descriptionFacts.empty()) out += "\n";
     out += "#### System information\n\n";
     for (const auto& [k, v] : f.system) out += "- " + escapeText(k) + ": " + codeSpan(v) + "\n";
     out += "- repro: " + codeSpan(fmt::format("{} (git {})", f.version, f.gitHash)) + "\n\n";

@@ -9,6 +9,7 @@
 // --dump-dir the user gave. Vulkan-free.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,24 +21,44 @@
 namespace repro {
 
 // Where a document is written: repro's source URL as the build recorded it
-// (REPRO_SOURCE_URL, cmake/Version.cmake; "" when none was) and the reporter's home
-// directory ($HOME; "" or "/" shows nothing as `~`).
+// (REPRO_SOURCE_URL, cmake/Version.cmake; "" when none was), the reporter's home
+// directory ($HOME; "" or "/" shows nothing as `~`) and current directory (where the run
+// was started; "" or "/": none).
 struct IssueContext {
     std::string sourceUrl;
     std::string home;
+    std::string cwd;
 };
 
-// This build's source URL and this process's $HOME.
+// This build's source URL, this process's $HOME and its current directory.
 IssueContext currentIssueContext();
+
+// A file the reader saves before running the command (a scenario file), shown whole in
+// Steps to reproduce, collapsed.
+struct IssueFile {
+    std::string what;      // "the scenario file"
+    std::string saveAs;    // the name to save it as, a base name ("kompute-196.toml")
+    uint64_t bytes = 0;    // its size
+    std::string sha256;    // of its bytes, 64 hex digits
+    std::string text;      // its bytes
+    std::string language;  // the code block's info string ("toml")
+};
 
 // What a document fills the template with. Plain text throughout: the renderer escapes it.
 struct IssueFacts {
     std::string title;        // the heading after "### " ("repro: BUG REPRODUCED (exit 2) on ...")
     std::string description;  // one paragraph: what ran, what went wrong, the cause line
+    // Facts listed under the description, "- label: value" each (a scenario's name, pattern,
+    // source, expected verdict); empty for none.
+    std::vector<std::pair<std::string, std::string>> descriptionFacts;
     // "System information": (label, value) in order: GPU, driver, Mesa version, distro, kernel...
     std::vector<std::pair<std::string, std::string>> system;
-    std::string version, gitHash;                                  // repro's version and commit
-    std::vector<std::string> commandLine;                          // argv as given (argv[0] becomes `repro`)
+    std::string version, gitHash;          // repro's version and commit
+    std::vector<std::string> commandLine;  // argv as given (argv[0] becomes `repro`)
+    // The command the reader runs when it is not commandLine (argv, argv[0] first: a scenario
+    // run's rerun command); empty: commandLine.
+    std::vector<std::string> runArguments;
+    std::optional<IssueFile> file;                                 // saved before the command runs; nullopt: none
     std::vector<std::pair<std::string, std::string>> environment;  // driver variables set (NAME, value)
     // The RADV_DEBUG=llvm answer from a triage experiment ("yes: ...", "no: ...", "not
     // tested: ..."); nullopt: how to find it out is said instead.
@@ -60,8 +81,9 @@ std::vector<std::pair<std::string, std::string>> hostSystemInformation(const Env
 // instead ("not a Mesa driver (...)").
 std::string mesaVersion(std::string_view driverInfo);
 
-// "### TITLE", then Description, System information and Steps to reproduce, each a
-// "#### " heading. Ends with a blank line.
+// "### TITLE", then Description (the paragraph, then descriptionFacts as a list), System
+// information and Steps to reproduce (get the source, build it, save `file` when there is
+// one, run runArguments or else commandLine), each a "#### " heading. Ends with a blank line.
 std::string issueHead(const IssueFacts& facts, const IssueContext& context);
 
 // "#### Does RADV_DEBUG=llvm fix it?", "#### Regression" and "#### Log files". Ends with a
@@ -81,6 +103,11 @@ std::string portablePathList(std::string_view value, std::string_view home);
 // by a character that cannot be in a path word) turned into "~": the last guard that no
 // home directory is left in a document. Unchanged when `home` is "" or "/".
 std::string withoutHome(std::string text, std::string_view home);
+
+// `text` with every path in `folder` made relative to it: "FOLDER/x" becomes "x" and FOLDER
+// alone "." (where it ends a path word, as withoutHome reads it). Unchanged when `folder`
+// is "", "/" or relative.
+std::string withoutFolder(std::string text, std::string_view folder);
 
 // The command a reader types: the driver variables (NAME=value, shell-quoted), then
 // `repro` and argv[1..], each option's path value through portablePath (the --dump-dir

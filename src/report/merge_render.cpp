@@ -73,7 +73,8 @@ struct Group {
 std::vector<Group> groups(const std::vector<MergedRow>& rows) {
     std::vector<Group> out;
     for (const MergedRow& row : rows) {
-        if (out.empty() || out.back().exitStatus != row.exitStatus) out.push_back({row.outcome, row.exitStatus, 0, {}});
+        if (out.empty() || out.back().exitStatus != row.exitStatus || out.back().outcome != row.outcome)
+            out.push_back({row.outcome, row.exitStatus, 0, {}});
         Group& g = out.back();
         ++g.reports;
         const std::string device = orDash(row.device) + " with " + orDash(row.driver);
@@ -163,11 +164,12 @@ json rowJson(const MergedRow& row) {
         {"conclusion",
          row.conclusionKind.empty() ? json(nullptr) : json{{"kind", row.conclusionKind}, {"line", row.conclusionLine}}},
         {"repro", {{"version", row.reproVersion}, {"git", row.reproGit}}},
-        {"scenario", nullIfEmpty(row.scenario)}};
+        {"scenario", nullIfEmpty(row.scenario)},
+        {"verdict_kind", nullIfEmpty(row.verdictKind)}};
 }
 
 std::string renderJsonDocument(const MergedReports& merged) {
-    json reports = json::array(), grouped = json::array(), problems = json::array();
+    json reports = json::array(), grouped = json::array(), problems = json::array(), duplicates = json::array();
     for (const MergedRow& row : merged.rows) reports.push_back(rowJson(row));
     for (const Group& g : groups(merged.rows)) {
         json devices = json::array();
@@ -176,12 +178,14 @@ std::string renderJsonDocument(const MergedReports& merged) {
             {{"outcome", g.outcome}, {"exit_status", g.exitStatus}, {"reports", g.reports}, {"devices", devices}});
     }
     for (const MergeProblem& p : merged.problems) problems.push_back({{"file", p.file}, {"problem", p.problem}});
+    for (const MergeDuplicate& d : merged.duplicates) duplicates.push_back({{"file", d.file}, {"same_as", d.sameAs}});
     const json document = {{"schema", "repro-merged-reports"},
                            {"schema_version", kMergedReportsSchemaVersion},
                            {"repro", {{"version", kReproVersion}, {"git", kReproGitHash}}},
                            {"reports", reports},
                            {"groups", grouped},
-                           {"problems", problems}};
+                           {"problems", problems},
+                           {"duplicates", duplicates}};
     return document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -1,27 +1,29 @@
-// --merge-reports: read each file -> one row per document -> sorted, grouped rows -> text,
+// --merge-reports: read each regular file -> parse it (every parser error a value) -> check
+// the fields the table needs -> one row per document -> sorted, grouped rows -> text,
 // Markdown or JSON.
 #include "report/merge_reports.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <cerrno>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <limits>
-#include <system_error>
 #include <tuple>
+#include <utility>
 
-#include "forensics/environment.hpp"
 #include "core/output.hpp"
-#include "report/report_render.hpp"
-#include "report/scenario_report.hpp"
 #include "core/text.hpp"
-#include "report/verdict.hpp"
+#include "forensics/environment.hpp"
 #include "forensics/watchdog.hpp"
+#include "report/report_render.hpp"
+#include "report/verdict.hpp"
 
 namespace repro {
 namespace {
@@ -75,6 +77,7 @@ MergedRow runRow(const json& document) {
     MergedRow row;
     row.document = "repro-report";
     row.exitStatus = report.verdict.exitStatus;
+    row.verdictKind = textAt(objectAt(document, "verdict"), "kind");
     if (report.device) {
         row.device = report.device->deviceName;
         row.driver =
@@ -90,6 +93,7 @@ MergedRow runRow(const json& document) {
     }
     row.reproVersion = report.version;
     row.reproGit = report.gitHash;
+    if (report.scenario) row.scenario = report.scenario->name + "@" + report.scenario->fileSha256.substr(0, 8);
     return row;
 }
 
@@ -137,68 +141,340 @@ MergedRow triageRow(const json& document) {
     return row;
 }
 
-// A scenario document (report/scenario_report.hpp): its verdict, device and each mode's result
-// ("ok", "mismatch", "hang", "failed", "not run"); the scenario named with its file's hash.
-MergedRow scenarioRow(const json& document) {
-    MergedRow row;
-    row.document = "repro-scenario-report";
-    row.exitStatus =
-        static_cast<int>(integerAt(objectAt(document, "verdict"), "exit_status").value_or(kExitCannotTest));
-    const json& device = objectAt(document, "device");
-    row.device = textAt(device, "name");
-    const std::string driverName = textAt(device, "driver_name"), driverInfo = textAt(device, "driver_info");
-    row.driver = driverName + (driverInfo.empty() || driverName.empty() ? "" : " ") + driverInfo;
-    const json& scenario = objectAt(document, "scenario");
-    row.scenario = textAt(scenario, "name");
-    if (const std::string sha = textAt(scenario, "file_sha256"); !sha.empty()) row.scenario += "@" + sha.substr(0, 12);
-    const auto modes = document.find("modes");
-    if (modes != document.end() && modes->is_array()) {
-        for (const json& m : *modes) {
-            if (m.is_object()) row.modes.push_back({textAt(m, "mode"), textAt(m, "result"), ""});
-        }
-    }
-    row.reproVersion = textAt(objectAt(document, "repro"), "version");
-    row.reproGit = textAt(objectAt(document, "repro"), "git");
-    return row;
-}
-
-// The group an outcome sorts into: the bug's symptoms first.
-int groupRank(int exitStatus) {
-    constexpr std::array<int, 5> order = {kExitReproduced, kExitHang, kExitNotReproduced, kExitValidation,
-                                          kExitCannotTest};
-    const auto it = std::find(order.begin(), order.end(), exitStatus);
+// The group an outcome sorts into: the bug's symptoms first, a control's reproduction after
+// every verdict on a driver.
+int groupRank(const std::string& outcome) {
+    constexpr std::array<std::string_view, 6> order = {"reproduced", "hang",        "not reproduced",
+                                                       "validation", "cannot test", "control caught"};
+    const auto it = std::find(order.begin(), order.end(), outcome);
     return static_cast<int>(it - order.begin());
 }
 
-// The file's text, or nullopt with `problem` set.
-std::optional<std::string> readFileText(const std::string& path, std::string& problem) {
-    constexpr std::uintmax_t kLimit = 64u << 20;
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        problem = "cannot read (a directory)";
-        return std::nullopt;
+// ---------------------------------------------------------------- reading a file
+
+constexpr size_t kReadLimit = size_t{64} << 20;
+
+// A file descriptor, closed when it goes.
+class FileDescriptor {
+  public:
+    explicit FileDescriptor(int fd) : fd_(fd) {}
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    ~FileDescriptor() {
+        if (fd_ >= 0) ::close(fd_);
     }
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        const int error = errno;
-        problem = error != 0 ? fmt::format("cannot read ({})", std::generic_category().message(error)) : "cannot read";
-        return std::nullopt;
-    }
+    int get() const { return fd_; }
+
+  private:
+    int fd_;
+};
+
+// A file's bytes and its identity (device, inode).
+struct FileRead {
     std::string text;
+    dev_t device = 0;
+    ino_t inode = 0;
+};
+
+// What a file that is not a regular one is, for the problem's words.
+const char* kindOf(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO, not a regular file";
+    if (S_ISCHR(mode)) return "a character device, not a regular file";
+    if (S_ISBLK(mode)) return "a block device, not a regular file";
+    if (S_ISSOCK(mode)) return "a socket, not a regular file";
+    return "not a regular file";
+}
+
+// Opens `path` without blocking (O_NONBLOCK: a FIFO's open returns at once), and reads it
+// when it is a regular file of at most kReadLimit bytes; else nullopt with `problem` set.
+// `identity` gets the file's device and inode as soon as they are known (for a duplicate).
+std::optional<FileRead> readRegularFile(const std::string& path, std::string& problem,
+                                        std::optional<std::pair<dev_t, ino_t>>& identity) {
+    const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (fd.get() < 0) {
+        problem = fmt::format("cannot read ({})", std::strerror(errno));
+        return std::nullopt;
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) {
+        problem = fmt::format("cannot read ({})", std::strerror(errno));
+        return std::nullopt;
+    }
+    identity = std::pair{st.st_dev, st.st_ino};
+    if (!S_ISREG(st.st_mode)) {
+        problem = fmt::format("cannot read ({})", kindOf(st.st_mode));
+        return std::nullopt;
+    }
+    if (st.st_size > static_cast<off_t>(kReadLimit)) {
+        problem = "too large to be a report (over 64 MiB)";
+        return std::nullopt;
+    }
+    FileRead out{.text = {}, .device = st.st_dev, .inode = st.st_ino};
     std::array<char, 65536> buffer{};
-    while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
-        text.append(buffer.data(), static_cast<size_t>(in.gcount()));
-        if (text.size() > kLimit) {
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            problem = fmt::format("cannot read ({})", std::strerror(errno));
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        out.text.append(buffer.data(), static_cast<size_t>(n));
+        if (out.text.size() > kReadLimit) {  // it grew while read
             problem = "too large to be a report (over 64 MiB)";
             return std::nullopt;
         }
     }
-    if (in.bad()) {
-        problem = "cannot read (a read error)";
-        return std::nullopt;
+    return out;
+}
+
+// ---------------------------------------------------------------- parsing
+
+constexpr size_t kMaxDepth = 512;
+
+// The DOM of a document, built from nlohmann's SAX events so that every error the parser
+// finds (a syntax error, a number beyond a double's range) comes back as a value with its
+// byte, and nesting is bounded.
+class DomBuilder : public nlohmann::json_sax<json> {
+  public:
+    explicit DomBuilder(json& root) : root_(root) {}
+
+    bool null() override { return add(nullptr) != nullptr; }
+    bool boolean(bool v) override { return add(v) != nullptr; }
+    bool number_integer(number_integer_t v) override { return add(v) != nullptr; }
+    bool number_unsigned(number_unsigned_t v) override { return add(v) != nullptr; }
+    bool number_float(number_float_t v, const string_t& /*text*/) override { return add(v) != nullptr; }
+    bool string(string_t& v) override { return add(std::move(v)) != nullptr; }
+    bool binary(binary_t& v) override { return add(json::binary(std::move(v))) != nullptr; }
+    bool start_object(std::size_t /*elements*/) override { return open(json::object()); }
+    bool key(string_t& k) override {
+        key_ = std::move(k);
+        return true;
     }
-    return text;
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t /*elements*/) override { return open(json::array()); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t position, const std::string& /*token*/, const json::exception& e) override {
+        problem_ = e.id == 406 ? fmt::format("not JSON (a number out of range at byte {})", position)
+                               : fmt::format("not JSON (a syntax error at byte {})", position);
+        return false;
+    }
+
+    const std::string& problem() const { return problem_; }
+
+  private:
+    json* add(json value) {
+        if (stack_.empty()) {
+            root_ = std::move(value);
+            return &root_;
+        }
+        json& parent = *stack_.back();
+        if (parent.is_array()) {
+            parent.push_back(std::move(value));
+            return &parent.back();
+        }
+        json& slot = parent[key_];
+        slot = std::move(value);
+        return &slot;
+    }
+    bool open(json container) {
+        if (stack_.size() >= kMaxDepth) {
+            problem_ = fmt::format("not JSON for a report (nested deeper than {} levels)", kMaxDepth);
+            return false;
+        }
+        stack_.push_back(add(std::move(container)));
+        return true;
+    }
+    bool close() {
+        if (!stack_.empty()) stack_.pop_back();
+        return true;
+    }
+
+    json& root_;
+    std::vector<json*> stack_;  // the open containers, outermost first
+    std::string key_;
+    std::string problem_;
+};
+
+// ---------------------------------------------------------------- the fields the table needs
+
+// The first field of a document that the table needs and that is missing or of another type
+// than docs/report.schema.json gives it, as "PATH: why"; each check does nothing once one
+// failed.
+class FieldCheck {
+  public:
+    // `prefix` goes before every path in the problem ("modes[1].").
+    explicit FieldCheck(const json& document, std::string prefix = {})
+        : document_(document), prefix_(std::move(prefix)) {}
+
+    const std::string& problem() const { return problem_; }
+
+    // The value at `path` (names joined by '.'); nullptr, with the problem set, when it is
+    // missing or not an object on the way.
+    const json* at(std::string_view path) {
+        if (!problem_.empty()) return nullptr;
+        const json* node = &document_;
+        size_t begin = 0;
+        for (;;) {
+            const size_t dot = path.find('.', begin);
+            const std::string key(
+                path.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin));
+            if (!node->is_object() || !node->contains(key)) {
+                fail(path, "missing");
+                return nullptr;
+            }
+            node = &(*node)[key];
+            if (dot == std::string_view::npos) return node;
+            begin = dot + 1;
+        }
+    }
+    void string(std::string_view path) { kind(path, at(path), json::value_t::string, "a string"); }
+    void object(std::string_view path) { kind(path, at(path), json::value_t::object, "an object"); }
+    void array(std::string_view path) { kind(path, at(path), json::value_t::array, "an array"); }
+    void boolean(std::string_view path) { kind(path, at(path), json::value_t::boolean, "true or false"); }
+    void stringOrNull(std::string_view path) {
+        if (const json* v = at(path); v && !v->is_string() && !v->is_null()) fail(path, "not a string or null");
+    }
+    // An integer in [minimum, maximum].
+    void integer(std::string_view path, int64_t minimum, int64_t maximum) {
+        const json* v = at(path);
+        if (!v) return;
+        if (!v->is_number_integer()) {
+            fail(path, "not an integer");
+        } else if (v->is_number_unsigned() ? v->get<uint64_t>() > static_cast<uint64_t>(maximum)
+                                           : v->get<int64_t>() < minimum || v->get<int64_t>() > maximum) {
+            fail(path, fmt::format("{} is outside {} to {}", v->dump(), minimum, maximum));
+        }
+    }
+    // One of `values` (strings, or integers).
+    template <typename T, size_t N>
+    void oneOf(std::string_view path, const std::array<T, N>& values) {
+        const json* v = at(path);
+        if (!v) return;
+        if (std::find(values.begin(), values.end(), *v) == values.end())
+            fail(path, fmt::format("{} is not a value the schema knows", escaped(v->dump())));
+    }
+    void fail(std::string_view path, std::string_view why) {
+        if (problem_.empty()) problem_ = fmt::format("{}{}: {}", prefix_, path, why);
+    }
+    // Another check's problem, as this one's.
+    void adopt(const std::string& problem) {
+        if (problem_.empty()) problem_ = problem;
+    }
+
+  private:
+    void kind(std::string_view path, const json* v, json::value_t type, const char* what) {
+        if (v && v->type() != type) fail(path, fmt::format("not {}", what));
+    }
+
+    const json& document_;
+    std::string prefix_;
+    std::string problem_;
+};
+
+constexpr std::array<std::string_view, 3> kModeNamesList = {"split", "multipass", "single"};
+constexpr std::array<std::string_view, 9> kClassifications = {
+    "ok", "zero", "mismatch", "nonfinite", "unwritten", "hang", "not run", "inconclusive", "killed"};
+constexpr std::array<int, 8> kExitStatuses = {0, 1, 2, 3, 4, 125, 130, 143};
+constexpr std::array<std::string_view, 8> kVerdictKinds = {
+    "not_reproduced", "reproduced", "hang", "validation", "cannot_test", "control_caught", "interrupted", "usage"};
+
+// The run report's device: null, or an object with the names and ids the table reads.
+void checkDevice(FieldCheck& c) {
+    const json* device = c.at("device");
+    if (device && device->is_object()) {
+        c.string("device.device_name");
+        c.string("device.driver_name");
+        c.string("device.driver_info");
+        c.string("device.driver_version");
+        c.stringOrNull("device.driver_id");
+        c.integer("device.vendor_id", 0, UINT32_MAX);
+        c.integer("device.device_id", 0, UINT32_MAX);
+    } else if (device && !device->is_null()) {
+        c.fail("device", "not an object or null");
+    }
+}
+
+// Each mode: an object with a known mode and classification, its cause an object or null.
+void checkModes(FieldCheck& c, const json& d) {
+    c.array("modes");
+    if (!c.problem().empty()) return;
+    const json& modes = d["modes"];
+    for (size_t i = 0; i < modes.size() && c.problem().empty(); ++i) {
+        if (!modes[i].is_object()) {
+            c.fail(fmt::format("modes[{}]", i), "not an object");
+            return;
+        }
+        FieldCheck m(modes[i], fmt::format("modes[{}].", i));
+        m.oneOf("mode", kModeNamesList);
+        m.oneOf("classification", kClassifications);
+        if (modes[i].contains("cause") && !modes[i]["cause"].is_object() && !modes[i]["cause"].is_null())
+            m.fail("cause", "not an object or null");
+        c.adopt(m.problem());
+    }
+}
+
+// Version 3's own fields: verdict.kind, one its exit status gives (under a control or not),
+// the experiment's control flag, and the scenario section (null, or its name, file and hash).
+void checkVersionThree(FieldCheck& c, const json& d) {
+    c.oneOf("verdict.kind", kVerdictKinds);
+    if (c.problem().empty()) {
+        const int status = d["verdict"]["exit_status"].get<int>();
+        const std::string kind = d["verdict"]["kind"].get<std::string>();
+        if (kind != name(verdictKind(status, false)) && kind != name(verdictKind(status, true)))
+            c.fail("verdict.kind", fmt::format("'{}' is not what exit status {} says", kind, status));
+    }
+    c.boolean("experiment.control");
+    if (const json* scenario = c.at("scenario"); scenario && scenario->is_object()) {
+        c.string("scenario.name");
+        c.string("scenario.file");
+        c.string("scenario.file_sha256");
+    } else if (scenario && !scenario->is_null()) {
+        c.fail("scenario", "not an object or null");
+    }
+}
+
+// Where a run report of `version` lacks a field the table reads, or holds it with another
+// type; "" when it has them all.
+std::string runReportProblem(const json& d, int64_t version) {
+    FieldCheck c(d);
+    c.string("repro.version");
+    c.string("repro.git");
+    c.object("environment.host");
+    c.object("environment.kernel_driver");
+    c.array("environment.drm_cards");
+    checkDevice(c);
+    c.integer("chain_length", 0, UINT32_MAX);
+    checkModes(c, d);
+    c.oneOf("verdict.exit_status", kExitStatuses);
+    c.array("verdict.lines");
+    if (version >= 3) checkVersionThree(c, d);
+    return c.problem();
+}
+
+// Where a triage document lacks a field the table reads, or holds it with another type.
+std::string triageProblem(const json& d) {
+    FieldCheck c(d);
+    c.string("repro.version");
+    c.string("repro.git");
+    c.string("device.name");
+    c.string("device.driver");
+    c.string("device.driver_id");
+    c.integer("chain_length", 1, UINT32_MAX);
+    c.string("baseline.detail");
+    c.string("baseline.failing_mode");
+    c.string("baseline.cause_kind");
+    if (const json* probe = c.at("probe"); probe && !probe->is_null()) {
+        if (!probe->is_object()) c.fail("probe", "not an object or null");
+        if (probe->is_object() && probe->contains("timeout_seconds") && !(*probe)["timeout_seconds"].is_number() &&
+            !(*probe)["timeout_seconds"].is_null())
+            c.fail("probe.timeout_seconds", "not a number or null");
+    }
+    c.string("conclusion.kind");
+    c.string("conclusion.line");
+    c.integer("exit_status", 0, 255);
+    return c.problem();
 }
 
 }  // namespace
@@ -228,16 +504,18 @@ std::string outcomeName(int exitStatus) {
 std::optional<MergedRow> mergedRow(const json& document, const std::string& file, std::string& problem) {
     const std::string schema = textAt(document, "schema");
     const bool run = schema == "repro-report", triage = schema == "repro-triage";
-    const bool scenario = schema == "repro-scenario-report";
-    if (!run && !triage && !scenario) {
+    if (schema == "repro-scenario-report") {
+        problem = "not merged: a repro-scenario-report (an old scenario document; rerun with this version)";
+        return std::nullopt;
+    }
+    if (!run && !triage) {
         problem = !document.is_object() ? "not a repro report (the JSON is not an object)"
-                  : schema.empty()
-                      ? "not a repro report (no \"schema\" property)"
-                      : fmt::format("not a run report, triage or scenario document (schema {})", quote(schema));
+                  : schema.empty()      ? "not a repro report (no \"schema\" property)"
+                                        : fmt::format("not a run report or triage document (schema {})", quote(schema));
         return std::nullopt;
     }
     const auto version = integerAt(document, "schema_version");
-    const int newest = run ? kReportSchemaVersion : triage ? kNewestTriageSchemaRead : kScenarioReportSchemaVersion;
+    const int newest = run ? kReportSchemaVersion : kNewestTriageSchemaRead;
     if (!version || *version < 1) {
         problem = fmt::format("not a repro report ({} without a schema_version of 1 or more)", schema);
         return std::nullopt;
@@ -247,32 +525,55 @@ std::optional<MergedRow> mergedRow(const json& document, const std::string& file
                               schema, *version, newest);
         return std::nullopt;
     }
+    if (const std::string why = run ? runReportProblem(document, *version) : triageProblem(document); !why.empty()) {
+        problem = fmt::format("not merged: an invalid {} ({})", schema, why);
+        return std::nullopt;
+    }
     try {
-        MergedRow row = run ? runRow(document) : triage ? triageRow(document) : scenarioRow(document);
+        MergedRow row = run ? runRow(document) : triageRow(document);
         row.file = file;
         row.schemaVersion = static_cast<int>(*version);
-        row.outcome = outcomeName(row.exitStatus);
+        row.outcome = row.verdictKind == "control_caught" ? "control caught" : outcomeName(row.exitStatus);
         return row;
-    } catch (const std::exception& e) {  // not expected: every reader above checks types
+    } catch (const std::exception& e) {  // not expected: the fields were checked above
         problem = fmt::format("not a repro report ({})", escaped(e.what()));
         return std::nullopt;
     }
 }
 
+std::optional<json> parseMergedJson(const std::string& text, std::string& problem) {
+    json document;
+    DomBuilder builder(document);
+    try {
+        if (json::sax_parse(text, &builder, json::input_format_t::json, /*strict=*/true)) return document;
+        problem = builder.problem().empty() ? std::string("not JSON") : builder.problem();
+    } catch (const json::exception& e) {  // not expected: the SAX interface reports errors
+        problem = fmt::format("not JSON ({})", escaped(e.what()));
+    } catch (const std::bad_alloc&) {
+        problem = "not JSON (out of memory while parsing it)";
+    }
+    return std::nullopt;
+}
+
 MergedReports mergeReportFiles(const std::vector<std::string>& files) {
     MergedReports merged;
+    std::vector<std::pair<std::pair<dev_t, ino_t>, std::string>> seen;  // each file's identity, its first path
     for (const std::string& file : files) {
         std::string problem;
-        const std::optional<std::string> text = readFileText(file, problem);
-        if (text) {
-            json document;
-            try {
-                document = json::parse(*text);
-            } catch (const json::parse_error& e) {
-                problem = fmt::format("not JSON (a syntax error at byte {})", e.byte);
+        std::optional<std::pair<dev_t, ino_t>> identity;
+        const std::optional<FileRead> read = readRegularFile(file, problem, identity);
+        if (identity) {
+            const auto same =
+                std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == *identity; });
+            if (same != seen.end()) {
+                merged.duplicates.push_back({file, same->second});
+                continue;
             }
-            if (problem.empty()) {
-                if (auto row = mergedRow(document, file, problem)) {
+            seen.emplace_back(*identity, file);
+        }
+        if (read) {
+            if (const std::optional<json> document = parseMergedJson(read->text, problem)) {
+                if (auto row = mergedRow(*document, file, problem)) {
                     merged.rows.push_back(std::move(*row));
                     continue;
                 }
@@ -286,15 +587,17 @@ MergedReports mergeReportFiles(const std::vector<std::string>& files) {
 
 void sortMergedRows(std::vector<MergedRow>& rows) {
     std::stable_sort(rows.begin(), rows.end(), [](const MergedRow& a, const MergedRow& b) {
-        const int ga = groupRank(a.exitStatus), gb = groupRank(b.exitStatus);
-        return std::tie(ga, a.exitStatus, a.device, a.driver, a.driverVersion, a.kernel, a.file) <
-               std::tie(gb, b.exitStatus, b.device, b.driver, b.driverVersion, b.kernel, b.file);
+        const int ga = groupRank(a.outcome), gb = groupRank(b.outcome);
+        return std::tie(ga, a.exitStatus, a.outcome, a.device, a.driver, a.driverVersion, a.kernel, a.file) <
+               std::tie(gb, b.exitStatus, b.outcome, b.device, b.driver, b.driverVersion, b.kernel, b.file);
     });
 }
 
 int runMergeReports(const std::vector<std::string>& files, Format format) {
     const MergedReports merged = mergeReportFiles(files);
     for (const MergeProblem& p : merged.problems) sayError("repro: --merge-reports: {}: {}", quote(p.file), p.problem);
+    for (const MergeDuplicate& d : merged.duplicates)
+        sayError("repro: --merge-reports: {}: the same file as {}, merged once", quote(d.file), quote(d.sameAs));
     writeText(stdout, renderMerged(merged, format));
     if (writeFailed()) {
         sayError("repro: the merged table could not be written to {}", failedStream());

@@ -1,7 +1,8 @@
-// --merge-reports FILE...: the JSON reports of many machines (run reports, triage
-// documents and scenario documents, docs/report-schema.md and docs/scenarios.md) as one table, grouped by outcome so that the GPUs and
-// drivers that reproduce the bug are seen at once (docs/options.md, "--merge-reports").
-// Vulkan-free: it only reads JSON files.
+// --merge-reports FILE...: the JSON reports of many machines (run reports of the built-in
+// chain and of scenario files alike, and triage documents; docs/report-schema.md) as one
+// table, grouped by outcome so that the GPUs and drivers that reproduce the bug are seen at
+// once (docs/options.md, "--merge-reports"). Vulkan-free: it only reads JSON files, and
+// only regular ones.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -35,8 +36,12 @@ struct MergedRow {
     std::string file;      // the path as given
     std::string document;  // "repro-report" or "repro-triage"
     int schemaVersion = 0;
-    int exitStatus = 0;         // verdict.exit_status of a run, exit_status of a triage
-    std::string outcome;        // outcomeName(exitStatus): "reproduced", "hang", "not reproduced", ...
+    int exitStatus = 0;  // verdict.exit_status of a run, exit_status of a triage
+    // A run's verdict.kind ("control_caught", ...; schema_version 3 on); empty otherwise.
+    std::string verdictKind;
+    // outcomeName(exitStatus), or "control caught" for a positive control's reproduction
+    // (verdictKind "control_caught"): "reproduced", "hang", "not reproduced", ...
+    std::string outcome;
     std::string device;         // deviceName
     std::string driver;         // "llvmpipe Mesa 22.3.6 (LLVM 15.0.6)": driverName and driverInfo
     std::string driverVersion;  // driverVersion decoded ("22.3.6"); empty for a triage document
@@ -51,8 +56,8 @@ struct MergedRow {
     std::string conclusionKind;          // triage: conclusion.kind ("job_timeout"); empty for a run
     std::string conclusionLine;          // triage: conclusion.line
     std::string reproVersion, reproGit;  // the repro that wrote the document
-    // A scenario document's scenario: its name and the first 12 hex digits of its file's
-    // SHA-256 ("kompute-196-increment-chain@52b49c9fb342"); empty for the built-in chain.
+    // A scenario run's file: its scenario name and the first 8 hex digits of the file's
+    // SHA-256 ("kompute-196-increment-chain@52b49c9f"); empty for the built-in chain.
     std::string scenario;
 };
 
@@ -62,11 +67,19 @@ struct MergeProblem {
     std::string problem;
 };
 
-// Every file's row, sorted and grouped (sortMergedRows), and the files that were not merged,
-// in the order given.
+// A file given again (the same file: the same device and inode, whatever the path), merged
+// once, under the path given first.
+struct MergeDuplicate {
+    std::string file;
+    std::string sameAs;
+};
+
+// Every file's row, sorted and grouped (sortMergedRows), the files that were not merged and
+// the files given again, each in the order given.
 struct MergedReports {
     std::vector<MergedRow> rows;
     std::vector<MergeProblem> problems;
+    std::vector<MergeDuplicate> duplicates;
 };
 
 // What an exit status says, for the table's outcome column: 2 "reproduced", 3 "hang",
@@ -75,19 +88,29 @@ struct MergedReports {
 std::string outcomeName(int exitStatus);
 
 // The row of one parsed document: a "repro-report" of schema_version 1 to
-// kReportSchemaVersion (read with parseReport), a "repro-triage" of schema_version 1 to
-// kNewestTriageSchemaRead or a "repro-scenario-report" of schema_version 1 to
-// kScenarioReportSchemaVersion (report/scenario_report.hpp). nullopt, with `problem` set to one phrase, for anything else: JSON
-// that is not an object or has no known "schema" ("not a repro report (...)"), or a newer
-// schema_version ("... newer than this repro reads"). Never throws.
+// kReportSchemaVersion (read with parseReport; a scenario run's names its file), or a
+// "repro-triage" of schema_version 1 to kNewestTriageSchemaRead, that holds every field the
+// table reads with the type docs/report.schema.json gives it. nullopt, with `problem` set to
+// one phrase, for anything else: JSON that is not an object or has no known "schema" ("not a
+// repro report (...)"), a newer schema_version ("... newer than this repro reads"), a
+// scenario document of the old schema ("not merged: a repro-scenario-report (an old scenario
+// document; rerun with this version)"), or a field missing or of another type ("not merged:
+// an invalid repro-report (verdict.exit_status: missing)"). Never throws.
 std::optional<MergedRow> mergedRow(const nlohmann::json& document, const std::string& file, std::string& problem);
 
-// Reads and parses each file (at most 64 MiB) and makes its row; a file that cannot be read,
-// is not JSON or is not a report this repro reads becomes a problem. Never throws.
+// The JSON value of `text`, or nullopt with `problem` set: "not JSON (a syntax error at byte
+// N)", "not JSON (a number out of range at byte N)" (beyond a double's range, 1e400), "not
+// JSON (nested deeper than 512 levels at byte N)". Never throws, whatever the bytes.
+std::optional<nlohmann::json> parseMergedJson(const std::string& text, std::string& problem);
+
+// Reads and parses each file and makes its row. A file that is not a regular file (a FIFO
+// or a device is never opened for blocking reads), is larger than 64 MiB, cannot be read,
+// is not JSON or is not a report this repro reads becomes a problem; a file given again is a
+// duplicate, merged once. Never throws, never blocks on a file.
 MergedReports mergeReportFiles(const std::vector<std::string>& files);
 
-// Sorts the rows by group (reproduced, hang, not reproduced, validation, cannot test, the
-// rest), then device, driver, driver version, kernel and file.
+// Sorts the rows by group (reproduced, hang, not reproduced, validation, cannot test,
+// control caught, the rest), then device, driver, driver version, kernel and file.
 void sortMergedRows(std::vector<MergedRow>& rows);
 
 // The table as text (aligned columns), Markdown (markdownTable) or the "repro-merged-reports"
@@ -96,9 +119,10 @@ void sortMergedRows(std::vector<MergedRow>& rows);
 std::string renderMerged(const MergedReports& merged, Format format);
 
 // --merge-reports: reads `files`, prints one line on stderr per file that was not merged
-// ("repro: --merge-reports: 'FILE': not JSON (...)"), and the table on stdout in `format`.
-// Returns 0 when every file merged, 1 (kExitUsage) when some file did not or a write failed;
-// the table of the others is printed either way.
+// ("repro: --merge-reports: 'FILE': not JSON (...)") and per file given again ("repro:
+// --merge-reports: 'FILE': the same file as 'FIRST', merged once"), and the table on stdout
+// in `format`. Returns 0 when every file merged (a file given again included), 1 (kExitUsage)
+// when some file did not or a write failed; the table of the others is printed either way.
 int runMergeReports(const std::vector<std::string>& files, Format format);
 
 }  // namespace repro

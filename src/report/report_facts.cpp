@@ -56,4 +56,29 @@ std::vector<std::string> watchdogWarnings(const RunReport& r) {
     return out;
 }
 
+std::vector<std::string> reportControls(const RunReport& r) {
+    std::vector<std::string> out;
+    const ExperimentReport& e = r.experiment;
+    if (e.control) {
+        out.push_back(e.barrier == "none"
+                          ? std::string("--barrier none: no barrier between the dispatches of multipass "
+                                        "and single (invalid Vulkan on purpose)")
+                      : e.barrier == "execution-only"
+                          ? std::string("--barrier execution-only: execution dependencies without memory "
+                                        "dependencies (invalid Vulkan on purpose)")
+                          : fmt::format("--barrier {}: a barrier that leaves a dependency out on purpose", e.barrier));
+    }
+    if (e.dropDispatch)
+        out.push_back(
+            fmt::format("--drop-dispatch {0}: dispatch {0} left out of multipass and single", *e.dropDispatch));
+    if (r.scenario && !r.scenario->controlSteps.empty())
+        out.push_back(
+            fmt::format("the scenario file labels {} a control (insufficient on purpose)", r.scenario->controlSteps));
+    return out;
+}
+
+VerdictKind reportVerdictKind(const RunReport& r) {
+    return verdictKind(r.verdict.exitStatus, !reportControls(r).empty());
+}
+
 }  // namespace repro

@@ -1,6 +1,6 @@
 // Facts the report's documents derive from a RunReport rather than store: the job
 // watchdog of the device's kernel driver, where a hang leaves evidence, the warnings for
-// submits near the watchdog. Both the JSON (report_json.hpp) and the Markdown
+// submits near the watchdog, the positive controls in force and the verdict's kind. Both the JSON (report_json.hpp) and the Markdown
 // (report_markdown.hpp) show them; parseReport does not read them back.
 #pragma once
 
@@ -30,5 +30,15 @@ std::string hangEvidenceDriver(const RunReport& report);
 // there a "hang" may be the watchdog ending a long submit, not the bug. One line each,
 // without a trailing newline; empty when nothing is near or no watchdog is known.
 std::vector<std::string> watchdogWarnings(const RunReport& report);
+
+// What makes the run a positive control, one phrase each, in this order: a --barrier that
+// leaves a dependency out (experiment.control: "--barrier none: ..."), --drop-dispatch K
+// ("--drop-dispatch 3: dispatch 3 left out of multipass and single"), the steps a scenario
+// file labels a control (scenario->controlSteps: "the scenario file labels a wait a
+// control ..."). Empty when the run is no control.
+std::vector<std::string> reportControls(const RunReport& report);
+
+// verdictKind(report.verdict.exitStatus, whether reportControls is not empty).
+VerdictKind reportVerdictKind(const RunReport& report);
 
 }  // namespace repro

@@ -3,13 +3,15 @@
 // JsonReader walks the same table to read one back, so a field cannot be written without
 // being read. A field's C++ type says how it is encoded (a float as a number or "NaN",
 // "inf", "-inf"; an optional as null when empty; an enum by its name); the few that the
-// type does not say carry a tag (kNullWhenEmpty, kNullWhenZero, kEmbeddedJson).
+// type does not say carry a tag (kNullWhenEmpty, kNullWhenZero, kEmbeddedJson, kFactTree,
+// kBufferValues, kHostSeconds, kGpuSeconds, kPortableCommandLine).
 #include "report/report_json.hpp"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 
 #include "forensics/environment.hpp"
 #include "core/json_number.hpp"
+#include "report/command_line.hpp"
 #include "report/report_facts.hpp"
 
 namespace repro {
@@ -31,10 +34,38 @@ using Pairs = std::vector<std::pair<std::string, std::string>>;
 
 struct NullWhenEmpty {};  // a string: "" is null
 struct NullWhenZero {};   // a count: 0 is null
-struct EmbeddedJson {};   // a string holding a JSON object's text: the object; "" is null
+// A string holding a JSON object's text: the object, its durations rounded as host times
+// (roundDurations); "" is null.
+struct EmbeddedJson {};
+struct FactTree {};             // name -> value facts with dotted names: nested objects (factTree)
+struct BufferValues {};         // buffer name -> value pairs: a list of {"buffer", "value"} objects
+struct HostSeconds {};          // a host duration: rounded to kHostDecimals
+struct GpuSeconds {};           // a GPU duration: rounded to the timestamp period (gpuDecimals)
+struct PortableCommandLine {};  // argv: written through portableCommandLine
 constexpr NullWhenEmpty kNullWhenEmpty{};
 constexpr NullWhenZero kNullWhenZero{};
 constexpr EmbeddedJson kEmbeddedJson{};
+constexpr FactTree kFactTree{};
+constexpr BufferValues kBufferValues{};
+constexpr HostSeconds kHostSeconds{};
+constexpr GpuSeconds kGpuSeconds{};
+constexpr PortableCommandLine kPortableCommandLine{};
+
+// Host durations come from std::chrono::steady_clock, whose nanoseconds say more than a
+// phase of a run can repeat: they are written to the microsecond (6 decimals of a second).
+constexpr int kHostDecimals = 6;
+
+// The key of a fact tree's object that holds the value of the fact named by the object's
+// own path ("os" beside "os.id"; factTree).
+constexpr const char* kOwnValue = "value";
+
+// What the writer needs beyond the report: the folders command_line is shortened against
+// and the decimals of the GPU times (gpuDecimals of the report's device).
+struct WriteContext {
+    CommandLineContext commandLine;
+    int gpuDecimals = 9;
+};
+const WriteContext kNoContext{};
 
 constexpr Mode kModes[] = {Mode::Split, Mode::Multipass, Mode::Single};
 constexpr Classification kClassifications[] = {
@@ -55,13 +86,15 @@ json toJson(float x) {
 }
 json toJson(Mode m) { return std::string(name(m)); }
 json toJson(Classification c) { return std::string(name(c)); }
-json toJson(const std::vector<double>& xs) {
-    json out = json::array();
-    for (const double x : xs) out.push_back(toJson(x));
-    return out;
-}
 // Name -> value pairs as an object; of a repeated name, the first value.
 json toJson(const Pairs& pairs) {
+    json out = json::object();
+    for (const auto& [k, v] : pairs) {
+        if (!out.contains(k)) out[k] = v;
+    }
+    return out;
+}
+json toJson(const std::vector<std::pair<std::string, uint32_t>>& pairs) {
     json out = json::object();
     for (const auto& [k, v] : pairs) {
         if (!out.contains(k)) out[k] = v;
@@ -74,8 +107,89 @@ json toJson(const std::optional<T>& v) {
 }
 json toJson(const std::string& s, NullWhenEmpty) { return s.empty() ? json(nullptr) : json(s); }
 json toJson(uint32_t n, NullWhenZero) { return n ? json(n) : json(nullptr); }
+
+// `x` to `decimals` decimals of a second: the double nearest to the decimal k / 10^decimals,
+// which JSON writes in its shortest form (0.013289, not 0.013288680999999998). Non-finite
+// values and values too large to round are kept.
+double roundedSeconds(double x, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    if (!std::isfinite(x) || std::fabs(x) * scale > 9.0e15) return x;
+    return std::round(x * scale) / scale;
+}
+json toJson(double x, HostSeconds) { return toJson(roundedSeconds(x, kHostDecimals)); }
+json toJson(double x, int decimals) { return toJson(roundedSeconds(x, decimals)); }
+json toJson(const std::vector<double>& xs, int decimals) {
+    json out = json::array();
+    for (const double x : xs) out.push_back(toJson(x, decimals));
+    return out;
+}
+json toJson(const std::optional<double>& x, int decimals) { return x ? toJson(*x, decimals) : json(nullptr); }
+
+// Every float under a key "seconds" or "..._seconds" in `j` (an element of such a list too),
+// at any depth, rounded as a host duration.
+void roundDurations(json& j) {
+    if (j.is_array()) {
+        for (json& v : j) roundDurations(v);
+        return;
+    }
+    if (!j.is_object()) return;
+    for (auto& [key, value] : j.items()) {
+        const bool duration = key == "seconds" || key.ends_with("_seconds");
+        if (duration && value.is_number_float()) {
+            value = toJson(value.get<double>(), kHostSeconds);
+        } else if (duration && value.is_array()) {
+            for (json& x : value) {
+                if (x.is_number_float()) x = toJson(x.get<double>(), kHostSeconds);
+            }
+        } else {
+            roundDurations(value);
+        }
+    }
+}
 json toJson(const std::string& text, EmbeddedJson) {
-    return text.empty() ? json(nullptr) : json::parse(text, nullptr, false);
+    if (text.empty()) return nullptr;
+    json object = json::parse(text, nullptr, false);
+    roundDurations(object);
+    return object;
+}
+
+// Facts named by dotted paths as nested objects, one level per name part: "kernel.release"
+// is {"kernel": {"release": ...}}. Every first-level entry is an object, and where a fact's
+// name is also the path of others' object ("os" beside "os.id", "card0" beside
+// "card0.revision") its value is that object's kOwnValue: {"os": {"value": "Debian 12",
+// "id": "debian"}}. Of a name given twice, the first value.
+json toJson(const Pairs& facts, FactTree) {
+    json out = json::object();
+    for (const auto& [name, value] : facts) {
+        std::vector<std::string> parts;
+        for (size_t begin = 0;;) {
+            const size_t dot = name.find('.', begin);
+            parts.push_back(name.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin));
+            if (dot == std::string::npos) break;
+            begin = dot + 1;
+        }
+        json* node = &out;
+        for (size_t i = 0; i + 1 < parts.size(); ++i) {
+            json& next = (*node)[parts[i]];
+            if (next.is_string()) next = json{{kOwnValue, next}};  // a fact that now has facts below it
+            if (!next.is_object()) next = json::object();
+            node = &next;
+        }
+        json& leaf = (*node)[parts.back()];
+        const bool firstLevel = parts.size() == 1;
+        if (leaf.is_null()) {
+            leaf = firstLevel ? json{{kOwnValue, value}} : json(value);
+        } else if (leaf.is_object() && !leaf.contains(kOwnValue)) {
+            leaf[kOwnValue] = value;
+        }
+    }
+    return out;
+}
+// A list of {"buffer": name, "value": value} objects, in the pairs' order.
+json toJson(const Pairs& pairs, BufferValues) {
+    json out = json::array();
+    for (const auto& [buffer, value] : pairs) out.push_back({{"buffer", buffer}, {"value", value}});
+    return out;
 }
 
 // Each fromJson sets `out` from `j` and says true when `j` holds a value of its type;
@@ -150,6 +264,51 @@ bool fromJson(const json& j, std::string& text, EmbeddedJson) {
     text = j.dump();
     return true;
 }
+// An integer from 0 to 2^32 - 1 under each name; other values are left out.
+bool fromJson(const json& j, std::vector<std::pair<std::string, uint32_t>>& out) {
+    if (!j.is_object()) return false;
+    out.clear();
+    for (const auto& [k, v] : j.items()) {
+        if (v.is_number_unsigned() && v.get<uint64_t>() <= UINT32_MAX) out.emplace_back(k, v.get<uint32_t>());
+    }
+    return true;
+}
+// The facts of a tree below `path`, each named by its path joined with dots; objects deeper
+// than kMaxFactDepth (no fact's name has that many parts) are left out.
+constexpr int kMaxFactDepth = 32;
+void readFactTree(const json& node, const std::string& path, Pairs& out, int depth = 0) {
+    for (const auto& [key, value] : node.items()) {
+        const bool own = key == kOwnValue && !path.empty();
+        const std::string name = own ? path : path.empty() ? key : path + "." + key;
+        if (value.is_object()) {
+            if (depth < kMaxFactDepth) readFactTree(value, name, out, depth + 1);
+        } else if (value.is_structured()) {
+            out.emplace_back(name, value.is_array() && value.empty() ? "[]" : "(a list)");
+        } else {
+            out.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
+        }
+    }
+}
+// toJson(FactTree)'s inverse, the facts in name order (as a flat object of the dotted names,
+// which schema version 2 wrote, reads too).
+bool fromJson(const json& j, Pairs& out, FactTree) {
+    if (!j.is_object()) return false;
+    out.clear();
+    readFactTree(j, "", out);
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return true;
+}
+// toJson(BufferValues)'s inverse; an element without a string "buffer" is left out.
+bool fromJson(const json& j, Pairs& out, BufferValues) {
+    if (!j.is_array()) return false;
+    out.clear();
+    for (const json& e : j) {
+        if (!e.is_object() || !e.contains("buffer") || !e["buffer"].is_string()) continue;
+        const json& value = e.contains("value") ? e["value"] : json();
+        out.emplace_back(e["buffer"].get<std::string>(), value.is_string() ? value.get<std::string>() : "");
+    }
+    return true;
+}
 
 // ---------------------------------------------------------------- the walkers
 
@@ -158,16 +317,25 @@ class JsonWriter {
   public:
     static constexpr bool kWrites = true;
 
-    explicit JsonWriter(json& out) : out_(out) { out_ = json::object(); }
+    explicit JsonWriter(json& out, const WriteContext& context = kNoContext) : out_(out), context_(context) {
+        out_ = json::object();
+    }
 
     template <typename T, typename... Tag>
     void operator()(const char* key, const T& value, Tag... tag) {
         out_[key] = toJson(value, tag...);
     }
+    template <typename T>
+    void operator()(const char* key, const T& value, GpuSeconds) {
+        out_[key] = toJson(value, context_.gpuDecimals);
+    }
+    void operator()(const char* key, const std::vector<std::string>& argv, PortableCommandLine) {
+        out_[key] = portableCommandLine(argv, context_.commandLine);
+    }
     // A report type as a nested object, through its own fields().
     template <typename T>
     void object(const char* key, const T& value) {
-        JsonWriter nested(out_[key]);
+        JsonWriter nested(out_[key], context_);
         fields(nested, value);
     }
     template <typename T>
@@ -182,7 +350,7 @@ class JsonWriter {
     void objects(const char* key, const std::vector<T>& values) {
         json& list = out_[key] = json::array();
         for (const T& value : values) {
-            JsonWriter element(list.emplace_back());
+            JsonWriter element(list.emplace_back(), context_);
             fields(element, value);
         }
     }
@@ -193,7 +361,7 @@ class JsonWriter {
             out_[key] = nullptr;
             return;
         }
-        JsonWriter nested(out_[key]);
+        JsonWriter nested(out_[key], context_);
         describe(nested);
     }
     // A field derived from the report, written and never read back.
@@ -204,6 +372,7 @@ class JsonWriter {
 
   private:
     json& out_;
+    const WriteContext& context_;
 };
 
 // Reads each field it is shown from one JSON object; a field the object lacks, or holds
@@ -304,6 +473,7 @@ void fields(Io& io, Of<DeviceReport, Io>& d) {
     io.objects("memory", d.memory);
     io("driver_library", d.driverLibrary);
     io("driver_manifest", d.driverManifest);
+    io("timestamp_period_ns", d.timestampPeriodNs);
 }
 
 template <typename Io>
@@ -326,8 +496,8 @@ void fields(Io& io, Of<JobWatchdog, Io>& w) {
 
 template <typename Io>
 void fields(Io& io, Of<EnvironmentReport, Io>& e) {
-    io("host", e.host);
-    io("kernel_driver", e.kernelDriver);
+    io("host", e.host, kFactTree);
+    io("kernel_driver", e.kernelDriver, kFactTree);
     io.objects("drm_cards", e.drmCards);
     io("variables", e.variables);
     io("notes", e.notes);
@@ -405,20 +575,21 @@ void fields(Io& io, Of<ModeReport, Io>& m) {
     io("reason", r.reason);
     io.object("stats", r.stats);
     io("submits", r.submits);
-    io("wall_seconds", r.wallSeconds);
+    io("wall_seconds", r.wallSeconds, kHostSeconds);
     io("runs", r.runs);
     io("wrong_runs", r.wrongRuns);
     io("identical_across_runs", r.identicalAcrossRuns);
     io.group(
         "gpu",
         [&](auto& gpu) {
-            gpu("dispatch_seconds", m.dispatchGpuSeconds);
-            gpu("submit_seconds", m.submitGpuSeconds);
-            gpu("mode_seconds", m.modeGpuSeconds);
+            gpu("dispatch_seconds", m.dispatchGpuSeconds, kGpuSeconds);
+            gpu("submit_seconds", m.submitGpuSeconds, kGpuSeconds);
+            gpu("mode_seconds", m.modeGpuSeconds, kGpuSeconds);
         },
         hasGpuTimes(m));
     io("cause", r.causeJson, kEmbeddedJson);
     io("per_dispatch_check", r.perDispatchCheckJson, kEmbeddedJson);
+    io("step_check", r.stepCheckJson, kEmbeddedJson);
 }
 
 template <typename Io>
@@ -431,17 +602,23 @@ void fields(Io& io, Of<ValidationSummary, Io>& v) {
 
 template <typename Io>
 void fields(Io& io, Of<PhaseTimings, Io>& p) {
-    io("instance_and_device", p.instanceAndDevice);
-    io("pipelines", p.pipelines);
-    io("buffers_and_upload", p.buffersAndUpload);
-    io("recording", p.recording);
-    io("gpu_wait", p.gpuWait);
-    io("readback", p.readback);
-    io("verification", p.verification);
-    io("total", p.total);
-    io("teardown", p.teardown);
-    io("teardown_device", p.teardownDevice);
-    io.derived("teardown_instance", [&] { return toJson(p.teardownInstance()); });
+    io("instance_and_device", p.instanceAndDevice, kHostSeconds);
+    io("reference", p.reference, kHostSeconds);
+    io("pipelines", p.pipelines, kHostSeconds);
+    io("buffers_and_upload", p.buffersAndUpload, kHostSeconds);
+    io("recording", p.recording, kHostSeconds);
+    io("gpu_wait", p.gpuWait, kHostSeconds);
+    io("readback", p.readback, kHostSeconds);
+    io("verification", p.verification, kHostSeconds);
+    io("total", p.total, kHostSeconds);
+    io("teardown", p.teardown, kHostSeconds);
+    io("teardown_device", p.teardownDevice, kHostSeconds);
+    // Of the rounded parts, so that teardown_device + teardown_instance is teardown.
+    io.derived("teardown_instance", [&] {
+        const PhaseTimings rounded{.teardown = roundedSeconds(p.teardown, kHostDecimals),
+                                   .teardownDevice = roundedSeconds(p.teardownDevice, kHostDecimals)};
+        return toJson(rounded.teardownInstance(), kHostSeconds);
+    });
 }
 
 template <typename Io>
@@ -457,6 +634,25 @@ void fields(Io& io, Of<StreamReport, Io>& s) {
 }
 
 template <typename Io>
+void fields(Io& io, Of<ScenarioFacts, Io>& f) {
+    io("name", f.name);
+    io("source", f.source);
+    io("pattern", f.pattern);
+    io("expected", f.expected);
+    io("file", f.file);
+    io("file_bytes", f.fileBytes);
+    io("file_sha256", f.fileSha256);
+    io("file_text", f.fileText);
+    io("steps", f.steps);
+    io("control_steps", f.controlSteps, kNullWhenEmpty);
+    io("split_only", f.splitOnly);
+    io("chain_values", f.chainValues, kBufferValues);
+    io("queues", f.queues);
+    io("poisoned", f.poisoned);
+    io("parameters", f.parameters);
+}
+
+template <typename Io>
 void fields(Io& io, Of<RunReport, Io>& r) {
     io.derived("schema", [] { return json("repro-report"); });
     io.derived("schema_version", [] { return json(kReportSchemaVersion); });
@@ -464,7 +660,7 @@ void fields(Io& io, Of<RunReport, Io>& r) {
         repro("version", r.version);
         repro("git", r.gitHash);
     });
-    io("command_line", r.commandLine);
+    io("command_line", r.commandLine, kPortableCommandLine);
     io.group("environment", [&](auto& e) {
         fields(e, r.environment);
         e.derived("job_watchdog", [&] {
@@ -486,31 +682,49 @@ void fields(Io& io, Of<RunReport, Io>& r) {
     });
     io.object("sizes", r.sizes);
     io("chain_length", r.chainLength);
-    io.object("experiment", r.experiment);
+    io.group("experiment", [&](auto& e) {
+        fields(e, r.experiment);
+        e.derived("controls", [&] { return json(reportControls(r)); });
+    });
     io("reference", r.referenceName, kNullWhenEmpty);
     io.objects("modes", r.modes);
     io.object("validation", r.validation);
     io.object("timings", r.timings);
     io.derived("warnings", [&] { return json(watchdogWarnings(r)); });
-    io.object("verdict", r.verdict);
+    io.group("verdict", [&](auto& v) {
+        fields(v, r.verdict);
+        v.derived("kind", [&] { return json(std::string(name(reportVerdictKind(r)))); });
+    });
     io.objects("streams", r.streams);
+    io.object("scenario", r.scenario);
+}
+
+// The decimals of a second that the device's timestamp period resolves: those of the
+// largest power of ten at or below one tick (1 ns: 9; 10 ns or 52.08 ns: 8); 9, a
+// nanosecond (the unit timestampPeriod counts in), when the period is unknown.
+int gpuDecimals(const std::optional<DeviceReport>& device) {
+    if (!device || !device->timestampPeriodNs) return 9;
+    const double period = *device->timestampPeriodNs;
+    if (!std::isfinite(period) || !(period > 0)) return 9;
+    return std::clamp(9 - static_cast<int>(std::floor(std::log10(period))), 0, 12);
 }
 
 }  // namespace
 
-json renderJson(const RunReport& r) {
+json renderJson(const RunReport& r, const CommandLineContext& context) {
     json out;
-    JsonWriter writer(out);
+    const WriteContext write{.commandLine = context, .gpuDecimals = gpuDecimals(r.device)};
+    JsonWriter writer(out, write);
     fields(writer, r);
     return out;
 }
 
-std::string renderJsonLine(const RunReport& r) {
-    return renderJson(r).dump(-1, ' ', false, json::error_handler_t::replace);
+std::string renderJsonLine(const RunReport& r, const CommandLineContext& context) {
+    return renderJson(r, context).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string renderJsonText(const RunReport& r) {
-    return renderJson(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+std::string renderJsonText(const RunReport& r, const CommandLineContext& context) {
+    return renderJson(r, context).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 RunReport parseReport(const json& object) {

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <string_view>
 
 #include "forensics/environment.hpp"
+#include "report/command_line.hpp"
 #include "report/issue_markdown.hpp"
 #include "report/markdown.hpp"
 #include "core/output.hpp"
@@ -151,6 +153,22 @@ std::string memoryDetails(const DeviceReport& d) {
     return t.render();
 }
 
+// The experiment row: the barrier (and whether it is a control), the memory, the profile
+// and every setting that differs from blade's stream.
+std::string experimentText(const RunReport& r, std::string_view home) {
+    const ExperimentReport& e = r.experiment;
+    std::string experiment = fmt::format("barrier {}{}, memory {}, profile {}", e.barrier,
+                                         e.control ? " (CONTROL: invalid on purpose)" : "", e.memory, e.profile);
+    if (e.submitEvery) experiment += fmt::format(", submit every {}", e.submitEvery);
+    if (e.splitMiB) experiment += fmt::format(", split at {} MiB", *e.splitMiB);
+    if (e.splitMs) experiment += fmt::format(", split at {} ms of predicted GPU time", *e.splitMs);
+    if (e.submitEvery || e.splitMiB || e.splitMs) experiment += e.hostWait ? ", host waits" : ", no host waits";
+    if (e.dispatchRepeat > 1) experiment += fmt::format(", each conv-T x{}", e.dispatchRepeat);
+    if (e.spirvDir) experiment += ", SPIR-V from " + portablePath(*e.spirvDir, home);
+    if (e.dropDispatch) experiment += fmt::format(", dispatch {} left out (a positive control)", *e.dropDispatch);
+    return experiment;
+}
+
 std::string shapeDetails(const RunReport& r, std::string_view home) {
     const Shape& s = r.shape;
     const ChainSizes& z = r.sizes;
@@ -163,18 +181,8 @@ std::string shapeDetails(const RunReport& r, std::string_view home) {
     row("kernel, stride, padding",
         fmt::format("{}x{}, {}x{}, {}x{}", s.kernelH, s.kernelW, s.strideH, s.strideW, s.padH, s.padW));
     row("chain length", fmt::to_string(r.chainLength));
-    const ExperimentReport& e = r.experiment;
-    std::string experiment = fmt::format("barrier {}{}, memory {}, profile {}", e.barrier,
-                                         e.control ? " (CONTROL: invalid on purpose)" : "", e.memory, e.profile);
-    if (e.submitEvery) experiment += fmt::format(", submit every {}", e.submitEvery);
-    if (e.splitMiB) experiment += fmt::format(", split at {} MiB", *e.splitMiB);
-    if (e.splitMs) experiment += fmt::format(", split at {} ms of predicted GPU time", *e.splitMs);
-    if (e.submitEvery || e.splitMiB || e.splitMs) experiment += e.hostWait ? ", host waits" : ", no host waits";
-    if (e.dispatchRepeat > 1) experiment += fmt::format(", each conv-T x{}", e.dispatchRepeat);
-    if (e.spirvDir) experiment += ", SPIR-V from " + portablePath(*e.spirvDir, home);
-    if (e.dropDispatch) experiment += fmt::format(", dispatch {} left out (a positive control)", *e.dropDispatch);
-    row("experiment", experiment);
-    for (const auto& q : e.quirks) row("blade-exact quirk", q);
+    row("experiment", experimentText(r, home));
+    for (const auto& q : r.experiment.quirks) row("blade-exact quirk", q);
     row("reference", valueOr(r.referenceName, "none"));
     row("small", fmt::format("{} elements, {} bytes", z.smallElems, z.smallBytes));
     row("big", fmt::format("{} elements ({} x {}), {} bytes", z.bigElems, z.bigHeight, z.bigWidth, z.bigBytes));
@@ -186,9 +194,51 @@ std::string shapeDetails(const RunReport& r, std::string_view home) {
     return t.render();
 }
 
+// The file's base name: the reader saves the file under it (never the reporter's path).
+std::string scenarioFileName(const ScenarioFacts& f) {
+    const std::string base = std::filesystem::path(f.file).filename().string();
+    return base.empty() ? (f.name.empty() ? std::string("scenario") : f.name) + ".toml" : base;
+}
+
+// How the checked buffers were compared where not all bit for bit with split and the CPU model.
+std::string checkedBuffersText(const ScenarioFacts& f) {
+    std::vector<std::string> parts;
+    for (const auto& [buffer, value] : f.chainValues)
+        parts.push_back(fmt::format("{} (the chain's {}): within the CPU chain's float32 tolerance", buffer, value));
+    for (const std::string& buffer : f.splitOnly) parts.push_back(buffer + ": split only");
+    return parts.empty() ? std::string("every checked buffer bit for bit") : join(parts, "; ");
+}
+
+// A scenario run's facts: the file, what repro made of it, the experiment and the reference.
+std::string scenarioDetails(const RunReport& r, std::string_view home) {
+    const ScenarioFacts& f = *r.scenario;
+    Table t{{"field", "value"}, {}};
+    const auto row = [&](std::string_view k, const std::string& v) {
+        t.rows.push_back({std::string(k), escapeText(v)});
+    };
+    row("name", f.name);
+    row("pattern", f.pattern);
+    row("source", f.source);
+    row("expected on a correct driver", f.expected);
+    row("file", fmt::format("{} ({} bytes, SHA-256 {})", scenarioFileName(f), f.fileBytes, f.fileSha256));
+    row("steps", fmt::to_string(f.steps));
+    row("labelled controls", valueOr(f.controlSteps, "none"));
+    row("checked buffers", checkedBuffersText(f));
+    row("queues", f.queues.empty() ? std::string("none") : join(f.queues, "; "));
+    row("poisoned (--poison)", f.poisoned.empty() ? std::string("none") : join(f.poisoned, ", "));
+    std::vector<std::string> parameters;
+    for (const auto& [name, value] : f.parameters) parameters.push_back(fmt::format("{} = {}", name, value));
+    row("parameters", parameters.empty() ? std::string("none") : join(parameters, ", "));
+    row("experiment", experimentText(r, home));
+    row("reference", valueOr(r.referenceName, "none"));
+    return t.render();
+}
+
 std::string timingDetails(const RunReport& r) {
     const PhaseTimings& p = r.timings;
     Table t{{"phase", "seconds"}, {}};
+    // The host's reference (the CPU chain, a file's CPU model) only where one was timed.
+    if (p.reference > 0) t.rows.push_back({"host reference (before the modes)", escapeText(seconds(p.reference, 3))});
     for (const auto& [k, v] :
          {std::pair{"instance and device", p.instanceAndDevice}, std::pair{"pipelines", p.pipelines},
           std::pair{"buffers and upload", p.buffersAndUpload}, std::pair{"recording", p.recording},
@@ -256,13 +306,25 @@ std::vector<std::pair<std::string, std::string>> systemInformation(const RunRepo
 std::string description(const RunReport& r) {
     std::vector<std::string> modes;
     for (const auto& m : r.modes) modes.emplace_back(name(m.result.mode));
-    std::string out = fmt::format(
-        "repro ran the chain of conv-T and slice compute dispatches of blade's issue 356 (N={}, preset {}, shape {} x "
-        "{} "
-        "x {} x {}) as {} on {}, each mode's final buffer checked against {}.",
-        r.chainLength, valueOr(r.preset, "none"), r.shape.batch, r.shape.channels, r.shape.height, r.shape.width,
-        modes.empty() ? std::string("no mode") : join(modes, ", "), r.device ? r.device->deviceName : "no device",
-        valueOr(r.referenceName, "no reference"));
+    const std::string ran = modes.empty() ? std::string("no mode") : join(modes, ", ");
+    const std::string device = r.device ? r.device->deviceName : "no device";
+    std::string out =
+        r.scenario
+            ? fmt::format(
+                  "repro ran the scenario file {} ({} steps) as {} on {}, each checked buffer compared with {}.",
+                  scenarioFileName(*r.scenario), r.scenario->steps, ran, device,
+                  valueOr(r.referenceName, "no reference"))
+            : fmt::format(
+                  "repro ran the chain of conv-T and slice compute dispatches of blade's issue 356 (N={}, preset {}, "
+                  "shape {} x {} x {} x {}) as {} on {}, each mode's final buffer checked against {}.",
+                  r.chainLength, valueOr(r.preset, "none"), r.shape.batch, r.shape.channels, r.shape.height,
+                  r.shape.width, ran, device, valueOr(r.referenceName, "no reference"));
+    if (const auto controls = reportControls(r); !controls.empty()) {
+        out += fmt::format(
+            " The run is a positive control: {}. A wrong result shows that the check catches what the control "
+            "leaves out, and says nothing about the driver.",
+            join(controls, "; "));
+    }
     std::string verdict = r.verdict.lines.empty() ? statusWord(r.verdict.exitStatus) : r.verdict.lines.front();
     if (verdict.starts_with("--- ")) verdict.erase(0, 4);
     out += fmt::format(" Result: {} (exit {}).", verdict, r.verdict.exitStatus);
@@ -309,17 +371,34 @@ IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
     }
     // A driver crash shares the hang's status 3 (forensics/crash_site.hpp) but is no hang.
     const bool crash = !r.verdict.lines.empty() && r.verdict.lines.front().starts_with("--- DRIVER CRASH");
-    IssueFacts f{
-        .title = fmt::format("repro: {} (exit {}) on {}", crash ? "DRIVER CRASH" : statusWord(r.verdict.exitStatus),
-                             r.verdict.exitStatus, device),
-        .description = description(r),
-        .system = systemInformation(r, home),
-        .version = valueOr(r.version, "unknown"),
-        .gitHash = valueOr(r.gitHash, "unknown"),
-        .commandLine = r.commandLine,
-        .environment = r.environment.variables};
+    const bool controlCaught = reportVerdictKind(r) == VerdictKind::ControlCaught;
+    const std::string status = crash           ? std::string("DRIVER CRASH")
+                               : controlCaught ? std::string("CONTROL CAUGHT")
+                                               : statusWord(r.verdict.exitStatus);
+    const std::string what = r.scenario ? "repro scenario " + r.scenario->name : std::string("repro");
+    IssueFacts f{.title = fmt::format("{}: {} (exit {}) on {}", what, status, r.verdict.exitStatus, device),
+                 .description = description(r),
+                 .system = systemInformation(r, home),
+                 .version = valueOr(r.version, "unknown"),
+                 .gitHash = valueOr(r.gitHash, "unknown"),
+                 .commandLine = r.commandLine,
+                 .environment = r.environment.variables};
     kernelLogFacts(r, f);
     if (r.verdict.exitStatus == kExitHang) f.hangNotes = hangEvidenceNotes(hangEvidenceDriver(r));
+    if (r.scenario) {
+        const ScenarioFacts& s = *r.scenario;
+        f.descriptionFacts = {{"Scenario", s.name},
+                              {"Pattern", s.pattern},
+                              {"Source", s.source},
+                              {"Expected on a correct driver", s.expected}};
+        f.runArguments = scenarioRerunArguments(r.commandLine, s.file, s.name);
+        f.file = IssueFile{.what = "the scenario file",
+                           .saveAs = scenarioFileName(s),
+                           .bytes = s.fileBytes,
+                           .sha256 = s.fileSha256,
+                           .text = s.fileText,
+                           .language = "toml"};
+    }
     return f;
 }
 
@@ -334,7 +413,8 @@ std::string detailSections(const RunReport& r, std::string_view home) {
         out += details(fmt::format("Enabled features ({})", r.device->features.size()), bulletList(r.device->features));
         out += details("Memory placements", memoryDetails(*r.device));
     }
-    out += details("Shape and sizes", shapeDetails(r, home));
+    out += r.scenario ? details("Scenario: every fact", scenarioDetails(r, home))
+                      : details("Shape and sizes", shapeDetails(r, home));
     out += details("Timings", timingDetails(r));
     const EnvironmentReport& e = r.environment;
     out +=
@@ -383,8 +463,9 @@ std::string renderMarkdown(const RunReport& r, const IssueContext& context) {
         out += details("Command stream: " + escapeText(st.title), codeBlock(calls, "text"));
     }
     out += detailSections(r, context.home);
-    // The last guard: no home directory left in any value (a note, a message, a path).
-    return withoutHome(std::move(out), context.home);
+    // The last guard: no current directory (where the run began, so what a relative path
+    // names) nor home directory left in any value (a note, a message, a path).
+    return withoutHome(withoutFolder(std::move(out), context.cwd), context.home);
 }
 
 }  // namespace repro

@@ -21,8 +21,14 @@ namespace repro {
 // the run read, or how to get them; a hang's evidence once); and the details in collapsed
 // <details> blocks (device facts, extensions, features,
 // memory placements, shape and sizes, timings, environment variables, host, kernel
-// driver, validation messages, notes). No absolute path of the reporter's machine: `context`'s
-// home is `~`, other private paths are file names (issue_markdown.hpp). Numbers use the text output's
+// driver, validation messages, notes). A scenario run's report (report.scenario) says so in
+// its heading, lists the file's name, pattern, source and expected verdict under the
+// description, gives the file itself (collapsed, with its size and SHA-256) and the command
+// that reruns it (scenarioRerunArguments, command_line.hpp) in Steps to reproduce, and its
+// facts in place of the chain's shape and sizes. A positive control's reproduction
+// (reportVerdictKind ControlCaught) is headed "CONTROL CAUGHT". No absolute path of the
+// reporter's machine: `context`'s home is `~`, paths under its current directory are
+// relative to it, other private paths are file names (issue_markdown.hpp). Numbers use the text output's
 // Rust formats (rust_format.hpp). Every value is escaped: table cells never hold an
 // unescaped '|', and report text never opens HTML tags. Ends with a newline; never throws
 // for any report content.

@@ -153,6 +153,48 @@ Verdict unreproducedVerdict(const std::string& referenceName, bool allZero, bool
 
 }  // namespace
 
+std::string_view name(VerdictKind kind) {
+    switch (kind) {
+        case VerdictKind::NotReproduced:
+            return "not_reproduced";
+        case VerdictKind::Reproduced:
+            return "reproduced";
+        case VerdictKind::Hang:
+            return "hang";
+        case VerdictKind::Validation:
+            return "validation";
+        case VerdictKind::CannotTest:
+            return "cannot_test";
+        case VerdictKind::ControlCaught:
+            return "control_caught";
+        case VerdictKind::Interrupted:
+            return "interrupted";
+        case VerdictKind::Usage:
+            return "usage";
+    }
+    return "cannot_test";
+}
+
+VerdictKind verdictKind(int exitStatus, bool control) {
+    switch (exitStatus) {
+        case kExitNotReproduced:
+            return VerdictKind::NotReproduced;
+        case kExitUsage:
+            return VerdictKind::Usage;
+        case kExitReproduced:
+            return control ? VerdictKind::ControlCaught : VerdictKind::Reproduced;
+        case kExitHang:
+            return VerdictKind::Hang;
+        case kExitValidation:
+            return VerdictKind::Validation;
+        case 128 + 2:   // SIGINT
+        case 128 + 15:  // SIGTERM (a SIGHUP is answered as one)
+            return VerdictKind::Interrupted;
+        default:
+            return VerdictKind::CannotTest;
+    }
+}
+
 Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
                       bool referenceUnderflowed, uint64_t validationMessages, const UnderflowEstimate& underflow) {
     if (std::optional<Verdict> hang = hangVerdict(results)) return *hang;

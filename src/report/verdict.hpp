@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/options.hpp"
@@ -43,6 +44,32 @@ struct Verdict {
     int exitStatus = kExitNotReproduced;
     std::vector<std::string> lines;  // each starts with "--- "
 };
+
+// What a run's exit status says, as a closed set a program can switch on (the JSON report's
+// verdict.kind, docs/report-schema.md). ControlCaught is a reproduction under a positive
+// control (a dependency left out on purpose: --drop-dispatch, --barrier none|execution-only,
+// a step a file labels a control): the checker caught what it was meant to catch, which
+// says nothing about the driver.
+enum class VerdictKind {
+    NotReproduced,  // 0
+    Reproduced,     // 2, not under a control
+    Hang,           // 3 (a hang or a driver crash)
+    Validation,     // 4
+    CannotTest,     // 125, or a status no verdict gives
+    ControlCaught,  // 2 under a positive control
+    Interrupted,    // 130 (SIGINT), 143 (SIGTERM, SIGHUP)
+    Usage,          // 1: a usage error or an output that could not be written
+};
+
+// "not_reproduced", "reproduced", "hang", "validation", "cannot_test", "control_caught",
+// "interrupted", "usage".
+std::string_view name(VerdictKind kind);
+
+// The kind of a run that ended with `exitStatus` (the uninverted status; docs/contract.md
+// "Exit status"), `control` when the run was a positive control. A hang under a control is
+// a hang, and a control whose output was right is not reproduced: only a reproduction
+// changes with `control`. A status outside the contract's set is CannotTest (no verdict).
+VerdictKind verdictKind(int exitStatus, bool control);
 
 // Decides from the modes' results, in the precedence 3 (hang), 2 (a mode is zero,
 // mismatch or nonfinite), 125 (the reference underflowed: inconclusive), 4 (validation

@@ -31,6 +31,8 @@ DeviceReport describeDevice(const Device& device, const std::vector<LoaderMessag
     r.deviceUuid = uuidText(d.ids.deviceUUID);
     r.driverUuid = uuidText(d.ids.driverUUID);
     r.pciBus = d.pciBus;
+    const auto period = static_cast<double>(d.properties.limits.timestampPeriod);
+    if (period > 0.0 && d.queueFamilies[device.queueFamily()].timestampValidBits > 0) r.timestampPeriodNs = period;
     r.queueFamily = device.queueFamily();
     r.queueFlags = queueFlagsText(d.queueFamilies[device.queueFamily()].queueFlags);
     r.queueNote = d.queueNote;

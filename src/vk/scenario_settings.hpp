@@ -29,7 +29,7 @@ struct ScenarioRunSettings {
     // The host's wait for each submit: `fixed` (--timeout), or `baseSeconds` plus the budget of
     // every work step since the last host wait (`stepSeconds`, by step index: 0 for barriers
     // and host points), so that a submit of long dispatches is waited for longer
-    // (engine/file_workload.cpp submitBudgets).
+    // (scenario/submit_budget.hpp submitBudgets).
     std::optional<double> fixed;
     double baseSeconds = 120;
     std::vector<double> stepSeconds;

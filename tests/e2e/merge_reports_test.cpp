@@ -1,11 +1,15 @@
 // --merge-reports end to end: two real reports written by repro on this machine's driver
-// (one correct run, one with the positive control --drop-dispatch, which reproduces),
-// merged with bad files: each bad file gets one line naming it, the good ones are still
-// merged, and the exit status is 1; with good files only, 0.
+// (one correct run, one with the positive control --drop-dispatch, which reproduces: a
+// control caught), merged with bad files: each bad file gets one line naming it, the good
+// ones are still merged, and the exit status is 1; with good files only, 0. Hostile files
+// (issue 35: a number beyond a double's range, a FIFO, a schema-invalid document, the same
+// file twice) end the same way, never by an abort or a wait.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 #include "harness.hpp"
@@ -59,19 +63,22 @@ TEST_F(MergeReports, GoodAndBadFiles) {
               1u)
         << r.err;
     EXPECT_EQ(countOf(r.err, "repro: --merge-reports: '" + file("newer.json") +
-                                 "': repro-report schema_version 99 is newer than this repro reads (1 to 2)"),
+                                 "': repro-report schema_version 99 is newer than this repro reads (1 to 3)"),
               1u)
         << r.err;
     const nlohmann::json doc = nlohmann::json::parse(r.out);
     EXPECT_EQ(doc["schema"], "repro-merged-reports");
     ASSERT_EQ(doc["reports"].size(), 2u) << r.out;
-    EXPECT_EQ(doc["reports"][0]["file"], file("wrong.json"));  // the reproduction first
-    EXPECT_EQ(doc["reports"][0]["outcome"], "reproduced");
-    EXPECT_EQ(doc["reports"][1]["file"], file("ok.json"));
-    EXPECT_EQ(doc["reports"][1]["outcome"], "not reproduced");
+    // The verdict on the driver first; the positive control's reproduction is its own group.
+    EXPECT_EQ(doc["reports"][0]["file"], file("ok.json"));
+    EXPECT_EQ(doc["reports"][0]["outcome"], "not reproduced");
+    EXPECT_EQ(doc["reports"][1]["file"], file("wrong.json"));
+    EXPECT_EQ(doc["reports"][1]["outcome"], "control caught");
+    EXPECT_EQ(doc["reports"][1]["verdict_kind"], "control_caught");
     const nlohmann::json ok = nlohmann::json::parse(readText(file("ok.json")));
-    EXPECT_EQ(doc["reports"][1]["device"], ok["device"]["device_name"]);
-    EXPECT_EQ(doc["reports"][1]["repro"]["git"], ok["repro"]["git"]);
+    EXPECT_EQ(doc["reports"][0]["device"], ok["device"]["device_name"]);
+    EXPECT_EQ(doc["reports"][0]["repro"]["git"], ok["repro"]["git"]);
+    EXPECT_EQ(doc["reports"][0]["kernel"], ok["environment"]["host"]["kernel"]["release"]);
     EXPECT_EQ(doc["problems"].size(), 3u);
 }
 
@@ -80,12 +87,52 @@ TEST_F(MergeReports, GoodFilesOnlyExitZeroInEveryFormat) {
     EXPECT_EQ(text.status, 0) << text.err;
     EXPECT_EQ(text.err, "");
     EXPECT_TRUE(text.out.starts_with("outcome ")) << text.out;
-    EXPECT_LT(text.out.find("wrong.json"), text.out.find("ok.json")) << text.out;
-    EXPECT_NE(text.out.find("\nreproduced (1 report): "), std::string::npos) << text.out;
+    EXPECT_LT(text.out.find("ok.json"), text.out.find("wrong.json")) << text.out;
     EXPECT_NE(text.out.find("\nnot reproduced (1 report): "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("\ncontrol caught (1 report): "), std::string::npos) << text.out;
     const ProcessResult md = runRepro({"--merge-reports", "--format", "markdown", file("ok.json"), file("wrong.json")});
     EXPECT_EQ(md.status, 0) << md.err;
     EXPECT_TRUE(md.out.starts_with("| outcome | device |")) << md.out;
+}
+
+// Issue 35 R3, R10, R13: each hostile file is one line, the others are merged, and the exit
+// status is 1 (never 134 from an uncaught exception, never a wait on a FIFO).
+TEST_F(MergeReports, HostileFilesAreNamedOnceAndTheOthersMerged) {
+    std::string text = readText(file("ok.json"));
+    const size_t at = text.find("\"chain_length\": 2");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.insert(at, "\"zzz\": [1e400], ");
+    std::ofstream(file("overflow.json")) << text;
+    std::ofstream(file("stub.json")) << R"({"schema": "repro-report", "schema_version": 3})";
+    nlohmann::json negative = nlohmann::json::parse(readText(file("ok.json")));
+    negative["chain_length"] = -5;
+    std::ofstream(file("negative.json")) << negative.dump();
+    std::filesystem::remove(file("fifo.json"));
+    ASSERT_EQ(::mkfifo(file("fifo.json").c_str(), 0600), 0);
+    const ProcessResult r = runRepro({"--merge-reports", file("ok.json"), file("overflow.json"), file("fifo.json"),
+                                      file("stub.json"), file("negative.json"), file("ok.json"), "--format", "json"},
+                                     {}, 60);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_FALSE(r.signaled);
+    EXPECT_EQ(countOf(r.err, "\n"), 5u) << r.err;
+    EXPECT_EQ(countOf(r.err, "'" + file("overflow.json") + "': not JSON (a number out of range at byte "), 1u) << r.err;
+    EXPECT_EQ(countOf(r.err, "'" + file("fifo.json") + "': cannot read (a FIFO, not a regular file)\n"), 1u) << r.err;
+    EXPECT_EQ(
+        countOf(r.err, "'" + file("stub.json") + "': not merged: an invalid repro-report (repro.version: missing)"), 1u)
+        << r.err;
+    EXPECT_EQ(
+        countOf(r.err, "'" + file("negative.json") +
+                           "': not merged: an invalid repro-report (chain_length: -5 is outside 0 to 4294967295)"),
+        1u)
+        << r.err;
+    EXPECT_EQ(countOf(r.err, "'" + file("ok.json") + "': the same file as '" + file("ok.json") + "', merged once\n"),
+              1u)
+        << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    ASSERT_EQ(doc["reports"].size(), 1u) << r.out;
+    EXPECT_EQ(doc["reports"][0]["file"], file("ok.json"));
+    EXPECT_EQ(doc["problems"].size(), 4u);
+    EXPECT_EQ(doc["duplicates"].size(), 1u);
 }
 
 TEST_F(MergeReports, OnlyBadFilesStillPrintsAnEmptyTable) {

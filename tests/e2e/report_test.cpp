@@ -26,7 +26,12 @@ TEST(JsonReport, StdoutIsOneJsonObjectWithEveryMode) {
     ASSERT_EQ(r.status, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);  // throws (fails) if stdout is not pure JSON
     EXPECT_EQ(j.at("schema"), "repro-report");
-    EXPECT_EQ(j.at("schema_version"), 2);
+    EXPECT_EQ(j.at("schema_version"), 3);
+    EXPECT_EQ(j.at("verdict").at("kind"), "not_reproduced");
+    EXPECT_TRUE(j.at("scenario").is_null());
+    // The environment's dotted fact names are nested; command_line names the program only.
+    EXPECT_FALSE(j.at("environment").at("host").at("kernel").at("release").get<std::string>().empty());
+    EXPECT_EQ(j.at("command_line").at(0), "repro");
     EXPECT_EQ(j.at("chain_length"), 2);
     EXPECT_EQ(j.at("verdict").at("exit_status"), 0);
     ASSERT_EQ(j.at("modes").size(), 3u);

@@ -1911,9 +1911,13 @@ INSTANTIATE_TEST_SUITE_P(
                    {"failed", "not run", "not run"}}),
     [](const testing::TestParamInfo<EndedLater>& p) { return std::string(p.param.name); });
 
-// ---- --merge-reports of scenario documents ----
+// ---- --merge-reports of scenario runs ----
 
-TEST(ScenarioMergeReports, GroupsTheDriversThatReproduceAndNamesTheScenario) {
+// A file's run writes the run report (schema version 3, with its `scenario` section) once the
+// engine fills RunReport::scenario (issue 34 §1); until then it writes the old
+// repro-scenario-report, which --merge-reports names and leaves out (unit.MergeReports.*).
+// Enable this when the engine writes the run report.
+TEST(ScenarioMergeReports, DISABLED_GroupsTheDriversThatReproduceAndNamesTheScenario) {
     const auto wrong = writeFile("-merge-wrong.json", ""), right = writeFile("-merge-right.json", "");
     const std::string file = kScenarios + "kompute-196-increment-chain.toml";
     const BoundedResult a = repro({"--scenario", file, "--json", wrong.string()}, simulated("seed-bug:dispatches=1"));
@@ -1922,7 +1926,7 @@ TEST(ScenarioMergeReports, GroupsTheDriversThatReproduceAndNamesTheScenario) {
     ASSERT_EQ(b.status, 0) << shown(b);
     const BoundedResult merged = repro({"--merge-reports", wrong.string(), right.string()});
     ASSERT_EQ(merged.status, 0) << shown(merged);
-    const std::string sha = sha256sum(file).substr(0, 12);
+    const std::string sha = sha256sum(file).substr(0, 8);
     EXPECT_TRUE(contains(merged.out, "kompute-196-increment-chain@" + sha)) << shown(merged);
     EXPECT_TRUE(contains(merged.out, "\nreproduced (1 report): ")) << shown(merged);
     EXPECT_TRUE(contains(merged.out, "\nnot reproduced (1 report): ")) << shown(merged);

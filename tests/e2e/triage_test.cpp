@@ -808,7 +808,7 @@ TEST(FileJobTimeout, AOneSubmitRecordingTheTimeoutCutsIsKilledWithTheCause) {
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is killed (cause: the kernel's job timeout)"))
         << r.out;
-    EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout (gfx queue, 500 ms")) << r.out;
+    EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout (500 ms, gfx queue)")) << r.out;
     EXPECT_TRUE(contains(r.out, "evidence: kernel log during the mode: 'ring gfx_0.0.0 timeout, but soft recovered'"))
         << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(mode=split +'data' nz=\d+/16384)"))) << r.out;
@@ -839,5 +839,7 @@ TEST(FileJobTimeout, ASingleDispatchPastTheTimeoutGetsSplitsCause) {
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "its submit was cut short by the kernel's job timeout, so it is no reference"))
         << r.out;
-    EXPECT_TRUE(contains(r.out, "mode=split      cause: the kernel's job timeout")) << r.out;
+    EXPECT_TRUE(contains(
+        r.out, "mode=split cause: the kernel's job timeout (500 ms, gfx queue): one dispatch alone outlives it"))
+        << r.out;
 }

@@ -472,6 +472,31 @@ std::vector<EnvironmentCase> environmentCases() {
          "`kill -STOP` the child during a wait, then the supervisor; 11 s later `kill -CONT` both", 0,
          "--- NOT REPRODUCED, no \"driver stalled\" (was GPU HANG: the driver stalled, exit 3)",
          "e2e.simdriver.Faults.StoppingTheChildAndTheSupervisorPastTheCallDeadlineIsNoStall, unit.WatchedClock.*"},
+        // Issue 35: hostile files given to --merge-reports (tests/e2e/merge_reports_test.cpp).
+        {"a JSON number beyond a double's range in a file given to `--merge-reports` (R3)",
+         "`repro --merge-reports ok.json h.json` with `[1e400]` in h.json (or `\"schema_version\": 1e400`, `-1e400`, "
+         "`1E999`)",
+         1,
+         "--merge-reports: 'h.json': not JSON (a number out of range at byte N); ok.json merged (was an abort, "
+         "exit 134)",
+         "e2e.MergeReports.HostileFilesAreNamedOnceAndTheOthersMerged, "
+         "unit.MergeReportsHostile.ANumberBeyondADoublesRangeIsNotJson"},
+        {"a FIFO or a device given to `--merge-reports` (R10)",
+         "`mkfifo fifo.json; repro --merge-reports ok.json fifo.json`", 1,
+         "--merge-reports: 'fifo.json': cannot read (a FIFO, not a regular file), at once (was an open that waited "
+         "for a writer for ever)",
+         "e2e.MergeReports.HostileFilesAreNamedOnceAndTheOthersMerged, "
+         "unit.MergeReportsHostile.AFifoADeviceAndAFolderAreNotRegularFiles"},
+        {"a document without a field the merged table reads, or with another type than the schema's, given to "
+         "`--merge-reports`; the same file twice (R13)",
+         "`{\"schema\": \"repro-report\", \"schema_version\": 3}` alone, `\"verdict\": []`, `\"chain_length\": -5`; "
+         "`repro --merge-reports ok.json ok.json`",
+         1,
+         "--merge-reports: 'stub.json': not merged: an invalid repro-report (repro.version: missing); 'ok.json': the "
+         "same file as 'ok.json', merged once (was counted as \"not reproduced\", and twice)",
+         "e2e.MergeReports.HostileFilesAreNamedOnceAndTheOthersMerged, "
+         "unit.MergeReportsHostile.ASchemaInvalidDocumentIsNotMerged, "
+         "unit.MergeReportsHostile.TheSameFileTwiceIsMergedOnce"},
     };
 }
 

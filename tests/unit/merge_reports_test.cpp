@@ -1,14 +1,18 @@
-// --merge-reports (report/merge_reports.hpp): rows from run reports, triage and scenario documents,
-// the problems of bad files, the grouping, the three renderings, and the command line.
+// --merge-reports (report/merge_reports.hpp): rows from run reports (the built-in chain's and
+// a scenario file's) and triage documents, the problems of bad files (hostile ones too:
+// issue 35's R3, R10, R13), the grouping, the three renderings, and the command line.
 #include "report/merge_reports.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <functional>
+
 #include "cli/options.hpp"
 #include "report/report_render.hpp"
-#include "report/scenario_report.hpp"
 #include "temp_folder.hpp"
 
 namespace repro {
@@ -169,105 +173,88 @@ TEST(MergeReports, TriageRowHasConclusionBaselineModesAndProbeTimeout) {
     EXPECT_EQ(row->reproGit, "0123abcd");
 }
 
-TEST(MergeReports, TriageWithoutProbeOrDetailKeepsWhatItHas) {
+TEST(MergeReports, TriageWithoutProbeHasNoJobTimeout) {
     json document = triageDoc();
     document["probe"] = nullptr;
-    document["baseline"] = 5;  // a wrong type is "not held", never a throw
     std::string problem;
     const auto row = rowOf(document, problem);
     ASSERT_TRUE(row) << problem;
     EXPECT_EQ(row->jobTimeout, "");
-    EXPECT_TRUE(row->modes.empty());
+    EXPECT_FALSE(row->jobTimeoutSeconds);
 }
 
 MergedReports sample();
 
-// A scenario document as renderScenarioJson writes it: the kompute-196 file reproduced on
-// RADV (multipass and single wrong).
-json scenarioDocument() {
-    ScenarioReport r;
-    r.version = "0.1.0";
-    r.gitHash = "abc123456789";
-    r.name = "kompute-196-increment-chain";
-    r.fileSha256 = "52b49c9fb342e0d43855a4667eaf40faba94b0687d7aab828bcace9339bd1010";
-    r.deviceName = "AMD Radeon 890M (RADV GFX1150)";
-    r.driverName = "radv";
-    r.driverInfo = "Mesa 26.0.2";
-    for (const char* m : {"split", "multipass", "single"})
-        r.modes.push_back({.mode = m, .result = std::string(m) == "split" ? "ok" : "mismatch"});
-    r.verdict = "--- BUG REPRODUCED: mode multipass is wrong: ...";
-    r.exitStatus = kExitReproduced;
-    return json::parse(renderScenarioJson(r));
+// A run report of the scenario file kompute-196 reproduced on RADV (multipass and single
+// wrong): the built-in's report with the scenario section filled.
+RunReport scenarioRunReport() {
+    RunReport r = radvReport();
+    r.chainLength = 0;
+    r.modes = {mode(Mode::Split, Classification::Ok), mode(Mode::Multipass, Classification::Mismatch),
+               mode(Mode::Single, Classification::Mismatch)};
+    r.scenario = ScenarioFacts{.name = "kompute-196-increment-chain",
+                               .file = "scenarios/kompute-196-increment-chain.toml",
+                               .fileBytes = 1234,
+                               .fileSha256 = "52b49c9fb342e0d43855a4667eaf40faba94b0687d7aab828bcace9339bd1010",
+                               .fileText = "name = \"kompute-196-increment-chain\"\n",
+                               .steps = 3};
+    return r;
 }
 
-TEST(MergeReports, ScenarioRowHasTheScenarioDeviceDriverAndModes) {
+TEST(MergeReports, ScenarioRunRowNamesTheFileByNameAndHash) {
     std::string problem;
-    const auto row = mergedRow(scenarioDocument(), "s.json", problem);
+    const auto row = mergedRow(renderJson(scenarioRunReport()), "s.json", problem);
     ASSERT_TRUE(row) << problem;
-    EXPECT_EQ(row->document, "repro-scenario-report");
-    EXPECT_EQ(row->exitStatus, kExitReproduced);
+    EXPECT_EQ(row->document, "repro-report");
+    EXPECT_EQ(row->schemaVersion, kReportSchemaVersion);
     EXPECT_EQ(row->outcome, "reproduced");
-    EXPECT_EQ(row->scenario, "kompute-196-increment-chain@52b49c9fb342");
+    EXPECT_EQ(row->scenario, "kompute-196-increment-chain@52b49c9f");
     EXPECT_EQ(row->device, "AMD Radeon 890M (RADV GFX1150)");
     EXPECT_EQ(row->driver, "radv Mesa 26.0.2");
+    EXPECT_EQ(row->kernel, "6.8.0-45-generic");
     ASSERT_EQ(row->modes.size(), 3u);
     EXPECT_EQ(row->modes[1].mode, "multipass");
     EXPECT_EQ(row->modes[1].classification, "mismatch");
-    EXPECT_EQ(row->reproGit, "abc123456789");
+    // The built-in chain's row names no scenario.
+    EXPECT_EQ(mergedRow(renderJson(radvReport()), "b.json", problem)->scenario, "");
 }
 
-// What a supervisor reads back from a scenario child's published document after a crash.
-TEST(ScenarioProgress, ReadsBackTheDeviceAndTheModesOfAScenarioDocumentOnly) {
-    ScenarioReport back;
-    readScenarioProgress(scenarioDocument(), back);
-    EXPECT_EQ(back.deviceName, "AMD Radeon 890M (RADV GFX1150)");
-    EXPECT_EQ(back.driverName, "radv");
-    ASSERT_EQ(back.modes.size(), 3u);
-    EXPECT_EQ(back.modes[0].result, "ok");
-    EXPECT_EQ(back.modes[1].mode, "multipass");
-    EXPECT_EQ(back.modes[1].result, "mismatch");
-    EXPECT_EQ(back.modes[1].runs, 1u);
-    ScenarioReport untouched;
-    readScenarioProgress(json{{"schema", "repro-report"}, {"modes", json::array({json{{"mode", "split"}}})}},
-                         untouched);
-    EXPECT_TRUE(untouched.modes.empty());
-    readScenarioProgress(json::array(), untouched);
-    EXPECT_FALSE(untouched.deviceName);
-}
-
-// A matrix row's factors survive the child's published document: the supervisor rebuilds the
-// rows of a matrix that ended in a crash with what each applied.
-TEST(ScenarioProgress, ReadsBackTheMatrixRowsWithTheirFactors) {
-    ScenarioReport r;
-    r.askedModes = {"split", "multipass", "single"};
-    r.matrix = ScenarioMatrixReport{};
-    r.matrix->rows.push_back({.label = "submit-every=2", .submitEvery = 2u, .results = {"ok", "mismatch", "ok"}});
-    r.matrix->rows.push_back({.label = "work x4", .workFactor = 4u, .results = {"ok", "ok", "not run"}});
-    const json document = json::parse(renderScenarioJson(r));
-    EXPECT_EQ(document["matrix"]["rows"][0]["submit_every"], 2);
-    EXPECT_TRUE(document["matrix"]["rows"][0]["work_factor"].is_null());
-    EXPECT_EQ(document["matrix"]["rows"][1]["work_factor"], 4);
-    ScenarioReport back;
-    back.askedModes = r.askedModes;
-    readScenarioProgress(document, back);
-    ASSERT_TRUE(back.matrix);
-    ASSERT_EQ(back.matrix->rows.size(), 2u);
-    EXPECT_EQ(back.matrix->rows[0].submitEvery, std::optional<uint32_t>(2));
-    EXPECT_FALSE(back.matrix->rows[0].workFactor);
-    EXPECT_EQ(back.matrix->rows[1].workFactor, std::optional<uint32_t>(4));
-    EXPECT_EQ(back.matrix->rows[1].results[2], "not run");
-}
-
-TEST(MergeReports, AScenarioRowAddsTheScenarioColumn) {
+// A scenario document of the old schema is named and left out: its fields are not a run report's.
+TEST(MergeReports, AnOldScenarioDocumentIsNotMerged) {
+    const json old = {{"schema", "repro-scenario-report"},
+                      {"schema_version", 1},
+                      {"scenario", {{"name", "kompute-196-increment-chain"}, {"file_sha256", "52b49c9f"}}},
+                      {"verdict", {{"line", "--- BUG REPRODUCED: ..."}, {"exit_status", 2}}}};
     std::string problem;
-    MergedReports merged;
-    merged.rows.push_back(*mergedRow(scenarioDocument(), "s.json", problem));
+    EXPECT_FALSE(mergedRow(old, "old.json", problem));
+    EXPECT_EQ(problem, "not merged: a repro-scenario-report (an old scenario document; rerun with this version)");
+}
+
+// A built-in run and a scenario run in one table: the scenario column names the file of the
+// one and "-" for the other.
+TEST(MergeReports, ABuiltInAndAScenarioRunInOneTable) {
+    const test::TempFolder dir("merge-scenario");
+    ASSERT_FALSE(dir.path().empty());
+    const std::string builtIn = dir.write("lavapipe.json", renderJsonText(lavapipeReport()));
+    const std::string scenario = dir.write("s.json", renderJsonText(scenarioRunReport()));
+    const MergedReports merged = mergeReportFiles({builtIn, scenario});
+    ASSERT_EQ(merged.rows.size(), 2u);
+    EXPECT_TRUE(merged.problems.empty());
+    EXPECT_EQ(merged.rows[0].file, scenario);  // reproduced first
+    EXPECT_EQ(merged.rows[1].scenario, "");
     const std::string text = renderMerged(merged, Format::Text);
     EXPECT_TRUE(contains(text, "  scenario  ")) << text;
-    EXPECT_TRUE(contains(text, "kompute-196-increment-chain@52b49c9fb342  s.json")) << text;
+    EXPECT_TRUE(contains(text, "kompute-196-increment-chain@52b49c9f  " + scenario)) << text;
+    // The built-in row's scenario cell, the word before its file, is "-".
+    const size_t at = text.find(builtIn);
+    ASSERT_NE(at, std::string::npos) << text;
+    const std::string before = text.substr(0, at);
+    const size_t end = before.find_last_not_of(' ');
+    EXPECT_EQ(before.substr(end - 1, 3), " - ") << text;
     EXPECT_TRUE(contains(renderMerged(merged, Format::Markdown), "| scenario | file |"));
     const json doc = json::parse(renderMerged(merged, Format::Json));
-    EXPECT_EQ(doc["reports"][0]["scenario"], "kompute-196-increment-chain@52b49c9fb342");
+    EXPECT_EQ(doc["reports"][0]["scenario"], "kompute-196-increment-chain@52b49c9f");
+    EXPECT_TRUE(doc["reports"][1]["scenario"].is_null());
     // Without a scenario row the table is as it was; the JSON says null.
     EXPECT_FALSE(contains(renderMerged(sample(), Format::Text), "scenario"));
     EXPECT_TRUE(json::parse(renderMerged(sample(), Format::Json))["reports"][0]["scenario"].is_null());
@@ -281,10 +268,10 @@ TEST(MergeReports, DocumentsThatAreNotReportsAreProblems) {
         {json::array({1, 2}), "not a repro report (the JSON is not an object)"},
         {json{{"name", "x"}}, "not a repro report (no \"schema\" property)"},
         {json{{"schema", "repro-device-list"}, {"schema_version", 1}},
-         "not a run report, triage or scenario document (schema 'repro-device-list')"},
+         "not a run report or triage document (schema 'repro-device-list')"},
         {json{{"schema", "repro-report"}}, "not a repro report (repro-report without a schema_version of 1 or more)"},
         {json{{"schema", "repro-report"}, {"schema_version", kReportSchemaVersion + 1}},
-         "repro-report schema_version 3 is newer than this repro reads (1 to 2); merge with a newer repro"},
+         "repro-report schema_version 4 is newer than this repro reads (1 to 3); merge with a newer repro"},
         {json{{"schema", "repro-triage"}, {"schema_version", 2}},
          "repro-triage schema_version 2 is newer than this repro reads (1 to 1); merge with a newer repro"},
     };
@@ -387,6 +374,186 @@ TEST(MergeReports, JsonDocumentHasSchemaRowsGroupsAndProblems) {
     EXPECT_EQ(doc["groups"][1]["devices"][0]["reports"], 1);
     ASSERT_EQ(doc["problems"].size(), 1u);
     EXPECT_EQ(doc["problems"][0]["file"], "bad.json");
+}
+
+// A positive control's reproduction (--drop-dispatch) is no verdict on its driver: its own
+// group, after every verdict, never counted among the reproductions.
+TEST(MergeReports, AControlsReproductionIsItsOwnGroupAfterTheVerdicts) {
+    RunReport control = radvReport();
+    control.experiment.dropDispatch = 3;
+    MergedReports merged;
+    std::string problem;
+    for (const auto& [report, file] : {std::pair{control, "control.json"}, std::pair{radvReport(), "radv.json"},
+                                       std::pair{lavapipeReport(), "lavapipe.json"}}) {
+        auto row = mergedRow(renderJson(report), file, problem);
+        ASSERT_TRUE(row) << problem;
+        merged.rows.push_back(std::move(*row));
+    }
+    sortMergedRows(merged.rows);
+    EXPECT_EQ(merged.rows[0].file, "radv.json");
+    EXPECT_EQ(merged.rows[0].outcome, "reproduced");
+    EXPECT_EQ(merged.rows[1].file, "lavapipe.json");
+    EXPECT_EQ(merged.rows[2].file, "control.json");
+    EXPECT_EQ(merged.rows[2].outcome, "control caught");
+    EXPECT_EQ(merged.rows[2].verdictKind, "control_caught");
+    const std::string text = renderMerged(merged, Format::Text);
+    EXPECT_TRUE(contains(text, "\nreproduced (1 report): AMD Radeon 890M")) << text;
+    EXPECT_TRUE(contains(text, "\ncontrol caught (1 report): AMD Radeon 890M")) << text;
+    const json doc = json::parse(renderMerged(merged, Format::Json));
+    EXPECT_EQ(doc["groups"].size(), 3u);
+    EXPECT_EQ(doc["reports"][2]["verdict_kind"], "control_caught");
+}
+
+// A version 2 report (flat dotted environment facts, no verdict.kind) still merges.
+TEST(MergeReports, AVersionTwoReportWithDottedFactNamesIsRead) {
+    json document = renderJson(radvReport());
+    document["schema_version"] = 2;
+    document["environment"]["host"] = {{"kernel.release", "6.1.0-18-amd64"}};
+    document["verdict"].erase("kind");
+    document.erase("scenario");
+    std::string problem;
+    const auto row = rowOf(document, problem);
+    ASSERT_TRUE(row) << problem;
+    EXPECT_EQ(row->kernel, "6.1.0-18-amd64");
+    EXPECT_EQ(row->outcome, "reproduced");
+    EXPECT_EQ(row->verdictKind, "");
+}
+
+// ---- hostile files (issue 35: R3, R10, R13) ---------------------------------------------------
+
+// R3: a number beyond a double's range (nlohmann's out_of_range 406) anywhere in a file is that
+// file's problem with its byte, never an exception.
+TEST(MergeReportsHostile, ANumberBeyondADoublesRangeIsNotJson) {
+    for (const std::string text :
+         {"1e400", "-1e400", "[1E999]", R"({"schema": "repro-report", "schema_version": 1e400})",
+          R"({"chain_length": 2, "zzz": [1e400]})"}) {
+        std::string problem;
+        EXPECT_FALSE(parseMergedJson(text, problem)) << text;
+        EXPECT_TRUE(problem.starts_with("not JSON (a number out of range at byte ")) << problem;
+    }
+    std::string problem;
+    EXPECT_FALSE(parseMergedJson("[1, 1e400]", problem));
+    EXPECT_EQ(problem, "not JSON (a number out of range at byte 9)");  // where the number ends
+    EXPECT_FALSE(parseMergedJson("{\"a\": }", problem));
+    EXPECT_EQ(problem, "not JSON (a syntax error at byte 7)");
+    // Nesting is bounded: no report goes deeper than a few levels.
+    EXPECT_FALSE(parseMergedJson(std::string(100000, '[') + std::string(100000, ']'), problem));
+    EXPECT_EQ(problem, "not JSON for a report (nested deeper than 512 levels)");
+    // What parses is what nlohmann's own parser makes of it.
+    const std::string report = renderJsonText(radvReport());
+    const auto parsed = parseMergedJson(report, problem);
+    ASSERT_TRUE(parsed) << problem;
+    EXPECT_EQ(*parsed, json::parse(report));
+}
+
+TEST(MergeReportsHostile, AFileWithAnOverflowingNumberIsNamedAndTheOthersMerged) {
+    const test::TempFolder dir("merge-overflow");
+    ASSERT_FALSE(dir.path().empty());
+    std::string text = renderJsonText(radvReport());
+    const std::string ok = dir.write("ok.json", text);
+    text.replace(text.find("\"chain_length\": 6"), 17, "\"chain_length\": 6, \"zzz\": [1e400]");
+    const std::string bad = dir.write("h.json", text);
+    const MergedReports merged = mergeReportFiles({ok, bad});
+    ASSERT_EQ(merged.rows.size(), 1u);
+    EXPECT_EQ(merged.rows[0].file, ok);
+    ASSERT_EQ(merged.problems.size(), 1u);
+    EXPECT_EQ(merged.problems[0].file, bad);
+    EXPECT_TRUE(merged.problems[0].problem.starts_with("not JSON (a number out of range at byte "))
+        << merged.problems[0].problem;
+}
+
+// R10: only regular files are read; a FIFO is never opened for a blocking read (it would wait
+// for a writer for ever), nor a device.
+TEST(MergeReportsHostile, AFifoADeviceAndAFolderAreNotRegularFiles) {
+    const test::TempFolder dir("merge-fifo");
+    ASSERT_FALSE(dir.path().empty());
+    const std::string fifo = (dir.path() / "fifo.json").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string ok = dir.write("ok.json", renderJsonText(lavapipeReport()));
+    const MergedReports merged = mergeReportFiles({fifo, ok, "/dev/null", dir.path().string()});
+    ASSERT_EQ(merged.rows.size(), 1u);
+    ASSERT_EQ(merged.problems.size(), 3u);
+    EXPECT_EQ(merged.problems[0].problem, "cannot read (a FIFO, not a regular file)");
+    EXPECT_EQ(merged.problems[1].problem, "cannot read (a character device, not a regular file)");
+    EXPECT_EQ(merged.problems[2].problem, "cannot read (a directory)");
+}
+
+// R13: a document without a field the table reads, or with it of another type than the
+// schema's, is not merged (a broken file must not count as a machine where nothing
+// reproduced).
+TEST(MergeReportsHostile, ASchemaInvalidDocumentIsNotMerged) {
+    const json valid = renderJson(lavapipeReport());
+    const auto with = [&](const std::function<void(json&)>& change) {
+        json d = valid;
+        change(d);
+        return d;
+    };
+    const struct {
+        json document;
+        std::string why;
+    } cases[] = {
+        {json{{"schema", "repro-report"}, {"schema_version", 3}}, "an invalid repro-report (repro.version: missing)"},
+        {with([](json& d) { d["verdict"] = json::array(); }), "an invalid repro-report (verdict.exit_status: missing)"},
+        {with([](json& d) { d["verdict"]["exit_status"] = "x"; }),
+         "an invalid repro-report (verdict.exit_status: \"x\" is not a value the schema knows)"},
+        {with([](json& d) { d.erase("verdict"); }), "an invalid repro-report (verdict.exit_status: missing)"},
+        {with([](json& d) { d["chain_length"] = -5; }),
+         "an invalid repro-report (chain_length: -5 is outside 0 to 4294967295)"},
+        {with([](json& d) { d["chain_length"] = "2"; }), "an invalid repro-report (chain_length: not an integer)"},
+        {with([](json& d) { d["modes"][1]["classification"] = "bogus"; }),
+         "an invalid repro-report (modes[1].classification: \"bogus\" is not a value the schema knows)"},
+        {with([](json& d) { d["modes"] = "split"; }), "an invalid repro-report (modes: not an array)"},
+        {with([](json& d) { d["device"] = 3; }), "an invalid repro-report (device: not an object or null)"},
+        {with([](json& d) { d["device"]["device_name"] = nullptr; }),
+         "an invalid repro-report (device.device_name: not a string)"},
+        {with([](json& d) { d["repro"] = nullptr; }), "an invalid repro-report (repro.version: missing)"},
+        {with([](json& d) { d["verdict"]["kind"] = "reproduced"; }),
+         "an invalid repro-report (verdict.kind: 'reproduced' is not what exit status 0 says)"},
+        {with([](json& d) {
+             d["scenario"] = {{"name", "x"}};
+         }),
+         "an invalid repro-report (scenario.file: missing)"},
+        {json{{"schema", "repro-triage"}, {"schema_version", 1}}, "an invalid repro-triage (repro.version: missing)"},
+        {[] {
+             json d = triageDoc();
+             d["baseline"] = 5;
+             return d;
+         }(),
+         "an invalid repro-triage (baseline.detail: missing)"},
+        // An old scenario document relabelled as a run report.
+        {json{{"schema", "repro-report"},
+              {"schema_version", 1},
+              {"repro", {{"version", "0.1.0"}, {"git", "abc"}}},
+              {"modes", json::array({json{{"mode", "split"}, {"result", "ok"}}})},
+              {"verdict", {{"line", "--- NOT REPRODUCED"}, {"exit_status", 0}}}},
+         "an invalid repro-report (environment.host: missing)"},
+    };
+    for (const auto& c : cases) {
+        std::string problem;
+        EXPECT_FALSE(rowOf(c.document, problem)) << c.document.dump();
+        EXPECT_EQ(problem, "not merged: " + c.why);
+    }
+}
+
+// The same file given twice (by the same path, or another path to it) is merged once and
+// said once; it is no problem.
+TEST(MergeReportsHostile, TheSameFileTwiceIsMergedOnce) {
+    const test::TempFolder dir("merge-twice");
+    ASSERT_FALSE(dir.path().empty());
+    const std::string ok = dir.write("ok.json", renderJsonText(lavapipeReport()));
+    const std::string link = (dir.path() / "link.json").string();
+    std::filesystem::create_symlink(ok, link);
+    const MergedReports merged = mergeReportFiles({ok, ok, link});
+    ASSERT_EQ(merged.rows.size(), 1u);
+    EXPECT_TRUE(merged.problems.empty());
+    ASSERT_EQ(merged.duplicates.size(), 2u);
+    EXPECT_EQ(merged.duplicates[0].file, ok);
+    EXPECT_EQ(merged.duplicates[0].sameAs, ok);
+    EXPECT_EQ(merged.duplicates[1].file, link);
+    EXPECT_EQ(merged.duplicates[1].sameAs, ok);
+    EXPECT_TRUE(contains(renderMerged(merged, Format::Text), "\nnot reproduced (1 report): "));
+    const json doc = json::parse(renderMerged(merged, Format::Json));
+    EXPECT_EQ(doc["duplicates"][1]["same_as"], ok);
 }
 
 ParseOutcome parse(std::vector<std::string> args) {

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -24,8 +25,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/sha256.hpp"
 #include "forensics/environment.hpp"
+#include "report/command_line.hpp"
 #include "schema_checker.hpp"
+#include "temp_folder.hpp"
 
 #ifndef REPRO_SOURCE_DIR
 #error "REPRO_SOURCE_DIR must name the source tree (tests/CMakeLists.txt)"
@@ -199,8 +203,8 @@ json loadSchema() {
 TEST(ReportJson, TopLevelAndVersion) {
     const json j = parsedJson(sampleReport());
     EXPECT_EQ(j["schema"], "repro-report");
-    EXPECT_EQ(j["schema_version"], 2);
-    EXPECT_EQ(kReportSchemaVersion, 2);
+    EXPECT_EQ(j["schema_version"], 3);
+    EXPECT_EQ(kReportSchemaVersion, 3);
     EXPECT_EQ(j["repro"]["version"], "0.1.0");
     EXPECT_EQ(j["repro"]["git"], "abc1234");
     EXPECT_EQ(j["command_line"], json({"repro", "-n", "6", "--format", "markdown", "--device", "RX 6800"}));
@@ -296,9 +300,13 @@ TEST(ReportJson, HangModeHasNullStats) {
 TEST(ReportJson, EnvironmentValidationWatchdog) {
     const json j = parsedJson(sampleReport());
     const json& e = j["environment"];
-    EXPECT_EQ(e["host"]["os"], "Ubuntu 24.04.1 LTS");
-    EXPECT_EQ(e["kernel_driver"]["amdgpu.lockup_timeout"], "10000");
-    EXPECT_EQ(e["kernel_driver"]["i915"], "not present (/sys/module/i915)");
+    // Dotted fact names are nested; a first-level fact is its object's "value".
+    EXPECT_EQ(e["host"]["os"]["value"], "Ubuntu 24.04.1 LTS");
+    EXPECT_EQ(e["host"]["kernel"]["release"], "6.8.0-45-generic");
+    EXPECT_EQ(e["host"]["kernel"]["cmdline"], "quiet splash | tee");
+    EXPECT_EQ(e["kernel_driver"]["amdgpu"]["lockup_timeout"], "10000");
+    EXPECT_EQ(e["kernel_driver"]["i915"]["value"], "not present (/sys/module/i915)");
+    EXPECT_EQ(e["kernel_driver"]["card0"]["value"], "pci 0000:03:00.0, vendor 0x1002, device 0x73bf, driver amdgpu");
     EXPECT_EQ(e["variables"]["RADV_DEBUG"], "nocache|syncshaders");
     ASSERT_EQ(e["drm_cards"].size(), 1u);
     EXPECT_EQ(e["drm_cards"][0]["driver"], "amdgpu");
@@ -325,7 +333,7 @@ TEST(ReportJson, InvalidUtf8DoesNotThrow) {
     EXPECT_NO_THROW(text = renderJsonText(r));
     json parsed;
     EXPECT_NO_THROW(parsed = json::parse(text));
-    EXPECT_EQ(parsed["schema_version"], 2);
+    EXPECT_EQ(parsed["schema_version"], 3);
 }
 
 TEST(ReportSchema, EveryOutputMatchesTheSchema) {
@@ -883,6 +891,7 @@ RunReport everyFieldReport() {
             .dump();
     multipass.runs = 3;
     multipass.wrongRuns = 2;
+    r.device->timestampPeriodNs = 52.08333206176758;  // Intel's: GPU times to 10 ns
     multipass.identicalAcrossRuns = false;
     ModeResult& single = r.modes[1].result;
     single.stats->poisoned = 4;
@@ -905,9 +914,62 @@ RunReport everyFieldReport() {
                  .readback = 0.03125,
                  .verification = 0.015625,
                  .total = -std::numeric_limits<double>::infinity(),
+                 .reference = 1.5,
                  .teardown = 0.75,
                  .teardownDevice = 0.25};
     r.streams.push_back({.title = "mode single, N=2", .calls = {"vkBeginCommandBuffer(cb0, ONE_TIME_SUBMIT)"}});
+    return r;
+}
+
+// The text of a small scenario file.
+const char* const kScenarioText =
+    "name = \"kompute-196-increment-chain\"\n"
+    "source = \"https://github.com/KomputeProject/kompute/issues/196\"\n"
+    "pattern = \"three in-place increments of one buffer in one submit\"\n"
+    "expected = \"not reproduced\"\n"
+    "check = [\"data\"]\n";
+
+// A scenario file's run report: the built-in's full report (sampleReport: multipass wrong)
+// with every fact of the file set, a wait the file labels a control, the host reference's
+// time and split's --check-steps object on the file.
+RunReport scenarioReport() {
+    RunReport r = sampleReport();
+    std::sort(r.environment.host.begin(), r.environment.host.end());  // a JSON object's order
+    r.commandLine = {"repro",
+                     "--scenario",
+                     "scenarios/kompute-196-increment-chain.toml",
+                     "--mode",
+                     "all",
+                     "--repeat",
+                     "3",
+                     "--check-steps",
+                     "--format",
+                     "markdown",
+                     "--device",
+                     "1",
+                     "--json=r.json"};
+    r.preset.clear();
+    r.chainLength = 0;
+    r.referenceName = "the CPU model, and split";
+    r.timings.reference = 0.0421;
+    r.device->timestampPeriodNs = 1.0;
+    r.modes[2].result.stepCheckJson =
+        json{{"checked", 3}, {"wrong", 0}, {"not_checked", json::array()}, {"seconds", 0.0123456789}}.dump();
+    r.scenario = ScenarioFacts{.name = "kompute-196-increment-chain",
+                               .source = "https://github.com/KomputeProject/kompute/issues/196",
+                               .pattern = "three in-place increments of one buffer in one submit",
+                               .expected = "not reproduced",
+                               .file = "scenarios/kompute-196-increment-chain.toml",
+                               .fileBytes = std::string_view(kScenarioText).size(),
+                               .fileSha256 = sha256Hex(kScenarioText),
+                               .fileText = kScenarioText,
+                               .steps = 5,
+                               .controlSteps = "a wait",
+                               .splitOnly = {"out"},
+                               .chainValues = {{"data.x", "small[3]"}},
+                               .queues = {"copier (family \"other\"): family 1 (TRANSFER), queue 0"},
+                               .poisoned = {"scratch"},
+                               .parameters = {{"N", 1024}, {"WORK", 4}}};
     return r;
 }
 
@@ -949,8 +1011,12 @@ TEST(ReportJson, EveryFieldReportSetsEveryField) {
     m.modeGpuSeconds = 0.0;  // the "gpu" object is there, its arrays empty
     defaults.modes = {m};
     defaults.streams = {StreamReport{}};
+    defaults.scenario = ScenarioFacts{};
+    defaults.modes[0].result.stepCheckJson = "{}";
+    // The built-in's every field, and a scenario run's section and step check.
     std::multimap<std::string, json> every;
-    forEachLeaf(renderJson(everyFieldReport()), "", [&](const std::string& p, const json& v) { every.emplace(p, v); });
+    for (const RunReport& r : {everyFieldReport(), scenarioReport()})
+        forEachLeaf(renderJson(r), "", [&](const std::string& p, const json& v) { every.emplace(p, v); });
     size_t fields = 0;
     forEachLeaf(renderJson(defaults), "", [&](const std::string& path, const json& fallback) {
         ++fields;
@@ -1018,14 +1084,18 @@ void expectGolden(const std::string& text, const std::string& file) {
 // JSON (indented or one line) or of the Markdown fails here.
 TEST(ReportGolden, JsonAndMarkdownAreUnchanged) {
     for (const auto& [r, stem] :
-         {std::pair{everyFieldReport(), "report_every_field"}, std::pair{hungReport(), "report_hung"}}) {
-        expectGolden(renderJsonText(r), std::string(stem) + ".json");
-        // A fixed source URL and home: the golden must not depend on the clone or the user.
-        const IssueContext context{.sourceUrl = "https://example.org/repro.git", .home = "/home/reporter"};
+         {std::pair{everyFieldReport(), "report_every_field"}, std::pair{hungReport(), "report_hung"},
+          std::pair{scenarioReport(), "report_scenario"}}) {
+        // A fixed source URL, home and current directory: the golden must not depend on the
+        // clone, the user or where the test runs.
+        const CommandLineContext folders{.home = "/home/reporter", .cwd = "/home/reporter/work"};
+        expectGolden(renderJsonText(r, folders), std::string(stem) + ".json");
+        const IssueContext context{
+            .sourceUrl = "https://example.org/repro.git", .home = "/home/reporter", .cwd = "/home/reporter/work"};
         expectGolden(renderMarkdown(r, context), std::string(stem) + ".md");
         const std::string golden = goldenText(std::string(stem) + ".json");
         if (!golden.empty()) {
-            EXPECT_EQ(renderJsonLine(r), json::parse(golden).dump()) << stem;
+            EXPECT_EQ(renderJsonLine(r, folders), json::parse(golden).dump()) << stem;
         }
     }
 }
@@ -1033,9 +1103,345 @@ TEST(ReportGolden, JsonAndMarkdownAreUnchanged) {
 TEST(ReportSchema, GoldenReportsMatchTheSchema) {
     const json schema = loadSchema();
     SchemaChecker checker(schema);
-    for (const char* file : {"report_every_field.json", "report_hung.json"}) {
+    for (const char* file : {"report_every_field.json", "report_hung.json", "report_scenario.json"}) {
         EXPECT_EQ(joinErrors(checker.check(json::parse(goldenText(file)))), "") << file;
     }
+}
+
+}  // namespace
+}  // namespace repro
+
+namespace repro {
+namespace {
+
+// ---- the one report of both input forms (schema version 3, issue 34 §2) ----------------------
+
+// A scenario run's report: the scenario section with every fact, the file's step check in its
+// mode, the reference's host time; and what the built-in's report writes for none.
+TEST(ReportJson, AScenarioRunsReportHasItsScenarioSection) {
+    const RunReport r = scenarioReport();
+    const json j = parsedJson(r);
+    EXPECT_EQ(j["schema"], "repro-report");
+    const json& s = j["scenario"];
+    EXPECT_EQ(s["name"], "kompute-196-increment-chain");
+    EXPECT_EQ(s["source"], "https://github.com/KomputeProject/kompute/issues/196");
+    EXPECT_EQ(s["pattern"], "three in-place increments of one buffer in one submit");
+    EXPECT_EQ(s["expected"], "not reproduced");
+    EXPECT_EQ(s["file"], "scenarios/kompute-196-increment-chain.toml");  // as given
+    EXPECT_EQ(s["file_bytes"], std::string_view(kScenarioText).size());
+    EXPECT_EQ(s["file_sha256"], sha256Hex(kScenarioText));
+    EXPECT_EQ(s["file_text"], kScenarioText);
+    EXPECT_EQ(s["steps"], 5);
+    EXPECT_EQ(s["control_steps"], "a wait");
+    EXPECT_EQ(s["split_only"], json({"out"}));
+    // A buffer's name is the file's own, so a list of objects, never a key.
+    EXPECT_EQ(s["chain_values"], json::parse(R"([{"buffer": "data.x", "value": "small[3]"}])"));
+    EXPECT_EQ(s["queues"].size(), 1u);
+    EXPECT_EQ(s["poisoned"], json({"scratch"}));
+    EXPECT_EQ(s["parameters"], json::parse(R"({"N": 1024, "WORK": 4})"));
+    EXPECT_EQ(j["modes"][2]["step_check"]["checked"], 3);
+    EXPECT_TRUE(j["modes"][0]["step_check"].is_null());
+    EXPECT_EQ(j["timings"]["reference"], 0.0421);
+    EXPECT_EQ(j["device"]["timestamp_period_ns"], 1.0);
+    // The wait the file labels a control makes the reproduction the control's.
+    EXPECT_EQ(j["verdict"]["kind"], "control_caught");
+    EXPECT_EQ(j["experiment"]["controls"],
+              json({"the scenario file labels a wait a control (insufficient on purpose)"}));
+    const json builtIn = parsedJson(sampleReport());
+    EXPECT_TRUE(builtIn["scenario"].is_null());
+    EXPECT_EQ(builtIn["verdict"]["kind"], "reproduced");
+    EXPECT_TRUE(builtIn["experiment"]["controls"].empty());
+}
+
+TEST(ReportJson, AScenarioRunsReportReadsBackAndRendersTheSameDocuments) {
+    const RunReport r = scenarioReport();
+    const RunReport back = parseReport(renderJson(r));
+    ASSERT_TRUE(back.scenario);
+    EXPECT_EQ(back.scenario->chainValues, r.scenario->chainValues);
+    EXPECT_EQ(back.scenario->parameters, r.scenario->parameters);
+    EXPECT_EQ(back.scenario->fileText, r.scenario->fileText);
+    EXPECT_EQ(back.timings.reference, r.timings.reference);
+    EXPECT_EQ(renderJsonText(back), renderJsonText(r));
+    const IssueContext context{.sourceUrl = "", .home = "/home/reporter", .cwd = ""};
+    EXPECT_EQ(renderMarkdown(back, context), renderMarkdown(r, context));
+}
+
+TEST(ReportSchema, AScenarioRunsReportMatchesTheSchema) {
+    const json schema = loadSchema();
+    SchemaChecker checker(schema);
+    EXPECT_EQ(joinErrors(checker.check(parsedJson(scenarioReport()))), "");
+    RunReport bare = minimalReport();  // a file's run that ended before any facts but the file's
+    bare.scenario = ScenarioFacts{.name = "x", .file = "/abs/x.toml"};
+    EXPECT_EQ(joinErrors(checker.check(parsedJson(bare))), "");
+    // The checker is not blind: a wrong type in the section is an error.
+    json broken = parsedJson(scenarioReport());
+    broken["scenario"]["steps"] = "5";
+    EXPECT_NE(joinErrors(checker.check(broken)), "");
+}
+
+// Every dotted fact name is nested; a fact that is also the path of others' object is that
+// object's "value"; each first-level entry is an object; and the facts read back.
+TEST(ReportJson, DottedFactNamesAreNested) {
+    RunReport r = minimalReport();
+    r.environment.host = {{"os", "Debian GNU/Linux 12"},
+                          {"os.id", "debian"},
+                          {"kernel.release", "6.1.0"},
+                          {"cpu", "unreadable (EACCES)"}};
+    r.environment.kernelDriver = {{"card0.engine.rcs0.heartbeat_interval_ms", "2500"},
+                                  {"card0", "pci 0000:00:02.0, vendor 0x8086"},
+                                  {"card0.engine.rcs0", "odd"},
+                                  {"drm", "not present (no /sys/class/drm/card*)"}};
+    const json j = renderJson(r);
+    const json& host = j["environment"]["host"];
+    EXPECT_EQ(host, json::parse(R"j({"os": {"value": "Debian GNU/Linux 12", "id": "debian"},
+                                    "kernel": {"release": "6.1.0"}, "cpu": {"value": "unreadable (EACCES)"}})j"));
+    const json& kd = j["environment"]["kernel_driver"];
+    EXPECT_EQ(kd["card0"]["value"], "pci 0000:00:02.0, vendor 0x8086");
+    EXPECT_EQ(kd["card0"]["engine"]["rcs0"]["heartbeat_interval_ms"], "2500");
+    EXPECT_EQ(kd["card0"]["engine"]["rcs0"]["value"], "odd");
+    EXPECT_EQ(kd["drm"]["value"], "not present (no /sys/class/drm/card*)");
+    // No key anywhere in the report's own objects holds a dot.
+    std::function<void(const json&, const std::string&)> noDots = [&](const json& v, const std::string& path) {
+        if (v.is_object()) {
+            for (const auto& [k, x] : v.items()) {
+                EXPECT_EQ(k.find('.'), std::string::npos) << path << "." << k;
+                noDots(x, path + "." + k);
+            }
+        } else if (v.is_array()) {
+            for (const auto& x : v) noDots(x, path + "[]");
+        }
+    };
+    noDots(j, "");
+    noDots(renderJson(sampleReport()), "");
+    // Read back, the facts are the same, in name order.
+    RunReport sorted = r;
+    for (auto* facts : {&sorted.environment.host, &sorted.environment.kernelDriver})
+        std::sort(facts->begin(), facts->end());
+    const RunReport back = parseReport(j);
+    EXPECT_EQ(back.environment.host, sorted.environment.host);
+    EXPECT_EQ(back.environment.kernelDriver, sorted.environment.kernelDriver);
+    // A version 2 object's flat dotted names read as they were.
+    const RunReport old =
+        parseReport(json::parse(R"({"environment": {"host": {"kernel.release": "6.8.0", "os": "x"}}})"));
+    EXPECT_EQ(old.environment.host,
+              (std::vector<std::pair<std::string, std::string>>{{"kernel.release", "6.8.0"}, {"os", "x"}}));
+}
+
+// Host times to the microsecond; GPU times to the decimal the timestamp period resolves (a
+// nanosecond when it is unknown); a duration in an embedded object to the microsecond.
+TEST(ReportJson, DurationsAreRoundedToWhatWasMeasured) {
+    RunReport r = sampleReport();
+    r.timings.gpuWait = 0.013288680999999998;
+    r.timings.teardown = 0.7000004;
+    r.timings.teardownDevice = 0.2500006;
+    r.modes[0].result.wallSeconds = 1.2345675;
+    r.modes[0].dispatchGpuSeconds = {0.00123456789, 2e-10};
+    r.modes[0].result.causeJson =
+        json{{"kind", "job_timeout"}, {"decisive_submit", {{"measured_seconds", 2.0000012345}, {"index", 1}}}}.dump();
+    json j = renderJson(r);
+    EXPECT_EQ(j["timings"]["gpu_wait"].dump(), "0.013289");
+    EXPECT_EQ(j["modes"][0]["wall_seconds"].dump(), "1.234568");
+    EXPECT_EQ(j["timings"]["teardown"].dump(), "0.7");
+    EXPECT_EQ(j["timings"]["teardown_device"].dump(), "0.250001");
+    EXPECT_NEAR(j["timings"]["teardown_device"].get<double>() + j["timings"]["teardown_instance"].get<double>(),
+                j["timings"]["teardown"].get<double>(), 1e-12);
+    EXPECT_EQ(j["modes"][0]["gpu"]["dispatch_seconds"].dump(), "[0.001234568,0.0]");  // 1 ns, unknown period
+    EXPECT_EQ(j["modes"][0]["cause"]["decisive_submit"]["measured_seconds"].dump(), "2.000001");
+    EXPECT_EQ(j["modes"][0]["cause"]["decisive_submit"]["index"], 1);
+    EXPECT_EQ(j["timings"]["total"], "-inf");         // a non-finite value stays what it was
+    r.device->timestampPeriodNs = 52.08333206176758;  // ticks of 52 ns: to 10 ns
+    j = renderJson(r);
+    EXPECT_EQ(j["modes"][0]["gpu"]["dispatch_seconds"].dump(), "[0.00123457,0.0]");
+    r.device->timestampPeriodNs = 1000.0;  // to a microsecond
+    EXPECT_EQ(renderJson(r)["modes"][0]["gpu"]["mode_seconds"].dump(), "6.5022");
+    EXPECT_EQ(renderJson(r)["modes"][0]["gpu"]["dispatch_seconds"].dump(), "[0.001235,0.0]");
+}
+
+// command_line: the program by its base name, absolute paths under the current directory
+// relative to it and under home as ~; other words as given.
+TEST(ReportJson, CommandLineHoldsNoAbsolutePathOfTheReporter) {
+    const CommandLineContext c{.home = "/home/me", .cwd = "/home/me/work/"};
+    EXPECT_EQ(portableCommandLine({"/home/me/build/src/repro", "--scenario", "/home/me/work/cases/k.toml",
+                                   "--json=/home/me/r.json", "-o/home/me/work/out.md", "--spirv", "/home/me/work",
+                                   "--dump-dir", "/tmp/d", "--device", "/home/me2/x", "-n", "3"},
+                                  c),
+              (std::vector<std::string>{"repro", "--scenario", "cases/k.toml", "--json=~/r.json", "-oout.md", "--spirv",
+                                        ".", "--dump-dir", "/tmp/d", "--device", "/home/me2/x", "-n", "3"}));
+    // Idempotent, and "/" or "" shortens nothing.
+    const auto once = portableCommandLine({"./repro", "/home/me/a", "/home/me/work/b"}, c);
+    EXPECT_EQ(portableCommandLine(once, c), once);
+    EXPECT_EQ(portableCommandLine({"repro", "/x/y"}, {.home = "/", .cwd = ""}),
+              (std::vector<std::string>{"repro", "/x/y"}));
+    // renderJson writes it so; the report keeps argv as given.
+    RunReport r = minimalReport();
+    r.commandLine = {"/home/me/bin/repro", "--json", "/home/me/work/r.json"};
+    EXPECT_EQ(renderJson(r, c)["command_line"], json({"repro", "--json", "r.json"}));
+}
+
+// The rerun command keeps what shapes the run and leaves out where the output went, the
+// device and a bisect step's options.
+TEST(ReportMarkdown, ScenarioRerunArgumentsKeepWhatShapesTheRun) {
+    EXPECT_EQ(
+        scenarioRerunArguments({"/usr/bin/repro",
+                                "--format",
+                                "markdown",
+                                "--scenario",
+                                "/home/me/k.toml",
+                                "--mode=single",
+                                "-o",
+                                "out.md",
+                                "--json",
+                                "r.json",
+                                "--trace=t.json",
+                                "--device",
+                                "1",
+                                "--invert",
+                                "--expect-driver",
+                                "radv",
+                                "--repeat",
+                                "20",
+                                "--barrier",
+                                "none",
+                                "-q",
+                                "--timings",
+                                "--check-steps",
+                                "--sweep",
+                                "N=1..8",
+                                "--timeout",
+                                "5",
+                                "--validation"},
+                               "/home/me/k.toml", "k"),
+        (std::vector<std::string>{"repro", "--scenario", "k.toml", "--mode=single", "--repeat", "20", "--barrier",
+                                  "none", "--check-steps", "--sweep", "N=1..8", "--timeout", "5", "--validation"}));
+    EXPECT_EQ(scenarioRerunArguments({"repro"}, "", "kompute"),
+              (std::vector<std::string>{"repro", "--scenario", "kompute.toml"}));
+}
+
+// The Markdown of a scenario run: RADV's template with the file's name, source, pattern and
+// expected verdict, the file itself collapsed with its SHA-256, the command that reruns it.
+TEST(ReportMarkdown, AScenarioRunHasTheScenarioBlockAndItsRerunCommand) {
+    RunReport r = scenarioReport();
+    r.scenario->controlSteps.clear();
+    const IssueContext context{.sourceUrl = "https://example.org/repro.git", .home = "/home/me", .cwd = ""};
+    const std::string md = renderMarkdown(r, context);
+    EXPECT_TRUE(md.starts_with("### repro scenario kompute-196-increment-chain: BUG REPRODUCED (exit 2) on AMD Radeon"))
+        << md.substr(0, 200);
+    EXPECT_TRUE(contains(md,
+                         "#### Description\n\nrepro ran the scenario file kompute-196-increment-chain.toml (5 "
+                         "steps) as multipass, single, split on AMD Radeon RX 6800 (RADV NAVI21)"))
+        << md;
+    EXPECT_TRUE(contains(md,
+                         "\n- Scenario: kompute-196-increment-chain\n- Pattern: three in-place increments of one "
+                         "buffer in one submit\n- Source: https://github.com/KomputeProject/kompute/issues/196\n"
+                         "- Expected on a correct driver: not reproduced\n"))
+        << md;
+    const std::string sha = sha256Hex(kScenarioText);
+    EXPECT_TRUE(contains(md, fmt::format("3. Save the scenario file below as `kompute-196-increment-chain.toml` ({} "
+                                         "bytes, SHA-256 `{}`):\n\n<details><summary>The scenario file: "
+                                         "kompute-196-increment-chain.toml</summary>\n\n```toml\n{}```\n",
+                                         std::string_view(kScenarioText).size(), sha, kScenarioText)))
+        << md;
+    EXPECT_TRUE(
+        contains(md,
+                 "4. Run, with `build/release/src/repro` as `repro`:\n\n```sh\nRADV_DEBUG='nocache|syncshaders' "
+                 "repro --scenario kompute-196-increment-chain.toml --mode all --repeat 3 "
+                 "--check-steps\n```\n"))
+        << md;
+    EXPECT_TRUE(contains(md, "<summary>Scenario: every fact</summary>")) << md;
+    EXPECT_TRUE(contains(md,
+                         "| checked buffers | data.x (the chain's small\\[3\\]): within the CPU chain's float32 "
+                         "tolerance; out: split only |"))
+        << md;
+    EXPECT_FALSE(contains(md, "<summary>Shape and sizes</summary>")) << md;
+    EXPECT_TRUE(contains(md, "| host reference (before the modes) | 0.042 |")) << md;
+    // The template's headings in order, as for the built-in chain.
+    size_t at = 0;
+    for (const char* heading :
+         {"#### Description", "#### System information", "#### Steps to reproduce", "#### Results",
+          "#### Does RADV_DEBUG=llvm fix it?", "#### Regression", "#### Log files"}) {
+        const size_t found = md.find(heading, at);
+        EXPECT_NE(found, std::string::npos) << heading;
+        if (found != std::string::npos) at = found;
+    }
+    // A file's labelled control: the heading says the control was caught.
+    EXPECT_TRUE(renderMarkdown(scenarioReport(), context)
+                    .starts_with("### repro scenario kompute-196-increment-chain: CONTROL CAUGHT (exit 2)"));
+}
+
+// No path of the reporter's machine in a scenario run's Markdown: under a temporary HOME
+// and current directory, every field that holds one (the file as given, the command line,
+// a driver variable, the driver library, a reason, a validation message, a note) renders
+// without the home, the current directory or another private absolute path.
+TEST(ReportMarkdown, AScenarioRunShowsNoPathOfTheReportersMachine) {
+    const test::TempFolder home("md-home");
+    ASSERT_FALSE(home.path().empty());
+    const std::filesystem::path work = home.path() / "work";
+    std::filesystem::create_directories(work);
+    const std::string h = home.path().string(), w = work.string();
+    const char* oldHome = std::getenv("HOME");
+    const std::string savedHome = oldHome ? oldHome : "";
+    const std::filesystem::path savedCwd = std::filesystem::current_path();
+    ASSERT_EQ(::setenv("HOME", h.c_str(), 1), 0);
+    std::filesystem::current_path(work);
+
+    RunReport r = scenarioReport();
+    r.scenario->file = w + "/cases/kompute.toml";
+    r.commandLine = {h + "/bin/repro",
+                     "--scenario",
+                     w + "/cases/kompute.toml",
+                     "--json",
+                     "/srv/reports/r.json",
+                     "--spirv",
+                     w + "/spv",
+                     "--format",
+                     "markdown"};
+    r.environment.variables = {{"VK_ICD_FILENAMES", h + "/icd/radeon.json:/srv/mesa/icd.json"}};
+    r.device->driverLibrary = w + "/mesa/lib/libvulkan_radeon.so";
+    r.device->driverManifest = "/srv/mesa/icd.json";
+    r.modes[0].result.reason = "buffer 'a' differs (the file " + w + "/cases/kompute.toml, step 3)";
+    r.validation.messages.push_back("loader: " + h + "/.local/share/vulkan/implicit_layer.d/x.json");
+    r.environment.notes.push_back("read " + w + "/dump");
+    const std::string md = renderMarkdown(r);
+
+    std::filesystem::current_path(savedCwd);
+    if (oldHome) {
+        ::setenv("HOME", savedHome.c_str(), 1);
+    } else {
+        ::unsetenv("HOME");
+    }
+    EXPECT_FALSE(contains(md, h)) << md;
+    EXPECT_FALSE(contains(md, w)) << md;
+    EXPECT_FALSE(contains(md, "/srv/")) << md;
+    // The run's options as a reader types them: home as ~, the file by its name.
+    EXPECT_TRUE(contains(md,
+                         "VK_ICD_FILENAMES=~/icd/radeon.json:icd.json repro --scenario kompute.toml --spirv "
+                         "~/work/spv\n"))
+        << md;
+    EXPECT_TRUE(contains(md, "Save the scenario file below as `kompute.toml`")) << md;
+}
+
+// The built-in chain's positive controls are named in the JSON and the Markdown.
+TEST(ReportJson, AControlSaysWhatItIsAndItsReproductionIsControlCaught) {
+    RunReport r = sampleReport();
+    r.experiment.dropDispatch = 3;
+    json j = renderJson(r);
+    EXPECT_EQ(j["verdict"]["kind"], "control_caught");
+    EXPECT_EQ(j["experiment"]["control"], false);  // the barrier's, as before
+    EXPECT_EQ(j["experiment"]["controls"], json({"--drop-dispatch 3: dispatch 3 left out of multipass and single"}));
+    const std::string md = renderMarkdown(r);
+    EXPECT_TRUE(md.starts_with("### repro: CONTROL CAUGHT (exit 2) on ")) << md.substr(0, 100);
+    EXPECT_TRUE(contains(md,
+                         "The run is a positive control: --drop-dispatch 3: dispatch 3 left out of multipass and "
+                         "single. A wrong result shows"))
+        << md;
+    r.experiment = ExperimentReport{.barrier = "none", .control = true};
+    r.verdict.exitStatus = kExitNotReproduced;
+    j = renderJson(r);
+    EXPECT_EQ(j["verdict"]["kind"], "not_reproduced");
+    EXPECT_EQ(j["experiment"]["controls"][0],
+              "--barrier none: no barrier between the dispatches of multipass and single (invalid Vulkan on purpose)");
+    r.verdict.exitStatus = kExitHang;
+    EXPECT_EQ(reportVerdictKind(r), VerdictKind::Hang);
 }
 
 }  // namespace

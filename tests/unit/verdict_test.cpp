@@ -292,3 +292,35 @@ TEST(Verdict, InvertSwapsReproducedAndNotReproducedAndKeepsUsageErrorsOffTheVerd
 
 }  // namespace
 }  // namespace repro
+
+namespace repro {
+namespace {
+
+// The verdict's kind for every exit status a run ends with, under a positive control or not:
+// only a reproduction changes with the control.
+TEST(VerdictKind, EachExitStatusAndAControl) {
+    const struct {
+        int status;
+        VerdictKind plain, control;
+        const char* name;
+    } cases[] = {
+        {kExitNotReproduced, VerdictKind::NotReproduced, VerdictKind::NotReproduced, "not_reproduced"},
+        {kExitUsage, VerdictKind::Usage, VerdictKind::Usage, "usage"},
+        {kExitReproduced, VerdictKind::Reproduced, VerdictKind::ControlCaught, "reproduced"},
+        {kExitHang, VerdictKind::Hang, VerdictKind::Hang, "hang"},
+        {kExitValidation, VerdictKind::Validation, VerdictKind::Validation, "validation"},
+        {kExitCannotTest, VerdictKind::CannotTest, VerdictKind::CannotTest, "cannot_test"},
+        {130, VerdictKind::Interrupted, VerdictKind::Interrupted, "interrupted"},
+        {143, VerdictKind::Interrupted, VerdictKind::Interrupted, "interrupted"},
+        {77, VerdictKind::CannotTest, VerdictKind::CannotTest, "cannot_test"},
+    };
+    for (const auto& c : cases) {
+        EXPECT_EQ(verdictKind(c.status, false), c.plain) << c.status;
+        EXPECT_EQ(verdictKind(c.status, true), c.control) << c.status;
+        EXPECT_EQ(name(verdictKind(c.status, false)), c.name) << c.status;
+    }
+    EXPECT_EQ(name(VerdictKind::ControlCaught), "control_caught");
+}
+
+}  // namespace
+}  // namespace repro

@@ -1,0 +1,41 @@
+// A run's command line as its documents show it: in the JSON report without the reporter's
+// absolute paths (portableCommandLine), and for a scenario run the command that reruns the
+// file on another machine (scenarioRerunArguments, the Markdown report's steps to
+// reproduce). Vulkan-free; pure functions of the words and the folders they are given.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace repro {
+
+// Where a command line was given: the user's home directory and the current directory
+// (absolute paths; "" when unknown).
+struct CommandLineContext {
+    std::string home;
+    std::string cwd;
+};
+
+// This process's $HOME and current directory.
+CommandLineContext currentCommandLineContext();
+
+// argv as the JSON report's command_line holds it (docs/report-schema.md "command_line"):
+// argv[0] by its base name ("repro"); each absolute path among the other words (a word that
+// starts with '/', the VALUE of "--name=VALUE", or of a short option's "-xVALUE") shortened:
+// under the current directory relative to it ("out/r.json"; "." for the directory itself),
+// else under the home directory as "~/..." ("~" for home itself); any other word as given.
+// A folder of "" or "/" shortens nothing. Applying it twice gives the same words.
+std::vector<std::string> portableCommandLine(const std::vector<std::string>& argv, const CommandLineContext& context);
+
+// The words that rerun a scenario run elsewhere: "repro", "--scenario", the file's base
+// name (of `file`, the path as given; `name` + ".toml" when it is empty), then every option
+// of `commandLine` (argv, argv[0] first) that shapes what runs and how it is judged, as
+// given (a value with its option, "--opt=value" as written). Left out: --scenario itself,
+// where the output went (--format, -o/--output, --json, --trace, --dump-dir, --keep-logs),
+// the device and queue choice (--device, --queue), a bisect step's --invert and
+// --expect-driver, and what only changes what is printed (-q/--quiet, -v/--verbose,
+// --timings, --print-stream). Words that are no option are kept.
+std::vector<std::string> scenarioRerunArguments(const std::vector<std::string>& commandLine, const std::string& file,
+                                                const std::string& name);
+
+}  // namespace repro
