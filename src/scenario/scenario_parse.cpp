@@ -22,6 +22,7 @@
 #include "scenario/scenario_sync.hpp"
 #include "core/sha256.hpp"
 #include "core/spirv_module.hpp"
+#include "core/text.hpp"
 
 namespace repro::scenario {
 namespace {
@@ -53,8 +54,10 @@ class Parser {
   public:
     explicit Parser(std::string file) : file_(std::move(file)) {}
 
+    // One line, whatever file text `what` quotes: its control characters escaped.
     [[noreturn]] void fail(const toml::source_region& where, const std::string& what) const {
-        throw UsageError(fmt::format("{}:{}:{}: {}", file_, where.begin.line, where.begin.column, what));
+        throw UsageError(oneTerminalLine(fmt::format("{}:{}:{}: {}", file_, where.begin.line, where.begin.column, what),
+                                         std::string::npos));
     }
     [[noreturn]] void fail(const toml::node& node, const std::string& what) const { fail(node.source(), what); }
 
@@ -78,6 +81,19 @@ class Parser {
         }
         if (!n->is_string()) fail(*n, fmt::format("'{}' must be a string", key));
         return std::string(*n->value<std::string_view>());
+    }
+
+    // text(), for a name the output prints (the scenario's, a buffer's, a kernel's, a queue's, a
+    // semaphore's): one that a terminal would not print as itself (a control character, DEL, a
+    // code point that moves or hides text) is an error at its place.
+    std::string name(const toml::table& t, std::string_view key, bool required, std::string_view where,
+                     std::string_view what) const {
+        std::string n = text(t, key, required, where);
+        if (!printsAsItself(n))
+            fail(*t.get(key), fmt::format("{} name {} holds a control character; expected a name that prints as "
+                                          "itself on one line",
+                                          what, quote(n)));
+        return n;
     }
 
     uint64_t integer(const toml::table& t, std::string_view key, uint64_t fallback, uint64_t max) const {
@@ -157,7 +173,7 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s)
                "a [[buffer]]");
     BufferSpec b;
     b.place = placeOf(t);
-    b.name = p.text(t, "name", true, "a [[buffer]]");
+    b.name = p.name(t, "name", true, "a [[buffer]]", "buffer");
     if (!t.get("bytes")) p.fail(t, fmt::format("buffer '{}' has no 'bytes'; expected bytes = 4096", b.name));
     b.bytes = p.integer(t, "bytes", 0, kMaxBufferBytes);
     if (b.bytes < 4 || b.bytes % 4 != 0)
@@ -781,7 +797,7 @@ void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
                {"name", "source", "pattern", "expected", "check", "buffer", "kernel", "step", "shuffle", "queue",
                 "semaphore", "shape"},
                "the scenario");
-    s.name = p.text(root, "name", true, "the scenario");
+    s.name = p.name(root, "name", true, "the scenario", "the scenario's");
     s.source = p.text(root, "source", true, "the scenario");
     s.pattern = p.text(root, "pattern", true, "the scenario");
     s.expected = p.text(root, "expected", true, "the scenario");
@@ -852,7 +868,7 @@ void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m
 // One [[kernel]]: name, spirv (a path relative to the scenario file's folder), entry.
 UserKernel parseUserKernel(const Parser& p, const toml::table& t, const Scenario& s) {
     p.onlyKeys(t, {"name", "spirv", "entry"}, "a [[kernel]]");
-    UserKernel k{.name = p.text(t, "name", true, "a [[kernel]]"), .place = placeOf(t)};
+    UserKernel k{.name = p.name(t, "name", true, "a [[kernel]]", "kernel"), .place = placeOf(t)};
     if (parseKernel(k.name) || s.kernel(k.name))
         p.fail(*t.get("name"), fmt::format("kernel '{}' is {}; expected a name of its own", k.name,
                                            parseKernel(k.name) ? "a built-in kernel's name" : "declared twice"));
@@ -896,7 +912,8 @@ void parseQueuesAndSemaphores(const Parser& p, const toml::table& root, Scenario
             if (!t) p.fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
             const bool queue = key == "queue";
             p.onlyKeys(*t, {"name", queue ? "family" : "type"}, queue ? "a [[queue]]" : "a [[semaphore]]");
-            const std::string name = p.text(*t, "name", true, queue ? "a [[queue]]" : "a [[semaphore]]");
+            const std::string name =
+                p.name(*t, "name", true, queue ? "a [[queue]]" : "a [[semaphore]]", queue ? "queue" : "semaphore");
             const std::string kind = p.text(*t, queue ? "family" : "type", true, fmt::format("{} '{}'", key, name));
             const bool twice = queue ? std::any_of(s.queues.begin(), s.queues.end(),
                                                    [&](const QueueSpec& q) { return q.name == name; })
@@ -999,7 +1016,7 @@ ParameterValues readParameters(const Parser& p, const toml::table& root, const P
         if (!t) p.fail(*node, "'parameters' must be a table; expected [parameters] with name = integer");
         for (const auto& [key, value] : *t) {
             if (!isParameterName(key.str()))
-                p.fail(value, fmt::format("parameter name '{}'; expected letters, digits and '_'", key.str()));
+                p.fail(value, fmt::format("parameter name {}; expected letters, digits and '_'", quote(key.str())));
             out[std::string(key.str())] = static_cast<uint32_t>(p.integer(*t, key.str(), 0, 0xffffffffULL));
         }
     }

@@ -586,6 +586,23 @@ std::vector<EnvironmentCase> verdictCases() {
     };
 }
 
+// Hostile inputs (issue 35, section 4; the hostile-input probe's R-numbers): a file, a path
+// or a signal that made repro give a wrong verdict, hang, crash or lose a document. Each row
+// the behaviour now and the test that failed before the fix.
+std::vector<EnvironmentCase> hostileCases() {
+    return {
+        {"a name in a scenario file with a control character (R15)",
+         "`name = \"evil\\u001b[2J\\nsecond line\"` (or a buffer, kernel, queue or semaphore so named), "
+         "`repro --scenario F`",
+         1,
+         "`F:1:8: the scenario's name 'evil\\x1b[2J\\nsecond line' holds a control character; expected a name that "
+         "prints as itself on one line` (was printed raw: a verdict line split in two, terminal escapes run)",
+         "e2e.HostileFile.ANameWithControlCharactersIsABadFile, "
+         "unit.ScenarioParse.NamesWithControlCharactersAreBadFilesOnOneLine, "
+         "unit.OneTerminalLine.*"},
+    };
+}
+
 std::string matrixMarkdown() {
     const auto m = faultMatrix();
     std::ostringstream md;
@@ -668,6 +685,15 @@ std::string matrixMarkdown() {
           "fix.\n\n"
           "| situation | how | status | repro says | test |\n|---|---|---|---|---|\n";
     for (const auto& e : verdictCases()) {
+        md << "| " << markdownCell(e.situation) << " | " << markdownCell(e.command) << " | " << e.status << " | "
+           << markdownCell(e.says) << " | " << markdownCell(e.test) << " |\n";
+    }
+    md << "\n## Hostile inputs (issue 35)\n\n"
+          "Files, paths and signals a user or a script may hand repro (issue 35, section 4; the R and N\n"
+          "numbers are the hostile-input probe's): the behaviour now, and the test that failed before\n"
+          "the fix.\n\n"
+          "| situation | how | status | repro says | test |\n|---|---|---|---|---|\n";
+    for (const auto& e : hostileCases()) {
         md << "| " << markdownCell(e.situation) << " | " << markdownCell(e.command) << " | " << e.status << " | "
            << markdownCell(e.says) << " | " << markdownCell(e.test) << " |\n";
     }

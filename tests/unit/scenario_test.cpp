@@ -1496,5 +1496,32 @@ TEST(ScenarioParameters, AnUnknownNameIsAnErrorAtItsPlace) {
               "bad.toml:7:8: 'work' = -1 is out of range; expected 0..4294967295");
 }
 
+// ---- issue 35, section 4: hostile files --------------------------------------------------
+
+// Names the output prints must print as themselves (R15): a control character in one is a
+// bad file at the name, and the line quotes it escaped, so it stays one line.
+TEST(ScenarioParse, NamesWithControlCharactersAreBadFilesOnOneLine) {
+    EXPECT_EQ(errorOf("name = \"t\\u001b[2J\"\n" + kHeader.substr(kHeader.find('\n') + 1) + kBufferA +
+                      "[[step]]\nfill = \"a\"\n"),
+              "bad.toml:1:8: the scenario's name 't\\x1b[2J' holds a control character; expected a name that prints "
+              "as itself on one line");
+    EXPECT_EQ(errorOf(kHeader + "[[buffer]]\nname = \"b\\r\"\nbytes = 64\n" + kBufferA + "[[step]]\nfill = \"a\"\n"),
+              "bad.toml:7:8: buffer name 'b\\r' holds a control character; expected a name that prints as itself on "
+              "one line");
+    EXPECT_EQ(
+        errorOf(kHeader + kBufferA + "[[semaphore]]\nname = \"s\\u0007\"\ntype = \"binary\"\n[[step]]\nfill = \"a\"\n"),
+        "bad.toml:12:8: semaphore name 's\\a' holds a control character; expected a name that prints as itself "
+        "on one line");
+    EXPECT_EQ(
+        errorOf(kHeader + kBufferA + "[[queue]]\nname = \"\\u202eq\"\nfamily = \"same\"\n[[step]]\nfill = \"a\"\n"),
+        "bad.toml:12:8: queue name '\\u202eq' holds a control character; expected a name that prints as itself "
+        "on one line");
+    // Any other line that quotes file text is one line too: a binding naming no buffer.
+    const std::string unknown =
+        errorOf(kHeader + kBufferA + "[[step]]\ndispatch = \"increment\"\nbindings = [\"x\\ny\"]\n");
+    EXPECT_EQ(unknown, "bad.toml:13:13: binding 'x\\ny' is no buffer");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "[[step]]\nfill = \"a\"\n"), "") << "printable names pass";
+}
+
 }  // namespace
 }  // namespace repro::scenario

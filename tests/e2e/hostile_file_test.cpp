@@ -1,0 +1,105 @@
+// Hostile scenario files through the real repro (issue 35, section 4; each test names the
+// hostile-input probe's R-number): each is one line on stderr that says what is wrong, exit 1,
+// nothing run (stdout empty: no device was made), and never a hang, a crash or a verdict.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "bounded_process.hpp"
+#include "process.hpp"
+
+namespace {
+
+using repro::test::BoundedResult;
+using repro::test::describeEnd;
+using repro::test::runBounded;
+
+// No layer, no simulated driver: the machine's own.
+const std::vector<std::string> kPlain = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
+
+std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
+
+// repro with `args`, its address space capped at 4 GiB (a file read without a bound fails
+// there instead of filling the machine's memory), for at most `limit` seconds.
+BoundedResult repro(const std::vector<std::string>& args, double limit = 60) {
+    std::string command = "ulimit -v 4194304; exec '" REPRO_EXECUTABLE "'";
+    for (const std::string& a : args) command += " '" + a + "'";
+    return runBounded("/bin/sh", {"-c", command}, kPlain, limit);
+}
+
+// A fresh folder for one test's files, removed with them.
+class Folder {
+  public:
+    explicit Folder(const std::string& name)
+        : path_(std::filesystem::temp_directory_path() /
+                ("repro-hostile-file-" + name + "-" + std::to_string(::getpid()))) {
+        std::filesystem::remove_all(path_);
+        std::filesystem::create_directories(path_);
+    }
+    ~Folder() { std::filesystem::remove_all(path_); }
+    Folder(const Folder&) = delete;
+    Folder& operator=(const Folder&) = delete;
+    std::string write(const std::string& name, const std::string& text) const {
+        std::ofstream(path_ / name, std::ios::binary) << text;
+        return (path_ / name).string();
+    }
+    std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+  private:
+    std::filesystem::path path_;
+};
+
+// Exit 1, nothing on stdout, and exactly `line` on stderr.
+void expectRefused(const BoundedResult& r, const std::string& line) {
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << "nothing ran\n" << shown(r);
+    EXPECT_EQ(r.err, line + "\n") << shown(r);
+}
+
+// The header and a 4096-byte iota buffer 'a' (lines 1..9), then `steps`.
+std::string fileWith(const std::string& steps) {
+    return "name = \"x\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"a\"]\n"
+           "[[buffer]]\nname = \"a\"\nbytes = 4096\ninit = \"iota\"\n" +
+           steps;
+}
+
+// ---- R15: names that are not one printable line ---------------------------------------------
+
+// A name with a terminal escape, a newline, a CR or a bell split the verdict line in two
+// and drove the terminal: now a bad file at the name, the name escaped in the one line.
+TEST(HostileFile, ANameWithControlCharactersIsABadFile) {
+    Folder f("r15");
+    const std::string named =
+        f.write("named.toml",
+                "name = \"evil\\u001b[2J\\u001b[31mRED\\nsecond line\\r\\u0007\"\nsource = \"s\"\npattern = "
+                "\"p\"\nexpected = \"not reproduced\"\ncheck = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 64\n"
+                "[[step]]\nfill = \"a\"\n");
+    expectRefused(repro({"--scenario", named}),
+                  "repro: " + named +
+                      ":1:8: the scenario's name 'evil\\x1b[2J\\x1b[31mRED\\nsecond line\\r\\a' holds a control "
+                      "character; expected a name that prints as itself on one line");
+    const std::string buffer =
+        f.write("buffer.toml",
+                "name = \"x\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+                "check = [\"da\\nta\\u001b[31m\"]\n[[buffer]]\nname = \"da\\nta\\u001b[31m\"\nbytes = 64\n"
+                "[[step]]\nfill = \"da\\nta\\u001b[31m\"\n");
+    expectRefused(repro({"--scenario", buffer}),
+                  "repro: " + buffer +
+                      ":7:8: buffer name 'da\\nta\\x1b[31m' holds a control character; expected a name that prints "
+                      "as itself on one line");
+    const std::string queue =
+        f.write("queue.toml", fileWith("[[queue]]\nname = \"q\\u007f\"\nfamily = \"same\"\n[[step]]\nfill = \"a\"\n"));
+    expectRefused(repro({"--scenario", queue}),
+                  "repro: " + queue +
+                      ":11:8: queue name 'q\\x7f' holds a control character; expected a name that prints as itself "
+                      "on one line");
+}
+
+}  // namespace
