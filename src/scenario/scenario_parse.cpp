@@ -297,7 +297,21 @@ IndirectArgs parseIndirectArgs(const Parser& p, const toml::table& t, const Scen
     return a;
 }
 
-// `groups` (default [ceil(count / 64), 1, 1]), each 1..kMaxGroups.
+// Why workgroup counts `groups` are too many for `d`'s kernel, "N invocations (64 per
+// workgroup), more than ..." (maxIndexedInvocations), or nothing.
+std::optional<std::string> indexWraps(const Dispatch& d, const uint32_t (&groups)[3]) {
+    const uint64_t most = maxIndexedInvocations(d);
+    const uint64_t n = invocations(groups);
+    if (most == 0 || n <= most) return std::nullopt;
+    return fmt::format(
+        "{} invocations ({} per workgroup), more than the {} that kernel {}'s 32-bit {} numbers "
+        "without wrapping; expected at most {} invocations",
+        n, kWorkgroupSize, most, name(d.kernel),
+        d.kernel == Kernel::CompareSwap ? "pair index 2 * i + phase + 1" : "invocation index", most);
+}
+
+// `groups` (default [ceil(count / 64), 1, 1]), each 1..kMaxGroups, and no more invocations
+// than the kernel's 32-bit index reaches (indexWraps).
 void parseGroups(const Parser& p, const toml::table& t, Dispatch& d) {
     d.groups[0] = (d.params.count + kWorkgroupSize - 1) / kWorkgroupSize;
     if (d.kernel == Kernel::IndirectWriter) d.groups[0] = 1;
@@ -306,11 +320,13 @@ void parseGroups(const Parser& p, const toml::table& t, Dispatch& d) {
         if (counts.empty() || counts.size() > 3) p.fail(*g, "'groups' must be [x], [x, y] or [x, y, z]");
         for (size_t i = 0; i < counts.size(); ++i) d.groups[i] = counts[i];
     }
+    const toml::node& where = t.get("groups") ? static_cast<const toml::node&>(*t.get("groups")) : t;
     for (const uint32_t g : d.groups) {
         if (g == 0 || g > kMaxGroups)
-            p.fail(t.get("groups") ? static_cast<const toml::node&>(*t.get("groups")) : t,
-                   fmt::format("workgroup count {} is out of range; expected 1..{}", g, kMaxGroups));
+            p.fail(where, fmt::format("workgroup count {} is out of range; expected 1..{}", g, kMaxGroups));
     }
+    if (const auto why = indexWraps(d, d.groups))
+        p.fail(where, fmt::format("groups [{}, {}, {}] make {}", d.groups[0], d.groups[1], d.groups[2], *why));
 }
 
 // A dispatch of a user kernel: its module's bindings (all of them, in binding order), the
@@ -786,6 +802,13 @@ void resolveIndirectGroups(const Parser& p, Scenario& s) {
                     p.file(), step.place.line, step.place.column, step.label, g[0], g[1], g[2], d->indirect->buffer,
                     d->indirect->offset, kMaxGroups));
             std::copy(g.begin(), g.end(), d->groups);
+            if (const auto why = indexWraps(*d, d->groups))
+                throw UsageError(oneTerminalLine(
+                    fmt::format("{}:{}:{}: {} reads group counts ({}, {}, {}) from buffer '{}' at byte {} (as the "
+                                "CPU model has it there), which make {}",
+                                p.file(), step.place.line, step.place.column, step.label, g[0], g[1], g[2],
+                                d->indirect->buffer, d->indirect->offset, *why),
+                    std::string::npos));
         }
         applyStep(step, contents);
         unmodelledAfter(step, s, unmodelled);

@@ -70,6 +70,39 @@ std::string fileWith(const std::string& steps) {
            steps;
 }
 
+// ---- R1: more invocations than the kernels' 32-bit index numbers ----------------------------
+
+// 65535 x 1025 workgroups of 64 are 4299096000 invocations: the built-in kernels' 32-bit flat
+// index wraps, every word is incremented twice, and a correct driver was "BUG REPRODUCED".
+TEST(HostileFile, ADispatchPast2To32InvocationsIsRefusedBeforeItRuns) {
+    Folder f("r1");
+    const std::string file = f.write(
+        "over.toml", fileWith("[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\ngroups = [65535, 1025, 1]\n"));
+    expectRefused(repro({"--scenario", file}),
+                  "repro: " + file +
+                      ":13:10: groups [65535, 1025, 1] make 4299096000 invocations (64 per workgroup), more than the "
+                      "4294967296 that kernel increment's 32-bit invocation index numbers without wrapping; expected "
+                      "at most 4294967296 invocations");
+}
+
+// The same counts written by an indirect-writer and read by a dispatch_indirect.
+TEST(HostileFile, IndirectCountsPast2To32InvocationsAreRefusedBeforeTheyRun) {
+    Folder f("r1-indirect");
+    const std::string file = f.write(
+        "over.toml", fileWith("[[buffer]]\nname = \"args\"\nbytes = 16\n"
+                              "[[step]]\ndispatch = \"indirect-writer\"\nbindings = [\"args\"]\nx = 65535\ny = 1025\n"
+                              "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"compute\"]\n"
+                              "src_access = [\"shader-storage-write\"]\ndst_stage = [\"draw-indirect\"]\n"
+                              "dst_access = [\"indirect-command-read\"]\n"
+                              "[[step]]\ndispatch_indirect = \"increment\"\nbindings = [\"a\"]\nargs = \"args\"\n"));
+    expectRefused(repro({"--scenario", file}),
+                  "repro: " + file +
+                      ":24:1: step 3 dispatch-indirect increment reads group counts (65535, 1025, 1) from buffer "
+                      "'args' at byte 0 (as the CPU model has it there), which make 4299096000 invocations (64 per "
+                      "workgroup), more than the 4294967296 that kernel increment's 32-bit invocation index numbers "
+                      "without wrapping; expected at most 4294967296 invocations");
+}
+
 // ---- R15: names that are not one printable line ---------------------------------------------
 
 // A name with a terminal escape, a newline, a CR or a bell split the verdict line in two

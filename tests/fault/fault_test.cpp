@@ -600,6 +600,16 @@ std::vector<EnvironmentCase> hostileCases() {
          "e2e.HostileFile.ANameWithControlCharactersIsABadFile, "
          "unit.ScenarioParse.NamesWithControlCharactersAreBadFilesOnOneLine, "
          "unit.OneTerminalLine.*"},
+        {"a scenario dispatch of more than 2^32 invocations (R1)",
+         "`groups = [65535, 1025, 1]` on increment, or the same counts from an indirect-writer into a "
+         "`dispatch_indirect`, `repro --scenario F`",
+         1,
+         "`F:13:10: groups [65535, 1025, 1] make 4299096000 invocations (64 per workgroup), more than the 4294967296 "
+         "that kernel increment's 32-bit invocation index numbers without wrapping; ...`, nothing run (was BUG "
+         "REPRODUCED on a correct driver, exit 2)",
+         "e2e.HostileFile.ADispatchPast2To32InvocationsIsRefusedBeforeItRuns, "
+         "e2e.HostileFile.IndirectCountsPast2To32InvocationsAreRefusedBeforeTheyRun, "
+         "unit.ScenarioParse.InvocationsPastTheKernelsIndexAreRefusedAtTheBoundary"},
     };
 }
 

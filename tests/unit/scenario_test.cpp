@@ -1498,6 +1498,39 @@ TEST(ScenarioParameters, AnUnknownNameIsAnErrorAtItsPlace) {
 
 // ---- issue 35, section 4: hostile files --------------------------------------------------
 
+// The built-in kernels index words with a 32-bit flat index (shaders/scenario_common.h): past
+// 2^32 invocations it wraps, and the invocations past the wrap redo words the CPU model has
+// them leave alone (R1). The bound is the kernel's: compare-swap's pair index 2i + phase + 1
+// wraps at half of it. Exactly at the bound is accepted.
+TEST(ScenarioParse, InvocationsPastTheKernelsIndexAreRefusedAtTheBoundary) {
+    const auto dispatch = [](const std::string& kernel, const std::string& groups, const std::string& more = "") {
+        return kHeader + kBufferA + "[[step]]\ndispatch = \"" + kernel + "\"\nbindings = [\"a\"]\ngroups = " + groups +
+               "\n" + more;
+    };
+    EXPECT_EQ(errorOf(dispatch("increment", "[32768, 2048, 1]")), "") << "2^32 invocations: the last index fits";
+    EXPECT_EQ(errorOf(dispatch("increment", "[32768, 2048, 2]")),
+              "bad.toml:14:10: groups [32768, 2048, 2] make 8589934592 invocations (64 per workgroup), more than the "
+              "4294967296 that kernel increment's 32-bit invocation index numbers without wrapping; expected at most "
+              "4294967296 invocations");
+    EXPECT_NE(errorOf(dispatch("work", "[65535, 1025]")), "");
+    EXPECT_EQ(errorOf(dispatch("compare-swap", "[32768, 1024]", "phase = 0\n")), "") << "2^31 pairs from 0";
+    EXPECT_EQ(errorOf(dispatch("compare-swap", "[32768, 1024]", "phase = 1\n")),
+              "bad.toml:14:10: groups [32768, 1024, 1] make 2147483648 invocations (64 per workgroup), more than the "
+              "2147483647 that kernel compare-swap's 32-bit pair index 2 * i + phase + 1 numbers without wrapping; "
+              "expected at most 2147483647 invocations");
+    EXPECT_NE(errorOf(kHeader + kBufferA +
+                      "[[step]]\nrepeat = 2\n[[step.steps]]\ndispatch = \"compare-swap\"\nbindings = [\"a\"]\n"
+                      "groups = [32768, 1024]\nphase = \"alternate\"\n"),
+              "")
+        << "alternate takes phase 1 too";
+    // noop writes nothing and the indirect-writer tests its whole uvec3: no bound.
+    EXPECT_EQ(errorOf(dispatch("noop", "[65535, 65535, 65535]")), "");
+    Dispatch user{.user = "mix"};
+    EXPECT_EQ(maxIndexedInvocations(user), 0u) << "a user kernel's indexing is its own";
+    const uint32_t most[3] = {65535, 65535, 65535};
+    EXPECT_EQ(invocations(most), uint64_t{64} * 65535 * 65535 * 65535);
+}
+
 // Names the output prints must print as themselves (R15): a control character in one is a
 // bad file at the name, and the line quotes it escaped, so it stays one line.
 TEST(ScenarioParse, NamesWithControlCharactersAreBadFilesOnOneLine) {
