@@ -163,6 +163,9 @@ struct UserKernel {
     std::vector<uint32_t> words;          // the module, host byte order
     std::vector<bool> writes;             // per binding: not NonWritable (it may write the buffer)
     std::vector<bool> reads;              // per binding: not NonReadable (it may read the buffer)
+    // spirv-val's word on the module (a module it rejects is a bad file): "spirv-val
+    // (vulkan1.3): valid", or "not checked by spirv-val: spirv-val not found on PATH (...)"
+    std::string validation;
     SourcePlace place;
 };
 

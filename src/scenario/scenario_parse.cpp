@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include "scenario/scenario_sync.hpp"
 #include "core/sha256.hpp"
 #include "core/spirv_module.hpp"
+#include "core/spirv_validation.hpp"
 #include "core/text.hpp"
 
 namespace repro::scenario {
@@ -888,6 +890,27 @@ void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m
                                            what, m.pushConstantBytes, sizeof(KernelParams)));
 }
 
+// The module through spirv-val, as --spirv's modules (core/spirv_validation.hpp): a module it
+// rejects is a bad file at the kernel's `spirv`, before a driver is given it (an invalid
+// module may crash the driver, which would say nothing about the driver). Where spirv-val
+// cannot run (not on PATH, no temporary file), the module is used as repro's own reader
+// found it, and `k.validation` says why it was not checked.
+void checkWithSpirvVal(const Parser& p, const toml::node& spirv, UserKernel& k) {
+    const char* path = std::getenv("PATH");
+    const char* tmp = std::getenv("TMPDIR");
+    const std::filesystem::path module(k.spirv);
+    const std::filesystem::path folder = module.has_parent_path() ? module.parent_path() : ".";
+    const SpirvValidation v = validateModules(findOnPath("spirv-val", path ? path : ""), folder,
+                                              {module.filename().string()}, tmp && *tmp ? tmp : "/tmp")
+                                  .front();
+    if (v.state == SpirvValidation::State::Invalid)
+        p.fail(spirv, fmt::format("kernel '{}': {}: spirv-val ({}) rejects the module ({}); expected a module that "
+                                  "passes spirv-val",
+                                  k.name, quote(k.spirv), kSpirvValTargetEnv, v.message));
+    k.validation = v.state == SpirvValidation::State::Valid ? fmt::format("spirv-val ({}): valid", kSpirvValTargetEnv)
+                                                            : fmt::format("not checked by spirv-val: {}", v.message);
+}
+
 // One [[kernel]]: name, spirv (a path relative to the scenario file's folder), entry.
 UserKernel parseUserKernel(const Parser& p, const toml::table& t, const Scenario& s) {
     p.onlyKeys(t, {"name", "spirv", "entry"}, "a [[kernel]]");
@@ -904,6 +927,7 @@ UserKernel parseUserKernel(const Parser& p, const toml::table& t, const Scenario
     } catch (const UsageError& e) {
         p.fail(*t.get("spirv"), fmt::format("kernel '{}': {}", k.name, e.what()));
     }
+    checkWithSpirvVal(p, *t.get("spirv"), k);
     checkUserModule(p, t, m, k);
     k.localSize = m.localSize;
     k.words = std::move(m.words);

@@ -103,6 +103,33 @@ TEST(HostileFile, IndirectCountsPast2To32InvocationsAreRefusedBeforeTheyRun) {
                       "without wrapping; expected at most 4294967296 invocations");
 }
 
+// ---- R7: a user module spirv-val rejects ----------------------------------------------------
+
+// The bytes of the file at `path` ("" when it cannot be read).
+std::string readBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// user_mix.spv with the header's id bound set to 0xffffffff: repro's own reader takes it, and
+// lavapipe crashed on it in vkCreateComputePipelines ("CANNOT TEST HERE", 125).
+TEST(HostileFile, AUserModuleThatSpirvValRejectsIsABadFile) {
+    Folder f("r7");
+    std::string module = readBytes(REPRO_USER_KERNEL_DIR "/user_mix.spv");
+    ASSERT_GT(module.size(), 20u);
+    const uint32_t bound = 0xffffffffu;
+    module.replace(12, 4, reinterpret_cast<const char*>(&bound), 4);  // word 3: the id bound
+    const std::string spv = f.write("bound.spv", module);
+    const std::string file =
+        f.write("bound.toml",
+                fileWith("[[buffer]]\nname = \"b\"\nbytes = 256\n[[kernel]]\nname = \"mix\"\nspirv = "
+                         "\"bound.spv\"\n[[step]]\ndispatch = \"mix\"\nbindings = [\"a\", \"b\"]\ngroups = [1]\n"));
+    expectRefused(repro({"--scenario", file}),
+                  "repro: " + file + ":15:9: kernel 'mix': '" + spv +
+                      "': spirv-val (vulkan1.3) rejects the module (error: line 0: Invalid SPIR-V.  The id bound is "
+                      "larger than the max id bound 4194303.); expected a module that passes spirv-val");
+}
+
 // ---- R15: names that are not one printable line ---------------------------------------------
 
 // A name with a terminal escape, a newline, a CR or a bell split the verdict line in two

@@ -610,6 +610,12 @@ std::vector<EnvironmentCase> hostileCases() {
          "e2e.HostileFile.ADispatchPast2To32InvocationsIsRefusedBeforeItRuns, "
          "e2e.HostileFile.IndirectCountsPast2To32InvocationsAreRefusedBeforeTheyRun, "
          "unit.ScenarioParse.InvocationsPastTheKernelsIndexAreRefusedAtTheBoundary"},
+        {"a user kernel's SPIR-V module that spirv-val rejects (R7)",
+         "a `[[kernel]]` module with the id bound 0xffffffff, `repro --scenario F`", 1,
+         "`F:L:C: kernel 'mix': 'bound.spv': spirv-val (vulkan1.3) rejects the module (error: line 0: Invalid SPIR-V.  "
+         "The id bound is larger than the max id bound 4194303.); ...` at the `spirv` key (was CANNOT TEST HERE: the "
+         "driver crashed in vkCreateComputePipelines, 125)",
+         "e2e.HostileFile.AUserModuleThatSpirvValRejectsIsABadFile"},
     };
 }
 
