@@ -8,16 +8,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 #include <span>
-#include <sstream>
 #include <toml++/toml.h>
 #include <utility>
 
 #include "reference/cpu_reference.hpp"
+#include "core/bounded_file.hpp"
 #include "core/errors.hpp"
 #include "scenario/scenario_cpu.hpp"
 #include "scenario/scenario_sync.hpp"
@@ -1168,10 +1167,13 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
 }
 
 Scenario loadScenario(const std::string& path, const ParameterValues& overrides) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    if (!in || !(text << in.rdbuf())) throw UsageError(fmt::format("--scenario: cannot read '{}'", path));
-    const std::string bytes = text.str();
+    BoundedRead file = readRegularFile(path, kMaxScenarioBytes);
+    if (!file.problem.empty())
+        throw UsageError(fmt::format("--scenario: cannot read {} ({})", quote(path), file.problem));
+    if (file.bytes.empty())
+        throw UsageError(
+            fmt::format("--scenario: {} is empty (0 bytes); expected a scenario (docs/scenarios.md)", quote(path)));
+    const std::string bytes = std::move(file.bytes);
     Scenario s = parseScenario(bytes, path, overrides);
     s.fileBytes = bytes.size();
     s.fileSha256 = sha256Hex(bytes);  // of the very bytes parsed, not a second read

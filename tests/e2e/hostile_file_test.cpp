@@ -130,6 +130,43 @@ TEST(HostileFile, AUserModuleThatSpirvValRejectsIsABadFile) {
                       "larger than the max id bound 4194303.); expected a module that passes spirv-val");
 }
 
+// ---- R9 and R18: what --scenario names ------------------------------------------------------
+
+// A FIFO blocked the open for ever; /dev/zero was read until memory ran out.
+TEST(HostileFile, AFifoOrADeviceIsRefusedWithoutReadingIt) {
+    Folder f("r9");
+    const std::string fifo = f / "fifo.toml";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    expectRefused(repro({"--scenario", fifo}, 20),
+                  "repro: --scenario: cannot read '" + fifo + "' (a FIFO, not a regular file)");
+    expectRefused(repro({"--scenario", "/dev/zero"}, 20),
+                  "repro: --scenario: cannot read '/dev/zero' (a character device, not a regular file)");
+    const std::string big = f.write("big.toml", std::string((16 << 20) + 1, '#'));
+    expectRefused(repro({"--scenario", big}),
+                  "repro: --scenario: cannot read '" + big + "' (16777217 bytes, more than the 16 MiB allowed)");
+}
+
+// Each read error says why, as --spirv's and -o's do; an empty file says it is empty.
+TEST(HostileFile, ReadErrorsSayWhyAndAnEmptyFileSaysItIsEmpty) {
+    Folder f("r18");
+    std::filesystem::create_directory(f / "folder.toml");
+    std::filesystem::create_symlink(f / "nothing-here", f / "dangling.toml");
+    std::filesystem::create_symlink(f / "loop-b.toml", f / "loop-a.toml");
+    std::filesystem::create_symlink(f / "loop-a.toml", f / "loop-b.toml");
+    const std::string empty = f.write("empty.toml", "");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {f / "missing.toml", "No such file or directory"},
+        {f / "folder.toml", "Is a directory"},
+        {f / "dangling.toml", "No such file or directory"},
+        {f / "loop-a.toml", "Too many levels of symbolic links"},
+    };
+    for (const auto& [path, why] : cases) {
+        expectRefused(repro({"--scenario", path}), "repro: --scenario: cannot read '" + path + "' (" + why + ")");
+    }
+    expectRefused(repro({"--scenario", empty}),
+                  "repro: --scenario: '" + empty + "' is empty (0 bytes); expected a scenario (docs/scenarios.md)");
+}
+
 // ---- R15: names that are not one printable line ---------------------------------------------
 
 // A name with a terminal escape, a newline, a CR or a bell split the verdict line in two

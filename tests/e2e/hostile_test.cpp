@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -249,6 +251,24 @@ TEST(SweepDumps, AreNamedPerChainLength) {
     for (const char* name : {"split-n1.f32", "split-n2.f32", "split-n3.f32"}) {
         EXPECT_TRUE(std::filesystem::is_regular_file(dir / "d" / name)) << name;
     }
+}
+
+// ---- issue 35, section 4: hostile inputs on the built-in chain ----------------------------
+
+// VK_DRIVER_FILES naming /dev/zero or a FIFO beside a corrupt manifest: the manifest check
+// read /dev/zero until memory ran out (R9). Now each is named without being read.
+TEST(LoaderProblems, AManifestThatIsADeviceOrAFifoIsNamedWithoutReadingIt) {
+    TempDir dir("manifest-device");
+    const std::string broken = (dir / "broken.json").string(), fifo = (dir / "fifo.json").string();
+    std::ofstream(broken) << R"({"file_format_version": "1.0.0", "ICD": )";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const ProcessResult r = runProcess(
+        "/bin/sh", {"-c", std::string("ulimit -v 4194304; exec '") + REPRO_EXECUTABLE + "' --preset tiny -n 1"},
+        {"VK_DRIVER_FILES=" + broken + ":/dev/zero:" + fifo}, 60);
+    EXPECT_EQ(r.status, 125) << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "driver manifest '/dev/zero' cannot be read (a character device, not a regular file)"))
+        << r.err;
+    EXPECT_TRUE(contains(r.err, "driver manifest '" + fifo + "' cannot be read (a FIFO, not a regular file)")) << r.err;
 }
 
 }  // namespace

@@ -616,6 +616,17 @@ std::vector<EnvironmentCase> hostileCases() {
          "The id bound is larger than the max id bound 4194303.); ...` at the `spirv` key (was CANNOT TEST HERE: the "
          "driver crashed in vkCreateComputePipelines, 125)",
          "e2e.HostileFile.AUserModuleThatSpirvValRejectsIsABadFile"},
+        {"--scenario or a VK_DRIVER_FILES entry that is a FIFO, a device or too large (R9)",
+         "`repro --scenario fifo.toml`, `repro --scenario /dev/zero`, a 16 MiB + 1 file; "
+         "`VK_DRIVER_FILES=broken.json:/dev/zero:fifo.json repro`",
+         1,
+         "`--scenario: cannot read 'fifo.toml' (a FIFO, not a regular file)`, `(a character device, not a regular "
+         "file)`, `(16777217 bytes, more than the 16 MiB allowed)`; 125 with `driver manifest '/dev/zero' cannot be "
+         "read (a character device, not a regular file)` (was a hang in open(), or memory filled without bound)",
+         "e2e.HostileFile.AFifoOrADeviceIsRefusedWithoutReadingIt, "
+         "e2e.LoaderProblems.AManifestThatIsADeviceOrAFifoIsNamedWithoutReadingIt, "
+         "unit.ScenarioLoad.ReadErrorsSayWhyAndNeitherAFifoNorADeviceIsRead, "
+         "unit.UnreadableManifests.ADeviceOrAFifoIsNamedWithoutBeingRead"},
     };
 }
 

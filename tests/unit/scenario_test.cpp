@@ -13,6 +13,9 @@
 #include <stdexcept>
 #include <string>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/errors.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_cpu.hpp"
@@ -1554,6 +1557,31 @@ TEST(ScenarioParse, NamesWithControlCharactersAreBadFilesOnOneLine) {
         errorOf(kHeader + kBufferA + "[[step]]\ndispatch = \"increment\"\nbindings = [\"x\\ny\"]\n");
     EXPECT_EQ(unknown, "bad.toml:13:13: binding 'x\\ny' is no buffer");
     EXPECT_EQ(errorOf(kHeader + kBufferA + "[[step]]\nfill = \"a\"\n"), "") << "printable names pass";
+}
+
+// What --scenario names is read only when it is a regular file, bounded, and every read
+// error says why (R9, R18).
+TEST(ScenarioLoad, ReadErrorsSayWhyAndNeitherAFifoNorADeviceIsRead) {
+    const auto lineOf = [](const std::string& path) {
+        try {
+            (void)loadScenario(path);
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_EQ(lineOf("/nonexistent/x.toml"),
+              "--scenario: cannot read '/nonexistent/x.toml' (No such file or directory)");
+    EXPECT_EQ(lineOf("/dev/zero"), "--scenario: cannot read '/dev/zero' (a character device, not a regular file)");
+    const auto dir = std::filesystem::temp_directory_path() / ("repro-scenario-load-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string fifo = (dir / "fifo.toml").string(), empty = (dir / "empty.toml").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::ofstream(empty).close();
+    EXPECT_EQ(lineOf(fifo), "--scenario: cannot read '" + fifo + "' (a FIFO, not a regular file)");
+    EXPECT_EQ(lineOf(dir.string()), "--scenario: cannot read '" + dir.string() + "' (Is a directory)");
+    EXPECT_EQ(lineOf(empty), "--scenario: '" + empty + "' is empty (0 bytes); expected a scenario (docs/scenarios.md)");
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
