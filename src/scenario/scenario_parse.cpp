@@ -698,8 +698,14 @@ void appendOne(Step step, uint64_t repetition, uint64_t repeat, Scenario& s) {
 // One [[step]] table: a step, a step with `repeat = K` (K copies), or a group: `repeat = K`
 // and [[step.steps]] tables, the group's steps in order K times. Groups do not nest, and a
 // step inside a group has no repeat of its own. `repeat` is taken out of `t` before the step's
-// own keys are checked. The expanded list holds at most kMaxSteps steps.
-void appendSteps(const Parser& p, toml::table& t, Scenario& s) {
+// own keys are checked. The expanded list holds at most kMaxSteps steps: past it, the line
+// points at this table's `repeat`, or where it has none at `biggest`, the `repeat` that made
+// the most steps so far (or at the table when no step was repeated).
+struct RepeatSeen {
+    SourcePlace place;
+    uint64_t steps = 0;  // the steps it made
+};
+void appendSteps(const Parser& p, toml::table& t, Scenario& s, RepeatSeen& biggest) {
     const toml::node* repeatNode = t.get("repeat");
     const uint64_t repeat = p.integer(t, "repeat", 1, ~uint64_t{0});
     if (repeatNode && (repeat == 0 || repeat > kMaxSteps))
@@ -731,9 +737,19 @@ void appendSteps(const Parser& p, toml::table& t, Scenario& s) {
         body.back().queue = queue;
         applyModes(p, modes, body.back());
     }
-    if (s.steps.size() + repeat * body.size() > kMaxSteps)
-        throw UsageError(fmt::format("{}:{}:{}: the steps repeated come to more than {} steps; expected fewer",
-                                     p.file(), repeatPlace.line, repeatPlace.column, kMaxSteps));
+    if (s.steps.size() + repeat * body.size() > kMaxSteps) {
+        if (repeatNode)
+            throw UsageError(fmt::format("{}:{}:{}: the steps repeated come to more than {} steps; expected fewer",
+                                         p.file(), repeatPlace.line, repeatPlace.column, kMaxSteps));
+        if (biggest.steps == 0)
+            p.fail(t, fmt::format("the file comes to more than {} steps; expected fewer", kMaxSteps));
+        throw UsageError(
+            fmt::format("{}:{}:{}: the steps repeated here make {} steps, and with the steps after them "
+                        "the file comes to more than {} at step {} (line {}); expected fewer",
+                        p.file(), biggest.place.line, biggest.place.column, biggest.steps, kMaxSteps,
+                        s.steps.size() + 1, t.source().begin.line));
+    }
+    if (repeatNode && repeat * body.size() > biggest.steps) biggest = {repeatPlace, repeat * body.size()};
     for (uint64_t r = 0; r < repeat; ++r) {
         for (const Step& step : body) appendOne(step, r, repeat, s);
     }
@@ -1153,10 +1169,11 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
     toml::node* node = root.get("step");
     toml::array* steps = node ? node->as_array() : nullptr;
     if (!steps || steps->empty()) p.fail(root, "the scenario has no [[step]] tables; expected at least one");
+    RepeatSeen biggest;
     for (auto& e : *steps) {
         toml::table* t = e.as_table();
         if (!t) p.fail(e, "'step' must be [[step]] tables");
-        appendSteps(p, *t, s);
+        appendSteps(p, *t, s, biggest);
     }
     shuffleSteps(p, root, s);
     refuseHostPointsWithQueues(s);

@@ -167,6 +167,19 @@ TEST(HostileFile, ReadErrorsSayWhyAndAnEmptyFileSaysItIsEmpty) {
                   "repro: --scenario: '" + empty + "' is empty (0 bytes); expected a scenario (docs/scenarios.md)");
 }
 
+// ---- R18: a repeat past the step bound ------------------------------------------------------
+
+// 65536 steps from one repeat, then one more step: the line pointed at line 0, column 0.
+TEST(HostileFile, TooManyStepsAfterARepeatPointAtTheRepeat) {
+    Folder f("r18-repeat");
+    const std::string file =
+        f.write("many.toml", fileWith("[[step]]\nrepeat = 65536\nfill = \"a\"\nvalue = 1\n[[step]]\nfill = \"a\"\n"));
+    expectRefused(repro({"--scenario", file}),
+                  "repro: " + file +
+                      ":11:10: the steps repeated here make 65536 steps, and with the steps after them the file "
+                      "comes to more than 65536 at step 65537 (line 14); expected fewer");
+}
+
 // ---- R15: names that are not one printable line ---------------------------------------------
 
 // A name with a terminal escape, a newline, a CR or a bell split the verdict line in two

@@ -627,6 +627,17 @@ std::vector<EnvironmentCase> hostileCases() {
          "e2e.LoaderProblems.AManifestThatIsADeviceOrAFifoIsNamedWithoutReadingIt, "
          "unit.ScenarioLoad.ReadErrorsSayWhyAndNeitherAFifoNorADeviceIsRead, "
          "unit.UnreadableManifests.ADeviceOrAFifoIsNamedWithoutBeingRead"},
+        {"a scenario file that cannot be read, is empty, or repeats past 65536 steps (R18)",
+         "`repro --scenario` of a missing file, a folder, a dangling link, a link loop, an empty file; a `repeat = "
+         "65536` then one more step",
+         1,
+         "`--scenario: cannot read 'F' (No such file or directory)` (`Is a directory`, `Too many levels of symbolic "
+         "links`); `--scenario: 'F' is empty (0 bytes); ...`; `F:12:10: the steps repeated here make 65536 steps, and "
+         "with the steps after them the file comes to more than 65536 at step 65537 (line 14); ...` (was no reason, "
+         "`cannot read` for an empty file, and `F:0:0`)",
+         "e2e.HostileFile.ReadErrorsSayWhyAndAnEmptyFileSaysItIsEmpty, "
+         "e2e.HostileFile.TooManyStepsAfterARepeatPointAtTheRepeat, "
+         "unit.ScenarioParse.TooManyStepsPointAtTheRepeatNeverAtLineZero"},
     };
 }
 

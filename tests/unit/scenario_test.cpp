@@ -1559,6 +1559,16 @@ TEST(ScenarioParse, NamesWithControlCharactersAreBadFilesOnOneLine) {
     EXPECT_EQ(errorOf(kHeader + kBufferA + "[[step]]\nfill = \"a\"\n"), "") << "printable names pass";
 }
 
+// More than kMaxSteps steps once expanded points at a repeat, never at line 0, column 0 (R18).
+TEST(ScenarioParse, TooManyStepsPointAtTheRepeatNeverAtLineZero) {
+    const std::string big = kHeader + kBufferA + "[[step]]\nrepeat = 65536\nfill = \"a\"\n";
+    EXPECT_EQ(errorOf(big + "[[step]]\nfill = \"a\"\n"),
+              "bad.toml:12:10: the steps repeated here make 65536 steps, and with the steps after them the file comes "
+              "to more than 65536 at step 65537 (line 14); expected fewer");
+    EXPECT_EQ(errorOf(big + "[[step]]\nrepeat = 2\nfill = \"a\"\n"),
+              "bad.toml:15:10: the steps repeated come to more than 65536 steps; expected fewer");
+}
+
 // What --scenario names is read only when it is a regular file, bounded, and every read
 // error says why (R9, R18).
 TEST(ScenarioLoad, ReadErrorsSayWhyAndNeitherAFifoNorADeviceIsRead) {
