@@ -638,6 +638,17 @@ std::vector<EnvironmentCase> hostileCases() {
          "e2e.HostileFile.ReadErrorsSayWhyAndAnEmptyFileSaysItIsEmpty, "
          "e2e.HostileFile.TooManyStepsAfterARepeatPointAtTheRepeat, "
          "unit.ScenarioParse.TooManyStepsPointAtTheRepeatNeverAtLineZero"},
+        {"a SIGABRT another process sends (R6)",
+         "`kill -ABRT <child>` during a driver call; `kill -ABRT <repro>` or `timeout -s ABRT` (repro passes it on to "
+         "the child)",
+         125,
+         "`--- CRASHED: the repro child process was ended by a SIGABRT another process sent, in vkWaitSemaphores "
+         "during ...`; `--- a signal from outside, not an abort the child raised: ... no verdict on the driver` (was "
+         "DRIVER CRASH: the driver aborted, exit 3; under `timeout -s ABRT` repro itself ended by the signal); "
+         "abort() in the driver stays the driver's",
+         "e2e.simdriver.Faults.AnAbortSentFromOutsideIsNoDriverCrash, "
+         "unit.CrashSite.TheHandlerReportsOnlyAnAbortSentByAnotherProcess, "
+         "unit.CrashSite.AnAbortAnotherProcessSentIsNeverTheDrivers"},
     };
 }
 
