@@ -354,6 +354,10 @@ int main(int argc, char** argv) {
     const Options& options = *parsed.options;
     if (!options.mergeReports.empty()) return runMergeReports(options.mergeReports, options.format);  // runs nothing
     if (options.listScenarios) return listScenarios();
+    if (const auto clash = outputCollision(options, commandLineInputs(options))) {  // before anything runs
+        sayError("repro: {}", *clash);
+        return options.invert ? invertStatus(kExitUsage) : kExitUsage;
+    }
     if (options.scenario) {  // supervised as the chain is
         const int status = runScenarioCommand(options);
         return options.invert ? invertStatus(status) : status;

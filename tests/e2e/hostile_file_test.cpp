@@ -212,4 +212,20 @@ TEST(HostileFile, ANameWithControlCharactersIsABadFile) {
                       "on one line");
 }
 
+// ---- R11: an output that names the scenario file --------------------------------------------
+
+// --json F or -o F on the scenario F replaced the file with its own report.
+TEST(HostileFile, AnOutputNamingTheScenarioFileIsRefusedAndTheFileKept) {
+    Folder f("r11");
+    const std::string text = fileWith("[[step]]\nfill = \"a\"\n");
+    const std::string file = f.write("victim.toml", text);
+    for (const std::string option : {"--json", "-o"}) {
+        const std::string label = option == "--json" ? "--json" : "-o/--output";
+        expectRefused(repro({"--scenario", file, option, file}),
+                      "repro: " + label + " '" + file + "' is the --scenario file '" + file +
+                          "', which the document would replace; expected another path for the document");
+        EXPECT_EQ(readBytes(file), text) << "the scenario file is untouched";
+    }
+}
+
 }  // namespace

@@ -255,6 +255,41 @@ TEST(SweepDumps, AreNamedPerChainLength) {
 
 // ---- issue 35, section 4: hostile inputs on the built-in chain ----------------------------
 
+// Two documents to one file: the second replaced the first without a word (R11), for any
+// spelling of the path. Refused before anything runs, and --spirv's modules are inputs.
+TEST(OutputPaths, TwoDocumentsOrADocumentAndAnInputOnOneFileAreRefusedBeforeAnyWork) {
+    TempDir dir("output-collision");
+    const std::string r = (dir / "r.json").string(), md = (dir / "r.md").string();
+    const ProcessResult traced = runRepro({"--preset", "tiny", "-n", "2", "--trace", r, "--json", r, "-q"});
+    EXPECT_EQ(traced.status, 1) << traced.out << traced.err;
+    EXPECT_EQ(traced.err, "repro: --json '" + r + "' and --trace '" + r +
+                              "' name the same file, so one document would replace the other; expected a file of "
+                              "its own for each\n");
+    EXPECT_EQ(traced.out, "") << "nothing ran";
+    const std::string spelled = (dir.path() / "." / "r.md").string();
+    const ProcessResult markdown =
+        runRepro({"--preset", "tiny", "-n", "2", "--format", "markdown", "-o", md, "--json", spelled, "-q"});
+    EXPECT_EQ(markdown.status, 1) << markdown.out << markdown.err;
+    EXPECT_EQ(markdown.err, "repro: -o/--output '" + md + "' and --json '" + spelled +
+                                "' name the same file, so one document would replace the other; expected a file of "
+                                "its own for each\n");
+    EXPECT_FALSE(std::filesystem::exists(md)) << "nothing was written";
+    // A copy of the built modules as --spirv DIR, and -o over one of them.
+    for (const char* module : {"conv_t.spv", "slice.spv"})
+        std::filesystem::copy_file(std::filesystem::path(REPRO_BUILT_SPIRV_DIR) / module, dir / module);
+    const std::string slice = (dir / "slice.spv").string();
+    const std::string before = readText(slice);
+    const ProcessResult spirv = runRepro({"--preset", "tiny", "-n", "2", "--spirv", dir.path().string(), "-o", slice});
+    EXPECT_EQ(spirv.status, 1) << spirv.out << spirv.err;
+    EXPECT_EQ(spirv.err, "repro: -o/--output '" + slice + "' is the --spirv module '" + slice +
+                             "', which the document would replace; expected another path for the document\n");
+    EXPECT_EQ(readText(slice), before) << "the module is untouched";
+    // Devices are written in place: two documents to /dev/null are no collision.
+    const ProcessResult nulls =
+        runRepro({"--preset", "tiny", "-n", "2", "--json", "/dev/null", "--trace", "/dev/null"});
+    EXPECT_EQ(nulls.status, 0) << nulls.out << nulls.err;
+}
+
 // VK_DRIVER_FILES naming /dev/zero or a FIFO beside a corrupt manifest: the manifest check
 // read /dev/zero until memory ran out (R9). Now each is named without being read.
 TEST(LoaderProblems, AManifestThatIsADeviceOrAFifoIsNamedWithoutReadingIt) {

@@ -649,6 +649,15 @@ std::vector<EnvironmentCase> hostileCases() {
          "e2e.simdriver.Faults.AnAbortSentFromOutsideIsNoDriverCrash, "
          "unit.CrashSite.TheHandlerReportsOnlyAnAbortSentByAnotherProcess, "
          "unit.CrashSite.AnAbortAnotherProcessSentIsNeverTheDrivers"},
+        {"two documents on one file, or a document on an input (R11)",
+         "`repro --trace r.json --json r.json`, `-o r.md --json ./r.md`, `--scenario F --json F`, `-o` on a "
+         "`--spirv` module",
+         1,
+         "`--json 'r.json' and --trace 'r.json' name the same file, so one document would replace the other; ...`; "
+         "`--json 'F' is the --scenario file 'F', which the document would replace; ...`, before anything runs, the "
+         "file untouched (was overwritten without a word, exit 0)",
+         "e2e.OutputPaths.TwoDocumentsOrADocumentAndAnInputOnOneFileAreRefusedBeforeAnyWork, "
+         "e2e.HostileFile.AnOutputNamingTheScenarioFileIsRefusedAndTheFileKept, unit.OutputCollision.*"},
     };
 }
 
