@@ -27,13 +27,14 @@ std::optional<std::string> fileWriteProblem(const std::string& path) {
     if (fd >= 0) {  // it did not exist: remove what this check made
         ::close(fd);
         ::unlink(path.c_str());
-        return std::nullopt;
+    } else if (errno != EEXIST) {
+        return std::string(std::strerror(errno));
+    } else {
+        const int existing = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+        if (existing < 0) return std::string(std::strerror(errno));
+        ::close(existing);
     }
-    if (errno != EEXIST) return std::string(std::strerror(errno));
-    const int existing = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
-    if (existing < 0) return std::string(std::strerror(errno));
-    ::close(existing);
-    return std::nullopt;
+    return atomicWriteProblem(path);  // the temporary file the write goes through
 }
 
 std::optional<std::string> directoryWriteProblem(const std::string& dir) {

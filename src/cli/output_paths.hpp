@@ -13,9 +13,12 @@
 
 namespace repro {
 
-// Whether a file can be written at `path`: opens it for writing (creating it when absent,
-// then removing what it created; never truncating an existing file). Returns the reason,
-// strerror(errno), when it cannot; nothing when it can.
+// Whether a document can be written at `path` as writeFileAtomically writes it: opens it for
+// writing (creating it when absent, then removing what it created; never truncating an
+// existing file), then creates and removes the very temporary file the write goes through
+// (atomicWriteProblem, core/atomic_file.hpp), so that a folder where no new file can be made
+// fails here and not after the run. Returns the reason, strerror(errno), when it cannot;
+// nothing when it can.
 std::optional<std::string> fileWriteProblem(const std::string& path);
 
 // Whether `dir` can hold new files: creates it (and its parents) when absent, then creates

@@ -290,6 +290,31 @@ TEST(OutputPaths, TwoDocumentsOrADocumentAndAnInputOnOneFileAreRefusedBeforeAnyW
     EXPECT_EQ(nulls.status, 0) << nulls.out << nulls.err;
 }
 
+// A name of 248..255 bytes is valid, but its temporary ".NAME.XXXXXX" was not: the document
+// was lost after the run (R12). The temporary name is cut to fit, so the document is written.
+TEST(OutputPaths, ADocumentWithALongValidNameIsWritten) {
+    TempDir dir("long-name");
+    const std::string name = std::string(250, 'L') + ".json";  // 255 bytes, NAME_MAX
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--format", "json", "-o", (dir / name).string()});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(r.err, "");
+    const json j = json::parse(readText(dir / name), nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "the document is whole";
+    EXPECT_EQ(j.at("verdict").at("exit_status"), 0);
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1)
+        << "no temporary file left";
+}
+
+// A writable file in a folder where no new file can be made (read-only or immutable; here
+// /proc/self, as any user): the file passed the check, the run happened, then the write's
+// temporary file failed and the document was lost (R12). Now refused before the run.
+TEST(OutputPaths, AFolderWhereTheTemporaryFileCannotBeMadeIsRefusedBeforeAnyWork) {
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "-o", "/proc/self/comm"});
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_EQ(r.err, "repro: -o/--output: cannot write '/proc/self/comm' (No such file or directory)\n");
+    EXPECT_EQ(r.out, "") << "nothing ran";
+}
+
 // VK_DRIVER_FILES naming /dev/zero or a FIFO beside a corrupt manifest: the manifest check
 // read /dev/zero until memory ran out (R9). Now each is named without being read.
 TEST(LoaderProblems, AManifestThatIsADeviceOrAFifoIsNamedWithoutReadingIt) {

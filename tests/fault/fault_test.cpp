@@ -658,6 +658,16 @@ std::vector<EnvironmentCase> hostileCases() {
          "file untouched (was overwritten without a word, exit 0)",
          "e2e.OutputPaths.TwoDocumentsOrADocumentAndAnInputOnOneFileAreRefusedBeforeAnyWork, "
          "e2e.HostileFile.AnOutputNamingTheScenarioFileIsRefusedAndTheFileKept, unit.OutputCollision.*"},
+        {"a document name of 248..255 bytes, or a folder where no new file can be made (R12)",
+         "`repro --format json -o LLL...L.json` (255 bytes); `repro -o /proc/self/comm` (a writable file in a "
+         "folder that takes no new file, as a read-only or immutable one)",
+         0,
+         "the long name is written (the temporary name is cut to fit NAME_MAX); the folder is `-o/--output: cannot "
+         "write '/proc/self/comm' (No such file or directory)`, exit 1, before the run (was the document lost after "
+         "the run, exit 1)",
+         "e2e.OutputPaths.ADocumentWithALongValidNameIsWritten, "
+         "e2e.OutputPaths.AFolderWhereTheTemporaryFileCannotBeMadeIsRefusedBeforeAnyWork, "
+         "unit.OutputPaths.TheTemporaryNameFitsForEveryValidName"},
     };
 }
 

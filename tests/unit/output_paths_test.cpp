@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/atomic_file.hpp"
 #include "temp_folder.hpp"
 
 namespace repro {
@@ -92,6 +93,34 @@ TEST(OutputPaths, TmpdirIsCheckedOnlyForChildProcesses) {
 }
 
 // ---- issue 35, section 4: what the atomic write needs, and outputs that collide ----------
+
+// The write's temporary ".NAME.XXXXXX" is cut to the folder's NAME_MAX, so that any valid
+// name can be written (R12: 248..255-byte names lost their document after the run).
+TEST(OutputPaths, TheTemporaryNameFitsForEveryValidName) {
+    Folder f("output-paths");
+    for (const size_t length : {size_t{1}, size_t{240}, size_t{247}, size_t{248}, size_t{255}}) {
+        const std::string path = (f.path() / std::string(length, 'L')).string();
+        const std::string pattern = temporaryPattern(path);
+        EXPECT_LE(std::filesystem::path(pattern).filename().string().size(), 255u) << length;
+        EXPECT_TRUE(pattern.ends_with(".XXXXXX")) << pattern;
+        EXPECT_EQ(std::filesystem::path(pattern).parent_path(), f.path());
+        EXPECT_FALSE(fileWriteProblem(path).has_value()) << length;
+        EXPECT_FALSE(writeFileAtomically(path, "{}\n").has_value()) << length;
+        std::stringstream text;
+        text << std::ifstream(path).rdbuf();
+        EXPECT_EQ(text.str(), "{}\n") << length;
+    }
+    EXPECT_EQ(std::filesystem::path(temporaryPattern((f.path() / "r.json").string())).filename(), ".r.json.XXXXXX");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(f.path()), std::filesystem::directory_iterator()), 5)
+        << "the five documents, no temporary file";
+}
+
+// An existing, writable file in a folder where no new file can be made (read-only, immutable;
+// /proc/self here, for any user): the write's temporary file fails, so the check must (R12).
+TEST(OutputPaths, AFolderWhereTheTemporaryFileCannotBeMadeFailsTheCheck) {
+    EXPECT_EQ(fileWriteProblem("/proc/self/comm").value_or(""), "No such file or directory");
+    EXPECT_FALSE(fileWriteProblem("/dev/null").has_value()) << "a device is written in place";
+}
 
 // Two documents on one file, or a document on an input (R11).
 TEST(OutputCollision, TwoOutputsOnOneFileAreNamedTogether) {
