@@ -260,7 +260,8 @@ int runGuarded(const Options& o, RunReport& report) {
 }
 
 // The Markdown or JSON document on stdout (or in the -o file) and the --json file, after
-// the run; a failed write of the report is exit 1 unless a hang or a reproduction says more.
+// the run; a failed write of the report is exit 1 unless a hang or a reproduction says more,
+// and a lost stdout document is one line on stderr whatever the status.
 int writeReports(const Options& o, RunReport& report, int status) {
     report.verdict.exitStatus = status;
     bool written = true;
@@ -274,11 +275,9 @@ int writeReports(const Options& o, RunReport& report, int status) {
     written = emitJsonFile(o, "the JSON report", renderJsonText(report)) && written;
     const bool outputFailed = !written;
     const bool strongerStatus = status == kExitHang || status == kExitReproduced || status > 125;
-    if (writeFailed() && !strongerStatus) {
-        sayError("repro: the report could not be written to {}", failedStream());
-        return kExitUsage;
-    }
-    if (outputFailed && !strongerStatus) return kExitUsage;
+    // A lost stdout document is said in every case (a reproduction keeps its 2).
+    if (writeFailed()) sayError("repro: the report could not be written to {}", failedStream());
+    if ((writeFailed() || outputFailed) && !strongerStatus) return kExitUsage;
     return status;
 }
 

@@ -315,6 +315,15 @@ TEST(OutputPaths, AFolderWhereTheTemporaryFileCannotBeMadeIsRefusedBeforeAnyWork
     EXPECT_EQ(r.out, "") << "nothing ran";
 }
 
+// A reproduced run whose stdout document is lost keeps its 2, and says the document is lost
+// (N12: the line came only when the status was 0).
+TEST(UnwritableStreams, AReproducedRunSaysItsDocumentWasLostAndKeepsItsStatus) {
+    const ProcessResult r = shell("REPRO --preset tiny -n 2 --drop-dispatch 2 --format json > /dev/full");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_TRUE(contains(r.err, "--- BUG REPRODUCED")) << r.err;
+    EXPECT_EQ(repro::test::count(r.err, "repro: the report could not be written to stdout\n"), 1u) << r.err;
+}
+
 // VK_DRIVER_FILES naming /dev/zero or a FIFO beside a corrupt manifest: the manifest check
 // read /dev/zero until memory ran out (R9). Now each is named without being read.
 TEST(LoaderProblems, AManifestThatIsADeviceOrAFifoIsNamedWithoutReadingIt) {

@@ -668,6 +668,10 @@ std::vector<EnvironmentCase> hostileCases() {
          "e2e.OutputPaths.ADocumentWithALongValidNameIsWritten, "
          "e2e.OutputPaths.AFolderWhereTheTemporaryFileCannotBeMadeIsRefusedBeforeAnyWork, "
          "unit.OutputPaths.TheTemporaryNameFitsForEveryValidName"},
+        {"a stdout document lost on a run that reproduced (N12)",
+         "`repro --preset tiny -n 2 --drop-dispatch 2 --format json > /dev/full`", 2,
+         "`repro: the report could not be written to stdout`, the status still 2 (was 2 and no word)",
+         "e2e.UnwritableStreams.AReproducedRunSaysItsDocumentWasLostAndKeepsItsStatus"},
     };
 }
 
