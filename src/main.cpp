@@ -102,11 +102,21 @@ int runCommand(const Options& options) {
     if (options.listScenarios) return listScenarios();
     if (options.writeScenario) return writeScenario(options);
     const auto finish = [&](int status) { return options.invert ? invertStatus(status) : status; };
+    std::vector<InputFile> inputs = commandLineInputs(options);
+    if (const auto clash = outputCollision(options, inputs)) {  // before the file is even read
+        sayError("repro: {}", *clash);
+        return finish(kExitUsage);
+    }
     Plan plan;
     try {
         plan = makePlan(options);  // a bad file is one line, before anything runs
     } catch (const UsageError& e) {
         sayError("repro: {}", e.what());
+        return finish(kExitUsage);
+    }
+    for (InputFile& kernel : planInputs(plan)) inputs.push_back(std::move(kernel));
+    if (const auto clash = outputCollision(options, inputs)) {  // a user kernel's module, now known
+        sayError("repro: {}", *clash);
         return finish(kExitUsage);
     }
     if (const auto problem = outputPathProblem(options)) {  // before any GPU work

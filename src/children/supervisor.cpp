@@ -50,6 +50,45 @@ struct ChildEnd {
     double overdueSeconds = 0;
 };
 
+// The supervised child, for onAbortSent; 0 when none runs.
+volatile std::sig_atomic_t gSupervisedChild = 0;
+
+// SIGABRT in the supervisor: one this process raised (abort(3): a defect of repro) ends it
+// as it would have; one another process sent (kill -ABRT, `timeout -s ABRT` to repro or its
+// process group, a service manager's watchdog) is passed on to the child, whose crash
+// reporter tells it from the driver's own abort (forensics/crash_site.hpp), so the run ends
+// as "CRASHED ... no verdict on the driver", 125, and repro itself never ends by it.
+void onAbortSent(int signal, siginfo_t* info, void*) {
+    if (info->si_code <= 0 && info->si_pid != ::getpid()) {
+        if (gSupervisedChild > 0) ::kill(static_cast<pid_t>(gSupervisedChild), SIGABRT);
+        return;
+    }
+    std::signal(signal, SIG_DFL);
+    ::raise(signal);
+}
+
+// onAbortSent as the SIGABRT handler while `child` runs; the previous one back when it goes.
+class AbortForwarding {
+  public:
+    explicit AbortForwarding(pid_t child) {
+        gSupervisedChild = child;
+        struct sigaction action {};
+        action.sa_sigaction = onAbortSent;
+        action.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGABRT, &action, &previous_);
+    }
+    ~AbortForwarding() {
+        sigaction(SIGABRT, &previous_, nullptr);
+        gSupervisedChild = 0;
+    }
+    AbortForwarding(const AbortForwarding&) = delete;
+    AbortForwarding& operator=(const AbortForwarding&) = delete;
+
+  private:
+    struct sigaction previous_ {};
+};
+
 [[noreturn]] void runChild(int writeFd, pid_t parent, bool trace, const std::function<int()>& work) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the supervisor
     if (getppid() != parent) _exit(kExitCannotTest);
@@ -280,7 +319,10 @@ int superviseRun(const Options& options, const std::function<int()>& work,
     forwardStopsTo(child, Stops::ByParent);  // `kill -TSTP <repro>` stops the GPU work too
     ChildProtocol protocol;
     ProgressLine drawer(progress);
-    const ChildEnd end = watchChild(child, fds[0], protocol, drawer);
+    const ChildEnd end = [&] {
+        const AbortForwarding abortForwarding(child);  // a SIGABRT from outside ends the child, not repro
+        return watchChild(child, fds[0], protocol, drawer);
+    }();
     drawer.clear();
     ::close(fds[0]);
     // The child's text report first, then what this process said while it ran (-o FILE).

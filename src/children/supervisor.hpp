@@ -5,7 +5,9 @@
 // under test (this revision cannot be tested) or 3 during or after them (the chain hung or
 // crashed the driver); the results the child streamed before it died are kept in every
 // format. repro itself never ends by a signal: SIGINT/SIGTERM/SIGHUP are passed on to the
-// child, which drains and reports; a second one, or a drain that takes too long, kills it.
+// child, which drains and reports; a second one, or a drain that takes too long, kills it. A
+// SIGABRT another process sends to repro (`timeout -s ABRT`) is passed on to the child too,
+// whose end is then "CRASHED ... no verdict on the driver" (125), never the driver's abort.
 // The child stays in repro's process group, so job control acts on both (a terminal's
 // Ctrl-Z, `stty tostop`, fg/bg), and a SIGTSTP sent to the parent alone stops the child
 // with it; the time stopped does not count against the call deadlines.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 
@@ -61,9 +62,9 @@ std::optional<std::string> finishTemporary(int fd, std::string_view contents, mo
     return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::string> writeFileAtomically(const std::string& path, std::string_view contents) {
+// The file a write to `path` lands on: a symbolic link is followed (the file it names is
+// replaced, the link stays).
+std::filesystem::path writeTarget(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::path target(path);
@@ -71,11 +72,58 @@ std::optional<std::string> writeFileAtomically(const std::string& path, std::str
         const fs::path resolved = fs::canonical(target, ec);
         if (!ec) target = resolved;
     }
-    const fs::file_status st = fs::status(target, ec);
-    if (fs::exists(st) && !fs::is_regular_file(st)) return writeInPlace(target.string(), contents);
+    return target;
+}
+
+// Whether `target` exists and is something a rename cannot replace (a device, a FIFO).
+bool writtenInPlace(const std::filesystem::path& target) {
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(target, ec);
+    return std::filesystem::exists(st) && !std::filesystem::is_regular_file(st);
+}
+
+// Creates the temporary file of a write to `target` (temporaryPattern), open for writing;
+// -1 with errno set when it cannot, `name` then unchanged in meaning.
+int makeTemporary(const std::filesystem::path& target, std::string& name) {
+    name = temporaryPattern(target.string());
+    return ::mkostemp(name.data(), O_CLOEXEC);
+}
+
+}  // namespace
+
+std::string temporaryPattern(const std::string& path) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
     const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::string temporary = (folder / ("." + target.filename().string() + ".XXXXXX")).string();
-    const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
+    const long most = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+    const size_t nameMax = most > 0 ? static_cast<size_t>(most) : NAME_MAX;
+    constexpr size_t kAdded = std::string_view(".").size() + std::string_view(".XXXXXX").size();
+    std::string name = target.filename().string();
+    if (name.size() + kAdded > nameMax) name.resize(nameMax > kAdded ? nameMax - kAdded : 0);
+    return (folder / ("." + name + ".XXXXXX")).string();
+}
+
+std::optional<std::string> atomicWriteProblem(const std::string& path) {
+    const std::filesystem::path target = writeTarget(path);
+    if (writtenInPlace(target)) {
+        const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) return lastError();
+        ::close(fd);
+        return std::nullopt;
+    }
+    std::string temporary;
+    const int fd = makeTemporary(target, temporary);
+    if (fd < 0) return lastError();
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    return std::nullopt;
+}
+
+std::optional<std::string> writeFileAtomically(const std::string& path, std::string_view contents) {
+    const std::filesystem::path target = writeTarget(path);
+    if (writtenInPlace(target)) return writeInPlace(target.string(), contents);
+    std::string temporary;
+    const int fd = makeTemporary(target, temporary);
     if (fd < 0) return lastError();
     std::optional<std::string> why = finishTemporary(fd, contents, finalMode(target.string()));
     if (!why && ::rename(temporary.c_str(), target.c_str()) != 0) why = lastError();

@@ -77,9 +77,9 @@ bool writeFailed() { return gFailed; }
 std::string failedStream() { return gFailedStream; }
 
 int statusAfterWrites(int status) {
-    if (!gFailed || status != kExitNotReproduced) return status;
+    if (!gFailed) return status;
     writeText(stderr, "repro: the report could not be written to " + gFailedStream + "\n");
-    return kExitUsage;
+    return status == kExitNotReproduced ? kExitUsage : status;
 }
 
 void ensureStandardStreams() {

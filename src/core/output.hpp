@@ -33,8 +33,9 @@ bool writeFailed();
 std::string failedStream();
 
 // The status of a run whose text and documents are all out: after a failed write to
-// stdout or stderr (writeFailed()), exit 0 becomes exit 1 with one line on stderr, "repro:
-// the report could not be written to STREAM"; any other status stays (it says more).
+// stdout or stderr (writeFailed()), one line on stderr, "repro: the report could not be
+// written to STREAM", whatever the status (docs/contract.md "Output": in every mode); exit 0
+// becomes exit 1, any other status stays (it says more: a reproduction is still 2).
 int statusAfterWrites(int status);
 
 // Makes file descriptors 0, 1 and 2 valid (/dev/null for a closed one), so that no file

@@ -1,8 +1,7 @@
-// SHA-256 (FIPS 180-4, "Secure Hash Standard", section 6.2), for the scenario report's file
-// hash: the digest `sha256sum` prints, so a reader can check which file a report ran without
-// repro. Written here from the standard because no library the project links computes it
-// (fmt, nlohmann-json, toml++ and volk have none); adding OpenSSL or libgcrypt for one hash of
-// a small text file would be a new dependency. Vulkan-free, pure.
+// SHA-256 (FIPS 180-4), for the report's scenario file hash: the digest `sha256sum` prints,
+// so a reader can check which file a report ran without repro. Computed by OpenSSL's EVP
+// interface (libcrypto, linked statically so the binary carried to other machines needs no
+// libcrypto of theirs). Vulkan-free, pure.
 #pragma once
 
 #include <string>
@@ -11,6 +10,7 @@
 namespace repro {
 
 // The SHA-256 digest of `bytes` as 64 lowercase hexadecimal digits (as sha256sum prints it).
+// Throws std::runtime_error if OpenSSL cannot compute it (it can only run out of memory).
 std::string sha256Hex(std::string_view bytes);
 
 }  // namespace repro

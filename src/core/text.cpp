@@ -81,33 +81,78 @@ std::string_view asciiEscape(char c) {
     }
 }
 
+// East Asian wide and fullwidth code points (Unicode's East Asian Width W and F, their
+// common blocks): two columns on a terminal.
+bool isWide(char32_t cp) {
+    return (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0x303e) || (cp >= 0x3041 && cp <= 0x33ff) ||
+           (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xa000 && cp <= 0xa4cf) ||
+           (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) ||
+           (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
+           (cp >= 0x1f900 && cp <= 0x1f9ff) || (cp >= 0x20000 && cp <= 0x3fffd);
+}
+
+// What one code point (or one byte that is none) at the start of `text` prints as, the bytes
+// it takes and the columns its text fills. `quoting`: backslash and ' are escaped too, as
+// inside quote()'s quotes.
+struct Unit {
+    std::string shown;
+    size_t bytes = 1;
+    size_t columns = 0;
+};
+Unit nextUnit(std::string_view text, bool quoting) {
+    const unsigned char byte = static_cast<unsigned char>(text[0]);
+    const bool quoteChar = text[0] == '\\' || text[0] == '\'';
+    if (const std::string_view e = asciiEscape(text[0]); !e.empty() && (quoting || !quoteChar)) {
+        return {.shown = std::string(e), .bytes = 1, .columns = e.size()};
+    }
+    const size_t length = utf8Length(text);
+    if (length == 0 || byte < 0x20 || byte == 0x7f) return {.shown = fmt::format("\\x{:02x}", byte), .columns = 4};
+    const char32_t cp = decode(text, length);
+    if (hidesText(cp))
+        return {.shown = fmt::format("\\u{:04x}", static_cast<uint32_t>(cp)), .bytes = length, .columns = 6};
+    return {.shown = std::string(text.substr(0, length)), .bytes = length, .columns = isWide(cp) ? 2u : 1u};
+}
+
 }  // namespace
 
 std::string escaped(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     for (size_t i = 0; i < text.size();) {
-        const unsigned char byte = static_cast<unsigned char>(text[i]);
-        if (const std::string_view e = asciiEscape(text[i]); !e.empty()) {
-            out += e;
-            ++i;
-            continue;
-        }
-        const size_t length = utf8Length(text.substr(i));
-        if (length == 0 || byte < 0x20 || byte == 0x7f) {
-            out += fmt::format("\\x{:02x}", byte);
-            ++i;
-            continue;
-        }
-        const char32_t cp = decode(text.substr(i), length);
-        if (hidesText(cp)) {
-            out += fmt::format("\\u{:04x}", static_cast<uint32_t>(cp));
-        } else {
-            out += text.substr(i, length);
-        }
-        i += length;
+        Unit u = nextUnit(text.substr(i), /*quoting=*/true);
+        out += u.shown;
+        i += u.bytes;
     }
     return out;
+}
+
+std::string oneTerminalLine(std::string_view text, size_t maxColumns) {
+    constexpr std::string_view kCut = "...";
+    const bool marked = maxColumns >= kCut.size();
+    const size_t budget = marked ? maxColumns - kCut.size() : maxColumns;  // the columns kept when cut
+    std::string out;
+    size_t used = 0, kept = 0;  // kept: the bytes of `out` within `budget`
+    for (size_t i = 0; i < text.size();) {
+        const Unit u = nextUnit(text.substr(i), /*quoting=*/false);
+        if (used + u.columns > maxColumns) {
+            out.resize(kept);
+            return marked ? out + std::string(kCut) : out;
+        }
+        out += u.shown;
+        used += u.columns;
+        if (used <= budget) kept = out.size();
+        i += u.bytes;
+    }
+    return out;
+}
+
+bool printsAsItself(std::string_view text) {
+    for (size_t i = 0; i < text.size();) {
+        const Unit u = nextUnit(text.substr(i), /*quoting=*/false);
+        if (u.shown != text.substr(i, u.bytes)) return false;
+        i += u.bytes;
+    }
+    return true;
 }
 
 std::string quote(std::string_view text) { return "'" + escaped(text) + "'"; }

@@ -23,6 +23,23 @@ std::string escaped(std::string_view text);
 // 7 characters '3\nx' (not std::quoted, which does not escape control bytes).
 std::string quote(std::string_view text);
 
+// Free text from a file (a scenario's source, pattern, expected) made safe for one line of a
+// terminal, at most `maxColumns` columns wide: control bytes and DEL, invalid UTF-8 and the
+// code points that move or hide text are escaped as escaped() escapes them (\n, \x1b,
+// \u202e); backslash and ' stay as they are (no quotes around it, so nothing to escape
+// them from; "a\nb" as typed and an escaped newline then look alike: for display only).
+// When the text is wider it is cut after the last whole character (never inside an escape)
+// that leaves room for the marker "...", which ends it; the result with the marker is at most
+// `maxColumns` columns (below 3 columns, no marker). A column is one code point, or one
+// character of an escape; East Asian wide and fullwidth characters count two, combining
+// marks one (so a line may show narrower, never wider). Pure.
+std::string oneTerminalLine(std::string_view text, size_t maxColumns);
+
+// Whether oneTerminalLine would print `text` as itself (leaving the cut aside): no control
+// byte, no DEL, no invalid UTF-8, no code point that moves or hides text. For names that
+// must read the same in a message as in the file. Pure.
+bool printsAsItself(std::string_view text);
+
 // A plain decimal integer: an optional '-', then one or more ASCII digits, and nothing else
 // (no '+', no spaces, no 0x/0b prefixes, no separators). Leading zeros are decimal ("010" is
 // 10). A value beyond int64_t saturates at INT64_MIN or INT64_MAX, so a range check reports

@@ -448,11 +448,9 @@ int writeReports(const Options& o, RunReport& report, int status) {
     written = emitJsonFile(o, "the JSON report", renderJsonText(report)) && written;
     const bool outputFailed = !written;
     const bool strongerStatus = status == kExitHang || status == kExitReproduced || status > 125;
-    if (writeFailed() && !strongerStatus) {
-        sayError("repro: the report could not be written to {}", failedStream());
-        return kExitUsage;
-    }
-    if (outputFailed && !strongerStatus) return kExitUsage;
+    // A lost stdout document is said in every case (a reproduction keeps its 2).
+    if (writeFailed()) sayError("repro: the report could not be written to {}", failedStream());
+    if ((writeFailed() || outputFailed) && !strongerStatus) return kExitUsage;
     return status;
 }
 

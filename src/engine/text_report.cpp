@@ -150,8 +150,9 @@ void printFilePlan(const Options& o, const Plan& plan, bool cpuDevice) {
     say("  expected on a correct driver: {}", s.expected);
     sayWrapped("  steps: " + escaped(sc::stepList(s)));
     for (const auto& k : s.kernels)
-        say("  kernel: {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{})", escaped(k.name),
-            escaped(k.spirv), escaped(k.entry), k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2]);
+        say("  kernel: {} (user SPIR-V {}, entry {}, {} binding(s), local size {}x{}x{}; {})", escaped(k.name),
+            escaped(k.spirv), escaped(k.entry), k.writes.size(), k.localSize[0], k.localSize[1], k.localSize[2],
+            k.validation.empty() ? "not checked by spirv-val" : k.validation);
     if (s.shape)
         say("  shape: {} ({}; conv-T {} workgroups, slice {})", s.shapeName, describe(*s.shape),
             fmt::join(computeSizes(*s.shape).convWorkgroups, "x"),

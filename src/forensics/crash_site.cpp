@@ -29,6 +29,7 @@ struct Reporter {
     std::array<CodeRange, 512> startup{};
     size_t startupCount = 0;
     std::array<struct sigaction, kCrashSignals.size()> previous{};
+    struct sigaction previousAbort {};
 };
 Reporter reporter;
 alignas(16) char alternateStack[64 * 1024];
@@ -145,6 +146,27 @@ void onCrash(int signal, siginfo_t* info, void* context) {
     errno = savedErrno;       // a fault faults again on return, under the previous one
 }
 
+// SIGABRT: abort(3) raises it in the process itself (tgkill with the process's own pid);
+// one that another process sent (kill -ABRT, `timeout -s ABRT`, a service manager's
+// watchdog, a debugger) carries the sender's pid, or 0 from outside the pid namespace. Only
+// that one is reported, as a signal sent is ("C\t6\tunknown\t0x0\t"), so that the parent
+// does not take it for the driver's abort. Then the previous disposition acts.
+void onAbort(int signal, siginfo_t* info, void*) {
+    const int savedErrno = errno;
+    if (info->si_code <= 0 && info->si_pid != ::getpid()) {
+        LineBuffer line;
+        line.add("\nC\t");
+        line.number(static_cast<uintptr_t>(signal), 10);
+        line.add("\t");
+        line.add(name(CrashSite::Unknown));
+        line.add("\t0x0\t\n");
+        [[maybe_unused]] const ssize_t written = ::write(reporter.fd, line.text, line.size);
+    }
+    sigaction(signal, &reporter.previousAbort, nullptr);
+    raise(signal);  // pending until return, then the previous disposition acts
+    errno = savedErrno;
+}
+
 }  // namespace
 
 std::string_view name(CrashSite site) {
@@ -220,14 +242,18 @@ bool installCrashReporter(int fd) {
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < kCrashSignals.size(); ++i) sigaction(kCrashSignals[i], &action, &reporter.previous[i]);
+    action.sa_sigaction = onAbort;
+    sigaction(SIGABRT, &action, &reporter.previousAbort);
     return true;
 }
 
 CrashVerdict crashVerdict(int signal, const std::optional<CrashReport>& report, bool inCall, bool modes,
                           std::string_view where, std::string_view signalName) {
     const bool abort = signal == SIGABRT;
-    const CrashSite site =
-        abort ? (inCall ? CrashSite::Driver : CrashSite::Unknown) : (report ? report->site : CrashSite::Unknown);
+    // An abort is reported only when another process sent it (onAbort): never the driver's.
+    const bool abortSent = abort && report && report->signal == SIGABRT;
+    const CrashSite site = abort ? (inCall && !abortSent ? CrashSite::Driver : CrashSite::Unknown)
+                                 : (report ? report->site : CrashSite::Unknown);
     const std::string code = !report                ? std::string()
                              : report->file.empty() ? fmt::format("code at {}; ", report->address)
                                                     : fmt::format("code at {} in {}; ", report->address, report->file);
@@ -246,6 +272,13 @@ CrashVerdict crashVerdict(int signal, const std::optional<CrashReport>& report, 
                 fmt::format("--- {}in repro's own code: a defect of repro (please report it with these lines), not a "
                             "verdict on the driver; no verdict",
                             code)};
+    }
+    if (abortSent) {
+        return {kExitCannotTest,
+                fmt::format("--- CRASHED: the repro child process was ended by a {} another process sent, {}",
+                            signalName, where),
+                "--- a signal from outside, not an abort the child raised: neither the driver's code nor repro's "
+                "could be named, so this is no verdict on the driver"};
     }
     return {kExitCannotTest, fmt::format("--- CRASHED: the repro child process {} ({}) {}", died, signalName, where),
             fmt::format("--- {}neither the driver's code nor repro's could be named, so this is no verdict on the "

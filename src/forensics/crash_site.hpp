@@ -2,7 +2,8 @@
 // somewhere neither can be named (docs/contract.md, "Verdict and exit status"). The child
 // installs a handler for SIGSEGV, SIGBUS, SIGILL and SIGFPE that finds the faulting
 // instruction's mapping in /proc/self/maps and sends one line to the parent before the
-// signal ends it; the parent turns that line into the verdict. Vulkan-free.
+// signal ends it, and one for SIGABRT that tells an abort the child raised from one another
+// process sent; the parent turns that line into the verdict. Vulkan-free.
 #pragma once
 
 #include <cstdint>
@@ -58,7 +59,10 @@ struct CrashReport {
 
 // The child's side: records the executable mappings as they are now, then installs the
 // handler, which writes "C\t<signal>\t<site>\t<address>\t<file>\n" to `fd` and lets the
-// signal end the process as it would have (the previous disposition runs next). Call in
+// signal end the process as it would have (the previous disposition runs next). For SIGABRT
+// the handler writes that line only when another process sent the signal (its siginfo's
+// si_pid is not the child's own: abort(3) raises it with the child's pid), as
+// "C\t6\tunknown\t0x0\t". Call in
 // the child before the first Vulkan call. Returns false, having installed nothing, when
 // /proc/self/maps cannot be read.
 bool installCrashReporter(int fd);
@@ -67,8 +71,9 @@ bool installCrashReporter(int fd);
 // status and its line. `report`: what the handler sent, if anything; `inCall`: the child
 // was inside a watched Vulkan call; `modes`: a mode under test had begun; `where`: "in
 // vkQueueSubmit during mode multipass, ..." (the supervisor's words). A driver's crash or
-// abort is 3 during the modes and 125 before them (SPEC §5); repro's own crash, and a
-// crash that cannot be placed, are 125 and never called a hang. A driver's crash during
+// abort (a SIGABRT the child raised inside a watched call) is 3 during the modes and 125
+// before them (SPEC §5); repro's own crash, a crash that cannot be placed, and a SIGABRT
+// another process sent (a `report` of SIGABRT) are 125 and never called a hang. A driver's crash during
 // the modes is headed "--- DRIVER CRASH" (status 3, as a hang, but worded as a crash).
 struct CrashVerdict {
     int status = 0;

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
-#include <sstream>
 
+#include "core/bounded_file.hpp"
 #include "core/text.hpp"
 
 namespace repro {
@@ -57,21 +57,20 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-// Why `path` is not a JSON document, or "" when it is one (or cannot be read: the loader
-// says so itself).
+// Why `path` is not a JSON document, as "is not valid JSON (REASON)" or "cannot be read
+// (REASON)", or "" when it is one. Only a regular file of at most kMaxManifestBytes is read
+// (core/bounded_file.hpp): a FIFO would block the open, /dev/zero fill memory. A file that
+// does not exist is left to the loader, which says so itself.
 std::string jsonProblem(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return "";
-    // Read through rdbuf(), not istreambuf_iterator: GCC 12 -O2 warns (-Wnull-dereference)
-    // inside <streambuf> for the iterator form.
-    std::ostringstream whole;
-    whole << in.rdbuf();
-    const std::string text = whole.str();
+    const BoundedRead file = readRegularFile(path.string(), kMaxManifestBytes);
+    if (file.error == ENOENT) return "";
+    if (!file.problem.empty()) return fmt::format("cannot be read ({})", file.problem);
     try {
-        const nlohmann::json parsed = nlohmann::json::parse(text);
-        return parsed.is_object() ? "" : "not a JSON object";
+        const nlohmann::json parsed = nlohmann::json::parse(file.bytes);
+        return parsed.is_object() ? "" : "is not valid JSON (not a JSON object)";
     } catch (const nlohmann::json::parse_error& e) {
-        return text.empty() ? std::string("the file is empty") : fmt::format("parse error at byte {}", e.byte);
+        return file.bytes.empty() ? std::string("is not valid JSON (the file is empty)")
+                                  : fmt::format("is not valid JSON (parse error at byte {})", e.byte);
     }
 }
 
@@ -155,7 +154,7 @@ std::vector<std::string> unreadableDriverManifests(std::string_view searchPath) 
     std::vector<std::string> out;
     auto checkFile = [&](const std::filesystem::path& file) {
         if (const std::string why = jsonProblem(file); !why.empty()) {
-            out.push_back(fmt::format("{} is not valid JSON ({})", quote(file.string()), why));
+            out.push_back(fmt::format("{} {}", quote(file.string()), why));
         }
     };
     for (const std::string& entry : entriesOf(searchPath)) {

@@ -7,6 +7,7 @@
 // ICD drivers named <library>`, `Using "<device>" with driver: "<library>"`.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,8 +53,14 @@ std::optional<std::string> driverVariableProblem(const char* driverFiles, const 
 // or a path to the same file.
 bool libraryMatches(std::string_view expected, std::string_view library);
 
+// The largest driver manifest read: 16 MiB (a manifest is a few hundred bytes).
+inline constexpr uint64_t kMaxManifestBytes = uint64_t{16} << 20;
+
 // The driver manifests (*.json) the loader would read that are not valid JSON, each as
-// "'PATH' is not valid JSON (REASON)". `searchPath`: the VK_DRIVER_FILES or
+// "'PATH' is not valid JSON (REASON)", or that cannot be read, "'PATH' cannot be read
+// (REASON)": not a regular file ("a FIFO, not a regular file", "a character device, not a
+// regular file": such an entry is never opened in a way that blocks, nor read whole),
+// larger than kMaxManifestBytes, or unreadable (errno's text). `searchPath`: the VK_DRIVER_FILES or
 // VK_ICD_FILENAMES value in use (':'-separated files or folders), or the loader's default
 // folders when empty. Loader 1.3.239 reports such a file only as
 // VK_ERROR_OUT_OF_HOST_MEMORY ("loader_get_json: Failed to parse JSON file ..., this is

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
-#include "scenario/scenario_parse.hpp"
 
 namespace repro::scenario {
 namespace {
@@ -69,10 +68,6 @@ std::string builtInChainText(const Shape& shape, const std::string& preset, uint
         throw UsageError(fmt::format("the chain as a file: -n {} is outside 1..{} (the steps a file may have)", n,
                                      kMaxBuiltInFileSteps));
     return header(shape, preset, n) + buffers(computeSizes(shape), n) + steps(n);
-}
-
-Scenario builtInChain(const Shape& shape, const std::string& preset, uint32_t n) {
-    return parseScenario(builtInChainText(shape, preset, n), "built-in chain");
 }
 
 }  // namespace repro::scenario

@@ -13,7 +13,6 @@
 #include <string>
 
 #include "core/shape.hpp"
-#include "scenario/scenario.hpp"
 
 namespace repro::scenario {
 
@@ -21,10 +20,6 @@ namespace repro::scenario {
 // `shape = "PRESET"` when `shape` is that preset's, else a [shape] table of its ten fields.
 // Throws UsageError past the step limit.
 std::string builtInChainText(const Shape& shape, const std::string& preset, uint32_t n);
-
-// That text parsed (parseScenario): the built-in chain as the scenario engine sees it, file
-// name "built-in chain".
-Scenario builtInChain(const Shape& shape, const std::string& preset, uint32_t n);
 
 // The longest chain written as a file: 2N dispatches and 2N - 1 barriers stay within the
 // parser's 65536 steps.

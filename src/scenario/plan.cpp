@@ -117,11 +117,11 @@ Plan makePlan(const Options& o) {
     return plan;
 }
 
-std::vector<std::string> planInputs(const Plan& plan) {
-    std::vector<std::string> out;
+std::vector<InputFile> planInputs(const Plan& plan) {
+    std::vector<InputFile> out;
     if (plan.builtIn() || plan.variants.empty()) return out;
-    out.push_back(plan.variants.front().file);
-    for (const sc::UserKernel& k : plan.variants.front().kernels) out.push_back(k.spirv);
+    for (const sc::UserKernel& k : plan.variants.front().kernels)
+        out.push_back({.what = fmt::format("kernel '{}''s module", k.name), .path = k.spirv});
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "cli/output_paths.hpp"
 #include "scenario/scenario.hpp"
 
 namespace repro {
@@ -54,9 +55,10 @@ struct Plan {
 // cannot apply to this file and why. Nothing runs on a bad plan.
 Plan makePlan(const Options& options);
 
-// The files a plan reads (the scenario file, its user kernels' modules), for the check that
-// no output overwrites an input (cli/output_paths.hpp).
-std::vector<std::string> planInputs(const Plan& plan);
+// The files a file's plan reads beyond the command line's (cli/output_paths.hpp
+// commandLineInputs): its user kernels' modules, for the check that no output overwrites an
+// input (outputCollision). Empty for the built-in chain.
+std::vector<InputFile> planInputs(const Plan& plan);
 
 // Whether a chain-input or chain-weight buffer of the plan still waits for its words
 // (scenario_parse.hpp fillChainWords, made in the supervised child).

@@ -90,6 +90,29 @@ KernelParams pushConstants(const Dispatch& d) {
             .zero = d.writer.groups[2]};
 }
 
+uint64_t invocations(const uint32_t (&groups)[3]) {
+    return uint64_t{kWorkgroupSize} * groups[0] * groups[1] * groups[2];
+}
+
+uint64_t maxIndexedInvocations(const Dispatch& d) {
+    if (!d.user.empty()) return 0;
+    switch (d.kernel) {
+        case Kernel::Increment:
+        case Kernel::Copy:
+        case Kernel::PrivateArray:
+        case Kernel::Work:
+            return uint64_t{1} << 32;
+        case Kernel::CompareSwap:
+            return ((uint64_t{1} << 32) - (d.alternatePhase ? 1 : d.params.add)) / 2;
+        case Kernel::Noop:
+        case Kernel::IndirectWriter:
+        case Kernel::ConvT:
+        case Kernel::Slice:
+            break;
+    }
+    return 0;
+}
+
 bool kernelWrites(Kernel k, uint32_t index) {
     const bool inPlace = k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work;
     return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 1) ||

@@ -163,6 +163,9 @@ struct UserKernel {
     std::vector<uint32_t> words;          // the module, host byte order
     std::vector<bool> writes;             // per binding: not NonWritable (it may write the buffer)
     std::vector<bool> reads;              // per binding: not NonReadable (it may read the buffer)
+    // spirv-val's word on the module (a module it rejects is a bad file): "spirv-val
+    // (vulkan1.3): valid", or "not checked by spirv-val: spirv-val not found on PATH (...)"
+    std::string validation;
     SourcePlace place;
 };
 
@@ -190,6 +193,24 @@ inline bool cpuModelled(const Dispatch& d) { return d.user.empty() && !isChainKe
 // The 16 bytes of push constants recorded for `d`: d.params, or for the indirect-writer the
 // words (offset / 4, x, y, z), which shaders/scenario_indirect_writer.comp reads so. Pure.
 KernelParams pushConstants(const Dispatch& d);
+
+// The invocations of a dispatch of workgroup counts `groups`: kWorkgroupSize * x * y * z (at
+// most 2^54 for counts up to 65535). Pure.
+uint64_t invocations(const uint32_t (&groups)[3]);
+
+// The most invocations a dispatch of `d`'s kernel may have before the 32-bit index its shader
+// computes wraps, which would make invocations past 2^32 work on words the first ones already
+// did, where the CPU model has them do nothing (hostile-input probe R1):
+//  - increment, copy, private-array, work: shaders/scenario_common.h flatIndex, x + size.x *
+//    (y + size.y * z) in 32-bit uint with size the dispatch's invocations per axis, reaches
+//    invocations - 1 without wrapping up to 2^32 invocations;
+//  - compare-swap: its pair (2i + phase, 2i + phase + 1) up to 2 * invocations - 1 + phase,
+//    so (2^32 - phase) / 2 invocations (phase 1 for "alternate": 2^31 - 1);
+//  - 0, no bound: noop and the indirect-writer (their result does not depend on the index),
+//    conv-t and slice (their workgroups come from the shape), and user kernels (repro does
+//    not know their indexing, and compares their output with split only).
+// Pure.
+uint64_t maxIndexedInvocations(const Dispatch& d);
 
 // vkCmdFillBuffer, vkCmdUpdateBuffer, vkCmdCopyBuffer. Offsets and sizes in bytes, multiples
 // of 4 as Vulkan requires for fill and update (Vulkan spec, vkCmdFillBuffer/vkCmdUpdateBuffer);

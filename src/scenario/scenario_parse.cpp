@@ -5,776 +5,31 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 #include <span>
-#include <sstream>
-#include <toml++/toml.h>
 #include <utility>
 
 #include "reference/cpu_reference.hpp"
+#include "core/bounded_file.hpp"
 #include "core/errors.hpp"
 #include "scenario/scenario_cpu.hpp"
 #include "scenario/scenario_sync.hpp"
 #include "core/sha256.hpp"
 #include "core/spirv_module.hpp"
+#include "core/spirv_validation.hpp"
+#include "core/text.hpp"
+#include "scenario/scenario_parse_steps.hpp"
+#include "scenario/toml_reader.hpp"
 
 namespace repro::scenario {
 namespace {
 
-// Access names to their synchronization2 bits (VkAccessFlagBits2 values, Vulkan spec
-// "Synchronization and Cache Control"); the stages' are scenario/scenario.hpp kStages.
-constexpr NamedBit kAccesses[] = {
-    {"indirect-command-read", 0x1},
-    {"uniform-read", 0x8},
-    {"shader-read", 0x20},
-    {"shader-write", 0x40},
-    {"transfer-read", 0x800},
-    {"transfer-write", 0x1000},
-    {"host-read", 0x2000},
-    {"host-write", 0x4000},
-    {"memory-read", 0x8000},
-    {"memory-write", 0x10000},
-    {"shader-storage-read", uint64_t{1} << 33},
-    {"shader-storage-write", uint64_t{1} << 34},
-};
-
-std::string namesOf(std::span<const NamedBit> bits) {
-    std::string out;
-    for (const auto& b : bits) out += (out.empty() ? "" : ", ") + std::string(b.name);
-    return out;
-}
-
-class Parser {
-  public:
-    explicit Parser(std::string file) : file_(std::move(file)) {}
-
-    [[noreturn]] void fail(const toml::source_region& where, const std::string& what) const {
-        throw UsageError(fmt::format("{}:{}:{}: {}", file_, where.begin.line, where.begin.column, what));
-    }
-    [[noreturn]] void fail(const toml::node& node, const std::string& what) const { fail(node.source(), what); }
-
-    // Every key of `table` must be one of `known`.
-    void onlyKeys(const toml::table& table, std::initializer_list<std::string_view> known,
-                  std::string_view where) const {
-        for (const auto& [key, node] : table) {
-            if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
-                std::string list;
-                for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-                fail(node, fmt::format("unknown key '{}' in {}; expected one of: {}", key.str(), where, list));
-            }
-        }
-    }
-
-    std::string text(const toml::table& t, std::string_view key, bool required, std::string_view where) const {
-        const toml::node* n = t.get(key);
-        if (!n) {
-            if (required) fail(t, fmt::format("{} has no '{}'; expected {} = \"...\"", where, key, key));
-            return {};
-        }
-        if (!n->is_string()) fail(*n, fmt::format("'{}' must be a string", key));
-        return std::string(*n->value<std::string_view>());
-    }
-
-    uint64_t integer(const toml::table& t, std::string_view key, uint64_t fallback, uint64_t max) const {
-        const toml::node* n = t.get(key);
-        if (!n) return fallback;
-        if (!n->is_integer()) fail(*n, fmt::format("'{}' must be an integer", key));
-        const int64_t v = *n->value<int64_t>();
-        if (v < 0 || static_cast<uint64_t>(v) > max)
-            fail(*n, fmt::format("'{}' = {} is out of range; expected 0..{}", key, v, max));
-        return static_cast<uint64_t>(v);
-    }
-
-    std::vector<uint32_t> words(const toml::table& t, std::string_view key) const {
-        std::vector<uint32_t> out;
-        const toml::node* n = t.get(key);
-        if (!n) return out;
-        const toml::array* a = n->as_array();
-        if (!a) fail(*n, fmt::format("'{}' must be an array of integers", key));
-        for (const auto& e : *a) {
-            const auto v = e.value<int64_t>();
-            if (!e.is_integer() || *v < 0 || *v > 0xffffffffLL)
-                fail(e, fmt::format("'{}' holds 32-bit unsigned integers; expected 0..4294967295", key));
-            out.push_back(static_cast<uint32_t>(*v));
-        }
-        return out;
-    }
-
-    std::vector<std::string> strings(const toml::table& t, std::string_view key) const {
-        std::vector<std::string> out;
-        const toml::node* n = t.get(key);
-        if (!n) return out;
-        const toml::array* a = n->as_array();
-        if (!a) fail(*n, fmt::format("'{}' must be an array of strings", key));
-        for (const auto& e : *a) {
-            if (!e.is_string()) fail(e, fmt::format("'{}' must be an array of strings", key));
-            out.emplace_back(*e.value<std::string_view>());
-        }
-        return out;
-    }
-
-    uint64_t bits(const toml::table& t, std::string_view key, std::span<const NamedBit> table,
-                  std::string_view what) const {
-        uint64_t out = 0;
-        const toml::node* n = t.get(key);
-        const auto names = strings(t, key);
-        for (size_t i = 0; i < names.size(); ++i) {
-            const auto it =
-                std::find_if(std::begin(table), std::end(table), [&](const NamedBit& b) { return b.name == names[i]; });
-            if (it == std::end(table))
-                fail((*n->as_array())[i],
-                     fmt::format("unknown {} '{}'; expected one of: {}", what, names[i], namesOf(table)));
-            out |= it->bit;
-        }
-        return out;
-    }
-
-    const std::string& file() const { return file_; }
-
-  private:
-    std::string file_;
-};
-
-SourcePlace placeOf(const toml::node& n) {
-    return {static_cast<uint32_t>(n.source().begin.line), static_cast<uint32_t>(n.source().begin.column)};
-}
-
-// chain-input / chain-weight take the file's shape; their words are made later (fillChainWords).
-void checkChainShape(const Parser& p, const toml::table& t, const Scenario& s, InitKind init) {
-    if (!s.shape)
-        p.fail(*t.get("init"), fmt::format("init = \"{}\" takes the file's shape; expected shape = \"small\" (or "
-                                           "tiny, spectrostream) at the top of the file",
-                                           name(init)));
-}
-
-BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing", "ownership_transfers"},
-               "a [[buffer]]");
-    BufferSpec b;
-    b.place = placeOf(t);
-    b.name = p.text(t, "name", true, "a [[buffer]]");
-    if (!t.get("bytes")) p.fail(t, fmt::format("buffer '{}' has no 'bytes'; expected bytes = 4096", b.name));
-    b.bytes = p.integer(t, "bytes", 0, kMaxBufferBytes);
-    if (b.bytes < 4 || b.bytes % 4 != 0)
-        p.fail(*t.get("bytes"), fmt::format("buffer '{}': bytes = {}; expected a multiple of 4 from 4 to {}", b.name,
-                                            b.bytes, kMaxBufferBytes));
-    const std::string memory = p.text(t, "memory", false, "");
-    if (memory == "host-visible") {
-        b.placement = Placement::HostVisible;
-    } else if (memory == "shared") {
-        b.placement = Placement::Shared;
-    } else if (!memory.empty() && memory != "device-local") {
-        p.fail(*t.get("memory"),
-               fmt::format("unknown memory '{}'; expected device-local, host-visible or shared", memory));
-    }
-    const std::string sharing = p.text(t, "sharing", false, "");
-    if (sharing == "concurrent") {
-        b.concurrent = true;
-    } else if (!sharing.empty() && sharing != "exclusive") {
-        p.fail(*t.get("sharing"), fmt::format("unknown sharing '{}'; expected exclusive or concurrent", sharing));
-    }
-    if (const toml::node* transfers = t.get("ownership_transfers")) {
-        if (!transfers->is_boolean()) p.fail(*transfers, "'ownership_transfers' must be true or false");
-        b.ownershipTransfers = *transfers->value<bool>();
-        if (b.concurrent && !b.ownershipTransfers)
-            p.fail(*transfers, fmt::format("buffer '{}' is concurrent and has no ownership transfers to leave out; "
-                                           "expected ownership_transfers = false on an exclusive buffer",
-                                           b.name));
-    }
-    const std::string init = p.text(t, "init", false, "");
-    bool known = init.empty();
-    for (const InitKind k : {InitKind::Zero, InitKind::Pattern, InitKind::Iota, InitKind::Random, InitKind::Host,
-                             InitKind::Undefined, InitKind::ChainInput, InitKind::ChainWeight}) {
-        if (name(k) == init) b.init = k, known = true;
-    }
-    if (!known)
-        p.fail(*t.get("init"), fmt::format("unknown init '{}'; expected zero, pattern, iota, random, host, undefined, "
-                                           "chain-input or chain-weight",
-                                           init));
-    b.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
-    b.words = p.words(t, "words");
-    if (b.init == InitKind::Host && b.words.empty())
-        p.fail(t, fmt::format("buffer '{}' has init = \"host\" and no words; expected words = [1, 2, 3]", b.name));
-    if (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight) checkChainShape(p, t, s, b.init);
-    return b;
-}
-
-// The keys of one kernel alone: compare-swap's `phase` (0, 1 or "alternate", kept in the `add`
-// slot), private-array's `private_words` (required); each refused on any other kernel.
-void parseKernelKeys(const Parser& p, const toml::table& t, Dispatch& d) {
-    const std::string kernel(name(d.kernel));
-    if (const toml::node* phase = t.get("phase")) {
-        if (d.kernel != Kernel::CompareSwap)
-            p.fail(*phase, fmt::format("'phase' is a compare-swap key; kernel {} takes none", kernel));
-        if (t.get("add")) p.fail(*t.get("add"), "compare-swap takes 'phase', not 'add'");
-        const auto v = phase->value<int64_t>();
-        const auto text = phase->value<std::string_view>();
-        if (phase->is_integer() && (*v == 0 || *v == 1)) {
-            d.params.add = static_cast<uint32_t>(*v);
-        } else if (phase->is_string() && *text == "alternate") {
-            d.params.add = 0, d.alternatePhase = true;
-        } else {
-            p.fail(*phase, "compare-swap's 'phase' must be 0, 1 or \"alternate\" (the repetition's parity)");
-        }
-    } else if (d.kernel == Kernel::CompareSwap) {
-        p.fail(t, "a compare-swap dispatch has no 'phase'; expected phase = 0, 1 or \"alternate\"");
-    }
-    const toml::node* words = t.get("private_words");
-    if (words && d.kernel != Kernel::PrivateArray)
-        p.fail(*words, fmt::format("'private_words' is a private-array key; kernel {} takes none", kernel));
-    if (d.kernel != Kernel::PrivateArray) return;
-    if (!words) p.fail(t, "a private-array dispatch has no 'private_words'; expected e.g. private_words = 256");
-    if (!words->is_integer() || *words->value<int64_t>() < 1 || *words->value<int64_t>() > kMaxPrivateWords)
-        p.fail(*words, fmt::format("'private_words' must be an integer from 1 to {} (32-bit words per invocation)",
-                                   kMaxPrivateWords));
-    d.privateWords = static_cast<uint32_t>(*words->value<int64_t>());
-}
-
-const BufferSpec& namedBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
-    const std::string n = p.text(t, key, true, "this step");
-    const BufferSpec* b = s.buffer(n);
-    if (!b) p.fail(*t.get(key), fmt::format("'{}' names '{}', which is no buffer", key, n));
-    return *b;
-}
-
-// The indirect-writer's keys: `offset` (bytes, a multiple of 4, the command inside `args`)
-// and `x`, `y`, `z` (the words written, default 1); each refused on any other kernel, and
-// count, add and work refused on it.
-void parseWriterKeys(const Parser& p, const toml::table& t, const Scenario& s, Dispatch& d) {
-    const bool writer = d.kernel == Kernel::IndirectWriter;
-    for (const std::string_view key : {"offset", "x", "y", "z"}) {
-        if (!writer && t.get(key))
-            p.fail(*t.get(key),
-                   fmt::format("'{}' is an indirect-writer key; kernel {} takes none", key, name(d.kernel)));
-    }
-    if (!writer) return;
-    for (const std::string_view key : {"count", "add", "work"}) {
-        if (t.get(key)) p.fail(*t.get(key), fmt::format("indirect-writer takes offset, x, y and z, not '{}'", key));
-    }
-    d.writer.offset = p.integer(t, "offset", 0, kMaxBufferBytes);
-    d.writer.groups[0] = static_cast<uint32_t>(p.integer(t, "x", 1, 0xffffffffULL));
-    d.writer.groups[1] = static_cast<uint32_t>(p.integer(t, "y", 1, 0xffffffffULL));
-    d.writer.groups[2] = static_cast<uint32_t>(p.integer(t, "z", 1, 0xffffffffULL));
-    const BufferSpec& args = *s.buffer(d.bindings.at(0));
-    if (d.writer.offset % 4 != 0 || d.writer.offset + 12 > args.bytes)
-        p.fail(t.get("offset") ? static_cast<const toml::node&>(*t.get("offset")) : t,
-               fmt::format("the command written at byte {} of '{}' ({} bytes) does not fit; expected a multiple of 4 "
-                           "with offset + 12 <= {} (a VkDispatchIndirectCommand is 12 bytes)",
-                           d.writer.offset, args.name, args.bytes, args.bytes));
-}
-
-// dispatch_indirect's `args` (a buffer) and `args_offset` (bytes, a multiple of 4: Vulkan spec,
-// vkCmdDispatchIndirect), the 12 bytes of the command inside the buffer.
-IndirectArgs parseIndirectArgs(const Parser& p, const toml::table& t, const Scenario& s) {
-    const BufferSpec& b = namedBuffer(p, t, "args", s);
-    IndirectArgs a{.buffer = b.name, .offset = p.integer(t, "args_offset", 0, kMaxBufferBytes)};
-    if (a.offset % 4 != 0 || a.offset + 12 > b.bytes)
-        p.fail(t.get("args_offset") ? static_cast<const toml::node&>(*t.get("args_offset")) : t,
-               fmt::format("the group counts read at byte {} of '{}' ({} bytes) do not fit; expected args_offset a "
-                           "multiple of 4 with args_offset + 12 <= {} (a VkDispatchIndirectCommand is 12 bytes)",
-                           a.offset, b.name, b.bytes, b.bytes));
-    return a;
-}
-
-// `groups` (default [ceil(count / 64), 1, 1]), each 1..kMaxGroups.
-void parseGroups(const Parser& p, const toml::table& t, Dispatch& d) {
-    d.groups[0] = (d.params.count + kWorkgroupSize - 1) / kWorkgroupSize;
-    if (d.kernel == Kernel::IndirectWriter) d.groups[0] = 1;
-    if (const toml::node* g = t.get("groups")) {
-        const auto counts = p.words(t, "groups");
-        if (counts.empty() || counts.size() > 3) p.fail(*g, "'groups' must be [x], [x, y] or [x, y, z]");
-        for (size_t i = 0; i < counts.size(); ++i) d.groups[i] = counts[i];
-    }
-    for (const uint32_t g : d.groups) {
-        if (g == 0 || g > kMaxGroups)
-            p.fail(t.get("groups") ? static_cast<const toml::node&>(*t.get("groups")) : t,
-                   fmt::format("workgroup count {} is out of range; expected 1..{}", g, kMaxGroups));
-    }
-}
-
-// A dispatch of a user kernel: its module's bindings (all of them, in binding order), the
-// push constants count, add and work as for the built-in kernels, and `groups` required
-// (repro cannot count a user kernel's invocations); dispatch_indirect takes args instead.
-Step parseUserDispatch(const Parser& p, const toml::table& t, const Scenario& s, const UserKernel& k, bool indirect) {
-    for (const std::string_view key : {"phase", "private_words", "offset", "x", "y", "z"}) {
-        if (t.get(key))
-            p.fail(*t.get(key),
-                   fmt::format("'{}' is a key of a built-in kernel; user kernel {} takes none", key, k.name));
-    }
-    Dispatch d{.user = k.name, .bindings = p.strings(t, "bindings")};
-    if (d.bindings.size() != k.writes.size())
-        p.fail(t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t,
-               fmt::format("kernel {} takes {} binding(s) (its module {} declares set 0, bindings 0..{}); got {}",
-                           k.name, k.writes.size(), k.spirv, k.writes.size() - 1, d.bindings.size()));
-    uint64_t words = ~uint64_t{0};
-    for (size_t i = 0; i < d.bindings.size(); ++i) {
-        const BufferSpec* b = s.buffer(d.bindings[i]);
-        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
-        words = std::min(words, b->bytes / 4);
-    }
-    d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, 0xffffffffULL));
-    d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
-    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, kMaxWork));
-    if (indirect) {
-        d.indirect = parseIndirectArgs(p, t, s);
-    } else {
-        if (!t.get("groups"))
-            p.fail(t, fmt::format("a dispatch of user kernel {} has no 'groups'; expected groups = [x, y, z] (repro "
-                                  "cannot count a user kernel's invocations)",
-                                  k.name));
-        parseGroups(p, t, d);
-    }
-    return {.body = d,
-            .label = fmt::format("{} {} (user SPIR-V)", indirect ? "dispatch-indirect" : "dispatch", k.name),
-            .place = placeOf(t)};
-}
-
-// A dispatch of conv-t or slice: `bindings` alone (their parameters and workgroup counts come
-// from the file's shape, as the built-in chain's do), each bound buffer at least as large as
-// the shape's small, weight or big tensor.
-Step parseChainDispatch(const Parser& p, const toml::table& t, const Scenario& s, Kernel k, bool indirect) {
-    const std::string kernel(name(k));
-    if (indirect)
-        p.fail(*t.get("dispatch_indirect"), fmt::format("{} has no indirect form; expected dispatch", kernel));
-    p.onlyKeys(t, {"dispatch", "bindings"},
-               fmt::format("a {} dispatch (its parameters and workgroups come from the file's shape)", kernel));
-    if (!s.shape)
-        p.fail(t, fmt::format("a {} dispatch takes the file's shape; expected shape = \"small\" (or tiny, "
-                              "spectrostream) at the top of the file",
-                              kernel));
-    const ChainSizes sizes = computeSizes(*s.shape);
-    Dispatch d{.kernel = k, .bindings = p.strings(t, "bindings")};
-    const auto wanted = kernelBindings(k);
-    const std::vector<std::pair<uint64_t, std::string_view>> needs =
-        k == Kernel::ConvT
-            ? std::vector<std::pair<uint64_t, std::string_view>>{{sizes.smallBytes, "small"},
-                                                                 {sizes.weightBytes, "weight"},
-                                                                 {sizes.bigBytes, "big"}}
-            : std::vector<std::pair<uint64_t, std::string_view>>{{sizes.bigBytes, "big"}, {sizes.smallBytes, "small"}};
-    const toml::node& where = t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t;
-    if (d.bindings.size() != wanted.size())
-        p.fail(where, fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(),
-                                  k == Kernel::ConvT ? "input, weight, output" : "input, output", d.bindings.size()));
-    for (size_t i = 0; i < d.bindings.size(); ++i) {
-        const BufferSpec* b = s.buffer(d.bindings[i]);
-        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
-        if (b->bytes < needs[i].first)
-            p.fail((*t.get("bindings")->as_array())[i],
-                   fmt::format("{}'s {} '{}' has {} bytes; shape '{}' needs {} (its {} tensor)", kernel, wanted[i],
-                               b->name, b->bytes, s.shapeName, needs[i].first, needs[i].second));
-    }
-    const auto& g = k == Kernel::ConvT ? sizes.convWorkgroups : sizes.sliceWorkgroups;
-    std::copy(g.begin(), g.end(), d.groups);
-    return {.body = d, .label = fmt::format("dispatch {}", kernel), .place = placeOf(t)};
-}
-
-// A dispatch step, or with `indirect` a dispatch_indirect step (no groups; args and
-// args_offset instead).
-Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, bool indirect) {
-    const std::string_view key = indirect ? "dispatch_indirect" : "dispatch";
-    if (indirect) {
-        p.onlyKeys(t,
-                   {key, "bindings", "count", "add", "work", "args", "args_offset", "phase", "private_words", "offset",
-                    "x", "y", "z"},
-                   "a dispatch_indirect step");
-    } else {
-        p.onlyKeys(
-            t, {key, "bindings", "count", "add", "work", "groups", "phase", "private_words", "offset", "x", "y", "z"},
-            "a dispatch step");
-    }
-    Dispatch d;
-    const std::string kernel = p.text(t, key, true, "");
-    if (const UserKernel* user = s.kernel(kernel)) return parseUserDispatch(p, t, s, *user, indirect);
-    const auto k = parseKernel(kernel);
-    if (!k)
-        p.fail(*t.get(key), fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
-                                        "private-array, work, indirect-writer, conv-t or slice",
-                                        kernel));
-    if (isChainKernel(*k)) return parseChainDispatch(p, t, s, *k, indirect);
-    d.kernel = *k;
-    d.bindings = p.strings(t, "bindings");
-    const auto wanted = kernelBindings(d.kernel);
-    if (d.bindings.size() != wanted.size()) {
-        std::string list;
-        for (auto w : wanted) list += (list.empty() ? "" : ", ") + std::string(w);
-        p.fail(
-            t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t,
-            fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(), list, d.bindings.size()));
-    }
-    uint64_t words = ~uint64_t{0};
-    for (size_t i = 0; i < d.bindings.size(); ++i) {
-        const BufferSpec* b = s.buffer(d.bindings[i]);
-        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
-        words = std::min(words, b->bytes / 4);
-    }
-    parseWriterKeys(p, t, s, d);
-    d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, words));
-    d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
-    d.params.work = static_cast<uint32_t>(p.integer(t, "work", 1, kMaxWork));
-    parseKernelKeys(p, t, d);
-    if (indirect) {
-        d.indirect = parseIndirectArgs(p, t, s);
-    } else {
-        parseGroups(p, t, d);
-    }
-    return {.body = d,
-            .label = fmt::format("{} {}", indirect ? "dispatch-indirect" : "dispatch", kernel),
-            .place = placeOf(t)};
-}
-
-// A byte range [offset, offset + size) inside `b`, aligned to 4 where `aligned`.
-void checkRange(const Parser& p, const toml::table& t, const BufferSpec& b, uint64_t offset, uint64_t size,
-                bool aligned) {
-    if (aligned && (offset % 4 != 0 || size % 4 != 0))
-        p.fail(t, fmt::format("offset {} and size {} in '{}' must be multiples of 4 (Vulkan requires it here)", offset,
-                              size, b.name));
-    if (size == 0 || offset + size > b.bytes)
-        p.fail(t, fmt::format("bytes [{}, {}) are not inside buffer '{}' ({} bytes); expected a non-empty range in it",
-                              offset, offset + size, b.name, b.bytes));
-}
-
-Step parseFill(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"fill", "offset", "size", "value"}, "a fill step");
-    const BufferSpec& b = namedBuffer(p, t, "fill", s);
-    Fill f{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes)};
-    f.size = p.integer(t, "size", b.bytes > f.offset ? b.bytes - f.offset : 0, kMaxBufferBytes);
-    f.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
-    checkRange(p, t, b, f.offset, f.size, true);
-    return {.body = f, .label = fmt::format("fill {}", b.name), .place = placeOf(t)};
-}
-
-Step parseUpdate(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"update", "offset", "words"}, "an update step");
-    const BufferSpec& b = namedBuffer(p, t, "update", s);
-    Update u{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes), .words = p.words(t, "words")};
-    if (u.words.size() * 4 > 65536) p.fail(t, "an update writes at most 65536 bytes (vkCmdUpdateBuffer's limit)");
-    checkRange(p, t, b, u.offset, u.words.size() * 4, true);
-    return {.body = u, .label = fmt::format("update {}", b.name), .place = placeOf(t)};
-}
-
-Step parseCopy(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"copy", "from", "src_offset", "dst_offset", "size"}, "a copy step");
-    const BufferSpec& dst = namedBuffer(p, t, "copy", s);
-    const BufferSpec& src = namedBuffer(p, t, "from", s);
-    Copy c{.src = src.name,
-           .dst = dst.name,
-           .srcOffset = p.integer(t, "src_offset", 0, kMaxBufferBytes),
-           .dstOffset = p.integer(t, "dst_offset", 0, kMaxBufferBytes)};
-    const uint64_t room =
-        std::min(src.bytes - std::min(src.bytes, c.srcOffset), dst.bytes - std::min(dst.bytes, c.dstOffset));
-    c.size = p.integer(t, "size", room, kMaxBufferBytes);
-    checkRange(p, t, src, c.srcOffset, c.size, false);
-    checkRange(p, t, dst, c.dstOffset, c.size, false);
-    if (src.name == dst.name && c.srcOffset < c.dstOffset + c.size && c.dstOffset < c.srcOffset + c.size)
-        p.fail(t, "a copy within one buffer must not overlap itself (vkCmdCopyBuffer forbids it)");
-    return {.body = c, .label = fmt::format("copy {} -> {}", src.name, dst.name), .place = placeOf(t)};
-}
-
-// The buffer a host point names: it must be mapped, host-visible or shared (the host reaches
-// only mapped memory).
-const BufferSpec& hostBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
-    const BufferSpec& b = namedBuffer(p, t, key, s);
-    if (b.placement == Placement::DeviceLocal)
-        p.fail(*t.get(key), fmt::format("{} names buffer '{}', which is {}; expected a buffer with memory = "
-                                        "\"host-visible\" or \"shared\" (the host reaches only mapped memory)",
-                                        key, b.name, name(b.placement)));
-    return b;
-}
-
-Step parseHostWrite(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"host_write", "offset", "words"}, "a host_write step");
-    const BufferSpec& b = hostBuffer(p, t, "host_write", s);
-    HostWrite h{.buffer = b.name, .offset = p.integer(t, "offset", 0, kMaxBufferBytes), .words = p.words(t, "words")};
-    if (h.words.empty()) p.fail(t, "a host_write step has no words; expected words = [1, 2, 3]");
-    checkRange(p, t, b, h.offset, h.words.size() * 4, true);
-    return {.body = h, .label = fmt::format("host-write {}", b.name), .place = placeOf(t)};
-}
-
-Step parseHostRead(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"host_read"}, "a host_read step");
-    const BufferSpec& b = hostBuffer(p, t, "host_read", s);
-    return {.body = HostRead{.buffer = b.name}, .label = fmt::format("host-read {}", b.name), .place = placeOf(t)};
-}
-
-Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"barrier", "form", "src_stage", "dst_stage", "src_access", "dst_access", "buffer", "control"},
-               "a barrier step");
-    Barrier b;
-    const std::string kind = p.text(t, "barrier", true, "");
-    bool known = false;
-    for (const BarrierKind k : {BarrierKind::BladeGlobal, BarrierKind::BladeCompute, BarrierKind::Memory,
-                                BarrierKind::Buffer, BarrierKind::ExecutionOnly, BarrierKind::None}) {
-        if (name(k) == kind) b.kind = k, known = true;
-    }
-    if (!known)
-        p.fail(*t.get("barrier"), fmt::format("unknown barrier '{}'; expected blade-g, blade-c, memory, buffer, "
-                                              "execution-only or none",
-                                              kind));
-    const std::string form = p.text(t, "form", false, "");
-    if (!form.empty() && form != "sync2" && form != "original")
-        p.fail(*t.get("form"), fmt::format("unknown form '{}'; expected sync2 or original", form));
-    b.sync2 = form != "original";
-    b.srcStage = p.bits(t, "src_stage", kStages, "stage");
-    b.dstStage = p.bits(t, "dst_stage", kStages, "stage");
-    b.srcAccess = p.bits(t, "src_access", kAccesses, "access");
-    b.dstAccess = p.bits(t, "dst_access", kAccesses, "access");
-    const bool explicitMasks =
-        b.kind == BarrierKind::Memory || b.kind == BarrierKind::Buffer || b.kind == BarrierKind::ExecutionOnly;
-    if (explicitMasks && (b.srcStage == 0 || b.dstStage == 0))
-        p.fail(t, fmt::format("a {} barrier needs src_stage and dst_stage; expected e.g. src_stage = [\"compute\"]",
-                              kind));
-    if (!b.sync2 && ((b.srcAccess | b.dstAccess) >> 32) != 0)
-        p.fail(t, "shader-storage-read/-write exist only in the sync2 form; expected shader-read/-write");
-    if (b.kind == BarrierKind::Buffer) b.buffer = namedBuffer(p, t, "buffer", s).name;
-    const toml::node* control = t.get("control");
-    if (control && !control->is_boolean()) p.fail(*control, "'control' must be true or false");
-    b.control =
-        (control && *control->value<bool>()) || b.kind == BarrierKind::ExecutionOnly || b.kind == BarrierKind::None;
-    std::string label = fmt::format("barrier {}", kind);
-    if (b.control) label += " (control)";
-    return {.body = b, .label = label, .place = placeOf(t)};
-}
-
-// signal = "s" (value = N for a timeline) or wait = "s" (value, stage = [...]).
-Step parseSemaphoreStep(const Parser& p, const toml::table& t, const Scenario& s, bool signal) {
-    const std::string_view key = signal ? "signal" : "wait";
-    if (signal) {
-        p.onlyKeys(t, {"signal", "value"}, "a signal step");
-    } else {
-        p.onlyKeys(t, {"wait", "value", "stage", "control"}, "a wait step");
-    }
-    const std::string wanted = p.text(t, key, true, "");
-    const auto it = std::find_if(s.semaphores.begin(), s.semaphores.end(),
-                                 [&](const SemaphoreSpec& sem) { return sem.name == wanted; });
-    if (it == s.semaphores.end()) {
-        std::string list;
-        for (const auto& sem : s.semaphores) list += (list.empty() ? "'" : ", '") + sem.name + "'";
-        p.fail(*t.get(key), fmt::format("'{}' names '{}', which is no [[semaphore]]; expected {}", key, wanted,
-                                        list.empty() ? "a [[semaphore]] table declaring it" : "one of " + list));
-    }
-    const auto index = static_cast<uint32_t>(it - s.semaphores.begin());
-    const uint64_t value = p.integer(t, "value", 0, uint64_t{INT64_MAX});
-    if (it->timeline && value == 0)
-        p.fail(t.get("value") ? *t.get("value") : static_cast<const toml::node&>(t),
-               fmt::format("timeline semaphore '{}' needs value = N (1 or more) on its {}", wanted, key));
-    if (!it->timeline && t.get("value"))
-        p.fail(*t.get("value"), fmt::format("binary semaphore '{}' takes no 'value'; only a timeline has one", wanted));
-    std::string label = fmt::format("{} {}", key, wanted);
-    if (it->timeline) label += fmt::format(" = {}", value);
-    if (signal) return {.body = Signal{.semaphore = index, .value = value}, .label = label, .place = placeOf(t)};
-    Wait w{.semaphore = index, .value = value};
-    if (t.get("stage")) w.stage = p.bits(t, "stage", kStages, "stage");
-    if (const toml::node* control = t.get("control")) {
-        if (!control->is_boolean()) p.fail(*control, "'control' must be true or false");
-        w.control = *control->value<bool>();
-    }
-    if (w.control) label += " (control)";
-    return {.body = w, .label = label, .place = placeOf(t)};
-}
-
-Step parseStep(const Parser& p, const toml::table& t, const Scenario& s) {
-    if (t.get("signal")) return parseSemaphoreStep(p, t, s, true);
-    if (t.get("wait")) return parseSemaphoreStep(p, t, s, false);
-    if (t.get("dispatch")) return parseDispatch(p, t, s, false);
-    if (t.get("dispatch_indirect")) return parseDispatch(p, t, s, true);
-    if (t.get("fill")) return parseFill(p, t, s);
-    if (t.get("update")) return parseUpdate(p, t, s);
-    if (t.get("copy")) return parseCopy(p, t, s);
-    if (t.get("barrier")) return parseBarrier(p, t, s);
-    if (t.get("host_write")) return parseHostWrite(p, t, s);
-    if (t.get("host_read")) return parseHostRead(p, t, s);
-    p.fail(t,
-           "a [[step]] needs one of dispatch, dispatch_indirect, fill, update, copy, barrier, host_write, "
-           "host_read, signal or wait");
-}
-
-// A step's `queue = "NAME"` (default "main"), taken out of `t` before its own keys are checked.
-uint32_t takeQueue(const Parser& p, toml::table& t, const Scenario& s) {
-    const toml::node* node = t.get("queue");
-    if (!node) return 0;
-    const std::string wanted = p.text(t, "queue", true, "");
-    for (uint32_t q = 0; q < s.queues.size(); ++q) {
-        if (s.queues[q].name == wanted) {
-            t.erase("queue");
-            return q;
-        }
-    }
-    std::string list;
-    for (const auto& q : s.queues) list += (list.empty() ? "'" : ", '") + q.name + "'";
-    p.fail(*node, fmt::format("'queue' names '{}', which is no queue; expected one of {} (a [[queue]] declares one)",
-                              wanted, list));
-}
-
-// A step's `modes = ["single", ...]` as read (modes of a barrier step: Step::modeMask).
-struct ModesKey {
-    uint8_t mask = 7;
-    std::string list;                          // "single", "multipass, single"
-    std::optional<toml::source_region> where;  // the key's value, when the step has the key
-};
-
-// Takes `modes` out of `t` before the step's own keys are checked (checked against the step
-// once it is parsed: applyModes).
-ModesKey takeModes(const Parser& p, toml::table& t) {
-    ModesKey out;
-    const toml::node* node = t.get("modes");
-    if (!node) return out;
-    static constexpr std::string_view kNames[] = {"split", "multipass", "single"};
-    out.mask = 0;
-    for (const std::string& m : p.strings(t, "modes")) {
-        const auto* at = std::find(std::begin(kNames), std::end(kNames), m);
-        if (at == std::end(kNames))
-            p.fail(*node, fmt::format("unknown mode '{}' in 'modes'; expected split, multipass or single", m));
-        out.mask |= static_cast<uint8_t>(1u << (at - std::begin(kNames)));
-    }
-    if (out.mask == 0) p.fail(*node, "'modes' is empty; expected at least one of split, multipass, single");
-    for (size_t i = 0; i < std::size(kNames); ++i) {
-        if (out.mask & (1u << i)) out.list += fmt::format("{}{}", out.list.empty() ? "" : ", ", kNames[i]);
-    }
-    out.where = node->source();
-    t.erase("modes");
-    return out;
-}
-
-// A barrier step takes the modes that record it, and its label says which; any other step
-// refuses the key: its work must be the same in every mode.
-void applyModes(const Parser& p, const ModesKey& modes, Step& step) {
-    if (!modes.where) return;
-    if (!std::holds_alternative<Barrier>(step.body))
-        p.fail(*modes.where,
-               "only a barrier step takes 'modes' (every mode must do the same work; a barrier may differ)");
-    step.modeMask = modes.mask;
-    if (modes.mask != 7) step.label += fmt::format(" ({} only)", modes.list);
-}
-
-// The step's label "step N ..." once it has its place in the list, with " (repetition r of K)"
-// when it comes from a repeat; a compare-swap with phase = "alternate" takes r's parity.
-void appendOne(Step step, uint64_t repetition, uint64_t repeat, Scenario& s) {
-    if (auto* d = std::get_if<Dispatch>(&step.body); d && d->alternatePhase)
-        d->params.add = static_cast<uint32_t>(repetition % 2);
-    step.label = fmt::format("step {} {}", s.steps.size() + 1, step.label);
-    if (step.queue != 0) step.label += " on queue " + s.queues[step.queue].name;
-    if (repeat > 1) step.label += fmt::format(" (repetition {} of {})", repetition + 1, repeat);
-    s.steps.push_back(std::move(step));
-}
-
-// One [[step]] table: a step, a step with `repeat = K` (K copies), or a group: `repeat = K`
-// and [[step.steps]] tables, the group's steps in order K times. Groups do not nest, and a
-// step inside a group has no repeat of its own. `repeat` is taken out of `t` before the step's
-// own keys are checked. The expanded list holds at most kMaxSteps steps.
-void appendSteps(const Parser& p, toml::table& t, Scenario& s) {
-    const toml::node* repeatNode = t.get("repeat");
-    const uint64_t repeat = p.integer(t, "repeat", 1, ~uint64_t{0});
-    if (repeatNode && (repeat == 0 || repeat > kMaxSteps))
-        p.fail(*repeatNode, fmt::format("'repeat' must be 1..{}", kMaxSteps));
-    const SourcePlace repeatPlace = repeatNode ? placeOf(*repeatNode) : SourcePlace{};
-    std::vector<Step> body;
-    if (toml::node* inner = t.get("steps")) {
-        p.onlyKeys(t, {"repeat", "steps"}, "a group [[step]] (repeat and [[step.steps]])");
-        if (!repeatNode) p.fail(t, "a group [[step]] has no 'repeat'; expected repeat = 2 or more");
-        toml::array* list = inner->as_array();
-        if (!list || list->empty()) p.fail(*inner, "'steps' must be [[step.steps]] tables, at least one");
-        for (auto& e : *list) {
-            toml::table* st = e.as_table();
-            if (!st) p.fail(e, "'steps' must be [[step.steps]] tables");
-            if (st->get("repeat") || st->get("steps"))
-                p.fail(st->get("repeat") ? *st->get("repeat") : *st->get("steps"),
-                       "a step inside a group has no 'repeat' or 'steps' of its own; groups do not nest");
-            const uint32_t queue = takeQueue(p, *st, s);
-            const ModesKey modes = takeModes(p, *st);
-            body.push_back(parseStep(p, *st, s));
-            body.back().queue = queue;
-            applyModes(p, modes, body.back());
-        }
-    } else {
-        t.erase("repeat");
-        const uint32_t queue = takeQueue(p, t, s);
-        const ModesKey modes = takeModes(p, t);
-        body.push_back(parseStep(p, t, s));
-        body.back().queue = queue;
-        applyModes(p, modes, body.back());
-    }
-    if (s.steps.size() + repeat * body.size() > kMaxSteps)
-        throw UsageError(fmt::format("{}:{}:{}: the steps repeated come to more than {} steps; expected fewer",
-                                     p.file(), repeatPlace.line, repeatPlace.column, kMaxSteps));
-    for (uint64_t r = 0; r < repeat; ++r) {
-        for (const Step& step : body) appendOne(step, r, repeat, s);
-    }
-    for (const Step& step : body) {
-        const auto* d = std::get_if<Dispatch>(&step.body);
-        if (d && d->alternatePhase && repeat == 1)
-            throw UsageError(
-                fmt::format("{}:{}:{}: phase = \"alternate\" needs a repeat; expected repeat = 2 or "
-                            "more, or phase = 0 or 1",
-                            p.file(), step.place.line, step.place.column));
-    }
-}
-
-// A buffer with init = "undefined" must be written before a step reads it or it is checked.
-void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
-    std::set<std::string> written;
-    for (const auto& b : s.buffers) {
-        if (b.init != InitKind::Undefined) written.insert(b.name);
-    }
-    for (const auto& step : s.steps) {
-        std::vector<std::string> reads, writes;
-        stepAccesses(step, s, reads, writes);
-        for (const auto& r : reads) {
-            if (!written.count(r))
-                throw UsageError(
-                    fmt::format("{}:{}:{}: {} reads buffer '{}' before any step writes it (its init is "
-                                "\"undefined\"); expected a write first or an init",
-                                p.file(), step.place.line, step.place.column, step.label, r));
-        }
-        written.insert(writes.begin(), writes.end());
-    }
-    for (const auto& b : s.buffers) {
-        if (b.checked && !written.count(b.name))
-            throw UsageError(
-                fmt::format("{}:{}:{}: buffer '{}' is checked but nothing writes it (its init is "
-                            "\"undefined\"); expected a write or an init",
-                            p.file(), b.place.line, b.place.column, b.name));
-    }
-}
-
-// Each dispatch_indirect's group counts as the CPU model has them in its args when the step
-// runs (indirectGroups), kept in its `groups` for writtenRanges; a count past kMaxGroups (the
-// required minimum of maxComputeWorkGroupCount, Vulkan spec "Required Limits") is an error.
-// 0 is allowed: Vulkan lets an indirect dispatch have no workgroups. Runs the CPU model once,
-// only for a scenario with an indirect dispatch.
-void resolveIndirectGroups(const Parser& p, Scenario& s) {
-    const bool any = std::any_of(s.steps.begin(), s.steps.end(), [](const Step& step) {
-        const auto* d = std::get_if<Dispatch>(&step.body);
-        return d && d->indirect;
-    });
-    if (!any) return;
-    fillChainWords(std::span<Scenario* const>({&s}));  // the args may come from them
-    Contents contents = initialContents(s);
-    std::set<std::string> unmodelled;
-    for (Step& step : s.steps) {
-        if (auto* d = std::get_if<Dispatch>(&step.body); d && d->indirect) {
-            if (unmodelled.count(d->indirect->buffer))
-                throw UsageError(fmt::format(
-                    "{}:{}:{}: {} reads its group counts from buffer '{}', which a user kernel wrote before (the CPU "
-                    "model cannot know them); expected args that no user kernel's output reaches",
-                    p.file(), step.place.line, step.place.column, step.label, d->indirect->buffer));
-            const auto g = indirectGroups(*d, contents);
-            if (std::any_of(g.begin(), g.end(), [](uint32_t n) { return n > kMaxGroups; }))
-                throw UsageError(fmt::format(
-                    "{}:{}:{}: {} reads group counts ({}, {}, {}) from buffer '{}' at byte {} (as the CPU model has "
-                    "it there); expected each 0..{}",
-                    p.file(), step.place.line, step.place.column, step.label, g[0], g[1], g[2], d->indirect->buffer,
-                    d->indirect->offset, kMaxGroups));
-            std::copy(g.begin(), g.end(), d->groups);
-        }
-        applyStep(step, contents);
-        unmodelledAfter(step, s, unmodelled);
-    }
-}
+using namespace parse;
 
 // `shape = "small"` (a --preset name), or a table of the chain's shape fields, each replacing
 // one of `preset`'s (spectrostream by default), as the command line's shape options do:
@@ -826,7 +81,7 @@ void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
                {"name", "source", "pattern", "expected", "check", "buffer", "kernel", "step", "shuffle", "queue",
                 "semaphore", "shape"},
                "the scenario");
-    s.name = p.text(root, "name", true, "the scenario");
+    s.name = p.name(root, "name", true, "the scenario", "the scenario's");
     s.source = p.text(root, "source", true, "the scenario");
     s.pattern = p.text(root, "pattern", true, "the scenario");
     s.expected = p.text(root, "expected", true, "the scenario");
@@ -887,10 +142,31 @@ void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m
                                            what, m.pushConstantBytes, sizeof(KernelParams)));
 }
 
+// The module through spirv-val, as --spirv's modules (core/spirv_validation.hpp): a module it
+// rejects is a bad file at the kernel's `spirv`, before a driver is given it (an invalid
+// module may crash the driver, which would say nothing about the driver). Where spirv-val
+// cannot run (not on PATH, no temporary file), the module is used as repro's own reader
+// found it, and `k.validation` says why it was not checked.
+void checkWithSpirvVal(const Parser& p, const toml::node& spirv, UserKernel& k) {
+    const char* path = std::getenv("PATH");
+    const char* tmp = std::getenv("TMPDIR");
+    const std::filesystem::path module(k.spirv);
+    const std::filesystem::path folder = module.has_parent_path() ? module.parent_path() : ".";
+    const SpirvValidation v = validateModules(findOnPath("spirv-val", path ? path : ""), folder,
+                                              {module.filename().string()}, tmp && *tmp ? tmp : "/tmp")
+                                  .front();
+    if (v.state == SpirvValidation::State::Invalid)
+        p.fail(spirv, fmt::format("kernel '{}': {}: spirv-val ({}) rejects the module ({}); expected a module that "
+                                  "passes spirv-val",
+                                  k.name, quote(k.spirv), kSpirvValTargetEnv, v.message));
+    k.validation = v.state == SpirvValidation::State::Valid ? fmt::format("spirv-val ({}): valid", kSpirvValTargetEnv)
+                                                            : fmt::format("not checked by spirv-val: {}", v.message);
+}
+
 // One [[kernel]]: name, spirv (a path relative to the scenario file's folder), entry.
 UserKernel parseUserKernel(const Parser& p, const toml::table& t, const Scenario& s) {
     p.onlyKeys(t, {"name", "spirv", "entry"}, "a [[kernel]]");
-    UserKernel k{.name = p.text(t, "name", true, "a [[kernel]]"), .place = placeOf(t)};
+    UserKernel k{.name = p.name(t, "name", true, "a [[kernel]]", "kernel"), .place = placeOf(t)};
     if (parseKernel(k.name) || s.kernel(k.name))
         p.fail(*t.get("name"), fmt::format("kernel '{}' is {}; expected a name of its own", k.name,
                                            parseKernel(k.name) ? "a built-in kernel's name" : "declared twice"));
@@ -903,6 +179,7 @@ UserKernel parseUserKernel(const Parser& p, const toml::table& t, const Scenario
     } catch (const UsageError& e) {
         p.fail(*t.get("spirv"), fmt::format("kernel '{}': {}", k.name, e.what()));
     }
+    checkWithSpirvVal(p, *t.get("spirv"), k);
     checkUserModule(p, t, m, k);
     k.localSize = m.localSize;
     k.words = std::move(m.words);
@@ -934,7 +211,8 @@ void parseQueuesAndSemaphores(const Parser& p, const toml::table& root, Scenario
             if (!t) p.fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
             const bool queue = key == "queue";
             p.onlyKeys(*t, {"name", queue ? "family" : "type"}, queue ? "a [[queue]]" : "a [[semaphore]]");
-            const std::string name = p.text(*t, "name", true, queue ? "a [[queue]]" : "a [[semaphore]]");
+            const std::string name =
+                p.name(*t, "name", true, queue ? "a [[queue]]" : "a [[semaphore]]", queue ? "queue" : "semaphore");
             const std::string kind = p.text(*t, queue ? "family" : "type", true, fmt::format("{} '{}'", key, name));
             const bool twice = queue ? std::any_of(s.queues.begin(), s.queues.end(),
                                                    [&](const QueueSpec& q) { return q.name == name; })
@@ -1037,7 +315,7 @@ ParameterValues readParameters(const Parser& p, const toml::table& root, const P
         if (!t) p.fail(*node, "'parameters' must be a table; expected [parameters] with name = integer");
         for (const auto& [key, value] : *t) {
             if (!isParameterName(key.str()))
-                p.fail(value, fmt::format("parameter name '{}'; expected letters, digits and '_'", key.str()));
+                p.fail(value, fmt::format("parameter name {}; expected letters, digits and '_'", quote(key.str())));
             out[std::string(key.str())] = static_cast<uint32_t>(p.integer(*t, key.str(), 0, 0xffffffffULL));
         }
     }
@@ -1128,10 +406,11 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
     toml::node* node = root.get("step");
     toml::array* steps = node ? node->as_array() : nullptr;
     if (!steps || steps->empty()) p.fail(root, "the scenario has no [[step]] tables; expected at least one");
+    RepeatSeen biggest;
     for (auto& e : *steps) {
         toml::table* t = e.as_table();
         if (!t) p.fail(e, "'step' must be [[step]] tables");
-        appendSteps(p, *t, s);
+        appendSteps(p, *t, s, biggest);
     }
     shuffleSteps(p, root, s);
     refuseHostPointsWithQueues(s);
@@ -1142,10 +421,13 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
 }
 
 Scenario loadScenario(const std::string& path, const ParameterValues& overrides) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    if (!in || !(text << in.rdbuf())) throw UsageError(fmt::format("--scenario: cannot read '{}'", path));
-    const std::string bytes = text.str();
+    BoundedRead file = readRegularFile(path, kMaxScenarioBytes);
+    if (!file.problem.empty())
+        throw UsageError(fmt::format("--scenario: cannot read {} ({})", quote(path), file.problem));
+    if (file.bytes.empty())
+        throw UsageError(
+            fmt::format("--scenario: {} is empty (0 bytes); expected a scenario (docs/scenarios.md)", quote(path)));
+    const std::string bytes = std::move(file.bytes);
     Scenario s = parseScenario(bytes, path, overrides);
     s.fileBytes = bytes.size();
     s.fileSha256 = sha256Hex(bytes);  // of the very bytes parsed, not a second read

@@ -37,7 +37,16 @@ inline constexpr uint64_t kMaxSteps = 65536;
 // left alone.
 Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides = {});
 
-// Reads `path` and parses it; a file that cannot be read is a UsageError naming it.
+// The largest scenario file read: 16 MiB, far past any hand-written file (the shipped ones
+// are a few KiB) and small enough that a wrong path (/dev/zero, a disk image) is refused
+// before it fills memory (docs/scenarios.md "Files").
+inline constexpr uint64_t kMaxScenarioBytes = uint64_t{16} << 20;
+
+// Reads `path` (a regular file of at most kMaxScenarioBytes, core/bounded_file.hpp: a FIFO
+// or a device is refused without blocking) and parses it. A UsageError names the path and
+// why: "--scenario: cannot read 'PATH' (REASON)" (errno's text, "Is a directory", "a FIFO,
+// not a regular file", "N bytes, more than the 16 MiB allowed"), or "--scenario: 'PATH' is
+// empty (0 bytes); ...".
 Scenario loadScenario(const std::string& path, const ParameterValues& overrides = {});
 
 // Makes the words of every chain-input and chain-weight buffer of `scenarios` that has none:

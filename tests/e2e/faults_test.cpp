@@ -2,7 +2,8 @@
 // simulated driver where a long wait is needed.
 //  - a driver whose manifest declares "api_version": "1.0.0" withholds the 1.3 core names:
 //    --barrier sync2/full is then 125 naming vkCmdPipelineBarrier2, not a call through null;
-//  - a crash is called the driver's only when the faulting code is the driver's;
+//  - a crash is called the driver's only when the faulting code is the driver's, and an
+//    abort only when the child raised it;
 //  - --invert never gives a usage error a verdict's status;
 //  - a child stopped (SIGSTOP, a debugger), or the whole run stopped, for longer than a
 //    call's deadline has not stalled.
@@ -109,6 +110,24 @@ TEST(Faults, ASegvSentFromOutsideIsNoDriverCrashNorAHang) {
     EXPECT_TRUE(contains(r.out, "--- CRASHED: the repro child process crashed (SIGSEGV)")) << shown(r);
     EXPECT_FALSE(contains(r.out, "GPU HANG")) << shown(r);
     EXPECT_FALSE(contains(r.out, "the driver crashed")) << shown(r);
+}
+
+// abort(3) in the driver is the driver's (e2e.simdriver.* abort rows); a SIGABRT another
+// process sends (kill -ABRT, `timeout -s ABRT`, a watchdog) is not (hostile-input probe R6).
+// Sent to the child, or to repro itself (as `timeout -s ABRT` does, to repro and its process
+// group), which passes it on and never ends by it.
+TEST(Faults, AnAbortSentFromOutsideIsNoDriverCrash) {
+    for (const char* kill : {"kill -ABRT $child", "kill -ABRT $pid"}) {
+        const BoundedResult r = runAndThen(kLongWaits, layerEnv(kSlowClock), 3, kill);
+        EXPECT_EQ(r.status, 125) << kill << "\n" << shown(r);
+        EXPECT_TRUE(
+            contains(r.out, "--- CRASHED: the repro child process was ended by a SIGABRT another process sent, in "))
+            << kill << "\n"
+            << shown(r);
+        EXPECT_TRUE(contains(r.out, "so this is no verdict on the driver")) << shown(r);
+        EXPECT_FALSE(contains(r.out, "DRIVER CRASH")) << shown(r);
+        EXPECT_FALSE(contains(r.out, "the driver aborted")) << shown(r);
+    }
 }
 
 // ---- c: a stop is not a stall ---------------------------------------------------------

@@ -36,8 +36,8 @@ std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdou
 struct Folder {
     std::filesystem::path dir;
     explicit Folder(const std::string& name)
-        : dir(std::filesystem::temp_directory_path() / ("repro-file-defects-" + name + "-" +
-                                                        std::to_string(::getpid()))) {
+        : dir(std::filesystem::temp_directory_path() /
+              ("repro-file-defects-" + name + "-" + std::to_string(::getpid()))) {
         std::filesystem::create_directories(dir);
     }
     ~Folder() { std::filesystem::remove_all(dir); }
@@ -130,11 +130,11 @@ INSTANTIATE_TEST_SUITE_P(Signals, FileInterrupt,
 TEST(FileTimeout, ATimedOutWaitNeverLeadsToDestroyingTheDevice) {
     const Folder f("abandon");
     const std::string file = incrementFile(f).string();
-    const BoundedResult r = runBounded(
-        "/bin/sh",
-        {"-c", simulation("clock:us-per-wg=1;hang:dispatches=1;crash:vkDestroyDevice") + "\"" + REPRO_EXECUTABLE +
-                   "\" --scenario '" + file + "' --mode multipass --timeout 1"},
-        {"ASAN_OPTIONS=detect_leaks=0"}, 120);
+    const BoundedResult r =
+        runBounded("/bin/sh",
+                   {"-c", simulation("clock:us-per-wg=1;hang:dispatches=1;crash:vkDestroyDevice") + "\"" +
+                              REPRO_EXECUTABLE + "\" --scenario '" + file + "' --mode multipass --timeout 1"},
+                   {"ASAN_OPTIONS=detect_leaks=0"}, 120);
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- GPU HANG: mode multipass")) << shown(r);
     EXPECT_FALSE(contains(r.out + r.err, "DRIVER CRASH")) << shown(r);
@@ -149,17 +149,16 @@ TEST(FileTimeout, ATimedOutWaitNeverLeadsToDestroyingTheDevice) {
 TEST(FileMatrix, AHangingRowEndsThatRowOnly) {
     const Folder f("matrix-hang");
     const std::string file = incrementFile(f).string();
-    const BoundedResult r = runBounded(
-        "/bin/sh",
-        {"-c", simulation("clock:us-per-wg=0,ms-per-dispatch=1;hang:dispatches=2") + "\"" + REPRO_EXECUTABLE +
-                   "\" --scenario '" + file + "' --matrix --timeout 1"},
-        {"ASAN_OPTIONS=detect_leaks=0"}, 150);
+    const BoundedResult r =
+        runBounded("/bin/sh",
+                   {"-c", simulation("clock:us-per-wg=0,ms-per-dispatch=1;hang:dispatches=2") + "\"" +
+                              REPRO_EXECUTABLE + "\" --scenario '" + file + "' --matrix --timeout 1"},
+                   {"ASAN_OPTIONS=detect_leaks=0"}, 150);
     EXPECT_EQ(r.status, 3) << shown(r);
     for (const char* mode : {"multipass", "single"}) {
         const std::string m(mode);
-        EXPECT_TRUE(std::regex_search(r.out, std::regex("\n +\\d+  " + m + " as written +hang +3 ")))
-            << mode << "\n"
-            << shown(r);
+        EXPECT_TRUE(std::regex_search(r.out, std::regex("\n +\\d+  " + m + " as written +hang +3 "))) << mode << "\n"
+                                                                                                      << shown(r);
         EXPECT_TRUE(std::regex_search(r.out, std::regex("\n +\\d+  " + m + " submit-every=2 host-wait +ok +0 ")))
             << mode << "\n"
             << shown(r);
@@ -179,8 +178,8 @@ TEST(FileMatrix, SigtstpStopsTheRowAndItsVulkanChild) {
     const std::string then = std::string(kDescendants) +
                              "sleep 1; kill -TSTP $pid; sleep 1.5; for p in $pid $(desc $pid); do "
                              "echo \"state $(cut -d')' -f2 /proc/$p/stat | cut -c2)\"; done; kill -CONT $pid";
-    const BoundedResult r = inBackground(kSlowRows, "--scenario '" + incrementFile(f).string() + "' --matrix",
-                                         "--- matrix ---", then, 280);
+    const BoundedResult r =
+        inBackground(kSlowRows, "--scenario '" + incrementFile(f).string() + "' --matrix", "--- matrix ---", then, 280);
     EXPECT_EQ(statusOf(r), 0) << shown(r);
     // A row that was just ending may be a zombie (Z) or gone; none may be running or sleeping.
     EXPECT_GE(count(r.out, "state T"), 3u) << "repro, the row and its Vulkan child: " << shown(r);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -249,6 +251,93 @@ TEST(SweepDumps, AreNamedPerChainLength) {
     for (const char* name : {"split-n1.f32", "split-n2.f32", "split-n3.f32"}) {
         EXPECT_TRUE(std::filesystem::is_regular_file(dir / "d" / name)) << name;
     }
+}
+
+// ---- issue 35, section 4: hostile inputs on the built-in chain ----------------------------
+
+// Two documents to one file: the second replaced the first without a word (R11), for any
+// spelling of the path. Refused before anything runs, and --spirv's modules are inputs.
+TEST(OutputPaths, TwoDocumentsOrADocumentAndAnInputOnOneFileAreRefusedBeforeAnyWork) {
+    TempDir dir("output-collision");
+    const std::string r = (dir / "r.json").string(), md = (dir / "r.md").string();
+    const ProcessResult traced = runRepro({"--preset", "tiny", "-n", "2", "--trace", r, "--json", r, "-q"});
+    EXPECT_EQ(traced.status, 1) << traced.out << traced.err;
+    EXPECT_EQ(traced.err, "repro: --json '" + r + "' and --trace '" + r +
+                              "' name the same file, so one document would replace the other; expected a file of "
+                              "its own for each\n");
+    EXPECT_EQ(traced.out, "") << "nothing ran";
+    const std::string spelled = (dir.path() / "." / "r.md").string();
+    const ProcessResult markdown =
+        runRepro({"--preset", "tiny", "-n", "2", "--format", "markdown", "-o", md, "--json", spelled, "-q"});
+    EXPECT_EQ(markdown.status, 1) << markdown.out << markdown.err;
+    EXPECT_EQ(markdown.err, "repro: -o/--output '" + md + "' and --json '" + spelled +
+                                "' name the same file, so one document would replace the other; expected a file of "
+                                "its own for each\n");
+    EXPECT_FALSE(std::filesystem::exists(md)) << "nothing was written";
+    // A copy of the built modules as --spirv DIR, and -o over one of them.
+    for (const char* module : {"conv_t.spv", "slice.spv"})
+        std::filesystem::copy_file(std::filesystem::path(REPRO_BUILT_SPIRV_DIR) / module, dir / module);
+    const std::string slice = (dir / "slice.spv").string();
+    const std::string before = readText(slice);
+    const ProcessResult spirv = runRepro({"--preset", "tiny", "-n", "2", "--spirv", dir.path().string(), "-o", slice});
+    EXPECT_EQ(spirv.status, 1) << spirv.out << spirv.err;
+    EXPECT_EQ(spirv.err, "repro: -o/--output '" + slice + "' is the --spirv module '" + slice +
+                             "', which the document would replace; expected another path for the document\n");
+    EXPECT_EQ(readText(slice), before) << "the module is untouched";
+    // Devices are written in place: two documents to /dev/null are no collision.
+    const ProcessResult nulls =
+        runRepro({"--preset", "tiny", "-n", "2", "--json", "/dev/null", "--trace", "/dev/null"});
+    EXPECT_EQ(nulls.status, 0) << nulls.out << nulls.err;
+}
+
+// A name of 248..255 bytes is valid, but its temporary ".NAME.XXXXXX" was not: the document
+// was lost after the run (R12). The temporary name is cut to fit, so the document is written.
+TEST(OutputPaths, ADocumentWithALongValidNameIsWritten) {
+    TempDir dir("long-name");
+    const std::string name = std::string(250, 'L') + ".json";  // 255 bytes, NAME_MAX
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--format", "json", "-o", (dir / name).string()});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(r.err, "");
+    const json j = json::parse(readText(dir / name), nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "the document is whole";
+    EXPECT_EQ(j.at("verdict").at("exit_status"), 0);
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1)
+        << "no temporary file left";
+}
+
+// A writable file in a folder where no new file can be made (read-only or immutable; here
+// /proc/self, as any user): the file passed the check, the run happened, then the write's
+// temporary file failed and the document was lost (R12). Now refused before the run.
+TEST(OutputPaths, AFolderWhereTheTemporaryFileCannotBeMadeIsRefusedBeforeAnyWork) {
+    const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "-o", "/proc/self/comm"});
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_EQ(r.err, "repro: -o/--output: cannot write '/proc/self/comm' (No such file or directory)\n");
+    EXPECT_EQ(r.out, "") << "nothing ran";
+}
+
+// A reproduced run whose stdout document is lost keeps its 2, and says the document is lost
+// (N12: the line came only when the status was 0).
+TEST(UnwritableStreams, AReproducedRunSaysItsDocumentWasLostAndKeepsItsStatus) {
+    const ProcessResult r = shell("REPRO --preset tiny -n 2 --drop-dispatch 2 --format json > /dev/full");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_TRUE(contains(r.err, "--- BUG REPRODUCED")) << r.err;
+    EXPECT_EQ(repro::test::count(r.err, "repro: the report could not be written to stdout\n"), 1u) << r.err;
+}
+
+// VK_DRIVER_FILES naming /dev/zero or a FIFO beside a corrupt manifest: the manifest check
+// read /dev/zero until memory ran out (R9). Now each is named without being read.
+TEST(LoaderProblems, AManifestThatIsADeviceOrAFifoIsNamedWithoutReadingIt) {
+    TempDir dir("manifest-device");
+    const std::string broken = (dir / "broken.json").string(), fifo = (dir / "fifo.json").string();
+    std::ofstream(broken) << R"({"file_format_version": "1.0.0", "ICD": )";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const ProcessResult r = runProcess(
+        "/bin/sh", {"-c", std::string("ulimit -v 4194304; exec '") + REPRO_EXECUTABLE + "' --preset tiny -n 1"},
+        {"VK_DRIVER_FILES=" + broken + ":/dev/zero:" + fifo}, 60);
+    EXPECT_EQ(r.status, 125) << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "driver manifest '/dev/zero' cannot be read (a character device, not a regular file)"))
+        << r.err;
+    EXPECT_TRUE(contains(r.err, "driver manifest '" + fifo + "' cannot be read (a FIFO, not a regular file)")) << r.err;
 }
 
 }  // namespace

@@ -360,7 +360,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
     const BoundedResult r = repro({"--scenario", "/nonexistent/x.toml"});
     EXPECT_EQ(r.status, 1) << shown(r);
-    EXPECT_EQ(r.err, "repro: --scenario: cannot read '/nonexistent/x.toml'\n");
+    EXPECT_EQ(r.err, "repro: --scenario: cannot read '/nonexistent/x.toml' (No such file or directory)\n");
 }
 
 TEST(ScenarioOptions, OnlyModeDeviceAndTimeoutGoWithIt) {

@@ -611,6 +611,95 @@ std::vector<EnvironmentCase> verdictCases() {
     };
 }
 
+// Hostile inputs (issue 35, section 4; the hostile-input probe's R-numbers): a file, a path
+// or a signal that made repro give a wrong verdict, hang, crash or lose a document. Each row
+// the behaviour now and the test that failed before the fix.
+std::vector<EnvironmentCase> hostileCases() {
+    return {
+        {"a name in a scenario file with a control character (R15)",
+         "`name = \"evil\\u001b[2J\\nsecond line\"` (or a buffer, kernel, queue or semaphore so named), "
+         "`repro --scenario F`",
+         1,
+         "`F:1:8: the scenario's name 'evil\\x1b[2J\\nsecond line' holds a control character; expected a name that "
+         "prints as itself on one line` (was printed raw: a verdict line split in two, terminal escapes run)",
+         "e2e.HostileFile.ANameWithControlCharactersIsABadFile, "
+         "unit.ScenarioParse.NamesWithControlCharactersAreBadFilesOnOneLine, "
+         "unit.OneTerminalLine.*"},
+        {"a scenario dispatch of more than 2^32 invocations (R1)",
+         "`groups = [65535, 1025, 1]` on increment, or the same counts from an indirect-writer into a "
+         "`dispatch_indirect`, `repro --scenario F`",
+         1,
+         "`F:13:10: groups [65535, 1025, 1] make 4299096000 invocations (64 per workgroup), more than the 4294967296 "
+         "that kernel increment's 32-bit invocation index numbers without wrapping; ...`, nothing run (was BUG "
+         "REPRODUCED on a correct driver, exit 2)",
+         "e2e.HostileFile.ADispatchPast2To32InvocationsIsRefusedBeforeItRuns, "
+         "e2e.HostileFile.IndirectCountsPast2To32InvocationsAreRefusedBeforeTheyRun, "
+         "unit.ScenarioParse.InvocationsPastTheKernelsIndexAreRefusedAtTheBoundary"},
+        {"a user kernel's SPIR-V module that spirv-val rejects (R7)",
+         "a `[[kernel]]` module with the id bound 0xffffffff, `repro --scenario F`", 1,
+         "`F:L:C: kernel 'mix': 'bound.spv': spirv-val (vulkan1.3) rejects the module (error: line 0: Invalid SPIR-V.  "
+         "The id bound is larger than the max id bound 4194303.); ...` at the `spirv` key (was CANNOT TEST HERE: the "
+         "driver crashed in vkCreateComputePipelines, 125)",
+         "e2e.HostileFile.AUserModuleThatSpirvValRejectsIsABadFile"},
+        {"--scenario or a VK_DRIVER_FILES entry that is a FIFO, a device or too large (R9)",
+         "`repro --scenario fifo.toml`, `repro --scenario /dev/zero`, a 16 MiB + 1 file; "
+         "`VK_DRIVER_FILES=broken.json:/dev/zero:fifo.json repro`",
+         1,
+         "`--scenario: cannot read 'fifo.toml' (a FIFO, not a regular file)`, `(a character device, not a regular "
+         "file)`, `(16777217 bytes, more than the 16 MiB allowed)`; 125 with `driver manifest '/dev/zero' cannot be "
+         "read (a character device, not a regular file)` (was a hang in open(), or memory filled without bound)",
+         "e2e.HostileFile.AFifoOrADeviceIsRefusedWithoutReadingIt, "
+         "e2e.LoaderProblems.AManifestThatIsADeviceOrAFifoIsNamedWithoutReadingIt, "
+         "unit.ScenarioLoad.ReadErrorsSayWhyAndNeitherAFifoNorADeviceIsRead, "
+         "unit.UnreadableManifests.ADeviceOrAFifoIsNamedWithoutBeingRead"},
+        {"a scenario file that cannot be read, is empty, or repeats past 65536 steps (R18)",
+         "`repro --scenario` of a missing file, a folder, a dangling link, a link loop, an empty file; a `repeat = "
+         "65536` then one more step",
+         1,
+         "`--scenario: cannot read 'F' (No such file or directory)` (`Is a directory`, `Too many levels of symbolic "
+         "links`); `--scenario: 'F' is empty (0 bytes); ...`; `F:12:10: the steps repeated here make 65536 steps, and "
+         "with the steps after them the file comes to more than 65536 at step 65537 (line 14); ...` (was no reason, "
+         "`cannot read` for an empty file, and `F:0:0`)",
+         "e2e.HostileFile.ReadErrorsSayWhyAndAnEmptyFileSaysItIsEmpty, "
+         "e2e.HostileFile.TooManyStepsAfterARepeatPointAtTheRepeat, "
+         "unit.ScenarioParse.TooManyStepsPointAtTheRepeatNeverAtLineZero"},
+        {"a SIGABRT another process sends (R6)",
+         "`kill -ABRT <child>` during a driver call; `kill -ABRT <repro>` or `timeout -s ABRT` (repro passes it on to "
+         "the child)",
+         125,
+         "`--- CRASHED: the repro child process was ended by a SIGABRT another process sent, in vkWaitSemaphores "
+         "during ...`; `--- a signal from outside, not an abort the child raised: ... no verdict on the driver` (was "
+         "DRIVER CRASH: the driver aborted, exit 3; under `timeout -s ABRT` repro itself ended by the signal); "
+         "abort() in the driver stays the driver's",
+         "e2e.simdriver.Faults.AnAbortSentFromOutsideIsNoDriverCrash, "
+         "unit.CrashSite.TheHandlerReportsOnlyAnAbortSentByAnotherProcess, "
+         "unit.CrashSite.AnAbortAnotherProcessSentIsNeverTheDrivers"},
+        {"two documents on one file, or a document on an input (R11)",
+         "`repro --trace r.json --json r.json`, `-o r.md --json ./r.md`, `--scenario F --json F`, `-o` on a "
+         "`--spirv` module",
+         1,
+         "`--json 'r.json' and --trace 'r.json' name the same file, so one document would replace the other; ...`; "
+         "`--json 'F' is the --scenario file 'F', which the document would replace; ...`, before anything runs, the "
+         "file untouched (was overwritten without a word, exit 0)",
+         "e2e.OutputPaths.TwoDocumentsOrADocumentAndAnInputOnOneFileAreRefusedBeforeAnyWork, "
+         "e2e.HostileFile.AnOutputNamingTheScenarioFileIsRefusedAndTheFileKept, unit.OutputCollision.*"},
+        {"a document name of 248..255 bytes, or a folder where no new file can be made (R12)",
+         "`repro --format json -o LLL...L.json` (255 bytes); `repro -o /proc/self/comm` (a writable file in a "
+         "folder that takes no new file, as a read-only or immutable one)",
+         0,
+         "the long name is written (the temporary name is cut to fit NAME_MAX); the folder is `-o/--output: cannot "
+         "write '/proc/self/comm' (No such file or directory)`, exit 1, before the run (was the document lost after "
+         "the run, exit 1)",
+         "e2e.OutputPaths.ADocumentWithALongValidNameIsWritten, "
+         "e2e.OutputPaths.AFolderWhereTheTemporaryFileCannotBeMadeIsRefusedBeforeAnyWork, "
+         "unit.OutputPaths.TheTemporaryNameFitsForEveryValidName"},
+        {"a stdout document lost on a run that reproduced (N12)",
+         "`repro --preset tiny -n 2 --drop-dispatch 2 --format json > /dev/full`", 2,
+         "`repro: the report could not be written to stdout`, the status still 2 (was 2 and no word)",
+         "e2e.UnwritableStreams.AReproducedRunSaysItsDocumentWasLostAndKeepsItsStatus"},
+    };
+}
+
 std::string matrixMarkdown() {
     const auto m = faultMatrix();
     std::ostringstream md;
@@ -693,6 +782,15 @@ std::string matrixMarkdown() {
           "fix.\n\n"
           "| situation | how | status | repro says | test |\n|---|---|---|---|---|\n";
     for (const auto& e : verdictCases()) {
+        md << "| " << markdownCell(e.situation) << " | " << markdownCell(e.command) << " | " << e.status << " | "
+           << markdownCell(e.says) << " | " << markdownCell(e.test) << " |\n";
+    }
+    md << "\n## Hostile inputs (issue 35)\n\n"
+          "Files, paths and signals a user or a script may hand repro (issue 35, section 4; the R and N\n"
+          "numbers are the hostile-input probe's): the behaviour now, and the test that failed before\n"
+          "the fix.\n\n"
+          "| situation | how | status | repro says | test |\n|---|---|---|---|---|\n";
+    for (const auto& e : hostileCases()) {
         md << "| " << markdownCell(e.situation) << " | " << markdownCell(e.command) << " | " << e.status << " | "
            << markdownCell(e.says) << " | " << markdownCell(e.test) << " |\n";
     }

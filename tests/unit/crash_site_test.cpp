@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,26 @@ TEST(CrashSite, OnlyTheDriversOwnCrashIsAHang) {
               kExitCannotTest);
 }
 
+TEST(CrashSite, AnAbortAnotherProcessSentIsNeverTheDrivers) {
+    const std::string where = "in vkWaitSemaphores during mode split, submit 7 of 40 (step 4 conv-T)";
+    // What the handler sends for it, through the protocol, to the verdict.
+    ChildProtocol p;
+    p.feed("S\tmodes\tsplit\tsubmit 7 of 40\n\nC\t6\tunknown\t0x0\t\n", 1.0);
+    ASSERT_TRUE(p.state().crash);
+    for (const bool modes : {true, false}) {
+        const CrashVerdict v = crashVerdict(SIGABRT, p.state().crash, /*inCall=*/true, modes, where, "SIGABRT");
+        EXPECT_EQ(v.status, kExitCannotTest);
+        EXPECT_EQ(v.line, "--- CRASHED: the repro child process was ended by a SIGABRT another process sent, " + where);
+        EXPECT_EQ(v.detail,
+                  "--- a signal from outside, not an abort the child raised: neither the driver's code nor repro's "
+                  "could be named, so this is no verdict on the driver");
+    }
+    // The child's own abort inside a driver call (no report) stays the driver's.
+    const CrashVerdict own = crashVerdict(SIGABRT, std::nullopt, true, true, where, "SIGABRT");
+    EXPECT_EQ(own.status, kExitHang);
+    EXPECT_EQ(own.line, "--- DRIVER CRASH: the driver aborted (SIGABRT) " + where);
+}
+
 // Runs `crash` in a forked child with the reporter installed; returns what the handler sent.
 template <typename Crash>
 std::string reportedBy(Crash crash) {
@@ -145,6 +166,25 @@ TEST(CrashSite, TheHandlerPlacesACallThroughANullPointerAndABadWriteInTheExecuta
     EXPECT_TRUE(badWrite.starts_with("\nC\t11\trepro\t0x")) << badWrite;
     const std::string sent = reportedBy([] { ::kill(::getpid(), SIGBUS); });
     EXPECT_TRUE(sent.starts_with("\nC\t7\tunknown\t0x0\t\n")) << "a signal sent is placed nowhere: " << sent;
+}
+
+// abort(3) raises SIGABRT with the process's own pid: the handler reports nothing, so the
+// parent's rule (inside a watched driver call: the driver's) decides. A SIGABRT another
+// process sends (kill -ABRT, timeout -s ABRT) is reported as a signal sent.
+TEST(CrashSite, TheHandlerReportsOnlyAnAbortSentByAnotherProcess) {
+    EXPECT_EQ(reportedBy([] { std::abort(); }), "") << "abort() in the child is its own";
+    EXPECT_EQ(reportedBy([] { ::raise(SIGABRT); }), "");
+    const std::string sent = reportedBy([] {
+        const pid_t self = ::getpid();
+        const pid_t other = ::fork();
+        if (other == 0) {
+            ::kill(self, SIGABRT);
+            ::_exit(0);
+        }
+        ::waitpid(other, nullptr, 0);
+        for (;;) ::pause();  // until the signal ends this process
+    });
+    EXPECT_EQ(sent, "\nC\t6\tunknown\t0x0\t\n");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -79,6 +81,18 @@ TEST(UnreadableManifests, CorruptJsonIsNamedWithWhereItBreaks) {
     ASSERT_EQ(all.size(), 2u);
     EXPECT_EQ(all[0], "'" + bad + "' is not valid JSON (parse error at byte 41)");  // past its 40 bytes
     EXPECT_EQ(all[1], "'" + empty + "' is not valid JSON (the file is empty)");
+}
+
+// VK_DRIVER_FILES may name anything: a FIFO blocked the check's open, /dev/zero filled memory
+// (R9). Neither is read now; each is named with what it is.
+TEST(UnreadableManifests, ADeviceOrAFifoIsNamedWithoutBeingRead) {
+    Folder f("loader-log");
+    const std::string fifo = (f.path() / "fifo.json").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const auto bad = unreadableDriverManifests("/dev/zero:" + fifo + ":" + f.path().string() + "/missing.json");
+    ASSERT_EQ(bad.size(), 2u) << "a missing file is the loader's to name";
+    EXPECT_EQ(bad[0], "'/dev/zero' cannot be read (a character device, not a regular file)");
+    EXPECT_EQ(bad[1], "'" + fifo + "' cannot be read (a FIFO, not a regular file)");
 }
 
 TEST(UnreadableManifests, DefaultFoldersAreTheLoadersLinuxOnes) {

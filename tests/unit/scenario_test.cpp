@@ -13,6 +13,9 @@
 #include <stdexcept>
 #include <string>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/errors.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_cpu.hpp"
@@ -1494,6 +1497,101 @@ TEST(ScenarioParameters, AnUnknownNameIsAnErrorAtItsPlace) {
     }
     EXPECT_EQ(errorOf(kHeader + "[parameters]\nwork = -1\n" + kBufferA + kParameterStep),
               "bad.toml:7:8: 'work' = -1 is out of range; expected 0..4294967295");
+}
+
+// ---- issue 35, section 4: hostile files --------------------------------------------------
+
+// The built-in kernels index words with a 32-bit flat index (shaders/scenario_common.h): past
+// 2^32 invocations it wraps, and the invocations past the wrap redo words the CPU model has
+// them leave alone (R1). The bound is the kernel's: compare-swap's pair index 2i + phase + 1
+// wraps at half of it. Exactly at the bound is accepted.
+TEST(ScenarioParse, InvocationsPastTheKernelsIndexAreRefusedAtTheBoundary) {
+    const auto dispatch = [](const std::string& kernel, const std::string& groups, const std::string& more = "") {
+        return kHeader + kBufferA + "[[step]]\ndispatch = \"" + kernel + "\"\nbindings = [\"a\"]\ngroups = " + groups +
+               "\n" + more;
+    };
+    EXPECT_EQ(errorOf(dispatch("increment", "[32768, 2048, 1]")), "") << "2^32 invocations: the last index fits";
+    EXPECT_EQ(errorOf(dispatch("increment", "[32768, 2048, 2]")),
+              "bad.toml:14:10: groups [32768, 2048, 2] make 8589934592 invocations (64 per workgroup), more than the "
+              "4294967296 that kernel increment's 32-bit invocation index numbers without wrapping; expected at most "
+              "4294967296 invocations");
+    EXPECT_NE(errorOf(dispatch("work", "[65535, 1025]")), "");
+    EXPECT_EQ(errorOf(dispatch("compare-swap", "[32768, 1024]", "phase = 0\n")), "") << "2^31 pairs from 0";
+    EXPECT_EQ(errorOf(dispatch("compare-swap", "[32768, 1024]", "phase = 1\n")),
+              "bad.toml:14:10: groups [32768, 1024, 1] make 2147483648 invocations (64 per workgroup), more than the "
+              "2147483647 that kernel compare-swap's 32-bit pair index 2 * i + phase + 1 numbers without wrapping; "
+              "expected at most 2147483647 invocations");
+    EXPECT_NE(errorOf(kHeader + kBufferA +
+                      "[[step]]\nrepeat = 2\n[[step.steps]]\ndispatch = \"compare-swap\"\nbindings = [\"a\"]\n"
+                      "groups = [32768, 1024]\nphase = \"alternate\"\n"),
+              "")
+        << "alternate takes phase 1 too";
+    // noop writes nothing and the indirect-writer tests its whole uvec3: no bound.
+    EXPECT_EQ(errorOf(dispatch("noop", "[65535, 65535, 65535]")), "");
+    Dispatch user{.user = "mix"};
+    EXPECT_EQ(maxIndexedInvocations(user), 0u) << "a user kernel's indexing is its own";
+    const uint32_t most[3] = {65535, 65535, 65535};
+    EXPECT_EQ(invocations(most), uint64_t{64} * 65535 * 65535 * 65535);
+}
+
+// Names the output prints must print as themselves (R15): a control character in one is a
+// bad file at the name, and the line quotes it escaped, so it stays one line.
+TEST(ScenarioParse, NamesWithControlCharactersAreBadFilesOnOneLine) {
+    EXPECT_EQ(errorOf("name = \"t\\u001b[2J\"\n" + kHeader.substr(kHeader.find('\n') + 1) + kBufferA +
+                      "[[step]]\nfill = \"a\"\n"),
+              "bad.toml:1:8: the scenario's name 't\\x1b[2J' holds a control character; expected a name that prints "
+              "as itself on one line");
+    EXPECT_EQ(errorOf(kHeader + "[[buffer]]\nname = \"b\\r\"\nbytes = 64\n" + kBufferA + "[[step]]\nfill = \"a\"\n"),
+              "bad.toml:7:8: buffer name 'b\\r' holds a control character; expected a name that prints as itself on "
+              "one line");
+    EXPECT_EQ(
+        errorOf(kHeader + kBufferA + "[[semaphore]]\nname = \"s\\u0007\"\ntype = \"binary\"\n[[step]]\nfill = \"a\"\n"),
+        "bad.toml:12:8: semaphore name 's\\a' holds a control character; expected a name that prints as itself "
+        "on one line");
+    EXPECT_EQ(
+        errorOf(kHeader + kBufferA + "[[queue]]\nname = \"\\u202eq\"\nfamily = \"same\"\n[[step]]\nfill = \"a\"\n"),
+        "bad.toml:12:8: queue name '\\u202eq' holds a control character; expected a name that prints as itself "
+        "on one line");
+    // Any other line that quotes file text is one line too: a binding naming no buffer.
+    const std::string unknown =
+        errorOf(kHeader + kBufferA + "[[step]]\ndispatch = \"increment\"\nbindings = [\"x\\ny\"]\n");
+    EXPECT_EQ(unknown, "bad.toml:13:13: binding 'x\\ny' is no buffer");
+    EXPECT_EQ(errorOf(kHeader + kBufferA + "[[step]]\nfill = \"a\"\n"), "") << "printable names pass";
+}
+
+// More than kMaxSteps steps once expanded points at a repeat, never at line 0, column 0 (R18).
+TEST(ScenarioParse, TooManyStepsPointAtTheRepeatNeverAtLineZero) {
+    const std::string big = kHeader + kBufferA + "[[step]]\nrepeat = 65536\nfill = \"a\"\n";
+    EXPECT_EQ(errorOf(big + "[[step]]\nfill = \"a\"\n"),
+              "bad.toml:12:10: the steps repeated here make 65536 steps, and with the steps after them the file comes "
+              "to more than 65536 at step 65537 (line 14); expected fewer");
+    EXPECT_EQ(errorOf(big + "[[step]]\nrepeat = 2\nfill = \"a\"\n"),
+              "bad.toml:15:10: the steps repeated come to more than 65536 steps; expected fewer");
+}
+
+// What --scenario names is read only when it is a regular file, bounded, and every read
+// error says why (R9, R18).
+TEST(ScenarioLoad, ReadErrorsSayWhyAndNeitherAFifoNorADeviceIsRead) {
+    const auto lineOf = [](const std::string& path) {
+        try {
+            (void)loadScenario(path);
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_EQ(lineOf("/nonexistent/x.toml"),
+              "--scenario: cannot read '/nonexistent/x.toml' (No such file or directory)");
+    EXPECT_EQ(lineOf("/dev/zero"), "--scenario: cannot read '/dev/zero' (a character device, not a regular file)");
+    const auto dir = std::filesystem::temp_directory_path() / ("repro-scenario-load-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string fifo = (dir / "fifo.toml").string(), empty = (dir / "empty.toml").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::ofstream(empty).close();
+    EXPECT_EQ(lineOf(fifo), "--scenario: cannot read '" + fifo + "' (a FIFO, not a regular file)");
+    EXPECT_EQ(lineOf(dir.string()), "--scenario: cannot read '" + dir.string() + "' (Is a directory)");
+    EXPECT_EQ(lineOf(empty), "--scenario: '" + empty + "' is empty (0 bytes); expected a scenario (docs/scenarios.md)");
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

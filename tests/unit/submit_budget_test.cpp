@@ -15,11 +15,12 @@ namespace {
 // One `work` dispatch over `groups` workgroups of 64 invocations, `work` iterations each,
 // then a fill of the whole 4 MiB buffer.
 scenario::Scenario workFile(uint32_t groups, uint32_t work) {
-    const std::string text = "name = \"w\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
-                             "check = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 4194304\ninit = \"iota\"\n"
-                             "[[step]]\ndispatch = \"work\"\nbindings = [\"a\"]\ngroups = [" +
-                             std::to_string(groups) + ", 1, 1]\nwork = " + std::to_string(work) +
-                             "\n[[step]]\nbarrier = \"blade-c\"\n[[step]]\nfill = \"a\"\nvalue = 7\n";
+    const std::string text =
+        "name = \"w\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+        "check = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 4194304\ninit = \"iota\"\n"
+        "[[step]]\ndispatch = \"work\"\nbindings = [\"a\"]\ngroups = [" +
+        std::to_string(groups) + ", 1, 1]\nwork = " + std::to_string(work) +
+        "\n[[step]]\nbarrier = \"blade-c\"\n[[step]]\nfill = \"a\"\nvalue = 7\n";
     return scenario::parseScenario(text, "w.toml");
 }
 

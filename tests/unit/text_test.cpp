@@ -83,6 +83,59 @@ TEST(Quote, EveryByteGivesPrintableOutput) {
     }
 }
 
+// ---- oneTerminalLine / printsAsItself -----------------------------------------------------
+
+TEST(OneTerminalLine, PrintableTextPassesWhole) {
+    EXPECT_EQ(oneTerminalLine("one increment dispatch, then a copy", 200), "one increment dispatch, then a copy");
+    EXPECT_EQ(oneTerminalLine("", 10), "");
+    EXPECT_EQ(oneTerminalLine("blade's \\ chain", 200), "blade's \\ chain") << "no quotes: ' and \\ stay";
+    EXPECT_EQ(oneTerminalLine("caf\xc3\xa9", 4), "caf\xc3\xa9") << "four code points, four columns";
+}
+
+TEST(OneTerminalLine, ControlCharactersAreEscapedAsQuoteEscapesThem) {
+    // the hostile probe's name (R15): a screen clear, a colour, a newline, a CR and a bell
+    const std::string evil = "evil\x1b[2J\x1b[31mRED\nsecond line\r\x07";
+    EXPECT_EQ(oneTerminalLine(evil, 200), "evil\\x1b[2J\\x1b[31mRED\\nsecond line\\r\\a");
+    EXPECT_EQ(oneTerminalLine("a\tb\x7f", 200), "a\\tb\\x7f");
+    EXPECT_EQ(oneTerminalLine("\xff", 200), "\\xff");  // invalid UTF-8
+    EXPECT_EQ(oneTerminalLine("\xe2\x80\xae"
+                              "evil",
+                              200),
+              "\\u202eevil");  // right-to-left override
+    for (int b = 0; b < 256; ++b) {
+        for (const char c : oneTerminalLine(std::string(1, static_cast<char>(b)), 200)) {
+            const auto u = static_cast<unsigned char>(c);
+            EXPECT_TRUE(u >= 0x20 && u != 0x7f) << "byte " << b;
+        }
+    }
+}
+
+TEST(OneTerminalLine, LongTextIsCutWithTheMarkerWithinTheColumns) {
+    EXPECT_EQ(oneTerminalLine("abcdefghij", 10), "abcdefghij") << "exactly the width: no cut";
+    EXPECT_EQ(oneTerminalLine("abcdefghijk", 10), "abcdefg...");
+    EXPECT_EQ(oneTerminalLine(std::string(10'000'000, 'p'), 200), std::string(197, 'p') + "...");
+    // never inside an escape: "\x1b" is four columns, kept whole or left out
+    EXPECT_EQ(oneTerminalLine("abcd\x1bxyz", 9), "abcd...");
+    EXPECT_EQ(oneTerminalLine("abc\x1bxyzzz", 10), "abc\\x1b...");
+    // a wide character counts two columns and is never split
+    const std::string han = "\xe6\xbc\xa2";  // U+6F22
+    EXPECT_EQ(oneTerminalLine(han + han + han, 6), han + han + han);
+    EXPECT_EQ(oneTerminalLine(han + han + han + "x", 6), han + "...");
+    // below the marker's width: the text cut bare
+    EXPECT_EQ(oneTerminalLine("abcdef", 2), "ab");
+    EXPECT_EQ(oneTerminalLine("abcdef", 0), "");
+}
+
+TEST(PrintsAsItself, OnlyTextWithNothingToEscape) {
+    EXPECT_TRUE(printsAsItself("data_0 (copy) caf\xc3\xa9 it's a\\b"));
+    EXPECT_TRUE(printsAsItself(""));
+    for (const std::string bad : {"da\nta", "x\x1b[31m", "bell\x07", "cr\r", "tab\t", "del\x7f", "\xff",
+                                  "\xe2\x80\xae"
+                                  "x"}) {
+        EXPECT_FALSE(printsAsItself(bad)) << escaped(bad);
+    }
+}
+
 // ---- parseDecimal ------------------------------------------------------------------------
 
 TEST(ParseDecimal, PlainDigitsWithAnOptionalMinus) {

@@ -1,0 +1,75 @@
+// Bounded reads of regular files (see bounded_file.hpp).
+#include "core/bounded_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace repro {
+namespace {
+
+// What a file that is not a regular file is, for "a FIFO, not a regular file".
+const char* kindOf(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a plain file";
+}
+
+}  // namespace
+
+BoundedRead readRegularFile(const std::string& path, uint64_t maxBytes) {
+    const auto tooLarge = [maxBytes](uint64_t size) {
+        return fmt::format("{} bytes, more than the {} MiB allowed", size, maxBytes >> 20);
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        const int error = errno;
+        return {.problem = std::strerror(error), .error = error};
+    }
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+        const int error = errno;
+        ::close(fd);
+        return {.problem = std::strerror(error), .error = error};
+    }
+    if (!S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return {.problem = S_ISDIR(info.st_mode) ? std::strerror(EISDIR)
+                                                 : fmt::format("{}, not a regular file", kindOf(info.st_mode))};
+    }
+    if (static_cast<uint64_t>(info.st_size) > maxBytes) {
+        ::close(fd);
+        return {.problem = tooLarge(static_cast<uint64_t>(info.st_size))};
+    }
+    BoundedRead out;
+    out.bytes.resize(static_cast<size_t>(info.st_size));
+    size_t got = 0;
+    for (;;) {
+        if (got == out.bytes.size()) {  // at the size fstat gave: one more read sees the end (or growth)
+            if (got > maxBytes) break;
+            out.bytes.resize(got + 4096);
+        }
+        const ssize_t n = ::read(fd, out.bytes.data() + got, out.bytes.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int error = errno;
+            ::close(fd);
+            return {.problem = std::strerror(error), .error = error};
+        }
+        if (n == 0) break;
+        got += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    if (got > maxBytes) return {.problem = tooLarge(got)};
+    out.bytes.resize(got);
+    return out;
+}
+
+}  // namespace repro
