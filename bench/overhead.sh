@@ -14,8 +14,7 @@
 # Usage: bench/overhead.sh [--preset NAME | --scenario FILE] [-n N] [--device INDEX|NAME] [--quick] [REPRO]
 #   REPRO    the repro binary (default build/release/src/repro)
 #   --scenario a scenario file instead of blade's chain: `--mode all` and `--mode all
-#            --repeat 20` on it; GPU busy is the sum of its modes' "gpu_seconds" (timestamps
-#            around each of their submits), the host phases its report's "timings"
+#            --repeat 20` on it, measured the same way (one engine, one report)
 #   --quick  only `--mode all -n 7` (to compare builds on a device with little time)
 #   -n N     the built-in chain's length in `--mode all` and `--repeat 20` (default 7), to
 #            compare with a scenario file of N steps
@@ -55,74 +54,24 @@ if [[ ! -x "$bin" ]]; then
 fi
 python3 -c 'import json, subprocess' || { echo "overhead.sh: python3 with json is needed" >&2; exit 1; }
 
-if [[ -n "$scenario" ]]; then
-    exec python3 - "$bin" "$scenario" "$quick" "${device[@]}" <<'PY'
+exec python3 - "$bin" "$preset" "$quick" "$length" "$scenario" "${device[@]}" <<'PY'
 import json, os, subprocess, sys, tempfile, time
 
-repro, scenario, quick, extra = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
-configs = [["--mode", "all"], ["--mode", "all", "--repeat", "20"]][: 1 if quick else 2]
-subprocess.run([repro, "--scenario", scenario, "--mode", "split", *extra], stdout=subprocess.DEVNULL,
-               stderr=subprocess.DEVNULL)  # not counted: warms the driver's shader cache
-
-def run(args, out):
-    cmd = [repro, "--scenario", scenario, *args, *extra, "--json", out]
-    start = time.monotonic()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - start
-    if done.returncode not in (0, 2) or not os.path.exists(out):
-        sys.exit(f"overhead.sh: {' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-300:]}")
-    with open(out) as f:
-        return wall, done.returncode, json.load(f)
-
-with tempfile.TemporaryDirectory() as tmp:
-    rows, parts, first = [], [], None
-    for args in configs:
-        wall, status, plain = run(args, os.path.join(tmp, "plain.json"))
-        _, _, stamped = run(args + ["--timestamps"], os.path.join(tmp, "stamped.json"))
-        first = first or plain
-        t = plain["timings"]
-        gpu = [m.get("gpu_seconds") for m in stamped["modes"]]
-        busy = sum(g for g in gpu if g is not None)
-        own = t["pipelines"] + t["cpu_model"] + t["buffers_and_upload"] + t["recording"] + t["verification"]
-        rest = wall - t["total"] - t["teardown"]
-        overhead = (wall - t["instance_and_device"] - busy) / wall
-        lifecycle = (wall - t["instance_and_device"] - t["teardown"] - busy) / wall
-        rows.append((" ".join(args), status, wall, t["instance_and_device"], t["gpu_wait"], busy,
-                     None in gpu, t["readback"], own, t["teardown"], rest, overhead, lifecycle))
-        parts.append((" ".join(args), t["pipelines"], t["cpu_model"], t["buffers_and_upload"], t["recording"],
-                      t["verification"]))
-    dev = first.get("device") or {}
-    sc = first["scenario"]
-    print(f"repro scenario overhead: {dev.get('name', 'no device')} ({dev.get('driver_name', '?')} "
-          f"{dev.get('driver_info', '?')}), scenario {sc['name']} ({sc['steps']} steps, sha256 {sc['file_sha256'][:12]})")
-    print(f"{'configuration':<24} {'exit':>4} {'wall s':>8} {'inst+dev':>9} {'GPU wait':>9} {'GPU busy':>9} "
-          f"{'readback':>9} {'own':>7} {'teardown':>9} {'process':>8} {'overhead':>9} {'w/o down':>9}")
-    for name, status, wall, inst, wait, busy, missing, rb, own, down, rest, ovh, life in rows:
-        print(f"{name:<24} {status:>4} {wall:>8.3f} {inst:>9.3f} {wait:>9.3f} {busy:>9.3f}{'*' if missing else ' '}"
-              f"{rb:>9.3f} {own:>7.3f} {down:>9.3f} {rest:>8.3f} {ovh * 100:>8.1f}% {life * 100:>8.1f}%")
-    print(f"{'own, in parts':<24} {'pipelines':>10} {'CPU model':>10} {'buffers':>10} {'recording':>10} {'verify':>10}")
-    for name, pipe, model, bufs, rec, ver in parts:
-        print(f"{name:<24} {pipe:>10.3f} {model:>10.3f} {bufs:>10.3f} {rec:>10.3f} {ver:>10.3f}")
-    print("seconds. GPU busy: the modes' gpu_seconds from a second run with --timestamps (* a mode had\n"
-          "none: the figure is short); own: pipelines, CPU model, buffers and upload, recording and\n"
-          "verification; teardown: destroying the device and the instance after the verdict;\n"
-          "process: wall - total - teardown (process start and exit);\n"
-          "overhead = (wall - instance/device - GPU busy) / wall; w/o down: the same less the teardown")
-PY
-fi
-
-exec python3 - "$bin" "$preset" "$quick" "$length" "${device[@]}" <<'PY'
-import json, os, subprocess, sys, tempfile, time
-
-repro, preset, quick, length, extra = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4], sys.argv[5:]
-configs = [["--mode", "all", "-n", length], ["--sweep", "1..20"], ["--repeat", "20", "-n", length]]
+repro, preset, quick, length, scenario, extra = (sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4],
+                                                  sys.argv[5], sys.argv[6:])
+# The plan: blade's chain at the preset, or the scenario file (one engine: the same report).
+form = ["--scenario", scenario] if scenario else ["--preset", preset]
+if scenario:
+    configs = [["--mode", "all"], ["--mode", "all", "--repeat", "20"]]
+else:
+    configs = [["--mode", "all", "-n", length], ["--sweep", "1..20"], ["--repeat", "20", "-n", length]]
 if quick:
     configs = configs[:1]
-subprocess.run([repro, "--mode", "split", "-n", "1", "--preset", preset, *extra], stdout=subprocess.DEVNULL,
-               stderr=subprocess.DEVNULL)  # not counted: warms the driver's shader cache
+subprocess.run([repro, *form, "--mode", "split", *([] if scenario else ["-n", "1"]), *extra],
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # not counted: warms the driver's shader cache
 
 def run(args, out):
-    cmd = [repro, *args, "--preset", preset, *extra, "--json", out]
+    cmd = [repro, *form, *args, *extra, "--json", out]
     start = time.monotonic()
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - start
@@ -148,17 +97,19 @@ with tempfile.TemporaryDirectory() as tmp:
         _, _, stamped = run(args + ["--timestamps"], os.path.join(tmp, "stamped.json"))
         first = first or plain
         t = plain["timings"]
-        reads = sum(1 for m in plain["modes"] if m.get("stats"))
-        read_bytes = reads * plain["sizes"]["small_bytes"]
+        # small[N] read per mode run (the chain's); a file's checked buffers are not counted
+        small = (plain.get("sizes") or {}).get("small_bytes")
+        reads = sum(1 for m in plain["modes"] if m.get("stats")) if small else 0
         busy = gpu_busy(stamped)
-        rate = read_bytes / t["readback"] * 1e-9 if t["readback"] > 0 else float("inf")
+        rate = reads * small / t["readback"] * 1e-9 if reads and t["readback"] > 0 else None
         overhead = (wall - t["instance_and_device"] - busy) / wall
         # The same with the teardown (the driver destroying the chain's objects, the device and
         # the instance) counted like the instance and device creation: the driver's lifecycle.
         lifecycle = (wall - t["instance_and_device"] - t.get("teardown", 0.0) - busy) / wall
         # Everything else of repro's own: set-up after the device (pipelines, buffers and
-        # upload), recording, the teardown after the verdict, and process start and exit.
-        setup = t["pipelines"] + t["buffers_and_upload"] + t["recording"]
+        # upload, the host reference), recording, the teardown after the verdict, and process
+        # start and exit.
+        setup = t["pipelines"] + t["buffers_and_upload"] + t["recording"] + (t.get("reference") or 0.0)
         rest = wall - t["total"] - t.get("teardown", 0.0)
         # The teardown's two parts (absent from reports of older builds: shown as 0).
         down_dev, down_inst = t.get("teardown_device", 0.0), t.get("teardown_instance", 0.0)
@@ -166,24 +117,26 @@ with tempfile.TemporaryDirectory() as tmp:
                      t["readback"], rate, reads, t["verification"], setup, t.get("teardown", 0.0), down_dev,
                      down_inst, rest, overhead, lifecycle))
     dev = first.get("device") or {}
+    what = (f"scenario {first['scenario']['name']} (sha256 {first['scenario']['file_sha256'][:12]})" if scenario
+            else f"preset {preset}, small[N] {first['sizes']['small_bytes']} bytes")
     print(f"repro overhead: {dev.get('device_name', 'no device')} ({dev.get('driver_name', '?')} "
-          f"{dev.get('driver_version', '?')}), preset {preset}, small[N] {first['sizes']['small_bytes']} bytes; "
-          f"host-read environment: {env or 'none set'}")
+          f"{dev.get('driver_version', '?')}), {what}; host-read environment: {env or 'none set'}")
     print(f"{'configuration':<22} {'exit':>4} {'wall s':>8} {'inst+dev':>9} {'GPU wait':>9} {'GPU busy':>9} "
           f"{'readback':>9} {'GB/s':>7} {'reads':>6} {'verify':>8} {'set-up':>7} {'teardown':>9} {'device':>7} "
           f"{'instance':>9} {'process':>8} {'overhead':>9} {'w/o down':>9}")
     for name, status, wall, inst, wait, busy, rb, rate, reads, ver, setup, down, dd, di, rest, ovh, life in rows:
+        rate_text = f"{rate:>7.2f}" if rate is not None else f"{'-':>7}"
         print(f"{name:<22} {status:>4} {wall:>8.3f} {inst:>9.3f} {wait:>9.3f} {busy:>9.3f} {rb:>9.3f} "
-              f"{rate:>7.2f} {reads:>6} {ver:>8.3f} {setup:>7.3f} {down:>9.3f} {dd:>7.3f} {di:>9.3f} {rest:>8.3f} "
+              f"{rate_text} {reads:>6} {ver:>8.3f} {setup:>7.3f} {down:>9.3f} {dd:>7.3f} {di:>9.3f} {rest:>8.3f} "
               f"{ovh * 100:>8.1f}% {life * 100:>8.1f}%")
     print("seconds. GPU wait: the host's wait for submits (timings.gpu_wait); GPU busy: timestamps, from a\n"
-          "second run with --timestamps; GB/s = reads x small[N] bytes / readback; set-up: pipelines,\n"
-          "buffers and upload, recording; teardown: destroying the Vulkan objects after the verdict,\n"
-          "of which device: the chain's objects and vkDestroyDevice, instance: vkDestroyInstance;\n"
-          "process: wall - total - teardown (process start and exit, the supervising parent);\n"
-          "overhead = (wall - instance/device - GPU busy) / wall; w/o down: the same less the teardown\n"
-          "(wall - instance/device - teardown - GPU busy) / wall, the driver's creation and destruction\n"
-          "of the instance and device both left out")
+          "second run with --timestamps; GB/s = reads x small[N] bytes / readback (the chain's only);\n"
+          "set-up: pipelines, buffers and upload, recording, the host reference; teardown: destroying the\n"
+          "Vulkan objects after the verdict, of which device: the objects and vkDestroyDevice, instance:\n"
+          "vkDestroyInstance; process: wall - total - teardown (process start and exit, the supervising\n"
+          "parent); overhead = (wall - instance/device - GPU busy) / wall; w/o down: the same less the\n"
+          "teardown (wall - instance/device - teardown - GPU busy) / wall, the driver's creation and\n"
+          "destruction of the instance and device both left out")
     if any(r[-2] < 0 for r in rows):
         print("a negative overhead: the --timestamps run's GPU time exceeded the plain run's wall time "
               "(a noisy machine, or a CPU device such as lavapipe, where timestamps are host time)")

@@ -46,7 +46,8 @@ void readValidation(const RunReport& r, ChildOutcome& out) {
     }
 }
 
-// The verdict's first line (without "--- "), and the memory types of small[0] and big[0].
+// The verdict's first line (without "--- "), and the memory types of small[0] and big[0] (a
+// file's: every buffer's).
 void readVerdictAndMemory(const RunReport& r, ChildOutcome& out) {
     if (!r.verdict.lines.empty()) {
         out.verdictLine = r.verdict.lines.front();
@@ -56,11 +57,11 @@ void readVerdictAndMemory(const RunReport& r, ChildOutcome& out) {
     if (!r.device) return;
     std::vector<std::string> types;
     for (const MemoryPlacement& m : r.device->memory) {
-        if (m.buffer == "small[0]" || m.buffer == "big[0]") {
+        // the chain's small[0] and big[0]; every buffer of a file
+        if (r.scenario || m.buffer == "small[0]" || m.buffer == "big[0]")
             types.push_back(fmt::format("{}: type {} {}", m.buffer, m.typeIndex, m.typeFlags));
-        }
     }
-    out.memory = join(types, "; ");
+    if (!types.empty()) out.memory = join(types, "; ");
 }
 
 // A JSON object kept as text in a report type (causeJson, perDispatchCheckJson); null

@@ -559,13 +559,15 @@ std::vector<Variant> fileRows(const Options& o, const Plan& plan) {
         if (v.factors.barrier && !barriers) why = "the file has no barrier step to replace";
         if (v.factors.submit.every > 0 && planWorkItems(o, plan) <= v.factors.submit.every)
             why = fmt::format("the file has {} work step(s), one submit either way", planWorkItems(o, plan));
+        bool control = false;
         try {
-            if (why.empty()) (void)makePlan(withFactors(o, v.factors));
+            if (why.empty()) control = makePlan(withFactors(o, v.factors)).variants.front().hasControl();
         } catch (const UsageError& e) {
             why = e.what();
         }
         if (why.empty()) {
             out.push_back(v);
+            out.back().fileControl = control;
         } else if (said.insert(labelWithoutMode(v)).second) {
             say("  note: --matrix: row {} left out: {}", labelWithoutMode(v), why);
         }

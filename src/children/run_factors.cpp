@@ -44,7 +44,7 @@ std::string factorLabel(const RunFactors& f) {
     return join(parts, " ");
 }
 
-bool isControl(const Variant& v) { return v.factors.barrier && isControl(*v.factors.barrier); }
+bool isControl(const Variant& v) { return v.fileControl || (v.factors.barrier && isControl(*v.factors.barrier)); }
 
 bool bladeQuirks(const Variant& v) { return v.factors.profile == Profile::BladeExact; }
 

@@ -59,8 +59,12 @@ struct Variant {
     RunFactors factors;   // factors.mode is always set (multipass or single)
     bool folded = false;  // the multipass row also stands for the single row (foldSameStreams)
     bool file = false;    // a row of a file's matrix: no factor is the file "as written"
+    // a row of a file's matrix that keeps a control the file labels (a barrier, a wait or
+    // ownership transfers left out on purpose): its results do not count, as a --barrier none row's
+    bool fileControl = false;
 };
-// An invalid-on-purpose encoding: --barrier execution-only or none (results not judged).
+// An invalid-on-purpose encoding: --barrier execution-only or none, or a file row that keeps
+// the file's own controls (results not judged).
 bool isControl(const Variant& v);
 // --profile blade-exact: blade's own invalid usage (reported, not judged: a wrong result
 // there need not be the driver's).

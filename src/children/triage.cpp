@@ -149,8 +149,13 @@ struct Evidence {
     }
 };
 
+// What H5's check is: the chain's per-dispatch bound, or a file's steps against its CPU model.
+std::string checkName(bool file) {
+    return file ? "step-by-step check against the file's CPU model" : "per-dispatch CPU check";
+}
+
 // The finding of a correct or wrong experiment (the others are no evidence).
-std::pair<Finding, std::string> ranFinding(const ExperimentOutcome& e) {
+std::pair<Finding, std::string> ranFinding(const ExperimentOutcome& e, bool file) {
     const bool fixed = e.result == RunResult::Correct;
     switch (e.kind) {
         case ExperimentKind::Barrier:
@@ -171,8 +176,8 @@ std::pair<Finding, std::string> ranFinding(const ExperimentOutcome& e) {
             if (fixed) return {Finding::Supports, "as much work in one submit with 1/N of the bytes stays correct"};
             return {Finding::RulesOut, "as much work in one submit with 1/N of the bytes goes wrong: the work matters"};
         case ExperimentKind::CheckSteps:
-            if (fixed) return {Finding::RulesOut, "every dispatch of split passes the per-dispatch CPU check"};
-            return {Finding::Supports, "split fails the per-dispatch CPU check"};
+            if (fixed) return {Finding::RulesOut, "every dispatch of split passes the " + checkName(file)};
+            return {Finding::Supports, "split fails the " + checkName(file)};
         case ExperimentKind::CompilerSwitch:
             if (fixed) return {Finding::Supports, "the other compiler makes it correct"};
             return {Finding::NoEvidence, "stays wrong with the other compiler"};
@@ -185,12 +190,12 @@ std::pair<Finding, std::string> ranFinding(const ExperimentOutcome& e) {
 
 constexpr std::string_view kReproDefect = "repro defect: ";
 
-TriageRow experimentRow(const ExperimentOutcome& e) {
+TriageRow experimentRow(const ExperimentOutcome& e, bool file) {
     TriageRow row{.hypothesis = hypothesisOf(e.kind),
                   .experiment = e.label,
                   .outcome = e.detail.empty() ? std::string(name(e.result)) : e.detail};
     if (e.result == RunResult::Correct || e.result == RunResult::Wrong) {
-        std::tie(row.finding, row.why) = ranFinding(e);
+        std::tie(row.finding, row.why) = ranFinding(e, file);
     } else if (e.result == RunResult::NotRun && e.detail.starts_with(kReproDefect)) {
         // A child repro itself built wrong: a defect of repro, never evidence.
         row.outcome = "repro defect";
@@ -358,16 +363,16 @@ void weighOthers(const TriageInput& in, Weighed& w) {
     const bool fails = any(in, ExperimentKind::CheckSteps, RunResult::Wrong) || in.causeKind == "shader_compiler";
     const bool llvmFixes = any(in, ExperimentKind::CompilerSwitch, RunResult::Correct);
     const bool passes = any(in, ExperimentKind::CheckSteps, RunResult::Correct);
-    if (fails && passes) w.contradictions.push_back("H5: split both fails and passes the per-dispatch CPU check");
+    if (fails && passes) w.contradictions.push_back("H5: split both fails and passes the " + checkName(in.file));
     if (fails) {
-        h5 = {Hypothesis::ShaderCompiler, Finding::Supports, "split fails the per-dispatch CPU check"};
+        h5 = {Hypothesis::ShaderCompiler, Finding::Supports, "split fails the " + checkName(in.file)};
     } else if (llvmFixes) {
         h5 = {Hypothesis::ShaderCompiler, Finding::Supports, "the other shader compiler makes it correct"};
     } else if (passes) {
         h5 = {Hypothesis::ShaderCompiler, Finding::RulesOut,
-              "every dispatch of split passes the per-dispatch CPU check"};
+              "every dispatch of split passes the " + checkName(in.file)};
     } else {
-        h5.why = "the per-dispatch CPU check did not run";
+        h5.why = "the " + checkName(in.file) + " did not run";
     }
     HypothesisFinding& h6 = w[Hypothesis::BladeQuirks];
     if (in.file) {
@@ -513,7 +518,7 @@ std::string llvmAnswer(const TriageInput& in) {
 TriageConclusion concludeTriage(const TriageInput& in) {
     TriageConclusion out;
     if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) out.rows.push_back(causeRow(in));
-    for (const ExperimentOutcome& e : in.experiments) out.rows.push_back(experimentRow(e));
+    for (const ExperimentOutcome& e : in.experiments) out.rows.push_back(experimentRow(e, in.file));
     if (in.probe.result != ProbeResult::NotRun) out.rows.push_back(probeRow(in));
     Weighed w;
     for (Hypothesis h : kHypotheses) w[h].hypothesis = h;

@@ -277,8 +277,10 @@ ExperimentOutcome runPlanned(Children& c, const Planned& p, size_t index) {
     }
     e.result = p.kind == ExperimentKind::CheckSteps ? checkStepsResult(child) : childRunResult(child);
     e.detail = p.kind == ExperimentKind::CheckSteps
-                   ? (e.result == RunResult::Correct ? "every dispatch within its one-step bound"
-                      : e.result == RunResult::Wrong ? "a dispatch outside its one-step bound"
+                   ? (e.result == RunResult::Correct ? (c.plan.builtIn() ? "every dispatch within its one-step bound"
+                                                                         : "every step as the CPU model has it")
+                      : e.result == RunResult::Wrong ? (c.plan.builtIn() ? "a dispatch outside its one-step bound"
+                                                                         : "a step differs from the CPU model")
                                                      : outcomeText(child))
                    : outcomeText(child);
     return e;

@@ -103,11 +103,11 @@ OptionSection runSection() {
          .completion = kChoices, .value = &R::reference},
         {.longName = "--check-steps",
          .help = "after each mode, read back every intermediate buffer in separate submits and "
-                 "name the first dispatch whose output differs from the reference",
+                 "name the first dispatch (a file's: step) whose output differs from the reference",
          .flag = &R::checkSteps},
         {.longName = "--poison",
-         .help = "fill every buffer the chain writes with a NaN sentinel (0x7fc0dead) before each "
-                 "mode, so output that was never written is reported unwritten, not zero",
+         .help = "fill every buffer the chain (or file) writes with a NaN sentinel (0x7fc0dead) before "
+                 "each mode, so output that was never written is reported unwritten, not zero",
          .flag = &R::poison},
         {.longName = "--repeat", .placeholder = "R",
          .help = "run each mode R times: the reproduction rate, and whether the runs are "
@@ -121,7 +121,7 @@ OptionSection runSection() {
         {.longName = "--timeout", .placeholder = "SECONDS",
          .help = "how long the host waits for one submit before calling it a GPU hang, 1 to 1e9",
          .defaultText = "120 s plus, per full-size conv-T in the submit, 60 s on a GPU or "
-                        "1800 s on a CPU driver",
+                        "1800 s on a CPU driver (a file: plus each work step's budget)",
          .value = &R::timeout},
         {.longName = "--drop-dispatch", .placeholder = "K",
          .help = "positive control: leave dispatch K out of multipass and single (step s's conv-T "
@@ -163,8 +163,8 @@ OptionSection reportSection() {
          .completion = ValueCompletion::File,
          .value = &R::json},
         {.longName = "--merge-reports",
-         .help = "followed by FILE...: run nothing, read those JSON reports, triage and scenario "
-                 "documents (from many machines) and print one table of them in --format, grouped by "
+         .help = "followed by FILE...: run nothing, read those JSON run reports (of the chain or "
+                 "a file) and triage documents (from many machines) and print one table of them in --format, grouped by "
                  "outcome; a file that cannot be merged gets one line on stderr and exit 1, the "
                  "others are printed",
          .completion = ValueCompletion::File, .flag = &R::mergeReports},

@@ -341,7 +341,8 @@ Verdict FileWorkload::decide(const Length& length, const Runs& runs, const std::
     Verdict verdict = decideVerdict(judged, reference == "none" ? "" : reference, false, messages);
     const sc::Scenario& file = point_->s;
     if (verdict.exitStatus == kExitNotReproduced && !verdict.lines.empty()) {
-        const bool withSplit = point_->split != nullptr && s.options.modes.size() > 1;
+        const bool splitAlone = s.options.modes == std::vector<Mode>{Mode::Split};  // split is the mode itself
+        const bool withSplit = point_->split != nullptr && !splitAlone;
         verdict.lines.front() = fmt::format("--- NOT REPRODUCED: every mode's checked buffers are {}{}",
                                             sc::identicalTo(file, withSplit), sc::splitOnlyNote(file, false));
     }
@@ -362,6 +363,7 @@ Verdict FileWorkload::decide(const Length& length, const Runs& runs, const std::
 
 void FileWorkload::addCauseFacts(const Length& length, const Runs& runs, const RunRecord& r, CauseInput& in) const {
     const bool split = r.mode() == Mode::Split;
+    in.file = true;
     in.reference = split || !point_->split ? JudgedAgainst::None : JudgedAgainst::Split;
     for (const RunRecord& other : runs.records) {
         if (other.mode() != Mode::Split || !other.submitted.fileSteps) continue;

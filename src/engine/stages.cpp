@@ -165,8 +165,11 @@ void printGpuTimes(const Length& length, const RunRecord& record, bool chainKind
         for (const auto& d : gpu.dispatches) {
             if (d.finished) work += d.seconds, ++items;
         }
-        say("    gpu: {:.3f} ms in {} submit{}; {:.3f} ms in its {} work step{}{}", submits * 1e3, count,
-            count == 1 ? "" : "s", work * 1e3, items, items == 1 ? "" : "s", dropped);
+        // a file with queues times its batches only (no timestamps around each work step)
+        const std::string steps =
+            items == 0 ? std::string()
+                       : fmt::format("; {:.3f} ms in its {} work step{}", work * 1e3, items, items == 1 ? "" : "s");
+        say("    gpu: {:.3f} ms in {} submit{}{}{}", submits * 1e3, count, count == 1 ? "" : "s", steps, dropped);
         return;
     }
     double convT = 0, slice = 0;

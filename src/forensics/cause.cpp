@@ -297,15 +297,17 @@ Cause synchronization(const CauseInput& in, const Analysis& a, Cause c) {
         if (t.measured && t.predicted && !t.measurable) {
             c.missing.push_back(
                 fmt::format("a prediction above the host's timing margin (predicted {} is within {} of "
-                            "noise; --timestamps or a larger shape give one)",
-                            seconds(t.predicted->seconds), seconds(2 * margin(*t.predicted))));
+                            "noise; --timestamps or {} give one)",
+                            seconds(t.predicted->seconds), seconds(2 * margin(*t.predicted)),
+                            in.file ? "--work-scale" : "a larger shape"));
         }
     }
     if (in.reference == JudgedAgainst::Cpu && in.splitStepCheck == StepCheckState::NotRun) {
         c.missing.push_back("split's per-dispatch CPU check (whether one dispatch alone computes right)");
     }
     if (in.reference == JudgedAgainst::None && in.splitStepCheck != StepCheckState::Passed) {
-        c.missing.push_back("a reference (split) or split's per-dispatch CPU check");
+        c.missing.push_back(in.file ? "a reference (split) or split's step-by-step check (--check-steps)"
+                                    : "a reference (split) or split's per-dispatch CPU check");
     }
     if (!c.missing.empty())
         return undetermined(std::move(c),

@@ -130,6 +130,9 @@ struct CauseInput {
     // shorter than predicted, or one whose dispatch timestamps stop early, is the
     // experiment's doing and no evidence of a kill.
     std::optional<uint32_t> droppedDispatch;
+    // A scenario file: the levers it names are --work-scale and --check-steps, not a larger
+    // shape and the chain's per-dispatch check.
+    bool file = false;
 };
 
 // ---- The cause ------------------------------------------------------------------------

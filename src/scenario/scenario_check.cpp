@@ -161,7 +161,10 @@ std::string identicalTo(const Scenario& s, bool withSplit) {
         model = "bit-identical to the CPU model";
     else if (chain)
         model = "within the CPU model's float32 tolerance";
-    if (model.empty()) return withSplit ? "bit-identical to split" : "completed";
+    if (model.empty())
+        return withSplit ? "bit-identical to split"
+                         : "completed, with nothing to compare them with (the CPU model cannot compute them and "
+                           "split ran alone)";
     if (!withSplit) return model;
     return model + (exact ? " and to split" : " and bit-identical to split");
 }

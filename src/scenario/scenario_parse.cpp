@@ -24,6 +24,7 @@
 #include "core/spirv_validation.hpp"
 #include "core/text.hpp"
 #include "scenario/scenario_parse_steps.hpp"
+#include "scenario/scenario_races.hpp"
 #include "scenario/toml_reader.hpp"
 
 namespace repro::scenario {
@@ -417,6 +418,7 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
     checkAndOrderSemaphores(s);
     checkReadBeforeWrite(p, s);
     resolveIndirectGroups(p, s);
+    checkOneQueueRaces(s);  // after the indirect counts: writtenRanges needs them
     return s;
 }
 

@@ -188,53 +188,6 @@ std::vector<size_t> batchOrder(const Scenario& s, const std::vector<std::vector<
     return order;
 }
 
-// VkPipelineStageFlagBits2 and VkAccessFlagBits2 values (Vulkan spec, "Pipeline Stages",
-// "Access Types"); each equals its original VkPipelineStageFlagBits / VkAccessFlagBits.
-constexpr uint64_t kTopOfPipeStage = 0x1, kDrawIndirectStage = 0x2, kComputeStage = 0x800, kTransferStage = 0x1000,
-                   kBottomOfPipeStage = 0x2000, kAllCommandsStage = 0x10000;
-constexpr uint64_t kIndirectCommandRead = 0x1, kShaderRead = 0x20, kShaderWrite = 0x40, kTransferRead = 0x800,
-                   kTransferWrite = 0x1000, kMemoryRead = 0x8000, kMemoryWrite = 0x10000;
-
-// How one step uses one buffer: its stages, its accesses, and those of them that write.
-struct Use {
-    uint64_t stage = 0, access = 0, writes = 0;
-};
-
-// Each buffer `step` uses, with how (a dispatch's bindings as dispatchReads/dispatchWrites
-// say, its indirect args at DRAW_INDIRECT; a fill, update or copy at TRANSFER).
-std::map<std::string, Use> usesOf(const Step& step, const Scenario& s) {
-    std::map<std::string, Use> out;
-    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
-        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
-            const bool reads = dispatchReads(s, *d, i), writes = dispatchWrites(s, *d, i);
-            if (!reads && !writes) continue;  // bound, never accessed (noop): no use
-            Use& u = out[d->bindings[i]];
-            u.stage |= kComputeStage;
-            if (reads) u.access |= kShaderRead;
-            if (writes) u.access |= kShaderWrite, u.writes |= kShaderWrite;
-        }
-        if (d->indirect) {
-            Use& u = out[d->indirect->buffer];
-            u.stage |= kDrawIndirectStage;
-            u.access |= kIndirectCommandRead;
-        }
-        return out;
-    }
-    const auto write = [&](const std::string& name) {
-        out[name] = {.stage = kTransferStage, .access = kTransferWrite, .writes = kTransferWrite};
-    };
-    if (const auto* f = std::get_if<Fill>(&step.body)) write(f->buffer);
-    if (const auto* u = std::get_if<Update>(&step.body)) write(u->buffer);
-    if (const auto* c = std::get_if<Copy>(&step.body)) {
-        out[c->src] = {.stage = kTransferStage, .access = kTransferRead};
-        Use& dst = out[c->dst];  // a copy within one buffer both reads and writes it
-        dst.stage = kTransferStage;
-        dst.access |= kTransferWrite;
-        dst.writes |= kTransferWrite;
-    }
-    return out;
-}
-
 // Each batch's set of batches that run before it, along the arcs (bit rows over `order`).
 std::vector<std::vector<uint64_t>> runsBefore(const std::vector<std::vector<Arc>>& into,
                                               const std::vector<size_t>& order) {
@@ -248,13 +201,6 @@ std::vector<std::vector<uint64_t>> runsBefore(const std::vector<std::vector<Arc>
     }
     return before;
 }
-
-// Stage sets of a first and of a second synchronization scope: ALL_COMMANDS in either, and
-// BOTTOM_OF_PIPE in a first, stand for every stage (Vulkan spec, "Pipeline Stages"). TOP_OF_PIPE
-// in a second scope is taken as no stage: it orders execution at most, with no access, so it
-// makes nothing visible.
-uint64_t firstScope(uint64_t m) { return (m & (kAllCommandsStage | kBottomOfPipeStage)) ? ~uint64_t{0} : m; }
-uint64_t secondScope(uint64_t m) { return (m & kAllCommandsStage) ? ~uint64_t{0} : m & ~kTopOfPipeStage; }
 
 // The stages a barrier step carries an earlier dependency to, for an access to `buffer`: its
 // first scope and its second (blade's G: ALL_COMMANDS both; C: COMPUTE_SHADER both; a memory
@@ -498,5 +444,41 @@ std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::
     }
     return out;
 }
+
+std::map<std::string, Use> usesOf(const Step& step, const Scenario& s) {
+    std::map<std::string, Use> out;
+    if (const auto* d = std::get_if<Dispatch>(&step.body)) {
+        for (uint32_t i = 0; i < d->bindings.size(); ++i) {
+            const bool reads = dispatchReads(s, *d, i), writes = dispatchWrites(s, *d, i);
+            if (!reads && !writes) continue;  // bound, never accessed (noop): no use
+            Use& u = out[d->bindings[i]];
+            u.stage |= kComputeStage;
+            if (reads) u.access |= kShaderRead;
+            if (writes) u.access |= kShaderWrite, u.writes |= kShaderWrite;
+        }
+        if (d->indirect) {
+            Use& u = out[d->indirect->buffer];
+            u.stage |= kDrawIndirectStage;
+            u.access |= kIndirectCommandRead;
+        }
+        return out;
+    }
+    const auto write = [&](const std::string& name) {
+        out[name] = {.stage = kTransferStage, .access = kTransferWrite, .writes = kTransferWrite};
+    };
+    if (const auto* f = std::get_if<Fill>(&step.body)) write(f->buffer);
+    if (const auto* u = std::get_if<Update>(&step.body)) write(u->buffer);
+    if (const auto* c = std::get_if<Copy>(&step.body)) {
+        out[c->src] = {.stage = kTransferStage, .access = kTransferRead};
+        Use& dst = out[c->dst];  // a copy within one buffer both reads and writes it
+        dst.stage = kTransferStage;
+        dst.access |= kTransferWrite;
+        dst.writes |= kTransferWrite;
+    }
+    return out;
+}
+
+uint64_t firstScope(uint64_t m) { return (m & (kAllCommandsStage | kBottomOfPipeStage)) ? ~uint64_t{0} : m; }
+uint64_t secondScope(uint64_t m) { return (m & kAllCommandsStage) ? ~uint64_t{0} : m & ~kTopOfPipeStage; }
 
 }  // namespace repro::scenario

@@ -6,12 +6,36 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "scenario/scenario.hpp"
 
 namespace repro::scenario {
+
+// VkPipelineStageFlagBits2 and VkAccessFlagBits2 values (Vulkan spec, "Pipeline Stages",
+// "Access Types"); each equals its original VkPipelineStageFlagBits / VkAccessFlagBits.
+inline constexpr uint64_t kTopOfPipeStage = 0x1, kDrawIndirectStage = 0x2, kComputeStage = 0x800,
+                          kTransferStage = 0x1000, kBottomOfPipeStage = 0x2000, kAllCommandsStage = 0x10000;
+inline constexpr uint64_t kIndirectCommandRead = 0x1, kShaderRead = 0x20, kShaderWrite = 0x40, kTransferRead = 0x800,
+                          kTransferWrite = 0x1000, kMemoryRead = 0x8000, kMemoryWrite = 0x10000;
+
+// How one step uses one buffer: its stages, its accesses, and those of them that write.
+struct Use {
+    uint64_t stage = 0, access = 0, writes = 0;
+};
+
+// Each buffer `step` uses, with how (a dispatch's bindings as dispatchReads/dispatchWrites
+// say, its indirect args at DRAW_INDIRECT; a fill, update or copy at TRANSFER). Pure.
+std::map<std::string, Use> usesOf(const Step& step, const Scenario& s);
+
+// Stage sets of a first and of a second synchronization scope: ALL_COMMANDS in either, and
+// BOTTOM_OF_PIPE in a first, stand for every stage (Vulkan spec, "Pipeline Stages"). TOP_OF_PIPE
+// in a second scope is taken as no stage: it orders execution at most, with no access, so it
+// makes nothing visible.
+uint64_t firstScope(uint64_t stages);
+uint64_t secondScope(uint64_t stages);
 
 // One batch: what one VkSubmitInfo carries in multipass and single (Vulkan spec, "Queue
 // Submission"): the waits that open it, its steps (dispatches, transfers and barriers) as one

@@ -154,5 +154,4 @@ inline SourcePlace placeOf(const toml::node& n) {
     return {static_cast<uint32_t>(n.source().begin.line), static_cast<uint32_t>(n.source().begin.column)};
 }
 
-
 }  // namespace repro::scenario::parse

@@ -77,8 +77,8 @@ void Instrumentation::commandBufferStarted(VkCommandBuffer cmd) {
     writeTimestamp(cmd);
 }
 
-void Instrumentation::beforeDispatch(VkCommandBuffer cmd, uint32_t number, std::string name) {
-    beginLabel(cmd, describeDispatch(number));
+void Instrumentation::beforeDispatch(VkCommandBuffer cmd, uint32_t number, std::string name, const std::string& label) {
+    beginLabel(cmd, label.empty() ? describeDispatch(number) : label);
     if (timestamps_ && queriesUsed_ + 2 <= queryCapacity_ && !commandBufferFirstQuery_.empty()) {
         dispatchQueries_.push_back({.before = queriesUsed_,
                                     .number = number,

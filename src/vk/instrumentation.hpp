@@ -75,8 +75,9 @@ class Instrumentation {
     void commandBufferStarted(VkCommandBuffer cmd);
     // Around dispatch `number` (1-based chain number): label and timestamp before it,
     // timestamp, breadcrumb and label end after it.
-    // `name`: the dispatch as --trace names it (DispatchTime::name).
-    void beforeDispatch(VkCommandBuffer cmd, uint32_t number, std::string name = {});
+    // `name`: the dispatch as --trace names it (DispatchTime::name); `label`: its --labels text
+    // (empty: the chain's "dispatch N (step S conv-T)").
+    void beforeDispatch(VkCommandBuffer cmd, uint32_t number, std::string name = {}, const std::string& label = {});
     void afterDispatch(VkCommandBuffer cmd, uint32_t number);
     void beginLabel(VkCommandBuffer cmd, const std::string& text) const;
     void endLabel(VkCommandBuffer cmd) const;

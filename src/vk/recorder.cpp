@@ -88,8 +88,8 @@ std::string Recorder::dispatchName(const ComputePipeline& pipeline, std::initial
     return name + ")";
 }
 
-void Recording::beforeWork(uint32_t number, std::string name) {
-    instrumentation_.beforeDispatch(encoder_.cmd(), number, std::move(name));
+void Recording::beforeWork(uint32_t number, std::string name, const std::string& label) {
+    instrumentation_.beforeDispatch(encoder_.cmd(), number, std::move(name), label);
 }
 
 void Recording::afterWork(uint32_t number) {

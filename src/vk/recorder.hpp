@@ -91,8 +91,9 @@ class Recording {
     // blade's compute-pass barrier C (ComputeCommandEncoder::barrier, command.rs:859-876).
     void barrierC();
     // Around work item `number` (1-based): label and timestamp before, timestamp, breadcrumb
-    // and label end after. `name`: how --trace names it (empty: not traced).
-    void beforeWork(uint32_t number, std::string name);
+    // and label end after. `name`: how --trace names it (empty: not traced); `label`: its
+    // --labels text (empty: the chain's, describeDispatch).
+    void beforeWork(uint32_t number, std::string name, const std::string& label = {});
     void afterWork(uint32_t number);
     // blade finish(): G, then with `hostRead` the HOST_READ barrier (not blade's:
     // recordHostReadBarrier), then vkEndCommandBuffer.

@@ -130,7 +130,7 @@ class OneQueueWalk {
 
   private:
     void work(size_t i) {
-        rec_.beforeWork(numbers_[i], rec_.namesWork() ? workName(s_.steps[i]) : std::string());
+        rec_.beforeWork(numbers_[i], rec_.namesWork() ? workName(s_.steps[i]) : std::string(), s_.steps[i].label);
         recordWork(encoder_, pipelines_, s_.steps[i], buffers_);
         rec_.afterWork(numbers_[i]);
     }

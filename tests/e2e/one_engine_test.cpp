@@ -245,4 +245,33 @@ TEST(OptionsOnAFile, TheChainsOwnAreRefusedWithTheReason) {
     EXPECT_TRUE(contains(scale.err, "--work-scale: only with --scenario")) << scale.err;
 }
 
+// A file that is a control of its own (a barrier "none" between two increments): in its matrix
+// the rows that keep that barrier are controls, whose results do not count; the rows that
+// replace it (--barrier blade, full) are valid.
+TEST(MultiRunOnAFile, RowsThatKeepTheFilesOwnControlAreControls) {
+    TempDir dir("one-engine-own-control");
+    const std::string file = (dir / "own-control.toml").string();
+    std::ofstream(file) << "name = \"own-control\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not "
+                           "reproduced\"\ncheck = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 64\ninit = "
+                           "\"iota\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n[[step]]\nbarrier = "
+                           "\"none\"\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n";
+    const ProcessResult r = runRepro({"--scenario", file, "--matrix"}, {"TMPDIR=" + dir.path().string()});
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "multipass as written (control)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "single memory=host-visible (control)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "multipass barrier=blade  ")) << r.out;
+    EXPECT_FALSE(contains(r.out, "multipass barrier=blade (control)")) << r.out;
+}
+
+// --labels on a file: each work step's debug label is the file's own step, never the chain's
+// "dispatch N (step S conv-T)".
+TEST(OptionOnAFile, LabelsNameTheFilesSteps) {
+    const ProcessResult r =
+        runRepro({"--scenario", std::string(REPRO_SOURCE_DIR) + "/scenarios/kompute-196-increment-chain.toml",
+                  "--labels", "--print-stream", "--mode", "multipass"});
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "vkCmdBeginDebugUtilsLabelEXT(\"step 1 dispatch increment\")")) << r.out;
+    EXPECT_FALSE(contains(r.out, "conv-T")) << r.out;
+}
+
 }  // namespace

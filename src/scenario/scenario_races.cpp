@@ -1,0 +1,217 @@
+// Data races on one queue (see scenario/scenario_races.hpp).
+#include "scenario/scenario_races.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/text.hpp"
+#include "scenario/scenario_cpu.hpp"
+#include "scenario/scenario_sync.hpp"
+
+namespace repro::scenario {
+namespace {
+
+// VkAccessFlagBits2 values beyond scenario_sync.hpp's (Vulkan spec, "Access Types"): the
+// storage forms synchronization2 adds, which SHADER_READ and SHADER_WRITE stand for.
+constexpr uint64_t kShaderStorageRead = uint64_t{1} << 33, kShaderStorageWrite = uint64_t{1} << 34;
+constexpr uint64_t kMemoryReadWrite = kMemoryRead | kMemoryWrite;
+
+// One step's use of one buffer, with the bytes it reads and writes ([begin, end)).
+struct Touch {
+    size_t step = 0;
+    Use use;
+    uint64_t readBegin = 0, readEnd = 0, writeBegin = 0, writeEnd = 0;
+};
+
+uint64_t bytesOf(const Scenario& s, const std::string& buffer) {
+    const auto it = std::find_if(s.buffers.begin(), s.buffers.end(), [&](const BufferSpec& b) { return b.name == buffer; });
+    return it == s.buffers.end() ? 0 : it->bytes;
+}
+
+// The bytes `step` reads of `buffer`: a copy's source range, an indirect dispatch's 12 bytes of
+// arguments, a dispatch's whole binding (a shader may read any of it).
+std::pair<uint64_t, uint64_t> readSpan(const Step& step, const Scenario& s, const std::string& buffer) {
+    const uint64_t all = bytesOf(s, buffer);
+    if (const auto* c = std::get_if<Copy>(&step.body); c && c->src == buffer && c->dst != buffer)
+        return {c->srcOffset, c->size == 0 ? all : c->srcOffset + c->size};
+    if (const auto* d = std::get_if<Dispatch>(&step.body); d && d->indirect && d->indirect->buffer == buffer &&
+                                                           std::count(d->bindings.begin(), d->bindings.end(), buffer) == 0)
+        return {d->indirect->offset, d->indirect->offset + 12};
+    return {0, all};
+}
+
+// The bytes `step` writes of `buffer`: the CPU model's ranges (scenario_cpu.hpp writtenRanges)
+// where it has them, else the whole buffer (a kernel it cannot follow may write any of it).
+std::pair<uint64_t, uint64_t> writeSpan(const Step& step, const Scenario& s, const std::string& buffer) {
+    uint64_t begin = ~uint64_t{0}, end = 0;
+    for (const WrittenRange& r : writtenRanges(step, s)) {
+        if (r.buffer != buffer) continue;
+        begin = std::min(begin, r.begin);
+        end = std::max(end, r.end);
+    }
+    return end > 0 ? std::pair{begin, end} : std::pair{uint64_t{0}, bytesOf(s, buffer)};
+}
+
+bool overlap(uint64_t b1, uint64_t e1, uint64_t b2, uint64_t e2) { return b1 < e2 && b2 < e1; }
+
+// Whether a barrier's access mask covers each access of `accesses` (MEMORY_READ and
+// MEMORY_WRITE cover every read and write; SHADER_READ/WRITE their storage forms and back).
+bool coversAccess(uint64_t mask, uint64_t accesses) {
+    if (mask & kMemoryRead) mask |= kShaderRead | kShaderStorageRead | kTransferRead | kIndirectCommandRead;
+    if (mask & kMemoryWrite) mask |= kShaderWrite | kShaderStorageWrite | kTransferWrite;
+    if (mask & (kShaderRead | kShaderStorageRead)) mask |= kShaderRead | kShaderStorageRead;
+    if (mask & (kShaderWrite | kShaderStorageWrite)) mask |= kShaderWrite | kShaderStorageWrite;
+    return (accesses & ~mask) == 0;
+}
+
+// A barrier's scopes as single records it (vk/barriers.hpp): blade's G and C their fixed
+// masks, a memory or buffer barrier the file's, execution-only its stages alone.
+struct Scopes {
+    uint64_t srcStage = 0, dstStage = 0, srcAccess = 0, dstAccess = 0;
+};
+std::optional<Scopes> scopesOf(const Barrier& b, const std::string& buffer) {
+    switch (b.kind) {
+        case BarrierKind::BladeGlobal:
+            return Scopes{kAllCommandsStage, kAllCommandsStage, kMemoryWrite | kTransferWrite,
+                          kMemoryReadWrite | kTransferRead | kTransferWrite};
+        case BarrierKind::BladeCompute:
+            return Scopes{kComputeStage, kComputeStage, kShaderWrite, kShaderRead | kShaderWrite};
+        case BarrierKind::Memory:
+            return Scopes{b.srcStage, b.dstStage, b.srcAccess, b.dstAccess};
+        case BarrierKind::Buffer:
+            if (b.buffer != buffer) return std::nullopt;
+            return Scopes{b.srcStage, b.dstStage, b.srcAccess, b.dstAccess};
+        case BarrierKind::ExecutionOnly:
+            return Scopes{b.srcStage, b.dstStage, 0, 0};
+        case BarrierKind::None:
+            return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// Whether barrier `b` orders x's use before y's (see the header's rule).
+bool orders(const Barrier& b, const std::string& buffer, const Use& x, const Use& y) {
+    const auto scopes = scopesOf(b, buffer);
+    if (!scopes) return false;
+    if ((x.stage & ~firstScope(scopes->srcStage)) != 0 || (y.stage & ~secondScope(scopes->dstStage)) != 0)
+        return false;
+    if (x.writes == 0) return true;  // write-after-read: the execution dependency is enough
+    // x's write made available; y's reads made visible (a write of y's needs the write
+    // available and ordered before it, not visible to it)
+    return coversAccess(scopes->srcAccess, x.writes) && coversAccess(scopes->dstAccess, y.access & ~y.writes);
+}
+
+std::string hazardOf(const Use& x, const Use& y) {
+    if (x.writes && y.writes) return "write-after-write";
+    return x.writes ? "read-after-write" : "write-after-read";
+}
+
+// The barrier a file would write to order x before y: blade's C between two dispatches, else
+// a memory barrier of exactly their stages and accesses.
+std::string suggestion(const Use& x, const Use& y) {
+    if (x.stage == kComputeStage && y.stage == kComputeStage) return "barrier = \"blade-c\"";
+    return fmt::format("barrier = \"memory\" with src_stage = {}, dst_stage = {}{}", stageNames(x.stage),
+                       stageNames(y.stage), x.writes ? ", src_access and dst_access naming their accesses" : "");
+}
+
+[[noreturn]] void failRace(const Scenario& s, const Touch& x, const Touch& y, const std::string& buffer) {
+    const Step& later = s.steps[y.step];
+    throw UsageError(oneTerminalLine(
+        fmt::format("{}:{}:{}: {} and {} race on buffer {} ({}): no barrier that single records between them orders "
+                    "them (a data race in the file: a driver that runs them in order, as lavapipe does, hides it; a "
+                    "GPU need not); expected {} between them, or a barrier marked control = true to run the race as "
+                    "a labelled control",
+                    s.file, later.place.line, later.place.column, s.steps[x.step].label, later.label, quote(buffer),
+                    hazardOf(x.use, y.use), suggestion(x.use, y.use)),
+        std::string::npos));
+}
+
+// Whether step `i` ends a stretch of one queue's recording in single: a host point (the submit
+// ends and is waited for), or a wait or signal (a batch boundary).
+bool endsStretch(const Step& step) {
+    return std::holds_alternative<HostWrite>(step.body) || std::holds_alternative<HostRead>(step.body) ||
+           std::holds_alternative<Wait>(step.body) || std::holds_alternative<Signal>(step.body);
+}
+
+bool conflict(const Touch& x, const Touch& y) {
+    return (x.use.writes && overlap(x.writeBegin, x.writeEnd, y.readBegin, y.readEnd)) ||
+           (y.use.writes && overlap(y.writeBegin, y.writeEnd, x.readBegin, x.readEnd)) ||
+           (x.use.writes && y.use.writes && overlap(x.writeBegin, x.writeEnd, y.writeBegin, y.writeEnd));
+}
+
+// One buffer's touches that a later one may still race with: the writes since the last write
+// of the whole buffer (which the check has ordered after everything before it), and the reads
+// since then (a read races with a write only).
+struct Live {
+    std::vector<Touch> writes, reads;
+};
+
+class Stretch {
+  public:
+    Stretch(const Scenario& s, uint32_t q, size_t first, size_t last) : s_(s) {
+        for (size_t z = first; z < last; ++z) {
+            if (std::holds_alternative<Barrier>(s.steps[z].body) && s.steps[z].queue == q &&
+                (s.steps[z].modeMask & 4u) != 0)
+                barriers_.push_back(z);
+        }
+    }
+
+    void add(size_t i) {
+        for (const auto& [buffer, use] : usesOf(s_.steps[i], s_)) {
+            Touch y{.step = i, .use = use};
+            if (use.access & ~use.writes) std::tie(y.readBegin, y.readEnd) = readSpan(s_.steps[i], s_, buffer);
+            if (use.writes) std::tie(y.writeBegin, y.writeEnd) = writeSpan(s_.steps[i], s_, buffer);
+            Live& live = live_[buffer];
+            for (const Touch& x : live.writes) check(x, y, buffer);
+            if (use.writes) {
+                for (const Touch& x : live.reads) check(x, y, buffer);
+                if (y.writeBegin == 0 && y.writeEnd >= bytesOf(s_, buffer)) live = Live{};
+                live.writes.push_back(y);
+            } else {
+                live.reads.push_back(y);
+            }
+        }
+    }
+
+  private:
+    // x before y on `buffer`: a conflict needs a barrier of single's between them that orders
+    // them, or a control barrier (the file's labelled race).
+    void check(const Touch& x, const Touch& y, const std::string& buffer) const {
+        if (!conflict(x, y)) return;
+        auto z = std::upper_bound(barriers_.begin(), barriers_.end(), x.step);
+        for (; z != barriers_.end() && *z < y.step; ++z) {
+            const auto& b = std::get<Barrier>(s_.steps[*z].body);
+            if (b.control || orders(b, buffer, x.use, y.use)) return;
+        }
+        failRace(s_, x, y, buffer);
+    }
+
+    const Scenario& s_;
+    std::vector<size_t> barriers_;  // single's barrier steps on the queue, in order
+    std::map<std::string, Live> live_;
+};
+
+}  // namespace
+
+void checkOneQueueRaces(const Scenario& s) {
+    for (uint32_t q = 0; q < std::max<size_t>(s.queues.size(), 1); ++q) {
+        size_t first = 0;
+        for (size_t i = 0; i <= s.steps.size(); ++i) {
+            if (i < s.steps.size() && !(s.steps[i].queue == q && endsStretch(s.steps[i]))) continue;
+            Stretch stretch(s, q, first, i);
+            for (size_t k = first; k < i; ++k) {
+                if (s.steps[k].queue == q) stretch.add(k);
+            }
+            first = i + 1;
+        }
+    }
+}
+
+}  // namespace repro::scenario
