@@ -19,6 +19,20 @@
 
 namespace repro::scenario {
 
+// The limits of a scenario file (the parser, scenario_parse.hpp, refuses a file past them).
+// The largest buffer a scenario may declare: 2^27 bytes, the minimum every Vulkan device
+// guarantees for maxStorageBufferRange (Vulkan spec, "Required Limits").
+inline constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 27;
+// The largest workgroup count per dimension: 65535, the required minimum of
+// maxComputeWorkGroupCount (Vulkan spec, "Required Limits").
+inline constexpr uint32_t kMaxGroups = 65535;
+// The largest private array of the private-array kernel: 4096 words (16 KiB per invocation),
+// far past the 544 bytes where cubecl #1336 saw RADV spill to scratch.
+inline constexpr uint32_t kMaxPrivateWords = 4096;
+// The most steps a scenario may have once every repeat is expanded.
+inline constexpr uint64_t kMaxSteps = 65536;
+
+
 // Where a buffer's memory is (docs/scenarios.md "buffers").
 enum class Placement {
     DeviceLocal,  // DEVICE_LOCAL, preferring types that are not host-visible; written and read

@@ -10,18 +10,6 @@
 
 namespace repro::scenario {
 
-// The largest buffer a scenario may declare: 2^27 bytes, the minimum every Vulkan device
-// guarantees for maxStorageBufferRange (Vulkan spec, "Required Limits").
-inline constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 27;
-// The largest workgroup count per dimension: 65535, the required minimum of
-// maxComputeWorkGroupCount (Vulkan spec, "Required Limits").
-inline constexpr uint32_t kMaxGroups = 65535;
-// The largest private array of the private-array kernel: 4096 words (16 KiB per invocation),
-// far past the 544 bytes where cubecl #1336 saw RADV spill to scratch.
-inline constexpr uint32_t kMaxPrivateWords = 4096;
-// The most steps a scenario may have once every repeat is expanded.
-inline constexpr uint64_t kMaxSteps = 65536;
-
 // Parses and checks `text` as the scenario file `file` (the name used in messages). Throws
 // UsageError (core/errors.hpp) with one line "FILE:LINE:COLUMN: what is wrong; what was
 // expected" for a TOML syntax error, an unknown or missing key, a wrong type, an unknown

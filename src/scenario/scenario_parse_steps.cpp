@@ -14,7 +14,6 @@
 
 #include "reference/cpu_reference.hpp"
 #include "scenario/scenario_cpu.hpp"
-#include "scenario/scenario_parse.hpp"
 #include "scenario/scenario_sync.hpp"
 
 namespace repro::scenario::parse {
