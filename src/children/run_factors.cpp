@@ -51,8 +51,7 @@ bool bladeQuirks(const Variant& v) { return v.factors.profile == Profile::BladeE
 std::string labelWithoutMode(const Variant& v) {
     RunFactors f = v.factors;
     f.mode.reset();
-    if (f == RunFactors{}) return v.file ? "as written" : "blade (as recorded by blade)";
-    std::string text = factorLabel(f);
+    std::string text = f != RunFactors{} ? factorLabel(f) : v.file ? "as written" : "blade (as recorded by blade)";
     if (isControl(v)) text += " (control)";
     if (bladeQuirks(v)) text += " (blade's quirks)";
     return text;

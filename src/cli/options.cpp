@@ -434,7 +434,7 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
     const auto run = std::find_if(std::begin(runs), std::end(runs), [](const Given& g) { return g.given; });
     if (run == std::end(runs)) return;
     const std::string_view what = run->name;
-    if (o.sweep) fail(fmt::format("{}: not with --sweep", what));
+    if (o.sweep || o.parameterSweep) fail(fmt::format("{}: not with --sweep", what));
     if (o.listDevices) fail(fmt::format("{}: not with --list-devices", what));
     if (o.printStream) fail(fmt::format("--print-stream: not with {}", what));
     if (o.dumpDir && !o.watchdogProbe) fail(fmt::format("{}: not with --dump-dir", what));
@@ -472,7 +472,7 @@ void checkRecordingRules(const RawArgs& raw, const Options& o) {
 void checkOtherRules(const Options& o) {
     if (o.verbose && o.quiet) fail("-v/--verbose and -q/--quiet: choose one");
     if (o.printStream) {
-        if (o.sweep) fail("--print-stream: not with --sweep");
+        if (o.sweep || o.parameterSweep) fail("--print-stream: not with --sweep");
         if (o.listDevices) fail("--print-stream: not with --list-devices");
         if (o.repeat > 1) fail("--print-stream: not with --repeat above 1 (every run records the same stream)");
     }

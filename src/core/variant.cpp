@@ -177,6 +177,13 @@ const std::vector<DriverSetting>& driverSettings() {
 }
 // clang-format on
 
+std::optional<ShaderLoopLimit> shaderLoopLimit(std::string_view driverId) {
+    if (driverId != "MESA_LLVMPIPE") return std::nullopt;
+    return ShaderLoopLimit{.driver = "MESA_LLVMPIPE",
+                           .iterations = 65535,
+                           .source = "Mesa gallivm's loop limiter (LP_MAX_TGSI_LOOP_ITERATIONS, lp_bld_limits.h)"};
+}
+
 std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all) {
     std::vector<DriverSetting> out;
     for (const DriverSetting& s : driverSettings()) {

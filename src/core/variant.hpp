@@ -109,6 +109,19 @@ const std::vector<DriverSetting>& driverSettings();
 // `all` is true.
 std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all);
 
+// A driver's known limit that makes a correct shader compute something else: typed driver
+// knowledge, never a verdict against the driver. lavapipe (MESA_LLVMPIPE) ends every shader
+// loop after 65,535 iterations (gallivm's loop limiter: LP_MAX_TGSI_LOOP_ITERATIONS in Mesa's
+// gallivm lp_bld_limits.h, counted down per loop in lp_bld_ir_common.c), so a
+// scenario `work` loop of 65,536 or more rounds writes other words than the CPU model's.
+struct ShaderLoopLimit {
+    std::string driver;       // the VkDriverId name without VK_DRIVER_ID_, e.g. "MESA_LLVMPIPE"
+    uint32_t iterations = 0;  // the most iterations one loop runs there
+    std::string source;       // where that is written
+};
+// The loop limit of `driverId` (same naming as driverSettingsFor), or nullopt where none is known.
+std::optional<ShaderLoopLimit> shaderLoopLimit(std::string_view driverId);
+
 // Whether a driver library knows an option name. Mesa keeps each debug table's names as
 // NUL-terminated C strings in the library's read-only data (struct debug_control in
 // util/u_debug.h, parsed by parse_debug_string), so a name the library parses is found as

@@ -17,12 +17,15 @@
 #include "core/rust_format.hpp"
 #include "core/shape.hpp"
 #include "core/text.hpp"
+#include "core/variant.hpp"
+#include "core/errors.hpp"
 #include "engine/evidence.hpp"
 #include "forensics/watchdog.hpp"
 #include "report/trace_events.hpp"
 #include "report/verdict.hpp"
 #include "scenario/scenario_cpu.hpp"
 #include "vk/check.hpp"
+#include "vk/describe.hpp"
 #include "vk/device.hpp"
 #include "vk/encoder.hpp"
 #include "vk/instance.hpp"
@@ -51,9 +54,37 @@ FileWorkload::FileWorkload(vk::Device& device, vk::Instrumentation& instrumentat
 
 FileWorkload::~FileWorkload() = default;
 
+namespace {
+
+// A CannotTest when the device's driver ends a shader loop before one of `s`'s work steps is
+// done (core/variant.hpp shaderLoopLimit: lavapipe's 65,535): the step would write other words
+// than the CPU model's with no fault of the driver, so nothing is run.
+void refuseLoopsPastTheDriversLimit(const vk::DeviceInfo& d, const sc::Scenario& s) {
+    if (!d.hasDriverProperties) return;
+    std::string id = vk::driverIdName(d.driver.driverID);
+    if (id.starts_with("DRIVER_ID_")) id = id.substr(10);
+    const std::optional<ShaderLoopLimit> limit = shaderLoopLimit(id);
+    if (!limit) return;
+    for (const sc::Step& step : s.steps) {
+        const auto* dispatch = std::get_if<sc::Dispatch>(&step.body);
+        if (!dispatch || !dispatch->user.empty() || dispatch->kernel != sc::Kernel::Work ||
+            dispatch->params.work <= limit->iterations)
+            continue;
+        throw CannotTest(fmt::format(
+            "{}: {} loops {} times, and {} ends a shader loop after {} iterations ({}): a known limit of that "
+            "driver, not a fault, so its words would differ from the CPU model's; keep work at most {} on it, or "
+            "run on another driver",
+            s.file, step.label, dispatch->params.work, limit->driver, limit->iterations, limit->source,
+            limit->iterations));
+    }
+}
+
+}  // namespace
+
 void FileWorkload::beginPoint(const Length& length) {
     Session& session = length.session;
     const sc::Scenario& s = session.plan.file(length.point);
+    refuseLoopsPastTheDriversLimit(device_.info(), s);
     point_.reset();  // the last point's buffers go before this one's are made
     auto begin = Clock::now();
     vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device_, s);
@@ -269,10 +300,10 @@ void FileWorkload::judge(const Length& length, RunRecord& record, const sc::Mode
     }
     const bool isSplit = record.mode() == Mode::Split;
     record.result.kind = Classification::Ok;
-    record.result.reason = sc::identicalTo(s, split != nullptr) +
+    const bool splitAlone = length.session.options.modes == std::vector<Mode>{Mode::Split};
+    record.result.reason = sc::identicalTo(s, split != nullptr, splitAlone) +
                            sc::hostReadNote(record.submitted.bytes->hostReads.size()) + j.chainNote +
                            sc::splitOnlyNote(s, isSplit && !split);
-    (void)length;
 }
 
 void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& record) {
@@ -343,8 +374,9 @@ Verdict FileWorkload::decide(const Length& length, const Runs& runs, const std::
     if (verdict.exitStatus == kExitNotReproduced && !verdict.lines.empty()) {
         const bool splitAlone = s.options.modes == std::vector<Mode>{Mode::Split};  // split is the mode itself
         const bool withSplit = point_->split != nullptr && !splitAlone;
-        verdict.lines.front() = fmt::format("--- NOT REPRODUCED: every mode's checked buffers are {}{}",
-                                            sc::identicalTo(file, withSplit), sc::splitOnlyNote(file, false));
+        verdict.lines.front() =
+            fmt::format("--- NOT REPRODUCED: every mode's checked buffers are {}{}",
+                        sc::identicalTo(file, withSplit, splitAlone), sc::splitOnlyNote(file, false));
     }
     if (verdict.exitStatus == kExitValidation && !verdict.lines.empty() && file.hasControl()) {
         verdict.lines.front() = fmt::format(

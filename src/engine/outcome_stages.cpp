@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exit_status.hpp"
 #include "core/output.hpp"
 #include "reference/underflow.hpp"
 #include "report/verdict.hpp"
@@ -13,6 +14,7 @@
 #include "engine/stages.hpp"
 #include "engine/text_report.hpp"
 #include "engine/workload.hpp"
+#include "scenario/plan.hpp"
 
 namespace repro::run {
 namespace {
@@ -28,6 +30,8 @@ CauseInput causeInput(const Length& length, const Runs& runs, const RunRecord& r
     CauseInput in = causeInputFor(r.result, r.submitted.run, split ? std::nullopt : s.evidence->splitTimes(key), scale,
                                   *s.evidence, r.submitted.log);
     in.earlierKill = earlierKill;
+    if (!split) in.control = join(planControls(s.options, s.plan), "; ");  // split runs under none
+    if (in.control == "none") in.control.clear();                          // join's word for empty
     s.workload.addCauseFacts(length, runs, r, in);
     return in;
 }
@@ -110,6 +114,24 @@ ModeReport toModeReport(const RunRecord& r, const Options& o, const PlanPoint& p
 
 namespace {
 
+// A reproduction under a positive control is the control caught (issue 35 §2): each "BUG
+// REPRODUCED" line of multipass or single says CONTROL CAUGHT, and a line says what the
+// control is. The exit status stays 2, as for any wrong output (docs/contract.md).
+void markControlCaught(const std::vector<std::string>& controls, Verdict& verdict) {
+    if (controls.empty() || verdict.exitStatus != kExitReproduced) return;
+    constexpr std::string_view kBug = "--- BUG REPRODUCED: ";
+    bool caught = false;
+    for (std::string& line : verdict.lines) {
+        if (!line.starts_with(kBug) || line.starts_with(std::string(kBug) + "mode split ")) continue;
+        line = "--- CONTROL CAUGHT: " + line.substr(kBug.size());
+        caught = true;
+    }
+    if (caught)
+        verdict.lines.push_back("--- the control was caught (" + join(controls, "; ") +
+                                "): wrong output under a positive control says nothing about the driver; exit 2 as "
+                                "for any wrong output");
+}
+
 // The mode's runs as one result: counts, and the first wrong run's classification (else
 // the first's).
 ModeResult aggregate(const Runs& runs, Mode mode) {
@@ -162,6 +184,7 @@ PointOutcome reportPoint(const Length& length, const Runs& runs) {
         out.judged.push_back(std::move(m));
     }
     out.verdict = length.session.workload.decide(length, runs, out.judged);
+    markControlCaught(planControls(o, length.session.plan), out.verdict);
     out.referenceName = length.session.workload.referenceName();
     for (const RunRecord& r : runs.records) out.modes.push_back(toModeReport(r, o, length.point));
     return out;

@@ -389,7 +389,7 @@ ExperimentReport printExperiment(const Options& o, const Rig& rig, const ShaderS
                             .profile = std::string(name(o.profile)),
                             .spirvDir = o.spirvDir,
                             .dropDispatch = o.dropDispatch,
-                            .control = isControl(o.barrier)};
+                            .control = isControl(o.barrier) || o.dropDispatch.has_value()};
     const RunChanges changes = runChanges(o);
     report.changes = changes.all();
     if (!showsShort(o)) {

@@ -446,6 +446,8 @@ std::string_view name(CauseKind k) {
             return "shader_compiler";
         case CauseKind::BladeQuirks:
             return "blade_quirks";
+        case CauseKind::Control:
+            return "control";
         case CauseKind::Undetermined:
             return "undetermined";
     }
@@ -494,6 +496,11 @@ Cause decideCause(const CauseInput& in) {
     addEvidence(in, a, c);
     if (in.output == OutputVerdict::Correct)
         return finish(std::move(c), CauseKind::NoFailure, "cause: none (the output is correct)");
+    if (!in.control.empty()) {
+        c.evidence.insert(c.evidence.begin(), "the mode runs under a positive control: " + in.control);
+        return finish(std::move(c), CauseKind::Control,
+                      "cause: the control (" + in.control + "): the control was caught, not the driver");
+    }
     if (auto r = byKillRecords(in, a, c)) return std::move(*r);
     if (auto r = byTimeAtTimeout(in, a, c)) return std::move(*r);
     if (auto r = byEarlierKill(in, a, c)) return std::move(*r);

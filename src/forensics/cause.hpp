@@ -130,6 +130,10 @@ struct CauseInput {
     // shorter than predicted, or one whose dispatch timestamps stop early, is the
     // experiment's doing and no evidence of a kill.
     std::optional<uint32_t> droppedDispatch;
+    // The positive controls this mode runs under ("dispatch 3 left out of multipass and single by
+    // repro (--drop-dispatch 3)"), joined; empty for none. Wrong output is then the control's
+    // doing: the cause is the control, never synchronization or a job timeout (issue 35 §2).
+    std::string control;
     // A scenario file: the levers it names are --work-scale and --check-steps, not a larger
     // shape and the chain's per-dispatch check.
     bool file = false;
@@ -137,9 +141,18 @@ struct CauseInput {
 
 // ---- The cause ------------------------------------------------------------------------
 
-enum class CauseKind { NoFailure, JobTimeout, HangKilled, Synchronization, ShaderCompiler, BladeQuirks, Undetermined };
+enum class CauseKind {
+    NoFailure,
+    JobTimeout,
+    HangKilled,
+    Synchronization,
+    ShaderCompiler,
+    BladeQuirks,
+    Control,  // the mode ran under a positive control (CauseInput::control): the control's doing
+    Undetermined
+};
 // "no_failure", "job_timeout", "hang_killed", "synchronization", "shader_compiler",
-// "blade_quirks", "undetermined" (the JSON names)
+// "blade_quirks", "control", "undetermined" (the JSON names)
 std::string_view name(CauseKind k);
 
 struct Cause {

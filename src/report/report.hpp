@@ -66,7 +66,7 @@ struct ExperimentReport {
     // Every flag that changes blade's stream, as typed (cli/run_changes.hpp): the one list
     // the header, the Markdown and the JSON share.
     std::vector<std::string> changes;
-    bool control = false;             // --barrier execution-only|none
+    bool control = false;  // a positive control: --barrier execution-only|none, --drop-dispatch, a file's own
     std::vector<std::string> quirks;  // blade-exact's quirks in force
 };
 

@@ -157,8 +157,15 @@ std::string memoryDetails(const DeviceReport& d) {
 // and every setting that differs from blade's stream.
 std::string experimentText(const RunReport& r, std::string_view home) {
     const ExperimentReport& e = r.experiment;
+    // The barrier is the control when it was chosen so (none, execution-only) or the file labels
+    // a barrier one; a file's control wait or ownership transfer is named after the row.
+    const bool fileBarrierControl =
+        r.scenario && r.scenario->controlSteps.find("a barrier") != std::string::npos && e.barrier == "as written";
+    const bool barrierControl = e.barrier == "none" || e.barrier == "execution-only" || fileBarrierControl;
     std::string experiment = fmt::format("barrier {}{}, memory {}, profile {}", e.barrier,
-                                         e.control ? " (CONTROL: invalid on purpose)" : "", e.memory, e.profile);
+                                         barrierControl ? " (CONTROL: invalid on purpose)" : "", e.memory, e.profile);
+    if (r.scenario && !r.scenario->controlSteps.empty() && !fileBarrierControl)
+        experiment += fmt::format(", the file labels {} a control", r.scenario->controlSteps);
     if (e.submitEvery) experiment += fmt::format(", submit every {}", e.submitEvery);
     if (e.splitMiB) experiment += fmt::format(", split at {} MiB", *e.splitMiB);
     if (e.splitMs) experiment += fmt::format(", split at {} ms of predicted GPU time", *e.splitMs);

@@ -35,6 +35,7 @@ std::string shortCause(const ModeResult& r) {
                         : k == "synchronization" ? "synchronization"
                         : k == "shader_compiler" ? "the shader compiler"
                         : k == "blade_quirks"    ? "blade's invalid usage"
+                        : k == "control"         ? "the control"
                                                  : "undetermined";
     return fmt::format(" (cause: {})", words);
 }

@@ -38,6 +38,24 @@ size_t dispatchCount(const sc::Scenario& s) {
     }));
 }
 
+// With --reference cpu and no split among the modes, split does not run: a checked buffer only
+// split can judge (the CPU model cannot compute it), or --check-steps (split's steps), would
+// be judged by nothing, so the run is refused rather than called correct.
+void refuseWhatNothingCompares(const Options& o, const sc::Scenario& s) {
+    const bool splitAsked = std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end();
+    if (splitAsked || o.reference != ReferenceKind::Cpu) return;
+    if (const std::string only = sc::splitOnlyBuffers(s); !only.empty())
+        throw UsageError(
+            fmt::format("--reference cpu: the CPU model cannot compute {} ({}) and split does not run "
+                        "without --mode split, so nothing would be compared; expected --reference auto "
+                        "or split, or split among the modes",
+                        only, sc::unmodelledKernels(s)));
+    if (o.checkSteps)
+        throw UsageError(
+            "--check-steps: checks split's steps, and split does not run with --reference cpu without --mode split; "
+            "expected --reference auto, or split among the modes");
+}
+
 // What the options change in the file (scenario/plan.hpp makePlan), in the order a reader would
 // apply them by hand.
 void applyOptions(const Options& o, sc::Scenario& s) {
@@ -67,6 +85,7 @@ void applyOptions(const Options& o, sc::Scenario& s) {
                         : o.submit.splitMs ? "--split-ms"
                                            : "--split-mib",
                         s.file));
+    refuseWhatNothingCompares(o, s);
     if (o.dropDispatch && *o.dropDispatch > dispatchCount(s))
         throw UsageError(fmt::format("--drop-dispatch {}: {} has {} dispatch step(s); expected 1..{}", *o.dropDispatch,
                                      s.file, dispatchCount(s), dispatchCount(s)));
@@ -115,6 +134,21 @@ Plan makePlan(const Options& o) {
         }
     }
     return plan;
+}
+
+std::vector<std::string> planControls(const Options& o, const Plan& plan) {
+    std::vector<std::string> out;
+    const bool barrierControl = (plan.builtIn() || o.barrierGiven) && isControl(o.barrier);
+    if (barrierControl)
+        out.push_back(o.barrier == BarrierKind::None
+                          ? "--barrier none: no barrier between the dispatches of multipass and single"
+                          : "--barrier execution-only: execution dependencies without memory dependencies");
+    if (!plan.builtIn() && !barrierControl && plan.variants.front().hasControl())
+        out.push_back(fmt::format("the file labels {} a control", plan.variants.front().controlSteps()));
+    if (o.dropDispatch)
+        out.push_back(fmt::format("dispatch {0} left out of multipass and single by repro (--drop-dispatch {0})",
+                                  *o.dropDispatch));
+    return out;
 }
 
 std::vector<InputFile> planInputs(const Plan& plan) {

@@ -60,6 +60,14 @@ Plan makePlan(const Options& options);
 // input (outputCollision). Empty for the built-in chain.
 std::vector<InputFile> planInputs(const Plan& plan);
 
+// The positive controls multipass and single run under, in words (empty: none): --barrier none
+// or execution-only ("--barrier none: no barrier between the dispatches of multipass and
+// single"), a file's labelled controls ("the file labels step 2 barrier none (control) a
+// control"), --drop-dispatch K ("dispatch K left out of multipass and single by repro
+// (--drop-dispatch K)"). Wrong output under one is the control caught, never a driver bug
+// (issue 35 §2); split runs under none of them.
+std::vector<std::string> planControls(const Options& o, const Plan& plan);
+
 // Whether a chain-input or chain-weight buffer of the plan still waits for its words
 // (scenario_parse.hpp fillChainWords, made in the supervised child).
 bool needsChainWords(const Plan& plan);

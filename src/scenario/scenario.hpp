@@ -32,7 +32,6 @@ inline constexpr uint32_t kMaxPrivateWords = 4096;
 // The most steps a scenario may have once every repeat is expanded.
 inline constexpr uint64_t kMaxSteps = 65536;
 
-
 // Where a buffer's memory is (docs/scenarios.md "buffers").
 enum class Placement {
     DeviceLocal,  // DEVICE_LOCAL, preferring types that are not host-visible; written and read

@@ -151,8 +151,9 @@ std::string chainBuffers(const Scenario& s) {
 // (chainChecked) "within the CPU model's float32 tolerance" (alone, or for the named buffers
 // after "bit-identical to the CPU model"); where the model compares nothing (modelCompares),
 // "bit-identical to split", or for split itself "completed" (splitOnlyNote says its bytes are
-// the reference). A run with neither is refused before it starts (prepareScenario).
-std::string identicalTo(const Scenario& s, bool withSplit) {
+// the reference), worded as nothing compared when `splitAlone` (split the only mode run). A run
+// with neither is refused before it starts (prepareScenario).
+std::string identicalTo(const Scenario& s, bool withSplit, bool splitAlone) {
     const bool exact = modelComparesExactly(s), chain = !chainChecked(s).empty();
     std::string model;
     if (exact && chain)
@@ -162,9 +163,10 @@ std::string identicalTo(const Scenario& s, bool withSplit) {
     else if (chain)
         model = "within the CPU model's float32 tolerance";
     if (model.empty())
-        return withSplit ? "bit-identical to split"
-                         : "completed, with nothing to compare them with (the CPU model cannot compute them and "
-                           "split ran alone)";
+        return withSplit    ? "bit-identical to split"
+               : splitAlone ? "completed, with nothing to compare them with (the CPU model cannot compute them "
+                              "and split ran alone)"
+                            : "completed";
     if (!withSplit) return model;
     return model + (exact ? " and to split" : " and bit-identical to split");
 }

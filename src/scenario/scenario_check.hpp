@@ -59,7 +59,7 @@ bool modelCompares(const Scenario& s);
 // " and to split" when `withSplit`; for chain values "within the CPU model's float32
 // tolerance"; where the model compares nothing, "bit-identical to split", or for split itself
 // "completed".
-std::string identicalTo(const Scenario& s, bool withSplit);
+std::string identicalTo(const Scenario& s, bool withSplit, bool splitAlone = false);
 // " (the checked buffers and 2 host reads)" when a mode read buffers at host points; "" else.
 std::string hostReadNote(size_t reads);
 // What the CPU model cannot compute in `s`: "a user kernel", "conv-t or slice (float kernels)

@@ -23,7 +23,12 @@ namespace repro::scenario {
 // is a UsageError "--sweep: FILE has no parameter 'x' ...". A "$name" that is no parameter
 // of a file with [parameters] is an error at its place. Without [parameters], strings are
 // left alone.
-Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides = {});
+// Last, a data race between two steps on one queue is an error (scenario/scenario_races.hpp);
+// RaceCheck::Skip leaves it out, for the unit tests whose subject is the CPU model (which runs
+// the steps in the file's order whatever the barriers say): every file repro reads is checked.
+enum class RaceCheck { Refuse, Skip };
+Scenario parseScenario(std::string_view text, const std::string& file, const ParameterValues& overrides = {},
+                       RaceCheck races = RaceCheck::Refuse);
 
 // The largest scenario file read: 16 MiB, far past any hand-written file (the shipped ones
 // are a few KiB) and small enough that a wrong path (/dev/zero, a disk image) is refused

@@ -161,8 +161,8 @@ IndirectArgs parseIndirectArgs(const Parser& p, const toml::table& t, const Scen
     return a;
 }
 
-// Why workgroup counts `groups` are too many for `d`'s kernel, "N invocations (64 per
-// workgroup), more than ..." (maxIndexedInvocations), or nothing.
+}  // namespace
+
 std::optional<std::string> indexWraps(const Dispatch& d, const uint32_t (&groups)[3]) {
     const uint64_t most = maxIndexedInvocations(d);
     const uint64_t n = invocations(groups);
@@ -173,6 +173,8 @@ std::optional<std::string> indexWraps(const Dispatch& d, const uint32_t (&groups
         n, kWorkgroupSize, most, name(d.kernel),
         d.kernel == Kernel::CompareSwap ? "pair index 2 * i + phase + 1" : "invocation index", most);
 }
+
+namespace {
 
 // `groups` (default [ceil(count / 64), 1, 1]), each 1..kMaxGroups, and no more invocations
 // than the kernel's 32-bit index reaches (indexWraps).
@@ -641,43 +643,6 @@ void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
                 fmt::format("{}:{}:{}: buffer '{}' is checked but nothing writes it (its init is "
                             "\"undefined\"); expected a write or an init",
                             p.file(), b.place.line, b.place.column, b.name));
-    }
-}
-
-void resolveIndirectGroups(const Parser& p, Scenario& s) {
-    const bool any = std::any_of(s.steps.begin(), s.steps.end(), [](const Step& step) {
-        const auto* d = std::get_if<Dispatch>(&step.body);
-        return d && d->indirect;
-    });
-    if (!any) return;
-    fillChainWords(std::span<Scenario* const>({&s}));  // the args may come from them
-    Contents contents = initialContents(s);
-    std::set<std::string> unmodelled;
-    for (Step& step : s.steps) {
-        if (auto* d = std::get_if<Dispatch>(&step.body); d && d->indirect) {
-            if (unmodelled.count(d->indirect->buffer))
-                throw UsageError(fmt::format(
-                    "{}:{}:{}: {} reads its group counts from buffer '{}', which a user kernel wrote before (the CPU "
-                    "model cannot know them); expected args that no user kernel's output reaches",
-                    p.file(), step.place.line, step.place.column, step.label, d->indirect->buffer));
-            const auto g = indirectGroups(*d, contents);
-            if (std::any_of(g.begin(), g.end(), [](uint32_t n) { return n > kMaxGroups; }))
-                throw UsageError(fmt::format(
-                    "{}:{}:{}: {} reads group counts ({}, {}, {}) from buffer '{}' at byte {} (as the CPU model has "
-                    "it there); expected each 0..{}",
-                    p.file(), step.place.line, step.place.column, step.label, g[0], g[1], g[2], d->indirect->buffer,
-                    d->indirect->offset, kMaxGroups));
-            std::copy(g.begin(), g.end(), d->groups);
-            if (const auto why = indexWraps(*d, d->groups))
-                throw UsageError(oneTerminalLine(
-                    fmt::format("{}:{}:{}: {} reads group counts ({}, {}, {}) from buffer '{}' at byte {} (as the "
-                                "CPU model has it there), which make {}",
-                                p.file(), step.place.line, step.place.column, step.label, g[0], g[1], g[2],
-                                d->indirect->buffer, d->indirect->offset, *why),
-                    std::string::npos));
-        }
-        applyStep(step, contents);
-        unmodelledAfter(step, s, unmodelled);
     }
 }
 

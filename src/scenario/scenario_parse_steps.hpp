@@ -4,11 +4,17 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "scenario/scenario.hpp"
 #include "scenario/toml_reader.hpp"
 
 namespace repro::scenario::parse {
+
+// Why workgroup counts `groups` are too many for `d`'s kernel, "N invocations (64 per
+// workgroup), more than ..." (maxIndexedInvocations), or nothing.
+std::optional<std::string> indexWraps(const Dispatch& d, const uint32_t (&groups)[3]);
 
 // One [[buffer]] table; its name is new in `s` (the caller adds it).
 BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s);
@@ -28,12 +34,5 @@ void appendSteps(const Parser& p, toml::table& t, Scenario& s, RepeatSeen& bigge
 
 // A buffer with init = "undefined" must be written before a step reads it or it is checked.
 void checkReadBeforeWrite(const Parser& p, const Scenario& s);
-
-// Each dispatch_indirect's group counts as the CPU model has them in its args when the step
-// runs (indirectGroups), kept in its `groups` for writtenRanges; a count past kMaxGroups (the
-// required minimum of maxComputeWorkGroupCount, Vulkan spec "Required Limits") is an error.
-// 0 is allowed: Vulkan lets an indirect dispatch have no workgroups. Runs the CPU model once,
-// only for a scenario with an indirect dispatch.
-void resolveIndirectGroups(const Parser& p, Scenario& s);
 
 }  // namespace repro::scenario::parse

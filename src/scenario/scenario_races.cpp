@@ -31,7 +31,8 @@ struct Touch {
 };
 
 uint64_t bytesOf(const Scenario& s, const std::string& buffer) {
-    const auto it = std::find_if(s.buffers.begin(), s.buffers.end(), [&](const BufferSpec& b) { return b.name == buffer; });
+    const auto it =
+        std::find_if(s.buffers.begin(), s.buffers.end(), [&](const BufferSpec& b) { return b.name == buffer; });
     return it == s.buffers.end() ? 0 : it->bytes;
 }
 
@@ -41,8 +42,9 @@ std::pair<uint64_t, uint64_t> readSpan(const Step& step, const Scenario& s, cons
     const uint64_t all = bytesOf(s, buffer);
     if (const auto* c = std::get_if<Copy>(&step.body); c && c->src == buffer && c->dst != buffer)
         return {c->srcOffset, c->size == 0 ? all : c->srcOffset + c->size};
-    if (const auto* d = std::get_if<Dispatch>(&step.body); d && d->indirect && d->indirect->buffer == buffer &&
-                                                           std::count(d->bindings.begin(), d->bindings.end(), buffer) == 0)
+    if (const auto* d = std::get_if<Dispatch>(&step.body);
+        d && d->indirect && d->indirect->buffer == buffer &&
+        std::count(d->bindings.begin(), d->bindings.end(), buffer) == 0)
         return {d->indirect->offset, d->indirect->offset + 12};
     return {0, all};
 }
@@ -100,8 +102,7 @@ std::optional<Scopes> scopesOf(const Barrier& b, const std::string& buffer) {
 bool orders(const Barrier& b, const std::string& buffer, const Use& x, const Use& y) {
     const auto scopes = scopesOf(b, buffer);
     if (!scopes) return false;
-    if ((x.stage & ~firstScope(scopes->srcStage)) != 0 || (y.stage & ~secondScope(scopes->dstStage)) != 0)
-        return false;
+    if ((x.stage & ~firstScope(scopes->srcStage)) != 0 || (y.stage & ~secondScope(scopes->dstStage)) != 0) return false;
     if (x.writes == 0) return true;  // write-after-read: the execution dependency is enough
     // x's write made available; y's reads made visible (a write of y's needs the write
     // available and ordered before it, not visible to it)

@@ -85,15 +85,15 @@ TEST(PositiveControl, DroppedDispatchIsCaughtInEveryNonSplitMode) {
     // Dispatch 3 is step 2's conv-T: big[1] stays zero, so small[2..] are zero.
     const ProcessResult r = runRepro({"--validation", "--preset", "tiny", "-n", "3", "--drop-dispatch", "3"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
-    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
-    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode multipass is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode single is zero")) << r.out;
     EXPECT_TRUE(contains(r.out, "mode=split     nz=280/280")) << r.out;
 }
 
 TEST(PositiveControl, DroppedLastSliceInOneModeIsNamed) {
     const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--mode", "multipass", "--drop-dispatch", "4"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
-    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode multipass is zero")) << r.out;
     // split ran after multipass as the reference, and is not itself judged.
     EXPECT_TRUE(contains(r.out, "reference (split, run after the modes under test)")) << r.out;
 }

@@ -203,4 +203,36 @@ TEST(FileMatrix, AnInterruptedMarkdownMatrixKeepsItsDocument) {
     EXPECT_TRUE(contains(doc, "interrupted")) << doc;
 }
 
+// A file with one `work` step of `work` rounds over 64 words, then nothing: on lavapipe.
+std::filesystem::path workFile(const Folder& f, uint32_t work) {
+    const auto path = f.dir / ("work-" + std::to_string(work) + ".toml");
+    std::ofstream(path) << "name = \"work\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\n"
+                           "check = [\"data\"]\n[[buffer]]\nname = \"data\"\nbytes = 256\ninit = \"iota\"\n"
+                           "[[step]]\ndispatch = \"work\"\nbindings = [\"data\"]\nwork = "
+                        << work << "\n";
+    return path;
+}
+
+const std::vector<std::string> kLavapipe = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
+
+// lavapipe ends every shader loop after 65,535 rounds (gallivm's loop limiter): a work step of
+// 65,536 would write other words with no fault of the driver, so it is cannot test (125) in one
+// line before anything runs, never a verdict; 65,535 runs and is right. (--work-scale and the
+// matrix's work-scale row leave the work kernel's rounds as written: it is what it computes.)
+TEST(LavapipeQuirk, AWorkLoopPastItsLimitIsCannotTestNeverAVerdict) {
+    const Folder f("loop-limit");
+    const BoundedResult at = runBounded(REPRO_EXECUTABLE, {"--scenario", workFile(f, 65535).string()}, kLavapipe, 120);
+    EXPECT_EQ(at.status, 0) << shown(at);
+    const std::string past = workFile(f, 65536).string();
+    const BoundedResult r = runBounded(REPRO_EXECUTABLE, {"--scenario", past}, kLavapipe, 120);
+    EXPECT_EQ(r.status, 125) << shown(r);
+    EXPECT_EQ(r.err, "repro: cannot test here: " + past +
+                         ": step 1 dispatch work loops 65536 times, and MESA_LLVMPIPE ends a shader loop after 65535 "
+                         "iterations (Mesa gallivm's loop limiter (LP_MAX_TGSI_LOOP_ITERATIONS, lp_bld_limits.h)): a "
+                         "known limit of that driver, not a fault, so its words would differ from the CPU model's; "
+                         "keep work at most 65535 on it, or run on another driver\n")
+        << shown(r);
+    EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << shown(r);
+}
+
 }  // namespace

@@ -320,7 +320,7 @@ TEST(OutputPaths, AFolderWhereTheTemporaryFileCannotBeMadeIsRefusedBeforeAnyWork
 TEST(UnwritableStreams, AReproducedRunSaysItsDocumentWasLostAndKeepsItsStatus) {
     const ProcessResult r = shell("REPRO --preset tiny -n 2 --drop-dispatch 2 --format json > /dev/full");
     EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_TRUE(contains(r.err, "--- BUG REPRODUCED")) << r.err;
+    EXPECT_TRUE(contains(r.err, "--- CONTROL CAUGHT")) << r.err;
     EXPECT_EQ(repro::test::count(r.err, "repro: the report could not be written to stdout\n"), 1u) << r.err;
 }
 

@@ -274,4 +274,43 @@ TEST(OptionOnAFile, LabelsNameTheFilesSteps) {
     EXPECT_FALSE(contains(r.out, "conv-T")) << r.out;
 }
 
+// A race in the file (issue 35 §1): refused before anything runs, one line naming both steps;
+// the same race labelled a control runs.
+TEST(OneQueueRace, ARaceInTheFileIsRefusedAndItsLabelledControlRuns) {
+    const std::string dir = std::string(REPRO_SOURCE_DIR) + "/tests/scenarios/";
+    const ProcessResult race = runRepro({"--scenario", dir + "race-repeated-increments.toml"});
+    EXPECT_EQ(race.status, 1) << shown(race);
+    EXPECT_EQ(race.out, "") << shown(race);
+    EXPECT_TRUE(contains(race.err,
+                         "race-repeated-increments.toml:18:1: step 1 dispatch increment (repetition 1 of 8) "
+                         "and step 2 dispatch increment (repetition 2 of 8) race on buffer 'data' "
+                         "(write-after-write)"))
+        << race.err;
+    const ProcessResult control = runRepro({"--scenario", dir + "race-labelled-control.toml"});
+    EXPECT_EQ(control.status, 0) << shown(control);  // lavapipe runs the increments in order
+    EXPECT_TRUE(contains(control.out, "CONTROL")) << control.out;
+}
+
+// A positive control that is caught (issue 35 §2): the control, in every place it reports,
+// with the exit status of wrong output.
+TEST(Controls, ADroppedDispatchIsTheControlCaughtInTextJsonAndMarkdown) {
+    TempDir dir("controls");
+    const std::string json = (dir / "r.json").string();
+    const ProcessResult r = runRepro({"--preset", "small", "-n", "3", "--drop-dispatch", "3", "--json", json});
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "mode=multipass cause: the control (dispatch 3 left out of multipass and single by "
+                         "repro (--drop-dispatch 3)): the control was caught, not the driver"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode multipass is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- the control was caught (dispatch 3 left out")) << r.out;
+    EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << r.out;
+    EXPECT_FALSE(contains(r.out, "cause: synchronization")) << r.out;
+    const std::string doc = readText(json);
+    EXPECT_TRUE(contains(doc, "\"kind\": \"control_caught\"")) << doc;
+    EXPECT_TRUE(contains(doc, "\"control\": true")) << doc;
+    const ProcessResult md = runRepro({"--preset", "small", "-n", "3", "--drop-dispatch", "3", "--format", "markdown"});
+    EXPECT_TRUE(contains(md.out, "### repro: CONTROL CAUGHT (exit 2)")) << md.out;
+}
+
 }  // namespace

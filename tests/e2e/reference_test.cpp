@@ -45,8 +45,8 @@ TEST(CpuReference, CatchesTheBrokenChainInSplitToo) {
     // split (not broken) is judged ok against the host.
     const ProcessResult r = runRepro({"--reference", "cpu", "--preset", "tiny", "-n", "3", "--drop-dispatch", "6"});
     EXPECT_EQ(r.status, 2) << r.out;
-    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
-    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode multipass is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode single is zero")) << r.out;
     EXPECT_EQ(count(r.out, "-> ok: within tolerance"), 1u) << r.out;  // split
 }
 
@@ -144,7 +144,7 @@ TEST(Poison, DroppedDispatchOutputIsUnwritten) {
         {"--poison", "--check-steps", "--preset", "tiny", "-n", "3", "--mode", "single", "--drop-dispatch", "3"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "first wrong dispatch 3: step 2 conv-T is unwritten")) << r.out;
-    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is unwritten")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode single is unwritten")) << r.out;
     // Without --poison the same chain is `zero`: the two are told apart.
     const ProcessResult plain =
         runRepro({"--check-steps", "--preset", "tiny", "-n", "3", "--mode", "single", "--drop-dispatch", "3"});
@@ -221,7 +221,7 @@ TEST(ReferenceNone, AllZeroBeforeTheUnderflowHorizonReproduces) {
     const ProcessResult r =
         runRepro({"--reference", "none", "--preset", "tiny", "-n", "3", "--mode", "multipass", "--drop-dispatch", "3"});
     EXPECT_EQ(r.status, 2) << r.out;
-    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is zero")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode multipass is zero")) << r.out;
     EXPECT_FALSE(contains(r.out, "INCONCLUSIVE")) << r.out;
     EXPECT_FALSE(contains(r.out, "no mode")) << r.out;
     // Past the horizon the same zeros are not judged.

@@ -56,7 +56,7 @@ TEST(JsonReport, OutputFileKeepsTextOnStdout) {
     std::filesystem::remove(path);
     const ProcessResult r = runRepro({"--preset", "tiny", "-n", "2", "--json", path.string(), "--drop-dispatch", "2"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
-    EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT")) << r.out;
     std::ifstream in(path);
     const nlohmann::json j = nlohmann::json::parse(in);
     EXPECT_EQ(j.at("verdict").at("exit_status"), 2);

@@ -616,6 +616,28 @@ std::vector<EnvironmentCase> verdictCases() {
 // the behaviour now and the test that failed before the fix.
 std::vector<EnvironmentCase> hostileCases() {
     return {
+        {"a race in the file on one queue (issue 35 §1)",
+         "eight in-place increments of one buffer with no barrier between them "
+         "(`tests/scenarios/race-repeated-increments.toml`), `repro --scenario F`",
+         1,
+         "`F:18:1: step 1 dispatch increment (repetition 1 of 8) and step 2 dispatch increment (repetition 2 of 8) "
+         "race on buffer 'data' (write-after-write): no barrier that single records between them orders them ...; "
+         "expected barrier = \"blade-c\" between them, or a barrier marked control = true ...`, nothing run (was NOT "
+         "REPRODUCED on lavapipe and BUG REPRODUCED, 20 of 20 runs, on a correct H100)",
+         "unit.OneQueueRace.*, e2e.OneQueueRace.ARaceInTheFileIsRefusedAndItsLabelledControlRuns"},
+        {"a run under a positive control that catches it (issue 35 §2)",
+         "`repro --preset small -n 3 --drop-dispatch 3`; a file's labelled control; `--barrier none` where it races", 2,
+         "`cause: the control (dispatch 3 left out of multipass and single by repro (--drop-dispatch 3)): the control "
+         "was caught, not the driver`, `--- CONTROL CAUGHT: mode multipass is zero: ...` and `--- the control was "
+         "caught (...)`; JSON `experiment.control` true, `verdict.kind` control_caught, `cause.kind` control; the "
+         "Markdown title CONTROL CAUGHT (was BUG REPRODUCED with cause synchronization and `control: false`)",
+         "e2e.Controls.ADroppedDispatchIsTheControlCaughtInTextJsonAndMarkdown"},
+        {"a work loop past lavapipe's loop limit (issue 35 §4)",
+         "a `work` step with `work = 65536` on lavapipe, `repro --scenario F`", 125,
+         "`cannot test here: F: step 1 dispatch work loops 65536 times, and MESA_LLVMPIPE ends a shader loop after "
+         "65535 iterations (Mesa gallivm's loop limiter ...): a known limit of that driver, not a fault ...`, nothing "
+         "run (was BUG REPRODUCED in every mode, split included, with cause undetermined; 65535 is right)",
+         "e2e.LavapipeQuirk.AWorkLoopPastItsLimitIsCannotTestNeverAVerdict"},
         {"a name in a scenario file with a control character (R15)",
          "`name = \"evil\\u001b[2J\\nsecond line\"` (or a buffer, kernel, queue or semaphore so named), "
          "`repro --scenario F`",

@@ -14,6 +14,13 @@
 namespace repro::scenario {
 namespace {
 
+// These tests' subject is the parser and the CPU model, which runs the steps in the file's
+// order whatever the barriers say; their small files leave out the barriers a GPU would need
+// (the race check has its own tests: scenario_races_test.cpp).
+Scenario parseModel(std::string_view text, const std::string& file, const ParameterValues& overrides = {}) {
+    return parseScenario(text, file, overrides, RaceCheck::Skip);
+}
+
 // Shape tiny: small 1120 bytes (280 floats), weight 768, big 3584 (896 floats).
 const std::string kTinyChain = R"(name = "t"
 source = "https://example.org/report"
@@ -65,7 +72,7 @@ bindings = ["b1", "s2"]
 using Kind = ChainValue::Kind;
 
 TEST(ScenarioChain, ConvTAndSliceFromTheChainsDataHoldItsValues) {
-    const Scenario s = parseScenario(kTinyChain, "t.toml");
+    const Scenario s = parseModel(kTinyChain, "t.toml");
     const ChainValues v = finalChainValues(s);
     EXPECT_EQ(v.at("s0"), (ChainValue{Kind::Small, 0}));
     EXPECT_EQ(v.at("w"), (ChainValue{Kind::Weight, 0}));
@@ -79,7 +86,7 @@ TEST(ScenarioChain, ConvTAndSliceFromTheChainsDataHoldItsValues) {
 }
 
 TEST(ScenarioChain, AWholeCopyCarriesTheValueAndAnyOtherWriteTakesItAway) {
-    const Scenario whole = parseScenario(kTinyChain + R"(
+    const Scenario whole = parseModel(kTinyChain + R"(
 [[step]]
 copy = "copy"
 from = "s2"
@@ -91,7 +98,7 @@ copy = "other"
 from = "s0"
 size = 1116
 )",
-                                         "t.toml");
+                                      "t.toml");
     const ChainValues v = finalChainValues(whole);
     EXPECT_EQ(v.at("copy"), (ChainValue{Kind::Small, 2}));
     EXPECT_FALSE(v.count("s1"));     // filled
@@ -100,7 +107,7 @@ size = 1116
 }
 
 TEST(ScenarioChain, ConvTOnOtherDataOrAnotherWeightHoldsNothing) {
-    const Scenario s = parseScenario(kTinyChain + R"(
+    const Scenario s = parseModel(kTinyChain + R"(
 [[buffer]]
 name = "w2"
 bytes = 768
@@ -121,7 +128,7 @@ bindings = ["s2", "w2", "b3"]
 dispatch = "slice"
 bindings = ["b2", "s0"]
 )",
-                                     "t.toml");
+                                  "t.toml");
     const ChainValues v = finalChainValues(s);
     EXPECT_FALSE(v.count("b2"));
     EXPECT_FALSE(v.count("b3"));
@@ -131,7 +138,7 @@ bindings = ["b2", "s0"]
 TEST(ScenarioChain, ALargerChainInputRepeatsTheDataAndHoldsNoValue) {
     std::string text = kTinyChain;
     text.replace(text.find("bytes = 1120\ninit = \"chain-input\""), 12, "bytes = 2240");
-    const Scenario s = parseScenario(text, "t.toml");
+    const Scenario s = parseModel(text, "t.toml");
     const ChainValues v = finalChainValues(s);
     EXPECT_FALSE(v.count("s0"));
     EXPECT_FALSE(v.count("s2"));

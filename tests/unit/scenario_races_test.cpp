@@ -53,29 +53,33 @@ TEST(OneQueueRace, TwoIncrementsWithNoBarrierAreRefusedAtTheSecondNamingBoth) {
 
 TEST(OneQueueRace, ARepeatedStepRacesWithItself) {
     const std::string line = raceOf("[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\nrepeat = 4\n");
-    EXPECT_NE(line.find("step 1 dispatch increment (repetition 1 of 4) and step 2 dispatch increment (repetition 2 of 4) "
-                        "race on buffer 'a'"),
-              std::string::npos)
+    EXPECT_NE(
+        line.find("step 1 dispatch increment (repetition 1 of 4) and step 2 dispatch increment (repetition 2 of 4) "
+                  "race on buffer 'a'"),
+        std::string::npos)
         << line;
 }
 
 TEST(OneQueueRace, BladesBarriersAndAFullMemoryBarrierOrderThem) {
-    for (const char* barrier : {"barrier = \"blade-c\"\n", "barrier = \"blade-g\"\n",
-                                "barrier = \"memory\"\nsrc_stage = [\"compute\"]\ndst_stage = [\"compute\"]\n"
-                                "src_access = [\"shader-write\"]\ndst_access = [\"shader-read\", \"shader-write\"]\n"}) {
+    for (const char* barrier :
+         {"barrier = \"blade-c\"\n", "barrier = \"blade-g\"\n",
+          "barrier = \"memory\"\nsrc_stage = [\"compute\"]\ndst_stage = [\"compute\"]\n"
+          "src_access = [\"shader-write\"]\ndst_access = [\"shader-read\", \"shader-write\"]\n"}) {
         EXPECT_EQ(raceOf(kIncrement + "[[step]]\n" + barrier + kIncrement), "") << barrier;
     }
 }
 
 TEST(OneQueueRace, ABarrierWithoutTheWriteOrOnAnotherBufferDoesNotOrderThem) {
     // no src_access: the write is not made available
-    EXPECT_NE(raceOf(kIncrement + "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"compute\"]\ndst_stage = "
-                                  "[\"compute\"]\ndst_access = [\"shader-read\"]\n" +
+    EXPECT_NE(raceOf(kIncrement +
+                     "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"compute\"]\ndst_stage = "
+                     "[\"compute\"]\ndst_access = [\"shader-read\"]\n" +
                      kIncrement),
               "");
-    EXPECT_NE(raceOf(kIncrement + "[[step]]\nbarrier = \"buffer\"\nbuffer = \"b\"\nsrc_stage = [\"compute\"]\n"
-                                  "dst_stage = [\"compute\"]\nsrc_access = [\"shader-write\"]\ndst_access = "
-                                  "[\"shader-read\", \"shader-write\"]\n" +
+    EXPECT_NE(raceOf(kIncrement +
+                     "[[step]]\nbarrier = \"buffer\"\nbuffer = \"b\"\nsrc_stage = [\"compute\"]\n"
+                     "dst_stage = [\"compute\"]\nsrc_access = [\"shader-write\"]\ndst_access = "
+                     "[\"shader-read\", \"shader-write\"]\n" +
                      kIncrement),
               "");
     // a barrier single leaves out (modes = ["multipass"]) orders nothing there
@@ -85,8 +89,9 @@ TEST(OneQueueRace, ABarrierWithoutTheWriteOrOnAnotherBufferDoesNotOrderThem) {
 TEST(OneQueueRace, AWriteAfterReadNeedsTheExecutionDependencyOnly) {
     const std::string copyAtoB = "[[step]]\ncopy = \"b\"\nfrom = \"a\"\n";
     const std::string fillA = "[[step]]\nfill = \"a\"\nvalue = 7\n";
-    EXPECT_EQ(raceOf(copyAtoB + "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"transfer\"]\ndst_stage = "
-                                "[\"transfer\"]\n" +
+    EXPECT_EQ(raceOf(copyAtoB +
+                     "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"transfer\"]\ndst_stage = "
+                     "[\"transfer\"]\n" +
                      fillA),
               "");
     EXPECT_NE(raceOf(copyAtoB + fillA).find("(write-after-read)"), std::string::npos);
@@ -98,8 +103,9 @@ TEST(OneQueueRace, AControlBarrierLabelsTheRaceAndItRuns) {
 }
 
 TEST(OneQueueRace, DisjointBytesAndAHostPointAreNoRace) {
-    const std::string fills = "[[step]]\nfill = \"b\"\noffset = 0\nsize = 128\nvalue = 1\n"
-                              "[[step]]\nfill = \"b\"\noffset = 128\nsize = 128\nvalue = 2\n";
+    const std::string fills =
+        "[[step]]\nfill = \"b\"\noffset = 0\nsize = 128\nvalue = 1\n"
+        "[[step]]\nfill = \"b\"\noffset = 128\nsize = 128\nvalue = 2\n";
     EXPECT_EQ(raceOf(fills), "");
 }
 

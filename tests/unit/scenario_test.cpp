@@ -25,6 +25,13 @@
 namespace repro::scenario {
 namespace {
 
+// These tests' subject is the parser and the CPU model, which runs the steps in the file's
+// order whatever the barriers say; their small files leave out the barriers a GPU would need
+// (the race check has its own tests: scenario_races_test.cpp).
+Scenario parseModel(std::string_view text, const std::string& file, const ParameterValues& overrides = {}) {
+    return parseScenario(text, file, overrides, RaceCheck::Skip);
+}
+
 const std::string kHeader = R"(name = "t"
 source = "https://example.org/report"
 pattern = "a test"
@@ -42,7 +49,7 @@ init = "iota"
 // The one error line parseScenario gives for `text`, or "" when it parses.
 std::string errorOf(const std::string& text) {
     try {
-        parseScenario(text, "bad.toml");
+        parseModel(text, "bad.toml");
     } catch (const UsageError& e) {
         return e.what();
     }
@@ -56,7 +63,7 @@ uint32_t word(const std::vector<uint8_t>& bytes, size_t i) {
 }
 
 TEST(ScenarioParse, AGoodFileGivesEveryField) {
-    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+    const Scenario s = parseModel(kHeader + kBufferA + R"(
 [[buffer]]
 name = "b"
 bytes = 128
@@ -86,7 +93,7 @@ src_offset = 1
 dst_offset = 3
 size = 5
 )",
-                                     "good.toml");
+                                  "good.toml");
     EXPECT_EQ(s.name, "t");
     EXPECT_EQ(s.source, "https://example.org/report");
     ASSERT_EQ(s.buffers.size(), 2u);
@@ -115,7 +122,7 @@ size = 5
 }
 
 TEST(ScenarioParse, ExecutionOnlyAndNoneAreLabelledControls) {
-    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+    const Scenario s = parseModel(kHeader + kBufferA + R"(
 [[step]]
 barrier = "none"
 [[step]]
@@ -123,7 +130,7 @@ barrier = "execution-only"
 src_stage = ["compute"]
 dst_stage = ["compute"]
 )",
-                                     "c.toml");
+                                  "c.toml");
     EXPECT_TRUE(std::get<Barrier>(s.steps[0].body).control);
     EXPECT_TRUE(std::get<Barrier>(s.steps[1].body).control);
     EXPECT_TRUE(s.hasControl());
@@ -170,7 +177,7 @@ bytes = 30720
 )";
 
 TEST(ScenarioParse, ConvTAndSliceTakeTheirGroupsAndDataFromTheShape) {
-    Scenario s = parseScenario(kChainHeader + R"([[step]]
+    Scenario s = parseModel(kChainHeader + R"([[step]]
 dispatch = "conv-t"
 bindings = ["in", "w", "big"]
 [[step]]
@@ -180,7 +187,7 @@ modes = ["single"]
 dispatch = "slice"
 bindings = ["big", "out"]
 )",
-                               "chain.toml");
+                            "chain.toml");
     ASSERT_TRUE(s.shape.has_value());
     EXPECT_EQ(s.shapeName, "small");
     const auto& conv = std::get<Dispatch>(s.steps[0].body);
@@ -214,8 +221,8 @@ bindings = ["big", "out"]
 // A --sweep's variants: each gets its shape's words, made once and copied; a buffer that has
 // its words already keeps them.
 TEST(ScenarioParse, FillChainWordsGivesEveryScenarioItsShapesWords) {
-    Scenario a = parseScenario(kChainHeader + "[[step]]\ndispatch = \"conv-t\"\nbindings = [\"in\", \"w\", \"big\"]\n",
-                               "a.toml");
+    Scenario a =
+        parseModel(kChainHeader + "[[step]]\ndispatch = \"conv-t\"\nbindings = [\"in\", \"w\", \"big\"]\n", "a.toml");
     Scenario b = a;
     Scenario kept = a;
     kept.buffers[1].words = {7};
@@ -232,7 +239,7 @@ TEST(ScenarioParse, FillChainWordsGivesEveryScenarioItsShapesWords) {
 // memory = "shared" (blade's Shared class) is mapped: a host point may name it; an unknown
 // placement lists the three.
 TEST(ScenarioParse, SharedMemoryIsAMappedPlacement) {
-    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+    const Scenario s = parseModel(kHeader + kBufferA + R"(
 [[buffer]]
 name = "s"
 bytes = 16
@@ -243,7 +250,7 @@ words = [1]
 [[step]]
 host_read = "s"
 )",
-                                     "shared.toml");
+                                  "shared.toml");
     EXPECT_EQ(s.buffers[1].placement, Placement::Shared);
     EXPECT_EQ(name(s.buffers[1].placement), "shared");
     EXPECT_EQ(errorOf(kHeader + kBufferA + "[[buffer]]\nname = \"x\"\nbytes = 4\nmemory = \"bar\"\n"),
@@ -254,7 +261,7 @@ host_read = "s"
 // work kernel's (its work is what it writes), the indirect-writer's and conv-t's and slice's; workSteps counts what
 // --submit-every cuts (dispatches and transfers, not barriers or host points).
 TEST(ScenarioMatrixFactors, MultiplyWorkAndWorkSteps) {
-    Scenario s = parseScenario(kHeader + kBufferA + R"(
+    Scenario s = parseModel(kHeader + kBufferA + R"(
 [[buffer]]
 name = "h"
 bytes = 64
@@ -282,7 +289,7 @@ host_read = "h"
 dispatch = "indirect-writer"
 bindings = ["h"]
 )",
-                               "w.toml");
+                            "w.toml");
     EXPECT_EQ(workSteps(s), 5u);
     const Contents before = runCpuModel(s);
     EXPECT_EQ(multiplyWork(s, 4), 2u);
@@ -297,7 +304,7 @@ bindings = ["h"]
 // --triage's memory experiment moves every buffer but those a host point names (they must stay
 // mapped), and says when it moved none.
 TEST(ScenarioTriage, ReplacePlacementsLeavesHostPointBuffersAndCountsTheMoves) {
-    Scenario s = parseScenario(kHeader + kBufferA + R"(
+    Scenario s = parseModel(kHeader + kBufferA + R"(
 [[buffer]]
 name = "h"
 bytes = 16
@@ -313,7 +320,7 @@ words = [1]
 copy = "v"
 from = "h"
 )",
-                               "t.toml");
+                            "t.toml");
     EXPECT_EQ(replacePlacements(s, Placement::DeviceLocal), 1u);  // v; h is a host point's
     EXPECT_EQ(s.buffer("v")->placement, Placement::DeviceLocal);
     EXPECT_EQ(s.buffer("h")->placement, Placement::HostVisible);
@@ -413,7 +420,7 @@ TEST(ScenarioInit, EachKindOfInitialContents) {
 }
 
 TEST(ScenarioCpu, IncrementsCopiesAndTransfersExactly) {
-    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+    const Scenario s = parseModel(kHeader + kBufferA + R"(
 [[buffer]]
 name = "b"
 bytes = 64
@@ -448,7 +455,7 @@ dispatch = "copy"
 bindings = ["a", "b"]
 count = 1
 )",
-                                     "cpu.toml");
+                                  "cpu.toml");
     const Contents c = runCpuModel(s);
     const auto& a = c.at("a");
     EXPECT_EQ(word(a, 0), 0xffffffffu);  // 0 + (2^32 - 1), wrapping
@@ -469,8 +476,8 @@ count = 1
 
 TEST(ScenarioCpu, TheWorkCountChangesNothingWritten) {
     const std::string steps = "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\nwork = ";
-    EXPECT_EQ(runCpuModel(parseScenario(kHeader + kBufferA + steps + "1\n", "w.toml")),
-              runCpuModel(parseScenario(kHeader + kBufferA + steps + "1000\n", "w.toml")));
+    EXPECT_EQ(runCpuModel(parseModel(kHeader + kBufferA + steps + "1\n", "w.toml")),
+              runCpuModel(parseModel(kHeader + kBufferA + steps + "1000\n", "w.toml")));
 }
 
 TEST(ScenarioCpu, ADispatchSmallerThanCountCoversOnlyItsInvocations) {
@@ -542,14 +549,14 @@ TEST(ScenarioCpu, TheWorkKernelWritesItsHashIterated) {
     EXPECT_EQ(workWord(123, 0), 123u);
     EXPECT_EQ(workWord(0, 1), 1013904223u ^ (1013904223u >> 13));
     EXPECT_EQ(workWord(7, 3), workWord(workWord(7, 2), 1));
-    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+    const Scenario s = parseModel(kHeader + kBufferA + R"(
 [[step]]
 dispatch = "work"
 bindings = ["a"]
 work = 3
 count = 2
 )",
-                                     "w.toml");
+                                  "w.toml");
     const Contents c = runCpuModel(s);
     const auto& a = c.at("a");
     EXPECT_EQ(word(a, 1), workWord(1, 3));  // iota from 0: word 1 was 1
@@ -560,7 +567,7 @@ count = 2
 // word, the last chunk's partial one included, equals the word-by-word result, and words past
 // `count` stay as they were.
 TEST(ScenarioCpu, ManyWordsInChunksEqualTheWordByWordResult) {
-    const Scenario s = parseScenario(R"(name = "t"
+    const Scenario s = parseModel(R"(name = "t"
 source = "https://example.org/report"
 pattern = "a test"
 expected = "not reproduced"
@@ -586,7 +593,7 @@ dispatch = "private-array"
 bindings = ["a", "out"]
 private_words = 3
 )",
-                                     "chunks.toml");
+                                  "chunks.toml");
     const Contents c = runCpuModel(s);
     const auto& a = c.at("a");
     const auto& out = c.at("out");
@@ -598,7 +605,7 @@ private_words = 3
 }
 
 TEST(ScenarioCpu, PrivateArrayWritesEachWordOfDst) {
-    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+    const Scenario s = parseModel(kHeader + kBufferA + R"(
 [[buffer]]
 name = "out"
 bytes = 64
@@ -609,7 +616,7 @@ dispatch = "private-array"
 bindings = ["a", "out"]
 private_words = 200
 )",
-                                     "p.toml");
+                                  "p.toml");
     EXPECT_EQ(std::get<Dispatch>(s.steps[0].body).privateWords, 200u);
     const Contents c = runCpuModel(s);
     const auto& out = c.at("out");
@@ -673,7 +680,7 @@ dst_access = ["shader-storage-read", "shader-storage-write"]
 )";
 
 TEST(ScenarioRepeat, AGroupRepeatsItsStepsInOrderWithTheRepetitionInTheLabel) {
-    const Scenario s = parseScenario(kHeader + kBufferA + kSortGroup, "g.toml");
+    const Scenario s = parseModel(kHeader + kBufferA + kSortGroup, "g.toml");
     ASSERT_EQ(s.steps.size(), 32u);
     for (uint32_t r = 0; r < 16; ++r) {
         const auto& d = std::get<Dispatch>(s.steps[2 * r].body);
@@ -689,7 +696,7 @@ TEST(ScenarioRepeat, SixteenAlternatingCompareSwapsSortSixteenWords) {
     BufferSpec b{.name = "a", .bytes = 64, .init = InitKind::Random, .value = 3};
     const std::string text =
         kHeader + "\n[[buffer]]\nname = \"a\"\nbytes = 64\ninit = \"random\"\nvalue = 3\n" + kSortGroup;
-    const auto bytes = runCpuModel(parseScenario(text, "sort.toml")).at("a");
+    const auto bytes = runCpuModel(parseModel(text, "sort.toml")).at("a");
     std::vector<uint32_t> got(16);
     std::memcpy(got.data(), bytes.data(), 64);
     auto want = initialWords(b);
@@ -698,7 +705,7 @@ TEST(ScenarioRepeat, SixteenAlternatingCompareSwapsSortSixteenWords) {
 }
 
 TEST(ScenarioRepeat, ARepeatOnOneStepCopiesIt) {
-    const Scenario s = parseScenario(
+    const Scenario s = parseModel(
         kHeader + kBufferA + "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\nrepeat = 3\n", "r.toml");
     ASSERT_EQ(s.steps.size(), 3u);
     EXPECT_EQ(s.steps[0].label, "step 1 dispatch increment (repetition 1 of 3)");
@@ -749,7 +756,7 @@ dst_access = ["transfer-read"]
 [[step]]
 barrier = "blade-g"
 )";
-    Scenario full = parseScenario(text, "b.toml");
+    Scenario full = parseModel(text, "b.toml");
     EXPECT_EQ(replaceBarriers(full, repro::BarrierKind::Full), "");
     for (const size_t i : {1u, 2u}) {
         const auto& b = std::get<Barrier>(full.steps[i].body);
@@ -764,7 +771,7 @@ barrier = "blade-g"
     EXPECT_EQ(full.steps[1].label, "step 2 barrier memory (--barrier full)");
     EXPECT_EQ(std::get<Dispatch>(full.steps[0].body).kernel, Kernel::Increment);  // other steps stay
 
-    Scenario exec = parseScenario(text, "b.toml");
+    Scenario exec = parseModel(text, "b.toml");
     EXPECT_EQ(replaceBarriers(exec, repro::BarrierKind::ExecutionOnly), "");
     const auto& own = std::get<Barrier>(exec.steps[1].body);
     EXPECT_EQ(own.kind, BarrierKind::ExecutionOnly);
@@ -775,12 +782,12 @@ barrier = "blade-g"
     EXPECT_TRUE(exec.hasControl());
     EXPECT_EQ(exec.steps[1].label, "step 2 barrier execution-only (control) (--barrier execution-only)");
 
-    Scenario none = parseScenario(text, "b.toml");
+    Scenario none = parseModel(text, "b.toml");
     EXPECT_EQ(replaceBarriers(none, repro::BarrierKind::None), "");
     EXPECT_EQ(std::get<Barrier>(none.steps[2].body).kind, BarrierKind::None);
     EXPECT_FALSE(none.usesSync2());
 
-    Scenario refused = parseScenario(text, "b.toml");
+    Scenario refused = parseModel(text, "b.toml");
     EXPECT_EQ(replaceBarriers(refused, repro::BarrierKind::Buffer),
               "--barrier buffer does not apply to a scenario, whose barriers name their own masks; expected blade, "
               "full, execution-only or none");
@@ -788,7 +795,7 @@ barrier = "blade-g"
 
 // lastWriter: the step whose write a byte holds last, by the CPU model's ranges.
 TEST(ScenarioCpu, LastWriterNamesTheStepThatLastWroteEachByte) {
-    const Scenario s = parseScenario(kHeader + kBufferA + R"(
+    const Scenario s = parseModel(kHeader + kBufferA + R"(
 [[buffer]]
 name = "b"
 bytes = 64
@@ -827,7 +834,7 @@ update = "b"
 offset = 60
 words = [3]
 )",
-                                     "w.toml");
+                                  "w.toml");
     EXPECT_EQ(lastWriter(s, "a", 0), std::optional<size_t>(3));   // the increment's first word
     EXPECT_EQ(lastWriter(s, "a", 7), std::optional<size_t>(3));   // word 1: the increment, over the fill
     EXPECT_EQ(lastWriter(s, "a", 8), std::optional<size_t>(0));   // the fill's second word
@@ -866,10 +873,10 @@ TEST(ScenarioParse, ShuffleReordersTheWorkStepsAndKeepsTheBarriers) {
         steps += "[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\nadd = " + std::to_string(i) + "\n";
         if (i < 6) steps += "[[step]]\nbarrier = \"blade-c\"\n";
     }
-    const Scenario plain = parseScenario(kHeader + kBufferA + steps, "s.toml");
-    const Scenario a = parseScenario(kHeader + "shuffle = 25767\n" + kBufferA + steps, "s.toml");
-    const Scenario b = parseScenario(kHeader + "shuffle = 25767\n" + kBufferA + steps, "s.toml");
-    const Scenario c = parseScenario(kHeader + "shuffle = 1\n" + kBufferA + steps, "s.toml");
+    const Scenario plain = parseModel(kHeader + kBufferA + steps, "s.toml");
+    const Scenario a = parseModel(kHeader + "shuffle = 25767\n" + kBufferA + steps, "s.toml");
+    const Scenario b = parseModel(kHeader + "shuffle = 25767\n" + kBufferA + steps, "s.toml");
+    const Scenario c = parseModel(kHeader + "shuffle = 1\n" + kBufferA + steps, "s.toml");
     const auto adds = [](const Scenario& s) {
         std::vector<uint32_t> out;
         for (const auto& step : s.steps) {
@@ -991,7 +998,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 std::string indirectFile(uint32_t x) { return replaced(kIndirect, "x = X", "x = " + std::to_string(x)); }
 
 TEST(ScenarioIndirect, TheWriterAndTheIndirectDispatchParse) {
-    const Scenario s = parseScenario(indirectFile(4), "i.toml");
+    const Scenario s = parseModel(indirectFile(4), "i.toml");
     ASSERT_EQ(s.steps.size(), 3u);
     const auto& w = std::get<Dispatch>(s.steps[0].body);
     EXPECT_EQ(w.kernel, Kernel::IndirectWriter);
@@ -1018,8 +1025,8 @@ TEST(ScenarioIndirect, TheWriterAndTheIndirectDispatchParse) {
 // The CPU model runs the indirect dispatch with the counts in its args: 4 groups increment the
 // first 256 words, 2 groups (a wrong args write) only the first 128, and the result differs.
 TEST(ScenarioIndirect, TheModelTakesTheCountsFromTheArgsSoAWrongWriteDiffers) {
-    const Contents four = runCpuModel(parseScenario(indirectFile(4), "i.toml"));
-    const Contents two = runCpuModel(parseScenario(indirectFile(2), "i.toml"));
+    const Contents four = runCpuModel(parseModel(indirectFile(4), "i.toml"));
+    const Contents two = runCpuModel(parseModel(indirectFile(2), "i.toml"));
     EXPECT_EQ(word(four.at("args"), 2), 4u);  // the command at byte 8: 4, 1, 1
     EXPECT_EQ(word(four.at("args"), 3), 1u);
     EXPECT_EQ(word(four.at("args"), 4), 1u);
@@ -1031,16 +1038,16 @@ TEST(ScenarioIndirect, TheModelTakesTheCountsFromTheArgsSoAWrongWriteDiffers) {
     EXPECT_EQ(word(two.at("a"), 128), 10u + 128);  // past 2 groups: not incremented
     EXPECT_NE(four.at("a"), two.at("a"));
     // Counts written by an update instead of the writer are read the same way.
-    const Contents one = runCpuModel(parseScenario(
-        replaced(indirectFile(4), "dispatch = \"indirect-writer\"\nbindings = [\"args\"]\noffset = 8\nx = 4",
-                 "update = \"args\"\noffset = 8\nwords = [1, 1, 1]"),
-        "u.toml"));
+    const Contents one = runCpuModel(
+        parseModel(replaced(indirectFile(4), "dispatch = \"indirect-writer\"\nbindings = [\"args\"]\noffset = 8\nx = 4",
+                            "update = \"args\"\noffset = 8\nwords = [1, 1, 1]"),
+                   "u.toml"));
     EXPECT_EQ(word(one.at("a"), 63), 10u + 63 + 3);
     EXPECT_EQ(word(one.at("a"), 64), 10u + 64);
 }
 
 TEST(ScenarioIndirect, WrittenRangesKnowTheWriterAndTheIndirectCounts) {
-    const Scenario s = parseScenario(indirectFile(2), "i.toml");
+    const Scenario s = parseModel(indirectFile(2), "i.toml");
     EXPECT_EQ(writtenRanges(s.steps[0], s), (std::vector<WrittenRange>{{"args", 8, 20}}));
     EXPECT_EQ(writtenRanges(s.steps[2], s), (std::vector<WrittenRange>{{"a", 0, 512}}));  // 2 groups of 64 words
     EXPECT_EQ(lastWriter(s, "args", 8), std::optional<size_t>(0));
@@ -1134,7 +1141,7 @@ TEST(ScenarioUserKernel, ItsWritesOnASecondQueueAreARaceWithoutASemaphore) {
 }
 
 TEST(ScenarioUserKernel, AModuleGivesItsBindingsAndWhatItReadsAndWrites) {
-    const Scenario s = parseScenario(userScenario(userKernel("user_mix.spv"), kMixStep), "u.toml");
+    const Scenario s = parseModel(userScenario(userKernel("user_mix.spv"), kMixStep), "u.toml");
     ASSERT_EQ(s.kernels.size(), 1u);
     const UserKernel& k = s.kernels[0];
     EXPECT_EQ(k.entry, "main");
@@ -1151,7 +1158,7 @@ TEST(ScenarioUserKernel, AModuleGivesItsBindingsAndWhatItReadsAndWrites) {
 
 TEST(ScenarioUserKernel, TheSpirvPathIsRelativeToTheFile) {
     const std::string text = userScenario("\n[[kernel]]\nname = \"mix\"\nspirv = \"user_mix.spv\"\n", kMixStep);
-    EXPECT_EQ(parseScenario(text, kUserDir + "/u.toml").kernels.at(0).spirv, kUserDir + "/user_mix.spv");
+    EXPECT_EQ(parseModel(text, kUserDir + "/u.toml").kernels.at(0).spirv, kUserDir + "/user_mix.spv");
     EXPECT_TRUE(errorOf(text).find("bad.toml:9:9: kernel 'mix': 'user_mix.spv': cannot read: no such file") !=
                 std::string::npos)
         << errorOf(text);
@@ -1165,7 +1172,7 @@ TEST(ScenarioUserKernel, NonReadableBindingsMayBeUndefinedAndReadableOnesMayNot)
 }
 
 TEST(ScenarioUserKernel, TheModelLeavesWhatAUserKernelWritesAndKnowsItCannot) {
-    const Scenario s = parseScenario(userScenario(userKernel("user_mix.spv"), kMixStep + R"(
+    const Scenario s = parseModel(userScenario(userKernel("user_mix.spv"), kMixStep + R"(
 [[step]]
 dispatch = "copy"
 bindings = ["acc", "out"]
@@ -1174,7 +1181,7 @@ bindings = ["acc", "out"]
 dispatch = "increment"
 bindings = ["src"]
 )"),
-                                     "u.toml");
+                                  "u.toml");
     const Contents c = runCpuModel(s);
     EXPECT_EQ(word(c.at("acc"), 3), 3u);                                     // iota, untouched by the model
     EXPECT_EQ(word(c.at("src"), 3), 4u);                                     // the built-in increment is modelled
@@ -1182,7 +1189,7 @@ bindings = ["src"]
     EXPECT_EQ(lastWriter(s, "acc", 252), std::optional<size_t>(0));          // a user kernel may write all of it
     EXPECT_EQ(writtenRanges(s.steps[0], s), (std::vector<WrittenRange>{{"acc", 0, 256}}));
     const Scenario plain =
-        parseScenario(kHeader + kBufferA + "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n", "p.toml");
+        parseModel(kHeader + kBufferA + "\n[[step]]\ndispatch = \"increment\"\nbindings = [\"a\"]\n", "p.toml");
     EXPECT_TRUE(unmodelledBuffers(plain).empty());
 }
 
@@ -1245,7 +1252,7 @@ dispatch_indirect = "mix"
 bindings = ["src", "acc"]
 args = "out"
 )";
-    const Scenario s = parseScenario(userScenario(userKernel("user_mix.spv"), steps), "u.toml");
+    const Scenario s = parseModel(userScenario(userKernel("user_mix.spv"), steps), "u.toml");
     const auto& d = std::get<Dispatch>(s.steps.at(1).body);
     EXPECT_EQ(d.user, "mix");
     ASSERT_TRUE(d.indirect.has_value());
@@ -1310,7 +1317,7 @@ bindings = ["h"]
 )";
 
 TEST(ScenarioHostPoints, TheModelAppliesHostWritesAndKnowsEachHostRead) {
-    const Scenario s = parseScenario(kHostPoints, "h.toml");
+    const Scenario s = parseModel(kHostPoints, "h.toml");
     ASSERT_EQ(s.steps.size(), 5u);
     EXPECT_EQ(s.steps[2].label, "step 3 host-read h");
     EXPECT_EQ(s.steps[3].label, "step 4 host-write h");
@@ -1334,7 +1341,7 @@ TEST(ScenarioHostPoints, TheModelAppliesHostWritesAndKnowsEachHostRead) {
 TEST(ScenarioHostPoints, ShuffleLeavesHostPointsWhereTheyAre) {
     std::string text = kHostPoints;
     text.replace(text.find("check"), 0, "shuffle = 3\n");
-    const Scenario s = parseScenario(text, "h.toml");
+    const Scenario s = parseModel(text, "h.toml");
     EXPECT_TRUE(std::holds_alternative<HostRead>(s.steps[2].body));
     EXPECT_TRUE(std::holds_alternative<HostWrite>(s.steps[3].body));
 }
@@ -1404,7 +1411,7 @@ namespace {
 // first access is a write start as the sentinel; one read first (in place, or by a copy)
 // and one no step touches keep their init; the CPU model starts from the sentinel too.
 TEST(ScenarioPoison, UndefinedAndWrittenFirstBuffersStartAsTheSentinel) {
-    Scenario s = parseScenario(kHeader + kBufferA + R"(
+    Scenario s = parseModel(kHeader + kBufferA + R"(
 [[buffer]]
 name = "b"
 bytes = 64
@@ -1434,7 +1441,7 @@ count = 4
 dispatch = "increment"
 bindings = ["c"]
 )",
-                               "p.toml");
+                            "p.toml");
     EXPECT_EQ(poisonBuffers(s, 0x7fc0dead), (std::vector<std::string>{"b", "c"}));
     EXPECT_TRUE(s.buffer("b")->poisoned);
     EXPECT_FALSE(s.buffer("a")->poisoned);
@@ -1470,13 +1477,13 @@ add = "$add"
 // [parameters] (docs/scenarios.md "Parameters"): "$name" is the parameter's value, an
 // override (--sweep) replaces it, and the CPU model follows.
 TEST(ScenarioParameters, NamesAreTheirValuesAndOverridesReplaceThem) {
-    const Scenario s = parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml");
+    const Scenario s = parseModel(kHeader + kParameters + kBufferA + kParameterStep, "p.toml");
     EXPECT_EQ(s.parameters, (ParameterValues{{"add", 5}, {"words", 8}}));
     Contents model = runCpuModel(s);
     EXPECT_EQ(word(model.at("a"), 0), 5u);  // iota 0, plus 5
     EXPECT_EQ(word(model.at("a"), 7), 12u);
     EXPECT_EQ(word(model.at("a"), 8), 8u);  // past count: untouched
-    const Scenario swept = parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml", {{"add", 7}});
+    const Scenario swept = parseModel(kHeader + kParameters + kBufferA + kParameterStep, "p.toml", {{"add", 7}});
     EXPECT_EQ(swept.parameters.at("add"), 7u);
     model = runCpuModel(swept);
     EXPECT_EQ(word(model.at("a"), 0), 7u);
@@ -1490,7 +1497,7 @@ TEST(ScenarioParameters, AnUnknownNameIsAnErrorAtItsPlace) {
     EXPECT_EQ(errorOf(kHeader + kParameters + kBufferA + step),
               "bad.toml:20:7: unknown parameter '$ad'; expected one of the names in [parameters]");
     try {
-        parseScenario(kHeader + kParameters + kBufferA + kParameterStep, "p.toml", {{"zz", 1}});
+        parseModel(kHeader + kParameters + kBufferA + kParameterStep, "p.toml", {{"zz", 1}});
         ADD_FAILURE() << "no error for an override of no parameter";
     } catch (const UsageError& e) {
         EXPECT_STREQ(e.what(), "--sweep: p.toml has no parameter 'zz' (its [parameters]: add, words)");

@@ -20,7 +20,7 @@ scenario::Scenario workFile(uint32_t groups, uint32_t work) {
         "check = [\"a\"]\n[[buffer]]\nname = \"a\"\nbytes = 4194304\ninit = \"iota\"\n"
         "[[step]]\ndispatch = \"work\"\nbindings = [\"a\"]\ngroups = [" +
         std::to_string(groups) + ", 1, 1]\nwork = " + std::to_string(work) +
-        "\n[[step]]\nbarrier = \"blade-c\"\n[[step]]\nfill = \"a\"\nvalue = 7\n";
+        "\n[[step]]\nbarrier = \"blade-g\"\n[[step]]\nfill = \"a\"\nvalue = 7\n";
     return scenario::parseScenario(text, "w.toml");
 }
 
