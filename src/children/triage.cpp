@@ -485,7 +485,12 @@ std::string undeterminedLine(const TriageInput& in, const Weighed& w) {
         known.push_back("shorter submits make it correct (H2, H3 or H4)");
         missing.insert(missing.begin(), "evidence that tells them apart (a kernel-log kill record, or a timed submit)");
     }
-    if (known.empty()) known.push_back("no experiment makes it correct");
+    // "no experiment makes it correct" only where some experiment ran to a result (issue 35's
+    // leftovers: it was said when every experiment was not run, interrupted or of no effect).
+    const bool anyResult = std::any_of(in.experiments.begin(), in.experiments.end(), [](const ExperimentOutcome& e) {
+        return e.result == RunResult::Wrong || e.result == RunResult::Correct || e.result == RunResult::Hang;
+    });
+    if (known.empty()) known.push_back(anyResult ? "no experiment makes it correct" : "no experiment gave a result");
     if (missing.empty())
         missing.push_back("a cause the baseline's evidence supports (" + causeText(in.causeVerdict) + ")");
     std::string text = "undetermined: ";

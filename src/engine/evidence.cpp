@@ -1,6 +1,8 @@
 // The evidence a run gathers (see engine/evidence.hpp).
 #include "engine/evidence.hpp"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,7 +51,15 @@ Evidence::Evidence(const EnvironmentReport& environment, const DeviceReport& dev
       watchdog_(queueWatchdog(environment, &device)),
       queueKind_(queueKindFromFlags(device.queueFlags)),
       queueFamily_(device.queueFamily),
-      queueFlags_(device.queueFlags) {}
+      queueFlags_(device.queueFlags) {
+    // "card0.fw.mes_fw_version" = "0x00000083" (forensics/environment.cpp captureAmdgpuCard)
+    for (const auto& [key, value] : environment.kernelDriver) {
+        const size_t fw = key.find(".fw.mes");
+        if (fw == std::string::npos) continue;
+        const std::string card = key.substr(0, fw);
+        mesFirmware_ += fmt::format("{}{} {}", mesFirmware_.empty() ? card + " " : ", ", key.substr(fw + 4), value);
+    }
+}
 
 std::string Evidence::queueLine() const {
     return repro::queueLine(queueFamily_, queueFlags_, watchdog_.ring, watchdog_.timeout);
@@ -122,7 +132,8 @@ CauseInput causeInputFor(const ModeResult& result, const vk::ModeRun& run, const
                   .queue = std::string(name(evidence.queueKind())),
                   .kernelLog = log,
                   .ownPid = static_cast<int64_t>(::getpid()),
-                  .userModules = evidence.userModules()};
+                  .userModules = evidence.userModules(),
+                  .firmware = evidence.mesFirmware()};
     const std::optional<SplitTimes> times =
         split ? std::optional<SplitTimes>(scaled(*split, dispatchRepeat)) : std::nullopt;
     for (size_t i = 0; i < run.submitRecords.size(); ++i) {

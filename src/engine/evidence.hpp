@@ -51,6 +51,10 @@ class Evidence {
     void setUserModules(std::string line) { userModules_ = std::move(line); }
     const std::string& userModules() const { return userModules_; }
 
+    // The amdgpu cards' MES firmware versions as the environment read them ("card0
+    // mes_fw_version 0x00000083, mes_kiq_fw_version 0x0000006c"); empty when none were read.
+    const std::string& mesFirmware() const { return mesFirmware_; }
+
   private:
     KernelLogReader reader_;
     QueueWatchdog watchdog_;
@@ -59,6 +63,7 @@ class Evidence {
     std::string queueFlags_;
     std::map<uint32_t, SplitTimes> split_;
     std::string userModules_;
+    std::string mesFirmware_;
 };
 
 // The kernel log from now on: /dev/kmsg, or the file the test seam REPRO_TEST_KMSG names.

@@ -95,6 +95,10 @@ void decideCauses(const Length& length, Runs& runs) {
 
 ModeReport toModeReport(const RunRecord& r, const Options& o, const PlanPoint& point) {
     ModeReport m{.result = r.result};
+    // One run's entry counts that run alone: 1 run, wrong when it was (the per-mode aggregate,
+    // the verdict's "2/2 runs wrong", sums them); an interrupted run did not run.
+    m.result.runs = r.result.kind == Classification::NotRun ? 0 : 1;
+    m.result.wrongRuns = isWrong(r.result.kind) || r.result.kind == Classification::Hang ? 1 : 0;
     m.role = r.plan.referenceOnly ? "reference (run after the modes under test)"
              : o.repeat > 1       ? fmt::format("under test, run {}/{}", r.plan.index, o.repeat)
                                   : "under test";

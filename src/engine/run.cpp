@@ -399,7 +399,8 @@ ScenarioFacts scenarioFacts(const sc::Scenario& s) {
                     .controlSteps = s.controlSteps(),
                     .splitOnly = sc::splitOnlyList(s),
                     .chainValues = sc::chainValueList(s),
-                    .parameters = {s.parameters.begin(), s.parameters.end()}};
+                    .parameters = {s.fileParameters.begin(),
+                                   s.fileParameters.end()}};  // the file's own: a sweep's values are its points
     for (const auto& b : s.buffers) {
         if (b.poisoned) f.poisoned.push_back(b.name);
     }

@@ -172,7 +172,9 @@ void printFilePlan(const Options& o, const Plan& plan, bool cpuDevice) {
             "tolerance derived from the shaders' summation (src/reference/cpu_reference.hpp)",
             escaped(buffer), sc::describe(v), v.kind == sc::ChainValue::Kind::Big ? " (its crop at (1, 1))" : "");
     std::vector<std::string> parameters, poisoned;
-    for (const auto& [n, v] : s.parameters) parameters.push_back(fmt::format("{} = {}", escaped(n), v));
+    // Under a sweep, the file's own values (each point's swept value is in its results' title).
+    for (const auto& [n, v] : o.parameterSweep ? s.fileParameters : s.parameters)
+        parameters.push_back(fmt::format("{} = {}", escaped(n), v));
     if (!parameters.empty())
         say("  parameters: {}{}", join(parameters, ", "),
             o.parameterSweep ? fmt::format(" (--sweep {})", escaped(o.parameterSweep->parameter)) : "");

@@ -121,8 +121,8 @@ std::string excerpt(const GpuEvent& e) {
     std::string_view t = e.text;
     size_t first = std::string_view::npos;
     for (const std::string_view word :
-         {"ring ", "Starting ", "Ring ", "GPU reset", "GPU Recovery", "device wedged", "GPU HANG", "Resetting ",
-          "Timedout job", "Engine reset", "NVRM: Xid", "fifo:"}) {
+         {"ring ", "Starting ", "Ring ", "GPU reset", "GPU Recovery", "device wedged", "GPU HANG", "Resetting ", "MES ",
+          "MODE2", "GCVM_", "VM_L2", "Timedout job", "Engine reset", "NVRM: Xid", "fifo:"}) {
         first = std::min(first, t.find(word));
     }
     if (first != std::string_view::npos) t = t.substr(first);
@@ -252,6 +252,35 @@ std::optional<Cause> byKillRecords(const CauseInput& in, const Analysis& a, Caus
         std::move(c), CauseKind::JobTimeout,
         fmt::format("cause: the kernel's job timeout ({}): {}, kernel log {}", limit, endedPhrase(in, t), records),
         true);
+}
+
+// The amdgpu MES wedge (public report: ROCm/legacy-rocm-build #5724, GFX11.5 with MES firmware
+// 0x83): the scheduler firmware stops answering ("MES failed to respond to msg=REMOVE_QUEUE"),
+// often with a VM protection fault, a MODE2 reset and "device wedged, but recovered through
+// reset". No process is named; the record falls in the mode. The firmware's doing, whatever
+// the timing says, so it comes before the job timeout.
+std::optional<Cause> byFirmware(const CauseInput& in, Cause c) {
+    const auto& events = in.kernelLog.events;
+    const auto mes = std::find_if(events.begin(), events.end(),
+                                  [](const GpuEvent& e) { return e.kind == GpuEventKind::MesNoResponse; });
+    if (mes == events.end()) return std::nullopt;
+    std::vector<std::string> signature;
+    for (const GpuEvent& e : events) {
+        if (e.kind == GpuEventKind::VmFaultStatus || e.kind == GpuEventKind::GpuResetBegin ||
+            e.kind == GpuEventKind::DeviceWedged || e.kind == GpuEventKind::MesNoResponse)
+            signature.push_back("'" + excerpt(e) + "'");
+    }
+    c.evidence.push_back(fmt::format("kernel log during the mode: {}", fmt::join(signature, ", ")));
+    if (in.firmware.empty())
+        c.missing.push_back("the MES firmware version (the card's fw_version files in sysfs were not read)");
+    else
+        c.evidence.push_back("firmware: " + in.firmware);
+    return finish(std::move(c), CauseKind::Firmware,
+                  fmt::format("cause: the GPU's scheduler firmware (amdgpu MES) stopped answering the kernel ('{}'){}: "
+                              "a firmware fault that the kernel recovers by resetting the GPU, not this command "
+                              "stream's; compare the MES firmware version with a known-good one",
+                              excerpt(*mes), in.firmware.empty() ? "" : ", firmware " + in.firmware),
+                  true);
 }
 
 // Ended at the timeout, but the log has no kill record of repro's.
@@ -448,6 +477,8 @@ std::string_view name(CauseKind k) {
             return "blade_quirks";
         case CauseKind::Control:
             return "control";
+        case CauseKind::Firmware:
+            return "firmware";
         case CauseKind::Undetermined:
             return "undetermined";
     }
@@ -501,6 +532,7 @@ Cause decideCause(const CauseInput& in) {
         return finish(std::move(c), CauseKind::Control,
                       "cause: the control (" + in.control + "): the control was caught, not the driver");
     }
+    if (auto r = byFirmware(in, c)) return std::move(*r);
     if (auto r = byKillRecords(in, a, c)) return std::move(*r);
     if (auto r = byTimeAtTimeout(in, a, c)) return std::move(*r);
     if (auto r = byEarlierKill(in, a, c)) return std::move(*r);

@@ -137,6 +137,9 @@ struct CauseInput {
     // A scenario file: the levers it names are --work-scale and --check-steps, not a larger
     // shape and the chain's per-dispatch check.
     bool file = false;
+    // The amdgpu card's MES firmware versions as sysfs shows them ("card0 mes_fw_version 0x00000083,
+    // mes_kiq_fw_version 0x0000006c"); empty when not read (no amdgpu card, no fw_version files)
+    std::string firmware;
 };
 
 // ---- The cause ------------------------------------------------------------------------
@@ -148,11 +151,12 @@ enum class CauseKind {
     Synchronization,
     ShaderCompiler,
     BladeQuirks,
-    Control,  // the mode ran under a positive control (CauseInput::control): the control's doing
+    Control,   // the mode ran under a positive control (CauseInput::control): the control's doing
+    Firmware,  // the kernel log has amdgpu's MES (scheduler firmware) failing to answer during the mode
     Undetermined
 };
 // "no_failure", "job_timeout", "hang_killed", "synchronization", "shader_compiler",
-// "blade_quirks", "control", "undetermined" (the JSON names)
+// "blade_quirks", "control", "firmware", "undetermined" (the JSON names)
 std::string_view name(CauseKind k);
 
 struct Cause {

@@ -498,6 +498,8 @@ std::optional<GpuEvent> classifyReset(std::string_view t, GpuEvent e) {
         if (contains(t.substr(r), ") failed")) return as(GpuEventKind::GpuResetFailed);
     }
     if (contains(t, "GPU Recovery Failed")) return as(GpuEventKind::GpuResetFailed);
+    if (contains(t, "MODE2 reset")) return as(GpuEventKind::GpuResetBegin);  // amdgpu's reset of APUs
+    if (contains(t, "MES failed to respond to msg=")) return as(GpuEventKind::MesNoResponse);
     if (contains(t, "device wedged")) return as(GpuEventKind::DeviceWedged);
     if (contains(t, "VM_L2_PROTECTION_FAULT_STATUS")) return as(GpuEventKind::VmFaultStatus);
     if (isHubPageFault(t)) {
@@ -593,6 +595,8 @@ std::string_view name(GpuEventKind kind) {
             return "Xid";
         case GpuEventKind::NouveauError:
             return "nouveau error";
+        case GpuEventKind::MesNoResponse:
+            return "MES no response";
     }
     return "?";
 }
@@ -662,6 +666,7 @@ bool isKillEvent(const GpuEvent& e) {
         case GpuEventKind::I915ContextReset:
         case GpuEventKind::XeJobTimeout:
         case GpuEventKind::XeEngineReset:
+        case GpuEventKind::MesNoResponse:
             return true;
         case GpuEventKind::NvidiaXid:
             return e.xid == 8 || e.xid == 109;

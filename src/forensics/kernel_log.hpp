@@ -134,6 +134,8 @@ enum class GpuEventKind {
     XeEngineReset,       // xe "Engine reset: engine_class=rcs, logical_mask: 0x1"
     NvidiaXid,           // "NVRM: Xid (PCI:0000:0b:00): 109, pid=9468, name=..., ..."
     NouveauError,        // nouveau "fifo: SCHED_ERROR 0a [CTXSW_TIMEOUT]", "channel 4: killed"
+    MesNoResponse,       // amdgpu "MES failed to respond to msg=REMOVE_QUEUE": the GPU's scheduler
+                         // firmware (MES, GFX11 and later) stopped answering the kernel
 };
 // "ring timeout", "soft recovered", "ring reset started", ... "Xid", "nouveau error".
 std::string_view name(GpuEventKind kind);
@@ -159,7 +161,7 @@ std::vector<GpuEvent> gpuEvents(std::span<const KernelRecord> records);
 
 // True for the events that mean the kernel stopped a job: ring timeout, soft recovery,
 // ring reset (started, succeeded, failed), GPU reset (begin, succeeded, failed), device
-// wedged, i915 hang / engine reset / context reset, xe timed-out job / engine reset,
+// wedged, a MES that stopped answering, i915 hang / engine reset / context reset, xe timed-out job / engine reset,
 // Xid 8 (GPU stopped processing) and 109 (context-switch timeout), a nouveau channel killed.
 bool isKillEvent(const GpuEvent& event);
 

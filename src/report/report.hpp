@@ -96,8 +96,9 @@ struct ScenarioFacts {
     std::vector<std::pair<std::string, std::string>> chainValues;
     // One line per [[queue]]: where it landed, or that it fell back to the main queue
     std::vector<std::string> queues;
-    std::vector<std::string> poisoned;                         // --poison: the buffers that start as the sentinel
-    std::vector<std::pair<std::string, uint32_t>> parameters;  // [parameters] as run (name order)
+    std::vector<std::string> poisoned;  // --poison: the buffers that start as the sentinel
+    std::vector<std::pair<std::string, uint32_t>>
+        parameters;  // [parameters] as the file writes them (name order); a sweep's values are its points' roles
 };
 
 struct RunReport {

@@ -36,6 +36,7 @@ std::string shortCause(const ModeResult& r) {
                         : k == "shader_compiler" ? "the shader compiler"
                         : k == "blade_quirks"    ? "blade's invalid usage"
                         : k == "control"         ? "the control"
+                        : k == "firmware"        ? "the GPU's scheduler firmware (MES)"
                                                  : "undetermined";
     return fmt::format(" (cause: {})", words);
 }

@@ -360,7 +360,8 @@ struct Scenario {
     uint64_t fileBytes = 0;  // the file's size in bytes, as read (loadScenario)
     std::string fileSha256;  // the SHA-256 of those bytes, 64 hex digits (core/sha256.hpp); "" when parsed from text
     std::string fileText;    // those bytes (the reports carry them, so that a reader can rerun the file)
-    ParameterValues parameters;  // [parameters], with any override (--sweep) applied
+    ParameterValues parameters;      // [parameters], with any override (--sweep) applied
+    ParameterValues fileParameters;  // [parameters] as the file writes them (no override)
     // `shape = "small"`: the preset (core/shape.hpp presetShape) the conv-t and slice steps and
     // the chain-input/chain-weight inits take; "" and nullopt when the file has none
     std::string shapeName;

@@ -435,6 +435,7 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
     const Parser p(file);
     toml::table root = parseToml(p, text, file);
     const ParameterValues params = readParameters(p, root, overrides, file);
+    const ParameterValues own = overrides.empty() ? params : readParameters(p, root, {}, file);
     if (root.get("parameters")) {
         root = parseToml(p, substituteParameters(p, text, params), file);
         root.erase("parameters");
@@ -442,6 +443,7 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
     Scenario s;
     s.file = file;
     s.parameters = params;
+    s.fileParameters = own;
     parseHeader(p, root, s);
     parseBuffers(p, root, s);
     parseKernels(p, root, s);

@@ -665,13 +665,9 @@ TEST(ScenarioBlade356, AutoLeavesAFullSizeCpuChainOutAndSaysSo) {
                          "(6.8e+10 multiply-adds, past --reference auto's 4.3e+09; --reference cpu "
                          "computes it): compared with split only\n"))
         << shown(autoRef);
-    // BUG: with --reference cpu, --print-stream computes the full-size CPU chain (about 30 s of
-    // CPU on 2 cores, in no timing of the report) although nothing runs and nothing is compared
-    // (FileWorkload::beginPoint starts sc::cpuReferences whatever the run does); the built-in
-    // chain's `-n 3 --print-stream --reference cpu` computes nothing (0.4 s). The run below
-    // would take a quarter of this test's limit on a busy machine.
+    // With --reference cpu, --print-stream still computes nothing (it records and compares
+    // nothing): the header says what the run would compare.
     std::filesystem::remove(path);
-    GTEST_SKIP() << "BUG: --print-stream --reference cpu on a full-size file computes the CPU chain (about 30 s)";
     const auto again = writeFile("-full-chain.toml", text);
     const BoundedResult cpu = repro({"--scenario", again.string(), "--print-stream", "--reference", "cpu"});
     std::filesystem::remove(again);
@@ -739,8 +735,13 @@ TEST(ScenarioBlade356Simulated, DroppedDispatchesGiveAllZeroOutputInTheOneSubmit
     EXPECT_TRUE(
         contains(r.out, "  mode=multipass 'small[3]' nz=0/7680 (0.0%) sum=0.0000e0 max_abs=0.0000e0\n    -> zero: "))
         << shown(r);
-    EXPECT_TRUE(contains(r.out, "\n--- BUG REPRODUCED: mode multipass is zero (cause: ")) << shown(r);
-    EXPECT_TRUE(contains(r.out, "\n--- BUG REPRODUCED: mode single is zero (cause: ")) << shown(r);
+    // zero, or killed where the host measures the dropped work's missing time (a slower machine,
+    // a sanitizer build: a submit predicted above the timing margin that ended far too soon)
+    for (const char* mode : {"multipass", "single"}) {
+        EXPECT_TRUE(std::regex_search(
+            r.out, std::regex(std::string("\n--- BUG REPRODUCED: mode ") + mode + " is (zero|killed) \\(cause: ")))
+            << mode << shown(r);
+    }
 }
 
 // A driver that drops every dispatch, split's included: every mode agrees (all zeros), so
@@ -1031,16 +1032,10 @@ TEST(FileReport, FormatJsonCountsWrongRunsPerModeUnderASimulatedBug) {
     EXPECT_EQ(j.at("verdict").at("lines").at(0).get<std::string>().rfind(
                   "--- BUG REPRODUCED: mode multipass is mismatch (2/2 runs wrong)", 0),
               0u);
-    // BUG: each run's entry keeps runs 1 and wrong_runs 0 whatever its result (the report
-    // writes each run's own ModeResult, whose counts only the per-mode aggregate fills), so a
-    // run classified "mismatch" says none of its 1 run was wrong, and no field holds
-    // "multipass: 2/2 runs wrong" (the built-in chain's --repeat report does the same).
-    GTEST_SKIP() << "BUG: a wrong run's report entry says wrong_runs 0";
+    // Each run's entry counts that run alone: 1 run, 1 wrong when it was.
     for (const auto& m : modes) {
-        EXPECT_LE(m.at("wrong_runs").get<int>(), m.at("runs").get<int>()) << m.dump(2);
-        if (m.at("classification") != "ok") {
-            EXPECT_GE(m.at("wrong_runs").get<int>(), 1) << m.dump(2);
-        }
+        EXPECT_EQ(m.at("runs"), 1) << m.dump(2);
+        EXPECT_EQ(m.at("wrong_runs"), m.at("classification") == "ok" ? 0 : 1) << m.dump(2);
     }
 }
 // A --json path that cannot be opened is refused before anything runs (one line, exit 1, no
@@ -1934,10 +1929,7 @@ TEST(ScenarioSweep, TheSmallestWrongValuePerMode) {
     EXPECT_EQ(modes[8].at("classification"), "ok") << j.dump(2);
     EXPECT_EQ(j.at("verdict").at("lines").at(0),
               "--- sweep verdict: BUG REPRODUCED; smallest reproducing n: split none, multipass n=4, single n=4");
-    // BUG: the header's parameters line and the report's scenario.parameters give the first
-    // swept value (n = 1) as the file's, where the file has n = 2 and the run swept 1..5
-    // ("parameters: n = 1 (--sweep n)"; it was "n = 2 (--sweep n)" and {"n": 2}).
-    GTEST_SKIP() << "BUG: under --sweep the header and scenario.parameters name the first swept value as the file's";
+    // The header and the report give the file's own value; each point's is in its title.
     EXPECT_TRUE(contains(r.out, "\n  parameters: n = 2 (--sweep n)\n")) << shown(r);
     EXPECT_EQ(j.at("scenario").at("parameters"), nlohmann::json({{"n", 2}}));
 }

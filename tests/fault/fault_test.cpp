@@ -608,6 +608,15 @@ std::vector<EnvironmentCase> verdictCases() {
          "(was \"experiment flags: none (blade's "
          "stream)\" and nothing in the report)",
          "e2e.VerdictDefects.SplitMsAndDropDispatchAreNamedInTheHeaderAndTheJsonReport, unit.RunChanges.*"},
+        {"amdgpu's scheduler firmware (MES) wedged during a mode (issue 35 §3)",
+         "the mode's kernel log has `MES failed to respond to msg=REMOVE_QUEUE`, a "
+         "`GCVM_L2_PROTECTION_FAULT_STATUS`, a `MODE2 reset` and `device wedged, but recovered through reset`; the "
+         "submit ended at the timeout",
+         2,
+         "`cause: the GPU's scheduler firmware (amdgpu MES) stopped answering the kernel ('MES failed to respond to "
+         "msg=REMOVE_QUEUE'), firmware card0 mes_fw_version 0x00000083, ...`, the records and the firmware versions "
+         "as evidence, JSON `cause.kind` firmware (was read as the kernel's job timeout, or undetermined)",
+         "unit.Cause.AMesThatStoppedAnsweringIsTheFirmware, unit.GpuEvents.MesWedge"},
     };
 }
 
@@ -632,6 +641,11 @@ std::vector<EnvironmentCase> hostileCases() {
          "caught (...)`; JSON `experiment.control` true, `verdict.kind` control_caught, `cause.kind` control; the "
          "Markdown title CONTROL CAUGHT (was BUG REPRODUCED with cause synchronization and `control: false`)",
          "e2e.Controls.ADroppedDispatchIsTheControlCaughtInTextJsonAndMarkdown"},
+        {"a triage whose experiments gave no result (issue 35 §4, leftovers)",
+         "a wrong baseline whose experiments were all not run (no effect on the device, not here, or interrupted)", 2,
+         "`conclusion: undetermined: no experiment gave a result; missing: ...` (was `no experiment makes it "
+         "correct`, a claim no experiment had tested)",
+         "unit.Triage.ADeviceLossWithoutAKillRecordIsUndetermined"},
         {"a work loop past lavapipe's loop limit (issue 35 §4)",
          "a `work` step with `work = 65536` on lavapipe, `repro --scenario F`", 125,
          "`cannot test here: F: step 1 dispatch work loops 65536 times, and MESA_LLVMPIPE ends a shader loop after "

@@ -107,6 +107,44 @@ TEST(Cause, JobTimeoutWithARingResetAndOwnProcess) {
         << c.verdict;
 }
 
+// The amdgpu MES wedge in the mode's log: the firmware, before any job-timeout reading (the
+// submit ended at the timeout too), with the signature's records and the firmware versions as
+// evidence; without the versions the cause says they are missing.
+TEST(Cause, AMesThatStoppedAnsweringIsTheFirmware) {
+    CauseInput in = killedMultipass();
+    in.kernelLog.events = {
+        event("amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE"),
+        event("amdgpu 0000:c5:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00800932"),
+        event("amdgpu 0000:c5:00.0: amdgpu: MODE2 reset"),
+        event("amdgpu 0000:c5:00.0: [drm] device wedged, but recovered through reset"),
+    };
+    in.firmware = "card0 mes_fw_version 0x00000083, mes_kiq_fw_version 0x0000006c";
+    const Cause c = decideCause(in);
+    EXPECT_EQ(c.kind, CauseKind::Firmware);
+    EXPECT_EQ(name(c.kind), "firmware");
+    EXPECT_TRUE(c.killed);
+    EXPECT_EQ(c.verdict,
+              "cause: the GPU's scheduler firmware (amdgpu MES) stopped answering the kernel ('MES failed to respond "
+              "to msg=REMOVE_QUEUE'), firmware card0 mes_fw_version 0x00000083, mes_kiq_fw_version 0x0000006c: a "
+              "firmware fault that the kernel recovers by resetting the GPU, not this command stream's; compare the "
+              "MES firmware version with a known-good one");
+    EXPECT_TRUE(anyContains(c.evidence,
+                            "kernel log during the mode: 'MES failed to respond to msg=REMOVE_QUEUE', "
+                            "'GCVM_L2_PROTECTION_FAULT_STATUS:0x00800932', 'MODE2 reset', 'device wedged, "
+                            "but recovered through reset'"));
+    EXPECT_TRUE(anyContains(c.evidence, "firmware: card0 mes_fw_version 0x00000083"));
+    EXPECT_TRUE(c.missing.empty());
+    in.firmware.clear();
+    const Cause unread = decideCause(in);
+    EXPECT_EQ(unread.kind, CauseKind::Firmware);
+    EXPECT_TRUE(anyContains(unread.missing, "the MES firmware version")) << unread.verdict;
+    // Without the MES record the same log is the job timeout's.
+    in.kernelLog.events.erase(in.kernelLog.events.begin());
+    in.kernelLog.events.insert(in.kernelLog.events.begin(),
+                               event("amdgpu 0000:03:00.0: ring gfx_0.0.0 timeout, but soft recovered"));
+    EXPECT_EQ(decideCause(in).kind, CauseKind::JobTimeout);
+}
+
 TEST(Cause, AnotherProcessesTimeoutIsNotRepros) {
     CauseInput in = killedMultipass();
     in.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, signaled seq=9, emitted seq=10", 777),

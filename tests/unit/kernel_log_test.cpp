@@ -383,6 +383,21 @@ TEST(GpuEvents, PageFaults) {
     expectNoEvent("[ 22.356105] BUG: unable to handle page fault for address: ffffb2d64023fdf0");
 }
 
+// The amdgpu MES wedge (the form of ROCm/legacy-rocm-build #5724's log, GFX11.5): the
+// scheduler firmware stops answering, a VM fault, a MODE2 reset, the wedge recovered.
+TEST(GpuEvents, MesWedge) {
+    const GpuEvent mes = event("[ 5012.114093] amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE");
+    EXPECT_EQ(mes.kind, GpuEventKind::MesNoResponse);
+    EXPECT_TRUE(isKillEvent(mes));
+    EXPECT_EQ(name(mes.kind), "MES no response");
+    const GpuEvent mode2 = event("[ 5014.530881] amdgpu 0000:c5:00.0: amdgpu: MODE2 reset");
+    EXPECT_EQ(mode2.kind, GpuEventKind::GpuResetBegin);
+    EXPECT_EQ(event("[ 5012.114120] amdgpu 0000:c5:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00800932").kind,
+              GpuEventKind::VmFaultStatus);
+    EXPECT_EQ(event("[ 5015.002113] amdgpu 0000:c5:00.0: [drm] device wedged, but recovered through reset").kind,
+              GpuEventKind::DeviceWedged);
+}
+
 // i915: the kernel's own CI expectations (drivers/gpu/drm/ci/xfails/i915-*-fails.txt); xe:
 // the format of xe_guc_submit.c guc_exec_queue_timedout_job; NVIDIA: NVIDIA/open-gpu-kernel-
 // modules #1097 (Xid 109) and an Xid 8 in the same format.

@@ -4,8 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
 namespace repro {
 namespace {
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 ExperimentOutcome run(ExperimentKind kind, const std::string& label, RunResult result) {
     return {.kind = kind, .label = label, .result = result, .detail = std::string(name(result))};
@@ -291,8 +296,13 @@ TEST(Triage, ADeviceLossWithoutAKillRecordIsUndetermined) {
     const TriageConclusion c = concludeTriage(in);
     EXPECT_EQ(c.kind, ConclusionKind::Undetermined);
     EXPECT_EQ(c.line,
-              "conclusion: undetermined: no experiment makes it correct; missing: the kernel log (cannot read "
+              "conclusion: undetermined: no experiment gave a result; missing: the kernel log (cannot read "
               "/dev/kmsg)");
+    // Experiments that did not run say nothing either way; one that ran and stayed wrong does.
+    in.experiments = {run(ExperimentKind::Barrier, "barrier=full", RunResult::NotRun)};
+    EXPECT_TRUE(contains(concludeTriage(in).line, "no experiment gave a result")) << concludeTriage(in).line;
+    in.experiments.push_back(run(ExperimentKind::SubmitEveryWait, "submit-every=2", RunResult::Wrong));
+    EXPECT_TRUE(contains(concludeTriage(in).line, "no experiment makes it correct")) << concludeTriage(in).line;
 }
 
 TEST(Triage, AProbeWithoutAKillPastTheBaselinesSubmitRulesOutTheTimeout) {
