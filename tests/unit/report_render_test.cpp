@@ -1260,21 +1260,21 @@ TEST(ReportJson, DurationsAreRoundedToWhatWasMeasured) {
 // command_line: the program by its base name, absolute paths under the current directory
 // relative to it and under home as ~; other words as given.
 TEST(ReportJson, CommandLineHoldsNoAbsolutePathOfTheReporter) {
-    const CommandLineContext c{.home = "/home/me", .cwd = "/home/me/work/"};
-    EXPECT_EQ(portableCommandLine({"/home/me/build/src/repro", "--scenario", "/home/me/work/cases/k.toml",
-                                   "--json=/home/me/r.json", "-o/home/me/work/out.md", "--spirv", "/home/me/work",
+    const CommandLineContext c{.home = "/home/me", .cwd = "/home/me/proj/"};
+    EXPECT_EQ(portableCommandLine({"/home/me/build/src/repro", "--scenario", "/home/me/proj/cases/k.toml",
+                                   "--json=/home/me/r.json", "-o/home/me/proj/out.md", "--spirv", "/home/me/proj",
                                    "--dump-dir", "/tmp/d", "--device", "/home/me2/x", "-n", "3"},
                                   c),
               (std::vector<std::string>{"repro", "--scenario", "cases/k.toml", "--json=~/r.json", "-oout.md", "--spirv",
                                         ".", "--dump-dir", "/tmp/d", "--device", "/home/me2/x", "-n", "3"}));
     // Idempotent, and "/" or "" shortens nothing.
-    const auto once = portableCommandLine({"./repro", "/home/me/a", "/home/me/work/b"}, c);
+    const auto once = portableCommandLine({"./repro", "/home/me/a", "/home/me/proj/b"}, c);
     EXPECT_EQ(portableCommandLine(once, c), once);
     EXPECT_EQ(portableCommandLine({"repro", "/x/y"}, {.home = "/", .cwd = ""}),
               (std::vector<std::string>{"repro", "/x/y"}));
     // renderJson writes it so; the report keeps argv as given.
     RunReport r = minimalReport();
-    r.commandLine = {"/home/me/bin/repro", "--json", "/home/me/work/r.json"};
+    r.commandLine = {"/home/me/bin/repro", "--json", "/home/me/proj/r.json"};
     EXPECT_EQ(renderJson(r, c)["command_line"], json({"repro", "--json", "r.json"}));
 }
 
@@ -1375,7 +1375,7 @@ TEST(ReportMarkdown, AScenarioRunHasTheScenarioBlockAndItsRerunCommand) {
 TEST(ReportMarkdown, AScenarioRunShowsNoPathOfTheReportersMachine) {
     const test::TempFolder home("md-home");
     ASSERT_FALSE(home.path().empty());
-    const std::filesystem::path work = home.path() / "work";
+    const std::filesystem::path work = home.path() / "proj";
     std::filesystem::create_directories(work);
     const std::string h = home.path().string(), w = work.string();
     const char* oldHome = std::getenv("HOME");
@@ -1415,7 +1415,7 @@ TEST(ReportMarkdown, AScenarioRunShowsNoPathOfTheReportersMachine) {
     // The run's options as a reader types them: home as ~, the file by its name.
     EXPECT_TRUE(contains(md,
                          "VK_ICD_FILENAMES=~/icd/radeon.json:icd.json repro --scenario kompute.toml --spirv "
-                         "~/work/spv\n"))
+                         "~/proj/spv\n"))
         << md;
     EXPECT_TRUE(contains(md, "Save the scenario file below as `kompute.toml`")) << md;
 }
