@@ -59,8 +59,7 @@ ProbedDevice probe(const Options& options) {
     ProbedDevice p;
     p.name = d.properties.deviceName;
     if (d.hasDriverProperties) {
-        p.driverId = vk::driverIdName(d.driver.driverID);
-        if (p.driverId.starts_with("DRIVER_ID_")) p.driverId = p.driverId.substr(10);
+        p.driverId = vk::driverIdShortName(d.driver.driverID);
         p.driver = fmt::format("{} {}", d.driver.driverName, d.driver.driverInfo);
     } else {
         p.driver = vk::driverVersionText(d);

@@ -39,6 +39,9 @@ namespace {
 
 // After an interrupt the child drains the queue (kInterruptDrainSeconds) and reports.
 constexpr double kInterruptGraceSeconds = kInterruptDrainSeconds + 5.0;
+// After a second interrupt outside a driver call: how long the child has to end its row and
+// write what it has.
+constexpr double kSecondInterruptSeconds = 3.0;
 
 // How the child ended, as the parent saw it.
 struct ChildEnd {
@@ -191,9 +194,16 @@ ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol, ProgressLi
             if (forwarded == 0) {
                 ::kill(child, interruptSignal());
                 killAt = now + kInterruptGraceSeconds;
-            } else {
-                ::kill(child, SIGKILL);  // a second interrupt: at once
+            } else if (protocol.state().inCall) {
+                ::kill(child, SIGKILL);  // a second interrupt in a driver call: at once
                 end.kind = ChildEnd::Kind::Interrupted;
+            } else {
+                // A second interrupt outside any driver call (a --triage, --matrix or probe
+                // child waiting for its row, a host loop): passed on. The child ends its row at
+                // once (core/subprocess.hpp runChild) and writes what it has; past
+                // kSecondInterruptSeconds it is killed as before.
+                ::kill(child, interruptSignal());
+                killAt = std::min(killAt.value_or(now + kSecondInterruptSeconds), now + kSecondInterruptSeconds);
             }
             forwarded = interruptCount();
         }
@@ -268,6 +278,19 @@ int writeTrace(const Options& o, const ChildState& s, trace_events::Nanos origin
 
 // The report the child streamed, with the mode that was running and the parent's verdict
 // (`lines`: its line, then the line after it).
+// The role of the run a crash ended, as the child's report would have named it (engine/
+// outcome_stages.cpp toModeReport): "under test, run 2/3" under --repeat, "under test, n=2"
+// under --sweep (from the row the child announced: vk/watch.hpp row), the reference split.
+std::string endedRole(const ChildState& s, Mode mode, const Options& o) {
+    if (mode == Mode::Split && std::find(o.modes.begin(), o.modes.end(), Mode::Split) == o.modes.end())
+        return "reference (run after the modes under test)";
+    if (!s.row) return "under test";
+    if (s.row->label.starts_with("sweep ")) return "under test, " + s.row->label.substr(6);
+    if (o.repeat > 1 && s.row->label.starts_with("repeat: ") && s.row->index > 0)
+        return fmt::format("under test, run {}/{}", (s.row->index - 1) % o.repeat + 1, o.repeat);
+    return "under test";
+}
+
 RunReport rebuildReport(const ChildState& s, int status, const std::vector<std::string>& lines, const Options& o) {
     const std::string& line = lines.front();
     RunReport r;
@@ -280,7 +303,10 @@ RunReport rebuildReport(const ChildState& s, int status, const std::vector<std::
     if (s.modesBegan && !s.mode.empty() && status == kExitHang) {
         ModeReport m{.role = "under test"};
         m.result.kind = Classification::Hang;
-        if (const auto mode = parseModes(s.mode); mode && mode->size() == 1) m.result.mode = mode->front();
+        if (const auto mode = parseModes(s.mode); mode && mode->size() == 1) {
+            m.result.mode = mode->front();
+            m.role = endedRole(s, m.result.mode, o);
+        }
         m.result.reason = line.substr(line.find(": ") + 2);
         r.modes.push_back(std::move(m));
     }

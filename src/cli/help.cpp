@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/option_table.hpp"
+#include "core/output.hpp"
 #include "repro_version.h"
 
 namespace repro {
@@ -264,19 +265,13 @@ std::vector<std::string> spellings(const OptionSpec& spec) {
     return names;
 }
 
-std::string joined(const std::vector<std::string>& words, std::string_view separator) {
-    std::string out;
-    for (const std::string& w : words) out += (out.empty() ? "" : std::string(separator)) + w;
-    return out;
-}
-
 // One `case` arm of the completion function for an option that takes a value.
 std::string completionCase(const OptionSpec& spec) {
     std::string action;
     switch (spec.completion) {
         case ValueCompletion::Choices: {
             std::vector<std::string> words(spec.choices.begin(), spec.choices.end());
-            action = "mapfile -t COMPREPLY < <(compgen -W '" + joined(words, " ") + "' -- \"$cur\")";
+            action = "mapfile -t COMPREPLY < <(compgen -W '" + join(words, " ") + "' -- \"$cur\")";
             break;
         }
         case ValueCompletion::File:
@@ -289,7 +284,7 @@ std::string completionCase(const OptionSpec& spec) {
             action = "COMPREPLY=()";  // a number or a name: nothing to offer
             break;
     }
-    return "        " + joined(spellings(spec), "|") + ")\n            " + action + "\n            return ;;\n";
+    return "        " + join(spellings(spec), "|") + ")\n            " + action + "\n            return ;;\n";
 }
 
 }  // namespace
@@ -320,7 +315,7 @@ std::string renderBashCompletion() {
            cases +
            "    esac\n"
            "    mapfile -t COMPREPLY < <(compgen -W '" +
-           joined(options, " ") +
+           join(options, " ") +
            "' -- \"$cur\")\n"
            "}\n"
            "complete -F _repro repro\n";
@@ -350,7 +345,7 @@ void appendMarkdownSection(std::string& out, const OptionSection& section) {
         if (!spec.choices.empty()) {
             std::vector<std::string> words;
             for (const std::string_view c : spec.choices) words.push_back("`" + std::string(c) + "`");
-            meaning += (spec.onlyChoices ? "; one of " : "; or one of ") + joined(words, ", ");
+            meaning += (spec.onlyChoices ? "; one of " : "; or one of ") + join(words, ", ");
         }
         out += "| " + cell(name) + " | " + cell(spec.defaultText) + " | " + cell(meaning) + " |\n";
     }

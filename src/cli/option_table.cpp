@@ -111,7 +111,8 @@ OptionSection runSection() {
          .flag = &R::poison},
         {.longName = "--repeat", .placeholder = "R",
          .help = "run each mode R times: the reproduction rate, and whether the runs are "
-                 "bit-identical",
+                 "bit-identical; past a mode's first 20 runs the report counts runs rather "
+                 "than listing each",
          .defaultText = "1", .value = &R::repeat},
         {.longName = "--sweep", .placeholder = "A..B|NAME=...",
          .help = "every chain length from A to B (or N=A..B), in place of -n; with --scenario "
@@ -183,7 +184,7 @@ OptionSection reportSection() {
          .completion = ValueCompletion::File, .value = &R::trace},
         {.longName = "--breadcrumbs",
          .help = "a VK_AMD_buffer_marker write after every dispatch: on a hang, the last dispatch "
-                 "the GPU finished; on device loss, what VK_EXT_device_fault reports",
+                 "the GPU finished",
          .flag = &R::breadcrumbs},
         {.longName = "--labels",
          .help = "debug-utils names on every object and labels around every dispatch and "

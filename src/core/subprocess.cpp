@@ -104,6 +104,7 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
             forwarded = true;
             result.interrupted = true;
         }
+        if (forwarded && interruptCount() > 1) ::kill(pid, SIGKILL);  // a second interrupt: the row ends at once
         if (!result.timedOut && elapsed() > timeoutSeconds) {
             ::kill(pid, SIGKILL);
             result.timedOut = true;

@@ -26,7 +26,8 @@ struct ChildResult {
 // it dies (PR_SET_PDEATHSIG), so no child outlives a killed parent; it exits 127 when the
 // log cannot be opened or the program cannot be executed. Waits at most `timeoutSeconds` (then SIGKILL). When the
 // parent has received SIGINT or SIGTERM (core/interrupt.hpp) the child gets SIGTERM and is
-// waited for, so its results are flushed. The child runs in a process group of its own (a
+// waited for, so its results are flushed; a second interrupt kills it (SIGKILL) at once, so
+// that the caller writes what it has without it. The child runs in a process group of its own (a
 // terminal's signals reach it only through this process) and a SIGTSTP to this process is
 // passed on to it (core/interrupt.hpp); the time stopped does not count against the
 // limit. `started`, when given, is called with the child's pid once it runs and with 0 once it

@@ -356,6 +356,7 @@ Submitted ChainWorkload::submit(const Length& length, const PlannedRun& planned,
     } else {
         readBack(length, planned, copies.get(), out);
     }
+    checkCanary(rig.encoder, planned.mode, s.options.timeoutSeconds.value_or(kCanarySeconds), out);
     if (s.evidence) out.log = s.evidence->afterMode();
     if (s.evidence && planned.mode == Mode::Split && out.run.completed) {
         s.evidence->recordSplit(length.n, splitTimesOf(out.run));
@@ -533,6 +534,7 @@ void ChainWorkload::addCauseFacts(const Length& length, const Runs& runs, const 
 
 void ChainWorkload::recordForStream(const Length& length, Mode mode) {
     vk::runMode(rig_.resources, rig_.encoder, rig_.instrumentation, settings(length, Runs{}), mode);
+    recordCanaryForStream(rig_.encoder, mode);
 }
 
 std::string ChainWorkload::streamTitle(const Length& length, Mode mode) const {
@@ -547,7 +549,9 @@ std::string ChainWorkload::streamTitle(const Length& length, Mode mode) const {
 
 std::string ChainWorkload::streamNote() const {
     return "each mode starts with repro's clearing submit (it fills every buffer the chain writes, and the host waits "
-           "for it), then the mode's own stream; # G and # C mark blade's two barriers";
+           "for it), then the mode's own stream, then repro's canary (an empty command buffer, submitted and waited "
+           "on: a "
+           "lost device the driver reports only at the next submit shows there); # G and # C mark blade's two barriers";
 }
 
 }  // namespace repro

@@ -128,6 +128,7 @@ CauseInput causeInputFor(const ModeResult& result, const vk::ModeRun& run, const
                   .output = outputOf(result.kind),
                   .deviceLost = run.failure.status == vk::SubmitStatus::DeviceLost,
                   .waitTimedOut = run.failure.status == vk::SubmitStatus::Timeout,
+                  .canaryLost = run.canary && run.canary->status == vk::SubmitStatus::DeviceLost,
                   .timeout = evidence.watchdog().timeout,
                   .queue = std::string(name(evidence.queueKind())),
                   .kernelLog = log,

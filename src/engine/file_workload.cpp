@@ -61,9 +61,7 @@ namespace {
 // than the CPU model's with no fault of the driver, so nothing is run.
 void refuseLoopsPastTheDriversLimit(const vk::DeviceInfo& d, const sc::Scenario& s) {
     if (!d.hasDriverProperties) return;
-    std::string id = vk::driverIdName(d.driver.driverID);
-    if (id.starts_with("DRIVER_ID_")) id = id.substr(10);
-    const std::optional<ShaderLoopLimit> limit = shaderLoopLimit(id);
+    const std::optional<ShaderLoopLimit> limit = shaderLoopLimit(vk::driverIdShortName(d.driver.driverID));
     if (!limit) return;
     for (const sc::Step& step : s.steps) {
         const auto* dispatch = std::get_if<sc::Dispatch>(&step.body);
@@ -174,6 +172,7 @@ Submitted FileWorkload::submit(const Length& length, const PlannedRun& planned, 
     session.timings.readback += ran.readback;
     Submitted out{.run = std::move(ran.run), .stepReadbacks = ran.stepReadbacks};
     if (!out.run.completed) out.failure = Failure{out.run.failure, out.run.failedSubmit, out.run.failedTimeout};
+    checkCanary(*encoder_, planned.mode, o.timeoutSeconds.value_or(kCanarySeconds), out);
     if (checker) out.fileSteps = checker->result();
     if (session.evidence) out.log = session.evidence->afterMode();
     if (!out.run.completed) return out;
@@ -416,6 +415,7 @@ void FileWorkload::recordForStream(const Length& length, Mode mode) {
         settings.readback.onStep = [](size_t, const sc::Contents&) {};
     (void)vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers, instrumentation_, point_->s,
                               mode, settings);
+    recordCanaryForStream(*encoder_, mode);
 }
 
 std::string FileWorkload::streamTitle(const Length& length, Mode mode) const {
@@ -426,7 +426,9 @@ std::string FileWorkload::streamTitle(const Length& length, Mode mode) const {
 std::string FileWorkload::streamNote() const {
     return "each mode starts with repro's fresh-state submit (buffers that start as zeros filled, device-local ones "
            "copied from their host twins, the host waiting for it), then the mode's own stream, then the readback "
-           "submit where a checked buffer is device-local; # G marks blade's global barrier";
+           "submit where a checked buffer is device-local, then repro's canary (an empty command buffer, submitted and "
+           "waited on: a lost device the driver reports only at the next submit shows there); # G marks blade's "
+           "global barrier";
 }
 
 }  // namespace repro

@@ -37,6 +37,10 @@ void runOnce(const run::Length& length, run::Runs& runs, const run::PlannedRun& 
                    {"run", planned.index},
                    {"result", name(record->result.kind)},
                    {"submits", record->submitted.run.submits}};
+    if (!run::listed(runs, *record)) {
+        run::foldLastRun(length, runs);  // counted, not kept (stages.hpp kListedRuns)
+        return;
+    }
     if (length.session.modeDone) length.session.modeDone(run::toModeReport(*record, length.options(), length.point));
 }
 
@@ -76,6 +80,7 @@ PointOutcome runPoint(Session& session, const PlanPoint& point) {
         runOnce(length, runs, {.mode = Mode::Split, .index = 1, .referenceOnly = true});
     }
     judgeWaiting(length, runs);
+    run::finishFolded(runs);
     run::decideCauses(length, runs);
     return run::reportPoint(length, runs);
 }
@@ -95,6 +100,7 @@ int runSinglePoint(Session& s, RunReport& report) {
     printValidation(s);
     report.modes.resize(first);  // replaced by the final classifications
     report.modes.insert(report.modes.end(), out.modes.begin(), out.modes.end());
+    report.foldedRuns = out.folded;
     report.referenceName = out.referenceName;
     report.verdict = out.verdict;
     if (const int status = interruptedStatus()) {

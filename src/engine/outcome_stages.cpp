@@ -15,6 +15,7 @@
 #include "engine/text_report.hpp"
 #include "engine/workload.hpp"
 #include "scenario/plan.hpp"
+#include "vk/check.hpp"
 
 namespace repro::run {
 namespace {
@@ -107,6 +108,10 @@ ModeReport toModeReport(const RunRecord& r, const Options& o, const PlanPoint& p
     for (const auto& d : gpu.dispatches) {
         if (d.finished) m.dispatchGpuSeconds.push_back(d.seconds);
     }
+    if (const auto& c = r.submitted.run.canary) {
+        m.canary = c->status == vk::SubmitStatus::Interrupted ? std::string("interrupted")
+                                                              : std::string(vk::resultName(c->result));
+    }
     m.submitGpuSeconds = gpu.submitSeconds;
     if (!gpu.submitSeconds.empty()) {
         double total = 0;
@@ -156,6 +161,11 @@ ModeResult aggregate(const Runs& runs, Mode mode) {
         }
         if (first != &r && r.submitted.digest != first->submitted.digest) total.identicalAcrossRuns = false;
     }
+    if (const auto f = runs.folded.find(mode); f != runs.folded.end()) {
+        total.runs += f->second.runs;
+        total.wrongRuns += f->second.wrongRuns;
+        total.identicalAcrossRuns = total.identicalAcrossRuns && f->second.identical;
+    }
     const RunRecord* shown = firstWrong ? firstWrong : first;
     if (!shown) {
         total.kind = Classification::NotRun;
@@ -182,8 +192,12 @@ PointOutcome reportPoint(const Length& length, const Runs& runs) {
     for (const Mode mode : o.modes) {
         ModeResult m = aggregate(runs, mode);
         if (m.runs > 1) {
-            say("  {}: {}/{} runs wrong; results {} across runs", name(mode), m.wrongRuns, m.runs,
-                m.identicalAcrossRuns ? "bit-identical" : "NOT bit-identical");
+            const auto f = runs.folded.find(mode);
+            say("  {}: {}/{} runs wrong; results {} across runs{}", name(mode), m.wrongRuns, m.runs,
+                m.identicalAcrossRuns ? "bit-identical" : "NOT bit-identical",
+                f == runs.folded.end() ? ""
+                                       : fmt::format(" ({} runs past the first {} counted here, not listed one by one)",
+                                                     f->second.runs, kListedRuns));
         }
         out.judged.push_back(std::move(m));
     }
@@ -191,6 +205,7 @@ PointOutcome reportPoint(const Length& length, const Runs& runs) {
     markControlCaught(planControls(o, length.session.plan), out.verdict);
     out.referenceName = length.session.workload.referenceName();
     for (const RunRecord& r : runs.records) out.modes.push_back(toModeReport(r, o, length.point));
+    for (const auto& [mode, f] : runs.folded) out.folded.push_back(f);
     return out;
 }
 

@@ -72,7 +72,7 @@ vk::ComputePipeline makePipeline(const vk::Device& device, const char* name, con
 }
 
 vk::DeviceOptions deviceOptions(const Options& o, const ProfileSettings& profile) {
-    return {.deviceFault = o.breadcrumbs,
+    return {.deviceFault = !profile.bladeExact(),  // the fault query after a lost device
             .synchronization2 = o.barrier == BarrierKind::Sync2 || o.barrier == BarrierKind::Full,
             .calibratedTimestamps = o.trace.has_value() && o.timestamps,
             .profile = profile,

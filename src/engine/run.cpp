@@ -272,9 +272,10 @@ int runFile(const RunStart& r) {
             sc::fillChainWords(all);
         });
     }
+    watch::detail("creating the device");  // as the chain's rig says it (engine/rig.cpp)
     vk::Device device(
         r.instance, r.chosen,
-        {.deviceFault = o.breadcrumbs,
+        {.deviceFault = true,  // the fault query after a lost device (engine/stages.cpp)
          .synchronization2 = sync2,
          .calibratedTimestamps = o.trace.has_value() && o.timestamps,
          .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>(),

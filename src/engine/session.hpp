@@ -43,6 +43,7 @@ struct Session {
 struct PointOutcome {
     std::vector<ModeReport> modes;   // every run in order (a reference-only split included)
     std::vector<ModeResult> judged;  // one per mode under test, runs aggregated
+    std::vector<FoldedRuns> folded;  // --repeat's runs past the listed ones (engine/stages.hpp)
     Verdict verdict;
     std::string referenceName;  // "split", "cpu", "none", "the CPU model", ...
     bool deviceGone = false;    // a hang or loss: nothing more may be submitted

@@ -17,7 +17,10 @@
 #include "vk/check.hpp"
 #include "vk/device.hpp"
 #include "vk/instance.hpp"
+#include "vk/instrumentation.hpp"
+#include "vk/trace.hpp"
 #include "vk/watch.hpp"
+#include "report/trace_events.hpp"
 
 namespace repro::run {
 
@@ -128,7 +131,12 @@ void recordFailure(const Length& length, Runs& runs, RunRecord& record, const Fa
     record.result.reason = hangReason(f);
     say("  mode={:<9} HANG", name(record.mode()));
     say("{}", classificationLine(record.result));
-    const std::string& forensics = record.submitted.run.forensics;
+    std::string& forensics = record.submitted.run.forensics;
+    if (f.outcome.status == vk::SubmitStatus::DeviceLost) {
+        // Where the device has VK_EXT_device_fault (enabled wherever supported): what it says.
+        const std::string fault = vk::deviceFaultReport(s.device);
+        if (!fault.empty()) forensics += (forensics.empty() ? "" : "\n") + fault;
+    }
     if (!forensics.empty()) {
         record.result.reason += "; " + forensics;
         for (const auto& line : splitLines(forensics)) sayWrapped("    " + line);
@@ -142,6 +150,37 @@ void recordFailure(const Length& length, Runs& runs, RunRecord& record, const Fa
 }
 
 }  // namespace
+
+namespace {
+
+// The canary's calls: begin, end, submit, wait (the note names it on --trace and --print-stream).
+vk::SubmitOutcome submitCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds) {
+    vk::trace::note(fmt::format(
+        "mode {}: repro's canary (not blade's): an empty command buffer, submitted and waited on", name(mode)));
+    encoder.begin();
+    encoder.end();
+    return encoder.submitAndWait(timeoutSeconds);
+}
+
+}  // namespace
+
+void checkCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds, Submitted& out) {
+    if (out.failure) return;  // a submit or the readback failed already and said so itself
+    trace_events::Span span("canary submit (repro's, not blade's)", "phase");
+    watch::detail(fmt::format("mode {}: repro's canary submit", name(mode)));
+    const vk::SubmitOutcome c = submitCanary(encoder, mode, timeoutSeconds);
+    out.run.canary = c;
+    out.run.waitSeconds += c.waitSeconds;
+    if (c.status == vk::SubmitStatus::Completed) return;
+    const std::string where = "repro's canary after the mode";
+    out.run.completed = false;
+    out.run.failure = c;
+    out.run.failedSubmit = where;
+    out.run.failedTimeout = timeoutSeconds;
+    out.failure = Failure{c, where, timeoutSeconds};
+}
+
+void recordCanaryForStream(vk::Encoder& encoder, Mode mode) { (void)submitCanary(encoder, mode, kCanarySeconds); }
 
 void printClassification(const Length& length, const RunRecord& record) {
     std::string line = classificationLine(record.result);
@@ -183,6 +222,57 @@ void printGpuTimes(const Length& length, const RunRecord& record, bool chainKind
     say("    gpu: {:.3f} ms in {} submit{}; conv-T {:.3f} ms each, slice {:.3f} ms each (mean of {} and {}){}",
         submits * 1e3, count, count == 1 ? "" : "s", convTCount ? convT / double(convTCount) * 1e3 : 0.0,
         sliceCount ? slice / double(sliceCount) * 1e3 : 0.0, convTCount, sliceCount, dropped);
+}
+
+namespace {
+
+bool wrongOrHung(const RunRecord& r) { return isWrong(r.result.kind) || r.result.kind == Classification::Hang; }
+
+// The mode's first listed run under test (run 1), if any.
+const RunRecord* firstRunOf(const Runs& runs, Mode mode) {
+    const auto it = std::find_if(runs.records.begin(), runs.records.end(),
+                                 [&](const RunRecord& r) { return r.mode() == mode && !r.plan.referenceOnly; });
+    return it == runs.records.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+bool listed(const Runs& runs, const RunRecord& record) {
+    if (record.plan.index <= kListedRuns || record.plan.referenceOnly) return true;
+    const RunRecord* first = firstRunOf(runs, record.mode());
+    // Waiting for the reference (not classified yet): folded only when its bytes are run 1's,
+    // judged as run 1 is.
+    if (record.waitsForReference) return !first || first->submitted.digest != record.submitted.digest;
+    if (record.result.kind == Classification::NotRun) return true;  // interrupted
+    if (!wrongOrHung(record)) return false;
+    return std::none_of(runs.records.begin(), runs.records.end() - 1, [&](const RunRecord& r) {
+        return r.mode() == record.mode() && !r.plan.referenceOnly && wrongOrHung(r);
+    });
+}
+
+void foldLastRun(const Length& length, Runs& runs) {
+    const RunRecord& r = runs.records.back();
+    FoldedRuns& f = runs.folded[r.mode()];
+    if (f.runs == 0) f = {.mode = r.mode(), .point = length.point.label, .firstRun = r.plan.index};
+    ++f.runs;
+    const RunRecord* first = firstRunOf(runs, r.mode());
+    if (r.waitsForReference) {
+        ++runs.likeFirst[r.mode()];  // wrong when run 1 turns out wrong (finishFolded)
+        say("    -> bit-identical to run 1: classified with it once the reference has run [run {}/{}]", r.plan.index,
+            length.options().repeat);
+    } else if (wrongOrHung(r)) {
+        ++f.wrongRuns;
+    }
+    if (first && first != &r && first->submitted.digest != r.submitted.digest) f.identical = false;
+    runs.records.pop_back();
+}
+
+void finishFolded(Runs& runs) {
+    for (auto& [mode, count] : runs.likeFirst) {
+        const RunRecord* first = firstRunOf(runs, mode);
+        if (first && wrongOrHung(*first)) runs.folded[mode].wrongRuns += count;
+    }
+    runs.likeFirst.clear();
 }
 
 const RunRecord& judgeRun(const Length& length, Runs& runs, const PlannedRun& planned, Submitted submitted) {

@@ -105,6 +105,7 @@ int runSweep(Session& s, RunReport& report) {
         PointOutcome out = runPoint(s, point);
         report.modes.resize(kept);
         report.modes.insert(report.modes.end(), out.modes.begin(), out.modes.end());
+        report.foldedRuns.insert(report.foldedRuns.end(), out.folded.begin(), out.folded.end());
         report.referenceName = out.referenceName;
         if (out.interrupted) break;
         for (const auto& line : out.verdict.lines) say("{}", line);

@@ -157,6 +157,24 @@ std::string logMissing(const CauseInput& in) {
                                         : fmt::format("the kernel log ({}; run {})", why, in.kernelLog.command);
 }
 
+// "recovery: soft (...)": how the kernel recovered, in amdgpu's and RADV's words.
+std::string recoveryLine(const CauseInput& in) {
+    switch (recoveryOf(in)) {
+        case Recovery::Soft:
+            return "recovery: soft (the kernel stopped the job's waves and let its fence signal; it fails the "
+                   "context's next submission with -ENODATA, in RADV's words 'guilty of a soft recovery')";
+        case Recovery::Hard:
+            return "recovery: hard (a ring or GPU reset after repro's job timed out; the kernel fails the context's "
+                   "next submission with -ETIME, in RADV's words 'guilty of a hard recovery')";
+        case Recovery::Innocent:
+            return "recovery: a reset after another process's job timed out: repro's context is innocent (-ECANCELED, "
+                   "in RADV's words 'this context is innocent')";
+        case Recovery::Unknown:
+            break;
+    }
+    return "recovery: not known (no kill record in the kernel log during the mode)";
+}
+
 void addEvidence(const CauseInput& in, const Analysis& a, Cause& c) {
     const Timing& t = a.t;
     if (t.measured && t.predicted) {
@@ -188,7 +206,15 @@ void addEvidence(const CauseInput& in, const Analysis& a, Cause& c) {
         c.evidence.push_back("kernel log: GPU page fault during the mode: '" + excerpt(*a.faults.front()) + "'");
     if (a.logComplete && a.ourKills.empty())
         c.evidence.push_back("no job-timeout record in the kernel log during the mode");
-    if (in.deviceLost) c.evidence.push_back("the mode ended in VK_ERROR_DEVICE_LOST");
+    if (in.deviceLost && in.canaryLost) {
+        c.evidence.push_back(
+            "the mode ended in VK_ERROR_DEVICE_LOST at repro's canary (an empty command buffer after the mode), "
+            "although every submit, wait and readback of the mode had returned VK_SUCCESS: the driver reported the "
+            "loss only at the next submit");
+    } else if (in.deviceLost) {
+        c.evidence.push_back("the mode ended in VK_ERROR_DEVICE_LOST");
+    }
+    if (in.deviceLost) c.evidence.push_back(recoveryLine(in));
     if (in.waitTimedOut) c.evidence.push_back("the host's wait gave up before the GPU finished");
 }
 
@@ -519,6 +545,35 @@ std::optional<std::string> predictionWarning(std::string_view mode, const Predic
     return std::nullopt;
 }
 
+std::string_view name(Recovery r) {
+    switch (r) {
+        case Recovery::Soft:
+            return "soft";
+        case Recovery::Hard:
+            return "hard";
+        case Recovery::Innocent:
+            return "innocent";
+        case Recovery::Unknown:
+            break;
+    }
+    return "unknown";
+}
+
+Recovery recoveryOf(const CauseInput& in) {
+    Analysis a;
+    attributeKills(in, a);
+    const auto reset = [](const GpuEvent* e) {
+        return e->kind != GpuEventKind::RingTimeout && e->kind != GpuEventKind::SoftRecovered;
+    };
+    if (std::any_of(a.ourKills.begin(), a.ourKills.end(), reset)) return Recovery::Hard;
+    if (std::any_of(a.ourKills.begin(), a.ourKills.end(),
+                    [](const GpuEvent* e) { return e->kind == GpuEventKind::SoftRecovered; }))
+        return Recovery::Soft;
+    if (!a.ourKills.empty()) return Recovery::Hard;  // a timeout with no soft recovery: a reset follows
+    if (!a.otherKills.empty()) return Recovery::Innocent;
+    return Recovery::Unknown;
+}
+
 Cause decideCause(const CauseInput& in) {
     const Analysis a = analyze(in);
     Cause c;
@@ -571,6 +626,8 @@ nlohmann::json causeJson(const Cause& c, const CauseInput& in) {
               {"ms", in.timeout.kind == TimeoutKind::Limit ? json(in.timeout.milliseconds) : json(nullptr)},
               {"source", in.timeout.source}}},
             {"decisive_submit", submit},
+            {"device_lost",
+             in.deviceLost ? json({{"at_canary", in.canaryLost}, {"recovery", name(recoveryOf(in))}}) : json(nullptr)},
             {"kernel_log",
              {{"readable", in.kernelLog.readable}, {"problem", in.kernelLog.problem}, {"kill_records", kills}}}};
 }

@@ -113,6 +113,9 @@ struct CauseInput {
     OutputVerdict output = OutputVerdict::Correct;
     bool deviceLost = false;    // a submit, wait or readback of the mode returned VK_ERROR_DEVICE_LOST
     bool waitTimedOut = false;  // the host's wait gave up (the GPU never finished)
+    // The loss came at repro's canary (engine/stages.hpp checkCanary): every submit, wait and
+    // readback of the mode had returned VK_SUCCESS, so the driver reported it late.
+    bool canaryLost = false;
     std::vector<SubmitEvidence> submits;
     QueueTimeout timeout;       // the queue's job timeout (queueWatchdog)
     std::string queue = "gfx";  // its name in verdicts: "the gfx queue"
@@ -158,6 +161,17 @@ enum class CauseKind {
 // "no_failure", "job_timeout", "hang_killed", "synchronization", "shader_compiler",
 // "blade_quirks", "control", "firmware", "undetermined" (the JSON names)
 std::string_view name(CauseKind k);
+
+// How the kernel recovered from a job it stopped, from the kernel log during the mode (amdgpu's
+// words; docs/forensics.md "The canary"): Soft, "ring ... timeout, but soft recovered" of
+// repro's (the kernel fails the context's next submission with -ENODATA: RADV "guilty of a
+// soft recovery"); Hard, a ring or GPU reset after a timeout of repro's (-ETIME, "guilty of a
+// hard recovery"); Innocent, a reset after another process's timeout (-ECANCELED, "this
+// context is innocent"); Unknown, no kill record or no readable log.
+enum class Recovery { Unknown, Soft, Hard, Innocent };
+// "unknown", "soft", "hard", "innocent" (the JSON names)
+std::string_view name(Recovery r);
+Recovery recoveryOf(const CauseInput& in);
 
 struct Cause {
     CauseKind kind = CauseKind::Undetermined;

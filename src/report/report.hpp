@@ -42,6 +42,9 @@ struct ModeReport {
     std::vector<double> dispatchGpuSeconds;  // in chain order: conv-T 1, slice 1, conv-T 2...
     std::vector<double> submitGpuSeconds;
     std::optional<double> modeGpuSeconds;
+    // What repro's canary after the mode got ("VK_SUCCESS", "VK_ERROR_DEVICE_LOST"; engine/stages.hpp
+    // checkCanary); nullopt when it did not run (a submit or the readback had failed).
+    std::optional<std::string> canary;
 };
 
 struct ValidationSummary {
@@ -101,6 +104,17 @@ struct ScenarioFacts {
         parameters;  // [parameters] as the file writes them (name order); a sweep's values are its points' roles
 };
 
+// A mode's runs past the first kListedRuns of --repeat (engine/stages.hpp): counted, not
+// listed one by one in RunReport::modes, so a long --repeat keeps a flat memory and report.
+struct FoldedRuns {
+    Mode mode = Mode::Split;
+    std::string point;       // the sweep value's label ("N=5"); empty for one point
+    uint32_t firstRun = 0;   // the first folded run's number (1-based)
+    uint32_t runs = 0;       // how many runs were folded
+    uint32_t wrongRuns = 0;  // of them, wrong (zero, mismatch, non-finite, killed)
+    bool identical = true;   // every one's final bytes had the digest of the mode's first run
+};
+
 struct RunReport {
     std::string version, gitHash;
     std::vector<std::string> commandLine;
@@ -114,6 +128,7 @@ struct RunReport {
     ExperimentReport experiment;
     std::string referenceName;  // "split", "cpu", "none", "split, run after ..."
     std::vector<ModeReport> modes;
+    std::vector<FoldedRuns> foldedRuns;  // --repeat past the listed runs, per mode and point
     ValidationSummary validation;
     PhaseTimings timings;
     Verdict verdict;

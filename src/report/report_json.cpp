@@ -587,9 +587,20 @@ void fields(Io& io, Of<ModeReport, Io>& m) {
             gpu("mode_seconds", m.modeGpuSeconds, kGpuSeconds);
         },
         hasGpuTimes(m));
+    io("canary", m.canary);
     io("cause", r.causeJson, kEmbeddedJson);
     io("per_dispatch_check", r.perDispatchCheckJson, kEmbeddedJson);
     io("step_check", r.stepCheckJson, kEmbeddedJson);
+}
+
+template <typename Io>
+void fields(Io& io, Of<FoldedRuns, Io>& f) {
+    io("mode", f.mode);
+    io("point", f.point, kNullWhenEmpty);
+    io("first_run", f.firstRun);
+    io("runs", f.runs);
+    io("wrong_runs", f.wrongRuns);
+    io("identical_to_first_run", f.identical);
 }
 
 template <typename Io>
@@ -688,6 +699,7 @@ void fields(Io& io, Of<RunReport, Io>& r) {
     });
     io("reference", r.referenceName, kNullWhenEmpty);
     io.objects("modes", r.modes);
+    io.objects("folded_runs", r.foldedRuns);
     io.object("validation", r.validation);
     io.object("timings", r.timings);
     io.derived("warnings", [&] { return json(watchdogWarnings(r)); });

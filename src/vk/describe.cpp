@@ -46,6 +46,8 @@ std::string driverIdName(VkDriverId id) {
     return fmt::format("DRIVER_ID_{}", static_cast<int>(id));
 }
 
+std::string driverIdShortName(VkDriverId id) { return driverIdName(id).substr(std::string_view("DRIVER_ID_").size()); }
+
 std::string deviceTypeName(VkPhysicalDeviceType type) {
     switch (type) {
         case VK_PHYSICAL_DEVICE_TYPE_OTHER:

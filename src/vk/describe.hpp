@@ -10,6 +10,7 @@ namespace repro::vk {
 struct DeviceInfo;
 
 std::string driverIdName(VkDriverId id);                // "DRIVER_ID_MESA_RADV"
+std::string driverIdShortName(VkDriverId id);           // "MESA_RADV" (as driverSettings keys it)
 std::string deviceTypeName(VkPhysicalDeviceType type);  // "DISCRETE_GPU"
 std::string apiVersionText(uint32_t version);           // "1.3.230"
 // driverVersion decoded by the vendor's convention: NVIDIA 10.8.8.6 bits, Intel's

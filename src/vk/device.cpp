@@ -143,7 +143,7 @@ std::vector<std::string> EnabledFeatures::names() const {
         {cooperativeMatrix, "cooperativeMatrix"},
         {vulkanMemoryModel, "vulkanMemoryModel"},
         {pipelineExecutableInfo, "pipelineExecutableInfo"},
-        {deviceFault, "deviceFault (--breadcrumbs; not blade's)"},
+        {deviceFault, "deviceFault (repro's query after a lost device; not blade's)"},
         {synchronization2, "synchronization2 (--barrier; not blade's)"},
     };
     std::vector<std::string> out;

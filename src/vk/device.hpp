@@ -69,7 +69,7 @@ std::vector<ExtraQueue> chooseExtraQueues(const std::vector<VkQueueFamilyPropert
 
 // What the logical device enables beyond blade's default set.
 struct DeviceOptions {
-    bool deviceFault = false;           // VK_EXT_device_fault where supported (--breadcrumbs)
+    bool deviceFault = false;           // VK_EXT_device_fault where supported (the query after a lost device)
     bool synchronization2 = false;      // --barrier sync2|full; CannotTest where unsupported
     bool calibratedTimestamps = false;  // VK_EXT_calibrated_timestamps where listed (--trace --timestamps)
     // --profile: queue family 0 whatever its flags, blade's descriptor-indexing features,

@@ -166,14 +166,21 @@ std::string deviceFaultReport(const Device& device) {
     }
     std::vector<VkDeviceFaultAddressInfoEXT> addresses(counts.addressInfoCount);
     std::vector<VkDeviceFaultVendorInfoEXT> vendor(counts.vendorInfoCount);
+    // The vendor's binary dump is not asked for (deviceFaultVendorBinary is not enabled): its
+    // size is reported, its bytes are not read.
+    const VkDeviceSize vendorBinary = counts.vendorBinarySize;
+    counts.vendorBinarySize = 0;
     VkDeviceFaultInfoEXT info{.sType = VK_STRUCTURE_TYPE_DEVICE_FAULT_INFO_EXT,
                               .pAddressInfos = addresses.data(),
                               .pVendorInfos = vendor.data()};
     r = vkGetDeviceFaultInfoEXT(device.get(), &counts, &info);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+        return fmt::format("VK_EXT_device_fault: vkGetDeviceFaultInfoEXT returned {}", resultName(r));
+    }
     std::string text = fmt::format(
         "VK_EXT_device_fault: {} ({} address records, {} vendor records, {} bytes of vendor "
         "binary data)",
-        info.description, counts.addressInfoCount, counts.vendorInfoCount, counts.vendorBinarySize);
+        info.description, counts.addressInfoCount, counts.vendorInfoCount, vendorBinary);
     for (const auto& a : addresses) {
         text += fmt::format("\n  fault address type {} at 0x{:x} (precision {})", static_cast<int>(a.addressType),
                             a.reportedAddress, a.addressPrecision);

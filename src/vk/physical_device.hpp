@@ -70,7 +70,7 @@ struct SupportedFeatures {
     // shaderSampledImageArrayNonUniformIndexing and descriptorBindingPartiallyBound.
     bool bindingArray = false;
     bool synchronization2 = false;  // not blade's; needed by --barrier sync2/full
-    bool deviceFault = false;       // not blade's; VK_EXT_device_fault for --breadcrumbs
+    bool deviceFault = false;       // not blade's; VK_EXT_device_fault, queried after a lost device
     // VkPhysicalDeviceVulkanMemoryModelFeatures::vulkanMemoryModel (Vulkan 1.2 or
     // VK_KHR_vulkan_memory_model listed; else false).
     bool vulkanMemoryModel = false;

@@ -67,6 +67,9 @@ struct ModeRun {
     std::vector<SubmitRecord> submitRecords;  // the mode's own submits (not the clearing or readback ones)
     GpuTimes gpu;                             // --timestamps
     std::string forensics;                    // --breadcrumbs / device-fault findings after a failure
+    // repro's canary after the mode and its readback (engine/stages.hpp checkCanary): what its
+    // submit and wait got; nullopt when it did not run (a submit or the readback had failed).
+    std::optional<SubmitOutcome> canary;
 };
 
 // One mode's command buffers and submits on one encoder, as the host sees them: what every

@@ -84,13 +84,9 @@ ModeRun runMode(const ChainResources& res, Encoder& encoder, Instrumentation& in
     } else {
         run = mode == Mode::Multipass ? recordMultipass(recorder) : recordSingle(recorder);
     }
-    if (!run.completed) {
-        run.forensics = instrumentation.breadcrumbReport(2 * settings.steps);
-        if (run.failure.status == SubmitStatus::DeviceLost) {
-            const std::string fault = deviceFaultReport(res.device);
-            if (!fault.empty()) run.forensics += (run.forensics.empty() ? "" : "\n") + fault;
-        }
-    }
+    // The device-fault report of a lost device is added where every failure is judged
+    // (engine/stages.cpp recordFailure).
+    if (!run.completed) run.forensics = instrumentation.breadcrumbReport(2 * settings.steps);
     run.wallSeconds = secondsSince(start);
     traceGpuDispatches(res.device, run,
                        settings.traceTitle.empty() ? fmt::format("mode {}", name(mode)) : settings.traceTitle, mode);

@@ -1,6 +1,9 @@
 // End-to-end tests of the verdict's evidence: the CPU reference, --check-steps,
 // --poison, --repeat, --sweep and the underflow horizon, on the machine's Vulkan driver.
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
 
 #include <string>
 #include <vector>
@@ -171,6 +174,36 @@ TEST(Repeat, RatesAndBitIdentity) {
     EXPECT_EQ(broken.status, 2) << broken.out;
     EXPECT_TRUE(contains(broken.out, "multipass: 2/2 runs wrong")) << broken.out;
     EXPECT_TRUE(contains(broken.out, "(2/2 runs wrong)")) << broken.out;
+}
+
+// --repeat past the first kListedRuns (20) runs of a mode: the later runs are counted in the
+// mode's numbers and folded in the JSON's folded_runs, not kept one by one (hostile-input
+// probe R14: every run kept its record and the child re-sent the whole growing report after
+// each, about 4 KB a run; bench/repeat-rss.sh shows the peak flat).
+TEST(Repeat, RunsPastTheFirstTwentyAreCountedNotListed) {
+    const auto doc = std::filesystem::temp_directory_path() / ("repro-fold-" + std::to_string(::getpid()) + ".json");
+    const ProcessResult r = runRepro({"--repeat", "30", "--preset", "tiny", "-n", "1", "--mode", "multipass",
+                                      "--drop-dispatch", "2", "--json", doc.string()});
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(contains(r.out,
+                         "multipass: 30/30 runs wrong; results bit-identical across runs (10 runs past the "
+                         "first 20 counted here, not listed one by one)"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "[run 30/30]")) << "every run still prints its line\n" << r.out;
+    std::ifstream in(doc);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    std::filesystem::remove(doc);
+    ASSERT_TRUE(j.is_object()) << "no report";
+    size_t listed = 0;
+    for (const auto& m : j["modes"]) listed += m["mode"] == "multipass";
+    EXPECT_EQ(listed, 20u) << j["modes"].dump();
+    ASSERT_EQ(j["folded_runs"].size(), 1u) << j.dump(2);
+    const nlohmann::json& f = j["folded_runs"][0];
+    EXPECT_EQ(f["mode"], "multipass");
+    EXPECT_EQ(f["first_run"], 21);
+    EXPECT_EQ(f["runs"], 10);
+    EXPECT_EQ(f["wrong_runs"], 10);
+    EXPECT_EQ(f["identical_to_first_run"], true);
 }
 
 TEST(Sweep, TableAndNoReproductionOnACorrectDriver) {

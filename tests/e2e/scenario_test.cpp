@@ -2093,8 +2093,8 @@ TEST_P(ScenarioDriverFailure, IsOneLineNamingTheCallWithItsStatusAndTheDocumentS
 
 INSTANTIATE_TEST_SUITE_P(
     Supervised, ScenarioDriverFailure,
-    // Split's submits are 1 to 5 (the upload, one a dispatch, the readback), multipass's own
-    // the 7th.
+    // Split's submits are 1 to 6 (the upload, one a dispatch, the readback, repro's canary),
+    // multipass's own the 8th.
     testing::Values(DriverFailure{"CrashInASubmit", "crash:vkQueueSubmit:2", 3, "hang",
                                   "--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkQueueSubmit during mode split, "
                                   "submit 1 of 3 (step 1 dispatch increment)",
@@ -2103,24 +2103,22 @@ INSTANTIATE_TEST_SUITE_P(
                                   "--- DRIVER CRASH: the driver aborted (SIGABRT) in vkQueueSubmit during mode split, "
                                   "submit 2 of 3 (step 3 dispatch increment)",
                                   "in vkQueueSubmit during mode split", 0, ""},
-                    DriverFailure{"CrashInALaterMode", "crash:vkQueueSubmit:7", 3, "hang",
+                    DriverFailure{"CrashInALaterMode", "crash:vkQueueSubmit:8", 3, "hang",
                                   "--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkQueueSubmit during mode "
                                   "multipass, submit 1 of 1 (all 5 steps)",
                                   "in vkQueueSubmit during mode multipass", 1, ""},
-                    // BUG: the stage is "enumerating the physical devices"; the built-in chain's
-                    // run of the same crash says "during creating the device".
+                    // The stage is named as the built-in chain's run of the same crash names it
+                    // (it said "during enumerating the physical devices" before).
                     DriverFailure{"CrashInSetUp", "crash:vkCreateDevice", 125, "cannot_test",
                                   "--- CANNOT TEST HERE: the driver crashed (SIGSEGV) in vkCreateDevice during ",
-                                  "in vkCreateDevice during creating the device", 0,
-                                  "BUG: a file's crash in vkCreateDevice is said to be \"during enumerating the "
-                                  "physical devices\" (the chain's: \"during creating the device\")"}),
+                                  "in vkCreateDevice during creating the device", 0, ""}),
     [](const testing::TestParamInfo<DriverFailure>& p) { return std::string(p.param.name); });
 
 // Under --repeat and --sweep the document keeps the runs and values that finished before a
 // driver crash, then the mode it ended in (docs/scenarios.md "A driver that crashes or
-// stalls"). The runs are in mode order (split's K runs first); kompute-196 submits 5 times a
-// run of split (the upload, its 3 dispatches, the readback) and 3 a run of multipass or
-// single; the sweep file below 9 times at n = 1.
+// stalls"). The runs are in mode order (split's K runs first); kompute-196 submits 6 times a
+// run of split (the upload, its 3 dispatches, the readback, repro's canary) and 4 a run of
+// multipass or single; the sweep file below 12 times at n = 1.
 struct EndedLater {
     const char* name;
     const char* spec;                // REPRO_SIMULATE
@@ -2162,20 +2160,17 @@ TEST_P(ScenarioEndedLater, TheDocumentKeepsWhatFinishedAndMarksWhereItEnded) {
                   "the driver crashed (SIGSEGV) in vkQueueSubmit during mode " + std::string(p.endedIn), 0),
               0u)
         << modes.dump(2);
-    // BUG: the mode the crash ended is "under test", without the run or the value it ended
-    // in, and the verdict line does not name it either (docs/scenarios.md: "run 2: DRIVER
-    // CRASH: ..." under --repeat, "at n = 2: ..." under --sweep); the built-in chain's report
-    // does the same.
-    GTEST_SKIP() << "BUG: the report does not say in which run or value the crash ended the mode";
+    // The entry of the mode the crash ended names the run or the value it ended in, as the
+    // child's own entries do ("under test, run 2/3", "under test, n=2"); it said "under test".
     EXPECT_TRUE(contains(ended["role"].get<std::string>() + " " + ended["reason"].get<std::string>(), p.where))
         << modes.dump(2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Supervised, ScenarioEndedLater,
                          testing::Values(
-                             // run 2's multipass submit (the 20th): split finished its 3 runs, multipass 1
+                             // run 2's multipass submit (the 24th): split finished its 3 runs, multipass 1
                              EndedLater{"RepeatRun2",
-                                        "crash:vkQueueSubmit:20",
+                                        "crash:vkQueueSubmit:24",
                                         {"--repeat", "3"},
                                         false,
                                         {"split: under test, run 1/3", "split: under test, run 2/3",
@@ -2192,9 +2187,9 @@ INSTANTIATE_TEST_SUITE_P(Supervised, ScenarioEndedLater,
                                          "single: under test, run 1/2", "single: under test, run 2/2"},
                                         "",
                                         ""},
-                             // n = 2's multipass (the 15th): n = 1 done, then n = 2's split
+                             // n = 2's multipass (the 19th): n = 1 done, then n = 2's split
                              EndedLater{"SweepValue2",
-                                        "crash:vkQueueSubmit:15",
+                                        "crash:vkQueueSubmit:19",
                                         {"--sweep", "n=1..5"},
                                         true,
                                         {"split: under test, n=1", "multipass: under test, n=1",
@@ -2341,15 +2336,16 @@ TEST(ScenarioMatrix, ADriverThatDropsADispatchIsWrongUnderTheValidBarriersAndThe
     EXPECT_FALSE(contains(r.out.substr(r.out.find("--- matrix verdict")), "(control)")) << shown(r);
 }
 
-// A driver that crashes at its 9th vkQueueSubmit of a process: only the rows whose child makes
-// that many submits (a submit every 2 work steps, then split as the reference) crash; each row
+// A driver that crashes at its 11th vkQueueSubmit of a process: only the rows whose child makes
+// that many submits (a submit every 2 work steps, then split as the reference, each mode
+// ending in repro's canary) crash; each row
 // is a child, so the crash ends that row alone, the rows after it run, and the Markdown
 // document keeps every row.
 TEST(ScenarioMatrix, ADriverCrashEndsThatRowAloneAndTheDocumentKeepsEveryRow) {
     const auto md = writeFile("-matrix-crash.md", "");
     const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--matrix",
                                    "--format", "markdown", "-o", md.string()},
-                                  simulated("crash:vkQueueSubmit:9"));
+                                  simulated("crash:vkQueueSubmit:11"));
     const std::string doc = readText(md.string());
     std::filesystem::remove(md);
     ASSERT_EQ(r.status, 3) << shown(r);
@@ -2362,7 +2358,7 @@ TEST(ScenarioMatrix, ADriverCrashEndsThatRowAloneAndTheDocumentKeepsEveryRow) {
                 << variant << shown(r);
             const std::string line = "\n| " + std::to_string(n) + " | " + variant + " | " +
                                      (crashes ? "ok, hang | 3 | - | - | the driver crashed (SIGSEGV) in vkQueueSubmit "
-                                                "during mode split, "
+                                                "during mode split: repro's canary submit |"
                                               : "ok | 0 | - | - | ");
             EXPECT_TRUE(contains(doc, line)) << line << "\n" << doc;
         }
@@ -2390,9 +2386,9 @@ TEST(ScenarioSubmitEvery, CutsTheOneSubmitModesAfterEveryKWorkSteps) {
     const BoundedResult stream =
         repro({"--scenario", file, "--submit-every", "1", "--mode", "single", "--print-stream"});
     ASSERT_EQ(stream.status, 0) << shown(stream);
-    // single: the upload, three submits of one increment each, the readback (then split, the
-    // reference, is not recorded: --print-stream records the modes asked for)
-    EXPECT_EQ(count(stream.out, "vkQueueSubmit("), 5u) << shown(stream);
+    // single: the upload, three submits of one increment each, the readback, repro's canary
+    // (then split, the reference, is not recorded: --print-stream records the modes asked for)
+    EXPECT_EQ(count(stream.out, "vkQueueSubmit("), 6u) << shown(stream);
     const BoundedResult dropped =
         repro({"--scenario", file, "--submit-every", "2"}, simulated("seed-bug:dispatches=1"));
     ASSERT_EQ(dropped.status, 2) << shown(dropped);

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -239,12 +240,12 @@ TEST(Flaky, RepeatRateNearP) {
 
 // ---- lost -------------------------------------------------------------------------------
 
-// --mode all -n 3: split waits 1 + 2N = 7 times (its clear, then each submit), multipass's
-// clear is wait 8 and its own submit wait 9 (faults_test.cpp derives the same k).
+// --mode all -n 3: split waits 1 + 2N + 1 = 8 times (its clear, each submit, repro's canary),
+// multipass's clear is wait 9 and its own submit wait 10 (faults_test.cpp derives the same k).
 TEST(Lost, SplitCompletesAndMultipassIsLost) {
     const auto dir = freshDir("lost"), plainDir = freshDir("lost-plain");
     const BoundedResult r =
-        repro({"--preset", "tiny", "-n", "3", "--mode", "all", "--dump-dir", dir.string()}, "lost:vkWaitSemaphores:9");
+        repro({"--preset", "tiny", "-n", "3", "--mode", "all", "--dump-dir", dir.string()}, "lost:vkWaitSemaphores:10");
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out, "  mode=split     nz=280/280 (100.0%)")) << r.out;
     EXPECT_TRUE(contains(r.out, "-> ok: finite and non-zero; the reference for the other modes")) << r.out;
@@ -573,6 +574,42 @@ TEST(Cause, SoftWatchdogKillIsTheJobTimeoutWithItsKernelLine) {
     EXPECT_FALSE(contains(r.out, "cause: synchronization")) << r.out;
     std::filesystem::remove_all(dir);
 }
+
+// recovery=soft-next-submit: amdgpu's soft recovery lets the killed job's fence signal, so the
+// mode's own wait returns VK_SUCCESS, and only the next submit reports the lost context. At
+// tiny, small[N] is read from mapped memory with no readback submit: without repro's canary
+// after the mode, nothing the mode does submits again, and the loss is never seen there.
+namespace {
+TEST(Canary, AKillTheDriverReportsOnlyAtTheNextSubmitIsCaughtByTheCanary) {
+    const auto dir = freshDir("canary");
+    const auto doc = dir / "r.json";
+    const auto kmsg = dir / "kmsg";
+    std::ofstream(kmsg).close();
+    const BoundedResult r =
+        repro({"--preset", "tiny", "-n", "4", "--mode", "all", "--json", doc.string()},
+              "identity;watchdog:timeout=500,ms-per-dispatch=100,recovery=soft-next-submit,kmsg=" + kmsg.string(), 120,
+              {"REPRO_TEST_KMSG=" + kmsg.string()});
+    EXPECT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "lost the device: vkQueueSubmit returned VK_ERROR_DEVICE_LOST at repro's canary after "
+                         "the mode"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout")) << r.out;
+    EXPECT_TRUE(contains(r.out, "evidence: recovery: soft")) << r.out;
+    EXPECT_TRUE(contains(r.out, "  mode=single    not run")) << r.out;
+    EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << r.out;
+    std::ifstream in(doc);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << "no report at " << doc;
+    std::map<std::string, nlohmann::json> modes;
+    for (const auto& m : j["modes"]) modes[m["mode"].get<std::string>()] = m;
+    EXPECT_EQ(modes["split"]["canary"], "VK_SUCCESS") << modes["split"];
+    EXPECT_EQ(modes["multipass"]["canary"], "VK_ERROR_DEVICE_LOST") << modes["multipass"];
+    EXPECT_EQ(modes["multipass"]["cause"]["device_lost"]["at_canary"], true) << modes["multipass"];
+    EXPECT_EQ(modes["multipass"]["cause"]["device_lost"]["recovery"], "soft") << modes["multipass"];
+    std::filesystem::remove_all(dir);
+}
+}  // namespace
 
 TEST(Cause, StaleInputWithTheFullTimeIsSynchronizationNotTheWatchdog) {
     const auto dir = freshDir("cause-stale");

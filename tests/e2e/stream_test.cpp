@@ -52,6 +52,14 @@ class Stream {
         end();
         submitAndWait();
     }
+    // repro's canary after each mode and its readback (not blade's): an empty command buffer,
+    // submitted and waited on (engine/stages.hpp checkCanary).
+    void canary(const std::string& mode) {
+        note("mode " + mode + ": repro's canary (not blade's): an empty command buffer, submitted and waited on");
+        begin();
+        end();
+        submitAndWait();
+    }
     void note(const std::string& text) { add("# " + text); }
     void begin(int cb = 0) { add("vkBeginCommandBuffer(cb" + std::to_string(cb) + ", ONE_TIME_SUBMIT)"); }
     void end(int cb = 0) { add("vkEndCommandBuffer(cb" + std::to_string(cb) + ")"); }
@@ -106,6 +114,7 @@ void split(Stream& s) {
         s.begin(), s.G(), s.convT(i), s.finish(false), s.submitAndWait();
         s.begin(), s.G(), s.slice(i), s.finish(i + 1 == s.steps()), s.submitAndWait();
     }
+    s.canary("split");
 }
 
 void multipass(Stream& s) {
@@ -115,6 +124,7 @@ void multipass(Stream& s) {
     for (int i = 0; i < s.steps(); ++i) s.G(), s.convT(i), s.G(), s.slice(i);
     s.finish(true);
     s.submitAndWait();
+    s.canary("multipass");
 }
 
 void single(Stream& s) {
@@ -128,6 +138,7 @@ void single(Stream& s) {
     }
     s.finish(true);
     s.submitAndWait();
+    s.canary("single");
 }
 
 std::vector<std::string> traced(const std::vector<std::string>& args) {
@@ -227,6 +238,7 @@ void withBarrier(Stream& s, const std::string& mode, const std::string& kind) {
     }
     s.finish(true);
     s.submitAndWait();
+    s.canary(mode);
 }
 
 // blade's own barrier between two dispatches of one command buffer: multipass starts a pass
@@ -258,6 +270,7 @@ void cut(Stream& s, const std::string& mode, const std::vector<std::vector<int>>
         s.submit(cb);
         if (hostWait || last) s.wait();
     }
+    s.canary(mode);
 }
 
 // --dispatch-repeat 2: each conv-T recorded twice, the mode's barrier between.
@@ -275,6 +288,7 @@ void repeated(Stream& s, const std::string& mode) {
     }
     s.finish(true);
     s.submitAndWait();
+    s.canary(mode);
 }
 
 // --drop-dispatch 3 at N = 2: dispatch 3 (step 2's conv-T) is left out.
@@ -289,6 +303,7 @@ void dropped(Stream& s, const std::string& mode) {
     }
     s.finish(true);
     s.submitAndWait();
+    s.canary(mode);
 }
 
 struct ExperimentCase {

@@ -51,12 +51,13 @@ std::vector<Run> runsOf(const std::string& mode) {
 }
 
 // Submits (each host-waited) per run: one clearing the chain's buffers, then 2N for
-// split or 1 for multipass and single.
-int submitsIn(const Run& run) { return 1 + (run.mode == "split" ? 2 * kChain : 1); }
+// split or 1 for multipass and single, then repro's canary (engine/stages.hpp checkCanary).
+int submitsIn(const Run& run) { return 1 + (run.mode == "split" ? 2 * kChain : 1) + 1; }
 
 // How repro names submit `j` (0-based, 0 = the clear) of a run in its hang message.
 std::string submitLabel(const Run& run, int j) {
     if (j == 0) return "submit 1 of 1 (clearing the chain's buffers)";
+    if (j + 1 == submitsIn(run)) return "repro's canary after the mode";
     if (run.mode != "split") return "submit 1 of 1 (all " + std::to_string(kChain) + " steps)";
     const int step = (j + 1) / 2;
     return "submit " + std::to_string(j) + " of " + std::to_string(2 * kChain) + " (step " + std::to_string(step) +
@@ -617,6 +618,17 @@ std::vector<EnvironmentCase> verdictCases() {
          "msg=REMOVE_QUEUE'), firmware card0 mes_fw_version 0x00000083, ...`, the records and the firmware versions "
          "as evidence, JSON `cause.kind` firmware (was read as the kernel's job timeout, or undetermined)",
          "unit.Cause.AMesThatStoppedAnsweringIsTheFirmware, unit.GpuEvents.MesWedge"},
+        {"a job the kernel killed, reported by the driver only at the next submit (issue 35 §3)",
+         "the simulated RADV with `watchdog:timeout=500,ms-per-dispatch=100,recovery=soft-next-submit`: the killed "
+         "mode's own wait returns VK_SUCCESS and small[N] is read from mapped memory; `repro --preset tiny -n 4`",
+         3,
+         "`lost the device: vkQueueSubmit returned VK_ERROR_DEVICE_LOST at repro's canary after the mode (...)`, "
+         "`cause: the kernel's job timeout ...` with `evidence: recovery: soft (... 'guilty of a soft recovery')` and "
+         "what VK_EXT_device_fault reports where the device has it; JSON `canary` per mode and "
+         "`cause.device_lost` {`at_canary`, `recovery`} (was: the zeros read as a reproduction, the loss seen only "
+         "at the next mode's submit, never with one mode)",
+         "e2e.simdriver.Canary.AKillTheDriverReportsOnlyAtTheNextSubmitIsCaughtByTheCanary, "
+         "unit.Cause.RecoveryIsReadFromTheKillRecords"},
     };
 }
 
@@ -625,6 +637,21 @@ std::vector<EnvironmentCase> verdictCases() {
 // the behaviour now and the test that failed before the fix.
 std::vector<EnvironmentCase> hostileCases() {
     return {
+        {"a long --repeat (issue 35 §4, the probe's R14)",
+         "`repro --preset tiny -n 2 --mode single --repeat 1000` (split runs after as the reference)", 0,
+         "every run still prints its line; runs past the first 20 of a mode are counted, not kept: `single: 0/1000 "
+         "runs wrong; results bit-identical across runs (980 runs past the first 20 counted here, not listed one by "
+         "one)`, JSON `folded_runs`; peak RSS 73.4 MiB at 20, 200 and 1000 runs, 2.1 s for 1000 (was 73.4 / 75.0 / "
+         "80.4 MiB and 24.2 s: each run kept its record and the child re-sent the whole growing report after each; "
+         "bench/repeat-rss.sh)",
+         "e2e.Repeat.RunsPastTheFirstTwentyAreCountedNotListed"},
+        {"a second Ctrl-C during --triage, --matrix or the probe (issue 35 §4, the probe's N7d/N7f)",
+         "`repro --triage --json F` on a slow device, SIGINT, then SIGINT again 20-300 ms later", 130,
+         "the row running is killed at once, the document of what ran is written (`interrupted: true`, "
+         "`exit_status` 130) and the log folder removed; a second interrupt inside a driver call still ends the "
+         "child at once (was: no document, the repro-triage-* folder left in TMPDIR, and 'during triage: the "
+         "baseline run' while experiments ran)",
+         "e2e.simdriver.Triage.ASecondInterruptStillWritesTheDocumentAndRemovesTheLogFolder"},
         {"a race in the file on one queue (issue 35 §1)",
          "eight in-place increments of one buffer with no barrier between them "
          "(`tests/scenarios/race-repeated-increments.toml`), `repro --scenario F`",
@@ -757,9 +784,10 @@ std::string matrixMarkdown() {
           "lasts until repro's own deadline. Every row also checks that the process did not end by\n"
           "a signal, nor with status 134 or 255.\n\n"
           "Call counts with `-n 3`: each mode's run is one submit clearing the chain's buffers\n"
-          "plus 6 (split) or 1 (multipass, single), each host-waited; `--mode all` runs split,\n"
-          "multipass, single (11 submits); `--mode multipass|single` runs that mode, then split as\n"
-          "the reference (9 submits). Buffers (one vkCreateBuffer + vkAllocateMemory each):\n";
+          "plus 6 (split) or 1 (multipass, single), then repro's canary (an empty command buffer),\n"
+          "each host-waited; `--mode all` runs split, multipass, single (14 submits);\n"
+          "`--mode multipass|single` runs that mode, then split as the reference (11 submits). Buffers (one "
+          "vkCreateBuffer + vkAllocateMemory each):\n";
     const auto names = bufferNames();
     for (size_t i = 0; i < names.size(); ++i) md << (i ? ", " : "") << i + 1 << " " << names[i];
     md << ". Descriptor sets: " << kBindsPerRun

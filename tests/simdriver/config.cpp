@@ -393,7 +393,7 @@ bool Parser::watchdog(ArgumentReader& r, std::optional<std::string_view> arg) {
     if (!arg) {
         return r.fail(
             "needs timeout=MS: "
-            "watchdog:timeout=MS[,us-per-wg=U][,ms-per-dispatch=M][,recovery=soft|hard][,kmsg=FILE]");
+            "watchdog:timeout=MS[,us-per-wg=U][,ms-per-dispatch=M][,recovery=soft|soft-next-submit|hard][,kmsg=FILE]");
     }
     if (!r.read(*arg, false, {"timeout", "us-per-wg", "ms-per-dispatch", "recovery", "kmsg"}, args)) {
         return false;
@@ -406,8 +406,11 @@ bool Parser::watchdog(ArgumentReader& r, std::optional<std::string_view> arg) {
                 return true;
             }
             if (k == "recovery") {
-                w.recovery = v == "hard" ? Recovery::Hard : Recovery::Soft;
-                return v == "soft" || v == "hard" || badValue(r, k, v, "not soft or hard");
+                w.recovery = v == "hard"               ? Recovery::Hard
+                             : v == "soft-next-submit" ? Recovery::SoftNextSubmit
+                                                       : Recovery::Soft;
+                return v == "soft" || v == "hard" || v == "soft-next-submit" ||
+                       badValue(r, k, v, "not soft, soft-next-submit or hard");
             }
             const auto ms = parseDecimal(v);
             hasTimeout = true;

@@ -88,9 +88,15 @@ struct ClockCost {
     double msPerDispatch = 0;
 };
 
-enum class Recovery { Soft, Hard };
+// Soft: the killed command buffer's wait returns without error, and nothing says so later
+// (kernels that do not pass the killed job's error on to the context's next submission).
+// SoftNextSubmit: the same, but the next vkQueueSubmit on the device returns
+// VK_ERROR_DEVICE_LOST and the device is lost from then on (amdgpu fails the context's next
+// submission with -ENODATA; RADV's winsys turns that into VK_ERROR_DEVICE_LOST, "guilty of a
+// soft recovery"). Hard: the device is lost at the kill (a GPU reset).
+enum class Recovery { Soft, Hard, SoftNextSubmit };
 
-// watchdog:timeout=MS[,us-per-wg=U][,ms-per-dispatch=M][,recovery=soft|hard][,kmsg=FILE]
+// watchdog:timeout=MS[,us-per-wg=U][,ms-per-dispatch=M][,recovery=soft|soft-next-submit|hard][,kmsg=FILE]
 struct Watchdog {
     double timeoutMs = 0;  // > 0
     ClockCost cost;

@@ -211,7 +211,9 @@ TEST(Watchdog, Errors) {
               "watchdog: no dispatch costs time, so nothing can time out (give us-per-wg or ms-per-dispatch "
               "above 0)");
     EXPECT_EQ(error("watchdog:timeout=1,ms-per-dispatch=1,recovery=reset"),
-              "watchdog: recovery=reset: not soft or hard");
+              "watchdog: recovery=reset: not soft, soft-next-submit or hard");
+    EXPECT_EQ(parsed("watchdog:timeout=1,ms-per-dispatch=1,recovery=soft-next-submit").watchdog->recovery,
+              Recovery::SoftNextSubmit);
 }
 
 TEST(Stale, Dispatch) {

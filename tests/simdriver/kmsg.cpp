@@ -9,7 +9,7 @@ std::string ringName(uint32_t queueFamily) { return queueFamily == 0 ? "gfx_0.0.
 
 std::vector<KmsgLine> kmsgLines(const KillReport& kill) {
     const std::string device = "amdgpu " + kill.pciAddress + ": amdgpu: ";
-    if (kill.recovery == Recovery::Soft) {
+    if (kill.recovery != Recovery::Hard) {
         return {{3, device + "ring " + kill.ring + " timeout, but soft recovered"}};
     }
     return {

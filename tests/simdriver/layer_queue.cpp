@@ -162,6 +162,7 @@ void recordKill(DeviceState& d, const QueueState& q, const JobTiming& job, VkCom
         ++d.gpuResets;
         markLost(d, job.end);
     }
+    if (w.recovery == Recovery::SoftNextSubmit) d.lostAtNextSubmit = std::min(d.lostAtNextSubmit, job.end);
     static const std::string process = readLine("/proc/self/comm");
     d.kills.push_back({.at = job.end,
                        .report = {.pciAddress = d.pciAddress,
@@ -176,7 +177,9 @@ void recordKill(DeviceState& d, const QueueState& q, const JobTiming& job, VkCom
                                   .tid = static_cast<int>(gettid())}});
     trace("watchdog: command buffer %p (job %llu on %s) killed at %.3f ms; %s", static_cast<void*>(cb),
           static_cast<unsigned long long>(job.sequence), ringName(q.family).c_str(), w.timeoutMs,
-          hard ? "the device is lost from then on" : "soft recovery, no error");
+          hard                                     ? "the device is lost from then on"
+          : w.recovery == Recovery::SoftNextSubmit ? "soft recovery, no error; the next submit loses the device"
+                                                   : "soft recovery, no error");
 }
 
 // Places a successful submit's command buffers on the queue's clock and books when its
@@ -218,6 +221,7 @@ VkResult submit(VkQueue queue, const std::vector<Batch>& batches, VkFence fence,
     {
         std::lock_guard lock(globals().mutex);
         flushKills(*d, now);
+        if (d->lostAtNextSubmit <= now) markLost(*d, now);
         if (d->lostAt <= now) return VK_ERROR_DEVICE_LOST;
     }
     const VkResult f = faultBefore(call, d);

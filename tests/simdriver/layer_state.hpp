@@ -179,6 +179,9 @@ struct DeviceState {
     // (binding, array element) -> buffer of every storage-buffer descriptor written
     std::unordered_map<VkDescriptorSet, std::map<std::pair<uint32_t, uint32_t>, VkBuffer>> sets;
     Nanoseconds lostAt = kNever;
+    // recovery=soft-next-submit: the first submit from this time on returns
+    // VK_ERROR_DEVICE_LOST and loses the device (config.hpp Recovery).
+    Nanoseconds lostAtNextSubmit = kNever;
     uint32_t gpuResets = 0;
     std::vector<PendingKill> kills;
 };

@@ -107,6 +107,31 @@ TEST(Cause, JobTimeoutWithARingResetAndOwnProcess) {
         << c.verdict;
 }
 
+// How the kernel recovered, from the mode's log (issue 35 §3): a soft recovery of repro's; a
+// timeout of repro's followed by a reset (hard, guilty); a reset after another process's
+// timeout (innocent); no record (not known). A lost device carries the line as evidence.
+TEST(Cause, RecoveryIsReadFromTheKillRecords) {
+    CauseInput in = killedMultipass();
+    EXPECT_EQ(recoveryOf(in), Recovery::Soft);
+    in.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, signaled seq=9, emitted seq=10", 4242),
+                           event("amdgpu: GPU reset begin!")};
+    EXPECT_EQ(recoveryOf(in), Recovery::Hard);
+    in.kernelLog.events = {event("amdgpu: ring gfx_0.0.0 timeout, signaled seq=9, emitted seq=10", 777),
+                           event("amdgpu: GPU reset begin!")};
+    EXPECT_EQ(recoveryOf(in), Recovery::Innocent);
+    in.kernelLog.events.clear();
+    EXPECT_EQ(recoveryOf(in), Recovery::Unknown);
+    in.deviceLost = true;
+    in.canaryLost = true;
+    const Cause c = decideCause(in);
+    EXPECT_TRUE(anyContains(c.evidence, "at repro's canary"));
+    EXPECT_TRUE(anyContains(c.evidence, "recovery: not known (no kill record in the kernel log during the mode)"));
+    in = killedMultipass();
+    in.deviceLost = true;
+    EXPECT_TRUE(anyContains(decideCause(in).evidence, "recovery: soft"));
+    EXPECT_FALSE(anyContains(decideCause(in).evidence, "canary"));
+}
+
 // The amdgpu MES wedge in the mode's log: the firmware, before any job-timeout reading (the
 // submit ended at the timeout too), with the signature's records and the firmware versions as
 // evidence; without the versions the cause says they are missing.

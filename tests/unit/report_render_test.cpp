@@ -918,6 +918,9 @@ RunReport everyFieldReport() {
                  .teardown = 0.75,
                  .teardownDevice = 0.25};
     r.streams.push_back({.title = "mode single, N=2", .calls = {"vkBeginCommandBuffer(cb0, ONE_TIME_SUBMIT)"}});
+    r.modes[0].canary = "VK_ERROR_DEVICE_LOST";
+    r.foldedRuns.push_back(
+        {.mode = Mode::Single, .point = "N=2", .firstRun = 21, .runs = 4, .wrongRuns = 1, .identical = false});
     return r;
 }
 
