@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <system_error>
 
 namespace repro {
 namespace {
@@ -156,6 +158,15 @@ bool printsAsItself(std::string_view text) {
 }
 
 std::string quote(std::string_view text) { return "'" + escaped(text) + "'"; }
+
+std::string_view trimmed(std::string_view s) {
+    const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+std::string errnoText(int error) { return std::generic_category().message(error); }
 
 std::optional<int64_t> parseDecimal(std::string_view text) {
     const bool negative = !text.empty() && text.front() == '-';

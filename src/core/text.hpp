@@ -46,6 +46,12 @@ bool printsAsItself(std::string_view text);
 // it as too large or too small. nullopt when the text is not of that form.
 std::optional<int64_t> parseDecimal(std::string_view text);
 
+// `s` without the white space (std::isspace: blanks, tabs, line ends) at either end.
+std::string_view trimmed(std::string_view s);
+
+// The words of an errno value ("No such file or directory"); thread-safe, unlike strerror.
+std::string errnoText(int error);
+
 // A plain decimal number: an optional '-', digits with at most one '.', at least one digit,
 // then optionally 'e' or 'E', an optional sign and digits ("2.5", ".5", "1e9", "1e-3").
 // Rejected: '+' in front, spaces, hex floats, inf, nan and trailing text (nullopt). A value

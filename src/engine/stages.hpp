@@ -124,7 +124,7 @@ std::string traceTitle(const Length& length, const PlannedRun& planned);
 void checkCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds, Submitted& out);
 // --print-stream: the canary's calls as a run makes them (swallowed by the stream printer).
 void recordCanaryForStream(vk::Encoder& encoder, Mode mode);
-inline constexpr double kCanarySeconds = 10;
+using vk::kCanarySeconds;
 
 // The progress line's row (--repeat) and, for a one-submit mode, the prediction of its GPU
 // time from split's (printed, with the job-timeout warning where it comes near the queue's

@@ -1,6 +1,7 @@
 // Environment capture from procfs/sysfs under a chosen root, hang-evidence notes and the
 // kernel job watchdog (see environment.hpp). Reads only what an unprivileged user may.
 #include "forensics/environment.hpp"
+#include "core/text.hpp"
 #include "forensics/kernel_cmdline.hpp"
 
 #include "forensics/watchdog.hpp"
@@ -39,15 +40,6 @@ struct FileRead {
     // The text, or the problem: what a report shows.
     std::string fact() const { return text ? *text : problem; }
 };
-
-std::string trimmed(std::string_view s) {
-    const auto isSpace = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-    while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
-    while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
-    return std::string(s);
-}
-
-std::string errnoText(int error) { return std::generic_category().message(error); }
 
 bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -96,7 +88,7 @@ class Tree {
             if (u < 0x20 && c != '\n' && c != '\t') c = '?';
             if (u == 0x7f) c = '?';
         }
-        out.text = trimmed(data);
+        out.text = std::string(trimmed(data));
         return out;
     }
 
@@ -143,7 +135,7 @@ std::optional<std::string> osReleaseValue(const std::string& text, std::string_v
     while (pos < text.size()) {
         size_t end = text.find('\n', pos);
         if (end == std::string::npos) end = text.size();
-        const std::string line = trimmed(std::string_view(text).substr(pos, end - pos));
+        const std::string line(trimmed(std::string_view(text).substr(pos, end - pos)));
         pos = end + 1;
         if (line.empty() || line[0] == '#') continue;
         const size_t eq = line.find('=');
@@ -229,9 +221,9 @@ void captureCpu(const Tree& tree, Pairs& host, std::vector<std::string>& notes) 
         pos = end + 1;
         const size_t colon = line.find(':');
         if (colon == std::string_view::npos) continue;
-        std::string key = trimmed(line.substr(0, colon));
+        std::string key(trimmed(line.substr(0, colon)));
         if (key == "processor") ++processors;
-        fields.emplace_back(std::move(key), trimmed(line.substr(colon + 1)));
+        fields.emplace_back(std::move(key), std::string(trimmed(line.substr(colon + 1))));
     }
     std::optional<std::string> model;
     for (const auto key : kModelKeys) {
@@ -296,7 +288,7 @@ void captureModules(const Tree& tree, Pairs& out, std::vector<std::string>& note
         if (spec.name == "nvidia") {
             const FileRead proc = tree.read("/proc/driver/nvidia/version");
             std::string first = proc.fact();
-            if (proc.text) first = trimmed(first.substr(0, first.find('\n')));
+            if (proc.text) first = std::string(trimmed(first.substr(0, first.find('\n'))));
             out.emplace_back("nvidia.driver_version", first);
         }
     }
@@ -421,7 +413,7 @@ bool captureCard(const Tree& tree, const std::string& name, EnvironmentReport& e
     // The PCI revision ID (Linux drivers/pci/pci-sysfs.c, "revision"): the Mesa issue
     // template asks for it beside vendor:device. Only when readable.
     const FileRead revision = tree.read(device + "/revision");
-    if (revision.text) env.kernelDriver.emplace_back(name + ".revision", trimmed(*revision.text));
+    if (revision.text) env.kernelDriver.emplace_back(name + ".revision", std::string(trimmed(*revision.text)));
     bool amdgpu = false;
     if (card.driver == "amdgpu") {
         captureAmdgpuCard(tree, name, env.kernelDriver);
@@ -501,7 +493,7 @@ const std::string* lookup(const Pairs& pairs, std::string_view key) {
 bool isProblem(const std::string& value) { return startsWith(value, "unreadable") || startsWith(value, "not present"); }
 
 std::optional<long long> parseInteger(const std::string& text) {
-    const std::string t = trimmed(text);
+    const std::string t(trimmed(text));
     long long value = 0;
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
     if (ec != std::errc() || end != t.data() + t.size() || t.empty()) return std::nullopt;

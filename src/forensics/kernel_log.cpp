@@ -4,6 +4,7 @@
 // i915 and xe reset paths, NVIDIA's Xid lines) as they appear in public reports; the
 // unit tests carry those lines with their sources.
 #include "forensics/kernel_log.hpp"
+#include "core/text.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,15 +27,6 @@ constexpr size_t kMaxBytesPerRead = size_t{64} << 20;
 constexpr size_t kMaxRecordsPerRead = 100000;
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-std::string_view trimmed(std::string_view s) {
-    while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
-    while (!s.empty() && (isSpace(s.back()) || s.back() == '\n')) s.remove_suffix(1);
-    return s;
-}
-
-std::string errnoText(int error) { return std::generic_category().message(error); }
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 

@@ -54,6 +54,10 @@ struct SubmitRecord {
     int64_t submittedAt = 0;  // when vkQueueSubmit was called, monotonic ns (report/trace_events.hpp)
 };
 
+// How long the host waits for repro's canary, an empty command buffer submitted after a mode
+// (engine/stages.hpp checkCanary), when --timeout does not say.
+inline constexpr double kCanarySeconds = 10;
+
 // How a mode's run went.
 struct ModeRun {
     bool completed = false;    // every submit completed
