@@ -294,8 +294,9 @@ struct Ladder {
     ProbeOutcome outcome;
     std::vector<ProbeRung> rungs;  // every rung that ran, for the JSON document
     bool interrupted = false;
-    bool firstRan = false;  // the first rung gave a result
-    bool file = false;      // a scenario file: rung R is every work loop R times (--work-scale R)
+    bool firstRan = false;           // the first rung gave a result
+    bool file = false;               // a scenario file: rung R is every work loop R times (--work-scale R)
+    std::optional<double> hostWait;  // --timeout, seconds: repro's own wait for a submit
 };
 
 // Rung `r` in words: "4 conv-Ts" for the chain, "work x4" for a file.
@@ -337,6 +338,17 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
     say("  {:>7}  {:>10}  {:>10}  {}", repeat,
         rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
     l.rungs.push_back(rung);
+    // A hang that repro's own --timeout ended before the known job timeout could fire says
+    // nothing about the job timeout (the hostile-input probe's N6c called it "no kill").
+    if (result == RunResult::Hang && l.timeout && l.hostWait && *l.hostWait < *l.timeout &&
+        !killEvidence(l, child, measured)) {
+        l.outcome.result = ProbeResult::NotRun;
+        l.outcome.detail = fmt::format(
+            "single hung at {} ({} after {}): repro's own wait (--timeout {:g} s) gave up before the {:.0f} ms job "
+            "timeout could fire; give a --timeout above it",
+            rungText(l, repeat), rung.outcome, took, *l.hostWait, *l.timeout * 1000.0);
+        return false;
+    }
     if ((result == RunResult::Wrong || result == RunResult::Hang) && !killEvidence(l, child, measured)) {
         l.outcome.detail = fmt::format(
             "single {} at {} in one submit ({} after {}) with no sign of a kill: no kernel job-timeout "
@@ -382,7 +394,7 @@ std::string unlengthened(const Options& o) {
 // The ladder R = 1, 2, 4, ...; the timeout comes from `known` or from the first rung's report.
 Ladder runLadder(Children& c, std::optional<double> known, const std::string& source, bool announce) {
     const bool file = !c.plan.builtIn();
-    Ladder l{.timeout = known, .source = source, .file = file};
+    Ladder l{.timeout = known, .source = source, .file = file, .hostWait = c.o.timeoutSeconds};
     say("  {:>7}  {:>10}  {:>10}  {}", file ? "work x" : "conv-Ts", "predicted", "measured",
         file ? "single, one submit (--work-scale R)" : "single, one submit (-n S --dispatch-repeat R)");
     std::optional<double> predicted;

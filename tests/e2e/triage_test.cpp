@@ -376,7 +376,8 @@ TEST(Triage, ASecondInterruptStillWritesTheDocumentAndRemovesTheLogFolder) {
 // job timeout is then known, 500 ms, as the original report's machine knew its 2 s one.
 struct FakeAmdgpuHost {
     std::filesystem::path root;
-    explicit FakeAmdgpuHost(const Scratch& s) : root(s.dir / "root") {
+    // `lockupTimeout`: amdgpu's lockup_timeout parameter, milliseconds.
+    explicit FakeAmdgpuHost(const Scratch& s, const std::string& lockupTimeout = "500") : root(s.dir / "root") {
         namespace fs = std::filesystem;
         auto write = [&](const std::string& path, const std::string& text) {
             fs::create_directories((root / path).parent_path());
@@ -384,7 +385,7 @@ struct FakeAmdgpuHost {
         };
         write("proc/sys/kernel/osrelease", "6.19.0-test\n");
         write("etc/os-release", "PRETTY_NAME=\"Test Linux\"\nID=test\n");
-        write("sys/module/amdgpu/parameters/lockup_timeout", "500\n");
+        write("sys/module/amdgpu/parameters/lockup_timeout", lockupTimeout + "\n");
         write("sys/class/drm/card0/device/uevent", "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:c4:00.0\n");
         write("sys/class/drm/card0/device/vendor", "0x1002\n");
         write("sys/class/drm/card0/device/device", "0x150e\n");
@@ -587,6 +588,22 @@ TEST(WatchdogProbe, ReprosOwnWaitTimeoutIsNoKill) {
     EXPECT_FALSE(contains(r.out, "hard kill")) << r.out;
     EXPECT_TRUE(contains(r.out, "--- watchdog probe: no result: single hung at 1 conv-Ts")) << r.out;
     EXPECT_TRUE(contains(r.out, "no kernel job-timeout record, and no job timeout is known here")) << r.out;
+}
+
+// The hostile-input probe's N6c: with a known 2000 ms job timeout, repro's own --timeout 1
+// ends the rung that would pass 1 s, before the job timeout could fire: no result (125), never
+// "no kill" (which it said, with "the submit did not end at the 2000 ms job timeout").
+TEST(WatchdogProbe, AWaitShorterThanTheKnownJobTimeoutIsNoResult) {
+    const Scratch s("probe-short-wait");
+    const FakeAmdgpuHost host(s, "2000");
+    const BoundedResult r =
+        onFakeHost({"--watchdog-probe", "--preset", "tiny", "--timeout", "1"},
+                   std::string(kRadvAt_c4) + ";watchdog:timeout=2000,us-per-wg=12500,kmsg=" + s.kmsg.string(), s, host);
+    EXPECT_EQ(r.status, 125) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- watchdog probe: no result: single hung at ")) << r.out;
+    EXPECT_TRUE(contains(r.out, "repro's own wait (--timeout 1 s) gave up before the 2000 ms job timeout could fire"))
+        << r.out;
+    EXPECT_FALSE(contains(r.out, "no kill")) << r.out;
 }
 
 // A baseline that cannot test (issue 21, 6a): the reason is printed and its log kept.

@@ -637,6 +637,12 @@ std::vector<EnvironmentCase> verdictCases() {
 // the behaviour now and the test that failed before the fix.
 std::vector<EnvironmentCase> hostileCases() {
     return {
+        {"--watchdog-probe with --timeout below the known job timeout (the probe's N6c)",
+         "a 2000 ms amdgpu job timeout, `repro --preset tiny --watchdog-probe --timeout 1`", 125,
+         "`--- watchdog probe: no result: single hung at 16 conv-Ts (...): repro's own wait (--timeout 1 s) gave up "
+         "before the 2000 ms job timeout could fire; give a --timeout above it` (was `no kill: ... the submit did "
+         "not end at the 2000 ms job timeout`, exit 0)",
+         "e2e.simdriver.WatchdogProbe.AWaitShorterThanTheKnownJobTimeoutIsNoResult"},
         {"a long --repeat (issue 35 §4, the probe's R14)",
          "`repro --preset tiny -n 2 --mode single --repeat 1000` (split runs after as the reference)", 0,
          "every run still prints its line; runs past the first 20 of a mode are counted, not kept: `single: 0/1000 "
