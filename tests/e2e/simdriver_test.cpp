@@ -587,8 +587,9 @@ TEST(Canary, AKillTheDriverReportsOnlyAtTheNextSubmitIsCaughtByTheCanary) {
     std::ofstream(kmsg).close();
     const BoundedResult r =
         repro({"--preset", "tiny", "-n", "4", "--mode", "all", "--json", doc.string()},
-              "identity;watchdog:timeout=500,ms-per-dispatch=100,recovery=soft-next-submit,kmsg=" + kmsg.string(), 120,
-              {"REPRO_TEST_KMSG=" + kmsg.string()});
+              "identity;device-fault;watchdog:timeout=500,ms-per-dispatch=100,recovery=soft-next-submit,kmsg=" +
+                  kmsg.string(),
+              120, {"REPRO_TEST_KMSG=" + kmsg.string()});
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out,
                          "lost the device: vkQueueSubmit returned VK_ERROR_DEVICE_LOST at repro's canary after "
@@ -596,6 +597,9 @@ TEST(Canary, AKillTheDriverReportsOnlyAtTheNextSubmitIsCaughtByTheCanary) {
         << r.out;
     EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout")) << r.out;
     EXPECT_TRUE(contains(r.out, "evidence: recovery: soft")) << r.out;
+    // the device lists VK_EXT_device_fault (device-fault): repro enabled it and asked after the loss
+    EXPECT_TRUE(contains(r.out, "VK_EXT_device_fault: repro-simulate: a simulated device fault (0 address records"))
+        << r.out;
     EXPECT_TRUE(contains(r.out, "  mode=single    not run")) << r.out;
     EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << r.out;
     std::ifstream in(doc);

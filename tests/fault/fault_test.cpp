@@ -619,12 +619,14 @@ std::vector<EnvironmentCase> verdictCases() {
          "as evidence, JSON `cause.kind` firmware (was read as the kernel's job timeout, or undetermined)",
          "unit.Cause.AMesThatStoppedAnsweringIsTheFirmware, unit.GpuEvents.MesWedge"},
         {"a job the kernel killed, reported by the driver only at the next submit (issue 35 §3)",
-         "the simulated RADV with `watchdog:timeout=500,ms-per-dispatch=100,recovery=soft-next-submit`: the killed "
+         "the simulated RADV with `device-fault;watchdog:timeout=500,ms-per-dispatch=100,recovery=soft-next-submit`: "
+         "the killed "
          "mode's own wait returns VK_SUCCESS and small[N] is read from mapped memory; `repro --preset tiny -n 4`",
          3,
          "`lost the device: vkQueueSubmit returned VK_ERROR_DEVICE_LOST at repro's canary after the mode (...)`, "
          "`cause: the kernel's job timeout ...` with `evidence: recovery: soft (... 'guilty of a soft recovery')` and "
-         "what VK_EXT_device_fault reports where the device has it; JSON `canary` per mode and "
+         "`VK_EXT_device_fault: repro-simulate: a simulated device fault (...)` (the query, where the device has the "
+         "extension); JSON `canary` per mode and "
          "`cause.device_lost` {`at_canary`, `recovery`} (was: the zeros read as a reproduction, the loss seen only "
          "at the next mode's submit, never with one mode)",
          "e2e.simdriver.Canary.AKillTheDriverReportsOnlyAtTheNextSubmitIsCaughtByTheCanary, "

@@ -232,6 +232,7 @@ class Parser {
     bool fault(ArgumentReader& r, std::string_view name, std::optional<std::string_view> arg);
     bool api(ArgumentReader& r, std::optional<std::string_view> arg);
     bool dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool deviceFault(ArgumentReader& r, std::optional<std::string_view> arg);
     bool secondFamily(ArgumentReader& r, std::optional<std::string_view> arg);
     bool conflicts();
 
@@ -519,6 +520,12 @@ bool Parser::dropTransfers(ArgumentReader& r, std::optional<std::string_view> ar
     return true;
 }
 
+bool Parser::deviceFault(ArgumentReader& r, std::optional<std::string_view> arg) {
+    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    config_.deviceFault = true;
+    return true;
+}
+
 bool Parser::secondFamily(ArgumentReader& r, std::optional<std::string_view> arg) {
     if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
     config_.secondFamily = true;
@@ -534,8 +541,8 @@ bool Parser::behaviour(std::string_view item) {
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
     static const std::vector<std::string_view> kNames = {
-        "identity", "seed-bug", "watchdog", "clock", "stale", "crash",          "abort",
-        "stall",    "lost",     "flaky",    "api",   "hang",  "drop-transfers", "second-family"};
+        "identity", "seed-bug", "watchdog", "clock", "stale",          "crash",         "abort",       "stall",
+        "lost",     "flaky",    "api",      "hang",  "drop-transfers", "second-family", "device-fault"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -552,6 +559,7 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "api") return api(r, arg);
     if (name == "drop-transfers") return dropTransfers(r, arg);
     if (name == "second-family") return secondFamily(r, arg);
+    if (name == "device-fault") return deviceFault(r, arg);
     return fault(r, name, arg);
 }
 
@@ -638,7 +646,7 @@ Identity defaultIdentity() {
 
 bool Config::empty() const {
     return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
-           !api10 && !dropTransfers && !secondFamily;
+           !api10 && !dropTransfers && !secondFamily && !deviceFault;
 }
 
 std::optional<ClockCost> Config::cost() const {

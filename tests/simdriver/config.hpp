@@ -150,6 +150,10 @@ struct Config {
     // whose queue is the driver's queue 0 of family 0 under another name; its queue family
     // ownership transfers reach the driver as plain buffer barriers (tests/README.md).
     bool secondFamily = false;
+    // device-fault: the device lists VK_EXT_device_fault with its deviceFault feature; the
+    // layer answers vkGetDeviceFaultInfoEXT itself (a description, no address or vendor
+    // record) and keeps the extension and its feature struct from the driver below.
+    bool deviceFault = false;
 
     bool empty() const;
     // The clock that costs dispatches (clock or watchdog), if any.

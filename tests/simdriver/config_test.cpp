@@ -36,7 +36,7 @@ TEST(Grammar, ErrorLineQuotesTheWholeValueAndNamesTheOffendingText) {
     EXPECT_EQ(parseSimulate("seed-bug;bogus:1").error,
               "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
               "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang, drop-transfers, "
-              "second-family)");
+              "second-family, device-fault)");
 }
 
 TEST(Grammar, StructuralErrors) {
@@ -214,6 +214,8 @@ TEST(Watchdog, Errors) {
               "watchdog: recovery=reset: not soft, soft-next-submit or hard");
     EXPECT_EQ(parsed("watchdog:timeout=1,ms-per-dispatch=1,recovery=soft-next-submit").watchdog->recovery,
               Recovery::SoftNextSubmit);
+    EXPECT_TRUE(parsed("device-fault").deviceFault);
+    EXPECT_EQ(error("device-fault:1"), "device-fault: takes no argument ('1' given)");
 }
 
 TEST(Stale, Dispatch) {

@@ -98,6 +98,7 @@ uint32_t groupsOf(const Config& c) {
     if (c.stale) g |= kStale;
     if (c.dropTransfers) g |= kRecording | kTransfers;
     if (c.secondFamily) g |= kFamilies;
+    if (c.deviceFault) g |= kDeviceFault;
     return g;
 }
 
@@ -143,6 +144,8 @@ InstanceDispatch loadInstance(PFN_vkGetInstanceProcAddr gipa, VkInstance instanc
     d.getPhysicalDeviceQueueFamilyProperties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties2>(
         gipa(instance, "vkGetPhysicalDeviceQueueFamilyProperties2"));
     load(d.getPhysicalDeviceMemoryProperties, gipa, instance, "vkGetPhysicalDeviceMemoryProperties");
+    load(d.getPhysicalDeviceFeatures2, gipa, instance, "vkGetPhysicalDeviceFeatures2");
+    load(d.getPhysicalDeviceFeatures2KHR, gipa, instance, "vkGetPhysicalDeviceFeatures2KHR");
     return d;
 }
 
@@ -316,7 +319,13 @@ VKAPI_ATTR VkResult VKAPI_CALL simEnumerateDeviceExtensionProperties(VkPhysicalD
     r = s->next.enumerateDeviceExtensionProperties(device, nullptr, &n, list.data());
     if (r != VK_SUCCESS) return r;
     list.resize(n);
-    list = withPciBusInfo(std::move(list));
+    if (s->groups & kPciExtension) list = withPciBusInfo(std::move(list));
+    if (s->config->deviceFault) {
+        VkExtensionProperties fault{};
+        std::strcpy(fault.extensionName, VK_EXT_DEVICE_FAULT_EXTENSION_NAME);
+        fault.specVersion = VK_EXT_DEVICE_FAULT_SPEC_VERSION;
+        list.push_back(fault);
+    }
     if (!properties) {
         *count = static_cast<uint32_t>(list.size());
         return VK_SUCCESS;
@@ -325,6 +334,35 @@ VKAPI_ATTR VkResult VKAPI_CALL simEnumerateDeviceExtensionProperties(VkPhysicalD
     std::memcpy(properties, list.data(), copied * sizeof(VkExtensionProperties));
     *count = copied;
     return copied < list.size() ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+// vkGetPhysicalDeviceFeatures2 (and the KHR alias, through `next`) with device-fault: the
+// driver fills the chain (it skips the fault struct, unknown to it), then deviceFault is on.
+void features2(VkPhysicalDevice device, VkPhysicalDeviceFeatures2* f, PFN_vkGetPhysicalDeviceFeatures2 next) {
+    next(device, f);
+    for (auto* p = reinterpret_cast<VkBaseOutStructure*>(f); p; p = p->pNext) {
+        if (p->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT)
+            reinterpret_cast<VkPhysicalDeviceFaultFeaturesEXT*>(p)->deviceFault = VK_TRUE;
+    }
+}
+
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceFeatures2(VkPhysicalDevice device, VkPhysicalDeviceFeatures2* f) {
+    features2(device, f, lockedInstance(device)->next.getPhysicalDeviceFeatures2);
+}
+
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceFeatures2KHR(VkPhysicalDevice device, VkPhysicalDeviceFeatures2* f) {
+    features2(device, f, lockedInstance(device)->next.getPhysicalDeviceFeatures2KHR);
+}
+
+// vkGetDeviceFaultInfoEXT with device-fault: one description, no address, vendor or binary
+// record (the layer cannot know where a real fault was).
+VKAPI_ATTR VkResult VKAPI_CALL simGetDeviceFaultInfoEXT(VkDevice, VkDeviceFaultCountsEXT* counts,
+                                                        VkDeviceFaultInfoEXT* info) {
+    counts->addressInfoCount = 0;
+    counts->vendorInfoCount = 0;
+    counts->vendorBinarySize = 0;
+    if (info) std::snprintf(info->description, sizeof info->description, "repro-simulate: a simulated device fault");
+    return VK_SUCCESS;
 }
 
 // The driver's own number of queue families.
@@ -419,6 +457,23 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateDevice(VkPhysicalDevice physical, const 
         std::erase_if(extensions,
                       [](const char* e) { return std::strcmp(e, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME) == 0; });
     }
+    // device-fault: the extension and its feature struct are the layer's (unlinked for the
+    // call, as properties2 does with the PCI struct).
+    VkBaseOutStructure* beforeFault = nullptr;
+    VkBaseOutStructure* faultFeatures = nullptr;
+    if (s->config->deviceFault) {
+        std::erase_if(extensions,
+                      [](const char* e) { return std::strcmp(e, VK_EXT_DEVICE_FAULT_EXTENSION_NAME) == 0; });
+        for (auto* prev = reinterpret_cast<VkBaseOutStructure*>(const_cast<VkDeviceCreateInfo*>(info)); prev->pNext;
+             prev = prev->pNext) {
+            if (prev->pNext->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT) {
+                beforeFault = prev;
+                faultFeatures = prev->pNext;
+                beforeFault->pNext = faultFeatures->pNext;
+                break;
+            }
+        }
+    }
     VkDeviceCreateInfo down = *info;
     down.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
     down.ppEnabledExtensionNames = extensions.data();
@@ -433,6 +488,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateDevice(VkPhysicalDevice physical, const 
         down.pQueueCreateInfos = queues.data();
     }
     const VkResult r = create(physical, &down, allocator, device);
+    if (beforeFault) beforeFault->pNext = faultFeatures;
     if (r != VK_SUCCESS) return r;
     auto d = std::make_unique<DeviceState>();
     d->handle = *device;
@@ -486,7 +542,12 @@ const Intercept kInstanceIntercepts[] = {
     {"vkGetPhysicalDeviceQueueFamilyProperties2",
      reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceQueueFamilyProperties2), kFamilies, std::nullopt},
     {"vkEnumerateDeviceExtensionProperties",
-     reinterpret_cast<PFN_vkVoidFunction>(simEnumerateDeviceExtensionProperties), kPciExtension, std::nullopt},
+     reinterpret_cast<PFN_vkVoidFunction>(simEnumerateDeviceExtensionProperties), kPciExtension | kDeviceFault,
+     std::nullopt},
+    {"vkGetPhysicalDeviceFeatures2", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceFeatures2), kDeviceFault,
+     std::nullopt},
+    {"vkGetPhysicalDeviceFeatures2KHR", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceFeatures2KHR),
+     kDeviceFault, std::nullopt},
 };
 
 const Intercept kDestroyDevice{"vkDestroyDevice", reinterpret_cast<PFN_vkVoidFunction>(simDestroyDevice), kAlways,
@@ -539,6 +600,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL simGetDeviceProcAddr(VkDevice device, c
         d = deviceOf(device);
     }
     if (!d) return nullptr;
+    if (d->config->deviceFault && std::strcmp(name, "vkGetDeviceFaultInfoEXT") == 0)
+        return reinterpret_cast<PFN_vkVoidFunction>(simGetDeviceFaultInfoEXT);
     if (d->config->api10 && isPromotedDeviceCommand(name)) return nullptr;
     const PFN_vkVoidFunction next = d->nextGetDeviceProcAddr(device, name);
     if (!next) return nullptr;

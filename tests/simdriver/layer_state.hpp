@@ -47,6 +47,7 @@ enum Group : uint32_t {
     kStale = 1u << 5,         // stale: buffers and descriptor sets
     kTransfers = 1u << 6,     // drop-transfers: transfer commands and pipeline barriers
     kFamilies = 1u << 7,      // second-family: queue families, queues, command pools, barriers
+    kDeviceFault = 1u << 8,   // device-fault: the extension, its feature and vkGetDeviceFaultInfoEXT
 };
 uint32_t groupsOf(const Config& config);
 
@@ -64,6 +65,8 @@ struct InstanceDispatch {
     PFN_vkGetPhysicalDeviceQueueFamilyProperties getPhysicalDeviceQueueFamilyProperties = nullptr;
     PFN_vkGetPhysicalDeviceQueueFamilyProperties2 getPhysicalDeviceQueueFamilyProperties2 = nullptr;
     PFN_vkGetPhysicalDeviceMemoryProperties getPhysicalDeviceMemoryProperties = nullptr;
+    PFN_vkGetPhysicalDeviceFeatures2 getPhysicalDeviceFeatures2 = nullptr;
+    PFN_vkGetPhysicalDeviceFeatures2 getPhysicalDeviceFeatures2KHR = nullptr;
 };
 
 struct InstanceState {
