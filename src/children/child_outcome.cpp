@@ -16,12 +16,13 @@ namespace {
 
 using nlohmann::json;
 
-// The modes under test: their classifications, the first wrong one's reason, GPU time.
+// The modes under test: their classifications, the first wrong one's reason, GPU time; and a
+// reference run that hung (the row's exit 3 is its doing).
 void readModes(const RunReport& r, ChildOutcome& out) {
     double gpu = 0;
     bool haveGpu = false;
     for (const ModeReport& m : r.modes) {
-        if (!m.role.starts_with("under test")) continue;
+        if (!m.role.starts_with("under test") && m.result.kind != Classification::Hang) continue;
         const std::string_view kind = name(m.result.kind);
         out.classifications.push_back(fmt::format("{} {}", name(m.result.mode), kind));
         const bool wrong = kind != "ok" && kind != "not run";
