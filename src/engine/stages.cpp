@@ -18,7 +18,6 @@
 #include "vk/device.hpp"
 #include "vk/instance.hpp"
 #include "vk/instrumentation.hpp"
-#include "vk/trace.hpp"
 #include "vk/watch.hpp"
 #include "report/trace_events.hpp"
 
@@ -151,24 +150,11 @@ void recordFailure(const Length& length, Runs& runs, RunRecord& record, const Fa
 
 }  // namespace
 
-namespace {
-
-// The canary's calls: begin, end, submit, wait (the note names it on --trace and --print-stream).
-vk::SubmitOutcome submitCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds) {
-    vk::trace::note(fmt::format(
-        "mode {}: repro's canary (not blade's): an empty command buffer, submitted and waited on", name(mode)));
-    encoder.begin();
-    encoder.end();
-    return encoder.submitAndWait(timeoutSeconds);
-}
-
-}  // namespace
-
 void checkCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds, Submitted& out) {
     if (out.failure) return;  // a submit or the readback failed already and said so itself
     trace_events::Span span("canary submit (repro's, not blade's)", "phase");
     watch::detail(fmt::format("mode {}: repro's canary submit", name(mode)));
-    const vk::SubmitOutcome c = submitCanary(encoder, mode, timeoutSeconds);
+    const vk::SubmitOutcome c = vk::submitCanary(encoder, name(mode), "repro's canary", timeoutSeconds);
     out.run.canary = c;
     out.run.waitSeconds += c.waitSeconds;
     if (c.status == vk::SubmitStatus::Completed) return;
@@ -180,7 +166,9 @@ void checkCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds, Submitt
     out.failure = Failure{c, where, timeoutSeconds};
 }
 
-void recordCanaryForStream(vk::Encoder& encoder, Mode mode) { (void)submitCanary(encoder, mode, kCanarySeconds); }
+void recordCanaryForStream(vk::Encoder& encoder, Mode mode) {
+    (void)vk::submitCanary(encoder, name(mode), "repro's canary", kCanarySeconds);
+}
 
 void printClassification(const Length& length, const RunRecord& record) {
     std::string line = classificationLine(record.result);

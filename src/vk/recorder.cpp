@@ -8,6 +8,7 @@
 #include "vk/barriers.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
+#include "vk/trace.hpp"
 #include "vk/watch.hpp"
 
 namespace repro::vk {
@@ -187,6 +188,13 @@ bool Recording::submitNoWait(const std::string& what) {
     noteSubmitted(what, /*waited=*/false, start);
     traceSubmit(what, out, 0);
     return out.status == SubmitStatus::Completed || failed(out, what, 0);
+}
+
+SubmitOutcome submitCanary(Encoder& encoder, std::string_view mode, std::string_view what, double timeoutSeconds) {
+    trace::note(fmt::format("mode {}: {} (not blade's): an empty command buffer, submitted and waited on", mode, what));
+    encoder.begin();
+    encoder.end();
+    return encoder.submitAndWait(timeoutSeconds);
 }
 
 ModeRun Recording::completed() {

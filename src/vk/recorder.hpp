@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -57,6 +58,11 @@ struct SubmitRecord {
 // How long the host waits for repro's canary, an empty command buffer submitted after a mode
 // (engine/stages.hpp checkCanary), when --timeout does not say.
 inline constexpr double kCanarySeconds = 10;
+
+// repro's canary (not blade's) on `encoder`'s queue: an empty command buffer [begin, end],
+// submitted and waited on for at most `timeoutSeconds`, noted on --trace and --print-stream as
+// "mode MODE: WHAT (not blade's): an empty command buffer, submitted and waited on".
+SubmitOutcome submitCanary(Encoder& encoder, std::string_view mode, std::string_view what, double timeoutSeconds);
 
 // How a mode's run went.
 struct ModeRun {

@@ -337,12 +337,8 @@ ScenarioModeRun runScenarioMode(Device& device, Encoder& encoder, const Scenario
     // engine/stages.hpp checkCanary): a job stopped there shows at that queue's next submit.
     for (size_t q = 1; out.run.completed && q < queues.encoders.size(); ++q) {
         const std::string what = fmt::format("repro's canary on queue '{}' after the mode", s.queues[q].name);
-        trace::note(fmt::format("mode {}: {} (not blade's): an empty command buffer, submitted and waited on",
-                                name(mode), what));
-        queues.encoders[q]->begin();
-        queues.encoders[q]->end();
         const double timeout = settings.fixed.value_or(kCanarySeconds);
-        const SubmitOutcome c = queues.encoders[q]->submitAndWait(timeout);
+        const SubmitOutcome c = submitCanary(*queues.encoders[q], name(mode), what, timeout);
         if (!noteOutcome(c, what, timeout, out.run)) {
             out.run.canary = c;
             out.run.completed = false;
