@@ -209,6 +209,9 @@ TEST(Triage, HardWatchdogKillIsAHangWhoseCauseIsTheJobTimeout) {
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out, "mode=multipass cause: the kernel's job timeout")) << r.out;
     EXPECT_TRUE(contains(r.out, "'ring gfx_0.0.0 timeout, signaled seq=")) << r.out;
+    // a reset after repro's own timeout: guilty of a hard recovery, lost at the wait, not the canary
+    EXPECT_TRUE(contains(r.out, "evidence: recovery: hard")) << r.out;
+    EXPECT_FALSE(contains(r.out, "at repro's canary")) << r.out;
     EXPECT_FALSE(contains(r.out, "cause: none (the output is correct)")) << r.out;
 }
 
