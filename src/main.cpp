@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "children/experiments.hpp"
+#include "engine/gtest.hpp"
 #include "children/supervisor.hpp"
 #include "children/triage_run.hpp"
 #include "cli/help.hpp"
@@ -101,6 +102,7 @@ int runCommand(const Options& options) {
     if (!options.mergeReports.empty()) return runMergeReports(options.mergeReports, options.format);  // runs nothing
     if (options.listScenarios) return listScenarios();
     if (options.writeScenario) return writeScenario(options);
+    if (options.gtest) return options.gtest->list ? listGtests(options) : runGtests(options);  // engine/gtest.hpp
     const auto finish = [&](int status) { return options.invert ? invertStatus(status) : status; };
     std::vector<InputFile> inputs = commandLineInputs(options);
     if (const auto clash = outputCollision(options, inputs)) {  // before the file is even read

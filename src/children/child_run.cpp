@@ -20,8 +20,10 @@ namespace {
 // Flags of the parent alone (--invert applies once, to the parent's status), and the
 // document flags: each child writes its own JSON report where the parent says.
 constexpr std::string_view kParentOnly[] = {
-    "--matrix",    "--driver-env-sweep", "--all-drivers", "--invert", "--triage", "--watchdog-probe",
-    "--keep-logs", "--format",           "--output",      "--json",   "--trace"};
+    "--matrix",         "--driver-env-sweep", "--all-drivers",  "--invert",       "--triage",
+    "--watchdog-probe", "--keep-logs",        "--format",       "--output",       "--json",
+    "--trace",          "--gtest_list_tests", "--gtest_filter", "--gtest_output", "--gtest_also_run_disabled_tests",
+    "--scenario-dir"};
 
 // The long names of the options the factors set.
 std::vector<std::string_view> factorOptions(const RunFactors& f) {
@@ -59,20 +61,9 @@ const OptionSpec* optionOf(const std::string& a, bool& inlineValue) {
 
 // The user's arguments without the options named in `drop` (and their values).
 std::vector<std::string> argsWithout(const Options& o, const std::vector<std::string_view>& drop) {
-    std::vector<std::string> out;
-    for (size_t i = 1; i < o.commandLine.size(); ++i) {
-        const std::string& a = o.commandLine[i];
-        bool inlineValue = false;
-        const OptionSpec* spec = optionOf(a, inlineValue);
-        if (spec && std::find(drop.begin(), drop.end(), spec->longName) != drop.end()) {
-            if (spec->value && !inlineValue) ++i;  // and its value
-            continue;
-        }
-        out.push_back(a);
-        // A kept option's value is never read as an option ("--dump-dir --matrix").
-        if (spec && spec->value && !inlineValue && i + 1 < o.commandLine.size()) out.push_back(o.commandLine[++i]);
-    }
-    return out;
+    return repro::argsWithout(o.commandLine, [&](const OptionSpec& spec) {
+        return std::find(drop.begin(), drop.end(), spec.longName) != drop.end();
+    });
 }
 
 // The child's log starts with the environment and the command line it ran with.
@@ -87,6 +78,24 @@ void writeChildLogHeader(const std::string& path, const std::vector<std::string>
 }
 
 }  // namespace
+
+std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine,
+                                     const std::function<bool(const OptionSpec&)>& drop) {
+    std::vector<std::string> out;
+    for (size_t i = 1; i < commandLine.size(); ++i) {
+        const std::string& a = commandLine[i];
+        bool inlineValue = false;
+        const OptionSpec* spec = optionOf(a, inlineValue);
+        if (spec && drop(*spec)) {
+            if (spec->value && !inlineValue) ++i;  // and its value
+            continue;
+        }
+        out.push_back(a);
+        // A kept option's value is never read as an option ("--dump-dir --matrix").
+        if (spec && spec->value && !inlineValue && i + 1 < commandLine.size()) out.push_back(commandLine[++i]);
+    }
+    return out;
+}
 
 std::vector<std::string> baseChildArgs(const Options& options) {
     return argsWithout(options, {std::begin(kParentOnly), std::end(kParentOnly)});

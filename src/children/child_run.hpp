@@ -6,10 +6,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "children/child_outcome.hpp"
+#include "cli/option_table.hpp"
 #include "cli/options.hpp"
 #include "children/run_factors.hpp"
 
@@ -22,6 +24,11 @@ struct ChildRun {
     std::string tag;              // "variant-01", "03-experiment-02"
     double limitSeconds = 600.0;  // killed (SIGKILL) after this long
 };
+
+// The arguments of `commandLine` after argv[0] without each option `drop` is true for, and
+// its value, in any of the forms the command line takes ("--output F", "--output=F", "-oF").
+std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine,
+                                     const std::function<bool(const OptionSpec&)>& drop);
 
 // The user's arguments for a child: options.commandLine without the program name and the
 // flags that made this process the parent (--matrix, --triage, --watchdog-probe,

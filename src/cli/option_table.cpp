@@ -316,6 +316,32 @@ OptionSection generalSection() {
     }};
 }
 
+OptionSection gtestSection() {
+    return {.title = "GoogleTest protocol",
+            .note = "For harnesses that run GoogleTest binaries (deqp-runner's gtest-runner, CMake's "
+                    "gtest_discover_tests): one suite per scenario file and the built-in chain, one test "
+                    "per mode, each run as a child repro (docs/ci.md).",
+            .options = {
+        {.longName = "--gtest_list_tests",
+         .help = "list the tests in GoogleTest's format and exit",
+         .flag = &R::gtestListTests},
+        {.longName = "--gtest_filter", .placeholder = "FILTER",
+         .help = "run the tests whose Suite.test name matches PATTERN (GoogleTest's: '*', '?', "
+                 "':' between patterns, '-' before the excluded ones); exit 1 if one failed",
+         .value = &R::gtestFilter},
+        {.longName = "--gtest_output", .placeholder = "SPEC",
+         .help = "SPEC is xml:FILE: also write GoogleTest's JUnit XML to FILE (xml:DIR/ writes "
+                 "DIR/repro.xml, xml alone test_detail.xml)",
+         .completion = ValueCompletion::File, .value = &R::gtestOutput},
+        {.longName = "--gtest_also_run_disabled_tests",
+         .help = "accepted as GoogleTest binaries accept it (CTest passes it); repro has no disabled tests",
+         .flag = &R::gtestAlsoRunDisabled, .hidden = true},
+        {.longName = "--scenario-dir", .placeholder = "DIR",
+         .help = "the scenario files of the GoogleTest suites: DIR/*.toml instead of the shipped scenarios/",
+         .completion = ValueCompletion::Directory, .value = &R::scenarioDir},
+    }};
+}
+
 OptionSection scenarioSection() {
     return {.title = "Scenarios", .note = {}, .options = {
         {.longName = "--scenario", .placeholder = "FILE",
@@ -341,7 +367,8 @@ OptionSection scenarioSection() {
 const std::vector<OptionSection>& optionTable() {
     static const std::vector<OptionSection> table = {
         chainAndShapeSection(), deviceSection(),      runSection(),     reportSection(),
-        experimentsSection(),   multiRunSection(),    scenarioSection(),    generalSection(),
+        experimentsSection(),   multiRunSection(),    scenarioSection(),    gtestSection(),
+        generalSection(),
     };
     return table;
 }

@@ -42,6 +42,9 @@ struct RawArgs {
     // Scenarios (docs/scenarios.md)
     std::optional<std::string> scenario, writeScenario;
     bool listScenarios = false;
+    // The GoogleTest protocol (engine/gtest.hpp, docs/ci.md)
+    std::optional<std::string> gtestFilter, gtestOutput, scenarioDir;
+    bool gtestListTests = false, gtestAlsoRunDisabled = false;
 };
 
 // What the shell completes after an option that takes a value.

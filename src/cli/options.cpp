@@ -478,8 +478,8 @@ void checkOtherRules(const Options& o) {
     }
     if (o.invert && o.listDevices) fail("--invert: not with --list-devices (nothing runs, nothing reproduces)");
     if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
-    if (o.keepLogs && !(o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe)) {
-        fail("--keep-logs: only with --matrix, --triage, --driver-env-sweep or --watchdog-probe");
+    if (o.keepLogs && !(o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe || o.gtest)) {
+        fail("--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe or --gtest_filter");
     }
     if (o.allDrivers && !o.driverEnvSweep) fail("--all-drivers: only with --driver-env-sweep");
 }
@@ -503,9 +503,52 @@ Options readMergeOptions(const RawArgs& raw) {
     return o;
 }
 
+// --gtest_output's value: "xml" (test_detail.xml, as GoogleTest), "xml:FILE" or "xml:DIR/"
+// (DIR/repro.xml).
+std::string gtestXmlFile(const std::string& value) {
+    if (value == "xml") return "test_detail.xml";
+    if (!value.starts_with("xml:") || value.size() == 4)
+        fail(fmt::format("--gtest_output: {} is not xml or xml:FILE (repro writes GoogleTest's XML only)",
+                         quote(value)));
+    const std::string path = value.substr(4);
+    return path.ends_with('/') ? path + "repro.xml" : path;
+}
+
+// The options that cannot go with the GoogleTest protocol: each test chooses its file and
+// mode, and the protocol's lines are the output.
+void readGtest(const RawArgs& raw, Options& o) {
+    if (!(raw.gtestListTests || raw.gtestFilter || raw.gtestOutput)) {
+        if (raw.scenarioDir) fail("--scenario-dir: only with --gtest_list_tests, --gtest_filter or --gtest_output");
+        if (raw.gtestAlsoRunDisabled) fail("--gtest_also_run_disabled_tests: only with --gtest_filter");
+        return;
+    }
+    const std::string_view refused[] = {"--scenario",       "--mode",           "--matrix",
+                                        "--triage",         "--watchdog-probe", "--driver-env-sweep",
+                                        "--all-drivers",    "--print-stream",   "--write-scenario",
+                                        "--list-scenarios", "--format",         "--output",
+                                        "--json",           "--trace",          "--invert",
+                                        "--sweep",          "--list-devices"};
+    for (const std::string_view name : refused) {
+        const OptionSpec& spec = *findLongOption(name);
+        const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
+        if (given)
+            fail(
+                fmt::format("{}: not with the GoogleTest protocol (each test is one file or the chain in one "
+                            "mode, reported in GoogleTest's lines)",
+                            optionLabel(spec)));
+    }
+    o.gtest = Options::Gtest{.list = raw.gtestListTests,
+                             .filter = raw.gtestFilter.value_or("*"),
+                             .xmlFile = raw.gtestOutput ? std::optional(gtestXmlFile(*raw.gtestOutput)) : std::nullopt,
+                             .scenarioDir = raw.scenarioDir};
+    if (o.gtest->list && o.gtest->xmlFile) fail("--gtest_output: not with --gtest_list_tests (nothing runs)");
+}
+
 // An option that cannot mean anything for the plan's form: one line saying why, from the
 // option table (notForFile, notForChain); and --list-scenarios goes alone.
 void checkFormRules(const RawArgs& raw) {
+    // The GoogleTest protocol runs files and the chain: each test's child gets its form's options.
+    const bool gtest = raw.gtestListTests || raw.gtestFilter || raw.gtestOutput;
     for (const OptionSection& section : optionTable()) {
         for (const OptionSpec& spec : section.options) {
             const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
@@ -513,6 +556,7 @@ void checkFormRules(const RawArgs& raw) {
             if (raw.listScenarios && spec.longName != "--list-scenarios")
                 fail(fmt::format("--list-scenarios: not with {} (it lists the shipped files and exits)",
                                  optionLabel(spec)));
+            if (gtest) continue;
             if (raw.scenario && !spec.notForFile.empty())
                 fail(fmt::format("{}: not with --scenario: {}", optionLabel(spec), spec.notForFile));
             if (!raw.scenario && !spec.notForChain.empty())
@@ -535,6 +579,7 @@ Options readOptions(const RawArgs& raw, std::optional<std::string_view> envChain
     readReport(raw, o);
     readExperiments(raw, o);
     readMultiRun(raw, o);
+    readGtest(raw, o);
     checkOtherRules(o);
     checkMultiRunRules(raw, o);
     checkRecordingRules(raw, o);

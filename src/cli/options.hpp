@@ -147,6 +147,15 @@ struct Options {
     // --write-scenario FILE: the built-in chain of -n and the shape written as a scenario file
     // (scenario/builtin_chain.hpp), then exit; nothing runs.
     std::optional<std::string> writeScenario;
+    // The GoogleTest protocol (engine/gtest.hpp): set by --gtest_list_tests, --gtest_filter or
+    // --gtest_output; never with --scenario, --mode, a multi-run, the output options or --invert.
+    struct Gtest {
+        bool list = false;                       // --gtest_list_tests: list and exit
+        std::string filter = "*";                // --gtest_filter
+        std::optional<std::string> xmlFile;      // --gtest_output=xml:FILE (xml:DIR/ -> DIR/repro.xml)
+        std::optional<std::string> scenarioDir;  // --scenario-dir DIR; nullopt: the shipped folder
+    };
+    std::optional<Gtest> gtest;
 };
 
 // The result of parsing: either options to run with, or an exit status and the text

@@ -460,6 +460,7 @@ std::vector<std::pair<std::string, std::string>> valueOptionsWithAGoodValue() {
             if (spec.longName == "--device" || spec.longName == "--expect-driver") good = "llvmpipe";
             if (spec.longName == "--kernel-h") good = "3";  // 1 leaves no room for the crop
             if (spec.longName.starts_with("--pad")) good = "0";
+            if (spec.longName == "--gtest_output") good = "xml:somewhere";
             out.emplace_back(spec.longName, good);
         }
     }
@@ -563,12 +564,17 @@ TEST(OptionsSyntax, EveryValueOptionAcceptsItsGoodValue) {
         SCOPED_TRACE(option + " " + good);
         // an option of a file's alone goes with --scenario (the file is read later, by the plan)
         const bool fileOnly = !findLongOption(option)->notForChain.empty();
+        // --scenario-dir names the GoogleTest protocol's folder
+        const std::vector<std::string> with = fileOnly ? std::vector<std::string>{"--scenario", "f.toml"}
+                                              : option == "--scenario-dir"
+                                                  ? std::vector<std::string>{"--gtest_list_tests"}
+                                                  : std::vector<std::string>{};
         std::vector<std::string> args = {option, good};
-        if (fileOnly) args.insert(args.end(), {"--scenario", "f.toml"});
+        args.insert(args.end(), with.begin(), with.end());
         const ParseOutcome o = parseArgs(args);
         EXPECT_EQ(o.exitStatus, 0) << o.err;
         args = {option + "=" + good};
-        if (fileOnly) args.insert(args.end(), {"--scenario", "f.toml"});
+        args.insert(args.end(), with.begin(), with.end());
         EXPECT_EQ(parseArgs(args).exitStatus, 0);
     }
 }
@@ -807,8 +813,9 @@ TEST(OptionsNew, Invert) {
 }
 
 TEST(OptionsNew, KeepLogsOnlyWithChildProcesses) {
-    expectUsageError(parse({"--keep-logs"}),
-                     "--keep-logs: only with --matrix, --triage, --driver-env-sweep or --watchdog-probe");
+    expectUsageError(
+        parse({"--keep-logs"}),
+        "--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe or --gtest_filter");
     expectUsageError(parse({"--keep-logs", "--sweep", "1..2"}), "--keep-logs: only with");
     for (const char* run : {"--matrix", "--triage", "--driver-env-sweep", "--watchdog-probe"}) {
         SCOPED_TRACE(run);
