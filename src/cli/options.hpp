@@ -93,6 +93,11 @@ struct Options {
     bool timestamps = false;               // GPU timestamp queries around every dispatch (adds commands)
     bool breadcrumbs = false;              // a marker after every dispatch (VK_AMD_buffer_marker)
     bool labels = false;                   // debug-utils object names and command labels
+    // --capture-gfxr FILE: the run captured by the GFXReconstruct layer, at exactly FILE
+    // (vk/instance.hpp); --capture-rgp: on RADV, a wrong mode run again in a child under
+    // Mesa's RGP per-submit trace (engine/captures.hpp). Neither with the multi-run commands.
+    std::optional<std::string> captureGfxr;
+    bool captureRgp = false;
     std::vector<std::string> commandLine;  // argv as given, for the report
 
     // Workaround and hypothesis experiments (core/variant.hpp). They change how multipass
