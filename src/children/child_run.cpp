@@ -20,9 +20,8 @@ namespace {
 // Flags of the parent alone (--invert applies once, to the parent's status), and the
 // document flags: each child writes its own JSON report where the parent says.
 constexpr std::string_view kParentOnly[] = {
-    "--matrix",    "--driver-env-sweep", "--all-drivers", "--invert", "--triage", "--watchdog-probe",
-    "--keep-logs", "--format",           "--output",      "--json",   "--trace",  "--capture-gfxr",
-    "--capture-rgp"};
+    "--matrix", "--driver-env-sweep", "--all-drivers", "--invert", "--triage",       "--watchdog-probe", "--keep-logs",
+    "--format", "--output",           "--json",        "--trace",  "--capture-gfxr", "--capture-rgp"};
 
 // The long names of the options the factors set.
 std::vector<std::string_view> factorOptions(const RunFactors& f) {

@@ -16,11 +16,11 @@
 namespace repro {
 
 struct ChildRun {
-    Options options;              // the parent's, as its command line filled them (commandLine too)
-    RunFactors factors;           // what this child changes
-    std::filesystem::path dir;    // its output goes to DIR/TAG.log, its JSON report to DIR/TAG.json
-    std::string tag;              // "variant-01", "03-experiment-02"
-    double limitSeconds = 600.0;  // killed (SIGKILL) after this long
+    Options options;               // the parent's, as its command line filled them (commandLine too)
+    RunFactors factors;            // what this child changes
+    std::filesystem::path dir;     // its output goes to DIR/TAG.log, its JSON report to DIR/TAG.json
+    std::string tag;               // "variant-01", "03-experiment-02"
+    double limitSeconds = 600.0;   // killed (SIGKILL) after this long
     std::vector<std::string> env;  // more variables set for it ("NAME=value"), after childEnv's
 };
 

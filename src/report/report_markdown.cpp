@@ -351,8 +351,8 @@ std::string description(const RunReport& r) {
 // One capture under Log files: the tool, where its files are (as a reader may see the path),
 // and the note.
 std::string captureLine(const CaptureReport& c, std::string_view home) {
-    const std::string tool = c.tool == "rgp" ? "Radeon GPU Profiler trace (--capture-rgp)"
-                                             : "GFXReconstruct capture (--capture-gfxr)";
+    const std::string tool =
+        c.tool == "rgp" ? "Radeon GPU Profiler trace (--capture-rgp)" : "GFXReconstruct capture (--capture-gfxr)";
     if (c.path.empty()) return fmt::format("{}: none taken: {}", tool, c.note);
     // /tmp for rgp: Mesa's fixed folder, no path of the reporter's own.
     std::string where = c.tool == "rgp" ? c.path : portablePath(c.path, home);

@@ -62,6 +62,18 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(VkDebugUtilsMessageSeverityFl
     return VK_FALSE;
 }
 
+// The loader's entry for the instance layer `name`, or nullopt when it lists none.
+std::optional<VkLayerProperties> installedLayer(const char* name) {
+    uint32_t count = 0;
+    vkEnumerateInstanceLayerProperties(&count, nullptr);
+    std::vector<VkLayerProperties> props(count);
+    vkEnumerateInstanceLayerProperties(&count, props.data());
+    for (const VkLayerProperties& p : props) {
+        if (std::strcmp(p.layerName, name) == 0) return p;
+    }
+    return std::nullopt;
+}
+
 std::vector<std::string> instanceExtensions(const char* layer) {
     uint32_t count = 0;
     if (vkEnumerateInstanceExtensionProperties(layer, &count, nullptr) != VK_SUCCESS) return {};
@@ -126,13 +138,8 @@ std::vector<const char*> Instance::chooseExtensions(VkInstanceCreateFlags& flags
 // --validation: the Khronos layer with synchronization validation. Returns the pNext for
 // VkInstanceCreateInfo (the validation features, where the layer offers them).
 const void* Instance::enableValidation(std::vector<const char*>& layers, std::vector<const char*>& extensions) {
-    uint32_t count = 0;
-    vkEnumerateInstanceLayerProperties(&count, nullptr);
-    std::vector<VkLayerProperties> props(count);
-    vkEnumerateInstanceLayerProperties(&count, props.data());
-    const auto layer = std::find_if(props.begin(), props.end(),
-                                    [&](const auto& p) { return std::strcmp(p.layerName, kValidationLayer) == 0; });
-    if (layer == props.end()) {
+    const std::optional<VkLayerProperties> layer = installedLayer(kValidationLayer);
+    if (!layer) {
         throw CannotTest(
             "--validation: VK_LAYER_KHRONOS_validation is not installed "
             "(package vulkan-validationlayers)");
@@ -168,11 +175,7 @@ void checkDriverFiles() {
 // memory tracking, which writes mapped memory at each submit rather than
 // catching writes with SIGSEGV, the signal the supervised child reads as a crash.
 void Instance::enableGfxr(const std::string& file, std::vector<const char*>& layers) {
-    uint32_t count = 0;
-    vkEnumerateInstanceLayerProperties(&count, nullptr);
-    std::vector<VkLayerProperties> props(count);
-    vkEnumerateInstanceLayerProperties(&count, props.data());
-    if (std::none_of(props.begin(), props.end(), [](const auto& p) { return std::strcmp(p.layerName, kGfxrLayer) == 0; }))
+    if (!installedLayer(kGfxrLayer))
         throw CannotTest("--capture-gfxr: VK_LAYER_LUNARG_gfxreconstruct is not installed (package gfxreconstruct)");
     ::setenv("GFXRECON_CAPTURE_FILE", file.c_str(), 1);
     ::setenv("GFXRECON_CAPTURE_FILE_TIMESTAMP", "false", 1);

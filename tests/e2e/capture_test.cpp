@@ -88,11 +88,11 @@ TEST(CaptureGfxr, TheCaptureHoldsTheRunsDispatchesAndReplaysOnThisDriver) {
                                       "the package gfxreconstruct (scripts/install-deps does)";
     const fs::path dir = freshDir("gfxr");
     const fs::path capture = dir / "run.gfxr";
-    const BoundedResult run = runBounded(
-        REPRO_EXECUTABLE,
-        with(kSmallRun, {"--capture-gfxr", capture.string(), "--format", "markdown", "-o", (dir / "r.md").string(),
-                         "--json", (dir / "r.json").string()}),
-        kPlainEnv, 300);
+    const BoundedResult run =
+        runBounded(REPRO_EXECUTABLE,
+                   with(kSmallRun, {"--capture-gfxr", capture.string(), "--format", "markdown", "-o",
+                                    (dir / "r.md").string(), "--json", (dir / "r.json").string()}),
+                   kPlainEnv, 300);
     ASSERT_EQ(run.status, 0) << shown(run);
     // Exactly the file asked for: no timestamp added to its name, nothing else beside it.
     std::vector<std::string> names;
@@ -141,7 +141,8 @@ TEST(CaptureRgp, ElsewhereThanRadvOneLineSaysWhyNot) {
     const BoundedResult run = runBounded(
         REPRO_EXECUTABLE, with(kSmallRun, {"--capture-rgp", "--json", (dir / "r.json").string()}), kPlainEnv, 300);
     ASSERT_EQ(run.status, 0) << shown(run);
-    EXPECT_TRUE(std::regex_search(run.out, std::regex(R"(--- capture: --capture-rgp: none taken: not RADV \(driver \w+)")))
+    EXPECT_TRUE(
+        std::regex_search(run.out, std::regex(R"(--- capture: --capture-rgp: none taken: not RADV \(driver \w+)")))
         << shown(run);
     const nlohmann::json report = nlohmann::json::parse(slurp(dir / "r.json"));
     ASSERT_EQ(report["captures"].size(), 1u);
@@ -154,13 +155,13 @@ TEST(CaptureRgp, OnRadvEachWrongModeRunsAgainInAChildUnderTheTrace) {
     const fs::path dir = freshDir("rgp-radv");
     // The simulated driver poses as RADV (identity) and drops every dispatch past the first
     // of a command buffer: multipass and single are wrong, split is right.
-    const std::vector<std::string> env{std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                                       "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-                                       "REPRO_SIMULATE=identity;seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE=",
-                                       "TMPDIR=" + dir.string()};  // the children's logs, kept: no file appears
-    const BoundedResult run = runBounded(
-        REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "2", "--capture-rgp", "--json", (dir / "r.json").string()}, env,
-        600);
+    const std::vector<std::string> env{
+        std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+        "REPRO_SIMULATE=identity;seed-bug:dispatches=1",
+        "REPRO_SIMULATE_TRACE=", "TMPDIR=" + dir.string()};  // the children's logs, kept: no file appears
+    const BoundedResult run =
+        runBounded(REPRO_EXECUTABLE,
+                   {"--preset", "tiny", "-n", "2", "--capture-rgp", "--json", (dir / "r.json").string()}, env, 600);
     ASSERT_EQ(run.status, 2) << shown(run);
     const nlohmann::json report = nlohmann::json::parse(slurp(dir / "r.json"));
     ASSERT_EQ(report["captures"].size(), 1u) << report.dump(1);
