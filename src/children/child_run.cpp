@@ -19,11 +19,24 @@ namespace {
 
 // Flags of the parent alone (--invert applies once, to the parent's status), and the
 // document flags: each child writes its own JSON report where the parent says.
-constexpr std::string_view kParentOnly[] = {
-    "--matrix",         "--driver-env-sweep", "--all-drivers",  "--invert",       "--triage",
-    "--watchdog-probe", "--keep-logs",        "--format",       "--output",       "--json",
-    "--trace",          "--gtest_list_tests", "--gtest_filter", "--gtest_output", "--gtest_also_run_disabled_tests",
-    "--scenario-dir"};
+constexpr std::string_view kParentOnly[] = {"--matrix",
+                                            "--driver-env-sweep",
+                                            "--all-drivers",
+                                            "--invert",
+                                            "--triage",
+                                            "--watchdog-probe",
+                                            "--keep-logs",
+                                            "--format",
+                                            "--output",
+                                            "--json",
+                                            "--trace",
+                                            "--capture-gfxr",
+                                            "--capture-rgp",
+                                            "--gtest_list_tests",
+                                            "--gtest_filter",
+                                            "--gtest_output",
+                                            "--gtest_also_run_disabled_tests",
+                                            "--scenario-dir"};
 
 // The long names of the options the factors set.
 std::vector<std::string_view> factorOptions(const RunFactors& f) {
@@ -147,7 +160,8 @@ ChildOutcome runChild(const ChildRun& run) {
     ChildOutcome out;
     out.log = (run.dir / (run.tag + ".log")).string();
     const std::vector<std::string> argv = childArgv(run);
-    const std::vector<std::string> env = childEnv(run.factors);
+    std::vector<std::string> env = childEnv(run.factors);
+    env.insert(env.end(), run.env.begin(), run.env.end());
     writeChildLogHeader(out.log, env, argv);
     std::string flags;
     for (const std::string& f : factorFlags(run.factors)) flags += (flags.empty() ? "" : " ") + f;

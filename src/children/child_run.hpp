@@ -18,11 +18,12 @@
 namespace repro {
 
 struct ChildRun {
-    Options options;              // the parent's, as its command line filled them (commandLine too)
-    RunFactors factors;           // what this child changes
-    std::filesystem::path dir;    // its output goes to DIR/TAG.log, its JSON report to DIR/TAG.json
-    std::string tag;              // "variant-01", "03-experiment-02"
-    double limitSeconds = 600.0;  // killed (SIGKILL) after this long
+    Options options;               // the parent's, as its command line filled them (commandLine too)
+    RunFactors factors;            // what this child changes
+    std::filesystem::path dir;     // its output goes to DIR/TAG.log, its JSON report to DIR/TAG.json
+    std::string tag;               // "variant-01", "03-experiment-02"
+    double limitSeconds = 600.0;   // killed (SIGKILL) after this long
+    std::vector<std::string> env;  // more variables set for it ("NAME=value"), after childEnv's
 };
 
 // The arguments of `commandLine` after argv[0] without each option `drop` is true for, and
@@ -33,7 +34,8 @@ std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine
 // The user's arguments for a child: options.commandLine without the program name and the
 // flags that made this process the parent (--matrix, --triage, --watchdog-probe,
 // --driver-env-sweep, --all-drivers, --invert, --keep-logs, --format, --output/-o, --json,
-// --trace (the parent's timeline has a slice per child) and their values), in any of the
+// --trace (the parent's timeline has a slice per child), --capture-gfxr (the parent's file)
+// and --capture-rgp (the parent's child is the capture) and their values), in any of the
 // forms the command line takes ("--output F", "--output=F", "-oF").
 std::vector<std::string> baseChildArgs(const Options& options);
 
@@ -54,7 +56,7 @@ std::vector<std::string> childArgv(const ChildRun& run);
 // comma-separated), e.g. "RADV_DEBUG=nocompute,llvm". Empty without one.
 std::vector<std::string> childEnv(const RunFactors& factors);
 
-// Runs the child (childArgv, childEnv) for at most run.limitSeconds, its output in
+// Runs the child (childArgv, childEnv and run.env) for at most run.limitSeconds, its output in
 // DIR/TAG.log after a header naming its environment and argv, then reads DIR/TAG.json
 // (readChildReport). Never throws for the child's failures (they are in the outcome).
 ChildOutcome runChild(const ChildRun& run);

@@ -274,6 +274,22 @@ OptionSection experimentsSection() {
     return s;
 }
 
+// What a driver developer asks for beside the report (docs/forensics.md "Captures").
+OptionSection captureSection() {
+    return {.title = "Captures", .note = {}, .options = {
+        {.longName = "--capture-gfxr", .placeholder = "FILE",
+         .help = "capture the modes that run with the GFXReconstruct layer (package gfxreconstruct) "
+                 "to exactly FILE, for gfxrecon-replay and gfxrecon-info; the whole run, set-up "
+                 "included (docs/forensics.md)",
+         .completion = ValueCompletion::File, .value = &R::captureGfxr},
+        {.longName = "--capture-rgp",
+         .help = "on RADV, run each wrong mode again in a child with Mesa's Radeon GPU Profiler "
+                 "trace per submit (MESA_VK_TRACE=rgp MESA_VK_TRACE_PER_SUBMIT=1) and say where "
+                 "the .rgp files went; elsewhere one line says why not",
+         .flag = &R::captureRgp},
+    }};
+}
+
 OptionSection multiRunSection() {
     return {.title = "Multi-run",
             .note = "Each runs repro again in child processes, at -n N, and prints a table.",
@@ -366,9 +382,8 @@ OptionSection scenarioSection() {
 
 const std::vector<OptionSection>& optionTable() {
     static const std::vector<OptionSection> table = {
-        chainAndShapeSection(), deviceSection(),      runSection(),     reportSection(),
-        experimentsSection(),   multiRunSection(),    scenarioSection(),    gtestSection(),
-        generalSection(),
+        chainAndShapeSection(), deviceSection(),   runSection(),      reportSection(), captureSection(),
+        experimentsSection(),   multiRunSection(), scenarioSection(), gtestSection(),  generalSection(),
     };
     return table;
 }

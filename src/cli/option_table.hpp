@@ -24,7 +24,8 @@ struct RawArgs {
     std::optional<std::string> reference, repeat, sweep, timeout, dropDispatch, dumpDir;
     bool checkSteps = false, poison = false, printStream = false, invert = false;
     // Report
-    std::optional<std::string> format, output, json, trace;
+    std::optional<std::string> format, output, json, trace, captureGfxr;
+    bool captureRgp = false;
     bool timings = false, timestamps = false, breadcrumbs = false, labels = false, verbose = false, quiet = false;
     // Experiments
     std::optional<std::string> barrier, submitEvery, splitMib, splitMs, memory, dispatchRepeat, profile, spirv,

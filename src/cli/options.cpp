@@ -354,6 +354,8 @@ void readReport(const RawArgs& raw, Options& o) {
     o.timestamps = raw.timestamps;
     o.breadcrumbs = raw.breadcrumbs;
     o.labels = raw.labels;
+    o.captureGfxr = raw.captureGfxr;
+    o.captureRgp = raw.captureRgp;
     o.verbose = raw.verbose;
     o.quiet = raw.quiet;
 }
@@ -438,6 +440,10 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
     if (o.listDevices) fail(fmt::format("{}: not with --list-devices", what));
     if (o.printStream) fail(fmt::format("--print-stream: not with {}", what));
     if (o.dumpDir && !o.watchdogProbe) fail(fmt::format("{}: not with --dump-dir", what));
+    if (o.captureGfxr)
+        fail(fmt::format("--capture-gfxr: captures one run; not with {}, which runs a child per row", what));
+    if (o.captureRgp)
+        fail(fmt::format("--capture-rgp: runs a wrong mode again; not with {}, which runs a child per row", what));
     if ((o.matrix || o.driverEnvSweep) && (o.format == Format::Json || o.json)) {
         fail(
             fmt::format("{}: prints a table (text, or --format markdown); --format json and --json "
@@ -477,6 +483,11 @@ void checkOtherRules(const Options& o) {
         if (o.repeat > 1) fail("--print-stream: not with --repeat above 1 (every run records the same stream)");
     }
     if (o.invert && o.listDevices) fail("--invert: not with --list-devices (nothing runs, nothing reproduces)");
+    if ((o.captureGfxr || o.captureRgp) && (o.printStream || o.listDevices)) {
+        fail(fmt::format("{}: captures a run; not with {} (nothing runs)",
+                         o.captureGfxr ? "--capture-gfxr" : "--capture-rgp",
+                         o.printStream ? "--print-stream" : "--list-devices"));
+    }
     if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
     if (o.keepLogs && !(o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe || o.gtest)) {
         fail("--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe or --gtest_filter");

@@ -89,10 +89,15 @@ struct Options {
     // --trace FILE: the run's timeline as Trace Event Format JSON (report/trace_events.hpp),
     // written by the supervisor when the run ends, however it ends.
     std::optional<std::string> trace;
-    bool timings = false;                  // host phase timings in the text report (always in JSON)
-    bool timestamps = false;               // GPU timestamp queries around every dispatch (adds commands)
-    bool breadcrumbs = false;              // a marker after every dispatch (VK_AMD_buffer_marker)
-    bool labels = false;                   // debug-utils object names and command labels
+    bool timings = false;      // host phase timings in the text report (always in JSON)
+    bool timestamps = false;   // GPU timestamp queries around every dispatch (adds commands)
+    bool breadcrumbs = false;  // a marker after every dispatch (VK_AMD_buffer_marker)
+    bool labels = false;       // debug-utils object names and command labels
+    // --capture-gfxr FILE: the run captured by the GFXReconstruct layer, at exactly FILE
+    // (vk/instance.hpp); --capture-rgp: on RADV, a wrong mode run again in a child under
+    // Mesa's RGP per-submit trace (engine/captures.hpp). Neither with the multi-run commands.
+    std::optional<std::string> captureGfxr;
+    bool captureRgp = false;
     std::vector<std::string> commandLine;  // argv as given, for the report
 
     // Workaround and hypothesis experiments (core/variant.hpp). They change how multipass

@@ -97,8 +97,8 @@ std::optional<std::string> outputCollision(const Options& o, const std::vector<I
         FileKey key;
     };
     std::vector<Output> outputs;
-    for (const auto& [option, path] :
-         {std::pair{"-o/--output", o.output}, std::pair{"--json", o.json}, std::pair{"--trace", o.trace}}) {
+    for (const auto& [option, path] : {std::pair{"-o/--output", o.output}, std::pair{"--json", o.json},
+                                       std::pair{"--trace", o.trace}, std::pair{"--capture-gfxr", o.captureGfxr}}) {
         if (!path) continue;
         if (const auto key = fileKey(*path)) outputs.push_back({option, *path, *key});
     }
@@ -177,6 +177,10 @@ std::optional<std::string> outputPathProblem(const Options& o) {
     if (o.trace) {
         if (auto why = fileWriteProblem(*o.trace))
             return fmt::format("--trace: cannot write {} ({})", quote(*o.trace), *why);
+    }
+    if (o.captureGfxr) {
+        if (auto why = fileWriteProblem(*o.captureGfxr))
+            return fmt::format("--capture-gfxr: cannot write {} ({})", quote(*o.captureGfxr), *why);
     }
     if (o.dumpDir) {
         if (auto why = directoryWriteProblem(*o.dumpDir)) {

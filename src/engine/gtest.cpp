@@ -183,8 +183,8 @@ void sayListed(const std::vector<Ran>& ran, Result result, std::string_view tag)
 
 void saySummary(const std::vector<Ran>& ran, size_t suites, double seconds) {
     say("[----------] Global test environment tear-down");
-    say("[==========] {} test{} from {} test suite{} ran. ({} total)", ran.size(), ran.size() == 1 ? "" : "s",
-        suites, suites == 1 ? "" : "s", millis(seconds));
+    say("[==========] {} test{} from {} test suite{} ran. ({} total)", ran.size(), ran.size() == 1 ? "" : "s", suites,
+        suites == 1 ? "" : "s", millis(seconds));
     const auto passed = std::count_if(ran.begin(), ran.end(), [](const Ran& r) { return r.result == Result::Ok; });
     say("[  PASSED  ] {} test{}.", passed, passed == 1 ? "" : "s");
     sayListed(ran, Result::Skipped, "  SKIPPED ");
@@ -208,14 +208,17 @@ std::vector<Ran> runAll(const Options& o, const std::vector<GtestCase>& cases, c
         const GtestCase& c = cases[i];
         const bool first = i == 0 || cases[i - 1].suite != c.suite;
         if (first) {
-            const auto inSuite = std::count_if(cases.begin(), cases.end(), [&](const GtestCase& x) { return x.suite == c.suite; });
+            const auto inSuite =
+                std::count_if(cases.begin(), cases.end(), [&](const GtestCase& x) { return x.suite == c.suite; });
             say("[----------] {} test{} from {}", inSuite, inSuite == 1 ? "" : "s", c.suite);
         }
         say("[ RUN      ] {}", gtestName(c));
         Ran r = runOne(o, c, dir, i);
         if (interruptSignal() != 0) break;  // the interrupted test has no result
         if (!r.message.empty()) say("  {}", r.message);
-        const char* tag = r.result == Result::Ok ? "       OK " : r.result == Result::Failed ? "  FAILED  " : "  SKIPPED ";
+        const char* tag = r.result == Result::Ok       ? "       OK "
+                          : r.result == Result::Failed ? "  FAILED  "
+                                                       : "  SKIPPED ";
         say("[{}] {} ({})", tag, gtestName(c), millis(r.seconds));
         ran.push_back(std::move(r));
         if (i + 1 == cases.size() || cases[i + 1].suite != c.suite) {
@@ -250,7 +253,8 @@ std::vector<GtestCase> gtestCases(const std::optional<std::string>& dir) {
     if (folder) {
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(*folder, ec)) {
-            if (entry.path().extension() == ".toml" && entry.is_regular_file(ec)) files.push_back(entry.path().string());
+            if (entry.path().extension() == ".toml" && entry.is_regular_file(ec))
+                files.push_back(entry.path().string());
         }
         if (ec) throw UsageError(fmt::format("--scenario-dir: cannot read {} ({})", quote(*folder), ec.message()));
     }

@@ -23,6 +23,7 @@
 #include "core/parallel.hpp"
 #include "core/text.hpp"
 #include "core/spirv_validation.hpp"
+#include "engine/captures.hpp"
 #include "engine/chain_workload.hpp"
 #include "engine/device_choice.hpp"
 #include "engine/evidence.hpp"
@@ -307,7 +308,11 @@ int runOnInstance(const Options& o, Plan& plan, RunReport& report) {
     KernelLogReader kernelLog = openRunKernelLog();                                     // from the run's start
     report.environment = captureEnvironment(processEnvironmentSources());
     watch::detail("loading the Vulkan loader and creating the instance");
-    vk::Instance instance(o.validation);
+    vk::Instance instance(o.validation, o.captureGfxr);
+    if (o.captureGfxr)
+        report.captures.push_back({.tool = "gfxreconstruct",
+                                   .path = *o.captureGfxr,
+                                   .note = "the whole run, set-up included, by VK_LAYER_LUNARG_gfxreconstruct"});
     watch::detail("enumerating the physical devices");
     const auto devices = vk::enumerateDevices(instance);
     if (o.listDevices) return listDevices(instance, devices, o);
@@ -434,6 +439,7 @@ int runPlan(const Options& o, Plan& plan) {
     RunReport report = startReport(o, plan);
     const int status = runGuarded(o, plan, report);
     if (o.listDevices) return statusAfterWrites(status);
+    finishCaptures(o, plan, report);
     return writeReports(o, report, status);
 }
 

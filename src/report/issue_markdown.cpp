@@ -130,6 +130,11 @@ std::string logFiles(const IssueFacts& f) {
             escapeProse(f.kernelLogProblem.empty() ? "No GPU driver kernel log line came with this run's results"
                                                    : f.kernelLogProblem));
     }
+    if (!f.captures.empty()) {
+        out += "Captures of this run:\n\n";
+        for (const auto& c : f.captures) out += "- " + escapeProse(c) + "\n";
+        out += "\n";
+    }
     if (!f.hangNotes.empty()) {
         out += "Where this hang leaves evidence:\n\n";
         for (const auto& n : f.hangNotes) out += "- " + escapeProse(n) + "\n";

@@ -70,6 +70,7 @@ struct IssueFacts {
     bool kernelLogRead = false;
     std::string kernelLogProblem;  // why no lines are shown, a clause ("repro could not read ...")
     std::vector<std::string> hangNotes;
+    std::vector<std::string> captures;  // --capture-gfxr, --capture-rgp: one line each, under Log files
 };
 
 // The host's rows of System information: Distro, Kernel, CPU (each "not captured" when the

@@ -79,6 +79,14 @@ struct StreamReport {
     std::vector<std::string> calls;  // one Vulkan call per line
 };
 
+// --capture-gfxr and --capture-rgp: a capture the run took, or why it took none.
+struct CaptureReport {
+    std::string tool;                // "gfxreconstruct" or "rgp"
+    std::string path;                // the capture file, or the folder the .rgp files go to; "" when none
+    std::vector<std::string> files;  // rgp: the .rgp files that appeared in `path` during the capture
+    std::string note;                // how it was taken, or why not (one sentence)
+};
+
 // The scenario file a run recorded (docs/scenarios.md): where it came from and what repro
 // made of it. A run of the built-in chain has none.
 struct ScenarioFacts {
@@ -134,6 +142,7 @@ struct RunReport {
     Verdict verdict;
     std::vector<StreamReport> streams;      // --print-stream only
     std::optional<ScenarioFacts> scenario;  // a file's run only
+    std::vector<CaptureReport> captures;    // --capture-gfxr, --capture-rgp
 };
 
 }  // namespace repro

@@ -645,6 +645,14 @@ void fields(Io& io, Of<StreamReport, Io>& s) {
 }
 
 template <typename Io>
+void fields(Io& io, Of<CaptureReport, Io>& c) {
+    io("tool", c.tool);
+    io("path", c.path, kNullWhenEmpty);
+    io("files", c.files);
+    io("note", c.note);
+}
+
+template <typename Io>
 void fields(Io& io, Of<ScenarioFacts, Io>& f) {
     io("name", f.name);
     io("source", f.source);
@@ -709,6 +717,7 @@ void fields(Io& io, Of<RunReport, Io>& r) {
     });
     io.objects("streams", r.streams);
     io.object("scenario", r.scenario);
+    io.objects("captures", r.captures);
 }
 
 // The decimals of a second that the device's timestamp period resolves: those of the

@@ -348,6 +348,21 @@ std::string description(const RunReport& r) {
 }
 
 // The kernel log lines the modes' cause analysis read (their causeJson kernel_log), each once.
+// One capture under Log files: the tool, where its files are (as a reader may see the path),
+// and the note.
+std::string captureLine(const CaptureReport& c, std::string_view home) {
+    const std::string tool =
+        c.tool == "rgp" ? "Radeon GPU Profiler trace (--capture-rgp)" : "GFXReconstruct capture (--capture-gfxr)";
+    if (c.path.empty()) return fmt::format("{}: none taken: {}", tool, c.note);
+    // /tmp for rgp: Mesa's fixed folder, no path of the reporter's own.
+    std::string where = c.tool == "rgp" ? c.path : portablePath(c.path, home);
+    if (!c.files.empty()) {
+        where += ":";
+        for (const std::string& file : c.files) where += " " + portablePath(file, home);
+    }
+    return fmt::format("{}: {} ({})", tool, where, c.note);
+}
+
 void kernelLogFacts(const RunReport& r, IssueFacts& f) {
     for (const auto& m : r.modes) {
         if (m.result.causeJson.empty()) continue;
@@ -391,6 +406,7 @@ IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
                  .commandLine = r.commandLine,
                  .environment = r.environment.variables};
     kernelLogFacts(r, f);
+    for (const CaptureReport& c : r.captures) f.captures.push_back(captureLine(c, home));
     if (r.verdict.exitStatus == kExitHang) f.hangNotes = hangEvidenceNotes(hangEvidenceDriver(r));
     if (r.scenario) {
         const ScenarioFacts& s = *r.scenario;

@@ -28,6 +28,7 @@ namespace {
 // ash 0.38's HEADER_VERSION_COMPLETE, the cap blade puts on apiVersion (init.rs:591-782).
 constexpr uint32_t kBladeApiCap = VK_MAKE_API_VERSION(0, 1, 3, 281);
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+constexpr const char* kGfxrLayer = "VK_LAYER_LUNARG_gfxreconstruct";
 
 bool isLoaderMessage(const VkDebugUtilsMessengerCallbackDataEXT* data) {
     return data->pMessageIdName && std::strcmp(data->pMessageIdName, "Loader Message") == 0;
@@ -59,6 +60,18 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(VkDebugUtilsMessageSeverityFl
     writeText(stderr, "validation: " + text + "\n");
     log->messages.push_back(std::move(text));
     return VK_FALSE;
+}
+
+// The loader's entry for the instance layer `name`, or nullopt when it lists none.
+std::optional<VkLayerProperties> installedLayer(const char* name) {
+    uint32_t count = 0;
+    vkEnumerateInstanceLayerProperties(&count, nullptr);
+    std::vector<VkLayerProperties> props(count);
+    vkEnumerateInstanceLayerProperties(&count, props.data());
+    for (const VkLayerProperties& p : props) {
+        if (std::strcmp(p.layerName, name) == 0) return p;
+    }
+    return std::nullopt;
 }
 
 std::vector<std::string> instanceExtensions(const char* layer) {
@@ -125,13 +138,8 @@ std::vector<const char*> Instance::chooseExtensions(VkInstanceCreateFlags& flags
 // --validation: the Khronos layer with synchronization validation. Returns the pNext for
 // VkInstanceCreateInfo (the validation features, where the layer offers them).
 const void* Instance::enableValidation(std::vector<const char*>& layers, std::vector<const char*>& extensions) {
-    uint32_t count = 0;
-    vkEnumerateInstanceLayerProperties(&count, nullptr);
-    std::vector<VkLayerProperties> props(count);
-    vkEnumerateInstanceLayerProperties(&count, props.data());
-    const auto layer = std::find_if(props.begin(), props.end(),
-                                    [&](const auto& p) { return std::strcmp(p.layerName, kValidationLayer) == 0; });
-    if (layer == props.end()) {
+    const std::optional<VkLayerProperties> layer = installedLayer(kValidationLayer);
+    if (!layer) {
         throw CannotTest(
             "--validation: VK_LAYER_KHRONOS_validation is not installed "
             "(package vulkan-validationlayers)");
@@ -157,6 +165,24 @@ void checkDriverFiles() {
     if (auto problem = driverVariableProblem(std::getenv("VK_DRIVER_FILES"), std::getenv("VK_ICD_FILENAMES"))) {
         throw CannotTest(*problem);
     }
+}
+
+// --capture-gfxr FILE: the GFXReconstruct layer, next to repro, writing exactly FILE. Its
+// settings are environment variables it reads at vkCreateInstance (GFXReconstruct's
+// USAGE_desktop_Vulkan.md, https://github.com/LunarG/gfxreconstruct): no timestamp in the
+// name, a flush after every call (a crash or hang keeps what came before it), only its
+// warnings and errors on stderr (unless the user set GFXRECON_LOG_LEVEL), and "unassisted"
+// memory tracking, which writes mapped memory at each submit rather than
+// catching writes with SIGSEGV, the signal the supervised child reads as a crash.
+void Instance::enableGfxr(const std::string& file, std::vector<const char*>& layers) {
+    if (!installedLayer(kGfxrLayer))
+        throw CannotTest("--capture-gfxr: VK_LAYER_LUNARG_gfxreconstruct is not installed (package gfxreconstruct)");
+    ::setenv("GFXRECON_CAPTURE_FILE", file.c_str(), 1);
+    ::setenv("GFXRECON_CAPTURE_FILE_TIMESTAMP", "false", 1);
+    ::setenv("GFXRECON_CAPTURE_FILE_FLUSH", "true", 1);
+    ::setenv("GFXRECON_MEMORY_TRACKING_MODE", "unassisted", 1);
+    ::setenv("GFXRECON_LOG_LEVEL", "warning", 0);  // its info lines stay out of repro's stderr
+    layers.insert(layers.begin(), kGfxrLayer);
 }
 
 void Instance::createMessengers(bool validation) {
@@ -201,13 +227,14 @@ std::string loaderSays(const std::vector<LoaderMessage>& log) {
 
 }  // namespace
 
-Instance::Instance(bool validation) {
+Instance::Instance(bool validation, const std::optional<std::string>& gfxrCapture) {
     checkDriverFiles();
     loadLoader();
     VkInstanceCreateFlags flags = 0;
     std::vector<const char*> extensions = chooseExtensions(flags);
     std::vector<const char*> layers;
     const void* next = validation ? enableValidation(layers, extensions) : nullptr;
+    if (gfxrCapture) enableGfxr(*gfxrCapture, layers);
     // The loader reports what it finds and fails on to a messenger chained here, during
     // vkCreateInstance itself, and to the one createMessengers makes afterwards.
     loaderMessengerInfo_ = {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,14 +28,16 @@ struct ValidationLog {
 // VK_KHR_portability_enumeration where the loader lists them.
 // With `validation`: VK_LAYER_KHRONOS_validation with synchronization validation
 // (VkValidationFeaturesEXT) and a messenger that counts and prints to stderr.
+// With `gfxrCapture` (--capture-gfxr FILE): VK_LAYER_LUNARG_gfxreconstruct first (next to
+// repro, so it records repro's calls), capturing everything to exactly FILE.
 // The loader's own messages are kept (loaderMessages()) from the first call on, through a
 // messenger chained into VkInstanceCreateInfo and one created after it.
-// Throws CannotTest when there is no loader, the layer is missing, or VK_DRIVER_FILES /
+// Throws CannotTest when there is no loader, a layer asked for is missing, or VK_DRIVER_FILES /
 // VK_ICD_FILENAMES names a file that does not exist; VulkanError (with the loader's
 // problems in its message) when vkCreateInstance fails.
 class Instance {
   public:
-    explicit Instance(bool validation);
+    explicit Instance(bool validation, const std::optional<std::string>& gfxrCapture = std::nullopt);
     ~Instance();
     Instance(const Instance&) = delete;
     Instance& operator=(const Instance&) = delete;
@@ -56,6 +59,7 @@ class Instance {
     void loadLoader();
     std::vector<const char*> chooseExtensions(VkInstanceCreateFlags& flags);
     const void* enableValidation(std::vector<const char*>& layers, std::vector<const char*>& extensions);
+    void enableGfxr(const std::string& file, std::vector<const char*>& layers);
     void createMessengers(bool validation);
 
     bool abandoned_ = false;

@@ -89,8 +89,10 @@ TEST(GtestProtocol, TheExpectationFilesNameListedTests) {
     std::string suite;
     std::istringstream list(r.out);
     for (std::string line; std::getline(list, line);) {
-        if (line.rfind("  ", 0) == 0) listed.push_back(suite + line.substr(2));
-        else suite = line;
+        if (line.rfind("  ", 0) == 0)
+            listed.push_back(suite + line.substr(2));
+        else
+            suite = line;
     }
     size_t named = 0;
     for (const auto& e : std::filesystem::directory_iterator(REPRO_SOURCE_DIR "/ci/expectations")) {
@@ -111,8 +113,9 @@ TEST(GtestProtocol, TheFilterKeepsMatchesOfAnyPatternAndDropsTheExcluded) {
     const BoundedResult r =
         repro({"--gtest_list_tests", "--gtest_filter=?enderdoc_*:builtin_chain.*:kompute*.single-*.split:*.multipass"});
     ASSERT_EQ(r.status, 0) << shown(r);
-    EXPECT_EQ(r.out, "kompute_196_increment_chain.\n  single\nrenderdoc_3899_fill_then_copy.\n  single\n"
-                     "builtin_chain.\n  single\n");
+    EXPECT_EQ(r.out,
+              "kompute_196_increment_chain.\n  single\nrenderdoc_3899_fill_then_copy.\n  single\n"
+              "builtin_chain.\n  single\n");
     const BoundedResult none = repro({"--gtest_list_tests", "--gtest_filter=-*"});
     EXPECT_EQ(none.status, 0) << shown(none);
     EXPECT_EQ(none.out, "");
@@ -120,25 +123,35 @@ TEST(GtestProtocol, TheFilterKeepsMatchesOfAnyPatternAndDropsTheExcluded) {
 
 TEST(GtestProtocol, AFilteredRunPrintsGoogleTestsLinesAndItsXml) {
     const auto xml = tempPath("run.xml");
-    const BoundedResult r = repro({"--gtest_filter=renderdoc_3899_fill_then_copy.*:builtin_chain.single",
-                                   "--gtest_also_run_disabled_tests", "--preset", "tiny", "-n", "2",
-                                   "--gtest_output=xml:" + xml.string()});
+    const BoundedResult r =
+        repro({"--gtest_filter=renderdoc_3899_fill_then_copy.*:builtin_chain.single", "--gtest_also_run_disabled_tests",
+               "--preset", "tiny", "-n", "2", "--gtest_output=xml:" + xml.string()});
     ASSERT_EQ(r.status, 0) << shown(r);
     const std::string suite = "renderdoc_3899_fill_then_copy";
     EXPECT_EQ(timeless(r.out),
               "[==========] Running 4 tests from 2 test suites.\n"
               "[----------] Global test environment set-up.\n"
-              "[----------] 3 tests from " + suite + "\n"
-              "[ RUN      ] " + suite + ".split\n[       OK ] " + suite + ".split (T ms)\n"
-              "[ RUN      ] " + suite + ".multipass\n[       OK ] " + suite + ".multipass (T ms)\n"
-              "[ RUN      ] " + suite + ".single\n[       OK ] " + suite + ".single (T ms)\n"
-              "[----------] 3 tests from " + suite + " (T ms total)\n\n"
-              "[----------] 1 test from builtin_chain\n"
-              "[ RUN      ] builtin_chain.single\n[       OK ] builtin_chain.single (T ms)\n"
-              "[----------] 1 test from builtin_chain (T ms total)\n\n"
-              "[----------] Global test environment tear-down\n"
-              "[==========] 4 tests from 2 test suites ran. (T ms total)\n"
-              "[  PASSED  ] 4 tests.\n");
+              "[----------] 3 tests from " +
+                  suite +
+                  "\n"
+                  "[ RUN      ] " +
+                  suite + ".split\n[       OK ] " + suite +
+                  ".split (T ms)\n"
+                  "[ RUN      ] " +
+                  suite + ".multipass\n[       OK ] " + suite +
+                  ".multipass (T ms)\n"
+                  "[ RUN      ] " +
+                  suite + ".single\n[       OK ] " + suite +
+                  ".single (T ms)\n"
+                  "[----------] 3 tests from " +
+                  suite +
+                  " (T ms total)\n\n"
+                  "[----------] 1 test from builtin_chain\n"
+                  "[ RUN      ] builtin_chain.single\n[       OK ] builtin_chain.single (T ms)\n"
+                  "[----------] 1 test from builtin_chain (T ms total)\n\n"
+                  "[----------] Global test environment tear-down\n"
+                  "[==========] 4 tests from 2 test suites ran. (T ms total)\n"
+                  "[  PASSED  ] 4 tests.\n");
     pugi::xml_document doc;
     ASSERT_TRUE(doc.load_file(xml.c_str())) << xml;
     std::filesystem::remove(xml);
@@ -163,8 +176,9 @@ TEST(GtestProtocol, AFilteredRunPrintsGoogleTestsLinesAndItsXml) {
 // wrong, split is right. Each mode is a test of its own, so split passes beside them.
 TEST(GtestProtocol, AWrongModeFailsItsTestAndTheRunExitsOne) {
     const auto xml = tempPath("wrong.xml");
-    const BoundedResult r = repro({"--gtest_filter=kompute_196_increment_chain.*", "--gtest_output=xml:" + xml.string()},
-                                  simulated("seed-bug:dispatches=1"));
+    const BoundedResult r =
+        repro({"--gtest_filter=kompute_196_increment_chain.*", "--gtest_output=xml:" + xml.string()},
+              simulated("seed-bug:dispatches=1"));
     ASSERT_EQ(r.status, 1) << shown(r);
     const std::string out = timeless(r.out);
     EXPECT_TRUE(contains(out, "[       OK ] kompute_196_increment_chain.split (T ms)\n")) << shown(r);
@@ -174,16 +188,19 @@ TEST(GtestProtocol, AWrongModeFailsItsTestAndTheRunExitsOne) {
             << shown(r);
         EXPECT_TRUE(contains(out, "[  FAILED  ] " + test + " (T ms)\n")) << shown(r);
     }
-    EXPECT_TRUE(contains(out, "[  PASSED  ] 1 test.\n[  FAILED  ] 2 tests, listed below:\n"
-                              "[  FAILED  ] kompute_196_increment_chain.multipass\n"
-                              "[  FAILED  ] kompute_196_increment_chain.single\n\n 2 FAILED TESTS\n"))
+    EXPECT_TRUE(contains(out,
+                         "[  PASSED  ] 1 test.\n[  FAILED  ] 2 tests, listed below:\n"
+                         "[  FAILED  ] kompute_196_increment_chain.multipass\n"
+                         "[  FAILED  ] kompute_196_increment_chain.single\n\n 2 FAILED TESTS\n"))
         << shown(r);
     pugi::xml_document doc;
     ASSERT_TRUE(doc.load_file(xml.c_str())) << xml;
     std::filesystem::remove(xml);
     EXPECT_EQ(doc.child("testsuites").attribute("failures").as_int(), 2);
-    const pugi::xml_node failure =
-        doc.child("testsuites").child("testsuite").find_child_by_attribute("testcase", "name", "single").child("failure");
+    const pugi::xml_node failure = doc.child("testsuites")
+                                       .child("testsuite")
+                                       .find_child_by_attribute("testcase", "name", "single")
+                                       .child("failure");
     ASSERT_TRUE(failure);
     EXPECT_TRUE(contains(failure.attribute("message").value(), "BUG REPRODUCED: mode single is mismatch"));
     // The failed tests' logs are kept and named (the message's "; log FILE").
@@ -192,8 +209,9 @@ TEST(GtestProtocol, AWrongModeFailsItsTestAndTheRunExitsOne) {
 
 // A hang is a failed test, and only that test: the next mode runs in a fresh child.
 TEST(GtestProtocol, AHangFailsItsTestAndTheNextTestStillRuns) {
-    const BoundedResult r = repro({"--gtest_filter=kompute_196_increment_chain.multipass:kompute*.single", "--timeout", "1"},
-                                  simulated("clock:us-per-wg=1;hang:dispatches=1"));
+    const BoundedResult r =
+        repro({"--gtest_filter=kompute_196_increment_chain.multipass:kompute*.single", "--timeout", "1"},
+              simulated("clock:us-per-wg=1;hang:dispatches=1"));
     ASSERT_EQ(r.status, 1) << shown(r);
     for (const std::string mode : {"multipass", "single"}) {
         EXPECT_TRUE(contains(r.out, "  exit 3: GPU HANG: mode " + mode)) << shown(r);
@@ -203,13 +221,14 @@ TEST(GtestProtocol, AHangFailsItsTestAndTheNextTestStillRuns) {
 }
 
 TEST(GtestProtocol, ARunThatCannotTestIsSkippedAndPasses) {
-    const BoundedResult r = repro({"--gtest_filter=builtin_chain.split", "--preset", "tiny", "-n", "1",
-                                   "--expect-driver", "no-such-driver"});
+    const BoundedResult r = repro(
+        {"--gtest_filter=builtin_chain.split", "--preset", "tiny", "-n", "1", "--expect-driver", "no-such-driver"});
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "  exit 125: ")) << shown(r);
     EXPECT_TRUE(contains(timeless(r.out), "[  SKIPPED ] builtin_chain.split (T ms)\n")) << shown(r);
-    EXPECT_TRUE(contains(r.out, "[  PASSED  ] 0 tests.\n[  SKIPPED ] 1 test, listed below:\n"
-                                "[  SKIPPED ] builtin_chain.split\n"))
+    EXPECT_TRUE(contains(r.out,
+                         "[  PASSED  ] 0 tests.\n[  SKIPPED ] 1 test, listed below:\n"
+                         "[  SKIPPED ] builtin_chain.split\n"))
         << shown(r);
 }
 

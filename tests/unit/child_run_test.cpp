@@ -62,6 +62,16 @@ TEST(ChildArgv, TheTraceFileStaysWithTheParent) {
     EXPECT_EQ(baseChildArgs(o), (Args{"--timestamps"}));
 }
 
+// The captures are the parent's: --capture-rgp's child is the capture (it would start one of
+// its own), and a child given --capture-gfxr would write over the parent's file.
+TEST(ChildArgv, TheCapturesStayWithTheParent) {
+    const Options o = withCommandLine(
+        {"repro", "--capture-rgp", "--capture-gfxr", "c.gfxr", "--timestamps", "--capture-gfxr=d.gfxr", "-n", "2"});
+    EXPECT_EQ(baseChildArgs(o), (Args{"--timestamps", "-n", "2"}));
+    const ChildRun run{.options = o, .factors = {.mode = Mode::Multipass}, .dir = "/logs", .tag = "rgp-multipass"};
+    EXPECT_EQ(middle(childArgv(run)), (Args{"--timestamps", "-n", "2", "--mode", "multipass"}));
+}
+
 TEST(ChildArgv, AKeptOptionsValueIsNeverReadAsAnOption) {
     const Options o = withCommandLine({"repro", "--dump-dir", "--matrix", "--preset", "small"});
     EXPECT_EQ(baseChildArgs(o), (Args{"--dump-dir", "--matrix", "--preset", "small"}));

@@ -919,6 +919,10 @@ RunReport everyFieldReport() {
                  .teardownDevice = 0.25};
     r.streams.push_back({.title = "mode single, N=2", .calls = {"vkBeginCommandBuffer(cb0, ONE_TIME_SUBMIT)"}});
     r.modes[0].canary = "VK_ERROR_DEVICE_LOST";
+    r.captures.push_back({.tool = "rgp",
+                          .path = "/tmp",
+                          .files = {"/tmp/repro_1.rgp"},
+                          .note = "run again in a child with MESA_VK_TRACE=rgp MESA_VK_TRACE_PER_SUBMIT=1"});
     r.foldedRuns.push_back(
         {.mode = Mode::Single, .point = "N=2", .firstRun = 21, .runs = 4, .wrongRuns = 1, .identical = false});
     return r;
@@ -1014,6 +1018,7 @@ TEST(ReportJson, EveryFieldReportSetsEveryField) {
     m.modeGpuSeconds = 0.0;  // the "gpu" object is there, its arrays empty
     defaults.modes = {m};
     defaults.streams = {StreamReport{}};
+    defaults.captures = {CaptureReport{}};
     defaults.scenario = ScenarioFacts{};
     defaults.modes[0].result.stepCheckJson = "{}";
     // The built-in's every field, and a scenario run's section and step check.
