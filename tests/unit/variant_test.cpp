@@ -214,7 +214,9 @@ TEST(DriverSettings, EverySettingSaysWhichReleasesKnowItsName) {
         if (s.value == "llvm") {
             EXPECT_NE(s.source.find("issue_templates"), std::string::npos) << s.source;
         }
-        if (s.value == "hang") EXPECT_NE(s.effect.find("implies syncshaders"), std::string::npos) << s.effect;
+        if (s.value == "hang") {
+            EXPECT_NE(s.effect.find("implies syncshaders"), std::string::npos) << s.effect;
+        }
     }
 }
 
