@@ -448,8 +448,8 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
 
 // Says what the sweep will set, and what RADV_DEBUG=hang does to the result.
 void introduceDriverEnvSweep(const Options& o, const ProbedDevice& device, const std::vector<DriverSetting>& settings) {
-    say("  note: RADV_DEBUG=hang itself adds synchronization (it waits after every command to "
-        "find the hanging one), so a bug that disappears under it cannot be caught with it");
+    say("  note: RADV_DEBUG=hang itself adds synchronization (it implies syncshaders: it waits after every command "
+        "to find the hanging one), so a bug that disappears under it cannot be caught with it");
     if (settings.empty()) {
         say("  no documented synchronization setting for driver {}; --all-drivers runs every "
             "driver's settings (they should change nothing here)",
@@ -466,15 +466,16 @@ bool reproduces(const ChildOutcome& c) {
 
 // The sweep's rows so far.
 struct SweepTally {
-    std::vector<std::vector<std::string>> rows;  // for --format markdown
-    std::vector<std::string> cures, stillFailing;
+    std::vector<std::vector<std::string>> rows;                      // for --format markdown
+    std::vector<std::string> cures, proofs, stillFailing, notKnown;  // proofs[i]: what cures[i] proves
 };
 
-// One table row, on stderr and for Markdown.
-void sweepRow(SweepTally& t, const std::string& setting, const ChildOutcome& c, const std::string& effect) {
-    const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
-    say("  {:<28} {:<40} {:>4}  {:<10} {}", setting, resultText(c, true), exit, gpuText(c), effect);
-    t.rows.push_back({setting, resultText(c, true), exit, gpuText(c), effect});
+// One table row and, under it, what a change of outcome under the setting proves; on stderr and for Markdown.
+void sweepRow(SweepTally& t, const std::vector<std::string>& cells, const std::string& proves) {
+    say("  {:<28} {:<40} {:>4}  {:<10} {}", cells[0], cells[1], cells[2], cells[3], cells[4]);
+    if (!proves.empty()) say("      if the outcome changes: {}", proves);
+    t.rows.push_back(cells);
+    t.rows.back().push_back(proves);
 }
 
 // The verdict lines after the table; returns the baseline's exit status.
@@ -497,16 +498,20 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
             "--- driver-env-sweep: the bug reproduces without a setting; it "
             "disappears under: {}",
             t.cures.empty() ? "none of them" : join(t.cures));
+        for (size_t i = 0; i < t.cures.size(); ++i)
+            summary.push_back(t.cures[i] + " cures it, which points at " + t.proofs[i]);
         if (!t.stillFailing.empty()) summary.push_back("still reproduces under: " + join(t.stillFailing));
     }
+    if (!t.notKnown.empty()) summary.push_back("not run, not known to this driver: " + join(t.notKnown));
     say("{}", verdict);
     for (const auto& text : summary) say("    {}", text);
     summary.insert(summary.begin(),
-                   "RADV_DEBUG=hang itself adds synchronization, so a bug that "
+                   "RADV_DEBUG=hang itself adds synchronization (it implies syncshaders), so a bug that "
                    "disappears under it cannot be caught with it");
     summary.push_back(verdict.substr(4));
     const bool written =
-        printMarkdown("--driver-env-sweep", o, device, {"setting", "result", "exit", "GPU", "effect"}, t.rows, summary);
+        printMarkdown("--driver-env-sweep", o, device,
+                      {"setting", "result", "exit", "GPU", "effect", "a change of outcome proves"}, t.rows, summary);
     const int status = baseline.status >= 0 ? baseline.status : baseline.process.timedOut ? kExitHang : kExitCannotTest;
     return written || status == kExitHang || status == kExitReproduced || status > 125 ? status : kExitUsage;
 }
@@ -648,12 +653,25 @@ int runDriverEnvSweep(const Options& o, const Plan& plan) {
     SweepTally t;
     const ChildOutcome baseline = runChild({.options = o, .dir = dir, .tag = "baseline", .limitSeconds = limit});
     if (baseline.process.interrupted) return interruptedExit();
-    sweepRow(t, "(none)", baseline, "the driver as it is");
+    sweepRow(t,
+             {"(none)", resultText(baseline, true), baseline.status >= 0 ? std::to_string(baseline.status) : "-",
+              gpuText(baseline), "the driver as it is"},
+             "");
+    const std::optional<std::string> library =
+        baseline.report && baseline.report->device ? baseline.report->device->driverLibrary : std::nullopt;
     for (size_t i = 0; i < settings.size(); ++i) {
         if (interruptSignal() != 0) return interruptedExit();
         const DriverSetting& s = settings[i];
         const RunFactors factors{.driverEnv = DriverEnv{.variable = s.variable, .value = s.value}};
         const std::string assignment = childEnv(factors).front();
+        const LibraryOptionCheck known =
+            library ? optionKnownToLibrary(*library, s.variable, s.value)
+                    : LibraryOptionCheck{.detail = "not checked: the loader named no driver library"};
+        if (known.presence == OptionPresence::NotKnown) {  // setting it would test nothing
+            t.notKnown.push_back(assignment);
+            sweepRow(t, {assignment, "not known to this driver", "-", "-", known.detail}, s.proves);
+            continue;
+        }
         watch::row(static_cast<unsigned>(i + 1), static_cast<unsigned>(settings.size()),
                    "driver settings " + assignment);
         const ChildOutcome c = runChild({.options = o,
@@ -662,9 +680,17 @@ int runDriverEnvSweep(const Options& o, const Plan& plan) {
                                          .tag = fmt::format("setting-{:02}", i + 1),
                                          .limitSeconds = limit});
         if (c.process.interrupted) return interruptedExit();
-        if (reproduces(baseline) && !reproduces(c) && c.status == kExitNotReproduced) t.cures.push_back(assignment);
+        if (reproduces(baseline) && !reproduces(c) && c.status == kExitNotReproduced) {
+            t.cures.push_back(assignment);
+            t.proofs.push_back(s.proves);
+        }
         if (reproduces(baseline) && reproduces(c)) t.stillFailing.push_back(assignment);
-        sweepRow(t, assignment, c, s.effect + (s.driver == device.driverId ? "" : " (not this device's driver)"));
+        const std::string note = (s.driver == device.driverId ? "" : " (not this device's driver)") +
+                                 std::string(known.presence == OptionPresence::Known ? "" : "; " + known.detail);
+        sweepRow(t,
+                 {assignment, resultText(c, true), c.status >= 0 ? std::to_string(c.status) : "-", gpuText(c),
+                  s.effect + note},
+                 s.proves);
     }
     const int status = concludeDriverEnvSweep(o, device, baseline, t);
     finishLogDir(o, dir);

@@ -119,59 +119,40 @@ std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, co
 // A table, one entry per line: laid out by hand, not by clang-format.
 // clang-format off
 const std::vector<DriverSetting>& driverSettings() {
-    // Effects as Mesa's documentation states them, paraphrased: docs/envvars.rst (RADV_DEBUG,
-    // RADV_PERFTEST, ACO_DEBUG, INTEL_DEBUG), docs/drivers/nvk.rst (NVK_DEBUG), the RADV
-    // hang-debugging notes (RADV_DEBUG=hang also turns on syncshaders) and RADV's issue
-    // template (.gitlab/issue_templates, "AMD Radeon Vulkan": does it reproduce with
-    // RADV_DEBUG=llvm?). Releases: the option tables read in src/amd/vulkan/radv_instance.c
-    // (a 25.x one with noibs and nocompute; a 26.x one with noibchaining, dumpibs and fullsync
-    // that deprecates nocompute for RADV_QUEUE_DISABLE=compute; a newer one without nocompute)
-    // and src/amd/compiler/aco_ir.cpp, and the names found in Debian 12's Mesa 22.3.6 library.
-    const std::string everyRadv = "Mesa 22.3.6 (Debian 12's library) and every RADV table read up to the 26.x ones; "
-                                  "first release not verified";
-    const std::string everyAco = "Mesa 22.3.6 (Debian 12's library) and every ACO table read (aco_ir.cpp) up to the "
-                                 "newest; first release not verified";
+    // Effects as Mesa documents them, paraphrased (https://docs.mesa3d.org/envvars.html: RADV_DEBUG,
+    // RADV_PERFTEST, ACO_DEBUG, INTEL_DEBUG; docs/drivers/nvk.rst: NVK_DEBUG; RADV's hang-debugging
+    // notes: hang turns on syncshaders; RADV's issue template asks about llvm). Names checked in the
+    // option tables of src/amd/vulkan/radv_instance.c (25.x: noibs; 26.x: noibchaining, fullsync),
+    // src/amd/compiler/aco_ir.cpp, src/nouveau/vulkan/nvk_instance.c, and Debian 12's 22.3.6 library.
+    const std::string radv = "Mesa 22.3.6 (Debian 12's library) and every RADV table read up to the 26.x ones";
+    const std::string aco = "Mesa 22.3.6 (Debian 12's library) and every ACO table read (aco_ir.cpp)";
+    const std::string sync = "a missing execution dependency: a dispatch started before the one it must follow ended";
+    auto row = [](std::string driver, std::string variable, std::string value, std::string effect,
+                  std::string proves, std::string releases, std::string source = {}) {
+        if (source.empty()) source = "Mesa envvars.rst, " + variable;
+        return DriverSetting{std::move(driver), std::move(variable), std::move(value), std::move(effect),
+                             std::move(source), std::move(releases), std::move(proves)};
+    };
     static const std::vector<DriverSetting> settings = {
-        {"MESA_RADV", "RADV_DEBUG", "syncshaders",
-         "waits for every draw and dispatch to finish before the next starts", "Mesa envvars.rst, RADV_DEBUG", everyRadv},
-        {"MESA_RADV", "RADV_DEBUG", "llvm",
-         "compiles shaders with LLVM instead of ACO (a Mesa built with LLVM); RADV's bug template asks whether a bug "
-         "reproduces with it",
-         "Mesa envvars.rst, RADV_DEBUG; Mesa .gitlab/issue_templates (AMD Radeon Vulkan)", everyRadv},
-        {"MESA_RADV", "RADV_DEBUG", "nocompute",
-         "hides the async compute queues (blade uses family 0 anyway)", "Mesa envvars.rst, RADV_DEBUG",
-         "Mesa 22.3.6 to the 25.x tables; a 26.x table deprecates it for RADV_QUEUE_DISABLE=compute; gone from the "
-         "newest table read"},
-        {"MESA_RADV", "RADV_DEBUG", "zerovram", "zero-fills every VRAM allocation", "Mesa envvars.rst, RADV_DEBUG",
-         everyRadv},
-        {"MESA_RADV", "RADV_DEBUG", "noibs",
-         "records command buffers in system memory, not directly in GPU-visible memory",
-         "Mesa envvars.rst, RADV_DEBUG", "Mesa 22.3.6 to the 25.x tables; renamed noibchaining in the 26.x tables"},
-        {"MESA_RADV", "RADV_DEBUG", "noibchaining",
-         "no IB chaining: each command buffer's IB is submitted on its own, the state IB inlined (noibs' new name)",
-         "Mesa radv_instance.c (RADV_DEBUG_NO_IB_CHAINING, radv_amdgpu_winsys.c chain_ib)",
-         "the 26.x tables read (replaces noibs); not in Mesa 22.3.6"},
-        {"MESA_RADV", "RADV_DEBUG", "hang",
-         "hang detection and dumps; it also synchronizes after every command, so a bug that "
-         "vanishes under it cannot be caught by it",
-         "Mesa envvars.rst, RADV_DEBUG; Mesa RADV hang-debugging notes (hang implies syncshaders)", everyRadv},
-        {"MESA_RADV", "ACO_DEBUG", "force-waitcnt",
-         "ACO emits a wait for outstanding memory operations wherever there is one",
-         "Mesa envvars.rst, ACO_DEBUG", everyAco},
-        {"MESA_RADV", "ACO_DEBUG", "nosched",
-         "ACO does not schedule instructions: memory operations and their waits stay in program order",
-         "Mesa envvars.rst, ACO_DEBUG; aco_ir.cpp (DEBUG_NO_SCHED)", everyAco},
-        {"MESA_RADV", "ACO_DEBUG", "noopt", "ACO skips its IR optimizations", "Mesa envvars.rst, ACO_DEBUG; aco_ir.cpp (DEBUG_NO_OPT)",
-         everyAco},
-        {"MESA_RADV", "RADV_PERFTEST", "cswave32",
-         "compiles compute shaders for wave32 (GFX10+)", "Mesa envvars.rst, RADV_PERFTEST", everyRadv},
-        {"INTEL_OPEN_SOURCE_MESA", "INTEL_DEBUG", "sync",
-         "the CPU waits for each batch to finish after sending it", "Mesa envvars.rst, INTEL_DEBUG", "not checked"},
-        {"INTEL_OPEN_SOURCE_MESA", "INTEL_DEBUG", "stall",
-         "a GPU stall after every draw and dispatch", "Mesa envvars.rst, INTEL_DEBUG", "not checked"},
-        {"MESA_NVK", "NVK_DEBUG", "push_sync",
-         "waits for every push buffer to complete", "Mesa docs/drivers/nvk.rst, NVK_DEBUG",
-         "NVK_DEBUG_PUSH_SYNC in src/nouveau/vulkan/nvk_debug.h (2024); the table's releases not checked"},
+        row("MESA_RADV", "RADV_DEBUG", "syncshaders", "waits for every draw and dispatch to finish before the next starts", sync, radv),
+        row("MESA_RADV", "RADV_DEBUG", "fullsync", "full synchronization (RADV_DEBUG_FULL_SYNC); not described in envvars.rst as read: " "by its name syncshaders with cache flushes and invalidations (not verified in the source)", "a missing cache flush or invalidation where syncshaders alone stays wrong (else no more than syncshaders)", "the 26.x tables read; not in Mesa 22.3.6 nor the 25.x table", "Mesa radv_instance.c (RADV_DEBUG_FULL_SYNC)"),
+        row("MESA_RADV", "RADV_DEBUG", "hang", "hang detection with dumps; it implies syncshaders", "no more than syncshaders (hang implies it); a bug that vanishes here cannot be caught by hang's report", radv, "Mesa envvars.rst, RADV_DEBUG; Mesa RADV hang-debugging notes (hang implies syncshaders)"),
+        row("MESA_RADV", "RADV_DEBUG", "nocache", "disables the shader cache", "a stale or wrong shader binary taken from the shader cache", radv),
+        row("MESA_RADV", "RADV_DEBUG", "allbos", "makes every allocated buffer part of each submission", "a buffer missing from the submission's buffer list (not resident while the work ran)", radv),
+        row("MESA_RADV", "RADV_DEBUG", "noibs", "records command buffers in system memory, not in GPU-visible memory", "a fault in how command buffers are recorded or chained into one submission", "Mesa 22.3.6 to the 25.x tables; renamed noibchaining in the 26.x tables"),
+        row("MESA_RADV", "RADV_DEBUG", "noibchaining", "no IB chaining: each command buffer's IB is submitted on its own " "(noibs' new name)", "a fault in chaining command buffers into one submission", "the 26.x tables read (replaces noibs); not in Mesa 22.3.6", "Mesa radv_instance.c (RADV_DEBUG_NO_IB_CHAINING, radv_amdgpu_winsys.c chain_ib)"),
+        row("MESA_RADV", "RADV_DEBUG", "nocompute", "hides the async compute queues (blade uses family 0 anyway)", "the compute rings' presence itself: the chain runs on family 0 either way", "Mesa 22.3.6 to the 25.x tables; a 26.x table deprecates it for RADV_QUEUE_DISABLE=compute; gone from the newest"),
+        row("MESA_RADV", "RADV_DEBUG", "zerovram", "zero-fills every VRAM allocation", "a read of device memory that was never written", radv),
+        row("MESA_RADV", "RADV_DEBUG", "llvm", "compiles shaders with LLVM instead of ACO (a Mesa built with LLVM); RADV's " "bug template asks whether a bug reproduces with it", "the ACO compiler (H5), only where this Mesa honours llvm (newer releases may keep it to debug builds: " "check with RADV_DEBUG=shaders that LLVM compiled); unchanged proves nothing", radv, "Mesa envvars.rst, RADV_DEBUG; Mesa .gitlab/issue_templates (AMD Radeon Vulkan)"),
+        row("MESA_RADV", "ACO_DEBUG", "force-waitcnt", "ACO waits for outstanding memory operations wherever there is one", "a missing wait inside the shader (ACO's wait-counter insertion)", aco),
+        row("MESA_RADV", "ACO_DEBUG", "force-waitdeps", "ACO waits on instruction dependencies, for hardware hazards (GFX10+)", "a hardware hazard ACO does not work around", aco),
+        row("MESA_RADV", "ACO_DEBUG", "novn", "ACO skips value numbering", "a value-numbering miscompile in ACO", aco),
+        row("MESA_RADV", "ACO_DEBUG", "noopt", "ACO skips its IR optimizations", "an ACO optimization miscompiles (novn and nosched narrow which)", aco),
+        row("MESA_RADV", "ACO_DEBUG", "nosched", "ACO does not schedule instructions: memory operations keep program order", "ACO's scheduler moved a memory operation or its wait", aco, "Mesa envvars.rst, ACO_DEBUG; aco_ir.cpp (DEBUG_NO_SCHED)"),
+        row("MESA_RADV", "RADV_PERFTEST", "cswave32", "compiles compute shaders for wave32 (GFX10+)", "a fault tied to the wave size compute shaders run with", radv),
+        row("INTEL_OPEN_SOURCE_MESA", "INTEL_DEBUG", "sync", "the CPU waits for each batch to finish after sending it", "a missing dependency between batches (submission-level synchronization)", "not checked"),
+        row("INTEL_OPEN_SOURCE_MESA", "INTEL_DEBUG", "stall", "a GPU stall after every draw and dispatch", sync, "not checked"),
+        row("MESA_NVK", "NVK_DEBUG", "push_sync", "waits for every push buffer to complete", "a missing dependency between push buffers (submission-level synchronization)", "NVK_DEBUG_PUSH_SYNC in nvk_instance.c's table", "Mesa docs/drivers/nvk.rst, NVK_DEBUG"),
     };
     return settings;
 }

@@ -101,6 +101,7 @@ struct DriverSetting {
     // parser ignores a name it does not know, so a stale name silently tests nothing
     // (optionKnownToLibrary checks the installed driver).
     std::string releases;
+    std::string proves;  // what a change of outcome under it proves, one line
 };
 // Every known setting, in a fixed order (RADV, ACO, ANV, NVK).
 const std::vector<DriverSetting>& driverSettings();

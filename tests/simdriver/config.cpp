@@ -234,6 +234,7 @@ class Parser {
     bool dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg);
     bool deviceFault(ArgumentReader& r, std::optional<std::string_view> arg);
     bool secondFamily(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool curedBy(ArgumentReader& r, std::optional<std::string_view> arg);
     bool conflicts();
 
     bool fail(const std::string& what) {
@@ -532,6 +533,17 @@ bool Parser::secondFamily(ArgumentReader& r, std::optional<std::string_view> arg
     return true;
 }
 
+bool Parser::curedBy(ArgumentReader& r, std::optional<std::string_view> arg) {
+    Arguments args;
+    if (!arg) return r.fail("needs the option: cured-by:OPTION[,variable=VARIABLE]");
+    if (!r.read(*arg, true, {"variable"}, args)) return false;
+    if (!args.positional) return r.fail("needs the option first: cured-by:OPTION[,variable=VARIABLE]");
+    CuredBy cure{.option = std::string(*args.positional)};
+    if (!eachSetting(args, [&](auto, auto v) { return (cure.variable = std::string(v)), true; })) return false;
+    config_.curedBy = cure;
+    return true;
+}
+
 bool Parser::behaviour(std::string_view item) {
     if (item.empty()) return fail("empty behaviour (two ';' in a row, or one at an end)");
     const size_t colon = item.find(':');
@@ -541,8 +553,8 @@ bool Parser::behaviour(std::string_view item) {
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
     static const std::vector<std::string_view> kNames = {
-        "identity", "seed-bug", "watchdog", "clock", "stale",          "crash",         "abort",       "stall",
-        "lost",     "flaky",    "api",      "hang",  "drop-transfers", "second-family", "device-fault"};
+        "identity", "seed-bug", "watchdog", "clock", "stale",          "crash",         "abort",        "stall",
+        "lost",     "flaky",    "api",      "hang",  "drop-transfers", "second-family", "device-fault", "cured-by"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -560,6 +572,7 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "drop-transfers") return dropTransfers(r, arg);
     if (name == "second-family") return secondFamily(r, arg);
     if (name == "device-fault") return deviceFault(r, arg);
+    if (name == "cured-by") return curedBy(r, arg);
     return fault(r, name, arg);
 }
 
@@ -578,6 +591,9 @@ bool Parser::conflicts() {
     if (c.dropTransfers) bugs.emplace_back("drop-transfers");
     if (bugs.size() > 1) {
         return fail(bugs[0] + " and " + bugs[1] + " conflict: one cause of wrong results at a time");
+    }
+    if (c.curedBy && !c.seedBug && !c.flaky && !c.stale && !c.hang && !c.dropTransfers) {
+        return fail("cured-by needs a wrong result to cure: seed-bug, flaky, stale, hang or drop-transfers");
     }
     if (c.hang && !c.watchdog && !c.clock) {
         return fail("hang needs watchdog or clock: a hung dispatch never ends on the simulated clock");
@@ -646,7 +662,28 @@ Identity defaultIdentity() {
 
 bool Config::empty() const {
     return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
-           !api10 && !dropTransfers && !secondFamily && !deviceFault;
+           !api10 && !dropTransfers && !secondFamily && !deviceFault && !curedBy;
+}
+
+bool optionListed(std::string_view list, std::string_view option) {
+    if (list == "all") return true;
+    while (!list.empty()) {
+        const size_t end = list.find_first_of(", ");
+        if (list.substr(0, end) == option) return true;
+        list.remove_prefix(end == std::string_view::npos ? list.size() : end + 1);
+    }
+    return false;
+}
+
+Config cured(const Config& config, std::optional<std::string_view> value) {
+    Config out = config;
+    if (!config.curedBy || !value || !optionListed(*value, config.curedBy->option)) return out;
+    out.seedBug.reset();
+    out.flaky.reset();
+    out.stale.reset();
+    out.hang.reset();
+    out.dropTransfers = false;
+    return out;
 }
 
 std::optional<ClockCost> Config::cost() const {

@@ -130,6 +130,14 @@ struct Stale {
     uint32_t dispatch = 1;  // >= 1
 };
 
+// cured-by:OPTION[,variable=VARIABLE]: the simulated wrong result (seed-bug, flaky, stale, hang,
+// drop-transfers) goes away when the driver's debug variable VARIABLE (default RADV_DEBUG, as
+// the simulated device poses as RADV) names OPTION, as a driver toggle that fixes the bug would.
+struct CuredBy {
+    std::string option;
+    std::string variable = "RADV_DEBUG";
+};
+
 // Everything REPRO_SIMULATE asked for. Empty (the variable unset or empty): the layer
 // forwards every call unchanged.
 struct Config {
@@ -154,6 +162,7 @@ struct Config {
     // layer answers vkGetDeviceFaultInfoEXT itself (a description, no address or vendor
     // record) and keeps the extension and its feature struct from the driver below.
     bool deviceFault = false;
+    std::optional<CuredBy> curedBy;
 
     bool empty() const;
     // The clock that costs dispatches (clock or watchdog), if any.
@@ -175,6 +184,15 @@ struct ParseResult {
 // Nothing is trimmed or case-folded; an unknown behaviour, an unknown or repeated key, a
 // malformed value or a conflicting combination is an error.
 ParseResult parseSimulate(std::string_view text);
+
+// Whether `list`, a debug variable's value, names `option`, as Mesa's parse_debug_string reads
+// it (util/u_debug.c: names separated by commas or spaces, compared whole; the value "all" alone
+// names every one).
+bool optionListed(std::string_view list, std::string_view option);
+
+// `config` as the driver runs it when the cure's variable holds `value` (nullopt: unset): without
+// its wrong-result behaviour when the value names the cure's option, unchanged otherwise.
+Config cured(const Config& config, std::optional<std::string_view> value);
 
 // The VkDriverId of a name with or without the "VK_" and "DRIVER_ID_" prefixes
 // ("DRIVER_ID_MESA_RADV", "MESA_RADV"); nullopt when the 1.3.239 headers have no such id.

@@ -36,7 +36,7 @@ TEST(Grammar, ErrorLineQuotesTheWholeValueAndNamesTheOffendingText) {
     EXPECT_EQ(parseSimulate("seed-bug;bogus:1").error,
               "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
               "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang, drop-transfers, "
-              "second-family, device-fault)");
+              "second-family, device-fault, cured-by)");
 }
 
 TEST(Grammar, StructuralErrors) {
@@ -325,6 +325,43 @@ TEST(Parse, DropTransfersTakesNoArgumentAndIsOneCauseOfWrongResults) {
               "seed-bug and drop-transfers conflict: one cause of wrong results at a time");
     EXPECT_EQ(error("drop-transfers;stale:dispatch=1"),
               "stale and drop-transfers conflict: one cause of wrong results at a time");
+}
+
+TEST(CuredBy, OptionFirstVariableDefaultsToRadvDebug) {
+    const Config c = parsed("seed-bug;cured-by:syncshaders");
+    ASSERT_TRUE(c.curedBy);
+    EXPECT_EQ(c.curedBy->option, "syncshaders");
+    EXPECT_EQ(c.curedBy->variable, "RADV_DEBUG");
+    EXPECT_EQ(parsed("stale:dispatch=2;cured-by:force-waitcnt,variable=ACO_DEBUG").curedBy->variable, "ACO_DEBUG");
+    EXPECT_EQ(error("seed-bug;cured-by"), "cured-by: needs the option: cured-by:OPTION[,variable=VARIABLE]");
+    EXPECT_EQ(error("seed-bug;cured-by:variable=X"),
+              "cured-by: needs the option first: cured-by:OPTION[,variable=VARIABLE]");
+    EXPECT_EQ(error("identity;cured-by:syncshaders"),
+              "cured-by needs a wrong result to cure: seed-bug, flaky, stale, hang or drop-transfers");
+}
+
+// Mesa's reading of a debug variable (util/u_debug.c parse_debug_string): whole names between
+// commas or spaces; "all" alone names every option.
+TEST(CuredBy, OptionListedAsMesaReadsTheVariable) {
+    EXPECT_TRUE(optionListed("syncshaders", "syncshaders"));
+    EXPECT_TRUE(optionListed("nocache,syncshaders", "syncshaders"));
+    EXPECT_TRUE(optionListed("nocache syncshaders", "syncshaders"));
+    EXPECT_TRUE(optionListed("all", "syncshaders"));
+    EXPECT_FALSE(optionListed("nosyncshaders", "syncshaders"));
+    EXPECT_FALSE(optionListed("syncshaders2,hang", "syncshaders"));
+    EXPECT_FALSE(optionListed("", "syncshaders"));
+    EXPECT_FALSE(optionListed("nocache,all", "syncshaders"));
+}
+
+TEST(CuredBy, TheNamedOptionRemovesTheWrongResultAndNothingElse) {
+    const Config c = parsed("identity;seed-bug:dispatches=2;cured-by:syncshaders");
+    EXPECT_TRUE(cured(c, std::nullopt).seedBug);
+    EXPECT_TRUE(cured(c, "nocache").seedBug);
+    const Config fixed = cured(c, "nocache,syncshaders");
+    EXPECT_FALSE(fixed.seedBug);
+    EXPECT_TRUE(fixed.identity);
+    EXPECT_FALSE(cured(parsed("drop-transfers;cured-by:allbos"), "allbos").dropTransfers);
+    EXPECT_FALSE(cured(parsed("stale:dispatch=1;cured-by:hang"), "hang").stale);
 }
 
 }  // namespace repro::simdriver

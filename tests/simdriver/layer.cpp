@@ -194,11 +194,18 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateInstance(const VkInstanceCreateInfo* inf
     auto state = std::make_unique<InstanceState>();
     state->handle = *instance;
     state->next = loadInstance(gipa, *instance);
-    state->config = std::make_shared<const Config>(*parsed.config);
+    const std::optional<CuredBy>& cure = parsed.config->curedBy;
+    const char* toggles = cure ? std::getenv(cure->variable.c_str()) : nullptr;
+    state->config = std::make_shared<const Config>(
+        cured(*parsed.config, toggles ? std::optional<std::string_view>(toggles) : std::nullopt));
     state->groups = groupsOf(*state->config);
     const Config& c = *state->config;
     trace("loaded (pid %d); REPRO_SIMULATE%s%s%s", static_cast<int>(getpid()), text && *text ? "='" : " unset",
           text && *text ? text : ": every call passes through unchanged", text && *text ? "'" : "");
+    if (cure && toggles && optionListed(toggles, cure->option)) {
+        trace("%s='%s' names '%s': the simulated wrong result is cured", cure->variable.c_str(), toggles,
+              cure->option.c_str());
+    }
     std::lock_guard lock(globals().mutex);
     if (!globals().faults) globals().faults = std::make_unique<FaultCounter>(c.processFault, c.lost);
     globals().instances[dispatchKey(*instance)] = std::move(state);

@@ -189,9 +189,11 @@ TEST(DriverSettings, RadvGetsTheSettingsTheIssueNames) {
         EXPECT_FALSE(s.source.empty());
         radv.insert(s.variable + "=" + s.value);
     }
-    for (const char* want : {"RADV_DEBUG=syncshaders", "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram",
-                             "ACO_DEBUG=force-waitcnt", "RADV_PERFTEST=cswave32", "RADV_DEBUG=llvm", "RADV_DEBUG=noibs",
-                             "RADV_DEBUG=noibchaining", "ACO_DEBUG=nosched", "ACO_DEBUG=noopt"}) {
+    for (const char* want :
+         {"RADV_DEBUG=syncshaders", "RADV_DEBUG=fullsync", "RADV_DEBUG=nocache", "RADV_DEBUG=allbos", "RADV_DEBUG=hang",
+          "RADV_DEBUG=nocompute", "RADV_DEBUG=zerovram", "ACO_DEBUG=force-waitcnt", "ACO_DEBUG=force-waitdeps",
+          "ACO_DEBUG=novn", "RADV_PERFTEST=cswave32", "RADV_DEBUG=llvm", "RADV_DEBUG=noibs", "RADV_DEBUG=noibchaining",
+          "ACO_DEBUG=nosched", "ACO_DEBUG=noopt"}) {
         EXPECT_TRUE(radv.count(want)) << want;
     }
 }
@@ -200,6 +202,7 @@ TEST(DriverSettings, EverySettingSaysWhichReleasesKnowItsName) {
     std::set<std::string> seen;
     for (const auto& s : driverSettings()) {
         EXPECT_FALSE(s.releases.empty()) << s.variable << "=" << s.value;
+        EXPECT_FALSE(s.proves.empty()) << s.variable << "=" << s.value << " says nothing of what it proves";
         EXPECT_TRUE(seen.insert(s.variable + "=" + s.value).second) << "duplicate " << s.value;
         EXPECT_EQ(s.value.find(','), std::string::npos) << "one option per setting: " << s.value;
     }
@@ -210,6 +213,9 @@ TEST(DriverSettings, EverySettingSaysWhichReleasesKnowItsName) {
         }
         if (s.value == "llvm") {
             EXPECT_NE(s.source.find("issue_templates"), std::string::npos) << s.source;
+        }
+        if (s.value == "hang") {
+            EXPECT_NE(s.effect.find("implies syncshaders"), std::string::npos) << s.effect;
         }
     }
 }
@@ -253,7 +259,9 @@ TEST(OptionPresenceInLibrary, InstalledRadvKnowsItsOptions) {
     // Names every RADV and ACO table read has (whatever the installed Mesa's version).
     for (const auto& [variable, option] :
          {std::pair{"RADV_DEBUG", "syncshaders"}, std::pair{"RADV_DEBUG", "zerovram"}, std::pair{"RADV_DEBUG", "llvm"},
-          std::pair{"ACO_DEBUG", "force-waitcnt"}, std::pair{"RADV_PERFTEST", "cswave32"}}) {
+          std::pair{"ACO_DEBUG", "force-waitcnt"}, std::pair{"RADV_PERFTEST", "cswave32"},
+          std::pair{"RADV_DEBUG", "nocache"}, std::pair{"RADV_DEBUG", "allbos"},
+          std::pair{"ACO_DEBUG", "force-waitdeps"}, std::pair{"ACO_DEBUG", "novn"}}) {
         const LibraryOptionCheck c = optionKnownToLibrary(radv, variable, option);
         EXPECT_EQ(c.presence, OptionPresence::Known) << c.detail;
         EXPECT_EQ(c.detail, std::string("libvulkan_radeon.so knows ") + variable + " option '" + option + "'");
