@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 #include "report/merge_reports.hpp"
@@ -89,26 +90,61 @@ std::vector<std::string> groupLines(const std::vector<MergedRow>& rows) {
     return lines;
 }
 
+// The text table's columns: fewer than the other forms' (the driver's name and version,
+// the modes in one cell), so that a row reads at 160 columns.
+const std::vector<std::string> kTextHeader = {"outcome", "what ran", "device",      "id",
+                                              "driver",  "kernel",   "job timeout", "split/multipass/single",
+                                              "triage",  "repro",    "file"};
+
+// "ok/zero/zero (job_timeout)": each mode's classification, then the causes' kinds.
+std::string modesCell(const MergedRow& row) {
+    std::string out, causes;
+    for (const std::string_view mode : {"split", "multipass", "single"}) {
+        const auto m = std::find_if(row.modes.begin(), row.modes.end(), [&](const auto& x) { return x.mode == mode; });
+        out += (out.empty() ? "" : "/") + (m == row.modes.end() ? std::string("-") : m->classification);
+        if (m != row.modes.end() && !m->causeKind.empty() && causes.find(m->causeKind) == std::string::npos)
+            causes += (causes.empty() ? "" : ",") + m->causeKind;
+    }
+    return causes.empty() ? out : out + " (" + causes + ")";
+}
+
+std::vector<std::string> textCells(const MergedRow& row) {
+    const std::string name = row.driver.substr(0, row.driver.find(' '));
+    return {row.outcome,
+            (row.control ? "control: " : "") + orDash(row.whatRan),
+            orDash(row.device),
+            orDash(row.deviceIds),
+            orDash(name + (row.driverVersion.empty() ? "" : " " + row.driverVersion)),
+            orDash(row.kernel),
+            orDash(row.jobTimeout),
+            modesCell(row),
+            orDash(row.conclusionKind),
+            orDash(row.reproGit.substr(0, 12)),
+            row.file};
+}
+
 // The columns' widths: each its widest cell's, then, while the line is wider than
-// kMergedTextColumns, the widest column narrowed by one (never below 8 or its header).
+// kMergedTextColumns, the widest of what ran, device, driver, kernel, repro and file
+// narrowed by one (never below 12), then the widest but the outcome (never below 6).
 std::vector<size_t> fittedWidths(const std::vector<std::vector<std::string>>& table) {
     std::vector<size_t> widths(table.front().size(), 0);
     for (const auto& r : table) {
         for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
     }
-    const auto lineWidth = [&] {
-        size_t total = 2 * (widths.size() - 1);
-        for (const size_t w : widths) total += w;
-        return total;
-    };
-    while (lineWidth() > kMergedTextColumns) {
-        size_t widest = 0;
-        for (size_t i = 1; i < widths.size(); ++i) {
-            if (widths[i] > widths[widest]) widest = i;
+    size_t total = 2 * (widths.size() - 1);
+    for (const size_t w : widths) total += w;
+    // First the descriptive columns, down to 12; then any but the outcome, down to 6.
+    const auto narrow = [&](std::initializer_list<size_t> columns, size_t floor) {
+        while (total > kMergedTextColumns) {
+            size_t widest = *columns.begin();
+            for (const size_t i : columns) widest = widths[i] > widths[widest] ? i : widest;
+            if (widths[widest] <= floor) return;
+            --widths[widest];
+            --total;
         }
-        if (widths[widest] <= std::max<size_t>(8, table.front()[widest].size())) break;
-        --widths[widest];
-    }
+    };
+    narrow({1, 2, 4, 5, 9, 10}, 12);
+    narrow({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 6);
     return widths;
 }
 
@@ -122,9 +158,9 @@ std::string fitted(const std::string& cell, size_t width, bool keepEnd) {
 
 std::string renderText(const MergedReports& merged) {
     if (merged.rows.empty()) return "no report merged\n";
-    std::vector<std::vector<std::string>> table = {kHeader};
+    std::vector<std::vector<std::string>> table = {kTextHeader};
     for (const MergedRow& row : merged.rows) {
-        std::vector<std::string> c = cells(row);
+        std::vector<std::string> c = textCells(row);
         for (std::string& cell : c) cell = escaped(cell);
         table.push_back(std::move(c));
     }
@@ -136,7 +172,7 @@ std::string renderText(const MergedReports& merged) {
             const bool last = i + 1 == r.size();
             line += fmt::format("{:<{}}", fitted(r[i], widths[i], last), last ? 0 : widths[i] + 2);
         }
-        out += line + "\n";
+        out += fitted(line, kMergedTextColumns, false) + "\n";  // the columns could not narrow enough
     }
     out += "\n";
     for (const std::string& line : groupLines(merged.rows))

@@ -39,7 +39,8 @@ TEST(Progress, TheLineNamesTheModeTheSubmitElapsedAndPredictedSeconds) {
     p.feed("P\tmultipass\t31.250\n", 1.5);
     p.feed("D\tsubmit 1 of 1 (all 7 steps)\n", 2.0);
     const std::string line = progressLine(p.state(), 10.0, 200);
-    EXPECT_EQ(line, "repro 10 s | mode multipass, submit 1 of 1 (all 7 steps): 9 s of ~31 s predicted");
+    // 81 columns in full: the compact form.
+    EXPECT_EQ(line, "repro 10 s | mode multipass, submit 1 of 1 (all 7 steps): 9 s/~31 s");
     // A prediction for another mode is not this one's.
     p.feed("S\tmodes\tsingle\tmode single: the clearing submit\n", 12.0);
     EXPECT_EQ(progressLine(p.state(), 15.0, 200), "repro 15 s | mode single: the clearing submit: 3 s");

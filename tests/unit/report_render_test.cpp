@@ -666,8 +666,7 @@ TEST(ReportMarkdown, HeadingCommandVerdictAndDetails) {
     EXPECT_TRUE(
         md.starts_with("### repro: BUG REPRODUCED (exit 2) on AMD Radeon RX 6800 (RADV NAVI21), radv Mesa 24.0.5"))
         << md.substr(0, 200);
-    EXPECT_TRUE(
-        contains(md, "```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 --format markdown --device 'RX 6800'\n```\n"));
+    EXPECT_TRUE(contains(md, "```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 --device 'RX 6800'\n```\n"));
     for (const auto& line : r.verdict.lines) EXPECT_TRUE(contains(md, "\n" + line + "\n")) << line;
     // Validation text holds ``` itself: the fence around it is longer.
     EXPECT_TRUE(contains(md, "````text\nSYNC-HAZARD-READ-AFTER-WRITE | vkCmdDispatch ``` <b>\n````\n"));
@@ -880,7 +879,7 @@ TEST(Markdown, FollowsTheRadvIssueTemplate) {
     const std::string md = renderMarkdown(r);
     EXPECT_TRUE(contains(md,
                          "\n```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 "
-                         "--format markdown --device 'RX 6800'\n```\n"))
+                         "--device 'RX 6800'\n```\n"))
         << md;
     EXPECT_TRUE(contains(md, "PCI ID 1002:73bf rev c1")) << md;
     EXPECT_TRUE(contains(md, "- Kernel: `6.8.0-45-generic #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 x86_64`\n")) << md;
