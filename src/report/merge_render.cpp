@@ -119,13 +119,14 @@ std::vector<std::string> textCells(const MergedRow& row) {
             orDash(row.jobTimeout),
             modesCell(row),
             orDash(row.conclusionKind),
-            orDash(row.reproGit.substr(0, 12)),
+            orDash(row.reproGit.substr(0, 8)),
             row.file};
 }
 
 // The columns' widths: each its widest cell's, then, while the line is wider than
-// kMergedTextColumns, the widest of what ran, device, driver, kernel, repro and file
-// narrowed by one (never below 12), then the widest but the outcome (never below 6).
+// kMergedTextColumns, the file (never below 24), then the widest of what ran, device,
+// kernel, repro and file narrowed by one (never below 12), then the widest but the outcome
+// (never below 6).
 std::vector<size_t> fittedWidths(const std::vector<std::vector<std::string>>& table) {
     std::vector<size_t> widths(table.front().size(), 0);
     for (const auto& r : table) {
@@ -143,7 +144,8 @@ std::vector<size_t> fittedWidths(const std::vector<std::vector<std::string>>& ta
             --total;
         }
     };
-    narrow({1, 2, 4, 5, 9, 10}, 12);
+    narrow({10}, 24);
+    narrow({1, 2, 5, 9, 10}, 12);
     narrow({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 6);
     return widths;
 }
