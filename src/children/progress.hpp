@@ -26,11 +26,18 @@ inline constexpr double kProgressEverySeconds = 0.25;
 // nullptr when unset.
 bool progressWanted(bool stderrIsTerminal, bool quiet, const char* ci, const char* term);
 
+// The widest a progress line is drawn, whatever the terminal's width: it stays on one line
+// of the classic 80-column terminal, and looks the same on every terminal.
+inline constexpr size_t kProgressMaxColumns = 80;
+
 // The line for `state` at `now` (the parent's clock, seconds since the child started), at
-// most `columns - 1` characters (a full line would wrap, and "\r" would redraw only its
-// last part), without the "\r" before it and the "\x1b[K" (clear to the end of the line)
-// after it: "repro 12 s | mode multipass, submit 1 of 1 (all 7 steps): 9 s of ~31 s
-// predicted | sweep N=7: row 3 of 8, 5 left, ~40 s". Parts not known yet are left out.
+// most min(`columns`, kProgressMaxColumns) - 1 columns (a full line would wrap, and "\r"
+// would redraw only its last part), without the "\r" before it and the "\x1b[K" (clear to
+// the end of the line) after it: "repro 12 s | sweep N=7: row 3 of 8, 5 left, ~40 s | mode
+// multipass, submit 1 of 1 (all 7 steps): 9 s of ~31 s predicted". Parts not known yet are
+// left out. A line too wide is compacted ("sweep N=7: 3/8, ~40 s", "9 s/~31 s"), then the
+// row's label and what the child does are cut short with "...", never the counts and
+// times; a column is a UTF-8 code point.
 std::string progressLine(const ChildState& state, double now, size_t columns);
 
 // "9 s", "4 min 05 s", "1 h 02 min": a duration in seconds, for people.

@@ -8,10 +8,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 #include <vector>
 
 #include "cli/option_table.hpp"
+#include "core/exit_status.hpp"
 #include "core/output.hpp"
 #include "repro_version.h"
 
@@ -23,47 +25,25 @@ constexpr std::string_view kSummary =
     "slice compute dispatches, recorded in three ways that the Vulkan spec calls equivalent, "
     "then checked, with a verdict in words and in the exit status.";
 
-struct ExitRow {
-    std::string_view status, meaning;
-};
-
-// The exit statuses (README.md "Exit status" and docs/contract.md say the same in more words).
-constexpr ExitRow kExitRows[] = {
-    {"0", "ran; no mode was wrong (not reproduced)"},
-    {"1", "usage error: a bad option or value; one line on stderr says which and why"},
-    {"2",
-     "reproduced: at least one mode's output is wrong (zero, mismatch, nonfinite, "
-     "unwritten)"},
-    {"3",
-     "GPU hang: the device was lost or a wait timed out (completed results are still "
-     "printed); also: the driver crashed or stalled during the modes' submits, waits or "
-     "readback"},
-    {"4", "with --validation: the repro's own Vulkan usage drew validation messages"},
-    {"125",
-     "cannot test here: no Vulkan loader, no usable device, a missing feature, not "
-     "enough device memory, or an inconclusive (underflowed) reference; also: this "
-     "revision cannot be tested: the driver crashed, aborted or stalled before the first "
-     "submit of the modes under test; also: repro itself crashed (a defect of repro), or a "
-     "crash in code that is neither the driver's nor repro's (no verdict)"},
-    {"130, 143", "interrupted by SIGINT or SIGTERM (completed results are printed, no verdict)"},
-};
-
-constexpr std::string_view kExitNotes[] = {
-    "Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0.",
-    "With --invert, a reproduction exits 0 and no reproduction exits 1; a usage error exits 125, "
-    "never 1; every other status is unchanged. That bisects for a fix: git bisect start "
-    "--term-old=broken --term-new=fixed.",
+// The notes --help and docs/options.md add after the exit-status table's own
+// (core/exit_status.hpp exitStatusNotes).
+constexpr std::string_view kHelpExitNotes[] = {
     "--matrix: the same statuses over its valid variants only (the two --barrier controls and "
     "--profile blade-exact are reported, never counted). --driver-env-sweep: the status of the "
     "run without a driver setting. --profile blade-exact: 125 when split is wrong too (its "
     "params descriptor mismatch is undefined behaviour).",
-    "--merge-reports: 0 when every file merged, 1 when a file could not be (it is named on stderr; the "
-    "table of the others is printed).",
     "Where blade's stream is invalid Vulkan, the default takes the nearest valid form: params is "
     "a read-only storage block (blade binds a Uniform block through a STORAGE_BUFFER "
     "descriptor), and the last command buffer of each mode ends with a barrier to HOST_READ "
     "before the host reads small[N] (blade has none).",
 };
+
+// Every note after the exit-status table, the table's own first.
+std::vector<std::string_view> exitNotes() {
+    std::vector<std::string_view> notes(exitStatusNotes().begin(), exitStatusNotes().end());
+    notes.insert(notes.end(), std::begin(kHelpExitNotes), std::end(kHelpExitNotes));
+    return notes;
+}
 
 struct Example {
     std::string_view command, comment;
@@ -150,16 +130,17 @@ void appendSection(std::string& out, const OptionSection& section, size_t column
 
 void appendExitStatus(std::string& out, size_t width) {
     out += "\n";
-    appendWrapped(out, "", "Exit status (for git bisect run: 0 good, 125 skip, any other up to 127 bad):", 0, width);
+    appendWrapped(out, "", "Exit status:", 0, width);
     constexpr size_t column = 12;  // "  130, 143  "
-    for (const ExitRow& row : kExitRows) {
+    for (const ExitStatusRow& row : exitStatusTable()) {
         std::string first = "  " + std::string(row.status);
         first.resize(column, ' ');
         appendWrapped(out, std::move(first), row.meaning, column, width);
     }
-    for (size_t i = 0; i < std::size(kExitNotes); ++i) {
+    const std::vector<std::string_view> notes = exitNotes();
+    for (size_t i = 0; i < notes.size(); ++i) {
         if (i > 0) out += "\n";  // the first, the precedence, stays with the table
-        appendWrapped(out, "", kExitNotes[i], 0, width);
+        appendWrapped(out, "", notes[i], 0, width);
     }
 }
 
@@ -353,13 +334,77 @@ void appendMarkdownSection(std::string& out, const OptionSection& section) {
 
 }  // namespace
 
+namespace {
+
+// `text` with each option in it ("--invert", "-o", after an opening parenthesis or before
+// punctuation) passed through `option`, and every other character through `other`.
+template <typename Option, typename Other>
+std::string markOptions(std::string_view text, Option option, Other other) {
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+        const bool wordStart = i == 0 || text[i - 1] == ' ' || text[i - 1] == '(';
+        const bool dash = text[i] == '-' && i + 1 < text.size();
+        const bool letter = dash && (std::islower(static_cast<unsigned char>(text[i + 1])) != 0 || text[i + 1] == '-');
+        if (wordStart && letter) {
+            size_t end = i + 1;
+            while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '-'))
+                ++end;
+            out += option(text.substr(i, end - i));
+            i = end;
+        } else {
+            out += other(text[i++]);
+        }
+    }
+    return out;
+}
+
+std::string markdownCell(std::string_view text) {
+    return markOptions(
+        text, [](std::string_view o) { return "`" + std::string(o) + "`"; },
+        [](char c) { return c == '|' ? std::string("\\|") : std::string(1, c); });
+}
+
+// roff text: '-' and '\\' escaped, options in bold; a line never starts with '.' or '\''.
+std::string roffText(std::string_view text) {
+    const auto escapeChar = [](char c) {
+        return c == '-' ? std::string("\\-") : c == '\\' ? std::string("\\e") : std::string(1, c);
+    };
+    const std::string out = markOptions(
+        text,
+        [&](std::string_view o) {
+            std::string bold = "\\fB";
+            for (const char c : o) bold += escapeChar(c);
+            return bold + "\\fR";
+        },
+        escapeChar);
+    return out.starts_with('.') || out.starts_with('\'') ? "\\&" + out : out;
+}
+
+}  // namespace
+
+std::string renderExitStatusMarkdown() {
+    std::string out = "| status | meaning |\n|---|---|\n";
+    for (const ExitStatusRow& row : exitStatusTable())
+        out += "| " + std::string(row.status) + " | " + markdownCell(row.meaning) + " |\n";
+    out += "\n";
+    for (size_t i = 0; i < exitStatusNotes().size(); ++i)
+        out += (i > 0 ? "\n" : "") + markdownCell(exitStatusNotes()[i]) + "\n";
+    return out;
+}
+
+std::string renderExitStatusRoff() {
+    std::string out;
+    for (const ExitStatusRow& row : exitStatusTable())
+        out += ".TP\n.B " + roffText(row.status) + "\n" + roffText(row.meaning) + "\n";
+    for (const std::string_view note : exitStatusNotes()) out += ".PP\n" + roffText(note) + "\n";
+    return out;
+}
+
 std::string renderOptionsMarkdown() {
     std::string out;
     for (const OptionSection& section : optionTable()) appendMarkdownSection(out, section);
-    out += "\n## Exit status\n\n| status | meaning |\n|---|---|\n";
-    for (const ExitRow& row : kExitRows) out += "| " + std::string(row.status) + " | " + cell(row.meaning) + " |\n";
-    out += "\n";
-    for (const std::string_view note : kExitNotes) out += cell(note) + "\n\n";
+    out += "\n## Exit status\n\n" + renderExitStatusMarkdown() + "\n";
+    for (const std::string_view note : kHelpExitNotes) out += cell(note) + "\n\n";
     out += "## Examples\n\n```sh\n";
     for (const Example& e : kExamples) out += "# " + std::string(e.comment) + "\n" + std::string(e.command) + "\n";
     out += "```\n";

@@ -37,6 +37,14 @@ std::string renderBashCompletion();
 // statuses, the notes and the examples of --help. '|' in a text is escaped as "\|".
 std::string renderOptionsMarkdown();
 
+// The exit-status table (core/exit_status.hpp) and its notes as Markdown, options as code
+// spans and '|' escaped: the block README.md, docs/contract.md and docs/options.md hold.
+std::string renderExitStatusMarkdown();
+
+// The same as man-page roff for help2man's [EXIT STATUS] section (cmake/repro.h2m): a
+// ".TP" paragraph per status, a ".PP" per note, options in bold, '-' as "\-".
+std::string renderExitStatusRoff();
+
 // --version: repro's version and the git commit it was built from (generated at build time by
 // cmake/WriteVersion.cmake: "unknown" without git, "-dirty" with uncommitted changes), the
 // Vulkan loader's version (`loaderVersion`, e.g. "1.3.239" or "no loader (...)"; nullopt:

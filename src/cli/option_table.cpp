@@ -150,8 +150,8 @@ OptionSection reportSection() {
         {.longName = "--format", .placeholder = "FORMAT",
          .help = "text, markdown (one block to paste into a Mesa issue) or json (the report of "
                  "docs/report-schema.md); with markdown or json and no -o, stdout holds only that "
-                 "document and the text goes to stderr",
-         .defaultText = "text", .choices = {"text", "markdown", "json"}, .completion = kChoices,
+                 "document and the text goes to stderr; csv: --merge-reports's table only",
+         .defaultText = "text", .choices = {"text", "markdown", "json", "csv"}, .completion = kChoices,
          .value = &R::format},
         {.longName = "--output", .shortName = 'o', .placeholder = "FILE",
          .help = "write the document --format names (text, markdown or json) to FILE in place of "
@@ -165,7 +165,7 @@ OptionSection reportSection() {
          .value = &R::json},
         {.longName = "--merge-reports",
          .help = "followed by FILE...: run nothing, read those JSON run reports (of the chain or "
-                 "a file) and triage documents (from many machines) and print one table of them in --format, grouped by "
+                 "a file) and triage documents (from many machines) and print one table of them in --format (csv too), grouped by "
                  "outcome; a file that cannot be merged gets one line on stderr and exit 1, the "
                  "others are printed",
          .completion = ValueCompletion::File, .flag = &R::mergeReports},

@@ -345,7 +345,7 @@ void readRun(const RawArgs& raw, Options& o) {
 }
 
 void readReport(const RawArgs& raw, Options& o) {
-    constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Json};
+    constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Json, Format::Csv};
     if (raw.format) o.format = named(*raw.format, formats);
     o.output = raw.output;
     o.json = raw.json;
@@ -588,6 +588,8 @@ Options readOptions(const RawArgs& raw, std::optional<std::string_view> envChain
     readDevice(raw, o);
     readRun(raw, o);
     readReport(raw, o);
+    if (o.format == Format::Csv)
+        fail("--format csv: only with --merge-reports (a run's report is text, markdown or json)");
     readExperiments(raw, o);
     readMultiRun(raw, o);
     readGtest(raw, o);
@@ -626,6 +628,8 @@ std::string_view name(Format f) {
             return "markdown";
         case Format::Json:
             return "json";
+        case Format::Csv:
+            return "csv";
     }
     return "?";
 }

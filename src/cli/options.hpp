@@ -28,9 +28,9 @@ enum class ReferenceKind {
 };
 std::string_view name(ReferenceKind k);  // "auto", "split", "cpu", "none"
 
-// How the report is written on stdout (--format).
-enum class Format { Text, Markdown, Json };
-std::string_view name(Format f);  // "text", "markdown", "json"
+// How the report is written on stdout (--format); Csv for --merge-reports only.
+enum class Format { Text, Markdown, Json, Csv };
+std::string_view name(Format f);  // "text", "markdown", "json", "csv"
 
 // Bit pattern --poison fills every buffer the chain writes with: a quiet NaN that no
 // arithmetic of the chain produces, so an element still holding it was never written.

@@ -1,6 +1,9 @@
 // repro's exit statuses (docs/contract.md, "Verdict and exit status") and --invert's mapping.
 #pragma once
 
+#include <span>
+#include <string_view>
+
 namespace repro {
 
 // Exit statuses (docs/contract.md); they fit `git bisect run`: 0 good, 125 skip, 1-127 bad.
@@ -19,5 +22,20 @@ enum ExitStatus : int {
 // §5); every other status (3, 4, 125, 128 + signal) is returned unchanged, so a hang or an
 // untestable revision means the same in both directions (docs/bisect.md).
 int invertedExitStatus(int status);
+
+// One row of the exit-status table: the status ("0", "130, 143") and what it says, plain
+// text in which an option is written as typed ("--invert").
+struct ExitStatusRow {
+    std::string_view status, meaning;
+};
+
+// The one exit-status table: `repro --help` and docs/options.md render it (cli/help.hpp),
+// and tests keep README.md's, docs/contract.md's and the man page's (cmake/repro.h2m)
+// generated copies equal to it.
+std::span<const ExitStatusRow> exitStatusTable();
+
+// The sentences that go with the table everywhere it is shown: the precedence when several
+// statuses apply, and --invert's mapping.
+std::span<const std::string_view> exitStatusNotes();
 
 }  // namespace repro

@@ -51,12 +51,20 @@ std::string portableWord(const std::string& word, const CommandLineContext& c) {
     return word;
 }
 
-// The options scenarioRerunArguments leaves out.
-bool leftOut(std::string_view longName) {
-    static constexpr std::array<std::string_view, 15> kLeftOut = {
-        "--scenario", "--format", "--output",        "--json",  "--trace",   "--dump-dir", "--keep-logs",   "--device",
-        "--queue",    "--invert", "--expect-driver", "--quiet", "--verbose", "--timings",  "--print-stream"};
-    return std::find(kLeftOut.begin(), kLeftOut.end(), longName) != kLeftOut.end();
+// The options that only say where a run's output went: rerunArguments leaves them out.
+// The capture options are matched by name whether or not this build's option table has
+// them.
+constexpr std::array<std::string_view, 8> kOutputOptions = {
+    "--format", "--output", "--json", "--trace", "--dump-dir", "--keep-logs", "--capture-gfxr", "--capture-rgp"};
+
+// The options scenarioRerunArguments leaves out besides kOutputOptions.
+constexpr std::array<std::string_view, 9> kScenarioLeftOut = {"--scenario", "--device",        "--queue",
+                                                              "--invert",   "--expect-driver", "--quiet",
+                                                              "--verbose",  "--timings",       "--print-stream"};
+
+template <size_t N>
+bool among(const std::array<std::string_view, N>& names, std::string_view longName) {
+    return std::find(names.begin(), names.end(), longName) != names.end();
 }
 
 // The option `word` names and whether its value is in the word ("--x=v", "-xv"); nullptr
@@ -102,11 +110,13 @@ std::vector<std::string> portableCommandLine(const std::vector<std::string>& arg
     return out;
 }
 
-std::vector<std::string> scenarioRerunArguments(const std::vector<std::string>& commandLine, const std::string& file,
-                                                const std::string& name) {
-    std::string base = std::filesystem::path(file).filename().string();
-    if (base.empty()) base = (name.empty() ? std::string("scenario") : name) + ".toml";
-    std::vector<std::string> out = {"repro", "--scenario", base};
+namespace {
+
+// The words of commandLine[1...] appended to `out`, without the options `drop` names (each
+// with its value). A word "--name" or "--name=v" that the option table lacks is dropped when
+// `drop` names it: such a run never wrote a report, unless a newer table has it.
+template <typename Drop>
+void keptWords(const std::vector<std::string>& commandLine, Drop drop, std::vector<std::string>& out) {
     for (size_t i = 1; i < commandLine.size(); ++i) {
         const std::string& word = commandLine[i];
         if (word == "--") {  // the rest are no options
@@ -116,13 +126,36 @@ std::vector<std::string> scenarioRerunArguments(const std::vector<std::string>& 
         bool inlineValue = false;
         const OptionSpec* spec = optionOf(word, inlineValue);
         const bool separateValue = spec && spec->value && !inlineValue && i + 1 < commandLine.size();
-        if (spec && leftOut(spec->longName)) {
+        const std::string_view unknownName =
+            !spec && word.starts_with("--") ? std::string_view(word).substr(0, word.find('=')) : std::string_view();
+        if ((spec && drop(spec->longName)) || (!unknownName.empty() && drop(unknownName))) {
             if (separateValue) ++i;
             continue;
         }
         out.push_back(word);
         if (separateValue) out.push_back(commandLine[++i]);
     }
+}
+
+}  // namespace
+
+std::vector<std::string> rerunArguments(const std::vector<std::string>& commandLine) {
+    std::vector<std::string> out;
+    if (commandLine.empty()) return out;
+    out.push_back(commandLine.front());
+    keptWords(
+        commandLine, [](std::string_view name) { return among(kOutputOptions, name); }, out);
+    return out;
+}
+
+std::vector<std::string> scenarioRerunArguments(const std::vector<std::string>& commandLine, const std::string& file,
+                                                const std::string& name) {
+    std::string base = std::filesystem::path(file).filename().string();
+    if (base.empty()) base = (name.empty() ? std::string("scenario") : name) + ".toml";
+    std::vector<std::string> out = {"repro", "--scenario", base};
+    keptWords(
+        commandLine,
+        [](std::string_view option) { return among(kOutputOptions, option) || among(kScenarioLeftOut, option); }, out);
     return out;
 }
 

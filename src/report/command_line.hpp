@@ -27,14 +27,19 @@ CommandLineContext currentCommandLineContext();
 // A folder of "" or "/" shortens nothing. Applying it twice gives the same words.
 std::vector<std::string> portableCommandLine(const std::vector<std::string>& argv, const CommandLineContext& context);
 
+// argv without the options that only say where the output went (--format, -o/--output,
+// --json, --trace, --dump-dir, --keep-logs, --capture-gfxr, --capture-rgp; each with its
+// value, given apart or inline), for the Markdown report's command: everything that shapes
+// the run stays, in order and as given. Words after "--" are kept.
+std::vector<std::string> rerunArguments(const std::vector<std::string>& commandLine);
+
 // The words that rerun a scenario run elsewhere: "repro", "--scenario", the file's base
 // name (of `file`, the path as given; `name` + ".toml" when it is empty), then every option
 // of `commandLine` (argv, argv[0] first) that shapes what runs and how it is judged, as
 // given (a value with its option, "--opt=value" as written). Left out: --scenario itself,
-// where the output went (--format, -o/--output, --json, --trace, --dump-dir, --keep-logs),
-// the device and queue choice (--device, --queue), a bisect step's --invert and
-// --expect-driver, and what only changes what is printed (-q/--quiet, -v/--verbose,
-// --timings, --print-stream). Words that are no option are kept.
+// what rerunArguments leaves out, the device and queue choice (--device, --queue), a bisect
+// step's --invert and --expect-driver, and what only changes what is printed (-q/--quiet,
+// -v/--verbose, --timings, --print-stream). Words that are no option are kept.
 std::vector<std::string> scenarioRerunArguments(const std::vector<std::string>& commandLine, const std::string& file,
                                                 const std::string& name);
 

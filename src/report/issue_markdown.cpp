@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "report/command_line.hpp"
 #include "report/markdown.hpp"
 #include "cli/option_table.hpp"
 #include "repro_version.h"
@@ -74,25 +75,38 @@ std::string readerPath(const OptionSpec& spec, std::string_view value, std::stri
     return portablePath(value, home);
 }
 
-std::string buildSteps(const IssueFacts& f, const IssueContext& c) {
+// Step 1: where the source is and the commit to check out. A build with uncommitted changes
+// ("-dirty") gets no checkout line: no commit reproduces that binary.
+std::string sourceStep(const IssueFacts& f, const IssueContext& c) {
     const bool dirty = f.gitHash.ends_with("-dirty");
     const std::string commit = dirty ? f.gitHash.substr(0, f.gitHash.size() - 6) : f.gitHash;
     const bool knownCommit = !commit.empty() && commit != "unknown";
+    const std::string at = !knownCommit ? std::string(" (commit not recorded)")
+                           : dirty      ? " built from commit " + codeSpan(commit) + " with uncommitted changes"
+                                        : " at commit " + codeSpan(commit);
     std::string out;
-    if (!c.sourceUrl.empty()) {
-        out += fmt::format("1. Get repro {} from {}{}:\n\n", escapeText(f.version), codeSpan(c.sourceUrl),
-                           knownCommit ? " at commit " + codeSpan(commit) : std::string(" (commit not recorded)"));
-        std::string clone = "git clone " + shellQuote(c.sourceUrl) + " repro && cd repro";
-        if (knownCommit) clone += " && git checkout " + commit;
-        out += codeBlock(clone + "\n", "sh") + "\n";
-    } else {
+    if (c.sourceUrl.empty()) {
         out += fmt::format(
-            "1. Get repro {}{}; this build recorded no source URL (configure it with "
-            "`-DREPRO_SOURCE_URL=URL`).\n\n",
-            escapeText(f.version),
-            knownCommit ? " at commit " + codeSpan(commit) : std::string(" (commit not recorded)"));
+            "1. Get repro {}{}; this build recorded no source URL (configure it with `-DREPRO_SOURCE_URL=URL`, or "
+            "set `REPRO_SOURCE_URL` when running).\n\n",
+            escapeText(f.version), at);
+    } else {
+        out += fmt::format("1. Get repro {} from {}{}:\n\n", escapeText(f.version), codeSpan(c.sourceUrl), at);
+        std::string clone = "git clone " + shellQuote(c.sourceUrl) + " repro && cd repro";
+        if (knownCommit && !dirty) clone += " && git checkout " + commit;
+        out += codeBlock(clone + "\n", "sh") + "\n";
     }
-    if (dirty) out += "   The build had changes not yet committed on top of that commit.\n\n";
+    if (dirty && knownCommit) {
+        out +=
+            "   No checkout reproduces this binary: its changes were never committed. Ask the reporter for "
+            "them (`git diff " +
+            commit + "`), or rerun with a build of a clean commit.\n\n";
+    }
+    return out;
+}
+
+std::string buildSteps(const IssueFacts& f, const IssueContext& c) {
+    std::string out = sourceStep(f, c);
     out += "2. Build it (README.md, \"Build\"; the binary is `build/release/src/repro`):\n\n";
     out += codeBlock("cmake --preset release && cmake --build --preset release\n", "sh") + "\n";
     int step = 3;
@@ -105,7 +119,7 @@ std::string buildSteps(const IssueFacts& f, const IssueContext& c) {
         out += details(summary, codeBlock(file.text, file.language));
     }
     out += fmt::format("{}. Run, with `build/release/src/repro` as `repro`:\n\n", step);
-    const std::vector<std::string>& command = f.runArguments.empty() ? f.commandLine : f.runArguments;
+    const std::vector<std::string> command = f.runArguments.empty() ? rerunArguments(f.commandLine) : f.runArguments;
     out += codeBlock(readerCommand(command, f.environment, c.home) + "\n", "sh") + "\n";
     return out;
 }
@@ -174,7 +188,10 @@ IssueContext currentIssueContext() {
     const char* home = std::getenv("HOME");
     std::error_code ec;
     const std::filesystem::path cwd = std::filesystem::current_path(ec);
-    return {.sourceUrl = kReproSourceUrl, .home = home ? home : "", .cwd = ec ? std::string() : cwd.string()};
+    const char* url = std::getenv("REPRO_SOURCE_URL");
+    return {.sourceUrl = url && *url ? url : kReproSourceUrl,
+            .home = home ? home : "",
+            .cwd = ec ? std::string() : cwd.string()};
 }
 
 std::string portablePath(std::string_view path, std::string_view home) {
@@ -259,7 +276,9 @@ std::string withoutFolder(std::string text, std::string_view folder) {
 std::string readerCommand(const std::vector<std::string>& commandLine,
                           const std::vector<std::pair<std::string, std::string>>& environment, std::string_view home) {
     std::string out;
-    for (const auto& [k, v] : environment) out += k + "=" + shellQuote(portablePathList(v, home)) + " ";
+    for (const auto& [k, v] : environment) {
+        if (k != "REPRO_SOURCE_URL") out += k + "=" + shellQuote(portablePathList(v, home)) + " ";
+    }
     out += "repro";
     for (size_t i = 1; i < commandLine.size(); ++i) {
         const std::string& arg = commandLine[i];

@@ -20,8 +20,8 @@
 
 namespace repro {
 
-// Where a document is written: repro's source URL as the build recorded it
-// (REPRO_SOURCE_URL, cmake/Version.cmake; "" when none was), the reporter's home
+// Where a document is written: repro's source URL (the environment's REPRO_SOURCE_URL when
+// set, else the build's, cmake/Version.cmake; "" when neither has one), the reporter's home
 // directory ($HOME; "" or "/" shows nothing as `~`) and current directory (where the run
 // was started; "" or "/": none).
 struct IssueContext {
@@ -30,7 +30,8 @@ struct IssueContext {
     std::string cwd;
 };
 
-// This build's source URL, this process's $HOME and its current directory.
+// The source URL ($REPRO_SOURCE_URL, else this build's), this process's $HOME and its
+// current directory.
 IssueContext currentIssueContext();
 
 // A file the reader saves before running the command (a scenario file), shown whole in
@@ -55,8 +56,8 @@ struct IssueFacts {
     std::vector<std::pair<std::string, std::string>> system;
     std::string version, gitHash;          // repro's version and commit
     std::vector<std::string> commandLine;  // argv as given (argv[0] becomes `repro`)
-    // The command the reader runs when it is not commandLine (argv, argv[0] first: a scenario
-    // run's rerun command); empty: commandLine.
+    // The command the reader runs when it is not commandLine's (argv, argv[0] first: a
+    // scenario run's rerun command); empty: rerunArguments(commandLine), command_line.hpp.
     std::vector<std::string> runArguments;
     std::optional<IssueFile> file;                                 // saved before the command runs; nullopt: none
     std::vector<std::pair<std::string, std::string>> environment;  // driver variables set (NAME, value)
@@ -83,8 +84,9 @@ std::vector<std::pair<std::string, std::string>> hostSystemInformation(const Env
 std::string mesaVersion(std::string_view driverInfo);
 
 // "### TITLE", then Description (the paragraph, then descriptionFacts as a list), System
-// information and Steps to reproduce (get the source, build it, save `file` when there is
-// one, run runArguments or else commandLine), each a "#### " heading. Ends with a blank line.
+// information and Steps to reproduce (get the source and check out the commit, unless the
+// build was "-dirty"; build it, save `file` when there is one, run runArguments or else
+// commandLine without its output options), each a "#### " heading. Ends with a blank line.
 std::string issueHead(const IssueFacts& facts, const IssueContext& context);
 
 // "#### Does RADV_DEBUG=llvm fix it?", "#### Regression" and "#### Log files". Ends with a
@@ -110,7 +112,8 @@ std::string withoutHome(std::string text, std::string_view home);
 // is "", "/" or relative.
 std::string withoutFolder(std::string text, std::string_view folder);
 
-// The command a reader types: the driver variables (NAME=value, shell-quoted), then
+// The command a reader types: the driver variables (NAME=value, shell-quoted; not
+// REPRO_SOURCE_URL, which only names the source in the steps), then
 // `repro` and argv[1..], each option's path value through portablePath (the --dump-dir
 // value only with its home made "~": the user asked for that folder), shell-quoted.
 std::string readerCommand(const std::vector<std::string>& commandLine,

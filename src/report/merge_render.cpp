@@ -1,8 +1,9 @@
 // renderMerged (report/merge_reports.hpp): the merged rows as an aligned text table, a
-// Markdown table or the "repro-merged-reports" JSON document.
+// Markdown table, CSV or the "repro-merged-reports" JSON document.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 #include "report/merge_reports.hpp"
@@ -15,8 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kHeader = {"outcome", "device",    "driver", "version", "kernel", "job timeout", "N",
-                                          "split",   "multipass", "single", "triage",  "repro",  "file"};
+const std::vector<std::string> kHeader = {"outcome", "what ran", "device",      "id",    "driver",
+                                          "version", "kernel",   "job timeout", "split", "multipass",
+                                          "single",  "triage",   "repro",       "file"};
 
 std::string orDash(const std::string& text) { return text.empty() ? "-" : text; }
 
@@ -28,37 +30,22 @@ std::string modeCell(const MergedRow& row, std::string_view mode) {
     return "-";
 }
 
-std::vector<std::string> cellsWithoutScenario(const MergedRow& row) {
+// A row's cells under kHeader; a positive control's "what ran" starts with "control: ".
+std::vector<std::string> cells(const MergedRow& row) {
     return {row.outcome,
+            (row.control ? "control: " : "") + orDash(row.whatRan),
             orDash(row.device),
+            orDash(row.deviceIds),
             orDash(row.driver),
             orDash(row.driverVersion),
             orDash(row.kernel),
             orDash(row.jobTimeout),
-            row.chainLength > 0 ? std::to_string(row.chainLength) : "-",
             modeCell(row, "split"),
             modeCell(row, "multipass"),
             modeCell(row, "single"),
             orDash(row.conclusionKind),
             orDash(row.reproGit),
             row.file};
-}
-
-// Whether any row is a scenario's: the table then has a "scenario" column before "file".
-bool anyScenario(const std::vector<MergedRow>& rows) {
-    return std::any_of(rows.begin(), rows.end(), [](const MergedRow& r) { return !r.scenario.empty(); });
-}
-
-std::vector<std::string> header(const std::vector<MergedRow>& rows) {
-    std::vector<std::string> h = kHeader;
-    if (anyScenario(rows)) h.insert(h.end() - 1, "scenario");
-    return h;
-}
-
-std::vector<std::string> cells(const MergedRow& row, bool scenarioColumn) {
-    std::vector<std::string> c = cellsWithoutScenario(row);
-    if (scenarioColumn) c.insert(c.end() - 1, orDash(row.scenario));
-    return c;
 }
 
 // One group of rows with the same outcome: how many, and each device and driver with its count.
@@ -103,37 +90,132 @@ std::vector<std::string> groupLines(const std::vector<MergedRow>& rows) {
     return lines;
 }
 
-std::string renderText(const MergedReports& merged) {
-    if (merged.rows.empty()) return "no report merged\n";
-    const bool scenarioColumn = anyScenario(merged.rows);
-    std::vector<std::vector<std::string>> table = {header(merged.rows)};
-    for (const MergedRow& row : merged.rows) {
-        std::vector<std::string> c = cells(row, scenarioColumn);
-        for (std::string& cell : c) cell = escaped(cell);
-        table.push_back(std::move(c));
+// The text table's columns: fewer than the other forms' (the driver's name and version,
+// the modes in one cell), so that a row reads at 160 columns.
+const std::vector<std::string> kTextHeader = {"outcome", "what ran", "device",      "id",
+                                              "driver",  "kernel",   "job timeout", "split/multipass/single",
+                                              "triage",  "repro",    "file"};
+
+// "ok/zero/zero (job_timeout)": each mode's classification, then the causes' kinds.
+std::string modesCell(const MergedRow& row) {
+    std::string out, causes;
+    for (const std::string_view mode : {"split", "multipass", "single"}) {
+        const auto m = std::find_if(row.modes.begin(), row.modes.end(), [&](const auto& x) { return x.mode == mode; });
+        out += (out.empty() ? "" : "/") + (m == row.modes.end() ? std::string("-") : m->classification);
+        if (m != row.modes.end() && !m->causeKind.empty() && causes.find(m->causeKind) == std::string::npos)
+            causes += (causes.empty() ? "" : ",") + m->causeKind;
     }
+    return causes.empty() ? out : out + " (" + causes + ")";
+}
+
+std::vector<std::string> textCells(const MergedRow& row) {
+    const std::string name = row.driver.substr(0, row.driver.find(' '));
+    return {row.outcome,
+            (row.control ? "control: " : "") + orDash(row.whatRan),
+            orDash(row.device),
+            orDash(row.deviceIds),
+            orDash(name + (row.driverVersion.empty() ? "" : " " + row.driverVersion)),
+            orDash(row.kernel),
+            orDash(row.jobTimeout),
+            modesCell(row),
+            orDash(row.conclusionKind),
+            orDash(row.reproGit.substr(0, 8)),
+            row.file};
+}
+
+// The columns' widths: each its widest cell's, then, while the line is wider than
+// kMergedTextColumns, the file (never below 24), then the widest of what ran, device,
+// kernel, repro and file narrowed by one (never below 12), then the widest but the outcome
+// (never below 6).
+std::vector<size_t> fittedWidths(const std::vector<std::vector<std::string>>& table) {
     std::vector<size_t> widths(table.front().size(), 0);
     for (const auto& r : table) {
         for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
     }
+    size_t total = 2 * (widths.size() - 1);
+    for (const size_t w : widths) total += w;
+    // First the descriptive columns, down to 12; then any but the outcome, down to 6.
+    const auto narrow = [&](std::initializer_list<size_t> columns, size_t floor) {
+        while (total > kMergedTextColumns) {
+            size_t widest = *columns.begin();
+            for (const size_t i : columns) widest = widths[i] > widths[widest] ? i : widest;
+            if (widths[widest] <= floor) return;
+            --widths[widest];
+            --total;
+        }
+    };
+    narrow({10}, 24);
+    narrow({1, 2, 5, 9, 10}, 12);
+    narrow({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 6);
+    return widths;
+}
+
+// `cell` in `width` bytes: cut with "..." at its end, or at its start for a file's path
+// (whose name is at the end).
+std::string fitted(const std::string& cell, size_t width, bool keepEnd) {
+    if (cell.size() <= width) return cell;
+    if (width <= 3) return cell.substr(0, width);
+    return keepEnd ? "..." + cell.substr(cell.size() - (width - 3)) : cell.substr(0, width - 3) + "...";
+}
+
+std::string renderText(const MergedReports& merged) {
+    if (merged.rows.empty()) return "no report merged\n";
+    std::vector<std::vector<std::string>> table = {kTextHeader};
+    for (const MergedRow& row : merged.rows) {
+        std::vector<std::string> c = textCells(row);
+        for (std::string& cell : c) cell = escaped(cell);
+        table.push_back(std::move(c));
+    }
+    const std::vector<size_t> widths = fittedWidths(table);
     std::string out;
     for (const auto& r : table) {
         std::string line;
-        for (size_t i = 0; i < r.size(); ++i)
-            line += fmt::format("{:<{}}", r[i], i + 1 == r.size() ? 0 : widths[i] + 2);
-        out += line + "\n";
+        for (size_t i = 0; i < r.size(); ++i) {
+            const bool last = i + 1 == r.size();
+            line += fmt::format("{:<{}}", fitted(r[i], widths[i], last), last ? 0 : widths[i] + 2);
+        }
+        out += fitted(line, kMergedTextColumns, false) + "\n";  // the columns could not narrow enough
     }
     out += "\n";
-    for (const std::string& line : groupLines(merged.rows)) out += escaped(line) + "\n";
+    for (const std::string& line : groupLines(merged.rows))
+        out += fitted(escaped(line), kMergedTextColumns, false) + "\n";
+    return out;
+}
+
+// One CSV field (RFC 4180): quoted, its quotes doubled, when it holds a comma, a quote, CR
+// or LF.
+std::string csvField(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string renderCsv(const MergedReports& merged) {
+    const std::vector<std::string> header = {
+        "outcome",   "exit_status",    "what_ran",  "control",       "device",      "vendor_device",
+        "driver",    "driver_version", "driver_id", "kernel",        "job_timeout", "split",
+        "multipass", "single",         "triage",    "repro_version", "repro_git",   "file"};
+    std::vector<std::vector<std::string>> records = {header};
+    for (const MergedRow& row : merged.rows) {
+        records.push_back({row.outcome, std::to_string(row.exitStatus), row.whatRan, row.control ? "yes" : "no",
+                           row.device, row.deviceIds, row.driver, row.driverVersion, row.driverId, row.kernel,
+                           row.jobTimeout, modeCell(row, "split"), modeCell(row, "multipass"), modeCell(row, "single"),
+                           row.conclusionKind, row.reproVersion, row.reproGit, row.file});
+    }
+    std::string out;
+    for (const auto& record : records) {
+        for (size_t i = 0; i < record.size(); ++i) out += (i == 0 ? "" : ",") + csvField(record[i]);
+        out += "\r\n";
+    }
     return out;
 }
 
 std::string renderMarkdownTable(const MergedReports& merged) {
     if (merged.rows.empty()) return "No report merged.\n";
     std::vector<std::vector<std::string>> rows;
-    const bool scenarioColumn = anyScenario(merged.rows);
-    for (const MergedRow& row : merged.rows) rows.push_back(cells(row, scenarioColumn));
-    std::string out = markdownTable(header(merged.rows), rows) + "\n";
+    for (const MergedRow& row : merged.rows) rows.push_back(cells(row));
+    std::string out = markdownTable(kHeader, rows) + "\n";
     for (const std::string& line : groupLines(merged.rows)) out += "- " + markdownText(line) + "\n";
     return out;
 }
@@ -165,6 +247,9 @@ json rowJson(const MergedRow& row) {
          row.conclusionKind.empty() ? json(nullptr) : json{{"kind", row.conclusionKind}, {"line", row.conclusionLine}}},
         {"repro", {{"version", row.reproVersion}, {"git", row.reproGit}}},
         {"scenario", nullIfEmpty(row.scenario)},
+        {"what_ran", row.whatRan},
+        {"control", row.control},
+        {"vendor_device", nullIfEmpty(row.deviceIds)},
         {"verdict_kind", nullIfEmpty(row.verdictKind)}};
 }
 
@@ -197,6 +282,8 @@ std::string renderMerged(const MergedReports& merged, Format format) {
             return renderMarkdownTable(merged);
         case Format::Json:
             return renderJsonDocument(merged);
+        case Format::Csv:
+            return renderCsv(merged);
         case Format::Text:
             break;
     }

@@ -72,6 +72,16 @@ std::string hostFact(const RunReport& report, std::string_view name) {
     return {};
 }
 
+// "chain tiny N=2 --barrier sync2", "kompute-196@52b49c9f N=3": what a run report ran.
+std::string whatRan(const RunReport& report, const std::string& scenario) {
+    std::string out = !scenario.empty()        ? scenario
+                      : !report.preset.empty() ? "chain " + report.preset
+                                               : "chain " + describe(report.shape);
+    out += fmt::format(" N={}", report.chainLength);
+    for (const std::string& change : report.experiment.changes) out += " " + change;
+    return out;
+}
+
 MergedRow runRow(const json& document) {
     const RunReport report = parseReport(document);
     MergedRow row;
@@ -84,6 +94,7 @@ MergedRow runRow(const json& document) {
             report.device->driverName + (report.device->driverInfo.empty() ? "" : " " + report.device->driverInfo);
         row.driverVersion = report.device->driverVersion;
         row.driverId = report.device->driverId;
+        row.deviceIds = fmt::format("{:04x}:{:04x}", report.device->vendorId, report.device->deviceId);
     }
     row.kernel = hostFact(report, "kernel.release");
     setJobTimeout(report, row);
@@ -94,6 +105,8 @@ MergedRow runRow(const json& document) {
     row.reproVersion = report.version;
     row.reproGit = report.gitHash;
     if (report.scenario) row.scenario = report.scenario->name + "@" + report.scenario->fileSha256.substr(0, 8);
+    row.whatRan = whatRan(report, row.scenario);
+    row.control = report.experiment.control;
     return row;
 }
 
@@ -134,6 +147,7 @@ MergedRow triageRow(const json& document) {
     row.chainLength = static_cast<uint32_t>(
         std::clamp<int64_t>(integerAt(document, "chain_length").value_or(0), 0, std::numeric_limits<uint32_t>::max()));
     row.modes = triageModes(objectAt(document, "baseline"));
+    row.whatRan = fmt::format("triage chain N={}", row.chainLength);
     row.conclusionKind = textAt(objectAt(document, "conclusion"), "kind");
     row.conclusionLine = textAt(objectAt(document, "conclusion"), "line");
     row.reproVersion = textAt(objectAt(document, "repro"), "version");

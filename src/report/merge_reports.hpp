@@ -42,7 +42,16 @@ struct MergedRow {
     // outcomeName(exitStatus), or "control caught" for a positive control's reproduction
     // (verdictKind "control_caught"): "reproduced", "hang", "not reproduced", ...
     std::string outcome;
+    // What ran, so that rows are compared like with like: the built-in chain's preset (or its
+    // shape, "chain 1 x 8 x 64 x 64"), N and the flags that change blade's stream ("chain
+    // tiny N=2 --barrier sync2"), or a scenario file's name@hash and N; a triage document's
+    // "triage chain N=7".
+    std::string whatRan;
+    // A positive control (--drop-dispatch, --barrier none or execution-only, a file's
+    // control step): the report's experiment.control.
+    bool control = false;
     std::string device;         // deviceName
+    std::string deviceIds;      // "1002:73bf": vendorID:deviceID in hex; empty for a triage document
     std::string driver;         // "llvmpipe Mesa 22.3.6 (LLVM 15.0.6)": driverName and driverInfo
     std::string driverVersion;  // driverVersion decoded ("22.3.6"); empty for a triage document
     std::string driverId;       // "DRIVER_ID_MESA_LLVMPIPE" (a triage document's is without DRIVER_ID_)
@@ -113,9 +122,13 @@ MergedReports mergeReportFiles(const std::vector<std::string>& files);
 // control caught, the rest), then device, driver, driver version, kernel and file.
 void sortMergedRows(std::vector<MergedRow>& rows);
 
-// The table as text (aligned columns), Markdown (markdownTable) or the "repro-merged-reports"
-// JSON document (2-space indented, keys sorted), each ending in a newline. Text and Markdown
-// end with one line per outcome naming its devices and drivers ("reproduced on: ...").
+// The table as text (aligned columns, every line at most kMergedTextColumns: the widest
+// cells are cut with "..." when the table would be wider), Markdown (markdownTable), CSV
+// (RFC 4180: a header record, one record per row, CRLF line ends, a field quoted when it
+// holds a comma, a quote, CR or LF) or the "repro-merged-reports" JSON document (2-space
+// indented, keys sorted), each ending in a newline. Text and Markdown end with one line per
+// outcome naming its devices and drivers ("reproduced (2 reports): ...").
+inline constexpr size_t kMergedTextColumns = 160;
 std::string renderMerged(const MergedReports& merged, Format format);
 
 // --merge-reports: reads `files`, prints one line on stderr per file that was not merged

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 
 #include "harness.hpp"
@@ -92,7 +93,60 @@ TEST_F(MergeReports, GoodFilesOnlyExitZeroInEveryFormat) {
     EXPECT_NE(text.out.find("\ncontrol caught (1 report): "), std::string::npos) << text.out;
     const ProcessResult md = runRepro({"--merge-reports", "--format", "markdown", file("ok.json"), file("wrong.json")});
     EXPECT_EQ(md.status, 0) << md.err;
-    EXPECT_TRUE(md.out.starts_with("| outcome | device |")) << md.out;
+    EXPECT_TRUE(md.out.starts_with("| outcome | what ran | device | id | driver | version | kernel |")) << md.out;
+}
+
+// Like is compared with like: every row says what ran (a control marked), the vendor:device
+// ID, the driver version and the kernel, and no line of the text table is over 160 columns,
+// even with a path that alone is longer.
+TEST_F(MergeReports, EveryRowSaysWhatRanOnWhichDeviceDriverAndKernelInAtMost160Columns) {
+    const std::filesystem::path deep = *dir_ / std::string(150, 'd');
+    std::filesystem::create_directories(deep);
+    std::filesystem::copy_file(file("ok.json"), deep / "copy.json", std::filesystem::copy_options::overwrite_existing);
+    const ProcessResult r =
+        runRepro({"--merge-reports", file("ok.json"), file("wrong.json"), (deep / "copy.json").string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const nlohmann::json ok = nlohmann::json::parse(readText(file("ok.json")));
+    char ids[32];
+    std::snprintf(ids, sizeof ids, "%04x:%04x", ok["device"]["vendor_id"].get<unsigned>(),
+                  ok["device"]["device_id"].get<unsigned>());
+    const std::string version = ok["device"]["driver_version"].get<std::string>();
+    const std::string kernel = ok["environment"]["host"]["kernel"]["release"].get<std::string>();
+    std::vector<std::string> rows;
+    for (const std::string& line : lines(r.out)) {
+        EXPECT_LE(line.size(), 160u) << line;
+        if (line.starts_with("not reproduced  ") || line.starts_with("control caught  ")) rows.push_back(line);
+    }
+    ASSERT_EQ(rows.size(), 3u) << r.out;
+    for (const std::string& row : rows) {
+        EXPECT_TRUE(contains(row, std::string(ids))) << row;
+        EXPECT_TRUE(contains(row, " " + version + "  ")) << row;  // the driver's name and version
+        EXPECT_TRUE(contains(row, kernel.substr(0, 8))) << row;
+    }
+    EXPECT_TRUE(contains(rows[0], "  chain tiny")) << rows[0];
+    EXPECT_TRUE(contains(rows[0], "...") && rows[0].ends_with("/copy.json")) << rows[0];
+    EXPECT_TRUE(contains(rows[2], "  control: ")) << rows[2];
+}
+
+// --format csv: RFC 4180, a header record and one per report, CRLF line ends, a field with
+// a comma or a quote quoted and its quotes doubled.
+TEST_F(MergeReports, CsvIsQuotedAsRfc4180Says) {
+    const std::string odd = file("a,\"b\".json");
+    std::filesystem::copy_file(file("wrong.json"), odd, std::filesystem::copy_options::overwrite_existing);
+    const ProcessResult r = runRepro({"--merge-reports", "--format", "csv", file("ok.json"), odd});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(countOf(r.out, "\r\n"), 3u) << r.out;
+    EXPECT_EQ(countOf(r.out, "\n"), 3u) << r.out;
+    EXPECT_TRUE(r.out.starts_with("outcome,exit_status,what_ran,control,device,vendor_device,driver,driver_version,"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "\r\nnot reproduced,0,chain tiny N=2,no,")) << r.out;
+    EXPECT_TRUE(contains(r.out, "\r\ncontrol caught,2,chain tiny N=2 --drop-dispatch 3,yes,")) << r.out;
+    const std::string quoted = "\"" + file("a,\"\"b\"\".json") + "\"\r\n";
+    EXPECT_TRUE(r.out.ends_with(quoted)) << r.out;
+    // csv is the merged table's alone.
+    const ProcessResult run = runRepro({"--preset", "tiny", "-n", "1", "--format", "csv"});
+    EXPECT_EQ(run.status, 1);
+    EXPECT_EQ(run.err, "repro: --format csv: only with --merge-reports (a run's report is text, markdown or json)\n");
 }
 
 // Issue 35 R3, R10, R13: each hostile file is one line, the others are merged, and the exit

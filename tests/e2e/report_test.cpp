@@ -185,9 +185,8 @@ TEST(MarkdownReport, NamesNoPathOfTheReportersHome) {
     const std::string md = readText(report);
     ASSERT_FALSE(md.empty());
     EXPECT_FALSE(contains(md, home.path().string())) << md;
-    EXPECT_TRUE(
-        contains(md, "repro --preset tiny -n 1 --mode split --format markdown -o ~/report.md --json ~/r.json\n"))
-        << md;
+    // The command to rerun leaves out where the output went.
+    EXPECT_TRUE(contains(md, "\nrepro --preset tiny -n 1 --mode split\n")) << md;
     size_t at = 0;
     for (const char* heading :
          {"### repro: ", "\n#### Description\n\nrepro ran ", "\n#### System information\n\n- GPU: ", "\n- Driver: ",

@@ -16,6 +16,7 @@
 
 #include "cli/option_table.hpp"
 #include "cli/options.hpp"
+#include "core/exit_status.hpp"
 #include "core/shape.hpp"
 #include "core/variant.hpp"
 
@@ -197,16 +198,75 @@ TEST(Help, ExitStatusTable) {
                             "\n  125       cannot test here", "\n  130, 143  interrupted"}) {
         EXPECT_TRUE(contains(help, row)) << row;
     }
-    EXPECT_TRUE(contains(text,
-                         "this revision cannot be tested: the driver crashed, aborted or stalled before the "
-                         "first submit of the modes under test"));
+    // Every row and note of the one table (core/exit_status.hpp), in its order.
+    size_t at = text.find("Exit status:");
+    ASSERT_NE(at, std::string::npos) << text;
+    for (const ExitStatusRow& row : exitStatusTable()) {
+        const size_t found = text.find(std::string(row.meaning), at);
+        EXPECT_NE(found, std::string::npos) << row.status;
+        at = found == std::string::npos ? at : found;
+    }
+    for (const std::string_view note : exitStatusNotes()) EXPECT_TRUE(contains(text, note)) << note;
+    EXPECT_TRUE(
+        contains(text, "a driver that crashed, aborted or stalled before the first submit of the modes under test"));
     EXPECT_TRUE(contains(text, "the driver crashed or stalled during the modes' submits, waits or readback"));
     EXPECT_TRUE(contains(text,
-                         "With --invert, a reproduction exits 0 and no reproduction exits 1; a usage error "
-                         "exits 125, never 1; every other status is unchanged"));
-    EXPECT_TRUE(contains(text, "repro itself crashed (a defect of repro)"));
-    EXPECT_TRUE(contains(text, "--term-old=broken --term-new=fixed"));
-    EXPECT_TRUE(contains(text, "Precedence when several apply: 3, 2, 125 (inconclusive), 4, 0."));
+                         "--invert bisects a fix: a reproduction (2) exits 0, no reproduction (0) exits 1, a usage "
+                         "error exits 125 (never 1), and every other status is unchanged"));
+    EXPECT_TRUE(contains(text, "git bisect start --term-old broken --term-new fixed FIXED BROKEN"));
+    EXPECT_TRUE(contains(text, "Precedence when several apply: 3, 2, 125, 4, 0."));
+}
+
+// The exit-status table's copies outside the binary, each between its markers, equal what
+// core/exit_status.hpp renders to. Regenerate them with
+// REPRO_UPDATE_EXIT_STATUS=1 build/dev/tests/repro_unit_tests --gtest_filter=ExitStatusDoc.*
+void expectGenerated(const std::string& relative, std::string_view begin, std::string_view end,
+                     const std::string& expected) {
+    const std::string path = std::string(REPRO_SOURCE_DIR) + "/" + relative;
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << path;
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    const size_t from = doc.find(begin), to = doc.find(end);
+    ASSERT_NE(from, std::string::npos) << relative << " has no begin marker";
+    ASSERT_NE(to, std::string::npos) << relative << " has no end marker";
+    ASSERT_LT(from, to);
+    const size_t inside = from + begin.size();
+    if (std::getenv("REPRO_UPDATE_EXIT_STATUS") != nullptr) {
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << doc.substr(0, inside) << expected << doc.substr(to);
+        return;
+    }
+    EXPECT_EQ(doc.substr(inside, to - inside), expected) << relative << " is out of date; regenerate it (see above)";
+}
+
+TEST(ExitStatusDoc, ReadmeAndContractHoldTheTable) {
+    constexpr std::string_view kBegin = "<!-- generated from src/core/exit_status.cpp: begin -->\n";
+    constexpr std::string_view kEnd = "<!-- generated from src/core/exit_status.cpp: end -->\n";
+    const std::string table = renderExitStatusMarkdown();
+    EXPECT_TRUE(contains(table, "| 125 | cannot test here: ")) << table;
+    EXPECT_TRUE(contains(table, "with `--invert` a usage error")) << table;
+    expectGenerated("README.md", kBegin, kEnd, table);
+    expectGenerated("docs/contract.md", kBegin, kEnd, table);
+}
+
+// README.md is the first page a driver developer reads: at most 1,500 words, counted as
+// `wc -w` counts them (runs of characters between whitespace); detail goes to docs/.
+TEST(ReadmeDoc, HasAtMost1500Words) {
+    std::ifstream in(std::string(REPRO_SOURCE_DIR) + "/README.md", std::ios::binary);
+    ASSERT_TRUE(in);
+    size_t words = 0;
+    for (std::string word; in >> word;) ++words;
+    EXPECT_GT(words, 200u);  // the file was read
+    EXPECT_LE(words, 1500u) << "README.md has " << words << " words; move detail to docs/";
+}
+
+TEST(ExitStatusDoc, TheManPageHoldsTheTable) {
+    const std::string roff = renderExitStatusRoff();
+    EXPECT_TRUE(contains(roff, ".TP\n.B 130, 143\ninterrupted by SIGINT")) << roff;
+    EXPECT_TRUE(contains(roff, "\\fB\\-\\-invert\\fR bisects a fix")) << roff;
+    expectGenerated("cmake/repro.h2m", ".\\\" generated from src/core/exit_status.cpp: begin\n",
+                    ".\\\" generated from src/core/exit_status.cpp: end\n", roff);
 }
 
 TEST(Help, ExamplesComeLast) {

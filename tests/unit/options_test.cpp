@@ -677,7 +677,7 @@ TEST(OptionsQuoting, UserTextIsQuotedWithEscapes) {
 
 TEST(OptionsQuoting, ChoicesAreNamedInMessages) {
     EXPECT_EQ(parse({"--reference", "bogus"}).err, "repro: --reference: 'bogus' is not one of auto, split, cpu, none");
-    EXPECT_EQ(parse({"--format", "yaml"}).err, "repro: --format: 'yaml' is not one of text, markdown, json");
+    EXPECT_EQ(parse({"--format", "yaml"}).err, "repro: --format: 'yaml' is not one of text, markdown, json, csv");
     EXPECT_EQ(parse({"--barrier", "strong"}).err,
               "repro: --barrier: 'strong' is not one of blade, sync2, buffer, full, execution-only, none");
     EXPECT_EQ(parse({"--memory", "vram"}).err,

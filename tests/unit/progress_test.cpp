@@ -39,7 +39,8 @@ TEST(Progress, TheLineNamesTheModeTheSubmitElapsedAndPredictedSeconds) {
     p.feed("P\tmultipass\t31.250\n", 1.5);
     p.feed("D\tsubmit 1 of 1 (all 7 steps)\n", 2.0);
     const std::string line = progressLine(p.state(), 10.0, 200);
-    EXPECT_EQ(line, "repro 10 s | mode multipass, submit 1 of 1 (all 7 steps): 9 s of ~31 s predicted");
+    // 81 columns in full: the compact form.
+    EXPECT_EQ(line, "repro 10 s | mode multipass, submit 1 of 1 (all 7 steps): 9 s/~31 s");
     // A prediction for another mode is not this one's.
     p.feed("S\tmodes\tsingle\tmode single: the clearing submit\n", 12.0);
     EXPECT_EQ(progressLine(p.state(), 15.0, 200), "repro 15 s | mode single: the clearing submit: 3 s");
@@ -66,6 +67,36 @@ TEST(Progress, TheLineNeverReachesTheLastColumn) {
     for (const size_t columns : {1u, 20u, 80u}) {
         EXPECT_LE(progressLine(p.state(), 5.0, columns).size(), columns > 1 ? columns - 1 : 1) << columns;
     }
+}
+
+// On any terminal, however wide, the line fits 80 columns: compacted first, then the row's
+// label and what the child does cut short; the counts and the times stay whole.
+TEST(Progress, TheLineFitsEightyColumnsAndKeepsItsCountsAndTimes) {
+    ChildProtocol p;
+    p.feed("W\t1\t40\tmatrix --barrier sync2 --memory host-cached --profile blade-exact\n", 1.0);
+    p.feed("W\t2\t40\tmatrix --barrier sync2 --memory host-cached --profile blade-exact\n", 11.0);
+    p.feed("S\tmodes\tmultipass\tmode multipass: the clearing submit\n", 11.0);
+    p.feed("P\tmultipass\t31.250\n", 11.5);
+    p.feed("D\tsubmit 1 of 1 (all 60 steps, and a long description of them)\n", 12.0);
+    for (const size_t columns : {80u, 120u, 300u}) {
+        const std::string line = progressLine(p.state(), 20.0, columns);
+        EXPECT_LE(line.size(), 79u) << columns << ": " << line;
+        EXPECT_TRUE(line.starts_with("repro 20 s | matrix --barr")) << line;
+        EXPECT_TRUE(contains(line, "...: 2/40, ~6 min 21 s | mode multipass")) << line;
+        EXPECT_TRUE(line.ends_with("...: 9 s/~31 s")) << line;
+    }
+    // A line that fits is the verbose one.
+    ChildProtocol q;
+    q.feed("S\tmodes\tmultipass\tmode multipass: the clearing submit\n", 1.0);
+    q.feed("D\tsubmit 1 of 1 (all 7 steps)\n", 2.0);
+    EXPECT_EQ(progressLine(q.state(), 10.0, 300), "repro 10 s | mode multipass, submit 1 of 1 (all 7 steps): 9 s");
+    // Not cut inside a UTF-8 character.
+    ChildProtocol u;
+    std::string accents;
+    for (int i = 0; i < 60; ++i) accents += "\xc3\xa9";  // 60 e-acute, two bytes each
+    u.feed("D\t" + std::string(40, 'x') + accents + "\n", 1.0);
+    const std::string cut = progressLine(u.state(), 3.0, 80);
+    EXPECT_EQ(cut, "repro 3 s | " + std::string(40, 'x') + accents.substr(0, 2 * 24) + "...");
 }
 
 TEST(Progress, ALongRunOnACpuDriverSaysHowLongAndHowToMakeItQuick) {

@@ -666,8 +666,7 @@ TEST(ReportMarkdown, HeadingCommandVerdictAndDetails) {
     EXPECT_TRUE(
         md.starts_with("### repro: BUG REPRODUCED (exit 2) on AMD Radeon RX 6800 (RADV NAVI21), radv Mesa 24.0.5"))
         << md.substr(0, 200);
-    EXPECT_TRUE(
-        contains(md, "```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 --format markdown --device 'RX 6800'\n```\n"));
+    EXPECT_TRUE(contains(md, "```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 --device 'RX 6800'\n```\n"));
     for (const auto& line : r.verdict.lines) EXPECT_TRUE(contains(md, "\n" + line + "\n")) << line;
     // Validation text holds ``` itself: the fence around it is longer.
     EXPECT_TRUE(contains(md, "````text\nSYNC-HAZARD-READ-AFTER-WRITE | vkCmdDispatch ``` <b>\n````\n"));
@@ -730,20 +729,83 @@ TEST(IssueMarkdown, PathsAreTheReadersNotTheReporters) {
               "VK_ICD_FILENAMES=~/icd.json repro -o ~/r.md --json=r.json --dump-dir ~/d --spirv spv -n 3");
 }
 
-// The steps say where the source is and how to build it; without a recorded URL, how to
-// record one.
+// The steps say where the source is, the commit to check out and how to build it; without
+// a recorded URL, how to record one.
 TEST(IssueMarkdown, StepsNameTheSourceTheCommitAndTheBuild) {
     RunReport r = sampleReport();
-    r.gitHash = "abc1234-dirty";
+    r.gitHash = "abc1234";
     const std::string md = renderMarkdown(r, {.sourceUrl = "https://example.org/repro.git", .home = "/home/me"});
     EXPECT_TRUE(contains(md,
                          "```sh\ngit clone https://example.org/repro.git repro && cd repro && git checkout "
                          "abc1234\n```\n"))
         << md;
-    EXPECT_TRUE(contains(md, "changes not yet committed")) << md;
+    EXPECT_FALSE(contains(md, "uncommitted")) << md;
     EXPECT_TRUE(contains(md, "```sh\ncmake --preset release && cmake --build --preset release\n```\n")) << md;
     const std::string none = renderMarkdown(r, {.sourceUrl = "", .home = "/home/me"});
-    EXPECT_TRUE(contains(none, "recorded no source URL (configure it with `-DREPRO_SOURCE_URL=URL`)")) << none;
+    EXPECT_TRUE(contains(none,
+                         "recorded no source URL (configure it with `-DREPRO_SOURCE_URL=URL`, or set "
+                         "`REPRO_SOURCE_URL` when running)"))
+        << none;
+}
+
+// A build with uncommitted changes says so and gives no checkout line, which would build
+// another binary than the one that ran.
+TEST(IssueMarkdown, ADirtyBuildGetsNoCheckoutLine) {
+    RunReport r = sampleReport();
+    r.gitHash = "abc1234-dirty";
+    const std::string md = renderMarkdown(r, {.sourceUrl = "https://example.org/repro.git", .home = "/home/me"});
+    EXPECT_FALSE(contains(md, "git checkout")) << md;
+    EXPECT_TRUE(contains(md, "```sh\ngit clone https://example.org/repro.git repro && cd repro\n```\n")) << md;
+    EXPECT_TRUE(contains(md, "built from commit `abc1234` with uncommitted changes")) << md;
+    EXPECT_TRUE(contains(md, "No checkout reproduces this binary")) << md;
+}
+
+// REPRO_SOURCE_URL in the environment names the source in place of the build's URL, and is
+// not part of the command the reader runs.
+TEST(IssueMarkdown, TheEnvironmentsSourceUrlWinsAndStaysOutOfTheCommand) {
+    const char* before = std::getenv("REPRO_SOURCE_URL");
+    const std::string saved = before ? before : "";
+    ::setenv("REPRO_SOURCE_URL", "https://example.org/fork.git", 1);
+    EXPECT_EQ(currentIssueContext().sourceUrl, "https://example.org/fork.git");
+    if (before) {
+        ::setenv("REPRO_SOURCE_URL", saved.c_str(), 1);
+    } else {
+        ::unsetenv("REPRO_SOURCE_URL");
+    }
+    EXPECT_EQ(readerCommand({"repro", "-n", "3"}, {{"REPRO_SOURCE_URL", "https://example.org/fork.git"}}, "/home/me"),
+              "repro -n 3");
+}
+
+// The run's command without where its output went: every option that shapes the run stays,
+// in order; the capture options go by name, in the table or not.
+TEST(IssueMarkdown, TheCommandDropsTheOptionsThatOnlySayWhereOutputWent) {
+    const std::vector<std::string> argv = {"/usr/bin/repro",
+                                           "--format",
+                                           "markdown",
+                                           "-o",
+                                           "out.md",
+                                           "--json=r.json",
+                                           "-n",
+                                           "5",
+                                           "--trace",
+                                           "t.json",
+                                           "--barrier",
+                                           "sync2",
+                                           "--capture-gfxr=c.gfxr",
+                                           "--capture-rgp",
+                                           "--dump-dir",
+                                           "d",
+                                           "--device",
+                                           "1",
+                                           "-q",
+                                           "--mode=single"};
+    EXPECT_EQ(rerunArguments(argv), (std::vector<std::string>{"/usr/bin/repro", "-n", "5", "--barrier", "sync2",
+                                                              "--device", "1", "-q", "--mode=single"}));
+    RunReport r = sampleReport();
+    r.commandLine = argv;
+    const std::string md = renderMarkdown(r, {.sourceUrl = "", .home = "/home/me"});
+    EXPECT_TRUE(contains(md, " repro -n 5 --barrier sync2 --device 1 -q --mode=single\n```\n")) << md;
+    EXPECT_FALSE(contains(md, "c.gfxr")) << md;
 }
 
 // The kernel log lines the run read are the Log files; without them, the commands.
@@ -817,7 +879,7 @@ TEST(Markdown, FollowsTheRadvIssueTemplate) {
     const std::string md = renderMarkdown(r);
     EXPECT_TRUE(contains(md,
                          "\n```sh\nRADV_DEBUG='nocache|syncshaders' repro -n 6 "
-                         "--format markdown --device 'RX 6800'\n```\n"))
+                         "--device 'RX 6800'\n```\n"))
         << md;
     EXPECT_TRUE(contains(md, "PCI ID 1002:73bf rev c1")) << md;
     EXPECT_TRUE(contains(md, "- Kernel: `6.8.0-45-generic #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 x86_64`\n")) << md;
