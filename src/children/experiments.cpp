@@ -478,6 +478,18 @@ void sweepRow(SweepTally& t, const std::vector<std::string>& cells, const std::s
     t.rows.back().push_back(proves);
 }
 
+// RADV_DEBUG=llvm's row: whether LLVM compiled, read from the child's device name, where RADV
+// appends " (LLVM x.y.z)" when LLVM is the compiler and nothing for ACO (radv_physical_device.c,
+// radv_get_compiler_string; a drirc workaround for one game also appends "LLVM 9.0.1"). Empty
+// for other rows and when the child has no device in its report.
+std::string llvmTookEffect(const DriverSetting& s, const ChildOutcome& c) {
+    if (s.variable != "RADV_DEBUG" || s.value != "llvm" || !c.report || !c.report->device) return "";
+    return c.report->device->deviceName.find("LLVM") != std::string::npos
+               ? "; took effect: the device name names LLVM"
+               : "; did not take effect: the device name names no LLVM, so ACO compiled (a Mesa without LLVM, or "
+                 "one that keeps llvm to debug builds): the row proves nothing";
+}
+
 // The verdict lines after the table; returns the baseline's exit status.
 int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const ChildOutcome& baseline,
                            const SweepTally& t) {
@@ -686,7 +698,8 @@ int runDriverEnvSweep(const Options& o, const Plan& plan) {
         }
         if (reproduces(baseline) && reproduces(c)) t.stillFailing.push_back(assignment);
         const std::string note = (s.driver == device.driverId ? "" : " (not this device's driver)") +
-                                 std::string(known.presence == OptionPresence::Known ? "" : "; " + known.detail);
+                                 std::string(known.presence == OptionPresence::Known ? "" : "; " + known.detail) +
+                                 llvmTookEffect(s, c);
         sweepRow(t,
                  {assignment, resultText(c, true), c.status >= 0 ? std::to_string(c.status) : "-", gpuText(c),
                   s.effect + note},

@@ -126,7 +126,7 @@ std::vector<std::string> textCells(const MergedRow& row) {
 // The columns' widths: each its widest cell's, then, while the line is wider than
 // kMergedTextColumns, the file (never below 24), then the widest of what ran, device,
 // kernel, repro and file narrowed by one (never below 12), then the widest but the outcome
-// (never below 6).
+// (never below 6). --format csv and markdown keep every cell whole.
 std::vector<size_t> fittedWidths(const std::vector<std::vector<std::string>>& table) {
     std::vector<size_t> widths(table.front().size(), 0);
     for (const auto& r : table) {

@@ -77,7 +77,7 @@ std::string whatRan(const RunReport& report, const std::string& scenario) {
     std::string out = !scenario.empty()        ? scenario
                       : !report.preset.empty() ? "chain " + report.preset
                                                : "chain " + describe(report.shape);
-    out += fmt::format(" N={}", report.chainLength);
+    if (scenario.empty()) out += fmt::format(" N={}", report.chainLength);  // a file's steps are its own
     for (const std::string& change : report.experiment.changes) out += " " + change;
     return out;
 }

@@ -173,7 +173,7 @@ std::vector<Rejection> rejections() {
          {"--format", "yaml"},
          {},
          1,
-         "repro: --format: 'yaml' is not one of text, markdown, json"},
+         "repro: --format: 'yaml' is not one of text, markdown, json, csv"},
         {"n_not_a_number",
          kOptions,
          {"-n", "seven"},

@@ -80,6 +80,11 @@ TEST(DriverToggles, ASettingThatCuresTheBugIsNamedWithWhatItProves) {
     EXPECT_TRUE(contains(r.out, "RADV_DEBUG=syncshaders cures it, which points at a missing execution dependency"))
         << r.out;
     EXPECT_TRUE(contains(r.out, "RADV_DEBUG=hang itself adds synchronization (it implies syncshaders")) << r.out;
+    // RADV appends " (LLVM x.y.z)" to the device name when LLVM compiles; the simulated RADV's
+    // name has none, so the llvm row says it did not take effect and proves nothing.
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n  RADV_DEBUG=llvm +multipass zero +2 [^\n]*did not take )"
+                                                    R"(effect: the device name names no LLVM)")))
+        << r.out;
 }
 
 // A setting whose name the driver library does not hold (fullsync: RADV's 26.x tables, not this

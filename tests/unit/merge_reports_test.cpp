@@ -243,13 +243,13 @@ TEST(MergeReports, ABuiltInAndAScenarioRunInOneTable) {
     EXPECT_TRUE(merged.problems.empty());
     EXPECT_EQ(merged.rows[0].file, scenario);  // reproduced first
     EXPECT_EQ(merged.rows[1].scenario, "");
-    // The "what ran" column tells them apart: the file's name@hash and N, the chain's preset and N.
+    // The "what ran" column tells them apart: the file's name@hash, the chain's preset and N.
     const std::string text = renderMerged(merged, Format::Text);
     EXPECT_TRUE(contains(text, "  what ran  ")) << text;
     EXPECT_TRUE(contains(text, "  kompute-")) << text;  // whole in the other forms
-    EXPECT_TRUE(contains(renderMerged(merged, Format::Csv), ",kompute-196-increment-chain@52b49c9f N="));
+    EXPECT_TRUE(contains(renderMerged(merged, Format::Csv), ",kompute-196-increment-chain@52b49c9f,"));
     EXPECT_TRUE(contains(text, "  chain ")) << text;
-    EXPECT_TRUE(contains(renderMerged(merged, Format::Markdown), "| kompute-196-increment-chain@52b49c9f N="));
+    EXPECT_TRUE(contains(renderMerged(merged, Format::Markdown), "| kompute-196-increment-chain@52b49c9f |"));
     const json doc = json::parse(renderMerged(merged, Format::Json));
     EXPECT_EQ(doc["reports"][0]["scenario"], "kompute-196-increment-chain@52b49c9f");
     EXPECT_TRUE(doc["reports"][1]["scenario"].is_null());
