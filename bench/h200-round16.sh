@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Round 16 on the lent GPU (H200 or H100), issue 37: repro as a GoogleTest binary on real
-# silicon. Every test of `repro --gtest_list_tests` (each shipped file and the built-in chain at
+# silicon. Every test of `repro --gtest_list_tests --scenario-dir scenarios` (each shipped file and the built-in chain at
 # its default size, in each mode: 54 tests) run once through --gtest_filter='*', with the JUnit
 # XML; then the one-submit modes of the chain and of every file with --barrier none (a control:
 # wrong results there are the file's race, so such tests fail and the run exits 1: the
@@ -10,10 +10,10 @@
 set -uo pipefail
 source bench/h200-setup.sh  # $out, $bin, run
 t0=$SECONDS
-"$bin" --gtest_filter='*' --gtest_output="xml:$out/gtest.xml" >"$out/gtest.txt" 2>&1
+"$bin" --gtest_filter='*' --scenario-dir scenarios --gtest_output="xml:$out/gtest.xml" >"$out/gtest.txt" 2>&1
 echo "gtest all: exit $? after $((SECONDS - t0)) s" >>"$out/gtest.txt"
 t0=$SECONDS
-"$bin" --gtest_filter='*.multipass:*.single' --barrier none >"$out/gtest-barrier-none.txt" 2>&1
+"$bin" --gtest_filter='*.multipass:*.single' --scenario-dir scenarios --barrier none >"$out/gtest-barrier-none.txt" 2>&1
 echo "gtest --barrier none: exit $? after $((SECONDS - t0)) s" >>"$out/gtest-barrier-none.txt"
 run capture-rgp -n 7 --mode single --capture-rgp >/dev/null
 run chain-n7 -n 7 --json "$out/chain-n7.json" >/dev/null
