@@ -533,12 +533,11 @@ void readGtest(const RawArgs& raw, Options& o) {
         if (raw.gtestAlsoRunDisabled) fail("--gtest_also_run_disabled_tests: only with --gtest_filter");
         return;
     }
-    const std::string_view refused[] = {"--scenario",       "--mode",           "--matrix",
-                                        "--triage",         "--watchdog-probe", "--driver-env-sweep",
-                                        "--all-drivers",    "--print-stream",   "--write-scenario",
-                                        "--list-scenarios", "--format",         "--output",
-                                        "--json",           "--trace",          "--invert",
-                                        "--sweep",          "--list-devices"};
+    const std::string_view refused[] = {
+        "--scenario",         "--mode",        "--matrix",       "--triage",         "--watchdog-probe",
+        "--driver-env-sweep", "--all-drivers", "--print-stream", "--write-scenario", "--list-scenarios",
+        "--format",           "--output",      "--json",         "--trace",          "--invert",
+        "--capture-gfxr",     "--capture-rgp", "--sweep",        "--list-devices"};
     for (const std::string_view name : refused) {
         const OptionSpec& spec = *findLongOption(name);
         const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);

@@ -258,6 +258,7 @@ TEST(GtestProtocol, OptionsThatCannotGoWithItAreOneLine) {
         {{"--gtest_output=json:x"}, "repro: --gtest_output: 'json:x' is not xml or xml:FILE"},
         {{"--scenario-dir", "."}, "repro: --scenario-dir: only with --gtest_list_tests, --gtest_filter or"},
         {{"--gtest_list_tests", "--gtest_output=xml:x"}, "repro: --gtest_output: not with --gtest_list_tests"},
+        {{"--gtest_filter=*", "--capture-gfxr", "x.gfxr"}, "repro: --capture-gfxr: not with the GoogleTest protocol"},
     };
     for (const auto& [args, line] : cases) {
         const BoundedResult r = repro(args);
