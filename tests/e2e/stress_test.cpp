@@ -57,8 +57,8 @@ TEST_P(StressedScenario, StaysNotReproduced) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lavapipe, StressedScenario, ::testing::ValuesIn(shippedFiles()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string name = info.param.substr(0, info.param.find('.'));
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                             std::string name = param.param.substr(0, param.param.find('.'));
                              std::replace(name.begin(), name.end(), '-', '_');
                              return name;
                          });

@@ -31,7 +31,9 @@ TEST(StressShuffle, EveryCountFrom1To1000GetsABijectionThatMovesGroups) {
         uint32_t fixed = 0;
         ASSERT_TRUE(bijective(count, scenario::kShuffleMultiplier, scenario::kShuffleOffset, fixed)) << count;
         // the shuffle is not the identity: past a handful of groups most move
-        if (count >= 8) EXPECT_LT(fixed, count / 2) << count;
+        if (count >= 8) {
+            EXPECT_LT(fixed, count / 2) << count;
+        }
     }
 }
 
