@@ -197,7 +197,8 @@ namespace {
 
 // --stress's header line: what runs under stress, and where (docs/scenarios.md "--stress").
 void printStress(const sc::Scenario& s) {
-    const std::string shuffled = "shuffled workgroups (the kernel set's, in every mode; not user kernels, conv-t or slice)";
+    const std::string shuffled =
+        "shuffled workgroups (the kernel set's, in every mode; not user kernels, conv-t or slice)";
     if (s.usesQueues()) {
         say("  stress: {}; no priming or traffic (only on a file on one queue)", shuffled);
         return;

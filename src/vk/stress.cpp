@@ -34,8 +34,8 @@ void named(uint64_t handle, const std::string& name) {
 StressKit createStressKit(const Device& device, const scenario::Scenario& s) {
     StressKit kit;
     const PipelineOptions options{.pushConstantBytes = sizeof(StressParams)};
-    kit.prime = createComputePipeline(device, "stress-prime", std::span(stress_prime_spv, stress_prime_spv_words), 2,
-                                      options);
+    kit.prime =
+        createComputePipeline(device, "stress-prime", std::span(stress_prime_spv, stress_prime_spv_words), 2, options);
     kit.traffic = createComputePipeline(device, "stress-traffic",
                                         std::span(stress_traffic_spv, stress_traffic_spv_words), 1, options);
     kit.scratch = createBuffer(device, "stress scratch", kStressScratchBytes, MemoryClass::Device);
@@ -60,8 +60,7 @@ void recordStress(Encoder& encoder, const StressKit& kit, const ScenarioBuffers&
     }
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr,
                          0, nullptr, 0, nullptr);
-    const StressParams traffic{.words = static_cast<uint32_t>(kStressScratchBytes / 4),
-                               .passes = kStressTrafficPasses};
+    const StressParams traffic{.words = static_cast<uint32_t>(kStressScratchBytes / 4), .passes = kStressTrafficPasses};
     encoder.bindPipelineAndBuffers(kit.traffic, {kit.scratch.get()});
     vkCmdPushConstants(cmd, kit.traffic.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(traffic), &traffic);
     vkCmdDispatch(cmd, kStressGroups, 1, 1);

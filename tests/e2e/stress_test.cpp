@@ -94,11 +94,10 @@ TEST(Stress, DrawsNoValidationMessage) {
 // and --stress must still report it, with the stress in the JSON report.
 TEST(Stress, MasksNoBug) {
     const auto json = std::filesystem::temp_directory_path() / ("repro-stress-" + std::to_string(getpid()) + ".json");
-    const BoundedResult r =
-        repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--stress", "--json", json.string()},
-              {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-               "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=seed-bug:dispatches=1",
-               "REPRO_SIMULATE_TRACE="});
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--stress", "--json", json.string()},
+        {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+         "REPRO_SIMULATE=seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE="});
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is mismatch")) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode single is mismatch")) << shown(r);
@@ -106,8 +105,7 @@ TEST(Stress, MasksNoBug) {
     const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
     std::filesystem::remove(json);
     ASSERT_TRUE(report.is_object()) << shown(r);
-    EXPECT_EQ(report["experiment"]["stress"],
-              nlohmann::json::array({"priming", "traffic", "shuffled-workgroups"}))
+    EXPECT_EQ(report["experiment"]["stress"], nlohmann::json::array({"priming", "traffic", "shuffled-workgroups"}))
         << report["experiment"].dump(1);
 }
 
@@ -115,8 +113,9 @@ TEST(Stress, MasksNoBug) {
 TEST(Stress, TheChainRefusesIt) {
     const BoundedResult r = repro({"--preset", "tiny", "-n", "2", "--stress"});
     EXPECT_EQ(r.status, 1) << shown(r);
-    EXPECT_TRUE(contains(r.err, "repro: --stress: only with --scenario: the built-in chain records blade's calls "
-                                "exactly"))
+    EXPECT_TRUE(contains(r.err,
+                         "repro: --stress: only with --scenario: the built-in chain records blade's calls "
+                         "exactly"))
         << shown(r);
     EXPECT_EQ(count(r.err, "\n"), 1u) << shown(r);
 }
