@@ -11,10 +11,40 @@ layout(push_constant, std430) uniform Params {
     uint zero;   // always 0: keeps the work loop's result alive without changing a word
 } params;
 
-// The invocation's index over the whole dispatch, x fastest.
+// --stress's shuffled workgroups (docs/scenarios.md "--stress"): 0 (the default) keeps the
+// workgroups in order; otherwise the seeds of a bijection of the flattened workgroup index,
+// the same as src/scenario/stress.hpp shuffledGroup computes on the host.
+layout(constant_id = 1) const uint SHUFFLE_MULTIPLIER = 0u;
+layout(constant_id = 2) const uint SHUFFLE_OFFSET = 0u;
+
+uint shuffleGcd(uint a, uint b) {
+    while (b != 0u) {
+        uint t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+// Group `w` of `count` moved by a bijection of 0..count-1: (w * p + q) mod count, p the first
+// value from SHUFFLE_MULTIPLIER mod count up that is coprime to count; past 65536 groups (where
+// w * p could overflow 32 bits) the rotation (w + q) mod count.
+uint shuffledGroup(uint w, uint count) {
+    uint q = SHUFFLE_OFFSET % count;
+    if (count > 65536u) return (w + q) % count;
+    uint p = max(SHUFFLE_MULTIPLIER % count, 1u);
+    while (shuffleGcd(p, count) != 1u) ++p;
+    return (w * p + q) % count;
+}
+
+// The invocation's index over the whole dispatch, x fastest: 64 * (flat workgroup index) + the
+// invocation's index in its workgroup; under --stress the workgroup index shuffled, so that
+// every index is still taken by exactly one invocation.
 uint flatIndex() {
-    uvec3 size = gl_NumWorkGroups * gl_WorkGroupSize;
-    return gl_GlobalInvocationID.x + size.x * (gl_GlobalInvocationID.y + size.y * gl_GlobalInvocationID.z);
+    uvec3 groups = gl_NumWorkGroups;
+    uint w = gl_WorkGroupID.x + groups.x * (gl_WorkGroupID.y + groups.y * gl_WorkGroupID.z);
+    if (SHUFFLE_MULTIPLIER != 0u) w = shuffledGroup(w, groups.x * groups.y * groups.z);
+    return w * SCENARIO_WORKGROUP_X + gl_LocalInvocationID.x;
 }
 
 // `work` rounds of a linear congruential generator (Numerical Recipes' constants) from `seed`,

@@ -222,6 +222,13 @@ void addSetUpOptions(std::vector<OptionSpec>& out) {
                  "time per submit, the same bytes written",
          .defaultText = "1", .value = &R::workScale,
          .notForChain = "it multiplies a file's work loops; --dispatch-repeat lengthens the built-in chain"},
+        {.longName = "--stress",
+         .help = "with --scenario: run under stress (MC Mutants): multipass and single prime the "
+                 "caches with the file's inputs and stream memory traffic beside its work, and the "
+                 "kernel set's workgroups run shuffled; what a correct driver computes is unchanged",
+         .flag = &R::stress,
+         .notForChain = "the built-in chain records blade's calls exactly; a file's stream takes the "
+                        "stressing kernels (repro --write-scenario writes the chain as a file)"},
         {.longName = "--profile", .placeholder = "PROFILE",
          .help = "default: valid Vulkan, the default; blade-exact: blade 72c30c1's set-up with "
                  "its quirks, listed when it runs (not validation-clean)",

@@ -30,7 +30,7 @@ struct RawArgs {
     // Experiments
     std::optional<std::string> barrier, submitEvery, splitMib, splitMs, memory, dispatchRepeat, profile, spirv,
         workScale;
-    bool hostWait = false, noHostWait = false;
+    bool hostWait = false, noHostWait = false, stress = false;
     // Multi-run
     bool matrix = false, triage = false, watchdogProbe = false, driverEnvSweep = false, allDrivers = false,
          keepLogs = false;

@@ -316,6 +316,7 @@ void readRun(const RawArgs& raw, Options& o) {
             "file is compared with the CPU model and split (expected auto, split or cpu)");
     o.checkSteps = raw.checkSteps;
     o.poison = raw.poison;
+    o.stress = raw.stress;
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
     if (raw.sweep && raw.scenario) {
         o.parameterSweep = parseParameterSweep(*raw.sweep);

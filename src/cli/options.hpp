@@ -77,6 +77,7 @@ struct Options {
     ReferenceKind reference = ReferenceKind::Auto;
     bool checkSteps = false;  // read back every intermediate buffer, find the first bad dispatch
     bool poison = false;      // fill written buffers with kPoisonPattern instead of zeros
+    bool stress = false;      // --stress: a file run under stress (docs/scenarios.md "--stress")
     uint32_t repeat = 1;      // runs per mode
     // --sweep A..B (or N=A..B): every chain length in [first, second]; overrides -n. The
     // built-in chain's; a file's is parameterSweep.

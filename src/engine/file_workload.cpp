@@ -31,6 +31,7 @@
 #include "vk/instance.hpp"
 #include "vk/instrumentation.hpp"
 #include "vk/scenario_steps.hpp"
+#include "vk/stress.hpp"
 
 namespace repro {
 
@@ -42,6 +43,7 @@ struct FileWorkload::Point {
     const sc::Scenario& s;
     vk::ScenarioPipelines pipelines;
     std::unique_ptr<vk::ScenarioBuffers> buffers;
+    std::optional<vk::StressKit> stress;  // --stress on a file on one queue
     sc::References refs;
     std::vector<double> budgets;  // submitBudgets
     // split's bytes once its run completed and could be the reference (not when killed)
@@ -85,7 +87,10 @@ void FileWorkload::beginPoint(const Length& length) {
     refuseLoopsPastTheDriversLimit(device_.info(), s);
     point_.reset();  // the last point's buffers go before this one's are made
     auto begin = Clock::now();
-    vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device_, s);
+    const bool stress = session.options.stress;
+    vk::ScenarioPipelines pipelines = vk::createScenarioPipelines(device_, s, stress);
+    std::optional<vk::StressKit> kit;
+    if (stress && !s.usesQueues()) kit.emplace(vk::createStressKit(device_, s));
     session.timings.pipelines += secondsSince(begin);
     begin = Clock::now();
     // --print-stream records and compares nothing: no CPU model (a full-size CPU chain is ~30 s)
@@ -99,6 +104,7 @@ void FileWorkload::beginPoint(const Length& length) {
     point_.reset(new Point{.s = s,
                            .pipelines = std::move(pipelines),
                            .buffers = std::move(buffers),
+                           .stress = std::move(kit),
                            .refs = std::move(refs),
                            .budgets = submitBudgets(s, device_.info().isCpu())});
     calibrate(length);
@@ -145,6 +151,7 @@ vk::ScenarioRunSettings FileWorkload::settings(const Length& length, const Plann
     const sc::Scenario& s = point_->s;
     vk::ScenarioRunSettings out{.fixed = o.timeoutSeconds, .stepSeconds = point_->budgets};
     if (planned.mode == Mode::Split) return out;
+    if (point_->stress) out.stress = &*point_->stress;
     out.cutAfter = fileCuts(s, o.submit, runs.predicted);
     out.hostWait = o.submit.hostWait;
     if (o.dropDispatch) {

@@ -11,8 +11,10 @@
 #include "scenario/submit_budget.hpp"
 #include "scenario/scenario_check.hpp"
 #include "scenario/scenario_cpu.hpp"
+#include "scenario/stress.hpp"
 #include "repro_version.h"
 #include "vk/describe.hpp"
+#include "vk/stress.hpp"
 
 namespace repro {
 namespace {
@@ -191,6 +193,23 @@ void printFilePlan(const Options& o, const Plan& plan, bool cpuDevice) {
     say("  timeout per submit: {}", fileTimeout(o, s, cpuDevice));
 }
 
+namespace {
+
+// --stress's header line: what runs under stress, and where (docs/scenarios.md "--stress").
+void printStress(const sc::Scenario& s) {
+    const std::string shuffled =
+        "shuffled workgroups (the kernel set's, in every mode; not user kernels, conv-t or slice)";
+    if (s.usesQueues()) {
+        say("  stress: {}; no priming or traffic (only on a file on one queue)", shuffled);
+        return;
+    }
+    say("  stress: priming ({} file buffer(s), multipass and single), traffic ({} MiB x {} passes on the main queue, "
+        "interleaved with the file's work), {}",
+        sc::primedBuffers(s).size(), vk::kStressScratchBytes >> 20, vk::kStressTrafficPasses, shuffled);
+}
+
+}  // namespace
+
 ExperimentReport printFileExperiment(const Options& o, const sc::Scenario& s) {
     ExperimentReport report{.barrier = o.barrierGiven ? std::string(name(o.barrier)) : "as written",
                             .submitEvery = o.submit.every,
@@ -203,9 +222,11 @@ ExperimentReport printFileExperiment(const Options& o, const sc::Scenario& s) {
     const RunChanges changes = runChanges(o);
     report.changes = changes.all();
     if (o.workScale > 1) report.changes.push_back(fmt::format("--work-scale {}", o.workScale));
+    if (o.stress) report.changes.push_back("--stress"), report.stress = sc::stressParts(s);
     if (!showsShort(o)) return report;
     if (report.changes.empty()) say("  experiment flags: none (the file's stream)");
     if (!report.changes.empty()) say("  experiment: {}", join(report.changes, " "));
+    if (o.stress) printStress(s);
     if (s.hasControl())
         say("  CONTROL: {} is labelled a control (insufficient on purpose): a wrong result proves nothing about the "
             "driver",

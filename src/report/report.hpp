@@ -71,6 +71,8 @@ struct ExperimentReport {
     std::vector<std::string> changes;
     bool control = false;  // a positive control: --barrier execution-only|none, --drop-dispatch, a file's own
     std::vector<std::string> quirks;  // blade-exact's quirks in force
+    // --stress: its parts in force (scenario/stress.hpp stressParts); empty: not stressed
+    std::vector<std::string> stress;
 };
 
 // --print-stream: one mode's command stream as the tracer printed it (src/vk/trace.hpp).

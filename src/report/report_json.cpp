@@ -553,6 +553,7 @@ void fields(Io& io, Of<ExperimentReport, Io>& e) {
     io("drop_dispatch", e.dropDispatch);
     io("changes", e.changes);
     io("quirks", e.quirks);
+    io("stress", e.stress);
 }
 
 template <typename Io>

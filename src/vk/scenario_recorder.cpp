@@ -20,6 +20,7 @@
 #include "vk/instrumentation.hpp"
 #include "vk/scenario_queues.hpp"
 #include "vk/scenario_steps.hpp"
+#include "vk/stress.hpp"
 #include "vk/trace.hpp"
 #include "vk/watch.hpp"
 
@@ -101,7 +102,8 @@ class OneQueueWalk {
     // multipass and single: one submit, ended and begun again at each host point and after
     // each step settings.cutAfter marks; multipass puts G before each work step (its own
     // compute pass), single G once at each command buffer's start; barriers as written where
-    // the mode records them; the dropped step (--drop-dispatch) left out.
+    // the mode records them; the dropped step (--drop-dispatch) left out; --stress's commands
+    // at each command buffer's start.
     bool onePass(Mode mode) {
         beginPass(mode);
         for (size_t i = 0; i < s_.steps.size(); ++i) {
@@ -137,6 +139,9 @@ class OneQueueWalk {
     void beginPass(Mode mode) {
         rec_.begin();
         if (mode == Mode::Single) rec_.barrierG();
+        if (!settings_.stress) return;
+        if (mode == Mode::Multipass) rec_.barrierG();  // single's G is there already
+        recordStress(encoder_, *settings_.stress, buffers_);
     }
     // Ends the open command buffer (G, and H before the host reads) and submits it, the host
     // waiting for it when `wait`.

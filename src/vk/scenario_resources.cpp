@@ -11,6 +11,7 @@
 
 #include "reference/host_read.hpp"
 #include "scenario/scenario_cpu.hpp"
+#include "scenario/stress.hpp"
 #include "vk/device.hpp"
 #include "vk/trace.hpp"
 
@@ -64,12 +65,17 @@ std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
 
 }  // namespace
 
-ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s) {
+ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s, bool shuffled) {
     // Only the kernels the steps use: each pipeline is a shader compile in the driver, which a
     // run pays for before its first submit (bench/overhead.sh --scenario).
     ScenarioPipelines out;
     const std::set<sc::Kernel> used = usedKernels(s);
-    const PipelineOptions builtIn{.pushConstantBytes = sizeof(sc::KernelParams)};
+    // constant_id 0 the private-array's words, 1 and 2 the shuffle's seeds (0: in order)
+    const auto constants = [&](uint32_t privateWords) {
+        return shuffled ? std::vector<uint32_t>{privateWords, sc::kShuffleMultiplier, sc::kShuffleOffset}
+                        : std::vector<uint32_t>{};
+    };
+    const PipelineOptions builtIn{.pushConstantBytes = sizeof(sc::KernelParams), .specialization = constants(0)};
     const auto make = [&](sc::Kernel k, ComputePipeline& into, std::span<const uint32_t> spirv, uint32_t bindings) {
         if (!used.count(k)) return;
         into = createComputePipeline(device, std::string(sc::name(k)), spirv, bindings, builtIn);
@@ -98,7 +104,7 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
         if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))
             continue;
         PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
-        options.specialization = {d->privateWords};
+        options.specialization = shuffled ? constants(d->privateWords) : std::vector<uint32_t>{d->privateWords};
         out.privateArray.emplace(
             d->privateWords,
             createComputePipeline(device, fmt::format("private-array {}", d->privateWords),

@@ -37,9 +37,11 @@ struct ScenarioPipelines {
 };
 // The pipelines of the built-in kernels the steps of `s` dispatch (the others stay empty: a
 // pipeline is a shader compile in the driver), one private-array pipeline per distinct
-// private_words among them, and one per user kernel of `s`. Throws VulkanError /
-// CannotTest as createComputePipeline does.
-ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s);
+// private_words among them, and one per user kernel of `s`. `shuffled` (--stress): the kernel
+// set's workgroups shuffled (shaders/scenario_common.h, constant_id 1 and 2:
+// scenario/stress.hpp kShuffleMultiplier, kShuffleOffset); user kernels, conv-t and slice keep
+// their order. Throws VulkanError / CannotTest as createComputePipeline does.
+ScenarioPipelines createScenarioPipelines(const Device& device, const scenario::Scenario& s, bool shuffled = false);
 
 // How a scenario buffer of placement `p` is allocated: its class and the placement rule of
 // Allocator::create (vk/memory.hpp). device-local: the DeviceLocal rule; host-visible: the

@@ -14,6 +14,8 @@
 
 namespace repro::vk {
 
+struct StressKit;
+
 // --check-steps (docs/scenarios.md "--check-steps on a scenario"): in split, after each step's
 // submit, one more submit [begin, G, a copy of each device-local buffer the step writes to its
 // host twin, host-read barrier, end] and the host reads the buffers the step writes
@@ -40,6 +42,9 @@ struct ScenarioRunSettings {
     bool hostWait = true;
     // --drop-dispatch K: this step index (a dispatch) is left out of multipass and single.
     std::optional<size_t> droppedStep;
+    // --stress: multipass and single on one queue record its priming and traffic at the start
+    // of each command buffer (vk/stress.hpp recordStress); null: none. Split never does.
+    const StressKit* stress = nullptr;
     StepReadback readback;
 };
 

@@ -72,6 +72,15 @@ TEST(ChildArgv, TheCapturesStayWithTheParent) {
     EXPECT_EQ(middle(childArgv(run)), (Args{"--timestamps", "-n", "2", "--mode", "multipass"}));
 }
 
+// --stress is the run's, not the parent's: every child of --matrix or --triage on a file runs
+// stressed, with the factors of its row after it.
+TEST(ChildArgv, StressGoesToEveryChild) {
+    const Options o = withCommandLine({"repro", "--matrix", "--scenario", "f.toml", "--stress"});
+    EXPECT_EQ(baseChildArgs(o), (Args{"--scenario", "f.toml", "--stress"}));
+    const ChildRun run{.options = o, .factors = {.mode = Mode::Single}, .dir = "/logs", .tag = "single"};
+    EXPECT_EQ(middle(childArgv(run)), (Args{"--scenario", "f.toml", "--stress", "--mode", "single"}));
+}
+
 TEST(ChildArgv, AKeptOptionsValueIsNeverReadAsAnOption) {
     const Options o = withCommandLine({"repro", "--dump-dir", "--matrix", "--preset", "small"});
     EXPECT_EQ(baseChildArgs(o), (Args{"--dump-dir", "--matrix", "--preset", "small"}));

@@ -457,7 +457,8 @@ RunReport experimentReport() {
                                      "--no-host-wait", "--dispatch-repeat 4", "--drop-dispatch 3",
                                      "--memory host-cached", "--profile blade-exact", "--spirv naga-out"},
                          .control = true,
-                         .quirks = {"no HOST_READ barrier", "queue family 0"}};
+                         .quirks = {"no HOST_READ barrier", "queue family 0"},
+                         .stress = {"priming", "traffic", "shuffled-workgroups"}};
     return r;
 }
 
@@ -471,6 +472,7 @@ TEST(ReportJson, ExperimentBlockDefaultsAndEveryField) {
     EXPECT_EQ(d["profile"], "default");
     EXPECT_TRUE(d["spirv_dir"].is_null());
     EXPECT_TRUE(d["quirks"].empty());
+    EXPECT_TRUE(d["stress"].empty());
     const json e = parsedJson(experimentReport())["experiment"];
     EXPECT_EQ(e["barrier"], "none");
     EXPECT_EQ(e["control"], true);
@@ -482,6 +484,7 @@ TEST(ReportJson, ExperimentBlockDefaultsAndEveryField) {
     EXPECT_EQ(e["profile"], "blade-exact");
     EXPECT_EQ(e["spirv_dir"], "naga-out");
     EXPECT_EQ(e["quirks"].size(), 2u);
+    EXPECT_EQ(e["stress"], json::array({"priming", "traffic", "shuffled-workgroups"}));
     const json schema = loadSchema();  // the checker keeps a reference to it
     SchemaChecker checker(schema);
     const auto errors = checker.check(parsedJson(experimentReport()));
