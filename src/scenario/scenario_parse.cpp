@@ -101,7 +101,8 @@ void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
         if (node && !list) p.fail(*node, fmt::format("'{}' must be [[{}]] tables", key, key));
         if (key == "buffer" && (!list || list->empty()) && s.buffers.empty())
             p.fail(root, "the scenario has no [[buffer]] or [[image]] tables; expected at least one");
-        for (const auto& e : list ? *list : toml::array{}) {
+        if (!list) continue;
+        for (const auto& e : *list) {
             const toml::table* t = e.as_table();
             if (!t) p.fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
             BufferSpec b = key == "image" ? parseImage(p, *t, s) : parseBuffer(p, *t, s);

@@ -109,17 +109,13 @@ BufferSpec parseImage(const Parser& p, const toml::table& t, const Scenario& s) 
     if (i.layout == ImageLayout::Undefined)
         p.fail(*t.get("layout"), "an image starts in the layout repro's upload leaves it in; expected general, "
                                  "transfer-src, transfer-dst or shader-read-only, not undefined");
-    toml::table asBuffer = t;  // the keys a buffer has, read as a buffer's
-    for (const char* key : {"width", "height", "format", "tiling", "layout", "check"}) asBuffer.erase(key);
-    asBuffer.insert("bytes", int64_t{i.width} * i.height * 4);
-    BufferSpec b = parseBuffer(p, asBuffer, s);
+    BufferSpec b = parseBuffer(p, t, s, uint64_t{i.width} * i.height * 4);
     if (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight)
         p.fail(*t.get("init"), "an image takes zero, pattern, iota, random, host or undefined");
     if (const toml::node* check = t.get("check")) {
         if (!check->is_boolean()) p.fail(*check, "'check' must be true or false");
         b.checked = *check->value<bool>();
     }
-    b.place = placeOf(t);
     b.image = i;
     return b;
 }

@@ -31,14 +31,19 @@ void checkChainShape(const Parser& p, const toml::table& t, const Scenario& s, I
 
 }  // namespace
 
-BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing", "ownership_transfers"},
-               "a [[buffer]]");
+BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s, uint64_t imageBytes) {
     BufferSpec b;
     b.place = placeOf(t);
-    b.name = p.name(t, "name", true, "a [[buffer]]", "buffer");
-    if (!t.get("bytes")) p.fail(t, fmt::format("buffer '{}' has no 'bytes'; expected bytes = 4096", b.name));
-    b.bytes = p.integer(t, "bytes", 0, kMaxBufferBytes);
+    if (imageBytes > 0) {  // an [[image]]'s keys that a buffer has (parseImage checked its keys)
+        b.name = p.name(t, "name", true, "an [[image]]", "image");
+        b.bytes = imageBytes;
+    } else {
+        p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing", "ownership_transfers"},
+                   "a [[buffer]]");
+        b.name = p.name(t, "name", true, "a [[buffer]]", "buffer");
+        if (!t.get("bytes")) p.fail(t, fmt::format("buffer '{}' has no 'bytes'; expected bytes = 4096", b.name));
+        b.bytes = p.integer(t, "bytes", 0, kMaxBufferBytes);
+    }
     if (b.bytes < 4 || b.bytes % 4 != 0)
         p.fail(*t.get("bytes"), fmt::format("buffer '{}': bytes = {}; expected a multiple of 4 from 4 to {}", b.name,
                                             b.bytes, kMaxBufferBytes));

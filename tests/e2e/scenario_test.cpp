@@ -357,7 +357,8 @@ TEST(ScenarioBadFile, OneLineWithFileLineColumnAndNothingRun) {
     EXPECT_EQ(r.out, "") << shown(r);
     EXPECT_EQ(r.err, "repro: " + path.string() +
                          ":10:12: unknown kernel 'conv'; expected increment, copy, noop, "
-                         "compare-swap, private-array, work, indirect-writer, conv-t or slice\n");
+                         "compare-swap, private-array, work, indirect-writer, conv-t, slice, image-increment or "
+                         "image-copy\n");
 }
 
 // A barrier "none" between two in-place increments: a control, said so before the results.
@@ -412,7 +413,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "10:8: TOML syntax: Error while parsing value: could not determine value type"},
         BadFile{"kernel", "[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n",
                 "10:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, private-array, work, "
-                "indirect-writer, conv-t or slice"},
+                "indirect-writer, conv-t, slice, image-increment or image-copy"},
         BadFile{"noshape", "[[step]]\ndispatch = \"slice\"\nbindings = [\"a\", \"a\"]\n",
                 "9:1: a slice dispatch takes the file's shape; expected shape = \"small\" (or tiny, spectrostream) "
                 "at the top of the file"},

@@ -96,7 +96,7 @@ uint32_t groupsOf(const Config& c) {
     if (c.cost()) g |= kClockGroup | kLoss;
     if (c.lost) g |= kLoss;
     if (c.stale) g |= kStale;
-    if (c.dropTransfers) g |= kRecording | kTransfers;
+    if (c.dropTransfers || c.lostTransitions) g |= kRecording | kTransfers;
     if (c.secondFamily) g |= kFamilies;
     if (c.deviceFault) g |= kDeviceFault;
     return g;

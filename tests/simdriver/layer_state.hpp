@@ -45,7 +45,7 @@ enum Group : uint32_t {
     kClockGroup = 1u << 3,    // clock or watchdog: submits, waits, timestamps
     kLoss = 1u << 4,          // lost, clock or watchdog: a lost device's submits and waits
     kStale = 1u << 5,         // stale: buffers and descriptor sets
-    kTransfers = 1u << 6,     // drop-transfers: transfer commands and pipeline barriers
+    kTransfers = 1u << 6,     // drop-transfers, lost-transitions: transfer commands and pipeline barriers
     kFamilies = 1u << 7,      // second-family: queue families, queues, command pools, barriers
     kDeviceFault = 1u << 8,   // device-fault: the extension, its feature and vkGetDeviceFaultInfoEXT
 };
@@ -96,7 +96,8 @@ struct InstanceState {
     X(UpdateDescriptorSetWithTemplateKHR) X(UpdateDescriptorSets) X(CmdBindDescriptorSets)         \
     X(AllocateDescriptorSets) X(CreateComputePipelines) X(CreateShaderModule) X(CmdFillBuffer)     \
     X(CmdUpdateBuffer) X(CmdCopyBuffer2) X(CmdCopyBuffer2KHR) X(CmdPipelineBarrier2)               \
-    X(CmdPipelineBarrier2KHR) X(CreateCommandPool)
+    X(CmdPipelineBarrier2KHR) X(CreateCommandPool) X(CmdCopyBufferToImage) X(CmdCopyImageToBuffer) \
+    X(CmdCopyImage) X(CmdClearColorImage)
 // clang-format on
 
 struct DeviceDispatch {
@@ -137,6 +138,7 @@ struct CommandBufferState {
     std::vector<OwnedBuffer> owned;  // freed at the next begin, reset or free
     bool tracedSkip = false;
     TransferDrops transfers;  // drop-transfers
+    ImageTransitions transitions;  // lost-transitions
 };
 
 // One descriptor of a descriptor update template (vkCreateDescriptorUpdateTemplate).
