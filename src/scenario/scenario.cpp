@@ -87,9 +87,9 @@ std::string_view name(ImageTransferKind k) {
 }
 
 std::optional<Kernel> parseKernel(std::string_view text) {
-    for (const Kernel k : {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray,
-                           Kernel::Work, Kernel::IndirectWriter, Kernel::ConvT, Kernel::Slice, Kernel::ImageIncrement,
-                           Kernel::ImageCopy}) {
+    for (const Kernel k :
+         {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray, Kernel::Work,
+          Kernel::IndirectWriter, Kernel::ConvT, Kernel::Slice, Kernel::ImageIncrement, Kernel::ImageCopy}) {
         if (name(k) == text) return k;
     }
     return std::nullopt;
@@ -141,17 +141,16 @@ bool kernelWrites(Kernel k, uint32_t index) {
     const bool inPlace =
         k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work || k == Kernel::ImageIncrement;
     const bool copies = k == Kernel::Copy || k == Kernel::PrivateArray || k == Kernel::ImageCopy;
-    return (inPlace && index == 0) || (copies && index == 1) ||
-           (k == Kernel::IndirectWriter && index == 0) || (k == Kernel::ConvT && index == 2) ||
-           (k == Kernel::Slice && index == 1);
+    return (inPlace && index == 0) || (copies && index == 1) || (k == Kernel::IndirectWriter && index == 0) ||
+           (k == Kernel::ConvT && index == 2) || (k == Kernel::Slice && index == 1);
 }
 
 bool kernelReads(Kernel k, uint32_t index) {
     const bool inPlace =
         k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work || k == Kernel::ImageIncrement;
     const bool copies = k == Kernel::Copy || k == Kernel::PrivateArray || k == Kernel::ImageCopy;
-    return (inPlace && index == 0) || (copies && index == 0) ||
-           (k == Kernel::ConvT && index <= 1) || (k == Kernel::Slice && index == 0);
+    return (inPlace && index == 0) || (copies && index == 0) || (k == Kernel::ConvT && index <= 1) ||
+           (k == Kernel::Slice && index == 0);
 }
 
 const UserKernel* Scenario::kernel(std::string_view kernelName) const {

@@ -227,8 +227,8 @@ struct Dispatch {
     uint32_t privateWords = 0;
     // compare-swap with phase = "alternate" in a repeat: the phase is the repetition's parity
     bool alternatePhase = false;
-    ArgsWrite writer;                      // indirect-writer: what it writes
-    std::optional<IndirectArgs> indirect;  // set: recorded as vkCmdDispatchIndirect from these args
+    ArgsWrite writer;                              // indirect-writer: what it writes
+    std::optional<IndirectArgs> indirect;          // set: recorded as vkCmdDispatchIndirect from these args
     ImageFormat imageFormat = ImageFormat::R32ui;  // image-increment, image-copy: the images' format
 };
 
@@ -285,8 +285,8 @@ enum class ImageTransferKind { BufferToImage, ImageToBuffer, ImageToImage, Clear
 std::string_view name(ImageTransferKind k);
 struct ImageTransfer {
     ImageTransferKind kind = ImageTransferKind::Clear;
-    std::string src, dst;       // a buffer or an image by kind; clear: dst alone
-    uint64_t bufferOffset = 0;  // bytes, a multiple of 4
+    std::string src, dst;                             // a buffer or an image by kind; clear: dst alone
+    uint64_t bufferOffset = 0;                        // bytes, a multiple of 4
     uint32_t srcX = 0, srcY = 0, dstX = 0, dstY = 0;  // the image sides' offsets
     uint32_t width = 0, height = 0;                   // the extent (clear: of dst); within each image
     uint32_t value = 0;  // clear: the texel's 32-bit word (r32f: its bits; rgba8unorm: its 4 bytes)

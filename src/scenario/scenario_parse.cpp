@@ -105,7 +105,10 @@ void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
         for (const auto& e : *list) {
             const toml::table* t = e.as_table();
             if (!t) p.fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
-            BufferSpec b = key == "image" ? parseImage(p, *t, s) : parseBuffer(p, *t, s);
+            std::optional<ImageSpec> image;
+            if (key == "image") image = parseImageKeys(p, *t);
+            BufferSpec b = parseBuffer(p, *t, s, image ? uint64_t{image->width} * image->height * 4 : 0);
+            if (image) finishImage(p, *t, *image, b);
             if (s.buffer(b.name))
                 p.fail(*t, fmt::format("'{}' is declared twice (buffers and images share one name space)", b.name));
             s.buffers.push_back(std::move(b));
@@ -252,8 +255,9 @@ void parseCheck(const Parser& p, const toml::table& root, Scenario& s) {
     const auto names = p.strings(root, "check");
     const bool images = std::any_of(s.buffers.begin(), s.buffers.end(), [](const BufferSpec& b) { return b.checked; });
     if (names.empty() && !images)
-        p.fail(root, "the scenario has no 'check'; expected check = [\"buffer name\", ...] or check = true on an "
-                     "[[image]]");
+        p.fail(root,
+               "the scenario has no 'check'; expected check = [\"buffer name\", ...] or check = true on an "
+               "[[image]]");
     for (size_t i = 0; i < names.size(); ++i) {
         auto it =
             std::find_if(s.buffers.begin(), s.buffers.end(), [&](const BufferSpec& b) { return b.name == names[i]; });
@@ -297,9 +301,10 @@ void refuseHostPointsWithQueues(const Scenario& s) {
     if (!s.usesQueues()) return;
     for (const BufferSpec& b : s.buffers) {
         if (b.image)
-            throw UsageError(fmt::format("{}:{}:{}: image '{}' in a file with [[queue]] or [[semaphore]] tables: "
-                                         "images and a second queue do not go together yet; expected one or the other",
-                                         s.file, b.place.line, b.place.column, b.name));
+            throw UsageError(
+                fmt::format("{}:{}:{}: image '{}' in a file with [[queue]] or [[semaphore]] tables: "
+                            "images and a second queue do not go together yet; expected one or the other",
+                            s.file, b.place.line, b.place.column, b.name));
     }
     for (const Step& step : s.steps) {
         if (!std::holds_alternative<HostWrite>(step.body) && !std::holds_alternative<HostRead>(step.body)) continue;

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "scenario/scenario_cpu.hpp"
-#include "scenario/scenario_parse_steps.hpp"
 
 namespace repro::scenario::parse {
 namespace {
@@ -74,8 +73,8 @@ void bufferSide(const Parser& p, const toml::table& t, const BufferSpec& b, Imag
 
 }  // namespace
 
-const BufferSpec& requireBuffer(const Parser& p, const toml::node& where, std::string_view key,
-                                const std::string& n, const Scenario& s) {
+const BufferSpec& requireBuffer(const Parser& p, const toml::node& where, std::string_view key, const std::string& n,
+                                const Scenario& s) {
     const BufferSpec* b = s.buffer(n);
     if (!b) p.fail(where, fmt::format("'{}' names '{}', which is no buffer", key, n));
     if (b->image)
@@ -85,8 +84,9 @@ const BufferSpec& requireBuffer(const Parser& p, const toml::node& where, std::s
     return *b;
 }
 
-BufferSpec parseImage(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"name", "width", "height", "format", "tiling", "layout", "memory", "init", "value", "words", "check"},
+ImageSpec parseImageKeys(const Parser& p, const toml::table& t) {
+    p.onlyKeys(t,
+               {"name", "width", "height", "format", "tiling", "layout", "memory", "init", "value", "words", "check"},
                "an [[image]]");
     ImageSpec i;
     const std::string n = p.name(t, "name", true, "an [[image]]", "image");
@@ -100,16 +100,21 @@ BufferSpec parseImage(const Parser& p, const toml::table& t, const Scenario& s) 
     for (const ImageFormat f : {ImageFormat::R32ui, ImageFormat::R32f, ImageFormat::Rgba8unorm}) {
         if (name(f) == format) i.format = f, known = true;
     }
-    if (!known) p.fail(*t.get("format"), fmt::format("unknown format '{}'; expected r32ui, r32f or rgba8unorm", format));
+    if (!known)
+        p.fail(*t.get("format"), fmt::format("unknown format '{}'; expected r32ui, r32f or rgba8unorm", format));
     const std::string tiling = t.get("tiling") ? p.text(t, "tiling", true, "") : "optimal";
     if (tiling != "optimal" && tiling != "linear")
         p.fail(*t.get("tiling"), fmt::format("unknown tiling '{}'; expected optimal or linear", tiling));
     i.linear = tiling == "linear";
     i.layout = layoutKey(p, t, "layout", ImageLayout::General);
     if (i.layout == ImageLayout::Undefined)
-        p.fail(*t.get("layout"), "an image starts in the layout repro's upload leaves it in; expected general, "
-                                 "transfer-src, transfer-dst or shader-read-only, not undefined");
-    BufferSpec b = parseBuffer(p, t, s, uint64_t{i.width} * i.height * 4);
+        p.fail(*t.get("layout"),
+               "an image starts in the layout repro's upload leaves it in; expected general, "
+               "transfer-src, transfer-dst or shader-read-only, not undefined");
+    return i;
+}
+
+void finishImage(const Parser& p, const toml::table& t, const ImageSpec& i, BufferSpec& b) {
     if (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight)
         p.fail(*t.get("init"), "an image takes zero, pattern, iota, random, host or undefined");
     if (const toml::node* check = t.get("check")) {
@@ -117,7 +122,6 @@ BufferSpec parseImage(const Parser& p, const toml::table& t, const Scenario& s) 
         b.checked = *check->value<bool>();
     }
     b.image = i;
-    return b;
 }
 
 Step parseImageTransfer(const Parser& p, const toml::table& t, const Scenario& s) {
@@ -139,7 +143,8 @@ Step parseImageTransfer(const Parser& p, const toml::table& t, const Scenario& s
             p.onlyKeys(t, {key, "from", "buffer_offset", "offset", "extent"}, fmt::format("a {} step", key));
     }
     const bool toImage = x.kind != K::ImageToBuffer;
-    const BufferSpec& dst = toImage ? namedImage(p, t, key, s) : requireBuffer(p, at(t, key), key, p.text(t, key, true, ""), s);
+    const BufferSpec& dst =
+        toImage ? namedImage(p, t, key, s) : requireBuffer(p, at(t, key), key, p.text(t, key, true, ""), s);
     x.dst = dst.name;
     if (x.kind == K::Clear) {
         x.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
@@ -149,17 +154,20 @@ Step parseImageTransfer(const Parser& p, const toml::table& t, const Scenario& s
     }
     const bool fromImage = x.kind != K::BufferToImage;
     if (!t.get("from")) p.fail(t, fmt::format("a {} step has no 'from'; expected from = \"name\"", key));
-    const BufferSpec& src = fromImage ? namedImage(p, t, "from", s) : requireBuffer(p, at(t, "from"), "from", p.text(t, "from", true, ""), s);
+    const BufferSpec& src = fromImage ? namedImage(p, t, "from", s)
+                                      : requireBuffer(p, at(t, "from"), "from", p.text(t, "from", true, ""), s);
     x.src = src.name;
     const auto [sx, sy] = pair(p, t, x.kind == K::ImageToImage ? "src_offset" : "offset", 0);
     const auto [dx, dy] = pair(p, t, x.kind == K::ImageToImage ? "dst_offset" : "offset", 0);
     x.srcX = fromImage ? sx : 0, x.srcY = fromImage ? sy : 0, x.dstX = toImage ? dx : 0, x.dstY = toImage ? dy : 0;
     // the extent by default: as far as every image side reaches from its offset
     uint32_t w = kMaxImageSide, h = kMaxImageSide;
-    if (fromImage) w = std::min(w, src.image->width - std::min(src.image->width, x.srcX)),
-                   h = std::min(h, src.image->height - std::min(src.image->height, x.srcY));
-    if (toImage) w = std::min(w, dst.image->width - std::min(dst.image->width, x.dstX)),
-                 h = std::min(h, dst.image->height - std::min(dst.image->height, x.dstY));
+    if (fromImage)
+        w = std::min(w, src.image->width - std::min(src.image->width, x.srcX)),
+        h = std::min(h, src.image->height - std::min(src.image->height, x.srcY));
+    if (toImage)
+        w = std::min(w, dst.image->width - std::min(dst.image->width, x.dstX)),
+        h = std::min(h, dst.image->height - std::min(dst.image->height, x.dstY));
     std::tie(x.width, x.height) = t.get("extent") ? pair(p, t, "extent", 0) : std::pair{w, h};
     const toml::node& where = at(t, "extent");
     if (fromImage) checkRegion(p, where, src, x.srcX, x.srcY, x.width, x.height);
@@ -172,7 +180,8 @@ Step parseImageTransfer(const Parser& p, const toml::table& t, const Scenario& s
     };
     side(src, x.srcX, x.srcY, x.srcByte, x.srcPitch);
     side(dst, x.dstX, x.dstY, x.dstByte, x.dstPitch);
-    if (src.name == dst.name) p.fail(t, "a copy_image copies between two images; expected from and the destination to differ");
+    if (src.name == dst.name)
+        p.fail(t, "a copy_image copies between two images; expected from and the destination to differ");
     return {.body = x, .label = fmt::format("{} {} -> {}", key, src.name, dst.name), .place = placeOf(t)};
 }
 
@@ -225,12 +234,14 @@ void checkImageLayouts(const Parser& p, Scenario& s) {
         if (const auto* b = std::get_if<Barrier>(&step.body); b && b->kind == BarrierKind::Image) {
             const ImageLayout now = layout.at(b->buffer);
             if (b->oldLayout != now && b->oldLayout != ImageLayout::Undefined)
-                failAt(p, step, fmt::format("transitions image '{}' from {}, but it is in {} here; expected "
-                                            "old_layout = \"{}\" (or \"undefined\", which discards its contents)",
-                                            b->buffer, name(b->oldLayout), name(now), name(now)));
+                failAt(p, step,
+                       fmt::format("transitions image '{}' from {}, but it is in {} here; expected "
+                                   "old_layout = \"{}\" (or \"undefined\", which discards its contents)",
+                                   b->buffer, name(b->oldLayout), name(now), name(now)));
             if (b->oldLayout != b->newLayout && step.modeMask != 7)
-                failAt(p, step, "is a layout transition recorded in some modes only; expected no 'modes' on it (each "
-                                "mode's steps need the same layouts)");
+                failAt(p, step,
+                       "is a layout transition recorded in some modes only; expected no 'modes' on it (each "
+                       "mode's steps need the same layouts)");
             if (b->oldLayout == ImageLayout::Undefined) discarded[b->buffer] = &step;
             layout[b->buffer] = b->newLayout;
             continue;
@@ -238,18 +249,20 @@ void checkImageLayouts(const Parser& p, Scenario& s) {
         for (const auto& [image, allowed] : layoutsNeeded(step, s)) {
             const ImageLayout now = layout.at(image);
             if (std::find(allowed.begin(), allowed.end(), now) == allowed.end())
-                failAt(p, step, fmt::format("uses image '{}' in layout {}, but it is in {} here; expected an image "
-                                            "barrier with new_layout = \"{}\" before it",
-                                            image, name(allowed.front()), name(now), name(allowed.front())));
+                failAt(p, step,
+                       fmt::format("uses image '{}' in layout {}, but it is in {} here; expected an image "
+                                   "barrier with new_layout = \"{}\" before it",
+                                   image, name(allowed.front()), name(now), name(allowed.front())));
         }
         std::vector<std::string> reads, writes;
         stepAccesses(step, s, reads, writes);
         for (const auto& r : reads) {
             const auto it = discarded.find(r);
             if (it == discarded.end() || std::get<Barrier>(it->second->body).control) continue;
-            failAt(p, step, fmt::format("reads image '{}', whose contents {} discarded (old_layout = \"undefined\"); "
-                                        "expected a write first, or control = true on that barrier",
-                                        r, it->second->label));
+            failAt(p, step,
+                   fmt::format("reads image '{}', whose contents {} discarded (old_layout = \"undefined\"); "
+                               "expected a write first, or control = true on that barrier",
+                               r, it->second->label));
         }
         for (const auto& w : writes) discarded.erase(w);
     }
@@ -258,9 +271,10 @@ void checkImageLayouts(const Parser& p, Scenario& s) {
     }
     for (const auto& [image, barrier] : discarded) {
         if (s.buffer(image)->checked && !std::get<Barrier>(barrier->body).control)
-            failAt(p, *barrier, fmt::format("discards image '{}' (old_layout = \"undefined\"), which is checked and "
-                                            "never written after it; expected a write after it, or control = true",
-                                            image));
+            failAt(p, *barrier,
+                   fmt::format("discards image '{}' (old_layout = \"undefined\"), which is checked and "
+                               "never written after it; expected a write after it, or control = true",
+                               image));
     }
 }
 

@@ -8,10 +8,12 @@
 
 namespace repro::scenario::parse {
 
-// One [[image]] table as a BufferSpec with `image` set (bytes = width * height * 4); its name
-// is new in `s` (the caller adds it). Keys: name, width, height, format, tiling, layout,
-// memory, init, value, words, check.
-BufferSpec parseImage(const Parser& p, const toml::table& t, const Scenario& s);
+// One [[image]] table (keys name, width, height, format, tiling, layout, memory, init, value,
+// words, check): its image keys checked and read; the caller then reads the keys it shares
+// with a buffer (scenario_parse_steps.hpp parseBuffer with bytes = width * height * 4) and
+// finishImage sets `image` and `checked` in that BufferSpec.
+ImageSpec parseImageKeys(const Parser& p, const toml::table& t);
+void finishImage(const Parser& p, const toml::table& t, const ImageSpec& i, BufferSpec& b);
 
 // A copy_buffer_to_image, copy_image_to_buffer, copy_image or clear_image step: the
 // regions inside each image and buffer (a copy or clear past an extent is a bad file).
@@ -22,8 +24,8 @@ Step parseImageTransfer(const Parser& p, const toml::table& t, const Scenario& s
 void parseImageBarrierKeys(const Parser& p, const toml::table& t, const Scenario& s, Barrier& b);
 
 // `name` must be a buffer of `s`, not an image: one line at `where` otherwise.
-const BufferSpec& requireBuffer(const Parser& p, const toml::node& where, std::string_view key,
-                                const std::string& name, const Scenario& s);
+const BufferSpec& requireBuffer(const Parser& p, const toml::node& where, std::string_view key, const std::string& name,
+                                const Scenario& s);
 
 // The layouts in step order (docs/scenarios.md "Layouts"): each image starts in its `layout`;
 // a dispatch binds it in general; copy_buffer_to_image and clear_image write it in

@@ -319,9 +319,10 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, boo
     if (const UserKernel* user = s.kernel(kernel)) return parseUserDispatch(p, t, s, *user, indirect);
     const auto k = parseKernel(kernel);
     if (!k)
-        p.fail(*t.get(key), fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
-                                        "private-array, work, indirect-writer, conv-t, slice, image-increment or image-copy",
-                                        kernel));
+        p.fail(*t.get(key),
+               fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
+                           "private-array, work, indirect-writer, conv-t, slice, image-increment or image-copy",
+                           kernel));
     if (isChainKernel(*k)) return parseChainDispatch(p, t, s, *k, indirect);
     d.kernel = *k;
     d.bindings = p.strings(t, "bindings");
@@ -438,9 +439,9 @@ Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
     Barrier b;
     const std::string kind = p.text(t, "barrier", true, "");
     bool known = false;
-    for (const BarrierKind k : {BarrierKind::BladeGlobal, BarrierKind::BladeCompute, BarrierKind::Memory,
-                                BarrierKind::Buffer, BarrierKind::ExecutionOnly, BarrierKind::None,
-                                BarrierKind::Image}) {
+    for (const BarrierKind k :
+         {BarrierKind::BladeGlobal, BarrierKind::BladeCompute, BarrierKind::Memory, BarrierKind::Buffer,
+          BarrierKind::ExecutionOnly, BarrierKind::None, BarrierKind::Image}) {
         if (name(k) == kind) b.kind = k, known = true;
     }
     if (!known)
@@ -459,9 +460,8 @@ Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
     b.dstStage = p.bits(t, "dst_stage", kStages, "stage");
     b.srcAccess = p.bits(t, "src_access", kAccesses, "access");
     b.dstAccess = p.bits(t, "dst_access", kAccesses, "access");
-    const bool explicitMasks =
-        b.kind == BarrierKind::Memory || b.kind == BarrierKind::Buffer || b.kind == BarrierKind::ExecutionOnly ||
-        b.kind == BarrierKind::Image;
+    const bool explicitMasks = b.kind == BarrierKind::Memory || b.kind == BarrierKind::Buffer ||
+                               b.kind == BarrierKind::ExecutionOnly || b.kind == BarrierKind::Image;
     if (explicitMasks && (b.srcStage == 0 || b.dstStage == 0))
         p.fail(t, fmt::format("a {} barrier needs src_stage and dst_stage; expected e.g. src_stage = [\"compute\"]",
                               kind));

@@ -192,7 +192,7 @@ class OneQueueWalk {
     Encoder& encoder_;
     ScenarioModeRun& out_;
     std::vector<uint32_t> numbers_;
-    double pending_ = 0;  // the budget of the work steps since the last host wait
+    double pending_ = 0;       // the budget of the work steps since the last host wait
     size_t transitioned_ = 0;  // split: the image barriers before this step index are recorded
 };
 

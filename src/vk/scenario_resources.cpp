@@ -82,8 +82,9 @@ void makeImagePipelines(const Device& device, const sc::Scenario& s, ScenarioPip
         const bool copy = d->kernel == sc::Kernel::ImageCopy;
         if (copy ? out.imageCopy.count(d->imageFormat) > 0 : out.imageIncrement.pipeline.get() != VK_NULL_HANDLE)
             continue;
-        const PipelineOptions options{.descriptorTypes = std::vector<VkDescriptorType>(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE),
-                                      .pushConstantBytes = sizeof(sc::KernelParams)};
+        const PipelineOptions options{
+            .descriptorTypes = std::vector<VkDescriptorType>(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE),
+            .pushConstantBytes = sizeof(sc::KernelParams)};
         std::span<const uint32_t> spirv(scenario_image_increment_spv, scenario_image_increment_spv_words);
         if (copy && d->imageFormat == sc::ImageFormat::R32ui)
             spirv = std::span(scenario_image_copy_r32ui_spv, scenario_image_copy_r32ui_spv_words);
@@ -288,6 +289,35 @@ VkImageLayout vkLayout(sc::ImageLayout l) {
     return kLayouts[static_cast<size_t>(l)];
 }
 
+namespace {
+
+// The device's features for `spec`'s format and tiling: STORAGE_IMAGE where a dispatch binds
+// it (else a bad file: UsageError at the image's line), TRANSFER_SRC|DST always (else
+// CannotTest). `file`: the scenario's, for the line. Returns how the image is named in errors.
+std::string checkImageFormat(const Device& device, const std::string& file, const sc::BufferSpec& spec, bool storage) {
+    const sc::ImageSpec& i = *spec.image;
+    VkFormatProperties props{};
+    vkGetPhysicalDeviceFormatProperties(device.info().handle, vkFormat(i.format), &props);
+    const VkFormatFeatureFlags features = i.linear ? props.linearTilingFeatures : props.optimalTilingFeatures;
+    const std::string what =
+        fmt::format("image '{}' ({}, {} tiling)", spec.name, sc::name(i.format), i.linear ? "linear" : "optimal");
+    if (storage && !(features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
+        throw UsageError(
+            fmt::format("{}:{}:{}: {} is bound by a dispatch, but the device cannot use that format and "
+                        "tiling as a storage image (vkGetPhysicalDeviceFormatProperties: no "
+                        "STORAGE_IMAGE_BIT); expected another format or tiling",
+                        file, spec.place.line, spec.place.column, what));
+    constexpr VkFormatFeatureFlags kCopies = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    if ((features & kCopies) != kCopies)
+        throw CannotTest(
+            fmt::format("{}: the device cannot copy to and from it (no TRANSFER_SRC_BIT and "
+                        "TRANSFER_DST_BIT in vkGetPhysicalDeviceFormatProperties)",
+                        what));
+    return what;
+}
+
+}  // namespace
+
 void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec) {
     const sc::ImageSpec& i = *spec.image;
     const bool storage = std::any_of(s_.steps.begin(), s_.steps.end(), [&](const sc::Step& step) {
@@ -296,28 +326,14 @@ void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec
     });
     // SAMPLED where it is ever in shader-read-only: that layout needs it (Vulkan spec,
     // VUID-VkImageMemoryBarrier2-oldLayout-01211)
-    const bool sampled = i.layout == sc::ImageLayout::ShaderReadOnly ||
-                         std::any_of(s_.steps.begin(), s_.steps.end(), [&](const sc::Step& step) {
-                             const auto* b = std::get_if<sc::Barrier>(&step.body);
-                             return b && b->kind == sc::BarrierKind::Image && b->buffer == spec.name &&
-                                    (b->oldLayout == sc::ImageLayout::ShaderReadOnly ||
-                                     b->newLayout == sc::ImageLayout::ShaderReadOnly);
-                         });
-    VkFormatProperties props{};
-    vkGetPhysicalDeviceFormatProperties(device.info().handle, vkFormat(i.format), &props);
-    const VkFormatFeatureFlags features = i.linear ? props.linearTilingFeatures : props.optimalTilingFeatures;
-    const std::string what =
-        fmt::format("image '{}' ({}, {} tiling)", spec.name, sc::name(i.format), i.linear ? "linear" : "optimal");
-    if (storage && !(features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
-        throw UsageError(fmt::format("{}:{}:{}: {} is bound by a dispatch, but the device cannot use that format and "
-                                     "tiling as a storage image (vkGetPhysicalDeviceFormatProperties: no "
-                                     "STORAGE_IMAGE_BIT); expected another format or tiling",
-                                     s_.file, spec.place.line, spec.place.column, what));
-    constexpr VkFormatFeatureFlags kCopies = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
-    if ((features & kCopies) != kCopies)
-        throw CannotTest(fmt::format("{}: the device cannot copy to and from it (no TRANSFER_SRC_BIT and "
-                                     "TRANSFER_DST_BIT in vkGetPhysicalDeviceFormatProperties)",
-                                     what));
+    const bool sampled =
+        i.layout == sc::ImageLayout::ShaderReadOnly ||
+        std::any_of(s_.steps.begin(), s_.steps.end(), [&](const sc::Step& step) {
+            const auto* b = std::get_if<sc::Barrier>(&step.body);
+            return b && b->kind == sc::BarrierKind::Image && b->buffer == spec.name &&
+                   (b->oldLayout == sc::ImageLayout::ShaderReadOnly || b->newLayout == sc::ImageLayout::ShaderReadOnly);
+        });
+    const std::string what = checkImageFormat(device, s_.file, spec, storage);
     const VkImageCreateInfo info{
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
         .imageType = VK_IMAGE_TYPE_2D,
@@ -336,9 +352,10 @@ void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec
     if (vkGetPhysicalDeviceImageFormatProperties(device.info().handle, info.format, info.imageType, info.tiling,
                                                  info.usage, 0, &limits) != VK_SUCCESS ||
         limits.maxExtent.width < i.width || limits.maxExtent.height < i.height)
-        throw CannotTest(fmt::format("{}: the device does not support a {}x{} image of that format, tiling and usage "
-                                     "(vkGetPhysicalDeviceImageFormatProperties)",
-                                     what, i.width, i.height));
+        throw CannotTest(
+            fmt::format("{}: the device does not support a {}x{} image of that format, tiling and usage "
+                        "(vkGetPhysicalDeviceImageFormatProperties)",
+                        what, i.width, i.height));
     ScenarioImage out;
     VkImage raw = VK_NULL_HANDLE;
     check(vkCreateImage(device.get(), &info, nullptr, &raw), "vkCreateImage");
@@ -347,10 +364,10 @@ void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec
     out.memory = bindImageMemory(device, spec.name, raw, memory.memoryClass, memory.placement);
     if (storage) {  // the storage-image descriptor's view
         const VkImageViewCreateInfo view{.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-                                     .image = raw,
-                                     .viewType = VK_IMAGE_VIEW_TYPE_2D,
-                                     .format = info.format,
-                                     .subresourceRange = kImageColor};
+                                         .image = raw,
+                                         .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                         .format = info.format,
+                                         .subresourceRange = kImageColor};
         VkImageView rawView = VK_NULL_HANDLE;
         check(vkCreateImageView(device.get(), &view, nullptr, &rawView), "vkCreateImageView");
         out.view = Owned<VkImageView>(device.life(), rawView);

@@ -67,12 +67,11 @@ void recordImageTransfer(VkCommandBuffer cmd, const sc::ImageTransfer& t, const 
         return vkCmdCopyImage(cmd, mb.image(t.src)->get(), srcLayout, mb.image(t.dst)->get(), dstLayout, 1, &region);
     }
     const bool toImage = t.kind == K::BufferToImage;
-    const VkBufferImageCopy region{
-        .bufferOffset = t.bufferOffset,
-        .imageSubresource = colorLayers(),
-        .imageOffset = {static_cast<int32_t>(toImage ? t.dstX : t.srcX), static_cast<int32_t>(toImage ? t.dstY : t.srcY),
-                        0},
-        .imageExtent = extent};
+    const VkBufferImageCopy region{.bufferOffset = t.bufferOffset,
+                                   .imageSubresource = colorLayers(),
+                                   .imageOffset = {static_cast<int32_t>(toImage ? t.dstX : t.srcX),
+                                                   static_cast<int32_t>(toImage ? t.dstY : t.srcY), 0},
+                                   .imageExtent = extent};
     if (toImage) return vkCmdCopyBufferToImage(cmd, mb.at(t.src).get(), mb.image(t.dst)->get(), dstLayout, 1, &region);
     vkCmdCopyImageToBuffer(cmd, mb.image(t.src)->get(), srcLayout, mb.at(t.dst).get(), 1, &region);
 }
@@ -102,8 +101,9 @@ void recordImageUpload(VkCommandBuffer cmd, const sc::BufferSpec& spec, const Sc
 void recordImageReadback(VkCommandBuffer cmd, const sc::BufferSpec& spec, const ScenarioBuffers& mb, bool copy) {
     const VkImage image = mb.image(spec.name)->get();
     if (!copy)
-        return recordImageTransition(cmd, image, vkLayout(spec.image->finalLayout), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                          {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT},
+        return recordImageTransition(cmd, image, vkLayout(spec.image->finalLayout),
+                                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                     {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT},
                                      {VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT});
     const VkBufferImageCopy region{.imageSubresource = colorLayers(),
                                    .imageExtent = {spec.image->width, spec.image->height, 1}};

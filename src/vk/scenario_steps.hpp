@@ -31,8 +31,7 @@ void recordImageTransition(VkCommandBuffer cmd, VkImage image, VkImageLayout fro
 // The readback of checked image `spec`: its final layout -> TRANSFER_SRC, or with `copy`
 // vkCmdCopyImageToBuffer into its staging buffer (ScenarioBuffers::at). The readback records
 // every image's transition before the copies.
-void recordImageReadback(VkCommandBuffer cmd, const scenario::BufferSpec& spec, const ScenarioBuffers& mb,
-                         bool copy);
+void recordImageReadback(VkCommandBuffer cmd, const scenario::BufferSpec& spec, const ScenarioBuffers& mb, bool copy);
 
 // The barrier step `b` as the file gives it: blade's G or C, or the file's masks in the
 // original form (vkCmdPipelineBarrier) or synchronization2 (vkCmdPipelineBarrier2), global or

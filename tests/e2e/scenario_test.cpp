@@ -769,15 +769,27 @@ TEST(ScenarioBlade356Simulated, ADriverWrongInEveryModeIsCaughtByTheCpuChain) {
 TEST(ScenarioList, ListsTheShippedScenarios) {
     const BoundedResult r = repro({"--list-scenarios"});
     ASSERT_EQ(r.status, 0) << shown(r);
-    for (const char* name :
-         {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy",
-          "turnip-28469-unaligned-transfers", "vkd3d-2617-clear-then-consume", "renderdoc-3899-fill-then-copy",
-          "executorch-17299-staged-dispatches", "llama-25767-many-shapes", "sensitivity-stale-read",
-          "taichi-3791-odd-even-sort", "cubecl-1336-private-array", "llama-cpp-21724-many-dispatches",
-          "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels", "indirect-args-written-by-a-dispatch",
-          "compute-copy-on-a-second-queue", "blade-356-conv-t-slice-chain", "offload-513-storage-image-then-copy",
-          "executorch-17299-noop-dispatch-transition", "wgpu-8473-texture-to-buffer-copy",
-          "layout-transition-orders-compute-and-copy"}) {
+    for (const char* name : {"kompute-196-increment-chain",
+                             "moltenvk-2805-fill-between-dispatches",
+                             "offload-513-compute-then-copy",
+                             "turnip-28469-unaligned-transfers",
+                             "vkd3d-2617-clear-then-consume",
+                             "renderdoc-3899-fill-then-copy",
+                             "executorch-17299-staged-dispatches",
+                             "llama-25767-many-shapes",
+                             "sensitivity-stale-read",
+                             "taichi-3791-odd-even-sort",
+                             "cubecl-1336-private-array",
+                             "llama-cpp-21724-many-dispatches",
+                             "turboquant-185-one-long-dispatch",
+                             "taichi-3544-heavy-kernels",
+                             "indirect-args-written-by-a-dispatch",
+                             "compute-copy-on-a-second-queue",
+                             "blade-356-conv-t-slice-chain",
+                             "offload-513-storage-image-then-copy",
+                             "executorch-17299-noop-dispatch-transition",
+                             "wgpu-8473-texture-to-buffer-copy",
+                             "layout-transition-orders-compute-and-copy"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);
@@ -2628,11 +2640,12 @@ void expectBadImageFile(const std::string& steps, const std::string& line) {
 }
 
 TEST(ScenarioImages, AStepInTheWrongLayoutIsABadFile) {
-    expectBadImageFile("\n[[step]]\nbarrier = \"image\"\nimage = \"img\"\nsrc_stage = [\"compute\"]\n"
-                       "dst_stage = [\"transfer\"]\nold_layout = \"general\"\nnew_layout = \"transfer-src\"\n"
-                       "\n[[step]]\ndispatch = \"image-increment\"\nbindings = [\"img\"]\n",
-                       "26:1: step 2 dispatch image-increment uses image 'img' in layout general, but it is in "
-                       "transfer-src here; expected an image barrier with new_layout = \"general\" before it");
+    expectBadImageFile(
+        "\n[[step]]\nbarrier = \"image\"\nimage = \"img\"\nsrc_stage = [\"compute\"]\n"
+        "dst_stage = [\"transfer\"]\nold_layout = \"general\"\nnew_layout = \"transfer-src\"\n"
+        "\n[[step]]\ndispatch = \"image-increment\"\nbindings = [\"img\"]\n",
+        "26:1: step 2 dispatch image-increment uses image 'img' in layout general, but it is in "
+        "transfer-src here; expected an image barrier with new_layout = \"general\" before it");
 }
 
 TEST(ScenarioImages, ACopyPastTheExtentIsABadFile) {

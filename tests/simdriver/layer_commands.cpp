@@ -366,8 +366,8 @@ void loseContents(VkCommandBuffer cb, const ImageBarrier* images, uint32_t count
     VkClearColorValue garbage{};
     for (uint32_t& w : garbage.uint32) w = 0xdeadbeefu;
     for (const ImageBarrier* b : lost) {
-        trace("command buffer %p: image %p's transition loses its contents (lost-transitions)",
-              static_cast<void*>(cb), static_cast<void*>(b->image));
+        trace("command buffer %p: image %p's transition loses its contents (lost-transitions)", static_cast<void*>(cb),
+              static_cast<void*>(b->image));
         d->next.CmdClearColorImage(cb, b->image, VK_IMAGE_LAYOUT_GENERAL, &garbage, 1, &b->subresourceRange);
     }
 }

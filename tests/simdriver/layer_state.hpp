@@ -137,7 +137,7 @@ struct CommandBufferState {
     std::vector<std::pair<VkBuffer, OwnedBuffer>> staleBefore;
     std::vector<OwnedBuffer> owned;  // freed at the next begin, reset or free
     bool tracedSkip = false;
-    TransferDrops transfers;  // drop-transfers
+    TransferDrops transfers;       // drop-transfers
     ImageTransitions transitions;  // lost-transitions
 };
 

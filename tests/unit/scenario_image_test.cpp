@@ -164,7 +164,8 @@ TEST(ScenarioImage, ACopyPastTheExtentIsABadFile) {
 }
 
 TEST(ScenarioImage, UndefinedDiscardsTheContentsAReadAfterItNeedsAControl) {
-    std::string text = kHeader + kImage + kToTransferSrc + "\n[[step]]\ncopy_image_to_buffer = \"buf\"\nfrom = \"img\"\n";
+    std::string text =
+        kHeader + kImage + kToTransferSrc + "\n[[step]]\ncopy_image_to_buffer = \"buf\"\nfrom = \"img\"\n";
     text.replace(text.find("old_layout = \"general\""), 22, "old_layout = \"undefined\"");
     EXPECT_NE(errorOf(text).find("reads image 'img', whose contents step 1 barrier image img undefined -> "
                                  "transfer-src discarded"),
