@@ -2655,3 +2655,20 @@ TEST(ScenarioImages, ACopyPastTheExtentIsABadFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// A device without storage-image support for the file's format (simdriver no-storage-images):
+// binding that image to a dispatch is a bad file on it, one line at the image's table.
+TEST(ScenarioImages, AFormatWithoutStorageSupportIsABadFile) {
+    const std::string file = kScenarios + "offload-513-storage-image-then-copy.toml";
+    const auto r = repro({"--scenario", file, "-q"}, simulated("no-storage-images"));
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.err, "repro: " + file +
+                         ":14:1: image 'img' (r32ui, optimal tiling) is bound by a dispatch, but the device cannot use "
+                         "that format and tiling as a storage image (vkGetPhysicalDeviceFormatProperties: no "
+                         "STORAGE_IMAGE_BIT); expected another format or tiling\n")
+        << shown(r);
+}
+
+}  // namespace

@@ -233,6 +233,7 @@ class Parser {
     bool api(ArgumentReader& r, std::optional<std::string_view> arg);
     bool dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg);
     bool lostTransitions(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool noStorageImages(ArgumentReader& r, std::optional<std::string_view> arg);
     bool deviceFault(ArgumentReader& r, std::optional<std::string_view> arg);
     bool secondFamily(ArgumentReader& r, std::optional<std::string_view> arg);
     bool curedBy(ArgumentReader& r, std::optional<std::string_view> arg);
@@ -528,6 +529,12 @@ bool Parser::lostTransitions(ArgumentReader& r, std::optional<std::string_view> 
     return true;
 }
 
+bool Parser::noStorageImages(ArgumentReader& r, std::optional<std::string_view> arg) {
+    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    config_.noStorageImages = true;
+    return true;
+}
+
 bool Parser::deviceFault(ArgumentReader& r, std::optional<std::string_view> arg) {
     if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
     config_.deviceFault = true;
@@ -559,10 +566,24 @@ bool Parser::behaviour(std::string_view item) {
     if (colon != std::string_view::npos) arg = item.substr(colon + 1);
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
-    static const std::vector<std::string_view> kNames = {
-        "identity",     "seed-bug", "watchdog",        "clock", "stale", "crash",          "abort",
-        "stall",        "lost",     "flaky",           "api",   "hang",  "drop-transfers", "second-family",
-        "device-fault", "cured-by", "lost-transitions"};
+    static const std::vector<std::string_view> kNames = {"identity",
+                                                         "seed-bug",
+                                                         "watchdog",
+                                                         "clock",
+                                                         "stale",
+                                                         "crash",
+                                                         "abort",
+                                                         "stall",
+                                                         "lost",
+                                                         "flaky",
+                                                         "api",
+                                                         "hang",
+                                                         "drop-transfers",
+                                                         "second-family",
+                                                         "device-fault",
+                                                         "cured-by",
+                                                         "lost-transitions",
+                                                         "no-storage-images"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -579,6 +600,7 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "api") return api(r, arg);
     if (name == "drop-transfers") return dropTransfers(r, arg);
     if (name == "lost-transitions") return lostTransitions(r, arg);
+    if (name == "no-storage-images") return noStorageImages(r, arg);
     if (name == "second-family") return secondFamily(r, arg);
     if (name == "device-fault") return deviceFault(r, arg);
     if (name == "cured-by") return curedBy(r, arg);
@@ -672,7 +694,8 @@ Identity defaultIdentity() {
 
 bool Config::empty() const {
     return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
-           !api10 && !dropTransfers && !lostTransitions && !secondFamily && !deviceFault && !curedBy;
+           !api10 && !dropTransfers && !lostTransitions && !noStorageImages && !secondFamily && !deviceFault &&
+           !curedBy;
 }
 
 bool optionListed(std::string_view list, std::string_view option) {

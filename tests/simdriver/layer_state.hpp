@@ -48,6 +48,7 @@ enum Group : uint32_t {
     kTransfers = 1u << 6,     // drop-transfers, lost-transitions: transfer commands and pipeline barriers
     kFamilies = 1u << 7,      // second-family: queue families, queues, command pools, barriers
     kDeviceFault = 1u << 8,   // device-fault: the extension, its feature and vkGetDeviceFaultInfoEXT
+    kFormats = 1u << 9,       // no-storage-images: vkGetPhysicalDeviceFormatProperties
 };
 uint32_t groupsOf(const Config& config);
 
@@ -65,6 +66,7 @@ struct InstanceDispatch {
     PFN_vkGetPhysicalDeviceQueueFamilyProperties getPhysicalDeviceQueueFamilyProperties = nullptr;
     PFN_vkGetPhysicalDeviceQueueFamilyProperties2 getPhysicalDeviceQueueFamilyProperties2 = nullptr;
     PFN_vkGetPhysicalDeviceMemoryProperties getPhysicalDeviceMemoryProperties = nullptr;
+    PFN_vkGetPhysicalDeviceFormatProperties getPhysicalDeviceFormatProperties = nullptr;
     PFN_vkGetPhysicalDeviceFeatures2 getPhysicalDeviceFeatures2 = nullptr;
     PFN_vkGetPhysicalDeviceFeatures2 getPhysicalDeviceFeatures2KHR = nullptr;
 };
