@@ -62,20 +62,42 @@ std::string_view name(Kernel k) {
             return "conv-t";
         case Kernel::Slice:
             return "slice";
+        case Kernel::ImageIncrement:
+            return "image-increment";
+        case Kernel::ImageCopy:
+            return "image-copy";
     }
     return "?";
 }
 
+std::string_view name(ImageFormat f) {
+    return f == ImageFormat::R32ui ? "r32ui" : f == ImageFormat::R32f ? "r32f" : "rgba8unorm";
+}
+
+std::string_view name(ImageLayout l) {
+    static constexpr std::string_view kNames[] = {"undefined", "general", "transfer-src", "transfer-dst",
+                                                  "shader-read-only"};
+    return kNames[static_cast<size_t>(l)];
+}
+
+std::string_view name(ImageTransferKind k) {
+    static constexpr std::string_view kNames[] = {"copy_buffer_to_image", "copy_image_to_buffer", "copy_image",
+                                                  "clear_image"};
+    return kNames[static_cast<size_t>(k)];
+}
+
 std::optional<Kernel> parseKernel(std::string_view text) {
-    for (const Kernel k : {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray,
-                           Kernel::Work, Kernel::IndirectWriter, Kernel::ConvT, Kernel::Slice}) {
+    for (const Kernel k :
+         {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray, Kernel::Work,
+          Kernel::IndirectWriter, Kernel::ConvT, Kernel::Slice, Kernel::ImageIncrement, Kernel::ImageCopy}) {
         if (name(k) == text) return k;
     }
     return std::nullopt;
 }
 
 std::vector<std::string_view> kernelBindings(Kernel k) {
-    if (k == Kernel::Copy || k == Kernel::PrivateArray) return {"src", "dst"};
+    if (k == Kernel::Copy || k == Kernel::PrivateArray || k == Kernel::ImageCopy) return {"src", "dst"};
+    if (k == Kernel::ImageIncrement) return {"image"};
     if (k == Kernel::IndirectWriter) return {"args"};
     if (k == Kernel::ConvT) return {"input", "weight", "output"};
     if (k == Kernel::Slice) return {"input", "output"};
@@ -101,6 +123,8 @@ uint64_t maxIndexedInvocations(const Dispatch& d) {
         case Kernel::Copy:
         case Kernel::PrivateArray:
         case Kernel::Work:
+        case Kernel::ImageIncrement:
+        case Kernel::ImageCopy:
             return uint64_t{1} << 32;
         case Kernel::CompareSwap:
             return ((uint64_t{1} << 32) - (d.alternatePhase ? 1 : d.params.add)) / 2;
@@ -114,16 +138,19 @@ uint64_t maxIndexedInvocations(const Dispatch& d) {
 }
 
 bool kernelWrites(Kernel k, uint32_t index) {
-    const bool inPlace = k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work;
-    return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 1) ||
-           (k == Kernel::IndirectWriter && index == 0) || (k == Kernel::ConvT && index == 2) ||
-           (k == Kernel::Slice && index == 1);
+    const bool inPlace =
+        k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work || k == Kernel::ImageIncrement;
+    const bool copies = k == Kernel::Copy || k == Kernel::PrivateArray || k == Kernel::ImageCopy;
+    return (inPlace && index == 0) || (copies && index == 1) || (k == Kernel::IndirectWriter && index == 0) ||
+           (k == Kernel::ConvT && index == 2) || (k == Kernel::Slice && index == 1);
 }
 
 bool kernelReads(Kernel k, uint32_t index) {
-    const bool inPlace = k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work;
-    return (inPlace && index == 0) || ((k == Kernel::Copy || k == Kernel::PrivateArray) && index == 0) ||
-           (k == Kernel::ConvT && index <= 1) || (k == Kernel::Slice && index == 0);
+    const bool inPlace =
+        k == Kernel::Increment || k == Kernel::CompareSwap || k == Kernel::Work || k == Kernel::ImageIncrement;
+    const bool copies = k == Kernel::Copy || k == Kernel::PrivateArray || k == Kernel::ImageCopy;
+    return (inPlace && index == 0) || (copies && index == 0) || (k == Kernel::ConvT && index <= 1) ||
+           (k == Kernel::Slice && index == 0);
 }
 
 const UserKernel* Scenario::kernel(std::string_view kernelName) const {
@@ -191,6 +218,8 @@ std::string_view name(BarrierKind k) {
             return "execution-only";
         case BarrierKind::None:
             return "none";
+        case BarrierKind::Image:
+            return "image";
     }
     return "?";
 }
@@ -262,6 +291,18 @@ std::string replaceBarriers(Scenario& s, repro::BarrierKind b) {
                 next.control = true;
                 break;
         }
+        if (barrier->kind == scenario::BarrierKind::Image) {
+            // an image barrier keeps its image and its layout transition, which the steps
+            // after it need: blade and full give it their masks, execution-only its own stages
+            // and no access, none no dependency at all (TOP_OF_PIPE -> BOTTOM_OF_PIPE, no access)
+            next.kind = scenario::BarrierKind::Image;
+            next.buffer = barrier->buffer;
+            next.oldLayout = barrier->oldLayout, next.newLayout = barrier->newLayout;
+            if (b == BarrierKind::Blade) next.srcAccess = kMemoryWrite, next.dstAccess = kMemoryRead | kMemoryWrite;
+            if (b == BarrierKind::ExecutionOnly || b == BarrierKind::None) next.srcAccess = next.dstAccess = 0;
+            if (b != BarrierKind::Blade && b != BarrierKind::Full && b != BarrierKind::ExecutionOnly)
+                next.srcStage = 0x1, next.dstStage = 0x2000;
+        }
         *barrier = next;
         const std::string number = step.label.substr(0, step.label.find(" barrier "));
         step.label =
@@ -269,6 +310,10 @@ std::string replaceBarriers(Scenario& s, repro::BarrierKind b) {
                         step.queue != 0 ? " on queue " + s.queues[step.queue].name : "", repro::name(b));
     }
     return "";
+}
+
+bool Scenario::hasImages() const {
+    return std::any_of(buffers.begin(), buffers.end(), [](const BufferSpec& b) { return b.image.has_value(); });
 }
 
 const BufferSpec* Scenario::buffer(std::string_view wanted) const {
@@ -323,7 +368,8 @@ size_t multiplyWork(Scenario& s, uint32_t factor) {
 size_t workSteps(const Scenario& s) {
     return static_cast<size_t>(std::count_if(s.steps.begin(), s.steps.end(), [](const Step& step) {
         return std::holds_alternative<Dispatch>(step.body) || std::holds_alternative<Fill>(step.body) ||
-               std::holds_alternative<Update>(step.body) || std::holds_alternative<Copy>(step.body);
+               std::holds_alternative<Update>(step.body) || std::holds_alternative<Copy>(step.body) ||
+               std::holds_alternative<ImageTransfer>(step.body);
     }));
 }
 

@@ -66,6 +66,27 @@ struct SourcePlace {
     uint32_t line = 0, column = 0;
 };
 
+// An [[image]] (docs/scenarios.md "Images"): a 2D image of one mip level and one array layer,
+// whose texels are 32-bit words for every format here (rgba8unorm: the 4 bytes of a texel as
+// one little-endian word), row-major: texel (x, y) is word y * width + x of its contents, so
+// that the CPU model, the checks and the race check treat it as a buffer of width * height * 4
+// bytes under its name.
+enum class ImageFormat { R32ui, R32f, Rgba8unorm };
+std::string_view name(ImageFormat f);  // "r32ui", "r32f", "rgba8unorm"
+// The layouts a file names (VkImageLayout: Vulkan spec, "Image Layouts").
+enum class ImageLayout { Undefined, General, TransferSrc, TransferDst, ShaderReadOnly };
+// "undefined", "general", "transfer-src", "transfer-dst", "shader-read-only"
+std::string_view name(ImageLayout l);
+struct ImageSpec {
+    uint32_t width = 0, height = 0;  // texels, 1..kMaxImageSide each
+    ImageFormat format = ImageFormat::R32ui;
+    bool linear = false;  // VK_IMAGE_TILING_LINEAR (`tiling = "linear"`); optimal by default
+    // The layout repro's upload leaves it in before the first step (`layout`, default general)
+    ImageLayout layout = ImageLayout::General;
+    ImageLayout finalLayout = ImageLayout::General;  // after the last step (checkImageLayouts)
+};
+inline constexpr uint32_t kMaxImageSide = 4096;  // maxImageDimension2D's required minimum
+
 struct BufferSpec {
     std::string name;
     uint64_t bytes = 0;  // a multiple of 4, at least 4
@@ -87,6 +108,9 @@ struct BufferSpec {
     // another wrote without an acquire (undefined contents: Vulkan spec, "Queue Family
     // Ownership Transfer")
     bool ownershipTransfers = true;
+    // Set: an [[image]], not a buffer (bytes = width * height * 4); steps that take a buffer
+    // refuse it and the image steps take only these
+    std::optional<ImageSpec> image;
     SourcePlace place;
 };
 
@@ -122,13 +146,21 @@ enum class Kernel {
     // bindings 0 `input` (big), 1 `output` (small), and `slice_params` at 2 (sliceParams);
     // workgroups ChainSizes::sliceWorkgroups.
     Slice,
+    // binding 0 `image`, an r32ui storage image (shaders/scenario_image_increment.comp):
+    // texel i (row-major) += add for i < count; the increment kernel on texels
+    ImageIncrement,
+    // bindings 0 `src`, 1 `dst`, storage images of one format and extent: dst texel i = src
+    // texel i for i < count (shaders/scenario_image_copy_*.comp, one per format)
+    ImageCopy,
 };
 // "increment", "copy", "noop", "compare-swap", "private-array", "work", "indirect-writer",
-// "conv-t", "slice"
+// "conv-t", "slice", "image-increment", "image-copy"
 std::string_view name(Kernel k);
 std::optional<Kernel> parseKernel(std::string_view text);
 // Whether `k` is one of blade #356's float kernels (conv-t, slice), which take the file's shape.
 inline bool isChainKernel(Kernel k) { return k == Kernel::ConvT || k == Kernel::Slice; }
+// Whether `k` binds storage images (image-increment, image-copy) instead of storage buffers.
+inline bool isImageKernel(Kernel k) { return k == Kernel::ImageIncrement || k == Kernel::ImageCopy; }
 // The binding names a kernel takes, in binding order ("data"; "src", "dst"; "data"; "data";
 // "src", "dst"; "data"; "args"; "input", "weight", "output"; "input", "output").
 std::vector<std::string_view> kernelBindings(Kernel k);
@@ -195,8 +227,9 @@ struct Dispatch {
     uint32_t privateWords = 0;
     // compare-swap with phase = "alternate" in a repeat: the phase is the repetition's parity
     bool alternatePhase = false;
-    ArgsWrite writer;                      // indirect-writer: what it writes
-    std::optional<IndirectArgs> indirect;  // set: recorded as vkCmdDispatchIndirect from these args
+    ArgsWrite writer;                              // indirect-writer: what it writes
+    std::optional<IndirectArgs> indirect;          // set: recorded as vkCmdDispatchIndirect from these args
+    ImageFormat imageFormat = ImageFormat::R32ui;  // image-increment, image-copy: the images' format
 };
 
 // Whether the CPU model computes `d`: a built-in integer kernel; not a user kernel, conv-t or
@@ -243,6 +276,30 @@ struct Copy {
     uint64_t srcOffset = 0, dstOffset = 0, size = 0;
 };
 
+// The image transfers (docs/scenarios.md "Images"), on mip level 0, array layer 0 of the
+// color aspect: vkCmdCopyBufferToImage, vkCmdCopyImageToBuffer, vkCmdCopyImage and
+// vkCmdClearColorImage. A region is texels; a buffer side is tightly packed (bufferRowLength
+// 0) from `bufferOffset`, 4 bytes per texel.
+enum class ImageTransferKind { BufferToImage, ImageToBuffer, ImageToImage, Clear };
+// "copy_buffer_to_image", "copy_image_to_buffer", "copy_image", "clear_image" (the step keys)
+std::string_view name(ImageTransferKind k);
+struct ImageTransfer {
+    ImageTransferKind kind = ImageTransferKind::Clear;
+    std::string src, dst;                             // a buffer or an image by kind; clear: dst alone
+    uint64_t bufferOffset = 0;                        // bytes, a multiple of 4
+    uint32_t srcX = 0, srcY = 0, dstX = 0, dstY = 0;  // the image sides' offsets
+    uint32_t width = 0, height = 0;                   // the extent (clear: of dst); within each image
+    uint32_t value = 0;  // clear: the texel's 32-bit word (r32f: its bits; rgba8unorm: its 4 bytes)
+    // Where the region lies in each side's contents (the model's bytes, row-major for an
+    // image): the byte of its first texel and the bytes from one row to the next (a buffer
+    // side: bufferOffset and width * 4). Set by the parser; what the CPU model copies.
+    uint64_t srcByte = 0, dstByte = 0, srcPitch = 0, dstPitch = 0;
+    // The layouts the images are in when the step runs (checkImageLayouts sets them), and
+    // clear's image format (its value is converted to it)
+    ImageLayout srcLayout = ImageLayout::General, dstLayout = ImageLayout::General;
+    ImageFormat format = ImageFormat::R32ui;
+};
+
 // The barrier forms a scenario may record between steps (docs/scenarios.md "barrier").
 enum class BarrierKind {
     BladeGlobal,    // blade's G (vk/barriers.hpp recordBladeGlobalBarrier)
@@ -251,8 +308,12 @@ enum class BarrierKind {
     Buffer,         // one buffer memory barrier on `buffer` (whole range) with the file's masks
     ExecutionOnly,  // the file's stages, no memory barrier: a control when a write is read after it
     None,           // nothing recorded: a control
+    // one image memory barrier on `buffer`, an image (its whole color subresource), with the
+    // file's masks and its layout transition old_layout -> new_layout
+    Image,
 };
-std::string_view name(BarrierKind k);  // "blade-g", "blade-c", "memory", "buffer", "execution-only", "none"
+// "blade-g", "blade-c", "memory", "buffer", "execution-only", "none", "image"
+std::string_view name(BarrierKind k);
 
 // Pipeline stages and access types by their synchronization2 bit values
 // (VkPipelineStageFlagBits2, VkAccessFlagBits2: Vulkan spec "Synchronization and Cache
@@ -276,8 +337,11 @@ struct Barrier {
     bool sync2 = true;  // vkCmdPipelineBarrier2 (true) or vkCmdPipelineBarrier
     uint64_t srcStage = 0, dstStage = 0;
     uint64_t srcAccess = 0, dstAccess = 0;
-    std::string buffer;    // Buffer: the buffer's name
+    std::string buffer;    // Buffer: the buffer's name; Image: the image's
     bool control = false;  // deliberately insufficient: said in the output, never judged
+    // Image: the layout transition (equal: none). --barrier execution-only and none keep it
+    // (replaceBarriers), so that the layouts the steps need stay right
+    ImageLayout oldLayout = ImageLayout::General, newLayout = ImageLayout::General;
 };
 
 // Host points (docs/scenarios.md "Host points"): the host writes words into, or reads, the
@@ -336,7 +400,7 @@ struct Wait {
     bool control = false;
 };
 
-using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier, HostWrite, HostRead, Signal, Wait>;
+using StepBody = std::variant<Dispatch, Fill, Update, Copy, Barrier, HostWrite, HostRead, Signal, Wait, ImageTransfer>;
 
 struct Step {
     StepBody body;
@@ -389,7 +453,8 @@ struct Scenario {
     // What is labelled a control: "a barrier", "a wait", "a buffer without its ownership transfers",
     // joined ("a barrier and a wait"); "" for none
     std::string controlSteps() const;
-    const BufferSpec* buffer(std::string_view name) const;
+    const BufferSpec* buffer(std::string_view name) const;  // a buffer or an image by name
+    bool hasImages() const;                                 // an [[image]]
     // A [[queue]] or [[semaphore]]: the modes submit one batch at a time (scenario_sync.hpp).
     bool usesQueues() const { return queues.size() > 1 || !semaphores.empty(); }
 };

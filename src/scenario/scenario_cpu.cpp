@@ -79,13 +79,15 @@ void applyDispatch(const Dispatch& d, Contents& contents) {
         d.indirect ? indirectGroups(d, contents) : std::array<uint32_t, 3>{d.groups[0], d.groups[1], d.groups[2]};
     const uint64_t invocations = uint64_t{g[0]} * g[1] * g[2] * kWorkgroupSize;
     switch (d.kernel) {
-        case Kernel::Increment: {
+        case Kernel::Increment:
+        case Kernel::ImageIncrement: {  // an image's texels are its words, row-major
             auto& data = contents.at(d.bindings.at(0));
             const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4});
             for (uint64_t i = 0; i < n; ++i) storeWord(data, i, loadWord(data, i) + d.params.add);
             break;
         }
-        case Kernel::Copy: {
+        case Kernel::Copy:
+        case Kernel::ImageCopy: {
             const auto src = contents.at(d.bindings.at(0));
             auto& dst = contents.at(d.bindings.at(1));
             const uint64_t n = std::min<uint64_t>({d.params.count, invocations, src.size() / 4, dst.size() / 4});
@@ -102,6 +104,20 @@ void applyDispatch(const Dispatch& d, Contents& contents) {
         case Kernel::IndirectWriter:
             applyNewKernel(d, invocations, contents);
             break;
+    }
+}
+
+// An image transfer row by row (ImageTransfer's srcByte, dstByte and pitches).
+void applyImageTransfer(const ImageTransfer& t, Contents& contents) {
+    auto& dst = contents.at(t.dst);
+    for (uint64_t row = 0; row < t.height; ++row) {
+        uint8_t* to = dst.data() + t.dstByte + row * t.dstPitch;
+        if (t.kind == ImageTransferKind::Clear) {
+            for (uint64_t x = 0; x < t.width; ++x) std::memcpy(to + x * 4, &t.value, 4);
+        } else {
+            const auto& src = contents.at(t.src);  // never dst: an image-to-image copy names two
+            std::memcpy(to, src.data() + t.srcByte + row * t.srcPitch, uint64_t{t.width} * 4);
+        }
     }
 }
 
@@ -143,6 +159,8 @@ void applyStep(const Step& step, Contents& contents) {
         const std::vector<uint8_t> src = contents.at(c->src);  // a copy: src and dst may be one buffer
         auto& dst = contents.at(c->dst);
         std::memcpy(dst.data() + c->dstOffset, src.data() + c->srcOffset, c->size);
+    } else if (const auto* t = std::get_if<ImageTransfer>(&step.body)) {
+        applyImageTransfer(*t, contents);
     }
 }
 
@@ -175,6 +193,11 @@ std::vector<WrittenRange> writtenRanges(const Step& step, const Scenario& s) {
         out.push_back({h->buffer, h->offset, h->offset + h->words.size() * 4});
     } else if (const auto* c = std::get_if<Copy>(&step.body)) {
         out.push_back({c->dst, c->dstOffset, c->dstOffset + c->size});
+    } else if (const auto* t = std::get_if<ImageTransfer>(&step.body)) {
+        for (uint64_t row = 0; row < t->height; ++row) {
+            const uint64_t at = t->dstByte + row * t->dstPitch;
+            out.push_back({t->dst, at, at + uint64_t{t->width} * 4});
+        }
     }
     return out;
 }
@@ -207,6 +230,9 @@ void stepAccesses(const Step& step, const Scenario& s, std::vector<std::string>&
     } else if (const auto* c = std::get_if<Copy>(&step.body)) {
         reads.push_back(c->src);
         writes.push_back(c->dst);
+    } else if (const auto* t = std::get_if<ImageTransfer>(&step.body)) {
+        if (t->kind != ImageTransferKind::Clear) reads.push_back(t->src);
+        writes.push_back(t->dst);
     }
 }
 

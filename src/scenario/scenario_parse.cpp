@@ -23,6 +23,7 @@
 #include "core/spirv_module.hpp"
 #include "core/spirv_validation.hpp"
 #include "core/text.hpp"
+#include "scenario/scenario_parse_images.hpp"
 #include "scenario/scenario_parse_steps.hpp"
 #include "scenario/scenario_races.hpp"
 #include "scenario/toml_reader.hpp"
@@ -80,7 +81,7 @@ void parseShape(const Parser& p, const toml::table& root, Scenario& s) {
 void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
     p.onlyKeys(root,
                {"name", "source", "pattern", "expected", "check", "buffer", "kernel", "step", "shuffle", "queue",
-                "semaphore", "shape"},
+                "semaphore", "shape", "image"},
                "the scenario");
     s.name = p.name(root, "name", true, "the scenario", "the scenario's");
     s.source = p.text(root, "source", true, "the scenario");
@@ -92,16 +93,26 @@ void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
     parseShape(p, root, s);
 }
 
+// [[image]] tables, then [[buffer]] tables (at least one of either): one name space.
 void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
-    const toml::node* node = root.get("buffer");
-    const toml::array* list = node ? node->as_array() : nullptr;
-    if (!list || list->empty()) p.fail(root, "the scenario has no [[buffer]] tables; expected at least one");
-    for (const auto& e : *list) {
-        const toml::table* t = e.as_table();
-        if (!t) p.fail(e, "'buffer' must be [[buffer]] tables");
-        BufferSpec b = parseBuffer(p, *t, s);
-        if (s.buffer(b.name)) p.fail(*t, fmt::format("buffer '{}' is declared twice", b.name));
-        s.buffers.push_back(std::move(b));
+    for (const std::string_view key : {"image", "buffer"}) {
+        const toml::node* node = root.get(key);
+        const toml::array* list = node ? node->as_array() : nullptr;
+        if (node && !list) p.fail(*node, fmt::format("'{}' must be [[{}]] tables", key, key));
+        if (key == "buffer" && (!list || list->empty()) && s.buffers.empty())
+            p.fail(root, "the scenario has no [[buffer]] or [[image]] tables; expected at least one");
+        if (!list) continue;
+        for (const auto& e : *list) {
+            const toml::table* t = e.as_table();
+            if (!t) p.fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
+            std::optional<ImageSpec> image;
+            if (key == "image") image = parseImageKeys(p, *t);
+            BufferSpec b = parseBuffer(p, *t, s, image ? uint64_t{image->width} * image->height * 4 : 0);
+            if (image) finishImage(p, *t, *image, b);
+            if (s.buffer(b.name))
+                p.fail(*t, fmt::format("'{}' is declared twice (buffers and images share one name space)", b.name));
+            s.buffers.push_back(std::move(b));
+        }
     }
 }
 
@@ -242,7 +253,11 @@ void parseQueuesAndSemaphores(const Parser& p, const toml::table& root, Scenario
 
 void parseCheck(const Parser& p, const toml::table& root, Scenario& s) {
     const auto names = p.strings(root, "check");
-    if (names.empty()) p.fail(root, "the scenario has no 'check'; expected check = [\"buffer name\", ...]");
+    const bool images = std::any_of(s.buffers.begin(), s.buffers.end(), [](const BufferSpec& b) { return b.checked; });
+    if (names.empty() && !images)
+        p.fail(root,
+               "the scenario has no 'check'; expected check = [\"buffer name\", ...] or check = true on an "
+               "[[image]]");
     for (size_t i = 0; i < names.size(); ++i) {
         auto it =
             std::find_if(s.buffers.begin(), s.buffers.end(), [&](const BufferSpec& b) { return b.name == names[i]; });
@@ -284,6 +299,13 @@ void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
 // there too, which the recorder does not do yet: one line at the first host point.
 void refuseHostPointsWithQueues(const Scenario& s) {
     if (!s.usesQueues()) return;
+    for (const BufferSpec& b : s.buffers) {
+        if (b.image)
+            throw UsageError(
+                fmt::format("{}:{}:{}: image '{}' in a file with [[queue]] or [[semaphore]] tables: "
+                            "images and a second queue do not go together yet; expected one or the other",
+                            s.file, b.place.line, b.place.column, b.name));
+    }
     for (const Step& step : s.steps) {
         if (!std::holds_alternative<HostWrite>(step.body) && !std::holds_alternative<HostRead>(step.body)) continue;
         throw UsageError(
@@ -462,6 +484,7 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
     refuseHostPointsWithQueues(s);
     checkAndOrderSemaphores(s);
     checkReadBeforeWrite(p, s);
+    checkImageLayouts(p, s);
     resolveIndirectGroups(p, s);
     if (races == RaceCheck::Refuse) checkOneQueueRaces(s);  // after the indirect counts: writtenRanges needs them
     return s;

@@ -14,6 +14,7 @@
 
 #include "reference/cpu_reference.hpp"
 #include "scenario/scenario_cpu.hpp"
+#include "scenario/scenario_parse_images.hpp"
 #include "scenario/scenario_sync.hpp"
 
 namespace repro::scenario::parse {
@@ -30,14 +31,19 @@ void checkChainShape(const Parser& p, const toml::table& t, const Scenario& s, I
 
 }  // namespace
 
-BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing", "ownership_transfers"},
-               "a [[buffer]]");
+BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s, uint64_t imageBytes) {
     BufferSpec b;
     b.place = placeOf(t);
-    b.name = p.name(t, "name", true, "a [[buffer]]", "buffer");
-    if (!t.get("bytes")) p.fail(t, fmt::format("buffer '{}' has no 'bytes'; expected bytes = 4096", b.name));
-    b.bytes = p.integer(t, "bytes", 0, kMaxBufferBytes);
+    if (imageBytes > 0) {  // an [[image]]'s keys that a buffer has (parseImage checked its keys)
+        b.name = p.name(t, "name", true, "an [[image]]", "image");
+        b.bytes = imageBytes;
+    } else {
+        p.onlyKeys(t, {"name", "bytes", "memory", "init", "value", "words", "sharing", "ownership_transfers"},
+                   "a [[buffer]]");
+        b.name = p.name(t, "name", true, "a [[buffer]]", "buffer");
+        if (!t.get("bytes")) p.fail(t, fmt::format("buffer '{}' has no 'bytes'; expected bytes = 4096", b.name));
+        b.bytes = p.integer(t, "bytes", 0, kMaxBufferBytes);
+    }
     if (b.bytes < 4 || b.bytes % 4 != 0)
         p.fail(*t.get("bytes"), fmt::format("buffer '{}': bytes = {}; expected a multiple of 4 from 4 to {}", b.name,
                                             b.bytes, kMaxBufferBytes));
@@ -116,10 +122,31 @@ void parseKernelKeys(const Parser& p, const toml::table& t, Dispatch& d) {
 }
 
 const BufferSpec& namedBuffer(const Parser& p, const toml::table& t, std::string_view key, const Scenario& s) {
-    const std::string n = p.text(t, key, true, "this step");
-    const BufferSpec* b = s.buffer(n);
-    if (!b) p.fail(*t.get(key), fmt::format("'{}' names '{}', which is no buffer", key, n));
-    return *b;
+    return requireBuffer(p, *t.get(key), key, p.text(t, key, true, "this step"), s);
+}
+
+// A built-in kernel's bindings: images for image-increment (r32ui) and image-copy (one format
+// and extent), buffers for every other kernel.
+void checkBindingKinds(const Parser& p, const toml::table& t, const Scenario& s, const Dispatch& d) {
+    for (size_t i = 0; i < d.bindings.size(); ++i) {
+        const toml::node& where = (*t.get("bindings")->as_array())[i];
+        if (!isImageKernel(d.kernel)) {
+            requireBuffer(p, where, "bindings", d.bindings[i], s);
+            continue;
+        }
+        const BufferSpec* b = s.buffer(d.bindings[i]);
+        if (!b->image)
+            p.fail(where, fmt::format("kernel {} binds storage images; '{}' is a buffer", name(d.kernel), b->name));
+        if (d.kernel == Kernel::ImageIncrement && b->image->format != ImageFormat::R32ui)
+            p.fail(where, fmt::format("image-increment adds to r32ui texels; image '{}' is {}", b->name,
+                                      name(b->image->format)));
+        const ImageSpec& first = *s.buffer(d.bindings[0])->image;
+        if (b->image->format != first.format || b->image->width != first.width || b->image->height != first.height)
+            p.fail(where, fmt::format("image-copy copies between images of one format and extent; '{}' is {} {}x{}, "
+                                      "'{}' {} {}x{}",
+                                      d.bindings[0], name(first.format), first.width, first.height, b->name,
+                                      name(b->image->format), b->image->width, b->image->height));
+    }
 }
 
 // The indirect-writer's keys: `offset` (bytes, a multiple of 4, the command inside `args`)
@@ -213,6 +240,7 @@ Step parseUserDispatch(const Parser& p, const toml::table& t, const Scenario& s,
     for (size_t i = 0; i < d.bindings.size(); ++i) {
         const BufferSpec* b = s.buffer(d.bindings[i]);
         if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
+        requireBuffer(p, (*t.get("bindings")->as_array())[i], "bindings", b->name, s);
         words = std::min(words, b->bytes / 4);
     }
     d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, 0xffffffffULL));
@@ -261,6 +289,7 @@ Step parseChainDispatch(const Parser& p, const toml::table& t, const Scenario& s
     for (size_t i = 0; i < d.bindings.size(); ++i) {
         const BufferSpec* b = s.buffer(d.bindings[i]);
         if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
+        requireBuffer(p, (*t.get("bindings")->as_array())[i], "bindings", b->name, s);
         if (b->bytes < needs[i].first)
             p.fail((*t.get("bindings")->as_array())[i],
                    fmt::format("{}'s {} '{}' has {} bytes; shape '{}' needs {} (its {} tensor)", kernel, wanted[i],
@@ -290,9 +319,10 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, boo
     if (const UserKernel* user = s.kernel(kernel)) return parseUserDispatch(p, t, s, *user, indirect);
     const auto k = parseKernel(kernel);
     if (!k)
-        p.fail(*t.get(key), fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
-                                        "private-array, work, indirect-writer, conv-t or slice",
-                                        kernel));
+        p.fail(*t.get(key),
+               fmt::format("unknown kernel '{}'; expected increment, copy, noop, compare-swap, "
+                           "private-array, work, indirect-writer, conv-t, slice, image-increment or image-copy",
+                           kernel));
     if (isChainKernel(*k)) return parseChainDispatch(p, t, s, *k, indirect);
     d.kernel = *k;
     d.bindings = p.strings(t, "bindings");
@@ -310,6 +340,8 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, boo
         if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
         words = std::min(words, b->bytes / 4);
     }
+    checkBindingKinds(p, t, s, d);
+    if (isImageKernel(d.kernel)) d.imageFormat = s.buffer(d.bindings[0])->image->format;
     parseWriterKeys(p, t, s, d);
     d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, words));
     d.params.add = static_cast<uint32_t>(p.integer(t, "add", 1, 0xffffffffULL));
@@ -400,19 +432,26 @@ Step parseHostRead(const Parser& p, const toml::table& t, const Scenario& s) {
 }
 
 Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
-    p.onlyKeys(t, {"barrier", "form", "src_stage", "dst_stage", "src_access", "dst_access", "buffer", "control"},
+    p.onlyKeys(t,
+               {"barrier", "form", "src_stage", "dst_stage", "src_access", "dst_access", "buffer", "control", "image",
+                "old_layout", "new_layout"},
                "a barrier step");
     Barrier b;
     const std::string kind = p.text(t, "barrier", true, "");
     bool known = false;
-    for (const BarrierKind k : {BarrierKind::BladeGlobal, BarrierKind::BladeCompute, BarrierKind::Memory,
-                                BarrierKind::Buffer, BarrierKind::ExecutionOnly, BarrierKind::None}) {
+    for (const BarrierKind k :
+         {BarrierKind::BladeGlobal, BarrierKind::BladeCompute, BarrierKind::Memory, BarrierKind::Buffer,
+          BarrierKind::ExecutionOnly, BarrierKind::None, BarrierKind::Image}) {
         if (name(k) == kind) b.kind = k, known = true;
     }
     if (!known)
         p.fail(*t.get("barrier"), fmt::format("unknown barrier '{}'; expected blade-g, blade-c, memory, buffer, "
-                                              "execution-only or none",
+                                              "image, execution-only or none",
                                               kind));
+    for (const char* key : {"image", "old_layout", "new_layout"}) {
+        if (b.kind != BarrierKind::Image && t.get(key))
+            p.fail(*t.get(key), fmt::format("'{}' is a key of an image barrier; expected barrier = \"image\"", key));
+    }
     const std::string form = p.text(t, "form", false, "");
     if (!form.empty() && form != "sync2" && form != "original")
         p.fail(*t.get("form"), fmt::format("unknown form '{}'; expected sync2 or original", form));
@@ -421,19 +460,22 @@ Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
     b.dstStage = p.bits(t, "dst_stage", kStages, "stage");
     b.srcAccess = p.bits(t, "src_access", kAccesses, "access");
     b.dstAccess = p.bits(t, "dst_access", kAccesses, "access");
-    const bool explicitMasks =
-        b.kind == BarrierKind::Memory || b.kind == BarrierKind::Buffer || b.kind == BarrierKind::ExecutionOnly;
+    const bool explicitMasks = b.kind == BarrierKind::Memory || b.kind == BarrierKind::Buffer ||
+                               b.kind == BarrierKind::ExecutionOnly || b.kind == BarrierKind::Image;
     if (explicitMasks && (b.srcStage == 0 || b.dstStage == 0))
         p.fail(t, fmt::format("a {} barrier needs src_stage and dst_stage; expected e.g. src_stage = [\"compute\"]",
                               kind));
     if (!b.sync2 && ((b.srcAccess | b.dstAccess) >> 32) != 0)
         p.fail(t, "shader-storage-read/-write exist only in the sync2 form; expected shader-read/-write");
     if (b.kind == BarrierKind::Buffer) b.buffer = namedBuffer(p, t, "buffer", s).name;
+    if (b.kind == BarrierKind::Image) parseImageBarrierKeys(p, t, s, b);
     const toml::node* control = t.get("control");
     if (control && !control->is_boolean()) p.fail(*control, "'control' must be true or false");
     b.control =
         (control && *control->value<bool>()) || b.kind == BarrierKind::ExecutionOnly || b.kind == BarrierKind::None;
     std::string label = fmt::format("barrier {}", kind);
+    if (b.kind == BarrierKind::Image)
+        label += fmt::format(" {} {} -> {}", b.buffer, name(b.oldLayout), name(b.newLayout));
     if (b.control) label += " (control)";
     return {.body = b, .label = label, .place = placeOf(t)};
 }
@@ -486,9 +528,12 @@ Step parseStep(const Parser& p, const toml::table& t, const Scenario& s) {
     if (t.get("barrier")) return parseBarrier(p, t, s);
     if (t.get("host_write")) return parseHostWrite(p, t, s);
     if (t.get("host_read")) return parseHostRead(p, t, s);
+    for (const char* key : {"copy_buffer_to_image", "copy_image_to_buffer", "copy_image", "clear_image"}) {
+        if (t.get(key)) return parseImageTransfer(p, t, s);
+    }
     p.fail(t,
            "a [[step]] needs one of dispatch, dispatch_indirect, fill, update, copy, barrier, host_write, "
-           "host_read, signal or wait");
+           "host_read, signal, wait, copy_buffer_to_image, copy_image_to_buffer, copy_image or clear_image");
 }
 
 // A step's `queue = "NAME"` (default "main"), taken out of `t` before its own keys are checked.

@@ -16,8 +16,10 @@ namespace repro::scenario::parse {
 // workgroup), more than ..." (maxIndexedInvocations), or nothing.
 std::optional<std::string> indexWraps(const Dispatch& d, const uint32_t (&groups)[3]);
 
-// One [[buffer]] table; its name is new in `s` (the caller adds it).
-BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s);
+// One [[buffer]] table; its name is new in `s` (the caller adds it). With `imageBytes` > 0,
+// the keys an [[image]] shares with a buffer (name, memory, init, value, words), its size
+// given (scenario_parse_images.hpp parseImage).
+BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s, uint64_t imageBytes = 0);
 
 // The `repeat` that made the most steps so far, for the line of a file past kMaxSteps.
 struct RepeatSeen {

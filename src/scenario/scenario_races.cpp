@@ -88,6 +88,7 @@ std::optional<Scopes> scopesOf(const Barrier& b, const std::string& buffer) {
         case BarrierKind::Memory:
             return Scopes{b.srcStage, b.dstStage, b.srcAccess, b.dstAccess};
         case BarrierKind::Buffer:
+        case BarrierKind::Image:
             if (b.buffer != buffer) return std::nullopt;
             return Scopes{b.srcStage, b.dstStage, b.srcAccess, b.dstAccess};
         case BarrierKind::ExecutionOnly:

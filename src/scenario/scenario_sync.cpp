@@ -475,6 +475,10 @@ std::map<std::string, Use> usesOf(const Step& step, const Scenario& s) {
         dst.access |= kTransferWrite;
         dst.writes |= kTransferWrite;
     }
+    if (const auto* t = std::get_if<ImageTransfer>(&step.body)) {
+        if (t->kind != ImageTransferKind::Clear) out[t->src] = {.stage = kTransferStage, .access = kTransferRead};
+        write(t->dst);
+    }
     return out;
 }
 

@@ -17,8 +17,9 @@ uint32_t shuffledGroup(uint32_t w, uint32_t count, uint32_t multiplier, uint32_t
 
 std::vector<std::string> primedBuffers(const Scenario& s) {
     std::vector<std::string> out;
-    const auto add = [&](const std::string& name) {
-        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    const auto add = [&](const std::string& name) {  // images are not primed: the prime binds buffers
+        const BufferSpec* b = s.buffer(name);
+        if (b && !b->image && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
     };
     for (const Step& step : s.steps) {
         if (const auto* d = std::get_if<Dispatch>(&step.body)) {

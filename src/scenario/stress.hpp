@@ -25,7 +25,8 @@ uint32_t shuffledGroup(uint32_t w, uint32_t count, uint32_t multiplier, uint32_t
 
 // The buffers of `s` its steps read on the device, each once in file order: every buffer a
 // dispatch binds, a copy's source and an indirect dispatch's args buffer. The priming kernel
-// reads these at the start of each command buffer of multipass and single.
+// reads these at the start of each command buffer of multipass and single. Images are left
+// out (the priming kernel binds storage buffers; an image's texels are read by its own steps).
 std::vector<std::string> primedBuffers(const Scenario& s);
 
 // The parts of --stress that apply to `s`, as the report names them: "priming" and "traffic"

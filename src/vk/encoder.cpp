@@ -97,6 +97,18 @@ void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline, std::initi
 }
 
 void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline, std::span<const VkBuffer> buffers) {
+    std::vector<VkDescriptorBufferInfo> infos;
+    for (VkBuffer b : buffers) infos.push_back({.buffer = b, .offset = 0, .range = VK_WHOLE_SIZE});
+    bindPipelineAndInfos(pipeline, infos.data());
+}
+
+void Encoder::bindPipelineAndImages(const ComputePipeline& pipeline, std::span<const VkImageView> views) {
+    std::vector<VkDescriptorImageInfo> infos;
+    for (VkImageView v : views) infos.push_back({.imageView = v, .imageLayout = VK_IMAGE_LAYOUT_GENERAL});
+    bindPipelineAndInfos(pipeline, infos.data());
+}
+
+void Encoder::bindPipelineAndInfos(const ComputePipeline& pipeline, const void* infos) {
     Slot& slot = slots_[current_];
     vkCmdBindPipeline(slot.commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
 
@@ -123,9 +135,7 @@ void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline, std::span<
         addDescriptorPool(slot, maxSets);
     }
 
-    std::vector<VkDescriptorBufferInfo> infos;
-    for (VkBuffer b : buffers) infos.push_back({.buffer = b, .offset = 0, .range = VK_WHOLE_SIZE});
-    vkUpdateDescriptorSetWithTemplate(device_.get(), set, pipeline.updateTemplate.get(), infos.data());
+    vkUpdateDescriptorSetWithTemplate(device_.get(), set, pipeline.updateTemplate.get(), infos);
     vkCmdBindDescriptorSets(slot.commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout.get(),
                             /*firstSet=*/0, 1, &set, 0, nullptr);
 }

@@ -65,6 +65,9 @@ class Encoder {
     void bindPipelineAndBuffers(const ComputePipeline& pipeline, std::initializer_list<VkBuffer> buffers);
     // The same with the buffers in a span (a scenario's user kernel binds any number).
     void bindPipelineAndBuffers(const ComputePipeline& pipeline, std::span<const VkBuffer> buffers);
+    // The same with storage images (every binding VK_DESCRIPTOR_TYPE_STORAGE_IMAGE), each a
+    // VkDescriptorImageInfo of its view in VK_IMAGE_LAYOUT_GENERAL (a scenario's image kernels).
+    void bindPipelineAndImages(const ComputePipeline& pipeline, std::span<const VkImageView> views);
 
     // vkEndCommandBuffer. Throws VulkanError.
     void end();
@@ -95,6 +98,9 @@ class Encoder {
     uint64_t lastValue() const { return timelineValue_; }
 
   private:
+    // Bind the pipeline and a fresh set written through its update template from `infos`,
+    // one VkDescriptorBufferInfo or VkDescriptorImageInfo per binding.
+    void bindPipelineAndInfos(const ComputePipeline& pipeline, const void* infos);
     // One command buffer and the descriptor pools its sets come from.
     struct Slot {
         VkCommandBuffer commandBuffer = VK_NULL_HANDLE;        // freed with the pool

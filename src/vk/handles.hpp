@@ -24,6 +24,8 @@ struct DeviceLife {
 
 inline void destroyHandle(VkDevice d, VkBuffer h) { vkDestroyBuffer(d, h, nullptr); }
 inline void destroyHandle(VkDevice d, VkDeviceMemory h) { vkFreeMemory(d, h, nullptr); }
+inline void destroyHandle(VkDevice d, VkImage h) { vkDestroyImage(d, h, nullptr); }
+inline void destroyHandle(VkDevice d, VkImageView h) { vkDestroyImageView(d, h, nullptr); }
 inline void destroyHandle(VkDevice d, VkShaderModule h) { vkDestroyShaderModule(d, h, nullptr); }
 inline void destroyHandle(VkDevice d, VkPipeline h) { vkDestroyPipeline(d, h, nullptr); }
 inline void destroyHandle(VkDevice d, VkPipelineLayout h) { vkDestroyPipelineLayout(d, h, nullptr); }

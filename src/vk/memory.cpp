@@ -215,6 +215,16 @@ Buffer Allocator::create(std::string name, VkDeviceSize bytes, MemoryClass cls, 
     return b;
 }
 
+Owned<VkDeviceMemory> bindImageMemory(const Device& device, const std::string& name, VkImage image, MemoryClass cls,
+                                      BufferMemory placement) {
+    VkMemoryRequirements req{};
+    vkGetImageMemoryRequirements(device.get(), image, &req);
+    const uint32_t type = chooseType(device, name, req.memoryTypeBits, cls, placement).first;
+    Owned<VkDeviceMemory> memory = allocate(device, name, req.size, type, false);
+    check(vkBindImageMemory(device.get(), image, memory.get(), 0), "vkBindImageMemory");
+    return memory;
+}
+
 void Allocator::bindDedicated(Buffer& b, VkDeviceSize bytes, bool mapped, bool deviceAddress) {
     const Device& device = *device_;
     b.memory = allocate(device, b.name, bytes, b.memoryType, deviceAddress);

@@ -120,6 +120,12 @@ class Allocator {
     std::vector<std::string> dedicated_;  // layout lines of dedicated allocations
 };
 
+// An image's own memory: vkGetImageMemoryRequirements, the type `placement` chooses (as
+// Allocator::create does for a buffer of class `cls`), vkAllocateMemory, vkBindImageMemory.
+// Throws CannotTest when no type fits or memory runs out, VulkanError otherwise.
+Owned<VkDeviceMemory> bindImageMemory(const Device& device, const std::string& name, VkImage image, MemoryClass cls,
+                                      BufferMemory placement);
+
 // A buffer with its own allocation and the default usage (Allocator(device, false).create).
 Buffer createBuffer(const Device& device, std::string name, VkDeviceSize bytes, MemoryClass cls);
 

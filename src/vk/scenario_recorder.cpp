@@ -88,7 +88,9 @@ class OneQueueWalk {
             rec_.begin();
             if (!read) {
                 rec_.barrierG();
+                transitionsBefore(i, std::exchange(transitioned_, i + 1));
                 work(i);
+                if (i == last) transitionsBefore(s_.steps.size(), i + 1);
             }
             rec_.finish(/*hostRead=*/read || i == last);
             if (!rec_.submitAndWait(step.label, submitTimeout(settings_, budgetOf(i)))) return false;
@@ -131,6 +133,16 @@ class OneQueueWalk {
     }
 
   private:
+    // split: the image barriers with a layout transition among steps [from, to), recorded as
+    // the file writes them between split's G barriers, so that the layouts are the file's
+    // (split records no other barrier of the file).
+    void transitionsBefore(size_t to, size_t from) {
+        for (size_t j = from; j < to; ++j) {
+            const auto* b = std::get_if<sc::Barrier>(&s_.steps[j].body);
+            if (b && b->kind == sc::BarrierKind::Image && b->oldLayout != b->newLayout)
+                recordBarrier(rec_.cmd(), *b, buffers_);
+        }
+    }
     void work(size_t i) {
         rec_.beforeWork(numbers_[i], rec_.namesWork() ? workName(s_.steps[i]) : std::string(), s_.steps[i].label);
         recordWork(encoder_, pipelines_, s_.steps[i], buffers_);
@@ -185,7 +197,8 @@ class OneQueueWalk {
     Encoder& encoder_;
     ScenarioModeRun& out_;
     std::vector<uint32_t> numbers_;
-    double pending_ = 0;  // the budget of the work steps since the last host wait
+    double pending_ = 0;       // the budget of the work steps since the last host wait
+    size_t transitioned_ = 0;  // split: the image barriers before this step index are recorded
 };
 
 // Below this many checked bytes the host copies are made on the caller at the readback.
@@ -233,8 +246,9 @@ bool freshState(Encoder& encoder, Instrumentation& instrumentation, const sc::Sc
 bool readBack(Encoder& encoder, const ModeQueues& queues, const sc::Scenario& s, const ScenarioBuffers& mb,
               const Ownership& ownership, const ScenarioRunSettings& settings, std::future<sc::Contents>& copies,
               ScenarioModeRun& out) {
-    const bool copiesNeeded = std::any_of(s.buffers.begin(), s.buffers.end(),
-                                          [&](const sc::BufferSpec& b) { return b.checked && mb.twin(b.name); });
+    const bool copiesNeeded = std::any_of(s.buffers.begin(), s.buffers.end(), [&](const sc::BufferSpec& b) {
+        return b.checked && (mb.twin(b.name) || b.image);
+    });
     if (copiesNeeded || s.usesQueues()) {
         trace::note("the readback submit (repro's, not the file's)");
         encoder.begin();
@@ -242,6 +256,11 @@ bool readBack(Encoder& encoder, const ModeQueues& queues, const sc::Scenario& s,
         recordBladeGlobalBarrier(encoder.cmd());
         for (const auto& spec : s.buffers) {
             if (spec.checked && mb.twin(spec.name)) copyWhole(encoder.cmd(), mb.at(spec.name), *mb.twin(spec.name));
+        }
+        for (bool copy : {false, true}) {  // every image's transition before any image's copy
+            for (const auto& spec : s.buffers) {
+                if (spec.checked && spec.image) recordImageReadback(encoder.cmd(), spec, mb, copy);
+            }
         }
         recordBladeGlobalBarrier(encoder.cmd());
         recordHostReadBarrier(encoder.cmd());

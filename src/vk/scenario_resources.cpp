@@ -9,9 +9,11 @@
 #include <span>
 #include <utility>
 
+#include "core/errors.hpp"
 #include "reference/host_read.hpp"
 #include "scenario/scenario_cpu.hpp"
 #include "scenario/stress.hpp"
+#include "vk/check.hpp"
 #include "vk/device.hpp"
 #include "vk/trace.hpp"
 
@@ -31,6 +33,14 @@ extern const uint32_t scenario_private_array_spv[];
 extern const size_t scenario_private_array_spv_words;
 extern const uint32_t scenario_work_spv[];
 extern const size_t scenario_work_spv_words;
+extern const uint32_t scenario_image_increment_spv[];
+extern const size_t scenario_image_increment_spv_words;
+extern const uint32_t scenario_image_copy_r32ui_spv[];
+extern const size_t scenario_image_copy_r32ui_spv_words;
+extern const uint32_t scenario_image_copy_r32f_spv[];
+extern const size_t scenario_image_copy_r32f_spv_words;
+extern const uint32_t scenario_image_copy_rgba8_spv[];
+extern const size_t scenario_image_copy_rgba8_spv_words;
 extern const uint32_t scenario_indirect_writer_spv[];
 extern const size_t scenario_indirect_writer_spv_words;
 
@@ -48,6 +58,8 @@ const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
 
 const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) const {
     if (!d.user.empty()) return user.at(d.user);
+    if (d.kernel == sc::Kernel::ImageIncrement) return imageIncrement;
+    if (d.kernel == sc::Kernel::ImageCopy) return imageCopy.at(d.imageFormat);
     return d.kernel == sc::Kernel::PrivateArray ? privateArray.at(d.privateWords) : of(d.kernel);
 }
 
@@ -61,6 +73,31 @@ std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
         if (d && d->user.empty()) used.insert(d->kernel);
     }
     return used;
+}
+
+// image-increment and image-copy (one per format the steps copy), every binding a storage image.
+void makeImagePipelines(const Device& device, const sc::Scenario& s, ScenarioPipelines& out) {
+    for (const auto& step : s.steps) {
+        const auto* d = std::get_if<sc::Dispatch>(&step.body);
+        if (!d || !d->user.empty() || !sc::isImageKernel(d->kernel)) continue;
+        const bool copy = d->kernel == sc::Kernel::ImageCopy;
+        if (copy ? out.imageCopy.count(d->imageFormat) > 0 : out.imageIncrement.pipeline.get() != VK_NULL_HANDLE)
+            continue;
+        const PipelineOptions options{
+            .descriptorTypes = std::vector<VkDescriptorType>(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE),
+            .pushConstantBytes = sizeof(sc::KernelParams)};
+        std::span<const uint32_t> spirv(scenario_image_increment_spv, scenario_image_increment_spv_words);
+        if (copy && d->imageFormat == sc::ImageFormat::R32ui)
+            spirv = std::span(scenario_image_copy_r32ui_spv, scenario_image_copy_r32ui_spv_words);
+        if (copy && d->imageFormat == sc::ImageFormat::R32f)
+            spirv = std::span(scenario_image_copy_r32f_spv, scenario_image_copy_r32f_spv_words);
+        if (copy && d->imageFormat == sc::ImageFormat::Rgba8unorm)
+            spirv = std::span(scenario_image_copy_rgba8_spv, scenario_image_copy_rgba8_spv_words);
+        const std::string name = copy ? fmt::format("image-copy {}", sc::name(d->imageFormat)) : "image-increment";
+        ComputePipeline& p = copy ? out.imageCopy[d->imageFormat] : out.imageIncrement;
+        p = createComputePipeline(device, name, spirv, copy ? 2 : 1, options);
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
+    }
 }
 
 }  // namespace
@@ -99,6 +136,7 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
         if (p->pipeline && trace::installed())
             trace::nameObject(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
     }
+    makeImagePipelines(device, s, out);
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))
@@ -170,6 +208,14 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
         for (const sc::WrittenRange& r : sc::writtenRanges(step, s)) written.insert(r.buffer);
     }
     for (const auto& spec : s.buffers) {
+        if (spec.image) {  // the image, and a host-visible staging buffer under its name
+            makeImage(device, spec);
+            Buffer b = allocator_.create(spec.name + " (staging)", spec.bytes, MemoryClass::Device,
+                                         {.placement = BufferMemory::HostVisible});
+            writeInitialWords(spec, b.mapped, spec.checked || stepReadbacks);
+            buffers_.emplace(spec.name, std::move(b));
+            continue;
+        }
         const bool host = spec.placement != sc::Placement::DeviceLocal;  // mapped
         const ScenarioMemory memory = scenarioMemory(spec.placement);
         Buffer b = allocator_.create(spec.name, spec.bytes, memory.memoryClass,
@@ -196,7 +242,8 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
     for (const std::optional<Buffer>* b : {&convParams_, &sliceParams_}) {
         if (*b) trace::nameObject(reinterpret_cast<uint64_t>((*b)->get()), (*b)->name);
     }
-    for (const auto& [name, b] : buffers_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name);
+    for (const auto& [name, b] : buffers_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), b.name);
+    for (const auto& [name, i] : images_) trace::nameObject(reinterpret_cast<uint64_t>(i.get()), name);
     for (const auto& [name, b] : twins_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
 }
 
@@ -233,6 +280,110 @@ void ScenarioBuffers::makeChainParams() {
     const SliceParams slice = repro::sliceParams(*s_.shape, sizes);
     if (used.count(sc::Kernel::ConvT)) convParams_ = make("conv_params", &conv, sizeof(conv));
     if (used.count(sc::Kernel::Slice)) sliceParams_ = make("slice_params", &slice, sizeof(slice));
+}
+
+VkFormat vkFormat(sc::ImageFormat f) {
+    return f == sc::ImageFormat::R32ui  ? VK_FORMAT_R32_UINT
+           : f == sc::ImageFormat::R32f ? VK_FORMAT_R32_SFLOAT
+                                        : VK_FORMAT_R8G8B8A8_UNORM;
+}
+
+VkImageLayout vkLayout(sc::ImageLayout l) {
+    static constexpr VkImageLayout kLayouts[] = {
+        VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    return kLayouts[static_cast<size_t>(l)];
+}
+
+namespace {
+
+// The device's features for `spec`'s format and tiling: STORAGE_IMAGE where a dispatch binds
+// it (else a bad file: UsageError at the image's line), TRANSFER_SRC|DST always (else
+// CannotTest). `file`: the scenario's, for the line. Returns how the image is named in errors.
+std::string checkImageFormat(const Device& device, const std::string& file, const sc::BufferSpec& spec, bool storage) {
+    const sc::ImageSpec& i = *spec.image;
+    VkFormatProperties props{};
+    vkGetPhysicalDeviceFormatProperties(device.info().handle, vkFormat(i.format), &props);
+    const VkFormatFeatureFlags features = i.linear ? props.linearTilingFeatures : props.optimalTilingFeatures;
+    const std::string what =
+        fmt::format("image '{}' ({}, {} tiling)", spec.name, sc::name(i.format), i.linear ? "linear" : "optimal");
+    if (storage && !(features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
+        throw UsageError(
+            fmt::format("{}:{}:{}: {} is bound by a dispatch, but the device cannot use that format and "
+                        "tiling as a storage image (vkGetPhysicalDeviceFormatProperties: no "
+                        "STORAGE_IMAGE_BIT); expected another format or tiling",
+                        file, spec.place.line, spec.place.column, what));
+    constexpr VkFormatFeatureFlags kCopies = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    if ((features & kCopies) != kCopies)
+        throw CannotTest(
+            fmt::format("{}: the device cannot copy to and from it (no TRANSFER_SRC_BIT and "
+                        "TRANSFER_DST_BIT in vkGetPhysicalDeviceFormatProperties)",
+                        what));
+    return what;
+}
+
+}  // namespace
+
+void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec) {
+    const sc::ImageSpec& i = *spec.image;
+    const bool storage = std::any_of(s_.steps.begin(), s_.steps.end(), [&](const sc::Step& step) {
+        const auto* d = std::get_if<sc::Dispatch>(&step.body);
+        return d && std::count(d->bindings.begin(), d->bindings.end(), spec.name) > 0;
+    });
+    // SAMPLED where it is ever in shader-read-only: that layout needs it (Vulkan spec,
+    // VUID-VkImageMemoryBarrier2-oldLayout-01211)
+    const bool sampled =
+        i.layout == sc::ImageLayout::ShaderReadOnly ||
+        std::any_of(s_.steps.begin(), s_.steps.end(), [&](const sc::Step& step) {
+            const auto* b = std::get_if<sc::Barrier>(&step.body);
+            return b && b->kind == sc::BarrierKind::Image && b->buffer == spec.name &&
+                   (b->oldLayout == sc::ImageLayout::ShaderReadOnly || b->newLayout == sc::ImageLayout::ShaderReadOnly);
+        });
+    const std::string what = checkImageFormat(device, s_.file, spec, storage);
+    const VkImageCreateInfo info{
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = vkFormat(i.format),
+        .extent = {i.width, i.height, 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = i.linear ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                 (storage ? VkImageUsageFlags{VK_IMAGE_USAGE_STORAGE_BIT} : VkImageUsageFlags{0}) |
+                 (sampled ? VkImageUsageFlags{VK_IMAGE_USAGE_SAMPLED_BIT} : VkImageUsageFlags{0}),
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+    VkImageFormatProperties limits{};
+    if (vkGetPhysicalDeviceImageFormatProperties(device.info().handle, info.format, info.imageType, info.tiling,
+                                                 info.usage, 0, &limits) != VK_SUCCESS ||
+        limits.maxExtent.width < i.width || limits.maxExtent.height < i.height)
+        throw CannotTest(
+            fmt::format("{}: the device does not support a {}x{} image of that format, tiling and usage "
+                        "(vkGetPhysicalDeviceImageFormatProperties)",
+                        what, i.width, i.height));
+    ScenarioImage out;
+    VkImage raw = VK_NULL_HANDLE;
+    check(vkCreateImage(device.get(), &info, nullptr, &raw), "vkCreateImage");
+    out.image = Owned<VkImage>(device.life(), raw);
+    const ScenarioMemory memory = scenarioMemory(spec.placement);
+    out.memory = bindImageMemory(device, spec.name, raw, memory.memoryClass, memory.placement);
+    if (storage) {  // the storage-image descriptor's view
+        const VkImageViewCreateInfo view{.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+                                         .image = raw,
+                                         .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                         .format = info.format,
+                                         .subresourceRange = kImageColor};
+        VkImageView rawView = VK_NULL_HANDLE;
+        check(vkCreateImageView(device.get(), &view, nullptr, &rawView), "vkCreateImageView");
+        out.view = Owned<VkImageView>(device.life(), rawView);
+    }
+    images_.emplace(spec.name, std::move(out));
+}
+
+const ScenarioImage* ScenarioBuffers::image(const std::string& name) const {
+    const auto it = images_.find(name);
+    return it == images_.end() ? nullptr : &it->second;
 }
 
 const Buffer* ScenarioBuffers::twin(const std::string& name) const {

@@ -28,6 +28,9 @@ struct ScenarioPipelines {
     std::map<uint32_t, ComputePipeline> privateArray;  // by private words (specialization constant 0)
     ComputePipeline indirectWriter;
     ComputePipeline convT, slice;  // blade #356's, as the built-in chain makes them (no push constants)
+    // image-increment (r32ui) and image-copy by format: storage-image bindings
+    ComputePipeline imageIncrement;
+    std::map<scenario::ImageFormat, ComputePipeline> imageCopy;
     // The file's user kernels by name (Scenario::kernels: their modules, entry points and
     // bindings, 16 bytes of push constants like the kernel set's).
     std::map<std::string, ComputePipeline> user;
@@ -54,6 +57,22 @@ struct ScenarioMemory {
 };
 ScenarioMemory scenarioMemory(scenario::Placement p);
 
+// A scenario image on the device (scenario/scenario.hpp ImageSpec): a 2D image of one mip
+// level and one layer in the file's format and tiling, usage TRANSFER_SRC|TRANSFER_DST and
+// STORAGE where a dispatch binds it (with a view for its storage-image descriptor), SAMPLED
+// where it is ever in shader-read-only, exclusive, in its own memory placed as a buffer of
+// its placement would be (vk/memory.hpp bindImageMemory).
+struct ScenarioImage {
+    Owned<VkImage> image;
+    Owned<VkDeviceMemory> memory;
+    Owned<VkImageView> view;
+    VkImage get() const { return image.get(); }
+};
+VkFormat vkFormat(scenario::ImageFormat f);  // R32_UINT, R32_SFLOAT, R8G8B8A8_UNORM
+VkImageLayout vkLayout(scenario::ImageLayout l);
+// The whole color subresource of a scenario image (mip 0, layer 0).
+inline constexpr VkImageSubresourceRange kImageColor{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+
 // A scenario's buffers on one device, made once for every run of that scenario (each mode,
 // each --repeat run), as the built-in chain makes its buffers once: every file buffer with its
 // placement (exclusive, or with `sharing = "concurrent"` VK_SHARING_MODE_CONCURRENT among the
@@ -66,13 +85,20 @@ ScenarioMemory scenarioMemory(scenario::Placement p);
 // host-visible or not; a device-local one is copied from its twin; a host-visible one keeps
 // its words unless a step or a host write writes it (scenario/scenario_cpu.hpp writtenRanges, in
 // any mode) or its init is "host", and then the host writes them again. Throws CannotTest when
-// memory runs out (Allocator::create). Making them fresh for every mode was most of a mode's
+// memory runs out (Allocator::create). An [[image]] gets a ScenarioImage and, as its buffer
+// under its name, a host-visible staging buffer of its bytes: its initial words, which the
+// fresh-state submit copies into the image, and what the readback copies out of it. Throws
+// UsageError when a dispatch binds an image whose format and tiling the device cannot use as
+// a storage image (vkGetPhysicalDeviceFormatProperties), CannotTest when it cannot copy it.
+// Making them fresh for every mode was most of a mode's
 // host time on the H200 at the blade file's full shape (bench/RESULTS.md, rounds 8 and 9).
 class ScenarioBuffers {
   public:
     ScenarioBuffers(const Device& device, const scenario::Scenario& s, bool stepReadbacks);
 
     const Buffer& at(const std::string& name) const { return buffers_.at(name); }
+    // The image `name`, or nullptr when it is a buffer.
+    const ScenarioImage* image(const std::string& name) const;
     // The twin of device-local buffer `name`, or nullptr when it has none.
     const Buffer* twin(const std::string& name) const;
     const std::optional<Buffer>& convParams() const { return convParams_; }
@@ -90,12 +116,15 @@ class ScenarioBuffers {
     void writeInitialWords(const scenario::BufferSpec& spec, void* mapped, bool rewritten);
     // conv_params and slice_params, when a step dispatches conv-t or slice.
     void makeChainParams();
+    // The image of `spec` (an [[image]]), its format's support checked first.
+    void makeImage(const Device& device, const scenario::BufferSpec& spec);
 
     const scenario::Scenario& s_;
     bool fresh_ = true;
     Allocator allocator_;
     std::map<std::string, Buffer> buffers_;
     std::map<std::string, Buffer> twins_;
+    std::map<std::string, ScenarioImage> images_;
     std::optional<Buffer> convParams_, sliceParams_;
     // the initial words of the buffers restore() writes again, by buffer name (for a
     // device-local one, its twin's)

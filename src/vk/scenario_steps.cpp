@@ -17,10 +17,119 @@ void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to) {
     vkCmdCopyBuffer(cmd, from.get(), to.get(), 1, &region);
 }
 
+namespace {
+
+// An image barrier step: one VkImageMemoryBarrier(2) with the file's masks and layouts.
+void recordImageBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ScenarioBuffers& mb) {
+    const VkImage image = mb.image(b.buffer)->get();
+    if (b.sync2) {
+        const VkImageMemoryBarrier2 barrier{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+                                            .srcStageMask = b.srcStage,
+                                            .srcAccessMask = b.srcAccess,
+                                            .dstStageMask = b.dstStage,
+                                            .dstAccessMask = b.dstAccess,
+                                            .oldLayout = vkLayout(b.oldLayout),
+                                            .newLayout = vkLayout(b.newLayout),
+                                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                            .image = image,
+                                            .subresourceRange = kImageColor};
+        const VkDependencyInfo dependency{
+            .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1, .pImageMemoryBarriers = &barrier};
+        return vkCmdPipelineBarrier2(cmd, &dependency);
+    }
+    recordImageTransition(cmd, image, vkLayout(b.oldLayout), vkLayout(b.newLayout),
+                          {static_cast<uint32_t>(b.srcStage), static_cast<uint32_t>(b.srcAccess)},
+                          {static_cast<uint32_t>(b.dstStage), static_cast<uint32_t>(b.dstAccess)});
+}
+
+VkImageSubresourceLayers colorLayers() { return {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}; }
+
+// An image transfer step: its one region on mip 0, layer 0 (a buffer side tightly packed),
+// each image in the layout the parser found it in (ImageTransfer::srcLayout, dstLayout).
+void recordImageTransfer(VkCommandBuffer cmd, const sc::ImageTransfer& t, const ScenarioBuffers& mb) {
+    using K = sc::ImageTransferKind;
+    const VkImageLayout srcLayout = vkLayout(t.srcLayout), dstLayout = vkLayout(t.dstLayout);
+    if (t.kind == K::Clear) {
+        VkClearColorValue color{};
+        color.uint32[0] = t.value;  // r32ui, and r32f's bits (float32[0] shares them)
+        for (int c = 0; c < 4 && t.format == sc::ImageFormat::Rgba8unorm; ++c)  // byte c of the word, as unorm
+            color.float32[c] = static_cast<float>((t.value >> (8 * c)) & 0xffu) / 255.0f;
+        return vkCmdClearColorImage(cmd, mb.image(t.dst)->get(), dstLayout, &color, 1, &kImageColor);
+    }
+    VkExtent3D extent{t.width, t.height, 1};
+    if (t.kind == K::ImageToImage) {
+        const VkImageCopy region{.srcSubresource = colorLayers(),
+                                 .srcOffset = {static_cast<int32_t>(t.srcX), static_cast<int32_t>(t.srcY), 0},
+                                 .dstSubresource = colorLayers(),
+                                 .dstOffset = {static_cast<int32_t>(t.dstX), static_cast<int32_t>(t.dstY), 0},
+                                 .extent = extent};
+        return vkCmdCopyImage(cmd, mb.image(t.src)->get(), srcLayout, mb.image(t.dst)->get(), dstLayout, 1, &region);
+    }
+    const bool toImage = t.kind == K::BufferToImage;
+    const VkBufferImageCopy region{.bufferOffset = t.bufferOffset,
+                                   .imageSubresource = colorLayers(),
+                                   .imageOffset = {static_cast<int32_t>(toImage ? t.dstX : t.srcX),
+                                                   static_cast<int32_t>(toImage ? t.dstY : t.srcY), 0},
+                                   .imageExtent = extent};
+    if (toImage) return vkCmdCopyBufferToImage(cmd, mb.at(t.src).get(), mb.image(t.dst)->get(), dstLayout, 1, &region);
+    vkCmdCopyImageToBuffer(cmd, mb.image(t.src)->get(), srcLayout, mb.at(t.dst).get(), 1, &region);
+}
+
+// An image's initial contents: UNDEFINED -> TRANSFER_DST (its contents from a mode before
+// discarded), cleared to 0 or copied from its staging buffer, then -> its initial layout.
+void recordImageUpload(VkCommandBuffer cmd, const sc::BufferSpec& spec, const ScenarioBuffers& mb) {
+    const VkImage image = mb.image(spec.name)->get();
+    recordImageTransition(cmd, image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                          {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0},
+                          {VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT});
+    if (startsZero(spec)) {
+        const VkClearColorValue zero{};
+        vkCmdClearColorImage(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &kImageColor);
+    } else {
+        const VkBufferImageCopy region{.imageSubresource = colorLayers(),
+                                       .imageExtent = {spec.image->width, spec.image->height, 1}};
+        vkCmdCopyBufferToImage(cmd, mb.at(spec.name).get(), image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    }
+    recordImageTransition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vkLayout(spec.image->layout),
+                          {VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT},
+                          {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT});
+}
+
+}  // namespace
+
+void recordImageReadback(VkCommandBuffer cmd, const sc::BufferSpec& spec, const ScenarioBuffers& mb, bool copy) {
+    const VkImage image = mb.image(spec.name)->get();
+    if (!copy)
+        return recordImageTransition(cmd, image, vkLayout(spec.image->finalLayout),
+                                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                     {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT},
+                                     {VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT});
+    const VkBufferImageCopy region{.imageSubresource = colorLayers(),
+                                   .imageExtent = {spec.image->width, spec.image->height, 1}};
+    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, mb.at(spec.name).get(), 1, &region);
+}
+
+void recordImageTransition(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
+                           std::pair<VkPipelineStageFlags, VkAccessFlags> src,
+                           std::pair<VkPipelineStageFlags, VkAccessFlags> dst) {
+    const VkImageMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                                       .srcAccessMask = src.second,
+                                       .dstAccessMask = dst.second,
+                                       .oldLayout = from,
+                                       .newLayout = to,
+                                       .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                       .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                       .image = image,
+                                       .subresourceRange = kImageColor};
+    vkCmdPipelineBarrier(cmd, src.first, dst.first, 0, 0, nullptr, 0, nullptr, 1, &barrier);
+}
+
 // The barrier step as the file gives it.
 void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ScenarioBuffers& mb) {
     using K = sc::BarrierKind;
     if (b.kind == K::None) return;
+    if (b.kind == K::Image) return recordImageBarrier(cmd, b, mb);
     if (b.kind == K::BladeGlobal) return recordBladeGlobalBarrier(cmd);
     if (b.kind == K::BladeCompute) return recordBladeComputeBarrier(cmd);
     const VkBuffer buffer = b.kind == K::Buffer ? mb.at(b.buffer).get() : VK_NULL_HANDLE;
@@ -72,10 +181,21 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
         const ComputePipeline& p = pipelines.forDispatch(*d);
         std::vector<VkBuffer> bound;
-        for (const auto& name : d->bindings) bound.push_back(mb.at(name).get());
+        std::vector<VkImageView> views;
+        for (const auto& name : d->bindings) {
+            if (const ScenarioImage* image = mb.image(name)) {
+                views.push_back(image->view.get());
+            } else {
+                bound.push_back(mb.at(name).get());
+            }
+        }
         if (d->user.empty() && d->kernel == sc::Kernel::ConvT) bound.push_back(mb.convParams()->get());
         if (d->user.empty() && d->kernel == sc::Kernel::Slice) bound.push_back(mb.sliceParams()->get());
-        encoder.bindPipelineAndBuffers(p, std::span<const VkBuffer>(bound));
+        if (views.empty()) {
+            encoder.bindPipelineAndBuffers(p, std::span<const VkBuffer>(bound));
+        } else {
+            encoder.bindPipelineAndImages(p, std::span<const VkImageView>(views));
+        }
         if (!d->user.empty() || !sc::isChainKernel(d->kernel)) {  // conv-t and slice take none, as blade's
             const sc::KernelParams params = sc::pushConstants(*d);
             vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
@@ -92,13 +212,17 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     } else if (const auto* c = std::get_if<sc::Copy>(&step.body)) {
         const VkBufferCopy region{.srcOffset = c->srcOffset, .dstOffset = c->dstOffset, .size = c->size};
         vkCmdCopyBuffer(cmd, mb.at(c->src).get(), mb.at(c->dst).get(), 1, &region);
+    } else if (const auto* t = std::get_if<sc::ImageTransfer>(&step.body)) {
+        recordImageTransfer(cmd, *t, mb);
     }
 }
 
 void recordFreshState(VkCommandBuffer cmd, const sc::Scenario& s, const ScenarioBuffers& buffers) {
     recordBladeGlobalBarrier(cmd);
     for (const auto& spec : s.buffers) {
-        if (startsZero(spec))
+        if (spec.image) {
+            recordImageUpload(cmd, spec, buffers);
+        } else if (startsZero(spec))
             vkCmdFillBuffer(cmd, buffers.at(spec.name).get(), 0, VK_WHOLE_SIZE, 0);
         else if (spec.placement == sc::Placement::DeviceLocal)
             copyWhole(cmd, *buffers.twin(spec.name), buffers.at(spec.name));
@@ -110,7 +234,8 @@ bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_c
 
 bool isWork(const sc::Step& step) {
     return std::holds_alternative<sc::Dispatch>(step.body) || std::holds_alternative<sc::Fill>(step.body) ||
-           std::holds_alternative<sc::Update>(step.body) || std::holds_alternative<sc::Copy>(step.body);
+           std::holds_alternative<sc::Update>(step.body) || std::holds_alternative<sc::Copy>(step.body) ||
+           std::holds_alternative<sc::ImageTransfer>(step.body);
 }
 
 bool isHostPoint(const sc::Step& step) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/options.hpp"
@@ -21,9 +22,20 @@ class Encoder;
 // vkCmdCopyBuffer of all of `from` into `to` (the same size).
 void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to);
 
+// One VkImageMemoryBarrier (the original form) on a scenario image's color subresource:
+// `from` -> `to` with the (stages, accesses) of each scope; repro's own transitions.
+void recordImageTransition(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
+                           std::pair<VkPipelineStageFlags, VkAccessFlags> src,
+                           std::pair<VkPipelineStageFlags, VkAccessFlags> dst);
+
+// The readback of checked image `spec`: its final layout -> TRANSFER_SRC, or with `copy`
+// vkCmdCopyImageToBuffer into its staging buffer (ScenarioBuffers::at). The readback records
+// every image's transition before the copies.
+void recordImageReadback(VkCommandBuffer cmd, const scenario::BufferSpec& spec, const ScenarioBuffers& mb, bool copy);
+
 // The barrier step `b` as the file gives it: blade's G or C, or the file's masks in the
 // original form (vkCmdPipelineBarrier) or synchronization2 (vkCmdPipelineBarrier2), global or
-// on one buffer; nothing for `none`.
+// on one buffer, or an image barrier with its layout transition; nothing for `none`.
 void recordBarrier(VkCommandBuffer cmd, const scenario::Barrier& b, const ScenarioBuffers& buffers);
 
 // One work step (a dispatch: bind its pipeline and a fresh descriptor set of its buffers, its
@@ -35,7 +47,9 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const scen
 // The fresh-state commands every mode starts with, the one rule the built-in chain's clearing
 // submit follows too (vk/run_mode.cpp): G; then, in the file's buffer order, a device-local
 // buffer with initial words copied from its host twin, a buffer that starts as zeros filled
-// with 0 (host-visible ones too: a mode before may have written them); then G.
+// with 0 (host-visible ones too: a mode before may have written them), an image taken from
+// UNDEFINED to TRANSFER_DST, cleared to 0 or copied from its staging buffer, then taken to its
+// initial layout (ImageSpec::layout); then G.
 void recordFreshState(VkCommandBuffer cmd, const scenario::Scenario& s, const ScenarioBuffers& buffers);
 
 // Whether `mode` records `step` (a barrier's `modes`: scenario::Step::modeMask).

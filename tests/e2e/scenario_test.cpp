@@ -357,7 +357,8 @@ TEST(ScenarioBadFile, OneLineWithFileLineColumnAndNothingRun) {
     EXPECT_EQ(r.out, "") << shown(r);
     EXPECT_EQ(r.err, "repro: " + path.string() +
                          ":10:12: unknown kernel 'conv'; expected increment, copy, noop, "
-                         "compare-swap, private-array, work, indirect-writer, conv-t or slice\n");
+                         "compare-swap, private-array, work, indirect-writer, conv-t, slice, image-increment or "
+                         "image-copy\n");
 }
 
 // A barrier "none" between two in-place increments: a control, said so before the results.
@@ -412,7 +413,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "10:8: TOML syntax: Error while parsing value: could not determine value type"},
         BadFile{"kernel", "[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n",
                 "10:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, private-array, work, "
-                "indirect-writer, conv-t or slice"},
+                "indirect-writer, conv-t, slice, image-increment or image-copy"},
         BadFile{"noshape", "[[step]]\ndispatch = \"slice\"\nbindings = [\"a\", \"a\"]\n",
                 "9:1: a slice dispatch takes the file's shape; expected shape = \"small\" (or tiny, spectrostream) "
                 "at the top of the file"},
@@ -768,13 +769,27 @@ TEST(ScenarioBlade356Simulated, ADriverWrongInEveryModeIsCaughtByTheCpuChain) {
 TEST(ScenarioList, ListsTheShippedScenarios) {
     const BoundedResult r = repro({"--list-scenarios"});
     ASSERT_EQ(r.status, 0) << shown(r);
-    for (const char* name :
-         {"kompute-196-increment-chain", "moltenvk-2805-fill-between-dispatches", "offload-513-compute-then-copy",
-          "turnip-28469-unaligned-transfers", "vkd3d-2617-clear-then-consume", "renderdoc-3899-fill-then-copy",
-          "executorch-17299-staged-dispatches", "llama-25767-many-shapes", "sensitivity-stale-read",
-          "taichi-3791-odd-even-sort", "cubecl-1336-private-array", "llama-cpp-21724-many-dispatches",
-          "turboquant-185-one-long-dispatch", "taichi-3544-heavy-kernels", "indirect-args-written-by-a-dispatch",
-          "compute-copy-on-a-second-queue", "blade-356-conv-t-slice-chain"}) {
+    for (const char* name : {"kompute-196-increment-chain",
+                             "moltenvk-2805-fill-between-dispatches",
+                             "offload-513-compute-then-copy",
+                             "turnip-28469-unaligned-transfers",
+                             "vkd3d-2617-clear-then-consume",
+                             "renderdoc-3899-fill-then-copy",
+                             "executorch-17299-staged-dispatches",
+                             "llama-25767-many-shapes",
+                             "sensitivity-stale-read",
+                             "taichi-3791-odd-even-sort",
+                             "cubecl-1336-private-array",
+                             "llama-cpp-21724-many-dispatches",
+                             "turboquant-185-one-long-dispatch",
+                             "taichi-3544-heavy-kernels",
+                             "indirect-args-written-by-a-dispatch",
+                             "compute-copy-on-a-second-queue",
+                             "blade-356-conv-t-slice-chain",
+                             "offload-513-storage-image-then-copy",
+                             "executorch-17299-noop-dispatch-transition",
+                             "wgpu-8473-texture-to-buffer-copy",
+                             "layout-transition-orders-compute-and-copy"}) {
         EXPECT_TRUE(contains(r.out, name)) << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "https://github.com/KomputeProject/kompute/issues/196")) << shown(r);
@@ -2549,6 +2564,111 @@ TEST(ScenarioTriage, ChoosesItsOwnModesBarriersAndChecks) {
     EXPECT_EQ(r.status, 1) << shown(r);
     EXPECT_EQ(r.out, "") << shown(r);
     EXPECT_EQ(r.err, "repro: --triage: not with --sweep\n") << shown(r);
+}
+
+}  // namespace
+
+namespace {
+
+// The shipped image scenarios (docs/scenarios.md "Images").
+const std::vector<std::string> kImageFiles = {
+    "offload-513-storage-image-then-copy", "executorch-17299-noop-dispatch-transition",
+    "wgpu-8473-texture-to-buffer-copy", "layout-transition-orders-compute-and-copy"};
+
+// On the machine's driver each image file is not reproduced, and the validation layer (with
+// synchronization validation) has nothing to say about repro's image calls.
+TEST(ScenarioImages, ShippedFilesAreNotReproducedAndValidationClean) {
+    for (const std::string& f : kImageFiles) {
+        const auto r = repro({"--scenario", kScenarios + f + ".toml", "--validation"});
+        EXPECT_EQ(r.status, 0) << f << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << f << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out + r.err, "validation: 0 messages")) << f << "\n" << shown(r);
+    }
+}
+
+// lost-transitions (tests/simdriver): a layout transition after other work in a command buffer
+// loses the image's contents; each image file is then caught in multipass and single, and
+// split, whose transitions come before its step in each submit, stays right.
+TEST(ScenarioImages, LostTransitionsAreCaughtInTheOneSubmitModes) {
+    for (const std::string& f : kImageFiles) {
+        const auto r = repro({"--scenario", kScenarios + f + ".toml", "-q"}, simulated("lost-transitions"));
+        EXPECT_EQ(r.status, 2) << f << "\n" << shown(r);
+        EXPECT_EQ(resultOf(r.out, "split").rfind("ok: bit-identical to the CPU model", 0), 0u) << f << "\n" << shown(r);
+        EXPECT_EQ(resultOf(r.out, "multipass").rfind("mismatch: buffer", 0), 0u) << f << "\n" << shown(r);
+        EXPECT_EQ(resultOf(r.out, "single").rfind("mismatch: buffer", 0), 0u) << f << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is mismatch")) << f << "\n" << shown(r);
+    }
+}
+
+// The labelled control of offload-test-suite #513: the barrier's wrong source stage runs, and
+// lost-transitions' wrong result is the control's (CONTROL CAUGHT), never a driver bug.
+TEST(ScenarioImages, TheWrongStageControlIsNeverABug) {
+    const std::string file = REPRO_SOURCE_DIR "/tests/scenarios/offload-513-image-wrong-stage.toml";
+    const auto plain = repro({"--scenario", file, "-q"});
+    EXPECT_EQ(plain.status, 0) << shown(plain);
+    const auto r = repro({"--scenario", file, "-q"}, simulated("lost-transitions"));
+    EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode multipass is mismatch (cause: the control)")) << shown(r);
+}
+
+const std::string kImageHeader = R"(name = "bad-image"
+source = "https://example.org"
+pattern = "a bad image file"
+expected = "not reproduced"
+check = []
+
+[[image]]
+name = "img"
+width = 8
+height = 4
+init = "iota"
+check = true
+
+[[buffer]]
+name = "buf"
+bytes = 128
+)";
+
+// A bad image file: one FILE:LINE:COLUMN line on stderr, exit 1, nothing run.
+void expectBadImageFile(const std::string& steps, const std::string& line) {
+    const auto path = writeFile("image.toml", kImageHeader + steps);
+    const auto r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << shown(r);
+    EXPECT_EQ(r.err, "repro: " + path.string() + ":" + line + "\n") << shown(r);
+}
+
+TEST(ScenarioImages, AStepInTheWrongLayoutIsABadFile) {
+    expectBadImageFile(
+        "\n[[step]]\nbarrier = \"image\"\nimage = \"img\"\nsrc_stage = [\"compute\"]\n"
+        "dst_stage = [\"transfer\"]\nold_layout = \"general\"\nnew_layout = \"transfer-src\"\n"
+        "\n[[step]]\ndispatch = \"image-increment\"\nbindings = [\"img\"]\n",
+        "26:1: step 2 dispatch image-increment uses image 'img' in layout general, but it is in "
+        "transfer-src here; expected an image barrier with new_layout = \"general\" before it");
+}
+
+TEST(ScenarioImages, ACopyPastTheExtentIsABadFile) {
+    expectBadImageFile("\n[[step]]\ncopy_image_to_buffer = \"buf\"\nfrom = \"img\"\noffset = [0, 2]\nextent = [8, 3]\n",
+                       "22:10: texels [0, 8) x [2, 5) are not inside image 'img' (8x4); expected a non-empty region "
+                       "in its extent");
+}
+
+}  // namespace
+
+namespace {
+
+// A device without storage-image support for the file's format (simdriver no-storage-images):
+// binding that image to a dispatch is a bad file on it, one line at the image's table.
+TEST(ScenarioImages, AFormatWithoutStorageSupportIsABadFile) {
+    const std::string file = kScenarios + "offload-513-storage-image-then-copy.toml";
+    const auto r = repro({"--scenario", file, "-q"}, simulated("no-storage-images"));
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.err, "repro: " + file +
+                         ":14:1: image 'img' (r32ui, optimal tiling) is bound by a dispatch, but the device cannot use "
+                         "that format and tiling as a storage image (vkGetPhysicalDeviceFormatProperties: no "
+                         "STORAGE_IMAGE_BIT); expected another format or tiling\n")
+        << shown(r);
 }
 
 }  // namespace

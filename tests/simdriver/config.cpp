@@ -232,6 +232,8 @@ class Parser {
     bool fault(ArgumentReader& r, std::string_view name, std::optional<std::string_view> arg);
     bool api(ArgumentReader& r, std::optional<std::string_view> arg);
     bool dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool lostTransitions(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool noStorageImages(ArgumentReader& r, std::optional<std::string_view> arg);
     bool deviceFault(ArgumentReader& r, std::optional<std::string_view> arg);
     bool secondFamily(ArgumentReader& r, std::optional<std::string_view> arg);
     bool curedBy(ArgumentReader& r, std::optional<std::string_view> arg);
@@ -521,6 +523,18 @@ bool Parser::dropTransfers(ArgumentReader& r, std::optional<std::string_view> ar
     return true;
 }
 
+bool Parser::lostTransitions(ArgumentReader& r, std::optional<std::string_view> arg) {
+    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    config_.lostTransitions = true;
+    return true;
+}
+
+bool Parser::noStorageImages(ArgumentReader& r, std::optional<std::string_view> arg) {
+    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    config_.noStorageImages = true;
+    return true;
+}
+
 bool Parser::deviceFault(ArgumentReader& r, std::optional<std::string_view> arg) {
     if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
     config_.deviceFault = true;
@@ -552,9 +566,24 @@ bool Parser::behaviour(std::string_view item) {
     if (colon != std::string_view::npos) arg = item.substr(colon + 1);
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
-    static const std::vector<std::string_view> kNames = {
-        "identity", "seed-bug", "watchdog", "clock", "stale",          "crash",         "abort",        "stall",
-        "lost",     "flaky",    "api",      "hang",  "drop-transfers", "second-family", "device-fault", "cured-by"};
+    static const std::vector<std::string_view> kNames = {"identity",
+                                                         "seed-bug",
+                                                         "watchdog",
+                                                         "clock",
+                                                         "stale",
+                                                         "crash",
+                                                         "abort",
+                                                         "stall",
+                                                         "lost",
+                                                         "flaky",
+                                                         "api",
+                                                         "hang",
+                                                         "drop-transfers",
+                                                         "second-family",
+                                                         "device-fault",
+                                                         "cured-by",
+                                                         "lost-transitions",
+                                                         "no-storage-images"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -570,6 +599,8 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "hang") return hang(r, arg);
     if (name == "api") return api(r, arg);
     if (name == "drop-transfers") return dropTransfers(r, arg);
+    if (name == "lost-transitions") return lostTransitions(r, arg);
+    if (name == "no-storage-images") return noStorageImages(r, arg);
     if (name == "second-family") return secondFamily(r, arg);
     if (name == "device-fault") return deviceFault(r, arg);
     if (name == "cured-by") return curedBy(r, arg);
@@ -589,6 +620,7 @@ bool Parser::conflicts() {
     // A hang is ended by the watchdog: the two go together.
     if (c.watchdog && !c.hang) bugs.emplace_back("watchdog");
     if (c.dropTransfers) bugs.emplace_back("drop-transfers");
+    if (c.lostTransitions) bugs.emplace_back("lost-transitions");
     if (bugs.size() > 1) {
         return fail(bugs[0] + " and " + bugs[1] + " conflict: one cause of wrong results at a time");
     }
@@ -662,7 +694,8 @@ Identity defaultIdentity() {
 
 bool Config::empty() const {
     return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
-           !api10 && !dropTransfers && !secondFamily && !deviceFault && !curedBy;
+           !api10 && !dropTransfers && !lostTransitions && !noStorageImages && !secondFamily && !deviceFault &&
+           !curedBy;
 }
 
 bool optionListed(std::string_view list, std::string_view option) {

@@ -154,6 +154,12 @@ struct Config {
     // drop-transfers: a transfer recorded after other work and a barrier in the same
     // command buffer is not forwarded (recording.hpp TransferDrops).
     bool dropTransfers = false;
+    // lost-transitions: an image layout transition recorded after other work in the same
+    // command buffer loses the image's contents (recording.hpp ImageTransitions).
+    bool lostTransitions = false;
+    // no-storage-images: vkGetPhysicalDeviceFormatProperties reports no STORAGE_IMAGE_BIT for
+    // any format or tiling (a device that cannot bind the file's image as a storage image).
+    bool noStorageImages = false;
     // second-family: the device shows one more queue family, COMPUTE|TRANSFER with one queue,
     // whose queue is the driver's queue 0 of family 0 under another name; its queue family
     // ownership transfers reach the driver as plain buffer barriers (tests/README.md).

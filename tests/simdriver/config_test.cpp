@@ -36,7 +36,7 @@ TEST(Grammar, ErrorLineQuotesTheWholeValueAndNamesTheOffendingText) {
     EXPECT_EQ(parseSimulate("seed-bug;bogus:1").error,
               "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
               "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang, drop-transfers, "
-              "second-family, device-fault, cured-by)");
+              "second-family, device-fault, cured-by, lost-transitions, no-storage-images)");
 }
 
 TEST(Grammar, StructuralErrors) {

@@ -96,9 +96,10 @@ uint32_t groupsOf(const Config& c) {
     if (c.cost()) g |= kClockGroup | kLoss;
     if (c.lost) g |= kLoss;
     if (c.stale) g |= kStale;
-    if (c.dropTransfers) g |= kRecording | kTransfers;
+    if (c.dropTransfers || c.lostTransitions) g |= kRecording | kTransfers;
     if (c.secondFamily) g |= kFamilies;
     if (c.deviceFault) g |= kDeviceFault;
+    if (c.noStorageImages) g |= kFormats;
     return g;
 }
 
@@ -144,6 +145,7 @@ InstanceDispatch loadInstance(PFN_vkGetInstanceProcAddr gipa, VkInstance instanc
     d.getPhysicalDeviceQueueFamilyProperties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties2>(
         gipa(instance, "vkGetPhysicalDeviceQueueFamilyProperties2"));
     load(d.getPhysicalDeviceMemoryProperties, gipa, instance, "vkGetPhysicalDeviceMemoryProperties");
+    load(d.getPhysicalDeviceFormatProperties, gipa, instance, "vkGetPhysicalDeviceFormatProperties");
     load(d.getPhysicalDeviceFeatures2, gipa, instance, "vkGetPhysicalDeviceFeatures2");
     load(d.getPhysicalDeviceFeatures2KHR, gipa, instance, "vkGetPhysicalDeviceFeatures2KHR");
     return d;
@@ -259,6 +261,15 @@ VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceProperties(VkPhysicalDevice devic
     InstanceState* s = lockedInstance(device);
     s->next.getPhysicalDeviceProperties(device, p);
     applyIdentity(identityOf(*s), s->config->api10, *p);
+}
+
+// no-storage-images: the driver's format properties without STORAGE_IMAGE_BIT.
+VKAPI_ATTR void VKAPI_CALL simGetPhysicalDeviceFormatProperties(VkPhysicalDevice device, VkFormat format,
+                                                                VkFormatProperties* p) {
+    InstanceState* s = lockedInstance(device);
+    s->next.getPhysicalDeviceFormatProperties(device, format, p);
+    p->linearTilingFeatures &= ~VkFormatFeatureFlags{VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT};
+    p->optimalTilingFeatures &= ~VkFormatFeatureFlags{VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT};
 }
 
 // Whether the driver below lists VK_EXT_pci_bus_info for `device`.
@@ -540,6 +551,8 @@ const Intercept kInstanceIntercepts[] = {
      FaultCall::EnumeratePhysicalDevices},
     {"vkGetPhysicalDeviceProperties", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties), kProperties,
      std::nullopt},
+    {"vkGetPhysicalDeviceFormatProperties", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceFormatProperties),
+     kFormats, std::nullopt},
     {"vkGetPhysicalDeviceProperties2", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2),
      kProperties, std::nullopt},
     {"vkGetPhysicalDeviceProperties2KHR", reinterpret_cast<PFN_vkVoidFunction>(simGetPhysicalDeviceProperties2KHR),

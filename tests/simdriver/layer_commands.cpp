@@ -80,6 +80,7 @@ void restart(DeviceState& d, CommandBufferState& s, bool flakyDrawn) {
     s.staleBefore.clear();
     s.tracedSkip = false;
     s.transfers.begin();
+    s.transitions.begin();
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL simBeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* info) {
@@ -244,6 +245,7 @@ void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void(
     DeviceState* d = deviceOf(cb);
     CommandBufferState& s = commandBufferOf(*d, cb);
     s.transfers.dispatch();
+    s.transitions.work();
     const DispatchDecision decision = s.model.dispatch(workgroups);
     if (!decision.forward) {
         if (!s.tracedSkip) {
@@ -290,6 +292,7 @@ void transfer(VkCommandBuffer cb, const char* what, const std::function<void()>&
     {
         std::lock_guard lock(globals().mutex);
         DeviceState* d = deviceOf(cb);
+        commandBufferOf(*d, cb).transitions.work();
         if (!commandBufferOf(*d, cb).transfers.transfer()) {
             trace("command buffer %p: %s not forwarded (drop-transfers: after other work and a barrier)",
                   static_cast<void*>(cb), what);
@@ -301,7 +304,8 @@ void transfer(VkCommandBuffer cb, const char* what, const std::function<void()>&
 
 void barrier(VkCommandBuffer cb) {
     std::lock_guard lock(globals().mutex);
-    commandBufferOf(*deviceOf(cb), cb).transfers.barrier();
+    DeviceState* d = deviceOf(cb);
+    if (d->config->dropTransfers) commandBufferOf(*d, cb).transfers.barrier();
 }
 
 VKAPI_ATTR void VKAPI_CALL simCmdFillBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
@@ -332,6 +336,67 @@ VKAPI_ATTR void VKAPI_CALL simCmdCopyBuffer2KHR(VkCommandBuffer cb, const VkCopy
     transfer(cb, "vkCmdCopyBuffer2KHR", [&] { d->next.CmdCopyBuffer2KHR(cb, info); });
 }
 
+// ---- image layout transitions (lost-transitions) ------------------------------------------
+
+// An image transfer: work before a transition, always forwarded.
+void imageWork(VkCommandBuffer cb) {
+    std::lock_guard lock(globals().mutex);
+    commandBufferOf(*deviceOf(cb), cb).transitions.work();
+}
+
+// After a barrier reached the driver: each of its image barriers that ImageTransitions says
+// loses its contents is followed by a clear of that subresource to 0xdeadbeef (in GENERAL:
+// lavapipe, the driver below in tests, ignores layouts), as a driver that lost the
+// transition's decompression or copy would leave stale or garbage texels.
+template <typename ImageBarrier>
+void loseContents(VkCommandBuffer cb, const ImageBarrier* images, uint32_t count) {
+    DeviceState* d = lockedDevice(cb);
+    if (!d->config->lostTransitions) return;
+    std::vector<const ImageBarrier*> lost;
+    {
+        std::lock_guard lock(globals().mutex);
+        ImageTransitions& t = commandBufferOf(*d, cb).transitions;
+        for (uint32_t i = 0; i < count; ++i) {
+            const ImageBarrier& b = images[i];
+            if (t.lose(reinterpret_cast<uint64_t>(b.image), b.oldLayout == VK_IMAGE_LAYOUT_UNDEFINED,
+                       b.oldLayout != b.newLayout))
+                lost.push_back(&b);
+        }
+    }
+    VkClearColorValue garbage{};
+    for (uint32_t& w : garbage.uint32) w = 0xdeadbeefu;
+    for (const ImageBarrier* b : lost) {
+        trace("command buffer %p: image %p's transition loses its contents (lost-transitions)", static_cast<void*>(cb),
+              static_cast<void*>(b->image));
+        d->next.CmdClearColorImage(cb, b->image, VK_IMAGE_LAYOUT_GENERAL, &garbage, 1, &b->subresourceRange);
+    }
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdCopyBufferToImage(VkCommandBuffer cb, VkBuffer src, VkImage dst, VkImageLayout layout,
+                                                   uint32_t count, const VkBufferImageCopy* regions) {
+    imageWork(cb);
+    lockedDevice(cb)->next.CmdCopyBufferToImage(cb, src, dst, layout, count, regions);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdCopyImageToBuffer(VkCommandBuffer cb, VkImage src, VkImageLayout layout, VkBuffer dst,
+                                                   uint32_t count, const VkBufferImageCopy* regions) {
+    imageWork(cb);
+    lockedDevice(cb)->next.CmdCopyImageToBuffer(cb, src, layout, dst, count, regions);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdCopyImage(VkCommandBuffer cb, VkImage src, VkImageLayout srcLayout, VkImage dst,
+                                           VkImageLayout dstLayout, uint32_t count, const VkImageCopy* regions) {
+    imageWork(cb);
+    lockedDevice(cb)->next.CmdCopyImage(cb, src, srcLayout, dst, dstLayout, count, regions);
+}
+
+VKAPI_ATTR void VKAPI_CALL simCmdClearColorImage(VkCommandBuffer cb, VkImage image, VkImageLayout layout,
+                                                 const VkClearColorValue* color, uint32_t count,
+                                                 const VkImageSubresourceRange* ranges) {
+    imageWork(cb);
+    lockedDevice(cb)->next.CmdClearColorImage(cb, image, layout, color, count, ranges);
+}
+
 VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst,
                                                  VkDependencyFlags flags, uint32_t memoryCount,
                                                  const VkMemoryBarrier* memory, uint32_t bufferCount,
@@ -347,6 +412,7 @@ VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier(VkCommandBuffer cb, VkPipelineS
             b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     }
     d->next.CmdPipelineBarrier(cb, src, dst, flags, memoryCount, memory, bufferCount, down.data(), imageCount, images);
+    loseContents(cb, images, imageCount);
 }
 
 // second-family: a command pool of the added family is one of the driver's family 0.
@@ -361,11 +427,13 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateCommandPool(VkDevice device, const VkCom
 VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier2(VkCommandBuffer cb, const VkDependencyInfo* info) {
     barrier(cb);
     lockedDevice(cb)->next.CmdPipelineBarrier2(cb, info);
+    loseContents(cb, info->pImageMemoryBarriers, info->imageMemoryBarrierCount);
 }
 
 VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier2KHR(VkCommandBuffer cb, const VkDependencyInfo* info) {
     barrier(cb);
     lockedDevice(cb)->next.CmdPipelineBarrier2KHR(cb, info);
+    loseContents(cb, info->pImageMemoryBarriers, info->imageMemoryBarrierCount);
 }
 
 // ---- timestamps -------------------------------------------------------------------------
@@ -647,6 +715,10 @@ const Intercept kCommandIntercepts[] = {
     {"vkCreateCommandPool", interceptFn(simCreateCommandPool), kFamilies, std::nullopt},
     {"vkCmdPipelineBarrier2", interceptFn(simCmdPipelineBarrier2), kTransfers, std::nullopt},
     {"vkCmdPipelineBarrier2KHR", interceptFn(simCmdPipelineBarrier2KHR), kTransfers, std::nullopt},
+    {"vkCmdCopyBufferToImage", interceptFn(simCmdCopyBufferToImage), kTransfers, std::nullopt},
+    {"vkCmdCopyImageToBuffer", interceptFn(simCmdCopyImageToBuffer), kTransfers, std::nullopt},
+    {"vkCmdCopyImage", interceptFn(simCmdCopyImage), kTransfers, std::nullopt},
+    {"vkCmdClearColorImage", interceptFn(simCmdClearColorImage), kTransfers, std::nullopt},
 };
 
 }  // namespace

@@ -45,9 +45,10 @@ enum Group : uint32_t {
     kClockGroup = 1u << 3,    // clock or watchdog: submits, waits, timestamps
     kLoss = 1u << 4,          // lost, clock or watchdog: a lost device's submits and waits
     kStale = 1u << 5,         // stale: buffers and descriptor sets
-    kTransfers = 1u << 6,     // drop-transfers: transfer commands and pipeline barriers
+    kTransfers = 1u << 6,     // drop-transfers, lost-transitions: transfer commands and pipeline barriers
     kFamilies = 1u << 7,      // second-family: queue families, queues, command pools, barriers
     kDeviceFault = 1u << 8,   // device-fault: the extension, its feature and vkGetDeviceFaultInfoEXT
+    kFormats = 1u << 9,       // no-storage-images: vkGetPhysicalDeviceFormatProperties
 };
 uint32_t groupsOf(const Config& config);
 
@@ -65,6 +66,7 @@ struct InstanceDispatch {
     PFN_vkGetPhysicalDeviceQueueFamilyProperties getPhysicalDeviceQueueFamilyProperties = nullptr;
     PFN_vkGetPhysicalDeviceQueueFamilyProperties2 getPhysicalDeviceQueueFamilyProperties2 = nullptr;
     PFN_vkGetPhysicalDeviceMemoryProperties getPhysicalDeviceMemoryProperties = nullptr;
+    PFN_vkGetPhysicalDeviceFormatProperties getPhysicalDeviceFormatProperties = nullptr;
     PFN_vkGetPhysicalDeviceFeatures2 getPhysicalDeviceFeatures2 = nullptr;
     PFN_vkGetPhysicalDeviceFeatures2 getPhysicalDeviceFeatures2KHR = nullptr;
 };
@@ -96,7 +98,8 @@ struct InstanceState {
     X(UpdateDescriptorSetWithTemplateKHR) X(UpdateDescriptorSets) X(CmdBindDescriptorSets)         \
     X(AllocateDescriptorSets) X(CreateComputePipelines) X(CreateShaderModule) X(CmdFillBuffer)     \
     X(CmdUpdateBuffer) X(CmdCopyBuffer2) X(CmdCopyBuffer2KHR) X(CmdPipelineBarrier2)               \
-    X(CmdPipelineBarrier2KHR) X(CreateCommandPool)
+    X(CmdPipelineBarrier2KHR) X(CreateCommandPool) X(CmdCopyBufferToImage) X(CmdCopyImageToBuffer) \
+    X(CmdCopyImage) X(CmdClearColorImage)
 // clang-format on
 
 struct DeviceDispatch {
@@ -136,7 +139,8 @@ struct CommandBufferState {
     std::vector<std::pair<VkBuffer, OwnedBuffer>> staleBefore;
     std::vector<OwnedBuffer> owned;  // freed at the next begin, reset or free
     bool tracedSkip = false;
-    TransferDrops transfers;  // drop-transfers
+    TransferDrops transfers;       // drop-transfers
+    ImageTransitions transitions;  // lost-transitions
 };
 
 // One descriptor of a descriptor update template (vkCreateDescriptorUpdateTemplate).

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "config.hpp"
 
@@ -116,6 +118,31 @@ class TransferDrops {
   private:
     bool work_ = false;
     bool barrierAfterWork_ = false;
+};
+
+// lost-transitions: which image layout transitions lose the image's contents, in one command
+// buffer from its begin. A transition (old layout neither UNDEFINED nor the new one) recorded
+// after other work (a dispatch or a transfer, buffer or image) loses them, unless an earlier
+// barrier of this command buffer took that image out of UNDEFINED (repro's upload submit
+// fills each image after such a barrier, then transitions it); one before any work keeps them,
+// so split's [G, the file's transitions, step, G] is left right.
+class ImageTransitions {
+  public:
+    void begin() { work_ = false, fresh_.clear(); }
+    void work() { work_ = true; }
+    // A barrier on `image` from `fromUndefined` (old layout UNDEFINED) that `changes` the
+    // layout: whether its contents are lost.
+    bool lose(uint64_t image, bool fromUndefined, bool changes) {
+        if (fromUndefined) {
+            fresh_.push_back(image);
+            return false;
+        }
+        return changes && work_ && std::find(fresh_.begin(), fresh_.end(), image) == fresh_.end();
+    }
+
+  private:
+    bool work_ = false;
+    std::vector<uint64_t> fresh_;
 };
 
 }  // namespace repro::simdriver

@@ -147,7 +147,7 @@ TEST(ScenarioParse, UnknownKernel) {
     const std::string e = errorOf(kHeader + kBufferA + "\n[[step]]\ndispatch = \"conv\"\nbindings = [\"a\"]\n");
     EXPECT_EQ(e,
               "bad.toml:13:12: unknown kernel 'conv'; expected increment, copy, noop, compare-swap, "
-              "private-array, work, indirect-writer, conv-t or slice");
+              "private-array, work, indirect-writer, conv-t, slice, image-increment or image-copy");
 }
 
 // blade #356's kernels: their groups come from the file's shape (core/shape.hpp, preset small:
