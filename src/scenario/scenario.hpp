@@ -278,6 +278,7 @@ struct Barrier {
     uint64_t srcAccess = 0, dstAccess = 0;
     std::string buffer;    // Buffer: the buffer's name
     bool control = false;  // deliberately insufficient: said in the output, never judged
+    bool operator==(const Barrier&) const = default;
 };
 
 // Host points (docs/scenarios.md "Host points"): the host writes words into, or reads, the

@@ -232,6 +232,7 @@ class Parser {
     bool fault(ArgumentReader& r, std::string_view name, std::optional<std::string_view> arg);
     bool api(ArgumentReader& r, std::optional<std::string_view> arg);
     bool dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool weakBarriers(ArgumentReader& r, std::optional<std::string_view> arg);
     bool deviceFault(ArgumentReader& r, std::optional<std::string_view> arg);
     bool secondFamily(ArgumentReader& r, std::optional<std::string_view> arg);
     bool curedBy(ArgumentReader& r, std::optional<std::string_view> arg);
@@ -515,6 +516,12 @@ bool Parser::api(ArgumentReader& r, std::optional<std::string_view> arg) {
     return true;
 }
 
+bool Parser::weakBarriers(ArgumentReader& r, std::optional<std::string_view> arg) {
+    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    config_.weakBarriers = true;
+    return true;
+}
+
 bool Parser::dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg) {
     if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
     config_.dropTransfers = true;
@@ -554,7 +561,8 @@ bool Parser::behaviour(std::string_view item) {
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
     static const std::vector<std::string_view> kNames = {
         "identity", "seed-bug", "watchdog", "clock", "stale",          "crash",         "abort",        "stall",
-        "lost",     "flaky",    "api",      "hang",  "drop-transfers", "second-family", "device-fault", "cured-by"};
+        "lost",     "flaky",    "api",      "hang",  "drop-transfers", "second-family", "device-fault", "cured-by",
+        "weak-barriers"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -570,6 +578,7 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "hang") return hang(r, arg);
     if (name == "api") return api(r, arg);
     if (name == "drop-transfers") return dropTransfers(r, arg);
+    if (name == "weak-barriers") return weakBarriers(r, arg);
     if (name == "second-family") return secondFamily(r, arg);
     if (name == "device-fault") return deviceFault(r, arg);
     if (name == "cured-by") return curedBy(r, arg);
@@ -589,10 +598,11 @@ bool Parser::conflicts() {
     // A hang is ended by the watchdog: the two go together.
     if (c.watchdog && !c.hang) bugs.emplace_back("watchdog");
     if (c.dropTransfers) bugs.emplace_back("drop-transfers");
+    if (c.weakBarriers) bugs.emplace_back("weak-barriers");
     if (bugs.size() > 1) {
         return fail(bugs[0] + " and " + bugs[1] + " conflict: one cause of wrong results at a time");
     }
-    if (c.curedBy && !c.seedBug && !c.flaky && !c.stale && !c.hang && !c.dropTransfers) {
+    if (c.curedBy && !c.seedBug && !c.flaky && !c.stale && !c.hang && !c.dropTransfers && !c.weakBarriers) {
         return fail("cured-by needs a wrong result to cure: seed-bug, flaky, stale, hang or drop-transfers");
     }
     if (c.hang && !c.watchdog && !c.clock) {
@@ -662,7 +672,7 @@ Identity defaultIdentity() {
 
 bool Config::empty() const {
     return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
-           !api10 && !dropTransfers && !secondFamily && !deviceFault && !curedBy;
+           !api10 && !dropTransfers && !secondFamily && !deviceFault && !curedBy && !weakBarriers;
 }
 
 bool optionListed(std::string_view list, std::string_view option) {
@@ -683,6 +693,7 @@ Config cured(const Config& config, std::optional<std::string_view> value) {
     out.stale.reset();
     out.hang.reset();
     out.dropTransfers = false;
+    out.weakBarriers = false;
     return out;
 }
 

@@ -154,6 +154,11 @@ struct Config {
     // drop-transfers: a transfer recorded after other work and a barrier in the same
     // command buffer is not forwarded (recording.hpp TransferDrops).
     bool dropTransfers = false;
+    // weak-barriers: a dispatch after another in the same command buffer with no pipeline
+    // barrier between them that carries a memory dependency (a memory or buffer barrier with
+    // both access masks non-empty, compute or all-commands in both stage masks) reads what its
+    // buffers held before the other dispatch (stale's copies); valid barriers stay correct.
+    bool weakBarriers = false;
     // second-family: the device shows one more queue family, COMPUTE|TRANSFER with one queue,
     // whose queue is the driver's queue 0 of family 0 under another name; its queue family
     // ownership transfers reach the driver as plain buffer barriers (tests/README.md).

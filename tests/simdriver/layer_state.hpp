@@ -48,6 +48,7 @@ enum Group : uint32_t {
     kTransfers = 1u << 6,     // drop-transfers: transfer commands and pipeline barriers
     kFamilies = 1u << 7,      // second-family: queue families, queues, command pools, barriers
     kDeviceFault = 1u << 8,   // device-fault: the extension, its feature and vkGetDeviceFaultInfoEXT
+    kWeakBarriers = 1u << 9,  // weak-barriers: pipeline barriers (and kStale's buffers, kRecording's dispatches)
 };
 uint32_t groupsOf(const Config& config);
 
@@ -137,6 +138,8 @@ struct CommandBufferState {
     std::vector<OwnedBuffer> owned;  // freed at the next begin, reset or free
     bool tracedSkip = false;
     TransferDrops transfers;  // drop-transfers
+    // weak-barriers: a dispatch was recorded and no barrier with a memory dependency after it
+    bool weakPending = false;
 };
 
 // One descriptor of a descriptor update template (vkCreateDescriptorUpdateTemplate).

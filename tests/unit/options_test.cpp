@@ -815,7 +815,7 @@ TEST(OptionsNew, Invert) {
 TEST(OptionsNew, KeepLogsOnlyWithChildProcesses) {
     expectUsageError(
         parse({"--keep-logs"}),
-        "--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe or --gtest_filter");
+        "--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe, --mutants or --gtest_filter");
     expectUsageError(parse({"--keep-logs", "--sweep", "1..2"}), "--keep-logs: only with");
     for (const char* run : {"--matrix", "--triage", "--driver-env-sweep", "--watchdog-probe"}) {
         SCOPED_TRACE(run);
