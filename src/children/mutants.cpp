@@ -84,11 +84,11 @@ void judgeMutant(const ChildOutcome& c, MutantReport& m) {
     }
 }
 
-// "killed (7 of 20 runs wrong)", "hung (counted as killed: ...)", "not run: ...".
+// "killed (7 of 20 wrong)", "hung (counted as killed: ...)", "not run: ...".
 std::string outcomeLine(const MutantReport& m) {
     if (m.outcome == "hung") return "hung, counted as killed (" + m.reason + ")";
     if (m.outcome == "not-run") return "not run: " + m.reason;
-    return fmt::format("{} ({} of {} runs wrong)", m.outcome, m.wrong, m.runs);
+    return fmt::format("{} ({} of {} wrong)", m.outcome, m.wrong, m.runs);
 }
 
 // The score line: "mutation score: 5 of 8 mutants killed", and the hung and not run.

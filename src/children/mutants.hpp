@@ -11,8 +11,8 @@
 namespace repro {
 
 // Runs every mutant of `plan` (its one-submit modes against split, --repeat R times each), prints
-// one line per mutant as it ends ("mutant 3/8: step 5 barrier (compute -> compute): execution-only:
-// killed (7 of 20 runs wrong)") and the score ("mutation score: 5 of 8 mutants killed"), and
+// one line per mutant as it ends ("mutant 3/8: step 5 (compute -> compute): execution-only:
+// killed (7 of 20 wrong)") and the score ("mutation score: 5 of 8 mutants killed"), and
 // returns them for the report. A mutant is killed when a run of it is wrong, hung when its child
 // hung (counted as killed), not-run when its child gave no result (the reason is its last line).
 // Stops, with the mutants so far, when interrupted. Never throws for a child's failure.

@@ -126,7 +126,7 @@ struct FoldedRuns {
 // --mutants: how one mutant's child went (children/mutants.hpp).
 struct MutantReport {
     std::string step;       // the file's step number ("5"), or "every" for the chain's barriers
-    std::string what;       // "step 5 barrier (compute -> compute)"
+    std::string what;       // "step 5 (compute -> compute)"
     std::string weakening;  // core/variant.hpp name(Weakening): "execution-only"
     std::string rerun;      // the flag that runs it alone: "--mutant 5:execution-only", "--barrier none"
     uint32_t runs = 0;      // runs of multipass and single that completed

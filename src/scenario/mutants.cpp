@@ -106,11 +106,13 @@ std::optional<Wait> weakened(const Wait& original, Weakening w, const Step* cons
 // The step number the label prints ("step 5 barrier memory" -> "step 5").
 std::string stepName(const Step& step) { return step.label.substr(0, step.label.find(' ', 5)); }
 
-// What a mutant weakens, in words: "step 5 barrier (compute -> compute)", "step 4 wait s (compute)".
-std::string describe(const Scenario& s, const Step& step) {
+// What a mutant weakens, in words: "step 5 barrier (compute -> compute)" ("step 5 (compute ->
+// compute)" when `brief`: the mutant lines fit 100 columns), "step 4 wait s (compute)".
+std::string describe(const Scenario& s, const Step& step, bool brief = false) {
     if (const auto* b = std::get_if<Barrier>(&step.body)) {
         const Barrier e = explicitForm(*b);
-        return fmt::format("{} barrier ({} -> {})", stepName(step), stageText(e.srcStage), stageText(e.dstStage));
+        return fmt::format("{}{} ({} -> {})", stepName(step), brief ? "" : " barrier", stageText(e.srcStage),
+                           stageText(e.dstStage));
     }
     const Wait& w = std::get<Wait>(step.body);
     return fmt::format("{} wait {} ({})", stepName(step), s.semaphores.at(w.semaphore).name, stageText(w.stage));
@@ -159,7 +161,7 @@ std::vector<Mutant> mutantsOf(const Scenario& s, std::vector<std::string>* skipp
                 continue;
             }
             if (barrier) made.push_back(*barrier);
-            out.push_back({.spec = {.step = number, .weakening = w}, .what = describe(s, step)});
+            out.push_back({.spec = {.step = number, .weakening = w}, .what = describe(s, step, true)});
         }
     }
     return out;

@@ -15,7 +15,7 @@ namespace repro::scenario {
 // One mutant of a file.
 struct Mutant {
     MutantSpec spec;
-    std::string what;  // the step as weakened: "step 5 barrier (compute -> compute)", "step 4 wait s (compute)"
+    std::string what;  // the step as weakened: "step 5 (compute -> compute)" (a barrier), "step 4 wait s (compute)"
 };
 
 // Every mutant of `s`, in step order and kWeakenings' order: for each barrier step that is not a

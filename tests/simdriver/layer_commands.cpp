@@ -200,9 +200,11 @@ void snapshotBefore(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s) {
 }
 
 // Dispatch D+1 reading what its inputs shared with dispatch D held before D: D's real
-// output saved, the old contents put back, D+1 recorded, D's output restored. Returns
-// whether `forward` was called.
-bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, const std::function<void()>& forward) {
+// output saved, the old contents put back, D+1 recorded, D's output restored (unless
+// `restore` is false: weak-barriers, where D's writes stay lost). Returns whether `forward`
+// was called.
+bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, const std::function<void()>& forward,
+                   bool restore = true) {
     std::vector<std::pair<VkBuffer, OwnedBuffer>> shared;  // (buffer, its pre-D copy)
     for (const VkBuffer b : boundStorageBuffers(d, s)) {
         for (const auto& [before, copy] : s.staleBefore) {
@@ -226,7 +228,7 @@ bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, co
     fullBarrier(d, cb);
     forward();
     fullBarrier(d, cb);
-    for (size_t i = 0; i < shared.size(); ++i) {
+    for (size_t i = 0; restore && i < shared.size(); ++i) {
         copyWhole(d, cb, saved[i].buffer, shared[i].first, saved[i].size);
     }
     fullBarrier(d, cb);
@@ -268,7 +270,8 @@ void weakDispatch(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, con
     const bool weak = s.weakPending && !before.empty();
     s.weakPending = true;
     s.staleBefore = std::move(before);
-    const bool forwarded = weak && staleConsumer(d, cb, s, forward);
+    // not restored: the dispatch may write what it read (increment), and the earlier writes stay lost
+    const bool forwarded = weak && staleConsumer(d, cb, s, forward, false);
     s.staleBefore = std::move(now);
     if (!forwarded) forward();
 }
