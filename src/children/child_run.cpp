@@ -19,24 +19,12 @@ namespace {
 
 // Flags of the parent alone (--invert applies once, to the parent's status), and the
 // document flags: each child writes its own JSON report where the parent says.
-constexpr std::string_view kParentOnly[] = {"--matrix",
-                                            "--mutants",
-                                            "--driver-env-sweep",
-                                            "--all-drivers",
-                                            "--invert",
-                                            "--triage",
-                                            "--watchdog-probe",
-                                            "--keep-logs",
-                                            "--format",
-                                            "--output",
-                                            "--json",
-                                            "--trace",
-                                            "--capture-gfxr",
-                                            "--capture-rgp",
-                                            "--gtest_list_tests",
-                                            "--gtest_filter",
-                                            "--gtest_output",
-                                            "--gtest_also_run_disabled_tests",
+constexpr std::string_view kParentOnly[] = {"--matrix",         "--mutants",      "--driver-env-sweep",
+                                            "--all-drivers",    "--invert",       "--triage",
+                                            "--watchdog-probe", "--keep-logs",    "--format",
+                                            "--output",         "--json",         "--trace",
+                                            "--capture-gfxr",   "--capture-rgp",  "--gtest_list_tests",
+                                            "--gtest_filter",   "--gtest_output", "--gtest_also_run_disabled_tests",
                                             "--scenario-dir"};
 
 // The long names of the options the factors set.

@@ -35,7 +35,9 @@ std::vector<MutantRow> mutantRows(const Plan& plan, std::vector<std::string>& sk
         for (const BarrierKind b : {BarrierKind::ExecutionOnly, BarrierKind::None}) {
             const Weakening w = b == BarrierKind::None ? Weakening::Removed : Weakening::ExecutionOnly;
             out.push_back({.factors = {.barrier = b},
-                           .report = {.step = "every", .what = what, .weakening = std::string(name(w)),
+                           .report = {.step = "every",
+                                      .what = what,
+                                      .weakening = std::string(name(w)),
                                       .rerun = fmt::format("--barrier {}", name(b))}});
         }
         skipped.push_back(
@@ -45,7 +47,8 @@ std::vector<MutantRow> mutantRows(const Plan& plan, std::vector<std::string>& sk
     }
     for (const scenario::Mutant& m : scenario::mutantsOf(plan.variants.front(), &skipped)) {
         out.push_back({.factors = {.mutant = m.spec},
-                       .report = {.step = std::to_string(m.spec.step), .what = m.what,
+                       .report = {.step = std::to_string(m.spec.step),
+                                  .what = m.what,
                                   .weakening = std::string(name(m.spec.weakening)),
                                   .rerun = "--mutant " + mutantText(m.spec)}});
     }
@@ -120,9 +123,11 @@ MutantsReport runMutants(const Options& o, const Plan& plan) {
         if (interruptSignal() != 0) break;
         MutantReport& m = rows[i].report;
         watch::row(static_cast<unsigned>(i + 1), static_cast<unsigned>(rows.size()), "mutant " + m.rerun);
-        const ChildOutcome c = runChild(
-            {.options = o, .factors = rows[i].factors, .dir = dir, .tag = fmt::format("mutant-{:02}", i + 1),
-             .limitSeconds = limit});
+        const ChildOutcome c = runChild({.options = o,
+                                         .factors = rows[i].factors,
+                                         .dir = dir,
+                                         .tag = fmt::format("mutant-{:02}", i + 1),
+                                         .limitSeconds = limit});
         if (c.process.interrupted) break;
         judgeMutant(c, m);
         if (m.outcome == "killed" || m.outcome == "hung") ++out.killed;

@@ -255,7 +255,9 @@ OptionSection experimentsSection() {
         {.longName = "--mutant", .placeholder = "STEP:KIND",
          .help = "a file's step STEP (a barrier, or a wait) weakened one way, run as a labelled control: "
                  "removed, execution-only, no-src-access or dst-stage-misses (docs/mutants.md)",
-         .value = &R::mutant},
+         .value = &R::mutant,
+         .notForChain = "it weakens a step of a file; the built-in chain's mutants are --barrier execution-only "
+                        "and --barrier none"},
         {.longName = "--submit-every", .placeholder = "K",
          .help = "close and submit the command buffer after every K dispatches",
          .value = &R::submitEvery},

@@ -368,9 +368,10 @@ MutantSpec readMutant(const std::string& text) {
         fail(fmt::format("--mutant: {} is not STEP:KIND (a step number from 1, e.g. 4:execution-only)", quote(text)));
     const auto kind = parseWeakening(text.substr(colon + 1));
     if (!kind)
-        fail(fmt::format("--mutant {}: unknown weakening {}; expected removed, execution-only, no-src-access or "
-                         "dst-stage-misses",
-                         text, quote(text.substr(colon + 1))));
+        fail(
+            fmt::format("--mutant {}: unknown weakening {}; expected removed, execution-only, no-src-access or "
+                        "dst-stage-misses",
+                        text, quote(text.substr(colon + 1))));
     return {.step = static_cast<uint32_t>(*step), .weakening = *kind};
 }
 
@@ -477,9 +478,6 @@ void checkMutantRules(const Options& o, bool onlySplit) {
     if (!o.mutants && !o.mutant) return;
     if (o.barrierGiven) fail(fmt::format("{}: weakens the barriers itself; leave out --barrier", what));
     if (onlySplit) fail(fmt::format("{}: weakens multipass and single; --mode split runs neither", what));
-    if (o.mutant && !o.scenario)
-        fail("--mutant: weakens a step of a file (--scenario); the built-in chain's mutants are --barrier "
-             "execution-only and --barrier none");
 }
 
 // How multipass and single are recorded, and what split (the reference) keeps.

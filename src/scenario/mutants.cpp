@@ -56,12 +56,19 @@ std::string stageText(uint64_t bits) {
 // The barrier with its masks spelled out: blade's G and C as vk/barriers.hpp records them.
 Barrier explicitForm(const Barrier& b) {
     if (b.kind == BarrierKind::BladeGlobal)
-        return {.kind = BarrierKind::Memory, .sync2 = false, .srcStage = kAllCommands, .dstStage = kAllCommands,
+        return {.kind = BarrierKind::Memory,
+                .sync2 = false,
+                .srcStage = kAllCommands,
+                .dstStage = kAllCommands,
                 .srcAccess = kMemoryWrite | kTransferWrite,
                 .dstAccess = kMemoryRead | kMemoryWrite | kTransferRead | kTransferWrite};
     if (b.kind == BarrierKind::BladeCompute)
-        return {.kind = BarrierKind::Memory, .sync2 = false, .srcStage = kCompute, .dstStage = kCompute,
-                .srcAccess = kShaderWrite, .dstAccess = kShaderRead | kShaderWrite};
+        return {.kind = BarrierKind::Memory,
+                .sync2 = false,
+                .srcStage = kCompute,
+                .dstStage = kCompute,
+                .srcAccess = kShaderWrite,
+                .dstAccess = kShaderRead | kShaderWrite};
     return b;
 }
 
@@ -83,7 +90,8 @@ std::optional<Barrier> weakened(const Barrier& original, Weakening w, const Step
         case Weakening::DstStageMisses: {
             if (!consumer) return why = "no dispatch or transfer follows it on its queue", std::nullopt;
             const uint64_t stage = missingStage(*consumer);
-            if (b.dstStage == stage) return why = "its destination stage misses the step after it already", std::nullopt;
+            if (b.dstStage == stage)
+                return why = "its destination stage misses the step after it already", std::nullopt;
             b.dstStage = stage;
             b.dstAccess = stage == kTransfer ? kTransferRead | kTransferWrite : kShaderRead | kShaderWrite;
             break;
@@ -94,7 +102,8 @@ std::optional<Barrier> weakened(const Barrier& original, Weakening w, const Step
 
 // The wait weakened by `w`, or nullopt with `why`.
 std::optional<Wait> weakened(const Wait& original, Weakening w, const Step* consumer, std::string& why) {
-    if (w != Weakening::DstStageMisses) return why = "a semaphore wait's one weakening is dst-stage-misses", std::nullopt;
+    if (w != Weakening::DstStageMisses)
+        return why = "a semaphore wait's one weakening is dst-stage-misses", std::nullopt;
     if (!consumer) return why = "no dispatch or transfer follows it on its queue", std::nullopt;
     Wait out = original;
     out.stage = missingStage(*consumer);
@@ -170,12 +179,11 @@ std::vector<Mutant> mutantsOf(const Scenario& s, std::vector<std::string>* skipp
 void applyMutant(Scenario& s, const MutantSpec& m) {
     const std::string value = "--mutant " + mutantText(m);
     const size_t at = stepIndex(s, m.step);
-    if (at == s.steps.size())
-        throw UsageError(fmt::format("{}: {} has no step {}", value, s.file, m.step));
+    if (at == s.steps.size()) throw UsageError(fmt::format("{}: {} has no step {}", value, s.file, m.step));
     Step& step = s.steps[at];
     if (!mutable_(step))
-        throw UsageError(fmt::format("{}: {} is not a barrier or a wait; expected the number of one", value,
-                                     step.label));
+        throw UsageError(
+            fmt::format("{}: {} is not a barrier or a wait; expected the number of one", value, step.label));
     StepBody body;
     std::string why;
     if (!weaken(s, at, m.weakening, body, why)) throw UsageError(fmt::format("{}: {}: {}", value, step.label, why));

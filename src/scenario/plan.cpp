@@ -146,8 +146,8 @@ std::vector<std::string> planControls(const Options& o, const Plan& plan) {
                           ? "--barrier none: no barrier between the dispatches of multipass and single"
                           : "--barrier execution-only: execution dependencies without memory dependencies");
     if (o.mutant)
-        out.push_back(fmt::format("--mutant {}: a mutant, the file's step {} weakened on purpose", mutantText(*o.mutant),
-                                  o.mutant->step));
+        out.push_back(fmt::format("--mutant {}: a mutant, the file's step {} weakened on purpose",
+                                  mutantText(*o.mutant), o.mutant->step));
     else if (!plan.builtIn() && !barrierControl && plan.variants.front().hasControl())
         out.push_back(fmt::format("the file labels {} a control", plan.variants.front().controlSteps()));
     if (o.dropDispatch)

@@ -82,8 +82,9 @@ TEST(Mutants, ShippedFilesGiveAScoreLine) {
 TEST(Mutants, TheBuiltInChainHasTwo) {
     const BoundedResult r = repro({"--preset", "tiny", "-n", "2", "--mutants"});
     ASSERT_EQ(r.status, 0) << shown(r);
-    EXPECT_TRUE(contains(r.out, "  mutant 1/2: every barrier between dispatches (blade's G in multipass, C in single): "
-                                "execution-only: survived (0 of 2 wrong)\n"))
+    EXPECT_TRUE(contains(r.out,
+                         "  mutant 1/2: every barrier between dispatches (blade's G in multipass, C in single): "
+                         "execution-only: survived (0 of 2 wrong)\n"))
         << shown(r);
     EXPECT_TRUE(contains(r.out, ": removed: survived (0 of 2 wrong)\n")) << shown(r);
     EXPECT_TRUE(contains(r.out, "  left out: no-src-access and dst-stage-misses: ")) << shown(r);
@@ -95,18 +96,20 @@ TEST(Mutants, TheBuiltInChainHasTwo) {
 TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
     const auto json = std::filesystem::temp_directory_path() / ("repro-mutants-" + std::to_string(getpid()) + ".json");
     const std::vector<std::string> env = {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                                          "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-                                          "REPRO_SIMULATE=weak-barriers", "REPRO_SIMULATE_TRACE="};
+                                          "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=weak-barriers",
+                                          "REPRO_SIMULATE_TRACE="};
     const BoundedResult r =
         repro({"--scenario", kFixture, "--mode", "single", "--repeat", "2", "--mutants", "--json", json.string()}, env);
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "\n--- NOT REPRODUCED")) << shown(r);
     EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << shown(r);
-    EXPECT_TRUE(contains(r.out, "  mutant 1/8: step 2 (compute -> compute): removed: survived (0 of 2 "
-                                "wrong)\n"))
+    EXPECT_TRUE(contains(r.out,
+                         "  mutant 1/8: step 2 (compute -> compute): removed: survived (0 of 2 "
+                         "wrong)\n"))
         << shown(r);
-    EXPECT_TRUE(contains(r.out, "  mutant 6/8: step 4 (compute -> compute): execution-only: killed (2 of 2 "
-                                "wrong)\n"))
+    EXPECT_TRUE(contains(r.out,
+                         "  mutant 6/8: step 4 (compute -> compute): execution-only: killed (2 of 2 "
+                         "wrong)\n"))
         << shown(r);
     EXPECT_EQ(count(r.out, ": killed ("), 4u) << shown(r);
     EXPECT_EQ(count(r.out, ": survived ("), 4u) << shown(r);
@@ -135,8 +138,8 @@ TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
 // never BUG REPRODUCED (exit 2, as every control caught: docs/scenarios.md "Controls").
 TEST(Mutants, OneMutantIsALabelledControl) {
     const std::vector<std::string> env = {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                                          "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-                                          "REPRO_SIMULATE=weak-barriers", "REPRO_SIMULATE_TRACE="};
+                                          "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=weak-barriers",
+                                          "REPRO_SIMULATE_TRACE="};
     const BoundedResult r = repro({"--scenario", kFixture, "--mode", "single", "--mutant", "4:no-src-access"}, env);
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode single is mismatch")) << shown(r);

@@ -560,9 +560,9 @@ bool Parser::behaviour(std::string_view item) {
     ArgumentReader r(name, error_);
     if (arg && arg->empty()) return r.fail("empty argument after ':'");
     static const std::vector<std::string_view> kNames = {
-        "identity", "seed-bug", "watchdog", "clock", "stale",          "crash",         "abort",        "stall",
-        "lost",     "flaky",    "api",      "hang",  "drop-transfers", "second-family", "device-fault", "cured-by",
-        "weak-barriers"};
+        "identity",       "seed-bug",      "watchdog",     "clock",    "stale",        "crash",
+        "abort",          "stall",         "lost",         "flaky",    "api",          "hang",
+        "drop-transfers", "second-family", "device-fault", "cured-by", "weak-barriers"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);

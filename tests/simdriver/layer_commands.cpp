@@ -236,9 +236,10 @@ bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, co
         trace("stale: command buffer %p: dispatch %u reads the pre-dispatch-%u contents of %zu buffer(s)",
               static_cast<void*>(cb), d.config->stale->dispatch + 1, d.config->stale->dispatch, shared.size());
     } else {
-        trace("weak-barriers: command buffer %p: dispatch %u reads the contents of %zu buffer(s) from before the "
-              "dispatch before it (no memory dependency between them)",
-              static_cast<void*>(cb), s.model.dispatches(), shared.size());
+        trace(
+            "weak-barriers: command buffer %p: dispatch %u reads the contents of %zu buffer(s) from before the "
+            "dispatch before it (no memory dependency between them)",
+            static_cast<void*>(cb), s.model.dispatches(), shared.size());
     }
     return true;
 }

@@ -461,6 +461,7 @@ std::vector<std::pair<std::string, std::string>> valueOptionsWithAGoodValue() {
             if (spec.longName == "--kernel-h") good = "3";  // 1 leaves no room for the crop
             if (spec.longName.starts_with("--pad")) good = "0";
             if (spec.longName == "--gtest_output") good = "xml:somewhere";
+            if (spec.longName == "--mutant") good = "1:removed";
             out.emplace_back(spec.longName, good);
         }
     }
