@@ -429,7 +429,7 @@ IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
 std::string mutantsTable(const MutantsReport& m) {
     std::vector<std::vector<std::string>> rows;
     for (const MutantReport& x : m.mutants)
-        rows.push_back({x.what, x.weakening, x.outcome, fmt::format("{} of {}", x.wrong, x.runs), "`" + x.rerun + "`"});
+        rows.push_back({x.what, x.weakening, x.outcome, fmt::format("{} of {}", x.wrong, x.runs), x.rerun});
     return markdownTable({"step", "weakening", "outcome", "runs wrong", "rerun"}, rows) +
            fmt::format("\nmutation score: {} of {} mutants killed\n", m.killed, m.mutants.size());
 }
