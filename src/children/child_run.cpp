@@ -19,23 +19,12 @@ namespace {
 
 // Flags of the parent alone (--invert applies once, to the parent's status), and the
 // document flags: each child writes its own JSON report where the parent says.
-constexpr std::string_view kParentOnly[] = {"--matrix",
-                                            "--driver-env-sweep",
-                                            "--all-drivers",
-                                            "--invert",
-                                            "--triage",
-                                            "--watchdog-probe",
-                                            "--keep-logs",
-                                            "--format",
-                                            "--output",
-                                            "--json",
-                                            "--trace",
-                                            "--capture-gfxr",
-                                            "--capture-rgp",
-                                            "--gtest_list_tests",
-                                            "--gtest_filter",
-                                            "--gtest_output",
-                                            "--gtest_also_run_disabled_tests",
+constexpr std::string_view kParentOnly[] = {"--matrix",         "--mutants",      "--driver-env-sweep",
+                                            "--all-drivers",    "--invert",       "--triage",
+                                            "--watchdog-probe", "--keep-logs",    "--format",
+                                            "--output",         "--json",         "--trace",
+                                            "--capture-gfxr",   "--capture-rgp",  "--gtest_list_tests",
+                                            "--gtest_filter",   "--gtest_output", "--gtest_also_run_disabled_tests",
                                             "--scenario-dir"};
 
 // The long names of the options the factors set.
@@ -54,6 +43,7 @@ std::vector<std::string_view> factorOptions(const RunFactors& f) {
     if (f.profile) out.push_back("--profile");
     if (f.checkSteps) out.push_back("--check-steps");
     if (f.batch) out.push_back("--batch");
+    if (f.mutant) out.push_back("--mutant");
     return out;
 }
 
@@ -130,6 +120,7 @@ std::vector<std::string> factorFlags(const RunFactors& f) {
     if (f.profile) add({"--profile", std::string(name(*f.profile))});
     if (f.checkSteps) add({"--check-steps"});
     if (f.batch) add({"--batch", std::to_string(*f.batch)});
+    if (f.mutant) add({"--mutant", mutantText(*f.mutant)});
     return out;
 }
 

@@ -41,7 +41,7 @@ std::vector<std::string> baseChildArgs(const Options& options);
 
 // The flags the factors stand for, in this order: -n, --mode, --barrier, --submit-every,
 // --split-mib (splitMibText), --split-ms (splitMsText), --no-host-wait, --memory,
-// --dispatch-repeat, --work-scale, --profile, --check-steps. Empty for no factor; the driver setting is
+// --dispatch-repeat, --work-scale, --profile, --check-steps, --batch, --mutant. Empty for no factor; the driver setting is
 // no flag (childEnv).
 std::vector<std::string> factorFlags(const RunFactors& factors);
 

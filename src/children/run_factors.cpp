@@ -41,6 +41,7 @@ std::string factorLabel(const RunFactors& f) {
     if (f.checkSteps) parts.push_back("check-steps");
     if (f.driverEnv) parts.push_back(f.driverEnv->variable + "=" + f.driverEnv->value);
     if (f.batch) parts.push_back(fmt::format("batch={}", *f.batch));
+    if (f.mutant) parts.push_back("mutant=" + mutantText(*f.mutant));
     return join(parts, " ");
 }
 

@@ -39,6 +39,7 @@ struct RunFactors {
     bool checkSteps = false;                 // --check-steps (the user's, if given, is left out)
     std::optional<DriverEnv> driverEnv;      // an environment variable set for the child
     std::optional<uint32_t> batch;           // work: --batch, more work in every dispatch
+    std::optional<MutantSpec> mutant;        // --mutant: one of a file's mutants (a control)
     bool operator==(const RunFactors&) const = default;
 };
 

@@ -259,6 +259,12 @@ OptionSection experimentsSection() {
          .defaultText = "blade",
          .choices = {"blade", "sync2", "buffer", "full", "execution-only", "none"},
          .completion = kChoices, .value = &R::barrier},
+        {.longName = "--mutant", .placeholder = "STEP:KIND",
+         .help = "a file's step STEP (a barrier, or a wait) weakened one way, run as a labelled control: "
+                 "removed, execution-only, no-src-access or dst-stage-misses (docs/mutants.md)",
+         .value = &R::mutant,
+         .notForChain = "it weakens a step of a file; the built-in chain's mutants are --barrier execution-only "
+                        "and --barrier none"},
         {.longName = "--submit-every", .placeholder = "K",
          .help = "close and submit the command buffer after every K dispatches",
          .value = &R::submitEvery},
@@ -321,6 +327,10 @@ OptionSection multiRunSection() {
         {.longName = "--all-drivers",
          .help = "with --driver-env-sweep: every driver's settings, not only this device's",
          .flag = &R::allDrivers},
+        {.longName = "--mutants",
+         .help = "after the run, each weakening of each barrier (a file's barrier steps and waits; the "
+                 "chain's barriers) as a control in a child of its own, and the mutation score",
+         .flag = &R::mutants},
         {.longName = "--keep-logs",
          .help = "keep the folder of the children's logs and reports after the run",
          .flag = &R::keepLogs},

@@ -29,11 +29,11 @@ struct RawArgs {
     bool timings = false, timestamps = false, breadcrumbs = false, labels = false, verbose = false, quiet = false;
     // Experiments
     std::optional<std::string> barrier, submitEvery, splitMib, splitMs, memory, dispatchRepeat, profile, spirv,
-        workScale;
+        workScale, mutant;
     bool hostWait = false, noHostWait = false, stress = false;
     // Multi-run
     bool matrix = false, triage = false, watchdogProbe = false, driverEnvSweep = false, allDrivers = false,
-         keepLogs = false;
+         keepLogs = false, mutants = false;
     // General
     bool help = false, version = false, bashCompletion = false;
     // --merge-reports FILE...: the flag, and the arguments that are not options (the files;

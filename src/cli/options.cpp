@@ -361,6 +361,21 @@ void readReport(const RawArgs& raw, Options& o) {
     o.quiet = raw.quiet;
 }
 
+// --mutant STEP:KIND (the step is checked against the file in scenario/mutants.cpp).
+MutantSpec readMutant(const std::string& text) {
+    const size_t colon = text.find(':');
+    const auto step = parseDecimal(text.substr(0, colon));
+    if (colon == std::string::npos || !step || *step < 1 || *step > UINT32_MAX)
+        fail(fmt::format("--mutant: {} is not STEP:KIND (a step number from 1, e.g. 4:execution-only)", quote(text)));
+    const auto kind = parseWeakening(text.substr(colon + 1));
+    if (!kind)
+        fail(
+            fmt::format("--mutant {}: unknown weakening {}; expected removed, execution-only, no-src-access or "
+                        "dst-stage-misses",
+                        text, quote(text.substr(colon + 1))));
+    return {.step = static_cast<uint32_t>(*step), .weakening = *kind};
+}
+
 void readExperiments(const RawArgs& raw, Options& o) {
     if (raw.barrier) o.barrier = *parseBarrier(*raw.barrier);
     o.barrierGiven = raw.barrier.has_value();
@@ -379,6 +394,7 @@ void readExperiments(const RawArgs& raw, Options& o) {
     }
     if (raw.profile) o.profile = *parseProfile(*raw.profile);
     o.spirvDir = raw.spirv;
+    if (raw.mutant) o.mutant = readMutant(*raw.mutant);
 }
 
 void readMultiRun(const RawArgs& raw, Options& o) {
@@ -388,6 +404,7 @@ void readMultiRun(const RawArgs& raw, Options& o) {
     o.driverEnvSweep = raw.driverEnvSweep;
     o.allDrivers = raw.allDrivers;
     o.keepLogs = raw.keepLogs;
+    o.mutants = raw.mutants;
 }
 
 // ---- rules between options ---------------------------------------------------------------
@@ -428,7 +445,8 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
     const Given runs[] = {{o.matrix, "--matrix"},
                           {o.triage, "--triage"},
                           {o.watchdogProbe, "--watchdog-probe"},
-                          {o.driverEnvSweep, "--driver-env-sweep"}};
+                          {o.driverEnvSweep, "--driver-env-sweep"},
+                          {o.mutants, "--mutants"}};
     for (size_t i = 0; i < std::size(runs); ++i) {
         for (size_t j = i + 1; j < std::size(runs); ++j) {
             if (runs[i].given && runs[j].given) fail(fmt::format("{} and {}: choose one", runs[i].name, runs[j].name));
@@ -451,7 +469,16 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
                         "are for single runs, --triage and --watchdog-probe",
                         what));
     }
-    if (!o.driverEnvSweep) checkChoosesVariants(raw, what);
+    if (!o.driverEnvSweep && !o.mutants) checkChoosesVariants(raw, what);
+}
+
+// --mutants and --mutant: what they weaken, and what must run for a mutant to show.
+void checkMutantRules(const Options& o, bool onlySplit) {
+    if (o.mutants && o.mutant) fail("--mutants and --mutant: choose one (--mutants runs every --mutant)");
+    const char* what = o.mutants ? "--mutants" : "--mutant";
+    if (!o.mutants && !o.mutant) return;
+    if (o.barrierGiven) fail(fmt::format("{}: weakens the barriers itself; leave out --barrier", what));
+    if (onlySplit) fail(fmt::format("{}: weakens multipass and single; --mode split runs neither", what));
 }
 
 // How multipass and single are recorded, and what split (the reference) keeps.
@@ -463,6 +490,7 @@ void checkRecordingRules(const RawArgs& raw, const Options& o) {
             "--split-mib MIB or --split-ms MS");
     }
     const bool onlySplit = o.modes.size() == 1 && o.modes[0] == Mode::Split;
+    checkMutantRules(o, onlySplit);
     if (!onlySplit) return;
     if (o.barrier != BarrierKind::Blade || o.submit.cuts() || o.dispatchRepeat > 1) {
         fail(
@@ -490,8 +518,10 @@ void checkOtherRules(const Options& o) {
                          o.printStream ? "--print-stream" : "--list-devices"));
     }
     if (o.invert && o.printStream) fail("--invert: not with --print-stream (nothing runs, nothing reproduces)");
-    if (o.keepLogs && !(o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe || o.gtest)) {
-        fail("--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe or --gtest_filter");
+    if (o.keepLogs && !(o.matrix || o.triage || o.driverEnvSweep || o.watchdogProbe || o.gtest || o.mutants)) {
+        fail(
+            "--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe, --mutants or "
+            "--gtest_filter");
     }
     if (o.allDrivers && !o.driverEnvSweep) fail("--all-drivers: only with --driver-env-sweep");
 }

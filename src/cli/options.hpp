@@ -116,6 +116,10 @@ struct Options {
     bool matrix = false;                        // --matrix: the variant set, as child processes
     bool driverEnvSweep = false;                // --driver-env-sweep: the driver settings, as children
     bool allDrivers = false;                    // --all-drivers: every driver's settings
+    // --mutants: after the run, each mutant (a weakened barrier) in a child, and the score
+    // (children/mutants.hpp); --mutant STEP:KIND: this run's file with that one mutant, a control.
+    bool mutants = false;
+    std::optional<MutantSpec> mutant;
 
     // --print-stream: print the exact command stream of each selected mode, one call per
     // line, and exit 0 without creating a device's work (never with --matrix, --triage,

@@ -53,6 +53,24 @@ std::optional<BarrierKind> parseBarrier(std::string_view text) {
 
 bool isControl(BarrierKind b) { return b == BarrierKind::ExecutionOnly || b == BarrierKind::None; }
 
+std::string_view name(Weakening w) {
+    switch (w) {
+        case Weakening::Removed:
+            return "removed";
+        case Weakening::ExecutionOnly:
+            return "execution-only";
+        case Weakening::NoSrcAccess:
+            return "no-src-access";
+        case Weakening::DstStageMisses:
+            return "dst-stage-misses";
+    }
+    return "?";
+}
+
+std::optional<Weakening> parseWeakening(std::string_view text) { return parseName(text, kWeakenings); }
+
+std::string mutantText(const MutantSpec& m) { return std::to_string(m.step) + ":" + std::string(name(m.weakening)); }
+
 std::string_view name(BufferMemory m) {
     switch (m) {
         case BufferMemory::Blade:

@@ -32,6 +32,29 @@ std::optional<BarrierKind> parseBarrier(std::string_view text);
 // prove nothing about the driver, and validation must flag them.
 bool isControl(BarrierKind b);
 
+// --mutant, --mutants: one way to weaken one barrier step (or a semaphore wait's stage) of a
+// file, after MC Mutants (Levine et al., ASPLOS 2023); each mutant is run as a labelled control
+// (docs/mutants.md). A new weakening (an image barrier's "layout transition kept, no memory
+// dependency") is one more value here, in kWeakenings and in scenario/mutants.cpp applyWeakening.
+enum class Weakening {
+    Removed,         // the barrier not recorded
+    ExecutionOnly,   // its stages kept, no memory barrier (no access scopes)
+    NoSrcAccess,     // srcAccessMask 0: the writes are never made available
+    DstStageMisses,  // dstStageMask (a wait's stage) that misses the command after it
+};
+inline constexpr Weakening kWeakenings[] = {Weakening::Removed, Weakening::ExecutionOnly, Weakening::NoSrcAccess,
+                                            Weakening::DstStageMisses};
+std::string_view name(Weakening w);  // "removed", "execution-only", "no-src-access", "dst-stage-misses"
+std::optional<Weakening> parseWeakening(std::string_view text);
+
+// --mutant STEP:KIND: step STEP of the file (1-based, as its step labels print it) weakened by KIND.
+struct MutantSpec {
+    uint32_t step = 0;
+    Weakening weakening = Weakening::Removed;
+    bool operator==(const MutantSpec&) const = default;
+};
+std::string mutantText(const MutantSpec& m);  // "4:execution-only", the --mutant value
+
 // --memory: where small[0..N] and big[0..N) live (params and weight stay blade's Shared).
 enum class BufferMemory {
     Blade,        // blade's classes: small[0] and small[N] Shared, the rest Device

@@ -18,6 +18,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "children/mutants.hpp"
 #include "children/progress.hpp"
 #include "cli/output_paths.hpp"
 #include "core/parallel.hpp"
@@ -439,6 +440,8 @@ int runPlan(const Options& o, Plan& plan) {
     RunReport report = startReport(o, plan);
     const int status = runGuarded(o, plan, report);
     if (o.listDevices) return statusAfterWrites(status);
+    // --mutants: after the run's own verdict, which keeps its exit status (controls never count)
+    if (o.mutants && status != kExitCannotTest && interruptSignal() == 0) report.mutants = runMutants(o, plan);
     finishCaptures(o, plan, report);
     return writeReports(o, report, status);
 }

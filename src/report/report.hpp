@@ -125,6 +125,24 @@ struct FoldedRuns {
     bool identical = true;   // every one's final bytes had the digest of the mode's first run
 };
 
+// --mutants: how one mutant's child went (children/mutants.hpp).
+struct MutantReport {
+    std::string step;       // the file's step number ("5"), or "every" for the chain's barriers
+    std::string what;       // "step 5 (compute -> compute)"
+    std::string weakening;  // core/variant.hpp name(Weakening): "execution-only"
+    std::string rerun;      // the flag that runs it alone: "--mutant 5:execution-only", "--barrier none"
+    uint32_t runs = 0;      // runs of multipass and single that completed
+    uint32_t wrong = 0;     // of them, wrong (zero, mismatch, nonfinite, unwritten, killed)
+    std::string outcome;    // "killed", "survived", "hung" (counted as killed), "not-run"
+    std::string reason;     // hung, not-run: why (the child's line); "" otherwise
+};
+struct MutantsReport {
+    std::vector<MutantReport> mutants;
+    std::vector<std::string> skipped;  // weakenings left out and why ("step 5 no-src-access: ...")
+    uint32_t killed = 0;               // killed or hung
+    uint32_t notRun = 0;
+};
+
 struct RunReport {
     std::string version, gitHash;
     std::vector<std::string> commandLine;
@@ -145,6 +163,7 @@ struct RunReport {
     std::vector<StreamReport> streams;      // --print-stream only
     std::optional<ScenarioFacts> scenario;  // a file's run only
     std::vector<CaptureReport> captures;    // --capture-gfxr, --capture-rgp
+    std::optional<MutantsReport> mutants;   // --mutants only
 };
 
 }  // namespace repro

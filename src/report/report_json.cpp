@@ -654,6 +654,27 @@ void fields(Io& io, Of<CaptureReport, Io>& c) {
 }
 
 template <typename Io>
+void fields(Io& io, Of<MutantReport, Io>& m) {
+    io("step", m.step);
+    io("what", m.what);
+    io("weakening", m.weakening);
+    io("rerun", m.rerun);
+    io("runs", m.runs);
+    io("wrong", m.wrong);
+    io("outcome", m.outcome);
+    io("reason", m.reason, kNullWhenEmpty);
+}
+
+template <typename Io>
+void fields(Io& io, Of<MutantsReport, Io>& s) {
+    io.objects("mutants", s.mutants);
+    io("skipped", s.skipped);
+    io("killed", s.killed);
+    io("not_run", s.notRun);
+    io.derived("score", [&] { return json(fmt::format("{} of {}", s.killed, s.mutants.size())); });
+}
+
+template <typename Io>
 void fields(Io& io, Of<ScenarioFacts, Io>& f) {
     io("name", f.name);
     io("source", f.source);
@@ -719,6 +740,7 @@ void fields(Io& io, Of<RunReport, Io>& r) {
     io.objects("streams", r.streams);
     io.object("scenario", r.scenario);
     io.objects("captures", r.captures);
+    io.object("mutants", r.mutants);
 }
 
 // The decimals of a second that the device's timestamp period resolves: those of the

@@ -425,6 +425,15 @@ IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
     return f;
 }
 
+// --mutants: one row per mutant, then the score.
+std::string mutantsTable(const MutantsReport& m) {
+    std::vector<std::vector<std::string>> rows;
+    for (const MutantReport& x : m.mutants)
+        rows.push_back({x.what, x.weakening, x.outcome, fmt::format("{} of {}", x.wrong, x.runs), x.rerun});
+    return markdownTable({"step", "weakening", "outcome", "runs wrong", "rerun"}, rows) +
+           fmt::format("\nmutation score: {} of {} mutants killed\n", m.killed, m.mutants.size());
+}
+
 // The collapsed <details> sections after the verdict: device, shape, timings, environment,
 // validation, hang evidence and environment notes.
 std::string detailSections(const RunReport& r, std::string_view home) {
@@ -439,6 +448,7 @@ std::string detailSections(const RunReport& r, std::string_view home) {
     out += r.scenario ? details("Scenario: every fact", scenarioDetails(r, home))
                       : details("Shape and sizes", shapeDetails(r, home));
     out += details("Timings", timingDetails(r));
+    if (r.mutants) out += details("Mutants (--mutants, docs/mutants.md)", mutantsTable(*r.mutants));
     const EnvironmentReport& e = r.environment;
     out +=
         details(fmt::format("Driver environment variables ({})", e.variables.size()),

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "core/errors.hpp"
+#include "scenario/mutants.hpp"
 #include "scenario/scenario_chain.hpp"
 #include "scenario/scenario_check.hpp"
 #include "scenario/scenario_cpu.hpp"
@@ -59,6 +60,7 @@ void refuseWhatNothingCompares(const Options& o, const sc::Scenario& s) {
 // What the options change in the file (scenario/plan.hpp makePlan), in the order a reader would
 // apply them by hand.
 void applyOptions(const Options& o, sc::Scenario& s) {
+    if (o.mutant) sc::applyMutant(s, *o.mutant);
     if (o.barrierGiven) {
         if (const std::string why = sc::replaceBarriers(s, o.barrier); !why.empty()) throw UsageError(why);
     }
@@ -143,7 +145,10 @@ std::vector<std::string> planControls(const Options& o, const Plan& plan) {
         out.push_back(o.barrier == BarrierKind::None
                           ? "--barrier none: no barrier between the dispatches of multipass and single"
                           : "--barrier execution-only: execution dependencies without memory dependencies");
-    if (!plan.builtIn() && !barrierControl && plan.variants.front().hasControl())
+    if (o.mutant)
+        out.push_back(fmt::format("--mutant {}: a mutant, the file's step {} weakened on purpose",
+                                  mutantText(*o.mutant), o.mutant->step));
+    else if (!plan.builtIn() && !barrierControl && plan.variants.front().hasControl())
         out.push_back(fmt::format("the file labels {} a control", plan.variants.front().controlSteps()));
     if (o.dropDispatch)
         out.push_back(fmt::format("dispatch {0} left out of multipass and single by repro (--drop-dispatch {0})",

@@ -342,6 +342,7 @@ struct Barrier {
     // Image: the layout transition (equal: none). --barrier execution-only and none keep it
     // (replaceBarriers), so that the layouts the steps need stay right
     ImageLayout oldLayout = ImageLayout::General, newLayout = ImageLayout::General;
+    bool operator==(const Barrier&) const = default;
 };
 
 // Host points (docs/scenarios.md "Host points"): the host writes words into, or reads, the

@@ -124,6 +124,25 @@ VKAPI_ATTR VkResult VKAPI_CALL endCb(VkCommandBuffer cb) {
     return state().next.end(cb);
 }
 
+// An image layout as the printed stream names it: "GENERAL", "TRANSFER_SRC_OPTIMAL", ... (the
+// VkImageLayout names without VK_IMAGE_LAYOUT_; the five a scenario file can name, else the number).
+std::string layoutText(VkImageLayout l) {
+    switch (l) {
+        case VK_IMAGE_LAYOUT_UNDEFINED:
+            return "UNDEFINED";
+        case VK_IMAGE_LAYOUT_GENERAL:
+            return "GENERAL";
+        case VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL:
+            return "TRANSFER_SRC_OPTIMAL";
+        case VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL:
+            return "TRANSFER_DST_OPTIMAL";
+        case VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL:
+            return "SHADER_READ_ONLY_OPTIMAL";
+        default:
+            return fmt::format("layout {}", static_cast<int>(l));
+    }
+}
+
 VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst,
                                    VkDependencyFlags flags, uint32_t memoryCount, const VkMemoryBarrier* memory,
                                    uint32_t bufferCount, const VkBufferMemoryBarrier* buffers, uint32_t imageCount,
@@ -141,7 +160,11 @@ VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src,
             line +=
                 fmt::format(", queue family {} -> {}", buffers[i].srcQueueFamilyIndex, buffers[i].dstQueueFamilyIndex);
     }
-    if (imageCount) line += fmt::format(", {} image barriers", imageCount);
+    for (uint32_t i = 0; i < imageCount; ++i) {
+        line += fmt::format(", image {} {} -> {}, {} -> {}", named(images[i].image, "image"),
+                            accessMaskText(images[i].srcAccessMask), accessMaskText(images[i].dstAccessMask),
+                            layoutText(images[i].oldLayout), layoutText(images[i].newLayout));
+    }
     if (memoryCount == 0 && bufferCount == 0 && imageCount == 0) line += ", execution only";
     line += ")";
     if (memoryCount == 1 && bufferCount == 0 && imageCount == 0) {
@@ -160,10 +183,17 @@ VKAPI_ATTR void VKAPI_CALL barrier2(VkCommandBuffer cb, const VkDependencyInfo* 
                             accessMask2Text(m.srcAccessMask), stageMask2Text(m.dstStageMask),
                             accessMask2Text(m.dstAccessMask));
     }
-    line += fmt::format("{})", dep->bufferMemoryBarrierCount || dep->imageMemoryBarrierCount
-                                   ? fmt::format(", {} buffer and {} image barriers", dep->bufferMemoryBarrierCount,
-                                                 dep->imageMemoryBarrierCount)
-                                   : "");
+    for (uint32_t i = 0; i < dep->imageMemoryBarrierCount; ++i) {
+        const VkImageMemoryBarrier2& m = dep->pImageMemoryBarriers[i];
+        line += fmt::format("{}image {} {} {} -> {} {}, {} -> {}", i || dep->memoryBarrierCount ? ", " : "",
+                            named(m.image, "image"), stageMask2Text(m.srcStageMask), accessMask2Text(m.srcAccessMask),
+                            stageMask2Text(m.dstStageMask), accessMask2Text(m.dstAccessMask), layoutText(m.oldLayout),
+                            layoutText(m.newLayout));
+    }
+    if (dep->bufferMemoryBarrierCount)
+        line += fmt::format("{}{} buffer barriers", dep->memoryBarrierCount || dep->imageMemoryBarrierCount ? ", " : "",
+                            dep->bufferMemoryBarrierCount);
+    line += ")";
     emit(line);
     if (forward()) state().next.barrier2(cb, dep);
 }

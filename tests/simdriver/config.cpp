@@ -234,6 +234,7 @@ class Parser {
     bool dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg);
     bool lostTransitions(ArgumentReader& r, std::optional<std::string_view> arg);
     bool noStorageImages(ArgumentReader& r, std::optional<std::string_view> arg);
+    bool weakBarriers(ArgumentReader& r, std::optional<std::string_view> arg);
     bool deviceFault(ArgumentReader& r, std::optional<std::string_view> arg);
     bool secondFamily(ArgumentReader& r, std::optional<std::string_view> arg);
     bool curedBy(ArgumentReader& r, std::optional<std::string_view> arg);
@@ -517,6 +518,12 @@ bool Parser::api(ArgumentReader& r, std::optional<std::string_view> arg) {
     return true;
 }
 
+bool Parser::weakBarriers(ArgumentReader& r, std::optional<std::string_view> arg) {
+    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    config_.weakBarriers = true;
+    return true;
+}
+
 bool Parser::dropTransfers(ArgumentReader& r, std::optional<std::string_view> arg) {
     if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
     config_.dropTransfers = true;
@@ -583,7 +590,8 @@ bool Parser::behaviour(std::string_view item) {
                                                          "device-fault",
                                                          "cured-by",
                                                          "lost-transitions",
-                                                         "no-storage-images"};
+                                                         "no-storage-images",
+                                                         "weak-barriers"};
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
         std::string known;
         for (const auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -601,6 +609,7 @@ bool Parser::behaviour(std::string_view item) {
     if (name == "drop-transfers") return dropTransfers(r, arg);
     if (name == "lost-transitions") return lostTransitions(r, arg);
     if (name == "no-storage-images") return noStorageImages(r, arg);
+    if (name == "weak-barriers") return weakBarriers(r, arg);
     if (name == "second-family") return secondFamily(r, arg);
     if (name == "device-fault") return deviceFault(r, arg);
     if (name == "cured-by") return curedBy(r, arg);
@@ -621,10 +630,11 @@ bool Parser::conflicts() {
     if (c.watchdog && !c.hang) bugs.emplace_back("watchdog");
     if (c.dropTransfers) bugs.emplace_back("drop-transfers");
     if (c.lostTransitions) bugs.emplace_back("lost-transitions");
+    if (c.weakBarriers) bugs.emplace_back("weak-barriers");
     if (bugs.size() > 1) {
         return fail(bugs[0] + " and " + bugs[1] + " conflict: one cause of wrong results at a time");
     }
-    if (c.curedBy && !c.seedBug && !c.flaky && !c.stale && !c.hang && !c.dropTransfers) {
+    if (c.curedBy && !c.seedBug && !c.flaky && !c.stale && !c.hang && !c.dropTransfers && !c.weakBarriers) {
         return fail("cured-by needs a wrong result to cure: seed-bug, flaky, stale, hang or drop-transfers");
     }
     if (c.hang && !c.watchdog && !c.clock) {
@@ -695,7 +705,7 @@ Identity defaultIdentity() {
 bool Config::empty() const {
     return !identity && !seedBug && !flaky && !clock && !watchdog && !stale && !hang && !processFault && !lost &&
            !api10 && !dropTransfers && !lostTransitions && !noStorageImages && !secondFamily && !deviceFault &&
-           !curedBy;
+           !curedBy && !weakBarriers;
 }
 
 bool optionListed(std::string_view list, std::string_view option) {
@@ -716,6 +726,7 @@ Config cured(const Config& config, std::optional<std::string_view> value) {
     out.stale.reset();
     out.hang.reset();
     out.dropTransfers = false;
+    out.weakBarriers = false;
     return out;
 }
 

@@ -160,6 +160,11 @@ struct Config {
     // no-storage-images: vkGetPhysicalDeviceFormatProperties reports no STORAGE_IMAGE_BIT for
     // any format or tiling (a device that cannot bind the file's image as a storage image).
     bool noStorageImages = false;
+    // weak-barriers: a dispatch after another in the same command buffer with no pipeline
+    // barrier between them that carries a memory dependency (a memory or buffer barrier with
+    // both access masks non-empty, compute or all-commands in both stage masks) reads what its
+    // buffers held before the other dispatch (stale's copies); valid barriers stay correct.
+    bool weakBarriers = false;
     // second-family: the device shows one more queue family, COMPUTE|TRANSFER with one queue,
     // whose queue is the driver's queue 0 of family 0 under another name; its queue family
     // ownership transfers reach the driver as plain buffer barriers (tests/README.md).

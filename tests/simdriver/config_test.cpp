@@ -36,7 +36,7 @@ TEST(Grammar, ErrorLineQuotesTheWholeValueAndNamesTheOffendingText) {
     EXPECT_EQ(parseSimulate("seed-bug;bogus:1").error,
               "repro-simulate: REPRO_SIMULATE='seed-bug;bogus:1': unknown behaviour 'bogus' (behaviours: identity, "
               "seed-bug, watchdog, clock, stale, crash, abort, stall, lost, flaky, api, hang, drop-transfers, "
-              "second-family, device-fault, cured-by, lost-transitions, no-storage-images)");
+              "second-family, device-fault, cured-by, lost-transitions, no-storage-images, weak-barriers)");
 }
 
 TEST(Grammar, StructuralErrors) {
@@ -216,6 +216,14 @@ TEST(Watchdog, Errors) {
               Recovery::SoftNextSubmit);
     EXPECT_TRUE(parsed("device-fault").deviceFault);
     EXPECT_EQ(error("device-fault:1"), "device-fault: takes no argument ('1' given)");
+}
+
+TEST(WeakBarriers, TakesNoArgumentAndIsOneCauseOfWrongResults) {
+    EXPECT_TRUE(parsed("weak-barriers").weakBarriers);
+    EXPECT_FALSE(parsed("weak-barriers").empty());
+    EXPECT_EQ(error("weak-barriers:1"), "weak-barriers: takes no argument ('1' given)");
+    EXPECT_EQ(error("weak-barriers;stale:dispatch=1"),
+              "stale and weak-barriers conflict: one cause of wrong results at a time");
 }
 
 TEST(Stale, Dispatch) {

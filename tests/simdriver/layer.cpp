@@ -97,6 +97,7 @@ uint32_t groupsOf(const Config& c) {
     if (c.lost) g |= kLoss;
     if (c.stale) g |= kStale;
     if (c.dropTransfers || c.lostTransitions) g |= kRecording | kTransfers;
+    if (c.weakBarriers) g |= kRecording | kStale | kWeakBarriers;
     if (c.secondFamily) g |= kFamilies;
     if (c.deviceFault) g |= kDeviceFault;
     if (c.noStorageImages) g |= kFormats;

@@ -79,6 +79,7 @@ void restart(DeviceState& d, CommandBufferState& s, bool flakyDrawn) {
     s.computeSets.clear();
     s.staleBefore.clear();
     s.tracedSkip = false;
+    s.weakPending = false;
     s.transfers.begin();
     s.transitions.begin();
 }
@@ -200,9 +201,11 @@ void snapshotBefore(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s) {
 }
 
 // Dispatch D+1 reading what its inputs shared with dispatch D held before D: D's real
-// output saved, the old contents put back, D+1 recorded, D's output restored. Returns
-// whether `forward` was called.
-bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, const std::function<void()>& forward) {
+// output saved, the old contents put back, D+1 recorded, D's output restored (unless
+// `restore` is false: weak-barriers, where D's writes stay lost). Returns whether `forward`
+// was called.
+bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, const std::function<void()>& forward,
+                   bool restore = true) {
     std::vector<std::pair<VkBuffer, OwnedBuffer>> shared;  // (buffer, its pre-D copy)
     for (const VkBuffer b : boundStorageBuffers(d, s)) {
         for (const auto& [before, copy] : s.staleBefore) {
@@ -226,13 +229,53 @@ bool staleConsumer(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, co
     fullBarrier(d, cb);
     forward();
     fullBarrier(d, cb);
-    for (size_t i = 0; i < shared.size(); ++i) {
+    for (size_t i = 0; restore && i < shared.size(); ++i) {
         copyWhole(d, cb, saved[i].buffer, shared[i].first, saved[i].size);
     }
     fullBarrier(d, cb);
-    trace("stale: command buffer %p: dispatch %u reads the pre-dispatch-%u contents of %zu buffer(s)",
-          static_cast<void*>(cb), d.config->stale->dispatch + 1, d.config->stale->dispatch, shared.size());
+    if (d.config->stale) {
+        trace("stale: command buffer %p: dispatch %u reads the pre-dispatch-%u contents of %zu buffer(s)",
+              static_cast<void*>(cb), d.config->stale->dispatch + 1, d.config->stale->dispatch, shared.size());
+    } else {
+        trace(
+            "weak-barriers: command buffer %p: dispatch %u reads the contents of %zu buffer(s) from before the "
+            "dispatch before it (no memory dependency between them)",
+            static_cast<void*>(cb), s.model.dispatches(), shared.size());
+    }
     return true;
+}
+
+// ---- weak-barriers ------------------------------------------------------------------------
+
+// Whether one barrier of a dependency orders compute writes before compute reads with a
+// memory dependency: compute or all-commands in both stage masks, both access masks non-empty.
+bool orders(uint64_t srcStage, uint64_t dstStage, uint64_t srcAccess, uint64_t dstAccess) {
+    constexpr uint64_t kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    return (srcStage & kCompute) && (dstStage & kCompute) && srcAccess != 0 && dstAccess != 0;
+}
+
+// A pipeline barrier recorded: one with a memory dependency ends the pending weak pair.
+void weakBarrier(VkCommandBuffer cb, bool ordered) {
+    std::lock_guard lock(globals().mutex);
+    DeviceState* d = deviceOf(cb);
+    if (d->config->weakBarriers && ordered) commandBufferOf(*d, cb).weakPending = false;
+}
+
+// A dispatch under weak-barriers: a copy of its buffers as they are (for the next dispatch),
+// and, when no memory dependency followed the dispatch before it, recorded reading what its
+// buffers held before that one (staleConsumer).
+void weakDispatch(DeviceState& d, VkCommandBuffer cb, CommandBufferState& s, const std::function<void()>& forward) {
+    std::vector<std::pair<VkBuffer, OwnedBuffer>> before = std::move(s.staleBefore);
+    s.staleBefore.clear();
+    snapshotBefore(d, cb, s);
+    std::vector<std::pair<VkBuffer, OwnedBuffer>> now = std::move(s.staleBefore);
+    const bool weak = s.weakPending && !before.empty();
+    s.weakPending = true;
+    s.staleBefore = std::move(before);
+    // not restored: the dispatch may write what it read (increment), and the earlier writes stay lost
+    const bool forwarded = weak && staleConsumer(d, cb, s, forward, false);
+    s.staleBefore = std::move(now);
+    if (!forwarded) forward();
 }
 
 // ---- dispatches -------------------------------------------------------------------------
@@ -255,6 +298,7 @@ void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void(
         s.tracedSkip = true;
         return;
     }
+    if (d->config->weakBarriers) return weakDispatch(*d, cb, s, forward);
     const uint32_t staleAt = d->config->stale ? d->config->stale->dispatch : 0;
     if (staleAt && decision.number == staleAt) snapshotBefore(*d, cb, s);
     if (staleAt && decision.number == staleAt + 1 && staleConsumer(*d, cb, s, forward)) return;
@@ -404,6 +448,12 @@ VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier(VkCommandBuffer cb, VkPipelineS
                                                  const VkImageMemoryBarrier* images) {
     DeviceState* d = lockedDevice(cb);
     if (d->config->dropTransfers) barrier(cb);
+    bool ordered = false;
+    for (uint32_t i = 0; i < memoryCount; ++i)
+        ordered = ordered || orders(src, dst, memory[i].srcAccessMask, memory[i].dstAccessMask);
+    for (uint32_t i = 0; i < bufferCount; ++i)
+        ordered = ordered || orders(src, dst, buffers[i].srcAccessMask, buffers[i].dstAccessMask);
+    weakBarrier(cb, ordered);
     // second-family: an ownership transfer reaches the driver, which has one family fewer, as
     // a plain buffer barrier (both indices VK_QUEUE_FAMILY_IGNORED)
     std::vector<VkBufferMemoryBarrier> down(buffers, buffers + bufferCount);
@@ -424,14 +474,30 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateCommandPool(VkDevice device, const VkCom
     return d->next.CreateCommandPool(device, &down, a, pool);
 }
 
+// Whether a synchronization2 dependency has a barrier that orders (weak-barriers).
+bool ordered2(const VkDependencyInfo* info) {
+    bool out = false;
+    for (uint32_t i = 0; i < info->memoryBarrierCount; ++i) {
+        const VkMemoryBarrier2& b = info->pMemoryBarriers[i];
+        out = out || orders(b.srcStageMask, b.dstStageMask, b.srcAccessMask, b.dstAccessMask);
+    }
+    for (uint32_t i = 0; i < info->bufferMemoryBarrierCount; ++i) {
+        const VkBufferMemoryBarrier2& b = info->pBufferMemoryBarriers[i];
+        out = out || orders(b.srcStageMask, b.dstStageMask, b.srcAccessMask, b.dstAccessMask);
+    }
+    return out;
+}
+
 VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier2(VkCommandBuffer cb, const VkDependencyInfo* info) {
     barrier(cb);
+    weakBarrier(cb, ordered2(info));
     lockedDevice(cb)->next.CmdPipelineBarrier2(cb, info);
     loseContents(cb, info->pImageMemoryBarriers, info->imageMemoryBarrierCount);
 }
 
 VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier2KHR(VkCommandBuffer cb, const VkDependencyInfo* info) {
     barrier(cb);
+    weakBarrier(cb, ordered2(info));
     lockedDevice(cb)->next.CmdPipelineBarrier2KHR(cb, info);
     loseContents(cb, info->pImageMemoryBarriers, info->imageMemoryBarrierCount);
 }
@@ -711,10 +777,10 @@ const Intercept kCommandIntercepts[] = {
     {"vkCmdCopyBuffer", interceptFn(simCmdCopyBuffer), kTransfers, std::nullopt},
     {"vkCmdCopyBuffer2", interceptFn(simCmdCopyBuffer2), kTransfers, std::nullopt},
     {"vkCmdCopyBuffer2KHR", interceptFn(simCmdCopyBuffer2KHR), kTransfers, std::nullopt},
-    {"vkCmdPipelineBarrier", interceptFn(simCmdPipelineBarrier), kTransfers | kFamilies, std::nullopt},
+    {"vkCmdPipelineBarrier", interceptFn(simCmdPipelineBarrier), kTransfers | kFamilies | kWeakBarriers, std::nullopt},
     {"vkCreateCommandPool", interceptFn(simCreateCommandPool), kFamilies, std::nullopt},
-    {"vkCmdPipelineBarrier2", interceptFn(simCmdPipelineBarrier2), kTransfers, std::nullopt},
-    {"vkCmdPipelineBarrier2KHR", interceptFn(simCmdPipelineBarrier2KHR), kTransfers, std::nullopt},
+    {"vkCmdPipelineBarrier2", interceptFn(simCmdPipelineBarrier2), kTransfers | kWeakBarriers, std::nullopt},
+    {"vkCmdPipelineBarrier2KHR", interceptFn(simCmdPipelineBarrier2KHR), kTransfers | kWeakBarriers, std::nullopt},
     {"vkCmdCopyBufferToImage", interceptFn(simCmdCopyBufferToImage), kTransfers, std::nullopt},
     {"vkCmdCopyImageToBuffer", interceptFn(simCmdCopyImageToBuffer), kTransfers, std::nullopt},
     {"vkCmdCopyImage", interceptFn(simCmdCopyImage), kTransfers, std::nullopt},

@@ -39,16 +39,17 @@ inline constexpr const char* kLayerName = "VK_LAYER_REPRO_simulate";
 // leaves only instance and device creation and destruction passing through the layer.
 enum Group : uint32_t {
     kAlways = 0,
-    kProperties = 1u << 0,    // identity or api:1.0
-    kPciExtension = 1u << 1,  // identity with pci=
-    kRecording = 1u << 2,     // seed-bug, flaky, clock, watchdog, stale
-    kClockGroup = 1u << 3,    // clock or watchdog: submits, waits, timestamps
-    kLoss = 1u << 4,          // lost, clock or watchdog: a lost device's submits and waits
-    kStale = 1u << 5,         // stale: buffers and descriptor sets
-    kTransfers = 1u << 6,     // drop-transfers, lost-transitions: transfer commands and pipeline barriers
-    kFamilies = 1u << 7,      // second-family: queue families, queues, command pools, barriers
-    kDeviceFault = 1u << 8,   // device-fault: the extension, its feature and vkGetDeviceFaultInfoEXT
-    kFormats = 1u << 9,       // no-storage-images: vkGetPhysicalDeviceFormatProperties
+    kProperties = 1u << 0,     // identity or api:1.0
+    kPciExtension = 1u << 1,   // identity with pci=
+    kRecording = 1u << 2,      // seed-bug, flaky, clock, watchdog, stale
+    kClockGroup = 1u << 3,     // clock or watchdog: submits, waits, timestamps
+    kLoss = 1u << 4,           // lost, clock or watchdog: a lost device's submits and waits
+    kStale = 1u << 5,          // stale: buffers and descriptor sets
+    kTransfers = 1u << 6,      // drop-transfers, lost-transitions: transfer commands and pipeline barriers
+    kFamilies = 1u << 7,       // second-family: queue families, queues, command pools, barriers
+    kDeviceFault = 1u << 8,    // device-fault: the extension, its feature and vkGetDeviceFaultInfoEXT
+    kFormats = 1u << 9,        // no-storage-images: vkGetPhysicalDeviceFormatProperties
+    kWeakBarriers = 1u << 10,  // weak-barriers: pipeline barriers (and kStale's buffers, kRecording's dispatches)
 };
 uint32_t groupsOf(const Config& config);
 
@@ -141,6 +142,8 @@ struct CommandBufferState {
     bool tracedSkip = false;
     TransferDrops transfers;       // drop-transfers
     ImageTransitions transitions;  // lost-transitions
+    // weak-barriers: a dispatch was recorded and no barrier with a memory dependency after it
+    bool weakPending = false;
 };
 
 // One descriptor of a descriptor update template (vkCreateDescriptorUpdateTemplate).

@@ -461,6 +461,7 @@ std::vector<std::pair<std::string, std::string>> valueOptionsWithAGoodValue() {
             if (spec.longName == "--kernel-h") good = "3";  // 1 leaves no room for the crop
             if (spec.longName.starts_with("--pad")) good = "0";
             if (spec.longName == "--gtest_output") good = "xml:somewhere";
+            if (spec.longName == "--mutant") good = "1:removed";
             out.emplace_back(spec.longName, good);
         }
     }
@@ -815,7 +816,7 @@ TEST(OptionsNew, Invert) {
 TEST(OptionsNew, KeepLogsOnlyWithChildProcesses) {
     expectUsageError(
         parse({"--keep-logs"}),
-        "--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe or --gtest_filter");
+        "--keep-logs: only with --matrix, --triage, --driver-env-sweep, --watchdog-probe, --mutants or --gtest_filter");
     expectUsageError(parse({"--keep-logs", "--sweep", "1..2"}), "--keep-logs: only with");
     for (const char* run : {"--matrix", "--triage", "--driver-env-sweep", "--watchdog-probe"}) {
         SCOPED_TRACE(run);

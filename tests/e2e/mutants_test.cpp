@@ -1,0 +1,206 @@
+// --mutants and --mutant, end to end (docs/mutants.md): every shipped file and the built-in
+// chain give a score line on the machine's driver (lavapipe kills nothing); the simulated
+// driver's weak-barriers (tests/simdriver) kills the mutants of the barrier a read depends on
+// and not those of a barrier nothing depends on, while the file as written is not reproduced;
+// the JSON report carries the section; bad --mutant values are one line and exit 1.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "bounded_process.hpp"
+#include "process.hpp"
+
+namespace {
+
+using repro::test::BoundedResult;
+using repro::test::contains;
+using repro::test::count;
+using repro::test::describeEnd;
+using repro::test::runBounded;
+
+const std::string kFixture = REPRO_SOURCE_DIR "/tests/scenarios/mutants-weak-barriers.toml";
+const std::vector<std::string> kPlain = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
+
+BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kPlain) {
+    return runBounded(REPRO_EXECUTABLE, args, env, 60);
+}
+
+std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
+
+// Every line of `text` at most `columns` long.
+bool fits(const std::string& text, size_t columns) {
+    size_t start = 0;
+    while (start < text.size()) {
+        const size_t end = text.find('\n', start);
+        const size_t len = (end == std::string::npos ? text.size() : end) - start;
+        if (len > columns) return false;
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return true;
+}
+
+// The shipped files, by name, sorted.
+std::vector<std::string> shippedFiles() {
+    std::vector<std::string> out;
+    for (const auto& entry : std::filesystem::directory_iterator(REPRO_SOURCE_DIR "/scenarios")) {
+        if (entry.path().extension() == ".toml") out.push_back(entry.path().filename().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+class ShippedMutants : public ::testing::TestWithParam<std::string> {};
+
+// Every shipped file: its own verdict, one line per mutant and the score line (a barrier a
+// `repeat` expands is one mutant: llama-cpp-21724's barrier, expanded 100 times, is 4 mutants); lavapipe
+// runs dispatches in order, so no mutant is killed and the exit status stays 0.
+TEST_P(ShippedMutants, GiveAScoreLine) {
+    const BoundedResult r =
+        repro({"--scenario", REPRO_SOURCE_DIR "/scenarios/" + GetParam(), "--mode", "single", "--mutants"});
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n--- NOT REPRODUCED")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n--- mutation score: ")) << shown(r);
+    EXPECT_FALSE(contains(r.out, ": killed (")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "not run")) << shown(r);
+    EXPECT_TRUE(fits(r.out.substr(r.out.find("\n--- mutants")), 100)) << shown(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedMutants, ::testing::ValuesIn(shippedFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                             std::string name = param.param.substr(0, param.param.find('.'));
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
+
+// A barrier a repeat expands is one mutant, weakened in every copy: llama-cpp-21724's barrier
+// between its dispatches, 100 copies, is 4 mutants ("100 times").
+TEST(Mutants, ARepeatedBarrierIsOneMutant) {
+    const std::string file = REPRO_SOURCE_DIR "/scenarios/llama-cpp-21724-many-dispatches.toml";
+    const BoundedResult r = repro({"--scenario", file, "--mode", "single", "--mutants"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- mutation score: 0 of 4 mutants killed")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mutant 1/4: step 2 (compute -> compute), 100 times: removed: survived")) << shown(r);
+}
+
+// The chain's two mutants: every barrier execution-only, and removed; the other two said left out.
+TEST(Mutants, TheBuiltInChainHasTwo) {
+    const BoundedResult r = repro({"--preset", "tiny", "-n", "2", "--mutants"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  mutant 1/2: every barrier between dispatches (blade's G in multipass, C in single): "
+                         "execution-only: survived (0 of 2 wrong)\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, ": removed: survived (0 of 2 wrong)\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  left out: no-src-access and dst-stage-misses: ")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n--- mutation score: 0 of 2 mutants killed\n")) << shown(r);
+}
+
+// weak-barriers kills step 4's four mutants (step 5 reads what step 3 wrote) and none of step 2's
+// (step 1 wrote nothing step 3 reads); the file as written is correct: exit 0, not reproduced.
+TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
+    const auto json = std::filesystem::temp_directory_path() / ("repro-mutants-" + std::to_string(getpid()) + ".json");
+    const std::vector<std::string> env = {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+                                          "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=weak-barriers",
+                                          "REPRO_SIMULATE_TRACE="};
+    const BoundedResult r =
+        repro({"--scenario", kFixture, "--mode", "single", "--repeat", "2", "--mutants", "--json", json.string()}, env);
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n--- NOT REPRODUCED")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  mutant 1/8: step 2 (compute -> compute): removed: survived (0 of 2 "
+                         "wrong)\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  mutant 6/8: step 4 (compute -> compute): execution-only: killed (2 of 2 "
+                         "wrong)\n"))
+        << shown(r);
+    EXPECT_EQ(count(r.out, ": killed ("), 4u) << shown(r);
+    EXPECT_EQ(count(r.out, ": survived ("), 4u) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n--- mutation score: 4 of 8 mutants killed\n")) << shown(r);
+
+    std::ifstream in(json);
+    const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+    std::filesystem::remove(json);
+    ASSERT_TRUE(report.is_object()) << shown(r);
+    const nlohmann::json& m = report.at("mutants");
+    ASSERT_EQ(m.at("mutants").size(), 8u) << m.dump(2);
+    EXPECT_EQ(m.at("killed"), 4) << m.dump(2);
+    EXPECT_EQ(m.at("score"), "4 of 8") << m.dump(2);
+    const nlohmann::json& sixth = m.at("mutants").at(5);
+    EXPECT_EQ(sixth.at("step"), "4");
+    EXPECT_EQ(sixth.at("weakening"), "execution-only");
+    EXPECT_EQ(sixth.at("rerun"), "--mutant 4:execution-only");
+    EXPECT_EQ(sixth.at("runs"), 2);
+    EXPECT_EQ(sixth.at("wrong"), 2);
+    EXPECT_EQ(sixth.at("outcome"), "killed");
+    EXPECT_EQ(m.at("mutants").at(0).at("outcome"), "survived");
+    EXPECT_EQ(report.at("verdict").at("exit_status"), 0);
+}
+
+// --mutant alone: one mutant as a labelled control, wrong under weak-barriers: CONTROL CAUGHT,
+// never BUG REPRODUCED (exit 2, as every control caught: docs/scenarios.md "Controls").
+TEST(Mutants, OneMutantIsALabelledControl) {
+    const std::vector<std::string> env = {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
+                                          "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=weak-barriers",
+                                          "REPRO_SIMULATE_TRACE="};
+    const BoundedResult r = repro({"--scenario", kFixture, "--mode", "single", "--mutant", "4:no-src-access"}, env);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode single is mismatch")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--mutant 4:no-src-access")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "mismatch")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << shown(r);
+}
+
+// Values the file refuses: one line naming the value, exit 1, nothing run.
+TEST(Mutants, BadValuesAreOneLine) {
+    const struct {
+        std::vector<std::string> args;
+        std::string message;
+    } cases[] = {
+        {{"--mutant", "9:removed"}, "repro: --mutant 9:removed: " + kFixture + " has no step 9\n"},
+        {{"--mutant", "3:removed"},
+         "repro: --mutant 3:removed: step 3 dispatch increment is not a barrier or a wait; expected the number of "
+         "one\n"},
+        {{"--mutant", "x"}, "repro: --mutant: 'x' is not STEP:KIND (a step number from 1, e.g. 4:execution-only)\n"},
+        {{"--mutant", "2:bogus"},
+         "repro: --mutant 2:bogus: unknown weakening 'bogus'; expected removed, execution-only, no-src-access or "
+         "dst-stage-misses\n"},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> args = {"--scenario", kFixture};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        const BoundedResult r = repro(args);
+        EXPECT_EQ(r.status, 1) << shown(r);
+        EXPECT_EQ(r.err, c.message) << shown(r);
+        EXPECT_EQ(r.out, "") << shown(r);
+    }
+}
+
+}  // namespace
+
+namespace {
+
+// An image barrier's mutants keep its layout transition, which the copy after it needs:
+// removed leaves one image barrier with no dependency in single's stream, never no barrier.
+TEST(Mutants, AnImageBarrierKeepsItsLayoutTransition) {
+    const std::string file = REPRO_SOURCE_DIR "/scenarios/offload-513-storage-image-then-copy.toml";
+    const BoundedResult r = repro({"--scenario", file, "--mode", "single", "--mutant", "2:removed", "--print-stream"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "step 2 barrier image img (compute -> transfer) (mutant removed, a control)"))
+        << shown(r);
+    EXPECT_TRUE(
+        contains(r.out.substr(r.out.find("## mode single")),
+                 "vkCmdPipelineBarrier2(image img TOP_OF_PIPE 0 -> BOTTOM_OF_PIPE 0, GENERAL -> TRANSFER_SRC_OPTIMAL)"))
+        << shown(r);
+}
+
+}  // namespace
