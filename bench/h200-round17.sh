@@ -3,7 +3,8 @@
 # (repro --scenario FILE --mutants --repeat R: every barrier step and semaphore wait weakened one
 # way at a time, each mutant a child of its own; docs/mutants.md) and the wrong-run count of
 # the file's own valid run (--repeat R, every mode), without and with --stress. PASS=plain or
-# PASS=stress picks the half (each fits the lent machine's 10 minutes a call); R defaults to 50.
+# PASS=stress picks the half; R defaults to 50; FILES (a list) picks files; a file is not started
+# after BUDGET seconds (540), so that a call fits the lent machine's 10 minutes.
 # Prints one row per file: file, mutants, killed, hung, not run, own run's wrong runs of its
 # runs. For the lent machine: needs .gl/ and the release build (bench/h200-setup.sh). Writes $OUT.
 set -uo pipefail
@@ -13,8 +14,12 @@ repeat="${R:-50}"
 extra=()
 [[ "$pass" == stress ]] && extra=(--stress)
 t0=$SECONDS
-for f in scenarios/*.toml; do
+for f in ${FILES:-scenarios/*.toml}; do
     s=$(basename "$f" .toml)
+    if ((SECONDS - t0 > ${BUDGET:-540})); then  # the lent machine's 10 minutes a call
+        echo "not run (out of time): $f"
+        continue
+    fi
     run "$pass-$s" --scenario "$f" --mutants --repeat "$repeat" "${extra[@]}" -q --json "$out/$pass-$s.json" >/dev/null
 done
 echo "$pass: $((SECONDS - t0)) s for $(ls scenarios/*.toml | wc -l) files at --repeat $repeat"
