@@ -23,6 +23,10 @@ struct Originals {
     PFN_vkCmdDispatch dispatch = nullptr;
     PFN_vkCmdFillBuffer fill = nullptr;
     PFN_vkCmdCopyBuffer copy = nullptr;
+    PFN_vkCmdCopyBufferToImage copyToImage = nullptr;
+    PFN_vkCmdCopyImageToBuffer copyToBuffer = nullptr;
+    PFN_vkCmdCopyImage copyImage = nullptr;
+    PFN_vkCmdClearColorImage clearImage = nullptr;
     PFN_vkCmdWriteTimestamp timestamp = nullptr;
     PFN_vkCmdResetQueryPool resetQueries = nullptr;
     PFN_vkCmdWriteBufferMarkerAMD marker = nullptr;
@@ -367,6 +371,41 @@ VKAPI_ATTR void VKAPI_CALL updateKhr(VkDevice d, VkDescriptorSet set, VkDescript
     state().next.updateKhr(d, set, t, data);
 }
 
+// The image transfers of a scenario file: the image's name and layout, the first region's texels.
+std::string regionText(const VkExtent3D& e, const VkOffset3D& o) {
+    return fmt::format("{}x{} texels at ({}, {})", e.width, e.height, o.x, o.y);
+}
+
+VKAPI_ATTR void VKAPI_CALL copyToImage(VkCommandBuffer cb, VkBuffer src, VkImage dst, VkImageLayout layout,
+                                       uint32_t count, const VkBufferImageCopy* regions) {
+    emit(fmt::format("  vkCmdCopyBufferToImage({} -> {} {}, {})", named(src, "buffer"), named(dst, "image"),
+                     layoutText(layout), count ? regionText(regions[0].imageExtent, regions[0].imageOffset) : "-"));
+    if (forward()) state().next.copyToImage(cb, src, dst, layout, count, regions);
+}
+
+VKAPI_ATTR void VKAPI_CALL copyToBuffer(VkCommandBuffer cb, VkImage src, VkImageLayout layout, VkBuffer dst,
+                                        uint32_t count, const VkBufferImageCopy* regions) {
+    emit(fmt::format("  vkCmdCopyImageToBuffer({} {} -> {}, {})", named(src, "image"), layoutText(layout),
+                     named(dst, "buffer"), count ? regionText(regions[0].imageExtent, regions[0].imageOffset) : "-"));
+    if (forward()) state().next.copyToBuffer(cb, src, layout, dst, count, regions);
+}
+
+VKAPI_ATTR void VKAPI_CALL copyImage(VkCommandBuffer cb, VkImage src, VkImageLayout srcLayout, VkImage dst,
+                                     VkImageLayout dstLayout, uint32_t count, const VkImageCopy* regions) {
+    emit(fmt::format("  vkCmdCopyImage({} {} -> {} {}, {})", named(src, "image"), layoutText(srcLayout),
+                     named(dst, "image"), layoutText(dstLayout),
+                     count ? regionText(regions[0].extent, regions[0].dstOffset) : "-"));
+    if (forward()) state().next.copyImage(cb, src, srcLayout, dst, dstLayout, count, regions);
+}
+
+VKAPI_ATTR void VKAPI_CALL clearImage(VkCommandBuffer cb, VkImage image, VkImageLayout layout,
+                                      const VkClearColorValue* color, uint32_t count,
+                                      const VkImageSubresourceRange* ranges) {
+    emit(fmt::format("  vkCmdClearColorImage({} {}, 0x{:08x})", named(image, "image"), layoutText(layout),
+                     color->uint32[0]));
+    if (forward()) state().next.clearImage(cb, image, layout, color, count, ranges);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL queryResults(VkDevice d, VkQueryPool pool, uint32_t first, uint32_t count, size_t size,
                                             void* data, VkDeviceSize stride, VkQueryResultFlags flags) {
     if (forward()) return state().next.queryResults(d, pool, first, count, size, data, stride, flags);
@@ -399,6 +438,10 @@ void install(Mode mode, std::function<void(const std::string&)> sink) {
     hook(vkCmdDispatch, n.dispatch, &dispatch);
     hook(vkCmdFillBuffer, n.fill, &fill);
     hook(vkCmdCopyBuffer, n.copy, &copy);
+    hook(vkCmdCopyBufferToImage, n.copyToImage, &copyToImage);
+    hook(vkCmdCopyImageToBuffer, n.copyToBuffer, &copyToBuffer);
+    hook(vkCmdCopyImage, n.copyImage, &copyImage);
+    hook(vkCmdClearColorImage, n.clearImage, &clearImage);
     hook(vkCmdWriteTimestamp, n.timestamp, &timestamp);
     hook(vkCmdResetQueryPool, n.resetQueries, &resetQueries);
     hook(vkCmdWriteBufferMarkerAMD, n.marker, &marker);

@@ -201,6 +201,10 @@ TEST(Mutants, AnImageBarrierKeepsItsLayoutTransition) {
         contains(r.out.substr(r.out.find("## mode single")),
                  "vkCmdPipelineBarrier2(image img TOP_OF_PIPE 0 -> BOTTOM_OF_PIPE 0, GENERAL -> TRANSFER_SRC_OPTIMAL)"))
         << shown(r);
+    // and the copy that needs it, with the layout it reads the image in (the printed stream's image transfers)
+    EXPECT_TRUE(contains(r.out.substr(r.out.find("## mode single")),
+                         "vkCmdCopyImageToBuffer(img TRANSFER_SRC_OPTIMAL -> out, "))
+        << shown(r);
 }
 
 }  // namespace

@@ -990,6 +990,23 @@ RunReport everyFieldReport() {
                           .note = "run again in a child with MESA_VK_TRACE=rgp MESA_VK_TRACE_PER_SUBMIT=1"});
     r.foldedRuns.push_back(
         {.mode = Mode::Single, .point = "N=2", .firstRun = 21, .runs = 4, .wrongRuns = 1, .identical = false});
+    r.mutants = MutantsReport{.mutants = {{.step = "5",
+                                           .what = "step 5 (compute -> compute)",
+                                           .weakening = "execution-only",
+                                           .rerun = "--mutant 5:execution-only",
+                                           .runs = 4,
+                                           .wrong = 1,
+                                           .outcome = "hung",
+                                           .reason = "exit 3: GPU HANG"},
+                                          {.step = "7",
+                                           .what = "step 7 wait s (compute)",
+                                           .weakening = "dst-stage-misses",
+                                           .rerun = "--mutant 7:dst-stage-misses",
+                                           .outcome = "not-run",
+                                           .reason = "exit 125: CANNOT TEST HERE"}},
+                              .skipped = {"step 5 no-src-access: its source access mask is empty already"},
+                              .killed = 1,
+                              .notRun = 1};
     return r;
 }
 
