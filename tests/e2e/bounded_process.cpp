@@ -1,6 +1,8 @@
 // Bounded process runner for the end-to-end tests (bounded_process.hpp).
 #include "bounded_process.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -100,6 +102,21 @@ std::string describeEnd(const BoundedResult& r) {
     }
     if (r.signal) return "signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
     return "exit " + std::to_string(r.status);
+}
+
+std::vector<std::string> scenarioFiles(const std::string& dir) {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() == ".toml") out.push_back(e.path().filename().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string parameterName(const std::string& file) {
+    std::string name = file.substr(0, file.find('.'));
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
 }
 
 }  // namespace repro::test

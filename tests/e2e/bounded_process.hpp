@@ -25,4 +25,13 @@ BoundedResult runBounded(const std::string& executable, const std::vector<std::s
 // "exit 2", "signal 11 (Segmentation fault)", "killed after 30 s": how it ended, for messages.
 std::string describeEnd(const BoundedResult& r);
 
+// No layer and no simulated driver: the environment of a run on the machine's own driver.
+inline const std::vector<std::string> kNoSimulation = {
+    "VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
+
+// The file names of the scenario files in `dir` (the shipped ones: scenarios/*.toml), sorted; and one
+// as a GoogleTest parameter name ("kompute-196-increment-chain.toml" -> "kompute_196_increment_chain").
+std::vector<std::string> scenarioFiles(const std::string& dir);
+std::string parameterName(const std::string& file);
+
 }  // namespace repro::test

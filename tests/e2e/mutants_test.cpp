@@ -23,15 +23,14 @@ using repro::test::BoundedResult;
 using repro::test::contains;
 using repro::test::count;
 using repro::test::describeEnd;
+using repro::test::kNoSimulation;
 using repro::test::runBounded;
 
 const std::string kFixture = REPRO_SOURCE_DIR "/tests/scenarios/mutants-weak-barriers.toml";
-const std::vector<std::string> kPlain = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
 
-BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kPlain) {
-    return runBounded(REPRO_EXECUTABLE, args, env, 60);
+BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kNoSimulation) {
+    return runBounded(REPRO_EXECUTABLE, args, env, 240);  // --mutants on llama-25767: about 30 s
 }
-
 std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
 
 // Every line of `text` at most `columns` long.
@@ -45,16 +44,6 @@ bool fits(const std::string& text, size_t columns) {
         start = end + 1;
     }
     return true;
-}
-
-// The shipped files, by name, sorted.
-std::vector<std::string> shippedFiles() {
-    std::vector<std::string> out;
-    for (const auto& entry : std::filesystem::directory_iterator(REPRO_SOURCE_DIR "/scenarios")) {
-        if (entry.path().extension() == ".toml") out.push_back(entry.path().filename().string());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 class ShippedMutants : public ::testing::TestWithParam<std::string> {};
@@ -73,11 +62,10 @@ TEST_P(ShippedMutants, GiveAScoreLine) {
     EXPECT_TRUE(fits(r.out.substr(r.out.find("\n--- mutants")), 100)) << shown(r);
 }
 
-INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedMutants, ::testing::ValuesIn(shippedFiles()),
+INSTANTIATE_TEST_SUITE_P(Lavapipe, ShippedMutants,
+                         ::testing::ValuesIn(repro::test::scenarioFiles(REPRO_SOURCE_DIR "/scenarios")),
                          [](const ::testing::TestParamInfo<std::string>& param) {
-                             std::string name = param.param.substr(0, param.param.find('.'));
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
+                             return repro::test::parameterName(param.param);
                          });
 
 // A barrier a repeat expands is one mutant, weakened in every copy: llama-cpp-21724's barrier

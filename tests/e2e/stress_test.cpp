@@ -22,26 +22,15 @@ using repro::test::BoundedResult;
 using repro::test::contains;
 using repro::test::count;
 using repro::test::describeEnd;
+using repro::test::kNoSimulation;
 using repro::test::runBounded;
 
 const std::string kScenarios = REPRO_SOURCE_DIR "/scenarios/";
-const std::vector<std::string> kPlain = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
 
-BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kPlain) {
+BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kNoSimulation) {
     return runBounded(REPRO_EXECUTABLE, args, env, 120);
 }
 std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
-// Every file in scenarios/, sorted.
-std::vector<std::string> shippedFiles() {
-    std::vector<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(kScenarios)) {
-        if (e.path().extension() == ".toml") out.push_back(e.path().filename().string());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 class StressedScenario : public ::testing::TestWithParam<std::string> {};
 
 // single runs every part (priming and traffic in its submit, shuffled workgroups), split after
@@ -56,11 +45,10 @@ TEST_P(StressedScenario, StaysNotReproduced) {
     EXPECT_EQ(count(r.out, "\n    -> ok: "), 2u) << shown(r);
 }
 
-INSTANTIATE_TEST_SUITE_P(Lavapipe, StressedScenario, ::testing::ValuesIn(shippedFiles()),
+INSTANTIATE_TEST_SUITE_P(Lavapipe, StressedScenario,
+                         ::testing::ValuesIn(repro::test::scenarioFiles(REPRO_SOURCE_DIR "/scenarios")),
                          [](const ::testing::TestParamInfo<std::string>& param) {
-                             std::string name = param.param.substr(0, param.param.find('.'));
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
+                             return repro::test::parameterName(param.param);
                          });
 
 // The printed stream holds each command buffer's priming (a read of each input, an
