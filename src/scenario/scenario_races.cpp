@@ -23,11 +23,13 @@ namespace {
 constexpr uint64_t kShaderStorageRead = uint64_t{1} << 33, kShaderStorageWrite = uint64_t{1} << 34;
 constexpr uint64_t kMemoryReadWrite = kMemoryRead | kMemoryWrite;
 
-// One step's use of one buffer, with the bytes it reads and writes ([begin, end)).
+// One step's use of one buffer, with the bytes it reads and writes ([begin, end)). A layout
+// transition is a touch of its barrier step: a write of the whole image (`transition`).
 struct Touch {
     size_t step = 0;
     Use use;
     uint64_t readBegin = 0, readEnd = 0, writeBegin = 0, writeEnd = 0;
+    bool transition = false;
 };
 
 uint64_t bytesOf(const Scenario& s, const std::string& buffer) {
@@ -110,6 +112,27 @@ bool orders(const Barrier& b, const std::string& buffer, const Use& x, const Use
     return coversAccess(scopes->srcAccess, x.writes) && coversAccess(scopes->dstAccess, y.access & ~y.writes);
 }
 
+// Whether barrier `b`, step `at`, orders x before y, where either may be a layout transition:
+// at x's or y's own barrier, that barrier's second or first scope; after a transition, an
+// execution dependency chained to its barrier's second scope, with y's reads made visible (a
+// transition's writes are made available by themselves: "Image Layout Transitions").
+bool ordersTouches(const Barrier& b, size_t at, const std::string& buffer, const Touch& x, const Touch& y) {
+    if (at == x.step)
+        return (y.use.stage & ~secondScope(b.dstStage)) == 0 && coversAccess(b.dstAccess, y.use.access & ~y.use.writes);
+    if (at == y.step)
+        return (x.use.stage & ~firstScope(b.srcStage)) == 0 &&
+               (x.use.writes == 0 || coversAccess(b.srcAccess, x.use.writes));
+    if (!x.transition) return orders(b, buffer, x.use, y.use);
+    const auto scopes = scopesOf(b, buffer);
+    return scopes && (x.use.stage & ~firstScope(scopes->srcStage)) == 0 &&
+           (y.use.stage & ~secondScope(scopes->dstStage)) == 0 &&
+           coversAccess(scopes->dstAccess, y.use.access & ~y.use.writes);
+}
+
+std::string labelOf(const Scenario& s, const Touch& t) {
+    return t.transition ? "the layout transition of " + s.steps[t.step].label : s.steps[t.step].label;
+}
+
 std::string hazardOf(const Use& x, const Use& y) {
     if (x.writes && y.writes) return "write-after-write";
     return x.writes ? "read-after-write" : "write-after-read";
@@ -117,21 +140,29 @@ std::string hazardOf(const Use& x, const Use& y) {
 
 // The barrier a file would write to order x before y: blade's C between two dispatches, else
 // a memory barrier of exactly their stages and accesses.
-std::string suggestion(const Use& x, const Use& y) {
-    if (x.stage == kComputeStage && y.stage == kComputeStage) return "barrier = \"blade-c\"";
-    return fmt::format("barrier = \"memory\" with src_stage = {}, dst_stage = {}{}", stageNames(x.stage),
+std::string suggestion(const Touch& tx, const Touch& ty) {
+    const Use &x = tx.use, &y = ty.use;
+    if (ty.transition)
+        return fmt::format("the image barrier's src_stage to include {}{}", stageNames(x.stage),
+                           x.writes ? " and its src_access the writes" : "");
+    if (tx.transition)
+        return fmt::format("the image barrier's dst_stage to include {}{} (or a barrier after it that does)",
+                           stageNames(y.stage), y.access & ~y.writes ? " and its dst_access the reads" : "");
+    if (x.stage == kComputeStage && y.stage == kComputeStage) return "barrier = \"blade-c\" between them";
+    return fmt::format("barrier = \"memory\" with src_stage = {}, dst_stage = {}{} between them", stageNames(x.stage),
                        stageNames(y.stage), x.writes ? ", src_access and dst_access naming their accesses" : "");
 }
 
 [[noreturn]] void failRace(const Scenario& s, const Touch& x, const Touch& y, const std::string& buffer) {
     const Step& later = s.steps[y.step];
+    const BufferSpec* spec = s.buffer(buffer);
     throw UsageError(oneTerminalLine(
-        fmt::format("{}:{}:{}: {} and {} race on buffer {} ({}): no barrier that single records between them orders "
+        fmt::format("{}:{}:{}: {} and {} race on {} {} ({}): no barrier that single records between them orders "
                     "them (a data race in the file: a driver that runs them in order, as lavapipe does, hides it; a "
-                    "GPU need not); expected {} between them, or a barrier marked control = true to run the race as "
+                    "GPU need not); expected {}, or a barrier marked control = true to run the race as "
                     "a labelled control",
-                    s.file, later.place.line, later.place.column, s.steps[x.step].label, later.label, quote(buffer),
-                    hazardOf(x.use, y.use), suggestion(x.use, y.use)),
+                    s.file, later.place.line, later.place.column, labelOf(s, x), labelOf(s, y),
+                    spec && spec->image ? "image" : "buffer", quote(buffer), hazardOf(x.use, y.use), suggestion(x, y)),
         std::string::npos));
 }
 
@@ -166,6 +197,7 @@ class Stretch {
     }
 
     void add(size_t i) {
+        if (const auto* b = std::get_if<Barrier>(&s_.steps[i].body)) return addTransition(i, *b);
         for (const auto& [buffer, use] : usesOf(s_.steps[i], s_)) {
             Touch y{.step = i, .use = use};
             if (use.access & ~use.writes) std::tie(y.readBegin, y.readEnd) = readSpan(s_.steps[i], s_, buffer);
@@ -183,14 +215,33 @@ class Stretch {
     }
 
   private:
+    // A layout transition (Vulkan spec, "Image Layout Transitions"): a write of the whole image
+    // that happens after the availability operations of its barrier's first scope and before
+    // the visibility operations of its second, so that barrier's own scopes order it too.
+    void addTransition(size_t i, const Barrier& b) {
+        if (b.kind != BarrierKind::Image || b.oldLayout == b.newLayout || (s_.steps[i].modeMask & 4u) == 0) return;
+        Touch t{.step = i,
+                .use = {.stage = b.srcStage, .access = kMemoryWrite, .writes = kMemoryWrite},
+                .writeEnd = bytesOf(s_, b.buffer),
+                .transition = true};
+        Live& live = live_[b.buffer];
+        for (const Touch& x : live.writes) check(x, t, b.buffer);
+        for (const Touch& x : live.reads) check(x, t, b.buffer);
+        t.use.stage = b.dstStage;  // what comes after it is ordered from its second scope
+        live = Live{.writes = {t}, .reads = {}};
+    }
+
     // x before y on `buffer`: a conflict needs a barrier of single's between them that orders
-    // them, or a control barrier (the file's labelled race).
+    // them, or a control barrier (the file's labelled race). A transition's own barrier counts
+    // (its first scope before it, its second after it); two transitions of one queue are in
+    // submission order by themselves (Vulkan spec, "Image Layout Transitions").
     void check(const Touch& x, const Touch& y, const std::string& buffer) const {
-        if (!conflict(x, y)) return;
+        if (!conflict(x, y) || (x.transition && y.transition)) return;
         auto z = std::upper_bound(barriers_.begin(), barriers_.end(), x.step);
-        for (; z != barriers_.end() && *z < y.step; ++z) {
+        if (x.transition) --z;
+        for (; z != barriers_.end() && (*z < y.step || (y.transition && *z == y.step)); ++z) {
             const auto& b = std::get<Barrier>(s_.steps[*z].body);
-            if (b.control || orders(b, buffer, x.use, y.use)) return;
+            if (b.control || ordersTouches(b, *z, buffer, x, y)) return;
         }
         failRace(s_, x, y, buffer);
     }

@@ -20,7 +20,9 @@ namespace repro::scenario {
 // so does a wait or signal between two steps of a file with queues, whose pairs across batches
 // the semaphore check (scenario_sync.hpp) covers. A pair with a control barrier between them
 // (control = true, "execution-only" or "none") is the file's labelled race and runs as a
-// control. Repetitions of a `repeat` step are pairs like any other. Throws UsageError with one
+// control. Repetitions of a `repeat` step are pairs like any other. An image's layout
+// transition is a write of the whole image by its barrier step, which its barrier's own first
+// and second scopes order (Vulkan spec, "Image Layout Transitions"). Throws UsageError with one
 // line "FILE:LINE:COLUMN: ..." at the later step, naming both steps, the buffer, the hazard
 // and a barrier that would order them.
 void checkOneQueueRaces(const Scenario& s);

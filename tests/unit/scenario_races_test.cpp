@@ -109,6 +109,82 @@ TEST(OneQueueRace, DisjointBytesAndAHostPointAreNoRace) {
     EXPECT_EQ(raceOf(fills), "");
 }
 
+// A layout transition is a write of the whole image by its barrier (Vulkan spec, "Image
+// Layout Transitions"): the barrier's first scope must hold the image's earlier uses, its
+// second scope (or a barrier chained after it) the later ones.
+const std::string kImageHead = R"(name = "r"
+source = "https://example.org/race"
+pattern = "p"
+expected = "not reproduced"
+check = ["b"]
+[[image]]
+name = "img"
+width = 8
+height = 4
+init = "iota"
+[[buffer]]
+name = "b"
+bytes = 128
+init = "zero"
+[[step]]
+dispatch = "image-increment"
+bindings = ["img"]
+)";
+
+// The line parseScenario gives for the image file with `transition`'s stages and accesses in
+// its general -> transfer-src barrier, then `between`, then a copy of the image to b.
+std::string imageRaceOf(const std::string& transition, const std::string& between = "") {
+    try {
+        (void)parseScenario(kImageHead + "[[step]]\nbarrier = \"image\"\nimage = \"img\"\nold_layout = \"general\"\n" +
+                                "new_layout = \"transfer-src\"\n" + transition + between +
+                                "[[step]]\ncopy_image_to_buffer = \"b\"\nfrom = \"img\"\n",
+                            "race.toml");
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(OneQueueRace, ALayoutTransitionWhoseScopesHoldBothSidesIsNoRace) {
+    EXPECT_EQ(imageRaceOf("src_stage = [\"compute\"]\nsrc_access = [\"shader-storage-write\"]\n"
+                          "dst_stage = [\"transfer\"]\ndst_access = [\"transfer-read\"]\n"),
+              "");
+}
+
+TEST(OneQueueRace, ALayoutTransitionWhoseFirstScopeMissesTheWriterRacesWithIt) {
+    for (const char* scopes : {"src_stage = [\"transfer\"]\nsrc_access = [\"transfer-write\"]\n",  // other stage
+                               "src_stage = [\"compute\"]\n"}) {  // the write not made available
+        const std::string line =
+            imageRaceOf(std::string(scopes) + "dst_stage = [\"transfer\"]\ndst_access = [\"transfer-read\"]\n");
+        EXPECT_NE(line.find("step 1 dispatch image-increment and the layout transition of step 2 barrier image"),
+                  std::string::npos)
+            << line;
+        EXPECT_NE(line.find("race on image 'img' (write-after-write)"), std::string::npos) << line;
+        EXPECT_NE(line.find("expected the image barrier's src_stage to include [\"compute\"] and its src_access"),
+                  std::string::npos)
+            << line;
+    }
+}
+
+TEST(OneQueueRace, AReaderOutsideALayoutTransitionsSecondScopeRacesWithIt) {
+    const std::string line = imageRaceOf(
+        "src_stage = [\"compute\"]\nsrc_access = [\"shader-storage-write\"]\n"
+        "dst_stage = [\"compute\"]\ndst_access = [\"shader-storage-read\"]\n");
+    EXPECT_NE(line.find("the layout transition of step 2 barrier image"), std::string::npos) << line;
+    EXPECT_NE(line.find("step 3 copy_image_to_buffer"), std::string::npos) << line;
+    EXPECT_NE(line.find("race on image 'img' (read-after-write)"), std::string::npos) << line;
+    EXPECT_NE(
+        line.find("expected the image barrier's dst_stage to include [\"transfer\"] and its dst_access the reads"),
+        std::string::npos)
+        << line;
+    // a barrier chained to the transition's second scope orders the reader after it
+    EXPECT_EQ(imageRaceOf("src_stage = [\"compute\"]\nsrc_access = [\"shader-storage-write\"]\n"
+                          "dst_stage = [\"compute\"]\n",
+                          "[[step]]\nbarrier = \"memory\"\nsrc_stage = [\"compute\"]\ndst_stage = [\"transfer\"]\n"
+                          "dst_access = [\"transfer-read\"]\n"),
+              "");
+}
+
 TEST(OneQueueRace, EveryShippedFileAndTestFileButTheRaceParses) {
     for (const char* dir : {REPRO_SOURCE_DIR "/scenarios", REPRO_SOURCE_DIR "/tests/scenarios"}) {
         for (const auto& entry : std::filesystem::directory_iterator(dir)) {
