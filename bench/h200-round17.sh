@@ -4,7 +4,8 @@
 # way at a time, each mutant a child of its own; docs/mutants.md) and the wrong-run count of
 # the file's own valid run (--repeat R, every mode), without and with --stress. PASS=plain or
 # PASS=stress picks the half; R defaults to 50; FILES (a list) picks files; a file is not started
-# after BUDGET seconds (540), so that a call fits the lent machine's 10 minutes.
+# after BUDGET seconds (540), so that a call fits the lent machine's 10 minutes; JOBS files run at
+# once (default 1; more share the one GPU, which is itself traffic: say so beside the figures).
 # Prints one row per file: file, mutants, killed, hung, not run, own run's wrong runs of its
 # runs. For the lent machine: needs .gl/ and the release build (bench/h200-setup.sh). Writes $OUT.
 set -uo pipefail
@@ -16,13 +17,15 @@ extra=()
 t0=$SECONDS
 for f in ${FILES:-scenarios/*.toml}; do
     s=$(basename "$f" .toml)
+    while (($(jobs -rp | wc -l) >= ${JOBS:-1})); do wait -n; done
     if ((SECONDS - t0 > ${BUDGET:-540})); then  # the lent machine's 10 minutes a call
         echo "not run (out of time): $f"
         continue
     fi
-    run "$pass-$s" --scenario "$f" --mutants --repeat "$repeat" "${extra[@]}" -q --json "$out/$pass-$s.json" >/dev/null
+    run "$pass-$s" --scenario "$f" --mutants --repeat "$repeat" "${extra[@]}" -q --json "$out/$pass-$s.json" >/dev/null &
 done
-echo "$pass: $((SECONDS - t0)) s for $(ls scenarios/*.toml | wc -l) files at --repeat $repeat"
+wait
+echo "$pass: $((SECONDS - t0)) s for $(ls ${FILES:-scenarios/*.toml} | wc -l) files at --repeat $repeat, ${JOBS:-1} at once"
 python3 - "$out" "$pass" <<'PY'
 import glob, json, os, sys
 out, pass_ = sys.argv[1], sys.argv[2]
