@@ -299,13 +299,6 @@ void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
 // there too, which the recorder does not do yet: one line at the first host point.
 void refuseHostPointsWithQueues(const Scenario& s) {
     if (!s.usesQueues()) return;
-    for (const BufferSpec& b : s.buffers) {
-        if (b.image)
-            throw UsageError(
-                fmt::format("{}:{}:{}: image '{}' in a file with [[queue]] or [[semaphore]] tables: "
-                            "images and a second queue do not go together yet; expected one or the other",
-                            s.file, b.place.line, b.place.column, b.name));
-    }
     for (const Step& step : s.steps) {
         if (!std::holds_alternative<HostWrite>(step.body) && !std::holds_alternative<HostRead>(step.body)) continue;
         throw UsageError(

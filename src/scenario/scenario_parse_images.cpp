@@ -86,7 +86,8 @@ const BufferSpec& requireBuffer(const Parser& p, const toml::node& where, std::s
 
 ImageSpec parseImageKeys(const Parser& p, const toml::table& t) {
     p.onlyKeys(t,
-               {"name", "width", "height", "format", "tiling", "layout", "memory", "init", "value", "words", "check"},
+               {"name", "width", "height", "format", "tiling", "layout", "memory", "init", "value", "words", "check",
+                "sharing", "ownership_transfers"},
                "an [[image]]");
     ImageSpec i;
     const std::string n = p.name(t, "name", true, "an [[image]]", "image");

@@ -9,9 +9,9 @@
 namespace repro::scenario::parse {
 
 // One [[image]] table (keys name, width, height, format, tiling, layout, memory, init, value,
-// words, check): its image keys checked and read; the caller then reads the keys it shares
-// with a buffer (scenario_parse_steps.hpp parseBuffer with bytes = width * height * 4) and
-// finishImage sets `image` and `checked` in that BufferSpec.
+// words, check, sharing, ownership_transfers): its image keys checked and read; the caller
+// then reads the keys it shares with a buffer (scenario_parse_steps.hpp parseBuffer with bytes
+// = width * height * 4) and finishImage sets `image` and `checked` in that BufferSpec.
 ImageSpec parseImageKeys(const Parser& p, const toml::table& t);
 void finishImage(const Parser& p, const toml::table& t, const ImageSpec& i, BufferSpec& b);
 

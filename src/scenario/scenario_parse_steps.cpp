@@ -66,9 +66,9 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s,
         if (!transfers->is_boolean()) p.fail(*transfers, "'ownership_transfers' must be true or false");
         b.ownershipTransfers = *transfers->value<bool>();
         if (b.concurrent && !b.ownershipTransfers)
-            p.fail(*transfers, fmt::format("buffer '{}' is concurrent and has no ownership transfers to leave out; "
-                                           "expected ownership_transfers = false on an exclusive buffer",
-                                           b.name));
+            p.fail(*transfers, fmt::format("{} '{}' is concurrent and has no ownership transfers to leave out; "
+                                           "expected ownership_transfers = false on an exclusive {}",
+                                           imageBytes ? "image" : "buffer", b.name, imageBytes ? "image" : "buffer"));
     }
     const std::string init = p.text(t, "init", false, "");
     bool known = init.empty();

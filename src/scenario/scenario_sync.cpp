@@ -204,15 +204,16 @@ std::vector<std::vector<uint64_t>> runsBefore(const std::vector<std::vector<Arc>
 
 // The stages a barrier step carries an earlier dependency to, for an access to `buffer`: its
 // first scope and its second (blade's G: ALL_COMMANDS both; C: COMPUTE_SHADER both; a memory
-// barrier's own; a buffer barrier's on its buffer only); none for a control (execution-only,
-// none, or control = true: no memory dependency a file may rely on) or a barrier that
-// multipass or single leaves out (`modes`).
+// barrier's own; a buffer or image barrier's on its buffer or image only); none for a control
+// (execution-only, none, or control = true: no memory dependency a file may rely on) or a
+// barrier that multipass or single leaves out (`modes`).
 std::pair<uint64_t, uint64_t> carries(const Step& step, const std::string& buffer) {
     const auto* b = std::get_if<Barrier>(&step.body);
     if (!b || b->control || (step.modeMask & 6u) != 6u) return {0, 0};
     if (b->kind == BarrierKind::BladeGlobal) return {~uint64_t{0}, ~uint64_t{0}};
     if (b->kind == BarrierKind::BladeCompute) return {kComputeStage, kComputeStage};
-    if (b->kind == BarrierKind::Memory || (b->kind == BarrierKind::Buffer && b->buffer == buffer))
+    if (b->kind == BarrierKind::Memory ||
+        ((b->kind == BarrierKind::Buffer || b->kind == BarrierKind::Image) && b->buffer == buffer))
         return {firstScope(b->srcStage), secondScope(b->dstStage)};
     return {0, 0};
 }
@@ -224,7 +225,8 @@ struct Access {
     uint64_t stage;  // the stages it uses the buffer in (usesOf)
 };
 
-// Each batch's distinct uses of each buffer, by buffer name.
+// Each batch's distinct uses of each buffer, by buffer name (an image's layout transition: a
+// write at the barrier's source stage, which a wait before it must reach).
 std::map<std::string, std::vector<Access>> accessesByBuffer(const Scenario& s, const std::vector<Batch>& batches) {
     std::map<std::string, std::vector<Access>> byBuffer;
     for (size_t b = 0; b < batches.size(); ++b) {
@@ -237,6 +239,8 @@ std::map<std::string, std::vector<Access>> accessesByBuffer(const Scenario& s, c
                         byBuffer[name].push_back({b, i, writes, use.stage});
                 }
             }
+            if (const Barrier* t = layoutTransition(s.steps[i]))
+                byBuffer[t->buffer].push_back({b, i, true, t->srcStage});
         }
     }
     return byBuffer;
@@ -398,28 +402,37 @@ std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::
         uint64_t stages = kTransferStage, writes = kTransferWrite;  // its uses on `queue` since
     };
     std::map<std::string, Holder> held;
+    std::map<std::string, ImageLayout> layout;  // each image's, in step order
     for (const auto& b : s.buffers) {
         if (!b.concurrent && (b.ownershipTransfers || withLeftOut)) held[b.name] = {.family = familyOf.at(0)};
+        if (b.image) layout[b.name] = b.image->layout;
     }
+    // from the holder to step `before` on `queue` (none: the readback on main), which uses it as `use`
+    const auto transfer = [&](const std::string& name, const Holder& h, uint32_t queue, std::optional<size_t> before,
+                              const Use& use) {
+        out.push_back({.buffer = name,
+                       .fromQueue = h.queue,
+                       .toQueue = queue,
+                       .fromFamily = h.family,
+                       .toFamily = familyOf.at(queue),
+                       .after = h.last,
+                       .before = before,
+                       .srcStage = h.stages,
+                       .srcAccess = h.writes,
+                       .dstStage = use.stage,
+                       .dstAccess = use.access,
+                       .layout = layout[name]});
+    };
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const uint32_t queue = s.steps[i].queue, family = familyOf.at(queue);
-        for (const auto& [name, use] : usesOf(s.steps[i], s)) {
+        std::map<std::string, Use> uses = usesOf(s.steps[i], s);
+        const Barrier* transition = layoutTransition(s.steps[i]);
+        if (transition) uses[transition->buffer] = {.stage = transition->srcStage | transition->dstStage};
+        for (const auto& [name, use] : uses) {
             const auto it = held.find(name);
             if (it == held.end()) continue;
             Holder& h = it->second;
-            if (h.family != family) {
-                out.push_back({.buffer = name,
-                               .fromQueue = h.queue,
-                               .toQueue = queue,
-                               .fromFamily = h.family,
-                               .toFamily = family,
-                               .after = h.last,
-                               .before = i,
-                               .srcStage = h.stages,
-                               .srcAccess = h.writes,
-                               .dstStage = use.stage,
-                               .dstAccess = use.access});
-            }
+            if (h.family != family) transfer(name, h, queue, i, use);
             if (h.family != family || h.queue != queue) h.stages = 0, h.writes = 0;
             h.family = family;
             h.queue = queue;
@@ -427,20 +440,11 @@ std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::
             h.stages |= use.stage;
             h.writes |= use.writes;
         }
+        if (transition) layout[transition->buffer] = transition->newLayout;
     }
     for (const auto& [name, h] : held) {
-        if (h.family == familyOf.at(0)) continue;
-        out.push_back({.buffer = name,
-                       .fromQueue = h.queue,
-                       .toQueue = 0,
-                       .fromFamily = h.family,
-                       .toFamily = familyOf.at(0),
-                       .after = h.last,
-                       .before = std::nullopt,
-                       .srcStage = h.stages,
-                       .srcAccess = h.writes,
-                       .dstStage = kAllCommandsStage,
-                       .dstAccess = kMemoryRead | kMemoryWrite});
+        if (h.family != familyOf.at(0))
+            transfer(name, h, 0, std::nullopt, {.stage = kAllCommandsStage, .access = kMemoryRead | kMemoryWrite});
     }
     return out;
 }
@@ -480,6 +484,11 @@ std::map<std::string, Use> usesOf(const Step& step, const Scenario& s) {
         write(t->dst);
     }
     return out;
+}
+
+const Barrier* layoutTransition(const Step& step) {
+    const auto* b = std::get_if<Barrier>(&step.body);
+    return b && b->kind == BarrierKind::Image && b->oldLayout != b->newLayout ? b : nullptr;
 }
 
 uint64_t firstScope(uint64_t m) { return (m & (kAllCommandsStage | kBottomOfPipeStage)) ? ~uint64_t{0} : m; }

@@ -30,6 +30,12 @@ struct Use {
 // say, its indirect args at DRAW_INDIRECT; a fill, update or copy at TRANSFER). Pure.
 std::map<std::string, Use> usesOf(const Step& step, const Scenario& s);
 
+// The image barrier of `step` when it transitions its image's layout (old_layout !=
+// new_layout), else nullptr. A transition reads and writes the image (Vulkan spec, "Image
+// Layout Transitions"): the checks between queues take it as a write at its source stage, the
+// ownership transfers as a use at its stages.
+const Barrier* layoutTransition(const Step& step);
+
 // Stage sets of a first and of a second synchronization scope: ALL_COMMANDS in either, and
 // BOTTOM_OF_PIPE in a first, stand for every stage (Vulkan spec, "Pipeline Stages"). TOP_OF_PIPE
 // in a second scope is taken as no stage: it orders execution at most, with no access, so it
@@ -64,8 +70,9 @@ inline constexpr size_t kMaxBatches = 4096;
 //   - a cycle of batches (a queue's batches in order, plus an arc from each signal's batch to
 //     the batch of the wait it satisfies): the line names the waits and signals in it, at the
 //     first of its waits in file order;
-//   - two steps on different queues that access one buffer, one of them writing, with no path
-//     of semaphores and queue order between their batches: a data race in the file;
+//   - two steps on different queues that access one buffer or image, one of them writing (a
+//     layout transition writes), with no path of semaphores and queue order between their
+//     batches: a data race in the file;
 //   - the same for two reads of an exclusive buffer (not `sharing = "concurrent"`) that some
 //     step uses on a queue of family "other": its ownership transfers (ownershipTransfers)
 //     need every use on one queue ordered with every use on another;
@@ -76,11 +83,12 @@ inline constexpr size_t kMaxBatches = 4096;
 // the CPU model run the steps in that order.
 void checkAndOrderSemaphores(Scenario& s);
 
-// One queue family ownership transfer of an exclusive buffer (Vulkan spec, "Queue Family
-// Ownership Transfer"): a release, a buffer memory barrier on the queue that holds the buffer,
-// with srcQueueFamilyIndex fromFamily and dstQueueFamilyIndex toFamily, then the same barrier
-// as an acquire on the queue that uses it next. The scenario's semaphores order the two (the
-// check above refuses a file where they would not). Stages and accesses are
+// One queue family ownership transfer of an exclusive buffer or image (Vulkan spec, "Queue
+// Family Ownership Transfer"): a release, a buffer (image) memory barrier on the queue that
+// holds it, with srcQueueFamilyIndex fromFamily and dstQueueFamilyIndex toFamily, then the same
+// barrier as an acquire on the queue that uses it next; an image's keeps its layout there
+// (oldLayout == newLayout == `layout`). The scenario's semaphores order the two (the check
+// above refuses a file where they would not). Stages and accesses are
 // VkPipelineStageFlagBits2 / VkAccessFlagBits2 values, all below bit 32 (so also the original
 // VkPipelineStageFlags / VkAccessFlags).
 struct OwnershipTransfer {
@@ -100,13 +108,15 @@ struct OwnershipTransfer {
     // same stage, so that it chains with the semaphore wait that orders it (a wait whose stage
     // misses the step orders neither the step nor its acquire); no access.
     uint64_t dstStage = 0, dstAccess = 0;
+    ImageLayout layout = ImageLayout::Undefined;  // an image's layout between the two steps; a buffer's undefined
 };
 
 // The ownership transfers that one mode of `s` needs when its queues landed in the queue
 // families `familyOf` (familyOf[q] for Scenario::queues[q]; [0] the main queue's, which holds
-// every buffer before and after each mode). For each buffer that is not `sharing =
-// "concurrent"` nor `ownership_transfers = false` (a control), in step order: wherever a step uses it on a queue of another family than
-// the one that holds it, a transfer from the last queue that used it (or the upload) to that
+// every buffer before and after each mode). For each buffer and image that is not `sharing =
+// "concurrent"` nor `ownership_transfers = false` (a control), in step order: wherever a step
+// uses it (an image's layout transition included) on a queue of another family than the one
+// that holds it, a transfer from the last queue that used it (or the upload) to that
 // step; and, when a queue of another family than main's holds it after the last step, one
 // back to the main queue for the readback. Empty when every queue landed in one family (a
 // device with one family, as lavapipe, records none). `s` must have passed

@@ -38,20 +38,25 @@ void Ownership::acquiresBefore(VkCommandBuffer cmd, std::optional<size_t> step, 
 void Ownership::record(VkCommandBuffer cmd, const sc::OwnershipTransfer& t, const ScenarioBuffers& mb,
                        bool release) const {
     const auto bits = [](uint64_t v) { return static_cast<uint32_t>(v & 0xffffffffu); };
-    trace::note(fmt::format("{} buffer '{}': queue {} (family {}) -> queue {} (family {})",
-                            release ? "release" : "acquire", t.buffer, s_.queues[t.fromQueue].name, t.fromFamily,
+    const uint32_t srcStage = bits(release ? t.srcStage : t.dstStage), srcAccess = release ? bits(t.srcAccess) : 0u;
+    const uint32_t dstStage = release ? uint32_t{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT} : bits(t.dstStage);
+    const uint32_t dstAccess = release ? 0u : bits(t.dstAccess);
+    const ScenarioImage* image = mb.image(t.buffer);
+    trace::note(fmt::format("{} {} '{}': queue {} (family {}) -> queue {} (family {})", release ? "release" : "acquire",
+                            image ? "image" : "buffer", t.buffer, s_.queues[t.fromQueue].name, t.fromFamily,
                             s_.queues[t.toQueue].name, t.toFamily));
+    if (image)  // in the layout it is in there: no transition
+        return recordImageTransition(cmd, image->get(), vkLayout(t.layout), vkLayout(t.layout), {srcStage, srcAccess},
+                                     {dstStage, dstAccess}, {t.fromFamily, t.toFamily});
     const VkBufferMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-                                        .srcAccessMask = release ? bits(t.srcAccess) : 0u,
-                                        .dstAccessMask = release ? 0u : bits(t.dstAccess),
+                                        .srcAccessMask = srcAccess,
+                                        .dstAccessMask = dstAccess,
                                         .srcQueueFamilyIndex = t.fromFamily,
                                         .dstQueueFamilyIndex = t.toFamily,
                                         .buffer = mb.at(t.buffer).get(),
                                         .offset = 0,
                                         .size = VK_WHOLE_SIZE};
-    vkCmdPipelineBarrier(cmd, bits(release ? t.srcStage : t.dstStage),
-                         release ? uint32_t{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT} : bits(t.dstStage), 0, 0, nullptr, 1,
-                         &barrier, 0, nullptr);
+    vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nullptr, 1, &barrier, 0, nullptr);
 }
 
 QueueStamps::QueueStamps(const Device& device, bool wanted, const sc::Scenario& s) : device_(device) {
@@ -186,6 +191,8 @@ bool splitStep(QueueWalk& w, size_t i, uint32_t& lastQueue, uint32_t number) {
     w.stamps.begin(encoder.cmd(), pair, step.queue);
     recordBladeGlobalBarrier(encoder.cmd());
     w.ownership.acquiresBefore(encoder.cmd(), i, w.buffers);
+    if (const sc::Barrier* transition = sc::layoutTransition(step))
+        recordBarrier(encoder.cmd(), *transition, w.buffers);
     recordWork(encoder, w.pipelines, step, w.buffers);
     const bool readsBack = w.settings.readback.onStep && !writtenBuffers(w.s, i).empty();
     if (!readsBack) w.ownership.releasesAfter(encoder.cmd(), i, w.buffers);
@@ -211,7 +218,9 @@ bool recordSplitOnQueues(QueueWalk& w) {
     const std::vector<uint32_t> numbers = workNumbers(w.s);
     uint32_t lastQueue = 0;
     for (size_t i = 0; i < w.s.steps.size(); ++i) {
-        if (numbers[i] == 0) continue;  // barriers, signals and waits: split orders by its host waits
+        // barriers, signals and waits: split orders by its host waits; but a layout transition,
+        // which is a use of its image (sc::ownershipTransfers), gets a submit of its own
+        if (numbers[i] == 0 && !sc::layoutTransition(w.s.steps[i])) continue;
         if (!splitStep(w, i, lastQueue, numbers[i])) return false;
     }
     return true;
@@ -241,12 +250,10 @@ void recordBatch(QueueWalk& w, const sc::Batch& batch, Mode mode, bool firstOnQu
     w.stamps.begin(encoder.cmd(), k, batch.queue);
     if (mode == Mode::Single && firstOnQueue) recordBladeGlobalBarrier(encoder.cmd());
     for (const size_t i : batch.work) {
+        w.ownership.acquiresBefore(encoder.cmd(), i, w.buffers);  // a barrier's: its layout transition's
         if (const auto* barrier = std::get_if<sc::Barrier>(&w.s.steps[i].body)) {
             if (inMode(w.s.steps[i], mode)) recordBarrier(encoder.cmd(), *barrier, w.buffers);
-            continue;
-        }
-        w.ownership.acquiresBefore(encoder.cmd(), i, w.buffers);
-        if (w.settings.droppedStep != i) {  // --drop-dispatch: the positive control leaves it out
+        } else if (w.settings.droppedStep != i) {  // --drop-dispatch: the positive control leaves it out
             if (mode == Mode::Multipass) recordBladeGlobalBarrier(encoder.cmd());
             recordWork(encoder, w.pipelines, w.s.steps[i], w.buffers);
         }

@@ -1,8 +1,8 @@
 // A scenario's modes over its queues (docs/scenarios.md "Queues and semaphores"): split submits
 // each step on its own queue, waited for; multipass and single one batch per signal/wait
 // boundary with the file's semaphores (scenario/scenario_sync.hpp batchesOf); queue family
-// ownership transfers wherever an exclusive buffer changes family. Part of the step walker
-// (vk/scenario_recorder.hpp), which records files without queues itself.
+// ownership transfers wherever an exclusive buffer or image changes family. Part of the step
+// walker (vk/scenario_recorder.hpp), which records files without queues itself.
 #pragma once
 
 #include <volk.h>
@@ -23,10 +23,11 @@
 namespace repro::vk {
 
 // One mode's queue family ownership transfers (scenario_sync.hpp ownershipTransfers), recorded
-// where they belong: each release a VkBufferMemoryBarrier in a vkCmdPipelineBarrier of its own,
-// srcStageMask the uses' stages, dstStageMask BOTTOM_OF_PIPE, srcAccessMask their writes; each
-// acquire one with srcStageMask and dstStageMask the next use's stage and dstAccessMask its
-// accesses (Vulkan spec, "Queue Family Ownership Transfer": the release's dstAccessMask and the
+// where they belong: each release a VkBufferMemoryBarrier (an image's a VkImageMemoryBarrier,
+// oldLayout == newLayout its layout there) in a vkCmdPipelineBarrier of its own, srcStageMask
+// the uses' stages, dstStageMask BOTTOM_OF_PIPE, srcAccessMask their writes; each acquire one
+// with srcStageMask and dstStageMask the next use's stage and dstAccessMask its accesses
+// (Vulkan spec, "Queue Family Ownership Transfer": the release's dstAccessMask and the
 // acquire's srcAccessMask are ignored, so both are 0). None where every queue landed in one
 // family, or without queues.
 class Ownership {
@@ -106,9 +107,10 @@ struct QueueWalk {
     ScenarioModeRun& out;
 };
 
-// `mode` over the file's queues: split each work step in its own submit on its queue, waited
-// for, a submit on another queue than the one before also waiting (on the device) for that
-// queue's timeline, so that split stays the fully ordered reference; multipass and single one
+// `mode` over the file's queues: split each work step (and each image layout transition, a
+// use of its image: scenario::layoutTransition) in its own submit on its queue, waited for, a
+// submit on another queue than the one before also waiting (on the device) for that queue's
+// timeline, so that split stays the fully ordered reference; multipass and single one
 // submit per batch with its waits and signals (each queue's first batch starts with G in
 // single, its last ends with G; multipass puts G before each step), then the host waits for
 // every queue. False when a submit or a wait failed (the run says which).

@@ -209,7 +209,7 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
     }
     for (const auto& spec : s.buffers) {
         if (spec.image) {  // the image, and a host-visible staging buffer under its name
-            makeImage(device, spec);
+            makeImage(device, spec, spec.concurrent ? families : std::vector<uint32_t>{});
             Buffer b = allocator_.create(spec.name + " (staging)", spec.bytes, MemoryClass::Device,
                                          {.placement = BufferMemory::HostVisible});
             writeInitialWords(spec, b.mapped, spec.checked || stepReadbacks);
@@ -324,7 +324,8 @@ std::string checkImageFormat(const Device& device, const std::string& file, cons
 
 }  // namespace
 
-void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec) {
+void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec,
+                                const std::vector<uint32_t>& families) {
     const sc::ImageSpec& i = *spec.image;
     const bool storage = std::any_of(s_.steps.begin(), s_.steps.end(), [&](const sc::Step& step) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
@@ -352,7 +353,9 @@ void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec
         .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                  (storage ? VkImageUsageFlags{VK_IMAGE_USAGE_STORAGE_BIT} : VkImageUsageFlags{0}) |
                  (sampled ? VkImageUsageFlags{VK_IMAGE_USAGE_SAMPLED_BIT} : VkImageUsageFlags{0}),
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .sharingMode = families.size() >= 2 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE,
+        .queueFamilyIndexCount = families.size() >= 2 ? static_cast<uint32_t>(families.size()) : 0u,
+        .pQueueFamilyIndices = families.size() >= 2 ? families.data() : nullptr,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
     VkImageFormatProperties limits{};
     if (vkGetPhysicalDeviceImageFormatProperties(device.info().handle, info.format, info.imageType, info.tiling,

@@ -60,8 +60,8 @@ ScenarioMemory scenarioMemory(scenario::Placement p);
 // A scenario image on the device (scenario/scenario.hpp ImageSpec): a 2D image of one mip
 // level and one layer in the file's format and tiling, usage TRANSFER_SRC|TRANSFER_DST and
 // STORAGE where a dispatch binds it (with a view for its storage-image descriptor), SAMPLED
-// where it is ever in shader-read-only, exclusive, in its own memory placed as a buffer of
-// its placement would be (vk/memory.hpp bindImageMemory).
+// where it is ever in shader-read-only, shared among the families as a buffer is (below), in
+// its own memory placed as a buffer of its placement would be (vk/memory.hpp bindImageMemory).
 struct ScenarioImage {
     Owned<VkImage> image;
     Owned<VkDeviceMemory> memory;
@@ -116,8 +116,9 @@ class ScenarioBuffers {
     void writeInitialWords(const scenario::BufferSpec& spec, void* mapped, bool rewritten);
     // conv_params and slice_params, when a step dispatches conv-t or slice.
     void makeChainParams();
-    // The image of `spec` (an [[image]]), its format's support checked first.
-    void makeImage(const Device& device, const scenario::BufferSpec& spec);
+    // The image of `spec` (an [[image]]), its format's support checked first; two or more
+    // `families`: VK_SHARING_MODE_CONCURRENT among them, else EXCLUSIVE.
+    void makeImage(const Device& device, const scenario::BufferSpec& spec, const std::vector<uint32_t>& families);
 
     const scenario::Scenario& s_;
     bool fresh_ = true;

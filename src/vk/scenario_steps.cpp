@@ -112,14 +112,14 @@ void recordImageReadback(VkCommandBuffer cmd, const sc::BufferSpec& spec, const 
 
 void recordImageTransition(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
                            std::pair<VkPipelineStageFlags, VkAccessFlags> src,
-                           std::pair<VkPipelineStageFlags, VkAccessFlags> dst) {
+                           std::pair<VkPipelineStageFlags, VkAccessFlags> dst, std::pair<uint32_t, uint32_t> families) {
     const VkImageMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
                                        .srcAccessMask = src.second,
                                        .dstAccessMask = dst.second,
                                        .oldLayout = from,
                                        .newLayout = to,
-                                       .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                       .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                       .srcQueueFamilyIndex = families.first,
+                                       .dstQueueFamilyIndex = families.second,
                                        .image = image,
                                        .subresourceRange = kImageColor};
     vkCmdPipelineBarrier(cmd, src.first, dst.first, 0, 0, nullptr, 0, nullptr, 1, &barrier);

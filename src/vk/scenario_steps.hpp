@@ -23,10 +23,12 @@ class Encoder;
 void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to);
 
 // One VkImageMemoryBarrier (the original form) on a scenario image's color subresource:
-// `from` -> `to` with the (stages, accesses) of each scope; repro's own transitions.
+// `from` -> `to` with the (stages, accesses) of each scope; repro's own transitions, and with
+// `families` (srcQueueFamilyIndex, dstQueueFamilyIndex) a queue family ownership transfer's half.
 void recordImageTransition(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
                            std::pair<VkPipelineStageFlags, VkAccessFlags> src,
-                           std::pair<VkPipelineStageFlags, VkAccessFlags> dst);
+                           std::pair<VkPipelineStageFlags, VkAccessFlags> dst,
+                           std::pair<uint32_t, uint32_t> families = {VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED});
 
 // The readback of checked image `spec`: its final layout -> TRANSFER_SRC, or with `copy`
 // vkCmdCopyImageToBuffer into its staging buffer (ScenarioBuffers::at). The readback records

@@ -168,6 +168,9 @@ VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src,
         line += fmt::format(", image {} {} -> {}, {} -> {}", named(images[i].image, "image"),
                             accessMaskText(images[i].srcAccessMask), accessMaskText(images[i].dstAccessMask),
                             layoutText(images[i].oldLayout), layoutText(images[i].newLayout));
+        if (images[i].srcQueueFamilyIndex != images[i].dstQueueFamilyIndex)  // an ownership transfer
+            line +=
+                fmt::format(", queue family {} -> {}", images[i].srcQueueFamilyIndex, images[i].dstQueueFamilyIndex);
     }
     if (memoryCount == 0 && bufferCount == 0 && imageCount == 0) line += ", execution only";
     line += ")";

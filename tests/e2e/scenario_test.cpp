@@ -2648,6 +2648,115 @@ TEST(ScenarioImages, AStepInTheWrongLayoutIsABadFile) {
         "transfer-src here; expected an image barrier with new_layout = \"general\" before it");
 }
 
+// tests/scenarios/image-then-copy-on-a-second-queue.toml: an image written on the main queue,
+// transitioned and copied out on a second queue after a semaphore.
+const std::string kImageQueues = REPRO_SOURCE_DIR "/tests/scenarios/image-then-copy-on-a-second-queue.toml";
+
+// The file with `sharing = "concurrent"` on its image, in a file of its own (removed by the caller).
+std::filesystem::path concurrentImageFile() {
+    std::string text = readText(kImageQueues);
+    text.replace(text.find("check = true\n"), 13, "check = true\nsharing = \"concurrent\"\n");
+    return writeFile("-image-concurrent.toml", text);
+}
+
+// Exclusive and concurrent, on lavapipe (one family: the copier falls back to the main queue)
+// and with the copier in a family of its own (second-family: the exclusive image's ownership
+// transfers recorded), every mode is bit-identical to the CPU model and the validation layer,
+// synchronization validation included, has nothing to say.
+TEST(ScenarioImages, AnImageOnASecondQueueIsNotReproducedAndValidationClean) {
+    const auto concurrent = concurrentImageFile();
+    for (const std::string& file : {kImageQueues, concurrent.string()}) {
+        for (const std::string spec : {"", "second-family"}) {
+            const auto r = repro({"--scenario", file, "--validation"}, spec.empty() ? kPlain : simulated(spec));
+            const std::string what = file + " " + spec + "\n" + shown(r);
+            EXPECT_EQ(r.status, 0) << what;
+            EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << what;
+            EXPECT_TRUE(
+                contains(r.out, "validation: 0 messages (0 errors, 0 warnings), synchronization validation on\n"))
+                << what;
+            for (const std::string mode : {"split", "multipass", "single"})
+                EXPECT_EQ(resultOf(r.out, mode).rfind("ok: bit-identical to the CPU model", 0), 0u) << mode << what;
+        }
+    }
+    std::filesystem::remove(concurrent);
+}
+
+// With the copier in family 1 (second-family) each mode records the exclusive image's ownership
+// transfers as image barriers that keep its layout: to the copier after the increment, in
+// general, before the copier's own transition; back to the main queue for the readback in
+// transfer-src. Split too (the transition in a submit of its own). Concurrent: none, and the
+// image is made VK_SHARING_MODE_CONCURRENT over both families.
+TEST(ScenarioImages, AnImagesOwnershipTransfersKeepItsLayout) {
+    const BoundedResult r = repro({"--scenario", kImageQueues, "--print-stream"}, simulated("second-family"));
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  ownership: 2 exclusive buffer(s) change queue family (img, out): 4 queue family "
+                         "ownership transfer(s)"))
+        << shown(r);
+    const size_t single = r.out.find("## mode single");
+    ASSERT_NE(single, std::string::npos) << shown(r);
+    const std::vector<std::string> inOrder = {
+        "# release image 'img': queue main (family 0) -> queue copier (family 1)\n"
+        "  vkCmdPipelineBarrier(COMPUTE_SHADER|TRANSFER -> BOTTOM_OF_PIPE, image img SHADER_WRITE|TRANSFER_WRITE -> "
+        "0, GENERAL -> GENERAL, queue family 0 -> 1)",
+        "# acquire image 'img': queue main (family 0) -> queue copier (family 1)\n"
+        "  vkCmdPipelineBarrier(TRANSFER -> TRANSFER, image img 0 -> 0, GENERAL -> GENERAL, queue family 0 -> 1)",
+        "  vkCmdPipelineBarrier2(image img TRANSFER 0 -> TRANSFER TRANSFER_READ, GENERAL -> TRANSFER_SRC_OPTIMAL)",
+        "  vkCmdCopyImageToBuffer(",
+        "# release image 'img': queue copier (family 1) -> queue main (family 0)\n"
+        "  vkCmdPipelineBarrier(TRANSFER -> BOTTOM_OF_PIPE, image img 0 -> 0, TRANSFER_SRC_OPTIMAL -> "
+        "TRANSFER_SRC_OPTIMAL, queue family 1 -> 0)",
+        "# acquire image 'img': queue copier (family 1) -> queue main (family 0)\n"
+        "  vkCmdPipelineBarrier(ALL_COMMANDS -> ALL_COMMANDS, image img 0 -> MEMORY_READ|MEMORY_WRITE, "
+        "TRANSFER_SRC_OPTIMAL -> TRANSFER_SRC_OPTIMAL, queue family 1 -> 0)"};
+    size_t at = single;
+    for (const std::string& line : inOrder) {
+        const size_t found = r.out.find(line, at);
+        ASSERT_NE(found, std::string::npos) << "not found after byte " << at << ": " << line << "\n" << shown(r);
+        at = found + line.size();
+    }
+    EXPECT_EQ(count(r.out, "# release image 'img'"), 6u) << shown(r);  // out and back in each mode
+    // the simulator traces the concurrent image it makes exclusive for lavapipe: none here
+    const std::string madeConcurrent = "a VK_SHARING_MODE_CONCURRENT image over 2 queue families";
+    std::vector<std::string> traced = simulated("second-family");
+    traced.back() = "REPRO_SIMULATE_TRACE=stderr";
+    const BoundedResult e = repro({"--scenario", kImageQueues, "-q"}, traced);
+    EXPECT_EQ(e.status, 0) << shown(e);
+    EXPECT_FALSE(contains(e.err, madeConcurrent)) << shown(e);
+    const auto concurrent = concurrentImageFile();
+    const BoundedResult c = repro({"--scenario", concurrent.string(), "--print-stream"}, traced);
+    std::filesystem::remove(concurrent);
+    ASSERT_EQ(c.status, 0) << shown(c);
+    EXPECT_TRUE(contains(c.err, madeConcurrent)) << shown(c);
+    EXPECT_FALSE(contains(c.out, "image 'img'")) << shown(c);
+    EXPECT_TRUE(contains(c.out, "# release buffer 'out'")) << shown(c);
+}
+
+// The image read on the copier with no semaphore after the increment that wrote it: one line
+// and exit 1, as for a buffer (the first pair found is the increment's read and the copy's,
+// which the exclusive image's ownership transfers need ordered).
+TEST(ScenarioImages, AnImageOnTwoQueuesWithNoSemaphoreIsABadFile) {
+    std::string text = readText(kImageQueues);
+    const size_t signal = text.find("[[step]]\nsignal");
+    const size_t copy = text.find("[[step]]\ncopy_image_to_buffer");
+    ASSERT_NE(signal, std::string::npos);
+    ASSERT_NE(copy, std::string::npos);
+    text.erase(signal, copy - signal);  // no signal, wait or barrier: the copy reads img in general
+    const auto path = writeFile("-image-race.toml", text);
+    const auto r = repro({"--scenario", path.string()});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 1) << shown(r);
+    EXPECT_EQ(r.out, "") << shown(r);
+    EXPECT_EQ(r.err, "repro: " + path.string() +
+                         ":48:1: step 2 copy_image_to_buffer img -> out on queue copier reads buffer 'img', which "
+                         "step 1 dispatch image-increment reads, and no semaphore orders them (queues copier and "
+                         "main); buffer 'img' is exclusive and used on a queue of family \"other\", so its queue "
+                         "family ownership transfers need every use on one queue ordered with every use on another; "
+                         "expected a signal after one and a wait before the other, or sharing = \"concurrent\" on "
+                         "buffer 'img'\n")
+        << shown(r);
+}
+
 TEST(ScenarioImages, ACopyPastTheExtentIsABadFile) {
     expectBadImageFile("\n[[step]]\ncopy_image_to_buffer = \"buf\"\nfrom = \"img\"\noffset = [0, 2]\nextent = [8, 3]\n",
                        "22:10: texels [0, 8) x [2, 5) are not inside image 'img' (8x4); expected a non-empty region "

@@ -455,13 +455,17 @@ VKAPI_ATTR void VKAPI_CALL simCmdPipelineBarrier(VkCommandBuffer cb, VkPipelineS
         ordered = ordered || orders(src, dst, buffers[i].srcAccessMask, buffers[i].dstAccessMask);
     weakBarrier(cb, ordered);
     // second-family: an ownership transfer reaches the driver, which has one family fewer, as
-    // a plain buffer barrier (both indices VK_QUEUE_FAMILY_IGNORED)
+    // a plain buffer or image barrier (both indices VK_QUEUE_FAMILY_IGNORED)
     std::vector<VkBufferMemoryBarrier> down(buffers, buffers + bufferCount);
-    for (VkBufferMemoryBarrier& b : down) {
+    std::vector<VkImageMemoryBarrier> downImages(images, images + imageCount);
+    const auto plain = [&](auto& b) {
         if (d->config->secondFamily && b.srcQueueFamilyIndex != b.dstQueueFamilyIndex)
             b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    }
-    d->next.CmdPipelineBarrier(cb, src, dst, flags, memoryCount, memory, bufferCount, down.data(), imageCount, images);
+    };
+    for (VkBufferMemoryBarrier& b : down) plain(b);
+    for (VkImageMemoryBarrier& b : downImages) plain(b);
+    d->next.CmdPipelineBarrier(cb, src, dst, flags, memoryCount, memory, bufferCount, down.data(), imageCount,
+                               downImages.data());
     loseContents(cb, images, imageCount);
 }
 
@@ -555,6 +559,23 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateBuffer(VkDevice device, const VkBufferCr
         d->bufferSizes[*buffer] = info->size;
     }
     return r;
+}
+
+// second-family: a concurrent image is exclusive to the driver's one family, as a buffer is.
+VKAPI_ATTR VkResult VKAPI_CALL simCreateImage(VkDevice device, const VkImageCreateInfo* info,
+                                              const VkAllocationCallbacks* a, VkImage* image) {
+    DeviceState* d = lockedDevice(device);
+    VkImageCreateInfo down = *info;
+    if (down.sharingMode == VK_SHARING_MODE_CONCURRENT) {
+        trace(
+            "a VK_SHARING_MODE_CONCURRENT image over %u queue families is exclusive to the driver's one "
+            "(second-family)",
+            down.queueFamilyIndexCount);
+        down.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+        down.queueFamilyIndexCount = 0;
+        down.pQueueFamilyIndices = nullptr;
+    }
+    return d->next.CreateImage(device, &down, a, image);
 }
 
 VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* a) {
@@ -759,6 +780,7 @@ const Intercept kCommandIntercepts[] = {
     {"vkCmdResetQueryPool", interceptFn(simCmdResetQueryPool), kClockGroup, std::nullopt},
     {"vkCreateBuffer", interceptFn(simCreateBuffer), kStale | kFamilies, std::nullopt},
     {"vkDestroyBuffer", interceptFn(simDestroyBuffer), kStale, std::nullopt},
+    {"vkCreateImage", interceptFn(simCreateImage), kFamilies, std::nullopt},
     {"vkAllocateDescriptorSets", interceptFn(simAllocateDescriptorSets), kStale, std::nullopt},
     {"vkCreateDescriptorUpdateTemplate", interceptFn(simCreateDescriptorUpdateTemplate), kStale, std::nullopt},
     {"vkCreateDescriptorUpdateTemplateKHR", interceptFn(simCreateDescriptorUpdateTemplateKHR), kStale, std::nullopt},

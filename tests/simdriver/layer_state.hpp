@@ -100,7 +100,7 @@ struct InstanceState {
     X(AllocateDescriptorSets) X(CreateComputePipelines) X(CreateShaderModule) X(CmdFillBuffer)     \
     X(CmdUpdateBuffer) X(CmdCopyBuffer2) X(CmdCopyBuffer2KHR) X(CmdPipelineBarrier2)               \
     X(CmdPipelineBarrier2KHR) X(CreateCommandPool) X(CmdCopyBufferToImage) X(CmdCopyImageToBuffer) \
-    X(CmdCopyImage) X(CmdClearColorImage)
+    X(CmdCopyImage) X(CmdClearColorImage) X(CreateImage)
 // clang-format on
 
 struct DeviceDispatch {

@@ -2,6 +2,8 @@
 // anything runs (scenario/scenario_sync.hpp; docs/scenarios.md "Queues and semaphores").
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <regex>
 #include <string>
@@ -391,6 +393,86 @@ TEST(ScenarioQueues, OwnershipTransfersFollowEachExclusiveBufferAcrossFamilies) 
     ASSERT_EQ(onlyA.size(), 2u);
     EXPECT_EQ(onlyA[0].buffer, "a");
     EXPECT_EQ(onlyA[1].buffer, "a");
+}
+
+// tests/scenarios/image-then-copy-on-a-second-queue.toml, once refused in one line (images and
+// a second queue did not go together), parses; where the copier landed in family 1, img goes
+// there after the increment for the copier's barrier (its layout transition is a use) in
+// general, and comes back for the readback in transfer-src; out goes there from the upload.
+TEST(ScenarioQueues, AnImagesOwnershipTransfersKeepTheLayoutItIsInThere) {
+    const std::string path = REPRO_SOURCE_DIR "/tests/scenarios/image-then-copy-on-a-second-queue.toml";
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(text.empty()) << path;
+    const Scenario s = parseScenario(text, "i.toml");
+    ASSERT_EQ(s.steps.size(), 5u);  // 0 image-increment, 1 signal, 2 wait, 3 barrier img, 4 copy img -> out
+    EXPECT_TRUE(ownershipTransfers(s, {0, 0}).empty());
+    const std::vector<OwnershipTransfer> t = ownershipTransfers(s, {0, 1});
+    ASSERT_EQ(t.size(), 4u);
+    const auto expect = [](const OwnershipTransfer& x, const std::string& what, std::optional<size_t> after,
+                           std::optional<size_t> before, uint64_t srcStage, uint64_t srcAccess, uint64_t dstStage,
+                           uint64_t dstAccess, ImageLayout layout) {
+        SCOPED_TRACE(what);
+        EXPECT_EQ(x.buffer + (x.fromFamily == 0 ? " there" : " back"), what);
+        EXPECT_EQ(x.after, after);
+        EXPECT_EQ(x.before, before);
+        EXPECT_EQ(x.srcStage, srcStage);
+        EXPECT_EQ(x.srcAccess, srcAccess);
+        EXPECT_EQ(x.dstStage, dstStage);
+        EXPECT_EQ(x.dstAccess, dstAccess);
+        EXPECT_EQ(x.layout, layout);
+    };
+    // the upload (transfer) and the increment (compute, shader write), then the barrier's transfer stage
+    expect(t[0], "img there", 0, 3, 0x1800, 0x1040, 0x1000, 0, ImageLayout::General);
+    expect(t[1], "out there", std::nullopt, 4, 0x1000, 0x1000, 0x1000, 0x1000, ImageLayout::Undefined);
+    expect(t[2], "img back", 4, std::nullopt, 0x1000, 0, 0x10000, 0x18000, ImageLayout::TransferSrc);
+    expect(t[3], "out back", 4, std::nullopt, 0x1000, 0x1000, 0x10000, 0x18000, ImageLayout::Undefined);
+    // sharing = "concurrent" on the image: only out's; ownership_transfers = false there is a bad file
+    const std::string concurrent =
+        std::regex_replace(text, std::regex("check = true"), "check = true\nsharing = \"concurrent\"");
+    const std::vector<OwnershipTransfer> onlyOut = ownershipTransfers(parseScenario(concurrent, "i.toml"), {0, 1});
+    ASSERT_EQ(onlyOut.size(), 2u);
+    EXPECT_EQ(onlyOut[0].buffer, "out");
+    EXPECT_EQ(errorOf(std::regex_replace(concurrent, std::regex("check = true"), "ownership_transfers = false")),
+              "q.toml:34:23: image 'img' is concurrent and has no ownership transfers to leave out; expected "
+              "ownership_transfers = false on an exclusive image");
+}
+
+// An image across queues is checked as a buffer is: its layout transition on another queue
+// than the increment that wrote it, with no semaphore between them, is a data race; an image
+// barrier after a wait carries the wait's stage to the copy after it, as a buffer barrier does.
+TEST(ScenarioQueues, AnImagesLayoutTransitionIsAWriteAndItsBarrierCarriesAWait) {
+    const std::string image = R"([[image]]
+name = "img"
+width = 8
+height = 2
+init = "iota"
+[[step]]
+dispatch = "image-increment"
+bindings = ["img"]
+)";
+    const std::string barrier = R"([[step]]
+barrier = "image"
+image = "img"
+src_stage = ["compute"]
+dst_stage = ["transfer"]
+dst_access = ["transfer-read"]
+old_layout = "general"
+new_layout = "transfer-src"
+queue = "second"
+[[step]]
+copy_image_to_buffer = "b"
+from = "img"
+queue = "second"
+)";
+    EXPECT_EQ(errorOf(kHead + image + barrier),
+              "q.toml:30:1: step 2 barrier image img general -> transfer-src on queue second writes buffer 'img', "
+              "which step 1 dispatch image-increment reads, and no semaphore orders them (queues second and main); "
+              "expected a signal after one and a wait before the other (a data race in the file)");
+    const std::string wait =
+        "[[step]]\nsignal = \"s\"\n[[step]]\nwait = \"s\"\nstage = [\"compute\"]\nqueue = "
+        "\"second\"\n";
+    EXPECT_EQ(errorOf(kHead + image + wait + barrier), "");
 }
 
 TEST(ScenarioQueues, AGroupsStepsTakeTheirQueuesAndBarrierOptionKeepsThem) {
