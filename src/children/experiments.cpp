@@ -115,11 +115,7 @@ std::string planLine(const Options& o, const Plan& plan) {
 
 size_t planWorkItems(const Options& o, const Plan& plan) {
     if (plan.builtIn()) return 2 * size_t{o.chainLength};
-    const auto& steps = plan.variants.front().steps;
-    return static_cast<size_t>(std::count_if(steps.begin(), steps.end(), [](const scenario::Step& s) {
-        return std::holds_alternative<scenario::Dispatch>(s.body) || std::holds_alternative<scenario::Fill>(s.body) ||
-               std::holds_alternative<scenario::Update>(s.body) || std::holds_alternative<scenario::Copy>(s.body);
-    }));
+    return scenario::workSteps(plan.variants.front());
 }
 
 namespace {

@@ -410,6 +410,10 @@ ScenarioFacts scenarioFacts(const sc::Scenario& s) {
                                    s.fileParameters.end()}};  // the file's own: a sweep's values are its points
     for (const auto& b : s.buffers) {
         if (b.poisoned) f.poisoned.push_back(b.name);
+        if (b.image)
+            f.images.push_back(fmt::format("{}: {}x{} {}, {} tiling, {}", b.name, b.image->width, b.image->height,
+                                           sc::name(b.image->format), b.image->linear ? "linear" : "optimal",
+                                           b.checked ? "checked" : "not checked"));
     }
     return f;
 }

@@ -109,6 +109,8 @@ struct ScenarioFacts {
     std::vector<std::pair<std::string, std::string>> chainValues;
     // One line per [[queue]]: where it landed, or that it fell back to the main queue
     std::vector<std::string> queues;
+    // One line per [[image]], in file order: "img: 64x16 r32ui, optimal tiling, checked"
+    std::vector<std::string> images;
     std::vector<std::string> poisoned;  // --poison: the buffers that start as the sentinel
     std::vector<std::pair<std::string, uint32_t>>
         parameters;  // [parameters] as the file writes them (name order); a sweep's values are its points' roles

@@ -689,6 +689,7 @@ void fields(Io& io, Of<ScenarioFacts, Io>& f) {
     io("split_only", f.splitOnly);
     io("chain_values", f.chainValues, kBufferValues);
     io("queues", f.queues);
+    io("images", f.images);
     io("poisoned", f.poisoned);
     io("parameters", f.parameters);
 }

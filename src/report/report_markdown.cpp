@@ -173,7 +173,20 @@ std::string experimentText(const RunReport& r, std::string_view home) {
     if (e.dispatchRepeat > 1) experiment += fmt::format(", each conv-T x{}", e.dispatchRepeat);
     if (e.spirvDir) experiment += ", SPIR-V from " + portablePath(*e.spirvDir, home);
     if (e.dropDispatch) experiment += fmt::format(", dispatch {} left out (a positive control)", *e.dropDispatch);
+    if (!e.stress.empty()) experiment += ", --stress (" + join(e.stress, ", ") + ")";
     return experiment;
+}
+
+// --stress in one sentence for the Description, from its parts in force; "" when not stressed.
+std::string stressSentence(const ExperimentReport& e) {
+    std::vector<std::string> parts;
+    for (const std::string& p : e.stress) {
+        parts.push_back(p == "priming"               ? std::string("cache priming (multipass and single)")
+                        : p == "traffic"             ? std::string("memory traffic (multipass and single)")
+                        : p == "shuffled-workgroups" ? std::string("shuffled workgroups (every mode)")
+                                                     : p);
+    }
+    return parts.empty() ? std::string() : " It ran under --stress: " + join(parts, ", ") + ".";
 }
 
 std::string shapeDetails(const RunReport& r, std::string_view home) {
@@ -232,6 +245,7 @@ std::string scenarioDetails(const RunReport& r, std::string_view home) {
     row("labelled controls", valueOr(f.controlSteps, "none"));
     row("checked buffers", checkedBuffersText(f));
     row("queues", f.queues.empty() ? std::string("none") : join(f.queues, "; "));
+    row("images", f.images.empty() ? std::string("none") : join(f.images, "; "));
     row("poisoned (--poison)", f.poisoned.empty() ? std::string("none") : join(f.poisoned, ", "));
     std::vector<std::string> parameters;
     for (const auto& [name, value] : f.parameters) parameters.push_back(fmt::format("{} = {}", name, value));
@@ -318,9 +332,14 @@ std::string description(const RunReport& r) {
     std::string out =
         r.scenario
             ? fmt::format(
-                  "repro ran the scenario file {} ({} steps) as {} on {}, each checked buffer compared with {}.",
+                  "repro ran the scenario file {} ({} steps) as {} on {}, each checked buffer{} compared with {}.",
                   scenarioFileName(*r.scenario), r.scenario->steps, ran, device,
-                  valueOr(r.referenceName, "no reference"))
+                  std::any_of(r.scenario->images.begin(), r.scenario->images.end(),
+                              [](const std::string& i) { return i.ends_with(", checked"); })
+                      ? " and image"
+                      : "",
+                  valueOr(r.referenceName, "no reference")) +
+                  stressSentence(r.experiment)
             : fmt::format(
                   "repro ran the chain of conv-T and slice compute dispatches of blade's issue 356 (N={}, preset {}, "
                   "shape {} x {} x {} x {}) as {} on {}, each mode's final buffer checked against {}.",

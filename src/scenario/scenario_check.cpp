@@ -41,11 +41,14 @@ std::optional<std::string> firstDifference(const Scenario& s, const std::string&
         if (!std::equal(got.begin() + i, got.begin() + i + 4, want.begin() + i)) ++wrongWords;
     }
     const BufferSpec* spec = s.buffer(name);
-    const bool poison = spec && spec->poisoned && g == spec->value;  // --poison: the sentinel survived
-    return fmt::format(
-        "buffer '{}' differs from {} at byte {} (word {}: 0x{:08x}{}, {} 0x{:08x}), {}; {} of {} words differ", name,
-        against, first, word, g, poison ? " (still the poison value: never written)" : "", against, w,
-        writtenBy(s, name, first, before), wrongWords, got.size() / 4);
+    const bool poison = spec && spec->poisoned && g == spec->value;          // --poison: the sentinel survived
+    const ImageSpec* image = spec && spec->image ? &*spec->image : nullptr;  // its words are texels, row-major
+    const std::string at =
+        image ? fmt::format("texel ({}, {})", word % image->width, word / image->width) : fmt::format("word {}", word);
+    return fmt::format("{} '{}' differs from {} at byte {} ({}: 0x{:08x}{}, {} 0x{:08x}), {}; {} of {} {} differ",
+                       image ? "image" : "buffer", name, against, first, at, g,
+                       poison ? " (still the poison value: never written)" : "", against, w,
+                       writtenBy(s, name, first, before), wrongWords, got.size() / 4, image ? "texels" : "words");
 }
 
 // The first difference of any checked buffer.

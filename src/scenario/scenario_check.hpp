@@ -77,8 +77,9 @@ std::string stepLabels(const Scenario& s, const std::vector<size_t>& indices);
 
 // The first difference of buffer `name`'s `got` from `want`, or nothing when equal: "buffer
 // 'a' differs from the CPU model at byte 0 (word 0: 0x00000002, the CPU model 0x00000001),
-// last written by step 1 dispatch increment; 1024 of 1024 words differ". `against` names
-// what `want` is; the step named is the last writer before step index `before`.
+// last written by step 1 dispatch increment; 1024 of 1024 words differ"; an image's line says
+// "image 'img'", "texel (x, y)" for the word and "texels". `against` names what `want` is; the
+// step named is the last writer before step index `before`.
 std::optional<std::string> firstDifference(const Scenario& s, const std::string& name, const std::vector<uint8_t>& got,
                                            const std::vector<uint8_t>& want, std::string_view against,
                                            size_t before = ~size_t{0});

@@ -141,9 +141,12 @@ bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const S
     if (names.empty()) return true;
     encoder.begin();
     recordBladeGlobalBarrier(encoder.cmd());
+    // the images' transitions before any copy (a driver may lose one after work: lost-transitions)
+    const auto moved = recordStepImageReadback(encoder.cmd(), s, index, names, mb, false);
     for (const auto& name : names) {
         if (const Buffer* twin = mb.twin(name)) copyWhole(encoder.cmd(), mb.at(name), *twin);
     }
+    (void)recordStepImageReadback(encoder.cmd(), s, index, names, mb, true);
     recordHostReadBarrier(encoder.cmd());
     if (ownership && ownership->releases(index)) {
         recordBladeGlobalBarrier(encoder.cmd());
@@ -154,6 +157,18 @@ bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const S
     const double timeout = submitTimeout(settings, 0);
     const std::string what = fmt::format("the readback after {} (--check-steps)", s.steps[index].label);
     if (!noteOutcome(encoder.submitAndWait(timeout), what, timeout, out.run)) return false;
+    if (!moved.empty()) {  // the images back to their layouts, in a command buffer of their own
+        encoder.begin();
+        for (const auto& [image, layout] : moved)
+            recordImageTransition(
+                encoder.cmd(), image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout,
+                {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0},
+                {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT});
+        encoder.end();
+        ++out.stepReadbacks;
+        if (!noteOutcome(encoder.submitAndWait(timeout), what + ", its images' layouts back", timeout, out.run))
+            return false;
+    }
     sc::Contents written;
     for (const auto& name : names) {
         const Buffer* twin = mb.twin(name);

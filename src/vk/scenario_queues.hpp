@@ -88,10 +88,13 @@ ModeQueues makeQueues(const Device& device, Encoder& main, const scenario::Scena
 // `failedSubmit` naming the submit, "submit 3 (step 3 copy a -> b)", and the timeout waited).
 bool noteOutcome(const SubmitOutcome& out, const std::string& failedSubmit, double timeoutSeconds, ModeRun& run);
 
-// --check-steps after split's step `index`: [begin, G, copies of the device-local buffers it
-// writes to their twins, H, end], waited, on `encoder`'s queue (the step's); then the host reads
-// them and hands them to settings.readback.onStep. With `ownership`, the step's releases follow
-// H, after a G that orders the copies before them. False (the run ended) when the submit fails.
+// --check-steps after split's step `index`: [begin, G, the images it writes taken to
+// TRANSFER_SRC from their layouts there, copies of the device-local buffers it writes to
+// their twins and of the images to their staging buffers, H, end], waited, on `encoder`'s queue
+// (the step's), then [begin, those images back to their layouts, end] when there are any; then
+// the host reads them and hands them to settings.readback.onStep. With `ownership`, the step's
+// releases follow H, after a G that orders the copies before them. False (the run ended) when
+// a submit fails.
 bool readBackStep(Encoder& encoder, const scenario::Scenario& s, size_t index, const ScenarioBuffers& buffers,
                   const ScenarioRunSettings& settings, ScenarioModeRun& out, const Ownership* ownership = nullptr);
 

@@ -77,7 +77,8 @@ class OneQueueWalk {
 
     // split: one submit per work step, [begin, G, step, G, end], waited; a host write between two
     // submits; a host read after a submit of its own [begin, G, H, end]; the last submit ends
-    // with H. With --check-steps each step's written buffers are read back after its submit.
+    // with H, after the file's layout transitions that follow its step (or host read). With
+    // --check-steps each step's written buffers are read back after its submit.
     bool split() {
         const size_t last = lastSplitSubmit();
         for (size_t i = 0; i < s_.steps.size(); ++i) {
@@ -90,8 +91,8 @@ class OneQueueWalk {
                 rec_.barrierG();
                 transitionsBefore(i, std::exchange(transitioned_, i + 1));
                 work(i);
-                if (i == last) transitionsBefore(s_.steps.size(), i + 1);
             }
+            if (i == last) transitionsBefore(s_.steps.size(), std::exchange(transitioned_, s_.steps.size()));
             rec_.finish(/*hostRead=*/read || i == last);
             if (!rec_.submitAndWait(step.label, submitTimeout(settings_, budgetOf(i)))) return false;
             if (read) hostPoint(s_, i, buffers_, out_);

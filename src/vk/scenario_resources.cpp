@@ -75,8 +75,10 @@ std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
     return used;
 }
 
-// image-increment and image-copy (one per format the steps copy), every binding a storage image.
-void makeImagePipelines(const Device& device, const sc::Scenario& s, ScenarioPipelines& out) {
+// image-increment and image-copy (one per format the steps copy), every binding a storage image;
+// `specialization`: the kernel set's (the shuffle's seeds under --stress).
+void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::vector<uint32_t>& specialization,
+                        ScenarioPipelines& out) {
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (!d || !d->user.empty() || !sc::isImageKernel(d->kernel)) continue;
@@ -85,7 +87,8 @@ void makeImagePipelines(const Device& device, const sc::Scenario& s, ScenarioPip
             continue;
         const PipelineOptions options{
             .descriptorTypes = std::vector<VkDescriptorType>(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE),
-            .pushConstantBytes = sizeof(sc::KernelParams)};
+            .pushConstantBytes = sizeof(sc::KernelParams),
+            .specialization = specialization};
         std::span<const uint32_t> spirv(scenario_image_increment_spv, scenario_image_increment_spv_words);
         if (copy && d->imageFormat == sc::ImageFormat::R32ui)
             spirv = std::span(scenario_image_copy_r32ui_spv, scenario_image_copy_r32ui_spv_words);
@@ -136,7 +139,7 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
         if (p->pipeline && trace::installed())
             trace::nameObject(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
     }
-    makeImagePipelines(device, s, out);
+    makeImagePipelines(device, s, builtIn.specialization, out);
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))

@@ -98,16 +98,63 @@ void recordImageUpload(VkCommandBuffer cmd, const sc::BufferSpec& spec, const Sc
 
 }  // namespace
 
-void recordImageReadback(VkCommandBuffer cmd, const sc::BufferSpec& spec, const ScenarioBuffers& mb, bool copy) {
-    const VkImage image = mb.image(spec.name)->get();
-    if (!copy)
-        return recordImageTransition(cmd, image, vkLayout(spec.image->finalLayout),
-                                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                     {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT},
-                                     {VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT});
+namespace {
+
+// Image `spec` from `layout` to TRANSFER_SRC, after every earlier write, for the copy out.
+void toTransferSrc(VkCommandBuffer cmd, const sc::BufferSpec& spec, const ScenarioBuffers& mb, VkImageLayout layout) {
+    recordImageTransition(cmd, mb.image(spec.name)->get(), layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                          {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT},
+                          {VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT});
+}
+
+// vkCmdCopyImageToBuffer of all of image `spec`, in TRANSFER_SRC, into its staging buffer.
+void copyImageOut(VkCommandBuffer cmd, const sc::BufferSpec& spec, const ScenarioBuffers& mb) {
     const VkBufferImageCopy region{.imageSubresource = colorLayers(),
                                    .imageExtent = {spec.image->width, spec.image->height, 1}};
-    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, mb.at(spec.name).get(), 1, &region);
+    vkCmdCopyImageToBuffer(cmd, mb.image(spec.name)->get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           mb.at(spec.name).get(), 1, &region);
+}
+
+// The layout image `name` is in after split's submit of work step `index`: its initial layout
+// through the file's transitions before the step, and after it too where no work step or host
+// read follows (split's last submit records those: vk/scenario_recorder.cpp).
+VkImageLayout splitLayoutAfter(const sc::Scenario& s, const std::string& name, size_t index) {
+    size_t to = s.steps.size();
+    for (size_t j = index + 1; j < s.steps.size() && to == s.steps.size(); ++j) {
+        if (isWork(s.steps[j]) || std::holds_alternative<sc::HostRead>(s.steps[j].body)) to = index;
+    }
+    sc::ImageLayout layout = s.buffer(name)->image->layout;
+    for (size_t j = 0; j < to; ++j) {
+        const auto* b = std::get_if<sc::Barrier>(&s.steps[j].body);
+        if (b && b->kind == sc::BarrierKind::Image && b->buffer == name) layout = b->newLayout;
+    }
+    return vkLayout(layout);
+}
+
+}  // namespace
+
+void recordImageReadback(VkCommandBuffer cmd, const sc::BufferSpec& spec, const ScenarioBuffers& mb, bool copy) {
+    if (!copy) return toTransferSrc(cmd, spec, mb, vkLayout(spec.image->finalLayout));
+    copyImageOut(cmd, spec, mb);
+}
+
+std::vector<std::pair<VkImage, VkImageLayout>> recordStepImageReadback(VkCommandBuffer cmd, const sc::Scenario& s,
+                                                                       size_t index,
+                                                                       const std::vector<std::string>& names,
+                                                                       const ScenarioBuffers& mb, bool copy) {
+    std::vector<std::pair<VkImage, VkImageLayout>> moved;
+    for (const auto& name : names) {
+        const sc::BufferSpec& spec = *s.buffer(name);
+        if (!spec.image) continue;
+        const VkImageLayout at = splitLayoutAfter(s, name, index);
+        if (copy) {
+            copyImageOut(cmd, spec, mb);
+        } else if (at != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL) {
+            toTransferSrc(cmd, spec, mb, at);
+            moved.emplace_back(mb.image(name)->get(), at);
+        }
+    }
+    return moved;
 }
 
 void recordImageTransition(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,

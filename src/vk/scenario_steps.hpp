@@ -35,6 +35,16 @@ void recordImageTransition(VkCommandBuffer cmd, VkImage image, VkImageLayout fro
 // every image's transition before the copies.
 void recordImageReadback(VkCommandBuffer cmd, const scenario::BufferSpec& spec, const ScenarioBuffers& mb, bool copy);
 
+// --check-steps' readback of the images among `names` (the step's writtenBuffers) after split's
+// submit of step `index`: with `copy` false, each image not in TRANSFER_SRC in the layout that
+// submit left it in taken there (a copy may read GENERAL too, but the validation layer warns of
+// it), returning those images and the layouts they came from; with `copy`,
+// vkCmdCopyImageToBuffer of each into its staging buffer (ScenarioBuffers::at), returning nothing.
+std::vector<std::pair<VkImage, VkImageLayout>> recordStepImageReadback(VkCommandBuffer cmd, const scenario::Scenario& s,
+                                                                       size_t index,
+                                                                       const std::vector<std::string>& names,
+                                                                       const ScenarioBuffers& mb, bool copy);
+
 // The barrier step `b` as the file gives it: blade's G or C, or the file's masks in the
 // original form (vkCmdPipelineBarrier) or synchronization2 (vkCmdPipelineBarrier2), global or
 // on one buffer, or an image barrier with its layout transition; nothing for `none`.

@@ -2594,8 +2594,11 @@ TEST(ScenarioImages, LostTransitionsAreCaughtInTheOneSubmitModes) {
         const auto r = repro({"--scenario", kScenarios + f + ".toml", "-q"}, simulated("lost-transitions"));
         EXPECT_EQ(r.status, 2) << f << "\n" << shown(r);
         EXPECT_EQ(resultOf(r.out, "split").rfind("ok: bit-identical to the CPU model", 0), 0u) << f << "\n" << shown(r);
-        EXPECT_EQ(resultOf(r.out, "multipass").rfind("mismatch: buffer", 0), 0u) << f << "\n" << shown(r);
-        EXPECT_EQ(resultOf(r.out, "single").rfind("mismatch: buffer", 0), 0u) << f << "\n" << shown(r);
+        // the first checked buffer or image (in name order) that differs: an image names its texel
+        const std::regex wrong(
+            R"(mismatch: (image '\S+' differs [^(]+\(texel \(\d+, \d+\)|buffer '\S+' differs [^(]+\(word \d+):.*)");
+        EXPECT_TRUE(std::regex_match(resultOf(r.out, "multipass"), wrong)) << f << "\n" << shown(r);
+        EXPECT_TRUE(std::regex_match(resultOf(r.out, "single"), wrong)) << f << "\n" << shown(r);
         EXPECT_TRUE(contains(r.out, "--- BUG REPRODUCED: mode multipass is mismatch")) << f << "\n" << shown(r);
     }
 }
@@ -2778,6 +2781,169 @@ TEST(ScenarioImages, AFormatWithoutStorageSupportIsABadFile) {
                          "that format and tiling as a storage image (vkGetPhysicalDeviceFormatProperties: no "
                          "STORAGE_IMAGE_BIT); expected another format or tiling\n")
         << shown(r);
+}
+
+}  // namespace
+
+namespace {
+
+// An image written by step 1 whose transition general -> transfer-src follows split's last
+// step: split records it in that step's submit, after the dispatch, where lost-transitions
+// (tests/simdriver) loses the image's contents.
+const std::string kTrailingTransition = kImageHeader + R"(
+[[step]]
+dispatch = "image-increment"
+bindings = ["img"]
+add = 3
+
+[[step]]
+barrier = "image"
+image = "img"
+src_stage = ["compute"]
+src_access = ["shader-storage-write"]
+dst_stage = ["transfer"]
+dst_access = ["transfer-read"]
+old_layout = "general"
+new_layout = "transfer-src"
+)";
+
+// --check-steps reads each image a step writes back from the layout split left it in (to
+// TRANSFER_SRC and back), so every image file's split matches its CPU model step by step;
+// lost-transitions, which split's transitions before a step escape, leaves that check passing
+// (the one-submit modes' wrong result is then no shader compiler's); a transition lost in
+// split's last submit is named at its step and texel.
+TEST(ScenarioImages, CheckStepsReadsEachWrittenImageBackAndNamesTheFirstWrongStep) {
+    for (const std::string& f : kImageFiles) {
+        const auto r = repro({"--scenario", kScenarios + f + ".toml", "--check-steps", "-q"});
+        EXPECT_EQ(r.status, 0) << f << "\n" << shown(r);
+        EXPECT_TRUE(std::regex_search(
+            r.out,
+            std::regex(R"(\n    check-steps: all \d+ checked step\(s\) matched the CPU model after their submit)")))
+            << f << "\n"
+            << shown(r);
+    }
+    const auto lost =
+        repro({"--scenario", kScenarios + kImageFiles[0] + ".toml", "--check-steps"}, simulated("lost-transitions"));
+    EXPECT_EQ(lost.status, 2) << shown(lost);
+    EXPECT_TRUE(contains(lost.out, "\n    check-steps: all 2 checked step(s) matched the CPU model after their submit"))
+        << shown(lost);
+    EXPECT_FALSE(contains(lost.out, "the shader compiler")) << shown(lost);
+    const auto path = writeFile("-trailing.toml", kTrailingTransition);
+    const auto r =
+        repro({"--scenario", path.string(), "--mode", "split", "--check-steps", "-q"}, simulated("lost-transitions"));
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "\n    check-steps: first wrong step: step 1 dispatch image-increment: image 'img' differs "
+                         "from the CPU model at byte 0 (texel (0, 0): 0xdeadbeef, the CPU model 0x00000003), last "
+                         "written by step 1 dispatch image-increment; 32 of 32 texels differ; 1 of 1 checked "
+                         "step(s) differ\n"))
+        << shown(r);
+}
+
+// --poison starts an image that a step writes before anything reads it as the sentinel texels,
+// in every mode and in the CPU model, as it does a buffer: every image file stays NOT
+// REPRODUCED with the images named in the header, and an image write the driver drops
+// (seed-bug) leaves the sentinel, which the mismatch line names at its texel.
+TEST(ScenarioImages, PoisonStartsWrittenImagesAsTheSentinel) {
+    const std::vector<std::string> poisoned = {"'out'", "'consumed'", "'texture', 'whole', 'part'", "'b', 'c'"};
+    for (size_t i = 0; i < kImageFiles.size(); ++i) {
+        const auto r = repro({"--scenario", kScenarios + kImageFiles[i] + ".toml", "--poison"});
+        EXPECT_EQ(r.status, 0) << kImageFiles[i] << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << kImageFiles[i] << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out, "\n  poison: " + poisoned[i] + " start as 0x7fc0dead words")) << shown(r);
+    }
+    const auto r = repro({"--scenario", kScenarios + kImageFiles[1] + ".toml", "--poison", "-q"},
+                         simulated("seed-bug:dispatches=2"));
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_EQ(resultOf(r.out, "multipass"),
+              "mismatch: image 'consumed' differs from the CPU model at byte 0 (texel (0, 0): 0x7fc0dead (still the "
+              "poison value: never written), the CPU model 0x00000064), last written by step 5 dispatch image-copy; "
+              "1024 of 1024 texels differ (1 submit, T s)")
+        << shown(r);
+}
+
+// --matrix and --triage on an image file, each row in a child: under lost-transitions every
+// valid row but the submit boundaries reproduces (a transition first in its command buffer
+// keeps the image), and the triage reads that as H2, ruling the shader compiler out by
+// split's step check.
+TEST(ScenarioImages, MatrixAndTriageOfAnImageFileConcludeASubmitBoundary) {
+    const std::string file = kScenarios + "wgpu-8473-texture-to-buffer-copy.toml";
+    const auto m = repro({"--scenario", file, "--matrix"}, simulated("lost-transitions"));
+    EXPECT_EQ(m.status, 2) << shown(m);
+    int n = 0;
+    for (const char* mode : {"multipass", "single"}) {
+        for (const char* row :
+             {"as written", "barrier=blade", "barrier=full", "memory=device-local", "memory=host-visible"})
+            EXPECT_TRUE(matrixRow(m.out, ++n, std::string(mode) + " " + row, "mismatch", 2)) << row << shown(m);
+        for (const char* row : {"submit-every=2 host-wait", "submit-every=2 no-host-wait"})
+            EXPECT_TRUE(matrixRow(m.out, ++n, std::string(mode) + " " + row, "ok", 0)) << row << shown(m);
+        n += 2;  // the controls
+    }
+    EXPECT_TRUE(contains(m.out, "\n--- matrix: 18 variants: 14 valid (14 ran, 10 reproduced the bug, 0 hung)"))
+        << shown(m);
+    const auto t = repro({"--scenario", file, "--triage"}, simulated("lost-transitions"));
+    EXPECT_EQ(t.status, 2) << shown(t);
+    EXPECT_TRUE(
+        std::regex_search(t.out, std::regex(R"(\n  H2  submit-every=2 host-wait +multipass ok \(exit 0\) +supports )")))
+        << shown(t);
+    EXPECT_TRUE(std::regex_search(
+        t.out, std::regex(R"(\n  H5  split check-steps +every step as the CPU model has it +rules out )")))
+        << shown(t);
+    EXPECT_TRUE(contains(t.out, "\n--- conclusion: undetermined: a submit boundary makes it correct (H2)")) << shown(t);
+}
+
+// The Markdown and JSON reports of an image file name its images (extent, format, tiling,
+// checked) and a mismatch at its texel; a stressed run's Markdown says it was and how.
+TEST(ScenarioImages, ReportsDescribeTheImagesAndAStressedRun) {
+    const auto json = std::filesystem::temp_directory_path() / ("repro-images-" + std::to_string(getpid()) + ".json");
+    const auto r =
+        repro({"--scenario", kScenarios + kImageFiles[1] + ".toml", "--format", "markdown", "--json", json.string()},
+              simulated("lost-transitions"));
+    EXPECT_EQ(r.status, 2) << shown(r);
+    const std::string mismatch =
+        "image 'consumed' differs from the CPU model at byte 0 (texel (0, 0): 0xdeadbeef, the CPU model "
+        "0x00000064), last written by step 5 dispatch image-copy; 1024 of 1024 texels differ";
+    const std::string images =
+        "produced: 32x32 r32ui, optimal tiling, checked; consumed: 32x32 r32ui, optimal tiling, checked";
+    EXPECT_TRUE(contains(r.out, "each checked buffer and image compared with the CPU model and split.")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n| images | " + images + " |\n")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "- **multipass**, under test: mismatch: " + mismatch + "\n")) << shown(r);
+    const nlohmann::json doc = readJson(json);
+    std::filesystem::remove(json);
+    EXPECT_EQ(doc["scenario"]["images"], nlohmann::json({"produced: 32x32 r32ui, optimal tiling, checked",
+                                                         "consumed: 32x32 r32ui, optimal tiling, checked"}))
+        << doc["scenario"].dump(2);
+    EXPECT_EQ(doc["modes"][1]["mode"], "multipass") << doc["modes"].dump(2);
+    EXPECT_EQ(doc["modes"][1]["reason"], mismatch) << doc["modes"].dump(2);
+    const auto s = repro({"--scenario", kScenarios + kImageFiles[0] + ".toml", "--stress", "--format", "markdown"});
+    EXPECT_EQ(s.status, 0) << shown(s);
+    EXPECT_TRUE(contains(s.out,
+                         " It ran under --stress: cache priming (multipass and single), memory traffic (multipass "
+                         "and single), shuffled workgroups (every mode). Result: "))
+        << shown(s);
+    EXPECT_TRUE(contains(s.out, ", --stress (priming, traffic, shuffled-workgroups) |\n")) << shown(s);
+}
+
+// The validation layer, synchronization validation on, has nothing to say about any image
+// file in every mode under the options that read, fill or stress it (--check-steps'
+// readbacks and their layout transitions, --poison's sentinel upload, --stress), nor about a
+// file whose last split submit is a host read after an image's transition (recorded there).
+TEST(ScenarioImages, EveryOptionOnEveryImageFileIsValidationClean) {
+    for (const std::string& f : kImageFiles) {
+        const auto r = repro(
+            {"--scenario", kScenarios + f + ".toml", "--validation", "--check-steps", "--poison", "--stress", "-q"});
+        EXPECT_EQ(r.status, 0) << f << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << f << "\n" << shown(r);
+        EXPECT_TRUE(contains(r.out + r.err, "validation: 0 messages")) << f << "\n" << shown(r);
+    }
+    const auto path = writeFile("-host-read.toml", kTrailingTransition +
+                                                       "\n[[buffer]]\nname = \"h\"\nbytes = 64\nmemory = "
+                                                       "\"host-visible\"\n\n[[step]]\nhost_read = \"h\"\n");
+    const auto r = repro({"--scenario", path.string(), "--validation", "--check-steps", "-q"});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out + r.err, "validation: 0 messages")) << shown(r);
 }
 
 }  // namespace

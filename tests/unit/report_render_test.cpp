@@ -497,7 +497,7 @@ TEST(ReportMarkdown, ExperimentRowSaysWhatChangedAndMarksControls) {
                          "| experiment | barrier none (CONTROL: invalid on purpose), memory host-cached, "
                          "profile blade-exact, submit every 3, split at 26.211 MiB, split at 250 ms of "
                          "predicted GPU time, no host waits, each conv-T x4, SPIR-V from naga-out, dispatch 3 "
-                         "left out (a positive control) |"))
+                         "left out (a positive control), --stress (priming, traffic, shuffled-workgroups) |"))
         << md;
     EXPECT_TRUE(contains(md, "| blade-exact quirk | no HOST_READ barrier |")) << md;
 }
@@ -1057,6 +1057,7 @@ RunReport scenarioReport() {
                                .splitOnly = {"out"},
                                .chainValues = {{"data.x", "small[3]"}},
                                .queues = {"copier (family \"other\"): family 1 (TRANSFER), queue 0"},
+                               .images = {"img: 64x16 r32ui, optimal tiling, checked"},
                                .poisoned = {"scratch"},
                                .parameters = {{"N", 1024}, {"WORK", 4}}};
     return r;
@@ -1227,6 +1228,7 @@ TEST(ReportJson, AScenarioRunsReportHasItsScenarioSection) {
     // A buffer's name is the file's own, so a list of objects, never a key.
     EXPECT_EQ(s["chain_values"], json::parse(R"([{"buffer": "data.x", "value": "small[3]"}])"));
     EXPECT_EQ(s["queues"].size(), 1u);
+    EXPECT_EQ(s["images"], json({"img: 64x16 r32ui, optimal tiling, checked"}));
     EXPECT_EQ(s["poisoned"], json({"scratch"}));
     EXPECT_EQ(s["parameters"], json::parse(R"({"N": 1024, "WORK": 4})"));
     EXPECT_EQ(j["modes"][2]["step_check"]["checked"], 3);

@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/scenario_check.hpp"
 #include "scenario/scenario_cpu.hpp"
 #include "scenario/scenario_parse.hpp"
 
@@ -184,6 +185,23 @@ TEST(ScenarioImage, BuffersAndImagesKeepToTheirOwnSteps) {
               std::string::npos);
     EXPECT_NE(errorOf(kHeader + kImage + "[[step]]\nclear_image = \"buf\"\n").find("'buf', which is a buffer"),
               std::string::npos);
+}
+
+// A mismatch line names an image as one and the first differing word as its texel (x, y),
+// row-major; a buffer's keeps its word.
+TEST(ScenarioImage, AMismatchLineNamesTheImageAndTheTexel) {
+    const Scenario s = parsed(kHeader + kImage + "[[step]]\ndispatch = \"image-increment\"\nbindings = [\"img\"]\n");
+    const Contents want = runCpuModel(s);
+    std::vector<uint8_t> got = want.at("img");
+    got[4 * 21 + 1] ^= 1;  // texel 21 of an 8-wide image: (5, 2)
+    EXPECT_EQ(firstDifference(s, "img", got, want.at("img"), "the CPU model"),
+              "image 'img' differs from the CPU model at byte 85 (texel (5, 2): 0x00000116, the CPU model "
+              "0x00000016), last written by step 1 dispatch image-increment; 1 of 32 texels differ");
+    std::vector<uint8_t> buf = want.at("buf");
+    buf[8] = 1;
+    EXPECT_EQ(firstDifference(s, "buf", buf, want.at("buf"), "split"),
+              "buffer 'buf' differs from split at byte 8 (word 2: 0x00000001, split 0x00000000), written by no "
+              "step (its initial contents); 1 of 64 words differ");
 }
 
 }  // namespace
