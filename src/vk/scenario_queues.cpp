@@ -148,10 +148,13 @@ bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const S
     }
     (void)recordStepImageReadback(encoder.cmd(), s, index, names, mb, true);
     recordHostReadBarrier(encoder.cmd());
-    if (ownership && ownership->releases(index)) {
+    // the step's releases last, after the images are back in the layouts they release them in
+    const auto releases = [&] {
+        if (!ownership || !ownership->releases(index)) return;
         recordBladeGlobalBarrier(encoder.cmd());
         ownership->releasesAfter(encoder.cmd(), index, mb);
-    }
+    };
+    if (moved.empty()) releases();
     encoder.end();
     ++out.stepReadbacks;
     const double timeout = submitTimeout(settings, 0);
@@ -164,6 +167,7 @@ bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const S
                 encoder.cmd(), image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout,
                 {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0},
                 {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT});
+        releases();
         encoder.end();
         ++out.stepReadbacks;
         if (!noteOutcome(encoder.submitAndWait(timeout), what + ", its images' layouts back", timeout, out.run))

@@ -93,8 +93,9 @@ bool noteOutcome(const SubmitOutcome& out, const std::string& failedSubmit, doub
 // their twins and of the images to their staging buffers, H, end], waited, on `encoder`'s queue
 // (the step's), then [begin, those images back to their layouts, end] when there are any; then
 // the host reads them and hands them to settings.readback.onStep. With `ownership`, the step's
-// releases follow H, after a G that orders the copies before them. False (the run ended) when
-// a submit fails.
+// releases follow H, after a G that orders the copies before them (in the second command
+// buffer, after the images' way back, when there is one: an image is released in the layout the
+// file has it in). False (the run ended) when a submit fails.
 bool readBackStep(Encoder& encoder, const scenario::Scenario& s, size_t index, const ScenarioBuffers& buffers,
                   const ScenarioRunSettings& settings, ScenarioModeRun& out, const Ownership* ownership = nullptr);
 
