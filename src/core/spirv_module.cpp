@@ -36,6 +36,7 @@ constexpr uint32_t kOpTypeInt = 21;
 constexpr uint32_t kOpTypeFloat = 22;
 constexpr uint32_t kOpTypeVector = 23;
 constexpr uint32_t kOpTypeMatrix = 24;
+constexpr uint32_t kOpTypeImage = 25;
 constexpr uint32_t kOpEntryPoint = 15;
 constexpr uint32_t kOpExecutionMode = 16;
 constexpr uint32_t kOpTypeArray = 28;
@@ -68,8 +69,10 @@ constexpr uint32_t kBinding = 33;
 constexpr uint32_t kDescriptorSet = 34;
 constexpr uint32_t kWorkgroupSize = 25;
 
-// §3.7 Storage Class.
+// §3.7 Storage Class, §3.8 Dim.
+constexpr uint32_t kUniformConstant = 0;
 constexpr uint32_t kUniform = 2;
+constexpr uint32_t kDim2D = 1;
 constexpr uint32_t kPushConstant = 9;
 constexpr uint32_t kStorageBuffer = 12;
 
@@ -107,6 +110,11 @@ struct Variable {
     uint32_t type = 0;
 };
 
+// OpTypeImage's operands after Sampled Type (§3.52): Dim, Depth, Arrayed, MS, Sampled, Image Format.
+struct ImageType {
+    uint32_t dim = 0, arrayed = 0, multisampled = 0, sampled = 0, format = 0;
+};
+
 // What one pass over the instruction stream collects; resolved after it (constants and
 // types come after the entry point and modes that refer to them, §2.4).
 struct Collected {
@@ -121,6 +129,7 @@ struct Collected {
     std::unordered_map<uint32_t, uint32_t> arrayLength;   // OpTypeArray id -> its length's id
     std::unordered_map<uint32_t, uint32_t> arrayElement;  // (runtime) array id -> element type
     std::unordered_map<uint32_t, Pointer> pointers;
+    std::unordered_map<uint32_t, ImageType> images;
     std::unordered_map<uint32_t, std::optional<uint32_t>> constants;  // value if one 32-bit word
     std::unordered_map<uint32_t, std::vector<uint32_t>> composites;   // constant composites
     std::vector<Variable> variables;
@@ -270,6 +279,11 @@ void Parser::type(Instruction inst, Collected& c) const {
             need(inst, 4, "OpTypePointer");
             c.pointers[inst[1]] = {inst[2], inst[3]};
             break;
+        case kOpTypeImage:
+            need(inst, 9, "OpTypeImage");
+            c.images[inst[1]] = {
+                .dim = inst[3], .arrayed = inst[5], .multisampled = inst[6], .sampled = inst[7], .format = inst[8]};
+            break;
         default:
             break;
     }
@@ -297,6 +311,7 @@ void Parser::instruction(Instruction inst, Collected& c) const {
         case kOpTypeRuntimeArray:
         case kOpTypeStruct:
         case kOpTypePointer:
+        case kOpTypeImage:
             type(inst, c);
             break;
         case kOpConstant:
@@ -414,6 +429,14 @@ SpirvBinding Parser::binding(const Collected& c, const Variable& v, const Decora
             b.kind = SpirvResourceKind::StorageBuffer;
         } else if (sc == kUniform && td.block) {
             b.kind = SpirvResourceKind::UniformBuffer;
+        }
+    }
+    const auto image = c.images.find(pointee);
+    if (pointer && pointer->storageClass == kUniformConstant && !array && image != c.images.end()) {
+        const ImageType& i = image->second;
+        if (i.dim == kDim2D && i.arrayed == 0 && i.multisampled == 0 && i.sampled == 2) {
+            b.kind = SpirvResourceKind::StorageImage;
+            b.imageFormat = i.format;
         }
     }
     if (isStruct && members->second > 0) {
@@ -542,10 +565,27 @@ std::string_view name(SpirvResourceKind k) {
             return "storage buffer";
         case SpirvResourceKind::UniformBuffer:
             return "uniform buffer";
+        case SpirvResourceKind::StorageImage:
+            return "storage image";
         case SpirvResourceKind::Other:
             return "other";
     }
     return "other";
+}
+
+std::string spirvImageFormatName(uint32_t format) {
+    switch (format) {
+        case 0:
+            return "Unknown";
+        case kSpirvImageFormatR32f:
+            return "R32f";
+        case kSpirvImageFormatRgba8:
+            return "Rgba8";
+        case kSpirvImageFormatR32ui:
+            return "R32ui";
+        default:
+            return fmt::format("Image Format {}", format);
+    }
 }
 
 SpirvModule parseSpirv(std::vector<uint32_t> words, std::string_view what) {
@@ -611,7 +651,7 @@ void checkComputeInterface(const SpirvModule& module, std::string_view what, std
         if (j == bs.size() || bs[j].set != 0 || bs[j].binding != i) {
             fail(fmt::format("binding {} missing ({})", i, expected));
         }
-        if (bs[j].kind == SpirvResourceKind::Other) {
+        if (bs[j].kind == SpirvResourceKind::Other || bs[j].kind == SpirvResourceKind::StorageImage) {
             fail(fmt::format("{} is {}, not a storage or uniform buffer", describeBinding(bs[j]), name(bs[j].kind)));
         }
         ++j;

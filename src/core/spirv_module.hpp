@@ -20,11 +20,13 @@ namespace repro {
 
 // What a descriptor binding is, from its variable's storage class and the decoration of
 // the struct it points to: a storage buffer is StorageBuffer + Block, or (SPIR-V before
-// 1.3) Uniform + BufferBlock; a uniform buffer is Uniform + Block. Everything else
-// (images, samplers, arrays of blocks, ...) is Other, which repro never binds.
-enum class SpirvResourceKind { StorageBuffer, UniformBuffer, Other };
+// 1.3) Uniform + BufferBlock; a uniform buffer is Uniform + Block; a storage image is
+// UniformConstant pointing to an OpTypeImage (§3.52) with Dim 2D, Arrayed 0, MS 0 and
+// Sampled 2 (read and written without a sampler). Everything else (sampled images, samplers,
+// other dims, arrays of blocks, ...) is Other, which repro never binds.
+enum class SpirvResourceKind { StorageBuffer, UniformBuffer, StorageImage, Other };
 
-// "storage buffer", "uniform buffer", "other".
+// "storage buffer", "uniform buffer", "storage image", "other".
 std::string_view name(SpirvResourceKind k);
 
 // One variable decorated with DescriptorSet and Binding.
@@ -34,7 +36,18 @@ struct SpirvBinding {
     bool nonWritable = false;  // the variable, or every member of its block, is NonWritable
     bool nonReadable = false;  // the variable, or every member of its block, is NonReadable
     std::string name;          // non-empty OpName of the variable, else of its block, else ""
+    // StorageImage: its OpTypeImage's Image Format operand (§3.11: 0 Unknown, 3 R32f,
+    // 4 Rgba8, 33 R32ui, ...); 0 for the other kinds
+    uint32_t imageFormat = 0;
 };
+
+// §3.11 Image Format: the operands repro's image formats are declared with.
+inline constexpr uint32_t kSpirvImageFormatR32f = 3;
+inline constexpr uint32_t kSpirvImageFormatRgba8 = 4;
+inline constexpr uint32_t kSpirvImageFormatR32ui = 33;
+
+// "R32ui", "R32f", "Rgba8", "Unknown" (0), else "Image Format N": the spec's enumerant names.
+std::string spirvImageFormatName(uint32_t format);
 
 struct SpirvModule {
     std::vector<uint32_t> words;          // the whole module, host byte order
@@ -55,7 +68,7 @@ struct SpirvModule {
 //   byte-swapped module, magic 0x03022307, is rejected and called byte-swapped, not swapped);
 // - an instruction whose word count is 0 or that runs past the end of the module;
 // - a malformed instruction this parser reads (OpEntryPoint, OpExecutionMode, OpName,
-//   OpDecorate, OpMemberDecorate, OpTypeStruct, OpTypePointer, OpVariable, constants);
+//   OpDecorate, OpMemberDecorate, OpTypeStruct, OpTypePointer, OpTypeImage, OpVariable, constants);
 // - no GLCompute entry point, or more than one (the message names them);
 // - no workgroup size for that entry point;
 // - a variable with only one of DescriptorSet and Binding;
@@ -80,7 +93,8 @@ SpirvModule loadSpirvFile(const std::filesystem::path& path);
 
 // Checks a parsed module against what the host records: `localSize` must match exactly
 // (the host computes workgroup counts from it), and the bindings must be exactly set 0,
-// bindings 0..bindingCount-1, one variable each, each a storage or uniform buffer.
+// bindings 0..bindingCount-1, one variable each, each a storage or uniform buffer (not a
+// storage image: --spirv's kernels bind buffers).
 // Throws UsageError("<what>: <problem>") naming the first difference, e.g.
 // "local size 8x8x1, the host dispatches for 16x16x1", "binding 3 missing",
 // "set 1 binding 0 is not used by repro (...)". Bindings are checked in (set, binding) order.

@@ -208,6 +208,9 @@ struct UserKernel {
     std::vector<uint32_t> words;          // the module, host byte order
     std::vector<bool> writes;             // per binding: not NonWritable (it may write the buffer)
     std::vector<bool> reads;              // per binding: not NonReadable (it may read the buffer)
+    // per binding: nullopt for a storage buffer; for a storage image its OpTypeImage's Image
+    // Format operand (SPIR-V §3.11, core/spirv_module.hpp), which the bound image's format must be
+    std::vector<std::optional<uint32_t>> images;
     // spirv-val's word on the module (a module it rejects is a bad file): "spirv-val
     // (vulkan1.3): valid", or "not checked by spirv-val: spirv-val not found on PATH (...)"
     std::string validation;

@@ -116,8 +116,8 @@ void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
     }
 }
 
-// The module's storage buffers against what repro binds: set 0, bindings 0..n-1, one
-// storage-buffer variable each, and at most sizeof(KernelParams) bytes of push constants.
+// The module's bindings against what repro binds: set 0, bindings 0..n-1, one storage-buffer
+// or 2D storage-image variable each, and at most sizeof(KernelParams) bytes of push constants.
 void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m, UserKernel& k) {
     const auto where = [&](std::string_view key) -> const toml::node& {
         return t.get(key) ? static_cast<const toml::node&>(*t.get(key)) : t;
@@ -132,8 +132,9 @@ void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m
         if (b.set != 0)
             p.fail(where("spirv"), fmt::format("{}: set {} binding {} is in descriptor set {}; repro binds set 0 only",
                                                what, b.set, b.binding, b.set));
-        if (b.kind != SpirvResourceKind::StorageBuffer)
-            p.fail(where("spirv"), fmt::format("{}: binding {} is a {} descriptor; repro binds storage buffers only",
+        if (b.kind != SpirvResourceKind::StorageBuffer && b.kind != SpirvResourceKind::StorageImage)
+            p.fail(where("spirv"), fmt::format("{}: binding {} is a {} descriptor; repro binds storage buffers and "
+                                               "2D storage images only",
                                                what, b.binding, name(b.kind)));
     }
     for (size_t i = 0; i < m.bindings.size(); ++i) {
@@ -144,10 +145,12 @@ void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m
                                b.binding < i ? "is declared twice" : "is missing", m.bindings.size() - 1));
         k.writes.push_back(!b.nonWritable);
         k.reads.push_back(!b.nonReadable);
+        k.images.push_back(b.kind == SpirvResourceKind::StorageImage ? std::optional(b.imageFormat) : std::nullopt);
     }
     if (m.bindings.empty())
-        p.fail(where("spirv"),
-               fmt::format("{}: the module has no storage-buffer binding; expected at least one", what));
+        p.fail(
+            where("spirv"),
+            fmt::format("{}: the module has no storage-buffer or storage-image binding; expected at least one", what));
     if (m.pushConstantBytes > sizeof(KernelParams))
         p.fail(where("spirv"), fmt::format("{}: its push-constant block is {} bytes; repro pushes {} (count, add, "
                                            "work, zero)",

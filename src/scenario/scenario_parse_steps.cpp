@@ -12,6 +12,7 @@
 #include <span>
 #include <utility>
 
+#include "core/spirv_module.hpp"
 #include "reference/cpu_reference.hpp"
 #include "scenario/scenario_cpu.hpp"
 #include "scenario/scenario_parse_images.hpp"
@@ -222,6 +223,24 @@ void parseGroups(const Parser& p, const toml::table& t, Dispatch& d) {
         p.fail(where, fmt::format("groups [{}, {}, {}] make {}", d.groups[0], d.groups[1], d.groups[2], *why));
 }
 
+// Binding i of user kernel `k` names `b`: a buffer where the module declares a storage buffer,
+// an image of the module's format where it declares a storage image (one line at `where` else).
+void checkUserBinding(const Parser& p, const toml::node& where, const UserKernel& k, size_t i, const BufferSpec& b) {
+    const std::optional<uint32_t> format = k.images.at(i);
+    if (format.has_value() != b.image.has_value())
+        p.fail(where, fmt::format("kernel {} binding {} is a storage {} in its module; '{}' is {}; expected {}", k.name,
+                                  i, format ? "image" : "buffer", b.name, b.image ? "an image" : "a buffer",
+                                  format ? "an [[image]]" : "a [[buffer]]"));
+    if (!format) return;
+    const uint32_t declared = b.image->format == ImageFormat::R32ui  ? kSpirvImageFormatR32ui
+                              : b.image->format == ImageFormat::R32f ? kSpirvImageFormatR32f
+                                                                     : kSpirvImageFormatRgba8;
+    if (*format != declared)
+        p.fail(where, fmt::format("kernel {} binding {} is a storage image of format {} (its module's OpTypeImage); "
+                                  "image '{}' is {}; expected an image of that format",
+                                  k.name, i, spirvImageFormatName(*format), b.name, name(b.image->format)));
+}
+
 // A dispatch of a user kernel: its module's bindings (all of them, in binding order), the
 // push constants count, add and work as for the built-in kernels, and `groups` required
 // (repro cannot count a user kernel's invocations); dispatch_indirect takes args instead.
@@ -238,9 +257,10 @@ Step parseUserDispatch(const Parser& p, const toml::table& t, const Scenario& s,
                            k.name, k.writes.size(), k.spirv, k.writes.size() - 1, d.bindings.size()));
     uint64_t words = ~uint64_t{0};
     for (size_t i = 0; i < d.bindings.size(); ++i) {
+        const toml::node& where = (*t.get("bindings")->as_array())[i];
         const BufferSpec* b = s.buffer(d.bindings[i]);
-        if (!b) p.fail((*t.get("bindings")->as_array())[i], fmt::format("binding '{}' is no buffer", d.bindings[i]));
-        requireBuffer(p, (*t.get("bindings")->as_array())[i], "bindings", b->name, s);
+        if (!b) p.fail(where, fmt::format("binding '{}' is no {}", d.bindings[i], k.images[i] ? "image" : "buffer"));
+        checkUserBinding(p, where, k, i, *b);
         words = std::min(words, b->bytes / 4);
     }
     d.params.count = static_cast<uint32_t>(p.integer(t, "count", words, 0xffffffffULL));

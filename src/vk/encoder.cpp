@@ -102,9 +102,20 @@ void Encoder::bindPipelineAndBuffers(const ComputePipeline& pipeline, std::span<
     bindPipelineAndInfos(pipeline, infos.data());
 }
 
-void Encoder::bindPipelineAndImages(const ComputePipeline& pipeline, std::span<const VkImageView> views) {
-    std::vector<VkDescriptorImageInfo> infos;
-    for (VkImageView v : views) infos.push_back({.imageView = v, .imageLayout = VK_IMAGE_LAYOUT_GENERAL});
+void Encoder::bindPipelineAndResources(const ComputePipeline& pipeline, std::span<const VkBuffer> buffers,
+                                       std::span<const VkImageView> views) {
+    union Info {  // one template stride serves both (vk/pipeline.cpp)
+        VkDescriptorBufferInfo buffer;
+        VkDescriptorImageInfo image;
+    };
+    std::vector<Info> infos(buffers.size());
+    for (size_t i = 0; i < buffers.size(); ++i) {
+        if (views[i] != VK_NULL_HANDLE) {
+            infos[i].image = {.imageView = views[i], .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
+        } else {
+            infos[i].buffer = {.buffer = buffers[i], .offset = 0, .range = VK_WHOLE_SIZE};
+        }
+    }
     bindPipelineAndInfos(pipeline, infos.data());
 }
 

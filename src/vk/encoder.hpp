@@ -65,9 +65,13 @@ class Encoder {
     void bindPipelineAndBuffers(const ComputePipeline& pipeline, std::initializer_list<VkBuffer> buffers);
     // The same with the buffers in a span (a scenario's user kernel binds any number).
     void bindPipelineAndBuffers(const ComputePipeline& pipeline, std::span<const VkBuffer> buffers);
-    // The same with storage images (every binding VK_DESCRIPTOR_TYPE_STORAGE_IMAGE), each a
-    // VkDescriptorImageInfo of its view in VK_IMAGE_LAYOUT_GENERAL (a scenario's image kernels).
-    void bindPipelineAndImages(const ComputePipeline& pipeline, std::span<const VkImageView> views);
+    // The same with a storage buffer or a storage image per binding (a scenario's kernels: the
+    // image kernels bind images, a user kernel may bind both): binding i is a
+    // VkDescriptorImageInfo of views[i] in VK_IMAGE_LAYOUT_GENERAL where that is not
+    // VK_NULL_HANDLE, else the whole of buffers[i]; both spans have one entry per binding, of
+    // the kinds the pipeline's descriptorTypes say.
+    void bindPipelineAndResources(const ComputePipeline& pipeline, std::span<const VkBuffer> buffers,
+                                  std::span<const VkImageView> views);
 
     // vkEndCommandBuffer. Throws VulkanError.
     void end();

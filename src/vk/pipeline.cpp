@@ -19,7 +19,7 @@ void checkSetup(VkResult r, const char* call) {
 // The descriptor-set layout (one binding per buffer, count 1, stage COMPUTE; blade always
 // chains binding flags, all 0, a struct that is core only from 1.2) and the update template
 // (one VkDescriptorBufferInfo per binding, 24 bytes each), in blade's order.
-// One template stride serves buffers and storage images (Encoder::bindPipelineAndImages).
+// One template stride serves buffers and storage images (Encoder::bindPipelineAndResources).
 static_assert(sizeof(VkDescriptorImageInfo) == sizeof(VkDescriptorBufferInfo));
 
 void createSetLayoutAndTemplate(const Device& device, ComputePipeline& p) {

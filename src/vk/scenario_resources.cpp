@@ -103,6 +103,22 @@ void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::
     }
 }
 
+// Each user kernel's pipeline: its module and entry point, a STORAGE_IMAGE where the module
+// declares a storage image, else a STORAGE_BUFFER, and the 16 bytes of push constants.
+void makeUserPipelines(const Device& device, const sc::Scenario& s, ScenarioPipelines& out) {
+    for (const sc::UserKernel& k : s.kernels) {
+        PipelineOptions options{.entryPoint = k.entry, .pushConstantBytes = sizeof(sc::KernelParams)};
+        for (const auto& image : k.images)
+            options.descriptorTypes.push_back(image ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
+                                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+        const auto& p = out.user
+                            .emplace(k.name, createComputePipeline(device, k.name, k.words,
+                                                                   static_cast<uint32_t>(k.writes.size()), options))
+                            .first->second;
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
+    }
+}
+
 }  // namespace
 
 ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenario& s, bool shuffled) {
@@ -155,14 +171,7 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
             trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
         }
     }
-    for (const sc::UserKernel& k : s.kernels) {
-        const PipelineOptions options{.entryPoint = k.entry, .pushConstantBytes = sizeof(sc::KernelParams)};
-        const auto& p = out.user
-                            .emplace(k.name, createComputePipeline(device, k.name, k.words,
-                                                                   static_cast<uint32_t>(k.writes.size()), options))
-                            .first->second;
-        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
-    }
+    makeUserPipelines(device, s, out);
     return out;
 }
 

@@ -227,22 +227,17 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
     const VkCommandBuffer cmd = encoder.cmd();
     if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {
         const ComputePipeline& p = pipelines.forDispatch(*d);
-        std::vector<VkBuffer> bound;
+        std::vector<VkBuffer> bound;  // per binding: a buffer, or with a view in `views` none
         std::vector<VkImageView> views;
         for (const auto& name : d->bindings) {
-            if (const ScenarioImage* image = mb.image(name)) {
-                views.push_back(image->view.get());
-            } else {
-                bound.push_back(mb.at(name).get());
-            }
+            const ScenarioImage* image = mb.image(name);
+            views.push_back(image ? image->view.get() : VK_NULL_HANDLE);
+            bound.push_back(image ? VK_NULL_HANDLE : mb.at(name).get());
         }
         if (d->user.empty() && d->kernel == sc::Kernel::ConvT) bound.push_back(mb.convParams()->get());
         if (d->user.empty() && d->kernel == sc::Kernel::Slice) bound.push_back(mb.sliceParams()->get());
-        if (views.empty()) {
-            encoder.bindPipelineAndBuffers(p, std::span<const VkBuffer>(bound));
-        } else {
-            encoder.bindPipelineAndImages(p, std::span<const VkImageView>(views));
-        }
+        views.resize(bound.size(), VK_NULL_HANDLE);
+        encoder.bindPipelineAndResources(p, bound, views);
         if (!d->user.empty() || !sc::isChainKernel(d->kernel)) {  // conv-t and slice take none, as blade's
             const sc::KernelParams params = sc::pushConstants(*d);
             vkCmdPushConstants(cmd, p.layout.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);

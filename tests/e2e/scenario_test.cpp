@@ -1165,6 +1165,48 @@ TEST(ScenarioUserKernel, TheExampleIsValidationClean) {
     EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings)")) << shown(r);
 }
 
+// tests/scenarios/user-kernel-image.toml: a user kernel binding an r32ui storage image and a
+// storage buffer (tests/shaders/scenario_user_image.comp) runs right in every mode, clean
+// under the validation layer (the set layout's STORAGE_IMAGE, the image's STORAGE usage and
+// view, GENERAL at the dispatch), the image and its copy compared with split only.
+TEST(ScenarioUserKernel, TheImageExampleIsNotReproducedAndValidationCleanInEveryMode) {
+    const BoundedResult r = repro({"--scenario", kUserKernels + "user-kernel-image.toml", "--validation"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "validation: 0 messages (0 errors, 0 warnings)")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n  kernel: texels (user SPIR-V " + kUserKernels +
+                                    "user_image.spv, entry main, 2 binding(s), local size 8x8x1; spirv-val ("))
+        << shown(r);
+    for (const char* mode : {"multipass", "single"}) {
+        EXPECT_EQ(resultOf(r.out, mode),
+                  "ok: bit-identical to split; 'img', 'out' (written by a user kernel): compared with split only (1 "
+                  "submit, T s)")
+            << mode << shown(r);
+    }
+    EXPECT_TRUE(contains(r.out,
+                         "\n  note: the CPU model cannot compute a user kernel: checked buffer(s) 'img', 'out' are "
+                         "compared with split only\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "\n--- NOT REPRODUCED: every mode's checked buffers are bit-identical to split; "
+                         "'img', 'out' (written by a user kernel): compared with split only\n"))
+        << shown(r);
+}
+
+// The kernel writes the image through its descriptor: a driver forwarding only the first
+// dispatch of each command buffer leaves texel (0, 0) at 0 + w + 1 in the one-submit modes,
+// where split has (w + 1) + w + 2 (w = words[0] = 0xc6063).
+TEST(ScenarioUserKernel, DroppedImageKernelDispatchesDifferFromSplit) {
+    const BoundedResult r =
+        repro({"--scenario", kUserKernels + "user-kernel-image.toml"}, simulated("seed-bug:dispatches=1"));
+    ASSERT_EQ(r.status, 2) << shown(r);
+    for (const char* mode : {"multipass", "single"}) {
+        EXPECT_EQ(resultOf(r.out, mode),
+                  "mismatch: image 'img' differs from split at byte 0 (texel (0, 0): 0x000c6064, split 0x0018c0c9), "
+                  "last written by step 3 dispatch texels (user SPIR-V); 1024 of 1024 texels differ (1 submit, T s)")
+            << mode << shown(r);
+    }
+}
+
 std::string userFile(const std::string& kernel, const std::string& steps) {
     return "name = \"u\"\nsource = \"s\"\npattern = \"p\"\nexpected = \"not reproduced\"\ncheck = [\"acc\"]\n" +
            kernel + "[[buffer]]\nname = \"src\"\nbytes = 256\ninit = \"iota\"\n[[buffer]]\nname = \"acc\"\n" +
@@ -1196,6 +1238,13 @@ TEST(ScenarioUserKernel, DroppedUserDispatchesDifferFromSplit) {
             << mode << shown(r);
     }
     EXPECT_TRUE(contains(r.out, "\n--- BUG REPRODUCED: mode multipass is mismatch (cause: ")) << shown(r);
+}
+
+// tests/shaders/scenario_user_image.comp's module and an 8x8 r32ui image img, and one dispatch of it.
+const std::string kImageKernel = "[[kernel]]\nname = \"texels\"\nspirv = \"" + kUserKernels +
+                                 "user_image.spv\"\n[[image]]\nname = \"img\"\nwidth = 8\nheight = 8\n";
+std::string imageStep(const std::string& bindings) {
+    return "[[step]]\ndispatch = \"texels\"\nbindings = " + bindings + "\ngroups = [1, 1]\n";
 }
 
 // Bad user kernels through the executable: exit 1, one FILE:LINE:COLUMN line, nothing run.
@@ -1239,7 +1288,14 @@ INSTANTIATE_TEST_SUITE_P(
                       BadUserFile{"notspirv", "[[kernel]]\nname = \"mix\"\nspirv = \"TEXT\"\n", mixStep(1),
                                   "8:9: kernel 'mix': 'TEXT': magic number 0x656d616e, not SPIR-V's 0x07230203"},
                       BadUserFile{"missing", "[[kernel]]\nname = \"mix\"\nspirv = \"no-such-module.spv\"\n", mixStep(1),
-                                  "8:9: kernel 'mix': 'TMP/no-such-module.spv': cannot read: no such file"}),
+                                  "8:9: kernel 'mix': 'TMP/no-such-module.spv': cannot read: no such file"},
+                      // a buffer where the module has a storage image, and an image where it has a buffer
+                      BadUserFile{"bufferforimage", kImageKernel, imageStep("[\"src\", \"acc\"]"),
+                                  "23:13: kernel texels binding 0 is a storage image in its module; 'src' is a "
+                                  "buffer; expected an [[image]]"},
+                      BadUserFile{"imageforbuffer", kImageKernel, imageStep("[\"img\", \"img\"]"),
+                                  "23:20: kernel texels binding 1 is a storage buffer in its module; 'img' is an "
+                                  "image; expected a [[buffer]]"}),
     [](const ::testing::TestParamInfo<BadUserFile>& param) { return std::string(param.param.name); });
 
 // Host points (docs/scenarios.md "Host points"): two increments of a host-visible buffer, a

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/errors.hpp"
+#include "core/spirv_module.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_cpu.hpp"
 #include "scenario/scenario_parse.hpp"
@@ -1219,12 +1220,77 @@ TEST(ScenarioUserKernel, ModulesReproCannotBindAreOneLine) {
     EXPECT_EQ(error("user_set1.spv"),
               at + "user_set1.spv): set 1 binding 0 is in descriptor set 1; repro binds set 0 only");
     EXPECT_EQ(error("user_uniform.spv"),
-              at + "user_uniform.spv): binding 0 is a uniform buffer descriptor; repro binds storage buffers only");
+              at + "user_uniform.spv): binding 0 is a uniform buffer descriptor; repro binds storage buffers and 2D "
+                   "storage images only");
     EXPECT_EQ(error("user_big_push.spv"),
               at + "user_big_push.spv): its push-constant block is 32 bytes; repro pushes 16 (count, add, work, zero)");
     EXPECT_EQ(error("user_entry_mix.spv"),
               at + "user_entry_mix.spv): its GLCompute entry point is \"mix\", not \"main\"; expected entry = \"mix\"");
     EXPECT_EQ(error("user_entry_mix.spv", "entry = \"mix\"\n"), "");
+}
+
+// tests/shaders/scenario_user_image.comp: binding 0 an r32ui storage image, binding 1 a readonly
+// storage buffer. A scenario with image img (format `format`, layout `layout`), buffer words
+// and one dispatch of it binding `bindings`.
+std::string userImageScenario(const std::string& bindings, const std::string& format = "r32ui",
+                              const std::string& layout = "general") {
+    return R"(name = "u"
+source = "https://example.org/report"
+pattern = "a test"
+expected = "not reproduced"
+check = []
+
+[[kernel]]
+name = "texels"
+spirv = ")" +
+           kUserDir + R"(/user_image.spv"
+
+[[image]]
+name = "img"
+width = 8
+height = 8
+format = ")" +
+           format + R"("
+layout = ")" +
+           layout + R"("
+check = true
+
+[[buffer]]
+name = "words"
+bytes = 256
+
+[[step]]
+dispatch = "texels"
+bindings = )" +
+           bindings + R"(
+groups = [1, 1]
+)";
+}
+
+TEST(ScenarioUserKernel, AModuleMayBindAStorageImage) {
+    const Scenario s = parseModel(userImageScenario(R"(["img", "words"])"), "u.toml");
+    const UserKernel& k = s.kernels.at(0);
+    EXPECT_EQ(k.images, (std::vector<std::optional<uint32_t>>{kSpirvImageFormatR32ui, std::nullopt}));
+    EXPECT_EQ(k.writes, (std::vector<bool>{true, false}));  // words readonly
+    EXPECT_EQ(k.reads, (std::vector<bool>{true, true}));
+    EXPECT_EQ(k.localSize, (std::array<uint32_t, 3>{8, 8, 1}));
+    EXPECT_EQ(unmodelledBuffers(s), (std::set<std::string>{"img"}));                        // compared with split only
+    EXPECT_EQ(writtenRanges(s.steps[0], s), (std::vector<WrittenRange>{{"img", 0, 256}}));  // the whole image
+}
+
+TEST(ScenarioUserKernel, AnImageBindingTakesAnImageOfTheModulesFormatInGeneral) {
+    EXPECT_EQ(errorOf(userImageScenario(R"(["words", "words"])")),
+              "bad.toml:25:13: kernel texels binding 0 is a storage image in its module; 'words' is a buffer; "
+              "expected an [[image]]");
+    EXPECT_EQ(errorOf(userImageScenario(R"(["img", "img"])")),
+              "bad.toml:25:20: kernel texels binding 1 is a storage buffer in its module; 'img' is an image; "
+              "expected a [[buffer]]");
+    EXPECT_EQ(errorOf(userImageScenario(R"(["img", "words"])", "r32f")),
+              "bad.toml:25:13: kernel texels binding 0 is a storage image of format R32ui (its module's "
+              "OpTypeImage); image 'img' is r32f; expected an image of that format");
+    EXPECT_EQ(errorOf(userImageScenario(R"(["img", "words"])", "r32ui", "transfer-src")),
+              "bad.toml:23:1: step 1 dispatch texels (user SPIR-V) uses image 'img' in layout general, but it is "
+              "in transfer-src here; expected an image barrier with new_layout = \"general\" before it");
 }
 
 TEST(ScenarioUserKernel, FilesThatAreNoModuleAndBadNamesAreOneLine) {

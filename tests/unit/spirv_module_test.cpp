@@ -346,6 +346,58 @@ TEST(SpirvBindings, AreSortedBySetThenBinding) {
     EXPECT_EQ(m.bindings[2].set, 1u);
 }
 
+// %var (binding `binding`, set 0, named "img") = OpVariable of a UniformConstant pointer %ptr
+// to %image = OpTypeImage %uint with `operands` Dim, Depth, Arrayed, MS, Sampled, Image Format
+// (SPIR-V spec §3.52 OpTypeImage).
+void addImage(Builder& b, uint32_t var, uint32_t binding, std::vector<uint32_t> operands) {
+    b.name(var, "img");
+    b.decorate(var, {34, 0}).decorate(var, {33, binding});
+    operands.insert(operands.begin(), {var + 1, Builder::kUint});
+    b.op(25, operands);               // OpTypeImage
+    b.op(32, {var + 2, 0, var + 1});  // OpTypePointer UniformConstant %image
+    b.op(59, {var + 2, var, 0});      // OpVariable UniformConstant
+}
+
+TEST(SpirvBindings, A2DStorageImageIsAStorageImageWithItsFormat) {
+    Builder b = computeModule();
+    b.decorate(10, {24});                     // NonWritable on the variable (GLSL readonly)
+    addImage(b, 10, 0, {1, 0, 0, 0, 2, 33});  // 2D, not depth, arrayed or multisampled, Sampled 2, R32ui
+    b.buffer({.var = 20, .block = 21, .pointer = 22, .binding = 1});
+    const SpirvModule m = parseSpirv(b.words, "x");
+    ASSERT_EQ(m.bindings.size(), 2u);
+    EXPECT_EQ(m.bindings[0].kind, SpirvResourceKind::StorageImage);
+    EXPECT_EQ(m.bindings[0].imageFormat, kSpirvImageFormatR32ui);
+    EXPECT_EQ(m.bindings[0].name, "img");
+    EXPECT_TRUE(m.bindings[0].nonWritable);
+    EXPECT_FALSE(m.bindings[0].nonReadable);
+    EXPECT_EQ(m.bindings[1].kind, SpirvResourceKind::StorageBuffer);
+    EXPECT_EQ(m.bindings[1].imageFormat, 0u);
+    EXPECT_EQ(name(SpirvResourceKind::StorageImage), "storage image");
+    EXPECT_EQ(spirvImageFormatName(33), "R32ui");
+    EXPECT_EQ(spirvImageFormatName(2), "Image Format 2");
+    // --spirv's kernels bind buffers: a storage image there is refused
+    EXPECT_EQ(checkError(m, {8, 4, 2}, 2, "x"),
+              "x: set 0 binding 0 (\"img\") is storage image, not a storage or uniform buffer");
+}
+
+TEST(SpirvBindings, OtherImagesAreOther) {
+    for (const std::vector<uint32_t>& operands :
+         std::vector<std::vector<uint32_t>>{{1, 0, 0, 0, 1, 33},   // Sampled 1: a sampled image
+                                            {1, 0, 1, 0, 2, 33},   // arrayed
+                                            {1, 0, 0, 1, 2, 33},   // multisampled
+                                            {2, 0, 0, 0, 2, 33}})  // Dim 3D
+    {
+        Builder b = computeModule();
+        addImage(b, 10, 0, operands);
+        const SpirvModule m = parseSpirv(b.words, "x");
+        ASSERT_EQ(m.bindings.size(), 1u);
+        EXPECT_EQ(m.bindings[0].kind, SpirvResourceKind::Other) << operands[0] << operands[2] << operands[4];
+    }
+    Builder b = computeModule();
+    b.op(25, {11, Builder::kUint, 1, 0, 0, 0, 2});  // no Image Format operand
+    EXPECT_EQ(parseError(b.words, "x"), "x: malformed OpTypeImage: 8 words, needs at least 9");
+}
+
 TEST(SpirvBindings, ABindingWithoutADescriptorSetIsAnError) {
     Builder b = computeModule();
     b.name(10, "buf");
