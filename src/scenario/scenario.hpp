@@ -469,6 +469,10 @@ struct Scenario {
 bool dispatchWrites(const Scenario& s, const Dispatch& d, uint32_t index);
 bool dispatchReads(const Scenario& s, const Dispatch& d, uint32_t index);
 
+// A dispatch, fill, update, copy or image transfer: what a submit holds, what --submit-every
+// counts and split gives a submit of its own (the recorders and the submit budget share it).
+bool isWork(const Step& step);
+
 // `repro --scenario FILE --barrier B`: every barrier step of `s` replaced by B, the
 // matrix's barrier factor applied to a scenario (docs/scenarios.md "Options"):
 //   blade:          blade's G (ALL_COMMANDS -> ALL_COMMANDS, MEMORY_WRITE -> MEMORY_READ|WRITE)

@@ -12,13 +12,6 @@ namespace sc = repro::scenario;
 
 namespace {
 
-// A dispatch, fill, update, copy or image transfer: what a submit holds.
-bool isWork(const sc::Step& step) {
-    return std::holds_alternative<sc::Dispatch>(step.body) || std::holds_alternative<sc::Fill>(step.body) ||
-           std::holds_alternative<sc::Update>(step.body) || std::holds_alternative<sc::Copy>(step.body) ||
-           std::holds_alternative<sc::ImageTransfer>(step.body);
-}
-
 // A dispatch's iterations: its invocations times its loop's (at least one).
 double dispatchIterations(const sc::Scenario& s, const sc::Dispatch& d) {
     const double invocations = double(d.groups[0]) * d.groups[1] * d.groups[2] * sc::kWorkgroupSize;

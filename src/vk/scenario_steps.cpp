@@ -274,12 +274,6 @@ void recordFreshState(VkCommandBuffer cmd, const sc::Scenario& s, const Scenario
 
 bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_cast<unsigned>(mode)) & 1u; }
 
-bool isWork(const sc::Step& step) {
-    return std::holds_alternative<sc::Dispatch>(step.body) || std::holds_alternative<sc::Fill>(step.body) ||
-           std::holds_alternative<sc::Update>(step.body) || std::holds_alternative<sc::Copy>(step.body) ||
-           std::holds_alternative<sc::ImageTransfer>(step.body);
-}
-
 bool isHostPoint(const sc::Step& step) {
     return std::holds_alternative<sc::HostWrite>(step.body) || std::holds_alternative<sc::HostRead>(step.body);
 }

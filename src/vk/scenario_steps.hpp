@@ -66,8 +66,7 @@ void recordFreshState(VkCommandBuffer cmd, const scenario::Scenario& s, const Sc
 
 // Whether `mode` records `step` (a barrier's `modes`: scenario::Step::modeMask).
 bool inMode(const scenario::Step& step, Mode mode);
-// A dispatch, fill, update or copy: what a submit holds and --submit-every counts.
-bool isWork(const scenario::Step& step);
+using scenario::isWork;  // what a submit holds (scenario/scenario.hpp)
 // A host write or a host read.
 bool isHostPoint(const scenario::Step& step);
 
