@@ -6,6 +6,7 @@
 # PASS=stress picks the half; R defaults to 50; FILES (a list) picks files; a file is not started
 # after BUDGET seconds (540), so that a call fits the lent machine's 10 minutes; JOBS files run at
 # once (default 1; more share the one GPU, which is itself traffic: say so beside the figures).
+# BUILTIN=N adds the built-in chain at -n N (default shape) as one more row, started first.
 # Prints one row per file: file, mutants, killed, hung, not run, own run's wrong runs of its
 # runs. For the lent machine: needs .gl/ and the release build (bench/h200-setup.sh). Writes $OUT.
 set -uo pipefail
@@ -15,6 +16,10 @@ repeat="${R:-50}"
 extra=()
 [[ "$pass" == stress ]] && extra=(--stress)
 t0=$SECONDS
+if [[ -n "${BUILTIN:-}" ]]; then  # the built-in chain's own mutants (blade's G and C barriers) at -n $BUILTIN
+    run "$pass-builtin-n$BUILTIN" -n "$BUILTIN" --mutants --repeat "$repeat" "${extra[@]}" -q \
+        --json "$out/$pass-builtin-n$BUILTIN.json" >/dev/null &
+fi
 for f in ${FILES:-scenarios/*.toml}; do
     s=$(basename "$f" .toml)
     while (($(jobs -rp | wc -l) >= ${JOBS:-1})); do wait -n; done
