@@ -104,6 +104,8 @@ std::string describeEnd(const BoundedResult& r) {
     return "exit " + std::to_string(r.status);
 }
 
+std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
+
 std::vector<std::string> scenarioFiles(const std::string& dir) {
     std::vector<std::string> out;
     for (const auto& e : std::filesystem::directory_iterator(dir)) {

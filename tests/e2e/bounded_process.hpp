@@ -25,6 +25,9 @@ BoundedResult runBounded(const std::string& executable, const std::vector<std::s
 // "exit 2", "signal 11 (Segmentation fault)", "killed after 30 s": how it ended, for messages.
 std::string describeEnd(const BoundedResult& r);
 
+// How it ended, then its stdout and stderr under headings: a failed expectation's whole story.
+std::string shown(const BoundedResult& r);
+
 // No layer and no simulated driver: the environment of a run on the machine's own driver.
 inline const std::vector<std::string> kNoSimulation = {
     "VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};

@@ -34,8 +34,6 @@ using repro::test::runBounded;
 // No simulated driver: repro on the machine's own.
 const std::vector<std::string> kPlainEnv{"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 fs::path freshDir(const std::string& name) {
     const fs::path dir = fs::temp_directory_path() / ("repro-capture-" + std::to_string(getpid()) + "-" + name);
     fs::remove_all(dir);

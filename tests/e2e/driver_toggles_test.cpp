@@ -30,8 +30,6 @@ using repro::test::contains;
 using repro::test::describeEnd;
 using repro::test::runBounded;
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 // Debian's lavapipe, where installed (mesa-vulkan-drivers).
 const fs::path kLavapipe = "/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so";
 

@@ -24,10 +24,6 @@ using repro::test::BoundedResult;
 using repro::test::contains;
 using repro::test::runBounded;
 
-std::string shown(const BoundedResult& r) {
-    return repro::test::describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
-}
-
 // No layer: repro on the machine's driver.
 const std::vector<std::string> kNoLayer = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
 

@@ -30,8 +30,6 @@ using repro::test::count;
 using repro::test::describeEnd;
 using repro::test::runBounded;
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 // A folder of its own for each test, removed at the end.
 struct Folder {
     std::filesystem::path dir;

@@ -38,8 +38,6 @@ std::vector<std::string> simulated(const std::string& spec) {
             "REPRO_SIMULATE=" + spec, "REPRO_SIMULATE_TRACE="};
 }
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 // The lines of `out` with every "(N ms)" and "(N ms total)" as "(T ms...)".
 std::string timeless(const std::string& out) {
     static const std::regex ms(R"(\(\d+ ms)");

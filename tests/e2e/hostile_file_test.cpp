@@ -24,8 +24,6 @@ using repro::test::runBounded;
 // No layer, no simulated driver: the machine's own.
 const std::vector<std::string> kPlain = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 // repro with `args`, its address space capped at 4 GiB (a file read without a bound fails
 // there instead of filling the machine's memory), for at most `limit` seconds.
 BoundedResult repro(const std::vector<std::string>& args, double limit = 60) {

@@ -31,7 +31,6 @@ const std::string kFixture = REPRO_SOURCE_DIR "/tests/scenarios/mutants-weak-bar
 BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kNoSimulation) {
     return runBounded(REPRO_EXECUTABLE, args, env, 240);  // --mutants on llama-25767: about 30 s
 }
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
 
 // Every line of `text` at most `columns` long.
 bool fits(const std::string& text, size_t columns) {

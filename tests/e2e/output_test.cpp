@@ -30,8 +30,6 @@ std::vector<std::string> layerEnv(const std::string& simulate) {
             "REPRO_SIMULATE=" + simulate, "REPRO_SIMULATE_TRACE="};
 }
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 // ---- line lengths ---------------------------------------------------------------------------
 
 struct FailingRun {

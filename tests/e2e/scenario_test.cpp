@@ -45,8 +45,6 @@ std::vector<std::string> simulated(const std::string& spec) {
             "REPRO_SIMULATE=" + spec, "REPRO_SIMULATE_TRACE="};
 }
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 // `out` with each result line's wall time, the one part of it that changes from run to run,
 // written as T: "(3 submits, 0.01 s)" becomes "(3 submits, T s)".
 std::string timeless(const std::string& out) {

@@ -62,8 +62,6 @@ BoundedResult plainRepro(const std::vector<std::string>& args) {
                       300);
 }
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 std::filesystem::path freshDir(const std::string& name) {
     const auto dir =
         std::filesystem::temp_directory_path() / ("repro-simdriver-" + std::to_string(getpid()) + "-" + name);

@@ -30,7 +30,6 @@ const std::string kScenarios = REPRO_SOURCE_DIR "/scenarios/";
 BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kNoSimulation) {
     return runBounded(REPRO_EXECUTABLE, args, env, 120);
 }
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
 class StressedScenario : public ::testing::TestWithParam<std::string> {};
 
 // single runs every part (priming and traffic in its submit, shuffled workgroups), split after

@@ -39,8 +39,6 @@ using repro::test::contains;
 using repro::test::describeEnd;
 using repro::test::runBounded;
 
-std::string shown(const BoundedResult& r) { return describeEnd(r) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
-
 // A fresh folder with an empty kernel-log file for the simulated watchdog (it must exist
 // before the run) and for repro's kernel-log seam REPRO_TEST_KMSG.
 struct Scratch {
