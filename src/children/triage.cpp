@@ -131,24 +131,6 @@ std::string_view name(ConclusionKind k) {
 
 namespace {
 
-// What the rows say about each hypothesis, before the findings are weighed.
-struct Evidence {
-    std::vector<std::string> supports[6], rulesOut[6];
-    void add(Hypothesis h, Finding f, const std::string& why) {
-        const auto i = static_cast<size_t>(h);
-        if (f == Finding::Supports) supports[i].push_back(why);
-        if (f == Finding::RulesOut) rulesOut[i].push_back(why);
-    }
-    bool has(Hypothesis h, Finding f) const {
-        const auto i = static_cast<size_t>(h);
-        return f == Finding::Supports ? !supports[i].empty() : !rulesOut[i].empty();
-    }
-    const std::string& first(Hypothesis h, Finding f) const {
-        const auto i = static_cast<size_t>(h);
-        return f == Finding::Supports ? supports[i].front() : rulesOut[i].front();
-    }
-};
-
 // What H5's check is: the chain's per-dispatch bound, or a file's steps against its CPU model.
 std::string checkName(bool file) {
     return file ? "step-by-step check against the file's CPU model" : "per-dispatch CPU check";
