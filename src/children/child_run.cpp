@@ -30,20 +30,7 @@ constexpr std::string_view kParentOnly[] = {"--matrix",         "--mutants",    
 // The long names of the options the factors set.
 std::vector<std::string_view> factorOptions(const RunFactors& f) {
     std::vector<std::string_view> out;
-    if (f.steps) out.push_back("--chain");
-    if (f.mode) out.push_back("--mode");
-    if (f.barrier) out.push_back("--barrier");
-    if (f.submit.every > 0) out.push_back("--submit-every");
-    if (f.submit.splitMiB) out.push_back("--split-mib");
-    if (f.submit.splitMs) out.push_back("--split-ms");
-    if (!f.submit.hostWait) out.insert(out.end(), {"--host-wait", "--no-host-wait"});
-    if (f.memory) out.push_back("--memory");
-    if (f.dispatchRepeat) out.push_back("--dispatch-repeat");
-    if (f.workScale) out.push_back("--work-scale");
-    if (f.profile) out.push_back("--profile");
-    if (f.checkSteps) out.push_back("--check-steps");
-    if (f.batch) out.push_back("--batch");
-    if (f.mutant) out.push_back("--mutant");
+    for (const FactorPart& part : factorParts(f)) out.insert(out.end(), part.options.begin(), part.options.end());
     return out;
 }
 
@@ -106,21 +93,7 @@ std::vector<std::string> baseChildArgs(const Options& options) {
 
 std::vector<std::string> factorFlags(const RunFactors& f) {
     std::vector<std::string> out;
-    auto add = [&](std::initializer_list<std::string> flags) { out.insert(out.end(), flags); };
-    if (f.steps) add({"-n", std::to_string(*f.steps)});
-    if (f.mode) add({"--mode", std::string(name(*f.mode))});
-    if (f.barrier) add({"--barrier", std::string(name(*f.barrier))});
-    if (f.submit.every > 0) add({"--submit-every", std::to_string(f.submit.every)});
-    if (f.submit.splitMiB) add({"--split-mib", splitMibText(*f.submit.splitMiB)});
-    if (f.submit.splitMs) add({"--split-ms", splitMsText(*f.submit.splitMs)});
-    if (!f.submit.hostWait) add({"--no-host-wait"});
-    if (f.memory) add({"--memory", std::string(name(*f.memory))});
-    if (f.dispatchRepeat) add({"--dispatch-repeat", std::to_string(*f.dispatchRepeat)});
-    if (f.workScale) add({"--work-scale", std::to_string(*f.workScale)});
-    if (f.profile) add({"--profile", std::string(name(*f.profile))});
-    if (f.checkSteps) add({"--check-steps"});
-    if (f.batch) add({"--batch", std::to_string(*f.batch)});
-    if (f.mutant) add({"--mutant", mutantText(*f.mutant)});
+    for (const FactorPart& part : factorParts(f)) out.insert(out.end(), part.flags.begin(), part.flags.end());
     return out;
 }
 

@@ -13,35 +13,39 @@ std::string splitMibText(double mib) { return fmt::format("{:.3f}", mib); }
 
 std::string splitMsText(double ms) { return fmt::format("{:.0f}", ms); }
 
-namespace {
-
-// The submit structure's words: "submit-every=2 host-wait", "split-mib=X no-host-wait".
-void submitLabel(const SubmitStructure& s, std::vector<std::string>& parts) {
-    if (s.every > 0) parts.push_back(fmt::format("submit-every={}", s.every));
-    if (s.splitMiB) parts.push_back("split-mib=" + splitMibText(*s.splitMiB));
-    if (s.splitMs) parts.push_back("split-ms=" + splitMsText(*s.splitMs));
-    if (s.every > 0) {
-        parts.push_back(s.hostWait ? "host-wait" : "no-host-wait");
-    } else if (!s.hostWait) {
-        parts.push_back("no-host-wait");
+std::vector<FactorPart> factorParts(const RunFactors& f) {
+    std::vector<FactorPart> out;
+    // The option of that long name, given `value`; its words "label=value".
+    auto valued = [&](std::string_view option, std::string_view label, const std::string& value) {
+        out.push_back({{option}, {std::string(option), value}, fmt::format("{}={}", label, value)});
+    };
+    if (f.steps) out.push_back({{"--chain"}, {"-n", std::to_string(*f.steps)}, fmt::format("n={}", *f.steps)});
+    if (f.mode) out.push_back({{"--mode"}, {"--mode", std::string(name(*f.mode))}, ""});
+    if (f.barrier) valued("--barrier", "barrier", std::string(name(*f.barrier)));
+    if (f.submit.every > 0) valued("--submit-every", "submit-every", std::to_string(f.submit.every));
+    if (f.submit.splitMiB) valued("--split-mib", "split-mib", splitMibText(*f.submit.splitMiB));
+    if (f.submit.splitMs) valued("--split-ms", "split-ms", splitMsText(*f.submit.splitMs));
+    if (!f.submit.hostWait) {
+        out.push_back({{"--host-wait", "--no-host-wait"}, {"--no-host-wait"}, "no-host-wait"});
+    } else if (f.submit.every > 0) {
+        out.push_back({{}, {}, "host-wait"});  // said beside --submit-every; the default, no flag
     }
+    if (f.memory) valued("--memory", "memory", std::string(name(*f.memory)));
+    if (f.dispatchRepeat) valued("--dispatch-repeat", "dispatch-repeat", std::to_string(*f.dispatchRepeat));
+    if (f.workScale) valued("--work-scale", "work-scale", std::to_string(*f.workScale));
+    if (f.profile) valued("--profile", "profile", std::string(name(*f.profile)));
+    if (f.checkSteps) out.push_back({{"--check-steps"}, {"--check-steps"}, "check-steps"});
+    if (f.driverEnv) out.push_back({{}, {}, f.driverEnv->variable + "=" + f.driverEnv->value});
+    if (f.batch) valued("--batch", "batch", std::to_string(*f.batch));
+    if (f.mutant) valued("--mutant", "mutant", mutantText(*f.mutant));
+    return out;
 }
-
-}  // namespace
 
 std::string factorLabel(const RunFactors& f) {
     std::vector<std::string> parts;
-    if (f.steps) parts.push_back(fmt::format("n={}", *f.steps));
-    if (f.barrier) parts.push_back(fmt::format("barrier={}", name(*f.barrier)));
-    submitLabel(f.submit, parts);
-    if (f.memory) parts.push_back(fmt::format("memory={}", name(*f.memory)));
-    if (f.dispatchRepeat) parts.push_back(fmt::format("dispatch-repeat={}", *f.dispatchRepeat));
-    if (f.workScale) parts.push_back(fmt::format("work-scale={}", *f.workScale));
-    if (f.profile) parts.push_back(fmt::format("profile={}", name(*f.profile)));
-    if (f.checkSteps) parts.push_back("check-steps");
-    if (f.driverEnv) parts.push_back(f.driverEnv->variable + "=" + f.driverEnv->value);
-    if (f.batch) parts.push_back(fmt::format("batch={}", *f.batch));
-    if (f.mutant) parts.push_back("mutant=" + mutantText(*f.mutant));
+    for (const FactorPart& part : factorParts(f)) {
+        if (!part.label.empty()) parts.push_back(part.label);
+    }
     return join(parts, " ");
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,20 @@ struct RunFactors {
 // decimals ("26.200"), whole milliseconds ("250").
 std::string splitMibText(double mib);
 std::string splitMsText(double ms);
+
+// One factor that is set, as each use of it needs it: the long names of the options it
+// replaces in the user's command line, the flags it becomes (children/child_run.hpp
+// factorFlags) and its words in a label (factorLabel). The driver setting has no option and
+// no flag (its child's environment has it), the mode no words, and the host waits beside
+// --submit-every words alone ("host-wait", the default).
+struct FactorPart {
+    std::vector<std::string_view> options;  // "--chain" for -n
+    std::vector<std::string> flags;         // {"-n", "5"}
+    std::string label;                      // "n=5"
+};
+// The parts of the factors that are set, in factorFlags' order (the driver setting after
+// --check-steps).
+std::vector<FactorPart> factorParts(const RunFactors& f);
 
 // What the factors change, in words, without the mode: "barrier=sync2", "submit-every=2
 // host-wait", "split-mib=26.200 no-host-wait", "n=1 dispatch-repeat=8", "check-steps",
