@@ -12,12 +12,6 @@
 namespace repro {
 namespace {
 
-// "mode multipass, submit 1 of 1 (all 7 steps)": the mode and what it is doing.
-std::string doing(const ChildState& s) {
-    if (s.mode.empty() || s.what.starts_with("mode ")) return s.what;
-    return fmt::format("mode {}, {}", s.mode, s.what);
-}
-
 // "9 s of ~31 s predicted" (compact: "9 s/~31 s"): the seconds the current mode has run, and
 // split's prediction for it when one was sent for this mode.
 std::string modeTime(const ChildState& s, double now, bool compact) {
@@ -78,7 +72,7 @@ LineParts lineParts(const ChildState& s, double now, bool compact) {
         p.rowCounts = rowCounts(*s.row, now, compact);
     }
     if (!s.what.empty()) {
-        p.doing = doing(s);
+        p.doing = doingText(s);
         p.time = modeTime(s, now, compact);
     }
     return p;
@@ -91,6 +85,11 @@ double convTWork(const Shape& shape) {
 }
 
 }  // namespace
+
+std::string doingText(const ChildState& s) {
+    if (s.mode.empty() || s.what.starts_with("mode ")) return s.what;
+    return fmt::format("mode {}, {}", s.mode, s.what);
+}
 
 bool progressWanted(bool stderrIsTerminal, bool quiet, const char* ci, const char* term) {
     if (!stderrIsTerminal || quiet || ci != nullptr) return false;

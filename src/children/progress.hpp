@@ -40,6 +40,11 @@ inline constexpr size_t kProgressMaxColumns = 80;
 // times; a column is a UTF-8 code point.
 std::string progressLine(const ChildState& state, double now, size_t columns);
 
+// What the child is doing, in words: "mode multipass, submit 1 of 1 (all 7 steps)" (what it
+// said, after its mode unless that names the mode already). The progress line's, and the
+// supervisor's for a child it ended.
+std::string doingText(const ChildState& state);
+
 // "9 s", "4 min 05 s", "1 h 02 min": a duration in seconds, for people.
 std::string durationText(double seconds);
 

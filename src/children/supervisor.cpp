@@ -220,16 +220,10 @@ ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol, ProgressLi
     }
 }
 
-// What the child was doing: "mode multipass, submit 1 of 1 (all 7 steps)".
-std::string duringText(const ChildState& s) {
-    if (s.mode.empty() || s.what.starts_with("mode ")) return s.what;
-    return fmt::format("mode {}, {}", s.mode, s.what);
-}
-
 // Where the child was, in words: "in vkQueueSubmit during mode multipass (submit 1 of 1)".
 std::string whereText(const ChildState& s, const std::optional<ChildState::Call>& call) {
     const std::string in = call ? fmt::format("in {} ", call->name) : "outside any Vulkan call, ";
-    return fmt::format("{}during {}", in, duringText(s));
+    return fmt::format("{}during {}", in, doingText(s));
 }
 
 // The verdict for a child that did not end by itself: its status, its line (what happened,
@@ -240,7 +234,7 @@ CrashVerdict verdictFor(const ChildEnd& end, const ChildState& s) {
         return {modes ? kExitHang : kExitCannotTest,
                 fmt::format("{}: the driver stalled: {} did not return within {:.0f} s, during {}",
                             modes ? "--- GPU HANG" : "--- CANNOT TEST HERE", end.stalledIn->name,
-                            end.stalledIn->limitSeconds, duringText(s)),
+                            end.stalledIn->limitSeconds, doingText(s)),
                 modes ? "--- the results above are complete for the modes that finished"
                       : "--- before the first submit of the modes under test: this revision cannot be tested"};
     }
@@ -267,7 +261,7 @@ int writeTrace(const Options& o, const ChildState& s, trace_events::Nanos origin
                  .category = "marker",
                  .phase = 'i',
                  .start = trace_events::now(),
-                 .args = {{"during", duringText(s)}, {"exit_status", status}}});
+                 .args = {{"during", doingText(s)}, {"exit_status", status}}});
     }
     const std::optional<std::string> why = writeFileAtomically(*o.trace, doc.renderText());
     if (!why) return status;
