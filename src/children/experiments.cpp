@@ -430,10 +430,7 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
     }
     const TriageConclusion triage = concludeTriage(matrixTriageInput(o, device, t));
     line("--- hypotheses (from the rows above; --triage runs more experiments) ---");
-    for (const HypothesisFinding& h : triage.hypotheses) {
-        line(fmt::format("  {} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
-                         h.why.empty() ? "" : " (" + h.why + ")"));
-    }
+    for (const HypothesisFinding& h : triage.hypotheses) line("  " + findingLine(h));
     line("--- " + triage.line);
     const auto [status, verdict] = matrixVerdict(t);
     line(fmt::format("--- matrix verdict: {}{}", verdict, t.wrongNames.empty() ? "" : ": " + join(t.wrongNames)));

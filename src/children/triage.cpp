@@ -129,6 +129,11 @@ std::string_view name(ConclusionKind k) {
     return "?";
 }
 
+std::string findingLine(const HypothesisFinding& h) {
+    return fmt::format("{} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
+                       h.why.empty() ? "" : " (" + h.why + ")");
+}
+
 namespace {
 
 // What H5's check is: the chain's per-dispatch bound, or a file's steps against its CPU model.

@@ -120,6 +120,11 @@ struct HypothesisFinding {
     std::string why;
 };
 
+// One hypothesis's finding in words, as --triage and --matrix print it: "H1 a cache flush or
+// invalidation the driver does not emit: supports (barrier=full makes it correct)", without
+// the parentheses when there is no why.
+std::string findingLine(const HypothesisFinding& h);
+
 enum class ConclusionKind {
     NotReproduced,
     JobTimeout,

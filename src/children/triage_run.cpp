@@ -38,8 +38,7 @@ std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const st
     std::vector<std::string> summary;
     if (!t.hypotheses.empty()) say("--- hypotheses ---");
     for (const HypothesisFinding& h : t.hypotheses) {
-        const std::string line = fmt::format("{} {}: {}{}", code(h.hypothesis), describe(h.hypothesis), name(h.finding),
-                                             h.why.empty() ? "" : " (" + h.why + ")");
+        const std::string line = findingLine(h);
         say("  {}", line);
         summary.push_back(line);
     }
