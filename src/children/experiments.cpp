@@ -118,6 +118,33 @@ size_t planWorkItems(const Options& o, const Plan& plan) {
     return scenario::workSteps(plan.variants.front());
 }
 
+Options withFactors(const Options& o, const RunFactors& f) {
+    Options out = o;
+    if (f.barrier) out.barrier = *f.barrier, out.barrierGiven = true;
+    if (f.memory) out.memory = *f.memory;
+    if (f.workScale) out.workScale = *f.workScale;
+    if (f.submit.cuts()) out.submit = f.submit;
+    return out;
+}
+
+std::string planRefusal(const Options& o, const RunFactors& f) {
+    try {
+        (void)makePlan(withFactors(o, f));
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool hasBarrierStep(const scenario::Scenario& s) {
+    return std::any_of(s.steps.begin(), s.steps.end(),
+                       [](const scenario::Step& step) { return std::holds_alternative<scenario::Barrier>(step.body); });
+}
+
+int documentStatus(int status) {
+    return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
+}
+
 namespace {
 
 std::string validationText(const Options& o, const ChildOutcome& c) {
@@ -436,7 +463,7 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
     line(fmt::format("--- matrix verdict: {}{}", verdict, t.wrongNames.empty() ? "" : ": " + join(t.wrongNames)));
     const bool written = printMarkdown(
         "--matrix", o, device, {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows, summary);
-    return written || status == kExitHang || status == kExitReproduced || status > 125 ? status : kExitUsage;
+    return written ? status : documentStatus(status);
 }
 
 // Says what the sweep will set, and what RADV_DEBUG=hang does to the result.
@@ -518,7 +545,7 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
         printMarkdown("--driver-env-sweep", o, device,
                       {"setting", "result", "exit", "GPU", "effect", "a change of outcome proves"}, t.rows, summary);
     const int status = baseline.status >= 0 ? baseline.status : baseline.process.timedOut ? kExitHang : kExitCannotTest;
-    return written || status == kExitHang || status == kExitReproduced || status > 125 ? status : kExitUsage;
+    return written ? status : documentStatus(status);
 }
 
 }  // namespace
@@ -540,27 +567,13 @@ std::vector<Variant> splitMsRows(const MatrixTally& t) {
     return splitMsVariants(half);
 }
 
-// The options a child of `v` runs with (the factors a file's rows use), for the check that
-// its file takes them.
-Options withFactors(const Options& o, const RunFactors& f) {
-    Options out = o;
-    if (f.barrier) out.barrier = *f.barrier, out.barrierGiven = true;
-    if (f.memory) out.memory = *f.memory;
-    if (f.workScale) out.workScale = *f.workScale;
-    if (f.submit.cuts()) out.submit = f.submit;
-    return out;
-}
-
 // A file's matrix rows (fileMatrixVariants) that apply to it: a row the file refuses (a memory
 // row that moves no buffer, --work-scale where no dispatch has a work loop, a submit
 // structure on a file with queues: scenario/plan.hpp makePlan's rules), a barrier row where the
 // file has no barrier step, and a submit structure that would leave one submit are left out,
 // each said once.
 std::vector<Variant> fileRows(const Options& o, const Plan& plan) {
-    const scenario::Scenario& s = plan.variants.front();
-    const bool barriers = std::any_of(s.steps.begin(), s.steps.end(), [](const scenario::Step& step) {
-        return std::holds_alternative<scenario::Barrier>(step.body);
-    });
+    const bool barriers = hasBarrierStep(plan.variants.front());
     std::vector<Variant> out;
     std::set<std::string> said;
     for (const Variant& v : fileMatrixVariants()) {

@@ -50,6 +50,21 @@ std::string planLine(const Options& options, const Plan& plan);
 // transfers): what --submit-every cuts.
 size_t planWorkItems(const Options& options, const Plan& plan);
 
+// The options a child with `factors` runs with, as far as a file's plan depends on them
+// (--barrier, --memory, --work-scale, the submit structure): for the check that its file
+// takes them.
+Options withFactors(const Options& options, const RunFactors& factors);
+// Why makePlan (scenario/plan.hpp) refuses the options with `factors` (a memory placement
+// that moves no buffer, --work-scale where no dispatch has a work loop, a submit structure
+// on a file with queues): its UsageError's words, or "" when it takes them.
+std::string planRefusal(const Options& options, const RunFactors& factors);
+// Whether a file has a barrier step (what a --barrier row or experiment replaces).
+bool hasBarrierStep(const scenario::Scenario& s);
+
+// The status after a document that could not be written: 1 (kExitUsage) unless `status`
+// says more (a reproduction, a hang, an interrupt).
+int documentStatus(int status);
+
 // What a parent's Markdown document says besides its table: what ran (the Description's
 // first sentences), the RADV_DEBUG=llvm answer when an experiment gave one, and whether the
 // run hung (the hang note under Log files).

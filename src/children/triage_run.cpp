@@ -151,21 +151,10 @@ std::string plannedLabel(const Planned& p) {
 // memory placement that moves no buffer, a barrier where it has none): the reason, or "".
 std::string fileRefuses(const Children& c, const RunFactors& f) {
     if (c.plan.builtIn()) return "";
-    const scenario::Scenario& s = c.plan.variants.front();
-    if (f.barrier && std::none_of(s.steps.begin(), s.steps.end(), [](const scenario::Step& step) {
-            return std::holds_alternative<scenario::Barrier>(step.body);
-        }))
+    if (f.barrier && !hasBarrierStep(c.plan.variants.front()))
         return "no effect: the file has no barrier step to replace";
-    Options o = c.o;
-    if (f.barrier) o.barrier = *f.barrier, o.barrierGiven = true;
-    if (f.memory) o.memory = *f.memory;
-    if (f.submit.cuts()) o.submit = f.submit;
-    try {
-        (void)makePlan(o);
-    } catch (const UsageError& e) {
-        return std::string("not run: ") + e.what();
-    }
-    return "";
+    const std::string why = planRefusal(c.o, f);
+    return why.empty() ? why : "not run: " + why;
 }
 
 void planFlush(const Children& c, Mode mode, std::vector<Planned>& out) {
@@ -379,16 +368,7 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
 }
 
 // Why --work-scale cannot lengthen the file of `o` (makePlan's refusal), or "".
-std::string unlengthened(const Options& o) {
-    Options longer = o;
-    longer.workScale = 2;
-    try {
-        (void)makePlan(longer);
-    } catch (const UsageError& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string unlengthened(const Options& o) { return planRefusal(o, {.workScale = 2}); }
 
 // The ladder R = 1, 2, 4, ...; the timeout comes from `known` or from the first rung's report.
 Ladder runLadder(Children& c, std::optional<double> known, const std::string& source, bool announce) {
@@ -590,12 +570,6 @@ TriageRunFacts runFacts(const Children& c, const Ladder* ladder, int status) {
             .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
             .timeoutSource = ladder ? ladder->source : std::string(),
             .exitStatus = status};
-}
-
-// The status after a document that could not be written: exit 1 unless the status says
-// more (a reproduction, a hang, an interrupt).
-int documentStatus(int status) {
-    return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
 }
 
 // --format json on stdout (or in the -o file) and the --json file; an unwritable file is
