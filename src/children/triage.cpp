@@ -81,6 +81,12 @@ Hypothesis hypothesisOf(ExperimentKind k) {
     return Hypothesis::MissingFlush;
 }
 
+bool changesRecording(ExperimentKind k) {
+    return k == ExperimentKind::Barrier || k == ExperimentKind::SubmitEveryWait ||
+           k == ExperimentKind::SubmitEveryNoWait || k == ExperimentKind::SplitMs || k == ExperimentKind::SplitMib ||
+           k == ExperimentKind::OneStepRepeat;
+}
+
 std::string_view name(ProbeResult r) {
     switch (r) {
         case ProbeResult::NotRun:
@@ -254,18 +260,13 @@ bool any(const TriageInput& in, ExperimentKind kind, RunResult result) {
                        [&](const ExperimentOutcome& e) { return e.kind == kind && e.result == result; });
 }
 
-// Whether an experiment of one of `kinds` ran to a result (correct or wrong).
-bool ranAny(const TriageInput& in, std::initializer_list<ExperimentKind> kinds) {
+// Whether an experiment of a kind `of` accepts ran to a result (correct or wrong).
+template <typename Of>
+bool ranAny(const TriageInput& in, Of of) {
     return std::any_of(in.experiments.begin(), in.experiments.end(), [&](const ExperimentOutcome& e) {
-        return (e.result == RunResult::Correct || e.result == RunResult::Wrong) &&
-               std::find(kinds.begin(), kinds.end(), e.kind) != kinds.end();
+        return (e.result == RunResult::Correct || e.result == RunResult::Wrong) && of(e.kind);
     });
 }
-
-// The experiments that change multipass's and single's recording.
-constexpr std::initializer_list<ExperimentKind> kRecordingKinds = {
-    ExperimentKind::Barrier, ExperimentKind::SubmitEveryWait, ExperimentKind::SubmitEveryNoWait,
-    ExperimentKind::SplitMs, ExperimentKind::SplitMib,        ExperimentKind::OneStepRepeat};
 
 const ExperimentOutcome* firstFix(const TriageInput& in, std::initializer_list<ExperimentKind> kinds) {
     for (const ExperimentOutcome& e : in.experiments) {
@@ -342,7 +343,7 @@ void weighOthers(const TriageInput& in, Weighed& w) {
     if (const ExperimentOutcome* fix = firstFix(in, {ExperimentKind::Barrier, ExperimentKind::Memory})) {
         h1 = {Hypothesis::MissingFlush, Finding::Supports, fix->label + " makes it correct"};
     } else {
-        h1.why = ranAny(in, {ExperimentKind::Barrier, ExperimentKind::Memory})
+        h1.why = ranAny(in, [](ExperimentKind k) { return hypothesisOf(k) == Hypothesis::MissingFlush; })
                      ? "no barrier or memory variant makes it correct"
                      : "no barrier or memory variant ran";
     }
@@ -411,7 +412,7 @@ Candidate hangCandidate(const TriageInput& in, const Weighed& w) {
                 " avoids it (H1)";
     if (w[Hypothesis::SubmitBoundary].finding != Finding::Supports &&
         w[Hypothesis::MissingFlush].finding != Finding::Supports)
-        line += ranAny(in, kRecordingKinds) ? "; no recording experiment avoids it" : "; no recording experiment ran";
+        line += ranAny(in, changesRecording) ? "; no recording experiment avoids it" : "; no recording experiment ran";
     return {ConclusionKind::GpuHang, line};
 }
 

@@ -55,6 +55,10 @@ enum class ExperimentKind {
 };
 Hypothesis hypothesisOf(ExperimentKind k);
 
+// The experiments that change multipass's and single's recording (--barrier,
+// --submit-every, --split-ms, --split-mib, --dispatch-repeat): never run on split.
+bool changesRecording(ExperimentKind k);
+
 struct ExperimentOutcome {
     ExperimentKind kind = ExperimentKind::Barrier;
     std::string label;  // "barrier=full", "RADV_DEBUG=llvm"

@@ -307,10 +307,11 @@ void sayLadderBound(const Ladder& l) {
 // Whether a wrong or hung rung was a kill of the kernel's: its report's cause is the job
 // timeout (a kill record, or the submit's timing against the timeout), or its submit
 // ended at the known timeout (within [0.9, 1.5] times it). A wrong result without either
-// (--drop-dispatch, a hang repro's own --timeout ended) is no kill.
-bool killEvidence(const Ladder& l, const ChildOutcome& child, std::optional<double> measured) {
-    const ModeReport* single = modeEntry(child, "single");
-    if (single && single->result.causeKind == "job_timeout") return true;
+// (--drop-dispatch, a hang repro's own --timeout ended) is no kill. `mode`: the rung's
+// ("single" in the conv-T ladder, "split" in the one-dispatch ladder).
+bool killEvidence(const Ladder& l, const ChildOutcome& child, const std::string& mode, std::optional<double> measured) {
+    const ModeReport* m = modeEntry(child, mode);
+    if (m && m->result.causeKind == "job_timeout") return true;
     return l.timeout && measured && *measured >= 0.9 * *l.timeout && *measured <= kProbeTimeoutFactor * *l.timeout;
 }
 
@@ -329,7 +330,7 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
     // A hang that repro's own --timeout ended before the known job timeout could fire says
     // nothing about the job timeout (the hostile-input probe's N6c called it "no kill").
     if (result == RunResult::Hang && l.timeout && l.hostWait && *l.hostWait < *l.timeout &&
-        !killEvidence(l, child, measured)) {
+        !killEvidence(l, child, "single", measured)) {
         l.outcome.result = ProbeResult::NotRun;
         l.outcome.detail = fmt::format(
             "single hung at {} ({} after {}): repro's own wait (--timeout {:g} s) gave up before the {:.0f} ms job "
@@ -337,7 +338,7 @@ bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
             rungText(l, repeat), rung.outcome, took, *l.hostWait, *l.timeout * 1000.0);
         return false;
     }
-    if ((result == RunResult::Wrong || result == RunResult::Hang) && !killEvidence(l, child, measured)) {
+    if ((result == RunResult::Wrong || result == RunResult::Hang) && !killEvidence(l, child, "single", measured)) {
         l.outcome.detail = fmt::format(
             "single {} at {} in one submit ({} after {}) with no sign of a kill: no kernel job-timeout "
             "record, and {}",
@@ -436,18 +437,15 @@ bool judgeDispatchRung(const Ladder& l, DispatchLadder& d, ProbeRung rung, const
     say("  {:>7}  {:>10}  {:>10}  {}", rung.batch,
         rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
     d.rungs.push_back(rung);
-    const ModeReport* split = modeEntry(child, "split");
-    const bool killEvidence =
-        (split && split->result.causeKind == "job_timeout") ||
-        (l.timeout && measured && *measured >= 0.9 * *l.timeout && *measured <= kProbeTimeoutFactor * *l.timeout);
     if (result == RunResult::Wrong || result == RunResult::Hang) {
         const bool hard = result == RunResult::Hang;
-        d.outcome.result = !killEvidence ? ProbeResult::NotRun : hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
+        const bool killed = killEvidence(l, child, "split", measured);
+        d.outcome.result = !killed ? ProbeResult::NotRun : hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
         d.outcome.detail =
-            killEvidence ? fmt::format("{} at batch {}: one conv-T alone in its submit, {} after {}",
-                                       hard ? "hard kill" : "soft kill", rung.batch, resultText(child, true), took)
-                         : fmt::format("split {} at batch {} ({} after {}) with no sign of a kill",
-                                       hard ? "hung" : "was wrong", rung.batch, rung.outcome, took);
+            killed ? fmt::format("{} at batch {}: one conv-T alone in its submit, {} after {}",
+                                 hard ? "hard kill" : "soft kill", rung.batch, resultText(child, true), took)
+                   : fmt::format("split {} at batch {} ({} after {}) with no sign of a kill",
+                                 hard ? "hung" : "was wrong", rung.batch, rung.outcome, took);
         return false;
     }
     if (result != RunResult::Correct || !measured) {
@@ -594,14 +592,6 @@ void addDispatchLadder(json& doc, const DispatchLadder& d) {
 }
 
 // ---- --triage ---------------------------------------------------------------------------
-
-// The experiments that change the recording (--barrier, --submit-every, --split-ms,
-// --split-mib, --dispatch-repeat): multipass and single only, so never on split.
-bool changesRecording(ExperimentKind k) {
-    return k == ExperimentKind::Barrier || k == ExperimentKind::SubmitEveryWait ||
-           k == ExperimentKind::SubmitEveryNoWait || k == ExperimentKind::SplitMs || k == ExperimentKind::SplitMib ||
-           k == ExperimentKind::OneStepRepeat;
-}
 
 // split as the failing mode: its stream is blade's one dispatch per submit, which the
 // recording experiments leave alone (`--mode split` with them is a usage error), so each
