@@ -112,6 +112,23 @@ struct LineBuffer {
     }
 };
 
+// Writes the parent's "C" line: "\nC\t<signal>\t<site>\t0x<address>\t<file>\n", the file the
+// base name of `mapping`'s path ("" without one). The leading newline ends a line the
+// crashed thread may have left half-written.
+void sendCrashLine(int signal, CrashSite site, uintptr_t at, const std::optional<MapsEntry>& mapping) {
+    LineBuffer line;
+    line.add("\nC\t");
+    line.number(static_cast<uintptr_t>(signal), 10);
+    line.add("\t");
+    line.add(name(site));
+    line.add("\t0x");
+    line.number(at, 16);
+    line.add("\t");
+    if (mapping) line.add(mapping->path.substr(mapping->path.rfind('/') + 1), /*field=*/true);
+    line.text[line.size++] = '\n';
+    [[maybe_unused]] const ssize_t written = ::write(reporter.fd, line.text, line.size);
+}
+
 void onCrash(int signal, siginfo_t* info, void* context) {
     const int savedErrno = errno;
     const bool sent = info->si_code <= 0;  // SI_USER, SI_TKILL, SI_QUEUE: kill(2) or raise(3)
@@ -128,17 +145,7 @@ void onCrash(int signal, siginfo_t* info, void* context) {
         }
         site = classifyCodeAddress(at, mapping, std::span(reporter.startup.data(), reporter.startupCount));
     }
-    LineBuffer line;
-    line.add("\nC\t");  // the newline ends a line the crashed thread may have left half-written
-    line.number(static_cast<uintptr_t>(signal), 10);
-    line.add("\t");
-    line.add(name(site));
-    line.add("\t0x");
-    line.number(at, 16);
-    line.add("\t");
-    if (mapping) line.add(mapping->path.substr(mapping->path.rfind('/') + 1), /*field=*/true);
-    line.text[line.size++] = '\n';
-    [[maybe_unused]] const ssize_t written = ::write(reporter.fd, line.text, line.size);
+    sendCrashLine(signal, site, at, mapping);
     for (size_t i = 0; i < kCrashSignals.size(); ++i) {
         if (kCrashSignals[i] == signal) sigaction(signal, &reporter.previous[i], nullptr);
     }
@@ -153,15 +160,7 @@ void onCrash(int signal, siginfo_t* info, void* context) {
 // does not take it for the driver's abort. Then the previous disposition acts.
 void onAbort(int signal, siginfo_t* info, void*) {
     const int savedErrno = errno;
-    if (info->si_code <= 0 && info->si_pid != ::getpid()) {
-        LineBuffer line;
-        line.add("\nC\t");
-        line.number(static_cast<uintptr_t>(signal), 10);
-        line.add("\t");
-        line.add(name(CrashSite::Unknown));
-        line.add("\t0x0\t\n");
-        [[maybe_unused]] const ssize_t written = ::write(reporter.fd, line.text, line.size);
-    }
+    if (info->si_code <= 0 && info->si_pid != ::getpid()) sendCrashLine(signal, CrashSite::Unknown, 0, std::nullopt);
     sigaction(signal, &reporter.previousAbort, nullptr);
     raise(signal);  // pending until return, then the previous disposition acts
     errno = savedErrno;
