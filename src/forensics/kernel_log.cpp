@@ -446,34 +446,29 @@ std::optional<GpuEvent> classifyNvidia(std::string_view t, GpuEvent e) {
     return e;
 }
 
+// amdgpu's ring messages, "<lead><ring><tail>", in the order they are tried (a soft recovery
+// is a timeout too).
+struct RingMessage {
+    std::string_view lead, tail;
+    GpuEventKind kind;
+};
+constexpr RingMessage kRingMessages[] = {
+    {"ring ", " timeout, but soft recovered", GpuEventKind::SoftRecovered},
+    {"ring ", " timeout", GpuEventKind::RingTimeout},
+    {"Starting ", " ring reset", GpuEventKind::RingResetStarted},
+    {"Ring ", " reset succeeded", GpuEventKind::RingResetSucceeded},
+    {"Ring ", " reset failed", GpuEventKind::RingResetFailed},
+    {"Fence fallback timer expired on ring ", "", GpuEventKind::FenceFallback},
+};
+
 std::optional<GpuEvent> classifyAmdgpuRing(std::string_view t, GpuEvent e) {
-    if (auto ring = ringBetween(t, "ring ", " timeout, but soft recovered")) {
-        e.kind = GpuEventKind::SoftRecovered;
-        e.ring = *ring;
-        return e;
-    }
-    if (auto ring = ringBetween(t, "ring ", " timeout")) {
-        if (contains(t, "timeout, but ")) return std::nullopt;  // "but device unplugged, skipping"
-        e.kind = GpuEventKind::RingTimeout;
-        e.ring = *ring;
-        return e;
-    }
-    if (auto ring = ringBetween(t, "Starting ", " ring reset")) {
-        e.kind = GpuEventKind::RingResetStarted;
-        e.ring = *ring;
-        return e;
-    }
-    for (const auto& [tail, kind] : {std::pair{" reset succeeded", GpuEventKind::RingResetSucceeded},
-                                     std::pair{" reset failed", GpuEventKind::RingResetFailed}}) {
-        if (auto ring = ringBetween(t, "Ring ", tail)) {
-            e.kind = kind;
-            e.ring = *ring;
-            return e;
-        }
-    }
-    if (auto ring = ringBetween(t, "Fence fallback timer expired on ring ", "")) {
-        e.kind = GpuEventKind::FenceFallback;
-        e.ring = *ring;
+    for (const RingMessage& m : kRingMessages) {
+        auto ring = ringBetween(t, m.lead, m.tail);
+        if (!ring) continue;
+        // "ring X timeout, but device unplugged, skipping": no event
+        if (m.kind == GpuEventKind::RingTimeout && contains(t, "timeout, but ")) return std::nullopt;
+        e.kind = m.kind;
+        e.ring = std::move(*ring);
         return e;
     }
     return std::nullopt;
