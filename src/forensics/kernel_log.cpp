@@ -534,59 +534,28 @@ std::optional<GpuEvent> classifyIntel(std::string_view t, GpuEvent e) {
     return std::nullopt;
 }
 
+// Each kind's name and whether it is a kill record (the kernel stopped or reset a job: a
+// timeout, a reset, a wedge, a hang), in GpuEventKind's order. Whether an Xid or a nouveau
+// error is one depends on the record (isKillEvent).
+struct GpuEventKindFacts {
+    std::string_view name;
+    bool kill;
+};
+constexpr GpuEventKindFacts kGpuEventKinds[] = {
+    {"ring timeout", true},         {"soft recovered", true},    {"ring reset started", true},
+    {"ring reset succeeded", true}, {"ring reset failed", true}, {"GPU reset begin", true},
+    {"GPU reset succeeded", true},  {"GPU reset failed", true},  {"device wedged", true},
+    {"page fault", false},          {"VM fault status", false},  {"fence fallback timer", false},
+    {"devcoredump", false},         {"process", false},          {"guilty context", false},
+    {"i915 GPU hang", true},        {"i915 engine reset", true}, {"i915 context reset", true},
+    {"xe job timeout", true},       {"xe engine reset", true},   {"Xid", false},
+    {"nouveau error", false},       {"MES no response", true},
+};
+static_assert(std::size(kGpuEventKinds) == static_cast<size_t>(GpuEventKind::MesNoResponse) + 1);
+
 }  // namespace
 
-std::string_view name(GpuEventKind kind) {
-    switch (kind) {
-        case GpuEventKind::RingTimeout:
-            return "ring timeout";
-        case GpuEventKind::SoftRecovered:
-            return "soft recovered";
-        case GpuEventKind::RingResetStarted:
-            return "ring reset started";
-        case GpuEventKind::RingResetSucceeded:
-            return "ring reset succeeded";
-        case GpuEventKind::RingResetFailed:
-            return "ring reset failed";
-        case GpuEventKind::GpuResetBegin:
-            return "GPU reset begin";
-        case GpuEventKind::GpuResetSucceeded:
-            return "GPU reset succeeded";
-        case GpuEventKind::GpuResetFailed:
-            return "GPU reset failed";
-        case GpuEventKind::DeviceWedged:
-            return "device wedged";
-        case GpuEventKind::PageFault:
-            return "page fault";
-        case GpuEventKind::VmFaultStatus:
-            return "VM fault status";
-        case GpuEventKind::FenceFallback:
-            return "fence fallback timer";
-        case GpuEventKind::Devcoredump:
-            return "devcoredump";
-        case GpuEventKind::ProcessInfo:
-            return "process";
-        case GpuEventKind::GuiltyContext:
-            return "guilty context";
-        case GpuEventKind::I915Hang:
-            return "i915 GPU hang";
-        case GpuEventKind::I915EngineReset:
-            return "i915 engine reset";
-        case GpuEventKind::I915ContextReset:
-            return "i915 context reset";
-        case GpuEventKind::XeJobTimeout:
-            return "xe job timeout";
-        case GpuEventKind::XeEngineReset:
-            return "xe engine reset";
-        case GpuEventKind::NvidiaXid:
-            return "Xid";
-        case GpuEventKind::NouveauError:
-            return "nouveau error";
-        case GpuEventKind::MesNoResponse:
-            return "MES no response";
-    }
-    return "?";
-}
+std::string_view name(GpuEventKind kind) { return kGpuEventKinds[static_cast<size_t>(kind)].name; }
 
 std::optional<GpuEvent> classifyGpuRecord(const KernelRecord& record) {
     const std::string_view t = record.text;
@@ -638,30 +607,9 @@ std::vector<GpuEvent> gpuEvents(std::span<const KernelRecord> records) {
 }
 
 bool isKillEvent(const GpuEvent& e) {
-    switch (e.kind) {
-        case GpuEventKind::RingTimeout:
-        case GpuEventKind::SoftRecovered:
-        case GpuEventKind::RingResetStarted:
-        case GpuEventKind::RingResetSucceeded:
-        case GpuEventKind::RingResetFailed:
-        case GpuEventKind::GpuResetBegin:
-        case GpuEventKind::GpuResetSucceeded:
-        case GpuEventKind::GpuResetFailed:
-        case GpuEventKind::DeviceWedged:
-        case GpuEventKind::I915Hang:
-        case GpuEventKind::I915EngineReset:
-        case GpuEventKind::I915ContextReset:
-        case GpuEventKind::XeJobTimeout:
-        case GpuEventKind::XeEngineReset:
-        case GpuEventKind::MesNoResponse:
-            return true;
-        case GpuEventKind::NvidiaXid:
-            return e.xid == 8 || e.xid == 109;
-        case GpuEventKind::NouveauError:
-            return contains(e.text, ": killed");
-        default:
-            return false;
-    }
+    if (e.kind == GpuEventKind::NvidiaXid) return e.xid == 8 || e.xid == 109;
+    if (e.kind == GpuEventKind::NouveauError) return contains(e.text, ": killed");
+    return kGpuEventKinds[static_cast<size_t>(e.kind)].kill;
 }
 
 }  // namespace repro
