@@ -4,59 +4,33 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 namespace repro {
 
-std::string_view code(Hypothesis h) {
-    switch (h) {
-        case Hypothesis::MissingFlush:
-            return "H1";
-        case Hypothesis::SubmitBoundary:
-            return "H2";
-        case Hypothesis::JobTimeout:
-            return "H3";
-        case Hypothesis::BytesPerSubmit:
-            return "H4";
-        case Hypothesis::ShaderCompiler:
-            return "H5";
-        case Hypothesis::BladeQuirks:
-            return "H6";
-    }
-    return "H?";
-}
+namespace {
 
-std::string_view describe(Hypothesis h) {
-    switch (h) {
-        case Hypothesis::MissingFlush:
-            return "a cache flush or invalidation the driver does not emit";
-        case Hypothesis::SubmitBoundary:
-            return "state that drains only at a submit boundary";
-        case Hypothesis::JobTimeout:
-            return "the kernel's job watchdog";
-        case Hypothesis::BytesPerSubmit:
-            return "the bytes one submit writes";
-        case Hypothesis::ShaderCompiler:
-            return "the shader compiler";
-        case Hypothesis::BladeQuirks:
-            return "blade's own invalid usage";
-    }
-    return "?";
-}
+// Each hypothesis's code and words, in Hypothesis' order.
+constexpr std::pair<std::string_view, std::string_view> kHypothesisWords[] = {
+    {"H1", "a cache flush or invalidation the driver does not emit"},
+    {"H2", "state that drains only at a submit boundary"},
+    {"H3", "the kernel's job watchdog"},
+    {"H4", "the bytes one submit writes"},
+    {"H5", "the shader compiler"},
+    {"H6", "blade's own invalid usage"},
+};
+static_assert(std::size(kHypothesisWords) == std::size(kHypotheses));
+
+}  // namespace
+
+std::string_view code(Hypothesis h) { return kHypothesisWords[static_cast<size_t>(h)].first; }
+
+std::string_view describe(Hypothesis h) { return kHypothesisWords[static_cast<size_t>(h)].second; }
 
 std::string_view name(RunResult r) {
-    switch (r) {
-        case RunResult::Wrong:
-            return "wrong";
-        case RunResult::Correct:
-            return "correct";
-        case RunResult::Hang:
-            return "hang";
-        case RunResult::NotRun:
-            return "not run";
-        case RunResult::NoEffect:
-            return "no effect";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"wrong", "correct", "hang", "not run", "no effect"};
+    return kNames[static_cast<size_t>(r)];
 }
 
 Hypothesis hypothesisOf(ExperimentKind k) {
@@ -88,51 +62,20 @@ bool changesRecording(ExperimentKind k) {
 }
 
 std::string_view name(ProbeResult r) {
-    switch (r) {
-        case ProbeResult::NotRun:
-            return "not run";
-        case ProbeResult::SoftKill:
-            return "soft kill";
-        case ProbeResult::HardKill:
-            return "hard kill";
-        case ProbeResult::NoKill:
-            return "no kill";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"not run", "soft kill", "hard kill", "no kill"};
+    return kNames[static_cast<size_t>(r)];
 }
 
 std::string_view name(Finding f) {
-    switch (f) {
-        case Finding::Supports:
-            return "supports";
-        case Finding::RulesOut:
-            return "rules out";
-        case Finding::NoEvidence:
-            return "no evidence";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"supports", "rules out", "no evidence"};
+    return kNames[static_cast<size_t>(f)];
 }
 
 std::string_view name(ConclusionKind k) {
-    switch (k) {
-        case ConclusionKind::NotReproduced:
-            return "not_reproduced";
-        case ConclusionKind::JobTimeout:
-            return "job_timeout";
-        case ConclusionKind::GpuHang:
-            return "gpu_hang";
-        case ConclusionKind::Synchronization:
-            return "synchronization";
-        case ConclusionKind::BytesPerSubmit:
-            return "bytes_per_submit";
-        case ConclusionKind::ShaderCompiler:
-            return "shader_compiler";
-        case ConclusionKind::BladeQuirks:
-            return "blade_quirks";
-        case ConclusionKind::Undetermined:
-            return "undetermined";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"not_reproduced",  "job_timeout",      "gpu_hang",
+                                                  "synchronization", "bytes_per_submit", "shader_compiler",
+                                                  "blade_quirks",    "undetermined"};
+    return kNames[static_cast<size_t>(k)];
 }
 
 std::string findingLine(const HypothesisFinding& h) {
