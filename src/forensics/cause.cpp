@@ -472,43 +472,15 @@ Cause otherCauses(const CauseInput& in, const Analysis& a, Cause c) {
 std::string_view name(PredictionBasis b) { return b == PredictionBasis::Timestamps ? "timestamps" : "host waits"; }
 
 std::string_view name(OutputVerdict v) {
-    switch (v) {
-        case OutputVerdict::Correct:
-            return "correct";
-        case OutputVerdict::Zero:
-            return "zero";
-        case OutputVerdict::Mismatch:
-            return "mismatch";
-        case OutputVerdict::NonFinite:
-            return "nonfinite";
-        case OutputVerdict::Unwritten:
-            return "unwritten";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"correct", "zero", "mismatch", "nonfinite", "unwritten"};
+    return kNames[static_cast<size_t>(v)];
 }
 
 std::string_view name(CauseKind k) {
-    switch (k) {
-        case CauseKind::NoFailure:
-            return "no_failure";
-        case CauseKind::JobTimeout:
-            return "job_timeout";
-        case CauseKind::HangKilled:
-            return "hang_killed";
-        case CauseKind::Synchronization:
-            return "synchronization";
-        case CauseKind::ShaderCompiler:
-            return "shader_compiler";
-        case CauseKind::BladeQuirks:
-            return "blade_quirks";
-        case CauseKind::Control:
-            return "control";
-        case CauseKind::Firmware:
-            return "firmware";
-        case CauseKind::Undetermined:
-            return "undetermined";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"no_failure",      "job_timeout",     "hang_killed",
+                                                  "synchronization", "shader_compiler", "blade_quirks",
+                                                  "control",         "firmware",        "undetermined"};
+    return kNames[static_cast<size_t>(k)];
 }
 
 std::optional<Prediction> predictSubmit(const SplitTimes& split, size_t first, size_t count) {
@@ -546,17 +518,8 @@ std::optional<std::string> predictionWarning(std::string_view mode, const Predic
 }
 
 std::string_view name(Recovery r) {
-    switch (r) {
-        case Recovery::Soft:
-            return "soft";
-        case Recovery::Hard:
-            return "hard";
-        case Recovery::Innocent:
-            return "innocent";
-        case Recovery::Unknown:
-            break;
-    }
-    return "unknown";
+    static constexpr std::string_view kNames[] = {"unknown", "soft", "hard", "innocent"};
+    return kNames[static_cast<size_t>(r)];
 }
 
 Recovery recoveryOf(const CauseInput& in) {

@@ -169,15 +169,8 @@ void onAbort(int signal, siginfo_t* info, void*) {
 }  // namespace
 
 std::string_view name(CrashSite site) {
-    switch (site) {
-        case CrashSite::Driver:
-            return "driver";
-        case CrashSite::Repro:
-            return "repro";
-        case CrashSite::Unknown:
-            break;
-    }
-    return "unknown";
+    static constexpr std::string_view kNames[] = {"driver", "repro", "unknown"};
+    return kNames[static_cast<size_t>(site)];
 }
 
 std::optional<CrashSite> parseCrashSite(std::string_view text) {

@@ -177,17 +177,8 @@ std::optional<KernelVersion> parseKernelRelease(std::string_view release) {
 }
 
 std::string_view name(AmdgpuQueue q) {
-    switch (q) {
-        case AmdgpuQueue::Gfx:
-            return "gfx";
-        case AmdgpuQueue::Compute:
-            return "compute";
-        case AmdgpuQueue::Sdma:
-            return "sdma";
-        case AmdgpuQueue::Video:
-            return "video";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"gfx", "compute", "sdma", "video"};
+    return kNames[static_cast<size_t>(q)];
 }
 
 AmdgpuEra amdgpuEra(const std::optional<KernelVersion>& k) {
@@ -199,19 +190,9 @@ AmdgpuEra amdgpuEra(const std::optional<KernelVersion>& k) {
 }
 
 std::string_view describe(AmdgpuEra era) {
-    switch (era) {
-        case AmdgpuEra::Linux6_19On:
-            return "Linux 6.19+";
-        case AmdgpuEra::Linux6_17To6_18:
-            return "Linux 6.17-6.18";
-        case AmdgpuEra::Linux5_14To6_16:
-            return "Linux 5.14-6.16";
-        case AmdgpuEra::Before5_14:
-            return "Linux before 5.14";
-        case AmdgpuEra::Unknown:
-            break;
-    }
-    return "an unknown kernel";
+    static constexpr std::string_view kWords[] = {"an unknown kernel", "Linux before 5.14", "Linux 5.14-6.16",
+                                                  "Linux 6.17-6.18", "Linux 6.19+"};
+    return kWords[static_cast<size_t>(era)];
 }
 
 LockupTimeoutParse parseLockupTimeout(std::string_view text) {
@@ -277,15 +258,8 @@ QueueTimeout amdgpuQueueTimeout(AmdgpuQueue queue, const AmdgpuTimeoutInput& in)
 }
 
 std::string_view name(QueueKind k) {
-    switch (k) {
-        case QueueKind::Gfx:
-            return "gfx";
-        case QueueKind::Compute:
-            return "compute";
-        case QueueKind::Other:
-            return "other";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"gfx", "compute", "other"};
+    return kNames[static_cast<size_t>(k)];
 }
 
 QueueKind queueKindFromFlags(std::string_view flags) {
