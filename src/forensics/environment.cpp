@@ -41,8 +41,6 @@ struct FileRead {
     std::string fact() const { return text ? *text : problem; }
 };
 
-bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 class Tree {
   public:
     explicit Tree(fs::path root) : root_(std::move(root)) {}
@@ -276,7 +274,7 @@ void captureModules(const Tree& tree, Pairs& out, std::vector<std::string>& note
         for (const auto parameter : spec.parameters) {
             const FileRead r = tree.read(fmt::format("{}/parameters/{}", dir, parameter));
             out.emplace_back(fmt::format("{}.{}", spec.name, parameter), r.fact());
-            if (startsWith(r.problem, "unreadable")) {
+            if (r.problem.starts_with("unreadable")) {
                 notes.push_back(fmt::format("{}.{}: {}", spec.name, parameter, r.problem));
             }
         }
@@ -296,7 +294,7 @@ void captureModules(const Tree& tree, Pairs& out, std::vector<std::string>& note
 
 std::optional<uint32_t> parseHex(const std::string& text) {
     std::string_view s = text;
-    if (startsWith(s, "0x") || startsWith(s, "0X")) s.remove_prefix(2);
+    if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
     uint32_t value = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value, 16);
     if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
@@ -304,7 +302,7 @@ std::optional<uint32_t> parseHex(const std::string& text) {
 }
 
 bool isCardName(const std::string& name) {
-    return name.size() > 4 && startsWith(name, "card") && std::all_of(name.begin() + 4, name.end(), [](char c) {
+    return name.size() > 4 && name.starts_with("card") && std::all_of(name.begin() + 4, name.end(), [](char c) {
                return std::isdigit(static_cast<unsigned char>(c)) != 0;
            });
 }
@@ -324,7 +322,7 @@ void captureAmdgpuCard(const Tree& tree, const std::string& card, Pairs& out) {
     }
 }
 
-bool isComputeOrRender(std::string_view engine) { return startsWith(engine, "rcs") || startsWith(engine, "ccs"); }
+bool isComputeOrRender(std::string_view engine) { return engine.starts_with("rcs") || engine.starts_with("ccs"); }
 
 void captureI915Card(const Tree& tree, const std::string& card, Pairs& out) {
     const std::string engines = fmt::format("/sys/class/drm/{}/engine", card);
@@ -345,9 +343,9 @@ void captureXeCard(const Tree& tree, const std::string& card, Pairs& out) {
     const std::string device = fmt::format("/sys/class/drm/{}/device", card);
     bool any = false;
     for (const auto& tile : tree.list(device)) {
-        if (!startsWith(tile, "tile")) continue;
+        if (!tile.starts_with("tile")) continue;
         for (const auto& gt : tree.list(fmt::format("{}/{}", device, tile))) {
-            if (!startsWith(gt, "gt")) continue;
+            if (!gt.starts_with("gt")) continue;
             const std::string engines = fmt::format("{}/{}/{}/engines", device, tile, gt);
             for (const auto& engine : tree.list(engines)) {
                 if (!isComputeOrRender(engine)) continue;
@@ -490,7 +488,7 @@ const std::string* lookup(const Pairs& pairs, std::string_view key) {
     return nullptr;
 }
 
-bool isProblem(const std::string& value) { return startsWith(value, "unreadable") || startsWith(value, "not present"); }
+bool isProblem(const std::string& value) { return value.starts_with("unreadable") || value.starts_with("not present"); }
 
 std::optional<long long> parseInteger(const std::string& text) {
     const std::string t(trimmed(text));
@@ -534,8 +532,8 @@ std::optional<JobWatchdog> amdgpuWatchdog(const EnvironmentReport& env, QueueKin
 const std::pair<std::string, std::string>* findFact(const Pairs& pairs, std::string_view prefix,
                                                     std::string_view suffix) {
     for (const auto& p : pairs) {
-        if (startsWith(p.first, prefix) && p.first.size() >= prefix.size() + suffix.size() &&
-            std::string_view(p.first).substr(p.first.size() - suffix.size()) == suffix) {
+        if (p.first.starts_with(prefix) && p.first.size() >= prefix.size() + suffix.size() &&
+            p.first.ends_with(suffix)) {
             return &p;
         }
     }
@@ -601,7 +599,7 @@ bool moduleLoaded(const EnvironmentReport& env, std::string_view module) {
     if (bare && isProblem(*bare)) return false;
     const std::string prefix = std::string(module) + ".";
     return std::any_of(env.kernelDriver.begin(), env.kernelDriver.end(),
-                       [&](const auto& p) { return startsWith(p.first, prefix); });
+                       [&](const auto& p) { return p.first.starts_with(prefix); });
 }
 
 }  // namespace
@@ -629,7 +627,7 @@ std::vector<std::string> processEnvironment() {
 bool isDriverVariable(std::string_view name) {
     if (std::find(kVariableNames.begin(), kVariableNames.end(), name) != kVariableNames.end()) return true;
     return std::any_of(kVariablePrefixes.begin(), kVariablePrefixes.end(),
-                       [&](std::string_view prefix) { return startsWith(name, prefix); });
+                       [&](std::string_view prefix) { return name.starts_with(prefix); });
 }
 
 EnvironmentSources processEnvironmentSources() {
