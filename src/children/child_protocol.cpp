@@ -85,14 +85,10 @@ void ChildProtocol::line(std::string_view text, double now) {
     const std::vector<std::string_view> f = fields(text);
     if (f.empty() || f[0].size() != 1) return;
     switch (f[0][0]) {
-        case 'E': {
-            if (f.size() != 3) return;
-            double limit = 0;
-            const auto [ptr, ec] = std::from_chars(f[1].data(), f[1].data() + f[1].size(), limit);
-            if (ec != std::errc{}) return;
-            state_.inCall = ChildState::Call{.name = std::string(f[2]), .limitSeconds = limit, .since = now};
+        case 'E':
+            if (double limit = 0; f.size() == 3 && number(f[1], limit))
+                state_.inCall = ChildState::Call{.name = std::string(f[2]), .limitSeconds = limit, .since = now};
             return;
-        }
         case 'L':
             state_.inCall.reset();
             return;
@@ -102,11 +98,7 @@ void ChildProtocol::line(std::string_view text, double now) {
             state_.mode = f[2] == "-" ? "" : std::string(f[2]);
             state_.what = std::string(f[3]);
             if (state_.stage == "modes") state_.modesBegan = true;
-            if (state_.mode.empty()) {
-                state_.modeSince.reset();
-            } else {
-                state_.modeSince = now;
-            }
+            state_.modeSince = state_.mode.empty() ? std::nullopt : std::optional<double>(now);
             return;
         case 'P':
         case 'W':
