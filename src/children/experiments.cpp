@@ -145,6 +145,15 @@ int documentStatus(int status) {
     return status == kExitReproduced || status == kExitHang || status > 125 ? status : kExitUsage;
 }
 
+void printChildrenHeader(const std::string& ran, const ProbedDevice& device, const std::filesystem::path& dir,
+                         const std::string& dirNote) {
+    say("repro {} (git {}): {}", kReproVersion, kReproGitHash, ran);
+    say("Device: {} | driver: {} | driverID {}", device.name, device.driver,
+        device.driverId.empty() ? "?" : device.driverId);
+    say("  each run is a child process of this binary with its own device; logs and JSON reports in {}{}", dir.string(),
+        dirNote);
+}
+
 namespace {
 
 std::string validationText(const Options& o, const ChildOutcome& c) {
@@ -158,16 +167,6 @@ std::string validationText(const Options& o, const ChildOutcome& c) {
 
 std::string gpuText(const ChildOutcome& c) {
     return c.gpuSeconds ? fmt::format("{:.3f} ms", *c.gpuSeconds * 1e3) : "-";
-}
-
-void printHeader(const char* what, const Options& o, const Plan& plan, const ProbedDevice& device,
-                 const std::filesystem::path& dir) {
-    say("repro {} (git {}): {} {}", kReproVersion, kReproGitHash, what, planLine(o, plan));
-    say("Device: {} | driver: {} | driverID {}", device.name, device.driver,
-        device.driverId.empty() ? "?" : device.driverId);
-    say("  each run is a child process of this binary with its own device; logs and JSON "
-        "reports in {}",
-        dir.string());
 }
 
 }  // namespace
@@ -615,7 +614,7 @@ int runMatrix(const Options& o, const Plan& plan) {
     const ProbedDevice device = probe(o);
     const auto dir = makeLogDir("matrix");
     const ChildLogFolder logs(o, dir);  // removed (or kept and named) when interrupted
-    printHeader("--matrix", o, plan, device, dir);
+    printChildrenHeader("--matrix " + planLine(o, plan), device, dir);
     std::vector<Variant> variants;
     size_t folded = 0;
     if (plan.builtIn()) {
@@ -662,7 +661,7 @@ int runDriverEnvSweep(const Options& o, const Plan& plan) {
     const ProbedDevice device = probe(o);
     const auto dir = makeLogDir("driver-env");
     const ChildLogFolder logs(o, dir);  // removed (or kept and named) when interrupted
-    printHeader("--driver-env-sweep", o, plan, device, dir);
+    printChildrenHeader("--driver-env-sweep " + planLine(o, plan), device, dir);
     const std::vector<DriverSetting> settings = driverSettingsFor(device.driverId, o.allDrivers);
     introduceDriverEnvSweep(o, device, settings);
     const double limit = childTimeLimit(o, plan, device.cpu);

@@ -37,6 +37,11 @@ std::filesystem::path makeLogDir(const char* what);
 // it is and why.
 void finishLogDir(const Options& options, const std::filesystem::path& dir, const std::string& keepWhy = {});
 
+// The first lines of a parent of children: "repro V (git H): RAN" (what runs: "--matrix at
+// N=6, ..."), the device, and the folder of the children's logs and reports, `dirNote` after it.
+void printChildrenHeader(const std::string& ran, const ProbedDevice& device, const std::filesystem::path& dir,
+                         const std::string& dirNote = {});
+
 // The time limit for one child, seconds: its modes' submit timeouts (the built-in chain's
 // conv-Ts, a file's work steps' budgets: scenario/submit_budget.hpp), scaled by `scale`
 // (--dispatch-repeat, --work-scale), twice, plus 10 minutes for set-up and checking.

@@ -537,16 +537,11 @@ std::string probeVerdict(const Ladder& l) {
 // ---- printing -----------------------------------------------------------------------------
 
 void printHeader(const char* what, const Children& c) {
-    if (c.o.watchdogProbe && c.plan.builtIn()) {
-        say("repro {} (git {}): {} at one step, preset {} ({})", kReproVersion, kReproGitHash, what, c.o.preset,
-            describe(c.o.shape));
-    } else {
-        say("repro {} (git {}): {} {}", kReproVersion, kReproGitHash, what, planLine(c.o, c.plan));
-    }
-    say("Device: {} | driver: {} | driverID {}", c.device.name, c.device.driver,
-        c.device.driverId.empty() ? "?" : c.device.driverId);
-    say("  each run is a child process of this binary with its own device; logs and JSON reports in {}{}",
-        c.dir.string(), c.o.keepLogs ? " (kept: --keep-logs)" : " (removed at the end; --keep-logs keeps them)");
+    const bool oneStep = c.o.watchdogProbe && c.plan.builtIn();
+    printChildrenHeader(oneStep ? fmt::format("{} at one step, preset {} ({})", what, c.o.preset, describe(c.o.shape))
+                                : fmt::format("{} {}", what, planLine(c.o, c.plan)),
+                        c.device, c.dir,
+                        c.o.keepLogs ? " (kept: --keep-logs)" : " (removed at the end; --keep-logs keeps them)");
 }
 
 std::vector<std::string> rowCells(const TriageRow& r) {
