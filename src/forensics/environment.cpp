@@ -185,17 +185,12 @@ void captureOs(const Tree& tree, Pairs& host, std::vector<std::string>& notes) {
 }
 
 void captureKernel(const UnameFacts& uname, Pairs& host, std::vector<std::string>& notes) {
-    if (!uname.error.empty()) {
-        const std::string problem = fmt::format("unreadable (uname: {})", uname.error);
-        host.emplace_back("kernel.release", problem);
-        host.emplace_back("kernel.version", problem);
-        host.emplace_back("kernel.machine", problem);
-        notes.push_back(fmt::format("kernel: uname failed: {}", uname.error));
-    } else {
-        host.emplace_back("kernel.release", uname.release);
-        host.emplace_back("kernel.version", uname.version);
-        host.emplace_back("kernel.machine", uname.machine);
-    }
+    const bool failed = !uname.error.empty();
+    const std::string problem = fmt::format("unreadable (uname: {})", uname.error);
+    host.emplace_back("kernel.release", failed ? problem : uname.release);
+    host.emplace_back("kernel.version", failed ? problem : uname.version);
+    host.emplace_back("kernel.machine", failed ? problem : uname.machine);
+    if (failed) notes.push_back(fmt::format("kernel: uname failed: {}", uname.error));
 }
 
 void captureCpu(const Tree& tree, Pairs& host, std::vector<std::string>& notes) {
