@@ -73,11 +73,6 @@ json objectOf(const std::string& text) {
     return j.is_object() ? j : json(nullptr);
 }
 
-std::optional<JobWatchdog> watchdogOf(const ChildOutcome& c) {
-    if (!c.report) return std::nullopt;
-    return jobWatchdogSeconds(c.report->environment, c.report->device ? &*c.report->device : nullptr);
-}
-
 }  // namespace
 
 void readChildReport(const std::filesystem::path& path, ChildOutcome& out) {
@@ -99,14 +94,14 @@ const ModeReport* modeEntry(const ChildOutcome& c, std::string_view mode) {
     return nullptr;
 }
 
-std::optional<double> reportedJobTimeout(const ChildOutcome& c) {
-    const std::optional<JobWatchdog> w = watchdogOf(c);
-    return w ? w->seconds : std::nullopt;
+std::optional<JobWatchdog> reportedJobWatchdog(const ChildOutcome& c) {
+    if (!c.report) return std::nullopt;
+    return jobWatchdogSeconds(c.report->environment, c.report->device ? &*c.report->device : nullptr);
 }
 
-std::optional<std::string> reportedJobTimeoutSource(const ChildOutcome& c) {
-    const std::optional<JobWatchdog> w = watchdogOf(c);
-    return w ? std::optional<std::string>(w->source) : std::nullopt;
+std::optional<double> reportedJobTimeout(const ChildOutcome& c) {
+    const std::optional<JobWatchdog> w = reportedJobWatchdog(c);
+    return w ? w->seconds : std::nullopt;
 }
 
 CauseFacts causeFacts(const ModeResult& mode) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "forensics/environment.hpp"
 #include "report/report.hpp"
 #include "core/subprocess.hpp"
 #include "children/triage.hpp"
@@ -43,14 +44,13 @@ void readChildReport(const std::filesystem::path& path, ChildOutcome& out);
 // (no report, no such entry).
 const ModeReport* modeEntry(const ChildOutcome& c, std::string_view mode);
 
-// The queue's job timeout the child's report names (environment.job_watchdog: derived
-// from its environment and device by jobWatchdogSeconds, forensics/environment.hpp), seconds;
-// nullopt when none is known there (lavapipe, nvidia, nouveau, no DRM card), it is
-// disabled, or there is no report.
+// The queue's job watchdog the child's report names (environment.job_watchdog: derived
+// from its environment and device by jobWatchdogSeconds, forensics/environment.hpp, with
+// where its timeout comes from); nullopt when none is known there (lavapipe, nvidia,
+// nouveau, no DRM card) or there is no report.
+std::optional<JobWatchdog> reportedJobWatchdog(const ChildOutcome& c);
+// Its timeout, seconds; nullopt also when it is disabled.
 std::optional<double> reportedJobTimeout(const ChildOutcome& c);
-// Where that timeout comes from (JobWatchdog::source); nullopt when the report names no
-// job watchdog at all.
-std::optional<std::string> reportedJobTimeoutSource(const ChildOutcome& c);
 
 // What a mode's cause object (ModeResult::causeJson, report schema 2 modes[].cause) says
 // beyond its kind and verdict, which parseReport reads as text only.

@@ -111,7 +111,7 @@ std::optional<double> timeoutSeconds(const ChildOutcome& c, const std::string& m
 // Where the timeout figure came from, or why none is known (environment.job_watchdog is
 // null for lavapipe, nvidia, nouveau and a device no DRM card matches).
 std::string timeoutSource(const ChildOutcome& c, bool cpu) {
-    if (const std::optional<std::string> source = reportedJobTimeoutSource(c)) return *source;
+    if (const std::optional<JobWatchdog> w = reportedJobWatchdog(c)) return w->source;
     return cpu ? "a CPU device: no kernel GPU scheduler runs its work, so nothing times it out"
                : "no job watchdog is known for its kernel driver (nvidia, nouveau, or no DRM card matches the device)";
 }
