@@ -127,8 +127,7 @@ ChildOutcome runChild(const ChildRun& run) {
     std::vector<std::string> env = childEnv(run.factors);
     env.insert(env.end(), run.env.begin(), run.env.end());
     writeChildLogHeader(out.log, env, argv);
-    std::string flags;
-    for (const std::string& f : factorFlags(run.factors)) flags += (flags.empty() ? "" : " ") + f;
+    const std::string flags = fmt::format("{}", fmt::join(factorFlags(run.factors), " "));
     trace_events::Span span(flags.empty() ? run.tag : fmt::format("{} ({})", run.tag, flags), "child",
                             trace_events::Track::Children);
     // the supervisor stops the row's process with repro on a Ctrl-Z (core/interrupt.hpp)
@@ -136,8 +135,7 @@ ChildOutcome runChild(const ChildRun& run) {
     out.status = out.process.signal == 0 && out.process.started ? out.process.status : -1;
     readChildReport(run.dir / (run.tag + ".json"), out);
     span.args() = {{"tag", run.tag}, {"exit_status", out.status}, {"verdict", out.verdictLine}};
-    if (!run.factors.driverEnv) return out;
-    span.args()["environment"] = childEnv(run.factors);
+    if (run.factors.driverEnv) span.args()["environment"] = childEnv(run.factors);
     return out;
 }
 
