@@ -267,17 +267,11 @@ std::optional<Cause> byKillRecords(const CauseInput& in, const Analysis& a, Caus
                         limit, seconds(t.predicted->seconds), seconds(*t.measured), records),
             true);
     }
-    if (isSplit(in)) {
-        return finish(std::move(c), CauseKind::JobTimeout,
-                      fmt::format("cause: the kernel's job timeout ({}): one dispatch alone outlives it (split, one "
-                                  "dispatch per submit): {}, kernel log {}",
-                                  limit, endedPhrase(in, t), records),
-                      true);
-    }
-    return finish(
-        std::move(c), CauseKind::JobTimeout,
-        fmt::format("cause: the kernel's job timeout ({}): {}, kernel log {}", limit, endedPhrase(in, t), records),
-        true);
+    const char* alone = isSplit(in) ? "one dispatch alone outlives it (split, one dispatch per submit): " : "";
+    return finish(std::move(c), CauseKind::JobTimeout,
+                  fmt::format("cause: the kernel's job timeout ({}): {}{}, kernel log {}", limit, alone,
+                              endedPhrase(in, t), records),
+                  true);
 }
 
 // The amdgpu MES wedge (public report: ROCm/legacy-rocm-build #5724, GFX11.5 with MES firmware
