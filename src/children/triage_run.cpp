@@ -551,8 +551,8 @@ std::vector<std::string> rowCells(const TriageRow& r) {
 // ---- the JSON document ----------------------------------------------------------------------
 
 // What the triage and probe documents say of the run: repro, the command, the device, N,
-// the probe's timeout when a ladder ran, and the exit status.
-TriageRunFacts runFacts(const Children& c, const Ladder* ladder, int status) {
+// the probe's timeout when a ladder ran, the exit status and whether an interrupt ended it.
+TriageRunFacts runFacts(const Children& c, const Ladder* ladder, int status, bool interrupted) {
     return {.version = kReproVersion,
             .git = kReproGitHash,
             .commandLine = c.o.commandLine,
@@ -562,16 +562,18 @@ TriageRunFacts runFacts(const Children& c, const Ladder* ladder, int status) {
             .chainLength = c.plan.builtIn() ? c.o.chainLength : 0,
             .timeoutSeconds = ladder ? ladder->timeout : std::nullopt,
             .timeoutSource = ladder ? ladder->source : std::string(),
-            .exitStatus = status};
+            .exitStatus = status,
+            .interrupted = interrupted};
 }
 
-// --format json on stdout (or in the -o file) and the --json file; an unwritable file is
-// exit 1 unless the status says more (a reproduction or a hang).
-int writeDocument(const Options& o, const json& doc, int status, const char* what) {
+// --format json on stdout (or in the -o file) and the --json file; an unwritable file, or a
+// Markdown document that was not written (`markdownWritten` false), is exit 1 unless the
+// status says more (a reproduction, a hang, an interrupt).
+int writeDocument(const Options& o, const json& doc, int status, const char* what, bool markdownWritten) {
     const std::string text = doc.dump(2) + "\n";
     const std::string name = fmt::format("the {} document", what);
     bool written = o.format != Format::Json || emitFormatDocument(o, name, text);
-    written = emitJsonFile(o, name, text) && written;
+    written = emitJsonFile(o, name, text) && written && markdownWritten;
     return written ? status : documentStatus(status);
 }
 
@@ -723,10 +725,8 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
     const bool written = printMarkdown("--triage", c.o, c.device, {"H", "experiment", "outcome", "points to", "why"},
                                        run.rows, summary, story);
     finishLogDir(c.o, c.dir, run.keepWhy);
-    TriageRunFacts facts = runFacts(c, run.ladder ? &*run.ladder : nullptr, status);
-    facts.interrupted = interrupted;
-    const int documented = writeDocument(c.o, triageDocument(facts, run.in, t), status, "triage");
-    return written || documented != status ? documented : documentStatus(status);
+    const TriageRunFacts facts = runFacts(c, run.ladder ? &*run.ladder : nullptr, status, interrupted);
+    return writeDocument(c.o, triageDocument(facts, run.in, t), status, "triage", written);
 }
 
 }  // namespace
@@ -838,12 +838,9 @@ int runWatchdogProbe(const Options& o, const Plan& plan) {
     }
     finishLogDir(o, c.dir);
     const bool written = printProbeMarkdown(c, l, verdict);
-    TriageRunFacts facts = runFacts(c, &l, status);
-    facts.interrupted = l.interrupted;
-    json doc = watchdogProbeDocument(facts, l.rungs, l.outcome, verdict);
+    json doc = watchdogProbeDocument(runFacts(c, &l, status, l.interrupted), l.rungs, l.outcome, verdict);
     addDispatchLadder(doc, d);
-    const int documented = writeDocument(o, doc, status, "watchdog probe");
-    return written || documented != status ? documented : documentStatus(status);
+    return writeDocument(o, doc, status, "watchdog probe", written);
 }
 
 }  // namespace repro
