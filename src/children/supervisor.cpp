@@ -230,6 +230,12 @@ std::string whereText(const ChildState& s, const std::optional<ChildState::Call>
 // where) and the line after it (what that means for the results).
 CrashVerdict verdictFor(const ChildEnd& end, const ChildState& s) {
     const bool modes = s.stage != "setup";
+    if (end.kind == ChildEnd::Kind::Interrupted) {
+        return {128 + interruptSignal(),
+                fmt::format("--- INTERRUPTED by {}: the child was stopped {}",
+                            interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", whereText(s, s.inCall)),
+                "--- the results above are complete for the modes that finished; no verdict"};
+    }
     if (end.kind == ChildEnd::Kind::Stalled) {
         return {modes ? kExitHang : kExitCannotTest,
                 fmt::format("{}: the driver stalled: {} did not return within {:.0f} s, during {}",
@@ -349,16 +355,6 @@ int superviseRun(const Options& options, const std::function<int()>& work,
     capturedText().insert(0, protocol.state().text);
     const ChildState& s = protocol.state();
     if (end.kind == ChildEnd::Kind::Exited) return writeTrace(options, s, origin, "", end.status);
-    if (end.kind == ChildEnd::Kind::Interrupted) {
-        const int status = 128 + interruptSignal();
-        const std::vector<std::string> lines = {
-            fmt::format("--- INTERRUPTED by {}: the child was stopped {}",
-                        interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", whereText(s, s.inCall)),
-            "--- the results above are complete for the modes that finished; no verdict"};
-        for (const std::string& line : lines) say("{}", line);
-        RunReport r = rebuildReport(s, status, lines, options);
-        return writeTrace(options, s, origin, lines.front(), writeReports(r, status, s.report));
-    }
     const CrashVerdict verdict = verdictFor(end, s);
     say("{}", verdict.line);
     say("{}", verdict.detail);
