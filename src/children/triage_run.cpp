@@ -27,10 +27,7 @@
 #include "vk/watch.hpp"
 
 namespace repro {
-
-void sayTriageRow(const TriageRow& r) {
-    say("  {:<3} {:<42} {:<40} {:<12} {}", code(r.hypothesis), r.experiment, r.outcome, name(r.finding), r.why);
-}
+namespace {
 
 // The per-hypothesis lines and the conclusion, on stderr/stdout as text; returns them
 // for the Markdown block.
@@ -50,8 +47,6 @@ std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const st
     summary.push_back(t.line);  // last: the Markdown heading
     return summary;
 }
-
-namespace {
 
 using nlohmann::json;
 
@@ -642,8 +637,10 @@ struct TriageRun {
     std::string keepWhy;
 };
 
+// One table row (hypothesis, experiment, outcome, points to, why), printed and kept for Markdown.
 void addRow(TriageRun& run, const TriageRow& row) {
-    sayTriageRow(row);
+    say("  {:<3} {:<42} {:<40} {:<12} {}", code(row.hypothesis), row.experiment, row.outcome, name(row.finding),
+        row.why);
     run.rows.push_back(rowCells(row));
 }
 

@@ -29,10 +29,4 @@ int runTriage(const Options& options, const Plan& plan);
 // ladder ran (whatever it found), 125 when no rung could run, 130/143 when interrupted.
 int runWatchdogProbe(const Options& options, const Plan& plan);
 
-// What --triage prints, for a scenario's --triage (engine/scenario_run.cpp) to print the same: one
-// table row (hypothesis, experiment, outcome, points to, why); the per-hypothesis lines, the
-// RADV_DEBUG=llvm answer when not empty and the conclusion line (returned, in that order).
-void sayTriageRow(const TriageRow& row);
-std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const std::string& llvmLine);
-
 }  // namespace repro
