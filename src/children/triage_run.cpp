@@ -81,11 +81,6 @@ struct Children {
     }
 };
 
-Children startChildren(const Options& o, const Plan& plan, const char* what) {
-    Children c{.o = o, .plan = plan, .device = probe(o), .dir = makeLogDir(what)};
-    return c;
-}
-
 // Why an experiment of the built-in chain's alone is not run on a file.
 constexpr const char* kChainOnly = "not run: the built-in chain's own experiment (a file's recording is its own)";
 
@@ -729,7 +724,7 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
 }  // namespace
 
 int runTriage(const Options& o, const Plan& plan) {
-    Children c = startChildren(o, plan, "triage");
+    Children c{.o = o, .plan = plan, .device = probe(o), .dir = makeLogDir("triage")};
     const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
     printHeader("--triage", c);
     say("  runs the command as given (every mode) as the baseline; when it reproduces, one child per experiment on the "
@@ -797,7 +792,7 @@ bool printProbeMarkdown(const Children& c, const Ladder& l, const std::string& v
 }  // namespace
 
 int runWatchdogProbe(const Options& o, const Plan& plan) {
-    Children c = startChildren(o, plan, "watchdog-probe");
+    Children c{.o = o, .plan = plan, .device = probe(o), .dir = makeLogDir("watchdog-probe")};
     const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
     printHeader("--watchdog-probe", c);
     if (plan.builtIn()) {
