@@ -19,8 +19,6 @@ using nlohmann::json;
 // The modes under test: their classifications, the first wrong one's reason, GPU time; and a
 // reference run that hung (the row's exit 3 is its doing).
 void readModes(const RunReport& r, ChildOutcome& out) {
-    double gpu = 0;
-    bool haveGpu = false;
     for (const ModeReport& m : r.modes) {
         if (!m.role.starts_with("under test") && m.result.kind != Classification::Hang) continue;
         const std::string_view kind = name(m.result.kind);
@@ -31,12 +29,8 @@ void readModes(const RunReport& r, ChildOutcome& out) {
             out.wrongMode = name(m.result.mode);
             out.reason = m.result.reason;
         }
-        if (m.modeGpuSeconds) {
-            gpu += *m.modeGpuSeconds;
-            haveGpu = true;
-        }
+        if (m.modeGpuSeconds) out.gpuSeconds = out.gpuSeconds.value_or(0.0) + *m.modeGpuSeconds;
     }
-    if (haveGpu) out.gpuSeconds = gpu;
 }
 
 // Validation message counts, and how many name a SYNC-HAZARD.
