@@ -169,10 +169,6 @@ std::string gpuText(const ChildOutcome& c) {
     return c.gpuSeconds ? fmt::format("{:.3f} ms", *c.gpuSeconds * 1e3) : "-";
 }
 
-}  // namespace
-
-namespace {
-
 // The parent's facts for RADV's template: the device it probed, this host, the command.
 IssueFacts childrenIssueFacts(const char* what, const Options& o, const ProbedDevice& device,
                               const std::vector<std::string>& summary, const ChildrenStory& story,
@@ -546,10 +542,6 @@ int concludeDriverEnvSweep(const Options& o, const ProbedDevice& device, const C
     const int status = baseline.status >= 0 ? baseline.status : baseline.process.timedOut ? kExitHang : kExitCannotTest;
     return written ? status : documentStatus(status);
 }
-
-}  // namespace
-
-namespace {
 
 // --split-ms at half the queue's job timeout (the per-submit cap by time), for multipass
 // and single; none when the first child named no timeout, said in one line.

@@ -506,10 +506,6 @@ TriageConclusion concludeTriage(const TriageInput& in) {
     return conclude(ConclusionKind::Undetermined, undeterminedLine(in, w));
 }
 
-}  // namespace repro
-
-namespace repro {
-
 nlohmann::json triageDocument(const TriageRunFacts& f, const TriageInput& in, const TriageConclusion& t) {
     using nlohmann::json;
     json experiments = json::array(), rows = json::array(), hypotheses = json::array();
