@@ -2794,6 +2794,20 @@ TEST(ScenarioImages, AnImagesOwnershipTransfersKeepItsLayout) {
     EXPECT_TRUE(contains(c.out, "# release buffer 'out'")) << shown(c);
 }
 
+// --print-stream names a bound storage image as its other lines do, by the file's name, beside
+// the buffers bound with it (once every image was "buffer#1": its descriptor read as a buffer's).
+TEST(ScenarioImages, ThePrintedStreamNamesABoundImageByItsName) {
+    for (const auto& [file, set] :
+         {std::pair{kScenarios + "offload-513-storage-image-then-copy.toml", "set 0: img)"},
+          std::pair{kScenarios + "executorch-17299-noop-dispatch-transition.toml", "set 0: produced, consumed)"},
+          std::pair{kUserKernels + "user-kernel-image.toml", "set 0: img, words)"}}) {
+        const BoundedResult r = repro({"--scenario", file, "--print-stream", "--mode", "single"});
+        ASSERT_EQ(r.status, 0) << file << shown(r);
+        EXPECT_TRUE(contains(r.out, std::string("  vkCmdBindDescriptorSets(COMPUTE, ") + set)) << file << shown(r);
+        EXPECT_FALSE(contains(r.out, "buffer#")) << file << shown(r);
+    }
+}
+
 // The image read on the copier with no semaphore after the increment that wrote it: one line
 // and exit 1, as for a buffer (the first pair found is the increment's read and the copy's,
 // which the exclusive image's ownership transfers need ordered).
