@@ -2752,8 +2752,8 @@ TEST(ScenarioImages, AnImagesOwnershipTransfersKeepItsLayout) {
     const BoundedResult r = repro({"--scenario", kImageQueues, "--print-stream"}, simulated("second-family"));
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out,
-                         "  ownership: 2 exclusive buffer(s) change queue family (img, out): 4 queue family "
-                         "ownership transfer(s)"))
+                         "  ownership: 1 exclusive buffer(s) and 1 exclusive image(s) change queue family (out, img): "
+                         "4 queue family ownership transfer(s)"))
         << shown(r);
     const size_t single = r.out.find("## mode single");
     ASSERT_NE(single, std::string::npos) << shown(r);
