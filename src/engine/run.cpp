@@ -213,6 +213,17 @@ std::vector<vk::ExtraQueueRequest> queueRequests(const sc::Scenario& s) {
     return out;
 }
 
+// "1 exclusive buffer(s) and 1 exclusive image(s) change queue family`what` (out, img)": the
+// exclusive buffers and images `names` of `s`, each kind counted where there is one, buffers first.
+std::string changeFamily(const sc::Scenario& s, const std::set<std::string>& names, std::string_view what) {
+    std::vector<std::string> buffers, images, counts;
+    for (const auto& n : names) (s.buffer(n)->image ? images : buffers).push_back(n);
+    if (!buffers.empty()) counts.push_back(fmt::format("{} exclusive buffer(s)", buffers.size()));
+    if (!images.empty()) counts.push_back(fmt::format("{} exclusive image(s)", images.size()));
+    buffers.insert(buffers.end(), images.begin(), images.end());
+    return fmt::format("{} change queue family{} ({})", fmt::join(counts, " and "), what, fmt::join(buffers, ", "));
+}
+
 // One line per [[queue]] (where it landed, or its fallback), printed and kept in the report,
 // and the notes on split, on ownership transfers and on the order of the steps.
 void describeQueues(const vk::Device& device, const sc::Scenario& s, ScenarioFacts& facts) {
@@ -230,16 +241,15 @@ void describeQueues(const vk::Device& device, const sc::Scenario& s, ScenarioFac
     const auto transfers = sc::ownershipTransfers(s, families);
     for (const auto& t : transfers) moved.insert(t.buffer);
     if (!transfers.empty())
-        say("  ownership: {} exclusive buffer(s) change queue family ({}): {} queue family ownership transfer(s), a "
-            "release and an acquire each, recorded in every mode (docs/scenarios.md \"Queue family ownership\")",
-            moved.size(), fmt::join(moved, ", "), transfers.size());
+        say("  ownership: {}: {} queue family ownership transfer(s), a release and an acquire each, recorded in "
+            "every mode (docs/scenarios.md \"Queue family ownership\")",
+            changeFamily(s, moved, ""), transfers.size());
     for (const auto& t : sc::ownershipTransfers(s, families, /*withLeftOut=*/true)) {
         if (!s.buffer(t.buffer)->ownershipTransfers) leftOut.insert(t.buffer);
     }
     if (!leftOut.empty())
-        say("  ownership: {} exclusive buffer(s) change queue family without their ownership transfers ({}): "
-            "ownership_transfers = false, a control",
-            leftOut.size(), fmt::join(leftOut, ", "));
+        say("  ownership: {}: ownership_transfers = false, a control",
+            changeFamily(s, leftOut, " without their ownership transfers"));
     say("  note: split submits each step on its queue and waits for it, so it records no signal or wait step; "
         "multipass and single submit one batch per signal/wait boundary with the file's semaphores");
     if (s.reordered)

@@ -297,9 +297,7 @@ struct ImageTransfer {
     // image): the byte of its first texel and the bytes from one row to the next (a buffer
     // side: bufferOffset and width * 4). Set by the parser; what the CPU model copies.
     uint64_t srcByte = 0, dstByte = 0, srcPitch = 0, dstPitch = 0;
-    // The layouts the images are in when the step runs (checkImageLayouts sets them), and
-    // clear's image format (its value is converted to it)
-    ImageLayout srcLayout = ImageLayout::General, dstLayout = ImageLayout::General;
+    // clear's image format (its value is converted to it); the images' layouts: Step::layouts
     ImageFormat format = ImageFormat::R32ui;
 };
 
@@ -414,7 +412,17 @@ struct Step {
     // The modes that record this step (a barrier's `modes` key): bit i for cli/options.hpp
     // Mode i (1 split, 2 multipass, 4 single); every mode by default.
     uint8_t modeMask = 7;
+    // The layout each image the step binds, transfers or transitions is in when it starts, by
+    // name (after it: the same but an image barrier's new_layout), as the parser's one walk of
+    // the layouts (checkImageLayouts) found it, for the recorders and ownershipTransfers
+    std::map<std::string, ImageLayout> layouts;
 };
+
+// The layout image `name` is in when `step` starts (Step::layouts); undefined for a buffer. Pure.
+inline ImageLayout layoutAt(const Step& step, const std::string& name) {
+    const auto it = step.layouts.find(name);
+    return it == step.layouts.end() ? ImageLayout::Undefined : it->second;
+}
 
 // A file's [parameters] (docs/scenarios.md "Parameters"): name -> the value used.
 using ParameterValues = std::map<std::string, uint32_t>;

@@ -228,12 +228,8 @@ void checkImageLayouts(const Parser& p, Scenario& s) {
         if (b.image) layout[b.name] = b.image->layout;
     }
     for (Step& step : s.steps) {
-        if (auto* x = std::get_if<ImageTransfer>(&step.body)) {
-            if (layout.count(x->src)) x->srcLayout = layout.at(x->src);
-            if (layout.count(x->dst)) x->dstLayout = layout.at(x->dst);
-        }
         if (const auto* b = std::get_if<Barrier>(&step.body); b && b->kind == BarrierKind::Image) {
-            const ImageLayout now = layout.at(b->buffer);
+            const ImageLayout now = step.layouts[b->buffer] = layout.at(b->buffer);
             if (b->oldLayout != now && b->oldLayout != ImageLayout::Undefined)
                 failAt(p, step,
                        fmt::format("transitions image '{}' from {}, but it is in {} here; expected "
@@ -248,7 +244,7 @@ void checkImageLayouts(const Parser& p, Scenario& s) {
             continue;
         }
         for (const auto& [image, allowed] : layoutsNeeded(step, s)) {
-            const ImageLayout now = layout.at(image);
+            const ImageLayout now = step.layouts[image] = layout.at(image);
             if (std::find(allowed.begin(), allowed.end(), now) == allowed.end())
                 failAt(p, step,
                        fmt::format("uses image '{}' in layout {}, but it is in {} here; expected an image "

@@ -34,7 +34,8 @@ const BufferSpec& requireBuffer(const Parser& p, const toml::node& where, std::s
 // discards its contents: a step that reads them before a write is a bad file unless that
 // barrier is a control. An image barrier with a transition is recorded in every mode (no
 // `modes`). One line with the step's line:column for the first step that breaks a rule.
-// Sets each image transfer's srcLayout and dstLayout and each image's finalLayout.
+// The one walk of the layouts through the steps: sets each Step::layouts and each image's
+// finalLayout, which the recorders and ownershipTransfers read instead of walking again.
 void checkImageLayouts(const Parser& p, Scenario& s);
 
 }  // namespace repro::scenario::parse

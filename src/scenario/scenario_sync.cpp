@@ -402,14 +402,13 @@ std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::
         uint64_t stages = kTransferStage, writes = kTransferWrite;  // its uses on `queue` since
     };
     std::map<std::string, Holder> held;
-    std::map<std::string, ImageLayout> layout;  // each image's, in step order
     for (const auto& b : s.buffers) {
         if (!b.concurrent && (b.ownershipTransfers || withLeftOut)) held[b.name] = {.family = familyOf.at(0)};
-        if (b.image) layout[b.name] = b.image->layout;
     }
     // from the holder to step `before` on `queue` (none: the readback on main), which uses it as `use`
     const auto transfer = [&](const std::string& name, const Holder& h, uint32_t queue, std::optional<size_t> before,
                               const Use& use) {
+        const auto& image = s.buffer(name)->image;  // its layout: the parser's record (Step::layouts)
         out.push_back({.buffer = name,
                        .fromQueue = h.queue,
                        .toQueue = queue,
@@ -421,7 +420,9 @@ std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::
                        .srcAccess = h.writes,
                        .dstStage = use.stage,
                        .dstAccess = use.access,
-                       .layout = layout[name]});
+                       .layout = before  ? layoutAt(s.steps[*before], name)
+                                 : image ? image->finalLayout
+                                         : ImageLayout::Undefined});
     };
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const uint32_t queue = s.steps[i].queue, family = familyOf.at(queue);
@@ -440,7 +441,6 @@ std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::
             h.stages |= use.stage;
             h.writes |= use.writes;
         }
-        if (transition) layout[transition->buffer] = transition->newLayout;
     }
     for (const auto& [name, h] : held) {
         if (h.family != familyOf.at(0))

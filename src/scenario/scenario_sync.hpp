@@ -120,7 +120,8 @@ struct OwnershipTransfer {
 // step; and, when a queue of another family than main's holds it after the last step, one
 // back to the main queue for the readback. Empty when every queue landed in one family (a
 // device with one family, as lavapipe, records none). `s` must have passed
-// checkAndOrderSemaphores. Pure. `withLeftOut`: also those of the buffers with
+// checkAndOrderSemaphores and checkImageLayouts (an image's layout is the parser's record:
+// Step::layouts, ImageSpec::finalLayout). Pure. `withLeftOut`: also those of the buffers with
 // `ownership_transfers = false` (what that control leaves out, for the header to name).
 std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::vector<uint32_t>& familyOf,
                                                   bool withLeftOut = false);

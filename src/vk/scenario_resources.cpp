@@ -255,7 +255,10 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
         if (*b) trace::nameObject(reinterpret_cast<uint64_t>((*b)->get()), (*b)->name);
     }
     for (const auto& [name, b] : buffers_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), b.name);
-    for (const auto& [name, i] : images_) trace::nameObject(reinterpret_cast<uint64_t>(i.get()), name);
+    for (const auto& [name, i] : images_) {  // the image, and the view a dispatch binds
+        trace::nameObject(reinterpret_cast<uint64_t>(i.get()), name);
+        if (i.view) trace::nameObject(reinterpret_cast<uint64_t>(i.view.get()), name);
+    }
     for (const auto& [name, b] : twins_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
 }
 

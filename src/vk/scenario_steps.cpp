@@ -45,11 +45,13 @@ void recordImageBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const Scenari
 
 VkImageSubresourceLayers colorLayers() { return {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}; }
 
-// An image transfer step: its one region on mip 0, layer 0 (a buffer side tightly packed),
-// each image in the layout the parser found it in (ImageTransfer::srcLayout, dstLayout).
-void recordImageTransfer(VkCommandBuffer cmd, const sc::ImageTransfer& t, const ScenarioBuffers& mb) {
+// Image transfer `t`, step `step`: its one region on mip 0, layer 0 (a buffer side tightly
+// packed), each image in the layout the parser found it in (Step::layouts).
+void recordImageTransfer(VkCommandBuffer cmd, const sc::Step& step, const sc::ImageTransfer& t,
+                         const ScenarioBuffers& mb) {
     using K = sc::ImageTransferKind;
-    const VkImageLayout srcLayout = vkLayout(t.srcLayout), dstLayout = vkLayout(t.dstLayout);
+    const VkImageLayout srcLayout = vkLayout(sc::layoutAt(step, t.src)),
+                        dstLayout = vkLayout(sc::layoutAt(step, t.dst));
     if (t.kind == K::Clear) {
         VkClearColorValue color{};
         color.uint32[0] = t.value;  // r32ui, and r32f's bits (float32[0] shares them)
@@ -96,10 +98,6 @@ void recordImageUpload(VkCommandBuffer cmd, const sc::BufferSpec& spec, const Sc
                           {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT});
 }
 
-}  // namespace
-
-namespace {
-
 // Image `spec` from `layout` to TRANSFER_SRC, after every earlier write, for the copy out.
 void toTransferSrc(VkCommandBuffer cmd, const sc::BufferSpec& spec, const ScenarioBuffers& mb, VkImageLayout layout) {
     recordImageTransition(cmd, mb.image(spec.name)->get(), layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -115,20 +113,15 @@ void copyImageOut(VkCommandBuffer cmd, const sc::BufferSpec& spec, const Scenari
                            mb.at(spec.name).get(), 1, &region);
 }
 
-// The layout image `name` is in after split's submit of work step `index`: its initial layout
-// through the file's transitions before the step, and after it too where no work step or host
-// read follows (split's last submit records those: vk/scenario_recorder.cpp).
+// The layout image `name`, which work step `index` names, is in after split's submit of that
+// step: the one it runs in (Step::layouts), or its final layout where no work step or host read
+// follows (split's last submit records the transitions after it too: vk/scenario_recorder.cpp).
 VkImageLayout splitLayoutAfter(const sc::Scenario& s, const std::string& name, size_t index) {
-    size_t to = s.steps.size();
-    for (size_t j = index + 1; j < s.steps.size() && to == s.steps.size(); ++j) {
-        if (isWork(s.steps[j]) || std::holds_alternative<sc::HostRead>(s.steps[j].body)) to = index;
+    for (size_t j = index + 1; j < s.steps.size(); ++j) {
+        if (isWork(s.steps[j]) || std::holds_alternative<sc::HostRead>(s.steps[j].body))
+            return vkLayout(s.steps[index].layouts.at(name));
     }
-    sc::ImageLayout layout = s.buffer(name)->image->layout;
-    for (size_t j = 0; j < to; ++j) {
-        const auto* b = std::get_if<sc::Barrier>(&s.steps[j].body);
-        if (b && b->kind == sc::BarrierKind::Image && b->buffer == name) layout = b->newLayout;
-    }
-    return vkLayout(layout);
+    return vkLayout(s.buffer(name)->image->finalLayout);
 }
 
 }  // namespace
@@ -255,7 +248,7 @@ void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::
         const VkBufferCopy region{.srcOffset = c->srcOffset, .dstOffset = c->dstOffset, .size = c->size};
         vkCmdCopyBuffer(cmd, mb.at(c->src).get(), mb.at(c->dst).get(), 1, &region);
     } else if (const auto* t = std::get_if<sc::ImageTransfer>(&step.body)) {
-        recordImageTransfer(cmd, *t, mb);
+        recordImageTransfer(cmd, step, *t, mb);
     }
 }
 

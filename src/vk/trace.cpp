@@ -49,10 +49,10 @@ struct State {
     bool installed = false;
     std::map<uint64_t, std::string> names;
     std::map<std::string, uint32_t> unnamedCounts;
-    std::map<uint64_t, std::string> commandBuffers;                          // "cb0", "cb1"...
-    std::map<uint64_t, std::vector<std::pair<size_t, uint32_t>>> templates;  // offset, count per entry
-    std::map<uint64_t, std::vector<std::string>> sets;                       // buffers written, by binding
-    std::pair<uint64_t, uint64_t> lastWait{0, 0};                            // semaphore, value
+    std::map<uint64_t, std::string> commandBuffers;  // "cb0", "cb1"...
+    std::map<uint64_t, std::vector<VkDescriptorUpdateTemplateEntry>> templates;
+    std::map<uint64_t, std::vector<std::string>> sets;  // the buffers and images written, by binding
+    std::pair<uint64_t, uint64_t> lastWait{0, 0};       // semaphore, value
 };
 
 State& state() {
@@ -317,61 +317,48 @@ void noteWait(const VkSemaphoreWaitInfo* info) {
     s.lastWait = now;
 }
 
+// The wrappers of a command and its KHR alias, of one type: `original` is the one forwarded to.
+template <PFN_vkWaitSemaphores Originals::*original>
 VKAPI_ATTR VkResult VKAPI_CALL wait(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
     noteWait(info);
-    return forward() ? state().next.wait(device, info, timeout) : VK_SUCCESS;
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL waitKhr(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
-    noteWait(info);
-    return forward() ? state().next.waitKhr(device, info, timeout) : VK_SUCCESS;
+    return forward() ? (state().next.*original)(device, info, timeout) : VK_SUCCESS;
 }
 
 void rememberTemplate(const VkDescriptorUpdateTemplateCreateInfo* info, VkDescriptorUpdateTemplate* out) {
-    std::vector<std::pair<size_t, uint32_t>> entries;
-    for (uint32_t i = 0; i < info->descriptorUpdateEntryCount; ++i) {
-        entries.emplace_back(info->pDescriptorUpdateEntries[i].offset,
-                             info->pDescriptorUpdateEntries[i].descriptorCount);
-    }
-    state().templates[key(*out)] = std::move(entries);
+    const auto* entries = info->pDescriptorUpdateEntries;
+    state().templates[key(*out)].assign(entries, entries + info->descriptorUpdateEntryCount);
 }
 
+template <PFN_vkCreateDescriptorUpdateTemplate Originals::*original>
 VKAPI_ATTR VkResult VKAPI_CALL createTemplate(VkDevice d, const VkDescriptorUpdateTemplateCreateInfo* info,
                                               const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* out) {
-    const VkResult r = state().next.createTemplate(d, info, a, out);
+    const VkResult r = (state().next.*original)(d, info, a, out);
     if (r == VK_SUCCESS) rememberTemplate(info, out);
     return r;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL createTemplateKhr(VkDevice d, const VkDescriptorUpdateTemplateCreateInfo* info,
-                                                 const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* out) {
-    const VkResult r = state().next.createTemplateKhr(d, info, a, out);
-    if (r == VK_SUCCESS) rememberTemplate(info, out);
-    return r;
-}
-
-// The buffers a template update writes: repro's templates hold VkDescriptorBufferInfo
-// entries (src/vk/pipeline.cpp).
+// The buffers and images a template update writes: repro's templates hold a
+// VkDescriptorBufferInfo per buffer, a VkDescriptorImageInfo per storage image (src/vk/pipeline.cpp),
+// named by its view, which a scenario names as its image (vk/scenario_resources.hpp).
 void rememberSet(VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
-    std::vector<std::string> buffers;
-    for (const auto& [offset, count] : state().templates[key(t)]) {
-        for (uint32_t i = 0; i < count; ++i) {
-            VkDescriptorBufferInfo info{};
-            std::memcpy(&info, static_cast<const char*>(data) + offset + i * sizeof info, sizeof info);
-            buffers.push_back(named(info.buffer, "buffer"));
+    std::vector<std::string> bound;
+    for (const VkDescriptorUpdateTemplateEntry& e : state().templates[key(t)]) {
+        for (uint32_t i = 0; i < e.descriptorCount; ++i) {
+            const char* at = static_cast<const char*>(data) + e.offset + i * e.stride;
+            VkDescriptorBufferInfo buffer{};
+            VkDescriptorImageInfo image{};
+            if (e.descriptorType != VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) std::memcpy(&buffer, at, sizeof buffer);
+            if (e.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) std::memcpy(&image, at, sizeof image);
+            bound.push_back(image.imageView ? named(image.imageView, "image") : named(buffer.buffer, "buffer"));
         }
     }
-    state().sets[key(set)] = std::move(buffers);
+    state().sets[key(set)] = std::move(bound);
 }
 
+template <PFN_vkUpdateDescriptorSetWithTemplate Originals::*original>
 VKAPI_ATTR void VKAPI_CALL update(VkDevice d, VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
     rememberSet(set, t, data);
-    state().next.update(d, set, t, data);
-}
-
-VKAPI_ATTR void VKAPI_CALL updateKhr(VkDevice d, VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
-    rememberSet(set, t, data);
-    state().next.updateKhr(d, set, t, data);
+    (state().next.*original)(d, set, t, data);
 }
 
 // The image transfers of a scenario file: the image's name and layout, the first region's texels.
@@ -451,12 +438,12 @@ void install(Mode mode, std::function<void(const std::string&)> sink) {
     hook(vkCmdBeginDebugUtilsLabelEXT, n.beginLabel, &beginLabel);
     hook(vkCmdEndDebugUtilsLabelEXT, n.endLabel, &endLabel);
     hook(vkQueueSubmit, n.submit, &submit);
-    hook(vkWaitSemaphores, n.wait, &wait);
-    hook(vkWaitSemaphoresKHR, n.waitKhr, &waitKhr);
-    hook(vkCreateDescriptorUpdateTemplate, n.createTemplate, &createTemplate);
-    hook(vkCreateDescriptorUpdateTemplateKHR, n.createTemplateKhr, &createTemplateKhr);
-    hook(vkUpdateDescriptorSetWithTemplate, n.update, &update);
-    hook(vkUpdateDescriptorSetWithTemplateKHR, n.updateKhr, &updateKhr);
+    hook(vkWaitSemaphores, n.wait, &wait<&Originals::wait>);
+    hook(vkWaitSemaphoresKHR, n.waitKhr, &wait<&Originals::waitKhr>);
+    hook(vkCreateDescriptorUpdateTemplate, n.createTemplate, &createTemplate<&Originals::createTemplate>);
+    hook(vkCreateDescriptorUpdateTemplateKHR, n.createTemplateKhr, &createTemplate<&Originals::createTemplateKhr>);
+    hook(vkUpdateDescriptorSetWithTemplate, n.update, &update<&Originals::update>);
+    hook(vkUpdateDescriptorSetWithTemplateKHR, n.updateKhr, &update<&Originals::updateKhr>);
     hook(vkGetQueryPoolResults, n.queryResults, &queryResults);
 }
 

@@ -2750,8 +2750,8 @@ TEST(ScenarioImages, AnImagesOwnershipTransfersKeepItsLayout) {
     const BoundedResult r = repro({"--scenario", kImageQueues, "--print-stream"}, simulated("second-family"));
     ASSERT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out,
-                         "  ownership: 2 exclusive buffer(s) change queue family (img, out): 4 queue family "
-                         "ownership transfer(s)"))
+                         "  ownership: 1 exclusive buffer(s) and 1 exclusive image(s) change queue family (out, img): "
+                         "4 queue family ownership transfer(s)"))
         << shown(r);
     const size_t single = r.out.find("## mode single");
     ASSERT_NE(single, std::string::npos) << shown(r);
@@ -2790,6 +2790,20 @@ TEST(ScenarioImages, AnImagesOwnershipTransfersKeepItsLayout) {
     EXPECT_TRUE(contains(c.err, madeConcurrent)) << shown(c);
     EXPECT_FALSE(contains(c.out, "image 'img'")) << shown(c);
     EXPECT_TRUE(contains(c.out, "# release buffer 'out'")) << shown(c);
+}
+
+// --print-stream names a bound storage image as its other lines do, by the file's name, beside
+// the buffers bound with it (once every image was "buffer#1": its descriptor read as a buffer's).
+TEST(ScenarioImages, ThePrintedStreamNamesABoundImageByItsName) {
+    for (const auto& [file, set] :
+         {std::pair{kScenarios + "offload-513-storage-image-then-copy.toml", "set 0: img)"},
+          std::pair{kScenarios + "executorch-17299-noop-dispatch-transition.toml", "set 0: produced, consumed)"},
+          std::pair{kUserKernels + "user-kernel-image.toml", "set 0: img, words)"}}) {
+        const BoundedResult r = repro({"--scenario", file, "--print-stream", "--mode", "single"});
+        ASSERT_EQ(r.status, 0) << file << shown(r);
+        EXPECT_TRUE(contains(r.out, std::string("  vkCmdBindDescriptorSets(COMPUTE, ") + set)) << file << shown(r);
+        EXPECT_FALSE(contains(r.out, "buffer#")) << file << shown(r);
+    }
 }
 
 // The image read on the copier with no semaphore after the increment that wrote it: one line

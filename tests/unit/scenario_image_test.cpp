@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,22 @@ TEST(ScenarioImage, AnImageIsABufferOfItsTexelsUnderItsName) {
     const auto& d = std::get<Dispatch>(s.steps[0].body);
     EXPECT_EQ(d.params.count, 32u);  // every texel
     EXPECT_EQ(d.groups[0], 1u);
+}
+
+// The parser's one walk of the layouts records, per step, the layout each image it names is in
+// when it starts (what the recorders and ownershipTransfers read): a barrier's image before its
+// transition, a transfer's image after it; a buffer is named by none.
+TEST(ScenarioImage, EachStepRecordsTheLayoutsOfItsImagesWhenItStarts) {
+    const Scenario s = parsed(kHeader + kImage + "[[step]]\ndispatch = \"image-increment\"\nbindings = [\"img\"]\n" +
+                              kToTransferSrc + "[[step]]\ncopy_image_to_buffer = \"buf\"\nfrom = \"img\"\n");
+    ASSERT_EQ(s.steps.size(), 3u);
+    const std::map<std::string, ImageLayout> general = {{"img", ImageLayout::General}};
+    EXPECT_EQ(s.steps[0].layouts, general);
+    EXPECT_EQ(s.steps[1].layouts, general);
+    EXPECT_EQ(s.steps[2].layouts, (std::map<std::string, ImageLayout>{{"img", ImageLayout::TransferSrc}}));
+    EXPECT_EQ(layoutAt(s.steps[2], "img"), ImageLayout::TransferSrc);
+    EXPECT_EQ(layoutAt(s.steps[2], "buf"), ImageLayout::Undefined);
+    EXPECT_EQ(s.buffer("img")->image->finalLayout, ImageLayout::TransferSrc);
 }
 
 TEST(ScenarioImage, CpuModelOfTheImageKernels) {
