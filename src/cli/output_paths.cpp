@@ -166,26 +166,15 @@ bool emitTextFile(const Options& o) {
 }
 
 std::optional<std::string> outputPathProblem(const Options& o) {
-    if (o.output) {
-        if (auto why = fileWriteProblem(*o.output))
-            return fmt::format("-o/--output: cannot write {} ({})", quote(*o.output), *why);
-    }
-    if (o.json) {
-        if (auto why = fileWriteProblem(*o.json))
-            return fmt::format("--json: cannot write {} ({})", quote(*o.json), *why);
-    }
-    if (o.trace) {
-        if (auto why = fileWriteProblem(*o.trace))
-            return fmt::format("--trace: cannot write {} ({})", quote(*o.trace), *why);
-    }
-    if (o.captureGfxr) {
-        if (auto why = fileWriteProblem(*o.captureGfxr))
-            return fmt::format("--capture-gfxr: cannot write {} ({})", quote(*o.captureGfxr), *why);
+    const std::pair<const char*, const std::optional<std::string>*> files[] = {
+        {"-o/--output", &o.output}, {"--json", &o.json}, {"--trace", &o.trace}, {"--capture-gfxr", &o.captureGfxr}};
+    for (const auto& [option, path] : files) {
+        if (!*path) continue;
+        if (auto why = fileWriteProblem(**path)) return fmt::format("{}: cannot write {} ({})", option, quote(**path), *why);
     }
     if (o.dumpDir) {
-        if (auto why = directoryWriteProblem(*o.dumpDir)) {
+        if (auto why = directoryWriteProblem(*o.dumpDir))
             return fmt::format("--dump-dir: cannot use {} as a directory ({})", quote(*o.dumpDir), *why);
-        }
     }
     // A scenario's --matrix runs in one process: no children's logs.
     if ((o.matrix && !o.scenario) || o.triage || o.driverEnvSweep || o.watchdogProbe) {
