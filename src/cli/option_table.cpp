@@ -405,21 +405,27 @@ const std::vector<OptionSection>& optionTable() {
     return table;
 }
 
-const OptionSpec* findLongOption(std::string_view longName) {
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            if (spec.longName == longName) return &spec;
+const std::vector<const OptionSpec*>& allOptions() {
+    static const std::vector<const OptionSpec*> all = [] {
+        std::vector<const OptionSpec*> out;
+        for (const OptionSection& section : optionTable()) {
+            for (const OptionSpec& spec : section.options) out.push_back(&spec);
         }
+        return out;
+    }();
+    return all;
+}
+
+const OptionSpec* findLongOption(std::string_view longName) {
+    for (const OptionSpec* spec : allOptions()) {
+        if (spec->longName == longName) return spec;
     }
     return nullptr;
 }
 
 const OptionSpec* findShortOption(char shortName) {
-    if (shortName == 0) return nullptr;
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            if (spec.shortName == shortName) return &spec;
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        if (shortName != 0 && spec->shortName == shortName) return spec;
     }
     return nullptr;
 }

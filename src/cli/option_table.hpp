@@ -86,6 +86,8 @@ struct OptionSection {
 // The table, in --help order: chain and shape, device, run and reference, report,
 // experiments, multi-run, general.
 const std::vector<OptionSection>& optionTable();
+// Every option of the table, in --help order, one list (the sections' options joined).
+const std::vector<const OptionSpec*>& allOptions();
 
 // The option named `longName` ("--chain") or with the short name `shortName` ('n');
 // nullptr when there is none.

@@ -208,19 +208,20 @@ std::optional<std::string> singleValue(const OptionSpec& spec, const CLI::Option
     return results.front();
 }
 
+// Whether the command line gave the option (a value, or the flag).
+bool given(const RawArgs& raw, const OptionSpec& spec) {
+    return spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
+}
+
 // Every value of an option that takes only the words of its `choices` is one of them.
 void checkChoices(const RawArgs& raw) {
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            if (spec.value == nullptr || spec.choices.empty() || !spec.onlyChoices) continue;
-            const std::optional<std::string>& value = raw.*(spec.value);
-            if (!value || std::find(spec.choices.begin(), spec.choices.end(), *value) != spec.choices.end()) {
-                continue;
-            }
-            std::string known;
-            for (const std::string_view c : spec.choices) known += (known.empty() ? "" : ", ") + std::string(c);
-            fail(fmt::format("{}: {} is not one of {}", optionLabel(spec), quote(*value), known));
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        if (spec->value == nullptr || spec->choices.empty() || !spec->onlyChoices) continue;
+        const std::optional<std::string>& value = raw.*(spec->value);
+        if (!value || std::find(spec->choices.begin(), spec->choices.end(), *value) != spec->choices.end()) continue;
+        std::string known;
+        for (const std::string_view c : spec->choices) known += (known.empty() ? "" : ", ") + std::string(c);
+        fail(fmt::format("{}: {} is not one of {}", optionLabel(*spec), quote(*value), known));
     }
 }
 
@@ -230,15 +231,13 @@ RawArgs readRawArgs(const std::vector<std::string>& args) {
     CLI::App app{"", "repro"};
     app.set_help_flag();  // -h/--help is an ordinary flag of the table
     std::vector<std::pair<const OptionSpec*, CLI::Option*>> registered;
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            std::string names(spec.longName);
-            if (spec.shortName != 0) names = std::string{'-', spec.shortName} + "," + names;
-            CLI::Option* option = spec.value != nullptr
-                                      ? app.add_option(names)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-                                      : app.add_flag(names);
-            registered.emplace_back(&spec, option);
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        std::string names(spec->longName);
+        if (spec->shortName != 0) names = std::string{'-', spec->shortName} + "," + names;
+        CLI::Option* option = spec->value != nullptr
+                                  ? app.add_option(names)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                                  : app.add_flag(names);
+        registered.emplace_back(spec, option);
     }
     RawArgs raw;
     app.add_option("FILE", raw.files)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // --merge-reports
@@ -529,14 +528,10 @@ void checkOtherRules(const Options& o) {
 // --merge-reports FILE...: reads reports, runs nothing; only --format goes with it.
 Options readMergeOptions(const RawArgs& raw) {
     if (raw.files.empty()) fail("--merge-reports: no files given (--merge-reports FILE...)");
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            if (spec.longName == "--merge-reports" || spec.longName == "--format") continue;
-            const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
-            if (given)
-                fail(fmt::format("--merge-reports: not with {} (it runs nothing; only --format applies)",
-                                 optionLabel(spec)));
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        if (spec->longName != "--merge-reports" && spec->longName != "--format" && given(raw, *spec))
+            fail(fmt::format("--merge-reports: not with {} (it runs nothing; only --format applies)",
+                             optionLabel(*spec)));
     }
     checkChoices(raw);
     Options o;
@@ -571,8 +566,7 @@ void readGtest(const RawArgs& raw, Options& o) {
         "--capture-gfxr",     "--capture-rgp", "--sweep",        "--list-devices"};
     for (const std::string_view name : refused) {
         const OptionSpec& spec = *findLongOption(name);
-        const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
-        if (given)
+        if (given(raw, spec))
             fail(
                 fmt::format("{}: not with the GoogleTest protocol (each test is one file or the chain in one "
                             "mode, reported in GoogleTest's lines)",
@@ -590,19 +584,16 @@ void readGtest(const RawArgs& raw, Options& o) {
 void checkFormRules(const RawArgs& raw) {
     // The GoogleTest protocol runs files and the chain: each test's child gets its form's options.
     const bool gtest = raw.gtestListTests || raw.gtestFilter || raw.gtestOutput;
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
-            if (!given) continue;
-            if (raw.listScenarios && spec.longName != "--list-scenarios")
-                fail(fmt::format("--list-scenarios: not with {} (it lists the shipped files and exits)",
-                                 optionLabel(spec)));
-            if (gtest) continue;
-            if (raw.scenario && !spec.notForFile.empty())
-                fail(fmt::format("{}: not with --scenario: {}", optionLabel(spec), spec.notForFile));
-            if (!raw.scenario && !spec.notForChain.empty())
-                fail(fmt::format("{}: only with --scenario: {}", optionLabel(spec), spec.notForChain));
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        if (!given(raw, *spec)) continue;
+        if (raw.listScenarios && spec->longName != "--list-scenarios")
+            fail(fmt::format("--list-scenarios: not with {} (it lists the shipped files and exits)",
+                             optionLabel(*spec)));
+        if (gtest) continue;
+        if (raw.scenario && !spec->notForFile.empty())
+            fail(fmt::format("{}: not with --scenario: {}", optionLabel(*spec), spec->notForFile));
+        if (!raw.scenario && !spec->notForChain.empty())
+            fail(fmt::format("{}: only with --scenario: {}", optionLabel(*spec), spec->notForChain));
     }
 }
 
