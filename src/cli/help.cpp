@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/option_table.hpp"
+#include "core/text.hpp"
 #include "core/exit_status.hpp"
 #include "core/output.hpp"
 #include "repro_version.h"
@@ -71,25 +72,9 @@ void trimRight(std::string& line) {
 // starts with `first`, the others with `indent` spaces. A word longer than a line gets a
 // line of its own.
 void appendWrapped(std::string& out, std::string first, std::string_view text, size_t indent, size_t width) {
-    std::string line = std::move(first);
-    bool lineHasWord = false;
-    for (size_t pos = 0; pos < text.size();) {
-        pos = text.find_first_not_of(' ', pos);
-        if (pos == std::string_view::npos) break;
-        const size_t end = std::min(text.find(' ', pos), text.size());
-        const std::string_view word = text.substr(pos, end - pos);
-        pos = end;
-        if (lineHasWord && line.size() + 1 + word.size() > width) {
-            out += line + "\n";
-            line.assign(indent, ' ');
-            lineHasWord = false;
-        }
-        if (lineHasWord) line += ' ';
-        line += word;
-        lineHasWord = true;
-    }
-    trimRight(line);
-    out += line + "\n";
+    std::string lines = wrapWords(std::move(first), text, indent, width);
+    trimRight(lines);
+    out += lines + "\n";
 }
 
 // "  -n, --chain N" or "      --mode MODE" (long options line up after the short ones).

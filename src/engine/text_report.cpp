@@ -239,24 +239,9 @@ void sayWrapped(const std::string& line) {
         say("{}", line);
         return;
     }
-    const size_t indent = std::min(line.find_first_not_of(' '), size_t{40}) + 4;
-    std::string out = line.substr(0, line.find_first_not_of(' '));
-    size_t lineStart = 0;  // where the line being built starts in `out`
-    bool lineHasWord = false;
-    for (size_t pos = out.size(); pos < line.size();) {
-        const size_t end = std::min(line.find(' ', pos), line.size());
-        const std::string_view word = std::string_view(line).substr(pos, end - pos);
-        pos = line.find_first_not_of(' ', end);
-        if (pos == std::string::npos) pos = line.size();
-        if (lineHasWord && out.size() - lineStart + 1 + word.size() > kTextColumns) {
-            out += "\n" + std::string(indent, ' ');
-            lineStart = out.size() - indent;
-            lineHasWord = false;
-        }
-        out += (lineHasWord ? " " : "") + std::string(word);
-        lineHasWord = true;
-    }
-    say("{}", out);
+    const size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    say("{}", wrapWords(line.substr(0, lead), std::string_view(line).substr(lead), std::min(lead, size_t{40}) + 4,
+                        kTextColumns));
 }
 
 void printDeviceList(const std::vector<vk::DeviceInfo>& devices) {
