@@ -5,10 +5,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fstream>
 
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "core/text.hpp"
 #include "engine/evidence.hpp"
 #include "engine/text_report.hpp"
 #include "engine/workload.hpp"
@@ -41,7 +45,7 @@ namespace {
 // queue's job timeout (forensics/cause.hpp predictionWarning). Also what --split-ms cuts by.
 std::vector<double> predict(const Length& length, Mode mode, size_t items, uint32_t scale) {
     const Session& s = length.session;
-    const uint32_t key = s.plan.builtIn() ? length.n : static_cast<uint32_t>(length.point.variant);
+    const uint32_t key = length.evidenceKey();
     std::vector<double> perItem = s.evidence->predictedDispatchSeconds(key, items);
     const std::optional<SplitTimes> split = s.evidence->splitTimes(key);
     if (!split || s.options.submit.cuts()) return perItem;
@@ -164,6 +168,38 @@ void checkCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds, Submitt
     out.run.failedSubmit = where;
     out.run.failedTimeout = timeoutSeconds;
     out.failure = Failure{c, where, timeoutSeconds};
+}
+
+void finishSubmit(const Length& length, vk::Encoder& encoder, Mode mode, Submitted& out) {
+    Session& s = length.session;
+    s.timings.recording += out.run.recordSeconds;
+    s.timings.gpuWait += out.run.waitSeconds;
+    if (!out.run.completed && !out.failure)
+        out.failure = Failure{out.run.failure, out.run.failedSubmit, out.run.failedTimeout};
+    checkCanary(encoder, mode, s.options.timeoutSeconds.value_or(kCanarySeconds), out);
+    if (s.evidence) out.log = s.evidence->afterMode();
+    if (s.evidence && mode == Mode::Split && out.run.completed)
+        s.evidence->recordSplit(length.evidenceKey(), splitTimesOf(out.run));
+}
+
+bool needsCalibration(const Length& length) {
+    const Session& s = length.session;
+    if (!s.evidence || s.evidence->splitTimes(length.evidenceKey())) return false;
+    const std::vector<Mode>& modes = s.options.modes;
+    if (modes.empty() || modes.front() == Mode::Split) return false;  // split runs first and measures
+    const bool limit = s.evidence->watchdog().timeout.kind == TimeoutKind::Limit;
+    return s.options.submit.splitMs || limit;
+}
+
+bool writeDumpFile(const std::filesystem::path& path, const void* data, size_t size) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    out.close();
+    if (!out) {
+        sayError("repro: --dump-dir: could not write {} ({})", quote(path.string()), std::strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 void recordCanaryForStream(vk::Encoder& encoder, Mode mode) {

@@ -49,8 +49,8 @@ class Workload {
     virtual void judgeWaiting(const run::Length& length, run::RunRecord& record) = 0;
     // What the runs were judged against, for the report ("split", "cpu", "none", ...).
     virtual std::string referenceName() const = 0;
-    // The point's verdict from the modes' aggregates (report/verdict.hpp decideVerdict and
-    // what this form adds to it).
+    // The point's verdict from the modes' aggregates and a hang of the reference-only split
+    // (report/verdict.hpp decideVerdict and what this form adds to it).
     virtual Verdict decide(const run::Length& length, const run::Runs& runs,
                            const std::vector<ModeResult>& aggregates) const = 0;
     // The facts of this form a cause is decided with (the reference, split's step check, the
