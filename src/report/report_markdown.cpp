@@ -41,6 +41,12 @@ std::string pairsTable(const std::vector<std::pair<std::string, std::string>>& p
     return t.render();
 }
 
+// A table of (field, value) rows, each value escaped: the details' device, shape and scenario.
+struct FieldTable {
+    Table table{{"field", "value"}, {}};
+    void operator()(std::string_view k, const std::string& v) { table.rows.push_back({std::string(k), escapeText(v)}); }
+};
+
 std::string statusWord(int exitStatus) {
     switch (exitStatus) {
         case kExitNotReproduced:
@@ -118,10 +124,7 @@ std::string resultsTable(const RunReport& r) {
 }
 
 std::string deviceDetails(const DeviceReport& d, std::string_view home) {
-    Table t{{"field", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) {
-        t.rows.push_back({std::string(k), escapeText(v)});
-    };
+    FieldTable row;
     row("index", fmt::to_string(d.index));
     row("deviceName", d.deviceName);
     row("deviceType", d.deviceType);
@@ -140,7 +143,7 @@ std::string deviceDetails(const DeviceReport& d, std::string_view home) {
                              d.queueNote.empty() ? std::string() : ": " + d.queueNote));
     row("driver library", d.driverLibrary ? portablePath(*d.driverLibrary, home) : "not reported by the loader");
     row("driver manifest", d.driverManifest ? portablePath(*d.driverManifest, home) : "not reported by the loader");
-    return t.render();
+    return row.table.render();
 }
 
 std::string memoryDetails(const DeviceReport& d) {
@@ -192,10 +195,7 @@ std::string stressSentence(const ExperimentReport& e) {
 std::string shapeDetails(const RunReport& r, std::string_view home) {
     const Shape& s = r.shape;
     const ChainSizes& z = r.sizes;
-    Table t{{"field", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) {
-        t.rows.push_back({std::string(k), escapeText(v)});
-    };
+    FieldTable row;
     row("preset", valueOr(r.preset, "none"));
     row("shape (B x C x H x W)", fmt::format("{} x {} x {} x {}", s.batch, s.channels, s.height, s.width));
     row("kernel, stride, padding",
@@ -211,7 +211,7 @@ std::string shapeDetails(const RunReport& r, std::string_view home) {
         fmt::format("[{}, {}, {}]", z.convWorkgroups[0], z.convWorkgroups[1], z.convWorkgroups[2]));
     row("slice workgroups",
         fmt::format("[{}, {}, {}]", z.sliceWorkgroups[0], z.sliceWorkgroups[1], z.sliceWorkgroups[2]));
-    return t.render();
+    return row.table.render();
 }
 
 // The file's base name: the reader saves the file under it (never the reporter's path).
@@ -232,10 +232,7 @@ std::string checkedBuffersText(const ScenarioFacts& f) {
 // A scenario run's facts: the file, what repro made of it, the experiment and the reference.
 std::string scenarioDetails(const RunReport& r, std::string_view home) {
     const ScenarioFacts& f = *r.scenario;
-    Table t{{"field", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) {
-        t.rows.push_back({std::string(k), escapeText(v)});
-    };
+    FieldTable row;
     row("name", f.name);
     row("pattern", f.pattern);
     row("source", f.source);
@@ -244,15 +241,15 @@ std::string scenarioDetails(const RunReport& r, std::string_view home) {
     row("steps", fmt::to_string(f.steps));
     row("labelled controls", valueOr(f.controlSteps, "none"));
     row("checked buffers", checkedBuffersText(f));
-    row("queues", f.queues.empty() ? std::string("none") : join(f.queues, "; "));
-    row("images", f.images.empty() ? std::string("none") : join(f.images, "; "));
-    row("poisoned (--poison)", f.poisoned.empty() ? std::string("none") : join(f.poisoned, ", "));
+    row("queues", join(f.queues, "; "));  // "none" for none
+    row("images", join(f.images, "; "));
+    row("poisoned (--poison)", join(f.poisoned, ", "));
     std::vector<std::string> parameters;
     for (const auto& [name, value] : f.parameters) parameters.push_back(fmt::format("{} = {}", name, value));
-    row("parameters", parameters.empty() ? std::string("none") : join(parameters, ", "));
+    row("parameters", join(parameters, ", "));
     row("experiment", experimentText(r, home));
     row("reference", valueOr(r.referenceName, "none"));
-    return t.render();
+    return row.table.render();
 }
 
 std::string timingDetails(const RunReport& r) {
