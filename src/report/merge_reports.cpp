@@ -347,6 +347,12 @@ class FieldCheck {
     void object(std::string_view path) { kind(path, at(path), json::value_t::object, "an object"); }
     void array(std::string_view path) { kind(path, at(path), json::value_t::array, "an array"); }
     void boolean(std::string_view path) { kind(path, at(path), json::value_t::boolean, "true or false"); }
+    // Whether the value at `path` is an object; null passes too, anything else fails.
+    bool objectOrNull(std::string_view path) {
+        const json* v = at(path);
+        if (v && !v->is_object() && !v->is_null()) fail(path, "not an object or null");
+        return v && v->is_object();
+    }
     void stringOrNull(std::string_view path) {
         if (const json* v = at(path); v && !v->is_string() && !v->is_null()) fail(path, "not a string or null");
     }
@@ -387,7 +393,6 @@ class FieldCheck {
     std::string problem_;
 };
 
-constexpr std::array<std::string_view, 3> kModeNamesList = {"split", "multipass", "single"};
 constexpr std::array<std::string_view, 9> kClassifications = {
     "ok", "zero", "mismatch", "nonfinite", "unwritten", "hang", "not run", "inconclusive", "killed"};
 constexpr std::array<int, 8> kExitStatuses = {0, 1, 2, 3, 4, 125, 130, 143};
@@ -396,8 +401,7 @@ constexpr std::array<std::string_view, 8> kVerdictKinds = {
 
 // The run report's device: null, or an object with the names and ids the table reads.
 void checkDevice(FieldCheck& c) {
-    const json* device = c.at("device");
-    if (device && device->is_object()) {
+    if (c.objectOrNull("device")) {
         c.string("device.device_name");
         c.string("device.driver_name");
         c.string("device.driver_info");
@@ -405,8 +409,6 @@ void checkDevice(FieldCheck& c) {
         c.stringOrNull("device.driver_id");
         c.integer("device.vendor_id", 0, UINT32_MAX);
         c.integer("device.device_id", 0, UINT32_MAX);
-    } else if (device && !device->is_null()) {
-        c.fail("device", "not an object or null");
     }
 }
 
@@ -421,7 +423,7 @@ void checkModes(FieldCheck& c, const json& d) {
             return;
         }
         FieldCheck m(modes[i], fmt::format("modes[{}].", i));
-        m.oneOf("mode", kModeNamesList);
+        m.oneOf("mode", kModeNames);
         m.oneOf("classification", kClassifications);
         if (modes[i].contains("cause") && !modes[i]["cause"].is_object() && !modes[i]["cause"].is_null())
             m.fail("cause", "not an object or null");
@@ -440,12 +442,10 @@ void checkVersionThree(FieldCheck& c, const json& d) {
             c.fail("verdict.kind", fmt::format("'{}' is not what exit status {} says", kind, status));
     }
     c.boolean("experiment.control");
-    if (const json* scenario = c.at("scenario"); scenario && scenario->is_object()) {
+    if (c.objectOrNull("scenario")) {
         c.string("scenario.name");
         c.string("scenario.file");
         c.string("scenario.file_sha256");
-    } else if (scenario && !scenario->is_null()) {
-        c.fail("scenario", "not an object or null");
     }
 }
 
@@ -479,10 +479,10 @@ std::string triageProblem(const json& d) {
     c.string("baseline.detail");
     c.string("baseline.failing_mode");
     c.string("baseline.cause_kind");
-    if (const json* probe = c.at("probe"); probe && !probe->is_null()) {
-        if (!probe->is_object()) c.fail("probe", "not an object or null");
-        if (probe->is_object() && probe->contains("timeout_seconds") && !(*probe)["timeout_seconds"].is_number() &&
-            !(*probe)["timeout_seconds"].is_null())
+    if (c.objectOrNull("probe")) {
+        const json& probe = d["probe"];
+        if (probe.contains("timeout_seconds") && !probe["timeout_seconds"].is_number() &&
+            !probe["timeout_seconds"].is_null())
             c.fail("probe.timeout_seconds", "not a number or null");
     }
     c.string("conclusion.kind");
