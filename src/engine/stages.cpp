@@ -49,10 +49,7 @@ std::vector<double> predict(const Length& length, Mode mode, size_t items, uint3
     std::vector<double> perItem = s.evidence->predictedDispatchSeconds(key, items);
     const std::optional<SplitTimes> split = s.evidence->splitTimes(key);
     if (!split || s.options.submit.cuts()) return perItem;
-    SplitTimes times = *split;
-    for (size_t d = 0; d < times.dispatchGpuSeconds.size(); d += 2) times.dispatchGpuSeconds[d] *= scale;
-    for (size_t d = 0; d < times.submitWaitSeconds.size(); d += 2) times.submitWaitSeconds[d] *= scale;
-    const std::optional<Prediction> p = predictSubmit(times, 0, items);
+    const std::optional<Prediction> p = predictSubmit(scaled(*split, scale), 0, items);
     if (!p) return perItem;
     // -q: only the result lines and the verdict (a warning below still prints).
     if (!s.options.quiet) {
