@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <optional>
 #include <string_view>
 
@@ -214,12 +213,6 @@ std::string shapeDetails(const RunReport& r, std::string_view home) {
     return row.table.render();
 }
 
-// The file's base name: the reader saves the file under it (never the reporter's path).
-std::string scenarioFileName(const ScenarioFacts& f) {
-    const std::string base = std::filesystem::path(f.file).filename().string();
-    return base.empty() ? (f.name.empty() ? std::string("scenario") : f.name) + ".toml" : base;
-}
-
 // How the checked buffers were compared where not all bit for bit with split and the CPU model.
 std::string checkedBuffersText(const ScenarioFacts& f) {
     std::vector<std::string> parts;
@@ -237,7 +230,7 @@ std::string scenarioDetails(const RunReport& r, std::string_view home) {
     row("pattern", f.pattern);
     row("source", f.source);
     row("expected on a correct driver", f.expected);
-    row("file", fmt::format("{} ({} bytes, SHA-256 {})", scenarioFileName(f), f.fileBytes, f.fileSha256));
+    row("file", fmt::format("{} ({} bytes, SHA-256 {})", scenarioFileName(f.file, f.name), f.fileBytes, f.fileSha256));
     row("steps", fmt::to_string(f.steps));
     row("labelled controls", valueOr(f.controlSteps, "none"));
     row("checked buffers", checkedBuffersText(f));
@@ -330,7 +323,7 @@ std::string description(const RunReport& r) {
         r.scenario
             ? fmt::format(
                   "repro ran the scenario file {} ({} steps) as {} on {}, each checked buffer{} compared with {}.",
-                  scenarioFileName(*r.scenario), r.scenario->steps, ran, device,
+                  scenarioFileName(r.scenario->file, r.scenario->name), r.scenario->steps, ran, device,
                   std::any_of(r.scenario->images.begin(), r.scenario->images.end(),
                               [](const std::string& i) { return i.ends_with(", checked"); })
                       ? " and image"
@@ -432,7 +425,7 @@ IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
                               {"Expected on a correct driver", s.expected}};
         f.runArguments = scenarioRerunArguments(r.commandLine, s.file, s.name);
         f.file = IssueFile{.what = "the scenario file",
-                           .saveAs = scenarioFileName(s),
+                           .saveAs = scenarioFileName(s.file, s.name),  // never the reporter's path
                            .bytes = s.fileBytes,
                            .sha256 = s.fileSha256,
                            .text = s.fileText,
