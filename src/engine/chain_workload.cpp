@@ -150,8 +150,11 @@ bool dumpFinal(const std::string& dir, Mode mode, std::optional<uint32_t> sweepL
     return writeDumpFile(path, values.data(), values.size() * sizeof(float));
 }
 
-void classifyAgainst(const Judge& judge, RunRecord& record) {
-    const Classified c = judge.classifyFinal(record.final(), *record.result.stats);
+// Against the judge, or with none (the reference never came: the device was lost first) by
+// the self-checks alone.
+void classifyAgainst(const std::optional<Judge>& judge, RunRecord& record) {
+    const Classified c = judge ? judge->classifyFinal(record.final(), *record.result.stats)
+                               : classify(record.final(), *record.result.stats, std::nullopt, "");
     record.result.kind = c.kind;
     record.result.reason = c.reason;
 }
@@ -462,7 +465,7 @@ void ChainWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& 
     if (record.mode() == Mode::Split && !judge_) {
         becomeTheReference(length, runs, record);
     } else if (judge_) {
-        classifyAgainst(*judge_, record);
+        classifyAgainst(judge_, record);
         printClassification(length, record);
         printStepReport(length, record);
     } else {
@@ -474,14 +477,7 @@ void ChainWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& 
 }
 
 void ChainWorkload::judgeWaiting(const Length& length, RunRecord& record) {
-    if (judge_) {
-        classifyAgainst(*judge_, record);
-    } else {
-        // The reference never came (the device was lost first): self-checks only.
-        const Classified c = classify(record.final(), *record.result.stats, std::nullopt, "");
-        record.result.kind = c.kind;
-        record.result.reason = c.reason;
-    }
+    classifyAgainst(judge_, record);
     say("  mode={:<9} (classified against {})", name(record.mode()),
         judge_ ? judge_->label() : std::string("nothing: the reference did not complete"));
     printClassification(length, record);
