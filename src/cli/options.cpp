@@ -37,11 +37,15 @@ uint32_t checkCount(int64_t value, std::string_view text, std::string_view label
     return static_cast<uint32_t>(value);
 }
 
-// A whole number of at least `minimum` (and at most UINT32_MAX) in plain decimal.
-uint32_t readCount(std::string_view text, std::string_view label, int64_t minimum) {
+// A whole number of at least `minimum` and at most `maximum` (UINT32_MAX unless an option has
+// a smaller one) in plain decimal.
+uint32_t readCount(std::string_view text, std::string_view label, int64_t minimum,
+                   uint32_t maximum = std::numeric_limits<uint32_t>::max()) {
     const auto value = parseDecimal(text);
     if (!value) fail(fmt::format("{}: {} is not a whole number (decimal digits only)", label, quote(text)));
-    return checkCount(*value, text, label, minimum);
+    const uint32_t count = checkCount(*value, text, label, minimum);
+    if (count > maximum) fail(fmt::format("{}: at most {} (got {})", label, maximum, count));
+    return count;
 }
 
 // A plain decimal number (text.hpp parseDecimalNumber) of `unit`s.
@@ -379,18 +383,12 @@ void readExperiments(const RawArgs& raw, Options& o) {
     if (raw.barrier) o.barrier = *parseBarrier(*raw.barrier);
     o.barrierGiven = raw.barrier.has_value();
     if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
-    if (raw.workScale) {
-        o.workScale = readCount(*raw.workScale, "--work-scale", 1);
-        if (o.workScale > 4096) fail(fmt::format("--work-scale: at most 4096 (got {})", o.workScale));
-    }
+    if (raw.workScale) o.workScale = readCount(*raw.workScale, "--work-scale", 1, 4096);
     if (raw.splitMib) o.submit.splitMiB = readPositive(*raw.splitMib, "--split-mib", "MiB");
     if (raw.splitMs) o.submit.splitMs = readPositive(*raw.splitMs, "--split-ms", "milliseconds");
     o.submit.hostWait = !raw.noHostWait;
     if (raw.memory) o.memory = *parseBufferMemory(*raw.memory);
-    if (raw.dispatchRepeat) {
-        o.dispatchRepeat = readCount(*raw.dispatchRepeat, "--dispatch-repeat", 1);
-        if (o.dispatchRepeat > 64) fail(fmt::format("--dispatch-repeat: at most 64 (got {})", o.dispatchRepeat));
-    }
+    if (raw.dispatchRepeat) o.dispatchRepeat = readCount(*raw.dispatchRepeat, "--dispatch-repeat", 1, 64);
     if (raw.profile) o.profile = *parseProfile(*raw.profile);
     o.spirvDir = raw.spirv;
     if (raw.mutant) o.mutant = readMutant(*raw.mutant);
