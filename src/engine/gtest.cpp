@@ -254,13 +254,9 @@ std::vector<GtestCase> gtestCases(const std::optional<std::string>& dir) {
     const std::optional<std::string> folder = dir ? dir : shipped.empty() ? std::nullopt : std::optional(shipped[0]);
     if (folder) {
         std::error_code ec;
-        for (const auto& entry : std::filesystem::directory_iterator(*folder, ec)) {
-            if (entry.path().extension() == ".toml" && entry.is_regular_file(ec))
-                files.push_back(entry.path().string());
-        }
+        files = scenarioFiles(*folder, ec);
         if (ec) throw UsageError(fmt::format("--scenario-dir: cannot read {} ({})", quote(*folder), ec.message()));
     }
-    std::sort(files.begin(), files.end());
     std::vector<GtestCase> cases;
     std::map<std::string, std::string> suiteFile{{std::string(kBuiltInSuite), "the built-in chain"}};
     const auto add = [&](const std::string& suite, const std::optional<std::string>& file, bool reproduced) {
