@@ -450,7 +450,6 @@ void ChainWorkload::becomeTheReference(const Length& length, Runs& runs, RunReco
 // A run whose submits and readback completed: its statistics, dump, classification and lines.
 void ChainWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& record) {
     Session& s = length.session;
-    const auto start = Clock::now();
     record.result.stats = computeStats(record.final());
     const std::optional<uint32_t> sweepLength = s.options.sweep ? std::optional<uint32_t>(length.n) : std::nullopt;
     if (s.options.repeat > 1 && record.submitted.digest == 0) {
@@ -473,7 +472,6 @@ void ChainWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& 
     }
     printGpuTimes(length, record, /*chainKinds=*/true);
     if (s.options.checkSteps) printDispatchCheck(record);
-    s.timings.verification += secondsSince(start);
 }
 
 void ChainWorkload::judgeWaiting(const Length& length, RunRecord& record) {

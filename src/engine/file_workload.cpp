@@ -295,7 +295,6 @@ void FileWorkload::judge(const Length& length, RunRecord& record, const sc::Mode
 
 void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& record) {
     Session& session = length.session;
-    const auto start = Clock::now();
     const sc::Scenario& s = point_->s;
     if (session.options.dumpDir &&
         !dumpBytes(*session.options.dumpDir, record.mode(), length.point.label, *record.submitted.bytes))
@@ -328,7 +327,6 @@ void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& r
                                                     record.submitted.run.completed);
     }
     printGpuTimes(length, record, /*chainKinds=*/false);
-    session.timings.verification += secondsSince(start);
 }
 
 void FileWorkload::judgeWaiting(const Length& length, RunRecord& record) {

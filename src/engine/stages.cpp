@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "core/clock.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "core/text.hpp"
@@ -306,7 +307,9 @@ const RunRecord& judgeRun(const Length& length, Runs& runs, const PlannedRun& pl
     } else if (failure) {
         recordFailure(length, runs, record, *failure);
     } else {
+        const auto start = Clock::now();
         length.session.workload.judgeCompleted(length, runs, record);
+        length.session.timings.verification += secondsSince(start);
     }
     runs.records.push_back(std::move(record));
     return runs.records.back();

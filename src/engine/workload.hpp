@@ -42,7 +42,8 @@ class Workload {
     // as it comes, with --check-steps), with the kernel log around it.
     virtual run::Submitted submit(const run::Length& length, const run::PlannedRun& planned, run::Runs& runs) = 0;
     // A run whose submits and readback completed: its lines and classification, judged against
-    // the reference, made the reference (split), or left waiting for it.
+    // the reference, made the reference (split), or left waiting for it (timed by the caller as
+    // the verification phase).
     virtual void judgeCompleted(const run::Length& length, run::Runs& runs, run::RunRecord& record) = 0;
     // A run that waited for the reference split made after it: judged now (by the self-checks
     // alone when the reference never came).
