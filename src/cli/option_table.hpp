@@ -5,9 +5,12 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/shape.hpp"
 
 namespace repro {
 
@@ -75,6 +78,15 @@ struct OptionSpec {
     std::string_view notForFile;
     std::string_view notForChain;
 };
+
+// One of the ten shape options (--batch ... --pad-w): the field of --preset's shape it replaces.
+struct ShapeOption {
+    std::string_view longName, help;
+    std::optional<std::string> RawArgs::*value;
+    uint32_t Shape::*field;
+};
+// The shape options, in --help order (the table's "Chain and shape" section ends with them).
+std::span<const ShapeOption> shapeOptions();
 
 // A group of options under one heading of --help.
 struct OptionSection {

@@ -271,20 +271,9 @@ void readChainAndShape(const RawArgs& raw, std::optional<std::string_view> envCh
     }
     if (raw.preset) o.preset = *raw.preset;
     o.shape = presetShape(o.preset);
-    const struct {
-        std::optional<std::string> RawArgs::*text;
-        uint32_t Shape::*field;
-        std::string_view label;
-    } fields[] = {
-        {&RawArgs::batch, &Shape::batch, "--batch"},        {&RawArgs::channels, &Shape::channels, "--channels"},
-        {&RawArgs::height, &Shape::height, "--height"},     {&RawArgs::width, &Shape::width, "--width"},
-        {&RawArgs::kernelH, &Shape::kernelH, "--kernel-h"}, {&RawArgs::kernelW, &Shape::kernelW, "--kernel-w"},
-        {&RawArgs::strideH, &Shape::strideH, "--stride-h"}, {&RawArgs::strideW, &Shape::strideW, "--stride-w"},
-        {&RawArgs::padH, &Shape::padH, "--pad-h"},          {&RawArgs::padW, &Shape::padW, "--pad-w"},
-    };
-    for (const auto& f : fields) {
-        const std::optional<std::string>& text = raw.*(f.text);
-        if (text) o.shape.*(f.field) = readCount(*text, f.label, f.label.starts_with("--pad") ? 0 : 1);
+    for (const ShapeOption& f : shapeOptions()) {
+        const std::optional<std::string>& text = raw.*(f.value);
+        if (text) o.shape.*(f.field) = readCount(*text, f.longName, f.longName.starts_with("--pad") ? 0 : 1);
     }
     (void)computeSizes(o.shape);  // UsageError for a shape the chain cannot have
 }
