@@ -315,14 +315,11 @@ const RunRecord& judgeRun(const Length& length, Runs& runs, const PlannedRun& pl
     return runs.records.back();
 }
 
-void reportNotRun(const Length& length, const Runs& runs, Mode mode) {
-    (void)length;
-    const ModeResult notRun{
-        .mode = mode,
-        .kind = Classification::NotRun,
-        .reason = runs.interrupted ? "interrupted before it started" : "an earlier mode lost the device"};
+ModeResult reportNotRun(Mode mode, std::string reason) {
+    const ModeResult notRun{.mode = mode, .kind = Classification::NotRun, .reason = std::move(reason)};
     say("  mode={:<9} not run", name(mode));
     say("{}", classificationLine(notRun));
+    return notRun;
 }
 
 uint64_t digestBytes(const void* bytes, size_t size, uint64_t digest) {

@@ -154,8 +154,8 @@ void prepareRun(const Length& length, const PlannedRun& planned, Runs& runs, siz
 // reference, made the reference, left waiting), or a hang or an interrupt (which set
 // runs.deviceGone). Appends the record to runs.records and returns it.
 const RunRecord& judgeRun(const Length& length, Runs& runs, const PlannedRun& planned, Submitted submitted);
-// A mode that could not start: its "not run" lines.
-void reportNotRun(const Length& length, const Runs& runs, Mode mode);
+// A mode that could not start, and why: its "not run" lines, and its result.
+ModeResult reportNotRun(Mode mode, std::string reason);
 // The result line under the mode line (with " [run r/R]" under --repeat).
 void printClassification(const Length& length, const RunRecord& record);
 // --timestamps: the GPU time line of a run.
