@@ -172,15 +172,13 @@ ModeResult aggregate(const Runs& runs, Mode mode) {
         total.reason = "an earlier mode lost the device";
         return total;
     }
-    total.kind = shown->result.kind;
-    total.reason = shown->result.reason;
-    total.stats = shown->result.stats;
-    total.cause = shown->result.cause;
-    total.causeKind = shown->result.causeKind;
-    total.causeJson = shown->result.causeJson;
-    total.perDispatchCheckJson = shown->result.perDispatchCheckJson;
-    total.stepCheckJson = shown->result.stepCheckJson;
-    return total;
+    ModeResult out = shown->result;  // its classification, reason, stats, cause and checks; the counts are all runs'
+    out.submits = total.submits;
+    out.wallSeconds = total.wallSeconds;
+    out.runs = total.runs;
+    out.wrongRuns = total.wrongRuns;
+    out.identicalAcrossRuns = total.identicalAcrossRuns;
+    return out;
 }
 
 }  // namespace
