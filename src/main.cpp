@@ -104,27 +104,21 @@ int runCommand(const Options& options) {
     if (options.writeScenario) return writeScenario(options);
     if (options.gtest) return options.gtest->list ? listGtests(options) : runGtests(options);  // engine/gtest.hpp
     const auto finish = [&](int status) { return options.invert ? invertStatus(status) : status; };
-    std::vector<InputFile> inputs = commandLineInputs(options);
-    if (const auto clash = outputCollision(options, inputs)) {  // before the file is even read
-        sayError("repro: {}", *clash);
+    const auto refuse = [&](const std::string& problem) {  // one line, a usage error
+        sayError("repro: {}", problem);
         return finish(kExitUsage);
-    }
+    };
+    std::vector<InputFile> inputs = commandLineInputs(options);
+    if (const auto clash = outputCollision(options, inputs)) return refuse(*clash);  // before the file is even read
     Plan plan;
     try {
         plan = makePlan(options);  // a bad file is one line, before anything runs
     } catch (const UsageError& e) {
-        sayError("repro: {}", e.what());
-        return finish(kExitUsage);
+        return refuse(e.what());
     }
     for (InputFile& kernel : planInputs(plan)) inputs.push_back(std::move(kernel));
-    if (const auto clash = outputCollision(options, inputs)) {  // a user kernel's module, now known
-        sayError("repro: {}", *clash);
-        return finish(kExitUsage);
-    }
-    if (const auto problem = outputPathProblem(options)) {  // before any GPU work
-        sayError("repro: {}", *problem);
-        return finish(kExitUsage);
-    }
+    if (const auto clash = outputCollision(options, inputs)) return refuse(*clash);  // a user kernel's module
+    if (const auto problem = outputPathProblem(options)) return refuse(*problem);    // before any GPU work
     // stdout carries only the document, unless -o takes it to a file.
     if (options.format != Format::Text && !options.output) textStream() = stderr;
     if (options.format == Format::Text && options.output) captureText();  // for the -o file

@@ -13,24 +13,22 @@ using R = RawArgs;
 constexpr auto kChoices = ValueCompletion::Choices;
 
 // The ten shape fields: each replaces one field of --preset.
+constexpr ShapeOption kShapeOptions[] = {
+    {"--batch", "batch size (spectrostream: 1)", &R::batch, &Shape::batch},
+    {"--channels", "channels C, in and out of every conv-T (spectrostream: 128)", &R::channels, &Shape::channels},
+    {"--height", "height H of small[] (spectrostream: 60)", &R::height, &Shape::height},
+    {"--width", "width W of small[] (spectrostream: 480)", &R::width, &Shape::width},
+    {"--kernel-h", "conv-T kernel height (spectrostream: 3)", &R::kernelH, &Shape::kernelH},
+    {"--kernel-w", "conv-T kernel width (spectrostream: 4)", &R::kernelW, &Shape::kernelW},
+    {"--stride-h", "conv-T stride in height (spectrostream: 1)", &R::strideH, &Shape::strideH},
+    {"--stride-w", "conv-T stride in width (spectrostream: 2)", &R::strideW, &Shape::strideW},
+    {"--pad-h", "conv-T padding in height (spectrostream: 0)", &R::padH, &Shape::padH},
+    {"--pad-w", "conv-T padding in width (spectrostream: 0)", &R::padW, &Shape::padW},
+};
+
 void addShapeOptions(std::vector<OptionSpec>& out) {
-    const struct {
-        std::string_view name, help;
-        std::optional<std::string> R::*value;
-    } fields[] = {
-        {"--batch", "batch size (spectrostream: 1)", &R::batch},
-        {"--channels", "channels C, in and out of every conv-T (spectrostream: 128)", &R::channels},
-        {"--height", "height H of small[] (spectrostream: 60)", &R::height},
-        {"--width", "width W of small[] (spectrostream: 480)", &R::width},
-        {"--kernel-h", "conv-T kernel height (spectrostream: 3)", &R::kernelH},
-        {"--kernel-w", "conv-T kernel width (spectrostream: 4)", &R::kernelW},
-        {"--stride-h", "conv-T stride in height (spectrostream: 1)", &R::strideH},
-        {"--stride-w", "conv-T stride in width (spectrostream: 2)", &R::strideW},
-        {"--pad-h", "conv-T padding in height (spectrostream: 0)", &R::padH},
-        {"--pad-w", "conv-T padding in width (spectrostream: 0)", &R::padW},
-    };
-    for (const auto& f : fields) {
-        out.push_back({.longName = f.name,
+    for (const ShapeOption& f : kShapeOptions) {
+        out.push_back({.longName = f.longName,
                        .placeholder = "N",
                        .help = f.help,
                        .value = f.value,
@@ -405,21 +403,29 @@ const std::vector<OptionSection>& optionTable() {
     return table;
 }
 
-const OptionSpec* findLongOption(std::string_view longName) {
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            if (spec.longName == longName) return &spec;
+std::span<const ShapeOption> shapeOptions() { return kShapeOptions; }
+
+const std::vector<const OptionSpec*>& allOptions() {
+    static const std::vector<const OptionSpec*> all = [] {
+        std::vector<const OptionSpec*> out;
+        for (const OptionSection& section : optionTable()) {
+            for (const OptionSpec& spec : section.options) out.push_back(&spec);
         }
+        return out;
+    }();
+    return all;
+}
+
+const OptionSpec* findLongOption(std::string_view longName) {
+    for (const OptionSpec* spec : allOptions()) {
+        if (spec->longName == longName) return spec;
     }
     return nullptr;
 }
 
 const OptionSpec* findShortOption(char shortName) {
-    if (shortName == 0) return nullptr;
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            if (spec.shortName == shortName) return &spec;
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        if (shortName != 0 && spec->shortName == shortName) return spec;
     }
     return nullptr;
 }

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/shape.hpp"
 
 namespace repro {
 
@@ -76,6 +79,15 @@ struct OptionSpec {
     std::string_view notForChain;
 };
 
+// One of the ten shape options (--batch ... --pad-w): the field of --preset's shape it replaces.
+struct ShapeOption {
+    std::string_view longName, help;
+    std::optional<std::string> RawArgs::*value;
+    uint32_t Shape::*field;
+};
+// The shape options, in --help order (the table's "Chain and shape" section ends with them).
+std::span<const ShapeOption> shapeOptions();
+
 // A group of options under one heading of --help.
 struct OptionSection {
     std::string_view title;  // "Chain and shape"
@@ -86,6 +98,8 @@ struct OptionSection {
 // The table, in --help order: chain and shape, device, run and reference, report,
 // experiments, multi-run, general.
 const std::vector<OptionSection>& optionTable();
+// Every option of the table, in --help order, one list (the sections' options joined).
+const std::vector<const OptionSpec*>& allOptions();
 
 // The option named `longName` ("--chain") or with the short name `shortName` ('n');
 // nullptr when there is none.

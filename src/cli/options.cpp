@@ -37,11 +37,15 @@ uint32_t checkCount(int64_t value, std::string_view text, std::string_view label
     return static_cast<uint32_t>(value);
 }
 
-// A whole number of at least `minimum` (and at most UINT32_MAX) in plain decimal.
-uint32_t readCount(std::string_view text, std::string_view label, int64_t minimum) {
+// A whole number of at least `minimum` and at most `maximum` (UINT32_MAX unless an option has
+// a smaller one) in plain decimal.
+uint32_t readCount(std::string_view text, std::string_view label, int64_t minimum,
+                   uint32_t maximum = std::numeric_limits<uint32_t>::max()) {
     const auto value = parseDecimal(text);
     if (!value) fail(fmt::format("{}: {} is not a whole number (decimal digits only)", label, quote(text)));
-    return checkCount(*value, text, label, minimum);
+    const uint32_t count = checkCount(*value, text, label, minimum);
+    if (count > maximum) fail(fmt::format("{}: at most {} (got {})", label, maximum, count));
+    return count;
 }
 
 // A plain decimal number (text.hpp parseDecimalNumber) of `unit`s.
@@ -208,19 +212,20 @@ std::optional<std::string> singleValue(const OptionSpec& spec, const CLI::Option
     return results.front();
 }
 
+// Whether the command line gave the option (a value, or the flag).
+bool given(const RawArgs& raw, const OptionSpec& spec) {
+    return spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
+}
+
 // Every value of an option that takes only the words of its `choices` is one of them.
 void checkChoices(const RawArgs& raw) {
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            if (spec.value == nullptr || spec.choices.empty() || !spec.onlyChoices) continue;
-            const std::optional<std::string>& value = raw.*(spec.value);
-            if (!value || std::find(spec.choices.begin(), spec.choices.end(), *value) != spec.choices.end()) {
-                continue;
-            }
-            std::string known;
-            for (const std::string_view c : spec.choices) known += (known.empty() ? "" : ", ") + std::string(c);
-            fail(fmt::format("{}: {} is not one of {}", optionLabel(spec), quote(*value), known));
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        if (spec->value == nullptr || spec->choices.empty() || !spec->onlyChoices) continue;
+        const std::optional<std::string>& value = raw.*(spec->value);
+        if (!value || std::find(spec->choices.begin(), spec->choices.end(), *value) != spec->choices.end()) continue;
+        std::string known;
+        for (const std::string_view c : spec->choices) known += (known.empty() ? "" : ", ") + std::string(c);
+        fail(fmt::format("{}: {} is not one of {}", optionLabel(*spec), quote(*value), known));
     }
 }
 
@@ -230,15 +235,13 @@ RawArgs readRawArgs(const std::vector<std::string>& args) {
     CLI::App app{"", "repro"};
     app.set_help_flag();  // -h/--help is an ordinary flag of the table
     std::vector<std::pair<const OptionSpec*, CLI::Option*>> registered;
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            std::string names(spec.longName);
-            if (spec.shortName != 0) names = std::string{'-', spec.shortName} + "," + names;
-            CLI::Option* option = spec.value != nullptr
-                                      ? app.add_option(names)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-                                      : app.add_flag(names);
-            registered.emplace_back(&spec, option);
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        std::string names(spec->longName);
+        if (spec->shortName != 0) names = std::string{'-', spec->shortName} + "," + names;
+        CLI::Option* option = spec->value != nullptr
+                                  ? app.add_option(names)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                                  : app.add_flag(names);
+        registered.emplace_back(spec, option);
     }
     RawArgs raw;
     app.add_option("FILE", raw.files)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // --merge-reports
@@ -268,20 +271,9 @@ void readChainAndShape(const RawArgs& raw, std::optional<std::string_view> envCh
     }
     if (raw.preset) o.preset = *raw.preset;
     o.shape = presetShape(o.preset);
-    const struct {
-        std::optional<std::string> RawArgs::*text;
-        uint32_t Shape::*field;
-        std::string_view label;
-    } fields[] = {
-        {&RawArgs::batch, &Shape::batch, "--batch"},        {&RawArgs::channels, &Shape::channels, "--channels"},
-        {&RawArgs::height, &Shape::height, "--height"},     {&RawArgs::width, &Shape::width, "--width"},
-        {&RawArgs::kernelH, &Shape::kernelH, "--kernel-h"}, {&RawArgs::kernelW, &Shape::kernelW, "--kernel-w"},
-        {&RawArgs::strideH, &Shape::strideH, "--stride-h"}, {&RawArgs::strideW, &Shape::strideW, "--stride-w"},
-        {&RawArgs::padH, &Shape::padH, "--pad-h"},          {&RawArgs::padW, &Shape::padW, "--pad-w"},
-    };
-    for (const auto& f : fields) {
-        const std::optional<std::string>& text = raw.*(f.text);
-        if (text) o.shape.*(f.field) = readCount(*text, f.label, f.label.starts_with("--pad") ? 0 : 1);
+    for (const ShapeOption& f : shapeOptions()) {
+        const std::optional<std::string>& text = raw.*(f.value);
+        if (text) o.shape.*(f.field) = readCount(*text, f.longName, f.longName.starts_with("--pad") ? 0 : 1);
     }
     (void)computeSizes(o.shape);  // UsageError for a shape the chain cannot have
 }
@@ -380,18 +372,12 @@ void readExperiments(const RawArgs& raw, Options& o) {
     if (raw.barrier) o.barrier = *parseBarrier(*raw.barrier);
     o.barrierGiven = raw.barrier.has_value();
     if (raw.submitEvery) o.submit.every = readCount(*raw.submitEvery, "--submit-every", 1);
-    if (raw.workScale) {
-        o.workScale = readCount(*raw.workScale, "--work-scale", 1);
-        if (o.workScale > 4096) fail(fmt::format("--work-scale: at most 4096 (got {})", o.workScale));
-    }
+    if (raw.workScale) o.workScale = readCount(*raw.workScale, "--work-scale", 1, 4096);
     if (raw.splitMib) o.submit.splitMiB = readPositive(*raw.splitMib, "--split-mib", "MiB");
     if (raw.splitMs) o.submit.splitMs = readPositive(*raw.splitMs, "--split-ms", "milliseconds");
     o.submit.hostWait = !raw.noHostWait;
     if (raw.memory) o.memory = *parseBufferMemory(*raw.memory);
-    if (raw.dispatchRepeat) {
-        o.dispatchRepeat = readCount(*raw.dispatchRepeat, "--dispatch-repeat", 1);
-        if (o.dispatchRepeat > 64) fail(fmt::format("--dispatch-repeat: at most 64 (got {})", o.dispatchRepeat));
-    }
+    if (raw.dispatchRepeat) o.dispatchRepeat = readCount(*raw.dispatchRepeat, "--dispatch-repeat", 1, 64);
     if (raw.profile) o.profile = *parseProfile(*raw.profile);
     o.spirvDir = raw.spirv;
     if (raw.mutant) o.mutant = readMutant(*raw.mutant);
@@ -529,14 +515,10 @@ void checkOtherRules(const Options& o) {
 // --merge-reports FILE...: reads reports, runs nothing; only --format goes with it.
 Options readMergeOptions(const RawArgs& raw) {
     if (raw.files.empty()) fail("--merge-reports: no files given (--merge-reports FILE...)");
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            if (spec.longName == "--merge-reports" || spec.longName == "--format") continue;
-            const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
-            if (given)
-                fail(fmt::format("--merge-reports: not with {} (it runs nothing; only --format applies)",
-                                 optionLabel(spec)));
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        if (spec->longName != "--merge-reports" && spec->longName != "--format" && given(raw, *spec))
+            fail(fmt::format("--merge-reports: not with {} (it runs nothing; only --format applies)",
+                             optionLabel(*spec)));
     }
     checkChoices(raw);
     Options o;
@@ -571,8 +553,7 @@ void readGtest(const RawArgs& raw, Options& o) {
         "--capture-gfxr",     "--capture-rgp", "--sweep",        "--list-devices"};
     for (const std::string_view name : refused) {
         const OptionSpec& spec = *findLongOption(name);
-        const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
-        if (given)
+        if (given(raw, spec))
             fail(
                 fmt::format("{}: not with the GoogleTest protocol (each test is one file or the chain in one "
                             "mode, reported in GoogleTest's lines)",
@@ -590,19 +571,16 @@ void readGtest(const RawArgs& raw, Options& o) {
 void checkFormRules(const RawArgs& raw) {
     // The GoogleTest protocol runs files and the chain: each test's child gets its form's options.
     const bool gtest = raw.gtestListTests || raw.gtestFilter || raw.gtestOutput;
-    for (const OptionSection& section : optionTable()) {
-        for (const OptionSpec& spec : section.options) {
-            const bool given = spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
-            if (!given) continue;
-            if (raw.listScenarios && spec.longName != "--list-scenarios")
-                fail(fmt::format("--list-scenarios: not with {} (it lists the shipped files and exits)",
-                                 optionLabel(spec)));
-            if (gtest) continue;
-            if (raw.scenario && !spec.notForFile.empty())
-                fail(fmt::format("{}: not with --scenario: {}", optionLabel(spec), spec.notForFile));
-            if (!raw.scenario && !spec.notForChain.empty())
-                fail(fmt::format("{}: only with --scenario: {}", optionLabel(spec), spec.notForChain));
-        }
+    for (const OptionSpec* spec : allOptions()) {
+        if (!given(raw, *spec)) continue;
+        if (raw.listScenarios && spec->longName != "--list-scenarios")
+            fail(fmt::format("--list-scenarios: not with {} (it lists the shipped files and exits)",
+                             optionLabel(*spec)));
+        if (gtest) continue;
+        if (raw.scenario && !spec->notForFile.empty())
+            fail(fmt::format("{}: not with --scenario: {}", optionLabel(*spec), spec->notForFile));
+        if (!raw.scenario && !spec->notForChain.empty())
+            fail(fmt::format("{}: only with --scenario: {}", optionLabel(*spec), spec->notForChain));
     }
 }
 

@@ -52,6 +52,17 @@ std::optional<std::string> directoryWriteProblem(const std::string& dir) {
 
 namespace {
 
+// The files the run writes, each with the option that names it, in this order: -o, --json,
+// --trace, --capture-gfxr (those given).
+std::vector<std::pair<const char*, std::string>> outputFiles(const Options& o) {
+    std::vector<std::pair<const char*, std::string>> out;
+    for (const auto& [option, path] : {std::pair{"-o/--output", o.output}, std::pair{"--json", o.json},
+                                       std::pair{"--trace", o.trace}, std::pair{"--capture-gfxr", o.captureGfxr}}) {
+        if (path) out.emplace_back(option, *path);
+    }
+    return out;
+}
+
 // What a path names, for outputCollision: an existing regular file by device and inode, a
 // path that does not exist by its absolute form with its folder's links resolved; nothing
 // for a file written in place (a device, a FIFO) or a path that cannot be looked up.
@@ -97,10 +108,8 @@ std::optional<std::string> outputCollision(const Options& o, const std::vector<I
         FileKey key;
     };
     std::vector<Output> outputs;
-    for (const auto& [option, path] : {std::pair{"-o/--output", o.output}, std::pair{"--json", o.json},
-                                       std::pair{"--trace", o.trace}, std::pair{"--capture-gfxr", o.captureGfxr}}) {
-        if (!path) continue;
-        if (const auto key = fileKey(*path)) outputs.push_back({option, *path, *key});
+    for (const auto& [option, path] : outputFiles(o)) {
+        if (const auto key = fileKey(path)) outputs.push_back({option, path, *key});
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
         for (size_t j = i + 1; j < outputs.size(); ++j) {
@@ -166,26 +175,13 @@ bool emitTextFile(const Options& o) {
 }
 
 std::optional<std::string> outputPathProblem(const Options& o) {
-    if (o.output) {
-        if (auto why = fileWriteProblem(*o.output))
-            return fmt::format("-o/--output: cannot write {} ({})", quote(*o.output), *why);
-    }
-    if (o.json) {
-        if (auto why = fileWriteProblem(*o.json))
-            return fmt::format("--json: cannot write {} ({})", quote(*o.json), *why);
-    }
-    if (o.trace) {
-        if (auto why = fileWriteProblem(*o.trace))
-            return fmt::format("--trace: cannot write {} ({})", quote(*o.trace), *why);
-    }
-    if (o.captureGfxr) {
-        if (auto why = fileWriteProblem(*o.captureGfxr))
-            return fmt::format("--capture-gfxr: cannot write {} ({})", quote(*o.captureGfxr), *why);
+    for (const auto& [option, path] : outputFiles(o)) {
+        if (auto why = fileWriteProblem(path))
+            return fmt::format("{}: cannot write {} ({})", option, quote(path), *why);
     }
     if (o.dumpDir) {
-        if (auto why = directoryWriteProblem(*o.dumpDir)) {
+        if (auto why = directoryWriteProblem(*o.dumpDir))
             return fmt::format("--dump-dir: cannot use {} as a directory ({})", quote(*o.dumpDir), *why);
-        }
     }
     // A scenario's --matrix runs in one process: no children's logs.
     if ((o.matrix && !o.scenario) || o.triage || o.driverEnvSweep || o.watchdogProbe) {

@@ -39,16 +39,20 @@ BoundedRead readRegularFile(const std::string& path, uint64_t maxBytes) {
         ::close(fd);
         return {.problem = std::strerror(error), .error = error};
     }
+    BoundedRead out{.identity = std::pair{info.st_dev, info.st_ino}};
     if (!S_ISREG(info.st_mode)) {
         ::close(fd);
-        return {.problem = S_ISDIR(info.st_mode) ? std::strerror(EISDIR)
-                                                 : fmt::format("{}, not a regular file", kindOf(info.st_mode))};
+        out.directory = S_ISDIR(info.st_mode);
+        out.problem =
+            out.directory ? std::strerror(EISDIR) : fmt::format("{}, not a regular file", kindOf(info.st_mode));
+        return out;
     }
     if (static_cast<uint64_t>(info.st_size) > maxBytes) {
         ::close(fd);
-        return {.problem = tooLarge(static_cast<uint64_t>(info.st_size))};
+        out.tooLarge = true;
+        out.problem = tooLarge(static_cast<uint64_t>(info.st_size));
+        return out;
     }
-    BoundedRead out;
     out.bytes.resize(static_cast<size_t>(info.st_size));
     size_t got = 0;
     for (;;) {
@@ -59,16 +63,19 @@ BoundedRead readRegularFile(const std::string& path, uint64_t maxBytes) {
         const ssize_t n = ::read(fd, out.bytes.data() + got, out.bytes.size() - got);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
-            const int error = errno;
+            out.error = errno;
             ::close(fd);
-            return {.problem = std::strerror(error), .error = error};
+            out.bytes.clear();
+            out.problem = std::strerror(out.error);
+            return out;
         }
         if (n == 0) break;
         got += static_cast<size_t>(n);
     }
     ::close(fd);
-    if (got > maxBytes) return {.problem = tooLarge(got)};
-    out.bytes.resize(got);
+    out.tooLarge = got > maxBytes;
+    out.bytes.resize(out.tooLarge ? 0 : got);
+    if (out.tooLarge) out.problem = tooLarge(got);
     return out;
 }
 

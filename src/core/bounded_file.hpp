@@ -4,8 +4,12 @@
 // /dev/zero or a huge file cannot fill memory (hostile-input probe R9).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace repro {
 
@@ -13,6 +17,11 @@ struct BoundedRead {
     std::string bytes;    // the whole file, when `problem` is empty
     std::string problem;  // why it was not read, "" when it was
     int error = 0;        // errno of the open, fstat or read that failed; 0 otherwise
+    // The file's device and inode once fstat gave them, whatever the file is (a file given
+    // again under another path has the same); nullopt when the open or fstat failed.
+    std::optional<std::pair<dev_t, ino_t>> identity;
+    bool directory = false;  // not read: a directory ("Is a directory")
+    bool tooLarge = false;   // not read: more than maxBytes ("N bytes, more than ...")
 };
 
 // Reads all of `path` (symbolic links followed) when it is a regular file of at most

@@ -166,6 +166,28 @@ std::string_view trimmed(std::string_view s) {
     return s;
 }
 
+std::string wrapWords(std::string first, std::string_view text, size_t indent, size_t width) {
+    std::string out;
+    std::string line = std::move(first);
+    bool lineHasWord = false;
+    for (size_t pos = 0; pos < text.size();) {
+        pos = text.find_first_not_of(' ', pos);
+        if (pos == std::string_view::npos) break;
+        const size_t end = std::min(text.find(' ', pos), text.size());
+        const std::string_view word = text.substr(pos, end - pos);
+        pos = end;
+        if (lineHasWord && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line.assign(indent, ' ');
+            lineHasWord = false;
+        }
+        if (lineHasWord) line += ' ';
+        line += word;
+        lineHasWord = true;
+    }
+    return out + line;
+}
+
 std::string errnoText(int error) { return std::generic_category().message(error); }
 
 std::optional<int64_t> parseDecimal(std::string_view text) {

@@ -49,6 +49,12 @@ std::optional<int64_t> parseDecimal(std::string_view text);
 // `s` without the white space (std::isspace: blanks, tabs, line ends) at either end.
 std::string_view trimmed(std::string_view s);
 
+// `text`'s words (runs of non-spaces) after `first`, one space between them, broken into
+// lines of at most `width` columns: each line after the first starts with `indent` spaces
+// and a word longer than a line gets a line of its own. The lines joined by '\n', without a
+// last one. Used by --help and by the text report's long lines.
+std::string wrapWords(std::string first, std::string_view text, size_t indent, size_t width);
+
 // The words of an errno value ("No such file or directory"); thread-safe, unlike strerror.
 std::string errnoText(int error);
 

@@ -6,11 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <future>
 #include <span>
 #include <string_view>
@@ -150,19 +147,14 @@ std::optional<Failure> readSteps(const Length& length, Rig& rig, ChainResult& in
 bool dumpFinal(const std::string& dir, Mode mode, std::optional<uint32_t> sweepLength, std::span<const float> values) {
     const auto path = std::filesystem::path(dir) / (sweepLength ? fmt::format("{}-n{}.f32", name(mode), *sweepLength)
                                                                 : fmt::format("{}.f32", name(mode)));
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(values.data()),
-              static_cast<std::streamsize>(values.size() * sizeof(float)));
-    out.close();
-    if (!out) {
-        sayError("repro: --dump-dir: could not write {} ({})", quote(path.string()), std::strerror(errno));
-        return false;
-    }
-    return true;
+    return writeDumpFile(path, values.data(), values.size() * sizeof(float));
 }
 
-void classifyAgainst(const Judge& judge, RunRecord& record) {
-    const Classified c = judge.classifyFinal(record.final(), *record.result.stats);
+// Against the judge, or with none (the reference never came: the device was lost first) by
+// the self-checks alone.
+void classifyAgainst(const std::optional<Judge>& judge, RunRecord& record) {
+    const Classified c = judge ? judge->classifyFinal(record.final(), *record.result.stats)
+                               : classify(record.final(), *record.result.stats, std::nullopt, "");
     record.result.kind = c.kind;
     record.result.reason = c.reason;
 }
@@ -255,17 +247,12 @@ void explainBladeExact(const Runs& runs, bool underflowed, Verdict& verdict) {
 
 Verdict ChainWorkload::decide(const Length& length, const Runs& runs, const std::vector<ModeResult>& aggregates) const {
     const Session& s = length.session;
-    std::vector<ModeResult> judged = aggregates;
-    // A hang in the reference-only split still decides the verdict.
-    for (const RunRecord& r : runs.records) {
-        if (r.plan.referenceOnly && r.result.kind == Classification::Hang) judged.push_back(r.result);
-    }
     const bool underflowed = judge_ && judge_->underflowed();
     const std::string referenceName = judge_ && judge_->hasReference() ? judge_->label() : "";
     const uint64_t messages = s.options.validation ? s.instance.validationLog().count() : 0;
     const UnderflowEstimate underflow =
         referenceName.empty() ? underflowEstimate(s.options.shape, length.n) : UnderflowEstimate{};
-    Verdict verdict = decideVerdict(judged, referenceName, underflowed, messages, underflow);
+    Verdict verdict = decideVerdict(aggregates, referenceName, underflowed, messages, underflow);
     if (rig_.paramsDescriptorMismatch) explainBladeExact(runs, underflowed, verdict);
     explainNoOps(s.options, length.n, verdict);
     if (s.options.reference == ReferenceKind::None && underflow.possible) {
@@ -296,11 +283,7 @@ void ChainWorkload::beginPoint(const Length& length) {
 // timeout (elsewhere the split run after the modes gives the causes their predictions).
 void ChainWorkload::calibrate(const Length& length) {
     Session& s = length.session;
-    if (!s.evidence || s.evidence->splitTimes(length.n)) return;
-    const std::vector<Mode>& modes = s.options.modes;
-    if (modes.empty() || modes.front() == Mode::Split) return;  // split runs first and measures
-    const bool limit = s.evidence->watchdog().timeout.kind == TimeoutKind::Limit;
-    if (!s.options.submit.splitMs && !limit) return;
+    if (!needsCalibration(length)) return;
     Rig& rig = rig_;
     const vk::ModeSettings settings{.steps = 1,
                                     .timeout = rig.waitTimeout(s.options),
@@ -349,18 +332,8 @@ Submitted ChainWorkload::submit(const Length& length, const PlannedRun& planned,
         hostCopiesInBackground(copySlots(rig.buffers, length.n, s.options.checkSteps, keep));
     Submitted out{.buffers = std::make_shared<ChainResult>()};
     out.run = vk::runMode(rig.resources, rig.encoder, rig.instrumentation, settings, planned.mode);
-    s.timings.recording += out.run.recordSeconds;
-    s.timings.gpuWait += out.run.waitSeconds;
-    if (!out.run.completed) {
-        out.failure = Failure{out.run.failure, out.run.failedSubmit, out.run.failedTimeout};
-    } else {
-        readBack(length, planned, copies.get(), out);
-    }
-    checkCanary(rig.encoder, planned.mode, s.options.timeoutSeconds.value_or(kCanarySeconds), out);
-    if (s.evidence) out.log = s.evidence->afterMode();
-    if (s.evidence && planned.mode == Mode::Split && out.run.completed) {
-        s.evidence->recordSplit(length.n, splitTimesOf(out.run));
-    }
+    if (out.run.completed) readBack(length, planned, copies.get(), out);
+    finishSubmit(length, rig.encoder, planned.mode, out);
     if (out.run.completed && s.options.repeat > 1) {
         const HostFloats& last = out.buffers->final();
         out.digest = digestBytes(last.data(), last.size() * sizeof(float));
@@ -477,7 +450,6 @@ void ChainWorkload::becomeTheReference(const Length& length, Runs& runs, RunReco
 // A run whose submits and readback completed: its statistics, dump, classification and lines.
 void ChainWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& record) {
     Session& s = length.session;
-    const auto start = Clock::now();
     record.result.stats = computeStats(record.final());
     const std::optional<uint32_t> sweepLength = s.options.sweep ? std::optional<uint32_t>(length.n) : std::nullopt;
     if (s.options.repeat > 1 && record.submitted.digest == 0) {
@@ -492,7 +464,7 @@ void ChainWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& 
     if (record.mode() == Mode::Split && !judge_) {
         becomeTheReference(length, runs, record);
     } else if (judge_) {
-        classifyAgainst(*judge_, record);
+        classifyAgainst(judge_, record);
         printClassification(length, record);
         printStepReport(length, record);
     } else {
@@ -500,18 +472,10 @@ void ChainWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& 
     }
     printGpuTimes(length, record, /*chainKinds=*/true);
     if (s.options.checkSteps) printDispatchCheck(record);
-    s.timings.verification += secondsSince(start);
 }
 
 void ChainWorkload::judgeWaiting(const Length& length, RunRecord& record) {
-    if (judge_) {
-        classifyAgainst(*judge_, record);
-    } else {
-        // The reference never came (the device was lost first): self-checks only.
-        const Classified c = classify(record.final(), *record.result.stats, std::nullopt, "");
-        record.result.kind = c.kind;
-        record.result.reason = c.reason;
-    }
+    classifyAgainst(judge_, record);
     say("  mode={:<9} (classified against {})", name(record.mode()),
         judge_ ? judge_->label() : std::string("nothing: the reference did not complete"));
     printClassification(length, record);

@@ -30,16 +30,14 @@ OutputVerdict outputOf(Classification kind) {
     }
 }
 
-// Split's times per chain dispatch, scaled for a submit that records each conv-T `repeat`
-// times: a repeated conv-T costs `repeat` times its one recording.
+}  // namespace
+
 SplitTimes scaled(const SplitTimes& split, uint32_t repeat) {
     SplitTimes out = split;
     for (size_t d = 0; d < out.dispatchGpuSeconds.size(); d += 2) out.dispatchGpuSeconds[d] *= repeat;
     for (size_t d = 0; d < out.submitWaitSeconds.size(); d += 2) out.submitWaitSeconds[d] *= repeat;
     return out;
 }
-
-}  // namespace
 
 KernelLogReader openRunKernelLog() {
     const char* seam = std::getenv("REPRO_TEST_KMSG");

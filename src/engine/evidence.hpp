@@ -76,6 +76,10 @@ SplitTimes splitTimesOf(const vk::ModeRun& run);
 // The same for a calibration of one step, repeated for a chain of `steps` steps.
 SplitTimes repeatCalibration(const SplitTimes& oneStep, uint32_t steps);
 
+// Split's times per chain dispatch, scaled for a submit that records each conv-T `repeat`
+// times (--dispatch-repeat): a repeated conv-T costs `repeat` times its one recording.
+SplitTimes scaled(const SplitTimes& split, uint32_t repeat);
+
 // What decideCause needs about one run of a one-submit mode (multipass, single): its
 // submits against the predictions of `split` (chain dispatches, with --dispatch-repeat
 // R conv-Ts counted R times), the last finished dispatch from its timestamps, the kernel

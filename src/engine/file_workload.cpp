@@ -4,10 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <variant>
 
 #include <nlohmann/json.hpp>
@@ -20,7 +18,6 @@
 #include "core/variant.hpp"
 #include "core/errors.hpp"
 #include "engine/evidence.hpp"
-#include "forensics/watchdog.hpp"
 #include "report/trace_events.hpp"
 #include "report/verdict.hpp"
 #include "scenario/scenario_cpu.hpp"
@@ -116,12 +113,7 @@ void FileWorkload::beginPoint(const Length& length) {
 // calibration, engine/chain_workload.cpp, runs one step; a file's steps differ, so all run).
 void FileWorkload::calibrate(const Length& length) {
     Session& session = length.session;
-    const uint32_t key = static_cast<uint32_t>(length.point.variant);
-    if (!session.evidence || session.evidence->splitTimes(key)) return;
-    const std::vector<Mode>& modes = session.options.modes;
-    if (modes.empty() || modes.front() == Mode::Split) return;  // split runs first and measures
-    const bool limit = session.evidence->watchdog().timeout.kind == TimeoutKind::Limit;
-    if (!session.options.submit.splitMs && !limit) return;
+    if (!needsCalibration(length)) return;
     trace_events::Span span("calibration: the file as split", "mode");
     const vk::ScenarioRunSettings settings{.fixed = session.options.timeoutSeconds, .stepSeconds = point_->budgets};
     vk::ScenarioModeRun ran = vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers,
@@ -132,7 +124,7 @@ void FileWorkload::calibrate(const Length& length) {
         return;
     }
     const SplitTimes times = splitTimesOf(ran.run);
-    session.evidence->recordSplit(key, times);
+    session.evidence->recordSplit(length.evidenceKey(), times);
     const bool timed = !times.dispatchGpuSeconds.empty();
     double total = 0;
     for (const double t : timed ? times.dispatchGpuSeconds : times.submitWaitSeconds) total += t;
@@ -174,21 +166,15 @@ Submitted FileWorkload::submit(const Length& length, const PlannedRun& planned, 
     vk::ScenarioModeRun ran = vk::runScenarioMode(device_, *encoder_, point_->pipelines, *point_->buffers,
                                                   instrumentation_, point_->s, planned.mode, settings);
     session.timings.buffersAndUpload += ran.buffersAndUpload;
-    session.timings.recording += ran.run.recordSeconds;
-    session.timings.gpuWait += ran.run.waitSeconds;
     session.timings.readback += ran.readback;
     Submitted out{.run = std::move(ran.run), .stepReadbacks = ran.stepReadbacks};
-    if (!out.run.completed) out.failure = Failure{out.run.failure, out.run.failedSubmit, out.run.failedTimeout};
-    checkCanary(*encoder_, planned.mode, o.timeoutSeconds.value_or(kCanarySeconds), out);
+    finishSubmit(length, *encoder_, planned.mode, out);
     if (checker) out.fileSteps = checker->result();
-    if (session.evidence) out.log = session.evidence->afterMode();
     if (!out.run.completed) return out;
     auto bytes = std::make_shared<sc::ModeBytes>(sc::ModeBytes{std::move(ran.checked), std::move(ran.hostReads)});
     for (const auto& [name, b] : bytes->checked) out.digest = digestBytes(b.data(), b.size(), out.digest);
     for (const auto& [index, b] : bytes->hostReads) out.digest = digestBytes(b.data(), b.size(), out.digest);
     out.bytes = std::move(bytes);
-    if (session.evidence && planned.mode == Mode::Split)
-        session.evidence->recordSplit(static_cast<uint32_t>(length.point.variant), splitTimesOf(out.run));
     return out;
 }
 
@@ -283,13 +269,7 @@ bool dumpBytes(const std::string& dir, Mode mode, const std::string& point, cons
     for (const auto& [buffer, bytes] : m.checked) {
         const auto path = std::filesystem::path(dir) /
                           fmt::format("{}{}-{}.bin", name(mode), point.empty() ? "" : "-" + safe(point), safe(buffer));
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        out.close();
-        if (!out) {
-            sayError("repro: --dump-dir: could not write {} ({})", quote(path.string()), std::strerror(errno));
-            return false;
-        }
+        if (!writeDumpFile(path, bytes.data(), bytes.size())) return false;
     }
     return true;
 }
@@ -315,7 +295,6 @@ void FileWorkload::judge(const Length& length, RunRecord& record, const sc::Mode
 
 void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& record) {
     Session& session = length.session;
-    const auto start = Clock::now();
     const sc::Scenario& s = point_->s;
     if (session.options.dumpDir &&
         !dumpBytes(*session.options.dumpDir, record.mode(), length.point.label, *record.submitted.bytes))
@@ -335,7 +314,7 @@ void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& r
         if (split && record.result.kind == Classification::Killed) {
             record.result.reason += "; its submit was cut short by the kernel's job timeout, so it is no reference";
             point_->splitKilled = true;
-            if (session.evidence) session.evidence->forgetSplit(static_cast<uint32_t>(length.point.variant));
+            if (session.evidence) session.evidence->forgetSplit(length.evidenceKey());
         } else if (split) {
             point_->split = record.submitted.bytes;
         }
@@ -348,10 +327,6 @@ void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& r
                                                     record.submitted.run.completed);
     }
     printGpuTimes(length, record, /*chainKinds=*/false);
-    if (session.options.validation) {
-        // the layer's messages while this run ran are counted by the instance over the whole run
-    }
-    session.timings.verification += secondsSince(start);
 }
 
 void FileWorkload::judgeWaiting(const Length& length, RunRecord& record) {
@@ -368,15 +343,11 @@ std::string FileWorkload::referenceName() const {
     return model ? "the CPU model" : "none";
 }
 
-Verdict FileWorkload::decide(const Length& length, const Runs& runs, const std::vector<ModeResult>& aggregates) const {
+Verdict FileWorkload::decide(const Length& length, const Runs&, const std::vector<ModeResult>& aggregates) const {
     const Session& s = length.session;
-    std::vector<ModeResult> judged = aggregates;
-    for (const RunRecord& r : runs.records) {  // a hang in the reference-only split still decides
-        if (r.plan.referenceOnly && r.result.kind == Classification::Hang) judged.push_back(r.result);
-    }
     const uint64_t messages = s.options.validation ? s.instance.validationLog().count() : 0;
     const std::string reference = referenceName();
-    Verdict verdict = decideVerdict(judged, reference == "none" ? "" : reference, false, messages);
+    Verdict verdict = decideVerdict(aggregates, reference == "none" ? "" : reference, false, messages);
     const sc::Scenario& file = point_->s;
     if (verdict.exitStatus == kExitNotReproduced && !verdict.lines.empty()) {
         const bool splitAlone = s.options.modes == std::vector<Mode>{Mode::Split};  // split is the mode itself

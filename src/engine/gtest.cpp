@@ -116,17 +116,19 @@ Ran runOne(const Options& o, const GtestCase& c, const std::filesystem::path& di
     return r;
 }
 
+// How many of `ran` ended with `result`.
+size_t countOf(const std::vector<Ran>& ran, Result result) {
+    return static_cast<size_t>(std::count_if(ran.begin(), ran.end(), [&](const Ran& x) { return x.result == result; }));
+}
+
 std::string millis(double seconds) { return fmt::format("{} ms", std::llround(seconds * 1000.0)); }
 
 // GoogleTest's JUnit XML (the attributes its consumers read), to a string.
 std::string junitXml(const std::vector<Ran>& ran, double seconds) {
     pugi::xml_document doc;
     pugi::xml_node all = doc.append_child("testsuites");
-    const auto count = [&](Result r) {
-        return std::count_if(ran.begin(), ran.end(), [&](const Ran& x) { return x.result == r; });
-    };
     all.append_attribute("tests") = static_cast<long long>(ran.size());
-    all.append_attribute("failures") = static_cast<long long>(count(Result::Failed));
+    all.append_attribute("failures") = static_cast<long long>(countOf(ran, Result::Failed));
     all.append_attribute("disabled") = 0;
     all.append_attribute("errors") = 0;
     all.append_attribute("time") = fmt::format("{:.3f}", seconds).c_str();
@@ -185,11 +187,11 @@ void saySummary(const std::vector<Ran>& ran, size_t suites, double seconds) {
     say("[----------] Global test environment tear-down");
     say("[==========] {} test{} from {} test suite{} ran. ({} total)", ran.size(), ran.size() == 1 ? "" : "s", suites,
         suites == 1 ? "" : "s", millis(seconds));
-    const auto passed = std::count_if(ran.begin(), ran.end(), [](const Ran& r) { return r.result == Result::Ok; });
+    const size_t passed = countOf(ran, Result::Ok);
     say("[  PASSED  ] {} test{}.", passed, passed == 1 ? "" : "s");
     sayListed(ran, Result::Skipped, "  SKIPPED ");
     sayListed(ran, Result::Failed, "  FAILED  ");
-    const auto failed = std::count_if(ran.begin(), ran.end(), [](const Ran& r) { return r.result == Result::Failed; });
+    const size_t failed = countOf(ran, Result::Failed);
     if (failed > 0) say("\n{:2} FAILED TEST{}", failed, failed == 1 ? "" : "S");
 }
 
@@ -252,13 +254,9 @@ std::vector<GtestCase> gtestCases(const std::optional<std::string>& dir) {
     const std::optional<std::string> folder = dir ? dir : shipped.empty() ? std::nullopt : std::optional(shipped[0]);
     if (folder) {
         std::error_code ec;
-        for (const auto& entry : std::filesystem::directory_iterator(*folder, ec)) {
-            if (entry.path().extension() == ".toml" && entry.is_regular_file(ec))
-                files.push_back(entry.path().string());
-        }
+        files = scenarioFiles(*folder, ec);
         if (ec) throw UsageError(fmt::format("--scenario-dir: cannot read {} ({})", quote(*folder), ec.message()));
     }
-    std::sort(files.begin(), files.end());
     std::vector<GtestCase> cases;
     std::map<std::string, std::string> suiteFile{{std::string(kBuiltInSuite), "the built-in chain"}};
     const auto add = [&](const std::string& suite, const std::optional<std::string>& file, bool reproduced) {
@@ -323,7 +321,7 @@ int runGtests(const Options& o) {
     const std::vector<Ran> ran = runAll(o, cases, dir);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     saySummary(ran, suites.size(), seconds);
-    const bool failed = std::any_of(ran.begin(), ran.end(), [](const Ran& r) { return r.result == Result::Failed; });
+    const bool failed = countOf(ran, Result::Failed) > 0;
     int status = interruptSignal() != 0 ? interruptedExit() : failed ? 1 : 0;
     if (o.gtest->xmlFile) {
         if (const auto problem = writeFileAtomically(*o.gtest->xmlFile, junitXml(ran, seconds))) {

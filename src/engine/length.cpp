@@ -51,7 +51,9 @@ void runModesUnderTest(const run::Length& length, run::Runs& runs) {
         for (uint32_t r = 1; r <= o.repeat && !runs.deviceGone; ++r) runOnce(length, runs, {.mode = mode, .index = r});
         const bool ran = std::any_of(runs.records.begin(), runs.records.end(),
                                      [&](const run::RunRecord& rec) { return rec.mode() == mode; });
-        if (runs.deviceGone && !ran) run::reportNotRun(length, runs, mode);
+        if (runs.deviceGone && !ran)
+            run::reportNotRun(mode,
+                              runs.interrupted ? "interrupted before it started" : "an earlier mode lost the device");
     }
 }
 

@@ -31,6 +31,15 @@ std::vector<std::string> scenarioFolders() {
     return out;
 }
 
+std::vector<std::string> scenarioFiles(const std::string& folder, std::error_code& ec) {
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+        if (entry.path().extension() == ".toml" && entry.is_regular_file(ec)) files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 int listScenarios() {
     const auto folders = scenarioFolders();
     if (folders.empty()) {
@@ -39,16 +48,9 @@ int listScenarios() {
     }
     int status = kExitNotReproduced;
     for (const auto& folder : folders) {
-        std::vector<std::string> files;
         std::error_code ec;
-        for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
-            // regular files only: a FIFO named *.toml would block the listing for ever
-            if (entry.path().extension() == ".toml" && entry.is_regular_file(ec))
-                files.push_back(entry.path().string());
-        }
-        std::sort(files.begin(), files.end());
         say("{}:", folder);
-        for (const auto& file : files) {
+        for (const auto& file : scenarioFiles(folder, ec)) {
             try {
                 const scenario::Scenario s = scenario::loadScenario(file);
                 say("  {:<40} expected: {:<15} {}", escaped(s.name), s.expected, escaped(s.source));

@@ -26,10 +26,10 @@ namespace {
 CauseInput causeInput(const Length& length, const Runs& runs, const RunRecord& r, bool earlierKill) {
     const Session& s = length.session;
     const bool split = r.mode() == Mode::Split;
-    const uint32_t key = s.plan.builtIn() ? length.n : static_cast<uint32_t>(length.point.variant);
     const uint32_t scale = s.plan.builtIn() ? s.options.dispatchRepeat : 1;
-    CauseInput in = causeInputFor(r.result, r.submitted.run, split ? std::nullopt : s.evidence->splitTimes(key), scale,
-                                  *s.evidence, r.submitted.log);
+    CauseInput in =
+        causeInputFor(r.result, r.submitted.run, split ? std::nullopt : s.evidence->splitTimes(length.evidenceKey()),
+                      scale, *s.evidence, r.submitted.log);
     in.earlierKill = earlierKill;
     if (!split) in.control = join(planControls(s.options, s.plan), "; ");  // split runs under none
     if (in.control == "none") in.control.clear();                          // join's word for empty
@@ -172,15 +172,13 @@ ModeResult aggregate(const Runs& runs, Mode mode) {
         total.reason = "an earlier mode lost the device";
         return total;
     }
-    total.kind = shown->result.kind;
-    total.reason = shown->result.reason;
-    total.stats = shown->result.stats;
-    total.cause = shown->result.cause;
-    total.causeKind = shown->result.causeKind;
-    total.causeJson = shown->result.causeJson;
-    total.perDispatchCheckJson = shown->result.perDispatchCheckJson;
-    total.stepCheckJson = shown->result.stepCheckJson;
-    return total;
+    ModeResult out = shown->result;  // its classification, reason, stats, cause and checks; the counts are all runs'
+    out.submits = total.submits;
+    out.wallSeconds = total.wallSeconds;
+    out.runs = total.runs;
+    out.wrongRuns = total.wrongRuns;
+    out.identicalAcrossRuns = total.identicalAcrossRuns;
+    return out;
 }
 
 }  // namespace
@@ -201,7 +199,11 @@ PointOutcome reportPoint(const Length& length, const Runs& runs) {
         }
         out.judged.push_back(std::move(m));
     }
-    out.verdict = length.session.workload.decide(length, runs, out.judged);
+    std::vector<ModeResult> decisive = out.judged;  // a hang in the reference-only split decides too
+    for (const RunRecord& r : runs.records) {
+        if (r.plan.referenceOnly && r.result.kind == Classification::Hang) decisive.push_back(r.result);
+    }
+    out.verdict = length.session.workload.decide(length, runs, decisive);
     markControlCaught(planControls(o, length.session.plan), out.verdict);
     out.referenceName = length.session.workload.referenceName();
     for (const RunRecord& r : runs.records) out.modes.push_back(toModeReport(r, o, length.point));

@@ -32,6 +32,7 @@
 #include "engine/print_stream.hpp"
 #include "engine/rig.hpp"
 #include "engine/session.hpp"
+#include "engine/stages.hpp"
 #include "engine/stream_capture.hpp"
 #include "engine/text_report.hpp"
 #include "forensics/environment.hpp"
@@ -361,11 +362,7 @@ int failedRun(const Options& o, RunReport& report, int status, const std::string
         for (const Mode mode : o.modes) {
             const bool ran = std::any_of(report.modes.begin(), report.modes.end(),
                                          [&](const ModeReport& m) { return m.result.mode == mode; });
-            if (ran) continue;
-            const ModeResult notRun{.mode = mode, .kind = Classification::NotRun, .reason = reason};
-            say("  mode={:<9} not run", name(mode));
-            say("{}", classificationLine(notRun));
-            report.modes.push_back({.result = notRun, .role = "under test"});
+            if (!ran) report.modes.push_back({.result = run::reportNotRun(mode, reason), .role = "under test"});
         }
         say("--- {}: {}", headline, reason);
     }

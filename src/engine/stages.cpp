@@ -5,10 +5,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fstream>
 
+#include "core/clock.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "core/text.hpp"
 #include "engine/evidence.hpp"
 #include "engine/text_report.hpp"
 #include "engine/workload.hpp"
@@ -41,14 +46,11 @@ namespace {
 // queue's job timeout (forensics/cause.hpp predictionWarning). Also what --split-ms cuts by.
 std::vector<double> predict(const Length& length, Mode mode, size_t items, uint32_t scale) {
     const Session& s = length.session;
-    const uint32_t key = s.plan.builtIn() ? length.n : static_cast<uint32_t>(length.point.variant);
+    const uint32_t key = length.evidenceKey();
     std::vector<double> perItem = s.evidence->predictedDispatchSeconds(key, items);
     const std::optional<SplitTimes> split = s.evidence->splitTimes(key);
     if (!split || s.options.submit.cuts()) return perItem;
-    SplitTimes times = *split;
-    for (size_t d = 0; d < times.dispatchGpuSeconds.size(); d += 2) times.dispatchGpuSeconds[d] *= scale;
-    for (size_t d = 0; d < times.submitWaitSeconds.size(); d += 2) times.submitWaitSeconds[d] *= scale;
-    const std::optional<Prediction> p = predictSubmit(times, 0, items);
+    const std::optional<Prediction> p = predictSubmit(scaled(*split, scale), 0, items);
     if (!p) return perItem;
     // -q: only the result lines and the verdict (a warning below still prints).
     if (!s.options.quiet) {
@@ -166,6 +168,38 @@ void checkCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds, Submitt
     out.failure = Failure{c, where, timeoutSeconds};
 }
 
+void finishSubmit(const Length& length, vk::Encoder& encoder, Mode mode, Submitted& out) {
+    Session& s = length.session;
+    s.timings.recording += out.run.recordSeconds;
+    s.timings.gpuWait += out.run.waitSeconds;
+    if (!out.run.completed && !out.failure)
+        out.failure = Failure{out.run.failure, out.run.failedSubmit, out.run.failedTimeout};
+    checkCanary(encoder, mode, s.options.timeoutSeconds.value_or(kCanarySeconds), out);
+    if (s.evidence) out.log = s.evidence->afterMode();
+    if (s.evidence && mode == Mode::Split && out.run.completed)
+        s.evidence->recordSplit(length.evidenceKey(), splitTimesOf(out.run));
+}
+
+bool needsCalibration(const Length& length) {
+    const Session& s = length.session;
+    if (!s.evidence || s.evidence->splitTimes(length.evidenceKey())) return false;
+    const std::vector<Mode>& modes = s.options.modes;
+    if (modes.empty() || modes.front() == Mode::Split) return false;  // split runs first and measures
+    const bool limit = s.evidence->watchdog().timeout.kind == TimeoutKind::Limit;
+    return s.options.submit.splitMs || limit;
+}
+
+bool writeDumpFile(const std::filesystem::path& path, const void* data, size_t size) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    out.close();
+    if (!out) {
+        sayError("repro: --dump-dir: could not write {} ({})", quote(path.string()), std::strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 void recordCanaryForStream(vk::Encoder& encoder, Mode mode) {
     (void)vk::submitCanary(encoder, name(mode), "repro's canary", kCanarySeconds);
 }
@@ -273,20 +307,19 @@ const RunRecord& judgeRun(const Length& length, Runs& runs, const PlannedRun& pl
     } else if (failure) {
         recordFailure(length, runs, record, *failure);
     } else {
+        const auto start = Clock::now();
         length.session.workload.judgeCompleted(length, runs, record);
+        length.session.timings.verification += secondsSince(start);
     }
     runs.records.push_back(std::move(record));
     return runs.records.back();
 }
 
-void reportNotRun(const Length& length, const Runs& runs, Mode mode) {
-    (void)length;
-    const ModeResult notRun{
-        .mode = mode,
-        .kind = Classification::NotRun,
-        .reason = runs.interrupted ? "interrupted before it started" : "an earlier mode lost the device"};
+ModeResult reportNotRun(Mode mode, std::string reason) {
+    const ModeResult notRun{.mode = mode, .kind = Classification::NotRun, .reason = std::move(reason)};
     say("  mode={:<9} not run", name(mode));
     say("{}", classificationLine(notRun));
+    return notRun;
 }
 
 uint64_t digestBytes(const void* bytes, size_t size, uint64_t digest) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,6 +31,9 @@ struct Length {
     uint32_t n = 0;  // the built-in chain's length at this point (point.n); 0 for a file
 
     const Options& options() const { return session.options; }
+    // Where the evidence keeps split's times for this point: the chain's length, a file's
+    // variant (Plan::variants).
+    uint32_t evidenceKey() const { return session.plan.builtIn() ? n : static_cast<uint32_t>(point.variant); }
 };
 
 // One run of one mode, as planned.
@@ -126,6 +130,20 @@ void checkCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds, Submitt
 void recordCanaryForStream(vk::Encoder& encoder, Mode mode);
 using vk::kCanarySeconds;
 
+// After a run's own submits (and the chain's readback): their recording and wait times into
+// the session's phases, a submit that did not complete as out.failure, repro's canary
+// (checkCanary, on `encoder`), the kernel log since Evidence::beforeMode and, for a split
+// run that completed, its times as the predictions' basis (Evidence::recordSplit).
+void finishSubmit(const Length& length, vk::Encoder& encoder, Mode mode, Submitted& out);
+
+// Whether the workload runs split once before the point's modes to predict their GPU time:
+// there is evidence without split's times for the point, the first mode is not split (which
+// measures itself), and --split-ms or the queue's known job timeout needs a prediction.
+bool needsCalibration(const Length& length);
+
+// --dump-dir: `size` bytes at `data` written to `path`; false, with a line on stderr, on failure.
+bool writeDumpFile(const std::filesystem::path& path, const void* data, size_t size);
+
 // The progress line's row (--repeat) and, for a one-submit mode, the prediction of its GPU
 // time from split's (printed, with the job-timeout warning where it comes near the queue's
 // limit): the per work item predictions, also what --split-ms cuts by (kept in
@@ -136,8 +154,8 @@ void prepareRun(const Length& length, const PlannedRun& planned, Runs& runs, siz
 // reference, made the reference, left waiting), or a hang or an interrupt (which set
 // runs.deviceGone). Appends the record to runs.records and returns it.
 const RunRecord& judgeRun(const Length& length, Runs& runs, const PlannedRun& planned, Submitted submitted);
-// A mode that could not start: its "not run" lines.
-void reportNotRun(const Length& length, const Runs& runs, Mode mode);
+// A mode that could not start, and why: its "not run" lines, and its result.
+ModeResult reportNotRun(Mode mode, std::string reason);
 // The result line under the mode line (with " [run r/R]" under --repeat).
 void printClassification(const Length& length, const RunRecord& record);
 // --timestamps: the GPU time line of a run.

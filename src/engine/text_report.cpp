@@ -208,19 +208,26 @@ void printStress(const sc::Scenario& s) {
         sc::primedBuffers(s).size(), vk::kStressScratchBytes >> 20, vk::kStressTrafficPasses, shuffled);
 }
 
+// What both forms' experiment reports take from the options as they are: the submits, the
+// dispatch left out and every flag that changes the stream (runChanges).
+ExperimentReport experimentReport(const Options& o, std::string barrier, std::string memory, bool control) {
+    return {.barrier = std::move(barrier),
+            .submitEvery = o.submit.every,
+            .splitMiB = o.submit.splitMiB,
+            .splitMs = o.submit.splitMs,
+            .hostWait = o.submit.hostWait,
+            .memory = std::move(memory),
+            .dropDispatch = o.dropDispatch,
+            .changes = runChanges(o).all(),
+            .control = control || o.dropDispatch.has_value()};
+}
+
 }  // namespace
 
 ExperimentReport printFileExperiment(const Options& o, const sc::Scenario& s) {
-    ExperimentReport report{.barrier = o.barrierGiven ? std::string(name(o.barrier)) : "as written",
-                            .submitEvery = o.submit.every,
-                            .splitMiB = o.submit.splitMiB,
-                            .splitMs = o.submit.splitMs,
-                            .hostWait = o.submit.hostWait,
-                            .memory = o.memory == BufferMemory::Blade ? "as written" : std::string(name(o.memory)),
-                            .dropDispatch = o.dropDispatch,
-                            .control = s.hasControl() || o.dropDispatch.has_value()};
-    const RunChanges changes = runChanges(o);
-    report.changes = changes.all();
+    ExperimentReport report =
+        experimentReport(o, o.barrierGiven ? std::string(name(o.barrier)) : "as written",
+                         o.memory == BufferMemory::Blade ? "as written" : std::string(name(o.memory)), s.hasControl());
     if (o.workScale > 1) report.changes.push_back(fmt::format("--work-scale {}", o.workScale));
     if (o.stress) report.changes.push_back("--stress"), report.stress = sc::stressParts(s);
     if (!showsShort(o)) return report;
@@ -239,24 +246,9 @@ void sayWrapped(const std::string& line) {
         say("{}", line);
         return;
     }
-    const size_t indent = std::min(line.find_first_not_of(' '), size_t{40}) + 4;
-    std::string out = line.substr(0, line.find_first_not_of(' '));
-    size_t lineStart = 0;  // where the line being built starts in `out`
-    bool lineHasWord = false;
-    for (size_t pos = out.size(); pos < line.size();) {
-        const size_t end = std::min(line.find(' ', pos), line.size());
-        const std::string_view word = std::string_view(line).substr(pos, end - pos);
-        pos = line.find_first_not_of(' ', end);
-        if (pos == std::string::npos) pos = line.size();
-        if (lineHasWord && out.size() - lineStart + 1 + word.size() > kTextColumns) {
-            out += "\n" + std::string(indent, ' ');
-            lineStart = out.size() - indent;
-            lineHasWord = false;
-        }
-        out += (lineHasWord ? " " : "") + std::string(word);
-        lineHasWord = true;
-    }
-    say("{}", out);
+    const size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    say("{}", wrapWords(line.substr(0, lead), std::string_view(line).substr(lead), std::min(lead, size_t{40}) + 4,
+                        kTextColumns));
 }
 
 void printDeviceList(const std::vector<vk::DeviceInfo>& devices) {
@@ -402,19 +394,12 @@ void printAdditions(const Options& o, const Plan& plan, const vk::Instrumentatio
 }
 
 ExperimentReport printExperiment(const Options& o, const Rig& rig, const ShaderSources& shaders) {
-    ExperimentReport report{.barrier = std::string(name(o.barrier)),
-                            .submitEvery = o.submit.every,
-                            .splitMiB = o.submit.splitMiB,
-                            .splitMs = o.submit.splitMs,
-                            .hostWait = o.submit.hostWait,
-                            .memory = std::string(name(o.memory)),
-                            .dispatchRepeat = o.dispatchRepeat,
-                            .profile = std::string(name(o.profile)),
-                            .spirvDir = o.spirvDir,
-                            .dropDispatch = o.dropDispatch,
-                            .control = isControl(o.barrier) || o.dropDispatch.has_value()};
+    ExperimentReport report =
+        experimentReport(o, std::string(name(o.barrier)), std::string(name(o.memory)), isControl(o.barrier));
+    report.dispatchRepeat = o.dispatchRepeat;
+    report.profile = std::string(name(o.profile));
+    report.spirvDir = o.spirvDir;
     const RunChanges changes = runChanges(o);
-    report.changes = changes.all();
     if (!showsShort(o)) {
         if (rig.profile.bladeExact()) report.quirks = bladeQuirks(rig);
         return report;

@@ -42,15 +42,16 @@ class Workload {
     // as it comes, with --check-steps), with the kernel log around it.
     virtual run::Submitted submit(const run::Length& length, const run::PlannedRun& planned, run::Runs& runs) = 0;
     // A run whose submits and readback completed: its lines and classification, judged against
-    // the reference, made the reference (split), or left waiting for it.
+    // the reference, made the reference (split), or left waiting for it (timed by the caller as
+    // the verification phase).
     virtual void judgeCompleted(const run::Length& length, run::Runs& runs, run::RunRecord& record) = 0;
     // A run that waited for the reference split made after it: judged now (by the self-checks
     // alone when the reference never came).
     virtual void judgeWaiting(const run::Length& length, run::RunRecord& record) = 0;
     // What the runs were judged against, for the report ("split", "cpu", "none", ...).
     virtual std::string referenceName() const = 0;
-    // The point's verdict from the modes' aggregates (report/verdict.hpp decideVerdict and
-    // what this form adds to it).
+    // The point's verdict from the modes' aggregates and a hang of the reference-only split
+    // (report/verdict.hpp decideVerdict and what this form adds to it).
     virtual Verdict decide(const run::Length& length, const run::Runs& runs,
                            const std::vector<ModeResult>& aggregates) const = 0;
     // The facts of this form a cause is decided with (the reference, split's step check, the

@@ -67,8 +67,15 @@ bool among(const std::array<std::string_view, N>& names, std::string_view longNa
     return std::find(names.begin(), names.end(), longName) != names.end();
 }
 
-// The option `word` names and whether its value is in the word ("--x=v", "-xv"); nullptr
-// when the word is no option.
+}  // namespace
+
+CommandLineContext currentCommandLineContext() {
+    const char* home = std::getenv("HOME");
+    std::error_code ec;
+    const std::filesystem::path cwd = std::filesystem::current_path(ec);
+    return {.home = home ? home : "", .cwd = ec ? std::string() : cwd.string()};
+}
+
 const OptionSpec* optionOf(const std::string& word, bool& inlineValue) {
     inlineValue = false;
     if (word.starts_with("--")) {
@@ -83,15 +90,6 @@ const OptionSpec* optionOf(const std::string& word, bool& inlineValue) {
         return spec && (spec->value || word.size() == 2) ? spec : nullptr;
     }
     return nullptr;
-}
-
-}  // namespace
-
-CommandLineContext currentCommandLineContext() {
-    const char* home = std::getenv("HOME");
-    std::error_code ec;
-    const std::filesystem::path cwd = std::filesystem::current_path(ec);
-    return {.home = home ? home : "", .cwd = ec ? std::string() : cwd.string()};
 }
 
 std::vector<std::string> portableCommandLine(const std::vector<std::string>& argv, const CommandLineContext& c) {
@@ -148,11 +146,14 @@ std::vector<std::string> rerunArguments(const std::vector<std::string>& commandL
     return out;
 }
 
+std::string scenarioFileName(const std::string& file, const std::string& name) {
+    const std::string base = std::filesystem::path(file).filename().string();
+    return base.empty() ? (name.empty() ? std::string("scenario") : name) + ".toml" : base;
+}
+
 std::vector<std::string> scenarioRerunArguments(const std::vector<std::string>& commandLine, const std::string& file,
                                                 const std::string& name) {
-    std::string base = std::filesystem::path(file).filename().string();
-    if (base.empty()) base = (name.empty() ? std::string("scenario") : name) + ".toml";
-    std::vector<std::string> out = {"repro", "--scenario", base};
+    std::vector<std::string> out = {"repro", "--scenario", scenarioFileName(file, name)};
     keptWords(
         commandLine,
         [](std::string_view option) { return among(kOutputOptions, option) || among(kScenarioLeftOut, option); }, out);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/option_table.hpp"
+
 namespace repro {
 
 // Where a command line was given: the user's home directory and the current directory
@@ -32,6 +34,15 @@ std::vector<std::string> portableCommandLine(const std::vector<std::string>& arg
 // value, given apart or inline), for the Markdown report's command: everything that shapes
 // the run stays, in order and as given. Words after "--" are kept.
 std::vector<std::string> rerunArguments(const std::vector<std::string>& commandLine);
+
+// The option of the table that the command-line word `word` names, and whether its value is
+// in the word ("--x=v", "-xv"); nullptr when the word is no option (a cluster of short flags,
+// "-qv", is kept as one word and is none).
+const OptionSpec* optionOf(const std::string& word, bool& inlineValue);
+
+// The name a reader saves a scenario file under: the base name of `file` (the path as
+// given), or `name` + ".toml" ("scenario.toml" without a name) when it has none.
+std::string scenarioFileName(const std::string& file, const std::string& name);
 
 // The words that rerun a scenario run elsewhere: "repro", "--scenario", the file's base
 // name (of `file`, the path as given; `name` + ".toml" when it is empty), then every option

@@ -7,12 +7,9 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
-#include <filesystem>
-#include <system_error>
 
 #include "report/command_line.hpp"
 #include "report/markdown.hpp"
-#include "cli/option_table.hpp"
 #include "repro_version.h"
 
 namespace repro {
@@ -54,16 +51,7 @@ bool pathChar(char c) {
 // The option `arg` names when it takes a path (a File or Directory completion), and whether
 // the path is inline ("--json=F", "-oF"); nullptr otherwise.
 const OptionSpec* pathOption(const std::string& arg, bool& inlineValue) {
-    const OptionSpec* spec = nullptr;
-    inlineValue = false;
-    if (arg.starts_with("--")) {
-        const size_t eq = arg.find('=');
-        inlineValue = eq != std::string::npos;
-        spec = findLongOption(std::string_view(arg).substr(0, eq));
-    } else if (arg.size() >= 2 && arg[0] == '-') {
-        spec = findShortOption(arg[1]);
-        inlineValue = arg.size() > 2;
-    }
+    const OptionSpec* spec = optionOf(arg, inlineValue);
     if (!spec || !spec->value) return nullptr;
     const bool path = spec->completion == ValueCompletion::File || spec->completion == ValueCompletion::Directory;
     return path ? spec : nullptr;
@@ -133,25 +121,19 @@ std::string logFiles(const IssueFacts& f) {
         out += codeBlock(lines, "text") + "\n";
     } else if (f.kernelLogRead) {
         out += "repro read the kernel log during the run: the GPU driver wrote no job timeout, reset or fault.\n\n";
-    } else if (!f.hangNotes.empty()) {  // the hang's notes below say how to get them
-        out += escapeProse(f.kernelLogProblem.empty() ? "No GPU driver kernel log line came with this run's results"
-                                                      : f.kernelLogProblem) +
-               ".\n\n";
     } else {
-        out += fmt::format(
-            "{}. Get the lines of the run's time with `sudo dmesg -T` or `journalctl -k -b` (after a reboot: "
-            "`journalctl -k -b -1`) and attach the GPU driver's.\n\n",
-            escapeProse(f.kernelLogProblem.empty() ? "No GPU driver kernel log line came with this run's results"
-                                                   : f.kernelLogProblem));
+        out += escapeProse(f.kernelLogProblem.empty() ? "No GPU driver kernel log line came with this run's results"
+                                                      : f.kernelLogProblem);
+        // Without a hang's notes below (they say how to get them), how to get the lines.
+        out += !f.hangNotes.empty() ? ".\n\n"
+                                    : ". Get the lines of the run's time with `sudo dmesg -T` or `journalctl -k -b` "
+                                      "(after a reboot: `journalctl -k -b -1`) and attach the GPU driver's.\n\n";
     }
-    if (!f.captures.empty()) {
-        out += "Captures of this run:\n\n";
-        for (const auto& c : f.captures) out += "- " + escapeProse(c) + "\n";
-        out += "\n";
-    }
-    if (!f.hangNotes.empty()) {
-        out += "Where this hang leaves evidence:\n\n";
-        for (const auto& n : f.hangNotes) out += "- " + escapeProse(n) + "\n";
+    for (const auto& [title, items] :
+         {std::pair{"Captures of this run", &f.captures}, std::pair{"Where this hang leaves evidence", &f.hangNotes}}) {
+        if (items->empty()) continue;
+        out += std::string(title) + ":\n\n";
+        for (const auto& item : *items) out += "- " + escapeProse(item) + "\n";
         out += "\n";
     }
     return out;
@@ -185,13 +167,9 @@ std::string mesaVersion(std::string_view driverInfo) {
 }
 
 IssueContext currentIssueContext() {
-    const char* home = std::getenv("HOME");
-    std::error_code ec;
-    const std::filesystem::path cwd = std::filesystem::current_path(ec);
+    const CommandLineContext here = currentCommandLineContext();
     const char* url = std::getenv("REPRO_SOURCE_URL");
-    return {.sourceUrl = url && *url ? url : kReproSourceUrl,
-            .home = home ? home : "",
-            .cwd = ec ? std::string() : cwd.string()};
+    return {.sourceUrl = url && *url ? url : kReproSourceUrl, .home = here.home, .cwd = here.cwd};
 }
 
 std::string portablePath(std::string_view path, std::string_view home) {

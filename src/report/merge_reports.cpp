@@ -3,21 +3,17 @@
 // Markdown or JSON.
 #include "report/merge_reports.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <limits>
 #include <tuple>
 #include <utility>
 
+#include "core/bounded_file.hpp"
 #include "core/output.hpp"
 #include "core/text.hpp"
 #include "forensics/environment.hpp"
@@ -166,81 +162,19 @@ int groupRank(const std::string& outcome) {
 
 // ---------------------------------------------------------------- reading a file
 
-constexpr size_t kReadLimit = size_t{64} << 20;
+constexpr uint64_t kReadLimit = uint64_t{64} << 20;
 
-// A file descriptor, closed when it goes.
-class FileDescriptor {
-  public:
-    explicit FileDescriptor(int fd) : fd_(fd) {}
-    FileDescriptor(const FileDescriptor&) = delete;
-    FileDescriptor& operator=(const FileDescriptor&) = delete;
-    ~FileDescriptor() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    int get() const { return fd_; }
-
-  private:
-    int fd_;
-};
-
-// A file's bytes and its identity (device, inode).
-struct FileRead {
-    std::string text;
-    dev_t device = 0;
-    ino_t inode = 0;
-};
-
-// What a file that is not a regular one is, for the problem's words.
-const char* kindOf(mode_t mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO, not a regular file";
-    if (S_ISCHR(mode)) return "a character device, not a regular file";
-    if (S_ISBLK(mode)) return "a block device, not a regular file";
-    if (S_ISSOCK(mode)) return "a socket, not a regular file";
-    return "not a regular file";
-}
-
-// Opens `path` without blocking (O_NONBLOCK: a FIFO's open returns at once), and reads it
-// when it is a regular file of at most kReadLimit bytes; else nullopt with `problem` set.
-// `identity` gets the file's device and inode as soon as they are known (for a duplicate).
-std::optional<FileRead> readRegularFile(const std::string& path, std::string& problem,
-                                        std::optional<std::pair<dev_t, ino_t>>& identity) {
-    const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-    if (fd.get() < 0) {
-        problem = fmt::format("cannot read ({})", std::strerror(errno));
-        return std::nullopt;
-    }
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) {
-        problem = fmt::format("cannot read ({})", std::strerror(errno));
-        return std::nullopt;
-    }
-    identity = std::pair{st.st_dev, st.st_ino};
-    if (!S_ISREG(st.st_mode)) {
-        problem = fmt::format("cannot read ({})", kindOf(st.st_mode));
-        return std::nullopt;
-    }
-    if (st.st_size > static_cast<off_t>(kReadLimit)) {
-        problem = "too large to be a report (over 64 MiB)";
-        return std::nullopt;
-    }
-    FileRead out{.text = {}, .device = st.st_dev, .inode = st.st_ino};
-    std::array<char, 65536> buffer{};
-    for (;;) {
-        const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            problem = fmt::format("cannot read ({})", std::strerror(errno));
-            return std::nullopt;
-        }
-        if (n == 0) break;
-        out.text.append(buffer.data(), static_cast<size_t>(n));
-        if (out.text.size() > kReadLimit) {  // it grew while read
-            problem = "too large to be a report (over 64 MiB)";
-            return std::nullopt;
-        }
-    }
-    return out;
+// The bytes of `path` when it is a regular file of at most kReadLimit bytes (core/bounded_file.hpp:
+// never blocking on a FIFO); else nullopt with `problem` set. `identity` gets the file's device
+// and inode as soon as they are known (for a duplicate).
+std::optional<std::string> readReportFile(const std::string& path, std::string& problem,
+                                          std::optional<std::pair<dev_t, ino_t>>& identity) {
+    BoundedRead read = readRegularFile(path, kReadLimit);
+    identity = read.identity;
+    if (read.problem.empty()) return std::move(read.bytes);
+    problem = read.tooLarge ? std::string("too large to be a report (over 64 MiB)")
+                            : fmt::format("cannot read ({})", read.directory ? "a directory" : read.problem);
+    return std::nullopt;
 }
 
 // ---------------------------------------------------------------- parsing
@@ -347,6 +281,12 @@ class FieldCheck {
     void object(std::string_view path) { kind(path, at(path), json::value_t::object, "an object"); }
     void array(std::string_view path) { kind(path, at(path), json::value_t::array, "an array"); }
     void boolean(std::string_view path) { kind(path, at(path), json::value_t::boolean, "true or false"); }
+    // Whether the value at `path` is an object; null passes too, anything else fails.
+    bool objectOrNull(std::string_view path) {
+        const json* v = at(path);
+        if (v && !v->is_object() && !v->is_null()) fail(path, "not an object or null");
+        return v && v->is_object();
+    }
     void stringOrNull(std::string_view path) {
         if (const json* v = at(path); v && !v->is_string() && !v->is_null()) fail(path, "not a string or null");
     }
@@ -387,7 +327,6 @@ class FieldCheck {
     std::string problem_;
 };
 
-constexpr std::array<std::string_view, 3> kModeNamesList = {"split", "multipass", "single"};
 constexpr std::array<std::string_view, 9> kClassifications = {
     "ok", "zero", "mismatch", "nonfinite", "unwritten", "hang", "not run", "inconclusive", "killed"};
 constexpr std::array<int, 8> kExitStatuses = {0, 1, 2, 3, 4, 125, 130, 143};
@@ -396,8 +335,7 @@ constexpr std::array<std::string_view, 8> kVerdictKinds = {
 
 // The run report's device: null, or an object with the names and ids the table reads.
 void checkDevice(FieldCheck& c) {
-    const json* device = c.at("device");
-    if (device && device->is_object()) {
+    if (c.objectOrNull("device")) {
         c.string("device.device_name");
         c.string("device.driver_name");
         c.string("device.driver_info");
@@ -405,8 +343,6 @@ void checkDevice(FieldCheck& c) {
         c.stringOrNull("device.driver_id");
         c.integer("device.vendor_id", 0, UINT32_MAX);
         c.integer("device.device_id", 0, UINT32_MAX);
-    } else if (device && !device->is_null()) {
-        c.fail("device", "not an object or null");
     }
 }
 
@@ -421,7 +357,7 @@ void checkModes(FieldCheck& c, const json& d) {
             return;
         }
         FieldCheck m(modes[i], fmt::format("modes[{}].", i));
-        m.oneOf("mode", kModeNamesList);
+        m.oneOf("mode", kModeNames);
         m.oneOf("classification", kClassifications);
         if (modes[i].contains("cause") && !modes[i]["cause"].is_object() && !modes[i]["cause"].is_null())
             m.fail("cause", "not an object or null");
@@ -440,12 +376,10 @@ void checkVersionThree(FieldCheck& c, const json& d) {
             c.fail("verdict.kind", fmt::format("'{}' is not what exit status {} says", kind, status));
     }
     c.boolean("experiment.control");
-    if (const json* scenario = c.at("scenario"); scenario && scenario->is_object()) {
+    if (c.objectOrNull("scenario")) {
         c.string("scenario.name");
         c.string("scenario.file");
         c.string("scenario.file_sha256");
-    } else if (scenario && !scenario->is_null()) {
-        c.fail("scenario", "not an object or null");
     }
 }
 
@@ -479,10 +413,10 @@ std::string triageProblem(const json& d) {
     c.string("baseline.detail");
     c.string("baseline.failing_mode");
     c.string("baseline.cause_kind");
-    if (const json* probe = c.at("probe"); probe && !probe->is_null()) {
-        if (!probe->is_object()) c.fail("probe", "not an object or null");
-        if (probe->is_object() && probe->contains("timeout_seconds") && !(*probe)["timeout_seconds"].is_number() &&
-            !(*probe)["timeout_seconds"].is_null())
+    if (c.objectOrNull("probe")) {
+        const json& probe = d["probe"];
+        if (probe.contains("timeout_seconds") && !probe["timeout_seconds"].is_number() &&
+            !probe["timeout_seconds"].is_null())
             c.fail("probe.timeout_seconds", "not a number or null");
     }
     c.string("conclusion.kind");
@@ -575,7 +509,7 @@ MergedReports mergeReportFiles(const std::vector<std::string>& files) {
     for (const std::string& file : files) {
         std::string problem;
         std::optional<std::pair<dev_t, ino_t>> identity;
-        const std::optional<FileRead> read = readRegularFile(file, problem, identity);
+        const std::optional<std::string> read = readReportFile(file, problem, identity);
         if (identity) {
             const auto same =
                 std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == *identity; });
@@ -586,7 +520,7 @@ MergedReports mergeReportFiles(const std::vector<std::string>& files) {
             seen.emplace_back(*identity, file);
         }
         if (read) {
-            if (const std::optional<json> document = parseMergedJson(read->text, problem)) {
+            if (const std::optional<json> document = parseMergedJson(*read, problem)) {
                 if (auto row = mergedRow(*document, file, problem)) {
                     merged.rows.push_back(std::move(*row));
                     continue;

@@ -86,15 +86,9 @@ json toJson(float x) {
 }
 json toJson(Mode m) { return std::string(name(m)); }
 json toJson(Classification c) { return std::string(name(c)); }
-// Name -> value pairs as an object; of a repeated name, the first value.
-json toJson(const Pairs& pairs) {
-    json out = json::object();
-    for (const auto& [k, v] : pairs) {
-        if (!out.contains(k)) out[k] = v;
-    }
-    return out;
-}
-json toJson(const std::vector<std::pair<std::string, uint32_t>>& pairs) {
+// Name -> value pairs (strings, or integers) as an object; of a repeated name, the first value.
+template <typename V>
+json toJson(const std::vector<std::pair<std::string, V>>& pairs) {
     json out = json::object();
     for (const auto& [k, v] : pairs) {
         if (!out.contains(k)) out[k] = v;

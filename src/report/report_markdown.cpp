@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <optional>
 #include <string_view>
 
@@ -40,6 +39,12 @@ std::string pairsTable(const std::vector<std::pair<std::string, std::string>>& p
     for (const auto& [k, v] : pairs) t.rows.push_back({escapeText(k), v.empty() ? "(empty)" : codeSpan(v)});
     return t.render();
 }
+
+// A table of (field, value) rows, each value escaped: the details' device, shape and scenario.
+struct FieldTable {
+    Table table{{"field", "value"}, {}};
+    void operator()(std::string_view k, const std::string& v) { table.rows.push_back({std::string(k), escapeText(v)}); }
+};
 
 std::string statusWord(int exitStatus) {
     switch (exitStatus) {
@@ -118,10 +123,7 @@ std::string resultsTable(const RunReport& r) {
 }
 
 std::string deviceDetails(const DeviceReport& d, std::string_view home) {
-    Table t{{"field", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) {
-        t.rows.push_back({std::string(k), escapeText(v)});
-    };
+    FieldTable row;
     row("index", fmt::to_string(d.index));
     row("deviceName", d.deviceName);
     row("deviceType", d.deviceType);
@@ -140,7 +142,7 @@ std::string deviceDetails(const DeviceReport& d, std::string_view home) {
                              d.queueNote.empty() ? std::string() : ": " + d.queueNote));
     row("driver library", d.driverLibrary ? portablePath(*d.driverLibrary, home) : "not reported by the loader");
     row("driver manifest", d.driverManifest ? portablePath(*d.driverManifest, home) : "not reported by the loader");
-    return t.render();
+    return row.table.render();
 }
 
 std::string memoryDetails(const DeviceReport& d) {
@@ -192,10 +194,7 @@ std::string stressSentence(const ExperimentReport& e) {
 std::string shapeDetails(const RunReport& r, std::string_view home) {
     const Shape& s = r.shape;
     const ChainSizes& z = r.sizes;
-    Table t{{"field", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) {
-        t.rows.push_back({std::string(k), escapeText(v)});
-    };
+    FieldTable row;
     row("preset", valueOr(r.preset, "none"));
     row("shape (B x C x H x W)", fmt::format("{} x {} x {} x {}", s.batch, s.channels, s.height, s.width));
     row("kernel, stride, padding",
@@ -211,13 +210,7 @@ std::string shapeDetails(const RunReport& r, std::string_view home) {
         fmt::format("[{}, {}, {}]", z.convWorkgroups[0], z.convWorkgroups[1], z.convWorkgroups[2]));
     row("slice workgroups",
         fmt::format("[{}, {}, {}]", z.sliceWorkgroups[0], z.sliceWorkgroups[1], z.sliceWorkgroups[2]));
-    return t.render();
-}
-
-// The file's base name: the reader saves the file under it (never the reporter's path).
-std::string scenarioFileName(const ScenarioFacts& f) {
-    const std::string base = std::filesystem::path(f.file).filename().string();
-    return base.empty() ? (f.name.empty() ? std::string("scenario") : f.name) + ".toml" : base;
+    return row.table.render();
 }
 
 // How the checked buffers were compared where not all bit for bit with split and the CPU model.
@@ -232,27 +225,24 @@ std::string checkedBuffersText(const ScenarioFacts& f) {
 // A scenario run's facts: the file, what repro made of it, the experiment and the reference.
 std::string scenarioDetails(const RunReport& r, std::string_view home) {
     const ScenarioFacts& f = *r.scenario;
-    Table t{{"field", "value"}, {}};
-    const auto row = [&](std::string_view k, const std::string& v) {
-        t.rows.push_back({std::string(k), escapeText(v)});
-    };
+    FieldTable row;
     row("name", f.name);
     row("pattern", f.pattern);
     row("source", f.source);
     row("expected on a correct driver", f.expected);
-    row("file", fmt::format("{} ({} bytes, SHA-256 {})", scenarioFileName(f), f.fileBytes, f.fileSha256));
+    row("file", fmt::format("{} ({} bytes, SHA-256 {})", scenarioFileName(f.file, f.name), f.fileBytes, f.fileSha256));
     row("steps", fmt::to_string(f.steps));
     row("labelled controls", valueOr(f.controlSteps, "none"));
     row("checked buffers", checkedBuffersText(f));
-    row("queues", f.queues.empty() ? std::string("none") : join(f.queues, "; "));
-    row("images", f.images.empty() ? std::string("none") : join(f.images, "; "));
-    row("poisoned (--poison)", f.poisoned.empty() ? std::string("none") : join(f.poisoned, ", "));
+    row("queues", join(f.queues, "; "));  // "none" for none
+    row("images", join(f.images, "; "));
+    row("poisoned (--poison)", join(f.poisoned, ", "));
     std::vector<std::string> parameters;
     for (const auto& [name, value] : f.parameters) parameters.push_back(fmt::format("{} = {}", name, value));
-    row("parameters", parameters.empty() ? std::string("none") : join(parameters, ", "));
+    row("parameters", join(parameters, ", "));
     row("experiment", experimentText(r, home));
     row("reference", valueOr(r.referenceName, "none"));
-    return t.render();
+    return row.table.render();
 }
 
 std::string timingDetails(const RunReport& r) {
@@ -333,7 +323,7 @@ std::string description(const RunReport& r) {
         r.scenario
             ? fmt::format(
                   "repro ran the scenario file {} ({} steps) as {} on {}, each checked buffer{} compared with {}.",
-                  scenarioFileName(*r.scenario), r.scenario->steps, ran, device,
+                  scenarioFileName(r.scenario->file, r.scenario->name), r.scenario->steps, ran, device,
                   std::any_of(r.scenario->images.begin(), r.scenario->images.end(),
                               [](const std::string& i) { return i.ends_with(", checked"); })
                       ? " and image"
@@ -435,7 +425,7 @@ IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
                               {"Expected on a correct driver", s.expected}};
         f.runArguments = scenarioRerunArguments(r.commandLine, s.file, s.name);
         f.file = IssueFile{.what = "the scenario file",
-                           .saveAs = scenarioFileName(s),
+                           .saveAs = scenarioFileName(s.file, s.name),  // never the reporter's path
                            .bytes = s.fileBytes,
                            .sha256 = s.fileSha256,
                            .text = s.fileText,

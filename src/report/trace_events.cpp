@@ -165,24 +165,16 @@ nlohmann::json TraceDocument::render() const {
     nlohmann::json events = nlohmann::json::array();
     std::map<Track, bool> used{{Track::Host, true}};
     for (const Event& e : events_) used[e.track] = true;
-    events.push_back({{"name", "process_name"},
-                      {"ph", "M"},
-                      {"ts", 0},
-                      {"pid", pid_},
-                      {"tid", 0},
-                      {"args", {{"name", processName_}}}});
+    const auto metadata = [&](const char* name, int tid, nlohmann::json args) {  // the format's "M" events
+        events.push_back({{"name", name}, {"ph", "M"}, {"ts", 0}, {"pid", pid_}, {"tid", tid}, {"args", args}});
+    };
+    metadata("process_name", 0, {{"name", processName_}});
     for (const auto& [track, on] : used) {
         const int tid = static_cast<int>(track);
         const auto name = trackNames_.find(track);
-        const std::string text = name != trackNames_.end() ? name->second : fmt::format("track {}", tid);
-        events.push_back(
-            {{"name", "thread_name"}, {"ph", "M"}, {"ts", 0}, {"pid", pid_}, {"tid", tid}, {"args", {{"name", text}}}});
-        events.push_back({{"name", "thread_sort_index"},
-                          {"ph", "M"},
-                          {"ts", 0},
-                          {"pid", pid_},
-                          {"tid", tid},
-                          {"args", {{"sort_index", tid}}}});
+        metadata("thread_name", tid,
+                 {{"name", name != trackNames_.end() ? name->second : fmt::format("track {}", tid)}});
+        metadata("thread_sort_index", tid, {{"sort_index", tid}});
     }
     for (const Event& e : events_) {
         nlohmann::json j{{"name", e.name},
