@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <system_error>
+#include <utility>
 
 namespace repro {
 namespace {
@@ -57,30 +58,13 @@ bool hidesText(char32_t cp) {
 // The C escape of an ASCII byte that is not printable as itself in a quoted message, or
 // empty when it is.
 std::string_view asciiEscape(char c) {
-    switch (c) {
-        case '\n':
-            return "\\n";
-        case '\t':
-            return "\\t";
-        case '\r':
-            return "\\r";
-        case '\0':
-            return "\\0";
-        case '\a':
-            return "\\a";
-        case '\b':
-            return "\\b";
-        case '\f':
-            return "\\f";
-        case '\v':
-            return "\\v";
-        case '\\':
-            return "\\\\";
-        case '\'':
-            return "\\'";
-        default:
-            return {};
+    static constexpr std::pair<char, std::string_view> kEscapes[] = {
+        {'\n', "\\n"}, {'\t', "\\t"}, {'\r', "\\r"}, {'\0', "\\0"},  {'\a', "\\a"},
+        {'\b', "\\b"}, {'\f', "\\f"}, {'\v', "\\v"}, {'\\', "\\\\"}, {'\'', "\\'"}};
+    for (const auto& [byte, escape] : kEscapes) {
+        if (byte == c) return escape;
     }
+    return {};
 }
 
 // East Asian wide and fullwidth code points (Unicode's East Asian Width W and F, their
@@ -166,6 +150,16 @@ std::string_view trimmed(std::string_view s) {
     return s;
 }
 
+std::vector<std::string_view> split(std::string_view text, char separator) {
+    std::vector<std::string_view> pieces;
+    for (size_t end = text.find(separator); end != std::string_view::npos; end = text.find(separator)) {
+        pieces.push_back(text.substr(0, end));
+        text.remove_prefix(end + 1);
+    }
+    pieces.push_back(text);
+    return pieces;
+}
+
 std::string wrapWords(std::string first, std::string_view text, size_t indent, size_t width) {
     std::string out;
     std::string line = std::move(first);
@@ -186,6 +180,12 @@ std::string wrapWords(std::string first, std::string_view text, size_t indent, s
         lineHasWord = true;
     }
     return out + line;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
 }
 
 std::string errnoText(int error) { return std::generic_category().message(error); }

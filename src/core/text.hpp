@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace repro {
 
@@ -46,6 +47,10 @@ bool printsAsItself(std::string_view text);
 // it as too large or too small. nullopt when the text is not of that form.
 std::optional<int64_t> parseDecimal(std::string_view text);
 
+// `text` cut at every `separator`, the pieces in order without it: "a,,b" gives "a", "",
+// "b"; "a," gives "a", ""; "" gives one empty piece. Views into `text`.
+std::vector<std::string_view> split(std::string_view text, char separator);
+
 // `s` without the white space (std::isspace: blanks, tabs, line ends) at either end.
 std::string_view trimmed(std::string_view s);
 
@@ -54,6 +59,9 @@ std::string_view trimmed(std::string_view s);
 // and a word longer than a line gets a line of its own. The lines joined by '\n', without a
 // last one. Used by --help and by the text report's long lines.
 std::string wrapWords(std::string first, std::string_view text, size_t indent, size_t width);
+
+// `s` with ASCII letters in lower case (std::tolower in the C locale); other bytes kept.
+std::string lower(std::string_view s);
 
 // The words of an errno value ("No such file or directory"); thread-safe, unlike strerror.
 std::string errnoText(int error);

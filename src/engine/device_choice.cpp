@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <set>
 
@@ -21,12 +20,6 @@
 
 namespace repro {
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 std::string driverOf(const vk::DeviceInfo& d) {
     return d.hasDriverProperties ? fmt::format("{} ({})", d.driver.driverName, vk::driverIdName(d.driver.driverID))

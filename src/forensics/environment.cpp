@@ -129,16 +129,12 @@ class Tree {
 
 // Value of KEY in os-release text: unquotes "..." and '...', undoes backslash escapes.
 std::optional<std::string> osReleaseValue(const std::string& text, std::string_view key) {
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        const std::string line(trimmed(std::string_view(text).substr(pos, end - pos)));
-        pos = end + 1;
+    for (const std::string_view piece : split(text, '\n')) {
+        const std::string_view line = trimmed(piece);
         if (line.empty() || line[0] == '#') continue;
         const size_t eq = line.find('=');
-        if (eq == std::string::npos || std::string_view(line).substr(0, eq) != key) continue;
-        std::string_view raw = std::string_view(line).substr(eq + 1);
+        if (eq == std::string_view::npos || line.substr(0, eq) != key) continue;
+        std::string_view raw = line.substr(eq + 1);
         if (raw.size() >= 2 && (raw.front() == '"' || raw.front() == '\'') && raw.back() == raw.front()) {
             raw = raw.substr(1, raw.size() - 2);
         }
@@ -205,13 +201,7 @@ void captureCpu(const Tree& tree, Pairs& host, std::vector<std::string>& notes) 
                                                                 "cpu model",  "cpu",   "uarch"};
     std::vector<std::pair<std::string, std::string>> fields;
     uint64_t processors = 0;
-    size_t pos = 0;
-    const std::string& text = *cpuinfo.text;
-    while (pos <= text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        const std::string_view line = std::string_view(text).substr(pos, end - pos);
-        pos = end + 1;
+    for (const std::string_view line : split(*cpuinfo.text, '\n')) {
         const size_t colon = line.find(':');
         if (colon == std::string_view::npos) continue;
         std::string key(trimmed(line.substr(0, colon)));
@@ -220,13 +210,12 @@ void captureCpu(const Tree& tree, Pairs& host, std::vector<std::string>& notes) 
     }
     std::optional<std::string> model;
     for (const auto key : kModelKeys) {
-        for (const auto& [k, v] : fields) {
-            if (k == key && !v.empty()) {
-                model = v;
-                break;
-            }
+        const auto it = std::find_if(fields.begin(), fields.end(),
+                                     [&](const auto& f) { return f.first == key && !f.second.empty(); });
+        if (it != fields.end()) {
+            model = it->second;
+            break;
         }
-        if (model) break;
     }
     host.emplace_back("cpu", model ? *model : "not present (no model name in /proc/cpuinfo)");
     if (processors > 0) host.emplace_back("cpu.count", fmt::to_string(processors));
@@ -464,12 +453,6 @@ void captureVariables(const std::vector<std::string>& environment, EnvironmentRe
             "MESA_*, INTEL_*, ANV_*, NVK_*, NAK_*, VK_LOADER_*, REPRO_*, VK_ICD_FILENAMES, "
             "VK_DRIVER_FILES, VK_INSTANCE_LAYERS, VK_LAYER_PATH, VK_ADD_LAYER_PATH)");
     }
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
 }
 
 bool containsWord(const std::string& haystack, std::string_view needle) {

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -39,21 +38,9 @@ std::optional<std::string> after(std::string_view line, std::string_view prefix,
 // The ':'-separated entries of `value`, empty ones left out.
 std::vector<std::string> entriesOf(std::string_view value) {
     std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= value.size()) {
-        const size_t colon = value.find(':', start);
-        const std::string_view entry =
-            value.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+    for (const std::string_view entry : split(value, ':')) {
         if (!entry.empty()) out.emplace_back(entry);
-        if (colon == std::string_view::npos) break;
-        start = colon + 1;
     }
-    return out;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
 
@@ -116,15 +103,6 @@ std::vector<std::string> loaderProblems(const std::vector<LoaderMessage>& log) {
     return out;
 }
 
-std::vector<std::string> missingDriverFiles(std::string_view value) {
-    std::vector<std::string> missing;
-    for (const std::string& entry : entriesOf(value)) {
-        std::error_code ec;
-        if (!std::filesystem::exists(entry, ec)) missing.push_back(entry);
-    }
-    return missing;
-}
-
 std::optional<std::string> driverVariableProblem(const char* driverFiles, const char* icdFilenames) {
     const char* variable = driverFiles ? "VK_DRIVER_FILES" : "VK_ICD_FILENAMES";
     const char* value = driverFiles ? driverFiles : icdFilenames;
@@ -135,12 +113,16 @@ std::optional<std::string> driverVariableProblem(const char* driverFiles, const 
             "or name a driver manifest)",
             variable);
     }
-    const std::vector<std::string> missing = missingDriverFiles(value);
-    if (missing.empty()) return std::nullopt;
-    return fmt::format(
-        "{} names {}, which does not exist: the loader would load no driver from it (check the "
-        "path; for a Mesa build tree, the absolute path of its *_devenv_icd.*.json)",
-        variable, quote(missing.front()));
+    // The first entry that names no existing file or directory.
+    for (const std::string& entry : entriesOf(value)) {
+        std::error_code ec;
+        if (std::filesystem::exists(entry, ec)) continue;
+        return fmt::format(
+            "{} names {}, which does not exist: the loader would load no driver from it (check the "
+            "path; for a Mesa build tree, the absolute path of its *_devenv_icd.*.json)",
+            variable, quote(entry));
+    }
+    return std::nullopt;
 }
 
 bool libraryMatches(std::string_view expected, std::string_view library) {

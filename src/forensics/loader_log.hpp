@@ -37,10 +37,6 @@ std::vector<std::string> driverLibraries(const std::vector<LoaderMessage>& log);
 // "env var 'VK_INSTANCE_LAYERS' defined and adding layers ...", not problems.)
 std::vector<std::string> loaderProblems(const std::vector<LoaderMessage>& log);
 
-// VK_DRIVER_FILES / VK_ICD_FILENAMES: the entries of `value` (':'-separated) that name no
-// existing file or directory (empty entries are skipped, as the loader skips them).
-std::vector<std::string> missingDriverFiles(std::string_view value);
-
 // Why the loader would load no driver from its driver-list variables, as one line naming
 // the variable; nothing when they are unset or name existing files. `driverFiles` and
 // `icdFilenames` are the values of VK_DRIVER_FILES and VK_ICD_FILENAMES (null: unset). The

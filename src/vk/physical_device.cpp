@@ -58,11 +58,6 @@ std::vector<CoopMatrixProps> cooperativeMatrixProperties(VkInstance instance, Vk
     return props;
 }
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 std::vector<std::string> deviceExtensions(VkPhysicalDevice device) {
     uint32_t count = 0;
     check(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr),

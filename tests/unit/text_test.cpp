@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace repro {
 namespace {
@@ -196,6 +198,22 @@ TEST(ParseDecimalNumber, OutOfRangeIsInfinityOrZero) {
     EXPECT_EQ(parseDecimalNumber("0.0001e-999"), 0.0);
     EXPECT_EQ(parseDecimalNumber("1000e-99999999999999999999"), 0.0);
     EXPECT_EQ(parseDecimalNumber("0e999999"), 0.0);
+}
+
+// ---- split / lower -----------------------------------------------------------------------
+
+TEST(Split, KeepsEveryPieceEmptyOnesToo) {
+    using V = std::vector<std::string_view>;
+    EXPECT_EQ(split("a,,b", ','), (V{"a", "", "b"}));
+    EXPECT_EQ(split("a,", ','), (V{"a", ""}));
+    EXPECT_EQ(split(",a", ','), (V{"", "a"}));
+    EXPECT_EQ(split("", ','), (V{""}));
+    EXPECT_EQ(split("one line", '\n'), (V{"one line"}));
+}
+
+TEST(Lower, AsciiLettersOnly) {
+    EXPECT_EQ(lower("RADV NAVI21 Ä"), "radv navi21 Ä");
+    EXPECT_EQ(lower(""), "");
 }
 
 }  // namespace
