@@ -115,18 +115,17 @@ std::optional<KernelRecord> parseKmsgRecord(std::string_view record) {
     const size_t semicolon = record.find(';');
     if (semicolon == std::string_view::npos) return std::nullopt;
     std::string_view prefix = record.substr(0, semicolon);
-    const auto pri = takeNumber(prefix);
-    if (!pri || prefix.empty() || prefix.front() != ',') return std::nullopt;
-    prefix.remove_prefix(1);
-    const auto seq = takeNumber(prefix);
-    if (!seq || prefix.empty() || prefix.front() != ',') return std::nullopt;
-    prefix.remove_prefix(1);
-    const auto usec = takeNumber(prefix);
-    if (!usec || prefix.empty() || prefix.front() != ',') return std::nullopt;  // FLAGS follow
+    std::array<uint64_t, 3> fields{};  // priority, sequence, microseconds; FLAGS follow
+    for (uint64_t& field : fields) {
+        const auto n = takeNumber(prefix);
+        if (!n || prefix.empty() || prefix.front() != ',') return std::nullopt;
+        prefix.remove_prefix(1);
+        field = *n;
+    }
     KernelRecord r;
-    r.level = static_cast<int>(*pri & 7);
-    r.sequence = *seq;
-    r.monotonicSeconds = static_cast<double>(*usec) / 1e6;
+    r.level = static_cast<int>(fields[0] & 7);
+    r.sequence = fields[1];
+    r.monotonicSeconds = static_cast<double>(fields[2]) / 1e6;
     std::string_view message = record.substr(semicolon + 1);
     message = message.substr(0, message.find('\n'));  // the dictionary lines follow
     r.text = unescapeKmsg(message);
@@ -159,12 +158,7 @@ std::optional<KernelRecord> parseLogLine(std::string_view line) {
 
 std::vector<KernelRecord> parseLogText(std::string_view text) {
     std::vector<KernelRecord> out;
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
-        const std::string_view line = text.substr(pos, end - pos);
-        pos = end + 1;
+    for (const std::string_view line : split(text, '\n')) {
         if (!line.empty() && line.front() == ' ' && !out.empty() && out.back().sequence) continue;  // kmsg dictionary
         if (!line.empty() && isDigit(line.front())) {
             if (auto kmsg = parseKmsgRecord(line)) {
@@ -212,53 +206,36 @@ std::string localTimeIso(std::chrono::system_clock::time_point t) { return local
 
 KernelLogReader::KernelLogReader(std::string path, std::chrono::system_clock::time_point runStart)
     : path_(std::move(path)), runStart_(runStart) {
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd_ < 0) {
+    fd_ = Descriptor(::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (fd_.fd < 0) {
         problem_ = openProblem(path_, errno);
         return;
     }
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
+    if (::fstat(fd_.fd, &st) != 0) {
         problem_ = openProblem(path_, errno);
-        ::close(fd_);
-        fd_ = -1;
+        fd_ = {};
         return;
     }
     regularFile_ = S_ISREG(st.st_mode);
     if (regularFile_) {
         offset_ = static_cast<uint64_t>(st.st_size);
-    } else if (::lseek(fd_, 0, SEEK_END) < 0 && errno != ESPIPE) {
+    } else if (::lseek(fd_.fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
         problem_ = fmt::format("cannot read the kernel log {}: lseek to its end: {}", path_, errnoText(errno));
-        ::close(fd_);
-        fd_ = -1;
+        fd_ = {};
     }
 }
 
-KernelLogReader::~KernelLogReader() {
-    if (fd_ >= 0) ::close(fd_);
-}
-
-KernelLogReader::KernelLogReader(KernelLogReader&& o) noexcept
-    : path_(std::move(o.path_)),
-      runStart_(o.runStart_),
-      fd_(std::exchange(o.fd_, -1)),
-      regularFile_(o.regularFile_),
-      offset_(o.offset_),
-      partial_(std::move(o.partial_)),
-      problem_(std::move(o.problem_)) {}
-
-KernelLogReader& KernelLogReader::operator=(KernelLogReader&& o) noexcept {
+KernelLogReader::Descriptor& KernelLogReader::Descriptor::operator=(Descriptor&& o) noexcept {
     if (this != &o) {
-        if (fd_ >= 0) ::close(fd_);
-        path_ = std::move(o.path_);
-        runStart_ = o.runStart_;
-        fd_ = std::exchange(o.fd_, -1);
-        regularFile_ = o.regularFile_;
-        offset_ = o.offset_;
-        partial_ = std::move(o.partial_);
-        problem_ = std::move(o.problem_);
+        if (fd >= 0) ::close(fd);
+        fd = std::exchange(o.fd, -1);
     }
     return *this;
+}
+
+KernelLogReader::Descriptor::~Descriptor() {
+    if (fd >= 0) ::close(fd);
 }
 
 std::string KernelLogReader::afterwardsCommand() const {
@@ -273,7 +250,7 @@ std::string KernelLogReader::unreadableLine() const {
 }
 
 KernelReadResult KernelLogReader::readNew() {
-    if (fd_ < 0) {
+    if (fd_.fd < 0) {
         KernelReadResult r;
         r.problem = problem_;
         return r;
@@ -286,7 +263,7 @@ KernelReadResult KernelLogReader::readKmsg() {
     std::array<char, 16384> buf{};  // a record is at most 8 KiB (CONSOLE_EXT_LOG_MAX)
     size_t bytes = 0;
     while (r.records.size() < kMaxRecordsPerRead && bytes < kMaxBytesPerRead) {
-        const ssize_t n = ::read(fd_, buf.data(), buf.size());
+        const ssize_t n = ::read(fd_.fd, buf.data(), buf.size());
         if (n > 0) {
             bytes += static_cast<size_t>(n);
             if (auto rec = parseKmsgRecord(std::string_view(buf.data(), static_cast<size_t>(n)))) {
@@ -309,7 +286,7 @@ KernelReadResult KernelLogReader::readKmsg() {
 KernelReadResult KernelLogReader::readFile() {
     KernelReadResult r;
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
+    if (::fstat(fd_.fd, &st) != 0) {
         r.problem = fmt::format("stat {}: {}", path_, errnoText(errno));
         return r;
     }
@@ -324,7 +301,7 @@ KernelReadResult KernelLogReader::readFile() {
     std::array<char, 65536> buf{};
     while (offset_ < size && data.size() < kMaxBytesPerRead) {
         const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - offset_));
-        const ssize_t n = ::pread(fd_, buf.data(), want, static_cast<off_t>(offset_));
+        const ssize_t n = ::pread(fd_.fd, buf.data(), want, static_cast<off_t>(offset_));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             if (n < 0) r.problem = fmt::format("read {}: {}", path_, errnoText(errno));

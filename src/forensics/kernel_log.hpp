@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace repro {
@@ -66,13 +67,8 @@ class KernelLogReader {
     // `runStart`: the wall-clock time the run started, for afterwardsCommand().
     explicit KernelLogReader(std::string path = "/dev/kmsg",
                              std::chrono::system_clock::time_point runStart = std::chrono::system_clock::now());
-    ~KernelLogReader();
-    KernelLogReader(KernelLogReader&& other) noexcept;
-    KernelLogReader& operator=(KernelLogReader&& other) noexcept;
-    KernelLogReader(const KernelLogReader&) = delete;
-    KernelLogReader& operator=(const KernelLogReader&) = delete;
 
-    bool readable() const { return fd_ >= 0; }
+    bool readable() const { return fd_.fd >= 0; }
     const std::string& path() const { return path_; }
     // Why the log cannot be read, one line with the errno text, e.g. "cannot read the
     // kernel log /dev/kmsg: Operation not permitted (with kernel.dmesg_restrict = 1 only
@@ -95,7 +91,18 @@ class KernelLogReader {
 
     std::string path_;
     std::chrono::system_clock::time_point runStart_;
-    int fd_ = -1;
+    // The open descriptor (-1: none), closed with the reader or when replaced; moving one
+    // leaves -1 behind, which makes the reader move-only.
+    struct Descriptor {
+        int fd = -1;
+        Descriptor() = default;
+        explicit Descriptor(int f) : fd(f) {}
+        Descriptor(Descriptor&& o) noexcept : fd(std::exchange(o.fd, -1)) {}
+        Descriptor& operator=(Descriptor&& o) noexcept;
+        ~Descriptor();
+    };
+
+    Descriptor fd_;
     bool regularFile_ = false;
     uint64_t offset_ = 0;  // regular file: bytes consumed
     std::string partial_;  // regular file: an incomplete last line

@@ -3,11 +3,13 @@
 // and lib/kstrtox.c in each era, read from the patches that changed them (sources in
 // watchdog.hpp and docs/watchdog.md).
 #include "forensics/watchdog.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <limits>
 #include <utility>
 
@@ -21,15 +23,11 @@ bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Digits at the start of `s` as a uint32_t; consumes them. nullopt if none or too large.
 std::optional<uint32_t> leadingNumber(std::string_view& s) {
-    uint64_t value = 0;
-    size_t i = 0;
-    for (; i < s.size() && isDigit(s[i]); ++i) {
-        value = value * 10 + static_cast<uint64_t>(s[i] - '0');
-        if (value > std::numeric_limits<uint32_t>::max()) return std::nullopt;
-    }
-    if (i == 0) return std::nullopt;
-    s.remove_prefix(i);
-    return static_cast<uint32_t>(value);
+    uint32_t value = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{}) return std::nullopt;
+    s.remove_prefix(static_cast<size_t>(end - s.data()));
+    return value;
 }
 
 // kstrtol(s, 0, &value) on a 64-bit kernel (lib/kstrtox.c): nullopt, with `why`, where the
@@ -198,11 +196,9 @@ std::string_view describe(AmdgpuEra era) {
 LockupTimeoutParse parseLockupTimeout(std::string_view text) {
     if (!text.empty() && text.back() == '\n') text.remove_suffix(1);  // sysfs adds one
     LockupTimeoutParse out;
-    size_t pos = 0;
-    for (size_t field = 1;; ++field) {
-        const size_t comma = text.find(',', pos);
-        const std::string_view token =
-            text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    const std::vector<std::string_view> tokens = split(text, ',');
+    for (size_t field = 1; field <= tokens.size(); ++field) {
+        const std::string_view token = tokens[field - 1];
         if (token.empty()) break;  // strsep's empty field ends the kernel's loop
         std::string why;
         const auto value = kernelStrtol(token, why);
@@ -212,8 +208,6 @@ LockupTimeoutParse parseLockupTimeout(std::string_view text) {
             return out;
         }
         out.values.push_back(*value);
-        if (comma == std::string_view::npos) break;
-        pos = comma + 1;
     }
     return out;
 }
