@@ -8,36 +8,34 @@
 namespace repro {
 namespace markdown {
 
+namespace {
+
+// `code` (a code span's text) appended to `out` on one line, each '|' escaped so that a
+// table cell does not end inside it.
+void appendCode(std::string& out, std::string_view code) {
+    for (const char c : code) {
+        if (c == '|') out += '\\';
+        out += (c == '\n' || c == '\r') ? ' ' : c;
+    }
+}
+
+}  // namespace
+
 std::string escapeText(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (const char c : s) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '\\':
-            case '`':
-            case '*':
-            case '|':
-            case '[':
-            case ']':
-            case '~':
-                out += '\\';
-                out += c;
-                break;
-            case '\n':
-            case '\r':
-                out += ' ';
-                break;
-            default:
-                out += c;
+        if (c == '&') {
+            out += "&amp;";
+        } else if (c == '<') {
+            out += "&lt;";
+        } else if (c == '>') {
+            out += "&gt;";
+        } else if (c == '\n' || c == '\r') {
+            out += ' ';
+        } else {
+            if (std::string_view("\\`*|[]~").find(c) != std::string_view::npos) out += '\\';
+            out += c;
         }
     }
     return out;
@@ -54,14 +52,7 @@ std::string escapeProse(std::string_view s) {
             break;
         }
         out += escapeText(s.substr(pos, open - pos));
-        std::string code(s.substr(open, close - open + 1));
-        for (char& c : code) {
-            if (c == '\n' || c == '\r') c = ' ';
-        }
-        for (size_t i = 0; i < code.size(); ++i) {
-            if (code[i] == '|') out += '\\';
-            out += code[i];
-        }
+        appendCode(out, s.substr(open, close - open + 1));
         pos = close + 1;
     }
     return out;
@@ -103,10 +94,7 @@ std::string details(std::string_view summary, std::string_view body, bool open) 
 
 std::string codeSpan(std::string_view text) {
     std::string inner;
-    for (const char c : text) {
-        if (c == '|') inner += '\\';
-        inner += (c == '\n' || c == '\r') ? ' ' : c;
-    }
+    appendCode(inner, text);
     if (inner.find('`') == std::string::npos) return "`" + inner + "`";
     return "`` " + inner + " ``";
 }

@@ -28,26 +28,24 @@ using nlohmann::json;
 
 constexpr std::array<std::string_view, 3> kModeNames = {"split", "multipass", "single"};
 
-// The string at `key` of `object`; empty when absent or not a string.
-std::string textAt(const json& object, std::string_view key) {
-    if (!object.is_object()) return {};
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
-
-// The integer at `key` of `object`; nullopt when absent or not an integer.
-std::optional<int64_t> integerAt(const json& object, std::string_view key) {
-    if (!object.is_object()) return std::nullopt;
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_number_integer()) return std::nullopt;
-    return it->get<int64_t>();
-}
-
+// The value at `key` of `object`; null when absent or `object` is no object.
 const json& objectAt(const json& object, std::string_view key) {
     static const json kNull;
     if (!object.is_object()) return kNull;
     const auto it = object.find(key);
     return it != object.end() ? *it : kNull;
+}
+
+// The string at `key` of `object`; empty when absent or not a string.
+std::string textAt(const json& object, std::string_view key) {
+    const json& value = objectAt(object, key);
+    return value.is_string() ? value.get<std::string>() : std::string{};
+}
+
+// The integer at `key` of `object`; nullopt when absent or not an integer.
+std::optional<int64_t> integerAt(const json& object, std::string_view key) {
+    const json& value = objectAt(object, key);
+    return value.is_number_integer() ? std::optional(value.get<int64_t>()) : std::nullopt;
 }
 
 // The queue's job timeout in the table's words, from a run report's environment and device.
@@ -263,19 +261,14 @@ class FieldCheck {
     const json* at(std::string_view path) {
         if (!problem_.empty()) return nullptr;
         const json* node = &document_;
-        size_t begin = 0;
-        for (;;) {
-            const size_t dot = path.find('.', begin);
-            const std::string key(
-                path.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin));
+        for (const std::string_view key : split(path, '.')) {
             if (!node->is_object() || !node->contains(key)) {
                 fail(path, "missing");
                 return nullptr;
             }
             node = &(*node)[key];
-            if (dot == std::string_view::npos) return node;
-            begin = dot + 1;
         }
+        return node;
     }
     void string(std::string_view path) { kind(path, at(path), json::value_t::string, "a string"); }
     void object(std::string_view path) { kind(path, at(path), json::value_t::object, "an object"); }

@@ -21,6 +21,7 @@
 
 #include "forensics/environment.hpp"
 #include "core/json_number.hpp"
+#include "core/text.hpp"
 #include "report/command_line.hpp"
 #include "report/report_facts.hpp"
 
@@ -155,13 +156,7 @@ json toJson(const std::string& text, EmbeddedJson) {
 json toJson(const Pairs& facts, FactTree) {
     json out = json::object();
     for (const auto& [name, value] : facts) {
-        std::vector<std::string> parts;
-        for (size_t begin = 0;;) {
-            const size_t dot = name.find('.', begin);
-            parts.push_back(name.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin));
-            if (dot == std::string::npos) break;
-            begin = dot + 1;
-        }
+        const std::vector<std::string_view> parts = split(name, '.');
         json* node = &out;
         for (size_t i = 0; i + 1 < parts.size(); ++i) {
             json& next = (*node)[parts[i]];

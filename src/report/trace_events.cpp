@@ -28,21 +28,12 @@ void send(const nlohmann::json& line) {
 // and multiplying that by 1000 gives n back exactly (n below 2^53).
 double micros(Nanos n) { return static_cast<double>(n) / 1000.0; }
 
-}  // namespace
-
-Nanos nanos(Clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-
-void attach(std::function<void(const std::string&)> sink) { recorder().sink = std::move(sink); }
-
-bool attached() { return static_cast<bool>(recorder().sink); }
-
-std::string eventLine(const Event& e) {
-    nlohmann::json j{{"name", e.name}, {"cat", e.category}, {"ph", std::string(1, e.phase)},
-                     {"t", e.start},   {"d", e.duration},   {"track", static_cast<int>(e.track)},
-                     {"args", e.args}};
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// The wire form of one event (recorder to document) and back; nullopt for a line that is
+// not one.
+nlohmann::json eventLine(const Event& e) {
+    return {{"name", e.name}, {"cat", e.category}, {"ph", std::string(1, e.phase)},
+            {"t", e.start},   {"d", e.duration},   {"track", static_cast<int>(e.track)},
+            {"args", e.args}};
 }
 
 std::optional<Event> parseEventLine(const nlohmann::json& j) {
@@ -63,8 +54,18 @@ std::optional<Event> parseEventLine(const nlohmann::json& j) {
                  .args = j.contains("args") && j["args"].is_object() ? j["args"] : nlohmann::json::object()};
 }
 
+}  // namespace
+
+Nanos nanos(Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+void attach(std::function<void(const std::string&)> sink) { recorder().sink = std::move(sink); }
+
+bool attached() { return static_cast<bool>(recorder().sink); }
+
 void emit(const Event& event) {
-    if (attached()) recorder().sink(eventLine(event));
+    if (attached()) send(eventLine(event));
 }
 
 void slice(std::string name, std::string category, Track track, Nanos start, Nanos end, nlohmann::json args) {

@@ -142,9 +142,4 @@ class TraceDocument {
     std::map<Track, std::string> trackNames_;
 };
 
-// The wire form of one event (recorder to document) and back; nullopt for a line that is
-// not one.
-std::string eventLine(const Event& event);
-std::optional<Event> parseEventLine(const nlohmann::json& line);
-
 }  // namespace repro::trace_events

@@ -156,25 +156,9 @@ Verdict unreproducedVerdict(const std::string& referenceName, bool allZero, bool
 }  // namespace
 
 std::string_view name(VerdictKind kind) {
-    switch (kind) {
-        case VerdictKind::NotReproduced:
-            return "not_reproduced";
-        case VerdictKind::Reproduced:
-            return "reproduced";
-        case VerdictKind::Hang:
-            return "hang";
-        case VerdictKind::Validation:
-            return "validation";
-        case VerdictKind::CannotTest:
-            return "cannot_test";
-        case VerdictKind::ControlCaught:
-            return "control_caught";
-        case VerdictKind::Interrupted:
-            return "interrupted";
-        case VerdictKind::Usage:
-            return "usage";
-    }
-    return "cannot_test";
+    static constexpr std::string_view kNames[] = {"not_reproduced", "reproduced",     "hang",        "validation",
+                                                  "cannot_test",    "control_caught", "interrupted", "usage"};
+    return kNames[static_cast<size_t>(kind)];
 }
 
 VerdictKind verdictKind(int exitStatus, bool control) {
