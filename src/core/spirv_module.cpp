@@ -122,7 +122,6 @@ struct Collected {
     std::unordered_map<uint32_t, std::vector<ExecutionMode>> modes;  // by entry function
     std::unordered_map<uint32_t, std::string> names;
     std::unordered_map<uint32_t, Decorations> decorations;
-    std::unordered_map<uint32_t, uint32_t> structMembers;             // struct id -> member count
     std::unordered_map<uint32_t, std::vector<uint32_t>> memberTypes;  // struct id -> member types
     // scalar, vector and matrix types -> (component type or 0 for a scalar, count or width)
     std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> numeric;
@@ -135,6 +134,36 @@ struct Collected {
     std::vector<Variable> variables;
 };
 
+// The instructions repro reads, each with its name for messages and the fewest words it
+// may have (§3.52).
+struct OpShape {
+    uint32_t opcode;
+    std::string_view name;
+    size_t minWords;
+};
+constexpr OpShape kOpShapes[] = {
+    {kOpName, "OpName", 3},
+    {kOpEntryPoint, "OpEntryPoint", 4},
+    {kOpExecutionMode, "OpExecutionMode", 3},
+    {kOpExecutionModeId, "OpExecutionModeId", 3},
+    {kOpTypeInt, "OpTypeInt", 3},
+    {kOpTypeFloat, "OpTypeFloat", 3},
+    {kOpTypeVector, "OpTypeVector", 4},
+    {kOpTypeMatrix, "OpTypeMatrix", 4},
+    {kOpTypeImage, "OpTypeImage", 9},
+    {kOpTypeArray, "OpTypeArray", 4},
+    {kOpTypeRuntimeArray, "OpTypeRuntimeArray", 3},
+    {kOpTypeStruct, "OpTypeStruct", 2},
+    {kOpTypePointer, "OpTypePointer", 4},
+    {kOpConstant, "OpConstant", 4},
+    {kOpSpecConstant, "OpSpecConstant", 4},
+    {kOpConstantComposite, "OpConstantComposite", 3},
+    {kOpSpecConstantComposite, "OpSpecConstantComposite", 3},
+    {kOpVariable, "OpVariable", 4},
+    {kOpDecorate, "OpDecorate", 3},
+    {kOpMemberDecorate, "OpMemberDecorate", 4},
+};
+
 class Parser {
   public:
     explicit Parser(std::string_view what) : what_(what) {}
@@ -145,411 +174,341 @@ class Parser {
     }
 
     // Fails unless `inst` has at least `words` words.
-    void need(Instruction inst, size_t words, std::string_view opName) const;
+    void need(Instruction inst, size_t words, std::string_view opName) const {
+        if (inst.size() < words) {
+            fail("malformed {}: {} words, needs at least {}", opName, inst.size(), words);
+        }
+    }
 
     // §2.2.1: a literal string is UTF-8 octets packed four per word, the first in the
     // lowest-order 8 bits, ending in a NUL and padded to a word boundary with NULs.
-    // Reads one from `words`; sets `used` to the words it took.
-    std::string literalString(Instruction words, std::string_view opName, size_t& used) const;
+    // Reads one from the start of `words`.
+    std::string literalString(Instruction words, std::string_view opName) const {
+        std::string s;
+        for (const uint32_t word : words) {
+            for (int b = 0; b < 4; ++b) {
+                const auto c = static_cast<char>((word >> (8 * b)) & 0xffu);
+                if (c == '\0') return s;
+                s.push_back(c);
+            }
+        }
+        fail("malformed {}: its string has no terminating NUL", opName);
+    }
 
     // "%12" or "%12 ("name")" for messages.
-    std::string describeId(const Collected& c, uint32_t id) const;
-
-    // OpName: records the id's debug name.
-    void debugName(Instruction inst, Collected& c) const;
-
-    // OpEntryPoint: records a GLCompute entry point (others are skipped).
-    void entryPoint(Instruction inst, Collected& c) const;
+    std::string describeId(const Collected& c, uint32_t id) const {
+        const auto it = c.names.find(id);
+        if (it == c.names.end() || it->second.empty()) return fmt::format("%{}", id);
+        return fmt::format("%{} (\"{}\")", id, it->second);
+    }
 
     // OpDecorate: records the decorations repro reads on the target id.
-    void decorate(Instruction inst, Collected& c) const;
+    void decorate(Instruction inst, Collected& c) const {
+        Decorations& d = c.decorations[inst[1]];
+        const uint32_t decoration = inst[2];
+        if (decoration == kBlock) d.block = true;
+        if (decoration == kBufferBlock) d.bufferBlock = true;
+        if (decoration == kNonWritable) d.nonWritable = true;
+        if (decoration == kNonReadable) d.nonReadable = true;
+        if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet ||
+            decoration == kArrayStride) {
+            need(inst, 4, "OpDecorate");
+            if (decoration == kArrayStride) d.arrayStride = inst[3];
+            if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
+            if (decoration == kBinding) d.binding = inst[3];
+            if (decoration == kDescriptorSet) d.set = inst[3];
+        }
+    }
 
-    // A type declaration (OpTypeInt .. OpTypePointer) into `c`; fails on a malformed one.
-    void type(Instruction inst, Collected& c) const;
+    // A type declaration (OpTypeInt .. OpTypeImage, its words checked) into `c`; other
+    // instructions are left alone.
+    static void type(Instruction inst, Collected& c) {
+        switch (inst[0] & 0xffffu) {
+            case kOpTypeInt:
+            case kOpTypeFloat:
+                c.numeric[inst[1]] = {0, inst[2]};
+                break;
+            case kOpTypeVector:
+            case kOpTypeMatrix:
+                c.numeric[inst[1]] = {inst[2], inst[3]};
+                break;
+            case kOpTypeArray:
+                c.arrayLength[inst[1]] = inst[3];
+                [[fallthrough]];
+            case kOpTypeRuntimeArray:
+                c.arrayElement[inst[1]] = inst[2];
+                break;
+            case kOpTypeStruct:
+                c.memberTypes[inst[1]] = {inst.begin() + 2, inst.end()};
+                break;
+            case kOpTypePointer:
+                c.pointers[inst[1]] = {inst[2], inst[3]};
+                break;
+            case kOpTypeImage:
+                c.images[inst[1]] = {
+                    .dim = inst[3], .arrayed = inst[5], .multisampled = inst[6], .sampled = inst[7], .format = inst[8]};
+                break;
+            default:
+                break;
+        }
+    }
 
     // Collects what repro reads from one instruction into `c`; fails on a malformed one.
-    void instruction(Instruction inst, Collected& c) const;
+    void instruction(Instruction inst, Collected& c) const {
+        const uint32_t opcode = inst[0] & 0xffffu;
+        const OpShape* op = std::ranges::find(kOpShapes, opcode, &OpShape::opcode);
+        if (op == std::end(kOpShapes)) return;
+        need(inst, op->minWords, op->name);
+        switch (opcode) {
+            case kOpName:
+                c.names[inst[1]] = literalString(inst.subspan(2), op->name);
+                break;
+            case kOpEntryPoint: {  // a GLCompute entry point is recorded, others skipped
+                std::string entryName = literalString(inst.subspan(3), op->name);
+                if (inst[1] == kGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
+                break;
+            }
+            case kOpExecutionMode:
+            case kOpExecutionModeId:
+                c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
+                break;
+            case kOpConstant:
+            case kOpSpecConstant:
+                c.constants[inst[2]] = inst.size() == 4 ? std::optional(inst[3]) : std::nullopt;
+                break;
+            case kOpConstantComposite:
+            case kOpSpecConstantComposite:
+                c.composites[inst[2]] = {inst.begin() + 3, inst.end()};
+                break;
+            case kOpVariable:
+                c.variables.push_back({inst[2], inst[1]});
+                break;
+            case kOpDecorate:
+                decorate(inst, c);
+                break;
+            case kOpMemberDecorate:
+                if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
+                if (inst[3] == kNonReadable) c.decorations[inst[1]].nonReadableMembers.insert(inst[2]);
+                if (inst[3] == kOffset) {
+                    need(inst, 5, op->name);
+                    c.decorations[inst[1]].memberOffsets[inst[2]] = inst[4];
+                }
+                break;
+            default:
+                type(inst, c);
+                break;
+        }
+    }
 
     // The 32-bit value of constant `id`, or nullopt when it is not a one-word OpConstant or
     // OpSpecConstant (a specialisation constant keeps its default: repro specialises nothing).
-    static std::optional<uint32_t> constantValue(const Collected& c, uint32_t id);
-
-    std::array<uint32_t, 3> localSize(const Collected& c, const EntryPoint& entry) const;
-
-    SpirvBinding binding(const Collected& c, const Variable& v, const Decorations& vd) const;
-
-    // The bytes a push-constant (or any explicitly laid out) type takes: a scalar its width,
-    // a vector or matrix its components, an array its length times its ArrayStride (else its
-    // element's size), a struct its largest member Offset + member size. Fails on other
-    // types and on nesting deeper than 16 (a malformed, cyclic module).
-    uint32_t typeBytes(const Collected& c, uint32_t type, int depth = 0) const;
-
-    // The largest push-constant block's bytes among the PushConstant variables (0: none).
-    uint32_t pushConstantBytes(const Collected& c) const;
-
-    SpirvModule parse(std::vector<uint32_t> words) const;
-
-  private:
-    std::string_view what_;
-};
-
-void Parser::need(Instruction inst, size_t words, std::string_view opName) const {
-    if (inst.size() < words) {
-        fail("malformed {}: {} words, needs at least {}", opName, inst.size(), words);
+    static std::optional<uint32_t> constantValue(const Collected& c, uint32_t id) {
+        const auto it = c.constants.find(id);
+        return it == c.constants.end() ? std::nullopt : it->second;
     }
-}
 
-std::string Parser::literalString(Instruction words, std::string_view opName, size_t& used) const {
-    std::string s;
-    for (size_t i = 0; i < words.size(); ++i) {
-        for (int b = 0; b < 4; ++b) {
-            const auto c = static_cast<char>((words[i] >> (8 * b)) & 0xffu);
-            if (c == '\0') {
-                used = i + 1;
-                return s;
+    std::array<uint32_t, 3> localSize(const Collected& c, const EntryPoint& entry) const {
+        // §3.21: an object decorated WorkgroupSize takes precedence over LocalSize(Id).
+        for (const auto& [id, d] : c.decorations) {
+            if (!d.workgroupSize) continue;
+            const auto composite = c.composites.find(id);
+            std::array<uint32_t, 3> size{};
+            bool ok = composite != c.composites.end() && composite->second.size() == 3;
+            for (size_t i = 0; ok && i < 3; ++i) {
+                const auto v = constantValue(c, composite->second[i]);
+                ok = v.has_value();
+                if (ok) size[i] = *v;
             }
-            s.push_back(c);
-        }
-    }
-    fail("malformed {}: its string has no terminating NUL", opName);
-}
-
-std::string Parser::describeId(const Collected& c, uint32_t id) const {
-    const auto it = c.names.find(id);
-    if (it == c.names.end() || it->second.empty()) return fmt::format("%{}", id);
-    return fmt::format("%{} (\"{}\")", id, it->second);
-}
-
-void Parser::debugName(Instruction inst, Collected& c) const {
-    need(inst, 3, "OpName");
-    size_t used = 0;
-    c.names[inst[1]] = literalString(inst.subspan(2), "OpName", used);
-}
-
-void Parser::entryPoint(Instruction inst, Collected& c) const {
-    need(inst, 4, "OpEntryPoint");
-    size_t used = 0;
-    std::string entryName = literalString(inst.subspan(3), "OpEntryPoint", used);
-    if (inst[1] == kGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
-}
-
-void Parser::decorate(Instruction inst, Collected& c) const {
-    need(inst, 3, "OpDecorate");
-    Decorations& d = c.decorations[inst[1]];
-    const uint32_t decoration = inst[2];
-    if (decoration == kBlock) d.block = true;
-    if (decoration == kBufferBlock) d.bufferBlock = true;
-    if (decoration == kNonWritable) d.nonWritable = true;
-    if (decoration == kNonReadable) d.nonReadable = true;
-    if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet ||
-        decoration == kArrayStride) {
-        need(inst, 4, "OpDecorate");
-        if (decoration == kArrayStride) d.arrayStride = inst[3];
-        if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
-        if (decoration == kBinding) d.binding = inst[3];
-        if (decoration == kDescriptorSet) d.set = inst[3];
-    }
-}
-
-void Parser::type(Instruction inst, Collected& c) const {
-    const uint32_t opcode = inst[0] & 0xffffu;
-    switch (opcode) {
-        case kOpTypeInt:
-        case kOpTypeFloat:
-            need(inst, 3, opcode == kOpTypeInt ? "OpTypeInt" : "OpTypeFloat");
-            c.numeric[inst[1]] = {0, inst[2]};
-            break;
-        case kOpTypeVector:
-        case kOpTypeMatrix:
-            need(inst, 4, opcode == kOpTypeVector ? "OpTypeVector" : "OpTypeMatrix");
-            c.numeric[inst[1]] = {inst[2], inst[3]};
-            break;
-        case kOpTypeArray:
-        case kOpTypeRuntimeArray:
-            need(inst, opcode == kOpTypeArray ? 4 : 3, opcode == kOpTypeArray ? "OpTypeArray" : "OpTypeRuntimeArray");
-            c.arrayElement[inst[1]] = inst[2];
-            if (opcode == kOpTypeArray) c.arrayLength[inst[1]] = inst[3];
-            break;
-        case kOpTypeStruct:
-            need(inst, 2, "OpTypeStruct");
-            c.structMembers[inst[1]] = static_cast<uint32_t>(inst.size() - 2);
-            c.memberTypes[inst[1]] = {inst.begin() + 2, inst.end()};
-            break;
-        case kOpTypePointer:
-            need(inst, 4, "OpTypePointer");
-            c.pointers[inst[1]] = {inst[2], inst[3]};
-            break;
-        case kOpTypeImage:
-            need(inst, 9, "OpTypeImage");
-            c.images[inst[1]] = {
-                .dim = inst[3], .arrayed = inst[5], .multisampled = inst[6], .sampled = inst[7], .format = inst[8]};
-            break;
-        default:
-            break;
-    }
-}
-
-void Parser::instruction(Instruction inst, Collected& c) const {
-    const uint32_t opcode = inst[0] & 0xffffu;
-    switch (opcode) {
-        case kOpName:
-            debugName(inst, c);
-            break;
-        case kOpEntryPoint:
-            entryPoint(inst, c);
-            break;
-        case kOpExecutionMode:
-        case kOpExecutionModeId:
-            need(inst, 3, opcode == kOpExecutionMode ? "OpExecutionMode" : "OpExecutionModeId");
-            c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
-            break;
-        case kOpTypeInt:
-        case kOpTypeFloat:
-        case kOpTypeVector:
-        case kOpTypeMatrix:
-        case kOpTypeArray:
-        case kOpTypeRuntimeArray:
-        case kOpTypeStruct:
-        case kOpTypePointer:
-        case kOpTypeImage:
-            type(inst, c);
-            break;
-        case kOpConstant:
-        case kOpSpecConstant:
-            need(inst, 4, opcode == kOpConstant ? "OpConstant" : "OpSpecConstant");
-            c.constants[inst[2]] = inst.size() == 4 ? std::optional(inst[3]) : std::nullopt;
-            break;
-        case kOpConstantComposite:
-        case kOpSpecConstantComposite:
-            need(inst, 3, opcode == kOpConstantComposite ? "OpConstantComposite" : "OpSpecConstantComposite");
-            c.composites[inst[2]] = {inst.begin() + 3, inst.end()};
-            break;
-        case kOpVariable:
-            need(inst, 4, "OpVariable");
-            c.variables.push_back({inst[2], inst[1]});
-            break;
-        case kOpDecorate:
-            decorate(inst, c);
-            break;
-        case kOpMemberDecorate:
-            need(inst, 4, "OpMemberDecorate");
-            if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
-            if (inst[3] == kNonReadable) c.decorations[inst[1]].nonReadableMembers.insert(inst[2]);
-            if (inst[3] == kOffset) {
-                need(inst, 5, "OpMemberDecorate");
-                c.decorations[inst[1]].memberOffsets[inst[2]] = inst[4];
+            if (!ok) {
+                fail("the WorkgroupSize built-in %{} is not a composite of three 32-bit constants", id);
             }
-            break;
-        default:
-            break;
-    }
-}
-
-std::optional<uint32_t> Parser::constantValue(const Collected& c, uint32_t id) {
-    const auto it = c.constants.find(id);
-    return it == c.constants.end() ? std::nullopt : it->second;
-}
-
-std::array<uint32_t, 3> Parser::localSize(const Collected& c, const EntryPoint& entry) const {
-    // §3.21: an object decorated WorkgroupSize takes precedence over LocalSize(Id).
-    for (const auto& [id, d] : c.decorations) {
-        if (!d.workgroupSize) continue;
-        const auto composite = c.composites.find(id);
-        std::array<uint32_t, 3> size{};
-        bool ok = composite != c.composites.end() && composite->second.size() == 3;
-        for (size_t i = 0; ok && i < 3; ++i) {
-            const auto v = constantValue(c, composite->second[i]);
-            ok = v.has_value();
-            if (ok) size[i] = *v;
+            return size;
         }
-        if (!ok) {
-            fail("the WorkgroupSize built-in %{} is not a composite of three 32-bit constants", id);
-        }
-        return size;
-    }
-    const auto modes = c.modes.find(entry.function);
-    if (modes != c.modes.end()) {
-        for (const ExecutionMode& m : modes->second) {
-            if (m.mode == kLocalSize) {
+        const auto modes = c.modes.find(entry.function);
+        if (modes != c.modes.end()) {
+            for (const ExecutionMode& m : modes->second) {
+                if (m.mode != kLocalSize && m.mode != kLocalSizeId) continue;
+                const bool byId = m.mode == kLocalSizeId;
                 if (m.operands.size() != 3) {
-                    fail("malformed LocalSize: {} operands, needs 3", m.operands.size());
-                }
-                return {m.operands[0], m.operands[1], m.operands[2]};
-            }
-            if (m.mode == kLocalSizeId) {
-                if (m.operands.size() != 3) {
-                    fail("malformed LocalSizeId: {} operands, needs 3", m.operands.size());
+                    fail("malformed {}: {} operands, needs 3", byId ? "LocalSizeId" : "LocalSize", m.operands.size());
                 }
                 std::array<uint32_t, 3> size{};
                 for (size_t i = 0; i < 3; ++i) {
-                    const auto v = constantValue(c, m.operands[i]);
+                    const auto v = byId ? constantValue(c, m.operands[i]) : std::optional(m.operands[i]);
                     if (!v) {
-                        fail(
-                            "LocalSizeId not supported: %{} is not a 32-bit OpConstant or "
-                            "OpSpecConstant",
-                            m.operands[i]);
+                        fail("LocalSizeId not supported: %{} is not a 32-bit OpConstant or OpSpecConstant",
+                             m.operands[i]);
                     }
                     size[i] = *v;
                 }
                 return size;
             }
         }
+        fail("no LocalSize for entry point \"{}\"", entry.name);
     }
-    fail("no LocalSize for entry point \"{}\"", entry.name);
-}
 
-SpirvBinding Parser::binding(const Collected& c, const Variable& v, const Decorations& vd) const {
-    if (!vd.set || !vd.binding) {
-        const bool hasBinding = vd.binding.has_value();
-        fail("variable {} has {} but no {}", describeId(c, v.id), hasBinding ? "Binding" : "DescriptorSet",
-             hasBinding ? "DescriptorSet" : "Binding");
-    }
-    SpirvBinding b{
-        .set = *vd.set, .binding = *vd.binding, .nonWritable = vd.nonWritable, .nonReadable = vd.nonReadable};
-
-    // The variable's type is a pointer (§3.52 OpVariable); its pointee is the block, or
-    // an array of blocks (a descriptor array: Other, repro binds one buffer per binding).
-    std::optional<Pointer> pointer;
-    if (const auto p = c.pointers.find(v.type); p != c.pointers.end()) pointer = p->second;
-    uint32_t pointee = pointer ? pointer->pointee : 0;
-    bool array = false;
-    for (auto a = c.arrayElement.find(pointee); a != c.arrayElement.end(); a = c.arrayElement.find(pointee)) {
-        array = true;
-        pointee = a->second;
-    }
-    const auto members = c.structMembers.find(pointee);
-    const bool isStruct = pointer && members != c.structMembers.end();
-    const auto typeDecorations = c.decorations.find(pointee);
-    const Decorations none;
-    const Decorations& td = isStruct && typeDecorations != c.decorations.end() ? typeDecorations->second : none;
-
-    if (isStruct && !array) {
-        const uint32_t sc = pointer->storageClass;
-        if ((sc == kStorageBuffer && td.block) || (sc == kUniform && td.bufferBlock)) {
-            b.kind = SpirvResourceKind::StorageBuffer;
-        } else if (sc == kUniform && td.block) {
-            b.kind = SpirvResourceKind::UniformBuffer;
+    SpirvBinding binding(const Collected& c, const Variable& v, const Decorations& vd) const {
+        if (!vd.set || !vd.binding) {
+            const bool hasBinding = vd.binding.has_value();
+            fail("variable {} has {} but no {}", describeId(c, v.id), hasBinding ? "Binding" : "DescriptorSet",
+                 hasBinding ? "DescriptorSet" : "Binding");
         }
-    }
-    const auto image = c.images.find(pointee);
-    if (pointer && pointer->storageClass == kUniformConstant && !array && image != c.images.end()) {
-        const ImageType& i = image->second;
-        if (i.dim == kDim2D && i.arrayed == 0 && i.multisampled == 0 && i.sampled == 2) {
-            b.kind = SpirvResourceKind::StorageImage;
-            b.imageFormat = i.format;
-        }
-    }
-    if (isStruct && members->second > 0) {
-        bool all = true, allNonReadable = true;
-        for (uint32_t m = 0; m < members->second; ++m) {
-            all = all && td.nonWritableMembers.contains(m);
-            allNonReadable = allNonReadable && td.nonReadableMembers.contains(m);
-        }
-        b.nonWritable = b.nonWritable || all;
-        b.nonReadable = b.nonReadable || allNonReadable;
-    }
-    if (const auto n = c.names.find(v.id); n != c.names.end() && !n->second.empty()) {
-        b.name = n->second;
-    } else if (const auto tn = c.names.find(pointee); isStruct && tn != c.names.end()) {
-        b.name = tn->second;
-    }
-    return b;
-}
+        SpirvBinding b{
+            .set = *vd.set, .binding = *vd.binding, .nonWritable = vd.nonWritable, .nonReadable = vd.nonReadable};
 
-uint32_t Parser::typeBytes(const Collected& c, uint32_t type, int depth) const {
-    if (depth > 16) fail("type %{} nests deeper than 16 levels", type);
-    if (const auto n = c.numeric.find(type); n != c.numeric.end()) {
-        const auto [component, count] = n->second;
-        return component == 0 ? count / 8 : count * typeBytes(c, component, depth + 1);
+        // The variable's type is a pointer (§3.52 OpVariable); its pointee is the block, or
+        // an array of blocks (a descriptor array: Other, repro binds one buffer per binding).
+        std::optional<Pointer> pointer;
+        if (const auto p = c.pointers.find(v.type); p != c.pointers.end()) pointer = p->second;
+        uint32_t pointee = pointer ? pointer->pointee : 0;
+        bool array = false;
+        for (auto a = c.arrayElement.find(pointee); a != c.arrayElement.end(); a = c.arrayElement.find(pointee)) {
+            array = true;
+            pointee = a->second;
+        }
+        const auto members = c.memberTypes.find(pointee);
+        const bool isStruct = pointer && members != c.memberTypes.end();
+        const auto typeDecorations = c.decorations.find(pointee);
+        const Decorations none;
+        const Decorations& td = isStruct && typeDecorations != c.decorations.end() ? typeDecorations->second : none;
+
+        if (isStruct && !array) {
+            const uint32_t sc = pointer->storageClass;
+            if ((sc == kStorageBuffer && td.block) || (sc == kUniform && td.bufferBlock)) {
+                b.kind = SpirvResourceKind::StorageBuffer;
+            } else if (sc == kUniform && td.block) {
+                b.kind = SpirvResourceKind::UniformBuffer;
+            }
+        }
+        const auto image = c.images.find(pointee);
+        if (pointer && pointer->storageClass == kUniformConstant && !array && image != c.images.end()) {
+            const ImageType& i = image->second;
+            if (i.dim == kDim2D && i.arrayed == 0 && i.multisampled == 0 && i.sampled == 2) {
+                b.kind = SpirvResourceKind::StorageImage;
+                b.imageFormat = i.format;
+            }
+        }
+        if (isStruct && !members->second.empty()) {
+            bool all = true, allNonReadable = true;
+            for (uint32_t m = 0; m < members->second.size(); ++m) {
+                all = all && td.nonWritableMembers.contains(m);
+                allNonReadable = allNonReadable && td.nonReadableMembers.contains(m);
+            }
+            b.nonWritable = b.nonWritable || all;
+            b.nonReadable = b.nonReadable || allNonReadable;
+        }
+        if (const auto n = c.names.find(v.id); n != c.names.end() && !n->second.empty()) {
+            b.name = n->second;
+        } else if (const auto tn = c.names.find(pointee); isStruct && tn != c.names.end()) {
+            b.name = tn->second;
+        }
+        return b;
     }
-    if (const auto a = c.arrayLength.find(type); a != c.arrayLength.end()) {
-        const auto length = constantValue(c, a->second);
-        if (!length) fail("array type %{} has no constant length", type);
+
+    // The bytes a push-constant (or any explicitly laid out) type takes: a scalar its width,
+    // a vector or matrix its components, an array its length times its ArrayStride (else its
+    // element's size), a struct its largest member Offset + member size. Fails on other
+    // types and on nesting deeper than 16 (a malformed, cyclic module).
+    uint32_t typeBytes(const Collected& c, uint32_t type, int depth = 0) const {
+        if (depth > 16) fail("type %{} nests deeper than 16 levels", type);
+        if (const auto n = c.numeric.find(type); n != c.numeric.end()) {
+            const auto [component, count] = n->second;
+            return component == 0 ? count / 8 : count * typeBytes(c, component, depth + 1);
+        }
+        if (const auto a = c.arrayLength.find(type); a != c.arrayLength.end()) {
+            const auto length = constantValue(c, a->second);
+            if (!length) fail("array type %{} has no constant length", type);
+            const auto d = c.decorations.find(type);
+            const uint32_t stride = d != c.decorations.end() && d->second.arrayStride
+                                        ? *d->second.arrayStride
+                                        : typeBytes(c, c.arrayElement.at(type), depth + 1);
+            return *length * stride;
+        }
+        const auto members = c.memberTypes.find(type);
+        if (members == c.memberTypes.end())
+            fail("push-constant type %{} is not a number, vector, matrix, array or struct", type);
         const auto d = c.decorations.find(type);
-        const uint32_t stride = d != c.decorations.end() && d->second.arrayStride
-                                    ? *d->second.arrayStride
-                                    : typeBytes(c, c.arrayElement.at(type), depth + 1);
-        return *length * stride;
-    }
-    const auto members = c.memberTypes.find(type);
-    if (members == c.memberTypes.end())
-        fail("push-constant type %{} is not a number, vector, matrix, array or struct", type);
-    const auto d = c.decorations.find(type);
-    uint32_t end = 0, packed = 0;
-    for (uint32_t m = 0; m < members->second.size(); ++m) {
-        const uint32_t bytes = typeBytes(c, members->second[m], depth + 1);
-        uint32_t offset = packed;
-        if (d != c.decorations.end() && d->second.memberOffsets.contains(m)) offset = d->second.memberOffsets.at(m);
-        packed = offset + bytes;
-        end = std::max(end, packed);
-    }
-    return end;
-}
-
-uint32_t Parser::pushConstantBytes(const Collected& c) const {
-    uint32_t out = 0;
-    for (const Variable& v : c.variables) {
-        const auto p = c.pointers.find(v.type);
-        if (p == c.pointers.end() || p->second.storageClass != kPushConstant) continue;
-        out = std::max(out, typeBytes(c, p->second.pointee));
-    }
-    return out;
-}
-
-SpirvModule Parser::parse(std::vector<uint32_t> words) const {
-    if (words.size() < kHeaderWords) {
-        fail("{} words, fewer than the 5 of a SPIR-V header", words.size());
-    }
-    if (words[0] == kMagicSwapped) {
-        fail("magic number 0x{:08x} is byte-swapped: the module is in the other byte order", words[0]);
-    }
-    if (words[0] != kMagic) {
-        fail("magic number 0x{:08x}, not SPIR-V's 0x{:08x}", words[0], kMagic);
-    }
-
-    Collected c;
-    const std::span<const uint32_t> all(words);
-    for (size_t pos = kHeaderWords; pos < words.size();) {
-        const uint32_t wordCount = words[pos] >> 16;
-        const uint32_t opcode = words[pos] & 0xffffu;
-        if (wordCount == 0) {
-            fail("instruction at word {} (opcode {}) has word count 0", pos, opcode);
+        uint32_t end = 0, packed = 0;
+        for (uint32_t m = 0; m < members->second.size(); ++m) {
+            const uint32_t bytes = typeBytes(c, members->second[m], depth + 1);
+            uint32_t offset = packed;
+            if (d != c.decorations.end() && d->second.memberOffsets.contains(m)) offset = d->second.memberOffsets.at(m);
+            packed = offset + bytes;
+            end = std::max(end, packed);
         }
-        if (wordCount > words.size() - pos) {
-            fail(
-                "instruction at word {} (opcode {}) has {} words, running past the end of "
-                "the module ({} words; truncated?)",
-                pos, opcode, wordCount, words.size());
-        }
-        instruction(all.subspan(pos, wordCount), c);
-        pos += wordCount;
+        return end;
     }
 
-    if (c.glCompute.empty()) fail("no GLCompute entry point");
-    if (c.glCompute.size() > 1) {
-        std::string list;
-        for (const EntryPoint& e : c.glCompute) {
-            list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", e.name);
+    // The largest push-constant block's bytes among the PushConstant variables (0: none).
+    uint32_t pushConstantBytes(const Collected& c) const {
+        uint32_t out = 0;
+        for (const Variable& v : c.variables) {
+            const auto p = c.pointers.find(v.type);
+            if (p == c.pointers.end() || p->second.storageClass != kPushConstant) continue;
+            out = std::max(out, typeBytes(c, p->second.pointee));
         }
-        fail("{} GLCompute entry points ({}); repro needs exactly one", c.glCompute.size(), list);
+        return out;
     }
 
-    SpirvModule module;
-    module.version = words[1];
-    module.entryPoint = c.glCompute[0].name;
-    module.localSize = localSize(c, c.glCompute[0]);
-    module.pushConstantBytes = pushConstantBytes(c);
-    for (const Variable& v : c.variables) {
-        const auto d = c.decorations.find(v.id);
-        if (d == c.decorations.end() || (!d->second.set && !d->second.binding)) continue;
-        module.bindings.push_back(binding(c, v, d->second));
+    SpirvModule parse(std::vector<uint32_t> words) const {
+        if (words.size() < kHeaderWords) {
+            fail("{} words, fewer than the 5 of a SPIR-V header", words.size());
+        }
+        if (words[0] == kMagicSwapped) {
+            fail("magic number 0x{:08x} is byte-swapped: the module is in the other byte order", words[0]);
+        }
+        if (words[0] != kMagic) {
+            fail("magic number 0x{:08x}, not SPIR-V's 0x{:08x}", words[0], kMagic);
+        }
+
+        Collected c;
+        const std::span<const uint32_t> all(words);
+        for (size_t pos = kHeaderWords; pos < words.size();) {
+            const uint32_t wordCount = words[pos] >> 16;
+            const uint32_t opcode = words[pos] & 0xffffu;
+            if (wordCount == 0) {
+                fail("instruction at word {} (opcode {}) has word count 0", pos, opcode);
+            }
+            if (wordCount > words.size() - pos) {
+                fail(
+                    "instruction at word {} (opcode {}) has {} words, running past the end of "
+                    "the module ({} words; truncated?)",
+                    pos, opcode, wordCount, words.size());
+            }
+            instruction(all.subspan(pos, wordCount), c);
+            pos += wordCount;
+        }
+
+        if (c.glCompute.empty()) fail("no GLCompute entry point");
+        if (c.glCompute.size() > 1) {
+            std::string list;
+            for (const EntryPoint& e : c.glCompute) {
+                list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", e.name);
+            }
+            fail("{} GLCompute entry points ({}); repro needs exactly one", c.glCompute.size(), list);
+        }
+
+        SpirvModule module;
+        module.version = words[1];
+        module.entryPoint = c.glCompute[0].name;
+        module.localSize = localSize(c, c.glCompute[0]);
+        module.pushConstantBytes = pushConstantBytes(c);
+        for (const Variable& v : c.variables) {
+            const auto d = c.decorations.find(v.id);
+            if (d == c.decorations.end() || (!d->second.set && !d->second.binding)) continue;
+            module.bindings.push_back(binding(c, v, d->second));
+        }
+        std::stable_sort(module.bindings.begin(), module.bindings.end(),
+                         [](const SpirvBinding& a, const SpirvBinding& b) {
+                             return std::tie(a.set, a.binding) < std::tie(b.set, b.binding);
+                         });
+        module.words = std::move(words);
+        return module;
     }
-    std::stable_sort(module.bindings.begin(), module.bindings.end(), [](const SpirvBinding& a, const SpirvBinding& b) {
-        return std::tie(a.set, a.binding) < std::tie(b.set, b.binding);
-    });
-    module.words = std::move(words);
-    return module;
-}
+
+  private:
+    std::string_view what_;
+};
 
 std::string describeBinding(const SpirvBinding& b) {
     std::string s = fmt::format("set {} binding {}", b.set, b.binding);
@@ -560,17 +519,8 @@ std::string describeBinding(const SpirvBinding& b) {
 }  // namespace
 
 std::string_view name(SpirvResourceKind k) {
-    switch (k) {
-        case SpirvResourceKind::StorageBuffer:
-            return "storage buffer";
-        case SpirvResourceKind::UniformBuffer:
-            return "uniform buffer";
-        case SpirvResourceKind::StorageImage:
-            return "storage image";
-        case SpirvResourceKind::Other:
-            return "other";
-    }
-    return "other";
+    static constexpr std::string_view kNames[] = {"storage buffer", "uniform buffer", "storage image", "other"};
+    return kNames[static_cast<size_t>(k)];
 }
 
 std::string spirvImageFormatName(uint32_t format) {
