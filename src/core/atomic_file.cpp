@@ -33,17 +33,6 @@ bool writeAll(int fd, std::string_view contents) {
     return true;
 }
 
-// Into an existing file that is not a regular file (a device, a FIFO): no rename possible.
-std::optional<std::string> writeInPlace(const std::string& path, std::string_view contents) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) return lastError();
-    const bool written = writeAll(fd, contents);
-    const std::string why = written ? std::string() : lastError();
-    if (::close(fd) != 0 && written) return lastError();
-    if (!written) return why;
-    return std::nullopt;
-}
-
 // The mode the finished file gets: the replaced file's, else 0666 less the umask.
 mode_t finalMode(const std::string& path) {
     struct stat st {};
@@ -53,9 +42,10 @@ mode_t finalMode(const std::string& path) {
     return 0666 & ~mask;
 }
 
-// Writes, syncs and closes the temporary file `fd`; the reason when a step fails.
-std::optional<std::string> finishTemporary(int fd, std::string_view contents, mode_t mode) {
-    const bool ok = writeAll(fd, contents) && ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;
+// Writes `contents` to `fd` and closes it; a temporary file (`mode` given) gets that mode and
+// is synced before it is closed. The reason when a step fails.
+std::optional<std::string> writeAndClose(int fd, std::string_view contents, std::optional<mode_t> mode) {
+    const bool ok = writeAll(fd, contents) && (!mode || (::fchmod(fd, *mode) == 0 && ::fsync(fd) == 0));
     const std::string why = ok ? std::string() : lastError();
     if (::close(fd) != 0 && ok) return lastError();
     if (!ok) return why;
@@ -121,11 +111,14 @@ std::optional<std::string> atomicWriteProblem(const std::string& path) {
 
 std::optional<std::string> writeFileAtomically(const std::string& path, std::string_view contents) {
     const std::filesystem::path target = writeTarget(path);
-    if (writtenInPlace(target)) return writeInPlace(target.string(), contents);
+    if (writtenInPlace(target)) {  // a device or a FIFO: written into, no rename possible
+        const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+        return fd < 0 ? std::optional(lastError()) : writeAndClose(fd, contents, std::nullopt);
+    }
     std::string temporary;
     const int fd = makeTemporary(target, temporary);
     if (fd < 0) return lastError();
-    std::optional<std::string> why = finishTemporary(fd, contents, finalMode(target.string()));
+    std::optional<std::string> why = writeAndClose(fd, contents, finalMode(target.string()));
     if (!why && ::rename(temporary.c_str(), target.c_str()) != 0) why = lastError();
     if (why) ::unlink(temporary.c_str());
     return why;

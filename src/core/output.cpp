@@ -12,28 +12,20 @@
 namespace repro {
 
 namespace {
+
 bool gClearStdout = false;  // clearProgressBeforeWrites: stdout / stderr is a terminal
 bool gClearStderr = false;
-}  // namespace
-
-void clearProgressBeforeWrites(bool on) {
-    gClearStdout = on && ::isatty(STDOUT_FILENO) == 1;
-    gClearStderr = on && ::isatty(STDERR_FILENO) == 1;
-}
-
-std::string_view progressClearFor(int fd) {
-    const bool clear = (fd == STDOUT_FILENO && gClearStdout) || (fd == STDERR_FILENO && gClearStderr);
-    return clear ? "\r\x1b[K" : "";
-}
-
-namespace {
-
 bool gFailed = false;
 std::string gFailedStream;
 bool gCapture = false;
 void (*gTap)(std::string_view) = nullptr;
 
 }  // namespace
+
+void clearProgressBeforeWrites(bool on) {
+    gClearStdout = on && ::isatty(STDOUT_FILENO) == 1;
+    gClearStderr = on && ::isatty(STDERR_FILENO) == 1;
+}
 
 FILE*& textStream() {
     static FILE* stream = stdout;
@@ -55,11 +47,8 @@ bool writeText(FILE* stream, std::string_view text) {
         if (gTap) gTap(text);
     }
     std::string cleared;
-    if (const std::string_view clear = progressClearFor(stream == stdout   ? 1
-                                                        : stream == stderr ? 2
-                                                                           : -1);
-        !clear.empty()) {
-        cleared = std::string(clear) + std::string(text);  // one write: no redraw between
+    if ((stream == stdout && gClearStdout) || (stream == stderr && gClearStderr)) {
+        cleared = "\r\x1b[K" + std::string(text);  // one write: no redraw between
         text = cleared;
     }
     const size_t written = std::fwrite(text.data(), 1, text.size(), stream);

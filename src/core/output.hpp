@@ -66,7 +66,5 @@ inline std::string join(const std::vector<std::string>& items, std::string_view 
 // to the end of the line) in the same write(2): it erases the progress line the supervisor
 // redraws there, and the text starts at column 0. Inherited by a forked child.
 void clearProgressBeforeWrites(bool on);
-// What writeText puts before a write to file descriptor `fd` (1 or 2): "\r\x1b[K" or "".
-std::string_view progressClearFor(int fd);
 
 }  // namespace repro

@@ -26,15 +26,12 @@ namespace {
 // strings sorted by name (entries without '=' are dropped).
 std::vector<std::string> mergedEnvironment(const std::vector<std::string>& env) {
     std::map<std::string, std::string> vars;
-    for (char** e = environ; e && *e; ++e) {
-        const std::string entry(*e);
+    const auto set = [&](const std::string& entry) {
         const auto eq = entry.find('=');
         if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
-    }
-    for (const std::string& entry : env) {
-        const auto eq = entry.find('=');
-        if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
-    }
+    };
+    for (char** e = environ; e && *e; ++e) set(*e);
+    for (const std::string& entry : env) set(entry);
     std::vector<std::string> envStrings;
     for (const auto& [k, v] : vars) envStrings.push_back(k + "=" + v);
     return envStrings;

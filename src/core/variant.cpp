@@ -9,94 +9,54 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
+#include <algorithm>
 #include <cerrno>
+#include <iterator>
+#include <stdexcept>
 #include <filesystem>
 #include <system_error>
 
 namespace repro {
 namespace {
 
+// Each enum's names, in the order of its values.
+constexpr std::string_view kBarrierNames[] = {"blade", "sync2", "buffer", "full", "execution-only", "none"};
+constexpr std::string_view kWeakeningNames[] = {"removed", "execution-only", "no-src-access", "dst-stage-misses"};
+constexpr std::string_view kMemoryNames[] = {"blade", "device-local", "host-visible", "host-cached"};
+constexpr std::string_view kProfileNames[] = {"default", "blade-exact"};
+constexpr std::string_view kPresenceNames[] = {"known", "tail only", "not known", "unreadable"};
+
+// The value of Enum whose name in `names` is `text`.
 template <typename Enum, size_t N>
-std::optional<Enum> parseName(std::string_view text, const Enum (&values)[N]) {
-    for (Enum v : values) {
-        if (name(v) == text) return v;
-    }
-    return std::nullopt;
+std::optional<Enum> parseName(std::string_view text, const std::string_view (&names)[N]) {
+    const auto it = std::find(std::begin(names), std::end(names), text);
+    if (it == std::end(names)) return std::nullopt;
+    return static_cast<Enum>(it - std::begin(names));
 }
 
 }  // namespace
 
-std::string_view name(BarrierKind b) {
-    switch (b) {
-        case BarrierKind::Blade:
-            return "blade";
-        case BarrierKind::Sync2:
-            return "sync2";
-        case BarrierKind::Buffer:
-            return "buffer";
-        case BarrierKind::Full:
-            return "full";
-        case BarrierKind::ExecutionOnly:
-            return "execution-only";
-        case BarrierKind::None:
-            return "none";
-    }
-    return "?";
-}
+std::string_view name(BarrierKind b) { return kBarrierNames[static_cast<size_t>(b)]; }
 
-std::optional<BarrierKind> parseBarrier(std::string_view text) {
-    constexpr BarrierKind all[] = {BarrierKind::Blade, BarrierKind::Sync2,         BarrierKind::Buffer,
-                                   BarrierKind::Full,  BarrierKind::ExecutionOnly, BarrierKind::None};
-    return parseName(text, all);
-}
+std::optional<BarrierKind> parseBarrier(std::string_view text) { return parseName<BarrierKind>(text, kBarrierNames); }
 
 bool isControl(BarrierKind b) { return b == BarrierKind::ExecutionOnly || b == BarrierKind::None; }
 
-std::string_view name(Weakening w) {
-    switch (w) {
-        case Weakening::Removed:
-            return "removed";
-        case Weakening::ExecutionOnly:
-            return "execution-only";
-        case Weakening::NoSrcAccess:
-            return "no-src-access";
-        case Weakening::DstStageMisses:
-            return "dst-stage-misses";
-    }
-    return "?";
-}
+std::string_view name(Weakening w) { return kWeakeningNames[static_cast<size_t>(w)]; }
 
-std::optional<Weakening> parseWeakening(std::string_view text) { return parseName(text, kWeakenings); }
+std::optional<Weakening> parseWeakening(std::string_view text) { return parseName<Weakening>(text, kWeakeningNames); }
 
 std::string mutantText(const MutantSpec& m) { return std::to_string(m.step) + ":" + std::string(name(m.weakening)); }
 
-std::string_view name(BufferMemory m) {
-    switch (m) {
-        case BufferMemory::Blade:
-            return "blade";
-        case BufferMemory::DeviceLocal:
-            return "device-local";
-        case BufferMemory::HostVisible:
-            return "host-visible";
-        case BufferMemory::HostCached:
-            return "host-cached";
-    }
-    return "?";
-}
+std::string_view name(BufferMemory m) { return kMemoryNames[static_cast<size_t>(m)]; }
 
 std::optional<BufferMemory> parseBufferMemory(std::string_view text) {
-    constexpr BufferMemory all[] = {BufferMemory::Blade, BufferMemory::DeviceLocal, BufferMemory::HostVisible,
-                                    BufferMemory::HostCached};
-    return parseName(text, all);
+    return parseName<BufferMemory>(text, kMemoryNames);
 }
 
-std::string_view name(Profile p) { return p == Profile::Default ? "default" : "blade-exact"; }
+std::string_view name(Profile p) { return kProfileNames[static_cast<size_t>(p)]; }
 
-std::optional<Profile> parseProfile(std::string_view text) {
-    constexpr Profile all[] = {Profile::Default, Profile::BladeExact};
-    return parseName(text, all);
-}
+std::optional<Profile> parseProfile(std::string_view text) { return parseName<Profile>(text, kProfileNames); }
 
 std::vector<size_t> commandBufferEnds(std::span<const uint64_t> writtenBytes, std::span<const double> predictedSeconds,
                                       const SubmitStructure& structure) {
@@ -191,19 +151,7 @@ std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all
     return out;
 }
 
-std::string_view name(OptionPresence p) {
-    switch (p) {
-        case OptionPresence::Known:
-            return "known";
-        case OptionPresence::TailOnly:
-            return "tail only";
-        case OptionPresence::NotKnown:
-            return "not known";
-        case OptionPresence::Unreadable:
-            return "unreadable";
-    }
-    return "?";
-}
+std::string_view name(OptionPresence p) { return kPresenceNames[static_cast<size_t>(p)]; }
 
 OptionPresence optionNameInBytes(std::string_view bytes, std::string_view option) {
     if (option.empty() || option.find('\0') != std::string_view::npos) return OptionPresence::NotKnown;
