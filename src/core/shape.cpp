@@ -129,11 +129,6 @@ ChainMemory chainMemory(const ChainSizes& z, uint32_t n) {
     return m;
 }
 
-uint64_t chainBytes(const ChainSizes& z, uint32_t n) {
-    const ChainMemory m = chainMemory(z, n);
-    return saturatingAdd(m.deviceBytes, m.sharedBytes);
-}
-
 ConvParams convParams(const Shape& s, const ChainSizes& z) {
     return ConvParams{.batch = s.batch,
                       .inChannels = s.channels,

@@ -72,9 +72,6 @@ struct ChainMemory {
 };
 ChainMemory chainMemory(const ChainSizes& sizes, uint32_t chainLength);
 
-// All of it: (N+1) small + N big + weight + params, saturating at UINT64_MAX.
-uint64_t chainBytes(const ChainSizes& sizes, uint32_t chainLength);
-
 // The uniform blocks the shaders read, in the original's field order (64 and 32 bytes).
 struct ConvParams {
     uint32_t batch, inChannels, inH, inW, outChannels, kernelH, kernelW, strideH, paddingH, outH, outW, paddingW,

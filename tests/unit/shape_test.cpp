@@ -383,38 +383,41 @@ TEST(ShapeOverflow, ConvOutputBeyond32BitsIsRejected) {
     EXPECT_NE(msg.find("overflows"), std::string::npos) << msg;
 }
 
-// ---- chainBytes -------------------------------------------------------------------------
+// ---- chainMemory ------------------------------------------------------------------------
 
-TEST(ShapeChainBytes, SpectrostreamArithmetic) {
+TEST(ShapeChainMemory, SpectrostreamArithmetic) {
     const ChainSizes z = computeSizes(presetShape("spectrostream"));
-    // (N+1) small + N big + weight + 64 + 32 bytes of params.
+    // Device: small[1..N) and big[0..N); Shared: small[0], small[N], weight, 64 + 32 bytes of params.
     const uint64_t small = 3686400ull * 4, big = 7634432ull * 4, weight = 196608ull * 4;
-    EXPECT_EQ(chainBytes(z, 6), 7 * small + 6 * big + weight + 96);
-    EXPECT_EQ(chainBytes(z, 7), 8 * small + 7 * big + weight + 96);
-    EXPECT_EQ(chainBytes(z, 1), 2 * small + big + weight + 96);
-    EXPECT_EQ(chainBytes(z, 0), small + weight + 96);
-    EXPECT_EQ(chainBytes(z, 7) - chainBytes(z, 6), small + big);
+    EXPECT_EQ(chainMemory(z, 6).deviceBytes, 5 * small + 6 * big);
+    EXPECT_EQ(chainMemory(z, 6).sharedBytes, 2 * small + weight + 96);
+    EXPECT_EQ(chainMemory(z, 7).deviceBytes, 6 * small + 7 * big);
+    EXPECT_EQ(chainMemory(z, 1).deviceBytes, big);
+    EXPECT_EQ(chainMemory(z, 1).sharedBytes, 2 * small + weight + 96);
+    EXPECT_EQ(chainMemory(z, 0).deviceBytes, 0u);
+    EXPECT_EQ(chainMemory(z, 0).sharedBytes, small + weight + 96);
 }
 
-TEST(ShapeChainBytes, NoThirtyTwoBitWrapForLongChains) {
+TEST(ShapeChainMemory, NoThirtyTwoBitWrapForLongChains) {
     const ChainSizes z = computeSizes(presetShape("spectrostream"));
     const uint64_t n = std::numeric_limits<uint32_t>::max();
-    const uint64_t small = 3686400ull * 4, big = 7634432ull * 4, weight = 196608ull * 4;
-    // (2^32) * small + (2^32 - 1) * big ~ 2^57: must be computed in 64 bits.
-    EXPECT_EQ(chainBytes(z, static_cast<uint32_t>(n)), (n + 1) * small + n * big + weight + 96);
+    const uint64_t small = 3686400ull * 4, big = 7634432ull * 4;
+    // (2^32 - 2) * small + (2^32 - 1) * big ~ 2^57: must be computed in 64 bits.
+    EXPECT_EQ(chainMemory(z, static_cast<uint32_t>(n)).deviceBytes, (n - 1) * small + n * big);
 }
 
 // For the largest buffers computeSizes accepts (bigElems = 2^32 - 1, 16 GiB each) and the
-// largest chain length (-n 4294967295) the true size is about 2^66 bytes: chainBytes must
+// largest chain length (-n 4294967295) the true size is about 2^66 bytes: chainMemory must
 // saturate, never wrap to a small number that a memory check would accept.
-TEST(ShapeChainBytes, LargestAcceptedChainSaturatesInsteadOfWrapping) {
+TEST(ShapeChainMemory, LargestAcceptedChainSaturatesInsteadOfWrapping) {
     const ChainSizes z = computeSizes(bigPlane(65537, 65535));
     ASSERT_EQ(z.bigBytes, kU32Max * 4);
     // 2^29 steps: about 2^63 bytes, still representable.
-    const uint64_t half = chainBytes(z, 1u << 29);
+    const uint64_t half = chainMemory(z, 1u << 29).deviceBytes;
     ASSERT_GT(half, uint64_t{1} << 62);
     // More steps can never need fewer bytes.
-    EXPECT_GE(chainBytes(z, std::numeric_limits<uint32_t>::max()), half) << "chainBytes wrapped around 2^64";
+    EXPECT_EQ(chainMemory(z, std::numeric_limits<uint32_t>::max()).deviceBytes, std::numeric_limits<uint64_t>::max())
+        << "chainMemory wrapped around 2^64";
 }
 
 // ---- submitTimeoutSeconds ----------------------------------------------------------------
