@@ -10,12 +10,6 @@
 #include "vk/device.hpp"
 
 namespace repro::vk {
-namespace {
-
-// Through the pool's threads for the large input (reference/host_read.hpp copyToMapped).
-void writeMapped(const Buffer& buffer, const void* data, size_t bytes) { copyToMapped(buffer.mapped, data, bytes); }
-
-}  // namespace
 
 ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const ChainSizes& sizes, uint32_t n,
                                 std::span<const float> input, std::span<const float> weight,
@@ -29,11 +23,11 @@ ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const 
     const ConvParams conv = convParams(shape, sizes);
     const SliceParams slice = sliceParams(shape, sizes);
     b.convParams = a.create("conv_params", sizeof conv, MemoryClass::Shared, blade);
-    writeMapped(b.convParams, &conv, sizeof conv);
+    copyToMapped(b.convParams.mapped, &conv, sizeof conv);
     b.sliceParams = a.create("slice_params", sizeof slice, MemoryClass::Shared, blade);
-    writeMapped(b.sliceParams, &slice, sizeof slice);
+    copyToMapped(b.sliceParams.mapped, &slice, sizeof slice);
     b.weight = a.create("weight", sizes.weightBytes, MemoryClass::Shared, blade);
-    writeMapped(b.weight, weight.data(), weight.size_bytes());
+    copyToMapped(b.weight.mapped, weight.data(), weight.size_bytes());
     for (uint32_t i = 0; i <= n; ++i) {
         const MemoryClass cls = (i == 0 || i == n) ? MemoryClass::Shared : MemoryClass::Device;
         b.small.push_back(a.create(fmt::format("small[{}]", i), sizes.smallBytes, cls, chain));
@@ -44,12 +38,8 @@ ChainBuffers createChainBuffers(const Device& device, const Shape& shape, const 
     if (options.profile.scratchBuffer) {
         b.scratch = a.create("_scratch", 1 << 20, MemoryClass::Shared, blade);
     }
-    if (b.small[0].mapped) {
-        writeMapped(b.small[0], input.data(), input.size_bytes());
-    } else {
-        b.upload = a.create("upload", sizes.smallBytes, MemoryClass::Shared, blade);
-        writeMapped(*b.upload, input.data(), input.size_bytes());
-    }
+    if (!b.small[0].mapped) b.upload = a.create("upload", sizes.smallBytes, MemoryClass::Shared, blade);
+    copyToMapped((b.upload ? *b.upload : b.small[0]).mapped, input.data(), input.size_bytes());
     if (options.withStaging || !b.small[n].mapped) {
         b.staging = a.create("staging", std::max(sizes.bigBytes, sizes.smallBytes), MemoryClass::Shared, blade);
     }

@@ -49,20 +49,10 @@ std::string driverIdName(VkDriverId id) {
 std::string driverIdShortName(VkDriverId id) { return driverIdName(id).substr(std::string_view("DRIVER_ID_").size()); }
 
 std::string deviceTypeName(VkPhysicalDeviceType type) {
-    switch (type) {
-        case VK_PHYSICAL_DEVICE_TYPE_OTHER:
-            return "OTHER";
-        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-            return "INTEGRATED_GPU";
-        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-            return "DISCRETE_GPU";
-        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-            return "VIRTUAL_GPU";
-        case VK_PHYSICAL_DEVICE_TYPE_CPU:
-            return "CPU";
-        default:
-            return fmt::format("TYPE_{}", static_cast<int>(type));
-    }
+    // by value: VK_PHYSICAL_DEVICE_TYPE_OTHER is 0, ..., VK_PHYSICAL_DEVICE_TYPE_CPU 4
+    constexpr const char* kNames[] = {"OTHER", "INTEGRATED_GPU", "DISCRETE_GPU", "VIRTUAL_GPU", "CPU"};
+    const auto i = static_cast<size_t>(type);
+    return i < std::size(kNames) ? kNames[i] : fmt::format("TYPE_{}", static_cast<int>(type));
 }
 
 std::string apiVersionText(uint32_t v) {

@@ -250,9 +250,7 @@ bool supports(const VkQueueFamilyProperties& f, VkQueueFlags needs) {
 // One VkDeviceQueueCreateInfo per family used: the main queue and the extra ones not fallen
 // back, all at priority 1.0.
 std::vector<VkDeviceQueueCreateInfo> queueCreateInfos(uint32_t mainFamily, const std::vector<ExtraQueue>& extra) {
-    static const float kPriorities[64] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                                          1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                                          1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    static const std::vector<float> kPriorities(64, 1.0f);
     std::map<uint32_t, uint32_t> counts{{mainFamily, 1}};
     for (const ExtraQueue& q : extra) {
         if (!q.fallback) counts[q.family] = std::max(counts[q.family], q.index + 1);
@@ -262,7 +260,7 @@ std::vector<VkDeviceQueueCreateInfo> queueCreateInfos(uint32_t mainFamily, const
         out.push_back({.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                        .queueFamilyIndex = family,
                        .queueCount = std::min<uint32_t>(count, 64),
-                       .pQueuePriorities = kPriorities});
+                       .pQueuePriorities = kPriorities.data()});
     }
     return out;
 }
@@ -297,15 +295,13 @@ std::vector<ExtraQueue> chooseExtraQueues(const std::vector<VkQueueFamilyPropert
             continue;
         }
         const uint32_t index = taken[*family]++;
-        out.push_back({.family = *family,
-                       .index = index,
-                       .otherFamily = *family != mainFamily,
-                       .note = fmt::format("family {} ({}), queue {}{}", *family,
-                                           queueFlagsText(families[*family].queueFlags), index,
-                                           r.otherFamily && *family == mainFamily ? " (" + why +
-                                                                                        "a second queue of "
-                                                                                        "the main family instead)"
-                                                                                  : "")});
+        const bool instead = r.otherFamily && *family == mainFamily;
+        out.push_back(
+            {.family = *family,
+             .index = index,
+             .otherFamily = *family != mainFamily,
+             .note = fmt::format("family {} ({}), queue {}{}", *family, queueFlagsText(families[*family].queueFlags),
+                                 index, instead ? " (" + why + "a second queue of the main family instead)" : "")});
     }
     return out;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/profile.hpp"
+#include "vk/check.hpp"
 #include "vk/extensions.hpp"
 #include "vk/handles.hpp"
 #include "vk/instance.hpp"
@@ -119,6 +120,16 @@ class Device {
     const EnabledFeatures& features() const { return features_; }
     const std::vector<std::string>& omittedFeatures() const { return omitted_; }
     bool debugUtils() const { return debugUtils_; }
+
+    // One handle made by `fn` (a vkCreate* entry of volk's) from `info` on this device and
+    // owned by it. Throws VulkanError naming `call` when the call fails.
+    template <typename T, typename Info>
+    Owned<T> create(VkResult (*fn)(VkDevice, const Info*, const VkAllocationCallbacks*, T*), const Info& info,
+                    const char* call) const {
+        T raw = VK_NULL_HANDLE;
+        check(fn(life_.device, &info, nullptr, &raw), call);
+        return Owned<T>(&life_, raw);
+    }
 
     // After a timeout: leak everything, since the GPU may still use it. A lost device needs
     // nothing: vkDeviceWaitIdle is finite after VK_ERROR_DEVICE_LOST (per spec), so the

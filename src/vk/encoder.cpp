@@ -20,26 +20,23 @@ Encoder::Encoder(const Device& device) : Encoder(device, device.queue(), device.
 
 Encoder::Encoder(const Device& device, VkQueue queue, uint32_t family)
     : device_(device), queue_(queue), family_(family) {
-    const VkDevice d = device.get();
     const VkCommandPoolCreateInfo poolInfo{
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
         .queueFamilyIndex = family_,
     };
-    VkCommandPool pool = VK_NULL_HANDLE;
-    check(vkCreateCommandPool(d, &poolInfo, nullptr, &pool), "vkCreateCommandPool");
-    commandPool_ = Owned<VkCommandPool>(device.life(), pool);
+    commandPool_ = device.create(vkCreateCommandPool, poolInfo, "vkCreateCommandPool");
     addSlot();
+    timeline_ = createSemaphore(device, true);
+}
 
-    const VkSemaphoreTypeCreateInfo typeInfo{
+Owned<VkSemaphore> createSemaphore(const Device& device, bool timeline) {
+    const VkSemaphoreTypeCreateInfo type{
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
-        .initialValue = 0,
-    };
-    const VkSemaphoreCreateInfo semInfo{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &typeInfo};
-    VkSemaphore semaphore = VK_NULL_HANDLE;
-    check(vkCreateSemaphore(d, &semInfo, nullptr, &semaphore), "vkCreateSemaphore");
-    timeline_ = Owned<VkSemaphore>(device.life(), semaphore);
+        .semaphoreType = timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY,
+        .initialValue = 0};
+    const VkSemaphoreCreateInfo info{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    return device.create(vkCreateSemaphore, info, "vkCreateSemaphore");
 }
 
 void Encoder::addSlot() {
@@ -71,11 +68,9 @@ void Encoder::addDescriptorPool(Slot& slot, uint32_t maxSets) {
         .poolSizeCount = static_cast<uint32_t>(sizes.size()),
         .pPoolSizes = sizes.data(),
     };
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    check(vkCreateDescriptorPool(device_.get(), &info, nullptr, &pool), "vkCreateDescriptorPool");
     // The new pool goes first, as blade inserts it; appended and rotated to the front, because
     // GCC 12 -O2 reads vector::insert at begin() as a null dereference (-Wnull-dereference).
-    slot.descriptorPools.emplace_back(device_.life(), pool);
+    slot.descriptorPools.push_back(device_.create(vkCreateDescriptorPool, info, "vkCreateDescriptorPool"));
     std::rotate(slot.descriptorPools.begin(), slot.descriptorPools.end() - 1, slot.descriptorPools.end());
 }
 
@@ -141,9 +136,7 @@ void Encoder::bindPipelineAndInfos(const ComputePipeline& pipeline, const void* 
             throw VulkanError("vkAllocateDescriptorSets", r, "pool growth exhausted");
         }
         ++slot.poolGrowth;
-        uint32_t maxSets = 1;
-        for (uint32_t i = 0; i <= slot.poolGrowth; ++i) maxSets *= 16;  // 16^(growth+1)
-        addDescriptorPool(slot, maxSets);
+        addDescriptorPool(slot, 1u << (4 * (slot.poolGrowth + 1)));  // 16^(growth+1) sets
     }
 
     vkUpdateDescriptorSetWithTemplate(device_.get(), set, pipeline.updateTemplate.get(), infos);
@@ -157,12 +150,6 @@ SubmitOutcome Encoder::submitAndWait(double timeoutSeconds) {
     SubmitOutcome out = submit();
     if (out.status != SubmitStatus::Completed) return out;
     return wait(out.timelineValue, timeoutSeconds);
-}
-
-SubmitOutcome Encoder::submitNoWait() {
-    SubmitOutcome out = submit();
-    if (out.status == SubmitStatus::Completed) ++inFlight_;
-    return out;
 }
 
 SubmitOutcome Encoder::submitNoWait(const std::vector<SemaphoreOp>& waits, const std::vector<SemaphoreOp>& signals) {
@@ -257,16 +244,11 @@ SubmitOutcome Encoder::wait(uint64_t value, double timeoutSeconds) {
         out.drained = r == VK_SUCCESS;
         return out;
     }
-    if (r == VK_SUCCESS) {
-        out.status = SubmitStatus::Completed;
-        inFlight_ = 0;  // every command buffer up to `value` has completed
-    } else if (r == VK_TIMEOUT) {
-        out.status = SubmitStatus::Timeout;
-    } else if (r == VK_ERROR_DEVICE_LOST) {
-        out.status = SubmitStatus::DeviceLost;
-    } else {
-        out.status = SubmitStatus::Failed;
-    }
+    out.status = r == VK_SUCCESS             ? SubmitStatus::Completed
+                 : r == VK_TIMEOUT           ? SubmitStatus::Timeout
+                 : r == VK_ERROR_DEVICE_LOST ? SubmitStatus::DeviceLost
+                                             : SubmitStatus::Failed;
+    if (r == VK_SUCCESS) inFlight_ = 0;  // every command buffer up to `value` has completed
     return out;
 }
 

@@ -85,12 +85,11 @@ class Encoder {
 
     // The same vkQueueSubmit without the host wait (--no-host-wait). Completed means
     // submitted; the command buffer stays in flight until a later submitAndWait's wait
-    // completes (its timeline value covers every earlier submit).
-    SubmitOutcome submitNoWait();
-
-    // The same with `waits` and `signals` in the VkSubmitInfo besides the timeline's signal
-    // (their values through VkTimelineSemaphoreSubmitInfo; the spec ignores a binary's).
-    SubmitOutcome submitNoWait(const std::vector<SemaphoreOp>& waits, const std::vector<SemaphoreOp>& signals);
+    // completes (its timeline value covers every earlier submit). `waits` and `signals` go
+    // in the VkSubmitInfo besides the timeline's signal (their values through
+    // VkTimelineSemaphoreSubmitInfo; the spec ignores a binary's).
+    SubmitOutcome submitNoWait(const std::vector<SemaphoreOp>& waits = {},
+                               const std::vector<SemaphoreOp>& signals = {});
 
     // The host wait for the last value submitted (every submit of this encoder), as
     // submitAndWait waits; Completed at once when nothing was submitted.
@@ -126,5 +125,8 @@ class Encoder {
     Owned<VkSemaphore> timeline_;
     uint64_t timelineValue_ = 0;  // blade's last_progress: 1, 2, 3... for the run
 };
+
+// A timeline semaphore (else a binary one) on `device`, its value 0. Throws VulkanError.
+Owned<VkSemaphore> createSemaphore(const Device& device, bool timeline);
 
 }  // namespace repro::vk

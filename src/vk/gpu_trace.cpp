@@ -55,17 +55,14 @@ Alignment alignmentFor(const Device& device, const ModeRun& run) {
 }
 
 void sayAlignment(const Alignment& a) {
-    if (a.calibrated) {
-        trace_events::fact("gpu_clock_alignment",
-                           fmt::format("calibrated: vkGetCalibratedTimestampsEXT (device and CLOCK_MONOTONIC "
-                                       "domains) after each mode, max deviation {:.0f} ns",
-                                       a.maxDeviationNs));
-    } else {
-        trace_events::fact("gpu_clock_alignment",
-                           "approximate: no VK_EXT_calibrated_timestamps with the device and CLOCK_MONOTONIC "
-                           "domains; each command buffer's first timestamp is put at its vkQueueSubmit's host time "
-                           "(the GPU started it then or later)");
-    }
+    trace_events::fact("gpu_clock_alignment",
+                       a.calibrated
+                           ? fmt::format("calibrated: vkGetCalibratedTimestampsEXT (device and CLOCK_MONOTONIC "
+                                         "domains) after each mode, max deviation {:.0f} ns",
+                                         a.maxDeviationNs)
+                           : "approximate: no VK_EXT_calibrated_timestamps with the device and CLOCK_MONOTONIC "
+                             "domains; each command buffer's first timestamp is put at its vkQueueSubmit's "
+                             "host time (the GPU started it then or later)");
 }
 
 }  // namespace

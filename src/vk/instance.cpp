@@ -2,6 +2,7 @@
 #include "vk/instance.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <dlfcn.h>
 
@@ -174,7 +175,7 @@ void checkDriverFiles() {
 // warnings and errors on stderr (unless the user set GFXRECON_LOG_LEVEL), and "unassisted"
 // memory tracking, which writes mapped memory at each submit rather than
 // catching writes with SIGSEGV, the signal the supervised child reads as a crash.
-void Instance::enableGfxr(const std::string& file, std::vector<const char*>& layers) {
+void Instance::enableGfxr(const std::string& file) {
     if (!installedLayer(kGfxrLayer))
         throw CannotTest("--capture-gfxr: VK_LAYER_LUNARG_gfxreconstruct is not installed (package gfxreconstruct)");
     ::setenv("GFXRECON_CAPTURE_FILE", file.c_str(), 1);
@@ -182,7 +183,6 @@ void Instance::enableGfxr(const std::string& file, std::vector<const char*>& lay
     ::setenv("GFXRECON_CAPTURE_FILE_FLUSH", "true", 1);
     ::setenv("GFXRECON_MEMORY_TRACKING_MODE", "unassisted", 1);
     ::setenv("GFXRECON_LOG_LEVEL", "warning", 0);  // its info lines stay out of repro's stderr
-    layers.insert(layers.begin(), kGfxrLayer);
 }
 
 void Instance::createMessengers(bool validation) {
@@ -216,13 +216,13 @@ std::string loaderSays(const std::vector<LoaderMessage>& log) {
     if (!text.empty()) return "the loader says: " + text;
     const char* driverFiles = std::getenv("VK_DRIVER_FILES");
     const char* searchPath = driverFiles ? driverFiles : std::getenv("VK_ICD_FILENAMES");
-    for (const std::string& bad : unreadableDriverManifests(searchPath ? searchPath : defaultDriverManifestPath())) {
-        text += (text.empty() ? "driver manifest " : " | driver manifest ") + bad;
-    }
-    if (text.empty()) return "";
-    return text +
-           ": the loader calls that \"Failed to parse JSON file\" and returns VK_ERROR_OUT_OF_HOST_MEMORY, "
-           "though no memory ran out";
+    const std::vector<std::string> bad =
+        unreadableDriverManifests(searchPath ? searchPath : defaultDriverManifestPath());
+    if (bad.empty()) return "";
+    return fmt::format(
+        "driver manifest {}: the loader calls that \"Failed to parse JSON file\" and returns "
+        "VK_ERROR_OUT_OF_HOST_MEMORY, though no memory ran out",
+        fmt::join(bad, " | driver manifest "));
 }
 
 }  // namespace
@@ -232,9 +232,13 @@ Instance::Instance(bool validation, const std::optional<std::string>& gfxrCaptur
     loadLoader();
     VkInstanceCreateFlags flags = 0;
     std::vector<const char*> extensions = chooseExtensions(flags);
+    // GFXReconstruct's layer first, nearest repro, so that it captures repro's calls as made.
+    // (Pushed here, before the validation layer, not inserted at begin() later: GCC 12 -O2
+    // reads vector::insert at begin() as a null dereference, -Wnull-dereference.)
     std::vector<const char*> layers;
+    if (gfxrCapture) layers.push_back(kGfxrLayer);
     const void* next = validation ? enableValidation(layers, extensions) : nullptr;
-    if (gfxrCapture) enableGfxr(*gfxrCapture, layers);
+    if (gfxrCapture) enableGfxr(*gfxrCapture);
     // The loader reports what it finds and fails on to a messenger chained here, during
     // vkCreateInstance itself, and to the one createMessengers makes afterwards.
     loaderMessengerInfo_ = {

@@ -59,7 +59,7 @@ class Instance {
     void loadLoader();
     std::vector<const char*> chooseExtensions(VkInstanceCreateFlags& flags);
     const void* enableValidation(std::vector<const char*>& layers, std::vector<const char*>& extensions);
-    void enableGfxr(const std::string& file, std::vector<const char*>& layers);
+    void enableGfxr(const std::string& file);
     void createMessengers(bool validation);
 
     bool abandoned_ = false;

@@ -31,26 +31,16 @@ Instrumentation::Instrumentation(const Device& device, const Request& request, u
             const VkQueryPoolCreateInfo poolInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                                  .queryCount = queryCapacity_};
-            VkQueryPool pool = VK_NULL_HANDLE;
-            check(vkCreateQueryPool(device.get(), &poolInfo, nullptr, &pool), "vkCreateQueryPool");
-            queryPool_ = Owned<VkQueryPool>(device.life(), pool);
+            queryPool_ = device.create(vkCreateQueryPool, poolInfo, "vkCreateQueryPool");
         }
     }
-    if (request.breadcrumbs) {
-        if (!device.extensions().amdBufferMarker) {
-            notes.push_back("--breadcrumbs: the device has no VK_AMD_buffer_marker; no markers");
-        } else {
-            breadcrumbs_ = true;
-            markers_ = createBuffer(device, "breadcrumbs", (2 * uint64_t{maxSteps} + 1) * 4, MemoryClass::Shared);
-        }
-    }
-    if (request.labels) {
-        if (!device.debugUtils()) {
-            notes.push_back("--labels: VK_EXT_debug_utils is not available; no labels");
-        } else {
-            labels_ = true;
-        }
-    }
+    breadcrumbs_ = request.breadcrumbs && device.extensions().amdBufferMarker;
+    if (breadcrumbs_)
+        markers_ = createBuffer(device, "breadcrumbs", (2 * uint64_t{maxSteps} + 1) * 4, MemoryClass::Shared);
+    if (request.breadcrumbs && !breadcrumbs_)
+        notes.push_back("--breadcrumbs: the device has no VK_AMD_buffer_marker; no markers");
+    labels_ = request.labels && device.debugUtils();
+    if (request.labels && !labels_) notes.push_back("--labels: VK_EXT_debug_utils is not available; no labels");
 }
 
 void Instrumentation::startMode(VkCommandBuffer cmd) {

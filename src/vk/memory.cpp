@@ -2,6 +2,7 @@
 #include "vk/memory.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -261,9 +262,8 @@ std::vector<std::string> Allocator::describeLayout() const {
     for (size_t i = 0; i < chunks_.size(); ++i) {
         const Chunk& c = chunks_[i];
         if (!c.memory) continue;
-        std::string contents;
-        for (const auto& item : c.contents) contents += (contents.empty() ? "" : ", ") + item;
-        lines.push_back(fmt::format("type {}: {} bytes, shared chunk {}: {}", c.type, c.size, i, contents));
+        lines.push_back(
+            fmt::format("type {}: {} bytes, shared chunk {}: {}", c.type, c.size, i, fmt::join(c.contents, ", ")));
     }
     return lines;
 }

@@ -164,16 +164,13 @@ void querySupportedFeatures(DeviceInfo& d) {
 // the property query and the tile choice.
 void decideCooperativeMatrix(const Instance& instance, DeviceInfo& d) {
     const SupportedFeatures& s = d.supported;
-    if (!d.hasExtension(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
-        d.cooperativeMatrixNote = "device lacks VK_KHR_cooperative_matrix";
-        return;
-    }
-    if (!s.cooperativeMatrix) {
-        d.cooperativeMatrixNote = "VK_KHR_cooperative_matrix without its cooperativeMatrix feature";
-        return;
-    }
-    if (!s.vulkanMemoryModel) {
-        d.cooperativeMatrixNote = "no vulkanMemoryModel feature, which blade requires with it";
+    const std::pair<bool, const char*> gates[] = {
+        {d.hasExtension(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME), "device lacks VK_KHR_cooperative_matrix"},
+        {s.cooperativeMatrix, "VK_KHR_cooperative_matrix without its cooperativeMatrix feature"},
+        {s.vulkanMemoryModel, "no vulkanMemoryModel feature, which blade requires with it"}};
+    for (const auto& [passed, why] : gates) {
+        if (passed) continue;
+        d.cooperativeMatrixNote = why;
         return;
     }
     const bool f16Inputs = s.shaderFloat16 && s.storageBuffer16BitAccess;
@@ -200,10 +197,7 @@ void chooseQueueFamily(DeviceInfo& d) {
         if (!(d.queueFamilies[f].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
         d.queueFamily = f;
         d.queueNote = f == 0 ? "family 0, as blade hard-codes it"
-                             : fmt::format(
-                                   "family {}: family 0 cannot do compute, so NOT "
-                                   "blade's family 0",
-                                   f);
+                             : fmt::format("family {}: family 0 cannot do compute, so NOT blade's family 0", f);
         return;
     }
 }
@@ -296,12 +290,10 @@ const DeviceInfo& chooseDevice(const std::vector<DeviceInfo>& devices, const std
         if (index < devices.size()) match = &devices[index];
     } else {
         const std::string needle = lower(*selector);
-        for (const auto& d : devices) {
-            if (lower(d.properties.deviceName).find(needle) != std::string::npos) {
-                match = &d;
-                break;
-            }
-        }
+        const auto found = std::find_if(devices.begin(), devices.end(), [&](const DeviceInfo& d) {
+            return lower(d.properties.deviceName).find(needle) != std::string::npos;
+        });
+        if (found != devices.end()) match = &*found;
     }
     if (!match) {
         std::string known;

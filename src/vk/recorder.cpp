@@ -13,6 +13,14 @@
 
 namespace repro::vk {
 
+bool noteOutcome(const SubmitOutcome& out, const std::string& failedSubmit, double timeoutSeconds, ModeRun& run) {
+    if (out.status == SubmitStatus::Completed) return true;
+    run.failure = out;
+    run.failedSubmit = failedSubmit;
+    run.failedTimeout = timeoutSeconds;
+    return false;
+}
+
 Recording::Recording(const Device& device, Encoder& encoder, Instrumentation& instrumentation, uint64_t totalSubmits)
     : device_(device), encoder_(encoder), instrumentation_(instrumentation), totalSubmits_(totalSubmits) {}
 
@@ -43,17 +51,9 @@ Recorder::Recorder(const ChainResources& resources, Encoder& encoder, Instrument
       hostReadBarrier_(hostReadBarrier) {}
 
 void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
+    if (kind == PlanBarrier::BladeGlobal) return barrierG();
+    if (kind == PlanBarrier::BladeCompute) return barrierC();
     const VkCommandBuffer cmd = this->cmd();
-    switch (kind) {
-        case PlanBarrier::BladeGlobal:
-            barrierG();
-            return;
-        case PlanBarrier::BladeCompute:
-            barrierC();
-            return;
-        default:
-            break;
-    }
     instrumentation().beginLabel(
         cmd, describe(PlanStep{.kind = PlanStep::Kind::Barrier, .barrier = kind, .dispatch = covers}));
     switch (kind) {
@@ -73,7 +73,7 @@ void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
         case PlanBarrier::ExecutionOnly:
             recordExecutionOnlyBarrier(cmd);
             break;
-        case PlanBarrier::BladeGlobal:
+        case PlanBarrier::BladeGlobal:  // recorded above
         case PlanBarrier::BladeCompute:
             break;
     }
@@ -121,11 +121,8 @@ void Recorder::slice(uint32_t step) {
 }
 
 void Recorder::dispatch(uint32_t number) {
-    if (number % 2 == 1) {
-        convT((number - 1) / 2);
-    } else {
-        slice((number - 2) / 2);
-    }
+    if (number % 2 == 1) return convT((number - 1) / 2);
+    slice((number - 2) / 2);
 }
 
 void Recording::finish(bool hostRead) {
@@ -161,10 +158,7 @@ void Recording::traceSubmit(const std::string& what, const SubmitOutcome& out, d
 }
 
 bool Recording::failed(const SubmitOutcome& out, const std::string& what, double timeout) {
-    run_.failure = out;
-    run_.failedSubmit = fmt::format("submit {} of {} ({})", run_.submits, totalSubmits_, what);
-    run_.failedTimeout = timeout;
-    return false;
+    return noteOutcome(out, fmt::format("submit {} of {} ({})", run_.submits, totalSubmits_, what), timeout, run_);
 }
 
 bool Recorder::submitAndWait(const std::string& what, uint32_t convTs) {

@@ -82,6 +82,10 @@ struct ModeRun {
     std::optional<SubmitOutcome> canary;
 };
 
+// Whether a submit's outcome completed; else false with `run` ending there (its failure,
+// `failedSubmit` naming the submit, "submit 3 (step 3 copy a -> b)", and the timeout waited).
+bool noteOutcome(const SubmitOutcome& out, const std::string& failedSubmit, double timeoutSeconds, ModeRun& run);
+
 // One mode's command buffers and submits on one encoder, as the host sees them: what every
 // recorder shares (the built-in chain's literal recorders below, the scenario step walker of
 // vk/scenario_walk.hpp). Each command buffer starts with begin() and ends with finish(); each

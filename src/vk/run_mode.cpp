@@ -36,12 +36,8 @@ bool clearChainBuffers(const ChainResources& res, Encoder& encoder, Instrumentat
     const double timeout = settings.timeout.seconds(res.shape, 0);
     const SubmitOutcome out = encoder.submitAndWait(timeout);
     run.waitSeconds += out.waitSeconds;
-    if (out.status == SubmitStatus::Completed) return true;
-    run.submits = 1;
-    run.failure = out;
-    run.failedSubmit = "submit 1 of 1 (clearing the chain's buffers)";
-    run.failedTimeout = timeout;
-    return false;
+    if (out.status != SubmitStatus::Completed) run.submits = 1;
+    return noteOutcome(out, "submit 1 of 1 (clearing the chain's buffers)", timeout, run);
 }
 
 uint64_t submitCount(Mode mode, uint32_t steps, std::span<const PlanStep> plan) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "core/clock.hpp"
 #include "vk/barriers.hpp"
@@ -68,9 +69,7 @@ QueueStamps::QueueStamps(const Device& device, bool wanted, const sc::Scenario& 
     const VkQueryPoolCreateInfo poolInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                          .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                          .queryCount = 2 * pairs_};
-    VkQueryPool pool = VK_NULL_HANDLE;
-    check(vkCreateQueryPool(device.get(), &poolInfo, nullptr, &pool), "vkCreateQueryPool");
-    pool_ = Owned<VkQueryPool>(device.life(), pool);
+    pool_ = device.create(vkCreateQueryPool, poolInfo, "vkCreateQueryPool");
 }
 
 void QueueStamps::reset(VkCommandBuffer cmd) const {
@@ -109,30 +108,14 @@ ModeQueues makeQueues(const Device& device, Encoder& main, const sc::Scenario& s
         q.owned.push_back(std::make_unique<Encoder>(device, e.queue, e.family));
         q.encoders.push_back(q.owned.back().get());
     }
-    for (size_t i = 0; i < q.encoders.size() && trace::installed(); ++i) {
-        const auto timeline = reinterpret_cast<uint64_t>(q.encoders[i]->timeline());
-        if (s.usesQueues()) trace::nameObject(timeline, fmt::format("timeline({})", s.queues[i].name));
-    }
+    for (size_t i = 0; i < q.encoders.size() && trace::installed() && s.usesQueues(); ++i)
+        trace::nameObject(reinterpret_cast<uint64_t>(q.encoders[i]->timeline()),
+                          fmt::format("timeline({})", s.queues[i].name));
     for (const auto& spec : s.semaphores) {
-        const VkSemaphoreTypeCreateInfo type{
-            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-            .semaphoreType = spec.timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY,
-            .initialValue = 0};
-        const VkSemaphoreCreateInfo info{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
-        VkSemaphore raw = VK_NULL_HANDLE;
-        check(vkCreateSemaphore(device.get(), &info, nullptr, &raw), "vkCreateSemaphore");
-        q.semaphores.emplace_back(device.life(), raw);
-        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(raw), spec.name);
+        q.semaphores.push_back(createSemaphore(device, spec.timeline));
+        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(q.semaphores.back().get()), spec.name);
     }
     return q;
-}
-
-bool noteOutcome(const SubmitOutcome& out, const std::string& failedSubmit, double timeoutSeconds, ModeRun& run) {
-    if (out.status == SubmitStatus::Completed) return true;
-    run.failure = out;
-    run.failedSubmit = failedSubmit;
-    run.failedTimeout = timeoutSeconds;
-    return false;
 }
 
 bool readBackStep(Encoder& encoder, const sc::Scenario& s, size_t index, const ScenarioBuffers& mb,
@@ -297,8 +280,7 @@ bool recordBatches(QueueWalk& w, Mode mode) {
     }
     const uint64_t upload = w.queues.encoders[0]->lastValue();
     const std::vector<uint32_t> numbers = workNumbers(s);
-    double budget = 0;
-    for (const double seconds : w.settings.stepSeconds) budget += seconds;
+    const double budget = std::accumulate(w.settings.stepSeconds.begin(), w.settings.stepSeconds.end(), 0.0);
     for (size_t b = 0; b < batches.size(); ++b) {
         const sc::Batch& batch = batches[b];
         uint32_t firstWork = 0, lastWork = 0;

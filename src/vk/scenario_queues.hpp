@@ -84,10 +84,6 @@ struct ModeQueues {
 };
 ModeQueues makeQueues(const Device& device, Encoder& main, const scenario::Scenario& s);
 
-// Whether a submit's outcome completed; else false with `run` ending there (its failure,
-// `failedSubmit` naming the submit, "submit 3 (step 3 copy a -> b)", and the timeout waited).
-bool noteOutcome(const SubmitOutcome& out, const std::string& failedSubmit, double timeoutSeconds, ModeRun& run);
-
 // --check-steps after split's step `index`: [begin, G, the images it writes taken to
 // TRANSFER_SRC from their layouts there, copies of the device-local buffers it writes to
 // their twins and of the images to their staging buffers, H, end], waited, on `encoder`'s queue

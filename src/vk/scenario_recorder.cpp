@@ -182,11 +182,9 @@ class OneQueueWalk {
         return last;
     }
     std::string lastSubmitName() const {
-        const bool hostPoints = std::any_of(s_.steps.begin(), s_.steps.end(), isHostPoint);
-        const bool cuts =
-            std::find(settings_.cutAfter.begin(), settings_.cutAfter.end(), true) != settings_.cutAfter.end();
-        if (hostPoints) return "after the last host point";
-        if (cuts) return "the last";
+        if (std::any_of(s_.steps.begin(), s_.steps.end(), isHostPoint)) return "after the last host point";
+        if (std::find(settings_.cutAfter.begin(), settings_.cutAfter.end(), true) != settings_.cutAfter.end())
+            return "the last";
         return fmt::format("all {} steps", s_.steps.size());
     }
 
@@ -314,11 +312,7 @@ ModeRun recordMode(Device& device, const ScenarioPipelines& pipelines, const Sce
     // --check-steps' readbacks (OneQueueWalk::split) note their failures in `out.run`
     const bool done = mode == Mode::Split ? walk.split() : walk.onePass(mode);
     ModeRun run = done ? rec.completed() : rec.stopped();
-    if (!done && out.run.failure.status != SubmitStatus::Completed) {  // a --check-steps readback failed
-        run.failure = out.run.failure;
-        run.failedSubmit = out.run.failedSubmit;
-        run.failedTimeout = out.run.failedTimeout;
-    }
+    if (!done) noteOutcome(out.run.failure, out.run.failedSubmit, out.run.failedTimeout, run);
     return run;
 }
 

@@ -17,50 +17,40 @@
 #include "vk/device.hpp"
 #include "vk/trace.hpp"
 
-extern const uint32_t conv_t_spv[];
-extern const size_t conv_t_spv_words;
-extern const uint32_t slice_spv[];
-extern const size_t slice_spv_words;
-extern const uint32_t scenario_increment_spv[];
-extern const size_t scenario_increment_spv_words;
-extern const uint32_t scenario_copy_spv[];
-extern const size_t scenario_copy_spv_words;
-extern const uint32_t scenario_noop_spv[];
-extern const size_t scenario_noop_spv_words;
-extern const uint32_t scenario_compare_swap_spv[];
-extern const size_t scenario_compare_swap_spv_words;
-extern const uint32_t scenario_private_array_spv[];
-extern const size_t scenario_private_array_spv_words;
-extern const uint32_t scenario_work_spv[];
-extern const size_t scenario_work_spv_words;
-extern const uint32_t scenario_image_increment_spv[];
-extern const size_t scenario_image_increment_spv_words;
-extern const uint32_t scenario_image_copy_r32ui_spv[];
-extern const size_t scenario_image_copy_r32ui_spv_words;
-extern const uint32_t scenario_image_copy_r32f_spv[];
-extern const size_t scenario_image_copy_r32f_spv_words;
-extern const uint32_t scenario_image_copy_rgba8_spv[];
-extern const size_t scenario_image_copy_rgba8_spv_words;
-extern const uint32_t scenario_indirect_writer_spv[];
-extern const size_t scenario_indirect_writer_spv_words;
+// The SPIR-V words the build embeds (shaders/), and a span of them.
+#define REPRO_EMBEDDED_SPIRV(name)      \
+    extern const uint32_t name##_spv[]; \
+    extern const size_t name##_spv_words
+#define REPRO_SPIRV(name) std::span(name##_spv, name##_spv_words)
+REPRO_EMBEDDED_SPIRV(conv_t);
+REPRO_EMBEDDED_SPIRV(slice);
+REPRO_EMBEDDED_SPIRV(scenario_increment);
+REPRO_EMBEDDED_SPIRV(scenario_copy);
+REPRO_EMBEDDED_SPIRV(scenario_noop);
+REPRO_EMBEDDED_SPIRV(scenario_compare_swap);
+REPRO_EMBEDDED_SPIRV(scenario_private_array);
+REPRO_EMBEDDED_SPIRV(scenario_work);
+REPRO_EMBEDDED_SPIRV(scenario_image_increment);
+REPRO_EMBEDDED_SPIRV(scenario_image_copy_r32ui);
+REPRO_EMBEDDED_SPIRV(scenario_image_copy_r32f);
+REPRO_EMBEDDED_SPIRV(scenario_image_copy_rgba8);
+REPRO_EMBEDDED_SPIRV(scenario_indirect_writer);
 
 namespace repro::vk {
 namespace sc = repro::scenario;
 
-const ComputePipeline& ScenarioPipelines::of(sc::Kernel k) const {
+const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) const {
+    const sc::Kernel k = d.kernel;
+    if (!d.user.empty()) return user.at(d.user);
+    if (k == sc::Kernel::ImageIncrement) return imageIncrement;
+    if (k == sc::Kernel::ImageCopy) return imageCopy.at(d.imageFormat);
+    if (k == sc::Kernel::PrivateArray) return privateArray.at(d.privateWords);
     if (k == sc::Kernel::CompareSwap) return compareSwap;
     if (k == sc::Kernel::Work) return work;
     if (k == sc::Kernel::IndirectWriter) return indirectWriter;
     if (k == sc::Kernel::ConvT) return convT;
     if (k == sc::Kernel::Slice) return slice;
     return k == sc::Kernel::Increment ? increment : k == sc::Kernel::Copy ? copy : noop;
-}
-
-const ComputePipeline& ScenarioPipelines::forDispatch(const sc::Dispatch& d) const {
-    if (!d.user.empty()) return user.at(d.user);
-    if (d.kernel == sc::Kernel::ImageIncrement) return imageIncrement;
-    if (d.kernel == sc::Kernel::ImageCopy) return imageCopy.at(d.imageFormat);
-    return d.kernel == sc::Kernel::PrivateArray ? privateArray.at(d.privateWords) : of(d.kernel);
 }
 
 // The built-in kernels the steps of `s` dispatch (not private-array, made per size below).
@@ -75,10 +65,19 @@ std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
     return used;
 }
 
+// Names `p` in --print-stream's lines as its kernel is named.
+void nameForTrace(const ComputePipeline& p) {
+    if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
+}
+
 // image-increment and image-copy (one per format the steps copy), every binding a storage image;
 // `specialization`: the kernel set's (the shuffle's seeds under --stress).
 void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::vector<uint32_t>& specialization,
                         ScenarioPipelines& out) {
+    const std::map<sc::ImageFormat, std::span<const uint32_t>> copies{
+        {sc::ImageFormat::R32ui, REPRO_SPIRV(scenario_image_copy_r32ui)},
+        {sc::ImageFormat::R32f, REPRO_SPIRV(scenario_image_copy_r32f)},
+        {sc::ImageFormat::Rgba8unorm, REPRO_SPIRV(scenario_image_copy_rgba8)}};
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (!d || !d->user.empty() || !sc::isImageKernel(d->kernel)) continue;
@@ -89,17 +88,12 @@ void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::
             .descriptorTypes = std::vector<VkDescriptorType>(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE),
             .pushConstantBytes = sizeof(sc::KernelParams),
             .specialization = specialization};
-        std::span<const uint32_t> spirv(scenario_image_increment_spv, scenario_image_increment_spv_words);
-        if (copy && d->imageFormat == sc::ImageFormat::R32ui)
-            spirv = std::span(scenario_image_copy_r32ui_spv, scenario_image_copy_r32ui_spv_words);
-        if (copy && d->imageFormat == sc::ImageFormat::R32f)
-            spirv = std::span(scenario_image_copy_r32f_spv, scenario_image_copy_r32f_spv_words);
-        if (copy && d->imageFormat == sc::ImageFormat::Rgba8unorm)
-            spirv = std::span(scenario_image_copy_rgba8_spv, scenario_image_copy_rgba8_spv_words);
         const std::string name = copy ? fmt::format("image-copy {}", sc::name(d->imageFormat)) : "image-increment";
         ComputePipeline& p = copy ? out.imageCopy[d->imageFormat] : out.imageIncrement;
-        p = createComputePipeline(device, name, spirv, copy ? 2 : 1, options);
-        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
+        p = createComputePipeline(device, name,
+                                  copy ? copies.at(d->imageFormat) : REPRO_SPIRV(scenario_image_increment),
+                                  copy ? 2 : 1, options);
+        nameForTrace(p);
     }
 }
 
@@ -111,11 +105,9 @@ void makeUserPipelines(const Device& device, const sc::Scenario& s, ScenarioPipe
         for (const auto& image : k.images)
             options.descriptorTypes.push_back(image ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
                                                     : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-        const auto& p = out.user
-                            .emplace(k.name, createComputePipeline(device, k.name, k.words,
-                                                                   static_cast<uint32_t>(k.writes.size()), options))
-                            .first->second;
-        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
+        const auto made = out.user.emplace(
+            k.name, createComputePipeline(device, k.name, k.words, static_cast<uint32_t>(k.writes.size()), options));
+        nameForTrace(made.first->second);
     }
 }
 
@@ -132,29 +124,22 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
                         : std::vector<uint32_t>{};
     };
     const PipelineOptions builtIn{.pushConstantBytes = sizeof(sc::KernelParams), .specialization = constants(0)};
-    const auto make = [&](sc::Kernel k, ComputePipeline& into, std::span<const uint32_t> spirv, uint32_t bindings) {
+    const auto make = [&](sc::Kernel k, ComputePipeline& into, std::span<const uint32_t> spirv, uint32_t bindings,
+                          const PipelineOptions& options, const char* name = nullptr) {
         if (!used.count(k)) return;
-        into = createComputePipeline(device, std::string(sc::name(k)), spirv, bindings, builtIn);
-        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(into.pipeline.get()), into.name);
+        into = createComputePipeline(device, name ? name : std::string(sc::name(k)), spirv, bindings, options);
+        nameForTrace(into);
     };
-    make(sc::Kernel::Increment, out.increment, std::span(scenario_increment_spv, scenario_increment_spv_words), 1);
-    make(sc::Kernel::Copy, out.copy, std::span(scenario_copy_spv, scenario_copy_spv_words), 2);
-    make(sc::Kernel::Noop, out.noop, std::span(scenario_noop_spv, scenario_noop_spv_words), 1);
-    make(sc::Kernel::CompareSwap, out.compareSwap,
-         std::span(scenario_compare_swap_spv, scenario_compare_swap_spv_words), 1);
-    make(sc::Kernel::Work, out.work, std::span(scenario_work_spv, scenario_work_spv_words), 1);
-    make(sc::Kernel::IndirectWriter, out.indirectWriter,
-         std::span(scenario_indirect_writer_spv, scenario_indirect_writer_spv_words), 1);
+    make(sc::Kernel::Increment, out.increment, REPRO_SPIRV(scenario_increment), 1, builtIn);
+    make(sc::Kernel::Copy, out.copy, REPRO_SPIRV(scenario_copy), 2, builtIn);
+    make(sc::Kernel::Noop, out.noop, REPRO_SPIRV(scenario_noop), 1, builtIn);
+    make(sc::Kernel::CompareSwap, out.compareSwap, REPRO_SPIRV(scenario_compare_swap), 1, builtIn);
+    make(sc::Kernel::Work, out.work, REPRO_SPIRV(scenario_work), 1, builtIn);
+    make(sc::Kernel::IndirectWriter, out.indirectWriter, REPRO_SPIRV(scenario_indirect_writer), 1, builtIn);
     // blade #356's kernels as the built-in chain makes them (engine/rig.cpp, the default profile: every
     // binding a storage buffer, no push constants), named as its pipelines are
-    if (used.count(sc::Kernel::ConvT))
-        out.convT = createComputePipeline(device, "conv_t", std::span(conv_t_spv, conv_t_spv_words), 4);
-    if (used.count(sc::Kernel::Slice))
-        out.slice = createComputePipeline(device, "slice", std::span(slice_spv, slice_spv_words), 3);
-    for (const ComputePipeline* p : {&out.convT, &out.slice}) {
-        if (p->pipeline && trace::installed())
-            trace::nameObject(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
-    }
+    make(sc::Kernel::ConvT, out.convT, REPRO_SPIRV(conv_t), 4, {}, "conv_t");
+    make(sc::Kernel::Slice, out.slice, REPRO_SPIRV(slice), 3, {}, "slice");
     makeImagePipelines(device, s, builtIn.specialization, out);
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
@@ -162,14 +147,8 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
             continue;
         PipelineOptions options{.pushConstantBytes = sizeof(sc::KernelParams)};
         options.specialization = shuffled ? constants(d->privateWords) : std::vector<uint32_t>{d->privateWords};
-        out.privateArray.emplace(
-            d->privateWords,
-            createComputePipeline(device, fmt::format("private-array {}", d->privateWords),
-                                  std::span(scenario_private_array_spv, scenario_private_array_spv_words), 2, options));
-        if (trace::installed()) {
-            const ComputePipeline& p = out.privateArray.at(d->privateWords);
-            trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
-        }
+        make(sc::Kernel::PrivateArray, out.privateArray[d->privateWords], REPRO_SPIRV(scenario_private_array), 2,
+             options, fmt::format("private-array {}", d->privateWords).c_str());
     }
     makeUserPipelines(device, s, out);
     return out;
@@ -201,15 +180,9 @@ bool startsZero(const sc::BufferSpec& spec) {
 }
 
 ScenarioMemory scenarioMemory(sc::Placement p) {
-    switch (p) {
-        case sc::Placement::DeviceLocal:
-            return {MemoryClass::Device, BufferMemory::DeviceLocal};
-        case sc::Placement::HostVisible:
-            return {MemoryClass::Device, BufferMemory::HostVisible};
-        case sc::Placement::Shared:
-            return {MemoryClass::Shared, BufferMemory::Blade};
-    }
-    return {MemoryClass::Device, BufferMemory::DeviceLocal};
+    if (p == sc::Placement::Shared) return {MemoryClass::Shared, BufferMemory::Blade};
+    return {MemoryClass::Device,
+            p == sc::Placement::HostVisible ? BufferMemory::HostVisible : BufferMemory::DeviceLocal};
 }
 
 ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bool stepReadbacks)
@@ -381,9 +354,8 @@ void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec
                         "(vkGetPhysicalDeviceImageFormatProperties)",
                         what, i.width, i.height));
     ScenarioImage out;
-    VkImage raw = VK_NULL_HANDLE;
-    check(vkCreateImage(device.get(), &info, nullptr, &raw), "vkCreateImage");
-    out.image = Owned<VkImage>(device.life(), raw);
+    out.image = device.create(vkCreateImage, info, "vkCreateImage");
+    const VkImage raw = out.image.get();
     const ScenarioMemory memory = scenarioMemory(spec.placement);
     out.memory = bindImageMemory(device, spec.name, raw, memory.memoryClass, memory.placement);
     if (storage) {  // the storage-image descriptor's view
@@ -392,9 +364,7 @@ void ScenarioBuffers::makeImage(const Device& device, const sc::BufferSpec& spec
                                          .viewType = VK_IMAGE_VIEW_TYPE_2D,
                                          .format = info.format,
                                          .subresourceRange = kImageColor};
-        VkImageView rawView = VK_NULL_HANDLE;
-        check(vkCreateImageView(device.get(), &view, nullptr, &rawView), "vkCreateImageView");
-        out.view = Owned<VkImageView>(device.life(), rawView);
+        out.view = device.create(vkCreateImageView, view, "vkCreateImageView");
     }
     images_.emplace(spec.name, std::move(out));
 }

@@ -23,7 +23,6 @@ class Device;
 // scenario buffer has VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT: vk/memory.hpp kBladeBufferUsage).
 struct ScenarioPipelines {
     ComputePipeline increment, copy, noop;
-    const ComputePipeline& of(scenario::Kernel k) const;
     ComputePipeline compareSwap, work;
     std::map<uint32_t, ComputePipeline> privateArray;  // by private words (specialization constant 0)
     ComputePipeline indirectWriter;
@@ -34,7 +33,7 @@ struct ScenarioPipelines {
     // The file's user kernels by name (Scenario::kernels: their modules, entry points and
     // bindings, 16 bytes of push constants like the kernel set's).
     std::map<std::string, ComputePipeline> user;
-    // The pipeline of `d`: of(d.kernel), the private-array one of d.privateWords, or the user
+    // The pipeline of `d`: its kernel's, the private-array one of d.privateWords, or the user
     // kernel's (made by createScenarioPipelines).
     const ComputePipeline& forDispatch(const scenario::Dispatch& d) const;
 };

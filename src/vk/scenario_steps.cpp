@@ -165,7 +165,6 @@ void recordImageTransition(VkCommandBuffer cmd, VkImage image, VkImageLayout fro
     vkCmdPipelineBarrier(cmd, src.first, dst.first, 0, 0, nullptr, 0, nullptr, 1, &barrier);
 }
 
-// The barrier step as the file gives it.
 void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ScenarioBuffers& mb) {
     using K = sc::BarrierKind;
     if (b.kind == K::None) return;
@@ -215,7 +214,6 @@ void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ScenarioBuff
                          b.kind == K::Buffer ? 1u : 0u, &onBuffer, 0, nullptr);
 }
 
-// One step that is not a barrier: its dispatch or transfer command.
 void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Step& step, const ScenarioBuffers& mb) {
     const VkCommandBuffer cmd = encoder.cmd();
     if (const auto* d = std::get_if<sc::Dispatch>(&step.body)) {

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 #include "vk/describe.hpp"
@@ -12,40 +13,13 @@
 namespace repro::vk::trace {
 namespace {
 
-// The driver's entry points the wrappers forward to.
-struct Originals {
-    PFN_vkBeginCommandBuffer begin = nullptr;
-    PFN_vkEndCommandBuffer end = nullptr;
-    PFN_vkCmdPipelineBarrier barrier = nullptr;
-    PFN_vkCmdPipelineBarrier2 barrier2 = nullptr;
-    PFN_vkCmdBindPipeline bindPipeline = nullptr;
-    PFN_vkCmdBindDescriptorSets bindSets = nullptr;
-    PFN_vkCmdDispatch dispatch = nullptr;
-    PFN_vkCmdFillBuffer fill = nullptr;
-    PFN_vkCmdCopyBuffer copy = nullptr;
-    PFN_vkCmdCopyBufferToImage copyToImage = nullptr;
-    PFN_vkCmdCopyImageToBuffer copyToBuffer = nullptr;
-    PFN_vkCmdCopyImage copyImage = nullptr;
-    PFN_vkCmdClearColorImage clearImage = nullptr;
-    PFN_vkCmdWriteTimestamp timestamp = nullptr;
-    PFN_vkCmdResetQueryPool resetQueries = nullptr;
-    PFN_vkCmdWriteBufferMarkerAMD marker = nullptr;
-    PFN_vkCmdBeginDebugUtilsLabelEXT beginLabel = nullptr;
-    PFN_vkCmdEndDebugUtilsLabelEXT endLabel = nullptr;
-    PFN_vkQueueSubmit submit = nullptr;
-    PFN_vkWaitSemaphores wait = nullptr;
-    PFN_vkWaitSemaphoresKHR waitKhr = nullptr;
-    PFN_vkCreateDescriptorUpdateTemplate createTemplate = nullptr;
-    PFN_vkCreateDescriptorUpdateTemplateKHR createTemplateKhr = nullptr;
-    PFN_vkUpdateDescriptorSetWithTemplate update = nullptr;
-    PFN_vkUpdateDescriptorSetWithTemplateKHR updateKhr = nullptr;
-    PFN_vkGetQueryPoolResults queryResults = nullptr;
-};
+// The driver's entry point behind each wrapped volk slot, which its wrapper forwards to.
+template <auto* Slot>
+std::remove_pointer_t<decltype(Slot)> driver = nullptr;
 
 struct State {
     Mode mode = Mode::Forward;
     std::function<void(const std::string&)> sink;
-    Originals next;
     bool installed = false;
     std::map<uint64_t, std::string> names;
     std::map<std::string, uint32_t> unnamedCounts;
@@ -120,31 +94,34 @@ std::string barrierName(VkPipelineStageFlags src, VkPipelineStageFlags dst, VkAc
 VKAPI_ATTR VkResult VKAPI_CALL beginCb(VkCommandBuffer cb, const VkCommandBufferBeginInfo* info) {
     const bool once = info && (info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
     emit(fmt::format("vkBeginCommandBuffer({}{})", cbName(cb), once ? ", ONE_TIME_SUBMIT" : ""));
-    return state().next.begin(cb, info);
+    return driver<&vkBeginCommandBuffer>(cb, info);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL endCb(VkCommandBuffer cb) {
     emit(fmt::format("vkEndCommandBuffer({})", cbName(cb)));
-    return state().next.end(cb);
+    return driver<&vkEndCommandBuffer>(cb);
 }
 
 // An image layout as the printed stream names it: "GENERAL", "TRANSFER_SRC_OPTIMAL", ... (the
 // VkImageLayout names without VK_IMAGE_LAYOUT_; the five a scenario file can name, else the number).
 std::string layoutText(VkImageLayout l) {
-    switch (l) {
-        case VK_IMAGE_LAYOUT_UNDEFINED:
-            return "UNDEFINED";
-        case VK_IMAGE_LAYOUT_GENERAL:
-            return "GENERAL";
-        case VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL:
-            return "TRANSFER_SRC_OPTIMAL";
-        case VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL:
-            return "TRANSFER_DST_OPTIMAL";
-        case VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL:
-            return "SHADER_READ_ONLY_OPTIMAL";
-        default:
-            return fmt::format("layout {}", static_cast<int>(l));
+    static constexpr std::pair<VkImageLayout, const char*> kNames[] = {
+        {VK_IMAGE_LAYOUT_UNDEFINED, "UNDEFINED"},
+        {VK_IMAGE_LAYOUT_GENERAL, "GENERAL"},
+        {VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, "TRANSFER_SRC_OPTIMAL"},
+        {VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, "TRANSFER_DST_OPTIMAL"},
+        {VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, "SHADER_READ_ONLY_OPTIMAL"}};
+    for (const auto& [layout, name] : kNames) {
+        if (layout == l) return name;
     }
+    return fmt::format("layout {}", static_cast<int>(l));
+}
+
+// ", queue family 1 -> 2" for a barrier that transfers ownership, else "".
+template <typename Barrier>
+std::string familiesText(const Barrier& b) {
+    if (b.srcQueueFamilyIndex == b.dstQueueFamilyIndex) return "";
+    return fmt::format(", queue family {} -> {}", b.srcQueueFamilyIndex, b.dstQueueFamilyIndex);
 }
 
 VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst,
@@ -158,19 +135,14 @@ VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src,
                             accessMaskText(memory[i].dstAccessMask));
     }
     for (uint32_t i = 0; i < bufferCount; ++i) {
-        line += fmt::format(", buffer {} {} -> {}", named(buffers[i].buffer, "buffer"),
-                            accessMaskText(buffers[i].srcAccessMask), accessMaskText(buffers[i].dstAccessMask));
-        if (buffers[i].srcQueueFamilyIndex != buffers[i].dstQueueFamilyIndex)  // an ownership transfer
-            line +=
-                fmt::format(", queue family {} -> {}", buffers[i].srcQueueFamilyIndex, buffers[i].dstQueueFamilyIndex);
+        line += fmt::format(", buffer {} {} -> {}{}", named(buffers[i].buffer, "buffer"),
+                            accessMaskText(buffers[i].srcAccessMask), accessMaskText(buffers[i].dstAccessMask),
+                            familiesText(buffers[i]));
     }
     for (uint32_t i = 0; i < imageCount; ++i) {
-        line += fmt::format(", image {} {} -> {}, {} -> {}", named(images[i].image, "image"),
+        line += fmt::format(", image {} {} -> {}, {} -> {}{}", named(images[i].image, "image"),
                             accessMaskText(images[i].srcAccessMask), accessMaskText(images[i].dstAccessMask),
-                            layoutText(images[i].oldLayout), layoutText(images[i].newLayout));
-        if (images[i].srcQueueFamilyIndex != images[i].dstQueueFamilyIndex)  // an ownership transfer
-            line +=
-                fmt::format(", queue family {} -> {}", images[i].srcQueueFamilyIndex, images[i].dstQueueFamilyIndex);
+                            layoutText(images[i].oldLayout), layoutText(images[i].newLayout), familiesText(images[i]));
     }
     if (memoryCount == 0 && bufferCount == 0 && imageCount == 0) line += ", execution only";
     line += ")";
@@ -179,7 +151,8 @@ VKAPI_ATTR void VKAPI_CALL barrier(VkCommandBuffer cb, VkPipelineStageFlags src,
     }
     emit(line);
     if (forward())
-        state().next.barrier(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers, imageCount, images);
+        driver<&vkCmdPipelineBarrier>(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers, imageCount,
+                                      images);
 }
 
 VKAPI_ATTR void VKAPI_CALL barrier2(VkCommandBuffer cb, const VkDependencyInfo* dep) {
@@ -202,13 +175,13 @@ VKAPI_ATTR void VKAPI_CALL barrier2(VkCommandBuffer cb, const VkDependencyInfo* 
                             dep->bufferMemoryBarrierCount);
     line += ")";
     emit(line);
-    if (forward()) state().next.barrier2(cb, dep);
+    if (forward()) driver<&vkCmdPipelineBarrier2>(cb, dep);
 }
 
 VKAPI_ATTR void VKAPI_CALL bindPipeline(VkCommandBuffer cb, VkPipelineBindPoint point, VkPipeline pipeline) {
     emit(fmt::format("  vkCmdBindPipeline({}, {})", point == VK_PIPELINE_BIND_POINT_COMPUTE ? "COMPUTE" : "GRAPHICS",
                      named(pipeline, "pipeline")));
-    if (forward()) state().next.bindPipeline(cb, point, pipeline);
+    if (forward()) driver<&vkCmdBindPipeline>(cb, point, pipeline);
 }
 
 VKAPI_ATTR void VKAPI_CALL bindSets(VkCommandBuffer cb, VkPipelineBindPoint point, VkPipelineLayout layout,
@@ -223,54 +196,55 @@ VKAPI_ATTR void VKAPI_CALL bindSets(VkCommandBuffer cb, VkPipelineBindPoint poin
     }
     if (dynamicCount) line += fmt::format(", {} dynamic offsets", dynamicCount);
     emit(line + ")");
-    if (forward()) state().next.bindSets(cb, point, layout, first, count, sets, dynamicCount, dynamicOffsets);
+    if (forward())
+        driver<&vkCmdBindDescriptorSets>(cb, point, layout, first, count, sets, dynamicCount, dynamicOffsets);
 }
 
 VKAPI_ATTR void VKAPI_CALL dispatch(VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z) {
     emit(fmt::format("  vkCmdDispatch({}, {}, {})", x, y, z));
-    if (forward()) state().next.dispatch(cb, x, y, z);
+    if (forward()) driver<&vkCmdDispatch>(cb, x, y, z);
 }
 
 VKAPI_ATTR void VKAPI_CALL fill(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
                                 uint32_t data) {
     emit(fmt::format("  vkCmdFillBuffer({}, offset {}, {}, 0x{:08x})", named(buffer, "buffer"), offset,
                      size == VK_WHOLE_SIZE ? std::string("WHOLE_SIZE") : std::to_string(size), data));
-    if (forward()) state().next.fill(cb, buffer, offset, size, data);
+    if (forward()) driver<&vkCmdFillBuffer>(cb, buffer, offset, size, data);
 }
 
 VKAPI_ATTR void VKAPI_CALL copy(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count,
                                 const VkBufferCopy* regions) {
     emit(fmt::format("  vkCmdCopyBuffer({} -> {}, {} bytes)", named(src, "buffer"), named(dst, "buffer"),
                      count ? regions[0].size : 0));
-    if (forward()) state().next.copy(cb, src, dst, count, regions);
+    if (forward()) driver<&vkCmdCopyBuffer>(cb, src, dst, count, regions);
 }
 
 VKAPI_ATTR void VKAPI_CALL timestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage, VkQueryPool pool,
                                      uint32_t query) {
     emit(fmt::format("  vkCmdWriteTimestamp({}, query {})", stageMaskText(stage), query));
-    if (forward()) state().next.timestamp(cb, stage, pool, query);
+    if (forward()) driver<&vkCmdWriteTimestamp>(cb, stage, pool, query);
 }
 
 VKAPI_ATTR void VKAPI_CALL resetQueries(VkCommandBuffer cb, VkQueryPool pool, uint32_t first, uint32_t count) {
     emit(fmt::format("  vkCmdResetQueryPool(queries {}..{})", first, first + count - 1));
-    if (forward()) state().next.resetQueries(cb, pool, first, count);
+    if (forward()) driver<&vkCmdResetQueryPool>(cb, pool, first, count);
 }
 
 VKAPI_ATTR void VKAPI_CALL marker(VkCommandBuffer cb, VkPipelineStageFlagBits stage, VkBuffer buffer,
                                   VkDeviceSize offset, uint32_t value) {
     emit(fmt::format("  vkCmdWriteBufferMarkerAMD({}, {} + {}, {})", stageMaskText(stage), named(buffer, "buffer"),
                      offset, value));
-    if (forward()) state().next.marker(cb, stage, buffer, offset, value);
+    if (forward()) driver<&vkCmdWriteBufferMarkerAMD>(cb, stage, buffer, offset, value);
 }
 
 VKAPI_ATTR void VKAPI_CALL beginLabel(VkCommandBuffer cb, const VkDebugUtilsLabelEXT* label) {
     emit(fmt::format("  vkCmdBeginDebugUtilsLabelEXT(\"{}\")", label && label->pLabelName ? label->pLabelName : ""));
-    if (forward()) state().next.beginLabel(cb, label);
+    if (forward()) driver<&vkCmdBeginDebugUtilsLabelEXT>(cb, label);
 }
 
 VKAPI_ATTR void VKAPI_CALL endLabel(VkCommandBuffer cb) {
     emit("  vkCmdEndDebugUtilsLabelEXT()");
-    if (forward()) state().next.endLabel(cb);
+    if (forward()) driver<&vkCmdEndDebugUtilsLabelEXT>(cb);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL submit(VkQueue queue, uint32_t count, const VkSubmitInfo* infos, VkFence fence) {
@@ -299,7 +273,7 @@ VKAPI_ATTR VkResult VKAPI_CALL submit(VkQueue queue, uint32_t count, const VkSub
                          signal.empty() ? std::to_string(s.signalSemaphoreCount) : signal,
                          fence == VK_NULL_HANDLE ? "none" : "yes"));
     }
-    return forward() ? state().next.submit(queue, count, infos, fence) : VK_SUCCESS;
+    return forward() ? driver<&vkQueueSubmit>(queue, count, infos, fence) : VK_SUCCESS;
 }
 
 // One line per (semaphore, value) however many timeout slices the host waits in.
@@ -317,11 +291,11 @@ void noteWait(const VkSemaphoreWaitInfo* info) {
     s.lastWait = now;
 }
 
-// The wrappers of a command and its KHR alias, of one type: `original` is the one forwarded to.
-template <PFN_vkWaitSemaphores Originals::*original>
+// The wrappers of a command and its KHR alias, of one type: `Slot` is the one forwarded to.
+template <auto* Slot>
 VKAPI_ATTR VkResult VKAPI_CALL wait(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
     noteWait(info);
-    return forward() ? (state().next.*original)(device, info, timeout) : VK_SUCCESS;
+    return forward() ? driver<Slot>(device, info, timeout) : VK_SUCCESS;
 }
 
 void rememberTemplate(const VkDescriptorUpdateTemplateCreateInfo* info, VkDescriptorUpdateTemplate* out) {
@@ -329,10 +303,10 @@ void rememberTemplate(const VkDescriptorUpdateTemplateCreateInfo* info, VkDescri
     state().templates[key(*out)].assign(entries, entries + info->descriptorUpdateEntryCount);
 }
 
-template <PFN_vkCreateDescriptorUpdateTemplate Originals::*original>
+template <auto* Slot>
 VKAPI_ATTR VkResult VKAPI_CALL createTemplate(VkDevice d, const VkDescriptorUpdateTemplateCreateInfo* info,
                                               const VkAllocationCallbacks* a, VkDescriptorUpdateTemplate* out) {
-    const VkResult r = (state().next.*original)(d, info, a, out);
+    const VkResult r = driver<Slot>(d, info, a, out);
     if (r == VK_SUCCESS) rememberTemplate(info, out);
     return r;
 }
@@ -355,10 +329,10 @@ void rememberSet(VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* 
     state().sets[key(set)] = std::move(bound);
 }
 
-template <PFN_vkUpdateDescriptorSetWithTemplate Originals::*original>
+template <auto* Slot>
 VKAPI_ATTR void VKAPI_CALL update(VkDevice d, VkDescriptorSet set, VkDescriptorUpdateTemplate t, const void* data) {
     rememberSet(set, t, data);
-    (state().next.*original)(d, set, t, data);
+    driver<Slot>(d, set, t, data);
 }
 
 // The image transfers of a scenario file: the image's name and layout, the first region's texels.
@@ -370,14 +344,14 @@ VKAPI_ATTR void VKAPI_CALL copyToImage(VkCommandBuffer cb, VkBuffer src, VkImage
                                        uint32_t count, const VkBufferImageCopy* regions) {
     emit(fmt::format("  vkCmdCopyBufferToImage({} -> {} {}, {})", named(src, "buffer"), named(dst, "image"),
                      layoutText(layout), count ? regionText(regions[0].imageExtent, regions[0].imageOffset) : "-"));
-    if (forward()) state().next.copyToImage(cb, src, dst, layout, count, regions);
+    if (forward()) driver<&vkCmdCopyBufferToImage>(cb, src, dst, layout, count, regions);
 }
 
 VKAPI_ATTR void VKAPI_CALL copyToBuffer(VkCommandBuffer cb, VkImage src, VkImageLayout layout, VkBuffer dst,
                                         uint32_t count, const VkBufferImageCopy* regions) {
     emit(fmt::format("  vkCmdCopyImageToBuffer({} {} -> {}, {})", named(src, "image"), layoutText(layout),
                      named(dst, "buffer"), count ? regionText(regions[0].imageExtent, regions[0].imageOffset) : "-"));
-    if (forward()) state().next.copyToBuffer(cb, src, layout, dst, count, regions);
+    if (forward()) driver<&vkCmdCopyImageToBuffer>(cb, src, layout, dst, count, regions);
 }
 
 VKAPI_ATTR void VKAPI_CALL copyImage(VkCommandBuffer cb, VkImage src, VkImageLayout srcLayout, VkImage dst,
@@ -385,7 +359,7 @@ VKAPI_ATTR void VKAPI_CALL copyImage(VkCommandBuffer cb, VkImage src, VkImageLay
     emit(fmt::format("  vkCmdCopyImage({} {} -> {} {}, {})", named(src, "image"), layoutText(srcLayout),
                      named(dst, "image"), layoutText(dstLayout),
                      count ? regionText(regions[0].extent, regions[0].dstOffset) : "-"));
-    if (forward()) state().next.copyImage(cb, src, srcLayout, dst, dstLayout, count, regions);
+    if (forward()) driver<&vkCmdCopyImage>(cb, src, srcLayout, dst, dstLayout, count, regions);
 }
 
 VKAPI_ATTR void VKAPI_CALL clearImage(VkCommandBuffer cb, VkImage image, VkImageLayout layout,
@@ -393,21 +367,22 @@ VKAPI_ATTR void VKAPI_CALL clearImage(VkCommandBuffer cb, VkImage image, VkImage
                                       const VkImageSubresourceRange* ranges) {
     emit(fmt::format("  vkCmdClearColorImage({} {}, 0x{:08x})", named(image, "image"), layoutText(layout),
                      color->uint32[0]));
-    if (forward()) state().next.clearImage(cb, image, layout, color, count, ranges);
+    if (forward()) driver<&vkCmdClearColorImage>(cb, image, layout, color, count, ranges);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL queryResults(VkDevice d, VkQueryPool pool, uint32_t first, uint32_t count, size_t size,
                                             void* data, VkDeviceSize stride, VkQueryResultFlags flags) {
-    if (forward()) return state().next.queryResults(d, pool, first, count, size, data, stride, flags);
+    if (forward()) return driver<&vkGetQueryPoolResults>(d, pool, first, count, size, data, stride, flags);
     std::memset(data, 0, size);  // nothing ran: nothing is available
     return VK_NOT_READY;
 }
 
-template <typename Fn>
-void hook(Fn& entry, Fn& saved, Fn wrapper) {
-    if (!entry || entry == wrapper) return;
-    saved = entry;
-    entry = wrapper;
+// Puts `wrapper` in volk's slot, the driver's entry saved behind it (once).
+template <auto* Slot>
+void hook(std::remove_pointer_t<decltype(Slot)> wrapper) {
+    if (!*Slot || *Slot == wrapper) return;
+    driver<Slot> = *Slot;
+    *Slot = wrapper;
 }
 
 }  // namespace
@@ -418,33 +393,32 @@ void install(Mode mode, std::function<void(const std::string&)> sink) {
     s.sink = std::move(sink);
     if (s.installed) return;
     s.installed = true;
-    Originals& n = s.next;
-    hook(vkBeginCommandBuffer, n.begin, &beginCb);
-    hook(vkEndCommandBuffer, n.end, &endCb);
-    hook(vkCmdPipelineBarrier, n.barrier, &barrier);
-    hook(vkCmdPipelineBarrier2, n.barrier2, &barrier2);
-    hook(vkCmdBindPipeline, n.bindPipeline, &bindPipeline);
-    hook(vkCmdBindDescriptorSets, n.bindSets, &bindSets);
-    hook(vkCmdDispatch, n.dispatch, &dispatch);
-    hook(vkCmdFillBuffer, n.fill, &fill);
-    hook(vkCmdCopyBuffer, n.copy, &copy);
-    hook(vkCmdCopyBufferToImage, n.copyToImage, &copyToImage);
-    hook(vkCmdCopyImageToBuffer, n.copyToBuffer, &copyToBuffer);
-    hook(vkCmdCopyImage, n.copyImage, &copyImage);
-    hook(vkCmdClearColorImage, n.clearImage, &clearImage);
-    hook(vkCmdWriteTimestamp, n.timestamp, &timestamp);
-    hook(vkCmdResetQueryPool, n.resetQueries, &resetQueries);
-    hook(vkCmdWriteBufferMarkerAMD, n.marker, &marker);
-    hook(vkCmdBeginDebugUtilsLabelEXT, n.beginLabel, &beginLabel);
-    hook(vkCmdEndDebugUtilsLabelEXT, n.endLabel, &endLabel);
-    hook(vkQueueSubmit, n.submit, &submit);
-    hook(vkWaitSemaphores, n.wait, &wait<&Originals::wait>);
-    hook(vkWaitSemaphoresKHR, n.waitKhr, &wait<&Originals::waitKhr>);
-    hook(vkCreateDescriptorUpdateTemplate, n.createTemplate, &createTemplate<&Originals::createTemplate>);
-    hook(vkCreateDescriptorUpdateTemplateKHR, n.createTemplateKhr, &createTemplate<&Originals::createTemplateKhr>);
-    hook(vkUpdateDescriptorSetWithTemplate, n.update, &update<&Originals::update>);
-    hook(vkUpdateDescriptorSetWithTemplateKHR, n.updateKhr, &update<&Originals::updateKhr>);
-    hook(vkGetQueryPoolResults, n.queryResults, &queryResults);
+    hook<&vkBeginCommandBuffer>(&beginCb);
+    hook<&vkEndCommandBuffer>(&endCb);
+    hook<&vkCmdPipelineBarrier>(&barrier);
+    hook<&vkCmdPipelineBarrier2>(&barrier2);
+    hook<&vkCmdBindPipeline>(&bindPipeline);
+    hook<&vkCmdBindDescriptorSets>(&bindSets);
+    hook<&vkCmdDispatch>(&dispatch);
+    hook<&vkCmdFillBuffer>(&fill);
+    hook<&vkCmdCopyBuffer>(&copy);
+    hook<&vkCmdCopyBufferToImage>(&copyToImage);
+    hook<&vkCmdCopyImageToBuffer>(&copyToBuffer);
+    hook<&vkCmdCopyImage>(&copyImage);
+    hook<&vkCmdClearColorImage>(&clearImage);
+    hook<&vkCmdWriteTimestamp>(&timestamp);
+    hook<&vkCmdResetQueryPool>(&resetQueries);
+    hook<&vkCmdWriteBufferMarkerAMD>(&marker);
+    hook<&vkCmdBeginDebugUtilsLabelEXT>(&beginLabel);
+    hook<&vkCmdEndDebugUtilsLabelEXT>(&endLabel);
+    hook<&vkQueueSubmit>(&submit);
+    hook<&vkWaitSemaphores>(&wait<&vkWaitSemaphores>);
+    hook<&vkWaitSemaphoresKHR>(&wait<&vkWaitSemaphoresKHR>);
+    hook<&vkCreateDescriptorUpdateTemplate>(&createTemplate<&vkCreateDescriptorUpdateTemplate>);
+    hook<&vkCreateDescriptorUpdateTemplateKHR>(&createTemplate<&vkCreateDescriptorUpdateTemplateKHR>);
+    hook<&vkUpdateDescriptorSetWithTemplate>(&update<&vkUpdateDescriptorSetWithTemplate>);
+    hook<&vkUpdateDescriptorSetWithTemplateKHR>(&update<&vkUpdateDescriptorSetWithTemplateKHR>);
+    hook<&vkGetQueryPoolResults>(&queryResults);
 }
 
 bool installed() { return state().installed; }

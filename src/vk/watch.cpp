@@ -64,13 +64,18 @@ struct Wrapper<Slot, R(VKAPI_PTR*)(A...)> {
     }
 };
 
+// Puts `wrapper` in volk's slot, the driver's entry saved behind it (once).
 template <auto* Slot>
-void wrap(const char* name) {
-    using Fn = std::remove_pointer_t<decltype(Slot)>;
-    if (!*Slot || *Slot == &Wrapper<Slot, Fn>::call) return;
+void wrap(const char* name, std::remove_pointer_t<decltype(Slot)> wrapper) {
+    if (!*Slot || *Slot == wrapper) return;
     next<Slot> = *Slot;
     slotName<Slot> = name;
-    *Slot = &Wrapper<Slot, Fn>::call;
+    *Slot = wrapper;
+}
+
+template <auto* Slot>
+void wrap(const char* name) {
+    wrap<Slot>(name, &Wrapper<Slot, std::remove_pointer_t<decltype(Slot)>>::call);
 }
 
 // The waits: their own timeout plus the grace.
@@ -78,14 +83,6 @@ template <auto* Slot>
 VkResult VKAPI_CALL waitWrapper(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
     const Scope scope(slotName<Slot>, kCallSeconds + double(timeout) * 1e-9);
     return next<Slot>(device, info, timeout);
-}
-
-template <auto* Slot>
-void wrapWait(const char* name) {
-    if (!*Slot || *Slot == &waitWrapper<Slot>) return;
-    next<Slot> = *Slot;
-    slotName<Slot> = name;
-    *Slot = &waitWrapper<Slot>;
 }
 
 #define REPRO_WRAP(fn) wrap<&fn>(#fn)
@@ -141,8 +138,8 @@ void wrapDevice() {
     REPRO_WRAP(vkQueueWaitIdle);
     REPRO_WRAP(vkGetQueryPoolResults);
     REPRO_WRAP(vkDestroyDevice);
-    wrapWait<&vkWaitSemaphores>("vkWaitSemaphores");
-    wrapWait<&vkWaitSemaphoresKHR>("vkWaitSemaphoresKHR");
+    wrap<&vkWaitSemaphores>("vkWaitSemaphores", &waitWrapper<&vkWaitSemaphores>);
+    wrap<&vkWaitSemaphoresKHR>("vkWaitSemaphoresKHR", &waitWrapper<&vkWaitSemaphoresKHR>);
 }
 
 #undef REPRO_WRAP
@@ -150,15 +147,9 @@ void wrapDevice() {
 }  // namespace
 
 std::string_view name(Stage s) {
-    switch (s) {
-        case Stage::Setup:
-            return "setup";
-        case Stage::Modes:
-            return "modes";
-        case Stage::Teardown:
-            return "teardown";
-    }
-    return "?";
+    constexpr std::string_view kNames[] = {"setup", "modes", "teardown"};
+    const auto i = static_cast<size_t>(s);
+    return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 void attach(int fd) { gFd = fd; }
@@ -175,24 +166,14 @@ void publishTrace(const std::string& json) { send("T\t" + oneLine(json) + "\n");
 
 void sendText(std::string_view text) {
     if (gFd < 0) return;
+    constexpr std::string_view kEscaped = "\\\n\t\r", kAs = "\\ntr";  // written as \\, \n, \t, \r
     std::string line = "X\t";
     for (const char c : text) {
-        switch (c) {
-            case '\\':
-                line += "\\\\";
-                break;
-            case '\n':
-                line += "\\n";
-                break;
-            case '\t':
-                line += "\\t";
-                break;
-            case '\r':
-                line += "\\r";
-                break;
-            default:
-                line += c;
-        }
+        const size_t k = kEscaped.find(c);
+        if (k == std::string_view::npos)
+            line += c;
+        else
+            line += {'\\', kAs[k]};
     }
     send(line + "\n");
 }
@@ -214,20 +195,9 @@ Scope::~Scope() {
 }
 
 void wrapVolk(int stage) {
-    if (gFd < 0) return;  // not supervised: nothing to tell
-    switch (stage) {
-        case 0:
-            wrapGlobal();
-            break;
-        case 1:
-            wrapInstance();
-            break;
-        case 2:
-            wrapDevice();
-            break;
-        default:
-            break;
-    }
+    constexpr void (*kWraps[])() = {wrapGlobal, wrapInstance, wrapDevice};  // by stage
+    if (gFd < 0) return;                                                    // not supervised: nothing to tell
+    if (stage >= 0 && stage < 3) kWraps[stage]();
 }
 
 }  // namespace repro::watch
