@@ -27,7 +27,6 @@
 #include "vk/encoder.hpp"
 #include "vk/instance.hpp"
 #include "vk/instrumentation.hpp"
-#include "vk/scenario_steps.hpp"
 #include "vk/stress.hpp"
 
 namespace repro {
@@ -133,8 +132,7 @@ void FileWorkload::calibrate(const Length& length) {
 }
 
 size_t FileWorkload::workItems(const Length& length) const {
-    const sc::Scenario& s = length.session.plan.file(length.point);
-    return static_cast<size_t>(std::count_if(s.steps.begin(), s.steps.end(), vk::isWork));
+    return sc::workSteps(length.session.plan.file(length.point));
 }
 
 vk::ScenarioRunSettings FileWorkload::settings(const Length& length, const PlannedRun& planned,

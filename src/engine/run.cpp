@@ -49,7 +49,6 @@
 #include "vk/device_report.hpp"
 #include "vk/instance.hpp"
 #include "vk/instrumentation.hpp"
-#include "vk/scenario_steps.hpp"
 #include "vk/watch.hpp"
 
 namespace repro {
@@ -261,8 +260,7 @@ void describeQueues(const vk::Device& device, const sc::Scenario& s, ScenarioFac
 // The most work steps of any of the plan's files, for the instrumentation's query pool.
 uint32_t mostWorkSteps(const Plan& plan) {
     size_t most = 1;
-    for (const sc::Scenario& s : plan.variants)
-        most = std::max<size_t>(most, std::count_if(s.steps.begin(), s.steps.end(), vk::isWork));
+    for (const sc::Scenario& s : plan.variants) most = std::max(most, sc::workSteps(s));
     return static_cast<uint32_t>(most);
 }
 

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <ranges>
 
 #include "core/clock.hpp"
 #include "core/interrupt.hpp"
@@ -88,18 +89,6 @@ std::string hangReason(const Failure& f) {
                        f.where);
 }
 
-std::vector<std::string> splitLines(const std::string& text) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t end = text.find('\n', start);
-        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
-    return out;
-}
-
 // An interrupt stopped the run: nothing more is submitted.
 void recordInterrupted(const Length& length, Runs& runs, RunRecord& record, const Failure& f) {
     runs.interrupted = true;
@@ -140,7 +129,8 @@ void recordFailure(const Length& length, Runs& runs, RunRecord& record, const Fa
     }
     if (!forensics.empty()) {
         record.result.reason += "; " + forensics;
-        for (const auto& line : splitLines(forensics)) sayWrapped("    " + line);
+        for (const auto line : std::views::split(forensics, '\n'))
+            sayWrapped("    " + std::string(line.begin(), line.end()));
     }
     // -v printed these notes in the header already: said once.
     const vk::DeviceInfo& info = s.device.info();

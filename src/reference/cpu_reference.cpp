@@ -20,12 +20,6 @@
 #include <stdexcept>
 #include <thread>
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#define REPRO_CPUREF_X86_DISPATCH 1
-#else
-#define REPRO_CPUREF_X86_DISPATCH 0
-#endif
-
 namespace repro {
 namespace {
 
@@ -385,7 +379,7 @@ uint64_t convUnitBaseline(const Geometry& g, const Split& split, const double* i
     return convUnit<v2d>(g, split, in, weight, n, group, ws, out);
 }
 
-#if REPRO_CPUREF_X86_DISPATCH
+#if REPRO_SIMD_X86_DISPATCH
 [[gnu::target("avx2,fma")]] uint64_t convUnitAvx2(const Geometry& g, const Split& split, const double* in,
                                                   const double* weight, size_t n, uint32_t group, Workspace& ws,
                                                   const StepOut& out) {
@@ -404,12 +398,8 @@ struct Kernel {
 
 // The AVX2+FMA path where the CPU has it, unless REPRO_CPU_KERNEL=baseline.
 Kernel pickKernel() {
-#if REPRO_CPUREF_X86_DISPATCH
-    const char* force = std::getenv("REPRO_CPU_KERNEL");
-    const bool baselineOnly = force != nullptr && std::string_view(force) == "baseline";
-    if (!baselineOnly && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        return {convUnitAvx2, kStoredLanes<v4d>, "avx2+fma"};
-    }
+#if REPRO_SIMD_X86_DISPATCH
+    if (simd::useAvx2(/*fma=*/true)) return {convUnitAvx2, kStoredLanes<v4d>, "avx2+fma"};
 #endif
     return {convUnitBaseline, kStoredLanes<v2d>, "baseline"};
 }
@@ -618,7 +608,7 @@ ToleranceReport toleranceChunkBaseline(const ToleranceInputs& in, size_t begin, 
     return toleranceChunk<simd::Narrow>(in, begin, n);
 }
 
-#if REPRO_CPUREF_X86_DISPATCH
+#if REPRO_SIMD_X86_DISPATCH
 [[gnu::target("avx2")]] ToleranceReport toleranceChunkAvx2(const ToleranceInputs& in, size_t begin, size_t n) {
     return toleranceChunk<simd::Wide>(in, begin, n);
 }
@@ -884,10 +874,8 @@ ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const
                              .absolute = tol.absolute,
                              .coverage = tol.coverage};
     auto* kernel = toleranceChunkBaseline;
-#if REPRO_CPUREF_X86_DISPATCH
-    const char* force = std::getenv("REPRO_CPU_KERNEL");
-    const bool baselineOnly = force != nullptr && std::string_view(force) == "baseline";
-    if (!baselineOnly && __builtin_cpu_supports("avx2")) kernel = toleranceChunkAvx2;
+#if REPRO_SIMD_X86_DISPATCH
+    if (simd::useAvx2()) kernel = toleranceChunkAvx2;
 #endif
     if (threads == 0) threads = verificationThreads();
     parallelTasks(chunks, static_cast<unsigned>(std::min<size_t>(threads, chunks)), [&](size_t c) {

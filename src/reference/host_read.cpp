@@ -141,17 +141,8 @@ unsigned threadsFor(size_t bytes, size_t blocks, unsigned threads) {
 }  // namespace
 
 std::string_view name(HostReadKernel kernel) {
-    switch (kernel) {
-        case HostReadKernel::Auto:
-            return "auto";
-        case HostReadKernel::StreamLoadAvx2:
-            return "stream-load-avx2";
-        case HostReadKernel::StreamLoadSse41:
-            return "stream-load-sse4.1";
-        case HostReadKernel::Memcpy:
-            return "memcpy";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"auto", "stream-load-avx2", "stream-load-sse4.1", "memcpy"};
+    return kNames[static_cast<size_t>(kernel)];
 }
 
 bool streamLoadSupported() { return supported(HostReadKernel::StreamLoadSse41); }

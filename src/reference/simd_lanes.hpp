@@ -5,9 +5,31 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
+
+// Whether the kernels are also compiled for AVX2 (GCC target attributes), chosen at run time.
+#if defined(__GNUC__) && defined(__x86_64__)
+#define REPRO_SIMD_X86_DISPATCH 1
+#else
+#define REPRO_SIMD_X86_DISPATCH 0
+#endif
 
 namespace repro::simd {
+
+// Whether the AVX2 path runs: the CPU has AVX2 (with `fma`, FMA too) and REPRO_CPU_KERNEL is
+// not "baseline", which forces the baseline SSE2 path.
+inline bool useAvx2(bool fma = false) {
+#if REPRO_SIMD_X86_DISPATCH
+    const char* force = std::getenv("REPRO_CPU_KERNEL");
+    if (force != nullptr && std::string_view(force) == "baseline") return false;
+    return __builtin_cpu_supports("avx2") && (!fma || __builtin_cpu_supports("fma"));
+#else
+    (void)fma;
+    return false;
+#endif
+}
 
 // 128-bit registers: 4 int32 or 2 float64 lanes.
 struct Narrow {

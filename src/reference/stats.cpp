@@ -16,15 +16,7 @@
 #include "reference/simd_lanes.hpp"
 #include "core/rust_format.hpp"
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#define REPRO_STATS_X86_DISPATCH 1
-#else
-#define REPRO_STATS_X86_DISPATCH 0
-#endif
-
 namespace repro {
-
-bool isPoison(float value) { return std::bit_cast<uint32_t>(value) == kPoisonPattern; }
 
 namespace {
 
@@ -162,21 +154,12 @@ template <typename S>
 StatsPartial statsChunkBaseline(const float* p, size_t n) { return statsChunk<Narrow>(p, n); }
 DiffPartial diffChunkBaseline(const float* a, const float* b, size_t n) { return diffChunk<Narrow>(a, b, n); }
 
-#if REPRO_STATS_X86_DISPATCH
+#if REPRO_SIMD_X86_DISPATCH
 [[gnu::target("avx2")]] StatsPartial statsChunkAvx2(const float* p, size_t n) { return statsChunk<Wide>(p, n); }
 [[gnu::target("avx2")]] DiffPartial diffChunkAvx2(const float* a, const float* b, size_t n) {
     return diffChunk<Wide>(a, b, n);
 }
 #endif
-
-bool useAvx2() {
-#if REPRO_STATS_X86_DISPATCH
-    const char* force = std::getenv("REPRO_CPU_KERNEL");
-    return !(force != nullptr && std::string_view(force) == "baseline") && __builtin_cpu_supports("avx2");
-#else
-    return false;
-#endif
-}
 
 size_t chunkCount(size_t elements) { return (elements + kVerifyChunk - 1) / kVerifyChunk; }
 
@@ -196,8 +179,8 @@ BufferStats computeStats(std::span<const float> values, unsigned threads) {
     const size_t chunks = chunkCount(values.size());
     std::vector<StatsPartial> parts(chunks);
     auto* kernel = statsChunkBaseline;
-#if REPRO_STATS_X86_DISPATCH
-    if (useAvx2()) kernel = statsChunkAvx2;
+#if REPRO_SIMD_X86_DISPATCH
+    if (simd::useAvx2()) kernel = statsChunkAvx2;
 #endif
     parallelTasks(chunks, threadsFor(threads, chunks), [&](size_t c) {
         const size_t begin = c * kVerifyChunk;
@@ -224,8 +207,8 @@ Difference compareBitExact(std::span<const float> values, std::span<const float>
     const size_t chunks = chunkCount(n);
     std::vector<DiffPartial> parts(chunks);
     auto* kernel = diffChunkBaseline;
-#if REPRO_STATS_X86_DISPATCH
-    if (useAvx2()) kernel = diffChunkAvx2;
+#if REPRO_SIMD_X86_DISPATCH
+    if (simd::useAvx2()) kernel = diffChunkAvx2;
 #endif
     parallelTasks(chunks, threadsFor(threads, chunks), [&](size_t c) {
         const size_t begin = c * kVerifyChunk, count = std::min(kVerifyChunk, n - begin);
@@ -252,27 +235,9 @@ Difference compareBitExact(std::span<const float> values, std::span<const float>
 }
 
 std::string_view name(Classification c) {
-    switch (c) {
-        case Classification::Ok:
-            return "ok";
-        case Classification::Zero:
-            return "zero";
-        case Classification::Mismatch:
-            return "mismatch";
-        case Classification::NonFinite:
-            return "nonfinite";
-        case Classification::Unwritten:
-            return "unwritten";
-        case Classification::Hang:
-            return "hang";
-        case Classification::NotRun:
-            return "not run";
-        case Classification::Inconclusive:
-            return "inconclusive";
-        case Classification::Killed:
-            return "killed";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"ok",   "zero",    "mismatch",     "nonfinite", "unwritten",
+                                                  "hang", "not run", "inconclusive", "killed"};
+    return kNames[static_cast<size_t>(c)];
 }
 
 bool isWrong(Classification c) {

@@ -91,9 +91,6 @@ struct ToleranceOutcome {
 // its tolerance, else `ok`. The reason gives the max error against the tolerance.
 Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcome& tolerance);
 
-// Whether the bits of `value` are the --poison sentinel.
-bool isPoison(float value);
-
 // True when a buffer carries no usable signal: all zero or denormal, so a correct
 // device may legitimately produce it at the end of a long chain (docs/contract.md, "The chain").
 bool isUnderflowed(const BufferStats& stats);

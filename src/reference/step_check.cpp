@@ -7,22 +7,19 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <thread>
 
-#include "reference/cpu_reference.hpp"
-#include "core/json_number.hpp"
+#include "core/clock.hpp"
 #include "core/interrupt.hpp"
+#include "core/json_number.hpp"
+#include "core/parallel.hpp"
+#include "reference/cpu_reference.hpp"
 
 namespace repro {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 void requireSize(std::string_view what, size_t got, uint64_t want) {
     if (got != want) {
@@ -63,10 +60,6 @@ bool inCrop(const Shape& s, const ChainSizes& z, size_t index) {
 }
 
 bool isDenormal(float v) { return v != 0.0f && std::fabs(v) < std::numeric_limits<float>::min(); }
-
-}  // namespace
-
-namespace {
 
 // T_j from a float64 pass rounded to float, taken from above.
 constexpr double kMagnitudeSlack = 1.0 + 0x1p-22;
@@ -206,20 +199,10 @@ DispatchStepCheck compareAll(const Shape& shape, const ChainSizes& sizes, const 
     const size_t chunk = (exact.size() + workers - 1) / workers;
     std::vector<DispatchStepCheck> parts(workers);
     std::vector<std::vector<size_t>> fails(workers);
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned w = 0; w < workers; ++w) {
-            const size_t b = std::min(exact.size(), w * chunk), e = std::min(exact.size(), (w + 1) * chunk);
-            auto work = [&, w, b, e] {
-                parts[w] = compareRange(shape, sizes, bound, exact, magnitude, gpuBig, b, e, fails[w]);
-            };
-            if (w + 1 < workers) {
-                pool.emplace_back(work);
-            } else {
-                work();
-            }
-        }
-    }
+    parallelTasks(workers, workers, [&](size_t w) {
+        const size_t b = std::min(exact.size(), w * chunk), e = std::min(exact.size(), (w + 1) * chunk);
+        parts[w] = compareRange(shape, sizes, bound, exact, magnitude, gpuBig, b, e, fails[w]);
+    });
     DispatchStepCheck r{.convT = true};
     for (unsigned w = 0; w < workers; ++w) {
         merge(r, parts[w]);
@@ -256,6 +239,16 @@ float directMagnitude(const Shape& s, const ChainSizes& z, std::span<const float
     return f;
 }
 
+// T_j for every output: cpuConvT on |input| and |weight| (the magnitude pass).
+std::vector<float> magnitudePass(const Shape& shape, const ChainSizes& sizes, std::span<const float> input,
+                                 std::span<const float> weight, unsigned threads) {
+    std::vector<float> absInput(input.size()), absWeight(weight.size()), magnitude(sizes.bigElems);
+    std::transform(input.begin(), input.end(), absInput.begin(), [](float v) { return std::fabs(v); });
+    std::transform(weight.begin(), weight.end(), absWeight.begin(), [](float v) { return std::fabs(v); });
+    cpuConvT(shape, sizes, absInput, absWeight, magnitude, threads);
+    return magnitude;
+}
+
 // The elements over the estimated bound, checked again with T_j: directly when they are
 // few (at most 1% of the buffer or 4096), else from a full magnitude pass.
 void recheck(const Shape& shape, const ChainSizes& sizes, const StepBound& bound, std::span<const float> weight,
@@ -264,36 +257,21 @@ void recheck(const Shape& shape, const ChainSizes& sizes, const StepBound& bound
     std::vector<float> magnitude;
     const bool direct = failing.size() <= std::max<size_t>(4096, exact.size() / 100);
     if (!direct) {
-        std::vector<float> absInput(input.size()), absWeight(weight.size());
-        std::transform(input.begin(), input.end(), absInput.begin(), [](float v) { return std::fabs(v); });
-        std::transform(weight.begin(), weight.end(), absWeight.begin(), [](float v) { return std::fabs(v); });
-        magnitude.resize(exact.size());
-        cpuConvT(shape, sizes, absInput, absWeight, magnitude, threads);
+        magnitude = magnitudePass(shape, sizes, input, weight, threads);
         r.magnitudePass = true;
     }
     const ElementCheck check(bound);
     const unsigned workers = workerCount(threads);
     const size_t chunk = (failing.size() + workers - 1) / workers;
     std::vector<DispatchStepCheck> parts(workers);
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned w = 0; w < workers; ++w) {
-            auto work = [&, w] {
-                for (size_t i = w * chunk; i < std::min(failing.size(), (w + 1) * chunk); ++i) {
-                    if (interruptSignal() != 0) break;  // answered below
-                    const size_t j = failing[i];
-                    const double m =
-                        direct ? double(directMagnitude(shape, sizes, input, weight, j)) : double(magnitude[j]);
-                    check.apply(parts[w], exact[j], m, gpuBig[j], j, false, shape, sizes);
-                }
-            };
-            if (w + 1 < workers) {
-                pool.emplace_back(work);
-            } else {
-                work();
-            }
+    parallelTasks(workers, workers, [&](size_t w) {
+        for (size_t i = w * chunk; i < std::min(failing.size(), (w + 1) * chunk); ++i) {
+            if (interruptSignal() != 0) break;  // answered below
+            const size_t j = failing[i];
+            const double m = direct ? double(directMagnitude(shape, sizes, input, weight, j)) : double(magnitude[j]);
+            check.apply(parts[w], exact[j], m, gpuBig[j], j, false, shape, sizes);
         }
-    }
+    });
     throwIfInterrupted("the per-dispatch check's recheck of the elements over the bound");
     r.rechecked = failing.size();
     for (const auto& p : parts) merge(r, p);
@@ -310,20 +288,14 @@ DispatchStepCheck checkConvTStep(const Shape& shape, const ChainSizes& sizes, co
     requireSize("the weight", weight.size(), sizes.weightElems);
     std::vector<float> exact(sizes.bigElems), magnitude;
     cpuConvT(shape, sizes, input, weight, exact, threads);
-    if (exactBounds) {
-        std::vector<float> absInput(input.size()), absWeight(weight.size());
-        std::transform(input.begin(), input.end(), absInput.begin(), [](float v) { return std::fabs(v); });
-        std::transform(weight.begin(), weight.end(), absWeight.begin(), [](float v) { return std::fabs(v); });
-        magnitude.resize(sizes.bigElems);
-        cpuConvT(shape, sizes, absInput, absWeight, magnitude, threads);
-    }
+    if (exactBounds) magnitude = magnitudePass(shape, sizes, input, weight, threads);
     std::vector<size_t> failing;
     DispatchStepCheck r = compareAll(shape, sizes, bound, exact, magnitude, gpuBig, threads, failing);
     r.magnitudePass = exactBounds;
     r.exactBounds = exactBounds;
     if (!failing.empty()) recheck(shape, sizes, bound, weight, input, exact, gpuBig, failing, threads, r);
     r.step = step;
-    r.seconds = since(t0);
+    r.seconds = secondsSince(t0);
     return r;
 }
 
@@ -357,7 +329,7 @@ DispatchStepCheck checkSliceStep(const Shape& shape, const ChainSizes& sizes, st
             r.worstIndex = j;
         }
     }
-    r.seconds = since(t0);
+    r.seconds = secondsSince(t0);
     return r;
 }
 
@@ -398,7 +370,7 @@ void DispatchStepChecker::add(std::span<const float> input, std::span<const floa
     for (size_t d = report_.dispatches.size() - 2; !report_.firstWrong && d < report_.dispatches.size(); ++d) {
         if (!report_.dispatches[d].ok()) report_.firstWrong = d;
     }
-    report_.seconds += since(t0);
+    report_.seconds += secondsSince(t0);
 }
 
 StepCheckReport checkEachDispatch(const Shape& shape, const ChainSizes& sizes, std::span<const float> weight,

@@ -11,14 +11,10 @@
 #include <variant>
 
 #include "core/errors.hpp"
+#include "scenario/scenario_sync.hpp"
 
 namespace repro::scenario {
 namespace {
-
-// Stage and access bits, synchronization2 values (the same low bits as the original form's).
-constexpr uint64_t kCompute = 0x800, kTransfer = 0x1000, kAllCommands = 0x10000;
-constexpr uint64_t kShaderRead = 0x20, kShaderWrite = 0x40, kTransferRead = 0x800, kTransferWrite = 0x1000,
-                   kMemoryRead = 0x8000, kMemoryWrite = 0x10000;
 
 // The index of the step the file numbers `number` ("step N ..."), or steps.size().
 size_t stepIndex(const Scenario& s, uint32_t number) {
@@ -33,18 +29,14 @@ size_t stepIndex(const Scenario& s, uint32_t number) {
 // the earlier work before; nullptr when none follows.
 const Step* consumerAfter(const Scenario& s, size_t at) {
     for (size_t i = at + 1; i < s.steps.size(); ++i) {
-        const Step& step = s.steps[i];
-        const bool work = std::holds_alternative<Dispatch>(step.body) || std::holds_alternative<Fill>(step.body) ||
-                          std::holds_alternative<Update>(step.body) || std::holds_alternative<Copy>(step.body) ||
-                          std::holds_alternative<ImageTransfer>(step.body);
-        if (work && step.queue == s.steps[at].queue) return &step;
+        if (isWork(s.steps[i]) && s.steps[i].queue == s.steps[at].queue) return &s.steps[i];
     }
     return nullptr;
 }
 
 // A stage that misses `consumer`: transfer for a dispatch, compute for a transfer.
 uint64_t missingStage(const Step& consumer) {
-    return std::holds_alternative<Dispatch>(consumer.body) ? kTransfer : kCompute;
+    return std::holds_alternative<Dispatch>(consumer.body) ? kTransferStage : kComputeStage;
 }
 
 // Stages as "compute", "transfer|compute", "none".
@@ -61,15 +53,15 @@ Barrier explicitForm(const Barrier& b) {
     if (b.kind == BarrierKind::BladeGlobal)
         return {.kind = BarrierKind::Memory,
                 .sync2 = false,
-                .srcStage = kAllCommands,
-                .dstStage = kAllCommands,
+                .srcStage = kAllCommandsStage,
+                .dstStage = kAllCommandsStage,
                 .srcAccess = kMemoryWrite | kTransferWrite,
                 .dstAccess = kMemoryRead | kMemoryWrite | kTransferRead | kTransferWrite};
     if (b.kind == BarrierKind::BladeCompute)
         return {.kind = BarrierKind::Memory,
                 .sync2 = false,
-                .srcStage = kCompute,
-                .dstStage = kCompute,
+                .srcStage = kComputeStage,
+                .dstStage = kComputeStage,
                 .srcAccess = kShaderWrite,
                 .dstAccess = kShaderRead | kShaderWrite};
     return b;
@@ -96,7 +88,7 @@ std::optional<Barrier> weakened(const Barrier& original, Weakening w, const Step
             if (b.dstStage == stage)
                 return why = "its destination stage misses the step after it already", std::nullopt;
             b.dstStage = stage;
-            b.dstAccess = stage == kTransfer ? kTransferRead | kTransferWrite : kShaderRead | kShaderWrite;
+            b.dstAccess = stage == kTransferStage ? kTransferRead | kTransferWrite : kShaderRead | kShaderWrite;
             break;
         }
     }

@@ -9,66 +9,22 @@
 namespace repro::scenario {
 
 std::string_view name(Placement p) {
-    switch (p) {
-        case Placement::DeviceLocal:
-            return "device-local";
-        case Placement::HostVisible:
-            return "host-visible";
-        case Placement::Shared:
-            return "shared";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"device-local", "host-visible", "shared"};
+    return kNames[static_cast<size_t>(p)];
 }
 
 std::string_view name(InitKind k) {
-    switch (k) {
-        case InitKind::Zero:
-            return "zero";
-        case InitKind::Pattern:
-            return "pattern";
-        case InitKind::Iota:
-            return "iota";
-        case InitKind::Random:
-            return "random";
-        case InitKind::Host:
-            return "host";
-        case InitKind::Undefined:
-            return "undefined";
-        case InitKind::ChainInput:
-            return "chain-input";
-        case InitKind::ChainWeight:
-            return "chain-weight";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"zero", "pattern",   "iota",        "random",
+                                                  "host", "undefined", "chain-input", "chain-weight"};
+    return kNames[static_cast<size_t>(k)];
 }
 
-std::string_view name(Kernel k) {
-    switch (k) {
-        case Kernel::Increment:
-            return "increment";
-        case Kernel::Copy:
-            return "copy";
-        case Kernel::Noop:
-            return "noop";
-        case Kernel::CompareSwap:
-            return "compare-swap";
-        case Kernel::PrivateArray:
-            return "private-array";
-        case Kernel::Work:
-            return "work";
-        case Kernel::IndirectWriter:
-            return "indirect-writer";
-        case Kernel::ConvT:
-            return "conv-t";
-        case Kernel::Slice:
-            return "slice";
-        case Kernel::ImageIncrement:
-            return "image-increment";
-        case Kernel::ImageCopy:
-            return "image-copy";
-    }
-    return "?";
-}
+// Kernel's names in enumerator order (name, parseKernel).
+constexpr std::string_view kKernelNames[] = {
+    "increment",       "copy",   "noop",  "compare-swap",    "private-array", "work",
+    "indirect-writer", "conv-t", "slice", "image-increment", "image-copy"};
+
+std::string_view name(Kernel k) { return kKernelNames[static_cast<size_t>(k)]; }
 
 std::string_view name(ImageFormat f) {
     return f == ImageFormat::R32ui ? "r32ui" : f == ImageFormat::R32f ? "r32f" : "rgba8unorm";
@@ -87,12 +43,9 @@ std::string_view name(ImageTransferKind k) {
 }
 
 std::optional<Kernel> parseKernel(std::string_view text) {
-    for (const Kernel k :
-         {Kernel::Increment, Kernel::Copy, Kernel::Noop, Kernel::CompareSwap, Kernel::PrivateArray, Kernel::Work,
-          Kernel::IndirectWriter, Kernel::ConvT, Kernel::Slice, Kernel::ImageIncrement, Kernel::ImageCopy}) {
-        if (name(k) == text) return k;
-    }
-    return std::nullopt;
+    const auto* at = std::find(std::begin(kKernelNames), std::end(kKernelNames), text);
+    if (at == std::end(kKernelNames)) return std::nullopt;
+    return static_cast<Kernel>(at - std::begin(kKernelNames));
 }
 
 std::vector<std::string_view> kernelBindings(Kernel k) {
@@ -211,23 +164,9 @@ uint32_t workWord(uint32_t x, uint32_t rounds) {
 }
 
 std::string_view name(BarrierKind k) {
-    switch (k) {
-        case BarrierKind::BladeGlobal:
-            return "blade-g";
-        case BarrierKind::BladeCompute:
-            return "blade-c";
-        case BarrierKind::Memory:
-            return "memory";
-        case BarrierKind::Buffer:
-            return "buffer";
-        case BarrierKind::ExecutionOnly:
-            return "execution-only";
-        case BarrierKind::None:
-            return "none";
-        case BarrierKind::Image:
-            return "image";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"blade-g",        "blade-c", "memory", "buffer",
+                                                  "execution-only", "none",    "image"};
+    return kNames[static_cast<size_t>(k)];
 }
 
 std::string_view name(QueueFamilyChoice f) {
@@ -372,11 +311,7 @@ size_t multiplyWork(Scenario& s, uint32_t factor) {
 }
 
 size_t workSteps(const Scenario& s) {
-    return static_cast<size_t>(std::count_if(s.steps.begin(), s.steps.end(), [](const Step& step) {
-        return std::holds_alternative<Dispatch>(step.body) || std::holds_alternative<Fill>(step.body) ||
-               std::holds_alternative<Update>(step.body) || std::holds_alternative<Copy>(step.body) ||
-               std::holds_alternative<ImageTransfer>(step.body);
-    }));
+    return static_cast<size_t>(std::count_if(s.steps.begin(), s.steps.end(), isWork));
 }
 
 std::vector<uint32_t> initialWords(const BufferSpec& spec) {

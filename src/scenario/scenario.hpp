@@ -316,11 +316,9 @@ enum class BarrierKind {
 // "blade-g", "blade-c", "memory", "buffer", "execution-only", "none", "image"
 std::string_view name(BarrierKind k);
 
-// Pipeline stages and access types by their synchronization2 bit values
-// (VkPipelineStageFlagBits2, VkAccessFlagBits2: Vulkan spec "Synchronization and Cache
-// Control"); the original form uses the same low 32 bits where they exist.
 // A stage or access name of a file and its synchronization2 bit (VkPipelineStageFlagBits2,
-// VkAccessFlagBits2 values: Vulkan spec, "Synchronization and Cache Control").
+// VkAccessFlagBits2 values: Vulkan spec, "Synchronization and Cache Control"); the original
+// form uses the same low 32 bits where they exist.
 struct NamedBit {
     std::string_view name;
     uint64_t bit;

@@ -23,8 +23,6 @@ std::string writtenBy(const Scenario& s, const std::string& buffer, size_t byte,
 
 }  // namespace
 
-// The first difference of `got` from `want` for buffer `name`, or nothing when equal; it
-// names the step before index `before` that last wrote the first differing byte (writtenBy).
 std::optional<std::string> firstDifference(const Scenario& s, const std::string& name, const std::vector<uint8_t>& got,
                                            const std::vector<uint8_t>& want, std::string_view against, size_t before) {
     if (got == want) return std::nullopt;
@@ -51,7 +49,6 @@ std::optional<std::string> firstDifference(const Scenario& s, const std::string&
                        writtenBy(s, name, first, before), wrongWords, got.size() / 4, image ? "texels" : "words");
 }
 
-// The first difference of any checked buffer.
 std::optional<std::string> compare(const Scenario& s, const Contents& got, const Contents& want,
                                    std::string_view against) {
     for (const auto& [name, bytes] : got) {
@@ -62,8 +59,6 @@ std::optional<std::string> compare(const Scenario& s, const Contents& got, const
     return std::nullopt;
 }
 
-// The first host read (in step order) of `got` that differs from `want`'s read at the same
-// step ("step 3 host-read h: buffer 'h' differs from ..."); reads `want` lacks are skipped.
 std::optional<std::string> hostReadDifference(const Scenario& s, const HostReads& got, const HostReads& want,
                                               std::string_view against) {
     for (const auto& [index, bytes] : got) {
@@ -76,11 +71,6 @@ std::optional<std::string> hostReadDifference(const Scenario& s, const HostReads
     return std::nullopt;
 }
 
-// The checked buffers the word-by-word CPU model cannot know that hold a value of the
-// built-in chain at the end (scenario/scenario_chain.hpp: small[k] or big[k], written by conv-t
-// and slice from chain-input and chain-weight): the CPU model compares them within its float32
-// tolerance, unless s.cpuChain is off (--reference split, or auto past its size). Buffer name ->
-// the value. checkedChainValues: the same whether or not the CPU chain is on.
 ChainValues checkedChainValues(const Scenario& s) {
     const auto unmodelled = unmodelledBuffers(s);
     ChainValues out;
@@ -92,10 +82,6 @@ ChainValues checkedChainValues(const Scenario& s) {
 }
 ChainValues chainChecked(const Scenario& s) { return s.cpuChain ? checkedChainValues(s) : ChainValues{}; }
 
-// The checked buffers the CPU model cannot know (a user kernel's output, a float kernel's
-// output that holds no value of the chain, or what a step made of either: scenario/scenario_cpu.hpp
-// unmodelledBuffers less chainChecked), in file order; splitOnlyBuffers quotes and joins them:
-// "'acc', 'out'" ("" when none). They are compared with split only.
 std::vector<std::string> splitOnlyList(const Scenario& s) {
     const auto unmodelled = unmodelledBuffers(s);
     const auto chain = chainChecked(s);
@@ -105,7 +91,6 @@ std::vector<std::string> splitOnlyList(const Scenario& s) {
     }
     return out;
 }
-// chainChecked in file order, each value described ("small[3]"), as the report keeps it.
 std::vector<std::pair<std::string, std::string>> chainValueList(const Scenario& s) {
     const ChainValues chain = chainChecked(s);
     std::vector<std::pair<std::string, std::string>> out;
@@ -120,7 +105,6 @@ std::string splitOnlyBuffers(const Scenario& s) {
     return out;
 }
 
-// The checked buffers of `s` the CPU model computes (those not in splitOnlyList).
 std::vector<std::string> modelledChecked(const Scenario& s) {
     const auto unmodelled = unmodelledBuffers(s);
     std::vector<std::string> out;
@@ -135,11 +119,7 @@ bool hasHostRead(const Scenario& s) {
                        [](const Step& step) { return std::holds_alternative<HostRead>(step.body); });
 }
 
-// Whether the CPU model compares anything in `s` bit for bit: a checked buffer it computes
-// word by word, or a host read.
 bool modelComparesExactly(const Scenario& s) { return hasHostRead(s) || !modelledChecked(s).empty(); }
-// Whether the CPU model compares anything in `s`: exactly, or a chain value within its
-// tolerance (what cpuReferences gives it to compare).
 bool modelCompares(const Scenario& s) { return modelComparesExactly(s) || !chainChecked(s).empty(); }
 
 // "'small[3]'" or "'small[3]', 'out'": the chain-checked buffers, quoted.
@@ -149,13 +129,8 @@ std::string chainBuffers(const Scenario& s) {
     return out;
 }
 
-// What a right mode's checked bytes were compared with, as the ok and verdict lines say it:
-// "bit-identical to the CPU model", with " and to split" when `withSplit`; for chain values
-// (chainChecked) "within the CPU model's float32 tolerance" (alone, or for the named buffers
-// after "bit-identical to the CPU model"); where the model compares nothing (modelCompares),
-// "bit-identical to split", or for split itself "completed" (splitOnlyNote says its bytes are
-// the reference), worded as nothing compared when `splitAlone` (split the only mode run). A run
-// with neither is refused before it starts (prepareScenario).
+// A run where the model compares nothing and split is not run is refused before it starts
+// (prepareScenario).
 std::string identicalTo(const Scenario& s, bool withSplit, bool splitAlone) {
     const bool exact = modelComparesExactly(s), chain = !chainChecked(s).empty();
     std::string model;
@@ -174,14 +149,12 @@ std::string identicalTo(const Scenario& s, bool withSplit, bool splitAlone) {
     return model + (exact ? " and to split" : " and bit-identical to split");
 }
 
-// " (the checked buffers and 2 host reads)" when a mode read buffers at host points; "" else.
 std::string hostReadNote(size_t reads) {
     return reads == 0 ? "" : fmt::format(" (the checked buffers and {} host read{})", reads, reads == 1 ? "" : "s");
 }
 
-// What the CPU model cannot compute in `s`: "a user kernel", "conv-t or slice (float
-// kernels) outside the chain's values", or both (scenario/scenario.hpp cpuModelled): a conv-t or slice counts
-// when its output holds no value of the built-in chain after it (scenario/scenario_chain.hpp).
+// A conv-t or slice counts when its output holds no value of the built-in chain after it
+// (scenario/scenario_chain.hpp).
 std::string unmodelledKernels(const Scenario& s) {
     bool user = false, chain = false;
     ChainValues values = initialChainValues(s);
@@ -201,8 +174,6 @@ std::string unmodelledKernels(const Scenario& s) {
                       : "conv-t or slice (float kernels; the CPU chain is off)";
 }
 
-// What an ok line and the verdict add for the split-only buffers `names` (splitOnlyBuffers):
-// "" when none.
 std::string splitOnlyNote(const Scenario& s, bool isSplit) {
     const std::string names = splitOnlyBuffers(s);
     if (names.empty()) return "";
@@ -283,27 +254,28 @@ std::optional<std::optional<std::string>> StepChecker::compareChainValue(const s
     return chainDifference(s_, check, floats, stepper_->small(), tolerance, index + 1);
 }
 
-// "step 2 dispatch mix (user SPIR-V), step 4 copy acc -> out": the labels of `indices`, the
-// first kListedNames of them and then how many in all.
-constexpr size_t kListedNames = 6;
-std::string stepLabels(const Scenario& s, const std::vector<size_t>& indices) {
+namespace {
+
+// The labels of steps indices[0..count) (every step when `indices` is null) joined by
+// `separator`, the first `listed` of them and then how many in all, `what` naming them (a
+// repeat makes hundreds).
+std::string joinLabels(const Scenario& s, const std::vector<size_t>* indices, size_t listed, std::string_view separator,
+                       std::string_view what) {
+    const size_t count = indices ? indices->size() : s.steps.size();
     std::string out;
-    for (size_t i = 0; i < indices.size() && i < kListedNames; ++i)
-        out += (out.empty() ? "" : ", ") + s.steps[indices[i]].label;
-    if (indices.size() > kListedNames) out += fmt::format(", ... ({} in all)", indices.size());
+    for (size_t i = 0; i < count && i < listed; ++i)
+        out += fmt::format("{}{}", out.empty() ? "" : separator, s.steps[indices ? (*indices)[i] : i].label);
+    if (count > listed) out += fmt::format("{}... ({}{} in all)", separator, count, what);
     return out;
 }
 
-// The steps' labels joined by "; ", the first kListedSteps of them and then how many in all
-// (a repeat makes hundreds).
-constexpr size_t kListedSteps = 12;
-std::string stepList(const Scenario& s) {
-    std::string steps;
-    for (size_t i = 0; i < s.steps.size() && i < kListedSteps; ++i)
-        steps += (steps.empty() ? "" : "; ") + s.steps[i].label;
-    if (s.steps.size() > kListedSteps) steps += fmt::format("; ... ({} steps in all)", s.steps.size());
-    return steps;
+}  // namespace
+
+std::string stepLabels(const Scenario& s, const std::vector<size_t>& indices) {
+    return joinLabels(s, &indices, 6, ", ", "");
 }
+
+std::string stepList(const Scenario& s) { return joinLabels(s, nullptr, 12, "; ", " steps"); }
 
 // The CPU chain's references for `values` at `shape` (chainReferences), started on a
 // thread of its own (startInBackground) the first time they are asked for and shared after:
@@ -325,9 +297,8 @@ std::shared_future<ChainReferences> chainReferencesFor(const Shape& shape, const
     return future;
 }
 
-// The CPU model runs only when something is compared with it: a checked buffer it can know,
-// or a host read (at the blade file's full shape, a model that knows nothing still copied
-// 165 MB of buffers: bench/RESULTS.md, round 9).
+// At the blade file's full shape, a model that knows nothing still copied 165 MB of buffers
+// (bench/RESULTS.md, round 9).
 References cpuReferences(const Scenario& s) {
     References r;
     if (const ChainValues chain = chainChecked(s); !chain.empty()) r.chain = chainReferencesFor(*s.shape, chain);
@@ -339,10 +310,8 @@ References cpuReferences(const Scenario& s) {
     return r;
 }
 
-// What the ok line adds for chain values that were within the tolerance: "; 'small[3]': the
-// largest difference 3.1e-09, 0.0012 of the allowed", with ", the bound admits zero at 12 of
-// 7680 elements" where it is that loose (ToleranceReport::uninformative: there the check
-// could not tell a right value from a lost one).
+// ToleranceReport::uninformative: where the bound admits zero, the check could not tell a
+// right value from a lost one.
 std::string chainNote(const std::vector<ChainCheck>& checks) {
     std::string out;
     for (const ChainCheck& c : checks) {
@@ -372,10 +341,6 @@ std::optional<std::string> compareChain(const Scenario& s, const References& r, 
     return std::nullopt;
 }
 
-// Why completed mode `m` is wrong, or nothing: its host reads, then its checked buffers, each
-// against the CPU model (chain values within its tolerance: compareChain, their figures in
-// m.chainNote when right) and then against `split` (split's completed run of the same round,
-// or nullptr); then (split with --check-steps) its first wrong step.
 Judgement judgeBytes(const Scenario& s, const References& r, const ModeBytes* split, const ModeBytes& m,
                      const StepChecker::Result* steps) {
     Judgement out;

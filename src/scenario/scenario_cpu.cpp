@@ -50,59 +50,41 @@ void applyCompareSwap(const Dispatch& d, uint64_t invocations, std::vector<uint8
     }
 }
 
-// The kernels added after increment, copy and noop (scenario/scenario.hpp Kernel).
-void applyNewKernel(const Dispatch& d, uint64_t invocations, Contents& contents) {
-    if (d.kernel == Kernel::CompareSwap) return applyCompareSwap(d, invocations, contents.at(d.bindings.at(0)));
-    if (d.kernel == Kernel::IndirectWriter) {  // invocation 0 writes the three words
-        auto& args = contents.at(d.bindings.at(0));
-        for (uint64_t w = 0; w < 3 && invocations > 0; ++w)
-            storeWord(args, d.writer.offset / 4 + w, d.writer.groups[w]);
-        return;
-    }
-    if (d.kernel == Kernel::Work) {
-        auto& data = contents.at(d.bindings.at(0));
-        const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4});
-        const uint32_t rounds = d.params.work;
-        mapWords(data, data, n, rounds, [rounds](uint32_t x) { return workWord(x, rounds); });
-        return;
-    }
-    const auto& src = contents.at(d.bindings.at(0));
-    auto& dst = contents.at(d.bindings.at(1));
-    const uint64_t n = std::min<uint64_t>({d.params.count, invocations, src.size() / 4, dst.size() / 4});
-    const uint32_t words = d.privateWords;
-    mapWords(src, dst, n, words, [words](uint32_t x) { return privateArrayWord(x, words); });
-}
-
 void applyDispatch(const Dispatch& d, Contents& contents) {
     if (!cpuModelled(d)) return;  // a user kernel, conv-t or slice: unknown to the model (unmodelledAfter)
     const std::array<uint32_t, 3> g =
         d.indirect ? indirectGroups(d, contents) : std::array<uint32_t, 3>{d.groups[0], d.groups[1], d.groups[2]};
     const uint64_t invocations = uint64_t{g[0]} * g[1] * g[2] * kWorkgroupSize;
+    auto& data = contents.at(d.bindings.at(0));  // the words worked on in place, or the source
+    auto& dst = d.bindings.size() > 1 ? contents.at(d.bindings[1]) : data;
+    const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4, dst.size() / 4});
     switch (d.kernel) {
         case Kernel::Increment:
-        case Kernel::ImageIncrement: {  // an image's texels are its words, row-major
-            auto& data = contents.at(d.bindings.at(0));
-            const uint64_t n = std::min<uint64_t>({d.params.count, invocations, data.size() / 4});
+        case Kernel::ImageIncrement:  // an image's texels are its words, row-major
             for (uint64_t i = 0; i < n; ++i) storeWord(data, i, loadWord(data, i) + d.params.add);
             break;
-        }
         case Kernel::Copy:
-        case Kernel::ImageCopy: {
-            const auto src = contents.at(d.bindings.at(0));
-            auto& dst = contents.at(d.bindings.at(1));
-            const uint64_t n = std::min<uint64_t>({d.params.count, invocations, src.size() / 4, dst.size() / 4});
-            std::memcpy(dst.data(), src.data(), n * 4);
+        case Kernel::ImageCopy:
+            std::memmove(dst.data(), data.data(), n * 4);  // src and dst may be one buffer
             break;
-        }
+        case Kernel::PrivateArray:
+            mapWords(data, dst, n, d.privateWords,
+                     [words = d.privateWords](uint32_t x) { return privateArrayWord(x, words); });
+            break;
+        case Kernel::Work:
+            mapWords(data, data, n, d.params.work,
+                     [rounds = d.params.work](uint32_t x) { return workWord(x, rounds); });
+            break;
+        case Kernel::CompareSwap:
+            applyCompareSwap(d, invocations, data);
+            break;
+        case Kernel::IndirectWriter:  // invocation 0 writes the three words
+            for (uint64_t w = 0; w < 3 && invocations > 0; ++w)
+                storeWord(data, d.writer.offset / 4 + w, d.writer.groups[w]);
+            break;
         case Kernel::Noop:
         case Kernel::ConvT:  // not modelled: returned above
         case Kernel::Slice:
-            break;
-        case Kernel::CompareSwap:
-        case Kernel::PrivateArray:
-        case Kernel::Work:
-        case Kernel::IndirectWriter:
-            applyNewKernel(d, invocations, contents);
             break;
     }
 }
@@ -150,11 +132,9 @@ void applyStep(const Step& step, Contents& contents) {
         for (uint64_t at = f->offset; at + 4 <= f->offset + f->size; at += 4)
             std::memcpy(bytes.data() + at, &f->value, 4);
     } else if (const auto* u = std::get_if<Update>(&step.body)) {
-        auto& bytes = contents.at(u->buffer);
-        std::memcpy(bytes.data() + u->offset, u->words.data(), u->words.size() * 4);
+        std::memcpy(contents.at(u->buffer).data() + u->offset, u->words.data(), u->words.size() * 4);
     } else if (const auto* h = std::get_if<HostWrite>(&step.body)) {
-        auto& bytes = contents.at(h->buffer);
-        std::memcpy(bytes.data() + h->offset, h->words.data(), h->words.size() * 4);
+        std::memcpy(contents.at(h->buffer).data() + h->offset, h->words.data(), h->words.size() * 4);
     } else if (const auto* c = std::get_if<Copy>(&step.body)) {
         const std::vector<uint8_t> src = contents.at(c->src);  // a copy: src and dst may be one buffer
         auto& dst = contents.at(c->dst);

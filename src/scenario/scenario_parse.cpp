@@ -119,28 +119,25 @@ void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
 // The module's bindings against what repro binds: set 0, bindings 0..n-1, one storage-buffer
 // or 2D storage-image variable each, and at most sizeof(KernelParams) bytes of push constants.
 void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m, UserKernel& k) {
-    const auto where = [&](std::string_view key) -> const toml::node& {
-        return t.get(key) ? static_cast<const toml::node&>(*t.get(key)) : t;
-    };
     const std::string what = fmt::format("kernel '{}' ({})", k.name, k.spirv);
     if (m.entryPoint != k.entry)
-        p.fail(where(t.get("entry") ? "entry" : "spirv"),
+        p.fail(at(t, t.get("entry") ? "entry" : "spirv"),
                fmt::format("{}: its GLCompute entry point is \"{}\", not \"{}\"; expected entry = "
                            "\"{}\"",
                            what, m.entryPoint, k.entry, m.entryPoint));
     for (const SpirvBinding& b : m.bindings) {
         if (b.set != 0)
-            p.fail(where("spirv"), fmt::format("{}: set {} binding {} is in descriptor set {}; repro binds set 0 only",
+            p.fail(at(t, "spirv"), fmt::format("{}: set {} binding {} is in descriptor set {}; repro binds set 0 only",
                                                what, b.set, b.binding, b.set));
         if (b.kind != SpirvResourceKind::StorageBuffer && b.kind != SpirvResourceKind::StorageImage)
-            p.fail(where("spirv"), fmt::format("{}: binding {} is a {} descriptor; repro binds storage buffers and "
+            p.fail(at(t, "spirv"), fmt::format("{}: binding {} is a {} descriptor; repro binds storage buffers and "
                                                "2D storage images only",
                                                what, b.binding, name(b.kind)));
     }
     for (size_t i = 0; i < m.bindings.size(); ++i) {
         const SpirvBinding& b = m.bindings[i];
         if (b.binding != i)
-            p.fail(where("spirv"),
+            p.fail(at(t, "spirv"),
                    fmt::format("{}: binding {} {}; expected bindings 0..{} with no gap, one variable each", what, i,
                                b.binding < i ? "is declared twice" : "is missing", m.bindings.size() - 1));
         k.writes.push_back(!b.nonWritable);
@@ -149,10 +146,10 @@ void checkUserModule(const Parser& p, const toml::table& t, const SpirvModule& m
     }
     if (m.bindings.empty())
         p.fail(
-            where("spirv"),
+            at(t, "spirv"),
             fmt::format("{}: the module has no storage-buffer or storage-image binding; expected at least one", what));
     if (m.pushConstantBytes > sizeof(KernelParams))
-        p.fail(where("spirv"), fmt::format("{}: its push-constant block is {} bytes; repro pushes {} (count, add, "
+        p.fail(at(t, "spirv"), fmt::format("{}: its push-constant block is {} bytes; repro pushes {} (count, add, "
                                            "work, zero)",
                                            what, m.pushConstantBytes, sizeof(KernelParams)));
 }

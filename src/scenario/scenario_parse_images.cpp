@@ -18,18 +18,8 @@ constexpr ImageLayout kLayouts[] = {ImageLayout::Undefined, ImageLayout::General
                                     ImageLayout::TransferDst, ImageLayout::ShaderReadOnly};
 
 ImageLayout layoutKey(const Parser& p, const toml::table& t, std::string_view key, ImageLayout fallback) {
-    if (!t.get(key)) return fallback;
-    const std::string text = p.text(t, key, true, "");
-    for (const ImageLayout l : kLayouts) {
-        if (name(l) == text) return l;
-    }
-    p.fail(*t.get(key), fmt::format("unknown layout '{}'; expected undefined, general, transfer-src, transfer-dst or "
-                                    "shader-read-only",
-                                    text));
-}
-
-const toml::node& at(const toml::table& t, std::string_view key) {
-    return t.get(key) ? static_cast<const toml::node&>(*t.get(key)) : t;
+    return p.choice(t, key, kLayouts, fallback, "layout",
+                    "undefined, general, transfer-src, transfer-dst or shader-read-only");
 }
 
 // `key` = [x, y] (default 0, 0).
@@ -96,13 +86,8 @@ ImageSpec parseImageKeys(const Parser& p, const toml::table& t) {
         *side = static_cast<uint32_t>(p.integer(t, key, 0, kMaxImageSide));
         if (*side == 0) p.fail(*t.get(key), fmt::format("'{}' must be 1..{} texels", key, kMaxImageSide));
     }
-    const std::string format = t.get("format") ? p.text(t, "format", true, "") : "r32ui";
-    bool known = false;
-    for (const ImageFormat f : {ImageFormat::R32ui, ImageFormat::R32f, ImageFormat::Rgba8unorm}) {
-        if (name(f) == format) i.format = f, known = true;
-    }
-    if (!known)
-        p.fail(*t.get("format"), fmt::format("unknown format '{}'; expected r32ui, r32f or rgba8unorm", format));
+    constexpr ImageFormat kFormats[] = {ImageFormat::R32ui, ImageFormat::R32f, ImageFormat::Rgba8unorm};
+    i.format = p.choice(t, "format", kFormats, ImageFormat::R32ui, "format", "r32ui, r32f or rgba8unorm");
     const std::string tiling = t.get("tiling") ? p.text(t, "tiling", true, "") : "optimal";
     if (tiling != "optimal" && tiling != "linear")
         p.fail(*t.get("tiling"), fmt::format("unknown tiling '{}'; expected optimal or linear", tiling));

@@ -170,7 +170,7 @@ void parseWriterKeys(const Parser& p, const toml::table& t, const Scenario& s, D
     d.writer.groups[2] = static_cast<uint32_t>(p.integer(t, "z", 1, 0xffffffffULL));
     const BufferSpec& args = *s.buffer(d.bindings.at(0));
     if (d.writer.offset % 4 != 0 || d.writer.offset + 12 > args.bytes)
-        p.fail(t.get("offset") ? static_cast<const toml::node&>(*t.get("offset")) : t,
+        p.fail(at(t, "offset"),
                fmt::format("the command written at byte {} of '{}' ({} bytes) does not fit; expected a multiple of 4 "
                            "with offset + 12 <= {} (a VkDispatchIndirectCommand is 12 bytes)",
                            d.writer.offset, args.name, args.bytes, args.bytes));
@@ -182,7 +182,7 @@ IndirectArgs parseIndirectArgs(const Parser& p, const toml::table& t, const Scen
     const BufferSpec& b = namedBuffer(p, t, "args", s);
     IndirectArgs a{.buffer = b.name, .offset = p.integer(t, "args_offset", 0, kMaxBufferBytes)};
     if (a.offset % 4 != 0 || a.offset + 12 > b.bytes)
-        p.fail(t.get("args_offset") ? static_cast<const toml::node&>(*t.get("args_offset")) : t,
+        p.fail(at(t, "args_offset"),
                fmt::format("the group counts read at byte {} of '{}' ({} bytes) do not fit; expected args_offset a "
                            "multiple of 4 with args_offset + 12 <= {} (a VkDispatchIndirectCommand is 12 bytes)",
                            a.offset, b.name, b.bytes, b.bytes));
@@ -214,7 +214,7 @@ void parseGroups(const Parser& p, const toml::table& t, Dispatch& d) {
         if (counts.empty() || counts.size() > 3) p.fail(*g, "'groups' must be [x], [x, y] or [x, y, z]");
         for (size_t i = 0; i < counts.size(); ++i) d.groups[i] = counts[i];
     }
-    const toml::node& where = t.get("groups") ? static_cast<const toml::node&>(*t.get("groups")) : t;
+    const toml::node& where = at(t, "groups");
     for (const uint32_t g : d.groups) {
         if (g == 0 || g > kMaxGroups)
             p.fail(where, fmt::format("workgroup count {} is out of range; expected 1..{}", g, kMaxGroups));
@@ -252,7 +252,7 @@ Step parseUserDispatch(const Parser& p, const toml::table& t, const Scenario& s,
     }
     Dispatch d{.user = k.name, .bindings = p.strings(t, "bindings")};
     if (d.bindings.size() != k.writes.size())
-        p.fail(t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t,
+        p.fail(at(t, "bindings"),
                fmt::format("kernel {} takes {} binding(s) (its module {} declares set 0, bindings 0..{}); got {}",
                            k.name, k.writes.size(), k.spirv, k.writes.size() - 1, d.bindings.size()));
     uint64_t words = ~uint64_t{0};
@@ -302,7 +302,7 @@ Step parseChainDispatch(const Parser& p, const toml::table& t, const Scenario& s
                                                                  {sizes.weightBytes, "weight"},
                                                                  {sizes.bigBytes, "big"}}
             : std::vector<std::pair<uint64_t, std::string_view>>{{sizes.bigBytes, "big"}, {sizes.smallBytes, "small"}};
-    const toml::node& where = t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t;
+    const toml::node& where = at(t, "bindings");
     if (d.bindings.size() != wanted.size())
         p.fail(where, fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(),
                                   k == Kernel::ConvT ? "input, weight, output" : "input, output", d.bindings.size()));
@@ -350,9 +350,8 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, boo
     if (d.bindings.size() != wanted.size()) {
         std::string list;
         for (auto w : wanted) list += (list.empty() ? "" : ", ") + std::string(w);
-        p.fail(
-            t.get("bindings") ? static_cast<const toml::node&>(*t.get("bindings")) : t,
-            fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(), list, d.bindings.size()));
+        p.fail(at(t, "bindings"), fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(), list,
+                                              d.bindings.size()));
     }
     uint64_t words = ~uint64_t{0};
     for (size_t i = 0; i < d.bindings.size(); ++i) {
@@ -457,17 +456,12 @@ Step parseBarrier(const Parser& p, const toml::table& t, const Scenario& s) {
                 "old_layout", "new_layout"},
                "a barrier step");
     Barrier b;
-    const std::string kind = p.text(t, "barrier", true, "");
-    bool known = false;
-    for (const BarrierKind k :
-         {BarrierKind::BladeGlobal, BarrierKind::BladeCompute, BarrierKind::Memory, BarrierKind::Buffer,
-          BarrierKind::ExecutionOnly, BarrierKind::None, BarrierKind::Image}) {
-        if (name(k) == kind) b.kind = k, known = true;
-    }
-    if (!known)
-        p.fail(*t.get("barrier"), fmt::format("unknown barrier '{}'; expected blade-g, blade-c, memory, buffer, "
-                                              "image, execution-only or none",
-                                              kind));
+    constexpr BarrierKind kKinds[] = {BarrierKind::BladeGlobal, BarrierKind::BladeCompute,  BarrierKind::Memory,
+                                      BarrierKind::Buffer,      BarrierKind::ExecutionOnly, BarrierKind::None,
+                                      BarrierKind::Image};
+    b.kind = p.choice(t, "barrier", kKinds, BarrierKind::BladeGlobal, "barrier",
+                      "blade-g, blade-c, memory, buffer, image, execution-only or none");
+    const std::string_view kind = name(b.kind);
     for (const char* key : {"image", "old_layout", "new_layout"}) {
         if (b.kind != BarrierKind::Image && t.get(key))
             p.fail(*t.get(key), fmt::format("'{}' is a key of an image barrier; expected barrier = \"image\"", key));
@@ -520,7 +514,7 @@ Step parseSemaphoreStep(const Parser& p, const toml::table& t, const Scenario& s
     const auto index = static_cast<uint32_t>(it - s.semaphores.begin());
     const uint64_t value = p.integer(t, "value", 0, uint64_t{INT64_MAX});
     if (it->timeline && value == 0)
-        p.fail(t.get("value") ? *t.get("value") : static_cast<const toml::node&>(t),
+        p.fail(at(t, "value"),
                fmt::format("timeline semaphore '{}' needs value = N (1 or more) on its {}", wanted, key));
     if (!it->timeline && t.get("value"))
         p.fail(*t.get("value"), fmt::format("binary semaphore '{}' takes no 'value'; only a timeline has one", wanted));
@@ -634,6 +628,13 @@ void appendSteps(const Parser& p, toml::table& t, Scenario& s, RepeatSeen& bigge
         p.fail(*repeatNode, fmt::format("'repeat' must be 1..{}", kMaxSteps));
     const SourcePlace repeatPlace = repeatNode ? placeOf(*repeatNode) : SourcePlace{};
     std::vector<Step> body;
+    const auto parseOne = [&](toml::table& st) {  // `queue` and `modes` taken out first
+        const uint32_t queue = takeQueue(p, st, s);
+        const ModesKey modes = takeModes(p, st);
+        body.push_back(parseStep(p, st, s));
+        body.back().queue = queue;
+        applyModes(p, modes, body.back());
+    };
     if (toml::node* inner = t.get("steps")) {
         p.onlyKeys(t, {"repeat", "steps"}, "a group [[step]] (repeat and [[step.steps]])");
         if (!repeatNode) p.fail(t, "a group [[step]] has no 'repeat'; expected repeat = 2 or more");
@@ -645,19 +646,11 @@ void appendSteps(const Parser& p, toml::table& t, Scenario& s, RepeatSeen& bigge
             if (st->get("repeat") || st->get("steps"))
                 p.fail(st->get("repeat") ? *st->get("repeat") : *st->get("steps"),
                        "a step inside a group has no 'repeat' or 'steps' of its own; groups do not nest");
-            const uint32_t queue = takeQueue(p, *st, s);
-            const ModesKey modes = takeModes(p, *st);
-            body.push_back(parseStep(p, *st, s));
-            body.back().queue = queue;
-            applyModes(p, modes, body.back());
+            parseOne(*st);
         }
     } else {
         t.erase("repeat");
-        const uint32_t queue = takeQueue(p, t, s);
-        const ModesKey modes = takeModes(p, t);
-        body.push_back(parseStep(p, t, s));
-        body.back().queue = queue;
-        applyModes(p, modes, body.back());
+        parseOne(t);
     }
     if (s.steps.size() + repeat * body.size() > kMaxSteps) {
         if (repeatNode)

@@ -33,9 +33,8 @@ struct Touch {
 };
 
 uint64_t bytesOf(const Scenario& s, const std::string& buffer) {
-    const auto it =
-        std::find_if(s.buffers.begin(), s.buffers.end(), [&](const BufferSpec& b) { return b.name == buffer; });
-    return it == s.buffers.end() ? 0 : it->bytes;
+    const BufferSpec* b = s.buffer(buffer);
+    return b ? b->bytes : 0;
 }
 
 // The bytes `step` reads of `buffer`: a copy's source range, an indirect dispatch's 12 bytes of

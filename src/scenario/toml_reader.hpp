@@ -144,11 +144,30 @@ class Parser {
         return out;
     }
 
+    // `t`'s string `key` as the one of `all` it names (scenario.hpp name()), `fallback` when the
+    // key is absent; another string is one line "unknown WHAT 'x'; expected EXPECTED".
+    template <typename E, size_t N>
+    E choice(const toml::table& t, std::string_view key, const E (&all)[N], E fallback, std::string_view what,
+             std::string_view expected) const {
+        if (!t.get(key)) return fallback;
+        const std::string wanted = text(t, key, true, "");
+        for (const E e : all) {
+            if (scenario::name(e) == wanted) return e;
+        }
+        fail(*t.get(key), fmt::format("unknown {} '{}'; expected {}", what, wanted, expected));
+    }
+
     const std::string& file() const { return file_; }
 
   private:
     std::string file_;
 };
+
+// `t`'s value of `key`, or `t` itself when it has none: where a line about the key points.
+inline const toml::node& at(const toml::table& t, std::string_view key) {
+    const toml::node* n = t.get(key);
+    return n ? *n : t;
+}
 
 inline SourcePlace placeOf(const toml::node& n) {
     return {static_cast<uint32_t>(n.source().begin.line), static_cast<uint32_t>(n.source().begin.column)};

@@ -40,7 +40,7 @@ BufferStats sequentialStats(std::span<const float> values) {
     for (const float v : values) {
         if (!std::isfinite(v)) {
             ++s.nonFinite;
-            if (isPoison(v)) ++s.poisoned;
+            if (std::bit_cast<uint32_t>(v) == kPoisonPattern) ++s.poisoned;
         } else if (v != 0.0f) {
             ++s.nonZero;
             if (std::fabs(v) < FLT_MIN) ++s.denormal;
