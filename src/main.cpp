@@ -124,7 +124,7 @@ int runCommand(const Options& options) {
     if (options.format == Format::Text && options.output) captureText();  // for the -o file
     const int status = superviseRun(
         options, [&] { return runInChild(options, plan); },
-        [&](RunReport& report, int ended, const std::string&) {
+        [&](RunReport& report, int ended) {
             // --triage and --watchdog-probe write their own document (of what ran, when
             // interrupted); a run report written in its place would be a different schema.
             if (options.triage || options.watchdogProbe) return ended;

@@ -10,13 +10,10 @@ namespace {
 
 std::vector<std::string_view> fields(std::string_view text) {
     std::vector<std::string_view> out;
-    size_t start = 0;
-    while (true) {
-        const size_t tab = text.find('\t', start);
-        out.push_back(text.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
-        if (tab == std::string_view::npos) return out;
-        start = tab + 1;
-    }
+    for (size_t tab; (tab = text.find('\t')) != std::string_view::npos; text.remove_prefix(tab + 1))
+        out.push_back(text.substr(0, tab));
+    out.push_back(text);
+    return out;
 }
 
 // `escaped` with \\, \n, \t and \r turned back into the characters, appended to `out`.

@@ -49,13 +49,6 @@ const OptionSpec* optionOf(const std::string& a, bool& inlineValue) {
     return spec;
 }
 
-// The user's arguments without the options named in `drop` (and their values).
-std::vector<std::string> argsWithout(const Options& o, const std::vector<std::string_view>& drop) {
-    return repro::argsWithout(o.commandLine, [&](const OptionSpec& spec) {
-        return std::find(drop.begin(), drop.end(), spec.longName) != drop.end();
-    });
-}
-
 // The child's log starts with the environment and the command line it ran with.
 void writeChildLogHeader(const std::string& path, const std::vector<std::string>& env,
                          const std::vector<std::string>& argv) {
@@ -87,10 +80,6 @@ std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine
     return out;
 }
 
-std::vector<std::string> baseChildArgs(const Options& options) {
-    return argsWithout(options, {std::begin(kParentOnly), std::end(kParentOnly)});
-}
-
 std::vector<std::string> factorFlags(const RunFactors& f) {
     std::vector<std::string> out;
     for (const FactorPart& part : factorParts(f)) out.insert(out.end(), part.flags.begin(), part.flags.end());
@@ -103,7 +92,9 @@ std::vector<std::string> childArgv(const ChildRun& run) {
     std::vector<std::string_view> drop{std::begin(kParentOnly), std::end(kParentOnly)};
     const std::vector<std::string_view> factors = factorOptions(run.factors);
     drop.insert(drop.end(), factors.begin(), factors.end());
-    const std::vector<std::string> user = argsWithout(o, drop);
+    const std::vector<std::string> user = argsWithout(o.commandLine, [&](const OptionSpec& spec) {
+        return std::find(drop.begin(), drop.end(), spec.longName) != drop.end();
+    });
     const std::vector<std::string> flags = factorFlags(run.factors);
     argv.insert(argv.end(), user.begin(), user.end());
     argv.insert(argv.end(), flags.begin(), flags.end());

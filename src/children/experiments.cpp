@@ -6,14 +6,14 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <csignal>
-#include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <set>
 #include <tuple>
 #include <variant>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "forensics/environment.hpp"
@@ -70,8 +70,7 @@ ProbedDevice probe(const Options& options) {
 }
 
 std::filesystem::path makeLogDir(const char* what) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = fmt::format("{}/repro-{}-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
+    std::string pattern = fmt::format("{}/repro-{}-XXXXXX", childLogRoot(), what);
     if (!::mkdtemp(pattern.data())) {
         throw UsageError(fmt::format("cannot create a folder for the children's logs ({})", pattern));
     }
@@ -90,6 +89,17 @@ void finishLogDir(const Options& options, const std::filesystem::path& dir, cons
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
     if (ec) say("  could not remove {}: {}", dir.string(), ec.message());
+}
+
+ChildLogFolder::ChildLogFolder(const Options& options, std::filesystem::path dir)
+    : options_(options), dir_(std::move(dir)), exceptions_(std::uncaught_exceptions()) {}
+
+ChildLogFolder::~ChildLogFolder() {
+    // A run that ended normally went through finishLogDir, which removed the folder or kept
+    // it and said why (a baseline that cannot test keeps its log): that stands.
+    const bool early = interruptSignal() != 0 || std::uncaught_exceptions() > exceptions_;
+    std::error_code ec;
+    if (early && std::filesystem::exists(dir_, ec)) finishLogDir(options_, dir_);
 }
 
 double childTimeLimit(const Options& o, const Plan& plan, bool cpu, uint32_t scale) {
@@ -169,6 +179,8 @@ std::string gpuText(const ChildOutcome& c) {
     return c.gpuSeconds ? fmt::format("{:.3f} ms", *c.gpuSeconds * 1e3) : "-";
 }
 
+std::string exitText(const ChildOutcome& c) { return c.status >= 0 ? std::to_string(c.status) : "-"; }
+
 // The parent's facts for RADV's template: the device it probed, this host, the command.
 IssueFacts childrenIssueFacts(const char* what, const Options& o, const ProbedDevice& device,
                               const std::vector<std::string>& summary, const ChildrenStory& story,
@@ -220,19 +232,23 @@ bool printMarkdown(const char* what, const Options& o, const ProbedDevice& devic
 
 int interruptedExit() {
     const int signal = interruptSignal();
-    say("--- INTERRUPTED by {}: the rows above are complete; no verdict", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    say("--- INTERRUPTED by {}: the rows above are complete; no verdict", interruptName(signal));
     return 128 + signal;
+}
+
+std::string interruptedAfter(size_t count, std::string_view noun) {
+    return fmt::format("interrupted by {} after {} {}{}", interruptName(), count, noun, count == 1 ? "" : "s");
 }
 
 namespace {
 
 // What the matrix has seen so far, row by row.
 struct MatrixTally {
-    size_t controls = 0, quirks = 0, valid = 0, folded = 0;  // variants of each kind; folded duplicates
-    int hangs = 0, wrong = 0, ran = 0, unclean = 0, racedControls = 0, hazardControls = 0;
-    int validNotRun = 0;  // valid variants that gave no result (could not test, crashed, no report)
+    size_t controls = 0, quirks = 0, valid = 0;  // variants of each kind
+    int hangs = 0, wrong = 0, ran = 0, racedControls = 0, hazardControls = 0;
     std::vector<std::pair<Variant, ChildOutcome>> outcomes;  // every row, for the conclusion
-    std::vector<std::string> quirkResults, wrongNames, uncleanNames, notRun;
+    std::vector<std::string> quirkResults, wrongNames, uncleanNames;
+    std::vector<std::string> notRun;  // valid variants that gave no result (could not test, crashed, no report)
     std::vector<std::vector<std::string>> rows;  // for --format markdown
     std::string keepWhy;                         // why the children's folder is kept: a line points at a log in it
     size_t workItems = 0;                        // the plan's (planWorkItems): what a submit structure cuts
@@ -263,7 +279,6 @@ std::string childReference(const Options& o, bool file) {
 // Counts the kinds of variant and says what the matrix will run.
 MatrixTally introduceMatrix(const Options& o, const Plan& plan, const std::vector<Variant>& variants, size_t folded) {
     MatrixTally t;
-    t.folded = folded;
     t.workItems = planWorkItems(o, plan);
     t.file = !plan.builtIn();
     t.controls = size_t(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return isControl(v); }));
@@ -325,7 +340,6 @@ void countValid(const Options& o, const Variant& v, const ChildOutcome& c, Matri
     } else if (c.process.signal != 0) {
         // The child itself died of a signal: a crash of this binary, not a GPU hang (a
         // driver fault inside the child's Vulkan calls ends in 125 or 3 through its supervisor).
-        ++t.validNotRun;
         t.notRun.push_back(fmt::format("{}: crashed (signal {}; {})", label(v), c.process.signal, pointAtLog(t, c)));
     } else if (c.report) {
         if (c.status != kExitCannotTest) ++t.ran;
@@ -333,16 +347,9 @@ void countValid(const Options& o, const Variant& v, const ChildOutcome& c, Matri
             ++t.wrong;
             t.wrongNames.push_back(label(v));
         }
-        if (o.validation && c.validationMessages > 0) {
-            ++t.unclean;
-            t.uncleanNames.push_back(label(v));
-        }
-        if (c.status == kExitCannotTest) {
-            ++t.validNotRun;
-            t.notRun.push_back(fmt::format("{}: {}", label(v), c.verdictLine));
-        }
+        if (o.validation && c.validationMessages > 0) t.uncleanNames.push_back(label(v));
+        if (c.status == kExitCannotTest) t.notRun.push_back(fmt::format("{}: {}", label(v), c.verdictLine));
     } else {
-        ++t.validNotRun;
         t.notRun.push_back(fmt::format("{}: {} ({})", label(v), outcomeText(c), pointAtLog(t, c)));
     }
 }
@@ -378,11 +385,11 @@ std::pair<int, std::string> matrixVerdict(const MatrixTally& t) {
     if (t.ran == 0) return {kExitCannotTest, "CANNOT TEST: no valid variant ran"};
     // "Not reproduced" (or validation messages) speaks for every valid variant only when
     // every one of them ran.
-    if (t.validNotRun > 0) {
+    if (!t.notRun.empty()) {
         return {kExitCannotTest,
-                fmt::format("CANNOT TEST: {} of the {} valid variants gave no result", t.validNotRun, t.valid)};
+                fmt::format("CANNOT TEST: {} of the {} valid variants gave no result", t.notRun.size(), t.valid)};
     }
-    if (t.unclean > 0) return {kExitValidation, "VALIDATION messages in a valid variant"};
+    if (!t.uncleanNames.empty()) return {kExitValidation, "VALIDATION messages in a valid variant"};
     return {kExitNotReproduced, "NOT REPRODUCED by any valid variant"};
 }
 
@@ -447,8 +454,8 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
     for (const auto& text : t.quirkResults) line("    blade's quirks: " + text);
     for (const auto& text : t.notRun) line("    not tested: " + text);
     if (o.validation) {
-        line(fmt::format("--- validation: {} of the valid default-profile variants drew messages{}", t.unclean,
-                         t.unclean ? ": " + join(t.uncleanNames) : ""));
+        line(fmt::format("--- validation: {} of the valid default-profile variants drew messages{}",
+                         t.uncleanNames.size(), t.uncleanNames.empty() ? "" : ": " + join(t.uncleanNames)));
     }
     const TriageConclusion triage = concludeTriage(matrixTriageInput(o, device, t));
     line("--- hypotheses (from the rows above; --triage runs more experiments) ---");
@@ -592,9 +599,7 @@ std::vector<Variant> fileRows(const Options& o, const Plan& plan) {
 // --format markdown), and "no verdict"; 128 + the signal (or 1 when the document was lost).
 int interruptedMatrix(const Options& o, const ProbedDevice& device, const MatrixTally& t) {
     const int status = interruptedExit();
-    const std::string line =
-        fmt::format("matrix: interrupted by {} after {} row{}; no verdict",
-                    interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", t.rows.size(), t.rows.size() == 1 ? "" : "s");
+    const std::string line = "matrix: " + interruptedAfter(t.rows.size(), "row") + "; no verdict";
     const bool written = printMarkdown("--matrix", o, device,
                                        {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows, {line});
     return written ? status : kExitUsage;
@@ -638,11 +643,10 @@ int runMatrix(const Options& o, const Plan& plan) {
                                          .limitSeconds = limit});
         if (c.process.interrupted) return interruptedMatrix(o, device, t);
         const std::string note = judgeVariant(o, device, v, c, t);
-        const std::string exit = c.status >= 0 ? std::to_string(c.status) : "-";
-        say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}{}", i + 1, label(v), width, resultText(c), exit,
+        say("  {:>3}  {:<{}} {:<22} {:>4}  {:<20} {}{}", i + 1, label(v), width, resultText(c), exitText(c),
             validationText(o, c), gpuText(c), note.empty() ? "" : "  " + note);
         t.rows.push_back(
-            {std::to_string(i + 1), label(v), resultText(c), exit, validationText(o, c), gpuText(c), note});
+            {std::to_string(i + 1), label(v), resultText(c), exitText(c), validationText(o, c), gpuText(c), note});
     }
     const int status = concludeMatrix(o, device, variants.size(), t);
     finishLogDir(o, dir, t.keepWhy);
@@ -662,9 +666,7 @@ int runDriverEnvSweep(const Options& o, const Plan& plan) {
     SweepTally t;
     const ChildOutcome baseline = runChild({.options = o, .dir = dir, .tag = "baseline", .limitSeconds = limit});
     if (baseline.process.interrupted) return interruptedExit();
-    sweepRow(t,
-             {"(none)", resultText(baseline, true), baseline.status >= 0 ? std::to_string(baseline.status) : "-",
-              gpuText(baseline), "the driver as it is"},
+    sweepRow(t, {"(none)", resultText(baseline, true), exitText(baseline), gpuText(baseline), "the driver as it is"},
              "");
     const std::optional<std::string> library =
         baseline.report && baseline.report->device ? baseline.report->device->driverLibrary : std::nullopt;
@@ -697,10 +699,7 @@ int runDriverEnvSweep(const Options& o, const Plan& plan) {
         const std::string note = (s.driver == device.driverId ? "" : " (not this device's driver)") +
                                  std::string(known.presence == OptionPresence::Known ? "" : "; " + known.detail) +
                                  llvmTookEffect(s, c);
-        sweepRow(t,
-                 {assignment, resultText(c, true), c.status >= 0 ? std::to_string(c.status) : "-", gpuText(c),
-                  s.effect + note},
-                 s.proves);
+        sweepRow(t, {assignment, resultText(c, true), exitText(c), gpuText(c), s.effect + note}, s.proves);
     }
     const int status = concludeDriverEnvSweep(o, device, baseline, t);
     finishLogDir(o, dir);

@@ -32,6 +32,25 @@ ProbedDevice probe(const Options& options);
 // A fresh folder $TMPDIR/repro-WHAT-XXXXXX (or /tmp) for the children's logs and reports.
 // Throws UsageError when it cannot be created.
 std::filesystem::path makeLogDir(const char* what);
+// The children's log folder of a --matrix, --triage, --driver-env-sweep or --watchdog-probe
+// run, for a run that ends early: an interrupt (SIGINT/SIGTERM/SIGHUP) or an exception.
+// When it goes out of scope after the run ended early (an interrupt, or an exception on its
+// way out), the folder, if it is still there, is removed, or with --keep-logs kept and
+// named on the text report ("  logs and reports kept in DIR (--keep-logs)"). After a normal
+// end it does nothing: finishLogDir has removed the folder, or kept it and said why.
+class ChildLogFolder {
+  public:
+    ChildLogFolder(const Options& options, std::filesystem::path dir);
+    ~ChildLogFolder();
+    ChildLogFolder(const ChildLogFolder&) = delete;
+    ChildLogFolder& operator=(const ChildLogFolder&) = delete;
+
+  private:
+    const Options& options_;
+    std::filesystem::path dir_;
+    int exceptions_;  // std::uncaught_exceptions() when made
+};
+
 // The end of a run of children: removes `dir` unless --keep-logs or `keepWhy` (a clause
 // saying why a log matters, "the baseline gave no result; its log is F"), else says where
 // it is and why.
@@ -91,6 +110,9 @@ bool printMarkdown(const char* what, const Options& o, const ProbedDevice& devic
 
 // "--- INTERRUPTED by SIGINT: ..." and 128 + the signal.
 int interruptedExit();
+// What ran before the interrupt: "interrupted by SIGINT after 3 rows" (`noun` "row", with an
+// "s" for any count but 1).
+std::string interruptedAfter(size_t count, std::string_view noun);
 
 // ---- The runs --------------------------------------------------------------------------
 

@@ -65,7 +65,7 @@ std::vector<FactorPart> factorParts(const RunFactors& f);
 
 // What the factors change, in words, without the mode: "barrier=sync2", "submit-every=2
 // host-wait", "split-mib=26.200 no-host-wait", "n=1 dispatch-repeat=8", "check-steps",
-// "RADV_DEBUG=llvm", "batch=16"; parts in factorFlags' order, joined by spaces; "" for no factor. A
+// "RADV_DEBUG=llvm", "batch=16"; parts in factorFlags' order, joined by spaces; "none" for no factor. A
 // submit structure that cuts says its host waits after --submit-every ("host-wait" or
 // "no-host-wait") and "no-host-wait" alone otherwise.
 std::string factorLabel(const RunFactors& f);

@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,8 +18,10 @@
 #include <vector>
 
 #include "children/child_clock.hpp"
+#include "cli/help.hpp"
 #include "core/atomic_file.hpp"
 #include "children/child_protocol.hpp"
+#include "children/experiments.hpp"
 #include "forensics/crash_site.hpp"
 #include "core/clock.hpp"
 #include "core/interrupt.hpp"
@@ -126,7 +127,7 @@ class ProgressLine {
         // Only in the terminal's foreground: a background job's line would land on the
         // shell's prompt (or stop the job with SIGTTOU under `stty tostop`).
         if (::tcgetpgrp(STDERR_FILENO) != ::getpgrp()) return;
-        put("\r" + progressLine(state, now, columns()) + "\x1b[K");
+        put("\r" + progressLine(state, now, static_cast<size_t>(terminalColumns(STDERR_FILENO))) + "\x1b[K");
         drawn_ = true;
     }
 
@@ -137,11 +138,6 @@ class ProgressLine {
     }
 
   private:
-    static size_t columns() {
-        winsize size{};
-        if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
-        return 80;
-    }
     static void put(const std::string& text) {
         for (ssize_t n = -1; n < 0;) {
             n = ::write(STDERR_FILENO, text.data(), text.size());
@@ -166,26 +162,25 @@ ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol, ProgressLi
     int forwarded = 0;  // interrupts passed on
     std::optional<double> killAt;
     ChildEnd end;
+    // One read of what the child wrote into the protocol; its byte count.
+    const auto readOnce = [&](double watched) {
+        char buffer[65536];
+        const ssize_t n = ::read(readFd, buffer, sizeof buffer);
+        if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
+        return n;
+    };
     for (;;) {
         pollfd pfd{.fd = readFd, .events = POLLIN};
         const int ready = ::poll(&pfd, 1, 50);
         const double now = secondsSince(start);
         const double watched = watchedClock.sample(now, processStopped(child));
-        if (ready > 0) {
-            char buffer[65536];
-            const ssize_t n = ::read(readFd, buffer, sizeof buffer);
-            if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
-        }
+        if (ready > 0) readOnce(watched);
         progress.update(protocol.state(), watched);
         forwardStopsToGrandchild(static_cast<pid_t>(protocol.state().rowProcess));  // a Ctrl-Z stops a row too
         int status = 0;
         if (::waitpid(child, &status, WNOHANG) == child) {
             progress.clear();
-            for (ssize_t n = 1; n > 0;) {  // what the child wrote before it ended
-                char buffer[65536];
-                n = ::read(readFd, buffer, sizeof buffer);
-                if (n > 0) protocol.feed(std::string_view(buffer, static_cast<size_t>(n)), watched);
-            }
+            for (ssize_t n = 1; n > 0;) n = readOnce(watched);  // what the child wrote before it ended
             if (end.kind == ChildEnd::Kind::Stalled || end.kind == ChildEnd::Kind::Interrupted) return end;
             if (WIFEXITED(status)) return {.kind = ChildEnd::Kind::Exited, .status = WEXITSTATUS(status)};
             return {.kind = ChildEnd::Kind::Crashed, .signal = WTERMSIG(status)};
@@ -232,8 +227,7 @@ CrashVerdict verdictFor(const ChildEnd& end, const ChildState& s) {
     const bool modes = s.stage != "setup";
     if (end.kind == ChildEnd::Kind::Interrupted) {
         return {128 + interruptSignal(),
-                fmt::format("--- INTERRUPTED by {}: the child was stopped {}",
-                            interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", whereText(s, s.inCall)),
+                fmt::format("--- INTERRUPTED by {}: the child was stopped {}", interruptName(), whereText(s, s.inCall)),
                 "--- the results above are complete for the modes that finished; no verdict"};
     }
     if (end.kind == ChildEnd::Kind::Stalled) {
@@ -272,8 +266,7 @@ int writeTrace(const Options& o, const ChildState& s, trace_events::Nanos origin
     const std::optional<std::string> why = writeFileAtomically(*o.trace, doc.renderText());
     if (!why) return status;
     sayError("repro: --trace: cannot write the trace to {} ({})", quote(*o.trace), *why);
-    const bool stronger = status == kExitHang || status == kExitReproduced || status > kExitCannotTest;
-    return stronger ? status : kExitUsage;
+    return documentStatus(status);
 }
 
 // The report the child streamed, with the mode that was running and the parent's verdict
@@ -296,7 +289,7 @@ RunReport rebuildReport(const ChildState& s, int status, const std::vector<std::
     RunReport r;
     if (!s.report.empty()) {
         const nlohmann::json j = nlohmann::json::parse(s.report, nullptr, /*allow_exceptions=*/false);
-        // A scenario's child publishes its own document (engine/scenario_run.cpp), not a run report.
+        // The child publishes run reports (engine/run.cpp runSession); anything else is not read.
         if (!j.is_discarded() && j.is_object() && j.value("schema", "") == "repro-report") r = parseReport(j);
     }
     if (r.commandLine.empty()) r.commandLine = o.commandLine;
@@ -317,7 +310,7 @@ RunReport rebuildReport(const ChildState& s, int status, const std::vector<std::
 }  // namespace
 
 int superviseRun(const Options& options, const std::function<int()>& work,
-                 const std::function<int(RunReport&, int, const std::string&)>& writeReports) {
+                 const std::function<int(RunReport&, int)>& writeReports) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
         sayError("repro: cannot create the pipe to the supervised child ({})", std::strerror(errno));
@@ -359,7 +352,7 @@ int superviseRun(const Options& options, const std::function<int()>& work,
     say("{}", verdict.line);
     say("{}", verdict.detail);
     RunReport r = rebuildReport(s, verdict.status, {verdict.line, verdict.detail}, options);
-    return writeTrace(options, s, origin, verdict.line, writeReports(r, verdict.status, s.report));
+    return writeTrace(options, s, origin, verdict.line, writeReports(r, verdict.status));
 }
 
 }  // namespace repro

@@ -24,10 +24,9 @@ namespace repro {
 // the child ends by itself, its status is returned: it has printed and written everything.
 // When it crashed, stalled or had to be killed after an interrupt, the parent prints the
 // verdict line, rebuilds the report from what the child sent, and calls `writeReports`
-// (the Markdown or JSON document and --output) with it, the status it decided and the last
-// report the child published (watch::publishReport's text, "" when none: a scenario's
-// document, which the run report does not read); the result of that is returned.
+// (the Markdown or JSON document and --output) with it and the status it decided; the
+// result of that is returned.
 int superviseRun(const Options& options, const std::function<int()>& work,
-                 const std::function<int(RunReport&, int, const std::string&)>& writeReports);
+                 const std::function<int(RunReport&, int)>& writeReports);
 
 }  // namespace repro

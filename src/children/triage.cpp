@@ -7,6 +7,8 @@
 #include <iterator>
 #include <utility>
 
+#include "core/output.hpp"
+
 namespace repro {
 
 namespace {
@@ -424,11 +426,7 @@ std::string undeterminedLine(const TriageInput& in, const Weighed& w) {
     if (known.empty()) known.push_back(anyResult ? "no experiment makes it correct" : "no experiment gave a result");
     if (missing.empty())
         missing.push_back("a cause the baseline's evidence supports (" + causeText(in.causeVerdict) + ")");
-    std::string text = "undetermined: ";
-    for (size_t i = 0; i < known.size(); ++i) text += (i ? "; " : "") + known[i];
-    text += "; missing: ";
-    for (size_t i = 0; i < missing.size(); ++i) text += (i ? "; " : "") + missing[i];
-    return text;
+    return "undetermined: " + join(known, "; ") + "; missing: " + join(missing, "; ");
 }
 
 }  // namespace
@@ -498,9 +496,7 @@ TriageConclusion concludeTriage(const TriageInput& in) {
     if (!w.contradictions.empty() || found.size() > 1) {
         std::vector<std::string> parts = w.contradictions;
         for (const Candidate& c : found) parts.push_back(c.line);
-        std::string text = "undetermined: contradictory evidence: ";
-        for (size_t i = 0; i < parts.size(); ++i) text += (i ? " | " : "") + parts[i];
-        return conclude(ConclusionKind::Undetermined, text);
+        return conclude(ConclusionKind::Undetermined, "undetermined: contradictory evidence: " + join(parts, " | "));
     }
     if (found.size() == 1) return conclude(found[0].kind, found[0].line);
     return conclude(ConclusionKind::Undetermined, undeterminedLine(in, w));

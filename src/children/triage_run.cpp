@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -104,11 +103,6 @@ std::string timeoutSource(const ChildOutcome& c, bool cpu) {
     if (const std::optional<JobWatchdog> w = reportedJobWatchdog(c)) return w->source;
     return cpu ? "a CPU device: no kernel GPU scheduler runs its work, so nothing times it out"
                : "no job watchdog is known for its kernel driver (nvidia, nouveau, or no DRM card matches the device)";
-}
-
-std::optional<double> modeWallSeconds(const ChildOutcome& c, const std::string& mode) {
-    const ModeReport* m = modeEntry(c, mode);
-    return m ? std::optional<double>(m->result.wallSeconds) : std::nullopt;
 }
 
 // ---- the experiments --------------------------------------------------------------------
@@ -305,17 +299,38 @@ bool killEvidence(const Ladder& l, const ChildOutcome& child, const std::string&
     return l.timeout && measured && *measured >= 0.9 * *l.timeout && *measured <= kProbeTimeoutFactor * *l.timeout;
 }
 
-// One rung's outcome into the ladder: `rung` has its shape and prediction; the child's
-// measured time and outcome complete it. True when the ladder goes on.
-bool judgeRung(Ladder& l, ProbeRung rung, const ChildOutcome& child) {
-    const std::optional<double> measured = modeWallSeconds(child, "single");
-    const RunResult result = childRunResult(child);
-    const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
-    const uint32_t repeat = rung.convTs;
-    rung.measuredSeconds = measured;
+// Seconds as the ladders print them ("1.250 s"), "-" when not known.
+std::string secondsText(std::optional<double> seconds) { return seconds ? fmt::format("{:.3f} s", *seconds) : "-"; }
+
+// One rung's child (factors `f`, its mode set), in a --trace slice around it
+// (report/trace_events.hpp) with `args`, the prediction, and the measured time and outcome
+// in that mode; `rung` (its shape and prediction) completed with them, and printed as a row
+// of the ladder's table under `column` (its conv-Ts, work or batch). nullopt when an
+// interrupt came before the child or ended it.
+std::optional<ChildOutcome> runRung(Children& c, const RunFactors& f, const std::string& tag, uint32_t column,
+                                    const std::string& slice, const char* category, nlohmann::json args,
+                                    ProbeRung& rung) {
+    if (interruptSignal() != 0) return std::nullopt;
+    trace_events::Span span(slice, category, trace_events::Track::Children);
+    span.args() = std::move(args);
+    if (rung.predictedSeconds) span.args()["predicted_s"] = *rung.predictedSeconds;
+    ChildOutcome child = c.run(tag, f);
+    if (const ModeReport* m = modeEntry(child, name(*f.mode))) rung.measuredSeconds = m->result.wallSeconds;
     rung.outcome = outcomeText(child);
-    say("  {:>7}  {:>10}  {:>10}  {}", repeat,
-        rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
+    if (rung.measuredSeconds) span.args()["measured_s"] = *rung.measuredSeconds;
+    span.args()["outcome"] = rung.outcome;
+    if (child.process.interrupted) return std::nullopt;
+    say("  {:>7}  {:>10}  {:>10}  {}", column, secondsText(rung.predictedSeconds), secondsText(rung.measuredSeconds),
+        rung.outcome);
+    return child;
+}
+
+// One rung's outcome into the ladder: `rung` is complete (runRung). True when the ladder goes on.
+bool judgeRung(Ladder& l, const ProbeRung& rung, const ChildOutcome& child) {
+    const std::optional<double> measured = rung.measuredSeconds;
+    const RunResult result = childRunResult(child);
+    const std::string took = secondsText(measured);
+    const uint32_t repeat = rung.convTs;
     l.rungs.push_back(rung);
     // A hang that repro's own --timeout ended before the known job timeout could fire says
     // nothing about the job timeout (the hostile-input probe's N6c called it "no kill").
@@ -370,32 +385,25 @@ Ladder runLadder(Children& c, std::optional<double> known, const std::string& so
     std::optional<double> predicted;
     for (uint32_t r = 1;; r *= 2) {
         const uint32_t repeat = std::min(r, kMaxDispatchRepeat), steps = r / repeat;
-        if (interruptSignal() != 0) {
-            l.interrupted = true;
-            break;
-        }
-        // --trace: the rung as a slice around its child process (report/trace_events.hpp).
-        trace_events::Span rung(fmt::format("watchdog-probe rung: {} in one submit", rungText(l, r)), "rung",
-                                trace_events::Track::Children);
-        rung.args() = {{"conv_ts", r}, {"steps", steps}, {"dispatch_repeat", repeat}};
-        if (predicted) rung.args()["predicted_s"] = *predicted;
         const RunFactors factors = file ? RunFactors{.mode = Mode::Single, .workScale = r}
                                         : RunFactors{.steps = steps, .mode = Mode::Single, .dispatchRepeat = repeat};
-        const ChildOutcome child = c.run(fmt::format("probe-{}", r), factors);
-        if (const auto measured = modeWallSeconds(child, "single")) rung.args()["measured_s"] = *measured;
-        rung.args()["outcome"] = outcomeText(child);
-        if (child.process.interrupted) {
+        ProbeRung rung{.convTs = r, .steps = steps, .repeat = repeat, .predictedSeconds = predicted};
+        const std::optional<ChildOutcome> child =
+            runRung(c, factors, fmt::format("probe-{}", r), r,
+                    fmt::format("watchdog-probe rung: {} in one submit", rungText(l, r)), "rung",
+                    {{"conv_ts", r}, {"steps", steps}, {"dispatch_repeat", repeat}}, rung);
+        if (!child) {
             l.interrupted = true;
             break;
         }
         if (r == 1 && announce) {
-            l.timeout = timeoutSeconds(child, "single");
-            l.source = timeoutSource(child, c.device.cpu);
+            l.timeout = timeoutSeconds(*child, "single");
+            l.source = timeoutSource(*child, c.device.cpu);
             sayLadderBound(l);
         }
-        if (!judgeRung(l, {.convTs = r, .steps = steps, .repeat = repeat, .predictedSeconds = predicted}, child)) break;
+        if (!judgeRung(l, rung, *child)) break;
         // The conv-T dominates: twice its repeats, at most twice the time.
-        predicted = 2.0 * *modeWallSeconds(child, "single");
+        predicted = 2.0 * *rung.measuredSeconds;
     }
     return l;
 }
@@ -418,14 +426,10 @@ struct DispatchLadder {
 // One rung of the one-dispatch ladder; true when it goes on. A kill needs the same
 // evidence as the other ladder's: split's own cause is the job timeout (a kill record of
 // repro's), or its step ended at the known timeout.
-bool judgeDispatchRung(const Ladder& l, DispatchLadder& d, ProbeRung rung, const ChildOutcome& child) {
-    const std::optional<double> measured = modeWallSeconds(child, "split");
+bool judgeDispatchRung(const Ladder& l, DispatchLadder& d, const ProbeRung& rung, const ChildOutcome& child) {
+    const std::optional<double> measured = rung.measuredSeconds;
     const RunResult result = childRunResult(child);
-    const std::string took = measured ? fmt::format("{:.3f} s", *measured) : "-";
-    rung.measuredSeconds = measured;
-    rung.outcome = outcomeText(child);
-    say("  {:>7}  {:>10}  {:>10}  {}", rung.batch,
-        rung.predictedSeconds ? fmt::format("{:.3f} s", *rung.predictedSeconds) : "-", took, rung.outcome);
+    const std::string took = secondsText(measured);
     d.rungs.push_back(rung);
     if (result == RunResult::Wrong || result == RunResult::Hang) {
         const bool hard = result == RunResult::Hang;
@@ -462,25 +466,17 @@ DispatchLadder runDispatchLadder(Children& c, const Ladder& l) {
     const uint32_t base = std::max(c.o.shape.batch, 1u);
     for (uint32_t f = 1; f <= kProbeMaxBatchFactor && uint64_t{base} * f * c.o.shape.channels <= kMinMaxWorkgroupsZ;
          f *= 2) {
-        if (interruptSignal() != 0) {
+        ProbeRung rung{.steps = 1, .batch = base * f, .predictedSeconds = predicted};
+        const std::optional<ChildOutcome> child =
+            runRung(c, {.steps = 1, .mode = Mode::Split, .batch = base * f}, fmt::format("dispatch-{}", f), base * f,
+                    fmt::format("watchdog-probe rung: one dispatch at batch {}", base * f), "dispatch-rung",
+                    {{"batch", base * f}}, rung);
+        if (!child) {
             d.interrupted = true;
             break;
         }
-        // --trace: the rung as a slice around its child process, as the first ladder's.
-        trace_events::Span rung(fmt::format("watchdog-probe rung: one dispatch at batch {}", base * f), "dispatch-rung",
-                                trace_events::Track::Children);
-        rung.args() = {{"batch", base * f}};
-        if (predicted) rung.args()["predicted_s"] = *predicted;
-        const ChildOutcome child =
-            c.run(fmt::format("dispatch-{}", f), {.steps = 1, .mode = Mode::Split, .batch = base * f});
-        if (const auto measured = modeWallSeconds(child, "split")) rung.args()["measured_s"] = *measured;
-        rung.args()["outcome"] = outcomeText(child);
-        if (child.process.interrupted) {
-            d.interrupted = true;
-            break;
-        }
-        if (!judgeDispatchRung(l, d, {.steps = 1, .batch = base * f, .predictedSeconds = predicted}, child)) break;
-        predicted = 2.0 * *modeWallSeconds(child, "split");  // twice the workgroups
+        if (!judgeDispatchRung(l, d, rung, *child)) break;
+        predicted = 2.0 * *rung.measuredSeconds;  // twice the workgroups
     }
     return d;
 }
@@ -532,10 +528,6 @@ void printHeader(const char* what, const Children& c) {
                                 : fmt::format("{} {}", what, planLine(c.o, c.plan)),
                         c.device, c.dir,
                         c.o.keepLogs ? " (kept: --keep-logs)" : " (removed at the end; --keep-logs keeps them)");
-}
-
-std::vector<std::string> rowCells(const TriageRow& r) {
-    return {std::string(code(r.hypothesis)), r.experiment, r.outcome, std::string(name(r.finding)), r.why};
 }
 
 // ---- the JSON document ----------------------------------------------------------------------
@@ -636,7 +628,8 @@ struct TriageRun {
 void addRow(TriageRun& run, const TriageRow& row) {
     say("  {:<3} {:<42} {:<40} {:<12} {}", code(row.hypothesis), row.experiment, row.outcome, name(row.finding),
         row.why);
-    run.rows.push_back(rowCells(row));
+    run.rows.push_back(
+        {std::string(code(row.hypothesis)), row.experiment, row.outcome, std::string(name(row.finding)), row.why});
 }
 
 // Runs the plan, printing each row as it finishes; false when interrupted (the
@@ -674,16 +667,10 @@ std::string readBaseline(const ChildOutcome& baseline, TriageInput& in) {
 }
 
 int triageStatus(RunResult baseline) {
-    switch (baseline) {
-        case RunResult::Wrong:
-            return kExitReproduced;
-        case RunResult::Hang:
-            return kExitHang;
-        case RunResult::Correct:
-            return kExitNotReproduced;
-        default:
-            return kExitCannotTest;
-    }
+    return baseline == RunResult::Wrong     ? kExitReproduced
+           : baseline == RunResult::Hang    ? kExitHang
+           : baseline == RunResult::Correct ? kExitNotReproduced
+                                            : kExitCannotTest;
 }
 
 // The end of a --triage, run in full or `interrupted` (the first SIGINT or SIGTERM): the
@@ -697,9 +684,7 @@ int finishTriage(const Children& c, TriageRun& run, bool interrupted) {
     if (interrupted) {
         status = interruptedExit();
         t.kind = ConclusionKind::Undetermined;
-        t.line = fmt::format("conclusion: interrupted by {} after {} experiment{}; no verdict",
-                             interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", run.in.experiments.size(),
-                             run.in.experiments.size() == 1 ? "" : "s");
+        t.line = "conclusion: " + interruptedAfter(run.in.experiments.size(), "experiment") + "; no verdict";
         summary.push_back(t.line);
     }
     const std::string llvm = interrupted ? std::string() : llvmAnswer(run.in);
@@ -795,15 +780,12 @@ int runWatchdogProbe(const Options& o, const Plan& plan) {
     Children c{.o = o, .plan = plan, .device = probe(o), .dir = makeLogDir("watchdog-probe")};
     const ChildLogFolder logs(o, c.dir);  // removed (or kept and named) when interrupted
     printHeader("--watchdog-probe", c);
-    if (plan.builtIn()) {
-        say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: "
-            "one step as single with its conv-T recorded R times, the conv-Ts doubling from 1 (past R = {}, the "
-            "steps double instead)",
-            kMaxDispatchRepeat);
-    } else {
-        say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: "
-            "the file as single, every dispatch's work loop R times as long (--work-scale R), R doubling from 1");
-    }
+    say("  one submit made longer than the queue's job timeout on purpose, to show what a kill looks like here: {}",
+        plan.builtIn() ? fmt::format("one step as single with its conv-T recorded R times, the conv-Ts doubling from "
+                                     "1 (past R = {}, the steps double instead)",
+                                     kMaxDispatchRepeat)
+                       : "the file as single, every dispatch's work loop R times as long (--work-scale R), R "
+                         "doubling from 1");
     say("--- watchdog probe ---");
     const std::string cannot = plan.builtIn() ? std::string() : unlengthened(o);
     Ladder l;
@@ -816,9 +798,7 @@ int runWatchdogProbe(const Options& o, const Plan& plan) {
     std::string verdict;
     if (l.interrupted) {  // what ran, and no verdict
         status = interruptedExit();
-        l.outcome = {.detail = fmt::format("interrupted by {} after {} rung{}",
-                                           interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", l.rungs.size(),
-                                           l.rungs.size() == 1 ? "" : "s")};
+        l.outcome = {.detail = interruptedAfter(l.rungs.size(), "rung")};
         verdict = "watchdog probe: no result: " + l.outcome.detail + "; no verdict";
     } else {
         verdict = probeVerdict(l);

@@ -39,13 +39,6 @@ constexpr std::string_view kHelpExitNotes[] = {
     "before the host reads small[N] (blade has none).",
 };
 
-// Every note after the exit-status table, the table's own first.
-std::vector<std::string_view> exitNotes() {
-    std::vector<std::string_view> notes(exitStatusNotes().begin(), exitStatusNotes().end());
-    notes.insert(notes.end(), std::begin(kHelpExitNotes), std::end(kHelpExitNotes));
-    return notes;
-}
-
 struct Example {
     std::string_view command, comment;
 };
@@ -64,17 +57,12 @@ constexpr Example kExamples[] = {
      "one table of the reports of many machines, for an issue"},
 };
 
-void trimRight(std::string& line) {
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-}
-
 // Appends `text` wrapped at spaces to lines of at most `width` columns: the first line
 // starts with `first`, the others with `indent` spaces. A word longer than a line gets a
 // line of its own.
 void appendWrapped(std::string& out, std::string first, std::string_view text, size_t indent, size_t width) {
     std::string lines = wrapWords(std::move(first), text, indent, width);
-    trimRight(lines);
-    out += lines + "\n";
+    out += lines.erase(lines.find_last_not_of(' ') + 1) + "\n";
 }
 
 // "  -n, --chain N" or "      --mode MODE" (long options line up after the short ones).
@@ -120,7 +108,9 @@ void appendExitStatus(std::string& out, size_t width) {
         first.resize(column, ' ');
         appendWrapped(out, std::move(first), row.meaning, column, width);
     }
-    const std::vector<std::string_view> notes = exitNotes();
+    // Every note after the exit-status table, the table's own first.
+    std::vector<std::string_view> notes(exitStatusNotes().begin(), exitStatusNotes().end());
+    notes.insert(notes.end(), std::begin(kHelpExitNotes), std::end(kHelpExitNotes));
     for (size_t i = 0; i < notes.size(); ++i) {
         if (i > 0) out += "\n";  // the first, the precedence, stays with the table
         appendWrapped(out, "", notes[i], 0, width);
@@ -199,14 +189,12 @@ std::string renderShortHelp() {
     return out;
 }
 
-int helpColumns() {
-    int columns = 80;
+int terminalColumns(int fd) {
     winsize size{};
-    if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
-        columns = size.ws_col;
-    }
-    return std::clamp(columns, kMinHelpColumns, kMaxHelpColumns);
+    return ::isatty(fd) == 1 && ::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
 }
+
+int helpColumns() { return std::clamp(terminalColumns(STDOUT_FILENO), kMinHelpColumns, kMaxHelpColumns); }
 
 std::string renderHelp(int columns) {
     const auto width = static_cast<size_t>(std::clamp(columns, kMinHelpColumns, kMaxHelpColumns));

@@ -12,8 +12,11 @@ namespace repro {
 inline constexpr int kMinHelpColumns = 60;
 inline constexpr int kMaxHelpColumns = 200;
 
-// The width for --help: stdout's terminal width (ioctl TIOCGWINSZ) when stdout is a
-// terminal that reports one, else 80; clamped to [kMinHelpColumns, kMaxHelpColumns].
+// The width of the terminal on file descriptor `fd` (ioctl TIOCGWINSZ), or 80 when `fd` is
+// no terminal or the terminal reports none.
+int terminalColumns(int fd);
+
+// The width for --help: stdout's terminalColumns, clamped to [kMinHelpColumns, kMaxHelpColumns].
 int helpColumns();
 
 // The full --help text: usage, every option that is not hidden with its placeholder and

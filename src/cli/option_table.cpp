@@ -2,6 +2,8 @@
 // renderer in help.cpp: plain ASCII sentences that it wraps to the terminal's width.
 #include "cli/option_table.hpp"
 
+#include <algorithm>
+
 #include "core/shape.hpp"
 
 // Tables of designated initializers, laid out by hand, not by clang-format.
@@ -417,17 +419,13 @@ const std::vector<const OptionSpec*>& allOptions() {
 }
 
 const OptionSpec* findLongOption(std::string_view longName) {
-    for (const OptionSpec* spec : allOptions()) {
-        if (spec->longName == longName) return spec;
-    }
-    return nullptr;
+    const auto found = std::ranges::find(allOptions(), longName, &OptionSpec::longName);
+    return found == allOptions().end() ? nullptr : *found;
 }
 
 const OptionSpec* findShortOption(char shortName) {
-    for (const OptionSpec* spec : allOptions()) {
-        if (shortName != 0 && spec->shortName == shortName) return spec;
-    }
-    return nullptr;
+    const auto found = std::ranges::find(allOptions(), shortName, &OptionSpec::shortName);
+    return shortName == 0 || found == allOptions().end() ? nullptr : *found;
 }
 
 std::string optionLabel(const OptionSpec& spec) {

@@ -17,6 +17,7 @@
 
 #include "cli/help.hpp"
 #include "cli/option_table.hpp"
+#include "core/output.hpp"
 #include "core/text.hpp"
 #include "repro_version.h"
 
@@ -223,8 +224,7 @@ void checkChoices(const RawArgs& raw) {
         if (spec->value == nullptr || spec->choices.empty() || !spec->onlyChoices) continue;
         const std::optional<std::string>& value = raw.*(spec->value);
         if (!value || std::find(spec->choices.begin(), spec->choices.end(), *value) != spec->choices.end()) continue;
-        std::string known;
-        for (const std::string_view c : spec->choices) known += (known.empty() ? "" : ", ") + std::string(c);
+        const std::string known = join({spec->choices.begin(), spec->choices.end()});
         fail(fmt::format("{}: {} is not one of {}", optionLabel(*spec), quote(*value), known));
     }
 }
@@ -617,43 +617,18 @@ ParseOutcome usageError(std::string line) {
 }  // namespace
 
 std::string_view name(Mode m) {
-    switch (m) {
-        case Mode::Split:
-            return "split";
-        case Mode::Multipass:
-            return "multipass";
-        case Mode::Single:
-            return "single";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"split", "multipass", "single"};
+    return kNames[static_cast<size_t>(m)];
 }
 
 std::string_view name(Format f) {
-    switch (f) {
-        case Format::Text:
-            return "text";
-        case Format::Markdown:
-            return "markdown";
-        case Format::Json:
-            return "json";
-        case Format::Csv:
-            return "csv";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"text", "markdown", "json", "csv"};
+    return kNames[static_cast<size_t>(f)];
 }
 
 std::string_view name(ReferenceKind k) {
-    switch (k) {
-        case ReferenceKind::Auto:
-            return "auto";
-        case ReferenceKind::Split:
-            return "split";
-        case ReferenceKind::Cpu:
-            return "cpu";
-        case ReferenceKind::None:
-            return "none";
-    }
-    return "?";
+    static constexpr std::string_view kNames[] = {"auto", "split", "cpu", "none"};
+    return kNames[static_cast<size_t>(k)];
 }
 
 std::optional<std::vector<Mode>> parseModes(std::string_view text) {

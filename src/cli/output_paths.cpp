@@ -13,10 +13,7 @@
 #include <filesystem>
 #include <utility>
 
-#include <exception>
-
 #include "core/atomic_file.hpp"
-#include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "core/text.hpp"
 
@@ -137,24 +134,6 @@ std::optional<std::string> outputCollision(const Options& o, const std::vector<I
 std::string childLogRoot() {
     const char* tmp = std::getenv("TMPDIR");
     return tmp && *tmp ? tmp : "/tmp";
-}
-
-ChildLogFolder::ChildLogFolder(const Options& options, std::filesystem::path dir)
-    : keep_(options.keepLogs), dir_(std::move(dir)), exceptions_(std::uncaught_exceptions()) {}
-
-ChildLogFolder::~ChildLogFolder() {
-    std::error_code ec;
-    if (!std::filesystem::exists(dir_, ec)) return;  // finishLogDir removed it
-    const bool early = interruptSignal() != 0 || std::uncaught_exceptions() > exceptions_;
-    // A run that ended normally went through finishLogDir, which removed the folder or kept
-    // it and said why (a baseline that cannot test keeps its log): that stands.
-    if (!early) return;
-    if (keep_) {
-        say("  logs and reports kept in {} (--keep-logs)", dir_.string());
-        return;
-    }
-    std::filesystem::remove_all(dir_, ec);
-    if (ec) say("  could not remove {}: {}", dir_.string(), ec.message());
 }
 
 bool emitFormatDocument(const Options& o, const std::string& what, std::string_view document) {

@@ -54,28 +54,9 @@ std::vector<InputFile> commandLineInputs(const Options& options);
 // modules added.
 std::optional<std::string> outputCollision(const Options& options, const std::vector<InputFile>& inputs);
 
-// The folder children's logs go in: $TMPDIR when set and not empty, else /tmp (as
-// mkdtemp(3) callers in src/children/experiments.cpp choose it).
+// The folder children's logs go in: $TMPDIR when set and not empty, else /tmp
+// (children/experiments.hpp makeLogDir makes them there).
 std::string childLogRoot();
-
-// The children's log folder of a --matrix, --triage, --driver-env-sweep or --watchdog-probe
-// run, for a run that ends early: an interrupt (SIGINT/SIGTERM/SIGHUP) or an exception.
-// When it goes out of scope after the run ended early (an interrupt, or an exception on its
-// way out), the folder, if it is still there, is removed, or with --keep-logs kept and
-// named on the text report ("  logs and reports kept in DIR (--keep-logs)"). After a normal
-// end it does nothing: finishLogDir has removed the folder, or kept it and said why.
-class ChildLogFolder {
-  public:
-    ChildLogFolder(const Options& options, std::filesystem::path dir);
-    ~ChildLogFolder();
-    ChildLogFolder(const ChildLogFolder&) = delete;
-    ChildLogFolder& operator=(const ChildLogFolder&) = delete;
-
-  private:
-    bool keep_;
-    std::filesystem::path dir_;
-    int exceptions_;  // std::uncaught_exceptions() when made
-};
 
 // A --format document (Markdown or JSON) where it goes: to -o FILE when given (whole or
 // not at all, atomic_file.hpp), else on stdout. False when the file could not be written

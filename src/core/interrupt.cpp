@@ -141,10 +141,12 @@ int interruptSignal() { return gSignal; }
 
 int interruptCount() { return gCount; }
 
+const char* interruptName(int signal) { return signal == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
 void throwIfInterrupted(const char* where) {
     const int signal = interruptSignal();
     if (signal == 0) return;
-    throw Interrupted(signal == SIGTERM ? "SIGTERM" : "SIGINT", std::string("during ") + where);
+    throw Interrupted(interruptName(signal), std::string("during ") + where);
 }
 
 }  // namespace repro

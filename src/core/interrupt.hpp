@@ -68,6 +68,10 @@ int interruptSignal();
 // How many interrupting signals have arrived (a second one ends the supervisor at once).
 int interruptCount();
 
+// How messages name an interrupt `signal` (interruptSignal()'s value): "SIGTERM" for SIGTERM
+// (SIGHUP reads as it), else "SIGINT".
+const char* interruptName(int signal = interruptSignal());
+
 // Thrown by the long host loops (the float64 CPU reference, the per-dispatch check, the
 // underflow estimate) when an interrupt has arrived, so that SIGINT/SIGTERM is answered
 // within a fraction of a second there as it is at submit boundaries. what(): "SIGTERM

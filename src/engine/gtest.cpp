@@ -69,7 +69,7 @@ struct Ran {
     double seconds = 0;
 };
 
-// The child's command line: the user's, without the protocol's options (baseChildArgs drops
+// The child's command line: the user's, without the protocol's options (childArgv drops
 // them) and the options this test's form refuses, then --scenario FILE for a file.
 std::vector<std::string> childCommandLine(const Options& o, const GtestCase& c) {
     std::vector<std::string> line{o.commandLine.empty() ? std::string("repro") : o.commandLine[0]};

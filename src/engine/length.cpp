@@ -91,7 +91,7 @@ int interruptedStatus() {
     const int signal = interruptSignal();
     if (signal == 0) return 0;
     say("--- INTERRUPTED by {}: the results above are complete for the modes that finished; no verdict",
-        signal == SIGTERM ? "SIGTERM" : "SIGINT");
+        interruptName(signal));
     return 128 + signal;
 }
 

@@ -381,8 +381,7 @@ int runGuarded(const Options& o, Plan& plan, RunReport& report) {
         sayError("repro: {}", e.what());
         return kExitUsage;
     } catch (const Interrupted& e) {  // answered in a long host loop (the CPU reference)
-        return failedRun(o, report, 128 + interruptSignal(),
-                         interruptSignal() == SIGTERM ? "INTERRUPTED by SIGTERM" : "INTERRUPTED by SIGINT",
+        return failedRun(o, report, 128 + interruptSignal(), fmt::format("INTERRUPTED by {}", interruptName()),
                          e.where() + "; the results above are complete for the modes that finished; no verdict");
     } catch (const CannotTest& e) {
         return failedRun(o, report, kExitCannotTest, "CANNOT TEST HERE", e.what());

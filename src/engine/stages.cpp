@@ -100,7 +100,7 @@ void recordInterrupted(const Length& length, Runs& runs, RunRecord& record, cons
     }
     record.result.kind = Classification::NotRun;
     record.result.reason =
-        fmt::format("interrupted by {} at {}; {}", interruptSignal() == SIGTERM ? "SIGTERM" : "SIGINT", f.where,
+        fmt::format("interrupted by {} at {}; {}", interruptName(), f.where,
                     f.outcome.drained ? "the queue drained"
                                       : fmt::format("the queue did not drain within {:.0f} s", kInterruptDrainSeconds));
     say("  mode={:<9} interrupted", name(record.mode()));

@@ -52,14 +52,14 @@ TEST(ChildArgv, TheParentsOwnFlagsAreLeftOutInEveryForm) {
                                        "--json=r4.json",
                                        "--json",
                                        "r5.json"});
-    EXPECT_EQ(baseChildArgs(o), (Args{"-n", "3", "--validation"}));
+    EXPECT_EQ(middle(childArgv({.options = o})), (Args{"-n", "3", "--validation"}));
 }
 
 // --trace is the parent's: a child given it would overwrite the parent's timeline.
 TEST(ChildArgv, TheTraceFileStaysWithTheParent) {
     const Options o =
         withCommandLine({"repro", "--watchdog-probe", "--trace", "t.json", "--timestamps", "--trace=u.json"});
-    EXPECT_EQ(baseChildArgs(o), (Args{"--timestamps"}));
+    EXPECT_EQ(middle(childArgv({.options = o})), (Args{"--timestamps"}));
 }
 
 // The captures are the parent's: --capture-rgp's child is the capture (it would start one of
@@ -67,7 +67,7 @@ TEST(ChildArgv, TheTraceFileStaysWithTheParent) {
 TEST(ChildArgv, TheCapturesStayWithTheParent) {
     const Options o = withCommandLine(
         {"repro", "--capture-rgp", "--capture-gfxr", "c.gfxr", "--timestamps", "--capture-gfxr=d.gfxr", "-n", "2"});
-    EXPECT_EQ(baseChildArgs(o), (Args{"--timestamps", "-n", "2"}));
+    EXPECT_EQ(middle(childArgv({.options = o})), (Args{"--timestamps", "-n", "2"}));
     const ChildRun run{.options = o, .factors = {.mode = Mode::Multipass}, .dir = "/logs", .tag = "rgp-multipass"};
     EXPECT_EQ(middle(childArgv(run)), (Args{"--timestamps", "-n", "2", "--mode", "multipass"}));
 }
@@ -76,14 +76,14 @@ TEST(ChildArgv, TheCapturesStayWithTheParent) {
 // stressed, with the factors of its row after it.
 TEST(ChildArgv, StressGoesToEveryChild) {
     const Options o = withCommandLine({"repro", "--matrix", "--scenario", "f.toml", "--stress"});
-    EXPECT_EQ(baseChildArgs(o), (Args{"--scenario", "f.toml", "--stress"}));
+    EXPECT_EQ(middle(childArgv({.options = o})), (Args{"--scenario", "f.toml", "--stress"}));
     const ChildRun run{.options = o, .factors = {.mode = Mode::Single}, .dir = "/logs", .tag = "single"};
     EXPECT_EQ(middle(childArgv(run)), (Args{"--scenario", "f.toml", "--stress", "--mode", "single"}));
 }
 
 TEST(ChildArgv, AKeptOptionsValueIsNeverReadAsAnOption) {
     const Options o = withCommandLine({"repro", "--dump-dir", "--matrix", "--preset", "small"});
-    EXPECT_EQ(baseChildArgs(o), (Args{"--dump-dir", "--matrix", "--preset", "small"}));
+    EXPECT_EQ(middle(childArgv({.options = o})), (Args{"--dump-dir", "--matrix", "--preset", "small"}));
 }
 
 TEST(ChildArgv, FactorsComeAfterTheUsersArgumentsAndReplaceTheOptionsTheySet) {
