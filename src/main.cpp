@@ -135,7 +135,7 @@ int runCommand(const Options& options) {
     const int finalStatus = finish(status);
     // -o with --format text: the text report, the --invert line included, whole or not at
     // all; a lost file is a usage error unless a hang or a reproduction says more.
-    if (emitTextFile(options) || status == kExitHang || status == kExitReproduced || status > 125) return finalStatus;
+    if (emitTextFile(options) || documentStatus(status) != kExitUsage) return finalStatus;
     return options.invert ? invertedExitStatus(kExitUsage) : kExitUsage;
 }
 

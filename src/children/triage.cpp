@@ -7,6 +7,7 @@
 #include <iterator>
 #include <utility>
 
+#include "core/enum_names.hpp"
 #include "core/output.hpp"
 
 namespace repro {
@@ -32,7 +33,7 @@ std::string_view describe(Hypothesis h) { return kHypothesisWords[static_cast<si
 
 std::string_view name(RunResult r) {
     static constexpr std::string_view kNames[] = {"wrong", "correct", "hang", "not run", "no effect"};
-    return kNames[static_cast<size_t>(r)];
+    return nameOf(kNames, r);
 }
 
 Hypothesis hypothesisOf(ExperimentKind k) {
@@ -65,19 +66,19 @@ bool changesRecording(ExperimentKind k) {
 
 std::string_view name(ProbeResult r) {
     static constexpr std::string_view kNames[] = {"not run", "soft kill", "hard kill", "no kill"};
-    return kNames[static_cast<size_t>(r)];
+    return nameOf(kNames, r);
 }
 
 std::string_view name(Finding f) {
     static constexpr std::string_view kNames[] = {"supports", "rules out", "no evidence"};
-    return kNames[static_cast<size_t>(f)];
+    return nameOf(kNames, f);
 }
 
 std::string_view name(ConclusionKind k) {
     static constexpr std::string_view kNames[] = {"not_reproduced",  "job_timeout",      "gpu_hang",
                                                   "synchronization", "bytes_per_submit", "shader_compiler",
                                                   "blade_quirks",    "undetermined"};
-    return kNames[static_cast<size_t>(k)];
+    return nameOf(kNames, k);
 }
 
 std::string findingLine(const HypothesisFinding& h) {

@@ -17,6 +17,7 @@
 
 #include "cli/help.hpp"
 #include "cli/option_table.hpp"
+#include "core/enum_names.hpp"
 #include "core/output.hpp"
 #include "core/text.hpp"
 #include "repro_version.h"
@@ -618,17 +619,17 @@ ParseOutcome usageError(std::string line) {
 
 std::string_view name(Mode m) {
     static constexpr std::string_view kNames[] = {"split", "multipass", "single"};
-    return kNames[static_cast<size_t>(m)];
+    return nameOf(kNames, m);
 }
 
 std::string_view name(Format f) {
     static constexpr std::string_view kNames[] = {"text", "markdown", "json", "csv"};
-    return kNames[static_cast<size_t>(f)];
+    return nameOf(kNames, f);
 }
 
 std::string_view name(ReferenceKind k) {
     static constexpr std::string_view kNames[] = {"auto", "split", "cpu", "none"};
-    return kNames[static_cast<size_t>(k)];
+    return nameOf(kNames, k);
 }
 
 std::optional<std::vector<Mode>> parseModes(std::string_view text) {

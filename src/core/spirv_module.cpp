@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -520,7 +521,7 @@ std::string describeBinding(const SpirvBinding& b) {
 
 std::string_view name(SpirvResourceKind k) {
     static constexpr std::string_view kNames[] = {"storage buffer", "uniform buffer", "storage image", "other"};
-    return kNames[static_cast<size_t>(k)];
+    return nameOf(kNames, k);
 }
 
 std::string spirvImageFormatName(uint32_t format) {

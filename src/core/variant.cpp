@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/enum_names.hpp"
+
 namespace repro {
 namespace {
 
@@ -36,25 +38,25 @@ std::optional<Enum> parseName(std::string_view text, const std::string_view (&na
 
 }  // namespace
 
-std::string_view name(BarrierKind b) { return kBarrierNames[static_cast<size_t>(b)]; }
+std::string_view name(BarrierKind b) { return nameOf(kBarrierNames, b); }
 
 std::optional<BarrierKind> parseBarrier(std::string_view text) { return parseName<BarrierKind>(text, kBarrierNames); }
 
 bool isControl(BarrierKind b) { return b == BarrierKind::ExecutionOnly || b == BarrierKind::None; }
 
-std::string_view name(Weakening w) { return kWeakeningNames[static_cast<size_t>(w)]; }
+std::string_view name(Weakening w) { return nameOf(kWeakeningNames, w); }
 
 std::optional<Weakening> parseWeakening(std::string_view text) { return parseName<Weakening>(text, kWeakeningNames); }
 
 std::string mutantText(const MutantSpec& m) { return std::to_string(m.step) + ":" + std::string(name(m.weakening)); }
 
-std::string_view name(BufferMemory m) { return kMemoryNames[static_cast<size_t>(m)]; }
+std::string_view name(BufferMemory m) { return nameOf(kMemoryNames, m); }
 
 std::optional<BufferMemory> parseBufferMemory(std::string_view text) {
     return parseName<BufferMemory>(text, kMemoryNames);
 }
 
-std::string_view name(Profile p) { return kProfileNames[static_cast<size_t>(p)]; }
+std::string_view name(Profile p) { return nameOf(kProfileNames, p); }
 
 std::optional<Profile> parseProfile(std::string_view text) { return parseName<Profile>(text, kProfileNames); }
 
@@ -151,7 +153,7 @@ std::vector<DriverSetting> driverSettingsFor(std::string_view driverId, bool all
     return out;
 }
 
-std::string_view name(OptionPresence p) { return kPresenceNames[static_cast<size_t>(p)]; }
+std::string_view name(OptionPresence p) { return nameOf(kPresenceNames, p); }
 
 OptionPresence optionNameInBytes(std::string_view bytes, std::string_view option) {
     if (option.empty() || option.find('\0') != std::string_view::npos) return OptionPresence::NotKnown;

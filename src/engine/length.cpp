@@ -4,8 +4,6 @@
 // report. The same road for the built-in chain and a file; Vulkan calls stay in src/vk.
 #include "engine/session.hpp"
 
-#include <csignal>
-
 #include <algorithm>
 
 #include "core/interrupt.hpp"

@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <csignal>
 #include <filesystem>
 #include <future>
 #include <new>

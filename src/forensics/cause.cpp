@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/enum_names.hpp"
+
 namespace repro {
 namespace {
 
@@ -467,14 +469,14 @@ std::string_view name(PredictionBasis b) { return b == PredictionBasis::Timestam
 
 std::string_view name(OutputVerdict v) {
     static constexpr std::string_view kNames[] = {"correct", "zero", "mismatch", "nonfinite", "unwritten"};
-    return kNames[static_cast<size_t>(v)];
+    return nameOf(kNames, v);
 }
 
 std::string_view name(CauseKind k) {
     static constexpr std::string_view kNames[] = {"no_failure",      "job_timeout",     "hang_killed",
                                                   "synchronization", "shader_compiler", "blade_quirks",
                                                   "control",         "firmware",        "undetermined"};
-    return kNames[static_cast<size_t>(k)];
+    return nameOf(kNames, k);
 }
 
 std::optional<Prediction> predictSubmit(const SplitTimes& split, size_t first, size_t count) {
@@ -513,7 +515,7 @@ std::optional<std::string> predictionWarning(std::string_view mode, const Predic
 
 std::string_view name(Recovery r) {
     static constexpr std::string_view kNames[] = {"unknown", "soft", "hard", "innocent"};
-    return kNames[static_cast<size_t>(r)];
+    return nameOf(kNames, r);
 }
 
 Recovery recoveryOf(const CauseInput& in) {

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "core/enum_names.hpp"
 #include "core/exit_status.hpp"
 
 namespace repro {
@@ -170,7 +171,7 @@ void onAbort(int signal, siginfo_t* info, void*) {
 
 std::string_view name(CrashSite site) {
     static constexpr std::string_view kNames[] = {"driver", "repro", "unknown"};
-    return kNames[static_cast<size_t>(site)];
+    return nameOf(kNames, site);
 }
 
 std::optional<CrashSite> parseCrashSite(std::string_view text) {

@@ -16,6 +16,7 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <ctime>
 #include <system_error>
 #include <utility>
@@ -30,16 +31,13 @@ bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
-// Decimal digits at the start of `s` (consumed); nullopt when none or past 2^63.
+// Decimal digits at the start of `s` (consumed); nullopt when there are none or their value
+// does not fit in 64 bits.
 std::optional<uint64_t> takeNumber(std::string_view& s) {
     uint64_t v = 0;
-    size_t i = 0;
-    for (; i < s.size() && isDigit(s[i]); ++i) {
-        if (v > (UINT64_MAX / 10) - 1) return std::nullopt;
-        v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-    }
-    if (i == 0) return std::nullopt;
-    s.remove_prefix(i);
+    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (error != std::errc() || end == s.data()) return std::nullopt;
+    s.remove_prefix(static_cast<size_t>(end - s.data()));
     return v;
 }
 

@@ -3,6 +3,7 @@
 // and lib/kstrtox.c in each era, read from the patches that changed them (sources in
 // watchdog.hpp and docs/watchdog.md).
 #include "forensics/watchdog.hpp"
+#include "core/enum_names.hpp"
 #include "core/text.hpp"
 
 #include <fmt/format.h>
@@ -176,7 +177,7 @@ std::optional<KernelVersion> parseKernelRelease(std::string_view release) {
 
 std::string_view name(AmdgpuQueue q) {
     static constexpr std::string_view kNames[] = {"gfx", "compute", "sdma", "video"};
-    return kNames[static_cast<size_t>(q)];
+    return nameOf(kNames, q);
 }
 
 AmdgpuEra amdgpuEra(const std::optional<KernelVersion>& k) {
@@ -190,7 +191,7 @@ AmdgpuEra amdgpuEra(const std::optional<KernelVersion>& k) {
 std::string_view describe(AmdgpuEra era) {
     static constexpr std::string_view kWords[] = {"an unknown kernel", "Linux before 5.14", "Linux 5.14-6.16",
                                                   "Linux 6.17-6.18", "Linux 6.19+"};
-    return kWords[static_cast<size_t>(era)];
+    return nameOf(kWords, era);
 }
 
 LockupTimeoutParse parseLockupTimeout(std::string_view text) {
@@ -253,7 +254,7 @@ QueueTimeout amdgpuQueueTimeout(AmdgpuQueue queue, const AmdgpuTimeoutInput& in)
 
 std::string_view name(QueueKind k) {
     static constexpr std::string_view kNames[] = {"gfx", "compute", "other"};
-    return kNames[static_cast<size_t>(k)];
+    return nameOf(kNames, k);
 }
 
 QueueKind queueKindFromFlags(std::string_view flags) {

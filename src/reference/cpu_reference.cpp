@@ -578,7 +578,7 @@ template <typename S>
         nonfinite -= ~finite;
         Double diff = gpu - cpu;
         simd::absLanes<S>(diff);
-        maxDiff = finite & (maxDiff < diff) ? diff : maxDiff;
+        maxDiff = (finite & (maxDiff < diff)) ? diff : maxDiff;
         const Double ratio = finite ? diff / allowed : inf;
         exceeded -= ~(ratio <= 1.0);
         uninformative -= allowed >= absCpu;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -142,7 +143,7 @@ unsigned threadsFor(size_t bytes, size_t blocks, unsigned threads) {
 
 std::string_view name(HostReadKernel kernel) {
     static constexpr std::string_view kNames[] = {"auto", "stream-load-avx2", "stream-load-sse4.1", "memcpy"};
-    return kNames[static_cast<size_t>(kernel)];
+    return nameOf(kNames, kernel);
 }
 
 bool streamLoadSupported() { return supported(HostReadKernel::StreamLoadSse41); }

@@ -1,6 +1,6 @@
 // GCC vector types of one register width for the verification kernels (stats.cpp,
 // compareWithTolerance in cpu_reference.cpp), so one kernel template is instantiated for
-// 128-bit (SSE2, the x86-64 baseline) and 256-bit (AVX2) registers. Internal to src/core.
+// 128-bit (SSE2, the x86-64 baseline) and 256-bit (AVX2) registers. Internal to src/reference.
 #pragma once
 
 #include <cstddef>

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "core/enum_names.hpp"
 #include "core/parallel.hpp"
 #include "reference/simd_lanes.hpp"
 #include "core/rust_format.hpp"
@@ -237,7 +238,7 @@ Difference compareBitExact(std::span<const float> values, std::span<const float>
 std::string_view name(Classification c) {
     static constexpr std::string_view kNames[] = {"ok",   "zero",    "mismatch",     "nonfinite", "unwritten",
                                                   "hang", "not run", "inconclusive", "killed"};
-    return kNames[static_cast<size_t>(c)];
+    return nameOf(kNames, c);
 }
 
 bool isWrong(Classification c) {

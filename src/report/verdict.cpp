@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/enum_names.hpp"
 #include "core/rust_format.hpp"
 
 namespace repro {
@@ -158,7 +159,7 @@ Verdict unreproducedVerdict(const std::string& referenceName, bool allZero, bool
 std::string_view name(VerdictKind kind) {
     static constexpr std::string_view kNames[] = {"not_reproduced", "reproduced",     "hang",        "validation",
                                                   "cannot_test",    "control_caught", "interrupted", "usage"};
-    return kNames[static_cast<size_t>(kind)];
+    return nameOf(kNames, kind);
 }
 
 VerdictKind verdictKind(int exitStatus, bool control) {

@@ -6,17 +6,19 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/enum_names.hpp"
+
 namespace repro::scenario {
 
 std::string_view name(Placement p) {
     static constexpr std::string_view kNames[] = {"device-local", "host-visible", "shared"};
-    return kNames[static_cast<size_t>(p)];
+    return nameOf(kNames, p);
 }
 
 std::string_view name(InitKind k) {
     static constexpr std::string_view kNames[] = {"zero", "pattern",   "iota",        "random",
                                                   "host", "undefined", "chain-input", "chain-weight"};
-    return kNames[static_cast<size_t>(k)];
+    return nameOf(kNames, k);
 }
 
 // Kernel's names in enumerator order (name, parseKernel).
@@ -24,7 +26,7 @@ constexpr std::string_view kKernelNames[] = {
     "increment",       "copy",   "noop",  "compare-swap",    "private-array", "work",
     "indirect-writer", "conv-t", "slice", "image-increment", "image-copy"};
 
-std::string_view name(Kernel k) { return kKernelNames[static_cast<size_t>(k)]; }
+std::string_view name(Kernel k) { return nameOf(kKernelNames, k); }
 
 std::string_view name(ImageFormat f) {
     return f == ImageFormat::R32ui ? "r32ui" : f == ImageFormat::R32f ? "r32f" : "rgba8unorm";
@@ -33,13 +35,13 @@ std::string_view name(ImageFormat f) {
 std::string_view name(ImageLayout l) {
     static constexpr std::string_view kNames[] = {"undefined", "general", "transfer-src", "transfer-dst",
                                                   "shader-read-only"};
-    return kNames[static_cast<size_t>(l)];
+    return nameOf(kNames, l);
 }
 
 std::string_view name(ImageTransferKind k) {
     static constexpr std::string_view kNames[] = {"copy_buffer_to_image", "copy_image_to_buffer", "copy_image",
                                                   "clear_image"};
-    return kNames[static_cast<size_t>(k)];
+    return nameOf(kNames, k);
 }
 
 std::optional<Kernel> parseKernel(std::string_view text) {
@@ -166,7 +168,7 @@ uint32_t workWord(uint32_t x, uint32_t rounds) {
 std::string_view name(BarrierKind k) {
     static constexpr std::string_view kNames[] = {"blade-g",        "blade-c", "memory", "buffer",
                                                   "execution-only", "none",    "image"};
-    return kNames[static_cast<size_t>(k)];
+    return nameOf(kNames, k);
 }
 
 std::string_view name(QueueFamilyChoice f) {

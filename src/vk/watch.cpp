@@ -19,6 +19,8 @@
 #include <cerrno>
 #include <type_traits>
 
+#include "core/enum_names.hpp"
+
 namespace repro::watch {
 namespace {
 
@@ -147,9 +149,8 @@ void wrapDevice() {
 }  // namespace
 
 std::string_view name(Stage s) {
-    constexpr std::string_view kNames[] = {"setup", "modes", "teardown"};
-    const auto i = static_cast<size_t>(s);
-    return i < std::size(kNames) ? kNames[i] : "?";
+    static constexpr std::string_view kNames[] = {"setup", "modes", "teardown"};
+    return nameOf(kNames, s);
 }
 
 void attach(int fd) { gFd = fd; }

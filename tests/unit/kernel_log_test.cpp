@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -48,6 +49,14 @@ TEST(KmsgRecord, RejectsOtherText) {
     for (const char* bad : {"garbage", "3,1,2;no flags", "3,x,2,-;msg", ",1,2,-;msg", "3;msg", ""}) {
         EXPECT_FALSE(parseKmsgRecord(bad)) << bad;
     }
+}
+
+TEST(KmsgRecord, TakesEverySequenceNumberOf64BitsAndRejectsALongerOne) {
+    const auto largest = parseKmsgRecord("6,18446744073709551615,1,-;msg");  // 2^64 - 1
+    ASSERT_TRUE(largest);
+    EXPECT_EQ(largest->sequence, UINT64_MAX);
+    EXPECT_FALSE(parseKmsgRecord("6,18446744073709551616,1,-;msg"));  // 2^64
+    EXPECT_FALSE(parseKmsgRecord("6,-1,1,-;msg"));
 }
 
 // One line of a kernel log and what parseLogLine must make of it.

@@ -1,6 +1,8 @@
 // Unit tests for src/core/text.{hpp,cpp}: quoting user text for one-line messages, and the
-// strict decimal parsers every integer and decimal option uses.
+// strict decimal parsers every integer and decimal option uses; and core/enum_names.hpp,
+// the table lookup behind the name() functions.
 #include "core/text.hpp"
+#include "core/enum_names.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +14,16 @@
 
 namespace repro {
 namespace {
+
+enum class Colour { Red, Green, Blue };
+
+TEST(EnumNames, NamesEachValueInDeclarationOrderAndNeverReadsPastTheTable) {
+    static constexpr std::string_view kNames[] = {"red", "green"};  // Blue's name missing
+    EXPECT_EQ(nameOf(kNames, Colour::Red), "red");
+    EXPECT_EQ(nameOf(kNames, Colour::Green), "green");
+    EXPECT_EQ(nameOf(kNames, Colour::Blue), "?");
+    EXPECT_EQ(nameOf(kNames, static_cast<Colour>(-1)), "?");
+}
 
 // ---- escaped / quote ---------------------------------------------------------------------
 
