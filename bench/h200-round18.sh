@@ -10,11 +10,8 @@
 set -uo pipefail
 source bench/h200-setup.sh  # $out, $bin, run
 base=base/repro
-# Quick runs of the two builds in turn (host noise hits both alike), then the full figures.
-for round in 1 2 3; do
-    bench/overhead.sh --quick "$base" | sed -n 3p | sed "s/^/base $round /"
-    bench/overhead.sh --quick "$bin" | sed -n 3p | sed "s/^/new  $round /"
-done >"$out/quick-alternating.txt" 2>&1
+# Quick runs of the two builds in turn, then the full figures.
+quick_alternating "$base" >"$out/quick-alternating.txt" 2>&1
 bench/overhead.sh --preset small -n 3 "$bin" >"$out/overhead-small-3.txt" 2>&1
 bench/overhead.sh --scenario scenarios/blade-356-conv-t-slice-chain.toml "$bin" >"$out/overhead-blade-file.txt" 2>&1
 verdict() {  # build, then repro's arguments: the exit status and the verdict line

@@ -4,7 +4,8 @@
 #   out  the folder every output goes to ($OUT, default ./h200-out), made here
 #   bin  the release build of repro (build/release/src/repro)
 # and run NAME ARGS...: repro's text output in $out/NAME.txt, its exit status and seconds
-# appended, the last line echoed; stop_and_continue_during_sweep and blade_file_at_full_size (below). Writes list-devices.txt and version.txt.
+# appended, the last line echoed; stop_and_continue_during_sweep, blade_file_at_full_size and
+# quick_alternating (below). Writes list-devices.txt and version.txt.
 out="${OUT:-h200-out}"
 mkdir -p "$out"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -56,4 +57,15 @@ blade_file_at_full_size() {
         -e 's/^bytes = 12288$/bytes = 786432/' -e 's/^bytes = 73472$/bytes = 30537728/' \
         scenarios/blade-356-conv-t-slice-chain.toml >"$full"
     echo "$full"
+}
+
+# The built-in chain's `bench/overhead.sh --quick` line for a build before (its path the first
+# argument) and $bin, in turn, three rounds (host noise hits both alike): six lines, each
+# "base R" or "new  R" then the figures.
+quick_alternating() {
+    local base="$1" round
+    for round in 1 2 3; do
+        bench/overhead.sh --quick "$base" | sed -n 3p | sed "s/^/base $round /"
+        bench/overhead.sh --quick "$bin" | sed -n 3p | sed "s/^/new  $round /"
+    done
 }
