@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Round 18, second call (issue 34): the shipped files' --barrier none controls race, so one run
+# each (bench/h200-round18.sh) catches some and not others by chance. Here each control runs
+# `--mode single --repeat 20` under both builds in turn, so the rates compare; then the built-in
+# chain at the blade file's size (-n 3, preset small) and the blade file alternate through
+# bench/overhead.sh --quick three times each. Needs what h200-round18.sh needs. Writes $OUT.
+set -uo pipefail
+source bench/h200-setup.sh  # $out, $bin, run
+base=base/repro
+caught() {  # build, then repro's arguments: the exit status and the verdict line
+    local text status
+    text=$("$@" 2>&1)
+    status=$?
+    echo "exit $status $(grep -E '^--- [A-Z ]+:' <<<"$text" | head -n 1)"
+}
+for f in scenarios/*.toml; do
+    grep -q '^barrier = ' "$f" || continue
+    n=$(basename "$f" .toml)
+    for build in "$base" "$bin"; do
+        echo "$n $build: $(caught "$build" --scenario "$f" --barrier none --mode single --repeat 20)"
+    done
+done >"$out/controls-repeat-20.txt" 2>&1
+for round in 1 2 3; do
+    for build in "$base" "$bin"; do
+        bench/overhead.sh --quick --preset small -n 3 "$build" | sed -n 3p | sed "s|^|$build chain $round |"
+        bench/overhead.sh --quick --scenario scenarios/blade-356-conv-t-slice-chain.toml "$build" | sed -n 3p | sed "s|^|$build file  $round |"
+    done
+done >"$out/small3-vs-blade-file-alternating.txt" 2>&1
+cat "$out/controls-repeat-20.txt" "$out/small3-vs-blade-file-alternating.txt"
