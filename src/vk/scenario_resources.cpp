@@ -15,26 +15,8 @@
 #include "scenario/stress.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
+#include "vk/embedded_spirv.hpp"
 #include "vk/trace.hpp"
-
-// The SPIR-V words the build embeds (shaders/), and a span of them.
-#define REPRO_EMBEDDED_SPIRV(name)      \
-    extern const uint32_t name##_spv[]; \
-    extern const size_t name##_spv_words
-#define REPRO_SPIRV(name) std::span(name##_spv, name##_spv_words)
-REPRO_EMBEDDED_SPIRV(conv_t);
-REPRO_EMBEDDED_SPIRV(slice);
-REPRO_EMBEDDED_SPIRV(scenario_increment);
-REPRO_EMBEDDED_SPIRV(scenario_copy);
-REPRO_EMBEDDED_SPIRV(scenario_noop);
-REPRO_EMBEDDED_SPIRV(scenario_compare_swap);
-REPRO_EMBEDDED_SPIRV(scenario_private_array);
-REPRO_EMBEDDED_SPIRV(scenario_work);
-REPRO_EMBEDDED_SPIRV(scenario_image_increment);
-REPRO_EMBEDDED_SPIRV(scenario_image_copy_r32ui);
-REPRO_EMBEDDED_SPIRV(scenario_image_copy_r32f);
-REPRO_EMBEDDED_SPIRV(scenario_image_copy_rgba8);
-REPRO_EMBEDDED_SPIRV(scenario_indirect_writer);
 
 namespace repro::vk {
 namespace sc = repro::scenario;

@@ -6,14 +6,10 @@
 
 #include "scenario/scenario.hpp"
 #include "scenario/stress.hpp"
+#include "vk/embedded_spirv.hpp"
 #include "vk/encoder.hpp"
 #include "vk/scenario_resources.hpp"
 #include "vk/trace.hpp"
-
-extern const uint32_t stress_prime_spv[];
-extern const size_t stress_prime_spv_words;
-extern const uint32_t stress_traffic_spv[];
-extern const size_t stress_traffic_spv_words;
 
 namespace repro::vk {
 namespace {
@@ -34,10 +30,8 @@ void named(uint64_t handle, const std::string& name) {
 StressKit createStressKit(const Device& device, const scenario::Scenario& s) {
     StressKit kit;
     const PipelineOptions options{.pushConstantBytes = sizeof(StressParams)};
-    kit.prime =
-        createComputePipeline(device, "stress-prime", std::span(stress_prime_spv, stress_prime_spv_words), 2, options);
-    kit.traffic = createComputePipeline(device, "stress-traffic",
-                                        std::span(stress_traffic_spv, stress_traffic_spv_words), 1, options);
+    kit.prime = createComputePipeline(device, "stress-prime", REPRO_SPIRV(stress_prime), 2, options);
+    kit.traffic = createComputePipeline(device, "stress-traffic", REPRO_SPIRV(stress_traffic), 1, options);
     kit.scratch = createBuffer(device, "stress scratch", kStressScratchBytes, MemoryClass::Device);
     kit.primed = scenario::primedBuffers(s);
     for (const auto& name : kit.primed)
