@@ -47,11 +47,6 @@ std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
     return used;
 }
 
-// Names `p` in --print-stream's lines as its kernel is named.
-void nameForTrace(const ComputePipeline& p) {
-    if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
-}
-
 // image-increment and image-copy (one per format the steps copy), every binding a storage image;
 // `specialization`: the kernel set's (the shuffle's seeds under --stress).
 void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::vector<uint32_t>& specialization,
@@ -75,7 +70,7 @@ void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::
         p = createComputePipeline(device, name,
                                   copy ? copies.at(d->imageFormat) : REPRO_SPIRV(scenario_image_increment),
                                   copy ? 2 : 1, options);
-        nameForTrace(p);
+        trace::nameHandle(p.pipeline.get(), p.name);  // as --print-stream names its kernel
     }
 }
 
@@ -89,7 +84,7 @@ void makeUserPipelines(const Device& device, const sc::Scenario& s, ScenarioPipe
                                                     : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
         const auto made = out.user.emplace(
             k.name, createComputePipeline(device, k.name, k.words, static_cast<uint32_t>(k.writes.size()), options));
-        nameForTrace(made.first->second);
+        trace::nameHandle(made.first->second.pipeline.get(), k.name);
     }
 }
 
@@ -110,7 +105,7 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
                           const PipelineOptions& options, const char* name = nullptr) {
         if (!used.count(k)) return;
         into = createComputePipeline(device, name ? name : std::string(sc::name(k)), spirv, bindings, options);
-        nameForTrace(into);
+        trace::nameHandle(into.pipeline.get(), into.name);
     };
     make(sc::Kernel::Increment, out.increment, REPRO_SPIRV(scenario_increment), 1, builtIn);
     make(sc::Kernel::Copy, out.copy, REPRO_SPIRV(scenario_copy), 2, builtIn);
@@ -207,14 +202,14 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
     makeChainParams();
     if (!trace::installed()) return;  // --print-stream: the lines name buffers as the file does
     for (const std::optional<Buffer>* b : {&convParams_, &sliceParams_}) {
-        if (*b) trace::nameObject(reinterpret_cast<uint64_t>((*b)->get()), (*b)->name);
+        if (*b) trace::nameHandle((*b)->get(), (*b)->name);
     }
-    for (const auto& [name, b] : buffers_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), b.name);
+    for (const auto& [name, b] : buffers_) trace::nameHandle(b.get(), b.name);
     for (const auto& [name, i] : images_) {  // the image, and the view a dispatch binds
-        trace::nameObject(reinterpret_cast<uint64_t>(i.get()), name);
-        if (i.view) trace::nameObject(reinterpret_cast<uint64_t>(i.view.get()), name);
+        trace::nameHandle(i.get(), name);
+        if (i.view) trace::nameHandle(i.view.get(), name);
     }
-    for (const auto& [name, b] : twins_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
+    for (const auto& [name, b] : twins_) trace::nameHandle(b.get(), name + " (host twin)");
 }
 
 void ScenarioBuffers::writeInitialWords(const sc::BufferSpec& spec, void* mapped, bool rewritten) {

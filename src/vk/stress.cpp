@@ -21,10 +21,6 @@ struct StressParams {
     uint32_t words = 0, passes = 0, unused0 = 0, unused1 = 0;
 };
 
-void named(uint64_t handle, const std::string& name) {
-    if (trace::installed()) trace::nameObject(handle, name);
-}
-
 }  // namespace
 
 StressKit createStressKit(const Device& device, const scenario::Scenario& s) {
@@ -36,10 +32,9 @@ StressKit createStressKit(const Device& device, const scenario::Scenario& s) {
     kit.primed = scenario::primedBuffers(s);
     for (const auto& name : kit.primed)
         kit.sinks.push_back(createBuffer(device, "stress sink of " + name, kSinkBytes, MemoryClass::Device));
-    for (const ComputePipeline* p : {&kit.prime, &kit.traffic})
-        named(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
-    named(reinterpret_cast<uint64_t>(kit.scratch.get()), kit.scratch.name);
-    for (const Buffer& b : kit.sinks) named(reinterpret_cast<uint64_t>(b.get()), b.name);
+    for (const ComputePipeline* p : {&kit.prime, &kit.traffic}) trace::nameHandle(p->pipeline.get(), p->name);
+    trace::nameHandle(kit.scratch.get(), kit.scratch.name);
+    for (const Buffer& b : kit.sinks) trace::nameHandle(b.get(), b.name);
     return kit;
 }
 
