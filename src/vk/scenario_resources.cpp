@@ -230,8 +230,7 @@ void ScenarioBuffers::writeInitialWords(const sc::BufferSpec& spec, void* mapped
 }
 
 void ScenarioBuffers::makeChainParams() {
-    // conv_params and slice_params, the uniform blocks of the built-in chain (core/shape.hpp
-    // convParams, sliceParams) for the file's shape, when a step dispatches conv-t or slice
+    // the built-in chain's uniform blocks (core/shape.hpp convParams, sliceParams) for the file's shape
     const std::set<sc::Kernel> used = usedKernels(s_);
     if (!s_.shape || (!used.count(sc::Kernel::ConvT) && !used.count(sc::Kernel::Slice))) return;
     const ChainSizes sizes = computeSizes(*s_.shape);
