@@ -15,17 +15,9 @@
 #include "engine/stream_capture.hpp"
 #include "vk/describe.hpp"
 #include "vk/device_report.hpp"
+#include "vk/embedded_spirv.hpp"
 #include "vk/trace.hpp"
 #include "vk/watch.hpp"
-
-extern const uint32_t conv_t_spv[];
-extern const size_t conv_t_spv_words;
-extern const uint32_t slice_spv[];
-extern const size_t slice_spv_words;
-extern const uint32_t conv_t_uniform_spv[];
-extern const size_t conv_t_uniform_spv_words;
-extern const uint32_t slice_uniform_spv[];
-extern const size_t slice_uniform_spv_words;
 
 namespace repro {
 namespace {

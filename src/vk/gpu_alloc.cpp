@@ -21,7 +21,7 @@ uint32_t log2Exact(uint64_t powerOfTwo) { return static_cast<uint32_t>(std::coun
 
 // Throws std::invalid_argument for a request place() rejects before it looks at its state:
 // size 0, heapSize 0, size > heapSize, memoryType >= 32 or a non-power-of-two alignment
-// (after 0 is read as 1).
+// (the caller reads 0 as 1).
 void checkRequest(uint32_t memoryType, uint64_t heapSize, uint64_t size, uint64_t alignment) {
     if (size == 0) throw std::invalid_argument("gpu-alloc placement: buffer size 0");
     if (heapSize == 0) throw std::invalid_argument("gpu-alloc placement: heap size 0");
@@ -34,7 +34,6 @@ void checkRequest(uint32_t memoryType, uint64_t heapSize, uint64_t size, uint64_
         // VK_MAX_MEMORY_TYPES; gpu-alloc asserts at most 32 types (usage.rs:67-70).
         throw std::invalid_argument("gpu-alloc placement: memory type " + std::to_string(memoryType));
     }
-    alignment = std::max<uint64_t>(alignment, 1);  // blade resource.rs:399 (min_buffer_alignment 1)
     if (!std::has_single_bit(alignment)) {
         throw std::invalid_argument("gpu-alloc placement: alignment " + std::to_string(alignment) +
                                     " is not a power of two");
@@ -104,8 +103,8 @@ Placement GpuAllocPlanner::place(uint32_t memoryType, uint64_t heapSize, GpuAllo
     // (allocator.rs:165, 603-611), so the strategy below is the same for both.
     (void)usage;
 
-    checkRequest(memoryType, heapSize, size, alignment);
     alignment = std::max<uint64_t>(alignment, 1);  // blade resource.rs:399 (min_buffer_alignment 1)
+    checkRequest(memoryType, heapSize, size, alignment);
     if (memoryType >= heapSizes_.size()) {
         heapSizes_.resize(memoryType + 1, 0);
         buddies_.resize(memoryType + 1);

@@ -149,11 +149,12 @@ std::string Instrumentation::breadcrumbReport(uint32_t dispatches) const {
 
 std::string deviceFaultReport(const Device& device) {
     if (!device.extensions().deviceFault) return "";
+    const auto failed = [](VkResult r) {
+        return fmt::format("VK_EXT_device_fault: vkGetDeviceFaultInfoEXT returned {}", resultName(r));
+    };
     VkDeviceFaultCountsEXT counts{.sType = VK_STRUCTURE_TYPE_DEVICE_FAULT_COUNTS_EXT};
     VkResult r = vkGetDeviceFaultInfoEXT(device.get(), &counts, nullptr);
-    if (r != VK_SUCCESS) {
-        return fmt::format("VK_EXT_device_fault: vkGetDeviceFaultInfoEXT returned {}", resultName(r));
-    }
+    if (r != VK_SUCCESS) return failed(r);
     std::vector<VkDeviceFaultAddressInfoEXT> addresses(counts.addressInfoCount);
     std::vector<VkDeviceFaultVendorInfoEXT> vendor(counts.vendorInfoCount);
     // The vendor's binary dump is not asked for (deviceFaultVendorBinary is not enabled): its
@@ -164,9 +165,7 @@ std::string deviceFaultReport(const Device& device) {
                               .pAddressInfos = addresses.data(),
                               .pVendorInfos = vendor.data()};
     r = vkGetDeviceFaultInfoEXT(device.get(), &counts, &info);
-    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-        return fmt::format("VK_EXT_device_fault: vkGetDeviceFaultInfoEXT returned {}", resultName(r));
-    }
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return failed(r);
     std::string text = fmt::format(
         "VK_EXT_device_fault: {} ({} address records, {} vendor records, {} bytes of vendor "
         "binary data)",

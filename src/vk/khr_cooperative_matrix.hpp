@@ -1,5 +1,5 @@
 // VK_KHR_cooperative_matrix for the distribution's Vulkan headers (1.3.239), which predate
-// it: the types blade's cooperative-matrix decision reads and enables. Internal to src/vk.
+// it: the types blade's cooperative-matrix decision reads and enables.
 #pragma once
 
 #include <volk.h>

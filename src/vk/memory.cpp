@@ -268,6 +268,11 @@ std::vector<std::string> Allocator::describeLayout() const {
     return lines;
 }
 
+void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to) {
+    const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = from.size};
+    vkCmdCopyBuffer(cmd, from.get(), to.get(), 1, &region);
+}
+
 Buffer createBuffer(const Device& device, std::string name, VkDeviceSize bytes, MemoryClass cls) {
     return Allocator(device, false).create(std::move(name), bytes, cls);
 }

@@ -73,6 +73,9 @@ struct Buffer {
     VkBuffer get() const { return buffer.get(); }
 };
 
+// vkCmdCopyBuffer of all of `from` into `to` (at least as large), one region at offset 0.
+void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to);
+
 // How a buffer is made beyond its class.
 struct BufferOptions {
     // --memory: a placement other than Blade overrides the class's type choice; host

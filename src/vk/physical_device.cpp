@@ -12,15 +12,9 @@
 #include "vk/check.hpp"
 #include "vk/instance.hpp"
 #include "vk/feature_structs.hpp"
-#include "vk/khr_cooperative_matrix.hpp"
 
 namespace repro::vk {
 
-// The numbers physical_device.hpp uses so that it needs no new headers
-// (khr_cooperative_matrix.hpp has the extension's own).
-static_assert(kComponentTypeFloat16 == VK_COMPONENT_TYPE_FLOAT16_KHR);
-static_assert(kComponentTypeFloat32 == VK_COMPONENT_TYPE_FLOAT32_KHR);
-static_assert(kScopeSubgroup == VK_SCOPE_SUBGROUP_KHR);
 namespace {
 
 // vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR's list, as blade reads it through ash
@@ -28,7 +22,8 @@ namespace {
 // `.unwrap_or_default()` (init.rs:492-497): any failure gives an empty list. volk has no
 // entry for it with these headers, so it is loaded through vkGetInstanceProcAddr, as ash's
 // khr::cooperative_matrix::Instance does (init.rs:760).
-std::vector<CoopMatrixProps> cooperativeMatrixProperties(VkInstance instance, VkPhysicalDevice device) {
+std::vector<VkCooperativeMatrixPropertiesKHR> cooperativeMatrixProperties(VkInstance instance,
+                                                                          VkPhysicalDevice device) {
     const auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
         vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
     if (!get) return {};
@@ -43,19 +38,7 @@ std::vector<CoopMatrixProps> cooperativeMatrixProperties(VkInstance instance, Vk
         raw.resize(count);
     } while (r == VK_INCOMPLETE);
     if (r != VK_SUCCESS) return {};
-    std::vector<CoopMatrixProps> props;
-    for (const auto& p : raw) {
-        props.push_back({.mSize = p.MSize,
-                         .nSize = p.NSize,
-                         .kSize = p.KSize,
-                         .aType = static_cast<uint32_t>(p.AType),
-                         .bType = static_cast<uint32_t>(p.BType),
-                         .cType = static_cast<uint32_t>(p.CType),
-                         .resultType = static_cast<uint32_t>(p.ResultType),
-                         .saturatingAccumulation = p.saturatingAccumulation == VK_TRUE,
-                         .scope = static_cast<uint32_t>(p.scope)});
-    }
-    return props;
+    return raw;
 }
 
 std::vector<std::string> deviceExtensions(VkPhysicalDevice device) {
@@ -174,13 +157,13 @@ void decideCooperativeMatrix(const Instance& instance, DeviceInfo& d) {
         return;
     }
     const bool f16Inputs = s.shaderFloat16 && s.storageBuffer16BitAccess;
-    d.cooperativeMatrixProperties = cooperativeMatrixProperties(instance.get(), d.handle);
-    d.supported.cooperativeMatrixTiles = bladeCooperativeTiles(d.cooperativeMatrixProperties, f16Inputs);
+    const auto props = cooperativeMatrixProperties(instance.get(), d.handle);
+    d.supported.cooperativeMatrixTiles = bladeCooperativeTiles(props, f16Inputs);
     if (!d.supported.cooperativeMatrixTiles.supported()) {
         d.cooperativeMatrixNote = fmt::format(
             "device has no usable tile: none of its {} configurations is 8x8x8 or 16x16x16, "
             "subgroup scope, all-f32{}",
-            d.cooperativeMatrixProperties.size(),
+            props.size(),
             f16Inputs ? " or f16 A/B with f32 C/Result"
                       : " (f16 not looked for: shaderFloat16 or storageBuffer16BitAccess missing)");
     }
@@ -204,17 +187,11 @@ void chooseQueueFamily(DeviceInfo& d) {
 
 // blade's acceptance rule (init.rs:64-68, 297-335): empty when usable, else why not.
 std::string unusableReason(const DeviceInfo& d) {
-    const bool v11 = d.apiVersion() >= VK_API_VERSION_1_1;
-    const bool v12 = d.apiVersion() >= VK_API_VERSION_1_2;
-    const bool v13 = d.apiVersion() >= VK_API_VERSION_1_3;
-    if (!v11) return "Vulkan 1.0 device; blade needs 1.1";
-    if (!(v12 || d.hasExtension(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)) || !d.supported.timelineSemaphore) {
-        return "no timeline semaphores (VK_KHR_timeline_semaphore)";
-    }
-    // VK_KHR_descriptor_update_template is core in 1.1, which the line above requires.
-    if (!(v13 || d.hasExtension(VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME)) || !d.supported.dynamicRendering) {
-        return "no dynamic rendering (VK_KHR_dynamic_rendering), which blade requires";
-    }
+    if (d.apiVersion() < VK_API_VERSION_1_1) return "Vulkan 1.0 device; blade needs 1.1";
+    // VK_KHR_descriptor_update_template is core in 1.1, which the line above requires; the two
+    // features count only with their extension or core version (readSupportedFeatures).
+    if (!d.supported.timelineSemaphore) return "no timeline semaphores (VK_KHR_timeline_semaphore)";
+    if (!d.supported.dynamicRendering) return "no dynamic rendering (VK_KHR_dynamic_rendering), which blade requires";
     if (!d.queueFamily) return "no queue family with VK_QUEUE_COMPUTE_BIT";
     return "";
 }
@@ -242,20 +219,21 @@ bool DeviceInfo::hasExtension(const char* name) const {
     return std::find(extensions.begin(), extensions.end(), name) != extensions.end();
 }
 
-CooperativeMatrixTiles bladeCooperativeTiles(std::span<const CoopMatrixProps> props, bool f16Inputs) {
+CooperativeMatrixTiles bladeCooperativeTiles(std::span<const VkCooperativeMatrixPropertiesKHR> props, bool f16Inputs) {
     // blade's find_tile closure (init.rs:498-511).
-    auto findTile = [&](uint32_t a, uint32_t b, uint32_t c, uint32_t result) -> uint32_t {
+    using T = VkComponentTypeKHR;
+    auto findTile = [&](T a, T b, T c, T result) -> uint32_t {
         for (const uint32_t size : {8u, 16u}) {
-            const bool listed = std::any_of(props.begin(), props.end(), [&](const CoopMatrixProps& p) {
-                return p.mSize == size && p.nSize == size && p.kSize == size && p.aType == a && p.bType == b &&
-                       p.cType == c && p.resultType == result && p.scope == kScopeSubgroup;
+            const bool listed = std::any_of(props.begin(), props.end(), [&](const VkCooperativeMatrixPropertiesKHR& p) {
+                return p.MSize == size && p.NSize == size && p.KSize == size && p.AType == a && p.BType == b &&
+                       p.CType == c && p.ResultType == result && p.scope == VK_SCOPE_SUBGROUP_KHR;
             });
             if (listed) return size;
         }
         return 0;
     };
-    constexpr uint32_t f32 = kComponentTypeFloat32;
-    constexpr uint32_t f16 = kComponentTypeFloat16;
+    constexpr T f32 = VK_COMPONENT_TYPE_FLOAT32_KHR;
+    constexpr T f16 = VK_COMPONENT_TYPE_FLOAT16_KHR;
     return {.f32Tile = findTile(f32, f32, f32, f32), .f16Tile = f16Inputs ? findTile(f16, f16, f32, f32) : 0};
 }
 

@@ -11,31 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "vk/khr_cooperative_matrix.hpp"
+
 namespace repro::vk {
 
 class Instance;
-
-// VK_KHR_cooperative_matrix enum values that the tile choice compares, as plain numbers so
-// that this header works with Vulkan headers older than 1.3.255, the first to define the
-// extension (KhronosGroup/Vulkan-Headers v1.3.255 include/vulkan/vulkan_core.h;
-// khr_cooperative_matrix.hpp checks them against the real or locally defined enums).
-inline constexpr uint32_t kComponentTypeFloat16 = 0;  // VK_COMPONENT_TYPE_FLOAT16_KHR
-inline constexpr uint32_t kComponentTypeFloat32 = 1;  // VK_COMPONENT_TYPE_FLOAT32_KHR
-inline constexpr uint32_t kScopeSubgroup = 3;         // VK_SCOPE_SUBGROUP_KHR
-
-// One VkCooperativeMatrixPropertiesKHR from vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR,
-// field for field (types are VkComponentTypeKHR values, scope a VkScopeKHR value).
-struct CoopMatrixProps {
-    uint32_t mSize = 0;
-    uint32_t nSize = 0;
-    uint32_t kSize = 0;
-    uint32_t aType = 0;
-    uint32_t bType = 0;
-    uint32_t cType = 0;
-    uint32_t resultType = 0;
-    bool saturatingAccumulation = false;
-    uint32_t scope = 0;
-};
 
 // blade's crate::CooperativeMatrix (lib.rs:223-240 at 72c30c1): each field a square tile
 // size, 8 or 16, or 0 when there is no such configuration.
@@ -54,7 +34,7 @@ struct CooperativeMatrixTiles {
 // storageBuffer16BitAccess both supported, init.rs:515-516), else it is 0.
 // Pure; the caller applies blade's gates first (extension, cooperativeMatrix and
 // vulkanMemoryModel features, init.rs:474-488).
-CooperativeMatrixTiles bladeCooperativeTiles(std::span<const CoopMatrixProps> props, bool f16Inputs);
+CooperativeMatrixTiles bladeCooperativeTiles(std::span<const VkCooperativeMatrixPropertiesKHR> props, bool f16Inputs);
 
 // What the device supports of the optional features blade turns on (init.rs:1005-1125),
 // plus the two repro adds for its own options.
@@ -99,9 +79,6 @@ struct DeviceInfo {
     std::vector<VkQueueFamilyProperties> queueFamilies;
     std::vector<std::string> extensions;
     SupportedFeatures supported;
-    // vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR's list, queried only where blade
-    // queries it: extension listed, cooperativeMatrix and vulkanMemoryModel supported.
-    std::vector<CoopMatrixProps> cooperativeMatrixProperties;
     // Why supported.cooperativeMatrixTiles is zero (one line); empty when blade has a tile.
     std::string cooperativeMatrixNote;
     // blade hard-codes family 0 (init.rs:297); if it cannot do compute, the first that can.

@@ -82,7 +82,7 @@ void Recorder::barrier(PlanBarrier kind, uint32_t covers) {
 
 bool Recording::namesWork() const { return instrumentation_.timestamps() && trace_events::attached(); }
 
-std::string Recorder::dispatchName(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> set) const {
+std::string Recorder::dispatchName(const ComputePipeline& pipeline, const std::vector<const Buffer*>& set) const {
     if (!namesWork()) return {};
     std::string name = pipeline.name + "(";
     for (const Buffer* b : set) name += (name.back() == '(' ? "" : ", ") + b->name;
@@ -99,30 +99,21 @@ void Recording::afterWork(uint32_t number) {
     lastInBuffer_ = number;
 }
 
-void Recorder::convT(uint32_t step) {
-    const uint32_t number = 2 * step + 1;
-    const ChainBuffers& b = res_.buffers;
-    beforeWork(number, dispatchName(res_.convT, {&b.small[step], &b.weight, &b.big[step], &b.convParams}));
-    encoder().bindPipelineAndBuffers(res_.convT,
-                                     {b.small[step].get(), b.weight.get(), b.big[step].get(), b.convParams.get()});
-    const auto& g = res_.sizes.convWorkgroups;
-    vkCmdDispatch(cmd(), g[0], g[1], g[2]);
-    afterWork(number);
-}
-
-void Recorder::slice(uint32_t step) {
-    const uint32_t number = 2 * step + 2;
-    const ChainBuffers& b = res_.buffers;
-    beforeWork(number, dispatchName(res_.slice, {&b.big[step], &b.small[step + 1], &b.sliceParams}));
-    encoder().bindPipelineAndBuffers(res_.slice, {b.big[step].get(), b.small[step + 1].get(), b.sliceParams.get()});
-    const auto& g = res_.sizes.sliceWorkgroups;
-    vkCmdDispatch(cmd(), g[0], g[1], g[2]);
-    afterWork(number);
-}
-
 void Recorder::dispatch(uint32_t number) {
-    if (number % 2 == 1) return convT((number - 1) / 2);
-    slice((number - 2) / 2);
+    const bool conv = number % 2 == 1;
+    const uint32_t step = (number - 1) / 2;
+    const ChainBuffers& b = res_.buffers;
+    const ComputePipeline& p = conv ? res_.convT : res_.slice;
+    const std::vector<const Buffer*> set =
+        conv ? std::vector<const Buffer*>{&b.small[step], &b.weight, &b.big[step], &b.convParams}
+             : std::vector<const Buffer*>{&b.big[step], &b.small[step + 1], &b.sliceParams};
+    beforeWork(number, dispatchName(p, set));
+    std::vector<VkBuffer> handles;
+    for (const Buffer* buffer : set) handles.push_back(buffer->get());
+    encoder().bindPipelineAndBuffers(p, handles);
+    const auto& g = conv ? res_.sizes.convWorkgroups : res_.sizes.sliceWorkgroups;
+    vkCmdDispatch(cmd(), g[0], g[1], g[2]);
+    afterWork(number);
 }
 
 void Recording::finish(bool hostRead) {

@@ -9,7 +9,6 @@
 #include <volk.h>
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -161,10 +160,10 @@ class Recorder : public Recording {
     void barrier(PlanBarrier kind, uint32_t covers);
     // D(conv-T, step): bind conv_t, a fresh descriptor set (small[step], weight, big[step],
     // conv_params), bind it, dispatch the conv-T workgroups. `step` 0-based.
-    void convT(uint32_t step);
+    void convT(uint32_t step) { dispatch(2 * step + 1); }
     // D(slice, step): bind slice, a fresh set (big[step], small[step+1], slice_params),
     // bind it, dispatch the slice workgroups.
-    void slice(uint32_t step);
+    void slice(uint32_t step) { dispatch(2 * step + 2); }
     // Either dispatch by its 1-based chain number.
     void dispatch(uint32_t number);
     // blade finish(): G, then vkEndCommandBuffer; with `hostReads` and the default profile,
@@ -180,7 +179,7 @@ class Recorder : public Recording {
   private:
     // --trace's name of a dispatch: the pipeline and its set's buffers, as --print-stream
     // shows them; empty without --trace and --timestamps.
-    std::string dispatchName(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> set) const;
+    std::string dispatchName(const ComputePipeline& pipeline, const std::vector<const Buffer*>& set) const;
 
     const ChainResources& res_;
     WaitTimeout timeout_;

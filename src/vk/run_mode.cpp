@@ -24,10 +24,7 @@ bool clearChainBuffers(const ChainResources& res, Encoder& encoder, Instrumentat
     instrumentation.startMode(cmd);
     recordBladeGlobalBarrier(cmd);
     const ChainBuffers& b = res.buffers;
-    if (b.upload) {
-        const VkBufferCopy region{.size = b.upload->size};
-        vkCmdCopyBuffer(cmd, b.upload->get(), b.small[0].get(), 1, &region);
-    }
+    if (b.upload) copyWhole(cmd, *b.upload, b.small[0]);
     for (size_t i = 1; i < b.small.size(); ++i)
         vkCmdFillBuffer(cmd, b.small[i].get(), 0, VK_WHOLE_SIZE, settings.fillPattern);
     for (const auto& big : b.big) vkCmdFillBuffer(cmd, big.get(), 0, VK_WHOLE_SIZE, settings.fillPattern);

@@ -109,11 +109,10 @@ ModeQueues makeQueues(const Device& device, Encoder& main, const sc::Scenario& s
         q.encoders.push_back(q.owned.back().get());
     }
     for (size_t i = 0; i < q.encoders.size() && trace::installed() && s.usesQueues(); ++i)
-        trace::nameObject(reinterpret_cast<uint64_t>(q.encoders[i]->timeline()),
-                          fmt::format("timeline({})", s.queues[i].name));
+        trace::nameHandle(q.encoders[i]->timeline(), fmt::format("timeline({})", s.queues[i].name));
     for (const auto& spec : s.semaphores) {
         q.semaphores.push_back(createSemaphore(device, spec.timeline));
-        if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(q.semaphores.back().get()), spec.name);
+        trace::nameHandle(q.semaphores.back().get(), spec.name);
     }
     return q;
 }

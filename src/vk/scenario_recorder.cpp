@@ -145,7 +145,7 @@ class OneQueueWalk {
         }
     }
     void work(size_t i) {
-        rec_.beforeWork(numbers_[i], rec_.namesWork() ? workName(s_.steps[i]) : std::string(), s_.steps[i].label);
+        rec_.beforeWork(numbers_[i], rec_.namesWork() ? s_.steps[i].label : std::string(), s_.steps[i].label);
         recordWork(encoder_, pipelines_, s_.steps[i], buffers_);
         rec_.afterWork(numbers_[i]);
     }

@@ -15,26 +15,8 @@
 #include "scenario/stress.hpp"
 #include "vk/check.hpp"
 #include "vk/device.hpp"
+#include "vk/embedded_spirv.hpp"
 #include "vk/trace.hpp"
-
-// The SPIR-V words the build embeds (shaders/), and a span of them.
-#define REPRO_EMBEDDED_SPIRV(name)      \
-    extern const uint32_t name##_spv[]; \
-    extern const size_t name##_spv_words
-#define REPRO_SPIRV(name) std::span(name##_spv, name##_spv_words)
-REPRO_EMBEDDED_SPIRV(conv_t);
-REPRO_EMBEDDED_SPIRV(slice);
-REPRO_EMBEDDED_SPIRV(scenario_increment);
-REPRO_EMBEDDED_SPIRV(scenario_copy);
-REPRO_EMBEDDED_SPIRV(scenario_noop);
-REPRO_EMBEDDED_SPIRV(scenario_compare_swap);
-REPRO_EMBEDDED_SPIRV(scenario_private_array);
-REPRO_EMBEDDED_SPIRV(scenario_work);
-REPRO_EMBEDDED_SPIRV(scenario_image_increment);
-REPRO_EMBEDDED_SPIRV(scenario_image_copy_r32ui);
-REPRO_EMBEDDED_SPIRV(scenario_image_copy_r32f);
-REPRO_EMBEDDED_SPIRV(scenario_image_copy_rgba8);
-REPRO_EMBEDDED_SPIRV(scenario_indirect_writer);
 
 namespace repro::vk {
 namespace sc = repro::scenario;
@@ -65,11 +47,6 @@ std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
     return used;
 }
 
-// Names `p` in --print-stream's lines as its kernel is named.
-void nameForTrace(const ComputePipeline& p) {
-    if (trace::installed()) trace::nameObject(reinterpret_cast<uint64_t>(p.pipeline.get()), p.name);
-}
-
 // image-increment and image-copy (one per format the steps copy), every binding a storage image;
 // `specialization`: the kernel set's (the shuffle's seeds under --stress).
 void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::vector<uint32_t>& specialization,
@@ -93,7 +70,7 @@ void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::
         p = createComputePipeline(device, name,
                                   copy ? copies.at(d->imageFormat) : REPRO_SPIRV(scenario_image_increment),
                                   copy ? 2 : 1, options);
-        nameForTrace(p);
+        trace::nameHandle(p.pipeline.get(), p.name);  // as --print-stream names its kernel
     }
 }
 
@@ -107,7 +84,7 @@ void makeUserPipelines(const Device& device, const sc::Scenario& s, ScenarioPipe
                                                     : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
         const auto made = out.user.emplace(
             k.name, createComputePipeline(device, k.name, k.words, static_cast<uint32_t>(k.writes.size()), options));
-        nameForTrace(made.first->second);
+        trace::nameHandle(made.first->second.pipeline.get(), k.name);
     }
 }
 
@@ -128,7 +105,7 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
                           const PipelineOptions& options, const char* name = nullptr) {
         if (!used.count(k)) return;
         into = createComputePipeline(device, name ? name : std::string(sc::name(k)), spirv, bindings, options);
-        nameForTrace(into);
+        trace::nameHandle(into.pipeline.get(), into.name);
     };
     make(sc::Kernel::Increment, out.increment, REPRO_SPIRV(scenario_increment), 1, builtIn);
     make(sc::Kernel::Copy, out.copy, REPRO_SPIRV(scenario_copy), 2, builtIn);
@@ -225,14 +202,14 @@ ScenarioBuffers::ScenarioBuffers(const Device& device, const sc::Scenario& s, bo
     makeChainParams();
     if (!trace::installed()) return;  // --print-stream: the lines name buffers as the file does
     for (const std::optional<Buffer>* b : {&convParams_, &sliceParams_}) {
-        if (*b) trace::nameObject(reinterpret_cast<uint64_t>((*b)->get()), (*b)->name);
+        if (*b) trace::nameHandle((*b)->get(), (*b)->name);
     }
-    for (const auto& [name, b] : buffers_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), b.name);
+    for (const auto& [name, b] : buffers_) trace::nameHandle(b.get(), b.name);
     for (const auto& [name, i] : images_) {  // the image, and the view a dispatch binds
-        trace::nameObject(reinterpret_cast<uint64_t>(i.get()), name);
-        if (i.view) trace::nameObject(reinterpret_cast<uint64_t>(i.view.get()), name);
+        trace::nameHandle(i.get(), name);
+        if (i.view) trace::nameHandle(i.view.get(), name);
     }
-    for (const auto& [name, b] : twins_) trace::nameObject(reinterpret_cast<uint64_t>(b.get()), name + " (host twin)");
+    for (const auto& [name, b] : twins_) trace::nameHandle(b.get(), name + " (host twin)");
 }
 
 void ScenarioBuffers::writeInitialWords(const sc::BufferSpec& spec, void* mapped, bool rewritten) {
@@ -253,8 +230,7 @@ void ScenarioBuffers::writeInitialWords(const sc::BufferSpec& spec, void* mapped
 }
 
 void ScenarioBuffers::makeChainParams() {
-    // conv_params and slice_params, the uniform blocks of the built-in chain (core/shape.hpp
-    // convParams, sliceParams) for the file's shape, when a step dispatches conv-t or slice
+    // the built-in chain's uniform blocks (core/shape.hpp convParams, sliceParams) for the file's shape
     const std::set<sc::Kernel> used = usedKernels(s_);
     if (!s_.shape || (!used.count(sc::Kernel::ConvT) && !used.count(sc::Kernel::Slice))) return;
     const ChainSizes sizes = computeSizes(*s_.shape);

@@ -12,11 +12,6 @@
 namespace repro::vk {
 namespace sc = repro::scenario;
 
-void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to) {
-    const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = from.size};
-    vkCmdCopyBuffer(cmd, from.get(), to.get(), 1, &region);
-}
-
 namespace {
 
 // An image barrier step: one VkImageMemoryBarrier(2) with the file's masks and layouts.
@@ -285,7 +280,5 @@ std::vector<std::string> writtenBuffers(const sc::Scenario& s, size_t index) {
     }
     return out;
 }
-
-std::string workName(const sc::Step& step) { return step.label; }
 
 }  // namespace repro::vk

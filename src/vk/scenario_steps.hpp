@@ -19,9 +19,6 @@ namespace repro::vk {
 
 class Encoder;
 
-// vkCmdCopyBuffer of all of `from` into `to` (the same size).
-void copyWhole(VkCommandBuffer cmd, const Buffer& from, const Buffer& to);
-
 // One VkImageMemoryBarrier (the original form) on a scenario image's color subresource:
 // `from` -> `to` with the (stages, accesses) of each scope; repro's own transitions, and with
 // `families` (srcQueueFamilyIndex, dstQueueFamilyIndex) a queue family ownership transfer's half.
@@ -76,8 +73,5 @@ std::vector<uint32_t> workNumbers(const scenario::Scenario& s);
 
 // The buffers step `index` of `s` writes (scenario::writtenRanges), each once, in the order written.
 std::vector<std::string> writtenBuffers(const scenario::Scenario& s, size_t index);
-
-// --trace's name of a work step: its label ("step 3 dispatch increment").
-std::string workName(const scenario::Step& step);
 
 }  // namespace repro::vk

@@ -6,14 +6,10 @@
 
 #include "scenario/scenario.hpp"
 #include "scenario/stress.hpp"
+#include "vk/embedded_spirv.hpp"
 #include "vk/encoder.hpp"
 #include "vk/scenario_resources.hpp"
 #include "vk/trace.hpp"
-
-extern const uint32_t stress_prime_spv[];
-extern const size_t stress_prime_spv_words;
-extern const uint32_t stress_traffic_spv[];
-extern const size_t stress_traffic_spv_words;
 
 namespace repro::vk {
 namespace {
@@ -25,27 +21,20 @@ struct StressParams {
     uint32_t words = 0, passes = 0, unused0 = 0, unused1 = 0;
 };
 
-void named(uint64_t handle, const std::string& name) {
-    if (trace::installed()) trace::nameObject(handle, name);
-}
-
 }  // namespace
 
 StressKit createStressKit(const Device& device, const scenario::Scenario& s) {
     StressKit kit;
     const PipelineOptions options{.pushConstantBytes = sizeof(StressParams)};
-    kit.prime =
-        createComputePipeline(device, "stress-prime", std::span(stress_prime_spv, stress_prime_spv_words), 2, options);
-    kit.traffic = createComputePipeline(device, "stress-traffic",
-                                        std::span(stress_traffic_spv, stress_traffic_spv_words), 1, options);
+    kit.prime = createComputePipeline(device, "stress-prime", REPRO_SPIRV(stress_prime), 2, options);
+    kit.traffic = createComputePipeline(device, "stress-traffic", REPRO_SPIRV(stress_traffic), 1, options);
     kit.scratch = createBuffer(device, "stress scratch", kStressScratchBytes, MemoryClass::Device);
     kit.primed = scenario::primedBuffers(s);
     for (const auto& name : kit.primed)
         kit.sinks.push_back(createBuffer(device, "stress sink of " + name, kSinkBytes, MemoryClass::Device));
-    for (const ComputePipeline* p : {&kit.prime, &kit.traffic})
-        named(reinterpret_cast<uint64_t>(p->pipeline.get()), p->name);
-    named(reinterpret_cast<uint64_t>(kit.scratch.get()), kit.scratch.name);
-    for (const Buffer& b : kit.sinks) named(reinterpret_cast<uint64_t>(b.get()), b.name);
+    for (const ComputePipeline* p : {&kit.prime, &kit.traffic}) trace::nameHandle(p->pipeline.get(), p->name);
+    trace::nameHandle(kit.scratch.get(), kit.scratch.name);
+    for (const Buffer& b : kit.sinks) trace::nameHandle(b.get(), b.name);
     return kit;
 }
 

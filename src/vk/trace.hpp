@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace repro::vk::trace {
 
@@ -32,6 +33,11 @@ bool installed();
 // The name lines show for a handle (buffers, pipelines, query pools); unnamed handles are
 // shown as "buffer#1", "pipeline#1"... in the order first seen.
 void nameObject(uint64_t handle, std::string name);
+// nameObject for a Vulkan handle, when a trace is installed (else nothing).
+template <typename Handle>
+void nameHandle(Handle handle, std::string name) {
+    if (installed()) nameObject(reinterpret_cast<uint64_t>(handle), std::move(name));
+}
 
 // Forgets the wait already printed, so the next wait prints even for the same value.
 void breakWaitRun();

@@ -68,21 +68,24 @@ TEST(ChooseDevice, UnmatchedSelectorIsAUsageErrorListingTheDevices) {
               "--device: no device matches '99999999999' (devices: 0: Good GPU, 1: Old GPU)");
 }
 
-constexpr uint32_t F16 = kComponentTypeFloat16;
-constexpr uint32_t F32 = kComponentTypeFloat32;
-constexpr uint32_t S8 = 3, S32 = 5, U8 = 7, U32 = 9;  // VK_COMPONENT_TYPE_{SINT8,SINT32,UINT8,UINT32}_KHR
-constexpr uint32_t kWorkgroup = 2;                    // VK_SCOPE_WORKGROUP_KHR
+using CoopMatrixProps = VkCooperativeMatrixPropertiesKHR;
+constexpr VkComponentTypeKHR F16 = VK_COMPONENT_TYPE_FLOAT16_KHR, F32 = VK_COMPONENT_TYPE_FLOAT32_KHR;
+constexpr VkComponentTypeKHR S8 = VK_COMPONENT_TYPE_SINT8_KHR, S32 = VK_COMPONENT_TYPE_SINT32_KHR;
+constexpr VkComponentTypeKHR U8 = VK_COMPONENT_TYPE_UINT8_KHR, U32 = VK_COMPONENT_TYPE_UINT32_KHR;
+constexpr VkScopeKHR kScopeSubgroup = VK_SCOPE_SUBGROUP_KHR, kWorkgroup = VK_SCOPE_WORKGROUP_KHR;
 
-CoopMatrixProps props(uint32_t m, uint32_t n, uint32_t k, uint32_t a, uint32_t b, uint32_t c, uint32_t result,
-                      uint32_t scope = kScopeSubgroup, bool saturating = false) {
-    return {.mSize = m,
-            .nSize = n,
-            .kSize = k,
-            .aType = a,
-            .bType = b,
-            .cType = c,
-            .resultType = result,
-            .saturatingAccumulation = saturating,
+CoopMatrixProps props(uint32_t m, uint32_t n, uint32_t k, VkComponentTypeKHR a, VkComponentTypeKHR b,
+                      VkComponentTypeKHR c, VkComponentTypeKHR result, VkScopeKHR scope = kScopeSubgroup,
+                      bool saturating = false) {
+    return {.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR,
+            .MSize = m,
+            .NSize = n,
+            .KSize = k,
+            .AType = a,
+            .BType = b,
+            .CType = c,
+            .ResultType = result,
+            .saturatingAccumulation = saturating ? VK_TRUE : VK_FALSE,
             .scope = scope};
 }
 
