@@ -165,11 +165,7 @@ struct Workspace {
 using v2d = double __attribute__((vector_size(16)));
 using v4d = double __attribute__((vector_size(32)));
 
-// Unaligned vector load and store (by reference: no vector passes through a call ABI).
-template <typename V>
-[[gnu::always_inline]] inline void loadV(V& v, const double* p) {
-    std::memcpy(&v, p, sizeof v);
-}
+// Unaligned vector store (by reference: no vector passes through a call ABI; simd::loadLanes loads).
 template <typename V>
 [[gnu::always_inline]] inline void storeV(double* p, const V& v) {
     std::memcpy(p, &v, sizeof v);
@@ -184,7 +180,7 @@ constexpr uint32_t kStoredLanes = sizeof(V) == 2 * sizeof(double) ? 2 : 1;
 template <typename V>
 [[gnu::always_inline]] inline void weightV(V& v, const double* p) {
     if constexpr (kStoredLanes < V >> 1) {
-        loadV(v, p);
+        simd::loadLanes(v, p);
     } else {
         v = V{*p, *p, *p, *p};
     }
@@ -197,19 +193,19 @@ template <typename V>
                                         const double* packed, size_t terms) {
     constexpr size_t L = sizeof(V) / sizeof(double);
     V a00, a01, a10, a11, a20, a21, a30, a31;
-    loadV(a00, acc);
-    loadV(a01, acc + L);
-    loadV(a10, acc + accStride);
-    loadV(a11, acc + accStride + L);
-    loadV(a20, acc + 2 * accStride);
-    loadV(a21, acc + 2 * accStride + L);
-    loadV(a30, acc + 3 * accStride);
-    loadV(a31, acc + 3 * accStride + L);
+    simd::loadLanes(a00, acc);
+    simd::loadLanes(a01, acc + L);
+    simd::loadLanes(a10, acc + accStride);
+    simd::loadLanes(a11, acc + accStride + L);
+    simd::loadLanes(a20, acc + 2 * accStride);
+    simd::loadLanes(a21, acc + 2 * accStride + L);
+    simd::loadLanes(a30, acc + 3 * accStride);
+    simd::loadLanes(a31, acc + 3 * accStride + L);
     for (size_t k = 0; k < terms; ++k) {
         const double* x = base + offsets[k];
         V x0, x1;
-        loadV(x0, x);
-        loadV(x1, x + L);
+        simd::loadLanes(x0, x);
+        simd::loadLanes(x1, x + L);
         constexpr uint32_t P = kStoredLanes<V>;
         const double* w = packed + k * kBlockCi * P;
         V w0, w1, w2, w3;
@@ -864,8 +860,6 @@ ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const
     checkSize("GPU result", gpu.size(), cpu.size());
     checkSize("tolerance magnitude", tol.magnitude.size(), cpu.size());
     checkSize("tolerance deviation", tol.deviation.size(), cpu.size());
-    const size_t chunks = (cpu.size() + kVerifyChunk - 1) / kVerifyChunk;
-    std::vector<ToleranceReport> parts(chunks);
     const ToleranceInputs in{.gpu = gpu.data(),
                              .cpu = cpu.data(),
                              .magnitude = tol.magnitude.data(),
@@ -877,11 +871,8 @@ ToleranceReport compareWithTolerance(std::span<const float> gpu, std::span<const
 #if REPRO_SIMD_X86_DISPATCH
     if (simd::useAvx2()) kernel = toleranceChunkAvx2;
 #endif
-    if (threads == 0) threads = verificationThreads();
-    parallelTasks(chunks, static_cast<unsigned>(std::min<size_t>(threads, chunks)), [&](size_t c) {
-        const size_t begin = c * kVerifyChunk;
-        parts[c] = kernel(in, begin, std::min(kVerifyChunk, cpu.size() - begin));
-    });
+    const auto parts =
+        perVerifyChunk(cpu.size(), threads, [&](size_t begin, size_t n) { return kernel(in, begin, n); });
     // Every field but the worst is order-free (counts, maxima that ignore NaN as std::max
     // does); the worst is the first index of the largest ratio, so chunks combine in order
     // with a strict comparison.

@@ -146,8 +146,6 @@ std::string_view name(HostReadKernel kernel) {
     return nameOf(kNames, kernel);
 }
 
-bool streamLoadSupported() { return supported(HostReadKernel::StreamLoadSse41); }
-
 std::optional<HostReadKernel> parseReadKernel(const char* text) {
     if (text == nullptr) return std::nullopt;
     for (const HostReadKernel k :

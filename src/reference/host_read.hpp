@@ -54,9 +54,6 @@ struct HostReadInfo {
                                                      // system refuses a thread: parallel.hpp)
 };
 
-// Whether this CPU can run a stream-load kernel (x86 with SSE4.1; false elsewhere).
-bool streamLoadSupported();
-
 // Default most threads: min(availableCpus(), 16). Reading WC memory scales with threads
 // (on the H200 host: 0.6 to 0.7 GB/s on 1 thread, 6.5 to 9 GB/s on 16; bench/RESULTS.md),
 // and 16 is all that host has; oversubscribing it (32) gained nothing.

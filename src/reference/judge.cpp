@@ -8,14 +8,17 @@
 namespace repro {
 namespace {
 
-ToleranceOutcome toOutcome(const ToleranceReport& r) {
-    return ToleranceOutcome{.exceeded = r.exceeded,
-                            .uninformative = r.uninformative,
-                            .worstIndex = r.worstIndex,
-                            .worstRatio = r.worstRatio,
-                            .maxAbsDiff = r.maxAbsDiff,
-                            .maxAllowed = r.maxAllowed,
-                            .maxAbsReference = r.maxAbsReference};
+// `values` (with `stats`) against the CPU reference `cpu` and its tolerance (compareWithTolerance).
+Classified withinTolerance(const BufferStats& stats, std::span<const float> values, std::span<const float> cpu,
+                           const Tolerance& tolerance) {
+    const ToleranceReport r = compareWithTolerance(values, cpu, tolerance);
+    return classifyWithTolerance(stats, ToleranceOutcome{.exceeded = r.exceeded,
+                                                         .uninformative = r.uninformative,
+                                                         .worstIndex = r.worstIndex,
+                                                         .worstRatio = r.worstRatio,
+                                                         .maxAbsDiff = r.maxAbsDiff,
+                                                         .maxAllowed = r.maxAllowed,
+                                                         .maxAbsReference = r.maxAbsReference});
 }
 
 }  // namespace
@@ -65,7 +68,7 @@ Classified Judge::classifyFinal(std::span<const float> values, const BufferStats
         case Kind::Run:
             return classify(values, stats, referenceFinal(), label_);
         case Kind::Cpu:
-            return classifyWithTolerance(stats, toOutcome(compareWithTolerance(values, cpuFinal_, finalTolerance_)));
+            return withinTolerance(stats, values, cpuFinal_, finalTolerance_);
     }
     return {};
 }
@@ -109,12 +112,8 @@ void StepJudging::add(std::span<const float> big, std::span<const float> small) 
         // conv-T k: the part of big[k-1] that slice k reads.
         std::vector<float> crop(sizes_.smallElems);
         cpuSlice(shape_, sizes_, big, crop);
-        const auto cropStats = computeStats(crop);
-        addCheck(step, true, big,
-                 classifyWithTolerance(cropStats, toOutcome(compareWithTolerance(crop, cpu_->small(), t))));
-        const auto smallStats = computeStats(small);
-        addCheck(step, false, small,
-                 classifyWithTolerance(smallStats, toOutcome(compareWithTolerance(small, cpu_->small(), t))));
+        addCheck(step, true, big, withinTolerance(computeStats(crop), crop, cpu_->small(), t));
+        addCheck(step, false, small, withinTolerance(computeStats(small), small, cpu_->small(), t));
     } else {
         addCheck(step, true, big, classify(big, computeStats(big), std::nullopt, ""));
         addCheck(step, false, small, classify(small, computeStats(small), std::nullopt, ""));

@@ -49,9 +49,10 @@ struct Wide {
 template <typename V>
 constexpr size_t kLanesOf = sizeof(V) / sizeof(V{}[0]);
 
-// Unaligned loads by reference: no vector passes through a call ABI.
+// Unaligned loads (of floats, or cpu_reference.cpp's conv-T doubles) by reference: no vector
+// passes through a call ABI.
 template <typename V>
-[[gnu::always_inline]] inline void loadLanes(V& v, const float* p) {
+[[gnu::always_inline]] inline void loadLanes(V& v, const void* p) {
     std::memcpy(&v, p, sizeof v);
 }
 template <typename S>

@@ -162,13 +162,6 @@ DiffPartial diffChunkBaseline(const float* a, const float* b, size_t n) { return
 }
 #endif
 
-size_t chunkCount(size_t elements) { return (elements + kVerifyChunk - 1) / kVerifyChunk; }
-
-unsigned threadsFor(unsigned threads, size_t chunks) {
-    if (threads == 0) threads = verificationThreads();
-    return static_cast<unsigned>(std::min<size_t>(threads, chunks));
-}
-
 }  // namespace
 
 unsigned verificationThreads() {
@@ -177,16 +170,12 @@ unsigned verificationThreads() {
 }
 
 BufferStats computeStats(std::span<const float> values, unsigned threads) {
-    const size_t chunks = chunkCount(values.size());
-    std::vector<StatsPartial> parts(chunks);
     auto* kernel = statsChunkBaseline;
 #if REPRO_SIMD_X86_DISPATCH
     if (simd::useAvx2()) kernel = statsChunkAvx2;
 #endif
-    parallelTasks(chunks, threadsFor(threads, chunks), [&](size_t c) {
-        const size_t begin = c * kVerifyChunk;
-        parts[c] = kernel(values.data() + begin, std::min(kVerifyChunk, values.size() - begin));
-    });
+    const auto parts = perVerifyChunk(values.size(), threads,
+                                      [&](size_t begin, size_t n) { return kernel(values.data() + begin, n); });
     BufferStats s;
     s.elements = values.size();
     uint32_t maxBits = 0;
@@ -205,19 +194,16 @@ BufferStats computeStats(std::span<const float> values, unsigned threads) {
 Difference compareBitExact(std::span<const float> values, std::span<const float> reference, unsigned threads) {
     Difference d;
     const size_t n = std::min(values.size(), reference.size());
-    const size_t chunks = chunkCount(n);
-    std::vector<DiffPartial> parts(chunks);
     auto* kernel = diffChunkBaseline;
 #if REPRO_SIMD_X86_DISPATCH
     if (simd::useAvx2()) kernel = diffChunkAvx2;
 #endif
-    parallelTasks(chunks, threadsFor(threads, chunks), [&](size_t c) {
-        const size_t begin = c * kVerifyChunk, count = std::min(kVerifyChunk, n - begin);
+    const auto parts = perVerifyChunk(n, threads, [&](size_t begin, size_t count) {
         const float* a = values.data() + begin;
         const float* b = reference.data() + begin;
-        if (std::memcmp(a, b, count * sizeof(float)) != 0) parts[c] = kernel(a, b, count);
+        return std::memcmp(a, b, count * sizeof(float)) != 0 ? kernel(a, b, count) : DiffPartial{};
     });
-    for (size_t c = 0; c < chunks; ++c) {
+    for (size_t c = 0; c < parts.size(); ++c) {
         if (parts[c].count == 0) continue;
         if (d.count == 0) {
             size_t i = c * kVerifyChunk;

@@ -2,12 +2,17 @@
 // (docs/contract.md, "Verdict and exit status"). Vulkan-free.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/parallel.hpp"
 
 namespace repro {
 
@@ -32,6 +37,19 @@ unsigned verificationThreads();
 // Elements per chunk of the verification kernels. Fixed: computeStats's sum is associated
 // chunk by chunk, so it must not depend on the thread count.
 inline constexpr size_t kVerifyChunk = size_t{1} << 16;
+
+// fn(begin, count) for every kVerifyChunk chunk of [0, elements), one task per chunk on up to
+// `threads` threads (0 = verificationThreads(); parallelTasks); the results in chunk order.
+template <typename Fn>
+auto perVerifyChunk(size_t elements, unsigned threads, Fn&& fn) {
+    const size_t chunks = (elements + kVerifyChunk - 1) / kVerifyChunk;
+    std::vector<std::invoke_result_t<Fn&, size_t, size_t>> parts(chunks);
+    if (threads == 0) threads = verificationThreads();
+    parallelTasks(chunks, static_cast<unsigned>(std::min<size_t>(threads, chunks)), [&](size_t c) {
+        parts[c] = fn(c * kVerifyChunk, std::min(kVerifyChunk, elements - c * kVerifyChunk));
+    });
+    return parts;
+}
 
 // Statistics of `values` (elements, any length), vectorised (AVX2 where the CPU has it,
 // else SSE2; REPRO_CPU_KERNEL=baseline forces SSE2) and spread over `threads` threads

@@ -259,10 +259,6 @@ std::string replaceBarriers(Scenario& s, repro::BarrierKind b) {
     return "";
 }
 
-bool Scenario::hasImages() const {
-    return std::any_of(buffers.begin(), buffers.end(), [](const BufferSpec& b) { return b.image.has_value(); });
-}
-
 const BufferSpec* Scenario::buffer(std::string_view wanted) const {
     for (const auto& b : buffers) {
         if (b.name == wanted) return &b;

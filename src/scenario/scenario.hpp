@@ -464,7 +464,6 @@ struct Scenario {
     // joined ("a barrier and a wait"); "" for none
     std::string controlSteps() const;
     const BufferSpec* buffer(std::string_view name) const;  // a buffer or an image by name
-    bool hasImages() const;                                 // an [[image]]
     // A [[queue]] or [[semaphore]]: the modes submit one batch at a time (scenario_sync.hpp).
     bool usesQueues() const { return queues.size() > 1 || !semaphores.empty(); }
 };

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
+#include <bit>
 #include <mutex>
 #include <variant>
 
@@ -194,16 +194,13 @@ std::optional<std::string> chainDifference(const Scenario& s, const ChainCheck& 
     if (r.ok()) return std::nullopt;
     const size_t j = r.worstIndex;
     const uint64_t byte = bufferFloatIndex(*s.shape, c.value, j) * 4;
-    uint32_t gotBits = 0, cpuBits = 0;
-    std::memcpy(&gotBits, &got[j], 4);
-    std::memcpy(&cpuBits, &cpu[j], 4);
     const bool big = c.value.kind == ChainValue::Kind::Big;
     return fmt::format(
         "buffer '{}' (the chain's {}{}) is outside the CPU model's float32 tolerance at {} of {} elements{}; the "
         "worst at byte {}: {:.9g} (0x{:08x}), the CPU model {:.9g} (0x{:08x}), allowed difference {:.3g}, {}",
         c.buffer, describe(c.value), big ? ", its crop at (1, 1)" : "", r.exceeded, r.checked,
-        r.nonfinite ? fmt::format(" ({} not finite)", r.nonfinite) : "", byte, got[j], gotBits, cpu[j], cpuBits,
-        tolerance.allowed(j, cpu[j]), writtenBy(s, c.buffer, byte, before));
+        r.nonfinite ? fmt::format(" ({} not finite)", r.nonfinite) : "", byte, got[j], std::bit_cast<uint32_t>(got[j]),
+        cpu[j], std::bit_cast<uint32_t>(cpu[j]), tolerance.allowed(j, cpu[j]), writtenBy(s, c.buffer, byte, before));
 }
 
 StepChecker::StepChecker(const Scenario& s)
@@ -287,9 +284,7 @@ using ChainReferences = std::map<std::string, ChainExpected>;
 std::shared_future<ChainReferences> chainReferencesFor(const Shape& shape, const ChainValues& values) {
     static std::mutex mutex;
     static std::map<std::string, std::shared_future<ChainReferences>> started;
-    std::string key =
-        fmt::format("{} {} {} {} {} {} {} {} {} {}", shape.batch, shape.channels, shape.height, shape.width,
-                    shape.kernelH, shape.kernelW, shape.strideH, shape.strideW, shape.padH, shape.padW);
+    std::string key = describe(shape);  // every field of the shape
     for (const auto& [name, v] : values) key += fmt::format(" {}={}", name, describe(v));
     const std::lock_guard lock(mutex);
     auto& future = started[key];

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <ranges>
 #include <set>
 #include <span>
 #include <utility>
@@ -96,24 +97,18 @@ void parseHeader(const Parser& p, const toml::table& root, Scenario& s) {
 // [[image]] tables, then [[buffer]] tables (at least one of either): one name space.
 void parseBuffers(const Parser& p, const toml::table& root, Scenario& s) {
     for (const std::string_view key : {"image", "buffer"}) {
-        const toml::node* node = root.get(key);
-        const toml::array* list = node ? node->as_array() : nullptr;
-        if (node && !list) p.fail(*node, fmt::format("'{}' must be [[{}]] tables", key, key));
-        if (key == "buffer" && (!list || list->empty()) && s.buffers.empty())
-            p.fail(root, "the scenario has no [[buffer]] or [[image]] tables; expected at least one");
-        if (!list) continue;
-        for (const auto& e : *list) {
-            const toml::table* t = e.as_table();
-            if (!t) p.fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
+        p.eachTable(root, key, [&](const toml::table& t) {
             std::optional<ImageSpec> image;
-            if (key == "image") image = parseImageKeys(p, *t);
-            BufferSpec b = parseBuffer(p, *t, s, image ? uint64_t{image->width} * image->height * 4 : 0);
-            if (image) finishImage(p, *t, *image, b);
+            if (key == "image") image = parseImageKeys(p, t);
+            BufferSpec b = parseBuffer(p, t, s, image ? uint64_t{image->width} * image->height * 4 : 0);
+            if (image) finishImage(p, t, *image, b);
             if (s.buffer(b.name))
-                p.fail(*t, fmt::format("'{}' is declared twice (buffers and images share one name space)", b.name));
+                p.fail(t, fmt::format("'{}' is declared twice (buffers and images share one name space)", b.name));
             s.buffers.push_back(std::move(b));
-        }
+        });
     }
+    // a [[buffer]] list that is there and not empty has added one or failed
+    if (s.buffers.empty()) p.fail(root, "the scenario has no [[buffer]] or [[image]] tables; expected at least one");
 }
 
 // The module's bindings against what repro binds: set 0, bindings 0..n-1, one storage-buffer
@@ -199,41 +194,27 @@ UserKernel parseUserKernel(const Parser& p, const toml::table& t, const Scenario
 }
 
 void parseKernels(const Parser& p, const toml::table& root, Scenario& s) {
-    const toml::node* node = root.get("kernel");
-    if (!node) return;
-    const toml::array* list = node->as_array();
-    if (!list) p.fail(*node, "'kernel' must be [[kernel]] tables");
-    for (const auto& e : *list) {
-        const toml::table* t = e.as_table();
-        if (!t) p.fail(e, "'kernel' must be [[kernel]] tables");
-        s.kernels.push_back(parseUserKernel(p, *t, s));
-    }
+    p.eachTable(root, "kernel", [&](const toml::table& t) { s.kernels.push_back(parseUserKernel(p, t, s)); });
 }
 
 // [[queue]] tables (name, family = "same" or "other") and [[semaphore]] tables (name, type =
 // "binary" or "timeline"), each name unique; "main" is the main queue's.
 void parseQueuesAndSemaphores(const Parser& p, const toml::table& root, Scenario& s) {
     for (const std::string_view key : {"queue", "semaphore"}) {
-        const toml::node* node = root.get(key);
-        if (!node) continue;
-        const toml::array* list = node->as_array();
-        if (!list) p.fail(*node, fmt::format("'{}' must be [[{}]] tables", key, key));
-        for (const auto& e : *list) {
-            const toml::table* t = e.as_table();
-            if (!t) p.fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
+        p.eachTable(root, key, [&](const toml::table& t) {
             const bool queue = key == "queue";
-            p.onlyKeys(*t, {"name", queue ? "family" : "type"}, queue ? "a [[queue]]" : "a [[semaphore]]");
+            p.onlyKeys(t, {"name", queue ? "family" : "type"}, queue ? "a [[queue]]" : "a [[semaphore]]");
             const std::string name =
-                p.name(*t, "name", true, queue ? "a [[queue]]" : "a [[semaphore]]", queue ? "queue" : "semaphore");
-            const std::string kind = p.text(*t, queue ? "family" : "type", true, fmt::format("{} '{}'", key, name));
+                p.name(t, "name", true, queue ? "a [[queue]]" : "a [[semaphore]]", queue ? "queue" : "semaphore");
+            const std::string kind = p.text(t, queue ? "family" : "type", true, fmt::format("{} '{}'", key, name));
             const bool twice = queue ? std::any_of(s.queues.begin(), s.queues.end(),
                                                    [&](const QueueSpec& q) { return q.name == name; })
                                      : std::any_of(s.semaphores.begin(), s.semaphores.end(),
                                                    [&](const SemaphoreSpec& x) { return x.name == name; });
             if (twice)
-                p.fail(*t, name == "main" && queue ? "queue 'main' is the main queue, which needs no [[queue]]"
-                                                   : fmt::format("{} '{}' is declared twice", key, name));
-            const toml::node& kindNode = *t->get(queue ? "family" : "type");
+                p.fail(t, name == "main" && queue ? "queue 'main' is the main queue, which needs no [[queue]]"
+                                                  : fmt::format("{} '{}' is declared twice", key, name));
+            const toml::node& kindNode = *t.get(queue ? "family" : "type");
             if (queue && kind != "same" && kind != "other")
                 p.fail(kindNode, fmt::format("unknown family '{}'; expected \"same\" (a second queue of the main "
                                              "queue's family) or \"other\" (another family)",
@@ -243,11 +224,11 @@ void parseQueuesAndSemaphores(const Parser& p, const toml::table& root, Scenario
             if (queue) {
                 s.queues.push_back({.name = name,
                                     .family = kind == "same" ? QueueFamilyChoice::Same : QueueFamilyChoice::Other,
-                                    .place = placeOf(*t)});
+                                    .place = placeOf(t)});
             } else {
-                s.semaphores.push_back({.name = name, .timeline = kind == "timeline", .place = placeOf(*t)});
+                s.semaphores.push_back({.name = name, .timeline = kind == "timeline", .place = placeOf(t)});
             }
-        }
+        });
     }
 }
 
@@ -297,14 +278,13 @@ void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
 
 // Host points end the main queue's submit; with a second queue the batches would have to end
 // there too, which the recorder does not do yet: one line at the first host point.
-void refuseHostPointsWithQueues(const Scenario& s) {
+void refuseHostPointsWithQueues(const Parser& p, const Scenario& s) {
     if (!s.usesQueues()) return;
     for (const Step& step : s.steps) {
         if (!std::holds_alternative<HostWrite>(step.body) && !std::holds_alternative<HostRead>(step.body)) continue;
-        throw UsageError(
-            fmt::format("{}:{}:{}: {} in a file with [[queue]] or [[semaphore]] tables: host points "
-                        "and a second queue do not go together yet; expected one or the other",
-                        s.file, step.place.line, step.place.column, step.label));
+        p.failAt(step,
+                 "in a file with [[queue]] or [[semaphore]] tables: host points and a second queue do not go "
+                 "together yet; expected one or the other");
     }
 }
 
@@ -336,13 +316,11 @@ ParameterValues readParameters(const Parser& p, const toml::table& root, const P
         }
     }
     for (const auto& [name, value] : overrides) {
-        if (!out.count(name)) {
-            std::string known;
-            for (const auto& [n, v] : out) known += (known.empty() ? "" : ", ") + n;
+        if (!out.count(name))
             throw UsageError(
                 fmt::format("--sweep: {} has no parameter '{}' ({})", file, name,
-                            known.empty() ? "it has no [parameters] table" : "its [parameters]: " + known));
-        }
+                            out.empty() ? "it has no [parameters] table"
+                                        : fmt::format("its [parameters]: {}", fmt::join(std::views::keys(out), ", "))));
         out[name] = value;
     }
     return out;
@@ -397,17 +375,15 @@ void resolveIndirectGroups(const Parser& p, Scenario& s) {
     for (Step& step : s.steps) {
         if (auto* d = std::get_if<Dispatch>(&step.body); d && d->indirect) {
             if (unmodelled.count(d->indirect->buffer))
-                throw UsageError(fmt::format(
-                    "{}:{}:{}: {} reads its group counts from buffer '{}', which a user kernel wrote before (the CPU "
-                    "model cannot know them); expected args that no user kernel's output reaches",
-                    p.file(), step.place.line, step.place.column, step.label, d->indirect->buffer));
+                p.failAt(step, fmt::format("reads its group counts from buffer '{}', which a user kernel wrote before "
+                                           "(the CPU model cannot know them); expected args that no user kernel's "
+                                           "output reaches",
+                                           d->indirect->buffer));
             const auto g = indirectGroups(*d, contents);
             if (std::any_of(g.begin(), g.end(), [](uint32_t n) { return n > kMaxGroups; }))
-                throw UsageError(fmt::format(
-                    "{}:{}:{}: {} reads group counts ({}, {}, {}) from buffer '{}' at byte {} (as the CPU model has "
-                    "it there); expected each 0..{}",
-                    p.file(), step.place.line, step.place.column, step.label, g[0], g[1], g[2], d->indirect->buffer,
-                    d->indirect->offset, kMaxGroups));
+                p.failAt(step, fmt::format("reads group counts ({}, {}, {}) from buffer '{}' at byte {} (as the CPU "
+                                           "model has it there); expected each 0..{}",
+                                           g[0], g[1], g[2], d->indirect->buffer, d->indirect->offset, kMaxGroups));
             std::copy(g.begin(), g.end(), d->groups);
             if (const auto why = indexWraps(*d, d->groups))
                 throw UsageError(oneTerminalLine(
@@ -474,7 +450,7 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
         appendSteps(p, *t, s, biggest);
     }
     shuffleSteps(p, root, s);
-    refuseHostPointsWithQueues(s);
+    refuseHostPointsWithQueues(p, s);
     checkAndOrderSemaphores(s);
     checkReadBeforeWrite(p, s);
     checkImageLayouts(p, s);

@@ -200,10 +200,6 @@ std::map<std::string, std::vector<ImageLayout>> layoutsNeeded(const Step& step, 
     return out;
 }
 
-[[noreturn]] void failAt(const Parser& p, const Step& step, const std::string& what) {
-    throw UsageError(fmt::format("{}:{}:{}: {} {}", p.file(), step.place.line, step.place.column, step.label, what));
-}
-
 }  // namespace
 
 void checkImageLayouts(const Parser& p, Scenario& s) {
@@ -216,14 +212,13 @@ void checkImageLayouts(const Parser& p, Scenario& s) {
         if (const auto* b = std::get_if<Barrier>(&step.body); b && b->kind == BarrierKind::Image) {
             const ImageLayout now = step.layouts[b->buffer] = layout.at(b->buffer);
             if (b->oldLayout != now && b->oldLayout != ImageLayout::Undefined)
-                failAt(p, step,
-                       fmt::format("transitions image '{}' from {}, but it is in {} here; expected "
-                                   "old_layout = \"{}\" (or \"undefined\", which discards its contents)",
-                                   b->buffer, name(b->oldLayout), name(now), name(now)));
+                p.failAt(step, fmt::format("transitions image '{}' from {}, but it is in {} here; expected "
+                                           "old_layout = \"{}\" (or \"undefined\", which discards its contents)",
+                                           b->buffer, name(b->oldLayout), name(now), name(now)));
             if (b->oldLayout != b->newLayout && step.modeMask != 7)
-                failAt(p, step,
-                       "is a layout transition recorded in some modes only; expected no 'modes' on it (each "
-                       "mode's steps need the same layouts)");
+                p.failAt(step,
+                         "is a layout transition recorded in some modes only; expected no 'modes' on it (each "
+                         "mode's steps need the same layouts)");
             if (b->oldLayout == ImageLayout::Undefined) discarded[b->buffer] = &step;
             layout[b->buffer] = b->newLayout;
             continue;
@@ -231,20 +226,18 @@ void checkImageLayouts(const Parser& p, Scenario& s) {
         for (const auto& [image, allowed] : layoutsNeeded(step, s)) {
             const ImageLayout now = step.layouts[image] = layout.at(image);
             if (std::find(allowed.begin(), allowed.end(), now) == allowed.end())
-                failAt(p, step,
-                       fmt::format("uses image '{}' in layout {}, but it is in {} here; expected an image "
-                                   "barrier with new_layout = \"{}\" before it",
-                                   image, name(allowed.front()), name(now), name(allowed.front())));
+                p.failAt(step, fmt::format("uses image '{}' in layout {}, but it is in {} here; expected an image "
+                                           "barrier with new_layout = \"{}\" before it",
+                                           image, name(allowed.front()), name(now), name(allowed.front())));
         }
         std::vector<std::string> reads, writes;
         stepAccesses(step, s, reads, writes);
         for (const auto& r : reads) {
             const auto it = discarded.find(r);
             if (it == discarded.end() || std::get<Barrier>(it->second->body).control) continue;
-            failAt(p, step,
-                   fmt::format("reads image '{}', whose contents {} discarded (old_layout = \"undefined\"); "
-                               "expected a write first, or control = true on that barrier",
-                               r, it->second->label));
+            p.failAt(step, fmt::format("reads image '{}', whose contents {} discarded (old_layout = \"undefined\"); "
+                                       "expected a write first, or control = true on that barrier",
+                                       r, it->second->label));
         }
         for (const auto& w : writes) discarded.erase(w);
     }
@@ -253,10 +246,9 @@ void checkImageLayouts(const Parser& p, Scenario& s) {
     }
     for (const auto& [image, barrier] : discarded) {
         if (s.buffer(image)->checked && !std::get<Barrier>(barrier->body).control)
-            failAt(p, *barrier,
-                   fmt::format("discards image '{}' (old_layout = \"undefined\"), which is checked and "
-                               "never written after it; expected a write after it, or control = true",
-                               image));
+            p.failAt(*barrier, fmt::format("discards image '{}' (old_layout = \"undefined\"), which is checked and "
+                                           "never written after it; expected a write after it, or control = true",
+                                           image));
     }
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <ranges>
 #include <set>
 #include <span>
 #include <utility>
@@ -347,12 +348,9 @@ Step parseDispatch(const Parser& p, const toml::table& t, const Scenario& s, boo
     d.kernel = *k;
     d.bindings = p.strings(t, "bindings");
     const auto wanted = kernelBindings(d.kernel);
-    if (d.bindings.size() != wanted.size()) {
-        std::string list;
-        for (auto w : wanted) list += (list.empty() ? "" : ", ") + std::string(w);
-        p.fail(at(t, "bindings"), fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(), list,
-                                              d.bindings.size()));
-    }
+    if (d.bindings.size() != wanted.size())
+        p.fail(at(t, "bindings"), fmt::format("kernel {} takes {} binding(s) ({}); got {}", kernel, wanted.size(),
+                                              fmt::join(wanted, ", "), d.bindings.size()));
     uint64_t words = ~uint64_t{0};
     for (size_t i = 0; i < d.bindings.size(); ++i) {
         const BufferSpec* b = s.buffer(d.bindings[i]);
@@ -561,10 +559,9 @@ uint32_t takeQueue(const Parser& p, toml::table& t, const Scenario& s) {
             return q;
         }
     }
-    std::string list;
-    for (const auto& q : s.queues) list += (list.empty() ? "'" : ", '") + q.name + "'";
-    p.fail(*node, fmt::format("'queue' names '{}', which is no queue; expected one of {} (a [[queue]] declares one)",
-                              wanted, list));
+    // s.queues holds "main" at least
+    p.fail(*node, fmt::format("'queue' names '{}', which is no queue; expected one of '{}' (a [[queue]] declares one)",
+                              wanted, fmt::join(std::views::transform(s.queues, &QueueSpec::name), "', '")));
 }
 
 // A step's `modes = ["single", ...]` as read (modes of a barrier step: Step::modeMask).
@@ -654,15 +651,13 @@ void appendSteps(const Parser& p, toml::table& t, Scenario& s, RepeatSeen& bigge
     }
     if (s.steps.size() + repeat * body.size() > kMaxSteps) {
         if (repeatNode)
-            throw UsageError(fmt::format("{}:{}:{}: the steps repeated come to more than {} steps; expected fewer",
-                                         p.file(), repeatPlace.line, repeatPlace.column, kMaxSteps));
+            p.failAt(repeatPlace,
+                     fmt::format("the steps repeated come to more than {} steps; expected fewer", kMaxSteps));
         if (biggest.steps == 0)
             p.fail(t, fmt::format("the file comes to more than {} steps; expected fewer", kMaxSteps));
-        throw UsageError(
-            fmt::format("{}:{}:{}: the steps repeated here make {} steps, and with the steps after them "
-                        "the file comes to more than {} at step {} (line {}); expected fewer",
-                        p.file(), biggest.place.line, biggest.place.column, biggest.steps, kMaxSteps,
-                        s.steps.size() + 1, t.source().begin.line));
+        p.failAt(biggest.place, fmt::format("the steps repeated here make {} steps, and with the steps after them the "
+                                            "file comes to more than {} at step {} (line {}); expected fewer",
+                                            biggest.steps, kMaxSteps, s.steps.size() + 1, t.source().begin.line));
     }
     if (repeatNode && repeat * body.size() > biggest.steps) biggest = {repeatPlace, repeat * body.size()};
     for (uint64_t r = 0; r < repeat; ++r) {
@@ -671,10 +666,8 @@ void appendSteps(const Parser& p, toml::table& t, Scenario& s, RepeatSeen& bigge
     for (const Step& step : body) {
         const auto* d = std::get_if<Dispatch>(&step.body);
         if (d && d->alternatePhase && repeat == 1)
-            throw UsageError(
-                fmt::format("{}:{}:{}: phase = \"alternate\" needs a repeat; expected repeat = 2 or "
-                            "more, or phase = 0 or 1",
-                            p.file(), step.place.line, step.place.column));
+            p.failAt(step.place,
+                     "phase = \"alternate\" needs a repeat; expected repeat = 2 or more, or phase = 0 or 1");
     }
 }
 
@@ -688,19 +681,17 @@ void checkReadBeforeWrite(const Parser& p, const Scenario& s) {
         stepAccesses(step, s, reads, writes);
         for (const auto& r : reads) {
             if (!written.count(r))
-                throw UsageError(
-                    fmt::format("{}:{}:{}: {} reads buffer '{}' before any step writes it (its init is "
-                                "\"undefined\"); expected a write first or an init",
-                                p.file(), step.place.line, step.place.column, step.label, r));
+                p.failAt(step, fmt::format("reads buffer '{}' before any step writes it (its init is \"undefined\"); "
+                                           "expected a write first or an init",
+                                           r));
         }
         written.insert(writes.begin(), writes.end());
     }
     for (const auto& b : s.buffers) {
         if (b.checked && !written.count(b.name))
-            throw UsageError(
-                fmt::format("{}:{}:{}: buffer '{}' is checked but nothing writes it (its init is "
-                            "\"undefined\"); expected a write or an init",
-                            p.file(), b.place.line, b.place.column, b.name));
+            p.failAt(b.place, fmt::format("buffer '{}' is checked but nothing writes it (its init is \"undefined\"); "
+                                          "expected a write or an init",
+                                          b.name));
     }
 }
 

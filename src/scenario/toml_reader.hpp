@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,12 +39,6 @@ inline constexpr NamedBit kAccesses[] = {
     {"shader-storage-write", uint64_t{1} << 34},
 };
 
-inline std::string namesOf(std::span<const NamedBit> bits) {
-    std::string out;
-    for (const auto& b : bits) out += (out.empty() ? "" : ", ") + std::string(b.name);
-    return out;
-}
-
 class Parser {
   public:
     explicit Parser(std::string file) : file_(std::move(file)) {}
@@ -54,16 +49,35 @@ class Parser {
                                          std::string::npos));
     }
     [[noreturn]] void fail(const toml::node& node, const std::string& what) const { fail(node.source(), what); }
+    // "FILE:LINE:COLUMN: WHAT" at a place already parsed (a step's, a buffer's), `what` as given.
+    [[noreturn]] void failAt(const SourcePlace& where, const std::string& what) const {
+        throw UsageError(fmt::format("{}:{}:{}: {}", file_, where.line, where.column, what));
+    }
+    [[noreturn]] void failAt(const Step& step, const std::string& what) const {
+        failAt(step.place, fmt::format("{} {}", step.label, what));
+    }
+
+    // Calls each(table) for every [[key]] table of `t`, in order (none when the key is absent);
+    // anything else there is one line "'KEY' must be [[KEY]] tables".
+    template <typename Each>
+    void eachTable(const toml::table& t, std::string_view key, Each&& each) const {
+        const toml::node* node = t.get(key);
+        if (!node) return;
+        const toml::array* list = node->as_array();
+        if (!list) fail(*node, fmt::format("'{}' must be [[{}]] tables", key, key));
+        for (const auto& e : *list) {
+            if (!e.as_table()) fail(e, fmt::format("'{}' must be [[{}]] tables", key, key));
+            each(*e.as_table());
+        }
+    }
 
     // Every key of `table` must be one of `known`.
     void onlyKeys(const toml::table& table, std::initializer_list<std::string_view> known,
                   std::string_view where) const {
         for (const auto& [key, node] : table) {
-            if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
-                std::string list;
-                for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-                fail(node, fmt::format("unknown key '{}' in {}; expected one of: {}", key.str(), where, list));
-            }
+            if (std::find(known.begin(), known.end(), key.str()) == known.end())
+                fail(node, fmt::format("unknown key '{}' in {}; expected one of: {}", key.str(), where,
+                                       fmt::join(known, ", ")));
         }
     }
 
@@ -137,8 +151,8 @@ class Parser {
             const auto it =
                 std::find_if(std::begin(table), std::end(table), [&](const NamedBit& b) { return b.name == names[i]; });
             if (it == std::end(table))
-                fail((*n->as_array())[i],
-                     fmt::format("unknown {} '{}'; expected one of: {}", what, names[i], namesOf(table)));
+                fail((*n->as_array())[i], fmt::format("unknown {} '{}'; expected one of: {}", what, names[i],
+                                                      fmt::join(std::views::transform(table, &NamedBit::name), ", ")));
             out |= it->bit;
         }
         return out;
