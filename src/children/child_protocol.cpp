@@ -2,7 +2,6 @@
 #include "children/child_protocol.hpp"
 
 #include <charconv>
-#include <cstdlib>
 #include <vector>
 
 namespace repro {
@@ -117,7 +116,7 @@ void ChildProtocol::line(std::string_view text, double now) {
             crashFields(f, state_);
             return;
         case 'G':
-            if (f.size() == 2) state_.rowProcess = std::strtol(std::string(f[1]).c_str(), nullptr, 10);
+            if (f.size() == 2) (void)number(f[1], state_.rowProcess);
             return;
         default:
             return;

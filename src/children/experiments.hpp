@@ -33,11 +33,10 @@ ProbedDevice probe(const Options& options);
 // Throws UsageError when it cannot be created.
 std::filesystem::path makeLogDir(const char* what);
 // The children's log folder of a --matrix, --triage, --driver-env-sweep or --watchdog-probe
-// run, for a run that ends early: an interrupt (SIGINT/SIGTERM/SIGHUP) or an exception.
-// When it goes out of scope after the run ended early (an interrupt, or an exception on its
-// way out), the folder, if it is still there, is removed, or with --keep-logs kept and
-// named on the text report ("  logs and reports kept in DIR (--keep-logs)"). After a normal
-// end it does nothing: finishLogDir has removed the folder, or kept it and said why.
+// run: when it goes out of scope after the run ended early (an interrupt, SIGINT/SIGTERM/SIGHUP,
+// or an exception on its way out), the folder, if it is still there, is removed, or with
+// --keep-logs kept and named on the text report ("  logs and reports kept in DIR (--keep-logs)").
+// After a normal end it does nothing: finishLogDir has removed the folder, or kept it and said why.
 class ChildLogFolder {
   public:
     ChildLogFolder(const Options& options, std::filesystem::path dir);

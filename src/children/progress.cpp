@@ -120,9 +120,7 @@ std::string progressLine(const ChildState& s, double now, size_t columns) {
 }
 
 double cpuRunSeconds(const Options& o) {
-    const bool splitAsked = std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end();
-    const bool splitAfter = !splitAsked && (o.reference == ReferenceKind::Auto || o.reference == ReferenceKind::Split);
-    const double modeRuns = double(o.modes.size()) * o.repeat + (splitAfter ? 1 : 0);
+    const double modeRuns = double(o.modes.size()) * o.repeat + (splitRunsAfter(o) ? 1 : 0);
     double steps = o.chainLength;
     if (o.sweep) {
         steps = 0;

@@ -67,13 +67,21 @@ std::string label(const Variant& v) {
     return fmt::format("{} {}{}", mode, v.folded ? "= single " : "", labelWithoutMode(v));
 }
 
-std::vector<Variant> matrixVariants(double splitMiB) {
+// The rows `rows` adds (through the function it is given), for multipass, then single.
+template <typename Rows>
+static std::vector<Variant> forBothModes(bool file, Rows rows) {
     std::vector<Variant> out;
     for (const Mode mode : {Mode::Multipass, Mode::Single}) {
-        auto add = [&](RunFactors f) {
+        rows([&](RunFactors f) {
             f.mode = mode;
-            out.push_back({.factors = f});
-        };
+            out.push_back({.factors = f, .file = file});
+        });
+    }
+    return out;
+}
+
+std::vector<Variant> matrixVariants(double splitMiB) {
+    return forBothModes(false, [&](const auto& add) {
         add({});
         for (const BarrierKind b : {BarrierKind::Sync2, BarrierKind::Buffer, BarrierKind::Full,
                                     BarrierKind::ExecutionOnly, BarrierKind::None}) {
@@ -87,17 +95,11 @@ std::vector<Variant> matrixVariants(double splitMiB) {
         }
         add({.dispatchRepeat = 4});
         add({.profile = Profile::BladeExact});
-    }
-    return out;
+    });
 }
 
 std::vector<Variant> fileMatrixVariants() {
-    std::vector<Variant> out;
-    for (const Mode mode : {Mode::Multipass, Mode::Single}) {
-        auto add = [&](RunFactors f) {
-            f.mode = mode;
-            out.push_back({.factors = f, .file = true});
-        };
+    return forBothModes(true, [](const auto& add) {
         add({});
         for (const BarrierKind b : {BarrierKind::Blade, BarrierKind::Full}) add({.barrier = b});
         for (const BufferMemory m : {BufferMemory::DeviceLocal, BufferMemory::HostVisible}) add({.memory = m});
@@ -105,16 +107,11 @@ std::vector<Variant> fileMatrixVariants() {
         add({.submit = {.every = 2, .hostWait = false}});
         add({.workScale = 4});
         for (const BarrierKind b : {BarrierKind::ExecutionOnly, BarrierKind::None}) add({.barrier = b});
-    }
-    return out;
+    });
 }
 
 std::vector<Variant> splitMsVariants(double ms) {
-    std::vector<Variant> out;
-    for (const Mode mode : {Mode::Multipass, Mode::Single}) {
-        out.push_back({.factors = {.mode = mode, .submit = {.splitMs = ms, .hostWait = false}}});
-    }
-    return out;
+    return forBothModes(false, [&](const auto& add) { add({.submit = {.splitMs = ms, .hostWait = false}}); });
 }
 
 std::pair<std::vector<Variant>, size_t> foldSameStreams(const std::vector<Variant>& all) {

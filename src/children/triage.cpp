@@ -335,8 +335,6 @@ std::string shaderCompilerLine(const TriageInput& in, const Weighed& w) {
     return "the shader compiler (H5): " + w[Hypothesis::ShaderCompiler].why;
 }
 
-bool hangKilled(const TriageInput& in) { return in.causeKind == "hang_killed"; }
-
 // A GPU hang the job timeout only ended: what ran, and what the recording experiments say
 // about avoiding it. Never --split-ms: the submit's predicted work was far below the
 // timeout, so shorter submits by time are no cure.
@@ -365,7 +363,7 @@ Candidate hangCandidate(const TriageInput& in, const Weighed& w) {
 // The causes the findings support, each with its conclusion line.
 std::vector<Candidate> candidates(const TriageInput& in, const Weighed& w) {
     std::vector<Candidate> out;
-    if (hangKilled(in)) {
+    if (in.causeKind == "hang_killed") {
         out.push_back(hangCandidate(in, w));
         if (w[Hypothesis::ShaderCompiler].finding == Finding::Supports)
             out.push_back({ConclusionKind::ShaderCompiler, shaderCompilerLine(in, w)});

@@ -182,10 +182,8 @@ std::string renderShortHelp() {
     out += "\n";
     appendWrapped(out, "", kShortExits, 0, width);
     out += "\nExamples:\n";
-    appendCommand(out, "repro --mode multipass -n 7   # the original report's failing case", width);
-    appendCommand(out,
-                  "git bisect run ~/src/repro/scripts/mesa-bisect-step -- --mode multipass -n 7 --expect-driver radv",
-                  width);
+    appendCommand(out, fmt::format("{}   # {}", kExamples[0].command, kExamples[0].comment), width);
+    appendCommand(out, kExamples[5].command, width);  // the bisect
     return out;
 }
 
@@ -275,10 +273,7 @@ namespace {
 
 std::string cell(std::string_view text) {
     std::string out;
-    for (const char c : text) {
-        if (c == '|') out += '\\';
-        out += c;
-    }
+    for (const char c : text) out += c == '|' ? "\\|" : std::string(1, c);
     return out;
 }
 
@@ -300,10 +295,6 @@ void appendMarkdownSection(std::string& out, const OptionSection& section) {
         out += "| " + cell(name) + " | " + cell(spec.defaultText) + " | " + cell(meaning) + " |\n";
     }
 }
-
-}  // namespace
-
-namespace {
 
 // `text` with each option in it ("--invert", "-o", after an opening parenthesis or before
 // punctuation) passed through `option`, and every other character through `other`.

@@ -633,12 +633,16 @@ std::string_view name(ReferenceKind k) {
 }
 
 std::optional<std::vector<Mode>> parseModes(std::string_view text) {
-    if (text == "split") return std::vector{Mode::Split};
-    if (text == "multipass") return std::vector{Mode::Multipass};
-    if (text == "single") return std::vector{Mode::Single};
+    for (const Mode m : {Mode::Split, Mode::Multipass, Mode::Single})
+        if (text == name(m)) return std::vector{m};
     // `single` runs last: it is the one most likely to hang the GPU.
     if (text == "all") return std::vector{Mode::Split, Mode::Multipass, Mode::Single};
     return std::nullopt;
+}
+
+bool splitRunsAfter(const Options& o) {
+    const bool splitAsked = std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end();
+    return !splitAsked && (o.reference == ReferenceKind::Auto || o.reference == ReferenceKind::Split);
 }
 
 ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<std::string_view> envChain,

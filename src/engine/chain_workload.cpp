@@ -447,15 +447,10 @@ void ChainWorkload::becomeTheReference(const Length& length, Runs& runs, RunReco
     if (cause) printCause(length, record, *cause);
 }
 
-// A run whose submits and readback completed: its statistics, dump, classification and lines.
 void ChainWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& record) {
     Session& s = length.session;
     record.result.stats = computeStats(record.final());
     const std::optional<uint32_t> sweepLength = s.options.sweep ? std::optional<uint32_t>(length.n) : std::nullopt;
-    if (s.options.repeat > 1 && record.submitted.digest == 0) {
-        const HostFloats& last = record.final();
-        record.submitted.digest = digestBytes(last.data(), last.size() * sizeof(float));
-    }
     if (s.options.dumpDir && !dumpFinal(*s.options.dumpDir, record.mode(), sweepLength, record.final())) {
         record.dumpFailed = true;
     }

@@ -36,10 +36,7 @@ std::string deviceList(const std::vector<vk::DeviceInfo>& devices) {
 
 std::string loaderSays(const vk::Instance& instance) {
     const std::vector<std::string> problems = loaderProblems(instance.loaderMessages());
-    if (problems.empty()) return "";
-    std::string text;
-    for (const auto& p : problems) text += (text.empty() ? "" : " | ") + p;
-    return "; the loader says: " + text;
+    return problems.empty() ? "" : "; the loader says: " + join(problems, " | ");
 }
 
 bool matchesDriver(std::string_view expected, const std::string& driverName, const std::string& driverId,

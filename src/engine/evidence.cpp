@@ -20,7 +20,6 @@ OutputVerdict outputOf(Classification kind) {
         case Classification::NonFinite:
             return OutputVerdict::NonFinite;
         case Classification::Unwritten:
-            return OutputVerdict::Unwritten;
         // A hung mode's output was never read back: it is not known to be correct, and a
         // cause must still be decided from the timing and the kernel log.
         case Classification::Hang:
@@ -107,15 +106,10 @@ SplitTimes splitTimesOf(const vk::ModeRun& run) {
 
 SplitTimes repeatCalibration(const SplitTimes& oneStep, uint32_t steps) {
     SplitTimes out;
-    for (uint32_t i = 0; i < steps; ++i) {
-        if (oneStep.dispatchGpuSeconds.size() == 2) {
-            out.dispatchGpuSeconds.insert(out.dispatchGpuSeconds.end(), oneStep.dispatchGpuSeconds.begin(),
-                                          oneStep.dispatchGpuSeconds.end());
-        }
-        if (oneStep.submitWaitSeconds.size() == 2) {
-            out.submitWaitSeconds.insert(out.submitWaitSeconds.end(), oneStep.submitWaitSeconds.begin(),
-                                         oneStep.submitWaitSeconds.end());
-        }
+    for (auto times : {&SplitTimes::dispatchGpuSeconds, &SplitTimes::submitWaitSeconds}) {
+        const std::vector<double>& one = oneStep.*times;
+        for (uint32_t i = 0; i < steps && one.size() == 2; ++i)
+            (out.*times).insert((out.*times).end(), one.begin(), one.end());
     }
     return out;
 }

@@ -8,7 +8,6 @@
 #include <pugixml.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -18,6 +17,7 @@
 #include "children/experiments.hpp"
 #include "cli/output_paths.hpp"
 #include "core/atomic_file.hpp"
+#include "core/clock.hpp"
 #include "core/errors.hpp"
 #include "core/exit_status.hpp"
 #include "core/interrupt.hpp"
@@ -317,9 +317,9 @@ int runGtests(const Options& o) {
     say("[==========] Running {} test{} from {} test suite{}.", cases.size(), cases.size() == 1 ? "" : "s",
         suites.size(), suites.size() == 1 ? "" : "s");
     say("[----------] Global test environment set-up.");
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     const std::vector<Ran> ran = runAll(o, cases, dir);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = secondsSince(start);
     saySummary(ran, suites.size(), seconds);
     const bool failed = countOf(ran, Result::Failed) > 0;
     int status = interruptSignal() != 0 ? interruptedExit() : failed ? 1 : 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "children/experiments.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "engine/stages.hpp"
@@ -76,7 +77,7 @@ PointOutcome runPoint(Session& session, const PlanPoint& point) {
     run::Runs runs;
     session.workload.beginPoint(length);
     runModesUnderTest(length, runs);
-    if (run::splitRunsAfter(session.options) && !runs.deviceGone) {
+    if (splitRunsAfter(session.options) && !runs.deviceGone) {
         runOnce(length, runs, {.mode = Mode::Split, .index = 1, .referenceOnly = true});
     }
     judgeWaiting(length, runs);
@@ -109,11 +110,8 @@ int runSinglePoint(Session& s, RunReport& report) {
     }
     for (const auto& line : out.verdict.lines) say("{}", line);
     // A dump that could not be written is a usage error unless a hang or a reproduction
-    // says more; the results above are printed either way.
-    if (out.dumpFailed && out.verdict.exitStatus != kExitHang && out.verdict.exitStatus != kExitReproduced) {
-        return kExitUsage;
-    }
-    return out.verdict.exitStatus;
+    // says more (documentStatus); the results above are printed either way.
+    return out.dumpFailed ? documentStatus(out.verdict.exitStatus) : out.verdict.exitStatus;
 }
 
 }  // namespace repro

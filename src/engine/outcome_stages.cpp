@@ -37,12 +37,16 @@ CauseInput causeInput(const Length& length, const Runs& runs, const RunRecord& r
     return in;
 }
 
-// The cause into the run's result; a wrong run the evidence says was cut short is killed.
-void applyCause(RunRecord& r, const Cause& c, const CauseInput& in) {
+// The cause of `r`, decided and put into its result; a wrong run the evidence says was cut
+// short is killed.
+Cause applyCause(const Length& length, const Runs& runs, RunRecord& r, bool earlierKill) {
+    const CauseInput in = causeInput(length, runs, r, earlierKill);
+    const Cause c = decideCause(in);
     r.result.cause = c.verdict;
     r.result.causeKind = std::string(name(c.kind));
     r.result.causeJson = causeJson(c, in).dump();
     if (c.killed && isWrong(r.result.kind)) r.result.kind = Classification::Killed;
+    return c;
 }
 
 // The cause's line without the "(contradicts: ...; missing: ...)" an undetermined cause's
@@ -56,7 +60,6 @@ std::string causeHeadline(const Cause& c) {
 
 }  // namespace
 
-// The cause's printed lines: the cause, then each fact once.
 void printCause(const Length& length, const RunRecord& r, const Cause& c) {
     sayWrapped(fmt::format(
         "  mode={:<9} {}{}", name(r.mode()), causeHeadline(c),
@@ -70,10 +73,7 @@ std::optional<Cause> decideSplitCause(const Length& length, const Runs& runs, Ru
     if (!length.session.evidence) return std::nullopt;
     bool earlierKill = false;
     for (const RunRecord& r : runs.records) earlierKill = earlierKill || r.result.kind == Classification::Killed;
-    const CauseInput in = causeInput(length, runs, record, earlierKill);
-    const Cause c = decideCause(in);
-    applyCause(record, c, in);
-    return c;
+    return applyCause(length, runs, record, earlierKill);
 }
 
 void decideCauses(const Length& length, Runs& runs) {
@@ -86,9 +86,7 @@ void decideCauses(const Length& length, Runs& runs) {
         const bool decided = !r.result.causeKind.empty();
         earlierKill = earlierKill || (decided && r.result.kind == Classification::Killed);
         if (!wrong || decided || (r.plan.referenceOnly && r.mode() != Mode::Split)) continue;
-        const CauseInput in = causeInput(length, runs, r, earlierKill);
-        const Cause c = decideCause(in);
-        applyCause(r, c, in);
+        const Cause c = applyCause(length, runs, r, earlierKill);
         earlierKill = earlierKill || c.killed;
         printCause(length, r, c);
     }

@@ -17,6 +17,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "children/experiments.hpp"
 #include "children/mutants.hpp"
 #include "children/progress.hpp"
 #include "cli/output_paths.hpp"
@@ -461,15 +462,12 @@ int writeReports(const Options& o, RunReport& report, int status) {
     } else if (o.format == Format::Json) {
         written = emitFormatDocument(o, "the JSON report", renderJsonText(report));
     }
-    // An unwritable -o or --json is a usage error unless a hang or a reproduction says more;
-    // every result is printed either way.
+    // An unwritable -o or --json is a usage error unless a hang or a reproduction says more
+    // (documentStatus); every result is printed either way.
     written = emitJsonFile(o, "the JSON report", renderJsonText(report)) && written;
-    const bool outputFailed = !written;
-    const bool strongerStatus = status == kExitHang || status == kExitReproduced || status > 125;
     // A lost stdout document is said in every case (a reproduction keeps its 2).
     if (writeFailed()) sayError("repro: the report could not be written to {}", failedStream());
-    if ((writeFailed() || outputFailed) && !strongerStatus) return kExitUsage;
-    return status;
+    return written && !writeFailed() ? status : documentStatus(status);
 }
 
 }  // namespace repro

@@ -28,11 +28,6 @@
 
 namespace repro::run {
 
-bool splitRunsAfter(const Options& o) {
-    const bool splitAsked = std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end();
-    return !splitAsked && (o.reference == ReferenceKind::Auto || o.reference == ReferenceKind::Split);
-}
-
 std::string traceTitle(const Length& length, const PlannedRun& planned) {
     const std::string where = length.session.plan.builtIn() ? fmt::format("N={}", length.n) : length.point.label;
     return fmt::format("mode {}{}{}, run {} of {}{}", name(planned.mode), where.empty() ? "" : ", ", where,

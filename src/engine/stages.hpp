@@ -108,10 +108,6 @@ void foldLastRun(const Length& length, Runs& runs);
 // After the waiting runs are judged: the folded runs like run 1 count wrong when run 1 is.
 void finishFolded(Runs& runs);
 
-// Whether split runs after the modes under test, only as their reference (split not among
-// --mode, and the reference is split's: --reference auto or split).
-bool splitRunsAfter(const Options& options);
-
 // The run's name on the --trace timeline: "mode multipass, N=2, run 1 of 1" (", the
 // reference" for a split run made only to be the reference).
 std::string traceTitle(const Length& length, const PlannedRun& planned);

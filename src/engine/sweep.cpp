@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "children/experiments.hpp"
 #include "report/verdict.hpp"
 #include "core/output.hpp"
 #include "engine/session.hpp"
@@ -125,9 +126,8 @@ int runSweep(Session& s, RunReport& report) {
     say("{}", verdict);
     report.verdict = Verdict{.exitStatus = status, .lines = {verdict}};
     // A dump that could not be written is a usage error unless a hang or a reproduction
-    // says more; the results above are printed either way.
-    if (dumpFailed && status != kExitHang && status != kExitReproduced) return kExitUsage;
-    return status;
+    // says more (documentStatus); the results above are printed either way.
+    return dumpFailed ? documentStatus(status) : status;
 }
 
 }  // namespace repro
