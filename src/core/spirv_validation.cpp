@@ -7,16 +7,14 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "core/subprocess.hpp"
+#include "core/text.hpp"
 
 namespace repro {
 
 std::filesystem::path findOnPath(const std::string& program, const std::string& path) {
-    std::stringstream dirs(path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
+    for (const std::string_view dir : split(path, ':')) {
         if (dir.empty()) continue;
         const std::filesystem::path candidate = std::filesystem::path(dir) / program;
         if (::access(candidate.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(candidate)) return candidate;
