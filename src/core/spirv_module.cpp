@@ -521,18 +521,14 @@ std::string_view name(SpirvResourceKind k) {
 }
 
 std::string spirvImageFormatName(uint32_t format) {
-    switch (format) {
-        case 0:
-            return "Unknown";
-        case kSpirvImageFormatR32f:
-            return "R32f";
-        case kSpirvImageFormatRgba8:
-            return "Rgba8";
-        case kSpirvImageFormatR32ui:
-            return "R32ui";
-        default:
-            return fmt::format("Image Format {}", format);
+    static constexpr std::pair<uint32_t, std::string_view> kNames[] = {{0, "Unknown"},
+                                                                       {kSpirvImageFormatR32f, "R32f"},
+                                                                       {kSpirvImageFormatRgba8, "Rgba8"},
+                                                                       {kSpirvImageFormatR32ui, "R32ui"}};
+    for (const auto& [value, name] : kNames) {
+        if (value == format) return std::string(name);
     }
+    return fmt::format("Image Format {}", format);
 }
 
 SpirvModule parseSpirv(std::vector<uint32_t> words, std::string_view what) {

@@ -80,16 +80,10 @@ std::string userModulesLine(const std::vector<SpirvValidation>& results) {
     for (size_t i = 0; i < results.size(); ++i) {
         const SpirvValidation& v = results[i];
         line += fmt::format("{} {} ", i ? "," : "", v.file);
-        switch (v.state) {
-            case SpirvValidation::State::Valid:
-                line += "valid";
-                break;
-            case SpirvValidation::State::Invalid:
-                line += "INVALID: " + v.message;
-                break;
-            case SpirvValidation::State::NotChecked:
-                line += "not checked: " + v.message;
-                break;
+        if (v.state == SpirvValidation::State::Valid) {
+            line += "valid";
+        } else {
+            line += (v.state == SpirvValidation::State::Invalid ? "INVALID: " : "not checked: ") + v.message;
         }
     }
     return line;
