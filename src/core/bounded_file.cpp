@@ -25,8 +25,10 @@ const char* kindOf(mode_t mode) {
 }  // namespace
 
 BoundedRead readRegularFile(const std::string& path, uint64_t maxBytes) {
-    const auto tooLarge = [maxBytes](uint64_t size) {
-        return fmt::format("{} bytes, more than the {} MiB allowed", size, maxBytes >> 20);
+    const auto tooLarge = [maxBytes](BoundedRead& out, uint64_t size) {
+        out.tooLarge = true;
+        out.size = size;
+        out.problem = fmt::format("{} bytes, more than the {} MiB allowed", size, maxBytes >> 20);
     };
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
@@ -49,8 +51,7 @@ BoundedRead readRegularFile(const std::string& path, uint64_t maxBytes) {
     }
     if (static_cast<uint64_t>(info.st_size) > maxBytes) {
         ::close(fd);
-        out.tooLarge = true;
-        out.problem = tooLarge(static_cast<uint64_t>(info.st_size));
+        tooLarge(out, static_cast<uint64_t>(info.st_size));
         return out;
     }
     out.bytes.resize(static_cast<size_t>(info.st_size));
@@ -73,9 +74,8 @@ BoundedRead readRegularFile(const std::string& path, uint64_t maxBytes) {
         got += static_cast<size_t>(n);
     }
     ::close(fd);
-    out.tooLarge = got > maxBytes;
-    out.bytes.resize(out.tooLarge ? 0 : got);
-    if (out.tooLarge) out.problem = tooLarge(got);
+    out.bytes.resize(got > maxBytes ? 0 : got);
+    if (got > maxBytes) tooLarge(out, got);
     return out;
 }
 

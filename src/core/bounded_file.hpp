@@ -22,6 +22,7 @@ struct BoundedRead {
     std::optional<std::pair<dev_t, ino_t>> identity;
     bool directory = false;  // not read: a directory ("Is a directory")
     bool tooLarge = false;   // not read: more than maxBytes ("N bytes, more than ...")
+    uint64_t size = 0;       // tooLarge: the N bytes found (fstat's size, or those read)
 };
 
 // Reads all of `path` (symbolic links followed) when it is a regular file of at most

@@ -37,12 +37,12 @@ int64_t monotonicNanoseconds() {
     return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
 }
 
-sigset_t jobControlSignals() {
+// Unblocks `signals` on the calling thread; async-signal-safe (a forked child calls it).
+void unblock(std::initializer_list<int> signals) {
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, SIGTSTP);
-    sigaddset(&set, SIGCONT);
-    return set;
+    for (const int s : signals) sigaddset(&set, s);
+    sigprocmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 volatile std::sig_atomic_t gForwardedTo = 0;  // a process stopped by its parent: the child told, until SIGCONT
@@ -117,10 +117,7 @@ void installInterruptHandlers(Stops stops) {
     } else {
         setHandler(SIGCONT, SIG_DFL, 0);
     }
-    sigset_t answered;
-    sigemptyset(&answered);
-    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGTSTP, SIGCONT}) sigaddset(&answered, s);
-    sigprocmask(SIG_UNBLOCK, &answered, nullptr);
+    unblock({SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGTSTP, SIGCONT});
 }
 
 void forwardStopsTo(pid_t child, Stops childStops) {
@@ -130,10 +127,7 @@ void forwardStopsTo(pid_t child, Stops childStops) {
 
 void forwardStopsToGrandchild(pid_t grandchild) { gStopGrandchild = grandchild; }
 
-void unblockJobControlBeforeExec() {
-    const sigset_t set = jobControlSignals();
-    sigprocmask(SIG_UNBLOCK, &set, nullptr);
-}
+void unblockJobControlBeforeExec() { unblock({SIGTSTP, SIGCONT}); }
 
 double stoppedSeconds() { return static_cast<double>(gStoppedNanoseconds.load()) / 1e9; }
 

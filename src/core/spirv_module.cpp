@@ -3,19 +3,15 @@
 // header and instruction layout from §2.3, the enumerants and opcodes from §3.
 #include "core/spirv_module.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
+#include "core/bounded_file.hpp"
 #include "core/enum_names.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <optional>
 #include <span>
@@ -525,18 +521,14 @@ std::string_view name(SpirvResourceKind k) {
 }
 
 std::string spirvImageFormatName(uint32_t format) {
-    switch (format) {
-        case 0:
-            return "Unknown";
-        case kSpirvImageFormatR32f:
-            return "R32f";
-        case kSpirvImageFormatRgba8:
-            return "Rgba8";
-        case kSpirvImageFormatR32ui:
-            return "R32ui";
-        default:
-            return fmt::format("Image Format {}", format);
+    static constexpr std::pair<uint32_t, std::string_view> kNames[] = {{0, "Unknown"},
+                                                                       {kSpirvImageFormatR32f, "R32f"},
+                                                                       {kSpirvImageFormatRgba8, "Rgba8"},
+                                                                       {kSpirvImageFormatR32ui, "R32ui"}};
+    for (const auto& [value, name] : kNames) {
+        if (value == format) return std::string(name);
     }
+    return fmt::format("Image Format {}", format);
 }
 
 SpirvModule parseSpirv(std::vector<uint32_t> words, std::string_view what) {
@@ -545,37 +537,21 @@ SpirvModule parseSpirv(std::vector<uint32_t> words, std::string_view what) {
 
 SpirvModule loadSpirvFile(const std::filesystem::path& path) {
     const std::string p = quote(path.string());
-    // Only a regular file of a bounded size is read: a link to /dev/zero or a FIFO would
-    // otherwise eat memory or block for ever. O_NONBLOCK keeps the open of a FIFO from
-    // waiting for a writer.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        const int error = errno;
-        throw UsageError(
-            fmt::format("{}: cannot read: {}", p, error == ENOENT ? "no such file" : std::strerror(error)));
-    }
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-        ::close(fd);
-        throw UsageError(fmt::format("{}: cannot read: {}", p,
-                                     S_ISDIR(info.st_mode) ? "it is a directory, not a file" : "not a regular file"));
-    }
-    if (info.st_size > kMaxSpirvBytes) {
-        ::close(fd);
+    // Only a regular file of a bounded size is read (core/bounded_file.hpp): a link to
+    // /dev/zero or a FIFO would otherwise eat memory or block for ever.
+    const BoundedRead file = readRegularFile(path.string(), kMaxSpirvBytes);
+    if (file.tooLarge) {
         throw UsageError(fmt::format("{}: {} bytes, more than a compute shader's SPIR-V can be here (at most {} MiB)",
-                                     p, info.st_size, kMaxSpirvBytes >> 20));
+                                     p, file.size, kMaxSpirvBytes >> 20));
     }
-    std::vector<char> bytes(static_cast<size_t>(info.st_size));
-    size_t got = 0;
-    while (got < bytes.size()) {
-        const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += static_cast<size_t>(n);
+    if (!file.problem.empty()) {
+        throw UsageError(fmt::format("{}: cannot read: {}", p,
+                                     file.error == ENOENT ? "no such file"
+                                     : file.directory     ? "it is a directory, not a file"
+                                     : file.error == 0    ? "not a regular file"
+                                                          : file.problem));
     }
-    const int readError = errno;
-    ::close(fd);
-    if (got != bytes.size()) throw UsageError(fmt::format("{}: cannot read: {}", p, std::strerror(readError)));
+    const std::string& bytes = file.bytes;
     if (bytes.empty()) throw UsageError(fmt::format("{}: empty file (0 bytes)", p));
     if (bytes.size() % 4 != 0) {
         throw UsageError(fmt::format("{}: {} bytes, not a whole number of 32-bit words (truncated?)", p, bytes.size()));

@@ -7,16 +7,14 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "core/subprocess.hpp"
+#include "core/text.hpp"
 
 namespace repro {
 
 std::filesystem::path findOnPath(const std::string& program, const std::string& path) {
-    std::stringstream dirs(path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
+    for (const std::string_view dir : split(path, ':')) {
         if (dir.empty()) continue;
         const std::filesystem::path candidate = std::filesystem::path(dir) / program;
         if (::access(candidate.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(candidate)) return candidate;
@@ -82,16 +80,10 @@ std::string userModulesLine(const std::vector<SpirvValidation>& results) {
     for (size_t i = 0; i < results.size(); ++i) {
         const SpirvValidation& v = results[i];
         line += fmt::format("{} {} ", i ? "," : "", v.file);
-        switch (v.state) {
-            case SpirvValidation::State::Valid:
-                line += "valid";
-                break;
-            case SpirvValidation::State::Invalid:
-                line += "INVALID: " + v.message;
-                break;
-            case SpirvValidation::State::NotChecked:
-                line += "not checked: " + v.message;
-                break;
+        if (v.state == SpirvValidation::State::Valid) {
+            line += "valid";
+        } else {
+            line += (v.state == SpirvValidation::State::Invalid ? "INVALID: " : "not checked: ") + v.message;
         }
     }
     return line;

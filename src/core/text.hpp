@@ -3,6 +3,7 @@
 // and decimal option and by the environment variable N.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,27 @@ bool printsAsItself(std::string_view text);
 // 10). A value beyond int64_t saturates at INT64_MIN or INT64_MAX, so a range check reports
 // it as too large or too small. nullopt when the text is not of that form.
 std::optional<int64_t> parseDecimal(std::string_view text);
+
+// The decimal digits at the start of `s` as a T (an unsigned type), `s` moved past them;
+// nullopt, `s` kept, when there are none or their value does not fit in T.
+template <typename T>
+std::optional<T> takeNumber(std::string_view& s) {
+    T value = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{}) return std::nullopt;
+    s.remove_prefix(static_cast<size_t>(end - s.data()));
+    return value;
+}
+
+// All of `text` as a T in `base`: digits only, after a '-' for a signed T (no '+', prefix or
+// space); nullopt when it is anything else or does not fit in T.
+template <typename T>
+std::optional<T> parseWhole(std::string_view text, int base = 10) {
+    T value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+    if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    return value;
+}
 
 // `text` cut at every `separator`, the pieces in order without it: "a,,b" gives "a", "",
 // "b"; "a," gives "a", ""; "" gives one empty piece. Views into `text`.

@@ -18,6 +18,7 @@
 
 #include "core/enum_names.hpp"
 #include "core/exit_status.hpp"
+#include "core/text.hpp"
 
 namespace repro {
 namespace {
@@ -34,13 +35,6 @@ struct Reporter {
 };
 Reporter reporter;
 alignas(16) char alternateStack[64 * 1024];
-
-std::optional<uintptr_t> hexNumber(std::string_view text) {
-    uintptr_t value = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
-    if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
-    return value;
-}
 
 // Calls `each(entry)` for every line of /proc/self/maps until it returns true; async-signal-
 // safe. The entry's path points into a static buffer, valid until the next call.
@@ -185,8 +179,8 @@ std::optional<MapsEntry> parseMapsLine(std::string_view line) {
     const size_t dash = line.find('-');
     const size_t space = line.find(' ');
     if (dash == std::string_view::npos || space == std::string_view::npos || dash > space) return std::nullopt;
-    const auto begin = hexNumber(line.substr(0, dash));
-    const auto end = hexNumber(line.substr(dash + 1, space - dash - 1));
+    const auto begin = parseWhole<uintptr_t>(line.substr(0, dash), 16);
+    const auto end = parseWhole<uintptr_t>(line.substr(dash + 1, space - dash - 1), 16);
     if (!begin || !end || *end < *begin) return std::nullopt;
     std::array<std::string_view, 4> fields;  // permissions, offset, device, inode
     size_t pos = space;

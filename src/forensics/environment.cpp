@@ -16,7 +16,6 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <string_view>
 #include <system_error>
@@ -276,13 +275,9 @@ void captureModules(const Tree& tree, Pairs& out, std::vector<std::string>& note
     }
 }
 
-std::optional<uint32_t> parseHex(const std::string& text) {
-    std::string_view s = text;
+std::optional<uint32_t> parseHex(std::string_view s) {
     if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
-    uint32_t value = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value, 16);
-    if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-    return value;
+    return parseWhole<uint32_t>(s, 16);
 }
 
 bool isCardName(const std::string& name) {
@@ -459,28 +454,13 @@ bool containsWord(const std::string& haystack, std::string_view needle) {
     return haystack.find(needle) != std::string::npos;
 }
 
-const std::string* lookup(const Pairs& pairs, std::string_view key) {
-    for (const auto& [k, v] : pairs) {
-        if (k == key) return &v;
-    }
-    return nullptr;
-}
-
 bool isProblem(const std::string& value) { return value.starts_with("unreadable") || value.starts_with("not present"); }
-
-std::optional<long long> parseInteger(const std::string& text) {
-    const std::string t(trimmed(text));
-    long long value = 0;
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-    if (ec != std::errc() || end != t.data() + t.size() || t.empty()) return std::nullopt;
-    return value;
-}
 
 // The amdgpu timeout of `queue` from the captured lockup_timeout and kernel release
 // (watchdog.hpp has the kernel's rules).
 QueueTimeout amdgpuTimeout(const EnvironmentReport& env, AmdgpuQueue queue) {
     AmdgpuTimeoutInput in;
-    const std::string* value = lookup(env.kernelDriver, "amdgpu.lockup_timeout");
+    const std::string* value = factValue(env.kernelDriver, "amdgpu.lockup_timeout");
     if (!value) {
         in.parameterProblem = "was not captured";
     } else if (isProblem(*value)) {
@@ -488,22 +468,9 @@ QueueTimeout amdgpuTimeout(const EnvironmentReport& env, AmdgpuQueue queue) {
     } else {
         in.parameter = *value;
     }
-    const std::string* release = lookup(env.host, "kernel.release");
+    const std::string* release = factValue(env.host, "kernel.release");
     in.kernelRelease = release ? *release : std::string("(not captured)");
     return amdgpuQueueTimeout(queue, in);
-}
-
-// The job watchdog of the amdgpu queue `kind` runs on; nullopt when its timeout is unknown.
-std::optional<JobWatchdog> amdgpuWatchdog(const EnvironmentReport& env, QueueKind kind) {
-    const auto queue = amdgpuQueueFor(kind);
-    if (!queue) return std::nullopt;
-    const QueueTimeout t = amdgpuTimeout(env, *queue);
-    if (t.kind == TimeoutKind::Unknown) return std::nullopt;
-    JobWatchdog w{.driver = "amdgpu"};
-    w.read = t.fromParameter;
-    if (t.kind == TimeoutKind::Limit) w.seconds = t.seconds();
-    w.source = t.source;
-    return w;
 }
 
 // The first card fact whose key starts with `prefix` and ends with `suffix`.
@@ -523,7 +490,7 @@ JobWatchdog xeWatchdog(const EnvironmentReport& env, const std::string& card, bo
     const std::string prefix = card + ".";
     const auto* fact = findFact(env.kernelDriver, prefix, graphics ? ".rcs.job_timeout_ms" : ".ccs.job_timeout_ms");
     if (!fact) fact = findFact(env.kernelDriver, prefix, graphics ? ".ccs.job_timeout_ms" : ".rcs.job_timeout_ms");
-    const auto ms = fact ? parseInteger(fact->second) : std::nullopt;
+    const auto ms = fact ? parseWhole<long long>(trimmed(fact->second)) : std::nullopt;
     if (!ms || *ms <= 0) {
         w.seconds = 5.0;
         w.source = fmt::format("common default, not read: 5000 ms ({})",
@@ -539,7 +506,7 @@ JobWatchdog xeWatchdog(const EnvironmentReport& env, const std::string& card, bo
 
 JobWatchdog i915Watchdog(const EnvironmentReport& env, const std::string& card, bool graphics) {
     JobWatchdog w{.driver = "i915"};
-    const std::string* hangcheck = lookup(env.kernelDriver, "i915.enable_hangcheck");
+    const std::string* hangcheck = factValue(env.kernelDriver, "i915.enable_hangcheck");
     if (hangcheck && (trimmed(*hangcheck) == "N" || trimmed(*hangcheck) == "0")) {
         w.read = true;
         w.source = "read from /sys/module/i915/parameters/enable_hangcheck: N, hang detection is off";
@@ -548,7 +515,7 @@ JobWatchdog i915Watchdog(const EnvironmentReport& env, const std::string& card, 
     const std::string prefix = card + ".engine.";
     const auto* fact = findFact(env.kernelDriver, prefix + (graphics ? "rcs" : "ccs"), ".heartbeat_interval_ms");
     if (!fact) fact = findFact(env.kernelDriver, prefix + (graphics ? "ccs" : "rcs"), ".heartbeat_interval_ms");
-    const auto ms = fact ? parseInteger(fact->second) : std::nullopt;
+    const auto ms = fact ? parseWhole<long long>(trimmed(fact->second)) : std::nullopt;
     if (!ms || *ms < 0) {
         w.seconds = 2.5;
         w.source = fmt::format(
@@ -573,7 +540,7 @@ JobWatchdog i915Watchdog(const EnvironmentReport& env, const std::string& card, 
 }
 
 bool moduleLoaded(const EnvironmentReport& env, std::string_view module) {
-    const std::string* bare = lookup(env.kernelDriver, module);
+    const std::string* bare = factValue(env.kernelDriver, module);
     if (bare && isProblem(*bare)) return false;
     const std::string prefix = std::string(module) + ".";
     return std::any_of(env.kernelDriver.begin(), env.kernelDriver.end(),
@@ -581,6 +548,13 @@ bool moduleLoaded(const EnvironmentReport& env, std::string_view module) {
 }
 
 }  // namespace
+
+const std::string* factValue(const std::vector<std::pair<std::string, std::string>>& facts, std::string_view key) {
+    for (const auto& [k, v] : facts) {
+        if (k == key) return &v;
+    }
+    return nullptr;
+}
 
 UnameFacts hostUname() {
     UnameFacts facts;
@@ -776,14 +750,13 @@ std::string ringName(std::string_view driver, QueueKind kind) {
 }  // namespace
 
 std::optional<JobWatchdog> jobWatchdogSeconds(const EnvironmentReport& env, const DeviceReport* device) {
-    if (device && device->deviceType == "CPU") return std::nullopt;
-    const DriverMatch m = matchDriver(env, device);
-    const QueueKind kind = kindOf(device);
-    const bool graphics = kind == QueueKind::Gfx;
-    if (m.driver == "amdgpu") return amdgpuWatchdog(env, kind);
-    if (m.driver == "xe") return xeWatchdog(env, m.card, graphics);
-    if (m.driver == "i915") return i915Watchdog(env, m.card, graphics);
-    return std::nullopt;
+    const QueueWatchdog q = queueWatchdog(env, device);
+    const QueueTimeout& t = q.timeout;
+    if ((q.driver != "amdgpu" && q.driver != "xe" && q.driver != "i915") || t.kind == TimeoutKind::Unknown)
+        return std::nullopt;
+    JobWatchdog w{.driver = q.driver, .read = t.fromParameter, .source = t.source};
+    if (t.kind == TimeoutKind::Limit) w.seconds = t.seconds();
+    return w;
 }
 
 QueueWatchdog queueWatchdog(const EnvironmentReport& env, const DeviceReport* device, std::optional<QueueKind> queue) {

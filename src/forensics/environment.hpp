@@ -74,6 +74,10 @@ bool isDriverVariable(std::string_view name);
 // Unknown names get the generic kernel-log note; lavapipe/llvmpipe says there is none.
 std::vector<std::string> hangEvidenceNotes(const std::string& driverName);
 
+// The value of the first fact named `key` in `facts` (a report's host or kernelDriver
+// facts); nullptr when there is none.
+const std::string* factValue(const std::vector<std::pair<std::string, std::string>>& facts, std::string_view key);
+
 // The DRM card the Vulkan device is, matched by PCI bus address when the device has
 // one, else by vendor and device ID (only when exactly one card matches); nullptr when
 // none matches (lavapipe, a card sysfs did not describe).

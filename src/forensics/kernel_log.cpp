@@ -16,7 +16,6 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <ctime>
 #include <system_error>
 #include <utility>
@@ -30,16 +29,6 @@ constexpr size_t kMaxRecordsPerRead = 100000;
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-
-// Decimal digits at the start of `s` (consumed); nullopt when there are none or their value
-// does not fit in 64 bits.
-std::optional<uint64_t> takeNumber(std::string_view& s) {
-    uint64_t v = 0;
-    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (error != std::errc() || end == s.data()) return std::nullopt;
-    s.remove_prefix(static_cast<size_t>(end - s.data()));
-    return v;
-}
 
 // "\xNN" escapes of /dev/kmsg decoded; anything else kept.
 std::string unescapeKmsg(std::string_view s) {
@@ -67,7 +56,7 @@ std::optional<double> takeBracketSeconds(std::string_view& s) {
     if (t.empty() || t.front() != '[') return std::nullopt;
     t.remove_prefix(1);
     while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-    const auto whole = takeNumber(t);
+    const auto whole = takeNumber<uint64_t>(t);
     if (!whole || t.empty() || t.front() != '.') return std::nullopt;
     t.remove_prefix(1);
     const size_t digits = std::min<size_t>(t.find_first_not_of("0123456789"), t.size());
@@ -115,7 +104,7 @@ std::optional<KernelRecord> parseKmsgRecord(std::string_view record) {
     std::string_view prefix = record.substr(0, semicolon);
     std::array<uint64_t, 3> fields{};  // priority, sequence, microseconds; FLAGS follow
     for (uint64_t& field : fields) {
-        const auto n = takeNumber(prefix);
+        const auto n = takeNumber<uint64_t>(prefix);
         if (!n || prefix.empty() || prefix.front() != ',') return std::nullopt;
         prefix.remove_prefix(1);
         field = *n;
@@ -361,7 +350,7 @@ bool isHubPageFault(std::string_view text) {
 
 std::optional<int64_t> numberAt(std::string_view s, size_t pos) {
     std::string_view t = s.substr(std::min(pos, s.size()));
-    const auto v = takeNumber(t);
+    const auto v = takeNumber<uint64_t>(t);
     if (!v || *v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
     return static_cast<int64_t>(*v);
 }

@@ -10,7 +10,6 @@
 
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <limits>
 #include <utility>
 
@@ -21,15 +20,6 @@ constexpr std::string_view kParameterPath = "/sys/module/amdgpu/parameters/locku
 constexpr std::string_view kNoVirtualization = " (bare metal assumed: repro does not detect SR-IOV or passthrough)";
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-// Digits at the start of `s` as a uint32_t; consumes them. nullopt if none or too large.
-std::optional<uint32_t> leadingNumber(std::string_view& s) {
-    uint32_t value = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc{}) return std::nullopt;
-    s.remove_prefix(static_cast<size_t>(end - s.data()));
-    return value;
-}
 
 // kstrtol(s, 0, &value) on a 64-bit kernel (lib/kstrtox.c): nullopt, with `why`, where the
 // kernel returns -EINVAL or -ERANGE.
@@ -167,10 +157,10 @@ std::string sourceText(const Slot& s, AmdgpuQueue queue, AmdgpuEra era, std::str
 
 std::optional<KernelVersion> parseKernelRelease(std::string_view release) {
     std::string_view s = release;
-    const auto major = leadingNumber(s);
+    const auto major = takeNumber<uint32_t>(s);
     if (!major || s.empty() || s.front() != '.') return std::nullopt;
     s.remove_prefix(1);
-    const auto minor = leadingNumber(s);
+    const auto minor = takeNumber<uint32_t>(s);
     if (!minor) return std::nullopt;
     return KernelVersion{*major, *minor};
 }

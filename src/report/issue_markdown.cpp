@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "forensics/environment.hpp"
 #include "report/command_line.hpp"
 #include "report/markdown.hpp"
 #include "repro_version.h"
@@ -116,9 +117,7 @@ std::string logFiles(const IssueFacts& f) {
     std::string out = "#### Log files\n\n";
     if (!f.kernelLog.empty()) {
         out += "The GPU driver's kernel log lines repro read during the run:\n\n";
-        std::string lines;
-        for (const auto& l : f.kernelLog) lines += l + "\n";
-        out += codeBlock(lines, "text") + "\n";
+        out += codeBlock(fmt::format("{}\n", fmt::join(f.kernelLog, "\n")), "text") + "\n";
     } else if (f.kernelLogRead) {
         out += "repro read the kernel log during the run: the GPU driver wrote no job timeout, reset or fault.\n\n";
     } else {
@@ -132,9 +131,7 @@ std::string logFiles(const IssueFacts& f) {
     for (const auto& [title, items] :
          {std::pair{"Captures of this run", &f.captures}, std::pair{"Where this hang leaves evidence", &f.hangNotes}}) {
         if (items->empty()) continue;
-        out += std::string(title) + ":\n\n";
-        for (const auto& item : *items) out += "- " + escapeProse(item) + "\n";
-        out += "\n";
+        out += std::string(title) + ":\n\n" + markdown::bulletList(*items, /*prose=*/true) + "\n";
     }
     return out;
 }
@@ -144,10 +141,8 @@ std::string logFiles(const IssueFacts& f) {
 std::vector<std::pair<std::string, std::string>> hostSystemInformation(const EnvironmentReport& e,
                                                                        std::string_view home) {
     const auto fact = [&](std::string_view key) {
-        for (const auto& [k, v] : e.host) {
-            if (k == key) return v;
-        }
-        return std::string("not captured");
+        const std::string* value = factValue(e.host, key);
+        return value ? *value : std::string("not captured");
     };
     std::vector<std::pair<std::string, std::string>> out;
     out.emplace_back("Distro", fact("os"));

@@ -215,9 +215,8 @@ std::string renderMarkdownTable(const MergedReports& merged) {
     if (merged.rows.empty()) return "No report merged.\n";
     std::vector<std::vector<std::string>> rows;
     for (const MergedRow& row : merged.rows) rows.push_back(cells(row));
-    std::string out = markdownTable(kHeader, rows) + "\n";
-    for (const std::string& line : groupLines(merged.rows)) out += "- " + markdownText(line) + "\n";
-    return out;
+    // With rows, groupLines is never empty (bulletList's "none" cannot show).
+    return markdownTable(kHeader, rows) + "\n" + markdown::bulletList(groupLines(merged.rows));
 }
 
 json nullIfEmpty(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }

@@ -59,13 +59,6 @@ void setJobTimeout(const RunReport& report, MergedRow& row) {
     }
 }
 
-std::string hostFact(const RunReport& report, std::string_view name) {
-    for (const auto& [key, value] : report.environment.host) {
-        if (key == name) return value;
-    }
-    return {};
-}
-
 // "chain tiny N=2 --barrier sync2", "kompute-196@52b49c9f N=3": what a run report ran.
 std::string whatRan(const RunReport& report, const std::string& scenario) {
     std::string out = !scenario.empty()        ? scenario
@@ -90,7 +83,7 @@ MergedRow runRow(const json& document) {
         row.driverId = report.device->driverId;
         row.deviceIds = fmt::format("{:04x}:{:04x}", report.device->vendorId, report.device->deviceId);
     }
-    row.kernel = hostFact(report, "kernel.release");
+    if (const std::string* kernel = factValue(report.environment.host, "kernel.release")) row.kernel = *kernel;
     setJobTimeout(report, row);
     row.chainLength = report.chainLength;
     for (const ModeReport& m : report.modes) {
@@ -421,25 +414,15 @@ std::string triageProblem(const json& d) {
 }  // namespace
 
 std::string outcomeName(int exitStatus) {
-    switch (exitStatus) {
-        case kExitReproduced:
-            return "reproduced";
-        case kExitHang:
-            return "hang";
-        case kExitNotReproduced:
-            return "not reproduced";
-        case kExitValidation:
-            return "validation";
-        case kExitCannotTest:
-            return "cannot test";
-        case kExitUsage:
-            return "usage error";
-        case 130:
-        case 143:
-            return "interrupted";
-        default:
-            return fmt::format("exit {}", exitStatus);
+    static constexpr std::pair<int, std::string_view> kNames[] = {
+        {kExitReproduced, "reproduced"},        {kExitHang, "hang"},
+        {kExitNotReproduced, "not reproduced"}, {kExitValidation, "validation"},
+        {kExitCannotTest, "cannot test"},       {kExitUsage, "usage error"}};
+    for (const auto& [status, word] : kNames) {
+        if (status == exitStatus) return std::string(word);
     }
+    if (exitStatus == 130 || exitStatus == 143) return "interrupted";
+    return fmt::format("exit {}", exitStatus);
 }
 
 std::optional<MergedRow> mergedRow(const json& document, const std::string& file, std::string& problem) {

@@ -47,22 +47,14 @@ struct FieldTable {
 };
 
 std::string statusWord(int exitStatus) {
-    switch (exitStatus) {
-        case kExitNotReproduced:
-            return "not reproduced";
-        case kExitUsage:
-            return "usage error";
-        case kExitReproduced:
-            return "BUG REPRODUCED";
-        case kExitHang:
-            return "GPU HANG";
-        case kExitValidation:
-            return "validation messages";
-        case kExitCannotTest:
-            return "cannot test / inconclusive";
-        default:
-            return "unknown status";
+    static constexpr std::pair<int, std::string_view> kWords[] = {
+        {kExitNotReproduced, "not reproduced"},   {kExitUsage, "usage error"},
+        {kExitReproduced, "BUG REPRODUCED"},      {kExitHang, "GPU HANG"},
+        {kExitValidation, "validation messages"}, {kExitCannotTest, "cannot test / inconclusive"}};
+    for (const auto& [status, word] : kWords) {
+        if (status == exitStatus) return std::string(word);
     }
+    return "unknown status";
 }
 
 std::string percentText(const BufferStats& s) {
@@ -467,10 +459,9 @@ std::string detailSections(const RunReport& r, std::string_view home) {
                    e.kernelDriver.empty() ? std::string("not captured\n") : pairsTable(e.kernelDriver, "fact"));
     const ValidationSummary& v = r.validation;
     if (v.enabled) {
-        std::string messages;
-        for (const auto& m : v.messages) messages += m + "\n";
         out += details(fmt::format("Validation messages ({} errors, {} warnings)", v.errors, v.warnings),
-                       v.messages.empty() ? std::string("none\n") : codeBlock(messages, "text"));
+                       v.messages.empty() ? std::string("none\n")
+                                          : codeBlock(fmt::format("{}\n", fmt::join(v.messages, "\n")), "text"));
     }
     // The hang evidence is said once, under "Log files" (issueTail).
     std::vector<std::string> notes;

@@ -125,8 +125,6 @@ class TraceDocument {
     bool addLine(const std::string& line);
     void add(const Event& event);
     void setFact(const std::string& key, const std::string& value) { facts_[key] = value; }
-    void setTrackName(Track track, std::string name) { trackNames_[track] = std::move(name); }
-    size_t eventCount() const { return events_.size(); }
 
     // The file: {"traceEvents": [metadata events naming the process and each track used,
     // then every event in the order added], "displayTimeUnit": "ms", "otherData": {facts}}.

@@ -163,23 +163,19 @@ std::string_view name(VerdictKind kind) {
 }
 
 VerdictKind verdictKind(int exitStatus, bool control) {
-    switch (exitStatus) {
-        case kExitNotReproduced:
-            return VerdictKind::NotReproduced;
-        case kExitUsage:
-            return VerdictKind::Usage;
-        case kExitReproduced:
-            return control ? VerdictKind::ControlCaught : VerdictKind::Reproduced;
-        case kExitHang:
-            return VerdictKind::Hang;
-        case kExitValidation:
-            return VerdictKind::Validation;
-        case 128 + 2:   // SIGINT
-        case 128 + 15:  // SIGTERM (a SIGHUP is answered as one)
-            return VerdictKind::Interrupted;
-        default:
-            return VerdictKind::CannotTest;
+    if (exitStatus == kExitReproduced) return control ? VerdictKind::ControlCaught : VerdictKind::Reproduced;
+    static constexpr std::pair<int, VerdictKind> kKinds[] = {
+        {kExitNotReproduced, VerdictKind::NotReproduced},
+        {kExitUsage, VerdictKind::Usage},
+        {kExitHang, VerdictKind::Hang},
+        {kExitValidation, VerdictKind::Validation},
+        {128 + 2, VerdictKind::Interrupted},   // SIGINT
+        {128 + 15, VerdictKind::Interrupted},  // SIGTERM (a SIGHUP is answered as one)
+    };
+    for (const auto& [status, kind] : kKinds) {
+        if (status == exitStatus) return kind;
     }
+    return VerdictKind::CannotTest;
 }
 
 Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
