@@ -5,19 +5,13 @@
 # chain at the blade file's size (-n 3, preset small) and the blade file alternate through
 # bench/overhead.sh --quick three times each. Needs what h200-round18.sh needs. Writes $OUT.
 set -uo pipefail
-source bench/h200-setup.sh  # $out, $bin, run
+source bench/h200-setup.sh  # $out, $bin, run, verdict
 base=base/repro
-caught() {  # build, then repro's arguments: the exit status and the verdict line
-    local text status
-    text=$("$@" 2>&1)
-    status=$?
-    echo "exit $status $(grep -E '^--- [A-Z ]+:' <<<"$text" | head -n 1)"
-}
 for f in scenarios/*.toml; do
     grep -q '^barrier = ' "$f" || continue
     n=$(basename "$f" .toml)
     for build in "$base" "$bin"; do
-        echo "$n $build: $(caught "$build" --scenario "$f" --barrier none --mode single --repeat 20)"
+        echo "$n $build: $(verdict "$build" --scenario "$f" --barrier none --mode single --repeat 20)"
     done
 done >"$out/controls-repeat-20.txt" 2>&1
 for round in 1 2 3; do

@@ -8,18 +8,12 @@
 # For the lent machine: needs .gl/, the release build (bench/h200-setup.sh) and base/repro.
 # Writes $OUT.
 set -uo pipefail
-source bench/h200-setup.sh  # $out, $bin, run
+source bench/h200-setup.sh  # $out, $bin, run, verdict
 base=base/repro
 # Quick runs of the two builds in turn, then the full figures.
 quick_alternating "$base" >"$out/quick-alternating.txt" 2>&1
 bench/overhead.sh --preset small -n 3 "$bin" >"$out/overhead-small-3.txt" 2>&1
 bench/overhead.sh --scenario scenarios/blade-356-conv-t-slice-chain.toml "$bin" >"$out/overhead-blade-file.txt" 2>&1
-verdict() {  # build, then repro's arguments: the exit status and the verdict line
-    local text status
-    text=$("$@" 2>&1)
-    status=$?
-    echo "exit $status $(grep -E '^--- (NOT REPRODUCED|BUG REPRODUCED|CONTROL CAUGHT|GPU HANG|CANNOT TEST|VALIDATION|INCONCLUSIVE|DRIVER CRASH|CRASHED|REPRO CRASHED|INTERRUPTED)' <<<"$text" | head -n 1)"
-}
 for f in scenarios/*.toml; do
     n=$(basename "$f" .toml)
     echo "$n: base $(verdict "$base" --scenario "$f") | new $(verdict "$bin" --scenario "$f")"

@@ -4,8 +4,9 @@
 #   out  the folder every output goes to ($OUT, default ./h200-out), made here
 #   bin  the release build of repro (build/release/src/repro)
 # and run NAME ARGS...: repro's text output in $out/NAME.txt, its exit status and seconds
-# appended, the last line echoed; stop_and_continue_during_sweep, blade_file_at_full_size and
-# quick_alternating (below). Writes list-devices.txt and version.txt.
+# appended, the last line echoed; verdict BUILD ARGS...: "exit S" and the verdict line of one
+# run; stop_and_continue_during_sweep, blade_file_at_full_size and quick_alternating (below).
+# Writes list-devices.txt and version.txt.
 out="${OUT:-h200-out}"
 mkdir -p "$out"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -22,6 +23,12 @@ run() {  # name, then repro's arguments: the text output and the exit status
     "$bin" "$@" >"$out/$name.txt" 2>&1
     echo "exit $? after $((SECONDS - t0)) s: repro $*" >>"$out/$name.txt"
     tail -n 1 "$out/$name.txt"
+}
+verdict() {  # build, then repro's arguments: the exit status and the verdict line
+    local text status
+    text=$("$@" 2>&1)
+    status=$?
+    echo "exit $status $(grep -E '^--- (NOT REPRODUCED|BUG REPRODUCED|CONTROL CAUGHT|GPU HANG|CANNOT TEST|VALIDATION|INCONCLUSIVE|DRIVER CRASH|CRASHED|REPRO CRASHED|INTERRUPTED)' <<<"$text" | head -n 1)"
 }
 
 # SIGTSTP to repro alone during a sweep of the default shape (--sweep 1..30 --mode all), then
