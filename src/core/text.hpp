@@ -4,6 +4,7 @@
 #pragma once
 
 #include <charconv>
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,9 +49,9 @@ bool printsAsItself(std::string_view text);
 // it as too large or too small. nullopt when the text is not of that form.
 std::optional<int64_t> parseDecimal(std::string_view text);
 
-// The decimal digits at the start of `s` as a T (an unsigned type), `s` moved past them;
-// nullopt, `s` kept, when there are none or their value does not fit in T.
-template <typename T>
+// The decimal digits at the start of `s` as a T, `s` moved past them; nullopt, `s` kept, when
+// there are none or their value does not fit in T.
+template <std::unsigned_integral T>
 std::optional<T> takeNumber(std::string_view& s) {
     T value = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);

@@ -123,9 +123,19 @@ namespace {
 
 // A reproduction under a positive control is the control caught (issue 35 §2): each "BUG
 // REPRODUCED" line of multipass or single says CONTROL CAUGHT, and a line says what the
-// control is. The exit status stays 2, as for any wrong output (docs/contract.md).
-void markControlCaught(const std::vector<std::string>& controls, Verdict& verdict) {
-    if (controls.empty() || verdict.exitStatus != kExitReproduced) return;
+// control is. The exit status stays 2, as for any wrong output (docs/contract.md). A control
+// that every mode survives gets a line too: NOT REPRODUCED under it says that this run could
+// not have told a driver that drops what the control removes (an in-order device, or a check
+// that does not see the dropped work), not that the driver is right. Its exit status stays 0.
+void markControl(const std::vector<std::string>& controls, Verdict& verdict) {
+    if (controls.empty()) return;
+    if (verdict.exitStatus == kExitNotReproduced) {
+        verdict.lines.push_back("--- the control was not caught (" + join(controls, "; ") +
+                                "): every mode stayed right without what it removes, so on this device this run "
+                                "cannot tell a driver that drops it from one that keeps it");
+        return;
+    }
+    if (verdict.exitStatus != kExitReproduced) return;
     constexpr std::string_view kBug = "--- BUG REPRODUCED: ";
     bool caught = false;
     for (std::string& line : verdict.lines) {
@@ -202,7 +212,7 @@ PointOutcome reportPoint(const Length& length, const Runs& runs) {
         if (r.plan.referenceOnly && r.result.kind == Classification::Hang) decisive.push_back(r.result);
     }
     out.verdict = length.session.workload.decide(length, runs, decisive);
-    markControlCaught(planControls(o, length.session.plan), out.verdict);
+    markControl(planControls(o, length.session.plan), out.verdict);
     out.referenceName = length.session.workload.referenceName();
     for (const RunRecord& r : runs.records) out.modes.push_back(toModeReport(r, o, length.point));
     for (const auto& [mode, f] : runs.folded) out.folded.push_back(f);

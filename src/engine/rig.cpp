@@ -197,9 +197,7 @@ Rig::Rig(const vk::Instance& instance, const vk::DeviceInfo& chosen, const Optio
 }
 
 void Rig::nameForTrace() const {
-    auto name = [](const auto& handle, const std::string& text) {
-        vk::trace::nameObject(reinterpret_cast<uint64_t>(handle), text);
-    };
+    const auto name = [](auto handle, const std::string& text) { vk::trace::nameHandle(handle, text); };
     for (const vk::Buffer* b : {&buffers.convParams, &buffers.sliceParams, &buffers.weight}) name(b->get(), b->name);
     for (const auto& b : buffers.small) name(b.get(), b.name);
     for (const auto& b : buffers.big) name(b.get(), b.name);

@@ -133,6 +133,35 @@ TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
     EXPECT_EQ(report.at("verdict").at("exit_status"), 0);
 }
 
+// A mutant whose child hangs is counted as killed and said to be hung (docs/mutants.md): the
+// simulated driver hangs every one-submit command buffer after its first dispatch and only
+// repro's --timeout ends the wait, so the file as written hangs (exit 3) and so does each of
+// its 8 mutants, each in a child of its own that the next one outlives.
+TEST(Mutants, AHungMutantIsCountedAsKilled) {
+    const auto json =
+        std::filesystem::temp_directory_path() / ("repro-mutants-hung-" + std::to_string(getpid()) + ".json");
+    const std::vector<std::string> env = {
+        std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+        "REPRO_SIMULATE=clock:us-per-wg=1;hang:dispatches=1", "REPRO_SIMULATE_TRACE="};
+    const BoundedResult r = repro(
+        {"--scenario", kFixture, "--mode", "single", "--mutants", "--timeout", "1", "--json", json.string()}, env);
+    EXPECT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n--- GPU HANG: mode single hung")) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  mutant 1/8: step 2 (compute -> compute): removed: hung, counted as killed (GPU HANG: "
+                         "mode single hung: vkWaitSemaphores"))
+        << shown(r);
+    EXPECT_EQ(count(r.out, ": hung, counted as killed ("), 8u) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n--- mutation score: 8 of 8 mutants killed, 8 of them by a hang\n")) << shown(r);
+    std::ifstream in(json);
+    const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+    std::filesystem::remove(json);
+    ASSERT_TRUE(report.is_object()) << shown(r);
+    const nlohmann::json& m = report.at("mutants");
+    EXPECT_EQ(m.at("killed"), 8) << m.dump(2);
+    EXPECT_EQ(m.at("mutants").at(0).at("outcome"), "hung") << m.dump(2);
+}
+
 // --mutant alone: one mutant as a labelled control, wrong under weak-barriers: CONTROL CAUGHT,
 // never BUG REPRODUCED (exit 2, as every control caught: docs/scenarios.md "Controls").
 TEST(Mutants, OneMutantIsALabelledControl) {

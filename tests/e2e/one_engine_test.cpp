@@ -289,6 +289,32 @@ TEST(OneQueueRace, ARaceInTheFileIsRefusedAndItsLabelledControlRuns) {
     const ProcessResult control = runRepro({"--scenario", dir + "race-labelled-control.toml"});
     EXPECT_EQ(control.status, 0) << shown(control);  // lavapipe runs the increments in order
     EXPECT_TRUE(contains(control.out, "CONTROL")) << control.out;
+    EXPECT_TRUE(contains(control.out, "--- the control was not caught (the file labels")) << control.out;
+}
+
+// A control that every mode survives (lavapipe runs dispatches in order, so --barrier none
+// stays right there): NOT REPRODUCED, exit 0, and a line in text, JSON and Markdown says the
+// run could not have caught what the control removes; without a control no such line.
+TEST(Controls, AControlEveryModeSurvivesSaysTheRunCouldNotCatchIt) {
+    TempDir dir("controls");
+    const std::string json = (dir / "r.json").string();
+    const std::string file = std::string(REPRO_SOURCE_DIR) + "/scenarios/blade-356-conv-t-slice-chain.toml";
+    const ProcessResult r = runRepro({"--scenario", file, "--barrier", "none", "--json", json});
+    EXPECT_EQ(r.status, 0) << shown(r);
+    constexpr const char* kLine =
+        "--- the control was not caught (--barrier none: no barrier between the dispatches of multipass and "
+        "single): every mode stayed right without what it removes, so on this device this run cannot tell a "
+        "driver that drops it from one that keeps it";
+    EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << r.out;
+    EXPECT_TRUE(contains(r.out, kLine)) << r.out;
+    const std::string doc = readText(json);
+    EXPECT_TRUE(contains(doc, "\"kind\": \"not_reproduced\"")) << doc;
+    EXPECT_TRUE(contains(doc, "the control was not caught (--barrier none")) << doc;
+    const ProcessResult md = runRepro({"--scenario", file, "--barrier", "none", "--format", "markdown"});
+    EXPECT_TRUE(contains(md.out, kLine)) << md.out;
+    const ProcessResult plain = runRepro({"--scenario", file});
+    EXPECT_EQ(plain.status, 0) << shown(plain);
+    EXPECT_FALSE(contains(plain.out, "the control was not caught")) << plain.out;
 }
 
 // A positive control that is caught (issue 35 §2): the control, in every place it reports,
