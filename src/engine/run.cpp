@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <future>
 #include <new>
 #include <set>
@@ -55,16 +54,6 @@ namespace repro {
 namespace {
 
 namespace sc = repro::scenario;
-
-// Makes sure --dump-dir exists and is a directory before any GPU work starts.
-void prepareDumpDir(const std::string& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir)) {
-        throw UsageError(
-            fmt::format("--dump-dir: cannot use '{}' as a directory ({})", dir, ec ? ec.message() : "not a directory"));
-    }
-}
 
 // What every form's run needs from the part before the device.
 struct RunStart {
@@ -330,7 +319,9 @@ int runOnInstance(const Options& o, Plan& plan, RunReport& report) {
     std::vector<std::string> selectionNotes;
     const vk::DeviceInfo chosen = selectDevice(instance, devices, o, selectionNotes);
     report.environment.notes.insert(report.environment.notes.end(), selectionNotes.begin(), selectionNotes.end());
-    if (o.dumpDir) prepareDumpDir(*o.dumpDir);
+    // --dump-dir again, as outputPathProblem checked it (main.cpp): it may have gone since.
+    if (const auto why = o.dumpDir ? directoryWriteProblem(*o.dumpDir) : std::nullopt)
+        throw UsageError(fmt::format("--dump-dir: cannot use {} as a directory ({})", quote(*o.dumpDir), *why));
     const RunStart start{.o = o,
                          .plan = plan,
                          .report = report,

@@ -16,12 +16,6 @@
 namespace repro {
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
-    return s;
-}
-
 // The text after `prefix` up to `end` (or the end of the line when `end` is empty).
 std::optional<std::string> after(std::string_view line, std::string_view prefix, std::string_view end = {}) {
     const size_t at = line.find(prefix);
@@ -32,7 +26,7 @@ std::optional<std::string> after(std::string_view line, std::string_view prefix,
         if (stop == std::string_view::npos) return std::nullopt;
         rest = rest.substr(0, stop);
     }
-    return std::string(trim(rest));
+    return std::string(trimmed(rest));
 }
 
 // The ':'-separated entries of `value`, empty ones left out.
@@ -97,7 +91,7 @@ std::vector<std::string> loaderProblems(const std::vector<LoaderMessage>& log) {
     std::vector<std::string> out;
     for (const auto& m : log) {
         if (m.severity != LoaderMessage::Severity::Error) continue;
-        const std::string text(trim(m.text));
+        const std::string text(trimmed(m.text));
         if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
     }
     return out;
