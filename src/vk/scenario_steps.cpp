@@ -108,15 +108,15 @@ void copyImageOut(VkCommandBuffer cmd, const sc::BufferSpec& spec, const Scenari
                            mb.at(spec.name).get(), 1, &region);
 }
 
-// The layout image `name`, which work step `index` names, is in after split's submit of that
-// step: the one it runs in (Step::layouts), or its final layout where no work step or host read
-// follows (split's last submit records the transitions after it too: vk/scenario_recorder.cpp).
+// The layout image `name` (which work step `index` names) is in after split's submit of that step:
+// the one it runs in (Step::layouts), or on one queue with no work step or host read after it its
+// final layout (that submit records the later transitions too; with queues each is its own submit).
 VkImageLayout splitLayoutAfter(const sc::Scenario& s, const std::string& name, size_t index) {
-    for (size_t j = index + 1; j < s.steps.size(); ++j) {
-        if (isWork(s.steps[j]) || std::holds_alternative<sc::HostRead>(s.steps[j].body))
-            return vkLayout(s.steps[index].layouts.at(name));
-    }
-    return vkLayout(s.buffer(name)->image->finalLayout);
+    const auto later = [](const sc::Step& step) {
+        return isWork(step) || std::holds_alternative<sc::HostRead>(step.body);
+    };
+    const bool last = std::none_of(s.steps.begin() + static_cast<std::ptrdiff_t>(index) + 1, s.steps.end(), later);
+    return vkLayout(last && !s.usesQueues() ? s.buffer(name)->image->finalLayout : s.steps[index].layouts.at(name));
 }
 
 }  // namespace

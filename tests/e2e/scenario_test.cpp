@@ -2716,13 +2716,25 @@ std::filesystem::path concurrentImageFile() {
     return writeFile("-image-concurrent.toml", text);
 }
 
+// The file without its copy, checking `img` itself: the last work step writes the image and
+// the copier's transition to transfer-src follows it (in a file of its own, removed by the caller).
+std::filesystem::path transitionLastFile() {
+    std::string text = readText(kImageQueues);
+    text.erase(text.find("\n[[step]]\ncopy_image_to_buffer"));
+    text.replace(text.find("check = [\"out\"]"), 15, "check = [\"img\"]");
+    return writeFile("-image-transition-last.toml", text);
+}
+
 // Exclusive and concurrent, on lavapipe (one family: the copier falls back to the main queue)
 // and with the copier in a family of its own (second-family: the exclusive image's ownership
 // transfers recorded), every mode is bit-identical to the CPU model and the validation layer,
-// synchronization validation included, has nothing to say.
+// synchronization validation included, has nothing to say. So with the transition last: split's
+// --check-steps reads the image back in general, the layout it is in then (the transition is a
+// submit of its own, after the readback); it once took the image's final layout (transfer-src).
 TEST(ScenarioImages, AnImageOnASecondQueueIsNotReproducedAndValidationClean) {
     const auto concurrent = concurrentImageFile();
-    for (const std::string& file : {kImageQueues, concurrent.string()}) {
+    const auto transitionLast = transitionLastFile();
+    for (const std::string& file : {kImageQueues, concurrent.string(), transitionLast.string()}) {
         for (const std::string spec : {"", "second-family"}) {
             // --check-steps reads the image back after the increment, before its release to the
             // copier, which must still find it in general
@@ -2739,6 +2751,7 @@ TEST(ScenarioImages, AnImageOnASecondQueueIsNotReproducedAndValidationClean) {
         }
     }
     std::filesystem::remove(concurrent);
+    std::filesystem::remove(transitionLast);
 }
 
 // With the copier in family 1 (second-family) each mode records the exclusive image's ownership
