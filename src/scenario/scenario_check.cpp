@@ -51,10 +51,10 @@ std::optional<std::string> firstDifference(const Scenario& s, const std::string&
 
 std::optional<std::string> compare(const Scenario& s, const Contents& got, const Contents& want,
                                    std::string_view against) {
-    for (const auto& [name, bytes] : got) {
-        const auto w = want.find(name);
-        if (w == want.end()) continue;  // a buffer compared with split only (splitOnlyBuffers)
-        if (auto d = firstDifference(s, name, bytes, w->second, against)) return d;
+    for (const BufferSpec& b : s.buffers) {
+        const auto g = got.find(b.name), w = want.find(b.name);
+        if (g == got.end() || w == want.end()) continue;  // not read, or compared with split only (splitOnlyBuffers)
+        if (auto d = firstDifference(s, b.name, g->second, w->second, against)) return d;
     }
     return std::nullopt;
 }

@@ -83,7 +83,7 @@ std::string stepLabels(const Scenario& s, const std::vector<size_t>& indices);
 std::optional<std::string> firstDifference(const Scenario& s, const std::string& name, const std::vector<uint8_t>& got,
                                            const std::vector<uint8_t>& want, std::string_view against,
                                            size_t before = ~size_t{0});
-// The first difference of any buffer of `got` that `want` has (file order of `got`'s map).
+// The first difference of any buffer or image of `got` that `want` has, in Scenario::buffers' order.
 std::optional<std::string> compare(const Scenario& s, const Contents& got, const Contents& want,
                                    std::string_view against);
 // The first host read of `got` that differs from `want`'s read at the same step, prefixed by

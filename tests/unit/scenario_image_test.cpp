@@ -221,5 +221,24 @@ TEST(ScenarioImage, AMismatchLineNamesTheImageAndTheTexel) {
               "step (its initial contents); 1 of 64 words differ");
 }
 
+// Where several checked buffers differ, the line names the first in the order the results list
+// them (Scenario::buffers: the images, then the buffers, each in the file's order), not in the
+// order of their names: buffer 'zeta', declared before 'buf', then the image before both.
+TEST(ScenarioImage, AMismatchLineNamesTheFirstDifferingBufferInTheFilesOrder) {
+    std::string header = kHeader;
+    header.replace(header.find("check = []"), 10, "check = [\"zeta\", \"buf\"]");
+    const Scenario s = parsed(header + "\n[[buffer]]\nname = \"zeta\"\nbytes = 64\ninit = \"iota\"\n" + kImage +
+                              "[[step]]\ndispatch = \"image-increment\"\nbindings = [\"img\"]\n");
+    const Contents want = runCpuModel(s);
+    Contents got = want;
+    got.at("buf")[0] ^= 1;
+    got.at("zeta")[4] ^= 1;
+    const auto line = compare(s, got, want, "the CPU model");
+    ASSERT_TRUE(line.has_value());
+    EXPECT_EQ(line->rfind("buffer 'zeta' differs from the CPU model at byte 4", 0), 0u) << *line;
+    got.at("img")[0] ^= 1;
+    EXPECT_EQ(compare(s, got, want, "the CPU model")->rfind("image 'img' differs", 0), 0u);
+}
+
 }  // namespace
 }  // namespace repro::scenario
