@@ -220,8 +220,8 @@ INSTANTIATE_TEST_SUITE_P(
     Simulated, ScenarioDroppedTransfers,
     ::testing::Values(
         DroppedTransfer{"moltenvk-2805-fill-between-dispatches.toml", "mismatch",
-                        "buffer 'readback' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model "
-                        "0x2a8be121), last written by step 8 copy consumed -> readback; 64 of 64 words differ",
+                        "buffer 'unrelated' differs from the CPU model at byte 64 (word 16: 0x00000000, the CPU model "
+                        "0x00002805), last written by step 2 fill unrelated; 128 of 256 words differ",
                         "buffer 'readback' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model "
                         "0x2a8be121), last written by step 8 copy consumed -> readback; 64 of 64 words differ"},
         DroppedTransfer{"turnip-28469-unaligned-transfers.toml", "mismatch",
@@ -240,10 +240,10 @@ INSTANTIATE_TEST_SUITE_P(
                         "buffer 'data' differs from the CPU model at byte 128 (word 32: 0x0000002a, the CPU model "
                         "0x00000002), last written by step 5 dispatch increment; 8 of 1024 words differ"},
         DroppedTransfer{"executorch-17299-staged-dispatches.toml", "mismatch",
-                        "buffer 'final' differs from the CPU model at byte 0 (word 0: 0x00000064, the CPU model "
-                        "0x0000006b), last written by step 17 dispatch copy; 64 of 64 words differ",
-                        "buffer 'final' differs from the CPU model at byte 0 (word 0: 0x00000064, the CPU model "
-                        "0x0000006b), last written by step 17 dispatch copy; 64 of 64 words differ"}),
+                        "buffer 'out2' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model "
+                        "0x0000000a), last written by step 6 dispatch copy; 64 of 64 words differ",
+                        "buffer 'out2' differs from the CPU model at byte 0 (word 0: 0x00000000, the CPU model "
+                        "0x0000000a), last written by step 6 dispatch copy; 64 of 64 words differ"}),
     [](const ::testing::TestParamInfo<DroppedTransfer>& param) {
         std::string name = param.param.file;
         name = name.substr(0, name.find('-'));
@@ -2986,8 +2986,8 @@ TEST(ScenarioImages, ReportsDescribeTheImagesAndAStressedRun) {
               simulated("lost-transitions"));
     EXPECT_EQ(r.status, 2) << shown(r);
     const std::string mismatch =
-        "image 'consumed' differs from the CPU model at byte 0 (texel (0, 0): 0xdeadbeef, the CPU model "
-        "0x00000064), last written by step 5 dispatch image-copy; 1024 of 1024 texels differ";
+        "image 'produced' differs from the CPU model at byte 0 (texel (0, 0): 0xdeadbeef, the CPU model "
+        "0x00000064), last written by step 1 dispatch image-increment; 1024 of 1024 texels differ";
     const std::string images =
         "produced: 32x32 r32ui, optimal tiling, checked; consumed: 32x32 r32ui, optimal tiling, checked";
     EXPECT_TRUE(contains(r.out, "each checked buffer and image compared with the CPU model and split.")) << shown(r);
