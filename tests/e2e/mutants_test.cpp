@@ -32,6 +32,21 @@ BoundedResult repro(const std::vector<std::string>& args, const std::vector<std:
     return runBounded(REPRO_EXECUTABLE, args, env, 240);  // --mutants on llama-25767: about 30 s
 }
 
+// The environment of a run through the simulated driver (tests/simdriver) with
+// REPRO_SIMULATE=`spec`, its trace off.
+std::vector<std::string> simulated(const std::string& spec) {
+    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+            "REPRO_SIMULATE=" + spec, "REPRO_SIMULATE_TRACE="};
+}
+
+// The JSON document at `path` (a discarded value when it is not JSON), the file removed.
+nlohmann::json takeJson(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    std::filesystem::remove(path);
+    return doc;
+}
+
 // Every line of `text` at most `columns` long.
 bool fits(const std::string& text, size_t columns) {
     size_t start = 0;
@@ -94,9 +109,7 @@ TEST(Mutants, TheBuiltInChainHasTwo) {
 // (step 1 wrote nothing step 3 reads); the file as written is correct: exit 0, not reproduced.
 TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
     const auto json = std::filesystem::temp_directory_path() / ("repro-mutants-" + std::to_string(getpid()) + ".json");
-    const std::vector<std::string> env = {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                                          "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=weak-barriers",
-                                          "REPRO_SIMULATE_TRACE="};
+    const std::vector<std::string> env = simulated("weak-barriers");
     const BoundedResult r =
         repro({"--scenario", kFixture, "--mode", "single", "--repeat", "2", "--mutants", "--json", json.string()}, env);
     ASSERT_EQ(r.status, 0) << shown(r);
@@ -114,9 +127,7 @@ TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
     EXPECT_EQ(count(r.out, ": survived ("), 4u) << shown(r);
     EXPECT_TRUE(contains(r.out, "\n--- mutation score: 4 of 8 mutants killed\n")) << shown(r);
 
-    std::ifstream in(json);
-    const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
-    std::filesystem::remove(json);
+    const nlohmann::json report = takeJson(json);
     ASSERT_TRUE(report.is_object()) << shown(r);
     const nlohmann::json& m = report.at("mutants");
     ASSERT_EQ(m.at("mutants").size(), 8u) << m.dump(2);
@@ -140,9 +151,7 @@ TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
 TEST(Mutants, AHungMutantIsCountedAsKilled) {
     const auto json =
         std::filesystem::temp_directory_path() / ("repro-mutants-hung-" + std::to_string(getpid()) + ".json");
-    const std::vector<std::string> env = {
-        std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-        "REPRO_SIMULATE=clock:us-per-wg=1;hang:dispatches=1", "REPRO_SIMULATE_TRACE="};
+    const std::vector<std::string> env = simulated("clock:us-per-wg=1;hang:dispatches=1");
     const BoundedResult r = repro(
         {"--scenario", kFixture, "--mode", "single", "--mutants", "--timeout", "1", "--json", json.string()}, env);
     EXPECT_EQ(r.status, 3) << shown(r);
@@ -153,9 +162,7 @@ TEST(Mutants, AHungMutantIsCountedAsKilled) {
         << shown(r);
     EXPECT_EQ(count(r.out, ": hung, counted as killed ("), 8u) << shown(r);
     EXPECT_TRUE(contains(r.out, "\n--- mutation score: 8 of 8 mutants killed, 8 of them by a hang\n")) << shown(r);
-    std::ifstream in(json);
-    const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
-    std::filesystem::remove(json);
+    const nlohmann::json report = takeJson(json);
     ASSERT_TRUE(report.is_object()) << shown(r);
     const nlohmann::json& m = report.at("mutants");
     EXPECT_EQ(m.at("killed"), 8) << m.dump(2);
@@ -165,9 +172,7 @@ TEST(Mutants, AHungMutantIsCountedAsKilled) {
 // --mutant alone: one mutant as a labelled control, wrong under weak-barriers: CONTROL CAUGHT,
 // never BUG REPRODUCED (exit 2, as every control caught: docs/scenarios.md "Controls").
 TEST(Mutants, OneMutantIsALabelledControl) {
-    const std::vector<std::string> env = {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR,
-                                          "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate", "REPRO_SIMULATE=weak-barriers",
-                                          "REPRO_SIMULATE_TRACE="};
+    const std::vector<std::string> env = simulated("weak-barriers");
     const BoundedResult r = repro({"--scenario", kFixture, "--mode", "single", "--mutant", "4:no-src-access"}, env);
     EXPECT_EQ(r.status, 2) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- CONTROL CAUGHT: mode single is mismatch")) << shown(r);
