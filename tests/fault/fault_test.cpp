@@ -676,6 +676,13 @@ std::vector<EnvironmentCase> hostileCases() {
          "caught (...)`; JSON `experiment.control` true, `verdict.kind` control_caught, `cause.kind` control; the "
          "Markdown title CONTROL CAUGHT (was BUG REPRODUCED with cause synchronization and `control: false`)",
          "e2e.Controls.ADroppedDispatchIsTheControlCaughtInTextJsonAndMarkdown"},
+        {"a run under a control that every mode survives",
+         "`repro --scenario scenarios/blade-356-conv-t-slice-chain.toml --barrier none` on lavapipe (in order)", 0,
+         "`--- NOT REPRODUCED: ...` then `--- the control was not caught (--barrier none: ...): every mode stayed "
+         "right "
+         "without what it removes, so on this device this run cannot tell a driver that drops it from one that keeps "
+         "it` (was NOT REPRODUCED alone), in text, JSON `verdict.lines` and the Markdown",
+         "e2e.Controls.AControlEveryModeSurvivesSaysTheRunCouldNotCatchIt"},
         {"a triage whose experiments gave no result (issue 35 §4, leftovers)",
          "a wrong baseline whose experiments were all not run (no effect on the device, not here, or interrupted)", 2,
          "`conclusion: undetermined: no experiment gave a result; missing: ...` (was `no experiment makes it "
