@@ -170,7 +170,9 @@ TEST(Mutants, AHungMutantIsCountedAsKilled) {
 }
 
 // --mutant alone: one mutant as a labelled control, wrong under weak-barriers: CONTROL CAUGHT,
-// never BUG REPRODUCED (exit 2, as every control caught: docs/scenarios.md "Controls").
+// never BUG REPRODUCED (exit 2, as every control caught: docs/scenarios.md "Controls"), and
+// never the line of a control that stayed right. The mutant of the barrier nothing depends on
+// (step 2 removed) stays right under the same driver: NOT REPRODUCED, exit 0, and that line.
 TEST(Mutants, OneMutantIsALabelledControl) {
     const std::vector<std::string> env = simulated("weak-barriers");
     const BoundedResult r = repro({"--scenario", kFixture, "--mode", "single", "--mutant", "4:no-src-access"}, env);
@@ -179,6 +181,14 @@ TEST(Mutants, OneMutantIsALabelledControl) {
     EXPECT_TRUE(contains(r.out, "--mutant 4:no-src-access")) << shown(r);
     EXPECT_TRUE(contains(r.out, "mismatch")) << shown(r);
     EXPECT_FALSE(contains(r.out, "BUG REPRODUCED")) << shown(r);
+    EXPECT_FALSE(contains(r.out, "the control was not caught")) << shown(r);
+    const BoundedResult kept = repro({"--scenario", kFixture, "--mode", "single", "--mutant", "2:removed"}, env);
+    EXPECT_EQ(kept.status, 0) << shown(kept);
+    EXPECT_TRUE(contains(kept.out, "\n--- NOT REPRODUCED")) << shown(kept);
+    EXPECT_TRUE(contains(kept.out,
+                         "\n--- the control was not caught (--mutant 2:removed: a mutant, the file's step 2 "
+                         "weakened on purpose): every mode stayed right without what it removes"))
+        << shown(kept);
 }
 
 // Values the file refuses: one line naming the value, exit 1, nothing run.
