@@ -140,4 +140,15 @@ MutantsReport runMutants(const Options& o, const Plan& plan) {
     return out;
 }
 
+MutantsReport withheldMutants(const Plan& plan, const Verdict& verdict) {
+    MutantsReport out;
+    std::string ended = fmt::format("exit {}", verdict.exitStatus);
+    if (!verdict.lines.empty() && verdict.lines.front().starts_with("--- "))
+        ended += ": " + verdict.lines.front().substr(4);
+    out.withheld = fmt::format("{} as written ended {}, and a mutant is told apart only from a run that is right",
+                               plan.builtIn() ? "the chain" : "the file", ended);
+    say("--- mutants: none run: {} (docs/mutants.md)", out.withheld);
+    return out;
+}
+
 }  // namespace repro

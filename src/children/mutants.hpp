@@ -18,4 +18,11 @@ namespace repro {
 // Stops, with the mutants so far, when interrupted. Never throws for a child's failure.
 MutantsReport runMutants(const Options& options, const Plan& plan);
 
+// What --mutants reports when the run as written did not come out right (`verdict`'s status is
+// not 0: a reproduction, a control caught, a hang, validation errors): no mutant, since a
+// mutant is told apart only from a run that is right (a hung or wrong mutant of a file that
+// hangs or is wrong as written would be scored killed for the file's own failure). Prints
+// the line that says so and returns the report with `withheld` set.
+MutantsReport withheldMutants(const Plan& plan, const Verdict& verdict);
+
 }  // namespace repro

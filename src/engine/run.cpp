@@ -439,8 +439,10 @@ int runPlan(const Options& o, Plan& plan) {
     RunReport report = startReport(o, plan);
     const int status = runGuarded(o, plan, report);
     if (o.listDevices) return statusAfterWrites(status);
-    // --mutants: after the run's own verdict, which keeps its exit status (controls never count)
-    if (o.mutants && status != kExitCannotTest && interruptSignal() == 0) report.mutants = runMutants(o, plan);
+    // --mutants: after the run's own verdict, which keeps its exit status (controls never count);
+    // only a run that came out right has mutants to tell apart from it
+    if (o.mutants && status != kExitCannotTest && interruptSignal() == 0)
+        report.mutants = status == kExitNotReproduced ? runMutants(o, plan) : withheldMutants(plan, report.verdict);
     finishCaptures(o, plan, report);
     return writeReports(o, report, status);
 }

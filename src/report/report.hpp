@@ -143,6 +143,9 @@ struct MutantsReport {
     std::vector<std::string> skipped;  // weakenings left out and why ("step 5 no-src-access: ...")
     uint32_t killed = 0;               // killed or hung
     uint32_t notRun = 0;
+    // Why no mutant ran: the run as written did not come out right ("the file as written ended
+    // GPU HANG: mode single hung: ..."); "" when they ran.
+    std::string withheld;
 };
 
 struct RunReport {

@@ -660,7 +660,10 @@ void fields(Io& io, Of<MutantsReport, Io>& s) {
     io("skipped", s.skipped);
     io("killed", s.killed);
     io("not_run", s.notRun);
-    io.derived("score", [&] { return json(fmt::format("{} of {}", s.killed, s.mutants.size())); });
+    io("withheld", s.withheld, kNullWhenEmpty);
+    io.derived("score", [&] {
+        return s.withheld.empty() ? json(fmt::format("{} of {}", s.killed, s.mutants.size())) : json(nullptr);
+    });
 }
 
 template <typename Io>

@@ -428,6 +428,7 @@ IssueFacts reportIssueFacts(const RunReport& r, std::string_view home) {
 
 // --mutants: one row per mutant, then the score.
 std::string mutantsTable(const MutantsReport& m) {
+    if (!m.withheld.empty()) return "No mutant ran: " + m.withheld + ".\n";
     std::vector<std::vector<std::string>> rows;
     for (const MutantReport& x : m.mutants)
         rows.push_back({x.what, x.weakening, x.outcome, fmt::format("{} of {}", x.wrong, x.runs), x.rerun});

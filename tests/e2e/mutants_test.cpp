@@ -145,20 +145,21 @@ TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
 }
 
 // A mutant whose child hangs is counted as killed and said to be hung (docs/mutants.md): the
-// simulated driver hangs every one-submit command buffer after its first dispatch and only
-// repro's --timeout ends the wait, so the file as written hangs (exit 3) and so does each of
-// its 8 mutants, each in a child of its own that the next one outlives.
+// simulated driver's weak-barriers:hang hangs the dispatch after a barrier without a memory
+// dependency, and only repro's --timeout ends the wait. The file as written has none, so it is
+// right (exit 0); each of its 8 mutants takes one barrier's memory dependency away and hangs, in
+// a child of its own that the next one outlives.
 TEST(Mutants, AHungMutantIsCountedAsKilled) {
     const auto json =
         std::filesystem::temp_directory_path() / ("repro-mutants-hung-" + std::to_string(getpid()) + ".json");
-    const std::vector<std::string> env = simulated("clock:us-per-wg=1;hang:dispatches=1");
+    const std::vector<std::string> env = simulated("clock:us-per-wg=1;weak-barriers:hang");
     const BoundedResult r = repro(
         {"--scenario", kFixture, "--mode", "single", "--mutants", "--timeout", "1", "--json", json.string()}, env);
-    EXPECT_EQ(r.status, 3) << shown(r);
-    EXPECT_TRUE(contains(r.out, "\n--- GPU HANG: mode single hung")) << shown(r);
+    EXPECT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "\n--- NOT REPRODUCED")) << shown(r);
     EXPECT_TRUE(contains(r.out,
                          "  mutant 1/8: step 2 (compute -> compute): removed: hung, counted as killed (GPU HANG: "
-                         "mode single hung: vkWaitSemaphores"))
+                         "mode single (cause: the control or the file itself))\n"))
         << shown(r);
     EXPECT_EQ(count(r.out, ": hung, counted as killed ("), 8u) << shown(r);
     EXPECT_TRUE(contains(r.out, "\n--- mutation score: 8 of 8 mutants killed, 8 of them by a hang\n")) << shown(r);
@@ -166,7 +167,47 @@ TEST(Mutants, AHungMutantIsCountedAsKilled) {
     ASSERT_TRUE(report.is_object()) << shown(r);
     const nlohmann::json& m = report.at("mutants");
     EXPECT_EQ(m.at("killed"), 8) << m.dump(2);
+    EXPECT_EQ(m.at("score"), "8 of 8") << m.dump(2);
+    EXPECT_TRUE(m.at("withheld").is_null()) << m.dump(2);
     EXPECT_EQ(m.at("mutants").at(0).at("outcome"), "hung") << m.dump(2);
+}
+
+// Where the file as written is not right, no mutant runs (docs/mutants.md): a hung or wrong
+// mutant would be scored killed for the file's own failure. The simulated driver's hang hangs
+// every one-submit command buffer after its first dispatch, the file as written included
+// (exit 3); stale:dispatch=2 makes step 5 copy `data` as it was before the increment (exit 2).
+// One line says why, in text, JSON (withheld, no mutants, score null) and Markdown, and the
+// run's exit status is its own.
+TEST(Mutants, NoMutantRunsWhereTheFileAsWrittenFails) {
+    const auto json =
+        std::filesystem::temp_directory_path() / ("repro-mutants-withheld-" + std::to_string(getpid()) + ".json");
+    const BoundedResult hung =
+        repro({"--scenario", kFixture, "--mode", "single", "--mutants", "--timeout", "1", "--json", json.string()},
+              simulated("clock:us-per-wg=1;hang:dispatches=1"));
+    EXPECT_EQ(hung.status, 3) << shown(hung);
+    EXPECT_TRUE(contains(hung.out, "\n--- GPU HANG: mode single hung")) << shown(hung);
+    EXPECT_TRUE(
+        contains(hung.out, "\n--- mutants: none run: the file as written ended exit 3: GPU HANG: mode single hung: "))
+        << shown(hung);
+    EXPECT_TRUE(contains(hung.out, ", and a mutant is told apart only from a run that is right (docs/mutants.md)\n"))
+        << shown(hung);
+    EXPECT_FALSE(contains(hung.out, "mutant 1/")) << shown(hung);
+    EXPECT_FALSE(contains(hung.out, "mutation score")) << shown(hung);
+    const nlohmann::json report = takeJson(json);
+    ASSERT_TRUE(report.is_object()) << shown(hung);
+    const nlohmann::json& m = report.at("mutants");
+    EXPECT_TRUE(m.at("withheld").get<std::string>().starts_with("the file as written ended exit 3: GPU HANG: "))
+        << m.dump(2);
+    EXPECT_TRUE(m.at("mutants").empty()) << m.dump(2);
+    EXPECT_TRUE(m.at("score").is_null()) << m.dump(2);
+    EXPECT_EQ(report.at("verdict").at("exit_status"), 3);
+
+    const BoundedResult wrong = repro({"--scenario", kFixture, "--mode", "single", "--mutants", "--format", "markdown"},
+                                      simulated("stale:dispatch=2"));
+    EXPECT_EQ(wrong.status, 2) << shown(wrong);
+    EXPECT_TRUE(contains(wrong.out, "No mutant ran: the file as written ended exit 2: BUG REPRODUCED: mode single "))
+        << shown(wrong);
+    EXPECT_FALSE(contains(wrong.out, "mutation score")) << shown(wrong);
 }
 
 // --mutant alone: one mutant as a labelled control, wrong under weak-barriers: CONTROL CAUGHT,

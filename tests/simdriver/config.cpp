@@ -519,8 +519,9 @@ bool Parser::api(ArgumentReader& r, std::optional<std::string_view> arg) {
 }
 
 bool Parser::weakBarriers(ArgumentReader& r, std::optional<std::string_view> arg) {
-    if (arg) return r.fail("takes no argument (" + quoted(*arg) + " given)");
+    if (arg && *arg != "hang") return r.fail("takes no argument or hang (" + quoted(*arg) + " given)");
     config_.weakBarriers = true;
+    config_.weakBarriersHang = arg.has_value();
     return true;
 }
 
@@ -637,6 +638,9 @@ bool Parser::conflicts() {
     if (c.curedBy && !c.seedBug && !c.flaky && !c.stale && !c.hang && !c.dropTransfers && !c.weakBarriers) {
         return fail("cured-by needs a wrong result to cure: seed-bug, flaky, stale, hang or drop-transfers");
     }
+    if (c.weakBarriersHang && !c.watchdog && !c.clock) {
+        return fail("weak-barriers:hang needs watchdog or clock: a hung dispatch never ends on the simulated clock");
+    }
     if (c.hang && !c.watchdog && !c.clock) {
         return fail("hang needs watchdog or clock: a hung dispatch never ends on the simulated clock");
     }
@@ -727,6 +731,7 @@ Config cured(const Config& config, std::optional<std::string_view> value) {
     out.hang.reset();
     out.dropTransfers = false;
     out.weakBarriers = false;
+    out.weakBarriersHang = false;
     return out;
 }
 

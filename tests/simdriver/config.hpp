@@ -165,6 +165,9 @@ struct Config {
     // both access masks non-empty, compute or all-commands in both stage masks) reads what its
     // buffers held before the other dispatch (stale's copies); valid barriers stay correct.
     bool weakBarriers = false;
+    // weak-barriers:hang: such a dispatch never ends on the simulated clock instead (clock or
+    // watchdog needed), whether or not it shares a buffer with the one before.
+    bool weakBarriersHang = false;
     // second-family: the device shows one more queue family, COMPUTE|TRANSFER with one queue,
     // whose queue is the driver's queue 0 of family 0 under another name; its queue family
     // ownership transfers reach the driver as plain buffer barriers (tests/README.md).

@@ -218,10 +218,15 @@ TEST(Watchdog, Errors) {
     EXPECT_EQ(error("device-fault:1"), "device-fault: takes no argument ('1' given)");
 }
 
-TEST(WeakBarriers, TakesNoArgumentAndIsOneCauseOfWrongResults) {
+TEST(WeakBarriers, TakesNoArgumentOrHangAndIsOneCauseOfWrongResults) {
     EXPECT_TRUE(parsed("weak-barriers").weakBarriers);
+    EXPECT_FALSE(parsed("weak-barriers").weakBarriersHang);
     EXPECT_FALSE(parsed("weak-barriers").empty());
-    EXPECT_EQ(error("weak-barriers:1"), "weak-barriers: takes no argument ('1' given)");
+    EXPECT_TRUE(parsed("clock:us-per-wg=1;weak-barriers:hang").weakBarriersHang);
+    EXPECT_TRUE(parsed("clock:us-per-wg=1;weak-barriers:hang").weakBarriers);
+    EXPECT_EQ(error("weak-barriers:hang"),
+              "weak-barriers:hang needs watchdog or clock: a hung dispatch never ends on the simulated clock");
+    EXPECT_EQ(error("weak-barriers:1"), "weak-barriers: takes no argument or hang ('1' given)");
     EXPECT_EQ(error("weak-barriers;stale:dispatch=1"),
               "stale and weak-barriers conflict: one cause of wrong results at a time");
 }

@@ -289,7 +289,8 @@ void dispatch(VkCommandBuffer cb, uint64_t workgroups, const std::function<void(
     CommandBufferState& s = commandBufferOf(*d, cb);
     s.transfers.dispatch();
     s.transitions.work();
-    const DispatchDecision decision = s.model.dispatch(workgroups);
+    // weak-barriers:hang: no memory dependency since the dispatch before this one
+    const DispatchDecision decision = s.model.dispatch(workgroups, d->config->weakBarriersHang && s.weakPending);
     if (!decision.forward) {
         if (!s.tracedSkip) {
             trace("command buffer %p: dispatch %u and every later one not forwarded (%s)", static_cast<void*>(cb),

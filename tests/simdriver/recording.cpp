@@ -44,7 +44,7 @@ void CommandBufferModel::begin(const RecordRules& rules, bool flakyDrawn) {
     elapsed_ = 0;
 }
 
-DispatchDecision CommandBufferModel::dispatch(uint64_t workgroups) {
+DispatchDecision CommandBufferModel::dispatch(uint64_t workgroups, bool hangs) {
     DispatchDecision d{.number = ++dispatches_, .start = elapsed_};
     std::optional<uint32_t> limit = rules_.skipAfter;
     if (drawn_) limit = rules_.flaky->dispatches;
@@ -55,7 +55,8 @@ DispatchDecision CommandBufferModel::dispatch(uint64_t workgroups) {
         d.forward = false;
         d.reason = SkipReason::Watchdog;
     } else if (rules_.cost) {
-        d.cost = rules_.hangAfter && d.number > *rules_.hangAfter ? kMaxCost : dispatchCost(*rules_.cost, workgroups);
+        hangs = hangs || (rules_.hangAfter && d.number > *rules_.hangAfter);
+        d.cost = hangs ? kMaxCost : dispatchCost(*rules_.cost, workgroups);
         if (rules_.timeout && d.cost > *rules_.timeout - elapsed_) {
             // The dispatch that crosses the line is the first one the watchdog kills.
             killed_ = true;

@@ -72,7 +72,8 @@ struct TimestampDecision {
 //  - watchdog: the first dispatch whose end would pass the timeout, and every dispatch
 //    after it, is skipped; the command buffer then lasts exactly the timeout.
 //  - hang K: the (K+1)-th dispatch costs for ever (2^62 ns): with the watchdog it is the
-//    one killed; without, the command buffer never completes.
+//    one killed; without, the command buffer never completes. So does a dispatch the caller
+//    says hangs (weak-barriers:hang), with the clock.
 class CommandBufferModel {
   public:
     // Starts over (vkBeginCommandBuffer). `flakyDrawn`: flaky's draw for this command
@@ -80,7 +81,8 @@ class CommandBufferModel {
     void begin(const RecordRules& rules, bool flakyDrawn);
     // vkCmdDispatch* with x*y*z `workgroups` (0 for an indirect dispatch: its count is
     // not known at record time, so it costs msPerDispatch only).
-    DispatchDecision dispatch(uint64_t workgroups);
+    // `hangs`: this dispatch never ends (weak-barriers:hang), as hang K's (K+1)-th.
+    DispatchDecision dispatch(uint64_t workgroups, bool hangs = false);
     TimestampDecision timestamp() const;
     // Simulated time from start to completion.
     Nanoseconds duration() const { return killed_ ? *rules_.timeout : elapsed_; }

@@ -195,6 +195,21 @@ TEST(Hang, WithoutAWatchdogTheCommandBufferNeverCompletes) {
     EXPECT_EQ(m.duration(), Nanoseconds{1} << 62);  // saturated, not overflowed
 }
 
+// weak-barriers:hang: the dispatch the layer says hangs costs for ever; the ones before it keep
+// their cost, and so does a command buffer in which none hangs.
+TEST(Hang, ADispatchSaidToHangNeverEnds) {
+    CommandBufferModel m;
+    m.begin(rules("clock:us-per-wg=1;weak-barriers:hang"), false);
+    EXPECT_TRUE(m.dispatch(1000).forward);
+    EXPECT_EQ(m.duration(), kMs);
+    EXPECT_EQ(m.dispatch(1000, true).cost, Nanoseconds{1} << 62);
+    EXPECT_EQ(m.duration(), Nanoseconds{1} << 62);
+    m.begin(rules("clock:us-per-wg=1;weak-barriers:hang"), false);
+    m.dispatch(1000);
+    m.dispatch(1000);
+    EXPECT_EQ(m.duration(), 2 * kMs);
+}
+
 // drop-transfers: the upload and readback shapes (transfers, no barrier between) and
 // split's shape (one piece of work between barriers) keep every transfer; a transfer after
 // work and a barrier is dropped, and so is every later one.
