@@ -533,6 +533,22 @@ Recovery recoveryOf(const CauseInput& in) {
     return Recovery::Unknown;
 }
 
+// A mode that never finished under a positive control. The firmware, or the kernel's job timeout
+// (a kill record of repro's, the submit predicted past the timeout), explains it whatever the
+// control removed. Otherwise the control may have made it hang, or the file hangs as written:
+// only the mode run without the control tells, and this run did not run it so.
+Cause controlHang(const CauseInput& in, const Analysis& a, Cause c) {
+    if (auto r = byFirmware(in, c)) return std::move(*r);
+    if (auto r = byKillRecords(in, a, c); r && r->kind == CauseKind::JobTimeout) return std::move(*r);
+    const std::string missing =
+        fmt::format("{} run without the control, which tells whether the file hangs as written", in.mode);
+    c.missing.push_back(missing);
+    return finish(std::move(c), CauseKind::Control,
+                  fmt::format("cause: the control ({}) or the file itself: the mode did not finish under the control, "
+                              "and this run did not run it without the control (missing: {})",
+                              in.control, missing));
+}
+
 Cause decideCause(const CauseInput& in) {
     const Analysis a = analyze(in);
     Cause c;
@@ -543,6 +559,7 @@ Cause decideCause(const CauseInput& in) {
         return finish(std::move(c), CauseKind::NoFailure, "cause: none (the output is correct)");
     if (!in.control.empty()) {
         c.evidence.insert(c.evidence.begin(), "the mode runs under a positive control: " + in.control);
+        if (in.deviceLost || in.waitTimedOut) return controlHang(in, a, std::move(c));
         return finish(std::move(c), CauseKind::Control,
                       "cause: the control (" + in.control + "): the control was caught, not the driver");
     }

@@ -36,9 +36,11 @@ std::string shortCause(const ModeResult& r) {
                         : k == "synchronization" ? "synchronization"
                         : k == "shader_compiler" ? "the shader compiler"
                         : k == "blade_quirks"    ? "blade's invalid usage"
-                        : k == "control"         ? "the control"
-                        : k == "firmware"        ? "the GPU's scheduler firmware (MES)"
-                                                 : "undetermined";
+                        // a hang under a control may be the file's own (forensics/cause.cpp controlHang)
+                        : k == "control"
+                            ? (r.kind == Classification::Hang ? "the control or the file itself" : "the control")
+                        : k == "firmware" ? "the GPU's scheduler firmware (MES)"
+                                          : "undetermined";
     return fmt::format(" (cause: {})", words);
 }
 

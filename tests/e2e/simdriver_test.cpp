@@ -573,6 +573,38 @@ TEST(Cause, SoftWatchdogKillIsTheJobTimeoutWithItsKernelLine) {
     std::filesystem::remove_all(dir);
 }
 
+// A mode that never finished under a positive control (--barrier none): where the kernel's record
+// and the prediction say the job timeout killed it (a hard recovery: multipass's 8 dispatches of 100 ms
+// predicted past the 500 ms timeout), the job timeout is the cause, not the control; where
+// nothing explains it (the simulated hang, only repro's --timeout ending the wait), the cause
+// says the control or the file itself, and that the mode without the control was not run.
+namespace {
+TEST(Cause, AHangUnderAControlIsTheJobTimeoutsWhereTheLogSaysSoElseUndecided) {
+    const auto dir = freshDir("cause-control-hang");
+    const auto kmsg = dir / "kmsg";
+    std::ofstream(kmsg).close();
+    const BoundedResult killed =
+        repro({"--preset", "tiny", "-n", "4", "--mode", "multipass", "--barrier", "none"},
+              "identity;watchdog:timeout=500,ms-per-dispatch=100,recovery=hard,kmsg=" + kmsg.string(), 120,
+              {"REPRO_TEST_KMSG=" + kmsg.string()});
+    EXPECT_EQ(killed.status, 3) << shown(killed);
+    EXPECT_TRUE(contains(killed.out, "mode=multipass cause: the kernel's job timeout")) << shown(killed);
+    EXPECT_TRUE(contains(killed.out, "the mode runs under a positive control: --barrier none")) << shown(killed);
+    EXPECT_FALSE(contains(killed.out, "cause: the control")) << shown(killed);
+    const BoundedResult hung =
+        repro({"--preset", "tiny", "-n", "4", "--mode", "multipass", "--barrier", "none", "--timeout", "1"},
+              "clock:us-per-wg=1;hang:dispatches=1", 120);
+    EXPECT_EQ(hung.status, 3) << shown(hung);
+    EXPECT_TRUE(contains(hung.out, "mode=multipass cause: the control (--barrier none: ")) << shown(hung);
+    EXPECT_TRUE(contains(hung.out, ") or the file itself: the mode did not finish")) << shown(hung);
+    EXPECT_TRUE(contains(hung.out, "missing: multipass run without the control, which tells whether the file hangs"))
+        << shown(hung);
+    EXPECT_TRUE(contains(hung.out, "\n--- GPU HANG: mode multipass ")) << shown(hung);
+    EXPECT_TRUE(contains(hung.out, "(cause: the control or the file itself)\n")) << shown(hung);
+    std::filesystem::remove_all(dir);
+}
+}  // namespace
+
 // recovery=soft-next-submit: amdgpu's soft recovery lets the killed job's fence signal, so the
 // mode's own wait returns VK_SUCCESS, and only the next submit reports the lost context. At
 // tiny, small[N] is read from mapped memory with no readback submit: without repro's canary

@@ -683,6 +683,24 @@ std::vector<EnvironmentCase> hostileCases() {
          "without what it removes, so on this device this run cannot tell a driver that drops it from one that keeps "
          "it` (was NOT REPRODUCED alone), in text, JSON `verdict.lines` and the Markdown",
          "e2e.Controls.AControlEveryModeSurvivesSaysTheRunCouldNotCatchIt"},
+        {"a mode that never finished under a positive control",
+         "`repro --preset tiny -n 4 --mode multipass --barrier none` through a driver that hangs it (the simulated "
+         "hang, and the simulated amdgpu watchdog's hard recovery)",
+         3,
+         "with the kernel's job-timeout record and a prediction past the timeout: `cause: the kernel's job timeout "
+         "...` and the evidence `the mode runs under a positive control: ...`; with nothing that explains it: `cause: "
+         "the control (...) or the file itself: the mode did not finish under the control, and this run did not run "
+         "it without the control (missing: ...)` (was `cause: the control` in both, even where the file hangs as "
+         "written)",
+         "unit.Cause.AHangUnderAControlIsTheControlsOnlyWhereNothingElseExplainsIt, "
+         "e2e.simdriver.Cause.AHangUnderAControlIsTheJobTimeoutsWhereTheLogSaysSoElseUndecided"},
+        {"--mutants where the file as written fails",
+         "`repro --scenario F --mutants` where F hangs (exit 3) or is wrong (exit 2) as written", 3,
+         "`--- mutants: none run: the file as written ended exit 3: GPU HANG: ..., and a mutant is told apart only "
+         "from a run that is right`, no child run; JSON `mutants.withheld` says why, `score` null; the run's own exit "
+         "status (was every mutant run and scored: `8 of 8 mutants killed, 8 of them by a hang` for a file that hung "
+         "as written)",
+         "e2e.Mutants.NoMutantRunsWhereTheFileAsWrittenFails"},
         {"a triage whose experiments gave no result (issue 35 §4, leftovers)",
          "a wrong baseline whose experiments were all not run (no effect on the device, not here, or interrupted)", 2,
          "`conclusion: undetermined: no experiment gave a result; missing: ...` (was `no experiment makes it "

@@ -195,6 +195,35 @@ TEST(Cause, HangEndedByTheTimeout) {
         "0.30 s but ran until the timeout (2.05 s), kernel log 'ring gfx_0.0.0 timeout, but soft recovered'");
 }
 
+// Under a positive control, wrong output is the control's. A mode that never finished is the job
+// timeout's or the firmware's where the kernel log says so; a hang the timeout ended, or one with
+// no kill record, may be the control's or the file's own, and only the mode run without the
+// control tells: the cause says both and what is missing.
+TEST(Cause, AHangUnderAControlIsTheControlsOnlyWhereNothingElseExplainsIt) {
+    CauseInput in = killedMultipass();
+    in.control = "--barrier none: no barrier between the dispatches of multipass and single";
+    EXPECT_EQ(decideCause(in).kind, CauseKind::Control);  // zeros under the control, no loss
+    in.deviceLost = true;
+    const Cause timeout = decideCause(in);
+    EXPECT_EQ(timeout.kind, CauseKind::JobTimeout) << timeout.verdict;
+    EXPECT_TRUE(anyContains(timeout.evidence, "the mode runs under a positive control: --barrier none"));
+    in.submits = {submit(2.05, 0.30)};  // predicted well under the timeout: a hang it ended
+    const Cause hang = decideCause(in);
+    EXPECT_EQ(hang.kind, CauseKind::Control);
+    EXPECT_EQ(hang.verdict,
+              "cause: the control (--barrier none: no barrier between the dispatches of multipass and single) or the "
+              "file itself: the mode did not finish under the control, and this run did not run it without the "
+              "control (missing: multipass run without the control, which tells whether the file hangs as written)");
+    EXPECT_TRUE(anyContains(hang.missing, "multipass run without the control"));
+    in.deviceLost = false;
+    in.waitTimedOut = true;
+    in.kernelLog.events.clear();  // no kill record: repro's own wait gave up
+    EXPECT_EQ(decideCause(in).kind, CauseKind::Control);
+    EXPECT_TRUE(contains(decideCause(in).verdict, ") or the file itself: "));
+    in.kernelLog.events = {event("amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE")};
+    EXPECT_EQ(decideCause(in).kind, CauseKind::Firmware);
+}
+
 TEST(Cause, SynchronizationWhenTheSubmitRanItsFullTime) {
     const Cause c = decideCause(synchronizedMultipass());
     EXPECT_EQ(c.kind, CauseKind::Synchronization);
