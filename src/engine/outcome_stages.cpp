@@ -1,5 +1,7 @@
 // After the runs of one point (engine/stages.hpp): the causes of the wrong runs, the per-mode
 // aggregates, the verdict (the workload's) and the report entries.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <span>
@@ -122,31 +124,43 @@ ModeReport toModeReport(const RunRecord& r, const Options& o, const PlanPoint& p
 namespace {
 
 // A reproduction under a positive control is the control caught (issue 35 §2): each "BUG
-// REPRODUCED" line of multipass or single says CONTROL CAUGHT, and a line says what the
-// control is. The exit status stays 2, as for any wrong output (docs/contract.md). A control
-// that every mode survives gets a line too: NOT REPRODUCED under it says that this run could
-// not have told a driver that drops what the control removes (an in-order device, or a check
-// that does not see the dropped work), not that the driver is right. Its exit status stays 0.
-void markControl(const std::vector<std::string>& controls, Verdict& verdict) {
+// REPRODUCED" line of a mode whose cause is the control (multipass or single: split runs under
+// none) says CONTROL CAUGHT, and a line says what the control is. A mode the kernel's job timeout
+// or the firmware cut short (forensics/cause.cpp) keeps its line: the control was not what
+// failed it, and a line says that the control was not judged there. The exit status stays 2, as
+// for any wrong output (docs/contract.md). A control that every mode survives gets a line too:
+// NOT REPRODUCED under it says that this run could not have told a driver that drops what the
+// control removes (an in-order device, or a check that does not see the dropped work), not that
+// the driver is right. Its exit status stays 0.
+void markControl(const std::vector<std::string>& controls, const std::vector<ModeResult>& judged, Verdict& verdict) {
     if (controls.empty()) return;
+    const std::string what = "(" + join(controls, "; ") + ")";
     if (verdict.exitStatus == kExitNotReproduced) {
-        verdict.lines.push_back("--- the control was not caught (" + join(controls, "; ") +
-                                "): every mode stayed right without what it removes, so on this device this run "
+        verdict.lines.push_back("--- the control was not caught " + what +
+                                ": every mode stayed right without what it removes, so on this device this run "
                                 "cannot tell a driver that drops it from one that keeps it");
         return;
     }
     if (verdict.exitStatus != kExitReproduced) return;
     constexpr std::string_view kBug = "--- BUG REPRODUCED: ";
-    bool caught = false;
+    std::vector<std::string> caught, cutShort;
     for (std::string& line : verdict.lines) {
-        if (!line.starts_with(kBug) || line.starts_with(std::string(kBug) + "mode split ")) continue;
-        line = "--- CONTROL CAUGHT: " + line.substr(kBug.size());
-        caught = true;
+        for (const ModeResult& m : judged) {
+            if (m.mode == Mode::Split || !line.starts_with(fmt::format("{}mode {} ", kBug, name(m.mode)))) continue;
+            const bool killed = m.causeKind == "job_timeout" || m.causeKind == "firmware";
+            (killed ? cutShort : caught).emplace_back(name(m.mode));
+            if (!killed) line = "--- CONTROL CAUGHT: " + line.substr(kBug.size());
+        }
     }
-    if (caught)
-        verdict.lines.push_back("--- the control was caught (" + join(controls, "; ") +
-                                "): wrong output under a positive control says nothing about the driver; exit 2 as "
+    if (!caught.empty())
+        verdict.lines.push_back("--- the control was caught " + what +
+                                ": wrong output under a positive control says nothing about the driver; exit 2 as "
                                 "for any wrong output");
+    if (!cutShort.empty())
+        verdict.lines.push_back(
+            fmt::format("--- the control was not judged in {} {}: the cause above cut the mode "
+                        "short before what the control removes could show",
+                        join(cutShort, " and "), what));
 }
 
 // The mode's runs as one result: counts, and the first wrong run's classification (else
@@ -212,7 +226,7 @@ PointOutcome reportPoint(const Length& length, const Runs& runs) {
         if (r.plan.referenceOnly && r.result.kind == Classification::Hang) decisive.push_back(r.result);
     }
     out.verdict = length.session.workload.decide(length, runs, decisive);
-    markControl(planControls(o, length.session.plan), out.verdict);
+    markControl(planControls(o, length.session.plan), out.judged, out.verdict);
     out.referenceName = length.session.workload.referenceName();
     for (const RunRecord& r : runs.records) out.modes.push_back(toModeReport(r, o, length.point));
     for (const auto& [mode, f] : runs.folded) out.folded.push_back(f);

@@ -533,13 +533,17 @@ Recovery recoveryOf(const CauseInput& in) {
     return Recovery::Unknown;
 }
 
-// A mode that never finished under a positive control. The firmware, or the kernel's job timeout
-// (a kill record of repro's, the submit predicted past the timeout), explains it whatever the
-// control removed. Otherwise the control may have made it hang, or the file hangs as written:
-// only the mode run without the control tells, and this run did not run it so.
-Cause controlHang(const CauseInput& in, const Analysis& a, Cause c) {
+// A mode wrong or lost under a positive control. The firmware, or the kernel's job timeout (a
+// kill record of repro's, the submit predicted past the timeout), explains it whatever the
+// control removed. Otherwise wrong output is the control caught; a mode that never finished may
+// be the control's or the file's own hang, which only the mode run without the control tells.
+Cause underControl(const CauseInput& in, const Analysis& a, Cause c) {
+    c.evidence.insert(c.evidence.begin(), "the mode runs under a positive control: " + in.control);
     if (auto r = byFirmware(in, c)) return std::move(*r);
     if (auto r = byKillRecords(in, a, c); r && r->kind == CauseKind::JobTimeout) return std::move(*r);
+    if (!in.deviceLost && !in.waitTimedOut)
+        return finish(std::move(c), CauseKind::Control,
+                      "cause: the control (" + in.control + "): the control was caught, not the driver");
     const std::string missing =
         fmt::format("{} run without the control, which tells whether the file hangs as written", in.mode);
     c.missing.push_back(missing);
@@ -557,12 +561,7 @@ Cause decideCause(const CauseInput& in) {
     addEvidence(in, a, c);
     if (in.output == OutputVerdict::Correct)
         return finish(std::move(c), CauseKind::NoFailure, "cause: none (the output is correct)");
-    if (!in.control.empty()) {
-        c.evidence.insert(c.evidence.begin(), "the mode runs under a positive control: " + in.control);
-        if (in.deviceLost || in.waitTimedOut) return controlHang(in, a, std::move(c));
-        return finish(std::move(c), CauseKind::Control,
-                      "cause: the control (" + in.control + "): the control was caught, not the driver");
-    }
+    if (!in.control.empty()) return underControl(in, a, std::move(c));
     if (auto r = byFirmware(in, c)) return std::move(*r);
     if (auto r = byKillRecords(in, a, c)) return std::move(*r);
     if (auto r = byTimeAtTimeout(in, a, c)) return std::move(*r);

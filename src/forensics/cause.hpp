@@ -135,9 +135,9 @@ struct CauseInput {
     std::optional<uint32_t> droppedDispatch;
     // The positive controls this mode runs under ("dispatch 3 left out of multipass and single by
     // repro (--drop-dispatch 3)"), joined; empty for none. Wrong output is then the control's
-    // doing: the cause is the control, never synchronization or a job timeout (issue 35 §2). A
-    // mode that never finished (lost, or its wait timed out) is the firmware's or the job
-    // timeout's where the kernel log says so, else the control's or the file's own: undecided.
+    // doing, never synchronization (issue 35 §2), unless the kernel log names the firmware or the
+    // job timeout; a mode that never finished (lost, or its wait timed out) that nothing else
+    // explains is the control's or the file's own: undecided.
     std::string control;
     // A scenario file: the levers it names are --work-scale and --check-steps, not a larger
     // shape and the chain's per-dispatch check.
@@ -196,8 +196,8 @@ struct Cause {
 
 // Decides, for a mode whose output is `output`:
 //  - correct output: NoFailure (a kill record of repro's during it is still listed);
-//  - under a positive control: Control; a mode that never finished is Firmware or JobTimeout
-//    as below when the kernel log says so, else Control with "or the file itself" and the
+//  - under a positive control: Firmware or JobTimeout as below when the kernel log says so,
+//    else Control; for a mode that never finished, Control with "or the file itself" and the
 //    mode run without the control missing;
 //  - the kernel log has a kill record (timeout, soft recovery, ring or GPU reset; of this
 //    process, or naming none) and the decisive submit could have run into the timeout

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 
 namespace repro {
@@ -79,7 +80,11 @@ std::vector<std::string> reportControls(const RunReport& r) {
 }
 
 VerdictKind reportVerdictKind(const RunReport& r) {
-    return verdictKind(r.verdict.exitStatus, !reportControls(r).empty());
+    // A reproduction is the control's only where no mode's line still says BUG REPRODUCED (split,
+    // which runs under no control, or a mode the job timeout cut short: engine/outcome_stages.cpp)
+    const bool driverLine = std::any_of(r.verdict.lines.begin(), r.verdict.lines.end(),
+                                        [](const std::string& l) { return l.starts_with("--- BUG REPRODUCED: "); });
+    return verdictKind(r.verdict.exitStatus, !reportControls(r).empty() && !driverLine);
 }
 
 }  // namespace repro

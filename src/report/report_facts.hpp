@@ -38,7 +38,8 @@ std::vector<std::string> watchdogWarnings(const RunReport& report);
 // control ..."). Empty when the run is no control.
 std::vector<std::string> reportControls(const RunReport& report);
 
-// verdictKind(report.verdict.exitStatus, whether reportControls is not empty).
+// verdictKind(report.verdict.exitStatus, whether reportControls is not empty and no verdict line
+// still says BUG REPRODUCED: a wrong split, or a mode the job timeout cut short under a control).
 VerdictKind reportVerdictKind(const RunReport& report);
 
 }  // namespace repro

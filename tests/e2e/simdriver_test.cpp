@@ -573,24 +573,38 @@ TEST(Cause, SoftWatchdogKillIsTheJobTimeoutWithItsKernelLine) {
     std::filesystem::remove_all(dir);
 }
 
-// A mode that never finished under a positive control (--barrier none): where the kernel's record
-// and the prediction say the job timeout killed it (a hard recovery: multipass's 8 dispatches of 100 ms
-// predicted past the 500 ms timeout), the job timeout is the cause, not the control; where
-// nothing explains it (the simulated hang, only repro's --timeout ending the wait), the cause
-// says the control or the file itself, and that the mode without the control was not run.
+// Under a positive control (--barrier none) the kernel's job timeout is still named where its
+// record and the prediction say it killed the mode: a soft recovery's zeros stay BUG REPRODUCED
+// (the control was not judged there: JSON verdict.kind "reproduced"), a hard recovery's loss is
+// a GPU HANG with the job timeout's cause. Where nothing explains a hang (the simulated hang, only
+// repro's --timeout ending the wait), the cause says the control or the file itself, and that the
+// mode without the control was not run.
 namespace {
-TEST(Cause, AHangUnderAControlIsTheJobTimeoutsWhereTheLogSaysSoElseUndecided) {
+TEST(Cause, UnderAControlTheJobTimeoutIsNamedAndAnUnexplainedHangIsUndecided) {
     const auto dir = freshDir("cause-control-hang");
     const auto kmsg = dir / "kmsg";
-    std::ofstream(kmsg).close();
-    const BoundedResult killed =
-        repro({"--preset", "tiny", "-n", "4", "--mode", "multipass", "--barrier", "none"},
-              "identity;watchdog:timeout=500,ms-per-dispatch=100,recovery=hard,kmsg=" + kmsg.string(), 120,
-              {"REPRO_TEST_KMSG=" + kmsg.string()});
-    EXPECT_EQ(killed.status, 3) << shown(killed);
-    EXPECT_TRUE(contains(killed.out, "mode=multipass cause: the kernel's job timeout")) << shown(killed);
-    EXPECT_TRUE(contains(killed.out, "the mode runs under a positive control: --barrier none")) << shown(killed);
-    EXPECT_FALSE(contains(killed.out, "cause: the control")) << shown(killed);
+    const auto json = dir / "soft.json";
+    const auto watchdogRun = [&](const std::string& recovery, std::vector<std::string> extra) {
+        std::ofstream(kmsg).close();
+        std::vector<std::string> args{"--preset", "tiny", "-n", "4", "--mode", "multipass", "--barrier", "none"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return repro(
+            args, "identity;watchdog:timeout=500,ms-per-dispatch=100,recovery=" + recovery + ",kmsg=" + kmsg.string(),
+            120, {"REPRO_TEST_KMSG=" + kmsg.string()});
+    };
+    const BoundedResult soft = watchdogRun("soft", {"--json", json.string()});
+    EXPECT_EQ(soft.status, 2) << shown(soft);
+    EXPECT_TRUE(contains(soft.out, "\n--- BUG REPRODUCED: mode multipass is killed")) << shown(soft);
+    EXPECT_TRUE(contains(soft.out, "mode=multipass cause: the kernel's job timeout")) << shown(soft);
+    EXPECT_TRUE(contains(soft.out, "\n--- the control was not judged in multipass (--barrier none: ")) << shown(soft);
+    EXPECT_FALSE(contains(soft.out, "CONTROL CAUGHT")) << shown(soft);
+    EXPECT_FALSE(contains(soft.out, "the control was caught")) << shown(soft);
+    EXPECT_TRUE(contains(slurp(json), "\"kind\": \"reproduced\"")) << slurp(json);
+    const BoundedResult hard = watchdogRun("hard", {});
+    EXPECT_EQ(hard.status, 3) << shown(hard);
+    EXPECT_TRUE(contains(hard.out, "mode=multipass cause: the kernel's job timeout")) << shown(hard);
+    EXPECT_TRUE(contains(hard.out, "the mode runs under a positive control: --barrier none")) << shown(hard);
+    EXPECT_FALSE(contains(hard.out, "cause: the control")) << shown(hard);
     const BoundedResult hung =
         repro({"--preset", "tiny", "-n", "4", "--mode", "multipass", "--barrier", "none", "--timeout", "1"},
               "clock:us-per-wg=1;hang:dispatches=1", 120);

@@ -683,17 +683,18 @@ std::vector<EnvironmentCase> hostileCases() {
          "without what it removes, so on this device this run cannot tell a driver that drops it from one that keeps "
          "it` (was NOT REPRODUCED alone), in text, JSON `verdict.lines` and the Markdown",
          "e2e.Controls.AControlEveryModeSurvivesSaysTheRunCouldNotCatchIt"},
-        {"a mode that never finished under a positive control",
-         "`repro --preset tiny -n 4 --mode multipass --barrier none` through a driver that hangs it (the simulated "
-         "hang, and the simulated amdgpu watchdog's hard recovery)",
-         3,
+        {"a mode killed or hung under a positive control",
+         "`repro --preset tiny -n 4 --mode multipass --barrier none` through a driver whose job timeout kills it "
+         "(the simulated amdgpu watchdog, soft or hard recovery) or that hangs it (the simulated hang)",
+         2,
          "with the kernel's job-timeout record and a prediction past the timeout: `cause: the kernel's job timeout "
-         "...` and the evidence `the mode runs under a positive control: ...`; with nothing that explains it: `cause: "
-         "the control (...) or the file itself: the mode did not finish under the control, and this run did not run "
-         "it without the control (missing: ...)` (was `cause: the control` in both, even where the file hangs as "
-         "written)",
-         "unit.Cause.AHangUnderAControlIsTheControlsOnlyWhereNothingElseExplainsIt, "
-         "e2e.simdriver.Cause.AHangUnderAControlIsTheJobTimeoutsWhereTheLogSaysSoElseUndecided"},
+         "...` with the evidence `the mode runs under a positive control: ...`; a soft recovery's zeros stay `--- BUG "
+         "REPRODUCED: mode multipass is killed ...` with `--- the control was not judged in multipass (...)` and "
+         "`verdict.kind` reproduced (a hard one: exit 3); a hang nothing explains: `cause: the control (...) or the "
+         "file itself: ... (missing: multipass run without the control, ...)`, exit 3 (was `cause: the control` and "
+         "CONTROL CAUGHT in every case, even where the job timeout killed the mode or the file hangs as written)",
+         "unit.Cause.UnderAControlTheJobTimeoutAndTheFirmwareComeFirst, "
+         "e2e.simdriver.Cause.UnderAControlTheJobTimeoutIsNamedAndAnUnexplainedHangIsUndecided"},
         {"--mutants where the file as written fails",
          "`repro --scenario F --mutants` where F hangs (exit 3) or is wrong (exit 2) as written", 3,
          "`--- mutants: none run: the file as written ended exit 3: GPU HANG: ..., and a mutant is told apart only "

@@ -195,18 +195,27 @@ TEST(Cause, HangEndedByTheTimeout) {
         "0.30 s but ran until the timeout (2.05 s), kernel log 'ring gfx_0.0.0 timeout, but soft recovered'");
 }
 
-// Under a positive control, wrong output is the control's. A mode that never finished is the job
-// timeout's or the firmware's where the kernel log says so; a hang the timeout ended, or one with
-// no kill record, may be the control's or the file's own, and only the mode run without the
-// control tells: the cause says both and what is missing.
-TEST(Cause, AHangUnderAControlIsTheControlsOnlyWhereNothingElseExplainsIt) {
-    CauseInput in = killedMultipass();
-    in.control = "--barrier none: no barrier between the dispatches of multipass and single";
-    EXPECT_EQ(decideCause(in).kind, CauseKind::Control);  // zeros under the control, no loss
-    in.deviceLost = true;
+// Under a positive control, wrong output is the control's, unless the kernel log names the job
+// timeout (a kill record of repro's, the submit predicted past the timeout) or the firmware: that
+// explains it whatever the control removed. A mode that never finished otherwise (a hang the
+// timeout ended, or one with no kill record) may be the control's or the file's own, and only the
+// mode run without the control tells: the cause says both and what is missing.
+TEST(Cause, UnderAControlTheJobTimeoutAndTheFirmwareComeFirst) {
+    CauseInput sync = synchronizedMultipass();
+    sync.control = "--barrier none: no barrier between the dispatches of multipass and single";
+    const Cause caught = decideCause(sync);
+    EXPECT_EQ(caught.kind, CauseKind::Control);
+    EXPECT_EQ(caught.verdict,
+              "cause: the control (--barrier none: no barrier between the dispatches of multipass and single): the "
+              "control was caught, not the driver");
+    CauseInput in = killedMultipass();  // zeros, the submit ended at the timeout, a soft recovery
+    in.control = sync.control;
     const Cause timeout = decideCause(in);
     EXPECT_EQ(timeout.kind, CauseKind::JobTimeout) << timeout.verdict;
+    EXPECT_TRUE(timeout.killed);
     EXPECT_TRUE(anyContains(timeout.evidence, "the mode runs under a positive control: --barrier none"));
+    in.deviceLost = true;
+    EXPECT_EQ(decideCause(in).kind, CauseKind::JobTimeout);
     in.submits = {submit(2.05, 0.30)};  // predicted well under the timeout: a hang it ended
     const Cause hang = decideCause(in);
     EXPECT_EQ(hang.kind, CauseKind::Control);

@@ -439,6 +439,9 @@ TEST(ReportSchema, RequiredPropertiesArePresent) {
         EXPECT_TRUE(j["device"].contains(key.get<std::string>())) << key;
 }
 
+// sampleReport's reproduction as a run under a positive control says it (engine/outcome_stages.cpp).
+const std::string kCaughtLine = "--- CONTROL CAUGHT: mode multipass is zero: every element is 0; split is not";
+
 // A report of a non-default experiment: every experiment field set.
 RunReport experimentReport() {
     RunReport r = sampleReport();
@@ -459,6 +462,7 @@ RunReport experimentReport() {
                          .control = true,
                          .quirks = {"no HOST_READ barrier", "queue family 0"},
                          .stress = {"priming", "traffic", "shuffled-workgroups"}};
+    r.verdict.lines[0] = kCaughtLine;  // the run is a control, and multipass's zeros its doing
     return r;
 }
 
@@ -1060,6 +1064,7 @@ RunReport scenarioReport() {
                                .images = {"img: 64x16 r32ui, optimal tiling, checked"},
                                .poisoned = {"scratch"},
                                .parameters = {{"N", 1024}, {"WORK", 4}}};
+    r.verdict.lines[0] = kCaughtLine;  // a labelled control's reproduction
     return r;
 }
 
@@ -1517,6 +1522,12 @@ TEST(ReportJson, AControlSaysWhatItIsAndItsReproductionIsControlCaught) {
     RunReport r = sampleReport();
     r.experiment.dropDispatch = 3;
     json j = renderJson(r);
+    // multipass's line still says BUG REPRODUCED (the job timeout cut it short, or split is wrong):
+    // that reproduction is not the control's
+    EXPECT_EQ(j["verdict"]["kind"], "reproduced");
+    EXPECT_TRUE(renderMarkdown(r).starts_with("### repro: BUG REPRODUCED (exit 2) on "));
+    r.verdict.lines[0] = kCaughtLine;
+    j = renderJson(r);
     EXPECT_EQ(j["verdict"]["kind"], "control_caught");
     EXPECT_EQ(j["experiment"]["control"], false);  // the barrier's, as before
     EXPECT_EQ(j["experiment"]["controls"], json({"--drop-dispatch 3: dispatch 3 left out of multipass and single"}));
