@@ -328,8 +328,8 @@ OptionSection multiRunSection() {
          .help = "with --driver-env-sweep: every driver's settings, not only this device's",
          .flag = &R::allDrivers},
         {.longName = "--mutants",
-         .help = "after the run, each weakening of each barrier (a file's barrier steps and waits; the "
-                 "chain's barriers) as a control in a child of its own, and the mutation score",
+         .help = "after a run that comes out right, each weakening of each barrier (a file's barrier steps "
+                 "and waits; the chain's barriers) as a control in a child of its own, and the mutation score",
          .flag = &R::mutants},
         {.longName = "--keep-logs",
          .help = "keep the folder of the children's logs and reports after the run",

@@ -36,7 +36,7 @@ std::string shortCause(const ModeResult& r) {
                         : k == "synchronization" ? "synchronization"
                         : k == "shader_compiler" ? "the shader compiler"
                         : k == "blade_quirks"    ? "blade's invalid usage"
-                        // a hang under a control may be the file's own (forensics/cause.cpp controlHang)
+                        // a hang under a control may be the file's own (forensics/cause.cpp underControl)
                         : k == "control"
                             ? (r.kind == Classification::Hang ? "the control or the file itself" : "the control")
                         : k == "firmware" ? "the GPU's scheduler firmware (MES)"
