@@ -305,12 +305,25 @@ MatrixTally introduceMatrix(const Options& o, const Plan& plan, const std::vecto
     return t;
 }
 
-// A control's note: with a dropped dispatch, wrong output is that dispatch's doing.
+// The cause that cut a mode of the child short whatever its control removed (the kernel's job
+// timeout, the firmware: forensics/cause.cpp), in words; "" for none.
+std::string cutShortBy(const ChildOutcome& c) {
+    for (const ModeReport& m : c.report ? c.report->modes : std::vector<ModeReport>{}) {
+        if (m.result.causeKind == "job_timeout") return "the kernel's job timeout";
+        if (m.result.causeKind == "firmware") return "the GPU's scheduler firmware";
+    }
+    return "";
+}
+
+// A control's note: with a dropped dispatch, wrong output is that dispatch's doing; a mode the
+// job timeout killed says nothing of the control (not counted as raced).
 std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t) {
     if (c.hazards) ++t.hazardControls;
     // Correct only when it ran to a result; a control that never ran says so.
     if (!c.anyWrong && childRunResult(c) != RunResult::Correct) return "control: no result (" + resultText(c) + ")";
     if (!c.anyWrong) return "control: correct anyway";
+    if (const std::string cut = cutShortBy(c); !cut.empty())
+        return "control: not judged (" + cut + " cut a mode short)";
     if (c.status == kExitHang || c.process.timedOut) return "control: hung (" + resultText(c) + ")";
     if (o.dropDispatch)
         return fmt::format("control: wrong, as --drop-dispatch {} makes every variant", *o.dropDispatch);

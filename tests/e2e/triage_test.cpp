@@ -523,6 +523,13 @@ TEST(Matrix, AKnownJobTimeoutAddsTheSplitMsRows) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(multipass split-ms=250 no-host-wait +ok +0 )"))) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(single split-ms=250 no-host-wait +ok +0 )"))) << r.out;
     EXPECT_TRUE(contains(r.out, "--- conclusion: the kernel's job timeout (H3) (500 ms, gfx queue)")) << r.out;
+    // The control rows' one submit is killed too: that says nothing of the control (was "control:
+    // raced (wrong output without a valid barrier)", counted as raced).
+    EXPECT_TRUE(std::regex_search(
+        r.out, std::regex(R"(barrier=none \(control\) +killed +2 .*control: not judged \(the kernel's job timeout cut )"
+                          R"(a mode short\))")))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, " 2 controls (0 raced, ")) << r.out;
 }
 
 TEST(WatchdogProbe, PlainLavapipeHasNoKnownTimeoutAndNoKill) {

@@ -695,6 +695,14 @@ std::vector<EnvironmentCase> hostileCases() {
          "CONTROL CAUGHT in every case, even where the job timeout killed the mode or the file hangs as written)",
          "unit.Cause.UnderAControlTheJobTimeoutAndTheFirmwareComeFirst, "
          "e2e.simdriver.Cause.UnderAControlTheJobTimeoutIsNamedAndAnUnexplainedHangIsUndecided"},
+        {"a --matrix control row the job timeout killed",
+         "`repro --matrix --preset tiny -n 5` on a RADV whose 500 ms job timeout kills the one-submit modes (the "
+         "simulated soft watchdog on a fake amdgpu host)",
+         2,
+         "the barrier=none and execution-only rows `killed ... control: not judged (the kernel's job timeout cut a "
+         "mode "
+         "short)`, not counted as raced (was `control: raced (wrong output without a valid barrier)`, 2 raced)",
+         "e2e.simdriver.Matrix.AKnownJobTimeoutAddsTheSplitMsRows"},
         {"--mutants where the file as written fails",
          "`repro --scenario F --mutants` where F hangs (exit 3) or is wrong (exit 2) as written", 3,
          "`--- mutants: none run: the file as written ended exit 3: GPU HANG: ..., and a mutant is told apart only "
