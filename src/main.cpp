@@ -116,6 +116,10 @@ int runCommand(const Options& options) {
     } catch (const UsageError& e) {
         return refuse(e.what());
     }
+    if (options.driverEnvSweep && !plan.builtIn() && plan.variants.front().hasControl())  // as cli/options.cpp
+        return refuse(
+            "--driver-env-sweep: not with a positive control (the scenario file labels a step a control): a setting "
+            "is judged against the driver's own failure, and a control's wrong output is not the driver's");
     for (InputFile& kernel : planInputs(plan)) inputs.push_back(std::move(kernel));
     if (const auto clash = outputCollision(options, inputs)) return refuse(*clash);  // a user kernel's module
     if (const auto problem = outputPathProblem(options)) return refuse(*problem);    // before any GPU work

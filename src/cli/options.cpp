@@ -456,6 +456,13 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
                         "are for single runs, --triage and --watchdog-probe",
                         what));
     }
+    // A setting is judged by whether it removes the baseline's failure: a control's is not the driver's.
+    if (o.driverEnvSweep &&
+        (o.dropDispatch || o.mutant || o.barrier == BarrierKind::None || o.barrier == BarrierKind::ExecutionOnly))
+        fail(
+            "--driver-env-sweep: not with a positive control (--barrier none or execution-only, --drop-dispatch, "
+            "--mutant): a setting is judged against the driver's own failure, and a control's wrong output is not "
+            "the driver's");
     if (!o.driverEnvSweep && !o.mutants) checkChoosesVariants(raw, what);
 }
 

@@ -132,6 +132,14 @@ std::vector<Rejection> rejections() {
          {},
          1,
          "repro: --mutants: weakens the barriers itself; leave out --barrier"},
+        {"driver_env_sweep_with_a_control",
+         kOptions,
+         {"--driver-env-sweep", "--drop-dispatch", "2"},
+         {},
+         1,
+         "repro: --driver-env-sweep: not with a positive control (--barrier none or execution-only, --drop-dispatch, "
+         "--mutant): a setting is judged against the driver's own failure, and a control's wrong output is not the "
+         "driver's"},
         {"merge_reports_without_files",
          kOptions,
          {"--merge-reports"},

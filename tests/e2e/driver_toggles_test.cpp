@@ -103,4 +103,17 @@ TEST(DriverToggles, ASettingTheDriverDoesNotKnowIsNotRunAndSaysSo) {
     EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(still reproduces under: [^\n]*RADV_DEBUG=fullsync)"))) << r.out;
 }
 
+// A bug no setting cures (the seed bug without cured-by): every setting the driver knows still
+// reproduces, the baseline's exit 2 stays, and the summary says it disappears under none of them.
+// (It used --drop-dispatch on plain lavapipe before: a control, which the sweep now refuses.)
+TEST(DriverToggles, ABugNoSettingCuresIsReportedWithTheSettingsThatDidNotCureIt) {
+    if (!fs::exists(kLavapipe)) GTEST_SKIP() << kLavapipe << " is not installed";
+    const DriverKnowingSyncshaders driver;
+    const BoundedResult r = sweep(driver, "identity;seed-bug:dispatches=2");
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.out, "it disappears under: none of them")) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(still reproduces under: [^\n]*RADV_DEBUG=syncshaders)")))
+        << r.out;
+}
+
 }  // namespace

@@ -387,15 +387,4 @@ TEST(DriverEnvSweep, AllDriversRunsEverySettingTheLibraryMayKnowAsAChild) {
     EXPECT_TRUE(contains(r.out, "      if the outcome changes: a missing execution dependency")) << r.out;
 }
 
-TEST(DriverEnvSweep, AReproducingRunIsReportedWithTheSettingsThatDidNotCureIt) {
-    const ProcessResult r = runRepro({"--driver-env-sweep", "--all-drivers", "--preset", "tiny", "-n", "2", "--mode",
-                                      "multipass", "--drop-dispatch", "2"});
-    ASSERT_FALSE(r.signaled) << r.err;
-    EXPECT_EQ(r.status, 2) << "the baseline's status: " << r.out;
-    EXPECT_TRUE(contains(r.out, "it disappears under: none of them")) << r.out;
-    EXPECT_TRUE(contains(r.out, "not run, not known to this driver: RADV_DEBUG=syncshaders, ")) << r.out;
-    EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(still reproduces under: [^\n]*RADV_DEBUG=syncshaders)")))
-        << r.out;
-}
-
 }  // namespace

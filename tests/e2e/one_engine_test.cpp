@@ -290,6 +290,15 @@ TEST(OneQueueRace, ARaceInTheFileIsRefusedAndItsLabelledControlRuns) {
     EXPECT_EQ(control.status, 0) << shown(control);  // lavapipe runs the increments in order
     EXPECT_TRUE(contains(control.out, "CONTROL")) << control.out;
     EXPECT_TRUE(contains(control.out, "--- the control was not caught (the file labels")) << control.out;
+    // --driver-env-sweep judges a setting by the failure it removes: not a control's (was "the bug
+    // reproduces without a setting" for a control caught)
+    const ProcessResult sweep = runRepro({"--scenario", dir + "race-labelled-control.toml", "--driver-env-sweep"});
+    EXPECT_EQ(sweep.status, 1) << shown(sweep);
+    EXPECT_EQ(sweep.err,
+              "repro: --driver-env-sweep: not with a positive control (the scenario file labels a step a control): a "
+              "setting is judged against the driver's own failure, and a control's wrong output is not the "
+              "driver's\n")
+        << shown(sweep);
 }
 
 // A control that every mode survives (lavapipe runs dispatches in order, so --barrier none

@@ -703,6 +703,15 @@ std::vector<EnvironmentCase> hostileCases() {
          "mode "
          "short)`, not counted as raced (was `control: raced (wrong output without a valid barrier)`, 2 raced)",
          "e2e.simdriver.Matrix.AKnownJobTimeoutAddsTheSplitMsRows"},
+        {"--driver-env-sweep on a positive control",
+         "`repro --driver-env-sweep --drop-dispatch 2` (or `--barrier none`, `--mutant`, a file that labels a step a "
+         "control)",
+         1,
+         "`repro: --driver-env-sweep: not with a positive control (...): a setting is judged against the driver's own "
+         "failure, and a control's wrong output is not the driver's`, nothing run (was the sweep, ending `the bug "
+         "reproduces without a setting; it disappears under: none of them` for a control caught)",
+         "e2e.BadInput/Rejects.WithItsStatusAndExactLine/driver_env_sweep_with_a_control, "
+         "e2e.OneQueueRace.ARaceInTheFileIsRefusedAndItsLabelledControlRuns"},
         {"--mutants where the file as written fails",
          "`repro --scenario F --mutants` where F hangs (exit 3) or is wrong (exit 2) as written", 3,
          "`--- mutants: none run: the file as written ended exit 3: GPU HANG: ..., and a mutant is told apart only "
