@@ -5,7 +5,8 @@
 #   bin  the release build of repro (build/release/src/repro)
 # and run NAME ARGS...: repro's text output in $out/NAME.txt, its exit status and seconds
 # appended, the last line echoed; verdict BUILD ARGS...: "exit S" and the verdict line of one
-# run; stop_and_continue_during_sweep, blade_file_at_full_size and quick_alternating (below).
+# run; control_line BUILD ARGS...: the same with the control's line and the JSON verdict.kind;
+# stop_and_continue_during_sweep, blade_file_at_full_size and quick_alternating (below).
 # Writes list-devices.txt and version.txt.
 out="${OUT:-h200-out}"
 mkdir -p "$out"
@@ -29,6 +30,15 @@ verdict() {  # build, then repro's arguments: the exit status and the verdict li
     text=$("$@" 2>&1)
     status=$?
     echo "exit $status $(grep -E '^--- (NOT REPRODUCED|BUG REPRODUCED|CONTROL CAUGHT|GPU HANG|CANNOT TEST|VALIDATION|INCONCLUSIVE|DRIVER CRASH|CRASHED|REPRO CRASHED|INTERRUPTED)' <<<"$text" | head -n 1)"
+}
+control_line() {  # build, then repro's arguments: exit status, verdict, control line, verdict.kind
+    local text status kind
+    text=$("$@" --json "$out/last.json" 2>&1)
+    status=$?
+    kind=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["verdict"]["kind"])' "$out/last.json" 2>&1 | tail -n 1)
+    rm -f "$out/last.json"
+    echo "exit $status | $(grep -E '^--- (NOT REPRODUCED|CONTROL CAUGHT|BUG REPRODUCED|GPU HANG)' <<<"$text" | head -n 1 | cut -c1-80)" \
+        "| $(grep -E '^--- the control was' <<<"$text" | cut -c1-45) | kind $kind"
 }
 
 # SIGTSTP to repro alone during a sweep of the default shape (--sweep 1..30 --mode all), then

@@ -26,11 +26,10 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "engine/device_choice.hpp"
 #include "engine/list_scenarios.hpp"
 #include "scenario/plan.hpp"
 #include "engine/run.hpp"
-#include "engine/stream_capture.hpp"
-#include "engine/version_info.hpp"
 #include "report/merge_reports.hpp"
 #include "report/verdict.hpp"
 #include "scenario/builtin_chain.hpp"
@@ -116,10 +115,8 @@ int runCommand(const Options& options) {
     } catch (const UsageError& e) {
         return refuse(e.what());
     }
-    if (options.driverEnvSweep && !plan.builtIn() && plan.variants.front().hasControl())  // as cli/options.cpp
-        return refuse(
-            "--driver-env-sweep: not with a positive control (the scenario file labels a step a control): a setting "
-            "is judged against the driver's own failure, and a control's wrong output is not the driver's");
+    if (options.driverEnvSweep && !plan.builtIn() && plan.variants.front().hasControl())
+        return refuse(driverEnvSweepControlRefusal("the scenario file labels a step a control"));
     for (InputFile& kernel : planInputs(plan)) inputs.push_back(std::move(kernel));
     if (const auto clash = outputCollision(options, inputs)) return refuse(*clash);  // a user kernel's module
     if (const auto problem = outputPathProblem(options)) return refuse(*problem);    // before any GPU work

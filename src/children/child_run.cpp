@@ -27,13 +27,6 @@ constexpr std::string_view kParentOnly[] = {"--matrix",         "--mutants",    
                                             "--gtest_filter",   "--gtest_output", "--gtest_also_run_disabled_tests",
                                             "--scenario-dir"};
 
-// The long names of the options the factors set.
-std::vector<std::string_view> factorOptions(const RunFactors& f) {
-    std::vector<std::string_view> out;
-    for (const FactorPart& part : factorParts(f)) out.insert(out.end(), part.options.begin(), part.options.end());
-    return out;
-}
-
 // The option an argument names ("--chain=5", "--chain", "-n5", "-n"), and whether its
 // value is in the same argument; nullptr for a value or an unknown option.
 const OptionSpec* optionOf(const std::string& a, bool& inlineValue) {
@@ -90,8 +83,8 @@ std::vector<std::string> childArgv(const ChildRun& run) {
     const Options& o = run.options;
     std::vector<std::string> argv{selfExecutable(o.commandLine.empty() ? "repro" : o.commandLine[0])};
     std::vector<std::string_view> drop{std::begin(kParentOnly), std::end(kParentOnly)};
-    const std::vector<std::string_view> factors = factorOptions(run.factors);
-    drop.insert(drop.end(), factors.begin(), factors.end());
+    for (const FactorPart& part : factorParts(run.factors))  // the options the factors set
+        drop.insert(drop.end(), part.options.begin(), part.options.end());
     const std::vector<std::string> user = argsWithout(o.commandLine, [&](const OptionSpec& spec) {
         return std::find(drop.begin(), drop.end(), spec.longName) != drop.end();
     });

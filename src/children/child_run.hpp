@@ -38,15 +38,11 @@ std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine
 std::vector<std::string> factorFlags(const RunFactors& factors);
 
 // The child's argv: the executable (this binary, core/subprocess.hpp selfExecutable, with
-// commandLine[0] or "repro" as the fallback); the user's arguments (options.commandLine
-// after the program name) without the flags that made this process the parent (--matrix,
-// --triage, --watchdog-probe, --driver-env-sweep, --all-drivers, --invert, --keep-logs,
-// --format, --output/-o, --json, --trace (the parent's timeline has a slice per child),
-// --capture-gfxr (the parent's file) and --capture-rgp (the parent's child is the capture))
-// and without every option a factor sets (the factor wins: the probe's -n 1 replaces the
-// user's -n), each with its value, in any of the forms the command line takes ("--output
-// F", "--output=F", "-oF"); factorFlags; and "--json DIR/TAG.json" (the child's JSON report;
-// its text goes to its log).
+// commandLine[0] or "repro" as the fallback); the user's arguments (options.commandLine after the
+// program name) without the parent's own flags (kParentOnly in child_run.cpp) and without every
+// option a factor sets (the factor wins: the probe's -n 1 replaces the user's -n), each with its
+// value in any form argsWithout takes; factorFlags; and "--json DIR/TAG.json" (the child's JSON
+// report; its text goes to its log).
 std::vector<std::string> childArgv(const ChildRun& run);
 
 // The variables set for the child ("NAME=value"): the driver setting, its value appended

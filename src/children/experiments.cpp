@@ -305,13 +305,11 @@ MatrixTally introduceMatrix(const Options& o, const Plan& plan, const std::vecto
     return t;
 }
 
-// The cause that cut a mode of the child short whatever its control removed (the kernel's job
-// timeout, the firmware: forensics/cause.cpp), in words; "" for none.
+// The cause that cut a mode of the child short whatever its control removed (report/verdict.hpp
+// cutShortBy), in words; "" for none.
 std::string cutShortBy(const ChildOutcome& c) {
-    for (const ModeReport& m : c.report ? c.report->modes : std::vector<ModeReport>{}) {
-        if (m.result.causeKind == "job_timeout") return "the kernel's job timeout";
-        if (m.result.causeKind == "firmware") return "the GPU's scheduler firmware";
-    }
+    for (const ModeReport& m : c.report ? c.report->modes : std::vector<ModeReport>{})
+        if (const std::string_view cut = repro::cutShortBy(m.result.causeKind); !cut.empty()) return std::string(cut);
     return "";
 }
 

@@ -117,10 +117,8 @@ std::string interruptedAfter(size_t count, std::string_view noun);
 
 // Runs every variant of matrixVariants() at the options' N, shape and device (a file: every
 // variant of fileMatrixVariants() that applies to it), prints one row per variant as it
-// finishes and a verdict. Exit status over the valid variants (the
-// controls never count): 3 if one hung, else 2 if one was wrong, else 125 if none could
-// run, else 4 if a default-profile variant drew validation messages (with --validation),
-// else 0. 130/143 when interrupted.
+// finishes and a verdict. Exit status over the valid variants (the controls never count):
+// docs/experiments.md "--matrix"; 130/143 when interrupted.
 int runMatrix(const Options& options, const Plan& plan);
 
 // Runs the user's command once without and once under each driver setting of

@@ -93,19 +93,14 @@ std::string label(const Variant& v);
 // The label without its mode ("barrier=sync2", "blade (as recorded by blade)").
 std::string labelWithoutMode(const Variant& v);
 
-// --matrix on a file (--scenario): one factor at a time around the file's own stream, for each
-// of multipass and single: the file as written; every barrier step replaced by blade's G
-// (--barrier blade) and by the full barrier (full); every buffer device-local and host-visible;
-// --submit-every 2 with and without host waits; --work-scale 4 (every dispatch's work loop
-// four times as long); and the controls, every barrier step execution-only and none.
+// --matrix on a file (--scenario): the rows of docs/scenarios.md "--matrix on a scenario" but the
+// split-ms ones (splitMsVariants), one factor at a time around the file's own stream, for each of
+// multipass and single.
 std::vector<Variant> fileMatrixVariants();
 
-// --matrix: the documented set, one factor at a time around blade's own stream, for each of
-// multipass and single: blade's stream itself; every other --barrier (sync2, buffer, full,
-// and the two controls); --submit-every 2 with and without host waits and --split-mib
-// `splitMiB`; --memory device-local, host-visible, host-cached; --dispatch-repeat 4;
-// --profile blade-exact. `splitMiB`: the --split-mib value (MiB, printed with 3 decimals);
-// the caller passes 90% of one big buffer, so every conv-T passes it and closes a submit.
+// --matrix: the set of docs/experiments.md "--matrix", one factor at a time around blade's own
+// stream, for each of multipass and single. `splitMiB`: the --split-mib value (MiB, printed with 3
+// decimals); the caller passes 90% of one big buffer, so every conv-T passes it and closes a submit.
 std::vector<Variant> matrixVariants(double splitMiB);
 
 // --split-ms `ms` without host waits for multipass and single: the two rows --matrix adds

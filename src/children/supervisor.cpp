@@ -51,7 +51,6 @@ struct ChildEnd {
     int status = 0;  // Exited: the child's exit status
     int signal = 0;  // Crashed: the signal that ended it
     std::optional<ChildState::Call> stalledIn;
-    double overdueSeconds = 0;
 };
 
 // The supervised child, for onAbortSent; 0 when none runs.
@@ -206,11 +205,10 @@ ChildEnd watchChild(pid_t child, int readFd, ChildProtocol& protocol, ProgressLi
             ::kill(child, SIGKILL);
             end.kind = ChildEnd::Kind::Interrupted;
         }
-        if (const auto late = protocol.state().overdue(watched); late && end.kind == ChildEnd::Kind::Exited) {
+        if (protocol.state().overdue(watched) && end.kind == ChildEnd::Kind::Exited) {
             ::kill(child, SIGKILL);
             end.kind = ChildEnd::Kind::Stalled;
             end.stalledIn = protocol.state().inCall;
-            end.overdueSeconds = *late;
         }
     }
 }

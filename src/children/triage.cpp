@@ -25,6 +25,22 @@ constexpr std::pair<std::string_view, std::string_view> kHypothesisWords[] = {
 };
 static_assert(std::size(kHypothesisWords) == std::size(kHypotheses));
 
+// Each experiment's hypothesis, and whether it changes multipass's and single's recording, in
+// ExperimentKind's order.
+constexpr std::pair<Hypothesis, bool> kExperiments[] = {
+    {Hypothesis::MissingFlush, true},     // Barrier
+    {Hypothesis::MissingFlush, false},    // Memory
+    {Hypothesis::SubmitBoundary, true},   // SubmitEveryWait
+    {Hypothesis::SubmitBoundary, true},   // SubmitEveryNoWait
+    {Hypothesis::JobTimeout, true},       // SplitMs
+    {Hypothesis::BytesPerSubmit, true},   // SplitMib
+    {Hypothesis::BytesPerSubmit, true},   // OneStepRepeat
+    {Hypothesis::ShaderCompiler, false},  // CheckSteps
+    {Hypothesis::ShaderCompiler, false},  // CompilerSwitch
+    {Hypothesis::BladeQuirks, false},     // BladeExact
+};
+static_assert(std::size(kExperiments) == static_cast<size_t>(ExperimentKind::BladeExact) + 1);
+
 }  // namespace
 
 std::string_view code(Hypothesis h) { return kHypothesisWords[static_cast<size_t>(h)].first; }
@@ -36,33 +52,9 @@ std::string_view name(RunResult r) {
     return nameOf(kNames, r);
 }
 
-Hypothesis hypothesisOf(ExperimentKind k) {
-    switch (k) {
-        case ExperimentKind::Barrier:
-        case ExperimentKind::Memory:
-            return Hypothesis::MissingFlush;
-        case ExperimentKind::SubmitEveryWait:
-        case ExperimentKind::SubmitEveryNoWait:
-            return Hypothesis::SubmitBoundary;
-        case ExperimentKind::SplitMs:
-            return Hypothesis::JobTimeout;
-        case ExperimentKind::SplitMib:
-        case ExperimentKind::OneStepRepeat:
-            return Hypothesis::BytesPerSubmit;
-        case ExperimentKind::CheckSteps:
-        case ExperimentKind::CompilerSwitch:
-            return Hypothesis::ShaderCompiler;
-        case ExperimentKind::BladeExact:
-            return Hypothesis::BladeQuirks;
-    }
-    return Hypothesis::MissingFlush;
-}
+Hypothesis hypothesisOf(ExperimentKind k) { return kExperiments[static_cast<size_t>(k)].first; }
 
-bool changesRecording(ExperimentKind k) {
-    return k == ExperimentKind::Barrier || k == ExperimentKind::SubmitEveryWait ||
-           k == ExperimentKind::SubmitEveryNoWait || k == ExperimentKind::SplitMs || k == ExperimentKind::SplitMib ||
-           k == ExperimentKind::OneStepRepeat;
-}
+bool changesRecording(ExperimentKind k) { return kExperiments[static_cast<size_t>(k)].second; }
 
 std::string_view name(ProbeResult r) {
     static constexpr std::string_view kNames[] = {"not run", "soft kill", "hard kill", "no kill"};

@@ -150,37 +150,14 @@ struct TriageConclusion {
     std::string line;  // "conclusion: ..."
 };
 
-// Draws the conclusion. Rules (each experiment changes one thing of a wrong baseline):
-//  - a baseline that is correct: NotReproduced (BladeQuirks when blade-exact alone is
-//    wrong); one with no result: Undetermined;
-//  - H1: a barrier or memory variant that makes it correct supports it; one that stays
-//    wrong is no evidence (the driver may miss the flush for that barrier too);
-//  - H2/H4 (submit-every, split-mib): correct supports "shorter submits", which H2, H3
-//    and H4 share; it counts for H2/H4 only once H3 is ruled out, and for H3 only with
-//    the kernel's evidence; one step with its conv-T repeated 2N times (as much work in one
-//    submit, 1/N of the bytes) tells bytes (correct: with split-mib correct, supports H4)
-//    from work (wrong: rules out H4); H4 is concluded alone only without a synchronization
-//    cause (a cache that overflows with the bytes of a submit is a synchronization bug);
-//  - H3: the baseline's cause job_timeout supports it; hang_killed (a submit predicted far
-//    below the timeout that ran until it: a GPU hang the watchdog only ended, not long work
-//    it killed), synchronization, or an undetermined cause that excluded the timeout, rules
-//    it out; split-ms correct
-//    corroborates and wrong rules out; a probe with no kill past the baseline's submit
-//    rules it out;
-//  - H5: split failing the per-dispatch check, or RADV_DEBUG=llvm correct, supports it;
-//    split passing the check rules it out;
-//  - H6: the default profile reproducing rules it out;
-//  - hang_killed: GpuHang, its own finding, with what the recording experiments say
-//    (a submit boundary or a barrier that avoids it), never --split-ms as the cure;
-//  - one cause supported and nothing contradicting it: that cause; several, or none:
-//    Undetermined, naming the contradiction or what is missing. Synchronization needs
-//    direct evidence: a barrier or memory variant that fixes it, the baseline's own cause
-//    "synchronization", or a submit boundary that fixes it (H2, so H3 is ruled out) after
-//    a baseline submit that measurably ran its full predicted time (its work all ran, and
-//    the output is still wrong: e.g. a cause left undetermined only because the submit
-//    outlived a job timeout the kernel did not apply, which the probe then ruled out). A
-//    submit boundary that fixes it while the baseline's timing says nothing stays
-//    undetermined, with the cause's missing evidence.
+// Draws the conclusion by the rules of docs/experiments.md "How the findings are weighed" (each
+// experiment changes one thing of a wrong baseline) and "--triage" (a correct baseline:
+// NotReproduced, or BladeQuirks when blade-exact alone is wrong; one with no result: Undetermined).
+// Besides: the default profile reproducing rules out H6, and H4 is concluded alone only without a
+// synchronization cause (a cache that overflows with the bytes of a submit is a synchronization
+// bug). A hang_killed baseline is GpuHang, weighed by the recording experiments. One cause
+// supported and nothing contradicting it is that cause; otherwise Undetermined, naming the
+// contradiction or what is missing.
 TriageConclusion concludeTriage(const TriageInput& input);
 
 // The answer to RADV's issue template question "does it happen with RADV_DEBUG=llvm?", from
@@ -201,13 +178,8 @@ struct TriageRunFacts {
     bool interrupted = false;  // a SIGINT or SIGTERM ended it early: the document holds what ran
 };
 
-// The "repro-triage" document, schema_version 1 (docs/report-schema.md, "The triage
-// document"; docs/report.schema.json $defs/triageDocument): repro, command_line, device,
-// chain_length, baseline {result, detail, failing_mode, cause_kind, cause_verdict},
-// experiments [{hypothesis, experiment, result, detail}], probe {result, detail,
-// longest_seconds, timeout_seconds, timeout_source} or null, rows [{hypothesis,
-// experiment, outcome, points_to, why}], hypotheses [{hypothesis, description, finding,
-// why}], conclusion {kind, line}, exit_status, interrupted (true when a signal ended it early).
+// The "repro-triage" document, schema_version 1: docs/report-schema.md "The triage document"
+// (docs/report.schema.json $defs/triageDocument).
 nlohmann::json triageDocument(const TriageRunFacts& facts, const TriageInput& input,
                               const TriageConclusion& conclusion);
 
@@ -220,12 +192,8 @@ struct ProbeRung {
     std::string outcome;  // "single ok (exit 0)"
 };
 
-// The "repro-watchdog-probe" document of --watchdog-probe, schema_version 1
-// (docs/report.schema.json $defs/watchdogProbeDocument): repro, command_line, device,
-// timeout_seconds (null when unknown) and timeout_source, rungs [{conv_ts, steps, repeat,
-// predicted_seconds, measured_seconds, outcome}], result ("soft kill", "hard kill", "no
-// kill", "not run"), detail, longest_seconds, verdict (the closing line), exit_status,
-// interrupted (true when a signal ended the ladder early).
+// The "repro-watchdog-probe" document of --watchdog-probe, schema_version 1: docs/report-schema.md
+// "The watchdog probe document" (docs/report.schema.json $defs/watchdogProbeDocument).
 nlohmann::json watchdogProbeDocument(const TriageRunFacts& facts, const std::vector<ProbeRung>& rungs,
                                      const ProbeOutcome& outcome, const std::string& verdict);
 

@@ -459,10 +459,7 @@ void checkMultiRunRules(const RawArgs& raw, const Options& o) {
     // A setting is judged by whether it removes the baseline's failure: a control's is not the driver's.
     if (o.driverEnvSweep &&
         (o.dropDispatch || o.mutant || o.barrier == BarrierKind::None || o.barrier == BarrierKind::ExecutionOnly))
-        fail(
-            "--driver-env-sweep: not with a positive control (--barrier none or execution-only, --drop-dispatch, "
-            "--mutant): a setting is judged against the driver's own failure, and a control's wrong output is not "
-            "the driver's");
+        fail(driverEnvSweepControlRefusal("--barrier none or execution-only, --drop-dispatch, --mutant"));
     if (!o.driverEnvSweep && !o.mutants) checkChoosesVariants(raw, what);
 }
 
@@ -645,6 +642,13 @@ std::optional<std::vector<Mode>> parseModes(std::string_view text) {
     // `single` runs last: it is the one most likely to hang the GPU.
     if (text == "all") return std::vector{Mode::Split, Mode::Multipass, Mode::Single};
     return std::nullopt;
+}
+
+std::string driverEnvSweepControlRefusal(std::string_view which) {
+    return fmt::format(
+        "--driver-env-sweep: not with a positive control ({}): a setting is judged against the driver's own "
+        "failure, and a control's wrong output is not the driver's",
+        which);
 }
 
 bool splitRunsAfter(const Options& o) {

@@ -121,29 +121,24 @@ struct Options {
     bool mutants = false;
     std::optional<MutantSpec> mutant;
 
-    // --print-stream: print the exact command stream of each selected mode, one call per
-    // line, and exit 0 without creating a device's work (never with --matrix, --triage,
-    // --watchdog-probe, --driver-env-sweep, --sweep, --list-devices or --repeat > 1).
+    // Which of these go together: cli/options.cpp checkMultiRunRules, checkOtherRules (refusals: docs/bad-input.md).
+    // --print-stream: print the exact command stream of each selected mode, one call per line, and exit 0
+    // without creating a device's work.
     bool printStream = false;
-    // --triage: test each hypothesis about the cause in child processes and conclude. Chooses
-    // the modes and experiment flags itself (none of them is given); --format json and
-    // --output are allowed. Never with --matrix, --sweep, --list-devices, --dump-dir,
-    // --print-stream, --driver-env-sweep or --watchdog-probe.
+    // --triage: test each hypothesis about the cause in child processes and conclude; chooses the modes and
+    // experiment flags itself (none of them is given).
     bool triage = false;
     // --watchdog-probe: a positive control for the kernel's GPU job timeout, in child
-    // processes. Chooses the modes and experiment flags itself; never with --matrix,
-    // --triage, --sweep, --driver-env-sweep, --list-devices or --print-stream.
+    // processes; chooses the modes and experiment flags itself.
     bool watchdogProbe = false;
     QueueChoice queue;  // --queue gfx|compute|INDEX
     // --expect-driver NAME (non-empty): cannot test (125) unless the chosen device's driver
     // matches NAME, a case-insensitive substring of its driverName or of its VkDriverId name.
     std::optional<std::string> expectDriver;
     // --invert: exit 0 when the bug reproduces (2) and 1 when it does not (0); every other
-    // status unchanged. Never with --list-devices or --print-stream.
+    // status unchanged.
     bool invert = false;
-    // --keep-logs: keep the folder of the children's logs and reports (only with --matrix,
-    // --triage, --driver-env-sweep or --watchdog-probe).
-    bool keepLogs = false;
+    bool keepLogs = false;  // --keep-logs: keep the folder of the children's logs and reports
     // --merge-reports FILE...: the report files to merge (report/merge_reports.hpp); non-empty
     // only with --merge-reports, which goes with no other option but --format.
     std::vector<std::string> mergeReports;
@@ -199,5 +194,10 @@ std::optional<std::vector<Mode>> parseModes(std::string_view text);
 // Whether split runs after the modes under test, only as their reference (split not among
 // --mode, and the reference is split's: --reference auto or split).
 bool splitRunsAfter(const Options& options);
+
+// The one line --driver-env-sweep is refused with under a positive control; `which` names the
+// control, e.g. "--barrier none or execution-only, --drop-dispatch, --mutant" (cli/options.cpp)
+// or "the scenario file labels a step a control" (main.cpp, once the file is read).
+std::string driverEnvSweepControlRefusal(std::string_view which);
 
 }  // namespace repro

@@ -18,7 +18,6 @@
 #include "core/rust_format.hpp"
 #include "core/text.hpp"
 #include "engine/evidence.hpp"
-#include "engine/text_report.hpp"
 #include "reference/cpu_reference.hpp"
 #include "reference/underflow.hpp"
 #include "report/trace_events.hpp"

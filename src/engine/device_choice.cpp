@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <fstream>
 #include <set>
 
 #include "report/device_list.hpp"
@@ -15,6 +13,7 @@
 #include "core/text.hpp"
 #include "repro_version.h"
 #include "engine/text_report.hpp"
+#include "vk/check.hpp"
 #include "vk/describe.hpp"
 #include "vk/device.hpp"
 
@@ -175,6 +174,16 @@ int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>&
         written = emitFormatDocument(o, "the device list", renderDeviceListMarkdown(listed));
     written = emitJsonFile(o, "the device list", document) && written;
     return written ? kExitNotReproduced : kExitUsage;
+}
+
+std::string loaderVersionText() {
+    if (volkInitialize() != VK_SUCCESS) return "no loader (libvulkan.so.1 could not be loaded)";
+    if (vkEnumerateInstanceVersion == nullptr) return "1.0 (the loader has no vkEnumerateInstanceVersion)";
+    uint32_t version = 0;
+    const VkResult result = vkEnumerateInstanceVersion(&version);
+    if (result != VK_SUCCESS)
+        return fmt::format("unknown (vkEnumerateInstanceVersion returned {})", vk::resultName(result));
+    return vk::apiVersionText(version);
 }
 
 }  // namespace repro

@@ -42,4 +42,10 @@ LoaderReport describeLoader(const vk::Instance& instance);
 // when the --output file cannot be written (said in one line).
 int listDevices(const vk::Instance& instance, const std::vector<vk::DeviceInfo>& devices, const Options& options);
 
+// The Vulkan loader's instance version for --version, "1.3.239", from
+// vkEnumerateInstanceVersion through volk; "1.0 (the loader has no vkEnumerateInstanceVersion)"
+// for a Vulkan 1.0 loader (the Vulkan spec, "Instance Version": a 1.0 loader lacks the
+// command); "no loader (...)" when libvulkan.so.1 cannot be loaded. Never throws, never exits.
+std::string loaderVersionText();
+
 }  // namespace repro

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -32,22 +34,16 @@ namespace {
 
 constexpr std::string_view kBuiltInSuite = "builtin_chain";
 
-// GoogleTest's wildcard match of one pattern: '*' any string, '?' any one character.
+// GoogleTest's wildcard match of one pattern: '*' any string, '?' any one character. fnmatch(3)
+// without flags matches so, byte by byte, once '[' and the backslash (literal to GoogleTest) are
+// escaped.
 bool wildcardMatches(std::string_view pattern, std::string_view name) {
-    size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
-    while (n < name.size()) {
-        if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-            ++p, ++n;
-        } else if (p < pattern.size() && pattern[p] == '*') {
-            star = p++, resume = n;
-        } else if (star != std::string_view::npos) {
-            p = star + 1, n = ++resume;
-        } else {
-            return false;
-        }
+    std::string glob;
+    for (const char c : pattern) {
+        if (c == '[' || c == '\\') glob += '\\';
+        glob += c;
     }
-    while (p < pattern.size() && pattern[p] == '*') ++p;
-    return p == pattern.size();
+    return ::fnmatch(glob.c_str(), std::string(name).c_str(), 0) == 0;
 }
 
 bool anyPatternMatches(std::string_view patterns, std::string_view name) {

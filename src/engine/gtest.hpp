@@ -48,13 +48,10 @@ int listGtests(const Options& options);
 
 // --gtest_filter / --gtest_output: runs each kept test, one after another, as a child repro
 // with --mode and (a file) --scenario; the user's other options go to each child, those its
-// form refuses left out (option_table.hpp notForFile, notForChain). Prints GoogleTest's lines
-// ("[ RUN      ]", "[       OK ]", "[  FAILED  ]", "[  SKIPPED ]" and the summary); between
-// RUN and the result only unbracketed lines (deqp-runner ends a test at any bracketed one).
-// A test passes on the child's exit 0 (2 for a file expected to reproduce), is skipped on
-// 125 (cannot test) and fails otherwise: wrong, hung, validation, usage, killed. Writes the
-// JUnit XML of --gtest_output. Returns 0 when none failed, 1 otherwise, 1 when the XML
-// cannot be written, 128 + the signal when interrupted (the XML then holds what ran).
+// form refuses left out (option_table.hpp notForFile, notForChain). Prints GoogleTest's lines,
+// judges each child's exit and writes the JUnit XML as docs/ci.md "One test" says (between RUN and
+// the result only unbracketed lines: docs/ci.md "deqp-runner"). Returns 0 when none failed, 1 when
+// one failed or the XML cannot be written, 128 + the signal when interrupted.
 int runGtests(const Options& options);
 
 }  // namespace repro

@@ -1,7 +1,5 @@
-// The run of one point (a chain length, a file's sweep value) as a pipeline of stages
-// (engine/stages.hpp): the workload's preparation, each run of each mode (prepared, submitted
-// and read back, judged), then the runs that waited for the reference, the causes and the
-// report. The same road for the built-in chain and a file; Vulkan calls stay in src/vk.
+// The run of one point (a chain length, a file's sweep value), runPoint, as engine/stages.hpp's
+// pipeline of stages: the same road for the built-in chain and a file.
 #include "engine/session.hpp"
 
 #include <algorithm>

@@ -123,15 +123,11 @@ ModeReport toModeReport(const RunRecord& r, const Options& o, const PlanPoint& p
 
 namespace {
 
-// A reproduction under a positive control is the control caught (issue 35 §2): each "BUG
+// Under a positive control, the verdict's lines of docs/scenarios.md "Controls": each "BUG
 // REPRODUCED" line of a mode whose cause is the control (multipass or single: split runs under
-// none) says CONTROL CAUGHT, and a line says what the control is. A mode the kernel's job timeout
-// or the firmware cut short (forensics/cause.cpp) keeps its line: the control was not what
-// failed it, and a line says that the control was not judged there. The exit status stays 2, as
-// for any wrong output (docs/contract.md). A control that every mode survives gets a line too:
-// NOT REPRODUCED under it says that this run could not have told a driver that drops what the
-// control removes (an in-order device, or a check that does not see the dropped work), not that
-// the driver is right. Its exit status stays 0.
+// none) says CONTROL CAUGHT and a line names the control; a mode that the kernel's job timeout or
+// the firmware cut short (cutShortBy) keeps its line, and a line says the control was not judged
+// there; a control that every mode survives gets its "not caught" line. The exit status is left as it is.
 void markControl(const std::vector<std::string>& controls, const std::vector<ModeResult>& judged, Verdict& verdict) {
     if (controls.empty()) return;
     const std::string what = "(" + join(controls, "; ") + ")";
@@ -147,7 +143,7 @@ void markControl(const std::vector<std::string>& controls, const std::vector<Mod
     for (std::string& line : verdict.lines) {
         for (const ModeResult& m : judged) {
             if (m.mode == Mode::Split || !line.starts_with(fmt::format("{}mode {} ", kBug, name(m.mode)))) continue;
-            const bool killed = m.causeKind == "job_timeout" || m.causeKind == "firmware";
+            const bool killed = !cutShortBy(m.causeKind).empty();
             (killed ? cutShort : caught).emplace_back(name(m.mode));
             if (!killed) line = "--- CONTROL CAUGHT: " + line.substr(kBug.size());
         }

@@ -9,7 +9,6 @@
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
 #include "engine/stages.hpp"
-#include "engine/stream_capture.hpp"
 #include "engine/workload.hpp"
 #include "report/verdict.hpp"
 #include "vk/trace.hpp"
@@ -24,13 +23,13 @@ int printStreams(Session& s, RunReport& report) {
     if (!s.plan.builtIn()) s.workload.beginPoint(length);  // the file's pipelines and buffers
     for (const Mode mode : o.modes) {
         throwIfInterrupted("--print-stream");  // SIGTERM: 143, as for a run
-        capturedStream().clear();
+        vk::trace::captured().clear();
         s.workload.recordForStream(length, mode);
         vk::trace::breakWaitRun();
         const std::string title = s.workload.streamTitle(length, mode);
         say("## {}", title);
-        for (const std::string& line : capturedStream()) say("{}", line);
-        report.streams.push_back({.title = title, .calls = capturedStream()});
+        for (const std::string& line : vk::trace::captured()) say("{}", line);
+        report.streams.push_back({.title = title, .calls = vk::trace::captured()});
     }
     throwIfInterrupted("--print-stream");
     report.verdict = Verdict{.exitStatus = kExitNotReproduced,

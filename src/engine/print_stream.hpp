@@ -1,6 +1,7 @@
 // --print-stream: the exact command stream of each selected mode, one Vulkan call per line,
 // printed without running it: the device is set up as usual, then every mode is recorded
-// through the tracer in swallow mode (engine/stream_capture.hpp), so no command reaches the queue.
+// through the tracer in swallow mode (vk/trace.hpp installCapture), so no command reaches the
+// queue.
 #pragma once
 
 #include "report/report.hpp"

@@ -12,7 +12,6 @@
 #include "core/parallel.hpp"
 #include "repro_shared.h"
 #include "vk/check.hpp"
-#include "engine/stream_capture.hpp"
 #include "vk/describe.hpp"
 #include "vk/device_report.hpp"
 #include "vk/embedded_spirv.hpp"
@@ -68,7 +67,7 @@ vk::DeviceOptions deviceOptions(const Options& o, const ProfileSettings& profile
             .synchronization2 = o.barrier == BarrierKind::Sync2 || o.barrier == BarrierKind::Full,
             .calibratedTimestamps = o.trace.has_value() && o.timestamps,
             .profile = profile,
-            .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>()};
+            .afterLoad = o.printStream ? std::function<void()>(vk::trace::installCapture) : std::function<void()>()};
 }
 
 vk::ChainBuffers makeBuffers(const vk::Device& device, const Options& o, const ProfileSettings& profile,

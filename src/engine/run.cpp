@@ -32,7 +32,6 @@
 #include "engine/rig.hpp"
 #include "engine/session.hpp"
 #include "engine/stages.hpp"
-#include "engine/stream_capture.hpp"
 #include "engine/text_report.hpp"
 #include "forensics/environment.hpp"
 #include "report/report_facts.hpp"
@@ -48,6 +47,7 @@
 #include "vk/device_report.hpp"
 #include "vk/instance.hpp"
 #include "vk/instrumentation.hpp"
+#include "vk/trace.hpp"
 #include "vk/watch.hpp"
 
 namespace repro {
@@ -278,7 +278,7 @@ int runFile(const RunStart& r) {
         {.deviceFault = true,  // the fault query after a lost device (engine/stages.cpp)
          .synchronization2 = sync2,
          .calibratedTimestamps = o.trace.has_value() && o.timestamps,
-         .afterLoad = o.printStream ? std::function<void()>(installStreamPrinter) : std::function<void()>(),
+         .afterLoad = o.printStream ? std::function<void()>(vk::trace::installCapture) : std::function<void()>(),
          .extraQueues = queueRequests(first)});
     r.report.timings.instanceAndDevice = secondsSince(r.begin);
     if (chainWords.valid()) chainWords.get();  // rethrows what the thread threw

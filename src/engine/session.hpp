@@ -1,9 +1,6 @@
 // The modes of one invocation on a device that is already set up: the reference, repeats,
-// --check-steps, --sweep, and the verdict, for either form of plan (scenario/plan.hpp). The
-// Vulkan calls of each mode live in src/vk; this file decides what runs, in which order, and
-// what it means. One point (a chain length, a file's sweep value) is a pipeline of named
-// stages (engine/stages.hpp), read in order in runPoint; the workload (engine/workload.hpp)
-// is where the two forms differ.
+// --check-steps, --sweep, and the verdict, for either form of plan (scenario/plan.hpp). One point
+// (a chain length, a file's sweep value) is engine/stages.hpp's pipeline of stages.
 #pragma once
 
 #include <cstdint>

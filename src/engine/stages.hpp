@@ -112,15 +112,12 @@ void finishFolded(Runs& runs);
 // reference" for a split run made only to be the reference).
 std::string traceTitle(const Length& length, const PlannedRun& planned);
 
-// repro's canary (not blade's), after a run whose submits, waits and readback all returned
-// VK_SUCCESS: an empty command buffer [begin, end] submitted on `encoder`'s queue and waited
-// on for `timeoutSeconds` (--timeout, else kCanarySeconds). A driver may report a job the kernel stopped only at the
-// next submit (RADV's amdgpu winsys turns the kernel's -ECANCELED, -ENODATA and -ETIME for
-// a lost context into VK_ERROR_DEVICE_LOST at vkQueueSubmit: docs/forensics.md "The canary"),
-// so a mode that submits once and reads mapped memory would read a killed job's unwritten
-// output with no error at all. The outcome goes to out.run.canary; one that did not complete
-// becomes the run's failure (out.failure and out.run.failure), a lost device then judged as
-// any other (recordFailure: the device-fault report, the cause from the kernel log).
+// repro's canary (not blade's) after a run whose submits, waits and readback all returned
+// VK_SUCCESS (why: docs/forensics.md "The canary"): an empty command buffer [begin, end] submitted
+// on `encoder`'s queue and waited on for `timeoutSeconds` (--timeout, else kCanarySeconds). The
+// outcome goes to out.run.canary; one that did not complete becomes the run's failure (out.failure
+// and out.run.failure), a lost device then judged as any other (recordFailure: the device-fault
+// report, the cause from the kernel log).
 void checkCanary(vk::Encoder& encoder, Mode mode, double timeoutSeconds, Submitted& out);
 // --print-stream: the canary's calls as a run makes them (swallowed by the stream printer).
 void recordCanaryForStream(vk::Encoder& encoder, Mode mode);

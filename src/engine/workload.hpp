@@ -1,11 +1,6 @@
-// How the plan's modes are recorded and checked: the one thing the two input forms do
-// differently. The built-in chain (engine/chain_workload.cpp) records with its literal
-// recorders (vk/blade_modes.cpp) and the experiment recorder, reads small[N] back and judges
-// it with the chain's Judge (split bit for bit, the CPU chain within its tolerance, or the
-// zero and non-finite checks alone); a file (engine/file_workload.cpp) is recorded by the step
-// walker (vk/scenario_recorder.hpp), its checked buffers read back and judged against the CPU
-// model and split (scenario/scenario_check.hpp). runPoint (engine/length.cpp) calls these in
-// the same order for both; everything around them is shared.
+// How the plan's modes are recorded and checked: the one thing the built-in chain
+// (engine/chain_workload.hpp) and a file (engine/file_workload.hpp) do differently. runPoint
+// (engine/length.cpp) calls these in the same order for both; everything around them is shared.
 #pragma once
 
 #include <cstddef>
@@ -61,7 +56,7 @@ class Workload {
 
     // --print-stream: `mode` recorded as a run records it (its fresh-state submit, its own
     // submits, and the readback submit a run makes), under the tracer that swallows every
-    // submit (engine/stream_capture.hpp), after beginPoint; and the "## ..." title of its calls.
+    // submit (vk/trace.hpp installCapture), after beginPoint; and the "## ..." title of its calls.
     virtual void recordForStream(const run::Length& length, Mode mode) = 0;
     virtual std::string streamTitle(const run::Length& length, Mode mode) const = 0;
     // The line under "--- command stream ...": what each mode's stream starts and ends with.

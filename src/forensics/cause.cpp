@@ -43,7 +43,7 @@ struct Timing {
 struct Analysis {
     bool limit = false, noLimit = false;
     double T = 0, d = 0;
-    bool logReadable = false, logComplete = false;
+    bool logComplete = false;
     std::vector<const GpuEvent*> ourKills, otherKills, faults;
     bool gpuReset = false;
     bool allBeforeTimeout = false;  // every submit measured and completed before T - d
@@ -97,7 +97,6 @@ Analysis analyze(const CauseInput& in) {
     a.noLimit = in.timeout.kind == TimeoutKind::NoLimit;
     a.T = a.limit ? in.timeout.seconds() : 0.0;
     a.d = a.limit ? window(a.T) : 0.0;
-    a.logReadable = in.kernelLog.readable;
     a.logComplete = in.kernelLog.readable && in.kernelLog.lost == 0;
     attributeKills(in, a);
     bool allMeasured = !in.submits.empty();

@@ -194,32 +194,14 @@ struct Cause {
     std::string verdict;
 };
 
-// Decides, for a mode whose output is `output`:
-//  - correct output: NoFailure (a kill record of repro's during it is still listed);
-//  - under a positive control: Firmware or JobTimeout as below when the kernel log says so,
-//    else Control; for a mode that never finished, Control with "or the file itself" and the
-//    mode run without the control missing;
-//  - the kernel log has a kill record (timeout, soft recovery, ring or GPU reset; of this
-//    process, or naming none) and the decisive submit could have run into the timeout
-//    (measured >= T - d or not measured): JobTimeout, or HangKilled when the prediction
-//    was below T - d but the submit ended at the timeout. A kill record while every submit
-//    completed before T - d, or on a queue with no timeout, or with breadcrumbs saying
-//    every dispatch finished, is a contradiction;
-//  - ended at the timeout with a readable, complete log that has no kill record: a
-//    contradiction; with the log unreadable: missing (killed, but cause undetermined);
-//  - a submit cancelled (device lost) after an earlier mode's kill: JobTimeout (earlier);
-//  - the job timeout excluded (every submit completed before T - d, no timeout applies,
-//    or the readable complete log has no kill record): a short submit (long before its
-//    prediction, or unfinished breadcrumbs) is undetermined (killed); split failing its
-//    per-dispatch CPU check is ShaderCompiler; blade-exact is BladeQuirks; otherwise, when
-//    the submit did at least half its predicted work and the shader compiler is excluded
-//    (the reference is split, or split passes the per-dispatch check): Synchronization;
-//  - split (mode "split"): its submits have no prediction (they are what predicts) and
-//    none is asked for; a kill record gives JobTimeout ("one dispatch alone outlives it");
-//    wrong with the job timeout excluded is undetermined (no barrier within a submit is
-//    involved), or ShaderCompiler / BladeQuirks as above;
-//  - anything missing on the way (the timeout, a prediction, a measurement, the log where
-//    it was needed, the per-dispatch check against a CPU reference): Undetermined, naming it.
+// Decides, for a mode whose output is `output`, by the rules of docs/watchdog.md "3. Telling the
+// timeout from a synchronization bug" (the thresholds T - d, the ratios and margins, the evidence
+// table; split's submits: "split's own submits"), tried in this order: correct output (NoFailure; a
+// kill record of repro's during it is still listed), a positive control, the MES firmware, the
+// kernel's kill records, ended at the timeout, an earlier mode's kill, then the causes left with the
+// job timeout excluded (a submit cut short: Undetermined, killed; ShaderCompiler, BladeQuirks,
+// Synchronization). Anything missing on the way is named and the cause is Undetermined; a
+// contradiction makes it Undetermined too.
 Cause decideCause(const CauseInput& input);
 
 // The cause as JSON (strings, numbers, booleans, null): kind, killed, verdict, evidence,

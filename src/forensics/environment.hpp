@@ -97,22 +97,15 @@ struct JobWatchdog {
     std::string source;
 };
 
-// The job watchdog for `device`'s kernel driver (the card found by findDrmCard; with
-// no device, or no match, the first card whose driver is amdgpu, xe or i915):
-//  - amdgpu: amdgpuQueueTimeout (watchdog.hpp) of the queue the device's family runs on
-//    (GRAPHICS in queueFlags: the gfx ring; COMPUTE without GRAPHICS: a compute ring; no
-//    flags: gfx), from the captured `amdgpu.lockup_timeout` and `kernel.release`, with the
-//    rules of the running kernel's era (6.19+: 2000 ms for every queue, one value sets
-//    all; before: 10000 ms for gfx, compute by era, one value sets the non-compute
-//    queues). `read` is true when the value came from lockup_timeout itself, false for
-//    the kernel's default. nullopt when the timeout is unknown (queueWatchdog says why).
-//  - xe: the render engine's job_timeout_ms (rcs, else ccs) of the matched card;
-//    common default 5000 ms (xe_hw_engine.c) when not read.
-//  - i915: enable_hangcheck N disables it; else the render engine's
-//    heartbeat_interval_ms (the engine is declared hung when a heartbeat does not
-//    complete within an interval or two); common default 2500 ms (Kconfig.profile).
-// nullopt when the driver has no watchdog this function knows (nvidia, nouveau,
-// lavapipe, no card at all).
+// The job watchdog for `device`'s kernel driver (the card found by findDrmCard; with no device, or no
+// match, the first card whose driver is amdgpu, xe or i915), by the defaults and rules of
+// docs/watchdog.md "1. The timeout amdgpu applies" and "7. Other drivers" (`read` false: a default):
+//  - amdgpu: amdgpuQueueTimeout (watchdog.hpp) of the queue the device's family runs on (GRAPHICS in
+//    queueFlags, or no flags: the gfx ring; COMPUTE without GRAPHICS: a compute ring), from the captured
+//    `amdgpu.lockup_timeout` and `kernel.release`; nullopt when the timeout is unknown (queueWatchdog says why).
+//  - xe: the matched card's render engine's job_timeout_ms (rcs, else ccs).
+//  - i915: enable_hangcheck N disables it; else the render engine's heartbeat_interval_ms.
+// nullopt when the driver has no watchdog this function knows (nvidia, nouveau, lavapipe, no card at all).
 std::optional<JobWatchdog> jobWatchdogSeconds(const EnvironmentReport& env, const DeviceReport* device = nullptr);
 
 // The queue repro submits to, as the kernel driver sees it.

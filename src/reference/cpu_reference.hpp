@@ -83,54 +83,11 @@ uint64_t convTermCount(const Shape& shape);
 
 // ---- Tolerance ------------------------------------------------------------------------
 //
-// The allowed |gpu - cpu| per element of small[N], for a GPU that runs the chain in
-// float32 (the shader: sum = 0; for co, kh, kw: sum += x * w, sequential) compared with
-// cpuChain(...).output(). Derived, not tuned. Two bounds; allowed = the smaller.
-//
-//   k    = C * ceil(KH/SH) * ceil(KW/SW)   most terms one output sums
-//   u    = 2^-23   float32 unit roundoff, taken for round-toward-zero because Vulkan leaves
-//                  the default rounding mode to the implementation (2^-24 if RTE only)
-//   L    = one step (conv-T then slice) as a linear map; |L| and L o L: the same with |w|, w^2
-//
-// 1. Worst case (valid for any rounding, with or without FMA, denormals flushed or not):
-//   g    = gamma_k = k u / (1 - k u)        recursive-summation / dot-product bound
-//   M_i  = |L|^i |small[0]| (the "magnitude chain"): |exact small[i]| <= M_i, and the
-//          sum of |terms| of step i is <= M_{i+1}
-//   E_i  = bound on |gpu small[i] - exact small[i]|: E_0 = 0,
-//          E_{i+1} = g (M_{i+1} + |L| E_i) + |L| E_i,   which solves to ((1+g)^i - 1) M_i
-//   worstCase[j] = relative * M_N[j] + absolute, where
-//   relative = ((1+g)^N - 1 + (1+g64)^N - 1 + 2^-24 (1+g64)^N) (1+g64)^N: GPU rounding, the
-//              reference's float64 rounding (g64: gamma_k at u = 2^-53), rounding it to float,
-//              M_N's own rounding
-//   absolute = A_N + 2^-150, A_0 = 0, A_{i+1} = (1+g) S A_i + a; S = the largest sum of |w|
-//              one output uses, a = (1+g) 2^-126 (2k + 1 + S) + 2k 2^-1074: what flushing
-//              denormal products, partial sums, inputs and the slice copy can add per step
-//              (Vulkan may flush denormals; the weights never are denormal), float64 underflow
-//   This is vacuous where |L| compounds faster than the signal decays: with the default
-//   data, max worstCase / max|small[N]| is 3e-6 (tiny), 1e-4 (small) at N = 1, but 2.5e-5
-//   (tiny), 3.7e3 (small) and 6.7e9 (default shapes) at N = 7.
-//
-// 2. Probable (the standard probabilistic model of rounding, Higham & Mary 2019: each
-//    rounding error is an independent, mean-zero relative error of at most u). The error of
-//    small[N] is then a sum of independent bounded terms, and Hoeffding's inequality gives
-//    |error| <= lambda * sqrt(V) except with probability 2 exp(-lambda^2 / 2), V the sum of
-//    the squared coefficients:
-//   T_i  = |L| |small[i-1]|  the sum of |terms| of one output of step i (actual data)
-//   V_0  = 0, V_i = (L o L) V_{i-1} + u^2 (k + 1) T_i^2   (local: products and partial sums,
-//          sum p_j^2 + sum s_j^2 <= (k + 1) T^2; propagated: an input error through L,
-//          treating the errors of different elements as uncorrelated, the usual linear
-//          propagation of uncertainty)
-//   probable[j] = lambda deviation[j] + 2^-24 |cpu[j]| + absolute, deviation = sqrt(V_N)
-//          (1 + 2^-29) (the float64 reference under the same model), lambda = 9 (per-element
-//          tail 5e-18).
-//   It follows the signal as it shrinks: on the tiny and small presets (N = 1..7) float32
-//   emulations of the shader (round to nearest, with and without FMA) stay 10-2000x inside
-//   it and one dropped channel exceeds it 400-150000x. Round toward zero breaks the
-//   mean-zero assumption (its errors add up with N): emulated, it reaches 0.83 of the bound
-//   on tiny at N = 7 and 1.3 at N = 12 (small: under 0.01).
-//   On the default shapes it is vacuous by N = 7 (allowed ~ 1.8 max|small[N]|): the local
-//   term (k + 1) T^2 overstates the partial sums there, where sum |w| is ~100x the signed
-//   sums. Emulated float32 errors are then ~5e-6 of the bound.
+// The allowed |gpu - cpu| per element of small[N], for a GPU that runs the chain in float32
+// (the shader's sequential sum of x * w), compared with cpuChain(...).output(). Derived, not
+// tuned: the smaller of a worst-case bound (any rounding, FMA or not, denormals flushed or
+// not) and a probable one (Higham & Mary's model with Hoeffding's inequality). docs/tolerance.md
+// gives both derivations, the symbols below, and where each bound becomes vacuous.
 struct Tolerance {
     uint32_t steps = 0;
     uint64_t termsPerOutput = 0;  // k

@@ -1,31 +1,9 @@
 // The host's read of mapped device memory (a vkMapMemory pointer) into ordinary cached
 // host memory: streaming loads (MOVNTDQA) spread over threads, because plain loads from
 // write-combined memory (host-visible VRAM through the PCIe BAR) are uncached and slow.
-// Vulkan-free: the caller passes the mapped pointer.
-//
-// Why it stays a host read of the mapping the chain wrote. repro looks for a driver that
-// fails to make the chain's writes available: a missing cache flush or barrier. Reading the
-// bytes through the CPU's own path to that memory is the same access the original program
-// makes and the Vulkan memory model describes (a device write, made available and visible
-// to the host by the barrier and fence, then a host read of the mapping). A GPU copy into
-// cached host memory (vkCmdCopyBuffer to a staging buffer) would instead read small[N]
-// through the GPU's caches, where data a driver forgot to flush to memory is still found,
-// and so could hide exactly the bug the tool exists to show.
-//
-// Why streaming loads. The CPU does not cache write-combined (WC) memory for reads: every
-// ordinary load is its own uncached bus read of at most the load's width, so a memcpy from
-// the BAR runs at tens of MB/s. MOVNTDQA (SSE4.1, _mm_stream_load_si128) on WC memory
-// instead fetches the whole 64-byte line into a streaming-load buffer, and the next loads
-// of that line are served from the buffer; a few such line fills are in flight per core,
-// so more cores read faster. Sources: Intel 64 and IA-32 Architectures Software
-// Developer's Manual, Vol. 2B, MOVNTDQA ("provides a non-temporal hint that can cause
-// adjacent 16-byte items within an aligned 64-byte region (a streaming line) to be fetched
-// and held in a small set of temporary buffers"), and Intel's white paper "Increasing
-// Memory Throughput With Intel Streaming SIMD Extensions 4 (Intel SSE4) Streaming Load"
-// (2007), which reads each line with four back-to-back 16-byte streaming loads (VMOVNTDQA
-// ymm, AVX2, does the same with two 32-byte loads). On write-back (cached) memory the hint
-// is ignored and MOVNTDQA is an ordinary load, so the same path is correct on every
-// host-visible memory type, and there its threads make it faster than one memcpy.
+// Vulkan-free: the caller passes the mapped pointer. docs/modes.md "How the host reads the
+// result" says why it stays a host read of the mapping (a GPU copy could hide a missing
+// flush) and why streaming loads, with the sources (Intel SDM Vol. 2B MOVNTDQA).
 #pragma once
 
 #include <cstddef>

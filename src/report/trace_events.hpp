@@ -1,18 +1,10 @@
-// --trace FILE: a timeline of the run in the Trace Event Format (the JSON that Perfetto,
-// ui.perfetto.dev, and chrome://tracing open; the format is Google's "Trace Event Format"
-// document, docs/trace.md). Not the command-stream tracer of vk/trace.hpp, which prints
-// Vulkan calls as text.
-//
-// Two halves. The recorder, in the process that does the work (the supervised child):
-// each finished host phase, GPU dispatch interval or marker becomes one event, sent at
-// once as one line of JSON through a sink (the pipe to the supervisor, vk/watch.hpp), so a
-// crash or a stall later cannot lose it. The document, in the supervisor: it collects those
-// lines (TraceDocument::addLine), adds its own markers and renders the file.
-//
-// Times are integer nanoseconds of the monotonic clock (core/clock.hpp, CLOCK_MONOTONIC on
-// Linux, the same in parent and child). The file gives them as microseconds since the
-// document's origin with three decimals, so that a reader that multiplies by 1000 gets the
-// integer nanoseconds back and slices that nest here nest there. Vulkan-free.
+// --trace FILE: a timeline of the run in the Trace Event Format, the JSON that Perfetto and chrome://tracing open
+// (docs/trace.md). Not the command-stream tracer of vk/trace.hpp, which prints Vulkan calls as text. The recorder, in
+// the supervised child, sends each finished host phase, GPU dispatch interval or marker at once as one line of JSON
+// through a sink (the pipe to the supervisor, vk/watch.hpp); the document, in the supervisor, collects those lines
+// (TraceDocument::addLine), adds its own markers and renders the file (docs/trace.md "How the file gets out"). Times
+// are integer nanoseconds of the monotonic clock (core/clock.hpp), the same in parent and child, written as
+// microseconds since the document's origin with three decimals (docs/trace.md "Clocks"). Vulkan-free.
 #pragma once
 
 #include <nlohmann/json.hpp>

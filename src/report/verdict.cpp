@@ -24,6 +24,12 @@ std::string classificationLine(const ModeResult& r) {
                        r.submits == 1 ? "" : "s", r.wallSeconds);
 }
 
+std::string_view cutShortBy(std::string_view causeKind) {
+    if (causeKind == "job_timeout") return "the kernel's job timeout";
+    if (causeKind == "firmware") return "the GPU's scheduler firmware";
+    return "";
+}
+
 namespace {
 
 // The verdict line's cause in a few words, from its kind (forensics/cause.hpp name(CauseKind));

@@ -81,6 +81,12 @@ VerdictKind verdictKind(int exitStatus, bool control);
 Verdict decideVerdict(const std::vector<ModeResult>& results, const std::string& referenceName,
                       bool referenceUnderflowed, uint64_t validationMessages, const UnderflowEstimate& underflow = {});
 
+// The cause that cuts a mode short whatever the run removed or kept, from the cause's JSON name
+// (forensics/cause.hpp name(CauseKind)): "the kernel's job timeout" for job_timeout, "the GPU's
+// scheduler firmware" for firmware, "" for any other. Under a positive control such a mode's
+// wrong output says nothing of the control (engine/outcome_stages.cpp, children/experiments.cpp).
+std::string_view cutShortBy(std::string_view causeKind);
+
 // The original's result line: `  mode=split     nz=3686400/3686400 (100.0%) sum=…
 // max_abs=…`, Rust number formats, 9-wide left-aligned mode column.
 std::string modeLine(Mode mode, const BufferStats& stats);

@@ -120,12 +120,6 @@ bool dispatchWrites(const Scenario& s, const Dispatch& d, uint32_t index) {
     return s.kernel(d.user)->writes.at(index);
 }
 
-bool isWork(const Step& step) {
-    return std::holds_alternative<Dispatch>(step.body) || std::holds_alternative<Fill>(step.body) ||
-           std::holds_alternative<Update>(step.body) || std::holds_alternative<Copy>(step.body) ||
-           std::holds_alternative<ImageTransfer>(step.body);
-}
-
 bool dispatchReads(const Scenario& s, const Dispatch& d, uint32_t index) {
     if (d.user.empty()) return kernelReads(d.kernel, index);
     return s.kernel(d.user)->reads.at(index);

@@ -474,9 +474,16 @@ struct Scenario {
 bool dispatchWrites(const Scenario& s, const Dispatch& d, uint32_t index);
 bool dispatchReads(const Scenario& s, const Dispatch& d, uint32_t index);
 
+// Whether `body` holds one of T...
+template <typename... T>
+bool holds(const StepBody& body) {
+    return (std::holds_alternative<T>(body) || ...);
+}
 // A dispatch, fill, update, copy or image transfer: what a submit holds, what --submit-every
 // counts and split gives a submit of its own (the recorders and the submit budget share it).
-bool isWork(const Step& step);
+inline bool isWork(const Step& step) { return holds<Dispatch, Fill, Update, Copy, ImageTransfer>(step.body); }
+// A host write or a host read: the main queue's submit ends there and is waited for.
+inline bool isHostPoint(const Step& step) { return holds<HostWrite, HostRead>(step.body); }
 
 // `repro --scenario FILE --barrier B`: every barrier step of `s` replaced by B, the
 // matrix's barrier factor applied to a scenario (docs/scenarios.md "Options"):

@@ -255,13 +255,8 @@ void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
     if (!root.get("shuffle")) return;
     const auto seed = static_cast<uint32_t>(p.integer(root, "shuffle", 0, 0xffffffffULL));
     std::vector<size_t> slots;  // the positions of the steps that are not barriers
-    for (size_t i = 0; i < s.steps.size(); ++i) {
-        const StepBody& body = s.steps[i].body;
-        const bool stays = std::holds_alternative<Barrier>(body) || std::holds_alternative<HostWrite>(body) ||
-                           std::holds_alternative<HostRead>(body) || std::holds_alternative<Signal>(body) ||
-                           std::holds_alternative<Wait>(body);
-        if (!stays) slots.push_back(i);
-    }
+    for (size_t i = 0; i < s.steps.size(); ++i)
+        if (isWork(s.steps[i])) slots.push_back(i);
     std::vector<Step> work;
     for (const size_t i : slots) work.push_back(s.steps[i]);
     const auto draws = randomWords(seed, work.size());
@@ -281,7 +276,7 @@ void shuffleSteps(const Parser& p, const toml::table& root, Scenario& s) {
 void refuseHostPointsWithQueues(const Parser& p, const Scenario& s) {
     if (!s.usesQueues()) return;
     for (const Step& step : s.steps) {
-        if (!std::holds_alternative<HostWrite>(step.body) && !std::holds_alternative<HostRead>(step.body)) continue;
+        if (!isHostPoint(step)) continue;
         p.failAt(step,
                  "in a file with [[queue]] or [[semaphore]] tables: host points and a second queue do not go "
                  "together yet; expected one or the other");

@@ -12,18 +12,11 @@ namespace repro::scenario {
 
 // Parses and checks `text` as the scenario file `file` (the name used in messages). Throws
 // UsageError (core/errors.hpp) with one line "FILE:LINE:COLUMN: what is wrong; what was
-// expected" for a TOML syntax error, an unknown or missing key, a wrong type, an unknown
-// kernel, bindings that do not match the kernel, a size, offset or workgroup count past the
-// limits above or past its buffer, or a buffer read (or checked) before anything wrote it.
-// With `shuffle = SEED` the steps that are not barriers are put in a seeded order first
-// (docs/scenarios.md "Top level"); the checks and the CPU model follow that order.
-// A top-level [parameters] table (name = integer 0..2^32-1, names of letters, digits and '_')
-// makes every string "$name" in the file that integer, as if written there (docs/scenarios.md
-// "Parameters"); `overrides` replace the table's values (--sweep), and one the table lacks
-// is a UsageError "--sweep: FILE has no parameter 'x' ...". A "$name" that is no parameter
-// of a file with [parameters] is an error at its place. Without [parameters], strings are
-// left alone.
-// Last, a data race between two steps on one queue is an error (scenario/scenario_races.hpp);
+// expected" for anything docs/scenarios.md "What is checked before anything runs" lists. `shuffle`
+// reorders the steps first (docs/scenarios.md "Top level"; the checks and the CPU model follow that
+// order); [parameters] gives each "$name" its value (docs/scenarios.md "Parameters"), `overrides`
+// replace the table's (--sweep), and one the table lacks is a UsageError "--sweep: FILE has no
+// parameter 'x' ...". Last comes the one-queue race check (scenario/scenario_races.hpp);
 // RaceCheck::Skip leaves it out, for the unit tests whose subject is the CPU model (which runs
 // the steps in the file's order whatever the barriers say): every file repro reads is checked.
 enum class RaceCheck { Refuse, Skip };
@@ -32,7 +25,7 @@ Scenario parseScenario(std::string_view text, const std::string& file, const Par
 
 // The largest scenario file read: 16 MiB, far past any hand-written file (the shipped ones
 // are a few KiB) and small enough that a wrong path (/dev/zero, a disk image) is refused
-// before it fills memory (docs/scenarios.md "Files").
+// before it fills memory (docs/scenarios.md "The file").
 inline constexpr uint64_t kMaxScenarioBytes = uint64_t{16} << 20;
 
 // Reads `path` (a regular file of at most kMaxScenarioBytes, core/bounded_file.hpp: a FIFO

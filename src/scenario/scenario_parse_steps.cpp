@@ -49,15 +49,9 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s,
     if (b.bytes < 4 || b.bytes % 4 != 0)
         p.fail(*t.get("bytes"), fmt::format("buffer '{}': bytes = {}; expected a multiple of 4 from 4 to {}", b.name,
                                             b.bytes, kMaxBufferBytes));
-    const std::string memory = p.text(t, "memory", false, "");
-    if (memory == "host-visible") {
-        b.placement = Placement::HostVisible;
-    } else if (memory == "shared") {
-        b.placement = Placement::Shared;
-    } else if (!memory.empty() && memory != "device-local") {
-        p.fail(*t.get("memory"),
-               fmt::format("unknown memory '{}'; expected device-local, host-visible or shared", memory));
-    }
+    constexpr Placement kPlacements[] = {Placement::DeviceLocal, Placement::HostVisible, Placement::Shared};
+    b.placement =
+        p.choice(t, "memory", kPlacements, Placement::DeviceLocal, "memory", "device-local, host-visible or shared");
     const std::string sharing = p.text(t, "sharing", false, "");
     if (sharing == "concurrent") {
         b.concurrent = true;
@@ -72,16 +66,10 @@ BufferSpec parseBuffer(const Parser& p, const toml::table& t, const Scenario& s,
                                            "expected ownership_transfers = false on an exclusive {}",
                                            imageBytes ? "image" : "buffer", b.name, imageBytes ? "image" : "buffer"));
     }
-    const std::string init = p.text(t, "init", false, "");
-    bool known = init.empty();
-    for (const InitKind k : {InitKind::Zero, InitKind::Pattern, InitKind::Iota, InitKind::Random, InitKind::Host,
-                             InitKind::Undefined, InitKind::ChainInput, InitKind::ChainWeight}) {
-        if (name(k) == init) b.init = k, known = true;
-    }
-    if (!known)
-        p.fail(*t.get("init"), fmt::format("unknown init '{}'; expected zero, pattern, iota, random, host, undefined, "
-                                           "chain-input or chain-weight",
-                                           init));
+    constexpr InitKind kInits[] = {InitKind::Zero, InitKind::Pattern,   InitKind::Iota,       InitKind::Random,
+                                   InitKind::Host, InitKind::Undefined, InitKind::ChainInput, InitKind::ChainWeight};
+    b.init = p.choice(t, "init", kInits, InitKind::Zero, "init",
+                      "zero, pattern, iota, random, host, undefined, chain-input or chain-weight");
     b.value = static_cast<uint32_t>(p.integer(t, "value", 0, 0xffffffffULL));
     b.words = p.words(t, "words");
     if (b.init == InitKind::Host && b.words.empty())

@@ -167,10 +167,7 @@ std::string suggestion(const Touch& tx, const Touch& ty) {
 
 // Whether step `i` ends a stretch of one queue's recording in single: a host point (the submit
 // ends and is waited for), or a wait or signal (a batch boundary).
-bool endsStretch(const Step& step) {
-    return std::holds_alternative<HostWrite>(step.body) || std::holds_alternative<HostRead>(step.body) ||
-           std::holds_alternative<Wait>(step.body) || std::holds_alternative<Signal>(step.body);
-}
+bool endsStretch(const Step& step) { return holds<HostWrite, HostRead, Wait, Signal>(step.body); }
 
 bool conflict(const Touch& x, const Touch& y) {
     return (x.use.writes && overlap(x.writeBegin, x.writeEnd, y.readBegin, y.readEnd)) ||

@@ -61,68 +61,40 @@ std::vector<Batch> batchesOf(const Scenario& s);
 inline constexpr size_t kMaxBatches = 4096;
 
 // Checks the semaphores of `s` and orders its steps; a scenario with no [[queue]] and no
-// [[semaphore]] is left as it is. Throws UsageError with one line "FILE:LINE:COLUMN: ..." for:
-//   - a binary semaphore waited on with no unconsumed signal before the wait in file order, or
-//     signalled again before a wait consumed its signal (each binary signal is consumed by
-//     exactly one wait: Vulkan spec "Semaphore Waiting");
-//   - a timeline signal whose value is not above the semaphore's previous signal, or a timeline
-//     wait whose value no signal reaches;
-//   - a cycle of batches (a queue's batches in order, plus an arc from each signal's batch to
-//     the batch of the wait it satisfies): the line names the waits and signals in it, at the
-//     first of its waits in file order;
-//   - two steps on different queues that access one buffer or image, one of them writing (a
-//     layout transition writes), with no path of semaphores and queue order between their
-//     batches: a data race in the file;
-//   - the same for two reads of an exclusive buffer (not `sharing = "concurrent"`) that some
-//     step uses on a queue of family "other": its ownership transfers (ownershipTransfers)
-//     need every use on one queue ordered with every use on another;
-//   - more than kMaxBatches batches.
-// Then s.steps become the batches' steps, batch after batch, in a topological order of that
-// graph that takes the batch that comes first in the file whenever several are ready (the
-// file's order when it is valid); s.reordered says whether the order changed. Every mode and
-// the CPU model run the steps in that order.
+// [[semaphore]] is left as it is. Throws UsageError with one line "FILE:LINE:COLUMN: ..." for each
+// refusal of semaphores and queues that docs/scenarios.md "What is checked before anything runs" lists
+// (binary and timeline values, a cycle of batches, a data race between queues, a wait that does not
+// reach a step's stage), and for more than kMaxBatches batches. Then s.steps become the batches' steps
+// in the order of docs/scenarios.md "Queues and semaphores" ("The order the steps run in");
+// s.reordered says whether the order changed. Every mode and the CPU model run the steps in that order.
 void checkAndOrderSemaphores(Scenario& s);
 
-// One queue family ownership transfer of an exclusive buffer or image (Vulkan spec, "Queue
-// Family Ownership Transfer"): a release, a buffer (image) memory barrier on the queue that
-// holds it, with srcQueueFamilyIndex fromFamily and dstQueueFamilyIndex toFamily, then the same
-// barrier as an acquire on the queue that uses it next; an image's keeps its layout there
-// (oldLayout == newLayout == `layout`). The scenario's semaphores order the two (the check
-// above refuses a file where they would not). Stages and accesses are
-// VkPipelineStageFlagBits2 / VkAccessFlagBits2 values, all below bit 32 (so also the original
-// VkPipelineStageFlags / VkAccessFlags).
+// One queue family ownership transfer of an exclusive buffer or image: a release on the queue
+// that holds it (srcQueueFamilyIndex fromFamily, dstQueueFamilyIndex toFamily), then the same
+// barrier as an acquire on the queue that uses it next, with the masks of the table in
+// docs/scenarios.md "Queues and semaphores" ("Queue family ownership"); an image's keeps its layout
+// (oldLayout == newLayout == `layout`). Stages and accesses are VkPipelineStageFlagBits2 /
+// VkAccessFlagBits2 values, all below bit 32 (so also the original VkPipelineStageFlags / VkAccessFlags).
 struct OwnershipTransfer {
     std::string buffer;
     uint32_t fromQueue = 0, toQueue = 0;    // indices into Scenario::queues
     uint32_t fromFamily = 0, toFamily = 0;  // the queue families those queues landed in
-    // The release comes right after step `after` (an index into Scenario::steps), or, when
-    // none, at the end of the upload submit on the main queue; the acquire right before step
-    // `before`, or, when none, at the start of the readback submit on the main queue.
+    // The release right after step `after` (an index into Scenario::steps; none: at the end of the
+    // upload submit), the acquire right before step `before` (none: at the start of the readback submit).
     std::optional<size_t> after, before;
-    // The release's first scope: the stages of the buffer's uses on fromQueue since the buffer
-    // came to it (TRANSFER for the upload's fill or copy), and the writes among their accesses
-    // (made available; a read needs none). Its second scope is BOTTOM_OF_PIPE and no access.
-    uint64_t srcStage = 0, srcAccess = 0;
-    // The acquire's second scope: the stage and accesses of step `before` on the buffer
-    // (ALL_COMMANDS and MEMORY_READ | MEMORY_WRITE before the readback). Its first scope is the
-    // same stage, so that it chains with the semaphore wait that orders it (a wait whose stage
-    // misses the step orders neither the step nor its acquire); no access.
-    uint64_t dstStage = 0, dstAccess = 0;
+    uint64_t srcStage = 0, srcAccess = 0;         // the release's first scope (the table's release row)
+    uint64_t dstStage = 0, dstAccess = 0;         // the acquire's second scope (the table's acquire row)
     ImageLayout layout = ImageLayout::Undefined;  // an image's layout between the two steps; a buffer's undefined
 };
 
 // The ownership transfers that one mode of `s` needs when its queues landed in the queue
-// families `familyOf` (familyOf[q] for Scenario::queues[q]; [0] the main queue's, which holds
-// every buffer before and after each mode). For each buffer and image that is not `sharing =
-// "concurrent"` nor `ownership_transfers = false` (a control), in step order: wherever a step
-// uses it (an image's layout transition included) on a queue of another family than the one
-// that holds it, a transfer from the last queue that used it (or the upload) to that
-// step; and, when a queue of another family than main's holds it after the last step, one
-// back to the main queue for the readback. Empty when every queue landed in one family (a
-// device with one family, as lavapipe, records none). `s` must have passed
-// checkAndOrderSemaphores and checkImageLayouts (an image's layout is the parser's record:
-// Step::layouts, ImageSpec::finalLayout). Pure. `withLeftOut`: also those of the buffers with
-// `ownership_transfers = false` (what that control leaves out, for the header to name).
+// families `familyOf` (familyOf[q] for Scenario::queues[q]; [0] the main queue's), in step order,
+// for each buffer and image that is neither `sharing = "concurrent"` nor `ownership_transfers =
+// false`, where docs/scenarios.md "Queues and semaphores" ("Queue family ownership") puts them.
+// Empty when every queue landed in one family. `s` must have passed checkAndOrderSemaphores and
+// checkImageLayouts (an image's layout is the parser's record: Step::layouts, ImageSpec::finalLayout).
+// Pure. `withLeftOut`: also those of the buffers with `ownership_transfers = false` (what that
+// control leaves out, for the header to name).
 std::vector<OwnershipTransfer> ownershipTransfers(const Scenario& s, const std::vector<uint32_t>& familyOf,
                                                   bool withLeftOut = false);
 

@@ -65,22 +65,26 @@ inline void recordSync2FullBarrier(VkCommandBuffer cmd) {
                          VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
 
-// --barrier buffer: a VkBufferMemoryBarrier on exactly the buffer the previous dispatch
-// wrote (whole range, no queue-family transfer): COMPUTE_SHADER, SHADER_WRITE ->
-// COMPUTE_SHADER, SHADER_READ|SHADER_WRITE.
-inline void recordBufferBarrier(VkCommandBuffer cmd, VkBuffer written) {
-    const VkBufferMemoryBarrier barrier{
-        .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .buffer = written,
-        .offset = 0,
-        .size = VK_WHOLE_SIZE,
-    };
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr,
-                         1, &barrier, 0, nullptr);
+// One VkBufferMemoryBarrier on the whole of `buffer` through vkCmdPipelineBarrier (no dependency
+// flags). The defaults are --barrier buffer, on exactly the buffer the previous dispatch wrote:
+// COMPUTE_SHADER, SHADER_WRITE -> COMPUTE_SHADER, SHADER_READ|SHADER_WRITE, no queue-family
+// transfer; a scenario's sync1 buffer barrier and ownership transfer pass their own.
+inline void recordBufferBarrier(VkCommandBuffer cmd, VkBuffer buffer,
+                                VkPipelineStageFlags srcStage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                VkAccessFlags srcAccess = VK_ACCESS_SHADER_WRITE_BIT,
+                                VkPipelineStageFlags dstStage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                VkAccessFlags dstAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                                uint32_t srcFamily = VK_QUEUE_FAMILY_IGNORED,
+                                uint32_t dstFamily = VK_QUEUE_FAMILY_IGNORED) {
+    const VkBufferMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+                                        .srcAccessMask = srcAccess,
+                                        .dstAccessMask = dstAccess,
+                                        .srcQueueFamilyIndex = srcFamily,
+                                        .dstQueueFamilyIndex = dstFamily,
+                                        .buffer = buffer,
+                                        .offset = 0,
+                                        .size = VK_WHOLE_SIZE};
+    vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nullptr, 1, &barrier, 0, nullptr);
 }
 
 // --barrier execution-only, a control: orders execution COMPUTE_SHADER -> COMPUTE_SHADER but

@@ -49,15 +49,7 @@ void Ownership::record(VkCommandBuffer cmd, const sc::OwnershipTransfer& t, cons
     if (image)  // in the layout it is in there: no transition
         return recordImageTransition(cmd, image->get(), vkLayout(t.layout), vkLayout(t.layout), {srcStage, srcAccess},
                                      {dstStage, dstAccess}, {t.fromFamily, t.toFamily});
-    const VkBufferMemoryBarrier barrier{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-                                        .srcAccessMask = srcAccess,
-                                        .dstAccessMask = dstAccess,
-                                        .srcQueueFamilyIndex = t.fromFamily,
-                                        .dstQueueFamilyIndex = t.toFamily,
-                                        .buffer = mb.at(t.buffer).get(),
-                                        .offset = 0,
-                                        .size = VK_WHOLE_SIZE};
-    vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nullptr, 1, &barrier, 0, nullptr);
+    recordBufferBarrier(cmd, mb.at(t.buffer).get(), srcStage, srcAccess, dstStage, dstAccess, t.fromFamily, t.toFamily);
 }
 
 QueueStamps::QueueStamps(const Device& device, bool wanted, const sc::Scenario& s) : device_(device) {

@@ -62,19 +62,7 @@ uint64_t submitCount(const sc::Scenario& s, Mode mode, const ScenarioRunSettings
 
 // One mode on the main queue: the mode's command buffers through a Recording (the vocabulary
 // of the built-in chain's recorders), the host points between them.
-class OneQueueWalk {
-  public:
-    OneQueueWalk(const sc::Scenario& s, const ScenarioPipelines& pipelines, const ScenarioBuffers& buffers,
-                 const ScenarioRunSettings& settings, Recording& rec, Encoder& encoder, ScenarioModeRun& out)
-        : s_(s),
-          pipelines_(pipelines),
-          buffers_(buffers),
-          settings_(settings),
-          rec_(rec),
-          encoder_(encoder),
-          out_(out),
-          numbers_(workNumbers(s)) {}
-
+struct OneQueueWalk {
     // split: one submit per work step, [begin, G, step, G, end], waited; a host write between two
     // submits; a host read after a submit of its own [begin, G, H, end]; the last submit ends
     // with H, after the file's layout transitions that follow its step (or host read). With
@@ -133,7 +121,6 @@ class OneQueueWalk {
         return endPass(lastSubmitName(), true, true);
     }
 
-  private:
     // split: the image barriers with a layout transition among steps [from, to), recorded as
     // the file writes them between split's G barriers, so that the layouts are the file's
     // (split records no other barrier of the file).
@@ -195,7 +182,7 @@ class OneQueueWalk {
     Recording& rec_;
     Encoder& encoder_;
     ScenarioModeRun& out_;
-    std::vector<uint32_t> numbers_;
+    std::vector<uint32_t> numbers_ = workNumbers(s_);
     double pending_ = 0;       // the budget of the work steps since the last host wait
     size_t transitioned_ = 0;  // split: the image barriers before this step index are recorded
 };
@@ -308,7 +295,7 @@ ModeRun recordMode(Device& device, const ScenarioPipelines& pipelines, const Sce
         return std::move(out.run);
     }
     Recording rec(device, *queues.encoders[0], instrumentation, submitCount(s, mode, settings));
-    OneQueueWalk walk(s, pipelines, mb, settings, rec, *queues.encoders[0], out);
+    OneQueueWalk walk{s, pipelines, mb, settings, rec, *queues.encoders[0], out};
     // --check-steps' readbacks (OneQueueWalk::split) note their failures in `out.run`
     const bool done = mode == Mode::Split ? walk.split() : walk.onePass(mode);
     ModeRun run = done ? rec.completed() : rec.stopped();

@@ -28,19 +28,10 @@ class Instrumentation;
 
 // Gives `buffers` (made for `s`) their initial contents again (ScenarioBuffers::restore, then
 // the fresh-state submit: scenario_steps.hpp recordFreshState), records the steps as `mode`
-// records them, submits and waits, then reads every checked buffer back. Modes, with G
-// blade's global barrier and H the host-read barrier ALL_COMMANDS/MEMORY_WRITE ->
-// HOST/HOST_READ (vk/barriers.hpp), as the built-in chain's recorders end a mode:
-//   split:     for each work step: [begin, G, step, G, end] submit, wait; the last ends G, H
-//   multipass: [begin, for each step: (G, step) or the barrier as written, G, H, end] submit, wait
-//   single:    [begin, G, every step with the barriers as written, G, H, end] submit, wait
-// A host point (HostWrite, HostRead) ends the open submit in multipass and single ([..., G,
-// and before a read H, end] submit, wait), the host writes or reads the mapped memory, and a
-// new submit continues ([begin, G in single, ...]); in split a host write comes between two
-// submits and a host read after a submit of its own [begin, G, H, end]. Checked buffers that
-// are device-local are then copied to their host twins by a readback submit [begin, G,
-// copies, G, H, end], as the built-in chain reads a device-local small[N] (vk/readback.hpp).
-// With queues, vk/scenario_queues.hpp records the modes.
+// records them, submits and waits, then reads every checked buffer back: docs/scenarios.md
+// "Modes" gives each mode's submits, with G and H; "Host points" how a host point splits a submit.
+// In split a host read is a submit of its own [begin, G, H, end] and the last submit ends G, H; the
+// readback submit is [begin, G, copies, G, H, end]. With queues, vk/scenario_queues.hpp records the modes.
 // Instrumentation (--timestamps, --breadcrumbs, --labels) is called around every work step of
 // the main queue. Submit failures (a timeout, a lost device, an interrupt) are outcomes in the
 // returned run, never exceptions; after a timeout the device is abandoned before the mode's

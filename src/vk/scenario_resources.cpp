@@ -47,33 +47,6 @@ std::set<sc::Kernel> usedKernels(const sc::Scenario& s) {
     return used;
 }
 
-// image-increment and image-copy (one per format the steps copy), every binding a storage image;
-// `specialization`: the kernel set's (the shuffle's seeds under --stress).
-void makeImagePipelines(const Device& device, const sc::Scenario& s, const std::vector<uint32_t>& specialization,
-                        ScenarioPipelines& out) {
-    const std::map<sc::ImageFormat, std::span<const uint32_t>> copies{
-        {sc::ImageFormat::R32ui, REPRO_SPIRV(scenario_image_copy_r32ui)},
-        {sc::ImageFormat::R32f, REPRO_SPIRV(scenario_image_copy_r32f)},
-        {sc::ImageFormat::Rgba8unorm, REPRO_SPIRV(scenario_image_copy_rgba8)}};
-    for (const auto& step : s.steps) {
-        const auto* d = std::get_if<sc::Dispatch>(&step.body);
-        if (!d || !d->user.empty() || !sc::isImageKernel(d->kernel)) continue;
-        const bool copy = d->kernel == sc::Kernel::ImageCopy;
-        if (copy ? out.imageCopy.count(d->imageFormat) > 0 : out.imageIncrement.pipeline.get() != VK_NULL_HANDLE)
-            continue;
-        const PipelineOptions options{
-            .descriptorTypes = std::vector<VkDescriptorType>(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE),
-            .pushConstantBytes = sizeof(sc::KernelParams),
-            .specialization = specialization};
-        const std::string name = copy ? fmt::format("image-copy {}", sc::name(d->imageFormat)) : "image-increment";
-        ComputePipeline& p = copy ? out.imageCopy[d->imageFormat] : out.imageIncrement;
-        p = createComputePipeline(device, name,
-                                  copy ? copies.at(d->imageFormat) : REPRO_SPIRV(scenario_image_increment),
-                                  copy ? 2 : 1, options);
-        trace::nameHandle(p.pipeline.get(), p.name);  // as --print-stream names its kernel
-    }
-}
-
 // Each user kernel's pipeline: its module and entry point, a STORAGE_IMAGE where the module
 // declares a storage image, else a STORAGE_BUFFER, and the 16 bytes of push constants.
 void makeUserPipelines(const Device& device, const sc::Scenario& s, ScenarioPipelines& out) {
@@ -117,7 +90,22 @@ ScenarioPipelines createScenarioPipelines(const Device& device, const sc::Scenar
     // binding a storage buffer, no push constants), named as its pipelines are
     make(sc::Kernel::ConvT, out.convT, REPRO_SPIRV(conv_t), 4, {}, "conv_t");
     make(sc::Kernel::Slice, out.slice, REPRO_SPIRV(slice), 3, {}, "slice");
-    makeImagePipelines(device, s, builtIn.specialization, out);
+    // image-increment and image-copy (one per format the steps copy), every binding a storage image
+    PipelineOptions images = builtIn;
+    images.descriptorTypes.assign(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+    const std::map<sc::ImageFormat, std::span<const uint32_t>> copies{
+        {sc::ImageFormat::R32ui, REPRO_SPIRV(scenario_image_copy_r32ui)},
+        {sc::ImageFormat::R32f, REPRO_SPIRV(scenario_image_copy_r32f)},
+        {sc::ImageFormat::Rgba8unorm, REPRO_SPIRV(scenario_image_copy_rgba8)}};
+    for (const auto& step : s.steps) {
+        const auto* d = std::get_if<sc::Dispatch>(&step.body);
+        if (!d || !d->user.empty()) continue;
+        if (d->kernel == sc::Kernel::ImageIncrement && out.imageIncrement.pipeline.get() == VK_NULL_HANDLE)
+            make(d->kernel, out.imageIncrement, REPRO_SPIRV(scenario_image_increment), 1, images, "image-increment");
+        if (d->kernel == sc::Kernel::ImageCopy && out.imageCopy.count(d->imageFormat) == 0)
+            make(d->kernel, out.imageCopy[d->imageFormat], copies.at(d->imageFormat), 2, images,
+                 fmt::format("image-copy {}", sc::name(d->imageFormat)).c_str());
+    }
     for (const auto& step : s.steps) {
         const auto* d = std::get_if<sc::Dispatch>(&step.body);
         if (!d || !d->user.empty() || d->kernel != sc::Kernel::PrivateArray || out.privateArray.count(d->privateWords))

@@ -72,25 +72,17 @@ VkImageLayout vkLayout(scenario::ImageLayout l);
 // The whole color subresource of a scenario image (mip 0, layer 0).
 inline constexpr VkImageSubresourceRange kImageColor{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
 
-// A scenario's buffers on one device, made once for every run of that scenario (each mode,
-// each --repeat run), as the built-in chain makes its buffers once: every file buffer with its
-// placement (exclusive, or with `sharing = "concurrent"` VK_SHARING_MODE_CONCURRENT among the
-// queue families of its queues when they are more than one); a host-visible twin for each device-local buffer whose initial words are
-// uploaded (any init but zero and undefined) or whose bytes are read back (checked, or every
-// one with `stepReadbacks`, --check-steps); conv-t's and slice's parameter blocks when the
-// steps dispatch them. Before each mode runScenarioMode gives every buffer its initial
-// contents again (restore, then the upload submit), so nothing one mode leaves reaches the
-// next: a buffer that starts as zeros (zero, undefined) is filled by the upload submit,
-// host-visible or not; a device-local one is copied from its twin; a host-visible one keeps
-// its words unless a step or a host write writes it (scenario/scenario_cpu.hpp writtenRanges, in
-// any mode) or its init is "host", and then the host writes them again. Throws CannotTest when
+// A scenario's buffers on one device, made once for every mode and --repeat run and given their
+// initial contents again before each mode (restore, then the upload submit), as docs/scenarios.md
+// "Modes" (its last paragraph) says, with which device-local buffers get a host-visible twin
+// (`stepReadbacks`: --check-steps) and which host-visible ones the host writes again (what a step
+// writes: scenario/scenario_cpu.hpp writtenRanges). Sharing mode: docs/scenarios.md "[[buffer]]".
+// conv-t's and slice's parameter blocks are made when the steps dispatch them. Throws CannotTest when
 // memory runs out (Allocator::create). An [[image]] gets a ScenarioImage and, as its buffer
 // under its name, a host-visible staging buffer of its bytes: its initial words, which the
 // fresh-state submit copies into the image, and what the readback copies out of it. Throws
 // UsageError when a dispatch binds an image whose format and tiling the device cannot use as
 // a storage image (vkGetPhysicalDeviceFormatProperties), CannotTest when it cannot copy it.
-// Making them fresh for every mode was most of a mode's
-// host time on the H200 at the blade file's full shape (bench/RESULTS.md, rounds 8 and 9).
 class ScenarioBuffers {
   public:
     ScenarioBuffers(const Device& device, const scenario::Scenario& s, bool stepReadbacks);

@@ -166,14 +166,10 @@ void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ScenarioBuff
     if (b.kind == K::Image) return recordImageBarrier(cmd, b, mb);
     if (b.kind == K::BladeGlobal) return recordBladeGlobalBarrier(cmd);
     if (b.kind == K::BladeCompute) return recordBladeComputeBarrier(cmd);
-    const VkBuffer buffer = b.kind == K::Buffer ? mb.at(b.buffer).get() : VK_NULL_HANDLE;
     const bool memory = b.kind != K::ExecutionOnly;
+    if (b.sync2 && b.kind != K::Buffer)
+        return recordMemoryBarrier2(cmd, b.srcStage, memory ? b.srcAccess : 0, b.dstStage, memory ? b.dstAccess : 0);
     if (b.sync2) {
-        const VkMemoryBarrier2 global{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                                      .srcStageMask = b.srcStage,
-                                      .srcAccessMask = memory ? b.srcAccess : 0,
-                                      .dstStageMask = b.dstStage,
-                                      .dstAccessMask = memory ? b.dstAccess : 0};
         const VkBufferMemoryBarrier2 onBuffer{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2,
                                               .srcStageMask = b.srcStage,
                                               .srcAccessMask = b.srcAccess,
@@ -181,32 +177,20 @@ void recordBarrier(VkCommandBuffer cmd, const sc::Barrier& b, const ScenarioBuff
                                               .dstAccessMask = b.dstAccess,
                                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                              .buffer = buffer,
+                                              .buffer = mb.at(b.buffer).get(),
                                               .offset = 0,
                                               .size = VK_WHOLE_SIZE};
-        const bool isBuffer = b.kind == K::Buffer;
         const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-                                          .memoryBarrierCount = isBuffer ? 0u : 1u,
-                                          .pMemoryBarriers = isBuffer ? nullptr : &global,
-                                          .bufferMemoryBarrierCount = isBuffer ? 1u : 0u,
-                                          .pBufferMemoryBarriers = isBuffer ? &onBuffer : nullptr};
+                                          .bufferMemoryBarrierCount = 1,
+                                          .pBufferMemoryBarriers = &onBuffer};
         return vkCmdPipelineBarrier2(cmd, &dependency);
     }
-    const auto stage = [](uint64_t bits) { return static_cast<VkPipelineStageFlags>(bits & 0xffffffffu); };
-    const auto access = [](uint64_t bits) { return static_cast<VkAccessFlags>(bits & 0xffffffffu); };
-    const VkMemoryBarrier global{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                                 .srcAccessMask = access(b.srcAccess),
-                                 .dstAccessMask = access(b.dstAccess)};
-    const VkBufferMemoryBarrier onBuffer{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-                                         .srcAccessMask = access(b.srcAccess),
-                                         .dstAccessMask = access(b.dstAccess),
-                                         .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                         .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                         .buffer = buffer,
-                                         .offset = 0,
-                                         .size = VK_WHOLE_SIZE};
-    vkCmdPipelineBarrier(cmd, stage(b.srcStage), stage(b.dstStage), 0, b.kind == K::Memory ? 1u : 0u, &global,
-                         b.kind == K::Buffer ? 1u : 0u, &onBuffer, 0, nullptr);
+    const auto low = [](uint64_t bits) { return static_cast<uint32_t>(bits & 0xffffffffu); };  // sync1's 32-bit masks
+    if (b.kind == K::Buffer)
+        return recordBufferBarrier(cmd, mb.at(b.buffer).get(), low(b.srcStage), low(b.srcAccess), low(b.dstStage),
+                                   low(b.dstAccess));
+    if (memory) return recordMemoryBarrier(cmd, low(b.srcStage), low(b.srcAccess), low(b.dstStage), low(b.dstAccess));
+    vkCmdPipelineBarrier(cmd, low(b.srcStage), low(b.dstStage), 0, 0, nullptr, 0, nullptr, 0, nullptr);
 }
 
 void recordWork(Encoder& encoder, const ScenarioPipelines& pipelines, const sc::Step& step, const ScenarioBuffers& mb) {
@@ -259,10 +243,6 @@ void recordFreshState(VkCommandBuffer cmd, const sc::Scenario& s, const Scenario
 }
 
 bool inMode(const sc::Step& step, Mode mode) { return (step.modeMask >> static_cast<unsigned>(mode)) & 1u; }
-
-bool isHostPoint(const sc::Step& step) {
-    return std::holds_alternative<sc::HostWrite>(step.body) || std::holds_alternative<sc::HostRead>(step.body);
-}
 
 std::vector<uint32_t> workNumbers(const sc::Scenario& s) {
     std::vector<uint32_t> out(s.steps.size(), 0);

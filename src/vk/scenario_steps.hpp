@@ -63,9 +63,8 @@ void recordFreshState(VkCommandBuffer cmd, const scenario::Scenario& s, const Sc
 
 // Whether `mode` records `step` (a barrier's `modes`: scenario::Step::modeMask).
 bool inMode(const scenario::Step& step, Mode mode);
-using scenario::isWork;  // what a submit holds (scenario/scenario.hpp)
-// A host write or a host read.
-bool isHostPoint(const scenario::Step& step);
+using scenario::isHostPoint;  // a host write or read (scenario/scenario.hpp)
+using scenario::isWork;       // what a submit holds (scenario/scenario.hpp)
 
 // Per step index of `s`: its work number, 1-based among the work steps in file order (the
 // numbers the mode's submits name: vk::SubmitRecord), 0 for any other step.

@@ -423,6 +423,15 @@ void install(Mode mode, std::function<void(const std::string&)> sink) {
 
 bool installed() { return state().installed; }
 
+std::vector<std::string>& captured() {
+    static std::vector<std::string> lines;
+    return lines;
+}
+
+void installCapture() {
+    install(Mode::Swallow, [](const std::string& line) { captured().push_back(line); });
+}
+
 void nameObject(uint64_t handle, std::string name) { state().names[handle] = std::move(name); }
 
 void breakWaitRun() { state().lastWait = {0, 0}; }

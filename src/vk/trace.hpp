@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace repro::vk::trace {
 
@@ -29,6 +30,11 @@ void install(Mode mode, std::function<void(const std::string&)> sink);
 
 // Whether install() was called.
 bool installed();
+
+// --print-stream's capture: install(Mode::Swallow) with every line kept in captured(), one
+// Vulkan call each, in order (engine/print_stream.cpp prints and clears it before each mode).
+void installCapture();
+std::vector<std::string>& captured();
 
 // The name lines show for a handle (buffers, pipelines, query pools); unnamed handles are
 // shown as "buffer#1", "pipeline#1"... in the order first seen.

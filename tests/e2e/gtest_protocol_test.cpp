@@ -117,6 +117,12 @@ TEST(GtestProtocol, TheFilterKeepsMatchesOfAnyPatternAndDropsTheExcluded) {
     const BoundedResult none = repro({"--gtest_list_tests", "--gtest_filter=-*"});
     EXPECT_EQ(none.status, 0) << shown(none);
     EXPECT_EQ(none.out, "");
+    // '[' and '\\' are plain characters to GoogleTest, not a bracket expression or an escape
+    for (const char* literal : {"--gtest_filter=builtin_chain.[s]plit", "--gtest_filter=builtin_chain.\\split"}) {
+        const BoundedResult bracket = repro({"--gtest_list_tests", literal});
+        EXPECT_EQ(bracket.status, 0) << shown(bracket);
+        EXPECT_EQ(bracket.out, "") << literal;
+    }
 }
 
 TEST(GtestProtocol, AFilteredRunPrintsGoogleTestsLinesAndItsXml) {
