@@ -2,6 +2,7 @@
 #include "vk/trace.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstring>
 #include <map>
@@ -205,6 +206,28 @@ VKAPI_ATTR void VKAPI_CALL dispatch(VkCommandBuffer cb, uint32_t x, uint32_t y, 
     if (forward()) driver<&vkCmdDispatch>(cb, x, y, z);
 }
 
+VKAPI_ATTR void VKAPI_CALL dispatchIndirect(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset) {
+    emit(fmt::format("  vkCmdDispatchIndirect({}, offset {})", named(buffer, "buffer"), offset));
+    if (forward()) driver<&vkCmdDispatchIndirect>(cb, buffer, offset);
+}
+
+// The values as 32-bit words (repro pushes KernelParams: four uint32 words).
+VKAPI_ATTR void VKAPI_CALL pushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
+                                         uint32_t offset, uint32_t size, const void* values) {
+    std::vector<uint32_t> words(size / 4);
+    std::memcpy(words.data(), values, words.size() * 4);
+    emit(fmt::format("  vkCmdPushConstants({}, offset {}, {} bytes: {})",
+                     stages == VK_SHADER_STAGE_COMPUTE_BIT ? "COMPUTE" : fmt::format("stages 0x{:x}", stages), offset,
+                     size, fmt::join(words, " ")));
+    if (forward()) driver<&vkCmdPushConstants>(cb, layout, stages, offset, size, values);
+}
+
+VKAPI_ATTR void VKAPI_CALL updateBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
+                                        const void* data) {
+    emit(fmt::format("  vkCmdUpdateBuffer({}, offset {}, {} bytes)", named(buffer, "buffer"), offset, size));
+    if (forward()) driver<&vkCmdUpdateBuffer>(cb, buffer, offset, size, data);
+}
+
 VKAPI_ATTR void VKAPI_CALL fill(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
                                 uint32_t data) {
     emit(fmt::format("  vkCmdFillBuffer({}, offset {}, {}, 0x{:08x})", named(buffer, "buffer"), offset,
@@ -400,6 +423,9 @@ void install(Mode mode, std::function<void(const std::string&)> sink) {
     hook<&vkCmdBindPipeline>(&bindPipeline);
     hook<&vkCmdBindDescriptorSets>(&bindSets);
     hook<&vkCmdDispatch>(&dispatch);
+    hook<&vkCmdDispatchIndirect>(&dispatchIndirect);
+    hook<&vkCmdPushConstants>(&pushConstants);
+    hook<&vkCmdUpdateBuffer>(&updateBuffer);
     hook<&vkCmdFillBuffer>(&fill);
     hook<&vkCmdCopyBuffer>(&copy);
     hook<&vkCmdCopyBufferToImage>(&copyToImage);

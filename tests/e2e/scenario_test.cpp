@@ -518,12 +518,33 @@ TEST(ScenarioOptions, PrintStreamShowsEachModesCallsAndRunsNothing) {
         "SHADER_STORAGE_READ|SHADER_STORAGE_WRITE)";
     EXPECT_FALSE(contains(splitCalls, sync2)) << splitCalls;
     EXPECT_TRUE(contains(singleCalls, sync2)) << singleCalls;
-    EXPECT_TRUE(contains(singleCalls, "vkCmdBindDescriptorSets(COMPUTE, set 0: data)\n  vkCmdDispatch(256, 1, 1)"))
+    EXPECT_TRUE(contains(singleCalls,
+                         "vkCmdBindDescriptorSets(COMPUTE, set 0: data)\n  vkCmdPushConstants(COMPUTE, offset 0, 16 "
+                         "bytes: 16384 1 1 0)\n  vkCmdDispatch(256, 1, 1)"))
         << singleCalls;
     EXPECT_TRUE(contains(singleCalls, "vkCmdCopyBuffer(data (host twin) -> data, 65536 bytes)")) << singleCalls;
     EXPECT_FALSE(contains(r.out, "--- results")) << shown(r);  // no mode ran
     EXPECT_FALSE(contains(r.out, "    -> ")) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- command stream printed; nothing was run (--print-stream)\n")) << shown(r);
+}
+
+// Every command a file records is in the stream and swallowed with the rest: an indirect
+// dispatch, its push constants, an update. (Before, vkCmdDispatchIndirect, vkCmdPushConstants and
+// vkCmdUpdateBuffer were missing from the stream and reached the driver in a command buffer whose
+// pipeline bind had been swallowed: NVIDIA's driver crashed, bench/h200-round21.)
+TEST(ScenarioOptions, PrintStreamShowsIndirectDispatchesPushConstantsAndUpdates) {
+    const BoundedResult r = repro(
+        {"--scenario", kScenarios + "indirect-args-written-by-a-dispatch.toml", "--print-stream", "--mode", "single"});
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "  vkCmdBindPipeline(COMPUTE, increment)\n  vkCmdBindDescriptorSets(COMPUTE, set 0: data)\n"
+                         "  vkCmdPushConstants(COMPUTE, offset 0, 16 bytes: 4096 5 1 0)\n"
+                         "  vkCmdDispatchIndirect(args, offset 16)\n"))
+        << shown(r);
+    const BoundedResult update = repro(
+        {"--scenario", kScenarios + "turnip-28469-unaligned-transfers.toml", "--print-stream", "--mode", "single"});
+    ASSERT_EQ(update.status, 0) << shown(update);
+    EXPECT_TRUE(contains(update.out, "  vkCmdUpdateBuffer(")) << shown(update);
 }
 
 // chain-input at the full shape (3.7 M floats), made in the supervised child on a thread
