@@ -135,6 +135,17 @@ void wrapDevice() {
     REPRO_WRAP(vkCmdDispatch);
     REPRO_WRAP(vkCmdFillBuffer);
     REPRO_WRAP(vkCmdCopyBuffer);
+    // what a scenario file's steps record besides: images, indirect dispatches, push constants, updates
+    REPRO_WRAP(vkCreateImage);
+    REPRO_WRAP(vkCreateImageView);
+    REPRO_WRAP(vkBindImageMemory);
+    REPRO_WRAP(vkCmdPushConstants);
+    REPRO_WRAP(vkCmdDispatchIndirect);
+    REPRO_WRAP(vkCmdUpdateBuffer);
+    REPRO_WRAP(vkCmdCopyBufferToImage);
+    REPRO_WRAP(vkCmdCopyImageToBuffer);
+    REPRO_WRAP(vkCmdCopyImage);
+    REPRO_WRAP(vkCmdClearColorImage);
     REPRO_WRAP(vkQueueSubmit);
     REPRO_WRAP(vkDeviceWaitIdle);
     REPRO_WRAP(vkQueueWaitIdle);

@@ -2204,6 +2204,18 @@ INSTANTIATE_TEST_SUITE_P(
                                   "in vkCreateDevice during creating the device", 0, ""}),
     [](const testing::TestParamInfo<DriverFailure>& p) { return std::string(p.param.name); });
 
+// A crash in a call only a file records is named like any other: vkCmdDispatchIndirect, the
+// image copies, push constants and updates are watched too (before: "outside any Vulkan call").
+TEST(ScenarioSimulated, ACrashInAnIndirectDispatchNamesTheCall) {
+    const BoundedResult r = repro({"--scenario", kScenarios + "indirect-args-written-by-a-dispatch.toml"},
+                                  simulated("crash:vkCmdDispatchIndirect"));
+    ASSERT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out,
+                         "\n--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkCmdDispatchIndirect during mode "
+                         "split"))
+        << shown(r);
+}
+
 // Under --repeat and --sweep the document keeps the runs and values that finished before a
 // driver crash, then the mode it ended in (docs/scenarios.md "A driver that crashes or
 // stalls"). The runs are in mode order (split's K runs first); kompute-196 submits 6 times a

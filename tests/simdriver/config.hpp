@@ -29,8 +29,9 @@ enum class FaultCall {
     DeviceWaitIdle,
     GetQueryPoolResults,
     DestroyDevice,
+    CmdDispatchIndirect,
 };
-inline constexpr int kFaultCallCount = 13;
+inline constexpr int kFaultCallCount = 14;
 
 // The Vulkan name of `call` ("vkQueueSubmit").
 std::string_view callName(FaultCall call);

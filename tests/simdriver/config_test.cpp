@@ -280,6 +280,8 @@ TEST(Faults, Errors) {
               "lost: vkEnumeratePhysicalDevices has no device to lose (use crash, abort or stall there)");
     EXPECT_EQ(error("lost:vkDestroyDevice"),
               "lost: vkDestroyDevice returns no result, so it cannot report a lost device");
+    EXPECT_EQ(error("lost:vkCmdDispatchIndirect"),
+              "lost: vkCmdDispatchIndirect returns no result, so it cannot report a lost device");
 }
 
 TEST(Api, OnlyOnePointZero) {

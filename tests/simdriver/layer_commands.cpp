@@ -327,6 +327,7 @@ VKAPI_ATTR void VKAPI_CALL simCmdDispatchBaseKHR(VkCommandBuffer cb, uint32_t bx
 
 VKAPI_ATTR void VKAPI_CALL simCmdDispatchIndirect(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset) {
     DeviceState* d = lockedDevice(cb);
+    faultBefore(FaultCall::CmdDispatchIndirect, d);  // crash, abort or stall (lost is refused: no result)
     dispatch(cb, 0, [&] { d->next.CmdDispatchIndirect(cb, buffer, offset); });
 }
 
@@ -774,7 +775,7 @@ const Intercept kCommandIntercepts[] = {
     {"vkCmdDispatch", interceptFn(simCmdDispatch), kRecording, std::nullopt},
     {"vkCmdDispatchBase", interceptFn(simCmdDispatchBase), kRecording, std::nullopt},
     {"vkCmdDispatchBaseKHR", interceptFn(simCmdDispatchBaseKHR), kRecording, std::nullopt},
-    {"vkCmdDispatchIndirect", interceptFn(simCmdDispatchIndirect), kRecording, std::nullopt},
+    {"vkCmdDispatchIndirect", interceptFn(simCmdDispatchIndirect), kRecording, FaultCall::CmdDispatchIndirect},
     {"vkCmdWriteTimestamp", interceptFn(simCmdWriteTimestamp), kClockGroup, std::nullopt},
     {"vkCmdWriteTimestamp2", interceptFn(simCmdWriteTimestamp2), kClockGroup, std::nullopt},
     {"vkCmdWriteTimestamp2KHR", interceptFn(simCmdWriteTimestamp2KHR), kClockGroup, std::nullopt},
