@@ -307,9 +307,9 @@ MatrixTally introduceMatrix(const Options& o, const Plan& plan, const std::vecto
 
 // The cause that cut a mode of the child short whatever its control removed (report/verdict.hpp
 // cutShortBy), in words; "" for none.
-std::string cutShortBy(const ChildOutcome& c) {
+std::string modeCutShortBy(const ChildOutcome& c) {
     for (const ModeReport& m : c.report ? c.report->modes : std::vector<ModeReport>{})
-        if (const std::string_view cut = repro::cutShortBy(m.result.causeKind); !cut.empty()) return std::string(cut);
+        if (const std::string_view cut = cutShortBy(m.result.causeKind); !cut.empty()) return std::string(cut);
     return "";
 }
 
@@ -320,7 +320,7 @@ std::string controlNote(const Options& o, const ChildOutcome& c, MatrixTally& t)
     // Correct only when it ran to a result; a control that never ran says so.
     if (!c.anyWrong && childRunResult(c) != RunResult::Correct) return "control: no result (" + resultText(c) + ")";
     if (!c.anyWrong) return "control: correct anyway";
-    if (const std::string cut = cutShortBy(c); !cut.empty())
+    if (const std::string cut = modeCutShortBy(c); !cut.empty())
         return "control: not judged (" + cut + " cut a mode short)";
     if (c.status == kExitHang || c.process.timedOut) return "control: hung (" + resultText(c) + ")";
     if (o.dropDispatch)

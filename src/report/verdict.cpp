@@ -37,16 +37,16 @@ namespace {
 std::string shortCause(const ModeResult& r) {
     const std::string& k = r.causeKind;
     if (k.empty() || k == "no_failure") return "";
-    const char* words = k == "job_timeout"       ? "the kernel's job timeout"
-                        : k == "hang_killed"     ? "a GPU hang, ended by the job timeout"
-                        : k == "synchronization" ? "synchronization"
-                        : k == "shader_compiler" ? "the shader compiler"
-                        : k == "blade_quirks"    ? "blade's invalid usage"
-                        // a hang under a control may be the file's own (forensics/cause.cpp underControl)
-                        : k == "control"
-                            ? (r.kind == Classification::Hang ? "the control or the file itself" : "the control")
-                        : k == "firmware" ? "the GPU's scheduler firmware (MES)"
-                                          : "undetermined";
+    const std::string_view words =
+        k == "job_timeout"       ? cutShortBy(k)
+        : k == "hang_killed"     ? "a GPU hang, ended by the job timeout"
+        : k == "synchronization" ? "synchronization"
+        : k == "shader_compiler" ? "the shader compiler"
+        : k == "blade_quirks"    ? "blade's invalid usage"
+        // a hang under a control may be the file's own (forensics/cause.cpp underControl)
+        : k == "control"  ? (r.kind == Classification::Hang ? "the control or the file itself" : "the control")
+        : k == "firmware" ? "the GPU's scheduler firmware (MES)"
+                          : "undetermined";
     return fmt::format(" (cause: {})", words);
 }
 

@@ -104,6 +104,11 @@ void wrapInstance() {
     REPRO_WRAP(vkGetPhysicalDeviceMemoryProperties);
     REPRO_WRAP(vkGetPhysicalDeviceQueueFamilyProperties);
     REPRO_WRAP(vkEnumerateDeviceExtensionProperties);
+    REPRO_WRAP(vkGetPhysicalDeviceFormatProperties);
+    REPRO_WRAP(vkGetPhysicalDeviceImageFormatProperties);
+    REPRO_WRAP(vkGetPhysicalDeviceCalibrateableTimeDomainsEXT);
+    REPRO_WRAP(vkCreateDebugUtilsMessengerEXT);
+    REPRO_WRAP(vkDestroyDebugUtilsMessengerEXT);
     REPRO_WRAP(vkCreateDevice);
     REPRO_WRAP(vkDestroyInstance);
 }
@@ -150,9 +155,38 @@ void wrapDevice() {
     REPRO_WRAP(vkDeviceWaitIdle);
     REPRO_WRAP(vkQueueWaitIdle);
     REPRO_WRAP(vkGetQueryPoolResults);
-    REPRO_WRAP(vkDestroyDevice);
     wrap<&vkWaitSemaphores>("vkWaitSemaphores", &waitWrapper<&vkWaitSemaphores>);
     wrap<&vkWaitSemaphoresKHR>("vkWaitSemaphoresKHR", &waitWrapper<&vkWaitSemaphoresKHR>);
+}
+
+// Instrumentation and forensics (--timestamps, --breadcrumbs, --labels, the fault report), teardown.
+void wrapDeviceRest() {
+    REPRO_WRAP(vkCmdWriteTimestamp);
+    REPRO_WRAP(vkCmdResetQueryPool);
+    REPRO_WRAP(vkCmdWriteBufferMarkerAMD);
+    REPRO_WRAP(vkCmdBeginDebugUtilsLabelEXT);
+    REPRO_WRAP(vkCmdEndDebugUtilsLabelEXT);
+    REPRO_WRAP(vkSetDebugUtilsObjectNameEXT);
+    REPRO_WRAP(vkGetCalibratedTimestampsEXT);
+    REPRO_WRAP(vkGetDeviceFaultInfoEXT);
+    REPRO_WRAP(vkGetShaderInfoAMD);
+    REPRO_WRAP(vkGetDeviceQueue);
+    REPRO_WRAP(vkGetBufferMemoryRequirements);
+    REPRO_WRAP(vkGetImageMemoryRequirements);
+    REPRO_WRAP(vkDestroyShaderModule);
+    REPRO_WRAP(vkDestroyDescriptorSetLayout);
+    REPRO_WRAP(vkDestroyDescriptorUpdateTemplate);
+    REPRO_WRAP(vkDestroyPipelineLayout);
+    REPRO_WRAP(vkDestroyPipeline);
+    REPRO_WRAP(vkDestroyBuffer);
+    REPRO_WRAP(vkDestroyImage);
+    REPRO_WRAP(vkDestroyImageView);
+    REPRO_WRAP(vkFreeMemory);
+    REPRO_WRAP(vkDestroyCommandPool);
+    REPRO_WRAP(vkDestroyDescriptorPool);
+    REPRO_WRAP(vkDestroySemaphore);
+    REPRO_WRAP(vkDestroyQueryPool);
+    REPRO_WRAP(vkDestroyDevice);
 }
 
 #undef REPRO_WRAP
@@ -210,6 +244,7 @@ void wrapVolk(int stage) {
     constexpr void (*kWraps[])() = {wrapGlobal, wrapInstance, wrapDevice};  // by stage
     if (gFd < 0) return;                                                    // not supervised: nothing to tell
     if (stage >= 0 && stage < 3) kWraps[stage]();
+    if (stage == 2) wrapDeviceRest();
 }
 
 }  // namespace repro::watch

@@ -83,6 +83,17 @@ TEST(Faults, ADriverCrashNamesTheDriversCode) {
     EXPECT_TRUE(contains(r.out, " in libVkLayer_repro_simulate.so;")) << "the faulting code's library\n" << shown(r);
 }
 
+// Every call repro makes is watched (lint.VkCalls), teardown's too: a crash in vkDestroyBuffer
+// was "outside any Vulkan call", and now names the call; the verdict above it stands.
+TEST(Faults, ACrashInTeardownNamesTheCall) {
+    const BoundedResult r =
+        runBounded(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "2"}, layerEnv("crash:vkDestroyBuffer"), 120);
+    EXPECT_EQ(r.status, 3) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED: every mode")) << shown(r);
+    EXPECT_TRUE(contains(r.out, "--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkDestroyBuffer during "))
+        << shown(r);
+}
+
 // Starts repro with `args` in the background, runs `then` (a shell fragment that may use
 // $pid and $child, the supervisor and its child, once the run has gone on for `after` s)
 // and ends with repro's status.

@@ -24,7 +24,7 @@ constexpr std::array<std::string_view, kFaultCallCount> kCallNames = {
     "vkCreateShaderModule",       "vkAllocateMemory", "vkMapMemory",
     "vkQueueSubmit",              "vkQueueSubmit2",   "vkWaitSemaphores",
     "vkQueueWaitIdle",            "vkDeviceWaitIdle", "vkGetQueryPoolResults",
-    "vkDestroyDevice",            "vkCmdDispatchIndirect"};
+    "vkDestroyDevice",            "vkCmdDispatchIndirect", "vkDestroyBuffer"};
 // clang-format on
 
 // VkDriverId names of the 1.3.239 headers, without "VK_DRIVER_ID_" (vulkan_core.h).
@@ -497,7 +497,8 @@ bool Parser::fault(ArgumentReader& r, std::string_view name, std::optional<std::
     if (kind == FaultKind::Lost && f.call == FaultCall::EnumeratePhysicalDevices) {
         return r.fail("vkEnumeratePhysicalDevices has no device to lose (use crash, abort or stall there)");
     }
-    if (kind == FaultKind::Lost && (f.call == FaultCall::DestroyDevice || f.call == FaultCall::CmdDispatchIndirect)) {
+    if (kind == FaultKind::Lost && (f.call == FaultCall::DestroyDevice || f.call == FaultCall::CmdDispatchIndirect ||
+                                    f.call == FaultCall::DestroyBuffer)) {
         return r.fail(std::string(call) + " returns no result, so it cannot report a lost device");
     }
     if (kind == FaultKind::Lost) {

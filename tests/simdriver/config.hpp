@@ -30,8 +30,9 @@ enum class FaultCall {
     GetQueryPoolResults,
     DestroyDevice,
     CmdDispatchIndirect,
+    DestroyBuffer,
 };
-inline constexpr int kFaultCallCount = 14;
+inline constexpr int kFaultCallCount = 15;
 
 // The Vulkan name of `call` ("vkQueueSubmit").
 std::string_view callName(FaultCall call);

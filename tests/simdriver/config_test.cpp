@@ -282,6 +282,8 @@ TEST(Faults, Errors) {
               "lost: vkDestroyDevice returns no result, so it cannot report a lost device");
     EXPECT_EQ(error("lost:vkCmdDispatchIndirect"),
               "lost: vkCmdDispatchIndirect returns no result, so it cannot report a lost device");
+    EXPECT_EQ(error("lost:vkDestroyBuffer"),
+              "lost: vkDestroyBuffer returns no result, so it cannot report a lost device");
 }
 
 TEST(Api, OnlyOnePointZero) {

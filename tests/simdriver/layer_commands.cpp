@@ -582,6 +582,7 @@ VKAPI_ATTR VkResult VKAPI_CALL simCreateImage(VkDevice device, const VkImageCrea
 
 VKAPI_ATTR void VKAPI_CALL simDestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* a) {
     DeviceState* d = lockedDevice(device);
+    faultBefore(FaultCall::DestroyBuffer, d);  // crash, abort or stall (lost is refused: no result)
     {
         std::lock_guard lock(globals().mutex);
         d->bufferSizes.erase(buffer);
@@ -781,7 +782,7 @@ const Intercept kCommandIntercepts[] = {
     {"vkCmdWriteTimestamp2KHR", interceptFn(simCmdWriteTimestamp2KHR), kClockGroup, std::nullopt},
     {"vkCmdResetQueryPool", interceptFn(simCmdResetQueryPool), kClockGroup, std::nullopt},
     {"vkCreateBuffer", interceptFn(simCreateBuffer), kStale | kFamilies, std::nullopt},
-    {"vkDestroyBuffer", interceptFn(simDestroyBuffer), kStale, std::nullopt},
+    {"vkDestroyBuffer", interceptFn(simDestroyBuffer), kStale, FaultCall::DestroyBuffer},
     {"vkCreateImage", interceptFn(simCreateImage), kFamilies, std::nullopt},
     {"vkAllocateDescriptorSets", interceptFn(simAllocateDescriptorSets), kStale, std::nullopt},
     {"vkCreateDescriptorUpdateTemplate", interceptFn(simCreateDescriptorUpdateTemplate), kStale, std::nullopt},
