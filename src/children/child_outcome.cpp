@@ -89,8 +89,7 @@ const ModeReport* modeEntry(const ChildOutcome& c, std::string_view mode) {
 }
 
 std::optional<JobWatchdog> reportedJobWatchdog(const ChildOutcome& c) {
-    if (!c.report) return std::nullopt;
-    return jobWatchdogSeconds(c.report->environment, c.report->device ? &*c.report->device : nullptr);
+    return c.report ? reportJobWatchdog(*c.report) : std::nullopt;
 }
 
 std::optional<double> reportedJobTimeout(const ChildOutcome& c) {

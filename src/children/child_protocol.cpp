@@ -4,16 +4,10 @@
 #include <charconv>
 #include <vector>
 
+#include "core/text.hpp"
+
 namespace repro {
 namespace {
-
-std::vector<std::string_view> fields(std::string_view text) {
-    std::vector<std::string_view> out;
-    for (size_t tab; (tab = text.find('\t')) != std::string_view::npos; text.remove_prefix(tab + 1))
-        out.push_back(text.substr(0, tab));
-    out.push_back(text);
-    return out;
-}
 
 // `escaped` with \\, \n, \t and \r turned back into the characters, appended to `out`.
 void appendUnescaped(std::string_view escaped, std::string& out) {
@@ -78,7 +72,7 @@ void ChildProtocol::feed(std::string_view bytes, double now) {
 }
 
 void ChildProtocol::line(std::string_view text, double now) {
-    const std::vector<std::string_view> f = fields(text);
+    const std::vector<std::string_view> f = split(text, '\t');
     if (f.empty() || f[0].size() != 1) return;
     switch (f[0][0]) {
         case 'E':

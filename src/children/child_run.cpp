@@ -27,21 +27,6 @@ constexpr std::string_view kParentOnly[] = {"--matrix",         "--mutants",    
                                             "--gtest_filter",   "--gtest_output", "--gtest_also_run_disabled_tests",
                                             "--scenario-dir"};
 
-// The option an argument names ("--chain=5", "--chain", "-n5", "-n"), and whether its
-// value is in the same argument; nullptr for a value or an unknown option.
-const OptionSpec* optionOf(const std::string& a, bool& inlineValue) {
-    inlineValue = false;
-    if (a.starts_with("--")) {
-        const size_t eq = a.find('=');
-        inlineValue = eq != std::string::npos;
-        return findLongOption(std::string_view(a).substr(0, eq));
-    }
-    if (a.size() < 2 || a[0] != '-') return nullptr;
-    const OptionSpec* spec = findShortOption(a[1]);
-    inlineValue = spec && spec->value && a.size() > 2;
-    return spec;
-}
-
 // The child's log starts with the environment and the command line it ran with.
 void writeChildLogHeader(const std::string& path, const std::vector<std::string>& env,
                          const std::vector<std::string>& argv) {
@@ -54,24 +39,6 @@ void writeChildLogHeader(const std::string& path, const std::vector<std::string>
 }
 
 }  // namespace
-
-std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine,
-                                     const std::function<bool(const OptionSpec&)>& drop) {
-    std::vector<std::string> out;
-    for (size_t i = 1; i < commandLine.size(); ++i) {
-        const std::string& a = commandLine[i];
-        bool inlineValue = false;
-        const OptionSpec* spec = optionOf(a, inlineValue);
-        if (spec && drop(*spec)) {
-            if (spec->value && !inlineValue) ++i;  // and its value
-            continue;
-        }
-        out.push_back(a);
-        // A kept option's value is never read as an option ("--dump-dir --matrix").
-        if (spec && spec->value && !inlineValue && i + 1 < commandLine.size()) out.push_back(commandLine[++i]);
-    }
-    return out;
-}
 
 std::vector<std::string> factorFlags(const RunFactors& f) {
     std::vector<std::string> out;

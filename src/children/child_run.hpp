@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "children/child_outcome.hpp"
-#include "cli/option_table.hpp"
+#include "report/command_line.hpp"
 #include "cli/options.hpp"
 #include "children/run_factors.hpp"
 
@@ -25,11 +25,6 @@ struct ChildRun {
     double limitSeconds = 600.0;   // killed (SIGKILL) after this long
     std::vector<std::string> env;  // more variables set for it ("NAME=value"), after childEnv's
 };
-
-// The arguments of `commandLine` after argv[0] without each option `drop` is true for, and
-// its value, in any of the forms the command line takes ("--output F", "--output=F", "-oF").
-std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine,
-                                     const std::function<bool(const OptionSpec&)>& drop);
 
 // The flags the factors stand for, in this order: -n, --mode, --barrier, --submit-every,
 // --split-mib (splitMibText), --split-ms (splitMsText), --no-host-wait, --memory,

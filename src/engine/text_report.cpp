@@ -29,9 +29,9 @@ std::vector<std::string> pairs(const std::vector<std::pair<std::string, std::str
 }
 
 // "  LABEL: a, b, c" for a long list: packed into lines of at most kTextColumns, the lines
-// after the first indented by 4 spaces, each item whole ("none" for an empty list).
-
-void sayList(std::string_view label, const std::vector<std::string>& items, std::string_view separator = ", ") {
+// after the first indented by 4 spaces, each item whole (`empty` for an empty list).
+void sayList(std::string_view label, const std::vector<std::string>& items, std::string_view separator = ", ",
+             std::string_view empty = "none") {
     std::string line = fmt::format("  {}: ", label);
     bool first = true;
     for (const std::string& item : items) {
@@ -44,7 +44,7 @@ void sayList(std::string_view label, const std::vector<std::string>& items, std:
         }
         first = false;
     }
-    say("{}", items.empty() ? line + "none" : line);
+    say("{}", items.empty() ? line + std::string(empty) : line);
 }
 
 void printSpirv(const ShaderSources& shaders) {
@@ -294,12 +294,9 @@ void printDevice(const Options& o, const DeviceReport& d) {
         d.pciBus ? fmt::format(" | PCI {}", *d.pciBus) : "");
     say("  deviceUUID {} driverUUID {}", d.deviceUuid, d.driverUuid);
     say("  queue choice: {} ({})", d.queueNote, d.queueFlags);
-    if (d.driverLibrary) {
-        say("  driver library: {}{}", *d.driverLibrary,
-            d.driverManifest ? fmt::format(" (manifest {})", *d.driverManifest) : std::string());
-    } else {
-        say("  driver library: not reported by the loader");
-    }
+    say("  driver library: {}",
+        d.driverLibrary ? *d.driverLibrary + (d.driverManifest ? fmt::format(" (manifest {})", *d.driverManifest) : "")
+                        : "not reported by the loader");
     sayList("extensions", d.extensions);
     sayList("features", d.features);
     say("  memory: one line per buffer: buffer (class) -> memory type (flags), heap (size)");
@@ -312,16 +309,8 @@ void printDevice(const Options& o, const DeviceReport& d) {
 void printEnvironment(const Options& o, const EnvironmentReport& e) {
     if (!showsFull(o)) return;
     sayList("host", pairs(e.host), " | ");
-    if (e.kernelDriver.empty()) {
-        say("  kernel driver: nothing readable");
-    } else {
-        sayList("kernel driver", pairs(e.kernelDriver), " | ");
-    }
-    if (e.variables.empty()) {
-        say("  driver environment: none set");
-    } else {
-        sayList("driver environment", pairs(e.variables), " ");
-    }
+    sayList("kernel driver", pairs(e.kernelDriver), " | ", "nothing readable");
+    sayList("driver environment", pairs(e.variables), " ", "none set");
     for (const auto& note : e.notes) sayWrapped("  note: " + note);
 }
 

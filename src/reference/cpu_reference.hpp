@@ -8,6 +8,7 @@
 
 #include "core/parallel.hpp"
 #include "core/shape.hpp"
+#include "reference/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -134,24 +135,6 @@ class CpuStepper {
   private:
     struct State;
     std::unique_ptr<State> state_;
-};
-
-// Element-by-element check of a GPU result against the reference.
-struct ToleranceReport {
-    uint64_t checked = 0;
-    uint64_t exceeded = 0;   // |gpu - cpu| > allowed, NaN and Inf included
-    uint64_t nonfinite = 0;  // NaN or Inf in gpu
-    size_t worstIndex = 0;   // largest |gpu - cpu| / allowed
-    double worstRatio = 0;   // that ratio (> 1 means out of tolerance; inf for NaN/Inf)
-    double maxAbsDiff = 0;
-    double maxAllowed = 0;
-    double maxAbsReference = 0;
-    // Elements where allowed >= |cpu|: there even an all-zero result passes, so the check
-    // says nothing (the bound is vacuous there). Most elements, on the default shapes at
-    // N = 7: decide from other evidence (cross-mode comparison, magnitudes).
-    uint64_t uninformative = 0;
-
-    bool ok() const { return exceeded == 0; }
 };
 
 // Errors: std::invalid_argument when gpu, cpu, tol.magnitude and tol.deviation differ in size.

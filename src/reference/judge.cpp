@@ -11,14 +11,7 @@ namespace {
 // `values` (with `stats`) against the CPU reference `cpu` and its tolerance (compareWithTolerance).
 Classified withinTolerance(const BufferStats& stats, std::span<const float> values, std::span<const float> cpu,
                            const Tolerance& tolerance) {
-    const ToleranceReport r = compareWithTolerance(values, cpu, tolerance);
-    return classifyWithTolerance(stats, ToleranceOutcome{.exceeded = r.exceeded,
-                                                         .uninformative = r.uninformative,
-                                                         .worstIndex = r.worstIndex,
-                                                         .worstRatio = r.worstRatio,
-                                                         .maxAbsDiff = r.maxAbsDiff,
-                                                         .maxAllowed = r.maxAllowed,
-                                                         .maxAbsReference = r.maxAbsReference});
+    return classifyWithTolerance(stats, compareWithTolerance(values, cpu, tolerance));
 }
 
 }  // namespace

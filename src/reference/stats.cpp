@@ -278,7 +278,7 @@ Classified classify(std::span<const float> values, const BufferStats& stats,
                                                   rustExp(d.first), rustExp(d.firstReference), rustExp(d.maxAbs))};
 }
 
-Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcome& t) {
+Classified classifyWithTolerance(const BufferStats& stats, const ToleranceReport& t) {
     if (auto bad = checkWritten(stats)) return *bad;
     const std::string against = fmt::format(
         "max |gpu - cpu| {} against a tolerance of up to {} (worst ratio {:.3g} at index {}; "

@@ -95,19 +95,28 @@ struct Classified {
 Classified classify(std::span<const float> values, const BufferStats& stats,
                     std::optional<std::span<const float>> reference, std::string_view referenceName);
 
-// A comparison with a CPU reference within a per-element tolerance, already made
-// (cpu_reference.hpp's compareWithTolerance): how many elements exceeded it, the worst
-// ratio |gpu - cpu| / allowed, and whether the reference itself is all zero or denormal.
-struct ToleranceOutcome {
-    uint64_t exceeded = 0;
-    uint64_t uninformative = 0;  // elements where the bound is as large as |cpu| itself
-    uint64_t worstIndex = 0;
-    double worstRatio = 0, maxAbsDiff = 0, maxAllowed = 0, maxAbsReference = 0;
+// Element-by-element check of a GPU result against a CPU reference within a per-element
+// tolerance (cpu_reference.hpp's compareWithTolerance).
+struct ToleranceReport {
+    uint64_t checked = 0;
+    uint64_t exceeded = 0;   // |gpu - cpu| > allowed, NaN and Inf included
+    uint64_t nonfinite = 0;  // NaN or Inf in gpu
+    size_t worstIndex = 0;   // largest |gpu - cpu| / allowed
+    double worstRatio = 0;   // that ratio (> 1 means out of tolerance; inf for NaN/Inf)
+    double maxAbsDiff = 0;
+    double maxAllowed = 0;
+    double maxAbsReference = 0;
+    // Elements where allowed >= |cpu|: there even an all-zero result passes, so the check
+    // says nothing (the bound is vacuous there). Most elements, on the default shapes at
+    // N = 7: decide from other evidence (cross-mode comparison, magnitudes).
+    uint64_t uninformative = 0;
+
+    bool ok() const { return exceeded == 0; }
 };
 // Classifies against the CPU reference: unwritten / nonfinite first, then `zero` when
 // every element is 0 and the reference has signal, `mismatch` when any element exceeds
 // its tolerance, else `ok`. The reason gives the max error against the tolerance.
-Classified classifyWithTolerance(const BufferStats& stats, const ToleranceOutcome& tolerance);
+Classified classifyWithTolerance(const BufferStats& stats, const ToleranceReport& tolerance);
 
 // True when a buffer carries no usable signal: all zero or denormal, so a correct
 // device may legitimately produce it at the end of a long chain (docs/contract.md, "The chain").

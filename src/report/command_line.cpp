@@ -146,6 +146,14 @@ std::vector<std::string> rerunArguments(const std::vector<std::string>& commandL
     return out;
 }
 
+std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine,
+                                     const std::function<bool(const OptionSpec&)>& drop) {
+    std::vector<std::string> out;
+    const auto dropName = [&](std::string_view name) { return findLongOption(name) && drop(*findLongOption(name)); };
+    keptWords(commandLine, dropName, out);
+    return out;
+}
+
 std::string scenarioFileName(const std::string& file, const std::string& name) {
     const std::string base = std::filesystem::path(file).filename().string();
     return base.empty() ? (name.empty() ? std::string("scenario") : name) + ".toml" : base;

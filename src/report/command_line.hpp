@@ -4,6 +4,7 @@
 // reproduce). Vulkan-free; pure functions of the words and the folders they are given.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ std::vector<std::string> portableCommandLine(const std::vector<std::string>& arg
 // value, given apart or inline), for the Markdown report's command: everything that shapes
 // the run stays, in order and as given. Words after "--" are kept.
 std::vector<std::string> rerunArguments(const std::vector<std::string>& commandLine);
+
+// The arguments of `commandLine` after argv[0] without each option `drop` is true for, and
+// its value, in any of the forms the command line takes ("--output F", "--output=F", "-oF"); the
+// words after "--" as they are.
+std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine,
+                                     const std::function<bool(const OptionSpec&)>& drop);
 
 // The option of the table that the command-line word `word` names, and whether its value is
 // in the word ("--x=v", "-xv"); nullptr when the word is no option (a cluster of short flags,

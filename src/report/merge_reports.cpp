@@ -267,6 +267,9 @@ class FieldCheck {
     void object(std::string_view path) { kind(path, at(path), json::value_t::object, "an object"); }
     void array(std::string_view path) { kind(path, at(path), json::value_t::array, "an array"); }
     void boolean(std::string_view path) { kind(path, at(path), json::value_t::boolean, "true or false"); }
+    void strings(std::initializer_list<std::string_view> paths) {
+        for (const std::string_view path : paths) string(path);
+    }
     // Whether the value at `path` is an object; null passes too, anything else fails.
     bool objectOrNull(std::string_view path) {
         const json* v = at(path);
@@ -322,10 +325,7 @@ constexpr std::array<std::string_view, 8> kVerdictKinds = {
 // The run report's device: null, or an object with the names and ids the table reads.
 void checkDevice(FieldCheck& c) {
     if (c.objectOrNull("device")) {
-        c.string("device.device_name");
-        c.string("device.driver_name");
-        c.string("device.driver_info");
-        c.string("device.driver_version");
+        c.strings({"device.device_name", "device.driver_name", "device.driver_info", "device.driver_version"});
         c.stringOrNull("device.driver_id");
         c.integer("device.vendor_id", 0, UINT32_MAX);
         c.integer("device.device_id", 0, UINT32_MAX);
@@ -362,19 +362,14 @@ void checkVersionThree(FieldCheck& c, const json& d) {
             c.fail("verdict.kind", fmt::format("'{}' is not what exit status {} says", kind, status));
     }
     c.boolean("experiment.control");
-    if (c.objectOrNull("scenario")) {
-        c.string("scenario.name");
-        c.string("scenario.file");
-        c.string("scenario.file_sha256");
-    }
+    if (c.objectOrNull("scenario")) c.strings({"scenario.name", "scenario.file", "scenario.file_sha256"});
 }
 
 // Where a run report of `version` lacks a field the table reads, or holds it with another
 // type; "" when it has them all.
 std::string runReportProblem(const json& d, int64_t version) {
     FieldCheck c(d);
-    c.string("repro.version");
-    c.string("repro.git");
+    c.strings({"repro.version", "repro.git"});
     c.object("environment.host");
     c.object("environment.kernel_driver");
     c.array("environment.drm_cards");
@@ -390,23 +385,16 @@ std::string runReportProblem(const json& d, int64_t version) {
 // Where a triage document lacks a field the table reads, or holds it with another type.
 std::string triageProblem(const json& d) {
     FieldCheck c(d);
-    c.string("repro.version");
-    c.string("repro.git");
-    c.string("device.name");
-    c.string("device.driver");
-    c.string("device.driver_id");
+    c.strings({"repro.version", "repro.git", "device.name", "device.driver", "device.driver_id"});
     c.integer("chain_length", 1, UINT32_MAX);
-    c.string("baseline.detail");
-    c.string("baseline.failing_mode");
-    c.string("baseline.cause_kind");
+    c.strings({"baseline.detail", "baseline.failing_mode", "baseline.cause_kind"});
     if (c.objectOrNull("probe")) {
         const json& probe = d["probe"];
         if (probe.contains("timeout_seconds") && !probe["timeout_seconds"].is_number() &&
             !probe["timeout_seconds"].is_null())
             c.fail("probe.timeout_seconds", "not a number or null");
     }
-    c.string("conclusion.kind");
-    c.string("conclusion.line");
+    c.strings({"conclusion.kind", "conclusion.line"});
     c.integer("exit_status", 0, 255);
     return c.problem();
 }

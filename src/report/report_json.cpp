@@ -3,8 +3,8 @@
 // JsonReader walks the same table to read one back, so a field cannot be written without
 // being read. A field's C++ type says how it is encoded (a float as a number or "NaN",
 // "inf", "-inf"; an optional as null when empty; an enum by its name); the few that the
-// type does not say carry a tag (kNullWhenEmpty, kNullWhenZero, kEmbeddedJson, kFactTree,
-// kBufferValues, kHostSeconds, kGpuSeconds, kPortableCommandLine).
+// type does not say carry a tag (NullWhenEmpty{}, NullWhenZero{}, EmbeddedJson{}, FactTree{},
+// BufferValues{}, kHostDecimals, GpuSeconds{}, PortableCommandLine{}).
 #include "report/report_json.hpp"
 
 #include <fmt/format.h>
@@ -40,17 +40,8 @@ struct NullWhenZero {};   // a count: 0 is null
 struct EmbeddedJson {};
 struct FactTree {};             // name -> value facts with dotted names: nested objects (factTree)
 struct BufferValues {};         // buffer name -> value pairs: a list of {"buffer", "value"} objects
-struct HostSeconds {};          // a host duration: rounded to kHostDecimals
 struct GpuSeconds {};           // a GPU duration: rounded to the timestamp period (gpuDecimals)
 struct PortableCommandLine {};  // argv: written through portableCommandLine
-constexpr NullWhenEmpty kNullWhenEmpty{};
-constexpr NullWhenZero kNullWhenZero{};
-constexpr EmbeddedJson kEmbeddedJson{};
-constexpr FactTree kFactTree{};
-constexpr BufferValues kBufferValues{};
-constexpr HostSeconds kHostSeconds{};
-constexpr GpuSeconds kGpuSeconds{};
-constexpr PortableCommandLine kPortableCommandLine{};
 
 // Host durations come from std::chrono::steady_clock, whose nanoseconds say more than a
 // phase of a run can repeat: they are written to the microsecond (6 decimals of a second).
@@ -111,7 +102,6 @@ double roundedSeconds(double x, int decimals) {
     if (!std::isfinite(x) || std::fabs(x) * scale > 9.0e15) return x;
     return std::round(x * scale) / scale;
 }
-json toJson(double x, HostSeconds) { return toJson(roundedSeconds(x, kHostDecimals)); }
 json toJson(double x, int decimals) { return toJson(roundedSeconds(x, decimals)); }
 json toJson(const std::vector<double>& xs, int decimals) {
     json out = json::array();
@@ -131,10 +121,10 @@ void roundDurations(json& j) {
     for (auto& [key, value] : j.items()) {
         const bool duration = key == "seconds" || key.ends_with("_seconds");
         if (duration && value.is_number_float()) {
-            value = toJson(value.get<double>(), kHostSeconds);
+            value = toJson(value.get<double>(), kHostDecimals);
         } else if (duration && value.is_array()) {
             for (json& x : value) {
-                if (x.is_number_float()) x = toJson(x.get<double>(), kHostSeconds);
+                if (x.is_number_float()) x = toJson(x.get<double>(), kHostDecimals);
             }
         } else {
             roundDurations(value);
@@ -447,7 +437,7 @@ void fields(Io& io, Of<DeviceReport, Io>& d) {
     io("driver_version_raw", d.driverVersionRaw);
     io("vendor_id", d.vendorId);
     io("device_id", d.deviceId);
-    io("driver_id", d.driverId, kNullWhenEmpty);
+    io("driver_id", d.driverId, NullWhenEmpty{});
     io("driver_name", d.driverName);
     io("driver_info", d.driverInfo);
     io("conformance_version", d.conformanceVersion);
@@ -468,10 +458,10 @@ void fields(Io& io, Of<DeviceReport, Io>& d) {
 template <typename Io>
 void fields(Io& io, Of<DrmCard, Io>& c) {
     io("name", c.name);
-    io("pci_slot", c.pciSlot, kNullWhenEmpty);
+    io("pci_slot", c.pciSlot, NullWhenEmpty{});
     io("vendor_id", c.vendorId);
     io("device_id", c.deviceId);
-    io("driver", c.driver, kNullWhenEmpty);
+    io("driver", c.driver, NullWhenEmpty{});
 }
 
 // Written only: environment.job_watchdog.
@@ -485,8 +475,8 @@ void fields(Io& io, Of<JobWatchdog, Io>& w) {
 
 template <typename Io>
 void fields(Io& io, Of<EnvironmentReport, Io>& e) {
-    io("host", e.host, kFactTree);
-    io("kernel_driver", e.kernelDriver, kFactTree);
+    io("host", e.host, FactTree{});
+    io("kernel_driver", e.kernelDriver, FactTree{});
     io.objects("drm_cards", e.drmCards);
     io("variables", e.variables);
     io("notes", e.notes);
@@ -531,7 +521,7 @@ template <typename Io>
 void fields(Io& io, Of<ExperimentReport, Io>& e) {
     io("barrier", e.barrier);
     io("control", e.control);
-    io("submit_every", e.submitEvery, kNullWhenZero);
+    io("submit_every", e.submitEvery, NullWhenZero{});
     io("split_mib", e.splitMiB);
     io("split_ms", e.splitMs);
     io("host_wait", e.hostWait);
@@ -565,28 +555,28 @@ void fields(Io& io, Of<ModeReport, Io>& m) {
     io("reason", r.reason);
     io.object("stats", r.stats);
     io("submits", r.submits);
-    io("wall_seconds", r.wallSeconds, kHostSeconds);
+    io("wall_seconds", r.wallSeconds, kHostDecimals);
     io("runs", r.runs);
     io("wrong_runs", r.wrongRuns);
     io("identical_across_runs", r.identicalAcrossRuns);
     io.group(
         "gpu",
         [&](auto& gpu) {
-            gpu("dispatch_seconds", m.dispatchGpuSeconds, kGpuSeconds);
-            gpu("submit_seconds", m.submitGpuSeconds, kGpuSeconds);
-            gpu("mode_seconds", m.modeGpuSeconds, kGpuSeconds);
+            gpu("dispatch_seconds", m.dispatchGpuSeconds, GpuSeconds{});
+            gpu("submit_seconds", m.submitGpuSeconds, GpuSeconds{});
+            gpu("mode_seconds", m.modeGpuSeconds, GpuSeconds{});
         },
         hasGpuTimes(m));
     io("canary", m.canary);
-    io("cause", r.causeJson, kEmbeddedJson);
-    io("per_dispatch_check", r.perDispatchCheckJson, kEmbeddedJson);
-    io("step_check", r.stepCheckJson, kEmbeddedJson);
+    io("cause", r.causeJson, EmbeddedJson{});
+    io("per_dispatch_check", r.perDispatchCheckJson, EmbeddedJson{});
+    io("step_check", r.stepCheckJson, EmbeddedJson{});
 }
 
 template <typename Io>
 void fields(Io& io, Of<FoldedRuns, Io>& f) {
     io("mode", f.mode);
-    io("point", f.point, kNullWhenEmpty);
+    io("point", f.point, NullWhenEmpty{});
     io("first_run", f.firstRun);
     io("runs", f.runs);
     io("wrong_runs", f.wrongRuns);
@@ -603,22 +593,22 @@ void fields(Io& io, Of<ValidationSummary, Io>& v) {
 
 template <typename Io>
 void fields(Io& io, Of<PhaseTimings, Io>& p) {
-    io("instance_and_device", p.instanceAndDevice, kHostSeconds);
-    io("reference", p.reference, kHostSeconds);
-    io("pipelines", p.pipelines, kHostSeconds);
-    io("buffers_and_upload", p.buffersAndUpload, kHostSeconds);
-    io("recording", p.recording, kHostSeconds);
-    io("gpu_wait", p.gpuWait, kHostSeconds);
-    io("readback", p.readback, kHostSeconds);
-    io("verification", p.verification, kHostSeconds);
-    io("total", p.total, kHostSeconds);
-    io("teardown", p.teardown, kHostSeconds);
-    io("teardown_device", p.teardownDevice, kHostSeconds);
+    io("instance_and_device", p.instanceAndDevice, kHostDecimals);
+    io("reference", p.reference, kHostDecimals);
+    io("pipelines", p.pipelines, kHostDecimals);
+    io("buffers_and_upload", p.buffersAndUpload, kHostDecimals);
+    io("recording", p.recording, kHostDecimals);
+    io("gpu_wait", p.gpuWait, kHostDecimals);
+    io("readback", p.readback, kHostDecimals);
+    io("verification", p.verification, kHostDecimals);
+    io("total", p.total, kHostDecimals);
+    io("teardown", p.teardown, kHostDecimals);
+    io("teardown_device", p.teardownDevice, kHostDecimals);
     // Of the rounded parts, so that teardown_device + teardown_instance is teardown.
     io.derived("teardown_instance", [&] {
         const PhaseTimings rounded{.teardown = roundedSeconds(p.teardown, kHostDecimals),
                                    .teardownDevice = roundedSeconds(p.teardownDevice, kHostDecimals)};
-        return toJson(rounded.teardownInstance(), kHostSeconds);
+        return toJson(rounded.teardownInstance(), kHostDecimals);
     });
 }
 
@@ -637,7 +627,7 @@ void fields(Io& io, Of<StreamReport, Io>& s) {
 template <typename Io>
 void fields(Io& io, Of<CaptureReport, Io>& c) {
     io("tool", c.tool);
-    io("path", c.path, kNullWhenEmpty);
+    io("path", c.path, NullWhenEmpty{});
     io("files", c.files);
     io("note", c.note);
 }
@@ -651,7 +641,7 @@ void fields(Io& io, Of<MutantReport, Io>& m) {
     io("runs", m.runs);
     io("wrong", m.wrong);
     io("outcome", m.outcome);
-    io("reason", m.reason, kNullWhenEmpty);
+    io("reason", m.reason, NullWhenEmpty{});
 }
 
 template <typename Io>
@@ -660,7 +650,7 @@ void fields(Io& io, Of<MutantsReport, Io>& s) {
     io("skipped", s.skipped);
     io("killed", s.killed);
     io("not_run", s.notRun);
-    io("withheld", s.withheld, kNullWhenEmpty);
+    io("withheld", s.withheld, NullWhenEmpty{});
     io.derived("score", [&] {
         return s.withheld.empty() ? json(fmt::format("{} of {}", s.killed, s.mutants.size())) : json(nullptr);
     });
@@ -677,9 +667,9 @@ void fields(Io& io, Of<ScenarioFacts, Io>& f) {
     io("file_sha256", f.fileSha256);
     io("file_text", f.fileText);
     io("steps", f.steps);
-    io("control_steps", f.controlSteps, kNullWhenEmpty);
+    io("control_steps", f.controlSteps, NullWhenEmpty{});
     io("split_only", f.splitOnly);
-    io("chain_values", f.chainValues, kBufferValues);
+    io("chain_values", f.chainValues, BufferValues{});
     io("queues", f.queues);
     io("images", f.images);
     io("poisoned", f.poisoned);
@@ -694,7 +684,7 @@ void fields(Io& io, Of<RunReport, Io>& r) {
         repro("version", r.version);
         repro("git", r.gitHash);
     });
-    io("command_line", r.commandLine, kPortableCommandLine);
+    io("command_line", r.commandLine, PortableCommandLine{});
     io.group("environment", [&](auto& e) {
         fields(e, r.environment);
         e.derived("job_watchdog", [&] {
@@ -711,7 +701,7 @@ void fields(Io& io, Of<RunReport, Io>& r) {
     io.object("loader", r.loader);
     io.object("device", r.device);
     io.group("shape", [&](auto& shape) {
-        shape("preset", r.preset, kNullWhenEmpty);
+        shape("preset", r.preset, NullWhenEmpty{});
         fields(shape, r.shape);
     });
     io.object("sizes", r.sizes);
@@ -720,7 +710,7 @@ void fields(Io& io, Of<RunReport, Io>& r) {
         fields(e, r.experiment);
         e.derived("controls", [&] { return json(reportControls(r)); });
     });
-    io("reference", r.referenceName, kNullWhenEmpty);
+    io("reference", r.referenceName, NullWhenEmpty{});
     io.objects("modes", r.modes);
     io.objects("folded_runs", r.foldedRuns);
     io.object("validation", r.validation);

@@ -48,25 +48,6 @@ std::string stageText(uint64_t bits) {
     return out.empty() ? "none" : out;
 }
 
-// The barrier with its masks spelled out: blade's G and C as vk/barriers.hpp records them.
-Barrier explicitForm(const Barrier& b) {
-    if (b.kind == BarrierKind::BladeGlobal)
-        return {.kind = BarrierKind::Memory,
-                .sync2 = false,
-                .srcStage = kAllCommandsStage,
-                .dstStage = kAllCommandsStage,
-                .srcAccess = kMemoryWrite | kTransferWrite,
-                .dstAccess = kMemoryRead | kMemoryWrite | kTransferRead | kTransferWrite};
-    if (b.kind == BarrierKind::BladeCompute)
-        return {.kind = BarrierKind::Memory,
-                .sync2 = false,
-                .srcStage = kComputeStage,
-                .dstStage = kComputeStage,
-                .srcAccess = kShaderWrite,
-                .dstAccess = kShaderRead | kShaderWrite};
-    return b;
-}
-
 // `b` weakened by `w` (a control), or nullopt with `why` when the weakening does not apply.
 std::optional<Barrier> weakened(const Barrier& original, Weakening w, const Step* consumer, std::string& why) {
     Barrier b = explicitForm(original);

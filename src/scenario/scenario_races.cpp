@@ -21,7 +21,6 @@ namespace {
 // VkAccessFlagBits2 values beyond scenario_sync.hpp's (Vulkan spec, "Access Types"): the
 // storage forms synchronization2 adds, which SHADER_READ and SHADER_WRITE stand for.
 constexpr uint64_t kShaderStorageRead = uint64_t{1} << 33, kShaderStorageWrite = uint64_t{1} << 34;
-constexpr uint64_t kMemoryReadWrite = kMemoryRead | kMemoryWrite;
 
 // One step's use of one buffer, with the bytes it reads and writes ([begin, end)). A layout
 // transition is a touch of its barrier step: a write of the whole image (`transition`).
@@ -74,30 +73,15 @@ bool coversAccess(uint64_t mask, uint64_t accesses) {
     return (accesses & ~mask) == 0;
 }
 
-// A barrier's scopes as single records it (vk/barriers.hpp): blade's G and C their fixed
-// masks, a memory or buffer barrier the file's, execution-only its stages alone.
-struct Scopes {
-    uint64_t srcStage = 0, dstStage = 0, srcAccess = 0, dstAccess = 0;
-};
-std::optional<Scopes> scopesOf(const Barrier& b, const std::string& buffer) {
-    switch (b.kind) {
-        case BarrierKind::BladeGlobal:
-            return Scopes{kAllCommandsStage, kAllCommandsStage, kMemoryWrite | kTransferWrite,
-                          kMemoryReadWrite | kTransferRead | kTransferWrite};
-        case BarrierKind::BladeCompute:
-            return Scopes{kComputeStage, kComputeStage, kShaderWrite, kShaderRead | kShaderWrite};
-        case BarrierKind::Memory:
-            return Scopes{b.srcStage, b.dstStage, b.srcAccess, b.dstAccess};
-        case BarrierKind::Buffer:
-        case BarrierKind::Image:
-            if (b.buffer != buffer) return std::nullopt;
-            return Scopes{b.srcStage, b.dstStage, b.srcAccess, b.dstAccess};
-        case BarrierKind::ExecutionOnly:
-            return Scopes{b.srcStage, b.dstStage, 0, 0};
-        case BarrierKind::None:
-            return std::nullopt;
-    }
-    return std::nullopt;
+// A barrier's scopes as single records it (vk/barriers.hpp): blade's G and C their fixed masks
+// (explicitForm), a memory barrier the file's, a buffer or image barrier the file's on `buffer`
+// only, execution-only its stages alone; none for none.
+std::optional<Barrier> scopesOf(const Barrier& b, const std::string& buffer) {
+    const bool elsewhere = (b.kind == BarrierKind::Buffer || b.kind == BarrierKind::Image) && b.buffer != buffer;
+    if (b.kind == BarrierKind::None || elsewhere) return std::nullopt;
+    Barrier e = explicitForm(b);
+    if (b.kind == BarrierKind::ExecutionOnly) e.srcAccess = e.dstAccess = 0;
+    return e;
 }
 
 // Whether barrier `b` orders x's use before y's (see the header's rule).

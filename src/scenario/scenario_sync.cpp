@@ -494,4 +494,22 @@ const Barrier* layoutTransition(const Step& step) {
 uint64_t firstScope(uint64_t m) { return (m & (kAllCommandsStage | kBottomOfPipeStage)) ? ~uint64_t{0} : m; }
 uint64_t secondScope(uint64_t m) { return (m & kAllCommandsStage) ? ~uint64_t{0} : m & ~kTopOfPipeStage; }
 
+Barrier explicitForm(const Barrier& b) {
+    if (b.kind == BarrierKind::BladeGlobal)
+        return {.kind = BarrierKind::Memory,
+                .sync2 = false,
+                .srcStage = kAllCommandsStage,
+                .dstStage = kAllCommandsStage,
+                .srcAccess = kMemoryWrite | kTransferWrite,
+                .dstAccess = kMemoryRead | kMemoryWrite | kTransferRead | kTransferWrite};
+    if (b.kind == BarrierKind::BladeCompute)
+        return {.kind = BarrierKind::Memory,
+                .sync2 = false,
+                .srcStage = kComputeStage,
+                .dstStage = kComputeStage,
+                .srcAccess = kShaderWrite,
+                .dstAccess = kShaderRead | kShaderWrite};
+    return b;
+}
+
 }  // namespace repro::scenario

@@ -43,6 +43,10 @@ const Barrier* layoutTransition(const Step& step);
 uint64_t firstScope(uint64_t stages);
 uint64_t secondScope(uint64_t stages);
 
+// `b` with its masks spelled out: blade's G and C as a memory barrier of the masks
+// vk/barriers.hpp records them with; any other kind as it is.
+Barrier explicitForm(const Barrier& b);
+
 // One batch: what one VkSubmitInfo carries in multipass and single (Vulkan spec, "Queue
 // Submission"): the waits that open it, its steps (dispatches, transfers and barriers) as one
 // command buffer, and the signals that end it. Indices into Scenario::steps, in their order.
