@@ -18,25 +18,18 @@
 
 namespace repro {
 
-// ---- Thresholds (seconds; see decideCause for how they are used and why) --------------
+// ---- Thresholds (seconds) -------------------------------------------------------------
 
-// A submit "ended at the timeout" T when T - d <= measured <= T + d, d = max(15% of T,
-// 0.1 s): the host's measurement adds the submit and wake-up latency, the job may start
-// a little after the submit, the timer has jiffy granularity and the kill itself (soft
-// recovery, a ring reset) takes tens of milliseconds. A full GPU reset takes longer: with
-// a GPU-reset record in the log the window's top grows by kGpuResetAllowanceSeconds.
+// Each, and why: docs/watchdog.md "3. Telling the timeout from a synchronization bug" (the decision).
+// Ended at the timeout T: T - d <= measured <= T + d (+ kGpuResetAllowanceSeconds with a GPU reset in the log),
+// d = max(kNearTimeoutFraction T, kNearTimeoutFloorSeconds), which also covers the timer's jiffy granularity.
 inline constexpr double kNearTimeoutFraction = 0.15;
 inline constexpr double kNearTimeoutFloorSeconds = 0.1;
 inline constexpr double kGpuResetAllowanceSeconds = 10.0;
-// "Ended long before its predicted work": measured <= 0.5 * predicted - margin; "ran its
-// full predicted time": measured >= 0.75 * predicted - margin. The ratios leave room for
-// clocks that differ between split's short submits and one long one (a factor 2 would be
-// far beyond that on a warm GPU, and a kill at T of a prediction P > 2T ends at T/P < 0.5).
-// margin: 0.01 s for a prediction from timestamps (GPU time only; the host's measurement
-// of one submit adds its own overhead on top, never less); for one from host waits 0.05 s
-// plus 2 ms per split submit summed, since each of those waits counts a submit's overhead
-// (submit, interrupt, wake-up) that one big submit pays once: on tiny shapes the
-// prediction is mostly overhead and must not make a fast submit look cut short.
+// Cut short: measured <= kShortFraction P - margin, ran in full: measured >= kFullFraction P - margin, for a
+// prediction P (a factor 2 would be far beyond the clock differences of a warm GPU). margin: kTimestampMarginSeconds
+// for P from timestamps (GPU time only: the host's measurement adds its own overhead, never less), else
+// kMarginSeconds + kMarginPerHostWaitSeconds per split submit summed.
 inline constexpr double kShortFraction = 0.5;
 inline constexpr double kFullFraction = 0.75;
 inline constexpr double kTimestampMarginSeconds = 0.01;

@@ -45,21 +45,11 @@ EnvironmentSources processEnvironmentSources();
 // Reads the environment facts. Never throws and never guesses: a value that cannot be
 // read is "unreadable (<reason>)", one that does not exist "not present (<path>)";
 // paths in values and notes are shown relative to `root` ("/sys/module/amdgpu"), so
-// a report from a fake tree reads like one from a real host. Captured:
-//  - host: os (PRETTY_NAME of /etc/os-release, falling back to /usr/lib/os-release),
-//    os.id, os.version_id, kernel.release, kernel.version, kernel.machine, cpu (model
-//    name from /proc/cpuinfo), cpu.count, kernel.cmdline;
-//  - kernelDriver: for each of amdgpu, i915, xe, nouveau, nvidia either its
-//    parameters (`amdgpu.lockup_timeout` ...) or one "not present" line; every DRM
-//    card (`card0` -> "pci 0000:03:00.0, vendor 0x1002, device 0x73bf, driver amdgpu")
-//    with its driver's readable per-card facts (amdgpu vbios and fw_version files,
-//    i915 engine heartbeat/preempt timeouts, xe engine job timeouts);
-//  - drmCards: the cards again, as data;
+// a report from a fake tree reads like one from a real host. What host, kernelDriver, drmCards and notes
+// hold: docs/report-schema.md "`environment`" (the OS name falls back to /usr/lib/os-release). And:
 //  - variables: RADV_*, ACO_*, RADEON_*, AMD_*, MESA_*, INTEL_*, ANV_*, NVK_*, NAK_*,
-//    VK_LOADER_* and exactly VK_ICD_FILENAMES, VK_DRIVER_FILES, VK_INSTANCE_LAYERS,
-//    VK_LAYER_PATH, VK_ADD_LAYER_PATH, sorted by name (only those that are set);
-//  - notes: what was not read and why, and "driver environment variables: none set
-//    (...)" when no variable matched.
+//    VK_LOADER_*, REPRO_* and exactly VK_ICD_FILENAMES, VK_DRIVER_FILES, VK_INSTANCE_LAYERS,
+//    VK_LAYER_PATH, VK_ADD_LAYER_PATH, sorted by name (only those that are set).
 EnvironmentReport captureEnvironment(const EnvironmentSources& sources = {});
 
 // True when an environment variable NAME changes Vulkan driver or loader behaviour

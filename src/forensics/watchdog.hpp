@@ -37,19 +37,9 @@ std::optional<KernelVersion> parseKernelRelease(std::string_view release);
 enum class AmdgpuQueue { Gfx, Compute, Sdma, Video };
 std::string_view name(AmdgpuQueue q);  // "gfx", "compute", "sdma", "video"
 
-// Which rules the running kernel applies. Boundaries (see docs/watchdog.md for sources):
-//  - before 5.14: gfx/sdma/video 10000 ms; bare-metal compute has no timeout (the 60 s
-//    default of "drm/amdgpu: change the default timeout for kernel compute queues" was
-//    backported to the 5.12 and 5.13 stable series in July 2021, during 5.14's merge
-//    window, hence 5.14 (inferred, not read from a tag); 5.12 and 5.13 are ambiguous);
-//  - 5.14 to 6.16: gfx/sdma/video 10000 ms, compute 60000 ms on bare metal and in
-//    passthrough; under SR-IOV compute is 60000 ms in the one-VF mode, else 10000 ms. One
-//    value alone sets gfx, sdma and video (and compute too under SR-IOV or passthrough);
-//  - 6.17 and 6.18: every queue 10000 ms ("drm/amdgpu: make compute timeouts consistent",
-//    amd-drm-next-6.17); one value alone as before;
-//  - 6.19 and later: every queue 2000 ms ("drm/amdgpu: reduce queue timeout to 2 seconds
-//    v2", commit 1bea57ea7544, drm-next for 6.19-rc1); one value alone sets every queue.
-// A distribution kernel may carry backports; the version decides only for upstream rules.
+// Which rules the running kernel applies: the defaults and one-value rule of each era, with their sources, are
+// docs/watchdog.md "1. The timeout amdgpu applies" (5.14 as a boundary is inferred: "9. Not verified"). A
+// distribution kernel may carry backports; the version decides only for upstream rules.
 enum class AmdgpuEra { Unknown, Before5_14, Linux5_14To6_16, Linux6_17To6_18, Linux6_19On };
 AmdgpuEra amdgpuEra(const std::optional<KernelVersion>& kernel);
 // "Linux 6.19+", "Linux 6.17-6.18", "Linux 5.14-6.16", "Linux before 5.14", "an unknown kernel"
@@ -60,12 +50,8 @@ std::string_view describe(AmdgpuEra era);
 // amdgpu_device.c). repro does not detect it: callers pass BareMetal and say so.
 enum class AmdgpuVirtualization { BareMetal, Passthrough, SriovOneVf, SriovMultiVf };
 
-// The parameter parsed as amdgpu_device_get_job_timeout_settings parses it: split at ','
-// (strsep) and stop at the first empty field; each field through kstrtol(base 0): an
-// optional sign, then "0x"/"0X" hexadecimal, a leading "0" octal ("0755"; "08" is
-// invalid), else decimal; one trailing newline allowed; no spaces; the value must fit a
-// 64-bit long. A field that fails makes the whole parameter invalid: amdgpu then fails to
-// initialise the device ("invalid lockup_timeout parameter syntax").
+// The parameter parsed as amdgpu_device_get_job_timeout_settings parses it (docs/watchdog.md "The parameter"),
+// each value fitting a 64-bit long; a field that fails sets `error`, as the kernel rejects the whole parameter.
 struct LockupTimeoutParse {
     std::vector<int64_t> values;       // ms as the kernel read them, in order (gfx, compute, sdma,
                                        // video, then extras the kernel ignores)
@@ -99,15 +85,11 @@ struct AmdgpuTimeoutInput {
     bool virtualizationAssumed = true;  // true: bare metal was assumed, not detected
 };
 
-// The timeout of `queue` under `input`, following amdgpu_device_get_job_timeout_settings
-// of the era (see AmdgpuEra): 0 keeps that queue's default; a negative value means no
-// timeout (MAX_SCHEDULE_TIMEOUT); an empty parameter means the era's defaults. Unknown,
-// with the reason in `source`, when the kernel version cannot be parsed or predates the
-// rules modelled, when the parameter cannot be read (the default cannot be told from an
-// explicit value), when the kernel would have rejected the parameter, for a 5.12/5.13
-// compute default, and for a lone "0" on 6.19+ (the parameter's description says 0 keeps
-// the default; the patch as posted assigns the raw 0 to every queue; the merged v2 was not
-// read). Never throws.
+// The timeout of `queue` under `input` by the era's rules (docs/watchdog.md "1. The timeout amdgpu applies" and
+// "The parameter"): 0 keeps the queue's default, a negative value is no timeout (MAX_SCHEDULE_TIMEOUT), an empty
+// parameter the era's defaults. Unknown, with the reason in `source`, for a kernel version that cannot be parsed
+// or predates the rules modelled, a parameter that cannot be read (the default and an explicit value cannot be
+// told apart), one the kernel would reject, a 5.12/5.13 compute default and a lone "0" on 6.19+. Never throws.
 QueueTimeout amdgpuQueueTimeout(AmdgpuQueue queue, const AmdgpuTimeoutInput& input);
 
 // ---- The queue repro submits to --------------------------------------------------------

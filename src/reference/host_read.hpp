@@ -32,18 +32,14 @@ struct HostReadInfo {
                                                      // system refuses a thread: parallel.hpp)
 };
 
-// Default most threads: min(availableCpus(), 16). Reading WC memory scales with threads
-// (on the H200 host: 0.6 to 0.7 GB/s on 1 thread, 6.5 to 9 GB/s on 16; bench/RESULTS.md),
-// and 16 is all that host has; oversubscribing it (32) gained nothing.
+// Default most threads: min(availableCpus(), 16). Reading WC memory scales with threads, and 16 is all the
+// H200 host has (bench/RESULTS.md); oversubscribing it (32) gained nothing.
 inline constexpr unsigned kDefaultReadThreadCap = 16;
 // Fewest bytes per thread: smaller copies use fewer threads (one below 128 KiB).
 inline constexpr size_t kMinReadBytesPerThread = 64 * 1024;
-// The unit of work: threads take 16 KiB blocks of the source, in address order, from a
-// shared counter, so at any moment they read neighbouring blocks. Measured on the H200
-// host: 6.5 to 9 GB/s, against 1 to 2.8 GB/s when each thread reads one contiguous
-// 1/16th of the buffer (why the BAR reads prefer locality across threads is not known
-// here; the GPU's address translation for BAR accesses is a plausible cause). 1 KiB blocks
-// were slower, 4 KiB about the same.
+// The unit of work: threads take 16 KiB blocks of the source, in address order, from a shared counter, so at
+// any moment they read neighbouring blocks (faster on the H200's BAR than one contiguous range a thread:
+// bench/RESULTS.md).
 inline constexpr size_t kReadBlockBytes = 16 * 1024;
 
 // The default thread count: REPRO_READ_THREADS when it holds an integer 1..64
@@ -84,9 +80,8 @@ HostReadInfo copyFromMapped(void* dst, const void* src, size_t bytes, unsigned t
 // cores add buffers, up to a point. No exceptions.
 void copyToMapped(void* dst, const void* src, size_t bytes, unsigned threads = 0);
 inline constexpr size_t kWriteBlockBytes = 64 * 1024;
-// 14 MiB into the H200's BAR (bench/read_bench, bench/RESULTS.md): memcpy 11.2 GB/s, 4
-// threads 29.3, 8 threads 24.7, 16 threads 15.2; into system memory 8 threads were the
-// fastest. More writers than that contend for the link.
+// The most writer threads: the fastest count into system memory; more contend for the link (the H200's BAR
+// write figures: bench/RESULTS.md).
 inline constexpr unsigned kDefaultWriteThreadCap = 8;
 
 }  // namespace repro

@@ -19,22 +19,8 @@
 namespace repro {
 
 // The float32 error bound of one conv-T step computed from given inputs (the GPU's own
-// small[k-1] and the weight), per output element j with T_j = sum of |x||w| over its terms
-// (the magnitude pass |W| conv |x|) and cpu_j the exact result rounded once to float:
-//   K      = C * ceil(KH/SH) * ceil(KW/SW), the most terms one output sums
-//   u      = 2^-23 (round toward zero allowed, as for the chain's tolerance)
-//   gamma  = K u / (1 - K u)
-//   worst  = gamma T_j                                   any order, with or without FMA
-//   probable = lambda u sqrt(K + 1) T_j, lambda = 9      Higham & Mary's model, one step
-//   both   + 2^-24 |cpu_j| + gamma64 T_j                 the reference's own float64 error
-//                                                        and its rounding to float
-//   (2^-24 |cpu_j| carries a factor 1 + 2^-23 for its own evaluation)
-//          + a = (1 + gamma) 2^-126 (2K + 1 + S) + 2^-149  flushed denormal products,
-//            partial sums, inputs and output (S: the largest sum of |w| one output uses)
-//   allowed = min(worst, probable), as cpuTolerance takes it.
-// T_j comes from a float64 pass rounded to float, so it is taken as T_f (1 + 2^-22).
-// (cpu_reference.hpp derives the chain's version; this is its first step with the input
-// given, where the input's own error is zero by construction.)
+// small[k-1] and the weight): the symbols below and their derivation are docs/tolerance.md
+// "One step with the input given (`--check-steps`)".
 struct StepBound {
     uint64_t terms = 0;       // K
     double unitRoundoff = 0;  // u

@@ -109,7 +109,7 @@ std::optional<MergedRow> mergedRow(const nlohmann::json& document, const std::st
 
 // The JSON value of `text`, or nullopt with `problem` set: "not JSON (a syntax error at byte
 // N)", "not JSON (a number out of range at byte N)" (beyond a double's range, 1e400), "not
-// JSON (nested deeper than 512 levels at byte N)". Never throws, whatever the bytes.
+// JSON for a report (nested deeper than 512 levels)". Never throws, whatever the bytes.
 std::optional<nlohmann::json> parseMergedJson(const std::string& text, std::string& problem);
 
 // Reads and parses each file and makes its row. A file that is not a regular file (a FIFO

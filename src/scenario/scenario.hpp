@@ -32,20 +32,16 @@ inline constexpr uint32_t kMaxPrivateWords = 4096;
 // The most steps a scenario may have once every repeat is expanded.
 inline constexpr uint64_t kMaxSteps = 65536;
 
-// Where a buffer's memory is (docs/scenarios.md "buffers").
+// Where a buffer's memory is: the types each prefers, docs/scenarios.md "[[buffer]]" (`memory`); Shared is also
+// the built-in chain's class for its buffers and parameter blocks ("blade #356 as a scenario").
 enum class Placement {
-    DeviceLocal,  // DEVICE_LOCAL, preferring types that are not host-visible; written and read
-                  // through a host-visible staging buffer
-    HostVisible,  // HOST_VISIBLE|HOST_COHERENT, preferring types that are not HOST_CACHED, then
-                  // not DEVICE_LOCAL (system memory); mapped
-    Shared,       // blade's Memory::Shared class: HOST_VISIBLE|HOST_COHERENT, preferring DEVICE_LOCAL
-                  // (a BAR type where the device has one), then HOST_CACHED, by gpu-alloc's
-                  // usage score (vk/memory.hpp chooseMemoryType); mapped. The built-in chain's
-                  // class for small[0], small[N], the weight and the parameter blocks.
+    DeviceLocal,  // DEVICE_LOCAL; written and read through a host-visible staging buffer
+    HostVisible,  // HOST_VISIBLE|HOST_COHERENT, system memory; mapped
+    Shared,       // blade's Memory::Shared class (vk/memory.hpp chooseMemoryType); mapped
 };
 std::string_view name(Placement p);  // "device-local", "host-visible", "shared"
 
-// A buffer's contents before the first step (docs/scenarios.md "init").
+// A buffer's contents before the first step (docs/scenarios.md "[[buffer]]", `init`).
 enum class InitKind {
     Zero,       // every byte 0
     Pattern,    // every 32-bit word `value`
@@ -53,8 +49,7 @@ enum class InitKind {
     Random,     // word i from a xorshift32 seeded with `value` (0 taken as 1): randomWords()
     Host,       // the words of `words`, repeated to the size (host-written contents)
     Undefined,  // not written before the first step: reading it first is an error
-    // The built-in chain's data for the file's `shape` (reference/cpu_reference.hpp): the float bits
-    // of makeInput (small[0]) or makeWeight (the weight), repeated to the size like Host
+    // The built-in chain's input (makeInput) or weight (makeWeight) for the file's `shape`, as float bits
     ChainInput,
     ChainWeight,
 };
@@ -66,7 +61,7 @@ struct SourcePlace {
     uint32_t line = 0, column = 0;
 };
 
-// An [[image]] (docs/scenarios.md "Images"): a 2D image of one mip level and one array layer,
+// An [[image]] (docs/scenarios.md "[[image]]"): a 2D image of one mip level and one array layer,
 // whose texels are 32-bit words for every format here (rgba8unorm: the 4 bytes of a texel as
 // one little-endian word), row-major: texel (x, y) is word y * width + x of its contents, so
 // that the CPU model, the checks and the race check treat it as a buffer of width * height * 4
@@ -99,14 +94,11 @@ struct BufferSpec {
     std::vector<uint32_t> words;
     bool checked = false;   // its final contents are compared (check = [...])
     bool poisoned = false;  // --poison: init replaced by the sentinel (scenario_cpu.hpp poisonBuffers)
-    // `sharing = "concurrent"`: VK_SHARING_MODE_CONCURRENT among the queue families in use, no
-    // ownership transfers; by default exclusive, with a queue family ownership transfer
-    // wherever it changes family (scenario/scenario_sync.hpp ownershipTransfers)
+    // `sharing = "concurrent"`, no ownership transfers; by default exclusive, transferred wherever it changes
+    // family (scenario/scenario_sync.hpp ownershipTransfers; docs/scenarios.md "[[buffer]]", `sharing`)
     bool concurrent = false;
-    // `ownership_transfers = false` on an exclusive buffer: a labelled control that leaves its
-    // queue family ownership transfers out (Scenario::hasControl), so that a family reads what
-    // another wrote without an acquire (undefined contents: Vulkan spec, "Queue Family
-    // Ownership Transfer")
+    // `ownership_transfers = false` on an exclusive buffer: a labelled control without those transfers
+    // (Scenario::hasControl; docs/scenarios.md "[[buffer]]", `ownership_transfers`)
     bool ownershipTransfers = true;
     // Set: an [[image]], not a buffer (bytes = width * height * 4); steps that take a buffer
     // refuse it and the image steps take only these
@@ -119,38 +111,29 @@ inline bool awaitsChainWords(const BufferSpec& b) {
     return (b.init == InitKind::ChainInput || b.init == InitKind::ChainWeight) && b.words.empty();
 }
 
-// The built-in kernels of the scenario kernel set (shaders/scenario_*.comp). Every one works
-// on 32-bit words, one invocation per word, 64 invocations per workgroup.
+// The built-in kernels of the scenario kernel set (shaders/scenario_*.comp; what each does: docs/scenarios.md
+// "Kernels", "[[image]]"). 32-bit words, one invocation per word, 64 invocations per workgroup.
 enum class Kernel {
     Increment,  // binding 0 `data`: data[i] += add for i < count (in place: read-modify-write)
     Copy,       // binding 0 `src`, binding 1 `dst`: dst[i] = src[i] for i < count
     Noop,       // binding 0 `data`, never accessed: a dispatch that does nothing
-    // binding 0 `data`: one odd-even transposition step in place: pairs (k, k+1) with
-    // k = 2j + phase, k + 1 < count, swapped when data[k] > data[k+1] (taichi #3791)
+    // binding 0 `data`: one odd-even transposition step in place, pairs (2j + phase, 2j + phase + 1)
     CompareSwap,
-    // binding 0 `src`, binding 1 `dst`: dst[i] = privateArrayWord(src[i], privateWords), an
-    // array of privateWords words per invocation (a specialization constant; cubecl #1336)
+    // bindings 0 `src`, 1 `dst`: dst[i] = privateArrayWord(src[i], privateWords) (cubecl #1336)
     PrivateArray,
-    // binding 0 `data`: data[i] = workWord(data[i], work) in place: `work` rounds of a hash
-    // whose result is written (llama.cpp #21724, taichi #3544)
+    // binding 0 `data`: data[i] = workWord(data[i], work) in place (llama.cpp #21724, taichi #3544)
     Work,
-    // binding 0 `args`: invocation 0 writes a VkDispatchIndirectCommand, the three words x, y,
-    // z, at byte `offset` of args (Dispatch::writer); every other invocation does nothing
+    // binding 0 `args`: invocation 0 writes the VkDispatchIndirectCommand of Dispatch::writer
     IndirectWriter,
-    // blade #356's two kernels, the built-in chain's very pipelines (shaders/conv_t.comp,
-    // shaders/slice.comp; no push constants): bindings 0 `input` (small), 1 `weight`, 2 `output`
-    // (big), and repro's own storage buffer `conv_params` bound at 3, written from the file's
-    // `shape` (core/shape.hpp convParams); workgroups ChainSizes::convWorkgroups. Float
-    // kernels: no CPU model, their output is compared with split only.
+    // blade #356's conv-t (shaders/conv_t.comp): bindings 0 `input`, 1 `weight`, 2 `output`; `conv_params`
+    // (core/shape.hpp convParams) at 3; workgroups ChainSizes::convWorkgroups
     ConvT,
-    // bindings 0 `input` (big), 1 `output` (small), and `slice_params` at 2 (sliceParams);
-    // workgroups ChainSizes::sliceWorkgroups.
+    // blade #356's slice: bindings 0 `input` (big), 1 `output` (small); `slice_params` (sliceParams) at 2;
+    // workgroups ChainSizes::sliceWorkgroups
     Slice,
-    // binding 0 `image`, an r32ui storage image (shaders/scenario_image_increment.comp):
-    // texel i (row-major) += add for i < count; the increment kernel on texels
+    // binding 0 `image`, an r32ui storage image: texel i (row-major) += add for i < count
     ImageIncrement,
-    // bindings 0 `src`, 1 `dst`, storage images of one format and extent: dst texel i = src
-    // texel i for i < count (shaders/scenario_image_copy_*.comp, one per format)
+    // bindings 0 `src`, 1 `dst`, storage images of one format and extent: dst texel i = src texel i, i < count
     ImageCopy,
 };
 // "increment", "copy", "noop", "compare-swap", "private-array", "work", "indirect-writer",
@@ -161,8 +144,7 @@ std::optional<Kernel> parseKernel(std::string_view text);
 inline bool isChainKernel(Kernel k) { return k == Kernel::ConvT || k == Kernel::Slice; }
 // Whether `k` binds storage images (image-increment, image-copy) instead of storage buffers.
 inline bool isImageKernel(Kernel k) { return k == Kernel::ImageIncrement || k == Kernel::ImageCopy; }
-// The binding names a kernel takes, in binding order ("data"; "src", "dst"; "data"; "data";
-// "src", "dst"; "data"; "args"; "input", "weight", "output"; "input", "output").
+// The binding names a kernel takes, in binding order (the Kernel enumerators above).
 std::vector<std::string_view> kernelBindings(Kernel k);
 // Whether binding `index` of `k` is written by the kernel (increment's data, copy's dst,
 // indirect-writer's args).
@@ -235,8 +217,8 @@ struct Dispatch {
     ImageFormat imageFormat = ImageFormat::R32ui;  // image-increment, image-copy: the images' format
 };
 
-// Whether the CPU model computes `d`: a built-in integer kernel; not a user kernel, conv-t or
-// slice (their output is compared with split only).
+// Whether the integer CPU model computes `d`: a built-in integer kernel; not a user kernel
+// (compared with split only), nor conv-t or slice (scenario/scenario_chain.hpp's chain values).
 inline bool cpuModelled(const Dispatch& d) { return d.user.empty() && !isChainKernel(d.kernel); }
 
 // The 16 bytes of push constants recorded for `d`: d.params, or for the indirect-writer the
@@ -247,18 +229,11 @@ KernelParams pushConstants(const Dispatch& d);
 // most 2^54 for counts up to 65535). Pure.
 uint64_t invocations(const uint32_t (&groups)[3]);
 
-// The most invocations a dispatch of `d`'s kernel may have before the 32-bit index its shader
-// computes wraps, which would make invocations past 2^32 work on words the first ones already
-// did, where the CPU model has them do nothing (hostile-input probe R1):
-//  - increment, copy, private-array, work: shaders/scenario_common.h flatIndex, x + size.x *
-//    (y + size.y * z) in 32-bit uint with size the dispatch's invocations per axis, reaches
-//    invocations - 1 without wrapping up to 2^32 invocations;
-//  - compare-swap: its pair (2i + phase, 2i + phase + 1) up to 2 * invocations - 1 + phase,
-//    so (2^32 - phase) / 2 invocations (phase 1 for "alternate": 2^31 - 1);
-//  - 0, no bound: noop and the indirect-writer (their result does not depend on the index),
-//    conv-t and slice (their workgroups come from the shape), and user kernels (repro does
-//    not know their indexing, and compares their output with split only).
-// Pure.
+// The most invocations a dispatch of `d`'s kernel may have before the 32-bit index its shader computes wraps
+// (docs/scenarios.md "[[step]]", `groups`; hostile-input probe R1): 2^32 for flatIndex, x + size.x * (y + size.y
+// * z) in uint (shaders/scenario_common.h); (2^32 - phase) / 2 for compare-swap's pairs; 0, no bound, for noop and
+// the indirect-writer (no result depends on the index), conv-t and slice (workgroups from the shape) and user
+// kernels (repro does not know their indexing). Pure.
 uint64_t maxIndexedInvocations(const Dispatch& d);
 
 // vkCmdFillBuffer, vkCmdUpdateBuffer, vkCmdCopyBuffer. Offsets and sizes in bytes, multiples
@@ -279,7 +254,7 @@ struct Copy {
     uint64_t srcOffset = 0, dstOffset = 0, size = 0;
 };
 
-// The image transfers (docs/scenarios.md "Images"), on mip level 0, array layer 0 of the
+// The image transfers (docs/scenarios.md "[[image]]"), on mip level 0, array layer 0 of the
 // color aspect: vkCmdCopyBufferToImage, vkCmdCopyImageToBuffer, vkCmdCopyImage and
 // vkCmdClearColorImage. A region is texels; a buffer side is tightly packed (bufferRowLength
 // 0) from `bufferOffset`, 4 bytes per texel.
@@ -344,12 +319,8 @@ struct Barrier {
     bool operator==(const Barrier&) const = default;
 };
 
-// Host points (docs/scenarios.md "Host points"): the host writes words into, or reads, the
-// mapped memory of a host-visible buffer between two steps. The recorder ends the submit there
-// (waited; before a read with an ALL_COMMANDS/MEMORY_WRITE -> HOST/HOST_READ barrier: Vulkan
-// spec "Fences"/"Semaphores", a host wait covers device accesses only), so the host sees every
-// earlier step's writes; a later submit sees the host's write (Vulkan spec "Host Write
-// Ordering Guarantees" of vkQueueSubmit).
+// Host points: the host writes words into, or reads, the mapped memory of a host-visible buffer between two
+// steps; the recorder ends the submit there and waits (why that suffices: docs/scenarios.md "Host points").
 struct HostWrite {
     std::string buffer;           // host-visible
     uint64_t offset = 0;          // bytes, a multiple of 4; offset + 4 * words.size() fits
@@ -485,16 +456,9 @@ inline bool isWork(const Step& step) { return holds<Dispatch, Fill, Update, Copy
 // A host write or a host read: the main queue's submit ends there and is waited for.
 inline bool isHostPoint(const Step& step) { return holds<HostWrite, HostRead>(step.body); }
 
-// `repro --scenario FILE --barrier B`: every barrier step of `s` replaced by B, the
-// matrix's barrier factor applied to a scenario (docs/scenarios.md "Options"):
-//   blade:          blade's G (ALL_COMMANDS -> ALL_COMMANDS, MEMORY_WRITE -> MEMORY_READ|WRITE)
-//   full:           one synchronization2 global memory barrier ALL_COMMANDS -> ALL_COMMANDS,
-//                   MEMORY_WRITE -> MEMORY_READ|MEMORY_WRITE
-//   execution-only: the step's own stages (ALL_COMMANDS for blade's barriers), no memory
-//                   barrier: a control
-//   none:           nothing recorded: a control
-// Labels say "(--barrier B)". Returns "" when done, or why B does not apply (sync2 and
-// buffer name masks or a buffer of their own, which a scenario's barriers already give).
+// `repro --scenario FILE --barrier B`: every barrier step of `s` replaced by B, its label saying "(--barrier B)"
+// (what each B records: docs/scenarios.md "`--barrier` and `--repeat` on a scenario"). Returns "" when done, or
+// why B does not apply (sync2 and buffer, whose masks and buffer a scenario's barriers already name).
 std::string replaceBarriers(Scenario& s, repro::BarrierKind b);
 
 // The matrix's work factor on a scenario: every dispatch's `work` (its loop whose result never

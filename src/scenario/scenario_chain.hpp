@@ -2,15 +2,7 @@
 // CPU model"): which buffers hold a value of the built-in chain, and their comparison with
 // the chain computed on the host in float64 within its derived float32 tolerance
 // (reference/cpu_reference.hpp). Vulkan-free.
-//
-// The integer kernels and the transfers are modelled word by word (scenario/scenario_cpu.hpp);
-// conv-t and slice are float kernels, whose float32 result is not one set of bits. What the
-// model can still know is *which* value of the chain a buffer holds: a conv-t whose input
-// holds small[k] and whose weight holds the chain's weight writes big[k]; a slice of big[k]
-// writes small[k + 1]. Where that holds, the buffer is compared with small[k] (for big[k],
-// its crop at (1, 1), which is small[k + 1]) from CpuStepper, element by element, within the
-// tolerance cpu_reference.hpp derives. Anything else a float kernel writes stays unknown to
-// the model and is compared with split only (unmodelledBuffers).
+// What a float kernel writes outside the chain's values is compared with split only (unmodelledBuffers).
 #pragma once
 
 #include <cstdint>
@@ -39,18 +31,12 @@ std::string describe(ChainValue v);
 // Buffer name -> the chain value it holds whole.
 using ChainValues = std::map<std::string, ChainValue>;
 
-// Before the first step: a buffer of exactly the shape's small tensor with init
-// "chain-input" holds small[0]; one of exactly the weight tensor with init "chain-weight"
-// holds the weight (a larger one repeats the data, so it holds neither). Empty without a
-// shape.
+// The chain values the buffers hold before the first step, by the rules of docs/scenarios.md "conv-t and slice in
+// the CPU model" (chain-input and chain-weight of exactly the tensor's size). Empty without a shape.
 ChainValues initialChainValues(const Scenario& s);
 
-// `values` after one more step: a conv-t whose input holds small[k] and whose weight holds
-// the weight makes its output (exactly the big tensor's bytes) hold big[k]; a slice whose
-// input holds big[k] makes its output (exactly the small tensor's bytes) hold small[k + 1];
-// a transfer copy of a whole buffer into a buffer of the same size, both at offset 0, gives
-// the destination the source's value. Every other write (stepAccesses) takes the written
-// buffer's value away, a partial one included. Barriers, host reads and reads change nothing.
+// `values` after one more step, by the same rules: conv-t and slice make their output hold the next value, a
+// whole-buffer copy carries it, every other write (stepAccesses) takes it away; barriers and reads change nothing.
 void chainValuesAfter(const Step& step, const Scenario& s, ChainValues& values);
 
 // chainValuesAfter over every step: what each buffer holds at the end.
@@ -83,11 +69,9 @@ std::map<std::string, ChainExpected> chainReferences(const Shape& shape, const C
 // variance chains: CpuStepper::advance) of convTermCount(shape) each. 0 when empty.
 uint64_t chainReferenceCost(const Shape& shape, const ChainValues& values);
 
-// The most multiply-adds `--reference auto` spends on the CPU chain of a scenario (2^32: about
-// 0.23 s on two cores at the 18.9 G multiply-adds/s that bench/scenario_chain.sh measured on
-// this project's 2-core machine, bench/RESULTS.md; the blade file needs 1.8e7 at shape small
-// and 6.8e10, 3.6 s there, at the full shape). Past it the chain values are compared with
-// split only, and the header says so.
+// The most multiply-adds `--reference auto` spends on the CPU chain of a scenario (2^32; past it the chain
+// values are compared with split only, and the header says so). What that costs: docs/scenarios.md "conv-t and
+// slice in the CPU model" (`--reference auto`) and bench/RESULTS.md.
 inline constexpr uint64_t kAutoChainMultiplyAdds = uint64_t{1} << 32;
 
 // The floats of a buffer holding `v` that are compared with ChainExpected::small: for small[k]

@@ -1,4 +1,4 @@
-// The scenario parser's images (docs/scenarios.md "Images"): [[image]] tables, the image
+// The scenario parser's images (docs/scenarios.md "[[image]]"): [[image]] tables, the image
 // transfer steps, an image barrier's keys and the layout each image is in at each step.
 // Private to the scenario parser (scenario_parse.cpp, scenario_parse_steps.cpp).
 #pragma once
