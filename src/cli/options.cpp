@@ -66,15 +66,10 @@ double readPositive(std::string_view text, std::string_view label, std::string_v
     return value;
 }
 
-// The enum value called `text` by name(); `text` is one of the table's choices, so it is
-// always found (the first value is a fallback that is never reached).
-template <typename Enum, size_t N>
-Enum named(std::string_view text, const Enum (&values)[N]) {
-    for (const Enum v : values) {
-        if (name(v) == text) return v;
-    }
-    return values[0];
-}
+// Each enum's names, in the order of its values (name(), parseName).
+constexpr std::string_view kModeNames[] = {"split", "multipass", "single"};
+constexpr std::string_view kFormatNames[] = {"text", "markdown", "json", "csv"};
+constexpr std::string_view kReferenceNames[] = {"auto", "split", "cpu", "none"};
 
 // "A..B" (or "N=A..B") with 1 <= A <= B: the built-in chain's lengths.
 std::pair<uint32_t, uint32_t> parseSweep(std::string_view text) {
@@ -114,11 +109,7 @@ ParameterSweep parseParameterSweep(std::string_view text) {
         for (uint64_t v = a; v <= b; ++v) out.values.push_back(static_cast<uint32_t>(v));
         return out;
     }
-    for (size_t at = 0; at <= rest.size();) {
-        const size_t comma = std::min(rest.find(',', at), rest.size());
-        out.values.push_back(number(rest.substr(at, comma - at)));
-        at = comma + 1;
-    }
+    for (const std::string_view value : split(rest, ',')) out.values.push_back(number(value));
     if (out.values.size() > kMaxParameterSweepValues)
         fail(fmt::format("--sweep: {} values; at most {}", out.values.size(), kMaxParameterSweepValues));
     return out;
@@ -218,6 +209,7 @@ std::optional<std::string> singleValue(const OptionSpec& spec, const CLI::Option
 bool given(const RawArgs& raw, const OptionSpec& spec) {
     return spec.value != nullptr ? (raw.*(spec.value)).has_value() : raw.*(spec.flag);
 }
+bool given(const RawArgs& raw, std::string_view longName) { return given(raw, *findLongOption(longName)); }
 
 // Every value of an option that takes only the words of its `choices` is one of them.
 void checkChoices(const RawArgs& raw) {
@@ -259,6 +251,27 @@ RawArgs readRawArgs(const std::vector<std::string>& args) {
 
 // ---- each group's values -----------------------------------------------------------------
 
+using R = RawArgs;
+using O = Options;
+
+// The options an Options field keeps as given: a flag's presence, a value's text. A table laid
+// out by hand, not by clang-format.
+// clang-format off
+constexpr std::pair<bool R::*, bool O::*> kFlagsKept[] = {
+    {&R::listDevices, &O::listDevices}, {&R::validation, &O::validation}, {&R::checkSteps, &O::checkSteps},
+    {&R::poison, &O::poison}, {&R::stress, &O::stress}, {&R::printStream, &O::printStream},
+    {&R::invert, &O::invert}, {&R::timings, &O::timings}, {&R::timestamps, &O::timestamps},
+    {&R::breadcrumbs, &O::breadcrumbs}, {&R::labels, &O::labels}, {&R::captureRgp, &O::captureRgp},
+    {&R::verbose, &O::verbose}, {&R::quiet, &O::quiet}, {&R::matrix, &O::matrix}, {&R::triage, &O::triage},
+    {&R::watchdogProbe, &O::watchdogProbe}, {&R::driverEnvSweep, &O::driverEnvSweep},
+    {&R::allDrivers, &O::allDrivers}, {&R::keepLogs, &O::keepLogs}, {&R::mutants, &O::mutants},
+    {&R::listScenarios, &O::listScenarios}};
+constexpr std::pair<std::optional<std::string> R::*, std::optional<std::string> O::*> kValuesKept[] = {
+    {&R::device, &O::device}, {&R::expectDriver, &O::expectDriver}, {&R::dumpDir, &O::dumpDir},
+    {&R::output, &O::output}, {&R::json, &O::json}, {&R::trace, &O::trace}, {&R::captureGfxr, &O::captureGfxr},
+    {&R::spirv, &O::spirvDir}, {&R::scenario, &O::scenario}, {&R::writeScenario, &O::writeScenario}};
+// clang-format on
+
 void readChainAndShape(const RawArgs& raw, std::optional<std::string_view> envChain, Options& o) {
     if (raw.mode) o.modes = *parseModes(*raw.mode);
     if (raw.chain) {
@@ -279,14 +292,6 @@ void readChainAndShape(const RawArgs& raw, std::optional<std::string_view> envCh
     (void)computeSizes(o.shape);  // UsageError for a shape the chain cannot have
 }
 
-void readDevice(const RawArgs& raw, Options& o) {
-    o.device = raw.device;
-    o.listDevices = raw.listDevices;
-    if (raw.queue) o.queue = parseQueue(*raw.queue);
-    o.expectDriver = raw.expectDriver;
-    o.validation = raw.validation;
-}
-
 double readTimeout(std::string_view text) {
     const double seconds = readNumber(text, "--timeout", "seconds");
     if (!(seconds >= 1.0)) {
@@ -300,16 +305,11 @@ double readTimeout(std::string_view text) {
 }
 
 void readRun(const RawArgs& raw, Options& o) {
-    constexpr ReferenceKind references[] = {ReferenceKind::Auto, ReferenceKind::Split, ReferenceKind::Cpu,
-                                            ReferenceKind::None};
-    if (raw.reference) o.reference = named(*raw.reference, references);
+    if (raw.reference) o.reference = *parseName<ReferenceKind>(*raw.reference, kReferenceNames);
     if (raw.scenario && o.reference == ReferenceKind::None)
         fail(
             "--reference none: not with --scenario: the zero and non-finite checks alone are the built-in chain's; a "
             "file is compared with the CPU model and split (expected auto, split or cpu)");
-    o.checkSteps = raw.checkSteps;
-    o.poison = raw.poison;
-    o.stress = raw.stress;
     if (raw.repeat) o.repeat = readCount(*raw.repeat, "--repeat", 1);
     if (raw.sweep && raw.scenario) {
         o.parameterSweep = parseParameterSweep(*raw.sweep);
@@ -333,25 +333,6 @@ void readRun(const RawArgs& raw, Options& o) {
         }
         o.dropDispatch = static_cast<uint32_t>(*value);
     }
-    o.dumpDir = raw.dumpDir;
-    o.printStream = raw.printStream;
-    o.invert = raw.invert;
-}
-
-void readReport(const RawArgs& raw, Options& o) {
-    constexpr Format formats[] = {Format::Text, Format::Markdown, Format::Json, Format::Csv};
-    if (raw.format) o.format = named(*raw.format, formats);
-    o.output = raw.output;
-    o.json = raw.json;
-    o.trace = raw.trace;
-    o.timings = raw.timings;
-    o.timestamps = raw.timestamps;
-    o.breadcrumbs = raw.breadcrumbs;
-    o.labels = raw.labels;
-    o.captureGfxr = raw.captureGfxr;
-    o.captureRgp = raw.captureRgp;
-    o.verbose = raw.verbose;
-    o.quiet = raw.quiet;
 }
 
 // --mutant STEP:KIND (the step is checked against the file in scenario/mutants.cpp).
@@ -380,68 +361,36 @@ void readExperiments(const RawArgs& raw, Options& o) {
     if (raw.memory) o.memory = *parseBufferMemory(*raw.memory);
     if (raw.dispatchRepeat) o.dispatchRepeat = readCount(*raw.dispatchRepeat, "--dispatch-repeat", 1, 64);
     if (raw.profile) o.profile = *parseProfile(*raw.profile);
-    o.spirvDir = raw.spirv;
     if (raw.mutant) o.mutant = readMutant(*raw.mutant);
-}
-
-void readMultiRun(const RawArgs& raw, Options& o) {
-    o.matrix = raw.matrix;
-    o.triage = raw.triage;
-    o.watchdogProbe = raw.watchdogProbe;
-    o.driverEnvSweep = raw.driverEnvSweep;
-    o.allDrivers = raw.allDrivers;
-    o.keepLogs = raw.keepLogs;
-    o.mutants = raw.mutants;
 }
 
 // ---- rules between options ---------------------------------------------------------------
 
-struct Given {
-    bool given;
-    std::string_view name;
-};
-
 // The options --matrix, --triage and --watchdog-probe choose for each of their runs.
-std::vector<Given> variantOptions(const RawArgs& raw) {
-    return {{raw.mode.has_value(), "--mode"},
-            {raw.barrier.has_value(), "--barrier"},
-            {raw.submitEvery.has_value(), "--submit-every"},
-            {raw.splitMib.has_value(), "--split-mib"},
-            {raw.splitMs.has_value(), "--split-ms"},
-            {raw.hostWait, "--host-wait"},
-            {raw.noHostWait, "--no-host-wait"},
-            {raw.memory.has_value(), "--memory"},
-            {raw.dispatchRepeat.has_value(), "--dispatch-repeat"},
-            {raw.profile.has_value(), "--profile"}};
-}
+constexpr std::string_view kVariantOptions[] = {
+    "--mode",      "--barrier",      "--submit-every", "--split-mib",       "--split-ms",
+    "--host-wait", "--no-host-wait", "--memory",       "--dispatch-repeat", "--profile"};
 
 // --matrix, --triage, --watchdog-probe: they choose the variant options themselves.
 void checkChoosesVariants(const RawArgs& raw, std::string_view what) {
-    const std::vector<Given> options = variantOptions(raw);
-    const auto given = std::find_if(options.begin(), options.end(), [](const Given& g) { return g.given; });
-    if (given == options.end()) return;
+    const auto* chosen = std::ranges::find_if(kVariantOptions, [&](std::string_view o) { return given(raw, o); });
+    if (chosen == std::end(kVariantOptions)) return;
     std::string list;
-    for (size_t i = 0; i < options.size(); ++i) {
-        list += (i == 0 ? "" : i + 1 == options.size() ? " and " : ", ") + std::string(options[i].name);
+    for (size_t i = 0; i < std::size(kVariantOptions); ++i) {
+        list += (i == 0 ? "" : i + 1 == std::size(kVariantOptions) ? " and " : ", ") + std::string(kVariantOptions[i]);
     }
-    fail(fmt::format("{}: chooses {} itself; leave out {}", what, list, given->name));
+    fail(fmt::format("{}: chooses {} itself; leave out {}", what, list, *chosen));
 }
 
 // The runs made of child processes: at most one, and what none of them goes with.
 void checkMultiRunRules(const RawArgs& raw, const Options& o) {
-    const Given runs[] = {{o.matrix, "--matrix"},
-                          {o.triage, "--triage"},
-                          {o.watchdogProbe, "--watchdog-probe"},
-                          {o.driverEnvSweep, "--driver-env-sweep"},
-                          {o.mutants, "--mutants"}};
-    for (size_t i = 0; i < std::size(runs); ++i) {
-        for (size_t j = i + 1; j < std::size(runs); ++j) {
-            if (runs[i].given && runs[j].given) fail(fmt::format("{} and {}: choose one", runs[i].name, runs[j].name));
-        }
-    }
-    const auto run = std::find_if(std::begin(runs), std::end(runs), [](const Given& g) { return g.given; });
+    constexpr std::string_view runs[] = {"--matrix", "--triage", "--watchdog-probe", "--driver-env-sweep", "--mutants"};
+    const auto isGiven = [&](std::string_view name) { return given(raw, name); };
+    const auto* run = std::ranges::find_if(runs, isGiven);
     if (run == std::end(runs)) return;
-    const std::string_view what = run->name;
+    if (const auto* other = std::find_if(run + 1, std::end(runs), isGiven); other != std::end(runs))
+        fail(fmt::format("{} and {}: choose one", *run, *other));
+    const std::string_view what = *run;
     if (o.sweep || o.parameterSweep) fail(fmt::format("{}: not with --sweep", what));
     if (o.listDevices) fail(fmt::format("{}: not with --list-devices", what));
     if (o.printStream) fail(fmt::format("--print-stream: not with {}", what));
@@ -527,7 +476,7 @@ Options readMergeOptions(const RawArgs& raw) {
     }
     checkChoices(raw);
     Options o;
-    readReport(raw, o);
+    if (raw.format) o.format = *parseName<Format>(*raw.format, kFormatNames);
     o.mergeReports = raw.files;
     return o;
 }
@@ -595,16 +544,14 @@ Options readOptions(const RawArgs& raw, std::optional<std::string_view> envChain
     Options o;
     // A file's steps are its own: the environment's N is the built-in chain's.
     readChainAndShape(raw, raw.scenario ? std::nullopt : envChain, o);
-    o.scenario = raw.scenario;
-    o.listScenarios = raw.listScenarios;
-    o.writeScenario = raw.writeScenario;
-    readDevice(raw, o);
+    for (const auto& [from, to] : kFlagsKept) o.*to = raw.*from;
+    for (const auto& [from, to] : kValuesKept) o.*to = raw.*from;
+    if (raw.queue) o.queue = parseQueue(*raw.queue);
     readRun(raw, o);
-    readReport(raw, o);
+    if (raw.format) o.format = *parseName<Format>(*raw.format, kFormatNames);
     if (o.format == Format::Csv)
         fail("--format csv: only with --merge-reports (a run's report is text, markdown or json)");
     readExperiments(raw, o);
-    readMultiRun(raw, o);
     readGtest(raw, o);
     checkOtherRules(o);
     checkMultiRunRules(raw, o);
@@ -621,24 +568,14 @@ ParseOutcome usageError(std::string line) {
 
 }  // namespace
 
-std::string_view name(Mode m) {
-    static constexpr std::string_view kNames[] = {"split", "multipass", "single"};
-    return nameOf(kNames, m);
-}
+std::string_view name(Mode m) { return nameOf(kModeNames, m); }
 
-std::string_view name(Format f) {
-    static constexpr std::string_view kNames[] = {"text", "markdown", "json", "csv"};
-    return nameOf(kNames, f);
-}
+std::string_view name(Format f) { return nameOf(kFormatNames, f); }
 
-std::string_view name(ReferenceKind k) {
-    static constexpr std::string_view kNames[] = {"auto", "split", "cpu", "none"};
-    return nameOf(kNames, k);
-}
+std::string_view name(ReferenceKind k) { return nameOf(kReferenceNames, k); }
 
 std::optional<std::vector<Mode>> parseModes(std::string_view text) {
-    for (const Mode m : {Mode::Split, Mode::Multipass, Mode::Single})
-        if (text == name(m)) return std::vector{m};
+    if (const auto m = parseName<Mode>(text, kModeNames)) return std::vector{*m};
     // `single` runs last: it is the one most likely to hang the GPU.
     if (text == "all") return std::vector{Mode::Split, Mode::Multipass, Mode::Single};
     return std::nullopt;

@@ -48,12 +48,7 @@ void unblock(std::initializer_list<int> signals) {
 volatile std::sig_atomic_t gForwardedTo = 0;  // a process stopped by its parent: the child told, until SIGCONT
 std::atomic<int64_t> gStopBegan{0};           // ... and when its stop began
 
-// SIGTSTP: passed on to the child (with SIGSTOP too when the child is stopped by its
-// parent); a process that stops itself then stops with SIGSTOP (also where the kernel would
-// drop a default SIGTSTP, in an orphaned process group) and, continued, continues the
-// child. A process stopped by its parent never stops itself: its parent's SIGSTOP does, and
-// a SIGCONT always undoes that, however many SIGTSTPs one Ctrl-Z delivered. Only
-// async-signal-safe calls.
+// SIGTSTP, as interrupt.hpp's "Job control" says. Only async-signal-safe calls.
 extern "C" void onStop(int) {
     const int savedErrno = errno;
     const pid_t child = gStopChild;

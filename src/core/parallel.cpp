@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <stop_token>
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include "core/text.hpp"
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -161,9 +161,7 @@ WorkerPool& pool() {
 
 }  // namespace
 
-// Pool threads take no asynchronous signal (SIGINT, SIGTERM, ...): the kernel delivers
-// those to a thread that does not block them, so they reach the threads that run the
-// session and interrupt its blocking calls there.
+// The kernel delivers an asynchronous signal to a thread that does not block it (parallel.hpp).
 void blockAsynchronousSignals() {
 #if defined(__linux__)
     sigset_t set;
@@ -188,12 +186,9 @@ unsigned availableCpus() {
 }
 
 std::optional<unsigned> parseThreadCount(const char* text) {
-    if (text == nullptr || *text < '0' || *text > '9') return std::nullopt;
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long value = std::strtoul(text, &end, 10);
-    if (errno != 0 || *end != '\0' || value < 1 || value > kMaxParallelThreads) return std::nullopt;
-    return static_cast<unsigned>(value);
+    const auto value = text == nullptr ? std::nullopt : parseWhole<unsigned>(text);
+    if (!value || *value < 1 || *value > kMaxParallelThreads) return std::nullopt;
+    return value;
 }
 
 void runParallelTasks(size_t tasks, unsigned threads, TaskFunction fn, void* context) {

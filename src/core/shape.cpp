@@ -27,6 +27,15 @@ uint64_t checkedMul(uint64_t a, uint64_t b, uint64_t limit, std::string_view wha
 
 uint32_t ceilDiv(uint64_t a, uint32_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
+uint64_t saturatingMul(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<uint64_t>::max() : r;
+}
+uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<uint64_t>::max() : r;
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& presetNames() {
@@ -34,22 +43,11 @@ const std::vector<std::string_view>& presetNames() {
     return names;
 }
 
+// small and tiny keep spectrostream's kernel, stride and padding (Shape's defaults).
 Shape presetShape(std::string_view name) {
     if (name == "spectrostream") return Shape{};
-    if (name == "small") {
-        return Shape{.batch = 1,
-                     .channels = 16,
-                     .height = 12,
-                     .width = 40,
-                     .kernelH = 3,
-                     .kernelW = 4,
-                     .strideH = 1,
-                     .strideW = 2};
-    }
-    if (name == "tiny") {
-        return Shape{
-            .batch = 2, .channels = 4, .height = 5, .width = 7, .kernelH = 3, .kernelW = 4, .strideH = 1, .strideW = 2};
-    }
+    if (name == "small") return Shape{.channels = 16, .height = 12, .width = 40};
+    if (name == "tiny") return Shape{.batch = 2, .channels = 4, .height = 5, .width = 7};
     throw UsageError(fmt::format("--preset: unknown preset '{}' (known: spectrostream, small, tiny)", name));
 }
 
@@ -108,17 +106,6 @@ ChainSizes computeSizes(const Shape& s) {
     z.sliceWorkgroups = {ceilDiv(z.smallElems, kSliceWorkgroupX), 1, 1};
     return z;
 }
-
-namespace {
-uint64_t saturatingMul(uint64_t a, uint64_t b) {
-    uint64_t r = 0;
-    return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<uint64_t>::max() : r;
-}
-uint64_t saturatingAdd(uint64_t a, uint64_t b) {
-    uint64_t r = 0;
-    return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<uint64_t>::max() : r;
-}
-}  // namespace
 
 ChainMemory chainMemory(const ChainSizes& z, uint32_t n) {
     ChainMemory m;

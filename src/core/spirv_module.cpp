@@ -1,6 +1,4 @@
-// SPIR-V module reading: header, instruction stream, entry point, workgroup size and
-// descriptor bindings. Numbers below are from the SPIR-V specification (unified): the
-// header and instruction layout from §2.3, the enumerants and opcodes from §3.
+// SPIR-V module reading (spirv_module.hpp; the § numbers are the SPIR-V specification's).
 #include "core/spirv_module.hpp"
 
 #include <fmt/format.h>

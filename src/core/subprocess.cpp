@@ -37,9 +37,8 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& env) 
     return envStrings;
 }
 
-// In the forked child (only async-signal-safe calls): dies with the parent (SIGKILL when
-// the thread that forked it ends, man 2 prctl), output to the log, stdin from /dev/null,
-// then the program; 127 when any of it fails, as a shell reports a command it cannot run.
+// In the forked child, only async-signal-safe calls: runChild's set-up (subprocess.hpp, man 2
+// prctl), stdin from /dev/null; 127 when any of it fails, as a shell reports a command it cannot run.
 [[noreturn]] void execChild(pid_t parent, const char* logPath, char* const* argv, char* const* envp) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect

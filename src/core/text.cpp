@@ -14,6 +14,8 @@
 namespace repro {
 namespace {
 
+bool isDigit(char c) { return c >= '0' && c <= '9'; }  // ASCII digits, whatever the locale
+
 // The length of the well-formed UTF-8 sequence at the start of `s` (Unicode 15, table 3-7,
 // "Well-Formed UTF-8 Byte Sequences"), or 0 when it is not one.
 size_t utf8Length(std::string_view s) {
@@ -97,6 +99,45 @@ Unit nextUnit(std::string_view text, bool quoting) {
     if (hidesText(cp))
         return {.shown = fmt::format("\\u{:04x}", static_cast<uint32_t>(cp)), .bytes = length, .columns = 6};
     return {.shown = std::string(text.substr(0, length)), .bytes = length, .columns = isWide(cp) ? 2u : 1u};
+}
+
+// Whether `text` is of the form parseDecimalNumber accepts (before conversion).
+bool isDecimalNumber(std::string_view text) {
+    size_t i = text.starts_with('-') ? 1 : 0;
+    size_t mantissaDigits = 0;
+    bool point = false;
+    for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
+        if (text[i] == '.' && !point) {
+            point = true;
+        } else if (isDigit(text[i])) {
+            ++mantissaDigits;
+        } else {
+            return false;
+        }
+    }
+    if (mantissaDigits == 0) return false;
+    if (i == text.size()) return true;
+    ++i;  // the 'e'
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    return i < text.size() && std::ranges::all_of(text.substr(i), isDigit);
+}
+
+// For a decimal number std::from_chars found out of range: whether it is too large (true)
+// or too small (false) for double, from the decimal exponent of its first non-zero digit.
+bool overflows(std::string_view text) {
+    if (text.starts_with('-')) text.remove_prefix(1);
+    const size_t e = std::min(text.find_first_of("eE"), text.size());
+    const std::string_view mantissa = text.substr(0, e);
+    std::string_view exponentText = e < text.size() ? text.substr(e + 1) : std::string_view{"0"};
+    if (exponentText.starts_with('+')) exponentText.remove_prefix(1);
+    const int64_t exponent = parseDecimal(exponentText).value_or(0);  // saturated
+    const size_t point = std::min(mantissa.find('.'), mantissa.size());
+    const size_t first = mantissa.find_first_of("123456789");
+    if (first == std::string_view::npos) return false;  // zero is never out of range
+    // The first non-zero digit stands for 10^lead; the value is at least 1 when
+    // lead + exponent >= 0 (written so that a saturated exponent cannot overflow).
+    const int64_t lead = first < point ? static_cast<int64_t>(point - first) - 1 : -static_cast<int64_t>(first - point);
+    return exponent >= -lead;
 }
 
 }  // namespace
@@ -193,10 +234,7 @@ std::string errnoText(int error) { return std::generic_category().message(error)
 std::optional<int64_t> parseDecimal(std::string_view text) {
     const bool negative = !text.empty() && text.front() == '-';
     const std::string_view digits = negative ? text.substr(1) : text;
-    if (digits.empty()) return std::nullopt;
-    for (const char c : digits) {
-        if (c < '0' || c > '9') return std::nullopt;
-    }
+    if (digits.empty() || !std::ranges::all_of(digits, isDigit)) return std::nullopt;
     int64_t value = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec == std::errc::result_out_of_range) {
@@ -205,53 +243,6 @@ std::optional<int64_t> parseDecimal(std::string_view text) {
     if (ec != std::errc{} || ptr != text.data() + text.size()) return std::nullopt;
     return value;
 }
-
-namespace {
-
-// Whether `text` is of the form parseDecimalNumber accepts (before conversion).
-bool isDecimalNumber(std::string_view text) {
-    size_t i = text.starts_with('-') ? 1 : 0;
-    size_t mantissaDigits = 0;
-    bool point = false;
-    for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
-        if (text[i] == '.' && !point) {
-            point = true;
-        } else if (text[i] >= '0' && text[i] <= '9') {
-            ++mantissaDigits;
-        } else {
-            return false;
-        }
-    }
-    if (mantissaDigits == 0) return false;
-    if (i == text.size()) return true;
-    ++i;  // the 'e'
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
-    if (i == text.size()) return false;
-    for (; i < text.size(); ++i) {
-        if (text[i] < '0' || text[i] > '9') return false;
-    }
-    return true;
-}
-
-// For a decimal number std::from_chars found out of range: whether it is too large (true)
-// or too small (false) for double, from the decimal exponent of its first non-zero digit.
-bool overflows(std::string_view text) {
-    if (text.starts_with('-')) text.remove_prefix(1);
-    const size_t e = std::min(text.find_first_of("eE"), text.size());
-    const std::string_view mantissa = text.substr(0, e);
-    std::string_view exponentText = e < text.size() ? text.substr(e + 1) : std::string_view{"0"};
-    if (exponentText.starts_with('+')) exponentText.remove_prefix(1);
-    const int64_t exponent = parseDecimal(exponentText).value_or(0);  // saturated
-    const size_t point = std::min(mantissa.find('.'), mantissa.size());
-    const size_t first = mantissa.find_first_of("123456789");
-    if (first == std::string_view::npos) return false;  // zero is never out of range
-    // The first non-zero digit stands for 10^lead; the value is at least 1 when
-    // lead + exponent >= 0 (written so that a saturated exponent cannot overflow).
-    const int64_t lead = first < point ? static_cast<int64_t>(point - first) - 1 : -static_cast<int64_t>(first - point);
-    return exponent >= -lead;
-}
-
-}  // namespace
 
 std::optional<double> parseDecimalNumber(std::string_view text) {
     if (!isDecimalNumber(text)) return std::nullopt;

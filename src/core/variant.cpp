@@ -9,9 +9,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <iterator>
 #include <stdexcept>
 #include <filesystem>
 #include <system_error>
@@ -27,14 +25,6 @@ constexpr std::string_view kWeakeningNames[] = {"removed", "execution-only", "no
 constexpr std::string_view kMemoryNames[] = {"blade", "device-local", "host-visible", "host-cached"};
 constexpr std::string_view kProfileNames[] = {"default", "blade-exact"};
 constexpr std::string_view kPresenceNames[] = {"known", "tail only", "not known", "unreadable"};
-
-// The value of Enum whose name in `names` is `text`.
-template <typename Enum, size_t N>
-std::optional<Enum> parseName(std::string_view text, const std::string_view (&names)[N]) {
-    const auto it = std::find(std::begin(names), std::end(names), text);
-    if (it == std::end(names)) return std::nullopt;
-    return static_cast<Enum>(it - std::begin(names));
-}
 
 }  // namespace
 
