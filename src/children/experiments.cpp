@@ -78,12 +78,8 @@ std::filesystem::path makeLogDir(const char* what) {
 }
 
 void finishLogDir(const Options& options, const std::filesystem::path& dir, const std::string& keepWhy) {
-    if (options.keepLogs) {
-        say("  logs and reports kept in {} (--keep-logs)", dir.string());
-        return;
-    }
-    if (!keepWhy.empty()) {
-        say("  logs and reports kept in {}: {}", dir.string(), keepWhy);
+    if (options.keepLogs || !keepWhy.empty()) {
+        say("  logs and reports kept in {}{}", dir.string(), options.keepLogs ? " (--keep-logs)" : ": " + keepWhy);
         return;
     }
     std::error_code ec;
@@ -241,6 +237,9 @@ std::string interruptedAfter(size_t count, std::string_view noun) {
 }
 
 namespace {
+
+// The columns of the matrix's Markdown table, finished or interrupted.
+const std::vector<std::string> kMatrixColumns = {"#", "variant", "result", "exit", "validation", "GPU", "note"};
 
 // What the matrix has seen so far, row by row.
 struct MatrixTally {
@@ -474,8 +473,7 @@ int concludeMatrix(const Options& o, const ProbedDevice& device, size_t variants
     line("--- " + triage.line);
     const auto [status, verdict] = matrixVerdict(t);
     line(fmt::format("--- matrix verdict: {}{}", verdict, t.wrongNames.empty() ? "" : ": " + join(t.wrongNames)));
-    const bool written = printMarkdown(
-        "--matrix", o, device, {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows, summary);
+    const bool written = printMarkdown("--matrix", o, device, kMatrixColumns, t.rows, summary);
     return written ? status : documentStatus(status);
 }
 
@@ -611,8 +609,7 @@ std::vector<Variant> fileRows(const Options& o, const Plan& plan) {
 int interruptedMatrix(const Options& o, const ProbedDevice& device, const MatrixTally& t) {
     const int status = interruptedExit();
     const std::string line = "matrix: " + interruptedAfter(t.rows.size(), "row") + "; no verdict";
-    const bool written = printMarkdown("--matrix", o, device,
-                                       {"#", "variant", "result", "exit", "validation", "GPU", "note"}, t.rows, {line});
+    const bool written = printMarkdown("--matrix", o, device, kMatrixColumns, t.rows, {line});
     return written ? status : kExitUsage;
 }
 

@@ -442,12 +442,12 @@ std::string llvmAnswer(const TriageInput& in) {
 
 TriageConclusion concludeTriage(const TriageInput& in) {
     TriageConclusion out;
-    if (in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang) out.rows.push_back(causeRow(in));
+    const bool failed = in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang;
+    if (failed) out.rows.push_back(causeRow(in));
     for (const ExperimentOutcome& e : in.experiments) out.rows.push_back(experimentRow(e, in.file));
     if (in.probe.result != ProbeResult::NotRun) out.rows.push_back(probeRow(in));
     Weighed w;
     for (Hypothesis h : kHypotheses) w[h].hypothesis = h;
-    const bool failed = in.baseline == RunResult::Wrong || in.baseline == RunResult::Hang;
     if (!failed) {
         // Nothing to cure: an experiment that is correct too says nothing about a cause.
         for (TriageRow& r : out.rows) {

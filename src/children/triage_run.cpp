@@ -30,16 +30,10 @@ namespace {
 // for the Markdown block.
 std::vector<std::string> sayTriageConclusion(const TriageConclusion& t, const std::string& llvmLine) {
     std::vector<std::string> summary;
+    for (const HypothesisFinding& h : t.hypotheses) summary.push_back(findingLine(h));
+    if (!llvmLine.empty()) summary.push_back(llvmLine);  // RADV's issue template asks it
     if (!t.hypotheses.empty()) say("--- hypotheses ---");
-    for (const HypothesisFinding& h : t.hypotheses) {
-        const std::string line = findingLine(h);
-        say("  {}", line);
-        summary.push_back(line);
-    }
-    if (!llvmLine.empty()) {  // RADV's issue template asks it
-        say("  {}", llvmLine);
-        summary.push_back(llvmLine);
-    }
+    for (const std::string& line : summary) say("  {}", line);
     say("--- {}", t.line);
     summary.push_back(t.line);  // last: the Markdown heading
     return summary;
@@ -354,7 +348,7 @@ bool judgeRung(Ladder& l, const ProbeRung& rung, const ChildOutcome& child) {
         const bool hard = result == RunResult::Hang;
         l.outcome.result = hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
         l.outcome.detail = fmt::format(
-            "{} at {} in one submit: {} after {}", hard ? "hard kill" : "soft kill", rungText(l, repeat),
+            "{} at {} in one submit: {} after {}", name(l.outcome.result), rungText(l, repeat),
             hard ? "the device was lost (" + resultText(child, true) + ")" : resultText(child, true) + " with no error",
             took);
         return false;
@@ -433,11 +427,10 @@ bool judgeDispatchRung(const Ladder& l, DispatchLadder& d, const ProbeRung& rung
         const bool hard = result == RunResult::Hang;
         const bool killed = killEvidence(l, child, "split", measured);
         d.outcome.result = !killed ? ProbeResult::NotRun : hard ? ProbeResult::HardKill : ProbeResult::SoftKill;
-        d.outcome.detail =
-            killed ? fmt::format("{} at batch {}: one conv-T alone in its submit, {} after {}",
-                                 hard ? "hard kill" : "soft kill", rung.batch, resultText(child, true), took)
-                   : fmt::format("split {} at batch {} ({} after {}) with no sign of a kill",
-                                 hard ? "hung" : "was wrong", rung.batch, rung.outcome, took);
+        d.outcome.detail = killed ? fmt::format("{} at batch {}: one conv-T alone in its submit, {} after {}",
+                                                name(d.outcome.result), rung.batch, resultText(child, true), took)
+                                  : fmt::format("split {} at batch {} ({} after {}) with no sign of a kill",
+                                                hard ? "hung" : "was wrong", rung.batch, rung.outcome, took);
         return false;
     }
     if (result != RunResult::Correct || !measured) {

@@ -17,59 +17,15 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <spirv/unified1/spirv.hpp>
+
 namespace repro {
 namespace {
 
-// §2.3: header words.
-constexpr uint32_t kMagic = 0x07230203;
+// §2.3: the header's words; a module of the other byte order starts with the magic number's
+// bytes swapped.
 constexpr uint32_t kMagicSwapped = 0x03022307;
 constexpr size_t kHeaderWords = 5;
-
-// §3.52 (Instructions): opcodes.
-constexpr uint32_t kOpName = 5;
-constexpr uint32_t kOpTypeInt = 21;
-constexpr uint32_t kOpTypeFloat = 22;
-constexpr uint32_t kOpTypeVector = 23;
-constexpr uint32_t kOpTypeMatrix = 24;
-constexpr uint32_t kOpTypeImage = 25;
-constexpr uint32_t kOpEntryPoint = 15;
-constexpr uint32_t kOpExecutionMode = 16;
-constexpr uint32_t kOpTypeArray = 28;
-constexpr uint32_t kOpTypeRuntimeArray = 29;
-constexpr uint32_t kOpTypeStruct = 30;
-constexpr uint32_t kOpTypePointer = 32;
-constexpr uint32_t kOpConstant = 43;
-constexpr uint32_t kOpConstantComposite = 44;
-constexpr uint32_t kOpSpecConstant = 50;
-constexpr uint32_t kOpSpecConstantComposite = 51;
-constexpr uint32_t kOpVariable = 59;
-constexpr uint32_t kOpDecorate = 71;
-constexpr uint32_t kOpMemberDecorate = 72;
-constexpr uint32_t kOpExecutionModeId = 331;  // SPIR-V 1.2; LocalSizeId is declared with it
-
-// §3.4 Execution Model, §3.6 Execution Mode.
-constexpr uint32_t kGLCompute = 5;
-constexpr uint32_t kLocalSize = 17;
-constexpr uint32_t kLocalSizeId = 38;
-
-// §3.20 Decoration, §3.21 BuiltIn.
-constexpr uint32_t kBlock = 2;
-constexpr uint32_t kBufferBlock = 3;
-constexpr uint32_t kBuiltIn = 11;
-constexpr uint32_t kNonWritable = 24;
-constexpr uint32_t kNonReadable = 25;
-constexpr uint32_t kArrayStride = 6;
-constexpr uint32_t kOffset = 35;
-constexpr uint32_t kBinding = 33;
-constexpr uint32_t kDescriptorSet = 34;
-constexpr uint32_t kWorkgroupSize = 25;
-
-// §3.7 Storage Class, §3.8 Dim.
-constexpr uint32_t kUniformConstant = 0;
-constexpr uint32_t kUniform = 2;
-constexpr uint32_t kDim2D = 1;
-constexpr uint32_t kPushConstant = 9;
-constexpr uint32_t kStorageBuffer = 12;
 
 using Instruction = std::span<const uint32_t>;  // word 0 is (wordCount << 16) | opcode
 
@@ -137,26 +93,26 @@ struct OpShape {
     size_t minWords;
 };
 constexpr OpShape kOpShapes[] = {
-    {kOpName, "OpName", 3},
-    {kOpEntryPoint, "OpEntryPoint", 4},
-    {kOpExecutionMode, "OpExecutionMode", 3},
-    {kOpExecutionModeId, "OpExecutionModeId", 3},
-    {kOpTypeInt, "OpTypeInt", 3},
-    {kOpTypeFloat, "OpTypeFloat", 3},
-    {kOpTypeVector, "OpTypeVector", 4},
-    {kOpTypeMatrix, "OpTypeMatrix", 4},
-    {kOpTypeImage, "OpTypeImage", 9},
-    {kOpTypeArray, "OpTypeArray", 4},
-    {kOpTypeRuntimeArray, "OpTypeRuntimeArray", 3},
-    {kOpTypeStruct, "OpTypeStruct", 2},
-    {kOpTypePointer, "OpTypePointer", 4},
-    {kOpConstant, "OpConstant", 4},
-    {kOpSpecConstant, "OpSpecConstant", 4},
-    {kOpConstantComposite, "OpConstantComposite", 3},
-    {kOpSpecConstantComposite, "OpSpecConstantComposite", 3},
-    {kOpVariable, "OpVariable", 4},
-    {kOpDecorate, "OpDecorate", 3},
-    {kOpMemberDecorate, "OpMemberDecorate", 4},
+    {spv::OpName, "OpName", 3},
+    {spv::OpEntryPoint, "OpEntryPoint", 4},
+    {spv::OpExecutionMode, "OpExecutionMode", 3},
+    {spv::OpExecutionModeId, "OpExecutionModeId", 3},
+    {spv::OpTypeInt, "OpTypeInt", 3},
+    {spv::OpTypeFloat, "OpTypeFloat", 3},
+    {spv::OpTypeVector, "OpTypeVector", 4},
+    {spv::OpTypeMatrix, "OpTypeMatrix", 4},
+    {spv::OpTypeImage, "OpTypeImage", 9},
+    {spv::OpTypeArray, "OpTypeArray", 4},
+    {spv::OpTypeRuntimeArray, "OpTypeRuntimeArray", 3},
+    {spv::OpTypeStruct, "OpTypeStruct", 2},
+    {spv::OpTypePointer, "OpTypePointer", 4},
+    {spv::OpConstant, "OpConstant", 4},
+    {spv::OpSpecConstant, "OpSpecConstant", 4},
+    {spv::OpConstantComposite, "OpConstantComposite", 3},
+    {spv::OpSpecConstantComposite, "OpSpecConstantComposite", 3},
+    {spv::OpVariable, "OpVariable", 4},
+    {spv::OpDecorate, "OpDecorate", 3},
+    {spv::OpMemberDecorate, "OpMemberDecorate", 4},
 };
 
 class Parser {
@@ -201,17 +157,17 @@ class Parser {
     void decorate(Instruction inst, Collected& c) const {
         Decorations& d = c.decorations[inst[1]];
         const uint32_t decoration = inst[2];
-        if (decoration == kBlock) d.block = true;
-        if (decoration == kBufferBlock) d.bufferBlock = true;
-        if (decoration == kNonWritable) d.nonWritable = true;
-        if (decoration == kNonReadable) d.nonReadable = true;
-        if (decoration == kBuiltIn || decoration == kBinding || decoration == kDescriptorSet ||
-            decoration == kArrayStride) {
+        if (decoration == spv::DecorationBlock) d.block = true;
+        if (decoration == spv::DecorationBufferBlock) d.bufferBlock = true;
+        if (decoration == spv::DecorationNonWritable) d.nonWritable = true;
+        if (decoration == spv::DecorationNonReadable) d.nonReadable = true;
+        if (decoration == spv::DecorationBuiltIn || decoration == spv::DecorationBinding ||
+            decoration == spv::DecorationDescriptorSet || decoration == spv::DecorationArrayStride) {
             need(inst, 4, "OpDecorate");
-            if (decoration == kArrayStride) d.arrayStride = inst[3];
-            if (decoration == kBuiltIn && inst[3] == kWorkgroupSize) d.workgroupSize = true;
-            if (decoration == kBinding) d.binding = inst[3];
-            if (decoration == kDescriptorSet) d.set = inst[3];
+            if (decoration == spv::DecorationArrayStride) d.arrayStride = inst[3];
+            if (decoration == spv::DecorationBuiltIn && inst[3] == spv::BuiltInWorkgroupSize) d.workgroupSize = true;
+            if (decoration == spv::DecorationBinding) d.binding = inst[3];
+            if (decoration == spv::DecorationDescriptorSet) d.set = inst[3];
         }
     }
 
@@ -219,27 +175,27 @@ class Parser {
     // instructions are left alone.
     static void type(Instruction inst, Collected& c) {
         switch (inst[0] & 0xffffu) {
-            case kOpTypeInt:
-            case kOpTypeFloat:
+            case spv::OpTypeInt:
+            case spv::OpTypeFloat:
                 c.numeric[inst[1]] = {0, inst[2]};
                 break;
-            case kOpTypeVector:
-            case kOpTypeMatrix:
+            case spv::OpTypeVector:
+            case spv::OpTypeMatrix:
                 c.numeric[inst[1]] = {inst[2], inst[3]};
                 break;
-            case kOpTypeArray:
+            case spv::OpTypeArray:
                 c.arrayLength[inst[1]] = inst[3];
                 [[fallthrough]];
-            case kOpTypeRuntimeArray:
+            case spv::OpTypeRuntimeArray:
                 c.arrayElement[inst[1]] = inst[2];
                 break;
-            case kOpTypeStruct:
+            case spv::OpTypeStruct:
                 c.memberTypes[inst[1]] = {inst.begin() + 2, inst.end()};
                 break;
-            case kOpTypePointer:
+            case spv::OpTypePointer:
                 c.pointers[inst[1]] = {inst[2], inst[3]};
                 break;
-            case kOpTypeImage:
+            case spv::OpTypeImage:
                 c.images[inst[1]] = {
                     .dim = inst[3], .arrayed = inst[5], .multisampled = inst[6], .sampled = inst[7], .format = inst[8]};
                 break;
@@ -255,36 +211,36 @@ class Parser {
         if (op == std::end(kOpShapes)) return;
         need(inst, op->minWords, op->name);
         switch (opcode) {
-            case kOpName:
+            case spv::OpName:
                 c.names[inst[1]] = literalString(inst.subspan(2), op->name);
                 break;
-            case kOpEntryPoint: {  // a GLCompute entry point is recorded, others skipped
+            case spv::OpEntryPoint: {  // a GLCompute entry point is recorded, others skipped
                 std::string entryName = literalString(inst.subspan(3), op->name);
-                if (inst[1] == kGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
+                if (inst[1] == spv::ExecutionModelGLCompute) c.glCompute.push_back({inst[2], std::move(entryName)});
                 break;
             }
-            case kOpExecutionMode:
-            case kOpExecutionModeId:
+            case spv::OpExecutionMode:
+            case spv::OpExecutionModeId:
                 c.modes[inst[1]].push_back({inst[2], {inst.begin() + 3, inst.end()}});
                 break;
-            case kOpConstant:
-            case kOpSpecConstant:
+            case spv::OpConstant:
+            case spv::OpSpecConstant:
                 c.constants[inst[2]] = inst.size() == 4 ? std::optional(inst[3]) : std::nullopt;
                 break;
-            case kOpConstantComposite:
-            case kOpSpecConstantComposite:
+            case spv::OpConstantComposite:
+            case spv::OpSpecConstantComposite:
                 c.composites[inst[2]] = {inst.begin() + 3, inst.end()};
                 break;
-            case kOpVariable:
+            case spv::OpVariable:
                 c.variables.push_back({inst[2], inst[1]});
                 break;
-            case kOpDecorate:
+            case spv::OpDecorate:
                 decorate(inst, c);
                 break;
-            case kOpMemberDecorate:
-                if (inst[3] == kNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
-                if (inst[3] == kNonReadable) c.decorations[inst[1]].nonReadableMembers.insert(inst[2]);
-                if (inst[3] == kOffset) {
+            case spv::OpMemberDecorate:
+                if (inst[3] == spv::DecorationNonWritable) c.decorations[inst[1]].nonWritableMembers.insert(inst[2]);
+                if (inst[3] == spv::DecorationNonReadable) c.decorations[inst[1]].nonReadableMembers.insert(inst[2]);
+                if (inst[3] == spv::DecorationOffset) {
                     need(inst, 5, op->name);
                     c.decorations[inst[1]].memberOffsets[inst[2]] = inst[4];
                 }
@@ -322,8 +278,8 @@ class Parser {
         const auto modes = c.modes.find(entry.function);
         if (modes != c.modes.end()) {
             for (const ExecutionMode& m : modes->second) {
-                if (m.mode != kLocalSize && m.mode != kLocalSizeId) continue;
-                const bool byId = m.mode == kLocalSizeId;
+                if (m.mode != spv::ExecutionModeLocalSize && m.mode != spv::ExecutionModeLocalSizeId) continue;
+                const bool byId = m.mode == spv::ExecutionModeLocalSizeId;
                 if (m.operands.size() != 3) {
                     fail("malformed {}: {} operands, needs 3", byId ? "LocalSizeId" : "LocalSize", m.operands.size());
                 }
@@ -369,16 +325,17 @@ class Parser {
 
         if (isStruct && !array) {
             const uint32_t sc = pointer->storageClass;
-            if ((sc == kStorageBuffer && td.block) || (sc == kUniform && td.bufferBlock)) {
+            if ((sc == spv::StorageClassStorageBuffer && td.block) ||
+                (sc == spv::StorageClassUniform && td.bufferBlock)) {
                 b.kind = SpirvResourceKind::StorageBuffer;
-            } else if (sc == kUniform && td.block) {
+            } else if (sc == spv::StorageClassUniform && td.block) {
                 b.kind = SpirvResourceKind::UniformBuffer;
             }
         }
         const auto image = c.images.find(pointee);
-        if (pointer && pointer->storageClass == kUniformConstant && !array && image != c.images.end()) {
+        if (pointer && pointer->storageClass == spv::StorageClassUniformConstant && !array && image != c.images.end()) {
             const ImageType& i = image->second;
-            if (i.dim == kDim2D && i.arrayed == 0 && i.multisampled == 0 && i.sampled == 2) {
+            if (i.dim == spv::Dim2D && i.arrayed == 0 && i.multisampled == 0 && i.sampled == 2) {
                 b.kind = SpirvResourceKind::StorageImage;
                 b.imageFormat = i.format;
             }
@@ -439,7 +396,7 @@ class Parser {
         uint32_t out = 0;
         for (const Variable& v : c.variables) {
             const auto p = c.pointers.find(v.type);
-            if (p == c.pointers.end() || p->second.storageClass != kPushConstant) continue;
+            if (p == c.pointers.end() || p->second.storageClass != spv::StorageClassPushConstant) continue;
             out = std::max(out, typeBytes(c, p->second.pointee));
         }
         return out;
@@ -452,8 +409,8 @@ class Parser {
         if (words[0] == kMagicSwapped) {
             fail("magic number 0x{:08x} is byte-swapped: the module is in the other byte order", words[0]);
         }
-        if (words[0] != kMagic) {
-            fail("magic number 0x{:08x}, not SPIR-V's 0x{:08x}", words[0], kMagic);
+        if (words[0] != spv::MagicNumber) {
+            fail("magic number 0x{:08x}, not SPIR-V's 0x{:08x}", words[0], spv::MagicNumber);
         }
 
         Collected c;

@@ -4,7 +4,8 @@
 //
 // SPIR-V facts come from the SPIR-V specification (unified): §2.3 Physical Layout of a
 // SPIR-V Module and Instruction, §2.4 Logical Layout, §3 Binary Form (opcodes, execution
-// models and modes, decorations, storage classes, built-ins).
+// models and modes, decorations, storage classes, built-ins); the reader takes their numbers
+// from Khronos' SPIRV-Headers (spirv/unified1/spirv.hpp), this header states the image formats.
 #pragma once
 
 #include <array>

@@ -3,7 +3,7 @@
 // buffers live, and how closely blade's own set-up is followed, and the driver settings
 // the sweep tries (with a check that the installed driver knows their names); the --matrix
 // set built from them is children/run_factors.hpp's. Vulkan-free: the Vulkan calls each value
-// stands for are in vk/barriers.hpp, vk/chain.cpp and vk/memory.cpp.
+// stands for are in vk/barriers.hpp, vk/stream_plan.cpp and vk/memory.cpp.
 #pragma once
 
 #include <cstdint>

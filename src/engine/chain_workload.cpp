@@ -242,6 +242,12 @@ void explainBladeExact(const Runs& runs, bool underflowed, Verdict& verdict) {
     }
 }
 
+// How the options record multipass and single (vk/stream_plan.hpp).
+RecordingOptions recordingOptions(const Options& o) {
+    return {
+        .barrier = o.barrier, .submit = o.submit, .dispatchRepeat = o.dispatchRepeat, .dropDispatch = o.dropDispatch};
+}
+
 }  // namespace
 
 Verdict ChainWorkload::decide(const Length& length, const Runs& runs, const std::vector<ModeResult>& aggregates) const {
@@ -307,10 +313,7 @@ void ChainWorkload::calibrate(const Length& length) {
 vk::ModeSettings ChainWorkload::settings(const Length& length, const Runs& runs) const {
     const Options& o = length.options();
     return vk::ModeSettings{.steps = length.n,
-                            .recording = {.barrier = o.barrier,
-                                          .submit = o.submit,
-                                          .dispatchRepeat = o.dispatchRepeat,
-                                          .dropDispatch = o.dropDispatch},
+                            .recording = recordingOptions(o),
                             .timeout = rig_.waitTimeout(o),
                             .hostReadBarrier = rig_.profile.hostReadBarrier,
                             .fillPattern = o.poison ? kPoisonPattern : 0u,
@@ -496,10 +499,7 @@ void ChainWorkload::recordForStream(const Length& length, Mode mode) {
 }
 
 std::string ChainWorkload::streamTitle(const Length& length, Mode mode) const {
-    const Options& o = length.options();
-    const RecordingOptions recording{
-        .barrier = o.barrier, .submit = o.submit, .dispatchRepeat = o.dispatchRepeat, .dropDispatch = o.dropDispatch};
-    const bool blade = mode == Mode::Split || isBladeStream(recording);
+    const bool blade = mode == Mode::Split || isBladeStream(recordingOptions(length.options()));
     return fmt::format(
         "mode {}, N={}: {}", name(mode), length.n,
         blade ? "blade's stream (src/vk/blade_modes.cpp)" : "the experiment recorder's plan (src/vk/stream_plan.cpp)");

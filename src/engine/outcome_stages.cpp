@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <numeric>
 #include <span>
 #include <string>
 #include <vector>
@@ -113,11 +114,8 @@ ModeReport toModeReport(const RunRecord& r, const Options& o, const PlanPoint& p
                                                               : std::string(vk::resultName(c->result));
     }
     m.submitGpuSeconds = gpu.submitSeconds;
-    if (!gpu.submitSeconds.empty()) {
-        double total = 0;
-        for (double t : gpu.submitSeconds) total += t;
-        m.modeGpuSeconds = total;
-    }
+    if (!gpu.submitSeconds.empty())
+        m.modeGpuSeconds = std::accumulate(gpu.submitSeconds.begin(), gpu.submitSeconds.end(), 0.0);
     return m;
 }
 

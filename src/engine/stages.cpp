@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 #include <ranges>
 
 #include "core/clock.hpp"
@@ -199,8 +200,7 @@ void printClassification(const Length& length, const RunRecord& record) {
 void printGpuTimes(const Length& length, const RunRecord& record, bool chainKinds) {
     const vk::GpuTimes& gpu = record.submitted.run.gpu;
     if (gpu.submitSeconds.empty()) return;
-    double submits = 0;
-    for (double t : gpu.submitSeconds) submits += t;
+    const double submits = std::accumulate(gpu.submitSeconds.begin(), gpu.submitSeconds.end(), 0.0);
     const size_t count = gpu.submitSeconds.size();
     const std::string dropped =
         length.options().dropDispatch && record.mode() != Mode::Split ? " (a dispatch was dropped)" : "";

@@ -149,7 +149,10 @@ std::vector<std::string> rerunArguments(const std::vector<std::string>& commandL
 std::vector<std::string> argsWithout(const std::vector<std::string>& commandLine,
                                      const std::function<bool(const OptionSpec&)>& drop) {
     std::vector<std::string> out;
-    const auto dropName = [&](std::string_view name) { return findLongOption(name) && drop(*findLongOption(name)); };
+    const auto dropName = [&](std::string_view name) {
+        const OptionSpec* spec = findLongOption(name);
+        return spec && drop(*spec);
+    };
     keptWords(commandLine, dropName, out);
     return out;
 }

@@ -87,10 +87,6 @@ json toJson(const std::vector<std::pair<std::string, V>>& pairs) {
     }
     return out;
 }
-template <typename T>
-json toJson(const std::optional<T>& v) {
-    return v ? toJson(*v) : json(nullptr);
-}
 json toJson(const std::string& s, NullWhenEmpty) { return s.empty() ? json(nullptr) : json(s); }
 json toJson(uint32_t n, NullWhenZero) { return n ? json(n) : json(nullptr); }
 
@@ -108,7 +104,10 @@ json toJson(const std::vector<double>& xs, int decimals) {
     for (const double x : xs) out.push_back(toJson(x, decimals));
     return out;
 }
-json toJson(const std::optional<double>& x, int decimals) { return x ? toJson(*x, decimals) : json(nullptr); }
+template <typename T, typename... Tag>
+json toJson(const std::optional<T>& v, Tag... tag) {
+    return v ? toJson(*v, tag...) : json(nullptr);
+}
 
 // Every float under a key "seconds" or "..._seconds" in `j` (an element of such a list too),
 // at any depth, rounded as a host duration.

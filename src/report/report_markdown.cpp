@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <string_view>
 
@@ -103,8 +104,7 @@ std::string resultsTable(const RunReport& r) {
         row.push_back(fmt::to_string(res.submits));
         row.push_back(escapeText(seconds(res.wallSeconds, 2)));
         if (gpu) {
-            double total = 0;
-            for (const double s : m.submitGpuSeconds) total += s;
+            const double total = std::accumulate(m.submitGpuSeconds.begin(), m.submitGpuSeconds.end(), 0.0);
             row.push_back(m.modeGpuSeconds              ? escapeText(seconds(*m.modeGpuSeconds, 6))
                           : !m.submitGpuSeconds.empty() ? escapeText(seconds(total, 6))
                                                         : std::string("-"));
@@ -348,7 +348,6 @@ std::string description(const RunReport& r) {
     return out;
 }
 
-// The kernel log lines the modes' cause analysis read (their causeJson kernel_log), each once.
 // One capture under Log files: the tool, where its files are (as a reader may see the path),
 // and the note.
 std::string captureLine(const CaptureReport& c, std::string_view home) {
@@ -364,6 +363,7 @@ std::string captureLine(const CaptureReport& c, std::string_view home) {
     return fmt::format("{}: {} ({})", tool, where, c.note);
 }
 
+// The kernel log lines the modes' cause analysis read (their causeJson kernel_log), each once.
 void kernelLogFacts(const RunReport& r, IssueFacts& f) {
     for (const auto& m : r.modes) {
         if (m.result.causeJson.empty()) continue;
@@ -486,9 +486,8 @@ std::string renderMarkdown(const RunReport& r, const IssueContext& context) {
         if (!m.result.cause.empty()) out += fmt::format("  - {}\n", escapeText(m.result.cause));
     }
     if (!r.modes.empty()) out += "\n";
-    std::string verdict;
-    for (const auto& line : r.verdict.lines) verdict += line + "\n";
-    out += "Verdict:\n\n" + codeBlock(verdict.empty() ? "(no verdict lines)\n" : verdict, "text") + "\n";
+    const std::string verdict = fmt::format("{}\n", fmt::join(r.verdict.lines, "\n"));
+    out += "Verdict:\n\n" + codeBlock(r.verdict.lines.empty() ? "(no verdict lines)\n" : verdict, "text") + "\n";
     for (const auto& w : watchdogWarnings(r)) out += "**" + escapeText(w) + "**\n\n";
     out += issueTail(facts, context);
     for (const auto& st : r.streams) {

@@ -31,7 +31,7 @@ struct ModeResult {
     // (perDispatchCheckJson, reference/step_check.hpp); empty when it did not run.
     std::string perDispatchCheckJson;
     // --check-steps on a file: split's steps against the CPU model as the report's JSON
-    // object's text (engine/file_check.hpp); empty when it did not run.
+    // object's text (engine/file_workload.cpp's stepCheckJson); empty when it did not run.
     std::string stepCheckJson;
     // --repeat: how many runs there were, how many of them were wrong, and whether
     // every run's final buffer was bit-identical to the first's.

@@ -71,16 +71,13 @@ std::string driverVersionText(const DeviceInfo& info) {
 }
 
 std::string queueFlagsText(VkQueueFlags flags) {
-    static constexpr std::pair<VkQueueFlags, const char*> kNames[] = {{VK_QUEUE_GRAPHICS_BIT, "GRAPHICS"},
-                                                                      {VK_QUEUE_COMPUTE_BIT, "COMPUTE"},
-                                                                      {VK_QUEUE_TRANSFER_BIT, "TRANSFER"},
-                                                                      {VK_QUEUE_SPARSE_BINDING_BIT, "SPARSE_BINDING"},
-                                                                      {VK_QUEUE_PROTECTED_BIT, "PROTECTED"}};
-    std::string text;
-    for (const auto& [bit, label] : kNames) {
-        if (flags & bit) text += fmt::format("{}{}", text.empty() ? "" : "|", label);
-    }
-    return text.empty() ? "none" : text;
+    return maskText(flags,
+                    {{VK_QUEUE_GRAPHICS_BIT, "GRAPHICS"},
+                     {VK_QUEUE_COMPUTE_BIT, "COMPUTE"},
+                     {VK_QUEUE_TRANSFER_BIT, "TRANSFER"},
+                     {VK_QUEUE_SPARSE_BINDING_BIT, "SPARSE_BINDING"},
+                     {VK_QUEUE_PROTECTED_BIT, "PROTECTED"}},
+                    "none", false);
 }
 
 std::string uuidText(const uint8_t (&u)[VK_UUID_SIZE]) {
@@ -92,26 +89,16 @@ std::string uuidText(const uint8_t (&u)[VK_UUID_SIZE]) {
     return s;
 }
 
-namespace {
-
-struct BitName {
-    uint64_t bit;
-    const char* name;
-};
-
-std::string maskText(uint64_t mask, std::initializer_list<BitName> names) {
-    if (mask == 0) return "0";
+std::string maskText(uint64_t mask, std::initializer_list<BitName> names, std::string_view none, bool showUnnamed) {
     std::string out;
     for (const BitName& n : names) {
         if ((mask & n.bit) != n.bit) continue;
         out += (out.empty() ? "" : "|") + std::string(n.name);
         mask &= ~n.bit;
     }
-    if (mask != 0) out += fmt::format("{}0x{:x}", out.empty() ? "" : "|", mask);
-    return out;
+    if (mask != 0 && showUnnamed) out += fmt::format("{}0x{:x}", out.empty() ? "" : "|", mask);
+    return out.empty() ? std::string(none) : out;
 }
-
-}  // namespace
 
 std::string stageMaskText(VkPipelineStageFlags mask) { return stageMask2Text(mask); }
 

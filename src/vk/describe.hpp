@@ -3,7 +3,10 @@
 
 #include <volk.h>
 
+#include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 namespace repro::vk {
 
@@ -27,5 +30,16 @@ std::string stageMaskText(VkPipelineStageFlags mask);
 std::string accessMaskText(VkAccessFlags mask);
 std::string stageMask2Text(VkPipelineStageFlags2 mask);
 std::string accessMask2Text(VkAccessFlags2 mask);
+
+// One bit of a Vulkan flag mask and its name without the VK_ prefix and _BIT suffix.
+struct BitName {
+    uint64_t bit;
+    const char* name;
+};
+// mask's named bits '|'-joined in the order of names (a name may cover several bits); `none`
+// for an empty mask; the bits left unnamed as "|0x..." when `showUnnamed`, else left out (and
+// `none` when no named bit is set).
+std::string maskText(uint64_t mask, std::initializer_list<BitName> names, std::string_view none = "0",
+                     bool showUnnamed = true);
 
 }  // namespace repro::vk

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/profile.hpp"
@@ -122,12 +123,13 @@ class Device {
     bool debugUtils() const { return debugUtils_; }
 
     // One handle made by `fn` (a vkCreate* entry of volk's) from `info` on this device and
-    // owned by it. Throws VulkanError naming `call` when the call fails.
+    // owned by it. `checker` judges the result (check: throws VulkanError naming `call` when
+    // the call fails).
     template <typename T, typename Info>
     Owned<T> create(VkResult (*fn)(VkDevice, const Info*, const VkAllocationCallbacks*, T*), const Info& info,
-                    const char* call) const {
+                    const char* call, void (*checker)(VkResult, std::string_view) = &check) const {
         T raw = VK_NULL_HANDLE;
-        check(fn(life_.device, &info, nullptr, &raw), call);
+        checker(fn(life_.device, &info, nullptr, &raw), call);
         return Owned<T>(&life_, raw);
     }
 

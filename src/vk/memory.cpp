@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "vk/check.hpp"
+#include "vk/describe.hpp"
 #include "vk/device.hpp"
 
 namespace repro::vk {
@@ -64,21 +65,16 @@ std::optional<uint32_t> chooseMemoryType(const VkPhysicalDeviceMemoryProperties&
 }
 
 std::string memoryFlagsText(VkMemoryPropertyFlags flags) {
-    static constexpr std::pair<VkMemoryPropertyFlags, const char*> kNames[] = {
-        {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "DEVICE_LOCAL"},
-        {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "HOST_VISIBLE"},
-        {VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "HOST_COHERENT"},
-        {VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "HOST_CACHED"},
-        {VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT, "LAZILY_ALLOCATED"},
-        {VK_MEMORY_PROPERTY_PROTECTED_BIT, "PROTECTED"},
-        {VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD, "DEVICE_COHERENT_AMD"},
-        {VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD, "DEVICE_UNCACHED_AMD"},
-    };
-    std::string text;
-    for (const auto& [bit, label] : kNames) {
-        if (flags & bit) text += fmt::format("{}{}", text.empty() ? "" : "|", label);
-    }
-    return text.empty() ? "none" : text;
+    return maskText(flags,
+                    {{VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "DEVICE_LOCAL"},
+                     {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "HOST_VISIBLE"},
+                     {VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "HOST_COHERENT"},
+                     {VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "HOST_CACHED"},
+                     {VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT, "LAZILY_ALLOCATED"},
+                     {VK_MEMORY_PROPERTY_PROTECTED_BIT, "PROTECTED"},
+                     {VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD, "DEVICE_COHERENT_AMD"},
+                     {VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD, "DEVICE_UNCACHED_AMD"}},
+                    "none", false);
 }
 
 std::optional<uint32_t> choosePlacementType(const VkPhysicalDeviceMemoryProperties& memory, uint32_t typeBits,

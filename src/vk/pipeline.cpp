@@ -9,7 +9,7 @@
 namespace repro::vk {
 namespace {
 
-void checkSetup(VkResult r, const char* call) {
+void checkSetup(VkResult r, std::string_view call) {
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
         throw CannotTest(std::string(call) + " ran out of memory: " + resultName(r));
     }
@@ -51,21 +51,16 @@ void createSetLayoutAndTemplate(const Device& device, ComputePipeline& p) {
         .bindingCount = count,
         .pBindings = bindings.data(),
     };
-    VkDescriptorSetLayout rawSetLayout = VK_NULL_HANDLE;
-    checkSetup(vkCreateDescriptorSetLayout(device.get(), &layoutInfo, nullptr, &rawSetLayout),
-               "vkCreateDescriptorSetLayout");
-    p.setLayout = Owned<VkDescriptorSetLayout>(device.life(), rawSetLayout);
+    p.setLayout = device.create(vkCreateDescriptorSetLayout, layoutInfo, "vkCreateDescriptorSetLayout", checkSetup);
     const VkDescriptorUpdateTemplateCreateInfo templateInfo{
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO,
         .descriptorUpdateEntryCount = count,
         .pDescriptorUpdateEntries = entries.data(),
         .templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET,
-        .descriptorSetLayout = rawSetLayout,
+        .descriptorSetLayout = p.setLayout.get(),
     };
-    VkDescriptorUpdateTemplate rawTemplate = VK_NULL_HANDLE;
-    checkSetup(vkCreateDescriptorUpdateTemplate(device.get(), &templateInfo, nullptr, &rawTemplate),
-               "vkCreateDescriptorUpdateTemplate");
-    p.updateTemplate = Owned<VkDescriptorUpdateTemplate>(device.life(), rawTemplate);
+    p.updateTemplate =
+        device.create(vkCreateDescriptorUpdateTemplate, templateInfo, "vkCreateDescriptorUpdateTemplate", checkSetup);
 }
 
 // blade only logs these (pipeline.rs); the call itself is what is reproduced.
@@ -89,12 +84,11 @@ ComputePipeline createComputePipeline(const Device& device, std::string name, st
     p.bindingCount = bindingCount;
     p.descriptorTypes = options.descriptorTypes;
     p.descriptorTypes.resize(bindingCount, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    const VkDevice d = device.get();
     const VkShaderModuleCreateInfo moduleInfo{
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spirv.size_bytes(), .pCode = spirv.data()};
-    VkShaderModule rawModule = VK_NULL_HANDLE;
-    checkSetup(vkCreateShaderModule(d, &moduleInfo, nullptr, &rawModule), "vkCreateShaderModule");
-    const Owned<VkShaderModule> module(device.life(), rawModule);  // destroyed on return, as blade does
+    // destroyed on return, as blade does
+    const Owned<VkShaderModule> module =
+        device.create(vkCreateShaderModule, moduleInfo, "vkCreateShaderModule", checkSetup);
     createSetLayoutAndTemplate(device, p);
     const VkDescriptorSetLayout setLayout = p.setLayout.get();
     // The scenario kernels' push constants (PipelineOptions::pushConstantBytes); none for blade's.
@@ -106,9 +100,7 @@ ComputePipeline createComputePipeline(const Device& device, std::string name, st
         .pSetLayouts = &setLayout,
         .pushConstantRangeCount = options.pushConstantBytes ? 1u : 0u,
         .pPushConstantRanges = options.pushConstantBytes ? &pushRange : nullptr};
-    VkPipelineLayout rawLayout = VK_NULL_HANDLE;
-    checkSetup(vkCreatePipelineLayout(d, &pipelineLayoutInfo, nullptr, &rawLayout), "vkCreatePipelineLayout");
-    p.layout = Owned<VkPipelineLayout>(device.life(), rawLayout);
+    p.layout = device.create(vkCreatePipelineLayout, pipelineLayoutInfo, "vkCreatePipelineLayout", checkSetup);
     const bool captureStatistics = options.statistics && device.features().pipelineExecutableInfo;
     std::vector<VkSpecializationMapEntry> entries;
     for (uint32_t i = 0; i < options.specialization.size(); ++i)
@@ -123,15 +115,15 @@ ComputePipeline createComputePipeline(const Device& device, std::string name, st
                                    : VkPipelineCreateFlags{0},
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = rawModule,
+                  .module = module.get(),
                   .pName = options.entryPoint.c_str(),
                   .pSpecializationInfo = entries.empty() ? nullptr : &specialization},
-        .layout = rawLayout,
+        .layout = p.layout.get(),
         .basePipelineHandle = VK_NULL_HANDLE,
         .basePipelineIndex = 0,
     };
     VkPipeline rawPipeline = VK_NULL_HANDLE;
-    checkSetup(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &rawPipeline),
+    checkSetup(vkCreateComputePipelines(device.get(), VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &rawPipeline),
                "vkCreateComputePipelines");
     p.pipeline = Owned<VkPipeline>(device.life(), rawPipeline);
     if (options.statistics && device.extensions().amdShaderInfo) p.statistics = shaderStatistics(device, rawPipeline);

@@ -87,7 +87,7 @@ bool noteOutcome(const SubmitOutcome& out, const std::string& failedSubmit, doub
 
 // One mode's command buffers and submits on one encoder, as the host sees them: what every
 // recorder shares (the built-in chain's literal recorders below, the scenario step walker of
-// vk/scenario_walk.hpp). Each command buffer starts with begin() and ends with finish(); each
+// vk/scenario_recorder.hpp). Each command buffer starts with begin() and ends with finish(); each
 // submit is noted (what it held, how long the host waited: ModeRun::submitRecords), traced
 // (--trace) and, when it fails, ends the run with the failure in ModeRun. Work items (a chain's
 // dispatches, a scenario's dispatches and transfers) are numbered from 1 in recording order;

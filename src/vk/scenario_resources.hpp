@@ -1,7 +1,7 @@
 // A scenario's device objects (scenario/scenario.hpp): the pipelines of the kernels its steps
 // dispatch and its buffers, each placed as the file says, with the host twins that upload and
 // read back device-local ones. Made once per scenario on a device and used by every mode's
-// run (vk/scenario_walk.hpp).
+// run (vk/scenario_recorder.hpp).
 #pragma once
 
 #include <cstdint>

@@ -43,11 +43,9 @@ uint64_t key(Handle h) {
 template <typename Handle>
 std::string named(Handle h, const char* kind) {
     State& s = state();
-    auto it = s.names.find(key(h));
-    if (it != s.names.end()) return it->second;
-    const std::string name = fmt::format("{}#{}", kind, ++s.unnamedCounts[kind]);
-    s.names[key(h)] = name;
-    return name;
+    auto [it, added] = s.names.try_emplace(key(h));
+    if (added) it->second = fmt::format("{}#{}", kind, ++s.unnamedCounts[kind]);
+    return it->second;
 }
 
 // A submit's semaphore and value: "timeline = 3" for an unnamed one (an encoder's own

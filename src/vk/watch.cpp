@@ -113,6 +113,36 @@ void wrapInstance() {
     REPRO_WRAP(vkDestroyInstance);
 }
 
+// Instrumentation and forensics (--timestamps, --breadcrumbs, --labels, the fault report), teardown.
+void wrapDeviceRest() {
+    REPRO_WRAP(vkCmdWriteTimestamp);
+    REPRO_WRAP(vkCmdResetQueryPool);
+    REPRO_WRAP(vkCmdWriteBufferMarkerAMD);
+    REPRO_WRAP(vkCmdBeginDebugUtilsLabelEXT);
+    REPRO_WRAP(vkCmdEndDebugUtilsLabelEXT);
+    REPRO_WRAP(vkSetDebugUtilsObjectNameEXT);
+    REPRO_WRAP(vkGetCalibratedTimestampsEXT);
+    REPRO_WRAP(vkGetDeviceFaultInfoEXT);
+    REPRO_WRAP(vkGetShaderInfoAMD);
+    REPRO_WRAP(vkGetDeviceQueue);
+    REPRO_WRAP(vkGetBufferMemoryRequirements);
+    REPRO_WRAP(vkGetImageMemoryRequirements);
+    REPRO_WRAP(vkDestroyShaderModule);
+    REPRO_WRAP(vkDestroyDescriptorSetLayout);
+    REPRO_WRAP(vkDestroyDescriptorUpdateTemplate);
+    REPRO_WRAP(vkDestroyPipelineLayout);
+    REPRO_WRAP(vkDestroyPipeline);
+    REPRO_WRAP(vkDestroyBuffer);
+    REPRO_WRAP(vkDestroyImage);
+    REPRO_WRAP(vkDestroyImageView);
+    REPRO_WRAP(vkFreeMemory);
+    REPRO_WRAP(vkDestroyCommandPool);
+    REPRO_WRAP(vkDestroyDescriptorPool);
+    REPRO_WRAP(vkDestroySemaphore);
+    REPRO_WRAP(vkDestroyQueryPool);
+    REPRO_WRAP(vkDestroyDevice);
+}
+
 void wrapDevice() {
     REPRO_WRAP(vkCreateShaderModule);
     REPRO_WRAP(vkCreateDescriptorSetLayout);
@@ -157,36 +187,7 @@ void wrapDevice() {
     REPRO_WRAP(vkGetQueryPoolResults);
     wrap<&vkWaitSemaphores>("vkWaitSemaphores", &waitWrapper<&vkWaitSemaphores>);
     wrap<&vkWaitSemaphoresKHR>("vkWaitSemaphoresKHR", &waitWrapper<&vkWaitSemaphoresKHR>);
-}
-
-// Instrumentation and forensics (--timestamps, --breadcrumbs, --labels, the fault report), teardown.
-void wrapDeviceRest() {
-    REPRO_WRAP(vkCmdWriteTimestamp);
-    REPRO_WRAP(vkCmdResetQueryPool);
-    REPRO_WRAP(vkCmdWriteBufferMarkerAMD);
-    REPRO_WRAP(vkCmdBeginDebugUtilsLabelEXT);
-    REPRO_WRAP(vkCmdEndDebugUtilsLabelEXT);
-    REPRO_WRAP(vkSetDebugUtilsObjectNameEXT);
-    REPRO_WRAP(vkGetCalibratedTimestampsEXT);
-    REPRO_WRAP(vkGetDeviceFaultInfoEXT);
-    REPRO_WRAP(vkGetShaderInfoAMD);
-    REPRO_WRAP(vkGetDeviceQueue);
-    REPRO_WRAP(vkGetBufferMemoryRequirements);
-    REPRO_WRAP(vkGetImageMemoryRequirements);
-    REPRO_WRAP(vkDestroyShaderModule);
-    REPRO_WRAP(vkDestroyDescriptorSetLayout);
-    REPRO_WRAP(vkDestroyDescriptorUpdateTemplate);
-    REPRO_WRAP(vkDestroyPipelineLayout);
-    REPRO_WRAP(vkDestroyPipeline);
-    REPRO_WRAP(vkDestroyBuffer);
-    REPRO_WRAP(vkDestroyImage);
-    REPRO_WRAP(vkDestroyImageView);
-    REPRO_WRAP(vkFreeMemory);
-    REPRO_WRAP(vkDestroyCommandPool);
-    REPRO_WRAP(vkDestroyDescriptorPool);
-    REPRO_WRAP(vkDestroySemaphore);
-    REPRO_WRAP(vkDestroyQueryPool);
-    REPRO_WRAP(vkDestroyDevice);
+    wrapDeviceRest();
 }
 
 #undef REPRO_WRAP
@@ -244,7 +245,6 @@ void wrapVolk(int stage) {
     constexpr void (*kWraps[])() = {wrapGlobal, wrapInstance, wrapDevice};  // by stage
     if (gFd < 0) return;                                                    // not supervised: nothing to tell
     if (stage >= 0 && stage < 3) kWraps[stage]();
-    if (stage == 2) wrapDeviceRest();
 }
 
 }  // namespace repro::watch
