@@ -54,6 +54,7 @@ using repro::test::contains;
 using repro::test::lines;
 using repro::test::ProcessResult;
 using repro::test::runProcess;
+using repro::test::shown;
 
 // ---- revisions ---------------------------------------------------------------------------
 
@@ -124,11 +125,6 @@ std::vector<std::string> bisectEnv() {
                            "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
                            "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE=", "REPRO_SIMULATE_TRACE="});
     return env;
-}
-
-std::string shown(const ProcessResult& r) {
-    return "exit " + std::to_string(r.status) + (r.timedOut ? " (killed at the time limit)" : "") + " after " +
-           std::to_string(r.seconds) + " s\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
 }
 
 // `git -C dir args...`; throws with git's words when it fails.

@@ -17,20 +17,17 @@
 
 #include "bounded_process.hpp"
 #include "process.hpp"
+#include "simulated_env.hpp"
 
 namespace {
 
 using repro::test::BoundedResult;
 using repro::test::contains;
 using repro::test::runBounded;
+using repro::test::simulated;
 
 // No layer: repro on the machine's driver.
 const std::vector<std::string> kNoLayer = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
-
-std::vector<std::string> layerEnv(const std::string& simulate) {
-    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-            "REPRO_SIMULATE=" + simulate, "REPRO_SIMULATE_TRACE="};
-}
 
 // A fresh folder under the system's temporary folder.
 std::filesystem::path freshFolder(const std::string& name) {
@@ -77,7 +74,7 @@ TEST(Faults, Sync2OnADriverDeclaringApi10IsCannotTestNamingTheFunction) {
 
 TEST(Faults, ADriverCrashNamesTheDriversCode) {
     const BoundedResult r =
-        runBounded(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "2"}, layerEnv("crash:vkQueueSubmit:3"), 120);
+        runBounded(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "2"}, simulated("crash:vkQueueSubmit:3"), 120);
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkQueueSubmit")) << shown(r);
     EXPECT_TRUE(contains(r.out, " in libVkLayer_repro_simulate.so;")) << "the faulting code's library\n" << shown(r);
@@ -87,7 +84,7 @@ TEST(Faults, ADriverCrashNamesTheDriversCode) {
 // was "outside any Vulkan call", and now names the call; the verdict above it stands.
 TEST(Faults, ACrashInTeardownNamesTheCall) {
     const BoundedResult r =
-        runBounded(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "2"}, layerEnv("crash:vkDestroyBuffer"), 120);
+        runBounded(REPRO_EXECUTABLE, {"--preset", "tiny", "-n", "2"}, simulated("crash:vkDestroyBuffer"), 120);
     EXPECT_EQ(r.status, 3) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED: every mode")) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- DRIVER CRASH: the driver crashed (SIGSEGV) in vkDestroyBuffer during "))
@@ -112,7 +109,7 @@ const std::vector<std::string> kLongWaits = {"--preset", "tiny", "-n", "2", "--m
 const char* const kSlowClock = "clock:us-per-wg=0,ms-per-dispatch=1500";
 
 TEST(Faults, ASegvSentFromOutsideIsNoDriverCrashNorAHang) {
-    const BoundedResult r = runAndThen(kLongWaits, layerEnv(kSlowClock), 3, "kill -SEGV $child");
+    const BoundedResult r = runAndThen(kLongWaits, simulated(kSlowClock), 3, "kill -SEGV $child");
     EXPECT_EQ(r.status, 125) << shown(r);
     EXPECT_TRUE(contains(r.out, "--- CRASHED: the repro child process crashed (SIGSEGV)")) << shown(r);
     EXPECT_FALSE(contains(r.out, "GPU HANG")) << shown(r);
@@ -125,7 +122,7 @@ TEST(Faults, ASegvSentFromOutsideIsNoDriverCrashNorAHang) {
 // group), which passes it on and never ends by it.
 TEST(Faults, AnAbortSentFromOutsideIsNoDriverCrash) {
     for (const char* kill : {"kill -ABRT $child", "kill -ABRT $pid"}) {
-        const BoundedResult r = runAndThen(kLongWaits, layerEnv(kSlowClock), 3, kill);
+        const BoundedResult r = runAndThen(kLongWaits, simulated(kSlowClock), 3, kill);
         EXPECT_EQ(r.status, 125) << kill << "\n" << shown(r);
         EXPECT_TRUE(
             contains(r.out, "--- CRASHED: the repro child process was ended by a SIGABRT another process sent, in "))
@@ -142,7 +139,7 @@ TEST(Faults, AnAbortSentFromOutsideIsNoDriverCrash) {
 TEST(Faults, StoppingTheChildAndTheSupervisorPastTheCallDeadlineIsNoStall) {
     // The child stopped (as by a debugger) for 13 s, the supervisor too for 11 of them (as
     // by SIGSTOP of both, or a container pause): more than a call's 10 s deadline.
-    const BoundedResult r = runAndThen(kLongWaits, layerEnv(kSlowClock), 3,
+    const BoundedResult r = runAndThen(kLongWaits, simulated(kSlowClock), 3,
                                        "kill -STOP $child; sleep 1; kill -STOP $pid; sleep 11; kill -CONT $pid; "
                                        "sleep 1; kill -CONT $child");
     EXPECT_EQ(r.status, 0) << shown(r);

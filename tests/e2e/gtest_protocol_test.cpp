@@ -19,6 +19,7 @@
 
 #include "bounded_process.hpp"
 #include "process.hpp"
+#include "simulated_env.hpp"
 
 namespace {
 
@@ -26,16 +27,12 @@ using repro::test::BoundedResult;
 using repro::test::contains;
 using repro::test::describeEnd;
 using repro::test::runBounded;
+using repro::test::simulated;
 
 const std::vector<std::string> kPlain = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYERS_ENABLE=", "REPRO_SIMULATE="};
 
 BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kPlain) {
     return runBounded(REPRO_EXECUTABLE, args, env, 180);
-}
-
-std::vector<std::string> simulated(const std::string& spec) {
-    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-            "REPRO_SIMULATE=" + spec, "REPRO_SIMULATE_TRACE="};
 }
 
 // The lines of `out` with every "(N ms)" and "(N ms total)" as "(T ms...)".

@@ -16,6 +16,7 @@
 
 #include "bounded_process.hpp"
 #include "process.hpp"
+#include "simulated_env.hpp"
 
 namespace {
 
@@ -25,18 +26,12 @@ using repro::test::count;
 using repro::test::describeEnd;
 using repro::test::kNoSimulation;
 using repro::test::runBounded;
+using repro::test::simulated;
 
 const std::string kFixture = REPRO_SOURCE_DIR "/tests/scenarios/mutants-weak-barriers.toml";
 
 BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kNoSimulation) {
     return runBounded(REPRO_EXECUTABLE, args, env, 240);  // --mutants on llama-25767: about 30 s
-}
-
-// The environment of a run through the simulated driver (tests/simdriver) with
-// REPRO_SIMULATE=`spec`, its trace off.
-std::vector<std::string> simulated(const std::string& spec) {
-    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-            "REPRO_SIMULATE=" + spec, "REPRO_SIMULATE_TRACE="};
 }
 
 // The JSON document at `path` (a discarded value when it is not JSON), the file removed.

@@ -21,12 +21,11 @@ using repro::test::contains;
 using repro::test::ProcessResult;
 using repro::test::readText;
 using repro::test::runRepro;
+using repro::test::shown;
 using repro::test::TempDir;
 
 const std::string kBladeFile = std::string(REPRO_SOURCE_DIR) + "/scenarios/blade-356-conv-t-slice-chain.toml";
 const std::string kQueueFile = std::string(REPRO_SOURCE_DIR) + "/scenarios/compute-copy-on-a-second-queue.toml";
-
-std::string shown(const ProcessResult& r) { return "exit " + std::to_string(r.status) + "\n" + r.out + r.err; }
 
 // The Vulkan calls of a --print-stream, one per line: the lines that are calls (no "#" or
 // "##" comment, no header or verdict), each mode's after its "## " title.

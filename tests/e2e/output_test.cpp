@@ -13,6 +13,7 @@
 
 #include "bounded_process.hpp"
 #include "process.hpp"
+#include "simulated_env.hpp"
 #include "terminal.hpp"
 
 namespace {
@@ -23,12 +24,8 @@ using repro::test::describeEnd;
 using repro::test::lines;
 using repro::test::runBounded;
 using repro::test::runOnTerminal;
+using repro::test::simulated;
 using repro::test::TerminalResult;
-
-std::vector<std::string> layerEnv(const std::string& simulate) {
-    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-            "REPRO_SIMULATE=" + simulate, "REPRO_SIMULATE_TRACE="};
-}
 
 // ---- line lengths ---------------------------------------------------------------------------
 
@@ -58,7 +55,7 @@ TEST_P(LineLengths, EveryLineFitsAndTheVerdictIsShortAndNothingIsSaidTwice) {
     for (const bool verbose : {false, true}) {
         std::vector<std::string> args = run.args;
         if (verbose) args.push_back("-v");
-        const BoundedResult r = runBounded(REPRO_EXECUTABLE, args, layerEnv(run.simulate), 120);
+        const BoundedResult r = runBounded(REPRO_EXECUTABLE, args, simulated(run.simulate), 120);
         ASSERT_EQ(r.status, run.status) << shown(r);
         const std::string all = r.out + r.err;
         bool verdictSeen = false;
@@ -103,7 +100,7 @@ const std::vector<std::string> kRun = {"--preset", "tiny", "-n", "2"};
 
 // The environment of a terminal session that is not CI.
 std::vector<std::string> terminalEnv(std::vector<std::string> extra = {}) {
-    std::vector<std::string> env = layerEnv(kThreeSeconds);
+    std::vector<std::string> env = simulated(kThreeSeconds);
     env.insert(env.end(), {"CI=", "TERM=xterm"});
     env.insert(env.end(), extra.begin(), extra.end());
     return env;

@@ -132,4 +132,9 @@ size_t count(const std::string& haystack, const std::string& needle) {
     return n;
 }
 
+std::string shown(const ProcessResult& r) {
+    return "exit " + std::to_string(r.status) + (r.timedOut ? " (killed at the time limit)" : "") + " after " +
+           std::to_string(r.seconds) + " s\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
+}
+
 }  // namespace repro::test

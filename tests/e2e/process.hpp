@@ -22,6 +22,10 @@ struct ProcessResult {
 ProcessResult runProcess(const std::string& executable, const std::vector<std::string>& args,
                          const std::vector<std::string>& env = {}, double limitSeconds = 600);
 
+// How it ended (exit status, killed at the limit, wall time), then its stdout and stderr under
+// headings: a failed expectation's whole story.
+std::string shown(const ProcessResult& r);
+
 // Whether `needle` occurs in `haystack`, and how many times (overlapping occurrences count).
 bool contains(const std::string& haystack, const std::string& needle);
 size_t count(const std::string& haystack, const std::string& needle);

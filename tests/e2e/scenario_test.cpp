@@ -20,6 +20,7 @@
 
 #include "bounded_process.hpp"
 #include "process.hpp"
+#include "simulated_env.hpp"
 
 namespace {
 
@@ -28,6 +29,7 @@ using repro::test::contains;
 using repro::test::count;
 using repro::test::describeEnd;
 using repro::test::runBounded;
+using repro::test::simulated;
 
 const std::string kScenarios = REPRO_SOURCE_DIR "/scenarios/";
 
@@ -36,13 +38,6 @@ const std::vector<std::string> kPlain = {"VK_INSTANCE_LAYERS=", "VK_LOADER_LAYER
 
 BoundedResult repro(const std::vector<std::string>& args, const std::vector<std::string>& env = kPlain) {
     return runBounded(REPRO_EXECUTABLE, args, env, 120);
-}
-
-// The environment of a run through the simulated driver (tests/simdriver) with
-// REPRO_SIMULATE=`spec`, its trace off.
-std::vector<std::string> simulated(const std::string& spec) {
-    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-            "REPRO_SIMULATE=" + spec, "REPRO_SIMULATE_TRACE="};
 }
 
 // `out` with each result line's wall time, the one part of it that changes from run to run,

@@ -22,6 +22,7 @@
 #include "bounded_process.hpp"
 #include "independent_chain.hpp"
 #include "process.hpp"
+#include "simulated_env.hpp"
 
 #if !defined(REPRO_EXECUTABLE) || !defined(REPRO_SIMDRIVER_LAYER_DIR) || !defined(REPRO_SIMDRIVER_PROBE)
 #error "REPRO_EXECUTABLE, REPRO_SIMDRIVER_LAYER_DIR and REPRO_SIMDRIVER_PROBE must be defined"
@@ -39,19 +40,12 @@ using repro::test::kTiny;
 using repro::test::lines;
 using repro::test::readDump;
 using repro::test::runBounded;
-
-// What every test sets to put the layer between repro and the driver: the folder the
-// build writes the layer and its manifest to, the layer enabled by name, the setting, and
-// no tracing (the layer then prints nothing of its own but a bad REPRO_SIMULATE's line).
-std::vector<std::string> layerEnv(const std::string& simulate) {
-    return {std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
-            "REPRO_SIMULATE=" + simulate, "REPRO_SIMULATE_TRACE="};
-}
+using repro::test::simulated;
 
 // repro with `args` through the layer set to `simulate`, killed after `limit` seconds.
 BoundedResult repro(const std::vector<std::string>& args, const std::string& simulate, double limit = 300,
                     std::vector<std::string> extraEnv = {}) {
-    std::vector<std::string> env = layerEnv(simulate);
+    std::vector<std::string> env = simulated(simulate);
     env.insert(env.end(), extraEnv.begin(), extraEnv.end());
     return runBounded(REPRO_EXECUTABLE, args, env, limit);
 }
@@ -321,7 +315,7 @@ INSTANTIATE_TEST_SUITE_P(
 // handler), so that its death is the signal itself.
 TEST(DriverFault, TheLayerCrashesAbortsStallsOrLosesTheDevice) {
     const auto run = [](const std::string& setting, double limit) {
-        std::vector<std::string> env = layerEnv(setting);
+        std::vector<std::string> env = simulated(setting);
         env.emplace_back("LD_PRELOAD=");
         return runBounded(REPRO_SIMDRIVER_PROBE, {}, env, limit);
     };
@@ -367,10 +361,10 @@ TEST(Identity, PciAddressIsReportedAndItsExtensionListed) {
     const BoundedResult r = repro({"-v", "--preset", "tiny", "-n", "1"}, "identity:pci=0000:c4:00.0");
     EXPECT_EQ(r.status, 0) << shown(r);
     EXPECT_TRUE(contains(r.out, "| PCI 0000:c4:00.0")) << r.out;
-    const BoundedResult probe = runBounded(REPRO_SIMDRIVER_PROBE, {}, layerEnv("identity:pci=0000:c4:00.0"), 60);
+    const BoundedResult probe = runBounded(REPRO_SIMDRIVER_PROBE, {}, simulated("identity:pci=0000:c4:00.0"), 60);
     EXPECT_EQ(probe.status, 0) << "enabling the layer's VK_EXT_pci_bus_info works\n" << shown(probe);
     EXPECT_TRUE(contains(probe.out, "extension VK_EXT_pci_bus_info\n")) << probe.out;
-    const BoundedResult plain = runBounded(REPRO_SIMDRIVER_PROBE, {}, layerEnv("identity"), 60);
+    const BoundedResult plain = runBounded(REPRO_SIMDRIVER_PROBE, {}, simulated("identity"), 60);
     EXPECT_EQ(count(plain.out, "extension VK_EXT_pci_bus_info\n"),
               count(runBounded(REPRO_SIMDRIVER_PROBE, {}, {}, 60).out, "extension VK_EXT_pci_bus_info\n"));
 }
@@ -385,7 +379,7 @@ TEST(Api10, ReproRefusesAndPromotedEntryPointsAreHidden) {
                                             "vkWaitSemaphoresKHR",
                                             "vkGetBufferDeviceAddress",
                                             "vkCmdDispatch"};
-    const BoundedResult probe = runBounded(REPRO_SIMDRIVER_PROBE, names, layerEnv("api:1.0"), 60);
+    const BoundedResult probe = runBounded(REPRO_SIMDRIVER_PROBE, names, simulated("api:1.0"), 60);
     ASSERT_EQ(probe.status, 0) << shown(probe);
     EXPECT_TRUE(std::regex_search(probe.out, std::regex(R"(apiVersion 1\.0\.\d+\n)"))) << probe.out;
     // vkGetDeviceProcAddr gives null; vkGetInstanceProcAddr still gives the loader's own
@@ -399,7 +393,7 @@ TEST(Api10, ReproRefusesAndPromotedEntryPointsAreHidden) {
     for (const char* kept : {"vkCreateDescriptorUpdateTemplateKHR", "vkWaitSemaphoresKHR", "vkCmdDispatch"}) {
         EXPECT_TRUE(contains(probe.out, std::string(kept) + " device set")) << kept << "\n" << probe.out;
     }
-    const BoundedResult normal = runBounded(REPRO_SIMDRIVER_PROBE, names, layerEnv(""), 60);
+    const BoundedResult normal = runBounded(REPRO_SIMDRIVER_PROBE, names, simulated(""), 60);
     EXPECT_TRUE(contains(normal.out, "vkWaitSemaphores device set")) << normal.out;
 }
 

@@ -19,9 +19,8 @@ namespace {
 using repro::test::ProcessResult;
 using repro::test::readText;
 using repro::test::runRepro;
+using repro::test::shown;
 using repro::test::TempDir;
-
-std::string shown(const ProcessResult& r) { return "--- stdout\n" + r.out + "--- stderr\n" + r.err; }
 
 // Per mode ("split"), the names of its dispatches as --print-stream shows them: the
 // pipeline of each vkCmdBindPipeline and the set of the vkCmdBindDescriptorSets before a
