@@ -5,7 +5,7 @@
 # chain at the blade file's size (-n 3, preset small) and the blade file alternate through
 # bench/overhead.sh --quick three times each. Needs what h200-round18.sh needs. Writes $OUT.
 set -uo pipefail
-source bench/h200-setup.sh  # $out, $bin, run, verdict
+source bench/h200-setup.sh  # $out, $bin, verdict, chain_vs_file_alternating
 base=base/repro
 for f in scenarios/*.toml; do
     grep -q '^barrier = ' "$f" || continue
@@ -14,10 +14,5 @@ for f in scenarios/*.toml; do
         echo "$n $build: $(verdict "$build" --scenario "$f" --barrier none --mode single --repeat 20)"
     done
 done >"$out/controls-repeat-20.txt" 2>&1
-for round in 1 2 3; do
-    for build in "$base" "$bin"; do
-        bench/overhead.sh --quick --preset small -n 3 "$build" | sed -n 3p | sed "s|^|$build chain $round |"
-        bench/overhead.sh --quick --scenario scenarios/blade-356-conv-t-slice-chain.toml "$build" | sed -n 3p | sed "s|^|$build file  $round |"
-    done
-done >"$out/small3-vs-blade-file-alternating.txt" 2>&1
+chain_vs_file_alternating "$base" >"$out/small3-vs-blade-file-alternating.txt" 2>&1
 cat "$out/controls-repeat-20.txt" "$out/small3-vs-blade-file-alternating.txt"

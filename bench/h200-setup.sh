@@ -6,7 +6,8 @@
 # and run NAME ARGS...: repro's text output in $out/NAME.txt, its exit status and seconds
 # appended, the last line echoed; verdict BUILD ARGS...: "exit S" and the verdict line of one
 # run; control_line BUILD ARGS...: the same with the control's line and the JSON verdict.kind;
-# stop_and_continue_during_sweep, blade_file_at_full_size and quick_alternating (below).
+# stop_and_continue_during_sweep, blade_file_at_full_size, quick_alternating, files_by_both,
+# streams_by_both and chain_vs_file_alternating (below).
 # Writes list-devices.txt and version.txt.
 out="${OUT:-h200-out}"
 mkdir -p "$out"
@@ -85,4 +86,70 @@ quick_alternating() {
         bench/overhead.sh --quick "$base" | sed -n 3p | sed "s/^/base $round /"
         bench/overhead.sh --quick "$bin" | sed -n 3p | sed "s/^/new  $round /"
     done
+}
+
+# Every shipped file as written, under --barrier none and under --barrier execution-only (where
+# the file has a barrier step), by a build before (its path the first argument) and $bin in turn:
+# two control_line rows a setting, "NAME SETTING base:" and "NAME SETTING new: ".
+files_by_both() {
+    local base="$1" f n barrier extra
+    for f in scenarios/*.toml; do
+        n=$(basename "$f" .toml)
+        for barrier in "" none execution-only; do
+            extra=()
+            [[ -n $barrier ]] && extra=(--barrier "$barrier")
+            grep -q '^barrier = ' "$f" || [[ -z $barrier ]] || continue
+            echo "$n ${barrier:-as-written} base: $(control_line "$base" --scenario "$f" "${extra[@]}")"
+            echo "$n ${barrier:-as-written} new:  $(control_line "$bin" --scenario "$f" "${extra[@]}")"
+        done
+    done
+}
+
+# The built-in chain at the blade file's size (--preset small -n 3) and the blade file, through
+# `bench/overhead.sh --quick`, by a build before (its path the first argument) and $bin in turn,
+# three rounds: twelve lines, "BUILD chain R" or "BUILD file  R" then the figures.
+chain_vs_file_alternating() {
+    local base="$1" round build
+    for round in 1 2 3; do
+        for build in "$base" "$bin"; do
+            bench/overhead.sh --quick --preset small -n 3 "$build" | sed -n 3p | sed "s|^|$build chain $round |"
+            bench/overhead.sh --quick --scenario scenarios/blade-356-conv-t-slice-chain.toml "$build" | sed -n 3p |
+                sed "s|^|$build file  $round |"
+        done
+    done
+}
+
+# Every shipped file's `--print-stream --mode all` under six barrier settings (as written, none,
+# execution-only, full, buffer, sync2) by a build before (its path the first argument) and $bin,
+# compared line for line but for $bin's lines matching the optional second argument (an ERE: calls
+# the base did not trace). Prints each difference (its first lines) and a summary line with the
+# count of streams that ended in DRIVER CRASH, by build.
+streams_by_both() {
+    local base="$1" skip="${2:-}" f barrier extra compared=0 differ=0 crashed_base=0 crashed_new=0
+    for f in scenarios/*.toml; do
+        for barrier in "" none execution-only full buffer sync2; do
+            extra=()
+            [[ -n $barrier ]] && extra=(--barrier "$barrier")
+            "$base" --scenario "$f" "${extra[@]}" --print-stream --mode all 2>&1 | grep -v '^repro .* (git ' >"$out/stream-base.txt"
+            "$bin" --scenario "$f" "${extra[@]}" --print-stream --mode all 2>&1 | grep -v '^repro .* (git ' >"$out/stream-new.txt"
+            grep -q 'DRIVER CRASH' "$out/stream-base.txt" && crashed_base=$((crashed_base + 1))
+            grep -q 'DRIVER CRASH' "$out/stream-new.txt" && crashed_new=$((crashed_new + 1))
+            compared=$((compared + 1))
+            if [[ -n $skip ]]; then
+                grep -vE "$skip" "$out/stream-new.txt" >"$out/stream-new-compared.txt"
+            else
+                cp "$out/stream-new.txt" "$out/stream-new-compared.txt"
+            fi
+            cmp -s "$out/stream-base.txt" "$out/stream-new-compared.txt" || {
+                differ=$((differ + 1))
+                echo "differs: $f ${barrier:-as written}"
+                diff "$out/stream-base.txt" "$out/stream-new-compared.txt" | head -n 6
+            }
+        done
+    done
+    rm -f "$out/stream-base.txt" "$out/stream-new.txt" "$out/stream-new-compared.txt"
+    local left_out=""
+    [[ -n $skip ]] && left_out=" (new's lines matching '$skip' left out)"
+    echo "--print-stream: $compared compared, $differ differ$left_out;" \
+        "DRIVER CRASH in $crashed_base (base) and $crashed_new (new)"
 }
