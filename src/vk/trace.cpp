@@ -25,6 +25,7 @@ struct State {
     std::map<uint64_t, std::string> names;
     std::map<std::string, uint32_t> unnamedCounts;
     std::map<uint64_t, std::string> commandBuffers;  // "cb0", "cb1"...
+    uint32_t commandBuffersNamed = 0;
     std::map<uint64_t, std::vector<VkDescriptorUpdateTemplateEntry>> templates;
     std::map<uint64_t, std::vector<std::string>> sets;  // the buffers and images written, by binding
     std::pair<uint64_t, uint64_t> lastWait{0, 0};       // semaphore, value
@@ -57,11 +58,23 @@ std::string semaphoreValue(VkSemaphore semaphore, uint64_t value) {
     return value == 0 ? it->second : fmt::format("{} = {}", it->second, value);
 }
 
-std::string cbName(VkCommandBuffer cb) {
+// A command buffer's name: the next "cbN" when it is allocated (vkAllocateCommandBuffers) or,
+// allocated before install(), first seen. A driver may hand a freed command buffer's handle
+// to a new one (a second queue's pool is made and destroyed per mode); naming at allocation
+// keeps the printed stream the same whether it does or not.
+std::string cbName(VkCommandBuffer cb, bool allocated = false) {
     State& s = state();
     auto [it, added] = s.commandBuffers.try_emplace(key(cb), "");
-    if (added) it->second = fmt::format("cb{}", s.commandBuffers.size() - 1);
+    if (added || allocated) it->second = fmt::format("cb{}", s.commandBuffersNamed++);
     return it->second;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL allocateCbs(VkDevice d, const VkCommandBufferAllocateInfo* info, VkCommandBuffer* cbs) {
+    const VkResult r = driver<&vkAllocateCommandBuffers>(d, info, cbs);
+    if (r == VK_SUCCESS) {
+        for (uint32_t i = 0; i < info->commandBufferCount; ++i) cbName(cbs[i], true);
+    }
+    return r;
 }
 
 void emit(const std::string& line) {
@@ -414,6 +427,7 @@ void install(Mode mode, std::function<void(const std::string&)> sink) {
     s.sink = std::move(sink);
     if (s.installed) return;
     s.installed = true;
+    hook<&vkAllocateCommandBuffers>(&allocateCbs);
     hook<&vkBeginCommandBuffer>(&beginCb);
     hook<&vkEndCommandBuffer>(&endCb);
     hook<&vkCmdPipelineBarrier>(&barrier);
