@@ -53,6 +53,20 @@ TEST(CpuReference, CatchesTheBrokenChainInSplitToo) {
     EXPECT_EQ(count(r.out, "-> ok: within tolerance"), 1u) << r.out;  // split
 }
 
+// The host's float64 chain is the report's timings.reference, as a scenario file's CPU model
+// is: one report, one meaning (it was 0 for the built-in chain, its time left out of every
+// phase). Without a CPU reference the phase is 0.
+TEST(CpuReference, ItsTimeIsTheReportsReferencePhase) {
+    const auto reference = [](const char* kind) {
+        const ProcessResult r = runRepro({"--reference", kind, "--preset", "small", "-n", "8", "--mode", "split",
+                                          "--format", "json"});
+        EXPECT_EQ(r.status, 0) << r.out << r.err;
+        return nlohmann::json::parse(r.out).at("timings").at("reference").get<double>();
+    };
+    EXPECT_GT(reference("cpu"), 0.0);
+    EXPECT_EQ(reference("split"), 0.0);
+}
+
 struct StepCase {
     std::string reference;
     int dropped;
