@@ -1,7 +1,8 @@
 // SHA-256 (FIPS 180-4), for the report's scenario file hash: the digest `sha256sum` prints,
 // so a reader can check which file a report ran without repro. Computed by OpenSSL's EVP
 // interface (libcrypto, linked statically so the binary carried to other machines needs no
-// libcrypto of theirs). Vulkan-free, pure.
+// libcrypto of theirs), without the host's openssl.cnf: a configuration OpenSSL cannot apply
+// (a provider not installed) must not stop a run. Vulkan-free, pure.
 #pragma once
 
 #include <string>

@@ -93,6 +93,20 @@ TEST(LoaderProblems, ADriverThatFailedToLoadIsInTheTextHeader) {
     EXPECT_GE(noted, 1u) << r.out;
 }
 
+// The host's OpenSSL configuration is not repro's to apply: a scenario file's SHA-256 (for the
+// report) once made OpenSSL read openssl.cnf, and one naming a provider that is not installed
+// (a FIPS set-up without its module, say) made every file run abort with exit 134.
+TEST(HostProblems, AnOpenSslConfigurationThatCannotLoadDoesNotStopAFileRun) {
+    TempDir dir("openssl-conf");
+    std::ofstream(dir / "openssl.cnf") << "openssl_conf = init\n[init]\nproviders = providers\n"
+                                          "[providers]\nnot_installed = not_installed\n[not_installed]\nactivate = 1\n";
+    const ProcessResult r =
+        runRepro({"--scenario", REPRO_SOURCE_DIR "/scenarios/blade-356-conv-t-slice-chain.toml", "--mode", "split"},
+                 {"OPENSSL_CONF=" + (dir / "openssl.cnf").string()}, 120);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "--- NOT REPRODUCED")) << r.out << r.err;
+}
+
 TEST(LoaderProblems, CorruptManifestIsExplainedNotOutOfMemoryAlone) {
     TempDir dir("corrupt-manifest");
     const std::string manifest = (dir / "radeon_devenv_icd.x86_64.json").string();

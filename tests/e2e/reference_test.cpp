@@ -58,8 +58,8 @@ TEST(CpuReference, CatchesTheBrokenChainInSplitToo) {
 // phase). Without a CPU reference the phase is 0.
 TEST(CpuReference, ItsTimeIsTheReportsReferencePhase) {
     const auto reference = [](const char* kind) {
-        const ProcessResult r = runRepro({"--reference", kind, "--preset", "small", "-n", "8", "--mode", "split",
-                                          "--format", "json"});
+        const ProcessResult r =
+            runRepro({"--reference", kind, "--preset", "small", "-n", "8", "--mode", "split", "--format", "json"});
         EXPECT_EQ(r.status, 0) << r.out << r.err;
         return nlohmann::json::parse(r.out).at("timings").at("reference").get<double>();
     };
