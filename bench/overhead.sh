@@ -11,11 +11,14 @@
 # Bytes read: the report's sizes.small_bytes for every mode run that completed (one entry
 # of "modes" each). The figures come from the JSON report (--json), not from the text.
 #
-# Usage: bench/overhead.sh [--preset NAME | --scenario FILE] [-n N] [--device INDEX|NAME] [--quick] [REPRO]
+# Usage: bench/overhead.sh [--preset NAME | --scenario FILE] [-n N] [--reference KIND] [--device INDEX|NAME]
+#                          [--quick] [REPRO]
 #   REPRO    the repro binary (default build/release/src/repro)
 #   --scenario a scenario file instead of blade's chain: `--mode all` and `--mode all
 #            --repeat 20` on it, measured the same way (one engine, one report)
 #   --quick  only `--mode all -n 7` (to compare builds on a device with little time)
+#   --reference KIND  passed to repro: `cpu` gives the chain the CPU model a file checks against
+#            by default, `split` leaves it out of a file's run (the same work for both forms)
 #   -n N     the built-in chain's length in `--mode all` and `--repeat 20` (default 7), to
 #            compare with a scenario file of N steps
 # One run before the measured ones is not counted: it fills the driver's on-disk shader cache,
@@ -34,16 +37,16 @@ preset="spectrostream"
 scenario=""
 quick=0
 length=7
-device=()
+extra=()  # passed to every repro run: --device, --reference
 bin="build/release/src/repro"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --preset) preset="$2"; shift 2 ;;
         --scenario) scenario="$2"; shift 2 ;;
-        --device) device=(--device "$2"); shift 2 ;;
+        --device|--reference) extra+=("$1" "$2"); shift 2 ;;
         --quick) quick=1; shift ;;
         -n) length="$2"; shift 2 ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
         -*) echo "overhead.sh: unknown option $1" >&2; exit 1 ;;
         *) bin="$1"; shift ;;
     esac
@@ -54,7 +57,7 @@ if [[ ! -x "$bin" ]]; then
 fi
 python3 -c 'import json, subprocess' || { echo "overhead.sh: python3 with json is needed" >&2; exit 1; }
 
-exec python3 - "$bin" "$preset" "$quick" "$length" "$scenario" "${device[@]}" <<'PY'
+exec python3 - "$bin" "$preset" "$quick" "$length" "$scenario" "${extra[@]}" <<'PY'
 import json, os, subprocess, sys, tempfile, time
 
 repro, preset, quick, length, scenario, extra = (sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4],

@@ -246,8 +246,8 @@ const RunRecord* firstRunOf(const Runs& runs, Mode mode) {
 bool listed(const Runs& runs, const RunRecord& record) {
     if (record.plan.index <= kListedRuns || record.plan.referenceOnly) return true;
     const RunRecord* first = firstRunOf(runs, record.mode());
-    // Waiting for the reference (not classified yet): folded only when its bytes are run 1's,
-    // judged as run 1 is.
+    // Waiting for the reference (not classified by it yet): folded only when its bytes are run
+    // 1's, judged as run 1 is.
     if (record.waitsForReference) return !first || first->submitted.digest != record.submitted.digest;
     if (record.result.kind == Classification::NotRun) return true;  // interrupted
     if (!wrongOrHung(record)) return false;

@@ -439,8 +439,10 @@ TEST(ScenarioBadFile, AMissingFileIsAUsageError) {
 }
 
 // --mode single on a file: single is the mode under test, judged by the CPU model, and split
-// runs after it as the reference, as for the built-in chain (a chain-only option such as
-// --dispatch-repeat is refused: e2e.OptionsOnAFile.TheChainsOwnAreRefusedWithTheReason).
+// runs after it as the reference, as for the built-in chain: single is judged by the CPU model
+// at once, then compared with split too, so that the verdict's "and to split" is true (single
+// was once judged by the CPU model alone, the verdict saying it all the same). A chain-only
+// option such as --dispatch-repeat is refused: e2e.OptionsOnAFile.TheChainsOwnAreRefusedWithTheReason.
 TEST(ScenarioOptions, ModeSingleIsUnderTestAndSplitRunsAfterItAsTheReference) {
     const BoundedResult one =
         repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single"});
@@ -448,8 +450,10 @@ TEST(ScenarioOptions, ModeSingleIsUnderTestAndSplitRunsAfterItAsTheReference) {
     EXPECT_TRUE(contains(timeless(one.out),
                          "--- results ---\n  mode=single    'data' nz=16384/16384 (100.0%)\n    -> ok: bit-identical "
                          "to the CPU model (1 submit, T s)\n  reference (split, run after the modes under test):\n  "
-                         "mode=split     'data' nz=16384/16384 (100.0%)\n    -> ok: bit-identical to the CPU model; "
-                         "the reference for the other modes (3 submits, T s)\n"))
+                         "mode=split     'data' nz=16384/16384 (100.0%)\n    -> ok: "
+                         "bit-identical to the CPU model; the reference for the other modes (3 submits, T s)\n  "
+                         "mode=single    (classified against split)\n    -> ok: bit-identical to the CPU model and to "
+                         "split (1 submit, T s)\n"))
         << shown(one);
     EXPECT_TRUE(contains(one.out,
                          "\n--- NOT REPRODUCED: every mode's checked buffers are bit-identical to the CPU "
@@ -565,7 +569,7 @@ TEST(ScenarioBlade356, AFullSizeChainInputDoesNotCrashTheChildAtExit) {
 }
 
 // --mode single: the CPU chain judges blade #356's checked buffer in single, held to its
-// tolerance; split runs after it as the reference only. The report names the buffer's chain
+// tolerance, then split, run after it as the reference, bit for bit. The report names the buffer's chain
 // value, and nothing is split-only.
 TEST(ScenarioBlade356, SingleIsJudgedByTheCpuChainAndSplitRunsAfterItAsTheReference) {
     const BoundedResult r =
@@ -576,6 +580,10 @@ TEST(ScenarioBlade356, SingleIsJudgedByTheCpuChainAndSplitRunsAfterItAsTheRefere
                          "difference ",
                          0),
               0u)
+        << shown(r);
+    EXPECT_TRUE(contains(r.err,
+                         "\n  mode=single    (classified against split)\n    -> ok: within the CPU model's float32 "
+                         "tolerance and bit-identical to split; 'small[3]': the largest difference "))
         << shown(r);
     EXPECT_LT(r.err.find("  mode=single    'small[3]'"),
               r.err.find("  reference (split, run after the modes under test):"))
