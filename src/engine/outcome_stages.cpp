@@ -222,7 +222,14 @@ PointOutcome reportPoint(const Length& length, const Runs& runs) {
     out.verdict = length.session.workload.decide(length, runs, decisive);
     markControl(planControls(o, length.session.plan), out.judged, out.verdict);
     out.referenceName = length.session.workload.referenceName();
-    for (const RunRecord& r : runs.records) out.modes.push_back(toModeReport(r, o, length.point));
+    for (const RunRecord& r : runs.records) {
+        ModeReport m = toModeReport(r, o, length.point);
+        // Whether the mode's runs were bit-identical is the mode's, on each of its entries.
+        const auto mode =
+            std::find_if(out.judged.begin(), out.judged.end(), [&](const ModeResult& j) { return j.mode == r.mode(); });
+        if (!r.plan.referenceOnly && mode != out.judged.end()) m.result.identicalAcrossRuns = mode->identicalAcrossRuns;
+        out.modes.push_back(std::move(m));
+    }
     for (const auto& [mode, f] : runs.folded) out.folded.push_back(f);
     return out;
 }

@@ -230,6 +230,24 @@ TEST(Flaky, RepeatRateNearP) {
     EXPECT_TRUE(contains(again.out, m[0].str())) << "same seed, same draws\n" << again.out;
 }
 
+// Runs that differ say so in every entry of their mode in the JSON report, as the text's
+// "results NOT bit-identical across runs" does (each entry once copied its own run's default,
+// true, whatever the runs held).
+TEST(Flaky, RunsThatDifferAreNotIdenticalInTheReport) {
+    const BoundedResult r =
+        repro({"--preset", "tiny", "-n", "7", "--mode", "multipass", "--repeat", "6", "--format", "json"}, "flaky:0.5");
+    ASSERT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.err, "runs wrong; results NOT bit-identical across runs")) << shown(r);
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    size_t entries = 0;
+    for (const auto& m : doc.at("modes")) {
+        if (m.at("mode") != "multipass") continue;
+        ++entries;
+        EXPECT_EQ(m.at("identical_across_runs"), false) << m.dump();
+    }
+    EXPECT_EQ(entries, 6u) << r.out;
+}
+
 // ---- lost -------------------------------------------------------------------------------
 
 // --mode all -n 3: split waits 1 + 2N + 1 = 8 times (its clear, each submit, repro's canary),
