@@ -74,12 +74,14 @@ int sweepStatus(const Session& s, const SweepTable& t) {
     return kExitNotReproduced;
 }
 
-std::string sweepVerdictName(int status, const std::string& axis) {
+// `driver`: some point's verdict still says BUG REPRODUCED (its wrong output is not a positive
+// control's); a sweep whose every reproduction a control explains says CONTROL CAUGHT.
+std::string sweepVerdictName(int status, const std::string& axis, bool driver) {
     switch (status) {
         case kExitHang:
             return "GPU HANG";
         case kExitReproduced:
-            return "BUG REPRODUCED";
+            return driver ? "BUG REPRODUCED" : "CONTROL CAUGHT";
         case kExitCannotTest:
             return "INCONCLUSIVE at every " + axis;
         case kExitValidation:
@@ -97,6 +99,7 @@ int runSweep(Session& s, RunReport& report) {
     if (s.options.parameterSweep) table.axis = s.options.parameterSweep->parameter;
     bool hang = false;
     bool dumpFailed = false;
+    bool driver = false;  // a point's BUG REPRODUCED line, not a control's CONTROL CAUGHT
     for (size_t k = 0; k < points.size() && !hang; ++k) {
         const PlanPoint& point = points[k];
         say("--- results for {} ---", point.label);
@@ -109,7 +112,10 @@ int runSweep(Session& s, RunReport& report) {
         report.foldedRuns.insert(report.foldedRuns.end(), out.folded.begin(), out.folded.end());
         report.referenceName = out.referenceName;
         if (out.interrupted) break;
-        for (const auto& line : out.verdict.lines) say("{}", line);
+        for (const auto& line : out.verdict.lines) {
+            say("{}", line);
+            driver = driver || line.starts_with("--- BUG REPRODUCED: ");
+        }
         dumpFailed = dumpFailed || out.dumpFailed;
         table.labels.push_back(point.label);
         table.results.push_back(out.judged);
@@ -122,7 +128,7 @@ int runSweep(Session& s, RunReport& report) {
     printValidation(s);
     const int status = sweepStatus(s, table);
     const std::string verdict = fmt::format("--- sweep verdict: {}; smallest reproducing {}: {}",
-                                            sweepVerdictName(status, table.axis), table.axis, join(smallest));
+                                            sweepVerdictName(status, table.axis, driver), table.axis, join(smallest));
     say("{}", verdict);
     report.verdict = Verdict{.exitStatus = status, .lines = {verdict}};
     // A dump that could not be written is a usage error unless a hang or a reproduction

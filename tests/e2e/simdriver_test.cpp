@@ -631,6 +631,32 @@ TEST(Cause, UnderAControlTheJobTimeoutIsNamedAndAnUnexplainedHangIsUndecided) {
 }
 }  // namespace
 
+// A --sweep under a control says CONTROL CAUGHT where every point's reproduction is the
+// control's (it said BUG REPRODUCED), and BUG REPRODUCED, JSON verdict.kind "reproduced", where a
+// point's mode the job timeout killed kept its BUG REPRODUCED line (the kind was
+// "control_caught", the sweep's one line not read as the driver's).
+namespace {
+TEST(Cause, ASweepUnderAControlSaysWhetherAnyPointWasTheDriversFault) {
+    const auto dir = freshDir("sweep-control");
+    const BoundedResult caught =
+        plainRepro({"--preset", "tiny", "--sweep", "2..3", "--drop-dispatch", "3", "--format", "json"});
+    EXPECT_EQ(caught.status, 2) << shown(caught);
+    EXPECT_TRUE(contains(caught.err, "\n--- sweep verdict: CONTROL CAUGHT; smallest reproducing N: ")) << shown(caught);
+    EXPECT_EQ(nlohmann::json::parse(caught.out).at("verdict").at("kind"), "control_caught") << caught.out;
+    const auto kmsg = dir / "kmsg";
+    std::ofstream(kmsg).close();
+    const BoundedResult killed =
+        repro({"--preset", "tiny", "--sweep", "3..4", "--mode", "multipass", "--barrier", "none", "--format", "json"},
+              "identity;watchdog:timeout=500,ms-per-dispatch=100,recovery=soft,kmsg=" + kmsg.string(), 120,
+              {"REPRO_TEST_KMSG=" + kmsg.string()});
+    EXPECT_EQ(killed.status, 2) << shown(killed);
+    EXPECT_TRUE(contains(killed.err, "\n--- BUG REPRODUCED: mode multipass is killed")) << shown(killed);
+    EXPECT_TRUE(contains(killed.err, "\n--- sweep verdict: BUG REPRODUCED; smallest reproducing N: ")) << shown(killed);
+    EXPECT_EQ(nlohmann::json::parse(killed.out).at("verdict").at("kind"), "reproduced") << killed.out;
+    std::filesystem::remove_all(dir);
+}
+}  // namespace
+
 // recovery=soft-next-submit: amdgpu's soft recovery lets the killed job's fence signal, so the
 // mode's own wait returns VK_SUCCESS, and only the next submit reports the lost context. At
 // tiny, small[N] is read from mapped memory with no readback submit: without repro's canary
