@@ -22,11 +22,12 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kRgpEnv{"MESA_VK_TRACE=rgp", "MESA_VK_TRACE_PER_SUBMIT=1"};
 
 // The modes under test whose result was wrong (not a hang: the GPU would only hang again),
-// each once, in the order they ran.
+// each once, in the order they ran; under --repeat or --sweep a role is "under test, run 2/3"
+// or "under test, N=5".
 std::vector<Mode> wrongModes(const RunReport& r) {
     std::vector<Mode> out;
     for (const ModeReport& m : r.modes) {
-        if (m.role != "under test" || !isWrong(m.result.kind)) continue;
+        if (!m.role.starts_with("under test") || !isWrong(m.result.kind)) continue;
         if (std::find(out.begin(), out.end(), m.result.mode) == out.end()) out.push_back(m.result.mode);
     }
     return out;

@@ -59,7 +59,7 @@ void setJobTimeout(const RunReport& report, MergedRow& row) {
     }
 }
 
-// "chain tiny N=2 --barrier sync2", "kompute-196@52b49c9f N=3": what a run report ran.
+// "chain tiny N=2 --barrier sync2", "kompute-196@52b49c9f": what a run report ran.
 std::string whatRan(const RunReport& report, const std::string& scenario) {
     std::string out = !scenario.empty()        ? scenario
                       : !report.preset.empty() ? "chain " + report.preset

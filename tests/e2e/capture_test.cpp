@@ -149,6 +149,24 @@ TEST(CaptureRgp, ElsewhereThanRadvOneLineSaysWhyNot) {
     fs::remove_all(dir);
 }
 
+// Under --repeat a mode's role is "under test, run 1/2": its wrong runs are captured too (they
+// were passed over, the note saying no mode under test was wrong).
+TEST(CaptureRgp, UnderRepeatTheWrongModesAreCapturedToo) {
+    const fs::path dir = freshDir("rgp-radv-repeat");
+    const std::vector<std::string> env{
+        std::string("VK_ADD_LAYER_PATH=") + REPRO_SIMDRIVER_LAYER_DIR, "VK_INSTANCE_LAYERS=VK_LAYER_REPRO_simulate",
+        "REPRO_SIMULATE=identity;seed-bug:dispatches=1", "REPRO_SIMULATE_TRACE=", "TMPDIR=" + dir.string()};
+    const BoundedResult run = runBounded(
+        REPRO_EXECUTABLE,
+        {"--preset", "tiny", "-n", "2", "--repeat", "2", "--capture-rgp", "--json", (dir / "r.json").string()}, env,
+        600);
+    ASSERT_EQ(run.status, 2) << shown(run);
+    const std::string note = nlohmann::json::parse(slurp(dir / "r.json"))["captures"][0]["note"];
+    for (const char* mode : {"multipass", "single"})
+        EXPECT_NE(note.find(std::string("mode ") + mode + " (exit 2; "), std::string::npos) << note;
+    fs::remove_all(dir);
+}
+
 TEST(CaptureRgp, OnRadvEachWrongModeRunsAgainInAChildUnderTheTrace) {
     const fs::path dir = freshDir("rgp-radv");
     // The simulated driver poses as RADV (identity) and drops every dispatch past the first
