@@ -16,6 +16,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/output.hpp"
+#include "core/shape.hpp"
 #include "children/experiments.hpp"
 #include "children/mutants.hpp"
 #include "children/progress.hpp"
@@ -419,7 +420,10 @@ RunReport startReport(const Options& o, const Plan& plan) {
     RunReport report{.version = kReproVersion,
                      .gitHash = kReproGitHash,
                      .commandLine = o.commandLine,
-                     .preset = plan.builtIn() ? o.preset : std::string(),
+                     // "custom" once a shape option changes the preset's field, as for a file's [shape]
+                     .preset = !plan.builtIn()                    ? std::string()
+                               : o.shape == presetShape(o.preset) ? o.preset
+                                                                  : std::string("custom"),
                      .shape = o.shape,
                      .chainLength = plan.builtIn() ? o.chainLength : 0};
     if (plan.builtIn()) {

@@ -61,9 +61,9 @@ void setJobTimeout(const RunReport& report, MergedRow& row) {
 
 // "chain tiny N=2 --barrier sync2", "kompute-196@52b49c9f": what a run report ran.
 std::string whatRan(const RunReport& report, const std::string& scenario) {
-    std::string out = !scenario.empty()        ? scenario
-                      : !report.preset.empty() ? "chain " + report.preset
-                                               : "chain " + describe(report.shape);
+    std::string out = !scenario.empty()                                     ? scenario
+                      : !report.preset.empty() && report.preset != "custom" ? "chain " + report.preset
+                                                                            : "chain " + describe(report.shape);
     if (scenario.empty()) out += fmt::format(" N={}", report.chainLength);  // a file's steps are its own
     for (const std::string& change : report.experiment.changes) out += " " + change;
     return out;

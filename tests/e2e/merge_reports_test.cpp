@@ -128,6 +128,23 @@ TEST_F(MergeReports, EveryRowSaysWhatRanOnWhichDeviceDriverAndKernelInAtMost160C
     EXPECT_TRUE(contains(rows[2], "  control: ")) << rows[2];
 }
 
+// A chain whose shape option changed the preset's field is not that preset: the report's
+// shape.preset is "custom" and the merged row names the shape (it said "chain tiny N=2", like
+// a tiny run's, and so compared unlike with like).
+TEST_F(MergeReports, AChangedShapeIsNotItsPreset) {
+    const std::string path = file("wide.json");
+    const ProcessResult wide = runRepro({"--preset", "tiny", "--width", "20", "-n", "2", "-q", "--json", path});
+    ASSERT_EQ(wide.status, 0) << wide.out << wide.err;
+    EXPECT_EQ(nlohmann::json::parse(readText(path)).at("shape").at("preset"), "custom");
+    const ProcessResult r = runRepro({"--merge-reports", "--format", "csv", file("ok.json"), path});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "\r\nnot reproduced,0,chain tiny N=2,no,")) << r.out;
+    EXPECT_EQ(countOf(r.out, "chain tiny N=2"), 1u) << r.out;
+    EXPECT_TRUE(contains(r.out, ",\"chain batch 2 x channels 4 x 5x20, kernel 3x4, stride 1x2, padding 0x0 N=2\",no,"))
+        << r.out;
+    std::filesystem::remove(path);
+}
+
 // --format csv: RFC 4180, a header record and one per report, CRLF line ends, a field with
 // a comma or a quote quoted and its quotes doubled.
 TEST_F(MergeReports, CsvIsQuotedAsRfc4180Says) {
