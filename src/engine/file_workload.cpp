@@ -93,9 +93,11 @@ void FileWorkload::beginPoint(const Length& length) {
     sc::References refs = session.options.printStream ? sc::References{} : sc::cpuReferences(s);
     session.timings.reference += secondsSince(begin);
     begin = Clock::now();
-    const bool splitAsked = std::find(session.options.modes.begin(), session.options.modes.end(), Mode::Split) !=
-                            session.options.modes.end();
-    auto buffers = std::make_unique<vk::ScenarioBuffers>(device_, s, session.options.checkSteps && splitAsked);
+    // --check-steps reads split's steps back, split asked for or run after the modes as their reference
+    const bool splitRuns = std::find(session.options.modes.begin(), session.options.modes.end(), Mode::Split) !=
+                               session.options.modes.end() ||
+                           splitRunsAfter(session.options);
+    auto buffers = std::make_unique<vk::ScenarioBuffers>(device_, s, session.options.checkSteps && splitRuns);
     session.timings.buffersAndUpload += secondsSince(begin);
     point_.reset(new Point{.s = s,
                            .pipelines = std::move(pipelines),

@@ -1824,6 +1824,16 @@ TEST(ScenarioCheckSteps, NeedsSplitAndChecksItWhenItRunsAfterTheModes) {
                  "submits, T s)\n    check-steps: all 3 checked step(s) matched the CPU model after their "
                  "submit (3 readback submit(s))\n"))
         << shown(single);
+    // Device-local buffers need host copies for the step readbacks, split run after or not (the
+    // blade file's split crashed in its first readback: SIGSEGV, exit 125).
+    const BoundedResult blade =
+        repro({"--scenario", kScenarios + "blade-356-conv-t-slice-chain.toml", "--check-steps", "--mode", "single"});
+    EXPECT_EQ(blade.status, 0) << shown(blade);
+    EXPECT_TRUE(
+        contains(blade.out,
+                 "\n    check-steps: all 6 checked step(s) matched the CPU model after their submit (6 readback "
+                 "submit(s))\n"))
+        << shown(blade);
     const BoundedResult none = repro({"--scenario", file, "--check-steps", "--mode", "single", "--reference", "cpu"});
     EXPECT_EQ(none.status, 1) << shown(none);
     EXPECT_EQ(none.out, "") << shown(none);
