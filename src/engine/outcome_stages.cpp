@@ -34,8 +34,8 @@ CauseInput causeInput(const Length& length, const Runs& runs, const RunRecord& r
         causeInputFor(r.result, r.submitted.run, split ? std::nullopt : s.evidence->splitTimes(length.evidenceKey()),
                       scale, *s.evidence, r.submitted.log);
     in.earlierKill = earlierKill;
-    if (!split) in.control = join(planControls(s.options, s.plan), "; ");  // split runs under none
-    if (in.control == "none") in.control.clear();                          // join's word for empty
+    in.control = join(planControls(s.options, s.plan, r.mode()), "; ");  // split runs under none
+    if (in.control == "none") in.control.clear();                        // join's word for empty
     s.workload.addCauseFacts(length, runs, r, in);
     return in;
 }
@@ -125,8 +125,11 @@ namespace {
 // REPRODUCED" line of a mode whose cause is the control (multipass or single: split runs under
 // none) says CONTROL CAUGHT and a line names the control; a mode that the kernel's job timeout or
 // the firmware cut short (cutShortBy) keeps its line, and a line says the control was not judged
-// there; a control that every mode survives gets its "not caught" line. The exit status is left as it is.
-void markControl(const std::vector<std::string>& controls, const std::vector<ModeResult>& judged, Verdict& verdict) {
+// there; a mode the control does not reach (planControls(o, plan, mode) empty: a file's multipass
+// under a barrier control) keeps its line, and a line says why. A control that every mode survives
+// gets its "not caught" line. The exit status is left as it is.
+void markControl(const Options& o, const Plan& plan, const std::vector<ModeResult>& judged, Verdict& verdict) {
+    const std::vector<std::string> controls = planControls(o, plan);
     if (controls.empty()) return;
     const std::string what = "(" + join(controls, "; ") + ")";
     if (verdict.exitStatus == kExitNotReproduced) {
@@ -137,15 +140,21 @@ void markControl(const std::vector<std::string>& controls, const std::vector<Mod
     }
     if (verdict.exitStatus != kExitReproduced) return;
     constexpr std::string_view kBug = "--- BUG REPRODUCED: ";
-    std::vector<std::string> caught, cutShort;
+    std::vector<std::string> caught, cutShort, unreached;
     for (std::string& line : verdict.lines) {
         for (const ModeResult& m : judged) {
             if (m.mode == Mode::Split || !line.starts_with(fmt::format("{}mode {} ", kBug, name(m.mode)))) continue;
             const bool killed = !cutShortBy(m.causeKind).empty();
-            (killed ? cutShort : caught).emplace_back(name(m.mode));
-            if (!killed) line = "--- CONTROL CAUGHT: " + line.substr(kBug.size());
+            const bool reached = !planControls(o, plan, m.mode).empty();
+            (!reached ? unreached : killed ? cutShort : caught).emplace_back(name(m.mode));
+            if (reached && !killed) line = "--- CONTROL CAUGHT: " + line.substr(kBug.size());
         }
     }
+    if (!unreached.empty())
+        verdict.lines.push_back(fmt::format(
+            "--- the control does not reach {} {}: on a file with one queue and no image it records blade's G, "
+            "a full memory barrier, before every step, so its wrong output is not the control's",
+            join(unreached, " and "), what));
     if (!caught.empty())
         verdict.lines.push_back("--- the control was caught " + what +
                                 ": wrong output under a positive control says nothing about the driver; exit 2 as "
@@ -220,7 +229,7 @@ PointOutcome reportPoint(const Length& length, const Runs& runs) {
         if (r.plan.referenceOnly && r.result.kind == Classification::Hang) decisive.push_back(r.result);
     }
     out.verdict = length.session.workload.decide(length, runs, decisive);
-    markControl(planControls(o, length.session.plan), out.judged, out.verdict);
+    markControl(o, length.session.plan, out.judged, out.verdict);
     out.referenceName = length.session.workload.referenceName();
     for (const RunRecord& r : runs.records) {
         ModeReport m = toModeReport(r, o, length.point);

@@ -156,6 +156,18 @@ std::vector<std::string> planControls(const Options& o, const Plan& plan) {
     return out;
 }
 
+std::vector<std::string> planControls(const Options& o, const Plan& plan, Mode mode) {
+    if (mode == Mode::Split) return {};
+    if (mode != Mode::Multipass || plan.builtIn()) return planControls(o, plan);
+    const sc::Scenario& s = plan.variants.front();
+    const bool image =
+        std::any_of(s.buffers.begin(), s.buffers.end(), [](const auto& b) { return b.image.has_value(); });
+    if (s.usesQueues() || image) return planControls(o, plan);
+    std::vector<std::string> all = planControls(o, plan);  // multipass keeps G before every step:
+    if (o.dropDispatch) return {all.back()};               // only a left-out dispatch reaches it
+    return {};
+}
+
 std::vector<InputFile> planInputs(const Plan& plan) {
     std::vector<InputFile> out;
     if (plan.builtIn() || plan.variants.empty()) return out;

@@ -68,6 +68,13 @@ std::vector<InputFile> planInputs(const Plan& plan);
 // (issue 35 §2); split runs under none of them.
 std::vector<std::string> planControls(const Options& o, const Plan& plan);
 
+// The controls of planControls that reach `mode`: none for split. On a file with one queue and
+// no image, multipass records blade's G (ALL_COMMANDS -> ALL_COMMANDS, every memory write made
+// visible) before each work step, so a weakened or removed barrier (--barrier none or
+// execution-only, --mutant, a barrier the file labels a control) orders nothing there: only
+// --drop-dispatch reaches it. Elsewhere every control reaches multipass and single.
+std::vector<std::string> planControls(const Options& o, const Plan& plan, Mode mode);
+
 // Whether a chain-input or chain-weight buffer of the plan still waits for its words
 // (scenario_parse.hpp fillChainWords, made in the supervised child).
 bool needsChainWords(const Plan& plan);

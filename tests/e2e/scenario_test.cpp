@@ -568,6 +568,26 @@ TEST(ScenarioBlade356, AFullSizeChainInputDoesNotCrashTheChildAtExit) {
         << shown(r);
 }
 
+// On a file with one queue and no image, multipass records blade's G before every step, so a
+// barrier control does not reach it: a driver that drops every dispatch past a command buffer's
+// first is BUG REPRODUCED in multipass and the control caught in single (both were CONTROL
+// CAUGHT, the driver's fault in multipass hidden as the control's). --drop-dispatch reaches both.
+TEST(ScenarioOptions, ABarrierControlDoesNotReachAFilesMultipass) {
+    const std::string file = kScenarios + "kompute-196-increment-chain.toml";
+    const BoundedResult r =
+        repro({"--scenario", file, "--barrier", "none", "--format", "json"}, simulated("seed-bug:dispatches=1"));
+    EXPECT_EQ(r.status, 2) << shown(r);
+    EXPECT_TRUE(contains(r.err, "\n--- BUG REPRODUCED: mode multipass is mismatch")) << shown(r);
+    EXPECT_TRUE(contains(r.err, "\n--- CONTROL CAUGHT: mode single is mismatch (cause: the control)")) << shown(r);
+    EXPECT_TRUE(contains(r.err, "\n--- the control does not reach multipass (--barrier none: ")) << shown(r);
+    EXPECT_FALSE(contains(r.err, "mode=multipass cause: the control")) << shown(r);
+    EXPECT_EQ(nlohmann::json::parse(r.out).at("verdict").at("kind"), "reproduced") << r.out;
+    const BoundedResult dropped = repro({"--scenario", file, "--drop-dispatch", "2"});
+    EXPECT_EQ(dropped.status, 2) << shown(dropped);
+    EXPECT_TRUE(contains(dropped.out, "\n--- CONTROL CAUGHT: mode multipass is ")) << shown(dropped);
+    EXPECT_FALSE(contains(dropped.out, "does not reach")) << shown(dropped);
+}
+
 // --mode single: the CPU chain judges blade #356's checked buffer in single, held to its
 // tolerance, then split, run after it as the reference, bit for bit. The report names the buffer's chain
 // value, and nothing is split-only.
