@@ -380,9 +380,10 @@ void FileWorkload::addCauseFacts(const Length& length, const Runs& runs, const R
     for (const RunRecord& other : runs.records) {
         if (other.mode() != Mode::Split || !other.submitted.fileSteps) continue;
         const sc::StepChecker::Result& steps = *other.submitted.fileSteps;
-        in.splitStepCheck = steps.firstWrong ? StepCheckState::Failed
-                            : steps.checked  ? StepCheckState::Passed
-                                             : StepCheckState::NotRun;
+        // Passed only where every step was checked: a user kernel's unchecked step may be the wrong one
+        in.splitStepCheck = steps.firstWrong                            ? StepCheckState::Failed
+                            : steps.checked && steps.notChecked.empty() ? StepCheckState::Passed
+                                                                        : StepCheckState::NotRun;
         in.splitStepCheckDetail =
             steps.firstWrong ? point_->s.steps[*steps.firstWrong].label + ": " + steps.firstDetail : "";
     }

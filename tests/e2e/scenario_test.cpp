@@ -1828,6 +1828,14 @@ TEST(ScenarioCheckSteps, AUserKernelsStepsAreNotChecked) {
                          "write: a user kernel's output): step 1 dispatch mix (user SPIR-V), step 3 dispatch mix "
                          "(user SPIR-V), step 5 dispatch mix (user SPIR-V), step 7 dispatch copy\n"))
         << shown(r);
+    // A cause does not count so partial a check as split passing it (it said "split passes the
+    // per-dispatch CPU check" with 1 of 5 steps checked and step 7 the stale one).
+    const BoundedResult stale = repro(
+        {"--scenario", kUserKernels + "user-kernel-mix.toml", "--check-steps", "--timestamps", "--mode", "multipass"},
+        simulated("clock:ms-per-dispatch=30,us-per-wg=0;stale:dispatch=3"));
+    EXPECT_EQ(stale.status, 2) << shown(stale);
+    EXPECT_TRUE(contains(stale.out, "mode=multipass cause: ")) << shown(stale);
+    EXPECT_FALSE(contains(stale.out, "split passes the per-dispatch CPU check")) << shown(stale);
 }
 
 // Only split's steps can be read back between them: with --mode single split runs after it as
