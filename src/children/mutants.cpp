@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/output.hpp"
 #include "reference/stats.hpp"
 #include "scenario/mutants.hpp"
+#include "scenario/plan.hpp"
 #include "vk/watch.hpp"
 
 namespace repro {
@@ -55,23 +57,25 @@ std::vector<MutantRow> mutantRows(const Plan& plan, std::vector<std::string>& sk
     return out;
 }
 
-// The child's runs of its one-submit modes (listed and folded) and the wrong ones among them.
-void countRuns(const RunReport& r, MutantReport& m) {
+// The child's runs (listed and folded) of the modes its mutant reaches, and the wrong ones among
+// them: never split, nor a file's multipass, where blade's G precedes every step (planControls).
+void countRuns(const RunReport& r, const std::vector<Mode>& reached, MutantReport& m) {
+    const auto counted = [&](Mode mode) { return std::find(reached.begin(), reached.end(), mode) != reached.end(); };
     for (const ModeReport& mode : r.modes) {
-        if (mode.result.mode == Mode::Split || mode.result.kind == Classification::NotRun) continue;
+        if (!counted(mode.result.mode) || mode.result.kind == Classification::NotRun) continue;
         ++m.runs;
         if (isWrong(mode.result.kind)) ++m.wrong;
     }
     for (const FoldedRuns& f : r.foldedRuns) {
-        if (f.mode == Mode::Split) continue;
+        if (!counted(f.mode)) continue;
         m.runs += f.runs;
         m.wrong += f.wrongRuns;
     }
 }
 
 // The child's outcome into `m`: killed, survived, hung or not-run.
-void judgeMutant(const ChildOutcome& c, MutantReport& m) {
-    if (c.report) countRuns(*c.report, m);
+void judgeMutant(const ChildOutcome& c, const std::vector<Mode>& reached, MutantReport& m) {
+    if (c.report) countRuns(*c.report, reached, m);
     if (c.status == kExitHang || c.process.timedOut) {
         m.outcome = "hung";
         m.reason = c.verdictLine.empty() ? resultText(c) : c.verdictLine;
@@ -111,8 +115,14 @@ MutantsReport runMutants(const Options& o, const Plan& plan) {
     MutantsReport out;
     std::vector<MutantRow> rows = mutantRows(plan, out.skipped);
     say("--- mutants: each barrier weakened one way, alone, as a control in a child of its own ---");
-    say("  {} mutant(s), {} run(s) each of the one-submit modes against split (docs/mutants.md)", rows.size(),
-        o.repeat);
+    Options mutated = o;  // the modes a mutant reaches (planControls: the file's, not the mutant's)
+    if (!rows.empty()) mutated.mutant = rows.front().factors.mutant;
+    std::vector<Mode> reached;
+    for (const Mode mode : {Mode::Multipass, Mode::Single})
+        if (plan.builtIn() || !planControls(mutated, plan, mode).empty()) reached.push_back(mode);
+    say("  {} mutant(s), {} run(s) each of {} against split (docs/mutants.md)", rows.size(), o.repeat,
+        reached.size() == 2 ? "the one-submit modes" : "single");
+    if (reached.size() < 2) say("  multipass not counted: blade's G precedes its every step, so no mutant reaches it");
     say("  a mutant is killed when one run is wrong; no mutant changes the exit status");
     for (const std::string& s : out.skipped) say("  left out: {}", s);
     const auto dir = makeLogDir("mutants");
@@ -129,7 +139,7 @@ MutantsReport runMutants(const Options& o, const Plan& plan) {
                                          .tag = fmt::format("mutant-{:02}", i + 1),
                                          .limitSeconds = limit});
         if (c.process.interrupted) break;
-        judgeMutant(c, m);
+        judgeMutant(c, reached, m);
         if (m.outcome == "killed" || m.outcome == "hung") ++out.killed;
         if (m.outcome == "not-run") ++out.notRun, keepWhy = "a mutant was not run; its log says why";
         say("  mutant {}/{}: {}: {}: {}", i + 1, rows.size(), m.what, m.weakening, outcomeLine(m));

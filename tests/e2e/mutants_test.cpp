@@ -100,6 +100,18 @@ TEST(Mutants, TheBuiltInChainHasTwo) {
     EXPECT_TRUE(contains(r.out, "\n--- mutation score: 0 of 2 mutants killed\n")) << shown(r);
 }
 
+// A file with one queue and no image: multipass keeps blade's G before every step, so no mutant
+// reaches it and its runs are not counted (a killed mutant read "1 of 2 wrong", multipass's
+// right run counted against it).
+TEST(Mutants, OnAFileWithOneQueueOnlySinglesRunsCount) {
+    const BoundedResult r = repro({"--scenario", kFixture, "--mutants", "-q"}, simulated("weak-barriers"));
+    ASSERT_EQ(r.status, 0) << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mutant 6/8: step 4 (compute -> compute): execution-only: killed (1 of 1 wrong)\n"))
+        << shown(r);
+    EXPECT_TRUE(contains(r.out, "  mutant 1/8: step 2 (compute -> compute): removed: survived (0 of 1 wrong)\n"))
+        << shown(r);
+}
+
 // weak-barriers kills step 4's four mutants (step 5 reads what step 3 wrote) and none of step 2's
 // (step 1 wrote nothing step 3 reads); the file as written is correct: exit 0, not reproduced.
 TEST(Mutants, TheSimulatedDriverKillsSomeAndTheRunStaysNotReproduced) {
