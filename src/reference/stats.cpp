@@ -242,7 +242,7 @@ std::optional<Classified> checkWritten(const BufferStats& stats) {
     if (stats.poisoned > 0) {
         return Classified{Classification::Unwritten,
                           fmt::format("{} of {} elements still hold the --poison sentinel: never "
-                                      "written",
+                                      "written, or computed from an input that still held it",
                                       stats.poisoned, stats.elements)};
     }
     if (stats.nonFinite > 0) {

@@ -43,9 +43,9 @@ std::optional<std::string> firstDifference(const Scenario& s, const std::string&
     const ImageSpec* image = spec && spec->image ? &*spec->image : nullptr;  // its words are texels, row-major
     const std::string at =
         image ? fmt::format("texel ({}, {})", word % image->width, word / image->width) : fmt::format("word {}", word);
+    const char* sentinel = " (still the poison value: never written, or written from words that still held it)";
     return fmt::format("{} '{}' differs from {} at byte {} ({}: 0x{:08x}{}, {} 0x{:08x}), {}; {} of {} {} differ",
-                       image ? "image" : "buffer", name, against, first, at, g,
-                       poison ? " (still the poison value: never written)" : "", against, w,
+                       image ? "image" : "buffer", name, against, first, at, g, poison ? sentinel : "", against, w,
                        writtenBy(s, name, first, before), wrongWords, got.size() / 4, image ? "texels" : "words");
 }
 
