@@ -46,7 +46,7 @@ while [[ $# -gt 0 ]]; do
         --device|--reference) extra+=("$1" "$2"); shift 2 ;;
         --quick) quick=1; shift ;;
         -n) length="$2"; shift 2 ;;
-        -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
         -*) echo "overhead.sh: unknown option $1" >&2; exit 1 ;;
         *) bin="$1"; shift ;;
     esac

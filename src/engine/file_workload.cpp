@@ -45,6 +45,7 @@ struct FileWorkload::Point {
     // split's bytes once its run completed and could be the reference (not when killed)
     std::shared_ptr<const sc::ModeBytes> split;
     bool splitKilled = false;
+    bool splitWrong = false;  // the CPU model found split wrong: no reference for a waiting mode
 };
 
 FileWorkload::FileWorkload(vk::Device& device, vk::Instrumentation& instrumentation)
@@ -319,6 +320,7 @@ void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& r
             if (session.evidence) session.evidence->forgetSplit(length.evidenceKey());
         } else if (split) {
             point_->split = record.submitted.bytes;
+            point_->splitWrong = isWrong(record.result.kind);
         }
         printClassification(length, record);
         if (cause) printCause(length, record, *cause);
@@ -332,9 +334,13 @@ void FileWorkload::judgeCompleted(const Length& length, Runs& runs, RunRecord& r
 }
 
 void FileWorkload::judgeWaiting(const Length& length, RunRecord& record) {
-    judge(length, record, point_->split.get());
+    // A split the CPU model found wrong is no reference: the mode is judged by the CPU model alone
+    const sc::ModeBytes* reference = point_->splitWrong ? nullptr : point_->split.get();
+    judge(length, record, reference);
     say("  mode={:<9} (classified against {})", name(record.mode()),
-        point_->split ? "split" : "the CPU model alone: split did not complete");
+        reference            ? "split"
+        : point_->splitWrong ? "the CPU model alone: split was wrong"
+                             : "the CPU model alone: split did not complete");
     printClassification(length, record);
 }
 
@@ -381,9 +387,10 @@ void FileWorkload::addCauseFacts(const Length& length, const Runs& runs, const R
         if (other.mode() != Mode::Split || !other.submitted.fileSteps) continue;
         const sc::StepChecker::Result& steps = *other.submitted.fileSteps;
         // Passed only where every step was checked: a user kernel's unchecked step may be the wrong one
-        in.splitStepCheck = steps.firstWrong                            ? StepCheckState::Failed
-                            : steps.checked && steps.notChecked.empty() ? StepCheckState::Passed
-                                                                        : StepCheckState::NotRun;
+        const bool whole = steps.checked && steps.notChecked.empty() && other.submitted.run.completed;
+        in.splitStepCheck = steps.firstWrong ? StepCheckState::Failed
+                            : whole          ? StepCheckState::Passed
+                                             : StepCheckState::NotRun;
         in.splitStepCheckDetail =
             steps.firstWrong ? point_->s.steps[*steps.firstWrong].label + ": " + steps.firstDetail : "";
     }

@@ -132,6 +132,14 @@ void markControl(const Options& o, const Plan& plan, const std::vector<ModeResul
     const std::vector<std::string> controls = planControls(o, plan);
     if (controls.empty()) return;
     const std::string what = "(" + join(controls, "; ") + ")";
+    const bool reachesAny = std::any_of(judged.begin(), judged.end(),
+                                        [&](const ModeResult& m) { return !planControls(o, plan, m.mode).empty(); });
+    if (verdict.exitStatus == kExitNotReproduced && !reachesAny) {  // --mode multipass alone on such a file
+        verdict.lines.push_back("--- the control does not reach multipass " + what +
+                                ": on a file with one queue and no image it records blade's G, a full memory "
+                                "barrier, before every step; run single to try the control");
+        return;
+    }
     if (verdict.exitStatus == kExitNotReproduced) {
         verdict.lines.push_back("--- the control was not caught " + what +
                                 ": every mode stayed right without what it removes, so on this device this run "

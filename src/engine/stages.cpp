@@ -246,9 +246,10 @@ const RunRecord* firstRunOf(const Runs& runs, Mode mode) {
 bool listed(const Runs& runs, const RunRecord& record) {
     if (record.plan.index <= kListedRuns || record.plan.referenceOnly) return true;
     const RunRecord* first = firstRunOf(runs, record.mode());
-    // Waiting for the reference (not classified by it yet): folded only when its bytes are run
-    // 1's, judged as run 1 is.
-    if (record.waitsForReference) return !first || first->submitted.digest != record.submitted.digest;
+    // Waiting for the reference, not classified yet: folded only when its bytes are run 1's,
+    // judged as run 1 is. One the CPU model judged already (a file's) folds by its own result.
+    if (record.waitsForReference && record.result.kind == Classification::NotRun)
+        return !first || first->submitted.digest != record.submitted.digest;
     if (record.result.kind == Classification::NotRun) return true;  // interrupted
     if (!wrongOrHung(record)) return false;
     return std::none_of(runs.records.begin(), runs.records.end() - 1, [&](const RunRecord& r) {
@@ -262,7 +263,7 @@ void foldLastRun(const Length& length, Runs& runs) {
     if (f.runs == 0) f = {.mode = r.mode(), .point = length.point.label, .firstRun = r.plan.index};
     ++f.runs;
     const RunRecord* first = firstRunOf(runs, r.mode());
-    if (r.waitsForReference) {
+    if (r.waitsForReference && r.result.kind == Classification::NotRun) {
         ++runs.likeFirst[r.mode()];  // wrong when run 1 turns out wrong (finishFolded)
         say("    -> bit-identical to run 1: classified with it once the reference has run [run {}/{}]", r.plan.index,
             length.options().repeat);

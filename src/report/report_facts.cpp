@@ -81,7 +81,8 @@ std::vector<std::string> reportControls(const RunReport& r) {
 
 VerdictKind reportVerdictKind(const RunReport& r) {
     // A reproduction is the control's only where no mode's line still says BUG REPRODUCED (split,
-    // which runs under no control, or a mode the job timeout cut short: engine/outcome_stages.cpp),
+    // which runs under no control, a mode the job timeout cut short, or a mode the control does
+    // not reach, a file's multipass: engine/outcome_stages.cpp markControl),
     // nor a --sweep's verdict (engine/sweep.cpp: CONTROL CAUGHT where no point's line said it).
     const bool driverLine = std::any_of(r.verdict.lines.begin(), r.verdict.lines.end(), [](const std::string& l) {
         return l.starts_with("--- BUG REPRODUCED: ") || l.starts_with("--- sweep verdict: BUG REPRODUCED");

@@ -39,7 +39,8 @@ std::vector<std::string> watchdogWarnings(const RunReport& report);
 std::vector<std::string> reportControls(const RunReport& report);
 
 // verdictKind(report.verdict.exitStatus, whether reportControls is not empty and no verdict line
-// still says BUG REPRODUCED: a wrong split, or a mode the job timeout cut short under a control).
+// still says BUG REPRODUCED: a wrong split, a mode the job timeout cut short under a control, a
+// mode the control does not reach, or a --sweep's verdict that says it).
 VerdictKind reportVerdictKind(const RunReport& report);
 
 }  // namespace repro

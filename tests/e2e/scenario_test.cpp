@@ -585,10 +585,33 @@ TEST(ScenarioOptions, ABarrierControlDoesNotReachAFilesMultipass) {
     EXPECT_TRUE(contains(r.err, "\n--- the control does not reach multipass (--barrier none: ")) << shown(r);
     EXPECT_FALSE(contains(r.err, "mode=multipass cause: the control")) << shown(r);
     EXPECT_EQ(nlohmann::json::parse(r.out).at("verdict").at("kind"), "reproduced") << r.out;
+    // --mode multipass alone: the control reaches no mode that ran, and the last line says so
+    const BoundedResult alone = repro({"--scenario", file, "--barrier", "none", "--mode", "multipass"});
+    EXPECT_EQ(alone.status, 0) << shown(alone);
+    EXPECT_TRUE(contains(alone.out, "\n--- the control does not reach multipass (--barrier none: ")) << shown(alone);
+    EXPECT_FALSE(contains(alone.out, "the control was not caught")) << shown(alone);
     const BoundedResult dropped = repro({"--scenario", file, "--drop-dispatch", "2"});
     EXPECT_EQ(dropped.status, 2) << shown(dropped);
     EXPECT_TRUE(contains(dropped.out, "\n--- CONTROL CAUGHT: mode multipass is ")) << shown(dropped);
     EXPECT_FALSE(contains(dropped.out, "does not reach")) << shown(dropped);
+}
+
+// Past the first 20 runs a file's --mode single runs fold by what the CPU model judged them,
+// as the chain's do: wrong runs whose bytes differ from run 1's were kept, one entry each,
+// while they waited for split (a --repeat 1000 of garbage grew the report without bound).
+TEST(ScenarioOptions, RepeatFoldsRunsTheCpuModelJudgedWhileSplitRunsAfter) {
+    const BoundedResult r = repro({"--scenario", kScenarios + "kompute-196-increment-chain.toml", "--mode", "single",
+                                   "--repeat", "30", "--format", "json"},
+                                  simulated("flaky:0.5,dispatches=1"));
+    ASSERT_EQ(r.status, 2) << shown(r);
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    size_t listed = 0;
+    for (const auto& m : doc.at("modes")) listed += m.at("mode") == "single" ? 1 : 0;
+    EXPECT_EQ(listed, 20u) << r.out;
+    ASSERT_EQ(doc.at("folded_runs").size(), 1u) << r.out;
+    EXPECT_EQ(doc.at("folded_runs")[0].at("runs"), 10) << r.out;
+    EXPECT_TRUE(contains(r.err, "\n  single: 9/30 runs wrong; results NOT bit-identical across runs (10 runs past "))
+        << shown(r);
 }
 
 // --mode single: the CPU chain judges blade #356's checked buffer in single, held to its
