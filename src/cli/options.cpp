@@ -588,9 +588,10 @@ std::string driverEnvSweepControlRefusal(std::string_view which) {
         which);
 }
 
+bool splitAsked(const Options& o) { return std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end(); }
+
 bool splitRunsAfter(const Options& o) {
-    const bool splitAsked = std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end();
-    return !splitAsked && (o.reference == ReferenceKind::Auto || o.reference == ReferenceKind::Split);
+    return !splitAsked(o) && (o.reference == ReferenceKind::Auto || o.reference == ReferenceKind::Split);
 }
 
 ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<std::string_view> envChain,

@@ -191,6 +191,8 @@ ParseOutcome parseCommandLine(int argc, const char* const* argv, std::optional<s
 // "split", "multipass", "single" or "all" to the modes it runs; nullopt if unknown.
 std::optional<std::vector<Mode>> parseModes(std::string_view text);
 
+// Whether split is among --mode (a mode under test, or the reference run first).
+bool splitAsked(const Options& options);
 // Whether split runs after the modes under test, only as their reference (split not among
 // --mode, and the reference is split's: --reference auto or split).
 bool splitRunsAfter(const Options& options);

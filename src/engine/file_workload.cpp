@@ -95,9 +95,7 @@ void FileWorkload::beginPoint(const Length& length) {
     session.timings.reference += secondsSince(begin);
     begin = Clock::now();
     // --check-steps reads split's steps back, split asked for or run after the modes as their reference
-    const bool splitRuns = std::find(session.options.modes.begin(), session.options.modes.end(), Mode::Split) !=
-                               session.options.modes.end() ||
-                           splitRunsAfter(session.options);
+    const bool splitRuns = splitAsked(session.options) || splitRunsAfter(session.options);
     auto buffers = std::make_unique<vk::ScenarioBuffers>(device_, s, session.options.checkSteps && splitRuns);
     session.timings.buffersAndUpload += secondsSince(begin);
     point_.reset(new Point{.s = s,

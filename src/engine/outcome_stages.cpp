@@ -132,12 +132,16 @@ void markControl(const Options& o, const Plan& plan, const std::vector<ModeResul
     const std::vector<std::string> controls = planControls(o, plan);
     if (controls.empty()) return;
     const std::string what = "(" + join(controls, "; ") + ")";
+    const auto unreachedLine = [&](const std::string& modes, std::string_view tail) {
+        return fmt::format(
+            "--- the control does not reach {} {}: on a file with one queue and no image it records "
+            "blade's G, a full memory barrier, before every step{}",
+            modes, what, tail);
+    };
     const bool reachesAny = std::any_of(judged.begin(), judged.end(),
                                         [&](const ModeResult& m) { return !planControls(o, plan, m.mode).empty(); });
     if (verdict.exitStatus == kExitNotReproduced && !reachesAny) {  // --mode multipass alone on such a file
-        verdict.lines.push_back("--- the control does not reach multipass " + what +
-                                ": on a file with one queue and no image it records blade's G, a full memory "
-                                "barrier, before every step; run single to try the control");
+        verdict.lines.push_back(unreachedLine("multipass", "; run single to try the control"));
         return;
     }
     if (verdict.exitStatus == kExitNotReproduced) {
@@ -159,10 +163,7 @@ void markControl(const Options& o, const Plan& plan, const std::vector<ModeResul
         }
     }
     if (!unreached.empty())
-        verdict.lines.push_back(fmt::format(
-            "--- the control does not reach {} {}: on a file with one queue and no image it records blade's G, "
-            "a full memory barrier, before every step, so its wrong output is not the control's",
-            join(unreached, " and "), what));
+        verdict.lines.push_back(unreachedLine(join(unreached, " and "), ", so its wrong output is not the control's"));
     if (!caught.empty())
         verdict.lines.push_back("--- the control was caught " + what +
                                 ": wrong output under a positive control says nothing about the driver; exit 2 as "

@@ -43,8 +43,7 @@ size_t dispatchCount(const sc::Scenario& s) {
 // split can judge (the CPU model cannot compute it), or --check-steps (split's steps), would
 // be judged by nothing, so the run is refused rather than called correct.
 void refuseWhatNothingCompares(const Options& o, const sc::Scenario& s) {
-    const bool splitAsked = std::find(o.modes.begin(), o.modes.end(), Mode::Split) != o.modes.end();
-    if (splitAsked || o.reference != ReferenceKind::Cpu) return;
+    if (splitAsked(o) || o.reference != ReferenceKind::Cpu) return;
     if (const std::string only = sc::splitOnlyBuffers(s); !only.empty())
         throw UsageError(
             fmt::format("--reference cpu: the CPU model cannot compute {} ({}) and split does not run "
